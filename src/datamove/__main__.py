@@ -1,0 +1,8 @@
+"""``python -m datamove``: the same as the ``datamove`` command."""
+
+import sys
+
+from datamove._cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())

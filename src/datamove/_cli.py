@@ -1,0 +1,54 @@
+"""The ``datamove`` command line: ``main(argv) -> int``.
+
+Exit codes: 0 ok, 1 invalid input (a datamove ``ValidationError``), 2 usage error.
+Each subcommand lives beside the code it exposes and registers itself through a
+``register(subparsers)`` function that sets ``func`` (taking the parsed namespace and
+returning the exit code); this module only assembles them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from datamove._errors import ValidationError
+
+__all__ = ["main"]
+
+# Modules that contribute subcommands, in the order ``--help`` lists them.
+_SUBCOMMAND_MODULES = ("datamove._examples",)
+
+EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Build the argument parser with every registered subcommand."""
+    parser = argparse.ArgumentParser(
+        prog="datamove",
+        description="Tensor data-movement operators (OpenVINO Split-1, VariadicSplit-1, "
+        "StridedSlice-1; DirectML split/join): run, infer, check and explain them.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    from datamove import __version__  # noqa: PLC0415 - avoid an import cycle at module load
+
+    parser.add_argument("--version", action="version", version=f"datamove {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name in _SUBCOMMAND_MODULES:
+        importlib.import_module(name).register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit code instead of exiting."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse exits 2 on usage errors and 0 on --help
+        return int(exc.code) if isinstance(exc.code, int) else EXIT_USAGE
+    try:
+        return int(args.func(args))
+    except ValidationError as exc:
+        print(f"datamove: error: {exc}", file=sys.stderr)
+        return EXIT_INVALID

@@ -1,0 +1,129 @@
+"""The exceptions datamove raises, one documented hierarchy.
+
+::
+
+    ValueError
+     └── ValidationError                 an argument breaks an operator's rule
+          ├── AxisError (+IndexError)     an axis outside [-rank, rank - 1]
+          ├── DTypeError (+TypeError)     a value of the wrong type (bool or float index, ...)
+          ├── ViewError                   copy=False, but the result cannot be a view
+          ├── BackendError                an array library that cannot do what was asked
+          ├── IRError                     an OpenVINO IR file that cannot be read      (datamove.ir)
+          │    └── UnsupportedOperatorError  a layer type datamove does not implement
+          └── DirectMLValidationError     a DirectML descriptor breaks DirectML's rules (datamove.directml)
+
+Every error carries data as well as a message: ``op`` (the operator, as its spec names it),
+``argument`` (the argument as the caller named it), ``value`` (the offending value as the caller
+passed it), ``rule`` (the rule broken, in words) and an optional ``hint``. The message is built
+from them, so the wording is the same wherever the rule is checked::
+
+    VariadicSplit: split_lengths=[1, 2] sum to 3, but data.shape[0] is 6
+
+Catch ``datamove.ValidationError`` for any invalid input; catch ``ValueError`` if you do not
+want to import datamove's names; the subclasses are there for callers who handle one kind apart.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = [
+    "AxisError",
+    "BackendError",
+    "DTypeError",
+    "ValidationError",
+    "ViewError",
+]
+
+_MAX_SHOWN = 160
+
+
+def show(value: Any) -> str:
+    """Render a value the way the caller wrote it, short enough for one line.
+
+    NumPy arrays are shown as ``array([1, 2], dtype=int8)`` (never NumPy's multi-line form).
+    """
+    tolist = getattr(value, "tolist", None)
+    dtype = getattr(value, "dtype", None)
+    if tolist is not None and dtype is not None and hasattr(value, "shape"):
+        try:
+            text = f"array({tolist()!r}, dtype={dtype})"
+        except Exception:  # noqa: BLE001 - a foreign array that cannot list itself
+            text = f"<{type(value).__name__} of shape {getattr(value, 'shape', '?')}>"
+    else:
+        text = repr(value)
+    if len(text) > _MAX_SHOWN:
+        text = text[: _MAX_SHOWN - 5] + " ...]" if text.endswith("]") else text[: _MAX_SHOWN - 4] + " ..."
+    return text
+
+
+class ValidationError(ValueError):
+    """An argument breaks one of an operator's rules.
+
+    Parameters
+    ----------
+    op : str
+        The operator, named as its spec names it (``"StridedSlice"``, ``"DML_SPLIT"``).
+    argument : str or None
+        The argument as the caller named it (``"begin"``, ``"outputs[1].sizes[2]"``);
+        ``None`` when the rule is about several arguments together.
+    value : object
+        The offending value, as the caller passed it.
+    rule : str
+        The rule broken, in words, lower-case; read after ``argument=value``.
+    hint : str, optional
+        What to do instead, when there is something useful to say.
+
+    Examples
+    --------
+    >>> err = ValidationError("Split", "num_splits", 0, "must be greater than zero")
+    >>> str(err)
+    'Split: num_splits=0 must be greater than zero'
+    >>> err.op, err.argument, err.value
+    ('Split', 'num_splits', 0)
+    """
+
+    def __init__(
+        self,
+        op: str,
+        argument: str | None,
+        value: Any,
+        rule: str,
+        *,
+        hint: str | None = None,
+    ) -> None:
+        self.op = op
+        self.argument = argument
+        self.value = value
+        self.rule = rule
+        self.hint = hint
+        head = f"{op}: " if op else ""
+        body = rule if argument is None else f"{argument}={show(value)} {rule}"
+        tail = f" (hint: {hint})" if hint else ""
+        super().__init__(f"{head}{body}{tail}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle with the structured fields (errors cross process boundaries under Dask)."""
+        return (_rebuild, (type(self), self.op, self.argument, self.value, self.rule, self.hint))
+
+
+def _rebuild(
+    cls: type[ValidationError], op: str, argument: str | None, value: Any, rule: str, hint: str | None
+) -> ValidationError:
+    return cls(op, argument, value, rule, hint=hint)
+
+
+class AxisError(ValidationError, IndexError):
+    """An axis outside ``[-rank, rank - 1]`` (also an ``IndexError``, like NumPy's ``AxisError``)."""
+
+
+class DTypeError(ValidationError, TypeError):
+    """A value of the wrong type: a bool or a float where an integer is required, and the like."""
+
+
+class ViewError(ValidationError):
+    """``copy=False`` was asked for, but the array library cannot return a view here."""
+
+
+class BackendError(ValidationError):
+    """The array's library cannot do what was asked (an unsupported library or feature)."""
