@@ -10,7 +10,7 @@
           ├── BackendError                an array library that cannot do what was asked
           ├── IRError                     an OpenVINO IR file that cannot be read      (datamove.ir)
           │    └── UnsupportedOperatorError  a layer type datamove does not implement
-          └── DirectMLValidationError     a DirectML descriptor breaks DirectML's rules (datamove.directml)
+          └── DirectMLValidationError     a DirectML descriptor breaks its rules (datamove.directml)
 
 Every error carries data as well as a message: ``op`` (the operator, as its spec names it),
 ``argument`` (the argument as the caller named it), ``value`` (the offending value as the caller
@@ -53,7 +53,11 @@ def show(value: Any) -> str:
     else:
         text = repr(value)
     if len(text) > _MAX_SHOWN:
-        text = text[: _MAX_SHOWN - 5] + " ...]" if text.endswith("]") else text[: _MAX_SHOWN - 4] + " ..."
+        text = (
+            text[: _MAX_SHOWN - 5] + " ...]"
+            if text.endswith("]")
+            else text[: _MAX_SHOWN - 4] + " ..."
+        )
     return text
 
 
@@ -108,13 +112,18 @@ class ValidationError(ValueError):
 
 
 def _rebuild(
-    cls: type[ValidationError], op: str, argument: str | None, value: Any, rule: str, hint: str | None
+    cls: type[ValidationError],
+    op: str,
+    argument: str | None,
+    value: Any,
+    rule: str,
+    hint: str | None,
 ) -> ValidationError:
     return cls(op, argument, value, rule, hint=hint)
 
 
 class AxisError(ValidationError, IndexError):
-    """An axis outside ``[-rank, rank - 1]`` (also an ``IndexError``, like NumPy's ``AxisError``)."""
+    """An axis outside ``[-rank, rank - 1]``; also an ``IndexError``, like NumPy's ``AxisError``."""
 
 
 class DTypeError(ValidationError, TypeError):

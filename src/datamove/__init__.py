@@ -1,0 +1,41 @@
+"""datamove: exact, fast tensor data-movement operators.
+
+OpenVINO Split-1, VariadicSplit-1 and StridedSlice-1, each with two faces: execution on arrays
+(``split``, ``variadic_split``, ``strided_slice``) and shape inference on static or dynamic shapes
+(``infer_split``, ``infer_variadic_split``, ``infer_strided_slice``). DirectML's split and join
+live in :mod:`datamove.directml`; OpenVINO IR files in :mod:`datamove.ir`.
+
+>>> import numpy as np, datamove as dm
+>>> x = np.arange(24).reshape(2, 3, 4)
+>>> dm.strided_slice(x, [1, 0, 0], [0, 0, 2], begin_mask=[0, 1, 1], end_mask=[1, 1, 0]).tolist()
+[[[12, 13], [16, 17], [20, 21]]]
+>>> print(dm.infer_strided_slice("[?,2..10,12]", [0, -3], [0, 0],
+...                              begin_mask=[1, 0], end_mask=[1, 1]))
+[?,2..3,12]
+"""
+
+from datamove._errors import AxisError, BackendError, DTypeError, ValidationError, ViewError
+from datamove._shape import UNKNOWN, Dimension, PartialShape, Unknown
+from datamove._split import infer_split, infer_variadic_split, split, variadic_split
+from datamove._strided_slice import infer_strided_slice, strided_slice
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "UNKNOWN",
+    "AxisError",
+    "BackendError",
+    "DTypeError",
+    "Dimension",
+    "PartialShape",
+    "Unknown",
+    "ValidationError",
+    "ViewError",
+    "__version__",
+    "infer_split",
+    "infer_strided_slice",
+    "infer_variadic_split",
+    "split",
+    "strided_slice",
+    "variadic_split",
+]

@@ -1,0 +1,458 @@
+"""Shapes for inference: ``Dimension`` intervals, ``PartialShape`` and the ``UNKNOWN`` sentinel.
+
+Pure value objects; no array library is imported here. Printing and parsing use OpenVINO's
+notation: ``5`` (static), ``2..10`` (interval), ``..6`` (0 to 6), ``3..`` (3 or more), ``?``
+(anything), and ``[...]`` for a shape of dynamic rank.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, Final, SupportsIndex, overload
+
+from datamove._errors import DTypeError, ValidationError
+
+__all__ = ["UNKNOWN", "Dimension", "PartialShape", "ShapeLike", "Unknown", "as_partial_shape"]
+
+INT64_MAX: Final = 2**63 - 1
+
+_SAME: Final[Any] = object()
+
+
+class Dimension:
+    """One dimension of a shape: a static size or an interval ``min..max``.
+
+    Parameters
+    ----------
+    min : int, default 0
+        Smallest possible size, at least 0.
+    max : int or None, optional
+        Largest possible size; ``None`` means unbounded. Left out, it equals ``min`` (a static
+        dimension); ``Dimension()`` alone is fully dynamic (``?``), as in OpenVINO.
+
+    Examples
+    --------
+    >>> Dimension(5), Dimension(2, 10), Dimension(3, None), Dimension()
+    (Dimension(5), Dimension(2, 10), Dimension(3, None), Dimension(0, None))
+    >>> print(Dimension(5), Dimension(2, 10), Dimension(0, 6), Dimension(3, None), Dimension())
+    5 2..10 ..6 3.. ?
+    >>> Dimension.parse("2..10") == Dimension(2, 10)
+    True
+    >>> 7 in Dimension(2, 10)
+    True
+    """
+
+    __slots__ = ("_max", "_min")
+    _min: int
+    _max: int | None
+
+    def __init__(self, min: int = _SAME, max: int | None = _SAME) -> None:  # noqa: A002
+        if min is _SAME:  # Dimension() is '?', as in OpenVINO
+            min, max = 0, (None if max is _SAME else max)  # noqa: A001
+        elif max is _SAME:  # Dimension(5) is static
+            max = min  # noqa: A001
+        lo = _dim_int(min, "min")
+        hi = None if max is None else _dim_int(max, "max")
+        if hi is not None and hi < lo:
+            raise ValidationError(
+                "Dimension", "max", max, f"is smaller than min={lo}", hint="an interval is min..max"
+            )
+        object.__setattr__(self, "_min", lo)
+        object.__setattr__(self, "_max", hi)
+
+    # -- construction -------------------------------------------------------------------------
+    @classmethod
+    def dynamic(cls) -> Dimension:
+        """The fully unknown dimension ``?``."""
+        return cls(0, None)
+
+    @classmethod
+    def parse(cls, text: str) -> Dimension:
+        """Parse OpenVINO's notation: ``5``, ``2..10``, ``..6``, ``3..``, ``?`` or ``-1``."""
+        return _parse_dim(text)
+
+    # -- value-object protocol ----------------------------------------------------------------
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"Dimension is immutable; cannot set {name!r}")
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Dimension):
+            return self._min == other._min and self._max == other._max
+        if isinstance(other, int) and not isinstance(other, bool):
+            return self._min == self._max == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self._min, self._max))
+
+    def __repr__(self) -> str:
+        if self._max == self._min:
+            return f"Dimension({self._min})"
+        return f"Dimension({self._min}, {self._max})"
+
+    def __str__(self) -> str:
+        lo, hi = self._min, self._max
+        if hi == lo:
+            return str(lo)
+        if hi is None:
+            return "?" if lo == 0 else f"{lo}.."
+        return f"..{hi}" if lo == 0 else f"{lo}..{hi}"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Dimension, (self._min, self._max))
+
+    # -- queries ------------------------------------------------------------------------------
+    @property
+    def min(self) -> int:
+        """Smallest possible size."""
+        return self._min
+
+    @property
+    def max(self) -> int | None:
+        """Largest possible size, or ``None`` when unbounded."""
+        return self._max
+
+    @property
+    def is_static(self) -> bool:
+        """Whether the size is known exactly."""
+        return self._max == self._min
+
+    @property
+    def is_dynamic(self) -> bool:
+        """Whether the size is not known exactly."""
+        return self._max != self._min
+
+    def get_length(self) -> int:
+        """The size of a static dimension (raises for a dynamic one)."""
+        if self._max != self._min:
+            raise ValidationError("Dimension", None, self, f"{self} is not static")
+        return self._min
+
+    def __contains__(self, size: object) -> bool:
+        """Whether a concrete size (or a whole interval) lies inside this one."""
+        if isinstance(size, Dimension):
+            return size._min >= self._min and (
+                self._max is None or (size._max is not None and size._max <= self._max)
+            )
+        if not isinstance(size, int) or isinstance(size, bool):
+            return False
+        return size >= self._min and (self._max is None or size <= self._max)
+
+    def compatible(self, other: Dimension | int) -> bool:
+        """Whether some size is possible for both (OpenVINO's ``compatible``)."""
+        o = other if isinstance(other, Dimension) else Dimension(other)
+        lo = max(self._min, o._min)
+        his = [h for h in (self._max, o._max) if h is not None]
+        return not his or lo <= min(his)
+
+    def union(self, other: Dimension | int) -> Dimension:
+        """The smallest interval holding both."""
+        o = other if isinstance(other, Dimension) else Dimension(other)
+        hi = None if self._max is None or o._max is None else max(self._max, o._max)
+        return Dimension(min(self._min, o._min), hi)
+
+
+def _dim_int(value: object, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, SupportsIndex):
+        raise DTypeError("Dimension", name, value, "must be an integer")
+    v = value.__index__()
+    if v < 0 or v > INT64_MAX:
+        raise ValidationError("Dimension", name, value, f"must be in [0, {INT64_MAX}]")
+    return v
+
+
+_DIM_RE = re.compile(r"^\s*(?:(\?)|(-1)|(\d+)|(\d*)\s*\.\.\s*(\d*))\s*$")
+
+
+def _parse_dim(text: str) -> Dimension:
+    m = _DIM_RE.match(text)
+    if m is None:
+        raise ValidationError(
+            "PartialShape",
+            "dimension",
+            text,
+            "is not a dimension",
+            hint="write 5, 2..10, ..6, 3.., ? or -1",
+        )
+    q, minus_one, static, lo, hi = m.groups()
+    if q or minus_one:
+        return Dimension(0, None)
+    if static is not None:
+        return Dimension(int(static))
+    return Dimension(int(lo) if lo else 0, int(hi) if hi else None)
+
+
+DimensionLike = int | str | Dimension
+
+
+def _as_dim(value: object) -> Dimension:
+    if isinstance(value, Dimension):
+        return value
+    if isinstance(value, str):
+        return _parse_dim(value)
+    if isinstance(value, bool) or not isinstance(value, SupportsIndex):
+        raise DTypeError(
+            "PartialShape",
+            "dimension",
+            value,
+            "must be an int, a Dimension or a string like '2..10'",
+        )
+    v = value.__index__()
+    if v == -1:
+        return Dimension(0, None)
+    return Dimension(v)
+
+
+class PartialShape:
+    """A shape whose rank and dimensions may be only partly known.
+
+    Parameters
+    ----------
+    dims : iterable of int, str or Dimension, or None
+        The dimensions; ``None`` gives a shape of dynamic rank (``[...]``). An int ``-1`` or the
+        string ``"?"`` is a fully dynamic dimension.
+
+    Examples
+    --------
+    >>> s = PartialShape.parse("[?,2..10,12]")
+    >>> s.rank, str(s), s[2]
+    (3, '[?,2..10,12]', Dimension(12))
+    >>> PartialShape([6, 12, 10, 24]).to_shape()
+    (6, 12, 10, 24)
+    >>> print(PartialShape(None))
+    [...]
+    >>> (5, 12) in PartialShape("[?,12]")
+    True
+    """
+
+    __slots__ = ("_dims",)
+    _dims: tuple[Dimension, ...] | None
+
+    def __init__(self, dims: Iterable[DimensionLike] | str | None) -> None:
+        if isinstance(dims, str):
+            parsed = _parse_shape(dims)
+            object.__setattr__(self, "_dims", parsed._dims)
+            return
+        if dims is None:
+            object.__setattr__(self, "_dims", None)
+            return
+        try:
+            items = tuple(dims)
+        except TypeError:
+            raise DTypeError(
+                "PartialShape", "shape", dims, "must be a sequence of dimensions, a string or None"
+            ) from None
+        object.__setattr__(self, "_dims", tuple(_as_dim(d) for d in items))
+
+    @classmethod
+    def dynamic(cls, rank: int | None = None) -> PartialShape:
+        """A shape of unknown rank, or of known ``rank`` with every dimension ``?``."""
+        if rank is None:
+            return cls(None)
+        return cls((Dimension(0, None),) * rank)
+
+    @classmethod
+    def parse(cls, text: str) -> PartialShape:
+        """Parse OpenVINO's notation: ``[?,2..10,12]``, ``1,3,224,224``, ``[]`` or ``[...]``."""
+        return _parse_shape(text)
+
+    @classmethod
+    def _of(cls, dims: tuple[Dimension, ...] | None) -> PartialShape:
+        obj = cls.__new__(cls)
+        object.__setattr__(obj, "_dims", dims)
+        return obj
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"PartialShape is immutable; cannot set {name!r}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (PartialShape._of, (self._dims,))
+
+    # -- queries ------------------------------------------------------------------------------
+    @property
+    def rank(self) -> int | None:
+        """The number of dimensions, or ``None`` when the rank is dynamic."""
+        return None if self._dims is None else len(self._dims)
+
+    @property
+    def is_static(self) -> bool:
+        """Whether the rank and every dimension are known exactly."""
+        return self._dims is not None and all(d.is_static for d in self._dims)
+
+    @property
+    def is_dynamic(self) -> bool:
+        """Whether anything about the shape is unknown."""
+        return not self.is_static
+
+    @property
+    def dims(self) -> tuple[Dimension, ...]:
+        """The dimensions (raises for a shape of dynamic rank)."""
+        if self._dims is None:
+            raise ValidationError("PartialShape", None, self, "[...] has a dynamic rank")
+        return self._dims
+
+    def to_shape(self) -> tuple[int, ...]:
+        """The concrete shape, as a tuple of ints (raises unless static)."""
+        if not self.is_static:
+            raise ValidationError("PartialShape", None, str(self), f"{self} is not static")
+        assert self._dims is not None
+        return tuple(d.min for d in self._dims)
+
+    def __len__(self) -> int:
+        return len(self.dims)
+
+    def __iter__(self) -> Iterator[Dimension]:
+        return iter(self.dims)
+
+    @overload
+    def __getitem__(self, index: int) -> Dimension: ...
+    @overload
+    def __getitem__(self, index: slice) -> PartialShape: ...
+    def __getitem__(self, index: int | slice) -> Dimension | PartialShape:
+        if isinstance(index, slice):
+            return PartialShape._of(self.dims[index])
+        return self.dims[index]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, PartialShape):
+            return self._dims == other._dims
+        if isinstance(other, (tuple, list)):
+            try:
+                return self == PartialShape(other)
+            except ValidationError:
+                return False
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._dims)
+
+    def __repr__(self) -> str:
+        return f"PartialShape({str(self)!r})"
+
+    def __str__(self) -> str:
+        if self._dims is None:
+            return "[...]"
+        return "[" + ",".join(map(str, self._dims)) + "]"
+
+    def __contains__(self, shape: object) -> bool:
+        """Whether a concrete shape (or a narrower partial shape) lies inside this one."""
+        if self._dims is None:
+            return True
+        other = shape if isinstance(shape, PartialShape) else None
+        if other is None:
+            if not isinstance(shape, (tuple, list)):
+                return False
+            try:
+                other = PartialShape(shape)
+            except ValidationError:
+                return False
+        if other._dims is None or len(other._dims) != len(self._dims):
+            return False
+        return all(o in s for o, s in zip(other._dims, self._dims, strict=True))
+
+    def compatible(self, other: PartialShape | Sequence[DimensionLike]) -> bool:
+        """Whether some concrete shape fits both (OpenVINO's ``compatible``)."""
+        o = other if isinstance(other, PartialShape) else PartialShape(other)
+        if self._dims is None or o._dims is None:
+            return True
+        if len(self._dims) != len(o._dims):
+            return False
+        return all(a.compatible(b) for a, b in zip(self._dims, o._dims, strict=True))
+
+
+_SHAPE_RE = re.compile(r"^\s*\[?(.*?)\]?\s*$", re.DOTALL)
+
+
+def _parse_shape(text: str) -> PartialShape:
+    if not isinstance(text, str):
+        raise DTypeError("PartialShape", "shape", text, "must be a string")
+    stripped = text.strip()
+    if stripped in ("[...]", "..."):
+        return PartialShape._of(None)
+    m = _SHAPE_RE.match(stripped)
+    body = m.group(1).strip() if m else ""
+    if not body:
+        return PartialShape._of(())
+    try:
+        return PartialShape._of(tuple(_parse_dim(part) for part in body.split(",")))
+    except ValidationError:
+        raise ValidationError(
+            "PartialShape",
+            "shape",
+            text,
+            "is not a shape in OpenVINO's notation",
+            hint="write e.g. '[?,2..10,12]', '1,3,224,224', '[]' or '[...]'",
+        ) from None
+
+
+ShapeLike = PartialShape | str | Sequence[DimensionLike]
+
+
+def as_partial_shape(shape: object, op: str = "", argument: str = "shape") -> PartialShape:
+    """Coerce what a caller passed as a shape into a ``PartialShape``."""
+    if isinstance(shape, PartialShape):
+        return shape
+    if isinstance(shape, str):
+        return _parse_shape(shape)
+    if shape is None:
+        return PartialShape._of(None)
+    try:
+        items: tuple[Any, ...] = tuple(shape)  # type: ignore[arg-type]
+    except TypeError:
+        raise DTypeError(
+            op, argument, shape, "must be a PartialShape, a sequence of dimensions or a string"
+        ) from None
+    try:
+        return PartialShape._of(tuple(_as_dim(d) for d in items))
+    except ValidationError as exc:
+        raise type(exc)(op, argument, shape, exc.rule, hint=exc.hint) from None
+
+
+class Unknown:
+    """A parameter whose value is only known at run time (a non-constant input in OpenVINO).
+
+    ``UNKNOWN`` stands for a value of unknown length; ``Unknown(n)`` for a 1-D value of known
+    length ``n`` (which fixes, for instance, how many outputs VariadicSplit has, or how many
+    axes StridedSlice addresses).
+
+    Examples
+    --------
+    >>> UNKNOWN, Unknown(3)
+    (UNKNOWN, Unknown(3))
+    >>> Unknown(3).length
+    3
+    """
+
+    __slots__ = ("_length",)
+    _length: int | None
+
+    def __init__(self, length: int | None = None) -> None:
+        if length is not None and (
+            isinstance(length, bool) or not isinstance(length, int) or length < 0
+        ):
+            raise ValidationError("Unknown", "length", length, "must be a non-negative int or None")
+        object.__setattr__(self, "_length", length)
+
+    @property
+    def length(self) -> int | None:
+        """The length of the 1-D value, when known."""
+        return self._length
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"Unknown is immutable; cannot set {name!r}")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Unknown) and other._length == self._length
+
+    def __hash__(self) -> int:
+        return hash(("Unknown", self._length))
+
+    def __repr__(self) -> str:
+        return "UNKNOWN" if self._length is None else f"Unknown({self._length})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Unknown, (self._length,))
+
+
+UNKNOWN: Final = Unknown()

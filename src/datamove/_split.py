@@ -1,0 +1,479 @@
+"""Split-1 and VariadicSplit-1: plans, shape inference and execution.
+
+Both operators cut ``data`` along one axis into consecutive chunks. The per-dimension rules
+(``_split_dim``, ``_variadic_dims``) are the one source of truth: shape inference applies them to
+``Dimension`` intervals, and execution applies them to the concrete size, then takes one basic
+index per chunk.
+"""
+
+from __future__ import annotations
+
+import itertools
+from functools import lru_cache
+from typing import Any, Final
+
+import numpy as np
+
+from datamove import _compat
+from datamove._errors import ValidationError
+from datamove._shape import Dimension, PartialShape, ShapeLike, Unknown, as_partial_shape
+from datamove._validation import as_int, as_int_vector, normalize_axis
+
+__all__ = ["infer_split", "infer_variadic_split", "split", "variadic_split"]
+
+SPLIT: Final = "Split"
+VARIADIC: Final = "VariadicSplit"
+
+Index = Any  # a slice (axis 0) or a tuple of slices
+
+
+# -- arguments -----------------------------------------------------------------------------------
+def _num_splits(value: Any) -> int:
+    n = as_int(SPLIT, "num_splits", value)
+    if n <= 0:
+        raise ValidationError(SPLIT, "num_splits", value, "must be greater than zero")
+    return n
+
+
+def _split_axis(value: Any) -> int | Unknown:
+    if isinstance(value, Unknown):
+        return value
+    if isinstance(value, list | tuple) or (isinstance(value, np.ndarray) and value.ndim != 0):
+        shape = list(np.shape(value))
+        raise ValidationError(
+            SPLIT,
+            "axis",
+            value,
+            f"must be a scalar, but has shape {shape}",
+            hint="Split-1 takes a scalar axis; VariadicSplit-1 also accepts shape [1]",
+        )
+    return as_int(SPLIT, "axis", value)
+
+
+def _variadic_axis(value: Any) -> int | Unknown:
+    if isinstance(value, Unknown):
+        if value.length not in (None, 1):
+            raise ValidationError(VARIADIC, "axis", value, "must be a scalar or of shape [1]")
+        return value
+    if isinstance(value, list | tuple) or (isinstance(value, np.ndarray) and value.ndim != 0):
+        shape = list(np.shape(value))
+        if shape != [1]:
+            raise ValidationError(
+                VARIADIC, "axis", value, f"must be a scalar or of shape [1], but has shape {shape}"
+            )
+        (only,) = as_int_vector(VARIADIC, "axis", value)
+        return only
+    return as_int(VARIADIC, "axis", value)
+
+
+def _lengths(value: Any) -> tuple[int, ...] | Unknown:
+    if isinstance(value, Unknown):
+        if value.length is None:
+            raise ValidationError(
+                VARIADIC,
+                "split_lengths",
+                value,
+                "has an unknown length, so the number of outputs is unknown",
+                hint="pass Unknown(n) when split_lengths is a 1-D value of known length n",
+            )
+        return value
+    lengths = as_int_vector(VARIADIC, "split_lengths", value)
+    minus_ones = []
+    for k, v in enumerate(lengths):
+        if v < -1:
+            raise ValidationError(
+                VARIADIC,
+                "split_lengths",
+                value,
+                f"holds {v} at index {k}; every length must be >= -1",
+            )
+        if v == -1:
+            minus_ones.append(k)
+    if len(minus_ones) > 1:
+        raise ValidationError(
+            VARIADIC,
+            "split_lengths",
+            value,
+            f"holds -1 at indices {minus_ones[0]} and {minus_ones[1]}; at most one length can "
+            "be inferred",
+        )
+    return lengths
+
+
+# -- the per-dimension rules ---------------------------------------------------------------------
+def _split_dim(d: Dimension, n: int, where: str, value: Any) -> Dimension:
+    """The chunk size of Split on a dimension of size ``d`` (an interval: the exact range)."""
+    if d.is_static:
+        if d.min % n:
+            raise ValidationError(
+                SPLIT,
+                "num_splits",
+                value,
+                f"must divide {where}={d.min} evenly",
+            )
+        return Dimension(d.min // n)
+    if d.max is not None and d.max < n:
+        # OpenVINO's rule for intervals, kept for the same verdict (datamove would not need it).
+        raise ValidationError(
+            SPLIT,
+            "num_splits",
+            value,
+            f"is larger than the interval maximum of {where}={d}",
+        )
+    lo = -(-d.min // n)
+    hi = None if d.max is None else d.max // n
+    if hi is not None and lo > hi:
+        raise ValidationError(
+            SPLIT,
+            "num_splits",
+            value,
+            f"divides no size in {where}={d}",
+        )
+    return Dimension(lo, hi)
+
+
+def _variadic_dims(
+    d: Dimension, lengths: tuple[int, ...], where: str, value: Any
+) -> tuple[Dimension, ...]:
+    """The chunk sizes of VariadicSplit on a dimension of size ``d`` (``-1`` resolved)."""
+    known = sum(v for v in lengths if v != -1)
+    has_rest = -1 in lengths
+    if d.is_static:
+        if has_rest:
+            if known > d.min:
+                raise ValidationError(
+                    VARIADIC,
+                    "split_lengths",
+                    value,
+                    f"sum to {known} without the -1, more than {where}={d.min}; the -1 "
+                    f"would be {d.min - known}",
+                )
+        elif known != d.min:
+            raise ValidationError(
+                VARIADIC,
+                "split_lengths",
+                value,
+                f"sum to {known}, but {where} is {d.min}",
+            )
+        rest = Dimension(d.min - known)
+    elif has_rest:
+        if d.max is not None and known > d.max:
+            raise ValidationError(
+                VARIADIC,
+                "split_lengths",
+                value,
+                f"sum to {known} without the -1, more than any size in {where}={d}",
+            )
+        rest = Dimension(max(d.min - known, 0), None if d.max is None else d.max - known)
+    else:
+        if known not in d:
+            raise ValidationError(
+                VARIADIC,
+                "split_lengths",
+                value,
+                f"sum to {known}, which no size in {where}={d} matches",
+            )
+        rest = Dimension(0)
+    return tuple(rest if v == -1 else Dimension(v) for v in lengths)
+
+
+# -- shape inference -----------------------------------------------------------------------------
+def infer_split(shape: ShapeLike, axis: Any, num_splits: Any) -> tuple[PartialShape, ...]:
+    """Infer the output shapes of Split-1 on a static or dynamic input shape.
+
+    Parameters
+    ----------
+    shape : PartialShape, sequence or str
+        The shape of ``data`` (``"[?,2..10,12]"``, ``[6, 12, 10, 24]``, ``"[...]"`` ...).
+    axis : int or Unknown
+        The scalar axis, or ``UNKNOWN`` when it is only known at run time.
+    num_splits : int
+        The number of outputs.
+
+    Returns
+    -------
+    tuple of PartialShape
+        ``num_splits`` equal shapes. On an interval the chunk size is the exact range over the
+        sizes that ``num_splits`` divides (OpenVINO computes a looser one in float32). With an
+        unknown axis, every dimension is the hull of "this axis was split" and "it was not".
+
+    Raises
+    ------
+    ValidationError
+        As OpenVINO: a non-scalar axis, an axis out of range, ``num_splits < 1``, a size
+        ``num_splits`` does not divide; and an interval that ``num_splits`` divides nowhere.
+
+    Examples
+    --------
+    >>> [str(s) for s in infer_split([6, 12, 10, 24], 1, 3)]
+    ['[6,4,10,24]', '[6,4,10,24]', '[6,4,10,24]']
+    >>> print(infer_split("[2..10,4]", 0, 3)[0])
+    [1..3,4]
+    >>> from datamove import UNKNOWN
+    >>> print(infer_split([4, 6], UNKNOWN, 2)[0])
+    [2..4,3..6]
+    """
+    n = _num_splits(num_splits)
+    ax = _split_axis(axis)
+    ps = as_partial_shape(shape, SPLIT, "shape")
+    if ps.rank is None:
+        return (ps,) * n
+    dims = ps.dims
+    if isinstance(ax, Unknown):
+        out = _unknown_axis(dims, lambda j, d: (_split_dim(d, n, f"data.shape[{j}]", n),), SPLIT)
+        return (PartialShape._of(tuple(o[0] for o in out)),) * n
+    a = normalize_axis(SPLIT, "axis", axis, ax, ps.rank)
+    chunk = _split_dim(dims[a], n, f"data.shape[{a}]", num_splits)
+    return (PartialShape._of((*dims[:a], chunk, *dims[a + 1 :])),) * n
+
+
+def infer_variadic_split(
+    shape: ShapeLike, axis: Any, split_lengths: Any
+) -> tuple[PartialShape, ...]:
+    """Infer the output shapes of VariadicSplit-1 on a static or dynamic input shape.
+
+    Parameters
+    ----------
+    shape : PartialShape, sequence or str
+        The shape of ``data``.
+    axis : int, sequence of one int, or Unknown
+        A scalar or a value of shape ``[1]``; ``UNKNOWN`` when only known at run time.
+    split_lengths : sequence of int, 1-D integer array, or Unknown(n)
+        The chunk lengths, one of them possibly ``-1`` (the rest). ``Unknown(n)`` when only the
+        number of outputs ``n`` is known.
+
+    Returns
+    -------
+    tuple of PartialShape
+        One shape per length. On an interval the ``-1`` chunk is the exact range (OpenVINO
+        answers ``?``).
+
+    Raises
+    ------
+    ValidationError
+        As OpenVINO, and where OpenVINO would accept but no input size could run: a ``-1`` that
+        resolves to a negative length, lengths whose sum no size in the interval matches.
+
+    Examples
+    --------
+    >>> [str(s) for s in infer_variadic_split([6, 12, 10, 24], 0, [-1, 2])]
+    ['[4,12,10,24]', '[2,12,10,24]']
+    >>> [str(s) for s in infer_variadic_split("[2..11]", 0, [2, -1])]
+    ['[2]', '[..9]']
+    """
+    lengths = _lengths(split_lengths)
+    ax = _variadic_axis(axis)
+    ps = as_partial_shape(shape, VARIADIC, "shape")
+    k = lengths.length if isinstance(lengths, Unknown) else len(lengths)
+    assert k is not None
+    if ps.rank is None:
+        return (ps,) * k
+    dims = ps.dims
+
+    def chunks(j: int, d: Dimension) -> tuple[Dimension, ...]:
+        if isinstance(lengths, Unknown):
+            if k == 1:
+                return (d,)
+            if k == 0 and 0 not in d:
+                raise ValidationError(
+                    VARIADIC,
+                    "split_lengths",
+                    split_lengths,
+                    f"has no values, but data.shape[{j}]={d} is never 0",
+                )
+            return (Dimension(0, d.max),) * k
+        return _variadic_dims(d, lengths, f"data.shape[{j}]", split_lengths)
+
+    if isinstance(ax, Unknown):
+        per_dim = _unknown_axis(dims, chunks, VARIADIC, k)
+        return tuple(PartialShape._of(tuple(o[i] for o in per_dim)) for i in range(k))
+    a = normalize_axis(VARIADIC, "axis", axis, ax, ps.rank)
+    return tuple(PartialShape._of((*dims[:a], c, *dims[a + 1 :])) for c in chunks(a, dims[a]))
+
+
+def _unknown_axis(
+    dims: tuple[Dimension, ...], chunks: Any, op: str, k: int | None = None
+) -> list[tuple[Dimension, ...]]:
+    """Per input dimension: the hull of "this is the split axis" and "it is not"."""
+    out: list[tuple[Dimension, ...]] = []
+    possible = False
+    for j, d in enumerate(dims):
+        try:
+            split = chunks(j, d)
+        except ValidationError:
+            out.append((d,) * (k if k is not None else 1))
+            continue
+        possible = True
+        out.append(tuple(c.union(d) for c in split))
+    if not possible:
+        raise ValidationError(
+            op,
+            "axis",
+            "UNKNOWN",
+            f"cannot be any axis of data of shape "
+            f"{PartialShape._of(dims)}: the split is invalid along every one",
+        )
+    return out
+
+
+# -- execution -----------------------------------------------------------------------------------
+def _chunk_indices(axis: int, bounds: list[int]) -> tuple[Index, ...]:
+    if axis == 0:
+        return tuple(slice(a, z) for a, z in itertools.pairwise(bounds))
+    lead = (slice(None),) * axis
+    return tuple((*lead, slice(a, z)) for a, z in itertools.pairwise(bounds))
+
+
+def _split_indices(shape: tuple[int, ...], axis: int, n: int, axis_arg: Any, n_arg: Any) -> Any:
+    if n <= 0:
+        raise ValidationError(SPLIT, "num_splits", n_arg, "must be greater than zero")
+    a = normalize_axis(SPLIT, "axis", axis_arg, axis, len(shape))
+    size = _split_dim(Dimension(shape[a]), n, f"data.shape[{a}]", n_arg).min
+    return _chunk_indices(a, [k * size for k in range(n + 1)])
+
+
+@lru_cache(maxsize=1024)
+def _split_plan(shape: tuple[int, ...], axis: int, n: int) -> Any:
+    return _split_indices(shape, axis, n, axis, n)
+
+
+def _variadic_indices(
+    shape: tuple[int, ...], axis: int, lengths: tuple[int, ...], axis_arg: Any, lengths_arg: Any
+) -> Any:
+    a = normalize_axis(VARIADIC, "axis", axis_arg, axis, len(shape))
+    sizes = _variadic_dims(Dimension(shape[a]), lengths, f"data.shape[{a}]", lengths_arg)
+    bounds = [0]
+    for s in sizes:
+        bounds.append(bounds[-1] + s.min)
+    return _chunk_indices(a, bounds)
+
+
+@lru_cache(maxsize=1024)
+def _variadic_plan(shape: tuple[int, ...], axis: int, lengths: tuple[int, ...]) -> Any:
+    return _variadic_indices(shape, axis, lengths, axis, list(lengths))
+
+
+def split(
+    data: Any, axis: Any, num_splits: Any, *, copy: bool | None = None, out: Any = None
+) -> Any:
+    """Split ``data`` into ``num_splits`` equal chunks along ``axis`` (OpenVINO Split-1).
+
+    Parameters
+    ----------
+    data : array
+        A NumPy array (or any array the backend layer supports; see the README).
+    axis : int
+        A scalar axis in ``[-rank, rank - 1]``: an int, a NumPy integer or a 0-d integer array.
+    num_splits : int
+        The number of chunks; it must divide ``data.shape[axis]``.
+    copy : bool or None, optional
+        ``None``: views sharing memory with ``data`` where the library allows it (NumPy always
+        does). ``True``: independent, C-contiguous arrays. ``False``: views or an error.
+    out : sequence of arrays, optional
+        Preallocated arrays, one per chunk, of the chunk's shape and dtype, to copy into.
+
+    Returns
+    -------
+    tuple of arrays
+        The chunks in order, of the same element type as ``data``.
+
+    Raises
+    ------
+    ValidationError
+        With the operator, the argument, the value and the rule broken.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a, b, c = split(np.zeros((6, 12, 10, 24)), 1, 3)
+    >>> a.shape
+    (6, 4, 10, 24)
+    >>> split(np.arange(6), 0, 4)
+    Traceback (most recent call last):
+    ...
+    datamove._errors.ValidationError: Split: num_splits=4 must divide data.shape[0]=6 evenly
+    """
+    if (
+        type(data) is _compat.ndarray
+        and type(axis) is int
+        and type(num_splits) is int
+        and copy is None
+        and out is None
+    ):
+        return tuple(map(data.__getitem__, _split_plan(data.shape, axis, num_splits)))
+    n = _num_splits(num_splits)
+    ax = _split_axis(axis)
+    if isinstance(ax, Unknown):
+        raise ValidationError(SPLIT, "axis", axis, "must be a concrete value to execute")
+    arr, shape = _compat.prepare(SPLIT, data)
+    indices = _split_indices(shape, ax, n, axis, num_splits)
+    return _compat.take(SPLIT, arr, indices, copy=copy, out=out)
+
+
+def variadic_split(
+    data: Any, axis: Any, split_lengths: Any, *, copy: bool | None = None, out: Any = None
+) -> Any:
+    """Split ``data`` along ``axis`` into chunks of the given lengths (OpenVINO VariadicSplit-1).
+
+    Parameters
+    ----------
+    data : array
+        A NumPy array (or any array the backend layer supports; see the README).
+    axis : int or sequence of one int
+        A scalar or shape-``[1]`` axis in ``[-rank, rank - 1]``.
+    split_lengths : sequence of int or 1-D integer array
+        The length of each chunk; they sum to ``data.shape[axis]``. One of them may be ``-1``:
+        whatever the others leave. Zero lengths give empty chunks.
+    copy : bool or None, optional
+        As for :func:`split`.
+    out : sequence of arrays, optional
+        As for :func:`split`.
+
+    Returns
+    -------
+    tuple of arrays
+        One chunk per length, in order.
+
+    Raises
+    ------
+    ValidationError
+        With the operator, the argument, the value and the rule broken.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> [c.shape for c in variadic_split(np.zeros((6, 12, 10, 24)), 0, [-1, 2])]
+    [(4, 12, 10, 24), (2, 12, 10, 24)]
+    >>> variadic_split(np.zeros(6), 0, [1, 2])
+    Traceback (most recent call last):
+    ...
+    datamove._errors.ValidationError: VariadicSplit: split_lengths=[1, 2] sum to 3, but ...
+    """
+    if (
+        type(data) is _compat.ndarray
+        and type(axis) is int
+        and type(split_lengths) is list
+        and copy is None
+        and out is None
+    ):
+        key = tuple(split_lengths)
+        if set(map(type, key)) <= _INT_ONLY:
+            try:
+                indices = _variadic_plan(data.shape, axis, key)
+            except ValidationError:
+                pass  # fall through: the slow path raises with the caller's own values
+            else:
+                return tuple(map(data.__getitem__, indices))
+    lengths = _lengths(split_lengths)
+    ax = _variadic_axis(axis)
+    for name, value in (("axis", ax), ("split_lengths", lengths)):
+        if isinstance(value, Unknown):
+            raise ValidationError(VARIADIC, name, value, "must be a concrete value to execute")
+    assert not isinstance(ax, Unknown)
+    assert not isinstance(lengths, Unknown)
+    arr, shape = _compat.prepare(VARIADIC, data)
+    indices = _variadic_indices(shape, ax, lengths, axis, split_lengths)
+    return _compat.take(VARIADIC, arr, indices, copy=copy, out=out)
+
+
+_INT_ONLY: Final = frozenset({int})

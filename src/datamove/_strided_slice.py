@@ -1,0 +1,633 @@
+"""StridedSlice-1: plan, shape inference and execution.
+
+One source of truth. The caller's parameters are checked once (``_params``); the masks become an
+*axis walk* (``_walk``) that says, for every output axis, whether it is a new axis, a kept input
+axis (under the ellipsis or after the addressed axes) or a sliced one, and which input axes are
+shrunk. Each sliced axis is clamped by one function (``_bounds``). Shape inference evaluates the
+walk on ``Dimension`` intervals; execution turns it into a NumPy basic index.
+
+Precedence on one index follows OpenVINO's shape inference: ellipsis, then new axis, then shrink,
+then begin/end. Bits at indices ``>= len(begin)`` are ignored (the spec's zero-padding), except
+that a second ellipsis bit anywhere is an error, as in OpenVINO.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, Final, NamedTuple
+
+from datamove import _compat
+from datamove._errors import ValidationError
+from datamove._shape import Dimension, PartialShape, ShapeLike, Unknown, as_partial_shape
+from datamove._validation import as_int_vector, as_mask
+
+__all__ = ["infer_strided_slice", "numpy_index", "strided_slice"]
+
+OP: Final = "StridedSlice"
+
+# Kinds of output axes in the walk.
+NEW: Final = 0  # a new axis of length 1 (new_axis_mask)
+KEEP: Final = 1  # an input axis copied whole (covered by the ellipsis, or trailing)
+SLICE: Final = 2  # an input axis sliced by begin[i]:end[i]:stride[i]
+SHRINK: Final = 3  # an input axis indexed by begin[i] and removed (shrink_axis_mask)
+
+
+class Step(NamedTuple):
+    """One entry of the axis walk."""
+
+    kind: int
+    axis: int  # the input axis (-1 for NEW)
+    i: int  # the index into begin/end/stride and the masks (-1 for KEEP)
+
+
+Vector = tuple[int, ...] | Unknown
+
+
+class Params(NamedTuple):
+    """Checked, normalised StridedSlice parameters."""
+
+    begin: Vector
+    end: Vector
+    stride: Vector  # all ones when absent and the length is known
+    m: int | None  # number of addressed axes: len(begin), when known
+    begin_mask: tuple[int, ...]  # the five masks, cut or zero-padded to m (when known)
+    end_mask: tuple[int, ...]
+    new_axis_mask: tuple[int, ...]
+    shrink_axis_mask: tuple[int, ...]
+    ellipsis_mask: tuple[int, ...]
+
+
+def _vector(argument: str, value: Any) -> Vector:
+    if isinstance(value, Unknown):
+        return value
+    return as_int_vector(OP, argument, value)
+
+
+def _length(v: Vector) -> int | None:
+    return v.length if isinstance(v, Unknown) else len(v)
+
+
+def _fit(mask: tuple[int, ...], m: int | None) -> tuple[int, ...]:
+    if m is None:
+        return mask
+    return (mask + (0,) * m)[:m]
+
+
+def _params(
+    begin: Any,
+    end: Any,
+    stride: Any,
+    begin_mask: Any,
+    end_mask: Any,
+    new_axis_mask: Any,
+    shrink_axis_mask: Any,
+    ellipsis_mask: Any,
+) -> Params:
+    b = _vector("begin", begin)
+    e = _vector("end", end)
+    s = None if stride is None else _vector("stride", stride)
+    masks = [
+        as_mask(OP, name, value)
+        for name, value in (
+            ("begin_mask", begin_mask),
+            ("end_mask", end_mask),
+            ("new_axis_mask", new_axis_mask),
+            ("shrink_axis_mask", shrink_axis_mask),
+            ("ellipsis_mask", ellipsis_mask),
+        )
+    ]
+    lb, le = _length(b), _length(e)
+    if lb is not None and le is not None and lb != le:
+        raise ValidationError(
+            OP,
+            "end",
+            end,
+            f"has {le} values, but begin has {lb}; begin and end need to have the same number "
+            "of values",
+        )
+    m = lb if lb is not None else le
+    if s is None:
+        s = Unknown() if m is None else (1,) * m
+    else:
+        ls = _length(s)
+        if m is None:
+            m = ls
+        elif ls is not None and ls != m:
+            raise ValidationError(
+                OP,
+                "stride",
+                stride,
+                f"has {ls} values, but begin and end have {m}; stride needs to have the same "
+                "number of values as begin and end",
+            )
+    if sum(masks[4]) > 1:
+        raise ValidationError(
+            OP,
+            "ellipsis_mask",
+            ellipsis_mask,
+            "sets more than one bit; at most one ellipsis is allowed",
+        )
+    bm, em, nm, sm, el = (_fit(mask, m) for mask in masks)
+    return Params(b, e, s, m, bm, em, nm, sm, el)
+
+
+@lru_cache(maxsize=1024)
+def _walk(
+    rank: int, m: int, new_axis: tuple[int, ...], shrink: tuple[int, ...], ellipsis: tuple[int, ...]
+) -> tuple[Step, ...]:
+    """The axis walk: which output axis comes from where (masks already fitted to ``m``)."""
+    steps: list[Step] = []
+    j = 0  # the input axis cursor
+    for i in range(m):
+        if ellipsis[i]:
+            before = sum(1 for k in range(i) if not new_axis[k])
+            after = sum(1 for k in range(i + 1, m) if not new_axis[k])
+            hidden = rank - before - after
+            if hidden < 0:
+                raise ValidationError(
+                    OP,
+                    "begin",
+                    None,
+                    f"addresses {before + after} axes around the ellipsis, but data has rank "
+                    f"{rank}",
+                )
+            steps.extend(Step(KEEP, j + h, -1) for h in range(hidden))
+            j += hidden
+        elif new_axis[i]:
+            steps.append(Step(NEW, -1, i))
+        else:
+            steps.append(Step(SHRINK if shrink[i] else SLICE, j, i))
+            j += 1
+    if j > rank:
+        raise ValidationError(
+            OP,
+            "begin",
+            None,
+            f"addresses {j} axes of data, but data has rank {rank} (input rank plus number of "
+            "new axes has to be at least the size of begin and end)",
+        )
+    steps.extend(Step(KEEP, k, -1) for k in range(j, rank))
+    return tuple(steps)
+
+
+def _walk_for(p: Params, rank: int, begin: Any) -> tuple[Step, ...]:
+    assert p.m is not None
+    try:
+        return _walk(rank, p.m, p.new_axis_mask, p.shrink_axis_mask, p.ellipsis_mask)
+    except ValidationError as exc:  # name the caller's value in the message
+        raise ValidationError(exc.op, exc.argument, begin, exc.rule) from None
+
+
+# -- one axis --------------------------------------------------------------------------------------
+def _bounds(d: int, b: int, e: int, s: int, bm: int, em: int) -> tuple[int, int]:
+    """OpenVINO's clamp of one sliced axis of size ``d >= 1``: ``(start, stop)`` for ``range``.
+
+    With a negative stride, ``begin`` clamps into ``[0, d - 1]`` (so a begin below ``-d`` starts
+    at index 0, unlike NumPy) and ``stop == -1`` means "through index 0".
+    """
+    if s > 0:
+        start = 0 if bm else min(max(b + d if b < 0 else b, 0), d)
+        stop = d if em else min(max(e + d if e < 0 else e, 0), d)
+    else:
+        start = d - 1 if bm else min(max(b + d if b < 0 else b, 0), d - 1)
+        stop = -1 if em else min(max(e + d if e < 0 else e, -1), d)
+    return start, stop
+
+
+def _count(start: int, stop: int, s: int) -> int:
+    """``len(range(start, stop, s))`` without the ssize_t limit."""
+    if s > 0:
+        return max(0, -((start - stop) // s))
+    return max(0, -((stop - start) // -s))
+
+
+def _slice_length(d: int, b: int, e: int, s: int, bm: int, em: int) -> int:
+    if d == 0:
+        return 0
+    start, stop = _bounds(d, b, e, s, bm, em)
+    return _count(start, stop, s)
+
+
+def _shrink_index(d: int, b: int, i: int) -> int:
+    k = b + d if b < 0 else b
+    if not 0 <= k < d:
+        raise ValidationError(
+            OP,
+            f"begin[{i}]",
+            b,
+            f"is out of range for the axis shrunk by shrink_axis_mask[{i}]: data has size {d} "
+            f"there, so the index must be in [{-d}, {d - 1}]"
+            if d
+            else f"cannot index the axis shrunk by shrink_axis_mask[{i}]: data has size 0 there",
+        )
+    return k
+
+
+def _check_stride(p: Params, steps: tuple[Step, ...]) -> None:
+    if isinstance(p.stride, Unknown):
+        return
+    for step in steps:
+        if step.kind == SLICE and p.stride[step.i] == 0:
+            raise ValidationError(
+                OP,
+                f"stride[{step.i}]",
+                0,
+                "is zero on a sliced axis; stride must be non-zero",
+                hint="a zero stride is allowed only on new and shrunk axes",
+            )
+
+
+# -- shape inference -----------------------------------------------------------------------------
+def _range_length(
+    dim: Dimension, b: int | None, e: int | None, s: int | None, bm: int, em: int
+) -> Dimension:
+    """Exact hull of the sliced length over every size in ``dim`` (``None``: value unknown).
+
+    For a fixed size the length is monotone in start and in stop, and both are piecewise affine
+    in the size with breakpoints near ``0``, ``|begin|`` and ``|end|``; so the extremes lie at
+    those breakpoints or at the ends of the interval.
+    """
+    if bm:
+        b = 0
+    if em:
+        e = 0
+    signs = (1, -1) if s is None else (s,)
+
+    def ends(d: int, sign: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        known_b = bm or b is not None
+        known_e = em or e is not None
+        start, stop = _bounds(d, b or 0, e or 0, sign, bm, em)
+        starts = (start,) if known_b else ((0, d) if sign > 0 else (0, d - 1))
+        stops = (stop,) if known_e else ((0, d) if sign > 0 else (-1, d))
+        return starts, stops
+
+    def longest(d: int) -> int:
+        if d == 0:
+            return 0
+        best = 0
+        for sign in signs:
+            step = sign if s is None else s
+            starts, stops = ends(d, sign)
+            best = max(best, *(_count(a, z, step) for a in starts for z in stops))
+        return best
+
+    def shortest(d: int) -> int:
+        if d == 0:
+            return 0
+        worst = None
+        for sign in signs:
+            step = sign * max(d, 1) if s is None else s
+            starts, stops = ends(d, sign)
+            low = min(_count(a, z, step) for a in starts for z in stops)
+            worst = low if worst is None else min(worst, low)
+        assert worst is not None
+        return worst
+
+    lo, hi = dim.min, dim.max
+    points = {0, 1, 2}
+    for v in (b, e):
+        if v is not None:
+            a = abs(v)
+            points.update((a - 1, a, a + 1, a + 2))
+    candidates = {lo} | {p for p in points if p >= lo and (hi is None or p <= hi)}
+    if hi is not None:
+        candidates.add(hi)
+    out_lo = min(shortest(d) for d in candidates)
+    out_hi: int | None = max(longest(d) for d in candidates)
+    if hi is None:
+        tail = max(candidates) + 1
+        far = 2 * tail + 2 * abs(s or 1) + 7
+        if longest(far) > longest(tail):
+            out_hi = None
+        if shortest(far) < shortest(tail):
+            out_lo = 0
+        out_lo = min(out_lo, shortest(tail))
+        if out_hi is not None:
+            out_hi = max(out_hi, longest(tail))
+    return Dimension(out_lo, out_hi)
+
+
+def _shrink_feasible(dim: Dimension, b: int) -> bool:
+    need = b + 1 if b >= 0 else -b  # the smallest size that b can index
+    return dim.max is None or dim.max >= need
+
+
+def infer_strided_slice(
+    shape: ShapeLike,
+    begin: Any,
+    end: Any,
+    stride: Any = None,
+    *,
+    begin_mask: Any = (),
+    end_mask: Any = (),
+    new_axis_mask: Any = (),
+    shrink_axis_mask: Any = (),
+    ellipsis_mask: Any = (),
+) -> PartialShape:
+    """Infer the output shape of StridedSlice-1 on a static or dynamic input shape.
+
+    Parameters
+    ----------
+    shape : PartialShape, sequence or str
+        The shape of ``data``: ints, ``Dimension`` s, strings (``"2..10"``, ``"?"``), or a string
+        in OpenVINO's notation such as ``"[?,2..10,12]"`` or ``"[...]"`` (dynamic rank).
+    begin, end, stride : sequence of int, integer array, or Unknown
+        As for :func:`strided_slice`; ``UNKNOWN`` (or ``Unknown(n)``, of known length ``n``)
+        for a value only known at run time. ``stride=None`` means all ones.
+    begin_mask, end_mask, new_axis_mask, shrink_axis_mask, ellipsis_mask : sequence of 0/1
+        As for :func:`strided_slice`.
+
+    Returns
+    -------
+    PartialShape
+        The output shape. Each dimension is the exact range of lengths over every input size
+        that ``shape`` allows (tighter than OpenVINO, which often answers ``?``). ``[...]`` when
+        the input rank or the number of addressed axes is unknown.
+
+    Raises
+    ------
+    ValidationError
+        For every input that OpenVINO rejects, and where no input size could run (a shrink
+        index beyond every possible size).
+
+    Examples
+    --------
+    >>> print(infer_strided_slice([2, 3, 4], [1, 0, 0], [0, 0, 2],
+    ...                           begin_mask=[0, 1, 1], end_mask=[1, 1, 0]))
+    [1,3,2]
+    >>> print(infer_strided_slice("[?,2..10,12]", [0, 1], [0, 5], begin_mask=[1, 0],
+    ...                           end_mask=[1, 0]))
+    [?,1..4,12]
+    >>> from datamove import UNKNOWN
+    >>> print(infer_strided_slice([10, 20, 30], [0, 0, 0], [5, 5, 5], UNKNOWN))
+    [..5,..5,..5]
+    """
+    ps = as_partial_shape(shape, OP, "shape")
+    p = _params(
+        begin, end, stride, begin_mask, end_mask, new_axis_mask, shrink_axis_mask, ellipsis_mask
+    )
+    if ps.rank is None or p.m is None:
+        return PartialShape(None)
+    steps = _walk_for(p, ps.rank, begin)
+    _check_stride(p, steps)
+    b = None if isinstance(p.begin, Unknown) else p.begin
+    e = None if isinstance(p.end, Unknown) else p.end
+    s = None if isinstance(p.stride, Unknown) else p.stride
+    dims = ps.dims
+    out: list[Dimension] = []
+    for step in steps:
+        if step.kind == NEW:
+            out.append(Dimension(1))
+        elif step.kind == KEEP:
+            out.append(dims[step.axis])
+        elif step.kind == SHRINK:
+            dim = dims[step.axis]
+            if b is not None:
+                if dim.is_static:
+                    _shrink_index(dim.min, b[step.i], step.i)
+                elif not _shrink_feasible(dim, b[step.i]):
+                    _shrink_index(dim.max or 0, b[step.i], step.i)
+        else:
+            i = step.i
+            out.append(
+                _range_length(
+                    dims[step.axis],
+                    None if b is None else b[i],
+                    None if e is None else e[i],
+                    None if s is None else s[i],
+                    p.begin_mask[i],
+                    p.end_mask[i],
+                )
+            )
+    return PartialShape._of(tuple(out))
+
+
+# -- execution -----------------------------------------------------------------------------------
+Index = tuple[Any, ...]
+
+
+@lru_cache(maxsize=4096)
+def _index_plan(
+    shape: tuple[int, ...],
+    begin: tuple[int, ...],
+    end: tuple[int, ...],
+    stride: tuple[int, ...] | None,
+    masks: tuple[tuple[int, ...], ...],
+) -> Index:
+    # Only ever called with already-checked ints (the cache key is type-exact, see strided_slice).
+    p = _params(begin, end, stride, *masks)
+    return _numpy_index(p, shape, begin)
+
+
+def _numpy_index(p: Params, shape: tuple[int, ...], begin: Any) -> Index:
+    steps = _walk_for(p, len(shape), begin)
+    _check_stride(p, steps)
+    assert not isinstance(p.begin, Unknown)
+    assert not isinstance(p.end, Unknown)
+    assert not isinstance(p.stride, Unknown)
+    index: list[Any] = []
+    kept_only = True  # trailing whole axes need no index entry
+    for step in steps:
+        if step.kind == NEW:
+            index.append(None)
+            kept_only = False
+        elif step.kind == KEEP:
+            index.append(slice(None))
+        elif step.kind == SHRINK:
+            d = shape[step.axis]
+            index.append(_shrink_index(d, p.begin[step.i], step.i))
+            kept_only = False
+        else:
+            i = step.i
+            d = shape[step.axis]
+            s = p.stride[i]
+            if d == 0:
+                index.append(slice(0, 0, 1))
+            else:
+                start, stop = _bounds(d, p.begin[i], p.end[i], s, p.begin_mask[i], p.end_mask[i])
+                if s == 1:
+                    index.append(slice(None) if start == 0 and stop == d else slice(start, stop))
+                else:
+                    # |stride| >= d selects at most one element: clamp it so NumPy cannot overflow.
+                    s = max(min(s, d), -d)
+                    index.append(slice(start, None if stop < 0 else stop, s))
+            kept_only = False
+    if kept_only:
+        return (Ellipsis,)
+    while index and index[-1] == slice(None):
+        index.pop()
+    if (
+        all(type(x) is int for x in index if x is not None)
+        and not any(x is None for x in index)
+        and len(index) == len(shape)
+    ):
+        index.append(Ellipsis)  # every axis shrunk: keep a 0-d array, not a NumPy scalar
+    return tuple(index)
+
+
+def numpy_index(
+    shape: tuple[int, ...],
+    begin: Any,
+    end: Any,
+    stride: Any = None,
+    *,
+    begin_mask: Any = (),
+    end_mask: Any = (),
+    new_axis_mask: Any = (),
+    shrink_axis_mask: Any = (),
+    ellipsis_mask: Any = (),
+) -> Index:
+    """The NumPy basic index that StridedSlice-1 is equivalent to, for a concrete shape.
+
+    Examples
+    --------
+    >>> numpy_index((2, 3, 4), [1, 0, 0], [0, 0, 2], begin_mask=[0, 1, 1], end_mask=[1, 1, 0])
+    (slice(1, 2, None), slice(None, None, None), slice(0, 2, None))
+    """
+    p = _params(
+        begin, end, stride, begin_mask, end_mask, new_axis_mask, shrink_axis_mask, ellipsis_mask
+    )
+    return _numpy_index(p, tuple(shape), begin)
+
+
+_INT_ONLY: Final = frozenset({int})
+_CONTAINERS: Final = (list, tuple)
+
+
+def strided_slice(
+    data: Any,
+    begin: Any,
+    end: Any,
+    stride: Any = None,
+    *,
+    begin_mask: Any = (),
+    end_mask: Any = (),
+    new_axis_mask: Any = (),
+    shrink_axis_mask: Any = (),
+    ellipsis_mask: Any = (),
+    copy: bool | None = None,
+    out: Any = None,
+) -> Any:
+    """Extract a strided slice of ``data``, exactly as OpenVINO's StridedSlice-1.
+
+    Parameters
+    ----------
+    data : array
+        A NumPy array (or any array the backend layer supports; see the README).
+    begin, end : sequence of int or 1-D integer array
+        Start and end index per addressed axis. Out-of-range values are clamped as OpenVINO
+        clamps them; negative values count from the end.
+    stride : sequence of int or 1-D integer array, optional
+        Step per addressed axis; ``None`` means all ones. Zero only on new or shrunk axes.
+    begin_mask, end_mask : sequence of 0/1, optional
+        1 ignores ``begin[i]`` / ``end[i]`` and takes the whole extent in the stride's direction.
+    new_axis_mask : sequence of 0/1, optional
+        1 inserts an axis of length 1 at output position ``i``.
+    shrink_axis_mask : sequence of 0/1, optional
+        1 takes the single element ``begin[i]`` and removes the axis (``end``, ``stride`` and
+        the begin/end masks are ignored there; the index must be in range).
+    ellipsis_mask : sequence of 0/1, optional
+        At most one 1: the input axes not addressed elsewhere are kept whole at that position.
+    copy : bool or None, optional
+        ``None``: a view sharing memory with ``data`` where the library allows it (NumPy always
+        does). ``True``: an independent, C-contiguous array. ``False``: a view or an error.
+    out : array, optional
+        A preallocated array of the output's shape and dtype to copy the result into.
+
+    Returns
+    -------
+    array
+        The slice, of the same element type as ``data``. Masks shorter than ``begin`` are
+        zero-padded and bits beyond ``len(begin)`` are ignored.
+
+    Raises
+    ------
+    ValidationError
+        With the operator, the argument, the value and the rule broken.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x = np.arange(24).reshape(2, 3, 4)
+    >>> strided_slice(x, [1, 0, 0], [0, 0, 2], begin_mask=[0, 1, 1], end_mask=[1, 1, 0]).shape
+    (1, 3, 2)
+    >>> strided_slice(np.arange(6), [-100], [-200], [-1])   # NumPy's x[-100:-200:-1] is empty
+    array([0])
+    >>> strided_slice(x, [0, 1], [0, 0], shrink_axis_mask=[0, 1], new_axis_mask=[1, 0]).shape
+    (1, 3, 4)
+    """
+    if type(data) is _compat.ndarray and copy is None and out is None:
+        # Fast path: a cache keyed on exactly-typed ints (True == 1 and 1.0 == 1 must not hit).
+        try:
+            key = (
+                data.shape,
+                tuple(begin),
+                tuple(end),
+                None if stride is None else tuple(stride),
+                (
+                    tuple(begin_mask),
+                    tuple(end_mask),
+                    tuple(new_axis_mask),
+                    tuple(shrink_axis_mask),
+                    tuple(ellipsis_mask),
+                ),
+            )
+        except TypeError:
+            pass
+        else:
+            if (
+                type(begin) in _CONTAINERS
+                and type(end) in _CONTAINERS
+                and (stride is None or type(stride) in _CONTAINERS)
+                and set(
+                    map(
+                        type,
+                        (
+                            *key[1],
+                            *key[2],
+                            *(key[3] or ()),
+                            *begin_mask,
+                            *end_mask,
+                            *new_axis_mask,
+                            *shrink_axis_mask,
+                            *ellipsis_mask,
+                        ),
+                    )
+                )
+                <= _INT_ONLY
+            ):
+                return data[_index_plan(*key)]
+    return _strided_slice_slow(
+        data,
+        begin,
+        end,
+        stride,
+        (begin_mask, end_mask, new_axis_mask, shrink_axis_mask, ellipsis_mask),
+        copy,
+        out,
+    )
+
+
+def _strided_slice_slow(
+    data: Any,
+    begin: Any,
+    end: Any,
+    stride: Any,
+    masks: tuple[Any, ...],
+    copy: bool | None,
+    out: Any,
+) -> Any:
+    for name, value in zip(("begin", "end", "stride"), (begin, end, stride), strict=True):
+        if isinstance(value, Unknown):
+            raise ValidationError(
+                OP,
+                name,
+                value,
+                "must be a concrete value to execute",
+                hint="UNKNOWN is for shape inference (infer_strided_slice)",
+            )
+    arr, shape = _compat.prepare(OP, data)
+    p = _params(begin, end, stride, *masks)
+    index = _numpy_index(p, shape, begin)
+    (result,) = _compat.take(OP, arr, (index,), copy=copy, out=None if out is None else (out,))
+    return result

@@ -1,0 +1,160 @@
+"""Argument checks shared by every operator, so the wording never drifts between them.
+
+Integer inputs (axis, begin, end, stride, split_lengths) accept Python ints and sequences of them,
+NumPy integer scalars and integer arrays of any integer dtype: the specs' "any integer type".
+Bool and float values are rejected (OpenVINO would truncate floats silently). Values must fit in
+int64, the widest type OpenVINO computes with.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import numpy as np
+
+from datamove._errors import AxisError, DTypeError, ValidationError
+
+__all__ = ["as_int", "as_int_vector", "as_mask", "normalize_axis"]
+
+INT64_MIN: Final = -(2**63)
+INT64_MAX: Final = 2**63 - 1
+
+
+def _check_range(op: str, argument: str, value: Any, ints: tuple[int, ...]) -> None:
+    for v in ints:
+        if v < INT64_MIN or v > INT64_MAX:
+            raise ValidationError(
+                op,
+                argument,
+                value,
+                f"holds {v}, which does not fit in int64",
+                hint="OpenVINO computes indices in int64; values are never wrapped",
+            )
+
+
+def _integer_array(op: str, argument: str, value: Any, arr: np.ndarray[Any, Any]) -> None:
+    if arr.dtype.kind not in "iu":
+        raise DTypeError(
+            op,
+            argument,
+            value,
+            f"has element type {arr.dtype}, but must be of an integer type",
+        )
+
+
+def as_int(op: str, argument: str, value: Any) -> int:
+    """A scalar integer input: an int, a NumPy integer or a 0-d integer array."""
+    if type(value) is int:
+        if INT64_MIN <= value <= INT64_MAX:
+            return value
+        _check_range(op, argument, value, (value,))
+    if isinstance(value, bool | np.bool_):
+        raise DTypeError(op, argument, value, "must be an integer, not a bool")
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.ndarray):
+        _integer_array(op, argument, value, value)
+        if value.ndim != 0:
+            raise ValidationError(
+                op, argument, value, f"must be a scalar, but has shape {list(value.shape)}"
+            )
+        return int(value)
+    if isinstance(value, int):  # an int subclass (IntEnum, ...)
+        v = int(value)
+        _check_range(op, argument, value, (v,))
+        return v
+    if isinstance(value, float | np.floating | complex):
+        raise DTypeError(op, argument, value, "must be an integer, not a float")
+    raise DTypeError(op, argument, value, f"must be an integer, not {type(value).__name__}")
+
+
+def as_int_vector(op: str, argument: str, value: Any) -> tuple[int, ...]:
+    """A 1-D integer input: a sequence of ints or a 1-D integer array."""
+    if isinstance(value, np.ndarray):
+        _integer_array(op, argument, value, value)
+        if value.ndim != 1:
+            raise ValidationError(
+                op,
+                argument,
+                value,
+                f"must be 1-D, but has shape {list(value.shape)}",
+            )
+        ints = tuple(int(v) for v in value.tolist())
+        if value.dtype == np.uint64:
+            _check_range(op, argument, value, ints)
+        return ints
+    if isinstance(value, str | bytes) or not hasattr(value, "__len__"):
+        if isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_):
+            raise ValidationError(
+                op, argument, value, "must be 1-D, but is a scalar", hint=f"write [{int(value)}]"
+            )
+        raise DTypeError(
+            op,
+            argument,
+            value,
+            f"must be a sequence of integers, not {type(value).__name__}",
+        )
+    out = []
+    for i, v in enumerate(value):
+        if type(v) is int:
+            out.append(v)
+            continue
+        if isinstance(v, bool | np.bool_):
+            raise DTypeError(op, argument, value, f"holds a bool at index {i}; integers only")
+        if isinstance(v, int | np.integer):
+            out.append(int(v))
+            continue
+        if isinstance(v, float | np.floating):
+            raise DTypeError(op, argument, value, f"holds a float at index {i}; integers only")
+        if isinstance(v, list | tuple | np.ndarray):
+            raise ValidationError(op, argument, value, "must be 1-D, but is nested")
+        raise DTypeError(
+            op, argument, value, f"holds {type(v).__name__} at index {i}; integers only"
+        )
+    ints = tuple(out)
+    _check_range(op, argument, value, ints)
+    return ints
+
+
+def as_mask(op: str, argument: str, value: Any) -> tuple[int, ...]:
+    """A StridedSlice mask: a sequence of 0/1 (bools allowed), of any length."""
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind not in "iub":
+            raise DTypeError(
+                op, argument, value, f"has element type {value.dtype}; a mask is a list of 0 and 1"
+            )
+        if value.ndim != 1:
+            raise ValidationError(op, argument, value, "must be 1-D (a list of 0 and 1)")
+        items: list[Any] = value.tolist()
+    elif isinstance(value, list | tuple | range):
+        items = list(value)
+    else:
+        hint = None
+        if isinstance(value, int) and not isinstance(value, bool):
+            hint = "masks are lists such as [0, 1, 1], not TensorFlow's integer bit masks"
+        elif isinstance(value, str):
+            hint = "write [0, 1, 1]; the IR's '0,1,1' string form is read by datamove.ir"
+        raise DTypeError(op, argument, value, "must be a list of 0 and 1", hint=hint)
+    bits = []
+    for v in items:
+        if isinstance(v, bool | np.bool_) or (isinstance(v, int | np.integer) and v in (0, 1)):
+            bits.append(int(v))
+        else:
+            raise ValidationError(
+                op,
+                argument,
+                value,
+                f"holds {v!r}; all masks of StridedSlice must be 0 or 1",
+            )
+    return tuple(bits)
+
+
+def normalize_axis(op: str, argument: str, value: Any, axis: int, rank: int) -> int:
+    """Map ``axis`` in ``[-rank, rank - 1]`` to ``[0, rank - 1]``; OpenVINO's wording on failure."""
+    if -rank <= axis < rank:
+        return axis + rank if axis < 0 else axis
+    if rank == 0:
+        raise AxisError(
+            op, argument, value, "cannot address an axis of a scalar (rank 0 data has no axes)"
+        )
+    raise AxisError(op, argument, value, f"is out of the tensor rank range [{-rank}, {rank - 1}]")
