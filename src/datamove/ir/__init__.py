@@ -1,0 +1,29 @@
+"""OpenVINO IR files: read, check, run and save models built from datamove's operators.
+
+>>> import tempfile, pathlib, numpy as np
+>>> from datamove import ir
+>>> from datamove.ir._examples import write_example
+>>> model = ir.read_model(write_example(pathlib.Path(tempfile.mkdtemp())))
+>>> model.check().ok
+True
+>>> model.run({"x": np.ones((2, 6), np.float32)})["parts_b"].shape
+(2, 4)
+
+Supported layer types: ``Parameter``, ``Const``, ``Result``, ``Split``, ``VariadicSplit``,
+``StridedSlice`` and ``Concat`` (each version 1, as written by opset1 to opset17). A model with
+other layers is read; `Model.check` reports each of them, and `Model.run` refuses to run.
+"""
+
+from datamove.ir._errors import IRError, UnsupportedOperatorError
+from datamove.ir._model import CheckReport, Model, Problem, read_model
+from datamove.ir._writer import save_model
+
+__all__ = [
+    "CheckReport",
+    "IRError",
+    "Model",
+    "Problem",
+    "UnsupportedOperatorError",
+    "read_model",
+    "save_model",
+]

@@ -1,0 +1,120 @@
+"""The IR errors: ``IRError`` and ``UnsupportedOperatorError``, both ``ValidationError``\\ s.
+
+They carry where in the file the problem is, as well as the usual ``op``/``argument``/``value``/
+``rule``: ``layer_id``, ``layer_name``, ``layer_type`` and ``port`` (each ``None`` when the problem
+is not about one layer or port).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from datamove._errors import ValidationError
+
+__all__ = ["IRError", "UnsupportedOperatorError", "where"]
+
+
+def where(
+    layer_id: str | None, layer_name: str | None, layer_type: str | None, port: int | None
+) -> str:
+    """Describe a place in the IR: ``layer 3 'Split_3' (Split) port 2``."""
+    if layer_id is None:
+        return "net"
+    text = f"layer {layer_id}"
+    if layer_name is not None:
+        text += f" {layer_name!r}"
+    if layer_type is not None:
+        text += f" ({layer_type})"
+    if port is not None:
+        text += f" port {port}"
+    return text
+
+
+class IRError(ValidationError):
+    """An OpenVINO IR file (``.xml`` + ``.bin``) that cannot be read, or a model that cannot run.
+
+    Parameters
+    ----------
+    argument, value, rule, hint
+        As for `datamove.ValidationError`; ``op`` is always ``"IR"``.
+    layer_id, layer_name, layer_type, port : optional
+        Where the problem is.
+
+    Examples
+    --------
+    >>> err = IRError("dim", "x", "is not a dimension", layer_id="3", layer_name="s",
+    ...               layer_type="Split", port=2)
+    >>> print(err)
+    IR: layer 3 's' (Split) port 2: dim='x' is not a dimension
+    >>> err.layer_type, err.port
+    ('Split', 2)
+    """
+
+    def __init__(
+        self,
+        argument: str | None,
+        value: Any,
+        rule: str,
+        *,
+        hint: str | None = None,
+        layer_id: str | None = None,
+        layer_name: str | None = None,
+        layer_type: str | None = None,
+        port: int | None = None,
+    ) -> None:
+        self.layer_id = layer_id
+        self.layer_name = layer_name
+        self.layer_type = layer_type
+        self.port = port
+        place = where(layer_id, layer_name, layer_type, port)
+        prefix = "" if layer_id is None else f"{place}: "
+        if argument is None:
+            super().__init__("IR", None, value, prefix + rule, hint=hint)
+        else:
+            super().__init__("IR", prefix + argument, value, rule, hint=hint)
+        # Keep the structured fields as the caller named them (the message holds the place).
+        self.argument = argument
+        self.rule = rule
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle with every structured field."""
+        return (
+            _rebuild,
+            (
+                type(self),
+                self.argument,
+                self.value,
+                self.rule,
+                self.hint,
+                self.layer_id,
+                self.layer_name,
+                self.layer_type,
+                self.port,
+            ),
+        )
+
+
+def _rebuild(cls: type[IRError], *args: Any) -> IRError:
+    argument, value, rule, hint, layer_id, layer_name, layer_type, port = args
+    return cls(
+        argument,
+        value,
+        rule,
+        hint=hint,
+        layer_id=layer_id,
+        layer_name=layer_name,
+        layer_type=layer_type,
+        port=port,
+    )
+
+
+class UnsupportedOperatorError(IRError):
+    """A layer whose type (or version) datamove does not implement.
+
+    Examples
+    --------
+    >>> err = UnsupportedOperatorError("type", "Gather", "is not supported", layer_id="7",
+    ...                                layer_name="g", layer_type="Gather")
+    >>> isinstance(err, IRError), err.layer_type
+    (True, 'Gather')
+    """

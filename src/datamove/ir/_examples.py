@@ -1,0 +1,63 @@
+"""A tiny IR v11 model written by hand, for the docstring examples (no OpenVINO needed)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["write_example"]
+
+_XML = """<?xml version="1.0"?>
+<net name="example" version="11">
+  <layers>
+    <layer id="0" name="x" type="Parameter" version="opset1">
+      <data shape="2,6" element_type="f32"/>
+      <output><port id="0" precision="FP32" names="x"><dim>2</dim><dim>6</dim></port></output>
+    </layer>
+    <layer id="1" name="axis" type="Const" version="opset1">
+      <data element_type="i64" shape="" offset="0" size="8"/>
+      <output><port id="0" precision="I64"/></output>
+    </layer>
+    <layer id="2" name="lengths" type="Const" version="opset1">
+      <data element_type="i64" shape="2" offset="8" size="16"/>
+      <output><port id="0" precision="I64"><dim>2</dim></port></output>
+    </layer>
+    <layer id="3" name="parts" type="VariadicSplit" version="opset1">
+      <input>
+        <port id="0" precision="FP32"><dim>2</dim><dim>6</dim></port>
+        <port id="1" precision="I64"/>
+        <port id="2" precision="I64"><dim>2</dim></port>
+      </input>
+      <output>
+        <port id="3" precision="FP32" names="parts_a"><dim>2</dim><dim>2</dim></port>
+        <port id="4" precision="FP32" names="parts_b"><dim>2</dim><dim>4</dim></port>
+      </output>
+    </layer>
+    <layer id="4" name="out_a" type="Result" version="opset1">
+      <input><port id="0" precision="FP32"><dim>2</dim><dim>2</dim></port></input>
+    </layer>
+    <layer id="5" name="out_b" type="Result" version="opset1">
+      <input><port id="0" precision="FP32"><dim>2</dim><dim>4</dim></port></input>
+    </layer>
+  </layers>
+  <edges>
+    <edge from-layer="0" from-port="0" to-layer="3" to-port="0"/>
+    <edge from-layer="1" from-port="0" to-layer="3" to-port="1"/>
+    <edge from-layer="2" from-port="0" to-layer="3" to-port="2"/>
+    <edge from-layer="3" from-port="3" to-layer="4" to-port="0"/>
+    <edge from-layer="3" from-port="4" to-layer="5" to-port="0"/>
+  </edges>
+</net>
+"""
+
+
+def write_example(directory: Path) -> Path:
+    """Write ``example.xml``/``.bin``: ``x [2,6] f32`` -> VariadicSplit(axis 1, [2, -1]).
+
+    Returns the ``.xml`` path.
+    """
+    xml = Path(directory) / "example.xml"
+    xml.write_text(_XML, encoding="utf-8")
+    xml.with_suffix(".bin").write_bytes(np.array([1, 2, -1], dtype="<i8").tobytes())
+    return xml

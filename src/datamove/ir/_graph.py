@@ -1,0 +1,316 @@
+"""Reading an IR ``.xml`` into a checked graph of layers, ports and edges (no execution here).
+
+Everything a hostile file could do is bounded here: the XML is parsed by ``defusedxml`` (no
+entities, no DTDs, no external references), every number is parsed from a short string and
+checked against int64, edges must join existing ports one-to-one, the graph must be acyclic,
+and every ``Const`` must lie inside the ``.bin`` file. Nothing is read from the ``.bin`` here
+but its size.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from datamove._errors import ValidationError
+from datamove._shape import Dimension, PartialShape
+from datamove.ir._errors import IRError
+
+if TYPE_CHECKING:
+    from xml.etree.ElementTree import Element
+
+__all__ = ["Graph", "Layer", "Port", "parse_graph", "parse_shape_attr", "split_names"]
+
+INT64_MAX: Final = 2**63 - 1
+_MAX_NUMBER_CHARS: Final = 24  # longest decimal text an int64 (with sign and spaces) can need
+_MAX_SHOWN_LAYERS: Final = 5
+_OPSET_RE: Final = re.compile(r"opset(\d{1,3})")
+MAX_OPSET: Final = 17  # OpenVINO 2026.4's newest opset; every one re-exports the v1 operators
+SUPPORTED_IR_VERSIONS: Final = (10, 11)
+
+
+@dataclass(frozen=True, slots=True)
+class Port:
+    """One port of a layer as the file declares it."""
+
+    id: int
+    precision: str | None
+    shape: PartialShape  # the declared dims; -1 and '?' are '?'
+    has_dims: bool  # False: no <dim> at all (a scalar, or a dynamic rank OpenVINO wrote)
+    names: tuple[str, ...]
+
+
+@dataclass(slots=True)
+class Layer:
+    """One ``<layer>``: its attributes, data, ports and where each input comes from."""
+
+    index: int  # position in the file
+    id: str
+    name: str
+    type: str
+    version: str
+    data: dict[str, str]
+    attrs: dict[str, str]
+    inputs: tuple[Port, ...]
+    outputs: tuple[Port, ...]
+    sources: list[tuple[int, int]] = field(default_factory=list)  # (layer index, output index)
+
+    def error(
+        self, argument: str | None, value: Any, rule: str, *, port: int | None = None,
+        hint: str | None = None, cls: type[IRError] = IRError,
+    ) -> IRError:
+        """An error about this layer."""
+        return cls(
+            argument, value, rule, hint=hint, layer_id=self.id, layer_name=self.name,
+            layer_type=self.type, port=port,
+        )
+
+    def int_attr(self, key: str) -> int:
+        """A required integer ``<data>`` attribute."""
+        if key not in self.data:
+            raise self.error(key, None, "is missing from <data>")
+        return parse_int(self.data[key], key, self)
+
+    def int_list_attr(self, key: str) -> tuple[int, ...]:
+        """A ``<data>`` attribute holding comma-separated integers (``""`` is empty)."""
+        text = self.data.get(key, "")
+        if len(text) > 100_000:
+            raise self.error(key, text, "is too long")
+        parts = [p for p in text.replace(" ", "").split(",") if p]
+        return tuple(parse_int(p, key, self) for p in parts)
+
+
+@dataclass(slots=True)
+class Graph:
+    """A parsed IR: its layers in file order, a topological order, and the ``.bin`` size."""
+
+    name: str
+    version: int
+    layers: list[Layer]
+    order: list[int]  # layer indices, every producer before its consumers
+    consumers: dict[tuple[int, int], list[tuple[int, int]]]  # (layer, output) -> [(layer, input)]
+    xml_path: Path
+    bin_path: Path
+    bin_size: int | None  # None: no .bin file (fine while there is no Const)
+
+
+def parse_int(text: str, argument: str, layer: Layer | None = None) -> int:
+    """An int64 from a short decimal string, or an `IRError`."""
+    stripped = text.strip()
+    if len(stripped) > _MAX_NUMBER_CHARS or not re.fullmatch(r"[+-]?\d+", stripped):
+        raise _err(layer, argument, text, "is not an integer")
+    value = int(stripped)
+    if not -INT64_MAX - 1 <= value <= INT64_MAX:
+        raise _err(layer, argument, text, "does not fit in int64")
+    return value
+
+
+def _err(layer: Layer | None, argument: str, value: Any, rule: str, port: int | None = None) -> IRError:
+    if layer is None:
+        return IRError(argument, value, rule, port=port)
+    return layer.error(argument, value, rule, port=port)
+
+
+def parse_dim(text: str, argument: str = "dim", layer: Layer | None = None, port: int | None = None) -> Dimension:
+    """A dimension written as ``5``, ``-1``, ``?``, ``1..10``, ``..6`` or ``3..``."""
+    stripped = (text or "").strip()
+    if len(stripped) > 2 * _MAX_NUMBER_CHARS + 2:
+        raise _err(layer, argument, text, "is not a dimension", port)
+    if stripped in ("-1", "?"):
+        return Dimension()
+    if not re.fullmatch(r"\d*(\.\.)?\d*", stripped) or stripped in ("", ".."):
+        raise _err(layer, argument, text, "is not a dimension (write 5, -1, ?, 1..10, ..6 or 3..)", port)
+    for part in stripped.split(".."):
+        if part and int(part) > INT64_MAX:
+            raise _err(layer, argument, text, "does not fit in int64", port)
+    try:
+        return Dimension.parse(stripped)
+    except ValidationError as exc:
+        raise _err(layer, argument, text, exc.rule, port) from None
+
+
+def parse_shape_attr(text: str, argument: str = "shape", layer: Layer | None = None) -> PartialShape:
+    """A ``shape`` attribute: ``"1,3,?,1..10"``, ``""`` (a scalar) or ``"..."`` (dynamic rank)."""
+    stripped = text.strip().removeprefix("[").removesuffix("]").strip()
+    if stripped == "...":
+        return PartialShape(None)
+    if not stripped:
+        return PartialShape([])
+    if len(stripped) > 1_000_000:
+        raise _err(layer, argument, text[:40] + "...", "is too long")
+    return PartialShape([parse_dim(p, argument, layer) for p in stripped.split(",")])
+
+
+def split_names(text: str) -> tuple[str, ...]:
+    r"""Tensor names from a ``names`` attribute: comma-separated, ``\,`` for a comma in a name.
+
+    Examples
+    --------
+    >>> split_names(r"a\,b,c")
+    ('a,b', 'c')
+    """
+    parts = re.split(r"(?<!\\),", text)
+    return tuple(p.replace("\\,", ",") for p in parts if p)
+
+
+def _parse_xml(xml_path: Path) -> Element:
+    import defusedxml.ElementTree as safe_et  # noqa: PLC0415 - the optional 'ir' extra
+    from defusedxml import DefusedXmlException  # noqa: PLC0415
+
+    try:
+        return safe_et.parse(os.fspath(xml_path)).getroot()  # type: ignore[no-any-return]
+    except DefusedXmlException as exc:
+        raise IRError(
+            "xml", os.fspath(xml_path), f"uses a forbidden XML feature ({type(exc).__name__})",
+            hint="IR files never need DTDs or entities; this file is not from OpenVINO",
+        ) from None
+    except FileNotFoundError:
+        raise IRError("xml_path", os.fspath(xml_path), "does not exist") from None
+    except OSError as exc:
+        raise IRError("xml_path", os.fspath(xml_path), f"cannot be read ({exc.strerror})") from None
+    except Exception as exc:  # noqa: BLE001 - xml.etree.ElementTree.ParseError and friends
+        raise IRError("xml", os.fspath(xml_path), f"is not well-formed XML ({exc})") from None
+
+
+def _parse_port(elem: Element, layer: Layer, argument: str) -> Port:
+    pid = parse_int(elem.get("id", ""), f"{argument} port id", layer)
+    dims = [parse_dim(d.text or "", "dim", layer, pid) for d in elem.findall("dim")]
+    names = split_names(elem.get("names", ""))
+    return Port(pid, elem.get("precision"), PartialShape(dims), bool(dims), names)
+
+
+def _parse_layer(index: int, elem: Element) -> Layer:
+    attrs = dict(elem.attrib)
+    lid = attrs.get("id")
+    ltype = attrs.get("type")
+    if lid is None or ltype is None:
+        raise IRError(
+            f"layers[{index}]", attrs, "needs both an 'id' and a 'type' attribute"
+        )
+    data_elem = elem.find("data")
+    data = dict(data_elem.attrib) if data_elem is not None else {}
+    layer = Layer(index, lid, attrs.get("name", lid), ltype, attrs.get("version", ""), data, attrs, (), ())
+    in_elem, out_elem = elem.find("input"), elem.find("output")
+    layer.inputs = tuple(
+        _parse_port(p, layer, "input") for p in (in_elem.findall("port") if in_elem is not None else [])
+    )
+    layer.outputs = tuple(
+        _parse_port(p, layer, "output") for p in (out_elem.findall("port") if out_elem is not None else [])
+    )
+    ids = [p.id for p in (*layer.inputs, *layer.outputs)]
+    if len(set(ids)) != len(ids):
+        dup = next(i for i in ids if ids.count(i) > 1)
+        raise layer.error("port id", dup, "is used twice in this layer", port=dup)
+    return layer
+
+
+def parse_graph(xml_path: str | os.PathLike[str], bin_path: str | os.PathLike[str] | None = None) -> Graph:
+    """Parse and check the structure of an IR file (see the module docstring)."""
+    xml = Path(xml_path)
+    root = _parse_xml(xml)
+    if root.tag != "net":
+        raise IRError("xml", os.fspath(xml), f"has root element <{root.tag}>, not <net>")
+    version_text = root.get("version", "")
+    if version_text not in {str(v) for v in SUPPORTED_IR_VERSIONS}:
+        raise IRError(
+            "version", version_text, "is not a supported IR version",
+            hint="datamove reads IR v10 and v11 (OpenVINO 2020.1 and later)",
+        )
+    layers_elem = root.find("layers")
+    layers = [_parse_layer(i, e) for i, e in enumerate(layers_elem.findall("layer") if layers_elem is not None else [])]
+    by_id: dict[str, int] = {}
+    for layer in layers:
+        if layer.id in by_id:
+            raise layer.error("id", layer.id, "is used by two layers")
+        by_id[layer.id] = layer.index
+
+    # Edges: each input port fed by exactly one existing output port.
+    fed: dict[tuple[int, int], tuple[int, int]] = {}
+    consumers: dict[tuple[int, int], list[tuple[int, int]]] = {}
+    out_pos = [{p.id: k for k, p in enumerate(layer.outputs)} for layer in layers]
+    in_pos = [{p.id: k for k, p in enumerate(layer.inputs)} for layer in layers]
+    edges_elem = root.find("edges")
+    for n, edge in enumerate(edges_elem.findall("edge") if edges_elem is not None else []):
+        arg = f"edges[{n}]"
+        try:
+            fl, fp = edge.get("from-layer", ""), parse_int(edge.get("from-port", ""), arg)
+            tl, tp = edge.get("to-layer", ""), parse_int(edge.get("to-port", ""), arg)
+        except IRError:
+            raise IRError(arg, dict(edge.attrib), "needs integer from-layer, from-port, to-layer and to-port") from None
+        for lid in (fl, tl):
+            if lid not in by_id:
+                raise IRError(arg, dict(edge.attrib), f"points to layer {lid!r}, which does not exist")
+        src, dst = layers[by_id[fl]], layers[by_id[tl]]
+        if fp not in out_pos[src.index]:
+            raise src.error(arg, dict(edge.attrib), f"starts at port {fp}, which is not an output port of this layer", port=fp)
+        if tp not in in_pos[dst.index]:
+            raise dst.error(arg, dict(edge.attrib), f"ends at port {tp}, which is not an input port of this layer", port=tp)
+        key = (dst.index, in_pos[dst.index][tp])
+        if key in fed:
+            raise dst.error(arg, dict(edge.attrib), "feeds an input port that another edge already feeds", port=tp)
+        fed[key] = (src.index, out_pos[src.index][fp])
+        consumers.setdefault(fed[key], []).append(key)
+    for layer in layers:
+        for k, port in enumerate(layer.inputs):
+            if (layer.index, k) not in fed:
+                raise layer.error("input port", port.id, "has no incoming edge", port=port.id)
+        layer.sources = [fed[(layer.index, k)] for k in range(len(layer.inputs))]
+
+    order = _topological_order(layers)
+    bin_file = Path(bin_path) if bin_path is not None else xml.with_suffix(".bin")
+    try:
+        bin_size: int | None = bin_file.stat().st_size
+    except OSError:
+        bin_size = None
+    graph = Graph(root.get("name", ""), int(version_text), layers, order, consumers, xml, bin_file, bin_size)
+    for layer in layers:
+        if layer.type == "Const":
+            _check_const_extent(layer, graph)
+    return graph
+
+
+def _topological_order(layers: list[Layer]) -> list[int]:
+    indegree = [len(layer.inputs) for layer in layers]
+    users: list[list[int]] = [[] for _ in layers]
+    for layer in layers:
+        for src, _ in layer.sources:
+            users[src].append(layer.index)
+    ready = deque(i for i, d in enumerate(indegree) if d == 0)
+    order: list[int] = []
+    while ready:
+        i = ready.popleft()
+        order.append(i)
+        for j in users[i]:
+            indegree[j] -= 1
+            if indegree[j] == 0:
+                ready.append(j)
+    if len(order) != len(layers):
+        stuck = [layers[i] for i, d in enumerate(indegree) if d > 0]
+        shown = ", ".join(f"{x.id} {x.name!r}" for x in stuck[:_MAX_SHOWN_LAYERS])
+        more = f" and {len(stuck) - _MAX_SHOWN_LAYERS} more" if len(stuck) > _MAX_SHOWN_LAYERS else ""
+        raise stuck[0].error(
+            None, None, f"the edges form a cycle through layers {shown}{more}",
+            hint="an IR graph must be acyclic",
+        )
+    return order
+
+
+def _check_const_extent(layer: Layer, graph: Graph) -> None:
+    """A Const's ``offset``/``size`` must lie inside the ``.bin`` (checked before any read)."""
+    offset, size = layer.int_attr("offset"), layer.int_attr("size")
+    if offset < 0 or size < 0:
+        raise layer.error("offset" if offset < 0 else "size", min(offset, size), "must not be negative")
+    if graph.bin_size is None:
+        raise layer.error(
+            None, None, f"reads weights, but the .bin file {os.fspath(graph.bin_path)!r} does not exist",
+            hint="pass bin_path= if it has another name",
+        )
+    if offset + size > graph.bin_size:
+        raise layer.error(
+            "offset + size", offset + size,
+            f"is past the end of {graph.bin_path.name!r} ({graph.bin_size} bytes): the .bin file is too short",
+        )

@@ -1,0 +1,525 @@
+"""``read_model`` and ``Model``: check an IR graph's shapes, and run it on arrays."""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+import numpy as np
+
+from datamove._errors import ValidationError, show
+from datamove._shape import PartialShape, as_partial_shape
+from datamove.ir._errors import IRError, UnsupportedOperatorError, where
+from datamove.ir._graph import Graph, Layer, Port, parse_graph
+from datamove.ir._ops import Info, infer_layer, runner, unsupported_reason
+from datamove.ir._types import ELEMENT_TYPES, PRECISIONS, ElementType, decode
+
+__all__ = ["CheckReport", "Model", "Problem", "read_model"]
+
+_DATA_PORTS: Final = {"Split": (0,), "VariadicSplit": (0,), "StridedSlice": (0,), "Result": (0,)}
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One problem `Model.check` found, and where: layer id, name, type and port.
+
+    ``kind`` is one of ``"unsupported"`` (a layer type or version datamove does not implement),
+    ``"operator"`` (an operator's rule is broken), ``"attribute"`` (a layer's attributes cannot be
+    read), ``"shape"`` (a declared port shape disagrees with the inferred one), ``"element-type"``
+    (likewise for a port's precision) and ``"ports"`` (a wrong number of ports).
+    """
+
+    kind: str
+    message: str
+    layer_id: str | None = None
+    layer_name: str | None = None
+    layer_type: str | None = None
+    port: int | None = None
+
+    def __str__(self) -> str:
+        return f"{where(self.layer_id, self.layer_name, self.layer_type, self.port)}: {self.message}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dictionary."""
+        return {
+            "kind": self.kind, "message": self.message, "layer_id": self.layer_id,
+            "layer_name": self.layer_name, "layer_type": self.layer_type, "port": self.port,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class CheckReport:
+    """What `Model.check` found: every problem, and every inferred input and output shape."""
+
+    model: str
+    layers: int
+    problems: tuple[Problem, ...]
+    inputs: dict[str, tuple[PartialShape, str | None]]
+    outputs: dict[str, tuple[PartialShape, str | None]]
+    ports: dict[tuple[str, int], PartialShape] = field(repr=False)
+
+    @property
+    def ok(self) -> bool:
+        """Whether no problem was found."""
+        return not self.problems
+
+    def __str__(self) -> str:
+        lines = [f"{self.model}: {self.layers} layers"]
+        lines += [f"  input  {n}: {s} {t or '?'}" for n, (s, t) in self.inputs.items()]
+        lines += [f"  output {n}: {s} {t or '?'}" for n, (s, t) in self.outputs.items()]
+        if self.ok:
+            lines.append("OK: no problems found")
+        else:
+            lines.append(f"{len(self.problems)} problem{'s' if len(self.problems) != 1 else ''}:")
+            lines += [f"  {p}" for p in self.problems]
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dictionary."""
+        return {
+            "model": self.model,
+            "layers": self.layers,
+            "ok": self.ok,
+            "inputs": {n: {"shape": str(s), "element_type": t} for n, (s, t) in self.inputs.items()},
+            "outputs": {n: {"shape": str(s), "element_type": t} for n, (s, t) in self.outputs.items()},
+            "problems": [p.to_dict() for p in self.problems],
+        }
+
+
+def _declared(port: Port) -> PartialShape:
+    """The shape a port declares; no ``<dim>`` may mean a scalar or (from OpenVINO) any rank."""
+    return port.shape if port.has_dims else PartialShape(None)
+
+
+def _agrees(port: Port, inferred: PartialShape) -> bool:
+    if not port.has_dims:
+        return inferred.rank in (0, None)
+    return port.shape.compatible(inferred)
+
+
+def _declared_str(port: Port) -> str:
+    return str(port.shape) if port.has_dims else "[] (no dims)"
+
+
+class Model:
+    """An OpenVINO IR model read by `read_model`.
+
+    Attributes
+    ----------
+    name : str
+        The ``<net name=...>``.
+    ir_version : int
+        10 or 11.
+    inputs : dict
+        Input name -> ``(PartialShape, element type)``, as the Parameters declare them.
+    outputs : list of str
+        Output names, in the order of the Result layers; `run` returns them in this order.
+    """
+
+    def __init__(self, graph: Graph) -> None:
+        self._graph = graph
+        self.name = graph.name
+        self.ir_version = graph.version
+        self._consts: dict[int, np.ndarray[Any, Any]] = {}
+        self._bin: np.ndarray[Any, Any] | None = None
+        self._plan: _Plan | None = None
+        layers = graph.layers
+        self._params = [x for x in layers if x.type == "Parameter"]
+        self._results = [x for x in layers if x.type == "Result"]
+        self._input_names: dict[str, int] = {}
+        self._input_aliases: dict[str, int] = {}
+        self.inputs: dict[str, tuple[PartialShape, str | None]] = {}
+        for k, layer in enumerate(self._params):
+            names = self._tensor_names(layer.index, 0)
+            primary = min(names) if names else layer.name
+            self._input_names[primary] = k
+            for alias in (*names, layer.name):
+                self._input_aliases.setdefault(alias, k)
+            try:
+                shape = PartialShape(None)
+                from datamove.ir._graph import parse_shape_attr  # noqa: PLC0415
+
+                shape = parse_shape_attr(layer.data.get("shape", ""), "shape", layer)
+            except IRError:
+                shape = _declared(layer.outputs[0]) if layer.outputs else PartialShape(None)
+            self.inputs[primary] = (shape, layer.data.get("element_type"))
+        self.outputs: list[str] = [self._output_name(r) for r in self._results]
+
+    # -- names ------------------------------------------------------------------------------
+    def _tensor_names(self, layer_index: int, output: int) -> tuple[str, ...]:
+        """The tensor names of an output port, as OpenVINO gives them after reading the file."""
+        layer = self._graph.layers[layer_index]
+        if output >= len(layer.outputs):
+            return ()
+        names = list(layer.outputs[output].names)
+        if self.ir_version < 11:  # IR v10: the producer's name (with .N when it has several outputs)
+            names.append(layer.name if len(layer.outputs) == 1 else f"{layer.name}.{output}")
+        return tuple(dict.fromkeys(names))
+
+    def _result_names(self, result: Layer) -> tuple[str, ...]:
+        if self.ir_version >= 11 and "output_names" in result.attrs:
+            from datamove.ir._graph import split_names  # noqa: PLC0415
+
+            return split_names(result.attrs["output_names"])
+        return self._tensor_names(*result.sources[0]) if result.sources else ()
+
+    def _output_name(self, result: Layer) -> str:
+        # OpenVINO's get_any_name() is the smallest name; a nameless output gets the Result's name.
+        names = self._result_names(result)
+        return min(names) if names else result.name
+
+    # -- constants --------------------------------------------------------------------------
+    def _load_const(self, layer: Layer) -> np.ndarray[Any, Any]:
+        cached = self._consts.get(layer.index)
+        if cached is not None:
+            return cached
+        from datamove.ir._graph import parse_shape_attr  # noqa: PLC0415
+        from datamove.ir._ops import _etype  # noqa: PLC0415
+
+        shape = parse_shape_attr(layer.data.get("shape", ""), "shape", layer)
+        etype = _etype(layer)
+        if not shape.is_static:
+            raise layer.error("shape", layer.data.get("shape"), "must be static for a Const")
+        dims = shape.to_shape()
+        offset, size = layer.int_attr("offset"), layer.int_attr("size")
+        need = etype.nbytes(math.prod(dims))
+        if size < need:
+            raise layer.error("size", size, f"is too small: shape {shape} of {etype.name} needs {need} bytes")
+        if need == 0:
+            value = np.zeros(dims, dtype=etype.dtype)
+        else:
+            if self._bin is None:
+                self._bin = np.memmap(self._graph.bin_path, dtype=np.uint8, mode="r")
+            value = decode(self._bin[offset : offset + need], etype, dims)
+        value.flags.writeable = False
+        self._consts[layer.index] = value
+        return value
+
+    def _raw_const(self, layer: Layer) -> bytes:
+        offset, size = layer.int_attr("offset"), layer.int_attr("size")
+        if size == 0:
+            return b""
+        if self._bin is None:
+            self._bin = np.memmap(self._graph.bin_path, dtype=np.uint8, mode="r")
+        return bytes(self._bin[offset : offset + size])
+
+    # -- check ------------------------------------------------------------------------------
+    def _resolve_input(self, name: str, argument: str) -> Layer:
+        k = self._input_aliases.get(name)
+        if k is None:
+            raise IRError(
+                argument, name, "names no input of this model",
+                hint="its inputs are " + ", ".join(map(repr, self._input_names)),
+            )
+        return self._params[k]
+
+    def check(self, input_shapes: Mapping[str, Any] | None = None) -> CheckReport:
+        """Infer every port's shape from the inputs and report every problem found.
+
+        Parameters
+        ----------
+        input_shapes : mapping of str to shape, optional
+            New shapes for some inputs (``{"x": "[?,3,224,224]"}``), as OpenVINO's ``reshape``.
+            When given, the dims the file declares on other ports are not compared (they describe
+            the file's own input shapes); every operator rule is still checked.
+
+        Returns
+        -------
+        CheckReport
+            ``report.ok``, ``report.problems`` (each with layer id, name, type and port) and the
+            inferred input and output shapes; ``str(report)`` is a readable report.
+
+        Examples
+        --------
+        >>> import tempfile, pathlib
+        >>> from datamove.ir._examples import write_example
+        >>> path = write_example(pathlib.Path(tempfile.mkdtemp()))
+        >>> print(read_model(path).check())
+        example: 6 layers
+          input  x: [2,6] f32
+          output parts_a: [2,2] f32
+          output parts_b: [2,4] f32
+        OK: no problems found
+        >>> print(read_model(path).check({"x": "[2,7]"}))
+        example: 6 layers
+        ...
+          layer 2 'parts' (VariadicSplit): VariadicSplit: split_lengths=[2, -1] ...
+        """
+        overrides: dict[int, PartialShape] = {}
+        for name, shape in (input_shapes or {}).items():
+            layer = self._resolve_input(name, f"input_shapes[{name!r}]")
+            try:
+                overrides[layer.index] = as_partial_shape(shape, "IR", f"input_shapes[{name!r}]")
+            except ValidationError as exc:
+                raise IRError(f"input_shapes[{name!r}]", shape, exc.rule, hint=exc.hint) from None
+        compare = not overrides
+        graph = self._graph
+        infos: dict[tuple[int, int], Info] = {}
+        problems: list[Problem] = []
+        ports: dict[tuple[str, int], PartialShape] = {}
+
+        def report(layer: Layer, kind: str, message: str, port: int | None = None) -> None:
+            problems.append(Problem(kind, message, layer.id, layer.name, layer.type, port))
+
+        for idx in graph.order:
+            layer = graph.layers[idx]
+            ins = [infos[s] for s in layer.sources]
+            outs: list[Info] | None = None
+            reason = unsupported_reason(layer)
+            if reason is not None:
+                report(layer, "unsupported", reason)
+            else:
+                try:
+                    outs = infer_layer(
+                        layer, ins, parameter_shape=overrides.get(idx), load_const=self._load_const
+                    )
+                except IRError as exc:
+                    text = exc.rule if exc.argument is None else f"{exc.argument}={show(exc.value)} {exc.rule}"
+                    report(layer, "attribute", text, exc.port)
+                except ValidationError as exc:
+                    report(layer, "operator", str(exc))
+            if outs is not None and len(outs) != len(layer.outputs):
+                report(
+                    layer, "ports",
+                    f"declares {len(layer.outputs)} output port(s), but the operator has {len(outs)}",
+                )
+            for k, port in enumerate(layer.outputs):
+                fallback = Info(_declared(port), PRECISIONS.get(port.precision or ""))
+                info = outs[k] if outs is not None and k < len(outs) else fallback
+                infos[(idx, k)] = info
+                ports[(layer.id, port.id)] = info.shape
+                if outs is None or k >= len(outs):
+                    continue
+                if compare and not _agrees(port, info.shape):
+                    report(layer, "shape", f"declares {_declared_str(port)}, but the shape is {info.shape}", port.id)
+                _check_precision(report, layer, port, info.etype)
+            for k, port in enumerate(layer.inputs):
+                info = ins[k]
+                ports[(layer.id, port.id)] = info.shape
+                src_layer, src_out = layer.sources[k]
+                src_port = graph.layers[src_layer].outputs[src_out]
+                same_as_src = src_port.has_dims == port.has_dims and src_port.shape == port.shape
+                if compare and not _agrees(port, info.shape) and (
+                    same_as_src is False or _agrees(src_port, info.shape)
+                ):
+                    report(layer, "shape", f"declares {_declared_str(port)}, but its input is {info.shape}", port.id)
+        inputs = {}
+        for name, k in self._input_names.items():
+            p = self._params[k]
+            info = infos.get((p.index, 0))
+            inputs[name] = (info.shape, info.etype.name if info.etype else None) if info else self.inputs[name]
+        outputs = {}
+        for name, r in zip(self.outputs, self._results, strict=True):
+            info = infos[r.sources[0]] if r.sources else Info(PartialShape(None), None)
+            outputs[name] = (info.shape, info.etype.name if info.etype else None)
+        return CheckReport(
+            self.name or os.fspath(graph.xml_path.name), len(graph.layers), tuple(problems),
+            inputs, outputs, ports,
+        )
+
+    # -- run --------------------------------------------------------------------------------
+    def _build_plan(self) -> _Plan:
+        graph = self._graph
+        bad = [x for x in graph.layers if unsupported_reason(x) is not None]
+        if bad:
+            first = bad[0]
+            listed = "; ".join(f"{where(x.id, x.name, x.type, None)}" for x in bad[:5])
+            more = f" and {len(bad) - 5} more" if len(bad) > 5 else ""
+            raise first.error(
+                None, None, f"cannot run: {len(bad)} unsupported layer(s): {listed}{more}",
+                cls=UnsupportedOperatorError, hint=unsupported_reason(first),
+            )
+        slot: dict[tuple[int, int], int] = {}
+        for idx in graph.order:
+            for k in range(len(graph.layers[idx].outputs)):
+                slot[(idx, k)] = len(slot)
+        steps: list[tuple[Layer, Callable[[list[Any]], tuple[Any, ...]], tuple[int, ...], tuple[int, ...]]] = []
+        consts: list[tuple[int, np.ndarray[Any, Any]]] = []
+        data_consts: set[int] = set()
+        params: list[tuple[int, Layer, PartialShape, ElementType | None]] = []
+        from datamove.ir._graph import parse_shape_attr  # noqa: PLC0415
+
+        for idx in graph.order:
+            layer = graph.layers[idx]
+            outs = tuple(slot[(idx, k)] for k in range(len(layer.outputs)))
+            ins = tuple(slot[s] for s in layer.sources)
+            if layer.type == "Parameter":
+                if len(outs) != 1:
+                    raise layer.error("outputs", len(outs), "must be exactly one port")
+                shape = parse_shape_attr(layer.data.get("shape", ""), "shape", layer)
+                params.append((outs[0], layer, shape, ELEMENT_TYPES.get(layer.data.get("element_type", ""))))
+            elif layer.type == "Const":
+                if len(outs) != 1:
+                    raise layer.error("outputs", len(outs), "must be exactly one port")
+                consts.append((outs[0], self._load_const(layer)))
+            else:
+                data_ports = _DATA_PORTS.get(layer.type, tuple(range(len(ins))))
+                data_consts.update(ins[p] for p in data_ports if p < len(ins))
+                steps.append((layer, runner(layer), ins, outs))
+        results = [(name, slot[r.sources[0]]) for name, r in zip(self.outputs, self._results, strict=True)]
+        return _Plan(len(slot), steps, consts, data_consts, params, results)
+
+    def run(self, inputs: Mapping[str, Any]) -> dict[str, Any]:
+        """Run the model on arrays.
+
+        Parameters
+        ----------
+        inputs : mapping of str to array
+            One array per input, keyed by any of its tensor names (or its Parameter's name).
+            NumPy arrays must have the element type the Parameter declares; every shape must
+            fit the declared (possibly dynamic) shape.
+
+        Returns
+        -------
+        dict of str to array
+            The outputs, named as OpenVINO names them (``compiled.outputs[i].get_any_name()``),
+            in the order of the Result layers. Outputs may be views of the inputs, as the
+            operators return them; constants come back read-only.
+
+        Raises
+        ------
+        UnsupportedOperatorError
+            If the model has a layer datamove cannot run.
+        IRError
+            For a missing, unknown or ill-shaped input, or an operator rule broken at run time.
+
+        Examples
+        --------
+        >>> import tempfile, pathlib
+        >>> import numpy as np
+        >>> from datamove.ir._examples import write_example
+        >>> model = read_model(write_example(pathlib.Path(tempfile.mkdtemp())))
+        >>> out = model.run({"x": np.arange(12, dtype=np.float32).reshape(2, 6)})
+        >>> {name: a.tolist() for name, a in out.items()}
+        {'parts_a': [[0.0, 1.0], [6.0, 7.0]], 'parts_b': [[2.0, 3.0, 4.0, 5.0], [8.0, 9.0, 10.0, 11.0]]}
+        """
+        plan = self._plan
+        if plan is None:
+            plan = self._plan = self._build_plan()
+        values: list[Any] = [None] * plan.nslots
+        given = dict(inputs)
+        foreign = None
+        for out, layer, shape, etype in plan.params:
+            value = self._take_input(given, layer, shape, etype)
+            values[out] = value
+            if type(value) is not np.ndarray and foreign is None:
+                foreign = value
+        if given:
+            name = next(iter(given))
+            raise IRError(
+                f"inputs[{name!r}]", name, "names no input of this model",
+                hint="its inputs are " + ", ".join(map(repr, self._input_names)),
+            )
+        for out, value in plan.consts:
+            values[out] = value
+        if foreign is not None:
+            from array_api_compat import array_namespace  # noqa: PLC0415 - foreign arrays only
+
+            xp = array_namespace(foreign)
+            for out, value in plan.consts:
+                if out in plan.data_consts:
+                    values[out] = xp.asarray(value)
+        layer: Layer | None = None
+        try:
+            for layer, fn, ins, outs in plan.steps:
+                results = fn([values[i] for i in ins])
+                for o, r in zip(outs, results, strict=True):
+                    values[o] = r
+        except ValidationError as exc:
+            assert layer is not None
+            if isinstance(exc, IRError):
+                raise
+            raise layer.error(None, str(exc), f"failed at run time: {exc}") from exc
+        return {name: values[s] for name, s in plan.results}
+
+    def _take_input(
+        self, given: dict[str, Any], layer: Layer, shape: PartialShape, etype: ElementType | None
+    ) -> Any:
+        aliases = [a for a in given if self._input_aliases.get(a) == self._params.index(layer)]
+        if not aliases:
+            raise layer.error(
+                "inputs", sorted(given), f"has no array for input {self._primary(layer)!r}",
+                hint="pass every input: " + ", ".join(map(repr, self._input_names)),
+            )
+        if len(aliases) > 1:
+            raise layer.error("inputs", aliases, "name the same input more than once")
+        value = given.pop(aliases[0])
+        if isinstance(value, np.generic | list | tuple | int | float | bool):
+            value = np.asarray(value)
+        actual = tuple(getattr(value, "shape", ()))
+        if actual not in shape:
+            raise layer.error(
+                f"inputs[{aliases[0]!r}].shape", actual, f"does not fit the declared shape {shape}", port=layer.outputs[0].id
+            )
+        if etype is not None and isinstance(value, np.ndarray) and value.dtype != etype.dtype and etype.name != "u1":
+            raise layer.error(
+                f"inputs[{aliases[0]!r}].dtype", str(value.dtype), f"is not the declared element type {etype.name}",
+                hint=f"convert it with .astype(np.{etype.dtype.name})",
+            )
+        return value
+
+    def _primary(self, layer: Layer) -> str:
+        k = self._params.index(layer)
+        return next(n for n, i in self._input_names.items() if i == k)
+
+    def __repr__(self) -> str:
+        return (
+            f"<datamove.ir.Model {self.name!r}: IR v{self.ir_version}, {len(self._graph.layers)} layers, "
+            f"inputs {list(self.inputs)}, outputs {self.outputs}>"
+        )
+
+
+def _check_precision(
+    report: Callable[..., None], layer: Layer, port: Port, etype: ElementType | None
+) -> None:
+    if etype is None or port.precision is None or port.precision not in PRECISIONS:
+        return
+    if PRECISIONS[port.precision].name != etype.name:
+        report(layer, "element-type", f"declares precision {port.precision}, but the element type is {etype.name}", port.id)
+
+
+@dataclass(slots=True)
+class _Plan:
+    nslots: int
+    steps: list[tuple[Layer, Callable[[list[Any]], tuple[Any, ...]], tuple[int, ...], tuple[int, ...]]]
+    consts: list[tuple[int, np.ndarray[Any, Any]]]
+    data_consts: set[int]
+    params: list[tuple[int, Layer, PartialShape, ElementType | None]]
+    results: list[tuple[str, int]]
+
+
+def read_model(xml_path: str | os.PathLike[str], bin_path: str | os.PathLike[str] | None = None) -> Model:
+    """Read an OpenVINO IR model (``.xml`` and its ``.bin``), as ``openvino.Core.read_model``.
+
+    Parameters
+    ----------
+    xml_path : path
+        The ``.xml`` file (IR v10 or v11).
+    bin_path : path, optional
+        The weights; by default the ``.xml`` path with the suffix ``.bin``. Needed only when the
+        model has ``Const`` layers.
+
+    Returns
+    -------
+    Model
+        Layers of any type are read; `Model.check` reports those datamove does not support.
+
+    Raises
+    ------
+    IRError
+        For a file that is not a well-formed IR: malformed XML, DTDs or entities, an edge that
+        points nowhere, a cycle, a ``Const`` past the end of the ``.bin``, a dim that is not an
+        int64. The error names the layer (id, name, type) and port.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from datamove.ir._examples import write_example
+    >>> model = read_model(write_example(pathlib.Path(tempfile.mkdtemp())))
+    >>> model
+    <datamove.ir.Model 'example': IR v11, 6 layers, inputs ['x'], outputs ['parts_a', 'parts_b']>
+    """
+    return Model(parse_graph(xml_path, bin_path))

@@ -1,0 +1,277 @@
+"""The supported layer types: shape and element-type inference, and execution, per layer.
+
+Split, VariadicSplit and StridedSlice call datamove's operators (one source of truth for their
+rules); Concat-1, needed to invert Split, is implemented here. ``Info`` is what inference knows
+about one output port: its shape, its element type, and its value when it is a small constant.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+import numpy as np
+
+from datamove._errors import AxisError, DTypeError, ValidationError
+from datamove._shape import Dimension, PartialShape, Unknown
+from datamove._split import infer_split, infer_variadic_split, split, variadic_split
+from datamove._strided_slice import infer_strided_slice, strided_slice
+from datamove.ir._graph import MAX_OPSET, Layer, parse_shape_attr
+from datamove.ir._types import ELEMENT_TYPES, ElementType
+
+__all__ = ["SUPPORTED", "Info", "concat", "infer_concat", "infer_layer", "runner", "unsupported_reason"]
+
+SMALL: Final = 4096  # constants up to this many elements are folded during inference
+MASKS: Final = ("begin_mask", "end_mask", "new_axis_mask", "shrink_axis_mask", "ellipsis_mask")
+
+# type -> allowed numbers of inputs
+SUPPORTED: Final[dict[str, tuple[int, ...]]] = {
+    "Parameter": (0,),
+    "Const": (0,),
+    "Result": (1,),
+    "Split": (2,),
+    "VariadicSplit": (3,),
+    "StridedSlice": (3, 4),
+    "Concat": (),  # one or more
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Info:
+    """What inference knows about one port."""
+
+    shape: PartialShape
+    etype: ElementType | None
+    value: np.ndarray[Any, Any] | None = None
+
+
+def unsupported_reason(layer: Layer) -> str | None:
+    """Why datamove cannot handle this layer (type or version), or ``None`` if it can."""
+    if layer.type not in SUPPORTED:
+        return f"layer type {layer.type!r} is not supported"
+    version = layer.version
+    if not (version.startswith("opset") and version[5:].isdigit() and 1 <= int(version[5:]) <= MAX_OPSET):
+        return (
+            f"version {version!r} of {layer.type} is not supported "
+            f"(datamove implements {layer.type}-1, as in opset1 to opset{MAX_OPSET})"
+        )
+    return None
+
+
+def _etype(layer: Layer, key: str = "element_type") -> ElementType:
+    name = layer.data.get(key)
+    if name is None:
+        raise layer.error(key, None, "is missing from <data>")
+    if name not in ELEMENT_TYPES:
+        raise layer.error(
+            key, name, "is not an element type datamove supports",
+            hint="supported: " + ", ".join(ELEMENT_TYPES),
+        )
+    return ELEMENT_TYPES[name]
+
+
+def _index_value(info: Info, op: str, argument: str, *, integer: bool = True) -> Any:
+    """A constant index input as ints (or floats, which the operator then rejects)."""
+    if info.value is None:
+        length = None
+        if info.shape.rank == 1 and info.shape[0].is_static:
+            length = info.shape[0].get_length()
+        return Unknown(length)
+    if integer and info.etype is not None and not info.etype.is_integer:
+        raise DTypeError(op, argument, info.etype.name, "must be of an integer element type")
+    return info.value.tolist()
+
+
+def _check_rank(info: Info, op: str, argument: str, ranks: tuple[int, ...], rule: str) -> None:
+    r = info.shape.rank
+    if r is not None and r not in ranks:
+        raise ValidationError(op, argument, str(info.shape), rule)
+
+
+def infer_concat(shapes: Sequence[PartialShape], axis: int) -> PartialShape:
+    """Concat-1's output shape: the axis dims add up, every other dim must agree.
+
+    Examples
+    --------
+    >>> print(infer_concat([PartialShape("[2,?,4]"), PartialShape("[1..3,5,4]")], 0))
+    [3..5,5,4]
+    >>> infer_concat([PartialShape("[2,3]"), PartialShape("[2,4]")], 0)
+    Traceback (most recent call last):
+    ...
+    datamove._errors.ValidationError: Concat: inputs=['[2,3]', '[2,4]' ...
+    """
+    if not shapes:
+        raise ValidationError("Concat", "inputs", [], "must hold at least one input")
+    ranks = {s.rank for s in shapes if s.rank is not None}
+    if len(ranks) > 1:
+        raise ValidationError(
+            "Concat", "inputs", [str(s) for s in shapes], "must all have the same rank"
+        )
+    if not ranks:
+        return PartialShape(None)
+    rank = ranks.pop()
+    if not -rank <= axis < rank:
+        raise AxisError(
+            "Concat", "axis", axis, f"is out of the tensor rank range [{-rank}, {rank - 1}]"
+        )
+    a = axis + rank if axis < 0 else axis
+    dims: list[Dimension] = []
+    for k in range(rank):
+        known = [s[k] for s in shapes if s.rank is not None]
+        if k == a:
+            lo = sum(d.min for d in known)
+            his = [d.max for d in known]
+            if len(known) < len(shapes) or None in his:
+                dims.append(Dimension(lo, None))
+            else:
+                dims.append(Dimension(lo, sum(h for h in his if h is not None)))
+            continue
+        lo = max(d.min for d in known)
+        bounded = [d.max for d in known if d.max is not None]
+        hi = min(bounded) if bounded else None
+        if hi is not None and hi < lo:
+            raise ValidationError(
+                "Concat", "inputs", [str(s) for s in shapes],
+                f"differ in dimension {k}, which is not the concatenation axis {a}",
+            )
+        dims.append(Dimension(lo, hi))
+    return PartialShape(dims)
+
+
+def concat(arrays: Sequence[Any], axis: int) -> Any:
+    """Concat-1: join arrays along ``axis`` (NumPy, or any array-API library).
+
+    Examples
+    --------
+    >>> concat([np.zeros((1, 2)), np.ones((2, 2))], 0).tolist()
+    [[0.0, 0.0], [1.0, 1.0], [1.0, 1.0]]
+    """
+    shape = infer_concat([PartialShape(a.shape) for a in arrays], axis)
+    del shape  # validated; the library does the copy
+    first = arrays[0]
+    if type(first) is np.ndarray:
+        return np.concatenate(arrays, axis=axis)
+    from array_api_compat import array_namespace  # noqa: PLC0415 - only for foreign arrays
+
+    xp = array_namespace(*arrays)
+    return xp.concat(list(arrays), axis=axis)
+
+
+def _masks(layer: Layer) -> dict[str, tuple[int, ...]]:
+    return {key: layer.int_list_attr(key) for key in MASKS}
+
+
+def infer_layer(
+    layer: Layer, ins: list[Info], *, parameter_shape: PartialShape | None = None,
+    load_const: Callable[[Layer], np.ndarray[Any, Any]] | None = None,
+) -> list[Info]:
+    """Infer the outputs of one supported layer from its inputs (raises on broken rules)."""
+    allowed = SUPPORTED[layer.type]
+    if (allowed and len(ins) not in allowed) or (not allowed and not ins):
+        want = " or ".join(map(str, allowed)) if allowed else "at least 1"
+        raise layer.error("inputs", len(ins), f"is the wrong number of inputs: {layer.type} takes {want}")
+    t = layer.type
+    if t == "Parameter":
+        shape = parameter_shape if parameter_shape is not None else parse_shape_attr(layer.data.get("shape", ""), "shape", layer)
+        return [Info(shape, _etype(layer))]
+    if t == "Const":
+        shape = parse_shape_attr(layer.data.get("shape", ""), "shape", layer)
+        etype = _etype(layer)
+        count = math.prod(shape.to_shape()) if shape.is_static else None
+        if count is None:
+            raise layer.error("shape", layer.data.get("shape"), "must be static for a Const")
+        need = etype.nbytes(count)
+        if layer.int_attr("size") < need:
+            raise layer.error(
+                "size", layer.int_attr("size"),
+                f"is too small: shape {shape} of {etype.name} needs {need} bytes",
+            )
+        value = load_const(layer) if load_const is not None and count <= SMALL else None
+        return [Info(shape, etype, value)]
+    if t == "Result":
+        return []
+    data = ins[0]
+    if t == "Split":
+        n = layer.int_attr("num_splits")
+        _check_rank(ins[1], t, "axis", (0,), "must be a scalar")
+        axis = _index_value(ins[1], t, "axis")
+        if isinstance(axis, list):
+            axis = axis[0] if axis else axis
+        shapes = infer_split(data.shape, axis, n)
+    elif t == "VariadicSplit":
+        _check_rank(ins[1], t, "axis", (0, 1), "must be a scalar or of shape [1]")
+        _check_rank(ins[2], t, "split_lengths", (1,), "must be a 1-D tensor")
+        axis = _index_value(ins[1], t, "axis", integer=False)
+        if isinstance(axis, list):
+            axis = axis[0] if len(axis) == 1 else axis
+        lengths = _index_value(ins[2], t, "split_lengths", integer=False)
+        shapes = infer_variadic_split(data.shape, axis, lengths)
+    elif t == "StridedSlice":
+        names = ("begin", "end", "stride")
+        for info, name in zip(ins[1:], names, strict=False):
+            _check_rank(info, t, name, (1,), "must be a 1-D tensor")
+        begin, end = (_index_value(info, t, name) for info, name in zip(ins[1:3], names[:2], strict=True))
+        stride = _index_value(ins[3], t, "stride", integer=False) if len(ins) == 4 else None
+        shapes = (infer_strided_slice(data.shape, begin, end, stride, **_masks(layer)),)
+    else:  # Concat
+        etypes = {i.etype.name for i in ins if i.etype is not None}
+        if len(etypes) > 1:
+            raise ValidationError("Concat", "inputs", sorted(etypes), "must all have the same element type")
+        shapes = (infer_concat([i.shape for i in ins], layer.int_attr("axis")),)
+    outs = [Info(s, data.etype) for s in shapes]
+    if all(i.value is not None for i in ins):  # fold small constants (axis, begin, ...)
+        try:
+            values = runner(layer)([i.value for i in ins])
+        except ValidationError:
+            return outs
+        outs = [Info(o.shape, o.etype, v) if v.size <= SMALL else o for o, v in zip(outs, values, strict=True)]
+    return outs
+
+
+def _ints(value: Any) -> list[int]:
+    """The values of a (1-D or scalar) index array as Python ints."""
+    if type(value) is not np.ndarray:
+        value = np.asarray(value.tolist() if hasattr(value, "tolist") else value)
+    return [int(v) for v in value.reshape(-1)] if value.dtype.kind in "iub" else value.reshape(-1).tolist()
+
+
+def runner(layer: Layer) -> Callable[[list[Any]], tuple[Any, ...]]:
+    """A function that executes this (supported, non-source) layer on its input arrays."""
+    t = layer.type
+    if t == "Result":
+        return lambda xs: ()
+    if t == "Split":
+        n = layer.int_attr("num_splits")
+
+        def run_split(xs: list[Any]) -> tuple[Any, ...]:
+            axis = _ints(xs[1])
+            return split(xs[0], axis[0] if len(axis) == 1 else axis, n)
+
+        return run_split
+    if t == "VariadicSplit":
+
+        def run_variadic(xs: list[Any]) -> tuple[Any, ...]:
+            axis = _ints(xs[1])
+            return variadic_split(xs[0], axis[0] if len(axis) == 1 else axis, _ints(xs[2]))
+
+        return run_variadic
+    if t == "StridedSlice":
+        masks = {k: list(v) for k, v in _masks(layer).items()}
+
+        def run_slice(xs: list[Any]) -> tuple[Any, ...]:
+            stride = _ints(xs[3]) if len(xs) == 4 else None
+            return (strided_slice(xs[0], _ints(xs[1]), _ints(xs[2]), stride, **masks),)
+
+        return run_slice
+    if t == "Concat":
+        axis = layer.int_attr("axis")
+        return lambda xs: (concat(xs, axis),)
+    raise layer.error("type", t, "cannot be executed", cls=_unsupported())
+
+
+def _unsupported() -> type[ValidationError]:
+    from datamove.ir._errors import UnsupportedOperatorError  # noqa: PLC0415
+
+    return UnsupportedOperatorError

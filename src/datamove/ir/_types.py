@@ -1,0 +1,132 @@
+"""OpenVINO element types: names in the IR, port precisions, NumPy dtypes and packing.
+
+``i4``/``u4`` hold two values a byte, the first in the low nibble; ``u1`` holds eight, the first
+in the most significant bit (as OpenVINO writes them). The 4-bit, bfloat16 and float8 types use
+``ml_dtypes``, imported only when such a constant is met.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Final
+
+import numpy as np
+
+__all__ = ["ELEMENT_TYPES", "ElementType", "decode", "element_type_of", "encode"]
+
+
+@dataclass(frozen=True)
+class ElementType:
+    """One element type: its IR name, port precision, bits a value and NumPy dtype name."""
+
+    name: str
+    precision: str
+    bits: int
+    dtype_name: str  # a numpy name, or "ml_dtypes.<name>"
+    is_integer: bool = False
+
+    @property
+    def dtype(self) -> np.dtype[Any]:
+        """The NumPy dtype values of this type are held in."""
+        if self.dtype_name.startswith("ml_dtypes."):
+            import ml_dtypes  # noqa: PLC0415 - optional dependency, only for these types
+
+            return np.dtype(getattr(ml_dtypes, self.dtype_name.removeprefix("ml_dtypes.")))
+        return np.dtype(self.dtype_name)
+
+    def nbytes(self, count: int) -> int:
+        """Bytes that ``count`` values take in a ``.bin`` file."""
+        return (count * self.bits + 7) // 8
+
+
+_TABLE: Final = (
+    ElementType("f64", "FP64", 64, "float64"),
+    ElementType("f32", "FP32", 32, "float32"),
+    ElementType("f16", "FP16", 16, "float16"),
+    ElementType("bf16", "BF16", 16, "ml_dtypes.bfloat16"),
+    ElementType("f8e4m3", "F8E4M3", 8, "ml_dtypes.float8_e4m3fn"),
+    ElementType("f8e5m2", "F8E5M2", 8, "ml_dtypes.float8_e5m2"),
+    ElementType("i64", "I64", 64, "int64", is_integer=True),
+    ElementType("i32", "I32", 32, "int32", is_integer=True),
+    ElementType("i16", "I16", 16, "int16", is_integer=True),
+    ElementType("i8", "I8", 8, "int8", is_integer=True),
+    ElementType("i4", "I4", 4, "ml_dtypes.int4", is_integer=True),
+    ElementType("u64", "U64", 64, "uint64", is_integer=True),
+    ElementType("u32", "U32", 32, "uint32", is_integer=True),
+    ElementType("u16", "U16", 16, "uint16", is_integer=True),
+    ElementType("u8", "U8", 8, "uint8", is_integer=True),
+    ElementType("u4", "U4", 4, "ml_dtypes.uint4", is_integer=True),
+    ElementType("u1", "BIN", 1, "uint8", is_integer=True),
+    ElementType("boolean", "BOOL", 8, "bool"),
+)
+
+ELEMENT_TYPES: Final = {t.name: t for t in _TABLE}
+"""Element types by IR name (``"f32"``, ``"i4"``, ``"boolean"``, ...)."""
+
+PRECISIONS: Final = {t.precision: t for t in _TABLE}
+"""Element types by port precision (``"FP32"``, ``"I4"``, ``"BOOL"``, ...)."""
+
+
+def element_type_of(dtype: Any) -> ElementType | None:
+    """The element type of a NumPy (or ml_dtypes) dtype, or ``None`` if OpenVINO has none.
+
+    Examples
+    --------
+    >>> element_type_of(np.dtype("float32")).name
+    'f32'
+    >>> element_type_of(np.dtype("complex64")) is None
+    True
+    """
+    try:
+        name = np.dtype(dtype).name
+    except TypeError:
+        return None
+    for t in _TABLE:
+        if t.name != "u1" and t.dtype_name.removeprefix("ml_dtypes.") == name:
+            return t
+    return {"float8_e4m3fn": ELEMENT_TYPES["f8e4m3"]}.get(name)
+
+
+def decode(raw: bytes | memoryview | np.ndarray[Any, Any], etype: ElementType, shape: tuple[int, ...]) -> np.ndarray[Any, Any]:
+    """Turn the bytes of a constant into an array (a copy, never a view of the file).
+
+    Examples
+    --------
+    >>> decode(bytes([0xE1, 0x83, 0x07]), ELEMENT_TYPES["i4"], (5,)).astype(int).tolist()
+    [1, -2, 3, -8, 7]
+    >>> decode(bytes([0xB0, 0xC0]), ELEMENT_TYPES["u1"], (10,)).tolist()
+    [1, 0, 1, 1, 0, 0, 0, 0, 1, 1]
+    """
+    count = math.prod(shape)
+    data = np.frombuffer(raw, dtype=np.uint8, count=etype.nbytes(count))
+    if etype.bits == 4:
+        nibbles = np.empty(data.size * 2, dtype=np.uint8)
+        nibbles[0::2] = data & 0x0F
+        nibbles[1::2] = data >> 4
+        values = nibbles[:count]
+        if etype.name == "i4":
+            return ((values.astype(np.int8) ^ 8) - 8).astype(etype.dtype).reshape(shape)
+        return values.astype(etype.dtype).reshape(shape)
+    if etype.bits == 1:
+        return np.unpackbits(data, bitorder="big")[:count].reshape(shape)
+    return data.view(etype.dtype)[:count].reshape(shape).copy()
+
+
+def encode(array: np.ndarray[Any, Any], etype: ElementType) -> bytes:
+    """The bytes OpenVINO stores for ``array`` of element type ``etype`` (inverse of `decode`).
+
+    Examples
+    --------
+    >>> encode(np.array([1, -2, 3, -8, 7]), ELEMENT_TYPES["i4"]).hex()
+    'e18307'
+    """
+    flat = np.ascontiguousarray(array).reshape(-1)
+    if etype.bits == 4:
+        nibbles = flat.astype(np.int8).view(np.uint8) & 0x0F
+        if nibbles.size % 2:
+            nibbles = np.append(nibbles, np.uint8(0))
+        return bytes(nibbles[0::2] | (nibbles[1::2] << 4))
+    if etype.bits == 1:
+        return np.packbits(flat.astype(bool), bitorder="big").tobytes()
+    return flat.astype(etype.dtype, copy=False).tobytes()
