@@ -21,7 +21,7 @@ $(VENV)/.demo: pyproject.toml | $(BIN)/python
 	touch $@
 
 $(VENV)/.test: pyproject.toml | $(BIN)/python
-	$(PIP) install -e '.[test,lint]'
+	$(PIP) install -e '.[test,lint,backends]'
 	touch $@ $(VENV)/.demo
 
 demo: $(VENV)/.demo
