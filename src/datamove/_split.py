@@ -340,6 +340,7 @@ def _split_plan(shape: tuple[int, ...], axis: int, n: int) -> Any:
 def _variadic_indices(
     shape: tuple[int, ...], axis: int, lengths: tuple[int, ...], axis_arg: Any, lengths_arg: Any
 ) -> Any:
+    _lengths(lengths_arg)  # the -1 rules, with the caller's own value in any message
     a = normalize_axis(VARIADIC, "axis", axis_arg, axis, len(shape))
     sizes = _variadic_dims(Dimension(shape[a]), lengths, f"data.shape[{a}]", lengths_arg)
     bounds = [0]

@@ -139,6 +139,10 @@ def as_mask(op: str, argument: str, value: Any) -> tuple[int, ...]:
     for v in items:
         if isinstance(v, bool | np.bool_) or (isinstance(v, int | np.integer) and v in (0, 1)):
             bits.append(int(v))
+        elif not isinstance(v, int | np.integer):
+            raise DTypeError(
+                op, argument, value, f"holds {v!r}; a mask is a list of 0 and 1 (ints or bools)"
+            )
         else:
             raise ValidationError(
                 op,

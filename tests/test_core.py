@@ -1,0 +1,823 @@
+"""Core operators on NumPy: spec examples, values, copies, element types, threads, imports."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+
+import datamove as dm
+from datamove._examples import EXAMPLES
+from datamove._split import _split_plan, _variadic_plan
+from datamove._strided_slice import _index_plan, _walk
+
+
+# -- the specs' examples -------------------------------------------------------------------------
+@pytest.mark.parametrize("example", EXAMPLES, ids=[e.name for e in EXAMPLES])
+def test_spec_example(example):
+    data = np.arange(int(np.prod(example.shape)), dtype=np.float32).reshape(example.shape)
+    executed = tuple(r.shape for r in example.execute(data))
+    inferred = tuple(p.to_shape() for p in example.infer(example.shape))
+    assert executed == example.expected
+    assert inferred == example.expected
+
+
+def test_split_spec_example_values():
+    # Split-1.en.txt: [6,12,10,24] into 3 along axis 1: consecutive blocks of 4.
+    x = np.arange(6 * 12 * 10 * 24).reshape(6, 12, 10, 24)
+    parts = dm.split(x, 1, 3)
+    for k, part in enumerate(parts):
+        np.testing.assert_array_equal(part, x[:, 4 * k : 4 * (k + 1)])
+
+
+def test_variadic_split_spec_example_values():
+    x = np.arange(6 * 12 * 10 * 24).reshape(6, 12, 10, 24)
+    a, b, c = dm.variadic_split(x, 0, [1, 2, 3])
+    np.testing.assert_array_equal(a, x[:1])
+    np.testing.assert_array_equal(b, x[1:3])
+    np.testing.assert_array_equal(c, x[3:])
+    first, second = dm.variadic_split(x, 0, [-1, 2])
+    np.testing.assert_array_equal(first, x[:4])
+    np.testing.assert_array_equal(second, x[4:])
+
+
+def test_strided_slice_spec_example_values():
+    x = np.arange(24).reshape(2, 3, 4)
+    got = dm.strided_slice(
+        x, [1, 0, 0], [0, 0, 2], [1, 1, 1], begin_mask=[0, 1, 1], end_mask=[1, 1, 0]
+    )
+    np.testing.assert_array_equal(got, x[1:, :, :2])
+
+
+# -- OpenVINO's rules that differ from NumPy (research §2.3, observed on the runtime) ------------
+A6 = np.arange(6)
+
+
+@pytest.mark.parametrize(
+    ("begin", "end", "stride", "masks", "expected"),
+    [
+        pytest.param(1, 5, 2, {}, [1, 3], id="1:5:2"),
+        pytest.param(5, 0, -2, {}, [5, 3, 1], id="5:0:-2"),
+        pytest.param(-1, -7, -1, {}, [5, 4, 3, 2, 1, 0], id="-1:-7:-1"),
+        pytest.param(100, -100, -3, {}, [5, 2], id="100:-100:-3"),
+        pytest.param(-100, -200, -1, {}, [0], id="-100:-200:-1 starts at 0 (numpy: empty)"),
+        pytest.param(-7, -8, -1, {}, [0], id="-7:-8:-1 (numpy: empty)"),
+        pytest.param(0, -100, -1, {}, [0], id="0:-100:-1"),
+        pytest.param(3, 0, -1, {"end_mask": [1]}, [3, 2, 1, 0], id="3::-1 through index 0"),
+        pytest.param(0, 3, -1, {"begin_mask": [1]}, [5, 4], id="::3:-1 from the end"),
+        pytest.param(4, 0, -2, {"end_mask": [1]}, [4, 2, 0], id="4::-2"),
+        pytest.param(1, 6, 10, {}, [1], id="1:6:10"),
+        pytest.param(-(2**63), 2**63 - 1, 1, {}, [0, 1, 2, 3, 4, 5], id="INT64_MIN:INT64_MAX"),
+        pytest.param(2**63 - 1, -(2**63), -1, {}, [5, 4, 3, 2, 1, 0], id="INT64_MAX:INT64_MIN:-1"),
+        pytest.param(0, 6, 2**63 - 1, {}, [0], id="stride INT64_MAX"),
+        pytest.param(5, -7, -(2**63), {}, [5], id="stride INT64_MIN"),
+        pytest.param(2, 2, 1, {}, [], id="2:2 empty"),
+        pytest.param(7, 9, -1, {}, [], id="7:9:-1 empty"),
+    ],
+)
+def test_one_axis_clamping(begin, end, stride, masks, expected):
+    got = dm.strided_slice(A6, [begin], [end], [stride], **masks)
+    assert got.tolist() == expected
+    assert dm.infer_strided_slice([6], [begin], [end], [stride], **masks).to_shape() == (
+        len(expected),
+    )
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "shape", "values"),
+    [
+        pytest.param(
+            dict(
+                begin=[1, 0],
+                end=[0, 0],
+                stride=[1, 1],
+                new_axis_mask=[0, 1, 0],
+                shrink_axis_mask=[1, 0, 0],
+            ),
+            (1, 3, 4),
+            list(range(12, 24)),
+            id="nm=010 sm=100",
+        ),
+        pytest.param(
+            dict(
+                begin=[-1, -1, 0],
+                end=[0, 0, 0],
+                new_axis_mask=[0, 0, 1],
+                shrink_axis_mask=[1, 1, 0],
+            ),
+            (1, 4),
+            [20, 21, 22, 23],
+            id="no stride, nm=001 sm=110",
+        ),
+        pytest.param(
+            dict(begin=[1, 0, 2], end=[2, 0, 3], ellipsis_mask=[0, 1, 0]),
+            (1, 3, 1),
+            [14, 18, 22],
+            id="[1:2, ..., 2:3]",
+        ),
+        pytest.param(
+            dict(begin=[0, 1], end=[0, 2], ellipsis_mask=[1, 0]),
+            (2, 3, 1),
+            [1, 5, 9, 13, 17, 21],
+            id="[..., 1:2]",
+        ),
+        pytest.param(
+            dict(begin=[1, 1, 0, 2], end=[2, 2, 0, 3], ellipsis_mask=[0, 0, 1, 0]),
+            (1, 1, 1),
+            [18],
+            id="ellipsis covering no axis",
+        ),
+        pytest.param(
+            dict(
+                begin=[1, 0, -1], end=[0, 0, 0], shrink_axis_mask=[1, 0, 1], ellipsis_mask=[0, 1, 0]
+            ),
+            (3,),
+            [15, 19, 23],
+            id="[1, ..., -1]",
+        ),
+        pytest.param(
+            dict(begin=[0, 0, 0], end=[0, 0, 0], new_axis_mask=[1, 0, 1], ellipsis_mask=[0, 1, 0]),
+            (1, 2, 3, 4, 1),
+            None,
+            id="[None, ..., None]",
+        ),
+        pytest.param(
+            dict(
+                begin=[0, 0, 0],
+                end=[0, 0, 0],
+                ellipsis_mask=[1, 0, 0],
+                new_axis_mask=[0, 1, 0],
+                shrink_axis_mask=[0, 0, 1],
+            ),
+            (2, 3, 1),
+            [0, 4, 8, 12, 16, 20],
+            id="[..., None, 0]",
+        ),
+        pytest.param(
+            dict(begin=[1, 2, 3], end=[0, 0, 0], shrink_axis_mask=[1, 1, 1]),
+            (),
+            [23],
+            id="shrink every axis gives a 0-d array",
+        ),
+        pytest.param(
+            dict(begin=[1, 1, 1], end=[2, 2, 2], begin_mask=[1], end_mask=[1]),
+            (2, 1, 1),
+            [5, 17],
+            id="masks shorter than begin are zero-padded",
+        ),
+        pytest.param(
+            dict(
+                begin=[1],
+                end=[2],
+                new_axis_mask=[0, 1, 1, 1, 1],
+                shrink_axis_mask=[0, 1],
+                ellipsis_mask=[0, 0, 1],
+            ),
+            (1, 3, 4),
+            None,
+            id="bits beyond len(begin) are ignored",
+        ),
+        pytest.param(
+            dict(begin=[1, -2, -1], end=[2, 0, -5], stride=[1, -1, -1], end_mask=[0, 1, 0]),
+            (1, 2, 4),
+            [19, 18, 17, 16, 15, 14, 13, 12],
+            id="negative strides with end_mask",
+        ),
+        pytest.param(
+            dict(
+                begin=[1, 0, 3, 0],
+                end=[0, 0, 0, 0],
+                stride=[1, 1, -2, 1],
+                new_axis_mask=[0, 1, 0, 0],
+                shrink_axis_mask=[1, 0, 0, 0],
+                end_mask=[0, 0, 1, 0],
+            ),
+            (1, 2, 0),
+            None,
+            id="nm=0100 sm=1000",
+        ),
+    ],
+)
+def test_multi_axis(kwargs, shape, values):
+    x = np.arange(24).reshape(2, 3, 4)
+    got = dm.strided_slice(x, **kwargs)
+    assert isinstance(got, np.ndarray)
+    assert got.shape == shape
+    if values is not None:
+        assert got.ravel().tolist() == values
+    assert dm.infer_strided_slice(x.shape, **kwargs).to_shape() == shape
+
+
+def test_new_axis_beats_shrink_on_the_same_index():
+    got = dm.strided_slice(A6, [3, 1], [0, 2], new_axis_mask=[1, 0], shrink_axis_mask=[1, 0])
+    assert got.tolist() == [[1]]
+
+
+@pytest.mark.parametrize(
+    "masks",
+    [
+        pytest.param(dict(ellipsis_mask=[1], new_axis_mask=[1]), id="ellipsis+new same index"),
+        pytest.param(
+            dict(ellipsis_mask=[1], shrink_axis_mask=[1]), id="ellipsis+shrink same index"
+        ),
+    ],
+)
+def test_ellipsis_wins_on_the_same_index(masks):
+    # OpenVINO's shape inference lets the ellipsis win; its CPU plugin aborts on the first case.
+    got = dm.strided_slice(A6, [0], [0], **masks)
+    assert got.tolist() == A6.tolist()
+    assert dm.infer_strided_slice([6], [0], [0], **masks).to_shape() == (6,)
+
+
+def test_zero_stride_on_new_and_shrink_axes():
+    x = np.arange(24).reshape(2, 3, 4)
+    assert dm.strided_slice(A6, [2], [0], [0], shrink_axis_mask=[1]).tolist() == 2
+    assert dm.strided_slice(
+        x, [0, 0], [0, 0], [0, 1], new_axis_mask=[1, 0], end_mask=[0, 1]
+    ).shape == (1, 2, 3, 4)
+
+
+def test_zero_size_and_scalar_data():
+    z = np.zeros((0, 3, 4))
+    assert dm.strided_slice(z, [0, 1, 0], [0, 3, 0], end_mask=[1, 0, 1]).shape == (0, 2, 4)
+    assert dm.strided_slice(z, [5, 0, 0], [9, 3, 4]).shape == (0, 3, 4)
+    assert dm.strided_slice(
+        z, [0, 0, 0], [0, 0, 0], [-1, -1, 1], begin_mask=[1, 1, 1], end_mask=[1, 1, 1]
+    ).shape == (0, 3, 4)
+    assert dm.strided_slice(z, [0], [0], new_axis_mask=[1]).shape == (1, 0, 3, 4)
+    assert dm.strided_slice(z, [0, 1], [0, 0], shrink_axis_mask=[0, 1]).shape == (0, 4)
+    s = np.array(5.0)
+    empty = np.zeros(0, dtype=np.int64)
+    got = dm.strided_slice(s, empty, empty, empty)
+    assert got.shape == ()
+    assert isinstance(got, np.ndarray)
+    assert dm.strided_slice(s, [0], [0], new_axis_mask=[1]).tolist() == [5.0]
+    assert dm.split(np.zeros((0, 4)), 0, 3)[0].shape == (0, 4)
+    assert [p.shape for p in dm.variadic_split(np.zeros((0, 4)), 1, [1, -1, 0])] == [
+        (0, 1),
+        (0, 3),
+        (0, 0),
+    ]
+
+
+def test_split_values_and_negative_axis():
+    x = np.arange(12).reshape(2, 6)
+    assert [p.tolist() for p in dm.split(x, 1, 3)] == [
+        [[0, 1], [6, 7]],
+        [[2, 3], [8, 9]],
+        [[4, 5], [10, 11]],
+    ]
+    assert [p.shape for p in dm.split(x, -2, 2)] == [(1, 6), (1, 6)]
+    for axis in (np.int8(-1), np.uint8(1), np.array(1, dtype=np.int32)):
+        assert [p.shape for p in dm.split(x, axis, 2)] == [(2, 3), (2, 3)]
+
+
+def test_variadic_split_values():
+    x = np.arange(12).reshape(2, 6)
+    parts = dm.variadic_split(x, 1, [0, 6, 0])
+    assert [p.shape for p in parts] == [(2, 0), (2, 6), (2, 0)]
+    assert [p.shape for p in dm.variadic_split(x, 1, [1, -1, 2])] == [(2, 1), (2, 3), (2, 2)]
+    assert [p.shape for p in dm.variadic_split(x, np.array([1]), np.array([2, -1], np.int8))] == [
+        (2, 2),
+        (2, 4),
+    ]
+    assert dm.variadic_split(x, [1], [-1])[0].shape == (2, 6)
+
+
+def test_integer_parameter_types_are_all_accepted():
+    x = np.arange(24).reshape(2, 3, 4)
+    want = x[1:2, 0:2, 1:3]
+    for dtype in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64):
+        b = np.array([1, 0, 1], dtype=dtype)
+        e = np.array([2, 2, 3], dtype=dtype)
+        np.testing.assert_array_equal(dm.strided_slice(x, b, e, np.ones(3, dtype)), want)
+    np.testing.assert_array_equal(dm.strided_slice(x, (1, 0, 1), (2, 2, 3)), want)
+    np.testing.assert_array_equal(
+        dm.strided_slice(x, [np.int64(1), 0, 1], [2, np.uint8(2), 3]), want
+    )
+    # u8 begin 255 is 255, not -1 (OpenVINO observed: [4,6] with begin u8 [255,0] gives [0,6]).
+    y = np.zeros((4, 6))
+    assert dm.strided_slice(
+        y, np.array([255, 0], np.uint8), np.array([255, 6], np.uint8)
+    ).shape == (0, 6)
+
+
+# -- errors: class and message pinned --------------------------------------------------------------
+X = np.zeros((2, 6))
+
+
+@pytest.mark.parametrize(
+    ("call", "exc", "message"),
+    [
+        pytest.param(
+            lambda: dm.split(X, 1, 4),
+            dm.ValidationError,
+            "Split: num_splits=4 must divide data.shape[1]=6 evenly",
+            id="split(n=4)",
+        ),
+        pytest.param(
+            lambda: dm.split(X, 1, 0),
+            dm.ValidationError,
+            "Split: num_splits=0 must be greater than zero",
+            id="split(n=0)",
+        ),
+        pytest.param(
+            lambda: dm.split(X, 2, 2),
+            dm.AxisError,
+            "Split: axis=2 is out of the tensor rank range [-2, 1]",
+            id="split(axis=2)",
+        ),
+        pytest.param(
+            lambda: dm.split(X, -3, 2),
+            dm.AxisError,
+            "Split: axis=-3 is out of the tensor rank range [-2, 1]",
+            id="split(axis=-3)",
+        ),
+        pytest.param(
+            lambda: dm.split(X, [1], 2),
+            dm.ValidationError,
+            "Split: axis=[1] must be a scalar, but has shape [1] (hint: Split-1 takes "
+            "a scalar axis; VariadicSplit-1 also accepts shape [1])",
+            id="split(axis=[1])",
+        ),
+        pytest.param(
+            lambda: dm.split(X, 1.0, 2),
+            dm.DTypeError,
+            "Split: axis=1.0 must be an integer, not a float",
+            id="split(axis=1.0)",
+        ),
+        pytest.param(
+            lambda: dm.split(X, True, 2),
+            dm.DTypeError,
+            "Split: axis=True must be an integer, not a bool",
+            id="split(axis=True)",
+        ),
+        pytest.param(
+            lambda: dm.split(X, 1, 2.0),
+            dm.DTypeError,
+            "Split: num_splits=2.0 must be an integer, not a float",
+            id="split(n=2.0)",
+        ),
+        pytest.param(
+            lambda: dm.split(np.array(1.0), 0, 1),
+            dm.AxisError,
+            "Split: axis=0 cannot address an axis of a scalar (rank 0 data has no axes)",
+            id="split(scalar)",
+        ),
+        pytest.param(
+            lambda: dm.variadic_split(X, 1, [1, 2]),
+            dm.ValidationError,
+            "VariadicSplit: split_lengths=[1, 2] sum to 3, but data.shape[1] is 6",
+            id="variadic_split(sum)",
+        ),
+        pytest.param(
+            lambda: dm.variadic_split(X, 1, [-2, 4]),
+            dm.ValidationError,
+            "VariadicSplit: split_lengths=[-2, 4] holds -2 at index 0; every length must be >= -1",
+            id="variadic_split(-2)",
+        ),
+        pytest.param(
+            lambda: dm.variadic_split(X, 1, [-1, -1, 3]),
+            dm.ValidationError,
+            "VariadicSplit: split_lengths=[-1, -1, 3] holds -1 at indices 0 and 1; at "
+            "most one length can be inferred",
+            id="variadic_split(two -1)",
+        ),
+        pytest.param(
+            lambda: dm.variadic_split(X, 1, [8, -1]),
+            dm.ValidationError,
+            "VariadicSplit: split_lengths=[8, -1] sum to 8 without the -1, more than "
+            "data.shape[1]=6; the -1 would be -2",
+            id="variadic_split(-1 negative)",
+        ),
+        pytest.param(
+            lambda: dm.variadic_split(X, [1, 1], [6]),
+            dm.ValidationError,
+            "VariadicSplit: axis=[1, 1] must be a scalar or of shape [1], but has shape [2]",
+            id="variadic_split(axis shape [2])",
+        ),
+        pytest.param(
+            lambda: dm.variadic_split(X, 1, [[2, 4]]),
+            dm.ValidationError,
+            "VariadicSplit: split_lengths=[[2, 4]] must be 1-D, but is nested",
+            id="variadic_split(2-D lengths)",
+        ),
+        pytest.param(
+            lambda: dm.variadic_split(X, 1, np.array([2.0, 4.0])),
+            dm.DTypeError,
+            "VariadicSplit: split_lengths=array([2.0, 4.0], dtype=float64) has element "
+            "type float64, but must be of an integer type",
+            id="variadic_split(float)",
+        ),
+        pytest.param(
+            lambda: dm.variadic_split(X, 2, [6]),
+            dm.AxisError,
+            "VariadicSplit: axis=2 is out of the tensor rank range [-2, 1]",
+            id="variadic_split(axis=2)",
+        ),
+        pytest.param(
+            lambda: dm.strided_slice(X, [0, 0], [1]),
+            dm.ValidationError,
+            "StridedSlice: end=[1] has 1 values, but begin has 2; begin and end need "
+            "to have the same number of values",
+            id="strided_slice(len end)",
+        ),
+        pytest.param(
+            lambda: dm.strided_slice(X, [0, 0], [1, 1], [1]),
+            dm.ValidationError,
+            "StridedSlice: stride=[1] has 1 values, but begin and end have 2; stride "
+            "needs to have the same number of values as begin and end",
+            id="strided_slice(len stride)",
+        ),
+        pytest.param(
+            lambda: dm.strided_slice(X, [0, 0], [1, 1], [1, 0]),
+            dm.ValidationError,
+            "StridedSlice: stride[1]=0 is zero on a sliced axis; stride must be "
+            "non-zero (hint: a zero stride is allowed only on new and shrunk axes)",
+            id="strided_slice(stride 0)",
+        ),
+        pytest.param(
+            lambda: dm.strided_slice(X, [0, 0, 0], [1, 1, 1]),
+            dm.ValidationError,
+            "StridedSlice: begin=[0, 0, 0] addresses 3 axes of data, but data has rank "
+            "2 (input rank plus number of new axes has to be at least the size of "
+            "begin and end)",
+            id="strided_slice(too many axes)",
+        ),
+        pytest.param(
+            lambda: dm.strided_slice(X, [0, 0, 0, 0], [1, 1, 1, 1], ellipsis_mask=[0, 1, 0, 0]),
+            dm.ValidationError,
+            "StridedSlice: begin=[0, 0, 0, 0] addresses 3 axes around the ellipsis, but "
+            "data has rank 2",
+            id="strided_slice(ellipsis, too many axes)",
+        ),
+        pytest.param(
+            lambda: dm.strided_slice(X, [0, 6], [0, 0], shrink_axis_mask=[0, 1]),
+            dm.ValidationError,
+            "StridedSlice: begin[1]=6 is out of range for the axis shrunk by "
+            "shrink_axis_mask[1]: data has size 6 there, so the index must be in "
+            "[-6, 5]",
+            id="strided_slice(shrink out of range)",
+        ),
+        pytest.param(
+            lambda: dm.strided_slice(X, [0], [0], ellipsis_mask=[1, 1]),
+            dm.ValidationError,
+            "StridedSlice: ellipsis_mask=[1, 1] sets more than one bit; at most one "
+            "ellipsis is allowed",
+            id="strided_slice(two ellipses)",
+        ),
+        pytest.param(
+            lambda: dm.strided_slice(X, [0], [0], begin_mask=[2]),
+            dm.ValidationError,
+            "StridedSlice: begin_mask=[2] holds 2; all masks of StridedSlice must be 0 or 1",
+            id="strided_slice(mask 2)",
+        ),
+        pytest.param(
+            lambda: dm.strided_slice(X, [0], [0], begin_mask=5),
+            dm.DTypeError,
+            "StridedSlice: begin_mask=5 must be a list of 0 and 1 (hint: masks are "
+            "lists such as [0, 1, 1], not TensorFlow's integer bit masks)",
+            id="strided_slice(int mask)",
+        ),
+        pytest.param(
+            lambda: dm.strided_slice(X, [1.0], [2]),
+            dm.DTypeError,
+            "StridedSlice: begin=[1.0] holds a float at index 0; integers only",
+            id="strided_slice(float begin)",
+        ),
+        pytest.param(
+            lambda: dm.strided_slice(X, [True], [2]),
+            dm.DTypeError,
+            "StridedSlice: begin=[True] holds a bool at index 0; integers only",
+            id="strided_slice(bool begin)",
+        ),
+        pytest.param(
+            lambda: dm.strided_slice(X, [0], [2**63]),
+            dm.ValidationError,
+            "StridedSlice: end=[9223372036854775808] holds 9223372036854775808, which "
+            "does not fit in int64 (hint: OpenVINO computes indices in int64; values are "
+            "never wrapped)",
+            id="strided_slice(end > int64)",
+        ),
+        pytest.param(
+            lambda: dm.strided_slice(X, 0, 1),
+            dm.ValidationError,
+            "StridedSlice: begin=0 must be 1-D, but is a scalar (hint: write [0])",
+            id="strided_slice(scalar begin)",
+        ),
+        pytest.param(
+            lambda: dm.strided_slice(X, np.zeros((1, 1), np.int64), [1]),
+            dm.ValidationError,
+            "StridedSlice: begin=array([[0]], dtype=int64) must be 1-D, but has shape [1, 1]",
+            id="strided_slice(2-D begin)",
+        ),
+        pytest.param(
+            lambda: dm.strided_slice("abc", [0], [1]),
+            dm.DTypeError,
+            "StridedSlice: data='abc' must be an array, not str",
+            id="strided_slice(data str)",
+        ),
+        pytest.param(
+            lambda: dm.strided_slice(X, dm.UNKNOWN, [1]),
+            dm.ValidationError,
+            "StridedSlice: begin=UNKNOWN must be a concrete value to execute (hint: "
+            "UNKNOWN is for shape inference (infer_strided_slice))",
+            id="strided_slice(UNKNOWN)",
+        ),
+        pytest.param(
+            lambda: dm.split(X, 1, 2, copy="yes"),
+            dm.DTypeError,
+            "Split: copy='yes' must be None, True or False",
+            id="split(copy='yes')",
+        ),
+        pytest.param(
+            lambda: dm.infer_variadic_split([6], 0, dm.UNKNOWN),
+            dm.ValidationError,
+            "VariadicSplit: split_lengths=UNKNOWN has an unknown length, so the number "
+            "of outputs is unknown (hint: pass Unknown(n) when split_lengths is a 1-D "
+            "value of known length n)",
+            id="infer_variadic_split(UNKNOWN lengths)",
+        ),
+        pytest.param(
+            lambda: dm.infer_split("[1..2]", 0, 3),
+            dm.ValidationError,
+            "Split: num_splits=3 is larger than the interval maximum of data.shape[0]=1..2",
+            id="infer_split(interval max < n)",
+        ),
+        pytest.param(
+            lambda: dm.infer_split("[4..5]", 0, 3),
+            dm.ValidationError,
+            "Split: num_splits=3 divides no size in data.shape[0]=4..5",
+            id="infer_split(no multiple)",
+        ),
+        pytest.param(
+            lambda: dm.infer_variadic_split("[2..6]", 0, [4, 4]),
+            dm.ValidationError,
+            "VariadicSplit: split_lengths=[4, 4] sum to 8, which no size in "
+            "data.shape[0]=2..6 matches",
+            id="infer_variadic_split(sum outside)",
+        ),
+        pytest.param(
+            lambda: dm.infer_strided_slice("[..3]", [5], [0], shrink_axis_mask=[1]),
+            dm.ValidationError,
+            "StridedSlice: begin[0]=5 is out of range for the axis shrunk by "
+            "shrink_axis_mask[0]: data has size 3 there, so the index must be in "
+            "[-3, 2]",
+            id="infer_strided_slice(shrink beyond every size)",
+        ),
+        pytest.param(
+            lambda: dm.PartialShape.parse("[1,x]"),
+            dm.ValidationError,
+            "PartialShape: shape='[1,x]' is not a shape in OpenVINO's notation (hint: "
+            "write e.g. '[?,2..10,12]', '1,3,224,224', '[]' or '[...]')",
+            id="PartialShape.parse('[1,x]')",
+        ),
+        pytest.param(
+            lambda: dm.Dimension(5, 2),
+            dm.ValidationError,
+            "Dimension: max=2 is smaller than min=5 (hint: an interval is min..max)",
+            id="Dimension(5, 2)",
+        ),
+    ],
+)
+def test_error_table(call, exc, message):
+    with pytest.raises(exc) as info:
+        call()
+    assert str(info.value) == message
+    assert isinstance(info.value, ValueError)
+
+
+def test_errors_carry_data_and_pickle():
+    import pickle
+
+    with pytest.raises(dm.ValidationError) as info:
+        dm.variadic_split(X, 1, [1, 2])
+    err = info.value
+    assert (err.op, err.argument, err.value) == ("VariadicSplit", "split_lengths", [1, 2])
+    again = pickle.loads(pickle.dumps(err))
+    assert type(again) is type(err)
+    assert str(again) == str(err)
+
+
+# -- copies, views, out= ------------------------------------------------------------------------
+def test_views_share_memory_and_copies_do_not():
+    x = np.arange(24.0).reshape(2, 3, 4)
+    for parts in (
+        dm.split(x, 2, 2),
+        dm.variadic_split(x, 1, [1, 2]),
+        (
+            dm.strided_slice(
+                x, [0, 0, 3], [0, 0, 0], [1, 1, -2], begin_mask=[1, 1, 0], end_mask=[1, 1, 1]
+            ),
+        ),
+    ):
+        assert all(np.shares_memory(p, x) for p in parts)
+    for copy_parts in (
+        dm.split(x, 2, 2, copy=True),
+        dm.variadic_split(x, 1, [1, 2], copy=True),
+        (
+            dm.strided_slice(
+                x,
+                [0, 0, 3],
+                [0, 0, 0],
+                [1, 1, -2],
+                begin_mask=[1, 1, 0],
+                end_mask=[1, 1, 1],
+                copy=True,
+            ),
+        ),
+    ):
+        for p in copy_parts:
+            assert not np.shares_memory(p, x)
+            assert p.flags.c_contiguous
+            assert p.flags.owndata
+    views = dm.split(x, 0, 2, copy=False)
+    assert all(np.shares_memory(v, x) for v in views)
+
+
+def test_out_receives_the_results():
+    x = np.arange(24.0).reshape(2, 3, 4)
+    out = [np.empty((2, 3, 2)), np.empty((2, 3, 2))]
+    got = dm.split(x, 2, 2, out=out)
+    assert got[0] is out[0]
+    np.testing.assert_array_equal(out[1], x[..., 2:])
+    target = np.empty((1, 3, 2))
+    assert (
+        dm.strided_slice(
+            x, [1, 0, 0], [0, 0, 2], begin_mask=[0, 1, 1], end_mask=[1, 1, 0], out=target
+        )
+        is target
+    )
+    np.testing.assert_array_equal(target, x[1:, :, :2])
+
+
+@pytest.mark.parametrize(
+    ("out", "exc", "message"),
+    [
+        pytest.param(
+            [np.empty((2, 3, 2))],
+            dm.ValidationError,
+            "Split: out='<1 arrays>' has 1 arrays, but there are 2 outputs",
+            id="too few",
+        ),
+        pytest.param(
+            [np.empty((2, 3, 2)), np.empty((2, 3, 3))],
+            dm.ValidationError,
+            "Split: out[1]='<array of shape [2, 3, 3]>' has shape [2, 3, 3], but output "
+            "1 has shape [2, 3, 2]",
+            id="wrong shape",
+        ),
+        pytest.param(
+            [np.empty((2, 3, 2)), np.empty((2, 3, 2), np.float32)],
+            dm.DTypeError,
+            "Split: out[1]='<array of dtype float32>' has dtype float32, but output 1 "
+            "has dtype float64; values are never converted",
+            id="wrong dtype",
+        ),
+        pytest.param(
+            np.empty((2, 2, 3, 2)),
+            dm.DTypeError,
+            "Split: out=<array> must be a sequence of arrays, one per output",
+            id="an array, not a sequence",
+        ),
+    ],
+)
+def test_out_errors(out, exc, message):
+    x = np.arange(24.0).reshape(2, 3, 4)
+    with pytest.raises(exc) as info:
+        dm.split(x, 2, 2, out=out)
+    assert str(info.value).replace(dm._errors.show(out), "<array>") == message
+
+
+# -- element types are moved as they are --------------------------------------------------------
+def _dtypes():
+    kinds = [
+        np.bool_,
+        np.int8,
+        np.uint16,
+        np.int32,
+        np.uint64,
+        np.float16,
+        np.float32,
+        np.float64,
+        np.complex64,
+        np.complex128,
+        np.dtype("U3"),
+        np.dtype("S2"),
+        object,
+        np.dtype("M8[ns]"),
+        np.dtype([("a", "i4"), ("b", "f2")]),
+    ]
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    kinds += [
+        ml_dtypes.bfloat16,
+        ml_dtypes.float8_e4m3fn,
+        ml_dtypes.float8_e5m2,
+        ml_dtypes.int4,
+        ml_dtypes.uint4,
+    ]
+    return kinds
+
+
+def test_every_element_type_is_moved_unchanged():
+    for dtype in _dtypes():
+        x = (
+            np.arange(24).reshape(2, 3, 4).astype(dtype)
+            if np.dtype(dtype).kind not in "SUOV"
+            else np.array(
+                [str(i) if np.dtype(dtype).kind in "UO" else (b"%d" % i) for i in range(24)]
+            )
+            .reshape(2, 3, 4)
+            .astype(dtype)
+            if np.dtype(dtype).kind != "V"
+            else np.zeros((2, 3, 4), dtype)
+        )
+        for copy in (None, True):
+            parts = dm.split(x, 1, 3, copy=copy)
+            assert all(p.dtype == x.dtype for p in parts), dtype
+            np.testing.assert_array_equal(np.concatenate(parts, axis=1), x)
+            s = dm.strided_slice(x, [1, 2, 3], [0, 0, 0], [-1, -1, -1], copy=copy)
+            assert s.dtype == x.dtype
+            np.testing.assert_array_equal(s, x[1:0:-1, 2:0:-1, 3:0:-1])
+
+
+def test_inputs_are_never_mutated():
+    x = np.arange(24).reshape(2, 3, 4)
+    before = x.copy()
+    begin, end, stride, mask = [1, 0, 3], [0, 0, 0], [1, 1, -1], [0, 1, 0]
+    for copy in (None, True):
+        dm.strided_slice(x, begin, end, stride, begin_mask=mask, end_mask=mask, copy=copy)
+        dm.split(x, 2, 2, copy=copy)
+        dm.variadic_split(x, 1, [2, -1], copy=copy)
+    assert (begin, end, stride, mask) == ([1, 0, 3], [0, 0, 0], [1, 1, -1], [0, 1, 0])
+    np.testing.assert_array_equal(x, before)
+
+
+def test_read_only_input_gives_read_only_views():
+    x = np.arange(6)
+    x.flags.writeable = False
+    assert not dm.split(x, 0, 2)[0].flags.writeable
+    assert dm.split(x, 0, 2, copy=True)[0].flags.writeable
+
+
+def test_array_likes_are_accepted():
+    assert [p.tolist() for p in dm.split([1, 2, 3, 4], 0, 2)] == [[1, 2], [3, 4]]
+    assert dm.strided_slice([[1, 2], [3, 4]], [1], [2]).tolist() == [[3, 4]]
+
+
+# -- caches, threads, imports ------------------------------------------------------------------
+def test_caches_are_bounded():
+    for cached in (_split_plan, _variadic_plan, _index_plan, _walk):
+        assert cached.cache_info().maxsize is not None
+
+
+def test_a_cache_hit_never_accepts_what_a_miss_rejects():
+    x = np.arange(6)
+    assert dm.strided_slice(x, [1], [3]).tolist() == [1, 2]  # cached now
+    for bad in ([True], [1.0], [np.float64(1.0)]):
+        with pytest.raises(dm.DTypeError):
+            dm.strided_slice(x, bad, [3])
+    with pytest.raises(dm.DTypeError):
+        dm.strided_slice(x, [1], [3], begin_mask=[1.0])
+    assert dm.variadic_split(x, 0, [2, 4])[0].tolist() == [0, 1]
+    with pytest.raises(dm.DTypeError):
+        dm.variadic_split(x, 0, [2.0, 4])
+    with pytest.raises(dm.DTypeError):
+        dm.variadic_split(x, 0, [True, 5])
+
+
+def test_calls_from_many_threads_agree_with_serial_calls():
+    rng = np.random.default_rng(0)
+    x = np.arange(2 * 3 * 4 * 5).reshape(2, 3, 4, 5)
+    jobs = []
+    for _ in range(400):
+        b = rng.integers(-6, 6, 4).tolist()
+        e = rng.integers(-6, 6, 4).tolist()
+        s = [int(v) or 1 for v in rng.integers(-3, 3, 4)]
+        m = rng.integers(0, 2, (2, 4)).tolist()
+        jobs.append((b, e, s, m))
+
+    def run(job):
+        b, e, s, m = job
+        out = dm.strided_slice(x, b, e, s, begin_mask=m[0], end_mask=m[1])
+        parts = dm.split(x, len(b) - 1 - (sum(m[0]) % 4), 1)
+        return out.tolist(), [p.shape for p in parts]
+
+    serial = [run(j) for j in jobs]
+    with ThreadPoolExecutor(8) as pool:
+        threaded = list(pool.map(run, jobs))
+    assert threaded == serial
+
+
+def test_import_datamove_imports_no_optional_dependency():
+    code = (
+        "import sys, datamove, datamove.directml, datamove.ir\n"
+        "bad = [m for m in ('openvino', 'torch', 'jax', 'dask', 'cupy', 'ml_dtypes', "
+        "'array_api_strict', 'hypothesis', 'onnxruntime', 'zarr') if m in sys.modules]\n"
+        "print(bad)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
