@@ -1,0 +1,345 @@
+"""``SplitDesc`` and ``JoinDesc``: ``DML_SPLIT_OPERATOR_DESC`` and ``DML_JOIN_OPERATOR_DESC``.
+
+Split and join are one operation seen from both ends: a *whole* tensor (split's input, join's
+output) and its *parts* along an axis (split's outputs, join's inputs). One function checks
+both, with each operator's rule ids.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from datamove._errors import DTypeError
+from datamove.directml._enums import FeatureLevel, OperatorType
+from datamove.directml._errors import DirectMLValidationError, Violation
+from datamove.directml._rules import (
+    DEFAULT_OPTIONS,
+    ValidationOptions,
+    check_tensor,
+    table_row,
+)
+from datamove.directml._tensor import TensorDesc
+
+__all__ = ["JoinDesc", "SplitDesc"]
+
+LATEST = FeatureLevel.LEVEL_6_4
+
+
+class _Rules(NamedTuple):
+    op: OperatorType
+    op_name: str
+    whole: str  # path of the whole tensor
+    parts: str  # path of the parts array
+    parts_are_outputs: bool
+    nonempty: str
+    same: str
+    axis: str
+    off_axis: str
+    total: str
+    zero_on_axis: str
+    table: str
+    owned: str
+
+
+_SPLIT = _Rules(
+    OperatorType.SPLIT,
+    "DML_SPLIT",
+    "input",
+    "outputs",
+    True,
+    "S1",
+    "S2",
+    "S3",
+    "S4",
+    "S5",
+    "S6",
+    "S7",
+    "S8",
+)
+_JOIN = _Rules(
+    OperatorType.JOIN,
+    "DML_JOIN",
+    "output",
+    "inputs",
+    False,
+    "J1",
+    "J2",
+    "J3",
+    "J4",
+    "J4",
+    "J5",
+    "J6",
+    "J7",
+)
+
+
+def _tensor(op: str, name: str, value: Any) -> TensorDesc:
+    if not isinstance(value, TensorDesc):
+        raise DTypeError(op, name, value, "must be a datamove.directml.TensorDesc")
+    return value
+
+
+def _tensors(op: str, name: str, values: Any) -> tuple[TensorDesc, ...]:
+    if isinstance(values, TensorDesc) or not isinstance(values, Sequence):
+        raise DTypeError(op, name, values, "must be a sequence of TensorDesc")
+    return tuple(_tensor(op, f"{name}[{i}]", v) for i, v in enumerate(values))
+
+
+def _axis(op: str, value: Any) -> int:
+    if isinstance(value, bool):
+        raise DTypeError(op, "axis", value, "must be an integer, not a bool")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise DTypeError(op, "axis", value, "must be an integer") from None
+
+
+def _violations(
+    rules: _Rules,
+    whole: TensorDesc,
+    parts: tuple[TensorDesc, ...],
+    axis: int,
+    feature_level: FeatureLevel | str | int | None,
+    options: ValidationOptions | None,
+) -> list[Violation]:
+    opts = DEFAULT_OPTIONS if options is None else options
+    level = None if feature_level is None else FeatureLevel.parse(feature_level)
+    table = None if level is None else table_row(rules.op, level, opts.join_rank_at_3_1)
+    found: list[Violation] = []
+    if not parts:
+        found.append(
+            Violation(rules.nonempty, rules.parts, [], "must hold at least one tensor (count > 0)")
+        )
+    rank = whole.rank
+    axis_ok = 0 <= axis < rank
+    if not axis_ok:
+        hint = " (Axis is unsigned: add the rank to a negative axis)" if axis < 0 else ""
+        found.append(
+            Violation(rules.axis, "axis", axis, f"must be in [0, {rank - 1}] for rank {rank}{hint}")
+        )
+    whole_out = not rules.parts_are_outputs
+    check_tensor(
+        whole,
+        rules.whole,
+        -1,
+        found,
+        (whole_out, axis, "T5", rules.owned, table, rules.op_name, level, opts),
+    )
+    part_key = (
+        rules.parts_are_outputs,
+        axis,
+        rules.zero_on_axis if axis_ok else "T5",
+        rules.owned,
+        table,
+        rules.op_name,
+        level,
+        opts,
+    )
+    sizes = whole.sizes
+    before, after = sizes[:axis], sizes[axis + 1 :]
+    all_same_rank = True
+    for i, part in enumerate(parts):
+        if part.data_type is not whole.data_type:
+            path = f"{rules.parts}[{i}]"
+            found.append(
+                Violation(rules.same, f"{path}.data_type", part.data_type.dml_name,
+                          f"must equal {rules.whole}.data_type={whole.data_type.dml_name}")
+            )  # fmt: skip
+        if len(part.sizes) != rank:
+            path = f"{rules.parts}[{i}]"
+            all_same_rank = False
+            found.append(
+                Violation(rules.same, f"{path}.rank", part.rank,
+                          f"must equal {rules.whole}.rank={rank}")
+            )  # fmt: skip
+        elif axis_ok and (part.sizes[:axis] != before or part.sizes[axis + 1 :] != after):
+            path = f"{rules.parts}[{i}]"
+            found.extend(
+                Violation(rules.off_axis, f"{path}.sizes[{d}]", got,
+                          f"must equal {rules.whole}.sizes[{d}]={want} (all but the axis)")
+                for d, (got, want) in enumerate(zip(part.sizes, sizes, strict=True))
+                if d != axis and got != want
+            )  # fmt: skip
+        check_tensor(part, rules.parts, i, found, part_key)
+    if axis_ok and all_same_rank and parts:
+        lengths = [p.sizes[axis] for p in parts]
+        total = sum(lengths)
+        if total != sizes[axis]:
+            want = f"{rules.whole}.sizes[{axis}] is {sizes[axis]}"
+            found.append(
+                Violation(rules.total, f"{rules.parts}[*].sizes[{axis}]", lengths,
+                          f"sum to {total}, but {want}")
+            )  # fmt: skip
+    return found
+
+
+def _raise(
+    rules: _Rules, found: list[Violation], feature_level: FeatureLevel | str | int | None
+) -> None:
+    if found:
+        context = (
+            ""
+            if feature_level is None
+            else f" at feature level {FeatureLevel.parse(feature_level)}"
+        )
+        raise DirectMLValidationError(rules.op_name, found, context=context)
+
+
+@dataclass(frozen=True, init=False)
+class SplitDesc:
+    """``DML_SPLIT_OPERATOR_DESC``: split ``input`` along ``axis`` into ``outputs``.
+
+    The constructor checks Python types only; :meth:`validate` checks DirectML's rules.
+
+    Parameters
+    ----------
+    input : TensorDesc
+        ``InputTensor``.
+    outputs : sequence of TensorDesc
+        ``OutputTensors`` (``OutputCount`` is their number).
+    axis : int
+        ``Axis``: unsigned in DirectML, so a negative axis breaks S3.
+
+    Examples
+    --------
+    The spec's first example, axis 2 of ``[1, 1, 6, 2]`` into 2 + 1 + 3:
+
+    >>> desc = SplitDesc(
+    ...     TensorDesc("FLOAT32", [1, 1, 6, 2]),
+    ...     [TensorDesc("FLOAT32", [1, 1, n, 2]) for n in (2, 1, 3)],
+    ...     axis=2,
+    ... )
+    >>> desc.validate("1_0")
+    >>> desc.violations("1_0")
+    []
+    >>> bad = SplitDesc(desc.input, [TensorDesc("FLOAT32", [1, 1, 2, 3])], axis=2)
+    >>> for v in bad.violations("4_1"):
+    ...     print(v)
+    [S4] outputs[0].sizes[3]=3 must equal input.sizes[3]=2 (all but the axis)
+    [S5] outputs[*].sizes[2]=[2] sum to 2, but input.sizes[2] is 6
+    """
+
+    input: TensorDesc
+    outputs: tuple[TensorDesc, ...]
+    axis: int
+
+    def __init__(
+        self,
+        input: TensorDesc,  # noqa: A002 - the spec's name
+        outputs: Sequence[TensorDesc],
+        axis: int,
+    ) -> None:
+        object.__setattr__(self, "input", _tensor("DML_SPLIT", "input", input))
+        object.__setattr__(self, "outputs", _tensors("DML_SPLIT", "outputs", outputs))
+        object.__setattr__(self, "axis", _axis("DML_SPLIT", axis))
+
+    operator_type = OperatorType.SPLIT
+
+    def violations(
+        self,
+        feature_level: FeatureLevel | str | int | None = LATEST,
+        *,
+        options: ValidationOptions | None = None,
+    ) -> list[Violation]:
+        """Every rule this desc breaks at ``feature_level`` (``None``: level-free rules only).
+
+        Parameters
+        ----------
+        feature_level : FeatureLevel or str or int or None
+            The device's level (default 6_4, the last DirectML has). ``None`` skips the rules
+            that depend on a level (T2's and T4's level limits, the S7 table).
+        options : ValidationOptions, optional
+            The switches where DirectML's documents are silent or disagree.
+
+        Returns
+        -------
+        list of Violation
+            Empty when the desc is valid.
+        """
+        return _violations(_SPLIT, self.input, self.outputs, self.axis, feature_level, options)
+
+    def validate(
+        self,
+        feature_level: FeatureLevel | str | int | None = LATEST,
+        *,
+        options: ValidationOptions | None = None,
+    ) -> None:
+        """Raise :class:`DirectMLValidationError` listing every violation, if there is one.
+
+        Parameters are those of :meth:`violations`.
+
+        Raises
+        ------
+        DirectMLValidationError
+            With ``violations`` holding every broken rule.
+        """
+        _raise(_SPLIT, self.violations(feature_level, options=options), feature_level)
+
+
+@dataclass(frozen=True, init=False)
+class JoinDesc:
+    """``DML_JOIN_OPERATOR_DESC``: join ``inputs`` along ``axis`` into ``output``.
+
+    Parameters
+    ----------
+    inputs : sequence of TensorDesc
+        ``InputTensors`` (``InputCount`` is their number).
+    output : TensorDesc
+        ``OutputTensor``.
+    axis : int
+        ``Axis``, unsigned: a negative axis breaks J3.
+
+    Examples
+    --------
+    DxDispatch's ``dml_join.json``: ``[3] + [2] + [5] -> [10]`` is rank 1, legal from 4_1:
+
+    >>> parts = [TensorDesc("FLOAT32", [n]) for n in (3, 2, 5)]
+    >>> desc = JoinDesc(parts, TensorDesc("FLOAT32", [10]), axis=0)
+    >>> desc.validate("4_1")
+    >>> [v.rule for v in desc.violations("3_0")]
+    ['J6', 'J6', 'J6', 'J6']
+    """
+
+    inputs: tuple[TensorDesc, ...]
+    output: TensorDesc
+    axis: int
+
+    def __init__(self, inputs: Sequence[TensorDesc], output: TensorDesc, axis: int) -> None:
+        object.__setattr__(self, "inputs", _tensors("DML_JOIN", "inputs", inputs))
+        object.__setattr__(self, "output", _tensor("DML_JOIN", "output", output))
+        object.__setattr__(self, "axis", _axis("DML_JOIN", axis))
+
+    operator_type = OperatorType.JOIN
+
+    def violations(
+        self,
+        feature_level: FeatureLevel | str | int | None = LATEST,
+        *,
+        options: ValidationOptions | None = None,
+    ) -> list[Violation]:
+        """Every rule this desc breaks at ``feature_level``; see :meth:`SplitDesc.violations`.
+
+        Returns
+        -------
+        list of Violation
+            Empty when the desc is valid.
+        """
+        return _violations(_JOIN, self.output, self.inputs, self.axis, feature_level, options)
+
+    def validate(
+        self,
+        feature_level: FeatureLevel | str | int | None = LATEST,
+        *,
+        options: ValidationOptions | None = None,
+    ) -> None:
+        """Raise :class:`DirectMLValidationError` listing every violation, if there is one.
+
+        Raises
+        ------
+        DirectMLValidationError
+            With ``violations`` holding every broken rule.
+        """
+        _raise(_JOIN, self.violations(feature_level, options=options), feature_level)

@@ -1,0 +1,275 @@
+"""DirectML's enums and constants, with the names and values of ``DirectML.h`` (DirectML 1.15).
+
+Python names drop DirectML's prefix (``TensorDataType.FLOAT32`` is
+``DML_TENSOR_DATA_TYPE_FLOAT32``); ``.dml_name`` gives the C name back and ``parse`` reads
+either spelling. Feature-level members are spelled ``LEVEL_4_1`` because a Python name cannot
+start with a digit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import re
+from typing import Any, Self, TypeVar
+
+from datamove._errors import DTypeError, ValidationError
+
+__all__ = [
+    "DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT",
+    "DML_TENSOR_DIMENSION_COUNT_MAX",
+    "DML_TENSOR_DIMENSION_COUNT_MAX1",
+    "FeatureLevel",
+    "OperatorType",
+    "TensorDataType",
+    "TensorFlags",
+    "TensorType",
+]
+
+#: Maximum rank when ``DML_TARGET_VERSION`` < 0x3000.
+DML_TENSOR_DIMENSION_COUNT_MAX = 5
+#: Maximum rank when ``DML_TARGET_VERSION`` >= 0x3000.
+DML_TENSOR_DIMENSION_COUNT_MAX1 = 8
+#: Minimum base-offset alignment, in bytes, of every bound buffer tensor.
+DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT = 16
+
+UINT32_MAX = 2**32 - 1
+UINT64_MAX = 2**64 - 1
+
+_E = TypeVar("_E", bound=enum.IntEnum)
+
+
+def _parse_member(cls: type[_E], value: Any, prefix: str, what: str) -> _E:
+    """Read an enum member from a member, its value, its short name or its C name."""
+    if isinstance(value, cls):
+        return value
+    if isinstance(value, bool):
+        raise DTypeError("DirectML", what, value, f"must be a {cls.__name__}, a name or an int")
+    if isinstance(value, int):
+        try:
+            return cls(value)
+        except ValueError:
+            pass
+    elif isinstance(value, str):
+        name = value.strip().upper()
+        name = name.removeprefix(prefix)
+        if name in cls.__members__:
+            return cls.__members__[name]
+    else:
+        raise DTypeError("DirectML", what, value, f"must be a {cls.__name__}, a name or an int")
+    known = ", ".join(cls.__members__)
+    raise ValidationError(
+        "DirectML", what, value, f"is not a {cls.__name__}", hint=f"one of {known}"
+    )
+
+
+class TensorDataType(enum.IntEnum):
+    """``DML_TENSOR_DATA_TYPE``: the element type of a tensor.
+
+    Examples
+    --------
+    >>> TensorDataType.FLOAT32.value, TensorDataType.FLOAT32.dml_name
+    (1, 'DML_TENSOR_DATA_TYPE_FLOAT32')
+    >>> TensorDataType.parse("DML_TENSOR_DATA_TYPE_INT4"), TensorDataType.parse("uint8")
+    (<TensorDataType.INT4: 13>, <TensorDataType.UINT8: 5>)
+    >>> TensorDataType.INT4.bits, TensorDataType.FLOAT16.bits
+    (4, 16)
+    """
+
+    UNKNOWN = 0
+    FLOAT32 = 1
+    FLOAT16 = 2
+    UINT32 = 3
+    UINT16 = 4
+    UINT8 = 5
+    INT32 = 6
+    INT16 = 7
+    INT8 = 8
+    FLOAT64 = 9
+    UINT64 = 10
+    INT64 = 11
+    UINT4 = 12
+    INT4 = 13
+
+    @property
+    def dml_name(self) -> str:
+        """The C name, ``DML_TENSOR_DATA_TYPE_<NAME>``."""
+        return f"DML_TENSOR_DATA_TYPE_{self.name}"
+
+    @property
+    def bits(self) -> int:
+        """Bits per element as DirectMLX counts them; 0 for ``UNKNOWN`` (never valid)."""
+        return _BITS[self]
+
+    @classmethod
+    def parse(cls, value: Any) -> Self:
+        """Read a data type from a member, its value, or a name (short or C)."""
+        return _parse_member(cls, value, "DML_TENSOR_DATA_TYPE_", "data_type")
+
+
+_BITS = {
+    TensorDataType.UNKNOWN: 0,
+    TensorDataType.FLOAT32: 32,
+    TensorDataType.UINT32: 32,
+    TensorDataType.INT32: 32,
+    TensorDataType.FLOAT16: 16,
+    TensorDataType.UINT16: 16,
+    TensorDataType.INT16: 16,
+    TensorDataType.UINT8: 8,
+    TensorDataType.INT8: 8,
+    TensorDataType.UINT4: 4,
+    TensorDataType.INT4: 4,
+    TensorDataType.FLOAT64: 64,
+    TensorDataType.UINT64: 64,
+    TensorDataType.INT64: 64,
+}
+
+
+class TensorFlags(enum.IntFlag):
+    """``DML_TENSOR_FLAGS``: ``NONE`` (0) or ``OWNED_BY_DML`` (1), which only inputs may carry.
+
+    Examples
+    --------
+    >>> TensorFlags.OWNED_BY_DML.dml_name
+    'DML_TENSOR_FLAG_OWNED_BY_DML'
+    >>> TensorFlags.parse("DML_TENSOR_FLAG_OWNED_BY_DML") is TensorFlags.OWNED_BY_DML
+    True
+    """
+
+    NONE = 0x0
+    OWNED_BY_DML = 0x1
+
+    @property
+    def dml_name(self) -> str:
+        """The C name; unknown bits are written as a hexadecimal number."""
+        if self.value == 0:
+            return "DML_TENSOR_FLAG_NONE"
+        if self.value == TensorFlags.OWNED_BY_DML.value:
+            return "DML_TENSOR_FLAG_OWNED_BY_DML"
+        return hex(self.value)
+
+    @classmethod
+    def parse(cls, value: Any) -> TensorFlags:
+        """Read flags from an int, a name (C or short), or a list of names OR'd together."""
+        if isinstance(value, cls):
+            return value
+        if isinstance(value, bool):
+            raise DTypeError("DirectML", "flags", value, "must be TensorFlags, a name or an int")
+        if isinstance(value, int):
+            if not 0 <= value <= UINT32_MAX:
+                raise ValidationError("DirectML", "flags", value, "must fit in a UINT")
+            return cls(value)
+        if isinstance(value, str):
+            result = cls.NONE
+            for part in value.split("|"):
+                name = part.strip().upper().removeprefix("DML_TENSOR_FLAG_")
+                if name not in cls.__members__:
+                    raise ValidationError(
+                        "DirectML", "flags", value, "is not a DML_TENSOR_FLAGS name",
+                        hint="DML_TENSOR_FLAG_NONE or DML_TENSOR_FLAG_OWNED_BY_DML",
+                    )  # fmt: skip
+                result |= cls.__members__[name]
+            return result
+        if isinstance(value, list | tuple):
+            result = cls.NONE
+            for part in value:
+                result |= cls.parse(part)
+            return result
+        raise DTypeError("DirectML", "flags", value, "must be TensorFlags, a name or an int")
+
+
+class TensorType(enum.IntEnum):
+    """``DML_TENSOR_TYPE``: ``BUFFER`` (1) is the only valid one."""
+
+    INVALID = 0
+    BUFFER = 1
+
+    @property
+    def dml_name(self) -> str:
+        """The C name, ``DML_TENSOR_TYPE_<NAME>``."""
+        return f"DML_TENSOR_TYPE_{self.name}"
+
+    @classmethod
+    def parse(cls, value: Any) -> Self:
+        """Read a tensor type from a member, its value or a name."""
+        return _parse_member(cls, value, "DML_TENSOR_TYPE_", "type")
+
+
+class OperatorType(enum.IntEnum):
+    """``DML_OPERATOR_TYPE`` values of the operators this package models.
+
+    Examples
+    --------
+    >>> int(OperatorType.SPLIT), int(OperatorType.JOIN), OperatorType.JOIN.dml_name
+    (62, 63, 'DML_OPERATOR_JOIN')
+    """
+
+    SPLIT = 62
+    JOIN = 63
+
+    @property
+    def dml_name(self) -> str:
+        """The C name, ``DML_OPERATOR_<NAME>``."""
+        return f"DML_OPERATOR_{self.name}"
+
+    @classmethod
+    def parse(cls, value: Any) -> Self:
+        """Read an operator type from a member, its value or a name."""
+        return _parse_member(cls, value, "DML_OPERATOR_", "type")
+
+
+_LEVEL_TEXT = re.compile(r"^(?:DML_FEATURE_LEVEL_|FL)?_?(\d+)[_.](\d+)$")
+
+
+class FeatureLevel(enum.IntEnum):
+    """``DML_FEATURE_LEVEL``: the hex value encodes major.minor, so levels compare as ints.
+
+    Examples
+    --------
+    >>> FeatureLevel.parse("4_1") is FeatureLevel.LEVEL_4_1
+    True
+    >>> FeatureLevel.parse(0x4100) == FeatureLevel.parse("DML_FEATURE_LEVEL_4_1")
+    True
+    >>> FeatureLevel.LEVEL_3_0 < FeatureLevel.LEVEL_4_1, str(FeatureLevel.LEVEL_6_4)
+    (True, '6_4')
+    """
+
+    LEVEL_1_0 = 0x1000
+    LEVEL_2_0 = 0x2000
+    LEVEL_2_1 = 0x2100
+    LEVEL_3_0 = 0x3000
+    LEVEL_3_1 = 0x3100
+    LEVEL_4_0 = 0x4000
+    LEVEL_4_1 = 0x4100
+    LEVEL_5_0 = 0x5000
+    LEVEL_5_1 = 0x5100
+    LEVEL_5_2 = 0x5200
+    LEVEL_6_0 = 0x6000
+    LEVEL_6_1 = 0x6100
+    LEVEL_6_2 = 0x6200
+    LEVEL_6_3 = 0x6300
+    LEVEL_6_4 = 0x6400
+
+    def __str__(self) -> str:
+        """``"4_1"``, the way DirectML's docs write a level."""
+        return self.name.removeprefix("LEVEL_")
+
+    @property
+    def dml_name(self) -> str:
+        """The C name, ``DML_FEATURE_LEVEL_4_1``."""
+        return f"DML_FEATURE_LEVEL_{self}"
+
+    @classmethod
+    def parse(cls, value: Any) -> Self:
+        """Read a level from a member, an int (``0x4100``) or text (``"4_1"``, ``"0x4100"``)."""
+        if type(value) is cls:
+            return value
+        if isinstance(value, str):
+            text = value.strip().upper()
+            match = _LEVEL_TEXT.match(text)
+            if match:
+                value = int(match[1]) << 12 | int(match[2]) << 8
+            elif text.startswith("0X"):
+                with contextlib.suppress(ValueError):
+                    value = int(text, 16)
+        return _parse_member(cls, value, "LEVEL_", "feature_level")

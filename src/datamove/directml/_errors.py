@@ -1,0 +1,105 @@
+"""``DirectMLValidationError``: every broken DirectML rule of a descriptor, reported at once."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from datamove._errors import ValidationError, show
+
+__all__ = ["BufferSizeOverflowError", "DirectMLValidationError", "Violation"]
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """One broken rule: its checklist id, the field it is about, the value there, and why.
+
+    Parameters
+    ----------
+    rule : str
+        The rule's id in the checklists of ``docs/directml.md`` (``"T5"``, ``"S4"``, ``"J6"``).
+    path : str
+        The field, written as Python reaches it (``"outputs[1].sizes[2]"``).
+    value : object
+        The value found there.
+    message : str
+        What the rule asks, lower-case, read after ``path=value``.
+
+    Examples
+    --------
+    >>> str(Violation("S4", "outputs[1].sizes[2]", 3, "must equal input.sizes[2]=2"))
+    '[S4] outputs[1].sizes[2]=3 must equal input.sizes[2]=2'
+    """
+
+    rule: str
+    path: str
+    value: Any
+    message: str
+
+    def __str__(self) -> str:
+        """``[RULE] path=value message``."""
+        return f"[{self.rule}] {self.path}={show(self.value)} {self.message}"
+
+    def as_dict(self) -> dict[str, Any]:
+        """The violation as JSON-ready data (the value is kept only when JSON can hold it)."""
+        value = list(self.value) if isinstance(self.value, tuple) else self.value
+        if not isinstance(value, str | int | float | list | None):
+            value = show(value)
+        return {"rule": self.rule, "path": self.path, "value": value, "message": self.message}
+
+
+class DirectMLValidationError(ValidationError):
+    """A DirectML descriptor breaks DirectML's rules; ``violations`` lists every one of them.
+
+    ``argument`` and ``value`` are those of the first violation, so code written for
+    :class:`datamove.ValidationError` keeps working; ``str()`` lists them all, one a line.
+
+    Examples
+    --------
+    >>> err = DirectMLValidationError("DML_SPLIT", [
+    ...     Violation("S3", "axis", 4, "must be in [0, 3]"),
+    ...     Violation("T5", "outputs[0].sizes[1]", 0, "must be at least 1"),
+    ... ])
+    >>> print(err)
+    DML_SPLIT: 2 violations of DirectML's rules
+      [S3] axis=4 must be in [0, 3]
+      [T5] outputs[0].sizes[1]=0 must be at least 1
+    >>> [v.rule for v in err.violations]
+    ['S3', 'T5']
+    """
+
+    def __init__(
+        self, op: str, violations: list[Violation], *, context: str = "", hint: str | None = None
+    ) -> None:
+        if not violations:
+            raise ValueError("DirectMLValidationError needs at least one violation")
+        self.violations = list(violations)
+        self.context = context
+        count = len(violations)
+        head = f"{count} violation{'s' if count != 1 else ''} of DirectML's rules{context}"
+        listing = "\n".join(f"  {v}" for v in violations)
+        super().__init__(op, None, violations[0].value, f"{head}\n{listing}", hint=hint)
+        self.argument = violations[0].path
+
+    @property
+    def rules(self) -> list[str]:
+        """The rule ids, in the order found."""
+        return [v.rule for v in self.violations]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle with the violations."""
+        return (_rebuild, (type(self), self.op, self.violations, self.context, self.hint))
+
+
+def _rebuild(
+    cls: type[DirectMLValidationError],
+    op: str,
+    violations: list[Violation],
+    context: str,
+    hint: str | None,
+) -> DirectMLValidationError:
+    return cls(op, violations, context=context, hint=hint)
+
+
+class BufferSizeOverflowError(DirectMLValidationError, OverflowError):
+    """A tensor's buffer size does not fit DirectML's integers (also an ``OverflowError``)."""

@@ -1,0 +1,578 @@
+"""Running split and join on byte buffers laid out exactly as the ``TensorDesc`` s say.
+
+Every tensor becomes a NumPy strided view over its byte buffer (shape = ``sizes``, strides =
+``strides`` times the element size), and the operator is one ``np.copyto`` per part. Element
+bits are moved as unsigned integers of the same width, so NaN payloads and ``-0.0`` survive.
+4-bit types (two per byte, the first in the low nibble) are unpacked to one nibble per byte,
+moved the same way, and packed back, nibbles outside the tensor included, so bytes shared with
+padding keep their other half.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from datamove._errors import AxisError, DTypeError, ValidationError
+from datamove.directml._desc import JoinDesc, SplitDesc
+from datamove.directml._enums import FeatureLevel, TensorDataType
+from datamove.directml._errors import DirectMLValidationError, Violation
+from datamove.directml._rules import ValidationOptions
+from datamove.directml._tensor import TensorDesc
+
+__all__ = ["join", "read_tensor", "run_join", "run_split", "split", "write_tensor"]
+
+Bytes = npt.NDArray[np.uint8]
+
+_UINT_OF_BYTES: dict[int, np.dtype[Any]] = {
+    1: np.dtype(np.uint8),
+    2: np.dtype(np.uint16),
+    4: np.dtype(np.uint32),
+    8: np.dtype(np.uint64),
+}
+
+_NUMPY_OF: dict[TensorDataType, np.dtype[Any]] = {
+    TensorDataType.FLOAT32: np.dtype(np.float32),
+    TensorDataType.FLOAT16: np.dtype(np.float16),
+    TensorDataType.FLOAT64: np.dtype(np.float64),
+    TensorDataType.UINT8: np.dtype(np.uint8),
+    TensorDataType.UINT16: np.dtype(np.uint16),
+    TensorDataType.UINT32: np.dtype(np.uint32),
+    TensorDataType.UINT64: np.dtype(np.uint64),
+    TensorDataType.INT8: np.dtype(np.int8),
+    TensorDataType.INT16: np.dtype(np.int16),
+    TensorDataType.INT32: np.dtype(np.int32),
+    TensorDataType.INT64: np.dtype(np.int64),
+    # 4-bit values are handed out one per byte (the wider type that holds them).
+    TensorDataType.UINT4: np.dtype(np.uint8),
+    TensorDataType.INT4: np.dtype(np.int8),
+}
+_DML_OF = {v: k for k, v in _NUMPY_OF.items() if k.bits != 4}
+
+
+# Buffers ---------------------------------------------------------------------------------
+
+
+def _as_bytes(buffer: Any, name: str, *, writable: bool) -> Bytes:
+    """A 1-D ``uint8`` view of a buffer-protocol object (bytes, bytearray, memoryview, ndarray)."""
+    if isinstance(buffer, np.ndarray):
+        if not buffer.flags.c_contiguous:
+            raise ValidationError(
+                "DirectML", name, buffer, "must be a contiguous buffer",
+                hint="use np.ascontiguousarray, or pass the buffer the view was taken from",
+            )  # fmt: skip
+        array = buffer.reshape(-1).view(np.uint8)
+    else:
+        try:
+            view = memoryview(buffer)
+        except TypeError:
+            raise DTypeError("DirectML", name, buffer, "must support the buffer protocol") from None
+        if not view.c_contiguous:
+            raise ValidationError("DirectML", name, buffer, "must be a contiguous buffer")
+        array = np.frombuffer(view.cast("B"), dtype=np.uint8)
+    if writable and not array.flags.writeable:
+        raise ValidationError("DirectML", name, buffer, "must be writable (not bytes)")
+    return array
+
+
+def _check_binding(tensor: TensorDesc, data: Bytes, path: str, found: list[Violation]) -> None:
+    if data.size < tensor.total_tensor_size_in_bytes:
+        found.append(
+            Violation("T10", path, data.size,
+                      "bytes are fewer than total_tensor_size_in_bytes="
+                      f"{tensor.total_tensor_size_in_bytes}")
+        )  # fmt: skip
+
+
+def _new_buffer(tensor: TensorDesc) -> Bytes:
+    return np.zeros(tensor.total_tensor_size_in_bytes, dtype=np.uint8)
+
+
+# Views -----------------------------------------------------------------------------------
+
+
+def _view(tensor: TensorDesc, data: Bytes, item: int) -> np.ndarray[Any, Any]:
+    """The tensor's elements as a strided view over ``data`` (one element = ``item`` bytes)."""
+    strides = tensor.effective_strides
+    assert strides is not None  # validated
+    return np.ndarray(
+        tensor.sizes,
+        dtype=_UINT_OF_BYTES[item],
+        buffer=data,
+        strides=tuple(s * item for s in strides),
+    )
+
+
+def _unpack_nibbles(data: Bytes) -> Bytes:
+    """One nibble per byte, low nibble first: element ``i`` of a 4-bit buffer is ``out[i]``."""
+    out = np.empty(data.size * 2, dtype=np.uint8)
+    np.bitwise_and(data, 0x0F, out=out[0::2])
+    np.right_shift(data, 4, out=out[1::2])
+    return out
+
+
+def _pack_nibbles(nibbles: Bytes, out: Bytes) -> None:
+    np.left_shift(nibbles[1::2], 4, out=out)
+    np.bitwise_or(out, nibbles[0::2] & 0x0F, out=out)
+
+
+class _Space:
+    """Where a tensor's elements live: the byte buffer itself, or its nibbles for 4-bit types."""
+
+    def __init__(self, tensor: TensorDesc, data: Bytes) -> None:
+        self.data = data
+        self.four_bit = tensor.data_type.bits == 4
+        if self.four_bit:
+            self.elements = _unpack_nibbles(data[: tensor.total_tensor_size_in_bytes])
+            self.view = _view(tensor, self.elements, 1)
+        else:
+            self.elements = data
+            self.view = _view(tensor, data, tensor.data_type.bits // 8)
+
+    def flush(self) -> None:
+        """Write nibbles back to the byte buffer (no-op for byte-sized types)."""
+        if self.four_bit:
+            _pack_nibbles(self.elements, self.data[: self.elements.size // 2])
+
+
+def _axis_slices(sizes: Sequence[int], axis: int) -> list[tuple[slice, ...]]:
+    lead = (slice(None),) * axis
+    slices, start = [], 0
+    for size in sizes:
+        slices.append((*lead, slice(start, start + size)))
+        start += size
+    return slices
+
+
+def _check_distinct(
+    written: Sequence[tuple[str, Bytes]], read: Sequence[tuple[str, Bytes]], found: list[Violation]
+) -> None:
+    """S10: a written buffer overlapping another of the operator's buffers is undefined."""
+    for i, (name, buffer) in enumerate(written):
+        for other_name, other in [*written[:i], *read]:
+            if np.shares_memory(buffer, other):
+                found.append(
+                    Violation("S10", name, f"<buffer of {buffer.size} bytes>",
+                              f"overlaps {other_name}; DirectML's results are undefined then")
+                )  # fmt: skip
+
+
+# Operators -------------------------------------------------------------------------------
+
+
+def run_split(
+    desc: SplitDesc,
+    input_buffer: Any,
+    *,
+    outputs: Sequence[Any] | None = None,
+    feature_level: FeatureLevel | str | int | None = None,
+    options: ValidationOptions | None = None,
+) -> list[Bytes]:
+    """Run ``DML_SPLIT`` on a byte buffer; return one byte buffer per output.
+
+    Parameters
+    ----------
+    desc : SplitDesc
+        The operator; validated first (all violations at once).
+    input_buffer : buffer
+        Bytes laid out as ``desc.input`` says, at least ``total_tensor_size_in_bytes`` long
+        (T10). Stride-0 dimensions broadcast.
+    outputs : sequence of writable buffers, optional
+        Where to write. Bytes the output tensors do not cover (padding) are left as they
+        were; DirectML itself may overwrite anything within ``total_tensor_size_in_bytes``.
+        By default new zeroed buffers of ``total_tensor_size_in_bytes`` are made.
+    feature_level : FeatureLevel or str or int, optional
+        Also check the feature-level rules of this level. By default only the level-free
+        rules are checked, so 4-bit and 64-bit types run anywhere.
+    options : ValidationOptions, optional
+        The validation switches.
+
+    Returns
+    -------
+    list of numpy.ndarray
+        One 1-D ``uint8`` array per output (the given ``outputs``, viewed as bytes).
+
+    Raises
+    ------
+    DirectMLValidationError
+        When the desc breaks a rule, a buffer is too small (T10) or outputs overlap (S10).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> data = np.arange(1, 13, dtype=np.float32)
+    >>> desc = SplitDesc(TensorDesc("FLOAT32", [1, 1, 6, 2]),
+    ...                  [TensorDesc("FLOAT32", [1, 1, 6, 1])] * 2, axis=3)
+    >>> [b.view(np.float32).tolist() for b in run_split(desc, data)]
+    [[1.0, 3.0, 5.0, 7.0, 9.0, 11.0], [2.0, 4.0, 6.0, 8.0, 10.0, 12.0]]
+    """
+    if not isinstance(desc, SplitDesc):
+        raise DTypeError("DML_SPLIT", "desc", desc, "must be a SplitDesc")
+    found = desc.violations(feature_level, options=options)
+    source = _as_bytes(input_buffer, "input_buffer", writable=False)
+    if outputs is None:
+        targets = [_new_buffer(t) for t in desc.outputs]
+    else:
+        if len(outputs) != len(desc.outputs):
+            raise ValidationError(
+                "DML_SPLIT",
+                "outputs",
+                outputs,
+                f"must hold {len(desc.outputs)} buffers, one per output",
+            )
+        targets = [_as_bytes(b, f"outputs[{i}]", writable=True) for i, b in enumerate(outputs)]
+        _check_distinct(
+            [(f"outputs[{i}]", t) for i, t in enumerate(targets)], [("input_buffer", source)], found
+        )
+    _check_binding(desc.input, source, "input_buffer", found)
+    for i, (tensor, target) in enumerate(zip(desc.outputs, targets, strict=True)):
+        _check_binding(tensor, target, f"outputs[{i}]", found)
+    if found:
+        raise DirectMLValidationError("DML_SPLIT", found)
+    whole = _Space(desc.input, source)
+    for tensor, target, where in zip(
+        desc.outputs,
+        targets,
+        _axis_slices([t.sizes[desc.axis] for t in desc.outputs], desc.axis),
+        strict=True,
+    ):
+        part = _Space(tensor, target)
+        np.copyto(part.view, whole.view[where])
+        part.flush()
+    return targets
+
+
+def run_join(
+    desc: JoinDesc,
+    input_buffers: Sequence[Any],
+    *,
+    output: Any | None = None,
+    feature_level: FeatureLevel | str | int | None = None,
+    options: ValidationOptions | None = None,
+) -> Bytes:
+    """Run ``DML_JOIN`` on byte buffers; return the output byte buffer.
+
+    Parameters
+    ----------
+    desc : JoinDesc
+        The operator; validated first (all violations at once).
+    input_buffers : sequence of buffers
+        One per input, laid out as its ``TensorDesc`` says (T10: long enough).
+    output : writable buffer, optional
+        Where to write; padding bytes are left as they were. By default a new zeroed buffer.
+    feature_level, options
+        As for :func:`run_split`.
+
+    Returns
+    -------
+    numpy.ndarray
+        The output as a 1-D ``uint8`` array.
+
+    Raises
+    ------
+    DirectMLValidationError
+        When the desc breaks a rule, a buffer is too small (T10) or the output overlaps an
+        input (S10's rule, applied to join).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> parts = [TensorDesc("INT32", [2]), TensorDesc("INT32", [3])]
+    >>> desc = JoinDesc(parts, TensorDesc("INT32", [5]), axis=0)
+    >>> run_join(desc, [np.array([1, 2], np.int32), np.array([3, 4, 5], np.int32)]).view(np.int32)
+    array([1, 2, 3, 4, 5], dtype=int32)
+    """
+    if not isinstance(desc, JoinDesc):
+        raise DTypeError("DML_JOIN", "desc", desc, "must be a JoinDesc")
+    if isinstance(input_buffers, bytes | bytearray | memoryview | np.ndarray) or not isinstance(
+        input_buffers, Sequence
+    ):
+        raise DTypeError(
+            "DML_JOIN", "input_buffers", input_buffers, "must be a sequence of buffers"
+        )
+    if len(input_buffers) != len(desc.inputs):
+        raise ValidationError(
+            "DML_JOIN",
+            "input_buffers",
+            input_buffers,
+            f"must hold {len(desc.inputs)} buffers, one per input",
+        )
+    found = desc.violations(feature_level, options=options)
+    sources = [
+        _as_bytes(b, f"input_buffers[{i}]", writable=False) for i, b in enumerate(input_buffers)
+    ]
+    if output is None:
+        target = _new_buffer(desc.output)
+    else:
+        target = _as_bytes(output, "output", writable=True)
+        _check_distinct(
+            [("output", target)], [(f"input_buffers[{i}]", b) for i, b in enumerate(sources)], found
+        )
+    _check_binding(desc.output, target, "output", found)
+    for i, (tensor, source) in enumerate(zip(desc.inputs, sources, strict=True)):
+        _check_binding(tensor, source, f"input_buffers[{i}]", found)
+    if found:
+        raise DirectMLValidationError("DML_JOIN", found)
+    whole = _Space(desc.output, target)
+    for tensor, source, where in zip(
+        desc.inputs,
+        sources,
+        _axis_slices([t.sizes[desc.axis] for t in desc.inputs], desc.axis),
+        strict=True,
+    ):
+        np.copyto(whole.view[where], _Space(tensor, source).view)
+    whole.flush()
+    return target
+
+
+# Logical values <-> buffers ---------------------------------------------------------------
+
+
+def read_tensor(desc: TensorDesc, buffer: Any) -> np.ndarray[Any, Any]:
+    """The logical values of a tensor stored in ``buffer``, as a new NumPy array of ``desc.sizes``.
+
+    4-bit types come back one value per byte: ``uint8`` in [0, 15] for UINT4, ``int8`` in
+    [-8, 7] for INT4.
+
+    Examples
+    --------
+    >>> read_tensor(TensorDesc("UINT4", [5]), bytes([0x21, 0x43, 0x05, 0]))
+    array([1, 2, 3, 4, 5], dtype=uint8)
+    """
+    _check_layout(desc)
+    data = _as_bytes(buffer, "buffer", writable=False)
+    found: list[Violation] = []
+    _check_binding(desc, data, "buffer", found)
+    if found:
+        raise DirectMLValidationError("DirectML", found)
+    values = _Space(desc, data).view.copy()
+    if desc.data_type is TensorDataType.INT4:
+        return ((values ^ 8).astype(np.int8) - 8).astype(np.int8)
+    return values.view(_NUMPY_OF[desc.data_type])
+
+
+def write_tensor(desc: TensorDesc, values: Any, out: Any | None = None) -> Bytes:
+    """Store ``values`` (broadcast to ``desc.sizes``) in a buffer laid out as ``desc`` says.
+
+    Parameters
+    ----------
+    desc : TensorDesc
+        The layout. Its strides must not make two elements share an address.
+    values : array_like
+        Cast to the tensor's type (``same_kind``); 4-bit values must be in range.
+    out : writable buffer, optional
+        Where to write; bytes the tensor does not cover are left as they were. By default a
+        new zeroed buffer of ``total_tensor_size_in_bytes``.
+
+    Returns
+    -------
+    numpy.ndarray
+        The buffer, as 1-D ``uint8``.
+
+    Examples
+    --------
+    >>> write_tensor(TensorDesc("UINT4", [5]), [1, 2, 3, 4, 5]).tolist()
+    [33, 67, 5, 0]
+    >>> write_tensor(TensorDesc("UINT8", [2, 2], strides=[4, 1]), [[1, 2], [3, 4]]).tolist()
+    [1, 2, 0, 0, 3, 4, 0, 0]
+    """
+    _check_layout(desc)
+    dtype = _NUMPY_OF[desc.data_type]
+    array = np.asarray(values)
+    if desc.data_type.bits == 4:
+        low, high = (-8, 7) if desc.data_type is TensorDataType.INT4 else (0, 15)
+        if array.size and (
+            array.dtype.kind not in "iub" or array.min() < low or array.max() > high
+        ):
+            raise ValidationError(
+                "DirectML",
+                "values",
+                values,
+                f"must be integers in [{low}, {high}] for {desc.data_type.name}",
+            )
+    target = _new_buffer(desc) if out is None else _as_bytes(out, "out", writable=True)
+    found: list[Violation] = []
+    _check_binding(desc, target, "out", found)
+    if found:
+        raise DirectMLValidationError("DirectML", found)
+    if desc.data_type.bits == 4:
+        typed = np.broadcast_to(array, desc.sizes).astype(np.uint8) & 0x0F
+    else:
+        typed = _cast(np.broadcast_to(array, desc.sizes), dtype)
+    space = _Space(desc, target)
+    np.copyto(space.view, typed.view(space.view.dtype))
+    space.flush()
+    return target
+
+
+def _cast(array: np.ndarray[Any, Any], dtype: np.dtype[Any]) -> np.ndarray[Any, Any]:
+    """``array`` as ``dtype``: NumPy's ``same_kind`` casting, plus integers that fit."""
+    if np.can_cast(array.dtype, dtype, casting="same_kind"):
+        return array.astype(dtype, copy=False)
+    if array.dtype.kind in "iub" and dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        if not array.size or (int(array.min()) >= info.min and int(array.max()) <= info.max):
+            return array.astype(dtype)
+    raise DTypeError(
+        "DirectML", "values", array.dtype, f"cannot be stored as {dtype} without changing values"
+    )
+
+
+def _check_layout(desc: TensorDesc) -> None:
+    if not isinstance(desc, TensorDesc):
+        raise DTypeError("DirectML", "desc", desc, "must be a TensorDesc")
+    found = [v for v in desc.intrinsic_violations if v.rule in {"T2", "T4", "T5", "T6", "T7"}]
+    if found:
+        raise DirectMLValidationError("DirectML", found)
+
+
+# NumPy convenience -------------------------------------------------------------------------
+
+
+def _dml_type(
+    array: np.ndarray[Any, Any], data_type: TensorDataType | str | int | None
+) -> TensorDataType:
+    if data_type is not None:
+        return TensorDataType.parse(data_type)
+    if array.dtype == np.bool_:
+        return TensorDataType.UINT8
+    name = array.dtype.name
+    if name in {"int4", "uint4"}:  # ml_dtypes
+        return TensorDataType.parse(name)
+    found = _DML_OF.get(array.dtype)
+    if found is None:
+        raise DTypeError(
+            "DirectML", "array", array.dtype, "has no DirectML data type",
+            hint="DirectML has FLOAT16/32/64, (U)INT8/16/32/64 and (U)INT4; bool travels as UINT8",
+        )  # fmt: skip
+    return found
+
+
+def _normalise_axis(axis: Any, rank: int) -> int:
+    if isinstance(axis, bool) or not isinstance(axis, int | np.integer):
+        raise DTypeError("DirectML", "axis", axis, "must be an integer")
+    if not -rank <= axis < rank:
+        raise AxisError(
+            "DirectML", "axis", axis, f"must be in [{-rank}, {rank - 1}] for rank {rank}"
+        )
+    return int(axis) % rank
+
+
+def _to_numpy_values(
+    array: np.ndarray[Any, Any], data_type: TensorDataType
+) -> np.ndarray[Any, Any]:
+    """What ``write_tensor`` takes: 4-bit ml_dtypes arrays become their integer values."""
+    if array.dtype.name in {"int4", "uint4"}:
+        nibbles = array.view(np.uint8) & 0x0F
+        if data_type is TensorDataType.INT4:
+            return ((nibbles ^ 8).astype(np.int8) - 8).astype(np.int8)
+        return nibbles
+    if array.dtype == np.bool_:
+        return array.view(np.uint8)
+    return array
+
+
+def _from_numpy_values(values: np.ndarray[Any, Any], like: np.dtype[Any]) -> np.ndarray[Any, Any]:
+    if like.name in {"int4", "uint4"}:
+        return (values.view(np.uint8) & 0x0F).view(like)
+    if like == np.bool_:
+        return values.view(np.bool_)
+    return values
+
+
+def split(
+    array: Any, axis: int, sizes: Sequence[int], *, data_type: TensorDataType | str | None = None
+) -> list[np.ndarray[Any, Any]]:
+    """Split a NumPy array with ``DML_SPLIT``, building the packed descs for you.
+
+    Parameters
+    ----------
+    array : array_like
+        The input. Its dtype picks the DirectML type (bool travels as UINT8; ml_dtypes'
+        ``int4``/``uint4`` as INT4/UINT4).
+    axis : int
+        May be negative here (NumPy's convention); it is normalised before the desc is built.
+    sizes : sequence of int
+        Each output's length along ``axis``, each at least 1, summing to the input's.
+    data_type : TensorDataType or str, optional
+        Force a DirectML type (``"UINT4"`` on an array of small integers, say).
+
+    Returns
+    -------
+    list of numpy.ndarray
+        The outputs, with the input's dtype.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> [p.tolist() for p in split(np.arange(1, 13).reshape(1, 1, 6, 2), 2, [2, 1, 3])]
+    [[[[[1, 2], [3, 4]]]], [[[[5, 6]]]], [[[[7, 8], [9, 10], [11, 12]]]]]
+    """
+    source = np.asarray(array)
+    dtype = _dml_type(source, data_type)
+    axis = _normalise_axis(axis, source.ndim)
+    if isinstance(sizes, int | str) or not isinstance(sizes, Sequence | np.ndarray):
+        raise DTypeError("DirectML", "sizes", sizes, "must be a sequence of lengths")
+    whole = TensorDesc(dtype, source.shape)
+    parts = [TensorDesc(dtype, (*source.shape[:axis], n, *source.shape[axis + 1 :])) for n in sizes]
+    desc = SplitDesc(whole, parts, axis)
+    desc.validate(None)
+    buffers = run_split(desc, write_tensor(whole, _to_numpy_values(source, dtype)))
+    return [
+        _from_numpy_values(read_tensor(t, b), source.dtype)
+        for t, b in zip(parts, buffers, strict=True)
+    ]
+
+
+def join(
+    arrays: Sequence[Any], axis: int, *, data_type: TensorDataType | str | None = None
+) -> np.ndarray[Any, Any]:
+    """Join NumPy arrays with ``DML_JOIN``, building the packed descs for you.
+
+    Parameters
+    ----------
+    arrays : sequence of array_like
+        The inputs, all of one dtype and rank.
+    axis : int
+        May be negative (normalised before the desc is built).
+    data_type : TensorDataType or str, optional
+        Force a DirectML type.
+
+    Returns
+    -------
+    numpy.ndarray
+        The output, with the inputs' dtype.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> join([np.array([[1.0], [3.0]]), np.array([[2.0], [4.0]])], -1).tolist()
+    [[1.0, 2.0], [3.0, 4.0]]
+    """
+    if not isinstance(arrays, list | tuple) or not arrays:
+        raise DTypeError("DirectML", "arrays", arrays, "must be a non-empty sequence of arrays")
+    sources = [np.asarray(a) for a in arrays]
+    dtype = _dml_type(sources[0], data_type)
+    for i, source in enumerate(sources):
+        if source.dtype != sources[0].dtype:
+            raise DTypeError(
+                "DirectML",
+                f"arrays[{i}]",
+                source.dtype,
+                f"must match arrays[0]'s {sources[0].dtype}",
+            )
+    first = sources[0].shape
+    axis = _normalise_axis(axis, len(first))
+    parts = [TensorDesc(dtype, s.shape) for s in sources]
+    total = sum(s.shape[axis] if s.ndim == len(first) else 0 for s in sources)
+    whole = TensorDesc(dtype, (*first[:axis], total, *first[axis + 1 :]))
+    desc = JoinDesc(parts, whole, axis)
+    desc.validate(None)
+    buffer = run_join(
+        desc,
+        [write_tensor(t, _to_numpy_values(s, dtype)) for t, s in zip(parts, sources, strict=True)],
+    )
+    return _from_numpy_values(read_tensor(whole, buffer), sources[0].dtype)

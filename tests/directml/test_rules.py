@@ -1,0 +1,350 @@
+"""Every checklist rule (T1-T12, S1-S10, J1-J8) has a failing case here, pinned by its id."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import datamove
+import datamove.directml as dml
+from datamove.directml import JoinDesc, SplitDesc, TensorDesc, ValidationOptions
+
+F32 = "FLOAT32"
+
+
+def t(sizes, data_type=F32, **kwargs):
+    return TensorDesc(data_type, sizes, **kwargs)
+
+
+def spec_split(**changes):
+    """The spec's example 1 (axis 2 of [1, 1, 6, 2] into 2 + 1 + 3), with changes."""
+    fields = {
+        "input": t([1, 1, 6, 2]),
+        "outputs": [t([1, 1, 2, 2]), t([1, 1, 1, 2]), t([1, 1, 3, 2])],
+        "axis": 2,
+    }
+    fields.update(changes)
+    return SplitDesc(**fields)
+
+
+def spec_join(**changes):
+    fields = {
+        "inputs": [t([1, 1, 2, 2]), t([1, 1, 1, 2]), t([1, 1, 3, 2])],
+        "output": t([1, 1, 6, 2]),
+        "axis": 2,
+    }
+    fields.update(changes)
+    return JoinDesc(**fields)
+
+
+def found(desc, level="4_1", **options):
+    return [(v.rule, v.path) for v in desc.violations(level, options=ValidationOptions(**options))]
+
+
+def test_spec_examples_are_valid_at_every_level():
+    for level in dml.FeatureLevel:
+        assert spec_split().violations(level) == []
+        assert spec_join().violations(level) == []
+    example2 = SplitDesc(t([1, 1, 6, 2]), [t([1, 1, 6, 1]), t([1, 1, 6, 1])], axis=3)
+    example2.validate("1_0")
+
+
+INPUT_T_CASES = [
+    pytest.param({"tensor_type": "INVALID"}, [("T1", "input.tensor_type")], id="T1 type invalid"),
+    pytest.param({"flags": 2}, [("T3", "input.flags")], id="T3 unknown flag bit"),
+    pytest.param({"strides": [12, 2, 1]}, [("T6", "input.strides")], id="T6 strides length"),
+    pytest.param(
+        {"total_tensor_size_in_bytes": 44},
+        [("T7", "input.total_tensor_size_in_bytes")],
+        id="T7 too small",
+    ),
+    pytest.param(
+        {"guaranteed_base_offset_alignment": 24},
+        [("T9", "input.guaranteed_base_offset_alignment")],
+        id="T9 not a power of two",
+    ),
+    pytest.param(
+        {"guaranteed_base_offset_alignment": 2},
+        [("T9", "input.guaranteed_base_offset_alignment")],
+        id="T9 below the element size",
+    ),
+    pytest.param(
+        {"total_tensor_size_in_bytes": 50},
+        [("T11", "input.total_tensor_size_in_bytes")],
+        id="T11 not DWORD",
+    ),
+]
+
+
+@pytest.mark.parametrize(("changes", "expected"), INPUT_T_CASES)
+def test_tensor_rules_on_the_input(changes, expected):
+    assert found(spec_split(input=t([1, 1, 6, 2], **changes))) == expected
+
+
+def test_T2_unknown_type_is_never_valid():
+    desc = spec_split(input=t([1, 1, 6, 2], "UNKNOWN"))
+    assert ("T2", "input.data_type") in found(desc)
+    assert ("T2", "input.data_type") in found(desc, level=None)
+
+
+def test_T2_types_that_do_not_exist_yet():
+    int4 = SplitDesc(t([4], "INT4"), [t([2], "INT4"), t([2], "INT4")], 0)
+    assert ("T2", "input.data_type") in found(int4, "6_2")
+    assert ("T2", "input.data_type") not in found(int4, "6_3")
+    f64 = SplitDesc(t([1, 1, 1, 4], "FLOAT64"), [t([1, 1, 1, 4], "FLOAT64")], 3)
+    assert ("T2", "input.data_type") in found(f64, "2_1")
+    assert ("T2", "input.data_type") not in found(f64, "3_0")
+
+
+def test_T4_rank_bounds():
+    assert ("T4", "input.sizes") in found(SplitDesc(t([]), [t([])], 0))
+    nine = [1] * 9
+    assert found(SplitDesc(t(nine), [t(nine)], 0), level=None) == [
+        ("T4", "input.rank"),
+        ("T4", "outputs[0].rank"),
+    ]
+    six = [1] * 6
+    assert ("T4", "input.rank") in found(SplitDesc(t(six), [t(six)], 0), "2_1")
+    assert ("T4", "input.rank") not in found(SplitDesc(t(six), [t(six)], 0), "3_0")
+
+
+def test_T5_zero_size_off_the_axis():
+    desc = spec_split(outputs=[t([1, 0, 2, 2]), t([1, 1, 4, 2])])
+    assert found(desc) == [("S4", "outputs[0].sizes[1]"), ("T5", "outputs[0].sizes[1]")]
+
+
+def test_T8_element_limit_both_readings():
+    # the last element lies past 2**32 - 1 (and so does the default total size)
+    far = t([2, 2], strides=[2**32 - 2, 1])
+    desc = SplitDesc(far, [t([1, 2]), t([1, 2])], 0)
+    assert found(desc, level=None) == [
+        ("T8", "input.sizes"),
+        ("T8", "input.total_tensor_size_in_bytes"),
+    ]
+    assert found(desc, level=None, element_limit="last_element") == [("T8", "input.sizes")]
+    # a packed tensor in an oversized buffer breaks only the total-size reading
+    roomy = t([1, 4], total_tensor_size_in_bytes=2**34)
+    desc = SplitDesc(roomy, [t([1, 2]), t([1, 2])], 1)
+    assert found(desc, level=None) == [("T8", "input.total_tensor_size_in_bytes")]
+    assert found(desc, level=None, element_limit="last_element") == []
+    assert found(desc, level=None, element_limit="total_size") == [
+        ("T8", "input.total_tensor_size_in_bytes")
+    ]
+
+
+def test_T11_is_a_switch():
+    desc = spec_split(input=t([1, 1, 6, 2], total_tensor_size_in_bytes=50))
+    assert found(desc, dword_aligned_total_size=False) == []
+
+
+def test_T12_output_aliasing_rejected_input_broadcast_allowed():
+    broadcast = t([1, 1, 6, 2], strides=[0, 0, 0, 1])
+    assert found(spec_split(input=broadcast)) == []
+    desc = spec_split(outputs=[t([1, 1, 2, 2], strides=[0, 0, 0, 1]), t([1, 1, 4, 2])])
+    assert found(desc) == [("T12", "outputs[0].strides")]
+    assert found(desc, reject_output_aliasing=False) == []
+    # interleaved but distinct addresses are fine; overlapping windows are not
+    assert found(spec_split(outputs=[t([1, 1, 3, 2], strides=[0, 0, 2, 3]), t([1, 1, 3, 2])])) == []
+    overlapping = spec_split(outputs=[t([1, 1, 3, 2], strides=[0, 0, 1, 1]), t([1, 1, 3, 2])])
+    assert found(overlapping) == [("T12", "outputs[0].strides")]
+
+
+def test_T12_on_the_join_output():
+    desc = spec_join(output=t([1, 1, 6, 2], strides=[0, 0, 1, 1]))
+    assert found(desc) == [("T12", "output.strides")]
+
+
+SPLIT_CASES = [
+    pytest.param({"outputs": []}, [("S1", "outputs")], id="S1 no outputs"),
+    pytest.param(
+        {"outputs": [t([1, 1, 2, 2], "FLOAT16"), t([1, 1, 4, 2])]},
+        [("S2", "outputs[0].data_type")],
+        id="S2 data type",
+    ),
+    pytest.param(
+        {"outputs": [t([1, 2, 2]), t([1, 1, 4, 2])]}, [("S2", "outputs[0].rank")], id="S2 rank"
+    ),
+    pytest.param({"axis": 4}, [("S3", "axis")], id="S3 axis past rank"),
+    pytest.param({"axis": -2}, [("S3", "axis")], id="S3 negative axis"),
+    pytest.param(
+        {"outputs": [t([1, 1, 2, 3]), t([1, 1, 4, 2])]},
+        [("S4", "outputs[0].sizes[3]")],
+        id="S4 off-axis",
+    ),
+    pytest.param(
+        {"outputs": [t([1, 1, 2, 2]), t([1, 1, 3, 2])]},
+        [("S5", "outputs[*].sizes[2]")],
+        id="S5 sum",
+    ),
+    pytest.param(
+        {"outputs": [t([1, 1, 0, 2]), t([1, 1, 6, 2])]},
+        [("S6", "outputs[0].sizes[2]")],
+        id="S6 empty chunk",
+    ),
+    pytest.param(
+        {"outputs": [t([1, 1, 6, 2], flags="OWNED_BY_DML")]},
+        [("S8", "outputs[0].flags")],
+        id="S8 owned output",
+    ),
+]
+
+
+@pytest.mark.parametrize(("changes", "expected"), SPLIT_CASES)
+def test_split_rules(changes, expected):
+    assert found(spec_split(**changes)) == expected
+    with pytest.raises(dml.DirectMLValidationError) as info:
+        spec_split(**changes).validate("4_1")
+    assert [(v.rule, v.path) for v in info.value.violations] == expected
+
+
+def test_S7_feature_level_table():
+    int8 = SplitDesc(t([1, 1, 1, 2], "INT8"), [t([1, 1, 1, 2], "INT8")], 3)
+    assert found(int8, "1_0") == [("S7", "input.data_type"), ("S7", "outputs[0].data_type")]
+    assert found(int8, "2_1") == []
+    rank3 = SplitDesc(t([1, 6, 2]), [t([1, 6, 2])], 1)
+    assert found(rank3, "2_1") == [("S7", "input.rank"), ("S7", "outputs[0].rank")]
+    assert found(rank3, "3_0") == []
+
+
+def test_S8_owned_by_dml_is_fine_on_the_input():
+    assert found(spec_split(input=t([1, 1, 6, 2], flags="OWNED_BY_DML"))) == []
+
+
+JOIN_CASES = [
+    pytest.param({"inputs": []}, [("J1", "inputs")], id="J1 no inputs"),
+    pytest.param(
+        {"inputs": [t([1, 1, 2, 2], "INT32"), t([1, 1, 4, 2])]},
+        [("J2", "inputs[0].data_type")],
+        id="J2 type",
+    ),
+    pytest.param(
+        {"inputs": [t([1, 2, 2]), t([1, 1, 4, 2])]}, [("J2", "inputs[0].rank")], id="J2 rank"
+    ),
+    pytest.param({"axis": 7}, [("J3", "axis")], id="J3 axis"),
+    pytest.param(
+        {"inputs": [t([1, 2, 2, 2]), t([1, 1, 4, 2])]},
+        [("J4", "inputs[0].sizes[1]")],
+        id="J4 off-axis",
+    ),
+    pytest.param({"inputs": [t([1, 1, 2, 2])]}, [("J4", "inputs[*].sizes[2]")], id="J4 sum"),
+    pytest.param(
+        {"inputs": [t([1, 1, 0, 2]), t([1, 1, 6, 2])]},
+        [("J5", "inputs[0].sizes[2]")],
+        id="J5 empty input",
+    ),
+    pytest.param(
+        {"output": t([1, 1, 6, 2], flags="OWNED_BY_DML")},
+        [("J7", "output.flags")],
+        id="J7 owned output",
+    ),
+]
+
+
+@pytest.mark.parametrize(("changes", "expected"), JOIN_CASES)
+def test_join_rules(changes, expected):
+    assert found(spec_join(**changes)) == expected
+
+
+def test_J6_feature_level_table_and_the_3_1_switch():
+    rank5 = JoinDesc([t([1, 1, 1, 1, 2])] * 2, t([1, 1, 1, 1, 4]), 4)
+    assert found(rank5, "2_1") == [
+        ("J6", "output.rank"),
+        ("J6", "inputs[0].rank"),
+        ("J6", "inputs[1].rank"),
+    ]
+    assert found(rank5, "3_0") == []
+    rank6 = JoinDesc([t([1] * 5 + [2])] * 2, t([1] * 5 + [4]), 5)
+    assert found(rank6, "3_1") == [
+        ("J6", "output.rank"),
+        ("J6", "inputs[0].rank"),
+        ("J6", "inputs[1].rank"),
+    ]
+    assert found(rank6, "3_1", join_rank_at_3_1="history") == []
+    assert found(rank6, "4_0", join_rank_at_3_1="history") == []
+    assert found(rank6, "4_1") == []
+    # split has no such conflict: rank 6 is fine from 3_0
+    assert found(SplitDesc(t([1] * 5 + [4]), [t([1] * 5 + [2])] * 2, 5), "3_0") == []
+
+
+def test_J7_owned_by_dml_is_fine_on_inputs():
+    assert found(spec_join(inputs=[t([1, 1, 6, 2], flags=1)])) == []
+
+
+def test_every_violation_at_once_with_paths_and_message():
+    desc = SplitDesc(
+        t([1, 1, 6, 2], flags=2),
+        [t([1, 1, 2, 3], "INT8"), t([1, 1, 0, 2], flags="OWNED_BY_DML"), t([1, 1, 3, 2])],
+        2,
+    )
+    with pytest.raises(dml.DirectMLValidationError) as info:
+        desc.validate("1_0")
+    err = info.value
+    assert [(v.rule, v.path) for v in err.violations] == [
+        ("T3", "input.flags"),
+        ("S2", "outputs[0].data_type"),
+        ("S4", "outputs[0].sizes[3]"),
+        ("S7", "outputs[0].data_type"),
+        ("S6", "outputs[1].sizes[2]"),
+        ("S8", "outputs[1].flags"),
+        ("S5", "outputs[*].sizes[2]"),
+    ]
+    text = str(err)
+    assert (
+        text.splitlines()[0] == "DML_SPLIT: 7 violations of DirectML's rules at feature level 1_0"
+    )
+    assert "  [S4] outputs[0].sizes[3]=3 must equal input.sizes[3]=2 (all but the axis)" in text
+    assert "  [S5] outputs[*].sizes[2]=[2, 0, 3] sum to 5, but input.sizes[2] is 6" in text
+    assert isinstance(err, datamove.ValidationError)
+    assert err.argument == "input.flags"
+
+
+def test_validation_result_does_not_leak_between_options():
+    desc = spec_split(input=t([1, 1, 6, 2], total_tensor_size_in_bytes=50))
+    for _ in range(2):
+        assert found(desc, dword_aligned_total_size=False) == []
+        assert found(desc) == [("T11", "input.total_tensor_size_in_bytes")]
+
+
+@pytest.mark.parametrize(
+    ("build", "error"),
+    [
+        pytest.param(
+            lambda: SplitDesc("x", [], 0), datamove.DTypeError, id="input not a TensorDesc"
+        ),
+        pytest.param(
+            lambda: SplitDesc(t([2]), t([2]), 0), datamove.DTypeError, id="outputs not a sequence"
+        ),
+        pytest.param(
+            lambda: SplitDesc(t([2]), [t([2])], 0.0), datamove.DTypeError, id="float axis"
+        ),
+        pytest.param(lambda: JoinDesc([t([2])], t([2]), True), datamove.DTypeError, id="bool axis"),
+        pytest.param(
+            lambda: ValidationOptions(element_limit="some"),
+            datamove.ValidationError,
+            id="bad option",
+        ),
+    ],
+)
+def test_python_argument_errors(build, error):
+    with pytest.raises(error):
+        build()
+
+
+def test_S10_overlapping_output_buffers():
+    desc = SplitDesc(t([4]), [t([2]), t([2])], 0)
+    shared = np.zeros(12, np.uint8)
+    with pytest.raises(dml.DirectMLValidationError) as info:
+        dml.run_split(desc, np.arange(4, dtype=np.float32), outputs=[shared[:8], shared[4:]])
+    assert [(v.rule, v.path) for v in info.value.violations] == [("S10", "outputs[1]")]
+
+
+def test_T10_buffer_smaller_than_the_total_size():
+    desc = SplitDesc(t([4]), [t([2]), t([2])], 0)
+    with pytest.raises(dml.DirectMLValidationError) as info:
+        dml.run_split(
+            desc, np.zeros(12, np.uint8), outputs=[np.zeros(8, np.uint8), np.zeros(4, np.uint8)]
+        )
+    assert [(v.rule, v.path) for v in info.value.violations] == [
+        ("T10", "input_buffer"),
+        ("T10", "outputs[1]"),
+    ]
