@@ -1,0 +1,269 @@
+"""``datamove explain``: what a StridedSlice, Split or VariadicSplit does, in words and pictures.
+
+For StridedSlice it prints the output shape, the equivalent NumPy index (``x[1:, :, :2]``, built
+from the operator's own plan, `datamove._strided_slice.numpy_index`) and, for inputs of rank at
+most 3, a picture of which elements are taken. For the splits it prints every chunk's shape and
+its NumPy index, and a picture labelling each element with its chunk.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from collections.abc import Callable, Sequence
+from typing import Any, Final
+
+from datamove._errors import ValidationError
+from datamove._shape import PartialShape
+from datamove._split import infer_split, infer_variadic_split
+from datamove._strided_slice import infer_strided_slice, numpy_index
+
+__all__ = ["explain_split", "explain_strided_slice", "index_expression", "register"]
+
+_MAX_PICTURE: Final = 512  # elements; larger inputs get no picture
+_LABELS: Final = "0123456789abcdefghijklmnopqrstuvwxyz"
+MASK_NAMES: Final = ("begin_mask", "end_mask", "new_axis_mask", "shrink_axis_mask", "ellipsis_mask")
+
+
+def _slice_text(s: slice, d: int) -> str:
+    step = 1 if s.step is None else s.step
+    start, stop = s.start, s.stop
+    if step > 0:
+        a = "" if start in (None, 0) else str(start)
+        b = "" if stop is None or stop >= d else str(stop)
+    else:
+        a = "" if start is None or start >= d - 1 else str(start)
+        b = "" if stop is None else str(stop)
+    text = f"{a}:{b}"
+    return text if step == 1 else f"{text}:{step}"
+
+
+def index_expression(index: Sequence[Any], shape: Sequence[int], name: str = "x") -> str:
+    """Write a NumPy basic index the way a person would: ``x[1:, :, :2]``.
+
+    Examples
+    --------
+    >>> index_expression((slice(1, 2, 1), slice(None), slice(0, 2, 1)), (2, 3, 4))
+    'x[1:, :, :2]'
+    >>> index_expression((None, Ellipsis, 1), (2, 3))
+    'x[None, ..., 1]'
+    >>> index_expression((Ellipsis,), (2, 3))
+    'x[...]'
+    """
+    consumed = sum(1 for i in index if i is not None and i is not Ellipsis)
+    axis = 0
+    parts: list[str] = []
+    for item in index:
+        if item is None:
+            parts.append("None")
+        elif item is Ellipsis:
+            parts.append("...")
+            axis += len(shape) - consumed
+        elif isinstance(item, slice):
+            parts.append(_slice_text(item, shape[axis]))
+            axis += 1
+        else:
+            parts.append(str(item))
+            axis += 1
+    return f"{name}[{', '.join(parts)}]"
+
+
+def _picture(shape: tuple[int, ...], cell: Callable[[tuple[int, ...]], str]) -> list[str]:
+    """Rows of cells for an array of rank <= 3 (one block per leading index for rank 3)."""
+    if len(shape) > 3 or math.prod(shape) > _MAX_PICTURE or 0 in shape:
+        return []
+    if len(shape) == 0:
+        return [f"  {cell(())}"]
+    if len(shape) == 1:
+        return ["  " + " ".join(cell((i,)) for i in range(shape[0]))]
+    if len(shape) == 2:
+        return ["  " + " ".join(cell((i, j)) for j in range(shape[1])) for i in range(shape[0])]
+    lines: list[str] = []
+    for k in range(shape[0]):
+        lines.append(f"  x[{k}]:")
+        lines += ["    " + " ".join(cell((k, i, j)) for j in range(shape[2])) for i in range(shape[1])]
+    return lines
+
+
+def explain_strided_slice(
+    shape: PartialShape, begin: Sequence[int], end: Sequence[int], stride: Sequence[int] | None,
+    masks: dict[str, Sequence[int]],
+) -> dict[str, Any]:
+    """Everything ``datamove explain strided-slice`` prints, as data.
+
+    Examples
+    --------
+    >>> info = explain_strided_slice(PartialShape([2, 3, 4]), [1, 0, 0], [0, 0, 2], None,
+    ...                              {"begin_mask": [0, 1, 1], "end_mask": [1, 1, 0]})
+    >>> info["output_shape"], info["numpy"]
+    ('[1,3,2]', 'x[1:, :, :2]')
+    """
+    out = infer_strided_slice(shape, begin, end, stride, **masks)
+    info: dict[str, Any] = {"input_shape": str(shape), "output_shape": str(out), "numpy": None, "picture": []}
+    if shape.is_static:
+        import numpy as np  # noqa: PLC0415
+
+        dims = shape.to_shape()
+        index = numpy_index(dims, begin, end, stride, **masks)
+        info["numpy"] = index_expression(index, dims)
+        if math.prod(dims) <= _MAX_PICTURE:
+            flat = np.arange(math.prod(dims)).reshape(dims)
+            taken = flat[index].reshape(-1).tolist()
+            width = len(str(max(math.prod(dims) - 1, 0)))
+            chosen = set(taken)
+            info["picture"] = _picture(
+                dims, lambda i: str(flat[i]).rjust(width) if int(flat[i]) in chosen else "·".rjust(width)
+            )
+            if len(taken) <= 64:
+                info["taken"] = taken
+    return info
+
+
+def _chunks(shape: PartialShape, axis: int, lengths: list[int]) -> list[tuple[int, int]]:
+    a = axis + shape.rank if axis < 0 and shape.rank is not None else axis
+    d = shape[a].get_length()
+    rest = d - sum(v for v in lengths if v != -1)
+    bounds, start = [], 0
+    for v in lengths:
+        n = rest if v == -1 else v
+        bounds.append((start, start + n))
+        start += n
+    return bounds
+
+
+def explain_split(shape: PartialShape, axis: int, *, num_splits: int | None = None,
+                  lengths: Sequence[int] | None = None) -> dict[str, Any]:
+    """Everything ``datamove explain split`` / ``variadic-split`` prints, as data.
+
+    Examples
+    --------
+    >>> info = explain_split(PartialShape([2, 6]), 1, lengths=[1, 2, -1])
+    >>> info["outputs"]
+    [('[2,1]', 'x[:, 0:1]'), ('[2,2]', 'x[:, 1:3]'), ('[2,3]', 'x[:, 3:6]')]
+    """
+    if lengths is None:
+        assert num_splits is not None
+        shapes = infer_split(shape, axis, num_splits)
+    else:
+        shapes = infer_variadic_split(shape, axis, list(lengths))
+    info: dict[str, Any] = {"input_shape": str(shape), "outputs": [(str(s), None) for s in shapes], "picture": []}
+    rank = shape.rank
+    if rank is None or not shape[axis + rank if axis < 0 else axis].is_static:
+        return info
+    a = axis + rank if axis < 0 else axis
+    d = shape[a].get_length()
+    lens = [d // num_splits] * num_splits if lengths is None and num_splits else list(lengths or [])
+    bounds = _chunks(shape, a, lens)
+    prefix = ":, " * a
+    info["outputs"] = [
+        (str(s), f"x[{prefix}{lo}:{hi}]") for s, (lo, hi) in zip(shapes, bounds, strict=True)
+    ]
+    if shape.is_static:
+        owner = {}
+        for k, (lo, hi) in enumerate(bounds):
+            owner.update(dict.fromkeys(range(lo, hi), _LABELS[k % len(_LABELS)]))
+        info["picture"] = _picture(shape.to_shape(), lambda i: owner[i[a]])
+    return info
+
+
+def _ints(text: str, option: str) -> list[int]:
+    try:
+        return [int(p) for p in text.replace(" ", "").split(",") if p]
+    except ValueError:
+        raise ValidationError("datamove", option, text, "must be comma-separated integers, e.g. 1,0,-1") from None
+
+
+def _shape(text: str) -> PartialShape:
+    return PartialShape.parse(text)
+
+
+def _print_strided(args: argparse.Namespace) -> int:
+    masks = {name: _ints(getattr(args, name) or "", "--" + name.replace("_", "-")) for name in MASK_NAMES}
+    begin, end = _ints(args.begin, "--begin"), _ints(args.end, "--end")
+    stride = _ints(args.stride, "--stride") if args.stride else None
+    info = explain_strided_slice(_shape(args.shape), begin, end, stride, masks)
+    if args.json:
+        print(json.dumps(info, indent=2))
+        return 0
+    print(f"StridedSlice on x of shape {info['input_shape']}")
+    print(f"  begin={begin} end={end} stride={stride if stride is not None else [1] * len(begin)}")
+    set_masks = {k: v for k, v in masks.items() if any(v)}
+    if set_masks:
+        print("  " + " ".join(f"{k}={v}" for k, v in set_masks.items()))
+    print(f"output shape: {info['output_shape']}")
+    if info["numpy"]:
+        print(f"NumPy:        {info['numpy']}")
+    if info["picture"]:
+        print("elements taken (flat index; · = not taken):")
+        print("\n".join(info["picture"]))
+    if "taken" in info:
+        print(f"output order: {' '.join(map(str, info['taken']))}")
+    return 0
+
+
+def _print_split(args: argparse.Namespace) -> int:
+    if args.op == "split":
+        info = explain_split(_shape(args.shape), args.axis, num_splits=args.num_splits)
+        head = f"Split on x of shape {info['input_shape']}, axis {args.axis}, num_splits {args.num_splits}"
+    else:
+        lengths = _ints(args.lengths, "--lengths")
+        info = explain_split(_shape(args.shape), args.axis, lengths=lengths)
+        head = f"VariadicSplit on x of shape {info['input_shape']}, axis {args.axis}, split_lengths {lengths}"
+    if args.json:
+        print(json.dumps(info, indent=2))
+        return 0
+    print(head)
+    for k, (shape, expr) in enumerate(info["outputs"]):
+        print(f"  output {k}: {shape}" + (f"  = {expr}" if expr else ""))
+    if info["picture"]:
+        print("elements by output:")
+        print("\n".join(info["picture"]))
+    return 0
+
+
+_EPILOG = """\
+examples:
+  datamove explain strided-slice --shape 2,3,4 --begin 1,0,0 --end 0,0,2 \\
+      --begin-mask 0,1,1 --end-mask 1,1,0
+  datamove explain strided-slice --shape 6 --begin 3 --end 0 --stride -1 --end-mask 1
+  datamove explain strided-slice --shape "[?,2..10,12]" --begin 0,-3 --end 0,0 --begin-mask 1,0 --end-mask 1,1
+  datamove explain split --shape 6,12 --axis 1 --num-splits 3
+  datamove explain variadic-split --shape 2,6 --axis 1 --lengths 1,2,-1
+
+Shapes are in OpenVINO's notation (5, 2..10, ?); a picture is drawn for static inputs of rank <= 3.
+Masks: a 1 in begin_mask/end_mask ignores begin[i]/end[i] (the whole extent is taken).
+"""
+
+
+def register(subparsers: Any) -> None:
+    """Add ``datamove explain``."""
+    fmt = argparse.RawDescriptionHelpFormatter
+    parser = subparsers.add_parser(
+        "explain", help="explain a StridedSlice, Split or VariadicSplit: shapes, NumPy index, picture",
+        description="Explain what one operator does to a shape: the output shape(s), the "
+        "equivalent NumPy index and, for small inputs of rank <= 3, a picture.",
+        epilog=_EPILOG, formatter_class=fmt,
+    )
+    ops = parser.add_subparsers(dest="op", metavar="OPERATOR", required=True)
+    ss = ops.add_parser("strided-slice", help="StridedSlice-1", epilog=_EPILOG, formatter_class=fmt)
+    ss.add_argument("--shape", required=True, help="the input shape, e.g. 2,3,4 or [?,3,224,224]")
+    ss.add_argument("--begin", required=True, help="comma-separated, e.g. 1,0,0")
+    ss.add_argument("--end", required=True, help="comma-separated, e.g. 0,0,2")
+    ss.add_argument("--stride", help="comma-separated (default: all 1)")
+    for name in MASK_NAMES:
+        ss.add_argument("--" + name.replace("_", "-"), dest=name, metavar="0,1,...", help=f"{name} bits")
+    ss.add_argument("--json", action="store_true", help="print the explanation as JSON")
+    ss.set_defaults(func=_print_strided)
+    sp = ops.add_parser("split", help="Split-1", epilog=_EPILOG, formatter_class=fmt)
+    sp.add_argument("--shape", required=True)
+    sp.add_argument("--axis", required=True, type=int)
+    sp.add_argument("--num-splits", required=True, type=int)
+    sp.add_argument("--json", action="store_true")
+    sp.set_defaults(func=_print_split)
+    vs = ops.add_parser("variadic-split", help="VariadicSplit-1", epilog=_EPILOG, formatter_class=fmt)
+    vs.add_argument("--shape", required=True)
+    vs.add_argument("--axis", required=True, type=int)
+    vs.add_argument("--lengths", required=True, help="split_lengths, e.g. 1,2,-1")
+    vs.add_argument("--json", action="store_true")
+    vs.set_defaults(func=_print_split)

@@ -1,0 +1,143 @@
+"""``datamove check`` and ``datamove run``: the IR commands of the command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from datamove._errors import ValidationError
+
+__all__ = ["register"]
+
+_CHECK_EPILOG = """\
+examples:
+  datamove check model.xml
+  datamove check model.xml --input-shape "x=[?,3,224,224]"
+  datamove check model.xml --json
+
+exit status: 0 no problems, 1 problems found (or the file cannot be read), 2 usage error
+"""
+
+_RUN_EPILOG = """\
+examples:
+  datamove run model.xml --input x=x.npy --output-dir out/
+  datamove run model.xml --input x=x.npy --output-dir out/ --json
+
+Each output is written as DIR/NAME.npy (characters other than letters, digits, '.', '_' and '-'
+become '_'). The files are written under temporary names and renamed at the end: on an error
+nothing is left in DIR.
+"""
+
+
+def _name_value(text: str, option: str) -> tuple[str, str]:
+    name, sep, value = text.partition("=")
+    if not sep or not name:
+        raise ValidationError("datamove", option, text, "must be written NAME=VALUE")
+    return name, value
+
+
+def _check(args: argparse.Namespace) -> int:
+    from datamove.ir._model import read_model  # noqa: PLC0415 - keep `datamove --help` fast
+
+    shapes = dict(_name_value(t, "--input-shape") for t in args.input_shape or [])
+    model = read_model(args.model, args.bin)
+    report = model.check(shapes or None)
+    if args.json:
+        print(json.dumps(report.to_dict(), indent=2))
+    else:
+        print(report)
+        if args.verbose:
+            print("ports:")
+            for (lid, pid), shape in report.ports.items():
+                print(f"  layer {lid} port {pid}: {shape}")
+    return 0 if report.ok else 1
+
+
+def _file_name(name: str) -> str:
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", name).lstrip(".")
+    return (safe or "output") + ".npy"
+
+
+def _run(args: argparse.Namespace) -> int:
+    import numpy as np  # noqa: PLC0415
+
+    from datamove.ir._model import read_model  # noqa: PLC0415
+
+    inputs: dict[str, Any] = {}
+    for text in args.input or []:
+        name, path = _name_value(text, "--input")
+        try:
+            inputs[name] = np.load(path, allow_pickle=False)
+        except (OSError, ValueError) as exc:
+            raise ValidationError("datamove", "--input", text, f"cannot be loaded as .npy ({exc})") from None
+    model = read_model(args.model, args.bin)
+    outputs = model.run(inputs)
+    out_dir = Path(args.output_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    files = {name: out_dir / _file_name(name) for name in outputs}
+    if len(set(files.values())) != len(files):
+        raise ValidationError("datamove", "outputs", list(outputs), "map to the same file name")
+    temps: list[tuple[str, Path]] = []
+    try:
+        for name, array in outputs.items():
+            fd, tmp = tempfile.mkstemp(prefix=".datamove-", suffix=".npy", dir=out_dir)
+            temps.append((tmp, files[name]))
+            with os.fdopen(fd, "wb") as f:
+                np.save(f, np.asarray(array), allow_pickle=False)
+        for tmp, path in temps:
+            Path(tmp).replace(path)
+        temps.clear()
+    finally:
+        for tmp, _ in temps:
+            Path(tmp).unlink(missing_ok=True)
+    summary = {
+        name: {"file": os.fspath(files[name]), "shape": list(np.shape(a)), "dtype": str(np.asarray(a).dtype)}
+        for name, a in outputs.items()
+    }
+    if args.json:
+        print(json.dumps(summary, indent=2))
+    else:
+        for name, info in summary.items():
+            print(f"{name}: {info['dtype']} {info['shape']} -> {info['file']}")
+    return 0
+
+
+def register(subparsers: Any) -> None:
+    """Add ``check`` and ``run`` to the ``datamove`` command."""
+    fmt = argparse.RawDescriptionHelpFormatter
+    check = subparsers.add_parser(
+        "check", help="infer every port's shape of an OpenVINO IR model and report all problems",
+        description="Read an OpenVINO IR model (.xml + .bin), infer every port's shape from its "
+        "inputs, compare with the dims the file declares, and report every problem with the "
+        "layer's id, name, type and port.",
+        epilog=_CHECK_EPILOG, formatter_class=fmt,
+    )
+    check.add_argument("model", help="the model's .xml file")
+    check.add_argument("--bin", help="its .bin file (default: MODEL with the suffix .bin)")
+    check.add_argument(
+        "--input-shape", action="append", metavar="NAME=SHAPE",
+        help="check with this input shape instead of the declared one, in OpenVINO's notation "
+        "(repeatable)",
+    )
+    check.add_argument("--json", action="store_true", help="print the report as JSON")
+    check.add_argument("-v", "--verbose", action="store_true", help="also print every port's shape")
+    check.set_defaults(func=_check)
+
+    run = subparsers.add_parser(
+        "run", help="run an OpenVINO IR model on .npy inputs and write .npy outputs",
+        description="Run an OpenVINO IR model with datamove's operators (NumPy) and write each "
+        "output, named as OpenVINO names it, as a .npy file.",
+        epilog=_RUN_EPILOG, formatter_class=fmt,
+    )
+    run.add_argument("model", help="the model's .xml file")
+    run.add_argument("--bin", help="its .bin file (default: MODEL with the suffix .bin)")
+    run.add_argument("--input", action="append", metavar="NAME=FILE.npy", help="an input (repeatable)")
+    run.add_argument("--output-dir", required=True, metavar="DIR", help="where to write the outputs")
+    run.add_argument("--json", action="store_true", help="print what was written as JSON")
+    run.set_defaults(func=_run)
+

@@ -1,0 +1,215 @@
+"""Hostile and broken IR files: each a clear IRError naming the place, in bounded time and memory."""
+
+from __future__ import annotations
+
+import pickle
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from datamove import ValidationError, ir
+from datamove.ir._examples import _XML, write_example
+
+
+def _write(tmp_path: Path, xml: str, bin_bytes: bytes | None = None) -> Path:
+    path = tmp_path / "m.xml"
+    path.write_text(xml, encoding="utf-8")
+    if bin_bytes is not None:
+        path.with_suffix(".bin").write_bytes(bin_bytes)
+    return path
+
+
+BIN = np.array([1, 2, -1], dtype="<i8").tobytes()
+
+BILLION_LAUGHS = """<?xml version="1.0"?>
+<!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">
+<!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">]>
+<net name="&lol3;" version="11"><layers/><edges/></net>"""
+
+EXTERNAL = """<?xml version="1.0"?>
+<!DOCTYPE net [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>
+<net name="&xxe;" version="11"><layers/><edges/></net>"""
+
+CASES = [
+    pytest.param("<net version='11'><layers>", None, "is not well-formed XML", id="malformed"),
+    pytest.param(BILLION_LAUGHS, None, "forbidden XML feature", id="entity-expansion"),
+    pytest.param(EXTERNAL, None, "forbidden XML feature", id="external-entity"),
+    pytest.param("<model/>", None, "not <net>", id="wrong-root"),
+    pytest.param(
+        _XML.replace('version="11"', 'version="7"'), BIN, "not a supported IR version", id="ir-v7"
+    ),
+    pytest.param(
+        _XML.replace('to-layer="4" to-port="0"', 'to-layer="3" to-port="0"'),
+        BIN,
+        "already feeds",
+        id="input-fed-twice",
+    ),
+    pytest.param(
+        _XML.replace('from-layer="0" from-port="0"', 'from-layer="42" from-port="0"'),
+        BIN,
+        "layer '42', which does not exist",
+        id="dangling-edge-layer",
+    ),
+    pytest.param(
+        _XML.replace('from-layer="3" from-port="3"', 'from-layer="3" from-port="9"'),
+        BIN,
+        "port 9, which is not an output port",
+        id="dangling-edge-port",
+    ),
+    pytest.param(
+        _XML.replace('<edge from-layer="2" from-port="0" to-layer="3" to-port="2"/>', ""),
+        BIN,
+        "has no incoming edge",
+        id="unfed-input",
+    ),
+    pytest.param(
+        _XML.replace(
+            'from-layer="0" from-port="0" to-layer="3" to-port="0"',
+            'from-layer="3" from-port="3" to-layer="3" to-port="0"',
+        ),
+        BIN,
+        "form a cycle",
+        id="cycle",
+    ),
+    pytest.param(_XML, BIN[:20], "the .bin file is too short", id="bin-too-short"),
+    pytest.param(_XML, None, "does not exist", id="bin-missing"),
+    pytest.param(
+        _XML.replace('offset="8" size="16"', 'offset="-8" size="16"'),
+        BIN,
+        "must not be negative",
+        id="negative-offset",
+    ),
+    pytest.param(
+        _XML.replace("<dim>6</dim>", "<dim>99999999999999999999</dim>", 1),
+        BIN,
+        "does not fit in int64",
+        id="dim-over-int64",
+    ),
+    pytest.param(
+        _XML.replace("<dim>6</dim>", "<dim>" + "9" * 5000 + "</dim>", 1),
+        BIN,
+        "is not a dimension",
+        id="dim-huge-text",
+    ),
+    pytest.param(
+        _XML.replace("<dim>6</dim>", "<dim>six</dim>", 1), BIN, "is not a dimension", id="dim-text"
+    ),
+    pytest.param(
+        _XML.replace('layer id="2"', 'layer id="1"'),
+        BIN,
+        "is used by two layers",
+        id="duplicate-id",
+    ),
+    pytest.param(
+        _XML.replace('port id="4"', 'port id="3"'), BIN, "is used twice", id="duplicate-port"
+    ),
+]
+
+
+@pytest.mark.parametrize(("xml", "bin_bytes", "message"), CASES)
+def test_broken_files_raise_irerror(
+    tmp_path: Path, xml: str, bin_bytes: bytes | None, message: str
+) -> None:
+    path = _write(tmp_path, xml, bin_bytes)
+    with pytest.raises(ir.IRError, match=message.replace(".", r"\.").replace("(", r"\(")) as info:
+        ir.read_model(path)
+    assert isinstance(info.value, ValidationError)
+    assert info.value.op == "IR"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        {"m.xml", *(["m.bin"] if bin_bytes is not None else [])}
+    )
+
+
+def test_error_names_the_layer_and_port(tmp_path: Path) -> None:
+    path = _write(tmp_path, _XML.replace("<dim>6</dim>", "<dim>six</dim>", 1), BIN)
+    with pytest.raises(ir.IRError) as info:
+        ir.read_model(path)
+    err = info.value
+    assert (err.layer_id, err.layer_name, err.layer_type, err.port) == ("0", "x", "Parameter", 0)
+    assert (
+        str(err)
+        == "IR: layer 0 'x' (Parameter) port 0: dim='six' is not a dimension (write 5, -1, ?, 1..10, ..6 or 3..)"
+    )
+    copy = pickle.loads(pickle.dumps(err))
+    assert (type(copy), str(copy), copy.port) == (ir.IRError, str(err), 0)
+
+
+def test_absurd_dims_are_checked_not_allocated(tmp_path: Path) -> None:
+    # 2**62 elements in a Const: rejected from the sizes alone, nothing is read.
+    xml = _XML.replace('shape="2" offset="8" size="16"', f'shape="{2**62}" offset="8" size="16"')
+    model = ir.read_model(_write(tmp_path, xml, BIN))
+    report = model.check()
+    assert [p.kind for p in report.problems] == ["attribute"]
+    assert "needs 36893488147419103232 bytes" in report.problems[0].message
+    # 2**62 in a Parameter: inference works on the numbers, no memory is needed.
+    xml = _XML.replace('shape="2,6"', f'shape="2,{2**62}"').replace(
+        "<dim>6</dim>", f"<dim>{2**62}</dim>"
+    )
+    report = ir.read_model(_write(tmp_path, xml, BIN)).check()
+    assert not report.ok
+    assert str(report.outputs["parts_b"][0]) == f"[2,{2**62 - 2}]"
+
+
+def test_check_reports_every_problem(tmp_path: Path) -> None:
+    xml = _XML.replace('type="VariadicSplit"', 'type="Gather"').replace(
+        "<dim>2</dim><dim>4</dim></port></input>", "<dim>9</dim></port></input>"
+    )
+    report = ir.read_model(_write(tmp_path, xml, BIN)).check()
+    assert [(p.kind, p.layer_id, p.layer_type, p.port) for p in report.problems] == [
+        ("unsupported", "3", "Gather", None),  # read, reported, and checked around:
+        ("shape", "5", "Result", 0),  # its output port says [2,4], the Result's input says [9]
+    ]
+    xml = _XML.replace(
+        "<dim>2</dim><dim>4</dim></port>\n      </output>",
+        "<dim>2</dim><dim>5</dim></port>\n      </output>",
+    )
+    xml = xml.replace('shape="2,6"', 'shape="3,6"')
+    report = ir.read_model(_write(tmp_path, xml, BIN)).check()
+    kinds = [(p.kind, p.layer_id, p.port) for p in report.problems]
+    assert ("shape", "0", 0) in kinds  # the Parameter's port says [2,6], its shape is [3,6]
+    assert ("shape", "3", 4) in kinds  # parts_b says [2,5], it is [3,4]
+    assert len(kinds) >= 4
+    assert "declares [2,5], but the shape is [3,4]" in str(report)
+
+
+def test_unsupported_layer_cannot_run(tmp_path: Path) -> None:
+    model = ir.read_model(
+        _write(tmp_path, _XML.replace('type="VariadicSplit"', 'type="Gather"'), BIN)
+    )
+    with pytest.raises(ir.UnsupportedOperatorError, match="1 unsupported layer") as info:
+        model.run({"x": np.zeros((2, 6), np.float32)})
+    assert (info.value.layer_id, info.value.layer_type) == ("3", "Gather")
+    model = ir.read_model(
+        _write(
+            tmp_path,
+            _XML.replace('version="opset1">\n      <input>', 'version="opset99">\n      <input>'),
+            BIN,
+        )
+    )
+    assert "version 'opset99' of VariadicSplit" in model.check().problems[0].message
+
+
+def test_run_rejects_bad_inputs(tmp_path: Path) -> None:
+    model = ir.read_model(write_example(tmp_path))
+    with pytest.raises(ir.IRError, match="has no array for input 'x'"):
+        model.run({})
+    with pytest.raises(ir.IRError, match="names no input"):
+        model.run({"x": np.zeros((2, 6), np.float32), "y": np.zeros(1)})
+    with pytest.raises(ir.IRError, match=r"does not fit the declared shape \[2,6\]"):
+        model.run({"x": np.zeros((2, 7), np.float32)})
+    with pytest.raises(ir.IRError, match="is not the declared element type f32"):
+        model.run({"x": np.zeros((2, 6))})
+    with pytest.raises(ir.IRError, match="names no input"):
+        model.check({"nope": "[1]"})
+
+
+def test_runtime_operator_error_names_the_layer(tmp_path: Path) -> None:
+    xml = _XML.replace('shape="2,6"', 'shape="2,?"').replace("<dim>6</dim>", "<dim>-1</dim>")
+    model = ir.read_model(_write(tmp_path, xml, BIN))
+    assert model.check().ok
+    with pytest.raises(
+        ir.IRError, match="layer 3 'parts' \\(VariadicSplit\\): .*failed at run time"
+    ) as info:
+        model.run({"x": np.zeros((2, 1), np.float32)})
+    assert isinstance(info.value.__cause__, ValidationError)

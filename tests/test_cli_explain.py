@@ -1,0 +1,67 @@
+"""``datamove explain``: shapes, the NumPy index (checked against NumPy), pictures."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import datamove as dm
+from datamove._cli import main
+from datamove._explain import explain_strided_slice, index_expression
+from datamove._shape import PartialShape
+
+
+def test_issue_example(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["explain", "strided-slice", "--shape", "2,3,4", "--begin", "1,0,0", "--end", "0,0,2",
+            "--begin-mask", "0,1,1", "--end-mask", "1,1,0"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "output shape: [1,3,2]" in out
+    assert "NumPy:        x[1:, :, :2]" in out
+    assert "    12 13  ·  ·" in out
+    assert main([*argv, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["taken"] == [12, 13, 16, 17, 20, 21]
+
+
+CASES = [
+    ((6,), [3], [0], [-1], {"end_mask": [1]}),
+    ((6,), [-100], [-200], [-1], {}),
+    ((2, 3, 4), [0, 1], [0, 0], None, {"shrink_axis_mask": [0, 1], "new_axis_mask": [1, 0]}),
+    ((2, 3, 4), [0, 1], [0, 2], None, {"ellipsis_mask": [1, 0]}),
+    ((2, 3, 4), [1, 0, -1], [0, 0, 0], None, {"shrink_axis_mask": [1, 0, 1], "ellipsis_mask": [0, 1, 0]}),
+    ((5, 7), [4, 6], [0, 0], [-2, -3], {}),
+    ((4, 5), [1, 1], [3, 3], None, {"shrink_axis_mask": [1, 1]}),
+]
+
+
+@pytest.mark.parametrize(("shape", "begin", "end", "stride", "masks"), CASES, ids=str)
+def test_numpy_expression_selects_what_the_operator_selects(shape, begin, end, stride, masks) -> None:
+    info = explain_strided_slice(PartialShape(shape), begin, end, stride, masks)
+    x = np.arange(int(np.prod(shape))).reshape(shape)
+    expected = dm.strided_slice(x, begin, end, stride, **masks)
+    got = eval(info["numpy"], {"x": x})  # noqa: S307 - our own expression, on our own array
+    np.testing.assert_array_equal(np.asarray(got), expected)
+    assert np.shape(got) == expected.shape
+
+
+def test_index_expression_reverse_and_newaxis() -> None:
+    assert index_expression((slice(5, None, -1),), (6,)) == "x[::-1]"
+    assert index_expression((None, slice(0, 2, 2)), (6,)) == "x[None, :2:2]"
+
+
+def test_split_and_variadic(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["explain", "split", "--shape", "6,12", "--axis", "1", "--num-splits", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "output 2: [6,4]  = x[:, 8:12]" in out
+    assert "  0 0 0 0 1 1 1 1 2 2 2 2" in out
+    assert main(["explain", "variadic-split", "--shape", "?,6", "--axis", "1", "--lengths", "1,-1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["outputs"] == [["[?,1]", "x[:, 0:1]"], ["[?,5]", "x[:, 1:6]"]]
+
+
+def test_errors_are_exit_1(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["explain", "split", "--shape", "6", "--axis", "0", "--num-splits", "4"]) == 1
+    assert "Split: num_splits=4" in capsys.readouterr().err
+    assert main(["explain", "strided-slice", "--shape", "6", "--begin", "a", "--end", "1"]) == 1
+    assert main(["explain", "strided-slice", "--shape", "6"]) == 2
