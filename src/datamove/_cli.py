@@ -21,7 +21,12 @@ if TYPE_CHECKING:
 __all__ = ["main"]
 
 # Modules that contribute subcommands, in the order ``--help`` lists them.
-_SUBCOMMAND_MODULES = ("datamove._examples",)
+_SUBCOMMAND_MODULES = (
+    "datamove._examples",
+    "datamove._explain",
+    "datamove.ir._cli",
+    "datamove._split_file",
+)
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 
