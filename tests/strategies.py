@@ -1,0 +1,203 @@
+"""Hypothesis strategies shared by the differential and dynamic-shape tests.
+
+Shapes are plain data here, never datamove objects, so that the same draw can be handed to
+datamove and to OpenVINO: a static shape is a tuple of ints, an interval shape a tuple of
+``(min, max)`` pairs (``max`` None = unbounded), or None for a dynamic rank.
+
+Example counts scale with the environment variable ``DATAMOVE_EXAMPLES`` (a factor, default 1;
+``DATAMOVE_EXAMPLES=0.05`` while iterating). Runs are derandomized (the same examples on every
+run, so CI is reproducible) unless ``DATAMOVE_RANDOM=1``.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+INT64_MIN = -(2**63)
+INT64_MAX = 2**63 - 1
+MASK_NAMES = ("begin_mask", "end_mask", "new_axis_mask", "shrink_axis_mask", "ellipsis_mask")
+
+Interval = tuple[int, int | None]
+
+
+def examples(n: int) -> int:
+    """``n`` scaled by ``DATAMOVE_EXAMPLES``, at least 1."""
+    return max(1, round(n * float(os.environ.get("DATAMOVE_EXAMPLES", "1"))))
+
+
+def fixed_settings(n: int) -> settings:
+    """Settings for a property run of about ``n`` examples: no database, no deadline."""
+    return settings(
+        max_examples=examples(n),
+        deadline=None,
+        database=None,
+        derandomize=os.environ.get("DATAMOVE_RANDOM", "") != "1",
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+        print_blob=False,
+    )
+
+
+# -- shapes --------------------------------------------------------------------------------------
+
+
+def static_shapes(min_rank: int = 0, max_rank: int = 5, max_dim: int = 7) -> st.SearchStrategy:
+    """Tuples of ints: rank ``min_rank..max_rank``, each dim ``0..max_dim`` (0 is rarer)."""
+    dim = st.one_of(st.integers(1, max_dim), st.just(0)) if max_dim > 0 else st.just(0)
+    return st.integers(min_rank, max_rank).flatmap(
+        lambda rank: st.lists(dim, min_size=rank, max_size=rank).map(tuple)
+    )
+
+
+@st.composite
+def interval_dims(draw: st.DrawFn, max_dim: int = 12) -> Interval:
+    """One dimension as ``(min, max)``: static, ``lo..hi``, ``..hi``, ``lo..`` or ``?``."""
+    kind = draw(st.sampled_from(["static", "interval", "interval", "upper", "lower", "any"]))
+    if kind == "static":
+        d = draw(st.integers(0, max_dim))
+        return (d, d)
+    if kind == "interval":
+        lo = draw(st.integers(0, max_dim))
+        return (lo, draw(st.integers(lo, max_dim)))
+    if kind == "upper":
+        return (0, draw(st.integers(0, max_dim)))
+    if kind == "lower":
+        return (draw(st.integers(1, max_dim)), None)
+    return (0, None)
+
+
+@st.composite
+def partial_shapes(
+    draw: st.DrawFn, min_rank: int = 0, max_rank: int = 4, dynamic_rank: bool = True
+) -> tuple[Interval, ...] | None:
+    """Interval shapes (tuples of ``(min, max)``), or None (dynamic rank) now and then."""
+    if dynamic_rank and draw(st.integers(0, 15)) == 0:
+        return None
+    return tuple(draw(st.lists(interval_dims(), min_size=min_rank, max_size=max_rank)))
+
+
+def dim_text(lo: int, hi: int | None) -> str:
+    """OpenVINO's notation for one dimension."""
+    if hi == lo:
+        return str(lo)
+    if hi is None:
+        return "?" if lo == 0 else f"{lo}.."
+    return f"..{hi}" if lo == 0 else f"{lo}..{hi}"
+
+
+def shape_text(shape: Sequence[Interval] | None) -> str:
+    """OpenVINO's notation for an interval shape (``[...]`` for dynamic rank)."""
+    if shape is None:
+        return "[...]"
+    return "[" + ",".join(dim_text(lo, hi) for lo, hi in shape) + "]"
+
+
+UNBOUNDED_SPAN = 9  # how far above min an unbounded dim is sampled
+
+
+def concrete_shapes(
+    draw: st.DrawFn, shape: Sequence[Interval] | None, count: int = 4
+) -> list[tuple[int, ...]]:
+    """Concrete shapes inside ``shape``: both corners, then random points (unbounded: min+9)."""
+    if shape is None:
+        rank = draw(st.integers(0, 4))
+        shape = [(0, None)] * rank
+    bounded = [(lo, lo + UNBOUNDED_SPAN if hi is None else hi) for lo, hi in shape]
+    out = [tuple(lo for lo, _ in bounded), tuple(hi for _, hi in bounded)]
+    out += [tuple(draw(st.integers(lo, hi)) for lo, hi in bounded) for _ in range(count)]
+    return list(dict.fromkeys(out))
+
+
+# -- parameter values ----------------------------------------------------------------------------
+
+EXTREMES = (INT64_MIN, INT64_MIN + 1, INT64_MAX - 1, INT64_MAX)
+
+
+def index_values(span: int = 9) -> st.SearchStrategy[int]:
+    """begin/end values: mostly small, sometimes far out of range, now and then INT64 extremes."""
+    return st.one_of(
+        st.integers(-span, span),
+        st.integers(-span, span),
+        st.integers(-span, span),
+        st.sampled_from([-100, 100, -(2**31), 2**31 - 1, 2**31]),
+        st.sampled_from(EXTREMES),
+    )
+
+
+def stride_values() -> st.SearchStrategy[int]:
+    """Strides: mostly +-1..3, sometimes 0, large, or INT64 extremes."""
+    return st.one_of(
+        st.sampled_from([1, 1, 1, -1, -1, 2, -2, 3, -3]),
+        st.sampled_from([0, 5, -5, 100, -100]),
+        st.sampled_from(EXTREMES),
+    )
+
+
+INDEX_DTYPES = (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)
+
+
+@st.composite
+def index_container(draw: st.DrawFn, values: Sequence[int]) -> Any:
+    """The same integers as a list, a tuple, or an array of any integer dtype that holds them."""
+    kind = draw(st.sampled_from(["list", "list", "tuple", "array"]))
+    if kind == "list":
+        return list(values)
+    if kind == "tuple":
+        return tuple(values)
+    fitting = [
+        dt for dt in INDEX_DTYPES if all(np.iinfo(dt).min <= v <= np.iinfo(dt).max for v in values)
+    ]
+    dtype = draw(st.sampled_from(fitting or [np.int64]))
+    return np.array(values, dtype=dtype).reshape(len(values))
+
+
+@st.composite
+def axis_value(draw: st.DrawFn, value: int) -> Any:
+    """One axis as a Python int or a NumPy integer scalar of a dtype that holds it."""
+    if draw(st.booleans()):
+        return value
+    fitting = [dt for dt in INDEX_DTYPES if np.iinfo(dt).min <= value <= np.iinfo(dt).max]
+    return np.dtype(draw(st.sampled_from(fitting))).type(value)
+
+
+@st.composite
+def masks(draw: st.DrawFn, count: int) -> dict[str, list[int]]:
+    """The five masks for ``count`` axes: random lengths (0..count+2) and bit densities.
+
+    Ellipsis bits are rare and usually single; bits past ``count`` appear (they never count).
+    """
+    out: dict[str, list[int]] = {}
+    for name in MASK_NAMES:
+        length = draw(st.integers(0, count + 2))
+        if name == "ellipsis_mask":
+            bits = [0] * length
+            if length and draw(st.integers(0, 3)) == 0:
+                bits[draw(st.integers(0, length - 1))] = 1
+                if draw(st.integers(0, 7)) == 0:
+                    bits[draw(st.integers(0, length - 1))] = 1
+        else:
+            density = {"begin_mask": 4, "end_mask": 4}.get(name, 8)
+            bits = [int(draw(st.integers(0, density - 1)) == 0) for _ in range(length)]
+        out[name] = bits
+    return out
+
+
+DATA_DTYPES = (np.float32, np.int64, np.int8, np.uint16, np.float16, np.bool_)
+
+
+def iota(shape: Sequence[int], dtype: Any = np.float32) -> np.ndarray:
+    """``0, 1, 2, ...`` in ``shape``, cast to ``dtype`` (wrapping for narrow integer types)."""
+    size = int(np.prod(shape, dtype=np.int64))
+    values = np.arange(size, dtype=np.int64)
+    if np.dtype(dtype).itemsize < 8 and np.dtype(dtype).kind in "iu":
+        values = values % (int(np.iinfo(dtype).max) + 1)
+    elif dtype == np.float16:
+        values = values % 2048
+    return values.astype(dtype).reshape(tuple(shape))
