@@ -14,8 +14,20 @@ from datamove._shape import PartialShape
 
 
 def test_issue_example(capsys: pytest.CaptureFixture[str]) -> None:
-    argv = ["explain", "strided-slice", "--shape", "2,3,4", "--begin", "1,0,0", "--end", "0,0,2",
-            "--begin-mask", "0,1,1", "--end-mask", "1,1,0"]
+    argv = [
+        "explain",
+        "strided-slice",
+        "--shape",
+        "2,3,4",
+        "--begin",
+        "1,0,0",
+        "--end",
+        "0,0,2",
+        "--begin-mask",
+        "0,1,1",
+        "--end-mask",
+        "1,1,0",
+    ]
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert "output shape: [1,3,2]" in out
@@ -30,14 +42,22 @@ CASES = [
     ((6,), [-100], [-200], [-1], {}),
     ((2, 3, 4), [0, 1], [0, 0], None, {"shrink_axis_mask": [0, 1], "new_axis_mask": [1, 0]}),
     ((2, 3, 4), [0, 1], [0, 2], None, {"ellipsis_mask": [1, 0]}),
-    ((2, 3, 4), [1, 0, -1], [0, 0, 0], None, {"shrink_axis_mask": [1, 0, 1], "ellipsis_mask": [0, 1, 0]}),
+    (
+        (2, 3, 4),
+        [1, 0, -1],
+        [0, 0, 0],
+        None,
+        {"shrink_axis_mask": [1, 0, 1], "ellipsis_mask": [0, 1, 0]},
+    ),
     ((5, 7), [4, 6], [0, 0], [-2, -3], {}),
     ((4, 5), [1, 1], [3, 3], None, {"shrink_axis_mask": [1, 1]}),
 ]
 
 
 @pytest.mark.parametrize(("shape", "begin", "end", "stride", "masks"), CASES, ids=str)
-def test_numpy_expression_selects_what_the_operator_selects(shape, begin, end, stride, masks) -> None:
+def test_numpy_expression_selects_what_the_operator_selects(
+    shape, begin, end, stride, masks
+) -> None:
     info = explain_strided_slice(PartialShape(shape), begin, end, stride, masks)
     x = np.arange(int(np.prod(shape))).reshape(shape)
     expected = dm.strided_slice(x, begin, end, stride, **masks)
@@ -56,8 +76,26 @@ def test_split_and_variadic(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert "output 2: [6,4]  = x[:, 8:12]" in out
     assert "  0 0 0 0 1 1 1 1 2 2 2 2" in out
-    assert main(["explain", "variadic-split", "--shape", "?,6", "--axis", "1", "--lengths", "1,-1", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["outputs"] == [["[?,1]", "x[:, 0:1]"], ["[?,5]", "x[:, 1:6]"]]
+    assert (
+        main(
+            [
+                "explain",
+                "variadic-split",
+                "--shape",
+                "?,6",
+                "--axis",
+                "1",
+                "--lengths",
+                "1,-1",
+                "--json",
+            ]
+        )
+        == 0
+    )
+    assert json.loads(capsys.readouterr().out)["outputs"] == [
+        ["[?,1]", "x[:, 0:1]"],
+        ["[?,5]", "x[:, 1:6]"],
+    ]
 
 
 def test_errors_are_exit_1(capsys: pytest.CaptureFixture[str]) -> None:

@@ -31,7 +31,9 @@ def test_check_json_and_input_shape(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert json.loads(capsys.readouterr().out)["outputs"]["parts_b"]["shape"] == "[?,4]"
 
 
-def test_check_broken_file_is_exit_1_without_traceback(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_check_broken_file_is_exit_1_without_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     bad = tmp_path / "bad.xml"
     bad.write_text("<net version='11'><layers>")
     assert main(["check", str(bad)]) == 1
@@ -52,7 +54,20 @@ def test_run_writes_outputs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     x = np.arange(12, dtype=np.float32).reshape(2, 6)
     np.save(tmp_path / "x.npy", x)
     out = tmp_path / "out"
-    assert main(["run", str(xml), "--input", f"x={tmp_path / 'x.npy'}", "--output-dir", str(out), "--json"]) == 0
+    assert (
+        main(
+            [
+                "run",
+                str(xml),
+                "--input",
+                f"x={tmp_path / 'x.npy'}",
+                "--output-dir",
+                str(out),
+                "--json",
+            ]
+        )
+        == 0
+    )
     written = json.loads(capsys.readouterr().out)
     assert written["parts_a"]["shape"] == [2, 2]
     np.testing.assert_array_equal(np.load(out / "parts_a.npy"), x[:, :2])
@@ -61,29 +76,59 @@ def test_run_writes_outputs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
 
 def test_run_error_writes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     xml = tmp_path / "m.xml"
-    xml.write_text(_XML.replace('shape="2,6"', 'shape="2,?"').replace("<dim>6</dim>", "<dim>-1</dim>"))
+    xml.write_text(
+        _XML.replace('shape="2,6"', 'shape="2,?"').replace("<dim>6</dim>", "<dim>-1</dim>")
+    )
     xml.with_suffix(".bin").write_bytes(np.array([1, 2, -1], dtype="<i8").tobytes())
     np.save(tmp_path / "x.npy", np.zeros((2, 1), np.float32))
     out = tmp_path / "out"
-    assert main(["run", str(xml), "--input", f"x={tmp_path / 'x.npy'}", "--output-dir", str(out)]) == 1
+    assert (
+        main(["run", str(xml), "--input", f"x={tmp_path / 'x.npy'}", "--output-dir", str(out)]) == 1
+    )
     assert "failed at run time" in capsys.readouterr().err
     assert not out.exists() or not list(out.iterdir())
     assert main(["run", str(xml), "--input", "x", "--output-dir", str(out)]) == 1
-    assert main(["run", str(xml), "--input", f"x={tmp_path / 'missing.npy'}", "--output-dir", str(out)]) == 1
+    assert (
+        main(
+            ["run", str(xml), "--input", f"x={tmp_path / 'missing.npy'}", "--output-dir", str(out)]
+        )
+        == 1
+    )
 
 
 def test_real_subprocess(tmp_path: Path) -> None:
     xml = write_example(tmp_path)
     done = subprocess.run(
         [sys.executable, "-m", "datamove", "check", str(xml), "--json"],
-        capture_output=True, text=True, check=False, timeout=120,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["ok"] is True
     done = subprocess.run(
-        [sys.executable, "-m", "datamove", "explain", "strided-slice", "--shape", "2,3,4",
-         "--begin", "1,0,0", "--end", "0,0,2", "--begin-mask", "0,1,1", "--end-mask", "1,1,0"],
-        capture_output=True, text=True, check=False, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "datamove",
+            "explain",
+            "strided-slice",
+            "--shape",
+            "2,3,4",
+            "--begin",
+            "1,0,0",
+            "--end",
+            "0,0,2",
+            "--begin-mask",
+            "0,1,1",
+            "--end-mask",
+            "1,1,0",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
     )
     assert done.returncode == 0, done.stderr
     assert "NumPy:        x[1:, :, :2]" in done.stdout

@@ -6,12 +6,14 @@ most 3, a picture of which elements are taken. For the splits it prints every ch
 its NumPy index, and a picture labelling each element with its chunk.
 """
 
+# ruff: noqa: T201 - a command-line module: printing is its output
+
 from __future__ import annotations
 
 import argparse
 import json
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 from datamove._errors import ValidationError
@@ -82,13 +84,18 @@ def _picture(shape: tuple[int, ...], cell: Callable[[tuple[int, ...]], str]) -> 
     lines: list[str] = []
     for k in range(shape[0]):
         lines.append(f"  x[{k}]:")
-        lines += ["    " + " ".join(cell((k, i, j)) for j in range(shape[2])) for i in range(shape[1])]
+        lines += [
+            "    " + " ".join(cell((k, i, j)) for j in range(shape[2])) for i in range(shape[1])
+        ]
     return lines
 
 
 def explain_strided_slice(
-    shape: PartialShape, begin: Sequence[int], end: Sequence[int], stride: Sequence[int] | None,
-    masks: dict[str, Sequence[int]],
+    shape: PartialShape,
+    begin: Sequence[int],
+    end: Sequence[int],
+    stride: Sequence[int] | None,
+    masks: Mapping[str, Sequence[int]],
 ) -> dict[str, Any]:
     """Everything ``datamove explain strided-slice`` prints, as data.
 
@@ -100,7 +107,12 @@ def explain_strided_slice(
     ('[1,3,2]', 'x[1:, :, :2]')
     """
     out = infer_strided_slice(shape, begin, end, stride, **masks)
-    info: dict[str, Any] = {"input_shape": str(shape), "output_shape": str(out), "numpy": None, "picture": []}
+    info: dict[str, Any] = {
+        "input_shape": str(shape),
+        "output_shape": str(out),
+        "numpy": None,
+        "picture": [],
+    }
     if shape.is_static:
         import numpy as np  # noqa: PLC0415
 
@@ -113,7 +125,8 @@ def explain_strided_slice(
             width = len(str(max(math.prod(dims) - 1, 0)))
             chosen = set(taken)
             info["picture"] = _picture(
-                dims, lambda i: str(flat[i]).rjust(width) if int(flat[i]) in chosen else "·".rjust(width)
+                dims,
+                lambda i: str(flat[i]).rjust(width) if int(flat[i]) in chosen else "·".rjust(width),
             )
             if len(taken) <= 64:
                 info["taken"] = taken
@@ -132,8 +145,13 @@ def _chunks(shape: PartialShape, axis: int, lengths: list[int]) -> list[tuple[in
     return bounds
 
 
-def explain_split(shape: PartialShape, axis: int, *, num_splits: int | None = None,
-                  lengths: Sequence[int] | None = None) -> dict[str, Any]:
+def explain_split(
+    shape: PartialShape,
+    axis: int,
+    *,
+    num_splits: int | None = None,
+    lengths: Sequence[int] | None = None,
+) -> dict[str, Any]:
     """Everything ``datamove explain split`` / ``variadic-split`` prints, as data.
 
     Examples
@@ -147,7 +165,11 @@ def explain_split(shape: PartialShape, axis: int, *, num_splits: int | None = No
         shapes = infer_split(shape, axis, num_splits)
     else:
         shapes = infer_variadic_split(shape, axis, list(lengths))
-    info: dict[str, Any] = {"input_shape": str(shape), "outputs": [(str(s), None) for s in shapes], "picture": []}
+    info: dict[str, Any] = {
+        "input_shape": str(shape),
+        "outputs": [(str(s), None) for s in shapes],
+        "picture": [],
+    }
     rank = shape.rank
     if rank is None or not shape[axis + rank if axis < 0 else axis].is_static:
         return info
@@ -171,7 +193,9 @@ def _ints(text: str, option: str) -> list[int]:
     try:
         return [int(p) for p in text.replace(" ", "").split(",") if p]
     except ValueError:
-        raise ValidationError("datamove", option, text, "must be comma-separated integers, e.g. 1,0,-1") from None
+        raise ValidationError(
+            "datamove", option, text, "must be comma-separated integers, e.g. 1,0,-1"
+        ) from None
 
 
 def _shape(text: str) -> PartialShape:
@@ -179,7 +203,9 @@ def _shape(text: str) -> PartialShape:
 
 
 def _print_strided(args: argparse.Namespace) -> int:
-    masks = {name: _ints(getattr(args, name) or "", "--" + name.replace("_", "-")) for name in MASK_NAMES}
+    masks = {
+        name: _ints(getattr(args, name) or "", "--" + name.replace("_", "-")) for name in MASK_NAMES
+    }
     begin, end = _ints(args.begin, "--begin"), _ints(args.end, "--end")
     stride = _ints(args.stride, "--stride") if args.stride else None
     info = explain_strided_slice(_shape(args.shape), begin, end, stride, masks)
@@ -205,11 +231,13 @@ def _print_strided(args: argparse.Namespace) -> int:
 def _print_split(args: argparse.Namespace) -> int:
     if args.op == "split":
         info = explain_split(_shape(args.shape), args.axis, num_splits=args.num_splits)
-        head = f"Split on x of shape {info['input_shape']}, axis {args.axis}, num_splits {args.num_splits}"
+        head = f"Split on x of shape {info['input_shape']}, axis {args.axis}, "
+        head += f"num_splits {args.num_splits}"
     else:
         lengths = _ints(args.lengths, "--lengths")
         info = explain_split(_shape(args.shape), args.axis, lengths=lengths)
-        head = f"VariadicSplit on x of shape {info['input_shape']}, axis {args.axis}, split_lengths {lengths}"
+        head = f"VariadicSplit on x of shape {info['input_shape']}, axis {args.axis}, "
+        head += f"split_lengths {lengths}"
     if args.json:
         print(json.dumps(info, indent=2))
         return 0
@@ -227,7 +255,8 @@ examples:
   datamove explain strided-slice --shape 2,3,4 --begin 1,0,0 --end 0,0,2 \\
       --begin-mask 0,1,1 --end-mask 1,1,0
   datamove explain strided-slice --shape 6 --begin 3 --end 0 --stride -1 --end-mask 1
-  datamove explain strided-slice --shape "[?,2..10,12]" --begin 0,-3 --end 0,0 --begin-mask 1,0 --end-mask 1,1
+  datamove explain strided-slice --shape "[?,2..10,12]" --begin 0,-3 --end 0,0 \\
+      --begin-mask 1,0 --end-mask 1,1
   datamove explain split --shape 6,12 --axis 1 --num-splits 3
   datamove explain variadic-split --shape 2,6 --axis 1 --lengths 1,2,-1
 
@@ -240,10 +269,12 @@ def register(subparsers: Any) -> None:
     """Add ``datamove explain``."""
     fmt = argparse.RawDescriptionHelpFormatter
     parser = subparsers.add_parser(
-        "explain", help="explain a StridedSlice, Split or VariadicSplit: shapes, NumPy index, picture",
+        "explain",
+        help="explain a StridedSlice, Split or VariadicSplit: shapes, NumPy index, picture",
         description="Explain what one operator does to a shape: the output shape(s), the "
         "equivalent NumPy index and, for small inputs of rank <= 3, a picture.",
-        epilog=_EPILOG, formatter_class=fmt,
+        epilog=_EPILOG,
+        formatter_class=fmt,
     )
     ops = parser.add_subparsers(dest="op", metavar="OPERATOR", required=True)
     ss = ops.add_parser("strided-slice", help="StridedSlice-1", epilog=_EPILOG, formatter_class=fmt)
@@ -252,7 +283,9 @@ def register(subparsers: Any) -> None:
     ss.add_argument("--end", required=True, help="comma-separated, e.g. 0,0,2")
     ss.add_argument("--stride", help="comma-separated (default: all 1)")
     for name in MASK_NAMES:
-        ss.add_argument("--" + name.replace("_", "-"), dest=name, metavar="0,1,...", help=f"{name} bits")
+        ss.add_argument(
+            "--" + name.replace("_", "-"), dest=name, metavar="0,1,...", help=f"{name} bits"
+        )
     ss.add_argument("--json", action="store_true", help="print the explanation as JSON")
     ss.set_defaults(func=_print_strided)
     sp = ops.add_parser("split", help="Split-1", epilog=_EPILOG, formatter_class=fmt)
@@ -261,7 +294,9 @@ def register(subparsers: Any) -> None:
     sp.add_argument("--num-splits", required=True, type=int)
     sp.add_argument("--json", action="store_true")
     sp.set_defaults(func=_print_split)
-    vs = ops.add_parser("variadic-split", help="VariadicSplit-1", epilog=_EPILOG, formatter_class=fmt)
+    vs = ops.add_parser(
+        "variadic-split", help="VariadicSplit-1", epilog=_EPILOG, formatter_class=fmt
+    )
     vs.add_argument("--shape", required=True)
     vs.add_argument("--axis", required=True, type=int)
     vs.add_argument("--lengths", required=True, help="split_lengths, e.g. 1,2,-1")

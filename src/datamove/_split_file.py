@@ -7,6 +7,8 @@ Ctrl-C leaves no partial file behind. A progress bar is drawn on stderr for long
 ``PROGRESS_BYTES``) when stderr is a terminal.
 """
 
+# ruff: noqa: T201 - a command-line module: printing is its output
+
 from __future__ import annotations
 
 import argparse
@@ -53,9 +55,14 @@ class _Progress:
 
 
 def split_file(
-    path: str | os.PathLike[str], axis: int, outputs: list[str | os.PathLike[str]], *,
-    lengths: list[int] | None = None, num_splits: int | None = None,
-    chunk_bytes: int = CHUNK_BYTES, progress: TextIO | None = None,
+    path: str | os.PathLike[str],
+    axis: int,
+    outputs: list[str | os.PathLike[str]],
+    *,
+    lengths: list[int] | None = None,
+    num_splits: int | None = None,
+    chunk_bytes: int = CHUNK_BYTES,
+    progress: TextIO | None = None,
 ) -> list[tuple[int, ...]]:
     """Split the ``.npy`` file at ``path`` along ``axis`` into ``outputs`` (VariadicSplit rules).
 
@@ -92,18 +99,30 @@ def split_file(
     try:
         src = np.load(path, mmap_mode="r", allow_pickle=False)
     except (OSError, ValueError) as exc:
-        raise ValidationError(OP, "file", os.fspath(path), f"cannot be read as .npy ({exc})") from None
+        raise ValidationError(
+            OP, "file", os.fspath(path), f"cannot be read as .npy ({exc})"
+        ) from None
     if lengths is not None:
         shapes = infer_variadic_split(src.shape, axis, lengths)
     else:
         shapes = infer_split(src.shape, axis, num_splits)
     if len(outputs) != len(shapes):
         raise ValidationError(
-            OP, "--out", [os.fspath(o) for o in outputs], f"must name {len(shapes)} files, one per piece"
+            OP,
+            "--out",
+            [os.fspath(o) for o in outputs],
+            f"must name {len(shapes)} files, one per piece",
         )
     targets = [Path(o) for o in outputs]
-    if len({t.resolve() for t in targets}) != len(targets) or Path(path).resolve() in {t.resolve() for t in targets}:
-        raise ValidationError(OP, "--out", [os.fspath(o) for o in outputs], "must be distinct files, none of them the input")
+    if len({t.resolve() for t in targets}) != len(targets) or Path(path).resolve() in {
+        t.resolve() for t in targets
+    }:
+        raise ValidationError(
+            OP,
+            "--out",
+            [os.fspath(o) for o in outputs],
+            "must be distinct files, none of them the input",
+        )
     a = axis + src.ndim if axis < 0 else axis
     dims = [s.to_shape() for s in shapes]
     bar = _Progress(src.nbytes, progress if src.nbytes >= PROGRESS_BYTES else None)
@@ -151,15 +170,29 @@ def _cmd(args: argparse.Namespace) -> int:
         try:
             lengths = [int(p) for p in args.lengths.split(",") if p.strip()]
         except ValueError:
-            raise ValidationError(OP, "--lengths", args.lengths, "must be comma-separated integers") from None
+            raise ValidationError(
+                OP, "--lengths", args.lengths, "must be comma-separated integers"
+            ) from None
     stream = sys.stderr if sys.stderr.isatty() or args.progress else None
     try:
-        shapes = split_file(args.file, args.axis, args.out, lengths=lengths, num_splits=args.num_splits, progress=stream)
+        shapes = split_file(
+            args.file,
+            args.axis,
+            args.out,
+            lengths=lengths,
+            num_splits=args.num_splits,
+            progress=stream,
+        )
     except KeyboardInterrupt:
         print("datamove: interrupted; no output written", file=sys.stderr)
         return 130
     if args.json:
-        print(json.dumps([{"file": f, "shape": list(s)} for f, s in zip(args.out, shapes, strict=True)], indent=2))
+        print(
+            json.dumps(
+                [{"file": f, "shape": list(s)} for f, s in zip(args.out, shapes, strict=True)],
+                indent=2,
+            )
+        )
     else:
         for f, s in zip(args.out, shapes, strict=True):
             print(f"{f}: {list(s)} ({math.prod(s)} elements)")
@@ -169,17 +202,25 @@ def _cmd(args: argparse.Namespace) -> int:
 def register(subparsers: Any) -> None:
     """Add ``datamove split``."""
     parser = subparsers.add_parser(
-        "split", help="split a .npy file (even one larger than memory) into several .npy files",
+        "split",
+        help="split a .npy file (even one larger than memory) into several .npy files",
         description="Split a .npy file along an axis with VariadicSplit's (or Split's) rules, "
         "streaming from a memory map.",
-        epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("file", help="the .npy file to split")
     parser.add_argument("--axis", type=int, required=True, help="the axis to split")
     how = parser.add_mutually_exclusive_group(required=True)
     how.add_argument("--lengths", help="split_lengths, comma-separated; one may be -1 (the rest)")
     how.add_argument("--num-splits", type=int, help="split into this many equal pieces")
-    parser.add_argument("--out", nargs="+", required=True, metavar="FILE.npy", help="one file per piece")
-    parser.add_argument("--progress", action="store_true", help="draw the progress bar even when stderr is not a terminal")
+    parser.add_argument(
+        "--out", nargs="+", required=True, metavar="FILE.npy", help="one file per piece"
+    )
+    parser.add_argument(
+        "--progress",
+        action="store_true",
+        help="draw the progress bar even when stderr is not a terminal",
+    )
     parser.add_argument("--json", action="store_true", help="print the outputs' shapes as JSON")
     parser.set_defaults(func=_cmd)

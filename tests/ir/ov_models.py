@@ -24,7 +24,9 @@ def _const(values: list[int], rng: random.Random) -> Any:
     return ops.constant(np.array(values, dtype=dtype))
 
 
-def _strided_slice(x: Any, shape: tuple[int, ...], rng: random.Random) -> tuple[Any, tuple[int, ...]]:
+def _strided_slice(
+    x: Any, shape: tuple[int, ...], rng: random.Random
+) -> tuple[Any, tuple[int, ...]]:
     rank = len(shape)
     flavour = rng.choice(("plain", "plain", "new", "shrink", "ellipsis"))
     m = rank if flavour != "ellipsis" else rng.randint(1, max(1, rank))
@@ -47,16 +49,24 @@ def _strided_slice(x: Any, shape: tuple[int, ...], rng: random.Random) -> tuple[
     elif flavour == "ellipsis":
         el[rng.randrange(m)] = 1
     node = ops.strided_slice(
-        x, _const(begin, rng), _const(end, rng), _const(stride, rng),
-        begin_mask=[int(b) for b in bm], end_mask=[int(e) for e in em],
-        new_axis_mask=nm, shrink_axis_mask=sm, ellipsis_mask=el,
+        x,
+        _const(begin, rng),
+        _const(end, rng),
+        _const(stride, rng),
+        begin_mask=[int(b) for b in bm],
+        end_mask=[int(e) for e in em],
+        new_axis_mask=nm,
+        shrink_axis_mask=sm,
+        ellipsis_mask=el,
     )
     return node.output(0), tuple(node.get_output_shape(0))
 
 
-def random_model(seed: int, *, dynamic: bool = False, n_ops: int = 6) -> tuple[Any, dict[str, np.ndarray]]:
+def random_model(
+    seed: int, *, dynamic: bool = False, n_ops: int = 6
+) -> tuple[Any, dict[str, np.ndarray]]:
     """A random model and inputs for it: Split, VariadicSplit, StridedSlice and Concat chains."""
-    rng = random.Random(seed)
+    rng = random.Random(seed)  # noqa: S311 - reproducible test data
     rank = rng.randint(1, 4)
     shape = tuple(rng.randint(1, 6) for _ in range(rank))
     dtype = rng.choice(DTYPES)
@@ -85,20 +95,33 @@ def random_model(seed: int, *, dynamic: bool = False, n_ops: int = 6) -> tuple[A
         elif kind == "slice":
             pool.append(_strided_slice(x, s, rng))
         else:
-            partners = [(y, t) for y, t in pool if len(t) == len(s) and all(a == b for i, (a, b) in enumerate(zip(s, t, strict=True)) if i != axis)]
+            partners = [
+                (y, t)
+                for y, t in pool
+                if len(t) == len(s)
+                and all(a == b for i, (a, b) in enumerate(zip(s, t, strict=True)) if i != axis)
+            ]
             others = rng.sample(partners, k=min(len(partners), rng.randint(1, 3)))
             if not all(y.get_element_type() == x.get_element_type() for y, _ in others):
                 continue
             node = ops.concat([x, *(y for y, _ in others)], axis_arg)
             pool.append((node.output(0), tuple(node.get_output_shape(0))))
-    chosen = rng.sample(pool[1:], k=min(len(pool) - 1, rng.randint(1, 4))) if len(pool) > 1 else pool
+    chosen = (
+        rng.sample(pool[1:], k=min(len(pool) - 1, rng.randint(1, 4))) if len(pool) > 1 else pool
+    )
     results = [ops.result(x) for x, _ in chosen]
     model = ov.Model(results, [param], f"random{seed}")
     if dynamic:  # built on static shapes, then made dynamic: OpenVINO re-infers every shape
-        param.set_partial_shape(ov.PartialShape([
-            rng.choice((ov.Dimension(-1), ov.Dimension(max(0, d - 1), d + 3), ov.Dimension(d)))
-            for d in shape
-        ]))
+        param.set_partial_shape(
+            ov.PartialShape(
+                [
+                    rng.choice(
+                        (ov.Dimension(-1), ov.Dimension(max(0, d - 1), d + 3), ov.Dimension(d))
+                    )
+                    for d in shape
+                ]
+            )
+        )
         model.validate_nodes_and_infer_types()
     data = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape) - 3
     return model, {"input": data.astype(dtype)}

@@ -1,4 +1,4 @@
-"""Hostile and broken IR files: each a clear IRError naming the place, in bounded time and memory."""
+"""Hostile and broken IR files: each a clear IRError naming the place, in bounded time/memory."""
 
 from __future__ import annotations
 
@@ -128,8 +128,8 @@ def test_error_names_the_layer_and_port(tmp_path: Path) -> None:
     err = info.value
     assert (err.layer_id, err.layer_name, err.layer_type, err.port) == ("0", "x", "Parameter", 0)
     assert (
-        str(err)
-        == "IR: layer 0 'x' (Parameter) port 0: dim='six' is not a dimension (write 5, -1, ?, 1..10, ..6 or 3..)"
+        str(err) == "IR: layer 0 'x' (Parameter) port 0: dim='six' is not a dimension "
+        "(write 5, -1, ?, 1..10, ..6 or 3..)"
     )
     copy = pickle.loads(pickle.dumps(err))
     assert (type(copy), str(copy), copy.port) == (ir.IRError, str(err), 0)
@@ -209,7 +209,7 @@ def test_runtime_operator_error_names_the_layer(tmp_path: Path) -> None:
     model = ir.read_model(_write(tmp_path, xml, BIN))
     assert model.check().ok
     with pytest.raises(
-        ir.IRError, match="layer 3 'parts' \\(VariadicSplit\\): .*failed at run time"
+        ir.IRError, match=r"layer 3 'parts' \(VariadicSplit\): .*failed at run time"
     ) as info:
         model.run({"x": np.zeros((2, 1), np.float32)})
     assert isinstance(info.value.__cause__, ValidationError)

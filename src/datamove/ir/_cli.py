@@ -1,5 +1,7 @@
 """``datamove check`` and ``datamove run``: the IR commands of the command line."""
 
+# ruff: noqa: T201 - a command-line module: printing is its output
+
 from __future__ import annotations
 
 import argparse
@@ -70,11 +72,13 @@ def _run(args: argparse.Namespace) -> int:
 
     inputs: dict[str, Any] = {}
     for text in args.input or []:
-        name, path = _name_value(text, "--input")
+        name, file = _name_value(text, "--input")
         try:
-            inputs[name] = np.load(path, allow_pickle=False)
+            inputs[name] = np.load(file, allow_pickle=False)
         except (OSError, ValueError) as exc:
-            raise ValidationError("datamove", "--input", text, f"cannot be loaded as .npy ({exc})") from None
+            raise ValidationError(
+                "datamove", "--input", text, f"cannot be loaded as .npy ({exc})"
+            ) from None
     model = read_model(args.model, args.bin)
     outputs = model.run(inputs)
     out_dir = Path(args.output_dir)
@@ -96,7 +100,11 @@ def _run(args: argparse.Namespace) -> int:
         for tmp, _ in temps:
             Path(tmp).unlink(missing_ok=True)
     summary = {
-        name: {"file": os.fspath(files[name]), "shape": list(np.shape(a)), "dtype": str(np.asarray(a).dtype)}
+        name: {
+            "file": os.fspath(files[name]),
+            "shape": list(np.shape(a)),
+            "dtype": str(np.asarray(a).dtype),
+        }
         for name, a in outputs.items()
     }
     if args.json:
@@ -111,16 +119,20 @@ def register(subparsers: Any) -> None:
     """Add ``check`` and ``run`` to the ``datamove`` command."""
     fmt = argparse.RawDescriptionHelpFormatter
     check = subparsers.add_parser(
-        "check", help="infer every port's shape of an OpenVINO IR model and report all problems",
+        "check",
+        help="infer every port's shape of an OpenVINO IR model and report all problems",
         description="Read an OpenVINO IR model (.xml + .bin), infer every port's shape from its "
         "inputs, compare with the dims the file declares, and report every problem with the "
         "layer's id, name, type and port.",
-        epilog=_CHECK_EPILOG, formatter_class=fmt,
+        epilog=_CHECK_EPILOG,
+        formatter_class=fmt,
     )
     check.add_argument("model", help="the model's .xml file")
     check.add_argument("--bin", help="its .bin file (default: MODEL with the suffix .bin)")
     check.add_argument(
-        "--input-shape", action="append", metavar="NAME=SHAPE",
+        "--input-shape",
+        action="append",
+        metavar="NAME=SHAPE",
         help="check with this input shape instead of the declared one, in OpenVINO's notation "
         "(repeatable)",
     )
@@ -129,15 +141,20 @@ def register(subparsers: Any) -> None:
     check.set_defaults(func=_check)
 
     run = subparsers.add_parser(
-        "run", help="run an OpenVINO IR model on .npy inputs and write .npy outputs",
+        "run",
+        help="run an OpenVINO IR model on .npy inputs and write .npy outputs",
         description="Run an OpenVINO IR model with datamove's operators (NumPy) and write each "
         "output, named as OpenVINO names it, as a .npy file.",
-        epilog=_RUN_EPILOG, formatter_class=fmt,
+        epilog=_RUN_EPILOG,
+        formatter_class=fmt,
     )
     run.add_argument("model", help="the model's .xml file")
     run.add_argument("--bin", help="its .bin file (default: MODEL with the suffix .bin)")
-    run.add_argument("--input", action="append", metavar="NAME=FILE.npy", help="an input (repeatable)")
-    run.add_argument("--output-dir", required=True, metavar="DIR", help="where to write the outputs")
+    run.add_argument(
+        "--input", action="append", metavar="NAME=FILE.npy", help="an input (repeatable)"
+    )
+    run.add_argument(
+        "--output-dir", required=True, metavar="DIR", help="where to write the outputs"
+    )
     run.add_argument("--json", action="store_true", help="print what was written as JSON")
     run.set_defaults(func=_run)
-

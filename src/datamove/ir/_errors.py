@@ -1,4 +1,4 @@
-"""The IR errors: ``IRError`` and ``UnsupportedOperatorError``, both ``ValidationError``\\ s.
+r"""The IR errors: ``IRError`` and ``UnsupportedOperatorError``, both ``ValidationError``\\ s.
 
 They carry where in the file the problem is, as well as the usual ``op``/``argument``/``value``/
 ``rule``: ``layer_id``, ``layer_name``, ``layer_type`` and ``port`` (each ``None`` when the problem

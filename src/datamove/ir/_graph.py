@@ -9,6 +9,7 @@ but its size.
 
 from __future__ import annotations
 
+import builtins
 import os
 import re
 from collections import deque
@@ -60,13 +61,25 @@ class Layer:
     sources: list[tuple[int, int]] = field(default_factory=list)  # (layer index, output index)
 
     def error(
-        self, argument: str | None, value: Any, rule: str, *, port: int | None = None,
-        hint: str | None = None, cls: type[IRError] = IRError,
+        self,
+        argument: str | None,
+        value: Any,
+        rule: str,
+        *,
+        port: int | None = None,
+        hint: str | None = None,
+        cls: builtins.type[IRError] = IRError,
     ) -> IRError:
         """An error about this layer."""
         return cls(
-            argument, value, rule, hint=hint, layer_id=self.id, layer_name=self.name,
-            layer_type=self.type, port=port,
+            argument,
+            value,
+            rule,
+            hint=hint,
+            layer_id=self.id,
+            layer_name=self.name,
+            layer_type=self.type,
+            port=port,
         )
 
     def int_attr(self, key: str) -> int:
@@ -109,13 +122,17 @@ def parse_int(text: str, argument: str, layer: Layer | None = None) -> int:
     return value
 
 
-def _err(layer: Layer | None, argument: str, value: Any, rule: str, port: int | None = None) -> IRError:
+def _err(
+    layer: Layer | None, argument: str, value: Any, rule: str, port: int | None = None
+) -> IRError:
     if layer is None:
         return IRError(argument, value, rule, port=port)
     return layer.error(argument, value, rule, port=port)
 
 
-def parse_dim(text: str, argument: str = "dim", layer: Layer | None = None, port: int | None = None) -> Dimension:
+def parse_dim(
+    text: str, argument: str = "dim", layer: Layer | None = None, port: int | None = None
+) -> Dimension:
     """A dimension written as ``5``, ``-1``, ``?``, ``1..10``, ``..6`` or ``3..``."""
     stripped = (text or "").strip()
     if len(stripped) > 2 * _MAX_NUMBER_CHARS + 2:
@@ -123,7 +140,9 @@ def parse_dim(text: str, argument: str = "dim", layer: Layer | None = None, port
     if stripped in ("-1", "?"):
         return Dimension()
     if not re.fullmatch(r"\d*(\.\.)?\d*", stripped) or stripped in ("", ".."):
-        raise _err(layer, argument, text, "is not a dimension (write 5, -1, ?, 1..10, ..6 or 3..)", port)
+        raise _err(
+            layer, argument, text, "is not a dimension (write 5, -1, ?, 1..10, ..6 or 3..)", port
+        )
     for part in stripped.split(".."):
         if part and int(part) > INT64_MAX:
             raise _err(layer, argument, text, "does not fit in int64", port)
@@ -133,7 +152,9 @@ def parse_dim(text: str, argument: str = "dim", layer: Layer | None = None, port
         raise _err(layer, argument, text, exc.rule, port) from None
 
 
-def parse_shape_attr(text: str, argument: str = "shape", layer: Layer | None = None) -> PartialShape:
+def parse_shape_attr(
+    text: str, argument: str = "shape", layer: Layer | None = None
+) -> PartialShape:
     """A ``shape`` attribute: ``"1,3,?,1..10"``, ``""`` (a scalar) or ``"..."`` (dynamic rank)."""
     stripped = text.strip().removeprefix("[").removesuffix("]").strip()
     if stripped == "...":
@@ -158,14 +179,16 @@ def split_names(text: str) -> tuple[str, ...]:
 
 
 def _parse_xml(xml_path: Path) -> Element:
-    import defusedxml.ElementTree as safe_et  # noqa: PLC0415 - the optional 'ir' extra
     from defusedxml import DefusedXmlException  # noqa: PLC0415
+    from defusedxml import ElementTree as SafeET  # noqa: PLC0415 - the optional 'ir' extra
 
     try:
-        return safe_et.parse(os.fspath(xml_path)).getroot()  # type: ignore[no-any-return]
+        return SafeET.parse(os.fspath(xml_path)).getroot()  # type: ignore[no-any-return]
     except DefusedXmlException as exc:
         raise IRError(
-            "xml", os.fspath(xml_path), f"uses a forbidden XML feature ({type(exc).__name__})",
+            "xml",
+            os.fspath(xml_path),
+            f"uses a forbidden XML feature ({type(exc).__name__})",
             hint="IR files never need DTDs or entities; this file is not from OpenVINO",
         ) from None
     except FileNotFoundError:
@@ -188,18 +211,20 @@ def _parse_layer(index: int, elem: Element) -> Layer:
     lid = attrs.get("id")
     ltype = attrs.get("type")
     if lid is None or ltype is None:
-        raise IRError(
-            f"layers[{index}]", attrs, "needs both an 'id' and a 'type' attribute"
-        )
+        raise IRError(f"layers[{index}]", attrs, "needs both an 'id' and a 'type' attribute")
     data_elem = elem.find("data")
     data = dict(data_elem.attrib) if data_elem is not None else {}
-    layer = Layer(index, lid, attrs.get("name", lid), ltype, attrs.get("version", ""), data, attrs, (), ())
+    layer = Layer(
+        index, lid, attrs.get("name", lid), ltype, attrs.get("version", ""), data, attrs, (), ()
+    )
     in_elem, out_elem = elem.find("input"), elem.find("output")
     layer.inputs = tuple(
-        _parse_port(p, layer, "input") for p in (in_elem.findall("port") if in_elem is not None else [])
+        _parse_port(p, layer, "input")
+        for p in (in_elem.findall("port") if in_elem is not None else [])
     )
     layer.outputs = tuple(
-        _parse_port(p, layer, "output") for p in (out_elem.findall("port") if out_elem is not None else [])
+        _parse_port(p, layer, "output")
+        for p in (out_elem.findall("port") if out_elem is not None else [])
     )
     ids = [p.id for p in (*layer.inputs, *layer.outputs)]
     if len(set(ids)) != len(ids):
@@ -208,7 +233,9 @@ def _parse_layer(index: int, elem: Element) -> Layer:
     return layer
 
 
-def parse_graph(xml_path: str | os.PathLike[str], bin_path: str | os.PathLike[str] | None = None) -> Graph:
+def parse_graph(
+    xml_path: str | os.PathLike[str], bin_path: str | os.PathLike[str] | None = None
+) -> Graph:
     """Parse and check the structure of an IR file (see the module docstring)."""
     xml = Path(xml_path)
     root = _parse_xml(xml)
@@ -217,11 +244,16 @@ def parse_graph(xml_path: str | os.PathLike[str], bin_path: str | os.PathLike[st
     version_text = root.get("version", "")
     if version_text not in {str(v) for v in SUPPORTED_IR_VERSIONS}:
         raise IRError(
-            "version", version_text, "is not a supported IR version",
+            "version",
+            version_text,
+            "is not a supported IR version",
             hint="datamove reads IR v10 and v11 (OpenVINO 2020.1 and later)",
         )
     layers_elem = root.find("layers")
-    layers = [_parse_layer(i, e) for i, e in enumerate(layers_elem.findall("layer") if layers_elem is not None else [])]
+    layers = [
+        _parse_layer(i, e)
+        for i, e in enumerate(layers_elem.findall("layer") if layers_elem is not None else [])
+    ]
     by_id: dict[str, int] = {}
     for layer in layers:
         if layer.id in by_id:
@@ -240,18 +272,37 @@ def parse_graph(xml_path: str | os.PathLike[str], bin_path: str | os.PathLike[st
             fl, fp = edge.get("from-layer", ""), parse_int(edge.get("from-port", ""), arg)
             tl, tp = edge.get("to-layer", ""), parse_int(edge.get("to-port", ""), arg)
         except IRError:
-            raise IRError(arg, dict(edge.attrib), "needs integer from-layer, from-port, to-layer and to-port") from None
+            raise IRError(
+                arg, dict(edge.attrib), "needs integer from-layer, from-port, to-layer and to-port"
+            ) from None
         for lid in (fl, tl):
             if lid not in by_id:
-                raise IRError(arg, dict(edge.attrib), f"points to layer {lid!r}, which does not exist")
+                raise IRError(
+                    arg, dict(edge.attrib), f"points to layer {lid!r}, which does not exist"
+                )
         src, dst = layers[by_id[fl]], layers[by_id[tl]]
         if fp not in out_pos[src.index]:
-            raise src.error(arg, dict(edge.attrib), f"starts at port {fp}, which is not an output port of this layer", port=fp)
+            raise src.error(
+                arg,
+                dict(edge.attrib),
+                f"starts at port {fp}, which is not an output port of this layer",
+                port=fp,
+            )
         if tp not in in_pos[dst.index]:
-            raise dst.error(arg, dict(edge.attrib), f"ends at port {tp}, which is not an input port of this layer", port=tp)
+            raise dst.error(
+                arg,
+                dict(edge.attrib),
+                f"ends at port {tp}, which is not an input port of this layer",
+                port=tp,
+            )
         key = (dst.index, in_pos[dst.index][tp])
         if key in fed:
-            raise dst.error(arg, dict(edge.attrib), "feeds an input port that another edge already feeds", port=tp)
+            raise dst.error(
+                arg,
+                dict(edge.attrib),
+                "feeds an input port that another edge already feeds",
+                port=tp,
+            )
         fed[key] = (src.index, out_pos[src.index][fp])
         consumers.setdefault(fed[key], []).append(key)
     for layer in layers:
@@ -266,7 +317,9 @@ def parse_graph(xml_path: str | os.PathLike[str], bin_path: str | os.PathLike[st
         bin_size: int | None = bin_file.stat().st_size
     except OSError:
         bin_size = None
-    graph = Graph(root.get("name", ""), int(version_text), layers, order, consumers, xml, bin_file, bin_size)
+    graph = Graph(
+        root.get("name", ""), int(version_text), layers, order, consumers, xml, bin_file, bin_size
+    )
     for layer in layers:
         if layer.type == "Const":
             _check_const_extent(layer, graph)
@@ -291,9 +344,13 @@ def _topological_order(layers: list[Layer]) -> list[int]:
     if len(order) != len(layers):
         stuck = [layers[i] for i, d in enumerate(indegree) if d > 0]
         shown = ", ".join(f"{x.id} {x.name!r}" for x in stuck[:_MAX_SHOWN_LAYERS])
-        more = f" and {len(stuck) - _MAX_SHOWN_LAYERS} more" if len(stuck) > _MAX_SHOWN_LAYERS else ""
+        more = (
+            f" and {len(stuck) - _MAX_SHOWN_LAYERS} more" if len(stuck) > _MAX_SHOWN_LAYERS else ""
+        )
         raise stuck[0].error(
-            None, None, f"the edges form a cycle through layers {shown}{more}",
+            None,
+            None,
+            f"the edges form a cycle through layers {shown}{more}",
             hint="an IR graph must be acyclic",
         )
     return order
@@ -303,14 +360,20 @@ def _check_const_extent(layer: Layer, graph: Graph) -> None:
     """A Const's ``offset``/``size`` must lie inside the ``.bin`` (checked before any read)."""
     offset, size = layer.int_attr("offset"), layer.int_attr("size")
     if offset < 0 or size < 0:
-        raise layer.error("offset" if offset < 0 else "size", min(offset, size), "must not be negative")
+        raise layer.error(
+            "offset" if offset < 0 else "size", min(offset, size), "must not be negative"
+        )
     if graph.bin_size is None:
         raise layer.error(
-            None, None, f"reads weights, but the .bin file {os.fspath(graph.bin_path)!r} does not exist",
+            None,
+            None,
+            f"reads weights, but the .bin file {os.fspath(graph.bin_path)!r} does not exist",
             hint="pass bin_path= if it has another name",
         )
     if offset + size > graph.bin_size:
         raise layer.error(
-            "offset + size", offset + size,
-            f"is past the end of {graph.bin_path.name!r} ({graph.bin_size} bytes): the .bin file is too short",
+            "offset + size",
+            offset + size,
+            f"is past the end of {graph.bin_path.name!r} ({graph.bin_size} bytes): "
+            "the .bin file is too short",
         )

@@ -40,13 +40,19 @@ class Problem:
     port: int | None = None
 
     def __str__(self) -> str:
-        return f"{where(self.layer_id, self.layer_name, self.layer_type, self.port)}: {self.message}"
+        return (
+            f"{where(self.layer_id, self.layer_name, self.layer_type, self.port)}: {self.message}"
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dictionary."""
         return {
-            "kind": self.kind, "message": self.message, "layer_id": self.layer_id,
-            "layer_name": self.layer_name, "layer_type": self.layer_type, "port": self.port,
+            "kind": self.kind,
+            "message": self.message,
+            "layer_id": self.layer_id,
+            "layer_name": self.layer_name,
+            "layer_type": self.layer_type,
+            "port": self.port,
         }
 
 
@@ -83,8 +89,12 @@ class CheckReport:
             "model": self.model,
             "layers": self.layers,
             "ok": self.ok,
-            "inputs": {n: {"shape": str(s), "element_type": t} for n, (s, t) in self.inputs.items()},
-            "outputs": {n: {"shape": str(s), "element_type": t} for n, (s, t) in self.outputs.items()},
+            "inputs": {
+                n: {"shape": str(s), "element_type": t} for n, (s, t) in self.inputs.items()
+            },
+            "outputs": {
+                n: {"shape": str(s), "element_type": t} for n, (s, t) in self.outputs.items()
+            },
             "problems": [p.to_dict() for p in self.problems],
         }
 
@@ -155,7 +165,9 @@ class Model:
         if output >= len(layer.outputs):
             return ()
         names = list(layer.outputs[output].names)
-        if self.ir_version < 11:  # IR v10: the producer's name (with .N when it has several outputs)
+        if (
+            self.ir_version < 11
+        ):  # IR v10: the producer's name (with .N when it has several outputs)
             names.append(layer.name if len(layer.outputs) == 1 else f"{layer.name}.{output}")
         return tuple(dict.fromkeys(names))
 
@@ -187,7 +199,9 @@ class Model:
         offset, size = layer.int_attr("offset"), layer.int_attr("size")
         need = etype.nbytes(math.prod(dims))
         if size < need:
-            raise layer.error("size", size, f"is too small: shape {shape} of {etype.name} needs {need} bytes")
+            raise layer.error(
+                "size", size, f"is too small: shape {shape} of {etype.name} needs {need} bytes"
+            )
         if need == 0:
             value = np.zeros(dims, dtype=etype.dtype)
         else:
@@ -211,7 +225,9 @@ class Model:
         k = self._input_aliases.get(name)
         if k is None:
             raise IRError(
-                argument, name, "names no input of this model",
+                argument,
+                name,
+                "names no input of this model",
                 hint="its inputs are " + ", ".join(map(repr, self._input_names)),
             )
         return self._params[k]
@@ -243,10 +259,9 @@ class Model:
           output parts_a: [2,2] f32
           output parts_b: [2,4] f32
         OK: no problems found
-        >>> print(read_model(path).check({"x": "[2,7]"}))
-        example: 6 layers
-        ...
-          layer 2 'parts' (VariadicSplit): VariadicSplit: split_lengths=[2, -1] ...
+        >>> report = read_model(path).check({"x": "[2,1]"})
+        >>> print(report.problems[0])
+        layer 3 'parts' (VariadicSplit): VariadicSplit: split_lengths=[2, -1] sum to 2 ...
         """
         overrides: dict[int, PartialShape] = {}
         for name, shape in (input_shapes or {}).items():
@@ -277,14 +292,20 @@ class Model:
                         layer, ins, parameter_shape=overrides.get(idx), load_const=self._load_const
                     )
                 except IRError as exc:
-                    text = exc.rule if exc.argument is None else f"{exc.argument}={show(exc.value)} {exc.rule}"
+                    text = (
+                        exc.rule
+                        if exc.argument is None
+                        else f"{exc.argument}={show(exc.value)} {exc.rule}"
+                    )
                     report(layer, "attribute", text, exc.port)
                 except ValidationError as exc:
                     report(layer, "operator", str(exc))
             if outs is not None and len(outs) != len(layer.outputs):
                 report(
-                    layer, "ports",
-                    f"declares {len(layer.outputs)} output port(s), but the operator has {len(outs)}",
+                    layer,
+                    "ports",
+                    f"declares {len(layer.outputs)} output port(s), "
+                    f"but the operator has {len(outs)}",
                 )
             for k, port in enumerate(layer.outputs):
                 fallback = Info(_declared(port), PRECISIONS.get(port.precision or ""))
@@ -294,7 +315,12 @@ class Model:
                 if outs is None or k >= len(outs):
                     continue
                 if compare and not _agrees(port, info.shape):
-                    report(layer, "shape", f"declares {_declared_str(port)}, but the shape is {info.shape}", port.id)
+                    report(
+                        layer,
+                        "shape",
+                        f"declares {_declared_str(port)}, but the shape is {info.shape}",
+                        port.id,
+                    )
                 _check_precision(report, layer, port, info.etype)
             for k, port in enumerate(layer.inputs):
                 info = ins[k]
@@ -302,22 +328,37 @@ class Model:
                 src_layer, src_out = layer.sources[k]
                 src_port = graph.layers[src_layer].outputs[src_out]
                 same_as_src = src_port.has_dims == port.has_dims and src_port.shape == port.shape
-                if compare and not _agrees(port, info.shape) and (
-                    same_as_src is False or _agrees(src_port, info.shape)
+                if (
+                    compare
+                    and not _agrees(port, info.shape)
+                    and (same_as_src is False or _agrees(src_port, info.shape))
                 ):
-                    report(layer, "shape", f"declares {_declared_str(port)}, but its input is {info.shape}", port.id)
+                    report(
+                        layer,
+                        "shape",
+                        f"declares {_declared_str(port)}, but its input is {info.shape}",
+                        port.id,
+                    )
         inputs = {}
         for name, k in self._input_names.items():
             p = self._params[k]
-            info = infos.get((p.index, 0))
-            inputs[name] = (info.shape, info.etype.name if info.etype else None) if info else self.inputs[name]
+            found = infos.get((p.index, 0))
+            inputs[name] = (
+                (found.shape, found.etype.name if found.etype else None)
+                if found
+                else self.inputs[name]
+            )
         outputs = {}
         for name, r in zip(self.outputs, self._results, strict=True):
             info = infos[r.sources[0]] if r.sources else Info(PartialShape(None), None)
             outputs[name] = (info.shape, info.etype.name if info.etype else None)
         return CheckReport(
-            self.name or os.fspath(graph.xml_path.name), len(graph.layers), tuple(problems),
-            inputs, outputs, ports,
+            self.name or os.fspath(graph.xml_path.name),
+            len(graph.layers),
+            tuple(problems),
+            inputs,
+            outputs,
+            ports,
         )
 
     # -- run --------------------------------------------------------------------------------
@@ -329,14 +370,19 @@ class Model:
             listed = "; ".join(f"{where(x.id, x.name, x.type, None)}" for x in bad[:5])
             more = f" and {len(bad) - 5} more" if len(bad) > 5 else ""
             raise first.error(
-                None, None, f"cannot run: {len(bad)} unsupported layer(s): {listed}{more}",
-                cls=UnsupportedOperatorError, hint=unsupported_reason(first),
+                None,
+                None,
+                f"cannot run: {len(bad)} unsupported layer(s): {listed}{more}",
+                cls=UnsupportedOperatorError,
+                hint=unsupported_reason(first),
             )
         slot: dict[tuple[int, int], int] = {}
         for idx in graph.order:
             for k in range(len(graph.layers[idx].outputs)):
                 slot[(idx, k)] = len(slot)
-        steps: list[tuple[Layer, Callable[[list[Any]], tuple[Any, ...]], tuple[int, ...], tuple[int, ...]]] = []
+        steps: list[
+            tuple[Layer, Callable[[list[Any]], tuple[Any, ...]], tuple[int, ...], tuple[int, ...]]
+        ] = []
         consts: list[tuple[int, np.ndarray[Any, Any]]] = []
         data_consts: set[int] = set()
         params: list[tuple[int, Layer, PartialShape, ElementType | None]] = []
@@ -350,7 +396,9 @@ class Model:
                 if len(outs) != 1:
                     raise layer.error("outputs", len(outs), "must be exactly one port")
                 shape = parse_shape_attr(layer.data.get("shape", ""), "shape", layer)
-                params.append((outs[0], layer, shape, ELEMENT_TYPES.get(layer.data.get("element_type", ""))))
+                params.append(
+                    (outs[0], layer, shape, ELEMENT_TYPES.get(layer.data.get("element_type", "")))
+                )
             elif layer.type == "Const":
                 if len(outs) != 1:
                     raise layer.error("outputs", len(outs), "must be exactly one port")
@@ -359,7 +407,9 @@ class Model:
                 data_ports = _DATA_PORTS.get(layer.type, tuple(range(len(ins))))
                 data_consts.update(ins[p] for p in data_ports if p < len(ins))
                 steps.append((layer, runner(layer), ins, outs))
-        results = [(name, slot[r.sources[0]]) for name, r in zip(self.outputs, self._results, strict=True)]
+        results = [
+            (name, slot[r.sources[0]]) for name, r in zip(self.outputs, self._results, strict=True)
+        ]
         return _Plan(len(slot), steps, consts, data_consts, params, results)
 
     def run(self, inputs: Mapping[str, Any]) -> dict[str, Any]:
@@ -393,8 +443,10 @@ class Model:
         >>> from datamove.ir._examples import write_example
         >>> model = read_model(write_example(pathlib.Path(tempfile.mkdtemp())))
         >>> out = model.run({"x": np.arange(12, dtype=np.float32).reshape(2, 6)})
-        >>> {name: a.tolist() for name, a in out.items()}
-        {'parts_a': [[0.0, 1.0], [6.0, 7.0]], 'parts_b': [[2.0, 3.0, 4.0, 5.0], [8.0, 9.0, 10.0, 11.0]]}
+        >>> out["parts_a"].tolist()
+        [[0.0, 1.0], [6.0, 7.0]]
+        >>> out["parts_b"].tolist()
+        [[2.0, 3.0, 4.0, 5.0], [8.0, 9.0, 10.0, 11.0]]
         """
         plan = self._plan
         if plan is None:
@@ -410,7 +462,9 @@ class Model:
         if given:
             name = next(iter(given))
             raise IRError(
-                f"inputs[{name!r}]", name, "names no input of this model",
+                f"inputs[{name!r}]",
+                name,
+                "names no input of this model",
                 hint="its inputs are " + ", ".join(map(repr, self._input_names)),
             )
         for out, value in plan.consts:
@@ -422,17 +476,17 @@ class Model:
             for out, value in plan.consts:
                 if out in plan.data_consts:
                     values[out] = xp.asarray(value)
-        layer: Layer | None = None
+        k = 0
         try:
-            for layer, fn, ins, outs in plan.steps:
+            for k, (_, fn, ins, outs) in enumerate(plan.steps):  # noqa: B007 - k names the layer
                 results = fn([values[i] for i in ins])
                 for o, r in zip(outs, results, strict=True):
                     values[o] = r
         except ValidationError as exc:
-            assert layer is not None
             if isinstance(exc, IRError):
                 raise
-            raise layer.error(None, str(exc), f"failed at run time: {exc}") from exc
+            failed = plan.steps[k][0]
+            raise failed.error(None, str(exc), f"failed at run time: {exc}") from exc
         return {name: values[s] for name, s in plan.results}
 
     def _take_input(
@@ -441,7 +495,9 @@ class Model:
         aliases = [a for a in given if self._input_aliases.get(a) == self._params.index(layer)]
         if not aliases:
             raise layer.error(
-                "inputs", sorted(given), f"has no array for input {self._primary(layer)!r}",
+                "inputs",
+                sorted(given),
+                f"has no array for input {self._primary(layer)!r}",
                 hint="pass every input: " + ", ".join(map(repr, self._input_names)),
             )
         if len(aliases) > 1:
@@ -452,11 +508,21 @@ class Model:
         actual = tuple(getattr(value, "shape", ()))
         if actual not in shape:
             raise layer.error(
-                f"inputs[{aliases[0]!r}].shape", actual, f"does not fit the declared shape {shape}", port=layer.outputs[0].id
+                f"inputs[{aliases[0]!r}].shape",
+                actual,
+                f"does not fit the declared shape {shape}",
+                port=layer.outputs[0].id,
             )
-        if etype is not None and isinstance(value, np.ndarray) and value.dtype != etype.dtype and etype.name != "u1":
+        if (
+            etype is not None
+            and isinstance(value, np.ndarray)
+            and value.dtype != etype.dtype
+            and etype.name != "u1"
+        ):
             raise layer.error(
-                f"inputs[{aliases[0]!r}].dtype", str(value.dtype), f"is not the declared element type {etype.name}",
+                f"inputs[{aliases[0]!r}].dtype",
+                str(value.dtype),
+                f"is not the declared element type {etype.name}",
                 hint=f"convert it with .astype(np.{etype.dtype.name})",
             )
         return value
@@ -467,7 +533,8 @@ class Model:
 
     def __repr__(self) -> str:
         return (
-            f"<datamove.ir.Model {self.name!r}: IR v{self.ir_version}, {len(self._graph.layers)} layers, "
+            f"<datamove.ir.Model {self.name!r}: IR v{self.ir_version}, "
+            f"{len(self._graph.layers)} layers, "
             f"inputs {list(self.inputs)}, outputs {self.outputs}>"
         )
 
@@ -478,20 +545,29 @@ def _check_precision(
     if etype is None or port.precision is None or port.precision not in PRECISIONS:
         return
     if PRECISIONS[port.precision].name != etype.name:
-        report(layer, "element-type", f"declares precision {port.precision}, but the element type is {etype.name}", port.id)
+        report(
+            layer,
+            "element-type",
+            f"declares precision {port.precision}, but the element type is {etype.name}",
+            port.id,
+        )
 
 
 @dataclass(slots=True)
 class _Plan:
     nslots: int
-    steps: list[tuple[Layer, Callable[[list[Any]], tuple[Any, ...]], tuple[int, ...], tuple[int, ...]]]
+    steps: list[
+        tuple[Layer, Callable[[list[Any]], tuple[Any, ...]], tuple[int, ...], tuple[int, ...]]
+    ]
     consts: list[tuple[int, np.ndarray[Any, Any]]]
     data_consts: set[int]
     params: list[tuple[int, Layer, PartialShape, ElementType | None]]
     results: list[tuple[str, int]]
 
 
-def read_model(xml_path: str | os.PathLike[str], bin_path: str | os.PathLike[str] | None = None) -> Model:
+def read_model(
+    xml_path: str | os.PathLike[str], bin_path: str | os.PathLike[str] | None = None
+) -> Model:
     """Read an OpenVINO IR model (``.xml`` and its ``.bin``), as ``openvino.Core.read_model``.
 
     Parameters

@@ -18,10 +18,19 @@ from datamove._errors import AxisError, DTypeError, ValidationError
 from datamove._shape import Dimension, PartialShape, Unknown
 from datamove._split import infer_split, infer_variadic_split, split, variadic_split
 from datamove._strided_slice import infer_strided_slice, strided_slice
+from datamove.ir._errors import IRError
 from datamove.ir._graph import MAX_OPSET, Layer, parse_shape_attr
 from datamove.ir._types import ELEMENT_TYPES, ElementType
 
-__all__ = ["SUPPORTED", "Info", "concat", "infer_concat", "infer_layer", "runner", "unsupported_reason"]
+__all__ = [
+    "SUPPORTED",
+    "Info",
+    "concat",
+    "infer_concat",
+    "infer_layer",
+    "runner",
+    "unsupported_reason",
+]
 
 SMALL: Final = 4096  # constants up to this many elements are folded during inference
 MASKS: Final = ("begin_mask", "end_mask", "new_axis_mask", "shrink_axis_mask", "ellipsis_mask")
@@ -52,7 +61,9 @@ def unsupported_reason(layer: Layer) -> str | None:
     if layer.type not in SUPPORTED:
         return f"layer type {layer.type!r} is not supported"
     version = layer.version
-    if not (version.startswith("opset") and version[5:].isdigit() and 1 <= int(version[5:]) <= MAX_OPSET):
+    if not (
+        version.startswith("opset") and version[5:].isdigit() and 1 <= int(version[5:]) <= MAX_OPSET
+    ):
         return (
             f"version {version!r} of {layer.type} is not supported "
             f"(datamove implements {layer.type}-1, as in opset1 to opset{MAX_OPSET})"
@@ -66,7 +77,9 @@ def _etype(layer: Layer, key: str = "element_type") -> ElementType:
         raise layer.error(key, None, "is missing from <data>")
     if name not in ELEMENT_TYPES:
         raise layer.error(
-            key, name, "is not an element type datamove supports",
+            key,
+            name,
+            "is not an element type datamove supports",
             hint="supported: " + ", ".join(ELEMENT_TYPES),
         )
     return ELEMENT_TYPES[name]
@@ -100,7 +113,7 @@ def infer_concat(shapes: Sequence[PartialShape], axis: int) -> PartialShape:
     >>> infer_concat([PartialShape("[2,3]"), PartialShape("[2,4]")], 0)
     Traceback (most recent call last):
     ...
-    datamove._errors.ValidationError: Concat: inputs=['[2,3]', '[2,4]' ...
+    datamove._errors.ValidationError: Concat: inputs=['[2,3]', '[2,4]'] differ in dimension 1, ...
     """
     if not shapes:
         raise ValidationError("Concat", "inputs", [], "must hold at least one input")
@@ -133,7 +146,9 @@ def infer_concat(shapes: Sequence[PartialShape], axis: int) -> PartialShape:
         hi = min(bounded) if bounded else None
         if hi is not None and hi < lo:
             raise ValidationError(
-                "Concat", "inputs", [str(s) for s in shapes],
+                "Concat",
+                "inputs",
+                [str(s) for s in shapes],
                 f"differ in dimension {k}, which is not the concatenation axis {a}",
             )
         dims.append(Dimension(lo, hi))
@@ -164,17 +179,26 @@ def _masks(layer: Layer) -> dict[str, tuple[int, ...]]:
 
 
 def infer_layer(
-    layer: Layer, ins: list[Info], *, parameter_shape: PartialShape | None = None,
+    layer: Layer,
+    ins: list[Info],
+    *,
+    parameter_shape: PartialShape | None = None,
     load_const: Callable[[Layer], np.ndarray[Any, Any]] | None = None,
 ) -> list[Info]:
     """Infer the outputs of one supported layer from its inputs (raises on broken rules)."""
     allowed = SUPPORTED[layer.type]
     if (allowed and len(ins) not in allowed) or (not allowed and not ins):
         want = " or ".join(map(str, allowed)) if allowed else "at least 1"
-        raise layer.error("inputs", len(ins), f"is the wrong number of inputs: {layer.type} takes {want}")
+        raise layer.error(
+            "inputs", len(ins), f"is the wrong number of inputs: {layer.type} takes {want}"
+        )
     t = layer.type
     if t == "Parameter":
-        shape = parameter_shape if parameter_shape is not None else parse_shape_attr(layer.data.get("shape", ""), "shape", layer)
+        shape = (
+            parameter_shape
+            if parameter_shape is not None
+            else parse_shape_attr(layer.data.get("shape", ""), "shape", layer)
+        )
         return [Info(shape, _etype(layer))]
     if t == "Const":
         shape = parse_shape_attr(layer.data.get("shape", ""), "shape", layer)
@@ -185,7 +209,8 @@ def infer_layer(
         need = etype.nbytes(count)
         if layer.int_attr("size") < need:
             raise layer.error(
-                "size", layer.int_attr("size"),
+                "size",
+                layer.int_attr("size"),
                 f"is too small: shape {shape} of {etype.name} needs {need} bytes",
             )
         value = load_const(layer) if load_const is not None and count <= SMALL else None
@@ -212,13 +237,17 @@ def infer_layer(
         names = ("begin", "end", "stride")
         for info, name in zip(ins[1:], names, strict=False):
             _check_rank(info, t, name, (1,), "must be a 1-D tensor")
-        begin, end = (_index_value(info, t, name) for info, name in zip(ins[1:3], names[:2], strict=True))
+        begin, end = (
+            _index_value(info, t, name) for info, name in zip(ins[1:3], names[:2], strict=True)
+        )
         stride = _index_value(ins[3], t, "stride", integer=False) if len(ins) == 4 else None
         shapes = (infer_strided_slice(data.shape, begin, end, stride, **_masks(layer)),)
     else:  # Concat
         etypes = {i.etype.name for i in ins if i.etype is not None}
         if len(etypes) > 1:
-            raise ValidationError("Concat", "inputs", sorted(etypes), "must all have the same element type")
+            raise ValidationError(
+                "Concat", "inputs", sorted(etypes), "must all have the same element type"
+            )
         shapes = (infer_concat([i.shape for i in ins], layer.int_attr("axis")),)
     outs = [Info(s, data.etype) for s in shapes]
     if all(i.value is not None for i in ins):  # fold small constants (axis, begin, ...)
@@ -226,7 +255,10 @@ def infer_layer(
             values = runner(layer)([i.value for i in ins])
         except ValidationError:
             return outs
-        outs = [Info(o.shape, o.etype, v) if v.size <= SMALL else o for o, v in zip(outs, values, strict=True)]
+        outs = [
+            Info(o.shape, o.etype, v) if v.size <= SMALL else o
+            for o, v in zip(outs, values, strict=True)
+        ]
     return outs
 
 
@@ -234,35 +266,51 @@ def _ints(value: Any) -> list[int]:
     """The values of a (1-D or scalar) index array as Python ints."""
     if type(value) is not np.ndarray:
         value = np.asarray(value.tolist() if hasattr(value, "tolist") else value)
-    return [int(v) for v in value.reshape(-1)] if value.dtype.kind in "iub" else value.reshape(-1).tolist()
+    return (
+        [int(v) for v in value.reshape(-1)]
+        if value.dtype.kind in "iub"
+        else value.reshape(-1).tolist()
+    )
 
 
 def runner(layer: Layer) -> Callable[[list[Any]], tuple[Any, ...]]:
     """A function that executes this (supported, non-source) layer on its input arrays."""
     t = layer.type
     if t == "Result":
-        return lambda xs: ()
+        return lambda _xs: ()
     if t == "Split":
         n = layer.int_attr("num_splits")
 
         def run_split(xs: list[Any]) -> tuple[Any, ...]:
             axis = _ints(xs[1])
-            return split(xs[0], axis[0] if len(axis) == 1 else axis, n)
+            return tuple(split(xs[0], axis[0] if len(axis) == 1 else axis, n))
 
         return run_split
     if t == "VariadicSplit":
 
         def run_variadic(xs: list[Any]) -> tuple[Any, ...]:
             axis = _ints(xs[1])
-            return variadic_split(xs[0], axis[0] if len(axis) == 1 else axis, _ints(xs[2]))
+            return tuple(variadic_split(xs[0], axis[0] if len(axis) == 1 else axis, _ints(xs[2])))
 
         return run_variadic
     if t == "StridedSlice":
-        masks = {k: list(v) for k, v in _masks(layer).items()}
+        bm, em, nm, sm, el = (list(v) for v in _masks(layer).values())
 
         def run_slice(xs: list[Any]) -> tuple[Any, ...]:
             stride = _ints(xs[3]) if len(xs) == 4 else None
-            return (strided_slice(xs[0], _ints(xs[1]), _ints(xs[2]), stride, **masks),)
+            return (
+                strided_slice(
+                    xs[0],
+                    _ints(xs[1]),
+                    _ints(xs[2]),
+                    stride,
+                    begin_mask=bm,
+                    end_mask=em,
+                    new_axis_mask=nm,
+                    shrink_axis_mask=sm,
+                    ellipsis_mask=el,
+                ),
+            )
 
         return run_slice
     if t == "Concat":
@@ -271,7 +319,7 @@ def runner(layer: Layer) -> Callable[[list[Any]], tuple[Any, ...]]:
     raise layer.error("type", t, "cannot be executed", cls=_unsupported())
 
 
-def _unsupported() -> type[ValidationError]:
+def _unsupported() -> type[IRError]:
     from datamove.ir._errors import UnsupportedOperatorError  # noqa: PLC0415
 
     return UnsupportedOperatorError

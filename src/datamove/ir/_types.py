@@ -32,7 +32,10 @@ class ElementType:
         if self.dtype_name.startswith("ml_dtypes."):
             import ml_dtypes  # noqa: PLC0415 - optional dependency, only for these types
 
-            return np.dtype(getattr(ml_dtypes, self.dtype_name.removeprefix("ml_dtypes.")))
+            extra: np.dtype[Any] = np.dtype(
+                getattr(ml_dtypes, self.dtype_name.removeprefix("ml_dtypes."))
+            )
+            return extra
         return np.dtype(self.dtype_name)
 
     def nbytes(self, count: int) -> int:
@@ -88,7 +91,9 @@ def element_type_of(dtype: Any) -> ElementType | None:
     return {"float8_e4m3fn": ELEMENT_TYPES["f8e4m3"]}.get(name)
 
 
-def decode(raw: bytes | memoryview | np.ndarray[Any, Any], etype: ElementType, shape: tuple[int, ...]) -> np.ndarray[Any, Any]:
+def decode(
+    raw: bytes | memoryview | np.ndarray[Any, Any], etype: ElementType, shape: tuple[int, ...]
+) -> np.ndarray[Any, Any]:
     """Turn the bytes of a constant into an array (a copy, never a view of the file).
 
     Examples

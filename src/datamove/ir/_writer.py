@@ -30,7 +30,9 @@ def _shape_attr(shape: PartialShape) -> str:
     return "..." if shape.rank is None else ",".join(str(d) for d in shape.dims)
 
 
-def _port(pid: int, precision: str | None, shape: PartialShape | None, names: str, indent: str) -> list[str]:
+def _port(
+    pid: int, precision: str | None, shape: PartialShape | None, names: str, indent: str
+) -> list[str]:
     attrs = f'id="{pid}"'
     if precision:
         attrs += f" precision={quoteattr(precision)}"
@@ -72,25 +74,30 @@ def save_model(
     >>> read_model(tmp / "copy.xml").outputs
     ['parts_a', 'parts_b']
     """
-    graph = model._graph  # noqa: SLF001 - the writer is the model's own serializer
+    graph = model._graph
     report = model.check()
     xml_file = Path(xml_path)
     bin_file = Path(bin_path) if bin_path is not None else xml_file.with_suffix(".bin")
     new_id = {layer.index: layer.index for layer in graph.layers}
     blob = bytearray()
-    lines = ['<?xml version="1.0"?>', f"<net name={quoteattr(graph.name)} version=\"11\">", "\t<layers>"]
+    lines = [
+        '<?xml version="1.0"?>',
+        f'<net name={quoteattr(graph.name)} version="11">',
+        "\t<layers>",
+    ]
     edges: list[tuple[int, int, int, int]] = []
     for layer in graph.layers:  # file order: OpenVINO orders inputs and outputs by it
         idx = lid = layer.index
-        attrs = f'id="{lid}" name={quoteattr(layer.name)} type={quoteattr(layer.type)} version={quoteattr(layer.version)}'
+        attrs = f'id="{lid}" name={quoteattr(layer.name)} type={quoteattr(layer.type)}'
+        attrs += f" version={quoteattr(layer.version)}"
         if layer.type == "Result":
-            names = model._result_names(layer)  # noqa: SLF001
+            names = model._result_names(layer)
             if names:
                 attrs += f" output_names={quoteattr(_escape_names(sorted(names)))}"
         lines.append(f"\t\t<layer {attrs}>")
         data = dict(layer.data)
         if layer.type == "Const":
-            raw = model._raw_const(layer)  # noqa: SLF001
+            raw = model._raw_const(layer)
             data["offset"], data["size"] = str(len(blob)), str(len(raw))
             blob += raw
         if layer.type == "Parameter":
@@ -104,7 +111,9 @@ def save_model(
             lines.append("\t\t\t<input>")
             for k, port in enumerate(layer.inputs):
                 shape = report.ports.get((layer.id, port.id))
-                lines += _port(k, port.precision, shape if _usable(shape, port) else port.shape, "", "\t\t\t\t")
+                lines += _port(
+                    k, port.precision, shape if _usable(shape, port) else port.shape, "", "\t\t\t\t"
+                )
                 src, out = layer.sources[k]
                 edges.append((new_id[src], len(graph.layers[src].inputs) + out, lid, k))
             lines.append("\t\t\t</input>")
@@ -112,10 +121,13 @@ def save_model(
             lines.append("\t\t\t<output>")
             for k, port in enumerate(layer.outputs):
                 shape = report.ports.get((layer.id, port.id))
-                names = model._tensor_names(idx, k)  # noqa: SLF001
+                names = model._tensor_names(idx, k)
                 lines += _port(
-                    len(layer.inputs) + k, port.precision, shape if _usable(shape, port) else port.shape,
-                    _escape_names(list(names)), "\t\t\t\t",
+                    len(layer.inputs) + k,
+                    port.precision,
+                    shape if _usable(shape, port) else port.shape,
+                    _escape_names(list(names)),
+                    "\t\t\t\t",
                 )
             lines.append("\t\t\t</output>")
         lines.append("\t\t</layer>")
@@ -137,7 +149,9 @@ def _write_atomically(files: dict[Path, bytes]) -> None:
     temps: list[tuple[str, Path]] = []
     try:
         for path, content in files.items():
-            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
+            fd, tmp = tempfile.mkstemp(
+                prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or "."
+            )
             temps.append((tmp, path))
             with os.fdopen(fd, "wb") as f:
                 f.write(content)
