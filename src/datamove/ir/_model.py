@@ -385,6 +385,7 @@ class Model:
         ] = []
         consts: list[tuple[int, np.ndarray[Any, Any]]] = []
         data_consts: set[int] = set()
+        const_values: dict[int, np.ndarray[Any, Any]] = {}
         params: list[tuple[int, Layer, PartialShape, ElementType | None]] = []
         from datamove.ir._graph import parse_shape_attr  # noqa: PLC0415
 
@@ -403,10 +404,12 @@ class Model:
                 if len(outs) != 1:
                     raise layer.error("outputs", len(outs), "must be exactly one port")
                 consts.append((outs[0], self._load_const(layer)))
+                const_values[outs[0]] = consts[-1][1]
             else:
                 data_ports = _DATA_PORTS.get(layer.type, tuple(range(len(ins))))
                 data_consts.update(ins[p] for p in data_ports if p < len(ins))
-                steps.append((layer, runner(layer), ins, outs))
+                known = [const_values.get(i) for i in ins]
+                steps.append((layer, runner(layer, known), ins, outs))
         results = [
             (name, slot[r.sources[0]]) for name, r in zip(self.outputs, self._results, strict=True)
         ]

@@ -163,11 +163,14 @@ def concat(arrays: Sequence[Any], axis: int) -> Any:
     >>> concat([np.zeros((1, 2)), np.ones((2, 2))], 0).tolist()
     [[0.0, 0.0], [1.0, 1.0], [1.0, 1.0]]
     """
-    shape = infer_concat([PartialShape(a.shape) for a in arrays], axis)
-    del shape  # validated; the library does the copy
     first = arrays[0]
     if type(first) is np.ndarray:
-        return np.concatenate(arrays, axis=axis)
+        try:
+            return np.concatenate(arrays, axis=axis)
+        except (ValueError, TypeError):  # say why in Concat-1's words
+            infer_concat([PartialShape(a.shape) for a in arrays], axis)
+            raise
+    infer_concat([PartialShape(a.shape) for a in arrays], axis)
     from array_api_compat import array_namespace  # noqa: PLC0415 - only for foreign arrays
 
     xp = array_namespace(*arrays)
@@ -273,36 +276,49 @@ def _ints(value: Any) -> list[int]:
     )
 
 
-def runner(layer: Layer) -> Callable[[list[Any]], tuple[Any, ...]]:
-    """A function that executes this (supported, non-source) layer on its input arrays."""
+def runner(
+    layer: Layer, known: Sequence[np.ndarray[Any, Any] | None] = ()
+) -> Callable[[list[Any]], tuple[Any, ...]]:
+    """A function that executes this (supported, non-source) layer on its input arrays.
+
+    ``known`` holds the constant inputs (``None`` for the others): their index values (axis,
+    split_lengths, begin, end, stride) are read once here instead of on every run.
+    """
     t = layer.type
+    fixed = [None if k is None or k.size > SMALL else _ints(k) for k in known]
+    fixed += [None] * (4 - len(fixed))
+
+    def ints(xs: list[Any], i: int) -> list[int]:
+        value = fixed[i]
+        return value if value is not None else _ints(xs[i])
+
+    def scalar(values: list[int]) -> Any:
+        return values[0] if len(values) == 1 else values
+
     if t == "Result":
         return lambda _xs: ()
     if t == "Split":
         n = layer.int_attr("num_splits")
-
-        def run_split(xs: list[Any]) -> tuple[Any, ...]:
-            axis = _ints(xs[1])
-            return tuple(split(xs[0], axis[0] if len(axis) == 1 else axis, n))
-
-        return run_split
+        if fixed[1] is not None:
+            axis = scalar(fixed[1])
+            return lambda xs: tuple(split(xs[0], axis, n))
+        return lambda xs: tuple(split(xs[0], scalar(_ints(xs[1])), n))
     if t == "VariadicSplit":
-
-        def run_variadic(xs: list[Any]) -> tuple[Any, ...]:
-            axis = _ints(xs[1])
-            return tuple(variadic_split(xs[0], axis[0] if len(axis) == 1 else axis, _ints(xs[2])))
-
-        return run_variadic
+        if fixed[1] is not None and fixed[2] is not None:
+            axis, lengths = scalar(fixed[1]), fixed[2]
+            return lambda xs: tuple(variadic_split(xs[0], axis, lengths))
+        return lambda xs: tuple(variadic_split(xs[0], scalar(ints(xs, 1)), ints(xs, 2)))
     if t == "StridedSlice":
         bm, em, nm, sm, el = (list(v) for v in _masks(layer).values())
+        has_stride = len(layer.inputs) == 4
 
         def run_slice(xs: list[Any]) -> tuple[Any, ...]:
-            stride = _ints(xs[3]) if len(xs) == 4 else None
+            stride = ints(xs, 3) if has_stride else None
             return (
                 strided_slice(
                     xs[0],
-                    _ints(xs[1]),
-                    _ints(xs[2]),
+                    ints(xs, 1),
+                    ints(xs, 2),
                     stride,
                     begin_mask=bm,
                     end_mask=em,
