@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any, Final, SupportsIndex, overload
+from typing import Any, Final, overload
 
 from datamove._errors import DTypeError, ValidationError
 
@@ -154,9 +154,12 @@ class Dimension:
 
 
 def _dim_int(value: object, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, SupportsIndex):
+    if type(value) is int:
+        v = value
+    elif isinstance(value, bool) or not hasattr(type(value), "__index__"):
         raise DTypeError("Dimension", name, value, "must be an integer")
-    v = value.__index__()
+    else:
+        v = value.__index__()  # type: ignore[attr-defined]
     if v < 0 or v > INT64_MAX:
         raise ValidationError("Dimension", name, value, f"must be in [0, {INT64_MAX}]")
     return v
@@ -191,14 +194,17 @@ def _as_dim(value: object) -> Dimension:
         return value
     if isinstance(value, str):
         return _parse_dim(value)
-    if isinstance(value, bool) or not isinstance(value, SupportsIndex):
+    if type(value) is int:
+        v = value
+    elif isinstance(value, bool) or not hasattr(type(value), "__index__"):
         raise DTypeError(
             "PartialShape",
             "dimension",
             value,
             "must be an int, a Dimension or a string like '2..10'",
         )
-    v = value.__index__()
+    else:
+        v = value.__index__()  # type: ignore[attr-defined]
     if v == -1:
         return Dimension(0, None)
     return Dimension(v)

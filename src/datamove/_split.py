@@ -16,6 +16,7 @@ import numpy as np
 
 from datamove import _compat
 from datamove._errors import ValidationError
+from datamove._memo import memoize
 from datamove._shape import Dimension, PartialShape, ShapeLike, Unknown, as_partial_shape
 from datamove._validation import as_int, as_int_vector, normalize_axis
 
@@ -178,6 +179,7 @@ def _variadic_dims(
 
 
 # -- shape inference -----------------------------------------------------------------------------
+@memoize
 def infer_split(shape: ShapeLike, axis: Any, num_splits: Any) -> tuple[PartialShape, ...]:
     """Infer the output shapes of Split-1 on a static or dynamic input shape.
 
@@ -227,6 +229,7 @@ def infer_split(shape: ShapeLike, axis: Any, num_splits: Any) -> tuple[PartialSh
     return (PartialShape._of((*dims[:a], chunk, *dims[a + 1 :])),) * n
 
 
+@memoize
 def infer_variadic_split(
     shape: ShapeLike, axis: Any, split_lengths: Any
 ) -> tuple[PartialShape, ...]:

@@ -16,8 +16,11 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, Final, NamedTuple
 
+import numpy as np
+
 from datamove import _compat
 from datamove._errors import ValidationError
+from datamove._memo import memoize
 from datamove._shape import Dimension, PartialShape, ShapeLike, Unknown, as_partial_shape
 from datamove._validation import as_int_vector, as_mask
 
@@ -312,6 +315,7 @@ def _shrink_feasible(dim: Dimension, b: int) -> bool:
     return dim.max is None or dim.max >= need
 
 
+@memoize
 def infer_strided_slice(
     shape: ShapeLike,
     begin: Any,
@@ -490,8 +494,44 @@ def numpy_index(
     return _numpy_index(p, tuple(shape), begin)
 
 
-_INT_ONLY: Final = frozenset({int})
-_CONTAINERS: Final = (list, tuple)
+_NDARRAY: Final = _compat.ndarray
+# Plan keys hold parameter values as given. ``True == 1`` and ``1.0 == 1`` hash alike, so a hit
+# counts only when every value is an int or a NumPy integer: a bool or float never reuses an
+# int's plan (and the slow path rejects it).
+_KEY_TYPES: Final = frozenset(
+    {
+        int,
+        np.int8,
+        np.int16,
+        np.int32,
+        np.int64,
+        np.uint8,
+        np.uint16,
+        np.uint32,
+        np.uint64,
+        np.intc,
+        np.uintc,
+        np.int_,
+        np.uint,
+        np.longlong,
+        np.ulonglong,
+    }
+)
+_PLANS: dict[tuple[Any, ...], Index] = {}
+_PLANS_MAX: Final = 4096
+
+
+def _remember(key: tuple[Any, ...], index: Index) -> None:
+    """Cache a plan; the cache is bounded (cleared whole when full: cheap and thread-safe)."""
+    if len(_PLANS) >= _PLANS_MAX:
+        _PLANS.clear()
+    _PLANS[key] = index
+
+
+def _exact_ints(key: tuple[Any, ...]) -> bool:
+    """Whether every parameter value in a plan key is an integer (never a bool or a float)."""
+    flat = (*key[1], *key[2], *(key[3] or ()), *key[4], *key[5], *key[6], *key[7], *key[8])
+    return set(map(type, flat)) <= _KEY_TYPES
 
 
 def strided_slice(
@@ -556,50 +596,27 @@ def strided_slice(
     >>> strided_slice(x, [0, 1], [0, 0], shrink_axis_mask=[0, 1], new_axis_mask=[1, 0]).shape
     (1, 3, 4)
     """
-    if type(data) is _compat.ndarray and copy is None and out is None:
-        # Fast path: a cache keyed on exactly-typed ints (True == 1 and 1.0 == 1 must not hit).
+    key: tuple[Any, ...] | None = None
+    if type(data) is _NDARRAY and copy is None and out is None:
+        # Fast path: C-level tuple() and one dict lookup; the types are checked on a hit.
         try:
             key = (
                 data.shape,
                 tuple(begin),
                 tuple(end),
                 None if stride is None else tuple(stride),
-                (
-                    tuple(begin_mask),
-                    tuple(end_mask),
-                    tuple(new_axis_mask),
-                    tuple(shrink_axis_mask),
-                    tuple(ellipsis_mask),
-                ),
+                tuple(begin_mask),
+                tuple(end_mask),
+                tuple(new_axis_mask),
+                tuple(shrink_axis_mask),
+                tuple(ellipsis_mask),
             )
-        except TypeError:
+            index = _PLANS[key]
+        except (TypeError, KeyError):
             pass
         else:
-            if (
-                type(begin) in _CONTAINERS
-                and type(end) in _CONTAINERS
-                and (stride is None or type(stride) in _CONTAINERS)
-                and set(
-                    map(
-                        type,
-                        (
-                            *key[1],
-                            *key[2],
-                            *(key[3] or ()),
-                            *begin_mask,
-                            *end_mask,
-                            *new_axis_mask,
-                            *shrink_axis_mask,
-                            *ellipsis_mask,
-                        ),
-                    )
-                )
-                <= _INT_ONLY
-            ):
-                try:
-                    return data[_index_plan(*key)]
-                except ValidationError:
-                    pass  # the slow path raises again, naming the caller's own values
+            if _exact_ints(key):
+                return data[index]
     return _strided_slice_slow(
         data,
         begin,
@@ -608,6 +625,7 @@ def strided_slice(
         (begin_mask, end_mask, new_axis_mask, shrink_axis_mask, ellipsis_mask),
         copy,
         out,
+        key,
     )
 
 
@@ -619,6 +637,7 @@ def _strided_slice_slow(
     masks: tuple[Any, ...],
     copy: bool | None,
     out: Any,
+    key: tuple[Any, ...] | None = None,
 ) -> Any:
     for name, value in zip(("begin", "end", "stride"), (begin, end, stride), strict=True):
         if isinstance(value, Unknown):
@@ -632,5 +651,7 @@ def _strided_slice_slow(
     arr, shape = _compat.prepare(OP, data)
     p = _params(begin, end, stride, *masks)
     index = _numpy_index(p, shape, begin)
+    if key is not None and _exact_ints(key):
+        _remember(key, index)
     (result,) = _compat.take(OP, arr, (index,), copy=copy, out=None if out is None else (out,))
     return result
