@@ -3,8 +3,11 @@
 The operators compute, from shapes alone, NumPy-style *basic indices* (tuples of ints, slices
 with any step, ``None`` and ``Ellipsis``). This module applies them to the caller's arrays:
 ``prepare`` finds the array's shape, ``take`` turns indices into results and honours ``copy=``
-and ``out=``. NumPy is handled natively; every other library goes through the array API
-(``array_api_compat.array_namespace``), imported only when such an array arrives.
+and ``out=``. NumPy is handled here, natively, with the parallel copy engine of
+:mod:`datamove._backends._copy`; every other library goes through one backend object of
+:mod:`datamove._backends._foreign` (PyTorch, JAX, Dask, CuPy, array-api-strict, any array API
+library), found through ``array_api_compat`` only when such an array arrives, so that
+``import datamove`` imports no array library but NumPy.
 """
 
 from __future__ import annotations
@@ -13,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from datamove._errors import BackendError, DTypeError, ValidationError, ViewError
+from datamove._backends._copy import copy_pairs
+from datamove._errors import DTypeError, ValidationError
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -29,7 +33,8 @@ def prepare(op: str, data: Any) -> tuple[Any, tuple[int, ...]]:
     """Return ``(array, shape)`` for what the caller passed as ``data``.
 
     NumPy arrays (and subclasses) pass through; Python scalars, lists and tuples become NumPy
-    arrays; any other object must be an array API array with a known shape.
+    arrays; any other object must be an array API array. A Dask array with unknown (NaN) sizes
+    gets a shape whose unknown entries raise ``BackendError`` when an operator reads them.
     """
     if isinstance(data, np.ndarray):
         return data, data.shape
@@ -38,38 +43,49 @@ def prepare(op: str, data: Any) -> tuple[Any, tuple[int, ...]]:
         if arr.dtype == object and isinstance(data, list | tuple):
             raise DTypeError(op, "data", data, "is a ragged sequence, not an array")
         return arr, arr.shape
-    if not hasattr(data, "__array_namespace__") and not _is_known_array(data):
-        raise DTypeError(op, "data", data, f"must be an array, not {type(data).__name__}")
-    shape = tuple(data.shape)
-    for size in shape:
-        if not isinstance(size, int):
-            raise BackendError(
-                op,
-                "data",
-                data,
-                f"has shape {shape} with a size that is not known ({size!r})",
-                hint="compute the sizes first (Dask: x.compute_chunk_sizes())",
-            )
-    return data, shape
+    from datamove._backends._foreign import backend_for  # noqa: PLC0415 - foreign arrays only
 
-
-def _is_known_array(data: Any) -> bool:
-    try:
-        from array_api_compat import is_array_api_obj  # noqa: PLC0415 - only for foreign arrays
-    except ImportError:  # pragma: no cover - array-api-compat is a runtime dependency
-        return False
-    return bool(is_array_api_obj(data))
+    return data, backend_for(op, data).shape(op, data)
 
 
 def take(
     op: str,
     data: Any,
-    indices: Sequence[Index],
+    indices: Sequence[Any],
     *,
     copy: bool | None,
     out: Sequence[Any] | None,
 ) -> tuple[Any, ...]:
-    """Apply each basic index to ``data``; views, copies or writes into ``out`` as asked."""
+    """Apply each basic index to ``data``; views, copies or writes into ``out`` as asked.
+
+    Parameters
+    ----------
+    op : str
+        The operator, for error messages.
+    data : array
+        What :func:`prepare` returned.
+    indices : sequence
+        One basic index (a tuple, or a bare slice) per output.
+    copy : bool or None
+        ``None``: views where the library has them. ``True``: independent arrays (C order for
+        NumPy and PyTorch). ``False``: views, or ``ViewError`` where the library has none.
+    out : sequence of arrays, optional
+        One preallocated array per output, of its shape, dtype and device, written in one pass.
+
+    Returns
+    -------
+    tuple of arrays
+        The outputs, of ``data``'s library, dtype and device (``out`` itself when given).
+
+    Raises
+    ------
+    ViewError
+        ``copy=False`` where a view is impossible (JAX; PyTorch with a negative step).
+    BackendError
+        ``out=`` on a library without in-place writes (JAX, Dask); unknown Dask sizes needed.
+    ValidationError
+        ``out`` of the wrong length, shape, dtype or device, read-only, or aliasing ``data``.
+    """
     if copy not in (None, True, False):
         raise DTypeError(op, "copy", copy, "must be None, True or False")
     if isinstance(data, np.ndarray):
@@ -77,9 +93,13 @@ def take(
         if out is not None:
             return _into(op, views, out)
         if copy:
-            return tuple(np.array(v, copy=True, order="C") for v in views)
+            fresh = [np.empty(v.shape, v.dtype) for v in views]
+            copy_pairs(list(zip(fresh, views, strict=True)))
+            return tuple(fresh)
         return tuple(views)
-    return _take_foreign(op, data, indices, copy=copy, out=out)
+    from datamove._backends._foreign import backend_for  # noqa: PLC0415 - foreign arrays only
+
+    return backend_for(op, data).take(op, data, indices, copy, out)
 
 
 def _into(op: str, results: Sequence[Any], out: Sequence[Any]) -> tuple[Any, ...]:
@@ -112,38 +132,9 @@ def _into(op: str, results: Sequence[Any], out: Sequence[Any]) -> tuple[Any, ...
             )
         if not dst.flags.writeable:
             raise ValidationError(op, f"out[{k}]", "<read-only array>", "is read-only")
-        if np.shares_memory(dst, src):
+        if np.may_share_memory(dst, src) and np.shares_memory(dst, src):
             raise ValidationError(
                 op, f"out[{k}]", "<array>", "overlaps the input; out must not alias data"
             )
-    for dst, src in zip(out, results, strict=True):
-        np.copyto(dst, src, casting="no")
+    copy_pairs(list(zip(out, results, strict=True)))
     return tuple(out)
-
-
-def _take_foreign(
-    op: str, data: Any, indices: Sequence[Index], *, copy: bool | None, out: Sequence[Any] | None
-) -> tuple[Any, ...]:
-    from array_api_compat import array_namespace  # noqa: PLC0415 - only for foreign arrays
-
-    xp = array_namespace(data)
-    results = []
-    for index in indices:
-        if any(isinstance(k, slice) and (k.step or 1) < 0 for k in index):
-            raise BackendError(
-                op,
-                "data",
-                f"<{type(data).__name__}>",
-                "needs a negative-step slice, which "
-                "this array library's support in datamove does not cover yet",
-            )
-        results.append(data[index])
-    if out is not None:
-        raise BackendError(op, "out", out, "is supported for NumPy arrays only so far")
-    if copy is False:
-        raise ViewError(
-            op, "copy", copy, f"cannot promise views for {type(data).__name__} arrays yet"
-        )
-    if copy:
-        return tuple(xp.asarray(r, copy=True) for r in results)
-    return tuple(results)

@@ -1,0 +1,396 @@
+"""Every array library but NumPy: one class per library, each quirk next to its upstream issue.
+
+A backend applies NumPy-style *basic indices* (ints, slices with any step, ``None``,
+``Ellipsis``) to one library's arrays and honours ``copy=`` and ``out=``:
+
+============== ===================== ============== ===================== ======================
+library        ``copy=None``         ``copy=False`` ``copy=True``         ``out=``
+============== ===================== ============== ===================== ======================
+PyTorch        views (flip copies)   views or error ``clone()``, C order  ``dst.copy_(src)``
+CuPy           views                 views          ``xp.asarray(copy)``  ``dst[...] = src``
+array-api-     views                 views          ``xp.asarray(copy)``  ``dst[...] = src``
+strict
+JAX            new immutable arrays  ``ViewError``  new immutable arrays  ``BackendError``
+Dask           lazy slices           lazy slices    lazy ``copy`` blocks  ``BackendError``
+other array    what indexing gives   ``ViewError``  ``xp.asarray(copy)``  ``dst[...] = src``
+API libraries
+============== ===================== ============== ===================== ======================
+
+Nothing here imports a library at module scope: each backend is chosen by
+``array_api_compat``'s ``is_*_array`` predicates, which look only at modules already imported.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from datamove._errors import BackendError, DTypeError, ValidationError, ViewError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+__all__ = ["Backend", "backend_for"]
+
+Index = tuple[Any, ...]
+
+_TORCH_NEGATIVE_STEP = "https://github.com/pytorch/pytorch/issues/59786"
+_JAX_NO_VIEWS = "https://github.com/jax-ml/jax/issues/11585"
+_DASK_UNKNOWN_CHUNKS = "https://github.com/dask/dask/issues/6586"
+
+
+def normalized(index: Any) -> Index:
+    """A tuple with an ``Ellipsis``: the array API does not pad a short index as NumPy does.
+
+    array-api-strict rejects ``x[0:2]`` on a 3-d array ("add a trailing ellipsis"); see
+    https://data-apis.org/array-api/latest/API_specification/indexing.html#multi-axis-indexing
+    """
+    key = index if isinstance(index, tuple) else (index,)
+    if Ellipsis in key:  # the index holds only ints, slices and None: `in` compares safely
+        return key
+    return (*key, Ellipsis)
+
+
+class Backend:
+    """One array library: indexing, copying and writing into ``out`` (the array API way)."""
+
+    name: ClassVar[str] = "array API"
+    views: ClassVar[bool] = False  # basic indexing returns views (writes show through)
+    mutable: ClassVar[bool] = True  # arrays can be written into (``out=``)
+
+    def __init__(self, xp: Any) -> None:
+        self.xp = xp
+
+    def shape(self, op: str, data: Any) -> tuple[int, ...]:
+        """The concrete shape, or a ``BackendError`` for sizes that are not known."""
+        shape = tuple(data.shape)
+        for size in shape:
+            if not isinstance(size, int):
+                raise BackendError(
+                    op,
+                    "data",
+                    f"<{type(data).__name__} of shape {shape}>",
+                    f"has a size that is not known ({size!r})",
+                )
+        return shape
+
+    def index(self, op: str, data: Any, index: Index, copy: bool | None) -> tuple[Any, bool]:
+        """``data[index]``, and whether the result is fresh memory (not shared with ``data``)."""
+        del op, copy
+        return data[normalized(index)], not self.views
+
+    def take(
+        self, op: str, data: Any, indices: Sequence[Any], copy: bool | None, out: Any
+    ) -> tuple[Any, ...]:
+        """Apply every index; honour ``copy`` and ``out``."""
+        if copy is False and not self.views:
+            raise self.no_views(op, data)
+        taken = [self.index(op, data, idx, copy) for idx in indices]
+        if out is not None:
+            return self.write(op, data, [r for r, _ in taken], out)
+        if copy:
+            return tuple(r if fresh else self.copy(r) for r, fresh in taken)
+        return tuple(r for r, _ in taken)
+
+    def no_views(self, op: str, data: Any) -> ViewError:
+        """The error for ``copy=False`` on a library without views."""
+        return ViewError(
+            op,
+            "copy",
+            False,
+            f"cannot be honoured: datamove cannot promise views for {self.name} arrays "
+            f"({type(data).__name__})",
+            hint="pass copy=None to get whatever indexing returns",
+        )
+
+    def copy(self, result: Any) -> Any:
+        """An independent copy of one result."""
+        return self.xp.asarray(result, copy=True)
+
+    def check_out(self, op: str, results: Sequence[Any], out: Any) -> None:
+        """Check ``out``: a sequence, one array per output, same shape, dtype and device."""
+        from array_api_compat import device  # noqa: PLC0415 - only for foreign arrays
+
+        if not isinstance(out, list | tuple):
+            raise DTypeError(op, "out", out, "must be a sequence of arrays, one per output")
+        if len(out) != len(results):
+            raise ValidationError(
+                op,
+                "out",
+                f"<{len(out)} arrays>",
+                f"has {len(out)} arrays, but there are {len(results)} outputs",
+            )
+        for k, (dst, src) in enumerate(zip(out, results, strict=True)):
+            if not isinstance(dst, type(src)):
+                raise DTypeError(
+                    op,
+                    f"out[{k}]",
+                    f"<{type(dst).__name__}>",
+                    f"must be a {type(src).__name__}, like data",
+                )
+            if tuple(dst.shape) != tuple(src.shape):
+                raise ValidationError(
+                    op,
+                    f"out[{k}]",
+                    f"<array of shape {list(dst.shape)}>",
+                    f"has shape {list(dst.shape)}, but output {k} has shape {list(src.shape)}",
+                )
+            if dst.dtype != src.dtype:
+                raise DTypeError(
+                    op,
+                    f"out[{k}]",
+                    f"<array of dtype {dst.dtype}>",
+                    f"has dtype {dst.dtype}, but output {k} has dtype {src.dtype}; values are "
+                    "never converted",
+                )
+            if device(dst) != device(src):
+                raise ValidationError(
+                    op,
+                    f"out[{k}]",
+                    f"<array on {device(dst)}>",
+                    f"is on device {device(dst)}, but data is on {device(src)}",
+                )
+
+    def write(self, op: str, data: Any, results: Sequence[Any], out: Any) -> tuple[Any, ...]:
+        """Copy each result into its ``out`` array; return ``out`` as a tuple."""
+        if not self.mutable:
+            raise BackendError(
+                op,
+                "out",
+                f"<{len(out) if isinstance(out, list | tuple) else '?'} arrays>",
+                f"cannot be written: {self.name} arrays are immutable",
+                hint="use the returned arrays",
+            )
+        self.check_out(op, results, out)
+        for k, dst in enumerate(out):
+            if self.overlaps(dst, data):
+                raise ValidationError(
+                    op, f"out[{k}]", "<array>", "overlaps the input; out must not alias data"
+                )
+        for dst, src in zip(out, results, strict=True):
+            self.assign(dst, src)
+        return tuple(out)
+
+    def overlaps(self, dst: Any, data: Any) -> bool:
+        """Whether ``dst`` may share memory with ``data`` (``False`` where it cannot be told)."""
+        del dst, data
+        return False
+
+    def assign(self, dst: Any, src: Any) -> None:
+        """``dst[...] = src``: in-place assignment, as the array API standard defines it."""
+        dst[...] = src
+
+
+class StrictBackend(Backend):
+    """array-api-strict wraps NumPy: basic indexing returns views, ``__setitem__`` writes."""
+
+    name = "array-api-strict"
+    views = True
+
+
+class CuPyBackend(Backend):
+    """CuPy: NumPy's view semantics (negative steps included) on a GPU.
+
+    Untested here (no GPU on the machines this was written on); only generic array API calls.
+    """
+
+    name = "CuPy"
+    views = True
+
+    def overlaps(self, dst: Any, data: Any) -> bool:
+        """``cupy.may_share_memory``: bounds of the two buffers."""
+        return bool(self.xp.may_share_memory(dst, data))
+
+
+class TorchBackend(Backend):
+    """PyTorch: views, except for negative steps, which PyTorch cannot express.
+
+    PyTorch has no negative strides, so ``t[::-1]`` raises "step must be greater than zero"
+    (https://github.com/pytorch/pytorch/issues/59786): a negative-step slice becomes the same
+    elements taken with a positive step, then ``torch.flip`` along those axes, which copies.
+    """
+
+    name = "PyTorch"
+    views = True
+
+    def index(self, op: str, data: Any, index: Index, copy: bool | None) -> tuple[Any, bool]:
+        """``data[index]``; a flip for negative steps (a copy: ``ViewError`` if copy=False)."""
+        key = index if isinstance(index, tuple) else (index,)
+        if not any(isinstance(k, slice) and k.step is not None and k.step < 0 for k in key):
+            return data[key], False
+        if copy is False:
+            raise ViewError(
+                op,
+                "copy",
+                False,
+                "cannot be honoured: the slice has a negative step, and PyTorch has no "
+                f"negative-step views ({_TORCH_NEGATIVE_STEP})",
+                hint="pass copy=None or copy=True to get a flipped copy",
+            )
+        shape = tuple(data.shape)
+        addressed = sum(1 for k in key if k is not None and k is not Ellipsis)
+        positive: list[Any] = []
+        flips: list[int] = []
+        axis = 0  # input axis
+        at = 0  # output axis
+        for k in key:
+            if k is None:
+                positive.append(k)
+                at += 1
+            elif k is Ellipsis:
+                positive.append(k)
+                hidden = len(shape) - addressed
+                axis += hidden
+                at += hidden
+            elif isinstance(k, slice):
+                if k.step is not None and k.step < 0:
+                    start, stop, step = k.indices(shape[axis])
+                    n = len(range(start, stop, step))
+                    last = start + (n - 1) * step
+                    positive.append(slice(last, start + 1, -step) if n else slice(0, 0))
+                    flips.append(at)
+                else:
+                    positive.append(k)
+                axis += 1
+                at += 1
+            else:  # an int: the axis goes away
+                positive.append(k)
+                axis += 1
+        return data[tuple(positive)].flip(flips), True
+
+    def copy(self, result: Any) -> Any:
+        """``clone`` into a C-contiguous tensor on the same device (torch copies in parallel)."""
+        import torch  # noqa: PLC0415 - only when a tensor arrives
+
+        return result.clone(memory_format=torch.contiguous_format)
+
+    def overlaps(self, dst: Any, data: Any) -> bool:
+        """Same storage: PyTorch has no exact overlap test, so any shared storage counts."""
+        return bool(dst.untyped_storage().data_ptr() == data.untyped_storage().data_ptr())
+
+    def assign(self, dst: Any, src: Any) -> None:
+        """``copy_``: one multi-threaded kernel, no temporary."""
+        dst.copy_(src)
+
+
+class JaxBackend(Backend):
+    """JAX arrays are immutable and never views of each other.
+
+    Indexing makes a new buffer eagerly, and inside ``jax.jit`` XLA decides
+    (https://github.com/jax-ml/jax/issues/11585); so ``copy=False`` raises ``ViewError`` and
+    ``out=`` raises ``BackendError``. Shapes are concrete ints even for tracers under
+    ``jax.jit``, so the operators run there with static parameters.
+    """
+
+    name = "JAX"
+    mutable = False
+
+    def copy(self, result: Any) -> Any:
+        """JAX results are already independent."""
+        return result
+
+
+class DaskBackend(Backend):
+    """Dask: lazy; indexing builds a graph, nothing is computed or materialised.
+
+    Dask marks chunk sizes it does not know (after boolean indexing, say) as NaN
+    (https://github.com/dask/dask/issues/6586). Axes of unknown size that the operator keeps
+    whole are fine (the result is lazy); an operator that needs the size of such an axis raises
+    ``BackendError`` naming it. ``copy=False`` is honoured: slices of a graph copy nothing.
+    ``copy=True`` adds a lazy per-block copy, so computed results never alias the input's
+    blocks (``Array.copy`` is a no-op in Dask). ``out=`` would have to compute, so it raises:
+    use ``dask.array.store``.
+    """
+
+    name = "Dask"
+    views = True  # not views in NumPy's sense, but slices of a graph copy nothing
+    mutable = False
+
+    def shape(self, op: str, data: Any) -> tuple[int, ...]:
+        """The shape, with unknown (NaN) sizes readable only by the axes that do not need them."""
+        shape = tuple(data.shape)
+        if all(isinstance(size, int) for size in shape):
+            return shape
+        return PartlyKnownShape(op, shape)
+
+    def copy(self, result: Any) -> Any:
+        """A lazy copy of every block."""
+        return result.map_blocks(operator.methodcaller("copy"), dtype=result.dtype)
+
+    def write(self, op: str, data: Any, results: Sequence[Any], out: Any) -> tuple[Any, ...]:
+        """Dask arrays are lazy: writing into ``out`` would compute."""
+        raise BackendError(
+            op,
+            "out",
+            f"<{len(out) if isinstance(out, list | tuple) else '?'} arrays>",
+            "cannot be written: the operators keep Dask arrays lazy and never compute",
+            hint="dask.array.store(results, targets) writes the lazy results into arrays or "
+            "Zarr stores",
+        )
+
+
+class PartlyKnownShape(tuple):  # type: ignore[type-arg]
+    """A Dask shape with unknown (NaN) sizes: reading one of those raises ``BackendError``.
+
+    The operators read ``shape[axis]`` only for the axes they cut, slice or index, so an axis of
+    unknown size kept whole gives a lazy result, and any other use is a clear error.
+    """
+
+    op: str
+    sizes: tuple[Any, ...]
+
+    def __new__(cls, op: str, sizes: tuple[Any, ...]) -> PartlyKnownShape:
+        """Keep the sizes; unknown ones are stored as ``None`` so arithmetic on them fails."""
+        self = super().__new__(cls, (s if isinstance(s, int) else None for s in sizes))
+        self.op = op
+        self.sizes = sizes
+        return self
+
+    def __getitem__(self, key: Any) -> Any:
+        """``shape[k]``: the size, or ``BackendError`` when Dask does not know it."""
+        value = super().__getitem__(key)
+        if isinstance(key, int) and value is None:
+            raise BackendError(
+                self.op,
+                "data",
+                f"<dask array of shape {self.sizes}>",
+                f"has an unknown size (NaN) along axis {key}, which the operator needs",
+                hint="call x.compute_chunk_sizes() first (it computes); axes of unknown "
+                f"size can only be kept whole ({_DASK_UNKNOWN_CHUNKS})",
+            )
+        return value
+
+
+_BACKENDS: dict[type, Backend] = {}
+
+
+def backend_for(op: str, data: Any) -> Backend:
+    """The backend for ``data``'s library, found once per array type."""
+    kind = type(data)
+    backend = _BACKENDS.get(kind)
+    if backend is not None:
+        return backend
+    import array_api_compat as compat  # noqa: PLC0415 - only for foreign arrays
+
+    if not compat.is_array_api_obj(data):
+        raise DTypeError(op, "data", data, f"must be an array, not {kind.__name__}")
+    try:
+        xp = compat.array_namespace(data)
+    except TypeError as exc:
+        raise BackendError(
+            op, "data", f"<{kind.__name__}>", f"comes from an unsupported array library ({exc})"
+        ) from None
+    if compat.is_torch_array(data):
+        backend = TorchBackend(xp)
+    elif compat.is_jax_array(data):
+        backend = JaxBackend(xp)
+    elif compat.is_dask_array(data):
+        backend = DaskBackend(xp)
+    elif compat.is_cupy_array(data):
+        backend = CuPyBackend(xp)
+    elif compat.is_array_api_strict_namespace(xp):
+        backend = StrictBackend(xp)
+    else:
+        backend = Backend(xp)
+    _BACKENDS[kind] = backend
+    return backend

@@ -1,0 +1,62 @@
+"""One ``xp`` fixture over every installed array library (missing ones are skipped, never passed).
+
+Each parameter is a small ``Lib``: how to make an array of that library from a NumPy array, and
+how to read one back. CuPy needs a GPU; it is skipped when absent, like any missing library.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pytest
+
+
+@dataclass(frozen=True)
+class Lib:
+    name: str
+    module: Any
+    views: bool  # writes to the input show through copy=None results
+    mutable: bool  # out= and __setitem__ work
+
+    def asarray(self, a: np.ndarray) -> Any:
+        if self.name == "dask":
+            return self.module.from_array(a.copy(), chunks=2)
+        if self.name == "torch":
+            return self.module.from_numpy(a.copy())
+        return self.module.asarray(a.copy())
+
+    def to_numpy(self, x: Any) -> np.ndarray:
+        if self.name == "dask":
+            return np.asarray(x.compute())
+        if self.name == "torch":
+            return x.numpy()
+        if self.name == "cupy":
+            return x.get()
+        if self.name == "array_api_strict":
+            return np.asarray(x._array)
+        return np.asarray(x)
+
+
+_LIBS = {
+    "numpy": ("numpy", True, True),
+    "array_api_strict": ("array_api_strict", True, True),
+    "torch": ("torch", True, True),
+    "jax": ("jax.numpy", False, False),
+    "dask": ("dask.array", True, False),
+    "cupy": ("cupy", True, True),
+}
+
+
+@pytest.fixture(params=list(_LIBS))
+def xp(request: pytest.FixtureRequest) -> Lib:
+    module_name, views, mutable = _LIBS[request.param]
+    top = module_name.split(".")[0]
+    pytest.importorskip(top)
+    if request.param == "cupy":
+        cupy = importlib.import_module("cupy")
+        if cupy.cuda.runtime.getDeviceCount() == 0:  # pragma: no cover - GPU machines only
+            pytest.skip("CuPy is installed but no GPU is visible")
+    return Lib(request.param, importlib.import_module(module_name), views, mutable)

@@ -1,0 +1,234 @@
+"""Every operator on every array library, against the NumPy result (issue 4)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pytest
+
+import datamove as dm
+from datamove import BackendError, DTypeError, ValidationError, ViewError
+
+if TYPE_CHECKING:
+    from .conftest import Lib
+
+Op = Callable[..., Any]
+
+
+def _ss(*args: Any, **kw: Any) -> Op:
+    """StridedSlice as a one-output operator: ``out`` is a list of one array, as for splits."""
+
+    def op(x: Any, out: Any = None, **extra: Any) -> tuple[Any, ...]:
+        return (dm.strided_slice(x, *args, **kw, out=None if out is None else out[0], **extra),)
+
+    return op
+
+
+CASES: list[Any] = [
+    pytest.param((2, 3, 4), lambda x, **k: dm.split(x, 1, 3, **k), id="split(axis=1, 3)"),
+    pytest.param((2, 3, 4), lambda x, **k: dm.split(x, -1, 2, **k), id="split(axis=-1, 2)"),
+    pytest.param((4, 3), lambda x, **k: dm.split(x, 0, 4, **k), id="split(axis=0, 4)"),
+    pytest.param((0, 3, 4), lambda x, **k: dm.split(x, 2, 2, **k), id="split zero-size dim"),
+    pytest.param(
+        (2, 6, 4), lambda x, **k: dm.variadic_split(x, 1, [1, -1, 0, 2], **k), id="variadic"
+    ),
+    pytest.param(
+        (2, 3, 0), lambda x, **k: dm.variadic_split(x, 2, [0, -1], **k), id="variadic zero-size"
+    ),
+    pytest.param((2, 3, 4), _ss([0, 2], [0, -4], [1, -1], begin_mask=[1]), id="ss[:, 2:-4:-1]"),
+    pytest.param((7, 5), _ss([6, 4], [0, 0], [-2, -3], end_mask=[1, 1]), id="ss[6::-2, 4::-3]"),
+    pytest.param(
+        (2, 3, 4),
+        _ss([1, 0, 0], [0, 0, 2], begin_mask=[0, 1, 1], end_mask=[1, 1, 0]),
+        id="ss masks example",
+    ),
+    pytest.param(
+        (2, 3, 4),
+        _ss([0, 1, 0], [0, 0, 0], [1, 1, -1], new_axis_mask=[1], shrink_axis_mask=[0, 1],
+            end_mask=[0, 0, 1], begin_mask=[0, 0, 1]),
+        id="ss new axis, shrink, reversed last",
+    ),
+    pytest.param(
+        (2, 3, 4), _ss([0, 0], [0, 0], [1, -2], ellipsis_mask=[1], begin_mask=[0, 1],
+                       end_mask=[0, 1]), id="ss[..., ::-2]",
+    ),
+    pytest.param((2, 3, 4), _ss([1, 2, 3], [0, 0, 0], shrink_axis_mask=[1, 1, 1]), id="ss 0-d"),
+    pytest.param((3, 0, 4), _ss([0, 0, 3], [0, 0, 0], [1, 1, -1], end_mask=[1, 1, 1]),
+                 id="ss zero-size dim, negative stride"),
+]
+
+
+def _np_results(shape: tuple[int, ...], op: Op) -> tuple[np.ndarray, tuple[Any, ...]]:
+    a = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+    return a, op(a)
+
+
+def _same_library(xp: Lib, x: Any, r: Any) -> None:
+    from array_api_compat import array_namespace, device
+
+    assert array_namespace(r) is array_namespace(x)
+    assert r.dtype == x.dtype
+    assert device(r) == device(x)
+
+
+@pytest.mark.parametrize(("shape", "op"), CASES)
+@pytest.mark.parametrize("copy", [None, True])
+def test_values_library_dtype_device(xp: Lib, shape: tuple[int, ...], op: Op, copy: Any) -> None:
+    a, expected = _np_results(shape, op)
+    x = xp.asarray(a)
+    got = op(x, copy=copy)
+    assert len(got) == len(expected)
+    for r, e in zip(got, expected, strict=True):
+        _same_library(xp, x, r)
+        assert tuple(r.shape) == e.shape
+        np.testing.assert_array_equal(xp.to_numpy(r), e)
+    np.testing.assert_array_equal(xp.to_numpy(x), a)  # the input is never mutated
+
+
+@pytest.mark.parametrize(("shape", "op"), CASES)
+def test_out(xp: Lib, shape: tuple[int, ...], op: Op) -> None:
+    a, expected = _np_results(shape, op)
+    x = xp.asarray(a)
+    if not xp.mutable:
+        with pytest.raises(BackendError, match="out="):
+            op(x, out=[x] * len(expected))
+        return
+    out = [xp.asarray(np.full(e.shape, -1, e.dtype)) for e in expected]
+    got = op(x, out=out)
+    for r, o, e in zip(got, out, expected, strict=True):
+        assert r is o
+        np.testing.assert_array_equal(xp.to_numpy(o), e)
+    np.testing.assert_array_equal(xp.to_numpy(x), a)
+
+
+# -- copy= ------------------------------------------------------------------------------------
+def test_copy_none_is_a_view_where_the_library_has_views(xp: Lib) -> None:
+    if xp.name in ("jax", "dask"):
+        pytest.skip("no mutable views: JAX arrays are immutable; Dask slices are lazy graphs")
+    x = xp.asarray(np.zeros((4, 3), np.float32))
+    first, _ = dm.split(x, 0, 2)
+    x[0, ...] = 7
+    assert float(xp.to_numpy(first)[0, 0]) == 7
+
+
+def test_copy_true_is_independent(xp: Lib) -> None:
+    a = np.zeros((4, 3), np.float32)
+    if xp.name == "dask":
+        base = np.zeros((4, 3), np.float32)
+        x = xp.module.from_array(base, chunks=(2, 3))
+        (first, _) = dm.split(x, 0, 2, copy=True)
+        assert not np.shares_memory(first.compute(), base)
+        return
+    x = xp.asarray(a)
+    first, _, _ = dm.split(x, 1, 3, copy=True)
+    if xp.mutable:
+        x[0, ...] = 7
+    assert float(xp.to_numpy(first)[0, 0]) == 0
+    if xp.name in ("numpy", "torch"):
+        assert (first.flags.c_contiguous if xp.name == "numpy" else first.is_contiguous())
+
+
+def test_copy_false(xp: Lib) -> None:
+    x = xp.asarray(np.arange(12, dtype=np.float32).reshape(4, 3))
+    if xp.name == "jax":
+        with pytest.raises(ViewError, match="copy=False cannot be honoured"):
+            dm.split(x, 0, 2, copy=False)
+        return
+    first, _ = dm.split(x, 0, 2, copy=False)
+    np.testing.assert_array_equal(xp.to_numpy(first), np.arange(6).reshape(2, 3))
+    reverse = dict(begin_mask=[1], end_mask=[1])
+    if xp.name == "torch":
+        with pytest.raises(ViewError, match="negative-step views"):
+            dm.strided_slice(x, [0], [0], [-1], copy=False, **reverse)
+        return
+    r = dm.strided_slice(x, [0], [0], [-1], copy=False, **reverse)
+    np.testing.assert_array_equal(xp.to_numpy(r), np.arange(12).reshape(4, 3)[::-1])
+
+
+def test_torch_negative_step_with_copy_none_is_a_fresh_flip() -> None:
+    torch = pytest.importorskip("torch")
+    t = torch.arange(10)
+    r = dm.strided_slice(t, [8], [0], [-3])
+    assert r.tolist() == list(range(10))[8:0:-3]
+    assert r.untyped_storage().data_ptr() != t.untyped_storage().data_ptr()
+
+
+# -- out= errors --------------------------------------------------------------------------------
+def test_out_errors(xp: Lib) -> None:
+    if not xp.mutable:
+        pytest.skip("out= is refused as a whole (test_out)")
+    x = xp.asarray(np.zeros((4, 3), np.float32))
+    good = [xp.asarray(np.zeros((2, 3), np.float32)) for _ in range(2)]
+    with pytest.raises(ValidationError, match="has 1 arrays, but there are 2 outputs"):
+        dm.split(x, 0, 2, out=good[:1])
+    with pytest.raises(ValidationError, match=r"has shape \[3, 2\], but output 0 has shape"):
+        dm.split(x, 0, 2, out=[xp.asarray(np.zeros((3, 2), np.float32)), good[1]])
+    with pytest.raises(DTypeError, match="values are never converted"):
+        dm.split(x, 0, 2, out=[xp.asarray(np.zeros((2, 3), np.float64)), good[1]])
+    with pytest.raises(DTypeError, match="must be a sequence"):
+        dm.split(x, 0, 2, out=good[0])
+    if xp.name in ("numpy", "torch"):
+        (head,) = dm.split(x, 0, 1)
+        with pytest.raises(ValidationError, match="overlaps the input"):
+            dm.split(x, 0, 2, out=[head[:2], good[1]])
+
+
+def test_numpy_big_copies_go_through_the_thread_pool() -> None:
+    from datamove._backends import _copy
+
+    n = _copy.PARALLEL_MIN_BYTES // 4 + 4096  # float32 elements, just over the threshold
+    a = np.arange(n * 2, dtype=np.float32).reshape(-1, 256)
+    for axis, k in ((0, 2), (1, 16), (1, 2)):
+        expected = np.split(a, k, axis)
+        got = dm.split(a, axis, k, copy=True)
+        for g, e in zip(got, expected, strict=True):
+            np.testing.assert_array_equal(g, e)
+            assert g.flags.c_contiguous
+            assert not np.shares_memory(g, a)
+        out = [np.empty_like(e) for e in expected]
+        dm.split(a, axis, k, out=out)
+        for o, e in zip(out, expected, strict=True):
+            np.testing.assert_array_equal(o, e)
+    y = np.empty((a.shape[0], 128), np.float32)
+    dm.strided_slice(a, [0, 0], [0, 0], [1, -2], begin_mask=[1, 1], end_mask=[1, 1], out=y)
+    np.testing.assert_array_equal(y, a[:, ::-2])
+    objects = np.empty((3, 2), dtype=object)
+    objects[...] = [[1, "a"], [None, 2.5], [(), []]]
+    (left, _right) = dm.split(objects, 1, 2, copy=True)
+    assert left[:, 0].tolist() == [1, None, ()]
+
+
+# -- no backend imported by datamove ----------------------------------------------------------
+def test_import_datamove_imports_no_array_library() -> None:
+    code = (
+        "import sys, numpy as np, datamove as dm\n"
+        "dm.split(np.zeros((32 << 20) // 8), 0, 2, copy=True)\n"
+        "bad = [m for m in ('torch', 'jax', 'dask', 'array_api_strict', 'cupy') if m in sys.modules]\n"
+        "assert not bad, bad\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
+# -- JAX under jit ----------------------------------------------------------------------------
+def test_jax_jit_with_static_parameters() -> None:
+    jax = pytest.importorskip("jax")
+    jnp = pytest.importorskip("jax.numpy")
+    a = np.arange(2 * 6 * 4, dtype=np.float32).reshape(2, 6, 4)
+
+    @jax.jit
+    def f(x: Any) -> Any:
+        parts = dm.variadic_split(x, 1, [2, -1])
+        tail = dm.strided_slice(parts[1], [0, 0], [0, 0], [1, -2], ellipsis_mask=[1],
+                                begin_mask=[0, 1], end_mask=[0, 1])
+        return (*dm.split(x, -1, 2), tail)
+
+    got = f(jnp.asarray(a))
+    np.testing.assert_array_equal(np.asarray(got[0]), a[..., :2])
+    np.testing.assert_array_equal(np.asarray(got[2]), a[:, 2:][..., ::-2])
+
+    g = jax.jit(dm.split, static_argnums=(1, 2))
+    np.testing.assert_array_equal(np.asarray(g(jnp.asarray(a), 1, 3)[2]), a[:, 4:])
