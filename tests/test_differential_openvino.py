@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pytest
-from hypothesis import assume, event, given, note
+from hypothesis import event, given, note
 from hypothesis import strategies as st
 
 import datamove as dm
@@ -214,20 +214,10 @@ def variadic_cases(draw: st.DrawFn) -> tuple[np.ndarray, Any, Any]:
     return data, axis_arg, draw(index_container(lengths))
 
 
-def fast_path_two_minus_ones(axis: Any, lengths: Any) -> bool:
-    """KNOWN BUG (reported to the lead): dm.variadic_split's fast path (int axis, list of ints)
-    skips the "at most one -1" check: ``dm.variadic_split(np.arange(6), 0, [-1, -1])`` returns
-    ``(arange(6), [])``; OpenVINO and dm.infer_variadic_split reject. Pinned by
-    ``test_variadic_split_two_minus_ones`` (xfail, strict) in test_openvino_cases.py.
-    """
-    return type(axis) is int and type(lengths) is list and lengths.count(-1) > 1
-
-
 @fixed_settings(VARIADIC_EXAMPLES)
 @given(case=variadic_cases())
 def test_variadic_split_matches_openvino(case: tuple[np.ndarray, Any, Any]) -> None:
     data, axis, lengths = case
-    assume(not fast_path_two_minus_ones(axis, lengths))
     note(f"dm.variadic_split({data_repr(data)}, {fmt(axis)}, {fmt(lengths)})")
     before = data.copy()
     got = outcome(lambda: dm.variadic_split(data, axis, lengths))
