@@ -48,17 +48,28 @@ CASES: list[Any] = [
     ),
     pytest.param(
         (2, 3, 4),
-        _ss([0, 1, 0], [0, 0, 0], [1, 1, -1], new_axis_mask=[1], shrink_axis_mask=[0, 1],
-            end_mask=[0, 0, 1], begin_mask=[0, 0, 1]),
+        _ss(
+            [0, 1, 0],
+            [0, 0, 0],
+            [1, 1, -1],
+            new_axis_mask=[1],
+            shrink_axis_mask=[0, 1],
+            end_mask=[0, 0, 1],
+            begin_mask=[0, 0, 1],
+        ),
         id="ss new axis, shrink, reversed last",
     ),
     pytest.param(
-        (2, 3, 4), _ss([0, 0], [0, 0], [1, -2], ellipsis_mask=[1], begin_mask=[0, 1],
-                       end_mask=[0, 1]), id="ss[..., ::-2]",
+        (2, 3, 4),
+        _ss([0, 0], [0, 0], [1, -2], ellipsis_mask=[1], begin_mask=[0, 1], end_mask=[0, 1]),
+        id="ss[..., ::-2]",
     ),
     pytest.param((2, 3, 4), _ss([1, 2, 3], [0, 0, 0], shrink_axis_mask=[1, 1, 1]), id="ss 0-d"),
-    pytest.param((3, 0, 4), _ss([0, 0, 3], [0, 0, 0], [1, 1, -1], end_mask=[1, 1, 1]),
-                 id="ss zero-size dim, negative stride"),
+    pytest.param(
+        (3, 0, 4),
+        _ss([0, 0, 3], [0, 0, 0], [1, 1, -1], end_mask=[1, 1, 1]),
+        id="ss zero-size dim, negative stride",
+    ),
 ]
 
 
@@ -129,7 +140,7 @@ def test_copy_true_is_independent(xp: Lib) -> None:
         x[0, ...] = 7
     assert float(xp.to_numpy(first)[0, 0]) == 0
     if xp.name in ("numpy", "torch"):
-        assert (first.flags.c_contiguous if xp.name == "numpy" else first.is_contiguous())
+        assert first.flags.c_contiguous if xp.name == "numpy" else first.is_contiguous()
 
 
 def test_copy_false(xp: Lib) -> None:
@@ -207,7 +218,8 @@ def test_import_datamove_imports_no_array_library() -> None:
     code = (
         "import sys, numpy as np, datamove as dm\n"
         "dm.split(np.zeros((32 << 20) // 8), 0, 2, copy=True)\n"
-        "bad = [m for m in ('torch', 'jax', 'dask', 'array_api_strict', 'cupy') if m in sys.modules]\n"
+        "libs = ('torch', 'jax', 'dask', 'array_api_strict', 'cupy')\n"
+        "bad = [m for m in libs if m in sys.modules]\n"
         "assert not bad, bad\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
@@ -222,8 +234,9 @@ def test_jax_jit_with_static_parameters() -> None:
     @jax.jit
     def f(x: Any) -> Any:
         parts = dm.variadic_split(x, 1, [2, -1])
-        tail = dm.strided_slice(parts[1], [0, 0], [0, 0], [1, -2], ellipsis_mask=[1],
-                                begin_mask=[0, 1], end_mask=[0, 1])
+        tail = dm.strided_slice(
+            parts[1], [0, 0], [0, 0], [1, -2], ellipsis_mask=[1], begin_mask=[0, 1], end_mask=[0, 1]
+        )
         return (*dm.split(x, -1, 2), tail)
 
     got = f(jnp.asarray(a))

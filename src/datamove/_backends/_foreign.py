@@ -23,7 +23,7 @@ Nothing here imports a library at module scope: each backend is chosen by
 from __future__ import annotations
 
 import operator
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 from datamove._errors import BackendError, DTypeError, ValidationError, ViewError
 
@@ -319,6 +319,7 @@ class DaskBackend(Backend):
 
     def write(self, op: str, data: Any, results: Sequence[Any], out: Any) -> tuple[Any, ...]:
         """Dask arrays are lazy: writing into ``out`` would compute."""
+        del data, results
         raise BackendError(
             op,
             "out",
@@ -329,7 +330,7 @@ class DaskBackend(Backend):
         )
 
 
-class PartlyKnownShape(tuple):  # type: ignore[type-arg]
+class PartlyKnownShape(tuple):  # type: ignore[type-arg]  # noqa: SLOT001 - op, sizes in __dict__
     """A Dask shape with unknown (NaN) sizes: reading one of those raises ``BackendError``.
 
     The operators read ``shape[axis]`` only for the axes they cut, slice or index, so an axis of
@@ -339,7 +340,7 @@ class PartlyKnownShape(tuple):  # type: ignore[type-arg]
     op: str
     sizes: tuple[Any, ...]
 
-    def __new__(cls, op: str, sizes: tuple[Any, ...]) -> PartlyKnownShape:
+    def __new__(cls, op: str, sizes: tuple[Any, ...]) -> Self:
         """Keep the sizes; unknown ones are stored as ``None`` so arithmetic on them fails."""
         self = super().__new__(cls, (s if isinstance(s, int) else None for s in sizes))
         self.op = op
