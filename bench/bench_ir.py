@@ -9,8 +9,6 @@ from pathlib import Path
 
 import numpy as np
 
-# ruff: noqa: PLC0415 - openvino is optional: imported inside the functions that need it
-
 
 def _best(fn, repeat: int = 5, number: int = 200) -> float:
     best = float("inf")

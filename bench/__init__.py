@@ -1,0 +1,1 @@
+"""datamove's benchmarks: ``python -m bench`` (``make bench``) runs every ``bench_*.py``."""

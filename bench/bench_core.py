@@ -1,0 +1,200 @@
+"""Per-call cost of the core operators against peers, side by side in one process.
+
+The issue's targets, as ratios measured in this run (lower is better):
+  dm.split(x, 1, 3)              <= 0.3 x numpy.split(x, 3, axis=1)
+  dm.variadic_split(x, 0, [-1,2]) <= 0.5 x numpy.split(x, [4], axis=0)
+  dm.strided_slice               <= 6 x the raw NumPy index expression (lists and arrays)
+  infer_* on static shapes        >= 5 x faster than building the OpenVINO node
+  a view costs the same for 1 KB and 1 GB
+Peers that are not installed are skipped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+import datamove as dm
+
+
+def per_call(fn: Callable[[], Any], quick: bool) -> float:
+    """Median seconds per call over batches that each last >= 2 ms (gc off while timing)."""
+    fn()
+    fn()
+    n = 1
+    while True:
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        if time.perf_counter() - t0 >= 0.002:
+            break
+        n *= 2
+    samples = []
+    gc.disable()
+    try:
+        for _ in range(7 if quick else 31):
+            t0 = time.perf_counter()
+            for _ in range(n):
+                fn()
+            samples.append((time.perf_counter() - t0) / n)
+    finally:
+        gc.enable()
+    return statistics.median(samples)
+
+
+def _openvino_builders() -> dict[str, Callable[[], Any]]:
+    try:
+        import openvino as ov
+        from openvino import opset1
+    except ImportError:
+        return {}
+    p4 = ov.op.Parameter(ov.Type.f32, ov.PartialShape([6, 12, 10, 24]))
+    p3 = ov.op.Parameter(ov.Type.f32, ov.PartialShape([2, 3, 4]))
+    # The same inputs a datamove user passes (Python ints and lists) become OpenVINO Constants.
+    return {
+        "split": lambda: opset1.split(p4, opset1.constant(1, ov.Type.i64), 3),
+        "variadic": lambda: opset1.variadic_split(
+            p4, opset1.constant(0, ov.Type.i64), opset1.constant([-1, 2], ov.Type.i64)
+        ),
+        "strided": lambda: opset1.strided_slice(
+            p3,
+            opset1.constant([1, 0, 0], ov.Type.i64),
+            opset1.constant([0, 0, 2], ov.Type.i64),
+            opset1.constant([1, 1, 1], ov.Type.i64),
+            [0, 1, 1],
+            [1, 1, 0],
+        ),
+    }
+
+
+def _compiled_openvino() -> dict[str, Callable[[], Any]]:
+    try:
+        import openvino as ov
+        from openvino import opset1
+    except ImportError:
+        return {}
+    core = ov.Core()
+    x = np.zeros((6, 12, 10, 24), np.float32)
+    p = ov.op.Parameter(ov.Type.f32, ov.PartialShape([6, 12, 10, 24]))
+    node = opset1.split(p, opset1.constant(np.int64(1)), 3)
+    model = ov.Model([opset1.result(o) for o in node.outputs()], [p])
+    req = core.compile_model(model, "CPU").create_infer_request()
+    return {"split": lambda: req.infer(x, share_inputs=True, share_outputs=True)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="bench_core")
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args(argv)
+    q = args.quick
+    x = np.zeros((6, 12, 10, 24), np.float32)
+    y = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    b, e, bm, em = [1, 0, 0], [0, 0, 2], [0, 1, 1], [1, 1, 0]
+    ba, ea = np.array(b), np.array(e)
+    rows: list[tuple[str, float, str, float, str]] = []
+
+    def row(
+        name: str, ours: Callable[[], Any], peer_name: str, peer: Callable[[], Any], target: str
+    ) -> None:
+        rows.append((name, per_call(ours, q), peer_name, per_call(peer, q), target))
+
+    row(
+        "dm.split(x, 1, 3)",
+        lambda: dm.split(x, 1, 3),
+        "np.split(x, 3, axis=1)",
+        lambda: np.split(x, 3, axis=1),
+        "<= 0.30",
+    )
+    row(
+        "dm.variadic_split(x, 0, [-1, 2])",
+        lambda: dm.variadic_split(x, 0, [-1, 2]),
+        "np.split(x, [4], axis=0)",
+        lambda: np.split(x, [4], axis=0),
+        "<= 0.50",
+    )
+    row(
+        "dm.strided_slice(lists)",
+        lambda: dm.strided_slice(y, b, e, begin_mask=bm, end_mask=em),
+        "y[1:, :, :2]",
+        lambda: y[1:, :, :2],
+        "<= 6",
+    )
+    row(
+        "dm.strided_slice(arrays)",
+        lambda: dm.strided_slice(y, ba, ea, begin_mask=bm, end_mask=em),
+        "y[1:, :, :2]",
+        lambda: y[1:, :, :2],
+        "<= 6",
+    )
+    try:
+        import torch
+
+        t = torch.zeros(6, 12, 10, 24)
+        row(
+            "dm.split(x, 1, 3)",
+            lambda: dm.split(x, 1, 3),
+            "torch.chunk(t, 3, 1)",
+            lambda: torch.chunk(t, 3, 1),
+            "< 1",
+        )
+    except ImportError:
+        pass
+    compiled = _compiled_openvino()
+    if compiled:
+        row(
+            "dm.split(x, 1, 3)",
+            lambda: dm.split(x, 1, 3),
+            "OpenVINO compiled Split",
+            compiled["split"],
+            "< 1",
+        )
+    builders = _openvino_builders()
+    if builders:
+        row(
+            "dm.infer_split",
+            lambda: dm.infer_split((6, 12, 10, 24), 1, 3),
+            "OV Constant+Split node",
+            builders["split"],
+            "<= 0.20",
+        )
+        row(
+            "dm.infer_variadic_split",
+            lambda: dm.infer_variadic_split((6, 12, 10, 24), 0, [-1, 2]),
+            "OV Constants+VariadicSplit",
+            builders["variadic"],
+            "<= 0.20",
+        )
+        row(
+            "dm.infer_strided_slice",
+            lambda: dm.infer_strided_slice((2, 3, 4), b, e, [1, 1, 1], begin_mask=bm, end_mask=em),
+            "OV Constants+StridedSlice",
+            builders["strided"],
+            "<= 0.20",
+        )
+    small = np.zeros(256, np.float32)  # 1 KB
+    big = np.empty((2**28,), np.float32)  # 1 GiB, never touched: a view reads no data
+    row(
+        "dm.split(1 GiB, 0, 4)",
+        lambda: dm.split(big, 0, 4),
+        "dm.split(1 KB, 0, 4)",
+        lambda: dm.split(small, 0, 4),
+        "~ 1",
+    )
+
+    print(f"{'datamove call':<34} {'us':>7}   {'peer':<28} {'us':>7}   {'ratio':>6}  target")
+    for name, ours, peer_name, peer, target in rows:
+        print(
+            f"{name:<34} {ours * 1e6:7.2f}   {peer_name:<28} {peer * 1e6:7.2f}   "
+            f"{ours / peer:6.2f}  {target}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
