@@ -23,13 +23,15 @@ _ATOMS: Final = frozenset({int, str, type(None), PartialShape, Unknown, Dimensio
 
 
 def _freeze(value: Any) -> Any:
+    # Only these types may appear: among them no two unequal values compare equal (bool and
+    # float are left out on purpose), so the value itself is a type-exact key.
     t = type(value)
     if t in _ATOMS:
-        return (t, value)
+        return value
     if t is list or t is tuple:
         items = tuple(value)
         if set(map(type, items)) <= _ATOMS:
-            return (tuple, tuple(map(type, items)), items)
+            return items
     raise TypeError  # not memoizable: the caller computes afresh
 
 
@@ -40,7 +42,7 @@ def memoize(fn: F) -> F:
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
-            key = (tuple(map(_freeze, args)), tuple((k, _freeze(v)) for k, v in kwargs.items()))
+            key = (*map(_freeze, args), *[(k, _freeze(v)) for k, v in kwargs.items()])
             return cache[key]
         except TypeError:
             return fn(*args, **kwargs)
