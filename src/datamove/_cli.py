@@ -26,6 +26,7 @@ _SUBCOMMAND_MODULES = (
     "datamove._explain",
     "datamove.ir._cli",
     "datamove._split_file",
+    "datamove.directml._cli",
 )
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2

@@ -20,6 +20,15 @@ from datamove.directml._enums import (
 )
 from datamove.directml._errors import BufferSizeOverflowError, DirectMLValidationError, Violation
 from datamove.directml._execute import join, read_tensor, run_join, run_split, split, write_tensor
+from datamove.directml._json import (
+    desc_from_json,
+    desc_to_json,
+    dumps,
+    loads,
+    tensor_from_json,
+    tensor_to_json,
+)
+from datamove.directml._openvino import explain_openvino_split, split_desc_from_openvino
 from datamove.directml._rules import TensorSupport, ValidationOptions, tensor_support
 from datamove.directml._tensor import TensorDesc, calc_buffer_tensor_size, packed_strides
 
@@ -41,12 +50,20 @@ __all__ = [
     "ValidationOptions",
     "Violation",
     "calc_buffer_tensor_size",
+    "desc_from_json",
+    "desc_to_json",
+    "dumps",
+    "explain_openvino_split",
     "join",
+    "loads",
     "packed_strides",
     "read_tensor",
     "run_join",
     "run_split",
     "split",
+    "split_desc_from_openvino",
+    "tensor_from_json",
     "tensor_support",
+    "tensor_to_json",
     "write_tensor",
 ]

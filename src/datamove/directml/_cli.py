@@ -1,0 +1,180 @@
+"""``datamove dml check FILE``: validate the DirectML split/join descs of a JSON file."""
+# ruff: noqa: T201 - a command-line module: printing is its output
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from datamove._errors import ValidationError
+from datamove.directml._desc import JoinDesc, SplitDesc
+from datamove.directml._enums import FeatureLevel, OperatorType
+from datamove.directml._errors import DirectMLValidationError, Violation
+from datamove.directml._json import desc_from_json, parse_json_text
+from datamove.directml._rules import ValidationOptions
+
+__all__ = ["register"]
+
+EXIT_OK, EXIT_INVALID = 0, 1
+
+
+def _level(text: str) -> FeatureLevel:
+    try:
+        return FeatureLevel.parse(text)
+    except ValidationError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a DirectML feature level (1_0, 2_0, 2_1, 3_0, ... 6_4, or 0x4100)"
+        ) from None
+
+
+def register(subparsers: Any) -> None:
+    """Add ``dml`` (with ``check``) to the ``datamove`` command line."""
+    dml = subparsers.add_parser(
+        "dml",
+        help="DirectML split/join descriptors",
+        description="DirectML DML_SPLIT / DML_JOIN descriptors.",
+    )
+    commands = dml.add_subparsers(dest="dml_command", metavar="COMMAND", required=True)
+    check = commands.add_parser(
+        "check",
+        help="validate the split/join descs of a DxDispatch-style JSON file",
+        description=(
+            "Validate every DML_OPERATOR_SPLIT / DML_OPERATOR_JOIN in FILE against DirectML's "
+            "rules at a feature level, listing every violation with its rule id and field path. "
+            "FILE is a DxDispatch model (its dispatchables), one dispatchable "
+            '({"type": ..., "desc": ...}) or a bare desc. Exit 0 when all are valid, 1 when not.'
+        ),
+    )
+    check.add_argument("file", metavar="FILE", type=Path, help="JSON file")
+    check.add_argument(
+        "--feature-level",
+        type=_level,
+        default=FeatureLevel.LEVEL_6_4,
+        metavar="LEVEL",
+        help="the device's DML_FEATURE_LEVEL, e.g. 4_1 or 0x4100 (default: 6_4)",
+    )
+    check.add_argument("--json", action="store_true", help="print a JSON report for programs")
+    check.add_argument(
+        "--join-rank-at-3-1",
+        choices=("table", "history"),
+        default="table",
+        help="JOIN's ranks at 3_1/4_0: the JOIN page's table (4-5) or the history page (4-8)",
+    )
+    check.add_argument(
+        "--element-limit",
+        choices=("both", "last_element", "total_size"),
+        default="both",
+        help="which reading of the 2^32-1 element limit (T8) to check",
+    )
+    check.add_argument(
+        "--no-dword-total-size",
+        action="store_true",
+        help="do not require total sizes % 4 == 0 (T11)",
+    )
+    check.add_argument(
+        "--allow-output-aliasing", action="store_true", help="accept self-overlapping outputs (T12)"
+    )
+    check.set_defaults(func=_check)
+
+
+def _entries(data: Any) -> tuple[list[tuple[str, Any]], list[dict[str, str]]]:
+    """The (name, dispatchable) pairs to check, and the dispatchables skipped."""
+    if isinstance(data, dict) and isinstance(data.get("dispatchables"), dict):
+        found, skipped = [], []
+        for name, item in data["dispatchables"].items():
+            kind = item.get("type") if isinstance(item, dict) else None
+            try:
+                OperatorType.parse(kind)
+            except ValidationError:
+                skipped.append({"name": name, "type": str(kind)})
+                continue
+            found.append((name, item))
+        return found, skipped
+    return [("desc", data)], []
+
+
+def _report(
+    name: str, item: Any, level: FeatureLevel, options: ValidationOptions
+) -> dict[str, Any]:
+    violations: list[Violation]
+    kind = "?"
+    try:
+        desc: SplitDesc | JoinDesc = desc_from_json(item, name)
+        kind = desc.operator_type.dml_name
+        violations = desc.violations(level, options=options)
+    except DirectMLValidationError as exc:
+        violations = exc.violations
+    except ValidationError as exc:
+        violations = [Violation("JSON", exc.argument or name, exc.value, exc.rule)]
+    return {
+        "name": name,
+        "type": kind,
+        "valid": not violations,
+        "violations": [v.as_dict() for v in violations],
+        "_violations": violations,
+    }
+
+
+def _check(args: argparse.Namespace) -> int:
+    level: FeatureLevel = args.feature_level
+    try:
+        text = args.file.read_text(encoding="utf-8")
+    except OSError as exc:
+        print(f"datamove dml check: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
+        return EXIT_INVALID
+    options = ValidationOptions(
+        join_rank_at_3_1=args.join_rank_at_3_1,
+        element_limit=args.element_limit,
+        dword_aligned_total_size=not args.no_dword_total_size,
+        reject_output_aliasing=not args.allow_output_aliasing,
+    )
+    try:
+        entries, skipped = _entries(parse_json_text(text))
+    except ValidationError as exc:
+        entries, skipped = [], []
+        reports = [
+            {
+                "name": str(args.file),
+                "type": "?",
+                "valid": False,
+                "violations": [Violation("JSON", "file", str(args.file), exc.rule).as_dict()],
+                "_violations": [Violation("JSON", "file", str(args.file), exc.rule)],
+            }
+        ]
+    else:
+        reports = [_report(name, item, level, options) for name, item in entries]
+    valid = bool(reports) and all(r["valid"] for r in reports)
+    if args.json:
+        payload = {
+            "file": str(args.file),
+            "feature_level": level.dml_name,
+            "valid": valid,
+            "operators": [{k: v for k, v in r.items() if not k.startswith("_")} for r in reports],
+            "skipped": skipped,
+        }
+        print(json.dumps(payload, indent=2))
+    else:
+        _print_human(args.file, level, reports, skipped)
+    return EXIT_OK if valid else EXIT_INVALID
+
+
+def _print_human(
+    file: Path, level: FeatureLevel, reports: list[dict[str, Any]], skipped: list[dict[str, str]]
+) -> None:
+    for report in reports:
+        head = f"{file}: {report['name']} ({report['type']}) at feature level {level}"
+        violations: list[Violation] = report["_violations"]
+        if not violations:
+            print(f"{head}: valid")
+            continue
+        count = len(violations)
+        print(f"{head}: {count} violation{'s' if count != 1 else ''}")
+        for v in violations:
+            print(f"  {v}")
+    for item in skipped:
+        print(f"{file}: {item['name']} ({item['type']}) skipped: not a split or a join")
+    if not reports:
+        print(f"{file}: no DML_OPERATOR_SPLIT or DML_OPERATOR_JOIN to check")

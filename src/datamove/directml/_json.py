@@ -1,0 +1,261 @@
+"""DirectML descs to and from JSON in the layout of DxDispatch model files.
+
+A tensor desc is ``{"DataType": ..., "Sizes": [...], ...}`` (optionally wrapped as
+``{"Type": "DML_TENSOR_TYPE_BUFFER", "Desc": {...}}``); an operator is a dispatchable
+``{"type": "DML_OPERATOR_SPLIT", "desc": {"InputTensor": ..., "OutputCount": 3,
+"OutputTensors": [...], "Axis": 2}}``. As in DxDispatch, ``DataType`` may be written with or
+without its ``DML_TENSOR_DATA_TYPE_`` prefix, and an absent or 0 ``TotalTensorSizeInBytes``
+means ``DMLCalcBufferTensorSize`` of the desc. Files with ``//`` comments or trailing commas
+(which DxDispatch's parser accepts) are read too.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from datamove._errors import DTypeError, ValidationError
+from datamove.directml._desc import JoinDesc, SplitDesc
+from datamove.directml._enums import OperatorType, TensorType
+from datamove.directml._errors import DirectMLValidationError, Violation
+from datamove.directml._tensor import TensorDesc
+
+__all__ = ["desc_from_json", "desc_to_json", "dumps", "loads", "tensor_from_json", "tensor_to_json"]
+
+_OP = "DirectML JSON"
+
+
+def tensor_to_json(tensor: TensorDesc) -> dict[str, Any]:
+    """A ``TensorDesc`` as DxDispatch writes a ``DML_BUFFER_TENSOR_DESC``, every field explicit.
+
+    Examples
+    --------
+    >>> tensor_to_json(TensorDesc("FLOAT32", [1, 1, 2, 3]))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    {'DataType': 'DML_TENSOR_DATA_TYPE_FLOAT32', 'Flags': 'DML_TENSOR_FLAG_NONE',
+     'DimensionCount': 4, 'Sizes': [1, 1, 2, 3], 'TotalTensorSizeInBytes': 24,
+     'GuaranteedBaseOffsetAlignment': 0}
+    """
+    body: dict[str, Any] = {
+        "DataType": tensor.data_type.dml_name,
+        "Flags": tensor.flags.dml_name if tensor.flags <= 1 else int(tensor.flags),
+        "DimensionCount": tensor.rank,
+        "Sizes": list(tensor.sizes),
+    }
+    if tensor.strides is not None:
+        body["Strides"] = list(tensor.strides)
+    body["TotalTensorSizeInBytes"] = tensor.total_tensor_size_in_bytes
+    body["GuaranteedBaseOffsetAlignment"] = tensor.guaranteed_base_offset_alignment
+    if tensor.tensor_type is not TensorType.BUFFER:
+        return {"Type": tensor.tensor_type.dml_name, "Desc": body}
+    return body
+
+
+def _field(obj: dict[str, Any], name: str, path: str, *, required: bool = True) -> Any:
+    if name in obj:
+        return obj[name]
+    if required:
+        raise ValidationError(_OP, f"{path}.{name}", None, "is missing")
+    return None
+
+
+def _object(value: Any, path: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise DTypeError(_OP, path, value, "must be a JSON object")
+    return value
+
+
+def _list(value: Any, path: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise DTypeError(_OP, path, value, "must be a JSON array")
+    return value
+
+
+def tensor_from_json(obj: Any, path: str = "tensor") -> TensorDesc:
+    """Read a ``TensorDesc`` from DxDispatch JSON (short or ``Type``/``Desc`` form).
+
+    Raises
+    ------
+    datamove.ValidationError
+        For a missing field or a value of the wrong kind, naming the field's path.
+    DirectMLValidationError
+        When ``DimensionCount`` disagrees with ``Sizes`` (T4).
+
+    Examples
+    --------
+    >>> tensor_from_json({"DataType": "FLOAT32", "Sizes": [2, 3], "Strides": [0, 1]})
+    ... # doctest: +NORMALIZE_WHITESPACE
+    TensorDesc(data_type=<TensorDataType.FLOAT32: 1>, sizes=(2, 3), strides=(0, 1),
+               flags=<TensorFlags.NONE: 0>, total_tensor_size_in_bytes=12,
+               guaranteed_base_offset_alignment=0, tensor_type=<TensorType.BUFFER: 1>)
+    """
+    outer = _object(obj, path)
+    tensor_type: Any = TensorType.BUFFER
+    body = outer
+    if "Desc" in outer:
+        tensor_type = _field(outer, "Type", path, required=False) or TensorType.BUFFER
+        body = _object(outer["Desc"], f"{path}.Desc")
+    elif "Type" in outer:
+        tensor_type = outer["Type"]
+    sizes = _list(_field(body, "Sizes", path), f"{path}.Sizes")
+    count = _field(body, "DimensionCount", path, required=False)
+    if count is not None and count != len(sizes):
+        raise DirectMLValidationError(
+            _OP,
+            [
+                Violation(
+                    "T4", f"{path}.DimensionCount", count, f"must equal len(Sizes)={len(sizes)}"
+                )
+            ],
+        )
+    strides = _field(body, "Strides", path, required=False)
+    total = _field(body, "TotalTensorSizeInBytes", path, required=False)
+    try:
+        return TensorDesc(
+            _field(body, "DataType", path),
+            sizes,
+            None if strides is None else _list(strides, f"{path}.Strides"),
+            flags=_field(body, "Flags", path, required=False) or 0,
+            total_tensor_size_in_bytes=total or None,  # DxDispatch: 0 means computed
+            guaranteed_base_offset_alignment=_field(
+                body, "GuaranteedBaseOffsetAlignment", path, required=False
+            )
+            or 0,
+            tensor_type=tensor_type,
+        )
+    except ValidationError as exc:
+        argument = f"{path}.{exc.argument}" if exc.argument else path
+        raise type(exc)(_OP, argument, exc.value, exc.rule, hint=exc.hint) from None
+
+
+def desc_to_json(desc: SplitDesc | JoinDesc) -> dict[str, Any]:
+    """An operator desc as a DxDispatch dispatchable ``{"type": ..., "desc": {...}}``.
+
+    Examples
+    --------
+    >>> split = SplitDesc(TensorDesc("FLOAT32", [6]), [TensorDesc("FLOAT32", [2])] * 3, 0)
+    >>> data = desc_to_json(split)
+    >>> data["type"], data["desc"]["OutputCount"], data["desc"]["Axis"]
+    ('DML_OPERATOR_SPLIT', 3, 0)
+    >>> desc_from_json(data) == split
+    True
+    """
+    if isinstance(desc, SplitDesc):
+        body = {
+            "InputTensor": tensor_to_json(desc.input),
+            "OutputCount": len(desc.outputs),
+            "OutputTensors": [tensor_to_json(t) for t in desc.outputs],
+            "Axis": desc.axis,
+        }
+    elif isinstance(desc, JoinDesc):
+        body = {
+            "InputCount": len(desc.inputs),
+            "InputTensors": [tensor_to_json(t) for t in desc.inputs],
+            "OutputTensor": tensor_to_json(desc.output),
+            "Axis": desc.axis,
+        }
+    else:
+        raise DTypeError(_OP, "desc", desc, "must be a SplitDesc or a JoinDesc")
+    return {"type": desc.operator_type.dml_name, "desc": body}
+
+
+def _tensor_array(
+    body: dict[str, Any], name: str, count_name: str, path: str, rule: str
+) -> list[TensorDesc]:
+    items = _list(_field(body, name, path), f"{path}.{name}")
+    count = _field(body, count_name, path, required=False)
+    if count is not None and count != len(items):
+        raise DirectMLValidationError(
+            _OP,
+            [
+                Violation(
+                    rule, f"{path}.{count_name}", count, f"must equal len({name})={len(items)}"
+                )
+            ],
+        )
+    return [tensor_from_json(item, f"{path}.{name}[{i}]") for i, item in enumerate(items)]
+
+
+def _axis(body: dict[str, Any], path: str) -> int:
+    axis = _field(body, "Axis", path)
+    if isinstance(axis, bool) or not isinstance(axis, int):
+        raise DTypeError(_OP, f"{path}.Axis", axis, "must be an integer")
+    return axis
+
+
+def desc_from_json(obj: Any, path: str = "desc") -> SplitDesc | JoinDesc:
+    """Read a split or join desc from a DxDispatch dispatchable or a bare ``desc`` object.
+
+    A bare desc's operator is told by its fields (``InputTensor``/``OutputTensors`` for split,
+    ``InputTensors``/``OutputTensor`` for join).
+
+    Raises
+    ------
+    datamove.ValidationError
+        For a malformed object or an operator other than split and join.
+    DirectMLValidationError
+        When ``OutputCount``/``InputCount`` disagree with their arrays (S1/J1).
+    """
+    outer = _object(obj, path)
+    if "desc" in outer:
+        kind = OperatorType.parse(_field(outer, "type", path))
+        body = _object(outer["desc"], f"{path}.desc")
+        path = f"{path}.desc"
+    else:
+        body = outer
+        if "OutputTensors" in body:
+            kind = OperatorType.SPLIT
+        elif "InputTensors" in body:
+            kind = OperatorType.JOIN
+        else:
+            raise ValidationError(
+                _OP,
+                path,
+                sorted(body),
+                "is neither a split (OutputTensors) nor a join (InputTensors)",
+            )
+    if kind is OperatorType.SPLIT:
+        return SplitDesc(
+            tensor_from_json(_field(body, "InputTensor", path), f"{path}.InputTensor"),
+            _tensor_array(body, "OutputTensors", "OutputCount", path, "S1"),
+            _axis(body, path),
+        )
+    return JoinDesc(
+        _tensor_array(body, "InputTensors", "InputCount", path, "J1"),
+        tensor_from_json(_field(body, "OutputTensor", path), f"{path}.OutputTensor"),
+        _axis(body, path),
+    )
+
+
+def dumps(desc: SplitDesc | JoinDesc, *, indent: int | None = 4) -> str:
+    """The desc as DxDispatch JSON text (see :func:`desc_to_json`)."""
+    return json.dumps(desc_to_json(desc), indent=indent)
+
+
+# Strings, // and /* */ comments, and commas before a closing bracket.
+_LENIENT = re.compile(r'("(?:[^"\\]|\\.)*")|//[^\n]*|/\*.*?\*/|,(\s*[\]}])', re.DOTALL)
+
+
+def parse_json_text(text: str) -> Any:
+    """JSON, also with comments and trailing commas as DxDispatch's parser allows."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as first:
+        cleaned = _LENIENT.sub(lambda m: m[1] if m[1] is not None else (m[2] or ""), text)
+        try:
+            return json.loads(cleaned)
+        except json.JSONDecodeError:
+            raise ValidationError(_OP, "text", text[:40], f"is not JSON ({first})") from None
+
+
+def loads(text: str) -> SplitDesc | JoinDesc:
+    """Read a split or join desc from JSON text (see :func:`desc_from_json`).
+
+    Examples
+    --------
+    >>> loads('{"Axis": 0, "InputTensor": {"DataType": "FLOAT32", "Sizes": [6]},'
+    ...       ' "OutputTensors": [{"DataType": "FLOAT32", "Sizes": [6]},],}').outputs[0].sizes
+    (6,)
+    """
+    return desc_from_json(parse_json_text(text))
