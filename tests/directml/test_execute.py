@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import datamove
 import datamove.directml as dml
-from datamove.directml import JoinDesc, SplitDesc, TensorDataType, TensorDesc
+from datamove.directml import JoinDesc, SplitDesc, TensorDataType, TensorDesc, _execute
 
 SPEC_INPUT = np.arange(1, 13, dtype=np.float32).reshape(1, 1, 6, 2)
 
@@ -298,3 +298,42 @@ def test_padding_of_outputs_is_left_as_it_was(problem):
         assert (a[differ] == 0).all()
         assert (b[differ] == high).all()
         assert differ.sum() == a.size - covered
+
+
+@settings(max_examples=100, deadline=None)
+@given(problems(broadcast_parts=False))
+def test_four_bit_byte_fast_path_agrees_with_nibbles(problem):
+    whole, parts, axis, seed = problem
+    whole = whole.replace(data_type="UINT4")
+    parts = [p.replace(data_type="UINT4") for p in parts]
+    data = random_buffer(whole, seed)
+    desc = SplitDesc(whole, parts, axis)
+    fast = dml.run_split(
+        desc, data, outputs=[np.full(p.total_tensor_size_in_bytes, 0x5A, np.uint8) for p in parts]
+    )
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_execute, "_byte_forms", lambda _tensors: None)
+        slow = dml.run_split(
+            desc,
+            data,
+            outputs=[np.full(p.total_tensor_size_in_bytes, 0x5A, np.uint8) for p in parts],
+        )
+    assert [f.tolist() for f in fast] == [s.tolist() for s in slow]
+
+
+def test_four_bit_byte_fast_path_is_taken_when_it_can_be():
+    even = [TensorDesc("INT4", [3, 4]), TensorDesc("INT4", [3, 2], [4, 1])]
+    assert [t.sizes for t in _execute._byte_forms(even)] == [(3, 2), (3, 1)]
+    assert _execute._byte_forms([TensorDesc("INT4", [3, 3])]) is None
+    assert _execute._byte_forms([TensorDesc("INT4", [3, 2], [3, 1])]) is None
+    values = np.array([[-8, 1, 2, 3], [4, 5, 6, 7], [-1, -2, -3, -4]], np.int8)
+    whole = TensorDesc("INT4", [3, 4])
+    desc = SplitDesc(whole, [TensorDesc("INT4", [3, 2])] * 2, 1)
+    left, right = (
+        dml.read_tensor(t, b)
+        for t, b in zip(
+            desc.outputs, dml.run_split(desc, dml.write_tensor(whole, values)), strict=True
+        )
+    )
+    assert left.tolist() == values[:, :2].tolist()
+    assert right.tolist() == values[:, 2:].tolist()

@@ -218,6 +218,7 @@ class OperatorType(enum.IntEnum):
         return _parse_member(cls, value, "DML_OPERATOR_", "type")
 
 
+_LEVEL_CACHE: dict[str, int] = {}  # text -> value, for the texts that parsed
 _LEVEL_TEXT = re.compile(r"^(?:DML_FEATURE_LEVEL_|FL)?_?(\d+)[_.](\d+)$")
 
 
@@ -264,12 +265,22 @@ class FeatureLevel(enum.IntEnum):
         """Read a level from a member, an int (``0x4100``) or text (``"4_1"``, ``"0x4100"``)."""
         if type(value) is cls:
             return value
+        if isinstance(value, str) and value in _LEVEL_CACHE:
+            return cls(_LEVEL_CACHE[value])
         if isinstance(value, str):
-            text = value.strip().upper()
-            match = _LEVEL_TEXT.match(text)
-            if match:
-                value = int(match[1]) << 12 | int(match[2]) << 8
-            elif text.startswith("0X"):
-                with contextlib.suppress(ValueError):
-                    value = int(text, 16)
+            level = cls._parse_text(value)
+            _LEVEL_CACHE[value] = level.value
+            return level
         return _parse_member(cls, value, "LEVEL_", "feature_level")
+
+    @classmethod
+    def _parse_text(cls, value: str) -> Self:
+        text = value.strip().upper()
+        match = _LEVEL_TEXT.match(text)
+        number: int | str = value
+        if match:
+            number = int(match[1]) << 12 | int(match[2]) << 8
+        elif text.startswith("0X"):
+            with contextlib.suppress(ValueError):
+                number = int(text, 16)
+        return _parse_member(cls, number, "LEVEL_", "feature_level")

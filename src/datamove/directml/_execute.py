@@ -138,6 +138,34 @@ class _Space:
             _pack_nibbles(self.elements, self.data[: self.elements.size // 2])
 
 
+def _byte_forms(tensors: Sequence[TensorDesc]) -> list[TensorDesc] | None:
+    """4-bit tensors as UINT8 tensors over the same bytes, when every one of them allows it.
+
+    That is when the last dimension is contiguous and even and every other stride is even:
+    then no element straddles a byte boundary differently in any tensor, and the nibble
+    unpacking can be skipped. ``None`` when a tensor does not allow it.
+    """
+    forms = []
+    for tensor in tensors:
+        strides = tensor.effective_strides
+        if strides is None or tensor.data_type.bits != 4 or not tensor.sizes:
+            return None
+        *outer, last = tensor.sizes
+        if last % 2 or strides[-1] != 1:
+            return None
+        if any(t % 2 for s, t in zip(outer, strides[:-1], strict=True) if s > 1):
+            return None
+        forms.append(
+            TensorDesc(
+                "UINT8",
+                (*outer, last // 2),
+                (*(t // 2 for t in strides[:-1]), 1),
+                total_tensor_size_in_bytes=tensor.total_tensor_size_in_bytes,
+            )
+        )
+    return forms
+
+
 def _axis_slices(sizes: Sequence[int], axis: int) -> list[tuple[slice, ...]]:
     lead = (slice(None),) * axis
     slices, start = [], 0
@@ -232,12 +260,12 @@ def run_split(
         _check_binding(tensor, target, f"outputs[{i}]", found)
     if found:
         raise DirectMLValidationError("DML_SPLIT", found)
-    whole = _Space(desc.input, source)
+    tensors = [desc.input, *desc.outputs]
+    tensors = _byte_forms(tensors) or tensors
+    whole = _Space(tensors[0], source)
+    lengths = [t.sizes[desc.axis] for t in tensors[1:]]
     for tensor, target, where in zip(
-        desc.outputs,
-        targets,
-        _axis_slices([t.sizes[desc.axis] for t in desc.outputs], desc.axis),
-        strict=True,
+        tensors[1:], targets, _axis_slices(lengths, desc.axis), strict=True
     ):
         part = _Space(tensor, target)
         np.copyto(part.view, whole.view[where])
@@ -316,12 +344,12 @@ def run_join(
         _check_binding(tensor, source, f"input_buffers[{i}]", found)
     if found:
         raise DirectMLValidationError("DML_JOIN", found)
-    whole = _Space(desc.output, target)
+    tensors = [desc.output, *desc.inputs]
+    tensors = _byte_forms(tensors) or tensors
+    whole = _Space(tensors[0], target)
+    lengths = [t.sizes[desc.axis] for t in tensors[1:]]
     for tensor, source, where in zip(
-        desc.inputs,
-        sources,
-        _axis_slices([t.sizes[desc.axis] for t in desc.inputs], desc.axis),
-        strict=True,
+        tensors[1:], sources, _axis_slices(lengths, desc.axis), strict=True
     ):
         np.copyto(whole.view[where], _Space(tensor, source).view)
     whole.flush()
