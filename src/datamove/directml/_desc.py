@@ -126,7 +126,8 @@ def _violations(
         rules.whole,
         -1,
         found,
-        (whole_out, axis, "T5", rules.owned, table, rules.op_name, level, opts),
+        (whole_out, axis, "T5", rules.owned, table, rules.op_name, level, id(opts)),
+        opts,
     )
     part_key = (
         rules.parts_are_outputs,
@@ -136,7 +137,7 @@ def _violations(
         table,
         rules.op_name,
         level,
-        opts,
+        id(opts),
     )
     sizes = whole.sizes
     before, after = sizes[:axis], sizes[axis + 1 :]
@@ -163,7 +164,7 @@ def _violations(
                 for d, (got, want) in enumerate(zip(part.sizes, sizes, strict=True))
                 if d != axis and got != want
             )  # fmt: skip
-        check_tensor(part, rules.parts, i, found, part_key)
+        check_tensor(part, rules.parts, i, found, part_key, opts)
     if axis_ok and all_same_rank and parts:
         lengths = [p.sizes[axis] for p in parts]
         total = sum(lengths)

@@ -147,27 +147,25 @@ def check_tensor(
     path: str,
     index: int,
     found: list[Violation],
-    key: tuple[
-        bool, int, str, str, TensorSupport | None, str, FeatureLevel | None, ValidationOptions
-    ],
+    key: tuple[bool, int, str, str, TensorSupport | None, str, FeatureLevel | None, int],
+    options: ValidationOptions,
 ) -> None:
     """Append to ``found`` every rule ``tensor`` breaks in its role, under ``path[index]``.
 
     ``index`` is -1 for a tensor that is not in an array (the path is then ``path`` alone).
 
-    ``key`` is ``(output, axis, axis_rule, owned_rule, table, op_name, level, options)``:
+    ``key`` is ``(output, axis, axis_rule, owned_rule, table, op_name, level, id(options))``:
     ``axis_rule`` names the rule a zero size on the axis breaks (S6 for split outputs, J5 for
     join inputs; T5 elsewhere), ``owned_rule`` the rule ``OWNED_BY_DML`` on an output breaks.
     The answer depends only on the desc and the key, so it is kept on the (frozen) desc:
-    validating the same tensors again costs a dictionary look-up.
+    validating the same tensors again costs a dictionary look-up. The options enter the key by
+    identity (hashing them is slow), so the entry remembers them to rule out a reused id.
     """
     cache: dict[tuple[object, ...], tuple[ValidationOptions, list[Violation]]]
     cache = tensor.__dict__.setdefault("_check_cache", {})
-    options = key[-1]
-    cache_key = (*key[:-1], id(options))
-    hit = cache.get(cache_key)
-    if hit is None or hit[0] is not options:  # the id of a dead options object may be reused
-        hit = cache[cache_key] = (options, _check_tensor(tensor, *key))
+    hit = cache.get(key)
+    if hit is None or hit[0] is not options:
+        hit = cache[key] = (options, _check_tensor(tensor, *key[:-1], options))
     if hit[1]:
         where = path if index < 0 else f"{path}[{index}]"
         found.extend(Violation(v.rule, f"{where}.{v.path}", v.value, v.message) for v in hit[1])
