@@ -21,7 +21,7 @@ import numpy as np
 from datamove import _compat
 from datamove._errors import ValidationError
 from datamove._memo import memoize
-from datamove._shape import Dimension, PartialShape, ShapeLike, Unknown, as_partial_shape
+from datamove._shape import INT64_MAX, Dimension, PartialShape, ShapeLike, Unknown, as_partial_shape
 from datamove._validation import as_int_vector, as_mask
 
 __all__ = ["infer_strided_slice", "numpy_index", "strided_slice"]
@@ -287,18 +287,17 @@ def _range_length(
         return worst
 
     lo, hi = dim.min, dim.max
+    top = INT64_MAX if hi is None else hi  # no dimension is larger than int64 allows
     points = {0, 1, 2}
     for v in (b, e):
         if v is not None:
             a = abs(v)
             points.update((a - 1, a, a + 1, a + 2))
-    candidates = {lo} | {p for p in points if p >= lo and (hi is None or p <= hi)}
-    if hi is not None:
-        candidates.add(hi)
+    candidates = {lo, top} | {p for p in points if lo <= p <= top}
     out_lo = min(shortest(d) for d in candidates)
     out_hi: int | None = max(longest(d) for d in candidates)
     if hi is None:
-        tail = max(candidates) + 1
+        tail = max(p for p in candidates if p < top) + 1
         far = 2 * tail + 2 * abs(s or 1) + 7
         if longest(far) > longest(tail):
             out_hi = None
