@@ -37,8 +37,10 @@ def main(argv: list[str] | None = None) -> int:
         cmd = [
             sys.executable,
             "-c",
-            (f"import sys, bench.bench_{name} as b; "
-            f"sys.exit(b.main({['--quick'] if args.quick else []!r}) or 0)"),
+            (
+                f"import sys, bench.bench_{name} as b; "
+                f"sys.exit(b.main({['--quick'] if args.quick else []!r}) or 0)"
+            ),
         ]
         status |= subprocess.run(cmd, cwd=here.parent, check=False).returncode
     importlib.invalidate_caches()

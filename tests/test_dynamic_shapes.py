@@ -380,18 +380,6 @@ def unknown_split_cases(draw: st.DrawFn) -> tuple[Any, int, list[tuple[tuple[int
     return shape, num_splits, runs
 
 
-def interval_max_bug(shape: Any, concrete: tuple[int, ...], axis: int, num_splits: int) -> bool:
-    """KNOWN datamove BUG (reported): with ``axis=UNKNOWN``, datamove applies OpenVINO's
-    constant-axis rule "interval maximum >= num_splits" to every candidate axis and rejects, while
-    OpenVINO accepts and a size-0 axis splits fine: ``dm.infer_split('[1,..1]', dm.UNKNOWN, 2)``
-    raises, ``dm.split(np.zeros((1, 0)), 1, 2)`` runs. Pinned by
-    ``test_split_unknown_axis_zero_size`` (xfail, strict)."""
-    if shape is None or not -len(concrete) <= axis < len(concrete) or concrete[axis] != 0:
-        return False
-    _, hi = shape[axis]
-    return hi is not None and hi < num_splits
-
-
 @pytest.mark.openvino
 @fixed_settings(UNKNOWN_EXAMPLES)
 @given(case=unknown_split_cases())
@@ -406,7 +394,6 @@ def test_split_unknown_axis(case: tuple[Any, int, list[tuple[tuple[int, ...], in
             (
                 f"split{s}, axis={a}",
                 lambda s=s, a=a: dm.split(zeros(s), a, num_splits),
-                interval_max_bug(shape, s, a, num_splits),
             )
             for s, a in runs
         ],
@@ -562,13 +549,9 @@ def test_strided_slice_unbounded_int64_min() -> None:
     assert str(got) == "[0,?]"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=dm.ValidationError,
-    reason="datamove bug: axis=UNKNOWN rejects [1,..1] split in 2; axis 1 of size 0 runs",
-)
 def test_split_unknown_axis_zero_size() -> None:
-    # OpenVINO (axis a Parameter): [?,?] twice; dm.split(np.zeros((1, 0)), 1, 2) runs.
+    # Regression (found here): axis=UNKNOWN once applied OpenVINO's constant-axis "interval
+    # maximum >= num_splits" rule to every candidate axis. OpenVINO: [?,?] twice.
     assert len(dm.split(np.zeros((1, 0)), 1, 2)) == 2
     got = dm.infer_split("[1,..1]", dm.UNKNOWN, 2)
     assert all(dim_inside(0, s[1]) for s in got)

@@ -194,6 +194,8 @@ def _as_dim(value: object) -> Dimension:
         return value
     if isinstance(value, str):
         return _parse_dim(value)
+    if value is None or (isinstance(value, float) and value != value):  # noqa: PLR0124
+        return Dimension(0, None)  # an unknown size: None (array API), NaN (Dask)
     if type(value) is int:
         v = value
     elif isinstance(value, bool) or not hasattr(type(value), "__index__"):

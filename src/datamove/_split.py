@@ -8,6 +8,7 @@ index per chunk.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 from functools import lru_cache
 from typing import Any, Final
@@ -102,8 +103,14 @@ def _lengths(value: Any) -> tuple[int, ...] | Unknown:
 
 
 # -- the per-dimension rules ---------------------------------------------------------------------
-def _split_dim(d: Dimension, n: int, where: str, value: Any) -> Dimension:
-    """The chunk size of Split on a dimension of size ``d`` (an interval: the exact range)."""
+def _split_dim(
+    d: Dimension, n: int, where: str, value: Any, *, openvino_rule: bool = True
+) -> Dimension:
+    """The chunk size of Split on a dimension of size ``d`` (an interval: the exact range).
+
+    ``openvino_rule`` keeps OpenVINO's "interval maximum >= num_splits" verdict for a known axis;
+    with an unknown axis only the exact rule applies (some size in ``d`` is divisible).
+    """
     if d.is_static:
         if d.min % n:
             raise ValidationError(
@@ -113,7 +120,7 @@ def _split_dim(d: Dimension, n: int, where: str, value: Any) -> Dimension:
                 f"must divide {where}={d.min} evenly",
             )
         return Dimension(d.min // n)
-    if d.max is not None and d.max < n:
+    if openvino_rule and d.max is not None and d.max < n:
         # OpenVINO's rule for intervals, kept for the same verdict (datamove would not need it).
         raise ValidationError(
             SPLIT,
@@ -222,7 +229,11 @@ def infer_split(shape: ShapeLike, axis: Any, num_splits: Any) -> tuple[PartialSh
         return (ps,) * n
     dims = ps.dims
     if isinstance(ax, Unknown):
-        out = _unknown_axis(dims, lambda j, d: (_split_dim(d, n, f"data.shape[{j}]", n),), SPLIT)
+        out = _unknown_axis(
+            dims,
+            lambda j, d: (_split_dim(d, n, f"data.shape[{j}]", n, openvino_rule=False),),
+            SPLIT,
+        )
         return (PartialShape._of(tuple(o[0] for o in out)),) * n
     a = normalize_axis(SPLIT, "axis", axis, ax, ps.rank)
     chunk = _split_dim(dims[a], n, f"data.shape[{a}]", num_splits)
@@ -410,7 +421,12 @@ def split(
     if isinstance(ax, Unknown):
         raise ValidationError(SPLIT, "axis", axis, "must be a concrete value to execute")
     arr, shape = _compat.prepare(SPLIT, data)
-    indices = _split_indices(shape, ax, n, axis, num_splits)
+    indices = None
+    if type(shape) is tuple:  # plain shapes are cached; a backend's partly known one is not
+        with contextlib.suppress(ValidationError):
+            indices = _split_plan(shape, ax, n)
+    if indices is None:  # uncached: any error names the caller's own values
+        indices = _split_indices(shape, ax, n, axis, num_splits)
     return _compat.take(SPLIT, arr, indices, copy=copy, out=out)
 
 
@@ -476,7 +492,12 @@ def variadic_split(
     assert not isinstance(ax, Unknown)
     assert not isinstance(lengths, Unknown)
     arr, shape = _compat.prepare(VARIADIC, data)
-    indices = _variadic_indices(shape, ax, lengths, axis, split_lengths)
+    indices = None
+    if type(shape) is tuple:  # plain shapes are cached; a backend's partly known one is not
+        with contextlib.suppress(ValidationError):
+            indices = _variadic_plan(shape, ax, lengths)
+    if indices is None:  # uncached: any error names the caller's own values
+        indices = _variadic_indices(shape, ax, lengths, axis, split_lengths)
     return _compat.take(VARIADIC, arr, indices, copy=copy, out=out)
 
 
