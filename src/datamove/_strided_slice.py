@@ -601,9 +601,11 @@ def strided_slice(
         try:
             key = (
                 data.shape,
-                tuple(begin),
-                tuple(end),
-                None if stride is None else tuple(stride),
+                tuple(begin.tolist() if type(begin) is _NDARRAY else begin),
+                tuple(end.tolist() if type(end) is _NDARRAY else end),
+                None
+                if stride is None
+                else tuple(stride.tolist() if type(stride) is _NDARRAY else stride),
                 tuple(begin_mask),
                 tuple(end_mask),
                 tuple(new_axis_mask),
