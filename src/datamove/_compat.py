@@ -18,6 +18,7 @@ import numpy as np
 
 from datamove._backends._copy import copy_pairs
 from datamove._errors import DTypeError, ValidationError
+from datamove._validation import check_out
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -115,21 +116,7 @@ def _into(op: str, results: Sequence[Any], out: Sequence[Any]) -> tuple[Any, ...
     for k, (dst, src) in enumerate(zip(out, results, strict=True)):
         if not isinstance(dst, np.ndarray):
             raise DTypeError(op, f"out[{k}]", dst, "must be a NumPy array, like data")
-        if dst.shape != src.shape:
-            raise ValidationError(
-                op,
-                f"out[{k}]",
-                f"<array of shape {list(dst.shape)}>",
-                f"has shape {list(dst.shape)}, but output {k} has shape {list(src.shape)}",
-            )
-        if dst.dtype != src.dtype:
-            raise DTypeError(
-                op,
-                f"out[{k}]",
-                f"<array of dtype {dst.dtype}>",
-                f"has dtype {dst.dtype}, but output {k} has dtype {src.dtype}; values are "
-                "never converted",
-            )
+        check_out(op, k, dst, src)
         if not dst.flags.writeable:
             raise ValidationError(op, f"out[{k}]", "<read-only array>", "is read-only")
         if np.may_share_memory(dst, src) and np.shares_memory(dst, src):

@@ -14,7 +14,7 @@ import numpy as np
 
 from datamove._errors import AxisError, DTypeError, ValidationError
 
-__all__ = ["as_int", "as_int_vector", "as_mask", "normalize_axis"]
+__all__ = ["as_int", "as_int_vector", "as_mask", "check_out", "normalize_axis"]
 
 INT64_MIN: Final = -(2**63)
 INT64_MAX: Final = 2**63 - 1
@@ -162,3 +162,22 @@ def normalize_axis(op: str, argument: str, value: Any, axis: int, rank: int) -> 
             op, argument, value, "cannot address an axis of a scalar (rank 0 data has no axes)"
         )
     raise AxisError(op, argument, value, f"is out of the tensor rank range [{-rank}, {rank - 1}]")
+
+
+def check_out(op: str, k: int, dst: Any, src: Any) -> None:
+    """``out[k]`` must have output ``k``'s exact shape and dtype (values are never converted)."""
+    if tuple(dst.shape) != tuple(src.shape):
+        raise ValidationError(
+            op,
+            f"out[{k}]",
+            f"<array of shape {list(dst.shape)}>",
+            f"has shape {list(dst.shape)}, but output {k} has shape {list(src.shape)}",
+        )
+    if dst.dtype != src.dtype:
+        raise DTypeError(
+            op,
+            f"out[{k}]",
+            f"<array of dtype {dst.dtype}>",
+            f"has dtype {dst.dtype}, but output {k} has dtype {src.dtype}; values are "
+            "never converted",
+        )

@@ -27,6 +27,7 @@ import operator
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 from datamove._errors import BackendError, DTypeError, ValidationError, ViewError
+from datamove._validation import check_out
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -162,21 +163,7 @@ class Backend:
                     f"<{type(dst).__name__}>",
                     f"must be a {type(src).__name__}, like data",
                 )
-            if tuple(dst.shape) != tuple(src.shape):
-                raise ValidationError(
-                    op,
-                    f"out[{k}]",
-                    f"<array of shape {list(dst.shape)}>",
-                    f"has shape {list(dst.shape)}, but output {k} has shape {list(src.shape)}",
-                )
-            if dst.dtype != src.dtype:
-                raise DTypeError(
-                    op,
-                    f"out[{k}]",
-                    f"<array of dtype {dst.dtype}>",
-                    f"has dtype {dst.dtype}, but output {k} has dtype {src.dtype}; values are "
-                    "never converted",
-                )
+            check_out(op, k, dst, src)
             if device(dst) != device(src):
                 raise ValidationError(
                     op,
