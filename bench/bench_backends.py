@@ -28,33 +28,10 @@ from typing import Any
 import numpy as np
 
 import datamove as dm
+from bench._timing import per_call
 from datamove._backends._copy import num_threads
 
 MiB = 1 << 20
-
-
-def per_call(fn: Callable[[], Any], quick: bool) -> float:
-    """Median seconds per call over batches of >= 2 ms (gc off while timing)."""
-    fn()
-    n = 1
-    while True:
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        if time.perf_counter() - t0 >= 0.002:
-            break
-        n *= 2
-    samples = []
-    gc.disable()
-    try:
-        for _ in range(7 if quick else 25):
-            t0 = time.perf_counter()
-            for _ in range(n):
-                fn()
-            samples.append((time.perf_counter() - t0) / n)
-    finally:
-        gc.enable()
-    return statistics.median(samples)
 
 
 def once(fn: Callable[[], Any], repeats: int) -> float:

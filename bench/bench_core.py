@@ -12,40 +12,13 @@ Peers that are not installed are skipped.
 from __future__ import annotations
 
 import argparse
-import gc
-import statistics
-import time
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 import datamove as dm
-
-
-def per_call(fn: Callable[[], Any], quick: bool) -> float:
-    """Median seconds per call over batches that each last >= 2 ms (gc off while timing)."""
-    fn()
-    fn()
-    n = 1
-    while True:
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        if time.perf_counter() - t0 >= 0.002:
-            break
-        n *= 2
-    samples = []
-    gc.disable()
-    try:
-        for _ in range(7 if quick else 31):
-            t0 = time.perf_counter()
-            for _ in range(n):
-                fn()
-            samples.append((time.perf_counter() - t0) / n)
-    finally:
-        gc.enable()
-    return statistics.median(samples)
+from bench._timing import per_call
 
 
 def _openvino_builders() -> dict[str, Callable[[], Any]]:
