@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -14,12 +14,13 @@ from datamove._errors import ValidationError, show
 from datamove._shape import PartialShape, as_partial_shape
 from datamove.ir._errors import IRError, UnsupportedOperatorError, where
 from datamove.ir._graph import Graph, Layer, Port, parse_graph
-from datamove.ir._ops import Info, infer_layer, runner, unsupported_reason
+from datamove.ir._ops import Info, infer_layer, numpy_indexer, runner, unsupported_reason
 from datamove.ir._types import ELEMENT_TYPES, PRECISIONS, ElementType, decode
 
 __all__ = ["CheckReport", "Model", "Problem", "read_model"]
 
 _DATA_PORTS: Final = {"Split": (0,), "VariadicSplit": (0,), "StridedSlice": (0,), "Result": (0,)}
+_SHAPE_PLANS_MAX: Final = 64  # shape plans kept per model (all dropped when full)
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +137,7 @@ class Model:
         self._consts: dict[int, np.ndarray[Any, Any]] = {}
         self._bin: np.ndarray[Any, Any] | None = None
         self._plan: _Plan | None = None
+        self._shape_plans: dict[tuple[Any, ...], _ShapePlan] = {}
         layers = graph.layers
         self._params = [x for x in layers if x.type == "Parameter"]
         self._results = [x for x in layers if x.type == "Result"]
@@ -383,6 +385,7 @@ class Model:
         steps: list[
             tuple[Layer, Callable[[list[Any]], tuple[Any, ...]], tuple[int, ...], tuple[int, ...]]
         ] = []
+        indexers: list[Callable[[tuple[int, ...]], tuple[Any, ...]] | None] = []
         consts: list[tuple[int, np.ndarray[Any, Any]]] = []
         data_consts: set[int] = set()
         const_values: dict[int, np.ndarray[Any, Any]] = {}
@@ -410,10 +413,11 @@ class Model:
                 data_consts.update(ins[p] for p in data_ports if p < len(ins))
                 known = [const_values.get(i) for i in ins]
                 steps.append((layer, runner(layer, known), ins, outs))
+                indexers.append(numpy_indexer(layer, known))
         results = [
             (name, slot[r.sources[0]]) for name, r in zip(self.outputs, self._results, strict=True)
         ]
-        return _Plan(len(slot), steps, consts, data_consts, params, results)
+        return _Plan(len(slot), steps, indexers, consts, data_consts, params, results)
 
     def run(self, inputs: Mapping[str, Any]) -> dict[str, Any]:
         """Run the model on arrays.
@@ -451,9 +455,25 @@ class Model:
         >>> out["parts_b"].tolist()
         [[2.0, 3.0, 4.0, 5.0], [8.0, 9.0, 10.0, 11.0]]
         """
+        key = _shape_key(inputs)
+        if key is not None:
+            shape_plan = self._shape_plans.get(key)
+            if shape_plan is not None:
+                return shape_plan.run(inputs.values())
         plan = self._plan
         if plan is None:
             plan = self._plan = self._build_plan()
+        values = self._run_plan(plan, inputs)
+        if key is not None:  # the inputs are valid: NumPy runs of these shapes need no checks
+            shape_plan = self._shape_plan(plan, key, values)
+            if shape_plan is not None:
+                if len(self._shape_plans) >= _SHAPE_PLANS_MAX:
+                    self._shape_plans.clear()
+                self._shape_plans[key] = shape_plan
+        return {name: values[s] for name, s in plan.results}
+
+    def _run_plan(self, plan: _Plan, inputs: Mapping[str, Any]) -> list[Any]:
+        """Check the inputs and run every step; the value of every slot."""
         values: list[Any] = [None] * plan.nslots
         given = dict(inputs)
         foreign = None
@@ -490,7 +510,32 @@ class Model:
                 raise
             failed = plan.steps[k][0]
             raise failed.error(None, str(exc), f"failed at run time: {exc}") from exc
-        return {name: values[s] for name, s in plan.results}
+        return values
+
+    def _shape_plan(
+        self, plan: _Plan, key: tuple[Any, ...], values: list[Any]
+    ) -> _ShapePlan | None:
+        """`plan` for the input shapes and dtypes in ``key``, from the slots of one run of it.
+
+        ``None`` where a layer's output shape depends on values rather than shapes (an index
+        input that is not a constant) or a slot holds something other than a NumPy array.
+        """
+        steps: list[tuple[tuple[int, ...], tuple[int, ...], tuple[Any, ...] | int]] = []
+        for (layer, _, ins, outs), indexer in zip(plan.steps, plan.indexers, strict=True):
+            if any(type(values[i]) is not np.ndarray for i in ins):
+                return None
+            if layer.type == "Concat":
+                steps.append((ins, outs, layer.int_attr("axis")))
+            elif indexer is not None:
+                steps.append((ins[:1], outs, indexer(values[ins[0]].shape)))
+            elif layer.type != "Result":
+                return None
+        template: list[Any] = [None] * plan.nslots
+        for out, value in plan.consts:
+            template[out] = value
+        slot_of = {layer.index: out for out, layer, _, _ in plan.params}
+        inputs = tuple(slot_of[self._params[self._input_aliases[name]].index] for name, *_ in key)
+        return _ShapePlan(template, inputs, tuple(steps), tuple(plan.results))
 
     def _take_input(
         self, given: dict[str, Any], layer: Layer, shape: PartialShape, etype: ElementType | None
@@ -562,10 +607,54 @@ class _Plan:
     steps: list[
         tuple[Layer, Callable[[list[Any]], tuple[Any, ...]], tuple[int, ...], tuple[int, ...]]
     ]
+    indexers: list[Callable[[tuple[int, ...]], tuple[Any, ...]] | None]  # one per step
     consts: list[tuple[int, np.ndarray[Any, Any]]]
     data_consts: set[int]
     params: list[tuple[int, Layer, PartialShape, ElementType | None]]
     results: list[tuple[str, int]]
+
+
+def _shape_key(inputs: Mapping[str, Any]) -> tuple[Any, ...] | None:
+    """``(name, shape, dtype)`` of each input, in the caller's order, or ``None``.
+
+    ``None`` unless every input is exactly a ``np.ndarray`` and they come in a ``dict``.
+    Whether `Model.run` accepts its inputs depends on nothing else, so a key that once passed
+    the checks passes them again.
+    """
+    if type(inputs) is not dict:
+        return None
+    key = tuple(
+        [(n, a.shape, a.dtype) if type(a) is np.ndarray else None for n, a in inputs.items()]
+    )
+    return None if None in key else key
+
+
+@dataclass(frozen=True, slots=True)
+class _ShapePlan:
+    """A `_Plan` for one set of NumPy input shapes and dtypes, with every index computed.
+
+    Each step is ``(input slots, output slots, how)``: ``how`` is the NumPy basic index of each
+    output (Split, VariadicSplit, StridedSlice) or the axis of a Concat.
+    """
+
+    template: list[Any]  # the constants in their slots
+    inputs: tuple[int, ...]  # the slot of each input, in the order of the key
+    steps: tuple[tuple[tuple[int, ...], tuple[int, ...], tuple[Any, ...] | int], ...]
+    results: tuple[tuple[str, int], ...]
+
+    def run(self, arrays: Iterable[Any]) -> dict[str, Any]:
+        values = self.template.copy()
+        for slot, array in zip(self.inputs, arrays, strict=True):
+            values[slot] = array
+        concatenate = np.concatenate
+        for ins, outs, how in self.steps:
+            if isinstance(how, int):
+                values[outs[0]] = concatenate([values[i] for i in ins], axis=how)
+            else:
+                data = values[ins[0]]
+                for out, index in zip(outs, how, strict=True):
+                    values[out] = data[index]
+        return {name: values[s] for name, s in self.results}
 
 
 def read_model(

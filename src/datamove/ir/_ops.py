@@ -16,8 +16,15 @@ import numpy as np
 
 from datamove._errors import AxisError, DTypeError, ValidationError
 from datamove._shape import Dimension, PartialShape, Unknown
-from datamove._split import infer_split, infer_variadic_split, split, variadic_split
-from datamove._strided_slice import infer_strided_slice, strided_slice
+from datamove._split import (
+    _split_plan,
+    _variadic_plan,
+    infer_split,
+    infer_variadic_split,
+    split,
+    variadic_split,
+)
+from datamove._strided_slice import infer_strided_slice, numpy_index, strided_slice
 from datamove.ir._errors import IRError
 from datamove.ir._graph import MAX_OPSET, Layer, parse_shape_attr
 from datamove.ir._types import ELEMENT_TYPES, ElementType
@@ -28,6 +35,7 @@ __all__ = [
     "concat",
     "infer_concat",
     "infer_layer",
+    "numpy_indexer",
     "runner",
     "unsupported_reason",
 ]
@@ -276,6 +284,50 @@ def _ints(value: Any) -> list[int]:
     )
 
 
+def _fixed(known: Sequence[np.ndarray[Any, Any] | None]) -> list[list[int] | None]:
+    """The values of the small constant inputs (``None`` for the others), padded to 4 inputs."""
+    fixed = [None if k is None or k.size > SMALL else _ints(k) for k in known]
+    return fixed + [None] * (4 - len(fixed))
+
+
+def _scalar(values: list[int]) -> Any:
+    return values[0] if len(values) == 1 else values
+
+
+def numpy_indexer(
+    layer: Layer, known: Sequence[np.ndarray[Any, Any] | None]
+) -> Callable[[tuple[int, ...]], tuple[Any, ...]] | None:
+    """Data shape -> the NumPy basic index of each output, for a layer that only indexes its data.
+
+    That is Split, VariadicSplit and StridedSlice with constant integer index inputs. The indices
+    are the operators' own plans (those `runner` applies to a NumPy array), so ``data[index]``
+    is what the layer returns. ``None`` for any other layer, or where an index input is not a
+    constant of Python ints (`runner` then does the work on every call).
+    """
+    t = layer.type
+    fixed = _fixed(known)
+    if t == "Split" and fixed[1] is not None:
+        axis, n = _scalar(fixed[1]), layer.int_attr("num_splits")
+        if type(axis) is int:
+            return lambda shape: _split_plan(shape, axis, n)
+    elif t == "VariadicSplit" and fixed[1] is not None and fixed[2] is not None:
+        axis, lengths = _scalar(fixed[1]), tuple(fixed[2])
+        if type(axis) is int and all(type(v) is int for v in lengths):
+            return lambda shape: _variadic_plan(shape, axis, lengths)
+    elif t == "StridedSlice":
+        begin, end, stride = fixed[1], fixed[2], fixed[3] if len(layer.inputs) == 4 else None
+        given = [v for v in (begin, end, stride) if v is not None]
+        if (
+            begin is not None
+            and end is not None
+            and (stride is not None or len(layer.inputs) == 3)
+            and all(type(v) is int for vs in given for v in vs)
+        ):
+            masks = {key: list(v) for key, v in _masks(layer).items()}
+            return lambda shape: (numpy_index(shape, begin, end, stride, **masks),)
+    return None
+
+
 def runner(
     layer: Layer, known: Sequence[np.ndarray[Any, Any] | None] = ()
 ) -> Callable[[list[Any]], tuple[Any, ...]]:
@@ -285,29 +337,25 @@ def runner(
     split_lengths, begin, end, stride) are read once here instead of on every run.
     """
     t = layer.type
-    fixed = [None if k is None or k.size > SMALL else _ints(k) for k in known]
-    fixed += [None] * (4 - len(fixed))
+    fixed = _fixed(known)
 
     def ints(xs: list[Any], i: int) -> list[int]:
         value = fixed[i]
         return value if value is not None else _ints(xs[i])
-
-    def scalar(values: list[int]) -> Any:
-        return values[0] if len(values) == 1 else values
 
     if t == "Result":
         return lambda _xs: ()
     if t == "Split":
         n = layer.int_attr("num_splits")
         if fixed[1] is not None:
-            axis = scalar(fixed[1])
+            axis = _scalar(fixed[1])
             return lambda xs: tuple(split(xs[0], axis, n))
-        return lambda xs: tuple(split(xs[0], scalar(_ints(xs[1])), n))
+        return lambda xs: tuple(split(xs[0], _scalar(_ints(xs[1])), n))
     if t == "VariadicSplit":
         if fixed[1] is not None and fixed[2] is not None:
-            axis, lengths = scalar(fixed[1]), fixed[2]
+            axis, lengths = _scalar(fixed[1]), fixed[2]
             return lambda xs: tuple(variadic_split(xs[0], axis, lengths))
-        return lambda xs: tuple(variadic_split(xs[0], scalar(ints(xs, 1)), ints(xs, 2)))
+        return lambda xs: tuple(variadic_split(xs[0], _scalar(ints(xs, 1)), ints(xs, 2)))
     if t == "StridedSlice":
         bm, em, nm, sm, el = (list(v) for v in _masks(layer).values())
         has_stride = len(layer.inputs) == 4

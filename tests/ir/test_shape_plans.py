@@ -1,0 +1,155 @@
+"""``Model.run``'s shape plans: NumPy inputs of shapes and dtypes seen before reuse the indices
+computed for them. A planned run must return what the checked path returns (values, dtypes,
+views), check its inputs on every call, and never use a plan made for other shapes."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+import pytest
+
+from datamove import ir
+from datamove.ir._examples import _XML
+
+
+def _checked(model: ir.Model, inputs: dict[str, Any]) -> dict[str, Any]:
+    """The path without shape plans: a mapping that is not a ``dict`` takes it every time."""
+    return model.run(MappingProxyType(inputs))
+
+
+def _outcome(fn: Any, *args: Any) -> tuple[str, Any]:
+    try:
+        return "ok", fn(*args)
+    except ir.IRError as exc:
+        return "error", (type(exc), str(exc))
+
+
+def _assert_same(got: dict[str, Any], want: dict[str, Any], inputs: dict[str, Any]) -> None:
+    assert list(got) == list(want)
+    for name, w in want.items():
+        g = got[name]
+        assert type(g) is type(w), name
+        assert (g.dtype, g.shape) == (w.dtype, w.shape), name
+        np.testing.assert_array_equal(g, w, err_msg=name)
+        assert g.flags.writeable == w.flags.writeable, name
+        for array in inputs.values():  # a view of an input in one path is a view in the other
+            assert np.shares_memory(g, array) == np.shares_memory(w, array), name
+
+
+def _compare(model: ir.Model, inputs: dict[str, Any]) -> str:
+    """Run ``inputs`` through the checked path, then twice as a dict (plan made, plan used)."""
+    want = _outcome(_checked, model, inputs)
+    for _ in range(2):
+        got = _outcome(model.run, inputs)
+        assert got[0] == want[0], (got, want)
+        if want[0] == "ok":
+            _assert_same(got[1], want[1], inputs)
+        else:
+            assert got[1] == want[1]
+    return want[0]
+
+
+def _dynamic_example(tmp_path: Path) -> ir.Model:
+    """x [?,?] f32 -> VariadicSplit(axis 1, [2, -1]): two views of x."""
+    xml = re.sub(r"<dim>[246]</dim>", "<dim>-1</dim>", _XML.replace('shape="2,6"', 'shape="?,?"'))
+    path = tmp_path / "dynamic.xml"
+    path.write_text(xml, encoding="utf-8")
+    path.with_suffix(".bin").write_bytes(np.array([1, 2, -1], dtype="<i8").tobytes())
+    model = ir.read_model(path)
+    assert model.check().ok
+    return model
+
+
+def test_each_shape_gets_its_own_plan(tmp_path: Path) -> None:
+    model = _dynamic_example(tmp_path)
+    shapes = [(2, 6), (3, 2), (2, 6), (1, 9), (2, 1), (3, 2), (0, 4), (1, 9), (2, 1)]
+    for shape in shapes:
+        x = np.arange(float(np.prod(shape)), dtype=np.float32).reshape(shape)
+        status = _compare(model, {"x": x})
+        assert status == ("error" if shape == (2, 1) else "ok"), shape
+        if status == "ok":
+            out = model.run({"x": x})
+            np.testing.assert_array_equal(out["parts_a"], x[:, :2])
+            np.testing.assert_array_equal(out["parts_b"], x[:, 2:])
+    assert len(model._shape_plans) == 4  # (2, 6), (3, 2), (1, 9), (0, 4); none for the error
+    # Same shape, other memory layout: the same plan, the right values.
+    x = np.asfortranarray(np.arange(18, dtype=np.float32).reshape(2, 9)[:, ::-1][:, :6])
+    _compare(model, {"x": x})
+    assert model.run({"x": x})["parts_b"].tolist() == x[:, 2:].tolist()
+
+
+def test_inputs_are_checked_on_every_call(tmp_path: Path) -> None:
+    model = _dynamic_example(tmp_path).run  # a plan for x (2, 6) f32 exists after this call
+    x = np.zeros((2, 6), np.float32)
+    model({"x": x})
+    model({"x": x})
+    with pytest.raises(ir.IRError, match="has no array for input 'x'"):
+        model({})
+    with pytest.raises(ir.IRError, match="names no input"):
+        model({"x": x, "y": x})
+    with pytest.raises(ir.IRError, match="names no input"):
+        model({"y": x, "x": x})
+    with pytest.raises(ir.IRError, match="is not the declared element type f32"):
+        model({"x": x.astype(np.float64)})
+    with pytest.raises(ir.IRError, match=r"does not fit the declared shape \[\?,\?\]"):
+        model({"x": np.zeros((2, 6, 1), np.float32)})
+    with pytest.raises(ir.IRError, match="failed at run time"):
+        model({"x": np.zeros((2, 1), np.float32)})
+    # Inputs that are not plain NumPy arrays take the checked path, as before.
+    with pytest.raises(ir.IRError, match="'float64' is not the declared element type f32"):
+        model({"x": x.tolist()})
+    assert model({"x": np.ma.masked_array(x)})["parts_a"].shape == (2, 2)
+
+
+@pytest.mark.openvino
+@pytest.mark.parametrize("seed", range(40))
+def test_random_dynamic_models_plan_like_the_checked_path(tmp_path: Path, seed: int) -> None:
+    ov_models = pytest.importorskip("ov_models")
+    ov_model, inputs = ov_models.random_model(seed, dynamic=True)
+    model = ir.read_model(ov_models.save(ov_model, tmp_path))
+    declared, _ = model.inputs["input"]
+    base = inputs["input"]
+    shapes = [base.shape]
+    for axis, delta in itertools.product(range(base.ndim), (-1, 1, 2)):
+        shape = list(base.shape)
+        shape[axis] = max(0, shape[axis] + delta)
+        if tuple(shape) in declared and tuple(shape) not in shapes:
+            shapes.append(tuple(shape))
+    arrays = [
+        (np.arange(int(np.prod(s)), dtype=np.int64).reshape(s) - 3).astype(base.dtype)
+        for s in shapes
+    ]
+    statuses = [_compare(model, {"input": a}) for a in arrays]
+    assert statuses[0] == "ok"
+    for a in arrays[::-1]:  # every shape again, in another order: no plan made for another shape
+        _compare(model, {"input": a})
+    assert len(model._shape_plans) == statuses.count("ok")
+
+
+@pytest.mark.openvino
+def test_shapes_that_depend_on_values_are_not_planned(tmp_path: Path) -> None:
+    pytest.importorskip("ov_models")
+    import openvino as ov
+    import openvino.opset1 as ops
+
+    x = ops.parameter([-1], np.float32, name="x")
+    begin = ops.parameter([1], np.int64, name="begin")
+    tail = ops.strided_slice(
+        x, begin, ops.constant(np.array([0])), ops.constant(np.array([1])), [0], [1]
+    )
+    parts = ops.variadic_split(tail, ops.constant(np.int64(0)), ops.constant(np.array([1, -1])))
+    path = tmp_path / "m.xml"
+    ov.save_model(ov.Model([ops.result(parts.output(1))], [x, begin], "m"), str(path))
+    model = ir.read_model(path)
+    data = np.arange(8, dtype=np.float32)
+    for b in (1, 3, 1, 5, 3):
+        inputs = {"x": data, "begin": np.array([b])}
+        _compare(model, inputs)
+        (out,) = model.run(inputs).values()
+        assert out.tolist() == data[b + 1 :].tolist()
+    assert not model._shape_plans
