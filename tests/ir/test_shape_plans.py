@@ -1,6 +1,7 @@
-"""``Model.run``'s shape plans: NumPy inputs of shapes and dtypes seen before reuse the indices
-computed for them. A planned run must return what the checked path returns (values, dtypes,
-views), check its inputs on every call, and never use a plan made for other shapes."""
+"""``Model.run``'s shape plans: from the third run on NumPy inputs of the same shapes and dtypes,
+``run`` reuses the indices computed for them. A planned run must return what the checked path
+returns (values, dtypes, views), check its inputs on every call, and never use a plan made for
+other shapes."""
 
 from __future__ import annotations
 
@@ -41,10 +42,14 @@ def _assert_same(got: dict[str, Any], want: dict[str, Any], inputs: dict[str, An
             assert np.shares_memory(g, array) == np.shares_memory(w, array), name
 
 
+def _planned(model: ir.Model) -> int:
+    return sum(p is not None for p in model._shape_plans.values())
+
+
 def _compare(model: ir.Model, inputs: dict[str, Any]) -> str:
-    """Run ``inputs`` through the checked path, then twice as a dict (plan made, plan used)."""
+    """Run ``inputs`` on the checked path, then 3 times as a dict (seen, planned, plan used)."""
     want = _outcome(_checked, model, inputs)
-    for _ in range(2):
+    for _ in range(3):
         got = _outcome(model.run, inputs)
         assert got[0] == want[0], (got, want)
         if want[0] == "ok":
@@ -76,7 +81,8 @@ def test_each_shape_gets_its_own_plan(tmp_path: Path) -> None:
             out = model.run({"x": x})
             np.testing.assert_array_equal(out["parts_a"], x[:, :2])
             np.testing.assert_array_equal(out["parts_b"], x[:, 2:])
-    assert len(model._shape_plans) == 4  # (2, 6), (3, 2), (1, 9), (0, 4); none for the error
+    assert _planned(model) == 4  # (2, 6), (3, 2), (1, 9), (0, 4); none for the error
+    assert len(model._shape_plans) == 4
     # Same shape, other memory layout: the same plan, the right values.
     x = np.asfortranarray(np.arange(18, dtype=np.float32).reshape(2, 9)[:, ::-1][:, :6])
     _compare(model, {"x": x})
@@ -84,26 +90,28 @@ def test_each_shape_gets_its_own_plan(tmp_path: Path) -> None:
 
 
 def test_inputs_are_checked_on_every_call(tmp_path: Path) -> None:
-    model = _dynamic_example(tmp_path).run  # a plan for x (2, 6) f32 exists after this call
+    model = _dynamic_example(tmp_path)
+    run = model.run
     x = np.zeros((2, 6), np.float32)
-    model({"x": x})
-    model({"x": x})
+    for _ in range(3):  # a plan for x (2, 6) f32 is made, then used
+        run({"x": x})
+    assert _planned(model) == 1
     with pytest.raises(ir.IRError, match="has no array for input 'x'"):
-        model({})
+        run({})
     with pytest.raises(ir.IRError, match="names no input"):
-        model({"x": x, "y": x})
+        run({"x": x, "y": x})
     with pytest.raises(ir.IRError, match="names no input"):
-        model({"y": x, "x": x})
+        run({"y": x, "x": x})
     with pytest.raises(ir.IRError, match="is not the declared element type f32"):
-        model({"x": x.astype(np.float64)})
+        run({"x": x.astype(np.float64)})
     with pytest.raises(ir.IRError, match=r"does not fit the declared shape \[\?,\?\]"):
-        model({"x": np.zeros((2, 6, 1), np.float32)})
+        run({"x": np.zeros((2, 6, 1), np.float32)})
     with pytest.raises(ir.IRError, match="failed at run time"):
-        model({"x": np.zeros((2, 1), np.float32)})
+        run({"x": np.zeros((2, 1), np.float32)})
     # Inputs that are not plain NumPy arrays take the checked path, as before.
     with pytest.raises(ir.IRError, match="'float64' is not the declared element type f32"):
-        model({"x": x.tolist()})
-    assert model({"x": np.ma.masked_array(x)})["parts_a"].shape == (2, 2)
+        run({"x": x.tolist()})
+    assert run({"x": np.ma.masked_array(x)})["parts_a"].shape == (2, 2)
 
 
 @pytest.mark.openvino
@@ -128,7 +136,7 @@ def test_random_dynamic_models_plan_like_the_checked_path(tmp_path: Path, seed: 
     assert statuses[0] == "ok"
     for a in arrays[::-1]:  # every shape again, in another order: no plan made for another shape
         _compare(model, {"input": a})
-    assert len(model._shape_plans) == statuses.count("ok")
+    assert _planned(model) == statuses.count("ok")
 
 
 @pytest.mark.openvino
@@ -152,4 +160,6 @@ def test_shapes_that_depend_on_values_are_not_planned(tmp_path: Path) -> None:
         _compare(model, inputs)
         (out,) = model.run(inputs).values()
         assert out.tolist() == data[b + 1 :].tolist()
+    assert model._plan is not None
+    assert model._plan.indexers is None  # no shape plan: shapes depend on the value of begin
     assert not model._shape_plans

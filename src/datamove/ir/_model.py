@@ -20,7 +20,7 @@ from datamove.ir._types import ELEMENT_TYPES, PRECISIONS, ElementType, decode
 __all__ = ["CheckReport", "Model", "Problem", "read_model"]
 
 _DATA_PORTS: Final = {"Split": (0,), "VariadicSplit": (0,), "StridedSlice": (0,), "Result": (0,)}
-_SHAPE_PLANS_MAX: Final = 64  # shape plans kept per model (all dropped when full)
+_SHAPE_PLANS_MAX: Final = 64  # input shapes remembered per model (all dropped when full)
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,7 +137,8 @@ class Model:
         self._consts: dict[int, np.ndarray[Any, Any]] = {}
         self._bin: np.ndarray[Any, Any] | None = None
         self._plan: _Plan | None = None
-        self._shape_plans: dict[tuple[Any, ...], _ShapePlan] = {}
+        # Input shapes and dtypes seen -> their shape plan (None: seen once, not planned yet)
+        self._shape_plans: dict[tuple[Any, ...], _ShapePlan | None] = {}
         layers = graph.layers
         self._params = [x for x in layers if x.type == "Parameter"]
         self._results = [x for x in layers if x.type == "Result"]
@@ -417,7 +418,19 @@ class Model:
         results = [
             (name, slot[r.sources[0]]) for name, r in zip(self.outputs, self._results, strict=True)
         ]
-        return _Plan(len(slot), steps, indexers, consts, data_consts, params, results)
+        shapes_only = all(
+            ix is not None or layer.type in ("Concat", "Result")
+            for (layer, *_), ix in zip(steps, indexers, strict=True)
+        )
+        return _Plan(
+            len(slot),
+            steps,
+            indexers if shapes_only else None,
+            consts,
+            data_consts,
+            params,
+            results,
+        )
 
     def run(self, inputs: Mapping[str, Any]) -> dict[str, Any]:
         """Run the model on arrays.
@@ -456,20 +469,22 @@ class Model:
         [[2.0, 3.0, 4.0, 5.0], [8.0, 9.0, 10.0, 11.0]]
         """
         key = _shape_key(inputs)
+        plans = self._shape_plans
         if key is not None:
-            shape_plan = self._shape_plans.get(key)
+            shape_plan = plans.get(key)
             if shape_plan is not None:
                 return shape_plan.run(inputs.values())
         plan = self._plan
         if plan is None:
             plan = self._plan = self._build_plan()
         values = self._run_plan(plan, inputs)
-        if key is not None:  # the inputs are valid: NumPy runs of these shapes need no checks
-            shape_plan = self._shape_plan(plan, key, values)
-            if shape_plan is not None:
-                if len(self._shape_plans) >= _SHAPE_PLANS_MAX:
-                    self._shape_plans.clear()
-                self._shape_plans[key] = shape_plan
+        if key is not None and plan.indexers is not None:  # valid inputs, NumPy arrays only
+            if key in plans:  # the second run of these shapes: plan them
+                plans[key] = self._shape_plan(plan, plan.indexers, key, values)
+            else:  # a shape run once is not planned: that would triple its cost
+                if len(plans) >= _SHAPE_PLANS_MAX:
+                    plans.clear()
+                plans[key] = None
         return {name: values[s] for name, s in plan.results}
 
     def _run_plan(self, plan: _Plan, inputs: Mapping[str, Any]) -> list[Any]:
@@ -513,23 +528,24 @@ class Model:
         return values
 
     def _shape_plan(
-        self, plan: _Plan, key: tuple[Any, ...], values: list[Any]
+        self,
+        plan: _Plan,
+        indexers: list[Callable[[tuple[int, ...]], tuple[Any, ...]] | None],
+        key: tuple[Any, ...],
+        values: list[Any],
     ) -> _ShapePlan | None:
         """`plan` for the input shapes and dtypes in ``key``, from the slots of one run of it.
 
-        ``None`` where a layer's output shape depends on values rather than shapes (an index
-        input that is not a constant) or a slot holds something other than a NumPy array.
+        ``None`` where a slot holds something other than a NumPy array.
         """
         steps: list[tuple[tuple[int, ...], tuple[int, ...], tuple[Any, ...] | int]] = []
-        for (layer, _, ins, outs), indexer in zip(plan.steps, plan.indexers, strict=True):
+        for (layer, _, ins, outs), indexer in zip(plan.steps, indexers, strict=True):
             if any(type(values[i]) is not np.ndarray for i in ins):
                 return None
             if layer.type == "Concat":
                 steps.append((ins, outs, layer.int_attr("axis")))
             elif indexer is not None:
                 steps.append((ins[:1], outs, indexer(values[ins[0]].shape)))
-            elif layer.type != "Result":
-                return None
         template: list[Any] = [None] * plan.nslots
         for out, value in plan.consts:
             template[out] = value
@@ -607,7 +623,9 @@ class _Plan:
     steps: list[
         tuple[Layer, Callable[[list[Any]], tuple[Any, ...]], tuple[int, ...], tuple[int, ...]]
     ]
-    indexers: list[Callable[[tuple[int, ...]], tuple[Any, ...]] | None]  # one per step
+    # One per step: data shape -> indices (None for Concat and Result). None where an index
+    # input is not a constant, so that an output shape depends on values, not on shapes.
+    indexers: list[Callable[[tuple[int, ...]], tuple[Any, ...]] | None] | None
     consts: list[tuple[int, np.ndarray[Any, Any]]]
     data_consts: set[int]
     params: list[tuple[int, Layer, PartialShape, ElementType | None]]
