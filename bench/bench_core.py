@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 import datamove as dm
-from bench._timing import per_call
+from bench._timing import paired
 
 
 def _openvino_builders() -> dict[str, Callable[[], Any]]:
@@ -70,12 +70,13 @@ def main(argv: list[str] | None = None) -> int:
     y = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
     b, e, bm, em = [1, 0, 0], [0, 0, 2], [0, 1, 1], [1, 1, 0]
     ba, ea = np.array(b), np.array(e)
-    rows: list[tuple[str, float, str, float, str]] = []
+    rows: list[tuple[str, float, str, float, float, str]] = []
 
     def row(
         name: str, ours: Callable[[], Any], peer_name: str, peer: Callable[[], Any], target: str
     ) -> None:
-        rows.append((name, per_call(ours, q), peer_name, per_call(peer, q), target))
+        t_ours, t_peer, ratio = paired(ours, peer, q)
+        rows.append((name, t_ours, peer_name, t_peer, ratio, target))
 
     row(
         "dm.split(x, 1, 3)",
@@ -161,11 +162,12 @@ def main(argv: list[str] | None = None) -> int:
     )
 
     print(f"{'datamove call':<34} {'us':>7}   {'peer':<28} {'us':>7}   {'ratio':>6}  target")
-    for name, ours, peer_name, peer, target in rows:
+    for name, ours, peer_name, peer, ratio, target in rows:
         print(
             f"{name:<34} {ours * 1e6:7.2f}   {peer_name:<28} {peer * 1e6:7.2f}   "
-            f"{ours / peer:6.2f}  {target}"
+            f"{ratio:6.2f}  {target}"
         )
+    print("ratio: median over alternating batches of ours / peer (robust to machine drift)")
     return 0
 
 

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import datamove as dm
+from datamove import _strided_slice
 from datamove._examples import EXAMPLES
 from datamove._split import _split_plan, _variadic_plan
 from datamove._strided_slice import _index_plan, _walk
@@ -787,6 +788,58 @@ def test_a_cache_hit_never_accepts_what_a_miss_rejects():
         dm.variadic_split(x, 0, [2.0, 4])
     with pytest.raises(dm.DTypeError):
         dm.variadic_split(x, 0, [True, 5])
+
+
+_X = np.arange(24).reshape(2, 3, 4)
+# (begin, end, stride, masks) of calls that succeed, each with look-alikes that compare equal
+# (1 == 1.0 == True) or iterate to the same values: a hit must answer each as a miss does.
+_GOOD = {
+    "lists": ([1, 0, 0], [0, 0, 2], None, {"begin_mask": [0, 1, 1], "end_mask": [1, 1, 0]}),
+    "tuples+stride": ((1, 0, 0), (2, 3, 4), (1, 1, 2), {}),
+    "arrays": (np.array([1, 0]), np.array([2, 3]), np.array([1, -1]), {"end_mask": [0, 1]}),
+    "shrink+new": ([0, 1, 0], [0, 0, 0], None, {"shrink_axis_mask": [0, 1], "new_axis_mask": [1]}),
+    "ellipsis": ([0, 1], [0, 3], [1, 1], {"ellipsis_mask": [1, 0]}),
+}
+
+
+def _look_alikes(begin, end, stride, masks):
+    b = [int(v) for v in begin]
+    yield "bool begin", ([bool(v) if v in (0, 1) else v for v in b], end, stride, masks)
+    yield "float begin", ([float(v) for v in b], end, stride, masks)
+    yield "float array end", (begin, np.asarray(end, dtype=float), stride, masks)
+    yield "begin as bytes", (bytes(v % 256 for v in b), end, stride, masks)
+    if stride is not None:
+        yield "float stride", (begin, end, [float(v) for v in stride], masks)
+    for name, mask in masks.items():
+        bits = [int(v) for v in mask]
+        for alike, value in (
+            ("floats", [float(v) for v in bits]),
+            ("np.float64", [np.float64(v) for v in bits]),
+            ("a dict", dict.fromkeys(bits)),
+            ("a memoryview", memoryview(bytes(bits))),
+            ("an int", sum(bits)),
+            ("bools", [bool(v) for v in bits]),
+            ("0-d arrays", [np.array(v) for v in bits]),
+            ("a bool array", np.array(bits, dtype=bool)),
+        ):
+            yield f"{name} as {alike}", (begin, end, stride, {**masks, name: value})
+
+
+def _outcome(begin, end, stride, masks):
+    try:
+        return dm.strided_slice(_X, begin, end, stride, **masks).tolist()
+    except dm.ValidationError as exc:
+        return type(exc)
+
+
+@pytest.mark.parametrize("good", list(_GOOD.values()), ids=list(_GOOD))
+def test_strided_slice_cache_hits_answer_as_misses(good):
+    for alike, args in _look_alikes(*good):
+        _strided_slice._PLANS.clear()
+        miss = _outcome(*args)
+        _outcome(*good)  # the plan is cached now; (begin, end) of look-alikes compare equal
+        hit = _outcome(*args)
+        assert hit == miss, alike
 
 
 def test_calls_from_many_threads_agree_with_serial_calls():

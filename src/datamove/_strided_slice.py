@@ -518,6 +518,9 @@ _KEY_TYPES: Final = frozenset(
 )
 _PLANS: dict[tuple[Any, ...], Index] = {}
 _PLANS_MAX: Final = 4096
+_NO_MASK: Final[tuple[()]] = ()
+_VECTOR_TYPES: Final = frozenset({list, tuple, _NDARRAY})  # begin/end/stride the cache takes
+_MASK_TYPES: Final = frozenset({list, tuple})
 
 
 def _remember(key: tuple[Any, ...], index: Index) -> None:
@@ -527,10 +530,50 @@ def _remember(key: tuple[Any, ...], index: Index) -> None:
     _PLANS[key] = index
 
 
-def _exact_ints(key: tuple[Any, ...]) -> bool:
-    """Whether every parameter value in a plan key is an integer (never a bool or a float)."""
-    flat = (*key[1], *key[2], *(key[3] or ()), *key[4], *key[5], *key[6], *key[7], *key[8])
-    return set(map(type, flat)) <= _KEY_TYPES
+def _as_key(value: Any) -> tuple[Any, ...]:
+    """A list, tuple or NumPy array of begin/end/stride values as a hashable tuple."""
+    kind = type(value)
+    if kind is _NDARRAY:
+        return tuple(value.tolist())
+    if kind is list or kind is tuple:
+        return tuple(value)
+    raise TypeError  # not cached: the slow path validates (and names) it
+
+
+def _plan_key(
+    shape: tuple[int, ...], begin: Any, end: Any, stride: Any, masks: tuple[Any, ...]
+) -> tuple[tuple[Any, ...], tuple[Any, ...]] | None:
+    """The plan-cache key of a call, and the integers whose types a hit must check.
+
+    ``None`` where the call is not cached: a parameter is not a list, a tuple or (for begin,
+    end and stride) a NumPy array, or a mask holds something ``bytes`` refuses. Masks enter the
+    key as ``bytes``, which only integers and bools pass (never a float), so a hit only needs
+    the types of begin, end and stride checked (``(1.0,) == (1,)`` would hit). The fast path in
+    ``strided_slice`` inlines the common case of this function: both must build equal keys.
+    """
+    try:
+        kb = _as_key(begin)
+        ke = _as_key(end)
+        ks = None if stride is None else _as_key(stride)
+        for mask in masks:
+            if type(mask) is not list and type(mask) is not tuple:
+                return None
+        begin_mask, end_mask, new_axis_mask, shrink_axis_mask, ellipsis_mask = map(bytes, masks)
+        key = (
+            shape,
+            kb,
+            ke,
+            ks,
+            begin_mask,
+            end_mask,
+            (new_axis_mask, shrink_axis_mask, ellipsis_mask)
+            if new_axis_mask or shrink_axis_mask or ellipsis_mask
+            else None,
+        )
+        hash(key)  # a nested list in an array-valued parameter is not hashable
+    except (TypeError, ValueError):
+        return None
+    return key, kb + ke + (ks or ())
 
 
 def strided_slice(
@@ -595,29 +638,50 @@ def strided_slice(
     >>> strided_slice(x, [0, 1], [0, 0], shrink_axis_mask=[0, 1], new_axis_mask=[1, 0]).shape
     (1, 3, 4)
     """
-    key: tuple[Any, ...] | None = None
     if type(data) is _NDARRAY and copy is None and out is None:
-        # Fast path: C-level tuple() and one dict lookup; the types are checked on a hit.
-        try:
-            key = (
-                data.shape,
-                tuple(begin.tolist() if type(begin) is _NDARRAY else begin),
-                tuple(end.tolist() if type(end) is _NDARRAY else end),
-                None
-                if stride is None
-                else tuple(stride.tolist() if type(stride) is _NDARRAY else stride),
-                tuple(begin_mask),
-                tuple(end_mask),
-                tuple(new_axis_mask),
-                tuple(shrink_axis_mask),
-                tuple(ellipsis_mask),
-            )
-            index = _PLANS[key]
-        except (TypeError, KeyError):
-            pass
+        # Fast path: one dict lookup on a key built by C-level tuple() and bytes(); a hit then
+        # checks only the types of begin, end and stride. The key is _plan_key's, inlined for
+        # the common case (list/tuple/array parameters, no new/shrink/ellipsis masks).
+        tb = type(begin)
+        te = type(end)
+        ts = type(stride)
+        if (
+            new_axis_mask is _NO_MASK
+            and shrink_axis_mask is _NO_MASK
+            and ellipsis_mask is _NO_MASK
+            and tb in _VECTOR_TYPES
+            and te in _VECTOR_TYPES
+            and (stride is None or ts in _VECTOR_TYPES)
+            and type(begin_mask) in _MASK_TYPES
+            and type(end_mask) in _MASK_TYPES
+        ):
+            try:
+                kb = tuple(begin.tolist()) if tb is _NDARRAY else tuple(begin)
+                ke = tuple(end.tolist()) if te is _NDARRAY else tuple(end)
+                if stride is None:
+                    ks = None
+                    ints = kb + ke
+                else:
+                    ks = tuple(stride.tolist()) if ts is _NDARRAY else tuple(stride)
+                    ints = kb + ke + ks
+                index = _PLANS[data.shape, kb, ke, ks, bytes(begin_mask), bytes(end_mask), None]
+            except (TypeError, ValueError, KeyError):
+                pass
+            else:
+                if _KEY_TYPES.issuperset(map(type, ints)):
+                    return data[index]
         else:
-            if _exact_ints(key):
-                return data[index]
+            planned = _plan_key(
+                data.shape,
+                begin,
+                end,
+                stride,
+                (begin_mask, end_mask, new_axis_mask, shrink_axis_mask, ellipsis_mask),
+            )
+            if planned is not None:
+                hit = _PLANS.get(planned[0])
+                if hit is not None and _KEY_TYPES.issuperset(map(type, planned[1])):
+                    return data[hit]
     return _strided_slice_slow(
         data,
         begin,
@@ -626,7 +690,6 @@ def strided_slice(
         (begin_mask, end_mask, new_axis_mask, shrink_axis_mask, ellipsis_mask),
         copy,
         out,
-        key,
     )
 
 
@@ -638,7 +701,6 @@ def _strided_slice_slow(
     masks: tuple[Any, ...],
     copy: bool | None,
     out: Any,
-    key: tuple[Any, ...] | None = None,
 ) -> Any:
     for name, value in zip(("begin", "end", "stride"), (begin, end, stride), strict=True):
         if isinstance(value, Unknown):
@@ -652,7 +714,9 @@ def _strided_slice_slow(
     arr, shape = _compat.prepare(OP, data)
     p = _params(begin, end, stride, *masks)
     index = _numpy_index(p, shape, begin)
-    if key is not None and _exact_ints(key):
-        _remember(key, index)
+    if type(data) is _NDARRAY and copy is None and out is None:
+        planned = _plan_key(shape, begin, end, stride, masks)
+        if planned is not None and _KEY_TYPES.issuperset(map(type, planned[1])):
+            _remember(planned[0], index)
     (result,) = _compat.take(OP, arr, (index,), copy=copy, out=None if out is None else (out,))
     return result

@@ -8,6 +8,7 @@ int64, the widest type OpenVINO computes with.
 
 from __future__ import annotations
 
+import operator
 from typing import Any, Final
 
 import numpy as np
@@ -137,19 +138,23 @@ def as_mask(op: str, argument: str, value: Any) -> tuple[int, ...]:
         raise DTypeError(op, argument, value, "must be a list of 0 and 1", hint=hint)
     bits = []
     for v in items:
-        if isinstance(v, bool | np.bool_) or (isinstance(v, int | np.integer) and v in (0, 1)):
+        if isinstance(v, bool | np.bool_):
             bits.append(int(v))
-        elif not isinstance(v, int | np.integer):
+            continue
+        try:
+            bit = operator.index(v)  # ints, NumPy integers, 0-d integer arrays; never a float
+        except TypeError:
             raise DTypeError(
                 op, argument, value, f"holds {v!r}; a mask is a list of 0 and 1 (ints or bools)"
-            )
-        else:
+            ) from None
+        if bit not in (0, 1):
             raise ValidationError(
                 op,
                 argument,
                 value,
                 f"holds {v!r}; all masks of StridedSlice must be 0 or 1",
             )
+        bits.append(bit)
     return tuple(bits)
 
 
