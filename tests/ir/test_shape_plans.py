@@ -152,7 +152,9 @@ def test_shapes_that_depend_on_values_are_not_planned(tmp_path: Path) -> None:
     )
     parts = ops.variadic_split(tail, ops.constant(np.int64(0)), ops.constant(np.array([1, -1])))
     path = tmp_path / "m.xml"
-    ov.save_model(ov.Model([ops.result(parts.output(1))], [x, begin], "m"), str(path))
+    ov.save_model(
+        ov.Model([ops.result(parts.output(1))], [x, begin], "m"), str(path), compress_to_fp16=False
+    )
     model = ir.read_model(path)
     data = np.arange(8, dtype=np.float32)
     for b in (1, 3, 1, 5, 3):
@@ -163,3 +165,30 @@ def test_shapes_that_depend_on_values_are_not_planned(tmp_path: Path) -> None:
     assert model._plan is not None
     assert model._plan.indexers is None  # no shape plan: shapes depend on the value of begin
     assert not model._shape_plans
+
+
+@pytest.mark.openvino
+@pytest.mark.parametrize("with_input", [True, False])
+def test_constants_and_odd_names(tmp_path: Path, with_input: bool) -> None:
+    # Output names are data, never source: the plan's code only names slots.
+    pytest.importorskip("ov_models")
+    import openvino as ov
+    import openvino.opset1 as ops
+
+    const = ops.constant(np.arange(4, dtype=np.float32).reshape(2, 2))
+    params = [ops.parameter([2, 3], np.float32, name="x")] if with_input else []
+    joined = ops.concat([*params, const], 1)
+    parts = ops.split(joined, ops.constant(np.int64(0)), 2)
+    results = [ops.result(const), ops.result(joined), ops.result(parts.output(1))]
+    for result, name in zip(results, ["c", "a'b\"}\n)", "__import__('os')"], strict=True):
+        result.output(0).get_tensor().set_names({name})
+    path = tmp_path / "m.xml"
+    ov.save_model(ov.Model(results, params, "m"), str(path), compress_to_fp16=False)
+    model = ir.read_model(path)
+    inputs = {"x": np.ones((2, 3), np.float32)} if with_input else {}
+    assert _compare(model, inputs) == "ok"
+    assert _planned(model) == 1
+    out = model.run(inputs)
+    assert list(out) == ["c", "a'b\"}\n)", "__import__('os')"]
+    assert not out["c"].flags.writeable
+    assert out["__import__('os')"].tolist() == out["a'b\"}\n)"][1:].tolist()

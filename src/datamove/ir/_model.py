@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final
+from types import CodeType, FunctionType
+from typing import Any, Final, cast
 
 import numpy as np
 
@@ -139,6 +140,7 @@ class Model:
         self._plan: _Plan | None = None
         # Input shapes and dtypes seen -> their shape plan (None: seen once, not planned yet)
         self._shape_plans: dict[tuple[Any, ...], _ShapePlan | None] = {}
+        self._programs: dict[tuple[int, ...], CodeType] = {}  # input slots -> plan code
         layers = graph.layers
         self._params = [x for x in layers if x.type == "Parameter"]
         self._results = [x for x in layers if x.type == "Result"]
@@ -473,7 +475,7 @@ class Model:
         if key is not None:
             shape_plan = plans.get(key)
             if shape_plan is not None:
-                return shape_plan.run(inputs.values())
+                return shape_plan(*inputs.values())
         plan = self._plan
         if plan is None:
             plan = self._plan = self._build_plan()
@@ -534,24 +536,32 @@ class Model:
         key: tuple[Any, ...],
         values: list[Any],
     ) -> _ShapePlan | None:
-        """`plan` for the input shapes and dtypes in ``key``, from the slots of one run of it.
+        """`plan` as a function of NumPy inputs with the shapes and dtypes in ``key``.
 
-        ``None`` where a slot holds something other than a NumPy array.
+        ``values`` holds the slots of one run of these shapes. The function's code (`_program`)
+        is the same for every key with the inputs in the same order; its globals hold what
+        depends on the shapes: the NumPy index of each output of an indexing layer. ``None``
+        where a slot holds something other than a NumPy array.
         """
-        steps: list[tuple[tuple[int, ...], tuple[int, ...], tuple[Any, ...] | int]] = []
-        for (layer, _, ins, outs), indexer in zip(plan.steps, indexers, strict=True):
-            if any(type(values[i]) is not np.ndarray for i in ins):
-                return None
-            if layer.type == "Concat":
-                steps.append((ins, outs, layer.int_attr("axis")))
-            elif indexer is not None:
-                steps.append((ins[:1], outs, indexer(values[ins[0]].shape)))
-        template: list[Any] = [None] * plan.nslots
-        for out, value in plan.consts:
-            template[out] = value
         slot_of = {layer.index: out for out, layer, _, _ in plan.params}
         inputs = tuple(slot_of[self._params[self._input_aliases[name]].index] for name, *_ in key)
-        return _ShapePlan(template, inputs, tuple(steps), tuple(plan.results))
+        scope: dict[str, Any] = {"concatenate": np.concatenate}
+        for (_, _, ins, outs), indexer in zip(plan.steps, indexers, strict=True):
+            if any(type(values[i]) is not np.ndarray for i in ins):
+                return None
+            if indexer is not None:
+                for out, index in zip(outs, indexer(values[ins[0]].shape), strict=True):
+                    scope[f"i{out}"] = index
+        for out, value in plan.consts:
+            scope[f"v{out}"] = value
+        for k, (name, _) in enumerate(plan.results):
+            scope[f"n{k}"] = name
+        code = self._programs.get(inputs)
+        if code is None:
+            if len(self._programs) >= _SHAPE_PLANS_MAX:
+                self._programs.clear()
+            code = self._programs[inputs] = _program(plan, inputs)
+        return cast("_ShapePlan", FunctionType(code, scope))
 
     def _take_input(
         self, given: dict[str, Any], layer: Layer, shape: PartialShape, etype: ElementType | None
@@ -647,32 +657,31 @@ def _shape_key(inputs: Mapping[str, Any]) -> tuple[Any, ...] | None:
     return None if None in key else key
 
 
-@dataclass(frozen=True, slots=True)
-class _ShapePlan:
-    """A `_Plan` for one set of NumPy input shapes and dtypes, with every index computed.
+_ShapePlan = Callable[..., dict[str, Any]]  # the inputs' arrays, in the order of the key
 
-    Each step is ``(input slots, output slots, how)``: ``how`` is the NumPy basic index of each
-    output (Split, VariadicSplit, StridedSlice) or the axis of a Concat.
+
+def _program(plan: _Plan, inputs: tuple[int, ...]) -> CodeType:
+    """The code of a shape plan: ``def run(<input slots>)``, a line per output, the outputs.
+
+    Slot ``k`` is the variable ``v{k}``: a local for inputs and computed values, a global for
+    constants; ``i{k}`` is the NumPy index that computes slot ``k``, ``n{j}`` the name of output
+    ``j``. Only these names and Concat's axis (an int) are written into the source; every value
+    from the file (names, indices, constants) is in the globals `Model._shape_plan` gives it.
     """
-
-    template: list[Any]  # the constants in their slots
-    inputs: tuple[int, ...]  # the slot of each input, in the order of the key
-    steps: tuple[tuple[tuple[int, ...], tuple[int, ...], tuple[Any, ...] | int], ...]
-    results: tuple[tuple[str, int], ...]
-
-    def run(self, arrays: Iterable[Any]) -> dict[str, Any]:
-        values = self.template.copy()
-        for slot, array in zip(self.inputs, arrays, strict=True):
-            values[slot] = array
-        concatenate = np.concatenate
-        for ins, outs, how in self.steps:
-            if isinstance(how, int):
-                values[outs[0]] = concatenate([values[i] for i in ins], axis=how)
-            else:
-                data = values[ins[0]]
-                for out, index in zip(outs, how, strict=True):
-                    values[out] = data[index]
-        return {name: values[s] for name, s in self.results}
+    lines = [f"def run({', '.join(f'v{s}' for s in inputs)}):"]
+    for layer, _, ins, outs in plan.steps:
+        if layer.type == "Concat":  # what concat() does for NumPy arrays
+            arrays = ", ".join(f"v{i}" for i in ins)
+            lines.append(
+                f"    v{outs[0]} = concatenate([{arrays}], axis={layer.int_attr('axis'):d})"
+            )
+        else:  # Split, VariadicSplit, StridedSlice (a Result has no output)
+            lines += [f"    v{out} = v{ins[0]}[i{out}]" for out in outs]
+    outputs = ", ".join(f"n{k}: v{s}" for k, (_, s) in enumerate(plan.results))
+    lines.append(f"    return {{{outputs}}}")
+    scope: dict[str, Any] = {}
+    exec(compile("\n".join(lines), "<datamove.ir shape plan>", "exec"), scope)  # noqa: S102 - see above
+    return cast("CodeType", scope["run"].__code__)
 
 
 def read_model(
