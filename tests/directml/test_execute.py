@@ -7,11 +7,12 @@ import math
 import ml_dtypes
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import datamove
 import datamove.directml as dml
+from datamove._backends import _copy
 from datamove.directml import JoinDesc, SplitDesc, TensorDataType, TensorDesc, _execute
 
 SPEC_INPUT = np.arange(1, 13, dtype=np.float32).reshape(1, 1, 6, 2)
@@ -300,40 +301,146 @@ def test_padding_of_outputs_is_left_as_it_was(problem):
         assert differ.sum() == a.size - covered
 
 
-@settings(max_examples=100, deadline=None)
-@given(problems(broadcast_parts=False))
-def test_four_bit_byte_fast_path_agrees_with_nibbles(problem):
-    whole, parts, axis, seed = problem
-    whole = whole.replace(data_type="UINT4")
-    parts = [p.replace(data_type="UINT4") for p in parts]
-    data = random_buffer(whole, seed)
-    desc = SplitDesc(whole, parts, axis)
-    fast = dml.run_split(
-        desc, data, outputs=[np.full(p.total_tensor_size_in_bytes, 0x5A, np.uint8) for p in parts]
-    )
+# Buffers byte for byte against a straightforward reference ------------------------------
+#
+# The reference goes through the logical values: read_tensor, NumPy slicing, write_tensor
+# (which unpacks 4-bit buffers whole, one nibble per byte). The runs must produce the same
+# bytes, padding included, on every path: rows as bytes, 4-bit rows by parity class, many
+# small blocks, and blocks on two threads.
+
+
+def reference_split(desc, data, outputs):
+    values = dml.read_tensor(desc.input, data)
+    lengths = [t.sizes[desc.axis] for t in desc.outputs]
+    for part, out, where in zip(desc.outputs, outputs, slices(desc.axis, lengths), strict=True):
+        dml.write_tensor(part, values[where], out=out)
+
+
+def reference_join(desc, buffers, output):
+    values = dml.read_tensor(desc.output, output)
+    lengths = [t.sizes[desc.axis] for t in desc.inputs]
+    for part, buffer, where in zip(desc.inputs, buffers, slices(desc.axis, lengths), strict=True):
+        values[where] = dml.read_tensor(part, buffer)
+    dml.write_tensor(desc.output, values, out=output)
+
+
+@pytest.fixture(params=["one block", "small blocks", "small blocks, two threads"])
+def paths(request):
+    """Patch the block size and the thread threshold so small problems take every path."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_execute, "_byte_forms", lambda _tensors: None)
-        slow = dml.run_split(
-            desc,
-            data,
-            outputs=[np.full(p.total_tensor_size_in_bytes, 0x5A, np.uint8) for p in parts],
-        )
-    assert [f.tolist() for f in fast] == [s.tolist() for s in slow]
+        if request.param != "one block":
+            patch.setattr(_execute, "_BLOCK_BYTES", 3)
+        if request.param.endswith("two threads"):
+            patch.setenv("DATAMOVE_NUM_THREADS", "2")
+            patch.setattr(_execute, "PARALLEL_MIN_BYTES", 0)
+            patch.setattr(_copy, "PARALLEL_MIN_BYTES", 0)
+        yield request.param
 
 
-def test_four_bit_byte_fast_path_is_taken_when_it_can_be():
-    even = [TensorDesc("INT4", [3, 4]), TensorDesc("INT4", [3, 2], [4, 1])]
-    assert [t.sizes for t in _execute._byte_forms(even)] == [(3, 2), (3, 1)]
-    assert _execute._byte_forms([TensorDesc("INT4", [3, 3])]) is None
-    assert _execute._byte_forms([TensorDesc("INT4", [3, 2], [3, 1])]) is None
-    values = np.array([[-8, 1, 2, 3], [4, 5, 6, 7], [-1, -2, -3, -4]], np.int8)
-    whole = TensorDesc("INT4", [3, 4])
-    desc = SplitDesc(whole, [TensorDesc("INT4", [3, 2])] * 2, 1)
-    left, right = (
-        dml.read_tensor(t, b)
-        for t, b in zip(
-            desc.outputs, dml.run_split(desc, dml.write_tensor(whole, values)), strict=True
-        )
+# the patches are the same for every generated input
+SAME_FIXTURE = [HealthCheck.function_scoped_fixture]
+
+
+def check_against_reference(whole, parts, axis, seed):
+    rng = np.random.default_rng(seed)
+    data = random_buffer(whole, seed)
+    split = SplitDesc(whole, parts, axis)
+    start = [rng.integers(0, 256, p.total_tensor_size_in_bytes, dtype=np.uint8) for p in parts]
+    got = dml.run_split(split, data, outputs=[b.copy() for b in start])
+    want = [b.copy() for b in start]
+    reference_split(split, data, want)
+    assert [g.tolist() for g in got] == [w.tolist() for w in want]
+    join = JoinDesc(parts, whole, axis)
+    buffers = [random_buffer(p, seed + 1 + i) for i, p in enumerate(parts)]
+    got_joined = dml.run_join(join, buffers, output=data.copy())
+    want_joined = data.copy()
+    reference_join(join, buffers, want_joined)
+    assert got_joined.tolist() == want_joined.tolist()
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=SAME_FIXTURE)
+@given(problem=problems(broadcast_parts=False))
+def test_runs_match_the_reference_byte_for_byte(paths, problem):
+    check_against_reference(*problem)
+
+
+@st.composite
+def four_bit_problems(draw):
+    """4-bit splits with odd rows and odd split points, packed or padded, up to rank 4."""
+    data_type = draw(st.sampled_from(["UINT4", "INT4"]))
+    rank = draw(st.integers(1, 4))
+    sizes = draw(st.lists(st.integers(1, 5), min_size=rank, max_size=rank))
+    axis = draw(st.integers(0, rank - 1))
+    sizes[axis] = draw(st.integers(1, 23))
+    sizes[-1] = draw(st.integers(1, 23)) if axis != rank - 1 else sizes[-1]
+    cuts = (
+        sorted(draw(st.sets(st.integers(1, sizes[axis] - 1), max_size=3)))
+        if sizes[axis] > 1
+        else []
     )
-    assert left.tolist() == values[:, :2].tolist()
-    assert right.tolist() == values[:, 2:].tolist()
+    lengths = [b - a for a, b in zip([0, *cuts], [*cuts, sizes[axis]], strict=True)]
+    whole = draw(tensors(data_type, sizes))
+    parts = [draw(tensors(data_type, [*sizes[:axis], n, *sizes[axis + 1 :]])) for n in lengths]
+    return whole, parts, axis, draw(st.integers(0, 2**32 - 1))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=SAME_FIXTURE)
+@given(problem=four_bit_problems())
+def test_four_bit_runs_match_the_reference_byte_for_byte(paths, problem):
+    check_against_reference(*problem)
+
+
+@pytest.mark.parametrize(
+    ("sizes", "axis", "lengths"),
+    [
+        pytest.param([1000, 126], 1, [63, 63], id="rows of 63 into 2"),
+        pytest.param([999, 7], 1, [1, 3, 3], id="rows of 7 into 1+3+3"),
+        pytest.param([5, 333, 3], 1, [101, 232], id="odd middle axis"),
+        pytest.param([4001], 0, [1, 2999, 1001], id="rank 1, odd offsets"),
+        pytest.param([31, 33], 0, [11, 20], id="axis 0, odd rows"),
+    ],
+)
+def test_four_bit_packed_cases_match_the_reference(paths, sizes, axis, lengths):
+    whole = TensorDesc("UINT4", sizes)
+    parts = [TensorDesc("UINT4", [*sizes[:axis], n, *sizes[axis + 1 :]]) for n in lengths]
+    check_against_reference(whole, parts, axis, seed=7)
+
+
+def test_four_bit_paths_are_taken_when_they_can_be(monkeypatch):
+    calls = []
+    for name in ("_copy_nibbles", "_copy_unpacked", "_copy_shifted"):
+        real = getattr(_execute, name)
+        monkeypatch.setattr(
+            _execute, name, lambda *a, real=real, name=name: calls.append(name) or real(*a)
+        )
+    even = SplitDesc(TensorDesc("INT4", [3, 4]), [TensorDesc("INT4", [3, 2])] * 2, 1)
+    check_against_reference(even.input, list(even.outputs), 1, seed=1)
+    assert calls == []  # even offsets, strides and rows: moved as bytes
+    odd = [TensorDesc("INT4", [3, 2]), TensorDesc("INT4", [3, 3])]
+    check_against_reference(TensorDesc("INT4", [3, 5]), odd, 1, seed=2)
+    assert "_copy_shifted" in calls
+    assert "_copy_unpacked" not in calls
+    calls.clear()
+    # four dimensions with odd nibble strides that do not merge: unpacked, not 16 classes
+    whole = TensorDesc("UINT4", [2, 2, 2, 2, 3], [211, 67, 23, 7, 1])
+    parts = [TensorDesc("UINT4", [2, 2, 2, 2, 1]), TensorDesc("UINT4", [2, 2, 2, 2, 2])]
+    check_against_reference(whole, parts, 4, seed=3)
+    assert "_copy_unpacked" in calls
+
+
+def test_aliasing_outputs_are_written_by_one_thread(monkeypatch):
+    monkeypatch.setenv("DATAMOVE_NUM_THREADS", "2")
+    monkeypatch.setattr(_execute, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(_execute, "_BLOCK_BYTES", 3)
+    threads = []
+    monkeypatch.setattr(_execute, "_executor", lambda n: threads.append(n) or _copy._executor(n))
+    whole = TensorDesc("UINT4", [64, 9])
+    parts = [TensorDesc("UINT4", [64, 4]), TensorDesc("UINT4", [64, 5])]
+    check_against_reference(whole, parts, 1, seed=4)
+    assert threads  # blocks on two threads
+    threads.clear()
+    aliased = TensorDesc("UINT4", [64, 5], [0, 1])  # every row at one address
+    options = dml.ValidationOptions(reject_output_aliasing=False)
+    desc = SplitDesc(whole, [parts[0], aliased], 1)
+    dml.run_split(desc, random_buffer(whole, 5), options=options)
+    assert threads == []

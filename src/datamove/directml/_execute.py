@@ -10,12 +10,15 @@ padding keep their other half.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+import itertools
+import math
+from collections.abc import Iterator, Sequence
+from typing import Any, Final, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 
+from datamove._backends._copy import PARALLEL_MIN_BYTES, _executor, copy_pairs, num_threads
 from datamove._errors import AxisError, DTypeError, ValidationError
 from datamove.directml._desc import JoinDesc, SplitDesc
 from datamove.directml._enums import FeatureLevel, TensorDataType
@@ -138,41 +141,409 @@ class _Space:
             _pack_nibbles(self.elements, self.data[: self.elements.size // 2])
 
 
-def _byte_forms(tensors: Sequence[TensorDesc]) -> list[TensorDesc] | None:
-    """4-bit tensors as UINT8 tensors over the same bytes, when every one of them allows it.
+# Moves -----------------------------------------------------------------------------------
+#
+# Split and join are one copy per part, between the part's tensor and its slice of the whole.
+# Each (destination, source) pair is reduced to *rows*: the outer dimensions (size-1 dimensions
+# dropped, neighbours merged where both sides allow) over a run of units that is contiguous on
+# both sides. Byte-sized types then move a row as one ``void`` element, and the pairs go to the
+# package's copy engine (both cores, cache-sized steps interleaved across the parts).
+#
+# 4-bit types move the same way, in bytes, when every offset, stride and run is even. Otherwise
+# the rows are sorted into classes by the parity of their nibble offsets, which makes every
+# stride whole bytes. A row of a class is then a first nibble (when it starts in a high nibble),
+# a run of whole bytes, and a last nibble (when one is left). The run is copied as bytes when the
+# source is aligned the same way; otherwise it is gathered into scratch memory, shifted by 4 bits
+# as 64-bit words and scattered. All of it goes in blocks of about _BLOCK_BYTES, every part of a
+# block together, so each block's source bytes are read from memory once.
 
-    That is when the last dimension is contiguous and even and every other stride is even:
-    then no element straddles a byte boundary differently in any tensor, and the nibble
-    unpacking can be skipped. ``None`` when a tensor does not allow it.
+_VOID_ROW_MAX: Final = 1024  # bytes; a longer row moves as an array of wide unsigned integers
+_BLOCK_BYTES = 1 << 20  # 4-bit: source bytes per block (patched by tests to force many blocks)
+_MAX_ODD_DIMS: Final = 3  # 4-bit: past this many odd-stride dimensions, unpack instead
+
+
+class _Region(NamedTuple):
+    """A tensor's elements in its buffer; ``offset`` and ``strides`` count elements (nibbles)."""
+
+    data: Bytes
+    offset: int
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+
+    def restrict(self, key: tuple[int | slice, ...]) -> _Region:
+        """The elements at ``key`` (indices or slices over the leading dimensions)."""
+        offset, shape = self.offset, list(self.shape)
+        for dim, index in enumerate(key):
+            if isinstance(index, slice):
+                offset += index.start * self.strides[dim]
+                shape[dim] = index.stop - index.start
+            else:
+                offset += index * self.strides[dim]
+                shape[dim] = 1
+        return self._replace(offset=offset, shape=tuple(shape))
+
+    def span(self) -> tuple[int, int]:
+        """The first element index the region touches, and one past the last."""
+        last = self.offset + sum((n - 1) * t for n, t in zip(self.shape, self.strides, strict=True))
+        return self.offset, last + 1
+
+
+class _Rows(NamedTuple):
+    """A pair as outer dimensions over runs of ``length`` units, contiguous on both sides."""
+
+    shape: tuple[int, ...]
+    dst_strides: tuple[int, ...]
+    src_strides: tuple[int, ...]
+    length: int
+
+
+def _rows(dst: _Region, src: _Region, item: int) -> _Rows:
+    """``dst`` and ``src`` (one shape) as rows, in units of ``1 / item`` of an element."""
+    dims = [
+        (n, a * item, b * item)
+        for n, a, b in zip(dst.shape, dst.strides, src.strides, strict=True)
+        if n != 1
+    ]
+    merged: list[tuple[int, int, int]] = []
+    for n, a, b in [*dims, (item, 1, 1)]:
+        if merged and merged[-1][1] == a * n and merged[-1][2] == b * n:
+            merged[-1] = (merged[-1][0] * n, a, b)
+        else:
+            merged.append((n, a, b))
+    *outer, (length, _, _) = merged
+    return _Rows(
+        tuple(n for n, _, _ in outer),
+        tuple(a for _, a, _ in outer),
+        tuple(b for _, _, b in outer),
+        length,
+    )
+
+
+def _row_arrays(
+    dst: Bytes, dst_offset: int, src: Bytes, src_offset: int, rows: _Rows
+) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """Both sides of a byte copy as arrays of one shape and dtype (offsets and strides in bytes).
+
+    A row is one ``void`` element, so NumPy moves it in one step of its inner loop; a long row
+    is a run of the widest unsigned integers that divide every offset and stride.
     """
-    forms = []
-    for tensor in tensors:
-        strides = tensor.effective_strides
-        if strides is None or tensor.data_type.bits != 4 or not tensor.sizes:
-            return None
-        *outer, last = tensor.sizes
-        if last % 2 or strides[-1] != 1:
-            return None
-        if any(t % 2 for s, t in zip(outer, strides[:-1], strict=True) if s > 1):
-            return None
-        forms.append(
-            TensorDesc(
-                "UINT8",
-                (*outer, last // 2),
-                (*(t // 2 for t in strides[:-1]), 1),
-                total_tensor_size_in_bytes=tensor.total_tensor_size_in_bytes,
+    if rows.length <= _VOID_ROW_MAX:
+        dtype = np.dtype((np.void, rows.length))
+        shape, dst_strides, src_strides = rows.shape, rows.dst_strides, rows.src_strides
+    else:
+        unit = 8
+        while any(
+            x % unit
+            for x in (rows.length, dst_offset, src_offset, *rows.dst_strides, *rows.src_strides)
+        ):
+            unit //= 2
+        dtype = _UINT_OF_BYTES[unit]
+        shape = (*rows.shape, rows.length // unit)
+        dst_strides, src_strides = (*rows.dst_strides, unit), (*rows.src_strides, unit)
+    return (
+        np.ndarray(shape, dtype, dst, dst_offset, dst_strides),
+        np.ndarray(shape, dtype, src, src_offset, src_strides),
+    )
+
+
+def _copy(
+    arrays: Sequence[tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]], threads: int
+) -> None:
+    if threads > 1:
+        copy_pairs(arrays)
+    else:
+        for dst, src in arrays:
+            np.copyto(dst, src, casting="no")
+
+
+def _move(
+    whole: TensorDesc,
+    whole_data: Bytes,
+    parts: Sequence[TensorDesc],
+    part_data: Sequence[Bytes],
+    axis: int,
+    *,
+    split: bool,
+) -> None:
+    """Copy each part to (``split``) or from its slice of the whole (desc validated)."""
+    strides = whole.effective_strides
+    assert strides is not None  # validated
+    pairs = []
+    start = 0
+    for part, data in zip(parts, part_data, strict=True):
+        own_strides = part.effective_strides
+        assert own_strides is not None
+        inside = _Region(whole_data, start * strides[axis], part.sizes, strides)
+        own = _Region(data, 0, part.sizes, own_strides)
+        pairs.append((own, inside) if split else (inside, own))
+        start += part.sizes[axis]
+    written = parts if split else [whole]
+    # An output whose elements may share addresses is written by one thread (DirectML leaves
+    # its values undefined, but the nibbles beside them must survive).
+    threads = num_threads() if all(t.provably_disjoint for t in written) else 1
+    if whole.data_type.bits == 4:
+        _move_nibbles(pairs, axis, threads)
+    else:
+        item = whole.data_type.bits // 8
+        _copy(
+            [
+                _row_arrays(d.data, d.offset * item, s.data, s.offset * item, _rows(d, s, item))
+                for d, s in pairs
+            ],
+            threads,
+        )
+
+
+# 4-bit types -------------------------------------------------------------------------------
+
+
+def _move_nibbles(pairs: list[tuple[_Region, _Region]], lead: int, threads: int) -> None:
+    """Move 4-bit pairs: as bytes where everything is even, else in blocks of nibble rows."""
+    bytewise, nibblewise = [], []
+    for dst, src in pairs:
+        rows = _rows(dst, src, 1)
+        if any(
+            x % 2
+            for x in (dst.offset, src.offset, rows.length, *rows.dst_strides, *rows.src_strides)
+        ):
+            nibblewise.append((dst, src))
+        else:
+            halves = _Rows(
+                rows.shape,
+                tuple(t // 2 for t in rows.dst_strides),
+                tuple(t // 2 for t in rows.src_strides),
+                rows.length // 2,
+            )
+            bytewise.append(
+                _row_arrays(dst.data, dst.offset // 2, src.data, src.offset // 2, halves)
+            )
+    _copy(bytewise, threads)  # never a byte shared with a nibble-wise pair: no element straddles
+    if not nibblewise:
+        return
+    total = sum(math.prod(s.shape) for _, s in nibblewise) // 2
+    outer = nibblewise[0][0].shape[:lead]
+    if math.prod(outer) > 1:  # blocks across the dimensions before the axis, all parts together
+        blocks = [
+            [(d.restrict(key), s.restrict(key)) for d, s in nibblewise]
+            for key in _keys(outer, -(-total // _BLOCK_BYTES))
+        ]
+    else:  # each part is a slab of the whole: blocks along its own axis
+        blocks = [
+            [(d.restrict(key), s.restrict(key))]
+            for d, s in nibblewise
+            for key in _keys(d.shape[: lead + 1], -(-math.prod(d.shape) // (2 * _BLOCK_BYTES)))
+        ]
+    if threads > 1 and total >= PARALLEL_MIN_BYTES and len(blocks) > 1 and _apart(blocks):
+        count = len(blocks)
+        shares = [blocks[t * count // threads : (t + 1) * count // threads] for t in range(threads)]
+        futures = [_executor(threads - 1).submit(_run_blocks, share) for share in shares[1:]]
+        try:
+            _run_blocks(shares[0])
+        finally:
+            for future in futures:
+                future.result()
+    else:
+        _run_blocks(blocks)
+
+
+def _keys(sizes: tuple[int, ...], parts: int) -> Iterator[tuple[int | slice, ...]]:
+    """About ``parts`` keys over the leading ``sizes``, in order; slices start at even indices."""
+    if parts <= 1 or not sizes:
+        yield ()
+        return
+    n = sizes[0]
+    if n >= parts or len(sizes) == 1:
+        step = -(-n // parts)
+        step += step % 2
+        for start in range(0, n, step):
+            yield (slice(start, min(start + step, n)),)
+        return
+    for index in range(n):
+        for rest in _keys(sizes[1:], -(-parts // n)):
+            yield (index, *rest)
+
+
+def _apart(blocks: list[list[tuple[_Region, _Region]]]) -> bool:
+    """Whether no two blocks write to one byte (then they may run on different threads)."""
+    hulls: dict[int, list[tuple[int, int]]] = {}
+    for block in blocks:
+        mine: dict[int, tuple[int, int]] = {}
+        for dst, _ in block:
+            first, end = dst.span()
+            lo, hi = mine.get(id(dst.data), (first // 2, (end + 1) // 2))
+            mine[id(dst.data)] = (min(lo, first // 2), max(hi, (end + 1) // 2))
+        for buffer, hull in mine.items():
+            hulls.setdefault(buffer, []).append(hull)
+    return all(
+        b[0] >= a[1] for spans in hulls.values() for a, b in itertools.pairwise(sorted(spans))
+    )
+
+
+class _Scratch:
+    """Word buffers for the half-byte shifts, grown as needed and reused across blocks."""
+
+    def __init__(self) -> None:
+        self.gathered = self.shifted = np.empty(0, _WORD)
+
+    def take(self, words: int) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]]:
+        if self.gathered.size < words:
+            self.gathered, self.shifted = np.empty(words, _WORD), np.empty(words, _WORD)
+        return self.gathered, self.shifted
+
+
+_WORD = np.dtype("<u8")  # little-endian, so nibble n of a word is bits 4n to 4n + 3
+
+
+def _run_blocks(blocks: list[list[tuple[_Region, _Region]]]) -> None:
+    scratch = _Scratch()
+    for block in blocks:
+        for dst, src in block:
+            _copy_nibbles(dst, src, scratch)
+
+
+def _copy_nibbles(dst: _Region, src: _Region, scratch: _Scratch) -> None:
+    """Copy a 4-bit region, class by class of nibble-offset parities."""
+    rows = _rows(dst, src, 1)
+    odd = [
+        dim
+        for dim, (a, b) in enumerate(zip(rows.dst_strides, rows.src_strides, strict=True))
+        if a % 2 or b % 2
+    ]
+    if len(odd) > _MAX_ODD_DIMS:
+        _copy_unpacked(dst, src)
+        return
+    for parities in itertools.product((0, 1), repeat=len(odd)):
+        shape, dst_strides, src_strides = (
+            list(rows.shape),
+            list(rows.dst_strides),
+            list(rows.src_strides),
+        )
+        first_dst, first_src = dst.offset, src.offset
+        for dim, parity in zip(odd, parities, strict=True):
+            first_dst += parity * dst_strides[dim]
+            first_src += parity * src_strides[dim]
+            shape[dim] = (shape[dim] + 1 - parity) // 2
+            dst_strides[dim] *= 2
+            src_strides[dim] *= 2
+        if 0 in shape:
+            continue
+        _copy_nibble_rows(
+            dst.data,
+            first_dst,
+            src.data,
+            first_src,
+            _Rows(
+                tuple(shape),
+                tuple(t // 2 for t in dst_strides),
+                tuple(t // 2 for t in src_strides),
+                rows.length,
+            ),
+            scratch,
+        )
+
+
+def _copy_nibble_rows(
+    dst: Bytes, first_dst: int, src: Bytes, first_src: int, rows: _Rows, scratch: _Scratch
+) -> None:
+    """Copy rows of ``rows.length`` nibbles; the first ones at these nibble offsets.
+
+    The outer strides of ``rows`` are in bytes (so every row starts at the same parity).
+    """
+    length = rows.length
+
+    def column(data: Bytes, byte: int, strides: tuple[int, ...]) -> Bytes:
+        return np.ndarray(rows.shape, np.uint8, data, byte, strides)
+
+    if first_dst % 2:  # the row starts in a high nibble: its first element alone
+        _set_nibble(
+            column(dst, first_dst // 2, rows.dst_strides),
+            column(src, first_src // 2, rows.src_strides),
+            high=True,
+            from_high=bool(first_src % 2),
+        )
+        first_dst, first_src, length = first_dst + 1, first_src + 1, length - 1
+    run = length // 2
+    if run:
+        if first_src % 2 == 0:
+            np.copyto(
+                *_row_arrays(dst, first_dst // 2, src, first_src // 2, rows._replace(length=run))
+            )
+        else:
+            _copy_shifted(
+                dst, first_dst // 2, src, first_src // 2, rows._replace(length=run), scratch
+            )
+    if length % 2:  # one element left, in a low nibble
+        last_src = first_src + 2 * run
+        _set_nibble(
+            column(dst, first_dst // 2 + run, rows.dst_strides),
+            column(src, last_src // 2, rows.src_strides),
+            high=False,
+            from_high=bool(last_src % 2),
+        )
+
+
+def _set_nibble(dst: Bytes, src: Bytes, *, high: bool, from_high: bool) -> None:
+    """Set one nibble of every ``dst`` byte to one nibble of the ``src`` byte; keep the other."""
+    value = (
+        (src & 0xF0 if from_high else src << 4) if high else (src >> 4 if from_high else src & 0x0F)
+    )
+    np.bitwise_and(dst, 0x0F if high else 0xF0, out=dst)
+    np.bitwise_or(dst, value, out=dst)
+
+
+def _copy_shifted(
+    dst: Bytes, dst_byte: int, src: Bytes, src_byte: int, rows: _Rows, scratch: _Scratch
+) -> None:
+    """Fill runs of ``rows.length`` bytes from source runs that start at a high nibble.
+
+    Byte ``j`` of a run is ``src[j] >> 4 | src[j + 1] << 4``: the source rows (one byte longer)
+    are gathered side by side, shifted as 64-bit words, and scattered.
+    """
+    width = rows.length + 1
+    count = math.prod(rows.shape)
+    words = -(-count * width // 8)
+    gathered, shifted = scratch.take(words + 1)
+    packed = _c_strides(rows.shape, width)
+    wide, narrow = np.dtype((np.void, width)), np.dtype((np.void, rows.length))
+    np.copyto(
+        np.ndarray(rows.shape, wide, gathered, 0, packed),
+        np.ndarray(rows.shape, wide, src, src_byte, rows.src_strides),
+    )
+    np.right_shift(gathered[:words], 4, out=shifted[:words])
+    np.left_shift(gathered[1 : words + 1], 60, out=gathered[1 : words + 1])
+    np.bitwise_or(shifted[:words], gathered[1 : words + 1], out=shifted[:words])
+    np.copyto(
+        np.ndarray(rows.shape, narrow, dst, dst_byte, rows.dst_strides),
+        np.ndarray(rows.shape, narrow, shifted, 0, packed),
+    )
+
+
+def _c_strides(shape: tuple[int, ...], item: int) -> tuple[int, ...]:
+    strides = []
+    for n in reversed(shape):
+        strides.append(item)
+        item *= n
+    return tuple(reversed(strides))
+
+
+def _copy_unpacked(dst: _Region, src: _Region) -> None:
+    """The general 4-bit copy: both byte spans unpacked to a nibble per byte, copied, packed."""
+    views = []
+    for region in (dst, src):
+        first, end = region.span()
+        lo, hi = first // 2, (end + 1) // 2
+        nibbles = _unpack_nibbles(region.data[lo:hi])
+        views.append(
+            (
+                lo,
+                hi,
+                nibbles,
+                np.ndarray(region.shape, np.uint8, nibbles, first - 2 * lo, region.strides),
             )
         )
-    return forms
-
-
-def _axis_slices(sizes: Sequence[int], axis: int) -> list[tuple[slice, ...]]:
-    lead = (slice(None),) * axis
-    slices, start = [], 0
-    for size in sizes:
-        slices.append((*lead, slice(start, start + size)))
-        start += size
-    return slices
+    (lo, hi, nibbles, target), (*_, source) = views
+    np.copyto(target, source)
+    _pack_nibbles(nibbles, dst.data[lo:hi])
 
 
 def _check_distinct(
@@ -260,16 +631,7 @@ def run_split(
         _check_binding(tensor, target, f"outputs[{i}]", found)
     if found:
         raise DirectMLValidationError("DML_SPLIT", found)
-    tensors = [desc.input, *desc.outputs]
-    tensors = _byte_forms(tensors) or tensors
-    whole = _Space(tensors[0], source)
-    lengths = [t.sizes[desc.axis] for t in tensors[1:]]
-    for tensor, target, where in zip(
-        tensors[1:], targets, _axis_slices(lengths, desc.axis), strict=True
-    ):
-        part = _Space(tensor, target)
-        np.copyto(part.view, whole.view[where])
-        part.flush()
+    _move(desc.input, source, desc.outputs, targets, desc.axis, split=True)
     return targets
 
 
@@ -344,15 +706,7 @@ def run_join(
         _check_binding(tensor, source, f"input_buffers[{i}]", found)
     if found:
         raise DirectMLValidationError("DML_JOIN", found)
-    tensors = [desc.output, *desc.inputs]
-    tensors = _byte_forms(tensors) or tensors
-    whole = _Space(tensors[0], target)
-    lengths = [t.sizes[desc.axis] for t in tensors[1:]]
-    for tensor, source, where in zip(
-        tensors[1:], sources, _axis_slices(lengths, desc.axis), strict=True
-    ):
-        np.copyto(whole.view[where], _Space(tensor, source).view)
-    whole.flush()
+    _move(desc.output, target, desc.inputs, sources, desc.axis, split=False)
     return target
 
 

@@ -321,23 +321,35 @@ class TensorDesc:
         return _round_bits_to_bytes((index + 1) * self.data_type.bits)
 
     @cached_property
+    def provably_disjoint(self) -> bool:
+        """Whether the sorted-strides test proves that no two elements share an address.
+
+        Sorted by stride, each dimension's stride must pass the reach of all smaller ones.
+        """
+        strides = self.effective_strides
+        if strides is None or 0 in self.sizes:
+            return True
+        reach = 0
+        for stride, size in sorted(
+            (t, s) for s, t in zip(self.sizes, strides, strict=True) if s > 1
+        ):
+            if stride <= reach:
+                return False
+            reach += (size - 1) * stride
+        return True
+
+    @cached_property
     def self_overlapping(self) -> bool:
         """Whether two logical elements share an address (T12), conservatively.
 
         Exact for up to 2**22 elements; past that, a layout that cannot be proved free of
         overlap by the sorted-strides test is reported as overlapping.
         """
+        if self.provably_disjoint:
+            return False
         strides = self.effective_strides
-        if strides is None or 0 in self.sizes:
-            return False
+        assert strides is not None
         dims = sorted((t, s) for s, t in zip(self.sizes, strides, strict=True) if s > 1)
-        reach = 0
-        for stride, size in dims:
-            if stride <= reach:
-                break
-            reach += (size - 1) * stride
-        else:
-            return False
         count = math.prod(s for _, s in dims)
         if count > _ALIAS_BRUTE_FORCE_LIMIT:
             return True
