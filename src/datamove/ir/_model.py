@@ -458,6 +458,12 @@ class Model:
         IRError
             For a missing, unknown or ill-shaped input, or an operator rule broken at run time.
 
+        Notes
+        -----
+        From the third run with a ``dict`` of NumPy arrays of the same names, shapes and dtypes,
+        a run is one call of a *shape plan*: every index computed once, no checks to repeat
+        (the key is what the checks depend on). The outputs are the same; see ``docs/ir.md``.
+
         Examples
         --------
         >>> import tempfile, pathlib
