@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import threading
 from collections.abc import Iterator, Sequence
 from typing import Any, Final, NamedTuple
 
@@ -392,13 +393,16 @@ class _Scratch:
 
 
 _WORD = np.dtype("<u8")  # little-endian, so nibble n of a word is bits 4n to 4n + 3
+_SCRATCH = threading.local()  # one _Scratch per thread, kept: fresh memory costs page faults
 
 
 def _run_blocks(blocks: list[list[tuple[_Region, _Region]]]) -> None:
-    scratch = _Scratch()
+    scratch = _SCRATCH.__dict__.setdefault("scratch", _Scratch())
     for block in blocks:
         for dst, src in block:
             _copy_nibbles(dst, src, scratch)
+    if scratch.gathered.nbytes > 4 * _BLOCK_BYTES:  # a block that could not be cut: let it go
+        _SCRATCH.scratch = _Scratch()
 
 
 def _copy_nibbles(dst: _Region, src: _Region, scratch: _Scratch) -> None:
@@ -412,6 +416,7 @@ def _copy_nibbles(dst: _Region, src: _Region, scratch: _Scratch) -> None:
     if len(odd) > _MAX_ODD_DIMS:
         _copy_unpacked(dst, src)
         return
+    nibbles: list[_Nibble] = []
     for parities in itertools.product((0, 1), repeat=len(odd)):
         shape, dst_strides, src_strides = (
             list(rows.shape),
@@ -427,40 +432,37 @@ def _copy_nibbles(dst: _Region, src: _Region, scratch: _Scratch) -> None:
             src_strides[dim] *= 2
         if 0 in shape:
             continue
-        _copy_nibble_rows(
-            dst.data,
-            first_dst,
-            src.data,
-            first_src,
-            _Rows(
-                tuple(shape),
-                tuple(t // 2 for t in dst_strides),
-                tuple(t // 2 for t in src_strides),
-                rows.length,
-            ),
-            scratch,
+        class_rows = _Rows(
+            tuple(shape),
+            tuple(t // 2 for t in dst_strides),
+            tuple(t // 2 for t in src_strides),
+            rows.length,
         )
+        nibbles += _copy_nibble_rows(dst.data, first_dst, src.data, first_src, class_rows, scratch)
+    _write_nibbles(dst.data, src.data, nibbles)
+
+
+class _Nibble(NamedTuple):
+    """A nibble of every row of a class, still to write (offsets in bytes)."""
+
+    dst_byte: int
+    src_byte: int
+    rows: _Rows
+    high: bool  # which nibble of the destination byte
+    from_high: bool  # which nibble of the source byte
 
 
 def _copy_nibble_rows(
     dst: Bytes, first_dst: int, src: Bytes, first_src: int, rows: _Rows, scratch: _Scratch
-) -> None:
-    """Copy rows of ``rows.length`` nibbles; the first ones at these nibble offsets.
+) -> list[_Nibble]:
+    """Copy the whole bytes of rows of ``rows.length`` nibbles; return the single nibbles left.
 
-    The outer strides of ``rows`` are in bytes (so every row starts at the same parity).
+    ``first_dst`` and ``first_src`` are nibble offsets; the outer strides of ``rows`` are in
+    bytes, so every row starts at the same parity.
     """
-    length = rows.length
-
-    def column(data: Bytes, byte: int, strides: tuple[int, ...]) -> Bytes:
-        return np.ndarray(rows.shape, np.uint8, data, byte, strides)
-
+    nibbles, length = [], rows.length
     if first_dst % 2:  # the row starts in a high nibble: its first element alone
-        _set_nibble(
-            column(dst, first_dst // 2, rows.dst_strides),
-            column(src, first_src // 2, rows.src_strides),
-            high=True,
-            from_high=bool(first_src % 2),
-        )
+        nibbles.append(_Nibble(first_dst // 2, first_src // 2, rows, True, bool(first_src % 2)))
         first_dst, first_src, length = first_dst + 1, first_src + 1, length - 1
     run = length // 2
     if run:
@@ -474,21 +476,42 @@ def _copy_nibble_rows(
             )
     if length % 2:  # one element left, in a low nibble
         last_src = first_src + 2 * run
-        _set_nibble(
-            column(dst, first_dst // 2 + run, rows.dst_strides),
-            column(src, last_src // 2, rows.src_strides),
-            high=False,
-            from_high=bool(last_src % 2),
+        nibbles.append(
+            _Nibble(first_dst // 2 + run, last_src // 2, rows, False, bool(last_src % 2))
         )
+    return nibbles
 
 
-def _set_nibble(dst: Bytes, src: Bytes, *, high: bool, from_high: bool) -> None:
-    """Set one nibble of every ``dst`` byte to one nibble of the ``src`` byte; keep the other."""
-    value = (
-        (src & 0xF0 if from_high else src << 4) if high else (src >> 4 if from_high else src & 0x0F)
-    )
-    np.bitwise_and(dst, 0x0F if high else 0xF0, out=dst)
-    np.bitwise_or(dst, value, out=dst)
+def _write_nibbles(dst: Bytes, src: Bytes, nibbles: list[_Nibble]) -> None:
+    """Write single nibbles, keeping the other nibble of each byte.
+
+    A low and a high nibble that fill the same bytes (the end of one row and the start of the
+    next, in a packed tensor with odd rows) are written together, without reading the bytes.
+    """
+
+    def values(n: _Nibble) -> np.ndarray[Any, Any]:
+        col = np.ndarray(n.rows.shape, np.uint8, src, n.src_byte, n.rows.src_strides)
+        if n.high:
+            return col & 0xF0 if n.from_high else col << 4
+        return col >> 4 if n.from_high else col & 0x0F
+
+    highs: dict[tuple[object, ...], list[_Nibble]] = {}
+    for n in nibbles:
+        if n.high:
+            highs.setdefault((n.dst_byte, n.rows.shape, n.rows.dst_strides), []).append(n)
+    lows = [n for n in nibbles if not n.high]
+    for low in lows:
+        target = np.ndarray(low.rows.shape, np.uint8, dst, low.dst_byte, low.rows.dst_strides)
+        same = highs.get((low.dst_byte, low.rows.shape, low.rows.dst_strides))
+        if same:
+            np.bitwise_or(values(low), values(same.pop()), out=target)
+        else:
+            np.bitwise_and(target, 0xF0, out=target)
+            np.bitwise_or(target, values(low), out=target)
+    for high in itertools.chain.from_iterable(highs.values()):
+        target = np.ndarray(high.rows.shape, np.uint8, dst, high.dst_byte, high.rows.dst_strides)
+        np.bitwise_and(target, 0x0F, out=target)
+        np.bitwise_or(target, values(high), out=target)
 
 
 def _copy_shifted(
