@@ -348,3 +348,26 @@ def test_T10_buffer_smaller_than_the_total_size():
         ("T10", "input_buffer"),
         ("T10", "outputs[1]"),
     ]
+
+
+def test_repeated_validation_is_remembered_per_level_and_options():
+    int8 = [t([1, 1, 2, 2], "INT8", strides=[0, 0, 0, 1]), t([1, 1, 4, 2], "INT8")]
+    desc = spec_split(input=t([1, 1, 6, 2], "INT8"), outputs=int8)
+    first = desc.violations("4_1")
+    first.clear()  # the caller's list: the remembered one is not touched
+    calls = [
+        ("4_1", None),
+        (dml.FeatureLevel.LEVEL_1_0, None),
+        ("4_1", ValidationOptions(reject_output_aliasing=False)),
+        ("4_1", None),
+        (None, ValidationOptions(reject_output_aliasing=False)),
+        ("1_0", None),
+    ]
+    for level, options in calls:
+        fresh = SplitDesc(desc.input, desc.outputs, desc.axis)  # nothing remembered yet
+        assert desc.violations(level, options=options) == fresh.violations(level, options=options)
+    assert sorted(v.rule for v in desc.violations("1_0")) == ["S7"] * 3 + ["T12"]
+    with pytest.raises(datamove.ValidationError, match="feature_level"):
+        desc.violations("9_9")
+    with pytest.raises(datamove.DTypeError):
+        desc.violations(True)

@@ -177,6 +177,32 @@ def _violations(
     return found
 
 
+def _remembered(
+    desc: object,
+    rules: _Rules,
+    whole: TensorDesc,
+    parts: tuple[TensorDesc, ...],
+    axis: int,
+    feature_level: FeatureLevel | str | int | None,
+    options: ValidationOptions | None,
+) -> list[Violation]:
+    """``_violations``, kept on the (frozen) desc per feature level and options object.
+
+    Validating the same desc again (``run_split`` does on every call) is then a look-up. As in
+    ``check_tensor``, the options enter the key by identity and the entry remembers them.
+    """
+    if isinstance(feature_level, bool) or not isinstance(feature_level, str | int | None):
+        return _violations(rules, whole, parts, axis, feature_level, options)  # raises
+    cache: dict[tuple[object, ...], tuple[ValidationOptions | None, tuple[Violation, ...]]]
+    cache = desc.__dict__.setdefault("_violations_cache", {})
+    key = (type(feature_level), feature_level, id(options))
+    hit = cache.get(key)
+    if hit is None or hit[0] is not options:
+        found = tuple(_violations(rules, whole, parts, axis, feature_level, options))
+        hit = cache[key] = (options, found)
+    return list(hit[1])
+
+
 def _raise(
     rules: _Rules, found: list[Violation], feature_level: FeatureLevel | str | int | None
 ) -> None:
@@ -260,7 +286,9 @@ class SplitDesc:
         list of Violation
             Empty when the desc is valid.
         """
-        return _violations(_SPLIT, self.input, self.outputs, self.axis, feature_level, options)
+        return _remembered(
+            self, _SPLIT, self.input, self.outputs, self.axis, feature_level, options
+        )
 
     def validate(
         self,
@@ -328,7 +356,7 @@ class JoinDesc:
         list of Violation
             Empty when the desc is valid.
         """
-        return _violations(_JOIN, self.output, self.inputs, self.axis, feature_level, options)
+        return _remembered(self, _JOIN, self.output, self.inputs, self.axis, feature_level, options)
 
     def validate(
         self,

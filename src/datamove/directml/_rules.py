@@ -140,6 +140,7 @@ def table_row(op: OperatorType, level: FeatureLevel, join_rank_at_3_1: str) -> T
 
 _64_BIT = frozenset({_T.FLOAT64, _T.UINT64, _T.INT64})
 _4_BIT = frozenset({_T.UINT4, _T.INT4})
+_OWNED = int(TensorFlags.OWNED_BY_DML)  # a plain int: IntFlag's own & builds a new flag, slowly
 
 
 def check_tensor(
@@ -186,7 +187,7 @@ def _check_tensor(
     for v in tensor.intrinsic_violations:
         rule = axis_rule if v.rule == "T5" and v.path == f"sizes[{axis}]" else v.rule
         found.append(Violation(rule, v.path, v.value, v.message))
-    if output and tensor.flags & TensorFlags.OWNED_BY_DML:
+    if output and int(tensor.flags) & _OWNED:
         found.append(
             Violation(
                 owned_rule, "flags", tensor.flags.dml_name, "is allowed on input tensors only"

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
-from typing import Any, Literal
+from typing import Any, Generic, Literal, Self, TypeVar, overload
 
 import numpy as np
 
@@ -43,9 +42,42 @@ def _uint(op: str, name: str, value: Any, limit: int) -> int:
 
 
 def _uint_tuple(op: str, name: str, values: Any) -> tuple[int, ...]:
+    # The common case, checked at once: plain ints (not bools, not NumPy scalars) in range.
+    if (
+        isinstance(values, list | tuple)
+        and set(map(type, values)) <= {int}
+        and (not values or (min(values) >= 0 and max(values) <= UINT32_MAX))
+    ):
+        return tuple(values)
     if isinstance(values, str | bytes) or not isinstance(values, Sequence | np.ndarray):
         raise DTypeError(op, name, values, "must be a sequence of integers")
     return tuple(_uint(op, f"{name}[{i}]", v, UINT32_MAX) for i, v in enumerate(values))
+
+
+_T = TypeVar("_T")
+
+
+class _cached(Generic[_T]):  # noqa: N801 - a decorator, named like the cached_property it replaces
+    """``functools.cached_property`` without the lock Python 3.11 takes on each first access.
+
+    That lock cost about 1 us per derived value of every new desc. The desc is frozen, so two
+    threads computing a value at once compute the same one, and no lock is needed.
+    """
+
+    def __init__(self, func: Callable[[Any], _T]) -> None:
+        self.func = func
+        self.name = func.__name__
+        self.__doc__ = func.__doc__
+
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> Self: ...
+    @overload
+    def __get__(self, obj: object, owner: type | None = None) -> _T: ...
+    def __get__(self, obj: object | None, owner: type | None = None) -> Self | _T:
+        if obj is None:
+            return self
+        value = obj.__dict__[self.name] = self.func(obj)  # found there next time
+        return value
 
 
 def packed_strides(sizes: Sequence[int]) -> tuple[int, ...]:
@@ -170,11 +202,12 @@ def _size_problems(
         problems.append(Violation("T2", "data_type", dtype.dml_name, "is never valid"))
     if not sizes:
         problems.append(Violation("T4", "sizes", sizes, "must not be empty"))
-    problems.extend(
-        Violation("T5", f"sizes[{i}]", 0, "must be at least 1")
-        for i, s in enumerate(sizes)
-        if s == 0
-    )
+    if 0 in sizes:
+        problems.extend(
+            Violation("T5", f"sizes[{i}]", 0, "must be at least 1")
+            for i, s in enumerate(sizes)
+            if s == 0
+        )
     if strides is not None and len(strides) != len(sizes):
         problems.append(
             Violation("T6", "strides", strides, f"must have one entry per dimension ({len(sizes)})")
@@ -292,19 +325,19 @@ class TensorDesc:
         """``DimensionCount``."""
         return len(self.sizes)
 
-    @cached_property
+    @_cached
     def element_count(self) -> int:
         """The number of logical elements, ``prod(sizes)``."""
         return math.prod(self.sizes)
 
-    @cached_property
+    @_cached
     def effective_strides(self) -> tuple[int, ...] | None:
         """``strides``, or the packed strides when absent; ``None`` if their count is wrong."""
         if self.strides is None:
             return packed_strides(self.sizes)
         return self.strides if len(self.strides) == len(self.sizes) else None
 
-    @cached_property
+    @_cached
     def index_of_last_element(self) -> int | None:
         """``dot(sizes - 1, strides)``, exact; ``None`` when undefined (zero size, bad strides)."""
         strides = self.effective_strides
@@ -312,7 +345,7 @@ class TensorDesc:
             return None
         return sum((s - 1) * t for s, t in zip(self.sizes, strides, strict=True))
 
-    @cached_property
+    @_cached
     def minimum_size_in_bytes(self) -> int | None:
         """``DMLCalcBufferTensorSize`` with unbounded integers; ``None`` when undefined."""
         index = self.index_of_last_element
@@ -320,12 +353,14 @@ class TensorDesc:
             return None
         return _round_bits_to_bytes((index + 1) * self.data_type.bits)
 
-    @cached_property
+    @_cached
     def provably_disjoint(self) -> bool:
         """Whether the sorted-strides test proves that no two elements share an address.
 
         Sorted by stride, each dimension's stride must pass the reach of all smaller ones.
         """
+        if self.strides is None:  # packed
+            return True
         strides = self.effective_strides
         if strides is None or 0 in self.sizes:
             return True
@@ -338,7 +373,7 @@ class TensorDesc:
             reach += (size - 1) * stride
         return True
 
-    @cached_property
+    @_cached
     def self_overlapping(self) -> bool:
         """Whether two logical elements share an address (T12), conservatively.
 
@@ -358,7 +393,7 @@ class TensorDesc:
             addresses = np.add.outer(addresses, np.arange(size, dtype=np.int64) * stride)
         return bool(np.unique(addresses.ravel()).size < count)
 
-    @cached_property
+    @_cached
     def intrinsic_violations(self) -> tuple[Violation, ...]:
         """The rules this desc breaks on its own, whatever the level, role and options.
 
