@@ -324,13 +324,27 @@ def reference_join(desc, buffers, output):
     dml.write_tensor(desc.output, values, out=output)
 
 
-@pytest.fixture(params=["one block", "small blocks", "small blocks, two threads"])
+PATHS = [
+    "as shipped",
+    "parity classes",
+    "parity classes, small blocks",
+    "parity classes, small blocks, two threads",
+]
+
+
+@pytest.fixture(params=PATHS)
 def paths(request):
-    """Patch the block size and the thread threshold so small problems take every path."""
+    """Patch the thresholds so that small problems take every path.
+
+    As shipped, small 4-bit copies unpack to a nibble per byte; the parity classes are for
+    large ones, in blocks, on two threads when the blocks write apart.
+    """
     with pytest.MonkeyPatch.context() as patch:
-        if request.param != "one block":
+        if "parity classes" in request.param:
+            patch.setattr(_execute, "_UNPACK_BELOW", 0)
+        if "small blocks" in request.param:
             patch.setattr(_execute, "_BLOCK_BYTES", 3)
-        if request.param.endswith("two threads"):
+        if "two threads" in request.param:
             patch.setenv("DATAMOVE_NUM_THREADS", "2")
             patch.setattr(_execute, "PARALLEL_MIN_BYTES", 0)
             patch.setattr(_copy, "PARALLEL_MIN_BYTES", 0)
@@ -407,6 +421,7 @@ def test_four_bit_packed_cases_match_the_reference(paths, sizes, axis, lengths):
 
 
 def test_four_bit_paths_are_taken_when_they_can_be(monkeypatch):
+    monkeypatch.setattr(_execute, "_UNPACK_BELOW", 0)
     calls = []
     for name in ("_copy_nibbles", "_copy_unpacked", "_copy_shifted"):
         real = getattr(_execute, name)
@@ -429,6 +444,7 @@ def test_four_bit_paths_are_taken_when_they_can_be(monkeypatch):
 
 
 def test_aliasing_outputs_are_written_by_one_thread(monkeypatch):
+    monkeypatch.setattr(_execute, "_UNPACK_BELOW", 0)
     monkeypatch.setenv("DATAMOVE_NUM_THREADS", "2")
     monkeypatch.setattr(_execute, "PARALLEL_MIN_BYTES", 0)
     monkeypatch.setattr(_execute, "_BLOCK_BYTES", 3)

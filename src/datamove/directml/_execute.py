@@ -161,6 +161,7 @@ class _Space:
 _VOID_ROW_MAX: Final = 1024  # bytes; a longer row moves as an array of wide unsigned integers
 _BLOCK_BYTES = 1 << 20  # 4-bit: source bytes per block (patched by tests to force many blocks)
 _MAX_ODD_DIMS: Final = 3  # 4-bit: past this many odd-stride dimensions, unpack instead
+_UNPACK_BELOW = 1 << 14  # 4-bit: elements; smaller copies unpack (fewer NumPy calls; tests patch)
 
 
 class _Region(NamedTuple):
@@ -198,11 +199,13 @@ class _Rows(NamedTuple):
     length: int
 
 
-def _rows(dst: _Region, src: _Region, item: int) -> _Rows:
-    """``dst`` and ``src`` (one shape) as rows, in units of ``1 / item`` of an element."""
+def _rows(
+    shape: tuple[int, ...], dst_strides: tuple[int, ...], src_strides: tuple[int, ...], item: int
+) -> _Rows:
+    """A copy of ``shape`` between these strides as rows, in units of ``1 / item`` element."""
     dims = [
         (n, a * item, b * item)
-        for n, a, b in zip(dst.shape, dst.strides, src.strides, strict=True)
+        for n, a, b in zip(shape, dst_strides, src_strides, strict=True)
         if n != 1
     ]
     merged: list[tuple[int, int, int]] = []
@@ -220,121 +223,178 @@ def _rows(dst: _Region, src: _Region, item: int) -> _Rows:
     )
 
 
-def _row_arrays(
-    dst: Bytes, dst_offset: int, src: Bytes, src_offset: int, rows: _Rows
-) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
-    """Both sides of a byte copy as arrays of one shape and dtype (offsets and strides in bytes).
+class _Copy(NamedTuple):
+    """A byte copy: one array on each side, of one shape and dtype (offsets, strides in bytes)."""
 
-    A row is one ``void`` element, so NumPy moves it in one step of its inner loop; a long row
-    is a run of the widest unsigned integers that divide every offset and stride.
+    part: int
+    dtype: np.dtype[Any]
+    shape: tuple[int, ...]
+    dst_offset: int
+    dst_strides: tuple[int, ...]
+    src_offset: int
+    src_strides: tuple[int, ...]
+
+
+def _row_copy(rows: _Rows, dst_offset: int, src_offset: int, part: int = -1) -> _Copy:
+    """Byte rows as a copy: a row is one ``void`` element, so NumPy moves it in one step.
+
+    A long row is a run of the widest unsigned integers that divide every offset and stride.
     """
     if rows.length <= _VOID_ROW_MAX:
         dtype = np.dtype((np.void, rows.length))
-        shape, dst_strides, src_strides = rows.shape, rows.dst_strides, rows.src_strides
-    else:
-        unit = 8
-        while any(
-            x % unit
-            for x in (rows.length, dst_offset, src_offset, *rows.dst_strides, *rows.src_strides)
-        ):
-            unit //= 2
-        dtype = _UINT_OF_BYTES[unit]
-        shape = (*rows.shape, rows.length // unit)
-        dst_strides, src_strides = (*rows.dst_strides, unit), (*rows.src_strides, unit)
+        return _Copy(
+            part, dtype, rows.shape, dst_offset, rows.dst_strides, src_offset, rows.src_strides
+        )
+    unit = 8
+    while any(
+        x % unit
+        for x in (rows.length, dst_offset, src_offset, *rows.dst_strides, *rows.src_strides)
+    ):
+        unit //= 2
+    return _Copy(
+        part,
+        _UINT_OF_BYTES[unit],
+        (*rows.shape, rows.length // unit),
+        dst_offset,
+        (*rows.dst_strides, unit),
+        src_offset,
+        (*rows.src_strides, unit),
+    )
+
+
+def _arrays(
+    copy: _Copy, dst: Bytes, src: Bytes
+) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
     return (
-        np.ndarray(shape, dtype, dst, dst_offset, dst_strides),
-        np.ndarray(shape, dtype, src, src_offset, src_strides),
+        np.ndarray(copy.shape, copy.dtype, dst, copy.dst_offset, copy.dst_strides),
+        np.ndarray(copy.shape, copy.dtype, src, copy.src_offset, copy.src_strides),
     )
 
 
 def _copy(
-    arrays: Sequence[tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]], threads: int
+    arrays: Sequence[tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]], parallel: bool
 ) -> None:
-    if threads > 1:
+    if parallel and sum(dst.nbytes for dst, _ in arrays) >= PARALLEL_MIN_BYTES:
         copy_pairs(arrays)
     else:
         for dst, src in arrays:
             np.copyto(dst, src, casting="no")
 
 
-def _move(
-    whole: TensorDesc,
-    whole_data: Bytes,
-    parts: Sequence[TensorDesc],
-    part_data: Sequence[Bytes],
-    axis: int,
-    *,
-    split: bool,
-) -> None:
-    """Copy each part to (``split``) or from its slice of the whole (desc validated)."""
+class _Pair(NamedTuple):
+    """A 4-bit copy that is not whole bytes: offsets and strides in nibbles."""
+
+    part: int
+    shape: tuple[int, ...]
+    dst_offset: int
+    dst_strides: tuple[int, ...]
+    src_offset: int
+    src_strides: tuple[int, ...]
+
+
+class _Plan(NamedTuple):
+    """How a split or a join moves its bytes, worked out once per desc."""
+
+    split: bool
+    copies: tuple[_Copy, ...]  # whole bytes
+    nibbles: tuple[_Pair, ...]  # 4-bit copies that start or step mid-byte
+    lead: int  # the axis: the dimensions before it are shared by every part
+    parallel: bool  # no output element may share an address with another: threads may write
+
+
+def _plan(desc: SplitDesc | JoinDesc) -> _Plan:
+    """The plan of a validated desc, kept on the desc."""
+    plan: _Plan | None = desc.__dict__.get("_plan")
+    if plan is not None:
+        return plan
+    split = isinstance(desc, SplitDesc)
+    if isinstance(desc, SplitDesc):
+        whole, parts = desc.input, desc.outputs
+    else:
+        whole, parts = desc.output, desc.inputs
     strides = whole.effective_strides
     assert strides is not None  # validated
-    pairs = []
-    start = 0
-    for part, data in zip(parts, part_data, strict=True):
+    bits = whole.data_type.bits
+    item = 1 if bits == 4 else bits // 8  # units: nibbles for 4-bit types, else bytes
+    copies, nibbles, start = [], [], 0
+    for i, part in enumerate(parts):
         own_strides = part.effective_strides
         assert own_strides is not None
-        inside = _Region(whole_data, start * strides[axis], part.sizes, strides)
-        own = _Region(data, 0, part.sizes, own_strides)
-        pairs.append((own, inside) if split else (inside, own))
-        start += part.sizes[axis]
-    written = parts if split else [whole]
-    # An output whose elements may share addresses is written by one thread (DirectML leaves
-    # its values undefined, but the nibbles beside them must survive).
-    threads = num_threads() if all(t.provably_disjoint for t in written) else 1
-    if whole.data_type.bits == 4:
-        _move_nibbles(pairs, axis, threads)
-    else:
-        item = whole.data_type.bits // 8
-        _copy(
-            [
-                _row_arrays(d.data, d.offset * item, s.data, s.offset * item, _rows(d, s, item))
-                for d, s in pairs
-            ],
-            threads,
+        inside = start * strides[desc.axis]
+        start += part.sizes[desc.axis]
+        dst_offset, dst_strides, src_offset, src_strides = (
+            (0, own_strides, inside, strides) if split else (inside, strides, 0, own_strides)
         )
-
-
-# 4-bit types -------------------------------------------------------------------------------
-
-
-def _move_nibbles(pairs: list[tuple[_Region, _Region]], lead: int, threads: int) -> None:
-    """Move 4-bit pairs: as bytes where everything is even, else in blocks of nibble rows."""
-    bytewise, nibblewise = [], []
-    for dst, src in pairs:
-        rows = _rows(dst, src, 1)
-        if any(
+        rows = _rows(part.sizes, dst_strides, src_strides, item)
+        if bits != 4:
+            copies.append(_row_copy(rows, dst_offset * item, src_offset * item, i))
+        elif any(
             x % 2
-            for x in (dst.offset, src.offset, rows.length, *rows.dst_strides, *rows.src_strides)
+            for x in (dst_offset, src_offset, rows.length, *rows.dst_strides, *rows.src_strides)
         ):
-            nibblewise.append((dst, src))
-        else:
+            nibbles.append(_Pair(i, part.sizes, dst_offset, dst_strides, src_offset, src_strides))
+        else:  # every 4-bit element of the copy sits in a byte of the same parity: whole bytes
             halves = _Rows(
                 rows.shape,
                 tuple(t // 2 for t in rows.dst_strides),
                 tuple(t // 2 for t in rows.src_strides),
                 rows.length // 2,
             )
-            bytewise.append(
-                _row_arrays(dst.data, dst.offset // 2, src.data, src.offset // 2, halves)
+            copies.append(_row_copy(halves, dst_offset // 2, src_offset // 2, i))
+    # An output whose elements may share addresses is written by one thread (DirectML leaves
+    # its values undefined, but the nibbles beside them must survive).
+    parallel = all(t.provably_disjoint for t in (parts if split else [whole]))
+    plan = _Plan(split, tuple(copies), tuple(nibbles), desc.axis, parallel)
+    desc.__dict__["_plan"] = plan
+    return plan
+
+
+def _move(plan: _Plan, whole: Bytes, parts: Sequence[Bytes]) -> None:
+    """Carry out a plan: copy each part to its slice of the whole (split) or from it (join)."""
+
+    def sides(part: int) -> tuple[Bytes, Bytes]:
+        return (parts[part], whole) if plan.split else (whole, parts[part])
+
+    # never a byte shared between whole-byte copies and nibble copies: no element straddles
+    _copy([_arrays(c, *sides(c.part)) for c in plan.copies], plan.parallel)
+    if plan.nibbles:
+        pairs = []
+        for p in plan.nibbles:
+            dst, src = sides(p.part)
+            pairs.append(
+                (
+                    _Region(dst, p.dst_offset, p.shape, p.dst_strides),
+                    _Region(src, p.src_offset, p.shape, p.src_strides),
+                )
             )
-    _copy(bytewise, threads)  # never a byte shared with a nibble-wise pair: no element straddles
-    if not nibblewise:
+        _move_nibbles(pairs, plan.lead, parallel=plan.parallel)
+
+
+# 4-bit types -------------------------------------------------------------------------------
+
+
+def _move_nibbles(pairs: list[tuple[_Region, _Region]], lead: int, *, parallel: bool) -> None:
+    """Move 4-bit copies that are not whole bytes: in blocks of rows by nibble parity class."""
+    elements = sum(math.prod(src.shape) for _, src in pairs)
+    if elements < _UNPACK_BELOW:
+        for dst, src in pairs:
+            _copy_unpacked(dst, src)
         return
-    total = sum(math.prod(s.shape) for _, s in nibblewise) // 2
-    outer = nibblewise[0][0].shape[:lead]
+    total = elements // 2  # bytes
+    outer = pairs[0][0].shape[:lead]
     if math.prod(outer) > 1:  # blocks across the dimensions before the axis, all parts together
         blocks = [
-            [(d.restrict(key), s.restrict(key)) for d, s in nibblewise]
+            [(d.restrict(key), s.restrict(key)) for d, s in pairs]
             for key in _keys(outer, -(-total // _BLOCK_BYTES))
         ]
     else:  # each part is a slab of the whole: blocks along its own axis
         blocks = [
             [(d.restrict(key), s.restrict(key))]
-            for d, s in nibblewise
+            for d, s in pairs
             for key in _keys(d.shape[: lead + 1], -(-math.prod(d.shape) // (2 * _BLOCK_BYTES)))
         ]
-    if threads > 1 and total >= PARALLEL_MIN_BYTES and len(blocks) > 1 and _apart(blocks):
+    threads = num_threads() if parallel and total >= PARALLEL_MIN_BYTES else 1
+    if threads > 1 and len(blocks) > 1 and _apart(blocks):
         count = len(blocks)
         shares = [blocks[t * count // threads : (t + 1) * count // threads] for t in range(threads)]
         futures = [_executor(threads - 1).submit(_run_blocks, share) for share in shares[1:]]
@@ -407,13 +467,13 @@ def _run_blocks(blocks: list[list[tuple[_Region, _Region]]]) -> None:
 
 def _copy_nibbles(dst: _Region, src: _Region, scratch: _Scratch) -> None:
     """Copy a 4-bit region, class by class of nibble-offset parities."""
-    rows = _rows(dst, src, 1)
+    rows = _rows(dst.shape, dst.strides, src.strides, 1)
     odd = [
         dim
         for dim, (a, b) in enumerate(zip(rows.dst_strides, rows.src_strides, strict=True))
         if a % 2 or b % 2
     ]
-    if len(odd) > _MAX_ODD_DIMS:
+    if len(odd) > _MAX_ODD_DIMS or math.prod(rows.shape) * rows.length < _UNPACK_BELOW:
         _copy_unpacked(dst, src)
         return
     nibbles: list[_Nibble] = []
@@ -467,9 +527,8 @@ def _copy_nibble_rows(
     run = length // 2
     if run:
         if first_src % 2 == 0:
-            np.copyto(
-                *_row_arrays(dst, first_dst // 2, src, first_src // 2, rows._replace(length=run))
-            )
+            copy = _row_copy(rows._replace(length=run), first_dst // 2, first_src // 2)
+            np.copyto(*_arrays(copy, dst, src))
         else:
             _copy_shifted(
                 dst, first_dst // 2, src, first_src // 2, rows._replace(length=run), scratch
@@ -654,7 +713,7 @@ def run_split(
         _check_binding(tensor, target, f"outputs[{i}]", found)
     if found:
         raise DirectMLValidationError("DML_SPLIT", found)
-    _move(desc.input, source, desc.outputs, targets, desc.axis, split=True)
+    _move(_plan(desc), source, targets)
     return targets
 
 
@@ -729,7 +788,7 @@ def run_join(
         _check_binding(tensor, source, f"input_buffers[{i}]", found)
     if found:
         raise DirectMLValidationError("DML_JOIN", found)
-    _move(desc.output, target, desc.inputs, sources, desc.axis, split=False)
+    _move(_plan(desc), target, sources)
     return target
 
 
