@@ -1,11 +1,12 @@
 """Running split and join on byte buffers laid out exactly as the ``TensorDesc`` s say.
 
-Every tensor becomes a NumPy strided view over its byte buffer (shape = ``sizes``, strides =
-``strides`` times the element size), and the operator is one ``np.copyto`` per part. Element
-bits are moved as unsigned integers of the same width, so NaN payloads and ``-0.0`` survive.
-4-bit types (two per byte, the first in the low nibble) are unpacked to one nibble per byte,
-moved the same way, and packed back, nibbles outside the tensor included, so bytes shared with
-padding keep their other half.
+Each part is one copy between its tensor and its slice of the whole, planned once per desc
+(see "Moves" below) and carried out with NumPy arrays over the buffers: no Python loop over
+elements or rows. Element bits are moved, not values, so NaN payloads and ``-0.0`` survive.
+4-bit types (two per byte, the first in the low nibble) move as bytes where every element keeps
+its nibble, and otherwise by nibble parity class; a byte shared with padding or another part
+keeps its other nibble. ``read_tensor`` and ``write_tensor`` unpack 4-bit buffers to one
+nibble per byte, move the values with NumPy strided views, and pack them back.
 """
 
 from __future__ import annotations
@@ -156,7 +157,8 @@ class _Space:
 # a run of whole bytes, and a last nibble (when one is left). The run is copied as bytes when the
 # source is aligned the same way; otherwise it is gathered into scratch memory, shifted by 4 bits
 # as 64-bit words and scattered. All of it goes in blocks of about _BLOCK_BYTES, every part of a
-# block together, so each block's source bytes are read from memory once.
+# block together, so each block's source bytes are read from memory once. Small copies, and
+# layouts with many odd-stride dimensions, are unpacked to a nibble per byte instead.
 
 _VOID_ROW_MAX: Final = 1024  # bytes; a longer row moves as an array of wide unsigned integers
 _BLOCK_BYTES = 1 << 20  # 4-bit: source bytes per block (patched by tests to force many blocks)
