@@ -110,9 +110,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="bench_directml", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="16 MiB buffers, few repeats")
     parser.add_argument("--mib", type=int, default=None, help="buffer size in MiB (default 256)")
+    parser.add_argument("--repeats", type=int, default=None, help="rounds per case (default 5)")
     args = parser.parse_args(argv)
     mib = args.mib or (16 if args.quick else 256)
-    repeats = 3 if args.quick else 5
+    repeats = args.repeats or (3 if args.quick else 5)
     bandwidth(mib * MIB, repeats)
     validation(repeats)
     return 0
