@@ -287,7 +287,10 @@ def _range_length(
         return worst
 
     lo, hi = dim.min, dim.max
-    top = INT64_MAX if hi is None else hi  # no dimension is larger than int64 allows
+    # An unbounded dimension holds any size below INT64_MAX (OpenVINO's mark for "unbounded"),
+    # and the hull is exact over [lo, INT64_MAX - 1]; but an upper bound that still grows past
+    # the last breakpoint (reached only at sizes near INT64_MAX) prints as unbounded.
+    top = INT64_MAX - 1 if hi is None else hi
     points = {0, 1, 2}
     for v in (b, e):
         if v is not None:
@@ -297,15 +300,9 @@ def _range_length(
     out_lo = min(shortest(d) for d in candidates)
     out_hi: int | None = max(longest(d) for d in candidates)
     if hi is None:
-        tail = max(p for p in candidates if p < top) + 1
-        far = 2 * tail + 2 * abs(s or 1) + 7
-        if longest(far) > longest(tail):
+        tail = max((p for p in candidates if p < top), default=top - 1) + 1
+        if longest(top) > longest(tail):
             out_hi = None
-        if shortest(far) < shortest(tail):
-            out_lo = 0
-        out_lo = min(out_lo, shortest(tail))
-        if out_hi is not None:
-            out_hi = max(out_hi, longest(tail))
     return Dimension(out_lo, out_hi)
 
 
