@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 import datamove as dm
-from bench._timing import per_call
+from bench._timing import paired
 from datamove._backends._copy import num_threads
 
 MiB = 1 << 20
@@ -102,12 +102,13 @@ def latency(quick: bool) -> None:
     print("\n## Per call, [6,12,10,24] float32: datamove / the library's own call (target <= 1.5)")
     print(f"| backend | op | datamove µs | native µs | native | ratio |\n|{'---|' * 6}")
     for name, x, native_split, native_ss in libs:
-        t_dm = per_call(lambda x=x: dm.split(x, 1, 3), quick)
-        t_nat = per_call(lambda x=x, f=native_split: f(x), quick)
+        t_dm, t_nat, ratio = paired(
+            lambda x=x: dm.split(x, 1, 3), lambda x=x, f=native_split: f(x), quick
+        )
         native = "torch.split" if name == "torch" else "jnp.split" if name == "jax" else "x[idx]"
         print(
             f"| {name} | split(axis=1, 3) | {t_dm * 1e6:.2f} | {t_nat * 1e6:.2f} | {native} "
-            f"| {t_dm / t_nat:.2f} |"
+            f"| {ratio:.2f} |"
         )
         if name == "torch":
             # torch has no negative-step index; the native equivalent is index + flip
@@ -116,12 +117,13 @@ def latency(quick: bool) -> None:
         else:
             assert native_ss is not None
             native_ss_fn = native_ss
-        t_dm = per_call(lambda x=x: dm.strided_slice(x, **ss), quick)
-        t_nat = per_call(lambda x=x, f=native_ss_fn: f(x), quick)
+        t_dm, t_nat, ratio = paired(
+            lambda x=x: dm.strided_slice(x, **ss), lambda x=x, f=native_ss_fn: f(x), quick
+        )
         native = "x[idx].flip(1)" if name == "torch" else "x[idx]"
         print(
             f"| {name} | strided_slice(stride -2) | {t_dm * 1e6:.2f} | {t_nat * 1e6:.2f} "
-            f"| {native} | {t_dm / t_nat:.2f} |"
+            f"| {native} | {ratio:.2f} |"
         )
 
 

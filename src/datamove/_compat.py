@@ -23,9 +23,13 @@ from datamove._validation import check_out
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-__all__ = ["ndarray", "prepare", "take"]
+__all__ = ["BACKENDS", "ndarray", "prepare", "take"]
 
 ndarray = np.ndarray
+
+# Array type -> its backend object, filled by ``_backends._foreign.backend_for`` on the first
+# array of each type; the operators' fast paths read it to skip ``prepare`` for known types.
+BACKENDS: dict[type, Any] = {}
 
 Index = tuple[Any, ...]
 
@@ -56,6 +60,7 @@ def take(
     *,
     copy: bool | None,
     out: Sequence[Any] | None,
+    chunks: bool = False,
 ) -> tuple[Any, ...]:
     """Apply each basic index to ``data``; views, copies or writes into ``out`` as asked.
 
@@ -72,6 +77,9 @@ def take(
         NumPy and PyTorch). ``False``: views, or ``ViewError`` where the library has none.
     out : sequence of arrays, optional
         One preallocated array per output, of its shape, dtype and device, written in one pass.
+    chunks : bool, optional
+        The indices cut consecutive unit-step chunks along their last entry's axis (Split and
+        VariadicSplit plans): a backend may use its own split call.
 
     Returns
     -------
@@ -100,7 +108,7 @@ def take(
         return tuple(views)
     from datamove._backends._foreign import backend_for  # noqa: PLC0415 - foreign arrays only
 
-    return backend_for(op, data).take(op, data, indices, copy, out)
+    return backend_for(op, data).take(op, data, indices, copy, out, chunks=chunks)
 
 
 def _into(op: str, results: Sequence[Any], out: Sequence[Any]) -> tuple[Any, ...]:

@@ -408,14 +408,14 @@ def split(
     ...
     datamove._errors.ValidationError: Split: num_splits=4 must divide data.shape[0]=6 evenly
     """
-    if (
-        type(data) is _compat.ndarray
-        and type(axis) is int
-        and type(num_splits) is int
-        and copy is None
-        and out is None
-    ):
-        return tuple(map(data.__getitem__, _split_plan(data.shape, axis, num_splits)))
+    if type(axis) is int and type(num_splits) is int and copy is None and out is None:
+        if type(data) is _compat.ndarray:
+            return tuple(map(data.__getitem__, _split_plan(data.shape, axis, num_splits)))
+        backend = _compat.BACKENDS.get(type(data))
+        if backend is not None and backend.known_sizes:  # an array type seen before
+            with contextlib.suppress(ValidationError):  # errors: the general path names them
+                indices = _split_plan(data.shape, axis, num_splits)
+                return backend.take(SPLIT, data, indices, None, None, chunks=True)
     n = _num_splits(num_splits)
     ax = _split_axis(axis)
     if isinstance(ax, Unknown):
@@ -427,7 +427,7 @@ def split(
             indices = _split_plan(shape, ax, n)
     if indices is None:  # uncached: any error names the caller's own values
         indices = _split_indices(shape, ax, n, axis, num_splits)
-    return _compat.take(SPLIT, arr, indices, copy=copy, out=out)
+    return _compat.take(SPLIT, arr, indices, copy=copy, out=out, chunks=True)
 
 
 def variadic_split(
@@ -469,21 +469,21 @@ def variadic_split(
     ...
     datamove._errors.ValidationError: VariadicSplit: split_lengths=[1, 2] sum to 3, but ...
     """
-    if (
-        type(data) is _compat.ndarray
-        and type(axis) is int
-        and type(split_lengths) is list
-        and copy is None
-        and out is None
-    ):
+    if type(axis) is int and type(split_lengths) is list and copy is None and out is None:
         key = tuple(split_lengths)
         if set(map(type, key)) <= _INT_ONLY:
-            try:
-                indices = _variadic_plan(data.shape, axis, key)
-            except ValidationError:
-                pass  # fall through: the slow path raises with the caller's own values
-            else:
-                return tuple(map(data.__getitem__, indices))
+            if type(data) is _compat.ndarray:
+                try:
+                    indices = _variadic_plan(data.shape, axis, key)
+                except ValidationError:
+                    pass  # fall through: the slow path raises with the caller's own values
+                else:
+                    return tuple(map(data.__getitem__, indices))
+            backend = _compat.BACKENDS.get(type(data))
+            if backend is not None and backend.known_sizes:  # an array type seen before
+                with contextlib.suppress(ValidationError):
+                    indices = _variadic_plan(data.shape, axis, key)
+                    return backend.take(VARIADIC, data, indices, None, None, chunks=True)
     lengths = _lengths(split_lengths)
     ax = _variadic_axis(axis)
     for name, value in (("axis", ax), ("split_lengths", lengths)):
@@ -498,7 +498,7 @@ def variadic_split(
             indices = _variadic_plan(shape, ax, lengths)
     if indices is None:  # uncached: any error names the caller's own values
         indices = _variadic_indices(shape, ax, lengths, axis, split_lengths)
-    return _compat.take(VARIADIC, arr, indices, copy=copy, out=out)
+    return _compat.take(VARIADIC, arr, indices, copy=copy, out=out, chunks=True)
 
 
 _INT_ONLY: Final = frozenset({int})

@@ -635,7 +635,7 @@ def strided_slice(
     >>> strided_slice(x, [0, 1], [0, 0], shrink_axis_mask=[0, 1], new_axis_mask=[1, 0]).shape
     (1, 3, 4)
     """
-    if type(data) is _NDARRAY and copy is None and out is None:
+    if copy is None and out is None:
         # Fast path: one dict lookup on a key built by C-level tuple() and bytes(); a hit then
         # checks only the types of begin, end and stride. The key is _plan_key's, inlined for
         # the common case (list/tuple/array parameters, no new/shrink/ellipsis masks).
@@ -662,12 +662,16 @@ def strided_slice(
                     ks = tuple(stride.tolist()) if ts is _NDARRAY else tuple(stride)
                     ints = kb + ke + ks
                 index = _PLANS[data.shape, kb, ke, ks, bytes(begin_mask), bytes(end_mask), None]
-            except (TypeError, ValueError, KeyError):
+            except (TypeError, ValueError, KeyError, AttributeError):
                 pass
             else:
                 if _KEY_TYPES.issuperset(map(type, ints)):
-                    return data[index]
-        else:
+                    if type(data) is _NDARRAY:
+                        return data[index]
+                    backend = _compat.BACKENDS.get(type(data))
+                    if backend is not None:  # a foreign array type seen before: no prepare
+                        return backend.take_one(OP, data, index)
+        elif type(data) is _NDARRAY:
             planned = _plan_key(
                 data.shape,
                 begin,
@@ -709,11 +713,16 @@ def _strided_slice_slow(
                 hint="UNKNOWN is for shape inference (infer_strided_slice)",
             )
     arr, shape = _compat.prepare(OP, data)
-    p = _params(begin, end, stride, *masks)
-    index = _numpy_index(p, shape, begin)
-    if type(data) is _NDARRAY and copy is None and out is None:
-        planned = _plan_key(shape, begin, end, stride, masks)
-        if planned is not None and _KEY_TYPES.issuperset(map(type, planned[1])):
+    # Plans are cached for every array whose shape is plain ints (not Dask's unknown sizes);
+    # NumPy arrays with copy=None and out=None look the plan up in strided_slice itself.
+    planned = _plan_key(shape, begin, end, stride, masks) if type(shape) is tuple else None
+    if planned is not None and not _KEY_TYPES.issuperset(map(type, planned[1])):
+        planned = None
+    index = None if planned is None else _PLANS.get(planned[0])
+    if index is None:
+        p = _params(begin, end, stride, *masks)
+        index = _numpy_index(p, shape, begin)
+        if planned is not None:
             _remember(planned[0], index)
     (result,) = _compat.take(OP, arr, (index,), copy=copy, out=None if out is None else (out,))
     return result

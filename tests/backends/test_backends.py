@@ -245,3 +245,50 @@ def test_jax_jit_with_static_parameters() -> None:
 
     g = jax.jit(dm.split, static_argnums=(1, 2))
     np.testing.assert_array_equal(np.asarray(g(jnp.asarray(a), 1, 3)[2]), a[:, 4:])
+
+
+@pytest.mark.parametrize(("shape", "op"), CASES)
+def test_repeated_calls_agree_with_numpy(xp: Lib, shape: tuple[int, ...], op: Op) -> None:
+    # The second and later calls take the cached-plan fast paths (array type already known).
+    a, expected = _np_results(shape, op)
+    x = xp.asarray(a)
+    for _ in range(3):
+        got = op(x)
+        for r, e in zip(got, expected, strict=True):
+            _same_library(xp, x, r)
+            np.testing.assert_array_equal(xp.to_numpy(r), e)
+
+
+def test_cached_plans_follow_the_shape(xp: Lib) -> None:
+    # ``[::-2]`` is one index for every length, but the elements it takes depend on the length;
+    # a plan cached for one shape must not be reused for another (PyTorch converts it once).
+    for n in (7, 8, 7, 8, 0, 1):
+        a = np.arange(n * 2, dtype=np.float32).reshape(n, 2)
+        got = dm.strided_slice(xp.asarray(a), [0], [0], [-2], begin_mask=[1], end_mask=[1])
+        np.testing.assert_array_equal(xp.to_numpy(got), a[::-2])
+        parts = dm.variadic_split(xp.asarray(a), 0, [-1, min(n, 1)])
+        np.testing.assert_array_equal(xp.to_numpy(parts[0]), a[: n - min(n, 1)])
+    for shape in ((3, 4), (2, 3, 4), (3, 4), (4,)):  # one index, (..., 3::-1), for each rank
+        a = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+        got = dm.strided_slice(
+            xp.asarray(a), [0, 3], [0, 0], [1, -1], ellipsis_mask=[1], end_mask=[0, 1]
+        )
+        np.testing.assert_array_equal(xp.to_numpy(got), a[..., ::-1])
+
+
+def test_fast_paths_keep_copy_false_errors() -> None:
+    torch = pytest.importorskip("torch")
+    t = torch.arange(6.0)
+    for _ in range(2):  # the second call finds the plan cached
+        assert dm.strided_slice(t, [0], [0], [-1], begin_mask=[1], end_mask=[1]).tolist() == [
+            5.0,
+            4.0,
+            3.0,
+            2.0,
+            1.0,
+            0.0,
+        ]
+        with pytest.raises(ViewError, match="negative-step"):
+            dm.strided_slice(t, [0], [0], [-1], begin_mask=[1], end_mask=[1], copy=False)
+        with pytest.raises(ValidationError, match="must divide"):
+            dm.split(t, 0, 4)

@@ -24,8 +24,9 @@ from __future__ import annotations
 
 import functools
 import operator
-from typing import TYPE_CHECKING, Any, ClassVar, Self
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Self
 
+from datamove._compat import BACKENDS
 from datamove._errors import BackendError, DTypeError, ValidationError, ViewError
 from datamove._validation import check_out
 
@@ -91,6 +92,7 @@ class Backend:
 
     name: ClassVar[str] = "array API"
     views: ClassVar[bool] = False  # basic indexing returns views (writes show through)
+    known_sizes: ClassVar[bool] = True  # every size in ``data.shape`` is an int (not Dask)
     mutable: ClassVar[bool] = True  # arrays can be written into (``out=``)
 
     def __init__(self, xp: Any) -> None:
@@ -115,9 +117,17 @@ class Backend:
         return data[normalized(index)], not self.views
 
     def take(
-        self, op: str, data: Any, indices: Sequence[Any], copy: bool | None, out: Any
+        self,
+        op: str,
+        data: Any,
+        indices: Sequence[Any],
+        copy: bool | None,
+        out: Any,
+        *,
+        chunks: bool = False,
     ) -> tuple[Any, ...]:
-        """Apply every index; honour ``copy`` and ``out``."""
+        """Apply every index; honour ``copy`` and ``out`` (``chunks``: see ``_compat.take``)."""
+        del chunks
         if copy is False and not self.views:
             raise self.no_views(op, data)
         taken = [self.index(op, data, idx, copy) for idx in indices]
@@ -126,6 +136,10 @@ class Backend:
         if copy:
             return tuple(r if fresh else self.copy(r) for r, fresh in taken)
         return tuple(r for r, _ in taken)
+
+    def take_one(self, op: str, data: Any, index: Index) -> Any:
+        """``take`` of one index with ``copy=None`` and no ``out`` (the operators' fast path)."""
+        return self.take(op, data, (index,), None, None)[0]
 
     def no_views(self, op: str, data: Any) -> ViewError:
         """The error for ``copy=False`` on a library without views."""
@@ -223,6 +237,9 @@ class CuPyBackend(Backend):
         return bool(self.xp.may_share_memory(dst, data))
 
 
+_TORCH_PLANS_MAX: Final = 1024
+
+
 class TorchBackend(Backend):
     """PyTorch: views, except for negative steps, which PyTorch cannot express.
 
@@ -234,19 +251,24 @@ class TorchBackend(Backend):
     name = "PyTorch"
     views = True
 
+    # Plans (the operators cache their index objects) turned into PyTorch calls, by id(index):
+    # the entry holds the index itself, so its id cannot be reused while the entry lives.
+    _plans: ClassVar[dict[int, tuple[Any, tuple[int, ...], Any, list[int]]]] = {}
+
     def index(self, op: str, data: Any, index: Index, copy: bool | None) -> tuple[Any, bool]:
         """``data[index]``; a flip for negative steps (a copy: ``ViewError`` if copy=False)."""
-        key = index if isinstance(index, tuple) else (index,)
-        if all(type(k) is slice and k.step in (None, 1) for k in key):
-            # Unit-step slices only (every split): narrow() costs a third of __getitem__.
-            result = data
-            for axis, k in enumerate(key):
-                if k.start is not None or k.stop is not None:
-                    start, stop, _ = k.indices(result.shape[axis])
-                    result = result.narrow(axis, start, max(stop - start, 0))
-            return result, False
-        if not any(isinstance(k, slice) and k.step is not None and k.step < 0 for k in key):
-            return data[key], False
+        shape = data.shape
+        hit = self._plans.get(id(index))
+        if hit is None or hit[0] is not index or hit[1] != shape:
+            hit = self._plan(index, tuple(shape))
+        positive, flips = hit[2], hit[3]
+        if not flips:
+            if type(positive) is list:  # unit-step slices: narrow() costs a third of []
+                result = data
+                for axis, start, length in positive:
+                    result = result.narrow(axis, start, length)
+                return result, False
+            return data[positive], False
         if copy is False:
             raise ViewError(
                 op,
@@ -256,8 +278,51 @@ class TorchBackend(Backend):
                 f"negative-step views ({_TORCH_NEGATIVE_STEP})",
                 hint="pass copy=None or copy=True to get a flipped copy",
             )
-        positive, flips = positive_steps(key, tuple(data.shape))
         return data[positive].flip(flips), True
+
+    def _plan(self, index: Index, shape: tuple[int, ...]) -> tuple[Any, Any, Any, list[int]]:
+        key = index if isinstance(index, tuple) else (index,)
+        positive: Any
+        flips: list[int] = []
+        if all(type(k) is slice and k.step in (None, 1) for k in key):
+            positive = []
+            for axis, k in enumerate(key):
+                if k.start is not None or k.stop is not None:
+                    start, stop, _ = k.indices(shape[axis])
+                    positive.append((axis, start, max(stop - start, 0)))
+        elif not any(isinstance(k, slice) and k.step is not None and k.step < 0 for k in key):
+            positive = key
+        else:
+            positive, flips = positive_steps(key, shape)
+        if len(self._plans) >= _TORCH_PLANS_MAX:
+            self._plans.clear()
+        hit = (index, shape, positive, flips)
+        self._plans[id(index)] = hit
+        return hit
+
+    def take(
+        self,
+        op: str,
+        data: Any,
+        indices: Sequence[Any],
+        copy: bool | None,
+        out: Any,
+        *,
+        chunks: bool = False,
+    ) -> tuple[Any, ...]:
+        """Chunks as one ``split_with_sizes`` call (views, a C++ loop); otherwise as any backend."""
+        if copy is None and out is None:
+            if chunks and indices:
+                first = indices[0]
+                axis = len(first) - 1 if type(first) is tuple else 0
+                cuts = [(k[-1] if type(k) is tuple else k) for k in indices]
+                return tuple(data.split_with_sizes([c.stop - c.start for c in cuts], axis))
+            return tuple([self.index(op, data, index, None)[0] for index in indices])
+        return super().take(op, data, indices, copy, out)
+
+    def take_one(self, op: str, data: Any, index: Index) -> Any:
+        """``index`` with ``copy=None``: a view, or a flipped copy for negative steps."""
+        return self.index(op, data, index, None)[0]
 
     def copy(self, result: Any) -> Any:
         """``clone`` into a C-contiguous tensor on the same device (torch copies in parallel)."""
@@ -287,14 +352,22 @@ class JaxBackend(Backend):
     mutable = False
 
     def take(
-        self, op: str, data: Any, indices: Sequence[Any], copy: bool | None, out: Any
+        self,
+        op: str,
+        data: Any,
+        indices: Sequence[Any],
+        copy: bool | None,
+        out: Any,
+        *,
+        chunks: bool = False,
     ) -> tuple[Any, ...]:
-        """All outputs from one jitted function, cached per distinct indices.
+        """All outputs from one jitted function, cached per distinct indices (``chunks`` unused).
 
         Eager JAX dispatches every op separately (~15-40 us each, more for ``x[idx]``); one
         compiled function taking every index costs one dispatch. Inside an outer ``jax.jit``
         the inner one is inlined.
         """
+        del chunks
         if copy is False:
             raise self.no_views(op, data)
         if out is not None:
@@ -337,6 +410,7 @@ class DaskBackend(Backend):
     """
 
     name = "Dask"
+    known_sizes = False
     views = True  # not views in NumPy's sense, but slices of a graph copy nothing
     mutable = False
 
@@ -396,7 +470,7 @@ class PartlyKnownShape(tuple):  # type: ignore[type-arg]  # noqa: SLOT001 - op, 
         return value
 
 
-_BACKENDS: dict[type, Backend] = {}
+_BACKENDS: dict[type, Backend] = BACKENDS
 
 
 def backend_for(op: str, data: Any) -> Backend:
