@@ -34,16 +34,22 @@ from datamove._backends._copy import num_threads
 MiB = 1 << 20
 
 
-def once(fn: Callable[[], Any], repeats: int) -> float:
-    """Median seconds of single calls (1 warm-up); results dropped outside the timed region."""
-    fn()
-    samples = []
+def interleaved(methods: dict[str, Callable[[], Any]], repeats: int) -> dict[str, float]:
+    """Median seconds of single calls, each method once per round (after one warm-up each).
+
+    Rounds interleave the methods, so a machine whose speed drifts (a shared VM) slows them
+    alike instead of whichever ran during the slow minute. Results are dropped untimed.
+    """
+    for fn in methods.values():
+        fn()
+    samples: dict[str, list[float]] = {name: [] for name in methods}
     for _ in range(repeats):
-        t0 = time.perf_counter()
-        r = fn()
-        samples.append(time.perf_counter() - t0)
-        del r
-    return statistics.median(samples)
+        for name, fn in methods.items():
+            t0 = time.perf_counter()
+            r = fn()
+            samples[name].append(time.perf_counter() - t0)
+            del r
+    return {name: statistics.median(v) for name, v in samples.items()}
 
 
 # -- 1. per-call latency -------------------------------------------------------------------------
@@ -182,7 +188,7 @@ def copy_path(sizes_mib: list[int], quick: bool) -> None:
         n = size * MiB // (64 * 256 * 256 * 4)
         a = np.random.default_rng(0).random((n, 64, 256, 256), dtype=np.float32)
         t = torch.from_numpy(a) if torch is not None else None
-        repeats = 3 if quick or size > 256 else 5
+        repeats = 3 if quick else 5 if size > 256 else 9
         cases: list[tuple[str, int, int]] = [("split", ax, k) for ax in (0, 3) for k in (2, 4, 16)]
         cases.append(("slice", 3, 2))
         for case in cases:
@@ -218,36 +224,35 @@ def copy_path(sizes_mib: list[int], quick: bool) -> None:
                     return dm.strided_slice(a, [0, 0], [0, 0], [1, 2], copy=True, **kw)
 
             outs = [np.empty(v.shape, v.dtype) for v in views]
-            g = {}
-            g["out"] = traffic / once(lambda outs=outs, f=dm_out: f(outs), repeats)
-            g["copy"] = traffic / once(dm_copy, repeats)
             # the yardstick: the same bytes, in contiguous chunks of the outputs' sizes
             srcs = [np.ascontiguousarray(v) for v in views]
             pairs = list(zip(outs, srcs, strict=True))
-            g["plain"] = traffic / once(lambda p=pairs: _threaded_copyto(p, pool), repeats)
-            del srcs, pairs
-            g["np_pre"] = traffic / once(
-                lambda o=outs, v=views: [np.copyto(d, s) for d, s in zip(o, v, strict=True)],
-                repeats,
-            )
-            g["np_fresh"] = traffic / once(lambda v=views: [x.copy() for x in v], repeats)
+            methods: dict[str, Callable[[], Any]] = {
+                "out": lambda outs=outs, f=dm_out: f(outs),
+                "copy": dm_copy,
+                "plain": lambda p=pairs: _threaded_copyto(p, pool),
+                "np_pre": lambda o=outs, v=views: [
+                    np.copyto(d, s) for d, s in zip(o, v, strict=True)
+                ],
+                "np_fresh": lambda v=views: [x.copy() for x in v],
+            }
             if t is not None:
                 tv = torch.split(t, a.shape[axis] // k, axis) if kind == "split" else [t[..., ::2]]
                 touts = [torch.from_numpy(o) for o in outs]
-                g["t_pre"] = traffic / once(
-                    lambda to=touts, tv=tv: [d.copy_(s) for d, s in zip(to, tv, strict=True)],
-                    repeats,
-                )
+                methods["t_pre"] = lambda to=touts, tv=tv: [
+                    d.copy_(s) for d, s in zip(to, tv, strict=True)
+                ]
                 # .contiguous() returns the view itself when it is contiguous: clone those
-                g["t_fresh"] = traffic / once(
-                    lambda tv=tv: [x.clone() if x.is_contiguous() else x.contiguous() for x in tv],
-                    repeats,
-                )
-                del touts, tv
+                methods["t_fresh"] = lambda tv=tv: [
+                    x.clone() if x.is_contiguous() else x.contiguous() for x in tv
+                ]
             ov = _openvino(a, case)
             if ov is not None:
-                g["ov"] = traffic / once(ov, repeats)
-            del ov
+                methods["ov"] = ov
+            g = {name: traffic / secs for name, secs in interleaved(methods, repeats).items()}
+            del srcs, pairs, methods, ov
+            if t is not None:
+                del touts, tv
             gc.collect()
             best_pre = max(g.get(x, 0) for x in ("np_pre", "t_pre", "ov"))
             best_fresh = max(g.get(x, 0) for x in ("np_fresh", "t_fresh"))
