@@ -102,11 +102,18 @@ class TensorDataType(enum.IntEnum):
         return _BITS[self]
 
     @classmethod
-    def parse(cls, value: Any) -> Self:
+    def parse(cls, value: Any) -> TensorDataType:
         """Read a data type from a member, its value, or a name (short or C)."""
+        if type(value) is str and value in _DATA_TYPE_NAMES:  # the usual spellings, at once
+            return _DATA_TYPE_NAMES[value]
         return _parse_member(cls, value, "DML_TENSOR_DATA_TYPE_", "data_type")
 
 
+_DATA_TYPE_NAMES = {
+    name: member
+    for member in TensorDataType
+    for name in (member.name, member.dml_name, member.name.lower())
+}
 _BITS = {
     TensorDataType.UNKNOWN: 0,
     TensorDataType.FLOAT32: 32,

@@ -29,6 +29,8 @@ _ALIAS_BRUTE_FORCE_LIMIT = 1 << 22
 
 def _uint(op: str, name: str, value: Any, limit: int) -> int:
     """``value`` as an int in ``[0, limit]`` (DirectML's UINT / UINT64 fields)."""
+    if type(value) is int and 0 <= value <= limit:  # the common case, at once
+        return value
     if isinstance(value, bool):
         raise DTypeError(op, name, value, "must be an integer, not a bool")
     try:
@@ -41,14 +43,17 @@ def _uint(op: str, name: str, value: Any, limit: int) -> int:
     return number
 
 
+_INT = frozenset({int})
+
+
 def _uint_tuple(op: str, name: str, values: Any) -> tuple[int, ...]:
     # The common case, checked at once: plain ints (not bools, not NumPy scalars) in range.
-    if (
-        isinstance(values, list | tuple)
-        and set(map(type, values)) <= {int}
-        and (not values or (min(values) >= 0 and max(values) <= UINT32_MAX))
-    ):
-        return tuple(values)
+    if type(values) is tuple or type(values) is list:
+        numbers = tuple(values)
+        if not numbers or (
+            set(map(type, numbers)) == _INT and min(numbers) >= 0 and max(numbers) <= UINT32_MAX
+        ):
+            return numbers
     if isinstance(values, str | bytes) or not isinstance(values, Sequence | np.ndarray):
         raise DTypeError(op, name, values, "must be a sequence of integers")
     return tuple(_uint(op, f"{name}[{i}]", v, UINT32_MAX) for i, v in enumerate(values))
@@ -94,9 +99,27 @@ def packed_strides(sizes: Sequence[int]) -> tuple[int, ...]:
     return tuple(strides)
 
 
+def _last_index(sizes: tuple[int, ...], strides: tuple[int, ...] | None) -> int | None:
+    """``dot(sizes - 1, strides)``, exact; ``None`` when undefined (no sizes, a zero size, T6)."""
+    if not sizes or 0 in sizes:
+        return None
+    if strides is None:  # packed: the dot product telescopes to prod(sizes) - 1
+        return math.prod(sizes) - 1
+    if len(strides) != len(sizes):
+        return None
+    dot: int = sum(map(operator.mul, sizes, strides))
+    return dot - sum(strides)
+
+
 def _round_bits_to_bytes(bits: int) -> int:
     """DirectMLX's last two steps: whole bytes, then a whole number of DWORDs."""
     return ((bits + 7) // 8 + 3) & ~3
+
+
+def _minimum_size(sizes: tuple[int, ...], strides: tuple[int, ...] | None, bits: int) -> int | None:
+    """``DMLCalcBufferTensorSize`` with unbounded integers; ``None`` when undefined."""
+    last = _last_index(sizes, strides)
+    return None if last is None or not bits else _round_bits_to_bytes((last + 1) * bits)
 
 
 def calc_buffer_tensor_size(
@@ -270,34 +293,36 @@ class TensorDesc:
         guaranteed_base_offset_alignment: int = 0,
         tensor_type: TensorType | str | int = TensorType.BUFFER,
     ) -> None:
-        set_ = object.__setattr__
-        set_(self, "data_type", TensorDataType.parse(data_type))
-        set_(self, "sizes", _uint_tuple("TensorDesc", "sizes", sizes))
-        set_(
-            self,
-            "strides",
-            None if strides is None else _uint_tuple("TensorDesc", "strides", strides),
-        )
-        set_(self, "flags", TensorFlags.parse(flags))
-        set_(self, "tensor_type", TensorType.parse(tensor_type))
-        set_(
-            self,
+        # Checked in the order of the fields, so the first bad one is the one reported.
+        data_type = TensorDataType.parse(data_type)
+        sizes = _uint_tuple("TensorDesc", "sizes", sizes)
+        strides = None if strides is None else _uint_tuple("TensorDesc", "strides", strides)
+        if type(flags) is not TensorFlags:  # members, the defaults included, need no parsing
+            flags = TensorFlags.parse(flags)
+        if type(tensor_type) is not TensorType:
+            tensor_type = TensorType.parse(tensor_type)
+        alignment = _uint(
+            "TensorDesc",
             "guaranteed_base_offset_alignment",
-            _uint(
-                "TensorDesc",
-                "guaranteed_base_offset_alignment",
-                guaranteed_base_offset_alignment,
-                UINT32_MAX,
-            ),
+            guaranteed_base_offset_alignment,
+            UINT32_MAX,
         )
         if total_tensor_size_in_bytes is None:
-            minimum = self.minimum_size_in_bytes
+            minimum = _minimum_size(sizes, strides, data_type.bits)
             total = minimum if minimum is not None and minimum <= UINT64_MAX else 0
         else:
             total = _uint(
                 "TensorDesc", "total_tensor_size_in_bytes", total_tensor_size_in_bytes, UINT64_MAX
             )
-        set_(self, "total_tensor_size_in_bytes", total)
+        self.__dict__.update(  # frozen: the fields are written once, here
+            data_type=data_type,
+            sizes=sizes,
+            strides=strides,
+            flags=flags,
+            total_tensor_size_in_bytes=total,
+            guaranteed_base_offset_alignment=alignment,
+            tensor_type=tensor_type,
+        )
 
     def replace(self, **changes: Any) -> TensorDesc:
         """A copy with some fields changed; the total size is recomputed unless given.
@@ -340,18 +365,12 @@ class TensorDesc:
     @_cached
     def index_of_last_element(self) -> int | None:
         """``dot(sizes - 1, strides)``, exact; ``None`` when undefined (zero size, bad strides)."""
-        strides = self.effective_strides
-        if strides is None or not self.sizes or 0 in self.sizes:
-            return None
-        return sum((s - 1) * t for s, t in zip(self.sizes, strides, strict=True))
+        return _last_index(self.sizes, self.strides)
 
     @_cached
     def minimum_size_in_bytes(self) -> int | None:
         """``DMLCalcBufferTensorSize`` with unbounded integers; ``None`` when undefined."""
-        index = self.index_of_last_element
-        if index is None or self.data_type.bits == 0:
-            return None
-        return _round_bits_to_bytes((index + 1) * self.data_type.bits)
+        return _minimum_size(self.sizes, self.strides, self.data_type.bits)
 
     @_cached
     def provably_disjoint(self) -> bool:
