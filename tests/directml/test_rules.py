@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import datamove
 import datamove.directml as dml
-from datamove.directml import JoinDesc, SplitDesc, TensorDesc, ValidationOptions
+from datamove.directml import JoinDesc, SplitDesc, TensorDesc, ValidationOptions, _desc, _rules
 
 F32 = "FLOAT32"
 
@@ -371,3 +373,112 @@ def test_repeated_validation_is_remembered_per_level_and_options():
         desc.violations("9_9")
     with pytest.raises(datamove.DTypeError):
         desc.violations(True)
+
+
+# The fast pass agrees with the rule-by-rule evaluation -----------------------------------------
+
+
+# Faults a desc is built with; a tensor's fault hits one tensor, the whole or a part.
+DESC_FAULTS = [
+    "data type", "level", "rank", "axis", "no parts", "sum", "zero", "part zero", "off axis",
+    "part rank", "part type",
+]  # fmt: skip
+TENSOR_FAULTS = ["strides length", "far", "flags", "tensor type", "alignment", "total", "edge"]
+
+
+@st.composite
+def maybe_broken_descs(draw, fault):
+    """A split or join, a level and options, built with ``fault`` and maybe one more.
+
+    A fault may break one rule, several, or none (``flags=1`` on an input, an alignment of 16,
+    4 bytes of padding); random strides may break T12 on their own.
+    """
+    faults = [fault, draw(st.sampled_from([None] * 8 + DESC_FAULTS + TENSOR_FAULTS))]
+
+    def tensor(data_type, sizes, faulty):
+        rank = len(sizes)
+        bits = dml.TensorDataType.parse(data_type).bits
+        here = faults if faulty else []
+        strides = None
+        if draw(st.integers(0, 3)) == 0:  # padded, broadcast or overlapping
+            strides = draw(st.lists(st.integers(0, 7), min_size=rank, max_size=rank))
+        if "strides length" in here:
+            strides = [1] * (rank + 1)
+        if "far" in here and max(sizes, default=0) > 1:  # the last element at T8's bound
+            dim = next(d for d, n in enumerate(sizes) if n > 1)
+            rest = sum(sizes) - rank - (sizes[dim] - 1)  # from the other dims, with strides 1
+            target = 2**32 - 2 + draw(st.sampled_from([-1, 0, 1]))  # the last element's index
+            strides = [1] * rank
+            strides[dim] = min(2**32 - 1, (target - rest) // (sizes[dim] - 1))
+        fields = {}
+        if "flags" in here:
+            fields["flags"] = draw(st.sampled_from([1, 2, 3]))
+        if "tensor type" in here:
+            fields["tensor_type"] = "INVALID"
+        if "alignment" in here:
+            fields["guaranteed_base_offset_alignment"] = draw(st.sampled_from([1, 2, 4, 8, 16, 24]))
+        plain = TensorDesc(data_type, sizes, strides, **fields)
+        total = plain.total_tensor_size_in_bytes
+        if "total" in here:  # too small, not DWORD-aligned, padded, or past 2**32 - 1 elements
+            total += draw(st.sampled_from([-4, -1, 1, 2, 4, 2**34, 2**35 - 3]))
+        if "edge" in here and bits:  # at T8's bound on the total size
+            total = max(total, 2**32 * bits // 8 + draw(st.sampled_from([-8, -4, -1, 0, 4])))
+        return plain.replace(total_tensor_size_in_bytes=max(0, total))
+
+    data_types = list(dml.TensorDataType)
+    data_type = draw(st.sampled_from(["FLOAT32", "UINT16", "INT8", "INT4"]))
+    if "data type" in faults:
+        data_type = draw(st.sampled_from(data_types))
+    rank = draw(st.integers(0, 9) if "rank" in faults else st.integers(1, 8))
+    sizes = draw(st.lists(st.integers(1, 3), min_size=rank, max_size=rank))
+    axis = draw(st.integers(-1, rank) if "axis" in faults else st.integers(0, max(rank - 1, 0)))
+    count = 0 if "no parts" in faults else draw(st.integers(1, 4))
+    lengths = draw(st.lists(st.integers(1, 3), min_size=count, max_size=count))
+    victim = draw(st.integers(0, count))  # where a tensor's faults go: 0 the whole, i part i - 1
+    if "part zero" in faults and victim:  # an empty part, the lengths still adding up
+        lengths[victim - 1] = 0
+    if 0 <= axis < rank:
+        off = draw(st.sampled_from([-1, 1])) if "sum" in faults else 0
+        sizes[axis] = max(0, sum(lengths) + off)
+    if "zero" in faults and rank:
+        sizes[draw(st.integers(0, rank - 1))] = 0
+    parts = []
+    for i, n in enumerate(lengths, 1):
+        own = list(sizes)
+        if 0 <= axis < rank:
+            own[axis] = n
+        if "off axis" in faults and i == victim and rank:
+            own[draw(st.integers(0, rank - 1))] += 1
+        if "part rank" in faults and i == victim:
+            own = own[1:]
+        part_type = data_type
+        if "part type" in faults and i == victim:
+            part_type = draw(st.sampled_from(data_types))
+        parts.append(tensor(part_type, own, i == victim))
+    whole = tensor(data_type, sizes, victim == 0)
+    levels = [None, *dml.FeatureLevel]
+    level = draw(st.sampled_from(levels if "level" in faults else [None, levels[-1]]))
+    options = ValidationOptions(
+        join_rank_at_3_1=draw(st.sampled_from(["table", "history"])),
+        element_limit=draw(st.sampled_from(["both", "last_element", "total_size"])),
+        dword_aligned_total_size=draw(st.booleans()),
+        reject_output_aliasing=draw(st.booleans()),
+    )
+    if draw(st.booleans()):
+        return SplitDesc(whole, parts, axis), level, options
+    return JoinDesc(parts, whole, axis), level, options
+
+
+@pytest.mark.parametrize("fault", [None, *DESC_FAULTS, *TENSOR_FAULTS])
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_the_fast_pass_agrees_with_the_rules(fault, data):
+    """``fine`` says a desc is valid exactly when the rule-by-rule evaluation finds nothing."""
+    desc, level, options = data.draw(maybe_broken_descs(fault))
+    split = isinstance(desc, SplitDesc)
+    rules = _desc._SPLIT if split else _desc._JOIN
+    whole, parts = (desc.input, desc.outputs) if split else (desc.output, desc.inputs)
+    detailed = _desc._violations(rules, whole, parts, desc.axis, level, options)
+    quick = _rules.fine(rules.op, rules.parts_are_outputs, whole, parts, desc.axis, level, options)
+    assert quick == (not detailed), detailed
+    assert desc.violations(level, options=options) == detailed  # the public path, fast pass first

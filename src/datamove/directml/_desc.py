@@ -19,6 +19,7 @@ from datamove.directml._rules import (
     DEFAULT_OPTIONS,
     ValidationOptions,
     check_tensor,
+    fine,
     table_row,
 )
 from datamove.directml._tensor import TensorDesc
@@ -198,7 +199,11 @@ def _remembered(
     key = (type(feature_level), feature_level, id(options))
     hit = cache.get(key)
     if hit is None or hit[0] is not options:
-        found = tuple(_violations(rules, whole, parts, axis, feature_level, options))
+        level = None if feature_level is None else FeatureLevel.parse(feature_level)
+        opts = DEFAULT_OPTIONS if options is None else options
+        found: tuple[Violation, ...] = ()
+        if not fine(rules.op, rules.parts_are_outputs, whole, parts, axis, level, opts):
+            found = tuple(_violations(rules, whole, parts, axis, level, options))
         hit = cache[key] = (options, found)
     return list(hit[1])
 

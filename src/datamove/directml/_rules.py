@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import functools
+import math
+import operator
 from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
 from datamove._errors import ValidationError
 from datamove.directml._enums import (
     DML_TENSOR_DIMENSION_COUNT_MAX,
+    DML_TENSOR_DIMENSION_COUNT_MAX1,
     UINT32_MAX,
     FeatureLevel,
     OperatorType,
     TensorDataType,
     TensorFlags,
+    TensorType,
 )
 from datamove.directml._errors import Violation
 from datamove.directml._tensor import TensorDesc
@@ -141,6 +145,125 @@ def table_row(op: OperatorType, level: FeatureLevel, join_rank_at_3_1: str) -> T
 _64_BIT = frozenset({_T.FLOAT64, _T.UINT64, _T.INT64})
 _4_BIT = frozenset({_T.UINT4, _T.INT4})
 _OWNED = int(TensorFlags.OWNED_BY_DML)  # a plain int: IntFlag's own & builds a new flag, slowly
+
+
+# The fast pass ---------------------------------------------------------------------------------
+#
+# Validating a valid desc is the common case. ``fine`` answers "does this desc break no rule?"
+# over plain ints, building no Violation; only when the answer is no do the operator descs run
+# the rule-by-rule evaluation below (``check_tensor``), which words every violation. The two
+# must agree: tests/directml/test_rules.py checks that with Hypothesis.
+
+
+class Limits(NamedTuple):
+    """Ranks ``[lo, hi]`` and data types (a bit mask of their values) valid at one level.
+
+    T2 (no ``UNKNOWN``; 4-bit and 64-bit types only from 6_3 and 3_0), T4 (rank 1 to 8, at most
+    5 before 3_0) and the operator's table (S7/J6) in one: a tensor whose rank and type pass
+    these breaks none of those rules.
+    """
+
+    lo: int
+    hi: int
+    data_types: int
+
+
+def _limits(row: TensorSupport | None, level: FeatureLevel | None) -> Limits:
+    types = set(TensorDataType) - {TensorDataType.UNKNOWN}
+    lo, hi = 1, DML_TENSOR_DIMENSION_COUNT_MAX1
+    if level is not None and row is not None:
+        types &= row.data_types
+        lo, hi = max(lo, row.min_rank), min(hi, row.max_rank)
+        if level < FeatureLevel.LEVEL_6_3:
+            types -= _4_BIT
+        if level < FeatureLevel.LEVEL_3_0:
+            types -= _64_BIT
+            hi = min(hi, DML_TENSOR_DIMENSION_COUNT_MAX)
+    return Limits(lo, hi, sum(1 << t for t in types))
+
+
+#: ``LIMITS[op, level, join_rank_at_3_1]``; ``level`` ``None`` for the level-free rules.
+LIMITS: dict[tuple[OperatorType, FeatureLevel | None, str], Limits] = {
+    (op, level, join): _limits(None if level is None else table_row(op, level, join), level)
+    for op in OperatorType
+    for level in (None, *FeatureLevel)
+    for join in ("table", "history")
+}
+#: Bits per element, indexed by the data type's value (they run 0, 1, 2 ...).
+BITS: tuple[int, ...] = tuple(t.bits for t in sorted(TensorDataType))
+_BUFFER = TensorType.BUFFER
+_mul = operator.mul
+
+
+def fine(
+    op: OperatorType,
+    parts_are_outputs: bool,
+    whole: TensorDesc,
+    parts: tuple[TensorDesc, ...],
+    axis: int,
+    level: FeatureLevel | None,
+    options: ValidationOptions,
+) -> bool:
+    """Whether a split or join breaks no rule at all (what ``_desc._violations`` would find).
+
+    Each part must have the whole's type, rank and sizes but for a length of at least 1 on the
+    axis, so the level's limits on rank and type and T5 are checked on the whole alone. Then
+    every tensor, the whole first, must break none of T1, T3, T6-T9, T11, T12 and S8/J7 in its
+    role, and the parts' lengths must add up to the whole's.
+    """
+    sizes = whole.sizes
+    rank = len(sizes)
+    lo, hi, types = LIMITS[op, level, options.join_rank_at_3_1]
+    dtype = whole.data_type
+    if not (parts and lo <= rank <= hi and 0 <= axis < rank and types >> dtype & 1):
+        return False  # S1/J1, T4, S7/J6, S3/J3, T2
+    if 0 in sizes:  # T5
+        return False
+    bits = BITS[dtype]
+    before, after = sizes[:axis], sizes[axis + 1 :]
+    others = math.prod(before) * math.prod(after)  # elements per unit of length on the axis
+    # T8, each reading as a bound: the last element's index, and the total size in bytes
+    # (total * 8 // bits <= UINT32_MAX). A reading that is switched off bounds nothing.
+    element_limit = options.element_limit
+    last_max = UINT32_MAX - 1 if element_limit != "total_size" else math.inf
+    total_max = ((UINT32_MAX + 1) * bits - 1) // 8 if element_limit != "last_element" else math.inf
+    dword = 3 if options.dword_aligned_total_size else 0  # T11
+    # By role: the largest Flags value allowed (OWNED_BY_DML, 1, on inputs only), and T12.
+    owned, part_owned = parts_are_outputs, not parts_are_outputs
+    aliasing = options.reject_output_aliasing
+    aliasing, part_aliasing = aliasing and not parts_are_outputs, aliasing and parts_are_outputs
+    lengths = 0  # the whole's length and then the parts': twice the whole's when they add up
+    for tensor in (whole, *parts):
+        own = tensor.sizes
+        if tensor.data_type is not dtype or len(own) != rank:  # S2/J2
+            return False
+        length = own[axis]
+        if not length or own[:axis] != before or own[axis + 1 :] != after:  # S6/J5, S4/J4
+            return False
+        if tensor.tensor_type is not _BUFFER or not 0 <= tensor.flags <= owned:
+            return False  # T1, T3, S8/J7
+        strides = tensor.strides
+        if strides is None:  # packed: dot(sizes - 1, strides) is prod(sizes) - 1
+            last = others * length - 1
+        elif len(strides) != rank:  # T6
+            return False
+        else:
+            last = sum(map(_mul, own, strides)) - sum(strides)  # dot(sizes - 1, strides)
+            if aliasing and tensor.self_overlapping:  # T12
+                return False
+        total = tensor.total_tensor_size_in_bytes
+        minimum = (((last + 1) * bits + 7) // 8 + 3) & ~3  # DMLCalcBufferTensorSize
+        if not minimum <= total <= total_max or last > last_max or total & dword:
+            return False  # T7, T8, T11
+        alignment = tensor.guaranteed_base_offset_alignment
+        if alignment and (alignment & (alignment - 1) or alignment * 8 < bits):
+            return False  # T9
+        lengths += length
+        owned, aliasing = part_owned, part_aliasing
+    return lengths == 2 * sizes[axis]  # S5/J4
+
+
+# Rule by rule ------------------------------------------------------------------------------------
 
 
 def check_tensor(
