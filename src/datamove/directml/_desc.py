@@ -86,7 +86,11 @@ def _tensor(op: str, name: str, value: Any) -> TensorDesc:
 def _tensors(op: str, name: str, values: Any) -> tuple[TensorDesc, ...]:
     if isinstance(values, TensorDesc) or not isinstance(values, Sequence):
         raise DTypeError(op, name, values, "must be a sequence of TensorDesc")
-    return tuple(_tensor(op, f"{name}[{i}]", v) for i, v in enumerate(values))
+    tensors = tuple(values)
+    for i, value in enumerate(tensors):
+        if not isinstance(value, TensorDesc):  # the path is written only for the one reported
+            _tensor(op, f"{name}[{i}]", value)
+    return tensors
 
 
 def _axis(op: str, value: Any) -> int:
