@@ -208,8 +208,8 @@ def fine(
 
     Each part must have the whole's type, rank and sizes but for a length of at least 1 on the
     axis, so the level's limits on rank and type and T5 are checked on the whole alone. Then
-    every tensor, the whole first, must break none of T1, T3, T6-T9, T11, T12 and S8/J7 in its
-    role, and the parts' lengths must add up to the whole's.
+    every tensor, the whole first, must pass ``_layout_fine`` in its role, and the parts'
+    lengths must add up to the whole's.
     """
     sizes = whole.sizes
     rank = len(sizes)
@@ -220,14 +220,9 @@ def fine(
     if 0 in sizes:  # T5
         return False
     bits = BITS[dtype]
+    last_max, total_max, dword = _bounds(bits, options)
     before, after = sizes[:axis], sizes[axis + 1 :]
     others = math.prod(before) * math.prod(after)  # elements per unit of length on the axis
-    # T8, each reading as a bound: the last element's index, and the total size in bytes
-    # (total * 8 // bits <= UINT32_MAX). A reading that is switched off bounds nothing.
-    element_limit = options.element_limit
-    last_max = UINT32_MAX - 1 if element_limit != "total_size" else math.inf
-    total_max = ((UINT32_MAX + 1) * bits - 1) // 8 if element_limit != "last_element" else math.inf
-    dword = 3 if options.dword_aligned_total_size else 0  # T11
     # By role: the largest Flags value allowed (OWNED_BY_DML, 1, on inputs only), and T12.
     owned, part_owned = parts_are_outputs, not parts_are_outputs
     aliasing = options.reject_output_aliasing
@@ -240,27 +235,78 @@ def fine(
         length = own[axis]
         if not length or own[:axis] != before or own[axis + 1 :] != after:  # S6/J5, S4/J4
             return False
-        if tensor.tensor_type is not _BUFFER or not 0 <= tensor.flags <= owned:
-            return False  # T1, T3, S8/J7
-        strides = tensor.strides
-        if strides is None:  # packed: dot(sizes - 1, strides) is prod(sizes) - 1
-            last = others * length - 1
-        elif len(strides) != rank:  # T6
+        elements = others * length
+        if not _layout_fine(
+            tensor, rank, bits, elements, owned, aliasing, last_max, total_max, dword
+        ):
             return False
-        else:
-            last = sum(map(_mul, own, strides)) - sum(strides)  # dot(sizes - 1, strides)
-            if aliasing and tensor.self_overlapping:  # T12
-                return False
-        total = tensor.total_tensor_size_in_bytes
-        minimum = (((last + 1) * bits + 7) // 8 + 3) & ~3  # DMLCalcBufferTensorSize
-        if not minimum <= total <= total_max or last > last_max or total & dword:
-            return False  # T7, T8, T11
-        alignment = tensor.guaranteed_base_offset_alignment
-        if alignment and (alignment & (alignment - 1) or alignment * 8 < bits):
-            return False  # T9
         lengths += length
         owned, aliasing = part_owned, part_aliasing
     return lengths == 2 * sizes[axis]  # S5/J4
+
+
+def tensor_fine(
+    tensor: TensorDesc, output: bool, limits: Limits, options: ValidationOptions
+) -> bool:
+    """Whether ``tensor`` breaks none of the rules ``check_tensor`` checks, in its role."""
+    sizes = tensor.sizes
+    rank = len(sizes)
+    lo, hi, types = limits
+    if not (lo <= rank <= hi and types >> tensor.data_type & 1) or 0 in sizes:
+        return False  # T4, S7/J6, T2, T5 (S6/J5)
+    bits = BITS[tensor.data_type]
+    aliasing = output and options.reject_output_aliasing
+    elements = math.prod(sizes)
+    return _layout_fine(tensor, rank, bits, elements, not output, aliasing, *_bounds(bits, options))
+
+
+def _bounds(bits: int, options: ValidationOptions) -> tuple[float, float, int]:
+    """T8 and T11 as bounds: the last element's index, the total size in bytes, its low bits.
+
+    T8's readings: the index of the last element plus one, and the total size over the element
+    size (``total * 8 // bits``), at most 2**32 - 1. A reading that is switched off bounds
+    nothing. T11 asks the total's two low bits to be 0.
+    """
+    limit = options.element_limit
+    last_max = UINT32_MAX - 1 if limit != "total_size" else math.inf
+    total_max = ((UINT32_MAX + 1) * bits - 1) // 8 if limit != "last_element" else math.inf
+    return last_max, total_max, 3 if options.dword_aligned_total_size else 0
+
+
+def _layout_fine(
+    tensor: TensorDesc,
+    rank: int,
+    bits: int,
+    elements: int,
+    owned: int,
+    aliasing: bool,
+    last_max: float,
+    total_max: float,
+    dword: int,
+) -> bool:
+    """Whether ``tensor`` breaks none of T1, T3, S8/J7, T6, T12, T7, T8, T11 and T9.
+
+    Its sizes are known to be fine: ``rank`` of them, ``elements`` in all, none 0. ``owned`` is
+    the largest Flags value its role allows, ``aliasing`` whether T12 applies to it, the rest
+    come from ``_bounds``.
+    """
+    if tensor.tensor_type is not _BUFFER or not 0 <= tensor.flags <= owned:
+        return False  # T1, T3, S8/J7
+    strides = tensor.strides
+    if strides is None:  # packed: dot(sizes - 1, strides) is prod(sizes) - 1
+        last = elements - 1
+    elif len(strides) != rank:  # T6
+        return False
+    else:
+        last = sum(map(_mul, tensor.sizes, strides)) - sum(strides)  # dot(sizes - 1, strides)
+        if aliasing and tensor.self_overlapping:  # T12
+            return False
+    total = tensor.total_tensor_size_in_bytes
+    minimum = (((last + 1) * bits + 7) // 8 + 3) & ~3  # DMLCalcBufferTensorSize
+    if not minimum <= total <= total_max or last > last_max or total & dword:
+        return False  # T7, T8, T11
+    alignment = tensor.guaranteed_base_offset_alignment
+    return not alignment or not (alignment & (alignment - 1) or alignment * 8 < bits)  # T9
 
 
 # Rule by rule ------------------------------------------------------------------------------------
