@@ -150,9 +150,10 @@ _OWNED = int(TensorFlags.OWNED_BY_DML)  # a plain int: IntFlag's own & builds a 
 # The fast pass ---------------------------------------------------------------------------------
 #
 # Validating a valid desc is the common case. ``fine`` answers "does this desc break no rule?"
-# over plain ints, building no Violation; only when the answer is no do the operator descs run
-# the rule-by-rule evaluation below (``check_tensor``), which words every violation. The two
-# must agree: tests/directml/test_rules.py checks that with Hypothesis.
+# over plain ints, building no Violation. Only when the answer is no are the violations worded,
+# and then the rule-by-rule evaluation below (``check_tensor``) runs only on the tensors that
+# ``tensor_fine`` does not pass. Both passes must agree with the rules exactly:
+# tests/directml/test_rules.py checks that with Hypothesis.
 
 
 class Limits(NamedTuple):
