@@ -1,0 +1,57 @@
+"""The command-line sessions shown in README.md and docs/cli.md are real: each is run here.
+
+A ``console`` block holds ``$ datamove ...`` lines, each followed by the exact output (stdout,
+then stderr), and ``(exit N)`` when the exit status is not 0. The files they name are made
+first: ``example.xml`` by ``datamove.ir._examples.write_example``, ``x.npy`` ([2,6] float32) and
+``big.npy`` ([1000,4] float32).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+import shlex
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from datamove._cli import main
+from datamove.ir._examples import write_example
+
+ROOT = Path(__file__).resolve().parent.parent
+BLOCK = re.compile(r"```console\n(.*?)```", re.DOTALL)
+
+
+def _sessions() -> list[object]:
+    params = []
+    for doc in ("README.md", "docs/cli.md"):
+        for block in BLOCK.findall((ROOT / doc).read_text(encoding="utf-8")):
+            commands = re.split(r"^\$ ", block, flags=re.MULTILINE)[1:]
+            for text in commands:
+                line, _, expected = text.partition("\n")
+                params.append(pytest.param(line, expected, id=f"{doc}: {line[:60]}"))
+    return params
+
+
+@pytest.mark.parametrize(("line", "expected"), _sessions())
+def test_console_session_is_real(
+    line: str, expected: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    write_example(tmp_path)
+    np.save("x.npy", np.arange(12, dtype=np.float32).reshape(2, 6))
+    np.save("big.npy", np.zeros((1000, 4), np.float32))
+    argv = shlex.split(line)
+    assert argv[0] == "datamove"
+    code = 0
+    status = re.search(r"^\(exit (\d+)\)\n?\Z", expected, flags=re.MULTILINE)
+    if status:
+        code = int(status.group(1))
+        expected = expected[: status.start()]
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        got = main(argv[1:])
+    assert got == code
+    assert out.getvalue() + err.getvalue() == expected
