@@ -16,8 +16,6 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, Final, NamedTuple
 
-import numpy as np
-
 from datamove import _compat
 from datamove._errors import ValidationError
 from datamove._memo import memoize
@@ -491,86 +489,104 @@ def numpy_index(
 
 
 _NDARRAY: Final = _compat.ndarray
-# Plan keys hold parameter values as given. ``True == 1`` and ``1.0 == 1`` hash alike, so a hit
-# counts only when every value is an int or a NumPy integer: a bool or float never reuses an
-# int's plan (and the slow path rejects it).
-_KEY_TYPES: Final = frozenset(
-    {
-        int,
-        np.int8,
-        np.int16,
-        np.int32,
-        np.int64,
-        np.uint8,
-        np.uint16,
-        np.uint32,
-        np.uint64,
-        np.intc,
-        np.uintc,
-        np.int_,
-        np.uint,
-        np.longlong,
-        np.ulonglong,
-    }
-)
-_PLANS: dict[tuple[Any, ...], Index] = {}
-_PLANS_MAX: Final = 4096
 _NO_MASK: Final[tuple[()]] = ()
 _VECTOR_TYPES: Final = frozenset({list, tuple, _NDARRAY})  # begin/end/stride the cache takes
 _MASK_TYPES: Final = frozenset({list, tuple})
 
 
-def _remember(key: tuple[Any, ...], index: Index) -> None:
-    """Cache a plan; the cache is bounded (cleared whole when full: cheap and thread-safe)."""
-    if len(_PLANS) >= _PLANS_MAX:
-        _PLANS.clear()
-    _PLANS[key] = index
+@lru_cache(maxsize=4096, typed=True)
+def _flat_plan(shape: tuple[int, ...], *flat: Any) -> Index:
+    """The NumPy index of a call whose parameters come flattened, after their lengths.
 
-
-def _as_key(value: Any) -> tuple[Any, ...]:
-    """A list, tuple or NumPy array of begin/end/stride values as a hashable tuple."""
-    kind = type(value)
-    if kind is _NDARRAY:
-        return tuple(value.tolist())
-    if kind is list or kind is tuple:
-        return tuple(value)
-    raise TypeError  # not cached: the slow path validates (and names) it
-
-
-def _plan_key(
-    shape: tuple[int, ...], begin: Any, end: Any, stride: Any, masks: tuple[Any, ...]
-) -> tuple[tuple[Any, ...], tuple[Any, ...]] | None:
-    """The plan-cache key of a call, and the integers whose types a hit must check.
-
-    ``None`` where the call is not cached: a parameter is not a list, a tuple or (for begin,
-    end and stride) a NumPy array, or a mask holds something ``bytes`` refuses. Masks enter the
-    key as ``bytes``, which only integers and bools pass (never a float), so a hit only needs
-    the types of begin, end and stride checked (``(1.0,) == (1,)`` would hit). The fast path in
-    ``strided_slice`` inlines the common case of this function: both must build equal keys.
+    ``flat`` is ``(len(begin), len(end), len(stride) or -1 for None, len(begin_mask),
+    len(end_mask), len(new_axis_mask), len(shrink_axis_mask), *begin, *end, *stride,
+    *begin_mask, *end_mask, *new_axis_mask, *shrink_axis_mask, *ellipsis_mask)``. The cache is
+    ``typed``: its C key holds the type of every value, so ``True``, ``1.0`` and ``np.int64(1)``
+    never share ``1``'s entry (they are equal and hash alike), and a value of a type the checks
+    reject never gets an entry. Invalid parameters raise ``ValidationError`` (never cached);
+    the caller then lets the slow path report them with the values as the caller gave them.
     """
+    nb, ne, ns, nbm, nem, nnm, nsm = flat[:7]
+    cut = 7
+    groups: list[tuple[Any, ...] | None] = []
+    for n in (nb, ne, ns, nbm, nem, nnm, nsm):
+        if n < 0:
+            groups.append(None)
+            continue
+        groups.append(flat[cut : cut + n])
+        cut += n
+    groups.append(flat[cut:])  # ellipsis_mask
+    begin, end, stride, *masks = groups
+    return _numpy_index(_params(begin, end, stride, *masks), shape, begin)
+
+
+_SEP: Final = object()  # ends a parameter group in _common_plan's arguments (no user value)
+_NO_STRIDE: Final = object()  # ends the (empty) stride group when stride is None
+
+
+@lru_cache(maxsize=4096, typed=True)
+def _common_plan(shape: tuple[int, ...], *flat: Any) -> Index:
+    """``_flat_plan`` for calls without new-axis, shrink or ellipsis masks, in fewer steps.
+
+    ``flat`` is ``(*begin, _SEP, *end, _SEP, *stride, _SEP or _NO_STRIDE, *begin_mask, _SEP,
+    *end_mask)``: private separators instead of lengths save the caller three ``len`` calls.
+    """
+    groups: list[tuple[Any, ...] | None] = []
+    start = 0
+    for i, v in enumerate(flat):
+        if v is _SEP or v is _NO_STRIDE:
+            groups.append(None if v is _NO_STRIDE else flat[start:i])
+            start = i + 1
+    groups.append(flat[start:])
+    begin, end, stride, begin_mask, end_mask = groups
+    masks = (begin_mask, end_mask, (), (), ())
+    return _numpy_index(_params(begin, end, stride, *masks), shape, begin)
+
+
+def _cached_index(
+    shape: tuple[int, ...], begin: Any, end: Any, stride: Any, masks: tuple[Any, ...]
+) -> Index | None:
+    """``_flat_plan`` for parameters that are lists, tuples or (begin/end/stride) NumPy arrays.
+
+    ``None`` for anything else (the slow path validates and names it) and for invalid values.
+    ``strided_slice`` inlines the common case of this function.
+    """
+    parts = []
+    for value in (begin, end, stride):
+        kind = type(value)
+        if kind is _NDARRAY:
+            value = value.tolist()  # noqa: PLW2901 - the array's values as Python ints
+            if type(value) is not list:
+                return None  # a 0-d array
+        elif not (kind is list or kind is tuple or value is None):
+            return None
+        parts.append(value)
+    for mask in masks:
+        if type(mask) not in _MASK_TYPES:
+            return None
+    b, e, st = parts
+    bm, em, nm, sm, el = masks
     try:
-        kb = _as_key(begin)
-        ke = _as_key(end)
-        ks = None if stride is None else _as_key(stride)
-        for mask in masks:
-            if type(mask) is not list and type(mask) is not tuple:
-                return None
-        begin_mask, end_mask, new_axis_mask, shrink_axis_mask, ellipsis_mask = map(bytes, masks)
-        key = (
+        return _flat_plan(
             shape,
-            kb,
-            ke,
-            ks,
-            begin_mask,
-            end_mask,
-            (new_axis_mask, shrink_axis_mask, ellipsis_mask)
-            if new_axis_mask or shrink_axis_mask or ellipsis_mask
-            else None,
+            len(b),
+            len(e),
+            -1 if st is None else len(st),
+            len(bm),
+            len(em),
+            len(nm),
+            len(sm),
+            *b,
+            *e,
+            *(st or ()),
+            *bm,
+            *em,
+            *nm,
+            *sm,
+            *el,
         )
-        hash(key)  # a nested list in an array-valued parameter is not hashable
-    except (TypeError, ValueError):
+    except (TypeError, ValidationError):  # unhashable values; invalid ones
         return None
-    return key, kb + ke + (ks or ())
 
 
 def strided_slice(
@@ -636,53 +652,59 @@ def strided_slice(
     (1, 3, 4)
     """
     if copy is None and out is None:
-        # Fast path: one dict lookup on a key built by C-level tuple() and bytes(); a hit then
-        # checks only the types of begin, end and stride. The key is _plan_key's, inlined for
-        # the common case (list/tuple/array parameters, no new/shrink/ellipsis masks).
+        # Fast path: a typed LRU cache keyed, in C, by the shape and every parameter value with
+        # its type (see _flat_plan); _common_plan serves calls without new/shrink/ellipsis masks.
         tb = type(begin)
         te = type(end)
-        ts = type(stride)
         if (
             new_axis_mask is _NO_MASK
             and shrink_axis_mask is _NO_MASK
             and ellipsis_mask is _NO_MASK
             and tb in _VECTOR_TYPES
             and te in _VECTOR_TYPES
-            and (stride is None or ts in _VECTOR_TYPES)
+            and (stride is None or type(stride) in _VECTOR_TYPES)
             and type(begin_mask) in _MASK_TYPES
             and type(end_mask) in _MASK_TYPES
         ):
             try:
-                kb = tuple(begin.tolist()) if tb is _NDARRAY else tuple(begin)
-                ke = tuple(end.tolist()) if te is _NDARRAY else tuple(end)
+                b = begin.tolist() if tb is _NDARRAY else begin
+                e = end.tolist() if te is _NDARRAY else end
                 if stride is None:
-                    ks = None
-                    ints = kb + ke
+                    st = _NO_MASK
+                    stride_end = _NO_STRIDE
                 else:
-                    ks = tuple(stride.tolist()) if ts is _NDARRAY else tuple(stride)
-                    ints = kb + ke + ks
-                index = _PLANS[data.shape, kb, ke, ks, bytes(begin_mask), bytes(end_mask), None]
-            except (TypeError, ValueError, KeyError, AttributeError):
-                pass
+                    st = stride.tolist() if type(stride) is _NDARRAY else stride
+                    stride_end = _SEP
+                index = _common_plan(
+                    data.shape,
+                    *b,
+                    _SEP,
+                    *e,
+                    _SEP,
+                    *st,
+                    stride_end,
+                    *begin_mask,
+                    _SEP,
+                    *end_mask,
+                )
+            except (TypeError, ValidationError, AttributeError):
+                pass  # the slow path says what is wrong, with the caller's own values
             else:
-                if _KEY_TYPES.issuperset(map(type, ints)):
-                    if type(data) is _NDARRAY:
-                        return data[index]
-                    backend = _compat.BACKENDS.get(type(data))
-                    if backend is not None:  # a foreign array type seen before: no prepare
-                        return backend.take_one(OP, data, index)
+                if type(data) is _NDARRAY:
+                    return data[index]
+                backend = _compat.BACKENDS.get(type(data))
+                if backend is not None and backend.known_sizes:  # an array type seen before
+                    return backend.take_one(OP, data, index)
         elif type(data) is _NDARRAY:
-            planned = _plan_key(
+            hit = _cached_index(
                 data.shape,
                 begin,
                 end,
                 stride,
                 (begin_mask, end_mask, new_axis_mask, shrink_axis_mask, ellipsis_mask),
             )
-            if planned is not None:
-                hit = _PLANS.get(planned[0])
-                if hit is not None and _KEY_TYPES.issuperset(map(type, planned[1])):
-                    return data[hit]
+            if hit is not None:
+                return data[hit]
     return _strided_slice_slow(
         data,
         begin,
@@ -713,16 +735,9 @@ def _strided_slice_slow(
                 hint="UNKNOWN is for shape inference (infer_strided_slice)",
             )
     arr, shape = _compat.prepare(OP, data)
-    # Plans are cached for every array whose shape is plain ints (not Dask's unknown sizes);
-    # NumPy arrays with copy=None and out=None look the plan up in strided_slice itself.
-    planned = _plan_key(shape, begin, end, stride, masks) if type(shape) is tuple else None
-    if planned is not None and not _KEY_TYPES.issuperset(map(type, planned[1])):
-        planned = None
-    index = None if planned is None else _PLANS.get(planned[0])
-    if index is None:
-        p = _params(begin, end, stride, *masks)
-        index = _numpy_index(p, shape, begin)
-        if planned is not None:
-            _remember(planned[0], index)
+    # Plans are cached for every array whose shape is plain ints (not Dask's unknown sizes).
+    index = _cached_index(shape, begin, end, stride, masks) if type(shape) is tuple else None
+    if index is None:  # uncached, or invalid: the errors name the caller's own values
+        index = _numpy_index(_params(begin, end, stride, *masks), shape, begin)
     (result,) = _compat.take(OP, arr, (index,), copy=copy, out=None if out is None else (out,))
     return result
