@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 from functools import lru_cache
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
@@ -20,6 +20,9 @@ from datamove._errors import ValidationError
 from datamove._memo import memoize
 from datamove._shape import Dimension, PartialShape, ShapeLike, Unknown, as_partial_shape
 from datamove._validation import as_int, as_int_vector, normalize_axis
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 __all__ = ["infer_split", "infer_variadic_split", "split", "variadic_split"]
 
@@ -368,6 +371,24 @@ def _variadic_plan(shape: tuple[int, ...], axis: int, lengths: tuple[int, ...]) 
     return _variadic_indices(shape, axis, lengths, axis, list(lengths))
 
 
+def _planned_chunks(
+    op: str, data: Any, plan: Callable[[tuple[int, ...], int, Any], Any], axis: int, arg: Any
+) -> tuple[Any, ...] | None:
+    """The chunks of a foreign array of a type seen before, from a cached plan.
+
+    ``None`` for NumPy, unknown types, unknown (Dask) sizes and invalid arguments: the general
+    path then runs, and its errors name the caller's own values.
+    """
+    backend = _compat.BACKENDS.get(type(data))
+    if backend is None or not backend.known_sizes:
+        return None
+    try:
+        indices = plan(data.shape, axis, arg)
+    except ValidationError:
+        return None
+    return backend.take(op, data, indices, None, None, chunks=True)  # type: ignore[no-any-return]
+
+
 def split(
     data: Any, axis: Any, num_splits: Any, *, copy: bool | None = None, out: Any = None
 ) -> Any:
@@ -411,11 +432,9 @@ def split(
     if type(axis) is int and type(num_splits) is int and copy is None and out is None:
         if type(data) is _compat.ndarray:
             return tuple(map(data.__getitem__, _split_plan(data.shape, axis, num_splits)))
-        backend = _compat.BACKENDS.get(type(data))
-        if backend is not None and backend.known_sizes:  # an array type seen before
-            with contextlib.suppress(ValidationError):  # errors: the general path names them
-                indices = _split_plan(data.shape, axis, num_splits)
-                return backend.take(SPLIT, data, indices, None, None, chunks=True)
+        chunks = _planned_chunks(SPLIT, data, _split_plan, axis, num_splits)
+        if chunks is not None:
+            return chunks
     n = _num_splits(num_splits)
     ax = _split_axis(axis)
     if isinstance(ax, Unknown):
@@ -479,11 +498,9 @@ def variadic_split(
                     pass  # fall through: the slow path raises with the caller's own values
                 else:
                     return tuple(map(data.__getitem__, indices))
-            backend = _compat.BACKENDS.get(type(data))
-            if backend is not None and backend.known_sizes:  # an array type seen before
-                with contextlib.suppress(ValidationError):
-                    indices = _variadic_plan(data.shape, axis, key)
-                    return backend.take(VARIADIC, data, indices, None, None, chunks=True)
+            chunks = _planned_chunks(VARIADIC, data, _variadic_plan, axis, key)
+            if chunks is not None:
+                return chunks
     lengths = _lengths(split_lengths)
     ax = _variadic_axis(axis)
     for name, value in (("axis", ax), ("split_lengths", lengths)):

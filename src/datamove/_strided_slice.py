@@ -494,42 +494,21 @@ _VECTOR_TYPES: Final = frozenset({list, tuple, _NDARRAY})  # begin/end/stride th
 _MASK_TYPES: Final = frozenset({list, tuple})
 
 
-@lru_cache(maxsize=4096, typed=True)
-def _flat_plan(shape: tuple[int, ...], *flat: Any) -> Index:
-    """The NumPy index of a call whose parameters come flattened, after their lengths.
-
-    ``flat`` is ``(len(begin), len(end), len(stride) or -1 for None, len(begin_mask),
-    len(end_mask), len(new_axis_mask), len(shrink_axis_mask), *begin, *end, *stride,
-    *begin_mask, *end_mask, *new_axis_mask, *shrink_axis_mask, *ellipsis_mask)``. The cache is
-    ``typed``: its C key holds the type of every value, so ``True``, ``1.0`` and ``np.int64(1)``
-    never share ``1``'s entry (they are equal and hash alike), and a value of a type the checks
-    reject never gets an entry. Invalid parameters raise ``ValidationError`` (never cached);
-    the caller then lets the slow path report them with the values as the caller gave them.
-    """
-    nb, ne, ns, nbm, nem, nnm, nsm = flat[:7]
-    cut = 7
-    groups: list[tuple[Any, ...] | None] = []
-    for n in (nb, ne, ns, nbm, nem, nnm, nsm):
-        if n < 0:
-            groups.append(None)
-            continue
-        groups.append(flat[cut : cut + n])
-        cut += n
-    groups.append(flat[cut:])  # ellipsis_mask
-    begin, end, stride, *masks = groups
-    return _numpy_index(_params(begin, end, stride, *masks), shape, begin)
-
-
-_SEP: Final = object()  # ends a parameter group in _common_plan's arguments (no user value)
+_SEP: Final = object()  # ends a parameter group in _flat_plan's arguments (no user value)
 _NO_STRIDE: Final = object()  # ends the (empty) stride group when stride is None
 
 
 @lru_cache(maxsize=4096, typed=True)
-def _common_plan(shape: tuple[int, ...], *flat: Any) -> Index:
-    """``_flat_plan`` for calls without new-axis, shrink or ellipsis masks, in fewer steps.
+def _flat_plan(shape: tuple[int, ...], *flat: Any) -> Index:
+    """The NumPy index of a call whose parameters come flattened, groups ended by separators.
 
     ``flat`` is ``(*begin, _SEP, *end, _SEP, *stride, _SEP or _NO_STRIDE, *begin_mask, _SEP,
-    *end_mask)``: private separators instead of lengths save the caller three ``len`` calls.
+    *end_mask)``, then, where any is given, ``(_SEP, *new_axis_mask, _SEP, *shrink_axis_mask,
+    _SEP, *ellipsis_mask)``. The cache is ``typed``: its C key holds the type of every value,
+    so ``True``, ``1.0`` and ``np.int64(1)`` never share ``1``'s entry (they are equal and hash
+    alike), and a value of a type the checks reject never gets an entry. Invalid parameters
+    raise ``ValidationError`` (never cached); the caller then lets the slow path report them
+    with the values as the caller gave them.
     """
     groups: list[tuple[Any, ...] | None] = []
     start = 0
@@ -538,8 +517,8 @@ def _common_plan(shape: tuple[int, ...], *flat: Any) -> Index:
             groups.append(None if v is _NO_STRIDE else flat[start:i])
             start = i + 1
     groups.append(flat[start:])
-    begin, end, stride, begin_mask, end_mask = groups
-    masks = (begin_mask, end_mask, (), (), ())
+    begin, end, stride, *masks = groups
+    masks += [()] * (5 - len(masks))
     return _numpy_index(_params(begin, end, stride, *masks), shape, begin)
 
 
@@ -569,20 +548,20 @@ def _cached_index(
     try:
         return _flat_plan(
             shape,
-            len(b),
-            len(e),
-            -1 if st is None else len(st),
-            len(bm),
-            len(em),
-            len(nm),
-            len(sm),
             *b,
+            _SEP,
             *e,
+            _SEP,
             *(st or ()),
+            _NO_STRIDE if st is None else _SEP,
             *bm,
+            _SEP,
             *em,
+            _SEP,
             *nm,
+            _SEP,
             *sm,
+            _SEP,
             *el,
         )
     except (TypeError, ValidationError):  # unhashable values; invalid ones
@@ -653,7 +632,7 @@ def strided_slice(
     """
     if copy is None and out is None:
         # Fast path: a typed LRU cache keyed, in C, by the shape and every parameter value with
-        # its type (see _flat_plan); _common_plan serves calls without new/shrink/ellipsis masks.
+        # its type (see _flat_plan); the common case of _cached_index, inlined.
         tb = type(begin)
         te = type(end)
         if (
@@ -675,7 +654,7 @@ def strided_slice(
                 else:
                     st = stride.tolist() if type(stride) is _NDARRAY else stride
                     stride_end = _SEP
-                index = _common_plan(
+                index = _flat_plan(
                     data.shape,
                     *b,
                     _SEP,
