@@ -16,11 +16,11 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --upgrade pip
 
-$(VENV)/.demo: pyproject.toml | $(BIN)/python
+$(VENV)/.demo: pyproject.toml setup.py src/datamove/_kernels.c | $(BIN)/python
 	$(PIP) install -e .
 	touch $@
 
-$(VENV)/.test: pyproject.toml | $(BIN)/python
+$(VENV)/.test: pyproject.toml setup.py src/datamove/_kernels.c | $(BIN)/python
 	$(PIP) install -e '.[test,lint,backends]'
 	touch $@ $(VENV)/.demo
 

@@ -329,6 +329,8 @@ PATHS = [
     "parity classes",
     "parity classes, small blocks",
     "parity classes, small blocks, two threads",
+    "numpy loops only",
+    "row loop, streaming, two threads",
 ]
 
 
@@ -337,13 +339,21 @@ def paths(request):
     """Patch the thresholds so that small problems take every path.
 
     As shipped, small 4-bit copies unpack to a nibble per byte; the parity classes are for
-    large ones, in blocks, on two threads when the blocks write apart.
+    large ones, in blocks, on two threads when the blocks write apart. Copies of whole bytes
+    take the compiled row loop from a MiB on, where it was built.
     """
     with pytest.MonkeyPatch.context() as patch:
         if "parity classes" in request.param:
             patch.setattr(_execute, "_UNPACK_BELOW", 0)
         if "small blocks" in request.param:
             patch.setattr(_execute, "_BLOCK_BYTES", 3)
+        if "numpy loops only" in request.param:
+            patch.setattr(_copy, "_kernels", None)
+        if "row loop" in request.param:
+            if _copy._kernels is None:
+                pytest.skip("built without a C compiler")
+            patch.setattr(_copy, "_KERNEL_MIN_BYTES", 0)
+            patch.setattr(_copy, "_STREAM_MIN_BYTES", 0)
         if "two threads" in request.param:
             patch.setenv("DATAMOVE_NUM_THREADS", "2")
             patch.setattr(_execute, "PARALLEL_MIN_BYTES", 0)

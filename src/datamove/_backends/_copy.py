@@ -19,6 +19,14 @@ machine (see ``bench/RESULTS.md``):
   a last-axis split into 16 ran at 13-17 GB/s with them and 19-21 GB/s with 8 MiB.
 
 Small copies (under ``PARALLEL_MIN_BYTES`` in all) run inline: no pool, no cutting.
+
+**The compiled row loop.** Where the C extension ``datamove._kernels`` was built (it is optional,
+see ``setup.py``), a copy whose every pair is a run of bytes repeated over the same number of
+rows (a split or a join along an inner axis, a strided slice of one axis) skips all of the above:
+one loop reads each input row once and writes every output's piece of it, rows shared out
+between the threads, with non-temporal stores above ``_STREAM_MIN_BYTES`` (as glibc's ``memcpy``
+does). NumPy's copy loops cannot do that: they copy one output at a time, one short row at a
+time. Pairs that may overlap, object arrays and other layouts keep the NumPy path.
 """
 
 from __future__ import annotations
@@ -26,6 +34,7 @@ from __future__ import annotations
 import itertools
 import os
 import threading
+from types import ModuleType
 from typing import TYPE_CHECKING, Final
 
 import numpy as np
@@ -41,6 +50,17 @@ _STEP_BYTES: Final = 8 << 20  # input bytes per interleaved step (fits L3 with t
 _MIN_PIECE_BYTES: Final = 1 << 20  # never cut finer: np.copyto costs ~1-4 us per call
 _MAX_WIDE_BYTES: Final = 128  # longer rows: NumPy's own contiguous inner loop is faster
 _MAX_THREADS: Final = 8  # memory bandwidth saturates long before this
+_KERNEL_MIN_BYTES: Final = 1 << 20  # below this, planning the row loop costs more than it saves
+_STREAM_MIN_BYTES: Final = 16 << 20  # from here the outputs no longer fit the cache anyway
+
+_kernels: ModuleType | None
+try:
+    from datamove import _kernels
+except ImportError:  # pragma: no cover - built without a C compiler: NumPy's loops do it all
+    _kernels = None
+
+# A part of the row loop: (dst address, dst row stride, src address, src row stride, run bytes).
+Part = tuple[int, int, int, int, int]
 
 Pair = tuple[np.ndarray, np.ndarray]  # (destination, source), same shape and dtype
 
@@ -78,6 +98,11 @@ def copy_pairs(pairs: Sequence[Pair]) -> None:
     """Copy each source into its destination (same shapes and dtypes; checked by the caller)."""
     total = sum(dst.nbytes for dst, _ in pairs)
     threads = num_threads()
+    if _kernels is not None and total >= _KERNEL_MIN_BYTES:
+        plan = row_plan(pairs, min_rows=threads)
+        if plan is not None:
+            _copy_rows(*plan, total=total, threads=threads)
+            return
     if total < PARALLEL_MIN_BYTES or threads == 1:
         for dst, src in pairs:
             np.copyto(dst, src, casting="no")
@@ -105,6 +130,142 @@ def copy_pairs(pairs: Sequence[Pair]) -> None:
     futures = [pool.submit(_run, share) for share in shares[1:] if share]
     try:
         _run(shares[0])
+    finally:
+        for future in futures:
+            future.result()
+
+
+def row_plan(pairs: Sequence[Pair], *, min_rows: int = 1) -> tuple[int, list[Part]] | None:
+    """The pairs as one row loop, ``(rows, parts)``, or None where the loop cannot do them.
+
+    Every pair must be a run of bytes repeated at fixed strides over the same number of rows
+    (at least ``min_rows``, so that every thread gets some), no destination may overlap itself,
+    another destination or any source, and the dtype must hold no Python objects.
+    """
+    rows = -1
+    parts: list[Part] = []
+    for dst, src in pairs:
+        if dst.size == 0:
+            continue
+        if dst.dtype.hasobject:
+            return None
+        form = _as_rows(dst, src)
+        if form is None:
+            return None
+        n, run, dst_stride, src_stride = form
+        if rows not in (-1, n) or n < min_rows or (n > 1 and abs(dst_stride) < run):
+            return None
+        rows = n
+        dst_at = dst.__array_interface__["data"][0]
+        src_at = src.__array_interface__["data"][0]
+        parts.append((dst_at, dst_stride, src_at, src_stride, run))
+    if not parts or not _apart(parts, rows):
+        return None
+    return rows, parts
+
+
+def _apart(parts: list[Part], rows: int) -> bool:
+    """Whether no destination may share a byte with another destination or with any source.
+
+    Byte ranges that overlap are still apart when their runs interleave: the parts of a join
+    write the same rows at the same stride, each at its own offset within the row.
+    """
+    sources = sorted(_span(src, rows, src_stride, run) for _, _, src, src_stride, run in parts)
+    merged: list[list[int]] = []
+    for lo, hi in sources:
+        if merged and lo <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], hi)
+        else:
+            merged.append([lo, hi])
+    spans = sorted(
+        (*_span(dst, rows, stride, run), stride, dst, run) for dst, stride, _, _, run in parts
+    )
+    k = 0
+    for lo, hi, *_ in spans:
+        while k < len(merged) and merged[k][1] <= lo:
+            k += 1
+        if k < len(merged) and merged[k][0] < hi:
+            return False  # may overlap a source
+    # Destinations: clusters of overlapping ranges must interleave at one stride.
+    cluster: list[tuple[int, int, int, int, int]] = []
+    end = -1
+    for span in [*spans, None]:
+        if span is not None and span[0] < end:
+            cluster.append(span)
+            end = max(end, span[1])
+            continue
+        if len(cluster) > 1 and not _interleave(cluster):
+            return False
+        if span is not None:
+            cluster, end = [span], span[1]
+    return True
+
+
+def _interleave(cluster: list[tuple[int, int, int, int, int]]) -> bool:
+    """Whether runs at one stride sit at disjoint offsets within the stride (mod the stride)."""
+    stride = abs(cluster[0][2])
+    if stride == 0 or any(abs(s) != stride for _, _, s, _, _ in cluster):
+        return False
+    phases = sorted((at % stride, run) for _, _, _, at, run in cluster)
+    ends = [phase + run for phase, run in phases]
+    if any(end > nxt for end, (nxt, _) in zip(ends, phases[1:], strict=False)):
+        return False
+    return ends[-1] <= stride + phases[0][0]
+
+
+def _span(at: int, rows: int, stride: int, run: int) -> tuple[int, int]:
+    """The bytes ``[lo, hi)`` that ``rows`` runs of ``run`` bytes at ``stride`` lie within."""
+    last = (rows - 1) * stride
+    return at + min(0, last), at + max(0, last) + run
+
+
+def _as_rows(dst: np.ndarray, src: np.ndarray) -> tuple[int, int, int, int] | None:
+    """``(rows, run, dst_stride, src_stride)`` for a pair, or None if it takes two row axes.
+
+    Axes of length 1 are dropped and neighbouring axes merged where both sides step evenly
+    across them; what is left must be one run (contiguous on both sides) repeated over at most
+    one axis, or single elements repeated over one axis.
+    """
+    item = dst.itemsize
+    merged: list[list[int]] = []  # innermost first: [length, dst stride, src stride]
+    for n, ds, ss in zip(dst.shape[::-1], dst.strides[::-1], src.strides[::-1], strict=True):
+        if n == 1:
+            continue
+        if merged:
+            inner = merged[-1]
+            if ds == inner[0] * inner[1] and ss == inner[0] * inner[2]:
+                inner[0] *= n
+                continue
+        merged.append([n, ds, ss])
+    if not merged:
+        return 1, item, 0, 0
+    n, ds, ss = merged[0]
+    if ds == item and ss == item:
+        if len(merged) == 1:
+            return 1, n * item, 0, 0
+        if len(merged) == 2:
+            rows, ds, ss = merged[1]
+            return rows, n * item, ds, ss
+        return None
+    if len(merged) == 1:
+        return n, item, ds, ss
+    return None
+
+
+def _copy_rows(rows: int, parts: list[Part], *, total: int, threads: int) -> None:
+    assert _kernels is not None
+    streaming = total >= _STREAM_MIN_BYTES
+    if threads == 1 or total < PARALLEL_MIN_BYTES:
+        _kernels.copy_rows(parts, 0, rows, streaming)
+        return
+    bounds = [t * rows // threads for t in range(threads + 1)]
+    pool = _executor(threads - 1)
+    futures = [
+        pool.submit(_kernels.copy_rows, parts, bounds[t], bounds[t + 1], streaming)
+        for t in range(1, threads)
+    ]
+    try:
+        _kernels.copy_rows(parts, bounds[0], bounds[1], streaming)
     finally:
         for future in futures:
             future.result()
@@ -150,7 +311,7 @@ def _cut(dst: np.ndarray, src: np.ndarray, parts: int) -> Iterator[Pair]:
         yield dst, src
         return
     n = dst.shape[0]
-    if n >= parts:
+    if n >= parts or dst.ndim == 1:  # (dst[k] of a 1-D array would be a scalar, not a view)
         for k in range(parts):
             a, z = k * n // parts, (k + 1) * n // parts
             yield dst[a:z], src[a:z]

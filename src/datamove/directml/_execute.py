@@ -276,8 +276,8 @@ def _arrays(
 def _copy(
     arrays: Sequence[tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]], parallel: bool
 ) -> None:
-    if parallel and sum(dst.nbytes for dst, _ in arrays) >= PARALLEL_MIN_BYTES:
-        copy_pairs(arrays)
+    if parallel:
+        copy_pairs(arrays)  # inline below its thresholds; the row loop and threads above
     else:
         for dst, src in arrays:
             np.copyto(dst, src, casting="no")

@@ -1,0 +1,192 @@
+"""The NumPy copy engine (datamove._backends._copy): every path against ``np.copyto``.
+
+As shipped, the compiled row loop and the thread pool only take copies of a MiB or more; the
+``engine`` fixture lowers the thresholds so that small random layouts take each path: NumPy's
+loops alone, the row loop on one thread, on two, and with streaming stores.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sysconfig
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import datamove as dm
+from datamove._backends import _copy
+
+ENGINES = ["numpy", "rows", "rows, two threads", "rows, streaming, two threads"]
+needs_kernels = pytest.mark.skipif(_copy._kernels is None, reason="built without a C compiler")
+
+
+@pytest.fixture(
+    params=[p if p == "numpy" else pytest.param(p, marks=needs_kernels) for p in ENGINES]
+)
+def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    name: str = request.param
+    if name == "numpy":
+        monkeypatch.setattr(_copy, "_kernels", None)
+    else:
+        monkeypatch.setattr(_copy, "_KERNEL_MIN_BYTES", 0)
+    if "two threads" in name:
+        monkeypatch.setenv("DATAMOVE_NUM_THREADS", "2")
+        monkeypatch.setattr(_copy, "PARALLEL_MIN_BYTES", 0)
+    else:
+        monkeypatch.setenv("DATAMOVE_NUM_THREADS", "1")
+    if "streaming" in name:
+        monkeypatch.setattr(_copy, "_STREAM_MIN_BYTES", 0)
+    return name
+
+
+DTYPES = ["u1", "<i2", ">i4", "f8", "c16", "V3", "S5"]
+
+
+@st.composite
+def views(draw: st.DrawFn) -> tuple[np.ndarray, tuple[slice, ...], tuple[int, ...] | None]:
+    """A random array, a basic index into it (any steps), and maybe an axis order."""
+    dtype = np.dtype(draw(st.sampled_from(DTYPES)))
+    shape = tuple(draw(st.lists(st.integers(0, 9), min_size=0, max_size=4)))
+    size = int(np.prod(shape))
+    base = np.frombuffer(np.random.default_rng(size).bytes(size * dtype.itemsize), dtype)
+    base = base.reshape(shape)
+    index = tuple(
+        slice(
+            draw(st.none() | st.integers(-n - 1, n + 1)),
+            draw(st.none() | st.integers(-n - 1, n + 1)),
+            draw(st.sampled_from([None, 1, 2, 3, -1, -2])),
+        )
+        for n in shape
+    )
+    order = tuple(draw(st.permutations(range(len(shape))))) if draw(st.booleans()) else None
+    return base, index, order
+
+
+def _sevens(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+    """A new array of ``shape`` whose every byte is 7."""
+    nbytes = int(np.prod(shape)) * dtype.itemsize
+    return np.frombuffer(b"\x07" * nbytes, dtype).reshape(shape).copy()
+
+
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(case=views(), several=st.booleans())
+def test_copy_pairs_match_np_copyto(engine: str, case, several: bool) -> None:
+    base, index, order = case
+    src = base[index]
+    if order is not None:
+        src = src.transpose(order)
+    sources = [src, src[..., ::-1]] if several and src.ndim else [src]
+    before = base.copy()
+    dsts = [np.zeros(s.shape, s.dtype) for s in sources]
+    # a destination with gaps: every other element of a wider buffer, the gaps untouched
+    gappy = [
+        _sevens((*s.shape[:-1], 2 * s.shape[-1]), s.dtype)[..., ::2] if s.ndim else d
+        for s, d in zip(sources, dsts, strict=True)
+    ]
+    _copy.copy_pairs(list(zip(dsts, sources, strict=True)))
+    _copy.copy_pairs(list(zip(gappy, sources, strict=True)))
+    for d, g, s in zip(dsts, gappy, sources, strict=True):
+        assert d.tobytes() == np.ascontiguousarray(s).tobytes()
+        assert g.tobytes() == np.ascontiguousarray(s).tobytes()
+        if s.ndim:
+            gaps = g.base[..., 1::2]
+            assert gaps.tobytes() == b"\x07" * gaps.nbytes  # untouched
+    assert base.tobytes() == before.tobytes()  # the source is never written
+
+
+@pytest.mark.parametrize("axis", [0, 1, 2, -1])
+@pytest.mark.parametrize("parts", [2, 3, 8])
+def test_split_and_slice_through_every_engine(engine: str, axis: int, parts: int) -> None:
+    a = np.arange(4 * 6 * 48, dtype=np.float32).reshape(4, 6, 48)
+    sections = a.shape[axis] // parts * parts
+    x = np.take(a, range(sections), axis=axis) if a.shape[axis] % parts else a
+    want = np.split(x, parts, axis)
+    for got in (
+        dm.split(x, axis, parts, copy=True),
+        dm.split(x, axis, parts, out=[np.empty_like(w) for w in want]),
+    ):
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_array_equal(g, w)
+            assert g.flags.c_contiguous
+    y = np.empty((4, 6, 24), np.float32)
+    dm.strided_slice(
+        a, [0, 0], [0, 0], [1, 2], ellipsis_mask=[1], begin_mask=[0, 1], end_mask=[0, 1], out=y
+    )
+    np.testing.assert_array_equal(y, a[..., ::2])
+
+
+def test_overlapping_pairs_keep_numpy_order() -> None:
+    buf = np.arange(64, dtype=np.int64)
+    # destination overlaps the source (shifted by one row): not a row loop
+    assert _copy.row_plan([(buf[8:].reshape(7, 8), buf[:56].reshape(7, 8))]) is None
+    # two destinations on the same bytes: not a row loop either
+    src = np.arange(32, dtype=np.int64).reshape(4, 8)
+    dst = np.zeros((4, 8), np.int64)
+    assert _copy.row_plan([(dst[:, :4], src[:, :4]), (dst[:, 2:6], src[:, 4:])]) is None
+    # apart: one loop over 4 rows, one run of 32 bytes per part
+    plan = _copy.row_plan([(dst[:, :4], src[:, :4]), (dst[:, 4:], src[:, 4:])])
+    assert plan is not None
+    rows, parts = plan
+    assert rows == 4
+    assert [run for *_, run in parts] == [32, 32]
+
+
+def test_object_arrays_never_take_the_row_loop() -> None:
+    objects = np.array([[1, "a"], [None, 2.5]], dtype=object)
+    assert _copy.row_plan([(np.empty((2, 1), object), objects[:, :1])]) is None
+
+
+def test_row_forms() -> None:
+    a = np.zeros((6, 10, 4), np.int16)
+    # a last-axis piece: 6*10 rows of 4 bytes
+    assert _copy._as_rows(np.zeros((6, 10, 2), np.int16), a[..., 2:]) == (60, 4, 4, 8)
+    # every other element: single elements on one merged axis
+    assert _copy._as_rows(np.zeros((6, 10, 2), np.int16), a[..., ::2]) == (120, 2, 2, 4)
+    # a middle-axis piece: 6 rows of 5*4 elements
+    assert _copy._as_rows(np.zeros((6, 5, 4), np.int16), a[:, 5:]) == (6, 40, 40, 80)
+    # two row axes cannot be one loop
+    assert _copy._as_rows(np.zeros((3, 5, 2), np.int16), a[::2, ::2, :2]) is None
+    # a contiguous whole is one row
+    assert _copy._as_rows(np.zeros((6, 10, 4), np.int16), a) == (1, 480, 0, 0)
+
+
+def test_the_row_loop_is_built_where_a_compiler_is() -> None:
+    # A missing extension would only make copies slower, silently: say so where it should exist.
+    cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(cc) is None:
+        pytest.skip(f"no C compiler {cc!r}: datamove runs on NumPy's loops alone")
+    assert _copy._kernels is not None, "datamove._kernels was not built: run `make test` again"
+
+
+@needs_kernels
+def test_kernel_rejects_malformed_parts() -> None:
+    kernels = _copy._kernels
+    assert kernels is not None
+    with pytest.raises(TypeError):
+        kernels.copy_rows([(1, 2, 3)], 0, 0, False)  # type: ignore[list-item]
+    with pytest.raises(ValueError, match="negative run"):
+        kernels.copy_rows([(0, 0, 0, 0, -1)], 0, 0, False)
+    kernels.copy_rows([], 0, 10, True)  # nothing to do
+
+
+def test_interleaved_destinations_are_apart_only_at_disjoint_offsets() -> None:
+    src = np.arange(48, dtype=np.int64).reshape(4, 12)
+    dst = np.zeros((4, 12), np.int64)
+    # three runs of one row, each at its own offset: the layout of a join
+    pairs = [(dst[:, a:z], src[:, a:z]) for a, z in ((0, 3), (3, 4), (4, 12))]
+    assert _copy.row_plan(pairs) is not None
+    # the same, but the last run reaches back into the first one's bytes of the next row
+    buf = np.zeros(60, np.int64)
+    wide = buf[2:50].reshape(4, 12)  # rows of 12 elements, 2 elements on
+    pairs = [(buf[:48].reshape(4, 12)[:, :3], src[:, :3]), (wide[:, 1:], src[:, 1:])]
+    assert _copy.row_plan(pairs) is None
+    # one destination whose rows overlap each other (a stride shorter than the run)
+    flat = np.zeros(40, np.int64)
+    rows = np.lib.stride_tricks.as_strided(flat, (4, 8), (16, 8))
+    assert _copy.row_plan([(rows, src[:, :8])]) is None
+    # a different stride in the same bytes
+    assert _copy.row_plan([(dst[:, :3], src[:, :3]), (dst[::2, 3:6], src[:2, 3:6])]) is None
