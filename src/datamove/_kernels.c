@@ -255,33 +255,40 @@ static PyObject *copy_rows(PyObject *self, PyObject *args)
  * (dst, dst_first, dst_stride, src, src_first, src_stride, run), `run` nibbles from nibble
  * src_first + i*src_stride of the buffer at src to nibble dst_first + i*dst_stride of the buffer
  * at dst. Nibble 2k is the low half of byte k, as DirectML packs 4-bit tensors. Whole bytes in
- * the middle of a row are copied, or shifted by half a byte as 64-bit words; a row's first and
- * last nibble, which may share a byte with another row, are written with atomic and/or, so
- * threads may take any rows (each atomic touches only its own nibble's bits). */
+ * the middle of a row are copied, or shifted by half a byte as 64-bit words. A row's first and
+ * last nibble may share a byte with the row before or after (or, in a join, with another part
+ * of the same row); in the first and last row of a call, which border another thread's rows,
+ * they are written with atomic and/or, each touching only its own nibble's bits, so threads
+ * may take any ranges of rows. (Atomics on every row cost 3x: 0.3 against 1.0 of memcpy.) */
 
 static inline unsigned nibble_at(const unsigned char *b, Py_ssize_t n)
 {
     return (unsigned)(b[n >> 1] >> ((n & 1) * 4)) & 15u;
 }
 
-static inline void nibble_put(unsigned char *b, Py_ssize_t n, unsigned v)
+static inline void nibble_put(unsigned char *b, Py_ssize_t n, unsigned v, int atomic)
 {
     unsigned char *p = b + (n >> 1);
     const unsigned char keep = (n & 1) ? 0x0F : 0xF0;
     const unsigned char bits = (unsigned char)((n & 1) ? v << 4 : v);
 #if defined(__GNUC__) || defined(__clang__)
-    __atomic_fetch_and(p, keep, __ATOMIC_RELAXED);
-    __atomic_fetch_or(p, bits, __ATOMIC_RELAXED);
+    if (atomic) {
+        __atomic_fetch_and(p, keep, __ATOMIC_RELAXED);
+        __atomic_fetch_or(p, bits, __ATOMIC_RELAXED);
+        return;
+    }
 #else
-    *p = (unsigned char)((*p & keep) | bits); /* one thread only: see ATOMIC_NIBBLES */
+    (void)atomic; /* one thread only: see ATOMIC_NIBBLES */
 #endif
+    *p = (unsigned char)((*p & keep) | bits);
 }
 
+/* One row; `atomic`: its edge nibbles may share a byte with a row of another thread. */
 static void nibble_row(unsigned char *dst, Py_ssize_t d, const unsigned char *src, Py_ssize_t s,
-                       Py_ssize_t n)
+                       Py_ssize_t n, int atomic)
 {
     if (n > 0 && (d & 1)) {
-        nibble_put(dst, d, nibble_at(src, s));
+        nibble_put(dst, d, nibble_at(src, s), atomic);
         d++, s++, n--;
     }
     const Py_ssize_t m = n >> 1; /* whole destination bytes */
@@ -298,13 +305,20 @@ static void nibble_row(unsigned char *dst, Py_ssize_t d, const unsigned char *sr
             w = (w >> 4) | ((uint64_t)sb[j + 8] << 60);
             memcpy(db + j, &w, 8);
         }
+        if (j < m && m >= 8) { /* the last 8 bytes again, as one word: the same values */
+            uint64_t w;
+            memcpy(&w, sb + m - 8, 8);
+            w = (w >> 4) | ((uint64_t)sb[m] << 60);
+            memcpy(db + m - 8, &w, 8);
+            j = m;
+        }
 #endif
         for (; j < m; j++) {
             db[j] = (unsigned char)((sb[j] >> 4) | (sb[j + 1] << 4));
         }
     }
     if (n & 1) {
-        nibble_put(dst, d + 2 * m, nibble_at(src, s + 2 * m));
+        nibble_put(dst, d + 2 * m, nibble_at(src, s + 2 * m), atomic);
     }
 }
 
@@ -357,7 +371,7 @@ static PyObject *copy_nibble_rows(PyObject *self, PyObject *args)
         for (Py_ssize_t k = 0; k < nparts; k++) {
             const NibblePart *p = &parts[k];
             nibble_row(p->dst, p->dst_first + i * p->dst_stride, p->src,
-                       p->src_first + i * p->src_stride, p->run);
+                       p->src_first + i * p->src_stride, p->run, i == row0 || i == row1 - 1);
         }
     }
     Py_END_ALLOW_THREADS

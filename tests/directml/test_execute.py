@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from concurrent.futures import ThreadPoolExecutor
 
 import ml_dtypes
 import numpy as np
@@ -330,6 +331,7 @@ PATHS = [
     "parity classes, small blocks",
     "parity classes, small blocks, two threads",
     "numpy loops only",
+    "row loop",
     "row loop, streaming, two threads",
 ]
 
@@ -339,12 +341,15 @@ def paths(request):
     """Patch the thresholds so that small problems take every path.
 
     As shipped, small 4-bit copies unpack to a nibble per byte; the parity classes are for
-    large ones, in blocks, on two threads when the blocks write apart. Copies of whole bytes
-    take the compiled row loop from a MiB on, where it was built.
+    large ones, in blocks, on two threads when the blocks write apart. Where the compiled row
+    loop was built, it takes whole-byte copies from a MiB on and 4-bit copies of one run per
+    row instead of the parity classes.
     """
     with pytest.MonkeyPatch.context() as patch:
-        if "parity classes" in request.param:
+        if "parity classes" in request.param or "row loop" in request.param:
             patch.setattr(_execute, "_UNPACK_BELOW", 0)
+        if "parity classes" in request.param:
+            patch.setattr(_copy, "_kernels", None)
         if "small blocks" in request.param:
             patch.setattr(_execute, "_BLOCK_BYTES", 3)
         if "numpy loops only" in request.param:
@@ -432,6 +437,7 @@ def test_four_bit_packed_cases_match_the_reference(paths, sizes, axis, lengths):
 
 def test_four_bit_paths_are_taken_when_they_can_be(monkeypatch):
     monkeypatch.setattr(_execute, "_UNPACK_BELOW", 0)
+    monkeypatch.setattr(_copy, "_kernels", None)  # NumPy's paths (the row loop: next test)
     calls = []
     for name in ("_copy_nibbles", "_copy_unpacked", "_copy_shifted"):
         real = getattr(_execute, name)
@@ -453,8 +459,54 @@ def test_four_bit_paths_are_taken_when_they_can_be(monkeypatch):
     assert "_copy_unpacked" in calls
 
 
+@pytest.mark.skipif(_copy._kernels is None, reason="built without a C compiler")
+def test_four_bit_row_loop_is_taken_when_it_can_be(monkeypatch):
+    monkeypatch.setattr(_execute, "_UNPACK_BELOW", 0)
+    real = _copy._kernels
+    calls = []
+
+    class Counting:
+        ATOMIC_NIBBLES = real.ATOMIC_NIBBLES
+
+        @staticmethod
+        def copy_nibble_rows(parts, row0, row1):
+            calls.append((len(parts), row0, row1))
+            real.copy_nibble_rows(parts, row0, row1)
+
+    monkeypatch.setattr(_copy, "_kernels", Counting)
+    odd = [TensorDesc("INT4", [3, 2]), TensorDesc("INT4", [3, 3])]
+    check_against_reference(TensorDesc("INT4", [3, 5]), odd, 1, seed=2)
+    assert calls == [(2, 0, 3), (2, 0, 3)]  # the split, then the join: 3 rows of 2 parts
+    calls.clear()
+    # rows that do not merge into one axis: NumPy's parity classes
+    whole = TensorDesc("UINT4", [2, 2, 2, 2, 3], [211, 67, 23, 7, 1])
+    parts = [TensorDesc("UINT4", [2, 2, 2, 2, 1]), TensorDesc("UINT4", [2, 2, 2, 2, 2])]
+    check_against_reference(whole, parts, 4, seed=3)
+    assert calls == []
+
+
+@pytest.mark.skipif(_copy._kernels is None, reason="built without a C compiler")
+def test_four_bit_row_loop_edges_from_two_threads():
+    # Rows of 5 nibbles: every row starts and ends mid-byte, in bytes shared with its
+    # neighbours, which the other thread writes at the same time.
+    kernels = _copy._kernels
+    rng = np.random.default_rng(11)
+    rows, run = 20001, 5
+    src = rng.integers(0, 256, rows * run // 2 + 1, dtype=np.uint8)
+    for offset in (0, 1):
+        dst = np.zeros(rows * run // 2 + 2, np.uint8)
+        parts = [(dst.ctypes.data, offset, run, src.ctypes.data, 1, run, run)]
+        ranges = [(a, min(a + 97, rows)) for a in range(0, rows, 97)]  # many shared edges
+        with ThreadPoolExecutor(2) as pool:
+            list(pool.map(lambda r, p=parts: kernels.copy_nibble_rows(p, *r), ranges))
+        nibbles = np.stack([src & 15, src >> 4], axis=1).reshape(-1)
+        got = np.stack([dst & 15, dst >> 4], axis=1).reshape(-1)
+        assert got[offset : offset + rows * run].tolist() == nibbles[1 : 1 + rows * run].tolist()
+
+
 def test_aliasing_outputs_are_written_by_one_thread(monkeypatch):
     monkeypatch.setattr(_execute, "_UNPACK_BELOW", 0)
+    monkeypatch.setattr(_copy, "_kernels", None)  # the parity classes' threads
     monkeypatch.setenv("DATAMOVE_NUM_THREADS", "2")
     monkeypatch.setattr(_execute, "PARALLEL_MIN_BYTES", 0)
     monkeypatch.setattr(_execute, "_BLOCK_BYTES", 3)

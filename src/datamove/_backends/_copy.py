@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
     from concurrent.futures import ThreadPoolExecutor
 
-__all__ = ["PARALLEL_MIN_BYTES", "copy_pairs", "num_threads"]
+__all__ = ["PARALLEL_MIN_BYTES", "apart", "copy_pairs", "num_threads", "row_plan", "rows_form"]
 
 PARALLEL_MIN_BYTES: Final = 8 << 20  # below this, one thread: a pool hand-off costs ~20-50 us
 _STEP_BYTES: Final = 8 << 20  # input bytes per interleaved step (fits L3 with the outputs)
@@ -159,12 +159,12 @@ def row_plan(pairs: Sequence[Pair], *, min_rows: int = 1) -> tuple[int, list[Par
         dst_at = dst.__array_interface__["data"][0]
         src_at = src.__array_interface__["data"][0]
         parts.append((dst_at, dst_stride, src_at, src_stride, run))
-    if not parts or not _apart(parts, rows):
+    if not parts or not apart(parts, rows):
         return None
     return rows, parts
 
 
-def _apart(parts: list[Part], rows: int) -> bool:
+def apart(parts: list[Part], rows: int) -> bool:
     """Whether no destination may share a byte with another destination or with any source.
 
     Byte ranges that overlap are still apart when their runs interleave: the parts of a join
@@ -220,15 +220,22 @@ def _span(at: int, rows: int, stride: int, run: int) -> tuple[int, int]:
 
 
 def _as_rows(dst: np.ndarray, src: np.ndarray) -> tuple[int, int, int, int] | None:
-    """``(rows, run, dst_stride, src_stride)`` for a pair, or None if it takes two row axes.
+    """``(rows, run, dst_stride, src_stride)`` in bytes for a pair, or None (see rows_form)."""
+    return rows_form(dst.shape, dst.strides, src.strides, dst.itemsize)
+
+
+def rows_form(
+    shape: Sequence[int], dst_strides: Sequence[int], src_strides: Sequence[int], item: int
+) -> tuple[int, int, int, int] | None:
+    """``(rows, run, dst_stride, src_stride)`` for a copy, or None if it takes two row axes.
 
     Axes of length 1 are dropped and neighbouring axes merged where both sides step evenly
     across them; what is left must be one run (contiguous on both sides) repeated over at most
-    one axis, or single elements repeated over one axis.
+    one axis, or single elements repeated over one axis. Strides and the result count in the
+    same unit as ``item`` (bytes, or nibbles for 4-bit tensors with ``item=1``).
     """
-    item = dst.itemsize
     merged: list[list[int]] = []  # innermost first: [length, dst stride, src stride]
-    for n, ds, ss in zip(dst.shape[::-1], dst.strides[::-1], src.strides[::-1], strict=True):
+    for n, ds, ss in zip(shape[::-1], dst_strides[::-1], src_strides[::-1], strict=True):
         if n == 1:
             continue
         if merged:

@@ -20,7 +20,15 @@ from typing import Any, Final, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from datamove._backends._copy import PARALLEL_MIN_BYTES, _executor, copy_pairs, num_threads
+from datamove._backends import _copy as _engine
+from datamove._backends._copy import (
+    PARALLEL_MIN_BYTES,
+    _executor,
+    apart,
+    copy_pairs,
+    num_threads,
+    rows_form,
+)
 from datamove._errors import AxisError, DTypeError, ValidationError
 from datamove.directml._desc import JoinDesc, SplitDesc
 from datamove.directml._enums import FeatureLevel, TensorDataType
@@ -383,6 +391,26 @@ def _move_nibbles(pairs: list[tuple[_Region, _Region]], lead: int, *, parallel: 
             _copy_unpacked(dst, src)
         return
     total = elements // 2  # bytes
+    kernels = _engine._kernels
+    if kernels is not None:
+        plan = _nibble_rows(pairs)
+        if plan is not None:
+            rows, parts = plan
+            threads = num_threads() if parallel and total >= PARALLEL_MIN_BYTES else 1
+            threads = min(threads if kernels.ATOMIC_NIBBLES else 1, rows)
+            bounds = [t * rows // threads for t in range(threads + 1)]
+            futures = [
+                _executor(threads - 1).submit(
+                    kernels.copy_nibble_rows, parts, bounds[t], bounds[t + 1]
+                )
+                for t in range(1, threads)
+            ]
+            try:
+                kernels.copy_nibble_rows(parts, bounds[0], bounds[1])
+            finally:
+                for future in futures:
+                    future.result()
+            return
     outer = pairs[0][0].shape[:lead]
     if math.prod(outer) > 1:  # blocks across the dimensions before the axis, all parts together
         blocks = [
@@ -407,6 +435,39 @@ def _move_nibbles(pairs: list[tuple[_Region, _Region]], lead: int, *, parallel: 
                 future.result()
     else:
         _run_blocks(blocks)
+
+
+def _nibble_rows(
+    pairs: list[tuple[_Region, _Region]],
+) -> tuple[int, list[tuple[int, int, int, int, int, int, int]]] | None:
+    """The 4-bit copies as one compiled row loop over nibbles, or None where it cannot be.
+
+    Every pair must be one run of nibbles per row over the same rows, and no destination may
+    share a nibble with another destination or a source (bytes may be shared: the loop writes
+    a row's edge nibbles atomically).
+    """
+    rows = -1
+    parts: list[tuple[int, int, int, int, int, int, int]] = []
+    nibbles: list[tuple[int, int, int, int, int]] = []  # as the copy engine's parts, in nibbles
+    for dst, src in pairs:
+        if 0 in dst.shape:
+            continue
+        form = rows_form(dst.shape, dst.strides, src.strides, 1)
+        if form is None:
+            return None
+        n, run, dst_stride, src_stride = form
+        if rows not in (-1, n) or (n > 1 and dst_stride < run) or src_stride < 0:
+            return None
+        rows = n
+        dst_at = dst.data.__array_interface__["data"][0]
+        src_at = src.data.__array_interface__["data"][0]
+        parts.append((dst_at, dst.offset, dst_stride, src_at, src.offset, src_stride, run))
+        nibbles.append(
+            (2 * dst_at + dst.offset, dst_stride, 2 * src_at + src.offset, src_stride, run)
+        )
+    if not parts or not apart(nibbles, rows):
+        return None
+    return rows, parts
 
 
 def _keys(sizes: tuple[int, ...], parts: int) -> Iterator[tuple[int | slice, ...]]:
