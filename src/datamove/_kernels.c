@@ -141,9 +141,60 @@ static inline void put(char *d, const char *s, Py_ssize_t run, int mode)
     memcpy(d, s, (size_t)run);
 }
 
+#if DM_STREAMING
+/* One part of single 4- or 8-byte elements (a strided slice), gathered 16 bytes at a time into
+ * streaming stores; the destination must be contiguous. Returns 0 where it does not apply. */
+static int stream_elements(Part p, Py_ssize_t row0, Py_ssize_t row1)
+{
+    if ((p.run != 4 && p.run != 8) || p.dst_stride != p.run) {
+        return 0;
+    }
+    char *d = p.dst + row0 * p.dst_stride;
+    const char *s = p.src + row0 * p.src_stride;
+    const Py_ssize_t ss = p.src_stride, run = p.run;
+    Py_ssize_t i = row0;
+    for (; i < row1 && ((uintptr_t)d & 15) != 0; i++, d += run, s += ss) {
+        memcpy(d, s, (size_t)run);
+    }
+    if (((uintptr_t)d & (uintptr_t)(run - 1)) != 0) { /* never 16-aligned: plain moves */
+        for (; i < row1; i++, d += run, s += ss) {
+            memcpy(d, s, (size_t)run);
+        }
+        return 1;
+    }
+    if (run == 4) {
+        for (; i + 4 <= row1; i += 4, d += 16, s += 4 * ss) {
+            int a, b, c, e;
+            memcpy(&a, s, 4);
+            memcpy(&b, s + ss, 4);
+            memcpy(&c, s + 2 * ss, 4);
+            memcpy(&e, s + 3 * ss, 4);
+            _mm_stream_si128((__m128i *)d, _mm_set_epi32(e, c, b, a));
+        }
+    } else {
+        for (; i + 2 <= row1; i += 2, d += 16, s += 2 * ss) {
+            long long a, b;
+            memcpy(&a, s, 8);
+            memcpy(&b, s + ss, 8);
+            _mm_stream_si128((__m128i *)d, _mm_set_epi64x(b, a));
+        }
+    }
+    for (; i < row1; i++, d += run, s += ss) {
+        memcpy(d, s, (size_t)run);
+    }
+    _mm_sfence();
+    return 1;
+}
+#endif
+
 static void copy_rows_impl(const Part *parts, Py_ssize_t nparts, Py_ssize_t row0,
                            Py_ssize_t row1, int streaming)
 {
+#if DM_STREAMING
+    if (nparts == 1 && streaming && stream_elements(parts[0], row0, row1)) {
+        return;
+    }
+#endif
     if (nparts == 1 && (parts[0].run <= 16 || !streaming)) {
         copy_one(parts[0], row0, row1); /* element-sized runs: plain moves are fastest */
         return;
