@@ -345,7 +345,15 @@ static void nibble_row(unsigned char *dst, Py_ssize_t d, const unsigned char *sr
     const Py_ssize_t m = n >> 1; /* whole destination bytes */
     unsigned char *db = dst + (d >> 1);
     const unsigned char *sb = src + (s >> 1);
-    if (m && !(s & 1)) {
+    if (m >= 8 && !(s & 1)) { /* whole words, the last one overlapping: no call to memcpy */
+        Py_ssize_t j = 0;
+        for (; j + 8 <= m; j += 8) {
+            memcpy(db + j, sb + j, 8);
+        }
+        if (j < m) {
+            memcpy(db + m - 8, sb + m - 8, 8);
+        }
+    } else if (m && !(s & 1)) {
         memcpy(db, sb, (size_t)m);
     } else if (m) { /* db[j] = sb[j] >> 4 | sb[j + 1] << 4; sb[m] is the row's last byte */
         Py_ssize_t j = 0;
