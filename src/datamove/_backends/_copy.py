@@ -40,10 +40,18 @@ from typing import TYPE_CHECKING, Final
 import numpy as np
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Sequence
+    from collections.abc import Callable, Iterator, Sequence
     from concurrent.futures import ThreadPoolExecutor
 
-__all__ = ["PARALLEL_MIN_BYTES", "apart", "copy_pairs", "num_threads", "row_plan", "rows_form"]
+__all__ = [
+    "PARALLEL_MIN_BYTES",
+    "apart",
+    "copy_pairs",
+    "num_threads",
+    "row_plan",
+    "rows_form",
+    "share_rows",
+]
 
 PARALLEL_MIN_BYTES: Final = 8 << 20  # below this, one thread: a pool hand-off costs ~20-50 us
 _STEP_BYTES: Final = 8 << 20  # input bytes per interleaved step (fits L3 with the outputs)
@@ -260,19 +268,30 @@ def rows_form(
 
 
 def _copy_rows(rows: int, parts: list[Part], *, total: int, threads: int) -> None:
-    assert _kernels is not None
+    kernels = _kernels
+    assert kernels is not None
     streaming = total >= _STREAM_MIN_BYTES
-    if threads == 1 or total < PARALLEL_MIN_BYTES:
-        _kernels.copy_rows(parts, 0, rows, streaming)
-        return
+    share_rows(
+        lambda row0, row1: kernels.copy_rows(parts, row0, row1, streaming),
+        rows,
+        1 if total < PARALLEL_MIN_BYTES else threads,
+    )
+
+
+def share_rows(call: Callable[[int, int], object], rows: int, threads: int) -> None:
+    """``call(row0, row1)`` over ``rows`` cut into ``threads`` ranges, one per thread.
+
+    The calling thread takes the first range; the pool's threads take the others.
+    """
+    threads = max(1, min(threads, rows))
     bounds = [t * rows // threads for t in range(threads + 1)]
-    pool = _executor(threads - 1)
-    futures = [
-        pool.submit(_kernels.copy_rows, parts, bounds[t], bounds[t + 1], streaming)
-        for t in range(1, threads)
-    ]
+    futures = (
+        [_executor(threads - 1).submit(call, bounds[t], bounds[t + 1]) for t in range(1, threads)]
+        if threads > 1
+        else []
+    )
     try:
-        _kernels.copy_rows(parts, bounds[0], bounds[1], streaming)
+        call(bounds[0], bounds[1])
     finally:
         for future in futures:
             future.result()

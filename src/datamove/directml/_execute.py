@@ -28,6 +28,7 @@ from datamove._backends._copy import (
     copy_pairs,
     num_threads,
     rows_form,
+    share_rows,
 )
 from datamove._errors import AxisError, DTypeError, ValidationError
 from datamove.directml._desc import JoinDesc, SplitDesc
@@ -397,19 +398,11 @@ def _move_nibbles(pairs: list[tuple[_Region, _Region]], lead: int, *, parallel: 
         if plan is not None:
             rows, parts = plan
             threads = num_threads() if parallel and total >= PARALLEL_MIN_BYTES else 1
-            threads = min(threads if kernels.ATOMIC_NIBBLES else 1, rows)
-            bounds = [t * rows // threads for t in range(threads + 1)]
-            futures = [
-                _executor(threads - 1).submit(
-                    kernels.copy_nibble_rows, parts, bounds[t], bounds[t + 1]
-                )
-                for t in range(1, threads)
-            ]
-            try:
-                kernels.copy_nibble_rows(parts, bounds[0], bounds[1])
-            finally:
-                for future in futures:
-                    future.result()
+            share_rows(
+                lambda row0, row1: kernels.copy_nibble_rows(parts, row0, row1),
+                rows,
+                threads if kernels.ATOMIC_NIBBLES else 1,
+            )
             return
     outer = pairs[0][0].shape[:lead]
     if math.prod(outer) > 1:  # blocks across the dimensions before the axis, all parts together
