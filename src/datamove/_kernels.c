@@ -438,11 +438,239 @@ static PyObject *copy_nibble_rows(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* ---- cached plans of the OpenVINO operators -----------------------------------------------
+ *
+ * A call of split, variadic_split or strided_slice on a NumPy array whose plan (the NumPy
+ * index of every output) an earlier call validated is answered here in one C function.
+ *
+ * plan_key(ndarray, op, shape, *params) is the call's key in the plan cache of
+ * datamove._plans: bytes holding int64 words: op, the rank, the shape, then per parameter
+ * its kind and length in one word (kind 0 None, 1 an int, 2 a vector: a list, a tuple or a
+ * 1-D NumPy integer array, which every operator treats alike), then its values. It is built
+ * only from values that are exact Python ints within int64 (never bool, float or an
+ * integer-like object: those take the Python path, which validates them and names them),
+ * lists and tuples of them, 1-D NumPy arrays of a native integer type, and None, at most
+ * DM_KEY_WORDS words in all. Anything else gives None. The key keeps each parameter's kind, so
+ * a hit is a call with the same kinds and values as the one that stored the plan.
+ *
+ * plan_hit(plans, ndarray, op, data, *params): when data is exactly an `ndarray` and `plans`
+ * (a dict from those keys to indices) holds the call's key, data[index] for op 0 (a single
+ * output) or a tuple of data[i] for every i in index (op 1 and 2: one per chunk); otherwise
+ * None. Only validated plans are ever stored, so a hit answers exactly as a miss would.
+ */
+
+#define DM_KEY_WORDS 256
+#define DM_MAX_PARAMS 8
+
+static int
+key_values(PyObject *value, PyObject *ndarray, long long *words, Py_ssize_t *n)
+{
+    /* Appends a kind-and-length word, then the values of `value`, to words[*n...]; returns 0,
+     * or -1 for a value the key does not take. Never leaves an exception set. */
+    if (*n >= DM_KEY_WORDS) {
+        return -1;
+    }
+    Py_ssize_t head = (*n)++;
+    if (value == Py_None) {
+        words[head] = 0;
+        return 0;
+    }
+    if (PyLong_CheckExact(value)) {
+        int overflow;
+        long long x = PyLong_AsLongLongAndOverflow(value, &overflow);
+        if (overflow || *n >= DM_KEY_WORDS) {
+            return -1;
+        }
+        words[head] = 1;
+        words[(*n)++] = x;
+        return 0;
+    }
+    if (PyList_CheckExact(value) || PyTuple_CheckExact(value)) {
+        Py_ssize_t len = PySequence_Fast_GET_SIZE(value);
+        if (len > DM_KEY_WORDS - *n) {
+            return -1;
+        }
+        PyObject **items = PySequence_Fast_ITEMS(value);
+        for (Py_ssize_t i = 0; i < len; i++) {
+            int overflow;
+            if (!PyLong_CheckExact(items[i])) {
+                return -1;
+            }
+            long long x = PyLong_AsLongLongAndOverflow(items[i], &overflow);
+            if (overflow) { /* Python ints beyond int64: the Python path */
+                return -1;
+            }
+            words[(*n)++] = x;
+        }
+        words[head] = 2 + ((long long)len << 8);
+        return 0;
+    }
+    if ((PyObject *)Py_TYPE(value) != ndarray) {
+        return -1;
+    }
+    Py_buffer view;
+    if (PyObject_GetBuffer(value, &view, PyBUF_RECORDS_RO) < 0) {
+        PyErr_Clear();
+        return -1;
+    }
+    int result = -1;
+    const char *f = view.format;
+    int is_signed = -1;
+    if (view.ndim == 1 && f != NULL && f[0] != '\0' && f[1] == '\0') {
+        switch (f[0]) {
+        case 'b': case 'h': case 'i': case 'l': case 'q': is_signed = 1; break;
+        case 'B': case 'H': case 'I': case 'L': case 'Q': is_signed = 0; break;
+        default: break;
+        }
+    }
+    Py_ssize_t size = view.itemsize;
+    if (is_signed >= 0 && (size == 1 || size == 2 || size == 4 || size == 8) &&
+        view.shape[0] <= DM_KEY_WORDS - *n) {
+        Py_ssize_t len = view.shape[0];
+        result = 0;
+        for (Py_ssize_t i = 0; i < len; i++) {
+            const char *p = (const char *)view.buf + i * view.strides[0];
+            long long x;
+            if (is_signed) {
+                switch (size) {
+                case 1: { int8_t t; memcpy(&t, p, 1); x = t; break; }
+                case 2: { int16_t t; memcpy(&t, p, 2); x = t; break; }
+                case 4: { int32_t t; memcpy(&t, p, 4); x = t; break; }
+                default: { int64_t t; memcpy(&t, p, 8); x = t; break; }
+                }
+            }
+            else {
+                uint64_t u;
+                switch (size) {
+                case 1: { uint8_t t; memcpy(&t, p, 1); u = t; break; }
+                case 2: { uint16_t t; memcpy(&t, p, 2); u = t; break; }
+                case 4: { uint32_t t; memcpy(&t, p, 4); u = t; break; }
+                default: { memcpy(&u, p, 8); break; }
+                }
+                if (u > (uint64_t)INT64_MAX) { /* beyond int64: the Python path */
+                    result = -1;
+                    break;
+                }
+                x = (long long)u;
+            }
+            words[(*n)++] = x;
+        }
+        words[head] = 2 + ((long long)len << 8);
+    }
+    PyBuffer_Release(&view);
+    return result;
+}
+
+static PyObject *
+build_key(PyObject *ndarray, PyObject *op, PyObject *shape, PyObject *const *params,
+          Py_ssize_t nparams)
+{
+    /* A new reference to the key; Py_None (new reference) when the key does not take these
+     * values; NULL with an exception set. */
+    long long words[DM_KEY_WORDS];
+    Py_ssize_t rank = PyTuple_GET_SIZE(shape);
+    if (!PyLong_CheckExact(op) || rank > DM_KEY_WORDS - 2 - nparams) {
+        Py_RETURN_NONE;
+    }
+    Py_ssize_t n = 0;
+    words[n++] = PyLong_AsLong(op);
+    words[n++] = rank;
+    for (Py_ssize_t i = 0; i < rank; i++) {
+        long long d = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, i));
+        if (d == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            Py_RETURN_NONE;
+        }
+        words[n++] = d;
+    }
+    for (Py_ssize_t i = 0; i < nparams; i++) {
+        if (key_values(params[i], ndarray, words, &n) < 0) {
+            Py_RETURN_NONE;
+        }
+    }
+    return PyBytes_FromStringAndSize((const char *)words, n * (Py_ssize_t)sizeof(long long));
+}
+
+static PyObject *plan_key(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs < 3 || nargs > 3 + DM_MAX_PARAMS) {
+        PyErr_SetString(PyExc_TypeError, "plan_key(ndarray, op, shape, *params)");
+        return NULL;
+    }
+    if (!PyTuple_CheckExact(args[2])) {
+        Py_RETURN_NONE;
+    }
+    return build_key(args[0], args[1], args[2], args + 3, nargs - 3);
+}
+
+static PyObject *shape_name;
+
+static PyObject *plan_hit(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs < 4 || nargs > 4 + DM_MAX_PARAMS || !PyDict_CheckExact(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "plan_hit(plans: dict, ndarray, op, data, *params)");
+        return NULL;
+    }
+    PyObject *ndarray = args[1];
+    PyObject *data = args[3];
+    if ((PyObject *)Py_TYPE(data) != ndarray) {
+        Py_RETURN_NONE;
+    }
+    PyObject *shape = PyObject_GetAttr(data, shape_name);
+    if (shape == NULL) {
+        return NULL;
+    }
+    if (!PyTuple_CheckExact(shape)) {
+        Py_DECREF(shape);
+        Py_RETURN_NONE;
+    }
+    PyObject *key = build_key(ndarray, args[2], shape, args + 4, nargs - 4);
+    Py_DECREF(shape);
+    if (key == NULL || key == Py_None) {
+        return key;
+    }
+    PyObject *index = PyDict_GetItemWithError(args[0], key); /* borrowed */
+    Py_DECREF(key);
+    if (index == NULL) {
+        if (PyErr_Occurred()) {
+            return NULL;
+        }
+        Py_RETURN_NONE;
+    }
+    Py_INCREF(index); /* another thread may drop the dict's entry while we index */
+    PyObject *out;
+    if (PyLong_AsLong(args[2]) == 0) {
+        out = PyObject_GetItem(data, index);
+    }
+    else if (!PyTuple_CheckExact(index)) {
+        PyErr_SetString(PyExc_TypeError, "plan_hit: a chunked plan must be a tuple");
+        out = NULL;
+    }
+    else {
+        Py_ssize_t count = PyTuple_GET_SIZE(index);
+        out = PyTuple_New(count);
+        for (Py_ssize_t i = 0; out != NULL && i < count; i++) {
+            PyObject *chunk = PyObject_GetItem(data, PyTuple_GET_ITEM(index, i));
+            if (chunk == NULL) {
+                Py_CLEAR(out);
+                break;
+            }
+            PyTuple_SET_ITEM(out, i, chunk);
+        }
+    }
+    Py_DECREF(index);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"copy_rows", copy_rows, METH_VARARGS,
      "copy_rows(parts, row0, row1, streaming): copy rows [row0, row1) of every part."},
     {"copy_nibble_rows", copy_nibble_rows, METH_VARARGS,
      "copy_nibble_rows(parts, row0, row1): copy rows [row0, row1) of 4-bit elements."},
+    {"plan_key", (PyCFunction)(void (*)(void))plan_key, METH_FASTCALL,
+     "plan_key(ndarray, op, shape, *params): the key of a cached plan, or None."},
+    {"plan_hit", (PyCFunction)(void (*)(void))plan_hit, METH_FASTCALL,
+     "plan_hit(plans, ndarray, op, data, *params): a cached call's outputs, or None."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -453,6 +681,10 @@ static struct PyModuleDef module = {
 
 PyMODINIT_FUNC PyInit__kernels(void)
 {
+    shape_name = PyUnicode_InternFromString("shape");
+    if (shape_name == NULL) {
+        return NULL;
+    }
     PyObject *m = PyModule_Create(&module);
 #if defined(__GNUC__) || defined(__clang__)
     const int atomic_nibbles = 1;

@@ -1,6 +1,8 @@
-# Type stub of the optional compiled row loop (src/datamove/_kernels.c).
+# Type stub of the optional compiled part (src/datamove/_kernels.c): the copy engine's row loops
+# and the operators' cached plans.
 
 from collections.abc import Sequence
+from typing import Any
 
 STREAMING: int
 
@@ -13,3 +15,7 @@ ATOMIC_NIBBLES: int
 def copy_nibble_rows(
     parts: Sequence[tuple[int, int, int, int, int, int, int]], row0: int, row1: int, /
 ) -> None: ...
+def plan_key(ndarray: type, op: int, shape: tuple[int, ...], /, *params: Any) -> bytes | None: ...
+def plan_hit(
+    plans: dict[bytes, Any], ndarray: type, op: int, data: Any, /, *params: Any
+) -> Any: ...

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
-from datamove import _compat
+from datamove import _compat, _plans
 from datamove._errors import ValidationError
 from datamove._memo import memoize
 from datamove._shape import Dimension, PartialShape, ShapeLike, Unknown, as_partial_shape
@@ -429,9 +429,15 @@ def split(
     ...
     datamove._errors.ValidationError: Split: num_splits=4 must divide data.shape[0]=6 evenly
     """
+    if copy is None and out is None and _plans.hit is not None:
+        chunks = _plans.hit(_plans.PLANS, _compat.ndarray, _plans.SPLIT, data, axis, num_splits)
+        if chunks is not None:
+            return chunks
     if type(axis) is int and type(num_splits) is int and copy is None and out is None:
         if type(data) is _compat.ndarray:
-            return tuple(map(data.__getitem__, _split_plan(data.shape, axis, num_splits)))
+            indices = _split_plan(data.shape, axis, num_splits)
+            _plans.remember(_plans.SPLIT, data.shape, indices, axis, num_splits)
+            return tuple(map(data.__getitem__, indices))
         chunks = _planned_chunks(SPLIT, data, _split_plan, axis, num_splits)
         if chunks is not None:
             return chunks
@@ -488,6 +494,12 @@ def variadic_split(
     ...
     datamove._errors.ValidationError: VariadicSplit: split_lengths=[1, 2] sum to 3, but ...
     """
+    if copy is None and out is None and _plans.hit is not None:
+        chunks = _plans.hit(
+            _plans.PLANS, _compat.ndarray, _plans.VARIADIC, data, axis, split_lengths
+        )
+        if chunks is not None:
+            return chunks
     if type(axis) is int and type(split_lengths) is list and copy is None and out is None:
         key = tuple(split_lengths)
         if set(map(type, key)) <= _INT_ONLY:
@@ -497,6 +509,7 @@ def variadic_split(
                 except ValidationError:
                     pass  # fall through: the slow path raises with the caller's own values
                 else:
+                    _plans.remember(_plans.VARIADIC, data.shape, indices, axis, key)
                     return tuple(map(data.__getitem__, indices))
             chunks = _planned_chunks(VARIADIC, data, _variadic_plan, axis, key)
             if chunks is not None:

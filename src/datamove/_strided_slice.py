@@ -16,7 +16,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, Final, NamedTuple
 
-from datamove import _compat
+from datamove import _compat, _plans
 from datamove._errors import ValidationError
 from datamove._memo import memoize
 from datamove._shape import INT64_MAX, Dimension, PartialShape, ShapeLike, Unknown, as_partial_shape
@@ -631,59 +631,75 @@ def strided_slice(
     (1, 3, 4)
     """
     if copy is None and out is None:
+        # Fastest path: a plan stored by an earlier call with the same values, NumPy data only.
+        if _plans.hit is not None:
+            hit = _plans.hit(
+                _plans.PLANS,
+                _NDARRAY,
+                _plans.SLICE,
+                data,
+                begin,
+                end,
+                stride,
+                begin_mask,
+                end_mask,
+                new_axis_mask,
+                shrink_axis_mask,
+                ellipsis_mask,
+            )
+            if hit is not None:
+                return hit
         # Fast path: a typed LRU cache keyed, in C, by the shape and every parameter value with
-        # its type (see _flat_plan); the common case of _cached_index, inlined.
+        # its type (see _flat_plan). It works on snapshots of the values (tuples), so that the
+        # plan and the compiled cache's key (_plans.remember) come from the same values even
+        # when another thread changes a list meanwhile.
         tb = type(begin)
         te = type(end)
         if (
-            new_axis_mask is _NO_MASK
-            and shrink_axis_mask is _NO_MASK
-            and ellipsis_mask is _NO_MASK
-            and tb in _VECTOR_TYPES
+            tb in _VECTOR_TYPES
             and te in _VECTOR_TYPES
             and (stride is None or type(stride) in _VECTOR_TYPES)
             and type(begin_mask) in _MASK_TYPES
             and type(end_mask) in _MASK_TYPES
+            and type(new_axis_mask) in _MASK_TYPES
+            and type(shrink_axis_mask) in _MASK_TYPES
+            and type(ellipsis_mask) in _MASK_TYPES
         ):
             try:
-                b = begin.tolist() if tb is _NDARRAY else begin
-                e = end.tolist() if te is _NDARRAY else end
-                if stride is None:
-                    st = _NO_MASK
-                    stride_end = _NO_STRIDE
-                else:
-                    st = stride.tolist() if type(stride) is _NDARRAY else stride
-                    stride_end = _SEP
+                b = tuple(begin.tolist() if tb is _NDARRAY else begin)
+                e = tuple(end.tolist() if te is _NDARRAY else end)
+                st = None
+                if stride is not None:
+                    st = tuple(stride.tolist() if type(stride) is _NDARRAY else stride)
+                masks = tuple(map(tuple, (begin_mask, end_mask, new_axis_mask)))
+                masks += (tuple(shrink_axis_mask), tuple(ellipsis_mask))
                 index = _flat_plan(
                     data.shape,
                     *b,
                     _SEP,
                     *e,
                     _SEP,
-                    *st,
-                    stride_end,
-                    *begin_mask,
+                    *(st or ()),
+                    _NO_STRIDE if st is None else _SEP,
+                    *masks[0],
                     _SEP,
-                    *end_mask,
+                    *masks[1],
+                    _SEP,
+                    *masks[2],
+                    _SEP,
+                    *masks[3],
+                    _SEP,
+                    *masks[4],
                 )
             except (TypeError, ValidationError, AttributeError):
                 pass  # the slow path says what is wrong, with the caller's own values
             else:
                 if type(data) is _NDARRAY:
+                    _plans.remember(_plans.SLICE, data.shape, index, b, e, st, *masks)
                     return data[index]
                 backend = _compat.BACKENDS.get(type(data))
                 if backend is not None and backend.known_sizes:  # an array type seen before
                     return backend.take_one(OP, data, index)
-        elif type(data) is _NDARRAY:
-            hit = _cached_index(
-                data.shape,
-                begin,
-                end,
-                stride,
-                (begin_mask, end_mask, new_axis_mask, shrink_axis_mask, ellipsis_mask),
-            )
-            if hit is not None:
-                return data[hit]
     return _strided_slice_slow(
         data,
         begin,
