@@ -922,7 +922,7 @@ def test_compiled_plan_cache_answers_as_the_python_path(call):
     if isinstance(first, tuple):
         assert stored == 0  # errors are never stored
         assert hit is None
-    elif op != "variadic_split" or type(args[0]) is int and type(args[1]) is list:
+    elif op != "variadic_split" or (type(args[0]) is int and type(args[1]) is list):
         assert stored == 1  # the kinds of call the Python fast path stores
     if hit is not None:
         hits = hit if isinstance(hit, tuple) else (hit,)
