@@ -433,11 +433,14 @@ def split(
         chunks = _plans.hit(_plans.PLANS, _compat.ndarray, _plans.SPLIT, data, axis, num_splits)
         if chunks is not None:
             return chunks
+        if type(data) is _compat.ndarray and type(axis) is int and type(num_splits) is int:
+            with contextlib.suppress(ValidationError):  # invalid: the slow path names it
+                indices = _split_plan(data.shape, axis, num_splits)
+                _plans.remember(_plans.SPLIT, data.shape, indices, axis, num_splits)
+                return tuple(map(data.__getitem__, indices))
     if type(axis) is int and type(num_splits) is int and copy is None and out is None:
         if type(data) is _compat.ndarray:
-            indices = _split_plan(data.shape, axis, num_splits)
-            _plans.remember(_plans.SPLIT, data.shape, indices, axis, num_splits)
-            return tuple(map(data.__getitem__, indices))
+            return tuple(map(data.__getitem__, _split_plan(data.shape, axis, num_splits)))
         chunks = _planned_chunks(SPLIT, data, _split_plan, axis, num_splits)
         if chunks is not None:
             return chunks
@@ -500,6 +503,13 @@ def variadic_split(
         )
         if chunks is not None:
             return chunks
+        if type(data) is _compat.ndarray and type(axis) is int and type(split_lengths) is list:
+            key = tuple(split_lengths)  # a snapshot: the plan and its key have the same values
+            if set(map(type, key)) <= _INT_ONLY:
+                with contextlib.suppress(ValidationError):  # invalid: the slow path names it
+                    indices = _variadic_plan(data.shape, axis, key)
+                    _plans.remember(_plans.VARIADIC, data.shape, indices, axis, key)
+                    return tuple(map(data.__getitem__, indices))
     if type(axis) is int and type(split_lengths) is list and copy is None and out is None:
         key = tuple(split_lengths)
         if set(map(type, key)) <= _INT_ONLY:
@@ -509,7 +519,6 @@ def variadic_split(
                 except ValidationError:
                     pass  # fall through: the slow path raises with the caller's own values
                 else:
-                    _plans.remember(_plans.VARIADIC, data.shape, indices, axis, key)
                     return tuple(map(data.__getitem__, indices))
             chunks = _planned_chunks(VARIADIC, data, _variadic_plan, axis, key)
             if chunks is not None:

@@ -568,6 +568,54 @@ def _cached_index(
         return None
 
 
+def _remembered_index(
+    shape: tuple[int, ...], begin: Any, end: Any, stride: Any, masks: tuple[Any, ...]
+) -> Index | None:
+    """``_cached_index`` for a NumPy call, whose valid plan is then stored for ``_plans.hit``.
+
+    The plan and the stored key come from one snapshot (tuples) of the values, so a list that
+    another thread changes meanwhile cannot leave a plan under the wrong values.
+    """
+    parts: list[tuple[Any, ...] | None] = []
+    try:
+        for value in (begin, end, stride):
+            kind = type(value)
+            if kind is _NDARRAY:
+                parts.append(tuple(value.tolist()))  # a 0-d array: TypeError
+            elif kind is list or kind is tuple:
+                parts.append(tuple(value))
+            elif value is None:
+                parts.append(None)
+            else:
+                return None
+        if not all(type(m) in _MASK_TYPES for m in masks):
+            return None
+        snap = tuple(map(tuple, masks))
+        b, e, st = parts
+        index = _flat_plan(
+            shape,
+            *b,
+            _SEP,
+            *e,  # type: ignore[misc]
+            _SEP,
+            *(st or ()),
+            _NO_STRIDE if st is None else _SEP,
+            *snap[0],
+            _SEP,
+            *snap[1],
+            _SEP,
+            *snap[2],
+            _SEP,
+            *snap[3],
+            _SEP,
+            *snap[4],
+        )
+    except (TypeError, ValidationError):  # unhashable values; invalid ones
+        return None
+    _plans.remember(_plans.SLICE, shape, index, b, e, st, *snap)
+    return index
+
+
 def strided_slice(
     data: Any,
     begin: Any,
@@ -631,8 +679,7 @@ def strided_slice(
     (1, 3, 4)
     """
     if copy is None and out is None:
-        # Fastest path: a plan stored by an earlier call with the same values, NumPy data only.
-        if _plans.hit is not None:
+        if _plans.hit is not None:  # the compiled part: a plan an earlier call stored
             hit = _plans.hit(
                 _plans.PLANS,
                 _NDARRAY,
@@ -649,57 +696,64 @@ def strided_slice(
             )
             if hit is not None:
                 return hit
+            if type(data) is _NDARRAY:
+                masks = (begin_mask, end_mask, new_axis_mask, shrink_axis_mask, ellipsis_mask)
+                index = _remembered_index(data.shape, begin, end, stride, masks)
+                if index is not None:
+                    return data[index]
         # Fast path: a typed LRU cache keyed, in C, by the shape and every parameter value with
-        # its type (see _flat_plan). It works on snapshots of the values (tuples), so that the
-        # plan and the compiled cache's key (_plans.remember) come from the same values even
-        # when another thread changes a list meanwhile.
+        # its type (see _flat_plan); the common case of _cached_index, inlined.
         tb = type(begin)
         te = type(end)
         if (
-            tb in _VECTOR_TYPES
+            new_axis_mask is _NO_MASK
+            and shrink_axis_mask is _NO_MASK
+            and ellipsis_mask is _NO_MASK
+            and tb in _VECTOR_TYPES
             and te in _VECTOR_TYPES
             and (stride is None or type(stride) in _VECTOR_TYPES)
             and type(begin_mask) in _MASK_TYPES
             and type(end_mask) in _MASK_TYPES
-            and type(new_axis_mask) in _MASK_TYPES
-            and type(shrink_axis_mask) in _MASK_TYPES
-            and type(ellipsis_mask) in _MASK_TYPES
         ):
             try:
-                b = tuple(begin.tolist() if tb is _NDARRAY else begin)
-                e = tuple(end.tolist() if te is _NDARRAY else end)
-                st = None
-                if stride is not None:
-                    st = tuple(stride.tolist() if type(stride) is _NDARRAY else stride)
-                masks = tuple(map(tuple, (begin_mask, end_mask, new_axis_mask)))
-                masks += (tuple(shrink_axis_mask), tuple(ellipsis_mask))
+                b = begin.tolist() if tb is _NDARRAY else begin
+                e = end.tolist() if te is _NDARRAY else end
+                if stride is None:
+                    st = _NO_MASK
+                    stride_end = _NO_STRIDE
+                else:
+                    st = stride.tolist() if type(stride) is _NDARRAY else stride
+                    stride_end = _SEP
                 index = _flat_plan(
                     data.shape,
                     *b,
                     _SEP,
                     *e,
                     _SEP,
-                    *(st or ()),
-                    _NO_STRIDE if st is None else _SEP,
-                    *masks[0],
+                    *st,
+                    stride_end,
+                    *begin_mask,
                     _SEP,
-                    *masks[1],
-                    _SEP,
-                    *masks[2],
-                    _SEP,
-                    *masks[3],
-                    _SEP,
-                    *masks[4],
+                    *end_mask,
                 )
             except (TypeError, ValidationError, AttributeError):
                 pass  # the slow path says what is wrong, with the caller's own values
             else:
                 if type(data) is _NDARRAY:
-                    _plans.remember(_plans.SLICE, data.shape, index, b, e, st, *masks)
                     return data[index]
                 backend = _compat.BACKENDS.get(type(data))
                 if backend is not None and backend.known_sizes:  # an array type seen before
                     return backend.take_one(OP, data, index)
+        elif type(data) is _NDARRAY:
+            hit = _cached_index(
+                data.shape,
+                begin,
+                end,
+                stride,
+                (begin_mask, end_mask, new_axis_mask, shrink_axis_mask, ellipsis_mask),
+            )
+            if hit is not None:
+                return data[hit]
     return _strided_slice_slow(
         data,
         begin,
