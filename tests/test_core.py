@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -850,8 +851,18 @@ def _outcome(begin, end, stride, masks):
         return type(exc)
 
 
+@pytest.fixture(params=["compiled", "python"])
+def plan_path(request, monkeypatch):
+    """Both fast paths: the compiled plan cache (where built), and Python's alone."""
+    if request.param == "python":
+        monkeypatch.setattr(_plans, "hit", None)
+    elif _plans.hit is None:
+        pytest.skip("the compiled part was not built")
+    return request.param
+
+
 @pytest.mark.parametrize("good", list(_GOOD.values()), ids=list(_GOOD))
-def test_strided_slice_cache_hits_answer_as_misses(good):
+def test_strided_slice_cache_hits_answer_as_misses(good, plan_path):
     for alike, args in _look_alikes(*good):
         _strided_slice._flat_plan.cache_clear()
         _plans.PLANS.clear()
@@ -911,10 +922,17 @@ def test_compiled_plan_cache_answers_as_the_python_path(call):
         outs = out if isinstance(out, tuple) else (out,)
         return [(o.shape, o.tolist(), np.shares_memory(o, x) or o.size == 0) for o in outs]
 
+    compiled_hit = _plans.hit
+    _plans.hit = None
+    try:
+        python = outcome()  # the path of builds without the compiled part
+    finally:
+        _plans.hit = compiled_hit
     _plans.PLANS.clear()
-    first = outcome()  # a miss: the Python path, which stores a valid plan
+    first = outcome()  # a miss, which stores a valid plan
     stored = len(_plans.PLANS)
     second = outcome()  # a hit where one was stored
+    assert first == python
     code = {"strided_slice": _plans.SLICE, "split": _plans.SPLIT}.get(op, _plans.VARIADIC)
     params = (*args, *(kwargs.get(n, ()) for n in _MASKS)) if code == _plans.SLICE else args
     hit = _plans.hit(_plans.PLANS, np.ndarray, code, x, *params)
@@ -929,7 +947,7 @@ def test_compiled_plan_cache_answers_as_the_python_path(call):
         assert [(h.shape, h.tolist()) for h in hits] == [(s, v) for s, v, _ in first]
 
 
-def test_calls_from_many_threads_agree_with_serial_calls():
+def test_calls_from_many_threads_agree_with_serial_calls(plan_path):
     rng = np.random.default_rng(0)
     x = np.arange(2 * 3 * 4 * 5).reshape(2, 3, 4, 5)
     jobs = []
@@ -947,9 +965,47 @@ def test_calls_from_many_threads_agree_with_serial_calls():
         return out.tolist(), [p.shape for p in parts]
 
     serial = [run(j) for j in jobs]
+    _plans.PLANS.clear()  # the threads fill the caches again, racing on the misses
+    _strided_slice._flat_plan.cache_clear()
+    _split_plan.cache_clear()
     with ThreadPoolExecutor(8) as pool:
         threaded = list(pool.map(run, jobs))
     assert threaded == serial
+
+
+def test_a_list_changed_by_another_thread_never_leaves_a_wrong_plan(plan_path):
+    x = np.arange(10)
+    begin, lengths = [0], [4, 6]
+    stop = threading.Event()
+
+    def change():
+        while not stop.is_set():
+            begin[0] = 3 - begin[0]  # 0 <-> 3
+            lengths.reverse()  # [4, 6] <-> [6, 4]
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    changer = threading.Thread(target=change)
+    changer.start()
+    try:
+        for _ in range(300):
+            _plans.PLANS.clear()
+            _strided_slice._flat_plan.cache_clear()
+            _variadic_plan.cache_clear()
+            assert dm.strided_slice(x, begin, [8]).tolist() in (
+                [0, 1, 2, 3, 4, 5, 6, 7],
+                [3, 4, 5, 6, 7],
+            )
+            assert [len(c) for c in dm.variadic_split(x, 0, lengths)] in ([4, 6], [6, 4])
+            # whatever was stored answers for its own values
+            assert dm.strided_slice(x, [0], [8]).tolist() == list(range(8))
+            assert dm.strided_slice(x, [3], [8]).tolist() == list(range(3, 8))
+            assert [len(c) for c in dm.variadic_split(x, 0, [4, 6])] == [4, 6]
+            assert [len(c) for c in dm.variadic_split(x, 0, [6, 4])] == [6, 4]
+    finally:
+        stop.set()
+        changer.join()
+        sys.setswitchinterval(interval)
 
 
 def test_import_datamove_imports_no_optional_dependency():
