@@ -334,6 +334,50 @@ static inline void nibble_put(unsigned char *b, Py_ssize_t n, unsigned v, int at
     *p = (unsigned char)((*p & keep) | bits);
 }
 
+static inline void bytes_from_nibbles(unsigned char *db, const unsigned char *src, Py_ssize_t q,
+                                      Py_ssize_t m)
+{
+    /* m whole bytes from nibble q of src (all inside the run being copied): copied, or
+     * shifted by half a byte as 64-bit words */
+    const unsigned char *sb = src + (q >> 1);
+    if (!(q & 1)) {
+        if (m >= 8) {
+            Py_ssize_t j = 0;
+            for (; j + 8 <= m; j += 8) {
+                memcpy(db + j, sb + j, 8);
+            }
+            if (j < m) {
+                memcpy(db + m - 8, sb + m - 8, 8);
+            }
+        }
+        else {
+            for (Py_ssize_t j = 0; j < m; j++) {
+                db[j] = sb[j];
+            }
+        }
+        return;
+    }
+    Py_ssize_t j = 0; /* db[j] = sb[j] >> 4 | sb[j + 1] << 4; sb[m] is the run's last byte */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    for (; j + 8 <= m; j += 8) {
+        uint64_t w;
+        memcpy(&w, sb + j, 8);
+        w = (w >> 4) | ((uint64_t)sb[j + 8] << 60);
+        memcpy(db + j, &w, 8);
+    }
+    if (j < m && m >= 8) { /* the last 8 bytes again, as one word: the same values */
+        uint64_t w;
+        memcpy(&w, sb + m - 8, 8);
+        w = (w >> 4) | ((uint64_t)sb[m] << 60);
+        memcpy(db + m - 8, &w, 8);
+        j = m;
+    }
+#endif
+    for (; j < m; j++) {
+        db[j] = (unsigned char)((sb[j] >> 4) | (sb[j + 1] << 4));
+    }
+}
+
 /* One row; `atomic`: its edge nibbles may share a byte with a row of another thread. */
 static void nibble_row(unsigned char *dst, Py_ssize_t d, const unsigned char *src, Py_ssize_t s,
                        Py_ssize_t n, int atomic)
@@ -343,39 +387,7 @@ static void nibble_row(unsigned char *dst, Py_ssize_t d, const unsigned char *sr
         d++, s++, n--;
     }
     const Py_ssize_t m = n >> 1; /* whole destination bytes */
-    unsigned char *db = dst + (d >> 1);
-    const unsigned char *sb = src + (s >> 1);
-    if (m >= 8 && !(s & 1)) { /* whole words, the last one overlapping: no call to memcpy */
-        Py_ssize_t j = 0;
-        for (; j + 8 <= m; j += 8) {
-            memcpy(db + j, sb + j, 8);
-        }
-        if (j < m) {
-            memcpy(db + m - 8, sb + m - 8, 8);
-        }
-    } else if (m && !(s & 1)) {
-        memcpy(db, sb, (size_t)m);
-    } else if (m) { /* db[j] = sb[j] >> 4 | sb[j + 1] << 4; sb[m] is the row's last byte */
-        Py_ssize_t j = 0;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-        for (; j + 8 <= m; j += 8) {
-            uint64_t w;
-            memcpy(&w, sb + j, 8);
-            w = (w >> 4) | ((uint64_t)sb[j + 8] << 60);
-            memcpy(db + j, &w, 8);
-        }
-        if (j < m && m >= 8) { /* the last 8 bytes again, as one word: the same values */
-            uint64_t w;
-            memcpy(&w, sb + m - 8, 8);
-            w = (w >> 4) | ((uint64_t)sb[m] << 60);
-            memcpy(db + m - 8, &w, 8);
-            j = m;
-        }
-#endif
-        for (; j < m; j++) {
-            db[j] = (unsigned char)((sb[j] >> 4) | (sb[j + 1] << 4));
-        }
-    }
+    bytes_from_nibbles(dst + (d >> 1), src, s, m);
     if (n & 1) {
         nibble_put(dst, d + 2 * m, nibble_at(src, s + 2 * m), atomic);
     }
@@ -386,6 +398,65 @@ typedef struct {
     const unsigned char *src;
     Py_ssize_t dst_first, dst_stride, src_first, src_stride, run;
 } NibblePart;
+
+/* Streams of nibbles. When every part's rows follow each other in its destination (a split
+ * into packed outputs: dst_stride == run), or the parts of a row fill the destination row in
+ * order and the rows follow each other (a join into a packed output), the destination is
+ * written as one or more sequential streams: a run's odd last nibble waits in a register for
+ * the next run's first to make a whole byte. So the only read-modify-write is of a stream's
+ * first and last nibble, which may share a byte with the range of another thread (atomic, as
+ * above); the row loop above reads a destination byte at each row's end, which stalls on a
+ * cache miss at the front of the writes. Rows of 63 nibbles
+ * split into 2: 5.4-6.5 ns per part-row on one thread, against 7.5-10 (bench/RESULTS.md). */
+
+typedef struct {
+    unsigned char *dst; /* the next whole byte to write */
+    unsigned pend;      /* a nibble waiting for the high half of *dst (when `has`) */
+    int has;
+    int odd; /* the stream starts in the high half of dst[-1]: put it first */
+} NibbleStream;
+
+static inline void stream_push(NibbleStream *st, const unsigned char *src, Py_ssize_t q,
+                               Py_ssize_t n, int atomic)
+{
+    /* Append n nibbles from nibble q of src. */
+    if (n <= 0) {
+        return;
+    }
+    if (st->odd) {
+        nibble_put(st->dst - 1, 1, nibble_at(src, q), atomic);
+        st->odd = 0;
+        q++, n--;
+    }
+    unsigned char *out = st->dst;
+    st->dst += st->has + ((n - st->has) >> 1); /* the whole bytes this run ends */
+    if (st->has) { /* complete the waiting byte: no read of the destination */
+        *out++ = (unsigned char)(st->pend | (nibble_at(src, q) << 4));
+        st->has = 0;
+        q++, n--;
+    }
+    const Py_ssize_t whole = n >> 1;
+    bytes_from_nibbles(out, src, q, whole);
+    if (n & 1) {
+        st->pend = nibble_at(src, q + 2 * whole);
+        st->has = 1;
+    }
+}
+
+static void stream_begin(NibbleStream *st, unsigned char *base, Py_ssize_t pos)
+{
+    st->dst = base + (pos >> 1) + (pos & 1);
+    st->pend = 0;
+    st->has = 0;
+    st->odd = (int)(pos & 1);
+}
+
+static void stream_end(NibbleStream *st, int atomic)
+{
+    if (st->has) { /* the low half of a byte whose high half follows the stream */
+        nibble_put(st->dst, 0, st->pend, atomic);
+    }
+}
 
 static PyObject *copy_nibble_rows(PyObject *self, PyObject *args)
 {
@@ -425,15 +496,58 @@ static PyObject *copy_nibble_rows(PyObject *self, PyObject *args)
         p->src = (const unsigned char *)src;
     }
     Py_DECREF(fast);
+    /* Streams: each part its own (a split), or all parts one (a join), or none. */
+    int each = nparts > 0, one = nparts > 0;
+    Py_ssize_t sum = 0;
+    for (Py_ssize_t k = 0; k < nparts; k++) {
+        const NibblePart *p = &parts[k];
+        each = each && p->run > 0 && p->dst_stride == p->run;
+        if (k > 0) {
+            const NibblePart *b = &parts[k - 1];
+            one = one && p->dst == b->dst && p->dst_first == b->dst_first + b->run;
+        }
+        sum += p->run;
+    }
+    for (Py_ssize_t k = 0; k < nparts; k++) {
+        one = one && parts[k].dst_stride == sum && parts[k].run > 0;
+    }
+    NibbleStream *streams = NULL;
+    if ((each || one) && row1 > row0) {
+        streams = PyMem_Malloc(sizeof(NibbleStream) * (size_t)nparts);
+        if (streams == NULL) {
+            PyMem_Free(parts);
+            return PyErr_NoMemory();
+        }
+    }
     Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t i = row0; i < row1; i++) {
-        for (Py_ssize_t k = 0; k < nparts; k++) {
+    if (streams != NULL) {
+        const Py_ssize_t count = each ? nparts : 1;
+        for (Py_ssize_t k = 0; k < count; k++) {
             const NibblePart *p = &parts[k];
-            nibble_row(p->dst, p->dst_first + i * p->dst_stride, p->src,
-                       p->src_first + i * p->src_stride, p->run, i == row0 || i == row1 - 1);
+            stream_begin(&streams[k], p->dst, p->dst_first + row0 * p->dst_stride);
+        }
+        for (Py_ssize_t i = row0; i < row1; i++) {
+            for (Py_ssize_t k = 0; k < nparts; k++) {
+                const NibblePart *p = &parts[k];
+                stream_push(&streams[each ? k : 0], p->src, p->src_first + i * p->src_stride,
+                            p->run, 1);
+            }
+        }
+        for (Py_ssize_t k = 0; k < count; k++) {
+            stream_end(&streams[k], 1);
+        }
+    }
+    else {
+        for (Py_ssize_t i = row0; i < row1; i++) {
+            for (Py_ssize_t k = 0; k < nparts; k++) {
+                const NibblePart *p = &parts[k];
+                nibble_row(p->dst, p->dst_first + i * p->dst_stride, p->src,
+                           p->src_first + i * p->src_stride, p->run, i == row0 || i == row1 - 1);
+            }
         }
     }
     Py_END_ALLOW_THREADS
+    PyMem_Free(streams);
     PyMem_Free(parts);
     Py_RETURN_NONE;
 }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from concurrent.futures import ThreadPoolExecutor
 
@@ -502,6 +503,68 @@ def test_four_bit_row_loop_edges_from_two_threads():
         nibbles = np.stack([src & 15, src >> 4], axis=1).reshape(-1)
         got = np.stack([dst & 15, dst >> 4], axis=1).reshape(-1)
         assert got[offset : offset + rows * run].tolist() == nibbles[1 : 1 + rows * run].tolist()
+
+
+def _unpack(buf):
+    return np.stack([buf & 15, buf >> 4], axis=1).reshape(-1)
+
+
+@pytest.mark.skipif(_copy._kernels is None, reason="built without a C compiler")
+@settings(max_examples=300, deadline=None)
+@given(
+    kind=st.sampled_from(["split", "join", "gappy"]),
+    runs=st.lists(st.integers(1, 70), min_size=1, max_size=4),
+    rows=st.integers(1, 40),
+    offsets=st.tuples(st.integers(0, 3), st.integers(0, 3)),
+    cuts=st.lists(st.integers(0, 40), max_size=4),
+    seed=st.integers(0, 2**16),
+)
+def test_four_bit_row_loop_streams_and_rows_match_a_reference(
+    kind, runs, rows, offsets, cuts, seed
+):
+    # copy_nibble_rows writes each destination as a stream where it can (a split into packed
+    # outputs, a join into a packed output) and row by row elsewhere ("gappy": rows with gaps).
+    # Row ranges are cut at random, as between threads; nibbles around the copies are kept.
+    kernels = _copy._kernels
+    rng = np.random.default_rng(seed)
+    total = sum(runs)
+    src_stride = total + offsets[1] % 2
+    src = rng.integers(0, 256, (offsets[1] + rows * src_stride) // 2 + 8, dtype=np.uint8)
+    firsts = [offsets[1] + sum(runs[:k]) for k in range(len(runs))]
+    if kind == "join":
+        dsts = [rng.integers(0, 256, (offsets[0] + rows * total) // 2 + 8, dtype=np.uint8)]
+        parts = [
+            (
+                dsts[0].ctypes.data,
+                offsets[0] + sum(runs[:k]),
+                total,
+                src.ctypes.data,
+                f,
+                src_stride,
+                r,
+            )
+            for k, (f, r) in enumerate(zip(firsts, runs, strict=True))
+        ]
+    else:
+        step = [r + (3 if kind == "gappy" else 0) for r in runs]
+        dsts = [
+            rng.integers(0, 256, (offsets[0] + rows * d) // 2 + 8, dtype=np.uint8) for d in step
+        ]
+        parts = [
+            (d.ctypes.data, offsets[0], t, src.ctypes.data, f, src_stride, r)
+            for d, t, f, r in zip(dsts, step, firsts, runs, strict=True)
+        ]
+    expect = [_unpack(d) for d in dsts]
+    nibbles = _unpack(src)
+    for dst, d_first, d_stride, _, s_first, s_stride, run in parts:
+        k = next(j for j, d in enumerate(dsts) if d.ctypes.data == dst)
+        for i in range(rows):
+            a, b = d_first + i * d_stride, s_first + i * s_stride
+            expect[k][a : a + run] = nibbles[b : b + run]
+    bounds = sorted({0, rows, *(c % (rows + 1) for c in cuts)})
+    for row0, row1 in itertools.pairwise(bounds):
+        kernels.copy_nibble_rows(parts, row0, row1)
+    assert [_unpack(d).tolist() for d in dsts] == [e.tolist() for e in expect]
 
 
 def test_aliasing_outputs_are_written_by_one_thread(monkeypatch):
