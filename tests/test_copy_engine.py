@@ -119,6 +119,32 @@ def test_split_and_slice_through_every_engine(engine: str, axis: int, parts: int
     np.testing.assert_array_equal(y, a[..., ::2])
 
 
+@pytest.mark.parametrize("run", [4, 8, 12])
+@pytest.mark.parametrize("parts", [2, 3, 8])
+@pytest.mark.parametrize("shift", [0, 8])
+def test_splits_and_joins_of_short_runs(engine: str, run: int, parts: int, shift: int) -> None:
+    # Runs of 8 bytes take their own streamed loops (two rows of a part, or two parts of a row,
+    # per 16-byte store); `shift` moves the destinations off 16-byte alignment, and an odd
+    # number of rows leaves a last row alone.
+    rows = 1001
+    whole = np.frombuffer(np.random.default_rng(run).bytes(rows * run * parts), np.uint8)
+    whole = whole.reshape(rows, run * parts)
+    pieces = [whole[:, k * run : (k + 1) * run] for k in range(parts)]
+    store = np.zeros(rows * run * parts + 64, np.uint8)
+    outs = [
+        store[shift + k * rows * run : shift + (k + 1) * rows * run].reshape(rows, run)
+        for k in range(parts)
+    ]
+    _copy.copy_pairs(list(zip(outs, pieces, strict=True)))  # a split
+    for out, piece in zip(outs, pieces, strict=True):
+        assert out.tobytes() == piece.tobytes()
+    joined = np.zeros(rows * run * parts + 64, np.uint8)
+    target = joined[shift : shift + whole.size].reshape(whole.shape)
+    _copy.copy_pairs([(target[:, k * run : (k + 1) * run], outs[k]) for k in range(parts)])
+    assert target.tobytes() == whole.tobytes()
+    assert not joined[:shift].any() and not joined[shift + whole.size :].any()
+
+
 def test_overlapping_pairs_keep_numpy_order() -> None:
     buf = np.arange(64, dtype=np.int64)
     # destination overlaps the source (shifted by one row): not a row loop

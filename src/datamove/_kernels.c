@@ -187,11 +187,106 @@ static int stream_elements(Part p, Py_ssize_t row0, Py_ssize_t row1)
 }
 #endif
 
+#if DM_STREAMING
+static inline long long load8(const char *s)
+{
+    long long w;
+    memcpy(&w, s, 8);
+    return w;
+}
+
+/* Runs of 8 bytes in every part, streamed 16 bytes at a time: two rows of one part where its
+ * rows follow each other (a split, in blocks of rows as below), or two parts side by side in
+ * a row (a join into a packed output). One 8-byte streaming store per run, as `put` makes,
+ * measured 0.45-0.85 of memcpy for 8 parts. Returns 0 where it does not apply. */
+static int stream_pairs8(const Part *parts, Py_ssize_t nparts, Py_ssize_t row0, Py_ssize_t row1)
+{
+    int dense = 1, joined = 1;
+    for (Py_ssize_t k = 0; k < nparts; k++) {
+        const Part *p = &parts[k];
+        if (p->run != 8 || ((uintptr_t)p->dst & 7) != 0) {
+            return 0;
+        }
+        dense = dense && p->dst_stride == 8;
+        joined = joined && p->dst_stride == 8 * nparts &&
+                 (k == 0 || p->dst == parts[k - 1].dst + 8);
+    }
+    if (dense) {
+        const Py_ssize_t block = DM_BLOCK_BYTES / 8;
+        for (Py_ssize_t b = row0; b < row1; b += block) {
+            const Py_ssize_t e = b + block < row1 ? b + block : row1;
+            for (Py_ssize_t k = 0; k < nparts; k++) {
+                const Part p = parts[k];
+                char *d = p.dst + b * 8;
+                const char *s = p.src + b * p.src_stride;
+                const Py_ssize_t ss = p.src_stride;
+                Py_ssize_t i = b;
+                if (((uintptr_t)d & 15) != 0 && i < e) {
+                    _mm_stream_si64((long long *)d, load8(s));
+                    i++, d += 8, s += ss;
+                }
+                for (; i + 2 <= e; i += 2, d += 16, s += 2 * ss) {
+                    _mm_stream_si128((__m128i *)d, _mm_set_epi64x(load8(s + ss), load8(s)));
+                }
+                if (i < e) {
+                    _mm_stream_si64((long long *)d, load8(s));
+                }
+            }
+        }
+    }
+    else if (joined && nparts > 1) {
+        const Py_ssize_t ds = parts[0].dst_stride;
+        Py_ssize_t i = row0;
+        int packed = (nparts & 1) == 0 && (ds & 15) == 0 &&
+                     ((uintptr_t)(parts[0].dst + i * ds) & 15) == 0;
+        for (Py_ssize_t k = 0; k < nparts; k++) {
+            packed = packed && parts[k].src_stride == 8;
+        }
+        if (packed) { /* two rows of two parts: two 16-byte loads, two 16-byte stores */
+            for (; i + 2 <= row1; i += 2) {
+                char *d = parts[0].dst + i * ds;
+                for (Py_ssize_t k = 0; k < nparts; k += 2, d += 16) {
+                    const __m128i a = _mm_loadu_si128((const __m128i *)(parts[k].src + i * 8));
+                    const __m128i c =
+                        _mm_loadu_si128((const __m128i *)(parts[k + 1].src + i * 8));
+                    _mm_stream_si128((__m128i *)d, _mm_unpacklo_epi64(a, c));
+                    _mm_stream_si128((__m128i *)(d + ds), _mm_unpackhi_epi64(a, c));
+                }
+            }
+        }
+        for (; i < row1; i++) {
+            char *d = parts[0].dst + i * ds;
+            Py_ssize_t k = 0;
+            if (((uintptr_t)d & 15) != 0) {
+                _mm_stream_si64((long long *)d, load8(parts[0].src + i * parts[0].src_stride));
+                k = 1, d += 8;
+            }
+            for (; k + 2 <= nparts; k += 2, d += 16) {
+                const Part *a = &parts[k], *c = &parts[k + 1];
+                _mm_stream_si128((__m128i *)d, _mm_set_epi64x(load8(c->src + i * c->src_stride),
+                                                              load8(a->src + i * a->src_stride)));
+            }
+            if (k < nparts) {
+                _mm_stream_si64((long long *)d, load8(parts[k].src + i * parts[k].src_stride));
+            }
+        }
+    }
+    else {
+        return 0;
+    }
+    _mm_sfence();
+    return 1;
+}
+#endif
+
 static void copy_rows_impl(const Part *parts, Py_ssize_t nparts, Py_ssize_t row0,
                            Py_ssize_t row1, int streaming)
 {
 #if DM_STREAMING
     if (nparts == 1 && streaming && stream_elements(parts[0], row0, row1)) {
+        return;
+    }
+    if (nparts > 1 && streaming && stream_pairs8(parts, nparts, row0, row1)) {
         return;
     }
 #endif
