@@ -142,7 +142,8 @@ def test_splits_and_joins_of_short_runs(engine: str, run: int, parts: int, shift
     target = joined[shift : shift + whole.size].reshape(whole.shape)
     _copy.copy_pairs([(target[:, k * run : (k + 1) * run], outs[k]) for k in range(parts)])
     assert target.tobytes() == whole.tobytes()
-    assert not joined[:shift].any() and not joined[shift + whole.size :].any()
+    assert not joined[:shift].any()
+    assert not joined[shift + whole.size :].any()
 
 
 def test_overlapping_pairs_keep_numpy_order() -> None:
