@@ -522,31 +522,58 @@ def _flat_plan(shape: tuple[int, ...], *flat: Any) -> Index:
     return _numpy_index(_params(begin, end, stride, *masks), shape, begin)
 
 
+def _snapshot(
+    begin: Any, end: Any, stride: Any, masks: tuple[Any, ...]
+) -> tuple[tuple[Any, ...], tuple[Any, ...], tuple[Any, ...] | None, tuple[Any, ...]] | None:
+    """The parameters' values as tuples: lists, tuples, and NumPy arrays for begin, end, stride.
+
+    ``None`` for anything else (the slow path validates and names it). A snapshot: a list that
+    another thread changes afterwards does not change it.
+    """
+    vectors: list[tuple[Any, ...] | None] = []
+    try:
+        for value in (begin, end, stride):
+            kind = type(value)
+            if kind is _NDARRAY:
+                vectors.append(tuple(value.tolist()))  # a 0-d array: TypeError
+            elif kind is list or kind is tuple:
+                vectors.append(tuple(value))
+            elif value is None and len(vectors) == 2:
+                vectors.append(None)  # stride only
+            else:
+                return None
+    except TypeError:
+        return None
+    if not all(type(m) in _MASK_TYPES for m in masks):
+        return None
+    b, e, st = vectors
+    assert b is not None
+    assert e is not None
+    return b, e, st, tuple(map(tuple, masks))
+
+
 def _cached_index(
-    shape: tuple[int, ...], begin: Any, end: Any, stride: Any, masks: tuple[Any, ...]
+    shape: tuple[int, ...],
+    begin: Any,
+    end: Any,
+    stride: Any,
+    masks: tuple[Any, ...],
+    *,
+    remember: bool = False,
 ) -> Index | None:
     """``_flat_plan`` for parameters that are lists, tuples or (begin/end/stride) NumPy arrays.
 
     ``None`` for anything else (the slow path validates and names it) and for invalid values.
-    ``strided_slice`` inlines the common case of this function.
+    ``remember``: store a valid plan for ``_plans.hit`` (a NumPy call). The plan and its key
+    come from one snapshot of the values, so a list that another thread changes meanwhile cannot
+    leave a plan under the wrong values. ``strided_slice`` inlines the common case.
     """
-    parts = []
-    for value in (begin, end, stride):
-        kind = type(value)
-        if kind is _NDARRAY:
-            value = value.tolist()  # noqa: PLW2901 - the array's values as Python ints
-            if type(value) is not list:
-                return None  # a 0-d array
-        elif not (kind is list or kind is tuple or value is None):
-            return None
-        parts.append(value)
-    for mask in masks:
-        if type(mask) not in _MASK_TYPES:
-            return None
-    b, e, st = parts
-    bm, em, nm, sm, el = masks
+    snap = _snapshot(begin, end, stride, masks)
+    if snap is None:
+        return None
+    b, e, st, (bm, em, nm, sm, el) = snap
     try:
-        return _flat_plan(
+        index = _flat_plan(
             shape,
             *b,
             _SEP,
@@ -566,53 +593,8 @@ def _cached_index(
         )
     except (TypeError, ValidationError):  # unhashable values; invalid ones
         return None
-
-
-def _remembered_index(
-    shape: tuple[int, ...], begin: Any, end: Any, stride: Any, masks: tuple[Any, ...]
-) -> Index | None:
-    """``_cached_index`` for a NumPy call, whose valid plan is then stored for ``_plans.hit``.
-
-    The plan and the stored key come from one snapshot (tuples) of the values, so a list that
-    another thread changes meanwhile cannot leave a plan under the wrong values.
-    """
-    parts: list[tuple[Any, ...] | None] = []
-    try:
-        for value in (begin, end, stride):
-            kind = type(value)
-            if kind is _NDARRAY:
-                parts.append(tuple(value.tolist()))  # a 0-d array: TypeError
-            elif kind is list or kind is tuple:
-                parts.append(tuple(value))
-            elif value is None:
-                parts.append(None)
-            else:
-                return None
-        if not all(type(m) in _MASK_TYPES for m in masks):
-            return None
-        snap = tuple(map(tuple, masks))
-        b, e, st = parts
-        index = _flat_plan(
-            shape,
-            *b,
-            _SEP,
-            *e,  # type: ignore[misc]
-            _SEP,
-            *(st or ()),
-            _NO_STRIDE if st is None else _SEP,
-            *snap[0],
-            _SEP,
-            *snap[1],
-            _SEP,
-            *snap[2],
-            _SEP,
-            *snap[3],
-            _SEP,
-            *snap[4],
-        )
-    except (TypeError, ValidationError):  # unhashable values; invalid ones
-        return None
-    _plans.remember(_plans.SLICE, shape, index, b, e, st, *snap)
+    if remember:
+        _plans.remember(_plans.SLICE, shape, index, b, e, st, bm, em, nm, sm, el)
     return index
 
 
@@ -698,7 +680,7 @@ def strided_slice(
                 return hit
             if type(data) is _NDARRAY:
                 masks = (begin_mask, end_mask, new_axis_mask, shrink_axis_mask, ellipsis_mask)
-                index = _remembered_index(data.shape, begin, end, stride, masks)
+                index = _cached_index(data.shape, begin, end, stride, masks, remember=True)
                 if index is not None:
                     return data[index]
         # Fast path: a typed LRU cache keyed, in C, by the shape and every parameter value with
