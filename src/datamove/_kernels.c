@@ -435,6 +435,27 @@ static inline void bytes_from_nibbles(unsigned char *db, const unsigned char *sr
     /* m whole bytes from nibble q of src (all inside the run being copied): copied, or
      * shifted by half a byte as 64-bit words */
     const unsigned char *sb = src + (q >> 1);
+#if DM_STREAMING
+    if (m >= 16) { /* SSE2, 16 bytes at a time, the last 16 again (the same values) */
+        const __m128i low = _mm_set1_epi8(0x0F), high = _mm_set1_epi8((char)0xF0);
+        for (Py_ssize_t j = 0;; j += 16) {
+            if (j + 16 > m) {
+                j = m - 16;
+            }
+            const __m128i a = _mm_loadu_si128((const __m128i *)(sb + j));
+            __m128i w = a;
+            if (q & 1) { /* db[j] = sb[j] >> 4 | sb[j + 1] << 4; sb[m] is the run's last byte */
+                const __m128i b = _mm_loadu_si128((const __m128i *)(sb + j + 1));
+                w = _mm_or_si128(_mm_and_si128(_mm_srli_epi16(a, 4), low),
+                                 _mm_and_si128(_mm_slli_epi16(b, 4), high));
+            }
+            _mm_storeu_si128((__m128i *)(db + j), w);
+            if (j + 16 >= m) {
+                return;
+            }
+        }
+    }
+#endif
     if (!(q & 1)) {
         if (m >= 8) {
             Py_ssize_t j = 0;
@@ -621,12 +642,29 @@ static PyObject *copy_nibble_rows(PyObject *self, PyObject *args)
             const NibblePart *p = &parts[k];
             stream_begin(&streams[k], p->dst, p->dst_first + row0 * p->dst_stride);
         }
-        for (Py_ssize_t i = row0; i < row1; i++) {
-            for (Py_ssize_t k = 0; k < nparts; k++) {
-                const NibblePart *p = &parts[k];
-                stream_push(&streams[each ? k : 0], p->src, p->src_first + i * p->src_stride,
-                            p->run, 1);
+        if (each) { /* blocks of rows, each part in turn: its stream stays in registers */
+            const Py_ssize_t block = 2 * DM_BLOCK_BYTES / sum + 1;
+            for (Py_ssize_t b = row0; b < row1; b += block) {
+                const Py_ssize_t e = b + block < row1 ? b + block : row1;
+                for (Py_ssize_t k = 0; k < nparts; k++) {
+                    const NibblePart *p = &parts[k];
+                    NibbleStream st = streams[k];
+                    for (Py_ssize_t i = b; i < e; i++) {
+                        stream_push(&st, p->src, p->src_first + i * p->src_stride, p->run, 1);
+                    }
+                    streams[k] = st;
+                }
             }
+        }
+        else {
+            NibbleStream st = streams[0];
+            for (Py_ssize_t i = row0; i < row1; i++) {
+                for (Py_ssize_t k = 0; k < nparts; k++) {
+                    const NibblePart *p = &parts[k];
+                    stream_push(&st, p->src, p->src_first + i * p->src_stride, p->run, 1);
+                }
+            }
+            streams[0] = st;
         }
         for (Py_ssize_t k = 0; k < count; k++) {
             stream_end(&streams[k], 1);
