@@ -23,9 +23,11 @@
 
 #if defined(__x86_64__) || defined(_M_X64)
 #include <emmintrin.h>
-#define DM_STREAMING 1
+#define DM_STREAMING 1 /* non-temporal stores */
+#define DM_SSE2 1      /* 16-byte vectors: part of every x86-64 CPU */
 #else
 #define DM_STREAMING 0
+#define DM_SSE2 0
 #endif
 
 #define DM_BLOCK_BYTES 512
@@ -435,7 +437,7 @@ static inline void bytes_from_nibbles(unsigned char *db, const unsigned char *sr
     /* m whole bytes from nibble q of src (all inside the run being copied): copied, or
      * shifted by half a byte as 64-bit words */
     const unsigned char *sb = src + (q >> 1);
-#if DM_STREAMING
+#if DM_SSE2
     if (m >= 16) { /* SSE2, 16 bytes at a time, the last 16 again (the same values) */
         const __m128i low = _mm_set1_epi8(0x0F), high = _mm_set1_epi8((char)0xF0);
         for (Py_ssize_t j = 0;; j += 16) {
