@@ -429,21 +429,20 @@ def split(
     ...
     datamove._errors.ValidationError: Split: num_splits=4 must divide data.shape[0]=6 evenly
     """
-    if copy is None and out is None and _plans.hit is not None:
-        chunks = _plans.hit(_plans.PLANS, _compat.ndarray, _plans.SPLIT, data, axis, num_splits)
-        if chunks is not None:
-            return chunks
-        if type(data) is _compat.ndarray and type(axis) is int and type(num_splits) is int:
-            with contextlib.suppress(ValidationError):  # invalid: the slow path names it
+    if copy is None and out is None:
+        if _plans.hit is not None:  # the compiled part: a plan an earlier call stored
+            chunks = _plans.hit(_plans.PLANS, _compat.ndarray, _plans.SPLIT, data, axis, num_splits)
+            if chunks is not None:
+                return chunks
+        if type(axis) is int and type(num_splits) is int:
+            if type(data) is _compat.ndarray:
                 indices = _split_plan(data.shape, axis, num_splits)
-                _plans.remember(_plans.SPLIT, data.shape, indices, axis, num_splits)
+                if _plans.hit is not None:
+                    _plans.remember(_plans.SPLIT, data.shape, indices, axis, num_splits)
                 return tuple(map(data.__getitem__, indices))
-    if type(axis) is int and type(num_splits) is int and copy is None and out is None:
-        if type(data) is _compat.ndarray:
-            return tuple(map(data.__getitem__, _split_plan(data.shape, axis, num_splits)))
-        chunks = _planned_chunks(SPLIT, data, _split_plan, axis, num_splits)
-        if chunks is not None:
-            return chunks
+            chunks = _planned_chunks(SPLIT, data, _split_plan, axis, num_splits)
+            if chunks is not None:
+                return chunks
     n = _num_splits(num_splits)
     ax = _split_axis(axis)
     if isinstance(ax, Unknown):
@@ -497,32 +496,28 @@ def variadic_split(
     ...
     datamove._errors.ValidationError: VariadicSplit: split_lengths=[1, 2] sum to 3, but ...
     """
-    if copy is None and out is None and _plans.hit is not None:
-        chunks = _plans.hit(
-            _plans.PLANS, _compat.ndarray, _plans.VARIADIC, data, axis, split_lengths
-        )
-        if chunks is not None:
-            return chunks
-        if type(data) is _compat.ndarray and type(axis) is int and type(split_lengths) is list:
-            key = tuple(split_lengths)  # a snapshot: the plan and its key have the same values
-            if set(map(type, key)) <= _INT_ONLY:
-                with contextlib.suppress(ValidationError):  # invalid: the slow path names it
-                    indices = _variadic_plan(data.shape, axis, key)
-                    _plans.remember(_plans.VARIADIC, data.shape, indices, axis, key)
-                    return tuple(map(data.__getitem__, indices))
-    if type(axis) is int and type(split_lengths) is list and copy is None and out is None:
-        key = tuple(split_lengths)
-        if set(map(type, key)) <= _INT_ONLY:
-            if type(data) is _compat.ndarray:
-                try:
-                    indices = _variadic_plan(data.shape, axis, key)
-                except ValidationError:
-                    pass  # fall through: the slow path raises with the caller's own values
-                else:
-                    return tuple(map(data.__getitem__, indices))
-            chunks = _planned_chunks(VARIADIC, data, _variadic_plan, axis, key)
+    if copy is None and out is None:
+        if _plans.hit is not None:  # the compiled part: a plan an earlier call stored
+            chunks = _plans.hit(
+                _plans.PLANS, _compat.ndarray, _plans.VARIADIC, data, axis, split_lengths
+            )
             if chunks is not None:
                 return chunks
+        if type(axis) is int and type(split_lengths) is list:
+            key = tuple(split_lengths)  # a snapshot: a stored plan and its key share the values
+            if set(map(type, key)) <= _INT_ONLY:
+                if type(data) is _compat.ndarray:
+                    try:
+                        indices = _variadic_plan(data.shape, axis, key)
+                    except ValidationError:
+                        pass  # fall through: the slow path raises with the caller's own values
+                    else:
+                        if _plans.hit is not None:
+                            _plans.remember(_plans.VARIADIC, data.shape, indices, axis, key)
+                        return tuple(map(data.__getitem__, indices))
+                chunks = _planned_chunks(VARIADIC, data, _variadic_plan, axis, key)
+                if chunks is not None:
+                    return chunks
     lengths = _lengths(split_lengths)
     ax = _variadic_axis(axis)
     for name, value in (("axis", ax), ("split_lengths", lengths)):
