@@ -576,6 +576,233 @@ static void stream_end(NibbleStream *st, int atomic)
     }
 }
 
+#if DM_SSE2
+/* Short runs as whole vectors. A stream's run of n nibbles from nibble q of src to nibble P of
+ * dst is stored as nvec 16-byte vectors from the byte holding nibble P, shifted by half a byte
+ * where q and P differ in parity: no byte-by-byte edges, no branch on the run's length (nvec is
+ * a constant of the loop: 1 to 4, runs of up to 127 nibbles). When P is odd, the low half of its
+ * byte takes the stream's nibble before, which the loop carries from the source. The bytes past
+ * the run get values that the stream's next run overwrites, so this serves only rows inside a
+ * call's range, with every vector inside the bytes the call reads and writes (fast_rows).
+ * The vectors of two runs are loaded before either is stored: a load that follows a store in
+ * program order waits whenever the core cannot tell them apart (same low 12 address bits),
+ * and a join, storing one part while loading the next, ran at half the speed of a split.
+ * Rows of 63 nibbles split into 2 and joined back: bench/RESULTS.md. */
+
+#define DM_MAX_VECTORS 4
+
+#if defined(__GNUC__) || defined(__clang__)
+#define DM_INLINE static inline __attribute__((always_inline))
+#elif defined(_MSC_VER)
+#define DM_INLINE static __forceinline
+#else
+#define DM_INLINE static inline
+#endif
+
+DM_INLINE __m128i vector_at(const unsigned char *t, Py_ssize_t shifted)
+{
+    const __m128i a = _mm_loadu_si128((const __m128i *)t);
+    if (!shifted) {
+        return a;
+    }
+    /* byte k: the high half of t[k], then the low half of t[k + 1] */
+    const __m128i b = _mm_loadu_si128((const __m128i *)(t + 1));
+    return _mm_or_si128(_mm_and_si128(_mm_srli_epi16(a, 4), _mm_set1_epi8(0x0F)),
+                        _mm_and_si128(_mm_slli_epi16(b, 4), _mm_set1_epi8((char)0xF0)));
+}
+
+/* The first byte a part's row reads as vectors, and its first byte written. */
+static inline uintptr_t vector_src(const NibblePart *p, Py_ssize_t i)
+{
+    const Py_ssize_t P = p->dst_first + i * p->dst_stride, q = p->src_first + i * p->src_stride;
+    return (uintptr_t)p->src + (uintptr_t)(q >> 1) - (uintptr_t)(((q ^ P) & 1) & (P & 1));
+}
+
+static inline uintptr_t vector_dst(const NibblePart *p, Py_ssize_t i)
+{
+    return (uintptr_t)p->dst + (uintptr_t)((p->dst_first + i * p->dst_stride) >> 1);
+}
+
+static inline Py_ssize_t vectors_of(Py_ssize_t run)
+{
+    return (((run + 2) >> 1) + 15) >> 4; /* bytes from P's byte to past the run, odd P */
+}
+
+/* The last nibble of row i of part p. */
+static inline unsigned last_nibble(const NibblePart *p, Py_ssize_t i)
+{
+    return nibble_at(p->src, p->src_first + i * p->src_stride + p->run - 1);
+}
+
+typedef struct {
+    unsigned char *db;
+    __m128i w[DM_MAX_VECTORS];
+} Vectors;
+
+/* Row i of part p in registers; `pend`: the stream's nibble before the run. Sets *last to the
+ * run's last nibble (the next run's pend). */
+DM_INLINE Vectors load_run(const NibblePart *p, Py_ssize_t i, const Py_ssize_t nvec,
+                           unsigned pend, unsigned *last)
+{
+    Vectors v;
+    const Py_ssize_t P = p->dst_first + i * p->dst_stride, q = p->src_first + i * p->src_stride;
+    const Py_ssize_t odd = P & 1, sh = (q ^ P) & 1;
+    const unsigned char *t = p->src + (q >> 1) - (sh & odd);
+    v.db = p->dst + (P >> 1);
+    for (Py_ssize_t j = 0; j < nvec; j++) {
+        v.w[j] = vector_at(t + 16 * j, sh);
+    }
+    if (odd) {
+        const __m128i low = _mm_cvtsi32_si128(0x0F);
+        v.w[0] = _mm_or_si128(_mm_andnot_si128(low, v.w[0]), _mm_cvtsi32_si128((int)pend));
+    }
+    *last = nibble_at(p->src, q + p->run - 1);
+    return v;
+}
+
+DM_INLINE void store_run(const Vectors *v, const Py_ssize_t nvec)
+{
+    for (Py_ssize_t j = 0; j < nvec; j++) {
+        _mm_storeu_si128((__m128i *)(v->db + 16 * j), v->w[j]);
+    }
+}
+
+/* Rows [*f0, *f1) of [row0, row1) whose nvec vectors stay inside what the call reads and
+ * writes: each part's source bytes from its first row's to its last row's, and the
+ * destination bytes the call alone writes (none before its first nibble, none of a byte shared
+ * past its end). Every address grows with the row (positive strides), so the bounds are
+ * checked at both ends of the range. Leaves an empty range when there is none. */
+static void fast_rows(const NibblePart *parts, Py_ssize_t nparts, int one, Py_ssize_t nvec,
+                      Py_ssize_t row0, Py_ssize_t row1, Py_ssize_t *f0, Py_ssize_t *f1)
+{
+    *f0 = *f1 = row0;
+    for (Py_ssize_t k = 0; k < nparts; k++) {
+        const NibblePart *p = &parts[k];
+        if (p->run < 1 || p->src_stride < 1 || p->dst_stride < 1) {
+            return;
+        }
+    }
+    const uintptr_t span = 16 * (uintptr_t)nvec;
+    Py_ssize_t a = row0 + 1, b = row1 - 1; /* the first and last row to take as vectors */
+    for (Py_ssize_t k = 0; k < nparts && a <= b; k++) {
+        const NibblePart *p = &parts[k], *e = one ? &parts[nparts - 1] : p;
+        const Py_ssize_t first = p->src_first + row0 * p->src_stride;
+        const Py_ssize_t last = p->src_first + (row1 - 1) * p->src_stride + p->run - 1;
+        const uintptr_t lo = (uintptr_t)p->src + (uintptr_t)(first >> 1);
+        const uintptr_t hi = (uintptr_t)p->src + (uintptr_t)(last >> 1) + 1;
+        /* the stream's end: bytes below it hold only nibbles of this call */
+        const Py_ssize_t stop = e->dst_first + (row1 - 1) * e->dst_stride + e->run;
+        const uintptr_t end = (uintptr_t)e->dst + (uintptr_t)(stop >> 1);
+        while (a <= b && vector_src(p, a) < lo) {
+            a++;
+        }
+        while (a <= b && (vector_src(p, b) + span + 1 > hi || vector_dst(p, b) + span > end)) {
+            b--;
+        }
+    }
+    if (a <= b) {
+        *f0 = a, *f1 = b + 1;
+    }
+}
+#endif
+
+/* The streams' rows [row0, row1): each part its own (a split, in blocks of rows, each part in
+ * turn, its stream in registers), or all parts one, row by row (a join). */
+static void stream_rows(const NibblePart *parts, Py_ssize_t nparts, int each, Py_ssize_t sum,
+                        NibbleStream *streams, Py_ssize_t row0, Py_ssize_t row1)
+{
+    if (each) {
+        const Py_ssize_t block = 2 * DM_BLOCK_BYTES / sum + 1;
+        for (Py_ssize_t b = row0; b < row1; b += block) {
+            const Py_ssize_t e = b + block < row1 ? b + block : row1;
+            for (Py_ssize_t k = 0; k < nparts; k++) {
+                const NibblePart *p = &parts[k];
+                NibbleStream st = streams[k];
+                for (Py_ssize_t i = b; i < e; i++) {
+                    stream_push(&st, p->src, p->src_first + i * p->src_stride, p->run, 1);
+                }
+                streams[k] = st;
+            }
+        }
+    }
+    else {
+        NibbleStream st = streams[0];
+        for (Py_ssize_t i = row0; i < row1; i++) {
+            for (Py_ssize_t k = 0; k < nparts; k++) {
+                const NibblePart *p = &parts[k];
+                stream_push(&st, p->src, p->src_first + i * p->src_stride, p->run, 1);
+            }
+        }
+        streams[0] = st;
+    }
+}
+
+#if DM_SSE2
+/* The same rows as whole vectors, in the same order, two runs loaded before either is stored.
+ * fast_rows says which rows may: never a call's first row, so every run's nibble before is of
+ * the call. */
+DM_INLINE void vector_rows_n(const NibblePart *parts, Py_ssize_t nparts, int each, Py_ssize_t sum,
+                             Py_ssize_t row0, Py_ssize_t row1, const Py_ssize_t nvec)
+{
+    if (each) { /* blocks of rows, each part in turn, rows in pairs */
+        const Py_ssize_t block = 2 * DM_BLOCK_BYTES / sum + 2;
+        for (Py_ssize_t b = row0; b < row1; b += block) {
+            const Py_ssize_t e = b + block < row1 ? b + block : row1;
+            for (Py_ssize_t k = 0; k < nparts; k++) {
+                const NibblePart p = parts[k];
+                unsigned pend = last_nibble(&p, b - 1);
+                Py_ssize_t i = b;
+                for (; i + 1 < e; i += 2) {
+                    const Vectors x = load_run(&p, i, nvec, pend, &pend);
+                    const Vectors y = load_run(&p, i + 1, nvec, pend, &pend);
+                    store_run(&x, nvec);
+                    store_run(&y, nvec);
+                }
+                if (i < e) {
+                    const Vectors x = load_run(&p, i, nvec, pend, &pend);
+                    store_run(&x, nvec);
+                }
+            }
+        }
+    }
+    else { /* rows in order, the parts of a row in pairs */
+        unsigned pend = last_nibble(&parts[nparts - 1], row0 - 1);
+        for (Py_ssize_t i = row0; i < row1; i++) {
+            Py_ssize_t k = 0;
+            for (; k + 1 < nparts; k += 2) {
+                const Vectors x = load_run(&parts[k], i, nvec, pend, &pend);
+                const Vectors y = load_run(&parts[k + 1], i, nvec, pend, &pend);
+                store_run(&x, nvec);
+                store_run(&y, nvec);
+            }
+            if (k < nparts) {
+                const Vectors x = load_run(&parts[k], i, nvec, pend, &pend);
+                store_run(&x, nvec);
+            }
+        }
+    }
+}
+
+static void vector_rows(const NibblePart *parts, Py_ssize_t nparts, int each, Py_ssize_t sum,
+                        Py_ssize_t row0, Py_ssize_t row1, Py_ssize_t nvec)
+{
+    switch (nvec) { /* a constant in each loop: its vectors stay in registers */
+    case 1:
+        vector_rows_n(parts, nparts, each, sum, row0, row1, 1);
+        break;
+    case 2:
+        vector_rows_n(parts, nparts, each, sum, row0, row1, 2);
+        break;
+    case 3:
+        vector_rows_n(parts, nparts, each, sum, row0, row1, 3);
+        break;
+    default:
+        vector_rows_n(parts, nparts, each, sum, row0, row1, DM_MAX_VECTORS);
+        break;
+    }
+}
+#endif
+
 static PyObject *copy_nibble_rows(PyObject *self, PyObject *args)
 {
     (void)self;
@@ -644,30 +871,37 @@ static PyObject *copy_nibble_rows(PyObject *self, PyObject *args)
             const NibblePart *p = &parts[k];
             stream_begin(&streams[k], p->dst, p->dst_first + row0 * p->dst_stride);
         }
-        if (each) { /* blocks of rows, each part in turn: its stream stays in registers */
-            const Py_ssize_t block = 2 * DM_BLOCK_BYTES / sum + 1;
-            for (Py_ssize_t b = row0; b < row1; b += block) {
-                const Py_ssize_t e = b + block < row1 ? b + block : row1;
-                for (Py_ssize_t k = 0; k < nparts; k++) {
-                    const NibblePart *p = &parts[k];
-                    NibbleStream st = streams[k];
-                    for (Py_ssize_t i = b; i < e; i++) {
-                        stream_push(&st, p->src, p->src_first + i * p->src_stride, p->run, 1);
-                    }
-                    streams[k] = st;
+        Py_ssize_t f0 = row1, f1 = row1; /* rows taken as whole vectors: none */
+#if DM_SSE2
+        Py_ssize_t nvec = 0; /* the vectors of the longest run */
+        for (Py_ssize_t k = 0; k < nparts; k++) {
+            nvec = vectors_of(parts[k].run) > nvec ? vectors_of(parts[k].run) : nvec;
+        }
+        if (nvec <= DM_MAX_VECTORS) {
+            fast_rows(parts, nparts, !each, nvec, row0, row1, &f0, &f1);
+        }
+        if (f0 >= f1) {
+            f0 = f1 = row1;
+        }
+#endif
+        stream_rows(parts, nparts, each, sum, streams, row0, f0);
+#if DM_SSE2
+        if (f0 < f1) {
+            vector_rows(parts, nparts, each, sum, f0, f1, nvec);
+            for (Py_ssize_t k = 0; k < count; k++) {
+                const NibblePart *p = &parts[k];
+                const Py_ssize_t pos = p->dst_first + f1 * p->dst_stride;
+                stream_begin(&streams[k], p->dst, pos);
+                if (pos & 1) { /* the low half of the byte before: the previous run's last */
+                    streams[k].odd = 0;
+                    streams[k].has = 1;
+                    streams[k].dst--;
+                    streams[k].pend = last_nibble(each ? p : &parts[nparts - 1], f1 - 1);
                 }
             }
         }
-        else {
-            NibbleStream st = streams[0];
-            for (Py_ssize_t i = row0; i < row1; i++) {
-                for (Py_ssize_t k = 0; k < nparts; k++) {
-                    const NibblePart *p = &parts[k];
-                    stream_push(&st, p->src, p->src_first + i * p->src_stride, p->run, 1);
-                }
-            }
-            streams[0] = st;
-        }
+#endif
+        stream_rows(parts, nparts, each, sum, streams, f1, row1);
         for (Py_ssize_t k = 0; k < count; k++) {
             stream_end(&streams[k], 1);
         }

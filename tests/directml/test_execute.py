@@ -512,8 +512,8 @@ def _unpack(buf):
 @pytest.mark.skipif(_copy._kernels is None, reason="built without a C compiler")
 @settings(max_examples=300, deadline=None)
 @given(
-    kind=st.sampled_from(["split", "join", "gappy"]),
-    runs=st.lists(st.integers(1, 70), min_size=1, max_size=4),
+    kind=st.sampled_from(["split", "join", "packed join", "gappy"]),
+    runs=st.lists(st.integers(1, 140), min_size=1, max_size=4),
     rows=st.integers(1, 40),
     offsets=st.tuples(st.integers(0, 3), st.integers(0, 3)),
     cuts=st.lists(st.integers(0, 40), max_size=4),
@@ -523,41 +523,46 @@ def test_four_bit_row_loop_streams_and_rows_match_a_reference(
     kind, runs, rows, offsets, cuts, seed
 ):
     # copy_nibble_rows writes each destination as a stream where it can (a split into packed
-    # outputs, a join into a packed output) and row by row elsewhere ("gappy": rows with gaps).
+    # outputs, a join into a packed output: from one source or, as run_join has them, from a
+    # packed source per part) and row by row elsewhere ("gappy": rows with gaps).
+    # Streams of runs up to 127 nibbles go as whole vectors inside a call's rows (1 to 4 of 16
+    # bytes each, so runs reach past 127 here), the edge rows byte by byte.
     # Row ranges are cut at random, as between threads; nibbles around the copies are kept.
     kernels = _copy._kernels
     rng = np.random.default_rng(seed)
     total = sum(runs)
     src_stride = total + offsets[1] % 2
-    src = rng.integers(0, 256, (offsets[1] + rows * src_stride) // 2 + 8, dtype=np.uint8)
-    firsts = [offsets[1] + sum(runs[:k]) for k in range(len(runs))]
-    if kind == "join":
+
+    def source(nibbles):  # no spare bytes: under `make sanitize`, a read past them is caught
+        return rng.integers(0, 256, (offsets[1] + nibbles) // 2 + 1, dtype=np.uint8)
+
+    if kind == "packed join":  # each part from its own packed source, as run_join has them
+        srcs = [source(rows * r) for r in runs]
+        sources = [(s, offsets[1], r) for s, r in zip(srcs, runs, strict=True)]
+    else:  # every part from one source, its rows side by side
+        srcs = [source(rows * src_stride)]
+        sources = [(srcs[0], offsets[1] + sum(runs[:k]), src_stride) for k in range(len(runs))]
+    if kind in ("join", "packed join"):
         dsts = [rng.integers(0, 256, (offsets[0] + rows * total) // 2 + 8, dtype=np.uint8)]
-        parts = [
-            (
-                dsts[0].ctypes.data,
-                offsets[0] + sum(runs[:k]),
-                total,
-                src.ctypes.data,
-                f,
-                src_stride,
-                r,
-            )
-            for k, (f, r) in enumerate(zip(firsts, runs, strict=True))
-        ]
+        places = [(dsts[0], offsets[0] + sum(runs[:k]), total) for k in range(len(runs))]
     else:
         step = [r + (3 if kind == "gappy" else 0) for r in runs]
         dsts = [
             rng.integers(0, 256, (offsets[0] + rows * d) // 2 + 8, dtype=np.uint8) for d in step
         ]
-        parts = [
-            (d.ctypes.data, offsets[0], t, src.ctypes.data, f, src_stride, r)
-            for d, t, f, r in zip(dsts, step, firsts, runs, strict=True)
-        ]
+        places = [(d, offsets[0], t) for d, t in zip(dsts, step, strict=True)]
+    parts = [
+        (d.ctypes.data, d_first, d_stride, s.ctypes.data, s_first, s_stride, r)
+        for (d, d_first, d_stride), (s, s_first, s_stride), r in zip(
+            places, sources, runs, strict=True
+        )
+    ]
     expect = [_unpack(d) for d in dsts]
-    nibbles = _unpack(src)
-    for dst, d_first, d_stride, _, s_first, s_stride, run in parts:
-        k = next(j for j, d in enumerate(dsts) if d.ctypes.data == dst)
+    for (d, d_first, d_stride), (s, s_first, s_stride), run in zip(
+        places, sources, runs, strict=True
+    ):
+        k = next(j for j, x in enumerate(dsts) if x is d)
+        nibbles = _unpack(s)
         for i in range(rows):
             a, b = d_first + i * d_stride, s_first + i * s_stride
             expect[k][a : a + run] = nibbles[b : b + run]
