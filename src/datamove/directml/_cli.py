@@ -72,7 +72,7 @@ def register(subparsers: Any) -> None:
     check.add_argument(
         "--no-dword-total-size",
         action="store_true",
-        help="do not require total sizes % 4 == 0 (T11)",
+        help="do not require total sizes %% 4 == 0 (T11)",
     )
     check.add_argument(
         "--allow-output-aliasing", action="store_true", help="accept self-overlapping outputs (T12)"
