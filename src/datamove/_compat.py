@@ -44,7 +44,10 @@ def prepare(op: str, data: Any) -> tuple[Any, tuple[int, ...]]:
     if isinstance(data, np.ndarray):
         return data, data.shape
     if isinstance(data, np.generic | int | float | complex | bool | list | tuple):
-        arr = np.asarray(data)
+        try:
+            arr = np.asarray(data)
+        except (ValueError, TypeError) as exc:  # ragged nesting, objects that refuse
+            raise DTypeError(op, "data", data, f"cannot be read as an array: {exc}") from None
         if arr.dtype == object and isinstance(data, list | tuple):
             raise DTypeError(op, "data", data, "is a ragged sequence, not an array")
         return arr, arr.shape
@@ -95,7 +98,7 @@ def take(
     ValidationError
         ``out`` of the wrong length, shape, dtype or device, read-only, or aliasing ``data``.
     """
-    if copy not in (None, True, False):
+    if not (copy is None or isinstance(copy, bool | np.bool_)):
         raise DTypeError(op, "copy", copy, "must be None, True or False")
     if isinstance(data, np.ndarray):
         views = [data[index] for index in indices]

@@ -159,7 +159,10 @@ def _dim_int(value: object, name: str) -> int:
     elif isinstance(value, bool) or not hasattr(type(value), "__index__"):
         raise DTypeError("Dimension", name, value, "must be an integer")
     else:
-        v = value.__index__()  # type: ignore[attr-defined]
+        try:
+            v = value.__index__()  # type: ignore[attr-defined]
+        except TypeError:  # a NumPy array of one element has __index__ and refuses
+            raise DTypeError("Dimension", name, value, "must be an integer") from None
     if v < 0 or v > INT64_MAX:
         raise ValidationError("Dimension", name, value, f"must be in [0, {INT64_MAX}]")
     return v
@@ -206,7 +209,12 @@ def _as_dim(value: object) -> Dimension:
             "must be an int, a Dimension or a string like '2..10'",
         )
     else:
-        v = value.__index__()  # type: ignore[attr-defined]
+        try:
+            v = value.__index__()  # type: ignore[attr-defined]
+        except TypeError:  # a NumPy array of one element has __index__ and refuses
+            raise DTypeError(
+                "PartialShape", "dimension", value, "must be an int, a Dimension or a string"
+            ) from None
     if v == -1:
         return Dimension(0, None)
     return Dimension(v)

@@ -40,16 +40,23 @@ def _num_splits(value: Any) -> int:
     return n
 
 
+def _shape_words(value: Any) -> str:
+    """``value``'s shape in words: "has shape [2, 3]", or "is a ragged sequence"."""
+    try:
+        return f"has shape {list(np.shape(value))}"
+    except ValueError:  # NumPy refuses ragged nesting
+        return "is a ragged sequence"
+
+
 def _split_axis(value: Any) -> int | Unknown:
     if isinstance(value, Unknown):
         return value
     if isinstance(value, list | tuple) or (isinstance(value, np.ndarray) and value.ndim != 0):
-        shape = list(np.shape(value))
         raise ValidationError(
             SPLIT,
             "axis",
             value,
-            f"must be a scalar, but has shape {shape}",
+            f"must be a scalar, but {_shape_words(value)}",
             hint="Split-1 takes a scalar axis; VariadicSplit-1 also accepts shape [1]",
         )
     return as_int(SPLIT, "axis", value)
@@ -61,10 +68,12 @@ def _variadic_axis(value: Any) -> int | Unknown:
             raise ValidationError(VARIADIC, "axis", value, "must be a scalar or of shape [1]")
         return value
     if isinstance(value, list | tuple) or (isinstance(value, np.ndarray) and value.ndim != 0):
-        shape = list(np.shape(value))
-        if shape != [1]:
+        if _shape_words(value) != "has shape [1]":
             raise ValidationError(
-                VARIADIC, "axis", value, f"must be a scalar or of shape [1], but has shape {shape}"
+                VARIADIC,
+                "axis",
+                value,
+                f"must be a scalar or of shape [1], but {_shape_words(value)}",
             )
         (only,) = as_int_vector(VARIADIC, "axis", value)
         return only

@@ -213,3 +213,16 @@ def test_runtime_operator_error_names_the_layer(tmp_path: Path) -> None:
     ) as info:
         model.run({"x": np.zeros((2, 1), np.float32)})
     assert isinstance(info.value.__cause__, ValidationError)
+
+
+def test_run_of_a_layer_with_too_few_output_ports_is_an_irerror(tmp_path: Path) -> None:
+    # check() reports the count; run() once let it reach zip(strict=True) as a ValueError
+    out_b = _XML.index('    <layer id="5"')
+    xml = (_XML[:out_b] + _XML[_XML.index("</layer>", out_b) + len("</layer>\n") :]).replace(
+        '<port id="4" precision="FP32" names="parts_b"><dim>2</dim><dim>4</dim></port>', ""
+    )
+    xml = xml.replace('<edge from-layer="3" from-port="4" to-layer="5" to-port="0"/>', "")
+    model = ir.read_model(_write(tmp_path, xml, BIN))
+    assert "declares 1 output port(s), but the operator has 2" in str(model.check().problems)
+    with pytest.raises(ir.IRError, match=r"layer 3 'parts'.*declares 1 output port\(s\)"):
+        model.run({"x": np.zeros((2, 6), np.float32)})

@@ -73,6 +73,10 @@ _DML_OF = {v: k for k, v in _NUMPY_OF.items() if k.bits != 4}
 def _as_bytes(buffer: Any, name: str, *, writable: bool) -> Bytes:
     """A 1-D ``uint8`` view of a buffer-protocol object (bytes, bytearray, memoryview, ndarray)."""
     if isinstance(buffer, np.ndarray):
+        if buffer.dtype.hasobject:
+            raise DTypeError(
+                "DirectML", name, buffer, f"must hold bytes, not Python objects ({buffer.dtype})"
+            )
         if not buffer.flags.c_contiguous:
             raise ValidationError(
                 "DirectML", name, buffer, "must be a contiguous buffer",
@@ -753,6 +757,12 @@ def run_split(
     if outputs is None:
         targets = [_new_buffer(t) for t in desc.outputs]
     else:
+        if isinstance(outputs, bytes | bytearray | memoryview | np.ndarray) or not isinstance(
+            outputs, Sequence
+        ):
+            raise DTypeError(
+                "DML_SPLIT", "outputs", outputs, "must be a sequence of buffers, one per output"
+            )
         if len(outputs) != len(desc.outputs):
             raise ValidationError(
                 "DML_SPLIT",
@@ -901,7 +911,17 @@ def write_tensor(desc: TensorDesc, values: Any, out: Any | None = None) -> Bytes
     """
     _check_layout(desc)
     dtype = _NUMPY_OF[desc.data_type]
-    array = np.asarray(values)
+    array = _as_array(values, "values")
+    try:
+        np.broadcast_shapes(array.shape, desc.sizes)
+    except ValueError:
+        raise ValidationError(
+            "DirectML",
+            "values",
+            values,
+            f"has shape {list(array.shape)}, which does not broadcast to the tensor's sizes"
+            f" {list(desc.sizes)}",
+        ) from None
     if desc.data_type.bits == 4:
         low, high = (-8, 7) if desc.data_type is TensorDataType.INT4 else (0, 15)
         if array.size and (
@@ -926,6 +946,14 @@ def write_tensor(desc: TensorDesc, values: Any, out: Any | None = None) -> Bytes
     np.copyto(space.view, typed.view(space.view.dtype))
     space.flush()
     return target
+
+
+def _as_array(value: Any, name: str) -> np.ndarray[Any, Any]:
+    """``np.asarray(value)``, or a ``DTypeError`` naming ``name`` where NumPy cannot make one."""
+    try:
+        return np.asarray(value)
+    except (ValueError, TypeError) as exc:  # ragged nesting, objects that refuse
+        raise DTypeError("DirectML", name, value, f"cannot be read as an array: {exc}") from None
 
 
 def _cast(array: np.ndarray[Any, Any], dtype: np.dtype[Any]) -> np.ndarray[Any, Any]:
@@ -1031,7 +1059,7 @@ def split(
     >>> [p.tolist() for p in split(np.arange(1, 13).reshape(1, 1, 6, 2), 2, [2, 1, 3])]
     [[[[[1, 2], [3, 4]]]], [[[[5, 6]]]], [[[[7, 8], [9, 10], [11, 12]]]]]
     """
-    source = np.asarray(array)
+    source = _as_array(array, "array")
     dtype = _dml_type(source, data_type)
     axis = _normalise_axis(axis, source.ndim)
     if isinstance(sizes, int | str) or not isinstance(sizes, Sequence | np.ndarray):
@@ -1074,7 +1102,7 @@ def join(
     """
     if not isinstance(arrays, list | tuple) or not arrays:
         raise DTypeError("DirectML", "arrays", arrays, "must be a non-empty sequence of arrays")
-    sources = [np.asarray(a) for a in arrays]
+    sources = [_as_array(a, f"arrays[{i}]") for i, a in enumerate(arrays)]
     dtype = _dml_type(sources[0], data_type)
     for i, source in enumerate(sources):
         if source.dtype != sources[0].dtype:

@@ -524,8 +524,14 @@ class Model:
                     values[out] = xp.asarray(value)
         k = 0
         try:
-            for k, (_, fn, ins, outs) in enumerate(plan.steps):  # noqa: B007 - k names the layer
+            for k, (_, fn, ins, outs) in enumerate(plan.steps):
                 results = fn([values[i] for i in ins])
+                if len(results) != len(outs):  # check() reports it; run() must not zip it
+                    raise plan.steps[k][0].error(  # k names the layer in the except below too
+                        None,
+                        len(outs),
+                        f"declares {len(outs)} output port(s), but the operator has {len(results)}",
+                    )
                 for o, r in zip(outs, results, strict=True):
                     values[o] = r
         except ValidationError as exc:
