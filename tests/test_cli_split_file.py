@@ -143,3 +143,34 @@ def test_interrupt_leaves_nothing(
     outs = [str(tmp_path / "a.npy"), str(tmp_path / "b.npy")]
     assert main(["split", str(big[0]), "--axis", "0", "--num-splits", "2", "--out", *outs]) == 130
     assert sorted(tmp_path.iterdir()) == before
+
+
+def test_unwritable_output_is_an_error_naming_it(
+    big: tuple[Path, np.ndarray], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a missing folder once ended in a FileNotFoundError traceback
+    path, _ = big
+    before = sorted(tmp_path.iterdir())
+    missing = str(tmp_path / "no" / "b.npy")
+    args = ["split", str(path), "--axis", "0", "--num-splits", "2"]
+    assert main([*args, "--out", str(tmp_path / "a.npy"), missing]) == 1
+    err = capsys.readouterr().err
+    assert f"--out[1]={missing!r} cannot be written (No such file or directory)" in err
+    assert sorted(tmp_path.iterdir()) == before  # the first piece's file is gone too
+
+
+def test_summary_counts_elements_in_words(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    np.save(tmp_path / "one.npy", np.arange(2))
+    out = [str(tmp_path / "a.npy"), str(tmp_path / "b.npy")]
+    assert (
+        main(
+            ["split", str(tmp_path / "one.npy"), "--axis", "0", "--num-splits", "2", "--out", *out]
+        )
+        == 0
+    )
+    assert capsys.readouterr().out.splitlines() == [
+        f"{out[0]}: [1] (1 element)",
+        f"{out[1]}: [1] (1 element)",
+    ]

@@ -147,6 +147,14 @@ def split_file(
         for tmp, target in zip(temps, targets, strict=True):
             tmp.replace(target)
         temps.clear()
+    except OSError as exc:  # a missing folder, no permission, a full disk
+        names = [os.fspath(t) for t in temps]  # the failing file: a piece's, or the next one
+        k = min(
+            names.index(exc.filename) if exc.filename in names else len(temps), len(targets) - 1
+        )
+        raise ValidationError(
+            OP, f"--out[{k}]", os.fspath(outputs[k]), f"cannot be written ({exc.strerror})"
+        ) from None
     finally:
         bar.close()
         for tmp in temps:
@@ -195,7 +203,8 @@ def _cmd(args: argparse.Namespace) -> int:
         )
     else:
         for f, s in zip(args.out, shapes, strict=True):
-            print(f"{f}: {list(s)} ({math.prod(s)} elements)")
+            n = math.prod(s)
+            print(f"{f}: {list(s)} ({n} element{'' if n == 1 else 's'})")
     return 0
 
 
