@@ -24,6 +24,7 @@ A failing example prints a one-line repro (Hypothesis ``note``).
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -383,3 +384,65 @@ def test_split_cpu_plugin_agrees(case: tuple[np.ndarray, Any, int]) -> None:
     assert [g.shape for g in got] == [r.shape for r in results]
     for g, r in zip(got, results, strict=True):
         np.testing.assert_array_equal(g, r.astype(data.dtype), strict=True)
+
+
+# -- shape notation ------------------------------------------------------------------------------
+
+NOTATION_TOKENS = ["[", "]", "?", "..", "...", ",", " ", "-1", "0", "2", "10", "07", "-2", "x", "+"]
+
+
+@fixed_settings(1500)
+@given(text=st.lists(st.sampled_from(NOTATION_TOKENS), max_size=9).map("".join))
+def test_shape_notation_matches_openvino(text: str) -> None:
+    # datamove reads what ov.PartialShape reads, the same way, except where OpenVINO reads a
+    # negative size other than -1, or an interval whose min exceeds its max (divergence 20)
+    import openvino as runtime  # skipped above without it
+
+    note(f"repro: dm.PartialShape({text!r}) against ov.PartialShape({text!r})")
+    try:
+        expected = str(runtime.PartialShape(text))
+    except RuntimeError:
+        expected = None
+    try:
+        got = str(dm.PartialShape(text))
+    except dm.ValidationError:
+        got = None
+    if expected is not None and got is None:
+        event("OpenVINO reads a size datamove rejects")
+        assert _openvino_reads_nonsense(text), (text, expected)
+        return
+    assert got == expected, (text, expected, got)
+
+
+def _openvino_reads_nonsense(text: str) -> bool:
+    """A negative size or bound other than a lone -1, or an interval running backwards."""
+    for part in text.strip().strip("[]").split(","):
+        dim = part.strip()
+        if dim == "-1":
+            continue
+        numbers = [int(n) for n in re.findall(r"-?\d+", dim)]
+        if any(n < 0 for n in numbers) or (
+            ".." in dim and len(numbers) == 2 and numbers[0] > numbers[1]
+        ):
+            return True
+    return False
+
+
+def test_shape_notation_divergences() -> None:
+    # divergence 20: OpenVINO 2026.4.1 reads these without an error
+    import openvino as runtime  # skipped above without it
+
+    for text, openvino_reads in [
+        ("[-2]", "[0]"),
+        ("[3..2]", "[?]"),
+        ("[9223372036854775808]", "[0]"),
+        ("[2,3", None),  # both reject unbalanced brackets (datamove read [2,3] before)
+    ]:
+        try:
+            assert str(runtime.PartialShape(text)) == openvino_reads
+        except RuntimeError:
+            assert openvino_reads is None
+        with pytest.raises(dm.ValidationError, match="is not a shape in OpenVINO's notation"):
+            dm.PartialShape(text)
+    assert str(runtime.PartialShape("[9223372036854775807]")) == "[?]"
+    assert str(dm.PartialShape("[9223372036854775807]")) == "[9223372036854775807]"

@@ -168,7 +168,9 @@ def _dim_int(value: object, name: str) -> int:
     return v
 
 
-_DIM_RE = re.compile(r"^\s*(?:(\?)|(-1)|(\d+)|(\d*)\s*\.\.\s*(\d*))\s*$")
+_DIM_RE = re.compile(
+    r"^\s*(?:(\?)|(-1)|(\d+)|(\d*)\.\.(\d*))\s*$"
+)  # as OpenVINO: "2..10", not "2 .. 10"
 
 
 def _parse_dim(text: str) -> Dimension:
@@ -377,7 +379,7 @@ class PartialShape:
         return all(a.compatible(b) for a, b in zip(self._dims, o._dims, strict=True))
 
 
-_SHAPE_RE = re.compile(r"^\s*\[?(.*?)\]?\s*$", re.DOTALL)
+_SHAPE_RE = re.compile(r"^\s*(?:\[([^\[\]]*)\]|([^\[\]]*))\s*$")  # brackets: both or neither
 
 
 def _parse_shape(text: str) -> PartialShape:
@@ -387,12 +389,12 @@ def _parse_shape(text: str) -> PartialShape:
     if stripped in ("[...]", "..."):
         return PartialShape._of(None)
     m = _SHAPE_RE.match(stripped)
-    body = m.group(1).strip() if m else ""
-    if not body:
-        return PartialShape._of(())
     try:
+        body = "?]" if m is None else (m.group(1) if m.group(1) is not None else m.group(2))
+        if not body.strip():
+            return PartialShape._of(())
         return PartialShape._of(tuple(_parse_dim(part) for part in body.split(",")))
-    except ValidationError:
+    except ValidationError:  # "?]" (unbalanced brackets) lands here too
         raise ValidationError(
             "PartialShape",
             "shape",
