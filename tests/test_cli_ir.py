@@ -132,3 +132,18 @@ def test_real_subprocess(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "NumPy:        x[1:, :, :2]" in done.stdout
+
+
+def test_run_into_a_file_is_an_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # --output-dir naming a file once ended in a FileExistsError traceback
+    xml = write_example(tmp_path)
+    np.save(tmp_path / "x.npy", np.zeros((2, 6), np.float32))
+    run = ["run", str(xml), "--input", f"x={tmp_path / 'x.npy'}", "--output-dir"]
+    before = sorted(tmp_path.iterdir())
+    assert main([*run, str(xml)]) == 1
+    assert f"--output-dir={str(xml)!r} is not a writable folder (File exists)" in (
+        capsys.readouterr().err
+    )
+    assert main([*run, str(xml / "sub")]) == 1
+    assert "is not a writable folder (Not a directory)" in capsys.readouterr().err
+    assert sorted(tmp_path.iterdir()) == before

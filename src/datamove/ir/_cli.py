@@ -82,12 +82,12 @@ def _run(args: argparse.Namespace) -> int:
     model = read_model(args.model, args.bin)
     outputs = model.run(inputs)
     out_dir = Path(args.output_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
     files = {name: out_dir / _file_name(name) for name in outputs}
     if len(set(files.values())) != len(files):
         raise ValidationError("datamove", "outputs", list(outputs), "map to the same file name")
     temps: list[tuple[str, Path]] = []
     try:
+        out_dir.mkdir(parents=True, exist_ok=True)
         for name, array in outputs.items():
             fd, tmp = tempfile.mkstemp(prefix=".datamove-", suffix=".npy", dir=out_dir)
             temps.append((tmp, files[name]))
@@ -96,6 +96,13 @@ def _run(args: argparse.Namespace) -> int:
         for tmp, path in temps:
             Path(tmp).replace(path)
         temps.clear()
+    except OSError as exc:  # a file where the folder should be, no permission, a full disk
+        raise ValidationError(
+            "datamove",
+            "--output-dir",
+            args.output_dir,
+            f"is not a writable folder ({exc.strerror})",
+        ) from None
     finally:
         for tmp, _ in temps:
             Path(tmp).unlink(missing_ok=True)
