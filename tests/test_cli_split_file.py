@@ -122,6 +122,8 @@ def test_error_leaves_nothing(
         == 1
     )
     assert main(["split", str(path), "--axis", "0", "--out", "q.npy"]) == 2
+    lengths = ["--lengths", "800,,200", "--out", str(tmp_path / "a.npy"), str(tmp_path / "b.npy")]
+    assert main(["split", str(path), "--axis", "0", *lengths]) == 1  # once read as 800,200
     assert sorted(tmp_path.iterdir()) == before
 
 

@@ -507,6 +507,13 @@ X = np.zeros((2, 6))
             id="strided_slice(end > int64)",
         ),
         pytest.param(
+            lambda: dm.infer_split([4], 0, 2**64),
+            dm.ValidationError,
+            "Split: num_splits=18446744073709551616 does not fit in int64 (hint: OpenVINO "
+            "computes indices in int64; values are never wrapped)",
+            id="split(num_splits > int64)",
+        ),
+        pytest.param(
             lambda: dm.strided_slice(X, 0, 1),
             dm.ValidationError,
             "StridedSlice: begin=0 must be 1-D, but is a scalar (hint: write [0])",

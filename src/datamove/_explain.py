@@ -190,8 +190,10 @@ def explain_split(
 
 
 def _ints(text: str, option: str) -> list[int]:
+    if not text.strip():
+        return []
     try:
-        return [int(p) for p in text.replace(" ", "").split(",") if p]
+        return [int(p) for p in text.replace(" ", "").split(",")]  # "1,,2" is an error
     except ValueError:
         raise ValidationError(
             "datamove", option, text, "must be comma-separated integers, e.g. 1,0,-1"

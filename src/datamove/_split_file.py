@@ -176,7 +176,7 @@ def _cmd(args: argparse.Namespace) -> int:
     lengths = None
     if args.lengths is not None:
         try:
-            lengths = [int(p) for p in args.lengths.split(",") if p.strip()]
+            lengths = [int(p) for p in args.lengths.split(",")] if args.lengths.strip() else []
         except ValueError:
             raise ValidationError(
                 OP, "--lengths", args.lengths, "must be comma-separated integers"

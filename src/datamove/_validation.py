@@ -28,7 +28,9 @@ def _check_range(op: str, argument: str, value: Any, ints: tuple[int, ...]) -> N
                 op,
                 argument,
                 value,
-                f"holds {v}, which does not fit in int64",
+                "does not fit in int64"
+                if v is value
+                else f"holds {v}, which does not fit in int64",
                 hint="OpenVINO computes indices in int64; values are never wrapped",
             )
 
