@@ -292,3 +292,46 @@ def test_fast_paths_keep_copy_false_errors() -> None:
             dm.strided_slice(t, [0], [0], [-1], begin_mask=[1], end_mask=[1], copy=False)
         with pytest.raises(ValidationError, match="must divide"):
             dm.split(t, 0, 4)
+
+
+# -- DirectML's convenience forms ------------------------------------------------------------
+def test_directml_split_and_join_on_every_library(xp: Lib) -> None:
+    import datamove.directml as dml
+
+    a = np.arange(2 * 6 * 4, dtype=np.float32).reshape(2, 6, 4)
+    x = xp.asarray(a)
+    parts = dml.split(x, 1, [1, 3, 2])
+    expected = dml.split(a, 1, [1, 3, 2])
+    assert len(parts) == len(expected) == 3
+    for r, e in zip(parts, expected, strict=True):
+        _same_library(xp, x, r)
+        np.testing.assert_array_equal(xp.to_numpy(r), e)
+    whole = dml.join(parts, -2)
+    _same_library(xp, x, whole)
+    np.testing.assert_array_equal(xp.to_numpy(whole), a)
+    np.testing.assert_array_equal(xp.to_numpy(x), a)  # the input is never mutated
+    if xp.mutable and xp.name != "numpy":  # fresh arrays, not views of the input
+        parts[0][...] = -1
+        np.testing.assert_array_equal(xp.to_numpy(x), a)
+
+
+def test_directml_checks_other_libraries_as_numpy() -> None:
+    # the descs are built and checked the same way; only the copy is the library's own
+    import datamove.directml as dml
+
+    torch = pytest.importorskip("torch")
+    x = torch.zeros((2, 4))
+    with pytest.raises(dml.DirectMLValidationError, match=r"\[S6\] outputs\[0\].sizes\[1\]=0"):
+        dml.split(x, 1, [0, 4])
+    with pytest.raises(DTypeError, match="must come from the library of the others"):
+        dml.join([x, np.zeros((2, 4), np.float32)], 0)
+    with pytest.raises(DTypeError, match=r"arrays\[1\]=dtype\('float64'\) must match"):
+        dml.join([x, x.double()], 0)
+    with pytest.raises(ValidationError, match="differs from array's own type FLOAT32"):
+        dml.split(x, 1, [2, 2], data_type="UINT4")
+    with pytest.raises(DTypeError, match="has no DirectML data type"):
+        dml.split(x.bfloat16(), 1, [2, 2])
+    assert dml.split(x, 1, [2, 2], data_type="FLOAT32")[0].dtype == torch.float32
+    jnp = pytest.importorskip("jax.numpy")
+    with pytest.raises(DTypeError, match="mix array libraries"):
+        dml.join([x, jnp.zeros((2, 4))], 0)

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import datamove as dm
+import datamove.directml as dml
 from datamove import BackendError
 
 da = pytest.importorskip("dask.array")
@@ -24,6 +25,8 @@ def test_operators_never_compute() -> None:
     parts = dm.split(x, 1, 2, copy=True)
     parts += dm.variadic_split(x, 0, [1, -1])
     parts += (dm.strided_slice(x, [7, 0], [0, 0], [-2, 1], end_mask=[1, 1], new_axis_mask=[0, 0]),)
+    parts += tuple(dml.split(x, 2, [1, 3]))
+    parts += (dml.join([x, x], 0),)
     assert len(x.__dask_graph__()) == tasks
     for part in parts:
         assert isinstance(part, da.Array)

@@ -981,7 +981,7 @@ def _check_layout(desc: TensorDesc) -> None:
 
 
 def _dml_type(
-    array: np.ndarray[Any, Any], data_type: TensorDataType | str | int | None
+    array: _Like | np.ndarray[Any, Any], data_type: TensorDataType | str | int | None
 ) -> TensorDataType:
     if data_type is not None:
         return TensorDataType.parse(data_type)
@@ -1031,27 +1031,79 @@ def _from_numpy_values(values: np.ndarray[Any, Any], like: np.dtype[Any]) -> np.
     return values
 
 
+_NUMPY_LIKE: Final = (np.ndarray, np.generic, int, float, complex, bool, list, tuple, type(None))
+
+
+class _Like(NamedTuple):
+    """What the descs need of an array of another library."""
+
+    shape: tuple[int, ...]
+    dtype: np.dtype[Any]
+
+
+def _foreign(value: Any) -> bool:
+    """Whether ``value`` is an array of another library (PyTorch, JAX, Dask, CuPy, ...)."""
+    if isinstance(value, _NUMPY_LIKE):
+        return False
+    import array_api_compat  # noqa: PLC0415 - only for values NumPy does not know
+
+    return bool(array_api_compat.is_array_api_obj(value))
+
+
+def _foreign_like(array: Any, name: str) -> _Like:
+    from datamove._backends._foreign import backend_for  # noqa: PLC0415 - foreign arrays only
+
+    shape = backend_for("DirectML", array).shape("DirectML", array)  # Dask: sizes must be known
+    dtype = array.dtype
+    if not isinstance(dtype, np.dtype):  # torch.float32, array_api_strict.int8, ...
+        try:
+            dtype = np.dtype(str(dtype).rsplit(".", 1)[-1])
+        except TypeError:
+            raise DTypeError(
+                "DirectML", name, str(array.dtype), "has no DirectML data type"
+            ) from None
+    return _Like(shape, dtype)
+
+
+def _own_type_only(source: _Like | np.ndarray[Any, Any], data_type: Any, name: str) -> None:
+    """``data_type`` on another library's array: only its own type (no conversion there)."""
+    own = _dml_type(source, None)
+    if data_type is not None and TensorDataType.parse(data_type) is not own:
+        raise ValidationError(
+            "DirectML",
+            "data_type",
+            data_type,
+            f"differs from {name}'s own type {own.name}; only NumPy arrays are converted",
+            hint="convert the array first, or leave data_type out",
+        )
+
+
 def split(
     array: Any, axis: int, sizes: Sequence[int], *, data_type: TensorDataType | str | None = None
-) -> list[np.ndarray[Any, Any]]:
-    """Split a NumPy array with ``DML_SPLIT``, building the packed descs for you.
+) -> list[Any]:
+    """Split an array with ``DML_SPLIT``, building the packed descs for you.
 
     Parameters
     ----------
     array : array_like
-        The input. Its dtype picks the DirectML type (bool travels as UINT8; ml_dtypes'
-        ``int4``/``uint4`` as INT4/UINT4).
+        The input: a NumPy array (or anything ``np.asarray`` takes), or an array of another
+        library with the Python array API (PyTorch, JAX, Dask, CuPy, ...). Its dtype picks the
+        DirectML type (bool travels as UINT8; ml_dtypes' ``int4``/``uint4`` as INT4/UINT4).
     axis : int
         May be negative here (NumPy's convention); it is normalised before the desc is built.
     sizes : sequence of int
         Each output's length along ``axis``, each at least 1, summing to the input's.
     data_type : TensorDataType or str, optional
-        Force a DirectML type (``"UINT4"`` on an array of small integers, say).
+        Force a DirectML type (``"UINT4"`` on an array of small integers, say); the outputs then
+        have that type's NumPy dtype (``uint8`` for UINT4). NumPy arrays only: on another
+        library's array it may only name the array's own type.
 
     Returns
     -------
-    list of numpy.ndarray
-        The outputs, with the input's dtype.
+    list of arrays
+        The outputs: NumPy arrays with the input's dtype (or ``data_type``'s), or fresh arrays
+        of the input's library on its device (a Dask input stays lazy). Both are checked
+        against the same descs, so both raise the same errors.
 
     Examples
     --------
@@ -1059,15 +1111,23 @@ def split(
     >>> [p.tolist() for p in split(np.arange(1, 13).reshape(1, 1, 6, 2), 2, [2, 1, 3])]
     [[[[[1, 2], [3, 4]]]], [[[[5, 6]]]], [[[[7, 8], [9, 10], [11, 12]]]]]
     """
-    source = _as_array(array, "array")
+    foreign = _foreign(array)
+    source = _foreign_like(array, "array") if foreign else _as_array(array, "array")
     dtype = _dml_type(source, data_type)
-    axis = _normalise_axis(axis, source.ndim)
+    axis = _normalise_axis(axis, len(source.shape))
     if isinstance(sizes, int | str) or not isinstance(sizes, Sequence | np.ndarray):
         raise DTypeError("DirectML", "sizes", sizes, "must be a sequence of lengths")
     whole = TensorDesc(dtype, source.shape)
     parts = [TensorDesc(dtype, (*source.shape[:axis], n, *source.shape[axis + 1 :])) for n in sizes]
     desc = SplitDesc(whole, parts, axis)
     desc.validate(None)
+    if foreign:  # the same parts, cut by the array's own library
+        from datamove._split import variadic_split  # noqa: PLC0415 - avoid an import cycle
+
+        _own_type_only(source, data_type, "array")
+        lengths = [t.sizes[axis] for t in parts]
+        return list(variadic_split(array, axis, lengths, copy=True))
+    assert isinstance(source, np.ndarray)  # for the type checker: not foreign
     buffers = run_split(desc, write_tensor(whole, _to_numpy_values(source, dtype)))
     return [
         _from_numpy_values(read_tensor(t, b), source.dtype)
@@ -1075,24 +1135,58 @@ def split(
     ]
 
 
-def join(
-    arrays: Sequence[Any], axis: int, *, data_type: TensorDataType | str | None = None
-) -> np.ndarray[Any, Any]:
-    """Join NumPy arrays with ``DML_JOIN``, building the packed descs for you.
+def _one_library(arrays: Sequence[Any], foreign: list[bool]) -> Any:
+    """The namespace of ``arrays``, all of one library (not NumPy) and on one device."""
+    import array_api_compat  # noqa: PLC0415 - foreign arrays only
+
+    for i, (a, f) in enumerate(zip(arrays, foreign, strict=True)):
+        if not f:
+            raise DTypeError(
+                "DirectML",
+                f"arrays[{i}]",
+                _show_type(a),
+                "must come from the library of the others",
+            )
+    try:
+        xp = array_api_compat.array_namespace(*arrays)
+    except TypeError:
+        raise DTypeError(
+            "DirectML", "arrays", [_show_type(a) for a in arrays], "mix array libraries"
+        ) from None
+    devices = [array_api_compat.device(a) for a in arrays]
+    for i, d in enumerate(devices):
+        if d != devices[0]:
+            raise ValidationError(
+                "DirectML",
+                f"arrays[{i}]",
+                f"<array on {d}>",
+                f"is on {d}, arrays[0] on {devices[0]}",
+            )
+    return xp
+
+
+def _show_type(value: Any) -> str:
+    return f"<{type(value).__module__}.{type(value).__name__}>"
+
+
+def join(arrays: Sequence[Any], axis: int, *, data_type: TensorDataType | str | None = None) -> Any:
+    """Join arrays with ``DML_JOIN``, building the packed descs for you.
 
     Parameters
     ----------
     arrays : sequence of array_like
-        The inputs, all of one dtype and rank.
+        The inputs, all of one dtype and rank: NumPy arrays (or anything ``np.asarray`` takes),
+        or arrays of one other library with the Python array API, on one device.
     axis : int
         May be negative (normalised before the desc is built).
     data_type : TensorDataType or str, optional
-        Force a DirectML type.
+        Force a DirectML type (NumPy arrays only; see :func:`split`).
 
     Returns
     -------
-    numpy.ndarray
-        The output, with the inputs' dtype.
+    array
+        The output: a NumPy array with the inputs' dtype (or ``data_type``'s), or an array of
+        the inputs' library on their device (``concat``; Dask stays lazy).
 
     Examples
     --------
@@ -1102,7 +1196,12 @@ def join(
     """
     if not isinstance(arrays, list | tuple) or not arrays:
         raise DTypeError("DirectML", "arrays", arrays, "must be a non-empty sequence of arrays")
-    sources = [_as_array(a, f"arrays[{i}]") for i, a in enumerate(arrays)]
+    foreign = [_foreign(a) for a in arrays]
+    if any(foreign):
+        sources: list[Any] = [_foreign_like(a, f"arrays[{i}]") for i, a in enumerate(arrays)]
+        xp = _one_library(arrays, foreign)
+    else:
+        sources = [_as_array(a, f"arrays[{i}]") for i, a in enumerate(arrays)]
     dtype = _dml_type(sources[0], data_type)
     for i, source in enumerate(sources):
         if source.dtype != sources[0].dtype:
@@ -1115,10 +1214,13 @@ def join(
     first = sources[0].shape
     axis = _normalise_axis(axis, len(first))
     parts = [TensorDesc(dtype, s.shape) for s in sources]
-    total = sum(s.shape[axis] if s.ndim == len(first) else 0 for s in sources)
+    total = sum(s.shape[axis] if len(s.shape) == len(first) else 0 for s in sources)
     whole = TensorDesc(dtype, (*first[:axis], total, *first[axis + 1 :]))
     desc = JoinDesc(parts, whole, axis)
     desc.validate(None)
+    if any(foreign):  # the same whole, put together by the arrays' own library
+        _own_type_only(sources[0], data_type, "arrays[0]")
+        return xp.concat(list(arrays), axis=axis)
     buffer = run_join(
         desc,
         [write_tensor(t, _to_numpy_values(s, dtype)) for t, s in zip(parts, sources, strict=True)],
