@@ -129,6 +129,23 @@ def test_directml_entry_points_take_junk(junk: Any, other: Any) -> None:
     only_validation_errors(dml.split_desc_from_openvino, junk, other)
 
 
+@pytest.fixture(scope="module")
+def model(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    from datamove.ir import read_model
+    from datamove.ir._examples import write_example
+
+    return read_model(write_example(tmp_path_factory.mktemp("ir")))
+
+
+@fixed_settings(150)
+@given(junk=JUNK)
+def test_ir_model_run_and_check_take_junk(model: Any, junk: Any) -> None:
+    only_validation_errors(model.run, junk)
+    only_validation_errors(model.run, {"x": junk})
+    only_validation_errors(model.check, junk)
+    only_validation_errors(model.check, {"x": junk})
+
+
 RAGGED = ({}, [])
 FOUND = [
     # (call, error class, words the message must hold)

@@ -226,3 +226,14 @@ def test_run_of_a_layer_with_too_few_output_ports_is_an_irerror(tmp_path: Path) 
     assert "declares 1 output port(s), but the operator has 2" in str(model.check().problems)
     with pytest.raises(ir.IRError, match=r"layer 3 'parts'.*declares 1 output port\(s\)"):
         model.run({"x": np.zeros((2, 6), np.float32)})
+
+
+def test_run_and_check_take_only_mappings(tmp_path: Path) -> None:
+    # each once a NumPy or Python error: a list for inputs, an array for input_shapes, ragged data
+    model = ir.read_model(write_example(tmp_path))
+    with pytest.raises(ir.IRError, match="inputs='<list>' must be a mapping of input names"):
+        model.run([np.zeros((2, 6), np.float32)])  # type: ignore[arg-type]
+    with pytest.raises(ir.IRError, match="input_shapes='<ndarray>' must be a mapping"):
+        model.check(np.zeros(2))  # type: ignore[arg-type]
+    with pytest.raises(ir.IRError, match=r"inputs\['x'\]=\[\[1\], \[1, 2\]\] cannot be read"):
+        model.run({"x": [[1], [1, 2]]})

@@ -269,6 +269,12 @@ class Model:
         layer 3 'parts' (VariadicSplit): VariadicSplit: split_lengths=[2, -1] sum to 2 ...
         """
         overrides: dict[int, PartialShape] = {}
+        if input_shapes is not None and not isinstance(input_shapes, Mapping):
+            raise IRError(
+                "input_shapes",
+                f"<{type(input_shapes).__name__}>",
+                "must be a mapping of input names to shapes",
+            )
         for name, shape in (input_shapes or {}).items():
             layer = self._resolve_input(name, f"input_shapes[{name!r}]")
             try:
@@ -476,6 +482,13 @@ class Model:
         >>> out["parts_b"].tolist()
         [[2.0, 3.0, 4.0, 5.0], [8.0, 9.0, 10.0, 11.0]]
         """
+        if not isinstance(inputs, Mapping):
+            raise IRError(
+                "inputs",
+                f"<{type(inputs).__name__}>",
+                "must be a mapping of input names to arrays",
+                hint="e.g. {" + ", ".join(f"{n!r}: array" for n in self._input_names) + "}",
+            )
         key = _shape_key(inputs)
         plans = self._shape_plans
         if key is not None:
@@ -590,7 +603,13 @@ class Model:
             raise layer.error("inputs", aliases, "name the same input more than once")
         value = given.pop(aliases[0])
         if isinstance(value, np.generic | list | tuple | int | float | bool):
-            value = np.asarray(value)
+            try:
+                value = np.asarray(value)
+            except (ValueError, TypeError) as exc:  # ragged nesting, objects that refuse
+                reason = str(exc).split(". ")[0]  # NumPy's first sentence
+                raise layer.error(
+                    f"inputs[{aliases[0]!r}]", value, f"cannot be read as an array ({reason})"
+                ) from None
         actual = tuple(getattr(value, "shape", ()))
         if actual not in shape:
             raise layer.error(
