@@ -7,6 +7,7 @@ loops alone, the row loop on one thread, on two, and with streaming stores.
 
 from __future__ import annotations
 
+import itertools
 import shutil
 import sysconfig
 
@@ -144,6 +145,54 @@ def test_splits_and_joins_of_short_runs(engine: str, run: int, parts: int, shift
     assert target.tobytes() == whole.tobytes()
     assert not joined[:shift].any()
     assert not joined[shift + whole.size :].any()
+
+
+@needs_kernels
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    kind=st.sampled_from(["split", "join", "packed join", "gappy"]),
+    runs=st.lists(st.integers(1, 70), min_size=1, max_size=4),
+    rows=st.integers(1, 40),
+    cuts=st.lists(st.integers(0, 40), max_size=4),
+    streaming=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
+def test_row_loop_of_short_runs_matches_a_reference(
+    kind: str, runs: list[int], rows: int, cuts: list[int], streaming: bool, seed: int
+) -> None:
+    # copy_rows takes runs shorter than 64 bytes as whole 16-byte vectors where each part's rows
+    # follow each other in its destination (split) or the parts fill each row (join): a vector
+    # writes past its run, and the next run writes those bytes again. The last row of a call,
+    # and rows whose vectors would leave the call's bytes, are copied exactly. Row ranges are cut
+    # at random, as between threads; the source has no spare bytes (for make sanitize), and the
+    # bytes around each destination must be kept.
+    rng = np.random.default_rng(seed)
+    total = sum(runs)
+    if kind == "packed join":  # each part from its own packed source, as a join has them
+        srcs = [rng.integers(0, 256, rows * r, dtype=np.uint8) for r in runs]
+        sources = [(x, 0, r) for x, r in zip(srcs, runs, strict=True)]
+    else:  # every part from one source, its rows side by side
+        whole = rng.integers(0, 256, rows * total, dtype=np.uint8)
+        sources = [(whole, sum(runs[:k]), total) for k in range(len(runs))]
+    if kind in ("join", "packed join"):
+        dsts = [rng.integers(0, 256, rows * total + 40, dtype=np.uint8)]
+        places = [(dsts[0], 8 + sum(runs[:k]), total) for k in range(len(runs))]
+    else:
+        step = [r + (3 if kind == "gappy" else 0) for r in runs]
+        dsts = [rng.integers(0, 256, rows * d + 40, dtype=np.uint8) for d in step]
+        places = [(d, 8, t) for d, t in zip(dsts, step, strict=True)]
+    expect = [d.copy() for d in dsts]
+    args = []
+    for (dst, first, stride), (src, f, s_stride), run in zip(places, sources, runs, strict=True):
+        k = next(j for j, d in enumerate(dsts) if d is dst)
+        for i in range(rows):
+            a, b = first + i * stride, f + i * s_stride
+            expect[k][a : a + run] = src[b : b + run]
+        args.append((dst.ctypes.data + first, stride, src.ctypes.data + f, s_stride, run))
+    bounds = sorted({0, rows, *(c % (rows + 1) for c in cuts)})
+    for row0, row1 in itertools.pairwise(bounds):
+        _copy._kernels.copy_rows(args, row0, row1, streaming)
+    assert [d.tolist() for d in dsts] == [e.tolist() for e in expect]
 
 
 def test_overlapping_pairs_keep_numpy_order() -> None:
