@@ -246,6 +246,11 @@ def test_jax_jit_with_static_parameters() -> None:
     g = jax.jit(dm.split, static_argnums=(1, 2))
     np.testing.assert_array_equal(np.asarray(g(jnp.asarray(a), 1, 3)[2]), a[:, 4:])
 
+    import datamove.directml as dml
+
+    h = jax.jit(lambda x: dml.join(dml.split(x, 1, [1, 5])[::-1], 1))  # DirectML's forms too
+    np.testing.assert_array_equal(np.asarray(h(jnp.asarray(a))), np.roll(a, -1, axis=1))
+
 
 @pytest.mark.parametrize(("shape", "op"), CASES)
 def test_repeated_calls_agree_with_numpy(xp: Lib, shape: tuple[int, ...], op: Op) -> None:
