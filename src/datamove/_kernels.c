@@ -292,6 +292,18 @@ static int stream_pairs8(const Part *parts, Py_ssize_t nparts, Py_ssize_t row0, 
  * (bench/RESULTS.md). Returns 0 where it does not apply. */
 #define DM_SHORT_RUN 64
 
+/* One run: `span` bytes as 16-byte vectors (past the run), or with span 0 the run exactly. */
+static inline void vectors_or_exact(char *d, const char *s, Py_ssize_t span, Py_ssize_t run)
+{
+    if (span == 0) {
+        memcpy(d, s, (size_t)run);
+        return;
+    }
+    for (Py_ssize_t j = 0; j < span; j += 16) {
+        _mm_storeu_si128((__m128i *)(d + j), _mm_loadu_si128((const __m128i *)(s + j)));
+    }
+}
+
 static int short_runs(const Part *parts, Py_ssize_t nparts, Py_ssize_t row0, Py_ssize_t row1)
 {
     Py_ssize_t sum = 0, longest = 0;
@@ -332,14 +344,7 @@ static int short_runs(const Part *parts, Py_ssize_t nparts, Py_ssize_t row0, Py_
                 const Part *p = &parts[k];
                 char *d = p->dst + i * p->dst_stride;
                 const char *s = p->src + i * p->src_stride;
-                if (i < fast) {
-                    for (Py_ssize_t j = 0; j < span; j += 16) {
-                        _mm_storeu_si128((__m128i *)(d + j), _mm_loadu_si128((const __m128i *)(s + j)));
-                    }
-                }
-                else {
-                    memcpy(d, s, (size_t)p->run);
-                }
+                vectors_or_exact(d, s, i < fast ? span : 0, p->run);
             }
         }
         return 1;
@@ -352,14 +357,7 @@ static int short_runs(const Part *parts, Py_ssize_t nparts, Py_ssize_t row0, Py_
             char *d = p.dst + b * p.dst_stride;
             const char *s = p.src + b * p.src_stride;
             for (Py_ssize_t i = b; i < e; i++, d += p.dst_stride, s += p.src_stride) {
-                if (i < fast) {
-                    for (Py_ssize_t j = 0; j < span; j += 16) {
-                        _mm_storeu_si128((__m128i *)(d + j), _mm_loadu_si128((const __m128i *)(s + j)));
-                    }
-                }
-                else {
-                    memcpy(d, s, (size_t)p.run);
-                }
+                vectors_or_exact(d, s, i < fast ? span : 0, p.run);
             }
         }
     }
