@@ -168,9 +168,8 @@ def _dim_int(value: object, name: str) -> int:
     return v
 
 
-_DIM_RE = re.compile(
-    r"^\s*(?:(\?)|(-1)|(\d+)|(\d*)\.\.(\d*))\s*$"
-)  # as OpenVINO: "2..10", not "2 .. 10"
+# as OpenVINO reads them: "2..10", not "2 .. 10"
+_DIM_RE = re.compile(r"^\s*(?:(\?)|(-1)|(\d+)|(\d*)\.\.(\d*))\s*$")
 
 
 def _parse_dim(text: str) -> Dimension:
@@ -382,6 +381,16 @@ class PartialShape:
 _SHAPE_RE = re.compile(r"^\s*(?:\[([^\[\]]*)\]|([^\[\]]*))\s*$")  # brackets: both or neither
 
 
+def _not_a_shape(text: str) -> ValidationError:
+    return ValidationError(
+        "PartialShape",
+        "shape",
+        text,
+        "is not a shape in OpenVINO's notation",
+        hint="write e.g. '[?,2..10,12]', '1,3,224,224', '[]' or '[...]'",
+    )
+
+
 def _parse_shape(text: str) -> PartialShape:
     if not isinstance(text, str):
         raise DTypeError("PartialShape", "shape", text, "must be a string")
@@ -389,19 +398,15 @@ def _parse_shape(text: str) -> PartialShape:
     if stripped in ("[...]", "..."):
         return PartialShape._of(None)
     m = _SHAPE_RE.match(stripped)
+    if m is None:  # unbalanced or nested brackets
+        raise _not_a_shape(text)
+    body = m.group(1) if m.group(1) is not None else m.group(2)
+    if not body.strip():
+        return PartialShape._of(())
     try:
-        body = "?]" if m is None else (m.group(1) if m.group(1) is not None else m.group(2))
-        if not body.strip():
-            return PartialShape._of(())
         return PartialShape._of(tuple(_parse_dim(part) for part in body.split(",")))
-    except ValidationError:  # "?]" (unbalanced brackets) lands here too
-        raise ValidationError(
-            "PartialShape",
-            "shape",
-            text,
-            "is not a shape in OpenVINO's notation",
-            hint="write e.g. '[?,2..10,12]', '1,3,224,224', '[]' or '[...]'",
-        ) from None
+    except ValidationError:
+        raise _not_a_shape(text) from None
 
 
 ShapeLike = PartialShape | str | Sequence[DimensionLike]

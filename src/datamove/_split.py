@@ -40,12 +40,16 @@ def _num_splits(value: Any) -> int:
     return n
 
 
-def _shape_words(value: Any) -> str:
-    """``value``'s shape in words: "has shape [2, 3]", or "is a ragged sequence"."""
+def _shape_of(value: Any) -> list[int] | None:
+    """``value``'s shape, or None for a ragged sequence (NumPy refuses those)."""
     try:
-        return f"has shape {list(np.shape(value))}"
-    except ValueError:  # NumPy refuses ragged nesting
-        return "is a ragged sequence"
+        return list(np.shape(value))
+    except ValueError:
+        return None
+
+
+def _shape_words(shape: list[int] | None) -> str:
+    return "is a ragged sequence" if shape is None else f"has shape {shape}"
 
 
 def _split_axis(value: Any) -> int | Unknown:
@@ -56,7 +60,7 @@ def _split_axis(value: Any) -> int | Unknown:
             SPLIT,
             "axis",
             value,
-            f"must be a scalar, but {_shape_words(value)}",
+            f"must be a scalar, but {_shape_words(_shape_of(value))}",
             hint="Split-1 takes a scalar axis; VariadicSplit-1 also accepts shape [1]",
         )
     return as_int(SPLIT, "axis", value)
@@ -68,12 +72,13 @@ def _variadic_axis(value: Any) -> int | Unknown:
             raise ValidationError(VARIADIC, "axis", value, "must be a scalar or of shape [1]")
         return value
     if isinstance(value, list | tuple) or (isinstance(value, np.ndarray) and value.ndim != 0):
-        if _shape_words(value) != "has shape [1]":
+        shape = _shape_of(value)
+        if shape != [1]:
             raise ValidationError(
                 VARIADIC,
                 "axis",
                 value,
-                f"must be a scalar or of shape [1], but {_shape_words(value)}",
+                f"must be a scalar or of shape [1], but {_shape_words(shape)}",
             )
         (only,) = as_int_vector(VARIADIC, "axis", value)
         return only

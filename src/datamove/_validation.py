@@ -21,16 +21,16 @@ INT64_MIN: Final = -(2**63)
 INT64_MAX: Final = 2**63 - 1
 
 
-def _check_range(op: str, argument: str, value: Any, ints: tuple[int, ...]) -> None:
+def _check_range(
+    op: str, argument: str, value: Any, ints: tuple[int, ...], *, scalar: bool = False
+) -> None:
     for v in ints:
         if v < INT64_MIN or v > INT64_MAX:
             raise ValidationError(
                 op,
                 argument,
                 value,
-                "does not fit in int64"
-                if v is value
-                else f"holds {v}, which does not fit in int64",
+                "does not fit in int64" if scalar else f"holds {v}, which does not fit in int64",
                 hint="OpenVINO computes indices in int64; values are never wrapped",
             )
 
@@ -50,21 +50,18 @@ def as_int(op: str, argument: str, value: Any) -> int:
     if type(value) is int:
         if INT64_MIN <= value <= INT64_MAX:
             return value
-        _check_range(op, argument, value, (value,))
+        _check_range(op, argument, value, (value,), scalar=True)
     if isinstance(value, bool | np.bool_):
         raise DTypeError(op, argument, value, "must be an integer, not a bool")
-    if isinstance(value, np.integer):
-        return int(value)
     if isinstance(value, np.ndarray):
         _integer_array(op, argument, value, value)
         if value.ndim != 0:
             raise ValidationError(
                 op, argument, value, f"must be a scalar, but has shape {list(value.shape)}"
             )
-        return int(value)
-    if isinstance(value, int):  # an int subclass (IntEnum, ...)
+    if isinstance(value, int | np.integer | np.ndarray):  # an int subclass (IntEnum, ...) too
         v = int(value)
-        _check_range(op, argument, value, (v,))
+        _check_range(op, argument, value, (v,), scalar=True)  # uint64 above 2**63 - 1
         return v
     if isinstance(value, float | np.floating | complex):
         raise DTypeError(op, argument, value, "must be an integer, not a float")
