@@ -160,6 +160,7 @@ FOUND = [
     (lambda: dml.run_split(_SPLIT, np.array([1, "a"], object)), DTypeError, "Python objects"),
     (lambda: dml.write_tensor(_HALF, [1, 2]), ValidationError, "does not broadcast"),
     (lambda: dml.join([X, RAGGED], 0), DTypeError, "arrays[1]=({}, []) cannot be read"),
+    (lambda: dm.split(X, 0, np.uint64(2**64 - 1)), ValidationError, "does not fit in int64"),
 ]
 _HALF = dml.TensorDesc("FLOAT32", [1, 2, 3, 4])
 _SPLIT = dml.SplitDesc(dml.TensorDesc("FLOAT32", [1, 2, 6, 4]), [_HALF, _HALF], 2)
