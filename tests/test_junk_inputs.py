@@ -161,6 +161,7 @@ FOUND = [
     (lambda: dml.write_tensor(_HALF, [1, 2]), ValidationError, "does not broadcast"),
     (lambda: dml.join([X, RAGGED], 0), DTypeError, "arrays[1]=({}, []) cannot be read"),
     (lambda: dm.split(X, 0, np.uint64(2**64 - 1)), ValidationError, "does not fit in int64"),
+    (lambda: dm.split(X, 0, 2**64), ValidationError, "num_splits=18446744073709551616 does not"),
 ]
 _HALF = dml.TensorDesc("FLOAT32", [1, 2, 3, 4])
 _SPLIT = dml.SplitDesc(dml.TensorDesc("FLOAT32", [1, 2, 6, 4]), [_HALF, _HALF], 2)

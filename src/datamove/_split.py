@@ -356,8 +356,7 @@ def _chunk_indices(axis: int, bounds: list[int]) -> tuple[Index, ...]:
 
 
 def _split_indices(shape: tuple[int, ...], axis: int, n: int, axis_arg: Any, n_arg: Any) -> Any:
-    if n <= 0:
-        raise ValidationError(SPLIT, "num_splits", n_arg, "must be greater than zero")
+    _num_splits(n_arg)  # in int64 and above zero, with the caller's own value in any message
     a = normalize_axis(SPLIT, "axis", axis_arg, axis, len(shape))
     size = _split_dim(Dimension(shape[a]), n, f"data.shape[{a}]", n_arg).min
     return _chunk_indices(a, [k * size for k in range(n + 1)])
