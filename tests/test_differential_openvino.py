@@ -113,6 +113,7 @@ def assert_same(
     if rule is not None:
         assert error is not None, f"OpenVINO rejects ({rule}) but dm.* returned {result!r}"
         assert infer_error is not None, f"OpenVINO rejects ({rule}) but dm.infer_* accepted"
+        assert str(error) == str(infer_error), "execution and inference word it alike"
         if axis_error and rule == "axis in range":
             assert isinstance(error, dm.AxisError), f"{type(error).__name__}: {error}"
         return
