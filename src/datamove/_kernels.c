@@ -339,7 +339,18 @@ static int short_runs(const Part *parts, Py_ssize_t nparts, Py_ssize_t row0, Py_
         }
     }
     if (joined) { /* rows in order, the parts of a row in order */
-        for (Py_ssize_t i = row0; i < row1; i++) {
+        Py_ssize_t i = row0;
+        if (span == 16) { /* the common case, one vector a run: no inner loop */
+            for (; i < fast; i++) {
+                for (Py_ssize_t k = 0; k < nparts; k++) {
+                    const Part *p = &parts[k];
+                    const char *s = p->src + i * p->src_stride;
+                    _mm_storeu_si128((__m128i *)(p->dst + i * p->dst_stride),
+                                     _mm_loadu_si128((const __m128i *)s));
+                }
+            }
+        }
+        for (; i < row1; i++) {
             for (Py_ssize_t k = 0; k < nparts; k++) {
                 const Part *p = &parts[k];
                 char *d = p->dst + i * p->dst_stride;
@@ -352,11 +363,18 @@ static int short_runs(const Part *parts, Py_ssize_t nparts, Py_ssize_t row0, Py_
     const Py_ssize_t block = DM_BLOCK_BYTES / (longest > 0 ? longest : 1) + 1;
     for (Py_ssize_t b = row0; b < row1; b += block) { /* blocks of rows, each part in turn */
         const Py_ssize_t e = b + block < row1 ? b + block : row1;
+        const Py_ssize_t v = e < fast ? e : fast; /* rows [b, v) as vectors */
         for (Py_ssize_t k = 0; k < nparts; k++) {
             const Part p = parts[k];
             char *d = p.dst + b * p.dst_stride;
             const char *s = p.src + b * p.src_stride;
-            for (Py_ssize_t i = b; i < e; i++, d += p.dst_stride, s += p.src_stride) {
+            Py_ssize_t i = b;
+            if (span == 16) { /* the common case, one vector a run: no inner loop */
+                for (; i < v; i++, d += p.dst_stride, s += p.src_stride) {
+                    _mm_storeu_si128((__m128i *)d, _mm_loadu_si128((const __m128i *)s));
+                }
+            }
+            for (; i < e; i++, d += p.dst_stride, s += p.src_stride) {
                 vectors_or_exact(d, s, i < fast ? span : 0, p.run);
             }
         }
