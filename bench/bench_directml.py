@@ -50,6 +50,8 @@ def cases(total_bytes: int) -> list[tuple[str, dml.SplitDesc]]:
         ("u8 rows of 63 B into 3", split_case((total_bytes // 63, 63), 1, 3, "UINT8")),
         ("u8 rows of 21 B into 3", split_case((total_bytes // 21, 21), 1, 3, "UINT8")),
         ("u8 rows of 7 B into 7", split_case((total_bytes // 7, 7), 1, 7, "UINT8")),
+        ("u8 rows of 130 B into 2", split_case((total_bytes // 130, 130), 1, 2, "UINT8")),
+        ("u8 rows of 1000 B into 8", split_case((total_bytes // 1000, 1000), 1, 8, "UINT8")),
         ("uint4 rows of 64 B into 2 (bytes)", split_case((nibbles // 128, 128), 1, 2, "UINT4")),
         ("uint4 rows of 63 B into 2 (nibbles)", split_case((nibbles // 126, 126), 1, 2, "UINT4")),
         ("uint4 rows of 15 B into 2 (nibbles)", split_case((nibbles // 30, 30), 1, 2, "UINT4")),

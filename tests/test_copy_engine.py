@@ -151,7 +151,7 @@ def test_splits_and_joins_of_short_runs(engine: str, run: int, parts: int, shift
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     kind=st.sampled_from(["split", "join", "packed join", "gappy"]),
-    runs=st.lists(st.integers(1, 70), min_size=1, max_size=4),
+    runs=st.lists(st.one_of(st.integers(1, 70), st.integers(1, 300)), min_size=1, max_size=4),
     rows=st.integers(1, 40),
     cuts=st.lists(st.integers(0, 40), max_size=4),
     streaming=st.booleans(),
@@ -160,12 +160,12 @@ def test_splits_and_joins_of_short_runs(engine: str, run: int, parts: int, shift
 def test_row_loop_of_short_runs_matches_a_reference(
     kind: str, runs: list[int], rows: int, cuts: list[int], streaming: bool, seed: int
 ) -> None:
-    # copy_rows takes runs shorter than 64 bytes as whole 16-byte vectors where each part's rows
-    # follow each other in its destination (split) or the parts fill each row (join): a vector
-    # writes past its run, and the next run writes those bytes again. The last row of a call,
-    # and rows whose vectors would leave the call's bytes, are copied exactly. Row ranges are cut
-    # at random, as between threads; the source has no spare bytes (for make sanitize), and the
-    # bytes around each destination must be kept.
+    # copy_rows takes runs shorter than 4 KiB (not all whole words) as whole 16-byte vectors
+    # where each part's rows follow each other in its destination (split) or the parts fill
+    # each row (join): a vector writes past its run, and the next run writes those bytes again.
+    # The last row of a call, and rows whose vectors would leave the call's bytes, are copied
+    # exactly. Row ranges are cut at random, as between threads; the source has no spare bytes
+    # (for make sanitize), and the bytes around each destination must be kept.
     rng = np.random.default_rng(seed)
     total = sum(runs)
     if kind == "packed join":  # each part from its own packed source, as a join has them

@@ -288,9 +288,10 @@ static int stream_pairs8(const Part *parts, Py_ssize_t nparts, Py_ssize_t row0, 
  * and the bytes a vector writes past its run are written again by the next run, as in the 4-bit
  * vectors below. Only rows whose vectors stay inside the bytes the call reads and writes go this
  * way; the rest are copied exactly. Streamed whole words with byte-wise edges (mode 1 of put)
- * ran at 0.05-0.13 of memcpy on runs of 21 bytes: partial lines written by both kinds of store
- * (bench/RESULTS.md). Returns 0 where it does not apply. */
-#define DM_SHORT_RUN 64
+ * ran at 0.05-0.13 of memcpy on runs of 21 bytes, 0.12 on runs of 65 and 0.18 on runs of 125:
+ * the lines at run edges written by both kinds of store (bench/RESULTS.md). Longer runs keep
+ * mode 1, whose few mixed lines no longer matter. Returns 0 where it does not apply. */
+#define DM_SHORT_RUN 4096
 
 /* One run: `span` bytes as 16-byte vectors (past the run), or with span 0 the run exactly. */
 static inline void vectors_or_exact(char *d, const char *s, Py_ssize_t span, Py_ssize_t run)
