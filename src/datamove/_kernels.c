@@ -748,7 +748,8 @@ typedef struct {
 } Vectors;
 
 /* Row i of part p in registers; `pend`: the stream's nibble before the run. Sets *last to the
- * run's last nibble (the next run's pend). */
+ * run's last nibble (the next run's pend) where the next run needs it: the stream's runs follow
+ * each other, so the next one starts at nibble P + run. */
 DM_INLINE Vectors load_run(const NibblePart *p, Py_ssize_t i, const Py_ssize_t nvec,
                            unsigned pend, unsigned *last)
 {
@@ -764,7 +765,9 @@ DM_INLINE Vectors load_run(const NibblePart *p, Py_ssize_t i, const Py_ssize_t n
         const __m128i low = _mm_cvtsi32_si128(0x0F);
         v.w[0] = _mm_or_si128(_mm_andnot_si128(low, v.w[0]), _mm_cvtsi32_si128((int)pend));
     }
-    *last = nibble_at(p->src, q + p->run - 1);
+    if ((P + p->run) & 1) { /* the stream's next run starts mid-byte: it needs this nibble */
+        *last = nibble_at(p->src, q + p->run - 1);
+    }
     return v;
 }
 
