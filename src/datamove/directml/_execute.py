@@ -1115,7 +1115,11 @@ def split(
     source = _foreign_like(array, "array") if foreign else _as_array(array, "array")
     dtype = _dml_type(source, data_type)
     axis = _normalise_axis(axis, len(source.shape))
-    if isinstance(sizes, int | str) or not isinstance(sizes, Sequence | np.ndarray):
+    if (
+        isinstance(sizes, int | str)
+        or not isinstance(sizes, Sequence | np.ndarray)
+        or getattr(sizes, "ndim", 1) != 1  # a 0-d array is no sequence
+    ):
         raise DTypeError("DirectML", "sizes", sizes, "must be a sequence of lengths")
     whole = TensorDesc(dtype, source.shape)
     parts = [TensorDesc(dtype, (*source.shape[:axis], n, *source.shape[axis + 1 :])) for n in sizes]

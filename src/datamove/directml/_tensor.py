@@ -54,7 +54,11 @@ def _uint_tuple(op: str, name: str, values: Any) -> tuple[int, ...]:
             set(map(type, numbers)) == _INT and min(numbers) >= 0 and max(numbers) <= UINT32_MAX
         ):
             return numbers
-    if isinstance(values, str | bytes) or not isinstance(values, Sequence | np.ndarray):
+    if (
+        isinstance(values, str | bytes)
+        or not isinstance(values, Sequence | np.ndarray)
+        or (isinstance(values, np.ndarray) and values.ndim != 1)
+    ):
         raise DTypeError(op, name, values, "must be a sequence of integers")
     return tuple(_uint(op, f"{name}[{i}]", v, UINT32_MAX) for i, v in enumerate(values))
 
