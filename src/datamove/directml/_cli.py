@@ -125,6 +125,9 @@ def _check(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"datamove dml check: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
         return EXIT_INVALID
+    except UnicodeDecodeError:
+        print(f"datamove dml check: {args.file} is not a UTF-8 text file", file=sys.stderr)
+        return EXIT_INVALID
     options = ValidationOptions(
         join_rank_at_3_1=args.join_rank_at_3_1,
         element_limit=args.element_limit,
