@@ -12,7 +12,7 @@ library), found through ``array_api_compat`` only when such an array arrives, so
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
@@ -34,6 +34,10 @@ BACKENDS: dict[type, Any] = {}
 Index = tuple[Any, ...]
 
 
+# What datamove turns into a NumPy array itself (anything else must be an array API array).
+AS_NUMPY: Final = (np.generic, int, float, complex, bool, list, tuple)
+
+
 def prepare(op: str, data: Any) -> tuple[Any, tuple[int, ...]]:
     """Return ``(array, shape)`` for what the caller passed as ``data``.
 
@@ -43,7 +47,7 @@ def prepare(op: str, data: Any) -> tuple[Any, tuple[int, ...]]:
     """
     if isinstance(data, np.ndarray):
         return data, data.shape
-    if isinstance(data, np.generic | int | float | complex | bool | list | tuple):
+    if isinstance(data, AS_NUMPY):
         try:
             arr = np.asarray(data)
         except (ValueError, TypeError) as exc:  # ragged nesting, objects that refuse

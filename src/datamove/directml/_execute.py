@@ -30,6 +30,7 @@ from datamove._backends._copy import (
     rows_form,
     share_rows,
 )
+from datamove._compat import AS_NUMPY
 from datamove._errors import AxisError, DTypeError, ValidationError
 from datamove.directml._desc import JoinDesc, SplitDesc
 from datamove.directml._enums import FeatureLevel, TensorDataType
@@ -1031,9 +1032,6 @@ def _from_numpy_values(values: np.ndarray[Any, Any], like: np.dtype[Any]) -> np.
     return values
 
 
-_NUMPY_LIKE: Final = (np.ndarray, np.generic, int, float, complex, bool, list, tuple, type(None))
-
-
 class _Like(NamedTuple):
     """What the descs need of an array of another library."""
 
@@ -1043,7 +1041,7 @@ class _Like(NamedTuple):
 
 def _foreign(value: Any) -> bool:
     """Whether ``value`` is an array of another library (PyTorch, JAX, Dask, CuPy, ...)."""
-    if isinstance(value, _NUMPY_LIKE):
+    if value is None or isinstance(value, (np.ndarray, *AS_NUMPY)):
         return False
     import array_api_compat  # noqa: PLC0415 - only for values NumPy does not know
 
