@@ -50,6 +50,7 @@ def cases(total_bytes: int) -> list[tuple[str, dml.SplitDesc]]:
         ("u8 rows of 63 B into 3", split_case((total_bytes // 63, 63), 1, 3, "UINT8")),
         ("u8 rows of 21 B into 3", split_case((total_bytes // 21, 21), 1, 3, "UINT8")),
         ("u8 rows of 7 B into 7", split_case((total_bytes // 7, 7), 1, 7, "UINT8")),
+        ("u8 rows of 9 B into 3", split_case((total_bytes // 9, 9), 1, 3, "UINT8")),
         ("u8 rows of 130 B into 2", split_case((total_bytes // 130, 130), 1, 2, "UINT8")),
         ("u8 rows of 1000 B into 8", split_case((total_bytes // 1000, 1000), 1, 8, "UINT8")),
         ("uint4 rows of 64 B into 2 (bytes)", split_case((nibbles // 128, 128), 1, 2, "UINT4")),
@@ -62,7 +63,7 @@ def cases(total_bytes: int) -> list[tuple[str, dml.SplitDesc]]:
     ]
 
 
-def bandwidth(total_bytes: int, repeats: int) -> None:
+def bandwidth(total_bytes: int, repeats: int, only: str = "") -> None:
     print(
         f"run_split / run_join on packed buffers of {total_bytes // MIB} MiB, as a fraction of"
         " memcpy (np.copyto of the same bytes, timed interleaved; best of each)"
@@ -71,6 +72,8 @@ def bandwidth(total_bytes: int, repeats: int) -> None:
     dst = np.ones(total_bytes, np.uint8)
     print(f"  {'case':42} {'split':>6} {'join':>6}   memcpy")
     for name, desc in cases(total_bytes):
+        if only not in name:
+            continue
         size = desc.input.total_tensor_size_in_bytes
         data, whole = src[:size], dst[:size]
         outs = [np.ones(t.total_tensor_size_in_bytes, np.uint8) for t in desc.outputs]
@@ -144,11 +147,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mib", type=int, default=None, help="buffer size in MiB (default 256)")
     parser.add_argument("--repeats", type=int, default=None, help="rounds per case (default 5)")
     parser.add_argument("--validation", action="store_true", help="time validation only")
+    parser.add_argument("--only", default="", help="only the cases whose name contains this")
     args = parser.parse_args(argv)
     mib = args.mib or (16 if args.quick else 256)
     repeats = args.repeats or (3 if args.quick else 5)
     if not args.validation:
-        bandwidth(mib * MIB, repeats)
+        bandwidth(mib * MIB, repeats, args.only)
     validation(repeats)
     return 0
 

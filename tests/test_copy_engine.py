@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import shutil
 import sysconfig
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -193,6 +194,84 @@ def test_row_loop_of_short_runs_matches_a_reference(
     for row0, row1 in itertools.pairwise(bounds):
         _copy._kernels.copy_rows(args, row0, row1, streaming)
     assert [d.tolist() for d in dsts] == [e.tolist() for e in expect]
+
+
+def _cpu_flags() -> set[str]:
+    try:
+        with Path("/proc/cpuinfo").open(encoding="ascii", errors="replace") as f:
+            return next((set(line.split()[2:]) for line in f if line.startswith("flags")), set())
+    except OSError:
+        return set()
+
+
+@needs_kernels
+def test_shuffle_programs_are_on_where_the_cpu_has_them() -> None:
+    # Short runs go by shuffle programs on CPUs with AVX-512 VBMI; elsewhere the row loops do
+    # the same work, slower. A build or CPU check that silently failed would only be slower.
+    flags = _cpu_flags()
+    if not flags:
+        pytest.skip("no /proc/cpuinfo flags to compare with")
+    has = {"avx512f", "avx512bw", "avx512vbmi"} <= flags
+    assert bool(_copy._kernels.SHUFFLE) == has
+
+
+SHUFFLE_MIN_BYTES = 128 << 10  # DM_SHUFFLE_MIN_BYTES: smaller calls take the row loops
+
+
+@needs_kernels
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    kind=st.sampled_from(["split", "join"]),
+    runs=st.lists(st.integers(1, 3), min_size=2, max_size=12),
+    extra=st.integers(0, 300),
+    cut=st.floats(0, 1),
+    misalign=st.integers(0, 63),
+    streaming=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
+def test_shuffle_programs_match_a_reference(
+    kind: str, runs: list[int], extra: int, cut: float, misalign: int, streaming: bool, seed: int
+) -> None:
+    # Runs of 1-3 bytes, in calls of 128 KiB or more, go as shuffle programs of 64 rows at a
+    # time where the CPU has AVX-512 VBMI (the rows left over by the row loops): a split of
+    # packed rows into packed outputs, or a join of packed sources into packed rows. Calls are
+    # cut at a random row, as between two threads, so one side may be too small for a program;
+    # destinations start at any byte of a cache line (streaming stores carry bytes between
+    # lines) with guard bytes around them, which must be kept.
+    rng = np.random.default_rng(seed)
+    width = sum(runs)
+    rows = 2 * SHUFFLE_MIN_BYTES // width + extra
+    at = np.cumsum([0, *runs])
+    guard = 64
+    if kind == "split":
+        whole = rng.integers(0, 256, (rows, width), dtype=np.uint8)
+        bufs = [rng.integers(0, 256, rows * r + misalign + 2 * guard, np.uint8) for r in runs]
+        want = [b.copy() for b in bufs]
+        base = guard + misalign
+        for k, r in enumerate(runs):
+            want[k][base : base + rows * r] = whole[:, at[k] : at[k + 1]].ravel()
+        args = [
+            (b.ctypes.data + base, r, whole.ctypes.data + int(at[k]), width, r)
+            for k, (b, r) in enumerate(zip(bufs, runs, strict=True))
+        ]
+        keep = [whole]
+    else:
+        srcs = [rng.integers(0, 256, (rows, r), dtype=np.uint8) for r in runs]
+        bufs = [rng.integers(0, 256, rows * width + misalign + 2 * guard, np.uint8)]
+        want = [bufs[0].copy()]
+        base = guard + misalign
+        want[0][base : base + rows * width] = np.concatenate(srcs, axis=1).ravel()
+        args = [
+            (bufs[0].ctypes.data + base + int(at[k]), width, s.ctypes.data, r, r)
+            for k, (s, r) in enumerate(zip(srcs, runs, strict=True))
+        ]
+        keep = srcs
+    middle = int(cut * rows)
+    for row0, row1 in ((0, middle), (middle, rows)):
+        _copy._kernels.copy_rows(args, row0, row1, streaming)
+    del keep
+    for got, expect in zip(bufs, want, strict=True):
+        np.testing.assert_array_equal(got, expect)
 
 
 def test_overlapping_pairs_keep_numpy_order() -> None:

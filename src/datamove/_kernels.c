@@ -30,6 +30,14 @@
 #define DM_SSE2 0
 #endif
 
+#if defined(__GNUC__) || defined(__clang__)
+#define DM_INLINE static inline __attribute__((always_inline))
+#elif defined(_MSC_VER)
+#define DM_INLINE static __forceinline
+#else
+#define DM_INLINE static inline
+#endif
+
 #define DM_BLOCK_BYTES 512
 #define DM_LINE_BYTES 64
 #define DM_LONG_RUN_BYTES 4096
@@ -384,9 +392,427 @@ static int short_runs(const Part *parts, Py_ssize_t nparts, Py_ssize_t row0, Py_
 }
 #endif
 
+/* Shuffle programs: short runs by whole 64-byte vectors of every stream ---------------------
+ *
+ * A split of packed rows of W units (bytes, or nibbles) into parts of L_k units each, with
+ * packed outputs, repeats every 64 rows (128 for nibbles, so that every period starts on a
+ * whole byte): the period's input is W vectors of 64 bytes, and part k's output L_k vectors.
+ * Each output vector is a fixed gather from a few input vectors, the same in every period: one
+ * two-vector byte permute (AVX-512 VBMI vpermt2b: 128 bytes in, 64 out) for each pair of
+ * neighbouring input vectors its lanes come from, merged under a lane mask. A join is the same
+ * with the roles swapped: the output's vectors gather from the parts' vectors. The program,
+ * built once per call, lists those permutes; running it splits 1-byte runs 7 ways in 4 permutes
+ * per 64 bytes out, where the row loops above move one run at a time (a load and a store or
+ * more for each run). A block of periods of the sources is first staged in L1: copied to
+ * aligned scratch (no load splits a line), or for nibbles spread one to a byte, to be packed
+ * back two to a byte after the permutes. A period reads exactly its rows' bytes and writes
+ * exactly its rows' bytes, which start on whole bytes (the caller picks such rows for nibbles),
+ * so threads may take any ranges of whole periods. Only CPUs with AVX-512 VBMI (Intel since Ice
+ * Lake, AMD since Zen 4) take this path, chosen when the module loads; elsewhere the row loops
+ * do the work. Runs of 1 byte split 7 ways: 0.1-0.3 of memcpy in the row loops, 0.5-0.8 here;
+ * runs of 3 bytes 0.6-0.8 and 0.85-1.3 (bench/RESULTS.md). */
+
+#if DM_SSE2 && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define DM_SHUFFLE 1
+#define DM_VBMI __attribute__((target("avx512f,avx512bw,avx512vbmi")))
+#else
+#define DM_SHUFFLE 0
+#endif
+
+#if DM_SHUFFLE
+#define DM_SHUFFLE_WIDTH 64    /* the widest row, in units */
+#define DM_SCRATCH_BYTES 16384 /* the sources of a block of periods, staged */
+#define DM_SHUFFLE_RUN 4       /* bytes: only where a run is shorter */
+#define DM_SHUFFLE_MIN_BYTES (128 << 10) /* and only calls this large: building takes ~5 us */
+
+static int have_vbmi;
+
+typedef struct {
+    unsigned char idx[64]; /* lane t takes unit idx[t] of the two vectors from `off` */
+    uint64_t lanes;        /* the lanes this permute fills */
+    int32_t off, second;   /* its two vectors' first bytes in a staged period of the sources */
+    int32_t pad[12];
+} ShuffleOp;
+
+typedef struct {
+    Py_ssize_t rows;                        /* a period: 64 rows, 128 for nibbles */
+    Py_ssize_t nsrc, ndst;                  /* streams: 1 and the parts, or the reverse */
+    Py_ssize_t width;                       /* W */
+    Py_ssize_t len[DM_SHUFFLE_WIDTH];       /* the parts' L_k */
+    Py_ssize_t at[DM_SHUFFLE_WIDTH];        /* the parts' first unit in a row */
+    Py_ssize_t count;                       /* permutes per output vector, some doing nothing */
+    ShuffleOp *ops;                         /* count for each vector of each stream in turn */
+    int join, nibbles;
+} Program;
+
+/* The units of a row of source (is_src) or destination stream s: also the bytes it has in a
+ * period, divided by 64. */
+static inline Py_ssize_t stream_units(const Program *pg, int is_src, Py_ssize_t s)
+{
+    return (pg->join == is_src) ? pg->len[s] : pg->width;
+}
+
+/* Unit u of destination stream d's period comes from unit *v of source stream *s's. */
+static inline void source_of(const Program *pg, Py_ssize_t d, Py_ssize_t u, Py_ssize_t *s,
+                             Py_ssize_t *v)
+{
+    if (!pg->join) {
+        *s = 0;
+        *v = u / pg->len[d] * pg->width + pg->at[d] + u % pg->len[d];
+        return;
+    }
+    const Py_ssize_t r = u / pg->width, col = u % pg->width;
+    Py_ssize_t k = 0;
+    while (col >= pg->at[k] + pg->len[k]) {
+        k++;
+    }
+    *s = k;
+    *v = r * pg->len[k] + col - pg->at[k];
+}
+
+/* Builds the permutes, at most `limit`; 0 where there would be more (or no memory). Each
+ * output vector's lanes are taken in order; a lane not yet filled opens a permute of its source
+ * vector and the next (the one before, for a stream's last vector), which fills every lane
+ * whose unit is in either. Every vector gets as many permutes as the one that needs most (the
+ * others take permutes of no lanes), so that the loop that runs them has no branch. */
+static int build_program(Program *pg, Py_ssize_t limit)
+{
+    const Py_ssize_t per = pg->rows / 64; /* vectors of a period per unit of a row */
+    Py_ssize_t total = 0;                 /* output vectors of a period */
+    for (Py_ssize_t d = 0; d < pg->ndst; d++) {
+        total += per * stream_units(pg, 0, d);
+    }
+    ShuffleOp *ops = PyMem_RawMalloc(sizeof(ShuffleOp) * (size_t)limit);
+    Py_ssize_t *ends = PyMem_RawMalloc(sizeof(Py_ssize_t) * (size_t)total);
+    pg->ops = NULL;
+    if (ops == NULL || ends == NULL || limit < total) {
+        goto fail;
+    }
+    Py_ssize_t at[DM_SHUFFLE_WIDTH]; /* each source's first byte in a staged period */
+    for (Py_ssize_t s = 0, a = 0; s < pg->nsrc; s++) {
+        at[s] = a;
+        a += 64 * per * stream_units(pg, 1, s);
+    }
+    Py_ssize_t n = 0, vec = 0;
+    for (Py_ssize_t d = 0; d < pg->ndst; d++) {
+        const Py_ssize_t vectors = per * stream_units(pg, 0, d);
+        for (Py_ssize_t j = 0; j < vectors; j++, vec++) {
+            Py_ssize_t src[64], unit[64];
+            int done[64] = {0};
+            for (Py_ssize_t t = 0; t < 64; t++) {
+                source_of(pg, d, 64 * j + t, &src[t], &unit[t]);
+            }
+            for (Py_ssize_t t = 0; t < 64; t++) {
+                if (done[t]) {
+                    continue;
+                }
+                if (n == limit) {
+                    goto fail;
+                }
+                const Py_ssize_t count = per * stream_units(pg, 1, src[t]); /* its vectors */
+                Py_ssize_t v = unit[t] >> 6;
+                v = v + 1 < count ? v : v > 0 ? v - 1 : v; /* the pair's first vector */
+                const Py_ssize_t w = v + 1 < count ? v + 1 : v;
+                ShuffleOp *op = &ops[n++];
+                memset(op, 0, sizeof *op);
+                op->off = (int32_t)(at[src[t]] + 64 * v);
+                op->second = (int32_t)(at[src[t]] + 64 * w);
+                for (Py_ssize_t t2 = t; t2 < 64; t2++) {
+                    const Py_ssize_t u = unit[t2] >> 6;
+                    if (!done[t2] && src[t2] == src[t] && (u == v || u == w)) {
+                        op->idx[t2] = (unsigned char)((u == v ? 0 : 64) + (unit[t2] & 63));
+                        op->lanes |= (uint64_t)1 << t2;
+                        done[t2] = 1;
+                    }
+                }
+            }
+            ends[vec] = n;
+        }
+    }
+    pg->count = 0;
+    for (Py_ssize_t i = 0; i < total; i++) {
+        const Py_ssize_t c = ends[i] - (i ? ends[i - 1] : 0);
+        pg->count = c > pg->count ? c : pg->count;
+    }
+    if (pg->count * total > limit) {
+        goto fail;
+    }
+    pg->ops = PyMem_RawMalloc(sizeof(ShuffleOp) * (size_t)(pg->count * total));
+    if (pg->ops == NULL) {
+        goto fail;
+    }
+    memset(pg->ops, 0, sizeof(ShuffleOp) * (size_t)(pg->count * total));
+    for (Py_ssize_t i = 0; i < total; i++) {
+        const Py_ssize_t a = i ? ends[i - 1] : 0;
+        memcpy(&pg->ops[i * pg->count], &ops[a], sizeof(ShuffleOp) * (size_t)(ends[i] - a));
+    }
+    PyMem_RawFree(ops);
+    PyMem_RawFree(ends);
+    return 1;
+fail:
+    PyMem_RawFree(ops);
+    PyMem_RawFree(ends);
+    return 0;
+}
+
+/* A destination stream's writes. Plain: 64-byte stores where the stream is. Streaming: whole
+ * aligned 64-byte lines with non-temporal stores, as memcpy writes large copies (the lines are
+ * not read first); a stream `m` bytes past a line's start puts each vector's last m bytes in
+ * the next line (carried to the next vector), and its first and last line take masked stores
+ * of its own bytes only. */
+typedef struct {
+    unsigned char *line; /* the next line (streaming) or byte (plain) to write */
+    __m512i carry;       /* the last vector (streaming, m > 0) */
+    __m512i shift;       /* lane t of a line: byte t + 64 - m of (carry, vector) */
+    Py_ssize_t m;
+    int started;
+} Out;
+
+DM_VBMI static void out_begin(Out *o, unsigned char *p, int streaming)
+{
+    o->m = streaming ? (Py_ssize_t)((uintptr_t)p & 63) : 0;
+    o->line = p - o->m;
+    o->started = 0;
+    o->carry = _mm512_setzero_si512();
+    unsigned char idx[64];
+    for (int t = 0; t < 64; t++) {
+        idx[t] = (unsigned char)(t + 64 - o->m);
+    }
+    o->shift = _mm512_loadu_si512((const void *)idx);
+}
+
+DM_VBMI static inline void out_put(Out *o, __m512i v, int streaming)
+{
+    if (!streaming) {
+        _mm512_storeu_si512((void *)o->line, v);
+    }
+    else if (o->m == 0) {
+        _mm512_stream_si512((void *)o->line, v);
+    }
+    else {
+        const __m512i w = _mm512_permutex2var_epi8(o->carry, o->shift, v);
+        if (o->started) {
+            _mm512_stream_si512((void *)o->line, w);
+        }
+        else { /* the lanes before m are not the stream's */
+            _mm512_mask_storeu_epi8((void *)o->line, ~(__mmask64)0 << o->m, w);
+            o->started = 1;
+        }
+        o->carry = v;
+    }
+    o->line += 64;
+}
+
+DM_VBMI static void out_end(Out *o)
+{
+    if (o->m != 0 && o->started) { /* the last vector's last m bytes */
+        const __m512i w = _mm512_permutex2var_epi8(o->carry, o->shift, _mm512_setzero_si512());
+        _mm512_mask_storeu_epi8((void *)o->line, ~(~(__mmask64)0 << o->m), w);
+    }
+}
+
+/* One output vector: `c` permutes from *o on, merged; *o moves past them. */
+DM_VBMI DM_INLINE __m512i gather(const ShuffleOp **op, const unsigned char *base,
+                                 const Py_ssize_t c)
+{
+    const ShuffleOp *o = *op;
+    __m512i acc = _mm512_setzero_si512();
+    for (Py_ssize_t k = 0; k < c; k++, o++) {
+        const __m512i x = _mm512_load_si512((const void *)(base + o->off));
+        const __m512i y = _mm512_load_si512((const void *)(base + o->second));
+        const __m512i idx = _mm512_loadu_si512((const void *)o->idx);
+        acc = _mm512_mask_mov_epi8(acc, (__mmask64)o->lanes, _mm512_permutex2var_epi8(x, idx, y));
+    }
+    *op = o;
+    return acc;
+}
+
+/* 32 bytes from 64 spread nibbles. */
+DM_VBMI DM_INLINE __m256i pack_nibbles(__m512i a)
+{
+    const __m512i z = _mm512_or_si512(
+        _mm512_and_si512(a, _mm512_set1_epi16(0x000F)),
+        _mm512_and_si512(_mm512_srli_epi16(a, 4), _mm512_set1_epi16(0x00F0)));
+    return _mm512_cvtepi16_epi8(z);
+}
+
+/* Periods [b, e) of the program from their sources staged at `staged`, each period's output
+ * vectors in turn; c: the permutes of a vector. */
+DM_VBMI DM_INLINE void run_periods(const Program *pg, const unsigned char *staged, Py_ssize_t in,
+                                   Out *outs, Py_ssize_t b, Py_ssize_t e, int streaming,
+                                   const Py_ssize_t c)
+{
+    for (Py_ssize_t t = b; t < e; t++) {
+        const unsigned char *base = staged + (t - b) * in;
+        const ShuffleOp *o = pg->ops;
+        for (Py_ssize_t d = 0; d < pg->ndst; d++) {
+            const Py_ssize_t vectors = stream_units(pg, 0, d); /* of 64 bytes, in memory */
+            for (Py_ssize_t j = 0; j < vectors; j++) {
+                __m512i v;
+                if (!pg->nibbles) {
+                    v = gather(&o, base, c);
+                }
+                else { /* two vectors of spread nibbles: word k holds nibbles 2k, 2k+1 */
+                    const __m512i x = gather(&o, base, c);
+                    const __m512i y = gather(&o, base, c);
+                    v = _mm512_inserti64x4(_mm512_castsi256_si512(pack_nibbles(x)),
+                                           pack_nibbles(y), 1);
+                }
+                out_put(&outs[d], v, streaming);
+            }
+        }
+    }
+}
+
+/* Periods [0, periods) of the program: sources src[s], destinations dst[d] (each at its first
+ * period's first byte). In blocks of periods: the block's sources are staged in L1 (copied,
+ * aligned, so that no load splits a line; or nibbles spread to a byte each), period after
+ * period, then each period's output vectors made and written. */
+DM_VBMI static void run_program(const Program *pg, const unsigned char *const *src,
+                                unsigned char *const *dst, Py_ssize_t periods, int streaming)
+{
+    const Py_ssize_t per = pg->nibbles ? 128 : 64; /* staged bytes of a period, per unit */
+    Py_ssize_t in = 0;                             /* of a period of every source */
+    for (Py_ssize_t s = 0; s < pg->nsrc; s++) {
+        in += per * stream_units(pg, 1, s);
+    }
+    const Py_ssize_t block = DM_SCRATCH_BYTES / in; /* in <= 128 * DM_SHUFFLE_WIDTH */
+    _Alignas(64) unsigned char scratch[DM_SCRATCH_BYTES];
+    Out outs[DM_SHUFFLE_WIDTH];
+    for (Py_ssize_t d = 0; d < pg->ndst; d++) {
+        out_begin(&outs[d], dst[d], streaming);
+    }
+    const __m512i low = _mm512_set1_epi16(0x000F), high = _mm512_set1_epi16(0x0F00);
+    for (Py_ssize_t b = 0; b < periods; b += block) {
+        const Py_ssize_t e = b + block < periods ? b + block : periods;
+        for (Py_ssize_t t = b; t < e; t++) {
+            unsigned char *w = scratch + (t - b) * in;
+            for (Py_ssize_t s = 0; s < pg->nsrc; s++) {
+                const Py_ssize_t units = stream_units(pg, 1, s);
+                const unsigned char *r = src[s] + t * 64 * units;
+                if (!pg->nibbles) {
+                    for (Py_ssize_t i = 0; i < units; i++, r += 64, w += 64) {
+                        _mm512_store_si512((void *)w, _mm512_loadu_si512((const void *)r));
+                    }
+                    continue;
+                }
+                for (Py_ssize_t i = 0; i < 2 * units; i++, r += 32, w += 64) {
+                    /* byte k of r: nibbles 2k and 2k+1, the low and high byte of word k */
+                    const __m256i raw = _mm256_loadu_si256((const __m256i *)r);
+                    const __m512i x = _mm512_cvtepu8_epi16(raw);
+                    const __m512i y = _mm512_or_si512(
+                        _mm512_and_si512(x, low), _mm512_and_si512(_mm512_slli_epi16(x, 4), high));
+                    _mm512_store_si512((void *)w, y);
+                }
+            }
+        }
+        switch (pg->count) { /* a constant in each loop */
+        case 1:
+            run_periods(pg, scratch, in, outs, b, e, streaming, 1);
+            break;
+        case 2:
+            run_periods(pg, scratch, in, outs, b, e, streaming, 2);
+            break;
+        case 3:
+            run_periods(pg, scratch, in, outs, b, e, streaming, 3);
+            break;
+        case 4:
+            run_periods(pg, scratch, in, outs, b, e, streaming, 4);
+            break;
+        default:
+            run_periods(pg, scratch, in, outs, b, e, streaming, pg->count);
+            break;
+        }
+    }
+    for (Py_ssize_t d = 0; d < pg->ndst; d++) {
+        out_end(&outs[d]);
+    }
+    if (streaming) {
+        _mm_sfence();
+    }
+}
+
+/* Sets up a split (join 0: packed input rows, packed outputs) or a join (packed sources, packed
+ * output rows) of parts of runs[k] units; 0 where rows are wider than DM_SHUFFLE_WIDTH units or
+ * more than `limit` permutes would be needed (more work than the row loops). */
+static int plan_program(Program *pg, const Py_ssize_t *runs, Py_ssize_t nparts, int join,
+                        int nibbles, Py_ssize_t limit)
+{
+    if (!have_vbmi || nparts < 2 || nparts > DM_SHUFFLE_WIDTH) {
+        return 0;
+    }
+    pg->rows = nibbles ? 128 : 64;
+    pg->nibbles = nibbles;
+    pg->join = join;
+    pg->width = 0;
+    for (Py_ssize_t k = 0; k < nparts; k++) {
+        if (runs[k] < 1 || runs[k] > DM_SHUFFLE_WIDTH - pg->width) {
+            return 0;
+        }
+        pg->at[k] = pg->width;
+        pg->len[k] = runs[k];
+        pg->width += runs[k];
+    }
+    pg->nsrc = join ? nparts : 1;
+    pg->ndst = join ? 1 : nparts;
+    return build_program(pg, limit);
+}
+
+/* Bytes: rows [row0, returned row) of a split or join copied by a shuffle program. */
+static Py_ssize_t shuffle_rows(const Part *parts, Py_ssize_t nparts, Py_ssize_t row0,
+                               Py_ssize_t row1, int streaming)
+{
+    const Py_ssize_t periods = (row1 - row0) / 64;
+    if (!have_vbmi || nparts < 2 || nparts > DM_SHUFFLE_WIDTH || periods < 4) {
+        return row0;
+    }
+    Py_ssize_t runs[DM_SHUFFLE_WIDTH], width = 0, shortest = parts[0].run;
+    for (Py_ssize_t k = 0; k < nparts; k++) {
+        runs[k] = parts[k].run;
+        width += runs[k];
+        shortest = runs[k] < shortest ? runs[k] : shortest;
+    }
+    if (shortest >= DM_SHUFFLE_RUN || (row1 - row0) * width < DM_SHUFFLE_MIN_BYTES) {
+        return row0;
+    }
+    int split = 1, join = 1;
+    for (Py_ssize_t k = 0, at = 0; k < nparts; at += runs[k], k++) {
+        const Part *p = &parts[k];
+        split = split && p->dst_stride == p->run && p->src_stride == width &&
+                p->src == parts[0].src + at;
+        join = join && p->src_stride == p->run && p->dst_stride == width &&
+               p->dst == parts[0].dst + at;
+    }
+    Program pg;
+    if (!(split || join) || !plan_program(&pg, runs, nparts, !split, 0, 32 * nparts)) {
+        return row0;
+    }
+    const unsigned char *src[DM_SHUFFLE_WIDTH];
+    unsigned char *dst[DM_SHUFFLE_WIDTH];
+    for (Py_ssize_t k = 0; k < nparts; k++) {
+        const Part *p = &parts[k];
+        src[k] = (const unsigned char *)p->src + row0 * p->src_stride;
+        dst[k] = (unsigned char *)p->dst + row0 * p->dst_stride;
+    }
+    run_program(&pg, src, dst, periods, streaming);
+    PyMem_RawFree(pg.ops);
+    return row0 + 64 * periods;
+}
+#endif
+
 static void copy_rows_impl(const Part *parts, Py_ssize_t nparts, Py_ssize_t row0,
                            Py_ssize_t row1, int streaming)
 {
+#if DM_SHUFFLE
+    const Py_ssize_t done = shuffle_rows(parts, nparts, row0, row1, streaming && DM_STREAMING);
+    if (done > row0) { /* the rows left over, fewer than a period: the loops below */
+        if (done < row1) {
+            copy_rows_impl(parts, nparts, done, row1, streaming);
+        }
+        return;
+    }
+#endif
 #if DM_STREAMING
     if (nparts == 1 && streaming && stream_elements(parts[0], row0, row1)) {
         return;
@@ -699,14 +1125,6 @@ static void stream_end(NibbleStream *st, int atomic)
 
 #define DM_MAX_VECTORS 4
 
-#if defined(__GNUC__) || defined(__clang__)
-#define DM_INLINE static inline __attribute__((always_inline))
-#elif defined(_MSC_VER)
-#define DM_INLINE static __forceinline
-#else
-#define DM_INLINE static inline
-#endif
-
 DM_INLINE __m128i vector_at(const unsigned char *t, Py_ssize_t shifted)
 {
     const __m128i a = _mm_loadu_si128((const __m128i *)t);
@@ -914,6 +1332,126 @@ static void vector_rows(const NibblePart *parts, Py_ssize_t nparts, int each, Py
 }
 #endif
 
+#if DM_SHUFFLE
+#define DM_SHUFFLE_NIBBLES 32            /* nibbles: only where a run is shorter */
+#define DM_STREAM_NIBBLE_BYTES (16 << 20) /* non-temporal stores from here, as copy_rows */
+
+/* Nibbles: rows [*g0, *g1) of a split (each: packed outputs, from packed input rows) or a join
+ * (one: a packed output, from packed sources), copied by a shuffle program. The rows start at
+ * a row where every stream starts on a whole byte (row0 or row0 + 1), so the program writes
+ * only whole bytes of its rows; the rows before and after are the caller's. Leaves *g0, *g1 as
+ * they were where it does not apply. */
+static void shuffle_nibbles(const NibblePart *parts, Py_ssize_t nparts, int each, int one,
+                            Py_ssize_t row0, Py_ssize_t row1, Py_ssize_t *g0, Py_ssize_t *g1)
+{
+    if (!have_vbmi || nparts < 2 || nparts > DM_SHUFFLE_WIDTH || !(each || one)) {
+        return;
+    }
+    Py_ssize_t runs[DM_SHUFFLE_WIDTH], width = 0, shortest = parts[0].run;
+    for (Py_ssize_t k = 0; k < nparts; k++) {
+        runs[k] = parts[k].run;
+        width += runs[k];
+        shortest = runs[k] < shortest ? runs[k] : shortest;
+    }
+    if (shortest >= DM_SHUFFLE_NIBBLES || (row1 - row0) * width / 2 < DM_SHUFFLE_MIN_BYTES) {
+        return;
+    }
+    int split = each, join = one;
+    for (Py_ssize_t k = 0, at = 0; k < nparts; at += runs[k], k++) {
+        const NibblePart *p = &parts[k];
+        split = split && p->src == parts[0].src && p->src_first == parts[0].src_first + at &&
+                p->src_stride == width;
+        join = join && p->src_stride == p->run;
+    }
+    if (!split && !join) {
+        return;
+    }
+    Py_ssize_t start = -1; /* the first row where every stream starts on a whole byte */
+    for (Py_ssize_t r = row0; r < row0 + 2 && start < 0; r++) {
+        int whole = 1;
+        for (Py_ssize_t k = 0; k < nparts; k++) {
+            const NibblePart *p = &parts[k];
+            whole = whole && ((p->dst_first + r * p->dst_stride) & 1) == 0 &&
+                    ((p->src_first + r * p->src_stride) & 1) == 0;
+        }
+        start = whole ? r : start;
+    }
+    const Py_ssize_t periods = start < 0 ? 0 : (row1 - start) / 128;
+    Program pg;
+    if (periods < 2 || !plan_program(&pg, runs, nparts, !split, 1, 128 * nparts)) {
+        return;
+    }
+    const unsigned char *src[DM_SHUFFLE_WIDTH];
+    unsigned char *dst[DM_SHUFFLE_WIDTH];
+    for (Py_ssize_t k = 0; k < nparts; k++) {
+        const NibblePart *p = &parts[k];
+        src[k] = p->src + ((p->src_first + start * p->src_stride) >> 1);
+        dst[k] = p->dst + ((p->dst_first + start * p->dst_stride) >> 1);
+    }
+    const int streaming = DM_STREAMING && periods * 64 * width >= DM_STREAM_NIBBLE_BYTES;
+    run_program(&pg, src, dst, periods, streaming);
+    PyMem_RawFree(pg.ops);
+    *g0 = start;
+    *g1 = start + 128 * periods;
+}
+#endif
+
+/* Rows [row0, row1) of copy_nibble_rows: as streams (each/one), or row by row. */
+static void nibble_range(const NibblePart *parts, Py_ssize_t nparts, int each, Py_ssize_t sum,
+                         NibbleStream *streams, Py_ssize_t row0, Py_ssize_t row1)
+{
+    if (streams != NULL) {
+        const Py_ssize_t count = each ? nparts : 1;
+        for (Py_ssize_t k = 0; k < count; k++) {
+            const NibblePart *p = &parts[k];
+            stream_begin(&streams[k], p->dst, p->dst_first + row0 * p->dst_stride);
+        }
+        Py_ssize_t f0 = row1, f1 = row1; /* rows taken as whole vectors: none */
+#if DM_SSE2
+        Py_ssize_t nvec = 0; /* the vectors of the longest run */
+        for (Py_ssize_t k = 0; k < nparts; k++) {
+            nvec = vectors_of(parts[k].run) > nvec ? vectors_of(parts[k].run) : nvec;
+        }
+        if (nvec <= DM_MAX_VECTORS) {
+            fast_rows(parts, nparts, !each, nvec, row0, row1, &f0, &f1);
+        }
+        if (f0 >= f1) {
+            f0 = f1 = row1;
+        }
+#endif
+        stream_rows(parts, nparts, each, sum, streams, row0, f0);
+#if DM_SSE2
+        if (f0 < f1) {
+            vector_rows(parts, nparts, each, sum, f0, f1, nvec);
+            for (Py_ssize_t k = 0; k < count; k++) {
+                const NibblePart *p = &parts[k];
+                const Py_ssize_t pos = p->dst_first + f1 * p->dst_stride;
+                stream_begin(&streams[k], p->dst, pos);
+                if (pos & 1) { /* the low half of the byte before: the previous run's last */
+                    streams[k].odd = 0;
+                    streams[k].has = 1;
+                    streams[k].dst--;
+                    streams[k].pend = last_nibble(each ? p : &parts[nparts - 1], f1 - 1);
+                }
+            }
+        }
+#endif
+        stream_rows(parts, nparts, each, sum, streams, f1, row1);
+        for (Py_ssize_t k = 0; k < count; k++) {
+            stream_end(&streams[k], 1);
+        }
+    }
+    else {
+        for (Py_ssize_t i = row0; i < row1; i++) {
+            for (Py_ssize_t k = 0; k < nparts; k++) {
+                const NibblePart *p = &parts[k];
+                nibble_row(p->dst, p->dst_first + i * p->dst_stride, p->src,
+                           p->src_first + i * p->src_stride, p->run, i == row0 || i == row1 - 1);
+            }
+        }
+    }
+}
+
 static PyObject *copy_nibble_rows(PyObject *self, PyObject *args)
 {
     (void)self;
@@ -976,55 +1514,15 @@ static PyObject *copy_nibble_rows(PyObject *self, PyObject *args)
         }
     }
     Py_BEGIN_ALLOW_THREADS
-    if (streams != NULL) {
-        const Py_ssize_t count = each ? nparts : 1;
-        for (Py_ssize_t k = 0; k < count; k++) {
-            const NibblePart *p = &parts[k];
-            stream_begin(&streams[k], p->dst, p->dst_first + row0 * p->dst_stride);
-        }
-        Py_ssize_t f0 = row1, f1 = row1; /* rows taken as whole vectors: none */
-#if DM_SSE2
-        Py_ssize_t nvec = 0; /* the vectors of the longest run */
-        for (Py_ssize_t k = 0; k < nparts; k++) {
-            nvec = vectors_of(parts[k].run) > nvec ? vectors_of(parts[k].run) : nvec;
-        }
-        if (nvec <= DM_MAX_VECTORS) {
-            fast_rows(parts, nparts, !each, nvec, row0, row1, &f0, &f1);
-        }
-        if (f0 >= f1) {
-            f0 = f1 = row1;
-        }
+    Py_ssize_t g0 = row1, g1 = row1; /* rows taken by a shuffle program: none */
+#if DM_SHUFFLE
+    shuffle_nibbles(parts, nparts, each, one, row0, row1, &g0, &g1);
 #endif
-        stream_rows(parts, nparts, each, sum, streams, row0, f0);
-#if DM_SSE2
-        if (f0 < f1) {
-            vector_rows(parts, nparts, each, sum, f0, f1, nvec);
-            for (Py_ssize_t k = 0; k < count; k++) {
-                const NibblePart *p = &parts[k];
-                const Py_ssize_t pos = p->dst_first + f1 * p->dst_stride;
-                stream_begin(&streams[k], p->dst, pos);
-                if (pos & 1) { /* the low half of the byte before: the previous run's last */
-                    streams[k].odd = 0;
-                    streams[k].has = 1;
-                    streams[k].dst--;
-                    streams[k].pend = last_nibble(each ? p : &parts[nparts - 1], f1 - 1);
-                }
-            }
-        }
-#endif
-        stream_rows(parts, nparts, each, sum, streams, f1, row1);
-        for (Py_ssize_t k = 0; k < count; k++) {
-            stream_end(&streams[k], 1);
-        }
+    if (row0 < g0) {
+        nibble_range(parts, nparts, each, sum, streams, row0, g0);
     }
-    else {
-        for (Py_ssize_t i = row0; i < row1; i++) {
-            for (Py_ssize_t k = 0; k < nparts; k++) {
-                const NibblePart *p = &parts[k];
-                nibble_row(p->dst, p->dst_first + i * p->dst_stride, p->src,
-                           p->src_first + i * p->src_stride, p->run, i == row0 || i == row1 - 1);
-            }
-        }
+    if (g1 < row1) {
+        nibble_range(parts, nparts, each, sum, streams, g1, row1);
     }
     Py_END_ALLOW_THREADS
     PyMem_Free(streams);
@@ -1279,6 +1777,14 @@ PyMODINIT_FUNC PyInit__kernels(void)
     if (shape_name == NULL) {
         return NULL;
     }
+#if DM_SHUFFLE
+    __builtin_cpu_init();
+    have_vbmi = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                __builtin_cpu_supports("avx512vbmi");
+    const int shuffle = have_vbmi;
+#else
+    const int shuffle = 0;
+#endif
     PyObject *m = PyModule_Create(&module);
 #if defined(__GNUC__) || defined(__clang__)
     const int atomic_nibbles = 1;
@@ -1286,7 +1792,8 @@ PyMODINIT_FUNC PyInit__kernels(void)
     const int atomic_nibbles = 0;
 #endif
     if (m != NULL && (PyModule_AddIntConstant(m, "STREAMING", DM_STREAMING) < 0 ||
-                      PyModule_AddIntConstant(m, "ATOMIC_NIBBLES", atomic_nibbles) < 0)) {
+                      PyModule_AddIntConstant(m, "ATOMIC_NIBBLES", atomic_nibbles) < 0 ||
+                      PyModule_AddIntConstant(m, "SHUFFLE", shuffle) < 0)) {
         Py_DECREF(m);
         return NULL;
     }
