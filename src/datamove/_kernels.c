@@ -739,9 +739,7 @@ DM_VBMI static void run_program(const Program *pg, const unsigned char *const *s
 static int plan_program(Program *pg, const Py_ssize_t *runs, Py_ssize_t nparts, int join,
                         int nibbles, Py_ssize_t limit)
 {
-    if (!have_vbmi || nparts < 2 || nparts > DM_SHUFFLE_WIDTH) {
-        return 0;
-    }
+    /* the callers checked have_vbmi and 2 <= nparts <= DM_SHUFFLE_WIDTH */
     pg->rows = nibbles ? 128 : 64;
     pg->nibbles = nibbles;
     pg->join = join;
