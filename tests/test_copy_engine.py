@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import datamove as dm
@@ -229,6 +229,15 @@ SHUFFLE_MIN_BYTES = 128 << 10  # DM_SHUFFLE_MIN_BYTES: smaller calls take the ro
     streaming=st.booleans(),
     seed=st.integers(0, 2**16),
 )
+# Rows of up to 16 bytes take dense programs (DM_DENSE_WIDTH), wider ones sparse programs.
+@example(kind="join", runs=[1] * 7, extra=5, cut=0.5, misalign=3, streaming=True, seed=1)
+@example(
+    kind="split", runs=[3, 3, 3, 3, 3, 1], extra=0, cut=0.0, misalign=0, streaming=True, seed=2
+)
+@example(
+    kind="split", runs=[3, 3, 3, 3, 3, 2], extra=1, cut=1.0, misalign=9, streaming=False, seed=3
+)
+@example(kind="join", runs=[2] * 8, extra=63, cut=0.3, misalign=63, streaming=False, seed=4)
 def test_shuffle_programs_match_a_reference(
     kind: str, runs: list[int], extra: int, cut: float, misalign: int, streaming: bool, seed: int
 ) -> None:

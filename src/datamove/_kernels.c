@@ -409,8 +409,11 @@ static int short_runs(const Part *parts, Py_ssize_t nparts, Py_ssize_t row0, Py_
  * exactly its rows' bytes, which start on whole bytes (the caller picks such rows for nibbles),
  * so threads may take any ranges of whole periods. Only CPUs with AVX-512 VBMI (Intel since Ice
  * Lake, AMD since Zen 4) take this path, chosen when the module loads; elsewhere the row loops
- * do the work. Runs of 1 byte split 7 ways: 0.1-0.3 of memcpy in the row loops, 0.5-0.8 here;
- * runs of 3 bytes 0.6-0.8 and 0.85-1.3 (bench/RESULTS.md). */
+ * do the work. Rows of bytes up to DM_DENSE_WIDTH wide take a dense program instead (see
+ * build_dense): no staging, each source vector loaded once per period, the outputs' vectors
+ * kept in registers. Runs of 1 byte split 7 ways: 0.1-0.3 of memcpy in the row loops, 0.5-0.8
+ * as sparse programs, 1.1-1.5 as dense ones; runs of 3 bytes 0.6-0.8, 0.85-1.3 and 0.95-1.75
+ * (bench/RESULTS.md). */
 
 #if DM_SSE2 && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
@@ -425,6 +428,7 @@ static int short_runs(const Part *parts, Py_ssize_t nparts, Py_ssize_t row0, Py_
 #define DM_SCRATCH_BYTES 16384 /* the sources of a block of periods, staged */
 #define DM_SHUFFLE_RUN 4       /* bytes: only where a run is shorter */
 #define DM_SHUFFLE_MIN_BYTES (128 << 10) /* and only calls this large: building takes ~5 us */
+#define DM_DENSE_WIDTH 16      /* bytes: rows this wide or less take dense programs */
 
 static int have_vbmi;
 
@@ -444,6 +448,11 @@ typedef struct {
     Py_ssize_t count;                       /* permutes per output vector, some doing nothing */
     ShuffleOp *ops;                         /* count for each vector of each stream in turn */
     int join, nibbles;
+    /* Dense programs (bytes, rows of up to DM_DENSE_WIDTH): the period's source vectors in
+     * pairs, each pair permuted once for every output vector; ops holds groups x vectors. */
+    Py_ssize_t groups, vectors;
+    int32_t pair[DM_DENSE_WIDTH][2];  /* a pair's two vectors, as stream * 64 + vector */
+    unsigned char owner[DM_DENSE_WIDTH]; /* the destination stream of each output vector */
 } Program;
 
 /* The units of a row of source (is_src) or destination stream s: also the bytes it has in a
@@ -556,6 +565,53 @@ fail:
     return 0;
 }
 
+/* Builds a dense program (bytes, width <= DM_DENSE_WIDTH): the period's W source vectors, in
+ * stream order, are taken in pairs (the last with itself where W is odd), and every pair gets
+ * a permute for every output vector, with the lanes it fills (none, for some). The loop that
+ * runs it loads each source vector once and keeps the W output vectors in registers; a sparse
+ * program loads two source vectors and an index for each permute, and pairs vectors of one
+ * stream only (a join of 1-byte runs: 7 permutes per output vector, against 4 here). */
+static int build_dense(Program *pg)
+{
+    Py_ssize_t first[DM_DENSE_WIDTH], list = 0; /* each source's first vector in the list */
+    for (Py_ssize_t s = 0; s < pg->nsrc; s++) {
+        first[s] = list;
+        for (Py_ssize_t v = 0; v < stream_units(pg, 1, s); v++, list++) {
+            pg->pair[list / 2][list % 2] = (int32_t)(s * 64 + v);
+        }
+    }
+    if (list % 2) {
+        pg->pair[list / 2][1] = pg->pair[list / 2][0];
+    }
+    pg->groups = (list + 1) / 2;
+    pg->vectors = 0;
+    for (Py_ssize_t d = 0; d < pg->ndst; d++) {
+        for (Py_ssize_t j = 0; j < stream_units(pg, 0, d); j++) {
+            pg->owner[pg->vectors++] = (unsigned char)d;
+        }
+    }
+    const size_t bytes = sizeof(ShuffleOp) * (size_t)(pg->groups * pg->vectors);
+    pg->ops = PyMem_RawMalloc(bytes);
+    if (pg->ops == NULL) {
+        return 0;
+    }
+    memset(pg->ops, 0, bytes);
+    for (Py_ssize_t d = 0, vec = 0; d < pg->ndst; d++) {
+        for (Py_ssize_t j = 0; j < stream_units(pg, 0, d); j++, vec++) {
+            for (Py_ssize_t t = 0; t < 64; t++) {
+                Py_ssize_t src, unit;
+                source_of(pg, d, 64 * j + t, &src, &unit);
+                const Py_ssize_t at = first[src] + (unit >> 6); /* in the list */
+                ShuffleOp *op = &pg->ops[at / 2 * pg->vectors + vec];
+                op->idx[t] = (unsigned char)(64 * (at % 2) + (unit & 63));
+                op->lanes |= (uint64_t)1 << t;
+            }
+        }
+    }
+    pg->count = 0; /* not a sparse program */
+    return 1;
+}
+
 /* A destination stream's writes. Plain: 64-byte stores where the stream is. Streaming: whole
  * aligned 64-byte lines with non-temporal stores, as memcpy writes large copies (the lines are
  * not read first); a stream `m` bytes past a line's start puts each vector's last m bytes in
@@ -665,6 +721,51 @@ DM_VBMI DM_INLINE void run_periods(const Program *pg, const unsigned char *stage
     }
 }
 
+/* Periods [0, periods) of a dense program of `w` output vectors (a constant in each copy of
+ * the loop, so that they stay in registers): each pair of source vectors is loaded once, as it
+ * lies in the sources (no staging: a period's few loads do not gain from it), and permuted
+ * for every output vector. */
+DM_VBMI DM_INLINE void dense_periods(const Program *pg, const unsigned char *const *src,
+                                     Out *outs, Py_ssize_t periods, int streaming,
+                                     const Py_ssize_t w)
+{
+    const unsigned char *at[2 * DM_DENSE_WIDTH]; /* each pair's two vectors in period 0 */
+    Py_ssize_t step[2 * DM_DENSE_WIDTH];         /* and the bytes from one period to the next */
+    for (Py_ssize_t g = 0; g < pg->groups; g++) {
+        for (int h = 0; h < 2; h++) {
+            const Py_ssize_t s = pg->pair[g][h] / 64, v = pg->pair[g][h] % 64;
+            step[2 * g + h] = 64 * stream_units(pg, 1, s);
+            at[2 * g + h] = src[s] + 64 * v;
+        }
+    }
+    for (Py_ssize_t t = 0; t < periods; t++) {
+        __m512i acc[DM_DENSE_WIDTH];
+        const ShuffleOp *o = pg->ops;
+        __m512i x = _mm512_loadu_si512((const void *)(at[0] + t * step[0]));
+        __m512i y = _mm512_loadu_si512((const void *)(at[1] + t * step[1]));
+#pragma GCC unroll 16
+        for (Py_ssize_t d = 0; d < w; d++) {
+            const __m512i idx = _mm512_loadu_si512((const void *)o[d].idx);
+            acc[d] = _mm512_maskz_permutex2var_epi8((__mmask64)o[d].lanes, x, idx, y);
+        }
+        o += w;
+        for (Py_ssize_t g = 1; g < pg->groups; g++, o += w) {
+            x = _mm512_loadu_si512((const void *)(at[2 * g] + t * step[2 * g]));
+            y = _mm512_loadu_si512((const void *)(at[2 * g + 1] + t * step[2 * g + 1]));
+#pragma GCC unroll 16
+            for (Py_ssize_t d = 0; d < w; d++) {
+                const __m512i idx = _mm512_loadu_si512((const void *)o[d].idx);
+                acc[d] = _mm512_mask_mov_epi8(acc[d], (__mmask64)o[d].lanes,
+                                              _mm512_permutex2var_epi8(x, idx, y));
+            }
+        }
+#pragma GCC unroll 16
+        for (Py_ssize_t d = 0; d < w; d++) {
+            out_put(&outs[pg->owner[d]], acc[d], streaming);
+        }
+    }
+}
+
 /* Periods [0, periods) of the program: sources src[s], destinations dst[d] (each at its first
  * period's first byte). In blocks of periods: the block's sources are staged in L1 (copied,
  * aligned, so that no load splits a line; or nibbles spread to a byte each), period after
@@ -683,8 +784,32 @@ DM_VBMI static void run_program(const Program *pg, const unsigned char *const *s
     for (Py_ssize_t d = 0; d < pg->ndst; d++) {
         out_begin(&outs[d], dst[d], streaming);
     }
+    if (pg->count == 0) { /* dense */
+        switch (pg->vectors) {
+#define DM_DENSE_CASE(n)                                                                          \
+    case n:                                                                                       \
+        dense_periods(pg, src, outs, periods, streaming, n);                                      \
+        break;
+            DM_DENSE_CASE(2)
+            DM_DENSE_CASE(3)
+            DM_DENSE_CASE(4)
+            DM_DENSE_CASE(5)
+            DM_DENSE_CASE(6)
+            DM_DENSE_CASE(7)
+            DM_DENSE_CASE(8)
+            DM_DENSE_CASE(9)
+            DM_DENSE_CASE(10)
+            DM_DENSE_CASE(11)
+            DM_DENSE_CASE(12)
+            DM_DENSE_CASE(13)
+            DM_DENSE_CASE(14)
+            DM_DENSE_CASE(15)
+            DM_DENSE_CASE(16)
+#undef DM_DENSE_CASE
+        }
+    }
     const __m512i low = _mm512_set1_epi16(0x000F), high = _mm512_set1_epi16(0x0F00);
-    for (Py_ssize_t b = 0; b < periods; b += block) {
+    for (Py_ssize_t b = pg->count ? 0 : periods; b < periods; b += block) { /* sparse */
         const Py_ssize_t e = b + block < periods ? b + block : periods;
         for (Py_ssize_t t = b; t < e; t++) {
             unsigned char *w = scratch + (t - b) * in;
@@ -754,6 +879,9 @@ static int plan_program(Program *pg, const Py_ssize_t *runs, Py_ssize_t nparts, 
     }
     pg->nsrc = join ? nparts : 1;
     pg->ndst = join ? 1 : nparts;
+    if (!nibbles && pg->width <= DM_DENSE_WIDTH) {
+        return build_dense(pg);
+    }
     return build_program(pg, limit);
 }
 
