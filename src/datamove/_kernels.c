@@ -431,6 +431,8 @@ static int short_runs(const Part *parts, Py_ssize_t nparts, Py_ssize_t row0, Py_
 #define DM_DENSE_WIDTH 16      /* bytes: rows this wide or less take dense programs */
 
 static int have_vbmi;
+/* Shuffle programs run: dense, sparse on bytes, sparse on nibbles (for tests of the routing) */
+static Py_ssize_t programs_run[3];
 
 typedef struct {
     unsigned char idx[64]; /* lane t takes unit idx[t] of the two vectors from `off` */
@@ -784,6 +786,7 @@ DM_VBMI static void run_program(const Program *pg, const unsigned char *const *s
     for (Py_ssize_t d = 0; d < pg->ndst; d++) {
         out_begin(&outs[d], dst[d], streaming);
     }
+    __atomic_fetch_add(&programs_run[pg->count == 0 ? 0 : 1 + pg->nibbles], 1, __ATOMIC_RELAXED);
     if (pg->count == 0) { /* dense */
         switch (pg->vectors) {
 #define DM_DENSE_CASE(n)                                                                          \
@@ -1492,13 +1495,18 @@ static void shuffle_nibbles(const NibblePart *parts, Py_ssize_t nparts, int each
     if (!split && !join) {
         return;
     }
-    Py_ssize_t start = -1; /* the first row where every stream starts on a whole byte */
+    /* The first row where every stream starts on a whole byte: the parts' outputs and the
+     * input's rows (a split), or the parts' sources and the output's rows (a join). A part's
+     * own place in a row may be mid-byte: the program moves it nibble by nibble. */
+    Py_ssize_t start = -1;
     for (Py_ssize_t r = row0; r < row0 + 2 && start < 0; r++) {
-        int whole = 1;
+        const NibblePart *p0 = &parts[0];
+        int whole = ((split ? p0->src_first + r * p0->src_stride
+                            : p0->dst_first + r * p0->dst_stride) & 1) == 0;
         for (Py_ssize_t k = 0; k < nparts; k++) {
             const NibblePart *p = &parts[k];
-            whole = whole && ((p->dst_first + r * p->dst_stride) & 1) == 0 &&
-                    ((p->src_first + r * p->src_stride) & 1) == 0;
+            whole = whole && ((split ? p->dst_first + r * p->dst_stride
+                                     : p->src_first + r * p->src_stride) & 1) == 0;
         }
         start = whole ? r : start;
     }
@@ -1880,7 +1888,22 @@ static PyObject *plan_hit(PyObject *self, PyObject *const *args, Py_ssize_t narg
     return out;
 }
 
+static PyObject *shuffle_counts(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+#if DM_SHUFFLE
+    return Py_BuildValue("(nnn)", __atomic_load_n(&programs_run[0], __ATOMIC_RELAXED),
+                         __atomic_load_n(&programs_run[1], __ATOMIC_RELAXED),
+                         __atomic_load_n(&programs_run[2], __ATOMIC_RELAXED));
+#else
+    return Py_BuildValue("(nnn)", (Py_ssize_t)0, (Py_ssize_t)0, (Py_ssize_t)0);
+#endif
+}
+
 static PyMethodDef methods[] = {
+    {"shuffle_counts", shuffle_counts, METH_NOARGS,
+     "shuffle_counts(): shuffle programs run so far (dense, sparse on bytes, on nibbles)."},
     {"copy_rows", copy_rows, METH_VARARGS,
      "copy_rows(parts, row0, row1, streaming): copy rows [row0, row1) of every part."},
     {"copy_nibble_rows", copy_nibble_rows, METH_VARARGS,

@@ -572,6 +572,54 @@ def test_four_bit_row_loop_streams_and_rows_match_a_reference(
     assert [_unpack(d).tolist() for d in dsts] == [e.tolist() for e in expect]
 
 
+@pytest.mark.skipif(
+    _copy._kernels is None or not _copy._kernels.SHUFFLE, reason="no shuffle programs here"
+)
+@pytest.mark.parametrize(
+    ("dtype", "width", "parts", "program"),
+    [
+        ("UINT8", 7, 7, 0),  # 1-byte runs in rows of up to 16 bytes: a dense program
+        ("UINT8", 9, 3, 0),
+        ("UINT8", 20, 20, 1),  # wider rows: a sparse program
+        ("UINT4", 30, 2, 2),  # 15-nibble runs: the second part starts mid-byte in every row
+        ("UINT4", 9, 3, 2),  # runs of 3 nibbles
+        ("UINT4", 6, 3, 0),  # runs of 2 nibbles are whole bytes: the bytes program
+        ("UINT4", 126, 2, None),  # 63-nibble runs: the row loops
+        ("UINT8", 64, 8, None),  # 8-byte runs: the row loops
+    ],
+)
+def test_short_runs_take_the_shuffle_program_meant_for_them(dtype, width, parts, program):
+    # Which path a layout takes decides its speed, not its result, so a wrong routing passes
+    # every other test: a split of 15-nibble runs once missed its program because part 1 starts
+    # mid-byte. Each call here moves 2 MiB (at least 128 KiB per thread) and must run the
+    # program meant for it, once for each direction, and give NumPy's result.
+    kernels = _copy._kernels
+    rng = np.random.default_rng(width)
+    nibbles = dtype == "UINT4"
+    rows = (2 << 20) * (2 if nibbles else 1) // width
+    whole = TensorDesc(dtype, [rows, width])
+    desc = SplitDesc(whole, [TensorDesc(dtype, [rows, width // parts])] * parts, 1)
+    data = rng.integers(0, 256, whole.total_tensor_size_in_bytes, dtype=np.uint8)
+    before = kernels.shuffle_counts()
+    outs = dml.run_split(desc, data)
+    back = dml.run_join(JoinDesc(desc.outputs, whole, 1), outs)
+    after = kernels.shuffle_counts()
+    ran = [b - a for a, b in zip(before, after, strict=True)]
+    if program is None:
+        assert ran == [0, 0, 0]
+    else:
+        assert ran[program] >= 2
+        assert sum(ran) == ran[program]
+    grid = _unpack(data)[: rows * width] if nibbles else data[: rows * width]
+    np.testing.assert_array_equal(
+        _unpack(back)[: grid.size] if nibbles else back[: grid.size], grid
+    )
+    for k, out in enumerate(outs):
+        got = _unpack(out)[: grid.size // parts] if nibbles else out[: grid.size // parts]
+        want = grid.reshape(rows, width)[:, k * (width // parts) : (k + 1) * (width // parts)]
+        np.testing.assert_array_equal(got, want.ravel())
+
+
 @pytest.mark.skipif(_copy._kernels is None, reason="built without a C compiler")
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
@@ -586,7 +634,8 @@ def test_four_bit_shuffle_programs_match_a_reference(kind, runs, extra, offsets,
     # Runs shorter than 32 nibbles, rows of up to 64, in calls of 128 KiB or more, go as
     # shuffle programs where the CPU has AVX-512 VBMI: 128 rows at a time from the first row
     # where every stream starts on a whole byte (row0 or row0 + 1; none when a stream with an
-    # even run starts mid-byte), the rows around them by the stream loops. Calls are cut at a
+    # even run starts mid-byte; a part's place inside the rows may be mid-byte), the rows
+    # around them by the stream loops. Calls are cut at a
     # random row, as between two threads; nibbles around the copies are kept.
     kernels = _copy._kernels
     rng = np.random.default_rng(seed)
