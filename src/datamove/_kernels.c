@@ -836,18 +836,15 @@ DM_VBMI static void run_program(const Program *pg, const unsigned char *const *s
             }
         }
         switch (pg->count) { /* a constant in each loop */
-        case 1:
-            run_periods(pg, scratch, in, outs, b, e, streaming, 1);
-            break;
-        case 2:
-            run_periods(pg, scratch, in, outs, b, e, streaming, 2);
-            break;
-        case 3:
-            run_periods(pg, scratch, in, outs, b, e, streaming, 3);
-            break;
-        case 4:
-            run_periods(pg, scratch, in, outs, b, e, streaming, 4);
-            break;
+#define DM_SPARSE_CASE(n)                                                                         \
+    case n:                                                                                       \
+        run_periods(pg, scratch, in, outs, b, e, streaming, n);                                   \
+        break;
+            DM_SPARSE_CASE(1)
+            DM_SPARSE_CASE(2)
+            DM_SPARSE_CASE(3)
+            DM_SPARSE_CASE(4)
+#undef DM_SPARSE_CASE
         default:
             run_periods(pg, scratch, in, outs, b, e, streaming, pg->count);
             break;
