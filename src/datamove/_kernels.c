@@ -413,7 +413,8 @@ static int short_runs(const Part *parts, Py_ssize_t nparts, Py_ssize_t row0, Py_
  * build_dense): no staging, each source vector loaded once per period, the outputs' vectors
  * kept in registers. Runs of 1 byte split 7 ways: 0.1-0.3 of memcpy in the row loops, 0.5-0.8
  * as sparse programs, 1.1-1.5 as dense ones; runs of 3 bytes 0.6-0.8, 0.85-1.3 and 0.95-1.75
- * (bench/RESULTS.md). */
+ * (bench/RESULTS.md). 4-bit runs of 10-15 nibbles mostly take slot programs (see "Slot
+ * programs" below): no spreading, each source vector loaded once for all the parts. */
 
 #if DM_SSE2 && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
@@ -431,8 +432,9 @@ static int short_runs(const Part *parts, Py_ssize_t nparts, Py_ssize_t row0, Py_
 #define DM_DENSE_WIDTH 16      /* bytes: rows this wide or less take dense programs */
 
 static int have_vbmi;
-/* Shuffle programs run: dense, sparse on bytes, sparse on nibbles (for tests of the routing) */
-static Py_ssize_t programs_run[3];
+/* Shuffle programs run: dense, sparse on bytes, sparse on nibbles, slots (for tests of the
+ * routing) */
+static Py_ssize_t programs_run[4];
 
 typedef struct {
     unsigned char idx[64]; /* lane t takes unit idx[t] of the two vectors from `off` */
@@ -1462,6 +1464,326 @@ static void vector_rows(const NibblePart *parts, Py_ssize_t nparts, int each, Py
 #define DM_SHUFFLE_NIBBLES 32            /* nibbles: only where a run is shorter */
 #define DM_STREAM_NIBBLE_BYTES (16 << 20) /* non-temporal stores from here, as copy_rows */
 
+/* Slot programs: 4-bit splits and joins whose runs are at most 15 nibbles, in rows of at most
+ * 60 (bench/RESULTS.md, "Slot programs"). A block of R rows (8; 4 where rows are wider than
+ * 30 nibbles) spans at most 120 bytes of packed rows. For a split, each part's R runs of the
+ * block are gathered from its (at most two) vectors into 64-bit slots, one byte permute for
+ * the part, each shifted down half a byte where its run starts mid-byte and masked to the
+ * run's own nibbles: S0. S1 is S0 a nibble up. In the part's output the runs follow each
+ * other: byte t takes its low nibble, and the run's next nibble with it, from whichever of
+ * S0 and S1 holds the low nibble in a low half; where a run ends in a low half, the next
+ * run's first nibble comes from S1's first byte of the next slot (its low half is zero). Two
+ * permutes of (S0, S1), or'ed. A join reads the other way: slots from each part's packed
+ * stream, then the output's bytes from the parts' slots, two permutes per part and vector.
+ * A block's bytes go to an L1 buffer until a group of blocks makes whole 64-byte vectors,
+ * which are written as the other programs write theirs (Out). The sparse program loads two
+ * staged vectors and an index for every permute and spreads and packs every nibble; here each
+ * source vector is loaded once for all the parts, and the loop has a copy for each count of
+ * parts (2 to DM_SLOT_PARTS), which keeps the parts' vectors in registers. Rows of 30
+ * nibbles split into 2, one thread, in L2: 21 GB/s against 12; joined back: 15 against 11. */
+
+#define DM_SLOT_RUN 15   /* nibbles: a run and the half byte before it fill a 64-bit slot */
+#define DM_SLOT_WIDTH 60 /* nibbles: a block's rows and its last slot's bytes fit 128 bytes */
+#define DM_SLOT_PARTS 8
+#define DM_SLOT_BUFFER 1024 /* bytes: a group's chunks of one destination, and a vector more */
+
+typedef struct {
+    unsigned char g[64];        /* slot i takes bytes g[8i], ..., g[8i + 7] of its source */
+    uint64_t sh[8];             /* and shifts them down by sh[i] bits */
+    uint64_t keep;              /* to the run's bits */
+    __mmask64 need;             /* a join: the bytes of a block of the part's stream */
+    unsigned char a[2][64];     /* vector v's byte t: byte a[v][t] of (S0, S1) */
+    unsigned char b[2][64];     /* or'ed with byte b[v][t], in lanes bl[v] */
+    __mmask64 al[2], bl[2];     /* the lanes of each (a join: this part's lanes) */
+} SlotPart;
+
+typedef struct {
+    Py_ssize_t rows, nparts, width, join;
+    Py_ssize_t in[DM_SLOT_PARTS];    /* bytes of a block: of each source */
+    Py_ssize_t chunk[DM_SLOT_PARTS]; /* and of each destination */
+    Py_ssize_t blocks;               /* of a group: whole vectors of every destination */
+    Py_ssize_t vectors;              /* a join: the vectors of a block of the output */
+    __mmask64 need[2];               /* a split: the bytes a block reads */
+    SlotPart part[DM_SLOT_PARTS];
+} SlotProgram;
+
+static Py_ssize_t gcd(Py_ssize_t a, Py_ssize_t b)
+{
+    while (b) {
+        const Py_ssize_t t = a % b;
+        a = b, b = t;
+    }
+    return a;
+}
+
+/* The slots of a run of `len` nibbles from nibble q + i * step of a block, i < rows. */
+static void plan_slots(SlotPart *p, Py_ssize_t rows, Py_ssize_t q, Py_ssize_t step,
+                       Py_ssize_t len)
+{
+    memset(p, 0, sizeof *p);
+    for (Py_ssize_t i = 0; i < rows; i++, q += step) {
+        for (Py_ssize_t j = 0; j < 8; j++) {
+            p->g[8 * i + j] = (unsigned char)(q / 2 + j);
+        }
+        p->sh[i] = 4 * (uint64_t)(q & 1);
+    }
+    p->keep = ((uint64_t)1 << (4 * len)) - 1;
+}
+
+/* Lane `lane` of output vector v takes nibble m of a block (a low half) from slot i of part
+ * p at nibble u of its run, and (where the run ends there) nibble m + 1 from slot i2 of part
+ * p2, at the start of its run. */
+static void plan_byte(SlotPart *p, SlotPart *p2, Py_ssize_t v, Py_ssize_t lane, Py_ssize_t i,
+                      Py_ssize_t u, Py_ssize_t len, Py_ssize_t i2)
+{
+    p->a[v][lane] = (unsigned char)((u & 1 ? 64 : 0) + 8 * i + (u + 1) / 2);
+    p->al[v] |= (__mmask64)1 << lane;
+    if (u == len - 1) {
+        p2->b[v][lane] = (unsigned char)(64 + 8 * i2);
+        p2->bl[v] |= (__mmask64)1 << lane;
+    }
+}
+
+/* Where slot programs beat the sparse ones. A slot program's work grows with the parts (three
+ * permutes for each part of a block, a join more: each part's slots go into both of the
+ * block's output vectors), a sparse program's with the pieces in an output vector (short
+ * runs). Measured on the reference machine, one thread, in L2, with equal runs: bench/RESULTS.md
+ * ("Slot programs"). */
+static int slots_pay(const Py_ssize_t *runs, Py_ssize_t nparts, int join)
+{
+    Py_ssize_t width = 0, shortest = runs[0];
+    for (Py_ssize_t k = 0; k < nparts; k++) {
+        width += runs[k];
+        shortest = runs[k] < shortest ? runs[k] : shortest;
+    }
+    if (join) {
+        return nparts == 2 && width <= DM_SLOT_WIDTH / 2 && shortest >= 10;
+    }
+    if (width <= DM_SLOT_WIDTH / 2) {
+        return shortest >= 10 || (nparts >= 4 && shortest >= 6);
+    }
+    return shortest >= 11;
+}
+
+/* Plans a slot program for a split (join 0) or join of parts of runs[k] nibbles; 0 where it
+ * does not apply. */
+static int plan_slot_program(SlotProgram *sp, const Py_ssize_t *runs, Py_ssize_t nparts,
+                             int join)
+{
+    Py_ssize_t width = 0, at[DM_SLOT_PARTS];
+    if (nparts > DM_SLOT_PARTS) {
+        return 0;
+    }
+    for (Py_ssize_t k = 0; k < nparts; k++) {
+        if (runs[k] < 1 || runs[k] > DM_SLOT_RUN) {
+            return 0;
+        }
+        at[k] = width;
+        width += runs[k];
+    }
+    if (width > DM_SLOT_WIDTH) {
+        return 0;
+    }
+    const Py_ssize_t rows = width <= DM_SLOT_WIDTH / 2 ? 8 : 4;
+    sp->rows = rows, sp->nparts = nparts, sp->width = width, sp->join = join;
+    sp->need[0] = sp->need[1] = 0;
+    Py_ssize_t blocks = 1; /* the least common multiple of each destination's */
+    for (Py_ssize_t k = 0; k < nparts; k++) {
+        SlotPart *p = &sp->part[k];
+        const Py_ssize_t len = runs[k], part = rows * len / 2; /* bytes of a block */
+        if (!join) {
+            plan_slots(p, rows, at[k], width, len);
+            for (Py_ssize_t i = 0; i < rows; i++) { /* the bytes its runs are in */
+                const Py_ssize_t q = i * width + at[k];
+                for (Py_ssize_t byte = q / 2; byte <= (q + len - 1) / 2; byte++) {
+                    sp->need[byte / 64] |= (__mmask64)1 << (byte % 64);
+                }
+            }
+            for (Py_ssize_t t = 0; t < part; t++) {
+                plan_byte(p, p, 0, t, 2 * t / len, 2 * t % len, len, 2 * t / len + 1);
+            }
+            sp->in[k] = rows * width / 2;
+            sp->chunk[k] = part;
+        }
+        else {
+            plan_slots(p, rows, 0, len, len);
+            p->need = ~(__mmask64)0 >> (64 - part);
+            sp->in[k] = part;
+            sp->chunk[k] = rows * width / 2;
+        }
+        const Py_ssize_t each = 64 / gcd(sp->chunk[k], 64);
+        blocks = blocks / gcd(blocks, each) * each;
+    }
+    if (join) {
+        const Py_ssize_t bytes = rows * width / 2;
+        sp->vectors = (bytes + 63) / 64;
+        for (Py_ssize_t t = 0; t < bytes; t++) {
+            const Py_ssize_t m = 2 * t, i = m / width, col = m % width;
+            Py_ssize_t k = 0, k2 = 0;
+            while (col >= at[k] + runs[k]) {
+                k++;
+            }
+            const Py_ssize_t i2 = (m + 1) / width, col2 = (m + 1) % width;
+            while (col2 >= at[k2] + runs[k2]) {
+                k2++;
+            }
+            plan_byte(&sp->part[k], &sp->part[k2], t / 64, t % 64, i, col - at[k], runs[k], i2);
+        }
+    }
+    /* Whole vectors are loaded from a block's first byte in every group but the last: a group
+     * of every source is to hold at least the 128 bytes read from its last block's. */
+    for (Py_ssize_t k = 0; k < (join ? nparts : 1); k++) {
+        while (blocks * sp->in[k] < 128) {
+            blocks *= 2;
+        }
+    }
+    sp->blocks = blocks;
+    for (Py_ssize_t k = 0; k < nparts; k++) { /* each block stores whole vectors */
+        const Py_ssize_t end = (blocks - 1) * sp->chunk[k] + 64 * (join ? sp->vectors : 1);
+        if (end > (join ? DM_SLOT_PARTS : 1) * DM_SLOT_BUFFER) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* A part's slots, S0 (and S1, a nibble up), from the bytes of its block (in two vectors). */
+DM_VBMI DM_INLINE __m512i slots(const SlotPart *p, __m512i x, __m512i y)
+{
+    const __m512i g = _mm512_loadu_si512((const void *)p->g);
+    const __m512i sh = _mm512_loadu_si512((const void *)p->sh);
+    return _mm512_and_si512(_mm512_srlv_epi64(_mm512_permutex2var_epi8(x, g, y), sh),
+                            _mm512_set1_epi64((long long)p->keep));
+}
+
+/* Vector v's lanes of part p from its slots. */
+DM_VBMI DM_INLINE __m512i from_slots(const SlotPart *p, Py_ssize_t v, __m512i s0, __m512i s1)
+{
+    __m512i r = _mm512_setzero_si512();
+    if (p->al[v]) {
+        const __m512i a = _mm512_loadu_si512((const void *)p->a[v]);
+        r = _mm512_maskz_permutex2var_epi8(p->al[v], s0, a, s1);
+    }
+    if (p->bl[v]) {
+        const __m512i b = _mm512_loadu_si512((const void *)p->b[v]);
+        r = _mm512_or_si512(r, _mm512_maskz_permutex2var_epi8(p->bl[v], s0, b, s1));
+    }
+    return r;
+}
+
+/* A vector of a block's sources: masked to the bytes the runs are in where it would read past
+ * the call's rows (`masked`, a constant: the last group). Masked loads everywhere ran at a
+ * third of the speed from memory: they seem not to start the hardware prefetcher. */
+DM_VBMI DM_INLINE __m512i block_vector(const unsigned char *s, __mmask64 need, const int masked)
+{
+    return masked ? _mm512_maskz_loadu_epi8(need, (const void *)s)
+                  : _mm512_loadu_si512((const void *)s);
+}
+
+/* The blocks of a group, their bytes to buf: destination d's at buf + d * DM_SLOT_BUFFER (a
+ * split) or at buf (a join); done[s]: source s's bytes before the group, moved past it. */
+DM_VBMI DM_INLINE void slot_group(const SlotProgram *sp, const unsigned char *const *src,
+                                  Py_ssize_t *done, unsigned char *buf, const int masked,
+                                  const Py_ssize_t n)
+{
+    for (Py_ssize_t c = 0; c < sp->blocks; c++) {
+        if (!sp->join) {
+            const unsigned char *s = src[0] + done[0];
+            const __m512i x = block_vector(s, sp->need[0], masked);
+            const __m512i y = block_vector(s + 64, sp->need[1], masked);
+            for (Py_ssize_t k = 0; k < n; k++) {
+                const SlotPart *p = &sp->part[k];
+                const __m512i s0 = slots(p, x, y);
+                const __m512i r = from_slots(p, 0, s0, _mm512_slli_epi64(s0, 4));
+                _mm512_storeu_si512((void *)(buf + k * DM_SLOT_BUFFER + c * sp->chunk[k]), r);
+            }
+            done[0] += sp->in[0];
+            continue;
+        }
+        __m512i s0[DM_SLOT_PARTS], s1[DM_SLOT_PARTS];
+        for (Py_ssize_t k = 0; k < n; k++) {
+            const SlotPart *p = &sp->part[k];
+            const __m512i x = block_vector(src[k] + done[k], p->need, masked);
+            s0[k] = slots(p, x, x);
+            s1[k] = _mm512_slli_epi64(s0[k], 4);
+            done[k] += sp->in[k];
+        }
+        for (Py_ssize_t v = 0; v < sp->vectors; v++) {
+            __m512i r = _mm512_setzero_si512();
+            for (Py_ssize_t k = 0; k < n; k++) {
+                r = _mm512_or_si512(r, from_slots(&sp->part[k], v, s0[k], s1[k]));
+            }
+            _mm512_storeu_si512((void *)(buf + c * sp->chunk[0] + 64 * v), r);
+        }
+    }
+}
+
+/* slot_group with its constants: a copy of the loop for each count of parts, so that the
+ * compiler unrolls the loops over them and keeps their vectors in registers. */
+DM_VBMI static void slot_groups(const SlotProgram *sp, const unsigned char *const *src,
+                                Py_ssize_t *done, unsigned char *buf, int last)
+{
+    switch (sp->nparts * 2 + last) {
+#define DM_SLOT_CASE(n)                                                                           \
+    case 2 * n:                                                                                   \
+        slot_group(sp, src, done, buf, 0, n);                                                     \
+        break;                                                                                    \
+    case 2 * n + 1:                                                                               \
+        slot_group(sp, src, done, buf, 1, n);                                                     \
+        break;
+        DM_SLOT_CASE(2)
+        DM_SLOT_CASE(3)
+        DM_SLOT_CASE(4)
+        DM_SLOT_CASE(5)
+        DM_SLOT_CASE(6)
+        DM_SLOT_CASE(7)
+        DM_SLOT_CASE(8)
+#undef DM_SLOT_CASE
+    }
+}
+
+/* Groups [0, groups) of blocks: sources src[s], destinations dst[d], at group 0's first byte. */
+DM_VBMI static void run_slots(const SlotProgram *sp, const unsigned char *const *src,
+                              unsigned char *const *dst, Py_ssize_t groups, int streaming)
+{
+    const Py_ssize_t ndst = sp->join ? 1 : sp->nparts, nsrc = sp->join ? sp->nparts : 1;
+    _Alignas(64) unsigned char buf[2 * DM_SLOT_PARTS * DM_SLOT_BUFFER]; /* two halves */
+    Out outs[DM_SLOT_PARTS];
+    Py_ssize_t done[DM_SLOT_PARTS];
+    for (Py_ssize_t d = 0; d < ndst; d++) {
+        out_begin(&outs[d], dst[d], streaming);
+    }
+    for (Py_ssize_t s = 0; s < nsrc; s++) {
+        done[s] = 0;
+    }
+    __atomic_fetch_add(&programs_run[3], 1, __ATOMIC_RELAXED);
+    /* Group g's bytes go to one half of the buffer while group g - 1's are written out from
+     * the other: a load that spans stores still in flight waits for them (no forwarding),
+     * and reading a group straight after writing it cost a third of the speed in L2. */
+    for (Py_ssize_t g = 0; g <= groups; g++) {
+        unsigned char *half = buf + (g & 1) * DM_SLOT_PARTS * DM_SLOT_BUFFER;
+        if (g < groups) {
+            slot_groups(sp, src, done, half, g + 1 == groups);
+        }
+        if (g == 0) {
+            continue;
+        }
+        half = buf + ((g - 1) & 1) * DM_SLOT_PARTS * DM_SLOT_BUFFER;
+        for (Py_ssize_t d = 0; d < ndst; d++) {
+            const unsigned char *b = half + d * DM_SLOT_BUFFER;
+            for (Py_ssize_t v = 0; v < sp->blocks * sp->chunk[d] / 64; v++) {
+                out_put(&outs[d], _mm512_load_si512((const void *)(b + 64 * v)), streaming);
+            }
+        }
+    }
+    for (Py_ssize_t d = 0; d < ndst; d++) {
+        out_end(&outs[d]);
+    }
+    if (streaming) {
+        _mm_sfence();
+    }
+}
+
 /* Nibbles: rows [*g0, *g1) of a split (each: packed outputs, from packed input rows) or a join
  * (one: a packed output, from packed sources), copied by a shuffle program. The rows start at
  * a row where every stream starts on a whole byte (row0 or row0 + 1), so the program writes
@@ -1507,13 +1829,30 @@ static void shuffle_nibbles(const NibblePart *parts, Py_ssize_t nparts, int each
         }
         start = whole ? r : start;
     }
+    const unsigned char *src[DM_SHUFFLE_WIDTH];
+    unsigned char *dst[DM_SHUFFLE_WIDTH];
+    SlotProgram sp;
+    if (start >= 0 && slots_pay(runs, nparts, !split) &&
+        plan_slot_program(&sp, runs, nparts, !split)) {
+        const Py_ssize_t rows = sp.rows * sp.blocks; /* of a group */
+        const Py_ssize_t groups = (row1 - start) / rows;
+        if (groups >= 2) {
+            for (Py_ssize_t k = 0; k < nparts; k++) {
+                const NibblePart *p = &parts[k];
+                src[k] = p->src + ((p->src_first + start * p->src_stride) >> 1);
+                dst[k] = p->dst + ((p->dst_first + start * p->dst_stride) >> 1);
+            }
+            run_slots(&sp, src, dst, groups, groups * rows * width / 2 >= DM_STREAM_NIBBLE_BYTES);
+            *g0 = start;
+            *g1 = start + groups * rows;
+            return;
+        }
+    }
     const Py_ssize_t periods = start < 0 ? 0 : (row1 - start) / 128;
     Program pg;
     if (periods < 2 || !plan_program(&pg, runs, nparts, !split, 1, 128 * nparts)) {
         return;
     }
-    const unsigned char *src[DM_SHUFFLE_WIDTH];
-    unsigned char *dst[DM_SHUFFLE_WIDTH];
     for (Py_ssize_t k = 0; k < nparts; k++) {
         const NibblePart *p = &parts[k];
         src[k] = p->src + ((p->src_first + start * p->src_stride) >> 1);
@@ -1890,17 +2229,18 @@ static PyObject *shuffle_counts(PyObject *self, PyObject *unused)
     (void)self;
     (void)unused;
 #if DM_SHUFFLE
-    return Py_BuildValue("(nnn)", __atomic_load_n(&programs_run[0], __ATOMIC_RELAXED),
+    return Py_BuildValue("(nnnn)", __atomic_load_n(&programs_run[0], __ATOMIC_RELAXED),
                          __atomic_load_n(&programs_run[1], __ATOMIC_RELAXED),
-                         __atomic_load_n(&programs_run[2], __ATOMIC_RELAXED));
+                         __atomic_load_n(&programs_run[2], __ATOMIC_RELAXED),
+                         __atomic_load_n(&programs_run[3], __ATOMIC_RELAXED));
 #else
-    return Py_BuildValue("(nnn)", (Py_ssize_t)0, (Py_ssize_t)0, (Py_ssize_t)0);
+    return Py_BuildValue("(nnnn)", (Py_ssize_t)0, (Py_ssize_t)0, (Py_ssize_t)0, (Py_ssize_t)0);
 #endif
 }
 
 static PyMethodDef methods[] = {
     {"shuffle_counts", shuffle_counts, METH_NOARGS,
-     "shuffle_counts(): shuffle programs run so far (dense, sparse on bytes, on nibbles)."},
+     "shuffle_counts(): shuffle programs run so far (dense, sparse on bytes, on nibbles, slots)."},
     {"copy_rows", copy_rows, METH_VARARGS,
      "copy_rows(parts, row0, row1, streaming): copy rows [row0, row1) of every part."},
     {"copy_nibble_rows", copy_nibble_rows, METH_VARARGS,

@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 import ml_dtypes
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import datamove
@@ -581,8 +581,9 @@ def test_four_bit_row_loop_streams_and_rows_match_a_reference(
         ("UINT8", 7, 7, 0),  # 1-byte runs in rows of up to 16 bytes: a dense program
         ("UINT8", 9, 3, 0),
         ("UINT8", 20, 20, 1),  # wider rows: a sparse program
-        ("UINT4", 30, 2, 2),  # 15-nibble runs: the second part starts mid-byte in every row
-        ("UINT4", 9, 3, 2),  # runs of 3 nibbles
+        ("UINT4", 30, 2, 3),  # 15-nibble runs (part 1 starts mid-byte in every row): slots
+        ("UINT4", 26, 2, 3),  # 13-nibble runs: slots
+        ("UINT4", 9, 3, 2),  # runs of 3 nibbles: a sparse program
         ("UINT4", 6, 3, 0),  # runs of 2 nibbles are whole bytes: the bytes program
         ("UINT4", 126, 2, None),  # 63-nibble runs: the row loops
         ("UINT8", 64, 8, None),  # 8-byte runs: the row loops
@@ -606,7 +607,7 @@ def test_short_runs_take_the_shuffle_program_meant_for_them(dtype, width, parts,
     after = kernels.shuffle_counts()
     ran = [b - a for a, b in zip(before, after, strict=True)]
     if program is None:
-        assert ran == [0, 0, 0]
+        assert ran == [0, 0, 0, 0]
     else:
         assert ran[program] >= 2
         assert sum(ran) == ran[program]
@@ -675,6 +676,117 @@ def test_four_bit_shuffle_programs_match_a_reference(kind, runs, extra, offsets,
     middle = int(cut * rows)
     for row0, row1 in ((0, middle), (middle, rows)):
         kernels.copy_nibble_rows(parts, row0, row1)
+    del keep
+    for got, expect in zip(dsts, want, strict=True):
+        np.testing.assert_array_equal(_unpack(got), expect)
+
+
+def _nibble_call(kind, runs, rows, offsets, rng):
+    """copy_nibble_rows parts of a split (packed rows into packed outputs) or a join (packed
+    sources into packed rows) with random bytes everywhere, and the buffers it should leave."""
+    width = sum(runs)
+    at = np.cumsum([0, *runs])
+    d0, s0 = offsets
+
+    def buffer(nibbles, first):  # no spare source bytes: make sanitize catches a read past
+        return rng.integers(0, 256, (first + nibbles + 1) // 2, dtype=np.uint8)
+
+    if kind == "split":
+        src = buffer(rows * width, s0)
+        whole = _unpack(src)[s0 : s0 + rows * width].reshape(rows, width)
+        dsts = [buffer(rows * r, d0) for r in runs]
+        want = [_unpack(d) for d in dsts]
+        for k, r in enumerate(runs):
+            want[k][d0 : d0 + rows * r] = whole[:, at[k] : at[k + 1]].ravel()
+        parts = [
+            (d.ctypes.data, d0, r, src.ctypes.data, s0 + int(at[k]), width, r)
+            for k, (d, r) in enumerate(zip(dsts, runs, strict=True))
+        ]
+        return parts, [src], dsts, want
+    srcs = [buffer(rows * r, s0) for r in runs]
+    pieces = [
+        _unpack(x)[s0 : s0 + rows * r].reshape(rows, r) for x, r in zip(srcs, runs, strict=True)
+    ]
+    dsts = [buffer(rows * width, d0)]
+    want = [_unpack(dsts[0])]
+    want[0][d0 : d0 + rows * width] = np.concatenate(pieces, axis=1).ravel()
+    parts = [
+        (dsts[0].ctypes.data, d0 + int(at[k]), width, x.ctypes.data, s0, r, r)
+        for k, (x, r) in enumerate(zip(srcs, runs, strict=True))
+    ]
+    return parts, srcs, dsts, want
+
+
+SLOTS = 3  # shuffle_counts(): dense, sparse on bytes, sparse on nibbles, slots
+
+
+@pytest.mark.skipif(
+    _copy._kernels is None or not _copy._kernels.SHUFFLE, reason="no shuffle programs here"
+)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    kind=st.sampled_from(["split", "join"]),
+    runs=st.lists(st.integers(11, 15), min_size=2, max_size=5).filter(lambda r: sum(r) <= 60),
+    extra=st.integers(0, 300),
+    offsets=st.tuples(st.integers(0, 3), st.integers(0, 3)),
+    cut=st.floats(0.3, 0.7),
+    seed=st.integers(0, 2**16),
+)
+@example(kind="split", runs=[15, 15], extra=0, offsets=(1, 3), cut=0.5, seed=1)
+@example(kind="join", runs=[15, 15], extra=77, offsets=(2, 1), cut=0.3, seed=2)
+@example(kind="split", runs=[15, 15, 15, 15], extra=5, offsets=(0, 1), cut=0.7, seed=3)
+@example(kind="join", runs=[12, 13], extra=1, offsets=(2, 2), cut=0.6, seed=4)
+def test_four_bit_slot_programs_match_a_reference(kind, runs, extra, offsets, cut, seed):
+    # Runs of 11 to 15 nibbles in rows of up to 60 take slot programs where the CPU has
+    # AVX-512 VBMI (splits; joins of two parts in rows of up to 30): blocks of 8 rows (4 in
+    # rows wider than 30), in groups that make whole 64-byte vectors of every destination, from
+    # the first row where every stream starts on a whole byte. Two calls, as two threads have
+    # them, each of at least 128 KiB; nibbles around the copies are kept. Which program ran is
+    # part of the check: a layout that fell back to another would pass on values alone.
+    kernels = _copy._kernels
+    rng = np.random.default_rng(seed)
+    rows = (3 << 20) // sum(runs) + extra  # 1.5 MiB: a call of 0.3 of it is over 128 KiB
+    parts, keep, dsts, want = _nibble_call(kind, runs, rows, offsets, rng)
+    middle = int(cut * rows)
+    before = kernels.shuffle_counts()
+    for row0, row1 in ((0, middle), (middle, rows)):
+        kernels.copy_nibble_rows(parts, row0, row1)
+    ran = [b - a for a, b in zip(before, kernels.shuffle_counts(), strict=True)]
+    del keep
+    for got, expect in zip(dsts, want, strict=True):
+        np.testing.assert_array_equal(_unpack(got), expect)
+    # A program starts at row0 or row0 + 1, where every stream starts on a whole byte: the
+    # rows of the packed side and each part's packed stream.
+    d0, s0 = offsets
+    rows_first, part_first = (s0, d0) if kind == "split" else (d0, s0)
+    calls = sum(
+        any(
+            (rows_first + r * sum(runs)) % 2 == 0
+            and all((part_first + r * n) % 2 == 0 for n in runs)
+            for r in (row0, row0 + 1)
+        )
+        for row0 in (0, middle)
+    )
+    if kind == "split" or (len(runs) == 2 and sum(runs) <= 30):
+        assert ran[SLOTS] == calls
+        assert sum(ran) == calls
+
+
+@pytest.mark.skipif(
+    _copy._kernels is None or not _copy._kernels.SHUFFLE, reason="no shuffle programs here"
+)
+@pytest.mark.parametrize("kind", ["split", "join"])
+def test_four_bit_slot_programs_stream_large_calls(kind):
+    # Calls of 16 MiB or more write whole 64-byte lines with streaming stores, carrying bytes
+    # between lines where a destination does not start on one (here: 5 bytes past it).
+    kernels = _copy._kernels
+    rng = np.random.default_rng(7)
+    runs = [15, 15]
+    rows = (17 << 21) // sum(runs)  # 17 MiB of rows in one call
+    parts, keep, dsts, want = _nibble_call(kind, runs, rows, (10, 0), rng)
+    before = kernels.shuffle_counts()[SLOTS]
+    kernels.copy_nibble_rows(parts, 0, rows)
+    assert kernels.shuffle_counts()[SLOTS] == before + 1
     del keep
     for got, expect in zip(dsts, want, strict=True):
         np.testing.assert_array_equal(_unpack(got), expect)
