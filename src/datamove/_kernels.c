@@ -1498,7 +1498,7 @@ typedef struct {
 } SlotPart;
 
 typedef struct {
-    Py_ssize_t rows, nparts, width, join;
+    Py_ssize_t rows, nparts, join;
     Py_ssize_t in[DM_SLOT_PARTS];    /* bytes of a block: of each source */
     Py_ssize_t chunk[DM_SLOT_PARTS]; /* and of each destination */
     Py_ssize_t blocks;               /* of a group: whole vectors of every destination */
@@ -1585,7 +1585,7 @@ static int plan_slot_program(SlotProgram *sp, const Py_ssize_t *runs, Py_ssize_t
         return 0;
     }
     const Py_ssize_t rows = width <= DM_SLOT_WIDTH / 2 ? 8 : 4;
-    sp->rows = rows, sp->nparts = nparts, sp->width = width, sp->join = join;
+    sp->rows = rows, sp->nparts = nparts, sp->join = join;
     sp->need[0] = sp->need[1] = 0;
     Py_ssize_t blocks = 1; /* the least common multiple of each destination's */
     for (Py_ssize_t k = 0; k < nparts; k++) {

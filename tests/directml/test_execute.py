@@ -621,66 +621,6 @@ def test_short_runs_take_the_shuffle_program_meant_for_them(dtype, width, parts,
         np.testing.assert_array_equal(got, want.ravel())
 
 
-@pytest.mark.skipif(_copy._kernels is None, reason="built without a C compiler")
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    kind=st.sampled_from(["split", "join"]),
-    runs=st.lists(st.integers(1, 31), min_size=2, max_size=6).filter(lambda r: sum(r) <= 64),
-    extra=st.integers(0, 300),
-    offsets=st.tuples(st.integers(0, 3), st.integers(0, 3)),
-    cut=st.floats(0, 1),
-    seed=st.integers(0, 2**16),
-)
-def test_four_bit_shuffle_programs_match_a_reference(kind, runs, extra, offsets, cut, seed):
-    # Runs shorter than 32 nibbles, rows of up to 64, in calls of 128 KiB or more, go as
-    # shuffle programs where the CPU has AVX-512 VBMI: 128 rows at a time from the first row
-    # where every stream starts on a whole byte (row0 or row0 + 1; none when a stream with an
-    # even run starts mid-byte; a part's place inside the rows may be mid-byte), the rows
-    # around them by the stream loops. Calls are cut at a
-    # random row, as between two threads; nibbles around the copies are kept.
-    kernels = _copy._kernels
-    rng = np.random.default_rng(seed)
-    width = sum(runs)
-    rows = 2 * (256 << 10) // width + extra
-    at = np.cumsum([0, *runs])
-    d0, s0 = offsets
-
-    def buffer(nibbles, first):  # no spare source bytes: make sanitize catches a read past
-        return rng.integers(0, 256, (first + nibbles + 1) // 2, dtype=np.uint8)
-
-    if kind == "split":
-        src = buffer(rows * width, s0)
-        whole = _unpack(src)[s0 : s0 + rows * width].reshape(rows, width)
-        dsts = [buffer(rows * r, d0) for r in runs]
-        want = [_unpack(d) for d in dsts]
-        for k, r in enumerate(runs):
-            want[k][d0 : d0 + rows * r] = whole[:, at[k] : at[k + 1]].ravel()
-        parts = [
-            (d.ctypes.data, d0, r, src.ctypes.data, s0 + int(at[k]), width, r)
-            for k, (d, r) in enumerate(zip(dsts, runs, strict=True))
-        ]
-        keep = [src]
-    else:
-        srcs = [buffer(rows * r, s0) for r in runs]
-        pieces = [
-            _unpack(x)[s0 : s0 + rows * r].reshape(rows, r) for x, r in zip(srcs, runs, strict=True)
-        ]
-        dsts = [buffer(rows * width, d0)]
-        want = [_unpack(dsts[0])]
-        want[0][d0 : d0 + rows * width] = np.concatenate(pieces, axis=1).ravel()
-        parts = [
-            (dsts[0].ctypes.data, d0 + int(at[k]), width, x.ctypes.data, s0, r, r)
-            for k, (x, r) in enumerate(zip(srcs, runs, strict=True))
-        ]
-        keep = srcs
-    middle = int(cut * rows)
-    for row0, row1 in ((0, middle), (middle, rows)):
-        kernels.copy_nibble_rows(parts, row0, row1)
-    del keep
-    for got, expect in zip(dsts, want, strict=True):
-        np.testing.assert_array_equal(_unpack(got), expect)
-
-
 def _nibble_call(kind, runs, rows, offsets, rng):
     """copy_nibble_rows parts of a split (packed rows into packed outputs) or a join (packed
     sources into packed rows) with random bytes everywhere, and the buffers it should leave."""
@@ -715,6 +655,35 @@ def _nibble_call(kind, runs, rows, offsets, rng):
         for k, (x, r) in enumerate(zip(srcs, runs, strict=True))
     ]
     return parts, srcs, dsts, want
+
+
+@pytest.mark.skipif(_copy._kernels is None, reason="built without a C compiler")
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    kind=st.sampled_from(["split", "join"]),
+    runs=st.lists(st.integers(1, 31), min_size=2, max_size=6).filter(lambda r: sum(r) <= 64),
+    extra=st.integers(0, 300),
+    offsets=st.tuples(st.integers(0, 3), st.integers(0, 3)),
+    cut=st.floats(0, 1),
+    seed=st.integers(0, 2**16),
+)
+def test_four_bit_shuffle_programs_match_a_reference(kind, runs, extra, offsets, cut, seed):
+    # Runs shorter than 32 nibbles, rows of up to 64, in calls of 128 KiB or more, go as
+    # shuffle programs where the CPU has AVX-512 VBMI: 128 rows at a time from the first row
+    # where every stream starts on a whole byte (row0 or row0 + 1; none when a stream with an
+    # even run starts mid-byte; a part's place inside the rows may be mid-byte), the rows
+    # around them by the stream loops. Calls are cut at a
+    # random row, as between two threads; nibbles around the copies are kept.
+    kernels = _copy._kernels
+    rng = np.random.default_rng(seed)
+    rows = 2 * (256 << 10) // sum(runs) + extra
+    parts, keep, dsts, want = _nibble_call(kind, runs, rows, offsets, rng)
+    middle = int(cut * rows)
+    for row0, row1 in ((0, middle), (middle, rows)):
+        kernels.copy_nibble_rows(parts, row0, row1)
+    del keep
+    for got, expect in zip(dsts, want, strict=True):
+        np.testing.assert_array_equal(_unpack(got), expect)
 
 
 SLOTS = 3  # shuffle_counts(): dense, sparse on bytes, sparse on nibbles, slots
