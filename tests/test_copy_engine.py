@@ -283,6 +283,63 @@ def test_shuffle_programs_match_a_reference(
         np.testing.assert_array_equal(got, expect)
 
 
+LINE_ROWS, LINE_STAGE = 4, 5  # shuffle_counts(): line splits built in place, and staged
+
+
+@needs_kernels
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    runs=st.lists(st.integers(64, 600), min_size=1, max_size=9),
+    gap=st.integers(0, 70),
+    rows=st.integers(1, 300),
+    misalign=st.lists(st.integers(0, 63), min_size=9, max_size=9),
+    cuts=st.lists(st.integers(0, 300), max_size=3),
+    seed=st.integers(0, 2**16),
+)
+@example(runs=[125] * 8, gap=0, rows=200, misalign=[0] * 9, cuts=[], seed=1)  # staged
+@example(runs=[500, 500], gap=0, rows=100, misalign=[5] * 9, cuts=[37], seed=2)  # in place
+@example(runs=[64, 65], gap=3, rows=1, misalign=[63] * 9, cuts=[], seed=3)  # no whole line
+@example(runs=[64, 72], gap=0, rows=50, misalign=[0] * 9, cuts=[], seed=4)  # whole words
+def test_line_splits_match_a_reference(
+    runs: list[int], gap: int, rows: int, misalign: list[int], cuts: list[int], seed: int
+) -> None:
+    # Splits into packed outputs whose runs are all 64 bytes or more (not all whole 8-byte
+    # words), in calls that stream (16 MiB or more as shipped), write each output as whole
+    # aligned lines where the CPU has AVX-512 VBMI: built in place from two rows of the input,
+    # or, for runs under 160 bytes on average, staged in blocks of rows. Outputs start at any
+    # byte of a line, with guard bytes around them that must be kept; the source has `gap`
+    # spare bytes after each row but none after the last (for make sanitize); calls are cut at
+    # random rows, as between threads. Which way ran is part of the check.
+    kernels = _copy._kernels
+    rng = np.random.default_rng(seed)
+    width = sum(runs) + gap
+    whole = rng.integers(0, 256, rows * width - gap, dtype=np.uint8)
+    at = np.cumsum([0, *runs])
+    guard = 64
+    bufs = [rng.integers(0, 256, rows * r + 64 + 2 * guard, np.uint8) for r in runs]
+    want = [b.copy() for b in bufs]
+    args = []
+    for k, (b, r) in enumerate(zip(bufs, runs, strict=True)):
+        base = guard + (misalign[k] - b.ctypes.data - guard) % 64
+        for i in range(rows):
+            want[k][base + i * r : base + (i + 1) * r] = whole[i * width + at[k] :][:r]
+        args.append((b.ctypes.data + base, r, whole.ctypes.data + int(at[k]), width, r))
+    bounds = sorted({0, rows, *(c % (rows + 1) for c in cuts)})
+    before = kernels.shuffle_counts()
+    for row0, row1 in itertools.pairwise(bounds):
+        kernels.copy_rows(args, row0, row1, True)
+    ran = [b - a for a, b in zip(before, kernels.shuffle_counts(), strict=True)]
+    for got, expect in zip(bufs, want, strict=True):
+        np.testing.assert_array_equal(got, expect)
+    words = all((d | r) % 8 == 0 for d, r, *_ in args)  # the streamed words of put instead
+    if not kernels.SHUFFLE or words:
+        assert sum(ran) == 0
+        return
+    staged = sum(runs) < 160 * len(runs) and sum(runs) <= 2048
+    assert ran[LINE_STAGE if staged else LINE_ROWS] == len(bounds) - 1
+    assert sum(ran) == len(bounds) - 1
+
+
 def test_overlapping_pairs_keep_numpy_order() -> None:
     buf = np.arange(64, dtype=np.int64)
     # destination overlaps the source (shifted by one row): not a row loop

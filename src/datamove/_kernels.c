@@ -41,6 +41,7 @@
 #define DM_BLOCK_BYTES 512
 #define DM_LINE_BYTES 64
 #define DM_LONG_RUN_BYTES 4096
+#define DM_PROGRAMS 6 /* kinds of program counted for shuffle_counts() */
 
 typedef struct {
     char *dst;
@@ -432,9 +433,9 @@ static int short_runs(const Part *parts, Py_ssize_t nparts, Py_ssize_t row0, Py_
 #define DM_DENSE_WIDTH 16      /* bytes: rows this wide or less take dense programs */
 
 static int have_vbmi;
-/* Shuffle programs run: dense, sparse on bytes, sparse on nibbles, slots (for tests of the
- * routing) */
-static Py_ssize_t programs_run[4];
+/* Programs run: dense, sparse on bytes, sparse on nibbles, slots, line splits in place and
+ * staged (for tests of the routing) */
+static Py_ssize_t programs_run[DM_PROGRAMS];
 
 typedef struct {
     unsigned char idx[64]; /* lane t takes unit idx[t] of the two vectors from `off` */
@@ -929,6 +930,189 @@ static Py_ssize_t shuffle_rows(const Part *parts, Py_ssize_t nparts, Py_ssize_t 
 }
 #endif
 
+#if DM_SHUFFLE && DM_STREAMING
+/* Line splits: runs of a cache line or more, into packed outputs ----------------------------
+ *
+ * A split whose runs are all 64 bytes or more (and not whole aligned words, which the streamed
+ * words of put handle), in a call that streams, writes each output as whole aligned 64-byte
+ * lines with non-temporal stores, reading the input in memory order, row by row. The row loops
+ * wrote such runs with plain 16-byte stores, each output line read before it is written: 0.5-0.6
+ * of memcpy from memory on runs of 125-500 bytes into 2-8 (one thread); the streamed words of
+ * put with byte-wise edges ran at 0.18 on runs of 125 (the edge lines written by both kinds of
+ * store). Two ways, by the runs' mean length (bench/RESULTS.md, "Line splits"):
+ * - line_rows: each output line built in place from at most two rows of the input (every run
+ *   is a line or more), two loads merged under a lane mask. 1.1-1.3 of memcpy on runs of 180-500
+ *   bytes, but 0.74 on runs of 125 into 8, where each row's runs give only one or two lines.
+ * - line_stage: a block of rows of each output staged in L1, each run as 64-byte vectors, the
+ *   last ending at the run's end, then written as bursts of lines. 1.1-1.15 on runs of 100-125
+ *   (into 3 to 8), 0.65 on runs of 500, where staging costs more stores than it saves.
+ * Reading a block of rows one output at a time instead (strided over the input) ran at 0.35-0.7:
+ * the prefetcher follows the input best in memory order. Calls that do not stream (their bytes
+ * fit in cache) keep the row loops, which ran there at 0.3-0.5 of memcpy against 0.15-0.4. An
+ * output's bytes before its first
+ * whole line and after its last are written exactly (copied, or masked stores), so threads may
+ * take any ranges of rows. */
+#define DM_LINE_RUN 64          /* bytes: only where every run is this long or more */
+#define DM_STAGE_RUN 160        /* bytes: runs shorter than this on average are staged */
+#define DM_STAGE_BYTES 2048     /* a block of rows of input, staged */
+#define DM_STAGE_SLACK (DM_SHUFFLE_WIDTH * 128) /* and each output's carried partial line */
+
+/* Bytes [a, b) of part p's output for rows from row0, copied exactly. */
+static void output_bytes(const Part *p, Py_ssize_t row0, Py_ssize_t a, Py_ssize_t b)
+{
+    char *d = p->dst + row0 * p->run;
+    while (a < b) {
+        const Py_ssize_t r = a / p->run, c = a - r * p->run;
+        const Py_ssize_t n = p->run - c < b - a ? p->run - c : b - a;
+        memcpy(d + a, p->src + (row0 + r) * p->src_stride + c, (size_t)n);
+        a += n;
+    }
+}
+
+DM_VBMI static void line_rows(const Part *parts, Py_ssize_t nparts, Py_ssize_t row0,
+                              Py_ssize_t row1)
+{
+    unsigned char *line[DM_SHUFFLE_WIDTH]; /* each output's next whole line */
+    unsigned char *last[DM_SHUFFLE_WIDTH]; /* and the end of its whole lines */
+    const char *row[DM_SHUFFLE_WIDTH];     /* the input row that line starts in */
+    Py_ssize_t col[DM_SHUFFLE_WIDTH];      /* and the byte of the run it starts at */
+    for (Py_ssize_t k = 0; k < nparts; k++) {
+        const Part *p = &parts[k];
+        unsigned char *d = (unsigned char *)p->dst + row0 * p->run;
+        unsigned char *e = d + (row1 - row0) * p->run;
+        unsigned char *first = (unsigned char *)(((uintptr_t)d + 63) & ~(uintptr_t)63);
+        last[k] = (unsigned char *)((uintptr_t)e & ~(uintptr_t)63);
+        if (first >= last[k]) { /* no whole line */
+            first = last[k] = e;
+        }
+        output_bytes(p, row0, 0, first - d);
+        output_bytes(p, row0, last[k] - d, e - d);
+        const Py_ssize_t r = (first - d) / p->run;
+        line[k] = first;
+        row[k] = p->src + (row0 + r) * p->src_stride;
+        col[k] = (first - d) - r * p->run;
+    }
+    for (Py_ssize_t i = row0; i < row1; i++) {
+        for (Py_ssize_t k = 0; k < nparts; k++) {
+            const Part *p = &parts[k];
+            const Py_ssize_t run = p->run, stride = p->src_stride;
+            unsigned char *end = (unsigned char *)p->dst + (i + 1) * run; /* row i's output */
+            end = end < last[k] ? end : last[k];
+            unsigned char *l = line[k];
+            const char *r = row[k];
+            Py_ssize_t c = col[k];
+            for (; l + 64 <= end; l += 64) {
+                const Py_ssize_t left = run - c; /* bytes of this row's run */
+                __m512i v = _mm512_loadu_si512((const void *)(r + c));
+                if (left < 64) { /* the rest from the next row's */
+                    const __m512i w = _mm512_loadu_si512((const void *)(r + stride - left));
+                    v = _mm512_mask_blend_epi8(~(__mmask64)0 << left, v, w);
+                }
+                _mm512_stream_si512((void *)l, v);
+                c += 64;
+                if (c >= run) {
+                    c -= run;
+                    r += stride;
+                }
+            }
+            line[k] = l;
+            row[k] = r;
+            col[k] = c;
+        }
+    }
+}
+
+DM_VBMI static void line_stage(const Part *parts, Py_ssize_t nparts, Py_ssize_t row0,
+                               Py_ssize_t row1, Py_ssize_t width)
+{
+    _Alignas(64) unsigned char stage[DM_STAGE_BYTES + DM_STAGE_SLACK];
+    unsigned char *at[DM_SHUFFLE_WIDTH];   /* each output's staged bytes */
+    unsigned char *line[DM_SHUFFLE_WIDTH]; /* the output line the first of them go to */
+    Py_ssize_t fill[DM_SHUFFLE_WIDTH];     /* staged bytes, from that line's start */
+    Py_ssize_t lead[DM_SHUFFLE_WIDTH];     /* bytes of the first line not this call's */
+    const Py_ssize_t block = DM_STAGE_BYTES / width;
+    unsigned char *next = stage;
+    for (Py_ssize_t k = 0; k < nparts; k++) {
+        const Part *p = &parts[k];
+        unsigned char *d = (unsigned char *)p->dst + row0 * p->run;
+        at[k] = next;
+        next += (block * p->run + 127) & ~(Py_ssize_t)63;
+        lead[k] = fill[k] = (Py_ssize_t)((uintptr_t)d & 63);
+        line[k] = d - lead[k];
+    }
+    for (Py_ssize_t b = row0; b < row1; b += block) {
+        const Py_ssize_t e = b + block < row1 ? b + block : row1;
+        for (Py_ssize_t i = b; i < e; i++) { /* rows in order, the runs of a row in order */
+            for (Py_ssize_t k = 0; k < nparts; k++) {
+                const Part *p = &parts[k];
+                const char *s = p->src + i * p->src_stride;
+                unsigned char *t = at[k] + fill[k];
+                const Py_ssize_t tail = p->run - 64;
+                for (Py_ssize_t j = 0; j < tail; j += 64) {
+                    _mm512_storeu_si512((void *)(t + j), _mm512_loadu_si512((const void *)(s + j)));
+                }
+                _mm512_storeu_si512((void *)(t + tail),
+                                    _mm512_loadu_si512((const void *)(s + tail)));
+                fill[k] += p->run;
+            }
+        }
+        for (Py_ssize_t k = 0; k < nparts; k++) { /* each output's whole lines */
+            const Py_ssize_t lines = fill[k] >> 6;
+            Py_ssize_t j = 0;
+            if (lead[k] && lines) { /* the first line starts before the call's bytes */
+                _mm512_mask_storeu_epi8((void *)line[k], ~(__mmask64)0 << lead[k],
+                                        _mm512_load_si512((const void *)at[k]));
+                lead[k] = 0;
+                j = 1;
+            }
+            for (; j < lines; j++) {
+                _mm512_stream_si512((void *)(line[k] + 64 * j),
+                                    _mm512_load_si512((const void *)(at[k] + 64 * j)));
+            }
+            if (lines) { /* the partial line left: to the front */
+                const __m512i rest = _mm512_load_si512((const void *)(at[k] + 64 * lines));
+                _mm512_store_si512((void *)at[k], rest);
+                line[k] += 64 * lines;
+                fill[k] -= 64 * lines;
+            }
+        }
+    }
+    for (Py_ssize_t k = 0; k < nparts; k++) { /* the last partial line: the call's bytes only */
+        if (fill[k] > lead[k]) {
+            const __mmask64 own = (~(__mmask64)0 << lead[k]) & ~(~(__mmask64)0 << fill[k]);
+            _mm512_mask_storeu_epi8((void *)line[k], own, _mm512_load_si512((const void *)at[k]));
+        }
+    }
+}
+
+/* Returns 0 where a line split does not apply. */
+static int line_split(const Part *parts, Py_ssize_t nparts, Py_ssize_t row0, Py_ssize_t row1)
+{
+    if (!have_vbmi || nparts > DM_SHUFFLE_WIDTH) {
+        return 0;
+    }
+    Py_ssize_t width = 0;
+    for (Py_ssize_t k = 0; k < nparts; k++) {
+        const Part *p = &parts[k];
+        if (p->run < DM_LINE_RUN || p->run >= DM_SHORT_RUN || p->dst_stride != p->run ||
+            p->src_stride < p->run) {
+            return 0;
+        }
+        width += p->run;
+    }
+    const int staged = width < DM_STAGE_RUN * nparts && width <= DM_STAGE_BYTES;
+    if (staged) {
+        line_stage(parts, nparts, row0, row1, width);
+    }
+    else {
+        line_rows(parts, nparts, row0, row1);
+    }
+    __atomic_fetch_add(&programs_run[4 + staged], 1, __ATOMIC_RELAXED);
+    _mm_sfence(); /* make the streamed stores visible before the call returns */
+    return 1;
+}
+#endif
+
 static void copy_rows_impl(const Part *parts, Py_ssize_t nparts, Py_ssize_t row0,
                            Py_ssize_t row1, int streaming)
 {
@@ -964,6 +1148,12 @@ static void copy_rows_impl(const Part *parts, Py_ssize_t nparts, Py_ssize_t row0
             words = 0;
         }
     }
+#if DM_SHUFFLE && DM_STREAMING
+    if (streaming && !words && dense && shortest >= DM_LINE_RUN &&
+        line_split(parts, nparts, row0, row1)) {
+        return;
+    }
+#endif
 #if DM_SSE2
     if (!words && shortest < DM_SHORT_RUN && short_runs(parts, nparts, row0, row1)) {
         return;
@@ -2228,19 +2418,27 @@ static PyObject *shuffle_counts(PyObject *self, PyObject *unused)
 {
     (void)self;
     (void)unused;
+    PyObject *counts = PyTuple_New(DM_PROGRAMS);
+    for (Py_ssize_t i = 0; counts != NULL && i < DM_PROGRAMS; i++) {
 #if DM_SHUFFLE
-    return Py_BuildValue("(nnnn)", __atomic_load_n(&programs_run[0], __ATOMIC_RELAXED),
-                         __atomic_load_n(&programs_run[1], __ATOMIC_RELAXED),
-                         __atomic_load_n(&programs_run[2], __ATOMIC_RELAXED),
-                         __atomic_load_n(&programs_run[3], __ATOMIC_RELAXED));
+        const Py_ssize_t n = __atomic_load_n(&programs_run[i], __ATOMIC_RELAXED);
 #else
-    return Py_BuildValue("(nnnn)", (Py_ssize_t)0, (Py_ssize_t)0, (Py_ssize_t)0, (Py_ssize_t)0);
+        const Py_ssize_t n = 0;
 #endif
+        PyObject *item = PyLong_FromSsize_t(n);
+        if (item == NULL) {
+            Py_CLEAR(counts);
+            break;
+        }
+        PyTuple_SET_ITEM(counts, i, item);
+    }
+    return counts;
 }
 
 static PyMethodDef methods[] = {
     {"shuffle_counts", shuffle_counts, METH_NOARGS,
-     "shuffle_counts(): shuffle programs run so far (dense, sparse on bytes, on nibbles, slots)."},
+     "shuffle_counts(): programs run so far (dense, sparse on bytes, on nibbles, slots, line "
+     "splits in place, staged)."},
     {"copy_rows", copy_rows, METH_VARARGS,
      "copy_rows(parts, row0, row1, streaming): copy rows [row0, row1) of every part."},
     {"copy_nibble_rows", copy_nibble_rows, METH_VARARGS,

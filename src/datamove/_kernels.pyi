@@ -5,7 +5,9 @@ from collections.abc import Sequence
 from typing import Any
 
 STREAMING: int
+SHUFFLE: int
 
+def shuffle_counts() -> tuple[int, int, int, int, int, int]: ...
 def copy_rows(
     parts: Sequence[tuple[int, int, int, int, int]], row0: int, row1: int, streaming: bool, /
 ) -> None: ...
