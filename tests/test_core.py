@@ -417,6 +417,18 @@ X = np.zeros((2, 6))
             id="variadic_split(float)",
         ),
         pytest.param(
+            lambda: dm.variadic_split(X, np.int64(2), [6]),
+            dm.AxisError,
+            "VariadicSplit: axis=np.int64(2) is out of the tensor rank range [-2, 1]",
+            id="variadic_split(axis=np.int64(2))",
+        ),
+        pytest.param(
+            lambda: dm.split(X, 1, np.int32(4)),
+            dm.ValidationError,
+            "Split: num_splits=np.int32(4) must divide data.shape[1]=6 evenly",
+            id="split(num_splits=np.int32(4))",
+        ),
+        pytest.param(
             lambda: dm.variadic_split(X, 2, [6]),
             dm.AxisError,
             "VariadicSplit: axis=2 is out of the tensor rank range [-2, 1]",

@@ -27,6 +27,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 __all__ = [
     "AxisError",
     "BackendError",
@@ -41,11 +43,14 @@ _MAX_SHOWN = 160
 def show(value: Any) -> str:
     """Render a value the way the caller wrote it, short enough for one line.
 
-    NumPy arrays are shown as ``array([1, 2], dtype=int8)`` (never NumPy's multi-line form).
+    NumPy arrays are shown as ``array([1, 2], dtype=int8)`` (never NumPy's multi-line form),
+    NumPy scalars as NumPy writes them (``np.int64(5)``), not as 0-d arrays.
     """
     tolist = getattr(value, "tolist", None)
     dtype = getattr(value, "dtype", None)
-    if tolist is not None and dtype is not None and hasattr(value, "shape"):
+    if isinstance(value, np.generic):
+        text = repr(value)
+    elif tolist is not None and dtype is not None and hasattr(value, "shape"):
         try:
             text = f"array({tolist()!r}, dtype={dtype})"
         except Exception:  # noqa: BLE001 - a foreign array that cannot list itself
