@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 
 import ml_dtypes
@@ -161,6 +162,51 @@ C64 = np.zeros(3, np.complex64)
 def test_execution_errors(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+@pytest.mark.parametrize(
+    ("data_type", "values", "message"),
+    [
+        ("INT8", [-200], "values=[-200] holds -200, outside int8's range [-128, 127]"),
+        ("UINT8", [3, 300], "values=[3, 300] holds 300, outside uint8's range [0, 255]"),
+        ("UINT16", [-1], "values=[-1] holds -1, outside uint16's range [0, 65535]"),
+        (
+            "INT64", np.array([2**64 - 1], np.uint64),
+            "holds 18446744073709551615, outside int64's range",
+        ),
+        (
+            "FLOAT16", [65504.0, 65520.0],
+            (
+                "values=[65504.0, 65520.0] holds 65520.0, beyond float16's largest finite"
+                " value 65504.0; it would become infinite"
+            ),
+        ),
+        ("FLOAT16", [70000], "holds 70000, beyond float16's largest finite value"),
+        ("FLOAT32", [1e300], "holds 1e+300, beyond float32's largest finite value"),
+        ("INT32", [1.5], "has element type float64, which cannot be stored as int32"),
+    ],
+)  # fmt: skip
+def test_write_tensor_never_changes_a_value_silently(data_type, values, message):
+    # NumPy's same_kind cast would wrap -200 to 56 in an int8 and turn 70000 into inf in a
+    # float16 with only a RuntimeWarning; write_tensor refuses both, naming the value.
+    desc = TensorDesc(data_type, [len(values)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(DTypeError) as info:
+            dml.write_tensor(desc, values)
+    assert message in str(info.value)
+
+
+def test_write_tensor_keeps_what_fits():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        floats = dml.write_tensor(TensorDesc("FLOAT16", [4]), [np.inf, np.nan, 65519.0, -1e-9])
+        ints = dml.write_tensor(TensorDesc("INT8", [3]), np.array([-128, 127, True], np.int64))
+    halves = floats.view(np.float16)
+    assert np.isposinf(halves[0])
+    assert np.isnan(halves[1])
+    assert halves[2:].tolist() == [65504.0, -0.0]  # rounding, not overflow
+    assert ints.view(np.int8).tolist() == [-128, 127, 1, 0]
 
 
 def test_run_validates_the_level_only_when_asked():

@@ -893,7 +893,9 @@ def write_tensor(desc: TensorDesc, values: Any, out: Any | None = None) -> Bytes
     desc : TensorDesc
         The layout. Its strides must not make two elements share an address.
     values : array_like
-        Cast to the tensor's type (``same_kind``); 4-bit values must be in range.
+        Cast to the tensor's type by NumPy's ``same_kind`` rule, with no value changed beyond
+        a float's rounding: integers must be in the type's range (4-bit ones too), and finite
+        values must not overflow a float type to infinity.
     out : writable buffer, optional
         Where to write; bytes the tensor does not cover are left as they were. By default a
         new zeroed buffer of ``total_tensor_size_in_bytes``.
@@ -942,7 +944,7 @@ def write_tensor(desc: TensorDesc, values: Any, out: Any | None = None) -> Bytes
     if desc.data_type.bits == 4:
         typed = np.broadcast_to(array, desc.sizes).astype(np.uint8) & 0x0F
     else:
-        typed = _cast(np.broadcast_to(array, desc.sizes), dtype)
+        typed = _cast(np.broadcast_to(array, desc.sizes), dtype, values)
     space = _Space(desc, target)
     np.copyto(space.view, typed.view(space.view.dtype))
     space.flush()
@@ -957,17 +959,43 @@ def _as_array(value: Any, name: str) -> np.ndarray[Any, Any]:
         raise DTypeError("DirectML", name, value, f"cannot be read as an array: {exc}") from None
 
 
-def _cast(array: np.ndarray[Any, Any], dtype: np.dtype[Any]) -> np.ndarray[Any, Any]:
-    """``array`` as ``dtype``: NumPy's ``same_kind`` casting, plus integers that fit."""
-    if np.can_cast(array.dtype, dtype, casting="same_kind"):
-        return array.astype(dtype, copy=False)
+def _cast(array: np.ndarray[Any, Any], dtype: np.dtype[Any], values: Any) -> np.ndarray[Any, Any]:
+    """``array`` as ``dtype`` where no value changes beyond a float's rounding.
+
+    Integers (and bools) must fit an integer type; anything NumPy casts ``same_kind`` goes to a
+    float type, except finite values that would become infinite. Everything else is a
+    ``DTypeError`` naming the caller's ``values``.
+    """
     if array.dtype.kind in "iub" and dtype.kind in "iu":
         info = np.iinfo(dtype)
-        if not array.size or (int(array.min()) >= info.min and int(array.max()) <= info.max):
-            return array.astype(dtype)
+        if array.size and array.dtype.kind != "b":
+            low, high = int(array.min()), int(array.max())
+            if low < info.min or high > info.max:
+                bad = low if low < info.min else high
+                raise DTypeError(
+                    "DirectML", "values", values,
+                    f"holds {bad}, outside {dtype}'s range [{info.min}, {info.max}]",
+                )  # fmt: skip
+        return array.astype(dtype, copy=False)
+    if dtype.kind == "f" and np.can_cast(array.dtype, dtype, casting="same_kind"):
+        try:
+            with np.errstate(over="raise", invalid="ignore"):
+                return array.astype(dtype, copy=False)
+        except FloatingPointError:
+            big = float(np.finfo(dtype).max)
+            with np.errstate(all="ignore"):
+                lost = np.isinf(array.astype(dtype)) & ~np.isinf(array)
+            bad = array.ravel()[np.flatnonzero(lost)[0]]
+            raise DTypeError(
+                "DirectML", "values", values,
+                f"holds {bad.item()!r}, beyond {dtype}'s largest finite value {big!r}; it would"
+                " become infinite",
+            ) from None  # fmt: skip
     raise DTypeError(
-        "DirectML", "values", array.dtype, f"cannot be stored as {dtype} without changing values"
-    )
+        "DirectML", "values", values,
+        f"has element type {array.dtype}, which cannot be stored as {dtype} without changing"
+        " values",
+    )  # fmt: skip
 
 
 def _check_layout(desc: TensorDesc) -> None:
