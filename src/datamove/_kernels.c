@@ -1653,6 +1653,16 @@ static void vector_rows(const NibblePart *parts, Py_ssize_t nparts, int each, Py
 #if DM_SHUFFLE
 #define DM_SHUFFLE_NIBBLES 32            /* nibbles: only where a run is shorter */
 #define DM_STREAM_NIBBLE_BYTES (16 << 20) /* non-temporal stores from here, as copy_rows */
+/* Runs of 17-31 nibbles take sparse programs only in calls this large. Building such a program
+ * costs 20-30 us (build_program compares every lane with every lane), while the stream loops
+ * copy those runs at 6-10 GB/s. A/B in one process, one thread, in cache (bench/RESULTS.md,
+ * "Long 4-bit runs in mid-sized calls"): calls of 136 KiB took 31-48 us as programs against
+ * 14-27 us by the stream loops (runs of 17-31 into 2 or 3); at 512 KiB and more the programs
+ * were faster on runs of 17-20 (58-73 against 63-149 us) and even with the loops on longer
+ * runs. Shorter runs gain at once: runs of 3 took 20 against 150 us, runs of 16 the same
+ * either way at 136 KiB. */
+#define DM_SPARSE_NIBBLE_RUN 17
+#define DM_SPARSE_NIBBLE_MIN_BYTES (512 << 10)
 
 /* Slot programs: 4-bit splits and joins whose runs are at most 15 nibbles, in rows of at most
  * 60 (bench/RESULTS.md, "Slot programs"). A block of R rows (8; 4 where rows are wider than
@@ -1991,7 +2001,9 @@ static void shuffle_nibbles(const NibblePart *parts, Py_ssize_t nparts, int each
         width += runs[k];
         shortest = runs[k] < shortest ? runs[k] : shortest;
     }
-    if (shortest >= DM_SHUFFLE_NIBBLES || (row1 - row0) * width / 2 < DM_SHUFFLE_MIN_BYTES) {
+    const Py_ssize_t bytes = (row1 - row0) * width / 2;
+    if (shortest >= DM_SHUFFLE_NIBBLES || bytes < DM_SHUFFLE_MIN_BYTES ||
+        (shortest >= DM_SPARSE_NIBBLE_RUN && bytes < DM_SPARSE_NIBBLE_MIN_BYTES)) {
         return;
     }
     int split = each, join = one;

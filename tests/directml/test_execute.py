@@ -630,6 +630,7 @@ def test_four_bit_row_loop_streams_and_rows_match_a_reference(
         ("UINT4", 30, 2, 3),  # 15-nibble runs (part 1 starts mid-byte in every row): slots
         ("UINT4", 26, 2, 3),  # 13-nibble runs: slots
         ("UINT4", 9, 3, 2),  # runs of 3 nibbles: a sparse program
+        ("UINT4", 42, 2, 2),  # runs of 21 nibbles: a sparse program, in calls of 512 KiB or more
         ("UINT4", 6, 3, 0),  # runs of 2 nibbles are whole bytes: the bytes program
         ("UINT4", 126, 2, None),  # 63-nibble runs: the row loops
         ("UINT8", 64, 8, None),  # 8-byte runs: the row loops
@@ -722,7 +723,8 @@ def test_four_bit_shuffle_programs_match_a_reference(kind, runs, extra, offsets,
     # random row, as between two threads; nibbles around the copies are kept.
     kernels = _copy._kernels
     rng = np.random.default_rng(seed)
-    rows = 2 * (256 << 10) // sum(runs) + extra
+    # runs of 17 nibbles or more take programs only in calls of 512 KiB or more
+    rows = 2 * ((256 << 10) if min(runs) < 17 else (1 << 20)) // sum(runs) + extra
     parts, keep, dsts, want = _nibble_call(kind, runs, rows, offsets, rng)
     middle = int(cut * rows)
     for row0, row1 in ((0, middle), (middle, rows)):
@@ -730,6 +732,28 @@ def test_four_bit_shuffle_programs_match_a_reference(kind, runs, extra, offsets,
     del keep
     for got, expect in zip(dsts, want, strict=True):
         np.testing.assert_array_equal(_unpack(got), expect)
+
+
+@pytest.mark.skipif(
+    _copy._kernels is None or not _copy._kernels.SHUFFLE, reason="no shuffle programs here"
+)
+@pytest.mark.parametrize(
+    ("runs", "kib", "program"),
+    [([21, 21], 256, False), ([21, 21], 640, True), ([16, 16], 256, True), ([3, 3, 3], 256, True)],
+)
+def test_long_four_bit_runs_take_programs_only_in_large_calls(runs, kib, program):
+    # Building a sparse program costs 20-30 us; the stream loops copy runs of 17-31 nibbles
+    # faster than that in calls under 512 KiB (DM_SPARSE_NIBBLE_MIN_BYTES), shorter runs not.
+    kernels = _copy._kernels
+    rows = (kib << 11) // sum(runs)
+    parts, keep, dsts, want = _nibble_call("split", runs, rows, (0, 0), np.random.default_rng(5))
+    before = kernels.shuffle_counts()
+    kernels.copy_nibble_rows(parts, 0, rows)
+    ran = [b - a for a, b in zip(before, kernels.shuffle_counts(), strict=True)]
+    del keep
+    for got, expect in zip(dsts, want, strict=True):
+        np.testing.assert_array_equal(_unpack(got), expect)
+    assert sum(ran) == (1 if program else 0)
 
 
 SLOTS = 3  # shuffle_counts(): dense, sparse on bytes, sparse on nibbles, slots, line splits
