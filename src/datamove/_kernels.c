@@ -949,9 +949,8 @@ static Py_ssize_t shuffle_rows(const Part *parts, Py_ssize_t nparts, Py_ssize_t 
  * Reading a block of rows one output at a time instead (strided over the input) ran at 0.35-0.7:
  * the prefetcher follows the input best in memory order. Calls that do not stream (their bytes
  * fit in cache) keep the row loops, which ran there at 0.3-0.5 of memcpy against 0.15-0.4. An
- * output's bytes before its first
- * whole line and after its last are written exactly (copied, or masked stores), so threads may
- * take any ranges of rows. */
+ * output's bytes before its first whole line and after its last are written exactly (copied,
+ * or masked stores), so threads may take any ranges of rows. */
 #define DM_LINE_RUN 64          /* bytes: only where every run is this long or more */
 #define DM_STAGE_RUN 160        /* bytes: runs shorter than this on average are staged */
 #define DM_STAGE_BYTES 2048     /* a block of rows of input, staged */
