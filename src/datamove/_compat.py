@@ -18,7 +18,7 @@ import numpy as np
 
 from datamove._backends._copy import copy_pairs
 from datamove._errors import DTypeError, ValidationError
-from datamove._validation import check_out
+from datamove._validation import check_apart, check_out, self_overlapping, strided_span
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -107,7 +107,7 @@ def take(
     if isinstance(data, np.ndarray):
         views = [data[index] for index in indices]
         if out is not None:
-            return _into(op, views, out)
+            return _into(op, data, views, out)
         if copy:
             fresh = [np.empty(v.shape, v.dtype) for v in views]
             copy_pairs(list(zip(fresh, views, strict=True)))
@@ -118,7 +118,7 @@ def take(
     return backend_for(op, data).take(op, data, indices, copy, out, chunks=chunks)
 
 
-def _into(op: str, results: Sequence[Any], out: Sequence[Any]) -> tuple[Any, ...]:
+def _into(op: str, data: Any, results: Sequence[Any], out: Sequence[Any]) -> tuple[Any, ...]:
     if not isinstance(out, list | tuple):
         raise DTypeError(op, "out", out, "must be a sequence of arrays, one per output")
     if len(out) != len(results):
@@ -134,9 +134,90 @@ def _into(op: str, results: Sequence[Any], out: Sequence[Any]) -> tuple[Any, ...
         check_out(op, k, dst, src)
         if not dst.flags.writeable:
             raise ValidationError(op, f"out[{k}]", "<read-only array>", "is read-only")
-        if np.may_share_memory(dst, src) and np.shares_memory(dst, src):
+        if self_overlapping(dst.shape, dst.strides, dst.itemsize):
+            raise ValidationError(
+                op,
+                f"out[{k}]",
+                f"<array with strides {list(dst.strides)}>",
+                "has elements that share memory (a stride of 0?), so writes to it would be lost",
+            )
+        # Against the whole input, not only output k's part of it: writing out[k] first must
+        # not change what a later output reads.
+        if np.may_share_memory(dst, data) and shares_memory(dst, data):
             raise ValidationError(
                 op, f"out[{k}]", "<array>", "overlaps the input; out must not alias data"
             )
+    _check_outs_apart(op, out)
     copy_pairs(list(zip(out, results, strict=True)))
     return tuple(out)
+
+
+# Work NumPy may spend proving two arrays apart; beyond it they count as overlapping.
+_MAX_WORK: Final = 100_000
+
+
+def shares_memory(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether ``a`` and ``b`` share an element (``True`` where NumPy cannot tell in time)."""
+    try:
+        # NumPy's stubs allow only -1 and 0, its docs any bound (solved exactly up to it).
+        return bool(np.shares_memory(a, b, max_work=_MAX_WORK))  # type: ignore[arg-type]
+    except np.exceptions.TooHardError:
+        return True
+
+
+class _Bytes:
+    """Memory of another library described to NumPy, for :func:`shares_memory` only.
+
+    NumPy's overlap test reads addresses, never the bytes, so any address does (a GPU's too).
+    """
+
+    def __init__(self, address: int, shape: Any, strides: Any, itemsize: int) -> None:
+        self.__array_interface__ = {
+            "data": (address, False),
+            "shape": (*shape, itemsize),
+            "strides": (*strides, 1),
+            "typestr": "|u1",
+            "version": 3,
+        }
+
+
+def layouts_overlap(a: Any, b: Any) -> bool:
+    """:func:`shares_memory` of two ``(address, shape, byte strides, itemsize)`` layouts."""
+    return shares_memory(np.asarray(_Bytes(*a)), np.asarray(_Bytes(*b)))
+
+
+def _span(a: np.ndarray) -> tuple[int, int] | None:
+    return strided_span(a.ctypes.data, a.shape, a.strides, a.itemsize)
+
+
+def _check_outs_apart(op: str, out: Sequence[np.ndarray]) -> None:
+    """No two ``out`` arrays share memory; exact, as NumPy decides it.
+
+    Pairwise (:func:`check_apart`) for a few outputs; for many, whose address ranges may all
+    meet (the columns of one buffer), a map of the bytes they cover, in one pass over them.
+    """
+    spans = [s for s in map(_span, out) if s is not None]
+    if len(out) > _MAP_MIN_OUTPUTS and spans:
+        lo = min(s[0] for s in spans)
+        width = max(s[1] for s in spans) - lo
+        if width <= _MAP_MAX_BYTES:
+            taken = np.zeros(width, np.bool_)
+            for k, a in enumerate(out):
+                if a.size == 0:
+                    continue
+                cover = np.lib.stride_tricks.as_strided(
+                    taken[a.ctypes.data - lo :],
+                    (*a.shape, a.itemsize),
+                    (*a.strides, 1),
+                    writeable=True,
+                )
+                if cover.any():  # some earlier output holds one of these bytes: find which
+                    check_apart(op, out[: k + 1], _span, shares_memory)
+                cover[...] = True
+            return
+    check_apart(op, out, _span, shares_memory)
+
+
+# Above this many outputs, and over at most this many bytes, a byte map decides the overlaps.
+_MAP_MIN_OUTPUTS: Final = 64
+_MAP_MAX_BYTES: Final = 1 << 28

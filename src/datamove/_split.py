@@ -419,7 +419,9 @@ def split(
         ``None``: views sharing memory with ``data`` where the library allows it (NumPy always
         does). ``True``: independent, C-contiguous arrays. ``False``: views or an error.
     out : sequence of arrays, optional
-        Preallocated arrays, one per chunk, of the chunk's shape and dtype, to copy into.
+        Preallocated arrays, one per chunk, of the chunk's shape and dtype, to copy into. They
+        must not share memory with ``data`` or with each other (the columns of one buffer may
+        take the chunks of a last-axis split).
 
     Returns
     -------

@@ -636,7 +636,8 @@ def strided_slice(
         ``None``: a view sharing memory with ``data`` where the library allows it (NumPy always
         does). ``True``: an independent, C-contiguous array. ``False``: a view or an error.
     out : array, optional
-        A preallocated array of the output's shape and dtype to copy the result into.
+        A preallocated array of the output's shape and dtype to copy the result into. It must
+        not share memory with ``data``.
 
     Returns
     -------

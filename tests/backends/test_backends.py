@@ -188,6 +188,74 @@ def test_out_errors(xp: Lib) -> None:
             dm.split(x, 0, 2, out=[head[:2], good[1]])
 
 
+def test_out_arrays_must_not_share_memory(xp: Lib) -> None:
+    """Every output needs elements of its own, apart from the input and from the other outputs."""
+    if not xp.mutable:
+        pytest.skip("out= is refused as a whole (test_out)")
+    x = xp.asarray(np.arange(24, dtype=np.float32).reshape(4, 6))
+    # out[0] is the input's second half: written first, it would change what output 1 reads.
+    with pytest.raises(ValidationError, match=r"out\[0\].*overlaps the input"):
+        dm.split(x, 0, 2, out=[x[2:, ...], xp.asarray(np.zeros((2, 6), np.float32))])
+    same = xp.asarray(np.zeros((2, 6), np.float32))
+    with pytest.raises(ValidationError, match=r"out\[1\].*shares memory with out\[0\]"):
+        dm.split(x, 0, 2, out=[same, same])
+    buf = xp.asarray(np.zeros((4, 7), np.float32))
+    with pytest.raises(ValidationError, match=r"out\[2\].*shares memory with out\[1\]"):
+        dm.split(x, 1, 3, out=[buf[:, 0:2], buf[:, 2:4], buf[:, 3:5]])
+    assert xp.to_numpy(buf).sum() == 0  # nothing written before the error
+    # The columns of one buffer are apart, although their address ranges meet: accepted.
+    got = dm.split(x, 1, 3, out=[buf[:, 0:2], buf[:, 2:4], buf[:, 4:6]])
+    assert got[2] is not None
+    expected = np.arange(24, dtype=np.float32).reshape(4, 6)
+    np.testing.assert_array_equal(xp.to_numpy(buf)[:, :6], expected)
+    # An out whose elements share memory (a stride of 0) would keep only the last write.
+    if xp.name in ("numpy", "torch"):
+        flat = np.zeros(6, np.float32)
+        if xp.name == "numpy":
+            bad = np.lib.stride_tricks.as_strided(flat, (2, 6), (0, 4), writeable=True)
+        else:
+            bad = xp.module.zeros(1, 6).expand(2, 6)
+        with pytest.raises(ValidationError, match=r"out\[0\].*elements that share memory"):
+            dm.split(x, 0, 2, out=[bad, xp.asarray(np.zeros((2, 6), np.float32))])
+
+
+def test_out_overlap_is_found_through_any_owner_of_the_memory() -> None:
+    """Two tensors over one NumPy buffer have different storages; the memory is what counts."""
+    torch = pytest.importorskip("torch")
+    arr = np.arange(6.0)
+    data = torch.from_numpy(arr)
+    with pytest.raises(ValidationError, match=r"out\[0\].*overlaps the input"):
+        dm.strided_slice(data, [0], [3], out=torch.from_numpy(arr[2:5]))
+    np.testing.assert_array_equal(arr, np.arange(6.0))
+    # Apart from the input's elements, in the same buffer: written.
+    other = np.zeros(9)
+    other[::3] = [1, 2, 3]
+    into = torch.from_numpy(other[1::3])
+    got = dm.strided_slice(torch.from_numpy(other[::3]), [0], [3], out=into)
+    assert got is into
+    np.testing.assert_array_equal(other, [1, 1, 0, 2, 2, 0, 3, 3, 0])
+    # Empty tensors have no memory at all (data_ptr() is 0 for each): never an overlap.
+    empty = [torch.empty(0, 2), torch.empty(0, 2)]
+    assert dm.split(torch.empty(0, 4), 1, 2, out=empty)[1] is empty[1]
+
+
+def test_numpy_many_outs_in_one_buffer_are_checked_exactly() -> None:
+    """Above 64 outputs a byte map decides; it must agree with the pairwise test."""
+    x = np.arange(4 * 300, dtype=np.int16).reshape(4, 300)
+    buf = np.zeros((4, 301), np.int16)
+    dm.split(x, 1, 300, out=[buf[:, i : i + 1] for i in range(300)])
+    np.testing.assert_array_equal(buf[:, :300], x)
+    outs = [buf[:, i : i + 1] for i in range(299)] + [buf[:, 7:8]]
+    with pytest.raises(ValidationError, match=r"out\[299\].*shares memory with out\[7\]"):
+        dm.split(x, 1, 300, out=outs)
+    # Bytes, not elements: an int16 column that starts at an odd byte meets two columns.
+    raw = np.zeros(4 * 301 * 2 + 1, np.uint8)[1:].view(np.int16).reshape(4, 301)
+    odd = raw.view(np.uint8)[:, 1:-1].view(np.int16)[:, :1]  # bytes 1-2 of each row
+    outs = [raw[:, i : i + 1] for i in range(1, 300)] + [odd]
+    with pytest.raises(ValidationError, match=r"out\[299\].*shares memory with out\["):
+        dm.split(x, 1, 300, out=outs)
+
+
 def test_numpy_big_copies_go_through_the_thread_pool() -> None:
     from datamove._backends import _copy
 

@@ -26,9 +26,9 @@ import functools
 import operator
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Self
 
-from datamove._compat import BACKENDS
+from datamove._compat import BACKENDS, layouts_overlap
 from datamove._errors import BackendError, DTypeError, ValidationError, ViewError
-from datamove._validation import check_out
+from datamove._validation import check_apart, check_out, self_overlapping, strided_span
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -202,14 +202,49 @@ class Backend:
                 raise ValidationError(
                     op, f"out[{k}]", "<array>", "overlaps the input; out must not alias data"
                 )
+            layout = self.layout(dst)
+            if layout is not None and self_overlapping(*layout[1:]):
+                raise ValidationError(
+                    op,
+                    f"out[{k}]",
+                    f"<array with byte strides {list(layout[2])}>",
+                    "has elements that share memory (a stride of 0?), so writes to it would be "
+                    "lost",
+                )
+        check_apart(op, out, self.span, self.outs_overlap)
         for dst, src in zip(out, results, strict=True):
             self.assign(dst, src)
         return tuple(out)
 
     def overlaps(self, dst: Any, data: Any) -> bool:
-        """Whether ``dst`` may share memory with ``data`` (``False`` where it cannot be told)."""
-        del dst, data
-        return False
+        """Whether ``dst`` shares memory with ``data``: NumPy's exact test on their layouts.
+
+        Any two arrays over the same memory count, whatever object owns it (two PyTorch tensors
+        made by ``from_numpy`` on one buffer have different storages). ``False`` where the
+        library does not tell its layout (the array API has no way to ask).
+        """
+        la, lb = self.layout(dst), self.layout(data)
+        if la is None or lb is None:
+            return False
+        sa, sb = strided_span(*la), strided_span(*lb)
+        if sa is None or sb is None or sa[1] <= sb[0] or sb[1] <= sa[0]:
+            return False
+        return layouts_overlap(la, lb)
+
+    def layout(self, dst: Any) -> tuple[int, tuple[int, ...], tuple[int, ...], int] | None:
+        """``(address, shape, byte strides, itemsize)`` of ``dst``; ``None`` where unknown."""
+        del dst
+        return None
+
+    def span(self, dst: Any) -> tuple[int, int] | None:
+        """The byte range ``dst``'s elements cover (``None``: empty, or not known)."""
+        layout = self.layout(dst)
+        return None if layout is None else strided_span(*layout)
+
+    def outs_overlap(self, a: Any, b: Any) -> bool:
+        """Whether two ``out`` arrays whose byte ranges meet share an element, exactly."""
+        la, lb = self.layout(a), self.layout(b)
+        return la is None or lb is None or layouts_overlap(la, lb)
 
     def assign(self, dst: Any, src: Any) -> None:
         """``dst[...] = src``: in-place assignment, as the array API standard defines it."""
@@ -222,6 +257,13 @@ class StrictBackend(Backend):
     name = "array-api-strict"
     views = True
 
+    def layout(self, dst: Any) -> tuple[int, tuple[int, ...], tuple[int, ...], int] | None:
+        """The NumPy array it wraps (``_array``, a private attribute; ``None`` if it is gone)."""
+        a = getattr(dst, "_array", None)
+        if a is None or not hasattr(a, "ctypes"):
+            return None
+        return a.ctypes.data, a.shape, a.strides, a.itemsize
+
 
 class CuPyBackend(Backend):
     """CuPy: NumPy's view semantics (negative steps included) on a GPU.
@@ -232,9 +274,9 @@ class CuPyBackend(Backend):
     name = "CuPy"
     views = True
 
-    def overlaps(self, dst: Any, data: Any) -> bool:
-        """``cupy.may_share_memory``: bounds of the two buffers."""
-        return bool(self.xp.may_share_memory(dst, data))
+    def layout(self, dst: Any) -> tuple[int, tuple[int, ...], tuple[int, ...], int] | None:
+        """``dst.data.ptr``: the device address of element 0; strides in bytes, as NumPy's."""
+        return int(dst.data.ptr), tuple(dst.shape), tuple(dst.strides), int(dst.itemsize)
 
 
 _TORCH_PLANS_MAX: Final = 1024
@@ -330,9 +372,10 @@ class TorchBackend(Backend):
 
         return result.clone(memory_format=torch.contiguous_format)
 
-    def overlaps(self, dst: Any, data: Any) -> bool:
-        """Same storage: PyTorch has no exact overlap test, so any shared storage counts."""
-        return bool(dst.untyped_storage().data_ptr() == data.untyped_storage().data_ptr())
+    def layout(self, dst: Any) -> tuple[int, tuple[int, ...], tuple[int, ...], int] | None:
+        """``data_ptr()`` is element 0's address; PyTorch counts strides in elements."""
+        size = dst.element_size()
+        return dst.data_ptr(), tuple(dst.shape), tuple(s * size for s in dst.stride()), size
 
     def assign(self, dst: Any, src: Any) -> None:
         """``copy_``: one multi-threaded kernel, no temporary."""
