@@ -38,23 +38,32 @@ __all__ = [
 ]
 
 _MAX_SHOWN = 160
+_MAX_ITEMS = 64  # arrays and sequences longer than this show their first _HEAD_ITEMS only
+_HEAD_ITEMS = 8
 
 
 def show(value: Any) -> str:
     """Render a value the way the caller wrote it, short enough for one line.
 
     NumPy arrays are shown as ``array([1, 2], dtype=int8)`` (never NumPy's multi-line form),
-    NumPy scalars as NumPy writes them (``np.int64(5)``), not as 0-d arrays.
+    NumPy scalars as NumPy writes them (``np.int64(5)``), not as 0-d arrays. The cost is bounded
+    by what is shown, whatever the value's size: a long array or sequence shows its first items
+    and its length, and another library's array only its type, shape and dtype (listing its
+    values could copy it from a GPU, or compute a Dask graph).
     """
-    tolist = getattr(value, "tolist", None)
-    dtype = getattr(value, "dtype", None)
-    if isinstance(value, np.generic):
+    if isinstance(value, type | np.generic):  # a class passed as a value; a NumPy scalar
         text = repr(value)
-    elif tolist is not None and dtype is not None and hasattr(value, "shape"):
-        try:
-            text = f"array({tolist()!r}, dtype={dtype})"
-        except Exception:  # noqa: BLE001 - a foreign array that cannot list itself
-            text = f"<{type(value).__name__} of shape {getattr(value, 'shape', '?')}>"
+    elif isinstance(value, np.ndarray):
+        if value.size <= _MAX_ITEMS:
+            text = f"array({value.tolist()!r}, dtype={value.dtype})"
+        else:
+            head = ", ".join(map(repr, value.flat[:_HEAD_ITEMS].tolist()))
+            text = f"array([{head}, ...], shape={list(value.shape)}, dtype={value.dtype})"
+    elif hasattr(value, "shape") and hasattr(value, "dtype"):
+        text = f"<{type(value).__name__} of shape {_shape(value)} and dtype {value.dtype}>"
+    elif isinstance(value, list | tuple) and len(value) > _MAX_ITEMS:
+        head = ", ".join(show(v) for v in value[:_HEAD_ITEMS])
+        text = f"[{head}, ... ({len(value)} items)]"
     else:
         text = repr(value)
     if len(text) > _MAX_SHOWN:
@@ -64,6 +73,13 @@ def show(value: Any) -> str:
             else text[: _MAX_SHOWN - 4] + " ..."
         )
     return text
+
+
+def _shape(value: Any) -> str:
+    try:
+        return str(list(value.shape))
+    except Exception:  # noqa: BLE001 - a shape that cannot be listed (NaN sizes are fine)
+        return "?"
 
 
 class ValidationError(ValueError):

@@ -1,0 +1,51 @@
+"""How errors show the values they name: as the caller wrote them, in bounded time and space."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import datamove as dm
+from datamove._errors import show
+
+
+def test_small_values_are_shown_as_written() -> None:
+    assert show(np.arange(3, dtype=np.int8)) == "array([0, 1, 2], dtype=int8)"
+    assert show(np.int64(2)) == "np.int64(2)"
+    assert show([1, -2]) == "[1, -2]"
+    assert show(np.float32) == "<class 'numpy.float32'>"
+
+
+def test_a_type_passed_as_a_value_is_named_as_a_type() -> None:
+    with pytest.raises(dm.DTypeError, match=r"axis=<class 'numpy.int64'> must be an integer"):
+        dm.split(np.zeros(6), np.int64, 2)  # type: ignore[arg-type]
+
+
+def test_big_values_show_their_head_and_size_only() -> None:
+    big = np.zeros(1_000_000, np.float32)
+    text = show(big)
+    assert (
+        text
+        == "array([0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, ...], shape=[1000000], dtype=float32)"
+    )
+    assert show(list(range(10**6))) == "[0, 1, 2, 3, 4, 5, 6, 7, ... (1000000 items)]"
+    with pytest.raises(dm.DTypeError) as info:
+        dm.split(big, 0, 2, out=big)  # out must be a sequence: the whole array is not listed
+    assert "shape=[1000000]" in str(info.value)
+    assert len(str(info.value)) < 300
+
+
+def test_other_libraries_arrays_are_never_read_to_show_them() -> None:
+    """Listing a GPU array copies it to the host; listing a Dask array computes its graph."""
+    dask = pytest.importorskip("dask")
+    da = pytest.importorskip("dask.array")
+
+    def boom() -> np.ndarray:
+        raise AssertionError("the error message computed the Dask graph")
+
+    lazy = da.from_delayed(dask.delayed(boom)(), shape=(3,), dtype=np.int64)
+    assert show(lazy) == "<Array of shape [3] and dtype int64>"
+    with pytest.raises(dm.DTypeError, match=r"axis=<Array of shape \[3\] and dtype int64>"):
+        dm.split(np.zeros(6), lazy, 2)
+    torch = pytest.importorskip("torch")
+    assert show(torch.arange(3)) == "<Tensor of shape [3] and dtype torch.int64>"
