@@ -53,7 +53,13 @@ def prepare(op: str, data: Any) -> tuple[Any, tuple[int, ...]]:
         except (ValueError, TypeError) as exc:  # ragged nesting, objects that refuse
             raise DTypeError(op, "data", data, f"cannot be read as an array: {exc}") from None
         if arr.dtype == object and isinstance(data, list | tuple):
-            raise DTypeError(op, "data", data, "is a ragged sequence, not an array")
+            raise DTypeError(
+                op,
+                "data",
+                data,
+                "is not an array of numbers: NumPy could hold it only as Python objects (ints "
+                "beyond 64 bits, None, or other objects)",
+            )
         return arr, arr.shape
     from datamove._backends._foreign import backend_for  # noqa: PLC0415 - foreign arrays only
 
@@ -104,11 +110,15 @@ def take(
     """
     if not (copy is None or isinstance(copy, bool | np.bool_)):
         raise DTypeError(op, "copy", copy, "must be None, True or False")
+    if copy is not None:
+        copy = bool(copy)  # np.False_ is False: the backends test `copy is False`
     if isinstance(data, np.ndarray):
         views = [data[index] for index in indices]
         if out is not None:
             return _into(op, data, views, out)
         if copy:
+            if type(data) is not np.ndarray:  # a subclass copies what it adds (a mask, ...)
+                return tuple(v.copy(order="C") for v in views)
             fresh = [np.empty(v.shape, v.dtype) for v in views]
             copy_pairs(list(zip(fresh, views, strict=True)))
             return tuple(fresh)

@@ -160,6 +160,67 @@ def test_copy_false(xp: Lib) -> None:
     np.testing.assert_array_equal(xp.to_numpy(r), np.arange(12).reshape(4, 3)[::-1])
 
 
+def test_copy_false_as_a_numpy_bool_is_copy_false(xp: Lib) -> None:
+    """``np.False_`` is accepted for ``copy`` and means what ``False`` means."""
+    x = xp.asarray(np.arange(12, dtype=np.float32).reshape(4, 3))
+    reverse = dict(begin_mask=[1], end_mask=[1])
+    if xp.name in ("jax", "torch"):
+        with pytest.raises(ViewError):
+            dm.strided_slice(x, [0], [0], [-1], copy=np.False_, **reverse)
+    else:
+        r = dm.strided_slice(x, [0], [0], [-1], copy=np.False_, **reverse)
+        np.testing.assert_array_equal(xp.to_numpy(r), np.arange(12).reshape(4, 3)[::-1])
+
+
+def test_torch_negative_steps_on_every_dtype() -> None:
+    """torch.flip lacks uint16/32/64, float8 and complex32 on CPU: they flip as their bits."""
+    torch = pytest.importorskip("torch")
+    values = np.array([[1, 2, 250], [7, 0, 9]], np.uint8)
+    names = ["uint8", "uint16", "uint32", "uint64", "float8_e4m3fn", "float8_e5m2", "bfloat16"]
+    for name in names:
+        t = torch.from_numpy(values).to(getattr(torch, name))
+        got = dm.strided_slice(t, [0, -1], [0, 0], [1, -1], begin_mask=[1, 0], end_mask=[1, 1])
+        assert got.dtype == t.dtype
+        assert got.float().tolist() == t.float().numpy()[:, ::-1].tolist(), name
+
+
+def test_torch_copy_true_of_a_flip_is_c_contiguous() -> None:
+    torch = pytest.importorskip("torch")
+    t = torch.arange(6.0).reshape(3, 2).T  # not contiguous: flip would keep its layout
+    r = dm.strided_slice(t, [-1], [0], [-1], end_mask=[1], copy=True)
+    assert r.is_contiguous()
+    assert r.tolist() == t.numpy()[::-1].tolist()
+
+
+def test_torch_out_tensors_torch_cannot_write_are_refused_before_any_write() -> None:
+    torch = pytest.importorskip("torch")
+    x = torch.arange(6.0)
+    first = torch.zeros(3)
+    leaf = torch.zeros(3, requires_grad=True)
+    with pytest.raises(ValidationError, match=r"out\[1\].*is a leaf tensor that requires grad"):
+        dm.split(x, 0, 2, out=[first, leaf])
+    assert first.tolist() == [0, 0, 0]  # nothing written
+    view = torch.zeros(6, requires_grad=True)[3:]
+    with pytest.raises(ValidationError, match=r"is a view of a leaf tensor that requires grad"):
+        dm.split(x, 0, 2, out=[first, view])
+    with torch.inference_mode():
+        frozen = torch.zeros(3)
+    with pytest.raises(ValidationError, match=r"out\[1\].*is an inference tensor"):
+        dm.split(x, 0, 2, out=[first, frozen])
+    with torch.no_grad():  # where PyTorch allows the write, so does datamove
+        dm.split(x, 0, 2, out=[first, leaf])
+    assert leaf.tolist() == [3, 4, 5]
+
+
+def test_numpy_subclasses_keep_what_they_add_in_copies() -> None:
+    m = np.ma.masked_array(np.arange(6), mask=[0, 1, 0, 0, 1, 0])
+    a, _ = dm.split(m, 0, 2, copy=True)
+    assert type(a) is np.ma.MaskedArray
+    assert a.mask.tolist() == [False, True, False]
+    assert not np.shares_memory(a, m)
+    assert not np.shares_memory(a.mask, m.mask)
+
+
 def test_torch_negative_step_with_copy_none_is_a_fresh_flip() -> None:
     torch = pytest.importorskip("torch")
     t = torch.arange(10)

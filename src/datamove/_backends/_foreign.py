@@ -320,7 +320,9 @@ class TorchBackend(Backend):
                 f"negative-step views ({_TORCH_NEGATIVE_STEP})",
                 hint="pass copy=None or copy=True to get a flipped copy",
             )
-        return data[positive].flip(flips), True
+        flipped = _torch_flip(data[positive], flips)
+        # flip keeps the input's layout; copy=True promises C order, and the flip is the copy.
+        return (flipped.contiguous() if copy else flipped), True
 
     def _plan(self, index: Index, shape: tuple[int, ...]) -> tuple[Any, Any, Any, list[int]]:
         key = index if isinstance(index, tuple) else (index,)
@@ -377,9 +379,57 @@ class TorchBackend(Backend):
         size = dst.element_size()
         return dst.data_ptr(), tuple(dst.shape), tuple(s * size for s in dst.stride()), size
 
+    def check_out(self, op: str, results: Sequence[Any], out: Any) -> None:
+        """As any backend, and tensors PyTorch refuses to write in place (before any is written).
+
+        A leaf tensor that requires grad (an ``nn.Parameter``), or a view of one, can be written
+        only under ``torch.no_grad()``; an inference tensor only inside ``torch.inference_mode()``.
+        """
+        super().check_out(op, results, out)
+        import torch  # noqa: PLC0415 - only when a tensor arrives
+
+        grad = torch.is_grad_enabled()
+        for k, dst in enumerate(out):
+            base = dst._base if dst._is_view() else dst  # autograd tests the view's base
+            if grad and base is not None and base.is_leaf and base.requires_grad:
+                raise ValidationError(
+                    op,
+                    f"out[{k}]",
+                    f"<Tensor of shape {list(dst.shape)} that requires grad>",
+                    f"is {'a view of ' if base is not dst else ''}a leaf tensor that requires "
+                    "grad, which PyTorch does not let be written in place",
+                    hint="write under torch.no_grad(), or pass tensors that do not require grad",
+                )
+            if dst.is_inference() and not torch.is_inference_mode_enabled():
+                raise ValidationError(
+                    op,
+                    f"out[{k}]",
+                    f"<inference Tensor of shape {list(dst.shape)}>",
+                    "is an inference tensor, which PyTorch lets be written only inside "
+                    "torch.inference_mode()",
+                    hint="call inside torch.inference_mode(), or pass ordinary tensors",
+                )
+
     def assign(self, dst: Any, src: Any) -> None:
         """``copy_``: one multi-threaded kernel, no temporary."""
         dst.copy_(src)
+
+
+# Integer types of each width, to flip the types torch.flip lacks on CPU (uint16/32/64, float8,
+# complex32: "flip_cpu" not implemented) as their bits.
+_TORCH_BITS: Final = {1: "int8", 2: "int16", 4: "int32", 8: "int64"}
+
+
+def _torch_flip(t: Any, dims: list[int]) -> Any:
+    try:
+        return t.flip(dims)
+    except NotImplementedError:
+        import torch  # noqa: PLC0415 - only when a tensor arrives
+
+        bits = getattr(torch, _TORCH_BITS.get(t.element_size(), ""), None)
+        if bits is None:  # pragma: no cover - every torch type is 1, 2, 4 or 8 bytes wide
+            raise
+        return t.view(bits).flip(dims).view(t.dtype)
 
 
 class JaxBackend(Backend):
