@@ -212,6 +212,32 @@ def test_torch_out_tensors_torch_cannot_write_are_refused_before_any_write() -> 
     assert leaf.tolist() == [3, 4, 5]
 
 
+def test_torch_sparse_tensors_are_refused_clearly() -> None:
+    torch = pytest.importorskip("torch")
+    dense = torch.eye(4)
+    sparse = dense.to_sparse()
+    calls = [
+        lambda t: dm.split(t, 0, 2),
+        lambda t: dm.variadic_split(t, 1, [1, 3]),
+        lambda t: dm.strided_slice(t, [3], [0], [-1]),
+        lambda t: dm.strided_slice(t, [0], [2]),
+    ]
+    for call in calls:
+        call(dense)  # the plan is now cached, and the next call takes the fast path
+        with pytest.raises(BackendError, match=r"has layout torch\.sparse_coo; only strided"):
+            call(sparse)
+
+
+def test_copy_has_no_say_when_out_is_given(xp: Lib) -> None:
+    """As on NumPy: with out=, results are written, so copy=False is no reason to refuse."""
+    if not xp.mutable:
+        pytest.skip("out= is refused as a whole (test_out)")
+    x = xp.asarray(np.arange(4, dtype=np.float32))
+    into = xp.asarray(np.zeros(2, np.float32))
+    dm.strided_slice(x, [3], [1], [-1], copy=False, out=into)
+    np.testing.assert_array_equal(xp.to_numpy(into), [3, 2])
+
+
 def test_numpy_subclasses_keep_what_they_add_in_copies() -> None:
     m = np.ma.masked_array(np.arange(6), mask=[0, 1, 0, 0, 1, 0])
     a, _ = dm.split(m, 0, 2, copy=True)

@@ -128,6 +128,8 @@ class Backend:
     ) -> tuple[Any, ...]:
         """Apply every index; honour ``copy`` and ``out`` (``chunks``: see ``_compat.take``)."""
         del chunks
+        if out is not None:  # results are written into out: copy= has no say (as on NumPy)
+            copy = None
         if copy is False and not self.views:
             raise self.no_views(op, data)
         taken = [self.index(op, data, idx, copy) for idx in indices]
@@ -293,6 +295,20 @@ class TorchBackend(Backend):
     name = "PyTorch"
     views = True
 
+    def shape(self, op: str, data: Any) -> tuple[int, ...]:
+        """The shape of a strided tensor; sparse and other layouts have no basic indexing."""
+        import torch  # noqa: PLC0415 - only when a tensor arrives
+
+        if data.layout != torch.strided:
+            raise BackendError(
+                op,
+                "data",
+                f"<Tensor of shape {list(data.shape)} and layout {data.layout}>",
+                f"has layout {data.layout}; only strided (dense) tensors can be sliced",
+                hint="call .to_dense() first",
+            )
+        return super().shape(op, data)
+
     # Plans (the operators cache their index objects) turned into PyTorch calls, by id(index):
     # the entry holds the index itself, so its id cannot be reused while the entry lives.
     _plans: ClassVar[dict[int, tuple[Any, tuple[int, ...], Any, list[int]]]] = {}
@@ -355,18 +371,26 @@ class TorchBackend(Backend):
         chunks: bool = False,
     ) -> tuple[Any, ...]:
         """Chunks as one ``split_with_sizes`` call (views, a C++ loop); otherwise as any backend."""
-        if copy is None and out is None:
-            if chunks and indices:
-                first = indices[0]
-                axis = len(first) - 1 if type(first) is tuple else 0
-                cuts = [(k[-1] if type(k) is tuple else k) for k in indices]
-                return tuple(data.split_with_sizes([c.stop - c.start for c in cuts], axis))
-            return tuple([self.index(op, data, index, None)[0] for index in indices])
-        return super().take(op, data, indices, copy, out)
+        try:
+            if copy is None and out is None:
+                if chunks and indices:
+                    first = indices[0]
+                    axis = len(first) - 1 if type(first) is tuple else 0
+                    cuts = [(k[-1] if type(k) is tuple else k) for k in indices]
+                    return tuple(data.split_with_sizes([c.stop - c.start for c in cuts], axis))
+                return tuple([self.index(op, data, index, None)[0] for index in indices])
+            return super().take(op, data, indices, copy, out)
+        except NotImplementedError:  # a sparse tensor that reached a fast path: say why
+            self.shape(op, data)
+            raise
 
     def take_one(self, op: str, data: Any, index: Index) -> Any:
         """``index`` with ``copy=None``: a view, or a flipped copy for negative steps."""
-        return self.index(op, data, index, None)[0]
+        try:
+            return self.index(op, data, index, None)[0]
+        except NotImplementedError:
+            self.shape(op, data)
+            raise
 
     def copy(self, result: Any) -> Any:
         """``clone`` into a C-contiguous tensor on the same device (torch copies in parallel)."""
@@ -461,10 +485,10 @@ class JaxBackend(Backend):
         the inner one is inlined.
         """
         del chunks
-        if copy is False:
-            raise self.no_views(op, data)
         if out is not None:
             return self.write(op, data, [], out)
+        if copy is False:
+            raise self.no_views(op, data)
         return tuple(_jax_take(tuple(map(_freeze, indices)))(data))
 
     def copy(self, result: Any) -> Any:
