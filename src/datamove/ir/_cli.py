@@ -74,11 +74,21 @@ def _run(args: argparse.Namespace) -> int:
     for text in args.input or []:
         name, file = _name_value(text, "--input")
         try:
-            inputs[name] = np.load(file, allow_pickle=False)
+            loaded = np.load(file, allow_pickle=False)
         except (OSError, ValueError) as exc:
             raise ValidationError(
                 "datamove", "--input", text, f"cannot be loaded as .npy ({exc})"
             ) from None
+        if not isinstance(loaded, np.ndarray):  # np.load opens a .npz as an archive
+            loaded.close()
+            raise ValidationError(
+                "datamove",
+                "--input",
+                text,
+                "is a .npz archive, not a .npy file",
+                hint="save each input with numpy.save, or extract it: np.load(f)[name]",
+            )
+        inputs[name] = loaded
     model = read_model(args.model, args.bin)
     outputs = model.run(inputs)
     out_dir = Path(args.output_dir)

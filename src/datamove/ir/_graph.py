@@ -12,6 +12,7 @@ from __future__ import annotations
 import builtins
 import os
 import re
+import stat
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Final
 from datamove._errors import ValidationError
 from datamove._shape import Dimension, PartialShape
 from datamove.ir._errors import IRError
+from datamove.ir._types import OPENVINO_PRECISIONS
 
 if TYPE_CHECKING:
     from xml.etree.ElementTree import Element
@@ -32,6 +34,12 @@ _MAX_SHOWN_LAYERS: Final = 5
 _OPSET_RE: Final = re.compile(r"opset(\d{1,3})")
 MAX_OPSET: Final = 17  # OpenVINO 2026.4's newest opset; every one re-exports the v1 operators
 SUPPORTED_IR_VERSIONS: Final = (10, 11)
+# OpenVINO looks layer types up in its opsets ignoring case, except ``Const``, which it matches
+# exactly ("const" is refused): the supported types by their lower-case spelling.
+_CASELESS_TYPES: Final = {
+    t.lower(): t
+    for t in ("Parameter", "Result", "Split", "VariadicSplit", "StridedSlice", "Concat")
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,7 +122,7 @@ class Graph:
 def parse_int(text: str, argument: str, layer: Layer | None = None) -> int:
     """An int64 from a short decimal string, or an `IRError`."""
     stripped = text.strip()
-    if len(stripped) > _MAX_NUMBER_CHARS or not re.fullmatch(r"[+-]?\d+", stripped):
+    if len(stripped) > _MAX_NUMBER_CHARS or not re.fullmatch(r"[+-]?[0-9]+", stripped):
         raise _err(layer, argument, text, "is not an integer")
     value = int(stripped)
     if not -INT64_MAX - 1 <= value <= INT64_MAX:
@@ -139,7 +147,7 @@ def parse_dim(
         raise _err(layer, argument, text, "is not a dimension", port)
     if stripped in ("-1", "?"):
         return Dimension()
-    if not re.fullmatch(r"\d*(\.\.)?\d*", stripped) or stripped in ("", ".."):
+    if not re.fullmatch(r"[0-9]*(\.\.)?[0-9]*", stripped) or stripped in ("", ".."):
         raise _err(
             layer, argument, text, "is not a dimension (write 5, -1, ?, 1..10, ..6 or 3..)", port
         )
@@ -203,7 +211,16 @@ def _parse_port(elem: Element, layer: Layer, argument: str) -> Port:
     pid = parse_int(elem.get("id", ""), f"{argument} port id", layer)
     dims = [parse_dim(d.text or "", "dim", layer, pid) for d in elem.findall("dim")]
     names = split_names(elem.get("names", ""))
-    return Port(pid, elem.get("precision"), PartialShape(dims), bool(dims), names)
+    precision = elem.get("precision")
+    if precision is not None and precision not in OPENVINO_PRECISIONS:
+        raise layer.error(
+            "precision",
+            precision,
+            "is not an element type OpenVINO knows",
+            port=pid,
+            hint="write FP32, I64, BOOL, ... or f32, i64, boolean, ...",
+        )
+    return Port(pid, precision, PartialShape(dims), bool(dims), names)
 
 
 def _parse_layer(index: int, elem: Element) -> Layer:
@@ -212,6 +229,8 @@ def _parse_layer(index: int, elem: Element) -> Layer:
     ltype = attrs.get("type")
     if lid is None or ltype is None:
         raise IRError(f"layers[{index}]", attrs, "needs both an 'id' and a 'type' attribute")
+    parse_int(lid, f"layers[{index}] id")  # OpenVINO reads layer ids as integers
+    ltype = _CASELESS_TYPES.get(ltype.lower(), ltype)
     data_elem = elem.find("data")
     data = dict(data_elem.attrib) if data_elem is not None else {}
     layer = Layer(
@@ -254,11 +273,12 @@ def parse_graph(
         _parse_layer(i, e)
         for i, e in enumerate(layers_elem.findall("layer") if layers_elem is not None else [])
     ]
-    by_id: dict[str, int] = {}
+    by_id: dict[int, int] = {}  # layer ids as numbers: OpenVINO reads "03" as 3
     for layer in layers:
-        if layer.id in by_id:
+        number = parse_int(layer.id, "id", layer)
+        if number in by_id:
             raise layer.error("id", layer.id, "is used by two layers")
-        by_id[layer.id] = layer.index
+        by_id[number] = layer.index
 
     # Edges: each input port fed by exactly one existing output port.
     fed: dict[tuple[int, int], tuple[int, int]] = {}
@@ -269,16 +289,24 @@ def parse_graph(
     for n, edge in enumerate(edges_elem.findall("edge") if edges_elem is not None else []):
         arg = f"edges[{n}]"
         try:
-            fl, fp = edge.get("from-layer", ""), parse_int(edge.get("from-port", ""), arg)
-            tl, tp = edge.get("to-layer", ""), parse_int(edge.get("to-port", ""), arg)
+            fl, fp = (
+                parse_int(edge.get("from-layer", ""), arg),
+                parse_int(edge.get("from-port", ""), arg),
+            )
+            tl, tp = (
+                parse_int(edge.get("to-layer", ""), arg),
+                parse_int(edge.get("to-port", ""), arg),
+            )
         except IRError:
             raise IRError(
                 arg, dict(edge.attrib), "needs integer from-layer, from-port, to-layer and to-port"
             ) from None
-        for lid in (fl, tl):
+        for lid, attr in ((fl, "from-layer"), (tl, "to-layer")):
             if lid not in by_id:
                 raise IRError(
-                    arg, dict(edge.attrib), f"points to layer {lid!r}, which does not exist"
+                    arg,
+                    dict(edge.attrib),
+                    f"points to layer {edge.get(attr)!r}, which does not exist",
                 )
         src, dst = layers[by_id[fl]], layers[by_id[tl]]
         if fp not in out_pos[src.index]:
@@ -314,7 +342,9 @@ def parse_graph(
     order = _topological_order(layers)
     bin_file = Path(bin_path) if bin_path is not None else xml.with_suffix(".bin")
     try:
-        bin_size: int | None = bin_file.stat().st_size
+        info = bin_file.stat()
+        # A folder or a pipe is no .bin file: never map or read it.
+        bin_size: int | None = info.st_size if stat.S_ISREG(info.st_mode) else None
     except OSError:
         bin_size = None
     graph = Graph(
@@ -364,10 +394,11 @@ def _check_const_extent(layer: Layer, graph: Graph) -> None:
             "offset" if offset < 0 else "size", min(offset, size), "must not be negative"
         )
     if graph.bin_size is None:
+        missing = "is not a file" if graph.bin_path.exists() else "does not exist"
         raise layer.error(
             None,
             None,
-            f"reads weights, but the .bin file {os.fspath(graph.bin_path)!r} does not exist",
+            f"reads weights, but the .bin file {os.fspath(graph.bin_path)!r} {missing}",
             hint="pass bin_path= if it has another name",
         )
     if offset + size > graph.bin_size:

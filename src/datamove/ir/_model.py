@@ -14,14 +14,25 @@ import numpy as np
 from datamove._errors import ValidationError, show
 from datamove._shape import PartialShape, as_partial_shape
 from datamove.ir._errors import IRError, UnsupportedOperatorError, where
-from datamove.ir._graph import Graph, Layer, Port, parse_graph
-from datamove.ir._ops import Info, infer_layer, numpy_indexer, runner, unsupported_reason
+from datamove.ir._graph import Graph, Layer, Port, parse_graph, parse_shape_attr, split_names
+from datamove.ir._ops import (
+    Info,
+    check_input_count,
+    infer_layer,
+    numpy_indexer,
+    output_count,
+    runner,
+    unsupported_reason,
+)
 from datamove.ir._types import ELEMENT_TYPES, PRECISIONS, ElementType, decode
 
 __all__ = ["CheckReport", "Model", "Problem", "read_model"]
 
 _DATA_PORTS: Final = {"Split": (0,), "VariadicSplit": (0,), "StridedSlice": (0,), "Result": (0,)}
 _SHAPE_PLANS_MAX: Final = 64  # input shapes remembered per model (all dropped when full)
+# Problems of check() that make OpenVINO refuse the model, so run() refuses it too. Declared dims
+# and precisions that disagree with the inferred ones ("shape", "element-type") OpenVINO ignores.
+_FATAL_KINDS: Final = frozenset({"unsupported", "operator", "attribute", "ports"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +155,7 @@ class Model:
         layers = graph.layers
         self._params = [x for x in layers if x.type == "Parameter"]
         self._results = [x for x in layers if x.type == "Result"]
+        self._names, self._output_names = self._unique_names()
         self._input_names: dict[str, int] = {}
         self._input_aliases: dict[str, int] = {}
         self.inputs: dict[str, tuple[PartialShape, str | None]] = {}
@@ -154,9 +166,6 @@ class Model:
             for alias in (*names, layer.name):
                 self._input_aliases.setdefault(alias, k)
             try:
-                shape = PartialShape(None)
-                from datamove.ir._graph import parse_shape_attr  # noqa: PLC0415
-
                 shape = parse_shape_attr(layer.data.get("shape", ""), "shape", layer)
             except IRError:
                 shape = _declared(layer.outputs[0]) if layer.outputs else PartialShape(None)
@@ -164,11 +173,9 @@ class Model:
         self.outputs: list[str] = [self._output_name(r) for r in self._results]
 
     # -- names ------------------------------------------------------------------------------
-    def _tensor_names(self, layer_index: int, output: int) -> tuple[str, ...]:
-        """The tensor names of an output port, as OpenVINO gives them after reading the file."""
+    def _file_names(self, layer_index: int, output: int) -> tuple[str, ...]:
+        """The tensor names the file gives an output port (before duplicates are renamed)."""
         layer = self._graph.layers[layer_index]
-        if output >= len(layer.outputs):
-            return ()
         names = list(layer.outputs[output].names)
         if (
             self.ir_version < 11
@@ -176,12 +183,56 @@ class Model:
             names.append(layer.name if len(layer.outputs) == 1 else f"{layer.name}.{output}")
         return tuple(dict.fromkeys(names))
 
-    def _result_names(self, result: Layer) -> tuple[str, ...]:
-        if self.ir_version >= 11 and "output_names" in result.attrs:
-            from datamove.ir._graph import split_names  # noqa: PLC0415
+    def _unique_names(
+        self,
+    ) -> tuple[dict[tuple[int, int], tuple[str, ...]], dict[int, tuple[str, ...]]]:
+        """Every tensor's names and every Result's output names, duplicates renamed as OpenVINO.
 
-            return split_names(result.attrs["output_names"])
-        return self._tensor_names(*result.sources[0]) if result.sources else ()
+        OpenVINO keeps a name the first time it meets it and renames each later use to the
+        first free ``name_1``, ``name_2``, ...; it meets the Parameters' tensors first (in file
+        order), then the Results' (in file order), then the others. Two Results of one tensor
+        share its names.
+        """
+        used: set[str] = set()
+        next_suffix: dict[str, int] = {}
+
+        def unique(names: tuple[str, ...]) -> tuple[str, ...]:
+            kept = []
+            for name in sorted(names):
+                new, k = name, next_suffix.get(name, 1)
+                while new in used:
+                    new, k = f"{name}_{k}", k + 1
+                next_suffix[name] = k
+                used.add(new)
+                kept.append(new)
+            return tuple(kept)
+
+        graph = self._graph
+        tensors: dict[tuple[int, int], tuple[str, ...]] = {}
+        outputs: dict[int, tuple[str, ...]] = {}
+        for layer in self._params:
+            for k in range(len(layer.outputs)):
+                tensors[(layer.index, k)] = unique(self._file_names(layer.index, k))
+        for result in self._results:
+            if self.ir_version >= 11 and "output_names" in result.attrs:
+                outputs[result.index] = unique(split_names(result.attrs["output_names"]))
+            elif result.sources:
+                source = result.sources[0]
+                if source not in tensors:
+                    tensors[source] = unique(self._file_names(*source))
+                outputs[result.index] = tensors[source]
+        for idx in graph.order:
+            for k in range(len(graph.layers[idx].outputs)):
+                if (idx, k) not in tensors:
+                    tensors[(idx, k)] = unique(self._file_names(idx, k))
+        return tensors, outputs
+
+    def _tensor_names(self, layer_index: int, output: int) -> tuple[str, ...]:
+        """The tensor names of an output port, as OpenVINO gives them after reading the file."""
+        return self._names.get((layer_index, output), ())
+
+    def _result_names(self, result: Layer) -> tuple[str, ...]:
+        return self._output_names.get(result.index, ())
 
     def _output_name(self, result: Layer) -> str:
         # OpenVINO's get_any_name() is the smallest name; a nameless output gets the Result's name.
@@ -193,7 +244,6 @@ class Model:
         cached = self._consts.get(layer.index)
         if cached is not None:
             return cached
-        from datamove.ir._graph import parse_shape_attr  # noqa: PLC0415
         from datamove.ir._ops import _etype  # noqa: PLC0415
 
         shape = parse_shape_attr(layer.data.get("shape", ""), "shape", layer)
@@ -210,9 +260,7 @@ class Model:
         if need == 0:
             value = np.zeros(dims, dtype=etype.dtype)
         else:
-            if self._bin is None:
-                self._bin = np.memmap(self._graph.bin_path, dtype=np.uint8, mode="r")
-            value = decode(self._bin[offset : offset + need], etype, dims)
+            value = decode(self._weights(layer)[offset : offset + need], etype, dims)
         value.flags.writeable = False
         self._consts[layer.index] = value
         return value
@@ -221,9 +269,24 @@ class Model:
         offset, size = layer.int_attr("offset"), layer.int_attr("size")
         if size == 0:
             return b""
+        return bytes(self._weights(layer)[offset : offset + size])
+
+    def _weights(self, layer: Layer) -> np.ndarray[Any, Any]:
+        """The ``.bin`` file, mapped read-only (``layer`` is the Const that needs it)."""
         if self._bin is None:
-            self._bin = np.memmap(self._graph.bin_path, dtype=np.uint8, mode="r")
-        return bytes(self._bin[offset : offset + size])
+            path = self._graph.bin_path
+            try:
+                self._bin = np.memmap(path, dtype=np.uint8, mode="r")
+            except (OSError, ValueError) as exc:  # a folder, no permission, changed since read
+                reason = getattr(exc, "strerror", None) or str(exc)
+                raise layer.error(
+                    None,
+                    None,
+                    f"reads weights, but the .bin file {os.fspath(path)!r} cannot be read "
+                    f"({reason})",
+                    hint="pass bin_path= (--bin) naming the model's .bin file",
+                ) from None
+        return self._bin
 
     # -- check ------------------------------------------------------------------------------
     def _resolve_input(self, name: str, argument: str) -> Layer:
@@ -281,7 +344,37 @@ class Model:
                 overrides[layer.index] = as_partial_shape(shape, "IR", f"input_shapes[{name!r}]")
             except ValidationError as exc:
                 raise IRError(f"input_shapes[{name!r}]", shape, exc.rule, hint=exc.hint) from None
-        compare = not overrides
+        infos, problems, ports = self._infer(overrides, compare=not overrides)
+        inputs = {}
+        for name, k in self._input_names.items():
+            p = self._params[k]
+            found = infos.get((p.index, 0))
+            inputs[name] = (
+                (found.shape, found.etype.name if found.etype else None)
+                if found
+                else self.inputs[name]
+            )
+        outputs = {}
+        for name, r in zip(self.outputs, self._results, strict=True):
+            info = infos[r.sources[0]] if r.sources else Info(PartialShape(None), None)
+            outputs[name] = (info.shape, info.etype.name if info.etype else None)
+        return CheckReport(
+            self.name or os.fspath(self._graph.xml_path.name),
+            len(self._graph.layers),
+            tuple(problems),
+            inputs,
+            outputs,
+            ports,
+        )
+
+    def _infer(
+        self, overrides: Mapping[int, PartialShape], *, compare: bool
+    ) -> tuple[dict[tuple[int, int], Info], list[Problem], dict[tuple[str, int], PartialShape]]:
+        """Infer every port from the Parameters; every problem found, in graph order.
+
+        The one validation of a model: `check` reports its problems, and `run` refuses a model
+        with any of kind ``_FATAL_KINDS`` before it runs anything.
+        """
         graph = self._graph
         infos: dict[tuple[int, int], Info] = {}
         problems: list[Problem] = []
@@ -299,9 +392,22 @@ class Model:
                 report(layer, "unsupported", reason)
             else:
                 try:
-                    outs = infer_layer(
-                        layer, ins, parameter_shape=overrides.get(idx), load_const=self._load_const
-                    )
+                    check_input_count(layer, len(ins))
+                    count = output_count(layer, ins)  # before inference: num_splits may be 10**8
+                    if count is not None and count != len(layer.outputs):
+                        report(
+                            layer,
+                            "ports",
+                            f"declares {len(layer.outputs)} output port(s), "
+                            f"but the operator has {count}",
+                        )
+                    else:
+                        outs = infer_layer(
+                            layer,
+                            ins,
+                            parameter_shape=overrides.get(idx),
+                            load_const=self._load_const,
+                        )
                 except IRError as exc:
                     text = (
                         exc.rule
@@ -350,27 +456,7 @@ class Model:
                         f"declares {_declared_str(port)}, but its input is {info.shape}",
                         port.id,
                     )
-        inputs = {}
-        for name, k in self._input_names.items():
-            p = self._params[k]
-            found = infos.get((p.index, 0))
-            inputs[name] = (
-                (found.shape, found.etype.name if found.etype else None)
-                if found
-                else self.inputs[name]
-            )
-        outputs = {}
-        for name, r in zip(self.outputs, self._results, strict=True):
-            info = infos[r.sources[0]] if r.sources else Info(PartialShape(None), None)
-            outputs[name] = (info.shape, info.etype.name if info.etype else None)
-        return CheckReport(
-            self.name or os.fspath(graph.xml_path.name),
-            len(graph.layers),
-            tuple(problems),
-            inputs,
-            outputs,
-            ports,
-        )
+        return infos, problems, ports
 
     # -- run --------------------------------------------------------------------------------
     def _build_plan(self) -> _Plan:
@@ -387,6 +473,21 @@ class Model:
                 cls=UnsupportedOperatorError,
                 hint=unsupported_reason(first),
             )
+        _, problems, _ = self._infer({}, compare=False)
+        fatal = [p for p in problems if p.kind in _FATAL_KINDS]
+        if fatal:
+            first_problem = fatal[0]
+            others = len(fatal) - 1
+            raise IRError(
+                None,
+                None,
+                f"cannot run: {first_problem.message}",
+                layer_id=first_problem.layer_id,
+                layer_name=first_problem.layer_name,
+                layer_type=first_problem.layer_type,
+                port=first_problem.port,
+                hint=f"{others} more problem(s): Model.check() lists them all" if others else None,
+            )
         slot: dict[tuple[int, int], int] = {}
         for idx in graph.order:
             for k in range(len(graph.layers[idx].outputs)):
@@ -399,8 +500,6 @@ class Model:
         data_consts: set[int] = set()
         const_values: dict[int, np.ndarray[Any, Any]] = {}
         params: list[tuple[int, Layer, PartialShape, ElementType | None]] = []
-        from datamove.ir._graph import parse_shape_attr  # noqa: PLC0415
-
         for idx in graph.order:
             layer = graph.layers[idx]
             outs = tuple(slot[(idx, k)] for k in range(len(layer.outputs)))
@@ -624,6 +723,8 @@ class Model:
             and value.dtype != etype.dtype
             and etype.name != "u1"
         ):
+            if value.dtype.newbyteorder("=") == etype.dtype:  # e.g. '>f4' for f32: same values
+                return value.astype(etype.dtype)
             raise layer.error(
                 f"inputs[{aliases[0]!r}].dtype",
                 str(value.dtype),
@@ -676,14 +777,18 @@ class _Plan:
 def _shape_key(inputs: Mapping[str, Any]) -> tuple[Any, ...] | None:
     """``(name, shape, dtype)`` of each input, in the caller's order, or ``None``.
 
-    ``None`` unless every input is exactly a ``np.ndarray`` and they come in a ``dict``.
+    ``None`` unless every input is exactly a ``np.ndarray`` in native byte order and they come
+    in a ``dict`` (a ``'>f4'`` input is converted on the checked path).
     Whether `Model.run` accepts its inputs depends on nothing else, so a key that once passed
     the checks passes them again.
     """
     if type(inputs) is not dict:
         return None
     key = tuple(
-        [(n, a.shape, a.dtype) if type(a) is np.ndarray else None for n, a in inputs.items()]
+        [
+            (n, a.shape, a.dtype) if type(a) is np.ndarray and a.dtype.isnative else None
+            for n, a in inputs.items()
+        ]
     )
     return None if None in key else key
 

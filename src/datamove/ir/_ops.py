@@ -8,6 +8,7 @@ about one output port: its shape, its element type, and its value when it is a s
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -32,16 +33,20 @@ from datamove.ir._types import ELEMENT_TYPES, ElementType
 __all__ = [
     "SUPPORTED",
     "Info",
+    "check_input_count",
     "concat",
     "infer_concat",
     "infer_layer",
     "numpy_indexer",
+    "output_count",
     "runner",
     "unsupported_reason",
 ]
 
 SMALL: Final = 4096  # constants up to this many elements are folded during inference
 MASKS: Final = ("begin_mask", "end_mask", "new_axis_mask", "shrink_axis_mask", "ellipsis_mask")
+MAX_RANK: Final = 64  # NumPy's limit on dimensions (numpy.ndarray cannot hold more)
+_OPSET_VERSION: Final = re.compile(r"opset([1-9][0-9]{0,2})")  # "opset01" is refused by OpenVINO
 
 # type -> allowed numbers of inputs
 SUPPORTED: Final[dict[str, tuple[int, ...]]] = {
@@ -69,9 +74,8 @@ def unsupported_reason(layer: Layer) -> str | None:
     if layer.type not in SUPPORTED:
         return f"layer type {layer.type!r} is not supported"
     version = layer.version
-    if not (
-        version.startswith("opset") and version[5:].isdigit() and 1 <= int(version[5:]) <= MAX_OPSET
-    ):
+    match = _OPSET_VERSION.fullmatch(version)
+    if match is None or int(match[1]) > MAX_OPSET:
         return (
             f"version {version!r} of {layer.type} is not supported "
             f"(datamove implements {layer.type}-1, as in opset1 to opset{MAX_OPSET})"
@@ -100,6 +104,8 @@ def _index_value(info: Info, op: str, argument: str, *, integer: bool = True) ->
         if info.shape.rank == 1 and info.shape[0].is_static:
             length = info.shape[0].get_length()
         return Unknown(length)
+    if info.etype is not None and info.etype.name in ("u1", "boolean"):  # OpenVINO refuses both
+        raise DTypeError(op, argument, info.etype.name, "must be of an integer element type")
     if integer and info.etype is not None and not info.etype.is_integer:
         raise DTypeError(op, argument, info.etype.name, "must be of an integer element type")
     return info.value.tolist()
@@ -189,6 +195,44 @@ def _masks(layer: Layer) -> dict[str, tuple[int, ...]]:
     return {key: layer.int_list_attr(key) for key in MASKS}
 
 
+def check_input_count(layer: Layer, count: int) -> None:
+    """Raise unless a supported layer has as many inputs as its operator takes."""
+    allowed = SUPPORTED[layer.type]
+    if (allowed and count not in allowed) or (not allowed and not count):
+        want = " or ".join(map(str, allowed)) if allowed else "at least 1"
+        raise layer.error(
+            "inputs", count, f"is the wrong number of inputs: {layer.type} takes {want}"
+        )
+
+
+def output_count(layer: Layer, ins: Sequence[Info]) -> int | None:
+    """How many outputs the operator has, where that is known without inferring any shape.
+
+    ``num_splits`` for Split, the length of ``split_lengths`` for VariadicSplit (when its shape is
+    static). The caller compares it with the declared output ports *before* inference, so that a
+    hostile ``num_splits="100000000"`` costs nothing. ``None`` when unknown or not applicable.
+    """
+    if layer.type == "Split":
+        return layer.int_attr("num_splits")
+    if layer.type == "VariadicSplit" and len(ins) == 3:
+        shape = ins[2].shape
+        if shape.rank == 1 and shape[0].is_static:
+            return shape[0].get_length()
+    return None
+
+
+def _check_ranks(layer: Layer, shapes: Sequence[PartialShape]) -> None:
+    for k, shape in enumerate(shapes):
+        if shape.rank is not None and shape.rank > MAX_RANK:
+            raise ValidationError(
+                layer.type,
+                f"output {k} rank",
+                shape.rank,
+                f"is more than the {MAX_RANK} dimensions a NumPy array can have",
+                hint="datamove runs models on NumPy (and array libraries with the same limit)",
+            )
+
+
 def infer_layer(
     layer: Layer,
     ins: list[Info],
@@ -197,12 +241,7 @@ def infer_layer(
     load_const: Callable[[Layer], np.ndarray[Any, Any]] | None = None,
 ) -> list[Info]:
     """Infer the outputs of one supported layer from its inputs (raises on broken rules)."""
-    allowed = SUPPORTED[layer.type]
-    if (allowed and len(ins) not in allowed) or (not allowed and not ins):
-        want = " or ".join(map(str, allowed)) if allowed else "at least 1"
-        raise layer.error(
-            "inputs", len(ins), f"is the wrong number of inputs: {layer.type} takes {want}"
-        )
+    check_input_count(layer, len(ins))
     t = layer.type
     if t == "Parameter":
         shape = (
@@ -260,6 +299,7 @@ def infer_layer(
                 "Concat", "inputs", sorted(etypes), "must all have the same element type"
             )
         shapes = (infer_concat([i.shape for i in ins], layer.int_attr("axis")),)
+    _check_ranks(layer, shapes)
     outs = [Info(s, data.etype) for s in shapes]
     if all(i.value is not None for i in ins):  # fold small constants (axis, begin, ...)
         try:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from xml.sax.saxutils import quoteattr
 
 from datamove._shape import PartialShape
+from datamove.ir._errors import IRError
 
 if TYPE_CHECKING:
     from datamove.ir._model import Model
@@ -74,10 +75,21 @@ def save_model(
     >>> read_model(tmp / "copy.xml").outputs
     ['parts_a', 'parts_b']
     """
-    graph = model._graph
-    report = model.check()
+    from datamove.ir._model import Model  # noqa: PLC0415 - _model imports nothing from here
+
+    if not isinstance(model, Model):
+        raise IRError(
+            "model", f"<{type(model).__name__}>", "must be a Model", hint="read one with read_model"
+        )
     xml_file = Path(xml_path)
     bin_file = Path(bin_path) if bin_path is not None else xml_file.with_suffix(".bin")
+    for argument, path in (("xml_path", xml_file), ("bin_path", bin_file)):
+        if path.is_dir():
+            raise IRError(argument, os.fspath(path), "is a folder; name the file to write")
+        if not path.parent.is_dir():
+            raise IRError(argument, os.fspath(path), "is in a folder that does not exist")
+    graph = model._graph
+    report = model.check()
     new_id = {layer.index: layer.index for layer in graph.layers}
     blob = bytearray()
     lines = [
@@ -147,17 +159,20 @@ def _usable(shape: PartialShape | None, port: Any) -> bool:
 
 def _write_atomically(files: dict[Path, bytes]) -> None:
     temps: list[tuple[str, Path]] = []
+    path = next(iter(files))
     try:
         for path, content in files.items():
-            fd, tmp = tempfile.mkstemp(
-                prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or "."
-            )
+            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
             temps.append((tmp, path))
             with os.fdopen(fd, "wb") as f:
                 f.write(content)
         for tmp, path in temps:
             Path(tmp).replace(path)
         temps.clear()
+    except OSError as exc:  # no permission, a full disk, a folder made meanwhile
+        raise IRError(
+            "path", os.fspath(path), f"cannot be written ({exc.strerror or exc})"
+        ) from None
     finally:
         for tmp, _ in temps:
             Path(tmp).unlink(missing_ok=True)
