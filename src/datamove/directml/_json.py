@@ -233,18 +233,81 @@ def dumps(desc: SplitDesc | JoinDesc, *, indent: int | None = 4) -> str:
     return json.dumps(desc_to_json(desc), indent=indent)
 
 
-# Strings, // and /* */ comments, and commas before a closing bracket.
-_LENIENT = re.compile(r'("(?:[^"\\]|\\.)*")|//[^\n]*|/\*.*?\*/|,(\s*[\]}])', re.DOTALL)
+# A string (to the closing quote, or to the end when there is none) or a comment, and a string or
+# a comma before a closing bracket. Every alternative that starts matching consumes to its end or
+# to the end of the text, so no start is scanned twice: linear time on any text.
+_STRING = r'"(?:[^"\\]|\\.)*(?:"|\\?\Z)'
+_COMMENTS = re.compile(_STRING + r"|//[^\n]*|/\*(?:.*?\*/|.*\Z)", re.DOTALL)
+_TRAILING_COMMAS = re.compile(_STRING + r"|,(\s*[\]}])")
+
+
+def _uncomment(match: re.Match[str]) -> str:
+    text = match[0]
+    if text[0] == '"' or (text[1] == "*" and not (len(text) >= 4 and text.endswith("*/"))):
+        return text  # a string, or a /* with no */ (left for JSON to reject)
+    return " "  # a comment separates tokens, like white space
+
+
+def _parse_int(digits: str) -> int:
+    """JSON's integers, with a ``ValidationError`` for those Python will not convert."""
+    try:
+        return int(digits)
+    except ValueError:  # more than sys.get_int_max_str_digits() digits (4300 by default)
+        raise ValidationError(
+            _OP,
+            "text",
+            f"{digits[:20]}...",
+            f"holds an integer of {len(digits)} digits, more than Python converts; no DirectML "
+            "field holds more than 20 (a UINT64)",
+        ) from None
+
+
+_MAX_DEPTH = 64  # a DxDispatch model nests less than 10 deep; Python recurses on deeper ones
+
+
+def _too_deep(text: str) -> ValidationError:
+    return ValidationError(
+        _OP,
+        "text",
+        text[:40],
+        f"nests arrays or objects more than {_MAX_DEPTH} deep (a DxDispatch model nests less "
+        "than 10 deep)",
+    )
+
+
+def _loads(text: str) -> Any:
+    """``json.loads``; deep nesting and over-long integers are ``ValidationError``s."""
+    try:
+        data = json.loads(text, parse_int=_parse_int)
+    except RecursionError:  # C's json gives up on deep nesting; nothing was half-built
+        raise _too_deep(text) from None
+    # Refused here, not where repr or json.dumps would recurse on it later (an error message).
+    containers: list[tuple[Any, int]] = [(data, 1)] if isinstance(data, dict | list) else []
+    while containers:
+        value, depth = containers.pop()
+        if depth > _MAX_DEPTH:
+            raise _too_deep(text)
+        items = value.values() if isinstance(value, dict) else value
+        containers.extend((v, depth + 1) for v in items if isinstance(v, dict | list))
+    return data
 
 
 def parse_json_text(text: str) -> Any:
-    """JSON, also with comments and trailing commas as DxDispatch's parser allows."""
+    """JSON, also with comments and trailing commas as DxDispatch's parser allows.
+
+    Raises
+    ------
+    datamove.ValidationError
+        For text that is not JSON even so, nests too deeply, or holds an integer of more
+        digits than Python converts. The time is linear in the text's length.
+    """
     try:
-        return json.loads(text)
+        return _loads(text)
     except json.JSONDecodeError as first:
-        cleaned = _LENIENT.sub(lambda m: m[1] if m[1] is not None else (m[2] or ""), text)
+        cleaned = _COMMENTS.sub(_uncomment, text)
+        cleaned = _TRAILING_COMMAS.sub(lambda m: m[0] if m[1] is None else m[1], cleaned)
         try:
-            return json.loads(cleaned)
+            return _loads(cleaned)
         except json.JSONDecodeError:
             raise ValidationError(_OP, "text", text[:40], f"is not JSON ({first})") from None
 
