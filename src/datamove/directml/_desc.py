@@ -16,9 +16,9 @@ from datamove._errors import DTypeError
 from datamove.directml._enums import FeatureLevel, OperatorType
 from datamove.directml._errors import DirectMLValidationError, Violation
 from datamove.directml._rules import (
-    DEFAULT_OPTIONS,
     LIMITS,
     ValidationOptions,
+    check_options,
     check_tensor,
     fine,
     table_row,
@@ -115,7 +115,7 @@ def _violations(
     quick: bool = True,
 ) -> list[Violation]:
     """Every rule the desc breaks, worded; ``quick``: skip the tensors ``tensor_fine`` passes."""
-    opts = DEFAULT_OPTIONS if options is None else options
+    opts = check_options(rules.op_name, options)
     level = None if feature_level is None else FeatureLevel.parse(feature_level)
     table = None if level is None else table_row(rules.op, level, opts.join_rank_at_3_1)
     limits = LIMITS[rules.op, level, opts.join_rank_at_3_1]
@@ -204,6 +204,7 @@ def _remembered(
     Validating the same desc again (``run_split`` does on every call) is then a look-up. As in
     ``check_tensor``, the options enter the key by identity and the entry remembers them.
     """
+    opts = check_options(rules.op_name, options)
     if isinstance(feature_level, bool) or not isinstance(feature_level, str | int | None):
         return _violations(rules, whole, parts, axis, feature_level, options)  # raises
     cache: dict[tuple[object, ...], tuple[ValidationOptions | None, tuple[Violation, ...]]]
@@ -212,7 +213,6 @@ def _remembered(
     hit = cache.get(key)
     if hit is None or hit[0] is not options:
         level = None if feature_level is None else FeatureLevel.parse(feature_level)
-        opts = DEFAULT_OPTIONS if options is None else options
         found: tuple[Violation, ...] = ()
         if not fine(rules.op, rules.parts_are_outputs, whole, parts, axis, level, opts):
             found = tuple(_violations(rules, whole, parts, axis, level, options))

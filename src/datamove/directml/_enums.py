@@ -106,7 +106,29 @@ class TensorDataType(enum.IntEnum):
         """Read a data type from a member, its value, or a name (short or C)."""
         if type(value) is str and value in _DATA_TYPE_NAMES:  # the usual spellings, at once
             return _DATA_TYPE_NAMES[value]
+        if isinstance(value, bool) or not isinstance(value, str | int):
+            raise DTypeError(
+                "DirectML", "data_type", value,
+                "must be a DML tensor data type: a name such as 'FLOAT32' or "
+                "'DML_TENSOR_DATA_TYPE_FLOAT32', a TensorDataType, or its int value",
+                hint=_numpy_hint(value),
+            )  # fmt: skip
         return _parse_member(cls, value, "DML_TENSOR_DATA_TYPE_", "data_type")
+
+
+def _numpy_hint(value: Any) -> str | None:
+    """For a NumPy type or dtype (``np.float32``), the DirectML name to write instead."""
+    import numpy as np  # noqa: PLC0415 - only on this error's path
+
+    if value is None:  # np.dtype(None) is float64
+        return None
+    try:
+        name = np.dtype(value).name.upper()
+    except (TypeError, ValueError):
+        return None
+    if name in TensorDataType.__members__:
+        return f"for NumPy's {name.lower()}, write {name!r}"
+    return None
 
 
 _DATA_TYPE_NAMES = {

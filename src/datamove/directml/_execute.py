@@ -31,7 +31,7 @@ from datamove._backends._copy import (
     share_rows,
 )
 from datamove._compat import AS_NUMPY
-from datamove._errors import AxisError, DTypeError, ValidationError
+from datamove._errors import AxisError, BackendError, DTypeError, ValidationError
 from datamove.directml._desc import JoinDesc, SplitDesc
 from datamove.directml._enums import FeatureLevel, TensorDataType
 from datamove.directml._errors import DirectMLValidationError, Violation
@@ -891,7 +891,9 @@ def write_tensor(desc: TensorDesc, values: Any, out: Any | None = None) -> Bytes
     Parameters
     ----------
     desc : TensorDesc
-        The layout. Its strides must not make two elements share an address.
+        The layout. Its strides must not make two elements share an address (T12, as for
+        outputs: exact up to 2**22 elements; past that, a layout that the sorted-strides
+        test cannot prove free of overlap is refused).
     values : array_like
         Cast to the tensor's type by NumPy's ``same_kind`` rule, with no value changed beyond
         a float's rounding: integers must be in the type's range (4-bit ones too), and finite
@@ -905,6 +907,14 @@ def write_tensor(desc: TensorDesc, values: Any, out: Any | None = None) -> Bytes
     numpy.ndarray
         The buffer, as 1-D ``uint8``.
 
+    Raises
+    ------
+    DirectMLValidationError
+        When the layout breaks T2, T4 to T7 or T12, or ``out`` is too small (T10).
+    datamove.ValidationError
+        When ``values`` do not broadcast to the sizes or cannot be stored unchanged
+        (a ``DTypeError``).
+
     Examples
     --------
     >>> write_tensor(TensorDesc("UINT4", [5]), [1, 2, 3, 4, 5]).tolist()
@@ -913,6 +923,13 @@ def write_tensor(desc: TensorDesc, values: Any, out: Any | None = None) -> Bytes
     [1, 2, 0, 0, 3, 4, 0, 0]
     """
     _check_layout(desc)
+    if desc.self_overlapping:  # one address, several values: only the last would be kept
+        raise DirectMLValidationError(
+            "DirectML",
+            [Violation("T12", "desc.strides", desc.strides,
+                       f"make two elements of sizes {list(desc.sizes)} share an address, so "
+                       "write_tensor cannot store a value for each")],
+        )  # fmt: skip
     dtype = _NUMPY_OF[desc.data_type]
     array = _as_array(values, "values")
     try:
@@ -1077,9 +1094,17 @@ def _foreign(value: Any) -> bool:
 
 
 def _foreign_like(array: Any, name: str) -> _Like:
-    from datamove._backends._foreign import backend_for  # noqa: PLC0415 - foreign arrays only
+    from datamove._backends import _foreign  # noqa: PLC0415 - foreign arrays only
 
-    shape = backend_for("DirectML", array).shape("DirectML", array)  # Dask: sizes must be known
+    shape = _foreign.backend_for("DirectML", array).shape("DirectML", array)
+    if isinstance(shape, _foreign.PartlyKnownShape):  # Dask: NaN where it does not know a size
+        axis = next(k for k, size in enumerate(shape.sizes) if not isinstance(size, int))
+        raise BackendError(
+            "DirectML", name, f"<dask array of shape {shape.sizes}>",
+            f"has an unknown size (NaN) along axis {axis}; a DirectML desc needs every size",
+            hint=f"call {name}.compute_chunk_sizes() first (it computes) "
+            f"({_foreign._DASK_UNKNOWN_CHUNKS})",
+        )  # fmt: skip
     dtype = array.dtype
     if not isinstance(dtype, np.dtype):  # torch.float32, array_api_strict.int8, ...
         try:

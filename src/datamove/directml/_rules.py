@@ -8,7 +8,9 @@ import operator
 from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
-from datamove._errors import ValidationError
+import numpy as np
+
+from datamove._errors import DTypeError, ValidationError
 from datamove.directml._enums import (
     DML_TENSOR_DIMENSION_COUNT_MAX,
     DML_TENSOR_DIMENSION_COUNT_MAX1,
@@ -91,20 +93,38 @@ class ValidationOptions:
     reject_output_aliasing: bool = True
 
     def __post_init__(self) -> None:
-        """Check the switch values."""
-        if self.join_rank_at_3_1 not in {"table", "history"}:
-            raise ValidationError(
-                "ValidationOptions", "join_rank_at_3_1", self.join_rank_at_3_1,
-                'must be "table" or "history"',
-            )  # fmt: skip
-        if self.element_limit not in {"both", "last_element", "total_size"}:
-            raise ValidationError(
-                "ValidationOptions", "element_limit", self.element_limit,
-                'must be "both", "last_element" or "total_size"',
-            )  # fmt: skip
+        """Check the switch values: each a str of its choices or a bool, nothing else."""
+        choices = {
+            "join_rank_at_3_1": ('"table" or "history"', ("table", "history")),
+            "element_limit": (
+                '"both", "last_element" or "total_size"',
+                ("both", "last_element", "total_size"),
+            ),
+        }
+        for name, (words, allowed) in choices.items():
+            value = getattr(self, name)
+            if not isinstance(value, str) or value not in allowed:
+                error = ValidationError if isinstance(value, str) else DTypeError
+                raise error("ValidationOptions", name, value, f"must be {words}")
+        for name in ("dword_aligned_total_size", "reject_output_aliasing"):
+            value = getattr(self, name)
+            if not isinstance(value, bool | np.bool_):  # "no" would count as True
+                raise DTypeError("ValidationOptions", name, value, "must be True or False")
+            object.__setattr__(self, name, bool(value))  # frozen: np.True_ becomes True
 
 
 DEFAULT_OPTIONS = ValidationOptions()
+
+
+def check_options(op: str, options: object) -> ValidationOptions:
+    """``options`` itself, ``DEFAULT_OPTIONS`` for ``None``, a ``DTypeError`` for anything else."""
+    if options is None:
+        return DEFAULT_OPTIONS
+    if not isinstance(options, ValidationOptions):
+        raise DTypeError(
+            op, "options", options, "must be a datamove.directml.ValidationOptions or None"
+        )
+    return options
 
 
 def tensor_support(

@@ -298,13 +298,20 @@ class TensorDesc:
         tensor_type: TensorType | str | int = TensorType.BUFFER,
     ) -> None:
         # Checked in the order of the fields, so the first bad one is the one reported.
-        data_type = TensorDataType.parse(data_type)
-        sizes = _uint_tuple("TensorDesc", "sizes", sizes)
-        strides = None if strides is None else _uint_tuple("TensorDesc", "strides", strides)
-        if type(flags) is not TensorFlags:  # members, the defaults included, need no parsing
-            flags = TensorFlags.parse(flags)
-        if type(tensor_type) is not TensorType:
-            tensor_type = TensorType.parse(tensor_type)
+        try:
+            data_type = TensorDataType.parse(data_type)
+            sizes = _uint_tuple("TensorDesc", "sizes", sizes)
+            strides = None if strides is None else _uint_tuple("TensorDesc", "strides", strides)
+            if type(flags) is not TensorFlags:  # members, the defaults included, need no parsing
+                flags = TensorFlags.parse(flags)
+            if type(tensor_type) is not TensorType:
+                tensor_type = TensorType.parse(tensor_type)
+        except ValidationError as exc:  # the enums' parsers say "DirectML": say which struct
+            if exc.op == "TensorDesc":
+                raise
+            raise type(exc)(
+                "TensorDesc", exc.argument, exc.value, exc.rule, hint=exc.hint
+            ) from None
         alignment = _uint(
             "TensorDesc",
             "guaranteed_base_offset_alignment",

@@ -1,0 +1,109 @@
+"""Mistyped or hostile input to the DirectML package: clear errors naming it, never a wrong result.
+
+Layouts that make two elements share an address, switches of the wrong type, a NumPy type where
+a DirectML data type belongs, and Dask arrays whose sizes Dask does not know. (JSON text:
+``test_hostile_json.py``.)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import datamove
+import datamove.directml as dml
+
+# write_tensor ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("data_type", "sizes", "strides"),
+    [("UINT8", [2], [0]), ("UINT4", [2], [0]), ("FLOAT32", [2, 2], [1, 1])],
+    ids=["uint8 stride 0", "uint4 stride 0", "float32 diagonal overlap"],
+)
+def test_write_tensor_refuses_layouts_that_share_addresses(data_type, sizes, strides) -> None:
+    desc = dml.TensorDesc(data_type, sizes, strides)
+    with pytest.raises(dml.DirectMLValidationError, match=r"\[T12\] desc.strides=") as info:
+        dml.write_tensor(desc, np.ones(sizes, np.uint8))
+    assert info.value.rules == ["T12"]
+
+
+def test_write_tensor_still_broadcasts_along_size_one_dims() -> None:
+    # A stride of 0 on a dimension of size 1 shares nothing.
+    assert dml.write_tensor(dml.TensorDesc("UINT8", [1, 3], [0, 1]), [[1, 2, 3]]).tolist() == [
+        1,
+        2,
+        3,
+        0,
+    ]
+
+
+# ValidationOptions and options= ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"dword_aligned_total_size": "no"}, datamove.DTypeError, "must be True or False"),
+        ({"reject_output_aliasing": 1}, datamove.DTypeError, "must be True or False"),
+        ({"join_rank_at_3_1": ["table"]}, datamove.DTypeError, '"table" or "history"'),
+        ({"element_limit": None}, datamove.DTypeError, '"both", "last_element" or'),
+        ({"element_limit": "all"}, datamove.ValidationError, '"both", "last_element" or'),
+    ],
+    ids=["dword 'no'", "aliasing 1", "join rank list", "element limit None", "element 'all'"],
+)
+def test_validation_options_are_type_checked(kwargs, error, match) -> None:
+    with pytest.raises(error, match=match):
+        dml.ValidationOptions(**kwargs)
+
+
+def test_validation_options_take_numpy_bools_as_bools() -> None:
+    options = dml.ValidationOptions(dword_aligned_total_size=np.False_)
+    assert options.dword_aligned_total_size is False
+
+
+@pytest.mark.parametrize("options", [{"a": 1}, "table", dml.ValidationOptions], ids=str)
+def test_options_argument_is_type_checked(options) -> None:
+    desc = dml.SplitDesc(dml.TensorDesc("UINT8", [2]), [dml.TensorDesc("UINT8", [2])], 0)
+    with pytest.raises(datamove.DTypeError, match=r"DML_SPLIT: options=.* must be a datamove"):
+        desc.validate(options=options)
+    with pytest.raises(datamove.DTypeError, match="options="):
+        dml.run_split(desc, bytes(4), options=options)
+
+
+# TensorDesc's data type --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "hint"),
+    [
+        (np.float32, "for NumPy's float32, write 'FLOAT32'"),
+        (np.dtype("int8"), "for NumPy's int8, write 'INT8'"),
+        (1.5, None),
+    ],
+    ids=["np.float32", "dtype int8", "1.5"],
+)
+def test_tensor_desc_names_a_wrong_data_type(value, hint) -> None:
+    with pytest.raises(datamove.DTypeError) as info:
+        dml.TensorDesc(value, [1])
+    message = str(info.value)
+    assert message.startswith("TensorDesc: data_type=")
+    assert "must be a DML tensor data type: a name such as 'FLOAT32'" in message
+    assert info.value.hint == hint
+
+
+# Dask arrays of unknown sizes --------------------------------------------------------------------
+
+
+def test_dask_unknown_sizes_name_the_argument_and_the_axis() -> None:
+    da = pytest.importorskip("dask.array")
+    v = da.from_array(np.arange(20.0).reshape(4, 5), chunks=2)
+    y = v[v[:, 0] > 5]  # 2 rows, but Dask does not know it
+    with pytest.raises(datamove.BackendError, match=r"array=.* unknown size .* axis 0") as info:
+        dml.split(y, 1, [2, 3])
+    assert "compute_chunk_sizes()" in str(info.value.hint)
+    with pytest.raises(datamove.BackendError, match=r"arrays\[1\]=.* unknown size .* axis 0"):
+        dml.join([v[:2], y], 1)
+    y.compute_chunk_sizes()
+    parts = dml.split(y, 1, [2, 3])
+    np.testing.assert_array_equal(parts[1].compute(), np.arange(20.0).reshape(4, 5)[2:, 2:])
