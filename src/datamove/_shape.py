@@ -13,9 +13,29 @@ from typing import Any, Final, overload
 
 from datamove._errors import DTypeError, ValidationError
 
-__all__ = ["UNKNOWN", "Dimension", "PartialShape", "ShapeLike", "Unknown", "as_partial_shape"]
+__all__ = [
+    "MAX_LENGTH",
+    "UNKNOWN",
+    "Dimension",
+    "PartialShape",
+    "ShapeLike",
+    "Unknown",
+    "as_partial_shape",
+]
 
 INT64_MAX: Final = 2**63 - 1
+
+MAX_LENGTH: Final = 2**20
+"""The most outputs and the longest 1-D parameter any operator takes (1,048,576).
+
+It bounds what no data bounds: ``num_splits``, the length of ``split_lengths``, of ``begin``,
+``end``, ``stride`` and the masks, ``n`` in ``Unknown(n)`` and the rank in
+``PartialShape.dynamic(rank)``. Past it a call would allocate for minutes before failing (OpenVINO
+fails too, building the node), so datamove raises a ``ValidationError`` first.
+"""
+
+# Values that iterate like sequences but are no vector of integers or dimensions.
+NOT_A_SEQUENCE: Final = (str, bytes, bytearray, memoryview, set, frozenset, dict, type)
 
 _SAME: Final[Any] = object()
 
@@ -70,6 +90,8 @@ class Dimension:
     @classmethod
     def parse(cls, text: str) -> Dimension:
         """Parse OpenVINO's notation: ``5``, ``2..10``, ``..6``, ``3..``, ``?`` or ``-1``."""
+        if not isinstance(text, str):
+            raise DTypeError("Dimension", "text", text, "must be a string such as '2..10'")
         return _parse_dim(text)
 
     # -- value-object protocol ----------------------------------------------------------------
@@ -84,7 +106,8 @@ class Dimension:
         return NotImplemented
 
     def __hash__(self) -> int:
-        return hash((self._min, self._max))
+        # A static dimension equals its int, so it hashes as the int does.
+        return hash(self._min) if self._max == self._min else hash((self._min, self._max))
 
     def __repr__(self) -> str:
         if self._max == self._min:
@@ -168,13 +191,16 @@ def _dim_int(value: object, name: str) -> int:
     return v
 
 
-# as OpenVINO reads them: "2..10", not "2 .. 10"
-_DIM_RE = re.compile(r"^\s*(?:(\?)|(-1)|(\d+)|(\d*)\.\.(\d*))\s*$")
+# As OpenVINO reads them: "2..10", not "2 .. 10"; ASCII digits only; "-0" is 0.
+_DIM_RE = re.compile(
+    r"^\s*(?:(\?)|(-1)|(-?[0-9]+)|((?:-?[0-9]+)?)\.\.((?:-?[0-9]+)?))\s*$", re.ASCII
+)
+_NEGATIVE = re.compile(r"-0*[1-9]")  # a negative number other than -1 alone: rejected
 
 
 def _parse_dim(text: str) -> Dimension:
     m = _DIM_RE.match(text)
-    if m is None:
+    if m is None or _NEGATIVE.search(m.group(0) if m.group(2) is None else ""):
         raise ValidationError(
             "PartialShape",
             "dimension",
@@ -254,20 +280,30 @@ class PartialShape:
         if dims is None:
             object.__setattr__(self, "_dims", None)
             return
-        try:
-            items = tuple(dims)
-        except TypeError:
-            raise DTypeError(
-                "PartialShape", "shape", dims, "must be a sequence of dimensions, a string or None"
-            ) from None
+        items = _items(dims, "PartialShape", "shape")
         object.__setattr__(self, "_dims", tuple(_as_dim(d) for d in items))
 
     @classmethod
     def dynamic(cls, rank: int | None = None) -> PartialShape:
-        """A shape of unknown rank, or of known ``rank`` with every dimension ``?``."""
+        """A shape of unknown rank, or of known ``rank`` with every dimension ``?``.
+
+        ``rank`` may be ``None`` or ``-1`` (OpenVINO's dynamic rank) for ``[...]``, or
+        ``0..MAX_LENGTH``.
+        """
         if rank is None:
             return cls(None)
-        return cls((Dimension(0, None),) * rank)
+        if isinstance(rank, bool) or not isinstance(rank, int):
+            raise DTypeError("PartialShape.dynamic", "rank", rank, "must be an int or None")
+        if rank == -1:
+            return cls(None)
+        if not 0 <= rank <= MAX_LENGTH:
+            raise ValidationError(
+                "PartialShape.dynamic",
+                "rank",
+                rank,
+                f"must be in [0, {MAX_LENGTH}], or -1 or None for a dynamic rank",
+            )
+        return cls._of((Dimension(0, None),) * rank)
 
     @classmethod
     def parse(cls, text: str) -> PartialShape:
@@ -332,17 +368,16 @@ class PartialShape:
         return self.dims[index]
 
     def __eq__(self, other: object) -> bool:
+        # A tuple or list equals the shape when its items equal the dimensions one by one:
+        # ints equal static dimensions, so PartialShape([2, 3]) == (2, 3) and both hash alike.
         if isinstance(other, PartialShape):
             return self._dims == other._dims
         if isinstance(other, (tuple, list)):
-            try:
-                return self == PartialShape(other)
-            except ValidationError:
-                return False
+            return self._dims is not None and self._dims == tuple(other)
         return NotImplemented
 
     def __hash__(self) -> int:
-        return hash(self._dims)
+        return hash(self._dims)  # a Dimension hashes as the int it equals: as a tuple of ints
 
     def __repr__(self) -> str:
         return f"PartialShape({str(self)!r})"
@@ -395,7 +430,9 @@ def _parse_shape(text: str) -> PartialShape:
     if not isinstance(text, str):
         raise DTypeError("PartialShape", "shape", text, "must be a string")
     stripped = text.strip()
-    if stripped in ("[...]", "..."):
+    if stripped == "..." or (
+        stripped[:1] == "[" and stripped[-1:] == "]" and stripped[1:-1].strip() == "..."
+    ):
         return PartialShape._of(None)
     m = _SHAPE_RE.match(stripped)
     if m is None:  # unbalanced or nested brackets
@@ -412,6 +449,23 @@ def _parse_shape(text: str) -> PartialShape:
 ShapeLike = PartialShape | str | Sequence[DimensionLike]
 
 
+def _items(shape: object, op: str, argument: str) -> tuple[Any, ...]:
+    """The dimensions of a shape given as a sequence (never a set, a mapping or bytes)."""
+    if type(shape) is tuple:
+        return shape
+    if not isinstance(shape, NOT_A_SEQUENCE):
+        try:
+            return tuple(shape)  # type: ignore[arg-type]
+        except TypeError:
+            pass
+    raise DTypeError(
+        op,
+        argument,
+        shape,
+        f"must be a PartialShape, a sequence of dimensions or a string, not {type(shape).__name__}",
+    )
+
+
 def as_partial_shape(shape: object, op: str = "", argument: str = "shape") -> PartialShape:
     """Coerce what a caller passed as a shape into a ``PartialShape``."""
     if isinstance(shape, PartialShape):
@@ -420,12 +474,7 @@ def as_partial_shape(shape: object, op: str = "", argument: str = "shape") -> Pa
         return _parse_shape(shape)
     if shape is None:
         return PartialShape._of(None)
-    try:
-        items: tuple[Any, ...] = tuple(shape)  # type: ignore[arg-type]
-    except TypeError:
-        raise DTypeError(
-            op, argument, shape, "must be a PartialShape, a sequence of dimensions or a string"
-        ) from None
+    items = _items(shape, op, argument)
     try:
         return PartialShape._of(tuple(_as_dim(d) for d in items))
     except ValidationError as exc:
@@ -455,6 +504,13 @@ class Unknown:
             isinstance(length, bool) or not isinstance(length, int) or length < 0
         ):
             raise ValidationError("Unknown", "length", length, "must be a non-negative int or None")
+        if length is not None and length > MAX_LENGTH:
+            raise ValidationError(
+                "Unknown",
+                "length",
+                length,
+                f"is more than {MAX_LENGTH} (MAX_LENGTH), the longest parameter datamove takes",
+            )
         object.__setattr__(self, "_length", length)
 
     @property
