@@ -118,24 +118,30 @@ def concrete_shapes(
 # -- parameter values ----------------------------------------------------------------------------
 
 EXTREMES = (INT64_MIN, INT64_MIN + 1, INT64_MAX - 1, INT64_MAX)
+# Strides whose lengths on an unbounded dim stay small up to INT64_MAX (1, 2 or 3 elements).
+HUGE_STRIDES = (2**62, -(2**62), 2**62 + 1, -(2**62) - 1, 3 * 2**61, -3 * 2**61, 2**61, -(2**61))
 
 
 def index_values(span: int = 9) -> st.SearchStrategy[int]:
-    """begin/end values: mostly small, sometimes far out of range, now and then INT64 extremes."""
+    """begin/end values: mostly small, sometimes far out of range, now and then INT64 extremes
+    or a few steps inside them (sizes near INT64_MAX reach those on an unbounded dim)."""
     return st.one_of(
         st.integers(-span, span),
         st.integers(-span, span),
         st.integers(-span, span),
         st.sampled_from([-100, 100, -(2**31), 2**31 - 1, 2**31]),
         st.sampled_from(EXTREMES),
+        st.integers(0, 12).map(lambda k: INT64_MIN + k),
+        st.integers(0, 12).map(lambda k: INT64_MAX - k),
     )
 
 
 def stride_values() -> st.SearchStrategy[int]:
-    """Strides: mostly +-1..3, sometimes 0, large, or INT64 extremes."""
+    """Strides: mostly +-1..3, sometimes 0, large, near +-2**62, or INT64 extremes."""
     return st.one_of(
         st.sampled_from([1, 1, 1, -1, -1, 2, -2, 3, -3]),
         st.sampled_from([0, 5, -5, 100, -100]),
+        st.sampled_from(HUGE_STRIDES),
         st.sampled_from(EXTREMES),
     )
 

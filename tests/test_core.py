@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 import datamove as dm
 from datamove import _plans, _strided_slice
 from datamove._examples import EXAMPLES
+from datamove._shape import MAX_LENGTH
 from datamove._split import _split_plan, _variadic_plan
 from datamove._strided_slice import _index_plan, _walk
 
@@ -406,7 +407,7 @@ X = np.zeros((2, 6))
         pytest.param(
             lambda: dm.variadic_split(X, 1, [[2, 4]]),
             dm.ValidationError,
-            "VariadicSplit: split_lengths=[[2, 4]] must be 1-D, but is nested",
+            "VariadicSplit: split_lengths=[[2, 4]] must be 1-D, but holds a sequence at index 0",
             id="variadic_split(2-D lengths)",
         ),
         pytest.param(
@@ -604,6 +605,222 @@ X = np.zeros((2, 6))
             "Dimension: max=2 is smaller than min=5 (hint: an interval is min..max)",
             id="Dimension(5, 2)",
         ),
+        # -- found by the audit: each once a raw Python or NumPy error, or a silent acceptance --
+        pytest.param(
+            lambda: dm.strided_slice(np.zeros((2, 3)), [0] * 63, [0] * 63, new_axis_mask=[1] * 63),
+            dm.BackendError,
+            "StridedSlice: the output would have rank 65 (data's 2 axes, plus 63 new, minus 0 "
+            "shrunk), more than NumPy's limit of 64 dimensions (hint: infer_strided_slice gives "
+            "the shape of any rank; execution is NumPy's)",
+            id="strided_slice(output rank 65)",
+        ),
+        pytest.param(
+            lambda: dm.strided_slice(np.zeros((1,) * 64), [0], [0], new_axis_mask=[1]),
+            dm.BackendError,
+            "StridedSlice: the output would have rank 65 (data's 64 axes, plus 1 new, minus 0 "
+            "shrunk), more than NumPy's limit of 64 dimensions (hint: infer_strided_slice gives "
+            "the shape of any rank; execution is NumPy's)",
+            id="strided_slice(rank-64 data, one new axis)",
+        ),
+        pytest.param(
+            lambda: dm.strided_slice(np.arange(4), np.array([1], object), [3]),
+            dm.DTypeError,
+            "StridedSlice: begin=array([1], dtype=object) has element type object, but must be "
+            "of an integer type",
+            id="strided_slice(object begin)",
+        ),
+        pytest.param(
+            lambda: dm.strided_slice(np.arange(4), [0], [4], np.array([2], object)),
+            dm.DTypeError,
+            "StridedSlice: stride=array([2], dtype=object) has element type object, but must "
+            "be of an integer type",
+            id="strided_slice(object stride)",
+        ),
+        pytest.param(
+            lambda: dm.strided_slice(np.arange(4), np.array([]), np.array([])),
+            dm.DTypeError,
+            "StridedSlice: begin=array([], dtype=float64) has element type float64, but must be "
+            "of an integer type",
+            id="strided_slice(empty float begin)",
+        ),
+        pytest.param(
+            lambda: dm.strided_slice(np.arange(4), [0], np.array([], bool), copy=True),
+            dm.DTypeError,
+            "StridedSlice: end=array([], dtype=bool) has element type bool, but must be of an "
+            "integer type",
+            id="strided_slice(empty bool end, copy=True)",
+        ),
+        pytest.param(
+            lambda: dm.strided_slice(
+                np.arange(4), np.array([1], object), [3], out=np.empty(2, np.int64)
+            ),
+            dm.DTypeError,
+            "StridedSlice: begin=array([1], dtype=object) has element type object, but must be "
+            "of an integer type",
+            id="strided_slice(object begin, out=)",
+        ),
+        pytest.param(
+            lambda: dm.strided_slice(np.arange(20).reshape(4, 5), {3, 0}, {4, 5}),
+            dm.DTypeError,
+            "StridedSlice: begin={0, 3} must be a sequence of integers, not set",
+            id="strided_slice(set begin)",
+        ),
+        pytest.param(
+            lambda: dm.strided_slice(np.arange(4), {0: 1}, [1]),
+            dm.DTypeError,
+            "StridedSlice: begin={0: 1} must be a sequence of integers, not dict",
+            id="strided_slice(dict begin)",
+        ),
+        pytest.param(
+            lambda: dm.strided_slice(np.arange(4), np.ndarray, [1]),
+            dm.DTypeError,
+            "StridedSlice: begin=<class 'numpy.ndarray'> must be a sequence of integers, not type",
+            id="strided_slice(begin=np.ndarray)",
+        ),
+        pytest.param(
+            lambda: dm.strided_slice(np.arange(4), bytearray(b"\x01"), [3]),
+            dm.DTypeError,
+            "StridedSlice: begin=bytearray(b'\\x01') must be a sequence of integers, not bytearray",
+            id="strided_slice(bytearray begin)",
+        ),
+        pytest.param(
+            lambda: dm.variadic_split(np.zeros(3), 0, {3: "x"}),
+            dm.DTypeError,
+            "VariadicSplit: split_lengths={3: 'x'} must be a sequence of integers, not dict",
+            id="variadic_split(dict lengths)",
+        ),
+        pytest.param(
+            lambda: dm.variadic_split(np.zeros(3), 0, np.ndarray),
+            dm.DTypeError,
+            "VariadicSplit: split_lengths=<class 'numpy.ndarray'> must be a sequence of "
+            "integers, not type",
+            id="variadic_split(lengths=np.ndarray)",
+        ),
+        pytest.param(
+            lambda: dm.variadic_split(np.zeros(3), 0, frozenset({3})),
+            dm.DTypeError,
+            "VariadicSplit: split_lengths=frozenset({3}) must be a sequence of integers, not "
+            "frozenset",
+            id="variadic_split(frozenset lengths)",
+        ),
+        pytest.param(
+            lambda: dm.infer_split(b"\x04\x06", 0, 2),
+            dm.DTypeError,
+            "Split: shape=b'\\x04\\x06' must be a PartialShape, a sequence of dimensions or a "
+            "string, not bytes",
+            id="infer_split(bytes shape)",
+        ),
+        pytest.param(
+            lambda: dm.infer_split({4, 6}, 0, 2),
+            dm.DTypeError,
+            "Split: shape={4, 6} must be a PartialShape, a sequence of dimensions or a string, "
+            "not set",
+            id="infer_split(set shape)",
+        ),
+        pytest.param(
+            lambda: dm.PartialShape(b"12"),
+            dm.DTypeError,
+            "PartialShape: shape=b'12' must be a PartialShape, a sequence of dimensions or a "
+            "string, not bytes",
+            id="PartialShape(bytes)",
+        ),
+        pytest.param(
+            lambda: dm.Dimension.parse(3),
+            dm.DTypeError,
+            "Dimension: text=3 must be a string such as '2..10'",
+            id="Dimension.parse(3)",
+        ),
+        pytest.param(
+            lambda: dm.Dimension.parse(b"3"),
+            dm.DTypeError,
+            "Dimension: text=b'3' must be a string such as '2..10'",
+            id="Dimension.parse(b'3')",
+        ),
+        pytest.param(
+            lambda: dm.PartialShape.dynamic(2.0),
+            dm.DTypeError,
+            "PartialShape.dynamic: rank=2.0 must be an int or None",
+            id="PartialShape.dynamic(2.0)",
+        ),
+        pytest.param(
+            lambda: dm.PartialShape.dynamic(-2),
+            dm.ValidationError,
+            "PartialShape.dynamic: rank=-2 must be in [0, 1048576], or -1 or None for a dynamic "
+            "rank",
+            id="PartialShape.dynamic(-2)",
+        ),
+        pytest.param(
+            lambda: dm.PartialShape.parse("[\u0663]"),
+            dm.ValidationError,
+            "PartialShape: shape='[\u0663]' is not a shape in OpenVINO's notation (hint: "
+            "write e.g. '[?,2..10,12]', '1,3,224,224', '[]' or '[...]')",
+            id="PartialShape.parse(arabic-indic digit)",
+        ),
+        pytest.param(
+            lambda: dm.split(np.zeros(0), 0, 10**9),
+            dm.ValidationError,
+            "Split: num_splits=1000000000 is more than 1048576 (MAX_LENGTH), the most outputs "
+            "datamove makes",
+            id="split(num_splits=10**9)",
+        ),
+        pytest.param(
+            lambda: dm.infer_split("[...]", 0, 2**62),
+            dm.ValidationError,
+            "Split: num_splits=4611686018427387904 is more than 1048576 (MAX_LENGTH), the most "
+            "outputs datamove makes",
+            id="infer_split(num_splits=2**62)",
+        ),
+        pytest.param(
+            lambda: dm.Unknown(2**70),
+            dm.ValidationError,
+            "Unknown: length=1180591620717411303424 is more than 1048576 (MAX_LENGTH), the "
+            "longest parameter datamove takes",
+            id="Unknown(2**70)",
+        ),
+        pytest.param(
+            lambda: dm.infer_strided_slice([2, 3], np.zeros(2**20 + 1, np.int64), [0, 0]),
+            dm.ValidationError,
+            "StridedSlice: begin='<1048577 values>' has 1048577 values, more than 1048576 "
+            "(MAX_LENGTH), the longest parameter datamove takes",
+            id="infer_strided_slice(begin of 2**20 + 1 values)",
+        ),
+        pytest.param(
+            lambda: dm.strided_slice(np.zeros(3), [0], [1], end_mask=range(2**30)),
+            dm.ValidationError,
+            "StridedSlice: end_mask='<1073741824 values>' has 1073741824 values, more than "
+            "1048576 (MAX_LENGTH), the longest parameter datamove takes",
+            id="strided_slice(end_mask of 2**30 values)",
+        ),
+        pytest.param(
+            lambda: dm.infer_variadic_split("[?]", 0, [2**63 - 1, 2**63 - 1]),
+            dm.ValidationError,
+            "VariadicSplit: split_lengths=[9223372036854775807, 9223372036854775807] sum to "
+            "18446744073709551614, which no size in data.shape[0]=? matches (hint: an unbounded "
+            "dimension holds the sizes below 2**63 - 1)",
+            id="infer_variadic_split(sum past int64)",
+        ),
+        pytest.param(
+            lambda: dm.infer_variadic_split("[?]", 0, [2**62, 2**62, -1]),
+            dm.ValidationError,
+            "VariadicSplit: split_lengths=[4611686018427387904, 4611686018427387904, -1] sum to "
+            "9223372036854775808 without the -1, more than any size in data.shape[0]=? (hint: "
+            "an unbounded dimension holds the sizes below 2**63 - 1)",
+            id="infer_variadic_split(-1 past int64)",
+        ),
+        pytest.param(
+            lambda: dm.infer_strided_slice([0], dm.UNKNOWN, [0], shrink_axis_mask=[1]),
+            dm.ValidationError,
+            "StridedSlice: shrink_axis_mask[0]=1 shrinks data.shape[0], of size 0: no begin "
+            "can index it",
+            id="infer_strided_slice(shrink size 0, begin UNKNOWN)",
+        ),
+        pytest.param(
+            lambda: dm.strided_slice(np.arange(4), [np.array(1.0)], [3]),
+            dm.DTypeError,
+            "StridedSlice: begin=[array(1.)] holds a 0-d array of element type float64 at "
+            "index 0; integers only",
+            id="strided_slice(0-d float array in begin)",
+        ),
     ],
 )
 def test_error_table(call, exc, message):
@@ -623,6 +840,60 @@ def test_errors_carry_data_and_pickle():
     again = pickle.loads(pickle.dumps(err))
     assert type(again) is type(err)
     assert str(again) == str(err)
+
+
+def test_limits_are_maxes_not_below():
+    # MAX_LENGTH outputs and parameters of MAX_LENGTH values are accepted; one more is not.
+    assert dm.Unknown(MAX_LENGTH).length == MAX_LENGTH
+    assert len(dm.infer_split("[?]", 0, MAX_LENGTH)) == MAX_LENGTH
+    assert dm.PartialShape.dynamic(3).rank == 3
+    assert dm.PartialShape.dynamic(-1).rank is None  # OpenVINO's Rank(-1) is dynamic too
+    with pytest.raises(dm.ValidationError, match="more than 1048576"):
+        dm.infer_split("[?]", 0, MAX_LENGTH + 1)
+
+
+def test_inference_has_no_rank_limit_but_numpy_execution_has():
+    # Only execution hits NumPy's limit of 64 dimensions (a BackendError naming it).
+    shape = dm.infer_strided_slice([2, 3], [0] * 63, [0] * 63, new_axis_mask=[1] * 63)
+    assert shape.rank == 65
+    x = np.zeros((2, 3))
+    assert dm.strided_slice(x, [0] * 62, [0] * 62, new_axis_mask=[1] * 62).ndim == 64
+    with pytest.raises(dm.BackendError, match="rank 65"):
+        dm.strided_slice(x, [0] * 63, [0] * 63, new_axis_mask=[1] * 63, copy=True)
+
+
+def test_fast_paths_reject_what_inference_rejects():
+    # Found by the audit: the cached fast paths read non-integer arrays with .tolist().
+    x = np.arange(4)
+    for _ in range(2):  # the second call would hit a stored plan, were there one
+        for begin in (np.array([1], object), np.array([1.0]), np.array([], np.float64)):
+            for kwargs in ({}, {"copy": True}, {"out": np.empty(2, x.dtype)}):
+                with pytest.raises(dm.DTypeError, match="must be of an integer type"):
+                    dm.strided_slice(x, begin, np.array([3]), **kwargs)
+                with pytest.raises(dm.DTypeError, match="must be of an integer type"):
+                    dm.strided_slice(x, [1], [3], begin, **kwargs)
+        np.testing.assert_array_equal(dm.strided_slice(x, np.array([1]), [3]), [1, 2])
+
+
+def test_zero_d_integer_arrays_are_integers_in_vectors():
+    x = np.arange(6)
+    got = dm.strided_slice(x, [np.array(1)], [np.array(5, np.uint8)], [np.int64(2)])
+    np.testing.assert_array_equal(got, x[1:5:2])
+    assert [c.shape for c in dm.variadic_split(x, 0, [np.array(2), -1])] == [(2,), (4,)]
+
+
+def test_dimension_and_shape_hash_as_what_they_equal():
+    # Found by the audit: Dimension(3) == 3 but hashed apart (same for shapes and tuples).
+    assert dm.Dimension(3) == 3
+    assert hash(dm.Dimension(3)) == hash(3)
+    assert {3: "x"}.get(dm.Dimension(3)) == "x"
+    shape = dm.PartialShape([2, 3])
+    assert shape == (2, 3)
+    assert hash(shape) == hash((2, 3))
+    assert {(2, 3): "y"}.get(shape) == "y"
+    assert dm.PartialShape("[2,?]") == (2, dm.Dimension())
+    assert hash(dm.PartialShape("[2,?]")) == hash((2, dm.Dimension()))
+    assert dm.PartialShape("[?]") != ("?",)  # a string is no dimension: unequal, as its hash
 
 
 # -- copies, views, out= ------------------------------------------------------------------------

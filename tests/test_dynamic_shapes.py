@@ -127,6 +127,9 @@ def openvino_witness(
     for a in small:
         for b in [0, *small]:
             candidates |= {a + b - 1, a + b, a + b + 1}
+    for v in hints:  # sizes near INT64_MAX, where a hint near INT64_MIN or MAX takes effect
+        if abs(v) >= 2**61:
+            candidates |= {n for n in (abs(v) - 1, abs(v), abs(v) + 1) if n < 2**63 - 1}
     for t in sorted(c for c in candidates if c >= 0):
         concrete = tuple(max(a, t) if b is None else min(max(a, t), b) for a, b in shape)
         node = build(shape_text([(n, n) for n in concrete]))
@@ -562,3 +565,44 @@ def test_strided_slice_bounds_near_int64_max_print_unbounded() -> None:
     assert str(dm.infer_strided_slice("[?]", [-100], [0], [-5], end_mask=[1])) == "[?]"
     assert str(dm.infer_strided_slice("[?]", [-5], [0], end_mask=[1])) == "[..5]"
     assert str(dm.infer_strided_slice("[3..]", [1], [0], end_mask=[1])) == "[2..]"
+
+
+@pytest.mark.openvino
+def test_strided_slice_huge_strides_tight() -> None:
+    # Found by the audit: lengths that grow past the last breakpoint but stay small up to
+    # INT64_MAX printed as unbounded ([1..]); OpenVINO gives [1..2] and [1..4]. The true
+    # ranges over the sizes below INT64_MAX are 1..2 and 1..3.
+    from datamove._strided_slice import _slice_length
+
+    top = 2**63 - 2
+    first = dm.infer_strided_slice("[1..]", [-8], [-3], [-(2**62)], end_mask=[1])
+    assert str(first) == "[1..2]"
+    assert {_slice_length(d, -8, -3, -(2**62), 0, 1) for d in (1, 2**62 + 7, 2**62 + 8, top)} == {
+        1,
+        2,
+    }
+    second = dm.infer_strided_slice("[3..]", [-(2**63) + 7], [-4], [-2], end_mask=[1])
+    assert str(second) == "[1..3]"
+    assert _slice_length(top, -(2**63) + 7, -4, -2, 0, 1) == 3
+    for got, shape, begin, end, stride in [
+        (first, "[1..]", [-8], [-3], [-(2**62)]),
+        (second, "[3..]", [-(2**63) + 7], [-4], [-2]),
+    ]:
+        vectors = index_vector(begin), index_vector(end), index_vector(stride)
+        node = ov_strided(shape, *vectors, 1, {"end_mask": [1]})
+        ((lo, hi),) = node.intervals(0)
+        assert hi is not None
+        assert lo <= got[0].min
+        assert got[0].max is not None
+        assert got[0].max <= hi
+
+
+def test_unknown_axis_exact_when_one_axis_can_run() -> None:
+    # Found by the audit: with one axis only able to run, "not split here" was still in the
+    # hull of the others, and the one axis kept its unsplit sizes too.
+    assert [str(s) for s in dm.infer_split("[4..5,6]", dm.UNKNOWN, 3)] == ["[4..5,2]"] * 3
+    assert [str(s) for s in dm.infer_split("[..2]", dm.UNKNOWN, 3)] == ["[0]"] * 3
+    got = dm.infer_variadic_split("[2,5]", dm.UNKNOWN, [1, 4])
+    assert [str(s) for s in got] == ["[2,1]", "[2,4]"]
+    # two axes can run: each is the hull of split and not split
+    assert [str(s) for s in dm.infer_split("[4,6]", dm.UNKNOWN, 2)] == ["[2..4,3..6]"] * 2

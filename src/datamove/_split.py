@@ -18,7 +18,15 @@ import numpy as np
 from datamove import _compat, _plans
 from datamove._errors import ValidationError
 from datamove._memo import memoize
-from datamove._shape import Dimension, PartialShape, ShapeLike, Unknown, as_partial_shape
+from datamove._shape import (
+    INT64_MAX,
+    MAX_LENGTH,
+    Dimension,
+    PartialShape,
+    ShapeLike,
+    Unknown,
+    as_partial_shape,
+)
 from datamove._validation import as_int, as_int_vector, normalize_axis
 
 if TYPE_CHECKING:
@@ -37,6 +45,13 @@ def _num_splits(value: Any) -> int:
     n = as_int(SPLIT, "num_splits", value)
     if n <= 0:
         raise ValidationError(SPLIT, "num_splits", value, "must be greater than zero")
+    if n > MAX_LENGTH:
+        raise ValidationError(
+            SPLIT,
+            "num_splits",
+            value,
+            f"is more than {MAX_LENGTH} (MAX_LENGTH), the most outputs datamove makes",
+        )
     return n
 
 
@@ -160,7 +175,11 @@ def _split_dim(
 def _variadic_dims(
     d: Dimension, lengths: tuple[int, ...], where: str, value: Any
 ) -> tuple[Dimension, ...]:
-    """The chunk sizes of VariadicSplit on a dimension of size ``d`` (``-1`` resolved)."""
+    """The chunk sizes of VariadicSplit on a dimension of size ``d`` (``-1`` resolved).
+
+    An unbounded dimension holds the sizes below ``INT64_MAX`` (OpenVINO's mark for
+    "unbounded"): lengths that sum past them run on no size.
+    """
     known = sum(v for v in lengths if v != -1)
     has_rest = -1 in lengths
     if d.is_static:
@@ -180,23 +199,27 @@ def _variadic_dims(
                 value,
                 f"sum to {known}, but {where} is {d.min}",
             )
-        rest = Dimension(d.min - known)
-    elif has_rest:
-        if d.max is not None and known > d.max:
+        return tuple(Dimension(d.min - known) if v == -1 else Dimension(v) for v in lengths)
+    top = INT64_MAX - 1 if d.max is None else d.max  # the largest size d holds
+    hint = "an unbounded dimension holds the sizes below 2**63 - 1" if d.max is None else None
+    if has_rest:
+        if known > top:
             raise ValidationError(
                 VARIADIC,
                 "split_lengths",
                 value,
                 f"sum to {known} without the -1, more than any size in {where}={d}",
+                hint=hint,
             )
         rest = Dimension(max(d.min - known, 0), None if d.max is None else d.max - known)
     else:
-        if known not in d:
+        if not d.min <= known <= top:
             raise ValidationError(
                 VARIADIC,
                 "split_lengths",
                 value,
                 f"sum to {known}, which no size in {where}={d} matches",
+                hint=hint,
             )
         rest = Dimension(0)
     return tuple(rest if v == -1 else Dimension(v) for v in lengths)
@@ -325,18 +348,19 @@ def infer_variadic_split(
 def _unknown_axis(
     dims: tuple[Dimension, ...], chunks: Any, op: str, k: int | None = None
 ) -> list[tuple[Dimension, ...]]:
-    """Per input dimension: the hull of "this is the split axis" and "it is not"."""
-    out: list[tuple[Dimension, ...]] = []
-    possible = False
+    """Per input dimension: the hull of "this is the split axis" and "it is not".
+
+    "It is not" is possible only where some other axis can be split; a dimension that is the
+    only axis the split can run on is split for sure.
+    """
+    splits: list[tuple[Dimension, ...] | None] = []
     for j, d in enumerate(dims):
         try:
-            split = chunks(j, d)
+            splits.append(chunks(j, d))
         except ValidationError:
-            out.append((d,) * (k if k is not None else 1))
-            continue
-        possible = True
-        out.append(tuple(c.union(d) for c in split))
-    if not possible:
+            splits.append(None)
+    runs = [j for j, split in enumerate(splits) if split is not None]
+    if not runs:
         raise ValidationError(
             op,
             "axis",
@@ -344,6 +368,14 @@ def _unknown_axis(
             f"cannot be any axis of data of shape "
             f"{PartialShape._of(dims)}: the split is invalid along every one",
         )
+    out: list[tuple[Dimension, ...]] = []
+    for j, (d, split) in enumerate(zip(dims, splits, strict=True)):
+        if split is None:
+            out.append((d,) * (k if k is not None else 1))
+        elif runs == [j]:
+            out.append(split)
+        else:
+            out.append(tuple(c.union(d) for c in split))
     return out
 
 

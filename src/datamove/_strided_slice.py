@@ -16,8 +16,10 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, Final, NamedTuple
 
+import numpy as np
+
 from datamove import _compat, _plans
-from datamove._errors import ValidationError
+from datamove._errors import BackendError, ValidationError
 from datamove._memo import memoize
 from datamove._shape import INT64_MAX, Dimension, PartialShape, ShapeLike, Unknown, as_partial_shape
 from datamove._validation import as_int_vector, as_mask
@@ -25,6 +27,13 @@ from datamove._validation import as_int_vector, as_mask
 __all__ = ["infer_strided_slice", "numpy_index", "strided_slice"]
 
 OP: Final = "StridedSlice"
+
+# NumPy's most dimensions (NPY_MAXDIMS): 64 from NumPy 2.0, 32 before; no public name holds it.
+NUMPY_MAXDIMS: Final = 64 if np.lib.NumpyVersion(np.__version__) >= "2.0.0" else 32
+
+# A sliced length that still grows with the size past the last breakpoint is reported unbounded
+# when its largest value (at a size near INT64_MAX) is at least this; smaller ones are exact.
+HUGE_LENGTH: Final = 2**50
 
 # Kinds of output axes in the walk.
 NEW: Final = 0  # a new axis of length 1 (new_axis_mask)
@@ -286,8 +295,9 @@ def _range_length(
 
     lo, hi = dim.min, dim.max
     # An unbounded dimension holds any size below INT64_MAX (OpenVINO's mark for "unbounded"),
-    # and the hull is exact over [lo, INT64_MAX - 1]; but an upper bound that still grows past
-    # the last breakpoint (reached only at sizes near INT64_MAX) prints as unbounded.
+    # and the hull is exact over [lo, INT64_MAX - 1]; but a huge upper bound (HUGE_LENGTH or
+    # more) that still grows past the last breakpoint, reached only at sizes near INT64_MAX,
+    # prints as unbounded. A small one (a stride near 2**62) is exact: a length of 2 is 2.
     top = INT64_MAX - 1 if hi is None else hi
     points = {0, 1, 2}
     for v in (b, e):
@@ -296,11 +306,11 @@ def _range_length(
             points.update((a - 1, a, a + 1, a + 2))
     candidates = {lo, top} | {p for p in points if lo <= p <= top}
     out_lo = min(shortest(d) for d in candidates)
-    out_hi: int | None = max(longest(d) for d in candidates)
-    if hi is None:
+    out_hi = max(longest(d) for d in candidates)
+    if hi is None and out_hi >= HUGE_LENGTH:
         tail = max((p for p in candidates if p < top), default=top - 1) + 1
         if longest(top) > longest(tail):
-            out_hi = None
+            return Dimension(out_lo, None)
     return Dimension(out_lo, out_hi)
 
 
@@ -380,11 +390,18 @@ def infer_strided_slice(
             out.append(dims[step.axis])
         elif step.kind == SHRINK:
             dim = dims[step.axis]
-            if b is not None:
-                if dim.is_static:
-                    _shrink_index(dim.min, b[step.i], step.i)
-                elif not _shrink_feasible(dim, b[step.i]):
-                    _shrink_index(dim.max or 0, b[step.i], step.i)
+            if b is None:
+                if dim.max == 0:  # no begin can index an axis of size 0
+                    raise ValidationError(
+                        OP,
+                        f"shrink_axis_mask[{step.i}]",
+                        1,
+                        f"shrinks data.shape[{step.axis}], of size 0: no begin can index it",
+                    )
+            elif dim.is_static:
+                _shrink_index(dim.min, b[step.i], step.i)
+            elif not _shrink_feasible(dim, b[step.i]):
+                _shrink_index(dim.max or 0, b[step.i], step.i)
         else:
             i = step.i
             out.append(
@@ -452,6 +469,18 @@ def _numpy_index(p: Params, shape: tuple[int, ...], begin: Any) -> Index:
             kept_only = False
     if kept_only:
         return (Ellipsis,)
+    rank = sum(1 for step in steps if step.kind != SHRINK)
+    if rank > NUMPY_MAXDIMS:
+        new = sum(1 for step in steps if step.kind == NEW)
+        raise BackendError(
+            OP,
+            None,
+            None,
+            f"the output would have rank {rank} (data's {len(shape)} axes, plus {new} new, "
+            f"minus {len(shape) + new - rank} shrunk), more than NumPy's limit of "
+            f"{NUMPY_MAXDIMS} dimensions",
+            hint="infer_strided_slice gives the shape of any rank; execution is NumPy's",
+        )
     while index and index[-1] == slice(None):
         index.pop()
     if (
@@ -535,6 +564,8 @@ def _snapshot(
         for value in (begin, end, stride):
             kind = type(value)
             if kind is _NDARRAY:
+                if value.dtype.kind not in "iu":
+                    return None  # the slow path names the element type
                 vectors.append(tuple(value.tolist()))  # a 0-d array: TypeError
             elif kind is list or kind is tuple:
                 vectors.append(tuple(value))
@@ -686,6 +717,8 @@ def strided_slice(
                     return data[index]
         # Fast path: a typed LRU cache keyed, in C, by the shape and every parameter value with
         # its type (see _flat_plan); the common case of _cached_index, inlined.
+        # Arrays of integers only (a cheap dtype.kind check): .tolist() of an object, float or
+        # empty array gives values the slow path rejects, naming the element type.
         tb = type(begin)
         te = type(end)
         if (
@@ -694,7 +727,13 @@ def strided_slice(
             and ellipsis_mask is _NO_MASK
             and tb in _VECTOR_TYPES
             and te in _VECTOR_TYPES
-            and (stride is None or type(stride) in _VECTOR_TYPES)
+            and (tb is not _NDARRAY or begin.dtype.kind in "iu")
+            and (te is not _NDARRAY or end.dtype.kind in "iu")
+            and (
+                stride is None
+                or (type(stride) is not _NDARRAY and type(stride) in _VECTOR_TYPES)
+                or (type(stride) is _NDARRAY and stride.dtype.kind in "iu")
+            )
             and type(begin_mask) in _MASK_TYPES
             and type(end_mask) in _MASK_TYPES
         ):

@@ -3,7 +3,8 @@
 Integer inputs (axis, begin, end, stride, split_lengths) accept Python ints and sequences of them,
 NumPy integer scalars and integer arrays of any integer dtype: the specs' "any integer type".
 Bool and float values are rejected (OpenVINO would truncate floats silently). Values must fit in
-int64, the widest type OpenVINO computes with.
+int64, the widest type OpenVINO computes with. Sets, mappings, strings and bytes are no vectors.
+A vector holds at most ``MAX_LENGTH`` values.
 """
 
 from __future__ import annotations
@@ -15,12 +16,15 @@ from typing import Any, Final
 import numpy as np
 
 from datamove._errors import AxisError, DTypeError, ValidationError
+from datamove._shape import MAX_LENGTH, NOT_A_SEQUENCE
 
 __all__ = [
+    "MAX_LENGTH",
     "as_int",
     "as_int_vector",
     "as_mask",
     "check_apart",
+    "check_length",
     "check_out",
     "normalize_axis",
     "self_overlapping",
@@ -78,6 +82,18 @@ def as_int(op: str, argument: str, value: Any) -> int:
     raise DTypeError(op, argument, value, f"must be an integer, not {type(value).__name__}")
 
 
+def check_length(op: str, argument: str, n: int) -> None:
+    """A 1-D parameter of ``n`` values: at most ``MAX_LENGTH``, before anything is allocated."""
+    if n > MAX_LENGTH:
+        raise ValidationError(
+            op,
+            argument,
+            f"<{n} values>",
+            f"has {n} values, more than {MAX_LENGTH} (MAX_LENGTH), the longest parameter "
+            "datamove takes",
+        )
+
+
 def as_int_vector(op: str, argument: str, value: Any) -> tuple[int, ...]:
     """A 1-D integer input: a sequence of ints or a 1-D integer array."""
     if isinstance(value, np.ndarray):
@@ -89,11 +105,12 @@ def as_int_vector(op: str, argument: str, value: Any) -> tuple[int, ...]:
                 value,
                 f"must be 1-D, but has shape {list(value.shape)}",
             )
+        check_length(op, argument, value.shape[0])
         ints = tuple(int(v) for v in value.tolist())
         if value.dtype == np.uint64:
             _check_range(op, argument, value, ints)
         return ints
-    if isinstance(value, str | bytes) or not hasattr(value, "__len__"):
+    if isinstance(value, NOT_A_SEQUENCE) or not hasattr(value, "__len__"):
         if isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_):
             raise ValidationError(
                 op, argument, value, "must be 1-D, but is a scalar", hint=f"write [{int(value)}]"
@@ -104,6 +121,7 @@ def as_int_vector(op: str, argument: str, value: Any) -> tuple[int, ...]:
             value,
             f"must be a sequence of integers, not {type(value).__name__}",
         )
+    check_length(op, argument, len(value))
     out = []
     for i, v in enumerate(value):
         if type(v) is int:
@@ -116,8 +134,23 @@ def as_int_vector(op: str, argument: str, value: Any) -> tuple[int, ...]:
             continue
         if isinstance(v, float | np.floating):
             raise DTypeError(op, argument, value, f"holds a float at index {i}; integers only")
+        if isinstance(v, np.ndarray) and v.ndim == 0:  # a 0-d array is its one value
+            if v.dtype.kind in "iu":
+                out.append(int(v))
+                continue
+            raise DTypeError(
+                op,
+                argument,
+                value,
+                f"holds a 0-d array of element type {v.dtype} at index {i}; integers only",
+            )
         if isinstance(v, list | tuple | np.ndarray):
-            raise ValidationError(op, argument, value, "must be 1-D, but is nested")
+            raise ValidationError(
+                op,
+                argument,
+                value,
+                f"must be 1-D, but holds a sequence at index {i}",
+            )
         raise DTypeError(
             op, argument, value, f"holds {type(v).__name__} at index {i}; integers only"
         )
@@ -135,8 +168,10 @@ def as_mask(op: str, argument: str, value: Any) -> tuple[int, ...]:
             )
         if value.ndim != 1:
             raise ValidationError(op, argument, value, "must be 1-D (a list of 0 and 1)")
+        check_length(op, argument, value.shape[0])
         items: list[Any] = value.tolist()
     elif isinstance(value, list | tuple | range):
+        check_length(op, argument, len(value))
         items = list(value)
     else:
         hint = None
