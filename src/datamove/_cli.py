@@ -1,6 +1,8 @@
 """The ``datamove`` command line: ``main(argv) -> int``.
 
-Exit codes: 0 ok, 1 invalid input (a datamove ``ValidationError``), 2 usage error.
+Exit codes: 0 ok, 1 invalid input (a datamove ``ValidationError``), 2 usage error, 141 when
+the reader of the output went away (``datamove examples | head -1``), as a shell reports a
+program that SIGPIPE ended.
 Each subcommand lives beside the code it exposes and registers itself through a
 ``register(subparsers)`` function that sets ``func`` (taking the parsed namespace and
 returning the exit code); this module only assembles them.
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from typing import TYPE_CHECKING
 
@@ -30,6 +33,7 @@ _SUBCOMMAND_MODULES = (
 )
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
+EXIT_PIPE = 128 + 13  # 128 + SIGPIPE: what a shell reports when the reader closes the pipe
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -51,6 +55,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code instead of exiting."""
+    try:
+        code = _run(argv)
+        sys.stdout.flush()  # here, not at exit, so a closed pipe is caught below
+    except BrokenPipeError:
+        _stdout_to_devnull()
+        return EXIT_PIPE
+    return code
+
+
+def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -61,3 +75,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValidationError as exc:
         print(f"datamove: error: {exc}", file=sys.stderr)
         return EXIT_INVALID
+
+
+def _stdout_to_devnull() -> None:
+    """The reader of stdout has gone: send what is still buffered nowhere, quietly.
+
+    As the Python docs' "Note on SIGPIPE" does: without it, Python's final flush of stdout
+    fails again and prints "Exception ignored ... BrokenPipeError" on the way out.
+    """
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # stdout is no file (replaced by a caller)
+        pass
