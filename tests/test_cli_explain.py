@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import tracemalloc
 
 import numpy as np
 import pytest
 
 import datamove as dm
 from datamove._cli import main
-from datamove._explain import explain_strided_slice, index_expression
+from datamove._explain import explain_split, explain_strided_slice, index_expression
 from datamove._shape import PartialShape
 
 
@@ -109,3 +110,48 @@ def test_errors_are_exit_1(capsys: pytest.CaptureFixture[str]) -> None:
     )
     assert "--lengths=',,' must be comma-separated integers" in capsys.readouterr().err
     assert main(["explain", "strided-slice", "--shape", "6"]) == 2
+
+
+def test_memory_is_bounded_by_what_is_printed() -> None:
+    # The picture's labels were built for the whole axis before its 512-element limit was
+    # checked: a length of 10**7 took 1 GB (and 10**9 hung) to print two lines.
+    tracemalloc.start()
+    try:
+        info = explain_split(PartialShape([10**6]), 0, lengths=[1, -1])
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert info["outputs"] == [("[1]", "x[0:1]"), ("[999999]", "x[1:1000000]")]
+    assert info["picture"] == []
+    assert peak < 1 << 20
+
+
+def test_long_axis_gets_its_shapes_and_no_picture(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["explain", "variadic-split", "--shape", "1000000,2", "--axis", "0"]
+    assert main([*argv, "--lengths", "1,-1"]) == 0
+    out = capsys.readouterr().out
+    assert "output 1: [999999,2]  = x[1:1000000]" in out
+    assert "elements by output" not in out
+
+
+def new_axes(count: int) -> list[str]:
+    zeros = ",".join(["0"] * (count + 1))
+    mask = ",".join(["1"] * count + ["0"])
+    return ["--begin", zeros, "--end", zeros, "--new-axis-mask", mask]
+
+
+def test_more_axes_than_numpy_has(capsys: pytest.CaptureFixture[str]) -> None:
+    # 65 new axes on a rank-1 input: inference gives the rank-66 shape; NumPy's 64 dimensions
+    # cannot index it (its IndexError escaped as a traceback), so there is no index to print.
+    assert main(["explain", "strided-slice", "--shape", "2", *new_axes(65)]) == 0
+    captured = capsys.readouterr()
+    assert f"output shape: [{','.join(['1'] * 65)},0]" in captured.out
+    assert "elements taken" not in captured.out
+    assert captured.err == ""
+    ones = ",".join(["1"] * 70)  # an input of rank 70, one axis shrunk: rank 69 out
+    argv = ["explain", "strided-slice", "--shape", ones, "--begin", "0", "--end", "1"]
+    assert main([*argv, "--shrink-axis-mask", "1", "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["output_shape"] == f"[{','.join(['1'] * 69)}]"
+    assert info["picture"] == []
+    assert "taken" not in info

@@ -19,7 +19,7 @@ from typing import Any, Final
 from datamove._errors import ValidationError
 from datamove._shape import PartialShape
 from datamove._split import infer_split, infer_variadic_split
-from datamove._strided_slice import infer_strided_slice, numpy_index
+from datamove._strided_slice import NUMPY_MAXDIMS, infer_strided_slice, numpy_index
 
 __all__ = ["explain_split", "explain_strided_slice", "index_expression", "register"]
 
@@ -71,9 +71,14 @@ def index_expression(index: Sequence[Any], shape: Sequence[int], name: str = "x"
     return f"{name}[{', '.join(parts)}]"
 
 
+def _drawable(shape: tuple[int, ...]) -> bool:
+    """Whether ``_picture`` draws ``shape``: rank <= 3, 1 to ``_MAX_PICTURE`` elements."""
+    return len(shape) <= 3 and 0 < math.prod(shape) <= _MAX_PICTURE
+
+
 def _picture(shape: tuple[int, ...], cell: Callable[[tuple[int, ...]], str]) -> list[str]:
     """Rows of cells for an array of rank <= 3 (one block per leading index for rank 3)."""
-    if len(shape) > 3 or math.prod(shape) > _MAX_PICTURE or 0 in shape:
+    if not _drawable(shape):
         return []
     if len(shape) == 0:
         return [f"  {cell(())}"]
@@ -117,9 +122,14 @@ def explain_strided_slice(
         import numpy as np  # noqa: PLC0415
 
         dims = shape.to_shape()
-        index = numpy_index(dims, begin, end, stride, **masks)
+        try:
+            index = numpy_index(dims, begin, end, stride, **masks)
+        except ValidationError as exc:  # inference has no rank limit; NumPy has (64 axes)
+            info["numpy_unavailable"] = exc.rule
+            return info
         info["numpy"] = index_expression(index, dims)
-        if math.prod(dims) <= _MAX_PICTURE:
+        # No picture of an input NumPy cannot hold (numpy_index has checked the output).
+        if math.prod(dims) <= _MAX_PICTURE and len(dims) <= NUMPY_MAXDIMS:
             flat = np.arange(math.prod(dims)).reshape(dims)
             taken = flat[index].reshape(-1).tolist()
             width = len(str(max(math.prod(dims) - 1, 0)))
@@ -181,11 +191,11 @@ def explain_split(
     info["outputs"] = [
         (str(s), f"x[{prefix}{lo}:{hi}]") for s, (lo, hi) in zip(shapes, bounds, strict=True)
     ]
-    if shape.is_static:
-        owner = {}
-        for k, (lo, hi) in enumerate(bounds):
-            owner.update(dict.fromkeys(range(lo, hi), _LABELS[k % len(_LABELS)]))
-        info["picture"] = _picture(shape.to_shape(), lambda i: owner[i[a]])
+    if shape.is_static and _drawable(dims := shape.to_shape()):
+        # The axis is at most _MAX_PICTURE long here: label each of its positions, no more.
+        owner = [_LABELS[k % len(_LABELS)] * (hi - lo) for k, (lo, hi) in enumerate(bounds)]
+        labels = "".join(owner)
+        info["picture"] = _picture(dims, lambda i: labels[i[a]])
     return info
 
 
@@ -222,6 +232,8 @@ def _print_strided(args: argparse.Namespace) -> int:
     print(f"output shape: {info['output_shape']}")
     if info["numpy"]:
         print(f"NumPy:        {info['numpy']}")
+    elif "numpy_unavailable" in info:
+        print(f"NumPy:        none: {info['numpy_unavailable']}")
     if info["picture"]:
         print("elements taken (flat index; · = not taken):")
         print("\n".join(info["picture"]))
