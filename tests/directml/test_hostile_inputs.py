@@ -107,3 +107,13 @@ def test_dask_unknown_sizes_name_the_argument_and_the_axis() -> None:
     y.compute_chunk_sizes()
     parts = dml.split(y, 1, [2, 3])
     np.testing.assert_array_equal(parts[1].compute(), np.arange(20.0).reshape(4, 5)[2:, 2:])
+
+
+# Feature levels ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", ["1_" + "9" * 5000, "99_99"], ids=["5000-digit minor", "99_99"])
+def test_feature_level_text_that_is_no_level_is_reported_as_written(text: str) -> None:
+    # 5000 digits raised int()'s ValueError; 99_99 was reported as the number 422656.
+    with pytest.raises(datamove.ValidationError, match=f"feature_level='{text[:20]}"):
+        dml.FeatureLevel.parse(text)

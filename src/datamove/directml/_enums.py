@@ -248,7 +248,9 @@ class OperatorType(enum.IntEnum):
 
 
 _LEVEL_CACHE: dict[str, int] = {}  # text -> value, for the texts that parsed
-_LEVEL_TEXT = re.compile(r"^(?:DML_FEATURE_LEVEL_|FL)?_?(\d+)[_.](\d+)$")
+# Up to 9 digits a part (levels have one): a longer run is no level, and int() of 4300+ digits
+# raises ValueError.
+_LEVEL_TEXT = re.compile(r"^(?:DML_FEATURE_LEVEL_|FL)?_?(\d{1,9})[_.](\d{1,9})$")
 
 
 class FeatureLevel(enum.IntEnum):
@@ -308,7 +310,8 @@ class FeatureLevel(enum.IntEnum):
         match = _LEVEL_TEXT.match(text)
         number: int | str = value
         if match:
-            number = int(match[1]) << 12 | int(match[2]) << 8
+            with contextlib.suppress(ValueError):  # not a level: report the text as written
+                return cls(int(match[1]) << 12 | int(match[2]) << 8)
         elif text.startswith("0X"):
             with contextlib.suppress(ValueError):
                 number = int(text, 16)
