@@ -103,7 +103,9 @@ def test_errors_are_exit_1(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["explain", "split", "--shape", "6", "--axis", "0", "--num-splits", "4"]) == 1
     assert "Split: num_splits=4" in capsys.readouterr().err
     assert main(["explain", "strided-slice", "--shape", "6", "--begin", "a", "--end", "1"]) == 1
-    capsys.readouterr()
+    assert capsys.readouterr().err == (
+        "datamove: error: explain: --begin='a' must be comma-separated integers, e.g. 1,0,-1\n"
+    )
     # an empty item is an error, not skipped (",," once read as no lengths at all)
     assert (
         main(["explain", "variadic-split", "--shape", "4", "--axis", "0", "--lengths", ",,"]) == 1

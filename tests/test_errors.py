@@ -49,3 +49,13 @@ def test_other_libraries_arrays_are_never_read_to_show_them() -> None:
         dm.split(np.zeros(6), lazy, 2)
     torch = pytest.importorskip("torch")
     assert show(torch.arange(3)) == "<Tensor of shape [3] and dtype torch.int64>"
+
+
+def test_ints_python_will_not_write_out_are_shown_by_size() -> None:
+    huge = 10**5000  # repr() raises ValueError past 4300 digits
+    assert show(huge) == "<int of 16610 bits>"
+    assert show([1, huge]) == "[1, <int of 16610 bits>]"
+    with pytest.raises(dm.ValidationError, match=r"<int of 16610 bits>"):
+        dm.split(np.zeros(4), 0, huge)
+    with pytest.raises(dm.ValidationError, match="is not a shape"):
+        dm.PartialShape.parse("[" + "9" * 5000 + "]")

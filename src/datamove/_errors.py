@@ -65,7 +65,10 @@ def show(value: Any) -> str:
         head = ", ".join(show(v) for v in value[:_HEAD_ITEMS])
         text = f"[{head}, ... ({len(value)} items)]"
     else:
-        text = repr(value)
+        try:
+            text = repr(value)
+        except ValueError:  # an int of more than 4300 digits, which Python will not write out
+            text = _unprintable(value)
     if len(text) > _MAX_SHOWN:
         text = (
             text[: _MAX_SHOWN - 5] + " ...]"
@@ -73,6 +76,16 @@ def show(value: Any) -> str:
             else text[: _MAX_SHOWN - 4] + " ..."
         )
     return text
+
+
+def _unprintable(value: Any) -> str:
+    if isinstance(value, int):
+        return f"<int of {value.bit_length()} bits>"
+    if isinstance(value, list | tuple):
+        items = ", ".join(show(v) for v in value[:_HEAD_ITEMS])
+        more = ", ..." if len(value) > _HEAD_ITEMS else ""
+        return f"[{items}{more}]" if isinstance(value, list) else f"({items}{more})"
+    return f"<{type(value).__name__}>"
 
 
 def _shape(value: Any) -> str:

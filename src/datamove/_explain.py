@@ -206,7 +206,7 @@ def _ints(text: str, option: str) -> list[int]:
         return [int(p) for p in text.replace(" ", "").split(",")]  # "1,,2" is an error
     except ValueError:
         raise ValidationError(
-            "datamove", option, text, "must be comma-separated integers, e.g. 1,0,-1"
+            "explain", option, text, "must be comma-separated integers, e.g. 1,0,-1"
         ) from None
 
 

@@ -212,8 +212,16 @@ def _parse_dim(text: str) -> Dimension:
     if q or minus_one:
         return Dimension(0, None)
     if static is not None:
-        return Dimension(int(static))
-    return Dimension(int(lo) if lo else 0, int(hi) if hi else None)
+        return Dimension(_int(static))
+    return Dimension(_int(lo) if lo else 0, _int(hi) if hi else None)
+
+
+def _int(digits: str) -> int:
+    """``int(digits)``; past 19 digits, INT64_MAX + 1 (out of range, as the value is).
+
+    Python refuses to read more than 4300 digits, and the range check needs no more.
+    """
+    return INT64_MAX + 1 if len(digits.lstrip("-").lstrip("0")) > 19 else int(digits)
 
 
 DimensionLike = int | str | Dimension
