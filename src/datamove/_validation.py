@@ -28,6 +28,7 @@ __all__ = [
     "check_out",
     "normalize_axis",
     "self_overlapping",
+    "shared_outputs",
     "strided_span",
 ]
 
@@ -256,14 +257,19 @@ def check_apart(
         open_ = [(h, j) for h, j in open_ if h > lo]
         for _, j in open_:
             if overlap(out[j], out[k]):
-                first, second = sorted((j, k))
-                raise ValidationError(
-                    op,
-                    f"out[{second}]",
-                    "<array>",
-                    f"shares memory with out[{first}]; each output needs memory of its own",
-                )
+                raise shared_outputs(op, j, k)
         open_.append((hi, k))
+
+
+def shared_outputs(op: str, j: int, k: int) -> ValidationError:
+    """The error for ``out[j]`` and ``out[k]`` sharing memory."""
+    first, second = sorted((j, k))
+    return ValidationError(
+        op,
+        f"out[{second}]",
+        "<array>",
+        f"shares memory with out[{first}]; each output needs memory of its own",
+    )
 
 
 def strided_span(address: int, shape: Any, strides: Any, itemsize: int) -> tuple[int, int] | None:

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PARALLEL_MIN_BYTES",
+    "SMALL_BYTES",
     "apart",
     "copy_pairs",
     "num_threads",
@@ -59,6 +60,7 @@ _MIN_PIECE_BYTES: Final = 1 << 20  # never cut finer: np.copyto costs ~1-4 us pe
 _MAX_WIDE_BYTES: Final = 128  # longer rows: NumPy's own contiguous inner loop is faster
 _MAX_THREADS: Final = 8  # memory bandwidth saturates long before this
 _KERNEL_MIN_BYTES: Final = 1 << 20  # below this, planning the row loop costs more than it saves
+SMALL_BYTES: Final = min(PARALLEL_MIN_BYTES, _KERNEL_MIN_BYTES)  # plain np.copyto below this
 _STREAM_MIN_BYTES: Final = 16 << 20  # from here the outputs no longer fit the cache anyway
 
 _kernels: ModuleType | None
@@ -105,6 +107,10 @@ def _executor(workers: int) -> ThreadPoolExecutor:
 def copy_pairs(pairs: Sequence[Pair]) -> None:
     """Copy each source into its destination (same shapes and dtypes; checked by the caller)."""
     total = sum(dst.nbytes for dst, _ in pairs)
+    if total < SMALL_BYTES:  # below both thresholds: skip asking for threads (~1.4 us)
+        for dst, src in pairs:
+            np.copyto(dst, src, casting="no")
+        return
     threads = num_threads()
     if _kernels is not None and total >= _KERNEL_MIN_BYTES:
         plan = row_plan(pairs, min_rows=threads)
