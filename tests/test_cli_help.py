@@ -33,3 +33,4 @@ def test_help_of_every_command(path: tuple[str, ...], capsys: pytest.CaptureFixt
     assert main([*path, "--help"]) == 0
     out = capsys.readouterr().out
     assert out.startswith(f"usage: datamove {' '.join(path)}".rstrip())
+    assert "\nexamples:\n  datamove " in out  # docs/cli.md: every command shows examples

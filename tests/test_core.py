@@ -418,6 +418,12 @@ X = np.zeros((2, 6))
             id="variadic_split(float)",
         ),
         pytest.param(
+            lambda: dm.variadic_split(X, 1.5, [2, 4]),
+            dm.DTypeError,
+            "VariadicSplit: axis=1.5 must be an integer, not a float",
+            id="variadic_split(axis=1.5)",
+        ),
+        pytest.param(
             lambda: dm.variadic_split(X, np.int64(2), [6]),
             dm.AxisError,
             "VariadicSplit: axis=np.int64(2) is out of the tensor rank range [-2, 1]",
@@ -504,6 +510,12 @@ X = np.zeros((2, 6))
             dm.DTypeError,
             "StridedSlice: begin=[1.0] holds a float at index 0; integers only",
             id="strided_slice(float begin)",
+        ),
+        pytest.param(
+            lambda: dm.strided_slice(X, [0], [2], [1.0]),
+            dm.DTypeError,
+            "StridedSlice: stride=[1.0] holds a float at index 0; integers only",
+            id="strided_slice(float stride)",
         ),
         pytest.param(
             lambda: dm.strided_slice(X, [True], [2]),

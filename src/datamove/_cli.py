@@ -1,8 +1,8 @@
 """The ``datamove`` command line: ``main(argv) -> int``.
 
-Exit codes: 0 ok, 1 invalid input (a datamove ``ValidationError``), 2 usage error, 141 when
-the reader of the output went away (``datamove examples | head -1``), as a shell reports a
-program that SIGPIPE ended.
+Exit codes: 0 ok, 1 invalid input (a datamove ``ValidationError``, or problems ``check`` found),
+2 usage error, 141 when a write finds that the reader of the output went away (``datamove
+examples | true``), as a shell reports a program that SIGPIPE ended.
 Each subcommand lives beside the code it exposes and registers itself through a
 ``register(subparsers)`` function that sets ``func`` (taking the parsed namespace and
 returning the exit code); this module only assembles them.
@@ -42,6 +42,11 @@ def build_parser() -> argparse.ArgumentParser:
         prog="datamove",
         description="Tensor data-movement operators (OpenVINO Split-1, VariadicSplit-1, "
         "StridedSlice-1; DirectML split/join): run, infer, check and explain them.",
+        epilog="examples:\n"
+        "  datamove examples\n"
+        "  datamove explain split --shape 6,12 --axis 1 --num-splits 3\n"
+        "  datamove check model.xml\n"
+        "  datamove COMMAND --help    (each command's options and examples)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     from datamove import __version__  # noqa: PLC0415 - avoid an import cycle at module load

@@ -256,6 +256,8 @@ def register(subparsers: Any) -> None:
         help="run every example of the specs and compare with the spec's expected output",
         description="Run every example of the operator specs, through shape inference and "
         "execution, and print each result beside the spec's expected output.",
+        epilog="examples:\n  datamove examples\n  datamove examples --json",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.set_defaults(func=_cmd)

@@ -455,6 +455,16 @@ READER = [
     pytest.param([('<layer id="3"', '<layer id="03"')], True, id="layer id 03"),
     pytest.param([('type="VariadicSplit"', 'type="variadicsplit"')], True, id="type variadicsplit"),
     pytest.param([('type="Parameter"', 'type="PARAMETER"')], True, id="type PARAMETER"),
+    # OpenVINO 2026.4's opset17 holds only its new operators and Parameter.
+    *(
+        pytest.param(
+            [(f'type="{t}" version="opset1"', f'type="{t}" version="opset{k}"')],
+            k == 16 or (k == 17 and t == "Parameter"),
+            id=f"{t} opset{k}",
+        )
+        for t in ("Parameter", "Const", "VariadicSplit", "Result")
+        for k in (16, 17, 18)
+    ),
 ]
 
 

@@ -30,12 +30,20 @@ def _level(text: str) -> FeatureLevel:
         ) from None
 
 
+_EPILOG = """\
+examples:
+  datamove dml check model.json
+  datamove dml check split.json --feature-level 4_1 --json"""
+
+
 def register(subparsers: Any) -> None:
     """Add ``dml`` (with ``check``) to the ``datamove`` command line."""
     dml = subparsers.add_parser(
         "dml",
         help="DirectML split/join descriptors",
         description="DirectML DML_SPLIT / DML_JOIN descriptors.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     commands = dml.add_subparsers(dest="dml_command", metavar="COMMAND", required=True)
     check = commands.add_parser(
@@ -47,6 +55,8 @@ def register(subparsers: Any) -> None:
             "FILE is a DxDispatch model (its dispatchables), one dispatchable "
             '({"type": ..., "desc": ...}) or a bare desc. Exit 0 when all are valid, 1 when not.'
         ),
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     check.add_argument("file", metavar="FILE", type=Path, help="JSON file")
     check.add_argument(

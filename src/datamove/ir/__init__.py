@@ -10,7 +10,7 @@ True
 (2, 4)
 
 Supported layer types: ``Parameter``, ``Const``, ``Result``, ``Split``, ``VariadicSplit``,
-``StridedSlice`` and ``Concat`` (each version 1, as written by opset1 to opset17). A model with
+``StridedSlice`` and ``Concat`` (each version 1, as written by opset1 to opset16). A model with
 other layers is read; `Model.check` reports each of them, and `Model.run` refuses to run.
 """
 

@@ -36,17 +36,17 @@ nothing is left in DIR.
 """
 
 
-def _name_value(text: str, option: str) -> tuple[str, str]:
+def _name_value(text: str, option: str, command: str) -> tuple[str, str]:
     name, sep, value = text.partition("=")
     if not sep or not name:
-        raise ValidationError("datamove", option, text, "must be written NAME=VALUE")
+        raise ValidationError(command, option, text, "must be written NAME=VALUE")
     return name, value
 
 
 def _check(args: argparse.Namespace) -> int:
     from datamove.ir._model import read_model  # noqa: PLC0415 - keep `datamove --help` fast
 
-    shapes = dict(_name_value(t, "--input-shape") for t in args.input_shape or [])
+    shapes = dict(_name_value(t, "--input-shape", "check") for t in args.input_shape or [])
     model = read_model(args.model, args.bin)
     report = model.check(shapes or None)
     if args.json:
@@ -72,17 +72,17 @@ def _run(args: argparse.Namespace) -> int:
 
     inputs: dict[str, Any] = {}
     for text in args.input or []:
-        name, file = _name_value(text, "--input")
+        name, file = _name_value(text, "--input", "run")
         try:
             loaded = np.load(file, allow_pickle=False)
         except (OSError, ValueError) as exc:
             raise ValidationError(
-                "datamove", "--input", text, f"cannot be loaded as .npy ({exc})"
+                "run", "--input", text, f"cannot be loaded as .npy ({exc})"
             ) from None
         if not isinstance(loaded, np.ndarray):  # np.load opens a .npz as an archive
             loaded.close()
             raise ValidationError(
-                "datamove",
+                "run",
                 "--input",
                 text,
                 "is a .npz archive, not a .npy file",
@@ -94,7 +94,7 @@ def _run(args: argparse.Namespace) -> int:
     out_dir = Path(args.output_dir)
     files = {name: out_dir / _file_name(name) for name in outputs}
     if len(set(files.values())) != len(files):
-        raise ValidationError("datamove", "outputs", list(outputs), "map to the same file name")
+        raise ValidationError("run", "outputs", list(outputs), "map to the same file name")
     temps: list[tuple[str, Path]] = []
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -108,7 +108,7 @@ def _run(args: argparse.Namespace) -> int:
         temps.clear()
     except OSError as exc:  # a file where the folder should be, no permission, a full disk
         raise ValidationError(
-            "datamove",
+            "run",
             "--output-dir",
             args.output_dir,
             f"is not a writable folder ({exc.strerror})",

@@ -32,7 +32,10 @@ INT64_MAX: Final = 2**63 - 1
 _MAX_NUMBER_CHARS: Final = 24  # longest decimal text an int64 (with sign and spaces) can need
 _MAX_SHOWN_LAYERS: Final = 5
 _OPSET_RE: Final = re.compile(r"opset(\d{1,3})")
-MAX_OPSET: Final = 17  # OpenVINO 2026.4's newest opset; every one re-exports the v1 operators
+# The newest opset that re-exports the v1 operators: OpenVINO 2026.4's opset17 holds only its
+# new operators, and Parameter (read_model refuses Split, Const, Result... as opset17).
+MAX_OPSET: Final = 16
+MAX_OPSET_OF: Final = {"Parameter": 17}
 SUPPORTED_IR_VERSIONS: Final = (10, 11)
 # OpenVINO looks layer types up in its opsets ignoring case, except ``Const``, which it matches
 # exactly ("const" is refused): the supported types by their lower-case spelling.

@@ -27,7 +27,7 @@ from datamove._split import (
 )
 from datamove._strided_slice import infer_strided_slice, numpy_index, strided_slice
 from datamove.ir._errors import IRError
-from datamove.ir._graph import MAX_OPSET, Layer, parse_shape_attr
+from datamove.ir._graph import MAX_OPSET, MAX_OPSET_OF, Layer, parse_shape_attr
 from datamove.ir._types import ELEMENT_TYPES, ElementType
 
 __all__ = [
@@ -75,10 +75,11 @@ def unsupported_reason(layer: Layer) -> str | None:
         return f"layer type {layer.type!r} is not supported"
     version = layer.version
     match = _OPSET_VERSION.fullmatch(version)
-    if match is None or int(match[1]) > MAX_OPSET:
+    newest = MAX_OPSET_OF.get(layer.type, MAX_OPSET)
+    if match is None or int(match[1]) > newest:
         return (
             f"version {version!r} of {layer.type} is not supported "
-            f"(datamove implements {layer.type}-1, as in opset1 to opset{MAX_OPSET})"
+            f"(datamove implements {layer.type}-1, as in opset1 to opset{newest})"
         )
     return None
 
