@@ -207,66 +207,81 @@ def layouts_overlap(a: Any, b: Any) -> bool:
     return shares_memory(np.asarray(_Bytes(*a)), np.asarray(_Bytes(*b)))
 
 
-def _span(a: np.ndarray) -> tuple[int, int] | None:
-    if a.flags.c_contiguous:
-        if a.size == 0:
-            return None
-        start: int = a.ctypes.data
-        return start, start + a.nbytes
-    return strided_span(a.ctypes.data, a.shape, a.strides, a.itemsize)
+Layout = tuple[int, tuple[int, ...], tuple[int, ...], int]  # address, shape, byte strides, item
 
 
 def _check_outs_apart(op: str, out: Sequence[np.ndarray]) -> None:
-    """No two ``out`` arrays share memory; exact, as NumPy decides it.
-
-    Every pair for a few outputs. For more, their address ranges swept in order
-    (:func:`check_apart`): one comparison each for outputs apart. Where many ranges meet (the
-    columns of one buffer), a map of the bytes they cover decides instead, in one pass.
-    """
+    """No two ``out`` arrays share memory; exact, as NumPy decides it (:func:`outs_apart`)."""
     if len(out) <= _PAIRWISE_MAX:  # a bounds test in C per pair (0.2 us); no addresses
         for k in range(1, len(out)):
             for j in range(k):
                 if np.may_share_memory(out[j], out[k]) and shares_memory(out[j], out[k]):
                     raise shared_outputs(op, j, k)
         return
-    budget = [4 * len(out)]  # exact tests the sweep may make before the map takes over
-
-    def overlap(a: np.ndarray, b: np.ndarray) -> bool:
-        budget[0] -= 1
-        if budget[0] < 0:
-            raise _TooMany
-        return shares_memory(a, b)
-
-    try:
-        check_apart(op, out, _span, overlap)
-    except _TooMany:
-        spans = [s for s in map(_span, out) if s is not None]
-        lo = min(s[0] for s in spans)
-        width = max(s[1] for s in spans) - lo
-        if width > _MAP_MAX_BYTES:  # pragma: no cover - interleaved outputs over 256 MiB
-            check_apart(op, out, _span, shares_memory)
-            return
-        taken = np.zeros(width, np.bool_)
-        for k, a in enumerate(out):
-            if a.size == 0:
-                continue
-            cover = np.lib.stride_tricks.as_strided(
-                taken[a.ctypes.data - lo :],
-                (*a.shape, a.itemsize),
-                (*a.strides, 1),
-                writeable=True,
-            )
-            if cover.any():  # some earlier output holds one of these bytes: find which
-                check_apart(op, out[: k + 1], _span, shares_memory)
-            cover[...] = True
+    outs_apart(op, [(a.ctypes.data, a.shape, a.strides, a.itemsize) for a in out])
 
 
-class _TooMany(Exception):  # noqa: N818 - a signal, never seen by callers
-    """The sweep met more overlapping ranges than it should test one by one."""
+def outs_apart(op: str, layouts: Sequence[Layout | None]) -> None:
+    """No two of these layouts share a byte (``None``: not known, not checked); exact.
+
+    Outputs are the columns of one buffer as often as separate arrays, and the address ranges
+    of columns all meet, so comparing ranges alone would test every pair. Instead each layout
+    is read as a *lattice* of rows (its axes but the contiguous innermost ones, sizes and
+    strides) and a *run* of bytes at each lattice point. Layouts on the same lattice whose runs
+    all fit in one window that the lattice repeats without overlap (the columns of a buffer,
+    whatever their widths) are apart exactly when their runs are, as intervals: one sort. What
+    remains (one window per lattice, layouts on no shared lattice) is swept by address range
+    and tested exactly, with NumPy's ``shares_memory``, where ranges meet.
+    """
+    lattices: dict[tuple[tuple[int, int], ...], list[tuple[int, int, int]]] = {}
+    for k, layout in enumerate(layouts):
+        points = None if layout is None else _lattice(layout)
+        if points is not None:
+            address, lattice, run = points
+            lattices.setdefault(lattice, []).append((address, run, k))
+    windows: list[tuple[Layout, list[tuple[Layout, int]]]] = []  # a window and its members
+    for lattice, members in lattices.items():
+        sizes = tuple(n for n, _ in lattice)
+        steps = tuple(st for _, st in lattice)
+        members.sort()
+        lo = members[0][0]
+        width = max(a + run for a, run, _ in members) - lo
+        rows = [((a, (*sizes, run), (*steps, 1), 1), k) for a, run, k in members]
+        if len(members) > 1 and self_overlapping((*sizes, width), (*steps, 1), 1):
+            windows.extend(((layout, [(layout, k)]) for layout, k in rows))  # one by one
+            continue
+        end, last = -1, -1
+        for a, run, k in members:
+            if a < end:
+                raise shared_outputs(op, last, k)
+            if a + run > end:
+                end, last = a + run, k
+        windows.append(((lo, (*sizes, width), (*steps, 1), 1), rows))
+
+    def meet(w: tuple[Layout, list[tuple[Layout, int]]], v: Any) -> bool:
+        if not layouts_overlap(w[0], v[0]):
+            return False
+        for a, j in w[1]:  # the windows meet: find the two outputs, if two do
+            for b, k in v[1]:
+                if layouts_overlap(a, b):
+                    raise shared_outputs(op, j, k)
+        return False
+
+    check_apart(op, windows, lambda w: strided_span(*w[0]), meet)
+
+
+def _lattice(layout: Layout) -> tuple[int, tuple[tuple[int, int], ...], int] | None:
+    """``(address, ((size, stride), ...), run)``: a run of bytes at each point of a lattice."""
+    address, shape, strides, itemsize = layout
+    if 0 in shape:
+        return None
+    axes = [(n, st) for n, st in zip(shape, strides, strict=True) if n != 1]
+    run = itemsize
+    while axes and axes[-1][1] == run:
+        run *= axes.pop()[0]
+    return address, tuple(axes), run
 
 
 # Up to this many outputs, every pair is tested (n*n/2 bounds tests cost less than n reads of
 # an address, 1.5 us each); above, address ranges are swept in order.
 _PAIRWISE_MAX: Final = 16
-# The byte map covers at most this much memory (the outputs' whole address range).
-_MAP_MAX_BYTES: Final = 1 << 28

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import subprocess
 import sys
 from collections.abc import Callable
@@ -9,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import datamove as dm
 from datamove import BackendError, DTypeError, ValidationError, ViewError
@@ -341,6 +344,75 @@ def test_numpy_many_outs_in_one_buffer_are_checked_exactly() -> None:
     outs = [raw[:, i : i + 1] for i in range(1, 300)] + [odd]
     with pytest.raises(ValidationError, match=r"out\[299\].*shares memory with out\["):
         dm.split(x, 1, 300, out=outs)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    rows=st.integers(1, 4),
+    itemsize=st.sampled_from([1, 2, 8]),
+    row_step=st.sampled_from([1, -1, 2]),
+    segments=st.lists(st.tuples(st.integers(1, 6), st.integers(1, 3)), min_size=1, max_size=30),
+    extra=st.none() | st.tuples(st.integers(0, 100), st.integers(-3, 3)),
+)
+def test_outs_apart_agrees_with_numpy_pairwise(
+    rows: int,
+    itemsize: int,
+    row_step: int,
+    segments: list[tuple[int, int]],
+    extra: tuple[int, int] | None,
+) -> None:
+    """The lattice-and-runs test decides exactly as NumPy's shares_memory on every pair.
+
+    Columns of one buffer, apart: each segment of columns is cut into ``k`` interleaved
+    outputs (every k-th column), whose windows interleave. ``extra`` is one of them moved by a
+    few columns (the same lattice, so its run or window may meet another's by one byte).
+    """
+    from datamove._compat import outs_apart
+
+    cols = sum(width * k for width, k in segments) + 8
+    buf = np.zeros((rows * abs(row_step), cols), f"V{itemsize}")[::row_step]
+    outs, start = [], 0
+    for width, k in segments:
+        outs += [buf[:, start + i : start + width * k : k] for i in range(k)]
+        start += width * k
+    if extra is not None:
+        index, shift = extra
+        twin = outs[index % len(outs)]
+        start = (twin.ctypes.data - buf[:, :1].ctypes.data) // itemsize + shift
+        if 0 <= start <= cols - twin.shape[1] * (twin.strides[1] // itemsize):
+            step = twin.strides[1] // itemsize
+            outs.insert(len(outs) // 2, buf[:, start : start + twin.shape[1] * step : step])
+    overlapping = any(
+        np.shares_memory(outs[j], outs[k]) for k in range(len(outs)) for j in range(k)
+    )
+    layouts = [(o.ctypes.data, o.shape, o.strides, o.itemsize) for o in outs]
+    if overlapping:
+        with pytest.raises(ValidationError, match="shares memory with out"):
+            outs_apart("Split", layouts)
+    else:
+        outs_apart("Split", layouts)
+
+
+def test_out_columns_of_one_buffer_of_any_width() -> None:
+    """Columns of different widths (a VariadicSplit back into one buffer), a middle axis."""
+    widths = [1 + i % 5 for i in range(100)]
+    cuts = np.cumsum([0, *widths])
+    x = np.arange(7 * cuts[-1]).reshape(7, -1)
+    into = np.zeros_like(x)[::-1]  # negative row strides too
+    dm.variadic_split(x, 1, widths, out=[into[:, a:b] for a, b in itertools.pairwise(cuts)])
+    np.testing.assert_array_equal(into, x)
+    bad = [into[:, a:b] for a, b in itertools.pairwise(cuts)]
+    bad[60] = into[:, cuts[60] - 1 : cuts[61] - 1]
+    with pytest.raises(ValidationError, match=r"out\[60\].*shares memory with out\[59\]"):
+        dm.variadic_split(x, 1, widths, out=bad)
+    z = np.arange(2 * 40 * 3).reshape(2, 40, 3)
+    mid = np.zeros_like(z)
+    dm.split(z, 1, 40, out=[mid[:, i : i + 1] for i in range(40)])
+    np.testing.assert_array_equal(mid, z)
+    torch = pytest.importorskip("torch")
+    cols = torch.zeros(3, 100)
+    dm.split(torch.ones(3, 100), 1, 100, out=[cols[:, i : i + 1] for i in range(100)])
+    assert bool((cols == 1).all())
 
 
 def test_numpy_big_copies_go_through_the_thread_pool() -> None:

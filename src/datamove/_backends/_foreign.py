@@ -26,9 +26,9 @@ import functools
 import operator
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Self
 
-from datamove._compat import BACKENDS, layouts_overlap
+from datamove._compat import BACKENDS, layouts_overlap, outs_apart
 from datamove._errors import BackendError, DTypeError, ValidationError, ViewError
-from datamove._validation import check_apart, check_out, self_overlapping, strided_span
+from datamove._validation import check_out, self_overlapping, strided_span
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -213,7 +213,7 @@ class Backend:
                     "has elements that share memory (a stride of 0?), so writes to it would be "
                     "lost",
                 )
-        check_apart(op, out, self.span, self.outs_overlap)
+        outs_apart(op, [self.layout(dst) for dst in out])
         for dst, src in zip(out, results, strict=True):
             self.assign(dst, src)
         return tuple(out)
@@ -237,16 +237,6 @@ class Backend:
         """``(address, shape, byte strides, itemsize)`` of ``dst``; ``None`` where unknown."""
         del dst
         return None
-
-    def span(self, dst: Any) -> tuple[int, int] | None:
-        """The byte range ``dst``'s elements cover (``None``: empty, or not known)."""
-        layout = self.layout(dst)
-        return None if layout is None else strided_span(*layout)
-
-    def outs_overlap(self, a: Any, b: Any) -> bool:
-        """Whether two ``out`` arrays whose byte ranges meet share an element, exactly."""
-        la, lb = self.layout(a), self.layout(b)
-        return la is None or lb is None or layouts_overlap(la, lb)
 
     def assign(self, dst: Any, src: Any) -> None:
         """``dst[...] = src``: in-place assignment, as the array API standard defines it."""
