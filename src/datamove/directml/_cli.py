@@ -12,7 +12,7 @@ from typing import Any
 from datamove._errors import ValidationError
 from datamove.directml._desc import JoinDesc, SplitDesc
 from datamove.directml._enums import FeatureLevel, OperatorType
-from datamove.directml._errors import DirectMLValidationError, Violation
+from datamove.directml._errors import MAX_SHOWN, DirectMLValidationError, Violation
 from datamove.directml._json import desc_from_json, parse_json_text
 from datamove.directml._rules import ValidationOptions
 
@@ -185,8 +185,10 @@ def _print_human(
             continue
         count = len(violations)
         print(f"{head}: {count} violation{'s' if count != 1 else ''}")
-        for v in violations:
+        for v in violations[:MAX_SHOWN]:
             print(f"  {v}")
+        if count > MAX_SHOWN:
+            print(f"  ... and {count - MAX_SHOWN} more (--json lists them all)")
     for item in skipped:
         print(f"{file}: {item['name']} ({item['type']}) skipped: not a split or a join")
     if not reports:

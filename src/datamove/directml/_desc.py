@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from datamove._errors import DTypeError
+from datamove._errors import DTypeError, ValidationError
+from datamove._shape import MAX_LENGTH
 from datamove.directml._enums import FeatureLevel, OperatorType
 from datamove.directml._errors import DirectMLValidationError, Violation
 from datamove.directml._rules import (
@@ -85,9 +86,26 @@ def _tensor(op: str, name: str, value: Any) -> TensorDesc:
     return value
 
 
+def check_count(op: str, argument: str, count: int, noun: str) -> None:
+    """At most ``MAX_LENGTH`` parts, checked before a desc of each is built.
+
+    DirectML states no limit on ``OutputCount`` or ``InputCount`` (a ``UINT``); datamove takes
+    as many parts as its own operators make outputs (``num_splits``, ``split_lengths``).
+    """
+    if count > MAX_LENGTH:
+        raise ValidationError(
+            op,
+            argument,
+            f"<{count} {noun}>",
+            f"holds {count} {noun}, more than {MAX_LENGTH} (MAX_LENGTH), the most parts "
+            "datamove splits into or joins",
+        )
+
+
 def _tensors(op: str, name: str, values: Any) -> tuple[TensorDesc, ...]:
     if isinstance(values, TensorDesc) or not isinstance(values, Sequence):
         raise DTypeError(op, name, values, "must be a sequence of TensorDesc")
+    check_count(op, name, len(values), "tensors")
     tensors = tuple(values)
     for i, value in enumerate(tensors):
         if not isinstance(value, TensorDesc):  # the path is written only for the one reported

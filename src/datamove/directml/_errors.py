@@ -9,6 +9,13 @@ from datamove._errors import ValidationError, show
 
 __all__ = ["BufferSizeOverflowError", "DirectMLValidationError", "Violation"]
 
+MAX_SHOWN = 20
+"""The most violations ``str()`` of a :class:`DirectMLValidationError` lists, one a line.
+
+A desc of a million empty outputs breaks a million rules; its message stays a few lines, and
+``violations`` keeps them all.
+"""
+
 
 @dataclass(frozen=True, slots=True)
 class Violation:
@@ -52,7 +59,8 @@ class DirectMLValidationError(ValidationError):
     """A DirectML descriptor breaks DirectML's rules; ``violations`` lists every one of them.
 
     ``argument`` and ``value`` are those of the first violation, so code written for
-    :class:`datamove.ValidationError` keeps working; ``str()`` lists them all, one a line.
+    :class:`datamove.ValidationError` keeps working; ``str()`` lists them one a line, the first
+    ``MAX_SHOWN`` (20) of them, then how many more ``violations`` holds.
 
     Examples
     --------
@@ -77,7 +85,9 @@ class DirectMLValidationError(ValidationError):
         self.context = context
         count = len(violations)
         head = f"{count} violation{'s' if count != 1 else ''} of DirectML's rules{context}"
-        listing = "\n".join(f"  {v}" for v in violations)
+        listing = "\n".join(f"  {v}" for v in violations[:MAX_SHOWN])
+        if count > MAX_SHOWN:
+            listing += f"\n  ... and {count - MAX_SHOWN} more (all in .violations)"
         super().__init__(op, None, violations[0].value, f"{head}\n{listing}", hint=hint)
         self.argument = violations[0].path
 

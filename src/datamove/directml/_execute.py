@@ -32,7 +32,7 @@ from datamove._backends._copy import (
 )
 from datamove._compat import AS_NUMPY
 from datamove._errors import AxisError, BackendError, DTypeError, ValidationError
-from datamove.directml._desc import JoinDesc, SplitDesc
+from datamove.directml._desc import JoinDesc, SplitDesc, check_count
 from datamove.directml._enums import FeatureLevel, TensorDataType
 from datamove.directml._errors import DirectMLValidationError, Violation
 from datamove.directml._rules import ValidationOptions
@@ -1129,6 +1129,28 @@ def _own_type_only(source: _Like | np.ndarray[Any, Any], data_type: Any, name: s
         )
 
 
+def _packed_descs(dtype: TensorDataType, shapes: list[tuple[Any, ...]]) -> list[TensorDesc]:
+    """A packed desc per shape, one object per distinct shape.
+
+    Equal parts then share their desc, and with it its checks and copy plan: a split into a
+    million parts of one length validates one tensor, not a million.
+    """
+    made: dict[object, TensorDesc] = {}
+    descs = []
+    for shape in shapes:
+        try:  # the key tells 2 from 2.0 and np.int8(2): each gets its own desc, or its error
+            key: object = tuple((type(n), n) for n in shape)
+            desc = made.get(key)
+        except TypeError:  # an unhashable size: TensorDesc says what is wrong with it
+            key, desc = None, None
+        if desc is None:
+            desc = TensorDesc(dtype, shape)
+            if key is not None:
+                made[key] = desc
+        descs.append(desc)
+    return descs
+
+
 def split(
     array: Any, axis: int, sizes: Sequence[int], *, data_type: TensorDataType | str | None = None
 ) -> list[Any]:
@@ -1172,8 +1194,10 @@ def split(
         or getattr(sizes, "ndim", 1) != 1  # a 0-d array is no sequence
     ):
         raise DTypeError("DirectML", "sizes", sizes, "must be a sequence of lengths")
+    check_count("DirectML", "sizes", len(sizes), "lengths")
     whole = TensorDesc(dtype, source.shape)
-    parts = [TensorDesc(dtype, (*source.shape[:axis], n, *source.shape[axis + 1 :])) for n in sizes]
+    before, after = source.shape[:axis], source.shape[axis + 1 :]
+    parts = _packed_descs(dtype, [(*before, n, *after) for n in sizes])
     desc = SplitDesc(whole, parts, axis)
     desc.validate(None)
     if foreign:  # the same parts, cut by the array's own library
@@ -1251,6 +1275,7 @@ def join(arrays: Sequence[Any], axis: int, *, data_type: TensorDataType | str | 
     """
     if not isinstance(arrays, list | tuple) or not arrays:
         raise DTypeError("DirectML", "arrays", arrays, "must be a non-empty sequence of arrays")
+    check_count("DirectML", "arrays", len(arrays), "arrays")
     foreign = [_foreign(a) for a in arrays]
     if any(foreign):
         sources: list[Any] = [_foreign_like(a, f"arrays[{i}]") for i, a in enumerate(arrays)]
@@ -1268,7 +1293,7 @@ def join(arrays: Sequence[Any], axis: int, *, data_type: TensorDataType | str | 
             )
     first = sources[0].shape
     axis = _normalise_axis(axis, len(first))
-    parts = [TensorDesc(dtype, s.shape) for s in sources]
+    parts = _packed_descs(dtype, [s.shape for s in sources])
     total = sum(s.shape[axis] if len(s.shape) == len(first) else 0 for s in sources)
     whole = TensorDesc(dtype, (*first[:axis], total, *first[axis + 1 :]))
     desc = JoinDesc(parts, whole, axis)

@@ -16,7 +16,7 @@ import re
 from typing import Any
 
 from datamove._errors import DTypeError, ValidationError
-from datamove.directml._desc import JoinDesc, SplitDesc
+from datamove.directml._desc import JoinDesc, SplitDesc, check_count
 from datamove.directml._enums import OperatorType, TensorType
 from datamove.directml._errors import DirectMLValidationError, Violation
 from datamove.directml._tensor import TensorDesc
@@ -164,6 +164,7 @@ def _tensor_array(
     body: dict[str, Any], name: str, count_name: str, path: str, rule: str
 ) -> list[TensorDesc]:
     items = _list(_field(body, name, path), f"{path}.{name}")
+    check_count(_OP, f"{path}.{name}", len(items), "tensors")
     count = _field(body, count_name, path, required=False)
     if count is not None and count != len(items):
         raise DirectMLValidationError(
