@@ -15,6 +15,7 @@ import re
 import stat
 from collections import deque
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -94,18 +95,37 @@ class Layer:
         )
 
     def int_attr(self, key: str) -> int:
-        """A required integer ``<data>`` attribute."""
+        """A required integer attribute of an operator (``num_splits``, ``axis``).
+
+        Read as OpenVINO reads it (see :func:`parse_attr_int`).
+        """
+        if key not in self.data:
+            raise self.error(key, None, "is missing from <data>")
+        return parse_attr_int(self.data[key], key, self)
+
+    def extent_attr(self, key: str) -> int:
+        """A Const's ``offset`` or ``size``: a plain decimal (OpenVINO reads these strictly)."""
         if key not in self.data:
             raise self.error(key, None, "is missing from <data>")
         return parse_int(self.data[key], key, self)
 
     def int_list_attr(self, key: str) -> tuple[int, ...]:
-        """A ``<data>`` attribute holding comma-separated integers (``""`` is empty)."""
+        """An operator attribute of comma-separated integers (a mask; ``""`` is empty).
+
+        As in OpenVINO, one trailing comma ends the list (``"0,1,"`` is ``[0, 1]``), any other
+        empty item (``"1,,0"``, ``",0"``, ``"0, "``) is an error, and each item is read by
+        :func:`parse_attr_int`.
+        """
         text = self.data.get(key, "")
         if len(text) > 100_000:
             raise self.error(key, text, "is too long")
-        parts = [p for p in text.replace(" ", "").split(",") if p]
-        return tuple(parse_int(p, key, self) for p in parts)
+        items = text.split(",") if text else []
+        if items and not items[-1]:  # std::getline ends the list at a trailing comma
+            items.pop()
+        for item in items:
+            if not item:
+                raise self.error(key, text, "has an empty item", hint="OpenVINO refuses it as well")
+        return tuple(parse_attr_int(item, key, self) for item in items)
 
 
 @dataclass(slots=True)
@@ -133,12 +153,58 @@ def parse_int(text: str, argument: str, layer: Layer | None = None) -> int:
     return value
 
 
+# OpenVINO reads an operator's integer attribute as C++'s ``stream >> int64``, after a check that
+# the text starts with a digit or '-' once ASCII white space is skipped: the leading integer
+# counts, and whatever follows it is ignored. A decimal or exponent form is taken when its value
+# is that leading integer ("2.0", "2e0"); other trailing text ("2abc", "2.5", "2e5") is refused.
+_ASCII_SPACE: Final = " \t\n\r\v\f"
+_ATTR_INT: Final = re.compile(r"(-?[0-9]+)(\.[0-9]*)?([eE][+-]?[0-9]+)?")
+_MAX_ATTR_CHARS: Final = 256
+
+
+def parse_attr_int(text: str, argument: str, layer: Layer | None = None) -> int:
+    """An operator's integer attribute, read as OpenVINO reads it where that is unambiguous.
+
+    ASCII white space may surround it; no ``+`` sign (OpenVINO refuses it). A decimal or
+    exponent form is taken when its value is a whole number that OpenVINO reads the same
+    (``"2.0"``, ``"3.00"``, ``"2e0"``). Text that OpenVINO would cut short to its leading integer
+    (``"2abc"``, ``"2.5"``, ``"2e5"``, ``"2 3"``, ``"0x2"``) is an `IRError`.
+    """
+    stripped = text.lstrip(_ASCII_SPACE).rstrip()
+    if len(stripped) > _MAX_ATTR_CHARS:  # no whole number of int64 is written this long
+        long_int = re.fullmatch(r"-?[0-9]+", stripped)
+        raise _err(
+            layer, argument, text, "does not fit in int64" if long_int else "is not an integer"
+        )
+    match = _ATTR_INT.fullmatch(stripped)
+    if match is None or ((match[2] or match[3]) and Decimal(stripped) != Decimal(match[1])):
+        lead = re.match(r"-?[0-9]+", stripped)
+        hint = (
+            "OpenVINO refuses a '+' sign"
+            if stripped[:1] == "+"
+            else None
+            if lead is None
+            else f"OpenVINO would read {lead[0]} and ignore {stripped[lead.end() :]!r}"
+        )
+        raise _err(layer, argument, text, "is not an integer", hint=hint)
+    value = int(match[1])
+    if not -INT64_MAX - 1 <= value <= INT64_MAX:
+        raise _err(layer, argument, text, "does not fit in int64")
+    return value
+
+
 def _err(
-    layer: Layer | None, argument: str, value: Any, rule: str, port: int | None = None
+    layer: Layer | None,
+    argument: str,
+    value: Any,
+    rule: str,
+    port: int | None = None,
+    *,
+    hint: str | None = None,
 ) -> IRError:
     if layer is None:
-        return IRError(argument, value, rule, port=port)
-    return layer.error(argument, value, rule, port=port)
+        return IRError(argument, value, rule, port=port, hint=hint)
+    return layer.error(argument, value, rule, port=port, hint=hint)
 
 
 def parse_dim(
@@ -391,7 +457,7 @@ def _topological_order(layers: list[Layer]) -> list[int]:
 
 def _check_const_extent(layer: Layer, graph: Graph) -> None:
     """A Const's ``offset``/``size`` must lie inside the ``.bin`` (checked before any read)."""
-    offset, size = layer.int_attr("offset"), layer.int_attr("size")
+    offset, size = layer.extent_attr("offset"), layer.extent_attr("size")
     if offset < 0 or size < 0:
         raise layer.error(
             "offset" if offset < 0 else "size", min(offset, size), "must not be negative"

@@ -251,7 +251,7 @@ class Model:
         if not shape.is_static:
             raise layer.error("shape", layer.data.get("shape"), "must be static for a Const")
         dims = shape.to_shape()
-        offset, size = layer.int_attr("offset"), layer.int_attr("size")
+        offset, size = layer.extent_attr("offset"), layer.extent_attr("size")
         need = etype.nbytes(math.prod(dims))
         if size < need:
             raise layer.error(
@@ -266,7 +266,7 @@ class Model:
         return value
 
     def _raw_const(self, layer: Layer) -> bytes:
-        offset, size = layer.int_attr("offset"), layer.int_attr("size")
+        offset, size = layer.extent_attr("offset"), layer.extent_attr("size")
         if size == 0:
             return b""
         return bytes(self._weights(layer)[offset : offset + size])
@@ -414,6 +414,8 @@ class Model:
                         if exc.argument is None
                         else f"{exc.argument}={show(exc.value)} {exc.rule}"
                     )
+                    if exc.hint:
+                        text += f" (hint: {exc.hint})"
                     report(layer, "attribute", text, exc.port)
                 except ValidationError as exc:
                     report(layer, "operator", str(exc))

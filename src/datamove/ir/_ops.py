@@ -26,6 +26,7 @@ from datamove._split import (
     variadic_split,
 )
 from datamove._strided_slice import infer_strided_slice, numpy_index, strided_slice
+from datamove._validation import check_length
 from datamove.ir._errors import IRError
 from datamove.ir._graph import MAX_OPSET, MAX_OPSET_OF, Layer, parse_shape_attr
 from datamove.ir._types import ELEMENT_TYPES, ElementType
@@ -104,6 +105,7 @@ def _index_value(info: Info, op: str, argument: str, *, integer: bool = True) ->
         length = None
         if info.shape.rank == 1 and info.shape[0].is_static:
             length = info.shape[0].get_length()
+            check_length(op, argument, length)  # named here, not as Unknown's own length
         return Unknown(length)
     if info.etype is not None and info.etype.name in ("u1", "boolean"):  # OpenVINO refuses both
         raise DTypeError(op, argument, info.etype.name, "must be of an integer element type")
@@ -258,10 +260,10 @@ def infer_layer(
         if count is None:
             raise layer.error("shape", layer.data.get("shape"), "must be static for a Const")
         need = etype.nbytes(count)
-        if layer.int_attr("size") < need:
+        if layer.extent_attr("size") < need:
             raise layer.error(
                 "size",
-                layer.int_attr("size"),
+                layer.extent_attr("size"),
                 f"is too small: shape {shape} of {etype.name} needs {need} bytes",
             )
         value = load_const(layer) if load_const is not None and count <= SMALL else None
