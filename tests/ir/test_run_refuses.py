@@ -368,12 +368,27 @@ def test_duplicate_input_names_are_renamed_as_openvino_does(tmp_path: Path) -> N
     assert out["x_1"].tolist() == [5.0, 6.0]
 
 
+def test_a_tensor_renamed_onto_a_name_of_its_own_keeps_it_once(tmp_path: Path) -> None:
+    # The Parameter holds 'x': the first output's 'x' becomes 'x_1', which it holds already
+    # (OpenVINO 2026.4 gives {'x_1'}, {'x_1_1'}, {'y2'}; /tmp/audit2/repro_names.py).
+    names = ["x,x_1", "x_1", "y2"]
+    xml, blob = _one_op("Split", [("i64", [], 1)], 'num_splits="3"', [[2, 2]] * 3, names)
+    model = ir.read_model(_write(tmp_path, xml, blob))
+    assert model.outputs == ["x_1", "x_1_1", "y2"]
+    assert [set(model._result_names(r)) for r in model._results] == [{"x_1"}, {"x_1_1"}, {"y2"}]
+    out = model.run({"x": X})
+    np.testing.assert_array_equal(out["x_1_1"], X[:, 2:4])
+
+
 NAME_CASES = [
     pytest.param(["y0", "y0", "y0_1"], id="y0,y0,y0_1"),
     pytest.param(["y0_1", "y0", "y0"], id="y0_1,y0,y0"),
     pytest.param(["x", "y1", "y2"], id="output named as the input"),
     pytest.param(["b,a", "a,b", "y2"], id="two names each"),
     pytest.param(["y0,a", "y0,b", "y2"], id="one name shared"),
+    pytest.param(["x,x_1", "x_1", "y2"], id="renamed onto its own name"),
+    pytest.param(["x_1", "x,x_1", "x_1"], id="renamed past a name held by another"),
+    pytest.param(["x,x_1,x_2", "x,x_2", "x_1"], id="three clashes"),
 ]
 
 

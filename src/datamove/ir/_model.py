@@ -189,22 +189,24 @@ class Model:
         """Every tensor's names and every Result's output names, duplicates renamed as OpenVINO.
 
         OpenVINO keeps a name the first time it meets it and renames each later use to the
-        first free ``name_1``, ``name_2``, ...; it meets the Parameters' tensors first (in file
-        order), then the Results' (in file order), then the others. Two Results of one tensor
-        share its names.
+        first ``name_1``, ``name_2``, ... that no *other* tensor holds; it meets the Parameters'
+        tensors first (in file order), then the Results' (in file order), then the others. A
+        tensor may so be renamed onto a name of its own (``a,a_1`` after a Parameter ``a`` is
+        just ``a_1``). Two Results of one tensor share its names.
         """
-        used: set[str] = set()
+        owner: dict[str, object] = {}  # name -> the tensor (or Result) that holds it
+        # name -> the next suffix to try: those below it are held by other tensors for good
         next_suffix: dict[str, int] = {}
 
-        def unique(names: tuple[str, ...]) -> tuple[str, ...]:
-            kept = []
+        def unique(names: tuple[str, ...], who: object) -> tuple[str, ...]:
+            kept: dict[str, None] = {}
             for name in sorted(names):
                 new, k = name, next_suffix.get(name, 1)
-                while new in used:
+                while owner.get(new, who) != who:
                     new, k = f"{name}_{k}", k + 1
                 next_suffix[name] = k
-                used.add(new)
-                kept.append(new)
+                owner[new] = who
+                kept[new] = None
             return tuple(kept)
 
         graph = self._graph
@@ -212,19 +214,22 @@ class Model:
         outputs: dict[int, tuple[str, ...]] = {}
         for layer in self._params:
             for k in range(len(layer.outputs)):
-                tensors[(layer.index, k)] = unique(self._file_names(layer.index, k))
+                tensors[(layer.index, k)] = unique(
+                    self._file_names(layer.index, k), (layer.index, k)
+                )
         for result in self._results:
             if self.ir_version >= 11 and "output_names" in result.attrs:
-                outputs[result.index] = unique(split_names(result.attrs["output_names"]))
+                names = split_names(result.attrs["output_names"])
+                outputs[result.index] = unique(names, result.index)
             elif result.sources:
                 source = result.sources[0]
                 if source not in tensors:
-                    tensors[source] = unique(self._file_names(*source))
+                    tensors[source] = unique(self._file_names(*source), source)
                 outputs[result.index] = tensors[source]
         for idx in graph.order:
             for k in range(len(graph.layers[idx].outputs)):
                 if (idx, k) not in tensors:
-                    tensors[(idx, k)] = unique(self._file_names(idx, k))
+                    tensors[(idx, k)] = unique(self._file_names(idx, k), (idx, k))
         return tensors, outputs
 
     def _tensor_names(self, layer_index: int, output: int) -> tuple[str, ...]:
