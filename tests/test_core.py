@@ -829,8 +829,8 @@ X = np.zeros((2, 6))
         pytest.param(
             lambda: dm.strided_slice(np.arange(4), [np.array(1.0)], [3]),
             dm.DTypeError,
-            "StridedSlice: begin=[array(1.)] holds a 0-d array of element type float64 at "
-            "index 0; integers only",
+            "StridedSlice: begin=[array(1.0, dtype=float64)] holds a 0-d array of element type "
+            "float64 at index 0; integers only",
             id="strided_slice(0-d float array in begin)",
         ),
     ],

@@ -59,3 +59,38 @@ def test_ints_python_will_not_write_out_are_shown_by_size() -> None:
         dm.split(np.zeros(4), 0, huge)
     with pytest.raises(dm.ValidationError, match="is not a shape"):
         dm.PartialShape.parse("[" + "9" * 5000 + "]")
+
+
+class _BrokenRepr:
+    def __repr__(self) -> str:
+        raise RuntimeError("no repr")
+
+
+class _BrokenShape:
+    dtype = "float32"
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        raise RuntimeError("no sizes")
+
+
+def test_showing_a_value_never_raises_and_stays_bounded() -> None:
+    """The error must reach the caller whatever the value: a broken repr, deep nesting, ..."""
+    assert show(_BrokenRepr()) == "<_BrokenRepr>"
+    assert show([1, _BrokenRepr()]) == "<list>"
+    assert show(np.array([_BrokenRepr()], object)) == "<ndarray>"
+    assert show(_BrokenShape()) == "<_BrokenShape>"
+    deep: list[object] = []
+    for _ in range(100_000):
+        deep = [deep]
+    assert show(deep) == "[[[[[...]]]]]"
+    assert show(np.array([10**5000], object)) == "array([<int of 16610 bits>], dtype=object)"
+    assert show("a" * 10**7).endswith("... (10000000 characters)")
+    assert show(np.str_("a" * 10**7)).endswith("... (10000000 characters)")
+    assert show(set(range(10**6))) == "{0, 1, 2, 3, 4, 5, 6, 7, ... (1000000 items)}"
+    assert show({0: 1, 2: 3}) == "{0: 1, 2: 3}"
+    assert show(frozenset({1})) == "frozenset({1})"
+    assert show((1,)) == "(1,)"
+    assert show([[2, 4]]) == "[[2, 4]]"
+    with pytest.raises(dm.DTypeError, match=r"num_splits=<_BrokenRepr>"):
+        dm.split(np.zeros(4), 0, _BrokenRepr())  # type: ignore[arg-type]

@@ -25,6 +25,7 @@ want to import datamove's names; the subclasses are there for callers who handle
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import numpy as np
@@ -40,6 +41,8 @@ __all__ = [
 _MAX_SHOWN = 160
 _MAX_ITEMS = 64  # arrays and sequences longer than this show their first _HEAD_ITEMS only
 _HEAD_ITEMS = 8
+_MAX_DEPTH = 4  # nesting shown; deeper levels are written ...
+_MAX_BITS = 10_000  # ints wider are shown by their width (Python writes 4300 digits at most)
 
 
 def show(value: Any) -> str:
@@ -47,28 +50,16 @@ def show(value: Any) -> str:
 
     NumPy arrays are shown as ``array([1, 2], dtype=int8)`` (never NumPy's multi-line form),
     NumPy scalars as NumPy writes them (``np.int64(5)``), not as 0-d arrays. The cost is bounded
-    by what is shown, whatever the value's size: a long array or sequence shows its first items
-    and its length, and another library's array only its type, shape and dtype (listing its
-    values could copy it from a GPU, or compute a Dask graph).
+    by what is shown, whatever the value's size: long arrays, sequences, sets, dicts and strings
+    show their first items and their length, nesting is cut at a few levels, and another
+    library's array shows only its type, shape and dtype (listing its values could copy it from
+    a GPU, or compute a Dask graph). Showing never raises: a value whose ``repr`` or attributes
+    fail is shown by its type.
     """
-    if isinstance(value, type | np.generic):  # a class passed as a value; a NumPy scalar
-        text = repr(value)
-    elif isinstance(value, np.ndarray):
-        if value.size <= _MAX_ITEMS:
-            text = f"array({value.tolist()!r}, dtype={value.dtype})"
-        else:
-            head = ", ".join(map(repr, value.flat[:_HEAD_ITEMS].tolist()))
-            text = f"array([{head}, ...], shape={list(value.shape)}, dtype={value.dtype})"
-    elif hasattr(value, "shape") and hasattr(value, "dtype"):
-        text = f"<{type(value).__name__} of shape {_shape(value)} and dtype {value.dtype}>"
-    elif isinstance(value, list | tuple) and len(value) > _MAX_ITEMS:
-        head = ", ".join(show(v) for v in value[:_HEAD_ITEMS])
-        text = f"[{head}, ... ({len(value)} items)]"
-    else:
-        try:
-            text = repr(value)
-        except ValueError:  # an int of more than 4300 digits, which Python will not write out
-            text = _unprintable(value)
+    try:
+        text = _render(value, 0)
+    except Exception:  # noqa: BLE001 - a broken __repr__ or .shape must not hide the error
+        text = f"<{type(value).__name__}>"
     if len(text) > _MAX_SHOWN:
         text = (
             text[: _MAX_SHOWN - 5] + " ...]"
@@ -78,14 +69,56 @@ def show(value: Any) -> str:
     return text
 
 
-def _unprintable(value: Any) -> str:
-    if isinstance(value, int):
-        return f"<int of {value.bit_length()} bits>"
+def _render(value: Any, depth: int) -> str:
+    if isinstance(value, str | bytes | bytearray):
+        if len(value) <= _MAX_SHOWN:
+            return repr(value)
+        return f"{value[: _MAX_SHOWN // 2]!r}... ({len(value)} characters)"
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > _MAX_BITS:
+        return f"<int of {value.bit_length()} bits>"  # Python writes out 4300 digits at most
+    if isinstance(value, type | np.generic):  # a class passed as a value; a NumPy scalar
+        return repr(value)
+    if depth > _MAX_DEPTH and isinstance(value, list | tuple | set | frozenset | dict):
+        return "..."
+    if isinstance(value, np.ndarray):
+        if value.size <= _MAX_ITEMS:
+            return f"array({_render(value.tolist(), depth + 1)}, dtype={value.dtype})"
+        head = ", ".join(_render(v, depth + 1) for v in value.flat[:_HEAD_ITEMS].tolist())
+        return f"array([{head}, ...], shape={list(value.shape)}, dtype={value.dtype})"
     if isinstance(value, list | tuple):
-        items = ", ".join(show(v) for v in value[:_HEAD_ITEMS])
-        more = ", ..." if len(value) > _HEAD_ITEMS else ""
-        return f"[{items}{more}]" if isinstance(value, list) else f"({items}{more})"
-    return f"<{type(value).__name__}>"
+        return _render_sequence(value, depth)
+    if isinstance(value, set | frozenset | dict):
+        return _render_collection(value, depth)
+    if hasattr(value, "shape") and hasattr(value, "dtype"):
+        return f"<{type(value).__name__} of shape {_shape(value)} and dtype {value.dtype}>"
+    return repr(value)
+
+
+def _render_sequence(value: list[Any] | tuple[Any, ...], depth: int) -> str:
+    long = len(value) > _MAX_ITEMS
+    items = [_render(v, depth + 1) for v in value[: _HEAD_ITEMS if long else _MAX_ITEMS]]
+    if long:
+        items.append(f"... ({len(value)} items)")
+    elif isinstance(value, tuple) and len(value) == 1:
+        items[0] += ","
+    body = ", ".join(items)
+    return f"[{body}]" if isinstance(value, list) else f"({body})"
+
+
+def _render_collection(value: set[Any] | frozenset[Any] | dict[Any, Any], depth: int) -> str:
+    if not value:
+        return repr(value)
+    if isinstance(value, dict):
+        items = [
+            f"{_render(k, depth + 1)}: {_render(v, depth + 1)}"
+            for k, v in itertools.islice(value.items(), _HEAD_ITEMS)
+        ]
+    else:
+        items = [_render(v, depth + 1) for v in itertools.islice(value, _HEAD_ITEMS)]
+    if len(value) > _HEAD_ITEMS:
+        items.append(f"... ({len(value)} items)")
+    body = "{" + ", ".join(items) + "}"
+    return body if type(value) in (set, dict) else f"{type(value).__name__}({body})"
 
 
 def _shape(value: Any) -> str:
