@@ -755,6 +755,12 @@ X = np.zeros((2, 6))
             id="PartialShape.dynamic(2.0)",
         ),
         pytest.param(
+            lambda: dm.PartialShape.dynamic(np.True_),
+            dm.DTypeError,
+            "PartialShape.dynamic: rank=np.True_ must be an int or None",
+            id="PartialShape.dynamic(np.True_)",
+        ),
+        pytest.param(
             lambda: dm.PartialShape.dynamic(-2),
             dm.ValidationError,
             "PartialShape.dynamic: rank=-2 must be in [0, 1048576], or -1 or None for a dynamic "
@@ -1334,3 +1340,8 @@ def test_public_names_are_the_documented_ones():
     doc = (Path(__file__).parents[1] / "docs" / "api.md").read_text()
     documented = {line.split("`")[1] for line in doc.splitlines() if line.startswith("| `")}
     assert documented == set(dm.__all__)
+
+
+def test_numpy_ints_are_ranks() -> None:
+    assert dm.PartialShape.dynamic(np.int64(3)) == dm.PartialShape("[?,?,?]")
+    assert dm.PartialShape.dynamic(np.int8(-1)) == dm.PartialShape(None)

@@ -441,6 +441,12 @@ def _openvino_reads_nonsense(text: str) -> bool:
         pytest.param("[ ... ]", "[...]", id="spaces around ..."),
         pytest.param("[\u0663]", None, id="arabic-indic digit"),
         pytest.param("[\uff13]", None, id="fullwidth digit"),
+        pytest.param("0" * 5000, "[0]", id="5000 zeros"),  # past Python's 4300 digits
+        pytest.param("[" + "0" * 5000 + "..5]", "[..5]", id="5000 zeros..5"),
+        pytest.param("\xa0[2,3]", None, id="no-break space"),
+        pytest.param("[2,3]\u2003", None, id="em space"),
+        pytest.param("\x1f[2]", None, id="unit separator"),
+        pytest.param("\x0b[2]\t", "[2]", id="ASCII white space"),
     ],
 )
 def test_shape_notation_edge_cases(text: str, reads: str | None) -> None:

@@ -7,6 +7,7 @@ notation: ``5`` (static), ``2..10`` (interval), ``..6`` (0 to 6), ``3..`` (3 or 
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Final, overload
@@ -219,9 +220,11 @@ def _parse_dim(text: str) -> Dimension:
 def _int(digits: str) -> int:
     """``int(digits)``; past 19 digits, INT64_MAX + 1 (out of range, as the value is).
 
-    Python refuses to read more than 4300 digits, and the range check needs no more.
+    Python refuses to read more than 4300 digits (leading zeros included), and the range check
+    needs no more. The only negative number read here is -0 (others are refused before).
     """
-    return INT64_MAX + 1 if len(digits.lstrip("-").lstrip("0")) > 19 else int(digits)
+    significant = digits.lstrip("-").lstrip("0")
+    return INT64_MAX + 1 if len(significant) > 19 else int(significant or "0")
 
 
 DimensionLike = int | str | Dimension
@@ -300,8 +303,13 @@ class PartialShape:
         """
         if rank is None:
             return cls(None)
-        if isinstance(rank, bool) or not isinstance(rank, int):
+        try:
+            index = None if isinstance(rank, bool) else operator.index(rank)  # NumPy ints too
+        except TypeError:  # floats, strings; NumPy bools refuse too
+            index = None
+        if index is None:
             raise DTypeError("PartialShape.dynamic", "rank", rank, "must be an int or None")
+        rank = index
         if rank == -1:
             return cls(None)
         if not 0 <= rank <= MAX_LENGTH:
@@ -421,7 +429,9 @@ class PartialShape:
         return all(a.compatible(b) for a, b in zip(self._dims, o._dims, strict=True))
 
 
-_SHAPE_RE = re.compile(r"^\s*(?:\[([^\[\]]*)\]|([^\[\]]*))\s*$")  # brackets: both or neither
+# Brackets both or neither; white space is ASCII's only (OpenVINO refuses "\xa0[2]").
+_SHAPE_RE = re.compile(r"^\s*(?:\[([^\[\]]*)\]|([^\[\]]*))\s*$", re.ASCII)
+_SPACE = " \t\n\r\v\f"
 
 
 def _not_a_shape(text: str) -> ValidationError:
@@ -437,16 +447,16 @@ def _not_a_shape(text: str) -> ValidationError:
 def _parse_shape(text: str) -> PartialShape:
     if not isinstance(text, str):
         raise DTypeError("PartialShape", "shape", text, "must be a string")
-    stripped = text.strip()
+    stripped = text.strip(_SPACE)
     if stripped == "..." or (
-        stripped[:1] == "[" and stripped[-1:] == "]" and stripped[1:-1].strip() == "..."
+        stripped[:1] == "[" and stripped[-1:] == "]" and stripped[1:-1].strip(_SPACE) == "..."
     ):
         return PartialShape._of(None)
     m = _SHAPE_RE.match(stripped)
     if m is None:  # unbalanced or nested brackets
         raise _not_a_shape(text)
     body = m.group(1) if m.group(1) is not None else m.group(2)
-    if not body.strip():
+    if not body.strip(_SPACE):
         return PartialShape._of(())
     try:
         return PartialShape._of(tuple(_parse_dim(part) for part in body.split(",")))
