@@ -125,7 +125,9 @@ def take(
             return _into(op, data, views, out)
         if copy:
             # A subclass copies what it adds (a mask, ...); small copies need no engine.
-            if type(data) is not np.ndarray or sum(v.nbytes for v in views) < _SMALL_COPY:
+            if type(data) is not np.ndarray:
+                return tuple(_subclass_copy(v) for v in views)
+            if sum(v.nbytes for v in views) < _SMALL_COPY:
                 return tuple(v.copy(order="C") for v in views)
             fresh = [np.empty(v.shape, v.dtype) for v in views]
             copy_pairs(list(zip(fresh, views, strict=True)))
@@ -134,6 +136,14 @@ def take(
     from datamove._backends._foreign import backend_for  # noqa: PLC0415 - foreign arrays only
 
     return backend_for(op, data).take(op, data, indices, copy, out, chunks=chunks)
+
+
+def _subclass_copy(view: np.ndarray) -> np.ndarray:
+    """``view.copy(order="C")``, or ``view.copy()`` for a subclass whose copy takes no order."""
+    try:
+        return view.copy(order="C")
+    except TypeError:
+        return view.copy()  # ndarray.copy's own default order is C
 
 
 def _into(op: str, data: Any, results: Sequence[Any], out: Sequence[Any]) -> tuple[Any, ...]:

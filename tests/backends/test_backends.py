@@ -227,8 +227,19 @@ def test_torch_sparse_tensors_are_refused_clearly() -> None:
     ]
     for call in calls:
         call(dense)  # the plan is now cached, and the next call takes the fast path
-        with pytest.raises(BackendError, match=r"has layout torch\.sparse_coo; only strided"):
+        with pytest.raises(BackendError, match=r"is a torch\.sparse_coo tensor; only strided"):
             call(sparse)
+    nested = torch.nested.nested_tensor([torch.zeros(2, 4), torch.zeros(2, 4)])
+    jagged = torch.nested.nested_tensor([dense[:2], dense[:3]], layout=torch.jagged)
+    for call in calls:
+        for odd in (nested, jagged):
+            with pytest.raises(BackendError, match="is a nested tensor; only strided"):
+                call(odd)
+    with pytest.raises(BackendError, match=r"out\[1\].*is a torch\.sparse_coo tensor"):
+        dm.split(dense, 0, 2, out=[torch.zeros(2, 4), torch.zeros(2, 4).to_sparse()])
+    # Tensors without memory (the meta device) have no layout to check; the call goes through.
+    meta = [torch.empty(2, 4, device="meta"), torch.empty(2, 4, device="meta")]
+    assert dm.split(torch.empty(4, 4, device="meta"), 0, 2, out=meta)[1] is meta[1]
 
 
 def test_copy_has_no_say_when_out_is_given(xp: Lib) -> None:
@@ -241,7 +252,16 @@ def test_copy_has_no_say_when_out_is_given(xp: Lib) -> None:
     np.testing.assert_array_equal(xp.to_numpy(into), [3, 2])
 
 
+class _PlainCopy(np.ndarray):
+    def copy(self) -> _PlainCopy:  # type: ignore[override]  # no order argument
+        return np.ndarray.copy(self).view(_PlainCopy)
+
+
 def test_numpy_subclasses_keep_what_they_add_in_copies() -> None:
+    odd = np.arange(6.0).view(_PlainCopy)
+    first, _ = dm.split(odd, 0, 2, copy=True)
+    assert type(first) is _PlainCopy
+    assert first.tolist() == [0, 1, 2]
     m = np.ma.masked_array(np.arange(6), mask=[0, 1, 0, 0, 1, 0])
     a, _ = dm.split(m, 0, 2, copy=True)
     assert type(a) is np.ma.MaskedArray

@@ -287,16 +287,7 @@ class TorchBackend(Backend):
 
     def shape(self, op: str, data: Any) -> tuple[int, ...]:
         """The shape of a strided tensor; sparse and other layouts have no basic indexing."""
-        import torch  # noqa: PLC0415 - only when a tensor arrives
-
-        if data.layout != torch.strided:
-            raise BackendError(
-                op,
-                "data",
-                f"<Tensor of shape {list(data.shape)} and layout {data.layout}>",
-                f"has layout {data.layout}; only strided (dense) tensors can be sliced",
-                hint="call .to_dense() first",
-            )
+        _dense(op, "data", data)
         return super().shape(op, data)
 
     # Plans (the operators cache their index objects) turned into PyTorch calls, by id(index):
@@ -361,6 +352,8 @@ class TorchBackend(Backend):
         chunks: bool = False,
     ) -> tuple[Any, ...]:
         """Chunks as one ``split_with_sizes`` call (views, a C++ loop); otherwise as any backend."""
+        if data.is_nested:
+            _dense(op, "data", data)
         try:
             if copy is None and out is None:
                 if chunks and indices:
@@ -370,15 +363,17 @@ class TorchBackend(Backend):
                     return tuple(data.split_with_sizes([c.stop - c.start for c in cuts], axis))
                 return tuple([self.index(op, data, index, None)[0] for index in indices])
             return super().take(op, data, indices, copy, out)
-        except NotImplementedError:  # a sparse tensor that reached a fast path: say why
+        except (NotImplementedError, RuntimeError):  # a sparse or nested tensor on a fast path
             self.shape(op, data)
             raise
 
     def take_one(self, op: str, data: Any, index: Index) -> Any:
         """``index`` with ``copy=None``: a view, or a flipped copy for negative steps."""
+        if data.is_nested:  # some nested tensors could take this index: refuse all alike
+            _dense(op, "data", data)
         try:
             return self.index(op, data, index, None)[0]
-        except NotImplementedError:
+        except (NotImplementedError, RuntimeError):
             self.shape(op, data)
             raise
 
@@ -389,7 +384,12 @@ class TorchBackend(Backend):
         return result.clone(memory_format=torch.contiguous_format)
 
     def layout(self, dst: Any) -> tuple[int, tuple[int, ...], tuple[int, ...], int] | None:
-        """``data_ptr()`` is element 0's address; PyTorch counts strides in elements."""
+        """``data_ptr()`` is element 0's address; PyTorch counts strides in elements.
+
+        ``None`` for tensors without memory (the meta device).
+        """
+        if dst.device.type == "meta":
+            return None
         size = dst.element_size()
         return dst.data_ptr(), tuple(dst.shape), tuple(s * size for s in dst.stride()), size
 
@@ -404,6 +404,7 @@ class TorchBackend(Backend):
 
         grad = torch.is_grad_enabled()
         for k, dst in enumerate(out):
+            _dense(op, f"out[{k}]", dst)
             base = dst._base if dst._is_view() else dst  # autograd tests the view's base
             if grad and base is not None and base.is_leaf and base.requires_grad:
                 raise ValidationError(
@@ -427,6 +428,21 @@ class TorchBackend(Backend):
     def assign(self, dst: Any, src: Any) -> None:
         """``copy_``: one multi-threaded kernel, no temporary."""
         dst.copy_(src)
+
+
+def _dense(op: str, argument: str, t: Any) -> None:
+    """A strided (dense), not nested, tensor, or ``BackendError``: the others have no views."""
+    import torch  # noqa: PLC0415 - only when a tensor arrives
+
+    kind = "nested" if t.is_nested else None if t.layout == torch.strided else str(t.layout)
+    if kind is not None:
+        raise BackendError(
+            op,
+            argument,
+            f"<{kind} Tensor>",
+            f"is a {kind} tensor; only strided (dense) tensors can be sliced and written",
+            hint="call .to_dense() first" if kind != "nested" else "pass each tensor alone",
+        )
 
 
 # Integer types of each width, to flip the types torch.flip lacks on CPU (uint16/32/64, float8,
