@@ -810,5 +810,11 @@ def _strided_slice_slow(
     index = _cached_index(shape, begin, end, stride, masks) if type(shape) is tuple else None
     if index is None:  # uncached, or invalid: the errors name the caller's own values
         index = _numpy_index(_params(begin, end, stride, *masks), shape, begin)
-    (result,) = _compat.take(OP, arr, (index,), copy=copy, out=None if out is None else (out,))
+    try:
+        (result,) = _compat.take(OP, arr, (index,), copy=copy, out=None if out is None else (out,))
+    except ValidationError as exc:
+        if exc.argument != "out[0]" or out is None:
+            raise
+        # One output, one out array: the caller passed `out`, not a sequence of them.
+        raise type(exc)(exc.op, "out", exc.value, exc.rule, hint=exc.hint) from None
     return result
