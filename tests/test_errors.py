@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import array
+import collections
+
 import numpy as np
 import pytest
 
@@ -91,6 +94,11 @@ def test_showing_a_value_never_raises_and_stays_bounded() -> None:
     assert show({0: 1, 2: 3}) == "{0: 1, 2: 3}"
     assert show(frozenset({1})) == "frozenset({1})"
     assert show((1,)) == "(1,)"
+    many = collections.deque(range(10**6))
+    assert show(many) == "<deque of 1000000 items: 0, 1, 2, 3, 4, 5, 6, 7, ...>"
+    assert show(array.array("b", bytes(10**6))).startswith("<array of 1000000 items: 0, 0,")
+    assert show(dict.fromkeys(range(10**6)).keys()).startswith("<dict_keys of 1000000 items:")
+    assert show(collections.deque([1, 2])) == "deque([1, 2])"
     assert show([[2, 4]]) == "[[2, 4]]"
     with pytest.raises(dm.DTypeError, match=r"num_splits=<_BrokenRepr>"):
         dm.split(np.zeros(4), 0, _BrokenRepr())  # type: ignore[arg-type]

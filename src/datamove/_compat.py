@@ -271,13 +271,51 @@ def outs_apart(op: str, layouts: Sequence[Layout | None]) -> None:
     def meet(w: tuple[Layout, list[tuple[Layout, int]]], v: Any) -> bool:
         if not layouts_overlap(w[0], v[0]):
             return False
-        for a, j in w[1]:  # the windows meet: find the two outputs, if two do
+        # The windows meet: find the two outputs, if two do. Each window's members are apart.
+        if len(w[1]) * len(v[1]) > _PAIRS_MAX and _mapped_apart(op, w[1], v[1]):
+            return False
+        for a, j in w[1]:
             for b, k in v[1]:
                 if layouts_overlap(a, b):
                     raise shared_outputs(op, j, k)
         return False
 
     check_apart(op, windows, lambda w: strided_span(*w[0]), meet)
+
+
+def _mapped_apart(
+    op: str, first: list[tuple[Layout, int]], second: list[tuple[Layout, int]]
+) -> bool:
+    """Whether no output of ``first`` shares a byte with one of ``second``, by a map of bytes.
+
+    ``False`` where the two cover too wide a range for a map (the caller then tests pairs).
+    A shared byte raises the error naming the two outputs.
+    """
+    spans = [strided_span(*layout) for layout, _ in (*first, *second)]
+    lo = min(s[0] for s in spans if s is not None)
+    hi = max(s[1] for s in spans if s is not None)
+    if hi - lo > _MAP_MAX_BYTES:
+        return False
+    taken = np.zeros(hi - lo, np.bool_)
+
+    def cover(layout: Layout) -> np.ndarray:
+        address, shape, strides, itemsize = layout
+        return np.lib.stride_tricks.as_strided(
+            taken[address - lo :], (*shape, itemsize), (*strides, 1), writeable=True
+        )
+
+    for layout, _ in first:
+        cover(layout)[...] = True
+    for layout, k in second:
+        if cover(layout).any():
+            j = next(j for a, j in first if layouts_overlap(a, layout))
+            raise shared_outputs(op, j, k)
+    return True
+
+
+# Pairs of outputs from two meeting lattices tested one by one; above, a map of their bytes.
+_PAIRS_MAX: Final = 4096
+_MAP_MAX_BYTES: Final = 64 << 20
 
 
 def _lattice(layout: Layout) -> tuple[int, tuple[tuple[int, int], ...], int] | None:

@@ -26,6 +26,7 @@ want to import datamove's names; the subclasses are there for callers who handle
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable, Sized
 from typing import Any
 
 import numpy as np
@@ -91,6 +92,10 @@ def _render(value: Any, depth: int) -> str:
         return _render_collection(value, depth)
     if hasattr(value, "shape") and hasattr(value, "dtype"):
         return f"<{type(value).__name__} of shape {_shape(value)} and dtype {value.dtype}>"
+    if isinstance(value, Sized) and isinstance(value, Iterable) and len(value) > _MAX_ITEMS:
+        # deque, array.array, UserList, dict views, ...: their repr lists every item
+        head = ", ".join(_render(v, depth + 1) for v in itertools.islice(value, _HEAD_ITEMS))
+        return f"<{type(value).__name__} of {len(value)} items: {head}, ...>"
     return repr(value)
 
 

@@ -238,6 +238,10 @@ def test_torch_sparse_tensors_are_refused_clearly() -> None:
         for odd in (nested, jagged):
             with pytest.raises(BackendError, match="is a nested tensor; only strided"):
                 call(odd)
+    with pytest.raises(BackendError, match=r"out\[0\].*is a nested tensor"):
+        dm.split(dense, 0, 2, out=[nested, torch.zeros(2, 4)])
+    with pytest.raises(BackendError, match=r"StridedSlice: out=.*is a nested tensor"):
+        dm.strided_slice(dense, [0], [2], out=nested)
     with pytest.raises(BackendError, match=r"out\[1\].*is a torch\.sparse_coo tensor"):
         dm.split(dense, 0, 2, out=[torch.zeros(2, 4), torch.zeros(2, 4).to_sparse()])
     # Tensors without memory (the meta device) have no layout to check; the call goes through.
@@ -436,6 +440,20 @@ def test_out_columns_of_one_buffer_of_any_width() -> None:
     cols = torch.zeros(3, 100)
     dm.split(torch.ones(3, 100), 1, 100, out=[cols[:, i : i + 1] for i in range(100)])
     assert bool((cols == 1).all())
+
+
+def test_out_columns_on_two_interleaved_lattices() -> None:
+    """Even columns take every other row, odd ones the first half: two lattices whose windows
+    meet. Their 100 x 100 pairs are decided by a map of bytes, exactly."""
+    n = 200
+    big = np.zeros((2 * n, n))
+    outs = [big[0 : 2 * n : 2, k : k + 1] if k % 2 == 0 else big[0:n, k : k + 1] for k in range(n)]
+    x = np.arange(n * n, dtype=np.float64).reshape(n, n)
+    dm.split(x, 1, n, out=outs)
+    np.testing.assert_array_equal(np.hstack(outs), x)
+    outs[151] = big[0:n, 150:151]  # an odd column's rows over an even one's
+    with pytest.raises(ValidationError, match=r"out\[151\].*shares memory with out\[150\]"):
+        dm.split(x, 1, n, out=outs)
 
 
 def test_numpy_big_copies_go_through_the_thread_pool() -> None:

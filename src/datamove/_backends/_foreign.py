@@ -399,6 +399,10 @@ class TorchBackend(Backend):
         A leaf tensor that requires grad (an ``nn.Parameter``), or a view of one, can be written
         only under ``torch.no_grad()``; an inference tensor only inside ``torch.inference_mode()``.
         """
+        if isinstance(out, list | tuple):  # before the shapes are read: nested ones have none
+            for k, dst in enumerate(out):
+                if getattr(dst, "is_nested", False) or getattr(dst, "is_sparse", False):
+                    _dense(op, f"out[{k}]", dst)
         super().check_out(op, results, out)
         import torch  # noqa: PLC0415 - only when a tensor arrives
 
