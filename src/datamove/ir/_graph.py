@@ -162,6 +162,10 @@ _ATTR_INT: Final = re.compile(r"(-?[0-9]+)(\.[0-9]*)?([eE][+-]?[0-9]+)?")
 _MAX_ATTR_CHARS: Final = 256
 
 
+_LEADING_ZEROS: Final = re.compile(r"^(-?)0+(?=[0-9])")
+_TRAILING_ZEROS: Final = re.compile(r"(\.[0-9]*?)0+$")
+
+
 def parse_attr_int(text: str, argument: str, layer: Layer | None = None) -> int:
     """An operator's integer attribute, read as OpenVINO reads it where that is unambiguous.
 
@@ -171,6 +175,11 @@ def parse_attr_int(text: str, argument: str, layer: Layer | None = None) -> int:
     (``"2abc"``, ``"2.5"``, ``"2e5"``, ``"2 3"``, ``"0x2"``) is an `IRError`.
     """
     stripped = text.lstrip(_ASCII_SPACE).rstrip()
+    # Leading zeros, and trailing zeros of a fraction, change no value: OpenVINO reads
+    # "000...02" and "2.000...0" as 2 however long they are.
+    stripped = _LEADING_ZEROS.sub(r"\1", stripped)
+    if "e" not in stripped.lower():
+        stripped = _TRAILING_ZEROS.sub(r"\1", stripped)
     if len(stripped) > _MAX_ATTR_CHARS:  # no whole number of int64 is written this long
         long_int = re.fullmatch(r"-?[0-9]+", stripped)
         raise _err(
