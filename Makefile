@@ -1,6 +1,6 @@
 # datamove's front door. Every target makes (or reuses) a local virtual environment in .venv
 # and installs what it needs there; nothing is installed outside the repository.
-#   make demo   run the examples of the specs (installs the package alone)
+#   make demo   run the examples of the specs (installs the package and its IR reader)
 #   make test   the whole test suite (installs the test extras: openvino, hypothesis, ...)
 #   make lint   ruff and mypy --strict
 #   make bench  benchmarks, printed as ratios against peers run side by side
@@ -14,16 +14,27 @@ PIP    := $(BIN)/python -m pip --disable-pip-version-check -q
 
 .PHONY: demo test lint bench sanitize clean
 
+# The compiled copy loop is optional (setup.py): say so when it was not built, since pip -q
+# hides the compiler's output.
+KERNELS_CHECK = $(BIN)/python -c "import datamove._kernels" 2>/dev/null || echo "make: note:\
+ datamove._kernels was not built (no C compiler?); copies run on NumPy's loops. To see why:\
+ $(BIN)/python -m pip install -v -e ." >&2
+
 $(BIN)/python:
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { echo "make: datamove\
+	 needs Python 3.11 or newer; $(PYTHON) is $$($(PYTHON) -V 2>&1). Try PYTHON=python3.11" >&2;\
+	 exit 1; }
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --upgrade pip
 
-$(VENV)/.demo: pyproject.toml setup.py src/datamove/_kernels.c | $(BIN)/python
-	$(PIP) install -e .
+$(VENV)/.demo: pyproject.toml setup.py src/datamove/_kernels.c Makefile | $(BIN)/python
+	$(PIP) install -e '.[ir]'
+	@$(KERNELS_CHECK)
 	touch $@
 
-$(VENV)/.test: pyproject.toml setup.py src/datamove/_kernels.c | $(BIN)/python
+$(VENV)/.test: pyproject.toml setup.py src/datamove/_kernels.c Makefile | $(BIN)/python
 	$(PIP) install -e '.[test,lint,backends]'
+	@$(KERNELS_CHECK)
 	touch $@ $(VENV)/.demo
 
 demo: $(VENV)/.demo
@@ -42,11 +53,20 @@ bench: $(VENV)/.test
 
 ASAN_TESTS := tests/test_copy_engine.py tests/test_core.py tests/directml/test_execute.py
 
+# The ASan build replaces the normal one in src/datamove for the run, so: the stamps go first
+# (an interrupted run leaves `make test` to reinstall), the normal build comes back on any exit,
+# and a build without ASan (no libasan for $(CC)) fails instead of passing unsanitized.
 sanitize: $(VENV)/.test
-	CFLAGS="-fsanitize=address -fno-omit-frame-pointer -O1" $(PIP) install --no-deps -e .
-	LD_PRELOAD=$$($(CC) -print-file-name=libasan.so) ASAN_OPTIONS=detect_leaks=0 \
-	  $(BIN)/python -m pytest -p no:cacheprovider -q $(ASAN_TESTS); \
-	  status=$$?; $(PIP) install --no-deps -e .; exit $$status
+	rm -f $(VENV)/.test $(VENV)/.demo
+	trap '$(PIP) install --no-deps -e . && touch $(VENV)/.test $(VENV)/.demo' EXIT; \
+	asan=$$($(CC) -print-file-name=libasan.so); \
+	case "$$asan" in /*) ;; *) echo "make: no libasan.so for $(CC)" >&2; exit 1;; esac; \
+	CFLAGS="-fsanitize=address -fno-omit-frame-pointer -O1" DATAMOVE_REQUIRE_KERNELS=1 \
+	  $(PIP) install --no-deps -e . || exit 1; \
+	nm -D src/datamove/_kernels*.so | grep -q __asan_init \
+	  || { echo "make: the extension was built without AddressSanitizer" >&2; exit 1; }; \
+	LD_PRELOAD=$$asan ASAN_OPTIONS=detect_leaks=0 \
+	  $(BIN)/python -m pytest -p no:cacheprovider -q $(ASAN_TESTS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -3,10 +3,37 @@
 ``datamove._kernels`` (src/datamove/_kernels.c) is optional: without a C compiler the package
 installs and runs the same, on NumPy's own copy loops, only slower on strided copies
 (bench/RESULTS.md). Everything else about the package is in pyproject.toml.
+
+A build that fails must not leave an older build in use: the old module is deleted before the
+compiler runs (in ``src/datamove`` for editable installs, and in ``build/``), so a failed build
+means no extension, never a stale one. ``DATAMOVE_REQUIRE_KERNELS=1`` makes a failed build an
+error instead of a warning.
 """
 
+import os
+from pathlib import Path
+
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+
+class BuildExt(build_ext):
+    """``build_ext`` that removes the previous build of an extension before compiling it."""
+
+    def build_extension(self, ext: Extension) -> None:
+        """Delete the previous build, then build (failing, if DATAMOVE_REQUIRE_KERNELS)."""
+        here = Path(__file__).resolve().parent
+        stale = [Path(self.get_ext_fullpath(ext.name))]
+        stale += (here / "src" / "datamove").glob("_kernels*.so")
+        stale += (here / "src" / "datamove").glob("_kernels*.pyd")
+        for path in stale:
+            path.unlink(missing_ok=True)
+        if os.environ.get("DATAMOVE_REQUIRE_KERNELS"):
+            ext.optional = False
+        super().build_extension(ext)
+
 
 setup(
     ext_modules=[Extension("datamove._kernels", ["src/datamove/_kernels.c"], optional=True)],
+    cmdclass={"build_ext": BuildExt},
 )

@@ -380,7 +380,9 @@ def test_the_row_loop_is_built_where_a_compiler_is() -> None:
     cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
     if shutil.which(cc) is None:
         pytest.skip(f"no C compiler {cc!r}: datamove runs on NumPy's loops alone")
-    assert _copy._kernels is not None, "datamove._kernels was not built: run `make test` again"
+    assert _copy._kernels is not None, (
+        "datamove._kernels was not built: run `make clean test` (pip -v shows why)"
+    )
 
 
 @needs_kernels

@@ -265,8 +265,16 @@ def split_names(text: str) -> tuple[str, ...]:
 
 
 def _parse_xml(xml_path: Path) -> Element:
-    from defusedxml import DefusedXmlException  # noqa: PLC0415
-    from defusedxml import ElementTree as SafeET  # noqa: PLC0415 - the optional 'ir' extra
+    try:
+        from defusedxml import DefusedXmlException  # noqa: PLC0415
+        from defusedxml import ElementTree as SafeET  # noqa: PLC0415 - the optional 'ir' extra
+    except ImportError:
+        raise IRError(
+            "xml",
+            os.fspath(xml_path),
+            "cannot be read: reading IR files needs defusedxml, which is not installed",
+            hint="pip install 'datamove[ir]'",
+        ) from None
 
     try:
         return SafeET.parse(os.fspath(xml_path)).getroot()  # type: ignore[no-any-return]
