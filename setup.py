@@ -22,10 +22,10 @@ class BuildExt(build_ext):
 
     def build_extension(self, ext: Extension) -> None:
         """Delete the previous build, then build (failing, if DATAMOVE_REQUIRE_KERNELS)."""
-        here = Path(__file__).resolve().parent
         stale = [Path(self.get_ext_fullpath(ext.name))]
-        stale += (here / "src" / "datamove").glob("_kernels*.so")
-        stale += (here / "src" / "datamove").glob("_kernels*.pyd")
+        if self.inplace or getattr(self, "editable_mode", False):  # the copy in the sources
+            here = Path(__file__).resolve().parent / "src" / "datamove"
+            stale += [*here.glob("_kernels*.so"), *here.glob("_kernels*.pyd")]
         for path in stale:
             path.unlink(missing_ok=True)
         if os.environ.get("DATAMOVE_REQUIRE_KERNELS"):
