@@ -4,7 +4,8 @@ The input is memory-mapped and each output is filled by a streaming copy in bloc
 ``CHUNK_BYTES``, so memory use stays bounded whatever the file size. The outputs are written under
 temporary names beside their targets and renamed only when every one is complete: an error or
 Ctrl-C leaves no partial file behind. A progress bar is drawn on stderr for long work (more than
-``PROGRESS_BYTES``) when stderr is a terminal.
+``PROGRESS_BYTES``) when stderr is a terminal. The header is read and checked here, not by
+``np.load``, so that a file which is not a ``.npy`` is one clear error.
 """
 
 # ruff: noqa: T201 - a command-line module: printing is its output
@@ -12,11 +13,16 @@ Ctrl-C leaves no partial file behind. A progress bar is drawn on stderr for long
 from __future__ import annotations
 
 import argparse
+import ast
+import io
 import json
 import math
 import os
+import stat
 import sys
 import tempfile
+import tokenize
+import warnings
 from pathlib import Path
 from typing import Any, Final, TextIO
 
@@ -30,6 +36,12 @@ __all__ = ["register", "split_file"]
 CHUNK_BYTES: Final = 64 * 2**20
 PROGRESS_BYTES: Final = 256 * 2**20
 OP: Final = "datamove split"
+
+_MAGIC: Final = b"\x93NUMPY"
+_MAX_HEADER: Final = 10_000  # characters, np.load's default max_header_size
+_HEADER_KEYS: Final = {"descr", "fortran_order", "shape"}
+_BRIEF: Final = 100  # the most characters of NumPy's own text an error quotes
+_O_BINARY: Final = getattr(os, "O_BINARY", 0)  # Windows: no newline translation
 
 
 class _Progress:
@@ -96,12 +108,7 @@ def split_file(
     >>> np.load(tmp / "b.npy").tolist()
     [3, 4, 5, 6, 7, 8, 9]
     """
-    try:
-        src = np.load(path, mmap_mode="r", allow_pickle=False)
-    except (OSError, ValueError) as exc:
-        raise ValidationError(
-            OP, "file", os.fspath(path), f"cannot be read as .npy ({exc})"
-        ) from None
+    src = _open_npy(path)
     if lengths is not None:
         shapes = infer_variadic_split(src.shape, axis, lengths)
     else:
@@ -160,6 +167,126 @@ def split_file(
         for tmp in temps:
             tmp.unlink(missing_ok=True)
     return [tuple(d) for d in dims]
+
+
+def _open_npy(path: str | os.PathLike[str]) -> np.ndarray[Any, Any]:
+    """Memory-map the array in the ``.npy`` file at ``path``, checking its header first."""
+    name = os.fspath(path)
+
+    def bad(reason: str) -> ValidationError:
+        return ValidationError(OP, "file", name, f"is not a .npy file: {reason}")
+
+    try:  # O_NONBLOCK: opening a FIFO must not wait for a writer
+        fd = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | _O_BINARY)
+    except OSError as exc:
+        raise ValidationError(OP, "file", name, f"cannot be read ({exc.strerror})") from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise ValidationError(OP, "file", name, f"is {_kind(info.st_mode)}, not a regular file")
+    with os.fdopen(fd, "rb") as f:
+        shape, fortran, dtype = _read_header(f, bad)
+        nbytes = math.prod(shape) * dtype.itemsize
+        if f.tell() + nbytes > info.st_size:
+            raise bad(
+                f"its header describes {nbytes} bytes of data, "
+                f"but the file holds {max(0, info.st_size - f.tell())}"
+            )
+        if math.prod(shape) > np.iinfo(np.intp).max:
+            raise bad(f"shape={shape!r} has more elements than NumPy can index")
+        try:
+            return np.memmap(f, dtype, "r", f.tell(), shape, "F" if fortran else "C")
+        except (ValueError, TypeError, OverflowError, MemoryError, OSError) as exc:
+            raise bad(f"it cannot be memory-mapped ({_brief(exc)})") from None
+
+
+def _read_header(f: Any, bad: Any) -> tuple[tuple[int, ...], bool, np.dtype[Any]]:
+    """Read the magic string and header of a ``.npy`` file, as ``np.load`` would, but bounded."""
+    magic = f.read(len(_MAGIC) + 2)
+    if not magic:
+        raise bad("it is empty")
+    if magic.startswith(b"PK\x03\x04"):
+        raise bad("it is a zip archive (a .npz?); extract the array to split first")
+    if not magic.startswith(_MAGIC):
+        raise bad(f"it starts with {magic!r}, not NumPy's magic string {_MAGIC!r}")
+    if len(magic) < len(_MAGIC) + 2:
+        raise bad(f"it ends after {len(magic)} bytes, inside the magic string")
+    version = (magic[-2], magic[-1])
+    if version not in {(1, 0), (2, 0), (3, 0)}:
+        raise bad(f"format version {version[0]}.{version[1]} is not 1.0, 2.0 or 3.0")
+    size = f.read(2 if version == (1, 0) else 4)
+    if len(size) < (2 if version == (1, 0) else 4):
+        raise bad("it ends inside its header length")
+    length = int.from_bytes(size, "little")
+    if length > 4 * _MAX_HEADER:  # UTF-8 takes 4 bytes a character at most
+        raise bad(f"its header is {length} bytes long, more than NumPy reads")
+    raw = f.read(length)
+    if len(raw) < length:
+        raise bad(f"it ends inside its {length}-byte header")
+    try:
+        text = raw.decode("utf-8" if version == (3, 0) else "latin-1")
+    except UnicodeDecodeError:
+        raise bad("its version 3.0 header is not UTF-8") from None
+    if len(text) > _MAX_HEADER:
+        raise bad(f"its header is {len(text)} characters long, more than NumPy reads")
+    try:
+        header = ast.literal_eval(text)
+    except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError):
+        header = _legacy_header(size, raw, version, bad)
+    if not isinstance(header, dict) or header.keys() != _HEADER_KEYS:
+        raise bad(f"its header is not a dict of {sorted(_HEADER_KEYS)}: {_brief(text)}")
+    shape, fortran, descr = header["shape"], header["fortran_order"], header["descr"]
+    if not isinstance(shape, tuple) or any(type(d) is not int or d < 0 for d in shape):  # bool
+        raise bad(f"shape={_brief(shape)} is not a tuple of non-negative ints")
+    if not isinstance(fortran, bool):
+        raise bad(f"fortran_order={_brief(fortran)} is not a bool")
+    if isinstance(descr, np.dtype):  # from _legacy_header
+        dtype = descr
+    else:
+        try:
+            dtype = np.lib.format.descr_to_dtype(descr)
+        except Exception as exc:  # noqa: BLE001 - NumPy's dtype parser raises many kinds
+            raise bad(f"descr={_brief(descr)} is not a dtype ({_brief(exc)})") from None
+    if dtype.hasobject:
+        raise bad(f"descr={_brief(descr)} holds Python objects, which cannot be memory-mapped")
+    return shape, fortran, dtype
+
+
+def _legacy_header(size: bytes, raw: bytes, version: tuple[int, int], bad: Any) -> dict[str, Any]:
+    """Parse a header Python's parser refused: NumPy still reads Python 2's ``3L`` ints in it."""
+    read = {
+        (1, 0): np.lib.format.read_array_header_1_0,
+        (2, 0): np.lib.format.read_array_header_2_0,
+    }.get(version)
+    try:
+        if read is None:
+            raise ValueError  # noqa: TRY301 - version 3.0 has no Python 2 files
+        with warnings.catch_warnings():  # "required additional header parsing"
+            warnings.simplefilter("ignore", UserWarning)
+            shape, fortran, dtype = read(io.BytesIO(size + raw))
+    except (ValueError, tokenize.TokenError, MemoryError, RecursionError):
+        raise bad(f"its header cannot be parsed: {_brief(raw)}") from None
+    return {"shape": shape, "fortran_order": fortran, "descr": dtype}
+
+
+def _brief(value: object) -> str:
+    """``value`` (NumPy's message, a header) on one line, cut to ``_BRIEF`` characters."""
+    text = value.decode("latin-1") if isinstance(value, bytes) else str(value)
+    text = " ".join(text.split())
+    return text if len(text) <= _BRIEF else f"{text[: _BRIEF - 20]}... ({len(text)} characters)"
+
+
+def _kind(mode: int) -> str:
+    for test, kind in (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return kind
+    return "not a file"
 
 
 _EPILOG = """\
