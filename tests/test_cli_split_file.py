@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import errno
 import io
 import json
+import math
 import os
+import socket
+import stat
+import warnings
 from pathlib import Path
+from typing import Any, Self
 
 import numpy as np
 import pytest
@@ -180,11 +186,200 @@ def test_summary_counts_elements_in_words(
     ]
 
 
+# --- outputs: checked first, written with ordinary writes, renamed all or none ---------------
+
+
 posix_only = pytest.mark.skipif(os.name != "posix", reason="FIFOs, sockets and umasks are POSIX")
 
 
 def _split(path: Path, *outs: Path | str, how: tuple[str, ...] = ("--num-splits", "2")) -> int:
     return main(["split", str(path), "--axis", "0", *how, "--out", *map(str, outs)])
+
+
+def _listing(folder: Path) -> dict[str, bytes | str]:
+    """Every entry of ``folder``: a file's bytes, a link's target, or its kind."""
+    seen: dict[str, bytes | str] = {}
+    for p in sorted(folder.iterdir()):
+        if p.is_symlink():
+            seen[p.name] = f"-> {p.readlink()}"
+        elif p.is_file():
+            seen[p.name] = p.read_bytes()
+        else:
+            seen[p.name] = "dir" if p.is_dir() else "other"
+    return seen
+
+
+class _FullDisk:
+    """A file on a disk with ``room[0]`` bytes free: a write that needs more fails (ENOSPC)."""
+
+    def __init__(self, f: Any, room: list[int]) -> None:
+        self.f, self.room = f, room
+
+    def write(self, data: Any) -> int:
+        n = memoryview(data).nbytes
+        if n > self.room[0]:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        self.room[0] -= n
+        return int(self.f.write(data))
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.f.close()
+
+
+def test_full_disk_is_an_error_that_leaves_nothing(
+    big: tuple[Path, np.ndarray],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # each output was a sparse file filled through a memory map: a full disk killed the
+    # process with SIGBUS (exit 135, no message) and left its temporary file behind
+    path, _ = big
+    np.save(tmp_path / "a.npy", np.arange(3))
+    before = _listing(tmp_path)
+    real_open, room = Path.open, [20_000]  # a piece is 12,000 bytes and a header
+
+    def full_open(self: Path, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
+        f = real_open(self, mode, *args, **kwargs)
+        return _FullDisk(f, room) if "w" in mode else f
+
+    monkeypatch.setattr(Path, "open", full_open)
+    assert _split(path, tmp_path / "a.npy", tmp_path / "b.npy") == 1
+    err = capsys.readouterr().err
+    assert err == (
+        f"datamove: error: datamove split: --out[1]={str(tmp_path / 'b.npy')!r} "
+        "cannot be written (No space left on device)\n"
+    )
+    assert _listing(tmp_path) == before
+
+
+@posix_only
+def test_every_target_is_checked_before_anything_is_written(
+    big: tuple[Path, np.ndarray], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a directory as the second output once failed at its rename, after the first output
+    # had replaced a.npy
+    path, _ = big
+    np.save(tmp_path / "a.npy", np.arange(3))
+    (tmp_path / "d").mkdir()
+    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "locked").mkdir()
+    before = _listing(tmp_path)
+    cases = {
+        "d": "is a directory, not a regular file",
+        "fifo": "is a FIFO, not a regular file",
+        "no/b.npy": "cannot be written (No such file or directory)",
+    }
+    for name, rule in cases.items():
+        target = str(tmp_path / name)
+        assert _split(path, tmp_path / "a.npy", target) == 1
+        assert capsys.readouterr().err == (
+            f"datamove: error: datamove split: --out[1]={target!r} {rule}\n"
+        )
+        assert _listing(tmp_path) == before
+
+
+@posix_only
+def test_sockets_are_refused_as_outputs(
+    big: tuple[Path, np.ndarray], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sock = socket.socket(socket.AF_UNIX)
+    try:
+        sock.bind(str(tmp_path / "s"))
+        assert _split(big[0], tmp_path / "a.npy", tmp_path / "s") == 1
+    finally:
+        sock.close()
+    assert "--out[1]=" in (err := capsys.readouterr().err)
+    assert "is a socket, not a regular file" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s", "x.npy"]
+
+
+def test_a_symlink_is_written_through_as_np_save_does(
+    big: tuple[Path, np.ndarray], tmp_path: Path
+) -> None:
+    # the link itself was replaced by a regular file
+    path, x = big
+    np.save(tmp_path / "a.npy", np.arange(3))
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "link.npy").symlink_to("a.npy")
+    (tmp_path / "dangling.npy").symlink_to("sub/new.npy")
+    assert _split(path, tmp_path / "link.npy", tmp_path / "dangling.npy") == 0
+    assert (tmp_path / "link.npy").readlink() == Path("a.npy")
+    assert (tmp_path / "dangling.npy").readlink() == Path("sub/new.npy")
+    np.testing.assert_array_equal(np.load(tmp_path / "a.npy"), x[:500])
+    np.testing.assert_array_equal(np.load(tmp_path / "sub" / "new.npy"), x[500:])
+    # a link to another output, or to the input, is the same file
+    assert _split(path, tmp_path / "a.npy", tmp_path / "link.npy") == 1
+    (tmp_path / "in.npy").symlink_to(path)
+    assert _split(tmp_path / "in.npy", path, tmp_path / "b.npy") == 1
+
+
+@posix_only
+@pytest.mark.parametrize("umask", [0o022, 0o027, 0o077, 0o002], ids=oct)
+def test_new_outputs_get_the_mode_np_save_gives(
+    big: tuple[Path, np.ndarray], tmp_path: Path, umask: int
+) -> None:
+    # mkstemp's 0o600 used to survive the rename, whatever the umask
+    old = os.umask(umask)
+    try:
+        np.save(tmp_path / "ref.npy", np.arange(3))
+        np.save(tmp_path / "kept.npy", np.arange(3))
+        (tmp_path / "kept.npy").chmod(0o640)
+        assert _split(big[0], tmp_path / "new.npy", tmp_path / "kept.npy") == 0
+    finally:
+        os.umask(old)
+    mode = stat.S_IMODE((tmp_path / "ref.npy").stat().st_mode)
+    assert stat.S_IMODE((tmp_path / "new.npy").stat().st_mode) == mode == 0o666 & ~umask
+    assert stat.S_IMODE((tmp_path / "kept.npy").stat().st_mode) == 0o640  # as np.save keeps it
+
+
+@pytest.mark.parametrize("links", [True, False], ids=["hard links", "no hard links"])
+@pytest.mark.parametrize(
+    "failure", [OSError(errno.EBUSY, "Device or resource busy"), None], ids=["EBUSY", "Ctrl-C"]
+)
+def test_a_failed_rename_undoes_the_renames_before_it(
+    big: tuple[Path, np.ndarray],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    links: bool,
+    failure: OSError | None,
+) -> None:
+    # a.npy was left written (and an existing a.npy overwritten) when a later rename failed;
+    # Ctrl-C among the renames said "no output written" while some were
+    path, _ = big
+    np.save(tmp_path / "a.npy", np.arange(3))
+    before = _listing(tmp_path)
+    real_replace = Path.replace
+
+    def replace(self: Path, target: Any) -> Path:
+        if Path(target).name == "c.npy":
+            raise failure if failure is not None else KeyboardInterrupt
+        return real_replace(self, target)
+
+    monkeypatch.setattr(Path, "replace", replace)
+    if not links:
+
+        def no_links(self: Path, target: Any) -> None:
+            raise OSError(errno.EPERM, "Operation not permitted")
+
+        monkeypatch.setattr(Path, "hardlink_to", no_links)
+    outs = [tmp_path / n for n in ("b.npy", "a.npy", "c.npy")]
+    code = _split(path, *outs, how=("--lengths", "1,2,-1"))
+    err = capsys.readouterr().err
+    if failure is None:
+        assert (code, err) == (130, "datamove: interrupted; no output written\n")
+    else:
+        assert code == 1
+        assert err.endswith(
+            f"--out[2]={str(outs[2])!r} cannot be written (Device or resource busy)\n"
+        )
+    if not links:  # the replaced a.npy cannot be put back: it is gone, as documented
+        del before["a.npy"]
+    assert _listing(tmp_path) == before
 
 
 # --- the input: anything but a .npy file is one clear, short error ---------------------------
@@ -292,3 +487,83 @@ def test_python_2_headers_still_read(tmp_path: Path) -> None:
     (tmp_path / "in.npy").write_bytes(_npy(_F8 % b"(4L,)", x.tobytes()))
     assert _split(tmp_path / "in.npy", tmp_path / "a.npy", tmp_path / "b.npy") == 0
     np.testing.assert_array_equal(np.load(tmp_path / "b.npy"), x[2:])
+
+
+# --- the outputs are what np.save writes ----------------------------------------------------
+
+_DTYPES = [
+    np.dtype(np.int8),
+    np.dtype(">i4"),
+    np.dtype("<c16"),
+    np.dtype(bool),
+    np.dtype("M8[s]"),
+    np.dtype("U3"),
+    np.dtype([("a", "<i2"), ("b", ">f4", (2,))]),
+    np.dtype([("\u00e9", "<f8")]),  # latin-1: a version 1.0 header
+    np.dtype([("\u20ac", "<f8")]),  # not latin-1: version 3.0
+]
+
+
+@pytest.mark.parametrize("dtype", _DTYPES, ids=str)
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("version", [(1, 0), (2, 0), (3, 0)])
+def test_outputs_are_byte_for_byte_what_np_save_writes(
+    tmp_path: Path, dtype: np.dtype[Any], order: str, version: tuple[int, int]
+) -> None:
+    rng = np.random.default_rng(0)
+    shape = (4, 6, 2)
+    raw = rng.integers(0, 256, math.prod(shape) * dtype.itemsize, dtype=np.uint8)
+    x = np.asarray(raw.view(dtype).reshape(shape), order=order)
+    with warnings.catch_warnings():  # "Stored array in format 3.0"
+        warnings.simplefilter("ignore", UserWarning)
+        with (tmp_path / "x.npy").open("wb") as f:
+            try:
+                np.lib.format.write_array(f, x, version=version)
+            except UnicodeEncodeError:
+                pytest.skip("this dtype's header needs version 3.0")
+        for axis in range(x.ndim):
+            for chunk in (1, 7, 2**20):
+                outs = [tmp_path / "a.npy", tmp_path / "b.npy"]
+                _split_file.split_file(
+                    tmp_path / "x.npy", axis, outs, num_splits=2, chunk_bytes=chunk
+                )
+                for out, want in zip(outs, np.split(x, 2, axis=axis), strict=True):
+                    ref = io.BytesIO()
+                    np.save(ref, np.ascontiguousarray(want))
+                    assert out.read_bytes() == ref.getvalue(), (axis, chunk)
+
+
+def test_padding_bytes_never_show_stale_memory(tmp_path: Path) -> None:
+    # strided blocks are copied field by field into a buffer before they are written: the
+    # buffer is zeroed, so the padding between fields is zeros, never memory np.empty got
+    dtype = np.dtype({"names": ["x"], "formats": ["u1"], "offsets": [2], "itemsize": 5})
+    x = np.zeros((4, 6), dtype)
+    x["x"] = np.arange(24).reshape(4, 6)
+    np.save(tmp_path / "x.npy", x)
+    outs = [tmp_path / "a.npy", tmp_path / "b.npy"]
+    _split_file.split_file(tmp_path / "x.npy", 1, outs, num_splits=2, chunk_bytes=7)
+    for out, want in zip(outs, np.split(x, 2, axis=1), strict=True):
+        expected = np.zeros(want.shape, dtype)
+        expected["x"] = want["x"]
+        assert np.load(out).tobytes() == expected.tobytes()
+
+
+@pytest.mark.parametrize(
+    ("shape", "axis", "chunk"),
+    [((3, 1000), 1, 64), ((2, 5, 7), 0, 1), ((2, 5, 7), 2, 40), ((10,), 0, 3), ((1, 1, 9), 2, 8)],
+)
+def test_blocks_tile_the_piece_and_stay_under_the_chunk(
+    shape: tuple[int, ...], axis: int, chunk: int
+) -> None:
+    # a row larger than chunk_bytes was one block: memory followed the row, not the chunk
+    x = np.arange(math.prod(shape), dtype=np.int32).reshape(shape)
+    piece = np.split(x, [1], axis=axis)[1]
+    blocks = list(_split_file._blocks(piece, chunk))
+    assert all(b.nbytes <= max(chunk, b.itemsize) for b in blocks)
+    assert b"".join(np.ascontiguousarray(b).tobytes() for b in blocks) == piece.tobytes()
+
+
+def test_chunk_bytes_must_be_a_positive_int(big: tuple[Path, np.ndarray], tmp_path: Path) -> None:
+    for bad in (0, -1, 2.5, True):
+        with pytest.raises(ValidationError, match=r"chunk_bytes=.* must be a positive int"):
+            _split_file.split_file(big[0], 0, [tmp_path / "a.npy"], lengths=[-1], chunk_bytes=bad)

@@ -1,11 +1,15 @@
 """``datamove split``: split a ``.npy`` file larger than memory into several ``.npy`` files.
 
-The input is memory-mapped and each output is filled by a streaming copy in blocks of about
-``CHUNK_BYTES``, so memory use stays bounded whatever the file size. The outputs are written under
-temporary names beside their targets and renamed only when every one is complete: an error or
-Ctrl-C leaves no partial file behind. A progress bar is drawn on stderr for long work (more than
-``PROGRESS_BYTES``) when stderr is a terminal. The header is read and checked here, not by
-``np.load``, so that a file which is not a ``.npy`` is one clear error.
+The input is memory-mapped; each output is written with ordinary file writes in blocks of about
+``CHUNK_BYTES``, so memory use stays bounded whatever the file size, and a full disk is an
+``OSError`` (a write into a memory map would die of ``SIGBUS`` instead). The header is read and
+checked here, not by ``np.load``, so that a file which is not a ``.npy`` is one clear error.
+
+Every output is checked, and its temporary file created beside it, before any data is copied; the
+outputs are renamed into place only when every one is complete, and if a rename fails (or Ctrl-C
+lands among them), the renames already done are undone, a replaced file put back from a hard link
+kept until the end: an error leaves no partial file behind and no output written. A progress bar
+is drawn on stderr for long work (more than ``PROGRESS_BYTES``) when stderr is a terminal.
 """
 
 # ruff: noqa: T201 - a command-line module: printing is its output
@@ -14,22 +18,27 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import io
 import json
 import math
 import os
+import secrets
 import stat
+import struct
 import sys
-import tempfile
 import tokenize
 import warnings
 from pathlib import Path
-from typing import Any, Final, TextIO
+from typing import TYPE_CHECKING, Any, Final, TextIO
 
 import numpy as np
 
 from datamove._errors import ValidationError
 from datamove._split import infer_split, infer_variadic_split
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 __all__ = ["register", "split_file"]
 
@@ -40,6 +49,7 @@ OP: Final = "datamove split"
 _MAGIC: Final = b"\x93NUMPY"
 _MAX_HEADER: Final = 10_000  # characters, np.load's default max_header_size
 _HEADER_KEYS: Final = {"descr", "fortran_order", "shape"}
+_GROWTH_DIGITS: Final = 21  # np.save pads the header so that shape[0] can grow in place
 _BRIEF: Final = 100  # the most characters of NumPy's own text an error quotes
 _O_BINARY: Final = getattr(os, "O_BINARY", 0)  # Windows: no newline translation
 
@@ -85,11 +95,13 @@ def split_file(
     axis : int
         The axis to split; negative counts from the end.
     outputs : list of paths
-        One file per piece.
+        One file per piece, written as ``np.save`` writes it (C order, the input's dtype). A
+        symbolic link is followed: its target is replaced, as ``np.save`` would write there. A
+        new file gets mode ``0o666`` less the umask; a replaced file keeps its permission bits.
     lengths, num_splits : optional
         ``split_lengths`` (one may be -1) as for VariadicSplit, or ``num_splits`` as for Split.
     chunk_bytes : int, optional
-        About how many bytes each block of the streaming copy moves.
+        About how many bytes each block of the streaming copy moves (one element at least).
     progress : text stream, optional
         Where to draw a progress bar.
 
@@ -97,6 +109,17 @@ def split_file(
     -------
     list of tuple of int
         The shape of every output.
+
+    Raises
+    ------
+    ValidationError
+        ``path`` cannot be read or is not a ``.npy`` file (an empty file, a ``.npz`` archive, a
+        malformed header, data shorter than the header says, Python objects); the lengths do not
+        fit the shape; ``outputs`` are not one distinct file per piece, or one of them is not a
+        regular file (a directory, a device) or cannot be written (a missing folder, no
+        permission, a full disk). Nothing is written then, and files that existed are as they
+        were (but for a rename that fails where the file system cannot hard-link: a file that an
+        earlier output replaced is removed then, not put back).
 
     Examples
     --------
@@ -108,6 +131,8 @@ def split_file(
     >>> np.load(tmp / "b.npy").tolist()
     [3, 4, 5, 6, 7, 8, 9]
     """
+    if isinstance(chunk_bytes, bool) or not isinstance(chunk_bytes, int) or chunk_bytes < 1:
+        raise ValidationError(OP, "chunk_bytes", chunk_bytes, "must be a positive int")
     src = _open_npy(path)
     if lengths is not None:
         shapes = infer_variadic_split(src.shape, axis, lengths)
@@ -120,10 +145,8 @@ def split_file(
             [os.fspath(o) for o in outputs],
             f"must name {len(shapes)} files, one per piece",
         )
-    targets = [Path(o) for o in outputs]
-    if len({t.resolve() for t in targets}) != len(targets) or Path(path).resolve() in {
-        t.resolve() for t in targets
-    }:
+    reals = [Path(os.path.realpath(o)) for o in outputs]  # through a symlink, as np.save writes
+    if len(set(reals)) != len(reals) or Path(os.path.realpath(path)) in reals:
         raise ValidationError(
             OP,
             "--out",
@@ -135,37 +158,22 @@ def split_file(
     bar = _Progress(src.nbytes, progress if src.nbytes >= PROGRESS_BYTES else None)
     temps: list[Path] = []
     try:
+        for k, real in enumerate(reals):  # every target is checked before any data is copied
+            temps.append(_create_temp(k, outputs[k], real))
         start = 0
-        for shape, target in zip(dims, targets, strict=True):
-            fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-            os.close(fd)
-            temps.append(Path(name))
-            dst = np.lib.format.open_memmap(name, mode="w+", dtype=src.dtype, shape=shape)
+        for k, (shape, tmp) in enumerate(zip(dims, temps, strict=True)):
             piece = src[(slice(None),) * a + (slice(start, start + shape[a]),)]
             start += shape[a]
-            if piece.size:
-                row = max(1, piece[0].nbytes if piece.ndim else piece.nbytes)
-                step = max(1, chunk_bytes // row)
-                for i in range(0, piece.shape[0], step):
-                    dst[i : i + step] = piece[i : i + step]
-                    bar.add(dst[i : i + step].nbytes)
-            dst.flush()
-            del dst
-        for tmp, target in zip(temps, targets, strict=True):
-            tmp.replace(target)
-        temps.clear()
-    except OSError as exc:  # a missing folder, no permission, a full disk
-        names = [os.fspath(t) for t in temps]  # the failing file: a piece's, or the next one
-        k = min(
-            names.index(exc.filename) if exc.filename in names else len(temps), len(targets) - 1
-        )
-        raise ValidationError(
-            OP, f"--out[{k}]", os.fspath(outputs[k]), f"cannot be written ({exc.strerror})"
-        ) from None
+            try:
+                _write(tmp, piece, chunk_bytes, bar)
+            except OSError as exc:  # a full disk, an I/O error
+                raise _unwritable(k, outputs[k], exc) from None
+        _commit(temps, reals, outputs)
     finally:
         bar.close()
         for tmp in temps:
-            tmp.unlink(missing_ok=True)
+            with contextlib.suppress(OSError):
+                tmp.unlink(missing_ok=True)
     return [tuple(d) for d in dims]
 
 
@@ -287,6 +295,124 @@ def _kind(mode: int) -> str:
         if test(mode):
             return kind
     return "not a file"
+
+
+def _unwritable(k: int, out: str | os.PathLike[str], exc: OSError) -> ValidationError:
+    reason = exc.strerror or type(exc).__name__
+    return ValidationError(OP, f"--out[{k}]", os.fspath(out), f"cannot be written ({reason})")
+
+
+def _create_temp(k: int, out: str | os.PathLike[str], real: Path) -> Path:
+    """Check the target ``real`` of ``--out[k]``; create the temporary file to write it under."""
+    try:
+        try:
+            info: os.stat_result | None = real.stat()
+        except FileNotFoundError:
+            info = None  # a new file (a missing folder is found creating the temporary file)
+        if info is not None and not stat.S_ISREG(info.st_mode):
+            kind = _kind(info.st_mode)
+            raise ValidationError(
+                OP, f"--out[{k}]", os.fspath(out), f"is {kind}, not a regular file"
+            )
+        while True:
+            tmp = real.with_name(f".{real.name}.{secrets.token_hex(4)}.tmp")
+            try:  # 0o666 less the umask, as np.save creates a file (mkstemp's 0o600 stayed)
+                os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_BINARY, 0o666))
+                break
+            except FileExistsError:
+                continue
+        if info is not None:  # np.save writes into the existing file: its mode stays
+            try:
+                tmp.chmod(stat.S_IMODE(info.st_mode))
+            except OSError:
+                tmp.unlink(missing_ok=True)
+                raise
+    except OSError as exc:  # a missing folder, no permission
+        raise _unwritable(k, out, exc) from None
+    return tmp
+
+
+def _write(tmp: Path, piece: np.ndarray[Any, Any], chunk_bytes: int, bar: _Progress) -> None:
+    """Write ``piece`` to ``tmp`` as ``np.save`` would, in blocks of about ``chunk_bytes``."""
+    buffer = None  # for blocks that are not contiguous; zeroed: padding never shows old memory
+    with tmp.open("wb") as f:  # ordinary writes: a full disk is an OSError, never a SIGBUS
+        f.write(_header(piece.dtype, piece.shape))
+        for block in _blocks(piece, chunk_bytes):
+            flat = block.reshape(-1) if block.flags.c_contiguous else None
+            if flat is None:
+                if buffer is None or buffer.size < block.size:
+                    buffer = np.zeros(block.size, piece.dtype)
+                flat = buffer[: block.size]
+                np.copyto(flat.reshape(block.shape), block)
+            f.write(flat.view(np.uint8).data)
+            bar.add(block.nbytes)
+
+
+def _header(dtype: np.dtype[Any], shape: tuple[int, ...]) -> bytes:
+    """The header ``np.save`` writes for a C-ordered array: the oldest version that holds it."""
+    d = {"descr": np.lib.format.dtype_to_descr(dtype), "fortran_order": False, "shape": shape}
+    text = "{" + "".join(f"'{key}': {value!r}, " for key, value in sorted(d.items())) + "}"
+    text += " " * (_GROWTH_DIGITS - len(repr(shape[0])) if shape else 0)
+    for version, field in (((1, 0), "<H"), ((2, 0), "<I"), ((3, 0), "<I")):
+        try:
+            body = text.encode("utf-8" if version == (3, 0) else "latin-1")
+        except UnicodeEncodeError:
+            continue
+        pad = 63 - (len(_MAGIC) + 2 + struct.calcsize(field) + len(body)) % 64
+        if len(body) + pad + 1 < 2 ** (8 * struct.calcsize(field)):
+            size = struct.pack(field, len(body) + pad + 1)
+            return np.lib.format.magic(*version) + size + body + b" " * pad + b"\n"
+    raise AssertionError  # pragma: no cover - version 3.0 holds any header
+
+
+def _blocks(piece: np.ndarray[Any, Any], chunk_bytes: int) -> Iterator[np.ndarray[Any, Any]]:
+    """Consecutive blocks of ``piece`` in C order, each of about ``chunk_bytes`` at most."""
+    if not piece.nbytes:
+        return
+    if piece.nbytes <= chunk_bytes:
+        yield piece
+        return
+    inner, ax = piece.itemsize, piece.ndim - 1  # the bytes of one step along axis ax
+    while ax > 0 and inner * piece.shape[ax] <= chunk_bytes:
+        inner *= piece.shape[ax]
+        ax -= 1
+    step = max(1, chunk_bytes // inner)
+    for index in np.ndindex(*piece.shape[:ax]):
+        row = piece[index]
+        for i in range(0, piece.shape[ax], step):
+            yield row[i : i + step]
+
+
+def _commit(temps: list[Path], reals: list[Path], outputs: list[str | os.PathLike[str]]) -> None:
+    """Rename every temporary file onto its target, or (on an error or Ctrl-C) none.
+
+    A target that existed is kept under a hard link until all renames are done, so that undoing
+    a rename puts it back; where the file system cannot link, undoing the rename removes it.
+    """
+    moves = [(tmp, real, tmp.with_suffix(".old")) for tmp, real in zip(temps, reals, strict=True)]
+    tried = 0
+    try:
+        for tmp, real, backup in moves:
+            tried += 1
+            with contextlib.suppress(OSError):  # no target, or no hard links here
+                backup.hardlink_to(real)
+            tmp.replace(real)
+    except BaseException as exc:  # an error or Ctrl-C: undo the renames already done
+        for tmp, real, backup in moves[:tried]:
+            if tmp.exists():
+                continue  # not renamed
+            with contextlib.suppress(OSError):
+                if backup.exists():
+                    backup.replace(real)
+                else:
+                    real.unlink()
+        if isinstance(exc, OSError):
+            raise _unwritable(tried - 1, outputs[tried - 1], exc) from None
+        raise
+    finally:
+        for _, _, backup in moves:
+            with contextlib.suppress(OSError):
+                backup.unlink(missing_ok=True)
 
 
 _EPILOG = """\
