@@ -22,6 +22,8 @@ from datamove._errors import DTypeError, ValidationError
 from datamove._validation import (
     check_apart,
     check_out,
+    out_overlaps_input,
+    out_overlaps_itself,
     self_overlapping,
     shared_outputs,
     strided_span,
@@ -166,18 +168,11 @@ def _into(op: str, data: Any, results: Sequence[Any], out: Sequence[Any]) -> tup
         if not (flags.c_contiguous or flags.f_contiguous) and self_overlapping(
             dst.shape, dst.strides, dst.itemsize
         ):
-            raise ValidationError(
-                op,
-                f"out[{k}]",
-                f"<array with strides {list(dst.strides)}>",
-                "has elements that share memory (a stride of 0?), so writes to it would be lost",
-            )
+            raise out_overlaps_itself(op, k, dst.strides)
         # Against the whole input, not only output k's part of it: writing out[k] first must
         # not change what a later output reads.
         if np.may_share_memory(dst, data) and shares_memory(dst, data):
-            raise ValidationError(
-                op, f"out[{k}]", "<array>", "overlaps the input; out must not alias data"
-            )
+            raise out_overlaps_input(op, k)
     _check_outs_apart(op, out)
     copy_pairs(list(zip(out, results, strict=True)))
     return tuple(out)

@@ -27,6 +27,8 @@ __all__ = [
     "check_length",
     "check_out",
     "normalize_axis",
+    "out_overlaps_input",
+    "out_overlaps_itself",
     "self_overlapping",
     "shared_outputs",
     "strided_span",
@@ -259,6 +261,23 @@ def check_apart(
             if overlap(out[j], out[k]):
                 raise shared_outputs(op, j, k)
         open_.append((hi, k))
+
+
+def out_overlaps_input(op: str, k: int) -> ValidationError:
+    """The error for ``out[k]`` sharing memory with ``data``."""
+    return ValidationError(
+        op, f"out[{k}]", "<array>", "overlaps the input; out must not alias data"
+    )
+
+
+def out_overlaps_itself(op: str, k: int, strides: Any) -> ValidationError:
+    """The error for ``out[k]`` whose elements share memory (byte ``strides``)."""
+    return ValidationError(
+        op,
+        f"out[{k}]",
+        f"<array with byte strides {list(strides)}>",
+        "has elements that share memory (a stride of 0?), so writes to it would be lost",
+    )
 
 
 def shared_outputs(op: str, j: int, k: int) -> ValidationError:

@@ -28,7 +28,13 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final, Self
 
 from datamove._compat import BACKENDS, layouts_overlap, outs_apart
 from datamove._errors import BackendError, DTypeError, ValidationError, ViewError
-from datamove._validation import check_out, self_overlapping, strided_span
+from datamove._validation import (
+    check_out,
+    out_overlaps_input,
+    out_overlaps_itself,
+    self_overlapping,
+    strided_span,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -201,18 +207,10 @@ class Backend:
         self.check_out(op, results, out)
         for k, dst in enumerate(out):
             if self.overlaps(dst, data):
-                raise ValidationError(
-                    op, f"out[{k}]", "<array>", "overlaps the input; out must not alias data"
-                )
+                raise out_overlaps_input(op, k)
             layout = self.layout(dst)
             if layout is not None and self_overlapping(*layout[1:]):
-                raise ValidationError(
-                    op,
-                    f"out[{k}]",
-                    f"<array with byte strides {list(layout[2])}>",
-                    "has elements that share memory (a stride of 0?), so writes to it would be "
-                    "lost",
-                )
+                raise out_overlaps_itself(op, k, layout[2])
         outs_apart(op, [self.layout(dst) for dst in out])
         for dst, src in zip(out, results, strict=True):
             self.assign(dst, src)
