@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import gc
 import subprocess
 import sys
 import threading
+import tracemalloc
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -13,11 +15,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import datamove as dm
-from datamove import _plans, _strided_slice
+from datamove import _plan
 from datamove._examples import EXAMPLES
 from datamove._shape import MAX_LENGTH
-from datamove._split import _split_plan, _variadic_plan
-from datamove._strided_slice import _index_plan, _walk
+
+try:
+    from datamove import _kernels as kernels
+except ImportError:  # pragma: no cover - built without a C compiler
+    kernels = None
 
 
 # -- the specs' examples -------------------------------------------------------------------------
@@ -1081,24 +1086,57 @@ def test_array_likes_are_accepted():
 
 
 # -- caches, threads, imports ------------------------------------------------------------------
-def test_caches_are_bounded():
-    for cached in (_split_plan, _variadic_plan, _index_plan, _walk, _strided_slice._flat_plan):
-        assert cached.cache_info().maxsize is not None
-
-
-@pytest.mark.skipif(_plans.hit is None, reason="the compiled part was not built")
-def test_compiled_plan_cache_is_bounded_and_drops_its_oldest_entry():
+def test_plan_cache_is_bounded_and_drops_its_oldest_entry(plan_path):
     x = np.arange(10)
-    _plans.PLANS.clear()
     dm.strided_slice(x, [1], [2])
-    first = _plans._key(np.ndarray, _plans.SLICE, (10,), (1,), (2,), None, (), (), (), (), ())
-    assert first in _plans.PLANS
-    for k in range(_plans.MAX + 50):
+    first = _plan.key(np.ndarray, _plan.STRIDED_SLICE, (10,), (1,), (2,), None, (), (), (), (), ())
+    assert first in _plan.PLANS
+    for k in range(_plan.MAX_PLANS + 50):
         dm.strided_slice(x[: k % 10 + 1], [k], [k + 1])
-    assert len(_plans.PLANS) == _plans.MAX
-    assert first not in _plans.PLANS  # the oldest went first
+    assert len(_plan.PLANS) == _plan.MAX_PLANS
+    assert first not in _plan.PLANS  # the oldest went first
     assert dm.strided_slice(x, [1], [2]).tolist() == [1]
-    assert first in _plans.PLANS
+    assert first in _plan.PLANS
+
+
+def _held_after(call) -> int:
+    """Bytes still allocated once ``call``'s results are dropped (the caches' share)."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        call()
+        gc.collect()
+        return tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+
+
+def test_plans_too_large_to_be_worth_it_are_not_cached(plan_path):
+    # 2**20 outputs: ~110 MB of slices per plan were kept, 560 MB after five calls (issue 23).
+    def calls():
+        for k in range(1, 3):
+            dm.split(np.zeros(2**20 * k, np.uint8), 0, 2**20)
+        dm.variadic_split(np.zeros(2**20, np.uint8), 0, [1] * 2**20)
+
+    assert _held_after(calls) < 8 << 20
+    assert not _plan.PLANS
+    assert _plan.cache_bytes() == 0
+
+
+def test_plan_cache_is_bounded_by_the_bytes_it_holds(plan_path):
+    # 4096 shapes split into 1000 parts each kept 375 MB (issue 23): now at most MAX_BYTES.
+    for n in range(1000, 1000 + 600):
+        dm.split(np.empty((1000 * 3, n % 7 + 1), np.uint8), 0, 1000)
+        assert _plan.cache_bytes() <= _plan.MAX_BYTES
+    assert 0 < len(_plan.PLANS) < 600
+    held = sum(len(k) + p.cost for k, p in _plan.PLANS.items())
+    assert held == _plan.cache_bytes()
+
+
+def test_inference_memo_is_bounded_by_what_it_holds():
+    # infer_variadic_split with 2**20 lengths kept ~160 MB per call (issue 23).
+    lengths = [1] * 2**20
+    assert _held_after(lambda: dm.infer_variadic_split([2**20], 0, lengths)) < 8 << 20
 
 
 _X = np.arange(24).reshape(2, 3, 4)
@@ -1159,21 +1197,10 @@ def _outcome(begin, end, stride, masks):
         return type(exc)
 
 
-@pytest.fixture(params=["compiled", "python"])
-def plan_path(request, monkeypatch):
-    """Both fast paths: the compiled plan cache (where built), and Python's alone."""
-    if request.param == "python":
-        monkeypatch.setattr(_plans, "hit", None)
-    elif _plans.hit is None:
-        pytest.skip("the compiled part was not built")
-    return request.param
-
-
 @pytest.mark.parametrize("good", list(_GOOD.values()), ids=list(_GOOD))
 def test_strided_slice_cache_hits_answer_as_misses(good, plan_path):
     for alike, args in _look_alikes(*good):
-        _strided_slice._flat_plan.cache_clear()
-        _plans.PLANS.clear()
+        _plan.clear()
         miss = _outcome(*args)
         _outcome(*good)  # the plan is cached now; (begin, end) of look-alikes compare equal
         hit = _outcome(*args)
@@ -1216,11 +1243,12 @@ def _planned_calls(draw):
     return op, x, args, {name: draw(mask) for name in draw(st.sets(st.sampled_from(_MASKS)))}
 
 
-@pytest.mark.skipif(_plans.hit is None, reason="the compiled part was not built")
 @settings(max_examples=600, deadline=None)
-@given(_planned_calls())
-def test_compiled_plan_cache_answers_as_the_python_path(call):
+@given(_planned_calls(), st.sampled_from(["compiled", "python"]))
+def test_cached_plans_answer_as_fresh_ones(call, path):
     op, x, args, kwargs = call
+    if path == "compiled" and kernels is None:
+        return
 
     def outcome():
         try:
@@ -1230,29 +1258,72 @@ def test_compiled_plan_cache_answers_as_the_python_path(call):
         outs = out if isinstance(out, tuple) else (out,)
         return [(o.shape, o.tolist(), np.shares_memory(o, x) or o.size == 0) for o in outs]
 
-    compiled_hit = _plans.hit
-    _plans.hit = None
-    try:
-        python = outcome()  # the path of builds without the compiled part
-    finally:
-        _plans.hit = compiled_hit
-    _plans.PLANS.clear()
-    first = outcome()  # a miss, which stores a valid plan
-    stored = len(_plans.PLANS)
-    second = outcome()  # a hit where one was stored
-    assert first == python
-    code = {"strided_slice": _plans.SLICE, "split": _plans.SPLIT}.get(op, _plans.VARIADIC)
-    params = (*args, *(kwargs.get(n, ()) for n in _MASKS)) if code == _plans.SLICE else args
-    hit = _plans.hit(_plans.PLANS, np.ndarray, code, x, *params)
+    with _plan.plan_path(path):
+        first = outcome()  # a miss, which stores a valid plan
+        stored = len(_plan.PLANS)
+        second = outcome()  # a hit where one was stored
+        code = {"strided_slice": _plan.STRIDED_SLICE, "split": _plan.SPLIT}.get(
+            op, _plan.VARIADIC_SPLIT
+        )
+        params = (
+            (*args, *(kwargs.get(n, ()) for n in _MASKS)) if code == _plan.STRIDED_SLICE else args
+        )
+        hit = _plan.hit(_plan.PLANS, np.ndarray, code, x, *params)
     assert second == first
     if isinstance(first, tuple):
         assert stored == 0  # errors are never stored
         assert hit is None
-    elif op != "variadic_split" or (type(args[0]) is int and type(args[1]) is list):
-        assert stored == 1  # the kinds of call the Python fast path stores
-    if hit is not None:
+    else:
+        assert stored == 1  # every parameter here has a key
         hits = hit if isinstance(hit, tuple) else (hit,)
         assert [(h.shape, h.tolist()) for h in hits] == [(s, v) for s, v, _ in first]
+
+
+def _key_inputs():
+    """Parameters of every kind the key meets, look-alikes and edge cases included."""
+    ints = st.integers(-(2**64), 2**64)
+    small = st.integers(-(2**63), 2**63 - 1)
+    arrays = st.builds(
+        lambda vs, dtype: np.array(vs, dtype=np.int64).astype(dtype),  # wraps into the type
+        st.lists(st.integers(-(2**63), 2**63 - 1), max_size=6),
+        st.sampled_from(["i1", "u1", "i2", "u2", "i4", "u4", "i8", "u8", ">i4", "<u2", "f8", "?"]),
+    )
+    atoms = st.one_of(
+        st.none(),
+        ints,
+        st.booleans(),
+        st.floats(allow_nan=False),
+        st.builds(np.int64, small),
+        st.builds(np.array, small),  # 0-d
+        st.just(_plan),  # any object
+    )
+    vectors = st.one_of(
+        st.lists(small, max_size=6),
+        st.lists(ints, max_size=6).map(tuple),
+        st.lists(atoms, max_size=4),
+        arrays,
+        arrays.map(lambda a: np.stack([a, a])),  # 2-D
+        arrays.map(lambda a: np.repeat(a, 2)[::2]),  # strided
+        st.builds(lambda v: np.array([2**63 + v], np.uint64), st.integers(0, 2**63 - 1)),
+        st.integers(0, 300).map(lambda n: list(range(n))),  # past the key's length
+    )
+    return st.lists(st.one_of(atoms, vectors), max_size=8)
+
+
+@pytest.mark.skipif(kernels is None, reason="the compiled part was not built")
+@settings(max_examples=1500, deadline=None)
+@given(
+    st.integers(0, 4),
+    st.one_of(
+        st.lists(st.integers(0, 2**63 - 1), max_size=5).map(tuple),
+        st.lists(st.integers(0, 5), max_size=260).map(tuple),
+        st.just([2, 3]),
+    ),
+    _key_inputs(),
+)
+def test_the_compiled_key_and_its_python_twin_agree(op, shape, params):
+    compiled = kernels.plan_key(np.ndarray, op, shape, *params)
+    assert _plan.python_key(np.ndarray, op, shape, *params) == compiled
 
 
 def test_calls_from_many_threads_agree_with_serial_calls(plan_path):
@@ -1273,9 +1344,7 @@ def test_calls_from_many_threads_agree_with_serial_calls(plan_path):
         return out.tolist(), [p.shape for p in parts]
 
     serial = [run(j) for j in jobs]
-    _plans.PLANS.clear()  # the threads fill the caches again, racing on the misses
-    _strided_slice._flat_plan.cache_clear()
-    _split_plan.cache_clear()
+    _plan.clear()  # the threads fill the cache again, racing on the misses
     with ThreadPoolExecutor(8) as pool:
         threaded = list(pool.map(run, jobs))
     assert threaded == serial
@@ -1297,9 +1366,7 @@ def test_a_list_changed_by_another_thread_never_leaves_a_wrong_plan(plan_path):
     changer.start()
     try:
         for _ in range(300):
-            _plans.PLANS.clear()
-            _strided_slice._flat_plan.cache_clear()
-            _variadic_plan.cache_clear()
+            _plan.clear()
             assert dm.strided_slice(x, begin, [8]).tolist() in (
                 [0, 1, 2, 3, 4, 5, 6, 7],
                 [3, 4, 5, 6, 7],

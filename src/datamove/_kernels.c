@@ -2217,9 +2217,10 @@ static PyObject *copy_nibble_rows(PyObject *self, PyObject *args)
  * a hit is a call with the same kinds and values as the one that stored the plan.
  *
  * plan_hit(plans, ndarray, op, data, *params): when data is exactly an `ndarray` and `plans`
- * (a dict from those keys to indices) holds the call's key, data[index] for op 0 (a single
- * output) or a tuple of data[i] for every i in index (op 1 and 2: one per chunk); otherwise
- * None. Only validated plans are ever stored, so a hit answers exactly as a miss would.
+ * (a dict from those keys to datamove._plan.Plan tuples) holds the call's key, the plan's
+ * outputs: data[indices[0]] for a single-output plan, else a tuple of data[i] for every i in
+ * its indices; otherwise None. The op is only a tag of the key: its meaning lives in the plan.
+ * Only validated plans are ever stored, so a hit answers exactly as a miss would.
  */
 
 #define DM_KEY_WORDS 256
@@ -2400,20 +2401,28 @@ static PyObject *plan_hit(PyObject *self, PyObject *const *args, Py_ssize_t narg
         }
         Py_RETURN_NONE;
     }
-    Py_INCREF(index); /* another thread may drop the dict's entry while we index */
+    /* The plan is a datamove._plan.Plan, a tuple: (indices, single, ...). Hold it: another
+     * thread may drop the dict's entry while we index. */
+    Py_INCREF(index);
     PyObject *out;
-    if (PyLong_AsLong(args[2]) == 0) {
-        out = PyObject_GetItem(data, index);
-    }
-    else if (!PyTuple_CheckExact(index)) {
-        PyErr_SetString(PyExc_TypeError, "plan_hit: a chunked plan must be a tuple");
+    PyObject *indices = PyTuple_Check(index) && PyTuple_GET_SIZE(index) >= 2
+                            ? PyTuple_GET_ITEM(index, 0)
+                            : NULL;
+    if (indices == NULL || !PyTuple_CheckExact(indices)) {
+        PyErr_SetString(PyExc_TypeError, "plan_hit: a plan must be (indices: tuple, single, ...)");
         out = NULL;
     }
+    else if (PyTuple_GET_ITEM(index, 1) == Py_True) { /* one output: data[indices[0]] */
+        out = PyTuple_GET_SIZE(indices) == 1
+                  ? PyObject_GetItem(data, PyTuple_GET_ITEM(indices, 0))
+                  : (PyErr_SetString(PyExc_TypeError, "plan_hit: a single plan has one index"),
+                     NULL);
+    }
     else {
-        Py_ssize_t count = PyTuple_GET_SIZE(index);
+        Py_ssize_t count = PyTuple_GET_SIZE(indices);
         out = PyTuple_New(count);
         for (Py_ssize_t i = 0; out != NULL && i < count; i++) {
-            PyObject *chunk = PyObject_GetItem(data, PyTuple_GET_ITEM(index, i));
+            PyObject *chunk = PyObject_GetItem(data, PyTuple_GET_ITEM(indices, i));
             if (chunk == NULL) {
                 Py_CLEAR(out);
                 break;

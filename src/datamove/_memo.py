@@ -4,6 +4,10 @@ Shape inference is pure: the same shape and parameters always give the same (imm
 The memo key is *type-exact* (``True``, ``1.0`` and ``1`` hash alike in Python, so every value
 is tagged with its type): a call that would be rejected never reuses an accepted call's result.
 Arguments that cannot be keyed cheaply (arrays, odd types) bypass the memo.
+
+The memo is bounded by what it holds, by estimate (``_ITEM_BYTES`` per value of the key and per
+dimension of the result): at most ``_MAX_BYTES`` in all, and a call whose key and result would
+take more than ``_MAX_ENTRY_BYTES`` (a split into a million outputs) is not kept.
 """
 
 from __future__ import annotations
@@ -19,6 +23,9 @@ __all__ = ["memoize"]
 F = TypeVar("F", bound=Callable[..., Any])
 
 _MAX_ENTRIES: Final = 4096
+_ITEM_BYTES: Final = 64
+_MAX_BYTES: Final = 16 << 20
+_MAX_ENTRY_BYTES: Final = 256 << 10
 _ATOMS: Final = frozenset({int, str, type(None), PartialShape, Unknown, Dimension})
 
 
@@ -35,9 +42,19 @@ def _freeze(value: Any) -> Any:
     raise TypeError  # not memoizable: the caller computes afresh
 
 
+def _items(value: Any) -> int:
+    """Values in a key part, or dimensions in a result, by count."""
+    if isinstance(value, PartialShape):
+        return 1 if value.rank is None else value.rank + 1
+    if isinstance(value, tuple):
+        return 1 + sum(map(_items, value))
+    return 1
+
+
 def memoize(fn: F) -> F:
     """Memoize a pure function of shapes and parameters (bounded; cleared whole when full)."""
     cache: dict[Any, Any] = {}
+    held = 0
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -49,9 +66,15 @@ def memoize(fn: F) -> F:
         except KeyError:
             pass
         result = fn(*args, **kwargs)
-        if len(cache) >= _MAX_ENTRIES:
+        nonlocal held
+        size = _ITEM_BYTES * (_items(key) + _items(result))
+        if size > _MAX_ENTRY_BYTES:
+            return result
+        if len(cache) >= _MAX_ENTRIES or held + size > _MAX_BYTES:
             cache.clear()
+            held = 0
         cache[key] = result
+        held += size
         return result
 
     wrapper.cache = cache  # type: ignore[attr-defined]

@@ -8,14 +8,12 @@ index per chunk.
 
 from __future__ import annotations
 
-import contextlib
 import itertools
-from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 import numpy as np
 
-from datamove import _compat, _plans
+from datamove import _backends, _plan
 from datamove._errors import ValidationError
 from datamove._memo import memoize
 from datamove._shape import (
@@ -29,15 +27,20 @@ from datamove._shape import (
 )
 from datamove._validation import as_int, as_int_vector, normalize_axis
 
-if TYPE_CHECKING:
-    from collections.abc import Callable
-
-__all__ = ["infer_split", "infer_variadic_split", "split", "variadic_split"]
+__all__ = [
+    "infer_split",
+    "infer_variadic_split",
+    "plan_split",
+    "plan_variadic_split",
+    "split",
+    "variadic_split",
+]
 
 SPLIT: Final = "Split"
 VARIADIC: Final = "VariadicSplit"
-
-Index = Any  # a slice (axis 0) or a tuple of slices
+_SPLIT: Final = _plan.SPLIT  # the operators' codes in the plan cache's keys
+_VARIADIC: Final = _plan.VARIADIC_SPLIT
+_NDARRAY: Final = np.ndarray
 
 
 # -- arguments -----------------------------------------------------------------------------------
@@ -380,58 +383,39 @@ def _unknown_axis(
 
 
 # -- execution -----------------------------------------------------------------------------------
-def _chunk_indices(axis: int, bounds: list[int]) -> tuple[Index, ...]:
-    if axis == 0:
-        return tuple(slice(a, z) for a, z in itertools.pairwise(bounds))
-    lead = (slice(None),) * axis
-    return tuple((*lead, slice(a, z)) for a, z in itertools.pairwise(bounds))
+def _build_split(shape: tuple[int, ...], axis: Any, num_splits: Any) -> _plan.Plan:
+    """The plan of Split-1 on ``shape``: ``num_splits`` equal cuts along ``axis``."""
+    n = _num_splits(num_splits)
+    ax = _split_axis(axis)
+    if isinstance(ax, Unknown):
+        raise ValidationError(SPLIT, "axis", axis, "must be a concrete value to execute")
+    a = normalize_axis(SPLIT, "axis", axis, ax, len(shape))
+    size = _split_dim(Dimension(shape[a]), n, f"data.shape[{a}]", num_splits).min
+    return _plan.chunks(a, [k * size for k in range(n + 1)])
 
 
-def _split_indices(shape: tuple[int, ...], axis: int, n: int, axis_arg: Any, n_arg: Any) -> Any:
-    _num_splits(n_arg)  # in int64 and above zero, with the caller's own value in any message
-    a = normalize_axis(SPLIT, "axis", axis_arg, axis, len(shape))
-    size = _split_dim(Dimension(shape[a]), n, f"data.shape[{a}]", n_arg).min
-    return _chunk_indices(a, [k * size for k in range(n + 1)])
+def _build_variadic_split(shape: tuple[int, ...], axis: Any, split_lengths: Any) -> _plan.Plan:
+    """The plan of VariadicSplit-1 on ``shape``: cuts of the given lengths along ``axis``."""
+    lengths = _lengths(split_lengths)
+    ax = _variadic_axis(axis)
+    for name, value in (("axis", ax), ("split_lengths", lengths)):
+        if isinstance(value, Unknown):
+            raise ValidationError(VARIADIC, name, value, "must be a concrete value to execute")
+    assert not isinstance(ax, Unknown)
+    assert not isinstance(lengths, Unknown)
+    a = normalize_axis(VARIADIC, "axis", axis, ax, len(shape))
+    sizes = _variadic_dims(Dimension(shape[a]), lengths, f"data.shape[{a}]", split_lengths)
+    return _plan.chunks(a, [0, *itertools.accumulate(s.min for s in sizes)])
 
 
-@lru_cache(maxsize=1024)
-def _split_plan(shape: tuple[int, ...], axis: int, n: int) -> Any:
-    return _split_indices(shape, axis, n, axis, n)
+def plan_split(shape: tuple[int, ...], axis: Any, num_splits: Any) -> _plan.Plan:
+    """The (cached) plan of Split-1 on a concrete shape."""
+    return _plan.plan_for(_SPLIT, shape, (axis, num_splits), _build_split)
 
 
-def _variadic_indices(
-    shape: tuple[int, ...], axis: int, lengths: tuple[int, ...], axis_arg: Any, lengths_arg: Any
-) -> Any:
-    _lengths(lengths_arg)  # the -1 rules, with the caller's own value in any message
-    a = normalize_axis(VARIADIC, "axis", axis_arg, axis, len(shape))
-    sizes = _variadic_dims(Dimension(shape[a]), lengths, f"data.shape[{a}]", lengths_arg)
-    bounds = [0]
-    for s in sizes:
-        bounds.append(bounds[-1] + s.min)
-    return _chunk_indices(a, bounds)
-
-
-@lru_cache(maxsize=1024)
-def _variadic_plan(shape: tuple[int, ...], axis: int, lengths: tuple[int, ...]) -> Any:
-    return _variadic_indices(shape, axis, lengths, axis, list(lengths))
-
-
-def _planned_chunks(
-    op: str, data: Any, plan: Callable[[tuple[int, ...], int, Any], Any], axis: int, arg: Any
-) -> tuple[Any, ...] | None:
-    """The chunks of a foreign array of a type seen before, from a cached plan.
-
-    ``None`` for NumPy, unknown types, unknown (Dask) sizes and invalid arguments: the general
-    path then runs, and its errors name the caller's own values.
-    """
-    backend = _compat.BACKENDS.get(type(data))
-    if backend is None or not backend.known_sizes:
-        return None
-    try:
-        indices = plan(data.shape, axis, arg)
-    except Exception:  # noqa: BLE001 - the general path checks again and says why
-        return None
-    return backend.take(op, data, indices, None, None, chunks=True)  # type: ignore[no-any-return]
+def plan_variadic_split(shape: tuple[int, ...], axis: Any, split_lengths: Any) -> _plan.Plan:
+    """The (cached) plan of VariadicSplit-1 on a concrete shape."""
+    return _plan.plan_for(_VARIADIC, shape, (axis, split_lengths), _build_variadic_split)
 
 
 def split(
@@ -476,32 +460,13 @@ def split(
     ...
     datamove._errors.ValidationError: Split: num_splits=4 must divide data.shape[0]=6 evenly
     """
-    if copy is None and out is None:
-        if _plans.hit is not None:  # the compiled part: a plan an earlier call stored
-            chunks = _plans.hit(_plans.PLANS, _compat.ndarray, _plans.SPLIT, data, axis, num_splits)
-            if chunks is not None:
-                return chunks
-        if type(axis) is int and type(num_splits) is int:
-            if type(data) is _compat.ndarray:
-                indices = _split_plan(data.shape, axis, num_splits)
-                if _plans.hit is not None:
-                    _plans.remember(_plans.SPLIT, data.shape, indices, axis, num_splits)
-                return tuple(map(data.__getitem__, indices))
-            chunks = _planned_chunks(SPLIT, data, _split_plan, axis, num_splits)
-            if chunks is not None:
-                return chunks
-    n = _num_splits(num_splits)
-    ax = _split_axis(axis)
-    if isinstance(ax, Unknown):
-        raise ValidationError(SPLIT, "axis", axis, "must be a concrete value to execute")
-    arr, shape = _compat.prepare(SPLIT, data)
-    indices = None
-    if type(shape) is tuple:  # plain shapes are cached; a backend's partly known one is not
-        with contextlib.suppress(ValidationError):
-            indices = _split_plan(shape, ax, n)
-    if indices is None:  # uncached: any error names the caller's own values
-        indices = _split_indices(shape, ax, n, axis, num_splits)
-    return _compat.take(SPLIT, arr, indices, copy=copy, out=out, chunks=True)
+    if copy is None and out is None:  # a NumPy call whose plan an earlier call stored
+        chunks = _plan.hit(_plan.PLANS, _NDARRAY, _SPLIT, data, axis, num_splits)
+        if chunks is not None:
+            return chunks
+    backend, arr, shape = _backends.prepare(SPLIT, data)
+    plan = plan_split(shape, axis, num_splits)
+    return _backends.take(SPLIT, backend, plan, arr, copy, out)
 
 
 def variadic_split(
@@ -543,43 +508,10 @@ def variadic_split(
     ...
     datamove._errors.ValidationError: VariadicSplit: split_lengths=[1, 2] sum to 3, but ...
     """
-    if copy is None and out is None:
-        if _plans.hit is not None:  # the compiled part: a plan an earlier call stored
-            chunks = _plans.hit(
-                _plans.PLANS, _compat.ndarray, _plans.VARIADIC, data, axis, split_lengths
-            )
-            if chunks is not None:
-                return chunks
-        if type(axis) is int and type(split_lengths) is list:
-            key = tuple(split_lengths)  # a snapshot: a stored plan and its key share the values
-            if set(map(type, key)) <= _INT_ONLY:
-                if type(data) is _compat.ndarray:
-                    try:
-                        indices = _variadic_plan(data.shape, axis, key)
-                    except ValidationError:
-                        pass  # fall through: the slow path raises with the caller's own values
-                    else:
-                        if _plans.hit is not None:
-                            _plans.remember(_plans.VARIADIC, data.shape, indices, axis, key)
-                        return tuple(map(data.__getitem__, indices))
-                chunks = _planned_chunks(VARIADIC, data, _variadic_plan, axis, key)
-                if chunks is not None:
-                    return chunks
-    lengths = _lengths(split_lengths)
-    ax = _variadic_axis(axis)
-    for name, value in (("axis", ax), ("split_lengths", lengths)):
-        if isinstance(value, Unknown):
-            raise ValidationError(VARIADIC, name, value, "must be a concrete value to execute")
-    assert not isinstance(ax, Unknown)
-    assert not isinstance(lengths, Unknown)
-    arr, shape = _compat.prepare(VARIADIC, data)
-    indices = None
-    if type(shape) is tuple:  # plain shapes are cached; a backend's partly known one is not
-        with contextlib.suppress(ValidationError):
-            indices = _variadic_plan(shape, ax, lengths)
-    if indices is None:  # uncached: any error names the caller's own values
-        indices = _variadic_indices(shape, ax, lengths, axis, split_lengths)
-    return _compat.take(VARIADIC, arr, indices, copy=copy, out=out, chunks=True)
-
-
-_INT_ONLY: Final = frozenset({int})
+    if copy is None and out is None:  # a NumPy call whose plan an earlier call stored
+        chunks = _plan.hit(_plan.PLANS, _NDARRAY, _VARIADIC, data, axis, split_lengths)
+        if chunks is not None:
+            return chunks
+    backend, arr, shape = _backends.prepare(VARIADIC, data)
+    plan = plan_variadic_split(shape, axis, split_lengths)
+    return _backends.take(VARIADIC, backend, plan, arr, copy, out)

@@ -13,12 +13,11 @@ that a second ellipsis bit anywhere is an error, as in OpenVINO.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any, Final, NamedTuple
 
 import numpy as np
 
-from datamove import _compat, _plans
+from datamove import _backends, _plan
 from datamove._errors import BackendError, ValidationError
 from datamove._memo import memoize
 from datamove._shape import INT64_MAX, Dimension, PartialShape, ShapeLike, Unknown, as_partial_shape
@@ -141,7 +140,6 @@ def _params(
     return Params(b, e, s, m, bm, em, nm, sm, el)
 
 
-@lru_cache(maxsize=1024)
 def _walk(
     rank: int, m: int, new_axis: tuple[int, ...], shrink: tuple[int, ...], ellipsis: tuple[int, ...]
 ) -> tuple[Step, ...]:
@@ -418,23 +416,7 @@ def infer_strided_slice(
 
 
 # -- execution -----------------------------------------------------------------------------------
-Index = tuple[Any, ...]
-
-
-@lru_cache(maxsize=4096)
-def _index_plan(
-    shape: tuple[int, ...],
-    begin: tuple[int, ...],
-    end: tuple[int, ...],
-    stride: tuple[int, ...] | None,
-    masks: tuple[tuple[int, ...], ...],
-) -> Index:
-    # Only ever called with already-checked ints (the cache key is type-exact, see strided_slice).
-    p = _params(begin, end, stride, *masks)
-    return _numpy_index(p, shape, begin)
-
-
-def _numpy_index(p: Params, shape: tuple[int, ...], begin: Any) -> Index:
+def _numpy_index(p: Params, shape: tuple[int, ...], begin: Any) -> _plan.Index:
     steps = _walk_for(p, len(shape), begin)
     _check_stride(p, steps)
     assert not isinstance(p.begin, Unknown)
@@ -503,7 +485,7 @@ def numpy_index(
     new_axis_mask: Any = (),
     shrink_axis_mask: Any = (),
     ellipsis_mask: Any = (),
-) -> Index:
+) -> _plan.Index:
     """The NumPy basic index that StridedSlice-1 is equivalent to, for a concrete shape.
 
     Examples
@@ -517,116 +499,35 @@ def numpy_index(
     return _numpy_index(p, tuple(shape), begin)
 
 
-_NDARRAY: Final = _compat.ndarray
-_NO_MASK: Final[tuple[()]] = ()
-_VECTOR_TYPES: Final = frozenset({list, tuple, _NDARRAY})  # begin/end/stride the cache takes
-_MASK_TYPES: Final = frozenset({list, tuple})
-
-
-_SEP: Final = object()  # ends a parameter group in _flat_plan's arguments (no user value)
-_NO_STRIDE: Final = object()  # ends the (empty) stride group when stride is None
-
-
-@lru_cache(maxsize=4096, typed=True)
-def _flat_plan(shape: tuple[int, ...], *flat: Any) -> Index:
-    """The NumPy index of a call whose parameters come flattened, groups ended by separators.
-
-    ``flat`` is ``(*begin, _SEP, *end, _SEP, *stride, _SEP or _NO_STRIDE, *begin_mask, _SEP,
-    *end_mask)``, then, where any is given, ``(_SEP, *new_axis_mask, _SEP, *shrink_axis_mask,
-    _SEP, *ellipsis_mask)``. The cache is ``typed``: its C key holds the type of every value,
-    so ``True``, ``1.0`` and ``np.int64(1)`` never share ``1``'s entry (they are equal and hash
-    alike), and a value of a type the checks reject never gets an entry. Invalid parameters
-    raise ``ValidationError`` (never cached); the caller then lets the slow path report them
-    with the values as the caller gave them.
-    """
-    groups: list[tuple[Any, ...] | None] = []
-    start = 0
-    for i, v in enumerate(flat):
-        if v is _SEP or v is _NO_STRIDE:
-            groups.append(None if v is _NO_STRIDE else flat[start:i])
-            start = i + 1
-    groups.append(flat[start:])
-    begin, end, stride, *masks = groups
-    masks += [()] * (5 - len(masks))
-    return _numpy_index(_params(begin, end, stride, *masks), shape, begin)
-
-
-def _snapshot(
-    begin: Any, end: Any, stride: Any, masks: tuple[Any, ...]
-) -> tuple[tuple[Any, ...], tuple[Any, ...], tuple[Any, ...] | None, tuple[Any, ...]] | None:
-    """The parameters' values as tuples: lists, tuples, and NumPy arrays for begin, end, stride.
-
-    ``None`` for anything else (the slow path validates and names it). A snapshot: a list that
-    another thread changes afterwards does not change it.
-    """
-    vectors: list[tuple[Any, ...] | None] = []
-    try:
-        for value in (begin, end, stride):
-            kind = type(value)
-            if kind is _NDARRAY:
-                if value.dtype.kind not in "iu":
-                    return None  # the slow path names the element type
-                vectors.append(tuple(value.tolist()))  # a 0-d array: TypeError
-            elif kind is list or kind is tuple:
-                vectors.append(tuple(value))
-            elif value is None and len(vectors) == 2:
-                vectors.append(None)  # stride only
-            else:
-                return None
-    except TypeError:
-        return None
-    if not all(type(m) in _MASK_TYPES for m in masks):
-        return None
-    b, e, st = vectors
-    assert b is not None
-    assert e is not None
-    return b, e, st, tuple(map(tuple, masks))
-
-
-def _cached_index(
+def _build(
     shape: tuple[int, ...],
     begin: Any,
     end: Any,
     stride: Any,
-    masks: tuple[Any, ...],
-    *,
-    remember: bool = False,
-) -> Index | None:
-    """``_flat_plan`` for parameters that are lists, tuples or (begin/end/stride) NumPy arrays.
+    begin_mask: Any,
+    end_mask: Any,
+    new_axis_mask: Any,
+    shrink_axis_mask: Any,
+    ellipsis_mask: Any,
+) -> _plan.Plan:
+    """The plan of StridedSlice-1 on ``shape``: one NumPy basic index."""
+    for name, value in zip(("begin", "end", "stride"), (begin, end, stride), strict=True):
+        if isinstance(value, Unknown):
+            raise ValidationError(
+                OP,
+                name,
+                value,
+                "must be a concrete value to execute",
+                hint="UNKNOWN is for shape inference (infer_strided_slice)",
+            )
+    p = _params(
+        begin, end, stride, begin_mask, end_mask, new_axis_mask, shrink_axis_mask, ellipsis_mask
+    )
+    return _plan.single(_numpy_index(p, shape, begin))
 
-    ``None`` for anything else (the slow path validates and names it) and for invalid values.
-    ``remember``: store a valid plan for ``_plans.hit`` (a NumPy call). The plan and its key
-    come from one snapshot of the values, so a list that another thread changes meanwhile cannot
-    leave a plan under the wrong values. ``strided_slice`` inlines the common case.
-    """
-    snap = _snapshot(begin, end, stride, masks)
-    if snap is None:
-        return None
-    b, e, st, (bm, em, nm, sm, el) = snap
-    try:
-        index = _flat_plan(
-            shape,
-            *b,
-            _SEP,
-            *e,
-            _SEP,
-            *(st or ()),
-            _NO_STRIDE if st is None else _SEP,
-            *bm,
-            _SEP,
-            *em,
-            _SEP,
-            *nm,
-            _SEP,
-            *sm,
-            _SEP,
-            *el,
-        )
-    except (TypeError, ValidationError):  # unhashable values; invalid ones
-        return None
-    if remember:
-        _plans.remember(_plans.SLICE, shape, index, b, e, st, bm, em, nm, sm, el)
-    return index
+
+_CODE: Final = _plan.STRIDED_SLICE
+_NDARRAY: Final = np.ndarray
 
 
 def strided_slice(
@@ -692,126 +593,28 @@ def strided_slice(
     >>> strided_slice(x, [0, 1], [0, 0], shrink_axis_mask=[0, 1], new_axis_mask=[1, 0]).shape
     (1, 3, 4)
     """
-    if copy is None and out is None:
-        if _plans.hit is not None:  # the compiled part: a plan an earlier call stored
-            hit = _plans.hit(
-                _plans.PLANS,
-                _NDARRAY,
-                _plans.SLICE,
-                data,
-                begin,
-                end,
-                stride,
-                begin_mask,
-                end_mask,
-                new_axis_mask,
-                shrink_axis_mask,
-                ellipsis_mask,
-            )
-            if hit is not None:
-                return hit
-            if type(data) is _NDARRAY:
-                masks = (begin_mask, end_mask, new_axis_mask, shrink_axis_mask, ellipsis_mask)
-                index = _cached_index(data.shape, begin, end, stride, masks, remember=True)
-                if index is not None:
-                    return data[index]
-        # Fast path: a typed LRU cache keyed, in C, by the shape and every parameter value with
-        # its type (see _flat_plan); the common case of _cached_index, inlined.
-        # Arrays of integers only (a cheap dtype.kind check): .tolist() of an object, float or
-        # empty array gives values the slow path rejects, naming the element type.
-        tb = type(begin)
-        te = type(end)
-        if (
-            new_axis_mask is _NO_MASK
-            and shrink_axis_mask is _NO_MASK
-            and ellipsis_mask is _NO_MASK
-            and tb in _VECTOR_TYPES
-            and te in _VECTOR_TYPES
-            and (tb is not _NDARRAY or begin.dtype.kind in "iu")
-            and (te is not _NDARRAY or end.dtype.kind in "iu")
-            and (
-                stride is None
-                or (type(stride) is not _NDARRAY and type(stride) in _VECTOR_TYPES)
-                or (type(stride) is _NDARRAY and stride.dtype.kind in "iu")
-            )
-            and type(begin_mask) in _MASK_TYPES
-            and type(end_mask) in _MASK_TYPES
-        ):
-            try:
-                b = begin.tolist() if tb is _NDARRAY else begin
-                e = end.tolist() if te is _NDARRAY else end
-                if stride is None:
-                    st = _NO_MASK
-                    stride_end = _NO_STRIDE
-                else:
-                    st = stride.tolist() if type(stride) is _NDARRAY else stride
-                    stride_end = _SEP
-                index = _flat_plan(
-                    data.shape,
-                    *b,
-                    _SEP,
-                    *e,
-                    _SEP,
-                    *st,
-                    stride_end,
-                    *begin_mask,
-                    _SEP,
-                    *end_mask,
-                )
-            except Exception:  # noqa: BLE001, S110 - the slow path checks again and says why
-                pass
-            else:
-                if type(data) is _NDARRAY:
-                    return data[index]
-                backend = _compat.BACKENDS.get(type(data))
-                if backend is not None and backend.known_sizes:  # an array type seen before
-                    return backend.take_one(OP, data, index)
-        elif type(data) is _NDARRAY:
-            hit = _cached_index(
-                data.shape,
-                begin,
-                end,
-                stride,
-                (begin_mask, end_mask, new_axis_mask, shrink_axis_mask, ellipsis_mask),
-            )
-            if hit is not None:
-                return data[hit]
-    return _strided_slice_slow(
-        data,
-        begin,
-        end,
-        stride,
-        (begin_mask, end_mask, new_axis_mask, shrink_axis_mask, ellipsis_mask),
-        copy,
-        out,
-    )
-
-
-def _strided_slice_slow(
-    data: Any,
-    begin: Any,
-    end: Any,
-    stride: Any,
-    masks: tuple[Any, ...],
-    copy: bool | None,
-    out: Any,
-) -> Any:
-    for name, value in zip(("begin", "end", "stride"), (begin, end, stride), strict=True):
-        if isinstance(value, Unknown):
-            raise ValidationError(
-                OP,
-                name,
-                value,
-                "must be a concrete value to execute",
-                hint="UNKNOWN is for shape inference (infer_strided_slice)",
-            )
-    arr, shape = _compat.prepare(OP, data)
-    # Plans are cached for every array whose shape is plain ints (not Dask's unknown sizes).
-    index = _cached_index(shape, begin, end, stride, masks) if type(shape) is tuple else None
-    if index is None:  # uncached, or invalid: the errors name the caller's own values
-        index = _numpy_index(_params(begin, end, stride, *masks), shape, begin)
+    if copy is None and out is None:  # a NumPy call whose plan an earlier call stored
+        result = _plan.hit(
+            _plan.PLANS,
+            _NDARRAY,
+            _CODE,
+            data,
+            begin,
+            end,
+            stride,
+            begin_mask,
+            end_mask,
+            new_axis_mask,
+            shrink_axis_mask,
+            ellipsis_mask,
+        )
+        if result is not None:
+            return result
+    backend, arr, shape = _backends.prepare(OP, data)
+    params = (begin, end, stride, begin_mask, end_mask, new_axis_mask, shrink_axis_mask)
+    plan = _plan.plan_for(_CODE, shape, (*params, ellipsis_mask), _build)
     try:
-        (result,) = _compat.take(OP, arr, (index,), copy=copy, out=None if out is None else (out,))
+        (result,) = _backends.take(OP, backend, plan, arr, copy, None if out is None else (out,))
     except ValidationError as exc:
         if exc.argument != "out[0]" or out is None:
             raise

@@ -10,7 +10,6 @@ A vector holds at most ``MAX_LENGTH`` values.
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 import numpy as np
@@ -23,15 +22,11 @@ __all__ = [
     "as_int",
     "as_int_vector",
     "as_mask",
-    "check_apart",
     "check_length",
     "check_out",
     "normalize_axis",
     "out_overlaps_input",
     "out_overlaps_itself",
-    "self_overlapping",
-    "shared_outputs",
-    "strided_span",
 ]
 
 INT64_MIN: Final = -(2**63)
@@ -235,34 +230,6 @@ def check_out(op: str, k: int, dst: Any, src: Any) -> None:
         )
 
 
-def check_apart(
-    op: str,
-    out: Sequence[Any],
-    span: Callable[[Any], tuple[int, int] | None],
-    overlap: Callable[[Any, Any], bool],
-) -> None:
-    """No two ``out`` arrays may share memory: each output is written into its own elements.
-
-    ``span(a)`` gives the address range ``[lo, hi)`` of ``a``'s elements (``None`` when it has
-    none); ``overlap(a, b)`` decides pairs whose ranges meet, exactly where the library can
-    (NumPy: the columns of one buffer are apart) and ``True`` where it cannot tell. Ranges are
-    swept in address order, so outputs far apart cost one comparison each.
-    """
-    spans = []
-    for k, a in enumerate(out):
-        s = span(a)
-        if s is not None:
-            spans.append((s[0], s[1], k))
-    spans.sort()
-    open_: list[tuple[int, int]] = []  # (hi, k) of the ranges that may still meet the next one
-    for lo, hi, k in spans:
-        open_ = [(h, j) for h, j in open_ if h > lo]
-        for _, j in open_:
-            if overlap(out[j], out[k]):
-                raise shared_outputs(op, j, k)
-        open_.append((hi, k))
-
-
 def out_overlaps_input(op: str, k: int) -> ValidationError:
     """The error for ``out[k]`` sharing memory with ``data``."""
     return ValidationError(
@@ -278,46 +245,3 @@ def out_overlaps_itself(op: str, k: int, strides: Any) -> ValidationError:
         f"<array with byte strides {list(strides)}>",
         "has elements that share memory (a stride of 0?), so writes to it would be lost",
     )
-
-
-def shared_outputs(op: str, j: int, k: int) -> ValidationError:
-    """The error for ``out[j]`` and ``out[k]`` sharing memory."""
-    first, second = sorted((j, k))
-    return ValidationError(
-        op,
-        f"out[{second}]",
-        "<array>",
-        f"shares memory with out[{first}]; each output needs memory of its own",
-    )
-
-
-def strided_span(address: int, shape: Any, strides: Any, itemsize: int) -> tuple[int, int] | None:
-    """The byte range ``[lo, hi)`` that an array of ``shape`` and byte ``strides`` touches."""
-    lo = hi = address
-    for n, st in zip(shape, strides, strict=True):
-        if n == 0:
-            return None
-        if st < 0:
-            lo += (n - 1) * st
-        else:
-            hi += (n - 1) * st
-    return lo, hi + itemsize
-
-
-def self_overlapping(shape: Any, strides: Any, itemsize: int) -> bool:
-    """Whether two elements of an array of ``shape`` and byte ``strides`` may share a byte.
-
-    Exact for every layout indexing and transposing make (the axes nest: each stride, in
-    magnitude, at least the extent of the smaller ones); other layouts (a stride of 0 on an axis
-    longer than 1, interleaved strides from ``as_strided``) count as overlapping.
-    """
-    if any(n == 0 for n in shape):
-        return False
-    extent = itemsize
-    for n, st in sorted(
-        ((n, abs(st)) for n, st in zip(shape, strides, strict=True) if n > 1), key=lambda p: p[1]
-    ):
-        if st < extent:
-            return True
-        extent = st * (n - 1) + extent
-    return False

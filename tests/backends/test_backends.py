@@ -18,7 +18,7 @@ import datamove as dm
 from datamove import BackendError, DTypeError, ValidationError, ViewError
 
 if TYPE_CHECKING:
-    from .conftest import Lib
+    from conftest import Lib
 
 Op = Callable[..., Any]
 
@@ -394,7 +394,7 @@ def test_outs_apart_agrees_with_numpy_pairwise(
     outputs (every k-th column), whose windows interleave. ``extra`` is one of them moved by a
     few columns (the same lattice, so its run or window may meet another's by one byte).
     """
-    from datamove._compat import outs_apart
+    from datamove._layout import outs_apart
 
     cols = sum(width * k for width, k in segments) + 8
     buf = np.zeros((rows * abs(row_step), cols), f"V{itemsize}")[::row_step]

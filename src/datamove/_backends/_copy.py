@@ -39,6 +39,8 @@ from typing import TYPE_CHECKING, Final
 
 import numpy as np
 
+from datamove._layout import Part, rows_apart
+
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
     from concurrent.futures import ThreadPoolExecutor
@@ -46,7 +48,6 @@ if TYPE_CHECKING:
 __all__ = [
     "PARALLEL_MIN_BYTES",
     "SMALL_BYTES",
-    "apart",
     "copy_pairs",
     "num_threads",
     "row_plan",
@@ -68,9 +69,6 @@ try:
     from datamove import _kernels
 except ImportError:  # pragma: no cover - built without a C compiler: NumPy's loops do it all
     _kernels = None
-
-# A part of the row loop: (dst address, dst row stride, src address, src row stride, run bytes).
-Part = tuple[int, int, int, int, int]
 
 Pair = tuple[np.ndarray, np.ndarray]  # (destination, source), same shape and dtype
 
@@ -173,64 +171,9 @@ def row_plan(pairs: Sequence[Pair], *, min_rows: int = 1) -> tuple[int, list[Par
         dst_at = dst.__array_interface__["data"][0]
         src_at = src.__array_interface__["data"][0]
         parts.append((dst_at, dst_stride, src_at, src_stride, run))
-    if not parts or not apart(parts, rows):
+    if not parts or not rows_apart(parts, rows):
         return None
     return rows, parts
-
-
-def apart(parts: list[Part], rows: int) -> bool:
-    """Whether no destination may share a byte with another destination or with any source.
-
-    Byte ranges that overlap are still apart when their runs interleave: the parts of a join
-    write the same rows at the same stride, each at its own offset within the row.
-    """
-    sources = sorted(_span(src, rows, src_stride, run) for _, _, src, src_stride, run in parts)
-    merged: list[list[int]] = []
-    for lo, hi in sources:
-        if merged and lo <= merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], hi)
-        else:
-            merged.append([lo, hi])
-    spans = sorted(
-        (*_span(dst, rows, stride, run), stride, dst, run) for dst, stride, _, _, run in parts
-    )
-    k = 0
-    for lo, hi, *_ in spans:
-        while k < len(merged) and merged[k][1] <= lo:
-            k += 1
-        if k < len(merged) and merged[k][0] < hi:
-            return False  # may overlap a source
-    # Destinations: clusters of overlapping ranges must interleave at one stride.
-    cluster: list[tuple[int, int, int, int, int]] = []
-    end = -1
-    for span in [*spans, None]:
-        if span is not None and span[0] < end:
-            cluster.append(span)
-            end = max(end, span[1])
-            continue
-        if len(cluster) > 1 and not _interleave(cluster):
-            return False
-        if span is not None:
-            cluster, end = [span], span[1]
-    return True
-
-
-def _interleave(cluster: list[tuple[int, int, int, int, int]]) -> bool:
-    """Whether runs at one stride sit at disjoint offsets within the stride (mod the stride)."""
-    stride = abs(cluster[0][2])
-    if stride == 0 or any(abs(s) != stride for _, _, s, _, _ in cluster):
-        return False
-    phases = sorted((at % stride, run) for _, _, _, at, run in cluster)
-    ends = [phase + run for phase, run in phases]
-    if any(end > nxt for end, (nxt, _) in zip(ends, phases[1:], strict=False)):
-        return False
-    return ends[-1] <= stride + phases[0][0]
-
-
-def _span(at: int, rows: int, stride: int, run: int) -> tuple[int, int]:
-    """The bytes ``[lo, hi)`` that ``rows`` runs of ``run`` bytes at ``stride`` lie within."""
-    last = (rows - 1) * stride
-    return at + min(0, last), at + max(0, last) + run
 
 
 def _as_rows(dst: np.ndarray, src: np.ndarray) -> tuple[int, int, int, int] | None:

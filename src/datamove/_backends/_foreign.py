@@ -22,42 +22,32 @@ Nothing here imports a library at module scope: each backend is chosen by
 
 from __future__ import annotations
 
-import functools
 import operator
-from typing import TYPE_CHECKING, Any, ClassVar, Final, Self
+from typing import TYPE_CHECKING, Any, Final, Self
 
-from datamove._compat import BACKENDS, layouts_overlap, outs_apart
-from datamove._errors import BackendError, DTypeError, ValidationError, ViewError
-from datamove._validation import (
-    check_out,
-    out_overlaps_input,
-    out_overlaps_itself,
-    self_overlapping,
-    strided_span,
-)
+from datamove import _plan
+from datamove._backends._base import Backend, normalized
+from datamove._errors import BackendError, ValidationError, ViewError
+from datamove._layout import Layout
+from datamove._plan import Index
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-__all__ = ["Backend", "backend_for"]
+    from datamove._plan import Plan
 
-Index = tuple[Any, ...]
+__all__ = [
+    "CuPyBackend",
+    "DaskBackend",
+    "JaxBackend",
+    "PartlyKnownShape",
+    "StrictBackend",
+    "TorchBackend",
+]
 
 _TORCH_NEGATIVE_STEP = "https://github.com/pytorch/pytorch/issues/59786"
 _JAX_NO_VIEWS = "https://github.com/jax-ml/jax/issues/11585"
 _DASK_UNKNOWN_CHUNKS = "https://github.com/dask/dask/issues/6586"
-
-
-def normalized(index: Any) -> Index:
-    """A tuple with an ``Ellipsis``: the array API does not pad a short index as NumPy does.
-
-    array-api-strict rejects ``x[0:2]`` on a 3-d array ("add a trailing ellipsis"); see
-    https://data-apis.org/array-api/latest/API_specification/indexing.html#multi-axis-indexing
-    """
-    key = index if isinstance(index, tuple) else (index,)
-    if Ellipsis in key:  # the index holds only ints, slices and None: `in` compares safely
-        return key
-    return (*key, Ellipsis)
 
 
 def positive_steps(key: Index, shape: tuple[int, ...]) -> tuple[Index, list[int]]:
@@ -93,161 +83,13 @@ def positive_steps(key: Index, shape: tuple[int, ...]) -> tuple[Index, list[int]
     return tuple(positive), flips
 
 
-class Backend:
-    """One array library: indexing, copying and writing into ``out`` (the array API way)."""
-
-    name: ClassVar[str] = "array API"
-    views: ClassVar[bool] = False  # basic indexing returns views (writes show through)
-    known_sizes: ClassVar[bool] = True  # every size in ``data.shape`` is an int (not Dask)
-    mutable: ClassVar[bool] = True  # arrays can be written into (``out=``)
-
-    def __init__(self, xp: Any) -> None:
-        self.xp = xp
-
-    def shape(self, op: str, data: Any) -> tuple[int, ...]:
-        """The concrete shape, or a ``BackendError`` for sizes that are not known."""
-        shape = tuple(data.shape)
-        for size in shape:
-            if not isinstance(size, int):
-                raise BackendError(
-                    op,
-                    "data",
-                    f"<{type(data).__name__} of shape {shape}>",
-                    f"has a size that is not known ({size!r})",
-                )
-        return shape
-
-    def index(self, op: str, data: Any, index: Index, copy: bool | None) -> tuple[Any, bool]:
-        """``data[index]``, and whether the result is fresh memory (not shared with ``data``)."""
-        del op, copy
-        return data[normalized(index)], not self.views
-
-    def take(
-        self,
-        op: str,
-        data: Any,
-        indices: Sequence[Any],
-        copy: bool | None,
-        out: Any,
-        *,
-        chunks: bool = False,
-    ) -> tuple[Any, ...]:
-        """Apply every index; honour ``copy`` and ``out`` (``chunks``: see ``_compat.take``)."""
-        del chunks
-        if out is not None:  # results are written into out: copy= has no say (as on NumPy)
-            copy = None
-        if copy is False and not self.views:
-            raise self.no_views(op, data)
-        taken = [self.index(op, data, idx, copy) for idx in indices]
-        if out is not None:
-            return self.write(op, data, [r for r, _ in taken], out)
-        if copy:
-            return tuple(r if fresh else self.copy(r) for r, fresh in taken)
-        return tuple(r for r, _ in taken)
-
-    def take_one(self, op: str, data: Any, index: Index) -> Any:
-        """``take`` of one index with ``copy=None`` and no ``out`` (the operators' fast path)."""
-        return self.take(op, data, (index,), None, None)[0]
-
-    def no_views(self, op: str, data: Any) -> ViewError:
-        """The error for ``copy=False`` on a library without views."""
-        return ViewError(
-            op,
-            "copy",
-            False,
-            f"cannot be honoured: datamove cannot promise views for {self.name} arrays "
-            f"({type(data).__name__})",
-            hint="pass copy=None to get whatever indexing returns",
-        )
-
-    def copy(self, result: Any) -> Any:
-        """An independent copy of one result."""
-        return self.xp.asarray(result, copy=True)
-
-    def check_out(self, op: str, results: Sequence[Any], out: Any) -> None:
-        """Check ``out``: a sequence, one array per output, same shape, dtype and device."""
-        from array_api_compat import device  # noqa: PLC0415 - only for foreign arrays
-
-        if not isinstance(out, list | tuple):
-            raise DTypeError(op, "out", out, "must be a sequence of arrays, one per output")
-        if len(out) != len(results):
-            raise ValidationError(
-                op,
-                "out",
-                f"<{len(out)} arrays>",
-                f"has {len(out)} arrays, but there are {len(results)} outputs",
-            )
-        for k, (dst, src) in enumerate(zip(out, results, strict=True)):
-            if not isinstance(dst, type(src)):
-                raise DTypeError(
-                    op,
-                    f"out[{k}]",
-                    f"<{type(dst).__name__}>",
-                    f"must be a {type(src).__name__}, like data",
-                )
-            check_out(op, k, dst, src)
-            if device(dst) != device(src):
-                raise ValidationError(
-                    op,
-                    f"out[{k}]",
-                    f"<array on {device(dst)}>",
-                    f"is on device {device(dst)}, but data is on {device(src)}",
-                )
-
-    def write(self, op: str, data: Any, results: Sequence[Any], out: Any) -> tuple[Any, ...]:
-        """Copy each result into its ``out`` array; return ``out`` as a tuple."""
-        if not self.mutable:
-            raise BackendError(
-                op,
-                "out",
-                f"<{len(out) if isinstance(out, list | tuple) else '?'} arrays>",
-                f"cannot be written: {self.name} arrays are immutable",
-                hint="use the returned arrays",
-            )
-        self.check_out(op, results, out)
-        for k, dst in enumerate(out):
-            if self.overlaps(dst, data):
-                raise out_overlaps_input(op, k)
-            layout = self.layout(dst)
-            if layout is not None and self_overlapping(*layout[1:]):
-                raise out_overlaps_itself(op, k, layout[2])
-        outs_apart(op, [self.layout(dst) for dst in out])
-        for dst, src in zip(out, results, strict=True):
-            self.assign(dst, src)
-        return tuple(out)
-
-    def overlaps(self, dst: Any, data: Any) -> bool:
-        """Whether ``dst`` shares memory with ``data``: NumPy's exact test on their layouts.
-
-        Any two arrays over the same memory count, whatever object owns it (two PyTorch tensors
-        made by ``from_numpy`` on one buffer have different storages). ``False`` where the
-        library does not tell its layout (the array API has no way to ask).
-        """
-        la, lb = self.layout(dst), self.layout(data)
-        if la is None or lb is None:
-            return False
-        sa, sb = strided_span(*la), strided_span(*lb)
-        if sa is None or sb is None or sa[1] <= sb[0] or sb[1] <= sa[0]:
-            return False
-        return layouts_overlap(la, lb)
-
-    def layout(self, dst: Any) -> tuple[int, tuple[int, ...], tuple[int, ...], int] | None:
-        """``(address, shape, byte strides, itemsize)`` of ``dst``; ``None`` where unknown."""
-        del dst
-        return None
-
-    def assign(self, dst: Any, src: Any) -> None:
-        """``dst[...] = src``: in-place assignment, as the array API standard defines it."""
-        dst[...] = src
-
-
 class StrictBackend(Backend):
     """array-api-strict wraps NumPy: basic indexing returns views, ``__setitem__`` writes."""
 
     name = "array-api-strict"
     views = True
 
-    def layout(self, dst: Any) -> tuple[int, tuple[int, ...], tuple[int, ...], int] | None:
+    def layout(self, dst: Any) -> Layout | None:
         """The NumPy array it wraps (``_array``, a private attribute; ``None`` if it is gone)."""
         a = getattr(dst, "_array", None)
         if a is None or not hasattr(a, "ctypes"):
@@ -264,12 +106,9 @@ class CuPyBackend(Backend):
     name = "CuPy"
     views = True
 
-    def layout(self, dst: Any) -> tuple[int, tuple[int, ...], tuple[int, ...], int] | None:
+    def layout(self, dst: Any) -> Layout | None:
         """``dst.data.ptr``: the device address of element 0; strides in bytes, as NumPy's."""
         return int(dst.data.ptr), tuple(dst.shape), tuple(dst.strides), int(dst.itemsize)
-
-
-_TORCH_PLANS_MAX: Final = 1024
 
 
 class TorchBackend(Backend):
@@ -278,6 +117,8 @@ class TorchBackend(Backend):
     PyTorch has no negative strides, so ``t[::-1]`` raises "step must be greater than zero"
     (https://github.com/pytorch/pytorch/issues/59786): a negative-step slice becomes the same
     elements taken with a positive step, then ``torch.flip`` along those axes, which copies.
+    A cached plan keeps its PyTorch form (``narrow`` calls, or the sizes of one
+    ``split_with_sizes``) with it.
     """
 
     name = "PyTorch"
@@ -288,17 +129,14 @@ class TorchBackend(Backend):
         _dense(op, "data", data)
         return super().shape(op, data)
 
-    # Plans (the operators cache their index objects) turned into PyTorch calls, by id(index):
-    # the entry holds the index itself, so its id cannot be reused while the entry lives.
-    _plans: ClassVar[dict[int, tuple[Any, tuple[int, ...], Any, list[int]]]] = {}
-
     def index(self, op: str, data: Any, index: Index, copy: bool | None) -> tuple[Any, bool]:
         """``data[index]``; a flip for negative steps (a copy: ``ViewError`` if copy=False)."""
-        shape = data.shape
-        hit = self._plans.get(id(index))
-        if hit is None or hit[0] is not index or hit[1] != shape:
-            hit = self._plan(index, tuple(shape))
-        positive, flips = hit[2], hit[3]
+        return self._apply(op, data, _torch_form(index, tuple(data.shape)), copy)
+
+    def _apply(
+        self, op: str, data: Any, form: tuple[Any, list[int]], copy: bool | None
+    ) -> tuple[Any, bool]:
+        positive, flips = form
         if not flips:
             if type(positive) is list:  # unit-step slices: narrow() costs a third of []
                 result = data
@@ -319,59 +157,25 @@ class TorchBackend(Backend):
         # flip keeps the input's layout; copy=True promises C order, and the flip is the copy.
         return (flipped.contiguous() if copy else flipped), True
 
-    def _plan(self, index: Index, shape: tuple[int, ...]) -> tuple[Any, Any, Any, list[int]]:
-        key = index if isinstance(index, tuple) else (index,)
-        positive: Any
-        flips: list[int] = []
-        if all(type(k) is slice and k.step in (None, 1) for k in key):
-            positive = []
-            for axis, k in enumerate(key):
-                if k.start is not None or k.stop is not None:
-                    start, stop, _ = k.indices(shape[axis])
-                    positive.append((axis, start, max(stop - start, 0)))
-        elif not any(isinstance(k, slice) and k.step is not None and k.step < 0 for k in key):
-            positive = key
-        else:
-            positive, flips = positive_steps(key, shape)
-        if len(self._plans) >= _TORCH_PLANS_MAX:
-            self._plans.clear()
-        hit = (index, shape, positive, flips)
-        self._plans[id(index)] = hit
-        return hit
-
-    def take(
-        self,
-        op: str,
-        data: Any,
-        indices: Sequence[Any],
-        copy: bool | None,
-        out: Any,
-        *,
-        chunks: bool = False,
-    ) -> tuple[Any, ...]:
+    def take(self, op: str, plan: Plan, data: Any, copy: bool | None, out: Any) -> tuple[Any, ...]:
         """Chunks as one ``split_with_sizes`` call (views, a C++ loop); otherwise as any backend."""
-        if data.is_nested:
+        if data.is_nested:  # some nested tensors could take an index: refuse all alike
             _dense(op, "data", data)
         try:
             if copy is None and out is None:
-                if chunks and indices:
-                    first = indices[0]
-                    axis = len(first) - 1 if type(first) is tuple else 0
-                    cuts = [(k[-1] if type(k) is tuple else k) for k in indices]
-                    return tuple(data.split_with_sizes([c.stop - c.start for c in cuts], axis))
-                return tuple([self.index(op, data, index, None)[0] for index in indices])
-            return super().take(op, data, indices, copy, out)
+                if plan.axis >= 0 and plan.indices:
+                    sizes = _plan.lowered(plan, self.name, _chunk_sizes, 8 * len(plan.indices))
+                    return tuple(data.split_with_sizes(sizes, plan.axis))
+                shape = tuple(data.shape)
+                forms = _plan.lowered(
+                    plan,
+                    self.name,
+                    lambda p: [_torch_form(i, shape) for i in p.indices],
+                    plan.cost,
+                )
+                return tuple([self._apply(op, data, form, None)[0] for form in forms])
+            return super().take(op, plan, data, copy, out)
         except (NotImplementedError, RuntimeError):  # a sparse or nested tensor on a fast path
-            self.shape(op, data)
-            raise
-
-    def take_one(self, op: str, data: Any, index: Index) -> Any:
-        """``index`` with ``copy=None``: a view, or a flipped copy for negative steps."""
-        if data.is_nested:  # some nested tensors could take this index: refuse all alike
-            _dense(op, "data", data)
-        try:
-            return self.index(op, data, index, None)[0]
-        except (NotImplementedError, RuntimeError):
             self.shape(op, data)
             raise
 
@@ -381,7 +185,7 @@ class TorchBackend(Backend):
 
         return result.clone(memory_format=torch.contiguous_format)
 
-    def layout(self, dst: Any) -> tuple[int, tuple[int, ...], tuple[int, ...], int] | None:
+    def layout(self, dst: Any) -> Layout | None:
         """``data_ptr()`` is element 0's address; PyTorch counts strides in elements.
 
         ``None`` for tensors without memory (the meta device).
@@ -447,6 +251,30 @@ def _dense(op: str, argument: str, t: Any) -> None:
         )
 
 
+def _torch_form(index: Index, shape: tuple[int, ...]) -> tuple[Any, list[int]]:
+    """``(positive, flips)``: ``index`` as PyTorch can take it, and the axes to flip after.
+
+    ``positive`` is a list of ``(axis, start, length)`` for ``narrow`` where every entry is a
+    unit-step slice, else an index with positive steps only.
+    """
+    key = index if isinstance(index, tuple) else (index,)
+    if all(type(k) is slice and k.step in (None, 1) for k in key):
+        narrow = []
+        for axis, k in enumerate(key):
+            if k.start is not None or k.stop is not None:
+                start, stop, _ = k.indices(shape[axis])
+                narrow.append((axis, start, max(stop - start, 0)))
+        return narrow, []
+    if not any(isinstance(k, slice) and k.step is not None and k.step < 0 for k in key):
+        return key, []
+    return positive_steps(key, shape)
+
+
+def _chunk_sizes(plan: Plan) -> list[int]:
+    """The chunk lengths of a split plan (each index ends with its unit-step cut)."""
+    return [k[-1].stop - k[-1].start for k in plan.indices]
+
+
 # Integer types of each width, to flip the types torch.flip lacks on CPU (uint16/32/64, float8,
 # complex32: "flip_cpu" not implemented) as their bits.
 _TORCH_BITS: Final = {1: "int8", 2: "int16", 4: "int32", 8: "int64"}
@@ -476,49 +304,35 @@ class JaxBackend(Backend):
     name = "JAX"
     mutable = False
 
-    def take(
-        self,
-        op: str,
-        data: Any,
-        indices: Sequence[Any],
-        copy: bool | None,
-        out: Any,
-        *,
-        chunks: bool = False,
-    ) -> tuple[Any, ...]:
-        """All outputs from one jitted function, cached per distinct indices (``chunks`` unused).
+    def take(self, op: str, plan: Plan, data: Any, copy: bool | None, out: Any) -> tuple[Any, ...]:
+        """All outputs from one jitted function, kept with the cached plan.
 
         Eager JAX dispatches every op separately (~15-40 us each, more for ``x[idx]``); one
         compiled function taking every index costs one dispatch. Inside an outer ``jax.jit``
-        the inner one is inlined.
+        the inner one is inlined. A plan that is not cached (its parameters have no key) is
+        indexed eagerly instead: compiling costs more than it saves once.
         """
-        del chunks
         if out is not None:
             return self.write(op, data, [], out)
         if copy is False:
             raise self.no_views(op, data)
-        return tuple(_jax_take(tuple(map(_freeze, indices)))(data))
+        if plan.key is None:
+            return tuple(data[normalized(index)] for index in plan.indices)
+        return tuple(_plan.lowered(plan, self.name, _jax_take, _JAX_BYTES)(data))
 
     def copy(self, result: Any) -> Any:
         """JAX results are already independent."""
         return result
 
 
-def _freeze(index: Any) -> Any:
-    """A hashable form of a basic index (slices are unhashable before Python 3.12)."""
-    key = index if isinstance(index, tuple) else (index,)
-    return tuple(("s", k.start, k.stop, k.step) if isinstance(k, slice) else k for k in key)
+# What a jitted function and its compiled executable hold, by estimate, for the cache's bound.
+_JAX_BYTES: Final = 256 << 10
 
 
-def _thaw(frozen: Any) -> Index:
-    return tuple(slice(*k[1:]) if isinstance(k, tuple) else k for k in frozen)
-
-
-@functools.lru_cache(maxsize=256)
-def _jax_take(frozen: tuple[Any, ...]) -> Any:
+def _jax_take(plan: Plan) -> Any:
     import jax  # noqa: PLC0415 - only when a JAX array arrives
 
-    keys = [_thaw(f) for f in frozen]
+    keys = [normalized(index) for index in plan.indices]
     return jax.jit(lambda x: tuple(x[k] for k in keys))
 
 
@@ -593,38 +407,3 @@ class PartlyKnownShape(tuple):  # type: ignore[type-arg]  # noqa: SLOT001 - op, 
                 f"size can only be kept whole ({_DASK_UNKNOWN_CHUNKS})",
             )
         return value
-
-
-_BACKENDS: dict[type, Backend] = BACKENDS
-
-
-def backend_for(op: str, data: Any) -> Backend:
-    """The backend for ``data``'s library, found once per array type."""
-    kind = type(data)
-    backend = _BACKENDS.get(kind)
-    if backend is not None:
-        return backend
-    import array_api_compat as compat  # noqa: PLC0415 - only for foreign arrays
-
-    if not compat.is_array_api_obj(data):
-        raise DTypeError(op, "data", data, f"must be an array, not {kind.__name__}")
-    try:
-        xp = compat.array_namespace(data)
-    except TypeError as exc:
-        raise BackendError(
-            op, "data", f"<{kind.__name__}>", f"comes from an unsupported array library ({exc})"
-        ) from None
-    if compat.is_torch_array(data):
-        backend = TorchBackend(xp)
-    elif compat.is_jax_array(data):
-        backend = JaxBackend(xp)
-    elif compat.is_dask_array(data):
-        backend = DaskBackend(xp)
-    elif compat.is_cupy_array(data):
-        backend = CuPyBackend(xp)
-    elif compat.is_array_api_strict_namespace(xp):
-        backend = StrictBackend(xp)
-    else:
-        backend = Backend(xp)
-    _BACKENDS[kind] = backend
-    return backend

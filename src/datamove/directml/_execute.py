@@ -20,18 +20,18 @@ from typing import Any, Final, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from datamove._backends import AS_NUMPY, backend_for
 from datamove._backends import _copy as _engine
 from datamove._backends._copy import (
     PARALLEL_MIN_BYTES,
     _executor,
-    apart,
     copy_pairs,
     num_threads,
     rows_form,
     share_rows,
 )
-from datamove._compat import AS_NUMPY
 from datamove._errors import AxisError, BackendError, DTypeError, ValidationError
+from datamove._layout import rows_apart
 from datamove.directml._desc import JoinDesc, SplitDesc, check_count
 from datamove.directml._enums import FeatureLevel, TensorDataType
 from datamove.directml._errors import DirectMLValidationError, Violation
@@ -463,7 +463,7 @@ def _nibble_rows(
         nibbles.append(
             (2 * dst_at + dst.offset, dst_stride, 2 * src_at + src.offset, src_stride, run)
         )
-    if not parts or not apart(nibbles, rows):
+    if not parts or not rows_apart(nibbles, rows):
         return None
     return rows, parts
 
@@ -1096,7 +1096,7 @@ def _foreign(value: Any) -> bool:
 def _foreign_like(array: Any, name: str) -> _Like:
     from datamove._backends import _foreign  # noqa: PLC0415 - foreign arrays only
 
-    shape = _foreign.backend_for("DirectML", array).shape("DirectML", array)
+    shape = backend_for("DirectML", array).shape("DirectML", array)
     if isinstance(shape, _foreign.PartlyKnownShape):  # Dask: NaN where it does not know a size
         axis = next(k for k, size in enumerate(shape.sizes) if not isinstance(size, int))
         raise BackendError(

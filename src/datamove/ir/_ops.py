@@ -18,10 +18,10 @@ import numpy as np
 from datamove._errors import AxisError, DTypeError, ValidationError
 from datamove._shape import Dimension, PartialShape, Unknown
 from datamove._split import (
-    _split_plan,
-    _variadic_plan,
     infer_split,
     infer_variadic_split,
+    plan_split,
+    plan_variadic_split,
     split,
     variadic_split,
 )
@@ -352,11 +352,11 @@ def numpy_indexer(
     if t == "Split" and fixed[1] is not None:
         axis, n = _scalar(fixed[1]), layer.int_attr("num_splits")
         if type(axis) is int:
-            return lambda shape: _split_plan(shape, axis, n)
+            return lambda shape: plan_split(shape, axis, n).indices
     elif t == "VariadicSplit" and fixed[1] is not None and fixed[2] is not None:
         axis, lengths = _scalar(fixed[1]), tuple(fixed[2])
         if type(axis) is int and all(type(v) is int for v in lengths):
-            return lambda shape: _variadic_plan(shape, axis, lengths)
+            return lambda shape: plan_variadic_split(shape, axis, lengths).indices
     elif t == "StridedSlice":
         begin, end, stride = fixed[1], fixed[2], fixed[3] if len(layer.inputs) == 4 else None
         given = [v for v in (begin, end, stride) if v is not None]

@@ -1,12 +1,17 @@
-"""One ``xp`` fixture over every installed array library (missing ones are skipped, never passed).
+"""The two switches the tests turn: ``xp`` (the array library) and ``plan_path`` (the plan path).
 
+``xp`` runs a test over every installed array library (missing ones are skipped, never passed).
 Each parameter is a small ``Lib``: how to make an array of that library from a NumPy array, and
 how to read one back. CuPy needs a GPU; it is skipped when absent, like any missing library.
+
+``plan_path`` runs a test on both plan paths: the compiled key and hit of ``datamove._kernels``
+(skipped where it was not built) and their Python twins, with an empty cache either way.
 """
 
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,3 +65,19 @@ def xp(request: pytest.FixtureRequest) -> Lib:
         if cupy.cuda.runtime.getDeviceCount() == 0:  # pragma: no cover - GPU machines only
             pytest.skip("CuPy is installed but no GPU is visible")
     return Lib(request.param, importlib.import_module(module_name), views, mutable)
+
+
+@pytest.fixture(params=["compiled", "python"])
+def plan_path(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Both plan paths: the compiled key and hit (where built), and their Python twins."""
+    from datamove import _plan
+
+    try:
+        switch = _plan.plan_path(request.param)
+        switch.__enter__()
+    except ValueError:
+        pytest.skip("the compiled part (datamove._kernels) was not built")
+    try:
+        yield request.param
+    finally:
+        switch.__exit__(None, None, None)

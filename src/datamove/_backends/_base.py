@@ -1,0 +1,170 @@
+"""The array API backend: what every array library's backend does unless it says otherwise.
+
+A backend applies a :class:`~datamove._plan.Plan` (one NumPy-style basic index per output:
+ints, slices with any step, ``None``, ``Ellipsis``) to one library's arrays and honours
+``copy=`` and ``out=``. Subclasses (:mod:`datamove._backends._numpy`,
+:mod:`datamove._backends._foreign`) change only what their library does differently.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from datamove import _layout
+from datamove._errors import BackendError, DTypeError, ValidationError, ViewError
+from datamove._layout import Layout
+from datamove._plan import Index
+from datamove._validation import check_out, out_overlaps_input, out_overlaps_itself
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from datamove._plan import Plan
+
+__all__ = ["Backend", "normalized"]
+
+
+def normalized(index: Any) -> Index:
+    """A tuple with an ``Ellipsis``: the array API does not pad a short index as NumPy does.
+
+    array-api-strict rejects ``x[0:2]`` on a 3-d array ("add a trailing ellipsis"); see
+    https://data-apis.org/array-api/latest/API_specification/indexing.html#multi-axis-indexing
+    """
+    key = index if isinstance(index, tuple) else (index,)
+    if Ellipsis in key:  # the index holds only ints, slices and None: `in` compares safely
+        return key
+    return (*key, Ellipsis)
+
+
+class Backend:
+    """One array library: indexing, copying and writing into ``out`` (the array API way)."""
+
+    name: ClassVar[str] = "array API"
+    views: ClassVar[bool] = False  # basic indexing returns views (writes show through)
+    known_sizes: ClassVar[bool] = True  # every size in ``data.shape`` is an int (not Dask)
+    mutable: ClassVar[bool] = True  # arrays can be written into (``out=``)
+
+    def __init__(self, xp: Any) -> None:
+        self.xp = xp
+
+    def shape(self, op: str, data: Any) -> tuple[int, ...]:
+        """The concrete shape, or a ``BackendError`` for sizes that are not known."""
+        shape = tuple(data.shape)
+        for size in shape:
+            if not isinstance(size, int):
+                raise BackendError(
+                    op,
+                    "data",
+                    f"<{type(data).__name__} of shape {shape}>",
+                    f"has a size that is not known ({size!r})",
+                )
+        return shape
+
+    def index(self, op: str, data: Any, index: Index, copy: bool | None) -> tuple[Any, bool]:
+        """``data[index]``, and whether the result is fresh memory (not shared with ``data``)."""
+        del op, copy
+        return data[normalized(index)], not self.views
+
+    def take(self, op: str, plan: Plan, data: Any, copy: bool | None, out: Any) -> tuple[Any, ...]:
+        """Apply every index of ``plan``; honour ``copy`` and ``out`` (see :func:`take`)."""
+        if out is not None:  # results are written into out: copy= has no say (as on NumPy)
+            copy = None
+        if copy is False and not self.views:
+            raise self.no_views(op, data)
+        taken = [self.index(op, data, idx, copy) for idx in plan.indices]
+        if out is not None:
+            return self.write(op, data, [r for r, _ in taken], out)
+        if copy:
+            return tuple(r if fresh else self.copy(r) for r, fresh in taken)
+        return tuple(r for r, _ in taken)
+
+    def no_views(self, op: str, data: Any) -> ViewError:
+        """The error for ``copy=False`` on a library without views."""
+        return ViewError(
+            op,
+            "copy",
+            False,
+            f"cannot be honoured: datamove cannot promise views for {self.name} arrays "
+            f"({type(data).__name__})",
+            hint="pass copy=None to get whatever indexing returns",
+        )
+
+    def copy(self, result: Any) -> Any:
+        """An independent copy of one result."""
+        return self.xp.asarray(result, copy=True)
+
+    def check_out(self, op: str, results: Sequence[Any], out: Any) -> None:
+        """Check ``out``: a sequence, one array per output, same shape, dtype and device."""
+        from array_api_compat import device  # noqa: PLC0415 - only for foreign arrays
+
+        if not isinstance(out, list | tuple):
+            raise DTypeError(op, "out", out, "must be a sequence of arrays, one per output")
+        if len(out) != len(results):
+            raise ValidationError(
+                op,
+                "out",
+                f"<{len(out)} arrays>",
+                f"has {len(out)} arrays, but there are {len(results)} outputs",
+            )
+        for k, (dst, src) in enumerate(zip(out, results, strict=True)):
+            if not isinstance(dst, type(src)):
+                raise DTypeError(
+                    op,
+                    f"out[{k}]",
+                    f"<{type(dst).__name__}>",
+                    f"must be a {type(src).__name__}, like data",
+                )
+            check_out(op, k, dst, src)
+            if device(dst) != device(src):
+                raise ValidationError(
+                    op,
+                    f"out[{k}]",
+                    f"<array on {device(dst)}>",
+                    f"is on device {device(dst)}, but data is on {device(src)}",
+                )
+
+    def write(self, op: str, data: Any, results: Sequence[Any], out: Any) -> tuple[Any, ...]:
+        """Copy each result into its ``out`` array; return ``out`` as a tuple."""
+        if not self.mutable:
+            raise BackendError(
+                op,
+                "out",
+                f"<{len(out) if isinstance(out, list | tuple) else '?'} arrays>",
+                f"cannot be written: {self.name} arrays are immutable",
+                hint="use the returned arrays",
+            )
+        self.check_out(op, results, out)
+        for k, dst in enumerate(out):
+            if self.overlaps(dst, data):
+                raise out_overlaps_input(op, k)
+            layout = self.layout(dst)
+            if layout is not None and _layout.self_overlapping(*layout[1:]):
+                raise out_overlaps_itself(op, k, layout[2])
+        _layout.outs_apart(op, [self.layout(dst) for dst in out])
+        for dst, src in zip(out, results, strict=True):
+            self.assign(dst, src)
+        return tuple(out)
+
+    def overlaps(self, dst: Any, data: Any) -> bool:
+        """Whether ``dst`` shares memory with ``data``: NumPy's exact test on their layouts.
+
+        Any two arrays over the same memory count, whatever object owns it (two PyTorch tensors
+        made by ``from_numpy`` on one buffer have different storages). ``False`` where the
+        library does not tell its layout (the array API has no way to ask).
+        """
+        la, lb = self.layout(dst), self.layout(data)
+        if la is None or lb is None:
+            return False
+        sa, sb = _layout.span(*la), _layout.span(*lb)
+        if sa is None or sb is None or sa[1] <= sb[0] or sb[1] <= sa[0]:
+            return False
+        return _layout.layouts_overlap(la, lb)
+
+    def layout(self, dst: Any) -> Layout | None:
+        """``(address, shape, byte strides, itemsize)`` of ``dst``; ``None`` where unknown."""
+        del dst
+        return None
+
+    def assign(self, dst: Any, src: Any) -> None:
+        """``dst[...] = src``: in-place assignment, as the array API standard defines it."""
+        dst[...] = src

@@ -1,0 +1,312 @@
+"""Memory-layout geometry: which bytes an array touches, and whether two arrays share any.
+
+Every module that must know whether memory overlaps asks here: the backends (``out=`` may
+not alias ``data``, itself or another ``out``), the copy engine (its row loop runs only on
+parts that are apart) and DirectML (tensors over one buffer). A *layout* is
+``(address, shape, byte strides, itemsize)``; the address may be a GPU's, since nothing here
+reads memory.
+
+* :func:`span` -- the byte range ``[lo, hi)`` a layout touches;
+* :func:`self_overlapping` -- whether two elements of one layout may share a byte;
+* :func:`shares_memory` / :func:`layouts_overlap` -- NumPy's exact test, on arrays or layouts;
+* :func:`outs_apart` -- no two of many layouts share a byte, in near-linear time;
+* :func:`rows_apart` -- the same for the copy engine's row parts, against its sources too.
+
+Property tests hold :func:`outs_apart` to NumPy's pairwise ``shares_memory``
+(``tests/backends/test_backends.py``) and :func:`self_overlapping` to a brute-force count
+(``tests/test_layout.py``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Final
+
+import numpy as np
+
+from datamove._errors import ValidationError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+__all__ = [
+    "Layout",
+    "layouts_overlap",
+    "outs_apart",
+    "rows_apart",
+    "self_overlapping",
+    "shared_outputs",
+    "shares_memory",
+    "span",
+    "sweep_apart",
+]
+
+Layout = tuple[int, tuple[int, ...], tuple[int, ...], int]  # address, shape, byte strides, item
+
+
+def span(address: int, shape: Any, strides: Any, itemsize: int) -> tuple[int, int] | None:
+    """The byte range ``[lo, hi)`` that an array of ``shape`` and byte ``strides`` touches.
+
+    ``None`` for an array without elements.
+
+    >>> span(1000, (2, 3), (-24, 8), 8)
+    (976, 1024)
+    """
+    lo = hi = address
+    for n, st in zip(shape, strides, strict=True):
+        if n == 0:
+            return None
+        if st < 0:
+            lo += (n - 1) * st
+        else:
+            hi += (n - 1) * st
+    return lo, hi + itemsize
+
+
+def self_overlapping(shape: Any, strides: Any, itemsize: int) -> bool:
+    """Whether two elements of an array of ``shape`` and byte ``strides`` may share a byte.
+
+    Exact for every layout indexing and transposing make (the axes nest: each stride, in
+    magnitude, at least the extent of the smaller ones); other layouts (a stride of 0 on an axis
+    longer than 1, interleaved strides from ``as_strided``) count as overlapping.
+    """
+    if any(n == 0 for n in shape):
+        return False
+    extent = itemsize
+    for n, st in sorted(
+        ((n, abs(st)) for n, st in zip(shape, strides, strict=True) if n > 1), key=lambda p: p[1]
+    ):
+        if st < extent:
+            return True
+        extent = st * (n - 1) + extent
+    return False
+
+
+# Work NumPy may spend proving two arrays apart; beyond it they count as overlapping.
+_MAX_WORK: Final = 100_000
+
+
+def shares_memory(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether ``a`` and ``b`` share an element (``True`` where NumPy cannot tell in time)."""
+    try:
+        # NumPy's stubs allow only -1 and 0, its docs any bound (solved exactly up to it).
+        return bool(np.shares_memory(a, b, max_work=_MAX_WORK))  # type: ignore[arg-type]
+    except np.exceptions.TooHardError:
+        return True
+
+
+class _Bytes:
+    """Memory of another library described to NumPy, for :func:`shares_memory` only.
+
+    NumPy's overlap test reads addresses, never the bytes, so any address does (a GPU's too).
+    """
+
+    def __init__(self, address: int, shape: Any, strides: Any, itemsize: int) -> None:
+        self.__array_interface__ = {
+            "data": (address, False),
+            "shape": (*shape, itemsize),
+            "strides": (*strides, 1),
+            "typestr": "|u1",
+            "version": 3,
+        }
+
+
+def layouts_overlap(a: Layout, b: Layout) -> bool:
+    """:func:`shares_memory` of two layouts."""
+    return shares_memory(np.asarray(_Bytes(*a)), np.asarray(_Bytes(*b)))
+
+
+def shared_outputs(op: str, j: int, k: int) -> ValidationError:
+    """The error for ``out[j]`` and ``out[k]`` sharing memory."""
+    first, second = sorted((j, k))
+    return ValidationError(
+        op,
+        f"out[{second}]",
+        "<array>",
+        f"shares memory with out[{first}]; each output needs memory of its own",
+    )
+
+
+def sweep_apart(
+    op: str,
+    items: Sequence[Any],
+    span_of: Callable[[Any], tuple[int, int] | None],
+    overlap: Callable[[Any, Any], bool],
+) -> None:
+    """No two ``items`` share memory, or :func:`shared_outputs` naming the first two that do.
+
+    ``span_of(a)`` gives the address range ``[lo, hi)`` of ``a`` (``None`` when it has no
+    bytes); ``overlap(a, b)`` decides pairs whose ranges meet (it may raise itself). Ranges are
+    swept in address order, so items far apart cost one comparison each.
+    """
+    spans = []
+    for k, a in enumerate(items):
+        s = span_of(a)
+        if s is not None:
+            spans.append((s[0], s[1], k))
+    spans.sort()
+    open_: list[tuple[int, int]] = []  # (hi, k) of the ranges that may still meet the next one
+    for lo, hi, k in spans:
+        open_ = [(h, j) for h, j in open_ if h > lo]
+        for _, j in open_:
+            if overlap(items[j], items[k]):
+                raise shared_outputs(op, j, k)
+        open_.append((hi, k))
+
+
+def outs_apart(op: str, layouts: Sequence[Layout | None]) -> None:
+    """No two of these layouts share a byte (``None``: not known, not checked); exact.
+
+    Outputs are the columns of one buffer as often as separate arrays, and the address ranges
+    of columns all meet, so comparing ranges alone would test every pair. Instead each layout
+    is read as a *lattice* of rows (its axes but the contiguous innermost ones, sizes and
+    strides) and a *run* of bytes at each lattice point. Layouts on the same lattice whose runs
+    all fit in one window that the lattice repeats without overlap (the columns of a buffer,
+    whatever their widths) are apart exactly when their runs are, as intervals: one sort. What
+    remains (one window per lattice, layouts on no shared lattice) is swept by address range
+    and tested exactly, with NumPy's ``shares_memory``, where ranges meet.
+    """
+    lattices: dict[tuple[tuple[int, int], ...], list[tuple[int, int, int]]] = {}
+    for k, layout in enumerate(layouts):
+        points = None if layout is None else _lattice(layout)
+        if points is not None:
+            address, lattice, run = points
+            lattices.setdefault(lattice, []).append((address, run, k))
+    windows: list[tuple[Layout, list[tuple[Layout, int]]]] = []  # a window and its members
+    for lattice, members in lattices.items():
+        sizes = tuple(n for n, _ in lattice)
+        steps = tuple(st for _, st in lattice)
+        members.sort()
+        lo = members[0][0]
+        width = max(a + run for a, run, _ in members) - lo
+        rows = [((a, (*sizes, run), (*steps, 1), 1), k) for a, run, k in members]
+        if len(members) > 1 and self_overlapping((*sizes, width), (*steps, 1), 1):
+            windows.extend(((layout, [(layout, k)]) for layout, k in rows))  # one by one
+            continue
+        end, last = -1, -1
+        for a, run, k in members:
+            if a < end:
+                raise shared_outputs(op, last, k)
+            if a + run > end:
+                end, last = a + run, k
+        windows.append(((lo, (*sizes, width), (*steps, 1), 1), rows))
+
+    def meet(w: tuple[Layout, list[tuple[Layout, int]]], v: Any) -> bool:
+        if not layouts_overlap(w[0], v[0]):
+            return False
+        # The windows meet: find the two outputs, if two do. Each window's members are apart.
+        if len(w[1]) * len(v[1]) > _PAIRS_MAX and _mapped_apart(op, w[1], v[1]):
+            return False
+        for a, j in w[1]:
+            for b, k in v[1]:
+                if layouts_overlap(a, b):
+                    raise shared_outputs(op, j, k)
+        return False
+
+    sweep_apart(op, windows, lambda w: span(*w[0]), meet)
+
+
+def _mapped_apart(
+    op: str, first: list[tuple[Layout, int]], second: list[tuple[Layout, int]]
+) -> bool:
+    """Whether no output of ``first`` shares a byte with one of ``second``, by a map of bytes.
+
+    ``False`` where the two cover too wide a range for a map (the caller then tests pairs).
+    A shared byte raises the error naming the two outputs.
+    """
+    spans = [span(*layout) for layout, _ in (*first, *second)]
+    lo = min(s[0] for s in spans if s is not None)
+    hi = max(s[1] for s in spans if s is not None)
+    if hi - lo > _MAP_MAX_BYTES:
+        return False
+    taken = np.zeros(hi - lo, np.bool_)
+
+    def cover(layout: Layout) -> np.ndarray:
+        address, shape, strides, itemsize = layout
+        return np.lib.stride_tricks.as_strided(
+            taken[address - lo :], (*shape, itemsize), (*strides, 1), writeable=True
+        )
+
+    for layout, _ in first:
+        cover(layout)[...] = True
+    for layout, k in second:
+        if cover(layout).any():
+            j = next(j for a, j in first if layouts_overlap(a, layout))
+            raise shared_outputs(op, j, k)
+    return True
+
+
+# Pairs of outputs from two meeting lattices tested one by one; above, a map of their bytes.
+_PAIRS_MAX: Final = 4096
+_MAP_MAX_BYTES: Final = 64 << 20
+
+
+def _lattice(layout: Layout) -> tuple[int, tuple[tuple[int, int], ...], int] | None:
+    """``(address, ((size, stride), ...), run)``: a run of bytes at each point of a lattice."""
+    address, shape, strides, itemsize = layout
+    if 0 in shape:
+        return None
+    axes = [(n, st) for n, st in zip(shape, strides, strict=True) if n != 1]
+    run = itemsize
+    while axes and axes[-1][1] == run:
+        run *= axes.pop()[0]
+    return address, tuple(axes), run
+
+
+# A part of the copy engine's row loop: (dst address, dst row stride, src address, src row
+# stride, run bytes): ``rows`` runs of ``run`` bytes on each side.
+Part = tuple[int, int, int, int, int]
+
+
+def rows_apart(parts: Sequence[Part], rows: int) -> bool:
+    """Whether no destination may share a byte with another destination or with any source.
+
+    Byte ranges that overlap are still apart when their runs interleave: the parts of a join
+    write the same rows at the same stride, each at its own offset within the row.
+    """
+
+    def rows_span(at: int, stride: int, run: int) -> tuple[int, int]:
+        s = span(at, (rows,), (stride,), run)
+        assert s is not None  # rows >= 1
+        return s
+
+    sources = sorted(rows_span(src, src_stride, run) for _, _, src, src_stride, run in parts)
+    merged: list[list[int]] = []
+    for lo, hi in sources:
+        if merged and lo <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], hi)
+        else:
+            merged.append([lo, hi])
+    spans = sorted(
+        (*rows_span(dst, stride, run), stride, dst, run) for dst, stride, _, _, run in parts
+    )
+    k = 0
+    for lo, hi, *_ in spans:
+        while k < len(merged) and merged[k][1] <= lo:
+            k += 1
+        if k < len(merged) and merged[k][0] < hi:
+            return False  # may overlap a source
+    # Destinations: clusters of overlapping ranges must interleave at one stride.
+    cluster: list[tuple[int, int, int, int, int]] = []
+    end = -1
+    for s in [*spans, None]:
+        if s is not None and s[0] < end:
+            cluster.append(s)
+            end = max(end, s[1])
+            continue
+        if len(cluster) > 1 and not _interleave(cluster):
+            return False
+        if s is not None:
+            cluster, end = [s], s[1]
+    return True
+
+
+def _interleave(cluster: list[tuple[int, int, int, int, int]]) -> bool:
+    """Whether runs at one stride sit at disjoint offsets within the stride (mod the stride)."""
+    stride = abs(cluster[0][2])
+    if stride == 0 or any(abs(s) != stride for _, _, s, _, _ in cluster):
+        return False
+    phases = sorted((at % stride, run) for _, _, _, at, run in cluster)
+    ends = [phase + run for phase, run in phases]
+    if any(end > nxt for end, (nxt, _) in zip(ends, phases[1:], strict=False)):
+        return False
+    return ends[-1] <= stride + phases[0][0]

@@ -1,0 +1,339 @@
+"""Plans: what every operator call takes from its input, validated once, cached in one place.
+
+Each call is ``build -> Plan -> one cache -> backend.take(plan)``:
+
+1. :func:`hit` answers a repeated NumPy call at once: the compiled ``plan_hit`` of
+   ``datamove._kernels`` where it was built, else its Python twin :func:`python_hit`. Both key
+   the call the same way and return the outputs of the stored plan, or ``None``.
+2. On a miss, :func:`plan_for` takes one *snapshot* of the parameters (lists and 1-D integer
+   arrays become tuples, so a list another thread changes meanwhile cannot leave a plan under
+   the wrong values), keys the call from the snapshot, and builds the plan from the snapshot
+   with the operator's builder, which validates every value. A ``ValidationError`` that names
+   a snapshot is re-raised naming the caller's own value.
+3. The backend of the array's library applies the plan (:mod:`datamove._backends`).
+
+**One key rule.** :func:`key` is ``plan_key`` in C where it was built, else
+:func:`python_key`; a property test holds the two byte-equal on any input. The key holds the
+operator's code, the shape, and each parameter's kind and values: only exact ints within int64,
+lists and tuples of them, 1-D NumPy arrays of a native integer type, and ``None`` make a key
+(lists, tuples and arrays of the same values give the same key: every operator reads them
+alike). Anything else (bool, float, NumPy scalars, ``Unknown``, other sequences) has no key,
+and the call is built afresh each time, so that a look-alike (``True``, ``1.0``) can never
+reuse an accepted call's plan.
+
+**One bounded cache.** :data:`PLANS` maps keys to validated plans (errors are never stored).
+It holds at most :data:`MAX_PLANS` plans and :data:`MAX_BYTES` bytes by the plans' own
+estimate (:attr:`Plan.cost`, plus what backends lower them to); the oldest go first. A plan
+costing more than :data:`MAX_PLAN_BYTES` (a split into hundreds of thousands of outputs) is
+never stored: building it again costs little next to making that many outputs.
+"""
+
+from __future__ import annotations
+
+import itertools
+import operator
+import threading
+from array import array
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
+
+import numpy as np
+
+from datamove._errors import ValidationError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+
+__all__ = [
+    "MAX_BYTES",
+    "MAX_PLANS",
+    "MAX_PLAN_BYTES",
+    "PLANS",
+    "SPLIT",
+    "STRIDED_SLICE",
+    "VARIADIC_SPLIT",
+    "Index",
+    "Plan",
+    "cache_bytes",
+    "chunks",
+    "clear",
+    "hit",
+    "key",
+    "lowered",
+    "plan_for",
+    "plan_path",
+    "python_hit",
+    "python_key",
+    "single",
+]
+
+Index = tuple[Any, ...]  # a NumPy basic index: ints, slices (any step), None, Ellipsis
+
+# Each operator's code in the keys (a tag: what a plan does is in the plan itself).
+STRIDED_SLICE: Final = 0
+SPLIT: Final = 1
+VARIADIC_SPLIT: Final = 2
+
+
+class Plan(NamedTuple):
+    """The validated, backend-neutral description of what each output of a call takes.
+
+    A tuple, so that the compiled ``plan_hit`` reads its first two fields directly.
+    """
+
+    indices: tuple[Index, ...]  # one NumPy basic index per output
+    single: bool  # one output (StridedSlice); else a tuple of outputs
+    axis: int  # >= 0: consecutive unit-step chunks along this axis (the splits); else -1
+    cost: int  # the bytes the plan holds, by estimate (the cache's bound counts them)
+    lowered: dict[str, tuple[Any, int]]  # backend name -> (its form of the plan, its cost)
+    key: bytes | None = None  # the key it is cached under; None: not cached
+
+
+# Bytes per index entry (a slice and its ints, or an int) and per index (a tuple), by estimate.
+_ENTRY_BYTES: Final = 120
+_INDEX_BYTES: Final = 64
+
+
+def single(index: Index) -> Plan:
+    """The plan of a call with one output, ``data[index]``."""
+    return Plan((index,), True, -1, _INDEX_BYTES + _ENTRY_BYTES * len(index), {})
+
+
+def chunks(axis: int, bounds: list[int]) -> Plan:
+    """The plan of cuts ``bounds[k]:bounds[k + 1]`` along ``axis`` (Split, VariadicSplit)."""
+    lead = (slice(None),) * axis
+    indices = tuple((*lead, slice(a, z)) for a, z in itertools.pairwise(bounds))
+    cost = len(indices) * (_INDEX_BYTES + _ENTRY_BYTES * (axis + 1))
+    return Plan(indices, False, axis, cost, {})
+
+
+# -- the key rule ------------------------------------------------------------------------------
+_KEY_WORDS: Final = 256  # DM_KEY_WORDS in _kernels.c
+_MAX_PARAMS: Final = 8  # DM_MAX_PARAMS
+_INT64_MIN: Final = -(2**63)
+_INT64_MAX: Final = 2**63 - 1
+_NATIVE_INTS: Final = frozenset("bhilqBHILQ")  # buffer formats of native integer arrays
+_NDARRAY: Final = np.ndarray
+
+
+def _key_values(value: Any, words: list[int]) -> bool:
+    """Append ``value``'s kind-and-length word and values to ``words``; False: no key."""
+    if len(words) >= _KEY_WORDS:
+        return False
+    if value is None:
+        words.append(0)
+        return True
+    kind = type(value)
+    if kind is int:
+        if not _INT64_MIN <= value <= _INT64_MAX or len(words) + 1 >= _KEY_WORDS:
+            return False
+        words += (1, value)
+        return True
+    if kind is list or kind is tuple:
+        items = list(value)
+        if len(items) > _KEY_WORDS - len(words) - 1:
+            return False
+        for x in items:
+            if type(x) is not int or not _INT64_MIN <= x <= _INT64_MAX:
+                return False
+        words.append(2 + (len(items) << 8))
+        words += items
+        return True
+    if kind is not _NDARRAY:
+        return False
+    dtype = value.dtype
+    if value.ndim != 1 or dtype.char not in _NATIVE_INTS or not dtype.isnative:
+        return False
+    if len(value) > _KEY_WORDS - len(words) - 1:
+        return False
+    items = value.tolist()
+    if dtype.kind == "u" and items and max(items) > _INT64_MAX:
+        return False
+    words.append(2 + (len(items) << 8))
+    words += items
+    return True
+
+
+def python_key(ndarray: type, op: int, shape: Any, *params: Any) -> bytes | None:
+    """The Python twin of the compiled ``plan_key``: the same bytes, or ``None`` alike."""
+    del ndarray  # the compiled key takes it to recognise arrays; here it is NumPy's
+    if len(params) > _MAX_PARAMS:
+        msg = "plan_key(ndarray, op, shape, *params)"
+        raise TypeError(msg)
+    if type(shape) is not tuple or type(op) is not int or len(shape) > _KEY_WORDS - 2 - len(params):
+        return None
+    words = [op, len(shape)]
+    for d in shape:
+        try:
+            d = operator.index(d)  # noqa: PLW2901
+        except TypeError:
+            return None
+        if not _INT64_MIN <= d <= _INT64_MAX:
+            return None
+        words.append(d)
+    for value in params:
+        if not _key_values(value, words):
+            return None
+    return array("q", words).tobytes()
+
+
+def python_hit(plans: dict[bytes, Plan], ndarray: type, op: int, data: Any, *params: Any) -> Any:
+    """The Python twin of the compiled ``plan_hit``: a stored plan's outputs, or ``None``."""
+    if type(data) is not ndarray:
+        return None
+    array: Any = data
+    k = python_key(ndarray, op, array.shape, *params)
+    plan = None if k is None else plans.get(k)
+    if plan is None:
+        return None
+    if plan.single:
+        return array[plan.indices[0]]
+    return tuple(map(array.__getitem__, plan.indices))
+
+
+_compiled_key: Callable[..., bytes | None] | None
+_compiled_hit: Callable[..., Any] | None
+try:  # the optional compiled part (setup.py)
+    from datamove import _kernels
+
+    _compiled_key, _compiled_hit = _kernels.plan_key, _kernels.plan_hit
+except (ImportError, AttributeError):  # pragma: no cover - not built
+    _compiled_key = _compiled_hit = None
+
+key: Callable[..., bytes | None] = _compiled_key or python_key
+hit: Callable[..., Any] = _compiled_hit or python_hit
+
+
+@contextmanager
+def plan_path(path: str) -> Iterator[None]:
+    """Use the ``"compiled"`` or the ``"python"`` key and hit for a while (tests, benchmarks).
+
+    ``ValueError`` for ``"compiled"`` where the compiled part was not built. The cache is
+    cleared on the way in and out: both paths key alike, but a test wants to see misses.
+    """
+    global key, hit
+    if path == "compiled":
+        if _compiled_key is None or _compiled_hit is None:
+            msg = "the compiled part (datamove._kernels) was not built"
+            raise ValueError(msg)
+        new = (_compiled_key, _compiled_hit)
+    elif path == "python":
+        new = (python_key, python_hit)
+    else:
+        msg = f"plan_path takes 'compiled' or 'python', not {path!r}"
+        raise ValueError(msg)
+    old = (key, hit)
+    clear()
+    key, hit = new
+    try:
+        yield
+    finally:
+        key, hit = old
+        clear()
+
+
+# -- the cache ---------------------------------------------------------------------------------
+MAX_PLANS: Final = 4096
+MAX_BYTES: Final = 64 << 20
+MAX_PLAN_BYTES: Final = 1 << 20
+PLANS: Final[dict[bytes, Plan]] = {}  # key -> validated plan, oldest first
+_LOCK: Final = threading.Lock()
+_held = 0  # bytes held by PLANS, by the plans' estimates
+
+
+def _size(k: bytes, plan: Plan) -> int:
+    return len(k) + plan.cost + sum(c for _, c in plan.lowered.values())
+
+
+def _store(k: bytes, plan: Plan) -> Plan:
+    """Keep ``plan`` under ``k`` (or the plan another thread stored first); evict the oldest."""
+    global _held  # noqa: PLW0603
+    size = _size(k, plan)
+    if size > MAX_PLAN_BYTES:
+        return plan
+    with _LOCK:
+        there = PLANS.get(k)
+        if there is not None:
+            return there
+        while PLANS and (len(PLANS) >= MAX_PLANS or _held + size > MAX_BYTES):
+            old_key = next(iter(PLANS))
+            _held -= _size(old_key, PLANS.pop(old_key))
+        PLANS[k] = plan
+        _held += size
+    return plan
+
+
+def clear() -> None:
+    """Empty the cache."""
+    global _held  # noqa: PLW0603
+    with _LOCK:
+        PLANS.clear()
+        _held = 0
+
+
+def cache_bytes() -> int:
+    """The bytes the cache holds, by the plans' own estimates."""
+    return _held
+
+
+def lowered(plan: Plan, name: str, lower: Callable[[Plan], Any], cost: int) -> Any:
+    """A backend's own form of ``plan`` (a list of ``narrow`` calls, a jitted function).
+
+    Made once per plan and kept with it while the plan is cached (``cost`` bytes, counted in the
+    cache's bound); a plan that is not cached lowers afresh each call.
+    """
+    global _held  # noqa: PLW0603
+    got = plan.lowered.get(name)
+    if got is not None:
+        return got[0]
+    form = lower(plan)
+    if plan.key is not None:
+        with _LOCK:
+            if PLANS.get(plan.key) is plan and name not in plan.lowered:
+                plan.lowered[name] = (form, cost)
+                _held += cost
+    return form
+
+
+def plan_for(op: int, shape: Any, params: tuple[Any, ...], build: Callable[..., Plan]) -> Plan:
+    """The plan of an operator call: from the cache, or built (and stored when it has a key).
+
+    ``build(shape, *params)`` validates the parameters and raises ``ValidationError`` naming
+    the value it was given; where that is the snapshot of a caller's list or array, the error
+    is raised again naming the caller's own value.
+    """
+    snap = tuple(map(_snapshot, params))
+    k = key(_NDARRAY, op, shape, *snap)
+    if k is not None:
+        plan = PLANS.get(k)
+        if plan is not None:
+            return plan
+    try:
+        plan = build(shape, *snap)
+    except ValidationError as exc:
+        names = build.__code__.co_varnames[1 : 1 + len(params)]
+        for name, mine, theirs in zip(names, snap, params, strict=True):
+            if exc.argument == name and exc.value is mine and mine is not theirs:
+                raise type(exc)(exc.op, exc.argument, theirs, exc.rule, hint=exc.hint) from None
+        raise
+    if k is None:
+        return plan
+    return _store(k, plan._replace(key=k))
+
+
+def _snapshot(value: Any) -> Any:
+    """The values the key reads, as a tuple: a list or a 1-D integer array; else ``value``."""
+    kind = type(value)
+    if kind is list:
+        return tuple(value)
+    if (
+        kind is _NDARRAY
+        and value.ndim == 1
+        and value.dtype.char in _NATIVE_INTS
+        and value.dtype.isnative
+    ):
+        items = value.tolist()
+        if value.dtype.kind == "u" and items and max(items) > _INT64_MAX:
+            return value  # beyond int64: no key, and the checks name the array
+        return tuple(items)
+    return value

@@ -1,0 +1,125 @@
+"""The architecture's invariants that a test can hold: no import cycles, one key rule, layers."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import datamove as dm
+
+SRC = Path(dm.__file__).parent
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(SRC.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _modules() -> dict[str, Path]:
+    return {_module_name(p): p for p in SRC.rglob("*.py")}
+
+
+def _type_checking_lines(tree: ast.AST) -> set[int]:
+    lines: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            for child in node.body:
+                lines.update(range(child.lineno, (child.end_lineno or child.lineno) + 1))
+    return lines
+
+
+def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
+    """The datamove modules ``name`` imports, at module scope or in a function alike."""
+    tree = ast.parse(path.read_text())
+    skip = _type_checking_lines(tree)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if getattr(node, "lineno", 0) in skip:
+            continue
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name in modules)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join([*package.split(".")[: len(package.split(".")) - node.level + 1]])
+                base = f"{base}.{node.module}" if node.module else base
+            for alias in node.names:
+                full = f"{base}.{alias.name}"
+                if full in modules:
+                    found.add(full)
+                elif base in modules:
+                    found.add(base)
+    found.discard(name)
+    return {m for m in found if not name.startswith(m + ".")}  # a package's own __init__
+
+
+def test_no_import_cycle_anywhere_in_src():
+    modules = _modules()
+    graph = {name: _imports(name, path, modules) for name, path in modules.items()}
+    assert "datamove._backends._foreign" in graph  # the walk found the tree
+    done: set[str] = set()
+
+    def visit(name: str, stack: list[str]) -> None:
+        if name in stack:
+            cycle = [*stack[stack.index(name) :], name]
+            pytest.fail("import cycle: " + " -> ".join(cycle))
+        if name in done:
+            return
+        for dep in sorted(graph[name]):
+            visit(dep, [*stack, name])
+        done.add(name)
+
+    for name in sorted(graph):
+        visit(name, [])
+
+
+def test_the_walk_sees_a_cycle_where_there_is_one(tmp_path):
+    pkg = tmp_path / "datamove"
+    pkg.mkdir()
+    (pkg / "a.py").write_text("def f():\n    from datamove import b\n")
+    (pkg / "b.py").write_text("from datamove.a import f\n")
+    modules = {"datamove.a": pkg / "a.py", "datamove.b": pkg / "b.py"}
+    assert _imports("datamove.a", pkg / "a.py", modules) == {"datamove.b"}
+    assert _imports("datamove.b", pkg / "b.py", modules) == {"datamove.a"}
+
+
+def test_numpy_is_a_backend_like_the_others():
+    from datamove import _backends
+
+    backend, _, shape = _backends.prepare("Split", np.zeros((2, 3)))
+    assert isinstance(backend, _backends.Backend)
+    assert shape == (2, 3)
+    assert _backends.backend_for("Split", np.zeros(1)) is backend
+
+
+# -- NumPy subclasses whose indexing changes shapes (issue 23) --------------------------------
+@pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")  # NumPy's, on np.matrix
+def test_np_matrix_is_indexed_as_its_base_array():
+    m = np.matrix([[1, 2, 3, 4]])
+    got = dm.strided_slice(m, [0, 0], [1, 4], shrink_axis_mask=[1, 0])
+    assert type(got) is np.ndarray
+    inferred = dm.infer_strided_slice([1, 4], [0, 0], [1, 4], shrink_axis_mask=[1, 0])
+    assert got.shape == (4,) == inferred.to_shape()
+    assert got.tolist() == [1, 2, 3, 4]
+    new = dm.strided_slice(m, [0, 0], [1, 4], new_axis_mask=[1, 0], copy=True)
+    assert new.shape == (1, 1, 4)
+    assert not np.shares_memory(new, m)
+    out = np.empty((1, 1, 4), m.dtype)
+    assert dm.strided_slice(m, [0, 0], [1, 4], new_axis_mask=[1, 0], out=out) is out
+    assert out.tolist() == [[[1, 2, 3, 4]]]
+    parts = dm.split(m, 1, 2)
+    assert [p.shape for p in parts] == [(1, 2), (1, 2)]  # 2-D results keep the subclass
+    assert all(type(p) is np.matrix for p in parts)
+
+
+def test_masked_arrays_keep_their_masks():
+    x = np.ma.masked_array(np.arange(6), mask=[0, 1, 0, 0, 1, 0])
+    a, b = dm.split(x, 0, 2)
+    assert type(a) is np.ma.MaskedArray
+    assert b.mask.tolist() == [False, True, False]
+    c = dm.strided_slice(x, [0], [6], [2], copy=True)
+    assert c.mask.tolist() == [False, False, True]
