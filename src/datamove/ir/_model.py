@@ -18,6 +18,7 @@ from datamove.ir._graph import Graph, Layer, Port, parse_graph, parse_shape_attr
 from datamove.ir._ops import (
     Info,
     check_input_count,
+    const_layout,
     infer_layer,
     numpy_indexer,
     output_count,
@@ -249,19 +250,10 @@ class Model:
         cached = self._consts.get(layer.index)
         if cached is not None:
             return cached
-        from datamove.ir._ops import _etype  # noqa: PLC0415
-
-        shape = parse_shape_attr(layer.data.get("shape", ""), "shape", layer)
-        etype = _etype(layer)
-        if not shape.is_static:
-            raise layer.error("shape", layer.data.get("shape"), "must be static for a Const")
+        shape, etype = const_layout(layer)  # checked against its size and NumPy's limits
         dims = shape.to_shape()
-        offset, size = layer.extent_attr("offset"), layer.extent_attr("size")
+        offset = layer.extent_attr("offset")
         need = etype.nbytes(math.prod(dims))
-        if size < need:
-            raise layer.error(
-                "size", size, f"is too small: shape {shape} of {etype.name} needs {need} bytes"
-            )
         if need == 0:
             value = np.zeros(dims, dtype=etype.dtype)
         else:

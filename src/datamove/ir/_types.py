@@ -42,6 +42,11 @@ class ElementType:
         """Bytes that ``count`` values take in a ``.bin`` file."""
         return (count * self.bits + 7) // 8
 
+    @property
+    def itemsize(self) -> int:
+        """Bytes one value takes in a NumPy array (a 1-bit or 4-bit value takes a whole byte)."""
+        return (self.bits + 7) // 8
+
 
 _TABLE: Final = (
     ElementType("f64", "FP64", 64, "float64"),
