@@ -334,3 +334,16 @@ def test_concat_numpy_cannot_hold_is_an_irerror(tmp_path: Path) -> None:
         model.run({})
     assert isinstance(info.value.__cause__, ValidationError)
 
+
+def test_a_duplicate_port_id_among_many_is_found_in_linear_time(tmp_path: Path) -> None:
+    # The duplicate was found by ids.count(id) for each id in turn: 2.6 s for 20,000 ports with
+    # the duplicate last, about 16 s for 50,000. Now one pass with a set.
+    n = 50_000
+    ports = "".join(f'<port id="{k}"/>' for k in range(n)) + f'<port id="{n - 1}"/>'
+    xml = (
+        '<?xml version="1.0"?><net name="c" version="11"><layers><layer id="0" name="cat" '
+        f'type="Concat" version="opset1"><data axis="0"/><input>{ports}</input></layer></layers>'
+        "<edges/></net>"
+    )
+    with pytest.raises(ir.IRError, match=rf"port {n - 1}: port id={n - 1} is used twice"):
+        ir.read_model(_write(tmp_path, xml))
