@@ -6,6 +6,11 @@
   takes), and on the second run of new shapes (the checked path, then the plan is built);
   OpenVINO with ``infer`` as called by default, and with shared input and output memory.
 * ``read_model`` + ``check`` of a 1,000-layer IR (target: under 0.5 s).
+* ``Model.run`` of a model with many inputs (2,000 Parameter -> Result pairs; issue 23): the
+  first run (checked path), the second (the plan built) and the shape plan, against OpenVINO's
+  ``infer``. Linear in the inputs (the first run once took 248 s here).
+
+``--only chain|check|inputs`` runs one of the three.
 """
 
 from __future__ import annotations
@@ -81,23 +86,46 @@ def _wide_model(n_layers: int) -> Any:
     return ov.Model([ops.result(y)], [x], "wide")
 
 
+def _pairs_model(n_inputs: int) -> Any:
+    import openvino as ov
+    import openvino.opset1 as ops
+
+    params = [ops.parameter([2], np.float32, name=f"x{k}") for k in range(n_inputs)]
+    return ov.Model([ops.result(p) for p in params], params, "pairs")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="bench_ir", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="few repeats")
-    q = parser.parse_args(argv).quick
+    parser.add_argument("--only", choices=("chain", "check", "inputs"), help="run one benchmark")
+    args = parser.parse_args(argv)
+    q = args.quick
     try:
         import openvino as ov
     except ImportError:
         print("bench_ir: openvino is not installed; skipped")
         return 0
-    from datamove import ir
 
     tmp = Path(tempfile.mkdtemp())
+    core = ov.Core()
+    if args.only in (None, "chain"):
+        _bench_chain(tmp, core, q)
+    if args.only in (None, "check"):
+        _bench_check(tmp, core, q)
+    if args.only in (None, "inputs"):
+        _bench_inputs(tmp, core, q)
+    return 0
+
+
+def _bench_chain(tmp: Path, core: Any, q: bool) -> None:
+    import openvino as ov
+
+    from datamove import ir
+
     xml = tmp / "chain.xml"
     ov.save_model(_chain_model(50), str(xml), compress_to_fp16=False)
     x = np.random.default_rng(0).standard_normal((4, 64)).astype(np.float32)
     model = ir.read_model(xml)
-    core = ov.Core()
     request = core.compile_model(core.read_model(str(xml)), "CPU").create_infer_request()
     want = next(iter(request.infer({"x": x}).values()))
     for _ in range(3):  # seen, planned, plan used
@@ -133,6 +161,12 @@ def main(argv: list[str] | None = None) -> int:
             f"({ratios[0]:.2f}-{ratios[-1]:.2f}; target > 1)"
         )
 
+
+def _bench_check(tmp: Path, core: Any, q: bool) -> None:
+    import openvino as ov
+
+    from datamove import ir
+
     big = tmp / "wide.xml"
     ov.save_model(_wide_model(1000), str(big), compress_to_fp16=False)
     t0 = time.perf_counter()
@@ -147,7 +181,42 @@ def main(argv: list[str] | None = None) -> int:
         f"  first {t_check:.3f}, median {t_both:.3f} (read_model alone {t_read:.3f}; "
         f"target < 0.5)   OpenVINO read_model {t_ov_read:.3f}"
     )
-    return 0
+
+
+def _bench_inputs(tmp: Path, core: Any, q: bool, n_inputs: int = 2000) -> None:
+    import openvino as ov
+
+    from datamove import ir
+
+    xml = tmp / "pairs.xml"
+    ov.save_model(_pairs_model(n_inputs), str(xml))
+    inputs = {f"x{k}": np.full(2, k, np.float32) for k in range(n_inputs)}
+    times = 3 if q else 5
+    firsts, seconds = [], []
+    for _ in range(times):  # a fresh model each time: its first and second run
+        t0 = time.perf_counter()
+        model = ir.read_model(xml)
+        model.check()
+        t1 = time.perf_counter()
+        model.run(inputs)
+        t2 = time.perf_counter()
+        model.run(inputs)
+        firsts.append((t1 - t0, t2 - t1))
+        seconds.append(time.perf_counter() - t2)
+    out = model.run(inputs)
+    assert out[model.outputs[7]].tolist() == [7.0, 7.0]
+    t_plan = per_call(lambda: model.run(inputs), q)
+    request = core.compile_model(core.read_model(str(xml)), "CPU").create_infer_request()
+    t_ov = _seconds(lambda: request.infer(inputs), times)
+    print(
+        f"ir run, {n_inputs} inputs (Parameter -> Result pairs, [2] f32 each), median of {times}:"
+    )
+    print(
+        f"  read_model + check {statistics.median(f[0] for f in firsts):.3f} s, "
+        f"first run {statistics.median(f[1] for f in firsts):.3f} s, "
+        f"second run {statistics.median(seconds):.3f} s, "
+        f"shape plan {t_plan * 1e3:.2f} ms   OpenVINO infer {t_ov * 1e3:.1f} ms"
+    )
 
 
 if __name__ == "__main__":

@@ -9,7 +9,8 @@
           ├── ViewError                   copy=False, but the result cannot be a view
           ├── BackendError                an array library that cannot do what was asked
           ├── IRError                     an OpenVINO IR file that cannot be read      (datamove.ir)
-          │    └── UnsupportedOperatorError  a layer type datamove does not implement
+          │    ├── UnsupportedOperatorError  a layer type datamove does not implement
+          │    └── InputTypeError (+DTypeError)  a Model.run input that is not an array of its type
           └── DirectMLValidationError     a DirectML descriptor breaks its rules (datamove.directml)
 
 Every error carries data as well as a message: ``op`` (the operator, as its spec names it),

@@ -14,13 +14,14 @@ Supported layer types: ``Parameter``, ``Const``, ``Result``, ``Split``, ``Variad
 other layers is read; `Model.check` reports each of them, and `Model.run` refuses to run.
 """
 
-from datamove.ir._errors import IRError, UnsupportedOperatorError
+from datamove.ir._errors import InputTypeError, IRError, UnsupportedOperatorError
 from datamove.ir._model import CheckReport, Model, Problem, read_model
 from datamove.ir._writer import save_model
 
 __all__ = [
     "CheckReport",
     "IRError",
+    "InputTypeError",
     "Model",
     "Problem",
     "UnsupportedOperatorError",

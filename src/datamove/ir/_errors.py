@@ -1,6 +1,7 @@
-r"""The IR errors: ``IRError`` and ``UnsupportedOperatorError``, both ``ValidationError``\\ s.
+r"""The IR errors: ``IRError``, ``UnsupportedOperatorError`` and ``InputTypeError``.
 
-They carry where in the file the problem is, as well as the usual ``op``/``argument``/``value``/
+All three are ``ValidationError``\\ s, and ``InputTypeError`` is also a ``DTypeError``. They
+carry where in the file the problem is, as well as the usual ``op``/``argument``/``value``/
 ``rule``: ``layer_id``, ``layer_name``, ``layer_type`` and ``port`` (each ``None`` when the problem
 is not about one layer or port).
 """
@@ -9,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from datamove._errors import ValidationError
+from datamove._errors import DTypeError, ValidationError
 
-__all__ = ["IRError", "UnsupportedOperatorError", "where"]
+__all__ = ["IRError", "InputTypeError", "UnsupportedOperatorError", "where"]
 
 
 def where(
@@ -117,4 +118,22 @@ class UnsupportedOperatorError(IRError):
     ...                                layer_name="g", layer_type="Gather")
     >>> isinstance(err, IRError), err.layer_type
     (True, 'Gather')
+    """
+
+
+class InputTypeError(IRError, DTypeError):
+    """An input of `Model.run` that is not an array, or not of its Parameter's element type.
+
+    Both an `IRError` (it names the Parameter) and a `datamove.DTypeError` (so also a
+    ``TypeError``), which is what `datamove.split` raises for the same data.
+
+    Examples
+    --------
+    >>> err = InputTypeError("inputs['x']", "abc", "must be an array, not str", layer_id="0",
+    ...                      layer_name="x", layer_type="Parameter", port=0)
+    >>> print(err)
+    IR: layer 0 'x' (Parameter) port 0: inputs['x']='abc' must be an array, not str
+    >>> from datamove import DTypeError
+    >>> isinstance(err, IRError), isinstance(err, DTypeError), isinstance(err, TypeError)
+    (True, True, True)
     """

@@ -331,10 +331,11 @@ def _parse_layer(index: int, elem: Element) -> Layer:
         _parse_port(p, layer, "output")
         for p in (out_elem.findall("port") if out_elem is not None else [])
     )
-    ids = [p.id for p in (*layer.inputs, *layer.outputs)]
-    if len(set(ids)) != len(ids):
-        dup = next(i for i in ids if ids.count(i) > 1)
-        raise layer.error("port id", dup, "is used twice in this layer", port=dup)
+    seen: set[int] = set()
+    for port in (*layer.inputs, *layer.outputs):  # one pass: a layer may have 10**5 ports
+        if port.id in seen:
+            raise layer.error("port id", port.id, "is used twice in this layer", port=port.id)
+        seen.add(port.id)
     return layer
 
 

@@ -11,13 +11,15 @@ from typing import Any, Final, cast
 
 import numpy as np
 
-from datamove._errors import ValidationError, show
+from datamove._compat import prepare
+from datamove._errors import DTypeError, ValidationError, show
 from datamove._shape import PartialShape, as_partial_shape
-from datamove.ir._errors import IRError, UnsupportedOperatorError, where
+from datamove.ir._errors import InputTypeError, IRError, UnsupportedOperatorError, where
 from datamove.ir._graph import Graph, Layer, Port, parse_graph, parse_shape_attr, split_names
 from datamove.ir._ops import (
     Info,
     check_input_count,
+    const_layout,
     infer_layer,
     numpy_indexer,
     output_count,
@@ -155,6 +157,10 @@ class Model:
         layers = graph.layers
         self._params = [x for x in layers if x.type == "Parameter"]
         self._results = [x for x in layers if x.type == "Result"]
+        # Each Parameter's place in _params, by layer index (a lookup, never a list search).
+        self._param_of = {x.index: k for k, x in enumerate(self._params)}
+        # A u1 input's values are checked on every run (0 and 1 only), so no shape plan.
+        self._plannable = all(x.data.get("element_type") != "u1" for x in self._params)
         self._names, self._output_names = self._unique_names()
         self._input_names: dict[str, int] = {}
         self._input_aliases: dict[str, int] = {}
@@ -249,19 +255,10 @@ class Model:
         cached = self._consts.get(layer.index)
         if cached is not None:
             return cached
-        from datamove.ir._ops import _etype  # noqa: PLC0415
-
-        shape = parse_shape_attr(layer.data.get("shape", ""), "shape", layer)
-        etype = _etype(layer)
-        if not shape.is_static:
-            raise layer.error("shape", layer.data.get("shape"), "must be static for a Const")
+        shape, etype = const_layout(layer)  # checked against its size and NumPy's limits
         dims = shape.to_shape()
-        offset, size = layer.extent_attr("offset"), layer.extent_attr("size")
+        offset = layer.extent_attr("offset")
         need = etype.nbytes(math.prod(dims))
-        if size < need:
-            raise layer.error(
-                "size", size, f"is too small: shape {shape} of {etype.name} needs {need} bytes"
-            )
         if need == 0:
             value = np.zeros(dims, dtype=etype.dtype)
         else:
@@ -552,9 +549,10 @@ class Model:
         Parameters
         ----------
         inputs : mapping of str to array
-            One array per input, keyed by any of its tensor names (or its Parameter's name).
-            NumPy arrays must have the element type the Parameter declares; every shape must
-            fit the declared (possibly dynamic) shape.
+            One array per input, keyed by any of its tensor names (or its Parameter's name):
+            what `datamove.split` takes as data (a NumPy or array-API array, a scalar, a list).
+            Each must have the element type the Parameter declares (a u1 input: ``uint8`` of 0
+            and 1, or ``bool``) and fit the declared (possibly dynamic) shape.
 
         Returns
         -------
@@ -567,8 +565,12 @@ class Model:
         ------
         UnsupportedOperatorError
             If the model has a layer datamove cannot run.
+        InputTypeError
+            For an input that is not an array, or not of the declared element type (an
+            `IRError` and a `datamove.DTypeError`).
         IRError
-            For a missing, unknown or ill-shaped input, or an operator rule broken at run time.
+            For a missing, unknown or ill-shaped input, a u1 value other than 0 and 1, or an
+            operator rule broken at run time.
 
         Notes
         -----
@@ -595,7 +597,7 @@ class Model:
                 "must be a mapping of input names to arrays",
                 hint="e.g. {" + ", ".join(f"{n!r}: array" for n in self._input_names) + "}",
             )
-        key = _shape_key(inputs)
+        key = _shape_key(inputs) if self._plannable else None
         plans = self._shape_plans
         if key is not None:
             shape_plan = plans.get(key)
@@ -617,15 +619,35 @@ class Model:
     def _run_plan(self, plan: _Plan, inputs: Mapping[str, Any]) -> list[Any]:
         """Check the inputs and run every step; the value of every slot."""
         values: list[Any] = [None] * plan.nslots
-        given = dict(inputs)
+        # One pass over the inputs, each name looked up once: (name, value) per Parameter.
+        given: dict[int, list[tuple[Any, Any]]] = {}
+        unknown = []
+        for name, value in inputs.items():
+            k = self._input_aliases.get(name)
+            if k is None:
+                unknown.append(name)
+            else:
+                given.setdefault(k, []).append((name, value))
         foreign = None
         for out, layer, shape, etype in plan.params:
-            value = self._take_input(given, layer, shape, etype)
+            named = given.get(self._param_of[layer.index])
+            if not named:
+                raise layer.error(
+                    "inputs",
+                    list(inputs),
+                    f"has no array for input {self._primary(layer)!r}",
+                    hint="pass every input: " + ", ".join(map(repr, self._input_names)),
+                )
+            if len(named) > 1:
+                raise layer.error(
+                    "inputs", [n for n, _ in named], "name the same input more than once"
+                )
+            value = self._take_input(*named[0], layer, shape, etype)
             values[out] = value
             if type(value) is not np.ndarray and foreign is None:
                 foreign = value
-        if given:
-            name = next(iter(given))
+        if unknown:
+            name = unknown[0]
             raise IRError(
                 f"inputs[{name!r}]",
                 name,
@@ -695,53 +717,53 @@ class Model:
         return cast("_ShapePlan", FunctionType(code, scope))
 
     def _take_input(
-        self, given: dict[str, Any], layer: Layer, shape: PartialShape, etype: ElementType | None
+        self, name: Any, value: Any, layer: Layer, shape: PartialShape, etype: ElementType | None
     ) -> Any:
-        aliases = [a for a in given if self._input_aliases.get(a) == self._params.index(layer)]
-        if not aliases:
-            raise layer.error(
-                "inputs",
-                sorted(given),
-                f"has no array for input {self._primary(layer)!r}",
-                hint="pass every input: " + ", ".join(map(repr, self._input_names)),
-            )
-        if len(aliases) > 1:
-            raise layer.error("inputs", aliases, "name the same input more than once")
-        value = given.pop(aliases[0])
-        if isinstance(value, np.generic | list | tuple | int | float | bool):
+        """The input ``inputs[name]`` for Parameter ``layer``, checked (and converted if need be).
+
+        What `datamove.split` takes as data is taken (`prepare` decides: NumPy arrays, Python
+        and NumPy scalars, lists and tuples, arrays of array API libraries); anything else, and
+        an array of another element type, is an `InputTypeError`.
+        """
+        argument = f"inputs[{name!r}]"
+        if not isinstance(value, np.ndarray):
             try:
-                value = np.asarray(value)
-            except (ValueError, TypeError) as exc:  # ragged nesting, objects that refuse
-                reason = str(exc).split(". ")[0]  # NumPy's first sentence
-                raise layer.error(
-                    f"inputs[{aliases[0]!r}]", value, f"cannot be read as an array ({reason})"
-                ) from None
+                value, _ = prepare("IR", value)
+            except ValidationError as exc:  # not an array (DTypeError), or a library that fails
+                cls = InputTypeError if isinstance(exc, DTypeError) else IRError
+                raise layer.error(argument, value, exc.rule, hint=exc.hint, cls=cls) from None
         actual = tuple(getattr(value, "shape", ()))
         if actual not in shape:
             raise layer.error(
-                f"inputs[{aliases[0]!r}].shape",
+                f"{argument}.shape",
                 actual,
                 f"does not fit the declared shape {shape}",
                 port=layer.outputs[0].id,
             )
-        if (
-            etype is not None
-            and isinstance(value, np.ndarray)
-            and value.dtype != etype.dtype
-            and etype.name != "u1"
-        ):
+        if etype is None:  # unreachable: run() refuses a Parameter of an unknown element type
+            return value
+        if etype.name == "u1":
+            return _bits(argument, layer, value)
+        if isinstance(value, np.ndarray):
+            if value.dtype == etype.dtype:
+                return value
             if value.dtype.newbyteorder("=") == etype.dtype:  # e.g. '>f4' for f32: same values
                 return value.astype(etype.dtype)
-            raise layer.error(
-                f"inputs[{aliases[0]!r}].dtype",
-                str(value.dtype),
-                f"is not the declared element type {etype.name}",
-                hint=f"convert it with .astype(np.{etype.dtype.name})",
-            )
-        return value
+            hint = f"convert it with .astype(np.{etype.dtype.name})"
+        elif _dtype_is(value, etype.dtype_name.removeprefix("ml_dtypes.")):
+            return value
+        else:
+            hint = f"convert it to {etype.dtype_name.removeprefix('ml_dtypes.')}"
+        raise layer.error(
+            f"{argument}.dtype",
+            str(value.dtype),
+            f"is not the declared element type {etype.name}",
+            hint=hint,
+            cls=InputTypeError,
+        )
 
     def _primary(self, layer: Layer) -> str:
-        k = self._params.index(layer)
+        k = self._param_of[layer.index]
         return next(n for n, i in self._input_names.items() if i == k)
 
     def __repr__(self) -> str:
@@ -801,6 +823,45 @@ def _shape_key(inputs: Mapping[str, Any]) -> tuple[Any, ...] | None:
 
 
 _ShapePlan = Callable[..., dict[str, Any]]  # the inputs' arrays, in the order of the key
+
+
+def _dtype_is(value: Any, name: str) -> bool:
+    """Whether an array (NumPy's, or another library's) has the dtype NumPy calls ``name``."""
+    from array_api_compat import array_namespace  # noqa: PLC0415 - foreign arrays only
+
+    want = getattr(array_namespace(value), name, None)  # float32, bool, bfloat16 ...
+    try:
+        if want is not None:
+            return bool(value.dtype == want)
+        return bool(np.dtype(value.dtype).name == name)  # e.g. ml_dtypes in a Dask array
+    except TypeError:  # a dtype NumPy does not know, and the library has no such name
+        return False
+
+
+def _bits(argument: str, layer: Layer, value: Any) -> Any:
+    """A u1 input as 0/1 ``uint8``, as u1 constants are read: ``uint8`` of 0 and 1, or bool.
+
+    OpenVINO's u1 holds one bit a value; a wider value would be cut to its low bit.
+    """
+    from array_api_compat import array_namespace  # noqa: PLC0415 - u1 inputs only
+
+    xp = array_namespace(value)
+    if _dtype_is(value, "bool"):
+        return xp.astype(value, xp.uint8)
+    if not _dtype_is(value, "uint8"):
+        raise layer.error(
+            f"{argument}.dtype",
+            str(value.dtype),
+            "is not the declared element type u1",
+            hint="pass uint8 of 0 and 1, or bool",
+            cls=InputTypeError,
+        )
+    top = int(xp.max(value)) if math.prod(value.shape) else 0
+    if top > 1:
+        raise layer.error(
+            argument, value, f"holds {top}, but a u1 value is 0 or 1", hint="pass 0 and 1 only"
+        )
+    return value
 
 
 def _program(plan: _Plan, inputs: tuple[int, ...]) -> CodeType:

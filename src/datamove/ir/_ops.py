@@ -36,6 +36,7 @@ __all__ = [
     "Info",
     "check_input_count",
     "concat",
+    "const_layout",
     "infer_concat",
     "infer_layer",
     "numpy_indexer",
@@ -47,6 +48,8 @@ __all__ = [
 SMALL: Final = 4096  # constants up to this many elements are folded during inference
 MASKS: Final = ("begin_mask", "end_mask", "new_axis_mask", "shrink_axis_mask", "ellipsis_mask")
 MAX_RANK: Final = 64  # NumPy's limit on dimensions (numpy.ndarray cannot hold more)
+# NumPy's limit on an array's bytes, counting every dim but the zeros (even when one is zero).
+MAX_SPAN: Final = int(np.iinfo(np.intp).max)
 _OPSET_VERSION: Final = re.compile(r"opset([1-9][0-9]{0,2})")  # "opset01" is refused by OpenVINO
 
 # type -> allowed numbers of inputs
@@ -97,6 +100,55 @@ def _etype(layer: Layer, key: str = "element_type") -> ElementType:
             hint="supported: " + ", ".join(ELEMENT_TYPES),
         )
     return ELEMENT_TYPES[name]
+
+
+def _numpy_limit(dims: tuple[int, ...], etype: ElementType) -> str | None:
+    """Why no NumPy array can have these dims and element type, or ``None`` when one can.
+
+    NumPy holds at most `MAX_RANK` dims, and its itemsize times the product of the dims that
+    are not zero must not pass `MAX_SPAN`, even for an array with no elements.
+
+    Examples
+    --------
+    >>> print(_numpy_limit((0, 2**62), ELEMENT_TYPES["f32"]))
+    needs 2**64 bytes or more as f32: NumPy allows 2**63 - 1, and counts every dim but the zeros...
+    >>> _numpy_limit((0, 2**62), ELEMENT_TYPES["i8"]) is None
+    True
+    """
+    if len(dims) > MAX_RANK:
+        return f"has {len(dims)} dimensions, more than the {MAX_RANK} a NumPy array can have"
+    span = etype.itemsize
+    for dim in dims:
+        span *= dim or 1
+        if span > MAX_SPAN:
+            return (
+                f"needs 2**{span.bit_length() - 1} bytes or more as {etype.name}: NumPy allows "
+                "2**63 - 1, and counts every dim but the zeros even in an empty array"
+            )
+    return None
+
+
+def const_layout(layer: Layer) -> tuple[PartialShape, ElementType]:
+    """A Const's static shape and element type, checked against its ``size`` and NumPy.
+
+    The one check of a Const before anything is read or allocated for it: inference and
+    `Model._load_const` both call it.
+    """
+    text = layer.data.get("shape", "")
+    shape = parse_shape_attr(text, "shape", layer)
+    etype = _etype(layer)
+    if not shape.is_static:
+        raise layer.error("shape", layer.data.get("shape"), "must be static for a Const")
+    need = etype.nbytes(math.prod(shape.to_shape()))
+    size = layer.extent_attr("size")
+    if size < need:
+        raise layer.error(
+            "size", size, f"is too small: shape {shape} of {etype.name} needs {need} bytes"
+        )
+    reason = _numpy_limit(shape.to_shape(), etype)
+    if reason is not None:
+        raise layer.error("shape", text, reason, hint="datamove holds constants as NumPy arrays")
+    return shape, etype
 
 
 def _index_value(info: Info, op: str, argument: str, *, integer: bool = True) -> Any:
@@ -184,9 +236,16 @@ def concat(arrays: Sequence[Any], axis: int) -> Any:
     if type(first) is np.ndarray:
         try:
             return np.concatenate(arrays, axis=axis)
-        except (ValueError, TypeError):  # say why in Concat-1's words
-            infer_concat([PartialShape(a.shape) for a in arrays], axis)
-            raise
+        except (ValueError, TypeError) as exc:  # say why in Concat-1's words
+            shapes = [PartialShape(a.shape) for a in arrays]
+            infer_concat(shapes, axis)
+            cls = DTypeError if isinstance(exc, TypeError) else ValidationError
+            raise cls(
+                "Concat",
+                "inputs",
+                [f"{s} {a.dtype}" for s, a in zip(shapes, arrays, strict=True)],
+                f"cannot be joined by NumPy ({exc})",
+            ) from exc
     infer_concat([PartialShape(a.shape) for a in arrays], axis)
     from array_api_compat import array_namespace  # noqa: PLC0415 - only for foreign arrays
 
@@ -254,18 +313,8 @@ def infer_layer(
         )
         return [Info(shape, _etype(layer))]
     if t == "Const":
-        shape = parse_shape_attr(layer.data.get("shape", ""), "shape", layer)
-        etype = _etype(layer)
-        count = math.prod(shape.to_shape()) if shape.is_static else None
-        if count is None:
-            raise layer.error("shape", layer.data.get("shape"), "must be static for a Const")
-        need = etype.nbytes(count)
-        if layer.extent_attr("size") < need:
-            raise layer.error(
-                "size",
-                layer.extent_attr("size"),
-                f"is too small: shape {shape} of {etype.name} needs {need} bytes",
-            )
+        shape, etype = const_layout(layer)
+        count = math.prod(shape.to_shape())
         value = load_const(layer) if load_const is not None and count <= SMALL else None
         return [Info(shape, etype, value)]
     if t == "Result":

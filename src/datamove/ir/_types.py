@@ -13,6 +13,8 @@ from typing import Any, Final
 
 import numpy as np
 
+from datamove.ir._errors import IRError
+
 __all__ = ["ELEMENT_TYPES", "ElementType", "decode", "element_type_of", "encode"]
 
 
@@ -30,7 +32,15 @@ class ElementType:
     def dtype(self) -> np.dtype[Any]:
         """The NumPy dtype values of this type are held in."""
         if self.dtype_name.startswith("ml_dtypes."):
-            import ml_dtypes  # noqa: PLC0415 - optional dependency, only for these types
+            try:
+                import ml_dtypes  # noqa: PLC0415 - optional dependency, only for these types
+            except ImportError:
+                raise IRError(
+                    "element_type",
+                    self.name,
+                    "needs ml_dtypes, which is not installed",
+                    hint="pip install 'datamove[dtypes]'",
+                ) from None
 
             extra: np.dtype[Any] = np.dtype(
                 getattr(ml_dtypes, self.dtype_name.removeprefix("ml_dtypes."))
@@ -41,6 +51,11 @@ class ElementType:
     def nbytes(self, count: int) -> int:
         """Bytes that ``count`` values take in a ``.bin`` file."""
         return (count * self.bits + 7) // 8
+
+    @property
+    def itemsize(self) -> int:
+        """Bytes one value takes in a NumPy array (a 1-bit or 4-bit value takes a whole byte)."""
+        return (self.bits + 7) // 8
 
 
 _TABLE: Final = (
