@@ -11,7 +11,7 @@ from typing import Any, Final, cast
 
 import numpy as np
 
-from datamove._compat import prepare
+from datamove._backends import prepare
 from datamove._errors import DTypeError, ValidationError, show
 from datamove._shape import PartialShape, as_partial_shape
 from datamove.ir._errors import InputTypeError, IRError, UnsupportedOperatorError, where
@@ -728,7 +728,7 @@ class Model:
         argument = f"inputs[{name!r}]"
         if not isinstance(value, np.ndarray):
             try:
-                value, _ = prepare("IR", value)
+                _, value, _ = prepare("IR", value)
             except ValidationError as exc:  # not an array (DTypeError), or a library that fails
                 cls = InputTypeError if isinstance(exc, DTypeError) else IRError
                 raise layer.error(argument, value, exc.rule, hint=exc.hint, cls=cls) from None
