@@ -64,8 +64,23 @@ def _compiled_openvino() -> dict[str, Callable[[], Any]]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="bench_core")
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument(
+        "--plan-path",
+        choices=["compiled", "python"],
+        help="the plan path to time (default: compiled where built); python is the path of "
+        "installs without a C compiler",
+    )
     args = parser.parse_args(argv)
-    q = args.quick
+    if args.plan_path:
+        from datamove import _plan
+
+        with _plan.plan_path(args.plan_path):
+            return _run(quick=args.quick)
+    return _run(quick=args.quick)
+
+
+def _run(*, quick: bool) -> int:
+    q = quick
     x = np.zeros((6, 12, 10, 24), np.float32)
     y = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
     b, e, bm, em = [1, 0, 0], [0, 0, 2], [0, 1, 1], [1, 1, 0]

@@ -35,6 +35,7 @@ import operator
 import threading
 from array import array
 from contextlib import contextmanager
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 import numpy as np
@@ -116,64 +117,62 @@ _NATIVE_INTS: Final = frozenset("bhilqBHILQ")  # buffer formats of native intege
 _NDARRAY: Final = np.ndarray
 
 
-def _key_values(value: Any, words: list[int]) -> bool:
-    """Append ``value``'s kind-and-length word and values to ``words``; False: no key."""
-    if len(words) >= _KEY_WORDS:
-        return False
-    if value is None:
-        words.append(0)
-        return True
-    kind = type(value)
-    if kind is int:
-        if not _INT64_MIN <= value <= _INT64_MAX or len(words) + 1 >= _KEY_WORDS:
-            return False
-        words += (1, value)
-        return True
-    if kind is list or kind is tuple:
-        items = list(value)
-        if len(items) > _KEY_WORDS - len(words) - 1:
-            return False
-        for x in items:
-            if type(x) is not int or not _INT64_MIN <= x <= _INT64_MAX:
-                return False
-        words.append(2 + (len(items) << 8))
-        words += items
-        return True
-    if kind is not _NDARRAY:
-        return False
-    dtype = value.dtype
-    if value.ndim != 1 or dtype.char not in _NATIVE_INTS or not dtype.isnative:
-        return False
-    if len(value) > _KEY_WORDS - len(words) - 1:
-        return False
-    items = value.tolist()
-    if dtype.kind == "u" and items and max(items) > _INT64_MAX:
-        return False
-    words.append(2 + (len(items) << 8))
-    words += items
-    return True
+_INT: Final = frozenset({int})
 
 
 def python_key(ndarray: type, op: int, shape: Any, *params: Any) -> bytes | None:
-    """The Python twin of the compiled ``plan_key``: the same bytes, or ``None`` alike."""
+    """The Python twin of the compiled ``plan_key``: the same bytes, or ``None`` alike.
+
+    The compiled key refuses a call as soon as its words would pass ``_KEY_WORDS``; words only
+    grow, so checking the total once at the end refuses the same calls.
+    """
     del ndarray  # the compiled key takes it to recognise arrays; here it is NumPy's
     if len(params) > _MAX_PARAMS:
         msg = "plan_key(ndarray, op, shape, *params)"
         raise TypeError(msg)
     if type(shape) is not tuple or type(op) is not int or len(shape) > _KEY_WORDS - 2 - len(params):
         return None
-    words = [op, len(shape)]
-    for d in shape:
+    if not _INT.issuperset(map(type, shape)):
         try:
-            d = operator.index(d)  # noqa: PLW2901
+            shape = tuple(map(operator.index, shape))
         except TypeError:
             return None
-        if not _INT64_MIN <= d <= _INT64_MAX:
-            return None
-        words.append(d)
+    if shape and not (min(shape) >= _INT64_MIN and max(shape) <= _INT64_MAX):
+        return None
+    words = [op, len(shape), *shape]
+    append = words.append
     for value in params:
-        if not _key_values(value, words):
+        kind = type(value)
+        if value is None:
+            append(0)
+        elif kind is int:
+            if not _INT64_MIN <= value <= _INT64_MAX:
+                return None
+            append(1)
+            append(value)
+        elif kind is list or kind is tuple:
+            if value:
+                if len(value) > _KEY_WORDS or not _INT.issuperset(map(type, value)):
+                    return None
+                if not (min(value) >= _INT64_MIN and max(value) <= _INT64_MAX):
+                    return None
+            append(2 + (len(value) << 8))
+            words += value
+        elif kind is _NDARRAY:
+            dtype = value.dtype
+            if value.ndim != 1 or dtype.char not in _NATIVE_INTS or not dtype.isnative:
+                return None
+            if len(value) > _KEY_WORDS:
+                return None
+            items = value.tolist()
+            if dtype.kind == "u" and items and max(items) > _INT64_MAX:
+                return None
+            append(2 + (len(items) << 8))
+            words += items
+        else:
             return None
+    if len(words) > _KEY_WORDS:
+        return None
     return array("q", words).tobytes()
 
 
@@ -182,13 +181,60 @@ def python_hit(plans: dict[bytes, Plan], ndarray: type, op: int, data: Any, *par
     if type(data) is not ndarray:
         return None
     array: Any = data
-    k = python_key(ndarray, op, array.shape, *params)
+    k = _memo_key(op, array.shape, params)
     plan = None if k is None else plans.get(k)
     if plan is None:
         return None
     if plan.single:
         return array[plan.indices[0]]
     return tuple(map(array.__getitem__, plan.indices))
+
+
+# The pure-Python hit's shortcut to python_key: its answers, memoised for calls whose parameters
+# are ints, None, and short lists and tuples, flattened with markers so that every parameter's
+# kind and each value's exact type are part of the memo's (typed) key. Only python_key decides;
+# the memo saves building its bytes again (~2 us of Python for a StridedSlice call).
+_VECTOR: Final = object()
+_END: Final = object()
+_MEMO_VECTOR_MAX: Final = 64
+
+
+def _memo_key(op: int, shape: Any, params: tuple[Any, ...]) -> bytes | None:
+    flat: list[Any] = []
+    for value in params:
+        kind = type(value)
+        if kind is list or kind is tuple:
+            if len(value) > _MEMO_VECTOR_MAX:
+                return python_key(_NDARRAY, op, shape, *params)
+            flat.append(_VECTOR)
+            flat += value
+            flat.append(_END)
+        elif kind is int or value is None:
+            flat.append(value)
+        else:
+            return python_key(_NDARRAY, op, shape, *params)
+    try:
+        return _memo(op, shape, *flat)
+    except TypeError:  # an unhashable value in a list
+        return python_key(_NDARRAY, op, shape, *params)
+
+
+@lru_cache(maxsize=4096, typed=True)
+def _memo(op: int, shape: Any, *flat: Any) -> bytes | None:
+    params: list[Any] = []
+    vector: list[Any] | None = None
+    for value in flat:
+        if value is _VECTOR:
+            vector = []
+        elif value is _END:
+            assert vector is not None
+            params.append(vector)
+            vector = None
+        elif vector is not None:
+            vector.append(value)
+        else:
+            params.append(value)
+    return python_key(_NDARRAY, op, shape, *params)
 
 
 _compiled_key: Callable[..., bytes | None] | None
