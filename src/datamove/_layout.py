@@ -9,6 +9,7 @@ reads memory.
 * :func:`span` -- the byte range ``[lo, hi)`` a layout touches;
 * :func:`self_overlapping` -- whether two elements of one layout may share a byte;
 * :func:`shares_memory` / :func:`layouts_overlap` -- NumPy's exact test, on arrays or layouts;
+* :func:`ranges_apart` -- no two byte ranges ``[lo, hi)`` meet;
 * :func:`outs_apart` -- no two of many layouts share a byte, in near-linear time;
 * :func:`rows_apart` -- the same for the copy engine's row parts, against its sources too.
 
@@ -19,6 +20,8 @@ Property tests hold :func:`outs_apart` to NumPy's pairwise ``shares_memory``
 
 from __future__ import annotations
 
+import itertools
+import math
 from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
@@ -26,12 +29,13 @@ import numpy as np
 from datamove._errors import ValidationError
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Iterable, Sequence
 
 __all__ = [
     "Layout",
     "layouts_overlap",
     "outs_apart",
+    "ranges_apart",
     "rows_apart",
     "self_overlapping",
     "shared_outputs",
@@ -62,23 +66,55 @@ def span(address: int, shape: Any, strides: Any, itemsize: int) -> tuple[int, in
     return lo, hi + itemsize
 
 
-def self_overlapping(shape: Any, strides: Any, itemsize: int) -> bool:
+def self_overlapping(shape: Any, strides: Any, itemsize: int, *, exact_up_to: int = 0) -> bool:
     """Whether two elements of an array of ``shape`` and byte ``strides`` may share a byte.
 
     Exact for every layout indexing and transposing make (the axes nest: each stride, in
     magnitude, at least the extent of the smaller ones); other layouts (a stride of 0 on an axis
-    longer than 1, interleaved strides from ``as_strided``) count as overlapping.
+    longer than 1, interleaved strides from ``as_strided``) count as overlapping, unless they
+    have at most ``exact_up_to`` elements: then every element's address is computed and the
+    answer is exact (DirectML's T12 asks that up to 2**22 elements).
+
+    >>> self_overlapping((3, 2), (2, 3), 1)  # elements at 0, 2, 4 and 3, 5, 7: apart, unproved
+    True
+    >>> self_overlapping((3, 2), (2, 3), 1, exact_up_to=6), self_overlapping((3,), (0,), 1)
+    (False, True)
     """
-    if any(n == 0 for n in shape):
+    if 0 in shape:
         return False
     extent = itemsize
-    for n, st in sorted(
-        ((n, abs(st)) for n, st in zip(shape, strides, strict=True) if n > 1), key=lambda p: p[1]
-    ):
-        if st < extent:
-            return True
-        extent = st * (n - 1) + extent
+    axes = sorted(zip(map(abs, strides), shape, strict=True))
+    for st, n in axes:  # equal strides in any order: the second one always overlaps
+        if n > 1:
+            if st < extent:
+                return exact_up_to <= 0 or _addresses_meet(axes, itemsize, exact_up_to)
+            extent += st * (n - 1)
     return False
+
+
+def _addresses_meet(axes: list[tuple[int, int]], itemsize: int, limit: int) -> bool:
+    """Whether two of the elements at ``sum(i_k * stride_k)`` share a byte, by listing them.
+
+    ``axes`` are ``(stride, size)`` pairs with strides made positive, which shifts all the
+    addresses alike. ``True`` (may overlap) past ``limit`` elements or 2**62 bytes.
+    """
+    axes = [(st, n) for st, n in axes if n > 1]
+    if math.prod(n for _, n in axes) > limit or sum(st * (n - 1) for st, n in axes) >= 1 << 62:
+        return True
+    addresses = np.zeros((), dtype=np.int64)
+    for st, n in axes:
+        addresses = np.add.outer(addresses, np.arange(n, dtype=np.int64) * st)
+    starts = np.sort(addresses, axis=None)
+    return bool((np.diff(starts) < itemsize).any())
+
+
+def ranges_apart(ranges: Iterable[tuple[int, int]]) -> bool:
+    """Whether no two of these byte ranges ``[lo, hi)``, none of them empty, share a byte.
+
+    >>> ranges_apart([(4, 8), (0, 4)]), ranges_apart([(0, 5), (4, 8)])
+    (True, False)
+    """
+    return all(b[0] >= a[1] for a, b in itertools.pairwise(sorted(ranges)))
 
 
 # Work NumPy may spend proving two arrays apart; beyond it they count as overlapping.

@@ -10,6 +10,7 @@ from typing import Any, Generic, Literal, Self, TypeVar, overload
 
 import numpy as np
 
+from datamove import _layout
 from datamove._errors import DTypeError, ValidationError
 from datamove.directml._enums import (
     DML_TENSOR_DIMENSION_COUNT_MAX1,
@@ -387,21 +388,15 @@ class TensorDesc:
     def provably_disjoint(self) -> bool:
         """Whether the sorted-strides test proves that no two elements share an address.
 
-        Sorted by stride, each dimension's stride must pass the reach of all smaller ones.
+        Sorted by stride, each dimension's stride must pass the reach of all smaller ones
+        (``datamove._layout.self_overlapping``, in elements).
         """
         if self.strides is None:  # packed
             return True
         strides = self.effective_strides
-        if strides is None or 0 in self.sizes:
+        if strides is None:  # T6 breaks: no layout to test
             return True
-        reach = 0
-        for stride, size in sorted(
-            (t, s) for s, t in zip(self.sizes, strides, strict=True) if s > 1
-        ):
-            if stride <= reach:
-                return False
-            reach += (size - 1) * stride
-        return True
+        return not _layout.self_overlapping(self.sizes, strides, 1)
 
     @_cached
     def self_overlapping(self) -> bool:
@@ -412,16 +407,9 @@ class TensorDesc:
         """
         if self.provably_disjoint:
             return False
-        strides = self.effective_strides
-        assert strides is not None
-        dims = sorted((t, s) for s, t in zip(self.sizes, strides, strict=True) if s > 1)
-        count = math.prod(s for _, s in dims)
-        if count > _ALIAS_BRUTE_FORCE_LIMIT:
-            return True
-        addresses = np.zeros((), dtype=np.int64)
-        for stride, size in dims:
-            addresses = np.add.outer(addresses, np.arange(size, dtype=np.int64) * stride)
-        return bool(np.unique(addresses.ravel()).size < count)
+        return _layout.self_overlapping(
+            self.sizes, self.effective_strides, 1, exact_up_to=_ALIAS_BRUTE_FORCE_LIMIT
+        )
 
     @_cached
     def intrinsic_violations(self) -> tuple[Violation, ...]:
