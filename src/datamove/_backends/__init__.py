@@ -7,7 +7,7 @@ CuPy and array-api-strict (:mod:`._foreign`); any other array API library gets t
 :class:`._base.Backend`. Libraries are recognised with ``array_api_compat``'s ``is_*``
 predicates, which look only at modules already imported, so ``import datamove`` imports no
 array library but NumPy. To add a library: a subclass of ``Backend`` and one line in
-:func:`backend_for`.
+:func:`_new_backend`.
 """
 
 from __future__ import annotations
@@ -20,7 +20,17 @@ from datamove._backends._base import Backend
 from datamove._backends._numpy import NumpyBackend
 from datamove._errors import BackendError, DTypeError
 
-__all__ = ["AS_NUMPY", "BACKENDS", "NUMPY", "Backend", "as_numpy", "backend_for", "prepare", "take"]
+__all__ = [
+    "AS_NUMPY",
+    "BACKENDS",
+    "NUMPY",
+    "Backend",
+    "as_numpy",
+    "backend_for",
+    "foreign_backend",
+    "prepare",
+    "take",
+]
 
 NUMPY: Final = NumpyBackend(np)
 
@@ -37,12 +47,30 @@ def backend_for(op: str, data: Any) -> Backend:
     backend = BACKENDS.get(kind)
     if backend is not None:
         return backend
-    backend = NUMPY if isinstance(data, np.ndarray) else _foreign_backend(op, data)
+    backend = NUMPY if isinstance(data, np.ndarray) else _new_backend(op, data)
     BACKENDS[kind] = backend
     return backend
 
 
-def _foreign_backend(op: str, data: Any) -> Backend:
+def foreign_backend(op: str, data: Any) -> Backend | None:
+    """The backend of an array of another library than NumPy; ``None`` for what NumPy reads.
+
+    For callers that take anything ``np.asarray`` takes (DirectML's ``split`` and ``join``):
+    NumPy arrays, scalars, sequences, buffers and objects with ``__array__`` give ``None``; an
+    array API array of another library (PyTorch, JAX, Dask, CuPy ...) gives its backend, found
+    once per array type as :func:`backend_for` finds it.
+    """
+    backend = BACKENDS.get(type(data))
+    if backend is not None:
+        return None if backend is NUMPY else backend
+    if data is None or isinstance(data, (np.ndarray, *AS_NUMPY)):
+        return None
+    import array_api_compat as compat  # noqa: PLC0415 - only for values NumPy does not know
+
+    return backend_for(op, data) if compat.is_array_api_obj(data) else None
+
+
+def _new_backend(op: str, data: Any) -> Backend:
     import array_api_compat as compat  # noqa: PLC0415 - only for foreign arrays
 
     from datamove._backends import _foreign  # noqa: PLC0415 - only for foreign arrays

@@ -48,6 +48,7 @@ if TYPE_CHECKING:
 __all__ = [
     "PARALLEL_MIN_BYTES",
     "SMALL_BYTES",
+    "compiled_loops",
     "copy_pairs",
     "num_threads",
     "row_plan",
@@ -71,6 +72,12 @@ except ImportError:  # pragma: no cover - built without a C compiler: NumPy's lo
     _kernels = None
 
 Pair = tuple[np.ndarray, np.ndarray]  # (destination, source), same shape and dtype
+
+
+def compiled_loops() -> ModuleType | None:
+    """The compiled loops (:mod:`datamove._kernels`), or ``None`` where they were not built."""
+    return _kernels
+
 
 _pool: ThreadPoolExecutor | None = None
 _pool_size = 0

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from datamove._plan import Plan
 
 __all__ = [
+    "DASK_UNKNOWN_CHUNKS",
     "CuPyBackend",
     "DaskBackend",
     "JaxBackend",
@@ -47,7 +48,7 @@ __all__ = [
 
 _TORCH_NEGATIVE_STEP = "https://github.com/pytorch/pytorch/issues/59786"
 _JAX_NO_VIEWS = "https://github.com/jax-ml/jax/issues/11585"
-_DASK_UNKNOWN_CHUNKS = "https://github.com/dask/dask/issues/6586"
+DASK_UNKNOWN_CHUNKS = "https://github.com/dask/dask/issues/6586"
 
 
 def positive_steps(key: Index, shape: tuple[int, ...]) -> tuple[Index, list[int]]:
@@ -404,6 +405,6 @@ class PartlyKnownShape(tuple):  # type: ignore[type-arg]  # noqa: SLOT001 - op, 
                 f"<dask array of shape {self.sizes}>",
                 f"has an unknown size (NaN) along axis {key}, which the operator needs",
                 hint="call x.compute_chunk_sizes() first (it computes); axes of unknown "
-                f"size can only be kept whole ({_DASK_UNKNOWN_CHUNKS})",
+                f"size can only be kept whole ({DASK_UNKNOWN_CHUNKS})",
             )
         return value

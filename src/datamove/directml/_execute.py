@@ -1103,7 +1103,7 @@ def _foreign_like(array: Any, name: str) -> _Like:
             "DirectML", name, f"<dask array of shape {shape.sizes}>",
             f"has an unknown size (NaN) along axis {axis}; a DirectML desc needs every size",
             hint=f"call {name}.compute_chunk_sizes() first (it computes) "
-            f"({_foreign._DASK_UNKNOWN_CHUNKS})",
+            f"({_foreign.DASK_UNKNOWN_CHUNKS})",
         )  # fmt: skip
     dtype = array.dtype
     if not isinstance(dtype, np.dtype):  # torch.float32, array_api_strict.int8, ...
