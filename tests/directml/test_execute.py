@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 import datamove
 import datamove.directml as dml
 from datamove._backends import _copy
-from datamove.directml import JoinDesc, SplitDesc, TensorDataType, TensorDesc, _execute
+from datamove.directml import JoinDesc, SplitDesc, TensorDataType, TensorDesc, _nibbles
 
 SPEC_INPUT = np.arange(1, 13, dtype=np.float32).reshape(1, 1, 6, 2)
 
@@ -138,6 +138,10 @@ C64 = np.zeros(3, np.complex64)
         pytest.param(lambda: dml.split(Z23, 1, [1, 0, 2]), DMLError, r"\[S6\]", id="zero chunk"),
         pytest.param(lambda: dml.split(Z23, 1, [1, 1]), DMLError, r"\[S5\]", id="sum"),
         pytest.param(lambda: dml.split(Z23, 2, [3]), datamove.AxisError, "axis", id="axis"),
+        pytest.param(
+            lambda: dml.join([[1, None]], 0),
+            DTypeError, r"arrays\[0\]=\[1, None\] is not an array of numbers", id="objects",
+        ),
         pytest.param(lambda: dml.split(C64, 0, [3]), DTypeError, "no DirectML", id="complex"),
         pytest.param(lambda: dml.split(np.zeros(3), 0, 3), DTypeError, "sizes", id="int sizes"),
         pytest.param(
@@ -394,11 +398,11 @@ def paths(request):
     """
     with pytest.MonkeyPatch.context() as patch:
         if "parity classes" in request.param or "row loop" in request.param:
-            patch.setattr(_execute, "_UNPACK_BELOW", 0)
+            patch.setattr(_nibbles, "_UNPACK_BELOW", 0)
         if "parity classes" in request.param:
             patch.setattr(_copy, "_kernels", None)
         if "small blocks" in request.param:
-            patch.setattr(_execute, "_BLOCK_BYTES", 3)
+            patch.setattr(_nibbles, "_BLOCK_BYTES", 3)
         if "numpy loops only" in request.param:
             patch.setattr(_copy, "_kernels", None)
         if "row loop" in request.param:
@@ -408,7 +412,7 @@ def paths(request):
             patch.setattr(_copy, "_STREAM_MIN_BYTES", 0)
         if "two threads" in request.param:
             patch.setenv("DATAMOVE_NUM_THREADS", "2")
-            patch.setattr(_execute, "PARALLEL_MIN_BYTES", 0)
+            patch.setattr(_nibbles, "PARALLEL_MIN_BYTES", 0)
             patch.setattr(_copy, "PARALLEL_MIN_BYTES", 0)
         yield request.param
 
@@ -483,13 +487,13 @@ def test_four_bit_packed_cases_match_the_reference(paths, sizes, axis, lengths):
 
 
 def test_four_bit_paths_are_taken_when_they_can_be(monkeypatch):
-    monkeypatch.setattr(_execute, "_UNPACK_BELOW", 0)
+    monkeypatch.setattr(_nibbles, "_UNPACK_BELOW", 0)
     monkeypatch.setattr(_copy, "_kernels", None)  # NumPy's paths (the row loop: next test)
     calls = []
     for name in ("_copy_nibbles", "_copy_unpacked", "_copy_shifted"):
-        real = getattr(_execute, name)
+        real = getattr(_nibbles, name)
         monkeypatch.setattr(
-            _execute, name, lambda *a, real=real, name=name: calls.append(name) or real(*a)
+            _nibbles, name, lambda *a, real=real, name=name: calls.append(name) or real(*a)
         )
     even = SplitDesc(TensorDesc("INT4", [3, 4]), [TensorDesc("INT4", [3, 2])] * 2, 1)
     check_against_reference(even.input, list(even.outputs), 1, seed=1)
@@ -508,7 +512,7 @@ def test_four_bit_paths_are_taken_when_they_can_be(monkeypatch):
 
 @pytest.mark.skipif(_copy._kernels is None, reason="built without a C compiler")
 def test_four_bit_row_loop_is_taken_when_it_can_be(monkeypatch):
-    monkeypatch.setattr(_execute, "_UNPACK_BELOW", 0)
+    monkeypatch.setattr(_nibbles, "_UNPACK_BELOW", 0)
     real = _copy._kernels
     calls = []
 
@@ -832,13 +836,16 @@ def test_four_bit_slot_programs_stream_large_calls(kind):
 
 
 def test_aliasing_outputs_are_written_by_one_thread(monkeypatch):
-    monkeypatch.setattr(_execute, "_UNPACK_BELOW", 0)
+    monkeypatch.setattr(_nibbles, "_UNPACK_BELOW", 0)
     monkeypatch.setattr(_copy, "_kernels", None)  # the parity classes' threads
     monkeypatch.setenv("DATAMOVE_NUM_THREADS", "2")
-    monkeypatch.setattr(_execute, "PARALLEL_MIN_BYTES", 0)
-    monkeypatch.setattr(_execute, "_BLOCK_BYTES", 3)
+    monkeypatch.setattr(_nibbles, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(_nibbles, "_BLOCK_BYTES", 3)
     threads = []
-    monkeypatch.setattr(_execute, "_executor", lambda n: threads.append(n) or _copy._executor(n))
+    real = _nibbles.share_rows
+    monkeypatch.setattr(
+        _nibbles, "share_rows", lambda call, n, t: threads.append(t) or real(call, n, t)
+    )
     whole = TensorDesc("UINT4", [64, 9])
     parts = [TensorDesc("UINT4", [64, 4]), TensorDesc("UINT4", [64, 5])]
     check_against_reference(whole, parts, 1, seed=4)

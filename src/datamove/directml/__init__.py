@@ -7,6 +7,7 @@ out exactly as the descriptors say, with NumPy. See ``docs/directml.md``.
 
 from __future__ import annotations
 
+from datamove.directml._arrays import join, split
 from datamove.directml._desc import JoinDesc, SplitDesc
 from datamove.directml._enums import (
     DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT,
@@ -19,7 +20,6 @@ from datamove.directml._enums import (
     TensorType,
 )
 from datamove.directml._errors import BufferSizeOverflowError, DirectMLValidationError, Violation
-from datamove.directml._execute import join, read_tensor, run_join, run_split, split, write_tensor
 from datamove.directml._json import (
     desc_from_json,
     desc_to_json,
@@ -30,6 +30,7 @@ from datamove.directml._json import (
 )
 from datamove.directml._openvino import explain_openvino_split, split_desc_from_openvino
 from datamove.directml._rules import TensorSupport, ValidationOptions, tensor_support
+from datamove.directml._run import read_tensor, run_join, run_split, write_tensor
 from datamove.directml._tensor import TensorDesc, calc_buffer_tensor_size, packed_strides
 
 __all__ = [

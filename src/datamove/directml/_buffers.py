@@ -1,0 +1,145 @@
+"""Buffers bound to tensors: byte views of what the caller passes, and element views over them.
+
+A buffer is anything with the buffer protocol (``bytes``, ``bytearray``, ``memoryview``, a
+contiguous NumPy array), seen as 1-D ``uint8`` (:func:`as_bytes`). This module checks what
+binding a buffer to a tensor asks: long enough (T10), and a written buffer apart from the
+operator's other buffers (S10). :class:`Space` is a tensor's elements as a strided NumPy view
+over its buffer; 4-bit types (two per byte, the first in the low nibble) are unpacked to a
+nibble per byte first (:func:`unpack_nibbles`) and packed back (:func:`pack_nibbles`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from datamove._errors import DTypeError, ValidationError
+from datamove._layout import shares_memory
+from datamove.directml._errors import Violation
+from datamove.directml._tensor import TensorDesc
+
+__all__ = [
+    "UINT_OF_BYTES",
+    "Bytes",
+    "Space",
+    "as_bytes",
+    "check_binding",
+    "check_distinct",
+    "new_buffer",
+    "pack_nibbles",
+    "unpack_nibbles",
+]
+
+Bytes = npt.NDArray[np.uint8]
+
+UINT_OF_BYTES: dict[int, np.dtype[Any]] = {
+    1: np.dtype(np.uint8),
+    2: np.dtype(np.uint16),
+    4: np.dtype(np.uint32),
+    8: np.dtype(np.uint64),
+}
+
+
+def as_bytes(buffer: Any, name: str, *, writable: bool) -> Bytes:
+    """A 1-D ``uint8`` view of a buffer-protocol object (bytes, bytearray, memoryview, ndarray)."""
+    if isinstance(buffer, np.ndarray):
+        if buffer.dtype.hasobject:
+            raise DTypeError(
+                "DirectML", name, buffer, f"must hold bytes, not Python objects ({buffer.dtype})"
+            )
+        if not buffer.flags.c_contiguous:
+            raise ValidationError(
+                "DirectML", name, buffer, "must be a contiguous buffer",
+                hint="use np.ascontiguousarray, or pass the buffer the view was taken from",
+            )  # fmt: skip
+        array = buffer.reshape(-1).view(np.uint8)
+    else:
+        try:
+            view = memoryview(buffer)
+        except TypeError:
+            raise DTypeError("DirectML", name, buffer, "must support the buffer protocol") from None
+        if not view.c_contiguous:
+            raise ValidationError("DirectML", name, buffer, "must be a contiguous buffer")
+        array = np.frombuffer(view.cast("B"), dtype=np.uint8)
+    if writable and not array.flags.writeable:
+        raise ValidationError("DirectML", name, buffer, "must be writable (not bytes)")
+    return array
+
+
+def check_binding(tensor: TensorDesc, data: Bytes, path: str, found: list[Violation]) -> None:
+    """T10: the buffer bound at ``path`` holds at least ``total_tensor_size_in_bytes``."""
+    if data.size < tensor.total_tensor_size_in_bytes:
+        found.append(
+            Violation("T10", path, data.size,
+                      "bytes are fewer than total_tensor_size_in_bytes="
+                      f"{tensor.total_tensor_size_in_bytes}")
+        )  # fmt: skip
+
+
+def new_buffer(tensor: TensorDesc) -> Bytes:
+    """A zeroed buffer of the tensor's ``total_tensor_size_in_bytes``."""
+    return np.zeros(tensor.total_tensor_size_in_bytes, dtype=np.uint8)
+
+
+def check_distinct(
+    written: Sequence[tuple[str, Bytes]], read: Sequence[tuple[str, Bytes]], found: list[Violation]
+) -> None:
+    """S10: a written buffer overlapping another of the operator's buffers is undefined."""
+    for i, (name, buffer) in enumerate(written):
+        for other_name, other in [*written[:i], *read]:
+            if shares_memory(buffer, other):
+                found.append(
+                    Violation("S10", name, f"<buffer of {buffer.size} bytes>",
+                              f"overlaps {other_name}; DirectML's results are undefined then")
+                )  # fmt: skip
+
+
+# Views -----------------------------------------------------------------------------------
+
+
+def _view(tensor: TensorDesc, data: Bytes, item: int) -> np.ndarray[Any, Any]:
+    """The tensor's elements as a strided view over ``data`` (one element = ``item`` bytes)."""
+    strides = tensor.effective_strides
+    assert strides is not None  # validated
+    return np.ndarray(
+        tensor.sizes,
+        dtype=UINT_OF_BYTES[item],
+        buffer=data,
+        strides=tuple(s * item for s in strides),
+    )
+
+
+def unpack_nibbles(data: Bytes) -> Bytes:
+    """One nibble per byte, low nibble first: element ``i`` of a 4-bit buffer is ``out[i]``."""
+    out = np.empty(data.size * 2, dtype=np.uint8)
+    np.bitwise_and(data, 0x0F, out=out[0::2])
+    np.right_shift(data, 4, out=out[1::2])
+    return out
+
+
+def pack_nibbles(nibbles: Bytes, out: Bytes) -> None:
+    """The inverse of :func:`unpack_nibbles`, into ``out`` (half as many bytes)."""
+    np.left_shift(nibbles[1::2], 4, out=out)
+    np.bitwise_or(out, nibbles[0::2] & 0x0F, out=out)
+
+
+class Space:
+    """Where a tensor's elements live: the byte buffer itself, or its nibbles for 4-bit types."""
+
+    def __init__(self, tensor: TensorDesc, data: Bytes) -> None:
+        self.data = data
+        self.four_bit = tensor.data_type.bits == 4
+        if self.four_bit:
+            self.elements = unpack_nibbles(data[: tensor.total_tensor_size_in_bytes])
+            self.view = _view(tensor, self.elements, 1)
+        else:
+            self.elements = data
+            self.view = _view(tensor, data, tensor.data_type.bits // 8)
+
+    def flush(self) -> None:
+        """Write nibbles back to the byte buffer (no-op for byte-sized types)."""
+        if self.four_bit:
+            pack_nibbles(self.elements, self.data[: self.elements.size // 2])

@@ -1,0 +1,395 @@
+"""Running split and join on byte buffers, and the logical values a buffer holds.
+
+:func:`run_split` and :func:`run_join` validate the desc and the buffers bound to it (every
+violation at once), then carry out its :class:`~._moves.MovePlan`: whole-byte copies go to the
+package's copy engine, 4-bit copies that start or step mid-byte to :mod:`._nibbles`. Element
+bits are moved, not values, so NaN payloads and ``-0.0`` survive. :func:`read_tensor` and
+:func:`write_tensor` turn a buffer laid out as a ``TensorDesc`` says into NumPy values and back
+(4-bit types one value per byte).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from datamove._backends import as_numpy
+from datamove._backends._copy import copy_pairs
+from datamove._errors import DTypeError, ValidationError
+from datamove.directml._buffers import (
+    Bytes,
+    Space,
+    as_bytes,
+    check_binding,
+    check_distinct,
+    new_buffer,
+)
+from datamove.directml._desc import JoinDesc, SplitDesc
+from datamove.directml._enums import FeatureLevel, TensorDataType
+from datamove.directml._errors import DirectMLValidationError, Violation
+from datamove.directml._moves import MovePlan, copy_views, plan_moves
+from datamove.directml._nibbles import Region, move_nibbles
+from datamove.directml._rules import ValidationOptions
+from datamove.directml._tensor import TensorDesc
+
+__all__ = ["NUMPY_OF", "read_tensor", "run_join", "run_split", "write_tensor"]
+
+NUMPY_OF: dict[TensorDataType, np.dtype[Any]] = {
+    TensorDataType.FLOAT32: np.dtype(np.float32),
+    TensorDataType.FLOAT16: np.dtype(np.float16),
+    TensorDataType.FLOAT64: np.dtype(np.float64),
+    TensorDataType.UINT8: np.dtype(np.uint8),
+    TensorDataType.UINT16: np.dtype(np.uint16),
+    TensorDataType.UINT32: np.dtype(np.uint32),
+    TensorDataType.UINT64: np.dtype(np.uint64),
+    TensorDataType.INT8: np.dtype(np.int8),
+    TensorDataType.INT16: np.dtype(np.int16),
+    TensorDataType.INT32: np.dtype(np.int32),
+    TensorDataType.INT64: np.dtype(np.int64),
+    # 4-bit values are handed out one per byte (the wider type that holds them).
+    TensorDataType.UINT4: np.dtype(np.uint8),
+    TensorDataType.INT4: np.dtype(np.int8),
+}
+
+
+def run_split(
+    desc: SplitDesc,
+    input_buffer: Any,
+    *,
+    outputs: Sequence[Any] | None = None,
+    feature_level: FeatureLevel | str | int | None = None,
+    options: ValidationOptions | None = None,
+) -> list[Bytes]:
+    """Run ``DML_SPLIT`` on a byte buffer; return one byte buffer per output.
+
+    Parameters
+    ----------
+    desc : SplitDesc
+        The operator; validated first (all violations at once).
+    input_buffer : buffer
+        Bytes laid out as ``desc.input`` says, at least ``total_tensor_size_in_bytes`` long
+        (T10). Stride-0 dimensions broadcast.
+    outputs : sequence of writable buffers, optional
+        Where to write. Bytes the output tensors do not cover (padding) are left as they
+        were; DirectML itself may overwrite anything within ``total_tensor_size_in_bytes``.
+        By default new zeroed buffers of ``total_tensor_size_in_bytes`` are made.
+    feature_level : FeatureLevel or str or int, optional
+        Also check the feature-level rules of this level. By default only the level-free
+        rules are checked, so 4-bit and 64-bit types run anywhere.
+    options : ValidationOptions, optional
+        The validation switches.
+
+    Returns
+    -------
+    list of numpy.ndarray
+        One 1-D ``uint8`` array per output (the given ``outputs``, viewed as bytes).
+
+    Raises
+    ------
+    DirectMLValidationError
+        When the desc breaks a rule, a buffer is too small (T10) or outputs overlap (S10).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> data = np.arange(1, 13, dtype=np.float32)
+    >>> desc = SplitDesc(TensorDesc("FLOAT32", [1, 1, 6, 2]),
+    ...                  [TensorDesc("FLOAT32", [1, 1, 6, 1])] * 2, axis=3)
+    >>> [b.view(np.float32).tolist() for b in run_split(desc, data)]
+    [[1.0, 3.0, 5.0, 7.0, 9.0, 11.0], [2.0, 4.0, 6.0, 8.0, 10.0, 12.0]]
+    """
+    if not isinstance(desc, SplitDesc):
+        raise DTypeError("DML_SPLIT", "desc", desc, "must be a SplitDesc")
+    found = desc.violations(feature_level, options=options)
+    source = as_bytes(input_buffer, "input_buffer", writable=False)
+    if outputs is None:
+        targets = [new_buffer(t) for t in desc.outputs]
+    else:
+        if isinstance(outputs, bytes | bytearray | memoryview | np.ndarray) or not isinstance(
+            outputs, Sequence
+        ):
+            raise DTypeError(
+                "DML_SPLIT", "outputs", outputs, "must be a sequence of buffers, one per output"
+            )
+        if len(outputs) != len(desc.outputs):
+            raise ValidationError(
+                "DML_SPLIT",
+                "outputs",
+                outputs,
+                f"must hold {len(desc.outputs)} buffers, one per output",
+            )
+        targets = [as_bytes(b, f"outputs[{i}]", writable=True) for i, b in enumerate(outputs)]
+        check_distinct(
+            [(f"outputs[{i}]", t) for i, t in enumerate(targets)], [("input_buffer", source)], found
+        )
+    check_binding(desc.input, source, "input_buffer", found)
+    for i, (tensor, target) in enumerate(zip(desc.outputs, targets, strict=True)):
+        check_binding(tensor, target, f"outputs[{i}]", found)
+    if found:
+        raise DirectMLValidationError("DML_SPLIT", found)
+    _move(plan_moves(desc), source, targets)
+    return targets
+
+
+def run_join(
+    desc: JoinDesc,
+    input_buffers: Sequence[Any],
+    *,
+    output: Any | None = None,
+    feature_level: FeatureLevel | str | int | None = None,
+    options: ValidationOptions | None = None,
+) -> Bytes:
+    """Run ``DML_JOIN`` on byte buffers; return the output byte buffer.
+
+    Parameters
+    ----------
+    desc : JoinDesc
+        The operator; validated first (all violations at once).
+    input_buffers : sequence of buffers
+        One per input, laid out as its ``TensorDesc`` says (T10: long enough).
+    output : writable buffer, optional
+        Where to write; padding bytes are left as they were. By default a new zeroed buffer.
+    feature_level, options
+        As for :func:`run_split`.
+
+    Returns
+    -------
+    numpy.ndarray
+        The output as a 1-D ``uint8`` array.
+
+    Raises
+    ------
+    DirectMLValidationError
+        When the desc breaks a rule, a buffer is too small (T10) or the output overlaps an
+        input (S10's rule, applied to join).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> parts = [TensorDesc("INT32", [2]), TensorDesc("INT32", [3])]
+    >>> desc = JoinDesc(parts, TensorDesc("INT32", [5]), axis=0)
+    >>> run_join(desc, [np.array([1, 2], np.int32), np.array([3, 4, 5], np.int32)]).view(np.int32)
+    array([1, 2, 3, 4, 5], dtype=int32)
+    """
+    if not isinstance(desc, JoinDesc):
+        raise DTypeError("DML_JOIN", "desc", desc, "must be a JoinDesc")
+    if isinstance(input_buffers, bytes | bytearray | memoryview | np.ndarray) or not isinstance(
+        input_buffers, Sequence
+    ):
+        raise DTypeError(
+            "DML_JOIN", "input_buffers", input_buffers, "must be a sequence of buffers"
+        )
+    if len(input_buffers) != len(desc.inputs):
+        raise ValidationError(
+            "DML_JOIN",
+            "input_buffers",
+            input_buffers,
+            f"must hold {len(desc.inputs)} buffers, one per input",
+        )
+    found = desc.violations(feature_level, options=options)
+    sources = [
+        as_bytes(b, f"input_buffers[{i}]", writable=False) for i, b in enumerate(input_buffers)
+    ]
+    if output is None:
+        target = new_buffer(desc.output)
+    else:
+        target = as_bytes(output, "output", writable=True)
+        check_distinct(
+            [("output", target)], [(f"input_buffers[{i}]", b) for i, b in enumerate(sources)], found
+        )
+    check_binding(desc.output, target, "output", found)
+    for i, (tensor, source) in enumerate(zip(desc.inputs, sources, strict=True)):
+        check_binding(tensor, source, f"input_buffers[{i}]", found)
+    if found:
+        raise DirectMLValidationError("DML_JOIN", found)
+    _move(plan_moves(desc), target, sources)
+    return target
+
+
+def _copy(
+    arrays: Sequence[tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]], parallel: bool
+) -> None:
+    if parallel:
+        copy_pairs(arrays)  # inline below its thresholds; the row loop and threads above
+    else:
+        for dst, src in arrays:
+            np.copyto(dst, src, casting="no")
+
+
+def _move(plan: MovePlan, whole: Bytes, parts: Sequence[Bytes]) -> None:
+    """Carry out a plan: copy each part to its slice of the whole (split) or from it (join)."""
+
+    def sides(part: int) -> tuple[Bytes, Bytes]:
+        return (parts[part], whole) if plan.split else (whole, parts[part])
+
+    # never a byte shared between whole-byte copies and nibble copies: no element straddles
+    _copy([copy_views(c, *sides(c.part)) for c in plan.copies], plan.parallel)
+    if plan.nibbles:
+        pairs = []
+        for p in plan.nibbles:
+            dst, src = sides(p.part)
+            pairs.append(
+                (
+                    Region(dst, p.dst_offset, p.shape, p.dst_strides),
+                    Region(src, p.src_offset, p.shape, p.src_strides),
+                )
+            )
+        move_nibbles(pairs, plan.lead, parallel=plan.parallel)
+
+
+# Logical values <-> buffers ---------------------------------------------------------------
+
+
+def read_tensor(desc: TensorDesc, buffer: Any) -> np.ndarray[Any, Any]:
+    """The logical values of a tensor stored in ``buffer``, as a new NumPy array of ``desc.sizes``.
+
+    4-bit types come back one value per byte: ``uint8`` in [0, 15] for UINT4, ``int8`` in
+    [-8, 7] for INT4.
+
+    Examples
+    --------
+    >>> read_tensor(TensorDesc("UINT4", [5]), bytes([0x21, 0x43, 0x05, 0]))
+    array([1, 2, 3, 4, 5], dtype=uint8)
+    """
+    _check_layout(desc)
+    data = as_bytes(buffer, "buffer", writable=False)
+    found: list[Violation] = []
+    check_binding(desc, data, "buffer", found)
+    if found:
+        raise DirectMLValidationError("DirectML", found)
+    values = Space(desc, data).view.copy()
+    if desc.data_type is TensorDataType.INT4:
+        return ((values ^ 8).astype(np.int8) - 8).astype(np.int8)
+    return values.view(NUMPY_OF[desc.data_type])
+
+
+def write_tensor(desc: TensorDesc, values: Any, out: Any | None = None) -> Bytes:
+    """Store ``values`` (broadcast to ``desc.sizes``) in a buffer laid out as ``desc`` says.
+
+    Parameters
+    ----------
+    desc : TensorDesc
+        The layout. Its strides must not make two elements share an address (T12, as for
+        outputs: exact up to 2**22 elements; past that, a layout that the sorted-strides
+        test cannot prove free of overlap is refused).
+    values : array_like
+        Cast to the tensor's type by NumPy's ``same_kind`` rule, with no value changed beyond
+        a float's rounding: integers must be in the type's range (4-bit ones too), and finite
+        values must not overflow a float type to infinity.
+    out : writable buffer, optional
+        Where to write; bytes the tensor does not cover are left as they were. By default a
+        new zeroed buffer of ``total_tensor_size_in_bytes``.
+
+    Returns
+    -------
+    numpy.ndarray
+        The buffer, as 1-D ``uint8``.
+
+    Raises
+    ------
+    DirectMLValidationError
+        When the layout breaks T2, T4 to T7 or T12, or ``out`` is too small (T10).
+    datamove.ValidationError
+        When ``values`` do not broadcast to the sizes or cannot be stored unchanged
+        (a ``DTypeError``).
+
+    Examples
+    --------
+    >>> write_tensor(TensorDesc("UINT4", [5]), [1, 2, 3, 4, 5]).tolist()
+    [33, 67, 5, 0]
+    >>> write_tensor(TensorDesc("UINT8", [2, 2], strides=[4, 1]), [[1, 2], [3, 4]]).tolist()
+    [1, 2, 0, 0, 3, 4, 0, 0]
+    """
+    _check_layout(desc)
+    if desc.self_overlapping:  # one address, several values: only the last would be kept
+        raise DirectMLValidationError(
+            "DirectML",
+            [Violation("T12", "desc.strides", desc.strides,
+                       f"make two elements of sizes {list(desc.sizes)} share an address, so "
+                       "write_tensor cannot store a value for each")],
+        )  # fmt: skip
+    dtype = NUMPY_OF[desc.data_type]
+    array = as_numpy("DirectML", "values", values)
+    try:
+        np.broadcast_shapes(array.shape, desc.sizes)
+    except ValueError:
+        raise ValidationError(
+            "DirectML",
+            "values",
+            values,
+            f"has shape {list(array.shape)}, which does not broadcast to the tensor's sizes"
+            f" {list(desc.sizes)}",
+        ) from None
+    if desc.data_type.bits == 4:
+        low, high = (-8, 7) if desc.data_type is TensorDataType.INT4 else (0, 15)
+        if array.size and (
+            array.dtype.kind not in "iub" or array.min() < low or array.max() > high
+        ):
+            raise ValidationError(
+                "DirectML",
+                "values",
+                values,
+                f"must be integers in [{low}, {high}] for {desc.data_type.name}",
+            )
+    target = new_buffer(desc) if out is None else as_bytes(out, "out", writable=True)
+    found: list[Violation] = []
+    check_binding(desc, target, "out", found)
+    if found:
+        raise DirectMLValidationError("DirectML", found)
+    if desc.data_type.bits == 4:
+        typed = np.broadcast_to(array, desc.sizes).astype(np.uint8) & 0x0F
+    else:
+        typed = _cast(np.broadcast_to(array, desc.sizes), dtype, values)
+    space = Space(desc, target)
+    np.copyto(space.view, typed.view(space.view.dtype))
+    space.flush()
+    return target
+
+
+def _cast(array: np.ndarray[Any, Any], dtype: np.dtype[Any], values: Any) -> np.ndarray[Any, Any]:
+    """``array`` as ``dtype`` where no value changes beyond a float's rounding.
+
+    Integers (and bools) must fit an integer type; anything NumPy casts ``same_kind`` goes to a
+    float type, except finite values that would become infinite. Everything else is a
+    ``DTypeError`` naming the caller's ``values``.
+    """
+    if array.dtype.kind in "iub" and dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        if array.size and array.dtype.kind != "b":
+            low, high = int(array.min()), int(array.max())
+            if low < info.min or high > info.max:
+                bad = low if low < info.min else high
+                raise DTypeError(
+                    "DirectML", "values", values,
+                    f"holds {bad}, outside {dtype}'s range [{info.min}, {info.max}]",
+                )  # fmt: skip
+        return array.astype(dtype, copy=False)
+    if dtype.kind == "f" and np.can_cast(array.dtype, dtype, casting="same_kind"):
+        try:
+            with np.errstate(over="raise", invalid="ignore"):
+                return array.astype(dtype, copy=False)
+        except FloatingPointError:
+            big = float(np.finfo(dtype).max)
+            with np.errstate(all="ignore"):
+                lost = np.isinf(array.astype(dtype)) & ~np.isinf(array)
+            bad = array.ravel()[np.flatnonzero(lost)[0]]
+            raise DTypeError(
+                "DirectML", "values", values,
+                f"holds {bad.item()!r}, beyond {dtype}'s largest finite value {big!r}; it would"
+                " become infinite",
+            ) from None  # fmt: skip
+    raise DTypeError(
+        "DirectML", "values", values,
+        f"has element type {array.dtype}, which cannot be stored as {dtype} without changing"
+        " values",
+    )  # fmt: skip
+
+
+def _check_layout(desc: TensorDesc) -> None:
+    if not isinstance(desc, TensorDesc):
+        raise DTypeError("DirectML", "desc", desc, "must be a TensorDesc")
+    found = [v for v in desc.intrinsic_violations if v.rule in {"T2", "T4", "T5", "T6", "T7"}]
+    if found:
+        raise DirectMLValidationError("DirectML", found)
