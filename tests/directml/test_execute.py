@@ -137,7 +137,15 @@ C64 = np.zeros(3, np.complex64)
     [
         pytest.param(lambda: dml.split(Z23, 1, [1, 0, 2]), DMLError, r"\[S6\]", id="zero chunk"),
         pytest.param(lambda: dml.split(Z23, 1, [1, 1]), DMLError, r"\[S5\]", id="sum"),
-        pytest.param(lambda: dml.split(Z23, 2, [3]), datamove.AxisError, "axis", id="axis"),
+        pytest.param(
+            lambda: dml.split(Z23, 2, [3]),
+            datamove.AxisError, r"axis=2 is out of the tensor rank range \[-2, 1\]", id="axis",
+        ),
+        pytest.param(
+            lambda: dml.split(3.5, 0, [1]),
+            datamove.AxisError, "cannot address an axis of a scalar", id="axis of a scalar",
+        ),
+        pytest.param(lambda: dml.split(Z23, True, [2]), DTypeError, "integer", id="bool axis"),
         pytest.param(
             lambda: dml.join([[1, None]], 0),
             DTypeError, r"arrays\[0\]=\[1, None\] is not an array of numbers", id="objects",

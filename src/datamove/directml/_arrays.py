@@ -17,8 +17,9 @@ import numpy as np
 
 from datamove._backends import Backend, as_numpy, foreign_backend
 from datamove._backends._foreign import DASK_UNKNOWN_CHUNKS, PartlyKnownShape
-from datamove._errors import AxisError, BackendError, DTypeError, ValidationError
+from datamove._errors import BackendError, DTypeError, ValidationError
 from datamove._split import variadic_split
+from datamove._validation import normalize_axis
 from datamove.directml._desc import JoinDesc, SplitDesc, check_count
 from datamove.directml._enums import TensorDataType
 from datamove.directml._run import NUMPY_OF, read_tensor, run_join, run_split, write_tensor
@@ -48,14 +49,16 @@ def _dml_type(
     return found
 
 
-def _normalise_axis(axis: Any, rank: int) -> int:
+def _axis(axis: Any, rank: int) -> int:
+    """``axis`` in ``[0, rank - 1]``: the shared rule (``normalize_axis``), after a type check.
+
+    The type check is DirectML's own, not ``as_int``'s: any Python or NumPy integer but a bool,
+    as a desc's integer fields take. ``as_int`` would add OpenVINO's int64 rule and its hint,
+    which mean nothing here (an axis past int64 is out of range like any other).
+    """
     if isinstance(axis, bool) or not isinstance(axis, int | np.integer):
         raise DTypeError("DirectML", "axis", axis, "must be an integer")
-    if not -rank <= axis < rank:
-        raise AxisError(
-            "DirectML", "axis", axis, f"must be in [{-rank}, {rank - 1}] for rank {rank}"
-        )
-    return int(axis) % rank
+    return normalize_axis("DirectML", "axis", axis, int(axis), rank)
 
 
 def _to_numpy_values(
@@ -186,7 +189,7 @@ def split(
     backend = foreign_backend("DirectML", array)
     source = _source(array, "array", backend)
     dtype = _dml_type(source, data_type)
-    axis = _normalise_axis(axis, len(source.shape))
+    axis = _axis(axis, len(source.shape))
     if (
         isinstance(sizes, int | str)
         or not isinstance(sizes, Sequence | np.ndarray)
@@ -288,7 +291,7 @@ def join(arrays: Sequence[Any], axis: int, *, data_type: TensorDataType | str | 
                 f"must match arrays[0]'s {sources[0].dtype}",
             )
     first = sources[0].shape
-    axis = _normalise_axis(axis, len(first))
+    axis = _axis(axis, len(first))
     parts = _packed_descs(dtype, [s.shape for s in sources])
     total = sum(s.shape[axis] if len(s.shape) == len(first) else 0 for s in sources)
     whole = TensorDesc(dtype, (*first[:axis], total, *first[axis + 1 :]))
