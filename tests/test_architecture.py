@@ -96,6 +96,53 @@ def test_numpy_is_a_backend_like_the_others():
     assert _backends.backend_for("Split", np.zeros(1)) is backend
 
 
+def test_foreign_backend_leaves_to_numpy_what_numpy_reads():
+    # DirectML's split and join take anything np.asarray takes; other libraries' arrays go to
+    # their backend, the one backend_for finds.
+    from datamove import _backends
+
+    for value in (np.zeros(2), np.float32(1), 3, [1, 2], memoryview(b"ab"), None, object()):
+        assert _backends.foreign_backend("DirectML", value) is None
+    strict = pytest.importorskip("array_api_strict")
+    x = strict.asarray([1, 2])
+    assert _backends.foreign_backend("DirectML", x) is _backends.backend_for("DirectML", x)
+
+
+def _private_reaches(name: str, path: Path, modules: set[str]) -> list[str]:
+    """``from m import _x`` and ``m._x``, where ``_x`` is a private name of module ``m``."""
+    tree = ast.parse(path.read_text())
+    aliases: dict[str, str] = {}
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("datamove"):
+            for alias in node.names:
+                if f"{node.module}.{alias.name}" in modules:
+                    aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+                elif alias.name.startswith("_") and not alias.name.startswith("__"):
+                    found.append(f"{name}:{node.lineno} imports {node.module}.{alias.name}")
+        elif isinstance(node, ast.Import):
+            aliases.update({a.asname or a.name: a.name for a in node.names if a.name in modules})
+    found.extend(
+        f"{name}:{node.lineno} reads {aliases[node.value.id]}.{node.attr}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id in aliases
+        and node.attr.startswith("_")
+        and not node.attr.startswith("__")
+        and f"{aliases[node.value.id]}.{node.attr}" not in modules
+    )
+    return found
+
+
+def test_no_module_reaches_into_another_modules_private_names():
+    # What one module needs of another is exported under a public name (in a private module).
+    modules = _modules()
+    names = set(modules) | {_module_name(p) for p in SRC.rglob("*.pyi")}  # compiled: _kernels
+    found = [f for name, path in modules.items() for f in _private_reaches(name, path, names)]
+    assert found == []
+
+
 # -- NumPy subclasses whose indexing changes shapes (issue 23) --------------------------------
 @pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")  # NumPy's, on np.matrix
 def test_np_matrix_is_indexed_as_its_base_array():
