@@ -685,21 +685,14 @@ class Model:
     ) -> _ShapePlan | None:
         """`plan` as a function of NumPy inputs with the shapes and dtypes in ``key``.
 
-        ``values`` holds the slots of one run of these shapes. Each output of each step is a
-        *move* ``(src, dst, take)``: slot ``dst`` is slot ``src`` indexed by ``take`` (a NumPy
-        basic index), or, for a `Join`, the slots ``src`` concatenated along ``take``. The
-        function's code (`_program`) is the same for every key with the inputs in the same
-        order; its globals hold what depends on the shapes. ``None`` where a slot holds
-        something other than a NumPy array.
+        ``values`` holds the slots of one run of these shapes. The function's code (`_program`)
+        is the same for every key with the inputs in the same order; its globals hold what
+        depends on the shapes. ``None`` where a slot holds something other than a NumPy array.
         """
-        slot_of = {layer.index: out for out, layer, _, _ in plan.params}
-        inputs = tuple(slot_of[self._params[self._input_aliases[name]].index] for name, *_ in key)
-        moves: list[_Move] = []
-        for (_, _, ins, outs), planner in zip(plan.steps, planners, strict=True):
-            if any(type(values[i]) is not np.ndarray for i in ins):
-                return None
-            for out, take in zip(outs, planner(values[ins[0]].shape), strict=True):
-                moves.append((ins, out, take.axis) if type(take) is Join else (ins[0], out, take))
+        moves = _moves(plan, planners, values)
+        if moves is None:
+            return None
+        inputs = self._input_slots(plan, key)
         scope: dict[str, Any] = {"concatenate": np.concatenate}
         for _, dst, take in moves:
             scope[f"i{dst}"] = take
@@ -713,6 +706,11 @@ class Model:
                 self._programs.clear()
             code = self._programs[inputs] = _program(moves, inputs, [s for _, s in plan.results])
         return cast("_ShapePlan", FunctionType(code, scope))
+
+    def _input_slots(self, plan: _Plan, key: tuple[Any, ...]) -> tuple[int, ...]:
+        """The slot of each input named in ``key`` (a `_shape_key`), in its order."""
+        slot_of = {layer.index: out for out, layer, _, _ in plan.params}
+        return tuple(slot_of[self._params[self._input_aliases[name]].index] for name, *_ in key)
 
     def _take_input(
         self, name: Any, value: Any, layer: Layer, shape: PartialShape, etype: ElementType | None
@@ -862,6 +860,22 @@ def _bits(argument: str, layer: Layer, value: Any) -> Any:
     return value
 
 
+def _moves(plan: _Plan, planners: list[Planner], values: list[Any]) -> list[_Move] | None:
+    """What a shape plan does, given the slots of one run: a *move* per output of each step.
+
+    A move ``(src, dst, take)`` makes slot ``dst`` slot ``src`` indexed by ``take`` (a NumPy
+    basic index), or, for a `Join`, the slots ``src`` concatenated along axis ``take``.
+    ``None`` where a step's input is something other than a NumPy array.
+    """
+    moves: list[_Move] = []
+    for (_, _, ins, outs), planner in zip(plan.steps, planners, strict=True):
+        if any(type(values[i]) is not np.ndarray for i in ins):
+            return None
+        for out, take in zip(outs, planner(values[ins[0]].shape), strict=True):
+            moves.append((ins, out, take.axis) if type(take) is Join else (ins[0], out, take))
+    return moves
+
+
 def _program(moves: list[_Move], inputs: tuple[int, ...], results: list[int]) -> CodeType:
     """The code of a shape plan: ``def run(<input slots>)``, a line per move, the outputs.
 
@@ -869,6 +883,9 @@ def _program(moves: list[_Move], inputs: tuple[int, ...], results: list[int]) ->
     constants; ``i{k}`` is what computes slot ``k`` (an index, or a join's axis), ``n{j}`` the
     name of output ``j``. Only these names and slot numbers go into the source; every value
     from the file (names, indices, axes, constants) is in the globals `Model._shape_plan` gives.
+
+    Generated code, not a loop over the moves: the plain loop took 1.3x as long per run on
+    the 50-operator chain of ``bench/bench_ir.py`` (``--only loop``; ``bench/RESULTS.md``).
     """
     lines = [f"def run({', '.join(f'v{s}' for s in inputs)}):"]
     for src, dst, _ in moves:

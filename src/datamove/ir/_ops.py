@@ -452,13 +452,23 @@ def _strided_slice_infer(layer: Layer, ins: list[Info], _context: Context) -> li
 
 
 def _strided_slice_run(layer: Layer, fixed: Fixed) -> Runner:
-    masks = _masks(layer)
+    begin_mask, end_mask, new_axis_mask, shrink_axis_mask, ellipsis_mask = _masks(layer).values()
     has_stride = len(layer.inputs) == 4
 
     def run(xs: list[Any]) -> tuple[Any, ...]:
-        stride = _value(fixed, xs, 3) if has_stride else None
-        begin, end = _value(fixed, xs, 1), _value(fixed, xs, 2)
-        return (strided_slice(xs[0], begin, end, stride, **masks),)
+        return (
+            strided_slice(
+                xs[0],
+                _value(fixed, xs, 1),
+                _value(fixed, xs, 2),
+                _value(fixed, xs, 3) if has_stride else None,
+                begin_mask=begin_mask,
+                end_mask=end_mask,
+                new_axis_mask=new_axis_mask,
+                shrink_axis_mask=shrink_axis_mask,
+                ellipsis_mask=ellipsis_mask,
+            ),
+        )
 
     return run
 
