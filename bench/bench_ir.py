@@ -10,12 +10,16 @@
   first run (checked path), the second (the plan built) and the shape plan, against OpenVINO's
   ``infer``. Linear in the inputs (the first run once took 248 s here).
 
-``--only chain|check|inputs`` runs one of the three.
+* The shape plan of that chain as generated code (what ``Model.run`` uses) against a plain
+  loop over its moves (issue 17): code generation is kept only while it pays.
+
+``--only chain|check|inputs|loop`` runs one of the four.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import statistics
 import tempfile
 import time
@@ -97,7 +101,9 @@ def _pairs_model(n_inputs: int) -> Any:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="bench_ir", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="few repeats")
-    parser.add_argument("--only", choices=("chain", "check", "inputs"), help="run one benchmark")
+    parser.add_argument(
+        "--only", choices=("chain", "check", "inputs", "loop"), help="run one benchmark"
+    )
     args = parser.parse_args(argv)
     q = args.quick
     try:
@@ -114,6 +120,8 @@ def main(argv: list[str] | None = None) -> int:
         _bench_check(tmp, core, q)
     if args.only in (None, "inputs"):
         _bench_inputs(tmp, core, q)
+    if args.only in (None, "loop"):
+        _bench_loop(tmp, q)
     return 0
 
 
@@ -217,6 +225,111 @@ def _bench_inputs(tmp: Path, core: Any, q: bool, n_inputs: int = 2000) -> None:
         f"second run {statistics.median(seconds):.3f} s, "
         f"shape plan {t_plan * 1e3:.2f} ms   OpenVINO infer {t_ov * 1e3:.1f} ms"
     )
+
+
+def _plain_loop(
+    template: list[Any],
+    inputs: tuple[int, ...],
+    moves: tuple[tuple[Any, int, Any], ...],
+    results: tuple[tuple[str, int], ...],
+) -> Any:
+    """A shape plan as a plain loop over its moves (``ir._model._moves``), not generated code."""
+    concatenate = np.concatenate
+
+    def run(*arrays: Any) -> dict[str, Any]:
+        values = template.copy()
+        for slot, array in zip(inputs, arrays, strict=True):
+            values[slot] = array
+        for src, dst, take in moves:
+            if type(src) is int:
+                values[dst] = values[src][take]
+            else:  # a Join: the slots src, concatenated along axis take
+                values[dst] = concatenate([values[s] for s in src], axis=take)
+        return {name: values[s] for name, s in results}
+
+    return run
+
+
+def _bench_loop(tmp: Path, q: bool) -> None:
+    import openvino as ov
+
+    from datamove import ir
+    from datamove.ir import _model
+
+    xml = tmp / "chain.xml"
+    ov.save_model(_chain_model(50), str(xml), compress_to_fp16=False)
+    x = np.random.default_rng(0).standard_normal((4, 64)).astype(np.float32)
+    model = ir.read_model(xml)
+    for _ in range(3):  # seen, planned, plan used
+        model.run({"x": x})
+    (key,) = model._shape_plans
+    generated, plan = model._shape_plans[key], model._plan
+    assert generated is not None
+    assert plan is not None
+    assert plan.planners is not None
+    moves = _model._moves(plan, plan.planners, model._run_plan(plan, {"x": x}))
+    assert moves is not None
+    template: list[Any] = [None] * plan.nslots
+    for slot, value in plan.consts:
+        template[slot] = value
+    loop = _plain_loop(template, model._input_slots(plan, key), tuple(moves), tuple(plan.results))
+    want, got = generated(x), loop(x)
+    assert list(got) == list(want)
+    assert all(np.array_equal(got[n], want[n]) for n in want)
+
+    def run_with(fn: Any) -> Any:
+        def run() -> Any:
+            model._shape_plans[key] = fn
+            return model.run({"x": x})
+
+        return run
+
+    rows = {
+        "shape plan alone": (lambda: loop(x), lambda: generated(x)),
+        "Model.run": (run_with(loop), run_with(generated)),
+    }
+    joins = sum(type(src) is not int for src, _, _ in moves)
+    n_rounds = 30 if q else 150
+    print(
+        f"ir shape plan of the 50-op chain, {len(moves)} moves ({joins} joins), us per call "
+        f"(median and minimum of {n_rounds} rounds of 64 calls each, alternating):"
+    )
+    for name, (ours, peer) in rows.items():
+        loops, gens = _alternating(ours, peer, n_rounds)
+        ratio = statistics.median(a / b for a, b in zip(loops, gens, strict=True))
+        print(
+            f"  {name:17s} plain loop {statistics.median(loops) * 1e6:5.1f} "
+            f"({min(loops) * 1e6:.1f}), generated {statistics.median(gens) * 1e6:5.1f} "
+            f"({min(gens) * 1e6:.1f}); loop / generated {ratio:.2f}x per round "
+            "(generated code is kept while clearly > 1)"
+        )
+
+
+def _alternating(
+    ours: Any, peer: Any, n_rounds: int, batch: int = 64
+) -> tuple[list[float], list[float]]:
+    """Seconds per call of each, in rounds of a short batch of one, then of the other.
+
+    Short batches (about 1 ms) in many rounds, gc off: on this shared machine load comes in
+    bursts of milliseconds, and ``paired``'s longer batches left ratios from 0.5x to 3x.
+    """
+    a: list[float] = []
+    b: list[float] = []
+    ours(), peer()
+    gc.disable()
+    try:
+        for _ in range(n_rounds):
+            t0 = time.perf_counter()
+            for _ in range(batch):
+                ours()
+            t1 = time.perf_counter()
+            for _ in range(batch):
+                peer()
+            a.append((t1 - t0) / batch)
+            b.append((time.perf_counter() - t1) / batch)
+    finally:
+        gc.enable()
+    return a, b
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ from datamove._memo import memoize
 from datamove._shape import INT64_MAX, Dimension, PartialShape, ShapeLike, Unknown, as_partial_shape
 from datamove._validation import as_int_vector, as_mask
 
-__all__ = ["infer_strided_slice", "numpy_index", "strided_slice"]
+__all__ = ["infer_strided_slice", "numpy_index", "plan_strided_slice", "strided_slice"]
 
 OP: Final = "StridedSlice"
 
@@ -530,6 +530,30 @@ _CODE: Final = _plan.STRIDED_SLICE
 _NDARRAY: Final = np.ndarray
 
 
+def plan_strided_slice(
+    shape: tuple[int, ...],
+    begin: Any,
+    end: Any,
+    stride: Any = None,
+    *,
+    begin_mask: Any = (),
+    end_mask: Any = (),
+    new_axis_mask: Any = (),
+    shrink_axis_mask: Any = (),
+    ellipsis_mask: Any = (),
+) -> _plan.Plan:
+    """The (cached) plan of StridedSlice-1 on a concrete shape.
+
+    Examples
+    --------
+    >>> plan = plan_strided_slice((2, 3), [1, 0], [0, 2], begin_mask=[0, 1], end_mask=[1, 0])
+    >>> plan.indices
+    ((slice(1, 2, None), slice(0, 2, None)),)
+    """
+    params = (begin, end, stride, begin_mask, end_mask, new_axis_mask, shrink_axis_mask)
+    return _plan.plan_for(_CODE, shape, (*params, ellipsis_mask), _build)
+
+
 def strided_slice(
     data: Any,
     begin: Any,
@@ -611,8 +635,17 @@ def strided_slice(
         if result is not None:
             return result
     backend, arr, shape = _backends.prepare(OP, data)
-    params = (begin, end, stride, begin_mask, end_mask, new_axis_mask, shrink_axis_mask)
-    plan = _plan.plan_for(_CODE, shape, (*params, ellipsis_mask), _build)
+    plan = plan_strided_slice(
+        shape,
+        begin,
+        end,
+        stride,
+        begin_mask=begin_mask,
+        end_mask=end_mask,
+        new_axis_mask=new_axis_mask,
+        shrink_axis_mask=shrink_axis_mask,
+        ellipsis_mask=ellipsis_mask,
+    )
     try:
         (result,) = _backends.take(OP, backend, plan, arr, copy, None if out is None else (out,))
     except ValidationError as exc:

@@ -149,3 +149,12 @@ def test_errors_pickle_with_their_violations():
     assert again.violations == err.violations
     assert str(again) == str(err)
     assert isinstance(again, datamove.ValidationError)
+
+
+def test_violations_are_json_records_as_ir_problems_are():
+    from datamove.ir import Problem
+
+    violation = dml.Violation("S3", "axis", (9,), "must be in [0, 3]")
+    want = {"rule": "S3", "path": "axis", "value": [9], "message": "must be in [0, 3]"}
+    assert violation.to_dict() == violation.as_dict() == want  # as_dict: its first name
+    assert Problem("ports", "declares 1").to_dict()["message"] == "declares 1"

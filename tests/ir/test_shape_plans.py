@@ -163,7 +163,7 @@ def test_shapes_that_depend_on_values_are_not_planned(tmp_path: Path) -> None:
         (out,) = model.run(inputs).values()
         assert out.tolist() == data[b + 1 :].tolist()
     assert model._plan is not None
-    assert model._plan.indexers is None  # no shape plan: shapes depend on the value of begin
+    assert model._plan.planners is None  # no shape plan: shapes depend on the value of begin
     assert not model._shape_plans
 
 

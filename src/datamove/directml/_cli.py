@@ -123,7 +123,7 @@ def _report(
         "name": name,
         "type": kind,
         "valid": not violations,
-        "violations": [v.as_dict() for v in violations],
+        "violations": [v.to_dict() for v in violations],
         "_violations": violations,
     }
 
@@ -153,7 +153,7 @@ def _check(args: argparse.Namespace) -> int:
                 "name": str(args.file),
                 "type": "?",
                 "valid": False,
-                "violations": [Violation("JSON", "file", str(args.file), exc.rule).as_dict()],
+                "violations": [Violation("JSON", "file", str(args.file), exc.rule).to_dict()],
                 "_violations": [Violation("JSON", "file", str(args.file), exc.rule)],
             }
         ]

@@ -47,12 +47,22 @@ class Violation:
         """``[RULE] path=value message``."""
         return f"[{self.rule}] {self.path}={show(self.value)} {self.message}"
 
-    def as_dict(self) -> dict[str, Any]:
-        """The violation as JSON-ready data (the value is kept only when JSON can hold it)."""
+    def to_dict(self) -> dict[str, Any]:
+        """The violation as JSON-ready data (the value is kept only when JSON can hold it).
+
+        The same method as ``datamove.ir``'s ``Problem.to_dict``; ``as_dict`` is its old name.
+
+        Examples
+        --------
+        >>> Violation("S3", "axis", 9, "must be in [0, 3]").to_dict()
+        {'rule': 'S3', 'path': 'axis', 'value': 9, 'message': 'must be in [0, 3]'}
+        """
         value = list(self.value) if isinstance(self.value, tuple) else self.value
         if not isinstance(value, str | int | float | list | None):
             value = show(value)
         return {"rule": self.rule, "path": self.path, "value": value, "message": self.message}
+
+    as_dict = to_dict  # its first name, kept for callers of the public Violation
 
 
 class DirectMLValidationError(ValidationError):

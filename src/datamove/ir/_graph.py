@@ -14,6 +14,7 @@ import os
 import re
 import stat
 from collections import deque
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -32,18 +33,7 @@ __all__ = ["Graph", "Layer", "Port", "parse_graph", "parse_shape_attr", "split_n
 INT64_MAX: Final = 2**63 - 1
 _MAX_NUMBER_CHARS: Final = 24  # longest decimal text an int64 (with sign and spaces) can need
 _MAX_SHOWN_LAYERS: Final = 5
-_OPSET_RE: Final = re.compile(r"opset(\d{1,3})")
-# The newest opset that re-exports the v1 operators: OpenVINO 2026.4's opset17 holds only its
-# new operators, and Parameter (read_model refuses Split, Const, Result... as opset17).
-MAX_OPSET: Final = 16
-MAX_OPSET_OF: Final = {"Parameter": 17}
 SUPPORTED_IR_VERSIONS: Final = (10, 11)
-# OpenVINO looks layer types up in its opsets ignoring case, except ``Const``, which it matches
-# exactly ("const" is refused): the supported types by their lower-case spelling.
-_CASELESS_TYPES: Final = {
-    t.lower(): t
-    for t in ("Parameter", "Result", "Split", "VariadicSplit", "StridedSlice", "Concat")
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -309,14 +299,14 @@ def _parse_port(elem: Element, layer: Layer, argument: str) -> Port:
     return Port(pid, precision, PartialShape(dims), bool(dims), names)
 
 
-def _parse_layer(index: int, elem: Element) -> Layer:
+def _parse_layer(index: int, elem: Element, caseless: Mapping[str, str]) -> Layer:
     attrs = dict(elem.attrib)
     lid = attrs.get("id")
     ltype = attrs.get("type")
     if lid is None or ltype is None:
         raise IRError(f"layers[{index}]", attrs, "needs both an 'id' and a 'type' attribute")
     parse_int(lid, f"layers[{index}] id")  # OpenVINO reads layer ids as integers
-    ltype = _CASELESS_TYPES.get(ltype.lower(), ltype)
+    ltype = caseless.get(ltype.lower(), ltype)
     data_elem = elem.find("data")
     data = dict(data_elem.attrib) if data_elem is not None else {}
     layer = Layer(
@@ -340,9 +330,16 @@ def _parse_layer(index: int, elem: Element) -> Layer:
 
 
 def parse_graph(
-    xml_path: str | os.PathLike[str], bin_path: str | os.PathLike[str] | None = None
+    xml_path: str | os.PathLike[str],
+    bin_path: str | os.PathLike[str] | None = None,
+    *,
+    caseless: Mapping[str, str],
 ) -> Graph:
-    """Parse and check the structure of an IR file (see the module docstring)."""
+    """Parse and check the structure of an IR file (see the module docstring).
+
+    ``caseless`` maps the lower-case spelling of a layer type that OpenVINO looks up ignoring
+    case to its name (``{"split": "Split"}``); other types are kept as the file spells them.
+    """
     xml = Path(xml_path)
     root = _parse_xml(xml)
     if root.tag != "net":
@@ -357,7 +354,7 @@ def parse_graph(
         )
     layers_elem = root.find("layers")
     layers = [
-        _parse_layer(i, e)
+        _parse_layer(i, e, caseless)
         for i, e in enumerate(layers_elem.findall("layer") if layers_elem is not None else [])
     ]
     by_id: dict[int, int] = {}  # layer ids as numbers: OpenVINO reads "03" as 3

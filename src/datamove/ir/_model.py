@@ -18,19 +18,23 @@ from datamove.ir._errors import InputTypeError, IRError, UnsupportedOperatorErro
 from datamove.ir._graph import Graph, Layer, Port, parse_graph, parse_shape_attr, split_names
 from datamove.ir._ops import (
     Info,
+    Join,
+    Planner,
+    Runner,
+    caseless_types,
     check_input_count,
     const_layout,
+    data_ports,
     infer_layer,
-    numpy_indexer,
     output_count,
     runner,
+    shape_planner,
     unsupported_reason,
 )
 from datamove.ir._types import ELEMENT_TYPES, PRECISIONS, ElementType, decode
 
 __all__ = ["CheckReport", "Model", "Problem", "read_model"]
 
-_DATA_PORTS: Final = {"Split": (0,), "VariadicSplit": (0,), "StridedSlice": (0,), "Result": (0,)}
 _SHAPE_PLANS_MAX: Final = 64  # input shapes remembered per model (all dropped when full)
 # Problems of check() that make OpenVINO refuse the model, so run() refuses it too. Declared dims
 # and precisions that disagree with the inferred ones ("shape", "element-type") OpenVINO ignores.
@@ -496,10 +500,8 @@ class Model:
         for idx in graph.order:
             for k in range(len(graph.layers[idx].outputs)):
                 slot[(idx, k)] = len(slot)
-        steps: list[
-            tuple[Layer, Callable[[list[Any]], tuple[Any, ...]], tuple[int, ...], tuple[int, ...]]
-        ] = []
-        indexers: list[Callable[[tuple[int, ...]], tuple[Any, ...]] | None] = []
+        steps: list[tuple[Layer, Runner, tuple[int, ...], tuple[int, ...]]] = []
+        planners: list[Planner | None] = []
         consts: list[tuple[int, np.ndarray[Any, Any]]] = []
         data_consts: set[int] = set()
         const_values: dict[int, np.ndarray[Any, Any]] = {}
@@ -521,22 +523,18 @@ class Model:
                 consts.append((outs[0], self._load_const(layer)))
                 const_values[outs[0]] = consts[-1][1]
             else:
-                data_ports = _DATA_PORTS.get(layer.type, tuple(range(len(ins))))
-                data_consts.update(ins[p] for p in data_ports if p < len(ins))
+                data_consts.update(ins[p] for p in data_ports(layer) if p < len(ins))
                 known = [const_values.get(i) for i in ins]
                 steps.append((layer, runner(layer, known), ins, outs))
-                indexers.append(numpy_indexer(layer, known))
+                planners.append(shape_planner(layer, known))
         results = [
             (name, slot[r.sources[0]]) for name, r in zip(self.outputs, self._results, strict=True)
         ]
-        shapes_only = all(
-            ix is not None or layer.type in ("Concat", "Result")
-            for (layer, *_), ix in zip(steps, indexers, strict=True)
-        )
+        shapes_only = None not in planners
         return _Plan(
             len(slot),
             steps,
-            indexers if shapes_only else None,
+            cast("list[Planner]", planners) if shapes_only else None,
             consts,
             data_consts,
             params,
@@ -607,9 +605,9 @@ class Model:
         if plan is None:
             plan = self._plan = self._build_plan()
         values = self._run_plan(plan, inputs)
-        if key is not None and plan.indexers is not None:  # valid inputs, NumPy arrays only
+        if key is not None and plan.planners is not None:  # valid inputs, NumPy arrays only
             if key in plans:  # the second run of these shapes: plan them
-                plans[key] = self._shape_plan(plan, plan.indexers, key, values)
+                plans[key] = self._shape_plan(plan, plan.planners, key, values)
             else:  # a shape run once is not planned: that would triple its cost
                 if len(plans) >= _SHAPE_PLANS_MAX:
                     plans.clear()
@@ -683,28 +681,21 @@ class Model:
         return values
 
     def _shape_plan(
-        self,
-        plan: _Plan,
-        indexers: list[Callable[[tuple[int, ...]], tuple[Any, ...]] | None],
-        key: tuple[Any, ...],
-        values: list[Any],
+        self, plan: _Plan, planners: list[Planner], key: tuple[Any, ...], values: list[Any]
     ) -> _ShapePlan | None:
         """`plan` as a function of NumPy inputs with the shapes and dtypes in ``key``.
 
         ``values`` holds the slots of one run of these shapes. The function's code (`_program`)
         is the same for every key with the inputs in the same order; its globals hold what
-        depends on the shapes: the NumPy index of each output of an indexing layer. ``None``
-        where a slot holds something other than a NumPy array.
+        depends on the shapes. ``None`` where a slot holds something other than a NumPy array.
         """
-        slot_of = {layer.index: out for out, layer, _, _ in plan.params}
-        inputs = tuple(slot_of[self._params[self._input_aliases[name]].index] for name, *_ in key)
+        moves = _moves(plan, planners, values)
+        if moves is None:
+            return None
+        inputs = self._input_slots(plan, key)
         scope: dict[str, Any] = {"concatenate": np.concatenate}
-        for (_, _, ins, outs), indexer in zip(plan.steps, indexers, strict=True):
-            if any(type(values[i]) is not np.ndarray for i in ins):
-                return None
-            if indexer is not None:
-                for out, index in zip(outs, indexer(values[ins[0]].shape), strict=True):
-                    scope[f"i{out}"] = index
+        for _, dst, take in moves:
+            scope[f"i{dst}"] = take
         for out, value in plan.consts:
             scope[f"v{out}"] = value
         for k, (name, _) in enumerate(plan.results):
@@ -713,8 +704,13 @@ class Model:
         if code is None:
             if len(self._programs) >= _SHAPE_PLANS_MAX:
                 self._programs.clear()
-            code = self._programs[inputs] = _program(plan, inputs)
+            code = self._programs[inputs] = _program(moves, inputs, [s for _, s in plan.results])
         return cast("_ShapePlan", FunctionType(code, scope))
+
+    def _input_slots(self, plan: _Plan, key: tuple[Any, ...]) -> tuple[int, ...]:
+        """The slot of each input named in ``key`` (a `_shape_key`), in its order."""
+        slot_of = {layer.index: out for out, layer, _, _ in plan.params}
+        return tuple(slot_of[self._params[self._input_aliases[name]].index] for name, *_ in key)
 
     def _take_input(
         self, name: Any, value: Any, layer: Layer, shape: PartialShape, etype: ElementType | None
@@ -791,12 +787,10 @@ def _check_precision(
 @dataclass(slots=True)
 class _Plan:
     nslots: int
-    steps: list[
-        tuple[Layer, Callable[[list[Any]], tuple[Any, ...]], tuple[int, ...], tuple[int, ...]]
-    ]
-    # One per step: data shape -> indices (None for Concat and Result). None where an index
-    # input is not a constant, so that an output shape depends on values, not on shapes.
-    indexers: list[Callable[[tuple[int, ...]], tuple[Any, ...]] | None] | None
+    steps: list[tuple[Layer, Runner, tuple[int, ...], tuple[int, ...]]]
+    # One per step: data shape -> what each output takes. None where an index input is not a
+    # constant, so that an output shape depends on values, not on shapes alone.
+    planners: list[Planner] | None
     consts: list[tuple[int, np.ndarray[Any, Any]]]
     data_consts: set[int]
     params: list[tuple[int, Layer, PartialShape, ElementType | None]]
@@ -823,6 +817,8 @@ def _shape_key(inputs: Mapping[str, Any]) -> tuple[Any, ...] | None:
 
 
 _ShapePlan = Callable[..., dict[str, Any]]  # the inputs' arrays, in the order of the key
+# (src slot, dst slot, NumPy basic index), or for a Join (src slots, dst slot, axis)
+_Move = tuple[Any, int, Any]
 
 
 def _dtype_is(value: Any, name: str) -> bool:
@@ -864,25 +860,41 @@ def _bits(argument: str, layer: Layer, value: Any) -> Any:
     return value
 
 
-def _program(plan: _Plan, inputs: tuple[int, ...]) -> CodeType:
-    """The code of a shape plan: ``def run(<input slots>)``, a line per output, the outputs.
+def _moves(plan: _Plan, planners: list[Planner], values: list[Any]) -> list[_Move] | None:
+    """What a shape plan does, given the slots of one run: a *move* per output of each step.
+
+    A move ``(src, dst, take)`` makes slot ``dst`` slot ``src`` indexed by ``take`` (a NumPy
+    basic index), or, for a `Join`, the slots ``src`` concatenated along axis ``take``.
+    ``None`` where a step's input is something other than a NumPy array.
+    """
+    moves: list[_Move] = []
+    for (_, _, ins, outs), planner in zip(plan.steps, planners, strict=True):
+        if any(type(values[i]) is not np.ndarray for i in ins):
+            return None
+        for out, take in zip(outs, planner(values[ins[0]].shape), strict=True):
+            moves.append((ins, out, take.axis) if type(take) is Join else (ins[0], out, take))
+    return moves
+
+
+def _program(moves: list[_Move], inputs: tuple[int, ...], results: list[int]) -> CodeType:
+    """The code of a shape plan: ``def run(<input slots>)``, a line per move, the outputs.
 
     Slot ``k`` is the variable ``v{k}``: a local for inputs and computed values, a global for
-    constants; ``i{k}`` is the NumPy index that computes slot ``k``, ``n{j}`` the name of output
-    ``j``. Only these names and Concat's axis (an int) are written into the source; every value
-    from the file (names, indices, constants) is in the globals `Model._shape_plan` gives it.
+    constants; ``i{k}`` is what computes slot ``k`` (an index, or a join's axis), ``n{j}`` the
+    name of output ``j``. Only these names and slot numbers go into the source; every value
+    from the file (names, indices, axes, constants) is in the globals `Model._shape_plan` gives.
+
+    Generated code, not a loop over the moves: the plain loop took 1.3x as long per run on
+    the 50-operator chain of ``bench/bench_ir.py`` (``--only loop``; ``bench/RESULTS.md``).
     """
     lines = [f"def run({', '.join(f'v{s}' for s in inputs)}):"]
-    for layer, _, ins, outs in plan.steps:
-        if layer.type == "Concat":  # what concat() does for NumPy arrays
-            arrays = ", ".join(f"v{i}" for i in ins)
-            lines.append(
-                f"    v{outs[0]} = concatenate([{arrays}], axis={layer.int_attr('axis'):d})"
-            )
-        else:  # Split, VariadicSplit, StridedSlice (a Result has no output)
-            lines += [f"    v{out} = v{ins[0]}[i{out}]" for out in outs]
-    outputs = ", ".join(f"n{k}: v{s}" for k, (_, s) in enumerate(plan.results))
-    lines.append(f"    return {{{outputs}}}")
+    for src, dst, _ in moves:
+        if type(src) is int:
+            lines.append(f"    v{dst} = v{src}[i{dst}]")
+        else:  # a Join: what concat() does for NumPy arrays
+            arrays = ", ".join(f"v{s}" for s in src)
+            lines.append(f"    v{dst} = concatenate([{arrays}], axis=i{dst})")
+    lines.append(f"    return {{{', '.join(f'n{k}: v{s}' for k, s in enumerate(results))}}}")
     scope: dict[str, Any] = {}
     exec(compile("\n".join(lines), "<datamove.ir shape plan>", "exec"), scope)  # noqa: S102 - see above
     return cast("CodeType", scope["run"].__code__)
@@ -921,4 +933,4 @@ def read_model(
     >>> model
     <datamove.ir.Model 'example': IR v11, 6 layers, inputs ['x'], outputs ['parts_a', 'parts_b']>
     """
-    return Model(parse_graph(xml_path, bin_path))
+    return Model(parse_graph(xml_path, bin_path, caseless=caseless_types()))

@@ -1,8 +1,13 @@
-"""The supported layer types: shape and element-type inference, and execution, per layer.
+"""The supported layer types: one `LayerOp` record each, in the one registry `LAYER_OPS`.
 
-Split, VariadicSplit and StridedSlice call datamove's operators (one source of truth for their
-rules); Concat-1, needed to invert Split, is implemented here. ``Info`` is what inference knows
-about one output port: its shape, its element type, and its value when it is a small constant.
+A record says what datamove does with a layer type: how many inputs it takes and which are
+data, how its outputs are inferred (shape, element type, and value when a small constant), how
+it runs on arrays, and, where its outputs depend on its input shapes alone, its shape plan:
+what each output takes (a NumPy basic index of the data, or a `Join` of the inputs). Every
+other module dispatches through the registry (`infer_layer`, `runner`, `shape_planner`...), so
+adding a layer type is one record here. Split, VariadicSplit and StridedSlice call datamove's
+operators and their cached plans (one source of truth for their rules); Concat-1, needed to
+invert Split, is implemented here.
 """
 
 from __future__ import annotations
@@ -11,11 +16,12 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import numpy as np
 
 from datamove._errors import AxisError, DTypeError, ValidationError
+from datamove._plan import Index
 from datamove._shape import Dimension, PartialShape, Unknown
 from datamove._split import (
     infer_split,
@@ -25,23 +31,32 @@ from datamove._split import (
     split,
     variadic_split,
 )
-from datamove._strided_slice import infer_strided_slice, numpy_index, strided_slice
+from datamove._strided_slice import infer_strided_slice, plan_strided_slice, strided_slice
 from datamove._validation import check_length
-from datamove.ir._errors import IRError
-from datamove.ir._graph import MAX_OPSET, MAX_OPSET_OF, Layer, parse_shape_attr
+from datamove.ir._errors import UnsupportedOperatorError
+from datamove.ir._graph import Layer, parse_shape_attr
 from datamove.ir._types import ELEMENT_TYPES, ElementType
 
 __all__ = [
-    "SUPPORTED",
+    "LAYER_OPS",
+    "MAX_OPSET",
+    "Context",
+    "Fixed",
     "Info",
+    "Join",
+    "LayerOp",
+    "Planner",
+    "Runner",
+    "caseless_types",
     "check_input_count",
     "concat",
     "const_layout",
+    "data_ports",
     "infer_concat",
     "infer_layer",
-    "numpy_indexer",
     "output_count",
     "runner",
+    "shape_planner",
     "unsupported_reason",
 ]
 
@@ -50,18 +65,10 @@ MASKS: Final = ("begin_mask", "end_mask", "new_axis_mask", "shrink_axis_mask", "
 MAX_RANK: Final = 64  # NumPy's limit on dimensions (numpy.ndarray cannot hold more)
 # NumPy's limit on an array's bytes, counting every dim but the zeros (even when one is zero).
 MAX_SPAN: Final = int(np.iinfo(np.intp).max)
+# The newest opset that re-exports the v1 operators: OpenVINO 2026.4's opset17 holds only its
+# new operators, and Parameter (read_model refuses Split, Const, Result... as opset17).
+MAX_OPSET: Final = 16
 _OPSET_VERSION: Final = re.compile(r"opset([1-9][0-9]{0,2})")  # "opset01" is refused by OpenVINO
-
-# type -> allowed numbers of inputs
-SUPPORTED: Final[dict[str, tuple[int, ...]]] = {
-    "Parameter": (0,),
-    "Const": (0,),
-    "Result": (1,),
-    "Split": (2,),
-    "VariadicSplit": (3,),
-    "StridedSlice": (3, 4),
-    "Concat": (),  # one or more
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,19 +80,44 @@ class Info:
     value: np.ndarray[Any, Any] | None = None
 
 
-def unsupported_reason(layer: Layer) -> str | None:
-    """Why datamove cannot handle this layer (type or version), or ``None`` if it can."""
-    if layer.type not in SUPPORTED:
-        return f"layer type {layer.type!r} is not supported"
-    version = layer.version
-    match = _OPSET_VERSION.fullmatch(version)
-    newest = MAX_OPSET_OF.get(layer.type, MAX_OPSET)
-    if match is None or int(match[1]) > newest:
-        return (
-            f"version {version!r} of {layer.type} is not supported "
-            f"(datamove implements {layer.type}-1, as in opset1 to opset{newest})"
-        )
-    return None
+class Join(NamedTuple):
+    """A shape plan's output that joins every input of its layer along ``axis`` (Concat)."""
+
+    axis: int
+
+
+class Context(NamedTuple):
+    """What the inference of a source layer may need besides the layer itself."""
+
+    parameter_shape: PartialShape | None = None  # a Parameter's new shape (Model.check)
+    load_const: Callable[[Layer], np.ndarray[Any, Any]] | None = None  # a Const's value
+
+
+Fixed = list[list[int] | None]  # each input's values when a small constant, else None
+Runner = Callable[[list[Any]], tuple[Any, ...]]  # input arrays -> output arrays
+Planner = Callable[[tuple[int, ...]], tuple[Index | Join, ...]]  # data shape -> each output
+
+
+@dataclass(frozen=True, slots=True)
+class LayerOp:
+    """Everything datamove does with one layer type; `LAYER_OPS` holds one per supported type.
+
+    ``infer(layer, ins, context)`` returns the outputs' `Info` (raising ``ValidationError``
+    for a broken rule); ``run(layer, fixed)`` a function of the input arrays that returns the
+    outputs; ``plan(layer, fixed)`` a `Planner`, or ``None`` where an output's shape depends
+    on values. ``fixed`` holds the values of the inputs that are small constants.
+    """
+
+    name: str  # the type, as OpenVINO spells it
+    inputs: tuple[int, ...]  # the allowed numbers of inputs; () for one or more
+    infer: Callable[[Layer, list[Info], Context], list[Info]]
+    run: Callable[[Layer, Fixed], Runner] | None = None  # None: a source (Parameter, Const)
+    plan: Callable[[Layer, Fixed], Planner | None] | None = None  # None: never planned
+    data_ports: tuple[int, ...] | None = None  # the inputs that are data; None: all of them
+    # The number of outputs, where known before inference (a hostile num_splits costs nothing).
+    output_count: Callable[[Layer, Sequence[Info]], int | None] | None = None
+    newest_opset: int = MAX_OPSET  # the versions read: opset1 to this
+    exact_case: bool = False  # OpenVINO matches the type's spelling exactly (Const)
 
 
 def _etype(layer: Layer, key: str = "element_type") -> ElementType:
@@ -253,34 +285,8 @@ def concat(arrays: Sequence[Any], axis: int) -> Any:
     return xp.concat(list(arrays), axis=axis)
 
 
-def _masks(layer: Layer) -> dict[str, tuple[int, ...]]:
+def _masks(layer: Layer) -> dict[str, Any]:  # the five masks, as keyword arguments
     return {key: layer.int_list_attr(key) for key in MASKS}
-
-
-def check_input_count(layer: Layer, count: int) -> None:
-    """Raise unless a supported layer has as many inputs as its operator takes."""
-    allowed = SUPPORTED[layer.type]
-    if (allowed and count not in allowed) or (not allowed and not count):
-        want = " or ".join(map(str, allowed)) if allowed else "at least 1"
-        raise layer.error(
-            "inputs", count, f"is the wrong number of inputs: {layer.type} takes {want}"
-        )
-
-
-def output_count(layer: Layer, ins: Sequence[Info]) -> int | None:
-    """How many outputs the operator has, where that is known without inferring any shape.
-
-    ``num_splits`` for Split, the length of ``split_lengths`` for VariadicSplit (when its shape is
-    static). The caller compares it with the declared output ports *before* inference, so that a
-    hostile ``num_splits="100000000"`` costs nothing. ``None`` when unknown or not applicable.
-    """
-    if layer.type == "Split":
-        return layer.int_attr("num_splits")
-    if layer.type == "VariadicSplit" and len(ins) == 3:
-        shape = ins[2].shape
-        if shape.rank == 1 and shape[0].is_static:
-            return shape[0].get_length()
-    return None
 
 
 def _check_ranks(layer: Layer, shapes: Sequence[PartialShape]) -> None:
@@ -295,65 +301,11 @@ def _check_ranks(layer: Layer, shapes: Sequence[PartialShape]) -> None:
             )
 
 
-def infer_layer(
-    layer: Layer,
-    ins: list[Info],
-    *,
-    parameter_shape: PartialShape | None = None,
-    load_const: Callable[[Layer], np.ndarray[Any, Any]] | None = None,
-) -> list[Info]:
-    """Infer the outputs of one supported layer from its inputs (raises on broken rules)."""
-    check_input_count(layer, len(ins))
-    t = layer.type
-    if t == "Parameter":
-        shape = (
-            parameter_shape
-            if parameter_shape is not None
-            else parse_shape_attr(layer.data.get("shape", ""), "shape", layer)
-        )
-        return [Info(shape, _etype(layer))]
-    if t == "Const":
-        shape, etype = const_layout(layer)
-        count = math.prod(shape.to_shape())
-        value = load_const(layer) if load_const is not None and count <= SMALL else None
-        return [Info(shape, etype, value)]
-    if t == "Result":
-        return []
-    data = ins[0]
-    if t == "Split":
-        n = layer.int_attr("num_splits")
-        _check_rank(ins[1], t, "axis", (0,), "must be a scalar")
-        axis = _index_value(ins[1], t, "axis")
-        if isinstance(axis, list):
-            axis = axis[0] if axis else axis
-        shapes = infer_split(data.shape, axis, n)
-    elif t == "VariadicSplit":
-        _check_rank(ins[1], t, "axis", (0, 1), "must be a scalar or of shape [1]")
-        _check_rank(ins[2], t, "split_lengths", (1,), "must be a 1-D tensor")
-        axis = _index_value(ins[1], t, "axis", integer=False)
-        if isinstance(axis, list):
-            axis = axis[0] if len(axis) == 1 else axis
-        lengths = _index_value(ins[2], t, "split_lengths", integer=False)
-        shapes = infer_variadic_split(data.shape, axis, lengths)
-    elif t == "StridedSlice":
-        names = ("begin", "end", "stride")
-        for info, name in zip(ins[1:], names, strict=False):
-            _check_rank(info, t, name, (1,), "must be a 1-D tensor")
-        begin, end = (
-            _index_value(info, t, name) for info, name in zip(ins[1:3], names[:2], strict=True)
-        )
-        stride = _index_value(ins[3], t, "stride", integer=False) if len(ins) == 4 else None
-        shapes = (infer_strided_slice(data.shape, begin, end, stride, **_masks(layer)),)
-    else:  # Concat
-        etypes = {i.etype.name for i in ins if i.etype is not None}
-        if len(etypes) > 1:
-            raise ValidationError(
-                "Concat", "inputs", sorted(etypes), "must all have the same element type"
-            )
-        shapes = (infer_concat([i.shape for i in ins], layer.int_attr("axis")),)
+def _outputs(layer: Layer, ins: Sequence[Info], shapes: Sequence[PartialShape]) -> list[Info]:
+    """An operator's outputs: these shapes, the data's element type, small constants folded."""
     _check_ranks(layer, shapes)
-    outs = [Info(s, data.etype) for s in shapes]
-    if all(i.value is not None for i in ins):  # fold small constants (axis, begin, ...)
+    outs = [Info(s, ins[0].etype) for s in shapes]
+    if outs and all(i.value is not None for i in ins):  # fold small constants (axis, begin...)
         try:
             values = runner(layer)([i.value for i in ins])
         except ValidationError:
@@ -376,106 +328,301 @@ def _ints(value: Any) -> list[int]:
     )
 
 
-def _fixed(known: Sequence[np.ndarray[Any, Any] | None]) -> list[list[int] | None]:
+def _fixed(known: Sequence[np.ndarray[Any, Any] | None]) -> Fixed:
     """The values of the small constant inputs (``None`` for the others), padded to 4 inputs."""
     fixed = [None if k is None or k.size > SMALL else _ints(k) for k in known]
     return fixed + [None] * (4 - len(fixed))
+
+
+def _value(fixed: Fixed, xs: list[Any], i: int) -> list[int]:
+    """Input ``i``'s values: the constant's, read once, or the array's of this run."""
+    value = fixed[i]
+    return value if value is not None else _ints(xs[i])
 
 
 def _scalar(values: list[int]) -> Any:
     return values[0] if len(values) == 1 else values
 
 
-def numpy_indexer(
-    layer: Layer, known: Sequence[np.ndarray[Any, Any] | None]
-) -> Callable[[tuple[int, ...]], tuple[Any, ...]] | None:
-    """Data shape -> the NumPy basic index of each output, for a layer that only indexes its data.
+def _all_ints(*values: list[int] | None) -> bool:
+    return all(type(v) is int for vs in values if vs is not None for v in vs)
 
-    That is Split, VariadicSplit and StridedSlice with constant integer index inputs. The indices
-    are the operators' own plans (those `runner` applies to a NumPy array), so ``data[index]``
-    is what the layer returns. ``None`` for any other layer, or where an index input is not a
-    constant of Python ints (`runner` then does the work on every call).
-    """
-    t = layer.type
-    fixed = _fixed(known)
-    if t == "Split" and fixed[1] is not None:
-        axis, n = _scalar(fixed[1]), layer.int_attr("num_splits")
-        if type(axis) is int:
-            return lambda shape: plan_split(shape, axis, n).indices
-    elif t == "VariadicSplit" and fixed[1] is not None and fixed[2] is not None:
-        axis, lengths = _scalar(fixed[1]), tuple(fixed[2])
-        if type(axis) is int and all(type(v) is int for v in lengths):
-            return lambda shape: plan_variadic_split(shape, axis, lengths).indices
-    elif t == "StridedSlice":
-        begin, end, stride = fixed[1], fixed[2], fixed[3] if len(layer.inputs) == 4 else None
-        given = [v for v in (begin, end, stride) if v is not None]
-        if (
-            begin is not None
-            and end is not None
-            and (stride is not None or len(layer.inputs) == 3)
-            and all(type(v) is int for vs in given for v in vs)
-        ):
-            masks = {key: list(v) for key, v in _masks(layer).items()}
-            return lambda shape: (numpy_index(shape, begin, end, stride, **masks),)
+
+# -- Parameter, Const, Result ------------------------------------------------------------------
+def _parameter_infer(layer: Layer, _ins: list[Info], context: Context) -> list[Info]:
+    shape = context.parameter_shape
+    if shape is None:
+        shape = parse_shape_attr(layer.data.get("shape", ""), "shape", layer)
+    return [Info(shape, _etype(layer))]
+
+
+def _const_infer(layer: Layer, _ins: list[Info], context: Context) -> list[Info]:
+    shape, etype = const_layout(layer)
+    load = context.load_const
+    value = load(layer) if load is not None and math.prod(shape.to_shape()) <= SMALL else None
+    return [Info(shape, etype, value)]
+
+
+def _result_infer(_layer: Layer, _ins: list[Info], _context: Context) -> list[Info]:
+    return []
+
+
+def _result_run(_layer: Layer, _fixed: Fixed) -> Runner:
+    return lambda _xs: ()
+
+
+def _result_plan(_layer: Layer, _fixed: Fixed) -> Planner:
+    return lambda _shape: ()
+
+
+# -- Split-1 -----------------------------------------------------------------------------------
+def _split_count(layer: Layer, _ins: Sequence[Info]) -> int:
+    return layer.int_attr("num_splits")
+
+
+def _split_infer(layer: Layer, ins: list[Info], _context: Context) -> list[Info]:
+    _check_rank(ins[1], "Split", "axis", (0,), "must be a scalar")
+    axis = _index_value(ins[1], "Split", "axis")
+    if isinstance(axis, list):
+        axis = axis[0] if axis else axis
+    return _outputs(layer, ins, infer_split(ins[0].shape, axis, layer.int_attr("num_splits")))
+
+
+def _split_run(layer: Layer, fixed: Fixed) -> Runner:
+    n = layer.int_attr("num_splits")
+    if fixed[1] is not None:
+        axis = _scalar(fixed[1])
+        return lambda xs: tuple(split(xs[0], axis, n))
+    return lambda xs: tuple(split(xs[0], _scalar(_ints(xs[1])), n))
+
+
+def _split_plan(layer: Layer, fixed: Fixed) -> Planner | None:
+    if fixed[1] is None:
+        return None
+    axis, n = _scalar(fixed[1]), layer.int_attr("num_splits")
+    if type(axis) is not int:
+        return None
+    return lambda shape: plan_split(shape, axis, n).indices
+
+
+# -- VariadicSplit-1 ---------------------------------------------------------------------------
+def _variadic_split_count(_layer: Layer, ins: Sequence[Info]) -> int | None:
+    shape = ins[2].shape if len(ins) == 3 else PartialShape(None)
+    return shape[0].get_length() if shape.rank == 1 and shape[0].is_static else None
+
+
+def _variadic_split_infer(layer: Layer, ins: list[Info], _context: Context) -> list[Info]:
+    op = "VariadicSplit"
+    _check_rank(ins[1], op, "axis", (0, 1), "must be a scalar or of shape [1]")
+    _check_rank(ins[2], op, "split_lengths", (1,), "must be a 1-D tensor")
+    axis = _index_value(ins[1], op, "axis", integer=False)
+    if isinstance(axis, list):
+        axis = axis[0] if len(axis) == 1 else axis
+    lengths = _index_value(ins[2], op, "split_lengths", integer=False)
+    return _outputs(layer, ins, infer_variadic_split(ins[0].shape, axis, lengths))
+
+
+def _variadic_split_run(_layer: Layer, fixed: Fixed) -> Runner:
+    if fixed[1] is not None and fixed[2] is not None:
+        axis, lengths = _scalar(fixed[1]), fixed[2]
+        return lambda xs: tuple(variadic_split(xs[0], axis, lengths))
+    return lambda xs: tuple(
+        variadic_split(xs[0], _scalar(_value(fixed, xs, 1)), _value(fixed, xs, 2))
+    )
+
+
+def _variadic_split_plan(_layer: Layer, fixed: Fixed) -> Planner | None:
+    if fixed[1] is None or fixed[2] is None or not _all_ints(fixed[1], fixed[2]):
+        return None
+    axis, lengths = _scalar(fixed[1]), tuple(fixed[2])
+    if type(axis) is not int:
+        return None
+    return lambda shape: plan_variadic_split(shape, axis, lengths).indices
+
+
+# -- StridedSlice-1 ----------------------------------------------------------------------------
+def _strided_slice_infer(layer: Layer, ins: list[Info], _context: Context) -> list[Info]:
+    op, names = "StridedSlice", ("begin", "end", "stride")
+    for info, name in zip(ins[1:], names, strict=False):
+        _check_rank(info, op, name, (1,), "must be a 1-D tensor")
+    begin, end = (_index_value(ins[k], op, names[k - 1]) for k in (1, 2))
+    stride = _index_value(ins[3], op, "stride", integer=False) if len(ins) == 4 else None
+    shape = infer_strided_slice(ins[0].shape, begin, end, stride, **_masks(layer))
+    return _outputs(layer, ins, (shape,))
+
+
+def _strided_slice_run(layer: Layer, fixed: Fixed) -> Runner:
+    begin_mask, end_mask, new_axis_mask, shrink_axis_mask, ellipsis_mask = _masks(layer).values()
+    has_stride = len(layer.inputs) == 4
+
+    def run(xs: list[Any]) -> tuple[Any, ...]:
+        return (
+            strided_slice(
+                xs[0],
+                _value(fixed, xs, 1),
+                _value(fixed, xs, 2),
+                _value(fixed, xs, 3) if has_stride else None,
+                begin_mask=begin_mask,
+                end_mask=end_mask,
+                new_axis_mask=new_axis_mask,
+                shrink_axis_mask=shrink_axis_mask,
+                ellipsis_mask=ellipsis_mask,
+            ),
+        )
+
+    return run
+
+
+def _strided_slice_plan(layer: Layer, fixed: Fixed) -> Planner | None:
+    begin, end = fixed[1], fixed[2]
+    stride = fixed[3] if len(layer.inputs) == 4 else None
+    if begin is None or end is None or (stride is None and len(layer.inputs) == 4):
+        return None
+    if not _all_ints(begin, end, stride):
+        return None
+    masks = _masks(layer)
+    return lambda shape: plan_strided_slice(shape, begin, end, stride, **masks).indices
+
+
+# -- Concat-1 ----------------------------------------------------------------------------------
+def _concat_infer(layer: Layer, ins: list[Info], _context: Context) -> list[Info]:
+    etypes = {i.etype.name for i in ins if i.etype is not None}
+    if len(etypes) > 1:
+        raise ValidationError(
+            "Concat", "inputs", sorted(etypes), "must all have the same element type"
+        )
+    return _outputs(layer, ins, (infer_concat([i.shape for i in ins], layer.int_attr("axis")),))
+
+
+def _concat_run(layer: Layer, _fixed: Fixed) -> Runner:
+    axis = layer.int_attr("axis")
+    return lambda xs: (concat(xs, axis),)
+
+
+def _concat_plan(layer: Layer, _fixed: Fixed) -> Planner:
+    takes = (Join(layer.int_attr("axis")),)
+    return lambda _shape: takes
+
+
+# -- the registry ------------------------------------------------------------------------------
+# The one place a layer type is declared: every module dispatches on layer.type through it.
+LAYER_OPS: Final[dict[str, LayerOp]] = {
+    op.name: op
+    for op in (
+        LayerOp("Parameter", (0,), _parameter_infer, newest_opset=MAX_OPSET + 1),  # opset17 too
+        LayerOp("Const", (0,), _const_infer, exact_case=True),
+        LayerOp("Result", (1,), _result_infer, _result_run, _result_plan, data_ports=(0,)),
+        LayerOp(
+            "Split",
+            (2,),
+            _split_infer,
+            _split_run,
+            _split_plan,
+            data_ports=(0,),
+            output_count=_split_count,
+        ),
+        LayerOp(
+            "VariadicSplit",
+            (3,),
+            _variadic_split_infer,
+            _variadic_split_run,
+            _variadic_split_plan,
+            data_ports=(0,),
+            output_count=_variadic_split_count,
+        ),
+        LayerOp(
+            "StridedSlice",
+            (3, 4),
+            _strided_slice_infer,
+            _strided_slice_run,
+            _strided_slice_plan,
+            data_ports=(0,),
+        ),
+        LayerOp("Concat", (), _concat_infer, _concat_run, _concat_plan),
+    )
+}
+
+
+def caseless_types() -> dict[str, str]:
+    """Lower-case spelling -> type, for the types OpenVINO looks up ignoring case (not Const)."""
+    return {name.lower(): name for name, op in LAYER_OPS.items() if not op.exact_case}
+
+
+# -- dispatch ----------------------------------------------------------------------------------
+def unsupported_reason(layer: Layer) -> str | None:
+    """Why datamove cannot handle this layer (type or version), or ``None`` if it can."""
+    op = LAYER_OPS.get(layer.type)
+    if op is None:
+        return f"layer type {layer.type!r} is not supported"
+    version = layer.version
+    match = _OPSET_VERSION.fullmatch(version)
+    if match is None or int(match[1]) > op.newest_opset:
+        return (
+            f"version {version!r} of {layer.type} is not supported "
+            f"(datamove implements {layer.type}-1, as in opset1 to opset{op.newest_opset})"
+        )
     return None
 
 
-def runner(
-    layer: Layer, known: Sequence[np.ndarray[Any, Any] | None] = ()
-) -> Callable[[list[Any]], tuple[Any, ...]]:
+def check_input_count(layer: Layer, count: int) -> None:
+    """Raise unless a supported layer has as many inputs as its operator takes."""
+    allowed = LAYER_OPS[layer.type].inputs
+    if (allowed and count not in allowed) or (not allowed and not count):
+        want = " or ".join(map(str, allowed)) if allowed else "at least 1"
+        raise layer.error(
+            "inputs", count, f"is the wrong number of inputs: {layer.type} takes {want}"
+        )
+
+
+def output_count(layer: Layer, ins: Sequence[Info]) -> int | None:
+    """How many outputs the operator has, where that is known without inferring any shape.
+
+    ``num_splits`` for Split, the length of ``split_lengths`` for VariadicSplit (when its shape is
+    static). The caller compares it with the declared output ports *before* inference, so that a
+    hostile ``num_splits="100000000"`` costs nothing. ``None`` when unknown or not applicable.
+    """
+    count = LAYER_OPS[layer.type].output_count
+    return None if count is None else count(layer, ins)
+
+
+def infer_layer(
+    layer: Layer,
+    ins: list[Info],
+    *,
+    parameter_shape: PartialShape | None = None,
+    load_const: Callable[[Layer], np.ndarray[Any, Any]] | None = None,
+) -> list[Info]:
+    """Infer the outputs of one supported layer from its inputs (raises on broken rules)."""
+    check_input_count(layer, len(ins))
+    return LAYER_OPS[layer.type].infer(layer, ins, Context(parameter_shape, load_const))
+
+
+def data_ports(layer: Layer) -> range | tuple[int, ...]:
+    """The inputs whose arrays are data (those of another array library are converted to)."""
+    ports = LAYER_OPS[layer.type].data_ports
+    return range(len(layer.inputs)) if ports is None else ports
+
+
+def runner(layer: Layer, known: Sequence[np.ndarray[Any, Any] | None] = ()) -> Runner:
     """A function that executes this (supported, non-source) layer on its input arrays.
 
     ``known`` holds the constant inputs (``None`` for the others): their index values (axis,
     split_lengths, begin, end, stride) are read once here instead of on every run.
     """
-    t = layer.type
-    fixed = _fixed(known)
-
-    def ints(xs: list[Any], i: int) -> list[int]:
-        value = fixed[i]
-        return value if value is not None else _ints(xs[i])
-
-    if t == "Result":
-        return lambda _xs: ()
-    if t == "Split":
-        n = layer.int_attr("num_splits")
-        if fixed[1] is not None:
-            axis = _scalar(fixed[1])
-            return lambda xs: tuple(split(xs[0], axis, n))
-        return lambda xs: tuple(split(xs[0], _scalar(_ints(xs[1])), n))
-    if t == "VariadicSplit":
-        if fixed[1] is not None and fixed[2] is not None:
-            axis, lengths = _scalar(fixed[1]), fixed[2]
-            return lambda xs: tuple(variadic_split(xs[0], axis, lengths))
-        return lambda xs: tuple(variadic_split(xs[0], _scalar(ints(xs, 1)), ints(xs, 2)))
-    if t == "StridedSlice":
-        bm, em, nm, sm, el = (list(v) for v in _masks(layer).values())
-        has_stride = len(layer.inputs) == 4
-
-        def run_slice(xs: list[Any]) -> tuple[Any, ...]:
-            stride = ints(xs, 3) if has_stride else None
-            return (
-                strided_slice(
-                    xs[0],
-                    ints(xs, 1),
-                    ints(xs, 2),
-                    stride,
-                    begin_mask=bm,
-                    end_mask=em,
-                    new_axis_mask=nm,
-                    shrink_axis_mask=sm,
-                    ellipsis_mask=el,
-                ),
-            )
-
-        return run_slice
-    if t == "Concat":
-        axis = layer.int_attr("axis")
-        return lambda xs: (concat(xs, axis),)
-    raise layer.error("type", t, "cannot be executed", cls=_unsupported())
+    op = LAYER_OPS.get(layer.type)
+    if op is None or op.run is None:
+        raise layer.error("type", layer.type, "cannot be executed", cls=UnsupportedOperatorError)
+    return op.run(layer, _fixed(known))
 
 
-def _unsupported() -> type[IRError]:
-    from datamove.ir._errors import UnsupportedOperatorError  # noqa: PLC0415
+def shape_planner(layer: Layer, known: Sequence[np.ndarray[Any, Any] | None]) -> Planner | None:
+    """Data shape -> what each output takes, for a layer whose outputs depend on shapes alone.
 
-    return UnsupportedOperatorError
+    Each output takes a NumPy basic index of the data (Split, VariadicSplit and StridedSlice with
+    constant integer index inputs: the operators' own cached plans, so ``data[index]`` is what
+    `runner` returns) or a `Join` of every input (Concat). ``None`` for any other layer, or
+    where an index input is not a constant of Python ints (`runner` then does the work on every
+    call).
+    """
+    op = LAYER_OPS[layer.type]
+    return None if op.plan is None else op.plan(layer, _fixed(known))

@@ -1,0 +1,84 @@
+"""The layer-type registry: a supported type is one `LayerOp` record in ``LAYER_OPS``, and
+everything the IR reader does with a layer (read, check, run, shape plans) goes through it."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from test_run_refuses import X, _one_op, _write
+
+from datamove import ir
+from datamove.ir import _ops
+from datamove.ir._ops import LAYER_OPS, Context, Info, LayerOp
+
+
+def _flip_infer(layer: Any, ins: list[Info], context: Context) -> list[Info]:
+    del layer, context
+    return [Info(ins[0].shape, ins[0].etype)]
+
+
+# A made-up type: reverse the last axis. A record is all it takes.
+FLIP = LayerOp(
+    "Flip",
+    (1,),
+    _flip_infer,
+    run=lambda _layer, _fixed: lambda xs: (xs[0][..., ::-1],),
+    plan=lambda _layer, _fixed: lambda _shape: ((..., slice(None, None, -1)),),
+    data_ports=(0,),
+)
+
+
+def test_each_record_is_filed_under_its_name() -> None:
+    assert {name for name, op in LAYER_OPS.items() if op.name == name} == set(LAYER_OPS)
+    assert set(LAYER_OPS) == {
+        "Parameter",
+        "Const",
+        "Result",
+        "Split",
+        "VariadicSplit",
+        "StridedSlice",
+        "Concat",
+    }
+
+
+def test_a_new_layer_type_is_one_registry_entry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    xml, blob = _one_op("flip", [], "", [[2, 6]])  # any case, as OpenVINO looks types up
+    path = _write(tmp_path, xml, blob)
+    problem = ir.read_model(path).check().problems[0]
+    assert (problem.kind, problem.message) == ("unsupported", "layer type 'flip' is not supported")
+
+    monkeypatch.setitem(LAYER_OPS, "Flip", FLIP)
+    model = ir.read_model(path)
+    assert model.check().ok
+    seen = []
+    for _ in range(4):  # the checked path, then the shape plan is built, then used
+        (out,) = model.run({"x": X}).values()
+        np.testing.assert_array_equal(out, X[:, ::-1])
+        assert np.shares_memory(out, X)
+        seen.append(sum(p is not None for p in model._shape_plans.values()))
+    assert seen == [0, 1, 1, 1]
+
+
+def test_an_unplannable_layer_keeps_the_model_on_the_checked_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(LAYER_OPS, "Flip", dataclasses.replace(FLIP, plan=None))
+    model = ir.read_model(_write(tmp_path, *_one_op("Flip", [], "", [[2, 6]])))
+    for _ in range(3):
+        (out,) = model.run({"x": X}).values()
+        np.testing.assert_array_equal(out, X[:, ::-1])
+    assert model._shape_plans == {}
+
+
+def test_a_source_layer_is_not_executed(tmp_path: Path) -> None:
+    model = ir.read_model(_write(tmp_path, *_one_op("Result", [], "", [])))
+    parameter = model._graph.layers[0]
+    assert LAYER_OPS[parameter.type].run is None
+    with pytest.raises(ir.UnsupportedOperatorError, match="type='Parameter' cannot be executed"):
+        _ops.runner(parameter)
