@@ -1,8 +1,9 @@
 """datamove: exact, fast tensor data-movement operators.
 
-OpenVINO Split-1, VariadicSplit-1 and StridedSlice-1, each with two faces: execution on arrays
-(``split``, ``variadic_split``, ``strided_slice``) and shape inference on static or dynamic shapes
-(``infer_split``, ``infer_variadic_split``, ``infer_strided_slice``). DirectML's split and join
+OpenVINO Split-1, VariadicSplit-1, StridedSlice-1, Slice-8 and Concat-1, each with two faces:
+execution on arrays (``split``, ``variadic_split``, ``strided_slice``, ``slice``, ``concat``) and
+shape inference on static or dynamic shapes (``infer_split``, ``infer_variadic_split``,
+``infer_strided_slice``, ``infer_slice``, ``infer_concat``). DirectML's split and join
 live in :mod:`datamove.directml`; OpenVINO IR files in :mod:`datamove.ir`.
 
 >>> import numpy as np, datamove as dm
@@ -14,8 +15,10 @@ live in :mod:`datamove.directml`; OpenVINO IR files in :mod:`datamove.ir`.
 [?,2..3,12]
 """
 
+from datamove._concat import concat, infer_concat
 from datamove._errors import AxisError, BackendError, DTypeError, ValidationError, ViewError
 from datamove._shape import UNKNOWN, Dimension, PartialShape, Unknown
+from datamove._slice import infer_slice, slice  # noqa: A004 - the spec's name
 from datamove._split import infer_split, infer_variadic_split, split, variadic_split
 from datamove._strided_slice import infer_strided_slice, strided_slice
 
@@ -32,9 +35,13 @@ __all__ = [
     "ValidationError",
     "ViewError",
     "__version__",
+    "concat",
+    "infer_concat",
+    "infer_slice",
     "infer_split",
     "infer_strided_slice",
     "infer_variadic_split",
+    "slice",
     "split",
     "strided_slice",
     "variadic_split",

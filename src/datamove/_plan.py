@@ -50,6 +50,7 @@ __all__ = [
     "MAX_PLANS",
     "MAX_PLAN_BYTES",
     "PLANS",
+    "SLICE",
     "SPLIT",
     "STRIDED_SLICE",
     "VARIADIC_SPLIT",
@@ -74,6 +75,7 @@ Index = tuple[Any, ...]  # a NumPy basic index: ints, slices (any step), None, E
 STRIDED_SLICE: Final = 0
 SPLIT: Final = 1
 VARIADIC_SPLIT: Final = 2
+SLICE: Final = 3
 
 
 class Plan(NamedTuple):

@@ -78,6 +78,14 @@ class Backend:
             return tuple(r if fresh else self.copy(r) for r, fresh in taken)
         return tuple(r for r, _ in taken)
 
+    def concat(self, op: str, parts: Sequence[Any], axis: int, out: Any) -> Any:
+        """The inputs joined along ``axis`` (``xp.concat``), or written into ``out``."""
+        result = self.xp.concat(list(parts), axis=axis)
+        if out is None:
+            return result
+        (written,) = self.write(op, parts[0], [result], [out])
+        return written
+
     def no_views(self, op: str, data: Any) -> ViewError:
         """The error for ``copy=False`` on a library without views."""
         return ViewError(

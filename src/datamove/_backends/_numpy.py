@@ -90,6 +90,32 @@ class NumpyBackend(Backend):
         copy_pairs(list(zip(out, results, strict=True)))
         return tuple(out)
 
+    def check_out_array(
+        self, op: str, out: Any, shape: tuple[int, ...], dtype: Any, inputs: Sequence[Any]
+    ) -> None:
+        """``out`` of this shape and dtype, writeable, apart from itself and every input."""
+        if not isinstance(out, np.ndarray):
+            raise DTypeError(op, "out", out, "must be a NumPy array, like the inputs")
+        check_out(op, 0, out, _Like(shape, dtype))
+        if not out.flags.writeable:
+            raise ValidationError(op, "out[0]", "<read-only array>", "is read-only")
+        flags = out.flags
+        if not (flags.c_contiguous or flags.f_contiguous) and _layout.self_overlapping(
+            out.shape, out.strides, out.itemsize
+        ):
+            raise out_overlaps_itself(op, 0, out.strides)
+        for data in inputs:
+            if np.may_share_memory(out, data) and _layout.shares_memory(out, data):
+                raise out_overlaps_input(op, 0)
+
+
+class _Like:
+    """The shape and dtype an ``out`` array must have."""
+
+    def __init__(self, shape: tuple[int, ...], dtype: Any) -> None:
+        self.shape = shape
+        self.dtype = dtype
+
 
 def _subclass_views(data: np.ndarray, plan: Plan) -> list[np.ndarray]:
     """Each index of a subclass, as the subclass gives it where that keeps NumPy's shape."""

@@ -20,9 +20,10 @@ from typing import Any, Final, NamedTuple
 
 import numpy as np
 
-from datamove._errors import AxisError, DTypeError, ValidationError
+from datamove._concat import concat, infer_concat
+from datamove._errors import DTypeError, ValidationError
 from datamove._plan import Index
-from datamove._shape import Dimension, PartialShape, Unknown
+from datamove._shape import PartialShape, Unknown
 from datamove._split import (
     infer_split,
     infer_variadic_split,
@@ -202,87 +203,6 @@ def _check_rank(info: Info, op: str, argument: str, ranks: tuple[int, ...], rule
     r = info.shape.rank
     if r is not None and r not in ranks:
         raise ValidationError(op, argument, str(info.shape), rule)
-
-
-def infer_concat(shapes: Sequence[PartialShape], axis: int) -> PartialShape:
-    """Concat-1's output shape: the axis dims add up, every other dim must agree.
-
-    Examples
-    --------
-    >>> print(infer_concat([PartialShape("[2,?,4]"), PartialShape("[1..3,5,4]")], 0))
-    [3..5,5,4]
-    >>> infer_concat([PartialShape("[2,3]"), PartialShape("[2,4]")], 0)
-    Traceback (most recent call last):
-    ...
-    datamove._errors.ValidationError: Concat: inputs=['[2,3]', '[2,4]'] differ in dimension 1, ...
-    """
-    if not shapes:
-        raise ValidationError("Concat", "inputs", [], "must hold at least one input")
-    ranks = {s.rank for s in shapes if s.rank is not None}
-    if len(ranks) > 1:
-        raise ValidationError(
-            "Concat", "inputs", [str(s) for s in shapes], "must all have the same rank"
-        )
-    if not ranks:
-        return PartialShape(None)
-    rank = ranks.pop()
-    if not -rank <= axis < rank:
-        raise AxisError(
-            "Concat", "axis", axis, f"is out of the tensor rank range [{-rank}, {rank - 1}]"
-        )
-    a = axis + rank if axis < 0 else axis
-    dims: list[Dimension] = []
-    for k in range(rank):
-        known = [s[k] for s in shapes if s.rank is not None]
-        if k == a:
-            lo = sum(d.min for d in known)
-            his = [d.max for d in known]
-            if len(known) < len(shapes) or None in his:
-                dims.append(Dimension(lo, None))
-            else:
-                dims.append(Dimension(lo, sum(h for h in his if h is not None)))
-            continue
-        lo = max(d.min for d in known)
-        bounded = [d.max for d in known if d.max is not None]
-        hi = min(bounded) if bounded else None
-        if hi is not None and hi < lo:
-            raise ValidationError(
-                "Concat",
-                "inputs",
-                [str(s) for s in shapes],
-                f"differ in dimension {k}, which is not the concatenation axis {a}",
-            )
-        dims.append(Dimension(lo, hi))
-    return PartialShape(dims)
-
-
-def concat(arrays: Sequence[Any], axis: int) -> Any:
-    """Concat-1: join arrays along ``axis`` (NumPy, or any array-API library).
-
-    Examples
-    --------
-    >>> concat([np.zeros((1, 2)), np.ones((2, 2))], 0).tolist()
-    [[0.0, 0.0], [1.0, 1.0], [1.0, 1.0]]
-    """
-    first = arrays[0]
-    if type(first) is np.ndarray:
-        try:
-            return np.concatenate(arrays, axis=axis)
-        except (ValueError, TypeError) as exc:  # say why in Concat-1's words
-            shapes = [PartialShape(a.shape) for a in arrays]
-            infer_concat(shapes, axis)
-            cls = DTypeError if isinstance(exc, TypeError) else ValidationError
-            raise cls(
-                "Concat",
-                "inputs",
-                [f"{s} {a.dtype}" for s, a in zip(shapes, arrays, strict=True)],
-                f"cannot be joined by NumPy ({exc})",
-            ) from exc
-    infer_concat([PartialShape(a.shape) for a in arrays], axis)
-    from array_api_compat import array_namespace  # noqa: PLC0415 - only for foreign arrays
-
-    xp = array_namespace(*arrays)
-    return xp.concat(list(arrays), axis=axis)
 
 
 def _masks(layer: Layer) -> dict[str, Any]:  # the five masks, as keyword arguments

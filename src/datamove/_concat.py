@@ -1,0 +1,196 @@
+"""Concat-1: shape inference and execution; the inverse of Split, VariadicSplit and DML_SPLIT.
+
+Inputs of one rank (at least 1) and one element type are joined along ``axis``: the axis
+sizes add up, every other size must agree. On intervals the other dimensions merge as their
+intersection (an error where it is empty) and the axis dimensions add. Execution writes each
+input into its part of the output with the copy engine (on NumPy: one pass over all of them, on
+every core): the parts are exactly the chunks of a VariadicSplit of the output, so the output's
+views come from the same plan a split would make.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any, Final
+
+import numpy as np
+
+from datamove import _backends, _plan
+from datamove._backends._copy import copy_pairs
+from datamove._errors import AxisError, DTypeError, ValidationError
+from datamove._shape import MAX_LENGTH, Dimension, PartialShape, as_partial_shape
+from datamove._validation import as_int
+
+__all__ = ["concat", "infer_concat"]
+
+OP: Final = "Concat"
+
+
+def _axis(value: Any, rank: int) -> int:
+    axis = as_int(OP, "axis", value)
+    if not -rank <= axis < rank:
+        raise AxisError(OP, "axis", value, f"is out of the tensor rank range [{-rank}, {rank - 1}]")
+    return axis + rank if axis < 0 else axis
+
+
+def _count(argument: str, value: Any) -> None:
+    if not isinstance(value, list | tuple):
+        raise DTypeError(OP, argument, value, "must be a sequence (a list or a tuple)")
+    if not value:
+        raise ValidationError(OP, argument, value, "must hold at least one input")
+    if len(value) > MAX_LENGTH:
+        raise ValidationError(
+            OP, argument, f"<{len(value)} inputs>", f"holds more than {MAX_LENGTH} inputs"
+        )
+
+
+def infer_concat(shapes: Any, axis: Any) -> PartialShape:
+    """Infer the output shape of Concat-1.
+
+    Parameters
+    ----------
+    shapes : sequence of shapes
+        Each input's shape (``PartialShape``, sequence, or OpenVINO notation); dynamic ranks
+        allowed. Every static rank must be the same, and at least 1.
+    axis : int
+        The axis to join along, in ``[-rank, rank - 1]``.
+
+    Returns
+    -------
+    PartialShape
+        The axis dimensions add up; every other dimension is the intersection of the inputs'.
+
+    Examples
+    --------
+    >>> print(infer_concat(["[2,?,4]", "[1..3,5,4]"], 0))
+    [3..5,5,4]
+    >>> infer_concat([[2, 3], [2, 4]], 0)
+    Traceback (most recent call last):
+    ...
+    datamove._errors.ValidationError: Concat: inputs=['[2,3]', '[2,4]'] differ in dimension 1, ...
+    """
+    _count("shapes", shapes)
+    parts = [as_partial_shape(s, OP, f"shapes[{k}]") for k, s in enumerate(shapes)]
+    ranks = {s.rank for s in parts if s.rank is not None}
+    if len(ranks) > 1:
+        raise ValidationError(OP, "inputs", [str(s) for s in parts], "must all have the same rank")
+    if not ranks:
+        as_int(OP, "axis", axis)
+        return PartialShape(None)
+    rank = ranks.pop()
+    if rank == 0:
+        raise ValidationError(
+            OP, "inputs", [str(s) for s in parts], "are scalars; Concat needs rank 1 or more"
+        )
+    a = _axis(axis, rank)
+    dims: list[Dimension] = []
+    for k in range(rank):
+        known = [s[k] for s in parts if s.rank is not None]
+        if k == a:
+            lo = sum(d.min for d in known)
+            his = [d.max for d in known]
+            unbounded = len(known) < len(parts) or None in his
+            dims.append(Dimension(lo, None if unbounded else sum(h or 0 for h in his)))
+            continue
+        lo = max(d.min for d in known)
+        bounded = [d.max for d in known if d.max is not None]
+        hi = min(bounded) if bounded else None
+        if hi is not None and hi < lo:
+            raise ValidationError(
+                OP,
+                "inputs",
+                [str(s) for s in parts],
+                f"differ in dimension {k}, which is not the concatenation axis {a}",
+            )
+        dims.append(Dimension(lo, hi))
+    return PartialShape._of(tuple(dims))
+
+
+def concat(arrays: Any, axis: Any, *, out: Any = None) -> Any:
+    """Join ``arrays`` along ``axis`` (OpenVINO Concat-1): a new array, or ``out``.
+
+    Parameters
+    ----------
+    arrays : sequence of arrays
+        At least one array, all of one library, rank (1 or more) and element type, with the
+        same sizes off ``axis``.
+    axis : int
+        The axis to join along, in ``[-rank, rank - 1]``.
+    out : array, optional
+        A preallocated array of the output's shape and dtype to write into. It must not share
+        memory with any input.
+
+    Returns
+    -------
+    array
+        The joined array (``out`` itself when given).
+
+    Raises
+    ------
+    ValidationError
+        With the operator, the argument, the value and the rule broken.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> concat([np.zeros((1, 2)), np.ones((2, 2))], 0).tolist()
+    [[0.0, 0.0], [1.0, 1.0], [1.0, 1.0]]
+    >>> import datamove as dm
+    >>> x = np.arange(12).reshape(3, 4)
+    >>> np.array_equal(concat(dm.variadic_split(x, 1, [1, -1]), 1), x)
+    True
+    """
+    _count("arrays", arrays)
+    prepared = [_backends.prepare(OP, a) for a in arrays]
+    backend = prepared[0][0]
+    for k, (other, _, _) in enumerate(prepared[1:], 1):
+        if type(other) is not type(backend):
+            raise DTypeError(
+                OP,
+                f"arrays[{k}]",
+                f"<{type(arrays[k]).__name__}>",
+                f"comes from {other.name}, but arrays[0] from {backend.name}; "
+                "datamove never moves data between libraries",
+            )
+    shape = infer_concat([s for _, _, s in prepared], axis)
+    dtypes = {str(a.dtype) for _, a, _ in prepared}
+    if len(dtypes) > 1:
+        raise DTypeError(
+            OP,
+            "arrays",
+            [f"<array of dtype {a.dtype}>" for _, a, _ in prepared],
+            f"mix element types ({', '.join(sorted(dtypes))}); Concat never converts values",
+        )
+    a = _axis(axis, len(prepared[0][2]))
+    parts = [arr for _, arr, _ in prepared]
+    try:
+        if backend is not _backends.NUMPY:
+            return backend.concat(OP, parts, a, out)
+        return _numpy_concat(parts, a, shape.to_shape(), out)
+    except ValidationError as exc:
+        if exc.argument != "out[0]":
+            raise
+        raise type(exc)(exc.op, "out", exc.value, exc.rule, hint=exc.hint) from None
+
+
+def _numpy_concat(
+    parts: list[np.ndarray], axis: int, shape: tuple[int, ...], out: Any
+) -> np.ndarray:
+    """Each input copied into its part of the output, in one pass of the copy engine."""
+    if out is None:
+        try:
+            result = np.empty(shape, parts[0].dtype)
+        except (ValueError, MemoryError) as exc:  # more than NumPy can hold: say so
+            raise ValidationError(
+                OP,
+                "arrays",
+                [f"<array of shape {list(p.shape)}, {p.dtype}>" for p in parts],
+                f"cannot be joined by NumPy ({exc})",
+            ) from None
+    else:
+        result = out
+        _backends.NUMPY.check_out_array(OP, out, shape, parts[0].dtype, parts)
+    # The parts of the output are the chunks of a VariadicSplit by the inputs' lengths.
+    plan = _plan.chunks(axis, [0, *itertools.accumulate(p.shape[axis] for p in parts)])
+    copy_pairs([(result[index], p) for index, p in zip(plan.indices, parts, strict=True)])
+    return result
