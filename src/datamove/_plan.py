@@ -350,12 +350,14 @@ def plan_for(op: int, shape: Any, params: tuple[Any, ...], build: Callable[..., 
     the value it was given; where that is the snapshot of a caller's list or array, the error
     is raised again naming the caller's own value.
     """
-    snap = tuple(map(_snapshot, params))
-    k = key(_NDARRAY, op, shape, *snap)
+    k = key(_NDARRAY, op, shape, *params)
     if k is not None:
         plan = PLANS.get(k)
-        if plan is not None:
+        if plan is not None:  # stored under these values: valid for them, however they change
             return plan
+    # A miss: key and build from one snapshot, so that both see the same values.
+    snap = tuple(map(_snapshot, params))
+    k = key(_NDARRAY, op, shape, *snap)
     try:
         plan = build(shape, *snap)
     except ValidationError as exc:

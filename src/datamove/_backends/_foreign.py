@@ -125,10 +125,18 @@ class TorchBackend(Backend):
     name = "PyTorch"
     views = True
 
+    def __init__(self, xp: Any) -> None:
+        """Keep ``torch.strided``: every call compares a tensor's layout with it."""
+        super().__init__(xp)
+        import torch  # noqa: PLC0415 - only when a tensor arrives
+
+        self._strided = torch.strided
+
     def shape(self, op: str, data: Any) -> tuple[int, ...]:
         """The shape of a strided tensor; sparse and other layouts have no basic indexing."""
-        _dense(op, "data", data)
-        return super().shape(op, data)
+        if data.layout is not self._strided or data.is_nested:
+            _dense(op, "data", data)
+        return tuple(data.shape)  # a torch.Size holds ints only
 
     def index(self, op: str, data: Any, index: Index, copy: bool | None) -> tuple[Any, bool]:
         """``data[index]``; a flip for negative steps (a copy: ``ViewError`` if copy=False)."""
