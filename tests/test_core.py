@@ -1313,7 +1313,7 @@ def _key_inputs():
 @pytest.mark.skipif(kernels is None, reason="the compiled part was not built")
 @settings(max_examples=1500, deadline=None)
 @given(
-    st.integers(0, 4),
+    st.one_of(st.integers(0, 4), st.integers(-(2**64), 2**64)),
     st.one_of(
         st.lists(st.integers(0, 2**63 - 1), max_size=5).map(tuple),
         st.lists(st.integers(0, 5), max_size=260).map(tuple),

@@ -132,7 +132,12 @@ def python_key(ndarray: type, op: int, shape: Any, *params: Any) -> bytes | None
     if len(params) > _MAX_PARAMS:
         msg = "plan_key(ndarray, op, shape, *params)"
         raise TypeError(msg)
-    if type(shape) is not tuple or type(op) is not int or len(shape) > _KEY_WORDS - 2 - len(params):
+    if (
+        type(shape) is not tuple
+        or type(op) is not int
+        or not _INT64_MIN <= op <= _INT64_MAX
+        or len(shape) > _KEY_WORDS - 2 - len(params)
+    ):
         return None
     if not _INT.issuperset(map(type, shape)):
         try:

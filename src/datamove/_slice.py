@@ -2,10 +2,10 @@
 
 Slice-8 takes ``start``, ``stop`` and ``step`` per listed axis (``axes``, by default the first
 ``len(start)`` axes). Each listed axis is clamped as OpenVINO's runtime clamps it, which is
-ONNX Slice's rule and StridedSlice-1's without masks (``_strided_slice._bounds``): with a
+ONNX Slice's rule and StridedSlice-1's without masks (``_strided_slice.clamp_bounds``): with a
 negative step a start below ``-dim`` starts at index 0, where Python's slicing gives nothing
 (the spec's "the rules follow python language slicing" is a divergence, docs/semantics.md).
-So one function clamps both operators, and one interval rule (``_strided_slice._range_length``)
+So one function clamps both operators, and one interval rule (``_strided_slice.range_length``)
 infers both.
 """
 
@@ -20,7 +20,7 @@ from datamove import _backends, _plan
 from datamove._errors import ValidationError
 from datamove._memo import memoize
 from datamove._shape import PartialShape, ShapeLike, Unknown, as_partial_shape
-from datamove._strided_slice import NUMPY_MAXDIMS, _bounds, _range_length
+from datamove._strided_slice import NUMPY_MAXDIMS, clamp_bounds, range_length
 from datamove._validation import as_int_vector, normalize_axis
 
 __all__ = ["infer_slice", "plan_slice", "slice"]
@@ -144,7 +144,7 @@ def infer_slice(
 
     if n is not None and (a is None or not isinstance(a, Unknown)):
         for i, axis in enumerate(_axes(start, axes, a, n, rank)):
-            dims[axis] = _range_length(dims[axis], value(b, i), value(e, i), value(s, i), 0, 0)
+            dims[axis] = range_length(dims[axis], value(b, i), value(e, i), value(s, i), 0, 0)
         return PartialShape._of(tuple(dims))
     # Which axes are sliced is not known: each may be sliced (by any of the n entries) or not.
     if n is not None and n > rank:
@@ -154,7 +154,7 @@ def infer_slice(
     for d in dims:
         hull = None if n == rank else d  # n distinct axes of n: every one is sliced
         for entry in entries:
-            got = _range_length(d, value(b, entry), value(e, entry), value(s, entry), 0, 0)
+            got = range_length(d, value(b, entry), value(e, entry), value(s, entry), 0, 0)
             hull = got if hull is None else hull.union(got)
         out.append(d if hull is None else hull)
     return PartialShape._of(tuple(out))
@@ -185,7 +185,7 @@ def _build(shape: tuple[int, ...], start: Any, stop: Any, step: Any, axes: Any) 
         if d == 0:
             index[axis] = _py_slice(0, 0, 1)
             continue
-        lo, hi = _bounds(d, b[i], e[i], s[i], 0, 0)
+        lo, hi = clamp_bounds(d, b[i], e[i], s[i], 0, 0)
         step_i = max(min(s[i], d), -d)  # |step| >= d takes one element: no NumPy overflow
         if step_i == 1:
             index[axis] = _py_slice(None) if lo == 0 and hi == d else _py_slice(lo, hi)

@@ -3,7 +3,7 @@
 One source of truth. The caller's parameters are checked once (``_params``); the masks become an
 *axis walk* (``_walk``) that says, for every output axis, whether it is a new axis, a kept input
 axis (under the ellipsis or after the addressed axes) or a sliced one, and which input axes are
-shrunk. Each sliced axis is clamped by one function (``_bounds``). Shape inference evaluates the
+shrunk. Each sliced axis is clamped by one function (``clamp_bounds``). Shape inference evaluates the
 walk on ``Dimension`` intervals; execution turns it into a NumPy basic index.
 
 Precedence on one index follows OpenVINO's shape inference: ellipsis, then new axis, then shrink,
@@ -187,7 +187,7 @@ def _walk_for(p: Params, rank: int, begin: Any) -> tuple[Step, ...]:
 
 
 # -- one axis --------------------------------------------------------------------------------------
-def _bounds(d: int, b: int, e: int, s: int, bm: int, em: int) -> tuple[int, int]:
+def clamp_bounds(d: int, b: int, e: int, s: int, bm: int, em: int) -> tuple[int, int]:
     """OpenVINO's clamp of one sliced axis of size ``d >= 1``: ``(start, stop)`` for ``range``.
 
     With a negative stride, ``begin`` clamps into ``[0, d - 1]`` (so a begin below ``-d`` starts
@@ -212,7 +212,7 @@ def _count(start: int, stop: int, s: int) -> int:
 def _slice_length(d: int, b: int, e: int, s: int, bm: int, em: int) -> int:
     if d == 0:
         return 0
-    start, stop = _bounds(d, b, e, s, bm, em)
+    start, stop = clamp_bounds(d, b, e, s, bm, em)
     return _count(start, stop, s)
 
 
@@ -246,7 +246,7 @@ def _check_stride(p: Params, steps: tuple[Step, ...]) -> None:
 
 
 # -- shape inference -----------------------------------------------------------------------------
-def _range_length(
+def range_length(
     dim: Dimension, b: int | None, e: int | None, s: int | None, bm: int, em: int
 ) -> Dimension:
     """Exact hull of the sliced length over every size in ``dim`` (``None``: value unknown).
@@ -264,7 +264,7 @@ def _range_length(
     def ends(d: int, sign: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
         known_b = bm or b is not None
         known_e = em or e is not None
-        start, stop = _bounds(d, b or 0, e or 0, sign, bm, em)
+        start, stop = clamp_bounds(d, b or 0, e or 0, sign, bm, em)
         starts = (start,) if known_b else ((0, d) if sign > 0 else (0, d - 1))
         stops = (stop,) if known_e else ((0, d) if sign > 0 else (-1, d))
         return starts, stops
@@ -403,7 +403,7 @@ def infer_strided_slice(
         else:
             i = step.i
             out.append(
-                _range_length(
+                range_length(
                     dims[step.axis],
                     None if b is None else b[i],
                     None if e is None else e[i],
@@ -441,7 +441,7 @@ def _numpy_index(p: Params, shape: tuple[int, ...], begin: Any) -> _plan.Index:
             if d == 0:
                 index.append(slice(0, 0, 1))
             else:
-                start, stop = _bounds(d, p.begin[i], p.end[i], s, p.begin_mask[i], p.end_mask[i])
+                start, stop = clamp_bounds(d, p.begin[i], p.end[i], s, p.begin_mask[i], p.end_mask[i])
                 if s == 1:
                     index.append(slice(None) if start == 0 and stop == d else slice(start, stop))
                 else:
