@@ -5,7 +5,7 @@
 #   make lint   ruff and mypy --strict
 #   make bench  benchmarks, printed as ratios against peers run side by side
 #   make sanitize  the tests of the compiled part under AddressSanitizer (gcc or clang); it
-#               rebuilds src/datamove/_kernels.c with ASan, then again without
+#               rebuilds the extension (csrc/) with ASan, then again without
 
 PYTHON ?= python3
 VENV   := .venv
@@ -14,8 +14,10 @@ PIP    := $(BIN)/python -m pip --disable-pip-version-check -q
 
 .PHONY: demo test lint bench sanitize clean
 
-# The compiled copy loop is optional (setup.py): say so when it was not built, since pip -q
-# hides the compiler's output.
+KERNELS := setup.py $(wildcard csrc/*.c csrc/*.h)
+
+# The compiled part is optional (setup.py): say so when it was not built, since pip -q hides
+# the compiler's output.
 KERNELS_CHECK = $(BIN)/python -c "import datamove._kernels" 2>/dev/null || echo "make: note:\
  datamove._kernels was not built (no C compiler?); copies run on NumPy's loops. To see why:\
  $(BIN)/python -m pip install -v -e ." >&2
@@ -27,12 +29,12 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --upgrade pip
 
-$(VENV)/.demo: pyproject.toml setup.py src/datamove/_kernels.c Makefile | $(BIN)/python
+$(VENV)/.demo: pyproject.toml $(KERNELS) Makefile | $(BIN)/python
 	$(PIP) install -e '.[ir]'
 	@$(KERNELS_CHECK)
 	touch $@
 
-$(VENV)/.test: pyproject.toml setup.py src/datamove/_kernels.c Makefile | $(BIN)/python
+$(VENV)/.test: pyproject.toml $(KERNELS) Makefile | $(BIN)/python
 	$(PIP) install -e '.[test,lint,backends]'
 	@$(KERNELS_CHECK)
 	touch $@ $(VENV)/.demo

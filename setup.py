@@ -1,8 +1,11 @@
-"""The one thing pyproject.toml cannot say yet: datamove's optional compiled copy loop.
+"""The one thing pyproject.toml cannot say yet: datamove's optional compiled part.
 
-``datamove._kernels`` (src/datamove/_kernels.c) is optional: without a C compiler the package
-installs and runs the same, on NumPy's own copy loops, only slower on strided copies
-(bench/RESULTS.md). Everything else about the package is in pyproject.toml.
+``datamove._kernels`` (the C in csrc/; csrc/kernels.h says what each file holds) is optional:
+without a C compiler the package installs and runs the same, on NumPy's own copy loops and
+Python's plan caches, only slower on strided copies and repeated calls (bench/RESULTS.md). The
+C lives outside src/ so that it is never found as a package: a ``_kernels`` directory in
+src/datamove would be imported as a namespace package in place of a missing extension.
+Everything else about the package is in pyproject.toml.
 
 A build that fails must not leave an older build in use: the old module is deleted before the
 compiler runs (in ``src/datamove`` for editable installs, and in ``build/``), so a failed build
@@ -33,7 +36,14 @@ class BuildExt(build_ext):
         super().build_extension(ext)
 
 
+KERNELS = Extension(
+    "datamove._kernels",
+    [f"csrc/{name}.c" for name in ("module", "rows", "nibbles", "shuffle_vbmi", "plans")],
+    depends=["csrc/kernels.h"],
+    optional=True,
+)
+
 setup(
-    ext_modules=[Extension("datamove._kernels", ["src/datamove/_kernels.c"], optional=True)],
+    ext_modules=[KERNELS],
     cmdclass={"build_ext": BuildExt},
 )
