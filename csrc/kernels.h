@@ -206,9 +206,10 @@ DM_HIDDEN void dm_shuffle_counts(Py_ssize_t counts[DM_PROGRAMS]);
  * operator treats alike; the word is 2 + (length << 8)), then its values. Only exact Python
  * ints within int64 (never bool, float or an integer-like object: those take the Python path,
  * which validates and names them), lists and tuples of them, 1-D NumPy arrays of a native
- * integer type with values in int64, and None, at most 256 words in all. Anything else gives
- * None. The key keeps each parameter's kind, so a hit is a call with the same kinds and values
- * as the one that stored the plan.
+ * integer type with values in int64, and None, at most 256 words in all. Anything else
+ * (including an op that is not an exact int in int64) gives None. The key keeps each
+ * parameter's kind, so a hit is a call with the same kinds and values as the one that stored
+ * the plan. A list is read whole under its lock (free-threaded builds), so a key is a snapshot.
  *
  * plan_hit(plans, ndarray, op, data, *params): when data is exactly an `ndarray` and `plans`
  * (a dict from those keys to datamove._plan.Plan tuples) holds the call's key, the plan's

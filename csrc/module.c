@@ -10,9 +10,25 @@
  * Multi-phase initialisation, with the module's one Python object (the name "shape") in its
  * state, so that each interpreter has its own module. What the loops share across threads and
  * interpreters is no Python object: the CPU's features, read where needed from the CPU model
- * the C runtime fills once at load time, and the counters of shuffle_counts() (atomic).
+ * the C runtime fills once at load time, and the counters of shuffle_counts() (atomic). Every
+ * function is safe without a GIL (free-threaded builds): a list's items are read under its lock,
+ * the plan cache's entry is held by a new reference.
  */
 #include "kernels.h"
+
+/* `seq` as a tuple the call owns, so that a list changed by another thread (or by an item's
+ * __index__) while we read it cannot free an item under us; NULL with TypeError(message) where
+ * `seq` is not a sequence. */
+static PyObject *parts_tuple(PyObject *seq, const char *message)
+{
+    PyObject *fast = PySequence_Fast(seq, message); /* a list or a tuple */
+    if (fast == NULL || PyTuple_CheckExact(fast)) {
+        return fast;
+    }
+    PyObject *tuple = PyList_AsTuple(fast);
+    Py_DECREF(fast);
+    return tuple;
+}
 
 static PyObject *copy_rows(PyObject *module, PyObject *args)
 {
@@ -23,11 +39,11 @@ static PyObject *copy_rows(PyObject *module, PyObject *args)
     if (!PyArg_ParseTuple(args, "Onnp:copy_rows", &seq, &row0, &row1, &streaming)) {
         return NULL;
     }
-    PyObject *items = PySequence_Fast(seq, "copy_rows: parts must be a sequence");
+    PyObject *items = parts_tuple(seq, "copy_rows: parts must be a sequence");
     if (items == NULL) {
         return NULL;
     }
-    const Py_ssize_t nparts = PySequence_Fast_GET_SIZE(items);
+    const Py_ssize_t nparts = PyTuple_GET_SIZE(items);
     Part *parts = PyMem_Malloc(sizeof(Part) * (size_t)(nparts > 0 ? nparts : 1));
     if (parts == NULL) {
         Py_DECREF(items);
@@ -35,7 +51,7 @@ static PyObject *copy_rows(PyObject *module, PyObject *args)
     }
     for (Py_ssize_t k = 0; k < nparts; k++) {
         Py_ssize_t dst, dst_stride, src, src_stride, run;
-        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(items, k), "nnnnn:copy_rows part", &dst,
+        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(items, k), "nnnnn:copy_rows part", &dst,
                               &dst_stride, &src, &src_stride, &run)) {
             goto fail;
         }
@@ -71,11 +87,11 @@ static PyObject *copy_nibble_rows(PyObject *module, PyObject *args)
     if (!PyArg_ParseTuple(args, "Onn:copy_nibble_rows", &seq, &row0, &row1)) {
         return NULL;
     }
-    PyObject *items = PySequence_Fast(seq, "copy_nibble_rows: parts must be a sequence");
+    PyObject *items = parts_tuple(seq, "copy_nibble_rows: parts must be a sequence");
     if (items == NULL) {
         return NULL;
     }
-    const Py_ssize_t nparts = PySequence_Fast_GET_SIZE(items);
+    const Py_ssize_t nparts = PyTuple_GET_SIZE(items);
     NibblePart *parts = PyMem_Malloc(sizeof(NibblePart) * (size_t)(nparts > 0 ? nparts : 1));
     if (parts == NULL) {
         Py_DECREF(items);
@@ -84,9 +100,9 @@ static PyObject *copy_nibble_rows(PyObject *module, PyObject *args)
     for (Py_ssize_t k = 0; k < nparts; k++) {
         Py_ssize_t dst, src;
         NibblePart *p = &parts[k];
-        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(items, k),
-                              "nnnnnnn:copy_nibble_rows part", &dst, &p->dst_first,
-                              &p->dst_stride, &src, &p->src_first, &p->src_stride, &p->run)) {
+        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(items, k), "nnnnnnn:copy_nibble_rows part", &dst,
+                              &p->dst_first, &p->dst_stride, &src, &p->src_first,
+                              &p->src_stride, &p->run)) {
             goto fail;
         }
         if (p->run < 0 || p->dst_first < 0 || p->src_first < 0) {
@@ -191,6 +207,9 @@ static PyModuleDef_Slot slots[] = {
     {Py_mod_exec, (void *)exec_module},
 #ifdef Py_mod_multiple_interpreters /* 3.12 */
     {Py_mod_multiple_interpreters, Py_MOD_PER_INTERPRETER_GIL_SUPPORTED},
+#endif
+#ifdef Py_mod_gil /* 3.13 */
+    {Py_mod_gil, Py_MOD_GIL_NOT_USED},
 #endif
     {0, NULL},
 };

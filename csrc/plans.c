@@ -12,6 +12,35 @@
 #define DM_KEY_WORDS 256
 #define DM_MAX_PARAMS 8
 
+/* A list another thread may change while we read it: in free-threaded builds its items are read
+ * under its lock, so a key holds the list as it was at one moment. (A no-op with the GIL, which
+ * nothing below releases.) */
+#ifdef Py_BEGIN_CRITICAL_SECTION
+#define DM_BEGIN_LOCKED(op) Py_BEGIN_CRITICAL_SECTION(op)
+#define DM_END_LOCKED() Py_END_CRITICAL_SECTION()
+#else
+#define DM_BEGIN_LOCKED(op) {
+#define DM_END_LOCKED() }
+#endif
+
+/* Appends the values of `len` items, each an exact int in int64, to words[*n...]; returns 0,
+ * or -1 where an item is anything else. Runs no Python code. */
+static int int_words(PyObject *const *items, Py_ssize_t len, long long *words, Py_ssize_t *n)
+{
+    for (Py_ssize_t i = 0; i < len; i++) {
+        int overflow;
+        if (!PyLong_CheckExact(items[i])) {
+            return -1;
+        }
+        long long x = PyLong_AsLongLongAndOverflow(items[i], &overflow);
+        if (overflow) { /* Python ints beyond int64: the Python path */
+            return -1;
+        }
+        words[(*n)++] = x;
+    }
+    return 0;
+}
+
 static int
 key_values(PyObject *value, PyObject *ndarray, long long *words, Py_ssize_t *n)
 {
@@ -36,24 +65,14 @@ key_values(PyObject *value, PyObject *ndarray, long long *words, Py_ssize_t *n)
         return 0;
     }
     if (PyList_CheckExact(value) || PyTuple_CheckExact(value)) {
-        Py_ssize_t len = PySequence_Fast_GET_SIZE(value);
-        if (len > DM_KEY_WORDS - *n) {
-            return -1;
-        }
-        PyObject **items = PySequence_Fast_ITEMS(value);
-        for (Py_ssize_t i = 0; i < len; i++) {
-            int overflow;
-            if (!PyLong_CheckExact(items[i])) {
-                return -1;
-            }
-            long long x = PyLong_AsLongLongAndOverflow(items[i], &overflow);
-            if (overflow) { /* Python ints beyond int64: the Python path */
-                return -1;
-            }
-            words[(*n)++] = x;
-        }
+        int result;
+        DM_BEGIN_LOCKED(value)
+        const Py_ssize_t len = PySequence_Fast_GET_SIZE(value);
+        result = len > DM_KEY_WORDS - *n ? -1
+                                         : int_words(PySequence_Fast_ITEMS(value), len, words, n);
         words[head] = 2 + ((long long)len << 8);
-        return 0;
+        DM_END_LOCKED()
+        return result;
     }
     if ((PyObject *)Py_TYPE(value) != ndarray) {
         return -1;
@@ -119,11 +138,13 @@ build_key(PyObject *ndarray, PyObject *op, PyObject *shape, PyObject *const *par
      * values; NULL with an exception set. */
     long long words[DM_KEY_WORDS];
     Py_ssize_t rank = PyTuple_GET_SIZE(shape);
-    if (!PyLong_CheckExact(op) || rank > DM_KEY_WORDS - 2 - nparams) {
+    int overflow = 1;
+    const long long tag = PyLong_CheckExact(op) ? PyLong_AsLongLongAndOverflow(op, &overflow) : 0;
+    if (overflow || rank > DM_KEY_WORDS - 2 - nparams) {
         Py_RETURN_NONE;
     }
     Py_ssize_t n = 0;
-    words[n++] = PyLong_AsLong(op);
+    words[n++] = tag;
     words[n++] = rank;
     for (Py_ssize_t i = 0; i < rank; i++) {
         long long d = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, i));
@@ -179,17 +200,23 @@ PyObject *dm_plan_hit(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     if (key == NULL || key == Py_None) {
         return key;
     }
-    PyObject *plan = PyDict_GetItemWithError(args[0], key); /* borrowed */
+    /* The plan, a datamove._plan.Plan: a tuple (indices, single, ...). A new reference: another
+     * thread may drop the dict's entry while we index. */
+    PyObject *plan;
+#if PY_VERSION_HEX >= 0x030D0000
+    const int found = PyDict_GetItemRef(args[0], key, &plan);
+#else
+    plan = PyDict_GetItemWithError(args[0], key);
+    const int found = plan != NULL ? 1 : PyErr_Occurred() ? -1 : 0;
+    Py_XINCREF(plan);
+#endif
     Py_DECREF(key);
-    if (plan == NULL) {
-        if (PyErr_Occurred()) {
+    if (found <= 0) {
+        if (found < 0) {
             return NULL;
         }
         Py_RETURN_NONE;
     }
-    /* The plan is a datamove._plan.Plan, a tuple: (indices, single, ...). Hold it: another
-     * thread may drop the dict's entry while we index. */
-    Py_INCREF(plan);
     PyObject *out;
     PyObject *indices = PyTuple_Check(plan) && PyTuple_GET_SIZE(plan) >= 2
                             ? PyTuple_GET_ITEM(plan, 0)
