@@ -24,7 +24,9 @@
  * and run is any byte (or nibble) count, and each loop handles its own edges.
  *
  * Building: setup.py compiles every .c here into the one module. `make sanitize` runs the
- * kernels' tests under AddressSanitizer.
+ * kernels' tests under AddressSanitizer. `CFLAGS=-DDM_PORTABLE` builds the portable C only (no
+ * SSE2, no streaming stores, no VBMI), which is what a CPU other than x86-64 runs; `make
+ * portable` runs the same tests against that build, so those code paths are tested here too.
  */
 #ifndef DATAMOVE_KERNELS_H
 #define DATAMOVE_KERNELS_H
@@ -40,8 +42,9 @@
  * DM_SSE2       16-byte vectors (x86-64).
  * DM_SHUFFLE    the AVX-512 VBMI programs are compiled (x86-64 with GCC or clang); they run
  *               only where dm_have_vbmi() says the CPU has AVX-512 F, BW and VBMI (Intel since
- *               Ice Lake, AMD since Zen 4). Elsewhere the row loops do the same work, slower. */
-#if defined(__x86_64__) || defined(_M_X64)
+ *               Ice Lake, AMD since Zen 4). Elsewhere the row loops do the same work, slower.
+ * Each is 0 in a DM_PORTABLE build. */
+#if (defined(__x86_64__) || defined(_M_X64)) && !defined(DM_PORTABLE)
 #include <emmintrin.h>
 #define DM_STREAMING 1
 #define DM_SSE2 1
@@ -269,6 +272,7 @@ DM_HIDDEN PyObject *dm_plan_hit(PyObject *module, PyObject *const *args, Py_ssiz
  * Each of the other VBMI kinds is what holds a case of `python -m bench directml` at 0.8 of
  * memcpy or more: without it that case falls to the row loops' figure above. Building them only
  * on request would drop those cases below target in every default build on the CPUs that have
- * VBMI, while on the CPUs that lack it the code never runs. */
+ * VBMI, while on the CPUs that lack it the code never runs. What ran untested was the portable
+ * C of other CPUs; the DM_PORTABLE build above tests it here. */
 
 #endif
