@@ -2,7 +2,7 @@
  *
  * One extension module, built by setup.py from the files of this directory where the machine has
  * a C compiler; without it datamove runs the same on NumPy's loops and Python's plan caches, only
- * slower (bench/RESULTS.md). It holds four things:
+ * slower (bench/RESULTS.md). Its files, one concern each:
  *
  *   rows.c          copy_rows: the copy engine's byte row loops (datamove._backends._copy, for
  *                   copy=True and out=, and DirectML's byte splits and joins): plain moves,
@@ -115,8 +115,10 @@ typedef struct {
  *   1. VBMI shuffle programs: runs of 1-3 bytes, 2-64 parts of packed rows, 128 KiB or more.
  *   2. Streaming, one part of 4- or 8-byte elements into a contiguous destination (a strided
  *      slice): gathered 16 bytes per streaming store.
- *   3. Streaming, runs of 8 bytes in every part: two runs per 16-byte streaming store.
- *   4. One part of up to 16 bytes, or not streaming: copy_one (fixed-size moves for 1-16).
+ *   3. Streaming, two parts or more, runs of 8 bytes in every part: two runs per 16-byte
+ *      streaming store.
+ *   4. One part whose run is at most 16 bytes, or that does not stream: copy_one (fixed-size
+ *      moves for runs of 1, 2, 4, 8 and 16 bytes).
  *   5. Streaming, VBMI, a split of runs of 64 bytes to 4 KiB that are not whole words: line
  *      splits (whole 64-byte lines with streaming stores).
  *   6. Runs under DM_SHORT_RUN not all whole words, packed split or join: 16-byte vectors.

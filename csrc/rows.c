@@ -257,11 +257,12 @@ static int stream_pairs8(const Part *parts, Py_ssize_t nparts, Py_ssize_t row0, 
  * rows follow each other in its destination (a split) or the parts fill each destination row in
  * order and the rows follow each other (a join): each run is copied as whole 16-byte vectors,
  * and the bytes a vector writes past its run are written again by the next run, as in the 4-bit
- * vectors below. Only rows whose vectors stay inside the bytes the call reads and writes go this
+ * vectors of nibbles.c. Only rows whose vectors stay inside the bytes the call reads and writes go this
  * way; the rest are copied exactly. Streamed whole words with byte-wise edges (mode 1 of put)
  * ran at 0.05-0.13 of memcpy on runs of 21 bytes, 0.12 on runs of 65 and 0.18 on runs of 125:
  * the lines at run edges written by both kinds of store (bench/RESULTS.md). Longer runs keep
  * mode 1, whose few mixed lines no longer matter. Returns 0 where it does not apply. */
+
 /* One run: `span` bytes as 16-byte vectors (past the run), or with span 0 the run exactly. */
 static inline void vectors_or_exact(char *d, const char *s, Py_ssize_t span, Py_ssize_t run)
 {
