@@ -23,10 +23,20 @@ from setuptools.command.build_ext import build_ext
 class BuildExt(build_ext):
     """``build_ext`` that removes the previous build of an extension before compiling it."""
 
+    in_source = False
+
+    def run(self) -> None:
+        """Build, noting first whether the build goes to the sources.
+
+        setuptools clears ``inplace`` while the extensions compile, and copies them over after.
+        """
+        self.in_source = bool(self.inplace) or getattr(self, "editable_mode", False)
+        super().run()
+
     def build_extension(self, ext: Extension) -> None:
         """Delete the previous build, then build (failing, if DATAMOVE_REQUIRE_KERNELS)."""
         stale = [Path(self.get_ext_fullpath(ext.name))]
-        if self.inplace or getattr(self, "editable_mode", False):  # the copy in the sources
+        if self.in_source:  # the copy in the sources
             here = Path(__file__).resolve().parent / "src" / "datamove"
             stale += [*here.glob("_kernels*.so"), *here.glob("_kernels*.pyd")]
         for path in stale:
