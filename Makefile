@@ -5,17 +5,20 @@
 #   make lint   ruff and mypy --strict
 #   make bench  benchmarks, printed as ratios against peers run side by side
 #   make sanitize  the tests of the compiled part under AddressSanitizer (gcc or clang); it
-#               rebuilds src/datamove/_kernels.c with ASan, then again without
+#               rebuilds the extension (csrc/) with ASan, then again without
+#   make portable  the same with only the portable C compiled (what CPUs other than x86-64 run)
 
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip --disable-pip-version-check -q
 
-.PHONY: demo test lint bench sanitize clean
+.PHONY: demo test lint bench sanitize portable clean
 
-# The compiled copy loop is optional (setup.py): say so when it was not built, since pip -q
-# hides the compiler's output.
+KERNELS := setup.py $(wildcard csrc/*.c csrc/*.h)
+
+# The compiled part is optional (setup.py): say so when it was not built, since pip -q hides
+# the compiler's output.
 KERNELS_CHECK = $(BIN)/python -c "import datamove._kernels" 2>/dev/null || echo "make: note:\
  datamove._kernels was not built (no C compiler?); copies run on NumPy's loops. To see why:\
  $(BIN)/python -m pip install -v -e ." >&2
@@ -27,12 +30,12 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --upgrade pip
 
-$(VENV)/.demo: pyproject.toml setup.py src/datamove/_kernels.c Makefile | $(BIN)/python
+$(VENV)/.demo: pyproject.toml $(KERNELS) Makefile | $(BIN)/python
 	$(PIP) install -e '.[ir]'
 	@$(KERNELS_CHECK)
 	touch $@
 
-$(VENV)/.test: pyproject.toml setup.py src/datamove/_kernels.c Makefile | $(BIN)/python
+$(VENV)/.test: pyproject.toml $(KERNELS) Makefile | $(BIN)/python
 	$(PIP) install -e '.[test,lint,backends]'
 	@$(KERNELS_CHECK)
 	touch $@ $(VENV)/.demo
@@ -52,6 +55,8 @@ bench: $(VENV)/.test
 	$(BIN)/python -m bench
 
 ASAN_TESTS := tests/test_copy_engine.py tests/test_core.py tests/directml/test_execute.py
+KERNEL_DEFINES :=
+ASAN_ARGS :=
 
 # The ASan build replaces the normal one in src/datamove for the run, so: the stamps go first
 # (an interrupted run leaves `make test` to reinstall), the normal build comes back on any exit,
@@ -61,12 +66,19 @@ sanitize: $(VENV)/.test
 	trap '$(PIP) install --no-deps -e . && touch $(VENV)/.test $(VENV)/.demo' EXIT; \
 	asan=$$($(CC) -print-file-name=libasan.so); \
 	case "$$asan" in /*) ;; *) echo "make: no libasan.so for $(CC)" >&2; exit 1;; esac; \
-	CFLAGS="-fsanitize=address -fno-omit-frame-pointer -O1" DATAMOVE_REQUIRE_KERNELS=1 \
+	CFLAGS="-fsanitize=address -fno-omit-frame-pointer -O1 $(KERNEL_DEFINES)" \
+	  DATAMOVE_REQUIRE_KERNELS=1 \
 	  $(PIP) install --no-deps -e . || exit 1; \
 	nm -D src/datamove/_kernels*.so | grep -q __asan_init \
 	  || { echo "make: the extension was built without AddressSanitizer" >&2; exit 1; }; \
 	LD_PRELOAD=$$asan ASAN_OPTIONS=detect_leaks=0 \
-	  $(BIN)/python -m pytest -p no:cacheprovider -q $(ASAN_TESTS)
+	  $(BIN)/python -m pytest -p no:cacheprovider -q $(ASAN_TESTS) $(ASAN_ARGS)
+
+# The portable build has no shuffle programs, on any CPU: the test that asks for them where the
+# CPU has AVX-512 VBMI is left out.
+portable:
+	$(MAKE) sanitize KERNEL_DEFINES=-DDM_PORTABLE ASAN_ARGS="--deselect \
+	  tests/test_copy_engine.py::test_shuffle_programs_are_on_where_the_cpu_has_them"
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -1,5 +1,5 @@
-# Type stub of the optional compiled part (src/datamove/_kernels.c): the copy engine's row loops
-# and the operators' cached plans.
+# Type stub of the optional compiled part (built from csrc/; csrc/kernels.h has each function's
+# contract): the copy engine's row loops and the operators' cached plans.
 
 from collections.abc import Sequence
 from typing import Any

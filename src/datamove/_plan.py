@@ -111,7 +111,7 @@ def chunks(axis: int, bounds: list[int]) -> Plan:
 
 
 # -- the key rule ------------------------------------------------------------------------------
-_KEY_WORDS: Final = 256  # DM_KEY_WORDS in _kernels.c
+_KEY_WORDS: Final = 256  # DM_KEY_WORDS in csrc/plans.c
 _MAX_PARAMS: Final = 8  # DM_MAX_PARAMS
 _INT64_MIN: Final = -(2**63)
 _INT64_MAX: Final = 2**63 - 1
