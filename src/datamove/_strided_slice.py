@@ -3,8 +3,9 @@
 One source of truth. The caller's parameters are checked once (``_params``); the masks become an
 *axis walk* (``_walk``) that says, for every output axis, whether it is a new axis, a kept input
 axis (under the ellipsis or after the addressed axes) or a sliced one, and which input axes are
-shrunk. Each sliced axis is clamped by one function (``clamp_bounds``). Shape inference evaluates the
-walk on ``Dimension`` intervals; execution turns it into a NumPy basic index.
+shrunk. Each sliced axis is clamped by one function (``clamp_bounds``, Slice-8's too). Shape
+inference evaluates the walk on ``Dimension`` intervals; execution turns it into a NumPy basic
+index.
 
 Precedence on one index follows OpenVINO's shape inference: ellipsis, then new axis, then shrink,
 then begin/end. Bits at indices ``>= len(begin)`` are ignored (the spec's zero-padding), except
@@ -441,7 +442,9 @@ def _numpy_index(p: Params, shape: tuple[int, ...], begin: Any) -> _plan.Index:
             if d == 0:
                 index.append(slice(0, 0, 1))
             else:
-                start, stop = clamp_bounds(d, p.begin[i], p.end[i], s, p.begin_mask[i], p.end_mask[i])
+                start, stop = clamp_bounds(
+                    d, p.begin[i], p.end[i], s, p.begin_mask[i], p.end_mask[i]
+                )
                 if s == 1:
                     index.append(slice(None) if start == 0 and stop == d else slice(start, stop))
                 else:
