@@ -162,6 +162,16 @@ def test_the_library_refuses_them_too(tmp_path: Path, kind: str) -> None:
         split_file(bad, 0, [tmp_path / "a.npy"], num_splits=1)
 
 
+@posix_only
+def test_a_bin_replaced_by_a_fifo_after_read_model_is_refused(tmp_path: Path) -> None:
+    # np.memmap opened the .bin when a Const was first read: a FIFO there waited for a writer
+    model = ir.read_model(write_example(tmp_path))
+    (tmp_path / "example.bin").unlink()
+    os.mkfifo(tmp_path / "example.bin")
+    with pytest.raises(ir.IRError, match=r"\.bin file .* is a FIFO, not a regular file"):
+        model.run({"x": np.zeros((2, 6), np.float32)})
+
+
 @pytest.mark.parametrize("path", [123, None, b"model.xml", ["model.xml"]], ids=repr)
 def test_a_path_that_is_no_path_is_an_error(tmp_path: Path, path: Any) -> None:
     # read_model(123) was a TypeError from pathlib
@@ -231,3 +241,18 @@ def test_run_input_reads_what_np_load_reads(tmp_path: Path) -> None:
         text = f"x={tmp_path / 'x.npy'}"
         assert main(["run", str(xml), "--input", text, "--output-dir", str(tmp_path / "o")]) == 0
         np.testing.assert_array_equal(np.load(tmp_path / "o" / "parts_b.npy"), x[:, 2:])
+
+
+# -- a file cut short while it is read -------------------------------------------------------------
+
+
+def test_a_bin_cut_short_after_read_model_is_an_error(tmp_path: Path) -> None:
+    # np.memmap of the .bin: a short slice was a raw ValueError from np.frombuffer, and a .bin
+    # cut after it was mapped a SIGBUS
+    xml = write_example(tmp_path)
+    model = ir.read_model(xml)
+    os.truncate(xml.with_suffix(".bin"), 4)
+    with pytest.raises(
+        ir.IRError, match=r"\(Const\): .*reads weights, but the \.bin file .* was cut short"
+    ):
+        model.run({"x": np.zeros((2, 6), np.float32)})
