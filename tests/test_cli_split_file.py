@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import errno
+import functools
 import io
 import json
 import math
 import os
 import socket
 import stat
+import subprocess
+import sys
 import warnings
 from pathlib import Path
 from typing import Any, Self
@@ -221,6 +224,9 @@ class _FullDisk:
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
         self.room[0] -= n
         return int(self.f.write(data))
+
+    def close(self) -> None:
+        self.f.close()
 
     def __enter__(self) -> Self:
         return self
@@ -528,9 +534,10 @@ def test_outputs_are_byte_for_byte_what_np_save_writes(
                     tmp_path / "x.npy", axis, outs, num_splits=2, chunk_bytes=chunk
                 )
                 for out, want in zip(outs, np.split(x, 2, axis=axis), strict=True):
-                    ref = io.BytesIO()
-                    np.save(ref, np.ascontiguousarray(want))
+                    ref = io.BytesIO()  # each piece keeps the input's order: never transposed
+                    np.save(ref, np.asarray(want, order=order).copy(order=order))
                     assert out.read_bytes() == ref.getvalue(), (axis, chunk)
+                    assert np.load(out).tobytes() == want.tobytes()
 
 
 def test_padding_bytes_never_show_stale_memory(tmp_path: Path) -> None:
@@ -549,21 +556,123 @@ def test_padding_bytes_never_show_stale_memory(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("shape", "axis", "chunk"),
-    [((3, 1000), 1, 64), ((2, 5, 7), 0, 1), ((2, 5, 7), 2, 40), ((10,), 0, 3), ((1, 1, 9), 2, 8)],
+    ("rows", "width", "lo", "hi", "chunk"),
+    [
+        (3, 1000, 0, 1000, 64),
+        (10, 28, 0, 28, 1),
+        (10, 28, 8, 20, 40),
+        (1, 30, 0, 30, 7),
+        (6, 9, 0, 9, 100),
+    ],
 )
-def test_blocks_tile_the_piece_and_stay_under_the_chunk(
-    shape: tuple[int, ...], axis: int, chunk: int
+def test_tiles_cover_every_row_in_order_and_stay_under_the_chunk(
+    rows: int, width: int, lo: int, hi: int, chunk: int
 ) -> None:
-    # a row larger than chunk_bytes was one block: memory followed the row, not the chunk
-    x = np.arange(math.prod(shape), dtype=np.int32).reshape(shape)
-    piece = np.split(x, [1], axis=axis)[1]
-    blocks = list(_split_file._blocks(piece, chunk))
-    assert all(b.nbytes <= max(chunk, b.itemsize) for b in blocks)
-    assert b"".join(np.ascontiguousarray(b).tobytes() for b in blocks) == piece.tobytes()
+    # each read (n rows from column c0 to c1) spans (n - 1) * width + c1 - c0 bytes of the file
+    tiles = list(_split_file._tiles(rows, width, lo, hi, chunk))
+    assert all((n - 1) * width + c1 - c0 <= chunk for _, n, c0, c1 in tiles)
+    covered = [(r + i, c) for r, n, c0, c1 in tiles for i in range(n) for c in range(c0, c1)]
+    assert covered == [(r, c) for r in range(rows) for c in range(lo, hi)]
 
 
 def test_chunk_bytes_must_be_a_positive_int(big: tuple[Path, np.ndarray], tmp_path: Path) -> None:
     for bad in (0, -1, 2.5, True):
         with pytest.raises(ValidationError, match=r"chunk_bytes=.* must be a positive int"):
             _split_file.split_file(big[0], 0, [tmp_path / "a.npy"], lengths=[-1], chunk_bytes=bad)
+
+
+# --- the input cut short while it is split: an error naming it, and nothing left behind -------
+
+
+_CUT = """
+import functools, os, sys
+from datamove import _split_file
+from datamove._cli import main
+
+path = sys.argv[1]
+
+
+class Cut:  # the progress bar: it truncates the input once the first block is written
+    def __init__(self, *args, **kwargs):
+        self.calls = 0
+
+    def add(self, n):
+        self.calls += 1
+        if self.calls == 1:
+            os.truncate(path, 200)
+
+    def close(self):
+        pass
+
+
+_split_file._Progress = Cut
+_split_file.split_file = functools.partial(_split_file.split_file, chunk_bytes=4096)
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("axis", [0, 1])
+def test_split_of_an_input_cut_short_is_an_error_that_leaves_nothing(
+    tmp_path: Path, axis: int, order: str
+) -> None:
+    # the input was memory-mapped: along axis 1, cut during the split, the process died of SIGBUS
+    # (exit -7) and left .a.npy.*.tmp and .b.npy.*.tmp behind; along axis 0 it blamed the output
+    # (--out[0]=... cannot be written (Bad address)). A subprocess, so that a SIGBUS is a failure.
+    x = np.arange(64 * 1000, dtype=np.float64).reshape(64, 1000)
+    np.save(tmp_path / "x.npy", np.asarray(x, order=order))
+    outs = [str(tmp_path / "a.npy"), str(tmp_path / "b.npy")]
+    argv = ["split", str(tmp_path / "x.npy"), "--axis", str(axis), "--num-splits", "2"]
+    done = subprocess.run(
+        [sys.executable, "-c", _CUT, str(tmp_path / "x.npy"), *argv, "--out", *outs],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert (done.returncode, done.stdout) == (1, "")
+    head = f"datamove: error: datamove split: file={str(tmp_path / 'x.npy')!r} was cut short"
+    assert done.stderr.startswith(f"{head} while it was being read: it is 200 bytes now, but")
+    assert done.stderr.count("\n") == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.npy"]
+
+
+def test_split_file_reads_the_input_with_ordinary_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the same, in the library: the input shrinks between two reads
+    np.save(tmp_path / "x.npy", np.zeros((50, 40)))
+    real = _split_file.read_exactly
+    calls = []
+
+    def shrinking(*args: Any) -> None:
+        calls.append(args)
+        if len(calls) == 2:
+            os.truncate(tmp_path / "x.npy", 1000)
+        real(*args)
+
+    monkeypatch.setattr(_split_file, "read_exactly", shrinking)
+    cut = functools.partial(
+        _split_file.split_file, tmp_path / "x.npy", 1, num_splits=2, chunk_bytes=1024
+    )
+    with pytest.raises(ValidationError, match=r"is 1000 bytes now, but held at least \d+ when"):
+        cut([tmp_path / "a.npy", tmp_path / "b.npy"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.npy"]
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("axis", [0, 1, 2])
+def test_outputs_past_max_open_are_written_in_passes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, axis: int, order: str
+) -> None:
+    # every output is written at once (the input is read once); more than MAX_OPEN would run
+    # out of file descriptors, so they are written MAX_OPEN at a time
+    monkeypatch.setattr(_split_file, "MAX_OPEN", 3)
+    x = np.asarray(np.arange(7 * 8 * 9, dtype=np.int16).reshape(7, 8, 9), order=order)
+    np.save(tmp_path / "x.npy", x)
+    n = x.shape[axis]
+    outs = [tmp_path / f"{k}.npy" for k in range(n)]
+    for chunk in (5, 64, 2**20):
+        _split_file.split_file(tmp_path / "x.npy", axis, outs, num_splits=n, chunk_bytes=chunk)
+        for out, want in zip(outs, np.split(x, n, axis=axis), strict=True):
+            np.testing.assert_array_equal(np.load(out), want)

@@ -273,12 +273,15 @@ def test_cli_switches(tmp_path, capsys):
 
 
 def test_cli_bad_input(tmp_path, capsys):
-    assert main(["dml", "check", str(tmp_path / "missing.json")]) == 1
-    assert "cannot read" in capsys.readouterr().err
+    missing = str(tmp_path / "missing.json")
+    assert main(["dml", "check", missing]) == 1
+    assert capsys.readouterr().err == (
+        f"datamove: error: datamove dml check: file={missing!r} does not exist\n"
+    )
     binary = tmp_path / "x.npy"  # once a UnicodeDecodeError traceback
     binary.write_bytes(b"\x93NUMPY\x01\x00")
     assert main(["dml", "check", str(binary)]) == 1
-    assert f"{binary} is not a UTF-8 text file" in capsys.readouterr().err
+    assert f"file={str(binary)!r} is not a UTF-8 text file" in capsys.readouterr().err
     assert main(["dml", "check", write(tmp_path, "{nope")]) == 1
     assert "[JSON] file=" in capsys.readouterr().out
     assert main(["dml", "check", write(tmp_path, {"Axis": 0})]) == 1

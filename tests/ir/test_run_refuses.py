@@ -560,7 +560,7 @@ def test_cli_npz_input_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFi
         == 1
     )
     err = capsys.readouterr().err
-    assert "is a .npz archive, not a .npy file" in err
+    assert "is not a .npy file: it is a zip archive (a .npz?)" in err
     assert "Traceback" not in err
 
 

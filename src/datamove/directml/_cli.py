@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from datamove._errors import ValidationError
+from datamove._files import read_regular
 from datamove.directml._desc import JoinDesc, SplitDesc
 from datamove.directml._enums import FeatureLevel, OperatorType
 from datamove.directml._errors import MAX_SHOWN, DirectMLValidationError, Violation
@@ -19,6 +19,10 @@ from datamove.directml._rules import ValidationOptions
 __all__ = ["register"]
 
 EXIT_OK, EXIT_INVALID = 0, 1
+OP: Final = "datamove dml check"
+# The largest FILE read. DxDispatch model files are kilobytes (weights live in files they name);
+# parsing JSON takes up to about 50 times its size in memory.
+MAX_JSON_BYTES: Final = 16 * 2**20
 
 
 def _level(text: str) -> FeatureLevel:
@@ -130,14 +134,15 @@ def _report(
 
 def _check(args: argparse.Namespace) -> int:
     level: FeatureLevel = args.feature_level
+
+    def error(rule: str) -> ValidationError:
+        return ValidationError(OP, "file", str(args.file), rule)
+
+    data = read_regular(args.file, error, max_bytes=MAX_JSON_BYTES, what="a DxDispatch JSON file")
     try:
-        text = args.file.read_text(encoding="utf-8")
-    except OSError as exc:
-        print(f"datamove dml check: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
-        return EXIT_INVALID
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
-        print(f"datamove dml check: {args.file} is not a UTF-8 text file", file=sys.stderr)
-        return EXIT_INVALID
+        raise error("is not a UTF-8 text file") from None
     options = ValidationOptions(
         join_rank_at_3_1=args.join_rank_at_3_1,
         element_limit=args.element_limit,

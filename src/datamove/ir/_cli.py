@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import re
@@ -60,6 +61,10 @@ def _check(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
+def _input_error(text: str, rule: str) -> ValidationError:
+    return ValidationError("run", "--input", text, rule)
+
+
 def _file_name(name: str) -> str:
     safe = re.sub(r"[^A-Za-z0-9._-]", "_", name).lstrip(".")
     return (safe or "output") + ".npy"
@@ -68,27 +73,13 @@ def _file_name(name: str) -> str:
 def _run(args: argparse.Namespace) -> int:
     import numpy as np  # noqa: PLC0415
 
+    from datamove._npy import load_npy  # noqa: PLC0415
     from datamove.ir._model import read_model  # noqa: PLC0415
 
     inputs: dict[str, Any] = {}
     for text in args.input or []:
         name, file = _name_value(text, "--input", "run")
-        try:
-            loaded = np.load(file, allow_pickle=False)
-        except (OSError, ValueError) as exc:
-            raise ValidationError(
-                "run", "--input", text, f"cannot be loaded as .npy ({exc})"
-            ) from None
-        if not isinstance(loaded, np.ndarray):  # np.load opens a .npz as an archive
-            loaded.close()
-            raise ValidationError(
-                "run",
-                "--input",
-                text,
-                "is a .npz archive, not a .npy file",
-                hint="save each input with numpy.save, or extract it: np.load(f)[name]",
-            )
-        inputs[name] = loaded
+        inputs[name] = load_npy(file, functools.partial(_input_error, text))
     model = read_model(args.model, args.bin)
     outputs = model.run(inputs)
     out_dir = Path(args.output_dir)

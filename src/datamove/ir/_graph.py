@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from datamove._errors import ValidationError
+from datamove._files import read_regular
 from datamove._shape import Dimension, PartialShape
 from datamove.ir._errors import IRError
 from datamove.ir._types import OPENVINO_PRECISIONS
@@ -33,6 +34,9 @@ __all__ = ["Graph", "Layer", "Port", "parse_graph", "parse_shape_attr", "split_n
 INT64_MAX: Final = 2**63 - 1
 _MAX_NUMBER_CHARS: Final = 24  # longest decimal text an int64 (with sign and spaces) can need
 _MAX_SHOWN_LAYERS: Final = 5
+# The largest .xml read: an IR's .xml holds only the graph (its weights are in the .bin), and
+# parsing one takes 7 to 20 times its size in memory.
+MAX_XML_BYTES: Final = 256 * 2**20
 SUPPORTED_IR_VERSIONS: Final = (10, 11)
 
 
@@ -254,33 +258,36 @@ def split_names(text: str) -> tuple[str, ...]:
     return tuple(p.replace("\\,", ",") for p in parts if p)
 
 
-def _parse_xml(xml_path: Path) -> Element:
+def _parse_xml(xml_path: object) -> Element:
+    name = os.fspath(xml_path) if isinstance(xml_path, str | os.PathLike) else xml_path
     try:
         from defusedxml import DefusedXmlException  # noqa: PLC0415
         from defusedxml import ElementTree as SafeET  # noqa: PLC0415 - the optional 'ir' extra
     except ImportError:
         raise IRError(
             "xml",
-            os.fspath(xml_path),
+            name,
             "cannot be read: reading IR files needs defusedxml, which is not installed",
             hint="pip install 'datamove[ir]'",
         ) from None
 
+    data = read_regular(
+        xml_path,
+        lambda rule: IRError("xml_path", name, rule),
+        max_bytes=MAX_XML_BYTES,
+        what="an IR .xml file",
+    )
     try:
-        return SafeET.parse(os.fspath(xml_path)).getroot()  # type: ignore[no-any-return]
+        return SafeET.fromstring(data)  # type: ignore[no-any-return]
     except DefusedXmlException as exc:
         raise IRError(
             "xml",
-            os.fspath(xml_path),
+            name,
             f"uses a forbidden XML feature ({type(exc).__name__})",
             hint="IR files never need DTDs or entities; this file is not from OpenVINO",
         ) from None
-    except FileNotFoundError:
-        raise IRError("xml_path", os.fspath(xml_path), "does not exist") from None
-    except OSError as exc:
-        raise IRError("xml_path", os.fspath(xml_path), f"cannot be read ({exc.strerror})") from None
     except Exception as exc:  # noqa: BLE001 - xml.etree.ElementTree.ParseError and friends
-        raise IRError("xml", os.fspath(xml_path), f"is not well-formed XML ({exc})") from None
+        raise IRError("xml", name, f"is not well-formed XML ({exc})") from None
 
 
 def _parse_port(elem: Element, layer: Layer, argument: str) -> Port:
@@ -340,8 +347,8 @@ def parse_graph(
     ``caseless`` maps the lower-case spelling of a layer type that OpenVINO looks up ignoring
     case to its name (``{"split": "Split"}``); other types are kept as the file spells them.
     """
+    root = _parse_xml(xml_path)  # first: it checks that xml_path is a path
     xml = Path(xml_path)
-    root = _parse_xml(xml)
     if root.tag != "net":
         raise IRError("xml", os.fspath(xml), f"has root element <{root.tag}>, not <net>")
     version_text = root.get("version", "")
@@ -424,12 +431,14 @@ def parse_graph(
         layer.sources = [fed[(layer.index, k)] for k in range(len(layer.inputs))]
 
     order = _topological_order(layers)
+    if bin_path is not None and not isinstance(bin_path, str | os.PathLike):
+        raise IRError("bin_path", bin_path, "is not a path (a str or an os.PathLike)")
     bin_file = Path(bin_path) if bin_path is not None else xml.with_suffix(".bin")
     try:
         info = bin_file.stat()
         # A folder or a pipe is no .bin file: never map or read it.
         bin_size: int | None = info.st_size if stat.S_ISREG(info.st_mode) else None
-    except OSError:
+    except (OSError, ValueError):  # ValueError: a NUL character in the path
         bin_size = None
     graph = Graph(
         root.get("name", ""), int(version_text), layers, order, consumers, xml, bin_file, bin_size

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import io
 import math
 import os
+import threading
+import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import CodeType, FunctionType
 from typing import Any, Final, cast
 
@@ -13,6 +17,7 @@ import numpy as np
 
 from datamove._backends import prepare
 from datamove._errors import DTypeError, ValidationError, show
+from datamove._files import open_regular, read_exactly
 from datamove._shape import PartialShape, as_partial_shape
 from datamove.ir._errors import InputTypeError, IRError, UnsupportedOperatorError, where
 from datamove.ir._graph import Graph, Layer, Port, parse_graph, parse_shape_attr, split_names
@@ -133,6 +138,51 @@ def _declared_str(port: Port) -> str:
     return str(port.shape) if port.has_dims else "[] (no dims)"
 
 
+class _BinFile:
+    """A model's ``.bin``, read with ordinary reads (`datamove._files`), never memory-mapped.
+
+    It is opened when a Const first needs it and kept open, as ``np.memmap`` kept its map: a
+    ``.bin`` replaced later is not read. One cut short since `read_model` is an `IRError` naming
+    the Const, where a memory map would die of ``SIGBUS``; a FIFO in its place is refused, never
+    waited on.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._file: io.FileIO | None = None
+        self._lock = threading.Lock()  # one file position: one read at a time
+
+    def read(self, layer: Layer, start: int, stop: int) -> np.ndarray[Any, Any]:
+        """Bytes ``start:stop`` of the file, for the Const ``layer``."""
+
+        def error(rule: str) -> IRError:
+            return layer.error(
+                None,
+                None,
+                f"reads weights, but the .bin file {os.fspath(self.path)!r} {rule}",
+                hint="pass bin_path= (--bin) naming the model's .bin file",
+            )
+
+        data = np.empty(stop - start, np.uint8)
+        with self._lock:
+            if self._file is None:
+                self._file, _ = open_regular(self.path, error)
+                weakref.finalize(self, self._file.close)
+            read_exactly(self._file, data.data, start, error)
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class _Weights:
+    """The ``.bin`` as a Const reads it: ``weights[start:stop]``."""
+
+    file: _BinFile
+    layer: Layer
+
+    def __getitem__(self, part: slice) -> np.ndarray[Any, Any]:
+        return self.file.read(self.layer, part.start, part.stop)
+
+
 class Model:
     """An OpenVINO IR model read by `read_model`.
 
@@ -153,7 +203,7 @@ class Model:
         self.name = graph.name
         self.ir_version = graph.version
         self._consts: dict[int, np.ndarray[Any, Any]] = {}
-        self._bin: np.ndarray[Any, Any] | None = None
+        self._bin = _BinFile(graph.bin_path)
         self._plan: _Plan | None = None
         # Input shapes and dtypes seen -> their shape plan (None: seen once, not planned yet)
         self._shape_plans: dict[tuple[Any, ...], _ShapePlan | None] = {}
@@ -277,22 +327,9 @@ class Model:
             return b""
         return bytes(self._weights(layer)[offset : offset + size])
 
-    def _weights(self, layer: Layer) -> np.ndarray[Any, Any]:
-        """The ``.bin`` file, mapped read-only (``layer`` is the Const that needs it)."""
-        if self._bin is None:
-            path = self._graph.bin_path
-            try:
-                self._bin = np.memmap(path, dtype=np.uint8, mode="r")
-            except (OSError, ValueError) as exc:  # a folder, no permission, changed since read
-                reason = getattr(exc, "strerror", None) or str(exc)
-                raise layer.error(
-                    None,
-                    None,
-                    f"reads weights, but the .bin file {os.fspath(path)!r} cannot be read "
-                    f"({reason})",
-                    hint="pass bin_path= (--bin) naming the model's .bin file",
-                ) from None
-        return self._bin
+    def _weights(self, layer: Layer) -> _Weights:
+        """The ``.bin`` file, read by slices (``layer`` is the Const that needs it)."""
+        return _Weights(self._bin, layer)
 
     # -- check ------------------------------------------------------------------------------
     def _resolve_input(self, name: str, argument: str) -> Layer:

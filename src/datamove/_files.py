@@ -1,0 +1,181 @@
+"""Opening the files a user names: regular files only, without waiting, up to a size bound.
+
+Every file datamove reads by its name is opened here: the file arguments of the command line
+(``check`` and ``run``'s model and ``--bin``, ``run --input``, ``split``'s input, ``dml check``'s
+FILE) and the paths the library takes (`datamove.ir.read_model`'s ``.xml`` and ``.bin``). So each
+behaves the same way:
+
+- Only a regular file is read (a symbolic link is followed). A directory, a FIFO, a socket or a
+  device is refused by its kind, before it is opened: opening a FIFO would wait for a writer, and
+  ``/dev/zero`` never ends. The file is opened with ``O_NONBLOCK`` and checked again on the open
+  descriptor, so a path swapped for a FIFO in between cannot make it wait either.
+- A file read whole (`read_regular`) is read up to a bound that no real file of its kind reaches,
+  so memory follows the bound, never the file.
+- Data is read with ordinary reads, never memory-mapped: a file cut short while datamove reads it
+  is an error (`read_exactly`), where a read from a memory map would die of ``SIGBUS``.
+
+Each error is the caller's: it passes ``error``, which builds the exception (a
+`datamove.ValidationError` naming its operator and argument) from the rule broken, e.g.
+``"is a FIFO, not a regular file"``.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import stat
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from datamove._errors import ValidationError
+
+    ErrorFactory = Callable[[str], ValidationError]
+
+__all__ = ["kind", "open_regular", "read_exactly", "read_regular"]
+
+_O_NONBLOCK: Final = getattr(os, "O_NONBLOCK", 0)  # POSIX: opening a FIFO must not wait
+_O_BINARY: Final = getattr(os, "O_BINARY", 0)  # Windows: no newline translation
+
+
+def kind(mode: int) -> str:
+    """What a file that is not a regular file is, in words (``st_mode`` from ``os.stat``)."""
+    for test, name in (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return name
+    return "not a file"
+
+
+def _reason(exc: OSError) -> str:
+    return exc.strerror or type(exc).__name__
+
+
+def open_regular(
+    path: object, error: ErrorFactory, *, max_bytes: int | None = None, what: str = "a file"
+) -> tuple[io.FileIO, int]:
+    """Open the regular file at ``path`` to read, without waiting; return it and its size.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file, as the user named it.
+    error : callable
+        Builds the exception to raise from the rule broken (``"does not exist"``).
+    max_bytes : int, optional
+        The largest size accepted; ``what`` names the kind of file in the message.
+
+    Returns
+    -------
+    (io.FileIO, int)
+        The file, unbuffered (the caller closes it), and its size in bytes.
+
+    Raises
+    ------
+    datamove.ValidationError
+        What ``error`` builds: ``path`` is not a path, does not exist, is not a regular file,
+        cannot be read (no permission, a loop of links), or is larger than ``max_bytes``.
+    """
+    name = os.fspath(path) if isinstance(path, str | os.PathLike) else None
+    if not isinstance(name, str):  # not a path, or an os.PathLike of bytes
+        raise error("is not a path (a str or an os.PathLike)")
+    try:
+        mode = Path(name).stat().st_mode  # first: a FIFO or a device is never opened (may wait)
+        fd = os.open(name, os.O_RDONLY | _O_NONBLOCK | _O_BINARY) if stat.S_ISREG(mode) else -1
+    except FileNotFoundError:
+        raise error("does not exist") from None
+    except OSError as exc:  # no permission, a loop of symbolic links, a name too long
+        raise error(f"cannot be read ({_reason(exc)})") from None
+    except ValueError:  # a NUL character in the path
+        raise error("is not a valid path (it holds a NUL character)") from None
+    if fd < 0:
+        raise error(f"is {kind(mode)}, not a regular file")
+    try:
+        info = os.fstat(fd)
+        size = _checked(info.st_mode, info.st_size, error, max_bytes, what)
+        if _O_NONBLOCK:
+            os.set_blocking(fd, True)
+        return io.FileIO(fd, "rb"), size
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _checked(mode: int, size: int, error: ErrorFactory, max_bytes: int | None, what: str) -> int:
+    if not stat.S_ISREG(mode):  # swapped since it was checked by name
+        raise error(f"is {kind(mode)}, not a regular file")
+    if max_bytes is not None and size > max_bytes:
+        raise error(_too_big(size, max_bytes, what))
+    return size
+
+
+def _too_big(size: int | str, max_bytes: int, what: str) -> str:
+    return f"is {size} bytes, more than the {max_bytes} bytes datamove reads of {what}"
+
+
+def read_regular(path: object, error: ErrorFactory, *, max_bytes: int, what: str) -> bytes:
+    """The bytes of the regular file at ``path``, at most ``max_bytes`` of them.
+
+    A file larger than ``max_bytes`` is an error (``what`` names its kind in the message), also
+    one that grows past the bound while it is read. Other errors are those of `open_regular`.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from datamove import ValidationError
+    >>> def error(rule):
+    ...     return ValidationError("demo", "file", "x", rule)
+    >>> tmp = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (tmp / "a.json").write_text("[1, 2]")
+    >>> read_regular(tmp / "a.json", error, max_bytes=100, what="a demo file")
+    b'[1, 2]'
+    >>> read_regular(tmp / "a.json", error, max_bytes=4, what="a demo file")
+    Traceback (most recent call last):
+    ...
+    datamove._errors.ValidationError: demo: file='x' is 6 bytes, more than the 4 bytes datamove ...
+    >>> read_regular(tmp, error, max_bytes=4, what="a demo file")
+    Traceback (most recent call last):
+    ...
+    datamove._errors.ValidationError: demo: file='x' is a directory, not a regular file
+    """
+    f, _ = open_regular(path, error, max_bytes=max_bytes, what=what)
+    with f:
+        chunks, total = [], 0
+        try:
+            while total <= max_bytes and (chunk := f.read(max_bytes + 1 - total)):
+                chunks.append(chunk)
+                total += len(chunk)
+        except OSError as exc:  # an I/O error
+            raise error(f"cannot be read ({_reason(exc)})") from None
+    if total > max_bytes:  # it grew after it was opened
+        raise error(_too_big(f"more than {max_bytes}", max_bytes, what))
+    return b"".join(chunks)
+
+
+def read_exactly(f: io.FileIO, into: memoryview, offset: int, error: ErrorFactory) -> None:
+    """Fill ``into`` with the bytes of ``f`` from ``offset`` on, with ordinary reads.
+
+    The caller has checked that the file holds them; if it ends first all the same (it was cut
+    short since: a memory map would have died of ``SIGBUS`` here), or cannot be read (an I/O
+    error), raises what ``error`` builds.
+    """
+    done = 0
+    try:
+        f.seek(offset)
+        while done < len(into):
+            n = f.readinto(into[done:])
+            if not n:
+                raise error(
+                    f"was cut short while it was being read: it is {os.fstat(f.fileno()).st_size}"
+                    f" bytes now, but held at least {offset + len(into)} when it was checked"
+                )
+            done += n
+    except OSError as exc:
+        raise error(f"cannot be read ({_reason(exc)})") from None
