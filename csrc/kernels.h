@@ -233,7 +233,7 @@ DM_HIDDEN PyObject *dm_plan_hit(PyObject *module, PyObject *const *args, Py_ssiz
  * A specialisation stays where a benchmark on the reference machine (2 vCPUs, AVX-512 VBMI)
  * shows a case that misses its target without it and meets it with it: DirectML at 0.8 of
  * memcpy, out= at 0.9 of a plain two-thread copy (one exception, said below). Figures: fraction
- * of memcpy (or of the plain copy), without -> with, from bench/RESULTS.md (section in quotes).
+ * of memcpy (or of the plain copy), without -> with, from bench/HISTORY.md (section in quotes).
  * That machine's CPU has AVX-512 VBMI, so the tests run every line below there
  * (tests/test_copy_engine.py, tests/directml/test_execute.py; the VBMI tests check which
  * program ran through shuffle_counts(), and skip on other CPUs, where that code is compiled

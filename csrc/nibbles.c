@@ -119,7 +119,8 @@ static void nibble_row(unsigned char *dst, Py_ssize_t d, const unsigned char *sr
  * first and last nibble, which may share a byte with the range of another thread (atomic, as
  * above); the row loop above reads a destination byte at each row's end, which stalls on a
  * cache miss at the front of the writes. Rows of 63 nibbles
- * split into 2: 5.4-6.5 ns per part-row on one thread, against 7.5-10 (bench/RESULTS.md). */
+ * split into 2: 5.4-6.5 ns per part-row on one thread, against 7.5-10 (bench/HISTORY.md,
+ * "Runs of 8 bytes in pairs, 4-bit streams"). */
 
 typedef struct {
     unsigned char *dst; /* the next whole byte to write */
@@ -181,7 +182,8 @@ static void stream_end(NibbleStream *st, int atomic)
  * The vectors of two runs are loaded before either is stored: a load that follows a store in
  * program order waits whenever the core cannot tell them apart (same low 12 address bits),
  * and a join, storing one part while loading the next, ran at half the speed of a split.
- * Rows of 63 nibbles split into 2 and joined back: bench/RESULTS.md. */
+ * Rows of 63 nibbles split into 2 and joined back: bench/HISTORY.md, "4-bit runs as whole
+ * vectors". */
 
 #define DM_MAX_VECTORS 4
 

@@ -3,7 +3,7 @@
  * A call of an operator with a plan (split, variadic_split, strided_slice, slice) on a NumPy
  * array whose plan an earlier call validated is answered here in one C function: the key of the call, one dict lookup, then the
  * plan's indices applied to the array. It moves no data: it cuts the interpreter's overhead of
- * a repeated call (bench/RESULTS.md, "Core operators": split 0.16-0.17 -> 0.10-0.11 of
+ * a repeated call (bench/HISTORY.md, "Core operators": split 0.16-0.17 -> 0.10-0.11 of
  * np.split, strided_slice 4.76-5.56 -> 2.61-2.80 of y[idx]). Its key rule is the cache's only
  * one.
  */

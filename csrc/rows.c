@@ -6,7 +6,7 @@
  * non-temporal stores, as glibc's memcpy does above its threshold: the destination's cache
  * lines are not read first, which saves a third of the memory traffic. Every choice below
  * (streaming, blocks of rows, row by row) was measured on the reference machine with 256 MiB
- * copies on two threads; bench/RESULTS.md has the figures.
+ * copies on two threads; bench/HISTORY.md has the figures.
  */
 #include "kernels.h"
 
@@ -260,8 +260,9 @@ static int stream_pairs8(const Part *parts, Py_ssize_t nparts, Py_ssize_t row0, 
  * vectors of nibbles.c. Only rows whose vectors stay inside the bytes the call reads and writes go this
  * way; the rest are copied exactly. Streamed whole words with byte-wise edges (mode 1 of put)
  * ran at 0.05-0.13 of memcpy on runs of 21 bytes, 0.12 on runs of 65 and 0.18 on runs of 125:
- * the lines at run edges written by both kinds of store (bench/RESULTS.md). Longer runs keep
- * mode 1, whose few mixed lines no longer matter. Returns 0 where it does not apply. */
+ * the lines at run edges written by both kinds of store (bench/HISTORY.md, "Short runs of
+ * bytes as whole vectors", "Runs of 64 bytes to 4 KiB that are not whole words"). Longer runs
+ * keep mode 1, whose few mixed lines no longer matter. Returns 0 where it does not apply. */
 
 /* One run: `span` bytes as 16-byte vectors (past the run), or with span 0 the run exactly. */
 static inline void vectors_or_exact(char *d, const char *s, Py_ssize_t span, Py_ssize_t run)

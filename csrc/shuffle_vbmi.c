@@ -54,8 +54,9 @@ void dm_shuffle_counts(Py_ssize_t counts[DM_PROGRAMS])
  * build_dense): no staging, each source vector loaded once per period, the outputs' vectors
  * kept in registers. Runs of 1 byte split 7 ways: 0.1-0.3 of memcpy in the row loops, 0.5-0.8
  * as sparse programs, 1.1-1.5 as dense ones; runs of 3 bytes 0.6-0.8, 0.85-1.3 and 0.95-1.75
- * (bench/RESULTS.md). 4-bit runs of 10-15 nibbles mostly take slot programs (see "Slot
- * programs" below): no spreading, each source vector loaded once for all the parts. */
+ * (bench/HISTORY.md, "Runs of 1-3 bytes ... as shuffle programs", "Dense shuffle programs").
+ * 4-bit runs of 10-15 nibbles mostly take slot programs (see "Slot programs" below): no
+ * spreading, each source vector loaded once for all the parts. */
 
 #define DM_SHUFFLE_WIDTH 64    /* the widest row, in units */
 #define DM_SCRATCH_BYTES 16384 /* the sources of a block of periods, staged */
@@ -564,7 +565,7 @@ Py_ssize_t dm_shuffle_rows(const Part *parts, Py_ssize_t nparts, Py_ssize_t row0
  * wrote such runs with plain 16-byte stores, each output line read before it is written: 0.5-0.6
  * of memcpy from memory on runs of 125-500 bytes into 2-8 (one thread); the streamed words of
  * put with byte-wise edges ran at 0.18 on runs of 125 (the edge lines written by both kinds of
- * store). Two ways, by the runs' mean length (bench/RESULTS.md, "Line splits"):
+ * store). Two ways, by the runs' mean length (bench/HISTORY.md, "Line splits"):
  * - line_rows: each output line built in place from at most two rows of the input (every run
  *   is a line or more), two loads merged under a lane mask. 1.1-1.3 of memcpy on runs of 180-500
  *   bytes, but 0.74 on runs of 125 into 8, where each row's runs give only one or two lines.
@@ -740,7 +741,7 @@ int dm_line_split(const Part *parts, Py_ssize_t nparts, Py_ssize_t row0, Py_ssiz
 #define DM_STREAM_NIBBLE_BYTES (16 << 20) /* non-temporal stores from here, as copy_rows */
 /* Runs of 17-31 nibbles take sparse programs only in calls this large. Building such a program
  * costs 20-30 us (build_program compares every lane with every lane), while the stream loops
- * copy those runs at 6-10 GB/s. A/B in one process, one thread, in cache (bench/RESULTS.md,
+ * copy those runs at 6-10 GB/s. A/B in one process, one thread, in cache (bench/HISTORY.md,
  * "Long 4-bit runs in mid-sized calls"): calls of 136 KiB took 31-48 us as programs against
  * 14-27 us by the stream loops (runs of 17-31 into 2 or 3); at 512 KiB and more the programs
  * were faster on runs of 17-20 (58-73 against 63-149 us) and even with the loops on longer
@@ -750,7 +751,7 @@ int dm_line_split(const Part *parts, Py_ssize_t nparts, Py_ssize_t row0, Py_ssiz
 #define DM_SPARSE_NIBBLE_MIN_BYTES (512 << 10)
 
 /* Slot programs: 4-bit splits and joins whose runs are at most 15 nibbles, in rows of at most
- * 60 (bench/RESULTS.md, "Slot programs"). A block of R rows (8; 4 where rows are wider than
+ * 60 (bench/HISTORY.md, "Slot programs"). A block of R rows (8; 4 where rows are wider than
  * 30 nibbles) spans at most 120 bytes of packed rows. For a split, each part's R runs of the
  * block are gathered from its (at most two) vectors into 64-bit slots, one byte permute for
  * the part, each shifted down half a byte where its run starts mid-byte and masked to the
@@ -832,7 +833,7 @@ static void plan_byte(SlotPart *p, SlotPart *p2, Py_ssize_t v, Py_ssize_t lane, 
 /* Where slot programs beat the sparse ones. A slot program's work grows with the parts (three
  * permutes for each part of a block, a join more: each part's slots go into both of the
  * block's output vectors), a sparse program's with the pieces in an output vector (short
- * runs). Measured on the reference machine, one thread, in L2, with equal runs: bench/RESULTS.md
+ * runs). Measured on the reference machine, one thread, in L2, with equal runs: bench/HISTORY.md
  * ("Slot programs"). */
 static int slots_pay(const Py_ssize_t *runs, Py_ssize_t nparts, int join)
 {

@@ -6,6 +6,10 @@ how to read one back. CuPy needs a GPU; it is skipped when absent, like any miss
 
 ``plan_path`` runs a test on both plan paths: the compiled key and hit of ``datamove._kernels``
 (skipped where it was not built) and their Python twins, with an empty cache either way.
+
+pytest's default ("prepend") import mode puts this file's folder on ``sys.path``, so ``tests/``
+modules (``strategies``, ``openvino_oracle``) import from ``tests/ir`` and the other folders too,
+also when a file there runs alone.
 """
 
 from __future__ import annotations

@@ -7,28 +7,46 @@ result is an :class:`Inferred`: the inferred output shapes in OpenVINO's notatio
 normalised error. ``Inferred.evaluate`` runs the node's reference ``Node.evaluate`` (the code the
 TEMPLATE plugin and constant folding use); :func:`run_cpu` compiles the same graph for the CPU
 plugin, which has known bugs (``research/openvino-semantics.md`` section 2.4) and is therefore used
-only where it agrees with the reference.
+only where it agrees with the reference; :func:`run_ir` compiles and runs an IR file.
+
+**Running OpenVINO is isolated.** Shape inference (building the node, ``ov.PartialShape``) runs in
+the test process. Everything that runs a kernel (``Node.evaluate``, ``compile_model`` and
+inference) runs in one long-lived worker process, started on first use, which rebuilds the node
+from its recipe (plain data) and speaks pickles over pipes. Where OpenVINO aborts or segfaults on an
+input, only the worker dies: the call raises :class:`OpenVINOCrashError` ("openvino crashed on this
+input", with the signal and OpenVINO's last words), and the next call starts a fresh worker.
+
+**Known bugs are refused, with the reason.** :func:`known_bug` names the inputs on which OpenVINO
+is known to crash or to run wrong; ``evaluate`` and :func:`run_cpu` refuse them
+with :class:`KnownBugError` (tests skip them: ``pytest.skip(reason)`` or ``hypothesis.assume``). See
+``docs/semantics.md``, divergences 5 and 9.
 
 ``openvino`` is imported lazily, on the first build, so that collecting the tests never needs it;
-a test that reaches it without openvino installed is skipped (``pytest.importorskip``).
-
-Where OpenVINO is unsafe, the oracle refuses to call it: :func:`run_cpu` raises ``ValueError``
-for a StridedSlice with an ellipsis bit and a new-axis bit on the same index (the CPU plugin of
-2026.4.1 corrupts its heap and aborts the process) and for an ``INT64_MIN`` constant stride
-(SIGFPE).
+a test that reaches it without openvino installed is skipped (``pytest.importorskip``). Run as a
+script (``python openvino_oracle.py --worker``), this module is the worker.
 """
 
 from __future__ import annotations
 
+import atexit
 import functools
+import os
+import pickle
 import re
+import select
+import signal
+import subprocess
+import sys
+import tempfile
+import traceback
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
@@ -55,10 +73,14 @@ class Param:
 
 @functools.cache
 def _ov() -> Any:
-    # A test that reaches the oracle without openvino installed is skipped, never an error.
-    import pytest
+    try:
+        import openvino
+    except ImportError:
+        # A test that reaches the oracle without openvino installed is skipped, never an error.
+        import pytest
 
-    return pytest.importorskip("openvino")
+        return pytest.importorskip("openvino")
+    return openvino
 
 
 @functools.cache
@@ -66,12 +88,6 @@ def _factory() -> Any:
     from openvino.utils.node_factory import NodeFactory
 
     return NodeFactory("opset1")
-
-
-@functools.cache
-def core() -> Any:
-    """The one ``ov.Core`` of the test session."""
-    return _ov().Core()
 
 
 def partial_shape(shape: str | Sequence[int | str] | None) -> Any:
@@ -89,16 +105,36 @@ def _element_type(dtype: Any) -> Any:
     return ov.Type(np.dtype(dtype))
 
 
-def _input(value: Any, default_dtype: Any = np.int64) -> tuple[Any, np.ndarray | None]:
-    """A node for one operator input, and the value to feed it when evaluating."""
-    ov = _ov()
+# -- recipes: a node as plain data, built in the test process and again in the worker ------------
+
+# One input of a node: ("Parameter", dtype, shape as given to partial_shape) or ("Constant", array).
+Spec = tuple[Any, ...]
+# A node: (operator name, its inputs, its attributes). Plain tuples, so that it pickles as is.
+Recipe = tuple[str, tuple[Spec, ...], dict[str, Any]]
+
+
+def _spec(value: Any, default_dtype: Any = np.int64) -> Spec:
+    """The spec of one operator input: a :class:`Param`, or a value for a ``Constant``."""
     if isinstance(value, Param):
-        node = ov.op.Parameter(_element_type(value.dtype), partial_shape(value.shape))
-        return node, None
+        return ("Parameter", np.dtype(value.dtype), value.shape)
     array = value if isinstance(value, np.ndarray) else np.array(value, dtype=default_dtype)
     if array.dtype == object:
         array = np.array(value, dtype=default_dtype)
-    return ov.op.Constant(array), array
+    return ("Constant", array)
+
+
+def _input_node(spec: Spec) -> Any:
+    ov = _ov()
+    if spec[0] == "Parameter":
+        return ov.op.Parameter(_element_type(spec[1]), partial_shape(spec[2]))
+    return ov.op.Constant(spec[1])
+
+
+def _build(recipe: Recipe) -> Any:
+    """The node of ``recipe`` (shape inference runs here; raises RuntimeError where it rejects)."""
+    op, specs, attributes = recipe
+    nodes = [_input_node(spec) for spec in specs]
+    return _factory().create(op, [n.output(0) for n in nodes], attributes)
 
 
 # -- errors --------------------------------------------------------------------------------------
@@ -180,7 +216,7 @@ class Inferred:
     error: str | None = None
     rule: str | None = None
     node: Any = field(default=None, compare=False, repr=False)
-    feeds: tuple[np.ndarray | None, ...] = field(default=(), compare=False, repr=False)
+    recipe: Recipe | None = field(default=None, compare=False, repr=False)
 
     @property
     def ok(self) -> bool:
@@ -194,64 +230,40 @@ class Inferred:
         return [dim_interval(d) for d in shape]
 
     def evaluate(self, data: np.ndarray, *runtime: np.ndarray) -> list[np.ndarray]:
-        """Run the reference ``Node.evaluate``: ``data``, then a value for each :class:`Param`.
+        """Run the reference ``Node.evaluate`` (in the worker): ``data``, then a value for each
+        :class:`Param`.
 
-        Raises :class:`OpenVINOError` when OpenVINO rejects the values.
+        Raises :class:`OpenVINOError` when OpenVINO rejects the values, :class:`KnownBugError` on an
+        input :func:`known_bug` names, :class:`OpenVINOCrashError` when OpenVINO crashes.
         """
-        ov = _ov()
-        if not self.ok:
+        if not self.ok or self.recipe is None:
             raise OpenVINOError(self.error or "")
-        given = iter(runtime)
-        inputs = [ov.Tensor(np.array(data, order="C", copy=True))]
-        for i, feed in enumerate(self.feeds, start=1):
-            value = feed
-            if value is None:
-                source = self.node.input_value(i).get_node().get_type_name()
-                if source == "Parameter":
-                    value = np.asarray(next(given))
-                else:  # the 3-input form's default strides: ones like begin
-                    value = np.ones(inputs[1].data.shape, np.int64)
-            inputs.append(ov.Tensor(np.array(value, order="C", copy=True)))
-        if self.node.get_output_size() == 0:
-            return []
-        element = self.node.get_output_element_type(0)
-        outputs = [ov.Tensor(element, ov.Shape([])) for _ in range(self.node.get_output_size())]
-        try:
-            done = self.node.evaluate(outputs, inputs)
-        except RuntimeError as exc:
-            raise OpenVINOError(str(exc)) from None
-        if not done:
-            raise OpenVINOError("Node.evaluate returned False")
-        return [np.array(t.data, copy=True).reshape(tuple(t.shape)) for t in outputs]
+        _refuse_known_bug(self, "evaluate")
+        return _call("evaluate", self.recipe, data, runtime)  # type: ignore[no-any-return]
 
 
-def _infer(op: str, inputs: list[Any], attributes: dict[str, Any] | None = None) -> Inferred:
-    nodes, feeds = zip(*inputs, strict=True)
+def _infer(recipe: Recipe) -> Inferred:
     try:
-        node = _factory().create(op, [n.output(0) for n in nodes], attributes or {})
+        node = _build(recipe)
     except RuntimeError as exc:
         message, rule = normalise_error(str(exc))
         return Inferred(error=message, rule=rule)
-    if len(feeds) < node.get_input_size():  # StridedSlice's 3-input form: default strides
-        feeds = (*feeds, None)
     shapes = tuple(str(node.get_output_partial_shape(i)) for i in range(node.get_output_size()))
-    return Inferred(shapes=shapes, node=node, feeds=tuple(feeds[1:]))
+    return Inferred(shapes=shapes, node=node, recipe=recipe)
 
 
 def split(shape: Any, axis: Any, num_splits: int, *, dtype: Any = np.float32) -> Inferred:
     """Split-1 on ``data`` of ``shape``; ``axis`` an int (i64 scalar), array, or Param."""
-    ov = _ov()
-    data = ov.op.Parameter(_element_type(dtype), partial_shape(shape))
-    return _infer("Split", [(data, None), _input(axis)], {"num_splits": num_splits})
+    data = ("Parameter", np.dtype(dtype), shape)
+    return _infer(("Split", (data, _spec(axis)), {"num_splits": num_splits}))
 
 
 def variadic_split(
     shape: Any, axis: Any, split_lengths: Any, *, dtype: Any = np.float32
 ) -> Inferred:
     """VariadicSplit-1; ``axis`` and ``split_lengths`` values, arrays or Params."""
-    ov = _ov()
-    data = ov.op.Parameter(_element_type(dtype), partial_shape(shape))
-    return _infer("VariadicSplit", [(data, None), _input(axis), _input(split_lengths)])
+    data = ("Parameter", np.dtype(dtype), shape)
+    return _infer(("VariadicSplit", (data, _spec(axis), _spec(split_lengths)), {}))
 
 
 def _bits(mask: Sequence[int] | None) -> list[int]:
@@ -272,11 +284,9 @@ def strided_slice(
     dtype: Any = np.float32,
 ) -> Inferred:
     """StridedSlice-1; ``stride=None`` builds OpenVINO's 3-input form. Masks are passed as given."""
-    ov = _ov()
-    data = ov.op.Parameter(_element_type(dtype), partial_shape(shape))
-    inputs = [(data, None), _input(begin), _input(end)]
+    specs = [("Parameter", np.dtype(dtype), shape), _spec(begin), _spec(end)]
     if stride is not None:
-        inputs.append(_input(stride))
+        specs.append(_spec(stride))
     attributes = {
         "begin_mask": _bits(begin_mask),
         "end_mask": _bits(end_mask),
@@ -284,19 +294,24 @@ def strided_slice(
         "shrink_axis_mask": _bits(shrink_axis_mask),
         "ellipsis_mask": _bits(ellipsis_mask),
     }
-    return _infer("StridedSlice", inputs, attributes)
+    return _infer(("StridedSlice", tuple(specs), attributes))
+
+
+def pad_masks(count: int, masks: dict[str, Sequence[int]]) -> dict[str, list[int]]:
+    """Every mask padded with zeros or cut to ``count`` = len(begin): OpenVINO demands masks of
+    equal lengths (divergence 1), and bits past ``len(begin)`` never count (divergence 2)."""
+    return {
+        name: ([int(b) for b in masks.get(name, ())] + [0] * count)[:count] for name in MASK_NAMES
+    }
 
 
 def normalise_masks(count: int, masks: dict[str, Sequence[int]]) -> dict[str, list[int]]:
     """Masks as OpenVINO accepts them and as the spec reads them, for ``count`` = len(begin).
 
-    Every mask padded with zeros or cut to ``count`` (bits past ``len(begin)`` never count), and
-    new-axis / shrink bits cleared where the ellipsis bit is set (shape inference's precedence:
-    ellipsis wins).
+    :func:`pad_masks`, then new-axis / shrink bits cleared where the ellipsis bit is set (shape
+    inference's precedence: ellipsis wins). The masks that come out are never a :func:`known_bug`.
     """
-    out = {
-        name: ([int(b) for b in masks.get(name, ())] + [0] * count)[:count] for name in MASK_NAMES
-    }
+    out = pad_masks(count, masks)
     for i, bit in enumerate(out["ellipsis_mask"]):
         if bit:
             out["new_axis_mask"][i] = 0
@@ -304,42 +319,285 @@ def normalise_masks(count: int, masks: dict[str, Sequence[int]]) -> dict[str, li
     return out
 
 
-# -- the CPU plugin ------------------------------------------------------------------------------
+# -- known bugs ----------------------------------------------------------------------------------
+
+ELLIPSIS_SHARES_INDEX = (
+    "OpenVINO 2026.4.1 runs a StridedSlice wrong where an ellipsis bit shares its index with a "
+    "new-axis or shrink bit: its slice plan never expands the ellipsis, so evaluate gives wrong "
+    "shapes, values and errors, and where the ellipsis covers no axis evaluate and the CPU plugin "
+    "write past the plan (heap corruption: abort or segfault); docs/semantics.md, divergence 5"
+)
+INT64_MIN_STRIDE = (
+    "an INT64_MIN constant stride kills OpenVINO's CPU plugin (SIGFPE); docs/semantics.md, "
+    "divergence 9"
+)
 
 
-def _unsafe_on_cpu(inferred: Inferred) -> str | None:
-    node = inferred.node
-    if node.get_type_name() != "StridedSlice":
+class KnownBugError(Exception):
+    """The oracle refuses to run OpenVINO on an input where it is known to be wrong or to crash."""
+
+
+def ellipsis_shares_index(masks: dict[str, Sequence[int]], count: int | None = None) -> bool:
+    """Whether an ellipsis bit shares its index with a new-axis or a shrink bit, at an index below
+    ``count`` = len(begin) (None: unknown, any index) where OpenVINO reads the masks."""
+    ellipsis = list(masks.get("ellipsis_mask", ()))[:count]
+    others = [masks.get("new_axis_mask", ()), masks.get("shrink_axis_mask", ())]
+    return any(e and any(i < len(m) and m[i] for m in others) for i, e in enumerate(ellipsis))
+
+
+def known_bug(inferred: Inferred, where: str = "evaluate") -> str | None:
+    """Why OpenVINO's reference ``evaluate`` (``where="evaluate"``) or its CPU plugin
+    (``where="cpu"``) cannot be run on this node, or None."""
+    if inferred.recipe is None:
         return None
-    attrs = node.get_attributes()
-    ellipsis, new_axis = attrs["ellipsis_mask"], attrs["new_axis_mask"]
-    if any(e and n for e, n in zip(ellipsis, new_axis, strict=False)):
-        return "ellipsis and new axis on the same index abort the CPU plugin (heap corruption)"
-    if node.get_input_size() == 4:
-        source = node.input_value(3).get_node()
-        if source.get_type_name() == "Constant" and INT64_MIN in source.get_data().tolist():
-            return "an INT64_MIN constant stride kills the CPU plugin (SIGFPE)"
+    op, specs, attributes = inferred.recipe
+    if op != "StridedSlice":
+        return None
+    begin = specs[1]
+    count = np.asarray(begin[1]).size if begin[0] == "Constant" else None
+    if ellipsis_shares_index(attributes, count):
+        return ELLIPSIS_SHARES_INDEX
+    stride = specs[3] if len(specs) == 4 else ("Parameter",)
+    if where == "cpu" and stride[0] == "Constant" and INT64_MIN in np.asarray(stride[1]):
+        return INT64_MIN_STRIDE
     return None
 
 
-def run_cpu(inferred: Inferred, data: np.ndarray, *runtime: np.ndarray) -> list[np.ndarray]:
-    """Compile the node's graph for the CPU plugin and run it on ``data`` (and Param values)."""
-    ov = _ov()
-    if not inferred.ok:
-        raise OpenVINOError(inferred.error or "")
-    reason = _unsafe_on_cpu(inferred)
+def _refuse_known_bug(inferred: Inferred, where: str) -> None:
+    reason = known_bug(inferred, where)
     if reason is not None:
-        raise ValueError(f"refusing to run on the CPU plugin: {reason}")
-    node = inferred.node
+        raise KnownBugError(f"refusing to run OpenVINO ({where}): {reason}")
+
+
+# -- running: the CPU plugin and IR files --------------------------------------------------------
+
+
+def run_cpu(inferred: Inferred, data: np.ndarray, *runtime: np.ndarray) -> list[np.ndarray]:
+    """Compile the node's graph for the CPU plugin and run it on ``data`` (and Param values), in
+    the worker. Raises as :meth:`Inferred.evaluate` does."""
+    if not inferred.ok or inferred.recipe is None:
+        raise OpenVINOError(inferred.error or "")
+    _refuse_known_bug(inferred, "cpu")
+    return _call("run_cpu", inferred.recipe, data, runtime)  # type: ignore[no-any-return]
+
+
+def run_ir(xml: str | os.PathLike[str], inputs: dict[str, np.ndarray]) -> list[tuple[Any, Any]]:
+    """Compile an IR file for the CPU plugin and run it on ``inputs``, in the worker.
+
+    Returns ``(name, array)`` per output, in OpenVINO's order; ``name`` is the output's
+    ``get_any_name()``, or None where it has no name. Raises :class:`OpenVINOError` where OpenVINO
+    refuses the file or the inputs, :class:`OpenVINOCrashError` where it crashes.
+    """
+    return _call("run_ir", os.fspath(xml), inputs)  # type: ignore[no-any-return]
+
+
+# -- the worker process --------------------------------------------------------------------------
+
+
+class OpenVINOCrashError(Exception):
+    """OpenVINO crashed (or hung) on this input: its worker process died and was replaced."""
+
+
+# A call that takes longer is a hang: the worker is killed. No test input comes near it.
+HANG_SECONDS = 300
+
+
+class _Worker:
+    """One worker process: pickled ``(kind, args)`` in, pickled ``(status, value)`` out."""
+
+    def __init__(self) -> None:
+        # The worker's stderr, for its last words; closed in close().
+        self.log: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115
+        self.process = subprocess.Popen(
+            [sys.executable, str(Path(__file__).resolve()), "--worker"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.log,
+        )
+
+    def call(self, kind: str, args: tuple[Any, ...]) -> tuple[str, Any]:
+        stdin, stdout = self.process.stdin, self.process.stdout
+        assert stdin is not None
+        assert stdout is not None
+        request = pickle.dumps((kind, args), protocol=pickle.HIGHEST_PROTOCOL)
+        logged = self.log.seek(0, os.SEEK_END)
+        try:
+            stdin.write(request)
+            stdin.flush()
+            self._wait_for_reply(stdout)
+            reply: tuple[str, Any] = pickle.load(stdout)
+        except (BrokenPipeError, EOFError, pickle.UnpicklingError):
+            raise OpenVINOCrashError(self._obituary(logged)) from None
+        return reply
+
+    def _wait_for_reply(self, stdout: IO[bytes]) -> None:
+        # The worker's death is watched as well as the pipe: a process it forked may hold the
+        # pipe open after it died.
+        waited = 0.0
+        while not select.select([stdout], [], [], 0.5)[0]:
+            if self.process.poll() is not None:
+                raise EOFError
+            waited += 0.5
+            if waited >= HANG_SECONDS:
+                self.process.kill()
+                raise OpenVINOCrashError(f"openvino hung on this input ({HANG_SECONDS} s, killed)")
+
+    def _obituary(self, logged: int) -> str:
+        try:
+            code = self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            code = self.process.wait()
+        how = f"exit status {code}"
+        if code < 0:
+            try:
+                how = signal.Signals(-code).name
+            except ValueError:
+                how = f"signal {-code}"
+        self.log.seek(logged)
+        lines = self.log.read().decode(errors="replace").strip().splitlines()
+        last = f": {lines[-1].strip()!r}" if lines else ""
+        return f"openvino crashed on this input ({how}){last}"
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            assert self.process.stdin is not None
+            self.process.stdin.close()  # the worker ends on end of input
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        for pipe in (self.process.stdin, self.process.stdout):
+            if pipe is not None:
+                pipe.close()
+        self.log.close()
+
+
+_worker: _Worker | None = None
+
+
+def _close_worker() -> None:
+    global _worker  # noqa: PLW0603 (one worker per test session)
+    if _worker is not None:
+        _worker.close()
+        _worker = None
+
+
+atexit.register(_close_worker)
+
+
+def _call(kind: str, *args: Any) -> Any:
+    """Run ``kind`` in the worker (started on first use, replaced after a crash)."""
+    global _worker  # noqa: PLW0603 (one worker per test session)
+    _ov()  # skips the test where openvino is not installed
+    if _worker is None or _worker.process.poll() is not None:
+        _close_worker()
+        _worker = _Worker()
+    try:
+        status, value = _worker.call(kind, args)
+    except OpenVINOCrashError:
+        _close_worker()
+        raise
+    if status == "error":
+        raise OpenVINOError(value)
+    if status == "raise":  # another exception, raised again here with the worker's traceback
+        exc, where = value
+        exc.add_note(f"raised in the openvino worker:\n{where}")
+        raise exc
+    return value
+
+
+# -- in the worker -------------------------------------------------------------------------------
+
+
+def _evaluate(recipe: Recipe, data: np.ndarray, runtime: Sequence[Any]) -> list[np.ndarray]:
+    ov = _ov()
+    node = _build(recipe)
+    given = iter(runtime)
+    inputs = [ov.Tensor(np.array(data, order="C", copy=True))]
+    for spec in recipe[1][1:]:
+        value = np.asarray(next(given)) if spec[0] == "Parameter" else spec[1]
+        inputs.append(ov.Tensor(np.array(value, order="C", copy=True)))
+    if node.get_input_size() > len(inputs):  # StridedSlice's 3-input form: strides of ones
+        inputs.append(ov.Tensor(np.ones(inputs[1].data.shape, np.int64)))
+    if node.get_output_size() == 0:
+        return []
+    element = node.get_output_element_type(0)
+    outputs = [ov.Tensor(element, ov.Shape([])) for _ in range(node.get_output_size())]
+    if not node.evaluate(outputs, inputs):
+        raise RuntimeError("Node.evaluate returned False")
+    return [np.array(t.data, copy=True).reshape(tuple(t.shape)) for t in outputs]
+
+
+@functools.cache
+def _core() -> Any:
+    return _ov().Core()
+
+
+def _run_cpu(recipe: Recipe, data: np.ndarray, runtime: Sequence[Any]) -> list[np.ndarray]:
+    ov = _ov()
+    node = _build(recipe)
     parameters = []
     for i in range(node.get_input_size()):
         source = node.input_value(i).get_node()
         if source.get_type_name() == "Parameter":
             parameters.append(source)
     model = ov.Model([node.output(i) for i in range(node.get_output_size())], parameters)
-    try:
-        compiled = core().compile_model(model, "CPU")
-        results = compiled([np.array(data, order="C", copy=True), *runtime])
-    except RuntimeError as exc:
-        raise OpenVINOError(str(exc)) from None
+    compiled = _core().compile_model(model, "CPU")
+    results = compiled([np.array(data, order="C", copy=True), *runtime])
     return [np.array(results[compiled.output(i)], copy=True) for i in range(len(compiled.outputs))]
+
+
+def _run_ir(xml: str, inputs: dict[str, np.ndarray]) -> list[tuple[Any, Any]]:
+    compiled = _core().compile_model(xml, "CPU")
+    results = compiled(inputs)
+    named = []
+    for output in compiled.outputs:
+        try:
+            name = output.get_any_name()
+        except RuntimeError:  # an output without a name
+            name = None
+        named.append((name, np.array(results[output], copy=True)))
+    return named
+
+
+def _serve() -> None:
+    """The worker's loop: one request, one reply, until the test process closes the pipe."""
+    # Replies go to a copy of file descriptor 1; 1 itself goes to stderr, so that nothing
+    # OpenVINO prints can corrupt them.
+    replies = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for pytest, which then closes stdin
+    # `import openvino` starts its telemetry, which forks a sender from a thread; a fork taken
+    # while this thread holds a lock can hang forever, holding the reply pipe. OpenVINO falls
+    # back to a stub where the package cannot be imported.
+    sys.modules["openvino_telemetry"] = None  # type: ignore[assignment]
+    _ov()
+    requests = sys.stdin.buffer
+    handlers: dict[str, Callable[..., Any]] = {
+        "evaluate": _evaluate,
+        "run_cpu": _run_cpu,
+        "run_ir": _run_ir,
+    }
+    while True:
+        try:
+            kind, args = pickle.load(requests)
+        except EOFError:
+            return
+        try:
+            reply: tuple[str, Any] = ("ok", handlers[kind](*args))
+        except RuntimeError as exc:
+            reply = ("error", str(exc))
+        except Exception as exc:  # noqa: BLE001 (raised again in the test that called)
+            reply = ("raise", (exc, traceback.format_exc()))
+        try:
+            reply_bytes = pickle.dumps(reply, protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception:  # noqa: BLE001 (an exception that does not pickle: its text then)
+            reply_bytes = pickle.dumps(("raise", (RuntimeError(reply[1][1]), reply[1][1])))
+        replies.write(reply_bytes)
+        replies.flush()
+
+
+if __name__ == "__main__" and sys.argv[1:] == ["--worker"]:
+    _serve()

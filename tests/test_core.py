@@ -242,6 +242,26 @@ def test_ellipsis_wins_on_the_same_index(masks):
     assert dm.infer_strided_slice([6], [0], [0], **masks).to_shape() == (6,)
 
 
+def test_ellipsis_wins_on_the_same_index_issue_23_witness():
+    # OpenVINO's CPU plugin aborts on this input and its evaluate can corrupt its heap
+    # (docs/semantics.md, divergence 5; test_differential_openvino.py skips it there). As the spec
+    # reads it, and as OpenVINO's shape inference says: the ellipsis wins index 1 and covers no
+    # axis (indices 0, 2, 3 address the 3 axes); axis 0 [4:4] has 0 elements, axis 1 [8:6]
+    # clamps to [4:4], 0 elements; axis 2 [8:-2:-2] on size 1 runs from 0 down to -1: 1 element.
+    args = ([4, 5, 8, 8], [4, -2, 6, -2], [1, 1, 1, -2])
+    masks = dict(new_axis_mask=[0, 1, 0, 0], ellipsis_mask=[0, 1, 0, 0])
+    data = np.zeros((0, 4, 1), np.int8)
+    assert str(dm.infer_strided_slice(data.shape, *args, **masks)) == "[0,0,1]"
+    got = dm.strided_slice(data, *args, **masks)
+    assert (got.shape, got.dtype) == ((0, 0, 1), np.int8)
+    # The same slice of data with elements: [1:2, ..., 1:3, 8:-3:-2] on shape (2, 4, 3).
+    x = np.arange(24, dtype=np.int8).reshape(2, 4, 3)
+    args = ([1, 5, 1, 8], [2, -2, 3, -3], [1, 1, 1, -2])
+    assert str(dm.infer_strided_slice(x.shape, *args, **masks)) == "[1,2,1]"
+    got = dm.strided_slice(x, *args, **masks)
+    assert got.tolist() == x[1:2, ..., 1:3, 8:-3:-2].tolist() == [[[17], [20]]]
+
+
 def test_zero_stride_on_new_and_shrink_axes():
     x = np.arange(24).reshape(2, 3, 4)
     assert dm.strided_slice(A6, [2], [0], [0], shrink_axis_mask=[1]).tolist() == 2

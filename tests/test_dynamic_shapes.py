@@ -13,7 +13,8 @@ For random interval shapes (``lo..hi``, ``..hi``, ``lo..``, ``?``, dynamic rank)
 * **UNKNOWN parameters** (``dm.UNKNOWN`` / ``dm.Unknown(n)`` against OpenVINO ``Parameter``
   inputs): the same two properties, sampling concrete parameter values as well as shapes.
 
-StridedSlice masks reach OpenVINO normalised as in ``test_differential_openvino.py``.
+StridedSlice masks reach OpenVINO normalised (``openvino_oracle.normalise_masks``). Only its
+shape inference runs here, which is safe on any masks; nothing is run in the oracle's worker.
 """
 
 from __future__ import annotations

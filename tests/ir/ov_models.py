@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+import openvino_oracle
+
 ov = __import__("pytest").importorskip("openvino")
 ops = __import__("openvino.opset1", fromlist=["opset1"])
 
@@ -134,11 +136,9 @@ def save(model: Any, directory: Path, name: str = "model") -> Path:
 
 
 def run_openvino(xml: Path, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """Read the IR with OpenVINO, compile it for the CPU, run it: outputs by get_any_name()."""
-    core = ov.Core()
-    compiled = core.compile_model(core.read_model(str(xml)), "CPU")
-    results = compiled(inputs)
-    return {out.get_any_name(): np.array(results[out]) for out in compiled.outputs}
+    """Compile the IR for OpenVINO's CPU plugin and run it, in the oracle's worker process (a
+    crash there fails the test, not the run): outputs by get_any_name()."""
+    return dict(openvino_oracle.run_ir(xml, inputs))
 
 
 def openvino_shapes(xml: Path) -> dict[str, str]:

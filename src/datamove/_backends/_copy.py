@@ -3,7 +3,7 @@
 A copy of ``(destination, source)`` pairs is cut into pieces along the outermost axes and the
 pieces are handed to a small thread pool (``np.copyto`` releases the GIL), so both cores of a
 two-core machine stream at once. Three things make it fast, each measured on the reference
-machine (see ``bench/RESULTS.md``):
+machine (``bench/HISTORY.md``, "Copy path"; current figures in ``bench/RESULTS.md``):
 
 * **Few, large pieces where both sides are contiguous.** glibc's ``memcpy`` switches to
   non-temporal stores above a threshold (181.5 MiB here), which is worth ~1.7x; so a contiguous
