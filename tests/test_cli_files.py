@@ -94,10 +94,14 @@ def _commands(tmp_path: Path, bad: str) -> dict[str, tuple[list[str], str]]:
     }
 
 
-def _limit_memory() -> None:
-    import resource  # POSIX only
-
-    resource.setrlimit(resource.RLIMIT_AS, (2**31, 2**31))
+# The limit is set by the child itself: a preexec_fn is unsafe once the test process has
+# threads (the copy engine's pool, JAX's), and could deadlock the fork.
+_LIMITED = (
+    "import resource, runpy, sys; "
+    "resource.setrlimit(resource.RLIMIT_AS, (2**31, 2**31)); "
+    "sys.argv[0] = 'datamove'; "
+    "runpy.run_module('datamove', run_name='__main__')"
+)
 
 
 def _in_subprocess(argv: list[str]) -> tuple[int, str]:
@@ -105,12 +109,11 @@ def _in_subprocess(argv: list[str]) -> tuple[int, str]:
     reads a device until memory runs out fails, and takes nothing from the machine.
     """
     done = subprocess.run(
-        [sys.executable, "-m", "datamove", *argv],
+        [sys.executable, "-c", _LIMITED, *argv],
         capture_output=True,
         text=True,
         check=False,
         timeout=60,
-        preexec_fn=_limit_memory,
     )
     return done.returncode, done.stderr
 
