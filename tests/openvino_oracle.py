@@ -7,7 +7,8 @@ result is an :class:`Inferred`: the inferred output shapes in OpenVINO's notatio
 normalised error. ``Inferred.evaluate`` runs the node's reference ``Node.evaluate`` (the code the
 TEMPLATE plugin and constant folding use); :func:`run_cpu` compiles the same graph for the CPU
 plugin, which has known bugs (``research/openvino-semantics.md`` section 2.4) and is therefore used
-only where it agrees with the reference; :func:`run_ir` compiles and runs an IR file.
+only where it agrees with the reference; :func:`run_ir` compiles and runs an IR file, and
+:func:`evaluate_ir` runs one with the reference implementation.
 
 **Running OpenVINO is isolated.** Shape inference (building the node, ``ov.PartialShape``) runs in
 the test process. Everything that runs a kernel (``Node.evaluate``, ``compile_model`` and
@@ -391,6 +392,12 @@ def run_ir(xml: str | os.PathLike[str], inputs: dict[str, np.ndarray]) -> list[t
     return _call("run_ir", os.fspath(xml), inputs)  # type: ignore[no-any-return]
 
 
+def evaluate_ir(xml: str | os.PathLike[str], inputs: dict[str, np.ndarray]) -> list[np.ndarray]:
+    """Run an IR file with OpenVINO's reference implementation (``Model.evaluate``, no plugin),
+    in the worker: one array per output, in OpenVINO's order. Raises as :func:`run_ir` does."""
+    return _call("evaluate_ir", os.fspath(xml), inputs)  # type: ignore[no-any-return]
+
+
 # -- the worker process --------------------------------------------------------------------------
 
 
@@ -562,6 +569,16 @@ def _run_ir(xml: str, inputs: dict[str, np.ndarray]) -> list[tuple[Any, Any]]:
     return named
 
 
+def _evaluate_ir(xml: str, inputs: dict[str, np.ndarray]) -> list[np.ndarray]:
+    ov = _ov()
+    model = _core().read_model(xml)
+    tensors = [ov.Tensor(np.array(inputs[p.get_any_name()], order="C")) for p in model.inputs]
+    outputs = [ov.Tensor(o.get_element_type(), ov.Shape([])) for o in model.outputs]
+    if not model.evaluate(outputs, tensors):
+        raise RuntimeError("Model.evaluate returned False")
+    return [np.array(t.data, copy=True).reshape(tuple(t.shape)) for t in outputs]
+
+
 def _serve() -> None:
     """The worker's loop: one request, one reply, until the test process closes the pipe."""
     # Replies go to a copy of file descriptor 1; 1 itself goes to stderr, so that nothing
@@ -579,6 +596,7 @@ def _serve() -> None:
         "evaluate": _evaluate,
         "run_cpu": _run_cpu,
         "run_ir": _run_ir,
+        "evaluate_ir": _evaluate_ir,
     }
     while True:
         try:

@@ -41,6 +41,7 @@ def test_each_record_is_filed_under_its_name() -> None:
         "Split",
         "VariadicSplit",
         "StridedSlice",
+        "Slice",
         "Concat",
     }
 

@@ -10,8 +10,9 @@ True
 (2, 4)
 
 Supported layer types: ``Parameter``, ``Const``, ``Result``, ``Split``, ``VariadicSplit``,
-``StridedSlice`` and ``Concat`` (each version 1, as written by opset1 to opset16). A model with
-other layers is read; `Model.check` reports each of them, and `Model.run` refuses to run.
+``StridedSlice`` and ``Concat`` (each version 1, as written by opset1 to opset16), and ``Slice``
+(version 8, as written by opset8 to opset16). A model with other layers is read; `Model.check`
+reports each of them, and `Model.run` refuses to run.
 """
 
 from datamove.ir._errors import InputTypeError, IRError, UnsupportedOperatorError

@@ -5,9 +5,8 @@ data, how its outputs are inferred (shape, element type, and value when a small 
 it runs on arrays, and, where its outputs depend on its input shapes alone, its shape plan:
 what each output takes (a NumPy basic index of the data, or a `Join` of the inputs). Every
 other module dispatches through the registry (`infer_layer`, `runner`, `shape_planner`...), so
-adding a layer type is one record here. Split, VariadicSplit and StridedSlice call datamove's
-operators and their cached plans (one source of truth for their rules); Concat-1, needed to
-invert Split, is implemented here.
+adding a layer type is one record here. Split, VariadicSplit, StridedSlice, Slice and Concat
+call datamove's operators and their cached plans (one source of truth for their rules).
 """
 
 from __future__ import annotations
@@ -24,6 +23,8 @@ from datamove._concat import concat, infer_concat
 from datamove._errors import DTypeError, ValidationError
 from datamove._plan import Index
 from datamove._shape import PartialShape, Unknown
+from datamove._slice import infer_slice, plan_slice
+from datamove._slice import slice as slice_op
 from datamove._split import (
     infer_split,
     infer_variadic_split,
@@ -61,6 +62,7 @@ __all__ = [
     "unsupported_reason",
 ]
 
+MAX_INPUTS: Final = 5  # the most inputs a supported type takes (Slice)
 SMALL: Final = 4096  # constants up to this many elements are folded during inference
 MASKS: Final = ("begin_mask", "end_mask", "new_axis_mask", "shrink_axis_mask", "ellipsis_mask")
 MAX_RANK: Final = 64  # NumPy's limit on dimensions (numpy.ndarray cannot hold more)
@@ -117,7 +119,8 @@ class LayerOp:
     data_ports: tuple[int, ...] | None = None  # the inputs that are data; None: all of them
     # The number of outputs, where known before inference (a hostile num_splits costs nothing).
     output_count: Callable[[Layer, Sequence[Info]], int | None] | None = None
-    newest_opset: int = MAX_OPSET  # the versions read: opset1 to this
+    version: int = 1  # the operator's version (Slice-8), the first opset that holds it
+    newest_opset: int = MAX_OPSET  # the versions read: opset{version} to this
     exact_case: bool = False  # OpenVINO matches the type's spelling exactly (Const)
 
 
@@ -184,6 +187,17 @@ def const_layout(layer: Layer) -> tuple[PartialShape, ElementType]:
     return shape, etype
 
 
+def _check_integer(info: Info, op: str, argument: str, *, floats: bool = False) -> None:
+    """Raise unless an index input's element type is an integer type OpenVINO takes as one.
+
+    u1 and boolean never are (OpenVINO refuses both); floats only where ``floats`` (the
+    operator then rejects a float value itself).
+    """
+    etype = info.etype
+    if etype is not None and (etype.name in ("u1", "boolean") or not (floats or etype.is_integer)):
+        raise DTypeError(op, argument, etype.name, "must be of an integer element type")
+
+
 def _index_value(info: Info, op: str, argument: str, *, integer: bool = True) -> Any:
     """A constant index input as ints (or floats, which the operator then rejects)."""
     if info.value is None:
@@ -192,10 +206,7 @@ def _index_value(info: Info, op: str, argument: str, *, integer: bool = True) ->
             length = info.shape[0].get_length()
             check_length(op, argument, length)  # named here, not as Unknown's own length
         return Unknown(length)
-    if info.etype is not None and info.etype.name in ("u1", "boolean"):  # OpenVINO refuses both
-        raise DTypeError(op, argument, info.etype.name, "must be of an integer element type")
-    if integer and info.etype is not None and not info.etype.is_integer:
-        raise DTypeError(op, argument, info.etype.name, "must be of an integer element type")
+    _check_integer(info, op, argument, floats=not integer)
     return info.value.tolist()
 
 
@@ -249,9 +260,9 @@ def _ints(value: Any) -> list[int]:
 
 
 def _fixed(known: Sequence[np.ndarray[Any, Any] | None]) -> Fixed:
-    """The values of the small constant inputs (``None`` for the others), padded to 4 inputs."""
+    """The values of the small constant inputs (``None`` for the others), one per input."""
     fixed = [None if k is None or k.size > SMALL else _ints(k) for k in known]
-    return fixed + [None] * (4 - len(fixed))
+    return fixed + [None] * (MAX_INPUTS - len(fixed))
 
 
 def _value(fixed: Fixed, xs: list[Any], i: int) -> list[int]:
@@ -404,6 +415,45 @@ def _strided_slice_plan(layer: Layer, fixed: Fixed) -> Planner | None:
     return lambda shape: plan_strided_slice(shape, begin, end, stride, **masks).indices
 
 
+# -- Slice-8 -----------------------------------------------------------------------------------
+_SLICE_INPUTS: Final = ("start", "stop", "step", "axes")
+
+
+def _slice_infer(layer: Layer, ins: list[Info], _context: Context) -> list[Info]:
+    op, names = "Slice", _SLICE_INPUTS[: len(ins) - 1]
+    for info, name in zip(ins[1:], names, strict=True):
+        _check_rank(info, op, name, (1,), "must be a 1-D tensor")
+        _check_integer(info, op, name)  # a constant or not, as OpenVINO checks it
+    start, stop, step, *axes = (_index_value(i, op, n) for i, n in zip(ins[1:], names, strict=True))
+    shape = infer_slice(ins[0].shape, start, stop, step, axes[0] if axes else None)
+    return _outputs(layer, ins, (shape,))
+
+
+def _slice_run(layer: Layer, fixed: Fixed) -> Runner:
+    has_axes = len(layer.inputs) == 5
+    if all(v is not None for v in fixed[1 : len(layer.inputs)]):
+        start, stop, step, axes = fixed[1], fixed[2], fixed[3], fixed[4] if has_axes else None
+        return lambda xs: (slice_op(xs[0], start, stop, step, axes),)
+    return lambda xs: (
+        slice_op(
+            xs[0],
+            _value(fixed, xs, 1),
+            _value(fixed, xs, 2),
+            _value(fixed, xs, 3),
+            _value(fixed, xs, 4) if has_axes else None,
+        ),
+    )
+
+
+def _slice_plan(layer: Layer, fixed: Fixed) -> Planner | None:
+    values = fixed[1 : len(layer.inputs)]
+    if any(v is None for v in values) or not _all_ints(*values):
+        return None
+    start, stop, step, *axes = values
+    axis_list = axes[0] if axes else None
+    return lambda shape: plan_slice(shape, start, stop, step, axis_list).indices
+
+
 # -- Concat-1 ----------------------------------------------------------------------------------
 def _concat_infer(layer: Layer, ins: list[Info], _context: Context) -> list[Info]:
     etypes = {i.etype.name for i in ins if i.etype is not None}
@@ -458,6 +508,7 @@ LAYER_OPS: Final[dict[str, LayerOp]] = {
             _strided_slice_plan,
             data_ports=(0,),
         ),
+        LayerOp("Slice", (4, 5), _slice_infer, _slice_run, _slice_plan, data_ports=(0,), version=8),
         LayerOp("Concat", (), _concat_infer, _concat_run, _concat_plan),
     )
 }
@@ -476,10 +527,10 @@ def unsupported_reason(layer: Layer) -> str | None:
         return f"layer type {layer.type!r} is not supported"
     version = layer.version
     match = _OPSET_VERSION.fullmatch(version)
-    if match is None or int(match[1]) > op.newest_opset:
+    if match is None or not op.version <= int(match[1]) <= op.newest_opset:
         return (
-            f"version {version!r} of {layer.type} is not supported "
-            f"(datamove implements {layer.type}-1, as in opset1 to opset{op.newest_opset})"
+            f"version {version!r} of {layer.type} is not supported (datamove implements "
+            f"{layer.type}-{op.version}, as in opset{op.version} to opset{op.newest_opset})"
         )
     return None
 
