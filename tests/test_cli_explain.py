@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import tracemalloc
 
@@ -10,7 +11,13 @@ import pytest
 
 import datamove as dm
 from datamove._cli import main
-from datamove._explain import explain_split, explain_strided_slice, index_expression
+from datamove._explain import (
+    explain_concat,
+    explain_slice,
+    explain_split,
+    explain_strided_slice,
+    index_expression,
+)
 from datamove._shape import PartialShape
 
 
@@ -157,3 +164,160 @@ def test_more_axes_than_numpy_has(capsys: pytest.CaptureFixture[str]) -> None:
     assert info["output_shape"] == f"[{','.join(['1'] * 69)}]"
     assert info["picture"] == []
     assert "taken" not in info
+
+
+# -- Slice-8 ------------------------------------------------------------------------------------
+
+
+def test_slice(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["explain", "slice", "--shape", "2,3,4", "--start", "1,-1", "--stop", "2,-5"]
+    assert main([*argv, "--step", "1,-2", "--axes", "0,2"]) == 0
+    out = capsys.readouterr().out
+    assert "  start=[1, -1] stop=[2, -5] step=[1, -2] axes=[0, 2]\n" in out
+    assert "output shape: [1,3,2]\nNumPy:        x[1:, :, ::-2]\n" in out
+    assert "     · 13  · 15\n" in out
+    assert "output order: 15 13 19 17 23 21\n" in out
+    assert "Python:" not in out  # Python's x[1:2, :, -1:-5:-2] takes the same elements
+    assert main([*argv, "--step", "1,-2", "--axes", "0,2", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["taken"] == [15, 13, 19, 17, 23, 21]
+
+
+def test_slice_says_where_python_takes_other_elements(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["explain", "slice", "--shape", "1", "--start", "-3", "--stop", "-6", "--step", "-3"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "  start=[-3] stop=[-6] step=[-3] axes=[0] (default)\n" in out
+    assert "output shape: [1]\nNumPy:        x[::-1]\n" in out
+    assert "Python:       x[-3:-6:-3] takes other elements" in out
+    assert "output order: 0\n" in out
+
+
+def test_slice_of_a_dynamic_shape_gives_the_shape_only(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["explain", "slice", "--shape", "[?,4]", "--start", "-4", "--stop", "-4"]
+    assert main([*argv, "--step", "-1"]) == 0
+    out = capsys.readouterr().out
+    assert "output shape: [..1,4]\n" in out
+    assert "NumPy" not in out
+    assert "elements taken" not in out
+
+
+I64 = np.iinfo(np.int64)
+SLICES = [
+    ((6,), [3], [0], [-1], None),
+    ((6,), [-100], [-200], [-1], None),
+    ((6,), [I64.max], [I64.min], [-2], None),
+    ((6,), [I64.min], [I64.max], [4], None),
+    ((2, 3, 4), [1, -1], [2, -5], [1, -2], [0, 2]),
+    ((2, 3, 4), [3, 0], [0, 9], [-1, 2], [-1, -2]),
+    ((5, 7), [4], [0], [-3], [1]),
+    ((4, 0, 2), [0, 1], [1, 2], [1, -1], [1, 2]),
+    ((3, 4), [], [], [], None),
+    ((1,), [-3], [-6], [-3], None),
+]
+
+
+@pytest.mark.parametrize(("shape", "start", "stop", "step", "axes"), SLICES, ids=str)
+def test_slice_numpy_expression_selects_what_the_operator_selects(
+    shape, start, stop, step, axes
+) -> None:
+    info = explain_slice(PartialShape(shape), start, stop, step, axes)
+    x = np.arange(int(np.prod(shape))).reshape(shape)
+    expected = dm.slice(x, start, stop, step, axes)
+    got = eval(info["numpy"], {"x": x})  # noqa: S307 - our own expression, on our own array
+    np.testing.assert_array_equal(got, expected)
+    assert got.shape == expected.shape
+    assert info["output_shape"] == str(PartialShape(expected.shape))
+
+
+def test_slice_python_line_is_there_exactly_where_python_differs() -> None:
+    # Every one-axis slice of sizes 0 to 4 with start and stop in -6..6, steps -3..3.
+    values = range(-6, 7)
+    for d, b, e, s in itertools.product(range(5), values, values, (-3, -2, -1, 1, 2, 3)):
+        info = explain_slice(PartialShape([d]), [b], [e], [s])
+        x = np.arange(d)
+        python = x[b:e:s].tolist()
+        assert (python != dm.slice(x, [b], [e], [s]).tolist()) == (info["python"] is not None)
+        if info["python"] is not None:
+            assert eval(info["python"], {"x": x}).tolist() == python  # noqa: S307 - ours
+
+
+# -- Concat-1 ----------------------------------------------------------------------------------
+
+
+def test_concat(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["explain", "concat", "--shapes", "2,3", "2,1", "--axis", "-1"]) == 0
+    assert capsys.readouterr().out == (
+        "Concat of 2 inputs, axis -1\n"
+        "  input 0: [2,3]  -> out[:, 0:3]\n"
+        "  input 1: [2,1]  -> out[:, 3:4]\n"
+        "output shape: [2,4]\n"
+        "NumPy:        np.concatenate([x0, x1], axis=1)\n"
+        "inverse:      dm.variadic_split(out, 1, [3, 1])\n"
+        "elements by input:\n"
+        "  0 0 0 1\n"
+        "  0 0 0 1\n"
+    )
+    argv = ["explain", "concat", "--shapes", "[?,3]", "[2..4,3]", "--axis", "0", "--json"]
+    assert main(argv) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["output_shape"] == "[2..,3]"
+    assert info["inputs"] == [["[?,3]", None], ["[2..4,3]", None]]
+    assert info["inverse"] is None
+
+
+@pytest.mark.parametrize(
+    ("shapes", "axis"),
+    [([(2, 3), (2, 1)], -1), ([(1, 2, 2), (0, 2, 2), (3, 2, 2)], 0), ([(4,)], 0)],
+    ids=str,
+)
+def test_concat_parts_and_inverse_are_what_concat_does(shapes, axis) -> None:
+    info = explain_concat([PartialShape(s) for s in shapes], axis)
+    arrays = [np.full(s, k) for k, s in enumerate(shapes)]
+    out = dm.concat(arrays, axis)
+    assert info["output_shape"] == str(PartialShape(out.shape))
+    scope = {"np": np, "dm": dm, "out": out} | {f"x{k}": a for k, a in enumerate(arrays)}
+    np.testing.assert_array_equal(eval(info["numpy"], scope), out)  # noqa: S307 - ours
+    for array, (_, part) in zip(arrays, info["inputs"], strict=True):
+        np.testing.assert_array_equal(eval(part, scope), array)  # noqa: S307 - ours
+    for array, back in zip(arrays, eval(info["inverse"], scope), strict=True):  # noqa: S307
+        np.testing.assert_array_equal(back, array)
+
+
+def test_slice_and_concat_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["explain", "slice", "--shape", "4", "--start", "1", "--stop", "3"]
+    assert main([*argv, "--step", "0"]) == 1
+    assert capsys.readouterr().err == (
+        "datamove: error: Slice: step[0]=0 is zero; step must be non-zero\n"
+    )
+    assert main([*argv, "--step", "1", "--axes", "a"]) == 1
+    assert "--axes='a' must be comma-separated integers" in capsys.readouterr().err
+    assert main(argv) == 2  # --step is required, as Slice-8 has no default step
+    assert main(["explain", "concat", "--shapes", "2,3", "3,1", "--axis", "0"]) == 1
+    assert "Concat: inputs=['[2,3]', '[3,1]'] differ in dimension 1" in capsys.readouterr().err
+    assert main(["explain", "concat", "--shapes", "[]", "--axis", "0"]) == 1
+    assert "are scalars; Concat needs rank 1 or more" in capsys.readouterr().err
+    assert main(["explain", "concat", "--shapes", "2", "--axis", "1.5"]) == 2
+
+
+def test_a_huge_concat_gets_its_parts_and_no_picture() -> None:
+    tracemalloc.start()
+    try:
+        info = explain_concat([PartialShape([10**9]), PartialShape([5])], 0)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert info["inputs"] == [
+        ("[1000000000]", "out[0:1000000000]"),
+        ("[5]", "out[1000000000:1000000005]"),
+    ]
+    assert info["picture"] == []
+    assert peak < 1 << 20
+
+
+def test_slice_of_more_axes_than_numpy_has(capsys: pytest.CaptureFixture[str]) -> None:
+    ones = ",".join(["1"] * 65)
+    argv = ["explain", "slice", "--shape", ones, "--start", "0", "--stop", "1", "--step", "1"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert f"output shape: [{ones}]\n" in out
+    assert "NumPy:        none: has rank 65, more than NumPy's limit\n" in out

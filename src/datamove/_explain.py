@@ -1,9 +1,11 @@
-"""``datamove explain``: what a StridedSlice, Split or VariadicSplit does, in words and pictures.
+"""``datamove explain``: what an operator does to a shape, in words and pictures.
 
-For StridedSlice it prints the output shape, the equivalent NumPy index (``x[1:, :, :2]``, built
-from the operator's own plan, `datamove._strided_slice.numpy_index`) and, for inputs of rank at
-most 3, a picture of which elements are taken. For the splits it prints every chunk's shape and
-its NumPy index, and a picture labelling each element with its chunk.
+For StridedSlice and Slice it prints the output shape, the equivalent NumPy index (``x[1:, :, :2]``,
+built from the operator's own plan: `datamove._strided_slice.numpy_index`,
+`datamove._slice.plan_slice`) and, for inputs of rank at most 3, a picture of which elements are
+taken; for Slice also Python's reading of the same numbers where it takes other elements. For the
+splits it prints every chunk's shape and its NumPy index, for Concat where each input goes in the
+output, each with a picture labelling each element with its chunk or input.
 """
 
 # ruff: noqa: T201 - a command-line module: printing is its output
@@ -11,17 +13,27 @@ its NumPy index, and a picture labelling each element with its chunk.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
+from datamove._concat import infer_concat
 from datamove._errors import ValidationError
 from datamove._shape import PartialShape
+from datamove._slice import infer_slice, plan_slice
 from datamove._split import infer_split, infer_variadic_split
 from datamove._strided_slice import NUMPY_MAXDIMS, infer_strided_slice, numpy_index
 
-__all__ = ["explain_split", "explain_strided_slice", "index_expression", "register"]
+__all__ = [
+    "explain_concat",
+    "explain_slice",
+    "explain_split",
+    "explain_strided_slice",
+    "index_expression",
+    "register",
+]
 
 _MAX_PICTURE: Final = 512  # elements; larger inputs get no picture
 _LABELS: Final = "0123456789abcdefghijklmnopqrstuvwxyz"
@@ -119,28 +131,96 @@ def explain_strided_slice(
         "picture": [],
     }
     if shape.is_static:
-        import numpy as np  # noqa: PLC0415
-
         dims = shape.to_shape()
         try:
             index = numpy_index(dims, begin, end, stride, **masks)
         except ValidationError as exc:  # inference has no rank limit; NumPy has (64 axes)
             info["numpy_unavailable"] = exc.rule
             return info
-        info["numpy"] = index_expression(index, dims)
-        # No picture of an input NumPy cannot hold (numpy_index has checked the output).
-        if math.prod(dims) <= _MAX_PICTURE and len(dims) <= NUMPY_MAXDIMS:
-            flat = np.arange(math.prod(dims)).reshape(dims)
-            taken = flat[index].reshape(-1).tolist()
-            width = len(str(max(math.prod(dims) - 1, 0)))
-            chosen = set(taken)
-            info["picture"] = _picture(
-                dims,
-                lambda i: str(flat[i]).rjust(width) if int(flat[i]) in chosen else "·".rjust(width),
-            )
-            if len(taken) <= 64:
-                info["taken"] = taken
+        _show_index(info, dims, index)
     return info
+
+
+def _show_index(info: dict[str, Any], dims: tuple[int, ...], index: Any) -> None:
+    """Add the NumPy expression of ``index``, and for small inputs the elements it takes."""
+    import numpy as np  # noqa: PLC0415
+
+    info["numpy"] = index_expression(index, dims)
+    # No picture of an input NumPy cannot hold (the operator's plan has checked the output).
+    if math.prod(dims) <= _MAX_PICTURE and len(dims) <= NUMPY_MAXDIMS:
+        flat = np.arange(math.prod(dims)).reshape(dims)
+        taken = flat[index].reshape(-1).tolist()
+        width = len(str(max(math.prod(dims) - 1, 0)))
+        chosen = set(taken)
+        info["picture"] = _picture(
+            dims,
+            lambda i: str(flat[i]).rjust(width) if int(flat[i]) in chosen else "·".rjust(width),
+        )
+        if len(taken) <= 64:
+            info["taken"] = taken
+
+
+def explain_slice(
+    shape: PartialShape,
+    start: Sequence[int],
+    stop: Sequence[int],
+    step: Sequence[int],
+    axes: Sequence[int] | None = None,
+) -> dict[str, Any]:
+    """Everything ``datamove explain slice`` prints, as data.
+
+    ``python`` is Python's slicing of the same numbers, where it takes other elements than
+    Slice-8 (which clamps as OpenVINO's runtime and ONNX do), else ``None``.
+
+    Examples
+    --------
+    >>> info = explain_slice(PartialShape([2, 3, 4]), [1, -1], [2, -5], [1, -2], [0, 2])
+    >>> info["output_shape"], info["numpy"], info["python"]
+    ('[1,3,2]', 'x[1:, :, ::-2]', None)
+    >>> info = explain_slice(PartialShape([1]), [-3], [-6], [-3])
+    >>> info["output_shape"], info["numpy"], info["python"]
+    ('[1]', 'x[::-1]', 'x[-3:-6:-3]')
+    """
+    out = infer_slice(shape, start, stop, step, axes)
+    info: dict[str, Any] = {
+        "input_shape": str(shape),
+        "output_shape": str(out),
+        "numpy": None,
+        "python": None,
+        "picture": [],
+    }
+    if shape.is_static:
+        dims = shape.to_shape()
+        try:
+            (index,) = plan_slice(dims, start, stop, step, axes).indices
+        except ValidationError as exc:  # a rank NumPy cannot index (more than 64 axes)
+            info["numpy_unavailable"] = exc.rule
+            return info
+        _show_index(info, dims, index)
+        info["python"] = _python_differs(dims, index, start, stop, step, axes)
+    return info
+
+
+def _python_differs(
+    dims: tuple[int, ...],
+    index: Any,
+    start: Sequence[int],
+    stop: Sequence[int],
+    step: Sequence[int],
+    axes: Sequence[int] | None,
+) -> str | None:
+    """Python's ``x[start:stop:step, ...]`` of the same numbers, where it takes other elements."""
+    rank = len(dims)
+    listed = range(len(start)) if axes is None else [a + rank if a < 0 else a for a in axes]
+    raw: list[slice] = [slice(None)] * rank
+    for a, b, e, s in zip(listed, start, stop, step, strict=True):
+        raw[a] = slice(b, e, s)
+    ours = list(index[: index.index(Ellipsis)] if Ellipsis in index else index)
+    ours += [slice(None)] * (rank - len(ours))
+    # range(d)[...] compares what each axis takes, in O(1), however long the axis.
+    if all(range(d)[p] == range(d)[o] for d, p, o in zip(dims, raw, ours, strict=True)):
+        return None
+    return index_expression(tuple(raw), dims)
 
 
 def _chunks(shape: PartialShape, axis: int, lengths: list[int]) -> list[tuple[int, int]]:
@@ -199,6 +279,52 @@ def explain_split(
     return info
 
 
+def explain_concat(shapes: Sequence[PartialShape], axis: int) -> dict[str, Any]:
+    """Everything ``datamove explain concat`` prints, as data.
+
+    Each input's part of the output (``out[:, 2:6]``) is known where every input's size on the
+    axis is static; the inverse is the VariadicSplit of the output by those sizes.
+
+    Examples
+    --------
+    >>> info = explain_concat([PartialShape([2, 3]), PartialShape([2, 1])], -1)
+    >>> info["output_shape"], info["inputs"]
+    ('[2,4]', [('[2,3]', 'out[:, 0:3]'), ('[2,1]', 'out[:, 3:4]')])
+    >>> info["numpy"], info["inverse"]
+    ('np.concatenate([x0, x1], axis=1)', 'dm.variadic_split(out, 1, [3, 1])')
+    """
+    out = infer_concat(list(shapes), axis)
+    info: dict[str, Any] = {
+        "input_shapes": [str(s) for s in shapes],
+        "axis": axis,
+        "output_shape": str(out),
+        "inputs": [(str(s), None) for s in shapes],
+        "numpy": None,
+        "inverse": None,
+        "picture": [],
+    }
+    rank = out.rank
+    if rank is None:
+        return info
+    a = axis + rank if axis < 0 else axis
+    names = ", ".join(f"x{k}" for k in range(len(shapes)))
+    info["numpy"] = f"np.concatenate([{names}], axis={a})"
+    if any(s.rank is None or not s[a].is_static for s in shapes):
+        return info
+    lengths = [s[a].get_length() for s in shapes]
+    bounds = list(itertools.pairwise(itertools.accumulate(lengths, initial=0)))
+    prefix = ":, " * a
+    info["inputs"] = [
+        (str(s), f"out[{prefix}{lo}:{hi}]") for s, (lo, hi) in zip(shapes, bounds, strict=True)
+    ]
+    info["inverse"] = f"dm.variadic_split(out, {a}, {lengths})"
+    if out.is_static and _drawable(dims := out.to_shape()):
+        # The axis is at most _MAX_PICTURE long here: label each of its positions, no more.
+        labels = "".join(_LABELS[k % len(_LABELS)] * n for k, n in enumerate(lengths))
+        info["picture"] = _picture(dims, lambda i: labels[i[a]])
+    return info
+
+
 def _ints(text: str, option: str) -> list[int]:
     if not text.strip():
         return []
@@ -242,6 +368,54 @@ def _print_strided(args: argparse.Namespace) -> int:
     return 0
 
 
+def _print_slice(args: argparse.Namespace) -> int:
+    start, stop = _ints(args.start, "--start"), _ints(args.stop, "--stop")
+    step = _ints(args.step, "--step")
+    axes = _ints(args.axes, "--axes") if args.axes is not None else None
+    info = explain_slice(_shape(args.shape), start, stop, step, axes)
+    if args.json:
+        print(json.dumps(info, indent=2))
+        return 0
+    print(f"Slice on x of shape {info['input_shape']}")
+    listed = f"axes={axes}" if axes is not None else f"axes={list(range(len(start)))} (default)"
+    print(f"  start={start} stop={stop} step={step} {listed}")
+    print(f"output shape: {info['output_shape']}")
+    if info["numpy"]:
+        print(f"NumPy:        {info['numpy']}")
+    elif "numpy_unavailable" in info:
+        print(f"NumPy:        none: {info['numpy_unavailable']}")
+    if info["python"]:
+        print(
+            f"Python:       {info['python']} takes other elements (Slice clamps as OpenVINO's "
+            "runtime and ONNX Slice do)"
+        )
+    if info["picture"]:
+        print("elements taken (flat index; · = not taken):")
+        print("\n".join(info["picture"]))
+    if "taken" in info:
+        print(f"output order: {' '.join(map(str, info['taken']))}")
+    return 0
+
+
+def _print_concat(args: argparse.Namespace) -> int:
+    info = explain_concat([_shape(s) for s in args.shapes], args.axis)
+    if args.json:
+        print(json.dumps(info, indent=2))
+        return 0
+    print(f"Concat of {len(args.shapes)} inputs, axis {args.axis}")
+    for k, (shape, part) in enumerate(info["inputs"]):
+        print(f"  input {k}: {shape}" + (f"  -> {part}" if part else ""))
+    print(f"output shape: {info['output_shape']}")
+    if info["numpy"]:
+        print(f"NumPy:        {info['numpy']}")
+    if info["inverse"]:
+        print(f"inverse:      {info['inverse']}")
+    if info["picture"]:
+        print("elements by input:")
+        print("\n".join(info["picture"]))
+    return 0
+
+
 def _print_split(args: argparse.Namespace) -> int:
     if args.op == "split":
         info = explain_split(_shape(args.shape), args.axis, num_splits=args.num_splits)
@@ -271,8 +445,11 @@ examples:
   datamove explain strided-slice --shape 6 --begin 3 --end 0 --stride -1 --end-mask 1
   datamove explain strided-slice --shape "[?,2..10,12]" --begin 0,-3 --end 0,0 \\
       --begin-mask 1,0 --end-mask 1,1
+  datamove explain slice --shape 2,3,4 --start 1,-1 --stop 2,-5 --step 1,-2 --axes 0,2
+  datamove explain slice --shape 1 --start -3 --stop -6 --step -3
   datamove explain split --shape 6,12 --axis 1 --num-splits 3
   datamove explain variadic-split --shape 2,6 --axis 1 --lengths 1,2,-1
+  datamove explain concat --shapes 2,3 2,1 --axis -1
 
 Shapes are in OpenVINO's notation (5, 2..10, ?); a picture is drawn for static inputs of rank <= 3.
 Masks: a 1 in begin_mask/end_mask ignores begin[i]/end[i] (the whole extent is taken).
@@ -284,7 +461,8 @@ def register(subparsers: Any) -> None:
     fmt = argparse.RawDescriptionHelpFormatter
     parser = subparsers.add_parser(
         "explain",
-        help="explain a StridedSlice, Split or VariadicSplit: shapes, NumPy index, picture",
+        help="explain a StridedSlice, Slice, Split, VariadicSplit or Concat: shapes, NumPy "
+        "index, picture",
         description="Explain what one operator does to a shape: the output shape(s), the "
         "equivalent NumPy index and, for small inputs of rank <= 3, a picture.",
         epilog=_EPILOG,
@@ -316,3 +494,18 @@ def register(subparsers: Any) -> None:
     vs.add_argument("--lengths", required=True, help="split_lengths, e.g. 1,2,-1")
     vs.add_argument("--json", action="store_true")
     vs.set_defaults(func=_print_split)
+    sl = ops.add_parser("slice", help="Slice-8", epilog=_EPILOG, formatter_class=fmt)
+    sl.add_argument("--shape", required=True, help="the input shape, e.g. 2,3,4 or [?,3,224,224]")
+    sl.add_argument("--start", required=True, help="comma-separated, e.g. 1,-1")
+    sl.add_argument("--stop", required=True, help="comma-separated, e.g. 2,-5")
+    sl.add_argument("--step", required=True, help="comma-separated, non-zero, e.g. 1,-2")
+    sl.add_argument("--axes", help="the axes sliced, comma-separated (default: 0, 1, ...)")
+    sl.add_argument("--json", action="store_true", help="print the explanation as JSON")
+    sl.set_defaults(func=_print_slice)
+    cc = ops.add_parser("concat", help="Concat-1", epilog=_EPILOG, formatter_class=fmt)
+    cc.add_argument(
+        "--shapes", required=True, nargs="+", metavar="SHAPE", help="each input's shape"
+    )
+    cc.add_argument("--axis", required=True, type=int)
+    cc.add_argument("--json", action="store_true", help="print the explanation as JSON")
+    cc.set_defaults(func=_print_concat)

@@ -177,7 +177,7 @@ def _build(shape: tuple[int, ...], start: Any, stop: Any, step: Any, axes: Any) 
     assert not isinstance(s, Unknown)
     assert n is not None
     rank = len(shape)
-    if rank > NUMPY_MAXDIMS:  # pragma: no cover - NumPy arrays have at most NUMPY_MAXDIMS
+    if rank > NUMPY_MAXDIMS:  # a shape no NumPy array has (datamove explain slice asks)
         raise ValidationError(OP, "data", None, f"has rank {rank}, more than NumPy's limit")
     index: list[Any] = [_py_slice(None)] * rank
     for i, axis in enumerate(_axes(start, axes, a, n, rank)):
