@@ -77,6 +77,15 @@ def test_no_import_cycle_anywhere_in_src():
         visit(name, [])
 
 
+def test_the_library_never_imports_the_command_line():
+    modules = _modules()
+    for name, path in modules.items():
+        if name == "datamove.__main__" or name.startswith("datamove.cli"):
+            continue
+        reached = {m for m in _imports(name, path, modules) if m.startswith("datamove.cli")}
+        assert not reached, f"{name} imports {sorted(reached)}"
+
+
 def test_the_walk_sees_a_cycle_where_there_is_one(tmp_path):
     pkg = tmp_path / "datamove"
     pkg.mkdir()

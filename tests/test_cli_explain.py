@@ -10,15 +10,15 @@ import numpy as np
 import pytest
 
 import datamove as dm
-from datamove._cli import main
-from datamove._explain import (
+from datamove._shape import PartialShape
+from datamove.cli import main
+from datamove.cli._explain import (
     explain_concat,
     explain_slice,
     explain_split,
     explain_strided_slice,
     index_expression,
 )
-from datamove._shape import PartialShape
 
 
 def test_issue_example(capsys: pytest.CaptureFixture[str]) -> None:

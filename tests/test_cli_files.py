@@ -19,10 +19,10 @@ import numpy as np
 import pytest
 
 from datamove import ir
-from datamove._cli import main
 from datamove._errors import ValidationError
-from datamove._split_file import split_file
-from datamove.directml._cli import MAX_JSON_BYTES
+from datamove.cli import main
+from datamove.cli._dml import MAX_JSON_BYTES
+from datamove.cli._split_file import split_file
 from datamove.ir._examples import write_example
 from datamove.ir._graph import MAX_XML_BYTES
 

@@ -6,7 +6,7 @@ import argparse
 
 import pytest
 
-from datamove._cli import build_parser, main
+from datamove.cli import build_parser, main
 
 
 def _commands(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()) -> list[tuple[str, ...]]:

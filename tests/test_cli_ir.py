@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from datamove._cli import main
+from datamove.cli import main
 from datamove.ir._examples import _XML, write_example
 
 

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from datamove._cli import main
+from datamove.cli import main
 
 
 def run_into_closed_pipe(*argv: str) -> subprocess.CompletedProcess[bytes]:

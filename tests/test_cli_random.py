@@ -18,7 +18,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from datamove._cli import main
+from datamove.cli import main
 from datamove.ir._examples import write_example
 from strategies import fixed_settings
 

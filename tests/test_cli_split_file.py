@@ -19,9 +19,8 @@ from typing import Any, Self
 import numpy as np
 import pytest
 
-from datamove import _split_file
-from datamove._cli import main
 from datamove._errors import ValidationError
+from datamove.cli import _split_file, main
 
 
 @pytest.fixture
@@ -586,8 +585,8 @@ def test_chunk_bytes_must_be_a_positive_int(big: tuple[Path, np.ndarray], tmp_pa
 
 _CUT = """
 import functools, os, sys
-from datamove import _split_file
-from datamove._cli import main
+from datamove.cli import _split_file
+from datamove.cli import main
 
 path = sys.argv[1]
 

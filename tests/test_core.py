@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 import datamove as dm
 from datamove import _plan
-from datamove._examples import EXAMPLES
 from datamove._shape import MAX_LENGTH
+from datamove.cli._examples import EXAMPLES
 
 try:
     from datamove import _kernels as kernels

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from datamove._cli import main
+from datamove.cli import main
 from datamove.ir._examples import write_example
 
 ROOT = Path(__file__).resolve().parent.parent

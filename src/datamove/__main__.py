@@ -2,7 +2,7 @@
 
 import sys
 
-from datamove._cli import main
+from datamove.cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

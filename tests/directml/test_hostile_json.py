@@ -10,7 +10,7 @@ import pytest
 
 import datamove
 import datamove.directml as dml
-from datamove._cli import main
+from datamove.cli import main
 from datamove.directml import _json
 
 SPLIT_TEXT = (

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import datamove
 import datamove.directml as dml
-from datamove._cli import main
+from datamove.cli import main
 from datamove.directml import JoinDesc, SplitDesc, TensorDesc
 
 # DxDispatch/models/dml_split.json and dml_join.json (microsoft/DirectML), their dispatchables.

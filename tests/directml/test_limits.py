@@ -17,8 +17,8 @@ import pytest
 
 import datamove
 import datamove.directml as dml
-from datamove._cli import main
 from datamove._shape import MAX_LENGTH
+from datamove.cli import main
 from datamove.directml._errors import MAX_SHOWN
 
 ONE = dml.TensorDesc("FLOAT32", [1])

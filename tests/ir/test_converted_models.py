@@ -12,7 +12,7 @@ import pytest
 from test_slice_models import _arange, _assert_same, _planned
 
 from datamove import ir
-from datamove._cli import main
+from datamove.cli import main
 
 ov_models = pytest.importorskip("ov_models")
 torch = pytest.importorskip("torch")

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from datamove import ValidationError, ir
-from datamove._cli import main
+from datamove.cli import main
 from datamove.ir._examples import _XML, write_example
 
 

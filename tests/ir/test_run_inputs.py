@@ -16,7 +16,7 @@ import pytest
 
 import datamove as dm
 from datamove import ir
-from datamove._cli import main
+from datamove.cli import main
 from datamove.ir._errors import InputTypeError
 from datamove.ir._examples import _XML, write_example
 from datamove.ir._graph import Layer

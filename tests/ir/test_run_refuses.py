@@ -14,7 +14,7 @@ import pytest
 
 import openvino_oracle
 from datamove import ir
-from datamove._cli import main
+from datamove.cli import main
 from datamove.ir._examples import _XML, write_example
 from datamove.ir._types import ELEMENT_TYPES, encode
 

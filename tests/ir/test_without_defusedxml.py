@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from datamove import ir
-from datamove._cli import main
+from datamove.cli import main
 from datamove.ir._examples import write_example
 
 

@@ -5,7 +5,7 @@ error naming it, where a read from a memory map dies of ``SIGBUS``), once, in bl
 ``CHUNK_BYTES``; each block's part of every output is written with ordinary writes (a full disk
 is an ``OSError``), so memory use stays bounded whatever the file size. The copy follows the
 input's byte order: every output keeps the input's memory order (C or Fortran), so no block is
-ever transposed. The header is read and checked first (`datamove._npy`), so that a file which is
+ever transposed. The header is read and checked first (`datamove.cli._npy`), so that a file which is
 not a ``.npy`` is one clear error.
 
 Every output is checked, and its temporary file created beside it, before any data is copied; the
@@ -35,8 +35,8 @@ import numpy as np
 
 from datamove._errors import ValidationError
 from datamove._files import kind, read_exactly
-from datamove._npy import NpyHeader, header_bytes, open_npy
 from datamove._split import infer_split, infer_variadic_split
+from datamove.cli._npy import NpyHeader, header_bytes, open_npy
 
 if TYPE_CHECKING:
     import io

@@ -3,34 +3,28 @@
 Exit codes: 0 ok, 1 invalid input (a datamove ``ValidationError``, or problems ``check`` found),
 2 usage error, 141 when a write finds that the reader of the output went away (``datamove
 examples | true``), as a shell reports a program that SIGPIPE ended.
-Each subcommand lives beside the code it exposes and registers itself through a
-``register(subparsers)`` function that sets ``func`` (taking the parsed namespace and
-returning the exit code); this module only assembles them.
+Each subcommand is a module of this package (``_examples``, ``_explain``, ``_ir``,
+``_split_file``, ``_dml``) that registers itself through a ``register(subparsers)`` function
+setting ``func`` (taking the parsed namespace and returning the exit code); this module only
+assembles them. The library never imports this package.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
 from typing import TYPE_CHECKING
 
+from datamove import __version__
 from datamove._errors import ValidationError
+from datamove.cli import _dml, _examples, _explain, _ir, _split_file
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
 __all__ = ["main"]
 
-# Modules that contribute subcommands, in the order ``--help`` lists them.
-_SUBCOMMAND_MODULES = (
-    "datamove._examples",
-    "datamove._explain",
-    "datamove.ir._cli",
-    "datamove._split_file",
-    "datamove.directml._cli",
-)
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 EXIT_PIPE = 128 + 13  # 128 + SIGPIPE: what a shell reports when the reader closes the pipe
@@ -41,7 +35,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="datamove",
         description="Tensor data-movement operators (OpenVINO Split-1, VariadicSplit-1, "
-        "StridedSlice-1; DirectML split/join): run, infer, check and explain them.",
+        "StridedSlice-1, Slice-8, Concat-1; DirectML split/join): run, infer, check and "
+        "explain them.",
         epilog="examples:\n"
         "  datamove examples\n"
         "  datamove explain split --shape 6,12 --axis 1 --num-splits 3\n"
@@ -49,12 +44,11 @@ def build_parser() -> argparse.ArgumentParser:
         "  datamove COMMAND --help    (each command's options and examples)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    from datamove import __version__  # noqa: PLC0415 - avoid an import cycle at module load
-
     parser.add_argument("--version", action="version", version=f"datamove {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for name in _SUBCOMMAND_MODULES:
-        importlib.import_module(name).register(subparsers)
+    # The subcommands, in the order ``--help`` lists them.
+    for module in (_examples, _explain, _ir, _split_file, _dml):
+        module.register(subparsers)
     return parser
 
 

@@ -73,7 +73,7 @@ def _file_name(name: str) -> str:
 def _run(args: argparse.Namespace) -> int:
     import numpy as np  # noqa: PLC0415
 
-    from datamove._npy import load_npy  # noqa: PLC0415
+    from datamove.cli._npy import load_npy  # noqa: PLC0415
     from datamove.ir._model import read_model  # noqa: PLC0415
 
     inputs: dict[str, Any] = {}
