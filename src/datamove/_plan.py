@@ -198,30 +198,35 @@ def python_hit(plans: dict[bytes, Plan], ndarray: type, op: int, data: Any, *par
 
 
 # The pure-Python hit's shortcut to python_key: its answers, memoised for calls whose parameters
-# are ints, None, and short lists and tuples, flattened with markers so that every parameter's
-# kind and each value's exact type are part of the memo's (typed) key. Only python_key decides;
-# the memo saves building its bytes again (~2 us of Python for a StridedSlice call).
+# are ints, None, lists and tuples, flattened as a prefix code (a scalar is _SCALAR and its value,
+# a vector _VECTOR, its items, _END), so that each parameter's kind and each value's exact type
+# (the lru is typed) are part of the memo's key. Only python_key decides; the memo saves
+# rebuilding its bytes (~2 us of Python for a StridedSlice call). Vectors past _MEMO_VECTOR_MAX
+# values skip it, which bounds what it holds.
+_SCALAR: Final = object()
 _VECTOR: Final = object()
 _END: Final = object()
 _MEMO_VECTOR_MAX: Final = 64
 
 
 def _memo_key(op: int, shape: Any, params: tuple[Any, ...]) -> bytes | None:
-    flat: list[Any] = []
+    flat: list[Any] = [op, shape]
+    append = flat.append
     for value in params:
         kind = type(value)
         if kind is list or kind is tuple:
             if len(value) > _MEMO_VECTOR_MAX:
                 return python_key(_NDARRAY, op, shape, *params)
-            flat.append(_VECTOR)
+            append(_VECTOR)
             flat += value
-            flat.append(_END)
+            append(_END)
         elif kind is int or value is None:
-            flat.append(value)
+            append(_SCALAR)
+            append(value)
         else:
             return python_key(_NDARRAY, op, shape, *params)
     try:
-        return _memo(op, shape, *flat)
+        return _memo(*flat)
     except TypeError:  # an unhashable value in a list
         return python_key(_NDARRAY, op, shape, *params)
 
@@ -230,17 +235,22 @@ def _memo_key(op: int, shape: Any, params: tuple[Any, ...]) -> bytes | None:
 def _memo(op: int, shape: Any, *flat: Any) -> bytes | None:
     params: list[Any] = []
     vector: list[Any] | None = None
+    scalar = False
     for value in flat:
-        if value is _VECTOR:
+        if scalar:
+            params.append(value)
+            scalar = False
+        elif value is _SCALAR:
+            scalar = True
+        elif value is _VECTOR:
             vector = []
         elif value is _END:
             assert vector is not None
             params.append(vector)
             vector = None
-        elif vector is not None:
-            vector.append(value)
         else:
-            params.append(value)
+            assert vector is not None
+            vector.append(value)
     return python_key(_NDARRAY, op, shape, *params)
 
 
