@@ -157,10 +157,12 @@ def test_check_reports_every_problem(tmp_path: Path) -> None:
         "<dim>2</dim><dim>4</dim></port></input>", "<dim>9</dim></port></input>"
     )
     report = ir.read_model(_write(tmp_path, xml, BIN)).check()
+    # Gather is opaque (taken as declared, no problem), and checked around: its output port
+    # says [2,4], the Result's input says [9].
     assert [(p.kind, p.layer_id, p.layer_type, p.port) for p in report.problems] == [
-        ("unsupported", "3", "Gather", None),  # read, reported, and checked around:
-        ("shape", "5", "Result", 0),  # its output port says [2,4], the Result's input says [9]
+        ("shape", "5", "Result", 0),
     ]
+    assert (report.checked, report.opaque) == ({}, {"Gather": 1})
     xml = _XML.replace(
         "<dim>2</dim><dim>4</dim></port>\n      </output>",
         "<dim>2</dim><dim>5</dim></port>\n      </output>",
@@ -174,13 +176,22 @@ def test_check_reports_every_problem(tmp_path: Path) -> None:
     assert "declares [2,5], but the shape is [3,4]" in str(report)
 
 
-def test_unsupported_layer_cannot_run(tmp_path: Path) -> None:
+def test_opaque_layer_cannot_run(tmp_path: Path) -> None:
     model = ir.read_model(
         _write(tmp_path, _XML.replace('type="VariadicSplit"', 'type="Gather"'), BIN)
     )
-    with pytest.raises(ir.UnsupportedOperatorError, match="1 unsupported layer") as info:
+    assert model.check().ok  # an opaque layer is no problem
+    with pytest.raises(ir.UnsupportedOperatorError) as info:
         model.run({"x": np.zeros((2, 6), np.float32)})
     assert (info.value.layer_id, info.value.layer_type) == ("3", "Gather")
+    assert str(info.value) == (
+        "IR: layer 3 'parts' (Gather): cannot run: datamove does not compute Gather layers, "
+        "and output 'parts_a' needs this one (hint: datamove runs Split, VariadicSplit, "
+        "StridedSlice, Slice, Concat; check() takes the other layers as the file declares them)"
+    )
+
+
+def test_unsupported_version_cannot_run(tmp_path: Path) -> None:
     model = ir.read_model(
         _write(
             tmp_path,
@@ -188,7 +199,12 @@ def test_unsupported_layer_cannot_run(tmp_path: Path) -> None:
             BIN,
         )
     )
-    assert "version 'opset99' of VariadicSplit" in model.check().problems[0].message
+    report = model.check()  # a modelled type in a version datamove lacks: a problem, not opaque
+    assert {p.kind for p in report.problems} == {"unsupported"}  # the Results' version too
+    assert "version 'opset99' of VariadicSplit" in report.problems[0].message
+    assert (report.checked, report.opaque) == ({}, {})
+    with pytest.raises(ir.UnsupportedOperatorError, match="3 unsupported layer"):
+        model.run({"x": np.zeros((2, 6), np.float32)})
 
 
 def test_run_rejects_bad_inputs(tmp_path: Path) -> None:

@@ -22,6 +22,7 @@ from datamove._shape import PartialShape, as_partial_shape
 from datamove.ir._errors import InputTypeError, IRError, UnsupportedOperatorError, where
 from datamove.ir._graph import Graph, Layer, Port, parse_graph, parse_shape_attr, split_names
 from datamove.ir._ops import (
+    LAYER_OPS,
     Info,
     Join,
     Planner,
@@ -31,6 +32,7 @@ from datamove.ir._ops import (
     const_layout,
     data_ports,
     infer_layer,
+    is_opaque,
     output_count,
     runner,
     shape_planner,
@@ -50,7 +52,8 @@ _FATAL_KINDS: Final = frozenset({"unsupported", "operator", "attribute", "ports"
 class Problem:
     """One problem `Model.check` found, and where: layer id, name, type and port.
 
-    ``kind`` is one of ``"unsupported"`` (a layer type or version datamove does not implement),
+    ``kind`` is one of ``"unsupported"`` (a version datamove does not implement of a layer type
+    it models; a layer of a type it does not model is *opaque*, not a problem),
     ``"operator"`` (an operator's rule is broken), ``"attribute"`` (a layer's attributes cannot be
     read), ``"shape"`` (a declared port shape disagrees with the inferred one), ``"element-type"``
     (likewise for a port's precision) and ``"ports"`` (a wrong number of ports).
@@ -82,13 +85,36 @@ class Problem:
 
 @dataclass(frozen=True, slots=True)
 class CheckReport:
-    """What `Model.check` found: every problem, and every inferred input and output shape."""
+    """What `Model.check` found: every problem, and every inferred input and output shape.
+
+    Attributes
+    ----------
+    model : str
+        The model's name (or its file name).
+    layers : int
+        The number of layers in the file.
+    problems : tuple of Problem
+        Every problem found, in graph order; none means ``ok``.
+    inputs, outputs : dict
+        Name -> ``(PartialShape, element type name)``, as inferred.
+    checked : dict of str to int
+        Layer type -> how many layers of it datamove checked (its data-movement operators:
+        Split, VariadicSplit, StridedSlice, Slice, Concat), in the order met in the file.
+        Parameter, Const and Result are in neither mapping.
+    opaque : dict of str to int
+        Layer type -> how many layers of a type datamove does not model (MatMul, Add...) it took
+        as the file declares them, in the order met in the file. They are not problems.
+    ports : dict
+        ``(layer id, port id)`` -> the inferred shape of every port.
+    """
 
     model: str
     layers: int
     problems: tuple[Problem, ...]
     inputs: dict[str, tuple[PartialShape, str | None]]
     outputs: dict[str, tuple[PartialShape, str | None]]
+    checked: dict[str, int]
+    opaque: dict[str, int]
     ports: dict[tuple[str, int], PartialShape] = field(repr=False)
 
     @property
@@ -100,6 +126,7 @@ class CheckReport:
         lines = [f"{self.model}: {self.layers} layers"]
         lines += [f"  input  {n}: {s} {t or '?'}" for n, (s, t) in self.inputs.items()]
         lines += [f"  output {n}: {s} {t or '?'}" for n, (s, t) in self.outputs.items()]
+        lines.append(self.summary())
         if self.ok:
             lines.append("OK: no problems found")
         else:
@@ -107,12 +134,34 @@ class CheckReport:
             lines += [f"  {p}" for p in self.problems]
         return "\n".join(lines)
 
+    def summary(self) -> str:
+        """What was checked and what taken as declared, by layer type, on one line.
+
+        Examples
+        --------
+        >>> import tempfile, pathlib
+        >>> from datamove.ir._examples import write_example
+        >>> path = write_example(pathlib.Path(tempfile.mkdtemp()))
+        >>> read_model(path).check().summary()
+        'checked 1 layer (VariadicSplit 1); 0 opaque'
+        """
+
+        def counts(by_type: dict[str, int]) -> str:
+            listed = ", ".join(f"{t} {n}" for t, n in by_type.items())
+            return f" ({listed})" if listed else ""
+
+        n = sum(self.checked.values())
+        line = f"checked {n} layer{'s' if n != 1 else ''}{counts(self.checked)}"
+        return f"{line}; {sum(self.opaque.values())} opaque{counts(self.opaque)}"
+
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dictionary."""
         return {
             "model": self.model,
             "layers": self.layers,
             "ok": self.ok,
+            "checked": dict(self.checked),
+            "opaque": dict(self.opaque),
             "inputs": {
                 n: {"shape": str(s), "element_type": t} for n, (s, t) in self.inputs.items()
             },
@@ -356,8 +405,12 @@ class Model:
         Returns
         -------
         CheckReport
-            ``report.ok``, ``report.problems`` (each with layer id, name, type and port) and the
-            inferred input and output shapes; ``str(report)`` is a readable report.
+            ``report.ok``, ``report.problems`` (each with layer id, name, type and port), the
+            inferred input and output shapes, and how many layers of each type were checked
+            (``report.checked``) or taken as declared (``report.opaque``: a layer of a type
+            datamove does not model, such as MatMul, keeps the dims and element types its
+            output ports declare, and the layers after it are checked with those; it is not a
+            problem). ``str(report)`` is a readable report.
 
         Examples
         --------
@@ -369,6 +422,7 @@ class Model:
           input  x: [2,6] f32
           output parts_a: [2,2] f32
           output parts_b: [2,4] f32
+        checked 1 layer (VariadicSplit 1); 0 opaque
         OK: no problems found
         >>> report = read_model(path).check({"x": "[2,1]"})
         >>> print(report.problems[0])
@@ -388,6 +442,14 @@ class Model:
             except ValidationError as exc:
                 raise IRError(f"input_shapes[{name!r}]", shape, exc.rule, hint=exc.hint) from None
         infos, problems, ports = self._infer(overrides, compare=not overrides)
+        checked: dict[str, int] = {}
+        opaque: dict[str, int] = {}
+        for layer in self._graph.layers:
+            op = LAYER_OPS.get(layer.type)
+            if op is None:
+                opaque[layer.type] = opaque.get(layer.type, 0) + 1
+            elif op.counted and unsupported_reason(layer) is None:
+                checked[layer.type] = checked.get(layer.type, 0) + 1
         inputs = {}
         for name, k in self._input_names.items():
             p = self._params[k]
@@ -407,6 +469,8 @@ class Model:
             tuple(problems),
             inputs,
             outputs,
+            checked,
+            opaque,
             ports,
         )
 
@@ -433,7 +497,7 @@ class Model:
             reason = unsupported_reason(layer)
             if reason is not None:
                 report(layer, "unsupported", reason)
-            else:
+            elif not is_opaque(layer):  # an opaque layer keeps its declared outputs
                 try:
                     check_input_count(layer, len(ins))
                     count = output_count(layer, ins)  # before inference: num_splits may be 10**8
@@ -504,8 +568,37 @@ class Model:
         return infos, problems, ports
 
     # -- run --------------------------------------------------------------------------------
+    def _needs(self) -> dict[int, Layer]:
+        """Each layer an output needs (by index) -> the first Result, in file order, needing it."""
+        layers = self._graph.layers
+        needs: dict[int, Layer] = {}
+        for result in self._results:
+            todo = [result.index]
+            while todo:
+                idx = todo.pop()
+                if idx not in needs:
+                    needs[idx] = result
+                    todo.extend(src for src, _ in layers[idx].sources if src not in needs)
+        return needs
+
     def _build_plan(self) -> _Plan:
         graph = self._graph
+        needs = self._needs()
+        opaque = [graph.layers[i] for i in graph.order if i in needs and is_opaque(graph.layers[i])]
+        if opaque:
+            first = opaque[0]
+            output = self._output_name(needs[first.index])
+            modelled = ", ".join(name for name, op in LAYER_OPS.items() if op.counted)
+            more = f"; {len(opaque) - 1} more opaque layer(s) are needed" if len(opaque) > 1 else ""
+            raise first.error(
+                None,
+                None,
+                f"cannot run: datamove does not compute {first.type} layers, "
+                f"and output {output!r} needs this one",
+                cls=UnsupportedOperatorError,
+                hint=f"datamove runs {modelled}; check() takes the other layers as the file "
+                f"declares them{more}",
+            )
         bad = [x for x in graph.layers if unsupported_reason(x) is not None]
         if bad:
             first = bad[0]
@@ -547,6 +640,8 @@ class Model:
             layer = graph.layers[idx]
             outs = tuple(slot[(idx, k)] for k in range(len(layer.outputs)))
             ins = tuple(slot[s] for s in layer.sources)
+            if idx not in needs and layer.type != "Parameter":  # no output needs it: not run
+                continue
             if layer.type == "Parameter":
                 if len(outs) != 1:
                     raise layer.error("outputs", len(outs), "must be exactly one port")
@@ -599,7 +694,9 @@ class Model:
         Raises
         ------
         UnsupportedOperatorError
-            If the model has a layer datamove cannot run.
+            If an output needs a layer datamove does not compute (an opaque layer such as
+            MatMul: the error names the first), or the model has a layer of a version datamove
+            does not implement. Layers that no output needs are not run.
         InputTypeError
             For an input that is not an array, or not of the declared element type (an
             `IRError` and a `datamove.DTypeError`).

@@ -1,5 +1,8 @@
 """The supported layer types: one `LayerOp` record each, in the one registry `LAYER_OPS`.
 
+A layer of any other type is *opaque* (`is_opaque`): datamove does not model it, takes its
+outputs as the file declares them, and checks the layers around it.
+
 A record says what datamove does with a layer type: how many inputs it takes and which are
 data, how its outputs are inferred (shape, element type, and value when a small constant), how
 it runs on arrays, and, where its outputs depend on its input shapes alone, its shape plan:
@@ -56,6 +59,7 @@ __all__ = [
     "data_ports",
     "infer_concat",
     "infer_layer",
+    "is_opaque",
     "output_count",
     "runner",
     "shape_planner",
@@ -122,6 +126,8 @@ class LayerOp:
     version: int = 1  # the operator's version (Slice-8), the first opset that holds it
     newest_opset: int = MAX_OPSET  # the versions read: opset{version} to this
     exact_case: bool = False  # OpenVINO matches the type's spelling exactly (Const)
+    # Counted in CheckReport.checked; False for the ends of the graph (Parameter, Const, Result).
+    counted: bool = True
 
 
 def _etype(layer: Layer, key: str = "element_type") -> ElementType:
@@ -479,9 +485,19 @@ def _concat_plan(layer: Layer, _fixed: Fixed) -> Planner:
 LAYER_OPS: Final[dict[str, LayerOp]] = {
     op.name: op
     for op in (
-        LayerOp("Parameter", (0,), _parameter_infer, newest_opset=MAX_OPSET + 1),  # opset17 too
-        LayerOp("Const", (0,), _const_infer, exact_case=True),
-        LayerOp("Result", (1,), _result_infer, _result_run, _result_plan, data_ports=(0,)),
+        LayerOp(  # opset17 too
+            "Parameter", (0,), _parameter_infer, newest_opset=MAX_OPSET + 1, counted=False
+        ),
+        LayerOp("Const", (0,), _const_infer, exact_case=True, counted=False),
+        LayerOp(
+            "Result",
+            (1,),
+            _result_infer,
+            _result_run,
+            _result_plan,
+            data_ports=(0,),
+            counted=False,
+        ),
         LayerOp(
             "Split",
             (2,),
@@ -520,11 +536,25 @@ def caseless_types() -> dict[str, str]:
 
 
 # -- dispatch ----------------------------------------------------------------------------------
+def is_opaque(layer: Layer) -> bool:
+    """Whether datamove does not model this layer's type: it is taken as the file declares it.
+
+    A well-formed layer of any type that `LAYER_OPS` lacks (MatMul, Add, ShapeOf...): its output
+    ports keep the dims and element types the file writes, and the layers after it are checked
+    with those. It is never executed. A type datamove models in a version it does not implement
+    is not opaque but a problem (`unsupported_reason`).
+    """
+    return layer.type not in LAYER_OPS
+
+
 def unsupported_reason(layer: Layer) -> str | None:
-    """Why datamove cannot handle this layer (type or version), or ``None`` if it can."""
+    """Why datamove cannot handle a layer of a type it models (its version), or ``None``.
+
+    ``None`` too for an opaque layer (`is_opaque`): its version is not datamove's business.
+    """
     op = LAYER_OPS.get(layer.type)
     if op is None:
-        return f"layer type {layer.type!r} is not supported"
+        return None
     version = layer.version
     match = _OPSET_VERSION.fullmatch(version)
     if match is None or not op.version <= int(match[1]) <= op.newest_opset:
