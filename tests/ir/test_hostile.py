@@ -191,6 +191,35 @@ def test_opaque_layer_cannot_run(tmp_path: Path) -> None:
     )
 
 
+def test_an_opaque_layer_no_output_needs_does_not_stop_run(tmp_path: Path) -> None:
+    # x -> Relu (opaque) -> Reshape (opaque), dangling: nothing is run for them.
+    dead = """
+    <layer id="6" name="relu" type="Relu" version="opset1">
+      <input><port id="0" precision="FP32"><dim>2</dim><dim>6</dim></port></input>
+      <output><port id="1" precision="FP32"><dim>2</dim><dim>6</dim></port></output>
+    </layer>
+    <layer id="7" name="flat" type="Reshape" version="opset1">
+      <input><port id="0" precision="FP32"><dim>2</dim><dim>6</dim></port></input>
+      <output><port id="1" precision="FP32"><dim>12</dim></port></output>
+    </layer>
+  </layers>"""
+    edges = """
+    <edge from-layer="0" from-port="0" to-layer="6" to-port="0"/>
+    <edge from-layer="6" from-port="1" to-layer="7" to-port="0"/>
+  </edges>"""
+    xml = _XML.replace("\n  </layers>", dead).replace("\n  </edges>", edges)
+    model = ir.read_model(_write(tmp_path, xml, BIN))
+    report = model.check()
+    assert (report.ok, report.checked, report.opaque) == (
+        True,
+        {"VariadicSplit": 1},
+        {"Relu": 1, "Reshape": 1},
+    )
+    x = np.arange(12, dtype=np.float32).reshape(2, 6)
+    for _ in range(3):  # the checked path, then the shape plan
+        assert model.run({"x": x})["parts_b"].tolist() == x[:, 2:].tolist()
+
+
 def test_unsupported_version_cannot_run(tmp_path: Path) -> None:
     model = ir.read_model(
         _write(
