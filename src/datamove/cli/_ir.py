@@ -23,7 +23,8 @@ examples:
   datamove check model.xml --input-shape "x=[?,3,224,224]"
   datamove check model.xml --json
 
-exit status: 0 no problems, 1 problems found (or the file cannot be read), 2 usage error
+exit status: 0 no problems (opaque layers, of types datamove does not model, are none),
+1 problems found (or the file cannot be read), 2 usage error
 """
 
 _RUN_EPILOG = """\
@@ -131,7 +132,8 @@ def register(subparsers: Any) -> None:
         help="infer every port's shape of an OpenVINO IR model and report all problems",
         description="Read an OpenVINO IR model (.xml + .bin), infer every port's shape from its "
         "inputs, compare with the dims the file declares, and report every problem with the "
-        "layer's id, name, type and port.",
+        "layer's id, name, type and port. Layers of types datamove does not model (MatMul, "
+        "Add...) are opaque: taken as the file declares them, counted, and checked around.",
         epilog=_CHECK_EPILOG,
         formatter_class=fmt,
     )
