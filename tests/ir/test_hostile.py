@@ -220,6 +220,30 @@ def test_an_opaque_layer_no_output_needs_does_not_stop_run(tmp_path: Path) -> No
         assert model.run({"x": x})["parts_b"].tolist() == x[:, 2:].tolist()
 
 
+@pytest.mark.parametrize(
+    ("opaque", "parts_a", "parts_b"),
+    [
+        pytest.param(("axis",), "[2,2..6]", "[..2,4..6]", id="axis"),  # axis 0 or 1
+        pytest.param(("lengths",), "[2,..6]", "[2,..6]", id="lengths"),  # Unknown(2)
+        pytest.param(("axis", "lengths"), "[..2,..6]", "[..2,..6]", id="both"),
+    ],
+)
+def test_index_inputs_an_opaque_layer_makes_are_unknown(
+    tmp_path: Path, opaque: tuple[str, ...], parts_a: str, parts_b: str
+) -> None:
+    # VariadicSplit's axis or split_lengths made by a layer datamove does not model: the
+    # layer is still checked, with an unknown of the length the port declares.
+    xml = _XML
+    for name in opaque:
+        xml = xml.replace(f'name="{name}" type="Const"', f'name="{name}" type="ReadValue"')
+    report = ir.read_model(_write(tmp_path, xml, BIN)).check()
+    assert (report.ok, report.opaque) == (True, {"ReadValue": len(opaque)})
+    assert {n: str(s) for n, (s, _) in report.outputs.items()} == {
+        "parts_a": parts_a,
+        "parts_b": parts_b,
+    }
+
+
 def test_unsupported_version_cannot_run(tmp_path: Path) -> None:
     model = ir.read_model(
         _write(
