@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple
 import numpy as np
 
 from datamove._errors import ValidationError
+from datamove._shape import INT64_MAX, INT64_MIN
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -113,8 +114,6 @@ def chunks(axis: int, bounds: list[int]) -> Plan:
 # -- the key rule ------------------------------------------------------------------------------
 _KEY_WORDS: Final = 256  # DM_KEY_WORDS in csrc/plans.c
 _MAX_PARAMS: Final = 8  # DM_MAX_PARAMS
-_INT64_MIN: Final = -(2**63)
-_INT64_MAX: Final = 2**63 - 1
 _NATIVE_INTS: Final = frozenset("bhilqBHILQ")  # buffer formats of native integer arrays
 _NDARRAY: Final = np.ndarray
 
@@ -135,7 +134,7 @@ def python_key(ndarray: type, op: int, shape: Any, *params: Any) -> bytes | None
     if (
         type(shape) is not tuple
         or type(op) is not int
-        or not _INT64_MIN <= op <= _INT64_MAX
+        or not INT64_MIN <= op <= INT64_MAX
         or len(shape) > _KEY_WORDS - 2 - len(params)
     ):
         return None
@@ -144,7 +143,7 @@ def python_key(ndarray: type, op: int, shape: Any, *params: Any) -> bytes | None
             shape = tuple(map(operator.index, shape))
         except TypeError:
             return None
-    if shape and not (min(shape) >= _INT64_MIN and max(shape) <= _INT64_MAX):
+    if shape and not (min(shape) >= INT64_MIN and max(shape) <= INT64_MAX):
         return None
     words = [op, len(shape), *shape]
     append = words.append
@@ -153,7 +152,7 @@ def python_key(ndarray: type, op: int, shape: Any, *params: Any) -> bytes | None
         if value is None:
             append(0)
         elif kind is int:
-            if not _INT64_MIN <= value <= _INT64_MAX:
+            if not INT64_MIN <= value <= INT64_MAX:
                 return None
             append(1)
             append(value)
@@ -161,7 +160,7 @@ def python_key(ndarray: type, op: int, shape: Any, *params: Any) -> bytes | None
             if value:
                 if len(value) > _KEY_WORDS or not _INT.issuperset(map(type, value)):
                     return None
-                if not (min(value) >= _INT64_MIN and max(value) <= _INT64_MAX):
+                if not (min(value) >= INT64_MIN and max(value) <= INT64_MAX):
                     return None
             append(2 + (len(value) << 8))
             words += value
@@ -172,7 +171,7 @@ def python_key(ndarray: type, op: int, shape: Any, *params: Any) -> bytes | None
             if len(value) > _KEY_WORDS:
                 return None
             items = value.tolist()
-            if dtype.kind == "u" and items and max(items) > _INT64_MAX:
+            if dtype.kind == "u" and items and max(items) > INT64_MAX:
                 return None
             append(2 + (len(items) << 8))
             words += items
@@ -398,7 +397,7 @@ def _snapshot(value: Any) -> Any:
         and value.dtype.isnative
     ):
         items = value.tolist()
-        if value.dtype.kind == "u" and items and max(items) > _INT64_MAX:
+        if value.dtype.kind == "u" and items and max(items) > INT64_MAX:
             return value  # beyond int64: no key, and the checks name the array
         return tuple(items)
     return value

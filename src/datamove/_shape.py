@@ -24,7 +24,8 @@ __all__ = [
     "as_partial_shape",
 ]
 
-INT64_MAX: Final = 2**63 - 1
+INT64_MIN: Final = -(2**63)
+INT64_MAX: Final = 2**63 - 1  # OpenVINO computes indices in int64; datamove never wraps them
 
 MAX_LENGTH: Final = 2**20
 """The most outputs and the longest 1-D parameter any operator takes (1,048,576).

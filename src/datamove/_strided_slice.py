@@ -59,8 +59,8 @@ class Params(NamedTuple):
     begin: Vector
     end: Vector
     stride: Vector  # all ones when absent and the length is known
-    m: int | None  # number of addressed axes: len(begin), when known
-    begin_mask: tuple[int, ...]  # the five masks, cut or zero-padded to m (when known)
+    addressed: int | None  # the number of addressed axes: len(begin), when known
+    begin_mask: tuple[int, ...]  # the five masks, cut or zero-padded to `addressed` (if known)
     end_mask: tuple[int, ...]
     new_axis_mask: tuple[int, ...]
     shrink_axis_mask: tuple[int, ...]
@@ -77,10 +77,10 @@ def _length(v: Vector) -> int | None:
     return v.length if isinstance(v, Unknown) else len(v)
 
 
-def _fit(mask: tuple[int, ...], m: int | None) -> tuple[int, ...]:
-    if m is None:
+def _fit(mask: tuple[int, ...], addressed: int | None) -> tuple[int, ...]:
+    if addressed is None:
         return mask
-    return (mask + (0,) * m)[:m]
+    return (mask + (0,) * addressed)[:addressed]
 
 
 def _params(
@@ -115,20 +115,20 @@ def _params(
             f"has {le} values, but begin has {lb}; begin and end need to have the same number "
             "of values",
         )
-    m = lb if lb is not None else le
+    addressed = lb if lb is not None else le
     if s is None:
-        s = Unknown() if m is None else (1,) * m
+        s = Unknown() if addressed is None else (1,) * addressed
     else:
         ls = _length(s)
-        if m is None:
-            m = ls
-        elif ls is not None and ls != m:
+        if addressed is None:
+            addressed = ls
+        elif ls is not None and ls != addressed:
             raise ValidationError(
                 OP,
                 "stride",
                 stride,
-                f"has {ls} values, but begin and end have {m}; stride needs to have the same "
-                "number of values as begin and end",
+                f"has {ls} values, but begin and end have {addressed}; stride needs to have the "
+                "same number of values as begin and end",
             )
     if sum(masks[4]) > 1:
         raise ValidationError(
@@ -137,20 +137,23 @@ def _params(
             ellipsis_mask,
             "sets more than one bit; at most one ellipsis is allowed",
         )
-    bm, em, nm, sm, el = (_fit(mask, m) for mask in masks)
-    return Params(b, e, s, m, bm, em, nm, sm, el)
+    return Params(b, e, s, addressed, *[_fit(mask, addressed) for mask in masks])
 
 
 def _walk(
-    rank: int, m: int, new_axis: tuple[int, ...], shrink: tuple[int, ...], ellipsis: tuple[int, ...]
+    rank: int,
+    addressed: int,
+    new_axis: tuple[int, ...],
+    shrink: tuple[int, ...],
+    ellipsis: tuple[int, ...],
 ) -> tuple[Step, ...]:
-    """The axis walk: which output axis comes from where (masks already fitted to ``m``)."""
+    """The axis walk: which output axis comes from where (masks already fitted to ``addressed``)."""
     steps: list[Step] = []
     j = 0  # the input axis cursor
-    for i in range(m):
+    for i in range(addressed):
         if ellipsis[i]:
             before = sum(1 for k in range(i) if not new_axis[k])
-            after = sum(1 for k in range(i + 1, m) if not new_axis[k])
+            after = sum(1 for k in range(i + 1, addressed) if not new_axis[k])
             hidden = rank - before - after
             if hidden < 0:
                 raise ValidationError(
@@ -180,26 +183,26 @@ def _walk(
 
 
 def _walk_for(p: Params, rank: int, begin: Any) -> tuple[Step, ...]:
-    assert p.m is not None
+    assert p.addressed is not None
     try:
-        return _walk(rank, p.m, p.new_axis_mask, p.shrink_axis_mask, p.ellipsis_mask)
+        return _walk(rank, p.addressed, p.new_axis_mask, p.shrink_axis_mask, p.ellipsis_mask)
     except ValidationError as exc:  # name the caller's value in the message
         raise ValidationError(exc.op, exc.argument, begin, exc.rule) from None
 
 
 # -- one axis --------------------------------------------------------------------------------------
-def clamp_bounds(d: int, b: int, e: int, s: int, bm: int, em: int) -> tuple[int, int]:
+def clamp_bounds(d: int, b: int, e: int, s: int, begin_mask: int, end_mask: int) -> tuple[int, int]:
     """OpenVINO's clamp of one sliced axis of size ``d >= 1``: ``(start, stop)`` for ``range``.
 
     With a negative stride, ``begin`` clamps into ``[0, d - 1]`` (so a begin below ``-d`` starts
     at index 0, unlike NumPy) and ``stop == -1`` means "through index 0".
     """
     if s > 0:
-        start = 0 if bm else min(max(b + d if b < 0 else b, 0), d)
-        stop = d if em else min(max(e + d if e < 0 else e, 0), d)
+        start = 0 if begin_mask else min(max(b + d if b < 0 else b, 0), d)
+        stop = d if end_mask else min(max(e + d if e < 0 else e, 0), d)
     else:
-        start = d - 1 if bm else min(max(b + d if b < 0 else b, 0), d - 1)
-        stop = -1 if em else min(max(e + d if e < 0 else e, -1), d)
+        start = d - 1 if begin_mask else min(max(b + d if b < 0 else b, 0), d - 1)
+        stop = -1 if end_mask else min(max(e + d if e < 0 else e, -1), d)
     return start, stop
 
 
@@ -208,13 +211,6 @@ def _count(start: int, stop: int, s: int) -> int:
     if s > 0:
         return max(0, -((start - stop) // s))
     return max(0, -((stop - start) // -s))
-
-
-def _slice_length(d: int, b: int, e: int, s: int, bm: int, em: int) -> int:
-    if d == 0:
-        return 0
-    start, stop = clamp_bounds(d, b, e, s, bm, em)
-    return _count(start, stop, s)
 
 
 def _shrink_index(d: int, b: int, i: int) -> int:
@@ -248,7 +244,7 @@ def _check_stride(p: Params, steps: tuple[Step, ...]) -> None:
 
 # -- shape inference -----------------------------------------------------------------------------
 def range_length(
-    dim: Dimension, b: int | None, e: int | None, s: int | None, bm: int, em: int
+    dim: Dimension, b: int | None, e: int | None, s: int | None, begin_mask: int, end_mask: int
 ) -> Dimension:
     """Exact hull of the sliced length over every size in ``dim`` (``None``: value unknown).
 
@@ -256,16 +252,16 @@ def range_length(
     in the size with breakpoints near ``0``, ``|begin|`` and ``|end|``; so the extremes lie at
     those breakpoints or at the ends of the interval.
     """
-    if bm:
+    if begin_mask:
         b = 0
-    if em:
+    if end_mask:
         e = 0
     signs = (1, -1) if s is None else (s,)
 
     def ends(d: int, sign: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        known_b = bm or b is not None
-        known_e = em or e is not None
-        start, stop = clamp_bounds(d, b or 0, e or 0, sign, bm, em)
+        known_b = begin_mask or b is not None
+        known_e = end_mask or e is not None
+        start, stop = clamp_bounds(d, b or 0, e or 0, sign, begin_mask, end_mask)
         starts = (start,) if known_b else ((0, d) if sign > 0 else (0, d - 1))
         stops = (stop,) if known_e else ((0, d) if sign > 0 else (-1, d))
         return starts, stops
@@ -373,7 +369,7 @@ def infer_strided_slice(
     p = _params(
         begin, end, stride, begin_mask, end_mask, new_axis_mask, shrink_axis_mask, ellipsis_mask
     )
-    if ps.rank is None or p.m is None:
+    if ps.rank is None or p.addressed is None:
         return PartialShape(None)
     steps = _walk_for(p, ps.rank, begin)
     _check_stride(p, steps)

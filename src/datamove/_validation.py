@@ -10,12 +10,12 @@ A vector holds at most ``MAX_LENGTH`` values.
 from __future__ import annotations
 
 import operator
-from typing import Any, Final
+from typing import Any
 
 import numpy as np
 
 from datamove._errors import AxisError, DTypeError, ValidationError
-from datamove._shape import MAX_LENGTH, NOT_A_SEQUENCE
+from datamove._shape import INT64_MAX, INT64_MIN, MAX_LENGTH, NOT_A_SEQUENCE
 
 __all__ = [
     "MAX_LENGTH",
@@ -28,9 +28,6 @@ __all__ = [
     "out_overlaps_input",
     "out_overlaps_itself",
 ]
-
-INT64_MIN: Final = -(2**63)
-INT64_MAX: Final = 2**63 - 1
 
 
 def _check_range(

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from datamove._errors import ValidationError
 from datamove._files import read_regular
-from datamove._shape import Dimension, PartialShape
+from datamove._shape import INT64_MAX, INT64_MIN, Dimension, PartialShape
 from datamove.ir._errors import IRError
 from datamove.ir._types import OPENVINO_PRECISIONS
 
@@ -31,7 +31,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Graph", "Layer", "Port", "parse_graph", "parse_shape_attr", "split_names"]
 
-INT64_MAX: Final = 2**63 - 1
 _MAX_NUMBER_CHARS: Final = 24  # longest decimal text an int64 (with sign and spaces) can need
 _MAX_SHOWN_LAYERS: Final = 5
 # The largest .xml read: an IR's .xml holds only the graph (its weights are in the .bin), and
@@ -142,7 +141,7 @@ def parse_int(text: str, argument: str, layer: Layer | None = None) -> int:
     if len(stripped) > _MAX_NUMBER_CHARS or not re.fullmatch(r"[+-]?[0-9]+", stripped):
         raise _err(layer, argument, text, "is not an integer")
     value = int(stripped)
-    if not -INT64_MAX - 1 <= value <= INT64_MAX:
+    if not INT64_MIN <= value <= INT64_MAX:
         raise _err(layer, argument, text, "does not fit in int64")
     return value
 
@@ -191,7 +190,7 @@ def parse_attr_int(text: str, argument: str, layer: Layer | None = None) -> int:
         )
         raise _err(layer, argument, text, "is not an integer", hint=hint)
     value = int(match[1])
-    if not -INT64_MAX - 1 <= value <= INT64_MAX:
+    if not INT64_MIN <= value <= INT64_MAX:
         raise _err(layer, argument, text, "does not fit in int64")
     return value
 
