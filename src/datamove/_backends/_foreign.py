@@ -47,7 +47,6 @@ __all__ = [
 ]
 
 _TORCH_NEGATIVE_STEP = "https://github.com/pytorch/pytorch/issues/59786"
-_JAX_NO_VIEWS = "https://github.com/jax-ml/jax/issues/11585"
 DASK_UNKNOWN_CHUNKS = "https://github.com/dask/dask/issues/6586"
 
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from datamove.ir._errors import IRError
 
-__all__ = ["ELEMENT_TYPES", "ElementType", "decode", "element_type_of", "encode"]
+__all__ = ["ELEMENT_TYPES", "ElementType", "decode", "encode"]
 
 
 @dataclass(frozen=True)
@@ -146,26 +146,6 @@ OPENVINO_PRECISIONS: Final = frozenset(
 )
 """Every port precision OpenVINO 2026.4 reads (``tests/ir/test_reader_rules.py`` asks it); others
 (``fp32``, ``bool``, ``XYZ``) make it refuse the file."""
-
-
-def element_type_of(dtype: Any) -> ElementType | None:
-    """The element type of a NumPy (or ml_dtypes) dtype, or ``None`` if OpenVINO has none.
-
-    Examples
-    --------
-    >>> element_type_of(np.dtype("float32")).name
-    'f32'
-    >>> element_type_of(np.dtype("complex64")) is None
-    True
-    """
-    try:
-        name = np.dtype(dtype).name
-    except TypeError:
-        return None
-    for t in _TABLE:
-        if t.name != "u1" and t.dtype_name.removeprefix("ml_dtypes.") == name:
-            return t
-    return {"float8_e4m3fn": ELEMENT_TYPES["f8e4m3"]}.get(name)
 
 
 def decode(
