@@ -82,6 +82,14 @@ def _params(
     return b, e, s, a, n
 
 
+def _check_rank(rank: int) -> None:
+    """Slice-8 takes data of rank 1 or more (the spec; OpenVINO: "can't be a scalar")."""
+    if rank == 0:
+        raise ValidationError(
+            OP, "data.shape", [], "is a scalar (rank 0); Slice needs data of rank 1 or more"
+        )
+
+
 def _axes(start: Any, axes: Any, a: Vector | None, n: int, rank: int) -> tuple[int, ...]:
     """The listed axes, each in ``[0, rank)``, none twice (``axes=None``: the first ``n``)."""
     if n > rank:
@@ -112,7 +120,7 @@ def infer_slice(
     Parameters
     ----------
     shape : PartialShape, sequence or str
-        The shape of ``data``, e.g. ``"[?,2..10,12]"``.
+        The shape of ``data``, e.g. ``"[?,2..10,12]"``: rank 1 or more (or dynamic).
     start, stop, step : sequence of int, integer array, or Unknown
         One value per sliced axis; ``UNKNOWN`` or ``Unknown(n)`` for values known only at run
         time. ``step`` must not hold 0.
@@ -138,6 +146,7 @@ def infer_slice(
         return PartialShape(None)
     dims = list(ps.dims)
     rank = len(dims)
+    _check_rank(rank)
 
     def value(v: Vector, i: int | None) -> int | None:
         return None if isinstance(v, Unknown) or i is None else v[i]
@@ -177,6 +186,7 @@ def _build(shape: tuple[int, ...], start: Any, stop: Any, step: Any, axes: Any) 
     assert not isinstance(s, Unknown)
     assert n is not None
     rank = len(shape)
+    _check_rank(rank)
     if rank > NUMPY_MAXDIMS:  # a shape no NumPy array has (datamove explain slice asks)
         raise ValidationError(OP, "data", None, f"has rank {rank}, more than NumPy's limit")
     index: list[Any] = [_py_slice(None)] * rank
@@ -216,7 +226,8 @@ def slice(  # noqa: A001 - the spec's name; datamove.slice, as dm.split
     Parameters
     ----------
     data : array
-        A NumPy array (or any array the backend layer supports; see the README).
+        A NumPy array (or any array the backend layer supports; see the README), of rank 1 or
+        more.
     start, stop : sequence of int or 1-D integer array
         One value per sliced axis. Negative values count from the end; values past the ends
         are clamped as OpenVINO clamps them (``INT64_MAX``/``INT64_MIN`` mean "to the end").
