@@ -1,6 +1,8 @@
-"""The OpenVINO runtime as a test oracle for Split-1, VariadicSplit-1 and StridedSlice-1.
+"""The OpenVINO runtime as a test oracle for Split-1, VariadicSplit-1, StridedSlice-1, Slice-8
+and Concat-1.
 
-Each builder makes one ``opset1`` node whose ``data`` input is a ``Parameter`` of the given
+Each builder makes one node (``opset1``; Slice from ``opset8``) whose ``data`` input is a
+``Parameter`` of the given
 (partial) shape, and whose other inputs are ``Constant`` nodes, or ``Parameter`` nodes where the
 caller passes :class:`Param` (OpenVINO's "non-constant input", datamove's ``dm.UNKNOWN``). The
 result is an :class:`Inferred`: the inferred output shapes in OpenVINO's notation, or the
@@ -8,7 +10,9 @@ normalised error. ``Inferred.evaluate`` runs the node's reference ``Node.evaluat
 TEMPLATE plugin and constant folding use); :func:`run_cpu` compiles the same graph for the CPU
 plugin, which has known bugs (``research/openvino-semantics.md`` section 2.4) and is therefore used
 only where it agrees with the reference; :func:`run_ir` compiles and runs an IR file, and
-:func:`evaluate_ir` runs one with the reference implementation.
+:func:`evaluate_ir` runs one with the reference implementation. :func:`evaluate_all` and
+:func:`run_cpu_all` run many nodes in one call to the worker (the CPU plugin: one compiled model
+for all of them), for differential tests of thousands of cases.
 
 **Running OpenVINO is isolated.** Shape inference (building the node, ``ov.PartialShape``) runs in
 the test process. Everything that runs a kernel (``Node.evaluate``, ``compile_model`` and
@@ -31,6 +35,7 @@ from __future__ import annotations
 
 import atexit
 import functools
+import itertools
 import os
 import pickle
 import re
@@ -85,10 +90,13 @@ def _ov() -> Any:
 
 
 @functools.cache
-def _factory() -> Any:
+def _factory(opset: str = "opset1") -> Any:
     from openvino.utils.node_factory import NodeFactory
 
-    return NodeFactory("opset1")
+    return NodeFactory(opset)
+
+
+_OPSETS = {"Slice": "opset8"}  # the operators not in opset1, and the opset that has them
 
 
 def partial_shape(shape: str | Sequence[int | str] | None) -> Any:
@@ -135,7 +143,7 @@ def _build(recipe: Recipe) -> Any:
     """The node of ``recipe`` (shape inference runs here; raises RuntimeError where it rejects)."""
     op, specs, attributes = recipe
     nodes = [_input_node(spec) for spec in specs]
-    return _factory().create(op, [n.output(0) for n in nodes], attributes)
+    return _factory(_OPSETS.get(op, "opset1")).create(op, [n.output(0) for n in nodes], attributes)
 
 
 # -- errors --------------------------------------------------------------------------------------
@@ -172,6 +180,12 @@ _RULES: tuple[tuple[str, str], ...] = (
     (r"num_real_axes <= input_shape", "ellipsis: too many axes"),
     (r"Element not supported", "element type"),
     (r"overflow while accumulating element count", "overflow"),
+    (r"Step must be non-zero", "step non-zero"),
+    (r"values in `axes` input must be unique", "axes unique"),
+    (r"`data` input can't be a scalar", "data not a scalar"),
+    (r"`start` input dim size can't be bigger than `data` rank", "len(start) <= rank"),
+    (r"Argument shapes are inconsistent", "concat shapes"),
+    (r"Argument element types are inconsistent", "concat element types"),
 )
 
 
@@ -239,7 +253,7 @@ class Inferred:
         """
         if not self.ok or self.recipe is None:
             raise OpenVINOError(self.error or "")
-        _refuse_known_bug(self, "evaluate")
+        _refuse_known_bug(self, "evaluate", runtime)
         return _call("evaluate", self.recipe, data, runtime)  # type: ignore[no-any-return]
 
 
@@ -298,6 +312,25 @@ def strided_slice(
     return _infer(("StridedSlice", tuple(specs), attributes))
 
 
+def slice(  # noqa: A001 - the operator's name, as dm.slice
+    shape: Any, start: Any, stop: Any, step: Any, axes: Any = None, *, dtype: Any = np.float32
+) -> Inferred:
+    """Slice-8 (opset8); ``axes=None`` builds the 4-input form. Each index input a value (an
+    array keeps its element type; other values are i64) or a Param."""
+    specs = [("Parameter", np.dtype(dtype), shape), _spec(start), _spec(stop), _spec(step)]
+    if axes is not None:
+        specs.append(_spec(axes))
+    return _infer(("Slice", tuple(specs), {}))
+
+
+def concat(shapes: Sequence[Any], axis: int, *, dtypes: Sequence[Any] | None = None) -> Inferred:
+    """Concat-1 of Parameters of ``shapes`` (and element types ``dtypes``, float32 by default):
+    evaluate and run it with the first input's value as ``data``, the others' as run-time values."""
+    kinds = dtypes if dtypes is not None else [np.float32] * len(shapes)
+    specs = tuple(("Parameter", np.dtype(t), s) for s, t in zip(shapes, kinds, strict=True))
+    return _infer(("Concat", specs, {"axis": axis}))
+
+
 def pad_masks(count: int, masks: dict[str, Sequence[int]]) -> dict[str, list[int]]:
     """Every mask padded with zeros or cut to ``count`` = len(begin): OpenVINO demands masks of
     equal lengths (divergence 1), and bits past ``len(begin)`` never count (divergence 2)."""
@@ -334,6 +367,20 @@ INT64_MIN_STRIDE = (
 )
 
 
+SLICE_STEP_INT32_MIN = (
+    "a constant Slice step of INT32_MIN or below kills OpenVINO's CPU plugin (SIGFPE) where the "
+    "output has elements (-INT64_MAX: garbage values instead); docs/semantics.md, divergence S-3"
+)
+SLICE_RUN_TIME_INT32 = (
+    "OpenVINO's CPU plugin truncates run-time Slice start, stop and step to 32 bits, and a "
+    "step of INT32_MIN (after truncation) kills it (SIGFPE); docs/semantics.md, divergence S-4"
+)
+SLICE_RUN_TIME_EMPTY = (
+    "OpenVINO's CPU plugin fails on run-time Slice inputs with no values ('ptr is Null'); "
+    "docs/semantics.md, divergence S-5"
+)
+
+
 class KnownBugError(Exception):
     """The oracle refuses to run OpenVINO on an input where it is known to be wrong or to crash."""
 
@@ -346,12 +393,34 @@ def ellipsis_shares_index(masks: dict[str, Sequence[int]], count: int | None = N
     return any(e and any(i < len(m) and m[i] for m in others) for i, e in enumerate(ellipsis))
 
 
-def known_bug(inferred: Inferred, where: str = "evaluate") -> str | None:
+def _slice_known_bug(specs: Sequence[Spec], where: str, runtime: Sequence[Any]) -> str | None:
+    """Slice's known bugs: all on the CPU plugin; ``runtime`` the values of its Parameters."""
+    if where != "cpu":
+        return None
+    given = iter(runtime)
+    values = [next(given, None) if s[0] == "Parameter" else s[1] for s in specs[1:4]]
+    if specs[3][0] == "Constant" and any(v <= -(2**31) for v in np.asarray(specs[3][1]).flat):
+        return SLICE_STEP_INT32_MIN
+    if any(s[0] == "Parameter" for s in specs[1:4]) and all(v is not None for v in values):
+        start, stop, step = ([int(x) for x in np.asarray(v).flat] for v in values)
+        if any(not -(2**31) <= v < 2**31 for v in start + stop + step) or -(2**31) in step:
+            return SLICE_RUN_TIME_INT32
+        if not start:
+            return SLICE_RUN_TIME_EMPTY
+    return None
+
+
+def known_bug(
+    inferred: Inferred, where: str = "evaluate", runtime: Sequence[Any] = ()
+) -> str | None:
     """Why OpenVINO's reference ``evaluate`` (``where="evaluate"``) or its CPU plugin
-    (``where="cpu"``) cannot be run on this node, or None."""
+    (``where="cpu"``) cannot be run on this node (with these values for its Parameters after
+    ``data``), or None."""
     if inferred.recipe is None:
         return None
     op, specs, attributes = inferred.recipe
+    if op == "Slice":
+        return _slice_known_bug(specs, where, runtime)
     if op != "StridedSlice":
         return None
     begin = specs[1]
@@ -364,8 +433,8 @@ def known_bug(inferred: Inferred, where: str = "evaluate") -> str | None:
     return None
 
 
-def _refuse_known_bug(inferred: Inferred, where: str) -> None:
-    reason = known_bug(inferred, where)
+def _refuse_known_bug(inferred: Inferred, where: str, runtime: Sequence[Any] = ()) -> None:
+    reason = known_bug(inferred, where, runtime)
     if reason is not None:
         raise KnownBugError(f"refusing to run OpenVINO ({where}): {reason}")
 
@@ -378,8 +447,54 @@ def run_cpu(inferred: Inferred, data: np.ndarray, *runtime: np.ndarray) -> list[
     the worker. Raises as :meth:`Inferred.evaluate` does."""
     if not inferred.ok or inferred.recipe is None:
         raise OpenVINOError(inferred.error or "")
-    _refuse_known_bug(inferred, "cpu")
+    _refuse_known_bug(inferred, "cpu", runtime)
     return _call("run_cpu", inferred.recipe, data, runtime)  # type: ignore[no-any-return]
+
+
+Call = tuple[Inferred, np.ndarray, tuple[np.ndarray, ...]]  # a node, its data, its run-time values
+
+
+def evaluate_all(calls: Sequence[Call]) -> list[list[np.ndarray] | Exception]:
+    """:meth:`Inferred.evaluate` of many nodes in one worker call: for each, its outputs or the
+    exception evaluate raises (:class:`OpenVINOError`, :class:`KnownBugError`, or
+    :class:`OpenVINOCrashError`, found by running the calls of a crashed batch one by one)."""
+    return _all("evaluate", calls)
+
+
+def run_cpu_all(calls: Sequence[Call]) -> list[list[np.ndarray] | Exception]:
+    """:func:`run_cpu` of many nodes: one model of all of them, compiled once for the CPU plugin
+    and run once (where that fails, each node in a model of its own); answers as
+    :func:`evaluate_all`."""
+    return _all("cpu", calls)
+
+
+def _all(where: str, calls: Sequence[Call]) -> list[list[np.ndarray] | Exception]:
+    answers: list[list[np.ndarray] | Exception | None] = []
+    runnable = []
+    for inferred, data, runtime in calls:
+        if not inferred.ok or inferred.recipe is None:
+            answers.append(OpenVINOError(inferred.error or ""))
+            continue
+        reason = known_bug(inferred, where, runtime)
+        if reason is not None:
+            answers.append(KnownBugError(f"refusing to run OpenVINO ({where}): {reason}"))
+            continue
+        answers.append(None)
+        runnable.append((inferred.recipe, data, tuple(runtime)))
+    got = iter(_run_all(f"{where}_all", runnable))
+    return [next(got) if a is None else a for a in answers]
+
+
+def _run_all(kind: str, items: list[Any]) -> list[list[np.ndarray] | Exception]:
+    if not items:
+        return []
+    try:
+        replies = _call(kind, items)
+    except OpenVINOCrashError as exc:
+        if len(items) == 1:
+            return [exc]
+        return [r for item in items for r in _run_all(kind, [item])]
+    return [value if status == "ok" else OpenVINOError(value) for status, value in replies]
 
 
 def run_ir(xml: str | os.PathLike[str], inputs: dict[str, np.ndarray]) -> list[tuple[Any, Any]]:
@@ -526,7 +641,9 @@ def _evaluate(recipe: Recipe, data: np.ndarray, runtime: Sequence[Any]) -> list[
     for spec in recipe[1][1:]:
         value = np.asarray(next(given)) if spec[0] == "Parameter" else spec[1]
         inputs.append(ov.Tensor(np.array(value, order="C", copy=True)))
-    if node.get_input_size() > len(inputs):  # StridedSlice's 3-input form: strides of ones
+    if recipe[0] == "Slice" and len(inputs) == 4:  # evaluate reads axes: the default ones
+        inputs.append(ov.Tensor(np.arange(inputs[1].data.size, dtype=np.int64)))
+    elif node.get_input_size() > len(inputs):  # StridedSlice's 3-input form: strides of ones
         inputs.append(ov.Tensor(np.ones(inputs[1].data.shape, np.int64)))
     if node.get_output_size() == 0:
         return []
@@ -554,6 +671,41 @@ def _run_cpu(recipe: Recipe, data: np.ndarray, runtime: Sequence[Any]) -> list[n
     compiled = _core().compile_model(model, "CPU")
     results = compiled([np.array(data, order="C", copy=True), *runtime])
     return [np.array(results[compiled.output(i)], copy=True) for i in range(len(compiled.outputs))]
+
+
+def _each(run: Callable[..., Any], items: Sequence[Any]) -> list[tuple[str, Any]]:
+    replies: list[tuple[str, Any]] = []
+    for item in items:
+        try:
+            replies.append(("ok", run(*item)))
+        except RuntimeError as exc:
+            replies.append(("error", str(exc)))
+    return replies
+
+
+def _evaluate_all(items: Sequence[Any]) -> list[tuple[str, Any]]:
+    return _each(_evaluate, items)
+
+
+def _run_cpu_all(items: Sequence[Any]) -> list[tuple[str, Any]]:
+    """Every node in one model, compiled and run once; where that fails, one by one."""
+    ov = _ov()
+    outputs, parameters, feeds, counts = [], [], [], []
+    try:
+        for recipe, data, runtime in items:
+            node = _build(recipe)
+            inputs = [node.input_value(i).get_node() for i in range(node.get_input_size())]
+            parameters += [n for n in inputs if n.get_type_name() == "Parameter"]
+            feeds += [np.array(data, order="C", copy=True), *runtime]
+            outputs += [node.output(i) for i in range(node.get_output_size())]
+            counts.append(node.get_output_size())
+        compiled = _core().compile_model(ov.Model(outputs, parameters), "CPU")
+        results = compiled(feeds)
+    except RuntimeError:
+        return _each(_run_cpu, items)
+    arrays = [np.array(results[compiled.output(i)], copy=True) for i in range(len(outputs))]
+    at = itertools.accumulate([0, *counts])
+    return [("ok", arrays[a:z]) for a, z in itertools.pairwise(at)]
 
 
 def _run_ir(xml: str, inputs: dict[str, np.ndarray]) -> list[tuple[Any, Any]]:
@@ -597,6 +749,8 @@ def _serve() -> None:
         "run_cpu": _run_cpu,
         "run_ir": _run_ir,
         "evaluate_ir": _evaluate_ir,
+        "evaluate_all": _evaluate_all,
+        "cpu_all": _run_cpu_all,
     }
     while True:
         try:

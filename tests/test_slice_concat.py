@@ -547,6 +547,34 @@ def test_infer_slice_is_sound(case):
             assert dim.max is None or size <= dim.max, f"{got.shape} outside {inferred}"
 
 
+@st.composite
+def bounded_slices(draw: st.DrawFn) -> tuple[list[tuple[int, int]], tuple[Any, ...]]:
+    rank = draw(st.integers(1, 3))
+    lows = draw(st.lists(st.integers(0, 12), min_size=rank, max_size=rank))
+    shape = [(lo, draw(st.integers(lo, 14))) for lo in lows]
+    n = draw(st.integers(0, rank))
+    values = st.lists(index_values(span=16), min_size=n, max_size=n)
+    steps = st.lists(stride_values().filter(bool), min_size=n, max_size=n)
+    axes = [a - rank if draw(st.booleans()) else a for a in draw(st.permutations(range(rank)))]
+    return shape, (draw(values), draw(values), draw(steps), axes[:n])
+
+
+@fixed_settings(1000)
+@given(case=bounded_slices())
+def test_infer_slice_is_exact_on_bounded_intervals(case):
+    # Each sliced dimension is exactly the range of lengths over every size in its interval.
+    shape, (start, stop, step, axes) = case
+    text = shape_text(shape)
+    note(f"dm.infer_slice({text!r}, {start}, {stop}, {step}, {axes})")
+    got = dm.infer_slice(text, start, stop, step, axes)
+    expected = list(shape)
+    for i, axis in enumerate(a % len(shape) for a in axes):
+        lo, hi = shape[axis]
+        lengths = [len(taken(d, start[i], stop[i], step[i])) for d in range(lo, hi + 1)]
+        expected[axis] = (min(lengths), max(lengths))
+    assert str(got) == shape_text(expected)
+
+
 # -- Slice-8: every array library ------------------------------------------------------------------
 
 SLICES = [
