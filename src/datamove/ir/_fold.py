@@ -200,7 +200,7 @@ def _squeeze(_layer: Layer, ins: Sequence[Info]) -> Array | None:
     if values is None or len(values) not in (1, 2):
         return None
     data = values[0]
-    if len(values) == 1:
+    if len(values) == 1 or values[1].size == 0:  # no axes, or empty ones: every dim of 1
         return data.reshape(tuple(d for d in data.shape if d != 1))
     axes = _axes(values[1], data.ndim)
     if axes is None or any(data.shape[a] != 1 for a in axes):
