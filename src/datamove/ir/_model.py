@@ -20,6 +20,7 @@ from datamove._errors import DTypeError, ValidationError, show
 from datamove._files import open_regular, read_exactly
 from datamove._shape import PartialShape, as_partial_shape
 from datamove.ir._errors import InputTypeError, IRError, UnsupportedOperatorError, where
+from datamove.ir._fold import fold_layer
 from datamove.ir._graph import Graph, Layer, Port, parse_graph, parse_shape_attr, split_names
 from datamove.ir._ops import (
     LAYER_OPS,
@@ -181,6 +182,18 @@ def _agrees(port: Port, inferred: PartialShape) -> bool:
     if not port.has_dims:
         return inferred.rank in (0, None)
     return port.shape.compatible(inferred)
+
+
+def _takes(port: Port, folded: Info, *, compare: bool) -> bool:
+    """Whether an opaque layer's port takes the value a shape subgraph folds to.
+
+    Only where it agrees with what the port declares (its dims, unless ``compare`` is off for
+    new input shapes, and its precision): a file that says otherwise keeps its declared port.
+    """
+    declared = PRECISIONS.get(port.precision or "")
+    if declared is not None and folded.etype is not None and declared.name != folded.etype.name:
+        return False
+    return not compare or _agrees(port, folded.shape)
 
 
 def _declared_str(port: Port) -> str:
@@ -533,8 +546,11 @@ class Model:
                     f"declares {len(layer.outputs)} output port(s), "
                     f"but the operator has {len(outs)}",
                 )
+            folded = fold_layer(layer, ins) if reason is None and is_opaque(layer) else None
             for k, port in enumerate(layer.outputs):
                 fallback = Info(_declared(port), PRECISIONS.get(port.precision or ""))
+                if folded is not None and _takes(port, folded, compare=compare):
+                    fallback = folded  # a shape subgraph's value (docs/ir.md)
                 info = outs[k] if outs is not None and k < len(outs) else fallback
                 infos[(idx, k)] = info
                 ports[(layer.id, port.id)] = info.shape

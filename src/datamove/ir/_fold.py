@@ -1,0 +1,453 @@
+"""Shape subgraphs: the small integer layers converters write for slice bounds and split lengths.
+
+A converter computes a Slice's ``stop`` or a VariadicSplit's ``split_lengths`` from shapes:
+``ShapeOf -> Gather -> Divide -> ... -> Concat``. datamove does not model these layers (they are
+opaque, and `Model.run` does not compute them), but `Model.check` evaluates them as OpenVINO's
+constant folding does, on constants and static shapes, so that on a model with static inputs the
+layers they feed are checked with every parameter known.
+
+`FOLDERS` holds one function per layer type: ``(layer, inputs) -> value``, where ``inputs`` is
+each input's `Info` (its value where known). A function returns ``None`` wherever it cannot give
+OpenVINO's exact answer: an input not known, an element type other than the integers, boolean,
+f32 and f64, a result of more than `SMALL` elements, an attribute it does not read, or what
+OpenVINO's specification leaves undefined (a division by zero, an integer overflow, a
+float-to-integer conversion of a value with a fraction). The value is then unknown, never
+guessed.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any, Final
+
+import numpy as np
+
+from datamove._shape import PartialShape
+from datamove.ir._graph import Layer
+from datamove.ir._ops import SMALL, Info
+from datamove.ir._types import ELEMENT_TYPES, ElementType
+
+__all__ = ["FOLDERS", "fold_layer"]
+
+Array = np.ndarray[Any, Any]
+Folder = Callable[[Layer, Sequence[Info]], Array | None]
+
+# The element types folded: exact in NumPy as in OpenVINO's reference implementation.
+_INTEGERS: Final = frozenset({"i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"})
+_FLOATS: Final = frozenset({"f32", "f64"})
+_TYPES: Final = _INTEGERS | _FLOATS | {"boolean"}
+_BY_DTYPE: Final = {ELEMENT_TYPES[name].dtype: ELEMENT_TYPES[name] for name in _TYPES}
+
+
+def _opset(layer: Layer) -> int:
+    """The number of the layer's opset (``opset8`` -> 8; 0 where not of that form)."""
+    version = layer.version
+    digits = version.removeprefix("opset")
+    return int(digits) if version.startswith("opset") and digits.isdigit() else 0
+
+
+def _values(ins: Sequence[Info], count: int | None = None) -> list[Array] | None:
+    """Every input's value, or ``None`` if one is unknown, too big or of another type."""
+    if count is not None and len(ins) != count:
+        return None
+    values = []
+    for info in ins:
+        value = info.value
+        if value is None or info.etype is None or info.etype.name not in _TYPES:
+            return None
+        if value.size > SMALL or value.dtype != info.etype.dtype:
+            return None
+        values.append(value)
+    return values
+
+
+def _fits(result: Array, etype: ElementType) -> Array | None:
+    """``result`` (Python ints, or floats) as ``etype``, or ``None`` where a value overflows."""
+    if result.size > SMALL:
+        return None
+    if etype.name in _INTEGERS:
+        info = np.iinfo(etype.dtype)
+        if any(not info.min <= int(v) <= info.max for v in result.reshape(-1)):
+            return None
+    return np.asarray(result, dtype=etype.dtype)
+
+
+def _broadcast(layer: Layer, *values: Array) -> list[Array] | None:
+    """The inputs broadcast by the layer's ``auto_broadcast`` (numpy or none; pdpd not read)."""
+    mode = layer.data.get("auto_broadcast", "numpy")
+    shapes = [v.shape for v in values]
+    if mode == "none":
+        return list(values) if all(s == shapes[0] for s in shapes) else None
+    if mode != "numpy":
+        return None
+    try:
+        shape = np.broadcast_shapes(*shapes)
+    except ValueError:
+        return None
+    if math.prod(shape) > SMALL:
+        return None
+    return [np.broadcast_to(v, shape) for v in values]
+
+
+def _exact(value: Array) -> Array:
+    """An integer array as Python ints (object dtype): arithmetic that never wraps."""
+    return value.astype(object) if value.dtype.kind in "iu" else value
+
+
+# -- shapes ------------------------------------------------------------------------------------
+def _shape_of(layer: Layer, ins: Sequence[Info]) -> Array | None:
+    if len(ins) != 1 or not ins[0].shape.is_static:
+        return None
+    out = layer.data.get("output_type", "i64") if _opset(layer) >= 3 else "i64"
+    if out not in ("i32", "i64"):
+        return None
+    return _fits(np.array(ins[0].shape.to_shape(), dtype=object), ELEMENT_TYPES[out])
+
+
+def _gather(layer: Layer, ins: Sequence[Info]) -> Array | None:
+    values = _values(ins, 3)
+    if values is None:
+        return None
+    data, indices, axis_value = values
+    if indices.dtype.kind not in "iu" or axis_value.dtype.kind not in "iu" or axis_value.size != 1:
+        return None
+    version = _opset(layer)  # Gather-1, Gather-7 (batch_dims), Gather-8 (negative indices)
+    batch_dims = 0
+    if version >= 7:
+        try:
+            batch_dims = int(layer.data.get("batch_dims", "0"))
+        except ValueError:
+            return None
+    elif version < 1:
+        return None
+    axis = int(axis_value.reshape(-1)[0])
+    if batch_dims < 0:
+        batch_dims += indices.ndim
+    if axis < 0:
+        axis += data.ndim
+    if not (0 <= batch_dims <= min(data.ndim, indices.ndim) and batch_dims <= axis < data.ndim):
+        return None
+    if data.shape[:batch_dims] != indices.shape[:batch_dims]:
+        return None
+    size = data.shape[axis]
+    index = indices.astype(np.int64)
+    if version >= 8:  # negative indices count from the end; others give zeros
+        index = np.where(index < 0, index + size, index)
+        outside = (index < 0) | (index >= size)
+    elif (index < 0).any() or (index >= size).any():
+        return None  # undefined before Gather-8
+    else:
+        outside = np.zeros(index.shape, dtype=bool)
+    out_shape = data.shape[:axis] + indices.shape[batch_dims:] + data.shape[axis + 1 :]
+    if math.prod(out_shape) > SMALL:
+        return None
+    out = np.zeros(out_shape, dtype=data.dtype)
+    clipped = np.where(outside, 0, index)
+    inner = axis - batch_dims  # the axis within one batch
+    for batch in np.ndindex(*data.shape[:batch_dims]):
+        if size == 0:
+            break
+        taken = np.take(data[batch], clipped[batch], axis=inner)
+        mask = outside[batch].reshape(
+            (1,) * inner + outside[batch].shape + (1,) * (data.ndim - axis - 1)
+        )
+        out[batch] = np.where(mask, 0, taken)
+    return out
+
+
+def _new_shape(layer: Layer, data: Array, target: Array) -> tuple[int, ...] | None:
+    """Reshape's output shape: ``special_zero`` copies a 0 from the input, one -1 is inferred."""
+    special = layer.data.get("special_zero")
+    if special not in ("true", "false") or target.ndim > 1 or target.dtype.kind not in "iu":
+        return None
+    dims = [int(d) for d in target.reshape(-1)]
+    for k, d in enumerate(dims):
+        if d == 0 and special == "true":
+            if k >= data.ndim:
+                return None
+            dims[k] = data.shape[k]
+    if dims.count(-1) > 1 or any(d < -1 for d in dims):
+        return None
+    if -1 in dims:
+        rest = math.prod(d for d in dims if d != -1)
+        if rest == 0 or data.size % rest:
+            return None
+        dims[dims.index(-1)] = data.size // rest
+    return tuple(dims) if math.prod(dims) == data.size else None
+
+
+def _reshape(layer: Layer, ins: Sequence[Info]) -> Array | None:
+    values = _values(ins, 2)
+    if values is None:
+        return None
+    shape = _new_shape(layer, values[0], values[1])
+    return None if shape is None else values[0].reshape(shape)
+
+
+def _axes(value: Array, rank: int) -> list[int] | None:
+    """An axes input, normalised against ``rank``; ``None`` where one is out of range or twice."""
+    if value.ndim > 1 or value.dtype.kind not in "iu":
+        return None
+    axes = [int(a) + rank if int(a) < 0 else int(a) for a in value.reshape(-1)]
+    if len(set(axes)) != len(axes) or not all(0 <= a < rank for a in axes):
+        return None
+    return axes
+
+
+def _squeeze(_layer: Layer, ins: Sequence[Info]) -> Array | None:
+    values = _values(ins)
+    if values is None or len(values) not in (1, 2):
+        return None
+    data = values[0]
+    if len(values) == 1 or values[1].size == 0:  # no axes, or empty ones: every dim of 1
+        return data.reshape(tuple(d for d in data.shape if d != 1))
+    axes = _axes(values[1], data.ndim)
+    if axes is None or any(data.shape[a] != 1 for a in axes):
+        return None  # a listed dim other than 1: an error (or skipped, Squeeze-15): not guessed
+    return data.reshape(tuple(d for k, d in enumerate(data.shape) if k not in axes))
+
+
+def _unsqueeze(_layer: Layer, ins: Sequence[Info]) -> Array | None:
+    values = _values(ins, 2)
+    if values is None:
+        return None
+    data, value = values
+    axes = _axes(value, data.ndim + value.size)
+    if axes is None:
+        return None
+    dims = list(data.shape)
+    for a in sorted(axes):
+        dims.insert(a, 1)
+    return data.reshape(dims)
+
+
+# -- element-wise ------------------------------------------------------------------------------
+def _convert(layer: Layer, ins: Sequence[Info]) -> Array | None:
+    values = _values(ins, 1)
+    target = ELEMENT_TYPES.get(layer.data.get("destination_type", ""))
+    if values is None or target is None or target.name not in _TYPES:
+        return None
+    value = values[0]
+    if target.name == "boolean":
+        return np.asarray(value != 0, dtype=bool)
+    if value.dtype.kind == "f":
+        if not np.isfinite(value).all() or (value != np.trunc(value)).any():
+            return None  # a fraction: rounded or truncated, the spec does not say
+        value = np.array([int(v) for v in value.reshape(-1)], dtype=object).reshape(value.shape)
+    if target.name in _INTEGERS:  # modulo 2**N, as C++ converts (the spec's rule)
+        bits = target.bits
+        wrapped = [int(v) % (1 << bits) for v in value.reshape(-1)]
+        if target.name.startswith("i"):
+            wrapped = [v - (1 << bits) if v >= 1 << (bits - 1) else v for v in wrapped]
+        return np.array(wrapped, dtype=target.dtype).reshape(value.shape)
+    exact = value.astype(target.dtype)  # an integer to a float: only where exactly held
+    if value.dtype != object and value.dtype.kind == "f":
+        return exact if (exact == value).all() else None
+    same = all(int(f) == int(v) for f, v in zip(exact.reshape(-1), value.reshape(-1), strict=True))
+    return exact if same else None
+
+
+def _arith(op: Callable[[Any, Any], Any]) -> Folder:
+    """An element-wise binary arithmetic op: exact on integers (overflow unknown), IEEE floats."""
+
+    def fold(layer: Layer, ins: Sequence[Info]) -> Array | None:
+        values = _values(ins, 2)
+        if values is None or values[0].dtype != values[1].dtype or values[0].dtype == bool:
+            return None
+        both = _broadcast(layer, *values)
+        if both is None:
+            return None
+        a, b = both
+        etype = ins[0].etype
+        assert etype is not None  # _values checked it
+        if a.dtype.kind == "f":
+            with np.errstate(all="raise"):
+                try:
+                    result = op(a, b)
+                except (FloatingPointError, ZeroDivisionError):
+                    return None
+            return np.asarray(result, dtype=a.dtype)
+        try:
+            result = np.asarray(op(_exact(a), _exact(b)), dtype=object)
+        except ZeroDivisionError:
+            return None
+        return _fits(result, etype)
+
+    return fold
+
+
+def _trunc_div(a: Any, b: Any) -> Any:
+    return np.vectorize(
+        lambda x, y: abs(x) // abs(y) * (1 if (x < 0) == (y < 0) else -1), otypes=[object]
+    )(a, b)
+
+
+def _trunc_mod(a: Any, b: Any) -> Any:
+    return np.vectorize(lambda x, y: abs(x) % abs(y) * (-1 if x < 0 else 1), otypes=[object])(a, b)
+
+
+def _no_zero(op: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    def safe(a: Any, b: Any) -> Any:
+        if (np.asarray(b) == 0).any():
+            raise ZeroDivisionError  # undefined in OpenVINO's specification
+        return op(a, b)
+
+    return safe
+
+
+def _divide(layer: Layer, ins: Sequence[Info]) -> Array | None:
+    values = _values(ins, 2)
+    if values is None:
+        return None
+    if values[0].dtype.kind == "f":
+        return _arith(_no_zero(np.divide))(layer, ins)
+    python = layer.data.get("m_pythondiv", "true")
+    if python not in ("true", "false"):
+        return None
+    return _arith(_no_zero(np.floor_divide if python == "true" else _trunc_div))(layer, ins)
+
+
+def _integer_only(op: Callable[[Any, Any], Any]) -> Folder:
+    arith = _arith(_no_zero(op))
+
+    def fold(layer: Layer, ins: Sequence[Info]) -> Array | None:
+        values = _values(ins, 2)
+        if values is None or values[0].dtype.kind not in "iu":
+            return None
+        return arith(layer, ins)
+
+    return fold
+
+
+def _floor(_layer: Layer, ins: Sequence[Info]) -> Array | None:
+    values = _values(ins, 1)
+    if values is None or values[0].dtype == bool:
+        return None
+    return np.floor(values[0]) if values[0].dtype.kind == "f" else values[0]
+
+
+def _compare(op: Callable[[Any, Any], Any]) -> Folder:
+    def fold(layer: Layer, ins: Sequence[Info]) -> Array | None:
+        values = _values(ins, 2)
+        if values is None or values[0].dtype != values[1].dtype:
+            return None
+        both = _broadcast(layer, *values)
+        return None if both is None else np.asarray(op(both[0], both[1]), dtype=bool)
+
+    return fold
+
+
+def _select(layer: Layer, ins: Sequence[Info]) -> Array | None:
+    values = _values(ins, 3)
+    if values is None or values[0].dtype != bool or values[1].dtype != values[2].dtype:
+        return None
+    all3 = _broadcast(layer, *values)
+    return None if all3 is None else np.where(all3[0], all3[1], all3[2])
+
+
+# -- Broadcast, Range, ReduceProd --------------------------------------------------------------
+def _broadcast_op(layer: Layer, ins: Sequence[Info]) -> Array | None:
+    values = _values(ins, 2)  # the explicit mode's axes_mapping input is not read
+    mode = layer.data.get("mode", "numpy")
+    if values is None or mode not in ("numpy", "bidirectional"):
+        return None
+    if mode == "bidirectional" and _opset(layer) < 3:
+        return None
+    data, target = values
+    if target.ndim != 1 or target.dtype.kind not in "iu":
+        return None
+    dims = tuple(int(d) for d in target)
+    if any(d < 0 for d in dims) or math.prod(dims) > SMALL:
+        return None
+    try:
+        shape = np.broadcast_shapes(data.shape, dims) if mode == "bidirectional" else dims
+        if math.prod(shape) > SMALL:
+            return None
+        return np.broadcast_to(data, shape).copy()
+    except ValueError:
+        return None
+
+
+def _range(layer: Layer, ins: Sequence[Info]) -> Array | None:
+    values = _values(ins, 3)
+    if values is None or any(v.size != 1 or v.dtype.kind not in "iu" for v in values):
+        return None
+    if _opset(layer) >= 4:
+        etype = ELEMENT_TYPES.get(layer.data.get("output_type", ""))
+    elif _opset(layer) >= 1 and len({v.dtype for v in values}) == 1:
+        etype = ins[0].etype
+    else:
+        return None
+    if etype is None or etype.name not in _INTEGERS:
+        return None
+    start, stop, step = (int(v.reshape(-1)[0]) for v in values)
+    if step == 0 or max(0, -(-(stop - start) // step)) > SMALL:
+        return None
+    return _fits(np.array(list(range(start, stop, step)), dtype=object), etype)
+
+
+def _reduce_prod(layer: Layer, ins: Sequence[Info]) -> Array | None:
+    values = _values(ins, 2)
+    keep = layer.data.get("keep_dims", "false")
+    if values is None or keep not in ("true", "false") or values[0].dtype.kind not in "iu":
+        return None
+    data, value = values
+    axes = _axes(value, data.ndim)
+    if not axes:  # empty axes: not read (the spec's versions differ on it)
+        return None
+    etype = ins[0].etype
+    assert etype is not None
+    result = np.prod(_exact(data), axis=tuple(axes), keepdims=keep == "true", dtype=object)
+    return _fits(np.asarray(result, dtype=object), etype)
+
+
+# -- the table ---------------------------------------------------------------------------------
+FOLDERS: Final[dict[str, Folder]] = {
+    "ShapeOf": _shape_of,
+    "Gather": _gather,
+    "Squeeze": _squeeze,
+    "Unsqueeze": _unsqueeze,
+    "Reshape": _reshape,
+    "Convert": _convert,
+    "Add": _arith(lambda a, b: a + b),
+    "Subtract": _arith(lambda a, b: a - b),
+    "Multiply": _arith(lambda a, b: a * b),
+    "Divide": _divide,
+    "Floor": _floor,
+    "Mod": _integer_only(_trunc_mod),
+    "FloorMod": _integer_only(np.mod),
+    "Minimum": _arith(np.minimum),
+    "Maximum": _arith(np.maximum),
+    "Greater": _compare(np.greater),
+    "Less": _compare(np.less),
+    "Equal": _compare(np.equal),
+    "Select": _select,
+    "Broadcast": _broadcast_op,
+    "Range": _range,
+    "ReduceProd": _reduce_prod,
+}
+"""Layer type -> its fold: ``(layer, inputs) -> value``, ``None`` where not exactly known."""
+
+
+def fold_layer(layer: Layer, ins: Sequence[Info]) -> Info | None:
+    """The value of a one-output shape-subgraph layer (`FOLDERS`), where exactly known.
+
+    ``None`` for another type, a layer of more than one output, or a value `FOLDERS` cannot
+    give exactly. The `Info` has the value's shape and element type.
+    """
+    fold = FOLDERS.get(layer.type)
+    if fold is None or len(layer.outputs) != 1:
+        return None
+    try:
+        value = fold(layer, ins)
+    except (ValueError, TypeError, IndexError, OverflowError):  # an input NumPy refuses
+        return None
+    if value is None or value.size > SMALL:
+        return None
+    etype = _BY_DTYPE.get(value.dtype)
+    if etype is None:
+        return None
+    value = np.array(value)  # a copy of its own (never a view of a constant), 0-d kept
+    value.flags.writeable = False
+    return Info(PartialShape(list(value.shape)), etype, value)
