@@ -16,7 +16,15 @@ live in :mod:`datamove.directml`; OpenVINO IR files in :mod:`datamove.ir`.
 """
 
 from datamove._concat import concat, infer_concat
-from datamove._errors import AxisError, BackendError, DTypeError, ValidationError, ViewError
+from datamove._dialects import Slicing
+from datamove._errors import (
+    AxisError,
+    BackendError,
+    DTypeError,
+    NotExpressible,
+    ValidationError,
+    ViewError,
+)
 from datamove._shape import UNKNOWN, Dimension, PartialShape, Unknown
 from datamove._slice import infer_slice, slice  # noqa: A004 - the spec's name
 from datamove._split import infer_split, infer_variadic_split, split, variadic_split
@@ -30,7 +38,9 @@ __all__ = [
     "BackendError",
     "DTypeError",
     "Dimension",
+    "NotExpressible",
     "PartialShape",
+    "Slicing",
     "Unknown",
     "ValidationError",
     "ViewError",

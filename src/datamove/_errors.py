@@ -8,6 +8,7 @@
           ├── DTypeError (+TypeError)     a value of the wrong type (bool or float index, ...)
           ├── ViewError                   copy=False, but the result cannot be a view
           ├── BackendError                an array library that cannot do what was asked
+          ├── NotExpressible              a slicing a dialect cannot say for every shape allowed
           ├── IRError                     an OpenVINO IR file that cannot be read      (datamove.ir)
           │    ├── UnsupportedOperatorError  a layer type datamove does not implement
           │    └── InputTypeError (+DTypeError)  a Model.run input that is not an array of its type
@@ -36,6 +37,7 @@ __all__ = [
     "AxisError",
     "BackendError",
     "DTypeError",
+    "NotExpressible",
     "ValidationError",
     "ViewError",
 ]
@@ -209,3 +211,43 @@ class ViewError(ValidationError):
 
 class BackendError(ValidationError):
     """The array's library cannot do what was asked (an unsupported library or feature)."""
+
+
+class NotExpressible(ValidationError):  # noqa: N818 - the name issue 20's API gives it
+    """A slicing that a dialect cannot say exactly for every shape the caller allows.
+
+    ``op`` names the dialect (``"ONNX Slice"``), ``rule`` the reason, and ``witness`` is a static
+    shape on which the closest parameters of that dialect would select other elements (``None``
+    when no single shape shows it). Passing a static shape makes every slicing expressible.
+    """
+
+    def __init__(
+        self,
+        op: str,
+        argument: str | None,
+        value: Any,
+        rule: str,
+        *,
+        hint: str | None = None,
+        witness: tuple[int, ...] | None = None,
+    ) -> None:
+        super().__init__(op, argument, value, rule, hint=hint)
+        self.witness = witness
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle with the structured fields and the witness."""
+        return (
+            _rebuild_not_expressible,
+            (self.op, self.argument, self.value, self.rule, self.hint, self.witness),
+        )
+
+
+def _rebuild_not_expressible(
+    op: str,
+    argument: str | None,
+    value: Any,
+    rule: str,
+    hint: str | None,
+    witness: tuple[int, ...] | None,
+) -> NotExpressible:
+    return NotExpressible(op, argument, value, rule, hint=hint, witness=witness)

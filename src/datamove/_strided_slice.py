@@ -24,7 +24,13 @@ from datamove._memo import memoize
 from datamove._shape import INT64_MAX, Dimension, PartialShape, ShapeLike, Unknown, as_partial_shape
 from datamove._validation import as_int_vector, as_mask
 
-__all__ = ["infer_strided_slice", "numpy_index", "plan_strided_slice", "strided_slice"]
+__all__ = [
+    "checked_params",
+    "infer_strided_slice",
+    "numpy_index",
+    "plan_strided_slice",
+    "strided_slice",
+]
 
 OP: Final = "StridedSlice"
 
@@ -138,6 +144,29 @@ def _params(
             "sets more than one bit; at most one ellipsis is allowed",
         )
     return Params(b, e, s, addressed, *[_fit(mask, addressed) for mask in masks])
+
+
+def checked_params(
+    begin: Any,
+    end: Any,
+    stride: Any = None,
+    *,
+    begin_mask: Any = (),
+    end_mask: Any = (),
+    new_axis_mask: Any = (),
+    shrink_axis_mask: Any = (),
+    ellipsis_mask: Any = (),
+) -> Params:
+    """The checked StridedSlice-1 parameters, masks fitted to ``len(begin)`` (the dialects' entry).
+
+    Examples
+    --------
+    >>> checked_params([1, 0], [0, 2], begin_mask=[0, 1, 1]).begin_mask
+    (0, 1)
+    """
+    return _params(
+        begin, end, stride, begin_mask, end_mask, new_axis_mask, shrink_axis_mask, ellipsis_mask
+    )
 
 
 def _walk(

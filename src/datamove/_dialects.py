@@ -1,0 +1,928 @@
+"""Slicing dialects: one exact translator between NumPy, OpenVINO, ONNX and TensorFlow slicing.
+
+A :class:`Slicing` holds one normal form, a tuple of entries, one per index position:
+
+- ``None``: a new axis of length 1;
+- ``Ellipsis``: the input axes no other entry addresses, kept whole (one at most; without one,
+  the trailing axes are kept);
+- an ``int``: the element at that index, the axis removed (negative counts from the end; it
+  must be in range);
+- a :class:`Cut`: ``start:stop:step`` (``None`` for "from the first" / "to the last" in the
+  step's direction) under one of two clamping rules, ``"numpy"`` (NumPy, Python, TensorFlow,
+  ``onnx.reference``) or ``"clamp"`` (OpenVINO StridedSlice-1 and Slice-8, the ONNX spec,
+  onnxruntime). The rules differ on one corner only: a negative step whose start lies before
+  the first element (``start < -size``) selects nothing in NumPy, while OpenVINO clamps it to
+  index 0 and selects ``x[0]`` when the stop also lies before it (``stop < -size`` or none). A
+  cut that cannot reach that corner is stored as ``"same"``.
+
+Execution and inference go through StridedSlice-1 (``dm.strided_slice``,
+``dm.infer_strided_slice``), whose builder holds the masks and OpenVINO's clamping
+(``clamp_bounds``); NumPy's clamping is Python's own ``slice.indices``. Emitters write each
+dialect's parameters; for a shape that is not static they write parameters exact for every
+allowed size, or raise :class:`~datamove.NotExpressible` with a witness shape.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import operator
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, Final
+
+from datamove import _backends
+from datamove._errors import NotExpressible, ValidationError
+from datamove._shape import INT64_MAX, Dimension, PartialShape, ShapeLike, as_partial_shape
+from datamove._strided_slice import (
+    checked_params,
+    clamp_bounds,
+    infer_strided_slice,
+    range_length,
+    strided_slice,
+)
+from datamove._validation import INT64_MIN, as_int_vector
+
+__all__ = ["Cut", "Slicing"]
+
+NUMPY: Final = "numpy"
+CLAMP: Final = "clamp"
+SAME: Final = "same"
+
+# ONNX runtimes disagree on an end at or past INT32_MAX with a negative step (onnxruntime reads
+# it as "to the start", the spec and onnx.reference as past the end): never written there.
+_ORT_SENTINEL: Final = 2**31 - 1
+
+# Deciding two cuts on an interval checks, between breakpoints, three periods of sizes.
+_MAX_PERIOD: Final = 1024
+
+Selection = tuple[int, int, int]  # (first, count, step): (0, 0, 0) empty, (first, 1, 0) one
+
+
+@dataclass(frozen=True)
+class Cut:
+    """One sliced axis: ``start:stop:step`` under a clamping rule (``"numpy"``, ``"clamp"``)."""
+
+    start: int | None
+    stop: int | None
+    step: int
+    rule: str = SAME
+
+    @staticmethod
+    def make(start: int | None, stop: int | None, step: int, rule: str) -> Cut:
+        """The cut, its rule ``"same"`` where NumPy's and OpenVINO's clamping cannot differ.
+
+        Bounds that mean "from the first" or "to the last" on every size below ``INT64_MAX``
+        (``0`` or ``-1`` at the start, an ``INT64`` extreme at either end) become ``None``.
+        """
+        big = INT64_MAX - 1
+        if step > 0:
+            start = None if start is not None and (start == 0 or start <= -big) else start
+            stop = None if stop is not None and stop >= big else stop
+        else:
+            start = None if start is not None and (start == -1 or start >= big) else start
+            stop = None if stop is not None and stop <= -big else stop
+        if step > 0 or start is None or start >= -1 or (stop is not None and stop >= -1):
+            rule = SAME
+        return Cut(start, stop, step, rule)
+
+    def range(self, d: int, rule: str | None = None) -> range:
+        """The indices selected on an axis of size ``d`` (under ``rule``, by default its own)."""
+        rule = rule or self.rule
+        if d == 0:
+            return range(0)
+        if rule == NUMPY:
+            return range(*slice(self.start, self.stop, self.step).indices(d))
+        begin, end = clamp_bounds(
+            d,
+            0 if self.start is None else self.start,
+            0 if self.stop is None else self.stop,
+            self.step,
+            int(self.start is None),
+            int(self.stop is None),
+        )
+        return range(begin, end, self.step)
+
+    def text(self) -> str:
+        """NumPy's spelling: ``1:``, ``::-2``, ``:``."""
+        a = "" if self.start is None else str(self.start)
+        b = "" if self.stop is None else str(self.stop)
+        return f"{a}:{b}" if self.step == 1 else f"{a}:{b}:{self.step}"
+
+    def differs(self) -> tuple[int, int]:
+        """The sizes ``[1, m]`` on which the two rules differ (``m == 0``: none)."""
+        if self.rule == SAME:
+            return (1, 0)
+        assert self.start is not None
+        m = -self.start - 1
+        if self.stop is not None:
+            m = min(m, -self.stop - 1)
+        return (1, m)
+
+
+def _selection(r: range) -> Selection:
+    n = len(r)
+    if n == 0:
+        return (0, 0, 0)
+    if n == 1:
+        return (r.start, 1, 0)
+    return (r.start, n, r.step)
+
+
+def _resolved(r: range) -> tuple[int, int | None, int]:
+    """In-range parameters for the indices ``r``, on which every dialect's runtime agrees."""
+    n = len(r)
+    if n == 0:
+        return (0, 0, 1)
+    if n == 1:
+        return (r.start, r.start + 1, 1)
+    last = r[-1]
+    if r.step > 0:
+        return (r.start, last + 1, r.step)
+    return (r.start, last - 1 if last >= 1 else None, r.step)
+
+
+# -- parsing ---------------------------------------------------------------------------------------
+def _index_int(op: str, where: str, value: Any) -> int:
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        raise ValidationError(op, where, value, "is a bool; NumPy reads bools as a mask")
+    try:
+        v = operator.index(value)
+    except TypeError:
+        raise ValidationError(
+            op, where, value, "is not an int, a slice, None or Ellipsis (basic indexing only)"
+        ) from None
+    return v
+
+
+def _bound(op: str, where: str, value: Any) -> int | None:
+    if value is None:
+        return None
+    v = _index_int(op, where, value)
+    return max(INT64_MIN, min(v, INT64_MAX))  # beyond every size: the same for every axis
+
+
+def _from_items(op: str, items: Iterable[Any]) -> tuple[Any, ...]:
+    entries: list[Any] = []
+    for k, item in enumerate(items):
+        where = f"index[{k}]"
+        if item is None or item is Ellipsis:
+            if item is Ellipsis and Ellipsis in entries:
+                raise ValidationError(op, where, item, "is a second ellipsis; one at most")
+            entries.append(item)
+        elif isinstance(item, slice):
+            step = _bound(op, where + ".step", item.step)
+            if step == 0:
+                raise ValidationError(op, where, item, "has step 0; a step must be non-zero")
+            step = 1 if step is None else max(step, -INT64_MAX)
+            start = _bound(op, where + ".start", item.start)
+            stop = _bound(op, where + ".stop", item.stop)
+            entries.append(Cut.make(start, stop, step, NUMPY))
+        else:
+            v = _index_int(op, where, item)
+            if not INT64_MIN <= v <= INT64_MAX:
+                raise ValidationError(op, where, item, "is out of range for every axis")
+            entries.append(v)
+    return tuple(entries)
+
+
+def _literal(op: str, node: ast.expr) -> Any:
+    """An int, None or Ellipsis written as a literal (``-3`` included); nothing is evaluated."""
+    if isinstance(node, ast.Constant) and (
+        node.value is None or node.value is Ellipsis or type(node.value) is int
+    ):
+        return node.value
+    if (
+        isinstance(node, ast.UnaryOp)
+        and isinstance(node.op, ast.USub | ast.UAdd)
+        and isinstance(node.operand, ast.Constant)
+        and type(node.operand.value) is int
+    ):
+        return -node.operand.value if isinstance(node.op, ast.USub) else node.operand.value
+    raise ValidationError(
+        op, "index", ast.unparse(node), "is not an int, a slice, None or ... (basic indexing only)"
+    )
+
+
+def _parse(op: str, text: str) -> tuple[Any, ...]:
+    try:
+        tree = ast.parse(text.strip(), mode="eval").body
+    except SyntaxError:
+        raise ValidationError(
+            op, "index", text, "is not an indexing expression such as 'x[1:, ..., None, ::-2]'"
+        ) from None
+    if not isinstance(tree, ast.Subscript) or not isinstance(tree.value, ast.Name):
+        raise ValidationError(
+            op, "index", text, "is not a name indexed once, such as 'x[1:, ..., None, ::-2]'"
+        )
+    nodes = tree.slice.elts if isinstance(tree.slice, ast.Tuple) else [tree.slice]
+    items: list[Any] = []
+    for node in nodes:
+        if isinstance(node, ast.Slice):
+            parts = [
+                None if n is None else _literal(op, n) for n in (node.lower, node.upper, node.step)
+            ]
+            if any(p is Ellipsis for p in parts):
+                raise ValidationError(op, "index", text, "has ... inside a slice")
+            items.append(slice(*parts))
+        else:
+            items.append(_literal(op, node))
+    return _from_items(op, items)
+
+
+def _slice_entries(
+    op: str, names: tuple[str, str, str, str], start: Any, stop: Any, step: Any, axes: Any
+) -> tuple[Any, ...]:
+    """Slice-8 / ONNX Slice: per listed axis, in the normal form (clamping: OpenVINO's)."""
+    b = as_int_vector(op, names[0], start)
+    e = as_int_vector(op, names[1], stop)
+    s = (1,) * len(b) if step is None else as_int_vector(op, names[2], step)
+    a = tuple(range(len(b))) if axes is None else as_int_vector(op, names[3], axes)
+    for name, given, v in ((names[1], stop, e), (names[2], step, s), (names[3], axes, a)):
+        if len(v) != len(b):
+            raise ValidationError(
+                op,
+                name,
+                given,
+                f"has {len(v)} values, but {names[0]} has {len(b)}; they need "
+                "the same number of values",
+            )
+    for i, x in enumerate(s):
+        if x == 0:
+            raise ValidationError(op, f"{names[2]}[{i}]", 0, "is zero; a step must be non-zero")
+    if len(set(a)) != len(a):
+        first = next(v for v in a if a.count(v) > 1)
+        raise ValidationError(op, names[3], axes, f"lists axis {first} twice")
+    if any(ax >= 0 for ax in a) and any(ax < 0 for ax in a):
+        raise ValidationError(
+            op,
+            names[3],
+            axes,
+            "mixes axes counted from the front and from the back; which axes they are depends "
+            "on the rank, which a slicing does not know",
+            hint="normalise the axes for the data's rank first",
+        )
+    cuts = {ax: Cut.make(b[i], e[i], s[i], CLAMP) for i, ax in enumerate(a)}
+    whole = Cut(None, None, 1)
+    front = [ax for ax in a if ax >= 0]
+    back = [ax for ax in a if ax < 0]
+    entries: list[Any] = [cuts.get(k, whole) for k in range(max(front, default=-1) + 1)]
+    if back:
+        entries.append(Ellipsis)
+        entries.extend(cuts.get(k, whole) for k in range(min(back), 0))
+    return tuple(entries)
+
+
+def _tf_mask(op: str, name: str, value: Any) -> int:
+    if isinstance(value, bool) or (not isinstance(value, int) and not hasattr(value, "__index__")):
+        raise ValidationError(op, name, value, "must be an int bit field")
+    v = operator.index(value)
+    if not 0 <= v < 2**32:
+        raise ValidationError(op, name, value, "must be a 32-bit bit field, in [0, 2**32)")
+    return v
+
+
+# -- the slicing -----------------------------------------------------------------------------------
+def _shape_dims(shape: ShapeLike | None, op: str) -> PartialShape:
+    return PartialShape(None) if shape is None else as_partial_shape(shape, op, "shape")
+
+
+class Slicing:
+    """A basic slicing of an array, in one normal form, translated exactly between dialects.
+
+    Build one with ``from_numpy``, ``from_strided_slice``, ``from_slice``, ``from_onnx`` or
+    ``from_tf``; apply it with ``s(x)``; infer with ``s.infer(shape)``; write it in another
+    dialect with ``to_numpy``, ``to_strided_slice``, ``to_slice`` or ``to_onnx``. ``==`` compares
+    the normal forms; :meth:`equivalent` decides whether two slicings select the same elements.
+
+    Examples
+    --------
+    >>> import numpy as np, datamove as dm
+    >>> s = dm.Slicing.from_numpy("x[1:, ..., None, ::-2]")
+    >>> s(np.arange(24).reshape(2, 3, 4)).shape
+    (1, 3, 1, 2)
+    >>> s.to_strided_slice()["ellipsis_mask"]
+    [0, 1, 0, 0]
+    >>> dm.Slicing.from_onnx([-1], [-2**63], [0], [-1]).to_numpy()
+    'x[::-1]'
+    """
+
+    __slots__ = ("entries",)
+
+    entries: tuple[Any, ...]
+
+    def __init__(self, entries: Iterable[Any]) -> None:
+        object.__setattr__(self, "entries", tuple(entries))
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("Slicing is immutable")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Slicing) and self.entries == other.entries
+
+    def __hash__(self) -> int:
+        return hash(self.entries)
+
+    def __repr__(self) -> str:
+        return f"Slicing.from_numpy({self._text(self.entries)!r})"
+
+    # -- parsers ---------------------------------------------------------------------------
+    @classmethod
+    def from_numpy(cls, index: Any) -> Slicing:
+        """Read NumPy basic indexing.
+
+        ``index`` is a string such as ``"x[1:, ..., None, ::-2]"`` (parsed, never evaluated)
+        or an index such as ``np.s_[1:, ..., None, ::-2]`` (ints, slices, None and
+        Ellipsis only).
+        """
+        op = "Slicing.from_numpy"
+        if isinstance(index, str):
+            return cls(_parse(op, index))
+        return cls(_from_items(op, index if isinstance(index, tuple) else (index,)))
+
+    @classmethod
+    def from_strided_slice(
+        cls,
+        begin: Any,
+        end: Any,
+        stride: Any = None,
+        *,
+        begin_mask: Any = (),
+        end_mask: Any = (),
+        new_axis_mask: Any = (),
+        shrink_axis_mask: Any = (),
+        ellipsis_mask: Any = (),
+    ) -> Slicing:
+        """OpenVINO StridedSlice-1 parameters, as ``dm.strided_slice`` takes them."""
+        p = checked_params(
+            begin,
+            end,
+            stride,
+            begin_mask=begin_mask,
+            end_mask=end_mask,
+            new_axis_mask=new_axis_mask,
+            shrink_axis_mask=shrink_axis_mask,
+            ellipsis_mask=ellipsis_mask,
+        )
+        for name, v in (("begin", p.begin), ("end", p.end), ("stride", p.stride)):
+            if not isinstance(v, tuple):
+                raise ValidationError(
+                    "StridedSlice", name, v, "must be a concrete value to translate"
+                )
+        assert isinstance(p.begin, tuple)
+        assert isinstance(p.end, tuple)
+        assert isinstance(p.stride, tuple)
+        assert p.m is not None
+        entries: list[Any] = []
+        for i in range(p.m):
+            if p.ellipsis_mask[i]:
+                entries.append(Ellipsis)
+            elif p.new_axis_mask[i]:
+                entries.append(None)
+            elif p.shrink_axis_mask[i]:
+                entries.append(p.begin[i])
+            else:
+                if p.stride[i] == 0:
+                    raise ValidationError(
+                        "StridedSlice",
+                        f"stride[{i}]",
+                        0,
+                        "is zero on a sliced axis; stride must be non-zero",
+                    )
+                entries.append(
+                    Cut.make(
+                        None if p.begin_mask[i] else p.begin[i],
+                        None if p.end_mask[i] else p.end[i],
+                        p.stride[i],
+                        CLAMP,
+                    )
+                )
+        return cls(entries)
+
+    @classmethod
+    def from_slice(cls, start: Any, stop: Any, step: Any, axes: Any = None) -> Slicing:
+        """OpenVINO Slice-8 parameters, as ``dm.slice`` takes them."""
+        return cls(
+            _slice_entries("Slice", ("start", "stop", "step", "axes"), start, stop, step, axes)
+        )
+
+    @classmethod
+    def from_onnx(cls, starts: Any, ends: Any, axes: Any = None, steps: Any = None) -> Slicing:
+        """ONNX Slice-10/11/13 inputs (the spec's clamping, OpenVINO's; onnxruntime's)."""
+        names = ("starts", "ends", "steps", "axes")
+        return cls(_slice_entries("ONNX Slice", names, starts, ends, steps, axes))
+
+    @classmethod
+    def from_tf(
+        cls,
+        begin: Any,
+        end: Any,
+        strides: Any = None,
+        *,
+        begin_mask: Any = 0,
+        end_mask: Any = 0,
+        ellipsis_mask: Any = 0,
+        new_axis_mask: Any = 0,
+        shrink_axis_mask: Any = 0,
+    ) -> Slicing:
+        """``tf.strided_slice`` arguments: masks are int bit fields, clamping is NumPy's."""
+        op = "tf.strided_slice"
+        b = as_int_vector(op, "begin", begin)
+        e = as_int_vector(op, "end", end)
+        s = (1,) * len(b) if strides is None else as_int_vector(op, "strides", strides)
+        for name, given, v in (("end", end, e), ("strides", strides, s)):
+            if len(v) != len(b):
+                raise ValidationError(
+                    op, name, given, f"has {len(v)} values, but begin has {len(b)}"
+                )
+        bm, em, el, nm, sm = (
+            _tf_mask(op, name, value)
+            for name, value in (
+                ("begin_mask", begin_mask),
+                ("end_mask", end_mask),
+                ("ellipsis_mask", ellipsis_mask),
+                ("new_axis_mask", new_axis_mask),
+                ("shrink_axis_mask", shrink_axis_mask),
+            )
+        )
+        if el & (el - 1):
+            raise ValidationError(
+                op,
+                "ellipsis_mask",
+                ellipsis_mask,
+                "sets more than one bit; multiple ellipses in slice spec not allowed",
+            )
+        entries: list[Any] = []
+        for i in range(len(b)):
+            bit = 1 << i
+            if el & bit:
+                entries.append(Ellipsis)
+            elif nm & bit:
+                entries.append(None)
+            elif s[i] == 0:
+                raise ValidationError(op, f"strides[{i}]", 0, "must be non-zero")
+            elif sm & bit:
+                if s[i] < 0:
+                    raise ValidationError(
+                        op,
+                        f"strides[{i}]",
+                        s[i],
+                        "is negative on an axis shrunk by shrink_axis_mask; only stride 1 "
+                        "allowed on non-range indexing",
+                    )
+                entries.append(b[i])
+            else:
+                entries.append(
+                    Cut.make(None if bm & bit else b[i], None if em & bit else e[i], s[i], NUMPY)
+                )
+        return cls(entries)
+
+    # -- the layout on a given rank --------------------------------------------------------
+    def _axes(self, rank: int | None) -> list[int | None]:
+        """The input axis each entry addresses.
+
+        Negative after the ellipsis when the rank is unknown; ``None`` for new axes and the
+        ellipsis.
+        """
+        entries = self.entries
+        cut = entries.index(Ellipsis) if Ellipsis in entries else len(entries)
+        before = sum(1 for x in entries[:cut] if x is not None)
+        after = sum(1 for x in entries[cut + 1 :] if x is not None)
+        if rank is not None and before + after > rank:
+            raise ValidationError(
+                "Slicing",
+                "data",
+                None,
+                f"has rank {rank}, but the slicing addresses {before + after} axes",
+            )
+        out: list[int | None] = []
+        j = 0
+        for k, x in enumerate(entries):
+            if x is None or x is Ellipsis:
+                out.append(None)
+            elif k < cut:
+                out.append(j)
+                j += 1
+            else:
+                after -= 1
+                out.append(-after - 1 if rank is None else rank - after - 1)
+        return out
+
+    def _dim(self, ps: PartialShape, axis: int) -> Dimension:
+        return Dimension() if ps.rank is None else ps.dims[axis]
+
+    def _cuts(
+        self, shape: ShapeLike | None, dialect: str, rule: str
+    ) -> tuple[PartialShape, list[Any]]:
+        """The entries, each cut rewritten to be exact under ``rule`` on every allowed size."""
+        ps = _shape_dims(shape, dialect)
+        axes = self._axes(ps.rank)
+        out: list[Any] = []
+        for x, axis in zip(self.entries, axes, strict=True):
+            if not isinstance(x, Cut):
+                out.append(x)
+                continue
+            assert axis is not None
+            out.append(self._cut_for(x, ps, axis, dialect, rule, shape))
+        return ps, out
+
+    def _cut_for(
+        self, x: Cut, ps: PartialShape, axis: int, dialect: str, rule: str, shape: Any
+    ) -> Cut:
+        dim = self._dim(ps, axis)
+        if dim.is_static:
+            a, b, c = _resolved(x.range(dim.min))
+            return Cut(a, b, c, SAME)
+        if x.rule in (SAME, rule):
+            return x
+        lo, m = x.differs()
+        top = INT64_MAX - 1 if dim.max is None else dim.max
+        bad_lo, bad_hi = max(lo, dim.min), min(m, top)
+        if bad_lo > bad_hi:
+            return x
+        if dim.min >= 1 and top <= m:  # every allowed size is in the corner: one constant answer
+            return Cut(*_resolved(x.range(max(dim.min, 1))), SAME)
+        w = bad_lo
+        mine, theirs = len(x.range(w)), len(x.range(w, rule))
+        witness = self._witness(ps, {axis: w})
+        names = {NUMPY: "NumPy's", CLAMP: "OpenVINO's"}
+        raise NotExpressible(
+            dialect,
+            "shape",
+            shape,
+            f"allows sizes {bad_lo}..{bad_hi} of axis {axis}, where {x.text()} selects {mine} "
+            f"element(s) by {names[x.rule]} clamping and {theirs} by {dialect}'s; no "
+            f"{dialect} parameters say it for every allowed size",
+            hint="pass the shape",
+            witness=witness,
+        )
+
+    def _witness(self, ps: PartialShape, fixed: dict[int, int]) -> tuple[int, ...]:
+        """A static shape the slicing runs on, with the sizes in ``fixed``."""
+        axes = self._axes(ps.rank)
+        if ps.rank is None:
+            rank = sum(1 for x in self.entries if x is not None and x is not Ellipsis)
+            dims = [Dimension()] * rank
+            axes = self._axes(rank)
+            fixed = {(k % rank if rank else k): v for k, v in fixed.items()}
+        else:
+            dims = list(ps.dims)
+        need = [0] * len(dims)
+        for x, axis in zip(self.entries, axes, strict=True):
+            if type(x) is int and axis is not None:
+                need[axis] = x + 1 if x >= 0 else -x
+        out = []
+        for k, d in enumerate(dims):
+            if k in fixed:
+                out.append(fixed[k])
+            else:
+                want = max(d.min, need[k], 1)
+                out.append(want if d.max is None or want <= d.max else d.min)
+        return tuple(out)
+
+    # -- execution and inference -----------------------------------------------------------
+    def __call__(self, x: Any) -> Any:
+        """Apply the slicing to an array (through ``dm.strided_slice``)."""
+        _, _, shape = _backends.prepare("Slicing", x)
+        return strided_slice(x, **self.to_strided_slice(shape))
+
+    def infer(self, shape: ShapeLike) -> PartialShape:
+        """The output shape on a static or interval shape (through ``dm.infer_strided_slice``).
+
+        Examples
+        --------
+        >>> import datamove as dm
+        >>> print(dm.Slicing.from_numpy("x[-3::-1]").infer("[1..5]"))
+        [..3]
+        >>> print(dm.Slicing.from_strided_slice([-3], [0], [-1], end_mask=[1]).infer("[1..5]"))
+        [1..3]
+        """
+        ps = _shape_dims(shape, "Slicing")
+        params = self._strided_slice(list(self.entries))
+        out = infer_strided_slice(ps, **params)
+        if ps.rank is None or out.rank is None:
+            return out
+        dims = list(out.dims)
+        axes = self._axes(ps.rank)
+        k = 0
+        for x, axis in zip(self.entries, axes, strict=True):
+            if x is Ellipsis:
+                k += ps.rank - sum(1 for y in self.entries if y is not None and y is not Ellipsis)
+            elif type(x) is int:
+                continue
+            elif isinstance(x, Cut) and x.rule == NUMPY:
+                assert axis is not None
+                dims[k] = self._numpy_length(x, ps.dims[axis])
+                k += 1
+            else:
+                k += 1
+        return PartialShape._of(tuple(dims))
+
+    @staticmethod
+    def _numpy_length(x: Cut, dim: Dimension) -> Dimension:
+        """NumPy's lengths: OpenVINO's on sizes ``>= -start``, none on the smaller ones."""
+        assert x.start is not None
+        edge = -x.start
+        hull: Dimension | None = None
+        if dim.min < edge:
+            hull = Dimension(0)
+        if dim.max is None or dim.max >= edge:
+            rest = range_length(
+                Dimension(max(dim.min, edge), dim.max),
+                x.start,
+                x.stop,
+                x.step,
+                0,
+                int(x.stop is None),
+            )
+            hull = rest if hull is None else hull.union(rest)
+        assert hull is not None
+        return hull
+
+    # -- emitters --------------------------------------------------------------------------
+    @staticmethod
+    def _text(entries: Iterable[Any]) -> str:
+        parts = [
+            "None"
+            if x is None
+            else "..."
+            if x is Ellipsis
+            else x.text()
+            if isinstance(x, Cut)
+            else str(x)
+            for x in entries
+        ]
+        return f"x[{', '.join(parts) or '()'}]"
+
+    def to_numpy(self, shape: ShapeLike | None = None) -> str:
+        """NumPy's indexing expression, exact on every shape ``shape`` allows."""
+        _, entries = self._cuts(shape, "NumPy", NUMPY)
+        return self._text(entries)
+
+    @staticmethod
+    def _strided_slice(entries: list[Any]) -> dict[str, Any]:
+        p: dict[str, list[int]] = {
+            k: []
+            for k in (
+                "begin",
+                "end",
+                "stride",
+                "begin_mask",
+                "end_mask",
+                "new_axis_mask",
+                "shrink_axis_mask",
+                "ellipsis_mask",
+            )
+        }
+        for x in entries:
+            row = (0, 0, 1, 0, 0, 0, 0, 0)
+            if x is Ellipsis:
+                row = (0, 0, 1, 0, 0, 0, 0, 1)
+            elif x is None:
+                row = (0, 0, 1, 0, 0, 1, 0, 0)
+            elif type(x) is int:
+                row = (x, x + 1 if x != -1 else 0, 1, 0, int(x == -1), 0, 1, 0)
+            else:
+                row = (
+                    0 if x.start is None else x.start,
+                    0 if x.stop is None else x.stop,
+                    x.step,
+                    int(x.start is None),
+                    int(x.stop is None),
+                    0,
+                    0,
+                    0,
+                )
+            for key, v in zip(p, row, strict=True):
+                p[key].append(v)
+        return p
+
+    def to_strided_slice(self, shape: ShapeLike | None = None) -> dict[str, Any]:
+        """Write ``dm.strided_slice`` / OpenVINO StridedSlice-1 keyword arguments.
+
+        Begin, end, stride and the five masks.
+        """
+        _, entries = self._cuts(shape, "StridedSlice", CLAMP)
+        return self._strided_slice(entries)
+
+    def _ops(
+        self, shape: ShapeLike | None, dialect: str, names: tuple[str, str, str, str]
+    ) -> list[tuple[str, dict[str, Any]]]:
+        ps, entries = self._cuts(shape, dialect, CLAMP)
+        axes = self._axes(ps.rank)
+        starts: list[int] = []
+        stops: list[int] = []
+        steps: list[int] = []
+        sliced: list[int] = []
+        for x, axis in zip(entries, axes, strict=True):
+            if axis is None:
+                continue
+            if type(x) is int:
+                a, b, c = x, (x + 1 if x != -1 else INT64_MAX), 1
+            elif x == Cut(None, None, 1):
+                continue
+            else:
+                assert isinstance(x, Cut)
+                c = x.step
+                a = (0 if c > 0 else -1) if x.start is None else x.start
+                b = (INT64_MAX if c > 0 else INT64_MIN) if x.stop is None else x.stop
+                if c < 0 and b >= _ORT_SENTINEL:
+                    dim = self._dim(ps, axis)
+                    if dim.max is not None and dim.max <= b + 1:
+                        a, b, c = 0, 0, 1  # empty on every allowed size
+                    else:
+                        raise NotExpressible(
+                            dialect,
+                            "shape",
+                            shape,
+                            f"allows sizes past {b + 1} on axis {axis}, where the end {b} with "
+                            f"step {c} is read differently by the runtimes (onnxruntime: to "
+                            "the start; the ONNX spec and onnx.reference: past the end)",
+                            hint="pass the shape",
+                            witness=None,
+                        )
+            starts.append(a)
+            stops.append(b)
+            steps.append(c)
+            sliced.append(axis)
+        ops: list[tuple[str, dict[str, Any]]] = []
+        if sliced:
+            ops.append(
+                ("Slice", {names[0]: starts, names[1]: stops, names[2]: steps, names[3]: sliced})
+            )
+        # Positions in the tensor that has both the new axes and the shrunk ones.
+        cut = self.entries.index(Ellipsis) if Ellipsis in self.entries else len(self.entries)
+        tail = [x for x in self.entries[cut + 1 :] if x is not Ellipsis]
+        full_rank = None
+        if ps.rank is not None:
+            full_rank = ps.rank + sum(1 for x in self.entries if x is None)
+        new: list[int] = []
+        shrunk: list[int] = []
+        for k, x in enumerate(self.entries[:cut]):
+            if x is None:
+                new.append(k)
+            elif type(x) is int:
+                shrunk.append(k)
+        for k, x in enumerate(tail):
+            pos = k - len(tail)
+            if full_rank is not None:
+                pos += full_rank
+            if x is None:
+                new.append(pos)
+            elif type(x) is int:
+                shrunk.append(pos)
+        if new:
+            ops.append(("Unsqueeze", {"axes": new}))
+        if shrunk:
+            ops.append(("Squeeze", {"axes": shrunk}))
+        return ops
+
+    def to_slice(self, shape: ShapeLike | None = None) -> list[tuple[str, dict[str, Any]]]:
+        """Write OpenVINO operations, applied in order.
+
+        ``("Slice", {start, stop, step, axes})`` (Slice-8), ``("Unsqueeze", {axes})``,
+        ``("Squeeze", {axes})``; those with nothing to do
+        are left out.
+        """
+        return self._ops(shape, "Slice", ("start", "stop", "step", "axes"))
+
+    def to_onnx(self, shape: ShapeLike | None = None) -> list[tuple[str, dict[str, Any]]]:
+        """Write ONNX operations (opset 13), applied in order.
+
+        ``("Slice", {starts, ends, steps, axes})``, ``("Unsqueeze", {axes})``,
+        ``("Squeeze", {axes})``. Parameters are never ones
+        on which onnxruntime and ``onnx.reference`` disagree.
+        """
+        return self._ops(shape, "ONNX Slice", ("starts", "ends", "steps", "axes"))
+
+    # -- equivalence -----------------------------------------------------------------------
+    def difference(self, other: Slicing, shape: ShapeLike | None = None) -> tuple[int, ...] | None:
+        """A static shape, allowed by ``shape``, on which the two differ.
+
+        On it they select other elements, or one of them cannot run; ``None`` when they agree
+        on every allowed shape.
+        """
+        ps = _shape_dims(shape, "Slicing.equivalent")
+        if ps.rank is not None:
+            return _first_difference(self, other, ps)
+        k = sum(1 for x in self.entries + other.entries if x is not None and x is not Ellipsis)
+        for rank in range(k + 2):
+            w = _first_difference(self, other, PartialShape.dynamic(rank))
+            if w is not None:
+                return w
+        return None
+
+    def equivalent(self, other: Slicing, shape: ShapeLike | None = None) -> bool:
+        """Whether the two select the same elements on every shape ``shape`` allows.
+
+        Decided axis by axis: the same output axes from the same input axes, each selecting
+        the same indices. Slicings that agree only through axes of size 1 (``x[0, None]`` and
+        ``x[()]`` on ``[1]``; ``x[None, :]`` and ``x[:, None]``), or only because another
+        axis is always empty (``x[::2]`` and ``x[::-2]`` on ``[2,0]``), are reported as different;
+        ``True`` is never said of slicings that select other elements.
+
+        Examples
+        --------
+        >>> import datamove as dm
+        >>> s = dm.Slicing.from_numpy("x[-3::-1]")
+        >>> t = dm.Slicing.from_onnx([-3], [-2**63], steps=[-1])
+        >>> s.equivalent(t, "[3..10]"), s.difference(t, "[1..10]")
+        (True, (1,))
+        """
+        return self.difference(other, shape) is None
+
+
+# -- deciding equality ---------------------------------------------------------------------------
+def _expand(s: Slicing, rank: int) -> list[tuple[str, Any, int]] | None:
+    """Per output or removed axis: ("new"|"index"|"cut", entry, input axis); None: cannot run."""
+    try:
+        axes = s._axes(rank)
+    except ValidationError:
+        return None
+    out: list[tuple[str, Any, int]] = []
+    used: set[int] = set()
+    for x, axis in zip(s.entries, axes, strict=True):
+        if x is Ellipsis:
+            n = rank - sum(1 for y in s.entries if y is not None and y is not Ellipsis)
+            start = sum(1 for y in s.entries[: s.entries.index(Ellipsis)] if y is not None)
+            out.extend(("cut", Cut(None, None, 1), start + h) for h in range(n))
+            used.update(range(start, start + n))
+        elif x is None:
+            out.append(("new", None, -1))
+        else:
+            assert axis is not None
+            out.append(("index" if type(x) is int else "cut", x, axis))
+            used.add(axis)
+    out.extend(("cut", Cut(None, None, 1), k) for k in range(rank) if k not in used)
+    return out
+
+
+def _first_difference(s: Slicing, t: Slicing, ps: PartialShape) -> tuple[int, ...] | None:
+    assert ps.rank is not None
+    rank = ps.rank
+    a, b = _expand(s, rank), _expand(t, rank)
+    if a is None and b is None:
+        return None
+    if a is None or b is None or [(k, ax) for k, _, ax in a] != [(k, ax) for k, _, ax in b]:
+        return (t if a is None else s)._witness(ps, {})
+    for (kind, x, axis), (_, y, _) in zip(a, b, strict=True):
+        if kind == "new":
+            continue
+        dim = ps.dims[axis]
+        if kind == "index":
+            w = _decide(_same_index(x, y), dim, (x, y), 1)
+        else:
+            w = _decide(
+                _same_cut(x, y), dim, (x.start, x.stop, y.start, y.stop), math.lcm(x.step, y.step)
+            )
+        if w is not None:
+            return s._witness(ps, {axis: w})
+    return None
+
+
+def _same_index(x: int, y: int) -> Callable[[int], bool]:
+    return lambda d: _index_at(x, d) == _index_at(y, d)
+
+
+def _same_cut(x: Cut, y: Cut) -> Callable[[int], bool]:
+    return lambda d: _selection(x.range(d)) == _selection(y.range(d))
+
+
+def _index_at(k: int, d: int) -> int | None:
+    j = k + d if k < 0 else k
+    return j if 0 <= j < d else None
+
+
+def _decide(
+    same: Callable[[int], bool], dim: Dimension, values: tuple[int | None, ...], period: int
+) -> int | None:
+    """The smallest size in ``dim`` where ``same`` fails, or None.
+
+    Each side's clamped start and stop are piecewise affine in the size, with breakpoints within
+    2 of ``|v|`` for a parameter ``v`` or ``|v ± w|`` for two (where a count crosses zero).
+    Between breakpoints, on each residue class modulo the period (the steps' lcm), counts and
+    starts are affine in the size: checking three periods of sizes decides the whole piece.
+    """
+    lo = dim.min
+    top = INT64_MAX - 1 if dim.max is None else dim.max
+    known = [abs(v) for v in values if v is not None] + [0, 1]
+    points: set[int] = set()
+    for v in known:
+        for w in known:
+            points.update((v, abs(v - w), v + w))
+    edges = sorted({p + k for p in points for k in (-2, -1, 0, 1, 2) if lo <= p + k <= top} | {lo})
+    if 3 * abs(period) > 3 * _MAX_PERIOD:
+        raise ValidationError(
+            "Slicing.equivalent",
+            "shape",
+            str(dim),
+            f"cannot be decided for every size: the steps repeat every {abs(period)} sizes, "
+            f"more than the {_MAX_PERIOD} checked",
+            hint="pass a static shape",
+        )
+    for k, u in enumerate(edges):
+        v = edges[k + 1] - 1 if k + 1 < len(edges) else top
+        for d in range(u, min(v, u + 3 * abs(period)) + 1):
+            if not same(d):
+                return d
+    return None

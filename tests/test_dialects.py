@@ -1,0 +1,489 @@
+"""Slicing dialects (issue 20): every parser against its own runtime, every emitter round-trips.
+
+Runtimes: NumPy indexing (NumPy and TensorFlow's clamping), ``dm.strided_slice`` and
+``dm.slice`` (pinned to OpenVINO by tests/test_differential_openvino.py), and ``onnx.reference``
+where ``onnx`` is installed (the tests that need it skip otherwise).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import datamove as dm
+from datamove._dialects import CLAMP, NUMPY, Cut
+
+INT64_MAX = 2**63 - 1
+INT64_MIN = -(2**63)
+
+bounds = st.one_of(st.none(), st.integers(-9, 9), st.sampled_from([INT64_MIN, INT64_MAX]))
+steps = st.one_of(st.none(), st.integers(-4, 4).filter(bool))
+
+
+@st.composite
+def numpy_indices(draw: Any) -> tuple[Any, ...]:
+    items: list[Any] = []
+    for _ in range(draw(st.integers(0, 5))):
+        kind = draw(st.sampled_from(["slice", "slice", "int", "new", "ellipsis"]))
+        if kind == "slice":
+            items.append(slice(draw(bounds), draw(bounds), draw(steps)))
+        elif kind == "int":
+            items.append(draw(st.integers(-4, 3)))
+        elif kind == "new":
+            items.append(None)
+        elif Ellipsis not in items:
+            items.append(Ellipsis)
+    return tuple(items)
+
+
+shapes = st.lists(st.integers(0, 6), min_size=0, max_size=4).map(tuple)
+
+
+def numpy_result(x: np.ndarray, index: tuple[Any, ...]) -> np.ndarray | None:
+    try:
+        return np.asarray(x[index])
+    except IndexError:
+        return None
+
+
+def same(a: Any, b: Any) -> bool:
+    a, b = np.asarray(a), np.asarray(b)
+    return a.shape == b.shape and bool((a == b).all())
+
+
+def apply_ops(x: np.ndarray, ops: list[tuple[str, dict[str, Any]]]) -> np.ndarray:
+    """OpenVINO Slice-8 (dm.slice), then Unsqueeze and Squeeze, in the order given."""
+    for name, p in ops:
+        if name == "Slice":
+            x = dm.slice(x, p["start"], p["stop"], p["step"], p["axes"])
+        elif name == "Unsqueeze":
+            x = np.expand_dims(x, tuple(p["axes"]))
+        else:
+            assert name == "Squeeze"
+            x = np.squeeze(x, tuple(p["axes"]))
+    return x
+
+
+def run_onnx(x: np.ndarray, ops: list[tuple[str, dict[str, Any]]]) -> np.ndarray:
+    """The ONNX operations in onnx.reference (opset 13)."""
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper
+    from onnx.reference import ReferenceEvaluator
+
+    nodes, inits, name = [], [], "x"
+    for k, (op, p) in enumerate(ops):
+        out = f"y{k}"
+        if op == "Slice":
+            ins = [name]
+            for key in ("starts", "ends", "axes", "steps"):
+                inits.append(
+                    helper.make_tensor(f"{key}{k}", TensorProto.INT64, [len(p[key])], p[key])
+                )
+                ins.append(f"{key}{k}")
+        else:
+            inits.append(
+                helper.make_tensor(f"axes{k}", TensorProto.INT64, [len(p["axes"])], p["axes"])
+            )
+            ins = [name, f"axes{k}"]
+        nodes.append(helper.make_node(op, ins, [out]))
+        name = out
+    if not ops:
+        return x
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.INT64, None)],
+        [helper.make_tensor_value_info(name, TensorProto.INT64, None)],
+        initializer=inits,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    del onnx
+    return ReferenceEvaluator(model).run(None, {"x": x})[0]
+
+
+# -- parsers against their runtimes ---------------------------------------------------------------
+@settings(max_examples=300, deadline=None)
+@given(index=numpy_indices(), shape=shapes)
+def test_from_numpy_selects_what_numpy_selects(
+    index: tuple[Any, ...], shape: tuple[int, ...]
+) -> None:
+    x = np.arange(int(np.prod(shape))).reshape(shape)
+    want = numpy_result(x, index)
+    s = dm.Slicing.from_numpy(index)
+    assert dm.Slicing.from_numpy(s.to_numpy()) == s  # the text parses back to the same form
+    if want is None:
+        with pytest.raises(dm.ValidationError):
+            s(x)
+        return
+    assert same(s(x), want), (index, shape)
+    assert s.infer(shape) == want.shape
+
+
+@st.composite
+def strided_slice_params(draw: Any) -> dict[str, Any]:
+    m = draw(st.integers(0, 5))
+    vec = st.lists(st.integers(-9, 9), min_size=m, max_size=m)
+    mask = st.lists(st.integers(0, 1), min_size=0, max_size=m + 1)
+    return {
+        "begin": draw(vec),
+        "end": draw(vec),
+        "stride": draw(st.lists(st.integers(-4, 4).filter(bool), min_size=m, max_size=m)),
+        "begin_mask": draw(mask),
+        "end_mask": draw(mask),
+        "new_axis_mask": draw(mask),
+        "shrink_axis_mask": draw(mask),
+        "ellipsis_mask": draw(st.sampled_from([[], [1], [0, 1], [0, 0, 1]])),
+    }
+
+
+@settings(max_examples=300, deadline=None)
+@given(p=strided_slice_params(), shape=shapes)
+def test_from_strided_slice_selects_what_strided_slice_selects(
+    p: dict[str, Any], shape: tuple[int, ...]
+) -> None:
+    x = np.arange(int(np.prod(shape))).reshape(shape)
+    try:
+        want = dm.strided_slice(x, **p)
+    except dm.ValidationError:
+        with pytest.raises(dm.ValidationError):
+            dm.Slicing.from_strided_slice(**p)(x)
+        return
+    assert same(dm.Slicing.from_strided_slice(**p)(x), want)
+
+
+@st.composite
+def slice_params(draw: Any) -> tuple[list[int], ...]:
+    n = draw(st.integers(1, 3))
+    vec = st.lists(
+        st.integers(-9, 9) | st.sampled_from([INT64_MIN, INT64_MAX]), min_size=n, max_size=n
+    )
+    step = st.lists(st.integers(-4, 4).filter(bool), min_size=n, max_size=n)
+    axes = st.lists(st.integers(-3, 2), min_size=n, max_size=n, unique=True)
+    return draw(vec), draw(vec), draw(step), draw(axes)
+
+
+@settings(max_examples=300, deadline=None)
+@given(p=slice_params(), shape=st.lists(st.integers(0, 6), min_size=1, max_size=4).map(tuple))
+def test_from_slice_and_from_onnx_select_what_slice_8_selects(
+    p: tuple[list[int], ...], shape: tuple[int, ...]
+) -> None:
+    start, stop, step, axes = p
+    x = np.arange(int(np.prod(shape))).reshape(shape)
+    if min(axes) < 0 <= max(axes):
+        with pytest.raises(dm.ValidationError, match="depends on the rank"):
+            dm.Slicing.from_slice(start, stop, step, axes)
+        axes = [a % len(shape) for a in axes]
+        if len(set(axes)) < len(axes):
+            return
+    try:
+        want = dm.slice(x, start, stop, step, axes)
+    except dm.ValidationError:
+        with pytest.raises(dm.ValidationError):
+            dm.Slicing.from_slice(start, stop, step, axes)(x)
+        return
+    assert same(dm.Slicing.from_slice(start, stop, step, axes)(x), want)
+    assert same(dm.Slicing.from_onnx(start, stop, axes, step)(x), want)
+
+
+def tf_params(index: tuple[Any, ...]) -> dict[str, Any]:
+    """TensorFlow's Python indexing, as its _slice_helper writes it into masks."""
+    p: dict[str, Any] = {
+        "begin": [],
+        "end": [],
+        "strides": [],
+        "begin_mask": 0,
+        "end_mask": 0,
+        "ellipsis_mask": 0,
+        "new_axis_mask": 0,
+        "shrink_axis_mask": 0,
+    }
+    for i, item in enumerate(index):
+        bit = 1 << i
+        b, e, s = 0, 0, 1
+        if item is Ellipsis:
+            p["ellipsis_mask"] |= bit
+        elif item is None:
+            p["new_axis_mask"] |= bit
+        elif isinstance(item, slice):
+            s = 1 if item.step is None else item.step
+            if item.start is None:
+                p["begin_mask"] |= bit
+            else:
+                b = item.start
+            if item.stop is None:
+                p["end_mask"] |= bit
+            else:
+                e = item.stop
+        else:
+            b, e = item, item + 1
+            p["shrink_axis_mask"] |= bit
+        p["begin"].append(b)
+        p["end"].append(e)
+        p["strides"].append(s)
+    return p
+
+
+@settings(max_examples=300, deadline=None)
+@given(index=numpy_indices(), shape=shapes)
+def test_from_tf_selects_what_numpy_selects(index: tuple[Any, ...], shape: tuple[int, ...]) -> None:
+    x = np.arange(int(np.prod(shape))).reshape(shape)
+    want = numpy_result(x, index)
+    s = dm.Slicing.from_tf(**tf_params(index))
+    assert s == dm.Slicing.from_numpy(index)
+    if want is not None:
+        assert same(s(x), want)
+
+
+def test_tf_documented_example_is_wrong_and_python_is_right() -> None:
+    # api_def_StridedSlice.pbtxt: "foo = [1,2,3,4]; foo[-2::-1] is [4,3]"; Python gives [3, 2, 1].
+    foo = np.array([1, 2, 3, 4])
+    s = dm.Slicing.from_tf([-2], [0], [-1], end_mask=1)
+    assert s(foo).tolist() == [3, 2, 1] == foo[-2::-1].tolist()
+
+
+@pytest.mark.parametrize(
+    ("args", "match"),
+    [
+        pytest.param(
+            ({"begin": [0], "end": [1], "strides": [-1], "shrink_axis_mask": 1}),
+            "only stride 1",
+            id="tf-shrink-negative-stride",
+        ),
+        pytest.param(
+            ({"begin": [0, 0], "end": [1, 1], "ellipsis_mask": 5}),
+            "more than one bit",
+            id="tf-two-ellipses",
+        ),
+        pytest.param(({"begin": [0], "end": [1], "strides": [0]}), "non-zero", id="tf-zero-stride"),
+        pytest.param(
+            ({"begin": [0], "end": [1], "begin_mask": -1}), "32-bit", id="tf-negative-mask"
+        ),
+    ],
+)
+def test_from_tf_rejects_what_tensorflow_rejects(args: dict[str, Any], match: str) -> None:
+    with pytest.raises(dm.ValidationError, match=match):
+        dm.Slicing.from_tf(**args)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "x[__import__('os')]",
+        "x[1.5]",
+        "x[True]",
+        "x[[0, 1]]",
+        "x[..., ...]",
+        "x[::0]",
+        "x",
+        "x[1](2)",
+        "x[1 + 1]",
+    ],
+)
+def test_from_numpy_rejects_what_basic_indexing_is_not(text: str) -> None:
+    with pytest.raises(dm.ValidationError, match="from_numpy"):
+        dm.Slicing.from_numpy(text)
+
+
+# -- emitters round-trip --------------------------------------------------------------------------
+@settings(max_examples=300, deadline=None)
+@given(index=numpy_indices(), shape=shapes, source=st.sampled_from(["numpy", "strided_slice"]))
+def test_every_emitter_round_trips_on_static_shapes(
+    index: tuple[Any, ...], shape: tuple[int, ...], source: str
+) -> None:
+    x = np.arange(int(np.prod(shape))).reshape(shape)
+    s = dm.Slicing.from_numpy(index)
+    if source == "strided_slice":  # the same numbers read with OpenVINO's clamping
+        s = dm.Slicing.from_strided_slice(
+            **dm.Slicing.from_numpy(index)._strided_slice(list(s.entries))
+        )
+    try:
+        want = s(x)
+    except dm.ValidationError:
+        return
+    assert same(eval(s.to_numpy(shape), {"x": x}), want)  # noqa: S307 - our own output, in a test
+    assert same(dm.strided_slice(x, **s.to_strided_slice(shape)), want)
+    assert dm.Slicing.from_strided_slice(**s.to_strided_slice(shape)).equivalent(s, shape)
+    assert same(apply_ops(x, s.to_slice(shape)), want)
+
+
+@settings(max_examples=150, deadline=None)
+@given(index=numpy_indices(), shape=shapes, source=st.sampled_from(["numpy", "strided_slice"]))
+def test_onnx_emitter_round_trips_in_onnx_reference(
+    index: tuple[Any, ...], shape: tuple[int, ...], source: str
+) -> None:
+    pytest.importorskip("onnx")
+    x = np.arange(int(np.prod(shape))).reshape(shape)
+    s = dm.Slicing.from_numpy(index)
+    if source == "strided_slice":
+        s = dm.Slicing.from_strided_slice(**s._strided_slice(list(s.entries)))
+    try:
+        want = s(x)
+    except dm.ValidationError:
+        return
+    assert same(run_onnx(x, s.to_onnx(shape)), want)
+    assert same(apply_ops(x, [(n, _ov(p)) for n, p in s.to_onnx(shape)]), want)  # the spec's rule
+
+
+def _ov(p: dict[str, Any]) -> dict[str, Any]:
+    names = {"starts": "start", "ends": "stop", "steps": "step", "axes": "axes"}
+    return {names.get(k, k): v for k, v in p.items()}
+
+
+def _with_rule(s: dm.Slicing, rule: str) -> dm.Slicing:
+    return dm.Slicing(
+        Cut(x.start, x.stop, x.step, rule) if isinstance(x, Cut) else x for x in s.entries
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    index=numpy_indices(),
+    dims=st.lists(st.tuples(st.integers(0, 12), st.integers(0, 12)), max_size=4),
+    source=st.sampled_from(["numpy", "strided_slice"]),
+    dialect=st.sampled_from(["numpy", "strided_slice", "slice"]),
+)
+def test_interval_shapes_round_trip_for_every_size_or_raise_with_a_witness(
+    index: tuple[Any, ...], dims: list[tuple[int, int]], source: str, dialect: str
+) -> None:
+    s = dm.Slicing.from_numpy(index)
+    if source == "strided_slice":
+        s = dm.Slicing.from_strided_slice(**s._strided_slice(list(s.entries)))
+    shape = dm.PartialShape([dm.Dimension(min(a, b), max(a, b)) for a, b in dims])
+    emit = {"numpy": s.to_numpy, "strided_slice": s.to_strided_slice, "slice": s.to_slice}[dialect]
+    try:
+        out = emit(shape)
+    except dm.NotExpressible as exc:
+        # The witness is allowed, and there the dialect's reading of the same numbers differs.
+        w = exc.witness
+        assert w is not None
+        assert all(
+            d.min <= k <= (d.max if d.max is not None else k)
+            for d, k in zip(shape.dims, w, strict=False)
+        )
+        x = np.arange(int(np.prod(w))).reshape(w)
+        other = _with_rule(s, NUMPY if dialect == "numpy" else CLAMP)
+        assert not same(s(x), other(x))
+        return
+    except dm.ValidationError:
+        return  # the slicing cannot run on this rank
+    for w in itertools.product(*(range(d.min, d.max + 1) for d in shape.dims)):
+        x = np.arange(int(np.prod(w))).reshape(w)
+        try:
+            want = s(x)
+        except dm.ValidationError:
+            continue
+        if dialect == "numpy":
+            got = eval(out, {"x": x})  # noqa: S307 - our own output, in a test
+        elif dialect == "strided_slice":
+            got = dm.strided_slice(x, **out)
+        else:
+            got = apply_ops(x, out)
+        assert same(got, want), (s, shape, w, out)
+        inferred = s.infer(shape)
+        assert all(
+            d.min <= k <= (d.max if d.max is not None else k)
+            for d, k in zip(inferred.dims, want.shape, strict=False)
+        )
+
+
+def test_the_issue_corner_has_its_witness() -> None:
+    s = dm.Slicing.from_numpy("x[-100:-200:-1]")
+    with pytest.raises(dm.NotExpressible, match=r"sizes 1\.\.99 of axis 0") as info:
+        s.to_onnx()
+    assert info.value.witness == (1,)
+    assert info.value.op == "ONNX Slice"
+    assert s(np.arange(1)).tolist() == []
+    assert dm.slice(np.arange(1), [-100], [-200], [-1]).tolist() == [0]
+    assert s.to_onnx("[100..]") == [
+        ("Slice", {"starts": [-100], "ends": [-200], "steps": [-1], "axes": [0]})
+    ]
+    assert s.to_onnx("[1..50]") == [
+        ("Slice", {"starts": [0], "ends": [0], "steps": [1], "axes": [0]})
+    ]
+
+
+def test_a_reversal_to_the_start_ends_at_int64_min_never_int64_max() -> None:
+    ops = dm.Slicing.from_numpy("x[5::-2]").to_onnx()
+    assert ops == [("Slice", {"starts": [5], "ends": [INT64_MIN], "steps": [-2], "axes": [0]})]
+    with pytest.raises(dm.NotExpressible, match="onnxruntime"):
+        dm.Slicing.from_onnx([7], [INT64_MAX], steps=[-2]).to_onnx()
+    assert dm.Slicing.from_onnx([7], [INT64_MAX], steps=[-2]).to_onnx([2])[0][1]["ends"] == [0]
+
+
+def test_onnx_reference_reads_its_own_spec_with_numpy_rule() -> None:
+    # On [0.], starts=[-3], ends=[-6], steps=[-3]: the spec (and onnxruntime, OpenVINO) give [0.],
+    # onnx.reference gives [] (NumPy's rule). from_onnx follows the spec; to_onnx never writes it.
+    s = dm.Slicing.from_onnx([-3], [-6], steps=[-3])
+    assert s(np.array([0.0])).tolist() == [0.0]
+    ops = s.to_onnx([1])
+    assert ops[0][1]["starts"] == [0]
+    assert ops[0][1]["ends"] == [1]
+    if pytest.importorskip("onnx"):
+        assert (
+            run_onnx(
+                np.array([0]),
+                [("Slice", {"starts": [-3], "ends": [-6], "axes": [0], "steps": [-3]})],
+            ).tolist()
+            == []
+        )
+        assert run_onnx(np.array([0]), ops).tolist() == [0]
+
+
+# -- equivalence ----------------------------------------------------------------------------------
+@settings(max_examples=300, deadline=None)
+@given(
+    a=numpy_indices(),
+    b=numpy_indices(),
+    dims=st.lists(st.tuples(st.integers(0, 9), st.integers(0, 9)), max_size=3),
+    ov=st.booleans(),
+)
+def test_equivalent_decides_as_running_every_size(
+    a: tuple[Any, ...], b: tuple[Any, ...], dims: list[tuple[int, int]], ov: bool
+) -> None:
+    s = dm.Slicing.from_numpy(a)
+    t = dm.Slicing.from_numpy(b)
+    if ov:
+        t = dm.Slicing.from_strided_slice(**t._strided_slice(list(t.entries)))
+    shape = dm.PartialShape([dm.Dimension(min(x, y), max(x, y)) for x, y in dims])
+    for u in (t, _with_rule(s, CLAMP)):
+        w = s.difference(u, shape)
+        differs = []
+        for size in itertools.product(*(range(d.min, d.max + 1) for d in shape.dims)):
+            x = np.arange(int(np.prod(size))).reshape(size)
+            r = [None, None]
+            for k, v in enumerate((s, u)):
+                with contextlib.suppress(dm.ValidationError):
+                    r[k] = v(x)
+            if not (r[0] is None and r[1] is None) and (
+                r[0] is None or r[1] is None or not same(*r)
+            ):
+                differs.append(size)
+        if w is None:  # sound: "equivalent" is never said of slicings that differ
+            assert not differs, (s, u, shape, differs)
+        elif all(type(x) is not int and x is not None for x in s.entries + u.entries) and all(
+            d.max != 0 for d in shape.dims
+        ):
+            # complete where no axis is added or removed and no axis is always empty
+            # (documented: x[0, None] and x[()] on [1]; x[::2] and x[::-2] on [2,0])
+            assert w in differs, (s, u, shape, w, differs)
+
+
+def test_equivalent_on_unbounded_sizes() -> None:
+    s = dm.Slicing.from_numpy("x[-3::-1]")
+    t = dm.Slicing.from_onnx([-3], [INT64_MIN], steps=[-1])
+    assert s.equivalent(t, "[3..]")
+    assert not s.equivalent(t)
+    assert s.difference(t) == (1,)
+    assert dm.Slicing.from_numpy("x[::2]").equivalent(
+        dm.Slicing.from_numpy("x[0:1000000:2]"), "[..1000000]"
+    )
+    assert dm.Slicing.from_numpy("x[::2]").difference(dm.Slicing.from_numpy("x[0:1000000:2]")) == (
+        1000001,
+    )
+    assert dm.Slicing.from_numpy("x[...]").equivalent(dm.Slicing.from_numpy("x[:, ...]"), "[?,?]")
