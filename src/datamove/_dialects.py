@@ -33,7 +33,14 @@ from typing import Any, Final
 
 from datamove import _backends
 from datamove._errors import NotExpressible, ValidationError
-from datamove._shape import INT64_MAX, Dimension, PartialShape, ShapeLike, as_partial_shape
+from datamove._shape import (
+    INT64_MAX,
+    INT64_MIN,
+    Dimension,
+    PartialShape,
+    ShapeLike,
+    as_partial_shape,
+)
 from datamove._strided_slice import (
     checked_params,
     clamp_bounds,
@@ -41,7 +48,7 @@ from datamove._strided_slice import (
     range_length,
     strided_slice,
 )
-from datamove._validation import INT64_MIN, as_int_vector
+from datamove._validation import as_int_vector
 
 __all__ = ["Cut", "Slicing"]
 
@@ -372,9 +379,9 @@ class Slicing:
         assert isinstance(p.begin, tuple)
         assert isinstance(p.end, tuple)
         assert isinstance(p.stride, tuple)
-        assert p.m is not None
+        assert p.addressed is not None
         entries: list[Any] = []
-        for i in range(p.m):
+        for i in range(p.addressed):
             if p.ellipsis_mask[i]:
                 entries.append(Ellipsis)
             elif p.new_axis_mask[i]:
@@ -817,8 +824,9 @@ class Slicing:
 
         Decided axis by axis: the same output axes from the same input axes, each selecting
         the same indices. Slicings that agree only through axes of size 1 (``x[0, None]`` and
-        ``x[()]`` on ``[1]``; ``x[None, :]`` and ``x[:, None]``), or only because another
-        axis is always empty (``x[::2]`` and ``x[::-2]`` on ``[2,0]``), are reported as different;
+        ``x[()]`` on ``[1]``; ``x[None, :]`` and ``x[:, None]``), or only because the result is
+        empty (``x[::2]`` and ``x[::-2]`` on ``[2,0]``, ``x[:0]`` and ``x[:0, ::-1]``), are
+        reported as different;
         ``True`` is never said of slicings that select other elements.
 
         Examples
