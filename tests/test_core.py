@@ -1450,7 +1450,7 @@ def test_import_datamove_imports_no_optional_dependency():
     code = (
         "import sys, datamove, datamove.directml, datamove.ir\n"
         "bad = [m for m in ('openvino', 'torch', 'jax', 'dask', 'cupy', 'ml_dtypes', "
-        "'array_api_strict', 'hypothesis', 'onnxruntime', 'zarr') if m in sys.modules]\n"
+        "'array_api_strict', 'hypothesis', 'onnx', 'onnxruntime', 'zarr') if m in sys.modules]\n"
         "print(bad)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
