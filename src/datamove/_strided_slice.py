@@ -1,7 +1,7 @@
 """StridedSlice-1: plan, shape inference and execution.
 
 One source of truth. The caller's parameters are checked once (``_params``); the masks become an
-*axis walk* (``_walk``) that says, for every output axis, whether it is a new axis, a kept input
+*axis walk* (``axis_walk``) that says, for every output axis, whether it is a new axis, a kept input
 axis (under the ellipsis or after the addressed axes) or a sliced one, and which input axes are
 shrunk. Each sliced axis is clamped by one function (``clamp_bounds``, Slice-8's too). Shape
 inference evaluates the walk on ``Dimension`` intervals; execution turns it into a NumPy basic
@@ -169,7 +169,7 @@ def checked_params(
     )
 
 
-def _walk(
+def axis_walk(
     rank: int,
     addressed: int,
     new_axis: tuple[int, ...],
@@ -214,7 +214,7 @@ def _walk(
 def _walk_for(p: Params, rank: int, begin: Any) -> tuple[Step, ...]:
     assert p.addressed is not None
     try:
-        return _walk(rank, p.addressed, p.new_axis_mask, p.shrink_axis_mask, p.ellipsis_mask)
+        return axis_walk(rank, p.addressed, p.new_axis_mask, p.shrink_axis_mask, p.ellipsis_mask)
     except ValidationError as exc:  # name the caller's value in the message
         raise ValidationError(exc.op, exc.argument, begin, exc.rule) from None
 

@@ -66,7 +66,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(_explain.model_argv(sys.argv[1:] if argv is None else argv))
     except SystemExit as exc:  # argparse exits 2 on usage errors and 0 on --help
         return int(exc.code) if isinstance(exc.code, int) else EXIT_USAGE
     try:

@@ -17,6 +17,7 @@ import itertools
 import json
 import math
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any, Final
 
 from datamove._concat import infer_concat
@@ -25,6 +26,7 @@ from datamove._shape import PartialShape
 from datamove._slice import infer_slice, plan_slice
 from datamove._split import infer_split, infer_variadic_split
 from datamove._strided_slice import NUMPY_MAXDIMS, infer_strided_slice, numpy_index
+from datamove.ir._explain import index_expression
 
 __all__ = [
     "explain_concat",
@@ -38,49 +40,6 @@ __all__ = [
 _MAX_PICTURE: Final = 512  # elements; larger inputs get no picture
 _LABELS: Final = "0123456789abcdefghijklmnopqrstuvwxyz"
 MASK_NAMES: Final = ("begin_mask", "end_mask", "new_axis_mask", "shrink_axis_mask", "ellipsis_mask")
-
-
-def _slice_text(s: slice, d: int) -> str:
-    step = 1 if s.step is None else s.step
-    start, stop = s.start, s.stop
-    if step > 0:
-        a = "" if start in (None, 0) else str(start)
-        b = "" if stop is None or stop >= d else str(stop)
-    else:
-        a = "" if start is None or start >= d - 1 else str(start)
-        b = "" if stop is None else str(stop)
-    text = f"{a}:{b}"
-    return text if step == 1 else f"{text}:{step}"
-
-
-def index_expression(index: Sequence[Any], shape: Sequence[int], name: str = "x") -> str:
-    """Write a NumPy basic index the way a person would: ``x[1:, :, :2]``.
-
-    Examples
-    --------
-    >>> index_expression((slice(1, 2, 1), slice(None), slice(0, 2, 1)), (2, 3, 4))
-    'x[1:, :, :2]'
-    >>> index_expression((None, Ellipsis, 1), (2, 3))
-    'x[None, ..., 1]'
-    >>> index_expression((Ellipsis,), (2, 3))
-    'x[...]'
-    """
-    consumed = sum(1 for i in index if i is not None and i is not Ellipsis)
-    axis = 0
-    parts: list[str] = []
-    for item in index:
-        if item is None:
-            parts.append("None")
-        elif item is Ellipsis:
-            parts.append("...")
-            axis += len(shape) - consumed
-        elif isinstance(item, slice):
-            parts.append(_slice_text(item, shape[axis]))
-            axis += 1
-        else:
-            parts.append(str(item))
-            axis += 1
-    return f"{name}[{', '.join(parts)}]"
 
 
 def _drawable(shape: tuple[int, ...]) -> bool:
@@ -350,6 +309,17 @@ def _print_strided(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(info, indent=2))
         return 0
+    _show_strided(info, begin, end, stride, masks)
+    return 0
+
+
+def _show_strided(
+    info: dict[str, Any],
+    begin: list[int],
+    end: list[int],
+    stride: list[int] | None,
+    masks: Mapping[str, Sequence[int]],
+) -> None:
     print(f"StridedSlice on x of shape {info['input_shape']}")
     print(f"  begin={begin} end={end} stride={stride if stride is not None else [1] * len(begin)}")
     set_masks = {k: v for k, v in masks.items() if any(v)}
@@ -365,7 +335,6 @@ def _print_strided(args: argparse.Namespace) -> int:
         print("\n".join(info["picture"]))
     if "taken" in info:
         print(f"output order: {' '.join(map(str, info['taken']))}")
-    return 0
 
 
 def _print_slice(args: argparse.Namespace) -> int:
@@ -376,6 +345,17 @@ def _print_slice(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(info, indent=2))
         return 0
+    _show_slice(info, start, stop, step, axes)
+    return 0
+
+
+def _show_slice(
+    info: dict[str, Any],
+    start: list[int],
+    stop: list[int],
+    step: list[int],
+    axes: list[int] | None,
+) -> None:
     print(f"Slice on x of shape {info['input_shape']}")
     listed = f"axes={axes}" if axes is not None else f"axes={list(range(len(start)))} (default)"
     print(f"  start={start} stop={stop} step={step} {listed}")
@@ -394,7 +374,6 @@ def _print_slice(args: argparse.Namespace) -> int:
         print("\n".join(info["picture"]))
     if "taken" in info:
         print(f"output order: {' '.join(map(str, info['taken']))}")
-    return 0
 
 
 def _print_concat(args: argparse.Namespace) -> int:
@@ -429,13 +408,92 @@ def _print_split(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(info, indent=2))
         return 0
+    _show_split(info, head)
+    return 0
+
+
+def _show_split(info: dict[str, Any], head: str) -> None:
     print(head)
     for k, (shape, expr) in enumerate(info["outputs"]):
         print(f"  output {k}: {shape}" + (f"  = {expr}" if expr else ""))
     if info["picture"]:
         print("elements by output:")
         print("\n".join(info["picture"]))
+
+
+def _print_model(args: argparse.Namespace) -> int:
+    from datamove.ir._explain import explain_layers  # noqa: PLC0415 - keep --help fast
+    from datamove.ir._model import read_model  # noqa: PLC0415
+
+    layers = explain_layers(read_model(args.model, args.bin), args.layer)
+    if args.json:
+        print(json.dumps(layers, indent=2))
+        return 0
+    if not layers:
+        print("no Slice, StridedSlice, Split or VariadicSplit layers")
+    for info in layers:
+        outs = ", ".join(info["output_shapes"])
+        print(
+            f"layer {info['layer_id']} {info['name']!r} ({info['layer_type']}): "
+            f"x {info['input_shape']} -> {outs}"
+        )
+        numpy = info["numpy"]
+        if isinstance(numpy, list):
+            for k, text in enumerate(numpy):
+                print(f"  output {k}: {text or 'no NumPy index'}")
+        elif numpy:
+            print(f"  {numpy}")
+        if info["note"]:
+            print(f"  no NumPy index: {info['note']}")
+        for name, what in info["runtime"].items():
+            print(f"  {name} = {what}, known at run time")
+        if args.layer is not None:
+            _show_layer(info)
     return 0
+
+
+def _show_layer(info: dict[str, Any]) -> None:
+    """The full explanation of one layer, as the operator's own form prints it."""
+    kind, values = info["layer_type"], info["values"]
+    if info["runtime"] or info["input_shape"] == "[...]":
+        return  # its parameters are known only at run time: nothing more to show
+    print()
+    shape = _shape(info["input_shape"])
+    if kind == "Slice":
+        start, stop, step = (values[k] for k in ("start", "stop", "step"))
+        axes = values.get("axes")
+        _show_slice(explain_slice(shape, start, stop, step, axes), start, stop, step, axes)
+    elif kind == "StridedSlice":
+        begin, end, stride = values["begin"], values["end"], values.get("stride")
+        masks = info["attributes"]
+        explained = explain_strided_slice(shape, begin, end, stride, masks)
+        _show_strided(explained, begin, end, stride, masks)
+    elif kind == "Split":
+        axis, n = values["axis"], info["attributes"]["num_splits"]
+        split_info = explain_split(shape, axis, num_splits=n)
+        _show_split(split_info, f"Split on x of shape {shape}, axis {axis}, num_splits {n}")
+    else:
+        axis, lengths = values["axis"], values["split_lengths"]
+        split_info = explain_split(shape, axis, lengths=lengths)
+        head = f"VariadicSplit on x of shape {shape}, axis {axis}, split_lengths {lengths}"
+        _show_split(split_info, head)
+
+
+OPERATORS: Final = ("strided-slice", "split", "variadic-split", "slice", "concat", "model")
+
+
+def model_argv(argv: Sequence[str]) -> list[str]:
+    """``explain MODEL.xml ...`` as ``explain model MODEL.xml ...``: a path picks the model form.
+
+    A first argument that is no operator name and ends in ``.xml`` or names a file.
+    """
+    argv = list(argv)
+    if len(argv) >= 2 and argv[0] == "explain":
+        first = argv[1]
+        named = first.lower().endswith(".xml") or Path(first).is_file()
+        if first not in OPERATORS and not first.startswith("-") and named:
+            return ["explain", "model", *argv[1:]]
+    return argv
 
 
 _EPILOG = """\
@@ -450,6 +508,8 @@ examples:
   datamove explain split --shape 6,12 --axis 1 --num-splits 3
   datamove explain variadic-split --shape 2,6 --axis 1 --lengths 1,2,-1
   datamove explain concat --shapes 2,3 2,1 --axis -1
+  datamove explain model.xml                 (every slicing layer of a model, as NumPy)
+  datamove explain model.xml --layer 7       (one layer, with its picture)
 
 Shapes are in OpenVINO's notation (5, 2..10, ?); a picture is drawn for static inputs of rank <= 3.
 Masks: a 1 in begin_mask/end_mask ignores begin[i]/end[i] (the whole extent is taken).
@@ -509,3 +569,15 @@ def register(subparsers: Any) -> None:
     cc.add_argument("--axis", required=True, type=int)
     cc.add_argument("--json", action="store_true", help="print the explanation as JSON")
     cc.set_defaults(func=_print_concat)
+    md = ops.add_parser(
+        "model",
+        help="every Slice, StridedSlice, Split and VariadicSplit layer of an OpenVINO IR model "
+        "(also: datamove explain MODEL.xml)",
+        epilog=_EPILOG,
+        formatter_class=fmt,
+    )
+    md.add_argument("model", help="the model's .xml file")
+    md.add_argument("--bin", help="its .bin file (default: MODEL with the suffix .bin)")
+    md.add_argument("--layer", metavar="ID_OR_NAME", help="explain this layer in full")
+    md.add_argument("--json", action="store_true", help="print the layers as JSON")
+    md.set_defaults(func=_print_model)

@@ -1,0 +1,402 @@
+"""What each slicing layer of a model does, as a NumPy expression on its data input ``x``.
+
+`explain_layers` walks a model's Slice, StridedSlice, Split and VariadicSplit layers with the
+shapes and values `Model.check` infers. With every index input known and a static data shape,
+each output's expression is the operator's own plan (`datamove.ir._ops.shape_planner`) written
+out: exact. On a dynamic shape the parameters are written as they are (``x[1::2]``) where that
+index takes what the operator takes for *every* size the shape allows; that is verified at the
+sizes where the clamping can change (the breakpoints ``_strided_slice.range_length`` uses), past
+which both are affine in the size. Where no one index does, the expression is ``None`` and a
+note says why. An index input known only at run time is written as a name after the layer that
+makes it (``x[:, :n]``), listed in ``runtime``; never guessed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Final
+
+from datamove._errors import ValidationError
+from datamove._shape import PartialShape
+from datamove._strided_slice import KEEP, NEW, SHRINK, axis_walk
+from datamove.ir._ops import MASKS, Info, shape_planner
+
+if TYPE_CHECKING:
+    from datamove.ir._graph import Layer
+    from datamove.ir._model import Model
+
+__all__ = ["SLICING", "explain_layers", "index_expression"]
+
+SLICING: Final = ("Slice", "StridedSlice", "Split", "VariadicSplit")
+_INPUTS: Final = {
+    "Slice": ("data", "start", "stop", "step", "axes"),
+    "StridedSlice": ("data", "begin", "end", "stride"),
+    "Split": ("data", "axis"),
+    "VariadicSplit": ("data", "axis", "split_lengths"),
+}
+_WIDE: Final = 2**31 - 1  # converters' sentinels (INT32_MAX, INT64_MAX): checked, never assumed
+_INT64_MAX: Final = 2**63 - 1
+
+Part = int | str | None  # a slice bound: a number, a run-time name, or omitted
+
+
+def _part(v: Part) -> str:
+    return "" if v is None else str(v)
+
+
+def _slice_text(s: slice, d: int | None) -> str:
+    """``start:stop:step`` with what Python would default left out (``d``: the size, if known)."""
+    step = 1 if s.step is None else s.step
+    start, stop = s.start, s.stop
+    if isinstance(step, int) and step > 0:
+        a = None if start == 0 else start
+        b = None if isinstance(stop, int) and d is not None and stop >= d else stop
+    elif isinstance(step, int):
+        a = None if isinstance(start, int) and d is not None and start >= d - 1 else start
+        b = stop
+    else:
+        a, b = start, stop
+    text = f"{_part(a)}:{_part(b)}"
+    return text if step == 1 else f"{text}:{step}"
+
+
+def index_expression(index: Sequence[Any], shape: Sequence[int | None], name: str = "x") -> str:
+    """Write a NumPy basic index the way a person would: ``x[1:, :, :2]``.
+
+    Bounds may be names of values known only at run time; a size may be ``None`` (unknown).
+
+    Examples
+    --------
+    >>> index_expression((slice(1, 2, 1), slice(None), slice(0, 2, 1)), (2, 3, 4))
+    'x[1:, :, :2]'
+    >>> index_expression((None, Ellipsis, 1), (2, 3))
+    'x[None, ..., 1]'
+    >>> index_expression((Ellipsis,), (2, 3))
+    'x[...]'
+    >>> index_expression((slice(None), slice(0, "n", 1)), (None, None))
+    'x[:, :n]'
+    """
+    consumed = sum(1 for i in index if i is not None and i is not Ellipsis)
+    axis = 0
+    parts: list[str] = []
+    for item in index:
+        if item is None:
+            parts.append("None")
+        elif item is Ellipsis:
+            parts.append("...")
+            axis += len(shape) - consumed
+        elif isinstance(item, slice):
+            parts.append(_slice_text(item, shape[axis] if axis < len(shape) else None))
+            axis += 1
+        else:
+            parts.append(str(item))
+            axis += 1
+    return f"{name}[{', '.join(parts)}]"
+
+
+# -- raw indices: the parameters as written ------------------------------------------------------
+Values = list[int] | str  # an index input's values, or the name of its run-time value
+
+
+def _at(v: Values, i: int, length: int | None) -> Part:
+    if isinstance(v, str):
+        return v if length == 1 else f"{v}[{i}]"
+    return v[i]
+
+
+def _raw_slice(_layer: Layer, vals: list[Values], lengths: list[int | None], rank: int) -> Any:
+    start, stop, step = vals[1:4]
+    axes = vals[4] if len(vals) == 5 else None
+    if isinstance(axes, str):
+        return None
+    n = len(axes) if axes is not None else next((x for x in lengths[1:4] if x is not None), None)
+    if n is None:
+        return None
+    listed = range(n) if axes is None else [a + rank if a < 0 else a for a in axes]
+    raw: list[Any] = [slice(None)] * rank
+    for k, a in enumerate(listed):
+        if not 0 <= a < rank:
+            return None
+        raw[a] = slice(*(_at(v, k, lengths[j + 1]) for j, v in enumerate((start, stop, step))))
+    return _trim(raw)
+
+
+def _raw_strided(layer: Layer, vals: list[Values], lengths: list[int | None], rank: int) -> Any:
+    begin, end = vals[1], vals[2]
+    stride: Values = vals[3] if len(vals) == 4 else []
+    n = next((x for x in lengths[1:] if x is not None), None)
+    if n is None:
+        return None
+    masks = [tuple((list(layer.int_list_attr(k)) + [0] * n)[:n]) for k in MASKS]
+    bmask, emask, new, shrink, ellipsis = masks
+    try:
+        steps = axis_walk(rank, n, new, shrink, ellipsis)
+    except ValidationError:
+        return None
+    raw: list[Any] = []
+    for kind, _, i in steps:
+        if kind == NEW:
+            raw.append(None)
+        elif kind == KEEP:
+            raw.append(slice(None))
+        elif kind == SHRINK:
+            raw.append(_at(begin, i, lengths[1]))
+        else:
+            s = 1 if stride == [] else _at(stride, i, lengths[3])
+            b = None if bmask[i] else _at(begin, i, lengths[1])
+            e = None if emask[i] else _at(end, i, lengths[2])
+            raw.append(slice(b, e, s))
+    return _trim(raw)
+
+
+def _trim(raw: list[Any]) -> tuple[Any, ...]:
+    while raw and raw[-1] == slice(None):
+        raw.pop()
+    return tuple(raw) if raw else (Ellipsis,)
+
+
+def _tidy(raw: tuple[Any, ...], wide: int = _WIDE) -> tuple[Any, ...]:
+    """Bounds far outside any size left out: ``x[1:9223372036854775807]`` is ``x[1:]``."""
+    out: list[Any] = []
+    for item in raw:
+        if isinstance(item, slice) and isinstance(item.step, int):
+            a, b, s = item.start, item.stop, item.step
+            if s > 0:
+                a = None if a == 0 else a
+                b = None if isinstance(b, int) and b >= wide else b
+            else:
+                a = None if isinstance(a, int) and (a >= wide or a == -1) else a
+                b = None if isinstance(b, int) and b <= -wide else b
+            out.append(slice(a, b, s))
+        else:
+            out.append(item)
+    return tuple(out)
+
+
+def _takes(index: Sequence[Any], dims: tuple[int, ...]) -> list[Any] | None:
+    """What each axis of ``index`` takes of ``dims`` (a range, an index, a new axis)."""
+    consumed = sum(1 for i in index if i is not None and i is not Ellipsis)
+    out: list[Any] = []
+    axis = 0
+    for item in index:
+        if item is None:
+            out.append("new")
+        elif item is Ellipsis:
+            for _ in range(len(dims) - consumed):
+                out.append(range(dims[axis]))
+                axis += 1
+        elif isinstance(item, slice):
+            out.append(range(dims[axis])[item])
+            axis += 1
+        else:
+            k = item + dims[axis] if item < 0 else item
+            if not 0 <= k < dims[axis]:
+                return None
+            out.append(k)
+            axis += 1
+    out += [range(d) for d in dims[axis:]]
+    return out
+
+
+def _sizes(shape: PartialShape, values: list[int]) -> set[int]:
+    """Sizes at which slicing with these values can change form (as ``range_length``'s)."""
+    points = {0, 1, 2}
+    for v in values:
+        points.update((abs(v) - 1, abs(v), abs(v) + 2, abs(v) + 1))
+    lo = min((d.min for d in shape.dims), default=0)
+    top = max(points) + 1
+    his = [d.max for d in shape.dims if d.max is not None]
+    out = {p for p in points | {lo, top} if 0 <= p < _INT64_MAX}  # no size reaches INT64_MAX
+    return out | {h for h in his if h < top}
+
+
+def _every_size(raw: tuple[Any, ...], planner: Any, shape: PartialShape, values: list[int]) -> bool:
+    """Whether ``raw`` takes what the operator takes at every size ``shape`` allows."""
+    tried = 0
+    for d in sorted(_sizes(shape, values)):
+        if any(d not in dim for dim in shape.dims if not dim.is_static):
+            continue
+        dims = tuple(dim.get_length() if dim.is_static else d for dim in shape.dims)
+        try:
+            (want,) = planner(dims)
+        except ValidationError:  # the layer fails at this size: any index will do
+            continue
+        got = _takes(raw, dims)
+        if got is None or got != _takes(want, dims):
+            return False
+        tried += 1
+    return tried > 0
+
+
+# -- the layers ----------------------------------------------------------------------------------
+def _name(layer: Layer) -> str:
+    name = re.sub(r"\W+", "_", layer.name).strip("_") or f"layer{layer.id}"
+    return f"_{name}" if name[0].isdigit() or name == "x" else name
+
+
+def _explain(
+    model: Model, layer: Layer, ins: list[Info], outs: list[PartialShape]
+) -> dict[str, Any]:
+    graph = model._graph
+    shape = ins[0].shape if ins else PartialShape(None)
+    names = _INPUTS[layer.type]
+    info: dict[str, Any] = {
+        "layer_id": layer.id,
+        "layer_type": layer.type,
+        "name": layer.name,
+        "input_shape": str(shape),
+        "output_shapes": [str(s) for s in outs],
+        "numpy": None,
+        "runtime": {},
+        "note": None,
+        "values": {},
+        "attributes": {},
+    }
+    if layer.type == "StridedSlice":
+        info["attributes"] = {k: list(layer.int_list_attr(k)) for k in MASKS}
+    elif layer.type == "Split":
+        info["attributes"] = {"num_splits": layer.int_attr("num_splits")}
+    split = layer.type in ("Split", "VariadicSplit")
+    if split:
+        info["numpy"] = [None] * len(layer.outputs)
+    vals: list[Values] = [[]]
+    lengths: list[int | None] = [None]
+    for k, got in enumerate(ins[1:], 1):
+        argument = names[k] if k < len(names) else f"input {k}"
+        s = got.shape
+        lengths.append(
+            s[0].get_length() if s.rank == 1 and s[0].is_static else (1 if s.rank == 0 else None)
+        )
+        if got.value is not None and got.value.dtype.kind in "iu":
+            vals.append([int(v) for v in got.value.reshape(-1)])
+            info["values"][argument] = vals[-1] if got.value.ndim else vals[-1][0]
+            continue
+        src = graph.layers[layer.sources[k][0]]
+        name = _name(src)
+        vals.append(name)
+        info["runtime"][name] = f"{argument}: layer {src.id} {src.name!r} ({src.type})"
+    rank = shape.rank
+    if rank is None:
+        info["note"] = "the data's rank is unknown"
+        return info
+    known = all(isinstance(v, list) for v in vals[1:])
+    if known and shape.is_static:
+        planner = shape_planner(layer, [None, *(_array(v) for v in vals[1:])])
+        if planner is not None:
+            dims = shape.to_shape()
+            try:
+                takes = planner(dims)
+            except ValidationError as exc:
+                info["note"] = exc.rule
+                return info
+            texts = [index_expression(t, dims) for t in takes]
+            info["numpy"] = texts if split else texts[0]
+            return info
+    if split:
+        info["numpy"] = _split_text(layer, vals, lengths, shape)
+        if all(t is None for t in info["numpy"]):
+            info["note"] = "the axis is known only at run time"
+        return info
+    build = _raw_slice if layer.type == "Slice" else _raw_strided
+    raw = build(layer, vals, lengths, rank)
+    if raw is None:
+        info["note"] = "the axes it slices are known only at run time"
+        return info
+    dims_or_none = [d.get_length() if d.is_static else None for d in shape.dims]
+    if not known:
+        info["numpy"] = index_expression(_tidy(raw), dims_or_none)
+        return info
+    planner = shape_planner(layer, [None, *(_array(v) for v in vals[1:])])
+    ints = [v for vs in vals[1:] if isinstance(vs, list) for v in vs]
+    for candidate in (_tidy(raw), _tidy(raw, 2**62), raw):
+        if planner is not None and _every_size(candidate, planner, shape, ints):
+            info["numpy"] = index_expression(candidate, dims_or_none)
+            return info
+    info["note"] = f"no one NumPy index takes what it takes at every size of {shape}"
+    return info
+
+
+def _array(v: Values) -> Any:
+    import numpy as np  # noqa: PLC0415
+
+    return np.asarray(v, dtype=np.int64)
+
+
+def _split_text(
+    layer: Layer, vals: list[Values], lengths: list[int | None], shape: PartialShape
+) -> list[str | None]:
+    """Each chunk of a split on a dynamic dim, with the dim written ``x.shape[a]``."""
+    count = len(layer.outputs)
+    axis = vals[1]
+    if isinstance(axis, str) or len(axis) != 1:
+        return [None] * count
+    rank = shape.rank or 0
+    a = axis[0] + rank if axis[0] < 0 else axis[0]
+    dim = shape.dims[a] if 0 <= a < rank else None
+    size = str(dim.get_length()) if dim is not None and dim.is_static else f"x.shape[{a}]"
+    prefix = "x[" + ":, " * a
+    if layer.type == "Split":
+        n = layer.int_attr("num_splits")
+        part = f"{size}//{n}"
+        cuts = ["", *(part if k == 1 else f"{part}*{k}" for k in range(1, n)), ""]
+        return [f"{prefix}{cuts[k]}:{cuts[k + 1]}]" for k in range(n)]
+    lens = vals[2]
+    if isinstance(lens, str):
+        m = lengths[2] or count
+        sym = [lens if m == 1 else f"{lens}[{k}]" for k in range(m)]
+        cuts = ["", *("+".join(sym[: k + 1]) for k in range(m - 1)), ""]
+        return [f"{prefix}{cuts[k]}:{cuts[k + 1]}]" for k in range(m)]
+    rest = lens.index(-1) if -1 in lens else len(lens)
+    texts: list[str | None] = []
+    for k in range(len(lens)):
+        after = sum(lens[k + 1 :])
+        if k <= rest:
+            lo = str(sum(lens[:k]) or "")
+        else:
+            lo = f"-{sum(lens[k:])}" if sum(lens[k:]) else size
+        hi = str(sum(lens[: k + 1])) if k < rest else (f"-{after}" if after else "")
+        texts.append(f"{prefix}{lo}:{hi}]")
+    return texts
+
+
+def explain_layers(model: Model, layer: str | None = None) -> list[dict[str, Any]]:
+    """Each slicing layer of ``model``: id, name, shapes and NumPy expression(s) on ``x``.
+
+    ``layer`` picks one by id or name; ``ValidationError`` if none matches.
+    """
+    graph = model._graph
+    infos, _, _ = model._infer({}, compare=False)
+    found = []
+    for idx in graph.order:
+        node = graph.layers[idx]
+        if node.type not in SLICING or (layer is not None and layer not in (node.id, node.name)):
+            continue
+        ins = [infos[s] for s in node.sources]
+        outs = [infos[(idx, k)].shape for k in range(len(node.outputs))]
+        try:
+            found.append(_explain(model, node, ins, outs))
+        except ValidationError as exc:  # a broken attribute: check() reports it
+            found.append(
+                {
+                    "layer_id": node.id,
+                    "layer_type": node.type,
+                    "name": node.name,
+                    "input_shape": str(ins[0].shape) if ins else "[...]",
+                    "output_shapes": [str(s) for s in outs],
+                    "numpy": [None] * len(outs) if node.type in SLICING[2:] else None,
+                    "runtime": {},
+                    "note": str(exc),
+                    "values": {},
+                    "attributes": {},
+                }
+            )
+    if layer is not None and not found:
+        raise ValidationError(
+            "explain",
+            "--layer",
+            layer,
+            "names no Slice, StridedSlice, Split or VariadicSplit layer of the model (by id or "
+            "name)",
+        )
+    return found

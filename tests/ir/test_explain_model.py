@@ -1,0 +1,189 @@
+"""``datamove explain MODEL.xml``: each slicing layer of a model as a NumPy expression on ``x``.
+
+On converted PyTorch models (static), each expression evaluated on an array of the layer's
+declared input shape gives the declared output shape and what datamove's operator gives; on
+dynamic ones it holds at every size, or says what is known only at run time."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from test_converted_models import MODULES, REAL, _convert, _convert_real
+
+from datamove import ir
+from datamove.cli import main
+from datamove.ir._ops import runner
+
+ov_models = pytest.importorskip("ov_models")
+ov = ov_models.ov
+o1 = pytest.importorskip("openvino.opset1")
+o8 = pytest.importorskip("openvino.opset8")
+
+pytestmark = pytest.mark.openvino
+
+
+def _explained(xml: Path, capsys: pytest.CaptureFixture[str]) -> list[dict[str, Any]]:
+    assert main(["explain", str(xml), "--json"]) == 0
+    layers: list[dict[str, Any]] = json.loads(capsys.readouterr().out)
+    return layers
+
+
+def _declared(xml: Path) -> dict[str, tuple[list[tuple[int, ...]], list[tuple[int, ...]]]]:
+    """Layer id -> its declared input and output shapes (static models)."""
+    graph = ir.read_model(xml)._graph
+    return {
+        x.id: ([p.shape.to_shape() for p in x.inputs], [p.shape.to_shape() for p in x.outputs])
+        for x in graph.layers
+    }
+
+
+def _datamove(xml: Path, info: dict[str, Any], x: np.ndarray) -> tuple[Any, ...]:
+    """The layer run alone by datamove's operator, on ``x`` and its constant index inputs."""
+    graph = ir.read_model(xml)._graph
+    layer = next(x for x in graph.layers if x.id == info["layer_id"])
+    consts = [np.asarray(v, dtype=np.int64) for v in info["values"].values()]
+    return runner(layer, [None, *consts])([x, *consts])
+
+
+def _check_static(xml: Path, capsys: pytest.CaptureFixture[str]) -> int:
+    declared = _declared(xml)
+    layers = _explained(xml, capsys)
+    for info in layers:
+        ins, outs = declared[info["layer_id"]]
+        x = np.arange(int(np.prod(ins[0]))).reshape(ins[0]).astype(np.float32)
+        texts = info["numpy"] if isinstance(info["numpy"], list) else [info["numpy"]]
+        assert None not in texts, info
+        want = _datamove(xml, info, x)
+        assert len(texts) == len(outs) == len(want)
+        for text, shape, w in zip(texts, outs, want, strict=True):
+            got = eval(text, {"x": x})  # noqa: S307 - the expression under test
+            assert got.shape == shape, (text, info)
+            np.testing.assert_array_equal(got, w)
+        assert not info["runtime"]
+    return len(layers)
+
+
+@pytest.mark.parametrize("name", list(MODULES))
+def test_static_converted_slicing_is_explained(
+    tmp_path: Path, name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    xml = _convert(MODULES[name], tmp_path, dynamic=False)
+    kinds = sum(f'type="{t}"' in xml.read_text() for t in ("Slice", "Split", "VariadicSplit"))
+    assert _check_static(xml, capsys) >= kinds
+
+
+@pytest.mark.parametrize("name", list(REAL))
+def test_static_real_models_are_explained(
+    tmp_path: Path, name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    xml = _convert_real(name, tmp_path, dynamic=False)
+    assert _check_static(xml, capsys) >= 1
+
+
+def test_a_static_expression_reads_as_pytorch_wrote_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    xml = _convert(MODULES["x[:, 1:, ::2]"], tmp_path, dynamic=False)
+    assert [i["numpy"] for i in _explained(xml, capsys)] == ["x[:, 1:, ::2]"]
+
+
+@pytest.mark.parametrize("name", list(MODULES))
+def test_dynamic_converted_slicing_holds_at_every_size(
+    tmp_path: Path, name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    xml = _convert(MODULES[name], tmp_path, dynamic=True)
+    for info in _explained(xml, capsys):
+        texts = info["numpy"] if isinstance(info["numpy"], list) else [info["numpy"]]
+        if info["runtime"] or None in texts:
+            continue
+        for shape in [(2, 4, 6), (1, 4, 4), (3, 4, 1), (0, 4, 9)]:
+            x = np.arange(int(np.prod(shape))).reshape(shape).astype(np.float32)
+            want = _datamove(xml, info, x)
+            for text, w in zip(texts, want, strict=True):
+                np.testing.assert_array_equal(eval(text, {"x": x}), w)  # noqa: S307
+
+
+def test_a_bound_known_at_run_time_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    xml = _convert(lambda x: x[:, : x.shape[1] // 2], tmp_path, dynamic=True)
+    (info,) = _explained(xml, capsys)
+    (name,) = info["runtime"]
+    assert info["numpy"] == f"x[:, :{name}]"
+    assert info["runtime"][name].startswith("stop: layer ")
+    assert main(["explain", str(xml)]) == 0
+    out = capsys.readouterr().out
+    assert f"  x[:, :{name}]\n" in out
+    assert f"  {name} = stop: layer " in out
+
+
+def _save(tmp_path: Path, out: Any, param: Any) -> Path:
+    model = ov.Model([out], [param], "m")
+    return ov_models.save(model, tmp_path)
+
+
+def test_a_dynamic_strided_slice_is_its_parameters(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    x = o1.parameter([-1, -1], np.float32, name="x")
+    c = lambda v: o1.constant(np.array(v, np.int64))  # noqa: E731
+    y = o1.strided_slice(x, c([0, 1]), c([0, 0]), c([1, 2]), [1, 0], [1, 1])
+    xml = _save(tmp_path, y, x)
+    (info,) = _explained(xml, capsys)
+    assert info["numpy"] == "x[:, 1::2]"
+    assert info["input_shape"] == "[?,?]"
+
+
+def test_no_one_index_fits_every_size(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # OpenVINO clamps begin=-5 to index 0 on a size of 1 or 2; Python's x[-5:-3:-1] is empty.
+    x = o1.parameter([-1], np.float32, name="x")
+    c = lambda v: o1.constant(np.array(v, np.int64))  # noqa: E731
+    y = o1.strided_slice(x, c([-5]), c([-3]), c([-1]), [0], [0])
+    xml = _save(tmp_path, y, x)
+    (info,) = _explained(xml, capsys)
+    assert info["numpy"] is None
+    assert "no one NumPy index" in info["note"]
+
+
+def test_layer_adds_the_full_explanation(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    x = o8.parameter([2, 3, 4], np.float32, name="x")
+    c = lambda v: o8.constant(np.array(v, np.int64))  # noqa: E731
+    y = o8.slice(x, c([1, -1]), c([2, -5]), c([1, -2]), c([0, 2]))
+    y.set_friendly_name("cut")
+    xml = _save(tmp_path, y, x)
+    assert main(["explain", str(xml), "--layer", "cut"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("layer ")
+    assert "x[1:, :, ::-2]" in out
+    assert "Slice on x of shape [2,3,4]" in out
+    assert "elements taken (flat index; · = not taken):" in out
+
+
+def test_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    x = o8.parameter([4], np.float32, name="x")
+    c = lambda v: o8.constant(np.array(v, np.int64))  # noqa: E731
+    xml = _save(tmp_path, o8.slice(x, c([1]), c([3]), c([1])), x)
+    assert main(["explain", str(xml), "--layer", "nope"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "--layer='nope' names no Slice, StridedSlice, Split or VariadicSplit layer" in err
+    bad = tmp_path / "bad.xml"
+    bad.write_text("<net")
+    assert main(["explain", str(bad)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("datamove: error: ")
+    assert err.count("\n") == 1
+    assert main(["explain", str(tmp_path / "missing.xml")]) == 1
+    assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_operator_forms_still_work(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["explain", "split", "--shape", "6", "--axis", "0", "--num-splits", "2"]) == 0
+    assert "output 1: [3]  = x[3:6]" in capsys.readouterr().out
+    assert main(["explain", "nonsense"]) == 2
