@@ -200,7 +200,7 @@ def test_u1_refuses_values_other_than_0_and_1(tmp_path: Path) -> None:
             model.run({"x": np.array([1, 2, 0], np.uint8)})
         assert not isinstance(info.value, dm.DTypeError)  # a value, not a type, is wrong
     assert model.run({"x": np.zeros(3, np.uint8)})["y"].tolist() == [0, 0, 0, 1, 0, 1]
-    assert not model._shape_plans
+    assert model.shape_plan_info().shapes == 0
 
 
 def test_u1_of_no_elements(tmp_path: Path) -> None:

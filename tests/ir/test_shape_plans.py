@@ -43,7 +43,7 @@ def _assert_same(got: dict[str, Any], want: dict[str, Any], inputs: dict[str, An
 
 
 def _planned(model: ir.Model) -> int:
-    return sum(p is not None for p in model._shape_plans.values())
+    return model.shape_plan_info().planned
 
 
 def _compare(model: ir.Model, inputs: dict[str, Any]) -> str:
@@ -82,7 +82,7 @@ def test_each_shape_gets_its_own_plan(tmp_path: Path) -> None:
             np.testing.assert_array_equal(out["parts_a"], x[:, :2])
             np.testing.assert_array_equal(out["parts_b"], x[:, 2:])
     assert _planned(model) == 4  # (2, 6), (3, 2), (1, 9), (0, 4); none for the error
-    assert len(model._shape_plans) == 4
+    assert model.shape_plan_info().shapes == 4
     # Same shape, other memory layout: the same plan, the right values.
     x = np.asfortranarray(np.arange(18, dtype=np.float32).reshape(2, 9)[:, ::-1][:, :6])
     _compare(model, {"x": x})
@@ -162,9 +162,9 @@ def test_shapes_that_depend_on_values_are_not_planned(tmp_path: Path) -> None:
         _compare(model, inputs)
         (out,) = model.run(inputs).values()
         assert out.tolist() == data[b + 1 :].tolist()
-    assert model._plan is not None
-    assert model._plan.planners is None  # no shape plan: shapes depend on the value of begin
-    assert not model._shape_plans
+    info = model.shape_plan_info()
+    assert not info.plannable  # no shape plan: shapes depend on the value of begin
+    assert info.shapes == 0
 
 
 @pytest.mark.openvino

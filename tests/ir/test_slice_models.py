@@ -41,7 +41,7 @@ def _save(tmp_path: Path, outputs: list[Any], params: list[Any], name: str = "m"
 
 
 def _planned(model: ir.Model) -> int:
-    return sum(p is not None for p in model._shape_plans.values())
+    return model.shape_plan_info().planned
 
 
 def _same_as_openvino(xml: Path, inputs: dict[str, np.ndarray]) -> ir.Model:

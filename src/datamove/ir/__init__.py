@@ -12,11 +12,12 @@ True
 Supported layer types: ``Parameter``, ``Const``, ``Result``, ``Split``, ``VariadicSplit``,
 ``StridedSlice`` and ``Concat`` (each version 1, as written by opset1 to opset16), and ``Slice``
 (version 8, as written by opset8 to opset16). A model with other layers is read; `Model.check`
-reports each of them, and `Model.run` refuses to run.
+takes them as declared (opaque) and checks the layers around them, and `Model.run` refuses to
+run the ones an output needs.
 """
 
 from datamove.ir._errors import InputTypeError, IRError, UnsupportedOperatorError
-from datamove.ir._model import CheckReport, Model, Problem, read_model
+from datamove.ir._model import CheckReport, Model, Problem, ShapePlanInfo, read_model
 from datamove.ir._writer import save_model
 
 __all__ = [
@@ -25,6 +26,7 @@ __all__ = [
     "InputTypeError",
     "Model",
     "Problem",
+    "ShapePlanInfo",
     "UnsupportedOperatorError",
     "read_model",
     "save_model",

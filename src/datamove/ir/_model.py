@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import CodeType, FunctionType
-from typing import Any, Final, cast
+from typing import Any, Final, NamedTuple, cast
 
 import numpy as np
 
@@ -41,9 +41,20 @@ from datamove.ir._ops import (
 )
 from datamove.ir._types import ELEMENT_TYPES, PRECISIONS, ElementType, decode
 
-__all__ = ["CheckReport", "Model", "Problem", "read_model"]
+__all__ = ["CheckReport", "Model", "Problem", "ShapePlanInfo", "read_model"]
 
 _SHAPE_PLANS_MAX: Final = 64  # input shapes remembered per model (all dropped when full)
+
+
+class ShapePlanInfo(NamedTuple):
+    """What :meth:`Model.shape_plan_info` reports, as ``functools.lru_cache``'s ``cache_info``."""
+
+    shapes: int  # input shapes and dtypes remembered
+    planned: int  # of those, the ones run by a shape plan (from their second run)
+    maxsize: int  # shapes remembered at most (all are dropped when it is reached)
+    plannable: bool  # whether this model's runs can be planned at all
+
+
 # Problems of check() that make OpenVINO refuse the model, so run() refuses it too. Declared dims
 # and precisions that disagree with the inferred ones ("shape", "element-type") OpenVINO ignores.
 _FATAL_KINDS: Final = frozenset({"unsupported", "operator", "attribute", "ports"})
@@ -688,6 +699,18 @@ class Model:
             params,
             results,
         )
+
+    def shape_plan_info(self) -> ShapePlanInfo:
+        """How many input shapes this model remembers, and how many it runs by a shape plan.
+
+        A model whose layers only index their data (constant index inputs) replays a run of
+        input shapes it has seen twice as a shape plan, skipping every check; see docs/ir.md.
+        """
+        plan = self._plan
+        plannable = self._plannable and (plan is None or plan.planners is not None)
+        plans = self._shape_plans
+        planned = sum(p is not None for p in plans.values())
+        return ShapePlanInfo(len(plans), planned, _SHAPE_PLANS_MAX, plannable)
 
     def run(self, inputs: Mapping[str, Any]) -> dict[str, Any]:
         """Run the model on arrays.
