@@ -197,7 +197,8 @@ def python_hit(plans: dict[bytes, Plan], ndarray: type, op: int, data: Any, *par
 
 
 # The pure-Python hit's shortcut to python_key: its answers, memoised for calls whose parameters
-# are ints, None, lists and tuples, flattened as a prefix code (a scalar is _SCALAR and its value,
+# are ints, None, lists, tuples and 1-D native integer arrays (read as the list of their values,
+# as python_key reads them), flattened as a prefix code (a scalar is _SCALAR and its value,
 # a vector _VECTOR, its items, _END), so that each parameter's kind and each value's exact type
 # (the lru is typed) are part of the memo's key. Only python_key decides; the memo saves
 # rebuilding its bytes (~2 us of Python for a StridedSlice call). Vectors past _MEMO_VECTOR_MAX
@@ -222,6 +223,16 @@ def _memo_key(op: int, shape: Any, params: tuple[Any, ...]) -> bytes | None:
         elif kind is int or value is None:
             append(_SCALAR)
             append(value)
+        elif (
+            kind is _NDARRAY
+            and value.ndim == 1
+            and len(value) <= _MEMO_VECTOR_MAX
+            and value.dtype.char in _NATIVE_INTS
+            and value.dtype.isnative
+        ):  # python_key reads such an array as the list of its values
+            append(_VECTOR)
+            flat += value.tolist()
+            append(_END)
         else:
             return python_key(_NDARRAY, op, shape, *params)
     try:
