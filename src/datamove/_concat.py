@@ -168,9 +168,7 @@ def concat(arrays: Any, axis: Any, *, out: Any = None) -> Any:
             return backend.concat(OP, parts, a, out)
         return _numpy_concat(parts, a, shape.to_shape(), out)
     except ValidationError as exc:
-        if exc.argument != "out[0]":
-            raise
-        raise type(exc)(exc.op, "out", exc.value, exc.rule, hint=exc.hint) from None
+        raise _backends.single_out(exc) from None
 
 
 def _numpy_concat(

@@ -265,10 +265,4 @@ def slice(  # noqa: A001 - the spec's name; datamove.slice, as dm.split
             return result
     backend, arr, shape = _backends.prepare(OP, data)
     plan = plan_slice(shape, start, stop, step, axes)
-    try:
-        (result,) = _backends.take(OP, backend, plan, arr, copy, None if out is None else (out,))
-    except ValidationError as exc:
-        if exc.argument != "out[0]" or out is None:
-            raise
-        raise type(exc)(exc.op, "out", exc.value, exc.rule, hint=exc.hint) from None
-    return result
+    return _backends.take_single(OP, backend, plan, arr, copy, out)

@@ -674,11 +674,4 @@ def strided_slice(
         shrink_axis_mask=shrink_axis_mask,
         ellipsis_mask=ellipsis_mask,
     )
-    try:
-        (result,) = _backends.take(OP, backend, plan, arr, copy, None if out is None else (out,))
-    except ValidationError as exc:
-        if exc.argument != "out[0]" or out is None:
-            raise
-        # One output, one out array: the caller passed `out`, not a sequence of them.
-        raise type(exc)(exc.op, "out", exc.value, exc.rule, hint=exc.hint) from None
-    return result
+    return _backends.take_single(OP, backend, plan, arr, copy, out)

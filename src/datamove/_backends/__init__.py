@@ -18,7 +18,7 @@ import numpy as np
 
 from datamove._backends._base import Backend
 from datamove._backends._numpy import NumpyBackend
-from datamove._errors import BackendError, DTypeError
+from datamove._errors import BackendError, DTypeError, ValidationError
 
 __all__ = [
     "AS_NUMPY",
@@ -143,3 +143,23 @@ def take(op: str, backend: Backend, plan: Any, data: Any, copy: Any, out: Any) -
     if copy is not None:
         copy = bool(copy)  # np.False_ is False: the backends test `copy is False`
     return backend.take(op, plan, data, copy, out)
+
+
+def take_single(op: str, backend: Backend, plan: Any, data: Any, copy: Any, out: Any) -> Any:
+    """:func:`take` of a one-output plan with one ``out`` array: errors call it ``out``.
+
+    The caller passed ``out``, not a sequence of them, so an error about ``out[0]`` is raised
+    again naming ``out``.
+    """
+    try:
+        (result,) = take(op, backend, plan, data, copy, None if out is None else (out,))
+    except ValidationError as exc:
+        raise single_out(exc) from None
+    return result
+
+
+def single_out(exc: ValidationError) -> ValidationError:
+    """``exc`` naming ``out`` where it names ``out[0]``, the one out array of one output."""
+    if exc.argument != "out[0]":
+        return exc
+    return type(exc)(exc.op, "out", exc.value, exc.rule, hint=exc.hint)
