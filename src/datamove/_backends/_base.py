@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
     from datamove._plan import Plan
 
-__all__ = ["Backend", "normalized"]
+__all__ = ["Backend", "normalized", "out_count"]
 
 
 def normalized(index: Any) -> Index:
@@ -34,6 +34,19 @@ def normalized(index: Any) -> Index:
     if Ellipsis in key:  # the index holds only ints, slices and None: `in` compares safely
         return key
     return (*key, Ellipsis)
+
+
+def out_count(op: str, out: Any, outputs: int) -> None:
+    """``out`` is a list or tuple of one array per output, or the error saying which it is not."""
+    if not isinstance(out, list | tuple):
+        raise DTypeError(op, "out", out, "must be a sequence of arrays, one per output")
+    if len(out) != outputs:
+        raise ValidationError(
+            op,
+            "out",
+            f"<{len(out)} arrays>",
+            f"has {len(out)} arrays, but there are {outputs} outputs",
+        )
 
 
 class Backend:
@@ -105,15 +118,7 @@ class Backend:
         """Check ``out``: a sequence, one array per output, same shape, dtype and device."""
         from array_api_compat import device  # noqa: PLC0415 - only for foreign arrays
 
-        if not isinstance(out, list | tuple):
-            raise DTypeError(op, "out", out, "must be a sequence of arrays, one per output")
-        if len(out) != len(results):
-            raise ValidationError(
-                op,
-                "out",
-                f"<{len(out)} arrays>",
-                f"has {len(out)} arrays, but there are {len(results)} outputs",
-            )
+        out_count(op, out, len(results))
         for k, (dst, src) in enumerate(zip(out, results, strict=True)):
             if not isinstance(dst, type(src)):
                 raise DTypeError(

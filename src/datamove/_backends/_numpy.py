@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from datamove import _layout
-from datamove._backends._base import Backend
+from datamove._backends._base import Backend, out_count
 from datamove._backends._copy import SMALL_BYTES, copy_pairs
 from datamove._errors import DTypeError, ValidationError
 from datamove._validation import check_out, out_overlaps_input, out_overlaps_itself
@@ -62,15 +62,7 @@ class NumpyBackend(Backend):
 
     def write(self, op: str, data: Any, results: Sequence[Any], out: Any) -> tuple[Any, ...]:
         """Check every ``out`` array, then copy all results in one pass of the copy engine."""
-        if not isinstance(out, list | tuple):
-            raise DTypeError(op, "out", out, "must be a sequence of arrays, one per output")
-        if len(out) != len(results):
-            raise ValidationError(
-                op,
-                "out",
-                f"<{len(out)} arrays>",
-                f"has {len(out)} arrays, but there are {len(results)} outputs",
-            )
+        out_count(op, out, len(results))
         for k, (dst, src) in enumerate(zip(out, results, strict=True)):
             if not isinstance(dst, np.ndarray):
                 raise DTypeError(op, f"out[{k}]", dst, "must be a NumPy array, like data")
