@@ -5,8 +5,8 @@ shapes and values `Model.check` infers. With every index input known and a stati
 each output's expression is the operator's own plan (`datamove.ir._ops.shape_planner`) written
 out: exact. On a dynamic shape the parameters are written as they are (``x[1::2]``) where that
 index takes what the operator takes for *every* size the shape allows; that is verified at the
-sizes where the clamping can change (the breakpoints ``_strided_slice.range_length`` uses), past
-which both are affine in the size. Where no one index does, the expression is ``None`` and a
+sizes where the clamping can change (`datamove.ir._sizes`), past which both are affine in the
+size. Where no one index does, the expression is ``None`` and a
 note says why. An index input known only at run time is written as a name after the layer that
 makes it (``x[:, :n]``), listed in ``runtime``; never guessed.
 """
@@ -21,6 +21,7 @@ from datamove._errors import ValidationError
 from datamove._shape import PartialShape
 from datamove._strided_slice import KEEP, NEW, SHRINK, axis_walk
 from datamove.ir._ops import MASKS, Info, shape_planner
+from datamove.ir._sizes import diagonal_shapes
 
 if TYPE_CHECKING:
     from datamove.ir._graph import Layer
@@ -36,7 +37,6 @@ _INPUTS: Final = {
     "VariadicSplit": ("data", "axis", "split_lengths"),
 }
 _WIDE: Final = 2**31 - 1  # converters' sentinels (INT32_MAX, INT64_MAX): checked, never assumed
-_INT64_MAX: Final = 2**63 - 1
 
 Part = int | str | None  # a slice bound: a number, a run-time name, or omitted
 
@@ -199,25 +199,10 @@ def _takes(index: Sequence[Any], dims: tuple[int, ...]) -> list[Any] | None:
     return out
 
 
-def _sizes(shape: PartialShape, values: list[int]) -> set[int]:
-    """Sizes at which slicing with these values can change form (as ``range_length``'s)."""
-    points = {0, 1, 2}
-    for v in values:
-        points.update((abs(v) - 1, abs(v), abs(v) + 2, abs(v) + 1))
-    lo = min((d.min for d in shape.dims), default=0)
-    top = max(points) + 1
-    his = [d.max for d in shape.dims if d.max is not None]
-    out = {p for p in points | {lo, top} if 0 <= p < _INT64_MAX}  # no size reaches INT64_MAX
-    return out | {h for h in his if h < top}
-
-
 def _every_size(raw: tuple[Any, ...], planner: Any, shape: PartialShape, values: list[int]) -> bool:
     """Whether ``raw`` takes what the operator takes at every size ``shape`` allows."""
     tried = 0
-    for d in sorted(_sizes(shape, values)):
-        if any(d not in dim for dim in shape.dims if not dim.is_static):
-            continue
-        dims = tuple(dim.get_length() if dim.is_static else d for dim in shape.dims)
+    for dims in diagonal_shapes(shape, values):
         try:
             (want,) = planner(dims)
         except ValidationError:  # the layer fails at this size: any index will do
