@@ -238,8 +238,14 @@ def test_openvino_declares_zero_rows_where_one_comes_out(tmp_path: Path) -> None
     xml = _save(tmp_path, [ops8.slice(x, _const([-4]), _const([-4]), _const([-1]))], [x])
     assert list(ov_models.openvino_shapes(xml).values()) == ["[0,4]"]
     model = ir.read_model(xml)
-    ((shape, _),) = model.check().outputs.values()
+    report = model.check()
+    ((shape, _),) = report.outputs.values()
     assert str(shape) == "[..1,4]"
+    # check() reports the declared [0,4] with the smallest witness: rows=1 gives one row
+    (problem,) = report.problems
+    assert (problem.kind, problem.layer_type) == ("shape", "Slice")
+    assert problem.witness == ((1, 4), (1, 4))
+    assert "declares [0,4], but data of shape [1,4] gives [1,4]" in problem.message
     for rows in (1, 2, 3, 4, 7):
         inputs = {"x": _arange((rows, 4))}
         (out,) = model.run(inputs).values()

@@ -59,6 +59,10 @@ def _check(args: argparse.Namespace) -> int:
             print("ports:")
             for (lid, pid), shape in report.ports.items():
                 print(f"  layer {lid} port {pid}: {shape}")
+            if report.notes:
+                print("notes (declared dims looser than datamove's):")
+                for note in report.notes:
+                    print(f"  {note}")
     return 0 if report.ok else 1
 
 

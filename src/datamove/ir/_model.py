@@ -39,6 +39,7 @@ from datamove.ir._ops import (
     shape_planner,
     unsupported_reason,
 )
+from datamove.ir._sizes import witness_shapes
 from datamove.ir._types import ELEMENT_TYPES, PRECISIONS, ElementType, decode
 
 __all__ = ["CheckReport", "Model", "Problem", "ShapePlanInfo", "read_model"]
@@ -67,8 +68,14 @@ class Problem:
     ``kind`` is one of ``"unsupported"`` (a version datamove does not implement of a layer type
     it models; a layer of a type it does not model is *opaque*, not a problem),
     ``"operator"`` (an operator's rule is broken), ``"attribute"`` (a layer's attributes cannot be
-    read), ``"shape"`` (a declared port shape disagrees with the inferred one), ``"element-type"``
-    (likewise for a port's precision) and ``"ports"`` (a wrong number of ports).
+    read), ``"shape"`` (a declared port shape disagrees with the inferred one, or excludes a
+    shape the layer really gives), ``"element-type"`` (likewise for a port's precision) and
+    ``"ports"`` (a wrong number of ports).
+
+    ``witness``, for a declared shape that excludes one the layer gives: ``(input shape, output
+    shape)``, a static shape of the layer's data input and what the port then has; running the
+    layer on such an input gives that shape. ``None`` otherwise. A *note* (`CheckReport.notes`)
+    has kind ``"looser"``.
     """
 
     kind: str
@@ -77,6 +84,7 @@ class Problem:
     layer_name: str | None = None
     layer_type: str | None = None
     port: int | None = None
+    witness: tuple[tuple[int, ...], tuple[int, ...]] | None = None
 
     def __str__(self) -> str:
         return (
@@ -92,6 +100,9 @@ class Problem:
             "layer_name": self.layer_name,
             "layer_type": self.layer_type,
             "port": self.port,
+            "witness": None
+            if self.witness is None
+            else {"input_shape": list(self.witness[0]), "output_shape": list(self.witness[1])},
         }
 
 
@@ -118,6 +129,9 @@ class CheckReport:
         as the file declares them, in the order met in the file. They are not problems.
     ports : dict
         ``(layer id, port id)`` -> the inferred shape of every port.
+    notes : tuple of Problem
+        Where a checked layer's port declares dims looser than datamove infers (``[?]`` where
+        the shape is ``[..1]``), kind ``"looser"``. Not problems: ``ok`` ignores them.
     """
 
     model: str
@@ -128,6 +142,7 @@ class CheckReport:
     checked: dict[str, int]
     opaque: dict[str, int]
     ports: dict[tuple[str, int], PartialShape] = field(repr=False)
+    notes: tuple[Problem, ...] = field(default=(), repr=False)
 
     @property
     def ok(self) -> bool:
@@ -181,6 +196,7 @@ class CheckReport:
                 n: {"shape": str(s), "element_type": t} for n, (s, t) in self.outputs.items()
             },
             "problems": [p.to_dict() for p in self.problems],
+            "notes": [p.to_dict() for p in self.notes],
         }
 
 
@@ -205,6 +221,62 @@ def _takes(port: Port, folded: Info, *, compare: bool) -> bool:
     if declared is not None and folded.etype is not None and declared.name != folded.etype.name:
         return False
     return not compare or _agrees(port, folded.shape)
+
+
+def _counted(layer: Layer) -> bool:
+    """Whether ``layer`` is one of the data-movement layers `CheckReport.checked` counts."""
+    op = LAYER_OPS.get(layer.type)
+    return op is not None and op.counted
+
+
+def _dims(shape: tuple[int, ...]) -> str:
+    return f"[{','.join(map(str, shape))}]"
+
+
+def _witnesses(
+    layer: Layer, ins: list[Info], outputs: list[int]
+) -> dict[int, tuple[tuple[int, ...], tuple[int, ...]]]:
+    """For each of ``outputs`` whose declared dims exclude a shape the layer gives, a witness.
+
+    A witness is ``(data shape, output shape)``: the first found of `witness_shapes` (the sizes
+    at which slicing can change form, smallest first) at which the layer's own plan gives an
+    output the port's declared dims do not hold. The data shape is one the layer's data input
+    port itself declares possible: an output excluded only because the file's input is (a
+    layer after one whose declared dims are too narrow) is that earlier layer's problem.
+    Layers without such a plan (Concat, index inputs known only at run time) have none.
+    """
+    if not outputs or not ins:
+        return {}
+    planner = shape_planner(layer, [None, *(info.value for info in ins[1:])])
+    if planner is None:
+        return {}
+    values = [
+        int(v)
+        for info in ins[1:]
+        if info.value is not None and info.value.dtype.kind in "iu"
+        for v in info.value.reshape(-1)
+    ]
+    found: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}
+    whole = np.empty((), dtype=bool)
+    data = layer.inputs[0] if layer.inputs else None
+    for dims in witness_shapes(ins[0].shape, values):
+        if data is not None and data.has_dims and dims not in data.shape:
+            continue
+        try:
+            takes = planner(dims)
+            view = np.broadcast_to(whole, dims)
+        except (ValidationError, ValueError):  # the layer fails there, or NumPy cannot hold it
+            continue
+        for k in outputs:
+            take = takes[k] if k < len(takes) else None
+            if k in found or take is None or type(take) is Join:
+                continue
+            got = tuple(view[take].shape)
+            if got not in layer.outputs[k].shape:
+                found[k] = (dims, got)
+        if len(found) == len(outputs):
+            break
+    return found
 
 
 def _declared_str(port: Port) -> str:
@@ -465,7 +537,8 @@ class Model:
                 overrides[layer.index] = as_partial_shape(shape, "IR", f"input_shapes[{name!r}]")
             except ValidationError as exc:
                 raise IRError(f"input_shapes[{name!r}]", shape, exc.rule, hint=exc.hint) from None
-        infos, problems, ports = self._infer(overrides, compare=not overrides)
+        notes: list[Problem] = []
+        infos, problems, ports = self._infer(overrides, compare=not overrides, notes=notes)
         checked: dict[str, int] = {}
         opaque: dict[str, int] = {}
         for layer in self._graph.layers:
@@ -496,23 +569,31 @@ class Model:
             checked,
             opaque,
             ports,
+            tuple(notes),
         )
 
     def _infer(
-        self, overrides: Mapping[int, PartialShape], *, compare: bool
+        self,
+        overrides: Mapping[int, PartialShape],
+        *,
+        compare: bool,
+        notes: list[Problem] | None = None,
     ) -> tuple[dict[tuple[int, int], Info], list[Problem], dict[tuple[str, int], PartialShape]]:
         """Infer every port from the Parameters; every problem found, in graph order.
 
         The one validation of a model: `check` reports its problems, and `run` refuses a model
-        with any of kind ``_FATAL_KINDS`` before it runs anything.
+        with any of kind ``_FATAL_KINDS`` before it runs anything. With ``compare``, ``notes``
+        (if given) gets the ports that declare dims looser than the inferred ones.
         """
         graph = self._graph
         infos: dict[tuple[int, int], Info] = {}
         problems: list[Problem] = []
         ports: dict[tuple[str, int], PartialShape] = {}
 
-        def report(layer: Layer, kind: str, message: str, port: int | None = None) -> None:
-            problems.append(Problem(kind, message, layer.id, layer.name, layer.type, port))
+        def report(
+            layer: Layer, kind: str, message: str, port: int | None = None, witness: Any = None
+        ) -> None:
+            problems.append(Problem(kind, message, layer.id, layer.name, layer.type, port, witness))
 
         for idx in graph.order:
             layer = graph.layers[idx]
@@ -558,6 +639,7 @@ class Model:
                     f"but the operator has {len(outs)}",
                 )
             folded = fold_layer(layer, ins) if reason is None and is_opaque(layer) else None
+            narrow: list[int] = []  # outputs whose declared dims may exclude real ones
             for k, port in enumerate(layer.outputs):
                 fallback = Info(_declared(port), PRECISIONS.get(port.precision or ""))
                 if folded is not None and _takes(port, folded, compare=compare):
@@ -574,7 +656,32 @@ class Model:
                         f"declares {_declared_str(port)}, but the shape is {info.shape}",
                         port.id,
                     )
+                elif compare and port.has_dims and port.shape.rank == info.shape.rank:
+                    pairs = list(zip(port.shape.dims, info.shape.dims, strict=True))
+                    if not all(mine in theirs for theirs, mine in pairs):
+                        narrow.append(k)
+                    elif notes is not None and port.shape != info.shape and _counted(layer):
+                        notes.append(
+                            Problem(
+                                "looser",
+                                f"declares {port.shape}; datamove infers {info.shape}",
+                                layer.id,
+                                layer.name,
+                                layer.type,
+                                port.id,
+                            )
+                        )
                 _check_precision(report, layer, port, info.etype)
+            for k, (given, got) in _witnesses(layer, ins, narrow).items():
+                port = layer.outputs[k]
+                report(
+                    layer,
+                    "shape",
+                    f"declares {port.shape}, but data of shape {_dims(given)} gives "
+                    f"{_dims(got)} (the shape is {infos[(idx, k)].shape})",
+                    port.id,
+                    (given, got),
+                )
             for k, port in enumerate(layer.inputs):
                 info = ins[k]
                 ports[(layer.id, port.id)] = info.shape

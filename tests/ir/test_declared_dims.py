@@ -1,0 +1,122 @@
+"""Declared dims checked in both directions (issue 19): a port that declares dims excluding a
+shape its layer really gives is a ``shape`` problem with a witness; one that declares dims looser
+than datamove's is a note, shown by ``check -v``, not a problem.
+
+The models are built with OpenVINO and saved with ``openvino.save_model``, so the declared dims
+are OpenVINO's own interval inference."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from datamove import ir
+from datamove.cli import main
+
+ov_models = pytest.importorskip("ov_models")
+openvino_oracle = pytest.importorskip("openvino_oracle")
+ov = ov_models.ov
+o1 = pytest.importorskip("openvino.opset1")
+o8 = pytest.importorskip("openvino.opset8")
+
+pytestmark = pytest.mark.openvino
+
+
+def _const(values: list[int]) -> Any:
+    return o1.constant(np.array(values, dtype=np.int64))
+
+
+def _save(tmp_path: Path, node: Any, x: Any) -> Path:
+    return ov_models.save(ov.Model([o1.result(node)], [x], "m"), tmp_path)
+
+
+def _strided(tmp_path: Path) -> Path:
+    # x[-5:-3:-1] on [?]: OpenVINO declares [0], but sizes 1 and 2 give one element
+    x = o1.parameter(ov.PartialShape([-1]), np.float32, name="x")
+    node = o1.strided_slice(x, _const([-5]), _const([-3]), _const([-1]), [0], [0])
+    return _save(tmp_path, node, x)
+
+
+def _slice8(tmp_path: Path) -> Path:
+    # x[-4:-4:-1] on [?,4]: OpenVINO declares [0,4], but 1 to 3 rows give one row
+    x = o1.parameter(ov.PartialShape([-1, 4]), np.float32, name="x")
+    return _save(tmp_path, o8.slice(x, _const([-4]), _const([-4]), _const([-1])), x)
+
+
+@pytest.mark.parametrize(
+    ("build", "layer_type", "declared", "witness"),
+    [
+        (_strided, "StridedSlice", "[0]", ((1,), (1,))),
+        (_slice8, "Slice", "[0,4]", ((1, 4), (1, 4))),
+    ],
+)
+def test_declared_dims_that_exclude_a_real_shape_are_a_problem_with_a_witness(
+    tmp_path: Path, build: Any, layer_type: str, declared: str, witness: Any
+) -> None:
+    xml = build(tmp_path)
+    assert list(ov_models.openvino_shapes(xml).values()) == [declared]  # OpenVINO's own dims
+    model = ir.read_model(xml)
+    report = model.check()
+    (problem,) = report.problems
+    assert (problem.kind, problem.layer_type, problem.witness) == ("shape", layer_type, witness)
+    given, out = witness
+    assert f"declares {declared}, but data of shape {list(given)}".replace(" ", "") in (
+        problem.message.replace(" ", "")
+    )
+    # The witness is real: datamove running the model at that size gives that shape, and so does
+    # OpenVINO's own reference evaluation of the file.
+    inputs = {"x": np.arange(np.prod(given), dtype=np.float32).reshape(given)}
+    (got,) = model.run(inputs).values()
+    assert got.shape == out
+    (want,) = openvino_oracle.evaluate_ir(xml, inputs)
+    np.testing.assert_array_equal(got, want)
+    # --json carries it too, and check exits 1
+    assert main(["check", str(xml), "--json"]) == 1
+
+
+def test_the_witness_is_in_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    xml = _strided(tmp_path)
+    assert main(["check", str(xml), "--json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    (problem,) = data["problems"]
+    assert problem["kind"] == "shape"
+    assert problem["witness"] == {"input_shape": [1], "output_shape": [1]}
+    assert data["notes"] == []
+
+
+def test_a_layer_after_a_narrow_one_is_not_blamed(tmp_path: Path) -> None:
+    # A Slice after the unsound StridedSlice: its declared input is [0] already, so only the
+    # StridedSlice is the problem, not the layer that follows it.
+    x = o1.parameter(ov.PartialShape([-1]), np.float32, name="x")
+    first = o1.strided_slice(x, _const([-5]), _const([-3]), _const([-1]), [0], [0])
+    xml = _save(tmp_path, o8.slice(first, _const([0]), _const([5]), _const([1])), x)
+    problems = ir.read_model(xml).check().problems
+    assert [p.layer_type for p in problems] == ["StridedSlice"]
+
+
+def test_looser_declared_dims_are_a_note_not_a_problem(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Split of 2..6 in 3: OpenVINO infers ..2 (docs/ir.md) and writes it as -1; datamove 1..2
+    x = o1.parameter(ov.PartialShape([ov.Dimension(2, 6)]), np.float32, name="x")
+    split = o1.split(x, o1.constant(np.int64(0)), 3)
+    xml = ov_models.save(ov.Model([o1.result(p) for p in split.outputs()], [x], "m"), tmp_path)
+    assert set(ov_models.openvino_shapes(xml).values()) == {"[..2]"}  # as OpenVINO reads it
+    report = ir.read_model(xml).check()
+    assert report.ok
+    assert [(n.kind, n.layer_type, n.port) for n in report.notes] == [
+        ("looser", "Split", 2),
+        ("looser", "Split", 3),
+        ("looser", "Split", 4),
+    ]
+    assert report.notes[0].message == "declares [?]; datamove infers [1..2]"
+    assert main(["check", str(xml)]) == 0
+    assert "looser" not in capsys.readouterr().out
+    assert main(["check", str(xml), "-v"]) == 0
+    out = capsys.readouterr().out
+    assert "notes (declared dims looser than datamove's):" in out
+    assert "(Split) port 2: declares [?]; datamove infers [1..2]" in out
