@@ -16,6 +16,7 @@ import pytest
 
 from datamove import ir
 from datamove.cli import main
+from datamove.ir._examples import write_unsound_example
 
 ov_models = pytest.importorskip("ov_models")
 openvino_oracle = pytest.importorskip("openvino_oracle")
@@ -120,3 +121,17 @@ def test_looser_declared_dims_are_a_note_not_a_problem(
     out = capsys.readouterr().out
     assert "notes (declared dims looser than datamove's):" in out
     assert "(Split) port 2: declares [?]; datamove infers [1..2]" in out
+
+
+def test_the_docs_unsound_example_is_what_openvino_writes(tmp_path: Path) -> None:
+    # docs/cli.md's unsound.xml, written by hand: OpenVINO reads it with the same [0] and its
+    # reference evaluation gives one element at the witness, as datamove does
+    xml = write_unsound_example(tmp_path)
+    assert list(ov_models.openvino_shapes(xml).values()) == ["[0]"]
+    ours = ir.read_model(xml).check().problems
+    theirs = ir.read_model(_strided(tmp_path)).check().problems
+    assert [p.witness for p in ours] == [p.witness for p in theirs] == [((1,), (1,))]
+    inputs = {"x": np.array([7.0], np.float32)}
+    (want,) = openvino_oracle.evaluate_ir(xml, inputs)
+    np.testing.assert_array_equal(ir.read_model(xml).run(inputs)["y"], want)
+    assert want.shape == (1,)
