@@ -174,9 +174,18 @@ def concat(arrays: Any, axis: Any, *, out: Any = None) -> Any:
 def _numpy_concat(
     parts: list[np.ndarray], axis: int, shape: tuple[int, ...], out: Any
 ) -> np.ndarray:
-    """Each input copied into its part of the output, in one pass of the copy engine."""
+    """Each input copied into its part of the output, in one pass of the copy engine.
+
+    Where every part is one contiguous block of a fresh C-contiguous output (the axes before
+    ``axis`` all have size 1), the join is one ``memcpy`` per part, which ``np.concatenate``
+    does at memory speed while faulting the new pages in on one thread (``bench concat``: the
+    copy engine's two threads were 0.95-0.97 of it there).
+    """
+    blocks = all(n == 1 for n in shape[:axis]) and all(p.flags.c_contiguous for p in parts)
     if out is None:
         try:
+            if blocks:
+                return np.concatenate(parts, axis=axis)
             result = np.empty(shape, parts[0].dtype)
         except (ValueError, MemoryError) as exc:  # more than NumPy can hold: say so
             raise ValidationError(
