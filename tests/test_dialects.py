@@ -229,6 +229,27 @@ def tf_params(index: tuple[Any, ...]) -> dict[str, Any]:
     return p
 
 
+def tf_run(x: np.ndarray, p: dict[str, Any]) -> np.ndarray:
+    """tf.strided_slice on NumPy: TensorFlow's mask precedence (ellipsis, new axis, shrink), its
+    bits past len(begin) ignored, and its clamping, NumPy's (ValidateStridedSliceOp)."""
+    index: list[Any] = []
+    for i, (b, e, s) in enumerate(zip(p["begin"], p["end"], p["strides"], strict=True)):
+        bit = 1 << i
+        assert all(type(p[k]) is int for k in p if k.endswith("_mask"))
+        if p["ellipsis_mask"] & bit:
+            index.append(Ellipsis)
+        elif p["new_axis_mask"] & bit:
+            index.append(None)
+        elif p["shrink_axis_mask"] & bit:
+            assert s == 1
+            index.append(b)
+        else:
+            index.append(
+                slice(None if p["begin_mask"] & bit else b, None if p["end_mask"] & bit else e, s)
+            )
+    return np.asarray(x[tuple(index)])
+
+
 @settings(max_examples=300, deadline=None)
 @given(index=numpy_indices(), shape=shapes)
 def test_from_tf_selects_what_numpy_selects(index: tuple[Any, ...], shape: tuple[int, ...]) -> None:
@@ -310,6 +331,8 @@ def test_every_emitter_round_trips_on_static_shapes(
     assert same(dm.strided_slice(x, **s.to_strided_slice(shape)), want)
     assert dm.Slicing.from_strided_slice(**s.to_strided_slice(shape)).equivalent(s, shape)
     assert same(apply_ops(x, s.to_slice(shape)), want)
+    assert same(tf_run(x, s.to_tf(shape)), want)
+    assert dm.Slicing.from_tf(**s.to_tf(shape)).equivalent(s, shape)
 
 
 @settings(max_examples=150, deadline=None)
@@ -346,7 +369,7 @@ def _with_rule(s: dm.Slicing, rule: str) -> dm.Slicing:
     index=numpy_indices(),
     dims=st.lists(st.tuples(st.integers(0, 12), st.integers(0, 12)), max_size=4),
     source=st.sampled_from(["numpy", "strided_slice"]),
-    dialect=st.sampled_from(["numpy", "strided_slice", "slice"]),
+    dialect=st.sampled_from(["numpy", "strided_slice", "slice", "tf"]),
 )
 def test_interval_shapes_round_trip_for_every_size_or_raise_with_a_witness(
     index: tuple[Any, ...], dims: list[tuple[int, int]], source: str, dialect: str
@@ -355,7 +378,12 @@ def test_interval_shapes_round_trip_for_every_size_or_raise_with_a_witness(
     if source == "strided_slice":
         s = dm.Slicing.from_strided_slice(**s._strided_slice(list(s.entries)))
     shape = dm.PartialShape([dm.Dimension(min(a, b), max(a, b)) for a, b in dims])
-    emit = {"numpy": s.to_numpy, "strided_slice": s.to_strided_slice, "slice": s.to_slice}[dialect]
+    emit = {
+        "numpy": s.to_numpy,
+        "strided_slice": s.to_strided_slice,
+        "slice": s.to_slice,
+        "tf": s.to_tf,
+    }[dialect]
     try:
         out = emit(shape)
     except dm.NotExpressible as exc:
@@ -367,7 +395,7 @@ def test_interval_shapes_round_trip_for_every_size_or_raise_with_a_witness(
             for d, k in zip(shape.dims, w, strict=False)
         )
         x = np.arange(int(np.prod(w))).reshape(w)
-        other = _with_rule(s, NUMPY if dialect == "numpy" else CLAMP)
+        other = _with_rule(s, NUMPY if dialect in ("numpy", "tf") else CLAMP)
         assert not same(s(x), other(x))
         return
     except dm.ValidationError:
@@ -382,6 +410,9 @@ def test_interval_shapes_round_trip_for_every_size_or_raise_with_a_witness(
             got = eval(out, {"x": x})  # noqa: S307 - our own output, in a test
         elif dialect == "strided_slice":
             got = dm.strided_slice(x, **out)
+        elif dialect == "tf":
+            got = tf_run(x, out)
+            assert dm.Slicing.from_tf(**out)(x).shape == want.shape
         else:
             got = apply_ops(x, out)
         assert same(got, want), (s, shape, w, out)
@@ -406,6 +437,31 @@ def test_the_issue_corner_has_its_witness() -> None:
     assert s.to_onnx("[1..50]") == [
         ("Slice", {"starts": [0], "ends": [0], "steps": [1], "axes": [0]})
     ]
+
+
+def test_to_tf_refuses_openvino_clamping_where_numpy_differs() -> None:
+    s = dm.Slicing.from_onnx([-100], [-200], steps=[-1])  # x[0] on sizes 1..99; NumPy: nothing
+    with pytest.raises(dm.NotExpressible, match=r"sizes 1\.\.99 of axis 0") as info:
+        s.to_tf()
+    assert info.value.witness == (1,)
+    assert info.value.op == "tf.strided_slice"
+    for shape, size in (("[1..50]", 7), ("[100..]", 150)):
+        p = s.to_tf(shape)
+        x = np.arange(size)
+        assert same(tf_run(x, p), s(x)), (shape, p)
+    assert s.to_tf("[100..]")["begin"] == [-100]
+
+
+def test_to_tf_masks_are_32_bit() -> None:
+    s = dm.Slicing.from_numpy((0,) * 31 + (None,))
+    assert s.to_tf()["new_axis_mask"] == 1 << 31
+    assert s.to_tf()["shrink_axis_mask"] == (1 << 31) - 1
+    with pytest.raises(dm.NotExpressible, match="bit 32 of new_axis_mask"):
+        dm.Slicing.from_numpy((0,) * 32 + (None,)).to_tf()
+    p = dm.Slicing.from_numpy((slice(-1, 5),) * 40).to_tf()  # no bit needed past 31
+    assert p["begin_mask"] == p["end_mask"] == 0
+    x = np.zeros((1,) * 40, dtype=np.int8)
+    assert tf_run(x, p).shape == (1,) * 40
 
 
 def test_a_reversal_to_the_start_ends_at_int64_min_never_int64_max() -> None:

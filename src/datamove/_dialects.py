@@ -299,8 +299,9 @@ class Slicing:
 
     Build one with ``from_numpy``, ``from_strided_slice``, ``from_slice``, ``from_onnx`` or
     ``from_tf``; apply it with ``s(x)``; infer with ``s.infer(shape)``; write it in another
-    dialect with ``to_numpy``, ``to_strided_slice``, ``to_slice`` or ``to_onnx``. ``==`` compares
-    the normal forms; :meth:`equivalent` decides whether two slicings select the same elements.
+    dialect with ``to_numpy``, ``to_strided_slice``, ``to_slice``, ``to_onnx`` or ``to_tf``.
+    ``==`` compares the normal forms; :meth:`equivalent` decides whether two slicings select
+    the same elements.
 
     Examples
     --------
@@ -711,6 +712,63 @@ class Slicing:
         """
         _, entries = self._cuts(shape, "StridedSlice", CLAMP)
         return self._strided_slice(entries)
+
+    def to_tf(self, shape: ShapeLike | None = None) -> dict[str, Any]:
+        """Write ``tf.strided_slice`` keyword arguments: the masks as int bit fields.
+
+        ``begin``, ``end``, ``strides`` and the five masks; TensorFlow clamps as NumPy does, so a
+        cut written under OpenVINO's clamping is kept only where the two agree on every size
+        ``shape`` allows (else :class:`~datamove.NotExpressible` with a witness). An index is
+        ``begin`` with its ``shrink_axis_mask`` bit (``end`` is ``begin + 1``, stride 1, as
+        TensorFlow's own ``x[i]`` writes it).
+
+        Examples
+        --------
+        >>> import datamove as dm
+        >>> p = dm.Slicing.from_numpy("x[1:, ..., None, ::-2]").to_tf()
+        >>> p["begin"], p["end"], p["strides"]
+        ([1, 0, 0, 0], [0, 0, 0, 0], [1, 1, 1, -2])
+        >>> p["begin_mask"], p["end_mask"], p["ellipsis_mask"], p["new_axis_mask"]
+        (8, 9, 2, 4)
+        """
+        dialect = "tf.strided_slice"
+        _, entries = self._cuts(shape, dialect, NUMPY)
+        p: dict[str, Any] = {"begin": [], "end": [], "strides": []}
+        masks = dict.fromkeys(
+            ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask"), 0
+        )
+        for i, x in enumerate(entries):
+            bits: dict[str, bool] = {}
+            b, e, c = 0, 0, 1
+            if x is Ellipsis:
+                bits["ellipsis_mask"] = True
+            elif x is None:
+                bits["new_axis_mask"] = True
+            elif type(x) is int:
+                b, e = x, x + 1
+                bits["shrink_axis_mask"] = True
+            else:
+                assert isinstance(x, Cut)
+                b = 0 if x.start is None else x.start
+                e = 0 if x.stop is None else x.stop
+                c = x.step
+                bits["begin_mask"] = x.start is None
+                bits["end_mask"] = x.stop is None
+            for name, on in bits.items():
+                if on and i >= 32:
+                    raise NotExpressible(
+                        dialect,
+                        name,
+                        self._text(self.entries),
+                        f"needs bit {i} of {name}, but TensorFlow's masks are 32-bit",
+                        hint="index fewer positions, or slice in two steps",
+                    )
+                masks[name] |= int(on) << i
+            p["begin"].append(b)
+            p["end"].append(e)
+            p["strides"].append(c)
+        p.update(masks)
+        return p
 
     def _ops(
         self, shape: ShapeLike | None, dialect: str, names: tuple[str, str, str, str]
