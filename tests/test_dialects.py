@@ -423,6 +423,118 @@ def test_interval_shapes_round_trip_for_every_size_or_raise_with_a_witness(
         )
 
 
+def run_torch(x: np.ndarray, ops: list[tuple[str, dict[str, Any]]]) -> np.ndarray:
+    """The emitted PyTorch calls, on a torch tensor."""
+    torch = pytest.importorskip("torch")
+    t = torch.from_numpy(x)
+    for name, p in ops:
+        if name == "narrow":
+            t = t.narrow(p["dim"], p["start"], p["length"])
+        elif name == "select":
+            t = t.select(p["dim"], p["index"])
+        elif name == "flip":
+            t = t.flip(p["dims"])
+        elif name == "unsqueeze":
+            t = t.unsqueeze(p["dim"])
+        else:
+            assert name == "getitem"
+            assert p["step"] > 0
+            d, cut = p["dim"], slice(p["start"], p["stop"], p["step"])
+            whole = (slice(None),)
+            t = t[whole * d + (cut,) if d >= 0 else (..., cut) + whole * (-d - 1)]
+    return t.numpy()
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    index=numpy_indices(),
+    shape=shapes,
+    source=st.sampled_from(["numpy", "strided_slice"]),
+    known=st.sampled_from(["static", "rank", "none"]),
+)
+def test_torch_calls_select_what_numpy_selects(
+    index: tuple[Any, ...], shape: tuple[int, ...], source: str, known: str
+) -> None:
+    x = np.arange(int(np.prod(shape))).reshape(shape)
+    s = dm.Slicing.from_numpy(index)
+    if source == "strided_slice":
+        s = dm.Slicing.from_strided_slice(**s._strided_slice(list(s.entries)))
+    try:
+        want = s(x)
+    except dm.ValidationError:
+        return
+    given_shape = {"static": shape, "rank": dm.PartialShape.dynamic(len(shape)), "none": None}
+    try:
+        ops = s.to_torch(given_shape[known])
+    except dm.NotExpressible as exc:
+        w = exc.witness
+        assert known != "static"
+        assert w is not None
+        xw = np.arange(int(np.prod(w))).reshape(w)
+        assert not same(s(xw), _with_rule(s, NUMPY)(xw))
+        return
+    assert same(run_torch(x, ops), want), (s, shape, ops)
+    if known == "static":
+        assert all(p["step"] > 0 for n, p in ops if n == "getitem")
+        assert all(
+            0 <= p["start"] <= p["stop"] <= shape[p["dim"]] for n, p in ops if n == "getitem"
+        )
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    index=numpy_indices(),
+    dims=st.lists(st.tuples(st.integers(0, 12), st.integers(0, 12)), max_size=4),
+    source=st.sampled_from(["numpy", "strided_slice"]),
+)
+def test_torch_calls_on_interval_shapes_are_exact_for_every_size_or_raise(
+    index: tuple[Any, ...], dims: list[tuple[int, int]], source: str
+) -> None:
+    s = dm.Slicing.from_numpy(index)
+    if source == "strided_slice":
+        s = dm.Slicing.from_strided_slice(**s._strided_slice(list(s.entries)))
+    shape = dm.PartialShape([dm.Dimension(min(a, b), max(a, b)) for a, b in dims])
+    try:
+        ops = s.to_torch(shape)
+    except dm.NotExpressible as exc:
+        w = exc.witness
+        assert w is not None
+        assert all(d.min <= k <= (d.max or 0) for d, k in zip(shape.dims, w, strict=True))
+        xw = np.arange(int(np.prod(w))).reshape(w)
+        assert not same(s(xw), _with_rule(s, NUMPY)(xw))
+        return
+    except dm.ValidationError:
+        return  # the slicing cannot run on this rank
+    for w in itertools.product(*(range(d.min, (d.max or 0) + 1) for d in shape.dims)):
+        x = np.arange(int(np.prod(w))).reshape(w)
+        try:
+            want = s(x)
+        except dm.ValidationError:
+            continue
+        assert same(run_torch(x, ops), want), (s, shape, w, ops)
+
+
+def test_torch_bounds_below_its_truncation_limit() -> None:
+    # PyTorch truncates slice bounds below -2**62 (with a warning): none is written.
+    s = dm.Slicing.from_numpy(np.s_[: -(2**63)])
+    assert s.to_torch() == [("getitem", {"dim": 0, "start": None, "stop": 0, "step": 1})]
+    t = dm.Slicing.from_numpy(np.s_[-(2**62) - 5 :])
+    assert t.to_torch("[..4611686018427387909]") == []  # the whole axis on every allowed size
+    with pytest.raises(dm.NotExpressible, match="truncates") as info:
+        t.to_torch()
+    assert info.value.witness == (2**62 + 6,)
+    assert same(run_torch(np.arange(5), t.to_torch("[..9]")), np.arange(5))
+
+
+def test_torch_flips_what_has_a_negative_step() -> None:
+    x = np.arange(24).reshape(2, 3, 4)
+    s = dm.Slicing.from_numpy("x[-1, ..., None, 2::-2]")
+    for shape in (None, "[?,?,?]", "[2,3,4]", (2, 3, 4)):
+        ops = s.to_torch(shape)
+        assert any(n == "flip" for n, _ in ops)
+        assert same(run_torch(x, ops), x[-1, ..., None, 2::-2]), shape
+
+
 def test_the_issue_corner_has_its_witness() -> None:
     s = dm.Slicing.from_numpy("x[-100:-200:-1]")
     with pytest.raises(dm.NotExpressible, match=r"sizes 1\.\.99 of axis 0") as info:
