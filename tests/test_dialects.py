@@ -229,6 +229,27 @@ def tf_params(index: tuple[Any, ...]) -> dict[str, Any]:
     return p
 
 
+def tf_run(x: np.ndarray, p: dict[str, Any]) -> np.ndarray:
+    """tf.strided_slice on NumPy: TensorFlow's mask precedence (ellipsis, new axis, shrink), its
+    bits past len(begin) ignored, and its clamping, NumPy's (ValidateStridedSliceOp)."""
+    index: list[Any] = []
+    for i, (b, e, s) in enumerate(zip(p["begin"], p["end"], p["strides"], strict=True)):
+        bit = 1 << i
+        assert all(type(p[k]) is int for k in p if k.endswith("_mask"))
+        if p["ellipsis_mask"] & bit:
+            index.append(Ellipsis)
+        elif p["new_axis_mask"] & bit:
+            index.append(None)
+        elif p["shrink_axis_mask"] & bit:
+            assert s == 1
+            index.append(b)
+        else:
+            index.append(
+                slice(None if p["begin_mask"] & bit else b, None if p["end_mask"] & bit else e, s)
+            )
+    return np.asarray(x[tuple(index)])
+
+
 @settings(max_examples=300, deadline=None)
 @given(index=numpy_indices(), shape=shapes)
 def test_from_tf_selects_what_numpy_selects(index: tuple[Any, ...], shape: tuple[int, ...]) -> None:
@@ -310,6 +331,8 @@ def test_every_emitter_round_trips_on_static_shapes(
     assert same(dm.strided_slice(x, **s.to_strided_slice(shape)), want)
     assert dm.Slicing.from_strided_slice(**s.to_strided_slice(shape)).equivalent(s, shape)
     assert same(apply_ops(x, s.to_slice(shape)), want)
+    assert same(tf_run(x, s.to_tf(shape)), want)
+    assert dm.Slicing.from_tf(**s.to_tf(shape)).equivalent(s, shape)
 
 
 @settings(max_examples=150, deadline=None)
@@ -346,7 +369,7 @@ def _with_rule(s: dm.Slicing, rule: str) -> dm.Slicing:
     index=numpy_indices(),
     dims=st.lists(st.tuples(st.integers(0, 12), st.integers(0, 12)), max_size=4),
     source=st.sampled_from(["numpy", "strided_slice"]),
-    dialect=st.sampled_from(["numpy", "strided_slice", "slice"]),
+    dialect=st.sampled_from(["numpy", "strided_slice", "slice", "tf"]),
 )
 def test_interval_shapes_round_trip_for_every_size_or_raise_with_a_witness(
     index: tuple[Any, ...], dims: list[tuple[int, int]], source: str, dialect: str
@@ -355,7 +378,12 @@ def test_interval_shapes_round_trip_for_every_size_or_raise_with_a_witness(
     if source == "strided_slice":
         s = dm.Slicing.from_strided_slice(**s._strided_slice(list(s.entries)))
     shape = dm.PartialShape([dm.Dimension(min(a, b), max(a, b)) for a, b in dims])
-    emit = {"numpy": s.to_numpy, "strided_slice": s.to_strided_slice, "slice": s.to_slice}[dialect]
+    emit = {
+        "numpy": s.to_numpy,
+        "strided_slice": s.to_strided_slice,
+        "slice": s.to_slice,
+        "tf": s.to_tf,
+    }[dialect]
     try:
         out = emit(shape)
     except dm.NotExpressible as exc:
@@ -367,7 +395,7 @@ def test_interval_shapes_round_trip_for_every_size_or_raise_with_a_witness(
             for d, k in zip(shape.dims, w, strict=False)
         )
         x = np.arange(int(np.prod(w))).reshape(w)
-        other = _with_rule(s, NUMPY if dialect == "numpy" else CLAMP)
+        other = _with_rule(s, NUMPY if dialect in ("numpy", "tf") else CLAMP)
         assert not same(s(x), other(x))
         return
     except dm.ValidationError:
@@ -382,6 +410,9 @@ def test_interval_shapes_round_trip_for_every_size_or_raise_with_a_witness(
             got = eval(out, {"x": x})  # noqa: S307 - our own output, in a test
         elif dialect == "strided_slice":
             got = dm.strided_slice(x, **out)
+        elif dialect == "tf":
+            got = tf_run(x, out)
+            assert dm.Slicing.from_tf(**out)(x).shape == want.shape
         else:
             got = apply_ops(x, out)
         assert same(got, want), (s, shape, w, out)
@@ -390,6 +421,118 @@ def test_interval_shapes_round_trip_for_every_size_or_raise_with_a_witness(
             d.min <= k <= (d.max if d.max is not None else k)
             for d, k in zip(inferred.dims, want.shape, strict=False)
         )
+
+
+def run_torch(x: np.ndarray, ops: list[tuple[str, dict[str, Any]]]) -> np.ndarray:
+    """The emitted PyTorch calls, on a torch tensor."""
+    torch = pytest.importorskip("torch")
+    t = torch.from_numpy(x)
+    for name, p in ops:
+        if name == "narrow":
+            t = t.narrow(p["dim"], p["start"], p["length"])
+        elif name == "select":
+            t = t.select(p["dim"], p["index"])
+        elif name == "flip":
+            t = t.flip(p["dims"])
+        elif name == "unsqueeze":
+            t = t.unsqueeze(p["dim"])
+        else:
+            assert name == "getitem"
+            assert p["step"] > 0
+            d, cut = p["dim"], slice(p["start"], p["stop"], p["step"])
+            whole = (slice(None),)
+            t = t[whole * d + (cut,) if d >= 0 else (..., cut) + whole * (-d - 1)]
+    return t.numpy()
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    index=numpy_indices(),
+    shape=shapes,
+    source=st.sampled_from(["numpy", "strided_slice"]),
+    known=st.sampled_from(["static", "rank", "none"]),
+)
+def test_torch_calls_select_what_numpy_selects(
+    index: tuple[Any, ...], shape: tuple[int, ...], source: str, known: str
+) -> None:
+    x = np.arange(int(np.prod(shape))).reshape(shape)
+    s = dm.Slicing.from_numpy(index)
+    if source == "strided_slice":
+        s = dm.Slicing.from_strided_slice(**s._strided_slice(list(s.entries)))
+    try:
+        want = s(x)
+    except dm.ValidationError:
+        return
+    given_shape = {"static": shape, "rank": dm.PartialShape.dynamic(len(shape)), "none": None}
+    try:
+        ops = s.to_torch(given_shape[known])
+    except dm.NotExpressible as exc:
+        w = exc.witness
+        assert known != "static"
+        assert w is not None
+        xw = np.arange(int(np.prod(w))).reshape(w)
+        assert not same(s(xw), _with_rule(s, NUMPY)(xw))
+        return
+    assert same(run_torch(x, ops), want), (s, shape, ops)
+    if known == "static":
+        assert all(p["step"] > 0 for n, p in ops if n == "getitem")
+        assert all(
+            0 <= p["start"] <= p["stop"] <= shape[p["dim"]] for n, p in ops if n == "getitem"
+        )
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    index=numpy_indices(),
+    dims=st.lists(st.tuples(st.integers(0, 12), st.integers(0, 12)), max_size=4),
+    source=st.sampled_from(["numpy", "strided_slice"]),
+)
+def test_torch_calls_on_interval_shapes_are_exact_for_every_size_or_raise(
+    index: tuple[Any, ...], dims: list[tuple[int, int]], source: str
+) -> None:
+    s = dm.Slicing.from_numpy(index)
+    if source == "strided_slice":
+        s = dm.Slicing.from_strided_slice(**s._strided_slice(list(s.entries)))
+    shape = dm.PartialShape([dm.Dimension(min(a, b), max(a, b)) for a, b in dims])
+    try:
+        ops = s.to_torch(shape)
+    except dm.NotExpressible as exc:
+        w = exc.witness
+        assert w is not None
+        assert all(d.min <= k <= (d.max or 0) for d, k in zip(shape.dims, w, strict=True))
+        xw = np.arange(int(np.prod(w))).reshape(w)
+        assert not same(s(xw), _with_rule(s, NUMPY)(xw))
+        return
+    except dm.ValidationError:
+        return  # the slicing cannot run on this rank
+    for w in itertools.product(*(range(d.min, (d.max or 0) + 1) for d in shape.dims)):
+        x = np.arange(int(np.prod(w))).reshape(w)
+        try:
+            want = s(x)
+        except dm.ValidationError:
+            continue
+        assert same(run_torch(x, ops), want), (s, shape, w, ops)
+
+
+def test_torch_bounds_below_its_truncation_limit() -> None:
+    # PyTorch truncates slice bounds below -2**62 (with a warning): none is written.
+    s = dm.Slicing.from_numpy(np.s_[: -(2**63)])
+    assert s.to_torch() == [("getitem", {"dim": 0, "start": None, "stop": 0, "step": 1})]
+    t = dm.Slicing.from_numpy(np.s_[-(2**62) - 5 :])
+    assert t.to_torch("[..4611686018427387909]") == []  # the whole axis on every allowed size
+    with pytest.raises(dm.NotExpressible, match="truncates") as info:
+        t.to_torch()
+    assert info.value.witness == (2**62 + 6,)
+    assert same(run_torch(np.arange(5), t.to_torch("[..9]")), np.arange(5))
+
+
+def test_torch_flips_what_has_a_negative_step() -> None:
+    x = np.arange(24).reshape(2, 3, 4)
+    s = dm.Slicing.from_numpy("x[-1, ..., None, 2::-2]")
+    for shape in (None, "[?,?,?]", "[2,3,4]", (2, 3, 4)):
+        ops = s.to_torch(shape)
+        assert any(n == "flip" for n, _ in ops)
+        assert same(run_torch(x, ops), x[-1, ..., None, 2::-2]), shape
 
 
 def test_the_issue_corner_has_its_witness() -> None:
@@ -406,6 +549,31 @@ def test_the_issue_corner_has_its_witness() -> None:
     assert s.to_onnx("[1..50]") == [
         ("Slice", {"starts": [0], "ends": [0], "steps": [1], "axes": [0]})
     ]
+
+
+def test_to_tf_refuses_openvino_clamping_where_numpy_differs() -> None:
+    s = dm.Slicing.from_onnx([-100], [-200], steps=[-1])  # x[0] on sizes 1..99; NumPy: nothing
+    with pytest.raises(dm.NotExpressible, match=r"sizes 1\.\.99 of axis 0") as info:
+        s.to_tf()
+    assert info.value.witness == (1,)
+    assert info.value.op == "tf.strided_slice"
+    for shape, size in (("[1..50]", 7), ("[100..]", 150)):
+        p = s.to_tf(shape)
+        x = np.arange(size)
+        assert same(tf_run(x, p), s(x)), (shape, p)
+    assert s.to_tf("[100..]")["begin"] == [-100]
+
+
+def test_to_tf_masks_are_32_bit() -> None:
+    s = dm.Slicing.from_numpy((0,) * 31 + (None,))
+    assert s.to_tf()["new_axis_mask"] == 1 << 31
+    assert s.to_tf()["shrink_axis_mask"] == (1 << 31) - 1
+    with pytest.raises(dm.NotExpressible, match="bit 32 of new_axis_mask"):
+        dm.Slicing.from_numpy((0,) * 32 + (None,)).to_tf()
+    p = dm.Slicing.from_numpy((slice(-1, 5),) * 40).to_tf()  # no bit needed past 31
+    assert p["begin_mask"] == p["end_mask"] == 0
+    x = np.zeros((1,) * 40, dtype=np.int8)
+    assert tf_run(x, p).shape == (1,) * 40
 
 
 def test_a_reversal_to_the_start_ends_at_int64_min_never_int64_max() -> None:

@@ -28,6 +28,7 @@ from datamove._errors import (
 from datamove._shape import UNKNOWN, Dimension, PartialShape, Unknown
 from datamove._slice import infer_slice, slice  # noqa: A004 - the spec's name
 from datamove._split import infer_split, infer_variadic_split, split, variadic_split
+from datamove._splitting import Splitting
 from datamove._strided_slice import infer_strided_slice, strided_slice
 
 __version__ = "0.1.0"
@@ -41,6 +42,7 @@ __all__ = [
     "NotExpressible",
     "PartialShape",
     "Slicing",
+    "Splitting",
     "Unknown",
     "ValidationError",
     "ViewError",

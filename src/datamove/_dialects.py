@@ -1,4 +1,4 @@
-"""Slicing dialects: one exact translator between NumPy, OpenVINO, ONNX and TensorFlow slicing.
+"""Slicing dialects: one exact translator between NumPy, OpenVINO, ONNX, TensorFlow and PyTorch.
 
 A :class:`Slicing` holds one normal form, a tuple of entries, one per index position:
 
@@ -59,6 +59,9 @@ SAME: Final = "same"
 # ONNX runtimes disagree on an end at or past INT32_MAX with a negative step (onnxruntime reads
 # it as "to the start", the spec and onnx.reference as past the end): never written there.
 _ORT_SENTINEL: Final = 2**31 - 1
+
+# PyTorch truncates slice bounds below this one (with a warning).
+_TORCH_MIN: Final = -(2**62)
 
 # Deciding two cuts on an interval checks, between breakpoints, three periods of sizes.
 _MAX_PERIOD: Final = 1024
@@ -299,8 +302,10 @@ class Slicing:
 
     Build one with ``from_numpy``, ``from_strided_slice``, ``from_slice``, ``from_onnx`` or
     ``from_tf``; apply it with ``s(x)``; infer with ``s.infer(shape)``; write it in another
-    dialect with ``to_numpy``, ``to_strided_slice``, ``to_slice`` or ``to_onnx``. ``==`` compares
-    the normal forms; :meth:`equivalent` decides whether two slicings select the same elements.
+    dialect with ``to_numpy``, ``to_strided_slice``, ``to_slice``, ``to_onnx``, ``to_tf`` or
+    ``to_torch``.
+    ``==`` compares the normal forms; :meth:`equivalent` decides whether two slicings select
+    the same elements.
 
     Examples
     --------
@@ -712,6 +717,154 @@ class Slicing:
         _, entries = self._cuts(shape, "StridedSlice", CLAMP)
         return self._strided_slice(entries)
 
+    def to_tf(self, shape: ShapeLike | None = None) -> dict[str, Any]:
+        """Write ``tf.strided_slice`` keyword arguments: the masks as int bit fields.
+
+        ``begin``, ``end``, ``strides`` and the five masks; TensorFlow clamps as NumPy does, so a
+        cut written under OpenVINO's clamping is kept only where the two agree on every size
+        ``shape`` allows (else :class:`~datamove.NotExpressible` with a witness). An index is
+        ``begin`` with its ``shrink_axis_mask`` bit (``end`` is ``begin + 1``, stride 1, as
+        TensorFlow's own ``x[i]`` writes it).
+
+        Examples
+        --------
+        >>> import datamove as dm
+        >>> p = dm.Slicing.from_numpy("x[1:, ..., None, ::-2]").to_tf()
+        >>> p["begin"], p["end"], p["strides"]
+        ([1, 0, 0, 0], [0, 0, 0, 0], [1, 1, 1, -2])
+        >>> p["begin_mask"], p["end_mask"], p["ellipsis_mask"], p["new_axis_mask"]
+        (8, 9, 2, 4)
+        """
+        dialect = "tf.strided_slice"
+        _, entries = self._cuts(shape, dialect, NUMPY)
+        p: dict[str, Any] = {"begin": [], "end": [], "strides": []}
+        masks = dict.fromkeys(
+            ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask"), 0
+        )
+        for i, x in enumerate(entries):
+            bits: dict[str, bool] = {}
+            b, e, c = 0, 0, 1
+            if x is Ellipsis:
+                bits["ellipsis_mask"] = True
+            elif x is None:
+                bits["new_axis_mask"] = True
+            elif type(x) is int:
+                b, e = x, x + 1
+                bits["shrink_axis_mask"] = True
+            else:
+                assert isinstance(x, Cut)
+                b = 0 if x.start is None else x.start
+                e = 0 if x.stop is None else x.stop
+                c = x.step
+                bits["begin_mask"] = x.start is None
+                bits["end_mask"] = x.stop is None
+            for name, on in bits.items():
+                if on and i >= 32:
+                    raise NotExpressible(
+                        dialect,
+                        name,
+                        self._text(self.entries),
+                        f"needs bit {i} of {name}, but TensorFlow's masks are 32-bit",
+                        hint="index fewer positions, or slice in two steps",
+                    )
+                masks[name] |= int(on) << i
+            p["begin"].append(b)
+            p["end"].append(e)
+            p["strides"].append(c)
+        p.update(masks)
+        return p
+
+    def to_torch(self, shape: ShapeLike | None = None) -> list[tuple[str, dict[str, Any]]]:
+        """Write PyTorch calls, applied in order to ``x``; PyTorch has no negative steps.
+
+        ``("narrow", {dim, start, length})``: ``x.narrow(dim, start, length)``;
+        ``("getitem", {dim, start, stop, step})``: ``x[start:stop:step]`` on axis ``dim``
+        (``step > 0``; a negative ``dim`` counts from the back), ``("flip", {dims})``,
+        ``("select", {dim, index})``, ``("unsqueeze", {dim})``. On a static axis the numbers
+        are in range (``narrow`` for unit steps); a negative step is a ``flip`` (after the
+        elements are picked on a static axis, before on another). Clamping is NumPy's (PyTorch's
+        for positive steps). PyTorch truncates slice bounds below ``-2**62``; such a bound is
+        written as "from the first" or "empty", and refused where an allowed size tells the two
+        apart.
+
+        Examples
+        --------
+        >>> import datamove as dm
+        >>> for op in dm.Slicing.from_numpy("x[1, ..., None, ::-2]").to_torch():
+        ...     print(op)
+        ('flip', {'dims': [-1]})
+        ('getitem', {'dim': -1, 'start': None, 'stop': None, 'step': 2})
+        ('select', {'dim': 0, 'index': 1})
+        ('unsqueeze', {'dim': -2})
+        >>> for op in dm.Slicing.from_numpy("x[1:, ::-2]").to_torch([4, 5]):
+        ...     print(op)
+        ('narrow', {'dim': 0, 'start': 1, 'length': 3})
+        ('getitem', {'dim': 1, 'start': 0, 'stop': 5, 'step': 2})
+        ('flip', {'dims': [1]})
+        """
+        dialect = "PyTorch"
+        ps, entries = self._cuts(shape, dialect, NUMPY)
+        axes = self._axes(ps.rank)
+        ops: list[tuple[str, dict[str, Any]]] = []
+        whole = Cut(None, None, 1)
+        for x, axis in zip(entries, axes, strict=True):
+            if not isinstance(x, Cut) or x == whole:
+                continue
+            assert axis is not None
+            dim = self._dim(ps, axis)
+            if dim.is_static:
+                ops.extend(_torch_static(x.range(dim.min), axis, dim.min))
+                continue
+            y = x
+            if x.step < 0:  # flipped, index i is -1 - i; NumPy's clamping becomes step > 0's
+                ops.append(("flip", {"dims": [axis]}))
+                y = Cut(
+                    None if x.start is None else -1 - x.start,
+                    None if x.stop is None else -1 - x.stop,
+                    -x.step,
+                )
+            a, b = (
+                self._torch_bound(v, first, dim, axis, ps, shape)
+                for v, first in ((y.start, True), (y.stop, False))
+            )
+            if Cut(a, b, y.step) != whole:
+                ops.append(("getitem", {"dim": axis, "start": a, "stop": b, "step": y.step}))
+        shrunk = [a for x, a in zip(entries, axes, strict=True) if type(x) is int]
+        front = sorted((a for a in shrunk if a is not None and a >= 0), reverse=True)
+        back = sorted(a for a in shrunk if a is not None and a < 0)
+        ops.extend(("select", {"dim": a, "index": entries[axes.index(a)]}) for a in front + back)
+        cut = self.entries.index(Ellipsis) if Ellipsis in self.entries else len(self.entries)
+        kept = [x is not Ellipsis and type(x) is not int for x in self.entries]
+        # New axes: those before the ellipsis from the front, those after it from the back.
+        ops.extend(
+            ("unsqueeze", {"dim": sum(kept[:k])}) for k in range(cut) if self.entries[k] is None
+        )
+        ops.extend(
+            ("unsqueeze", {"dim": -sum(kept[k:])})
+            for k in range(len(self.entries) - 1, cut, -1)
+            if self.entries[k] is None
+        )
+        return ops
+
+    def _torch_bound(
+        self, v: int | None, first: bool, dim: Dimension, axis: int, ps: PartialShape, shape: Any
+    ) -> int | None:
+        """A bound PyTorch takes as given (it truncates those below ``-2**62``)."""
+        if v is None or v >= _TORCH_MIN:
+            return v
+        top = INT64_MAX if dim.max is None else dim.max
+        if top <= -v:  # before the first element on every allowed size
+            return None if first else 0
+        raise NotExpressible(
+            "PyTorch",
+            "shape",
+            shape,
+            f"allows sizes past {-v} on axis {axis}, where the bound {v} is inside the axis; "
+            f"PyTorch truncates slice bounds below {_TORCH_MIN}",
+            hint="pass the shape",
+            witness=self._witness(ps, {axis: -v + 1}),
+        )
+
     def _ops(
         self, shape: ShapeLike | None, dialect: str, names: tuple[str, str, str, str]
     ) -> list[tuple[str, dict[str, Any]]]:
@@ -838,6 +991,25 @@ class Slicing:
         (True, (1,))
         """
         return self.difference(other, shape) is None
+
+
+def _torch_static(r: range, axis: int, size: int) -> list[tuple[str, dict[str, Any]]]:
+    """PyTorch calls picking the indices ``r`` of an axis of ``size``, in range."""
+    n = len(r)
+    if n == 0:
+        return [("narrow", {"dim": axis, "start": 0, "length": 0})]
+    lo, step = (r.start, 1) if n == 1 else (min(r.start, r[-1]), abs(r.step))
+    ops: list[tuple[str, dict[str, Any]]] = []
+    if step == 1:
+        if n != size:
+            ops.append(("narrow", {"dim": axis, "start": lo, "length": n}))
+    else:
+        ops.append(
+            ("getitem", {"dim": axis, "start": lo, "stop": lo + (n - 1) * step + 1, "step": step})
+        )
+    if n > 1 and r.step < 0:
+        ops.append(("flip", {"dims": [axis]}))
+    return ops
 
 
 # -- deciding equality ---------------------------------------------------------------------------

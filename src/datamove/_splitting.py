@@ -1,0 +1,436 @@
+"""Splitting dialects: one split, its uneven-size rule by name, translated between libraries.
+
+A :class:`Splitting` is an axis and one rule with its parameter:
+
+=================  ==============================================  ==============================
+rule               read from                                       lengths on a size ``d``
+=================  ==============================================  ==============================
+``"even"``         OpenVINO Split-1, ``numpy.split(x, n)``         ``n`` parts of ``d / n``; ``d``
+                                                                   not a multiple: refused
+``"array_split"``  ``numpy.array_split(x, n)``,                    ``n`` parts; the first
+                   ``torch.tensor_split(x, n)``                    ``d % n`` one longer
+``"chunk"``        ``torch.chunk(x, n)``                           parts of ``ceil(d / n)``, the
+                                                                   last shorter, so maybe fewer
+                                                                   than ``n``; ``n`` empty on 0
+``"size"``         ``torch.split(x, k)``                           parts of ``k``, the last
+                                                                   shorter; one empty on 0
+``"lengths"``      OpenVINO VariadicSplit-1 (one ``-1``: the       the lengths; another sum:
+                   rest), ``torch.split(x, [..])``                 refused
+``"indices"``      ``numpy.split``/``numpy.array_split``/          ``x[:i0], x[i0:i1], ...,
+                   ``torch.tensor_split`` with a list              x[in:]``, clamped as Python
+=================  ==============================================  ==============================
+
+Emitters write one call of a library. On a static axis every split is expressible (its
+lengths). Otherwise a call is written only where the library has the same rule; else
+:class:`~datamove.NotExpressible` names a witness size on which the closest call of that library
+splits otherwise (or refuses where the split does not, and the other way round).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from typing import Any, Final
+
+from datamove._dialects import Slicing
+from datamove._errors import AxisError, NotExpressible, ValidationError
+from datamove._shape import INT64_MAX, Dimension, PartialShape, ShapeLike, as_partial_shape
+from datamove._validation import as_int, as_int_vector
+
+__all__ = ["Splitting"]
+
+RULES: Final = ("even", "array_split", "chunk", "size", "lengths", "indices")
+
+# Sizes scanned for a witness on an axis whose sizes are not bounded.
+_SCAN: Final = 4096
+
+
+def _lengths(rule: str, value: Any, d: int) -> tuple[int, ...] | None:
+    """The parts' lengths on an axis of size ``d``; ``None`` where the rule refuses the split."""
+    seq: tuple[int, ...] = value if isinstance(value, tuple) else ()
+    n = 0 if isinstance(value, tuple) else int(value)
+    if rule == "even":
+        return (d // n,) * n if d % n == 0 else None
+    if rule == "array_split":
+        q, r = divmod(d, n)
+        return (q + 1,) * r + (q,) * (n - r)
+    if rule in ("chunk", "size"):
+        if d == 0:
+            return (0,) * (n if rule == "chunk" else 1)
+        k = -(-d // n) if rule == "chunk" else n
+        return (k,) * (d // k) + ((d % k,) if d % k else ())
+    if rule == "lengths":
+        known = sum(v for v in seq if v != -1)
+        if -1 in seq:
+            return None if known > d else tuple(d - known if v == -1 else v for v in seq)
+        return seq if known == d else None
+    assert rule == "indices"
+    points = [None, *value, None]
+    return tuple(len(range(*slice(a, b).indices(d))) for a, b in itertools.pairwise(points))
+
+
+class Splitting:
+    """A split of one axis into parts, under an uneven-size rule named by its library.
+
+    Build one with ``from_split``, ``from_variadic_split``, ``from_numpy`` or ``from_torch``;
+    read its parts with ``lengths(size)`` or ``as_slicings(shape)``; apply it with ``s(x)``;
+    write it with ``to_openvino``, ``to_numpy`` or ``to_torch`` (each ``shape=None``).
+
+    Examples
+    --------
+    >>> import numpy as np, datamove as dm
+    >>> s = dm.Splitting.from_torch(3, function="chunk")
+    >>> s.lengths(4), s.lengths(5)
+    ((2, 2), (2, 2, 1))
+    >>> s.to_openvino([4])
+    ('VariadicSplit', {'axis': 0, 'split_lengths': [2, 2]})
+    >>> dm.Splitting.from_numpy(3, function="array_split").to_torch()
+    ('tensor_split', {'indices_or_sections': 3, 'dim': 0})
+    >>> [p.tolist() for p in dm.Splitting.from_variadic_split(0, [1, -1])(np.arange(3))]
+    [[0], [1, 2]]
+    """
+
+    __slots__ = ("axis", "rule", "value")
+
+    axis: int
+    rule: str
+    value: Any
+
+    def __init__(self, axis: int, rule: str, value: Any) -> None:
+        if rule not in RULES:
+            raise ValidationError("Splitting", "rule", rule, f"is not one of {', '.join(RULES)}")
+        object.__setattr__(self, "axis", axis)
+        object.__setattr__(self, "rule", rule)
+        object.__setattr__(self, "value", value)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("Splitting is immutable")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Splitting) and (self.axis, self.rule, self.value) == (
+            other.axis,
+            other.rule,
+            other.value,
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.axis, self.rule, self.value))
+
+    def __repr__(self) -> str:
+        return f"Splitting(axis={self.axis}, rule={self.rule!r}, value={self.value!r})"
+
+    # -- parsers ---------------------------------------------------------------------------
+    @staticmethod
+    def _count(op: str, name: str, value: Any) -> int:
+        n = as_int(op, name, value)
+        if n < 1:
+            raise ValidationError(op, name, value, "must be at least 1")
+        return n
+
+    @classmethod
+    def from_split(cls, axis: Any, num_splits: Any) -> Splitting:
+        """OpenVINO Split-1: ``num_splits`` equal parts."""
+        op = "Split"
+        return cls(as_int(op, "axis", axis), "even", cls._count(op, "num_splits", num_splits))
+
+    @classmethod
+    def from_variadic_split(cls, axis: Any, split_lengths: Any) -> Splitting:
+        """OpenVINO VariadicSplit-1: the lengths, one of them ``-1`` (the rest) at most."""
+        op = "VariadicSplit"
+        lengths = as_int_vector(op, "split_lengths", split_lengths)
+        if not lengths:
+            raise ValidationError(op, "split_lengths", split_lengths, "is empty")
+        if lengths.count(-1) > 1:
+            raise ValidationError(op, "split_lengths", split_lengths, "has more than one -1")
+        for i, v in enumerate(lengths):
+            if v < -1:
+                raise ValidationError(op, f"split_lengths[{i}]", v, "must be -1 or at least 0")
+        return cls(as_int(op, "axis", axis), "lengths", lengths)
+
+    @classmethod
+    def from_numpy(
+        cls, indices_or_sections: Any, axis: Any = 0, *, function: str = "split"
+    ) -> Splitting:
+        """``numpy.split`` or ``numpy.array_split`` (``function``): a count or a list of indices."""
+        if function not in ("split", "array_split"):
+            raise ValidationError(
+                "Splitting.from_numpy", "function", function, "is not 'split' or 'array_split'"
+            )
+        op = f"numpy.{function}"
+        ax = as_int(op, "axis", axis)
+        if isinstance(indices_or_sections, list | tuple) or bool(
+            getattr(indices_or_sections, "ndim", False)
+        ):
+            return cls(ax, "indices", as_int_vector(op, "indices_or_sections", indices_or_sections))
+        n = cls._count(op, "indices_or_sections", indices_or_sections)
+        return cls(ax, "even" if function == "split" else "array_split", n)
+
+    @classmethod
+    def from_torch(cls, arg: Any, dim: Any = 0, *, function: str = "split") -> Splitting:
+        """``torch.split``, ``torch.chunk`` or ``torch.tensor_split`` (``function``).
+
+        ``arg`` is what the function takes: ``split_size_or_sections``, ``chunks``, or
+        ``indices_or_sections``.
+        """
+        if function not in ("split", "chunk", "tensor_split"):
+            raise ValidationError(
+                "Splitting.from_torch",
+                "function",
+                function,
+                "is not 'split', 'chunk' or 'tensor_split'",
+            )
+        op = f"torch.{function}"
+        ax = as_int(op, "dim", dim)
+        listed = isinstance(arg, list | tuple) or bool(getattr(arg, "ndim", False))
+        if function == "chunk":
+            return cls(ax, "chunk", cls._count(op, "chunks", arg))
+        if function == "tensor_split":
+            if listed:
+                return cls(ax, "indices", as_int_vector(op, "indices_or_sections", arg))
+            return cls(ax, "array_split", cls._count(op, "indices_or_sections", arg))
+        if not listed:
+            return cls(ax, "size", cls._count(op, "split_size_or_sections", arg))
+        lengths = as_int_vector(op, "split_size_or_sections", arg)
+        for i, v in enumerate(lengths):
+            if v < 0:
+                raise ValidationError(op, f"split_size_or_sections[{i}]", v, "must be at least 0")
+        if not lengths:
+            raise ValidationError(op, "split_size_or_sections", arg, "is empty")
+        return cls(ax, "lengths", lengths)
+
+    # -- parts -----------------------------------------------------------------------------
+    def lengths(self, size: Any) -> tuple[int, ...]:
+        """The parts' lengths on an axis of ``size`` elements; raises where the rule refuses."""
+        d = as_int("Splitting", "size", size)
+        if d < 0:
+            raise ValidationError("Splitting", "size", size, "must be at least 0")
+        out = _lengths(self.rule, self.value, d)
+        if out is None:
+            raise ValidationError(
+                "Splitting",
+                "size",
+                size,
+                f"cannot be split by the {self.rule!r} rule with {self.value!r}",
+            )
+        return out
+
+    def _dim(self, shape: ShapeLike | None, op: str) -> Dimension:
+        ps = PartialShape(None) if shape is None else as_partial_shape(shape, op, "shape")
+        if ps.rank is None:
+            return Dimension()
+        rank = ps.rank
+        if not -rank <= self.axis < rank:
+            raise AxisError(op, "axis", self.axis, f"is out of range for rank {rank}")
+        return ps.dims[self.axis]
+
+    def as_slicings(self, shape: ShapeLike | None = None) -> list[Slicing]:
+        """One :class:`Slicing` per part, exact on every size ``shape`` allows on the axis.
+
+        A list of indices is exact on every size (NumPy's parts are such slicings); another rule
+        needs a static size on the axis, or raises :class:`~datamove.NotExpressible`.
+        """
+        dim = self._dim(shape, "Splitting.as_slicings")
+        if self.rule == "indices":
+            points = [None, *self.value, None]
+            cuts = [slice(a, b) for a, b in itertools.pairwise(points)]
+        else:
+            if not dim.is_static:
+                w = self._count_changes(dim)
+                raise NotExpressible(
+                    "Slicing",
+                    "shape",
+                    shape,
+                    f"allows sizes {dim} on axis {self.axis}, where the {self.rule!r} rule's "
+                    "parts move with the size; fixed slicings cannot say them",
+                    hint="pass the shape",
+                    witness=None if w is None else (w,),
+                )
+            offset, cuts = 0, []
+            for n in self.lengths(dim.min):
+                cuts.append(slice(offset, offset + n))
+                offset += n
+        whole = (slice(None),)
+        ax = self.axis
+        return [
+            Slicing.from_numpy(whole * ax + (c,) if ax >= 0 else (..., c) + whole * (-ax - 1))
+            for c in cuts
+        ]
+
+    def __call__(self, x: Any) -> list[Any]:
+        """The parts of ``x`` (views where its library gives them)."""
+        shape = tuple(x.shape)
+        self.lengths(self._dim(shape, "Splitting").min)
+        return [s(x) for s in self.as_slicings(shape)]
+
+    # -- emitters --------------------------------------------------------------------------
+    def _witness(
+        self, dim: Dimension, other: Callable[[int], tuple[int, ...] | None]
+    ) -> int | bool:
+        """The smallest allowed size on which ``other`` splits otherwise (or refuses otherwise).
+
+        ``True``: none, and every allowed size was checked; ``False``: none in the sizes checked.
+        """
+        top = dim.max if dim.max is not None else INT64_MAX
+        for d in range(dim.min, min(top, dim.min + _SCAN) + 1):
+            if _lengths(self.rule, self.value, d) != other(d):
+                return d
+        return top <= dim.min + _SCAN
+
+    def _count_changes(self, dim: Dimension) -> int | None:
+        """An allowed size with another number of parts than on the smallest (or refused)."""
+        first = _lengths(self.rule, self.value, dim.min)
+        top = min(dim.max if dim.max is not None else INT64_MAX, dim.min + _SCAN)
+        for d in range(dim.min + 1, top + 1):
+            here = _lengths(self.rule, self.value, d)
+            if (here is None) != (first is None) or (
+                here is not None and first is not None and len(here) != len(first)
+            ):
+                return d
+        return None
+
+    def _emit(
+        self,
+        shape: ShapeLike | None,
+        dialect: str,
+        same: dict[str, Callable[[], tuple[str, dict[str, Any]]]],
+        closest: Callable[[], tuple[tuple[str, dict[str, Any]], str, Any]],
+        static: Callable[[tuple[int, ...]], tuple[str, dict[str, Any]]],
+    ) -> tuple[str, dict[str, Any]]:
+        dim = self._dim(shape, dialect)
+        if self.rule in same:
+            return same[self.rule]()
+        if dim.is_static:
+            lengths = self.lengths(dim.min)
+            if sum(lengths) != dim.min:  # a list of indices that goes back: parts overlap
+                raise NotExpressible(
+                    dialect,
+                    "shape",
+                    shape,
+                    f"has size {dim.min} on axis {self.axis}, where the indices "
+                    f"{list(self.value)} give overlapping parts of lengths {list(lengths)}; "
+                    f"{dialect}'s parts tile the axis",
+                    hint="sort the indices",
+                    witness=(dim.min,),
+                )
+            return static(lengths)
+        call, rule, value = closest()
+        w = self._witness(dim, lambda d: _lengths(rule, value, d))
+        if w is True:  # the closest call splits alike on every allowed size
+            return call
+        if w is False:
+            raise NotExpressible(
+                dialect,
+                "shape",
+                shape,
+                f"allows sizes {dim} on axis {self.axis}; {dialect} has no {self.rule!r} rule, "
+                f"and no size up to {dim.min + _SCAN} tells the closest call "
+                f"{call[0]}({call[1]}) from it",
+                hint="pass the shape",
+                witness=None,
+            )
+        raise NotExpressible(
+            dialect,
+            "shape",
+            shape,
+            f"allows sizes {dim} on axis {self.axis}; {dialect} has no {self.rule!r} rule, and "
+            f"the closest call {call[0]}({call[1]}) splits size {w} into "
+            f"{_lengths(rule, value, w)} where this split gives "
+            f"{_lengths(self.rule, self.value, w)}",
+            hint="pass the shape",
+            witness=(w,),
+        )
+
+    def to_openvino(self, shape: ShapeLike | None = None) -> tuple[str, dict[str, Any]]:
+        """``("Split", {axis, num_splits})`` or ``("VariadicSplit", {axis, split_lengths})``."""
+        ax = self.axis
+
+        def variadic(lengths: tuple[int, ...]) -> tuple[str, dict[str, Any]]:
+            return ("VariadicSplit", {"axis": ax, "split_lengths": list(lengths)})
+
+        split = ("Split", {"axis": ax, "num_splits": self.value})
+        return self._emit(
+            shape,
+            "OpenVINO",
+            {"even": lambda: split, "lengths": lambda: variadic(self.value)},
+            lambda: (
+                ("Split", {"axis": ax, "num_splits": self._closest_count()}),
+                "even",
+                self._closest_count(),
+            ),
+            variadic,
+        )
+
+    def to_numpy(self, shape: ShapeLike | None = None) -> tuple[str, dict[str, Any]]:
+        """``("split" | "array_split", {indices_or_sections, axis})``: a ``numpy`` function."""
+        ax = self.axis
+
+        def call(name: str, arg: Any) -> tuple[str, dict[str, Any]]:
+            return (name, {"indices_or_sections": arg, "axis": ax})
+
+        def static(lengths: tuple[int, ...]) -> tuple[str, dict[str, Any]]:
+            points, offset = [], 0
+            for n in lengths[:-1]:
+                offset += n
+                points.append(offset)
+            return call("split", points)
+
+        def closest() -> tuple[tuple[str, dict[str, Any]], str, Any]:
+            n = self._closest_count()
+            return call("array_split", n), "array_split", n
+
+        return self._emit(
+            shape,
+            "NumPy",
+            {
+                "even": lambda: call("split", self.value),
+                "array_split": lambda: call("array_split", self.value),
+                "indices": lambda: call("split", list(self.value)),
+            },
+            closest,
+            static,
+        )
+
+    def to_torch(self, shape: ShapeLike | None = None) -> tuple[str, dict[str, Any]]:
+        """A ``torch`` function: ``split``, ``chunk`` or ``tensor_split``.
+
+        ``("split", {split_size_or_sections, dim})``, ``("chunk", {chunks, dim})`` or
+        ``("tensor_split", {indices_or_sections, dim})``.
+        """
+        ax = self.axis
+
+        def closest() -> tuple[tuple[str, dict[str, Any]], str, Any]:
+            n = self._closest_count()
+            return ("tensor_split", {"indices_or_sections": n, "dim": ax}), "array_split", n
+
+        return self._emit(
+            shape,
+            "PyTorch",
+            {
+                "array_split": lambda: (
+                    "tensor_split",
+                    {"indices_or_sections": self.value, "dim": ax},
+                ),
+                "indices": lambda: (
+                    "tensor_split",
+                    {"indices_or_sections": list(self.value), "dim": ax},
+                ),
+                "chunk": lambda: ("chunk", {"chunks": self.value, "dim": ax}),
+                "size": lambda: ("split", {"split_size_or_sections": self.value, "dim": ax}),
+                "lengths": lambda: (
+                    "split",
+                    {"split_size_or_sections": list(self.value), "dim": ax},
+                ),
+            }
+            if -1 not in (self.value if self.rule == "lengths" else ())
+            else {},
+            closest,
+            lambda lengths: ("split", {"split_size_or_sections": list(lengths), "dim": ax}),
+        )
+
+    def _closest_count(self) -> int:
+        """The number of parts a count-based call of another library would be given."""
+        if self.rule in ("even", "array_split", "chunk"):
+            return int(self.value)
+        if self.rule in ("lengths", "indices"):
+            return len(self.value) + (self.rule == "indices")
+        return 1  # "size": its count moves with the size

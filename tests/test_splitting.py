@@ -1,0 +1,253 @@
+"""Splitting dialects (issue 20): every rule against its library's real call, every emitter run.
+
+Runtimes: ``numpy.split``/``numpy.array_split``, ``torch.split``/``torch.chunk``/
+``torch.tensor_split`` and ``dm.split``/``dm.variadic_split`` (OpenVINO Split-1 and
+VariadicSplit-1, pinned to OpenVINO by tests/test_differential_openvino.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import datamove as dm
+
+torch = pytest.importorskip("torch")
+
+
+@st.composite
+def splittings(draw: Any) -> tuple[str, str, Any]:
+    """(library, function, argument) of one real split call."""
+    lib, fn = draw(
+        st.sampled_from(
+            [
+                ("openvino", "Split"),
+                ("openvino", "VariadicSplit"),
+                ("numpy", "split"),
+                ("numpy", "array_split"),
+                ("torch", "split"),
+                ("torch", "chunk"),
+                ("torch", "tensor_split"),
+            ]
+        )
+    )
+    count = st.integers(1, 5)
+    indices = st.lists(st.integers(-7, 7), max_size=4)
+    if fn in ("Split", "chunk"):
+        arg: Any = draw(count)
+    elif fn == "VariadicSplit":
+        arg = draw(st.lists(st.integers(0, 4), min_size=1, max_size=4))
+        if draw(st.booleans()):
+            arg[draw(st.integers(0, len(arg) - 1))] = -1
+    elif fn in ("array_split", "tensor_split") or (lib, fn) == ("numpy", "split"):
+        arg = draw(count | indices)
+    else:  # torch.split
+        arg = draw(count | st.lists(st.integers(0, 4), min_size=1, max_size=4))
+    return lib, fn, arg
+
+
+def build(lib: str, fn: str, arg: Any, axis: int) -> dm.Splitting:
+    if lib == "openvino":
+        if fn == "Split":
+            return dm.Splitting.from_split(axis, arg)
+        return dm.Splitting.from_variadic_split(axis, arg)
+    if lib == "numpy":
+        return dm.Splitting.from_numpy(arg, axis, function=fn)
+    return dm.Splitting.from_torch(arg, axis, function=fn)
+
+
+def run(lib: str, fn: str, arg: Any, axis: int, x: np.ndarray) -> list[np.ndarray] | None:
+    """The real call; None where it refuses."""
+    try:
+        if lib == "openvino":
+            parts = dm.split(x, axis, arg) if fn == "Split" else dm.variadic_split(x, axis, arg)
+        elif lib == "numpy":
+            parts = getattr(np, fn)(x, arg, axis)
+        else:
+            parts = [t.numpy() for t in getattr(torch, fn)(torch.from_numpy(x), arg, axis)]
+    except (ValueError, RuntimeError, IndexError):
+        return None
+    return [np.asarray(p) for p in parts]
+
+
+def same_parts(a: list[Any] | None, b: list[Any] | None) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    return len(a) == len(b) and all(
+        np.asarray(p).shape == np.asarray(q).shape and (np.asarray(p) == np.asarray(q)).all()
+        for p, q in zip(a, b, strict=True)
+    )
+
+
+def call(dialect: str, emitted: tuple[str, dict[str, Any]], x: np.ndarray) -> list[Any] | None:
+    name, p = emitted
+    if dialect == "openvino":
+        arg = p["num_splits"] if name == "Split" else p["split_lengths"]
+        return run("openvino", name, arg, p["axis"], x)
+    if dialect == "numpy":
+        assert name in ("split", "array_split")
+        return run("numpy", name, p["indices_or_sections"], p["axis"], x)
+    assert name in ("split", "chunk", "tensor_split")
+    (arg,) = (v for k, v in p.items() if k != "dim")
+    return run("torch", name, arg, p["dim"], x)
+
+
+def closest(s: dm.Splitting, dialect: str, axis: int) -> tuple[str, dict[str, Any]]:
+    """The closest call a NotExpressible message names (documented in docs/dialects.md)."""
+    n = s._closest_count()
+    return {
+        "openvino": ("Split", {"axis": axis, "num_splits": n}),
+        "numpy": ("array_split", {"indices_or_sections": n, "axis": axis}),
+        "torch": ("tensor_split", {"indices_or_sections": n, "dim": axis}),
+    }[dialect]
+
+
+DIALECTS = ["openvino", "numpy", "torch"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    spec=splittings(),
+    shape=st.lists(st.integers(0, 7), min_size=1, max_size=3).map(tuple),
+    data=st.data(),
+)
+def test_a_splitting_splits_as_its_library_and_every_emitter_on_static_shapes(
+    spec: tuple[str, str, Any], shape: tuple[int, ...], data: Any
+) -> None:
+    lib, fn, arg = spec
+    axis = data.draw(st.integers(-len(shape), len(shape) - 1))
+    x = np.arange(int(np.prod(shape))).reshape(shape)
+    s = build(lib, fn, arg, axis)
+    want = run(lib, fn, arg, axis, x)
+    if want is None:
+        with pytest.raises(dm.ValidationError):
+            s(x)
+        with pytest.raises(dm.ValidationError):
+            s.as_slicings(shape)
+    else:
+        assert same_parts(s(x), want), (s, shape)
+        assert s.lengths(shape[axis]) == tuple(p.shape[axis] for p in want)
+        assert same_parts([t(x) for t in s.as_slicings(shape)], want)
+    for dialect in DIALECTS:
+        emit = getattr(s, f"to_{dialect}")
+        try:
+            emitted = emit(shape)
+        except dm.NotExpressible as exc:  # numpy.split's parts overlap: no tiling says them
+            w = exc.witness
+            assert w == (shape[axis],)
+            assert want is not None
+            assert sum(p.shape[axis] for p in want) != shape[axis]
+            continue
+        except dm.ValidationError:
+            assert want is None, (s, dialect, shape)
+            continue
+        assert same_parts(call(dialect, emitted, x), want), (s, dialect, shape, emitted)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    spec=splittings(),
+    bounds=st.tuples(st.integers(0, 12), st.integers(0, 12)),
+    dialect=st.sampled_from([*DIALECTS, "slicings"]),
+)
+def test_on_interval_sizes_an_emitter_is_exact_for_every_size_or_raises_with_a_witness(
+    spec: tuple[str, str, Any], bounds: tuple[int, int], dialect: str
+) -> None:
+    lib, fn, arg = spec
+    lo, hi = min(bounds), max(bounds)
+    shape = dm.PartialShape([2, dm.Dimension(lo, hi)])
+    s = build(lib, fn, arg, 1)
+    emit = s.as_slicings if dialect == "slicings" else getattr(s, f"to_{dialect}")
+    try:
+        emitted = emit(shape)
+    except dm.NotExpressible as exc:
+        w = exc.witness
+        if lo == hi:  # on a static size, only overlapping parts (numpy.split going back)
+            want = run(lib, fn, arg, 1, np.zeros((2, lo)))
+            assert want is not None
+            assert sum(p.shape[1] for p in want) != lo
+            return
+        if dialect == "slicings":
+            return
+        assert w is not None  # the sizes are bounded: every one was checked
+        assert lo <= w[0] <= hi
+        x = np.arange(2 * w[0]).reshape(2, w[0])
+        # the closest call of that library splits the witness otherwise than the splitting
+        assert not same_parts(call(dialect, closest(s, dialect, 1), x), run(lib, fn, arg, 1, x))
+        return
+    except dm.ValidationError:  # a static size the split refuses
+        assert lo == hi
+        assert run(lib, fn, arg, 1, np.zeros((2, lo))) is None
+        return
+    for d in range(lo, hi + 1):
+        x = np.arange(2 * d).reshape(2, d)
+        want = run(lib, fn, arg, 1, x)
+        got = (
+            [t(x) for t in emitted] if dialect == "slicings" else call(dialect, emitted, x)  # type: ignore[arg-type]
+        )
+        if dialect == "slicings" and want is None:
+            continue  # slicings do not refuse; they are exact where the split runs
+        assert same_parts(got, want), (s, dialect, d, emitted)
+
+
+def test_the_uneven_rules_by_name() -> None:
+    # 5 elements, 3 parts: four libraries, three answers
+    assert dm.Splitting.from_numpy(3, function="array_split").lengths(5) == (2, 2, 1)
+    assert dm.Splitting.from_torch(3, function="tensor_split").lengths(5) == (2, 2, 1)
+    assert dm.Splitting.from_torch(3, function="chunk").lengths(5) == (2, 2, 1)
+    assert dm.Splitting.from_torch(3, function="chunk").lengths(4) == (2, 2)  # fewer than 3
+    assert dm.Splitting.from_torch(3, function="chunk").lengths(0) == (0, 0, 0)
+    assert dm.Splitting.from_torch(3, function="split").lengths(0) == (0,)
+    assert dm.Splitting.from_torch(2, function="split").lengths(5) == (2, 2, 1)
+    with pytest.raises(dm.ValidationError, match="'even' rule"):
+        dm.Splitting.from_split(0, 3).lengths(5)
+    with pytest.raises(dm.ValidationError, match="'even' rule"):
+        dm.Splitting.from_numpy(3).lengths(5)
+    assert dm.Splitting.from_numpy([-2, 1, 7]).lengths(5) == (3, 0, 4, 0)  # x[1:5] again
+    with pytest.raises(dm.NotExpressible, match="overlapping parts") as info:
+        dm.Splitting.from_numpy([-2, 1, 7]).to_openvino([5])
+    assert info.value.witness == (5,)
+
+
+def test_a_rule_a_library_lacks_needs_the_shape() -> None:
+    s = dm.Splitting.from_torch(3, function="chunk")
+    with pytest.raises(dm.NotExpressible, match="no 'chunk' rule") as info:
+        s.to_numpy("[3..10]")
+    assert info.value.witness == (4,)  # chunk: [2, 2]; array_split: [2, 1, 1]
+    assert s.to_numpy("[5..6]") == ("array_split", {"indices_or_sections": 3, "axis": 0})
+    assert s.to_numpy([10]) == ("split", {"indices_or_sections": [4, 8], "axis": 0})
+    assert s.to_torch() == ("chunk", {"chunks": 3, "dim": 0})
+    with pytest.raises(dm.NotExpressible, match="OpenVINO"):
+        dm.Splitting.from_numpy(2, function="array_split").to_openvino()
+    assert dm.Splitting.from_variadic_split(0, [2, -1]).to_torch([5]) == (
+        "split",
+        {"split_size_or_sections": [2, 3], "dim": 0},
+    )
+    with pytest.raises(dm.NotExpressible, match="parts move with the size"):
+        dm.Splitting.from_split(0, 2).as_slicings()
+
+
+@pytest.mark.parametrize(
+    ("make", "match"),
+    [
+        (lambda: dm.Splitting.from_split(0, 0), "at least 1"),
+        (lambda: dm.Splitting.from_split(0, True), "bool"),
+        (lambda: dm.Splitting.from_variadic_split(0, [-1, -1]), "more than one -1"),
+        (lambda: dm.Splitting.from_variadic_split(0, [1, -2]), "-1 or at least 0"),
+        (lambda: dm.Splitting.from_variadic_split(0, []), "empty"),
+        (lambda: dm.Splitting.from_numpy(0), "at least 1"),
+        (lambda: dm.Splitting.from_numpy(2, function="hsplit"), "'split' or 'array_split'"),
+        (lambda: dm.Splitting.from_torch(2, function="unbind"), "'chunk'"),
+        (lambda: dm.Splitting.from_torch([1, -1]), "at least 0"),
+        (lambda: dm.Splitting.from_torch(0, function="chunk"), "at least 1"),
+        (lambda: dm.Splitting.from_split(3, 2).lengths(-1), "at least 0"),
+        (lambda: dm.Splitting.from_split(3, 2).to_numpy([4, 4]), "out of range"),
+    ],
+)
+def test_invalid_splittings_raise_clearly(make: Any, match: str) -> None:
+    with pytest.raises(dm.ValidationError, match=match):
+        make()
