@@ -13,14 +13,23 @@
 * The shape plan of that chain as generated code (what ``Model.run`` uses) against a plain
   loop over its moves (issue 17): code generation is kept only while it pays.
 
-``--only chain|check|inputs|loop`` runs one of the four.
+* ``read_model`` + ``check`` of an LLM-sized IR (issue 19): GPT-2 attention blocks converted
+  from PyTorch by ``openvino.convert_model`` and stacked with OpenVINO's graph API, at least
+  20,000 layers (``--quick``: 60 blocks). Targets: under 2 s, peak Python memory (tracemalloc)
+  below 10 times the ``.xml`` size; ``explain`` of the same model under 2 s.
+
+``--only chain|check|inputs|loop|llm`` runs one of the five.
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
 import gc
+import io
+import pstats
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -102,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="bench_ir", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="few repeats")
     parser.add_argument(
-        "--only", choices=("chain", "check", "inputs", "loop"), help="run one benchmark"
+        "--only", choices=("chain", "check", "inputs", "loop", "llm"), help="run one benchmark"
     )
     args = parser.parse_args(argv)
     q = args.quick
@@ -122,6 +131,8 @@ def main(argv: list[str] | None = None) -> int:
         _bench_inputs(tmp, core, q)
     if args.only in (None, "loop"):
         _bench_loop(tmp, q)
+    if args.only in (None, "llm"):
+        _bench_llm(tmp, q)
     return 0
 
 
@@ -330,6 +341,105 @@ def _alternating(
     finally:
         gc.enable()
     return a, b
+
+
+def _attention_block() -> Any:
+    """One GPT-2 attention block with its residual, converted from PyTorch: ``x [2,5,16]``."""
+    import warnings
+
+    import openvino as ov
+    import torch
+
+    class Attention(torch.nn.Module):  # as tests/ir/test_converted_models.py, plus x +
+        def __init__(self, channels: int = 16, heads: int = 2) -> None:
+            super().__init__()
+            self.channels, self.heads, self.head = channels, heads, channels // heads
+            self.c_attn = torch.nn.Linear(channels, 3 * channels)
+            self.c_proj = torch.nn.Linear(channels, channels)
+
+        def forward(self, x: Any) -> Any:
+            b, t, c = x.size(0), x.size(1), self.channels
+            q, k, v = self.c_attn(x).split(c, dim=2)
+            q, k, v = (z.view(b, t, self.heads, self.head).transpose(1, 2) for z in (q, k, v))
+            att = torch.softmax((q @ k.transpose(-2, -1)) * self.head**-0.5, dim=-1)
+            return x + self.c_proj((att @ v).transpose(1, 2).contiguous().view(b, t, c))
+
+    with warnings.catch_warnings():  # convert_model traces, which torch 2.13 deprecates
+        warnings.filterwarnings("ignore", r"`torch\.jit\.trace", DeprecationWarning)
+        return ov.convert_model(
+            Attention().eval(),
+            example_input=torch.zeros(2, 5, 16),
+            input=[ov.PartialShape([2, 5, 16])],
+        )
+
+
+def _llm_model(n_blocks: int) -> Any:
+    """``n_blocks`` copies of the converted block, each fed by the one before (OpenVINO's graph
+    API: a clone's Parameter replaced by the previous block's output), names made unique."""
+    import openvino as ov
+    import openvino.opset13 as ops
+
+    block = _attention_block()
+    x = ops.parameter([2, 5, 16], ov.Type.f32, name="x")
+    y = x.output(0)
+    for k in range(n_blocks):
+        copy = block.clone()
+        for op in copy.get_ordered_ops():
+            op.set_friendly_name(f"block{k}.{op.get_friendly_name()}")
+        copy.get_parameters()[0].output(0).replace(y)
+        y = copy.get_results()[0].input_value(0)
+    return ov.Model([ops.result(y)], [x], "stacked_attention")
+
+
+def _bench_llm(tmp: Path, q: bool) -> None:
+    sys.modules.setdefault("openvino_telemetry", None)  # type: ignore[arg-type]
+    import tracemalloc
+
+    import openvino as ov
+
+    from datamove import ir
+    from datamove.ir._explain import explain_layers
+
+    n_blocks = 60 if q else 610  # 33 IR layers a block: 610 make 20,132 + 2
+    xml = tmp / "llm.xml"
+    t0 = time.perf_counter()
+    ov.save_model(_llm_model(n_blocks), str(xml), compress_to_fp16=False)
+    t_build = time.perf_counter() - t0
+    size = xml.stat().st_size
+
+    def read_check() -> Any:
+        return ir.read_model(xml).check()
+
+    t_first = _seconds(read_check, 1)
+    report = read_check()
+    t_both = min(_seconds(read_check, 1) for _ in range(3))
+    t_read = min(_seconds(lambda: ir.read_model(xml), 1) for _ in range(3))
+    t_explain = min(_seconds(lambda: explain_layers(ir.read_model(xml)), 1) for _ in range(3))
+    n_explained = len(explain_layers(ir.read_model(xml)))
+    tracemalloc.start()
+    read_check()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    checked = sum(report.checked.values())
+    print(
+        f"ir read_model + check of {n_blocks} stacked attention blocks: {report.layers} layers "
+        f"(ok={report.ok}, {checked} checked), .xml {size / 1e6:.1f} MB, built in {t_build:.1f} s"
+    )
+    print(
+        f"  read_model + check: best of 3 {t_both:.3f} s (first {t_first:.3f}; read_model alone "
+        f"{t_read:.3f}; target < 2)"
+    )
+    print(
+        f"  peak Python memory (tracemalloc) {peak / 1e6:.0f} MB = {peak / size:.1f}x the .xml "
+        "(target < 10x)"
+    )
+    print(f"  explain ({n_explained} layers): best of 3 {t_explain:.3f} s (target < 2)")
+    profile = cProfile.Profile()
+    profile.runcall(read_check)
+    out = io.StringIO()
+    pstats.Stats(profile, stream=out).sort_stats("tottime").print_stats(8)
+    print("  top costs of read_model + check (cProfile, tottime):")
+    print("\n".join("    " + line for line in out.getvalue().splitlines()[-14:] if line.strip()))
 
 
 if __name__ == "__main__":
