@@ -220,6 +220,20 @@ def test_read_model_reads_at_most_its_bound(tmp_path: Path) -> None:
         ir.read_model(big)
 
 
+def test_read_model_allocates_for_the_file_not_for_its_bound(tmp_path: Path) -> None:
+    # read_regular asked FileIO.read for MAX_XML_BYTES + 1: a 256 MiB allocation per model read
+    import tracemalloc
+
+    write_example(tmp_path)
+    tracemalloc.start()
+    try:
+        ir.read_model(tmp_path / "example.xml")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 * 2**20
+
+
 def test_run_input_header_cannot_ask_for_more_memory_than_the_file(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -145,11 +145,15 @@ def read_regular(path: object, error: ErrorFactory, *, max_bytes: int, what: str
     ...
     datamove._errors.ValidationError: demo: file='x' is a directory, not a regular file
     """
-    f, _ = open_regular(path, error, max_bytes=max_bytes, what=what)
+    f, size = open_regular(path, error, max_bytes=max_bytes, what=what)
     with f:
         chunks, total = [], 0
         try:
-            while total <= max_bytes and (chunk := f.read(max_bytes + 1 - total)):
+            # Ask for the size fstat gave (and a byte more, to see growth), not for max_bytes:
+            # FileIO.read(n) allocates n bytes first (256 MiB for a 10 KiB .xml).
+            while total <= max_bytes and (
+                chunk := f.read(min(max_bytes + 1 - total, max(size + 1 - total, 1 << 16)))
+            ):
                 chunks.append(chunk)
                 total += len(chunk)
         except OSError as exc:  # an I/O error
