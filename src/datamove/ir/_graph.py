@@ -212,7 +212,28 @@ def _err(
 def parse_dim(
     text: str, argument: str = "dim", layer: Layer | None = None, port: int | None = None
 ) -> Dimension:
-    """A dimension written as ``5``, ``-1``, ``?``, ``1..10``, ``..6`` or ``3..``."""
+    """A dimension written as ``5``, ``-1``, ``?``, ``1..10``, ``..6`` or ``3..``.
+
+    Parsed once per distinct text: a model writes the same few dims on every port (127,502
+    ``<dim>`` of about 30 texts in a 20,000-layer LLM), and a `Dimension` is immutable.
+    """
+    if not isinstance(text, str):
+        return _parse_dim_text(text, argument, layer, port)
+    known = _DIMS.get(text)
+    if known is not None:
+        return known
+    dim = _parse_dim_text(text, argument, layer, port)
+    if len(_DIMS) >= _DIMS_MAX:  # bounded: a file of endless distinct dims cannot grow it
+        _DIMS.clear()
+    _DIMS[text] = dim
+    return dim
+
+
+_DIMS: dict[str, Dimension] = {}
+_DIMS_MAX: Final = 4096
+
+
+def _parse_dim_text(text: str, argument: str, layer: Layer | None, port: int | None) -> Dimension:
     stripped = (text or "").strip()
     if len(stripped) > 2 * _MAX_NUMBER_CHARS + 2:
         raise _err(layer, argument, text, "is not a dimension", port)
