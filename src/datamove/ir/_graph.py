@@ -217,8 +217,6 @@ def parse_dim(
     Parsed once per distinct text: a model writes the same few dims on every port (127,502
     ``<dim>`` of about 30 texts in a 20,000-layer LLM), and a `Dimension` is immutable.
     """
-    if not isinstance(text, str):
-        return _parse_dim_text(text, argument, layer, port)
     known = _DIMS.get(text)
     if known is not None:
         return known
