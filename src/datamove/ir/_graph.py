@@ -271,7 +271,11 @@ def split_names(text: str) -> tuple[str, ...]:
     --------
     >>> split_names(r"a\,b,c")
     ('a,b', 'c')
+    >>> split_names("a,,b"), split_names("")
+    (('a', 'b'), ())
     """
+    if "\\" not in text:  # the common case: no escape, a plain split (43,313 in an LLM)
+        return tuple(p for p in text.split(",") if p)
     parts = re.split(r"(?<!\\),", text)
     return tuple(p.replace("\\,", ",") for p in parts if p)
 
