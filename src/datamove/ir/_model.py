@@ -21,7 +21,15 @@ from datamove._files import open_regular, read_exactly
 from datamove._shape import PartialShape, as_partial_shape
 from datamove.ir._errors import InputTypeError, IRError, UnsupportedOperatorError, where
 from datamove.ir._fold import fold_layer
-from datamove.ir._graph import Graph, Layer, Port, parse_graph, parse_shape_attr, split_names
+from datamove.ir._graph import (
+    Graph,
+    Layer,
+    Port,
+    gc_paused,
+    parse_graph,
+    parse_shape_attr,
+    split_names,
+)
 from datamove.ir._ops import (
     LAYER_OPS,
     Info,
@@ -1213,4 +1221,5 @@ def read_model(
     >>> model
     <datamove.ir.Model 'example': IR v11, 6 layers, inputs ['x'], outputs ['parts_a', 'parts_b']>
     """
-    return Model(parse_graph(xml_path, bin_path, caseless=caseless_types()))
+    with gc_paused():  # building the Model allocates as much again, none of it garbage
+        return Model(parse_graph(xml_path, bin_path, caseless=caseless_types()))
