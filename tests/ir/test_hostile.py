@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import pickle
+import tracemalloc
 from pathlib import Path
 
 import numpy as np
@@ -215,6 +216,20 @@ def test_reading_a_model_sets_off_no_garbage_collection(tmp_path: Path) -> None:
     with pytest.raises(ir.IRError):
         ir.read_model(_write(tmp_path, _XML.replace("<dim>6</dim>", "<dim>6x</dim>"), BIN))
     assert gc.isenabled()
+
+
+def test_reading_a_model_frees_the_xml_tree_as_it_goes(tmp_path: Path) -> None:
+    # The element tree and the graph were both whole at the peak: 16.7x the .xml here (12.3x for
+    # a 20,000-layer LLM, whose goal is 10x); each <layer> is cleared once parsed (11.8x).
+    xml = tmp_path / "pairs.xml"
+    xml.write_text(_pairs_xml(2000))
+    tracemalloc.start()
+    try:
+        ir.read_model(xml)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 14 * xml.stat().st_size
 
 
 def test_check_reports_every_problem(tmp_path: Path) -> None:

@@ -411,10 +411,10 @@ def _parse_graph(
             hint="datamove reads IR v10 and v11 (OpenVINO 2020.1 and later)",
         )
     layers_elem = root.find("layers")
-    layers = [
-        _parse_layer(i, e, caseless)
-        for i, e in enumerate(layers_elem.findall("layer") if layers_elem is not None else [])
-    ]
+    layers = []
+    for i, e in enumerate(layers_elem.findall("layer") if layers_elem is not None else []):
+        layers.append(_parse_layer(i, e, caseless))
+        e.clear()  # the Layer holds what it needs: the tree shrinks as the graph grows
     by_id: dict[int, int] = {}  # layer ids as numbers: OpenVINO reads "03" as 3
     for layer in layers:
         number = parse_int(layer.id, "id", layer)
