@@ -325,11 +325,18 @@ def _show_strided(
     set_masks = {k: v for k, v in masks.items() if any(v)}
     if set_masks:
         print("  " + " ".join(f"{k}={v}" for k, v in set_masks.items()))
+    _show_taken(info)
+
+
+def _show_taken(info: dict[str, Any], note: str | None = None) -> None:
+    """The output shape, the NumPy index, ``note``, the picture and the output order."""
     print(f"output shape: {info['output_shape']}")
     if info["numpy"]:
         print(f"NumPy:        {info['numpy']}")
     elif "numpy_unavailable" in info:
         print(f"NumPy:        none: {info['numpy_unavailable']}")
+    if note:
+        print(note)
     if info["picture"]:
         print("elements taken (flat index; · = not taken):")
         print("\n".join(info["picture"]))
@@ -359,21 +366,13 @@ def _show_slice(
     print(f"Slice on x of shape {info['input_shape']}")
     listed = f"axes={axes}" if axes is not None else f"axes={list(range(len(start)))} (default)"
     print(f"  start={start} stop={stop} step={step} {listed}")
-    print(f"output shape: {info['output_shape']}")
-    if info["numpy"]:
-        print(f"NumPy:        {info['numpy']}")
-    elif "numpy_unavailable" in info:
-        print(f"NumPy:        none: {info['numpy_unavailable']}")
-    if info["python"]:
-        print(
-            f"Python:       {info['python']} takes other elements (Slice clamps as OpenVINO's "
-            "runtime and ONNX Slice do)"
-        )
-    if info["picture"]:
-        print("elements taken (flat index; · = not taken):")
-        print("\n".join(info["picture"]))
-    if "taken" in info:
-        print(f"output order: {' '.join(map(str, info['taken']))}")
+    _show_taken(
+        info,
+        f"Python:       {info['python']} takes other elements (Slice clamps as OpenVINO's "
+        "runtime and ONNX Slice do)"
+        if info["python"]
+        else None,
+    )
 
 
 def _print_concat(args: argparse.Namespace) -> int:
