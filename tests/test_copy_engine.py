@@ -340,6 +340,60 @@ def test_line_splits_match_a_reference(
     assert sum(ran) == len(bounds) - 1
 
 
+@needs_kernels
+@settings(max_examples=150, deadline=None)
+@given(
+    sizes=st.lists(st.integers(0, 300), min_size=1, max_size=6),
+    shifts=st.lists(st.integers(0, 15), min_size=6, max_size=6),
+    threads=st.integers(1, 5),
+)
+def test_whole_runs_are_shared_out_exactly(
+    sizes: list[int], shifts: list[int], threads: int
+) -> None:
+    """A join or split of contiguous blocks: byte shares cut across runs, nothing else written."""
+    src_buf = np.frombuffer(np.random.default_rng(len(sizes)).bytes(sum(sizes) + 100), np.uint8)
+    dst_buf = _sevens((sum(sizes) + 100,), np.dtype(np.uint8))
+    pairs, at, to = [], 0, 0
+    for size, shift in zip(sizes, shifts, strict=False):
+        at, to = at + shift % 3, to + shift % 5  # unaligned starts, gaps between destinations
+        pairs.append((dst_buf[to : to + size], src_buf[at : at + size]))
+        at, to = at + size, to + size
+    runs = _copy._whole_runs(pairs)
+    if runs is None:  # nothing to copy
+        assert sum(sizes) == 0
+        return
+    before = src_buf.copy()
+    _copy._stream_runs(runs, sum(sizes), threads)
+    want = _sevens(dst_buf.shape, dst_buf.dtype)
+    for d, s in pairs:
+        want[d.__array_interface__["data"][0] - dst_buf.ctypes.data :][: s.size] = s
+    assert dst_buf.tobytes() == want.tobytes()
+    assert src_buf.tobytes() == before.tobytes()
+
+
+def test_joins_of_large_blocks_stream_on_every_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    """dm.concat along axis 0 with out= and fresh: each part one run, streamed (issue 18)."""
+    if _copy._kernels is None:
+        pytest.skip("built without a C compiler")
+    monkeypatch.setenv("DATAMOVE_NUM_THREADS", "2")
+    monkeypatch.setattr(_copy, "_STREAM_MIN_BYTES", 0)
+    monkeypatch.setattr(_copy, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(_copy, "_KERNEL_MIN_BYTES", 0)
+    monkeypatch.setattr(_copy, "SMALL_BYTES", 0)
+    taken: list[int] = []
+    real = _copy._stream_runs
+    monkeypatch.setattr(_copy, "_stream_runs", lambda *a: (taken.append(len(a[0])), real(*a)))
+    parts = [np.arange(n * 12, dtype=np.float32).reshape(n, 3, 4) + n for n in (1, 4, 7)]
+    want = np.concatenate(parts)
+    np.testing.assert_array_equal(dm.concat(parts, 0), want)
+    out = np.empty_like(want)
+    np.testing.assert_array_equal(dm.concat(parts, 0, out=out), want)
+    assert taken == [3, 3]
+    # a destination overlapping its source is not a set of whole runs: NumPy's order instead
+    buf = np.arange(64, dtype=np.int64)
+    assert _copy._whole_runs([(buf[8:40], buf[:32])]) is None
+
+
 def test_overlapping_pairs_keep_numpy_order() -> None:
     buf = np.arange(64, dtype=np.int64)
     # destination overlaps the source (shifted by one row): not a row loop

@@ -122,6 +122,11 @@ def copy_pairs(pairs: Sequence[Pair]) -> None:
         if plan is not None:
             _copy_rows(*plan, total=total, threads=threads)
             return
+        if total >= _STREAM_MIN_BYTES:
+            runs = _whole_runs(pairs)
+            if runs is not None:
+                _stream_runs(runs, total, threads)
+                return
     if total < PARALLEL_MIN_BYTES or threads == 1:
         for dst, src in pairs:
             np.copyto(dst, src, casting="no")
@@ -181,6 +186,54 @@ def row_plan(pairs: Sequence[Pair], *, min_rows: int = 1) -> tuple[int, list[Par
     if not parts or not rows_apart(parts, rows):
         return None
     return rows, parts
+
+
+def _whole_runs(pairs: Sequence[Pair]) -> list[Part] | None:
+    """The pairs as one run of bytes each (both sides contiguous, apart), or None."""
+    parts: list[Part] = []
+    for dst, src in pairs:
+        if dst.size == 0:
+            continue
+        if dst.dtype.hasobject or not (dst.flags.c_contiguous and src.flags.c_contiguous):
+            return None
+        dst_at = dst.__array_interface__["data"][0]
+        src_at = src.__array_interface__["data"][0]
+        parts.append((dst_at, 0, src_at, 0, dst.nbytes))
+    if not parts or not rows_apart(parts, 1):
+        return None
+    return parts
+
+
+def _stream_runs(runs: list[Part], total: int, threads: int) -> None:
+    """Whole runs (a join or split along the first axis): equal byte shares, streamed.
+
+    ``np.copyto`` of a contiguous piece is glibc's ``memcpy``, whose streaming stores start
+    only above 181.5 MiB a call here; the row loop streams every run of a large copy, which is
+    worth ~1.3x on two threads (``bench concat``, axis 0).
+    """
+    kernels = _kernels
+    assert kernels is not None
+    shares: list[list[Part]] = [[] for _ in range(threads)]
+    ends = [(t + 1) * total // threads for t in range(threads)]  # where each share ends
+    done = t = 0  # bytes handed out so far, in the runs' order; the thread taking the next
+    for dst_at, _, src_at, _, run in runs:
+        at = 0
+        while at < run:
+            while ends[t] <= done:  # ends[-1] == total > done
+                t += 1
+            n = min(run - at, ends[t] - done)
+            # (A run's stride as its row length: one dense row, which the loop streams.)
+            shares[t].append((dst_at + at, n, src_at + at, n, n))
+            at += n
+            done += n
+    calls = [share for share in shares if share]
+    pool = _executor(threads - 1) if len(calls) > 1 else None
+    futures = [pool.submit(kernels.copy_rows, c, 0, 1, True) for c in calls[1:]] if pool else []
+    try:
+        kernels.copy_rows(calls[0], 0, 1, True)
+    finally:
+        for future in futures:
+            future.result()
 
 
 def _as_rows(dst: np.ndarray, src: np.ndarray) -> tuple[int, int, int, int] | None:
