@@ -580,6 +580,16 @@ def test_chunk_bytes_must_be_a_positive_int(big: tuple[Path, np.ndarray], tmp_pa
             _split_file.split_file(big[0], 0, [tmp_path / "a.npy"], lengths=[-1], chunk_bytes=bad)
 
 
+def test_outputs_must_be_a_list_of_paths(
+    big: tuple[Path, np.ndarray], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    for bad in ("ab", b"ab", [123], [tmp_path / "a.npy", None], None):
+        with pytest.raises(ValidationError, match=r"outputs=.* must be a list of paths"):
+            _split_file.split_file(big[0], 0, bad, num_splits=2)  # type: ignore[arg-type]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.npy"]  # no files "a" and "b"
+
+
 # --- the input cut short while it is split: an error naming it, and nothing left behind -------
 
 

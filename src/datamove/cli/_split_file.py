@@ -114,7 +114,8 @@ def split_file(
     ValidationError
         ``path`` is not a regular file, cannot be read, is not a ``.npy`` file (an empty file, a
         ``.npz`` archive, a malformed header, data shorter than the header says, Python
-        objects), or is cut short while it is read; the lengths do not
+        objects), or is cut short while it is read; ``outputs`` is not a list or tuple of
+        paths (a single ``str`` is refused, not read as one path per character); the lengths do not
         fit the shape; ``outputs`` are not one distinct file per piece, or one of them is not a
         regular file (a directory, a device) or cannot be written (a missing folder, no
         permission, a full disk). Nothing is written then, and files that existed are as they
@@ -133,6 +134,12 @@ def split_file(
     """
     if isinstance(chunk_bytes, bool) or not isinstance(chunk_bytes, int) or chunk_bytes < 1:
         raise ValidationError(OP, "chunk_bytes", chunk_bytes, "must be a positive int")
+    if not isinstance(outputs, list | tuple) or not all(
+        isinstance(o, str | os.PathLike) for o in outputs
+    ):  # a str would be read as one path per character
+        raise ValidationError(
+            OP, "outputs", outputs, "must be a list of paths (str or os.PathLike), one per piece"
+        )
     name = os.fspath(path) if isinstance(path, str | os.PathLike) else path
     f, head = open_npy(path, lambda rule: ValidationError(OP, "file", name, rule))
     with f:
