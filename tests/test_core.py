@@ -1044,15 +1044,15 @@ def test_out_receives_the_results(xp):
         pytest.param(
             [np.empty((2, 3, 2)), np.empty((2, 3, 3))],
             dm.ValidationError,
-            "Split: out[1]='<array of shape [2, 3, 3]>' has shape [2, 3, 3], but output "
-            "1 has shape [2, 3, 2]",
+            "Split: out[1]='<array of shape [2, 3, 3]>' has shape [2, 3, 3], but the "
+            "output has shape [2, 3, 2]",
             id="wrong shape",
         ),
         pytest.param(
             [np.empty((2, 3, 2)), np.empty((2, 3, 2), np.float32)],
             dm.DTypeError,
-            "Split: out[1]='<array of dtype float32>' has dtype float32, but output 1 "
-            "has dtype float64; values are never converted",
+            "Split: out[1]='<array of dtype float32>' has dtype float32, but the "
+            "output has dtype float64; values are never converted",
             id="wrong dtype",
         ),
         pytest.param(

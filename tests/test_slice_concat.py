@@ -370,13 +370,14 @@ def test_unknown_in_execution_is_an_error():
         pytest.param(
             np.zeros((1, 3)),
             dm.ValidationError,
-            "Slice: out='<array of shape [1, 3]>' has shape [1, 3], but output 0 has shape [2, 3]",
+            "Slice: out='<array of shape [1, 3]>' has shape [1, 3], but the output has shape "
+            "[2, 3]",
             id="shape",
         ),
         pytest.param(
             np.zeros((2, 3), np.float32),
             dm.DTypeError,
-            "Slice: out='<array of dtype float32>' has dtype float32, but output 0 has dtype "
+            "Slice: out='<array of dtype float32>' has dtype float32, but the output has dtype "
             "float64; values are never converted",
             id="dtype",
         ),
@@ -794,8 +795,8 @@ def test_concat_errors(call, exc, message):
 def test_concat_out_errors():
     x = np.arange(24).reshape(2, 3, 4)
     for out, pattern in [
-        (np.zeros((2, 6, 3), np.int64), "has shape \\[2, 6, 3\\], but output 0 has shape"),
-        (np.zeros((2, 6, 4), np.int32), "has dtype int32, but output 0 has dtype int64"),
+        (np.zeros((2, 6, 3), np.int64), "has shape \\[2, 6, 3\\], but the output has shape"),
+        (np.zeros((2, 6, 4), np.int32), "has dtype int32, but the output has dtype int64"),
     ]:
         with pytest.raises(dm.ValidationError, match=pattern):
             dm.concat([x, x], 1, out=out)

@@ -215,14 +215,14 @@ def check_out(op: str, k: int, dst: Any, src: Any) -> None:
             op,
             f"out[{k}]",
             f"<array of shape {list(dst.shape)}>",
-            f"has shape {list(dst.shape)}, but output {k} has shape {list(src.shape)}",
+            f"has shape {list(dst.shape)}, but the output has shape {list(src.shape)}",
         )
     if dst.dtype != src.dtype:
         raise DTypeError(
             op,
             f"out[{k}]",
             f"<array of dtype {dst.dtype}>",
-            f"has dtype {dst.dtype}, but output {k} has dtype {src.dtype}; values are "
+            f"has dtype {dst.dtype}, but the output has dtype {src.dtype}; values are "
             "never converted",
         )
 
