@@ -411,7 +411,7 @@ def test_names_agree_with_openvino(tmp_path: Path, names: list[str]) -> None:
 
 def test_bin_that_is_a_folder_is_an_irerror(tmp_path: Path) -> None:
     xml = write_example(tmp_path)
-    with pytest.raises(ir.IRError, match="is not a file"):
+    with pytest.raises(ir.IRError, match="is a directory, not a regular file"):
         ir.read_model(xml, tmp_path)
 
 
@@ -585,4 +585,4 @@ def test_cli_big_endian_npy_runs(tmp_path: Path, capsys: pytest.CaptureFixture[s
 def test_cli_bin_folder_is_exit_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     xml = write_example(tmp_path)
     assert main(["check", str(xml), "--bin", str(tmp_path)]) == 1
-    assert "is not a file" in capsys.readouterr().err
+    assert "is a directory, not a regular file" in capsys.readouterr().err

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from datamove._errors import ValidationError
-from datamove._files import read_regular
+from datamove._files import kind, read_regular
 from datamove._shape import INT64_MAX, INT64_MIN, Dimension, PartialShape
 from datamove.ir._errors import IRError
 from datamove.ir._types import OPENVINO_PRECISIONS
@@ -538,7 +538,10 @@ def _check_const_extent(layer: Layer, graph: Graph) -> None:
             "offset" if offset < 0 else "size", min(offset, size), "must not be negative"
         )
     if graph.bin_size is None:
-        missing = "is not a file" if graph.bin_path.exists() else "does not exist"
+        try:
+            missing = f"is {kind(graph.bin_path.stat().st_mode)}, not a regular file"
+        except OSError:
+            missing = "does not exist"
         raise layer.error(
             None,
             None,
