@@ -168,6 +168,36 @@ def test_shapes_that_depend_on_values_are_not_planned(tmp_path: Path) -> None:
 
 
 @pytest.mark.openvino
+@pytest.mark.parametrize("engine", [False, True], ids=["np.concatenate", "copy engine"])
+def test_joins_small_and_large_agree_with_the_checked_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, engine: bool
+) -> None:
+    # Large joins take dm.concat's copy engine; the shape plan's result must not change.
+    pytest.importorskip("ov_models")
+    import openvino as ov
+    import openvino.opset1 as ops
+
+    from datamove.ir import _model
+
+    if engine:
+        monkeypatch.setattr(_model, "JOIN_ENGINE_BYTES", 0)
+    x = ops.parameter([2, 3, 4], np.float32, name="x")
+    y = ops.parameter([2, 5, 4], np.float32, name="y")
+    results = [ops.result(ops.concat([x, y, x], 1)), ops.result(ops.concat([y, x], 1))]
+    path = tmp_path / "m.xml"
+    ov.save_model(ov.Model(results, [x, y], "m"), str(path))
+    model = ir.read_model(path)
+    rng = np.random.default_rng(0)
+    inputs = {"x": rng.random((2, 3, 4), np.float32), "y": rng.random((2, 5, 4), np.float32)}
+    assert _compare(model, inputs) == "ok"
+    assert _planned(model) == 1
+    got = list(model.run(inputs).values())
+    np.testing.assert_array_equal(
+        got[0], np.concatenate([inputs["x"], inputs["y"], inputs["x"]], 1)
+    )
+
+
+@pytest.mark.openvino
 @pytest.mark.parametrize("with_input", [True, False])
 def test_constants_and_odd_names(tmp_path: Path, with_input: bool) -> None:
     # Output names are data, never source: the plan's code only names slots.

@@ -16,6 +16,8 @@ from typing import Any, Final, NamedTuple, cast
 import numpy as np
 
 from datamove._backends import prepare
+from datamove._backends._copy import PARALLEL_MIN_BYTES
+from datamove._concat import concat
 from datamove._errors import DTypeError, ValidationError, show
 from datamove._files import open_regular, read_exactly
 from datamove._shape import PartialShape, as_partial_shape
@@ -981,7 +983,7 @@ class Model:
         if moves is None:
             return None
         inputs = self._input_slots(plan, key)
-        scope: dict[str, Any] = {"concatenate": np.concatenate}
+        scope: dict[str, Any] = {"concatenate": _join}
         for _, dst, take in moves:
             scope[f"i{dst}"] = take
         for out, value in plan.consts:
@@ -1162,6 +1164,22 @@ def _moves(plan: _Plan, planners: list[Planner], values: list[Any]) -> list[_Mov
         for out, take in zip(outs, planner(values[ins[0]].shape), strict=True):
             moves.append((ins, out, take.axis) if type(take) is Join else (ins[0], out, take))
     return moves
+
+
+def _join(arrays: list[np.ndarray], axis: int) -> np.ndarray:
+    """A shape plan's Concat, as fast as each size allows.
+
+    ``np.concatenate`` for small joins (a few microseconds less per call); from
+    ``JOIN_ENGINE_BYTES``, ``dm.concat``, whose copy engine uses every thread and streaming
+    stores (``bench concat``: 1.5-2.7x ``np.concatenate`` along the last axis).
+    """
+    if sum(a.nbytes for a in arrays) < JOIN_ENGINE_BYTES:
+        return np.concatenate(arrays, axis=axis)
+    result: np.ndarray = concat(arrays, axis)
+    return result
+
+
+JOIN_ENGINE_BYTES = PARALLEL_MIN_BYTES
 
 
 def _program(moves: list[_Move], inputs: tuple[int, ...], results: list[int]) -> CodeType:
