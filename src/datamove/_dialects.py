@@ -1,4 +1,6 @@
-"""Slicing dialects: one exact translator between NumPy, OpenVINO, ONNX, TensorFlow and PyTorch.
+"""Slicing dialects: one exact translator between the dialects of basic slicing.
+
+NumPy, OpenVINO, ONNX, TensorFlow and PyTorch are here; DirectML and WebNN in ``_dml_webnn``.
 
 A :class:`Slicing` holds one normal form, a tuple of entries, one per index position:
 
@@ -300,10 +302,11 @@ def _shape_dims(shape: ShapeLike | None, op: str) -> PartialShape:
 class Slicing:
     """A basic slicing of an array, in one normal form, translated exactly between dialects.
 
-    Build one with ``from_numpy``, ``from_strided_slice``, ``from_slice``, ``from_onnx`` or
-    ``from_tf``; apply it with ``s(x)``; infer with ``s.infer(shape)``; write it in another
-    dialect with ``to_numpy``, ``to_strided_slice``, ``to_slice``, ``to_onnx``, ``to_tf`` or
-    ``to_torch``.
+    Build one with ``from_numpy``, ``from_strided_slice``, ``from_slice``, ``from_onnx``,
+    ``from_tf``, ``from_dml`` or ``from_webnn``; apply it with ``s(x)``; infer with
+    ``s.infer(shape)``; write it in another dialect with ``to_numpy``, ``to_strided_slice``,
+    ``to_slice``, ``to_onnx``, ``to_tf``, ``to_torch``, ``to_dml(shape)`` or
+    ``to_webnn(shape)`` (DirectML and WebNN: static shapes only).
     ``==`` compares the normal forms; :meth:`equivalent` decides whether two slicings select
     the same elements.
 
@@ -488,6 +491,52 @@ class Slicing:
                     Cut.make(None if bm & bit else b[i], None if em & bit else e[i], s[i], NUMPY)
                 )
         return cls(entries)
+
+    @classmethod
+    def from_dml(
+        cls,
+        InputWindowOffsets: Any,  # noqa: N803 - DirectML's field names
+        InputWindowSizes: Any,  # noqa: N803
+        InputWindowStrides: Any = None,  # noqa: N803
+        *,
+        output_sizes: Any = None,
+    ) -> Slicing:
+        """DirectML ``DML_SLICE1_OPERATOR_DESC``: one window per input axis.
+
+        Offsets and sizes are unsigned, sizes at least 1, strides signed and non-zero (a negative
+        one copies from the window's end, ``offset + size - 1``). Each axis gives
+        ``output_sizes[i]`` elements, by default all the window reaches,
+        ``1 + (size - 1) // |stride|``. The slicing selects what DirectML selects on every shape
+        DirectML accepts (the window inside the axis, the rank the number of windows).
+
+        Examples
+        --------
+        >>> import datamove as dm
+        >>> dm.Slicing.from_dml([1, 0], [3, 4], [1, -2]).to_numpy()
+        'x[1:4, 3:0:-2]'
+        """
+        from datamove._dml_webnn import slicing_from_dml  # noqa: PLC0415 - it builds on this module
+
+        return slicing_from_dml(
+            InputWindowOffsets, InputWindowSizes, InputWindowStrides, output_sizes
+        )
+
+    @classmethod
+    def from_webnn(cls, starts: Any, sizes: Any, strides: Any = None) -> Slicing:
+        """WebNN ``slice(input, starts, sizes, {strides})``: one window per input axis.
+
+        Starts and sizes are unsigned, sizes at least 1, strides at least 1 (a reversal is a
+        separate ``reverse``); an axis gives ``ceil(size / stride)`` elements.
+
+        Examples
+        --------
+        >>> import datamove as dm
+        >>> dm.Slicing.from_webnn([1, 0], [3, 4], [1, 2]).to_numpy()
+        'x[1:4, :3:2]'
+        """
+        from datamove._dml_webnn import slicing_from_webnn  # noqa: PLC0415 - it builds on this module
+
+        return slicing_from_webnn(starts, sizes, strides)
 
     # -- the layout on a given rank --------------------------------------------------------
     def _axes(self, rank: int | None) -> list[int | None]:
@@ -954,6 +1003,53 @@ class Slicing:
         on which onnxruntime and ``onnx.reference`` disagree.
         """
         return self._ops(shape, "ONNX Slice", ("starts", "ends", "steps", "axes"))
+
+    def to_dml(self, shape: ShapeLike | None) -> list[tuple[str, dict[str, Any]]]:
+        """Write DirectML operations for one static shape, applied in order.
+
+        ``("SLICE1", {InputWindowOffsets, InputWindowSizes, InputWindowStrides})``, one tight
+        window per input axis (a negative stride for a negative step: DirectML copies from the
+        window's end), then ``("RESHAPE", {sizes})`` where axes are added or removed (a new
+        tensor description over the same buffer). DirectML fixes every size when the operator
+        is built, has no clamping and no empty windows or size-0 tensors, and tensors of 1 to 8
+        dimensions: another shape, an empty result or such a rank raises
+        :class:`~datamove.NotExpressible` (for a shape that is not static, with a static shape
+        the numbers would not describe).
+
+        Examples
+        --------
+        >>> import datamove as dm
+        >>> (name, p), reshape = dm.Slicing.from_numpy("x[1:, ..., None, ::-2]").to_dml([3, 5])
+        >>> name, p["InputWindowOffsets"], p["InputWindowSizes"], p["InputWindowStrides"]
+        ('SLICE1', [1, 0], [2, 5], [1, -2])
+        >>> reshape
+        ('RESHAPE', {'sizes': [2, 1, 3]})
+        """
+        from datamove._dml_webnn import slicing_to_dml  # noqa: PLC0415 - it builds on this module
+
+        return slicing_to_dml(self, shape)
+
+    def to_webnn(self, shape: ShapeLike | None) -> list[tuple[str, dict[str, Any]]]:
+        """Write WebNN operations for one static shape, applied in order.
+
+        ``("slice", {starts, sizes, strides})``, one tight window per input axis with strides
+        ``>= 1``; ``("reverse", {axes})`` for the axes a negative step walks backwards;
+        ``("reshape", {newShape})`` where axes are added or removed. As for :meth:`to_dml`,
+        the shape must be static and the result non-empty, else
+        :class:`~datamove.NotExpressible`.
+
+        Examples
+        --------
+        >>> import datamove as dm
+        >>> for op in dm.Slicing.from_numpy("x[1:, ..., None, ::-2]").to_webnn([3, 5]):
+        ...     print(op)
+        ('slice', {'starts': [1, 0], 'sizes': [2, 5], 'strides': [1, 2]})
+        ('reverse', {'axes': [1]})
+        ('reshape', {'newShape': [2, 1, 3]})
+        """
+        from datamove._dml_webnn import slicing_to_webnn  # noqa: PLC0415 - it builds on this module
+
+        return slicing_to_webnn(self, shape)
 
     # -- equivalence -----------------------------------------------------------------------
     def difference(self, other: Slicing, shape: ShapeLike | None = None) -> tuple[int, ...] | None:

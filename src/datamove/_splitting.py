@@ -72,9 +72,10 @@ def _lengths(rule: str, value: Any, d: int) -> tuple[int, ...] | None:
 class Splitting:
     """A split of one axis into parts, under an uneven-size rule named by its library.
 
-    Build one with ``from_split``, ``from_variadic_split``, ``from_numpy`` or ``from_torch``;
-    read its parts with ``lengths(size)`` or ``as_slicings(shape)``; apply it with ``s(x)``;
-    write it with ``to_openvino``, ``to_numpy`` or ``to_torch`` (each ``shape=None``).
+    Build one with ``from_split``, ``from_variadic_split``, ``from_numpy``, ``from_torch``,
+    ``from_dml`` or ``from_webnn``; read its parts with ``lengths(size)`` or
+    ``as_slicings(shape)``; apply it with ``s(x)``; write it with ``to_openvino``, ``to_numpy``,
+    ``to_torch``, ``to_webnn`` (each ``shape=None``) or ``to_dml(shape)``.
 
     Examples
     --------
@@ -197,6 +198,33 @@ class Splitting:
         if not lengths:
             raise ValidationError(op, "split_size_or_sections", arg, "is empty")
         return cls(ax, "lengths", lengths)
+
+    @classmethod
+    def from_dml(cls, axis: Any, output_sizes: Any) -> Splitting:
+        """DirectML ``DML_SPLIT_OPERATOR_DESC``: the unsigned ``Axis`` and each output's ``Sizes``.
+
+        The outputs' sizes agree off the axis; on it each is at least 1 (their sum is the
+        input's size there).
+
+        Examples
+        --------
+        >>> import datamove as dm
+        >>> dm.Splitting.from_dml(2, [[1, 1, 2, 2], [1, 1, 1, 2], [1, 1, 3, 2]]).lengths(6)
+        (2, 1, 3)
+        """
+        from datamove._dml_webnn import splitting_from_dml  # noqa: PLC0415 - it builds on this module
+
+        return splitting_from_dml(axis, output_sizes)
+
+    @classmethod
+    def from_webnn(cls, splits: Any, axis: Any = 0) -> Splitting:
+        """WebNN ``split(input, splits, {axis})``: a count that must divide, or sizes (each >= 1).
+
+        The axis is unsigned; at most 8192 outputs.
+        """
+        from datamove._dml_webnn import splitting_from_webnn  # noqa: PLC0415 - it builds on this module
+
+        return splitting_from_webnn(splits, axis)
 
     # -- parts -----------------------------------------------------------------------------
     def lengths(self, size: Any) -> tuple[int, ...]:
@@ -426,6 +454,45 @@ class Splitting:
             closest,
             lambda lengths: ("split", {"split_size_or_sections": list(lengths), "dim": ax}),
         )
+
+    def to_dml(self, shape: ShapeLike | None) -> tuple[str, dict[str, Any]]:
+        """``("SPLIT", {Axis, InputSizes, OutputSizes})`` for DirectML, on one static shape.
+
+        ``Axis`` counted from the front (DirectML's is unsigned), ``OutputSizes`` each output's
+        ``Sizes``. DirectML fixes every size when the operator is built and has no empty
+        parts or size-0 tensors: another shape, an empty part, or parts that overlap raise
+        :class:`~datamove.NotExpressible`.
+
+        Examples
+        --------
+        >>> import datamove as dm
+        >>> dm.Splitting.from_torch(2, -1, function="split").to_dml([2, 5])
+        ('SPLIT', {'Axis': 1, 'InputSizes': [2, 5], 'OutputSizes': [[2, 2], [2, 2], [2, 1]]})
+        """
+        from datamove._dml_webnn import splitting_to_dml  # noqa: PLC0415 - it builds on this module
+
+        return splitting_to_dml(self, shape)
+
+    def to_webnn(self, shape: ShapeLike | None = None) -> tuple[str, dict[str, Any]]:
+        """``("split", {splits, axis})`` for WebNN: a count, or the sizes on a static axis.
+
+        The ``"even"`` rule is WebNN's count on any size (an unknown rank needs an axis
+        counted from the front); equal parts are written as a count too (the sizes form is not
+        in every implementation, webnn#392). Other rules need a static size on the axis, parts
+        of at least 1 that tile it, and at most 8192 of them, else
+        :class:`~datamove.NotExpressible`.
+
+        Examples
+        --------
+        >>> import datamove as dm
+        >>> dm.Splitting.from_split(0, 3).to_webnn()
+        ('split', {'splits': 3, 'axis': 0})
+        >>> dm.Splitting.from_numpy(3, -1, function="array_split").to_webnn([2, 7])
+        ('split', {'splits': [3, 2, 2], 'axis': 1})
+        """
+        from datamove._dml_webnn import splitting_to_webnn  # noqa: PLC0415 - it builds on this module
+
+        return splitting_to_webnn(self, shape)
 
     def _closest_count(self) -> int:
         """The number of parts a count-based call of another library would be given."""
