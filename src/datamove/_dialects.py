@@ -57,6 +57,9 @@ __all__ = ["Cut", "Slicing"]
 NUMPY: Final = "numpy"
 CLAMP: Final = "clamp"
 SAME: Final = "same"
+# ONNX's runtimes read both rules (onnxruntime and the spec OpenVINO's, onnx.reference NumPy's):
+# its emitter keeps a cut only where the two agree on every allowed size.
+BOTH: Final = "both"
 
 # ONNX runtimes disagree on an end at or past INT32_MAX with a negative step (onnxruntime reads
 # it as "to the start", the spec and onnx.reference as past the end): never written there.
@@ -596,6 +599,9 @@ class Slicing:
             return Cut(a, b, c, SAME)
         if x.rule in (SAME, rule):
             return x
+        both = rule == BOTH
+        if both:  # read under both rules: exact where the other agrees with its own
+            rule = CLAMP if x.rule == NUMPY else NUMPY
         lo, m = x.differs()
         top = INT64_MAX - 1 if dim.max is None else dim.max
         bad_lo, bad_hi = max(lo, dim.min), min(m, top)
@@ -612,8 +618,14 @@ class Slicing:
             "shape",
             shape,
             f"allows sizes {bad_lo}..{bad_hi} of axis {axis}, where {x.text()} selects {mine} "
-            f"element(s) by {names[x.rule]} clamping and {theirs} by {dialect}'s; no "
-            f"{dialect} parameters say it for every allowed size",
+            f"element(s) by {names[x.rule]} clamping and {theirs} by "
+            + (
+                f"{names[rule]} (onnxruntime and the ONNX spec clamp as OpenVINO, "
+                "onnx.reference as NumPy)"
+                if both
+                else f"{dialect}'s"
+            )
+            + f"; no {dialect} parameters say it for every allowed size",
             hint="pass the shape",
             witness=witness,
         )
@@ -915,9 +927,13 @@ class Slicing:
         )
 
     def _ops(
-        self, shape: ShapeLike | None, dialect: str, names: tuple[str, str, str, str]
+        self,
+        shape: ShapeLike | None,
+        dialect: str,
+        names: tuple[str, str, str, str],
+        rule: str = CLAMP,
     ) -> list[tuple[str, dict[str, Any]]]:
-        ps, entries = self._cuts(shape, dialect, CLAMP)
+        ps, entries = self._cuts(shape, dialect, rule)
         axes = self._axes(ps.rank)
         starts: list[int] = []
         stops: list[int] = []
@@ -999,10 +1015,25 @@ class Slicing:
         """Write ONNX operations (opset 13), applied in order.
 
         ``("Slice", {starts, ends, steps, axes})``, ``("Unsqueeze", {axes})``,
-        ``("Squeeze", {axes})``. Parameters are never ones
-        on which onnxruntime and ``onnx.reference`` disagree.
+        ``("Squeeze", {axes})``. Parameters are never ones on which onnxruntime, the ONNX spec
+        and ``onnx.reference`` disagree: no end of ``INT32_MAX`` or more with a negative step
+        (onnxruntime reads it as "to the first"), and a cut read under one clamping rule is
+        kept only where the other rule (OpenVINO's for onnxruntime and the spec, NumPy's for
+        ``onnx.reference``) gives the same on every allowed size, else
+        :class:`~datamove.NotExpressible` with a witness.
+
+        Examples
+        --------
+        >>> import datamove as dm
+        >>> s = dm.Slicing.from_strided_slice([-3], [0], [-1], end_mask=[1])  # OpenVINO's clamping
+        >>> s.to_onnx("[3..]")
+        [('Slice', {'starts': [-3], 'ends': [-9223372036854775808], 'steps': [-1], 'axes': [0]})]
+        >>> s.to_onnx("[1..5]")
+        Traceback (most recent call last):
+          ...
+        datamove._errors.NotExpressible: ONNX Slice: shape='[1..5]' allows sizes 1..2 of axis 0, ...
         """
-        return self._ops(shape, "ONNX Slice", ("starts", "ends", "steps", "axes"))
+        return self._ops(shape, "ONNX Slice", ("starts", "ends", "steps", "axes"), BOTH)
 
     def to_dml(self, shape: ShapeLike | None) -> list[tuple[str, dict[str, Any]]]:
         """Write DirectML operations for one static shape, applied in order.
