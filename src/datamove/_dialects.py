@@ -34,6 +34,15 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from datamove import _backends
+from datamove._dml_webnn import (
+    DML_SLICE,
+    WEBNN_SLICE,
+    dml_slice_ops,
+    read_dml_window,
+    read_webnn_window,
+    static_sizes,
+    webnn_slice_ops,
+)
 from datamove._errors import NotExpressible, ValidationError
 from datamove._shape import (
     INT64_MAX,
@@ -518,11 +527,10 @@ class Slicing:
         >>> dm.Slicing.from_dml([1, 0], [3, 4], [1, -2]).to_numpy()
         'x[1:4, 3:0:-2]'
         """
-        from datamove._dml_webnn import slicing_from_dml  # noqa: PLC0415 - it builds on this module
-
-        return slicing_from_dml(
+        bounds = read_dml_window(
             InputWindowOffsets, InputWindowSizes, InputWindowStrides, output_sizes
         )
+        return cls(Cut.make(*b, SAME) for b in bounds)
 
     @classmethod
     def from_webnn(cls, starts: Any, sizes: Any, strides: Any = None) -> Slicing:
@@ -537,9 +545,7 @@ class Slicing:
         >>> dm.Slicing.from_webnn([1, 0], [3, 4], [1, 2]).to_numpy()
         'x[1:4, :3:2]'
         """
-        from datamove._dml_webnn import slicing_from_webnn  # noqa: PLC0415 - it builds on this module
-
-        return slicing_from_webnn(starts, sizes, strides)
+        return cls(Cut.make(*b, SAME) for b in read_webnn_window(starts, sizes, strides))
 
     # -- the layout on a given rank --------------------------------------------------------
     def _axes(self, rank: int | None) -> list[int | None]:
@@ -1056,9 +1062,9 @@ class Slicing:
         >>> reshape
         ('RESHAPE', {'sizes': [2, 1, 3]})
         """
-        from datamove._dml_webnn import slicing_to_dml  # noqa: PLC0415 - it builds on this module
-
-        return slicing_to_dml(self, shape)
+        return dml_slice_ops(
+            *self._static_ranges(shape, DML_SLICE), self._text(self.entries), shape
+        )
 
     def to_webnn(self, shape: ShapeLike | None) -> list[tuple[str, dict[str, Any]]]:
         """Write WebNN operations for one static shape, applied in order.
@@ -1078,9 +1084,28 @@ class Slicing:
         ('reverse', {'axes': [1]})
         ('reshape', {'newShape': [2, 1, 3]})
         """
-        from datamove._dml_webnn import slicing_to_webnn  # noqa: PLC0415 - it builds on this module
+        return webnn_slice_ops(
+            *self._static_ranges(shape, WEBNN_SLICE), self._text(self.entries), shape
+        )
 
-        return slicing_to_webnn(self, shape)
+    def _static_ranges(
+        self, shape: ShapeLike | None, dialect: str
+    ) -> tuple[tuple[int, ...], list[range], tuple[int, ...]]:
+        """On a static shape: its sizes, the indices each input axis keeps, the output shape."""
+        ps = _shape_dims(shape, dialect)
+        dims = static_sizes(ps, shape, dialect, lambda: self._witness(ps, {}))
+        out = tuple(d.min for d in self.infer(ps).dims)  # refuses what s(x) refuses
+        ranges = [range(d) for d in dims]
+        for x, axis in zip(self.entries, self._axes(len(dims)), strict=True):
+            if axis is None:
+                continue
+            d = dims[axis]
+            if type(x) is int:
+                j = x + d if x < 0 else x
+                ranges[axis] = range(j, j + 1)
+            else:
+                ranges[axis] = x.range(d)
+        return dims, ranges, out
 
     # -- equivalence -----------------------------------------------------------------------
     def difference(self, other: Slicing, shape: ShapeLike | None = None) -> tuple[int, ...] | None:

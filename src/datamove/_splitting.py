@@ -33,6 +33,16 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from datamove._dialects import Slicing
+from datamove._dml_webnn import (
+    DML_SPLIT,
+    WEBNN_SPLIT,
+    check_part_count,
+    check_tiling,
+    dml_split_call,
+    read_dml_split,
+    read_webnn_split,
+    static_sizes,
+)
 from datamove._errors import AxisError, NotExpressible, ValidationError
 from datamove._shape import INT64_MAX, Dimension, PartialShape, ShapeLike, as_partial_shape
 from datamove._validation import as_int, as_int_vector
@@ -212,9 +222,8 @@ class Splitting:
         >>> dm.Splitting.from_dml(2, [[1, 1, 2, 2], [1, 1, 1, 2], [1, 1, 3, 2]]).lengths(6)
         (2, 1, 3)
         """
-        from datamove._dml_webnn import splitting_from_dml  # noqa: PLC0415 - it builds on this module
-
-        return splitting_from_dml(axis, output_sizes)
+        ax, lengths = read_dml_split(axis, output_sizes)
+        return cls(ax, "lengths", lengths)
 
     @classmethod
     def from_webnn(cls, splits: Any, axis: Any = 0) -> Splitting:
@@ -222,9 +231,8 @@ class Splitting:
 
         The axis is unsigned; at most 8192 outputs.
         """
-        from datamove._dml_webnn import splitting_from_webnn  # noqa: PLC0415 - it builds on this module
-
-        return splitting_from_webnn(splits, axis)
+        ax, value = read_webnn_split(splits, axis)
+        return cls(ax, "lengths", value) if isinstance(value, tuple) else cls(ax, "even", value)
 
     # -- parts -----------------------------------------------------------------------------
     def lengths(self, size: Any) -> tuple[int, ...]:
@@ -469,9 +477,12 @@ class Splitting:
         >>> dm.Splitting.from_torch(2, -1, function="split").to_dml([2, 5])
         ('SPLIT', {'Axis': 1, 'InputSizes': [2, 5], 'OutputSizes': [[2, 2], [2, 2], [2, 1]]})
         """
-        from datamove._dml_webnn import splitting_to_dml  # noqa: PLC0415 - it builds on this module
-
-        return splitting_to_dml(self, shape)
+        ps = PartialShape(None) if shape is None else as_partial_shape(shape, DML_SPLIT, "shape")
+        dims = static_sizes(ps, shape, DML_SPLIT, lambda: tuple(max(d.min, 1) for d in ps.dims))
+        axis = self._front_axis(len(dims), DML_SPLIT)
+        lengths = self.lengths(dims[axis])
+        check_tiling(lengths, dims[axis], self.axis, DML_SPLIT, shape, self.value)
+        return dml_split_call(dims, axis, lengths, shape)
 
     def to_webnn(self, shape: ShapeLike | None = None) -> tuple[str, dict[str, Any]]:
         """``("split", {splits, axis})`` for WebNN: a count, or the sizes on a static axis.
@@ -490,9 +501,50 @@ class Splitting:
         >>> dm.Splitting.from_numpy(3, -1, function="array_split").to_webnn([2, 7])
         ('split', {'splits': [3, 2, 2], 'axis': 1})
         """
-        from datamove._dml_webnn import splitting_to_webnn  # noqa: PLC0415 - it builds on this module
+        ps = PartialShape(None) if shape is None else as_partial_shape(shape, WEBNN_SPLIT, "shape")
+        if ps.rank is None:
+            if self.axis < 0:
+                raise NotExpressible(
+                    WEBNN_SPLIT,
+                    "shape",
+                    shape,
+                    f"has an unknown rank, and WebNN's axis is unsigned: axis {self.axis}, "
+                    "counted from the back, names another axis on each rank",
+                    hint="pass the shape, or its rank",
+                )
+            axis, dim = self.axis, Dimension()
+        else:
+            axis = self._front_axis(ps.rank, WEBNN_SPLIT)
+            dim = ps.dims[axis]
+        if self.rule == "even":  # WebNN's count is the same rule (it must divide) on every size
+            check_part_count(int(self.value))
+            return ("split", {"splits": int(self.value), "axis": axis})
+        if not dim.is_static:
+            # Sizes that tile one size tile no other: the smallest allowed size shows it.
+            first = _lengths(self.rule, self.value, dim.min)
+            w = self._witness(dim, lambda _: first)
+            raise NotExpressible(
+                WEBNN_SPLIT,
+                "shape",
+                shape,
+                f"allows sizes {dim} on axis {self.axis}; WebNN's sizes are fixed when the graph "
+                f"is built, and the {self.rule!r} rule's parts move with the size"
+                + ("" if isinstance(w, bool) else f" ({first} on size {dim.min}, not on {w})"),
+                hint="pass the static shape",
+                witness=None if isinstance(w, bool) else (w,),
+            )
+        lengths = self.lengths(dim.min)
+        check_tiling(lengths, dim.min, self.axis, WEBNN_SPLIT, shape, self.value)
+        check_part_count(len(lengths))
+        if len(set(lengths)) == 1:  # the count form: the sizes form is not everywhere (webnn#392)
+            return ("split", {"splits": len(lengths), "axis": axis})
+        return ("split", {"splits": list(lengths), "axis": axis})
 
-        return splitting_to_webnn(self, shape)
+    def _front_axis(self, rank: int, op: str) -> int:
+        """The axis counted from the front (DirectML's and WebNN's are unsigned)."""
+        if not -rank <= self.axis < rank:
+            raise AxisError(op, "axis", self.axis, f"is out of range for rank {rank}")
+        return self.axis % rank
 
     def _closest_count(self) -> int:
         """The number of parts a count-based call of another library would be given."""
