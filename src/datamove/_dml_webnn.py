@@ -83,7 +83,7 @@ def static_sizes(
     ``base()`` is the allowed static shape the numbers would be written for; the witness differs
     from it on the first axis that is not static.
     """
-    why = "fixes every size when the operator is built"
+    why = "fixes every size when the operator (the graph) is built"
     if ps.rank is None:
         raise NotExpressible(
             dialect,
