@@ -40,12 +40,14 @@ def dml_slice1(x: np.ndarray, p: dict[str, Any]) -> np.ndarray:
     _unsigned(offsets)
     _unsigned(sizes, 1)
     assert all(type(t) is int and t != 0 and INT32_MIN <= t <= INT32_MAX for t in strides)
+    most = [1 + (z - 1) // abs(t) for z, t in zip(sizes, strides, strict=True)]
+    counts = p.get("OutputSizes", most)  # 1 <= OutputSizes[i] <= MaxCopiedElements[i]
+    assert all(1 <= n <= m for n, m in zip(counts, most, strict=True))
     index = []
-    for d, o, z, t in zip(x.shape, offsets, sizes, strides, strict=True):
+    for d, o, z, t, n in zip(x.shape, offsets, sizes, strides, counts, strict=True):
         assert o + z <= d, ("window past the end", o, z, d)  # no out-of-bounds reads
-        count = 1 + (z - 1) // abs(t)
         start = o + (z - 1 if t < 0 else 0)
-        index.append(start + t * np.arange(count))
+        index.append(start + t * np.arange(n))
     return x[np.ix_(*index)] if index else x
 
 

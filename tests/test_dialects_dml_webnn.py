@@ -82,6 +82,36 @@ def test_dml_and_webnn_windows_read_back_as_the_same_slicing(
             assert t.to_webnn(shape) == [(name, p)]
 
 
+@st.composite
+def windows(draw: Any) -> tuple[tuple[int, ...], list[tuple[int, int, int, int]]]:
+    """A static shape and one valid window per axis: (offset, size, stride, output size)."""
+    shape = tuple(draw(st.lists(st.integers(1, 7), min_size=1, max_size=3)))
+    out = []
+    for d in shape:
+        offset = draw(st.integers(0, d - 1))
+        size = draw(st.integers(1, d - offset))
+        stride = draw(st.integers(1, 4)) * draw(st.sampled_from([1, -1]))
+        out.append((offset, size, stride, draw(st.integers(1, 1 + (size - 1) // abs(stride)))))
+    return shape, out
+
+
+@settings(max_examples=200, deadline=None)
+@given(w=windows())
+def test_from_dml_and_from_webnn_select_what_the_windows_select(w: Any) -> None:
+    shape, axes = w
+    x = np.arange(int(np.prod(shape))).reshape(shape)
+    offsets, sizes, strides, counts = (list(v) for v in zip(*axes, strict=True))
+    p = {"InputWindowOffsets": offsets, "InputWindowSizes": sizes, "InputWindowStrides": strides}
+    full = run_dml(x, [("SLICE1", p)])
+    assert same(dm.Slicing.from_dml(**p)(x), full)
+    assert same(
+        dm.Slicing.from_dml(**p, output_sizes=counts)(x),
+        run_dml(x, [("SLICE1", {**p, "OutputSizes": counts})]),
+    )
+    q = {"starts": offsets, "sizes": sizes, "strides": [abs(t) for t in strides]}
+    assert same(dm.Slicing.from_webnn(**q)(x), run_webnn(x, [("slice", q)]))
+
+
 @settings(max_examples=200, deadline=None)
 @given(
     index=numpy_indices(),
