@@ -613,7 +613,7 @@ class Slicing:
         bad_lo, bad_hi = max(lo, dim.min), min(m, top)
         if bad_lo > bad_hi:
             return x
-        if dim.min >= 1 and top <= m:  # every allowed size is in the corner: one constant answer
+        if top <= m:  # every allowed size is in the corner (or 0, empty either way): one answer
             return Cut(*_resolved(x.range(max(dim.min, 1))), SAME)
         w = bad_lo
         mine, theirs = len(x.range(w)), len(x.range(w, rule))
