@@ -549,6 +549,9 @@ def test_the_issue_corner_has_its_witness() -> None:
     assert s.to_onnx("[1..50]") == [
         ("Slice", {"starts": [0], "ends": [0], "steps": [1], "axes": [0]})
     ]
+    # Size 0 is empty under both rules: it does not stop the constant answer.
+    assert s.to_onnx("[0..50]") == s.to_onnx("[1..50]")
+    assert dm.Slicing.from_onnx([-100], [-200], steps=[-1]).to_numpy("[..50]") == "x[0:1]"
 
 
 def test_to_tf_refuses_openvino_clamping_where_numpy_differs() -> None:

@@ -1,4 +1,6 @@
-"""Slicing dialects: one exact translator between NumPy, OpenVINO, ONNX, TensorFlow and PyTorch.
+"""Slicing dialects: one exact translator between the dialects of basic slicing.
+
+NumPy, OpenVINO, ONNX, TensorFlow and PyTorch are here; DirectML and WebNN in ``_dml_webnn``.
 
 A :class:`Slicing` holds one normal form, a tuple of entries, one per index position:
 
@@ -32,6 +34,15 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from datamove import _backends
+from datamove._dml_webnn import (
+    DML_SLICE,
+    WEBNN_SLICE,
+    dml_slice_ops,
+    read_dml_window,
+    read_webnn_window,
+    static_sizes,
+    webnn_slice_ops,
+)
 from datamove._errors import NotExpressible, ValidationError
 from datamove._shape import (
     INT64_MAX,
@@ -55,6 +66,9 @@ __all__ = ["Cut", "Slicing"]
 NUMPY: Final = "numpy"
 CLAMP: Final = "clamp"
 SAME: Final = "same"
+# ONNX's runtimes read both rules (onnxruntime and the spec OpenVINO's, onnx.reference NumPy's):
+# its emitter keeps a cut only where the two agree on every allowed size.
+BOTH: Final = "both"
 
 # ONNX runtimes disagree on an end at or past INT32_MAX with a negative step (onnxruntime reads
 # it as "to the start", the spec and onnx.reference as past the end): never written there.
@@ -300,10 +314,11 @@ def _shape_dims(shape: ShapeLike | None, op: str) -> PartialShape:
 class Slicing:
     """A basic slicing of an array, in one normal form, translated exactly between dialects.
 
-    Build one with ``from_numpy``, ``from_strided_slice``, ``from_slice``, ``from_onnx`` or
-    ``from_tf``; apply it with ``s(x)``; infer with ``s.infer(shape)``; write it in another
-    dialect with ``to_numpy``, ``to_strided_slice``, ``to_slice``, ``to_onnx``, ``to_tf`` or
-    ``to_torch``.
+    Build one with ``from_numpy``, ``from_strided_slice``, ``from_slice``, ``from_onnx``,
+    ``from_tf``, ``from_dml`` or ``from_webnn``; apply it with ``s(x)``; infer with
+    ``s.infer(shape)``; write it in another dialect with ``to_numpy``, ``to_strided_slice``,
+    ``to_slice``, ``to_onnx``, ``to_tf``, ``to_torch``, ``to_dml(shape)`` or
+    ``to_webnn(shape)`` (DirectML and WebNN: static shapes only).
     ``==`` compares the normal forms; :meth:`equivalent` decides whether two slicings select
     the same elements.
 
@@ -489,6 +504,49 @@ class Slicing:
                 )
         return cls(entries)
 
+    @classmethod
+    def from_dml(
+        cls,
+        InputWindowOffsets: Any,  # noqa: N803 - DirectML's field names
+        InputWindowSizes: Any,  # noqa: N803
+        InputWindowStrides: Any = None,  # noqa: N803
+        *,
+        output_sizes: Any = None,
+    ) -> Slicing:
+        """DirectML ``DML_SLICE1_OPERATOR_DESC``: one window per input axis.
+
+        Offsets and sizes are unsigned, sizes at least 1, strides signed and non-zero (a negative
+        one copies from the window's end, ``offset + size - 1``). Each axis gives
+        ``output_sizes[i]`` elements, by default all the window reaches,
+        ``1 + (size - 1) // |stride|``. The slicing selects what DirectML selects on every shape
+        DirectML accepts (the window inside the axis, the rank the number of windows).
+
+        Examples
+        --------
+        >>> import datamove as dm
+        >>> dm.Slicing.from_dml([1, 0], [3, 4], [1, -2]).to_numpy()
+        'x[1:4, 3:0:-2]'
+        """
+        bounds = read_dml_window(
+            InputWindowOffsets, InputWindowSizes, InputWindowStrides, output_sizes
+        )
+        return cls(Cut.make(*b, SAME) for b in bounds)
+
+    @classmethod
+    def from_webnn(cls, starts: Any, sizes: Any, strides: Any = None) -> Slicing:
+        """WebNN ``slice(input, starts, sizes, {strides})``: one window per input axis.
+
+        Starts and sizes are unsigned, sizes at least 1, strides at least 1 (a reversal is a
+        separate ``reverse``); an axis gives ``ceil(size / stride)`` elements.
+
+        Examples
+        --------
+        >>> import datamove as dm
+        >>> dm.Slicing.from_webnn([1, 0], [3, 4], [1, 2]).to_numpy()
+        'x[1:4, :3:2]'
+        """
+        return cls(Cut.make(*b, SAME) for b in read_webnn_window(starts, sizes, strides))
+
     # -- the layout on a given rank --------------------------------------------------------
     def _axes(self, rank: int | None) -> list[int | None]:
         """The input axis each entry addresses.
@@ -547,12 +605,15 @@ class Slicing:
             return Cut(a, b, c, SAME)
         if x.rule in (SAME, rule):
             return x
+        both = rule == BOTH
+        if both:  # read under both rules: exact where the other agrees with its own
+            rule = CLAMP if x.rule == NUMPY else NUMPY
         lo, m = x.differs()
         top = INT64_MAX - 1 if dim.max is None else dim.max
         bad_lo, bad_hi = max(lo, dim.min), min(m, top)
         if bad_lo > bad_hi:
             return x
-        if dim.min >= 1 and top <= m:  # every allowed size is in the corner: one constant answer
+        if top <= m:  # every allowed size is in the corner (or 0, empty either way): one answer
             return Cut(*_resolved(x.range(max(dim.min, 1))), SAME)
         w = bad_lo
         mine, theirs = len(x.range(w)), len(x.range(w, rule))
@@ -563,8 +624,14 @@ class Slicing:
             "shape",
             shape,
             f"allows sizes {bad_lo}..{bad_hi} of axis {axis}, where {x.text()} selects {mine} "
-            f"element(s) by {names[x.rule]} clamping and {theirs} by {dialect}'s; no "
-            f"{dialect} parameters say it for every allowed size",
+            f"element(s) by {names[x.rule]} clamping and {theirs} by "
+            + (
+                f"{names[rule]} (onnxruntime and the ONNX spec clamp as OpenVINO, "
+                "onnx.reference as NumPy)"
+                if both
+                else f"{dialect}'s"
+            )
+            + f"; no {dialect} parameters say it for every allowed size",
             hint="pass the shape",
             witness=witness,
         )
@@ -866,9 +933,13 @@ class Slicing:
         )
 
     def _ops(
-        self, shape: ShapeLike | None, dialect: str, names: tuple[str, str, str, str]
+        self,
+        shape: ShapeLike | None,
+        dialect: str,
+        names: tuple[str, str, str, str],
+        rule: str = CLAMP,
     ) -> list[tuple[str, dict[str, Any]]]:
-        ps, entries = self._cuts(shape, dialect, CLAMP)
+        ps, entries = self._cuts(shape, dialect, rule)
         axes = self._axes(ps.rank)
         starts: list[int] = []
         stops: list[int] = []
@@ -950,10 +1021,91 @@ class Slicing:
         """Write ONNX operations (opset 13), applied in order.
 
         ``("Slice", {starts, ends, steps, axes})``, ``("Unsqueeze", {axes})``,
-        ``("Squeeze", {axes})``. Parameters are never ones
-        on which onnxruntime and ``onnx.reference`` disagree.
+        ``("Squeeze", {axes})``. Parameters are never ones on which onnxruntime, the ONNX spec
+        and ``onnx.reference`` disagree: no end of ``INT32_MAX`` or more with a negative step
+        (onnxruntime reads it as "to the first"), and a cut read under one clamping rule is
+        kept only where the other rule (OpenVINO's for onnxruntime and the spec, NumPy's for
+        ``onnx.reference``) gives the same on every allowed size, else
+        :class:`~datamove.NotExpressible` with a witness.
+
+        Examples
+        --------
+        >>> import datamove as dm
+        >>> s = dm.Slicing.from_strided_slice([-3], [0], [-1], end_mask=[1])  # OpenVINO's clamping
+        >>> s.to_onnx("[3..]")
+        [('Slice', {'starts': [-3], 'ends': [-9223372036854775808], 'steps': [-1], 'axes': [0]})]
+        >>> s.to_onnx("[1..5]")
+        Traceback (most recent call last):
+          ...
+        datamove._errors.NotExpressible: ONNX Slice: shape='[1..5]' allows sizes 1..2 of axis 0, ...
         """
-        return self._ops(shape, "ONNX Slice", ("starts", "ends", "steps", "axes"))
+        return self._ops(shape, "ONNX Slice", ("starts", "ends", "steps", "axes"), BOTH)
+
+    def to_dml(self, shape: ShapeLike | None) -> list[tuple[str, dict[str, Any]]]:
+        """Write DirectML operations for one static shape, applied in order.
+
+        ``("SLICE1", {InputWindowOffsets, InputWindowSizes, InputWindowStrides})``, one tight
+        window per input axis (a negative stride for a negative step: DirectML copies from the
+        window's end), then ``("RESHAPE", {sizes})`` where axes are added or removed (a new
+        tensor description over the same buffer). DirectML fixes every size when the operator
+        is built, has no clamping and no empty windows or size-0 tensors, and tensors of 1 to 8
+        dimensions: another shape, an empty result or such a rank raises
+        :class:`~datamove.NotExpressible` (for a shape that is not static, with a static shape
+        the numbers would not describe).
+
+        Examples
+        --------
+        >>> import datamove as dm
+        >>> (name, p), reshape = dm.Slicing.from_numpy("x[1:, ..., None, ::-2]").to_dml([3, 5])
+        >>> name, p["InputWindowOffsets"], p["InputWindowSizes"], p["InputWindowStrides"]
+        ('SLICE1', [1, 0], [2, 5], [1, -2])
+        >>> reshape
+        ('RESHAPE', {'sizes': [2, 1, 3]})
+        """
+        return dml_slice_ops(
+            *self._static_ranges(shape, DML_SLICE), self._text(self.entries), shape
+        )
+
+    def to_webnn(self, shape: ShapeLike | None) -> list[tuple[str, dict[str, Any]]]:
+        """Write WebNN operations for one static shape, applied in order.
+
+        ``("slice", {starts, sizes, strides})``, one tight window per input axis with strides
+        ``>= 1``; ``("reverse", {axes})`` for the axes a negative step walks backwards;
+        ``("reshape", {newShape})`` where axes are added or removed. As for :meth:`to_dml`,
+        the shape must be static and the result non-empty, else
+        :class:`~datamove.NotExpressible`.
+
+        Examples
+        --------
+        >>> import datamove as dm
+        >>> for op in dm.Slicing.from_numpy("x[1:, ..., None, ::-2]").to_webnn([3, 5]):
+        ...     print(op)
+        ('slice', {'starts': [1, 0], 'sizes': [2, 5], 'strides': [1, 2]})
+        ('reverse', {'axes': [1]})
+        ('reshape', {'newShape': [2, 1, 3]})
+        """
+        return webnn_slice_ops(
+            *self._static_ranges(shape, WEBNN_SLICE), self._text(self.entries), shape
+        )
+
+    def _static_ranges(
+        self, shape: ShapeLike | None, dialect: str
+    ) -> tuple[tuple[int, ...], list[range], tuple[int, ...]]:
+        """On a static shape: its sizes, the indices each input axis keeps, the output shape."""
+        ps = _shape_dims(shape, dialect)
+        dims = static_sizes(ps, shape, dialect, lambda: self._witness(ps, {}))
+        out = tuple(d.min for d in self.infer(ps).dims)  # refuses what s(x) refuses
+        ranges = [range(d) for d in dims]
+        for x, axis in zip(self.entries, self._axes(len(dims)), strict=True):
+            if axis is None:
+                continue
+            d = dims[axis]
+            if type(x) is int:
+                j = x + d if x < 0 else x
+                ranges[axis] = range(j, j + 1)
+            else:
+                ranges[axis] = x.range(d)
+        return dims, ranges, out
 
     # -- equivalence -----------------------------------------------------------------------
     def difference(self, other: Slicing, shape: ShapeLike | None = None) -> tuple[int, ...] | None:

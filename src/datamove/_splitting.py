@@ -33,6 +33,16 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from datamove._dialects import Slicing
+from datamove._dml_webnn import (
+    DML_SPLIT,
+    WEBNN_SPLIT,
+    check_part_count,
+    check_tiling,
+    dml_split_call,
+    read_dml_split,
+    read_webnn_split,
+    static_sizes,
+)
 from datamove._errors import AxisError, NotExpressible, ValidationError
 from datamove._shape import INT64_MAX, Dimension, PartialShape, ShapeLike, as_partial_shape
 from datamove._validation import as_int, as_int_vector
@@ -72,9 +82,10 @@ def _lengths(rule: str, value: Any, d: int) -> tuple[int, ...] | None:
 class Splitting:
     """A split of one axis into parts, under an uneven-size rule named by its library.
 
-    Build one with ``from_split``, ``from_variadic_split``, ``from_numpy`` or ``from_torch``;
-    read its parts with ``lengths(size)`` or ``as_slicings(shape)``; apply it with ``s(x)``;
-    write it with ``to_openvino``, ``to_numpy`` or ``to_torch`` (each ``shape=None``).
+    Build one with ``from_split``, ``from_variadic_split``, ``from_numpy``, ``from_torch``,
+    ``from_dml`` or ``from_webnn``; read its parts with ``lengths(size)`` or
+    ``as_slicings(shape)``; apply it with ``s(x)``; write it with ``to_openvino``, ``to_numpy``,
+    ``to_torch``, ``to_webnn`` (each ``shape=None``) or ``to_dml(shape)``.
 
     Examples
     --------
@@ -197,6 +208,31 @@ class Splitting:
         if not lengths:
             raise ValidationError(op, "split_size_or_sections", arg, "is empty")
         return cls(ax, "lengths", lengths)
+
+    @classmethod
+    def from_dml(cls, axis: Any, output_sizes: Any) -> Splitting:
+        """DirectML ``DML_SPLIT_OPERATOR_DESC``: the unsigned ``Axis`` and each output's ``Sizes``.
+
+        The outputs' sizes agree off the axis; on it each is at least 1 (their sum is the
+        input's size there).
+
+        Examples
+        --------
+        >>> import datamove as dm
+        >>> dm.Splitting.from_dml(2, [[1, 1, 2, 2], [1, 1, 1, 2], [1, 1, 3, 2]]).lengths(6)
+        (2, 1, 3)
+        """
+        ax, lengths = read_dml_split(axis, output_sizes)
+        return cls(ax, "lengths", lengths)
+
+    @classmethod
+    def from_webnn(cls, splits: Any, axis: Any = 0) -> Splitting:
+        """WebNN ``split(input, splits, {axis})``: a count that must divide, or sizes (each >= 1).
+
+        The axis is unsigned; at most 8192 outputs.
+        """
+        ax, value = read_webnn_split(splits, axis)
+        return cls(ax, "lengths", value) if isinstance(value, tuple) else cls(ax, "even", value)
 
     # -- parts -----------------------------------------------------------------------------
     def lengths(self, size: Any) -> tuple[int, ...]:
@@ -426,6 +462,89 @@ class Splitting:
             closest,
             lambda lengths: ("split", {"split_size_or_sections": list(lengths), "dim": ax}),
         )
+
+    def to_dml(self, shape: ShapeLike | None) -> tuple[str, dict[str, Any]]:
+        """``("SPLIT", {Axis, InputSizes, OutputSizes})`` for DirectML, on one static shape.
+
+        ``Axis`` counted from the front (DirectML's is unsigned), ``OutputSizes`` each output's
+        ``Sizes``. DirectML fixes every size when the operator is built and has no empty
+        parts or size-0 tensors: another shape, an empty part, or parts that overlap raise
+        :class:`~datamove.NotExpressible`.
+
+        Examples
+        --------
+        >>> import datamove as dm
+        >>> dm.Splitting.from_torch(2, -1, function="split").to_dml([2, 5])
+        ('SPLIT', {'Axis': 1, 'InputSizes': [2, 5], 'OutputSizes': [[2, 2], [2, 2], [2, 1]]})
+        """
+        ps = PartialShape(None) if shape is None else as_partial_shape(shape, DML_SPLIT, "shape")
+        dims = static_sizes(ps, shape, DML_SPLIT, lambda: tuple(max(d.min, 1) for d in ps.dims))
+        axis = self._front_axis(len(dims), DML_SPLIT)
+        lengths = self.lengths(dims[axis])
+        check_tiling(lengths, dims[axis], self.axis, DML_SPLIT, shape, self.value)
+        return dml_split_call(dims, axis, lengths, shape)
+
+    def to_webnn(self, shape: ShapeLike | None = None) -> tuple[str, dict[str, Any]]:
+        """``("split", {splits, axis})`` for WebNN: a count, or the sizes on a static axis.
+
+        The ``"even"`` rule is WebNN's count on any size (an unknown rank needs an axis
+        counted from the front); equal parts are written as a count too (the sizes form is not
+        in every implementation, webnn#392). Other rules need a static size on the axis, parts
+        of at least 1 that tile it, and at most 8192 of them, else
+        :class:`~datamove.NotExpressible`.
+
+        Examples
+        --------
+        >>> import datamove as dm
+        >>> dm.Splitting.from_split(0, 3).to_webnn()
+        ('split', {'splits': 3, 'axis': 0})
+        >>> dm.Splitting.from_numpy(3, -1, function="array_split").to_webnn([2, 7])
+        ('split', {'splits': [3, 2, 2], 'axis': 1})
+        """
+        ps = PartialShape(None) if shape is None else as_partial_shape(shape, WEBNN_SPLIT, "shape")
+        if ps.rank is None:
+            if self.axis < 0:
+                raise NotExpressible(
+                    WEBNN_SPLIT,
+                    "shape",
+                    shape,
+                    f"has an unknown rank, and WebNN's axis is unsigned: axis {self.axis}, "
+                    "counted from the back, names another axis on each rank",
+                    hint="pass the shape, or its rank",
+                )
+            axis, dim = self.axis, Dimension()
+        else:
+            axis = self._front_axis(ps.rank, WEBNN_SPLIT)
+            dim = ps.dims[axis]
+        if self.rule == "even":  # WebNN's count is the same rule (it must divide) on every size
+            check_part_count(int(self.value))
+            return ("split", {"splits": int(self.value), "axis": axis})
+        if not dim.is_static:
+            # Sizes that tile one size tile no other: the smallest allowed size shows it.
+            first = _lengths(self.rule, self.value, dim.min)
+            w = self._witness(dim, lambda _: first)
+            raise NotExpressible(
+                WEBNN_SPLIT,
+                "shape",
+                shape,
+                f"allows sizes {dim} on axis {self.axis}; WebNN's sizes are fixed when the graph "
+                f"is built, and the {self.rule!r} rule's parts move with the size"
+                + ("" if isinstance(w, bool) else f" ({first} on size {dim.min}, not on {w})"),
+                hint="pass the static shape",
+                witness=None if isinstance(w, bool) else (w,),
+            )
+        lengths = self.lengths(dim.min)
+        check_tiling(lengths, dim.min, self.axis, WEBNN_SPLIT, shape, self.value)
+        check_part_count(len(lengths))
+        if len(set(lengths)) == 1:  # the count form: the sizes form is not everywhere (webnn#392)
+            return ("split", {"splits": len(lengths), "axis": axis})
+        return ("split", {"splits": list(lengths), "axis": axis})
+
+    def _front_axis(self, rank: int, op: str) -> int:
+        """The axis counted from the front (DirectML's and WebNN's are unsigned)."""
+        if not -rank <= self.axis < rank:
+            raise AxisError(op, "axis", self.axis, f"is out of range for rank {rank}")
+        return self.axis % rank
 
     def _closest_count(self) -> int:
         """The number of parts a count-based call of another library would be given."""

@@ -1,0 +1,173 @@
+"""TensorFlow slicing against the real ``tf.strided_slice`` (issue 20), TensorFlow's CPU wheel.
+
+``to_tf`` keyword arguments are run by TensorFlow on random slicings and static shapes, and on
+interval shapes at sampled sizes (the same arguments for each size); ``from_tf`` is checked on
+random raw arguments (int bit fields, bits past ``len(begin)``, int64 extremes) against what
+TensorFlow runs, or refuses. TensorFlow is imported once for the module (it is slow to import).
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import datamove as dm
+from datamove._dialects import NUMPY
+from test_dialects import _with_rule, numpy_indices, same, shapes
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # its own import-time deprecations; the tests warn as errors
+    tf = pytest.importorskip(
+        "tensorflow", reason="TensorFlow (tensorflow-cpu, in the test extra) is not installed"
+    )
+
+INT64_MAX, INT64_MIN = 2**63 - 1, -(2**63)
+REFUSED = (tf.errors.OpError, ValueError, TypeError)
+
+
+def run_tf(x: np.ndarray, p: dict[str, Any]) -> np.ndarray:
+    """``tf.strided_slice(x, **p)`` with int64 indices, on the CPU."""
+    vectors = {k: np.array(p[k], dtype=np.int64).reshape(-1) for k in ("begin", "end", "strides")}
+    masks = {k: v for k, v in p.items() if k.endswith("_mask")}
+    with tf.device("/CPU:0"):
+        return tf.strided_slice(tf.constant(x), **vectors, **masks).numpy()
+
+
+def _slicing(index: tuple[Any, ...], source: str) -> dm.Slicing:
+    s = dm.Slicing.from_numpy(index)
+    if source == "strided_slice":
+        s = dm.Slicing.from_strided_slice(**s._strided_slice(list(s.entries)))
+    return s
+
+
+@settings(max_examples=200, deadline=None)
+@given(index=numpy_indices(), shape=shapes, source=st.sampled_from(["numpy", "strided_slice"]))
+def test_to_tf_runs_in_tensorflow(
+    index: tuple[Any, ...], shape: tuple[int, ...], source: str
+) -> None:
+    s = _slicing(index, source)
+    x = np.arange(int(np.prod(shape)), dtype=np.int32).reshape(shape)
+    try:
+        want = s(x)
+    except dm.ValidationError:
+        return
+    for given_shape in (shape, None):
+        try:
+            p = s.to_tf(given_shape)
+        except dm.NotExpressible:
+            assert given_shape is None
+            continue
+        assert same(run_tf(x, p), want), (s, shape, p)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    index=numpy_indices(),
+    dims=st.lists(st.tuples(st.integers(0, 7), st.integers(0, 7)), max_size=3),
+    source=st.sampled_from(["numpy", "strided_slice"]),
+)
+def test_to_tf_on_interval_shapes_holds_at_every_size(
+    index: tuple[Any, ...], dims: list[tuple[int, int]], source: str
+) -> None:
+    s = _slicing(index, source)
+    shape = dm.PartialShape([dm.Dimension(min(a, b), max(a, b)) for a, b in dims])
+    try:
+        p = s.to_tf(shape)
+    except dm.NotExpressible as exc:
+        w = exc.witness
+        assert w is not None
+        xw = np.arange(int(np.prod(w))).reshape(w)
+        assert not same(s(xw), _with_rule(s, NUMPY)(xw))
+        return
+    except dm.ValidationError:
+        return
+    sizes = list(itertools.product(*(range(d.min, (d.max or 0) + 1) for d in shape.dims)))
+    for w in sizes[:: max(1, len(sizes) // 8)]:
+        x = np.arange(int(np.prod(w)), dtype=np.int32).reshape(w)
+        try:
+            want = s(x)
+        except dm.ValidationError:
+            continue
+        assert same(run_tf(x, p), want), (s, shape, w, p)
+
+
+bound = st.one_of(st.integers(-9, 9), st.sampled_from([INT64_MIN, INT64_MAX, 2**31 - 1]))
+
+
+@st.composite
+def tf_arguments(draw: Any) -> dict[str, Any]:
+    n = draw(st.integers(0, 4))
+    vec = st.lists(bound, min_size=n, max_size=n)
+    mask = st.integers(0, 2 ** (n + 1) - 1)  # one bit past len(begin) too
+    return {
+        "begin": draw(vec),
+        "end": draw(vec),
+        "strides": draw(st.lists(st.integers(-3, 3), min_size=n, max_size=n)),
+        "begin_mask": draw(mask),
+        "end_mask": draw(mask),
+        "ellipsis_mask": draw(st.sampled_from([0, 0, 1, 2, 4, 3])),
+        "new_axis_mask": draw(mask),
+        "shrink_axis_mask": draw(mask),
+    }
+
+
+@settings(max_examples=400, deadline=None)
+@given(p=tf_arguments(), shape=shapes)
+def test_from_tf_reads_what_tensorflow_runs_or_refuses(
+    p: dict[str, Any], shape: tuple[int, ...]
+) -> None:
+    x = np.arange(int(np.prod(shape)), dtype=np.int32).reshape(shape)
+    try:
+        want = run_tf(x, p)
+    except REFUSED:
+        with pytest.raises(dm.ValidationError):
+            dm.Slicing.from_tf(**p)(x)
+        return
+    s = dm.Slicing.from_tf(**p)
+    assert same(s(x), want), (p, shape, want)
+    assert same(run_tf(x, s.to_tf(shape)), want)
+
+
+def test_tf_documented_example_is_wrong_and_tensorflow_agrees_with_python() -> None:
+    # api_def_StridedSlice.pbtxt: "foo = [1,2,3,4]; foo[-2::-1] is [4,3]". TensorFlow runs [3,2,1].
+    foo = np.array([1, 2, 3, 4], dtype=np.int32)
+    p = {"begin": [-2], "end": [0], "strides": [-1], "end_mask": 1}
+    assert run_tf(foo, p).tolist() == [3, 2, 1] == foo[-2::-1].tolist()
+    assert dm.Slicing.from_tf(**p)(foo).tolist() == [3, 2, 1]
+    assert dm.Slicing.from_numpy("x[-2::-1]").to_tf() == {
+        "begin": [-2],
+        "end": [0],
+        "strides": [-1],
+        "begin_mask": 0,
+        "end_mask": 1,
+        "ellipsis_mask": 0,
+        "new_axis_mask": 0,
+        "shrink_axis_mask": 0,
+    }
+
+
+def test_tensorflow_clamps_as_numpy_not_as_openvino() -> None:
+    # y[-5::-1] on 4 elements: [] in TensorFlow and NumPy, [0] in OpenVINO and the ONNX spec.
+    y = np.arange(4, dtype=np.int32)
+    assert run_tf(y, {"begin": [-5], "end": [0], "strides": [-1], "end_mask": 1}).tolist() == []
+    assert dm.strided_slice(y, [-5], [0], [-1], end_mask=[1]).tolist() == [0]
+    with pytest.raises(dm.NotExpressible, match=r"sizes 1\.\.4"):
+        dm.Slicing.from_strided_slice([-5], [0], [-1], end_mask=[1]).to_tf()
+
+
+def test_tensorflow_refuses_a_negative_stride_on_a_shrunk_axis() -> None:
+    x = np.arange(3, dtype=np.int32)
+    p = {"begin": [1], "end": [2], "strides": [-1], "shrink_axis_mask": 1}
+    with pytest.raises(REFUSED, match="only stride 1"):
+        run_tf(x, p)
+    with pytest.raises(dm.ValidationError, match="only stride 1"):
+        dm.Slicing.from_tf(**p)
+    assert dm.strided_slice(x, [1], [2], [-1], shrink_axis_mask=[1]).tolist() == 1  # OpenVINO
