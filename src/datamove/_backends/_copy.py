@@ -7,7 +7,8 @@ machine (``bench/HISTORY.md``, "Copy path"; current figures in ``bench/RESULTS.m
 
 * **Few, large pieces where both sides are contiguous.** glibc's ``memcpy`` switches to
   non-temporal stores above a threshold (181.5 MiB here), which is worth ~1.7x; so a contiguous
-  pair is cut into exactly one piece per thread, never into small blocks.
+  pair is cut into exactly one piece per thread, never into small blocks. (Where the compiled
+  loops are built, such pairs stream from ``_STREAM_MIN_BYTES``: see below.)
 * **Wide elements for strided sources.** When the innermost axis is contiguous on both sides
   (a split along the last axis), both are viewed as one ``void`` element per row, so NumPy
   moves 64-byte or 512-byte elements in one long inner loop instead of calling its inner loop
@@ -26,7 +27,9 @@ rows (a split or a join along an inner axis, a strided slice of one axis) skips 
 one loop reads each input row once and writes every output's piece of it, rows shared out
 between the threads, with non-temporal stores above ``_STREAM_MIN_BYTES`` (as glibc's ``memcpy``
 does). NumPy's copy loops cannot do that: they copy one output at a time, one short row at a
-time. Pairs that may overlap, object arrays and other layouts keep the NumPy path.
+time. A large copy whose every pair is one contiguous block (a join or a split along the first
+axis) is cut into equal byte shares, one per thread, streamed by the same loop. Pairs that may
+overlap, object arrays and other layouts keep the NumPy path.
 """
 
 from __future__ import annotations
