@@ -20,6 +20,14 @@ rule               read from                                       lengths on a 
                    ``torch.tensor_split`` with a list              x[in:]``, clamped as Python
 =================  ==============================================  ==============================
 
+Two more rules read ONNX Split-18's ``num_outputs=n`` (their uneven sizes disagree; see
+docs/semantics.md): ``"onnx"``, the spec's and onnxruntime's, ``n`` parts of ``ceil(d / n)``, the
+last ``d - (n - 1) * ceil(d / n)``, refused where that is negative (5 into 4 would be
+``[2, 2, 2, -1]``; onnxruntime refuses it too); and ``"onnx_reference"``, ``onnx.reference``'s,
+the same parts clamped to the axis (``[2, 2, 1, 0]``). Where the spec's result is valid they agree.
+ONNX Split-2/11/13 without ``split`` is ``"even"`` (as many parts as the node has outputs), with
+``split`` (an attribute before opset 13, an input from 13) ``"lengths"`` without ``-1``.
+
 Emitters write one call of a library. On a static axis every split is expressible (its
 lengths). Otherwise a call is written only where the library has the same rule; else
 :class:`~datamove.NotExpressible` names a witness size on which the closest call of that library
@@ -47,9 +55,29 @@ from datamove._errors import AxisError, NotExpressible, ValidationError
 from datamove._shape import INT64_MAX, Dimension, PartialShape, ShapeLike, as_partial_shape
 from datamove._validation import as_int, as_int_vector
 
-__all__ = ["Splitting"]
+__all__ = ["Splitting", "onnx_split_version"]
 
-RULES: Final = ("even", "array_split", "chunk", "size", "lengths", "indices")
+RULES: Final = (
+    "even",
+    "array_split",
+    "chunk",
+    "size",
+    "lengths",
+    "indices",
+    "onnx",
+    "onnx_reference",
+)
+
+
+def onnx_split_version(opset: Any) -> int:
+    """The version of ONNX Split in a model of ``opset`` (its default domain's): 2, 11, 13, 18."""
+    v = as_int("ONNX Split", "opset", opset)
+    if v < 2:
+        raise ValidationError(
+            "ONNX Split", "opset", opset, "is below 2; datamove reads Split-2, 11, 13 and 18"
+        )
+    return 18 if v >= 18 else 13 if v >= 13 else 11 if v >= 11 else 2
+
 
 # Sizes scanned for a witness on an axis whose sizes are not bounded.
 _SCAN: Final = 4096
@@ -69,6 +97,12 @@ def _lengths(rule: str, value: Any, d: int) -> tuple[int, ...] | None:
             return (0,) * (n if rule == "chunk" else 1)
         k = -(-d // n) if rule == "chunk" else n
         return (k,) * (d // k) + ((d % k,) if d % k else ())
+    if rule in ("onnx", "onnx_reference"):
+        k = -(-d // n)
+        if rule == "onnx_reference":  # x[i*k:(i+1)*k] for each of the n parts, clamped
+            return tuple(max(0, min(d, (i + 1) * k) - min(d, i * k)) for i in range(n))
+        last = d - (n - 1) * k
+        return None if last < 0 else (k,) * (n - 1) + (last,)
     if rule == "lengths":
         known = sum(v for v in seq if v != -1)
         if -1 in seq:
@@ -234,6 +268,88 @@ class Splitting:
         ax, value = read_webnn_split(splits, axis)
         return cls(ax, "lengths", value) if isinstance(value, tuple) else cls(ax, "even", value)
 
+    @classmethod
+    def from_onnx_split(
+        cls,
+        axis: Any = 0,
+        split: Any = None,
+        *,
+        num_outputs: Any = None,
+        outputs: Any = None,
+        opset: Any = 18,
+        reading: str = "spec",
+    ) -> Splitting:
+        """ONNX Split-2/11/13/18, as the node in a model of ``opset`` (its default domain's).
+
+        ``split`` is the ``split`` attribute (Split-2, Split-11) or input (Split-13, Split-18):
+        the parts' lengths, each at least 0, summing to the axis size. Without it, Split-2/11/13
+        make ``outputs`` equal parts (the node's output count; ``"even"``), and Split-18 takes
+        ``num_outputs`` instead (exactly one of ``split`` and ``num_outputs``): the ``"onnx"``
+        rule, the spec's and onnxruntime's, or with ``reading="reference"`` the
+        ``"onnx_reference"`` rule, ``onnx.reference``'s, which gives the same parts where the
+        spec gives valid ones. ``outputs``, where given, must match the parts' count.
+
+        Examples
+        --------
+        >>> import datamove as dm
+        >>> s = dm.Splitting.from_onnx_split(0, num_outputs=4)
+        >>> s.lengths(7), s.lengths(4)
+        ((2, 2, 2, 1), (1, 1, 1, 1))
+        >>> s.lengths(5)
+        Traceback (most recent call last):
+        ...
+        datamove._errors.ValidationError: Splitting: size=5 cannot be split by the 'onnx' rule ...
+        >>> dm.Splitting.from_onnx_split(0, num_outputs=4, reading="reference").lengths(5)
+        (2, 2, 1, 0)
+        >>> dm.Splitting.from_onnx_split(1, [2, 3], opset=11).to_openvino()
+        ('VariadicSplit', {'axis': 1, 'split_lengths': [2, 3]})
+        """
+        version = onnx_split_version(opset)
+        op = f"ONNX Split-{version}"
+        if reading not in ("spec", "reference"):
+            raise ValidationError(op, "reading", reading, "is not 'spec' or 'reference'")
+        ax = as_int(op, "axis", axis)
+        if version == 2 and ax < 0:
+            raise ValidationError(
+                op, "axis", axis, "is negative; Split-2 counts axes from the front only"
+            )
+        count = None if outputs is None else cls._count(op, "outputs", outputs)
+        if num_outputs is not None and version < 18:
+            raise ValidationError(
+                op, "num_outputs", num_outputs, "is an attribute of Split-18 only"
+            )
+        if split is not None:
+            if num_outputs is not None:
+                raise ValidationError(
+                    op, "num_outputs", num_outputs, "is given with split; give one of them"
+                )
+            lengths = as_int_vector(op, "split", split)
+            if not lengths:
+                raise ValidationError(op, "split", split, "is empty")
+            for i, v in enumerate(lengths):
+                if v < 0:
+                    raise ValidationError(op, f"split[{i}]", v, "must be at least 0")
+            if count is not None and count != len(lengths):
+                rule = f"has {len(lengths)} values, but the node has {count} outputs"
+                raise ValidationError(op, "split", split, rule)
+            return cls(ax, "lengths", lengths)
+        if version >= 18:
+            if num_outputs is None:
+                raise ValidationError(
+                    op, "num_outputs", None, "is missing; Split-18 needs split or num_outputs"
+                )
+            n = cls._count(op, "num_outputs", num_outputs)
+            if count is not None and count != n:
+                raise ValidationError(
+                    op, "num_outputs", num_outputs, f"is not the node's {count} outputs"
+                )
+            return cls(ax, "onnx" if reading == "spec" else "onnx_reference", n)
+        if count is None:
+            raise ValidationError(
+                op, "outputs", None, "is missing; without split the parts are the node's outputs"
+            )
+        return cls(ax, "even" if reading == "spec" else "onnx_reference", count)
+
     # -- parts -----------------------------------------------------------------------------
     def lengths(self, size: Any) -> tuple[int, ...]:
         """The parts' lengths on an axis of ``size`` elements; raises where the rule refuses."""
@@ -242,12 +358,15 @@ class Splitting:
             raise ValidationError("Splitting", "size", size, "must be at least 0")
         out = _lengths(self.rule, self.value, d)
         if out is None:
-            raise ValidationError(
-                "Splitting",
-                "size",
-                size,
-                f"cannot be split by the {self.rule!r} rule with {self.value!r}",
-            )
+            rule = f"cannot be split by the {self.rule!r} rule with {self.value!r}"
+            if self.rule == "onnx":
+                k = -(-d // self.value)
+                rule += (
+                    f": ONNX Split-18's num_outputs makes parts of ceil({d}/{self.value}) = {k}, "
+                    f"the last {d} - {self.value - 1}*{k} = {d - (self.value - 1) * k}, not a "
+                    "length (onnxruntime refuses it too)"
+                )
+            raise ValidationError("Splitting", "size", size, rule)
         return out
 
     def _dim(self, shape: ShapeLike | None, op: str) -> Dimension:
@@ -546,9 +665,60 @@ class Splitting:
             raise AxisError(op, "axis", self.axis, f"is out of range for rank {rank}")
         return self.axis % rank
 
+    def to_onnx_split(
+        self, shape: ShapeLike | None = None, *, opset: Any = 18
+    ) -> tuple[str, dict[str, Any]]:
+        """``("Split", {axis, outputs, ...})``: an ONNX Split node of a model of ``opset``.
+
+        ``outputs`` is the node's output count; with it ``split`` (the lengths: an attribute
+        before opset 13, an input from 13) or, in opset 18, ``num_outputs``, or neither (equal
+        parts, before opset 18). Opset 18 splits unevenly by the spec's rule (``"onnx"``), never
+        by ``onnx.reference``'s: a split whose parts differ from the spec's on an allowed size
+        is written by its lengths on a static axis, or raises
+        :class:`~datamove.NotExpressible`.
+
+        Examples
+        --------
+        >>> import datamove as dm
+        >>> dm.Splitting.from_torch(4, function="chunk").to_onnx_split([7])
+        ('Split', {'axis': 0, 'outputs': 4, 'split': [2, 2, 2, 1]})
+        >>> dm.Splitting.from_split(1, 3).to_onnx_split(opset=13)
+        ('Split', {'axis': 1, 'outputs': 3})
+        """
+        version = onnx_split_version(opset)
+        dialect = f"ONNX Split-{version}"
+        ax = self.axis
+        if version == 2 and ax < 0:
+            raise NotExpressible(
+                dialect,
+                "axis",
+                ax,
+                "is negative; Split-2 counts axes from the front only",
+                hint="pass opset=11 or later",
+            )
+
+        def lengths(parts: tuple[int, ...]) -> tuple[str, dict[str, Any]]:
+            return ("Split", {"axis": ax, "outputs": len(parts), "split": list(parts)})
+
+        def even(n: int) -> tuple[str, dict[str, Any]]:
+            if version >= 18:
+                return ("Split", {"axis": ax, "outputs": n, "num_outputs": n})
+            return ("Split", {"axis": ax, "outputs": n})
+
+        same: dict[str, Callable[[], tuple[str, dict[str, Any]]]] = {}
+        if version < 18:
+            same["even"] = lambda: even(int(self.value))
+        else:
+            same["onnx"] = lambda: even(int(self.value))
+        if -1 not in (self.value if self.rule == "lengths" else ()):
+            same["lengths"] = lambda: lengths(self.value)
+        n = self._closest_count()
+        rule = "onnx" if version >= 18 else "even"
+        return self._emit(shape, dialect, same, lambda: (even(n), rule, n), lengths)
+
     def _closest_count(self) -> int:
         """The number of parts a count-based call of another library would be given."""
-        if self.rule in ("even", "array_split", "chunk"):
+        if self.rule in ("even", "array_split", "chunk", "onnx", "onnx_reference"):
             return int(self.value)
         if self.rule in ("lengths", "indices"):
             return len(self.value) + (self.rule == "indices")

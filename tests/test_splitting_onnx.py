@@ -1,0 +1,272 @@
+"""ONNX Split-2/11/13/18 in ``dm.Splitting``, against onnxruntime and ``onnx.reference``.
+
+Each case builds one Split node with ``onnx.helper`` and runs it in both runtimes. The spec's
+rule (``"onnx"``, and ``"even"``/``"lengths"`` before opset 18) is onnxruntime's, refusals
+included; ``onnx.reference`` splits by its own rule (``"onnx_reference"``) and does not check
+``split``'s sum. The peers' answers are tabled in docs/semantics.md ("ONNX Split").
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import datamove as dm
+from test_splitting import build, run, same_parts, splittings
+
+onnx = pytest.importorskip("onnx")
+ort = pytest.importorskip("onnxruntime")
+torch = pytest.importorskip("torch")
+from onnx import TensorProto, helper  # noqa: E402 - after the skip
+from onnx.reference import ReferenceEvaluator  # noqa: E402
+
+
+def split_model(
+    shape: tuple[int, ...],
+    axis: int,
+    outputs: int,
+    *,
+    split: list[int] | None = None,
+    num_outputs: int | None = None,
+    opset: int = 18,
+) -> Any:
+    """One Split node of a model of ``opset``: ``split`` an attribute before 13, else an input."""
+    x = helper.make_tensor_value_info("x", TensorProto.INT64, list(shape))
+    names = [f"y{k}" for k in range(outputs)]
+    ys = [helper.make_tensor_value_info(n, TensorProto.INT64, None) for n in names]
+    inputs, inits, attrs = ["x"], [], {"axis": axis}
+    if split is not None and opset >= 13:
+        inits.append(helper.make_tensor("split", TensorProto.INT64, [len(split)], split))
+        inputs.append("split")
+    elif split is not None:
+        attrs["split"] = split
+    if num_outputs is not None:
+        attrs["num_outputs"] = num_outputs
+    node = helper.make_node("Split", inputs, names, **attrs)
+    graph = helper.make_graph([node], "split", [x], ys, initializer=inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def run_ort(model: Any, x: np.ndarray) -> list[np.ndarray] | None:
+    """onnxruntime's parts; None where it refuses (at load or at run time)."""
+    so = ort.SessionOptions()
+    so.log_severity_level = 4  # its refusals are expected here: no log lines
+    try:
+        session = ort.InferenceSession(
+            model.SerializeToString(), so, providers=["CPUExecutionProvider"]
+        )
+        return list(session.run(None, {"x": x}))
+    except Exception:  # noqa: BLE001 - onnxruntime's errors have no common base we can import
+        return None
+
+
+def run_reference(model: Any, x: np.ndarray) -> list[np.ndarray] | None:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return list(ReferenceEvaluator(model).run(None, {"x": x}))
+    except Exception:  # noqa: BLE001 - as above
+        return None
+
+
+def splits(s: dm.Splitting, x: np.ndarray) -> list[np.ndarray] | None:
+    try:
+        return [np.asarray(p) for p in s(x)]
+    except dm.ValidationError:
+        return None
+
+
+@st.composite
+def onnx_splits(draw: Any) -> dict[str, Any]:
+    """A Split node's parameters: opset, outputs, and split or num_outputs or neither."""
+    opset = draw(st.sampled_from([2, 11, 13, 18]))
+    n = draw(st.integers(1, 5))
+    params: dict[str, Any] = {"opset": opset, "outputs": n}
+    if opset == 18 and draw(st.booleans()):
+        params["num_outputs"] = n
+    elif opset == 18 or draw(st.booleans()):
+        params["split"] = draw(st.lists(st.integers(0, 4), min_size=n, max_size=n))
+    return params
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    params=onnx_splits(),
+    shape=st.lists(st.integers(0, 9), min_size=1, max_size=3).map(tuple),
+    data=st.data(),
+)
+def test_onnx_split_splits_as_onnxruntime_and_onnx_reference(
+    params: dict[str, Any], shape: tuple[int, ...], data: Any
+) -> None:
+    low = 0 if params["opset"] == 2 else -len(shape)
+    axis = data.draw(st.integers(low, len(shape) - 1))
+    x = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)
+    model = split_model(shape, axis, **params)
+    spec = dm.Splitting.from_onnx_split(axis, **params)
+    assert same_parts(splits(spec, x), run_ort(model, x)), (spec, shape)
+    reference = dm.Splitting.from_onnx_split(axis, **params, reading="reference")
+    got = run_reference(model, x)
+    if "split" not in params:
+        assert same_parts(splits(reference, x), got), (reference, shape)
+    elif splits(spec, x) is not None:  # onnx.reference does not check split's sum
+        assert same_parts(splits(spec, x), got)
+    # the spec's parts, where it gives any, are the reference's
+    if splits(spec, x) is not None:
+        assert same_parts(splits(spec, x), splits(reference, x))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    spec=splittings(),
+    shape=st.lists(st.integers(0, 7), min_size=1, max_size=3).map(tuple),
+    opset=st.sampled_from([2, 11, 13, 18]),
+    data=st.data(),
+)
+def test_every_splitting_written_as_onnx_split_runs_alike_in_onnxruntime(
+    spec: tuple[str, str, Any], shape: tuple[int, ...], opset: int, data: Any
+) -> None:
+    lib, fn, arg = spec
+    axis = data.draw(st.integers(0 if opset == 2 else -len(shape), len(shape) - 1))
+    x = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)
+    s = build(lib, fn, arg, axis)
+    want = run(lib, fn, arg, axis, x)
+    try:
+        name, p = s.to_onnx_split(shape, opset=opset)
+    except dm.NotExpressible as exc:  # numpy.split's parts overlap: no tiling says them
+        w = exc.witness
+        assert w == (shape[axis],)
+        return
+    except dm.ValidationError:
+        assert want is None
+        return
+    assert name == "Split"
+    model = split_model(shape, p["axis"], p["outputs"], opset=opset, **_optional(p))
+    assert same_parts(run_ort(model, x), want), (s, shape, p)
+    back = dm.Splitting.from_onnx_split(p["axis"], opset=opset, **_optional(p, True))
+    assert same_parts(splits(back, x), want)
+
+
+def _optional(p: dict[str, Any], outputs: bool = False) -> dict[str, Any]:
+    keys = ("split", "num_outputs", "outputs") if outputs else ("split", "num_outputs")
+    return {k: p[k] for k in keys if k in p}
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    spec=splittings(),
+    bounds=st.tuples(st.integers(0, 10), st.integers(0, 10)),
+    opset=st.sampled_from([13, 18]),
+)
+def test_on_interval_sizes_onnx_split_is_exact_for_every_size_or_raises_with_a_witness(
+    spec: tuple[str, str, Any], bounds: tuple[int, int], opset: int
+) -> None:
+    lib, fn, arg = spec
+    lo, hi = min(bounds), max(bounds)
+    s = build(lib, fn, arg, 1)
+    try:
+        _, p = s.to_onnx_split(dm.PartialShape([2, dm.Dimension(lo, hi)]), opset=opset)
+    except dm.NotExpressible as exc:
+        if lo == hi:
+            return  # overlapping numpy.split parts
+        w = exc.witness
+        assert w is not None
+        assert lo <= w[0] <= hi
+        return
+    except dm.ValidationError:
+        assert lo == hi
+        return
+    for d in range(lo, hi + 1):
+        x = np.arange(2 * d, dtype=np.int64).reshape(2, d)
+        model = split_model((2, d), 1, p["outputs"], opset=opset, **_optional(p))
+        assert same_parts(run_ort(model, x), run(lib, fn, arg, 1, x)), (s, d, p)
+
+
+def test_split_18_num_outputs_on_an_uneven_dim_has_four_answers() -> None:
+    # 5 into 4 (docs/semantics.md, "ONNX Split"): the spec's rule gives [2, 2, 2, -1], which
+    # onnx's own shape inference writes; onnxruntime refuses; onnx.reference gives [2, 2, 1, 0];
+    # numpy.array_split [2, 1, 1, 1]; torch.chunk three parts [2, 2, 1]. datamove refuses, naming
+    # the rule, and reads onnx.reference's rule where asked.
+    x = np.arange(5, dtype=np.int64)
+    model = split_model((5,), 0, 4, num_outputs=4)
+    inferred = onnx.shape_inference.infer_shapes(model).graph.output
+    assert [o.type.tensor_type.shape.dim[0].dim_value for o in inferred] == [2, 2, 2, -1]
+    assert run_ort(model, x) is None
+    ref = run_reference(model, x)
+    assert ref is not None
+    assert [len(p) for p in ref] == [2, 2, 1, 0]
+    assert [len(p) for p in np.array_split(x, 4)] == [2, 1, 1, 1]
+    assert [len(p) for p in torch.chunk(torch.from_numpy(x), 4)] == [2, 2, 1]
+    s = dm.Splitting.from_onnx_split(0, num_outputs=4)
+    with pytest.raises(dm.ValidationError, match=r"ceil\(5/4\) = 2, the last 5 - 3\*2 = -1"):
+        s(x)
+    assert dm.Splitting.from_onnx_split(0, num_outputs=4, reading="reference").lengths(5) == (
+        2,
+        2,
+        1,
+        0,
+    )
+    # 4 into 3: the spec's last part is empty, valid: every ONNX runtime agrees; torch.chunk not
+    model = split_model((4,), 0, 3, num_outputs=3)
+    assert [len(p) for p in run_ort(model, np.arange(4)) or []] == [2, 2, 0]
+    assert s.from_onnx_split(0, num_outputs=3).lengths(4) == (2, 2, 0)
+    assert dm.Splitting.from_torch(3, function="chunk").lengths(4) == (2, 2)
+
+
+def test_split_without_split_before_18_is_even_in_onnxruntime_not_in_onnx_reference() -> None:
+    x = np.arange(5, dtype=np.int64)
+    for opset in (2, 11, 13):
+        model = split_model((5,), 0, 2, opset=opset)
+        assert run_ort(model, x) is None
+        assert [len(p) for p in run_reference(model, x) or []] == [3, 2]
+        with pytest.raises(dm.ValidationError, match="'even' rule"):
+            dm.Splitting.from_onnx_split(0, outputs=2, opset=opset)(x)
+        reference = dm.Splitting.from_onnx_split(0, outputs=2, opset=opset, reading="reference")
+        assert reference.lengths(5) == (3, 2)
+        # onnx.reference does not check split's sum either: it slices and clamps
+        model = split_model((5,), 0, 2, split=[2, 4], opset=opset)
+        assert run_ort(model, x) is None
+        assert [len(p) for p in run_reference(model, x) or []] == [2, 3]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        pytest.param({"num_outputs": 2, "opset": 13}, "attribute of Split-18 only", id="13+num"),
+        pytest.param({"split": [1], "num_outputs": 1}, "give one of them", id="both"),
+        pytest.param({}, "Split-18 needs split or num_outputs", id="18 neither"),
+        pytest.param({"opset": 11}, "without split the parts are the node's", id="11 neither"),
+        pytest.param({"split": [1, -1]}, r"split\[1\]=-1 must be at least 0", id="-1"),
+        pytest.param({"split": []}, "is empty", id="empty"),
+        pytest.param({"split": [1, 2], "outputs": 3}, "has 2 values, but the node has 3", id="n"),
+        pytest.param({"num_outputs": 2, "outputs": 3}, "is not the node's 3 outputs", id="n18"),
+        pytest.param({"num_outputs": 0}, "must be at least 1", id="0"),
+        pytest.param({"opset": 1, "outputs": 2}, "is below 2", id="opset 1"),
+        pytest.param({"axis": -1, "opset": 2, "outputs": 2}, "Split-2 counts axes", id="-axis"),
+        pytest.param({"num_outputs": 2, "reading": "ort"}, "'spec' or 'reference'", id="read"),
+    ],
+)
+def test_from_onnx_split_refuses_what_the_spec_refuses(kwargs: dict[str, Any], match: str) -> None:
+    with pytest.raises(dm.ValidationError, match=match):
+        dm.Splitting.from_onnx_split(**kwargs)
+
+
+def test_to_onnx_split_per_opset() -> None:
+    s = dm.Splitting.from_onnx_split(0, num_outputs=3)
+    assert s.to_onnx_split() == ("Split", {"axis": 0, "outputs": 3, "num_outputs": 3})
+    want = ("Split", {"axis": 0, "outputs": 3, "split": [3, 3, 1]})
+    assert s.to_onnx_split([7], opset=13) == want
+    with pytest.raises(dm.NotExpressible, match="ONNX Split-13") as info:
+        s.to_onnx_split("[6..8]", opset=13)  # Split-13 without split: equal parts only
+    assert info.value.witness == (7,)
+    with pytest.raises(dm.NotExpressible, match="Split-2 counts axes"):
+        dm.Splitting.from_split(-1, 2).to_onnx_split(opset=2)
+    even = dm.Splitting.from_split(0, 2)
+    assert even.to_onnx_split(opset=11) == ("Split", {"axis": 0, "outputs": 2})
+    with pytest.raises(dm.NotExpressible) as info:  # num_outputs=2 splits 5; Split-1 refuses it
+        even.to_onnx_split("[4..6]")
+    assert info.value.witness == (5,)
