@@ -25,7 +25,9 @@ from datamove._errors import ValidationError
 from datamove._shape import PartialShape
 from datamove._slice import infer_slice, plan_slice
 from datamove._split import infer_split, infer_variadic_split
+from datamove._splitting import Splitting, onnx_split_version
 from datamove._strided_slice import NUMPY_MAXDIMS, infer_strided_slice, numpy_index
+from datamove.cli._ir import is_onnx
 from datamove.ir._explain import index_expression
 
 __all__ = [
@@ -424,12 +426,21 @@ def _print_model(args: argparse.Namespace) -> int:
     from datamove.ir._explain import explain_layers  # noqa: PLC0415 - keep --help fast
     from datamove.ir._model import read_model  # noqa: PLC0415
 
-    layers = explain_layers(read_model(args.model, args.bin), args.layer)
+    if is_onnx(args.model):
+        from datamove.ir._onnx import read_onnx  # noqa: PLC0415
+
+        if args.bin is not None:
+            raise ValidationError(
+                "explain", "--bin", args.bin, "is for IR models; a .onnx is one file"
+            )
+        layers = read_onnx(args.model).explain(args.layer)
+    else:
+        layers = explain_layers(read_model(args.model, args.bin), args.layer)
     if args.json:
         print(json.dumps(layers, indent=2))
         return 0
     if not layers:
-        print("no Slice, StridedSlice, Split or VariadicSplit layers")
+        print("no Slice, StridedSlice, Split or VariadicSplit layers")  # ONNX: Slice or Split
     for info in layers:
         outs = ", ".join(info["output_shapes"])
         print(
@@ -454,10 +465,13 @@ def _print_model(args: argparse.Namespace) -> int:
 def _show_layer(info: dict[str, Any]) -> None:
     """The full explanation of one layer, as the operator's own form prints it."""
     kind, values = info["layer_type"], info["values"]
-    if info["runtime"] or info["input_shape"] == "[...]":
-        return  # its parameters are known only at run time: nothing more to show
+    if info["runtime"] or info["input_shape"] == "[...]" or info["note"]:
+        return  # its parameters are known only at run time (or broken): nothing more to show
     print()
     shape = _shape(info["input_shape"])
+    if info.get("dialect") == "onnx":
+        _show_onnx_layer(info, shape)
+        return
     if kind == "Slice":
         start, stop, step = (values[k] for k in ("start", "stop", "step"))
         axes = values.get("axes")
@@ -478,6 +492,34 @@ def _show_layer(info: dict[str, Any]) -> None:
         _show_split(split_info, head)
 
 
+def _show_onnx_layer(info: dict[str, Any], shape: PartialShape) -> None:
+    """An ONNX Slice as Slice-8 (the same clamping), an ONNX Split by its parts' lengths."""
+    values = info["values"]
+    if info["layer_type"] == "Slice":
+        starts, ends = values["starts"], values["ends"]
+        steps = values.get("steps") or [1] * len(starts)
+        axes = values.get("axes")
+        print("ONNX Slice clamps as OpenVINO's Slice-8 (starts, ends, steps: start, stop, step):")
+        _show_slice(explain_slice(shape, starts, ends, steps, axes), starts, ends, steps, axes)
+        return
+    axis = values["axis"]
+    if "num_outputs" in info["attributes"]:
+        split = Splitting.from_onnx_split(axis, num_outputs=info["attributes"]["num_outputs"])
+        said = f"num_outputs {info['attributes']['num_outputs']}"
+    elif "split" in values:
+        split = Splitting.from_onnx_split(axis, values["split"])
+        said = f"split {values['split']}"
+    else:
+        n = len(info["output_shapes"])
+        split = Splitting.from_onnx_split(axis, outputs=n, opset=13)
+        said = f"{n} equal parts"
+    if not shape.is_static:
+        return
+    lengths = list(split.lengths(shape.to_shape()[axis]))
+    head = f"ONNX Split-{onnx_split_version(info['opset'])} on x of shape {shape}, "
+    _show_split(explain_split(shape, axis, lengths=lengths), head + f"axis {axis}, {said}")
+
+
 OPERATORS: Final = ("strided-slice", "split", "variadic-split", "slice", "concat", "model")
 
 
@@ -489,7 +531,7 @@ def model_argv(argv: Sequence[str]) -> list[str]:
     argv = list(argv)
     if len(argv) >= 2 and argv[0] == "explain":
         first = argv[1]
-        named = first.lower().endswith(".xml") or Path(first).is_file()
+        named = first.lower().endswith((".xml", ".onnx")) or Path(first).is_file()
         if first not in OPERATORS and not first.startswith("-") and named:
             return ["explain", "model", *argv[1:]]
     return argv
@@ -509,6 +551,7 @@ examples:
   datamove explain concat --shapes 2,3 2,1 --axis -1
   datamove explain model.xml                 (every slicing layer of a model, as NumPy)
   datamove explain model.xml --layer 7       (one layer, with its picture)
+  datamove explain model.onnx                (every Slice and Split node of an ONNX model)
 
 Shapes are in OpenVINO's notation (5, 2..10, ?); a picture is drawn for static inputs of rank <= 3.
 Masks: a 1 in begin_mask/end_mask ignores begin[i]/end[i] (the whole extent is taken).
@@ -570,12 +613,13 @@ def register(subparsers: Any) -> None:
     cc.set_defaults(func=_print_concat)
     md = ops.add_parser(
         "model",
-        help="every Slice, StridedSlice, Split and VariadicSplit layer of an OpenVINO IR model "
-        "(also: datamove explain MODEL.xml)",
+        help="every Slice, StridedSlice, Split and VariadicSplit layer of an OpenVINO IR model, "
+        "or every Slice and Split node of an ONNX model (also: datamove explain MODEL.xml, "
+        "datamove explain MODEL.onnx)",
         epilog=_EPILOG,
         formatter_class=fmt,
     )
-    md.add_argument("model", help="the model's .xml file")
+    md.add_argument("model", help="the model's .xml file (or .onnx file)")
     md.add_argument("--bin", help="its .bin file (default: MODEL with the suffix .bin)")
     md.add_argument("--layer", metavar="ID_OR_NAME", help="explain this layer in full")
     md.add_argument("--json", action="store_true", help="print the layers as JSON")

@@ -15,13 +15,20 @@ from typing import Any
 
 from datamove._errors import ValidationError
 
-__all__ = ["register"]
+__all__ = ["is_onnx", "register"]
+
+
+def is_onnx(path: str) -> bool:
+    """Whether a model file is read as ONNX (its name ends in ``.onnx``) rather than IR."""
+    return path.lower().endswith(".onnx")
+
 
 _CHECK_EPILOG = """\
 examples:
   datamove check model.xml
   datamove check model.xml --input-shape "x=[?,3,224,224]"
   datamove check model.xml --json
+  datamove check model.onnx          (an ONNX model: needs the optional 'onnx' package)
 
 exit status: 0 no problems (opaque layers, of types datamove does not model, are none),
 1 problems found (or the file cannot be read), 2 usage error
@@ -49,8 +56,16 @@ def _check(args: argparse.Namespace) -> int:
     from datamove.ir._model import read_model  # noqa: PLC0415 - keep `datamove --help` fast
 
     shapes = dict(_name_value(t, "--input-shape", "check") for t in args.input_shape or [])
-    model = read_model(args.model, args.bin)
-    report = model.check(shapes or None)
+    if is_onnx(args.model):
+        from datamove.ir._onnx import read_onnx  # noqa: PLC0415
+
+        if args.bin is not None:
+            raise ValidationError(
+                "check", "--bin", args.bin, "is for IR models; a .onnx is one file"
+            )
+        report = read_onnx(args.model).check(shapes or None)
+    else:
+        report = read_model(args.model, args.bin).check(shapes or None)
     if args.json:
         print(json.dumps(report.to_dict(), indent=2))
     else:
@@ -133,15 +148,17 @@ def register(subparsers: Any) -> None:
     fmt = argparse.RawDescriptionHelpFormatter
     check = subparsers.add_parser(
         "check",
-        help="infer every port's shape of an OpenVINO IR model and report all problems",
-        description="Read an OpenVINO IR model (.xml + .bin), infer every port's shape from its "
-        "inputs, compare with the dims the file declares, and report every problem with the "
-        "layer's id, name, type and port. Layers of types datamove does not model (MatMul, "
-        "Add...) are opaque: taken as the file declares them, counted, and checked around.",
+        help="infer every port's shape of an OpenVINO IR or ONNX model and report all problems",
+        description="Read an OpenVINO IR model (.xml + .bin) or an ONNX model (.onnx), infer "
+        "every port's shape from its inputs, compare with the dims the file declares, and report "
+        "every problem with the layer's id, name, type and port. Layers of types datamove does "
+        "not model (MatMul, Add...) are opaque: taken as the file declares them, counted, and "
+        "checked around. ONNX models: Slice, Split and Concat nodes are checked with ONNX's "
+        "semantics; a node's id is its index in the graph.",
         epilog=_CHECK_EPILOG,
         formatter_class=fmt,
     )
-    check.add_argument("model", help="the model's .xml file")
+    check.add_argument("model", help="the model's .xml file (or .onnx file)")
     check.add_argument("--bin", help="its .bin file (default: MODEL with the suffix .bin)")
     check.add_argument(
         "--input-shape",

@@ -14,10 +14,15 @@ Supported layer types: ``Parameter``, ``Const``, ``Result``, ``Split``, ``Variad
 (version 8, as written by opset8 to opset16). A model with other layers is read; `Model.check`
 takes them as declared (opaque) and checks the layers around them, and `Model.run` refuses to
 run the ones an output needs.
+
+ONNX files (``.onnx``, with the optional ``onnx`` package) are read by ``read_onnx`` to check and
+explain their Slice, Split and Concat nodes with ONNX's semantics (``ONNXModel.check`` returns
+the same ``CheckReport``); other nodes are opaque.
 """
 
-from datamove.ir._errors import InputTypeError, IRError, UnsupportedOperatorError
+from datamove.ir._errors import InputTypeError, IRError, ONNXError, UnsupportedOperatorError
 from datamove.ir._model import CheckReport, Model, Problem, ShapePlanInfo, read_model
+from datamove.ir._onnx import ONNXModel, read_onnx
 from datamove.ir._writer import save_model
 
 __all__ = [
@@ -25,9 +30,12 @@ __all__ = [
     "IRError",
     "InputTypeError",
     "Model",
+    "ONNXError",
+    "ONNXModel",
     "Problem",
     "ShapePlanInfo",
     "UnsupportedOperatorError",
     "read_model",
+    "read_onnx",
     "save_model",
 ]

@@ -1,4 +1,4 @@
-r"""The IR errors: ``IRError``, ``UnsupportedOperatorError`` and ``InputTypeError``.
+r"""The IR errors: ``IRError``, ``UnsupportedOperatorError`` and ``InputTypeError``; ``ONNXError``.
 
 All three are ``ValidationError``\\ s, and ``InputTypeError`` is also a ``DTypeError``. They
 carry where in the file the problem is, as well as the usual ``op``/``argument``/``value``/
@@ -12,7 +12,7 @@ from typing import Any
 
 from datamove._errors import DTypeError, ValidationError
 
-__all__ = ["IRError", "InputTypeError", "UnsupportedOperatorError", "where"]
+__all__ = ["IRError", "InputTypeError", "ONNXError", "UnsupportedOperatorError", "where"]
 
 
 def where(
@@ -137,3 +137,37 @@ class InputTypeError(IRError, DTypeError):
     >>> isinstance(err, IRError), isinstance(err, DTypeError), isinstance(err, TypeError)
     (True, True, True)
     """
+
+
+class ONNXError(ValidationError):
+    """An ONNX file that cannot be read (or the optional ``onnx`` package is missing).
+
+    ``op`` is ``"ONNX"``; a problem in one node of a model that can be read is not an error but
+    a `Problem` of `ONNXModel.check`.
+
+    Examples
+    --------
+    >>> print(ONNXError("path", "m.onnx", "is not an ONNX model: Error parsing message"))
+    ONNX: path='m.onnx' is not an ONNX model: Error parsing message
+    """
+
+    def __init__(
+        self,
+        argument: str | None,
+        value: Any,
+        rule: str,
+        *,
+        hint: str | None = None,
+        op: str = "ONNX",
+    ) -> None:
+        super().__init__(op, argument, value, rule, hint=hint)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle with every structured field."""
+        return (_rebuild_onnx, (self.argument, self.value, self.rule, self.hint, self.op))
+
+
+def _rebuild_onnx(
+    argument: str | None, value: Any, rule: str, hint: str | None, op: str
+) -> ONNXError:
+    return ONNXError(argument, value, rule, hint=hint, op=op)

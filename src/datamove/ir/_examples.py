@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-__all__ = ["write_example", "write_unsound_example"]
+__all__ = ["write_example", "write_onnx_example", "write_unsound_example"]
 
 _XML = """<?xml version="1.0"?>
 <net name="example" version="11">
@@ -119,3 +120,45 @@ def write_unsound_example(directory: Path) -> Path:
     xml.write_text(_UNSOUND, encoding="utf-8")
     xml.with_suffix(".bin").write_bytes(np.array([-5, -3, -1], dtype="<i8").tobytes())
     return xml
+
+
+def write_onnx_example(directory: Path) -> Path:
+    """Write ``example.onnx`` (opset 13; needs the ``onnx`` package) and return its path.
+
+    ``x [2,6] f32``: Relu (opaque), a Slice ``cut`` (``starts=[-1], ends=[INT64_MIN], axes=[1],
+    steps=[-2]``), a Split ``parts`` (axis 1, ``split=[2, 4]``) to outputs ``a`` and ``b``, and a
+    Concat of ``cut`` with itself to output ``c``.
+    """
+    from onnx import TensorProto, helper, save_model  # noqa: PLC0415 - the optional 'onnx' extra
+
+    def ints(name: str, values: list[int]) -> Any:
+        return helper.make_tensor(name, TensorProto.INT64, [len(values)], values)
+
+    nodes = [
+        helper.make_node("Relu", ["x"], ["r"], name="relu"),
+        helper.make_node("Slice", ["r", "starts", "ends", "axes", "steps"], ["s"], name="cut"),
+        helper.make_node("Split", ["x", "split"], ["a", "b"], name="parts", axis=1),
+        helper.make_node("Concat", ["s", "s"], ["c"], name="join", axis=1),
+    ]
+    f32 = TensorProto.FLOAT
+    graph = helper.make_graph(
+        nodes,
+        "example",
+        [helper.make_tensor_value_info("x", f32, [2, 6])],
+        [
+            helper.make_tensor_value_info(n, f32, s)
+            for n, s in (("a", [2, 2]), ("b", [2, 4]), ("c", [2, 6]))
+        ],
+        initializer=[
+            ints("starts", [-1]),
+            ints("ends", [-(2**63)]),
+            ints("axes", [1]),
+            ints("steps", [-2]),
+            ints("split", [2, 4]),
+        ],
+        value_info=[helper.make_tensor_value_info("s", f32, [2, 3])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    path = Path(directory) / "example.onnx"
+    save_model(model, path)
+    return path

@@ -1,0 +1,871 @@
+"""ONNX files: check and explain a model's Slice, Split and Concat nodes with ONNX's semantics.
+
+`read_onnx` reads a ``.onnx`` file with the optional ``onnx`` package (``pip install
+'datamove[onnx]'``), through datamove's file opening (`datamove._files`: a regular file, at most
+2 GiB, protobuf's own limit). It never reads another file: tensors stored as external data are
+taken as values known only at run time.
+
+`ONNXModel.check` walks the graph in its order, as `datamove.ir.Model.check` walks an IR, and
+returns the same `CheckReport`:
+
+- **Checked** nodes of the default domain: Slice (versions 1, 10, 11, 13: `Slicing.from_onnx`,
+  the spec's clamping), Split (2, 11, 13, 18: `Splitting.from_onnx_split`, the spec's uneven rule)
+  and Concat (1, 4, 11: `datamove.infer_concat`). Their outputs are inferred from their inputs
+  and compared with the shapes and element types the file declares (``value_info``, the graph's
+  outputs): kinds ``shape`` and ``element-type``, as in IR files; a rule broken is ``operator``,
+  a wrong number of inputs or outputs ``ports``, an attribute of the wrong kind ``attribute``,
+  Split-1 ``unsupported``.
+- **Constants**: initializers and ``Constant`` nodes (in neither count). A Slice's or Split's
+  parameter that comes from anything else is known only at run time, named after the node that
+  makes it (or the graph input).
+- **Opaque** nodes (every other type, and every node of another domain, counted by type) keep the
+  shapes the file declares for their outputs or, where it declares none, those ONNX's own shape
+  inference gives; they are not problems. Subgraphs (``If``, ``Loop``) are not entered.
+
+`ONNXModel.explain` writes each Slice and Split node as NumPy on its data input ``x``, in the
+form `datamove.ir._explain.explain_layers` gives IR layers (a ``"dialect": "onnx"`` key added).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+import numpy as np
+
+from datamove._concat import infer_concat
+from datamove._dialects import Slicing
+from datamove._errors import NotExpressible, ValidationError
+from datamove._files import read_regular
+from datamove._shape import Dimension, PartialShape, as_partial_shape
+from datamove._splitting import Splitting, onnx_split_version
+from datamove.ir._errors import ONNXError
+from datamove.ir._explain import index_expression
+from datamove.ir._model import CheckReport, Problem
+
+__all__ = ["ONNXModel", "read_onnx"]
+
+_MAX_BYTES: Final = 2**31 - 1  # protobuf's limit on one message: no .onnx file is larger
+_MAX_VALUES: Final = 1 << 16  # constants read as parameters at most this many values
+_WIDE: Final = 2**31 - 1  # exporters' sentinels (INT32_MAX, INT64_MAX): left out where they mean it
+CHECKED: Final = ("Slice", "Split", "Concat")
+_DEFAULT_DOMAINS: Final = ("", "ai.onnx")
+MISSING: Final = (
+    "reading .onnx files needs the optional 'onnx' package: pip install 'datamove[onnx]'"
+)
+
+# ONNX TensorProto data types by number, written as OpenVINO names them (f32, i64...).
+_ETYPES: Final = {
+    1: "f32",
+    2: "u8",
+    3: "i8",
+    4: "u16",
+    5: "i16",
+    6: "i32",
+    7: "i64",
+    8: "string",
+    9: "boolean",
+    10: "f16",
+    11: "f64",
+    12: "u32",
+    13: "u64",
+    14: "complex64",
+    15: "complex128",
+    16: "bf16",
+    17: "f8e4m3",
+    19: "f8e5m2",
+    21: "u4",
+    22: "i4",
+}
+
+
+def _etype(code: int) -> str | None:
+    return None if code == 0 else _ETYPES.get(code, f"onnx type {code}")
+
+
+def _onnx() -> Any:
+    try:
+        import onnx  # noqa: PLC0415 - the optional 'onnx' extra
+    except ImportError:
+        raise ONNXError(None, None, MISSING, op="") from None
+    return onnx
+
+
+@dataclass(frozen=True, slots=True)
+class _Value:
+    """What the walk knows of one value: shape, element type, its numbers if constant."""
+
+    shape: PartialShape
+    etype: str | None
+    value: np.ndarray[Any, Any] | None = None
+    source: str | None = None  # the node (or input) that makes it, named for explain
+
+
+def _shape_of(type_proto: Any) -> tuple[PartialShape, str | None] | None:
+    """A tensor type's shape and element type; ``None`` for other types (sequences, maps)."""
+    if type_proto.WhichOneof("value") != "tensor_type":
+        return None
+    tensor = type_proto.tensor_type
+    if not tensor.HasField("shape"):
+        return PartialShape(None), _etype(tensor.elem_type)
+    dims = [
+        Dimension(d.dim_value) if d.HasField("dim_value") and d.dim_value >= 0 else Dimension()
+        for d in tensor.shape.dim
+    ]
+    return PartialShape(dims), _etype(tensor.elem_type)
+
+
+def _name(text: str) -> str:
+    """A Python name for a run-time value: its maker's name, letters, digits and ``_``."""
+    name = re.sub(r"\W+", "_", text).strip("_") or "value"
+    return f"_{name}" if name[0].isdigit() or name == "x" else name
+
+
+@dataclass(slots=True)
+class _Node:
+    """One node as the walk saw it: for explain."""
+
+    index: int
+    proto: Any
+    version: int
+    ins: list[_Value]
+    outs: list[PartialShape]
+
+
+class ONNXModel:
+    """An ONNX model read by `read_onnx`: `check` and `explain` its data-movement nodes.
+
+    Attributes
+    ----------
+    name : str
+        The graph's name (or the file's name).
+    opset : int or None
+        The version of the default domain the model imports.
+    inputs : dict
+        Input name -> ``(PartialShape, element type)``, as the graph declares them
+        (initializers excluded).
+    outputs : list of str
+        The graph's output names.
+    """
+
+    def __init__(self, proto: Any, path: str) -> None:
+        self._proto = proto
+        self._path = path
+        graph = proto.graph
+        self.name = graph.name or Path(path).name
+        self.opset = next(
+            (int(o.version) for o in proto.opset_import if o.domain in _DEFAULT_DOMAINS), None
+        )
+        self._inits = {t.name: t for t in graph.initializer}
+        self.inputs: dict[str, tuple[PartialShape, str | None]] = {}
+        for v in graph.input:
+            if v.name in self._inits:
+                continue
+            found = _shape_of(v.type)
+            self.inputs[v.name] = found if found is not None else (PartialShape(None), None)
+        self.outputs = [v.name for v in graph.output]
+        self._declared: dict[str, tuple[PartialShape, str | None]] = {}
+        for v in (*graph.value_info, *graph.output):
+            found = _shape_of(v.type)
+            if found is not None:
+                self._declared[v.name] = found
+        self._inferred: dict[str, tuple[PartialShape, str | None]] | None = None
+
+    def __repr__(self) -> str:
+        return (
+            f"<datamove.ir.ONNXModel {self.name!r}: opset {self.opset}, "
+            f"{len(self._proto.graph.node)} nodes, inputs {list(self.inputs)}, "
+            f"outputs {self.outputs}>"
+        )
+
+    # -- values ----------------------------------------------------------------------------
+    def _onnx_inferred(
+        self, overrides: Mapping[str, PartialShape]
+    ) -> dict[str, tuple[PartialShape, str | None]]:
+        """ONNX's own shape inference, for opaque nodes' undeclared outputs (none if it fails).
+
+        Run on a copy without the declared ``value_info`` and output shapes, so that what it
+        infers is its own, never an echo of the file.
+        """
+        onnx = _onnx()
+        copy = onnx.ModelProto()
+        copy.CopyFrom(self._proto)
+        del copy.graph.value_info[:]
+        for v in copy.graph.output:
+            if v.type.HasField("tensor_type"):
+                v.type.tensor_type.ClearField("shape")
+        for v in copy.graph.input:
+            shape = overrides.get(v.name)
+            if shape is not None and v.type.HasField("tensor_type"):
+                v.type.tensor_type.ClearField("shape")
+                if shape.rank is not None:
+                    dims = v.type.tensor_type.shape.dim
+                    for d in shape.dims:
+                        if d.is_static:
+                            dims.add().dim_value = d.get_length()
+                        else:
+                            dims.add()
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                done = onnx.shape_inference.infer_shapes(copy, strict_mode=False)
+        except Exception:  # noqa: BLE001 - onnx raises many kinds; then nothing is inferred
+            return {}
+        found = {}
+        for v in done.graph.value_info:
+            got = _shape_of(v.type)
+            if got is not None:
+                found[v.name] = got
+        return found
+
+    def _constant(self, tensor: Any) -> _Value:
+        """An initializer or a Constant's tensor: its shape, type and (small) numbers."""
+        onnx = _onnx()
+        shape = PartialShape(list(tensor.dims))
+        etype = _etype(tensor.data_type)
+        size = int(np.prod(tensor.dims, dtype=np.int64)) if len(tensor.dims) else 1
+        external = tensor.data_location == onnx.TensorProto.EXTERNAL
+        if external or size > _MAX_VALUES or etype not in ("i64", "i32", "i16", "i8", "u8"):
+            return _Value(shape, etype, None, tensor.name)
+        try:
+            value = onnx.numpy_helper.to_array(tensor)
+        except Exception:  # noqa: BLE001 - a tensor whose data does not match its dims
+            return _Value(shape, etype, None, tensor.name)
+        return _Value(shape, etype, np.asarray(value), tensor.name)
+
+    def _constant_node(self, node: Any) -> _Value | None:
+        onnx = _onnx()
+        for attr in node.attribute:
+            if attr.name == "value" and attr.type == onnx.AttributeProto.TENSOR:
+                return self._constant(attr.t)
+            if attr.name == "value_int":
+                return _Value(PartialShape([]), "i64", np.asarray(attr.i, dtype=np.int64))
+            if attr.name == "value_ints":
+                ints = np.asarray(list(attr.ints), dtype=np.int64)
+                return _Value(PartialShape([len(ints)]), "i64", ints)
+        return None
+
+    # -- check -----------------------------------------------------------------------------
+    def check(self, input_shapes: Mapping[str, Any] | None = None) -> CheckReport:
+        """Infer every checked node's outputs and report every problem found.
+
+        ``input_shapes`` gives new shapes for some inputs (``{"x": "[?,3,224,224]"}``); then the
+        shapes the file declares elsewhere are not compared, as `datamove.ir.Model.check` does.
+
+        Examples
+        --------
+        >>> import tempfile, pathlib
+        >>> from datamove.ir._examples import write_onnx_example
+        >>> model = read_onnx(write_onnx_example(pathlib.Path(tempfile.mkdtemp())))
+        >>> print(model.check())
+        example: 4 layers
+          input  x: [2,6] f32
+          output a: [2,2] f32
+          output b: [2,4] f32
+          output c: [2,6] f32
+        checked 3 layers (Slice 1, Split 1, Concat 1); 1 opaque (Relu 1)
+        OK: no problems found
+        """
+        overrides: dict[str, PartialShape] = {}
+        if input_shapes is not None and not isinstance(input_shapes, Mapping):
+            raise ONNXError(
+                "input_shapes",
+                f"<{type(input_shapes).__name__}>",
+                "must be a mapping of input names to shapes",
+            )
+        for name, shape in (input_shapes or {}).items():
+            if name not in self.inputs:
+                raise ONNXError(
+                    f"input_shapes[{name!r}]",
+                    name,
+                    "names no input of this model",
+                    hint="its inputs are " + ", ".join(map(repr, self.inputs)),
+                )
+            overrides[name] = as_partial_shape(shape, "ONNX", f"input_shapes[{name!r}]")
+        values, problems, notes, ports, _ = self._walk(overrides, compare=not overrides)
+        checked: dict[str, int] = {}
+        opaque: dict[str, int] = {}
+        for node in self._proto.graph.node:
+            kind = _kind(node)
+            if kind in CHECKED:
+                if not (kind == "Split" and (self.opset or 0) < 2):
+                    checked[kind] = checked.get(kind, 0) + 1
+            elif kind != "Constant":
+                opaque[kind] = opaque.get(kind, 0) + 1
+        inputs = {n: (values[n].shape, values[n].etype) for n in self.inputs}
+        none = _Value(PartialShape(None), None)
+        outputs = {n: (values.get(n, none).shape, values.get(n, none).etype) for n in self.outputs}
+        return CheckReport(
+            self.name,
+            len(self._proto.graph.node),
+            tuple(problems),
+            inputs,
+            outputs,
+            checked,
+            opaque,
+            ports,
+            tuple(notes),
+        )
+
+    def _walk(
+        self, overrides: Mapping[str, PartialShape], *, compare: bool
+    ) -> tuple[
+        dict[str, _Value],
+        list[Problem],
+        list[Problem],
+        dict[tuple[str, int], PartialShape],
+        list[_Node],
+    ]:
+        graph = self._proto.graph
+        values: dict[str, _Value] = {}
+        problems: list[Problem] = []
+        notes: list[Problem] = []
+        ports: dict[tuple[str, int], PartialShape] = {}
+        walked: list[_Node] = []
+        for name, tensor in self._inits.items():
+            values[name] = self._constant(tensor)
+        for name, (shape, etype) in self.inputs.items():
+            values[name] = _Value(overrides.get(name, shape), etype, None, name)
+        inferred: dict[str, tuple[PartialShape, str | None]] | None = None
+        for i, node in enumerate(graph.node):
+            lid, lname, kind = str(i), _node_name(node), _kind(node)
+
+            def report(
+                problem: str,
+                message: str,
+                port: int | None = None,
+                *,
+                lid: str = lid,
+                lname: str = lname,
+                kind: str = kind,
+            ) -> None:
+                problems.append(Problem(problem, message, lid, lname, kind, port))
+
+            ins: list[_Value] = []
+            for k, name in enumerate(node.input):
+                if not name:  # an optional input left out
+                    ins.append(_Value(PartialShape(None), None, None, None))
+                    continue
+                if name not in values:
+                    raise ONNXError(
+                        f"node {i} {lname!r} ({kind}) input {k}",
+                        name,
+                        "names no value defined before it (a graph input, an initializer, or "
+                        "an output of an earlier node); the graph is not a valid ONNX graph",
+                    )
+                ins.append(values[name])
+            outs: list[_Value] | None = None
+            if kind == "Constant":
+                const = self._constant_node(node)
+                outs = [const] if const is not None else None
+            elif kind in CHECKED:
+                try:
+                    outs = self._infer(node, kind, ins)
+                except ValidationError as exc:
+                    text = str(exc)
+                    report(getattr(exc, "kind", "operator"), text)
+                if outs is not None and len(outs) != len(node.output):
+                    report(
+                        "ports",
+                        f"has {len(node.output)} output(s), but the operator gives {len(outs)}",
+                    )
+                    outs = None
+            for k, out in enumerate(node.output):
+                declared = self._declared.get(out)
+                if outs is not None and k < len(outs):
+                    got = outs[k]
+                    if compare and declared is not None:
+                        _compare(report, notes, lid, lname, kind, k, declared, got)
+                elif declared is not None:
+                    got = _Value(declared[0], declared[1], None, lname)
+                else:
+                    if inferred is None:
+                        inferred = self._onnx_inferred(overrides)
+                    shape, etype = inferred.get(out, (PartialShape(None), None))
+                    got = _Value(shape, etype, None, lname)
+                if got.source is None:
+                    got = _Value(got.shape, got.etype, got.value, lname)
+                if out:
+                    values[out] = got
+                ports[(lid, k)] = got.shape
+            if kind in ("Slice", "Split"):
+                walked.append(
+                    _Node(
+                        i,
+                        node,
+                        self.opset or 0,
+                        ins,
+                        [
+                            values[o].shape if o in values else PartialShape(None)
+                            for o in node.output
+                        ],
+                    )
+                )
+        return values, problems, notes, ports, walked
+
+    def _infer(self, node: Any, kind: str, ins: list[_Value]) -> list[_Value]:
+        """A checked node's outputs; `ValidationError` (with ``kind``) for a broken rule."""
+        opset = self.opset or 0
+        if kind == "Concat":
+            return [_concat(node, ins, opset)]
+        if not ins or ins[0].shape is None:
+            raise _NodeProblem("ports", f"{kind}: has no data input")
+        data = ins[0]
+        if kind == "Slice":
+            return [_Value(_slice_shape(node, ins, opset), data.etype)]
+        return [_Value(s, data.etype) for s in _split_shapes(node, ins, opset)]
+
+    # -- explain ---------------------------------------------------------------------------
+    def explain(self, layer: str | None = None) -> list[dict[str, Any]]:
+        """Each Slice and Split node: its id (index), name, shapes and NumPy expression(s).
+
+        ``layer`` picks one by index or name; `ValidationError` if none matches.
+
+        Examples
+        --------
+        >>> import tempfile, pathlib
+        >>> from datamove.ir._examples import write_onnx_example
+        >>> model = read_onnx(write_onnx_example(pathlib.Path(tempfile.mkdtemp())))
+        >>> [(i["name"], i["numpy"]) for i in model.explain()]
+        [('cut', 'x[:, ::-2]'), ('parts', ['x[:, :2]', 'x[:, 2:]'])]
+        """
+        _, _, _, _, walked = self._walk({}, compare=False)
+        found = []
+        for node in walked:
+            name = _node_name(node.proto)
+            if layer is not None and layer not in (str(node.index), name):
+                continue
+            found.append(_explain(node))
+        if layer is not None and not found:
+            raise ValidationError(
+                "explain",
+                "--layer",
+                layer,
+                "names no Slice or Split node of the model (by index or name)",
+            )
+        return found
+
+
+class _NodeProblem(ValidationError):  # noqa: N818 - a problem to report, not raised out
+    """A checked node's problem of another kind than ``operator``."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__("", None, None, message)
+        self.kind = kind
+
+
+def _kind(node: Any) -> str:
+    return node.op_type if node.domain in _DEFAULT_DOMAINS else f"{node.domain}.{node.op_type}"
+
+
+def _node_name(node: Any) -> str:
+    """A node's name; a nameless one is named after its first output."""
+    return node.name or (node.output[0] if node.output else "")
+
+
+def _compare(
+    report: Any,
+    notes: list[Problem],
+    lid: str,
+    lname: str,
+    kind: str,
+    port: int,
+    declared: tuple[PartialShape, str | None],
+    got: _Value,
+) -> None:
+    shape, etype = declared
+    if not shape.compatible(got.shape):
+        report("shape", f"declares {shape}, but the shape is {got.shape}", port)
+    elif (
+        shape.rank is not None
+        and shape != got.shape
+        and got.shape.rank == shape.rank
+        and all(m in t for t, m in zip(shape.dims, got.shape.dims, strict=True))
+    ):
+        notes.append(
+            Problem(
+                "looser",
+                f"declares {shape}; datamove infers {got.shape}",
+                lid,
+                lname,
+                kind,
+                port,
+            )
+        )
+    if etype is not None and got.etype is not None and etype != got.etype:
+        report(
+            "element-type",
+            f"declares element type {etype}, but the element type is {got.etype}",
+            port,
+        )
+
+
+def _attr(node: Any, name: str) -> Any:
+    """An attribute's value (an int, a list of ints), or ``None`` where the node has none."""
+    for a in node.attribute:
+        if a.name == name:
+            if a.type == 2:
+                return int(a.i)
+            if a.type == 7:
+                return [int(v) for v in a.ints]
+            raise _NodeProblem("attribute", f"attribute {name!r} is not an int or a list of ints")
+    return None
+
+
+def _ints(node: Any, ins: list[_Value], k: int, name: str) -> list[int] | str | None:
+    """Input ``k``'s numbers (a 1-D integer tensor), its run-time name, or ``None`` if absent."""
+    if k >= len(node.input) or not node.input[k]:
+        return None
+    v = ins[k]
+    if v.value is None:
+        return _name(v.source or node.input[k])
+    if v.value.ndim != 1 or v.value.dtype.kind not in "iu":
+        raise ValidationError(
+            f"ONNX {node.op_type}",
+            name,
+            v.value.tolist(),
+            f"must be a 1-D tensor of integers, not {v.value.ndim}-D {v.value.dtype}",
+        )
+    return [int(x) for x in v.value]
+
+
+def _slice_version(opset: int) -> int:
+    return 13 if opset >= 13 else 11 if opset >= 11 else 10 if opset >= 10 else 1
+
+
+def _slice_params(node: Any, ins: list[_Value], opset: int) -> tuple[Any, Any, Any, Any]:
+    """starts, ends, axes, steps: each a list of ints, a run-time name, or ``None`` (absent)."""
+    if _slice_version(opset) == 1:
+        if len(node.input) != 1:
+            raise _NodeProblem("ports", f"has {len(node.input)} inputs, but Slice-1 takes 1")
+        starts, ends, axes = (_attr(node, k) for k in ("starts", "ends", "axes"))
+        if starts is None or ends is None:
+            raise _NodeProblem("attribute", "Slice-1 needs the attributes starts and ends")
+        return starts, ends, axes, None
+    if not 3 <= len(node.input) <= 5:
+        raise _NodeProblem(
+            "ports", f"has {len(node.input)} inputs, but Slice-{_slice_version(opset)} takes 3 to 5"
+        )
+    starts, ends, axes, steps = (
+        _ints(node, ins, k, name) for k, name in enumerate(("starts", "ends", "axes", "steps"), 1)
+    )
+    if starts is None or ends is None:
+        raise _NodeProblem("ports", "Slice needs its starts and ends inputs")
+    return starts, ends, axes, steps
+
+
+def _normal_axes(axes: list[int], rank: int | None, op: str) -> list[int]:
+    if rank is None:
+        return axes
+    out = []
+    for a in axes:
+        if not -rank <= a < rank:
+            raise ValidationError(op, "axes", axes, f"holds {a}, out of range for rank {rank}")
+        out.append(a + rank if a < 0 else a)
+    return out
+
+
+def _slicing(starts: Any, ends: Any, axes: Any, steps: Any, rank: int | None) -> Slicing:
+    """The Slice as a `Slicing`, its axes made non-negative where the rank is known."""
+    if axes is not None:
+        axes = _normal_axes(axes, rank, "ONNX Slice")
+    return Slicing.from_onnx(starts, ends, axes, steps)
+
+
+def _slice_shape(node: Any, ins: list[_Value], opset: int) -> PartialShape:
+    shape = ins[0].shape
+    starts, ends, axes, steps = _slice_params(node, ins, opset)
+    params = (starts, ends, axes, steps)
+    if not any(isinstance(p, str) for p in params):
+        return _slicing(starts, ends, axes, steps, shape.rank).infer(shape)
+    if shape.rank is None:
+        return shape
+    listed = None
+    if isinstance(axes, list):
+        listed = set(_normal_axes(axes, shape.rank, "ONNX Slice"))
+    elif axes is None:
+        n = next((len(p) for p in params if isinstance(p, list)), None)
+        listed = set(range(n)) if n is not None else None
+    return PartialShape(
+        [
+            d if listed is not None and a not in listed else Dimension(0, d.max)
+            for a, d in enumerate(shape.dims)
+        ]
+    )
+
+
+def _splitting(node: Any, ins: list[_Value], opset: int) -> tuple[Splitting | None, Any]:
+    """The Split as a `Splitting` (``None`` where ``split`` is known only at run time)."""
+    version = onnx_split_version(opset)
+    axis = _attr(node, "axis")
+    axis = 0 if axis is None else axis
+    if version >= 13:
+        if _attr(node, "split") is not None:
+            raise _NodeProblem(
+                "attribute", f"split is an input of Split-{version}, not an attribute"
+            )
+        if len(node.input) > 2:
+            raise _NodeProblem(
+                "ports", f"has {len(node.input)} inputs, but Split-{version} takes 1 or 2"
+            )
+        split = _ints(node, ins, 1, "split")
+    else:
+        if len(node.input) != 1:
+            raise _NodeProblem(
+                "ports", f"has {len(node.input)} inputs, but Split-{version} takes 1"
+            )
+        split = _attr(node, "split")
+    if isinstance(split, str):
+        return None, axis
+    num = _attr(node, "num_outputs")
+    s = Splitting.from_onnx_split(
+        axis, split, num_outputs=num, outputs=len(node.output), opset=opset
+    )
+    return s, axis
+
+
+def _split_shapes(node: Any, ins: list[_Value], opset: int) -> list[PartialShape]:
+    shape = ins[0].shape
+    s, axis = _splitting(node, ins, opset)
+    count = len(node.output)
+    rank = shape.rank
+    if rank is None:
+        return [shape] * count
+    if not -rank <= axis < rank:
+        raise ValidationError(
+            f"ONNX Split-{onnx_split_version(opset)}",
+            "axis",
+            axis,
+            f"is out of range for rank {rank}",
+        )
+    a = axis + rank if axis < 0 else axis
+    dim = shape.dims[a]
+    if s is None:
+        parts = [Dimension(0, dim.max)] * count
+    elif dim.is_static:
+        parts = [Dimension(n) for n in s.lengths(dim.get_length())]
+    else:
+        parts = _dynamic_parts(s, dim, count)
+    return [PartialShape([*shape.dims[:a], p, *shape.dims[a + 1 :]]) for p in parts]
+
+
+def _dynamic_parts(s: Splitting, dim: Dimension, count: int) -> list[Dimension]:
+    """Each part's length on an axis of sizes ``dim`` (not static): sound bounds."""
+    lo, hi = dim.min, dim.max
+    if s.rule == "lengths":
+        total = sum(s.value)
+        if total not in dim:
+            raise ValidationError(
+                "ONNX Split",
+                "split",
+                list(s.value),
+                f"sums to {total}, but the axis has sizes {dim}",
+            )
+        return [Dimension(n) for n in s.value]
+    n = int(s.value)
+    if s.rule == "even":
+        first, last = -(-lo // n), None if hi is None else hi // n
+        if last is not None and first > last:
+            raise ValidationError(
+                "ONNX Split",
+                "outputs",
+                n,
+                f"is the number of equal parts, but no size in {dim} is a multiple of it",
+            )
+        return [Dimension(first, last)] * count
+    top = None if hi is None else -(-hi // n)
+    return [Dimension(-(-lo // n), top)] * (count - 1) + [Dimension(0, top)]
+
+
+def _concat(node: Any, ins: list[_Value], opset: int) -> _Value:
+    axis = _attr(node, "axis")
+    if axis is None:
+        if opset >= 4:
+            raise _NodeProblem("attribute", "Concat needs its axis attribute")
+        axis = 1
+    if not ins:
+        raise _NodeProblem("ports", "Concat has no inputs")
+    etypes = {v.etype for v in ins if v.etype is not None}
+    if len(etypes) > 1:
+        raise ValidationError(
+            "ONNX Concat", "inputs", sorted(etypes), "have different element types"
+        )
+    shape = infer_concat([v.shape for v in ins], axis)
+    value = None
+    if all(v.value is not None for v in ins) and shape.is_static:
+        value = np.concatenate([v.value for v in ins], axis)  # a shape subgraph's constant
+    return _Value(shape, etypes.pop() if etypes else None, value)
+
+
+# -- explain -------------------------------------------------------------------------------------
+def _bound(v: int | None, step: int, start: bool) -> int | None:
+    """A bound as written, left out where it means "from the first" / "to the last"."""
+    if v is None:
+        return None
+    if step > 0:
+        return None if (start and v == 0) or (not start and v >= _WIDE) else v
+    return None if (start and (v == -1 or v >= _WIDE)) or (not start and v <= -_WIDE) else v
+
+
+def _at(v: Any, k: int, n: int) -> Any:
+    if isinstance(v, str):
+        return v if n == 1 else f"{v}[{k}]"
+    return v[k]
+
+
+def _explain(node: _Node) -> dict[str, Any]:
+    proto = node.proto
+    kind = proto.op_type
+    shape = node.ins[0].shape if node.ins else PartialShape(None)
+    info: dict[str, Any] = {
+        "layer_id": str(node.index),
+        "layer_type": kind,
+        "name": _node_name(proto),
+        "input_shape": str(shape),
+        "output_shapes": [str(s) for s in node.outs],
+        "numpy": [None] * len(node.outs) if kind == "Split" else None,
+        "runtime": {},
+        "note": None,
+        "values": {},
+        "attributes": {},
+        "dialect": "onnx",
+        "opset": node.version,
+    }
+    try:
+        if kind == "Slice":
+            _explain_slice(node, info, shape)
+        else:
+            _explain_split(node, info, shape)
+    except ValidationError as exc:  # a broken node: check() reports it
+        info["note"] = str(exc)
+    return info
+
+
+def _numpy(s: Slicing, shape: PartialShape) -> str:
+    """NumPy's index, in its shortest exact form: for every shape if it can, else ``shape``."""
+    try:
+        return s.to_numpy()
+    except NotExpressible:
+        return s.to_numpy(shape)
+
+
+def _note_runtime(node: _Node, info: dict[str, Any], k: int, argument: str) -> None:
+    v = node.ins[k]
+    name = _name(v.source or node.proto.input[k])
+    info["runtime"][name] = f"{argument}: {v.source or node.proto.input[k]!r}"
+
+
+def _explain_slice(node: _Node, info: dict[str, Any], shape: PartialShape) -> None:
+    starts, ends, axes, steps = _slice_params(node.proto, node.ins, node.version)
+    params = {"starts": starts, "ends": ends, "axes": axes, "steps": steps}
+    for k, (argument, v) in enumerate(params.items(), 1):
+        if isinstance(v, list):
+            info["values"][argument] = v
+        elif isinstance(v, str):
+            _note_runtime(node, info, k, argument)
+    rank = shape.rank
+    if rank is None:
+        info["note"] = "the data's rank is unknown"
+        return
+    if not info["runtime"]:
+        s = _slicing(starts, ends, axes, steps, rank)
+        if axes is not None:
+            info["values"]["axes"] = _normal_axes(axes, rank, "ONNX Slice")
+        try:
+            info["numpy"] = _numpy(s, shape)
+        except NotExpressible as exc:
+            info["note"] = exc.rule
+        return
+    if isinstance(axes, str):
+        info["note"] = "the axes it slices are known only at run time"
+        return
+    n = next((len(p) for p in params.values() if isinstance(p, list)), 1)
+    listed = list(range(n)) if axes is None else _normal_axes(axes, rank, "ONNX Slice")
+    raw: list[Any] = [slice(None)] * rank
+    for k, a in enumerate(listed):
+        step = 1 if steps is None else _at(steps, k, n)
+        start, stop = _at(starts, k, n), _at(ends, k, n)
+        if isinstance(step, int):
+            start = _bound(start, step, True) if isinstance(start, int) else start
+            stop = _bound(stop, step, False) if isinstance(stop, int) else stop
+        raw[a] = slice(start, stop, step)
+    while raw and raw[-1] == slice(None):
+        raw.pop()
+    dims = [d.get_length() if d.is_static else None for d in shape.dims]
+    info["numpy"] = index_expression(tuple(raw) or (Ellipsis,), dims)
+
+
+def _explain_split(node: _Node, info: dict[str, Any], shape: PartialShape) -> None:
+    s, axis = _splitting(node.proto, node.ins, node.version)
+    count = len(node.outs)
+    info["values"]["axis"] = axis
+    num = _attr(node.proto, "num_outputs")
+    if num is not None:
+        info["attributes"]["num_outputs"] = num
+    rank = shape.rank
+    if s is None:
+        _note_runtime(node, info, 1, "split")
+    elif s.rule == "lengths":
+        info["values"]["split"] = list(s.value)
+    if rank is None:
+        info["note"] = "the data's rank is unknown"
+        return
+    if not -rank <= axis < rank:
+        info["note"] = f"axis {axis} is out of range for rank {rank}"
+        return
+    a = axis + rank if axis < 0 else axis
+    dim = shape.dims[a]
+    prefix = "x[" + ":, " * a
+    if s is None:
+        (name,) = info["runtime"]
+        m = count
+        sym = [name if m == 1 else f"{name}[{k}]" for k in range(m)]
+        cuts = ["", *("+".join(sym[: k + 1]) for k in range(m - 1)), ""]
+        info["numpy"] = [f"{prefix}{cuts[k]}:{cuts[k + 1]}]" for k in range(m)]
+        return
+    if dim.is_static or s.rule == "lengths":
+        lengths = s.lengths(dim.get_length()) if dim.is_static else s.value
+        points, offset = [], 0
+        for n in lengths[:-1]:
+            offset += n
+            points.append(offset)
+        parts = Splitting.from_numpy(points, a).as_slicings(shape)
+        info["numpy"] = [_numpy(p, shape) for p in parts]
+        return
+    size = f"x.shape[{a}]"
+    n = int(s.value)
+    part = f"{size}//{n}" if s.rule == "even" else f"-(-{size}//{n})"
+    cuts = ["", *(part if k == 1 else f"({part})*{k}" for k in range(1, n)), ""]
+    info["numpy"] = [f"{prefix}{cuts[k]}:{cuts[k + 1]}]" for k in range(n)]
+
+
+def read_onnx(path: str | os.PathLike[str]) -> ONNXModel:
+    """Read an ONNX model (``.onnx``) to check and explain it; needs the ``onnx`` package.
+
+    Raises
+    ------
+    ONNXError
+        Where ``onnx`` is not installed, or for a file that is not an ONNX model (not a
+        regular file, larger than 2 GiB, not a ModelProto, no graph, a node reading a value
+        defined nowhere before it).
+    """
+    onnx = _onnx()
+    name = os.fspath(path) if isinstance(path, str | os.PathLike) else path
+
+    def error(rule: str) -> ONNXError:
+        return ONNXError("path", name, rule)
+
+    data = read_regular(path, error, max_bytes=_MAX_BYTES, what="an ONNX model")
+    try:
+        proto = onnx.load_model_from_string(data)  # never reads external data files
+    except Exception as exc:  # noqa: BLE001 - protobuf's DecodeError, and whatever else
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise error(f"is not an ONNX model: {reason}") from None
+    if proto.ir_version < 1 or not proto.HasField("graph"):
+        raise error("is not an ONNX model: it has no ir_version or no graph")
+    return ONNXModel(proto, os.fspath(path))
