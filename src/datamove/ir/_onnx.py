@@ -31,7 +31,7 @@ from __future__ import annotations
 import os
 import re
 import warnings
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -217,7 +217,7 @@ class ONNXModel:
         except Exception:  # noqa: BLE001 - onnx raises many kinds; then nothing is inferred
             return {}
         found = {}
-        for v in done.graph.value_info:
+        for v in (*done.graph.value_info, *done.graph.output):
             got = _shape_of(v.type)
             if got is not None:
                 found[v.name] = got
@@ -381,12 +381,12 @@ class ONNXModel:
                     got = outs[k]
                     if compare and declared is not None:
                         _compare(report, notes, lid, lname, kind, k, declared, got)
-                elif declared is not None:
-                    got = _Value(declared[0], declared[1], None, lname)
-                else:
-                    if inferred is None:
+                else:  # opaque: as declared; else (or with new input shapes) as ONNX infers
+                    ask = overrides or declared is None or declared[0].rank is None
+                    if inferred is None and ask:
                         inferred = self._onnx_inferred(overrides)
-                    shape, etype = inferred.get(out, (PartialShape(None), None))
+                    found = (inferred or {}).get(out) if ask else None
+                    shape, etype = found or declared or (PartialShape(None), None)
                     got = _Value(shape, etype, None, lname)
                 if got.source is None:
                     got = _Value(got.shape, got.etype, got.value, lname)
@@ -601,6 +601,10 @@ def _slice_shape(node: Any, ins: list[_Value], opset: int) -> PartialShape:
 
 def _splitting(node: Any, ins: list[_Value], opset: int) -> tuple[Splitting | None, Any]:
     """The Split as a `Splitting` (``None`` where ``split`` is known only at run time)."""
+    if opset < 2:
+        raise _NodeProblem(
+            "unsupported", "Split-1 is not supported; datamove reads Split-2, 11, 13 and 18"
+        )
     version = onnx_split_version(opset)
     axis = _attr(node, "axis")
     axis = 0 if axis is None else axis
@@ -844,6 +848,22 @@ def _explain_split(node: _Node, info: dict[str, Any], shape: PartialShape) -> No
     info["numpy"] = [f"{prefix}{cuts[k]}:{cuts[k + 1]}]" for k in range(n)]
 
 
+def _texts(proto: Any) -> Iterator[Any]:
+    """Every name the checker reads: graph, nodes, values, attributes, domains."""
+    graph = proto.graph
+    yield graph.name
+    for o in proto.opset_import:
+        yield o.domain
+    for v in (*graph.input, *graph.output, *graph.value_info, *graph.initializer):
+        yield v.name
+    for node in graph.node:
+        yield from (node.name, node.op_type, node.domain, *node.input, *node.output)
+        for a in node.attribute:
+            yield a.name
+            if a.HasField("t"):
+                yield a.t.name
+
+
 def read_onnx(path: str | os.PathLike[str]) -> ONNXModel:
     """Read an ONNX model (``.onnx``) to check and explain it; needs the ``onnx`` package.
 
@@ -868,4 +888,7 @@ def read_onnx(path: str | os.PathLike[str]) -> ONNXModel:
         raise error(f"is not an ONNX model: {reason}") from None
     if proto.ir_version < 1 or not proto.HasField("graph"):
         raise error("is not an ONNX model: it has no ir_version or no graph")
+    bad = next((t for t in _texts(proto) if not isinstance(t, str)), None)
+    if bad is not None:  # protobuf gives a string field that is not UTF-8 as bytes
+        raise error(f"is not an ONNX model: it holds a name that is not UTF-8 text ({bad!r:.60})")
     return ONNXModel(proto, os.fspath(path))

@@ -1,0 +1,170 @@
+"""Small ONNX graphs made with ``onnx.helper``, for tests/test_onnx_models.py and
+tests/ir/test_converted_onnx.py: Split-13/18, Slice with negative steps and INT64 sentinels,
+Concat, among opaque nodes (MatMul, Add, Relu).
+
+Each builder takes the input shape (ints, or names for symbolic dims) and returns a model whose
+``value_info`` ONNX's shape inference filled in: the "declared" shapes a checker compares with.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+onnx = pytest.importorskip("onnx")
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402 - after the skip
+
+INT64_MAX = 2**63 - 1
+INT64_MIN = -(2**63)
+INT32_MAX = 2**31 - 1
+F32 = TensorProto.FLOAT
+MOVES = ("Slice", "Split", "Concat")
+
+
+def _ints(name: str, values: list[int], dtype: Any = np.int64) -> Any:
+    return numpy_helper.from_array(np.asarray(values, dtype=dtype), name)
+
+
+def _model(
+    nodes: list[Any],
+    shape: list[Any],
+    outputs: list[str],
+    inits: list[Any],
+    opset: int,
+) -> Any:
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [helper.make_tensor_value_info("x", F32, shape)],
+        [helper.make_tensor_value_info(o, F32, None) for o in outputs],
+        initializer=inits,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 8
+    return onnx.shape_inference.infer_shapes(model, strict_mode=True, data_prop=True)
+
+
+def split13_concat(shape: list[Any]) -> Any:
+    """x.split([1, 3], dim=1) reversed and joined, plus a MatMul on the last axis."""
+    c = int(shape[2])  # static: the MatMul's weights
+    w = numpy_helper.from_array(np.linspace(-1, 1, c * c, dtype=np.float32).reshape(c, c), "w")
+    nodes = [
+        helper.make_node("MatMul", ["x", "w"], ["m"], name="mm"),
+        helper.make_node("Split", ["m", "lens"], ["a", "b"], name="split13", axis=1),
+        helper.make_node("Concat", ["b", "a"], ["y"], name="join", axis=1),
+    ]
+    return _model(nodes, shape, ["y"], [w, _ints("lens", [1, 3])], 13)
+
+
+def split18(shape: list[Any]) -> Any:
+    """Split-18 num_outputs=3 on the last axis (7: 3, 3, 1), each part through Relu or Add."""
+    nodes = [
+        helper.make_node("Split", ["x"], ["p0", "p1", "p2"], name="thirds", axis=-1, num_outputs=3),
+        helper.make_node("Relu", ["p0"], ["y0"], name="relu"),
+        helper.make_node("Add", ["p1", "p1"], ["y1"], name="add"),
+        helper.make_node("Concat", ["p2", "p2"], ["y2"], name="twice", axis=-1),
+    ]
+    return _model(nodes, shape, ["y0", "y1", "y2"], [], 18)
+
+
+def slices(shape: list[Any]) -> Any:
+    """Slices with negative steps and INT64/INT32 sentinels, a Concat of two of them."""
+    nodes = [
+        # x[::-1] on axis 0: the end INT64_MIN, "to the start"
+        helper.make_node("Slice", ["x", "s0", "e0", "a0", "k0"], ["r"], name="flip0"),
+        # x[:, 1:] on axis 1, the end INT64_MAX; x[..., ::2] the end INT32_MAX (int32 inputs)
+        helper.make_node("Slice", ["r", "s1", "e1", "a1"], ["t"], name="from1"),
+        helper.make_node("Slice", ["t", "s2", "e2", "a2", "k2"], ["u"], name="evens"),
+        # x[:, 1:, -2::-2]: ends INT64_MAX and INT64_MIN
+        helper.make_node("Slice", ["x", "s3", "e3", "a3", "k3"], ["v"], name="back2"),
+        helper.make_node("Concat", ["u", "v"], ["y"], name="join", axis=2),
+        helper.make_node("Add", ["y", "y"], ["z"], name="double"),
+    ]
+    inits = [
+        _ints("s0", [-1]),
+        _ints("e0", [INT64_MIN]),
+        _ints("a0", [0]),
+        _ints("k0", [-1]),
+        _ints("s1", [1]),
+        _ints("e1", [INT64_MAX]),
+        _ints("a1", [-2]),
+        _ints("s2", [0], np.int32),
+        _ints("e2", [INT32_MAX], np.int32),
+        _ints("a2", [2], np.int32),
+        _ints("k2", [2], np.int32),
+        _ints("s3", [1, -2]),
+        _ints("e3", [INT64_MAX, INT64_MIN]),
+        _ints("a3", [1, 2]),
+        _ints("k3", [1, -2]),
+    ]
+    return _model(nodes, shape, ["z"], inits, 13)
+
+
+def constant_nodes(shape: list[Any]) -> Any:
+    """Slice parameters from Constant nodes, Slice-10 (opset 10), and a Concat of three."""
+    nodes = [
+        helper.make_node("Constant", [], ["st"], value=_ints("v", [-3])),
+        helper.make_node("Constant", [], ["en"], value=_ints("v", [-INT64_MAX])),
+        helper.make_node("Constant", [], ["ax"], value=_ints("v", [-1])),
+        helper.make_node("Constant", [], ["sp"], value=_ints("v", [-1])),
+        helper.make_node("Slice", ["x", "st", "en", "ax", "sp"], ["a"], name="tail_rev"),
+        helper.make_node("Concat", ["a", "x", "a"], ["y"], name="sandwich", axis=1),
+    ]
+    return _model(nodes, shape, ["y"], [], 10)
+
+
+GRAPHS = {
+    "split-13, concat, matmul": (split13_concat, [2, 4, 3]),
+    "split-18 num_outputs, relu, add": (split18, [2, 3, 7]),
+    "slices: negative steps, sentinels": (slices, [3, 4, 6]),
+    "constant nodes, slice-10": (constant_nodes, [2, 5]),
+}
+
+
+def save(model: Any, directory: Path, name: str = "model") -> Path:
+    path = directory / f"{name}.onnx"
+    onnx.save_model(model, path)
+    return path
+
+
+def move_counts(model: Any) -> tuple[dict[str, int], dict[str, int]]:
+    """The node types of ``model``: data-movement ones, and the others (not Constant)."""
+    moves: dict[str, int] = {}
+    others: dict[str, int] = {}
+    for node in model.graph.node:
+        if node.op_type == "Constant":
+            continue
+        counts = moves if node.op_type in MOVES else others
+        counts[node.op_type] = counts.get(node.op_type, 0) + 1
+    return moves, others
+
+
+def with_every_value_as_output(model: Any) -> Any:
+    """A copy whose graph outputs every node output, to read each node's values in a run."""
+    copy = onnx.ModelProto()
+    copy.CopyFrom(model)
+    have = {o.name for o in copy.graph.output}
+    declared = {v.name: v for v in copy.graph.value_info}
+    for node in copy.graph.node:
+        for out in node.output:
+            if out and out not in have:
+                if out in declared:
+                    copy.graph.output.append(declared[out])
+                else:
+                    copy.graph.output.append(helper.make_tensor_value_info(out, F32, None))
+                have.add(out)
+    return copy
+
+
+def run_onnxruntime(model: Any, x: np.ndarray) -> dict[str, np.ndarray]:
+    """Every node output's value, as onnxruntime computes it."""
+    ort = pytest.importorskip("onnxruntime")
+    copy = with_every_value_as_output(model)
+    so = ort.SessionOptions()
+    so.log_severity_level = 3
+    session = ort.InferenceSession(copy.SerializeToString(), so, providers=["CPUExecutionProvider"])
+    names = [o.name for o in session.get_outputs()]
+    return dict(zip(names, session.run(None, {"x": x}), strict=True))

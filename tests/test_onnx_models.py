@@ -1,0 +1,431 @@
+"""``datamove check`` and ``datamove explain`` on ONNX files (``.onnx``).
+
+Graphs made with ``onnx.helper`` (tests/onnx_graphs.py): every Slice, Split and Concat node is
+checked with ONNX's semantics, the others are opaque; a declared dim edited is a ``shape``
+problem on that node; each explained expression, evaluated on the node's input as onnxruntime
+computes it, gives onnxruntime's output. Broken files are one error line and exit 1.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from datamove import ValidationError, ir
+from datamove.cli import main
+
+onnx_graphs = pytest.importorskip("onnx_graphs")
+onnx = onnx_graphs.onnx
+helper, TensorProto = onnx.helper, onnx.TensorProto
+
+
+def _check_json(path: Path, capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, Any]:
+    code = main(["check", str(path), "--json", *args])
+    report: dict[str, Any] = json.loads(capsys.readouterr().out)
+    assert code == (0 if report["ok"] else 1)
+    return report
+
+
+def _explained(path: Path, capsys: pytest.CaptureFixture[str]) -> list[dict[str, Any]]:
+    assert main(["explain", str(path), "--json"]) == 0
+    layers: list[dict[str, Any]] = json.loads(capsys.readouterr().out)
+    return layers
+
+
+def _arange(shape: tuple[int, ...]) -> np.ndarray:
+    return np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+
+
+@pytest.mark.parametrize("name", list(onnx_graphs.GRAPHS))
+def test_onnx_graphs_check_every_data_movement_node(
+    tmp_path: Path, name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    build, shape = onnx_graphs.GRAPHS[name]
+    model = build(shape)
+    path = onnx_graphs.save(model, tmp_path)
+    report = _check_json(path, capsys)
+    assert report["ok"], report["problems"]
+    moves, others = onnx_graphs.move_counts(model)
+    assert (report["checked"], report["opaque"]) == (moves, others)
+    assert main(["check", str(path)]) == 0
+    out = capsys.readouterr().out
+    n, m = sum(moves.values()), sum(others.values())
+    assert f"\nchecked {n} layer{'s' if n != 1 else ''} (" in out
+    assert f"; {m} opaque" in out
+    assert out.endswith("OK: no problems found\n")
+    # the declared outputs of the graph are what datamove infers
+    declared = {v.name: v for v in model.graph.output}
+    for out_name, info in report["outputs"].items():
+        assert declared[out_name].type.tensor_type.HasField("shape")
+        dims = [d.dim_value for d in declared[out_name].type.tensor_type.shape.dim]
+        assert info["shape"] == "[" + ",".join(map(str, dims)) + "]"
+
+
+@pytest.mark.parametrize("name", list(onnx_graphs.GRAPHS))
+def test_explained_expressions_give_what_onnxruntime_gives(
+    tmp_path: Path, name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    build, shape = onnx_graphs.GRAPHS[name]
+    model = build(shape)
+    path = onnx_graphs.save(model, tmp_path)
+    values = onnx_graphs.run_onnxruntime(model, _arange(tuple(shape)))
+    values["x"] = _arange(tuple(shape))
+    nodes = list(model.graph.node)
+    layers = _explained(path, capsys)
+    assert [i["name"] for i in layers] == [n.name for n in nodes if n.op_type in ("Slice", "Split")]
+    for info in layers:
+        node = nodes[int(info["layer_id"])]
+        x = values[node.input[0]]
+        assert info["input_shape"] == "[" + ",".join(map(str, x.shape)) + "]"
+        texts = info["numpy"] if isinstance(info["numpy"], list) else [info["numpy"]]
+        assert None not in texts, info
+        assert not info["runtime"]
+        assert len(texts) == len(node.output)
+        for text, out, declared in zip(texts, node.output, info["output_shapes"], strict=True):
+            got = eval(text, {"x": x})  # noqa: S307 - the expression under test
+            want = values[out]
+            assert got.shape == want.shape, (text, info)
+            assert declared == "[" + ",".join(map(str, want.shape)) + "]"
+            np.testing.assert_array_equal(got, want)
+
+
+def _edited(model: Any, value: str, dim: int) -> Any:
+    """A copy whose declared shape of ``value`` (value_info or output) has ``dim`` one larger."""
+    copy = onnx.ModelProto()
+    copy.CopyFrom(model)
+    for v in (*copy.graph.value_info, *copy.graph.output):
+        if v.name == value:
+            d = v.type.tensor_type.shape.dim[dim]
+            d.dim_value += 1
+            return copy
+    msg = f"{value} is not declared"
+    raise AssertionError(msg)
+
+
+@pytest.mark.parametrize("name", list(onnx_graphs.GRAPHS))
+def test_a_wrong_declared_dim_is_a_shape_problem_on_that_node(
+    tmp_path: Path, name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    build, shape = onnx_graphs.GRAPHS[name]
+    model = build(shape)
+    declared = {v.name for v in (*model.graph.value_info, *model.graph.output)}
+    edited = 0
+    for i, node in enumerate(model.graph.node):
+        if node.op_type not in onnx_graphs.MOVES:
+            continue
+        k, out = next((k, o) for k, o in enumerate(node.output) if o in declared)
+        path = onnx_graphs.save(_edited(model, out, 0), tmp_path, f"edited{i}")
+        problems = ir.read_onnx(path).check().problems
+        assert [(p.kind, p.layer_id, p.layer_name, p.port) for p in problems] == [
+            ("shape", str(i), node.name, k)
+        ], problems
+        assert main(["check", str(path)]) == 1
+        out_text = capsys.readouterr().out
+        assert "\n1 problem:\n" in out_text
+        assert f"layer {i} {node.name!r} ({node.op_type}) port {k}: declares [" in out_text
+        edited += 1
+    assert edited
+
+
+def test_dynamic_dims_are_checked_and_explained_for_every_size(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    model = onnx_graphs.slices(["N", "H", "W"])
+    path = onnx_graphs.save(model, tmp_path)
+    report = _check_json(path, capsys)
+    assert report["ok"]
+    assert report["checked"] == {"Slice": 4, "Concat": 1}
+    layers = _explained(path, capsys)
+    # x[:, 1:, -2::-2]: on size 1 the start -2 is before the first element; ONNX clamps it to
+    # 0 and takes x[0], NumPy takes nothing: no one NumPy index for every size, and explain says
+    # so. The others are written as they are (the INT32_MAX end kept: sizes past it exist).
+    assert [i["numpy"] for i in layers] == [
+        "x[::-1]",
+        "x[:, 1:]",
+        "x[:, :, :2147483647:2]",
+        None,
+    ]
+    note = "-2::-2 selects 1 element(s) by OpenVINO's clamping and 0 by NumPy's"
+    assert note in layers[3]["note"]
+    for shape in [(1, 2, 1), (3, 4, 6), (2, 1, 5), (0, 3, 2)]:
+        values = onnx_graphs.run_onnxruntime(model, _arange(shape))
+        values["x"] = _arange(shape)
+        nodes = list(model.graph.node)
+        for info in layers[:3]:
+            node = nodes[int(info["layer_id"])]
+            got = eval(info["numpy"], {"x": values[node.input[0]]})  # noqa: S307
+            np.testing.assert_array_equal(got, values[node.output[0]])
+    np.testing.assert_array_equal(values["v"], _arange((0, 3, 2))[:, 1:, -2::-2])
+    values = onnx_graphs.run_onnxruntime(model, _arange((2, 3, 1)))
+    np.testing.assert_array_equal(values["v"], _arange((2, 3, 1))[:, 1:, 0:1])  # x[0], clamped
+    # with a static shape for the symbolic one, the outputs are static
+    report = _check_json(path, capsys, "--input-shape", "x=[3,4,6]")
+    assert report["outputs"]["z"]["shape"] == "[3,3,6]"
+
+
+def test_split_18_on_a_dynamic_dim_is_written_with_the_spec_rule(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    model = onnx_graphs.split18([2, 3, "W"])
+    path = onnx_graphs.save(model, tmp_path)
+    (info,) = _explained(path, capsys)
+    assert info["numpy"] == [
+        "x[:, :, :-(-x.shape[2]//3)]",
+        "x[:, :, -(-x.shape[2]//3):(-(-x.shape[2]//3))*2]",
+        "x[:, :, (-(-x.shape[2]//3))*2:]",
+    ]
+    for w in (0, 2, 4, 6, 7, 9):  # valid sizes; 5 into 3 is too (2, 2, 1)
+        x = _arange((2, 3, w))
+        values = onnx_graphs.run_onnxruntime(model, x)
+        for text, out in zip(info["numpy"], ("p0", "p1", "p2"), strict=True):
+            np.testing.assert_array_equal(eval(text, {"x": x}), values[out])  # noqa: S307
+
+
+def test_run_time_parameters_are_named_after_their_maker(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # x[:, :n] with n = Shape(x)[0] computed at run time; and a Split whose split is an input
+    nodes = [
+        helper.make_node("Shape", ["x"], ["shape"], name="shape_of"),
+        helper.make_node("Slice", ["shape", "zero", "one"], ["n"], name="first_dim"),
+        helper.make_node("Slice", ["x", "zero", "n", "one"], ["y"], name="cut"),
+        helper.make_node("Split", ["x", "lens"], ["a", "b"], name="parts", axis=1),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [
+            helper.make_tensor_value_info("x", TensorProto.FLOAT, ["A", "B"]),
+            helper.make_tensor_value_info("lens", TensorProto.INT64, [2]),
+        ],
+        [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in ("y", "a", "b")],
+        initializer=[
+            helper.make_tensor("zero", TensorProto.INT64, [1], [0]),
+            helper.make_tensor("one", TensorProto.INT64, [1], [1]),
+        ],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    path = onnx_graphs.save(model, tmp_path)
+    assert _check_json(path, capsys)["checked"] == {"Slice": 2, "Split": 1}
+    layers = {i["name"]: i for i in _explained(path, capsys)}
+    assert layers["first_dim"]["numpy"] == "x[:1]"
+    assert layers["cut"]["numpy"] == "x[:, :first_dim]"
+    assert layers["cut"]["runtime"] == {"first_dim": "ends: 'first_dim'"}
+    assert layers["parts"]["numpy"] == ["x[:, :lens[0]]", "x[:, lens[0]:]"]
+    assert list(layers["parts"]["runtime"]) == ["lens"]
+    assert main(["explain", str(path), "--layer", "cut"]) == 0
+    out = capsys.readouterr().out
+    assert "first_dim = ends: 'first_dim', known at run time" in out
+
+
+def _single(node: Any, shape: list[int], opset: int, inits: list[Any], outs: int = 1) -> Any:
+    graph = helper.make_graph(
+        [node],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
+        [helper.make_tensor_value_info(f"y{k}", TensorProto.FLOAT, None) for k in range(outs)],
+        initializer=inits,
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def _i64(name: str, values: list[int]) -> Any:
+    return helper.make_tensor(name, TensorProto.INT64, [len(values)], values)
+
+
+@pytest.mark.parametrize(
+    ("model", "kind", "text"),
+    [
+        pytest.param(
+            _single(
+                helper.make_node("Split", ["x"], ["y0", "y1", "y2", "y3"], num_outputs=4),
+                [5],
+                18,
+                [],
+                4,
+            ),
+            "operator",
+            "cannot be split by the 'onnx' rule with 4: ONNX Split-18's num_outputs makes parts",
+            id="split-18 5 into 4",
+        ),
+        pytest.param(
+            _single(helper.make_node("Split", ["x"], ["y0", "y1"]), [4], 1, [], 2),
+            "unsupported",
+            "Split-1",
+            id="split-1",
+        ),
+        pytest.param(
+            _single(
+                helper.make_node("Slice", ["x", "s", "e", "a", "k"], ["y0"]),
+                [4],
+                13,
+                [_i64("s", [0]), _i64("e", [2]), _i64("a", [0]), _i64("k", [0])],
+            ),
+            "operator",
+            "steps[0]=0 is zero",
+            id="slice step 0",
+        ),
+        pytest.param(
+            _single(
+                helper.make_node("Slice", ["x", "s", "e", "a"], ["y0"]),
+                [4],
+                13,
+                [_i64("s", [0]), _i64("e", [2]), _i64("a", [3])],
+            ),
+            "operator",
+            "holds 3, out of range for rank 1",
+            id="slice axis 3",
+        ),
+        pytest.param(
+            _single(helper.make_node("Concat", ["x", "x"], ["y0"], axis=2), [4], 13, []),
+            "operator",
+            "Concat",
+            id="concat axis 2",
+        ),
+        pytest.param(
+            _single(helper.make_node("Concat", ["x", "x"], ["y0"]), [4], 13, []),
+            "attribute",
+            "needs its axis",
+            id="concat no axis",
+        ),
+        pytest.param(
+            _single(helper.make_node("Slice", ["x", "s"], ["y0"]), [4], 13, [_i64("s", [0])]),
+            "ports",
+            "takes 3 to 5",
+            id="slice 2 inputs",
+        ),
+        pytest.param(
+            _single(
+                helper.make_node("Split", ["x", "s"], ["y0", "y1"]),
+                [4],
+                13,
+                [_i64("s", [1, 1])],
+                2,
+            ),
+            "operator",
+            "cannot be split by the 'lengths' rule",
+            id="split sum",
+        ),
+    ],
+)
+def test_broken_nodes_are_problems_of_their_kind(
+    tmp_path: Path, model: Any, kind: str, text: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = onnx_graphs.save(model, tmp_path)
+    report = ir.read_onnx(path).check()
+    assert [p.kind for p in report.problems] == [kind], report.problems
+    assert text in report.problems[0].message
+    assert main(["check", str(path)]) == 1
+    assert text in capsys.readouterr().out
+    assert main(["explain", str(path)]) == 0  # explain says why instead of an expression
+    capsys.readouterr()
+
+
+def test_a_declared_element_type_that_differs_is_an_element_type_problem(tmp_path: Path) -> None:
+    node = helper.make_node("Concat", ["x", "x"], ["y0"], axis=0)
+    model = _single(node, [2], 13, [])
+    model.graph.output[0].type.tensor_type.elem_type = TensorProto.INT32
+    report = ir.read_onnx(onnx_graphs.save(model, tmp_path)).check()
+    assert [(p.kind, p.message) for p in report.problems] == [
+        ("element-type", "declares element type i32, but the element type is f32")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("content", "rule"),
+    [
+        pytest.param(b"", "is not an ONNX model: it has no ir_version or no graph", id="empty"),
+        pytest.param(b"<?xml version='1.0'?><net/>", "is not an ONNX model", id="xml"),
+        pytest.param(b"\xff" * 64, "is not an ONNX model", id="junk"),
+    ],
+)
+def test_a_file_that_is_no_onnx_model_is_one_error_line(
+    tmp_path: Path, content: bytes, rule: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "bad.onnx"
+    path.write_bytes(content)
+    with pytest.raises(ir.ONNXError, match=rule):
+        ir.read_onnx(path)
+    for command in ("check", "explain"):
+        assert main([command, str(path)]) == 1
+        captured = capsys.readouterr()
+        assert captured.out == ""
+        assert captured.err.startswith("datamove: error: ONNX: path=")
+        assert rule in captured.err
+        assert captured.err.count("\n") == 1
+
+
+def test_a_cut_short_model_and_other_files_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    model = onnx_graphs.slices([3, 4, 6])
+    data = model.SerializeToString()
+    for cut in (len(data) // 3, len(data) // 2, len(data) - 5):
+        path = tmp_path / f"cut{cut}.onnx"
+        path.write_bytes(data[:cut])
+        with contextlib.suppress(ValidationError):  # some prefixes parse, and check
+            ir.read_onnx(path).check()
+        code = main(["check", str(path)])
+        assert code in (0, 1)
+        assert "Traceback" not in capsys.readouterr().err
+    (tmp_path / "dir.onnx").mkdir()
+    assert main(["check", str(tmp_path / "dir.onnx")]) == 1
+    assert "is a directory, not a regular file" in capsys.readouterr().err
+    assert main(["check", str(tmp_path / "missing.onnx")]) == 1
+    assert "does not exist" in capsys.readouterr().err
+    path = onnx_graphs.save(model, tmp_path)
+    assert main(["check", str(path), "--bin", "w.bin"]) == 1
+    assert "--bin='w.bin' is for IR models" in capsys.readouterr().err
+
+
+def test_a_node_reading_an_undefined_value_is_an_error(tmp_path: Path) -> None:
+    model = _single(helper.make_node("Relu", ["nowhere"], ["y0"], name="r"), [2], 13, [])
+    with pytest.raises(ir.ONNXError, match="names no value defined before it"):
+        ir.read_onnx(onnx_graphs.save(model, tmp_path)).check()
+
+
+def test_explain_layer_picks_a_node_by_index_or_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = onnx_graphs.save(onnx_graphs.split18([2, 3, 7]), tmp_path)
+    assert main(["explain", str(path), "--layer", "thirds"]) == 0
+    out = capsys.readouterr().out
+    assert "ONNX Split-18 on x of shape [2,3,7], axis -1, num_outputs 3" in out
+    assert "output 2: [2,3,1]" in out
+    assert main(["explain", str(path), "--layer", "0"]) == 0
+    assert capsys.readouterr().out == out
+    assert main(["explain", str(path), "--layer", "relu"]) == 1
+    assert "names no Slice or Split node" in capsys.readouterr().err
+
+
+def test_without_the_onnx_package_reading_onnx_says_how_to_install_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = onnx_graphs.save(onnx_graphs.split18([2, 3, 7]), tmp_path)
+    for name in [m for m in sys.modules if m == "onnx" or m.startswith("onnx.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "onnx", None)  # import onnx -> ImportError
+    message = "reading .onnx files needs the optional 'onnx' package: pip install 'datamove[onnx]'"
+    with pytest.raises(ir.ONNXError) as info:
+        ir.read_onnx(path)
+    assert str(info.value) == message
+    for command in ("check", "explain"):
+        assert main([command, str(path)]) == 1
+        assert capsys.readouterr().err == f"datamove: error: {message}\n"
+
+
+def test_a_name_that_is_not_utf_8_is_one_error_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = onnx_graphs.slices([3, 4, 6]).SerializeToString()
+    assert data.count(b"flip0") == 1
+    path = tmp_path / "bad.onnx"
+    path.write_bytes(data.replace(b"flip0", b"flip\xff"))
+    assert main(["check", str(path)]) == 1
+    assert "holds a name that is not UTF-8 text" in capsys.readouterr().err
