@@ -235,6 +235,14 @@ def test_a_wrong_dim_on_a_data_movement_layer_is_a_shape_problem(
     # is written one larger. (Dims that only the shape subgraph fixes, such as chunk's
     # split_lengths on a dynamic input, are unknown to datamove until it evaluates ShapeOf.)
     xml = _convert_real(name, tmp_path, dynamic=dynamic)
+    assert edit_each_move(xml, tmp_path, capsys), (
+        "the model has a data-movement layer whose output dims datamove knows"
+    )
+
+
+def edit_each_move(xml: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> int:
+    """Edit each data-movement layer's first known output dim in a copy; each copy must have
+    exactly one problem, a ``shape`` problem on that layer and port. The number of copies."""
     text = xml.read_text()
     inferred = ir.read_model(xml).check().ports
     edited = 0
@@ -269,4 +277,4 @@ def test_a_wrong_dim_on_a_data_movement_layer_is_a_shape_problem(
         assert main(["check", str(copy)]) == 1
         assert "\n1 problem:\n" in capsys.readouterr().out
         edited += 1
-    assert edited, "the model has a data-movement layer whose output dims datamove knows"
+    return edited
