@@ -3,7 +3,8 @@
 A ``console`` block holds ``$ datamove ...`` lines, each followed by the exact output (stdout,
 then stderr), and ``(exit N)`` when the exit status is not 0. The files they name are made
 first: ``example.xml`` by ``datamove.ir._examples.write_example`` (``unsound.xml`` by
-``write_unsound_example``), ``x.npy`` ([2,6] float32) and
+``write_unsound_example``, ``example.onnx`` by ``write_onnx_example`` where ``onnx`` is
+installed; a session that names it skips otherwise), ``x.npy`` ([2,6] float32) and
 ``big.npy`` ([1000,4] float32).
 """
 
@@ -19,7 +20,7 @@ import numpy as np
 import pytest
 
 from datamove.cli import main
-from datamove.ir._examples import write_example, write_unsound_example
+from datamove.ir._examples import write_example, write_onnx_example, write_unsound_example
 
 ROOT = Path(__file__).resolve().parent.parent
 BLOCK = re.compile(r"```console\n(.*?)```", re.DOTALL)
@@ -43,6 +44,9 @@ def test_console_session_is_real(
     monkeypatch.chdir(tmp_path)
     write_example(tmp_path)
     write_unsound_example(tmp_path)
+    if ".onnx" in line:
+        pytest.importorskip("onnx")
+        write_onnx_example(tmp_path)
     np.save("x.npy", np.arange(12, dtype=np.float32).reshape(2, 6))
     np.save("big.npy", np.zeros((1000, 4), np.float32))
     argv = shlex.split(line)

@@ -231,6 +231,12 @@ def test_split_without_split_before_18_is_even_in_onnxruntime_not_in_onnx_refere
         model = split_model((5,), 0, 2, split=[2, 4], opset=opset)
         assert run_ort(model, x) is None
         assert [len(p) for p in run_reference(model, x) or []] == [2, 3]
+        # nor a negative length: onnxruntime refuses it, as datamove does
+        model = split_model((4,), 0, 2, split=[-1, 5], opset=opset)
+        assert run_ort(model, np.arange(4)) is None
+        assert [len(p) for p in run_reference(model, np.arange(4)) or []] == [3, 1]
+        with pytest.raises(dm.ValidationError, match=r"split\[0\]=-1 must be at least 0"):
+            dm.Splitting.from_onnx_split(0, [-1, 5], opset=opset)
 
 
 @pytest.mark.parametrize(
