@@ -116,11 +116,26 @@ def constant_nodes(shape: list[Any]) -> Any:
     return _model(nodes, shape, ["y"], [], 10)
 
 
+def old_opsets(shape: list[Any]) -> Any:
+    """Opset 9: Slice-1 (attributes), Split-2 with and without split, Concat-4."""
+    nodes = [
+        helper.make_node(
+            "Slice", ["x"], ["y"], name="slice1", starts=[1, 0], ends=[INT64_MAX, -1], axes=[0, 2]
+        ),
+        helper.make_node("Split", ["x"], ["a", "b"], name="split2", axis=1, split=[1, 3]),
+        helper.make_node("Concat", ["b", "a"], ["z"], name="join", axis=1),
+        helper.make_node("Split", ["x"], ["p", "q", "r"], name="thirds", axis=0),
+        helper.make_node("Add", ["p", "r"], ["w"], name="add"),
+    ]
+    return _model(nodes, shape, ["y", "z", "q", "w"], [], 9)
+
+
 GRAPHS = {
     "split-13, concat, matmul": (split13_concat, [2, 4, 3]),
     "split-18 num_outputs, relu, add": (split18, [2, 3, 7]),
     "slices: negative steps, sentinels": (slices, [3, 4, 6]),
     "constant nodes, slice-10": (constant_nodes, [2, 5]),
+    "slice-1, split-2 (opset 9)": (old_opsets, [3, 4, 5]),
 }
 
 

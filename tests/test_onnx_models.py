@@ -216,12 +216,12 @@ def test_run_time_parameters_are_named_after_their_maker(
     layers = {i["name"]: i for i in _explained(path, capsys)}
     assert layers["first_dim"]["numpy"] == "x[:1]"
     assert layers["cut"]["numpy"] == "x[:, :first_dim]"
-    assert layers["cut"]["runtime"] == {"first_dim": "ends: 'first_dim'"}
+    assert layers["cut"]["runtime"] == {"first_dim": "ends: node 1 'first_dim' (Slice)"}
     assert layers["parts"]["numpy"] == ["x[:, :lens[0]]", "x[:, lens[0]:]"]
-    assert list(layers["parts"]["runtime"]) == ["lens"]
+    assert layers["parts"]["runtime"] == {"lens": "split: input 'lens'"}
     assert main(["explain", str(path), "--layer", "cut"]) == 0
     out = capsys.readouterr().out
-    assert "first_dim = ends: 'first_dim', known at run time" in out
+    assert "first_dim = ends: node 1 'first_dim' (Slice), known at run time" in out
 
 
 def _single(node: Any, shape: list[int], opset: int, inits: list[Any], outs: int = 1) -> Any:
@@ -429,3 +429,10 @@ def test_a_name_that_is_not_utf_8_is_one_error_line(
     path.write_bytes(data.replace(b"flip0", b"flip\xff"))
     assert main(["check", str(path)]) == 1
     assert "holds a name that is not UTF-8 text" in capsys.readouterr().err
+
+
+def test_a_model_without_a_default_opset_is_an_error(tmp_path: Path) -> None:
+    model = onnx_graphs.split18([2, 3, 7])
+    del model.opset_import[:]
+    with pytest.raises(ir.ONNXError, match="imports no opset of it"):
+        ir.read_onnx(onnx_graphs.save(model, tmp_path))

@@ -104,6 +104,7 @@ class _Value:
     etype: str | None
     value: np.ndarray[Any, Any] | None = None
     source: str | None = None  # the node (or input) that makes it, named for explain
+    maker: str | None = None  # that node (or input), described: "node 3 'shape_of' (Shape)"
 
 
 def _shape_of(type_proto: Any) -> tuple[PartialShape, str | None] | None:
@@ -328,9 +329,10 @@ class ONNXModel:
         ports: dict[tuple[str, int], PartialShape] = {}
         walked: list[_Node] = []
         for name, tensor in self._inits.items():
-            values[name] = self._constant(tensor)
+            v = self._constant(tensor)
+            values[name] = _Value(v.shape, v.etype, v.value, name, f"initializer {name!r}")
         for name, (shape, etype) in self.inputs.items():
-            values[name] = _Value(overrides.get(name, shape), etype, None, name)
+            values[name] = _Value(overrides.get(name, shape), etype, None, name, f"input {name!r}")
         inferred: dict[str, tuple[PartialShape, str | None]] | None = None
         for i, node in enumerate(graph.node):
             lid, lname, kind = str(i), _node_name(node), _kind(node)
@@ -387,9 +389,12 @@ class ONNXModel:
                         inferred = self._onnx_inferred(overrides)
                     found = (inferred or {}).get(out) if ask else None
                     shape, etype = found or declared or (PartialShape(None), None)
-                    got = _Value(shape, etype, None, lname)
-                if got.source is None:
-                    got = _Value(got.shape, got.etype, got.value, lname)
+                    got = _Value(shape, etype)
+                if got.maker is None:  # named after the node (and the output, of several)
+                    many = len(node.output) > 1
+                    source = f"{lname}_{k}" if many else lname
+                    maker = f"node {i} {lname!r} ({kind})" + (f" output {k}" if many else "")
+                    got = _Value(got.shape, got.etype, got.value, source, maker)
                 if out:
                     values[out] = got
                 ports[(lid, k)] = got.shape
@@ -761,7 +766,7 @@ def _numpy(s: Slicing, shape: PartialShape) -> str:
 def _note_runtime(node: _Node, info: dict[str, Any], k: int, argument: str) -> None:
     v = node.ins[k]
     name = _name(v.source or node.proto.input[k])
-    info["runtime"][name] = f"{argument}: {v.source or node.proto.input[k]!r}"
+    info["runtime"][name] = f"{argument}: {v.maker or repr(node.proto.input[k])}"
 
 
 def _explain_slice(node: _Node, info: dict[str, Any], shape: PartialShape) -> None:
@@ -891,4 +896,10 @@ def read_onnx(path: str | os.PathLike[str]) -> ONNXModel:
     bad = next((t for t in _texts(proto) if not isinstance(t, str)), None)
     if bad is not None:  # protobuf gives a string field that is not UTF-8 as bytes
         raise error(f"is not an ONNX model: it holds a name that is not UTF-8 text ({bad!r:.60})")
-    return ONNXModel(proto, os.fspath(path))
+    model = ONNXModel(proto, os.fspath(path))
+    if model.opset is None and any(n.domain in _DEFAULT_DOMAINS for n in proto.graph.node):
+        raise error(
+            "is not a valid ONNX model: it has nodes of the default domain but imports no "
+            "opset of it (opset_import)"
+        )
+    return model
