@@ -233,7 +233,7 @@ def test_a_wrong_dim_on_a_data_movement_layer_is_a_shape_problem(
 ) -> None:
     # Each data-movement layer in turn: its first output dim that datamove infers as a number
     # is written one larger. (Dims that only the shape subgraph fixes, such as chunk's
-    # split_lengths on a dynamic input, are unknown to datamove until it evaluates ShapeOf.)
+    # split_lengths on a dynamic input, datamove knows by the subgraph's bounds.)
     xml = _convert_real(name, tmp_path, dynamic=dynamic)
     text = xml.read_text()
     inferred = ir.read_model(xml).check().ports

@@ -21,8 +21,8 @@ from datamove._concat import concat
 from datamove._errors import DTypeError, ValidationError, show
 from datamove._files import open_regular, read_exactly
 from datamove._shape import PartialShape, as_partial_shape
+from datamove.ir._bounds import bound_layer
 from datamove.ir._errors import InputTypeError, IRError, UnsupportedOperatorError, where
-from datamove.ir._fold import fold_layer
 from datamove.ir._graph import (
     Graph,
     Layer,
@@ -648,7 +648,7 @@ class Model:
                     f"declares {len(layer.outputs)} output port(s), "
                     f"but the operator has {len(outs)}",
                 )
-            folded = fold_layer(layer, ins) if reason is None and is_opaque(layer) else None
+            folded = bound_layer(layer, ins) if reason is None and is_opaque(layer) else None
             narrow: list[int] = []  # outputs whose declared dims may exclude real ones
             for k, port in enumerate(layer.outputs):
                 fallback = Info(_declared(port), PRECISIONS.get(port.precision or ""))
