@@ -84,8 +84,9 @@ class Problem:
 
     ``witness``, for a declared shape that excludes one the layer gives: ``(input shape, output
     shape)``, a static shape of the layer's data input and what the port then has; running the
-    layer on such an input gives that shape. ``None`` otherwise. A *note* (`CheckReport.notes`)
-    has kind ``"looser"``.
+    layer on such an input gives that shape. ``None`` otherwise. For a Concat, whose inputs are
+    all data, ``witness_inputs`` holds every input's shape (``witness[0]`` is the first's).
+    A *note* (`CheckReport.notes`) has kind ``"looser"``.
     """
 
     kind: str
@@ -95,6 +96,7 @@ class Problem:
     layer_type: str | None = None
     port: int | None = None
     witness: tuple[tuple[int, ...], tuple[int, ...]] | None = None
+    witness_inputs: tuple[tuple[int, ...], ...] | None = None
 
     def __str__(self) -> str:
         return (
@@ -112,7 +114,11 @@ class Problem:
             "port": self.port,
             "witness": None
             if self.witness is None
-            else {"input_shape": list(self.witness[0]), "output_shape": list(self.witness[1])},
+            else {
+                "input_shape": list(self.witness[0]),
+                "output_shape": list(self.witness[1]),
+                "input_shapes": [list(s) for s in (self.witness_inputs or (self.witness[0],))],
+            },
         }
 
 
@@ -287,6 +293,83 @@ def _witnesses(
         if len(found) == len(outputs):
             break
     return found
+
+
+def _concat_witness(
+    layer: Layer, ins: list[Info]
+) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...]] | None:
+    """Static input shapes at which a Concat gives an output its declared dims exclude.
+
+    Each input's shape is one its own input port declares possible (and inference allows).
+    Along the axis the output is the sum of the inputs' sizes, every sum between the smallest
+    and the largest; off it, every size all inputs allow. So the first output dim whose range
+    the declared dim does not hold gives a witness: its smallest excluded size, the axis sizes
+    from their minimums up, the other dims at their smallest common size. ``None`` where none.
+    """
+    shapes: list[list[tuple[int, int | None]]] = []
+    for info, port in zip(ins, layer.inputs, strict=False):
+        dims = info.shape.dims if info.shape.rank is not None else None
+        if dims is None:
+            return None
+        if port.has_dims and port.shape.rank == len(dims):
+            merged: list[tuple[int, int | None]] = []
+            for d, p in zip(dims, port.shape.dims, strict=True):
+                lo = max(d.min, p.min)
+                his = [h for h in (d.max, p.max) if h is not None]
+                if his and lo > min(his):
+                    return None
+                merged.append((lo, min(his) if his else None))
+            shapes.append(merged)
+        else:
+            shapes.append([(d.min, d.max) for d in dims])
+    declared = layer.outputs[0].shape
+    rank = len(shapes[0]) if shapes else 0
+    if not shapes or any(len(s) != rank for s in shapes) or declared.rank != rank:
+        return None
+    try:
+        axis = layer.int_attr("axis")
+    except IRError:
+        return None
+    a = axis + rank if axis < 0 else axis
+    if not 0 <= a < rank:
+        return None
+    ranges: list[tuple[int, int | None]] = []
+    for k in range(rank):
+        if k == a:
+            tops = [h for s in shapes if (h := s[k][1]) is not None]
+            total = sum(tops) if len(tops) == len(shapes) else None
+            ranges.append((sum(s[k][0] for s in shapes), total))
+        else:
+            lo = max(s[k][0] for s in shapes)
+            bounded = [h for s in shapes if (h := s[k][1]) is not None]
+            hi = min(bounded) if bounded else None
+            if hi is not None and lo > hi:
+                return None
+            ranges.append((lo, hi))
+    for k, (lo, hi) in enumerate(ranges):
+        d = declared[k]
+        if lo not in d:
+            v = lo
+        elif d.max is not None and (hi is None or hi > d.max):
+            v = d.max + 1
+        else:
+            continue
+        sizes = [s[a][0] for s in shapes]
+        if k == a:  # the sum v: each input from its minimum up to its maximum
+            left = v - sum(sizes)
+            for j, s in enumerate(shapes):
+                top = s[a][1]
+                add = left if top is None else min(left, top - sizes[j])
+                sizes[j] += add
+                left -= add
+        common = [v if j == k else ranges[j][0] for j in range(rank)]
+        given = tuple(
+            tuple(sizes[i] if j == a else common[j] for j in range(rank))
+            for i in range(len(shapes))
+        )
+        out = tuple(sum(sizes) if j == a else common[j] for j in range(rank))
+        return given, out
+    return None
 
 
 def _declared_str(port: Port) -> str:
@@ -601,9 +684,18 @@ class Model:
         ports: dict[tuple[str, int], PartialShape] = {}
 
         def report(
-            layer: Layer, kind: str, message: str, port: int | None = None, witness: Any = None
+            layer: Layer,
+            kind: str,
+            message: str,
+            port: int | None = None,
+            witness: Any = None,
+            witness_inputs: Any = None,
         ) -> None:
-            problems.append(Problem(kind, message, layer.id, layer.name, layer.type, port, witness))
+            problems.append(
+                Problem(
+                    kind, message, layer.id, layer.name, layer.type, port, witness, witness_inputs
+                )
+            )
 
         for idx in graph.order:
             layer = graph.layers[idx]
@@ -692,6 +784,21 @@ class Model:
                     port.id,
                     (given, got),
                 )
+            if layer.type == "Concat" and narrow:
+                found = _concat_witness(layer, ins)
+                if found is not None:
+                    given_all, got = found
+                    port = layer.outputs[0]
+                    shapes = ", ".join(map(_dims, given_all))
+                    report(
+                        layer,
+                        "shape",
+                        f"declares {port.shape}, but inputs of shapes {shapes} give "
+                        f"{_dims(got)} (the shape is {infos[(idx, 0)].shape})",
+                        port.id,
+                        (given_all[0], got),
+                        given_all,
+                    )
             for k, port in enumerate(layer.inputs):
                 info = ins[k]
                 ports[(layer.id, port.id)] = info.shape
