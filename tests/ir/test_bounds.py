@@ -24,22 +24,11 @@ ov_models = pytest.importorskip("ov_models")
 ov = ov_models.ov
 torch = pytest.importorskip("torch")
 o13 = pytest.importorskip("openvino.opset13")
+torch_models = pytest.importorskip("torch_models")
 
 pytestmark = pytest.mark.openvino
 
-MOVES = ("Split", "VariadicSplit", "StridedSlice", "Slice", "Concat")
-
-
-class _Lstm(torch.nn.Module):
-    """An LSTM cell's gates: ``chunk(4)`` of one Linear."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.gates = torch.nn.Linear(6, 16)
-
-    def forward(self, x: Any) -> Any:
-        i, f, g, o = self.gates(x).chunk(4, dim=-1)
-        return torch.sigmoid(i) * torch.tanh(g) + torch.sigmoid(f) * torch.sigmoid(o)
+MOVES = torch_models.MOVES
 
 
 class _RopeCache(torch.nn.Module):
@@ -64,7 +53,7 @@ class _Fn(torch.nn.Module):
 
 # name -> (module, example input shape, input shapes to convert with: -1 dynamic, (lo, hi))
 MODELS: dict[str, tuple[Callable[[], Any], tuple[int, ...], list[list[Any]]]] = {
-    "lstm chunk": (_Lstm, (2, 6), [[-1, 6], [(1, 8), 6]]),
+    "lstm chunk": (torch_models.LstmCell, (2, 6), [[-1, 6], [(1, 8), 6]]),
     "rope cache": (_RopeCache, (1, 5, 4), [[-1, -1, 4], [1, (2, 10), 4]]),
     "half": (
         lambda: _Fn(lambda x: x[:, : x.shape[1] // 2]),

@@ -195,20 +195,8 @@ def _convert(module: Any, shape: tuple[int, ...], tmp_path: Path, dims: list[int
 
 
 def _lstm_cell() -> Any:
-    torch = _torch()
-
-    class Cell(torch.nn.Module):
-        """An LSTM cell's gates: ``chunk(4)`` of one Linear."""
-
-        def __init__(self) -> None:
-            super().__init__()
-            self.gates = torch.nn.Linear(6, 16)
-
-        def forward(self, x: Any) -> Any:
-            i, f, g, o = self.gates(x).chunk(4, dim=-1)
-            return torch.sigmoid(i) * torch.tanh(g) + torch.sigmoid(f) * torch.sigmoid(o)
-
-    return Cell()
+    _torch()
+    return pytest.importorskip("torch_models").LstmCell()
 
 
 def _split_outputs(report: Any, xml: Path) -> list[str]:
