@@ -4,7 +4,9 @@ bound evaluation), on models with dynamic and interval input shapes.
 For each model: ``check`` is ok; every data-movement port's inferred shape lies inside the one
 OpenVINO's own inference declares in the saved IR (as tight or tighter); and it is sound: at
 static input shapes inside the input's intervals, every such port's exact shape lies inside the
-dynamic inference, and the model's outputs are what OpenVINO's CPU plugin returns."""
+dynamic inference (as OpenVINO's own static inference declares it, or as its reference evaluate
+runs it). Where OpenVINO's bounds exclude what it computes, the test pins the witness
+(docs/semantics.md, IR-7 to IR-9)."""
 
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ ov_models = pytest.importorskip("ov_models")
 ov = ov_models.ov
 torch = pytest.importorskip("torch")
 o13 = pytest.importorskip("openvino.opset13")
+openvino_oracle = pytest.importorskip("openvino_oracle")
 torch_models = pytest.importorskip("torch_models")
 
 pytestmark = pytest.mark.openvino
@@ -227,6 +230,11 @@ STOPS: dict[str, Callable[[Any], Any]] = {
     ),
     "the static dim": lambda x: _dim(x, 2),
     "divisor may be 0": lambda x: _divide(_c([12]), o13.subtract(_dim(x, 1), _c([5])), python=True),
+    "i32 batch plus one": lambda x: o13.add(_dim(x, 0, "i32"), _c([1], np.int32)),
+    "less select": lambda x: o13.select(o13.less(_dim(x, 1), _c([5])), _c([1]), _c([3])),
+    "equal select": lambda x: o13.select(o13.equal(_dim(x, 2), _c([6])), _c([4]), _c([3])),
+    "to boolean and back": lambda x: o13.convert(o13.convert(_dim(x, 1), "boolean"), "i64"),
+    "u8 that may wrap": lambda x: o13.convert(o13.multiply(_dim(x, 1), _c([30])), "u8"),
 }
 X = [-1, (2, 10), 6]  # the Parameter: a dynamic batch, an interval, a static dim
 
@@ -235,7 +243,13 @@ X = [-1, (2, 10), 6]  # the Parameter: a dynamic batch, an interval, a static di
 TIGHTER = {
     "f32 floor": ("[?,..10,6]", "[?,1..5,6]"),  # OpenVINO drops the bounds through floats
     "select": ("[?,..10,6]", "[?,1..9,6]"),  # OpenVINO: a Select of unknown condition is 0..max
+    "i32 batch plus one": ("[?,..10,6]", "[?,1..10,6]"),  # OpenVINO: a dynamic batch, 0..max
+    "less select": ("[?,..10,6]", "[?,1..3,6]"),
+    # 60..300 may wrap (it does at 9 and 10 rows): datamove takes u8's whole range, OpenVINO
+    # keeps [2..10], which happens to hold here (IR-8 has one where it does not)
+    "u8 that may wrap": ("[?,2..10,6]", "[?,..10,6]"),
 }
+LOOSER = {"u8 that may wrap"}  # datamove looser than OpenVINO, and sound (IR-8)
 
 
 def _stop_model(name: str, tmp_path: Path, make: Callable[[Any], Any] | None = None) -> Any:
@@ -259,7 +273,7 @@ def test_each_rule_is_as_tight_as_openvino_and_sound(tmp_path: Path, name: str) 
     (layer,) = [x for x in _moves(model) if x.type == "Slice"]
     (port,) = layer.outputs
     mine = report.ports[(layer.id, port.id)]
-    assert _inside(mine, PartialShape(theirs)), (mine, theirs)
+    assert name in LOOSER or _inside(mine, PartialShape(theirs)), (mine, theirs)
     assert (theirs, str(mine)) == TIGHTER.get(name, (theirs, theirs))
     if name == "divisor may be 0":
         return  # stop unknown (not run: a zero divisor at size 5 is undefined)
@@ -270,7 +284,7 @@ def test_each_rule_is_as_tight_as_openvino_and_sound(tmp_path: Path, name: str) 
         assert got.is_static
         assert _inside(got, mine), (shape, got, mine)
         x = np.zeros(shape, dtype=np.float32)
-        (ran,) = ov_models.run_openvino(xml, {"x": x}).values()
+        (ran,) = openvino_oracle.evaluate_ir(xml, {"x": x})  # the reference (IR-9: CPU)
         assert ran.shape == got.to_shape()
 
 
@@ -279,7 +293,6 @@ def test_openvino_bounds_ignore_an_overflow_its_evaluate_wraps(tmp_path: Path) -
     # product wraps to INT64_MIN and its reference evaluate gives 0 rows (the CPU plugin 4).
     # The spec leaves the overflow undefined; datamove takes the stop's whole i64 range, so the
     # slice any of them gives lies inside its [?,..10,6] (docs/semantics.md, IR-7).
-    openvino_oracle = pytest.importorskip("openvino_oracle")
     xml, theirs = _stop_model("overflow", tmp_path, lambda x: o13.multiply(_dim(x, 1), _c([2**61])))
     assert theirs == "[?,2..10,6]"
     report = ir.read_model(xml).check()
@@ -290,3 +303,64 @@ def test_openvino_bounds_ignore_an_overflow_its_evaluate_wraps(tmp_path: Path) -
     assert 0 not in PartialShape(theirs)[1]
     (ran,) = ov_models.run_openvino(xml, {"x": np.zeros((1, 4, 6), np.float32)}).values()
     assert ran.shape == (1, 4, 6)
+
+
+def test_openvino_bounds_of_a_wrapping_convert_exclude_what_its_evaluate_gives(
+    tmp_path: Path,
+) -> None:
+    # stop = Convert(x.shape[1] * k, u8) on [?,2..10,6]; Convert wraps modulo 256 (the spec).
+    # k=64: OpenVINO declares [?,2..10,6]; at 4 rows 256 wraps to 0 and its reference evaluate
+    # gives 0 rows (its CPU plugin saturates to 255 and gives 4). k=128: it declares [?,0,6],
+    # yet at 3 rows 384 wraps to 128 and evaluate gives 3 rows. datamove: [?,..10,6] for both.
+    for k, declared, rows, out in [(64, "[?,2..10,6]", 4, 0), (128, "[?,0,6]", 3, 3)]:
+        xml, theirs = _stop_model(
+            "u8", tmp_path, lambda x, k=k: o13.convert(o13.multiply(_dim(x, 1), _c([k])), "u8")
+        )
+        assert theirs == declared
+        report = ir.read_model(xml).check()
+        assert report.ok
+        assert [str(s) for s, _ in report.outputs.values()] == ["[?,..10,6]"]
+        x = np.zeros((1, rows, 6), np.float32)
+        (got,) = openvino_oracle.evaluate_ir(xml, {"x": x})
+        assert got.shape == (1, out, 6)
+        assert out not in PartialShape(declared)[1]
+        # datamove folds the static shape as evaluate does (the wrap)
+        exact = ir.read_model(xml).check({"x": [1, rows, 6]})
+        assert [s.to_shape() for s, _ in exact.outputs.values()] == [(1, out, 6)]
+
+
+# -- StridedSlice and VariadicSplit read intervals too -----------------------------------------
+def test_strided_slice_and_variadic_split_take_interval_parameters(tmp_path: Path) -> None:
+    o1 = pytest.importorskip("openvino.opset1")
+    x = o13.parameter(_dims(X), np.float32, name="x")
+    end = o13.concat([_c([0]), o13.subtract(_dim(x, 1), _c([3]))], 0)
+    ss = o1.strided_slice(x, _c([0, 0]), end, _c([1, 1]), [1, 1], [1, 0])
+    lengths = o13.concat([o13.subtract(_dim(x, 1), _c([2])), _c([2])], 0)
+    vs = o13.variadic_split(x, _c(1), lengths)
+    rest = o13.variadic_split(x, _c(1), o13.concat([_c([-1]), _dim(x, 2)], 0))
+    outs = [ss.output(0), *vs.outputs(), *rest.outputs()]
+    theirs = [str(o.get_partial_shape()) for o in outs]
+    xml = ov_models.save(ov.Model(outs, [x], "m"), tmp_path, "m")
+    report = ir.read_model(xml).check()
+    assert report.ok
+    mine = [str(s) for s, _ in report.outputs.values()]
+    assert theirs == ["[?,..9,6]", "[?,?,6]", "[?,?,6]", "[?,?,6]", "[?,6,6]"]
+    assert mine == ["[?,..9,6]", "[?,..8,6]", "[?,2,6]", "[?,..4,6]", "[?,6,6]"]
+    for rows in (6, 8, 10):  # sound: the exact shapes lie inside (fewer than 6 rows: invalid)
+        exact = ir.read_model(xml).check({"x": [1, rows, 6]})
+        for got, bound in zip(exact.outputs.values(), report.outputs.values(), strict=True):
+            assert _inside(got[0], bound[0])
+
+
+def test_openvino_cpu_plugin_drops_a_convert_to_boolean(tmp_path: Path) -> None:
+    # stop = Convert(Convert(x.shape[1], boolean), i64) is 1 (the spec, the reference evaluate
+    # and OpenVINO's declared [?,1,6]); the CPU plugin runs it as x.shape[1]: all the rows,
+    # outside its own declared dims (IR-9). datamove follows the spec.
+    xml, theirs = _stop_model("to boolean and back", tmp_path)
+    assert theirs == "[?,1,6]"
+    x = np.zeros((1, 3, 6), np.float32)
+    (reference,) = openvino_oracle.evaluate_ir(xml, {"x": x})
+    (cpu,) = ov_models.run_openvino(xml, {"x": x}).values()
+    assert (reference.shape, cpu.shape) == ((1, 1, 6), (1, 3, 6))
+    exact = ir.read_model(xml).check({"x": [1, 3, 6]})
+    assert [s.to_shape() for s, _ in exact.outputs.values()] == [(1, 1, 6)]
