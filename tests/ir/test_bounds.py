@@ -312,14 +312,28 @@ def test_openvino_bounds_of_a_wrapping_convert_exclude_what_its_evaluate_gives(
     # k=64: OpenVINO declares [?,2..10,6]; at 4 rows 256 wraps to 0 and its reference evaluate
     # gives 0 rows (its CPU plugin saturates to 255 and gives 4). k=128: it declares [?,0,6],
     # yet at 3 rows 384 wraps to 128 and evaluate gives 3 rows. datamove: [?,..10,6] for both.
+    # The file keeps the static 0 of k=128 (an interval is written -1): check finds the witness
+    # over the model's input shapes, the stop being computed from them.
     for k, declared, rows, out in [(64, "[?,2..10,6]", 4, 0), (128, "[?,0,6]", 3, 3)]:
         xml, theirs = _stop_model(
             "u8", tmp_path, lambda x, k=k: o13.convert(o13.multiply(_dim(x, 1), _c([k])), "u8")
         )
         assert theirs == declared
         report = ir.read_model(xml).check()
-        assert report.ok
         assert [str(s) for s, _ in report.outputs.values()] == ["[?,..10,6]"]
+        if k == 64:
+            assert report.ok
+        else:
+            (problem,) = report.problems
+            assert (problem.kind, problem.layer_type) == ("shape", "Slice")
+            assert problem.model_inputs == {"x": (3, 3, 6)}
+            assert problem.witness == ((3, 3, 6), (3, 3, 6))
+            assert problem.message == (
+                "declares [?,0,6], but with input x of shape [3,3,6] it gives [3,3,6] "
+                "(the shape is [?,..10,6])"
+            )
+            (got,) = openvino_oracle.evaluate_ir(xml, {"x": np.zeros((3, 3, 6), np.float32)})
+            assert got.shape == (3, 3, 6)
         x = np.zeros((1, rows, 6), np.float32)
         (got,) = openvino_oracle.evaluate_ir(xml, {"x": x})
         assert got.shape == (1, out, 6)

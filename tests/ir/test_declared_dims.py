@@ -89,6 +89,7 @@ def test_the_witness_is_in_json(tmp_path: Path, capsys: pytest.CaptureFixture[st
         "input_shape": [1],
         "output_shape": [1],
         "input_shapes": [[1]],
+        "model_inputs": None,
     }
     assert data["notes"] == []
 

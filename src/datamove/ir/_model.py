@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import itertools
 import math
 import os
 import threading
@@ -55,6 +56,8 @@ from datamove.ir._types import ELEMENT_TYPES, PRECISIONS, ElementType, decode
 __all__ = ["CheckReport", "Model", "Problem", "ShapePlanInfo", "read_model"]
 
 _SHAPE_PLANS_MAX: Final = 64  # input shapes remembered per model (all dropped when full)
+_WITNESS_RUNS: Final = 32  # model input shapes tried for a witness (each a whole inference)
+_WITNESS_VALUES: Final = 8  # the smallest integer constants whose breakpoints are tried
 
 
 class ShapePlanInfo(NamedTuple):
@@ -86,6 +89,9 @@ class Problem:
     shape)``, a static shape of the layer's data input and what the port then has; running the
     layer on such an input gives that shape. ``None`` otherwise. For a Concat, whose inputs are
     all data, ``witness_inputs`` holds every input's shape (``witness[0]`` is the first's).
+    Where the layer's index inputs are computed from shapes (a shape subgraph), the witness is
+    found over the model's inputs instead: ``model_inputs`` holds their shapes (name -> shape),
+    at which the layer's data input has ``witness[0]`` and the port ``witness[1]``.
     A *note* (`CheckReport.notes`) has kind ``"looser"``.
     """
 
@@ -97,6 +103,7 @@ class Problem:
     port: int | None = None
     witness: tuple[tuple[int, ...], tuple[int, ...]] | None = None
     witness_inputs: tuple[tuple[int, ...], ...] | None = None
+    model_inputs: dict[str, tuple[int, ...]] | None = None
 
     def __str__(self) -> str:
         return (
@@ -118,6 +125,9 @@ class Problem:
                 "input_shape": list(self.witness[0]),
                 "output_shape": list(self.witness[1]),
                 "input_shapes": [list(s) for s in (self.witness_inputs or (self.witness[0],))],
+                "model_inputs": None
+                if self.model_inputs is None
+                else {n: list(s) for n, s in self.model_inputs.items()},
             },
         }
 
@@ -631,7 +641,12 @@ class Model:
             except ValidationError as exc:
                 raise IRError(f"input_shapes[{name!r}]", shape, exc.rule, hint=exc.hint) from None
         notes: list[Problem] = []
-        infos, problems, ports = self._infer(overrides, compare=not overrides, notes=notes)
+        unresolved: list[tuple[int, int]] = []
+        infos, problems, ports = self._infer(
+            overrides, compare=not overrides, notes=notes, unresolved=unresolved
+        )
+        if unresolved:
+            problems += self._model_witnesses(infos, unresolved)
         checked: dict[str, int] = {}
         opaque: dict[str, int] = {}
         for layer in self._graph.layers:
@@ -671,12 +686,16 @@ class Model:
         *,
         compare: bool,
         notes: list[Problem] | None = None,
+        unresolved: list[tuple[int, int]] | None = None,
     ) -> tuple[dict[tuple[int, int], Info], list[Problem], dict[tuple[str, int], PartialShape]]:
         """Infer every port from the Parameters; every problem found, in graph order.
 
         The one validation of a model: `check` reports its problems, and `run` refuses a model
         with any of kind ``_FATAL_KINDS`` before it runs anything. With ``compare``, ``notes``
-        (if given) gets the ports that declare dims looser than the inferred ones.
+        (if given) gets the ports that declare dims looser than the inferred ones, and
+        ``unresolved`` (if given) the ``(layer index, output)`` of those whose declared dims
+        exclude part of the inferred ones where the layer alone gives no witness (an index
+        input known by its bounds only): `_model_witnesses` searches the model's inputs.
         """
         graph = self._graph
         infos: dict[tuple[int, int], Info] = {}
@@ -774,7 +793,8 @@ class Model:
                             )
                         )
                 _check_precision(report, layer, port, info.etype)
-            for k, (given, got) in _witnesses(layer, ins, narrow).items():
+            witnessed = _witnesses(layer, ins, narrow)
+            for k, (given, got) in witnessed.items():
                 port = layer.outputs[k]
                 report(
                     layer,
@@ -784,21 +804,22 @@ class Model:
                     port.id,
                     (given, got),
                 )
-            if layer.type == "Concat" and narrow:
-                found = _concat_witness(layer, ins)
-                if found is not None:
-                    given_all, got = found
-                    port = layer.outputs[0]
-                    shapes = ", ".join(map(_dims, given_all))
-                    report(
-                        layer,
-                        "shape",
-                        f"declares {port.shape}, but inputs of shapes {shapes} give "
-                        f"{_dims(got)} (the shape is {infos[(idx, 0)].shape})",
-                        port.id,
-                        (given_all[0], got),
-                        given_all,
-                    )
+            found = _concat_witness(layer, ins) if layer.type == "Concat" and narrow else None
+            if unresolved is not None:  # left to a search over the model's input shapes
+                unresolved += [(idx, k) for k in narrow if k not in witnessed and found is None]
+            if found is not None:
+                given_all, got = found
+                port = layer.outputs[0]
+                shapes = ", ".join(map(_dims, given_all))
+                report(
+                    layer,
+                    "shape",
+                    f"declares {port.shape}, but inputs of shapes {shapes} give "
+                    f"{_dims(got)} (the shape is {infos[(idx, 0)].shape})",
+                    port.id,
+                    (given_all[0], got),
+                    given_all,
+                )
             for k, port in enumerate(layer.inputs):
                 info = ins[k]
                 ports[(layer.id, port.id)] = info.shape
@@ -817,6 +838,81 @@ class Model:
                         port.id,
                     )
         return infos, problems, ports
+
+    def _model_witnesses(
+        self, infos: dict[tuple[int, int], Info], unresolved: list[tuple[int, int]]
+    ) -> list[Problem]:
+        """Witnesses for declared dims that exclude a shape, found over the model's inputs.
+
+        Where a layer's index inputs are known by their bounds only (computed from shapes by a
+        shape subgraph), no shape of its data input alone is a witness. Static shapes of the
+        model's inputs are tried instead (`witness_shapes` of each input, at the breakpoints of
+        the model's smallest integer constants; `_WITNESS_RUNS` at most), each inferred
+        exactly: a port whose static shape there lies outside its declared dims is a ``shape``
+        problem, with the inputs' shapes (`Problem.model_inputs`). Shapes at which any layer
+        breaks an operator's rule are skipped, and so is a port whose layer's data input there
+        has a shape its input port declares impossible (as in `_witnesses`).
+        """
+        values = sorted(
+            {
+                abs(int(v))
+                for layer in self._graph.layers
+                if layer.type == "Const"
+                and (info := infos.get((layer.index, 0))) is not None
+                and info.value is not None
+                and info.value.dtype.kind in "iu"
+                for v in info.value.reshape(-1)
+                if abs(int(v)) < 2**20
+            }
+        )[:_WITNESS_VALUES]
+        names = list(self._input_names)
+        candidates: list[list[tuple[int, ...]]] = []
+        for name in names:
+            shape = infos[(self._params[self._input_names[name]].index, 0)].shape
+            if shape.rank is None:
+                return []
+            candidates.append(list(itertools.islice(witness_shapes(shape, values), _WITNESS_RUNS)))
+        found: list[Problem] = []
+        left = dict.fromkeys(unresolved)
+        for run in range(max((len(c) for c in candidates), default=0)):
+            if not left:
+                break
+            shapes = {
+                n: c[min(run, len(c) - 1)] for n, c in zip(names, candidates, strict=True) if c
+            }
+            overrides = {
+                self._params[self._input_names[n]].index: PartialShape(list(d))
+                for n, d in shapes.items()
+            }
+            exact, problems, _ = self._infer(overrides, compare=False)
+            if any(p.kind in _FATAL_KINDS for p in problems):
+                continue
+            for idx, k in list(left):
+                layer = self._graph.layers[idx]
+                port, shape = layer.outputs[k], exact[(idx, k)].shape
+                if not shape.is_static or shape.to_shape() in port.shape:
+                    continue
+                data = exact[layer.sources[0]].shape if layer.sources else PartialShape(None)
+                given = data.to_shape() if data.is_static else ()
+                into = layer.inputs[0] if layer.inputs else None
+                if into is not None and into.has_dims and given not in into.shape:
+                    continue  # the data its input declares impossible: an earlier layer's problem
+                del left[(idx, k)]
+                inputs = ", ".join(f"{n} of shape {_dims(d)}" for n, d in shapes.items())
+                found.append(
+                    Problem(
+                        "shape",
+                        f"declares {port.shape}, but with input {inputs} it gives "
+                        f"{_dims(shape.to_shape())} (the shape is {infos[(idx, k)].shape})",
+                        layer.id,
+                        layer.name,
+                        layer.type,
+                        port.id,
+                        (given, shape.to_shape()),
+                        model_inputs=shapes,
+                    )
+                )
+        return found
 
     # -- run --------------------------------------------------------------------------------
     def _needs(self) -> dict[int, Layer]:
