@@ -233,9 +233,12 @@ def _floor(_layer: Layer, ins: Sequence[Info]) -> tuple[Array, Array, ElementTyp
 
 def _convert(layer: Layer, ins: Sequence[Info]) -> tuple[Array, Array, ElementType] | None:
     target = ELEMENT_TYPES.get(layer.data.get("destination_type", ""))
-    got = _wide(ins[0]) if len(ins) == 1 and ins[0].etype is not None else None
-    if target is None or got is None:
+    raw = bounds_of(ins[0]) if len(ins) == 1 and ins[0].etype is not None else None
+    if target is None or raw is None or raw[0].size > SMALL:
         return None
+    # The source's own extremes, not read as unbounded: a value there wraps in a narrower type.
+    exact = [np.array(b.tolist(), dtype=object).reshape(b.shape) for b in raw]
+    got = (exact[0], exact[1])
     if target.name == "boolean":
         lo, hi = got
         true = (lo > 0) | (hi < 0)  # every value non-zero
