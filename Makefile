@@ -47,8 +47,8 @@ test: $(VENV)/.test
 	$(BIN)/python -m pytest -p no:cacheprovider
 
 lint: $(VENV)/.test
-	$(BIN)/ruff check src tests bench
-	$(BIN)/ruff format --check src tests bench
+	$(BIN)/ruff check src tests bench examples
+	$(BIN)/ruff format --check src tests bench examples
 	$(BIN)/mypy
 
 bench: $(VENV)/.test

@@ -1,11 +1,13 @@
 """The command-line sessions shown in README.md and docs/cli.md are real: each is run here.
 
-A ``console`` block holds ``$ datamove ...`` lines, each followed by the exact output (stdout,
-then stderr), and ``(exit N)`` when the exit status is not 0. The files they name are made
-first: ``example.xml`` by ``datamove.ir._examples.write_example`` (``unsound.xml`` by
-``write_unsound_example``, ``example.onnx`` by ``write_onnx_example`` where ``onnx`` is
-installed; a session that names it skips otherwise), ``x.npy`` ([2,6] float32) and
-``big.npy`` ([1000,4] float32).
+A ``console`` block holds ``$ datamove ...`` lines (or ``$ python examples/NAME.py``, a script
+of the repository), each followed by the exact output (stdout, then stderr), and ``(exit N)``
+when the exit status is not 0. The files they name are made first: ``example.xml`` by
+``datamove.ir._examples.write_example`` (``unsound.xml`` by ``write_unsound_example``,
+``example.onnx`` by ``write_onnx_example`` where ``onnx`` is installed; a session that names it
+skips otherwise), ``x.npy`` ([2,6] float32), ``big.npy`` ([1000,4] float32), and
+``attention.xml`` by ``examples/attention.py`` (where torch and openvino are installed; skipped
+otherwise).
 """
 
 from __future__ import annotations
@@ -13,7 +15,9 @@ from __future__ import annotations
 import contextlib
 import io
 import re
+import runpy
 import shlex
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -37,6 +41,20 @@ def _sessions() -> list[object]:
     return params
 
 
+# A file a session names -> the example script that writes it (it needs torch and openvino)
+MADE_BY = {"attention.xml": "examples/attention.py"}
+
+
+def _run_script(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run ``python examples/NAME.py ARGS...`` in this process, as ``__main__``."""
+    assert argv[0] == "python"
+    assert argv[1].startswith("examples/")
+    pytest.importorskip("torch")
+    pytest.importorskip("openvino")
+    monkeypatch.setattr(sys, "argv", argv[1:])
+    runpy.run_path(str(ROOT / argv[1]), run_name="__main__")
+
+
 @pytest.mark.parametrize(("line", "expected"), _sessions())
 def test_console_session_is_real(
     line: str, expected: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -50,7 +68,10 @@ def test_console_session_is_real(
     np.save("x.npy", np.arange(12, dtype=np.float32).reshape(2, 6))
     np.save("big.npy", np.zeros((1000, 4), np.float32))
     argv = shlex.split(line)
-    assert argv[0] == "datamove"
+    for name, script in MADE_BY.items():
+        if name in argv and argv[:2] != ["python", script]:
+            with contextlib.redirect_stdout(io.StringIO()):
+                _run_script(["python", script], monkeypatch)
     code = 0
     status = re.search(r"^\(exit (\d+)\)\n?\Z", expected, flags=re.MULTILINE)
     if status:
@@ -58,6 +79,11 @@ def test_console_session_is_real(
         expected = expected[: status.start()]
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        got = main(argv[1:])
+        if argv[0] == "python":
+            _run_script(argv, monkeypatch)
+            got = 0
+        else:
+            assert argv[0] == "datamove"
+            got = main(argv[1:])
     assert got == code
     assert out.getvalue() + err.getvalue() == expected

@@ -2,9 +2,10 @@
 ``torch.cat`` Concat-1, ``torch.split`` and ``chunk`` (Variadic)Split. datamove checks and runs them
 as OpenVINO does, on static and dynamic inputs, and writes them back for OpenVINO to run.
 
-Real architectures (GPT-2 attention, Swin patch merging, a MatMul/Add/Softmax block) mix data
-movement with compute: datamove checks every data-movement layer and takes the others as the file
-declares them (opaque), counted against OpenVINO's own op list."""
+Real architectures (``torch_models.REAL``: GPT-2 attention, Swin patch merging, a
+MatMul/Add/Softmax block, an LSTM cell, RoPE, a YOLO head, flips and narrow) mix data movement
+with compute: datamove checks every data-movement layer and takes the others as the file declares
+them (opaque), counted against OpenVINO's own op list."""
 
 from __future__ import annotations
 
@@ -116,69 +117,8 @@ def test_layers_that_compute_a_slice_bound_are_opaque(
 
 
 # -- real architectures: data movement among compute (MatMul, Add, Softmax...) --------------------
-class _Attention(torch.nn.Module):
-    """GPT-2's attention: ``qkv.split(C, dim=2)``, heads by view and transpose, softmax."""
-
-    def __init__(self, channels: int = 16, heads: int = 2) -> None:
-        super().__init__()
-        self.channels, self.heads, self.head = channels, heads, channels // heads
-        self.c_attn = torch.nn.Linear(channels, 3 * channels)
-        self.c_proj = torch.nn.Linear(channels, channels)
-
-    def forward(self, x: Any) -> Any:
-        b, t, c = x.size(0), x.size(1), self.channels  # ints, not traced sizes, where they can
-        q, k, v = self.c_attn(x).split(c, dim=2)
-        q, k, v = (z.view(b, t, self.heads, self.head).transpose(1, 2) for z in (q, k, v))
-        att = torch.softmax((q @ k.transpose(-2, -1)) * self.head**-0.5, dim=-1)
-        return self.c_proj((att @ v).transpose(1, 2).contiguous().view(b, t, c))
-
-
-class _PatchMerging(torch.nn.Module):
-    """Swin's patch merging: four strided slices, cat, LayerNorm, Linear."""
-
-    def __init__(self, channels: int = 8) -> None:
-        super().__init__()
-        self.norm = torch.nn.LayerNorm(4 * channels)
-        self.reduction = torch.nn.Linear(4 * channels, 2 * channels, bias=False)
-
-    def forward(self, x: Any) -> Any:
-        merged = torch.cat(
-            [x[:, 0::2, 0::2], x[:, 1::2, 0::2], x[:, 0::2, 1::2], x[:, 1::2, 1::2]], -1
-        )
-        return self.reduction(self.norm(merged.flatten(1, 2)))
-
-
-class _GatedBlock(torch.nn.Module):
-    """MatMul, Add and Softmax around chunk, a slice and cat."""
-
-    def __init__(self, channels: int = 8) -> None:
-        super().__init__()
-        weights = torch.linspace(-1, 1, channels * 2 * channels).view(channels, -1)
-        self.w = torch.nn.Parameter(weights)
-
-    def forward(self, x: Any) -> Any:
-        gate, value = (x @ self.w).chunk(2, dim=-1)
-        y = torch.softmax(gate, dim=-1) * value + x
-        return torch.cat([y[..., 1:], y[..., :1]], dim=-1)
-
-
-REAL = {  # name: (module, example input shape)
-    "gpt-2 attention": (_Attention, (2, 5, 16)),
-    "swin patch merging": (_PatchMerging, (1, 4, 6, 8)),
-    "matmul add softmax": (_GatedBlock, (2, 3, 8)),
-}
-MOVES = ("Split", "VariadicSplit", "StridedSlice", "Slice", "Concat")
-
-
-def _convert_real(name: str, tmp_path: Path, *, dynamic: bool) -> Path:
-    module, shape = REAL[name]
-    dims = [-1] * (len(shape) - 1) + [shape[-1]] if dynamic else list(shape)  # Linear needs C
-    with warnings.catch_warnings():  # convert_model traces, which torch 2.13 deprecates
-        warnings.filterwarnings("ignore", r"`torch\.jit\.trace", DeprecationWarning)
-        converted = ov.convert_model(
-            module().eval(), example_input=torch.zeros(shape), input=[ov.PartialShape(dims)]
-        )
-    return ov_models.save(converted, tmp_path, "real")
+torch_models = pytest.importorskip("torch_models")
+REAL, MOVES, _convert_real = torch_models.REAL, torch_models.MOVES, torch_models.convert_real
 
 
 def _openvino_counts(xml: Path) -> tuple[dict[str, int], dict[str, int]]:
@@ -233,7 +173,7 @@ def test_a_wrong_dim_on_a_data_movement_layer_is_a_shape_problem(
 ) -> None:
     # Each data-movement layer in turn: its first output dim that datamove infers as a number
     # is written one larger. (Dims that only the shape subgraph fixes, such as chunk's
-    # split_lengths on a dynamic input, are unknown to datamove until it evaluates ShapeOf.)
+    # split_lengths on a dynamic input, datamove knows by the subgraph's bounds.)
     xml = _convert_real(name, tmp_path, dynamic=dynamic)
     assert edit_each_move(xml, tmp_path, capsys), (
         "the model has a data-movement layer whose output dims datamove knows"

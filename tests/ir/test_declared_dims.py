@@ -85,7 +85,12 @@ def test_the_witness_is_in_json(tmp_path: Path, capsys: pytest.CaptureFixture[st
     data = json.loads(capsys.readouterr().out)
     (problem,) = data["problems"]
     assert problem["kind"] == "shape"
-    assert problem["witness"] == {"input_shape": [1], "output_shape": [1]}
+    assert problem["witness"] == {
+        "input_shape": [1],
+        "output_shape": [1],
+        "input_shapes": [[1]],
+        "model_inputs": None,
+    }
     assert data["notes"] == []
 
 
@@ -135,3 +140,56 @@ def test_the_docs_unsound_example_is_what_openvino_writes(tmp_path: Path) -> Non
     (want,) = openvino_oracle.evaluate_ir(xml, inputs)
     np.testing.assert_array_equal(ir.read_model(xml).run(inputs)["y"], want)
     assert want.shape == (1,)
+
+
+# -- Concat: the sum along the axis, every input's declared dims ---------------------------------
+def _concat(tmp_path: Path, a: Any, b: Any, dim: int, value: str) -> Path:
+    """Concat on axis 0 of x of shape ``a`` and y of ``b``, its output's ``<dim>`` number ``dim``
+    edited to ``value`` (a file OpenVINO did not write: its Concat inference is exact)."""
+    x = o1.parameter(ov.PartialShape(a), np.float32, name="x")
+    y = o1.parameter(ov.PartialShape(b), np.float32, name="y")
+    model = ov.Model([o1.result(o1.concat([x, y], 0))], [x, y], "m")
+    xml = ov_models.save(model, tmp_path)
+    text = xml.read_text()
+    begin = text.index('type="Concat"')
+    at = text.index("<output>", begin)
+    for _ in range(dim + 1):
+        at = text.index("<dim>", at) + len("<dim>")
+    xml.write_text(f"{text[:at]}{value}{text[text.index('</dim>', at) :]}")
+    return xml
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "dim", "value", "inputs", "output"),
+    [
+        # [?,3] and [2..5,3] give [2..,3]: a declared 4 rows excludes 2 (0 and 2 rows)
+        ([-1, 3], [ov.Dimension(2, 5), 3], 0, "4", ((0, 3), (2, 3)), (2, 3)),
+        # [1..2,3] and [1..2,3] give [2..4,3]: a declared 2 excludes 3 (2 and 1 rows)
+        ([ov.Dimension(1, 2), 3], [ov.Dimension(1, 2), 3], 0, "2", ((2, 3), (1, 3)), (3, 3)),
+        # [?,?] and [?,2..6]: a declared 2 columns excludes 3 (both inputs 3 columns)
+        ([-1, -1], [-1, ov.Dimension(2, 6)], 1, "2", ((0, 3), (0, 3)), (0, 3)),
+    ],
+)
+def test_a_concat_declared_narrower_than_its_sum_has_a_witness(
+    tmp_path: Path, a: Any, b: Any, dim: int, value: str, inputs: Any, output: Any
+) -> None:
+    xml = _concat(tmp_path, a, b, dim, value)
+    model = ir.read_model(xml)
+    (problem,) = model.check().problems
+    assert (problem.kind, problem.layer_type) == ("shape", "Concat")
+    assert (problem.witness, problem.witness_inputs) == ((inputs[0], output), inputs)
+    shapes = ", ".join(str(list(s)).replace(" ", "") for s in inputs)
+    assert f"but inputs of shapes {shapes} give {str(list(output)).replace(' ', '')}" in (
+        problem.message
+    )
+    # The witness is real: OpenVINO's reference evaluation of the file gives that shape
+    feeds = {n: np.zeros(s, np.float32) for n, s in zip("xy", inputs, strict=True)}
+    (want,) = openvino_oracle.evaluate_ir(xml, feeds)
+    assert want.shape == output
+    (got,) = model.run(feeds).values()
+    assert got.shape == output
+
+
+def test_a_concat_whose_declared_dims_hold_its_sum_is_ok(tmp_path: Path) -> None:
+    xml = _concat(tmp_path, [ov.Dimension(1, 2), 3], [ov.Dimension(1, 2), 3], 0, "-1")
+    assert ir.read_model(xml).check().ok

@@ -195,20 +195,8 @@ def _convert(module: Any, shape: tuple[int, ...], tmp_path: Path, dims: list[int
 
 
 def _lstm_cell() -> Any:
-    torch = _torch()
-
-    class Cell(torch.nn.Module):
-        """An LSTM cell's gates: ``chunk(4)`` of one Linear."""
-
-        def __init__(self) -> None:
-            super().__init__()
-            self.gates = torch.nn.Linear(6, 16)
-
-        def forward(self, x: Any) -> Any:
-            i, f, g, o = self.gates(x).chunk(4, dim=-1)
-            return torch.sigmoid(i) * torch.tanh(g) + torch.sigmoid(f) * torch.sigmoid(o)
-
-    return Cell()
+    _torch()
+    return pytest.importorskip("torch_models").LstmCell()
 
 
 def _split_outputs(report: Any, xml: Path) -> list[str]:
@@ -232,12 +220,12 @@ def test_lstm_chunk_split_lengths_are_known(
     assert _split_outputs(report, xml) == ["[2,4]"] * 4  # [2,..16] each, were they unknown
     assert main(["check", "-v", str(xml)]) == 0
     assert "[2,..16]" not in capsys.readouterr().out
-    # A dynamic batch: ShapeOf of [?,16] is not folded (no partial values yet: OpenVINO's
-    # bound evaluation would know dim 1), so the lengths stay unknown, still checked.
+    # A dynamic batch: ShapeOf of [?,16] gives dim 1 as 16 by its bounds (datamove.ir._bounds,
+    # as OpenVINO's bound evaluation), so every length is known still.
     xml = _convert(_lstm_cell(), (2, 6), tmp_path, [-1, 6])
     report = ir.read_model(xml).check()
     assert report.ok
-    assert _split_outputs(report, xml) == ["[?,..16]"] * 4
+    assert _split_outputs(report, xml) == ["[?,4]"] * 4
 
 
 def test_half_slice_stop_is_known(tmp_path: Path) -> None:
@@ -249,8 +237,14 @@ def test_half_slice_stop_is_known(tmp_path: Path) -> None:
 
     xml = _convert(Half(), (2, 4, 6), tmp_path, [-1, -1, -1])
     assert 'type="ShapeOf"' in xml.read_text()
-    # a dynamic dim anywhere leaves ShapeOf unknown (the stretch goal: partial values)
-    for shape, want in [("[2,4,6]", "[2,2,6]"), ("[3,7,1]", "[3,3,1]"), ("[?,9,2]", "[?,..9,2]")]:
+    # a dynamic dim elsewhere leaves the stop known by its bounds; a dynamic dim 1 an interval
+    for shape, want in [
+        ("[2,4,6]", "[2,2,6]"),
+        ("[3,7,1]", "[3,3,1]"),
+        ("[?,9,2]", "[?,4,2]"),
+        ("[2,4..9,?]", "[2,2..4,?]"),
+        ("[2,?,3]", "[2,?,3]"),
+    ]:
         report = ir.read_model(xml).check({"x": shape})
         assert report.ok
         assert [str(s) for s, _ in report.outputs.values()] == [want]

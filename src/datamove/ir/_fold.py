@@ -28,7 +28,7 @@ from datamove.ir._graph import Layer
 from datamove.ir._ops import SMALL, Info
 from datamove.ir._types import ELEMENT_TYPES, ElementType
 
-__all__ = ["FOLDERS", "fold_layer"]
+__all__ = ["FOLDERS", "broadcast_inputs", "fold_layer"]
 
 Array = np.ndarray[Any, Any]
 Folder = Callable[[Layer, Sequence[Info]], Array | None]
@@ -73,7 +73,7 @@ def _fits(result: Array, etype: ElementType) -> Array | None:
     return np.asarray(result, dtype=etype.dtype)
 
 
-def _broadcast(layer: Layer, *values: Array) -> list[Array] | None:
+def broadcast_inputs(layer: Layer, *values: Array) -> list[Array] | None:
     """The inputs broadcast by the layer's ``auto_broadcast`` (numpy or none; pdpd not read)."""
     mode = layer.data.get("auto_broadcast", "numpy")
     shapes = [v.shape for v in values]
@@ -255,7 +255,7 @@ def _arith(op: Callable[[Any, Any], Any]) -> Folder:
         values = _values(ins, 2)
         if values is None or values[0].dtype != values[1].dtype or values[0].dtype == bool:
             return None
-        both = _broadcast(layer, *values)
+        both = broadcast_inputs(layer, *values)
         if both is None:
             return None
         a, b = both
@@ -332,7 +332,7 @@ def _compare(op: Callable[[Any, Any], Any]) -> Folder:
         values = _values(ins, 2)
         if values is None or values[0].dtype != values[1].dtype:
             return None
-        both = _broadcast(layer, *values)
+        both = broadcast_inputs(layer, *values)
         return None if both is None else np.asarray(op(both[0], both[1]), dtype=bool)
 
     return fold
@@ -342,7 +342,7 @@ def _select(layer: Layer, ins: Sequence[Info]) -> Array | None:
     values = _values(ins, 3)
     if values is None or values[0].dtype != bool or values[1].dtype != values[2].dtype:
         return None
-    all3 = _broadcast(layer, *values)
+    all3 = broadcast_inputs(layer, *values)
     return None if all3 is None else np.where(all3[0], all3[1], all3[2])
 
 

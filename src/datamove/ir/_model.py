@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import itertools
 import math
 import os
 import threading
@@ -21,8 +22,8 @@ from datamove._concat import concat
 from datamove._errors import DTypeError, ValidationError, show
 from datamove._files import open_regular, read_exactly
 from datamove._shape import PartialShape, as_partial_shape
+from datamove.ir._bounds import bound_layer
 from datamove.ir._errors import InputTypeError, IRError, UnsupportedOperatorError, where
-from datamove.ir._fold import fold_layer
 from datamove.ir._graph import (
     Graph,
     Layer,
@@ -55,6 +56,8 @@ from datamove.ir._types import ELEMENT_TYPES, PRECISIONS, ElementType, decode
 __all__ = ["CheckReport", "Model", "Problem", "ShapePlanInfo", "read_model"]
 
 _SHAPE_PLANS_MAX: Final = 64  # input shapes remembered per model (all dropped when full)
+_WITNESS_RUNS: Final = 32  # model input shapes tried for a witness (each a whole inference)
+_WITNESS_VALUES: Final = 8  # the smallest integer constants whose breakpoints are tried
 
 
 class ShapePlanInfo(NamedTuple):
@@ -84,8 +87,12 @@ class Problem:
 
     ``witness``, for a declared shape that excludes one the layer gives: ``(input shape, output
     shape)``, a static shape of the layer's data input and what the port then has; running the
-    layer on such an input gives that shape. ``None`` otherwise. A *note* (`CheckReport.notes`)
-    has kind ``"looser"``.
+    layer on such an input gives that shape. ``None`` otherwise. For a Concat, whose inputs are
+    all data, ``witness_inputs`` holds every input's shape (``witness[0]`` is the first's).
+    Where the layer's index inputs are computed from shapes (a shape subgraph), the witness is
+    found over the model's inputs instead: ``model_inputs`` holds their shapes (name -> shape),
+    at which the layer's data input has ``witness[0]`` and the port ``witness[1]``.
+    A *note* (`CheckReport.notes`) has kind ``"looser"``.
     """
 
     kind: str
@@ -95,6 +102,8 @@ class Problem:
     layer_type: str | None = None
     port: int | None = None
     witness: tuple[tuple[int, ...], tuple[int, ...]] | None = None
+    witness_inputs: tuple[tuple[int, ...], ...] | None = None
+    model_inputs: dict[str, tuple[int, ...]] | None = None
 
     def __str__(self) -> str:
         return (
@@ -112,7 +121,14 @@ class Problem:
             "port": self.port,
             "witness": None
             if self.witness is None
-            else {"input_shape": list(self.witness[0]), "output_shape": list(self.witness[1])},
+            else {
+                "input_shape": list(self.witness[0]),
+                "output_shape": list(self.witness[1]),
+                "input_shapes": [list(s) for s in (self.witness_inputs or (self.witness[0],))],
+                "model_inputs": None
+                if self.model_inputs is None
+                else {n: list(s) for n, s in self.model_inputs.items()},
+            },
         }
 
 
@@ -287,6 +303,83 @@ def _witnesses(
         if len(found) == len(outputs):
             break
     return found
+
+
+def _concat_witness(
+    layer: Layer, ins: list[Info]
+) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...]] | None:
+    """Static input shapes at which a Concat gives an output its declared dims exclude.
+
+    Each input's shape is one its own input port declares possible (and inference allows).
+    Along the axis the output is the sum of the inputs' sizes, every sum between the smallest
+    and the largest; off it, every size all inputs allow. So the first output dim whose range
+    the declared dim does not hold gives a witness: its smallest excluded size, the axis sizes
+    from their minimums up, the other dims at their smallest common size. ``None`` where none.
+    """
+    shapes: list[list[tuple[int, int | None]]] = []
+    for info, port in zip(ins, layer.inputs, strict=False):
+        dims = info.shape.dims if info.shape.rank is not None else None
+        if dims is None:
+            return None
+        if port.has_dims and port.shape.rank == len(dims):
+            merged: list[tuple[int, int | None]] = []
+            for d, p in zip(dims, port.shape.dims, strict=True):
+                lo = max(d.min, p.min)
+                his = [h for h in (d.max, p.max) if h is not None]
+                if his and lo > min(his):
+                    return None
+                merged.append((lo, min(his) if his else None))
+            shapes.append(merged)
+        else:
+            shapes.append([(d.min, d.max) for d in dims])
+    declared = layer.outputs[0].shape
+    rank = len(shapes[0]) if shapes else 0
+    if not shapes or any(len(s) != rank for s in shapes) or declared.rank != rank:
+        return None
+    try:
+        axis = layer.int_attr("axis")
+    except IRError:
+        return None
+    a = axis + rank if axis < 0 else axis
+    if not 0 <= a < rank:
+        return None
+    ranges: list[tuple[int, int | None]] = []
+    for k in range(rank):
+        if k == a:
+            tops = [h for s in shapes if (h := s[k][1]) is not None]
+            total = sum(tops) if len(tops) == len(shapes) else None
+            ranges.append((sum(s[k][0] for s in shapes), total))
+        else:
+            lo = max(s[k][0] for s in shapes)
+            bounded = [h for s in shapes if (h := s[k][1]) is not None]
+            hi = min(bounded) if bounded else None
+            if hi is not None and lo > hi:
+                return None
+            ranges.append((lo, hi))
+    for k, (lo, hi) in enumerate(ranges):
+        d = declared[k]
+        if lo not in d:
+            v = lo
+        elif d.max is not None and (hi is None or hi > d.max):
+            v = d.max + 1
+        else:
+            continue
+        sizes = [s[a][0] for s in shapes]
+        if k == a:  # the sum v: each input from its minimum up to its maximum
+            left = v - sum(sizes)
+            for j, s in enumerate(shapes):
+                top = s[a][1]
+                add = left if top is None else min(left, top - sizes[j])
+                sizes[j] += add
+                left -= add
+        common = [v if j == k else ranges[j][0] for j in range(rank)]
+        given = tuple(
+            tuple(sizes[i] if j == a else common[j] for j in range(rank))
+            for i in range(len(shapes))
+        )
+        out = tuple(sum(sizes) if j == a else common[j] for j in range(rank))
+        return given, out
+    return None
 
 
 def _declared_str(port: Port) -> str:
@@ -548,7 +641,12 @@ class Model:
             except ValidationError as exc:
                 raise IRError(f"input_shapes[{name!r}]", shape, exc.rule, hint=exc.hint) from None
         notes: list[Problem] = []
-        infos, problems, ports = self._infer(overrides, compare=not overrides, notes=notes)
+        unresolved: list[tuple[int, int]] = []
+        infos, problems, ports = self._infer(
+            overrides, compare=not overrides, notes=notes, unresolved=unresolved
+        )
+        if unresolved:
+            problems += self._model_witnesses(infos, unresolved)
         checked: dict[str, int] = {}
         opaque: dict[str, int] = {}
         for layer in self._graph.layers:
@@ -588,12 +686,16 @@ class Model:
         *,
         compare: bool,
         notes: list[Problem] | None = None,
+        unresolved: list[tuple[int, int]] | None = None,
     ) -> tuple[dict[tuple[int, int], Info], list[Problem], dict[tuple[str, int], PartialShape]]:
         """Infer every port from the Parameters; every problem found, in graph order.
 
         The one validation of a model: `check` reports its problems, and `run` refuses a model
         with any of kind ``_FATAL_KINDS`` before it runs anything. With ``compare``, ``notes``
-        (if given) gets the ports that declare dims looser than the inferred ones.
+        (if given) gets the ports that declare dims looser than the inferred ones, and
+        ``unresolved`` (if given) the ``(layer index, output)`` of those whose declared dims
+        exclude part of the inferred ones where the layer alone gives no witness (an index
+        input known by its bounds only): `_model_witnesses` searches the model's inputs.
         """
         graph = self._graph
         infos: dict[tuple[int, int], Info] = {}
@@ -601,9 +703,18 @@ class Model:
         ports: dict[tuple[str, int], PartialShape] = {}
 
         def report(
-            layer: Layer, kind: str, message: str, port: int | None = None, witness: Any = None
+            layer: Layer,
+            kind: str,
+            message: str,
+            port: int | None = None,
+            witness: Any = None,
+            witness_inputs: Any = None,
         ) -> None:
-            problems.append(Problem(kind, message, layer.id, layer.name, layer.type, port, witness))
+            problems.append(
+                Problem(
+                    kind, message, layer.id, layer.name, layer.type, port, witness, witness_inputs
+                )
+            )
 
         for idx in graph.order:
             layer = graph.layers[idx]
@@ -648,7 +759,7 @@ class Model:
                     f"declares {len(layer.outputs)} output port(s), "
                     f"but the operator has {len(outs)}",
                 )
-            folded = fold_layer(layer, ins) if reason is None and is_opaque(layer) else None
+            folded = bound_layer(layer, ins) if reason is None and is_opaque(layer) else None
             narrow: list[int] = []  # outputs whose declared dims may exclude real ones
             for k, port in enumerate(layer.outputs):
                 fallback = Info(_declared(port), PRECISIONS.get(port.precision or ""))
@@ -682,7 +793,8 @@ class Model:
                             )
                         )
                 _check_precision(report, layer, port, info.etype)
-            for k, (given, got) in _witnesses(layer, ins, narrow).items():
+            witnessed = _witnesses(layer, ins, narrow)
+            for k, (given, got) in witnessed.items():
                 port = layer.outputs[k]
                 report(
                     layer,
@@ -691,6 +803,22 @@ class Model:
                     f"{_dims(got)} (the shape is {infos[(idx, k)].shape})",
                     port.id,
                     (given, got),
+                )
+            found = _concat_witness(layer, ins) if layer.type == "Concat" and narrow else None
+            if unresolved is not None:  # left to a search over the model's input shapes
+                unresolved += [(idx, k) for k in narrow if k not in witnessed and found is None]
+            if found is not None:
+                given_all, got = found
+                port = layer.outputs[0]
+                shapes = ", ".join(map(_dims, given_all))
+                report(
+                    layer,
+                    "shape",
+                    f"declares {port.shape}, but inputs of shapes {shapes} give "
+                    f"{_dims(got)} (the shape is {infos[(idx, 0)].shape})",
+                    port.id,
+                    (given_all[0], got),
+                    given_all,
                 )
             for k, port in enumerate(layer.inputs):
                 info = ins[k]
@@ -710,6 +838,81 @@ class Model:
                         port.id,
                     )
         return infos, problems, ports
+
+    def _model_witnesses(
+        self, infos: dict[tuple[int, int], Info], unresolved: list[tuple[int, int]]
+    ) -> list[Problem]:
+        """Witnesses for declared dims that exclude a shape, found over the model's inputs.
+
+        Where a layer's index inputs are known by their bounds only (computed from shapes by a
+        shape subgraph), no shape of its data input alone is a witness. Static shapes of the
+        model's inputs are tried instead (`witness_shapes` of each input, at the breakpoints of
+        the model's smallest integer constants; `_WITNESS_RUNS` at most), each inferred
+        exactly: a port whose static shape there lies outside its declared dims is a ``shape``
+        problem, with the inputs' shapes (`Problem.model_inputs`). Shapes at which any layer
+        breaks an operator's rule are skipped, and so is a port whose layer's data input there
+        has a shape its input port declares impossible (as in `_witnesses`).
+        """
+        values = sorted(
+            {
+                abs(int(v))
+                for layer in self._graph.layers
+                if layer.type == "Const"
+                and (info := infos.get((layer.index, 0))) is not None
+                and info.value is not None
+                and info.value.dtype.kind in "iu"
+                for v in info.value.reshape(-1)
+                if abs(int(v)) < 2**20
+            }
+        )[:_WITNESS_VALUES]
+        names = list(self._input_names)
+        candidates: list[list[tuple[int, ...]]] = []
+        for name in names:
+            shape = infos[(self._params[self._input_names[name]].index, 0)].shape
+            if shape.rank is None:
+                return []
+            candidates.append(list(itertools.islice(witness_shapes(shape, values), _WITNESS_RUNS)))
+        found: list[Problem] = []
+        left = dict.fromkeys(unresolved)
+        for run in range(max((len(c) for c in candidates), default=0)):
+            if not left:
+                break
+            shapes = {
+                n: c[min(run, len(c) - 1)] for n, c in zip(names, candidates, strict=True) if c
+            }
+            overrides = {
+                self._params[self._input_names[n]].index: PartialShape(list(d))
+                for n, d in shapes.items()
+            }
+            exact, problems, _ = self._infer(overrides, compare=False)
+            if any(p.kind in _FATAL_KINDS for p in problems):
+                continue
+            for idx, k in list(left):
+                layer = self._graph.layers[idx]
+                port, shape = layer.outputs[k], exact[(idx, k)].shape
+                if not shape.is_static or shape.to_shape() in port.shape:
+                    continue
+                data = exact[layer.sources[0]].shape if layer.sources else PartialShape(None)
+                given = data.to_shape() if data.is_static else ()
+                into = layer.inputs[0] if layer.inputs else None
+                if into is not None and into.has_dims and given not in into.shape:
+                    continue  # the data its input declares impossible: an earlier layer's problem
+                del left[(idx, k)]
+                inputs = ", ".join(f"{n} of shape {_dims(d)}" for n, d in shapes.items())
+                found.append(
+                    Problem(
+                        "shape",
+                        f"declares {port.shape}, but with input {inputs} it gives "
+                        f"{_dims(shape.to_shape())} (the shape is {infos[(idx, k)].shape})",
+                        layer.id,
+                        layer.name,
+                        layer.type,
+                        port.id,
+                        (given, shape.to_shape()),
+                        model_inputs=shapes,
+                    )
+                )
+        return found
 
     # -- run --------------------------------------------------------------------------------
     def _needs(self) -> dict[int, Layer]:

@@ -14,6 +14,7 @@ call datamove's operators and their cached plans (one source of truth for their 
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections.abc import Callable, Sequence
@@ -25,7 +26,7 @@ import numpy as np
 from datamove._concat import concat, infer_concat
 from datamove._errors import DTypeError, ValidationError
 from datamove._plan import Index
-from datamove._shape import PartialShape, Unknown
+from datamove._shape import INT64_MAX, Dimension, PartialShape, Unknown
 from datamove._slice import infer_slice, plan_slice
 from datamove._slice import slice as slice_op
 from datamove._split import (
@@ -52,6 +53,7 @@ __all__ = [
     "LayerOp",
     "Planner",
     "Runner",
+    "bounds_of",
     "caseless_types",
     "check_input_count",
     "concat",
@@ -64,11 +66,13 @@ __all__ = [
     "runner",
     "shape_planner",
     "unsupported_reason",
+    "with_bounds",
 ]
 
 MAX_INPUTS: Final = 5  # the most inputs a supported type takes (Slice)
 SMALL: Final = 4096  # constants up to this many elements are folded during inference
 MASKS: Final = ("begin_mask", "end_mask", "new_axis_mask", "shrink_axis_mask", "ellipsis_mask")
+CORNERS_MAX: Final = 64  # index-value combinations tried for a hull over intervals
 MAX_RANK: Final = 64  # NumPy's limit on dimensions (numpy.ndarray cannot hold more)
 # NumPy's limit on an array's bytes, counting every dim but the zeros (even when one is zero).
 MAX_SPAN: Final = int(np.iinfo(np.intp).max)
@@ -85,6 +89,32 @@ class Info:
     shape: PartialShape
     etype: ElementType | None
     value: np.ndarray[Any, Any] | None = None
+    # Where the value is not known: per-element bounds, in the element type (datamove.ir._bounds)
+    lower: np.ndarray[Any, Any] | None = None
+    upper: np.ndarray[Any, Any] | None = None
+
+
+def bounds_of(info: Info) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]] | None:
+    """A port's ``(lower, upper)`` bounds: its value twice where known; ``None`` where neither."""
+    if info.value is not None:
+        return info.value, info.value
+    if info.lower is not None and info.upper is not None:
+        return info.lower, info.upper
+    return None
+
+
+def with_bounds(
+    shape: PartialShape,
+    etype: ElementType | None,
+    lower: np.ndarray[Any, Any],
+    upper: np.ndarray[Any, Any],
+) -> Info:
+    """An `Info` with these bounds: its value where they meet (copies of their own, read-only)."""
+    lower, upper = np.array(lower), np.array(upper)
+    lower.flags.writeable = upper.flags.writeable = False
+    if lower.shape == upper.shape and bool((lower == upper).all()):
+        return Info(shape, etype, lower)
+    return Info(shape, etype, None, lower, upper)
 
 
 class Join(NamedTuple):
@@ -247,11 +277,27 @@ def _outputs(layer: Layer, ins: Sequence[Info], shapes: Sequence[PartialShape]) 
             values = runner(layer)([i.value for i in ins])
         except ValidationError:
             return outs
-        outs = [
+        return [
             Info(o.shape, o.etype, v) if v.size <= SMALL else o
             for o, v in zip(outs, values, strict=True)
         ]
-    return outs
+    # Bounds (datamove.ir._bounds): these layers only move elements, so the lower bounds moved
+    # are the output's lower bounds, and likewise the upper, where the index inputs are known.
+    data = data_ports(layer)
+    bounds = [bounds_of(info) for info in ins]
+    if not outs or any(b is None for b in bounds):
+        return outs
+    if any(ins[k].value is None for k in range(len(ins)) if k not in data):
+        return outs
+    try:
+        lows = runner(layer)([b[0] if b is not None else None for b in bounds])
+        highs = runner(layer)([b[1] if b is not None else None for b in bounds])
+    except ValidationError:
+        return outs
+    return [
+        with_bounds(o.shape, o.etype, lo, hi) if lo.size <= SMALL else o
+        for o, lo, hi in zip(outs, lows, highs, strict=True)
+    ]
 
 
 def _ints(value: Any) -> list[int]:
@@ -283,6 +329,59 @@ def _scalar(values: list[int]) -> Any:
 
 def _all_ints(*values: list[int] | None) -> bool:
     return all(type(v) is int for vs in values if vs is not None for v in vs)
+
+
+# -- interval parameters (datamove.ir._bounds) --------------------------------------------------
+def _corner_values(info: Info) -> list[list[int]] | None:
+    """Per element of a 1-D index input, the values where its slice lengths are extreme.
+
+    A slice's length is monotone in a start or stop (or step) value on each side of 0 (a
+    negative one counts from the end): over an interval ``lo..hi``, the extremes are at ``lo``
+    and ``hi``, and at ``-1`` and ``0`` where it crosses 0. ``None`` where not bounded.
+    """
+    bounds = bounds_of(info)
+    if bounds is None or bounds[0].ndim != 1 or bounds[0].dtype.kind not in "iu":
+        return None
+    out = []
+    for lo, hi in zip(bounds[0].tolist(), bounds[1].tolist(), strict=True):
+        points = {lo, hi} | ({-1, 0} if lo < 0 <= hi else set())
+        out.append(sorted(points))
+    return out
+
+
+def _over_corners(
+    ins: Sequence[Info], ports: Sequence[int], infer: Callable[[list[list[int]]], PartialShape]
+) -> PartialShape | None:
+    """The hull of ``infer`` over every corner of the index inputs' intervals, or ``None``.
+
+    Exact where each output dim is monotone in each value between the corners (`_corner_values`)
+    and the values are independent. ``None`` where an input is not bounded, all are exactly
+    known, the corners are more than `CORNERS_MAX`, or a corner breaks the operator's rules
+    (the caller then infers with the values unknown).
+    """
+    choices = []
+    for k in ports:
+        corners = _corner_values(ins[k])
+        if corners is None:
+            return None
+        choices.append(corners)
+    count = math.prod(len(c) for each in choices for c in each)
+    if count in (0, 1) or count > CORNERS_MAX:
+        return None
+    hull: PartialShape | None = None
+    for combo in itertools.product(*(itertools.product(*each) for each in choices)):
+        try:
+            got = infer([list(values) for values in combo])
+        except ValidationError:
+            return None
+        if hull is not None and got.rank != hull.rank:
+            return None
+        hull = (
+            got
+            if hull is None or got.rank is None
+            else PartialShape(a.union(b) for a, b in zip(hull.dims, got.dims, strict=True))
+        )
+    return hull
 
 
 # -- Parameter, Const, Result ------------------------------------------------------------------
@@ -356,7 +455,51 @@ def _variadic_split_infer(layer: Layer, ins: list[Info], _context: Context) -> l
     if isinstance(axis, list):
         axis = axis[0] if len(axis) == 1 else axis
     lengths = _index_value(ins[2], op, "split_lengths", integer=False)
-    return _outputs(layer, ins, infer_variadic_split(ins[0].shape, axis, lengths))
+    shapes = infer_variadic_split(ins[0].shape, axis, lengths)
+    if isinstance(lengths, Unknown) and type(axis) is int and ins[0].shape.rank is not None:
+        a = axis + ins[0].shape.rank if axis < 0 else axis  # infer_variadic_split checked it
+        chunks = _interval_chunks(ins[0].shape[a], ins[2])
+        if chunks is not None:
+            shapes = tuple(
+                PartialShape((*s.dims[:a], c, *s.dims[a + 1 :]))
+                for s, c in zip(shapes, chunks, strict=True)
+            )
+    return _outputs(layer, ins, shapes)
+
+
+def _interval_chunks(dim: Dimension, lengths: Info) -> list[Dimension] | None:
+    """Each chunk's size where ``split_lengths`` is known by bounds only, or ``None``.
+
+    A length within ``lo..hi`` gives a chunk within that and what the others leave of the
+    dim's largest size; the ``-1`` (a length known to be -1) what they leave of its sizes. Not
+    known where a length's interval holds negative values other than an exact -1.
+    """
+    bounds = bounds_of(lengths)
+    if bounds is None or bounds[0].ndim != 1 or bounds[0].dtype.kind not in "iu":
+        return None
+    los, his = bounds[0].tolist(), bounds[1].tolist()
+    rest = [k for k, (lo, hi) in enumerate(zip(los, his, strict=True)) if lo == hi == -1]
+    if len(rest) > 1 or any(lo < 0 for k, lo in enumerate(los) if k not in rest):
+        return None
+    top = dim.max
+    high = [None if h >= INT64_MAX else h for h in his]
+    low_sum = sum(lo for k, lo in enumerate(los) if k not in rest)
+    chunks = []
+    for k, lo in enumerate(los):
+        others_hi = [h for j, h in enumerate(high) if j != k and j not in rest]
+        if k in rest:
+            known = [h for h in others_hi if h is not None]
+            spare = dim.min - sum(known) if len(known) == len(others_hi) else 0
+            chunks.append(Dimension(max(0, spare), None if top is None else max(0, top - low_sum)))
+            continue
+        hi = high[k]
+        if top is not None:
+            cap = top - (low_sum - lo)
+            hi = cap if hi is None else min(hi, cap)
+        if hi is not None and hi < lo:
+            return None  # no size runs: the operator's own rules say so at run time
+        chunks.append(Dimension(lo, hi))
+    return chunks
 
 
 def _variadic_split_run(_layer: Layer, fixed: Fixed) -> Runner:
@@ -384,7 +527,16 @@ def _strided_slice_infer(layer: Layer, ins: list[Info], _context: Context) -> li
         _check_rank(info, op, name, (1,), "must be a 1-D tensor")
     begin, end = (_index_value(ins[k], op, names[k - 1]) for k in (1, 2))
     stride = _index_value(ins[3], op, "stride", integer=False) if len(ins) == 4 else None
-    shape = infer_strided_slice(ins[0].shape, begin, end, stride, **_masks(layer))
+    masks = _masks(layer)
+    shape = infer_strided_slice(ins[0].shape, begin, end, stride, **masks)
+    if any(isinstance(v, Unknown) for v in (begin, end, stride)):  # intervals: the corners' hull
+        data, ports = ins[0].shape, range(1, len(ins))
+        hull = _over_corners(
+            ins,
+            ports,
+            lambda v: infer_strided_slice(data, v[0], v[1], v[2] if len(v) > 2 else None, **masks),
+        )
+        shape = shape if hull is None else hull
     return _outputs(layer, ins, (shape,))
 
 
@@ -432,6 +584,14 @@ def _slice_infer(layer: Layer, ins: list[Info], _context: Context) -> list[Info]
         _check_integer(info, op, name)  # a constant or not, as OpenVINO checks it
     start, stop, step, *axes = (_index_value(i, op, n) for i, n in zip(ins[1:], names, strict=True))
     shape = infer_slice(ins[0].shape, start, stop, step, axes[0] if axes else None)
+    if isinstance(start, Unknown) or isinstance(stop, Unknown) or isinstance(step, Unknown):
+        axis_list = axes[0] if axes else None
+        if not isinstance(axis_list, Unknown):  # intervals: the hull over their corners
+            data = ins[0].shape
+            hull = _over_corners(
+                ins, (1, 2, 3), lambda v: infer_slice(data, v[0], v[1], v[2], axis_list)
+            )
+            shape = shape if hull is None else hull
     return _outputs(layer, ins, (shape,))
 
 

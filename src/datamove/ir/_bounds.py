@@ -1,0 +1,371 @@
+"""Interval bounds through shape subgraphs, as OpenVINO's lower and upper bound evaluation.
+
+Where an input dim is an interval or dynamic (a dynamic batch), ShapeOf's value is not known,
+but each element lies in ``[dim.min, dim.max]``. `bound_layer` carries such per-element bounds
+through the small integer layers converters write (`datamove.ir._fold.FOLDERS`), so that a
+slicing parameter or split length that depends only on static dims comes out exactly known (its
+lower and upper bounds meet), and one that depends on a dynamic dim comes out as an interval that
+the layer it feeds reads (`datamove.ir._ops`: Slice and StridedSlice take the hull over the
+corners of their parameters' intervals, VariadicSplit bounds each chunk).
+
+Bounds are held as OpenVINO holds them: two arrays of the tensor's own element type, ``lower``
+and ``upper`` (`Info`), where an upper bound at the type's maximum (a lower one at a signed
+type's minimum) means unbounded on that side. They are sound: every value the tensor can take at
+run time lies within them, element by element. An element whose arithmetic could pass its type's
+range (which OpenVINO's specification leaves undefined) gets the whole range of its type; an
+input with no bounds, or a layer type without a rule here, gives no bounds at all (``None``).
+
+The rules (each sound; where OpenVINO is looser, datamove is at least as tight):
+
+- ShapeOf: ``[dim.min, dim.max]`` per dim (an unbounded dim: up to the type's maximum).
+- Gather, Squeeze, Unsqueeze, Reshape, Broadcast (data bounds, other inputs exactly known):
+  the layer applied to the lower and to the upper bounds (OpenVINO's default evaluator).
+- Add, Subtract, Multiply, Divide, Minimum, Maximum, Floor, Convert: interval arithmetic (the
+  extremes over the corners of the inputs' intervals; a divisor interval holding 0 is unknown).
+- Greater, Less, Equal: true or false where every pair of values agrees, else either.
+- Select: the chosen input's bounds where the condition is known, else the hull of both.
+- Mod, FloorMod, Range, ReduceProd: only on exactly known inputs (`datamove.ir._fold`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any, Final
+
+import numpy as np
+
+from datamove._shape import PartialShape
+from datamove.ir._fold import FOLDERS, broadcast_inputs, fold_layer
+from datamove.ir._graph import Layer
+from datamove.ir._ops import SMALL, Info, bounds_of, with_bounds
+from datamove.ir._types import ELEMENT_TYPES, ElementType
+
+__all__ = ["BOUNDERS", "bound_layer"]
+
+Array = np.ndarray[Any, Any]
+Pair = tuple[Array, Array]  # (lower, upper) as object arrays of Python ints or floats
+Bounder = Callable[[Layer, Sequence[Info]], tuple[Array, Array, ElementType] | None]
+
+_INF: Final = math.inf
+# Layers whose input 0 is data and whose other inputs must be exactly known: each bound is the
+# layer applied to that bound (they only move, repeat or drop elements).
+_STRUCTURAL: Final = ("Gather", "Squeeze", "Unsqueeze", "Reshape", "Broadcast")
+
+
+def _limits(etype: ElementType) -> tuple[int | float, int | float]:
+    if etype.dtype.kind == "f":
+        info = np.finfo(etype.dtype)
+        return float(info.min), float(info.max)
+    if etype.dtype == bool:
+        return 0, 1
+    iinfo = np.iinfo(etype.dtype)
+    return int(iinfo.min), int(iinfo.max)
+
+
+def _wide(info: Info) -> Pair | None:
+    """An input's bounds as Python numbers, the type's extremes read as infinite."""
+    got = bounds_of(info)
+    if got is None or info.etype is None or got[0].size > SMALL:
+        return None
+    low, high = _limits(info.etype)
+    signed = info.etype.dtype.kind in "if"
+
+    def wide(array: Array, edge: float, side: float) -> Array:
+        flat = [
+            side if (v == edge and (side > 0 or signed)) else v
+            for v in (int(x) if array.dtype.kind in "iub" else float(x) for x in array.reshape(-1))
+        ]
+        return np.array(flat, dtype=object).reshape(array.shape)
+
+    return wide(got[0], low, -_INF), wide(got[1], high, _INF)
+
+
+def _narrow(lo: Array, hi: Array, etype: ElementType) -> Pair:
+    """Python bounds back in ``etype``, infinite ones at the type's extremes.
+
+    An element that could pass the type's range (undefined: a C++ overflow, or a wrapping
+    Convert) gets the whole range.
+    """
+    low, high = _limits(etype)
+    los, his = [], []
+    whole = etype.dtype.kind == "f"
+    for x, y in zip(lo.reshape(-1), hi.reshape(-1), strict=True):
+        a = low if x == -_INF else (x if whole else math.floor(x))
+        b = high if y == _INF else (y if whole else math.ceil(y))
+        if not low <= a <= b <= high:
+            a, b = low, high
+        los.append(a)
+        his.append(b)
+    lower = np.array(los, dtype=etype.dtype).reshape(lo.shape)
+    upper = np.array(his, dtype=etype.dtype).reshape(hi.shape)
+    if etype.dtype.kind == "f":  # rounded to the float type: widened by one step outward
+        exact_lo = np.array(los, dtype=object).reshape(lo.shape)
+        exact_hi = np.array(his, dtype=object).reshape(hi.shape)
+        lower = np.where(lower.astype(object) > exact_lo, np.nextafter(lower, -np.inf), lower)
+        upper = np.where(upper.astype(object) < exact_hi, np.nextafter(upper, np.inf), upper)
+    return lower.astype(etype.dtype), upper.astype(etype.dtype)
+
+
+def _same_type(ins: Sequence[Info], count: int) -> ElementType | None:
+    if len(ins) != count or any(i.etype is None for i in ins):
+        return None
+    etype = ins[0].etype
+    if etype is None or any(i.etype != etype for i in ins) or etype.name not in _NUMBERS:
+        return None
+    return etype
+
+
+_NUMBERS: Final = frozenset({"i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f32", "f64"})
+
+
+def _pairs(layer: Layer, ins: Sequence[Info]) -> tuple[Pair, Pair] | None:
+    """Both inputs' bounds as Python numbers, broadcast by the layer's ``auto_broadcast``."""
+    a, b = _wide(ins[0]), _wide(ins[1])
+    if a is None or b is None:
+        return None
+    both = broadcast_inputs(layer, a[0], a[1], b[0], b[1])
+    if both is None:
+        return None
+    return (both[0], both[1]), (both[2], both[3])
+
+
+def _times(x: Any, y: Any) -> Any:
+    return 0 if x == 0 or y == 0 else x * y  # a zero times an unbounded value is zero
+
+
+def _corners(op: Callable[[Any, Any], Any]) -> Callable[[Pair, Pair], Pair]:
+    """The extremes of ``op`` over the corners of two intervals.
+
+    Exact for an op monotone in each argument on the intervals (a product, a quotient whose
+    divisor keeps its sign).
+    """
+
+    def apply(a: Pair, b: Pair) -> Pair:
+        lo, hi = [], []
+        for a0, a1, b0, b1 in zip(*(x.reshape(-1) for x in (*a, *b)), strict=True):
+            values = [op(x, y) for x in (a0, a1) for y in (b0, b1)]
+            lo.append(min(values))
+            hi.append(max(values))
+        shape = a[0].shape
+        return (
+            np.array(lo, dtype=object).reshape(shape),
+            np.array(hi, dtype=object).reshape(shape),
+        )
+
+    return apply
+
+
+def _binary(rule: Callable[[Pair, Pair], Pair | None]) -> Bounder:
+    def bound(layer: Layer, ins: Sequence[Info]) -> tuple[Array, Array, ElementType] | None:
+        etype = _same_type(ins, 2)
+        pairs = _pairs(layer, ins) if etype is not None else None
+        if etype is None or pairs is None:
+            return None
+        got = rule(*pairs)
+        return None if got is None else (*_narrow(*got, etype), etype)
+
+    return bound
+
+
+def _add(a: Pair, b: Pair) -> Pair:
+    return a[0] + b[0], a[1] + b[1]
+
+
+def _subtract(a: Pair, b: Pair) -> Pair:
+    return a[0] - b[1], a[1] - b[0]
+
+
+def _minimum(a: Pair, b: Pair) -> Pair:
+    return np.minimum(a[0], b[0]), np.minimum(a[1], b[1])
+
+
+def _maximum(a: Pair, b: Pair) -> Pair:
+    return np.maximum(a[0], b[0]), np.maximum(a[1], b[1])
+
+
+def _quotient(kind: str) -> Callable[[Any, Any], Any]:
+    """One quotient: ``floor`` or ``trunc`` integer division, or ``true`` (floats)."""
+
+    def divide(x: Any, y: Any) -> Any:
+        if x in (_INF, -_INF):
+            return x if y > 0 else -x
+        if kind == "true":
+            return x / y
+        q = abs(x) // abs(y)
+        if (x < 0) != (y < 0):
+            return -q if kind == "trunc" or abs(x) % abs(y) == 0 else -q - 1
+        return q
+
+    return divide
+
+
+def _divide(layer: Layer, ins: Sequence[Info]) -> tuple[Array, Array, ElementType] | None:
+    etype = _same_type(ins, 2)
+    if etype is None:
+        return None
+    if etype.dtype.kind == "f":
+        kind = "true"
+    else:
+        python = layer.data.get("m_pythondiv", "true")
+        if python not in ("true", "false"):
+            return None
+        kind = "floor" if python == "true" else "trunc"
+    divide = _corners(_quotient(kind))
+
+    def rule(a: Pair, b: Pair) -> Pair | None:
+        for lo, hi in zip(b[0].reshape(-1), b[1].reshape(-1), strict=True):
+            if lo <= 0 <= hi or _INF in (lo, hi) or -_INF in (lo, hi):
+                return None  # a divisor that may be 0 (undefined), or unbounded
+        return divide(a, b)
+
+    return _binary(rule)(layer, ins)
+
+
+def _floor(_layer: Layer, ins: Sequence[Info]) -> tuple[Array, Array, ElementType] | None:
+    etype = _same_type(ins, 1)
+    got = _wide(ins[0]) if etype is not None else None
+    if etype is None or got is None:
+        return None
+    floor = np.vectorize(lambda v: v if v in (_INF, -_INF) else math.floor(v), otypes=[object])
+    return (*_narrow(floor(got[0]), floor(got[1]), etype), etype)
+
+
+def _convert(layer: Layer, ins: Sequence[Info]) -> tuple[Array, Array, ElementType] | None:
+    target = ELEMENT_TYPES.get(layer.data.get("destination_type", ""))
+    raw = bounds_of(ins[0]) if len(ins) == 1 and ins[0].etype is not None else None
+    if target is None or raw is None or raw[0].size > SMALL:
+        return None
+    # The source's own extremes, not read as unbounded: a value there wraps in a narrower type.
+    exact = [np.array(b.tolist(), dtype=object).reshape(b.shape) for b in raw]
+    got = (exact[0], exact[1])
+    if target.name == "boolean":
+        lo, hi = got
+        true = (lo > 0) | (hi < 0)  # every value non-zero
+        false = (lo == 0) & (hi == 0)
+        return true, ~false, target
+    if target.name not in _NUMBERS:
+        return None
+    # monotone; a value outside the target type (which would wrap) widens to the whole type
+    return (*_narrow(*got, target), target)
+
+
+def _compare(kind: str) -> Bounder:
+    """Greater, Less or Equal: known where every pair of values in the intervals agrees."""
+
+    def bound(layer: Layer, ins: Sequence[Info]) -> tuple[Array, Array, ElementType] | None:
+        if _same_type(ins, 2) is None:
+            return None
+        pairs = _pairs(layer, ins)
+        if pairs is None:
+            return None
+        (a0, a1), (b0, b1) = pairs
+        lo, hi = [], []
+        for x0, x1, y0, y1 in zip(*(v.reshape(-1) for v in (a0, a1, b0, b1)), strict=True):
+            if kind == "equal":
+                sure_true, sure_false = x0 == x1 == y0 == y1, x1 < y0 or y1 < x0
+            elif kind == "greater":
+                sure_true, sure_false = x0 > y1, x1 <= y0
+            else:
+                sure_true, sure_false = x1 < y0, x0 >= y1
+            lo.append(sure_true)
+            hi.append(not sure_false)
+        shape = a0.shape
+        boolean = ELEMENT_TYPES["boolean"]
+        return (
+            np.array(lo, dtype=bool).reshape(shape),
+            np.array(hi, dtype=bool).reshape(shape),
+            boolean,
+        )
+
+    return bound
+
+
+def _select(layer: Layer, ins: Sequence[Info]) -> tuple[Array, Array, ElementType] | None:
+    if len(ins) != 3 or ins[0].etype is None or ins[0].etype.name != "boolean":
+        return None
+    etype = _same_type(ins[1:], 2)
+    cond = bounds_of(ins[0])
+    then, other = _wide(ins[1]), _wide(ins[2])
+    if etype is None or cond is None or then is None or other is None:
+        return None
+    every = broadcast_inputs(layer, cond[0], cond[1], then[0], then[1], other[0], other[1])
+    if every is None:
+        return None
+    c0, c1, t0, t1, e0, e1 = every
+    lo = np.where(c0, t0, np.where(~c1, e0, np.minimum(t0, e0)))
+    hi = np.where(c0, t1, np.where(~c1, e1, np.maximum(t1, e1)))
+    return (*_narrow(lo.astype(object), hi.astype(object), etype), etype)
+
+
+def _shape_of(layer: Layer, ins: Sequence[Info]) -> tuple[Array, Array, ElementType] | None:
+    if len(ins) != 1 or ins[0].shape.rank is None:
+        return None
+    name = layer.data.get("output_type", "i64") if layer.version != "opset1" else "i64"
+    if name not in ("i32", "i64"):
+        return None
+    etype = ELEMENT_TYPES[name]
+    dims = ins[0].shape.dims
+    lo = np.array([d.min for d in dims], dtype=object)
+    hi = np.array([_INF if d.max is None else d.max for d in dims], dtype=object)
+    return (*_narrow(lo, hi, etype), etype)
+
+
+def _structural(layer: Layer, ins: Sequence[Info]) -> tuple[Array, Array, ElementType] | None:
+    """The layer applied to the data's lower and upper bounds (its other inputs exactly known)."""
+    if not ins or any(i.value is None for i in ins[1:]):
+        return None
+    got = bounds_of(ins[0])
+    if got is None:
+        return None
+    fold = FOLDERS[layer.type]
+    out = [fold(layer, [Info(ins[0].shape, ins[0].etype, bound), *ins[1:]]) for bound in got]
+    if out[0] is None or out[1] is None or ins[0].etype is None:
+        return None
+    return out[0], out[1], ins[0].etype
+
+
+BOUNDERS: Final[dict[str, Bounder]] = {
+    "ShapeOf": _shape_of,
+    **dict.fromkeys(_STRUCTURAL, _structural),
+    "Convert": _convert,
+    "Add": _binary(_add),
+    "Subtract": _binary(_subtract),
+    "Multiply": _binary(_corners(_times)),
+    "Divide": _divide,
+    "Floor": _floor,
+    "Minimum": _binary(_minimum),
+    "Maximum": _binary(_maximum),
+    "Greater": _compare("greater"),
+    "Less": _compare("less"),
+    "Equal": _compare("equal"),
+    "Select": _select,
+}
+"""Layer type -> its bounds: ``(layer, inputs) -> (lower, upper, element type)``."""
+
+
+def bound_layer(layer: Layer, ins: Sequence[Info]) -> Info | None:
+    """A one-output shape-subgraph layer's value where exactly known, else its bounds.
+
+    The exact value is `fold_layer`'s (OpenVINO's constant folding) where every input is
+    known; otherwise the bounds of `BOUNDERS` (an `Info` with ``lower`` and ``upper``, and the
+    value itself where they meet). ``None`` where neither is known.
+    """
+    if all(i.value is not None for i in ins):
+        folded = fold_layer(layer, ins)
+        if folded is not None:
+            return folded
+    rule = BOUNDERS.get(layer.type)
+    if rule is None or len(layer.outputs) != 1:
+        return None
+    try:
+        got = rule(layer, ins)
+    except (ValueError, TypeError, IndexError, OverflowError, ZeroDivisionError):
+        return None
+    if got is None:
+        return None
+    lower, upper, etype = got
+    if lower.shape != upper.shape or lower.size > SMALL:
+        return None
+    lower, upper = np.asarray(lower, dtype=etype.dtype), np.asarray(upper, dtype=etype.dtype)
+    return with_bounds(PartialShape(list(lower.shape)), etype, lower, upper)

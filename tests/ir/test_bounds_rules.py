@@ -1,0 +1,207 @@
+"""The bound rules of ``datamove.ir._bounds`` and the interval reading of Slice, StridedSlice and
+VariadicSplit are sound: every value (every output shape) that inputs inside the bounds give lies
+inside the bounds datamove infers. Hypothesis draws the intervals, with the int64 extremes (the
+mark of an unbounded side) among them; each sample is computed exactly (``datamove.ir._fold``, or
+the operator's own inference on static shapes and values). No OpenVINO needed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from datamove._errors import ValidationError
+from datamove._shape import Dimension, PartialShape
+from datamove._slice import infer_slice
+from datamove._split import infer_variadic_split
+from datamove._strided_slice import infer_strided_slice
+from datamove.ir._bounds import bound_layer
+from datamove.ir._fold import fold_layer
+from datamove.ir._graph import Layer, Port
+from datamove.ir._ops import LAYER_OPS, Context, Info, bounds_of, with_bounds
+from datamove.ir._types import ELEMENT_TYPES
+
+I64 = ELEMENT_TYPES["i64"]
+MIN, MAX = -(2**63), 2**63 - 1
+F32 = ELEMENT_TYPES["f32"]
+
+
+def _layer(kind: str, data: dict[str, str] | None = None, inputs: int = 2, outputs: int = 1) -> Any:
+    def port(k: int) -> Port:
+        return Port(k, None, PartialShape(None), False, ())
+
+    return Layer(
+        0,
+        "0",
+        "l",
+        kind,
+        "opset13",
+        data or {},
+        {},
+        tuple(port(k) for k in range(inputs)),
+        tuple(port(inputs + k) for k in range(outputs)),
+    )
+
+
+def _bounded(pairs: list[tuple[int, int]], etype: Any = I64) -> Info:
+    lo = np.array([a for a, _ in pairs], dtype=etype.dtype)
+    hi = np.array([b for _, b in pairs], dtype=etype.dtype)
+    return with_bounds(PartialShape([len(pairs)]), etype, lo, hi)
+
+
+def _exact(values: list[int], etype: Any = I64) -> Info:
+    value = np.array(values, dtype=etype.dtype)
+    return Info(PartialShape([len(values)]), etype, value)
+
+
+small = st.integers(-40, 40)
+ends = st.one_of(small, small, small, st.sampled_from([MIN, MAX, MIN + 1, MAX - 1, 2**62]))
+
+
+@st.composite
+def intervals(draw: Any, n: int) -> list[tuple[int, int]]:
+    out = []
+    for _ in range(n):
+        a, b = sorted((draw(ends), draw(ends)))
+        out.append((a, b))
+    return out
+
+
+@st.composite
+def inside(draw: Any, pairs: list[tuple[int, int]]) -> list[int]:
+    """Values inside the intervals: their ends or any value between, near the ends first."""
+    out = []
+    for a, b in pairs:
+        near = st.one_of(st.integers(a, min(b, a + 3)), st.integers(max(a, b - 3), b))
+        out.append(draw(st.one_of(near, st.integers(a, b))))
+    return out
+
+
+BINARY = [
+    ("Add", {}),
+    ("Subtract", {}),
+    ("Multiply", {}),
+    ("Divide", {"m_pythondiv": "true"}),
+    ("Divide", {"m_pythondiv": "false"}),
+    ("Minimum", {}),
+    ("Maximum", {}),
+    ("Greater", {}),
+    ("Less", {}),
+    ("Equal", {}),
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data(), which=st.sampled_from(range(len(BINARY))), n=st.integers(1, 3))
+def test_binary_bounds_hold_every_value(data: Any, which: int, n: int) -> None:
+    kind, attrs = BINARY[which]
+    layer = _layer(kind, attrs)
+    a, b = data.draw(intervals(n)), data.draw(intervals(n))
+    got = bound_layer(layer, [_bounded(a), _bounded(b)])
+    for _ in range(4):
+        x, y = data.draw(inside(a)), data.draw(inside(b))
+        exact = fold_layer(layer, [_exact(x), _exact(y)])
+        if exact is None or exact.value is None:
+            continue  # undefined there (an overflow, a zero divisor): any answer is sound
+        if got is None:  # no bounds: only for a divisor that may be 0, or unbounded
+            assert kind == "Divide", (kind, a, b)
+            assert any(lo <= 0 <= hi or {lo, hi} & {MIN, MAX} for lo, hi in b)
+            continue
+        bounds = bounds_of(got)
+        assert bounds is not None
+        lo, hi = (v.astype(object) for v in bounds)
+        value = exact.value.astype(object)
+        assert ((lo <= value) & (value <= hi)).all(), (kind, a, b, x, y, lo, hi, value)
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data(), target=st.sampled_from(["i8", "u8", "i32", "i64", "boolean"]))
+def test_convert_bounds_hold_every_value(data: Any, target: str) -> None:
+    layer = _layer("Convert", {"destination_type": target}, inputs=1)
+    a = data.draw(intervals(2))
+    got = bound_layer(layer, [_bounded(a)])
+    for _ in range(4):
+        exact = fold_layer(layer, [_exact(data.draw(inside(a)))])
+        assert exact is not None
+        assert exact.value is not None
+        bounds = bounds_of(got) if got is not None else None
+        assert bounds is not None
+        lo, hi = (v.astype(object) for v in bounds)
+        value = exact.value.astype(object)
+        assert ((lo <= value) & (value <= hi)).all(), (target, a, lo, hi, value)
+
+
+def test_shape_of_gives_each_dim_its_interval() -> None:
+    data = Info(PartialShape("[?,2..10,16]"), F32)
+    got = bound_layer(_layer("ShapeOf", {"output_type": "i32"}, inputs=1), [data])
+    assert got is not None
+    assert got.value is None
+    assert (got.lower.tolist(), got.upper.tolist()) == ([0, 2, 16], [2**31 - 1, 10, 16])
+    gathered = bound_layer(_layer("Gather", inputs=3), [got, _exact([2]), _exact([0])])
+    assert gathered is not None
+    assert gathered.value is not None
+    assert gathered.value.tolist() == [16]  # known exactly: the static dim
+
+
+# -- the layers that read intervals --------------------------------------------------------------
+dims = st.integers(0, 12)
+
+
+@st.composite
+def dimension(draw: Any) -> tuple[int, int]:
+    lo = draw(dims)
+    return lo, draw(st.integers(lo, lo + 8))
+
+
+def _hull(layer: Layer, ins: list[Info]) -> list[PartialShape] | None:
+    try:
+        return [o.shape for o in LAYER_OPS[layer.type].infer(layer, ins, Context())]
+    except ValidationError:
+        return None
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data(), step=st.sampled_from([1, 2, -1, -3]), strided=st.booleans())
+def test_slice_hull_over_interval_parameters_is_sound(data: Any, step: int, strided: bool) -> None:
+    lo, hi = data.draw(dimension())
+    start, stop = data.draw(intervals(1)), data.draw(intervals(1))
+    shape = PartialShape([Dimension(lo, hi), 3])
+    ins = [Info(shape, F32), _bounded(start), _bounded(stop), _exact([step])]
+    layer = _layer("StridedSlice" if strided else "Slice", {}, inputs=4)
+    if strided:
+        layer.data.update(dict.fromkeys(("begin_mask", "end_mask", "ellipsis_mask"), "0"))
+        layer.data.update(dict.fromkeys(("new_axis_mask", "shrink_axis_mask"), "0"))
+    got = _hull(layer, ins)
+    assert got is not None
+    (out,) = got
+    for _ in range(5):
+        d = data.draw(st.integers(lo, hi))
+        (s,), (e,) = data.draw(inside(start)), data.draw(inside(stop))
+        if strided:
+            exact = infer_strided_slice([d, 3], [s], [e], [step], begin_mask=[0], end_mask=[0])
+        else:
+            exact = infer_slice([d, 3], [s], [e], [step])
+        assert exact.to_shape() in out, (lo, hi, start, stop, step, d, s, e, exact, out)
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data(), rest=st.booleans())
+def test_variadic_split_chunks_over_interval_lengths_are_sound(data: Any, rest: bool) -> None:
+    lo, hi = data.draw(dimension())
+    lengths = [sorted((data.draw(dims), data.draw(dims))) for _ in range(2)]
+    pairs = [(a, b) for a, b in lengths] + ([(-1, -1)] if rest else [])
+    ins = [Info(PartialShape([Dimension(lo, hi)]), F32), _exact([0]), _bounded(pairs)]
+    layer = _layer("VariadicSplit", inputs=3, outputs=len(pairs))
+    got = _hull(layer, ins)
+    for _ in range(5):
+        d = data.draw(st.integers(lo, hi))
+        values = data.draw(inside(pairs))
+        try:
+            exact = infer_variadic_split([d], 0, values)
+        except ValidationError:
+            continue  # lengths that do not fit d: the layer fails there
+        assert got is not None, (lo, hi, pairs, d, values)
+        for e, o in zip(exact, got, strict=True):
+            assert e.to_shape() in o, (lo, hi, pairs, d, values, exact, got)
