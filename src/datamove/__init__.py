@@ -16,6 +16,7 @@ live in :mod:`datamove.directml`; OpenVINO IR files in :mod:`datamove.ir`.
 """
 
 from datamove._concat import concat, infer_concat
+from datamove._compose import compose
 from datamove._dialects import Slicing
 from datamove._errors import (
     AxisError,
@@ -47,6 +48,7 @@ __all__ = [
     "ValidationError",
     "ViewError",
     "__version__",
+    "compose",
     "concat",
     "infer_concat",
     "infer_slice",

@@ -1,0 +1,767 @@
+"""Composing two slicings into one: ``dm.compose(a, b, shape)`` is ``b(a(x))`` as one slicing.
+
+The layout (which input axis each entry of ``b`` lands on) is decided on the entries: ``a``'s
+output is its front entries' axes, the axes its ellipsis keeps whole, and its back entries' axes;
+``b``'s front entries address the first of them, its back entries the last, its ellipsis the
+rest. Where ``b`` reaches into ``a``'s ellipsis, the axes it reaches are made explicit, and on an
+unknown rank every smaller rank is checked by composing on it explicitly.
+
+Each input axis then carries one entry of ``a`` and at most one of ``b``: a new axis of ``a`` with
+``b``'s index or cut on it, or a cut of ``a`` with ``b``'s index or cut on its result. On a
+static size the result is read off the selected indices. On an interval the result is a cut (or
+an index) that selects the same indices on every allowed size, found in two steps:
+
+1. candidates: every size checked constrains the start and the stop of a single cut (a value
+   counted from the front, one counted from the back, or none), and the constraints of all the
+   sizes are intersected;
+2. proof: a candidate is accepted when it selects the same indices on every allowed size. Both
+   sides are piecewise affine in the size: the clamped bounds of ``a``'s cut and of the
+   candidate change form only near the absolute values of their parameters (and their sums and
+   differences), and those of ``b``'s cut only where the length of ``a``'s result crosses
+   ``b``'s parameters (found by bisection: that length is monotonic between ``a``'s
+   breakpoints). Between breakpoints, first index and count are affine in the size on each
+   residue class modulo the product of the steps, so three periods decide a piece.
+
+When no candidate survives, no single slicing is equivalent on every allowed size and
+:class:`~datamove.NotExpressible` names a witness size; ``shape`` narrowed past it gives the
+composition valid there.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any, Final
+
+from datamove._dialects import NUMPY, SAME, Cut, Slicing, _shape_dims
+from datamove._errors import NotExpressible, ValidationError
+from datamove._shape import INT64_MAX, Dimension, PartialShape, ShapeLike
+
+__all__ = ["compose"]
+
+OP: Final = "compose"
+_WHOLE: Final = Cut(None, None, 1)
+_BUDGET: Final = 50_000  # sizes checked per axis before the answer is refused as undecidable
+_TOP: Final = INT64_MAX - 1
+_SMALL: Final = 64
+_FAST = True  # the closed forms below; the tests also run the search alone  # intervals this short are checked size by size
+
+Selection = tuple[int, int, int]
+
+
+# -- one axis ------------------------------------------------------------------------------------
+def _sel(r: range) -> Selection:
+    n = len(r)
+    if n == 0:
+        return (0, 0, 0)
+    if n == 1:
+        return (r[0], 1, 0)
+    return (r[0], n, r.step)
+
+
+def _then(c: Cut, e: Cut, d: int) -> Selection:
+    """What ``e`` selects of what ``c`` selects, on size ``d``."""
+    r = c.range(d)
+    idx = e.range(len(r))
+    n = len(idx)
+    if n == 0:
+        return (0, 0, 0)
+    if n == 1:
+        return (r[idx[0]], 1, 0)
+    return (r[idx[0]], n, r.step * idx.step)
+
+
+def _pick(c: Cut, i: int, d: int) -> int | None:
+    """The index ``c``'s ``i``-th element has on size ``d`` (None: out of range)."""
+    r = c.range(d)
+    return r[i] if -len(r) <= i < len(r) else None
+
+
+def _at(k: int, d: int) -> int | None:
+    j = k + d if k < 0 else k
+    return j if 0 <= j < d else None
+
+
+class _Undecided(Exception):
+    """More sizes to check than the budget allows."""
+
+
+def _points(values: list[int]) -> set[int]:
+    known = [abs(v) for v in values] + [0, 1]
+    out: set[int] = set()
+    for v in known:
+        for w in known:
+            out.update((v, abs(v - w), v + w))
+    return out
+
+
+def _edges(lo: int, top: int, points: set[int]) -> list[int]:
+    return sorted({p + k for p in points for k in (-2, -1, 0, 1, 2) if lo <= p + k <= top} | {lo})
+
+
+def _crossings(c: Cut, lo: int, top: int, edges: list[int], levels: set[int]) -> set[int]:
+    """Sizes where the length of ``c``'s result crosses each of ``levels``.
+
+    Between consecutive ``edges`` the clamped bounds of ``c`` are affine, so the length is
+    monotonic there and each crossing is found by bisection.
+    """
+    out: set[int] = set()
+    bounds = [*edges, top + 1]
+    for u, nxt in zip(bounds, bounds[1:], strict=False):
+        v = nxt - 1
+        if v < u:
+            continue
+        lu, lv = len(c.range(u)), len(c.range(v))
+        if lu == lv:
+            continue
+        rising = lv > lu
+        for t in levels:
+            if not (min(lu, lv) < t <= max(lu, lv)):
+                continue
+            a, b = u, v  # first size whose length is >= t (rising) or < t (falling)
+            while a < b:
+                m = (a + b) // 2
+                if (len(c.range(m)) >= t) == rising:
+                    b = m
+                else:
+                    a = m + 1
+            out.update(x for x in (a - 1, a, a + 1) if lo <= x <= top)
+    return out
+
+
+def _sizes(lo: int, top: int, edges: list[int], period: int) -> list[int]:
+    """Three periods of sizes from each edge (the whole piece when shorter)."""
+    out: list[int] = []
+    span = 3 * period
+    for k, u in enumerate(edges):
+        v = edges[k + 1] - 1 if k + 1 < len(edges) else top
+        end = min(v, u + span - 1)
+        out.extend(range(u, end + 1))
+        if len(out) > _BUDGET:
+            raise _Undecided
+    return out
+
+
+class _Axis:
+    """The sizes to check for one axis: ``a``'s cut ``c`` then ``b``'s entry ``e``."""
+
+    def __init__(self, c: Cut, e: Cut | int, dim: Dimension) -> None:
+        self.c, self.e = c, e
+        self.lo = dim.min
+        self.top = _TOP if dim.max is None else dim.max
+        values = [v for v in (c.start, c.stop) if v is not None]
+        self.base = _points(values)
+        if isinstance(e, Cut):
+            ev = [abs(v) for v in (e.start, e.stop) if v is not None]
+            levels = set(ev) | {a + b for a in ev for b in ev} | {abs(a - b) for a in ev for b in ev}
+            self.period = abs(c.step * e.step)
+        else:
+            levels = {abs(e)}
+            self.period = abs(c.step)
+        self.levels = {t + k for t in levels | {0, 1, 2} for k in (-2, -1, 0, 1, 2) if t + k > 0}
+        if self.top - self.lo <= _SMALL:  # small intervals: every size
+            self.edges = [self.lo]
+            self.period = self.top - self.lo + 1
+        else:
+            edges = _edges(self.lo, self.top, self.base)
+            cross = _crossings(c, self.lo, self.top, edges, self.levels)
+            self.edges = sorted(set(edges) | cross)
+
+    def sizes(self, extra: list[int], step: int) -> list[int]:
+        if len(self.edges) == 1 and self.period == self.top - self.lo + 1:
+            return list(range(self.lo, self.top + 1))
+        edges = sorted(set(self.edges) | set(_edges(self.lo, self.top, _points(extra))))
+        # A step past the largest size selects one element at most: no period of its own.
+        period = math.lcm(self.period, abs(step)) if 0 < abs(step) <= self.top else self.period
+        return _sizes(self.lo, self.top, edges, period)
+
+
+Interval = tuple[float, float]  # closed; +-inf for unbounded
+_EMPTY: Final = (math.inf, -math.inf)
+_ALL: Final = (-math.inf, math.inf)
+
+
+def _meet(x: Interval, y: Interval) -> Interval:
+    return (max(x[0], y[0]), min(x[1], y[1]))
+
+
+def _ok(x: Interval) -> bool:
+    return x[0] <= x[1]
+
+
+class _Bound:
+    """The values one bound of a single cut may take: none, from the front (>= 0), from the back."""
+
+    def __init__(self) -> None:
+        self.none = True
+        self.front: Interval = (0, math.inf)
+        self.back: Interval = (-math.inf, -1)
+
+    def add(self, none: bool, front: Interval, back: Interval) -> None:
+        self.none = self.none and none
+        self.front = _meet(self.front, front)
+        self.back = _meet(self.back, back)
+
+    def feasible(self) -> bool:
+        return self.none or _ok(self.front) or _ok(self.back)
+
+    def choices(self) -> list[int | None]:
+        out: list[int | None] = []
+        if self.none:
+            out.append(None)
+        if _ok(self.front):
+            out.append(int(self.front[0]))
+        if _ok(self.back):
+            out.append(int(self.back[1]))
+        return out
+
+
+def _start(g: int, d: int, k: int) -> tuple[bool, Interval, Interval]:
+    """Start values putting the first element at ``g`` on size ``d`` (NumPy's clamping)."""
+    if k > 0:
+        back: Interval = (-math.inf, -d) if g == 0 else (g - d, g - d)
+        return (g == 0, (g, g), back)
+    front: Interval = (g, math.inf) if g == d - 1 else (g, g)
+    return (g == d - 1, front, (g - d, g - d))
+
+
+def _stop(last: int, d: int, k: int) -> tuple[bool, Interval, Interval]:
+    """Stop values ending the selection at ``last`` on size ``d`` (NumPy's clamping)."""
+    if k > 0:
+        hi = last + k
+        front: Interval = (last + 1, hi) if hi < d else (last + 1, math.inf)
+        return (hi >= d, front, (last + 1 - d, min(hi - d, -1)))
+    lo = last + k  # the wall lies in [last + k, last - 1]; -1 is "before the first"
+    if lo <= -1:
+        return (True, (0, last - 1), (-math.inf, last - 1 - d))
+    return (False, (lo, last - 1), (lo - d, last - 1 - d))
+
+
+def _describe(s: Selection) -> str:
+    first, n, step = s
+    if n == 0:
+        return "nothing"
+    if n == 1:
+        return f"index {first}"
+    return f"indices {first}, {first + step}, ... ({n} of them)"
+
+
+# -- closed forms ---------------------------------------------------------------------------------
+# A cut under NumPy's clamping with a negative step is, on the reversed axis, the cut whose bounds
+# are ``-1 - v`` with the positive step (``to_torch`` writes it so). There every bound is an
+# anchor: ("F", p) is ``min(p, d)``, ("B", q) is ``max(d - q, 0)``; a missing start is ("F", 0),
+# a missing stop ("B", 0). With ``c`` = [lo, hi) step k and ``e`` = [lo', hi') step k' on the
+# positions 0..L-1 of ``c``'s result (L = ceil((hi - lo) / k)), the element at position m is
+# lo + k*m, and since m < L exactly when lo + k*m < hi:
+#   e starts at ("F", 0):                  the start is c's;
+#   e starts at ("F", p'), c at ("F", p):   the start is ("F", p + k*p');
+#   e stops at ("B", 0):                   the stop is c's;
+#   e stops at ("B", q'), c at ("B", q):    the stop is ("B", q + k*q')  (m + q' < L iff
+#                                           lo + k*(m + q') < hi);
+#   e stops at ("F", p'), c runs ("F", p) to ("F", p2): the stop is ("F", min(p2, p + k*p')).
+# When e reverses c's result and k == 1, c read backwards is the cut from flip(stop) to
+# flip(start) on the reversed axis (flip swaps "F" and "B"). Every other case goes to the search.
+Anchor = tuple[str, int]
+Oriented = tuple[int, Anchor, Anchor, int]  # orientation, start, stop, step > 0
+
+
+def _anchor(v: int | None, stop: bool) -> Anchor:
+    if v is None:
+        return ("B", 0) if stop else ("F", 0)
+    return ("F", v) if v >= 0 else ("B", -v)
+
+
+def _oriented(c: Cut) -> Oriented | None:
+    if c.rule not in (SAME, NUMPY):
+        return None
+    if c.step > 0:
+        return (1, _anchor(c.start, False), _anchor(c.stop, True), c.step)
+    s = None if c.start is None else -1 - c.start
+    t = None if c.stop is None else -1 - c.stop
+    return (-1, _anchor(s, False), _anchor(t, True), -c.step)
+
+
+def _value(x: Anchor, stop: bool) -> int | None:
+    side, v = x
+    if side == "F":
+        return None if v == 0 and not stop else v
+    return None if v == 0 and stop else -v
+
+
+def _unoriented(o: int, s: Anchor, t: Anchor, k: int) -> Cut | None:
+    if s == ("B", 0):  # a start at the end: not worth a sentinel here
+        return None
+    a, b = _value(s, False), _value(t, True)
+    if o < 0:
+        a = None if a is None else -1 - a
+        b = None if b is None else -1 - b
+        k = -k
+    return Cut.make(a, b, k, NUMPY)
+
+
+def _flip(x: Anchor) -> Anchor:
+    return ("B" if x[0] == "F" else "F", x[1])
+
+
+def _closed(c: Cut, e: Cut) -> Cut | None:
+    """The closed form of ``c`` then ``e`` on every size, where one of the rules above gives it."""
+    oc, oe = _oriented(c), _oriented(e)
+    if oc is None or oe is None:
+        return None
+    o, sc, tc, kc = oc
+    if oe[0] < 0:
+        if kc != 1:
+            return None
+        o, sc, tc = -o, _flip(tc), _flip(sc)
+    _, se, te, ke = oe
+    if se == ("F", 0):
+        s = sc
+    elif se[0] == "F" and sc[0] == "F":
+        s = ("F", sc[1] + kc * se[1])
+    else:
+        return None
+    if te == ("B", 0):
+        t = tc
+    elif te[0] == "B" and tc[0] == "B":
+        t = ("B", tc[1] + kc * te[1])
+    elif te[0] == "F" and sc[0] == "F" and tc[0] == "F":
+        t = ("F", min(tc[1], sc[1] + kc * te[1]))
+    else:
+        return None
+    return _unoriented(o, s, t, kc * ke)
+
+
+def _closed_index(c: Cut, i: int) -> int | None:
+    """The closed form of ``c``'s ``i``-th element (in range exactly where ``c[i]`` is)."""
+    oc = _oriented(c)
+    if oc is None:
+        return None
+    o, sc, tc, k = oc
+    if i >= 0 and sc[0] == "F" and tc == ("B", 0):
+        j = sc[1] + k * i  # in range iff j < d, as c[i] is
+    elif i < 0 and k == 1 and sc == ("F", 0) and tc[0] == "B":
+        j = i - tc[1]  # d - q + i, in range iff d >= q - i
+    else:
+        return None
+    return j if o > 0 else -1 - j
+
+
+def _cut_then(c: Cut, e: Cut, dim: Dimension, where: Callable[[int], NotExpressible]) -> Cut:
+    """One cut selecting what ``e`` selects of ``c``'s result, on every size of ``dim``."""
+    if e == _WHOLE:
+        return c
+    if c == _WHOLE:
+        return e
+    if _FAST:
+        f = _closed(c, e)
+        if f is not None:
+            return f
+    step = c.step * e.step
+    try:
+        ax = _Axis(c, e, dim)
+        samples = ax.sizes([], step)
+        start, stop = _Bound(), _Bound()
+        seen: dict[int, Selection] = {}
+        broke: int | None = None
+        for d in reversed(samples):  # from the largest: the witness is where a form breaks
+            s = seen[d] = _then(c, e, d)
+            if s[1] == 0:
+                continue
+            first, n, _ = s
+            start.add(*_start(first, d, step))
+            stop.add(*_stop(first + step * (n - 1), d, step))
+            if broke is None and not (start.feasible() and stop.feasible()):
+                broke = d
+        candidates: list[Cut] = []
+        if broke is None:
+            if all(s[1] == 0 for s in seen.values()):
+                candidates.append(Cut(0, 0, 1))
+            candidates.extend(
+                Cut.make(a, b, step, NUMPY) for a in start.choices() for b in stop.choices()
+            )
+        if all(s[1] <= 1 for s in seen.values()):  # one element at most: any step will do
+            for k in (-step, INT64_MAX, -INT64_MAX):
+                start, stop = _Bound(), _Bound()
+                for d, (first, n, _) in seen.items():
+                    if n:
+                        start.add(*_start(first, d, k))
+                        stop.add(*_stop(first, d, k))
+                candidates.extend(
+                    Cut.make(a, b, k, NUMPY) for a in start.choices() for b in stop.choices()
+                )
+        for f in candidates:
+            extra = [v for v in (f.start, f.stop) if v is not None]
+            bad = next(
+                (
+                    d
+                    for d in ax.sizes(extra, f.step)
+                    if (seen[d] if d in seen else _then(c, e, d)) != _sel(f.range(d))
+                ),
+                None,
+            )
+            if bad is None:
+                return f
+            broke = bad if broke is None else broke
+    except _Undecided:
+        raise ValidationError(
+            OP,
+            "shape",
+            str(dim),
+            f"cannot be decided for every size: {c.text()} then {e.text()} repeat every "
+            f"{abs(step)} sizes, more than checked",
+            hint="pass a static shape or a smaller interval",
+        ) from None
+    assert broke is not None
+    raise where(broke)
+
+
+def _index_then(c: Cut, i: int, dim: Dimension, where: Callable[[int], NotExpressible]) -> int:
+    """One index naming ``c``'s ``i``-th element on every size of ``dim`` (and failing alike)."""
+    if c == _WHOLE:
+        return i
+    if _FAST:
+        k = _closed_index(c, i)
+        if k is not None:
+            return k
+    try:
+        ax = _Axis(c, i, dim)
+        samples = ax.sizes([], c.step)
+        front: set[int] | None = None
+        back: set[int] | None = None
+        broke: int | None = None
+        for d in reversed(samples):
+            j = _pick(c, i, d)
+            if j is None:
+                continue
+            front = {j} if front is None else front & {j}
+            back = {j - d} if back is None else back & {j - d}
+            if broke is None and not front and not back:
+                broke = d
+        for k in sorted(front or set()) + sorted(back or set()):
+            bad = next(
+                (d for d in ax.sizes([k], 1) if _pick(c, i, d) != _at(k, d)),
+                None,
+            )
+            if bad is None:
+                return k
+            broke = bad if broke is None else broke
+        if front is None:  # never in range: b cannot run on a's result
+            raise ValidationError(
+                OP,
+                "b",
+                i,
+                f"is out of range of what a's {c.text()} selects on every allowed size ({dim}) "
+                "of its axis",
+            )
+    except _Undecided:
+        raise ValidationError(
+            OP,
+            "shape",
+            str(dim),
+            f"cannot be decided for every size: {c.text()} repeats every {abs(c.step)} sizes",
+            hint="pass a static shape or a smaller interval",
+        ) from None
+    assert broke is not None
+    raise where(broke)
+
+
+# -- the layout ----------------------------------------------------------------------------------
+def _split(entries: tuple[Any, ...]) -> tuple[list[Any], list[Any], bool]:
+    if Ellipsis in entries:
+        k = entries.index(Ellipsis)
+        return list(entries[:k]), list(entries[k + 1 :]), True
+    return list(entries), [], False
+
+
+def _addressed(entries: list[Any]) -> int:
+    return sum(1 for x in entries if x is not None)
+
+
+def _outputs(entries: list[Any]) -> int:
+    return sum(1 for x in entries if type(x) is not int)
+
+
+class _Composer:
+    def __init__(self, a: Slicing, b: Slicing, ps: PartialShape, shape: Any) -> None:
+        self.a, self.b, self.ps, self.shape = a, b, ps, shape
+        a_front, a_back, _ = _split(a.entries)
+        b_front, b_back, _ = _split(b.entries)
+        self.min_rank = (
+            _addressed(a_front)
+            + _addressed(a_back)
+            + max(0, _addressed(b_front) - _outputs(a_front))
+            + max(0, _addressed(b_back) - _outputs(a_back))
+        )
+
+    def dim(self, axis: int) -> Dimension:
+        if self.ps.rank is None:
+            return Dimension()
+        return self.ps.dims[axis]
+
+    def fail(self, axis: int, rank: int | None, c: Cut, e: Cut | int) -> Callable[[int], NotExpressible]:
+        """The error for axis ``axis`` with the witness size it is given."""
+
+        def make(size: int) -> NotExpressible:
+            if isinstance(e, Cut):
+                what = _describe(_then(c, e, size))
+            else:
+                j = _pick(c, e, size)
+                what = "nothing (out of range)" if j is None else f"index {j}"
+            return NotExpressible(
+                OP,
+                "shape",
+                self.shape,
+                f"allows sizes of axis {axis} on which no single slicing does what "
+                f"{_show(self.a)} then {_show(self.b)} does ({c.text()} then "
+                f"{e.text() if isinstance(e, Cut) else e}): size {size} is where the form that "
+                f"holds on the larger sizes breaks; it selects {what} there",
+                hint="pass a shape that leaves that size out (a static shape always composes)",
+                witness=self.witness(rank, {axis: size}),
+            )
+
+        return make
+
+    def witness(self, rank: int | None, fixed: dict[int, int]) -> tuple[int, ...]:
+        if self.ps.rank is not None:
+            ps = self.ps
+        else:
+            ps = PartialShape.dynamic(self.min_rank if rank is None else rank)
+        n = ps.rank or 0
+        fixed = {(k % n if n else k): v for k, v in fixed.items()}
+        return self.a._witness(ps, fixed)
+
+    def one(self, x: Any, y: Any, axis: int | None, rank: int | None) -> list[Any]:
+        """The entries for ``a``'s entry ``x`` (one output axis) under ``b``'s entry ``y``."""
+        if x is None:  # a new axis of length 1
+            if type(y) is int:
+                if y in (0, -1):
+                    return []
+                raise ValidationError(
+                    OP, "b", _show(self.b), f"takes index {y} of a new axis of length 1"
+                )
+            assert isinstance(y, Cut)
+            if len(y.range(1)) == 1:
+                return [None]
+            # Raised once the other axes are through: an index out of range comes first.
+            self.pending = self.pending or NotExpressible(
+                OP,
+                "b",
+                _show(self.b),
+                f"empties the new axis of {_show(self.a)} ({y.text()} of length 1): no "
+                "single slicing makes an axis of length 0",
+                witness=self.witness(rank, {}),
+            )
+            return [None]
+        assert isinstance(x, Cut) and axis is not None
+        dim = self.dim(axis)
+        if type(y) is int and dim.is_static and _pick(x, y, dim.min) is None:
+            raise ValidationError(
+                OP,
+                "b",
+                _show(self.b),
+                f"takes index {y} of {x.text()} on axis {axis} of size {dim.min}, which selects "
+                f"{len(x.range(dim.min))} element(s)",
+            )
+        if type(y) is int:
+            return [_index_then(x, y, dim, self.fail(axis, rank, x, y))]
+        assert isinstance(y, Cut)
+        return [_cut_then(x, y, dim, self.fail(axis, rank, x, y))]
+
+    def index(self, i: int, axis: int) -> None:
+        """Refuse ``a``'s index ``i`` where the axis is static and it is out of range."""
+        dim = self.dim(axis)
+        if dim.is_static and _at(i, dim.min) is None:
+            raise ValidationError(
+                OP, "a", _show(self.a), f"takes index {i} of axis {axis} of size {dim.min}"
+            )
+
+    def merge(
+        self,
+        a_front: list[Any],
+        a_back: list[Any],
+        b_front: list[Any],
+        b_back: list[Any],
+        ellipsis: bool,
+        rank: int | None,
+        first_back: int,
+    ) -> list[Any]:
+        """``b``'s front entries over ``a``'s front, its back entries over ``a``'s back."""
+        out: list[Any] = []
+        j = 0
+        axis = 0
+        for x in a_front:
+            if type(x) is int:
+                self.index(x, axis)
+                out.append(x)
+                axis += 1
+                continue
+            while j < len(b_front) and b_front[j] is None:
+                out.append(None)
+                j += 1
+            if j < len(b_front):
+                out.extend(self.one(x, b_front[j], axis if x is not None else None, rank))
+                j += 1
+            else:
+                out.append(x)
+            axis += x is not None
+        out.extend(b_front[j:])  # new axes only
+        tail: list[Any] = []
+        j = len(b_back) - 1
+        axis = first_back + _addressed(a_back)
+        for x in reversed(a_back):
+            axis -= x is not None
+            if type(x) is int:
+                self.index(x, axis)
+                tail.append(x)
+                continue
+            while j >= 0 and b_back[j] is None:
+                tail.append(None)
+                j -= 1
+            if j >= 0:
+                tail.extend(reversed(self.one(x, b_back[j], axis if x is not None else None, rank)))
+                j -= 1
+            else:
+                tail.append(x)
+        tail.extend(reversed(b_back[: j + 1]))
+        if ellipsis or tail:
+            out.append(Ellipsis)
+        out.extend(reversed(tail))
+        return out
+
+    def on(self, rank: int | None) -> list[Any]:
+        """The composed entries on ``rank`` (``None``: any rank; ``a``'s ellipsis kept)."""
+        a_front, a_back, a_el = _split(self.a.entries)
+        b_front, b_back, _ = _split(self.b.entries)
+        addr = _addressed(a_front) + _addressed(a_back)
+        out_known = _outputs(a_front) + _outputs(a_back)
+        nbf, nbb = _addressed(b_front), _addressed(b_back)
+        k_f = max(0, nbf - _outputs(a_front))
+        k_b = max(0, nbb - _outputs(a_back))
+        if rank is not None:
+            if addr > rank:
+                raise ValidationError(
+                    OP, "a", _show(self.a), f"addresses {addr} axes, but the rank is {rank}"
+                )
+            middle = rank - addr
+            out_rank = out_known + middle
+            if nbf + nbb > out_rank:
+                raise ValidationError(
+                    OP,
+                    "b",
+                    _show(self.b),
+                    f"addresses {nbf + nbb} axes, but a's result has rank {out_rank}",
+                )
+            if middle < k_f + k_b:  # b reaches past a's ellipsis: every axis explicit
+                a_front = a_front + [_WHOLE] * middle + a_back
+                a_back, a_el, middle = [], False, 0
+                b_all = b_front + [_WHOLE] * (out_rank - nbf - nbb) + b_back
+                b_front, b_back = b_all, []
+                k_f = k_b = 0
+            first_back = rank - _addressed(a_back) - k_b
+        else:
+            first_back = -_addressed(a_back) - k_b
+        a_front = a_front + [_WHOLE] * k_f
+        a_back = [_WHOLE] * k_b + a_back
+        ellipsis = a_el or rank is None or bool(a_back)
+        self.pending: NotExpressible | None = None
+        out = self.merge(a_front, a_back, b_front, b_back, ellipsis, rank, first_back)
+        if self.pending is not None:
+            raise self.pending
+        return out
+
+
+def _show(s: Slicing) -> str:
+    return Slicing._text(s.entries)
+
+
+def _tidy(entries: list[Any]) -> list[Any]:
+    if entries and entries[-1] is Ellipsis:
+        entries = entries[:-1]
+    return entries
+
+
+def compose(a: Slicing | str, b: Slicing | str, shape: ShapeLike | None = None) -> Slicing:
+    """One slicing equivalent to ``a`` then ``b`` (``b(a(x))``) on every shape ``shape`` allows.
+
+    ``shape`` is static, intervals (``"[?,2..10]"``) or ``None`` (any rank, any sizes). Raises
+    :class:`~datamove.NotExpressible` with a witness shape where no single slicing is equivalent
+    on every allowed shape (pass a narrower shape for the composition valid there), and
+    :class:`~datamove.ValidationError` where ``b`` cannot apply to ``a``'s result.
+
+    Examples
+    --------
+    >>> import datamove as dm
+    >>> S = dm.Slicing.from_numpy
+    >>> dm.compose(S("x[1:]"), S("x[::2]")).to_numpy()
+    'x[1::2]'
+    >>> dm.compose(S("x[::-1]"), S("x[1:]")).to_numpy()
+    'x[-2::-1]'
+    >>> dm.compose(S("x[2:5]"), S("x[1:]"), "[?]").to_numpy()
+    'x[3:5]'
+    """
+    a, b = _slicing("a", a), _slicing("b", b)
+    ps = _shape_dims(shape, OP)
+    comp = _Composer(a, b, ps, shape)
+    if ps.rank is not None:
+        return Slicing(_tidy(comp.on(ps.rank)))
+    return _any_rank(comp)
+
+
+def _slicing(name: str, s: Any) -> Slicing:
+    if isinstance(s, str):
+        return Slicing.from_numpy(s)
+    if not isinstance(s, Slicing):
+        raise ValidationError(
+            OP, name, s, "is not a dm.Slicing or a NumPy expression such as 'x[1:, ::-1]'"
+        )
+    return s
+
+
+def _any_rank(comp: _Composer) -> Slicing:
+    a, b = comp.a, comp.b
+    a_front, a_back, _ = _split(a.entries)
+    b_front, b_back, _ = _split(b.entries)
+    k_f = max(0, _addressed(b_front) - _outputs(a_front))
+    k_b = max(0, _addressed(b_back) - _outputs(a_back))
+    candidate = Slicing(_tidy(comp.on(None)))
+    if k_f + k_b == 0:
+        return candidate
+    # b reaches into a's ellipsis: the candidate holds from this rank on; check the smaller ones.
+    addr = _addressed(a_front) + _addressed(a_back)
+    for rank in range(addr + k_f + k_b):
+        here = PartialShape.dynamic(rank)
+        sub = _Composer(a, b, here, comp.shape)
+        try:
+            exact: Slicing | None = Slicing(sub.on(rank))
+        except NotExpressible:
+            raise
+        except ValidationError:
+            exact = None  # b(a(x)) cannot run on this rank
+        if exact is None:
+            try:
+                candidate._axes(rank)
+            except ValidationError:
+                continue
+            w = sub.witness(rank, {})
+            raise NotExpressible(
+                OP,
+                "shape",
+                comp.shape,
+                f"allows rank {rank}, where {_show(a)} then {_show(b)} cannot run but "
+                f"{_show(candidate)} (its composition on larger ranks) can",
+                hint="pass the shape",
+                witness=w,
+            )
+        w2 = candidate.difference(exact, here)
+        if w2 is not None:
+            raise NotExpressible(
+                OP,
+                "shape",
+                comp.shape,
+                f"allows rank {rank}, where {_show(a)} then {_show(b)} is "
+                f"{_show(exact)} but on larger ranks {_show(candidate)}; no single "
+                "slicing is both",
+                hint="pass the shape",
+                witness=w2,
+            )
+    return candidate

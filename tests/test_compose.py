@@ -1,0 +1,421 @@
+"""``dm.compose``: one slicing equal to ``a`` then ``b``, checked by execution (issue 21).
+
+Every claim is checked against running ``a`` then ``b``: on static shapes, on every size of
+interval shapes (sampled inside unbounded ones), with every mask and negative steps, on NumPy and
+over the ``xp`` fixture (PyTorch and the other installed libraries). A ``NotExpressible`` is
+checked too: its witness is allowed, and on one axis (``test_not_expressible_is_proved``) no
+single cut at all agrees with ``a`` then ``b`` on every allowed size up to a bound, found by
+trying every cut that can differ on those sizes, a proof that no slicing exists.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import datamove as dm
+from datamove import _compose
+from datamove._dialects import CLAMP, NUMPY, Cut
+
+INT64_MAX = 2**63 - 1
+INT64_MIN = -(2**63)
+
+S = dm.Slicing.from_numpy
+small = st.integers(-9, 9)
+bounds = st.one_of(
+    st.none(), small, small, st.sampled_from([INT64_MIN, INT64_MAX, 2**31 - 1, -(2**31), 10**6])
+)
+steps = st.one_of(st.none(), st.integers(-4, 4).filter(bool), st.sampled_from([7, -9]))
+
+
+@st.composite
+def indices(draw: Any, size: int = 5) -> tuple[Any, ...]:
+    items: list[Any] = []
+    for _ in range(draw(st.integers(0, size))):
+        kind = draw(st.sampled_from(["slice", "slice", "slice", "int", "new", "ellipsis"]))
+        if kind == "slice":
+            items.append(slice(draw(bounds), draw(bounds), draw(steps)))
+        elif kind == "int":
+            items.append(draw(st.integers(-4, 3)))
+        elif kind == "new":
+            items.append(None)
+        elif Ellipsis not in items:
+            items.append(Ellipsis)
+    return tuple(items)
+
+
+@st.composite
+def slicings(draw: Any) -> dm.Slicing:
+    """NumPy indexing, or ONNX Slice (OpenVINO's clamping) over a few axes."""
+    if draw(st.integers(0, 4)) == 0:
+        n = draw(st.integers(1, 3))
+        axes = draw(st.permutations(range(n)))
+        starts = [draw(st.one_of(small, st.sampled_from([INT64_MIN, INT64_MAX]))) for _ in axes]
+        ends = [draw(st.one_of(small, st.sampled_from([INT64_MIN, INT64_MAX]))) for _ in axes]
+        stp = [draw(st.integers(-3, 3).filter(bool)) for _ in axes]
+        return dm.Slicing.from_onnx(starts, ends, list(axes), stp)
+    return S(draw(indices()))
+
+
+def same(a: Any, b: Any) -> bool:
+    a, b = np.asarray(a), np.asarray(b)
+    return a.shape == b.shape and bool((a == b).all())
+
+
+def run(s: dm.Slicing, x: Any) -> Any:
+    try:
+        return s(x)
+    except dm.ValidationError:
+        return None
+
+
+def both(a: dm.Slicing, b: dm.Slicing, x: Any) -> Any:
+    """``a`` then ``b``, or None where either cannot run."""
+    y = run(a, x)
+    return None if y is None else run(b, y)
+
+
+def allowed(shape: dm.PartialShape, top: int = 9) -> Iterator[tuple[int, ...]]:
+    """Every static shape inside ``shape``, sizes of unbounded dimensions up to ``top``."""
+    assert shape.rank is not None
+    ranges = [range(d.min, (d.max if d.max is not None else max(top, d.min + 3)) + 1) for d in shape]
+    return itertools.product(*ranges)
+
+
+def check(a: dm.Slicing, b: dm.Slicing, shape: Any, w: tuple[int, ...]) -> None:
+    x = np.arange(int(np.prod(w))).reshape(w)
+    want = both(a, b, x)
+    got = run(dm.compose(a, b, shape), x)
+    if want is None:
+        assert got is None, (a, b, shape, w)
+    else:
+        assert got is not None and same(got, want), (a, b, shape, w, dm.compose(a, b, shape))
+
+
+def witness_is_allowed(exc: dm.NotExpressible, shape: Any) -> None:
+    w = exc.witness
+    assert w is not None
+    if shape is not None:
+        ps = shape if isinstance(shape, dm.PartialShape) else dm.PartialShape(shape)
+        assert w in ps, (w, ps)
+
+
+# -- static shapes ----------------------------------------------------------------------------------
+@settings(max_examples=400, deadline=None)
+@given(a=slicings(), b=slicings(), shape=st.lists(st.integers(0, 5), max_size=4).map(tuple))
+def test_compose_on_a_static_shape_is_a_then_b(
+    a: dm.Slicing, b: dm.Slicing, shape: tuple[int, ...]
+) -> None:
+    x = np.arange(int(np.prod(shape))).reshape(shape)
+    want = both(a, b, x)
+    try:
+        f = dm.compose(a, b, shape)
+    except dm.NotExpressible as exc:  # only a new axis sliced empty
+        assert "length 0" in str(exc)
+        assert want is not None and want.size == 0
+        return
+    except dm.ValidationError:
+        assert want is None, (a, b, shape)
+        return
+    assert want is not None, (a, b, shape, f)
+    assert same(f(x), want), (a, b, shape, f)
+
+
+# -- interval and unknown shapes --------------------------------------------------------------------
+@st.composite
+def interval_shapes(draw: Any) -> dm.PartialShape:
+    dims = []
+    for _ in range(draw(st.integers(0, 3))):
+        lo = draw(st.integers(0, 6))
+        kind = draw(st.sampled_from(["static", "bounded", "unbounded"]))
+        hi = lo if kind == "static" else None if kind == "unbounded" else lo + draw(st.integers(1, 6))
+        dims.append(dm.Dimension(lo, hi))
+    return dm.PartialShape(dims)
+
+
+@settings(max_examples=300, deadline=None)
+@given(a=slicings(), b=slicings(), shape=interval_shapes())
+def test_compose_on_intervals_is_a_then_b_on_every_size_or_raises_with_a_witness(
+    a: dm.Slicing, b: dm.Slicing, shape: dm.PartialShape
+) -> None:
+    try:
+        dm.compose(a, b, shape)
+    except dm.NotExpressible as exc:
+        witness_is_allowed(exc, shape)
+        return
+    except dm.ValidationError as exc:
+        if "cannot be decided" in str(exc):
+            return
+        # b cannot apply to a's result: it cannot on any allowed shape
+        for w in itertools.islice(allowed(shape), 200):
+            assert both(a, b, np.zeros(w)) is None, (a, b, shape, w)
+        return
+    for w in itertools.islice(allowed(shape), 300):
+        check(a, b, shape, w)
+
+
+@settings(max_examples=300, deadline=None)
+@given(a=slicings(), b=slicings(), rank=st.integers(0, 4))
+def test_compose_on_an_unknown_shape_is_a_then_b_on_every_rank_and_size(
+    a: dm.Slicing, b: dm.Slicing, rank: int
+) -> None:
+    try:
+        f = dm.compose(a, b)
+    except dm.NotExpressible as exc:
+        witness_is_allowed(exc, None)
+        return
+    except dm.ValidationError as exc:
+        if "cannot be decided" not in str(exc):  # b cannot apply to a's result, on any shape
+            for w in itertools.islice(allowed(dm.PartialShape.dynamic(rank), 5), 120):
+                assert both(a, b, np.zeros(w)) is None, (a, b, w)
+        return
+    for w in itertools.islice(allowed(dm.PartialShape.dynamic(rank), 7), 120):
+        x = np.arange(int(np.prod(w))).reshape(w)
+        want = both(a, b, x)
+        got = run(f, x)
+        assert (got is None) == (want is None), (a, b, f, w)
+        assert want is None or same(got, want), (a, b, f, w)
+
+
+# -- one axis: proofs of what cannot be said ----------------------------------------------------
+tiny = st.one_of(st.none(), st.integers(-7, 7))
+
+
+@st.composite
+def cuts(draw: Any) -> dm.Slicing:
+    start, stop = draw(tiny), draw(tiny)
+    step = draw(st.integers(-3, 3).filter(bool))
+    if draw(st.booleans()):
+        return dm.Slicing.from_onnx(
+            [INT64_MIN if start is None else start],
+            [INT64_MIN if stop is None and step < 0 else INT64_MAX if stop is None else stop],
+            [0],
+            [step],
+        )
+    return S((slice(start, stop, step),))
+
+
+LIMIT = 16  # sizes tried by the proofs; bounds beyond +-(LIMIT + 1) act as the edge there
+
+
+def _every_cut(step: int | None, top: int) -> Iterator[Cut]:
+    """Every cut that can select differently on sizes up to ``top`` (others act as these)."""
+    values: list[int | None] = [None, *range(-top - 1, top + 2)]
+    for k in [step] if step is not None else [*range(-top, 0), *range(1, top + 1)]:
+        for a in values:
+            for b in values:
+                for rule in (NUMPY, CLAMP):
+                    yield Cut(a, b, k, rule)
+
+
+def _selection(r: range) -> tuple[int, int, int]:
+    return _compose._sel(r)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    a=cuts(),
+    b=st.one_of(cuts(), st.integers(-4, 4).map(lambda i: S((i,)))),
+    lo=st.integers(0, 8),
+    hi=st.one_of(st.none(), st.integers(0, 8)),
+)
+def test_not_expressible_is_proved(a: dm.Slicing, b: dm.Slicing, lo: int, hi: int | None) -> None:
+    """One axis: a result runs on every allowed size, a refusal means no cut or index can."""
+    top = LIMIT if hi is None else lo + hi
+    shape = [dm.Dimension(lo, None if hi is None else lo + hi)]
+    try:
+        f = dm.compose(a, b, shape)
+    except dm.NotExpressible as exc:
+        assert exc.witness is not None
+        w = exc.witness[0]
+        assert lo <= w and (hi is None or w <= top)
+        top = max(top, w)
+        sizes = range(lo, top + 1)
+        c = a.entries[0]
+        e = b.entries[0]
+        if isinstance(e, Cut):
+            want = {d: _compose._then(c, e, d) for d in sizes}
+            many = [s[2] for s in want.values() if s[1] > 1]
+            agree = [
+                f
+                for f in _every_cut(many[0] if many else None, top)
+                if _selection(f.range(w)) == want[w]
+                and all(_selection(f.range(d)) == want[d] for d in sizes)
+            ]
+        else:
+            picks = {d: _compose._pick(c, e, d) for d in sizes}
+            agree = [
+                k  # type: ignore[misc]
+                for k in range(-top - 2, top + 2)
+                if all(_compose._at(k, d) == picks[d] for d in sizes)
+            ]
+        assert not agree, (a, b, shape, agree[:3])
+        return
+    except dm.ValidationError:
+        return
+    for d in range(lo, top + 1):
+        check(a, b, shape, (d,))
+
+
+@settings(max_examples=150, deadline=None)
+@given(a=cuts(), b=cuts(), lo=st.integers(0, 6), bounded=st.booleans())
+def test_the_search_finds_what_the_closed_forms_find(
+    a: dm.Slicing, b: dm.Slicing, lo: int, bounded: bool
+) -> None:
+    shape = [dm.Dimension(lo, lo + 9 if bounded else None)]
+    try:
+        fast = dm.compose(a, b, shape)
+    except dm.ValidationError:
+        fast = None
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(_compose, "_FAST", False)
+        try:
+            slow = dm.compose(a, b, shape)
+        except dm.NotExpressible:
+            assert fast is None, (a, b, shape, fast)
+            return
+        except dm.ValidationError:
+            return
+    for d in range(lo, lo + (10 if bounded else 14)):
+        x = np.arange(d)
+        assert same(slow(x), both(a, b, x)), (a, b, shape, slow)
+        if fast is not None:
+            assert same(fast(x), slow(x))
+
+
+# -- other array libraries ----------------------------------------------------------------------
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(a=slicings(), b=slicings(), shape=st.lists(st.integers(0, 4), max_size=4).map(tuple))
+def test_compose_runs_on_every_array_library(
+    xp: Any, a: dm.Slicing, b: dm.Slicing, shape: tuple[int, ...]
+) -> None:
+    x = np.arange(int(np.prod(shape))).reshape(shape)
+    try:
+        f = dm.compose(a, b)
+    except dm.ValidationError:
+        try:
+            f = dm.compose(a, b, shape)
+        except dm.ValidationError:
+            return
+    want = both(a, b, x)
+    if want is None:
+        return
+    y = xp.asarray(x)
+    got = f(y)
+    assert same(xp.to_numpy(got), want), (a, b, f, shape)
+    assert same(xp.to_numpy(b(a(y))), want)
+
+
+# -- examples and the bugs of other stacks --------------------------------------------------------
+@pytest.mark.parametrize(
+    ("a", "b", "shape", "want"),
+    [
+        ("x[1:]", "x[::2]", None, "x[1::2]"),
+        ("x[::-1]", "x[::-1]", None, "x[:]"),
+        ("x[::-1]", "x[1:]", None, "x[-2::-1]"),
+        ("x[2:5]", "x[1:]", None, "x[3:5]"),
+        ("x[1:, ::-1]", "x[::2]", None, "x[1::2, ::-1]"),
+        ("x[None]", "x[0]", None, "x[()]"),
+        ("x[:, 1:]", "x[:, 3]", None, "x[:, 4]"),
+        ("x[-3:]", "x[-1]", None, "x[-1]"),
+        ("x[:-2]", "x[::3]", None, "x[:-2:3]"),
+        ("x[1:, None, :, ::-1, 2]", "x[::2, 0, None, 1:]", None, "x[1::2, None, 1:, ::-1, 2]"),
+        ("x[::2]", "x[::-1]", [8], "x[6::-2]"),
+        ("x[-3:]", "x[1:]", "[3..]", "x[-2:]"),
+        ("x[..., 1:]", "x[..., ::2]", None, "x[..., 1::2]"),
+    ],
+)
+def test_examples(a: str, b: str, shape: Any, want: str) -> None:
+    f = dm.compose(S(a), S(b), shape)
+    assert f.to_numpy() == want
+    for w in itertools.islice(allowed(dm.PartialShape(shape) if shape else dm.PartialShape.dynamic(2)), 60):
+        check(S(a), S(b), shape, w)
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "shape", "witness"),
+    [
+        ("x[::2]", "x[::-1]", None, None),  # the first index depends on the parity of the size
+        ("x[-3:]", "x[1:]", None, None),  # the start clamps on sizes below 3
+        ("x[..., ::-1]", "x[::-1]", None, (1,)),  # rank 1: the two reversals meet
+        ("x[None]", "x[1:]", None, None),  # a new axis emptied
+    ],
+)
+def test_what_no_single_slicing_does(a: str, b: str, shape: Any, witness: Any) -> None:
+    with pytest.raises(dm.NotExpressible, match="compose") as info:
+        dm.compose(S(a), S(b), shape)
+    w = info.value.witness
+    assert w is not None
+    if witness is not None:
+        assert w == witness
+    # The witness is a shape a then b runs on (or, for a new axis emptied, any shape).
+    x = np.arange(int(np.prod(w))).reshape(w)
+    assert both(S(a), S(b), x) is not None
+
+
+def test_xla_dropped_clamp_jax_40849() -> None:
+    """XLA merged two slices by adding their starts and lost the first one's clamp.
+
+    ``x[-3:]`` clamps its start to 0 on sizes below 3, so ``x[-3:][1:]`` is not ``x[-2:]`` there
+    (size 2: ``[1]`` against ``[0, 1]``). compose refuses the merge on unknown sizes, with the
+    witness, and gives it where it holds.
+    """
+    a, b = S("x[-3:]"), S("x[1:]")
+    naive = S("x[-2:]")
+    with pytest.raises(dm.NotExpressible) as info:
+        dm.compose(a, b)
+    w = info.value.witness
+    assert w is not None
+    x = np.arange(w[0])
+    assert not same(naive(x), b(a(x)))
+    assert dm.compose(a, b, "[3..]") == naive
+    assert dm.compose(a, b, [2]).to_numpy() == "x[1:]"
+    # The same with a start past the end: x[5:] then x[2:] is x[7:] on every size.
+    assert dm.compose(S("x[5:]"), S("x[2:]")).to_numpy() == "x[7:]"
+
+
+def test_same_axis_is_composed_unlike_onnx_optimizer_and_openvino() -> None:
+    """onnx-optimizer's and OpenVINO's slice fusions only merge slices on different axes."""
+    a = dm.Slicing.from_onnx([1], [8], [0], [1])
+    b = dm.Slicing.from_onnx([2], [5], [0], [1])
+    f = dm.compose(a, b)
+    assert f.to_numpy() == "x[3:6]"
+    ops = f.to_onnx()
+    assert [name for name, _ in ops] == ["Slice"]
+    for d in range(12):
+        x = np.arange(d)
+        assert same(f(x), b(a(x)))
+    # A reversal on the same axis, and a mix of axes.
+    g = dm.compose(dm.Slicing.from_onnx([-1], [INT64_MIN], [1], [-1]), S("x[:, 2:]"))
+    assert g.to_numpy() == "x[:, -3::-1]"
+
+
+def test_compose_rejects_what_is_not_a_slicing_and_b_that_cannot_apply() -> None:
+    with pytest.raises(dm.ValidationError, match="is not a dm.Slicing"):
+        dm.compose(S("x[1:]"), 3)  # type: ignore[arg-type]
+    with pytest.raises(dm.ValidationError, match="addresses 2 axes"):
+        dm.compose(S("x[0]"), S("x[:, :]"), [3, 4])
+    with pytest.raises(dm.ValidationError, match="index 2 of a new axis"):
+        dm.compose(S("x[None]"), S("x[2]"))
+    with pytest.raises(dm.ValidationError, match="out of range"):
+        dm.compose(S("x[:5]"), S("x[7]"), "[?]")
+    assert dm.compose("x[1:]", "x[1:]").to_numpy() == "x[2:]"
+
+
+def test_compose_of_two_rank_4_slicings_with_masks() -> None:
+    a, b = S("x[1:, None, ..., ::-1, 2]"), S("x[::2, 0, ..., None, 1:]")
+    f = dm.compose(a, b)
+    assert f.to_numpy() == "x[1::2, ..., None, -2::-1, 2]"
+    for w in [(3, 4, 5), (5, 1, 2, 3), (6, 2, 7, 3, 4)]:
+        x = np.arange(int(np.prod(w))).reshape(w)
+        assert same(f(x), b(a(x)))
