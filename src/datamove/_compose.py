@@ -209,10 +209,14 @@ class _Bound:
         out: list[int | None] = []
         if self.none:
             out.append(None)
+        # Both ends of each range: sizes where nothing is selected constrain start and stop
+        # together, and one end may be the one that keeps those empty.
+        lo, hi = self.front
         if _ok(self.front):
-            out.append(int(self.front[0]))
+            out.extend([int(lo)] if hi in (lo, math.inf) else [int(lo), int(hi)])
+        lo, hi = self.back
         if _ok(self.back):
-            out.append(int(self.back[1]))
+            out.extend([int(hi)] if lo in (hi, -math.inf) else [int(hi), int(lo)])
         return out
 
 
