@@ -515,10 +515,11 @@ class _Composer:
                 OP,
                 "shape",
                 self.shape,
-                f"allows sizes of axis {axis} on which no single slicing does what "
-                f"{_show(self.a)} then {_show(self.b)} does ({c.text()} then "
-                f"{e.text() if isinstance(e, Cut) else e}): size {size} is where the form that "
-                f"holds on the larger sizes breaks; it selects {what} there",
+                f"allows sizes of axis {axis} on which {_show(self.a)} then {_show(self.b)} is "
+                f"no single slicing: {c.text()} then {e.text() if isinstance(e, Cut) else e} "
+                f"selects {what} on size {size}, and no single "
+                f"{'start:stop:step' if isinstance(e, Cut) else 'index'} selects that and what "
+                "it selects on the larger allowed sizes",
                 hint="pass a shape that leaves that size out (a static shape always composes)",
                 witness=self.witness(rank, {axis: size}),
             )

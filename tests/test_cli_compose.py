@@ -1,0 +1,77 @@
+"""``datamove compose``: the composed slicing in NumPy form and other dialects, errors in one line."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import datamove as dm
+from datamove.cli import main
+
+
+def test_prints_the_composition_in_numpy_form(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["compose", "x[1:, ::-1]", "x[::2]"]) == 0
+    assert capsys.readouterr().out == "x[1::2, ::-1]\n"
+
+
+def test_as_writes_each_dialect_on_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    dialects = "onnx,tf,torch,slice,strided-slice,numpy"
+    assert main(["compose", "x[1:, ::-1]", "x[::2]", "--as", dialects]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "x[1::2, ::-1]"
+    got = dict(line.split(": ", 1) for line in lines[1:])
+    assert list(got) == dialects.split(",")
+    assert got["numpy"] == "x[1::2, ::-1]"
+    x = np.arange(30).reshape(5, 6)
+    want = x[1:, ::-1][::2]
+    assert (dm.strided_slice(x, **json.loads(got["strided-slice"])) == want).all()
+    assert json.loads(got["onnx"])[0][0] == "Slice"
+    assert json.loads(got["tf"])["strides"] == [2, -1]
+
+
+def test_a_dialect_that_cannot_say_it_gets_a_reason(capsys: pytest.CaptureFixture[str]) -> None:
+    # NumPy's clamping selects nothing on sizes 1..99, ONNX's (OpenVINO's) selects x[0].
+    argv = ["compose", "x[:]", "x[-100:-200:-1]", "--as", "onnx,tf"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "x[-100:-200:-1]"
+    assert out[1].startswith("onnx: cannot: ONNX Slice: shape=None allows sizes 1..99 of axis 0")
+    assert json.loads(out[2].removeprefix("tf: "))["begin"] == [-100]
+    assert main([*argv, "--shape", "[100..]"]) == 0
+    assert capsys.readouterr().out.splitlines()[1].startswith("onnx: [")
+
+
+def test_shape_narrows_where_the_composition_must_hold(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["compose", "x[-3:]", "x[1:]"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("datamove: error: compose: ") and err.count("\n") == 1
+    assert "no single slicing" in err
+    assert main(["compose", "x[-3:]", "x[1:]", "--shape", "[3..]"]) == 0
+    assert capsys.readouterr().out == "x[-2:]\n"
+    assert main(["compose", "x[::2]", "x[::-1]", "--shape", "8"]) == 0
+    assert capsys.readouterr().out == "x[6::-2]\n"
+
+
+@pytest.mark.parametrize(
+    ("argv", "code", "message"),
+    [
+        (["compose", "x[1:", "x[::2]"], 1, "is not an indexing expression"),
+        (["compose", "x[1:]", "x[::2]", "--shape", "[2,"], 1, "shape"),
+        (["compose", "x[None]", "x[2]"], 1, "index 2 of a new axis"),
+        (["compose", "x[1:]", "x[::2]", "--as", "webgpu"], 2, "unknown dialect webgpu"),
+        (["compose", "x[1:]"], 2, "required"),
+    ],
+)
+def test_errors_are_one_line(
+    argv: list[str], code: int, message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(argv) == code
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert message in captured.err
+    if code == 1:
+        assert captured.err.count("\n") == 1
