@@ -1,4 +1,4 @@
-"""``datamove compose``: the composed slicing in NumPy form and other dialects, errors in one line."""
+"""``datamove compose``: the composed slicing in NumPy and other dialects; errors in one line."""
 
 from __future__ import annotations
 
@@ -48,7 +48,8 @@ def test_shape_narrows_where_the_composition_must_hold(
 ) -> None:
     assert main(["compose", "x[-3:]", "x[1:]"]) == 1
     err = capsys.readouterr().err
-    assert err.startswith("datamove: error: compose: ") and err.count("\n") == 1
+    assert err.startswith("datamove: error: compose: ")
+    assert err.count("\n") == 1
     assert "no single slicing" in err
     assert main(["compose", "x[-3:]", "x[1:]", "--shape", "[3..]"]) == 0
     assert capsys.readouterr().out == "x[-2:]\n"

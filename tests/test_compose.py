@@ -84,7 +84,9 @@ def both(a: dm.Slicing, b: dm.Slicing, x: Any) -> Any:
 def allowed(shape: dm.PartialShape, top: int = 9) -> Iterator[tuple[int, ...]]:
     """Every static shape inside ``shape``, sizes of unbounded dimensions up to ``top``."""
     assert shape.rank is not None
-    ranges = [range(d.min, (d.max if d.max is not None else max(top, d.min + 3)) + 1) for d in shape]
+    ranges = [
+        range(d.min, (d.max if d.max is not None else max(top, d.min + 3)) + 1) for d in shape
+    ]
     return itertools.product(*ranges)
 
 
@@ -95,7 +97,8 @@ def check(a: dm.Slicing, b: dm.Slicing, shape: Any, w: tuple[int, ...]) -> None:
     if want is None:
         assert got is None, (a, b, shape, w)
     else:
-        assert got is not None and same(got, want), (a, b, shape, w, dm.compose(a, b, shape))
+        assert got is not None, (a, b, shape, w)
+        assert same(got, want), (a, b, shape, w, dm.compose(a, b, shape))
 
 
 def witness_is_allowed(exc: dm.NotExpressible, shape: Any) -> None:
@@ -106,7 +109,7 @@ def witness_is_allowed(exc: dm.NotExpressible, shape: Any) -> None:
         assert w in ps, (w, ps)
 
 
-# -- static shapes ----------------------------------------------------------------------------------
+# -- static shapes --------------------------------------------------------------------------------
 @settings(max_examples=400, deadline=None)
 @given(a=slicings(), b=slicings(), shape=st.lists(st.integers(0, 5), max_size=4).map(tuple))
 def test_compose_on_a_static_shape_is_a_then_b(
@@ -117,8 +120,9 @@ def test_compose_on_a_static_shape_is_a_then_b(
     try:
         f = dm.compose(a, b, shape)
     except dm.NotExpressible as exc:  # only a new axis sliced empty
-        assert "length 0" in str(exc)
-        assert want is not None and want.size == 0
+        assert "length 0" in str(exc)  # noqa: PT017 - the message says which refusal it is
+        assert want is not None
+        assert want.size == 0
         return
     except dm.ValidationError:
         assert want is None, (a, b, shape)
@@ -127,14 +131,20 @@ def test_compose_on_a_static_shape_is_a_then_b(
     assert same(f(x), want), (a, b, shape, f)
 
 
-# -- interval and unknown shapes --------------------------------------------------------------------
+# -- interval and unknown shapes ------------------------------------------------------------------
 @st.composite
 def interval_shapes(draw: Any) -> dm.PartialShape:
     dims = []
     for _ in range(draw(st.integers(0, 3))):
         lo = draw(st.integers(0, 6))
         kind = draw(st.sampled_from(["static", "bounded", "unbounded"]))
-        hi = lo if kind == "static" else None if kind == "unbounded" else lo + draw(st.integers(1, 6))
+        hi = (
+            lo
+            if kind == "static"
+            else None
+            if kind == "unbounded"
+            else lo + draw(st.integers(1, 6))
+        )
         dims.append(dm.Dimension(lo, hi))
     return dm.PartialShape(dims)
 
@@ -230,11 +240,12 @@ def test_not_expressible_is_proved(a: dm.Slicing, b: dm.Slicing, lo: int, hi: in
     top = LIMIT if hi is None else lo + hi
     shape = [dm.Dimension(lo, None if hi is None else lo + hi)]
     try:
-        f = dm.compose(a, b, shape)
+        dm.compose(a, b, shape)
     except dm.NotExpressible as exc:
-        assert exc.witness is not None
+        assert exc.witness is not None  # noqa: PT017 - the witness is what is checked
         w = exc.witness[0]
-        assert lo <= w and (hi is None or w <= top)
+        assert lo <= w
+        assert hi is None or w <= top
         if hi is None:  # the sizes past the witness that fix the form it breaks
             top = max(top, w + 12)
         sizes = range(lo, top + 1)
@@ -339,7 +350,9 @@ def test_compose_runs_on_every_array_library(
 def test_examples(a: str, b: str, shape: Any, want: str) -> None:
     f = dm.compose(S(a), S(b), shape)
     assert f.to_numpy() == want
-    for w in itertools.islice(allowed(dm.PartialShape(shape) if shape else dm.PartialShape.dynamic(2)), 60):
+    for w in itertools.islice(
+        allowed(dm.PartialShape(shape) if shape else dm.PartialShape.dynamic(2)), 60
+    ):
         check(S(a), S(b), shape, w)
 
 
@@ -402,7 +415,7 @@ def test_same_axis_is_composed_unlike_onnx_optimizer_and_openvino() -> None:
 
 
 def test_compose_rejects_what_is_not_a_slicing_and_b_that_cannot_apply() -> None:
-    with pytest.raises(dm.ValidationError, match="is not a dm.Slicing"):
+    with pytest.raises(dm.ValidationError, match=r"is not a dm\.Slicing"):
         dm.compose(S("x[1:]"), 3)  # type: ignore[arg-type]
     with pytest.raises(dm.ValidationError, match="addresses 2 axes"):
         dm.compose(S("x[0]"), S("x[:, :]"), [3, 4])

@@ -15,8 +15,8 @@ live in :mod:`datamove.directml`; OpenVINO IR files in :mod:`datamove.ir`.
 [?,2..3,12]
 """
 
-from datamove._concat import concat, infer_concat
 from datamove._compose import compose
+from datamove._concat import concat, infer_concat
 from datamove._dialects import Slicing
 from datamove._errors import (
     AxisError,

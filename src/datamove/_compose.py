@@ -29,13 +29,14 @@ composition valid there.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 from typing import Any, Final
 
-from datamove._dialects import NUMPY, SAME, Cut, Slicing, _shape_dims
+from datamove._dialects import NUMPY, SAME, Cut, Slicing
 from datamove._errors import NotExpressible, ValidationError
-from datamove._shape import INT64_MAX, Dimension, PartialShape, ShapeLike
+from datamove._shape import INT64_MAX, Dimension, PartialShape, ShapeLike, as_partial_shape
 
 __all__ = ["compose"]
 
@@ -43,8 +44,8 @@ OP: Final = "compose"
 _WHOLE: Final = Cut(None, None, 1)
 _BUDGET: Final = 50_000  # sizes checked per axis before the answer is refused as undecidable
 _TOP: Final = INT64_MAX - 1
-_SMALL: Final = 64
-_FAST = True  # the closed forms below; the tests also run the search alone  # intervals this short are checked size by size
+_SMALL: Final = 64  # intervals this short are checked size by size
+_FAST = True  # the closed forms below; the tests also run the search alone
 
 Selection = tuple[int, int, int]
 
@@ -82,7 +83,7 @@ def _at(k: int, d: int) -> int | None:
     return j if 0 <= j < d else None
 
 
-class _Undecided(Exception):
+class _UndecidedError(Exception):
     """More sizes to check than the budget allows."""
 
 
@@ -107,7 +108,7 @@ def _crossings(c: Cut, lo: int, top: int, edges: list[int], levels: set[int]) ->
     """
     out: set[int] = set()
     bounds = [*edges, top + 1]
-    for u, nxt in zip(bounds, bounds[1:], strict=False):
+    for u, nxt in itertools.pairwise(bounds):
         v = nxt - 1
         if v < u:
             continue
@@ -129,7 +130,7 @@ def _crossings(c: Cut, lo: int, top: int, edges: list[int], levels: set[int]) ->
     return out
 
 
-def _sizes(lo: int, top: int, edges: list[int], period: int) -> list[int]:
+def _sizes(top: int, edges: list[int], period: int) -> list[int]:
     """Three periods of sizes from each edge (the whole piece when shorter)."""
     out: list[int] = []
     span = 3 * period
@@ -138,7 +139,7 @@ def _sizes(lo: int, top: int, edges: list[int], period: int) -> list[int]:
         end = min(v, u + span - 1)
         out.extend(range(u, end + 1))
         if len(out) > _BUDGET:
-            raise _Undecided
+            raise _UndecidedError
     return out
 
 
@@ -153,7 +154,9 @@ class _Axis:
         self.base = _points(values)
         if isinstance(e, Cut):
             ev = [abs(v) for v in (e.start, e.stop) if v is not None]
-            levels = set(ev) | {a + b for a in ev for b in ev} | {abs(a - b) for a in ev for b in ev}
+            levels = (
+                set(ev) | {a + b for a in ev for b in ev} | {abs(a - b) for a in ev for b in ev}
+            )
             self.period = abs(c.step * e.step)
         else:
             levels = {abs(e)}
@@ -173,7 +176,7 @@ class _Axis:
         edges = sorted(set(self.edges) | set(_edges(self.lo, self.top, _points(extra))))
         # A step past the largest size selects one element at most: no period of its own.
         period = math.lcm(self.period, abs(step)) if 0 < abs(step) <= self.top else self.period
-        return _sizes(self.lo, self.top, edges, period)
+        return _sizes(self.top, edges, period)
 
 
 Interval = tuple[float, float]  # closed; +-inf for unbounded
@@ -406,7 +409,7 @@ def _cut_then(c: Cut, e: Cut, dim: Dimension, where: Callable[[int], NotExpressi
             if bad is None:
                 return f
             broke = bad if broke is None else broke
-    except _Undecided:
+    except _UndecidedError:
         raise ValidationError(
             OP,
             "shape",
@@ -457,7 +460,7 @@ def _index_then(c: Cut, i: int, dim: Dimension, where: Callable[[int], NotExpres
                 f"is out of range of what a's {c.text()} selects on every allowed size ({dim}) "
                 "of its axis",
             )
-    except _Undecided:
+    except _UndecidedError:
         raise ValidationError(
             OP,
             "shape",
@@ -488,6 +491,7 @@ def _outputs(entries: list[Any]) -> int:
 class _Composer:
     def __init__(self, a: Slicing, b: Slicing, ps: PartialShape, shape: Any) -> None:
         self.a, self.b, self.ps, self.shape = a, b, ps, shape
+        self.pending: NotExpressible | None = None
         a_front, a_back, _ = _split(a.entries)
         b_front, b_back, _ = _split(b.entries)
         self.min_rank = (
@@ -502,7 +506,9 @@ class _Composer:
             return Dimension()
         return self.ps.dims[axis]
 
-    def fail(self, axis: int, rank: int | None, c: Cut, e: Cut | int) -> Callable[[int], NotExpressible]:
+    def fail(
+        self, axis: int, rank: int | None, c: Cut, e: Cut | int
+    ) -> Callable[[int], NotExpressible]:
         """The error for axis ``axis`` with the witness size it is given."""
 
         def make(size: int) -> NotExpressible:
@@ -557,7 +563,8 @@ class _Composer:
                 witness=self.witness(rank, {}),
             )
             return [None]
-        assert isinstance(x, Cut) and axis is not None
+        assert isinstance(x, Cut)
+        assert axis is not None
         dim = self.dim(axis)
         if type(y) is int and dim.is_static and _pick(x, y, dim.min) is None:
             raise ValidationError(
@@ -668,7 +675,7 @@ class _Composer:
         a_front = a_front + [_WHOLE] * k_f
         a_back = [_WHOLE] * k_b + a_back
         ellipsis = a_el or rank is None or bool(a_back)
-        self.pending: NotExpressible | None = None
+        self.pending = None
         out = self.merge(a_front, a_back, b_front, b_back, ellipsis, rank, first_back)
         if self.pending is not None:
             raise self.pending
@@ -705,7 +712,7 @@ def compose(a: Slicing | str, b: Slicing | str, shape: ShapeLike | None = None) 
     'x[3:5]'
     """
     a, b = _slicing("a", a), _slicing("b", b)
-    ps = _shape_dims(shape, OP)
+    ps = PartialShape(None) if shape is None else as_partial_shape(shape, OP, "shape")
     comp = _Composer(a, b, ps, shape)
     if ps.rank is not None:
         return Slicing(_tidy(comp.on(ps.rank)))

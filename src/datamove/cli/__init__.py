@@ -4,9 +4,9 @@ Exit codes: 0 ok, 1 invalid input (a datamove ``ValidationError``, or problems `
 2 usage error, 141 when a write finds that the reader of the output went away (``datamove
 examples | true``), as a shell reports a program that SIGPIPE ended.
 Each subcommand is a module of this package (``_examples``, ``_explain``, ``_ir``,
-``_split_file``, ``_dml``, ``_compose``) that registers itself through a ``register(subparsers)`` function
-setting ``func`` (taking the parsed namespace and returning the exit code); this module only
-assembles them. The library never imports this package.
+``_split_file``, ``_dml``, ``_compose``) that registers itself through a
+``register(subparsers)`` function setting ``func`` (taking the parsed namespace and returning the
+exit code); this module only assembles them. The library never imports this package.
 """
 
 from __future__ import annotations

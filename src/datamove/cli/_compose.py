@@ -1,4 +1,4 @@
-"""``datamove compose A B``: one slicing equal to ``A`` then ``B``, in NumPy form and other dialects.
+"""``datamove compose A B``: one slicing equal to ``A`` then ``B``, in NumPy and other dialects.
 
 ``A`` and ``B`` are NumPy basic-indexing expressions (``"x[1:, ::-1]"``); ``--shape`` says which
 shapes the result must hold on (static, intervals such as ``[?,2..10]``; left out: every shape),
