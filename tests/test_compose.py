@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 import datamove as dm
 from datamove import _compose
 from datamove._dialects import CLAMP, NUMPY, Cut
+from strategies import fixed_settings
 
 INT64_MAX = 2**63 - 1
 INT64_MIN = -(2**63)
@@ -110,7 +111,7 @@ def witness_is_allowed(exc: dm.NotExpressible, shape: Any) -> None:
 
 
 # -- static shapes --------------------------------------------------------------------------------
-@settings(max_examples=400, deadline=None)
+@fixed_settings(400)
 @given(a=slicings(), b=slicings(), shape=st.lists(st.integers(0, 5), max_size=4).map(tuple))
 def test_compose_on_a_static_shape_is_a_then_b(
     a: dm.Slicing, b: dm.Slicing, shape: tuple[int, ...]
@@ -149,7 +150,7 @@ def interval_shapes(draw: Any) -> dm.PartialShape:
     return dm.PartialShape(dims)
 
 
-@settings(max_examples=300, deadline=None)
+@fixed_settings(300)
 @given(a=slicings(), b=slicings(), shape=interval_shapes())
 def test_compose_on_intervals_is_a_then_b_on_every_size_or_raises_with_a_witness(
     a: dm.Slicing, b: dm.Slicing, shape: dm.PartialShape
@@ -170,7 +171,7 @@ def test_compose_on_intervals_is_a_then_b_on_every_size_or_raises_with_a_witness
         check(a, b, shape, w)
 
 
-@settings(max_examples=300, deadline=None)
+@fixed_settings(300)
 @given(a=slicings(), b=slicings(), rank=st.integers(0, 4))
 def test_compose_on_an_unknown_shape_is_a_then_b_on_every_rank_and_size(
     a: dm.Slicing, b: dm.Slicing, rank: int
@@ -228,7 +229,7 @@ def _selection(r: range) -> tuple[int, int, int]:
     return _compose._sel(r)
 
 
-@settings(max_examples=80, deadline=None)
+@fixed_settings(80)
 @given(
     a=cuts(),
     b=st.one_of(cuts(), st.integers(-4, 4).map(lambda i: S((i,)))),
@@ -275,7 +276,7 @@ def test_not_expressible_is_proved(a: dm.Slicing, b: dm.Slicing, lo: int, hi: in
         check(a, b, shape, (d,))
 
 
-@settings(max_examples=150, deadline=None)
+@fixed_settings(150)
 @given(a=cuts(), b=cuts(), lo=st.integers(0, 6), bounded=st.booleans())
 def test_the_search_finds_what_the_closed_forms_find(
     a: dm.Slicing, b: dm.Slicing, lo: int, bounded: bool
@@ -303,9 +304,8 @@ def test_the_search_finds_what_the_closed_forms_find(
 
 # -- other array libraries ----------------------------------------------------------------------
 @settings(
-    max_examples=60,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture],
+    fixed_settings(60),
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
 @given(a=slicings(), b=slicings(), shape=st.lists(st.integers(0, 4), max_size=4).map(tuple))
 def test_compose_runs_on_every_array_library(

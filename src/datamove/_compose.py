@@ -34,7 +34,7 @@ import math
 from collections.abc import Callable
 from typing import Any, Final
 
-from datamove._dialects import NUMPY, SAME, Cut, Slicing
+from datamove._dialects import CLAMP, NUMPY, SAME, Cut, Slicing
 from datamove._errors import NotExpressible, ValidationError
 from datamove._shape import INT64_MAX, Dimension, PartialShape, ShapeLike, as_partial_shape
 
@@ -223,13 +223,18 @@ class _Bound:
         return out
 
 
-def _start(g: int, d: int, k: int) -> tuple[bool, Interval, Interval]:
-    """Start values putting the first element at ``g`` on size ``d`` (NumPy's clamping)."""
+def _start(g: int, d: int, k: int, rule: str) -> tuple[bool, Interval, Interval]:
+    """Start values putting the first element at ``g`` on size ``d`` (under ``rule``).
+
+    The rules differ in one place: with a negative step, OpenVINO's clamping puts a start before
+    the first element (``< -d``) on index 0, NumPy's on nothing.
+    """
     if k > 0:
         back: Interval = (-math.inf, -d) if g == 0 else (g - d, g - d)
         return (g == 0, (g, g), back)
     front: Interval = (g, math.inf) if g == d - 1 else (g, g)
-    return (g == d - 1, front, (g - d, g - d))
+    back = (-math.inf, -d) if g == 0 and rule == CLAMP else (g - d, g - d)
+    return (g == d - 1, front, back)
 
 
 def _stop(last: int, d: int, k: int) -> tuple[bool, Interval, Interval]:
@@ -242,6 +247,26 @@ def _stop(last: int, d: int, k: int) -> tuple[bool, Interval, Interval]:
     if lo <= -1:
         return (True, (0, last - 1), (-math.inf, last - 1 - d))
     return (False, (lo, last - 1), (lo - d, last - 1 - d))
+
+
+def _candidates(seen: dict[int, Selection], steps: list[int]) -> list[Cut]:
+    """Cuts with each step whose start and stop fit every size in ``seen``, NumPy's rule first."""
+    out: list[Cut] = []
+    for k in steps:
+        for rule in (NUMPY, CLAMP) if k < 0 else (NUMPY,):
+            start, stop = _Bound(), _Bound()
+            for d, (first, n, _) in seen.items():
+                if n:
+                    start.add(*_start(first, d, k, rule))
+                    stop.add(*_stop(first + k * (n - 1), d, k))
+            if start.feasible() and stop.feasible():
+                out.extend(
+                    f
+                    for a in start.choices()
+                    for b in stop.choices()
+                    if (f := Cut.make(a, b, k, rule)) not in out
+                )
+    return out
 
 
 def _describe(s: Selection) -> str:
@@ -367,35 +392,29 @@ def _cut_then(c: Cut, e: Cut, dim: Dimension, where: Callable[[int], NotExpressi
     try:
         ax = _Axis(c, e, dim)
         samples = ax.sizes([], step)
-        start, stop = _Bound(), _Bound()
         seen: dict[int, Selection] = {}
         broke: int | None = None
+        starts = {NUMPY: _Bound(), CLAMP: _Bound()}
+        stop = _Bound()
         for d in reversed(samples):  # from the largest: the witness is where a form breaks
             s = seen[d] = _then(c, e, d)
             if s[1] == 0:
                 continue
             first, n, _ = s
-            start.add(*_start(first, d, step))
+            for rule, start in starts.items():
+                start.add(*_start(first, d, step, rule))
             stop.add(*_stop(first + step * (n - 1), d, step))
-            if broke is None and not (start.feasible() and stop.feasible()):
+            feasible = any(start.feasible() for start in starts.values()) and stop.feasible()
+            if broke is None and not feasible:
                 broke = d
         candidates: list[Cut] = []
-        if broke is None:
-            if all(s[1] == 0 for s in seen.values()):
-                candidates.append(Cut(0, 0, 1))
-            candidates.extend(
-                Cut.make(a, b, step, NUMPY) for a in start.choices() for b in stop.choices()
-            )
+        if all(s[1] == 0 for s in seen.values()):
+            candidates.append(Cut(0, 0, 1))
+        steps = [step]
         if all(s[1] <= 1 for s in seen.values()):  # one element at most: any step will do
-            for k in (-step, INT64_MAX, -INT64_MAX):
-                start, stop = _Bound(), _Bound()
-                for d, (first, n, _) in seen.items():
-                    if n:
-                        start.add(*_start(first, d, k))
-                        stop.add(*_stop(first, d, k))
-                candidates.extend(
-                    Cut.make(a, b, k, NUMPY) for a in start.choices() for b in stop.choices()
-                )
+            steps += [-step, INT64_MAX, -INT64_MAX]
+        if broke is None or len(steps) > 1:
+            candidates.extend(_candidates(seen, steps))
         for f in candidates:
             extra = [v for v in (f.start, f.stop) if v is not None]
             bad = next(
