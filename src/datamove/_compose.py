@@ -180,8 +180,6 @@ class _Axis:
 
 
 Interval = tuple[float, float]  # closed; +-inf for unbounded
-_EMPTY: Final = (math.inf, -math.inf)
-_ALL: Final = (-math.inf, math.inf)
 
 
 def _meet(x: Interval, y: Interval) -> Interval:
