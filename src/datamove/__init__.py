@@ -15,6 +15,7 @@ live in :mod:`datamove.directml`; OpenVINO IR files in :mod:`datamove.ir`.
 [?,2..3,12]
 """
 
+from datamove._canonical import group_into_split, group_into_split_with_gaps
 from datamove._compose import compose
 from datamove._concat import concat, infer_concat
 from datamove._dialects import Slicing
@@ -50,6 +51,8 @@ __all__ = [
     "__version__",
     "compose",
     "concat",
+    "group_into_split",
+    "group_into_split_with_gaps",
     "infer_concat",
     "infer_slice",
     "infer_split",

@@ -307,6 +307,11 @@ def _tf_mask(op: str, name: str, value: Any) -> int:
 
 
 # -- the slicing -----------------------------------------------------------------------------------
+# The slice algebra (src/datamove/_canonical.py) registers its functions here by name: it imports
+# this module, so this one cannot import it (tests/test_architecture.py forbids import cycles).
+ALGEBRA: dict[str, Callable[..., Any]] = {}
+
+
 def _shape_dims(shape: ShapeLike | None, op: str) -> PartialShape:
     return PartialShape(None) if shape is None else as_partial_shape(shape, op, "shape")
 
@@ -1144,6 +1149,81 @@ class Slicing:
         """
         return self.difference(other, shape) is None
 
+    # -- algebra (src/datamove/_canonical.py, docs/algebra.md) ------------------------------
+    def identity_witness(self, shape: ShapeLike | None = None) -> tuple[int, ...] | None:
+        """A static shape, allowed by ``shape``, on which ``s(x)`` is not ``x`` unchanged.
+
+        On it the output has another shape, other elements or another order, or the slicing
+        cannot run (an index out of range, fewer axes than it addresses); ``None`` when the
+        slicing returns its input unchanged on every allowed shape.
+        """
+        return ALGEBRA["identity_witness"](self, shape)  # type: ignore[no-any-return]
+
+    def is_identity(self, shape: ShapeLike | None = None) -> bool:
+        """Whether ``s(x)`` is ``x`` unchanged (shape, elements, order) on every allowed shape.
+
+        A proof, exact on static and interval shapes: a reversal whose output shape equals its
+        input shape is not the identity (only on sizes 0 and 1); with ``shape=None`` (any rank)
+        ``x[:]`` is not either, as it cannot run on a scalar, while ``x[...]`` is.
+        :meth:`identity_witness` gives a shape on which it is not.
+
+        Examples
+        --------
+        >>> import datamove as dm
+        >>> dm.Slicing.from_numpy("x[0:9223372036854775807]").is_identity("[?]")
+        True
+        >>> s = dm.Slicing.from_numpy("x[::-1]")
+        >>> s.is_identity("[2..10]"), s.identity_witness("[2..10]"), s.is_identity("[0..1]")
+        (False, (2,), True)
+        """
+        return self.identity_witness(shape) is None
+
+    def empty_witness(self, shape: ShapeLike | None = None) -> tuple[int, ...] | None:
+        """A static shape, allowed by ``shape``, on which ``s(x)`` has an element (or cannot run).
+
+        ``None`` when the result is empty on every allowed shape.
+        """
+        return ALGEBRA["empty_witness"](self, shape)  # type: ignore[no-any-return]
+
+    def is_empty(self, shape: ShapeLike | None = None) -> bool:
+        """Whether ``s(x)`` has no element on every allowed shape.
+
+        A proof, exact on static and interval shapes; :meth:`empty_witness` gives a shape on
+        which it has one.
+
+        Examples
+        --------
+        >>> import datamove as dm
+        >>> s = dm.Slicing.from_numpy("x[:, -100:-200:-1]")
+        >>> s.is_empty("[?,1..99]"), s.is_empty("[?,1..100]"), s.empty_witness("[?,1..100]")
+        (True, False, (1, 100))
+        """
+        return self.empty_witness(shape) is None
+
+    def canonical(self, shape: ShapeLike | None = None) -> Slicing:
+        """One normal form: slicings equivalent on ``shape`` get equal ones, printed the same.
+
+        On a shape of known rank the form addresses every axis from the front (no ellipsis),
+        drops trailing whole axes (``x[...]`` when nothing is left), writes each index as it
+        counts from the front where the size is static, and each cut on a static axis by the
+        indices it selects: in-range bounds, ``None`` where they reach an end, ``:0`` when
+        empty. On an axis of interval size a bound is dropped where it clamps to the end on every
+        allowed size, an always-empty or always-whole cut is written ``:0`` or ``:``. With
+        ``shape=None`` whole axes next to the ellipsis are moved before it. The form is
+        equivalent to ``s`` on the shapes ``shape`` allows only; emit it with the same
+        ``shape``. ``a.canonical(shape) == b.canonical(shape)`` if and only if
+        ``a.equivalent(b, shape)`` on static shapes (where both run); on other shapes equal
+        forms imply equivalence.
+
+        Examples
+        --------
+        >>> import datamove as dm
+        >>> [dm.Slicing.from_numpy(t).canonical([5, 4]).to_numpy()
+        ...  for t in ("x[0:9223372036854775807]", "x[:]", "x[...]", "x[::1]", "x[4::-1, :4]")]
+        ['x[...]', 'x[...]', 'x[...]', 'x[...]', 'x[::-1]']
+        """
+        return ALGEBRA["canonical"](self, shape)  # type: ignore[no-any-return]
+
 
 def _torch_static(r: range, axis: int, size: int) -> list[tuple[str, dict[str, Any]]]:
     """PyTorch calls picking the indices ``r`` of an axis of ``size``, in range."""
@@ -1236,6 +1316,8 @@ def _decide(
     starts are affine in the size: checking three periods of sizes decides the whole piece.
     """
     lo = dim.min
+    if dim.is_static:  # one size: no period to cover
+        return None if same(lo) else lo
     top = INT64_MAX - 1 if dim.max is None else dim.max
     known = [abs(v) for v in values if v is not None] + [0, 1]
     points: set[int] = set()
@@ -1258,3 +1340,11 @@ def _decide(
             if not same(d):
                 return d
     return None
+
+
+# Public names of the per-axis machinery, for the slice algebra (src/datamove/_canonical.py).
+shape_dims = _shape_dims
+expand = _expand
+decide = _decide
+same_cut = _same_cut
+index_at = _index_at

@@ -37,10 +37,10 @@ splits otherwise (or refuses where the split does not, and the other way round).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
-from datamove._dialects import Slicing
+from datamove._dialects import ALGEBRA, SAME, Cut, Slicing
 from datamove._dml_webnn import (
     DML_SPLIT,
     WEBNN_SPLIT,
@@ -55,7 +55,7 @@ from datamove._errors import AxisError, NotExpressible, ValidationError
 from datamove._shape import INT64_MAX, Dimension, PartialShape, ShapeLike, as_partial_shape
 from datamove._validation import as_int, as_int_vector
 
-__all__ = ["Splitting", "onnx_split_version"]
+__all__ = ["Splitting", "cuts_of_lengths", "onnx_split_version"]
 
 RULES: Final = (
     "even",
@@ -111,6 +111,47 @@ def _lengths(rule: str, value: Any, d: int) -> tuple[int, ...] | None:
     assert rule == "indices"
     points = [None, *value, None]
     return tuple(len(range(*slice(a, b).indices(d))) for a, b in itertools.pairwise(points))
+
+
+def cuts_of_lengths(lengths: Sequence[int]) -> list[Cut]:
+    """Cuts of consecutive parts of these lengths.
+
+    One ``-1`` takes the rest: the cuts count from both ends, exact on every size that fits.
+    """
+    k = lengths.index(-1) if -1 in lengths else len(lengths)
+    out: list[Cut] = []
+    o = 0
+    for n in lengths[:k]:
+        out.append(Cut.make(o, o + n, 1, SAME))
+        o += n
+    if k == len(lengths):
+        return out
+    rest = sum(lengths[k + 1 :])
+    out.append(Cut.make(o, -rest if rest else None, 1, SAME))
+    for n in lengths[k + 1 :]:
+        out.append(
+            Cut.make(-rest, -rest + n if rest > n else None, 1, SAME) if rest else Cut(None, 0, 1)
+        )
+        rest -= n
+    return out
+
+
+def _part_slices(rule: str, value: Any, dim: Dimension) -> list[slice] | None:
+    """Slices of the parts of a split on an axis whose size is not static.
+
+    Exact on every size ``dim`` allows on which the split runs; None where the parts move with
+    the size.
+    """
+    cuts: list[Cut]
+    if rule == "lengths":
+        cuts = cuts_of_lengths(value)
+    elif (rule in ("even", "array_split", "chunk") and value == 1) or (
+        rule == "size" and dim.max is not None and dim.max <= value
+    ):
+        cuts = [Cut(None, None, 1)]
+    else:
+        return None
+    return [slice(c.start, c.stop, None if c.step == 1 else c.step) for c in cuts]
 
 
 class Splitting:
@@ -350,6 +391,33 @@ class Splitting:
             )
         return cls(ax, "even" if reading == "spec" else "onnx_reference", count)
 
+    @classmethod
+    def from_slicings(cls, slicings: Any, shape: ShapeLike | None = None) -> Splitting:
+        """The split whose parts are these slicings, in order (``dm.group_into_split``).
+
+        Raises :class:`~datamove.ValidationError` where they do not tile one axis in order, with
+        no hole, on every shape ``shape`` allows.
+
+        Examples
+        --------
+        >>> import datamove as dm
+        >>> parts = [dm.Slicing.from_numpy(t) for t in ("x[:, :2]", "x[:, 2:-3]", "x[:, -3:]")]
+        >>> dm.Splitting.from_slicings(parts, "[?,5..]").to_openvino("[?,5..]")
+        ('VariadicSplit', {'axis': 1, 'split_lengths': [2, -1, 3]})
+        """
+        items = list(slicings)
+        found: Splitting | None = ALGEBRA["group_into_split"](items, shape)
+        if found is None:
+            raise ValidationError(
+                "Splitting.from_slicings",
+                "slicings",
+                [Slicing._text(s.entries) if isinstance(s, Slicing) else s for s in items],
+                "do not tile one axis in order, with no hole, on every shape "
+                f"{'of any rank' if shape is None else str(shape)} allows",
+                hint="dm.group_into_split_with_gaps allows holes; pass the shape",
+            )
+        return found
+
     # -- parts -----------------------------------------------------------------------------
     def lengths(self, size: Any) -> tuple[int, ...]:
         """The parts' lengths on an axis of ``size`` elements; raises where the rule refuses."""
@@ -379,17 +447,28 @@ class Splitting:
         return ps.dims[self.axis]
 
     def as_slicings(self, shape: ShapeLike | None = None) -> list[Slicing]:
-        """One :class:`Slicing` per part, exact on every size ``shape`` allows on the axis.
+        """One :class:`Slicing` per part, exact on every allowed size on which the split runs.
 
-        A list of indices is exact on every size (NumPy's parts are such slicings); another rule
-        needs a static size on the axis, or raises :class:`~datamove.NotExpressible`.
+        (On the other sizes the split refuses and the slicings do not.)
+
+        A list of indices is exact on every size (NumPy's parts are such slicings), and so are
+        lengths (VariadicSplit's ``-1`` part is written from both ends: ``x[2:-3]``) and one
+        part; another rule needs a static size on the axis, or raises
+        :class:`~datamove.NotExpressible`. :meth:`from_slicings` goes the other way.
+
+        Examples
+        --------
+        >>> import datamove as dm
+        >>> [s.to_numpy() for s in dm.Splitting.from_variadic_split(1, [2, -1, 3]).as_slicings()]
+        ['x[:, :2]', 'x[:, 2:-3]', 'x[:, -3:]']
         """
         dim = self._dim(shape, "Splitting.as_slicings")
         if self.rule == "indices":
             points = [None, *self.value, None]
             cuts = [slice(a, b) for a, b in itertools.pairwise(points)]
-        else:
-            if not dim.is_static:
+        elif not dim.is_static:
+            found = _part_slices(self.rule, self.value, dim)
+            if found is None:
                 w = self._count_changes(dim)
                 raise NotExpressible(
                     "Slicing",
@@ -400,6 +479,8 @@ class Splitting:
                     hint="pass the shape",
                     witness=None if w is None else (w,),
                 )
+            cuts = found
+        else:
             offset, cuts = 0, []
             for n in self.lengths(dim.min):
                 cuts.append(slice(offset, offset + n))

@@ -1,0 +1,491 @@
+"""Slice algebra on one slicing: identity and emptiness proofs, a canonical form, splits.
+
+``Slicing.is_identity``/``identity_witness``, ``is_empty``/``empty_witness`` and ``canonical``
+delegate here, as do ``dm.group_into_split``, ``dm.group_into_split_with_gaps`` and the part of
+``Splitting.as_slicings`` that covers axes whose size is not static.
+
+Every answer is about every shape the ``shape`` argument allows (static, intervals, or ``None``:
+any rank, any sizes). A slicing "runs" on a shape when the shape has at least as many axes as the
+slicing addresses and every index is in range; where it does not run, it neither returns its
+input nor an empty array, so such a shape is a witness against both claims.
+
+The decisions reuse the per-axis machinery of :mod:`datamove._dialects` (``expand`` lays a
+slicing out on a rank; ``decide`` finds the smallest size of an interval where two piecewise
+affine selections differ).
+
+Identity, exactly: on a static shape ``d`` with at least one element, ``s`` returns its input
+unchanged if and only if it runs, its output shape is ``d``, and every cut on an axis of size 2
+or more has a positive step (output shape ``d`` then forces such a cut to keep the whole axis on
+its own position). On a shape with no element, same output shape suffices. Both conditions are
+checked position by position over the intervals, each involving at most two axes, which makes
+the search for a witness exact.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Final
+
+from datamove._dialects import (
+    ALGEBRA,
+    NUMPY,
+    SAME,
+    Cut,
+    Slicing,
+    decide,
+    expand,
+    index_at,
+    same_cut,
+    shape_dims,
+)
+from datamove._errors import ValidationError
+from datamove._shape import Dimension, PartialShape, ShapeLike
+from datamove._splitting import Splitting, cuts_of_lengths
+
+__all__ = [
+    "canonical",
+    "empty_witness",
+    "group_into_split",
+    "group_into_split_with_gaps",
+    "identity_witness",
+]
+
+WHOLE: Final = Cut(None, None, 1)
+EMPTY: Final = Cut(None, 0, 1)
+
+Shape = tuple[int, ...]
+
+
+# -- small pieces ---------------------------------------------------------------------------------
+def _addressed(s: Slicing) -> int:
+    return sum(1 for x in s.entries if x is not None and x is not Ellipsis)
+
+
+def _some(d: Dimension, low: int = 1) -> int:
+    """An allowed size, ``low`` or more where the dimension allows it, else its smallest."""
+    want = max(d.min, low)
+    return want if d.max is None or want <= d.max else d.min
+
+
+def _other(d: Dimension, v: int) -> int | None:
+    """An allowed size other than ``v``, or None when ``v`` is the only one."""
+    if d.min != v:
+        return d.min
+    if d.max is None or d.max > d.min:
+        return d.min + 1
+    return None
+
+
+def _pick(ps: PartialShape, fixed: dict[int, int]) -> Shape:
+    return tuple(fixed.get(k, _some(d)) for k, d in enumerate(ps.dims))
+
+
+def _first(same: Callable[[int], bool], dim: Dimension, x: Cut, y: Cut | None = None) -> int | None:
+    """The smallest size in ``dim`` where ``same`` fails, or None.
+
+    ``same`` is a function of the selections of ``x`` (and ``y``) on a size.
+    """
+    if dim.is_static:
+        return None if same(dim.min) else dim.min
+    values: tuple[int | None, ...] = (x.start, x.stop)
+    period = x.step
+    if y is not None:
+        values += (y.start, y.stop)
+        period = math.lcm(x.step, y.step)
+    return decide(same, dim, values, period)
+
+
+def _agree(x: Cut, y: Cut, dim: Dimension) -> bool:
+    """Whether the two cuts select the same indices on every size ``dim`` allows."""
+    try:
+        return _first(same_cut(x, y), dim, x, y) is None
+    except ValidationError:  # steps too long to decide on an interval: say "not shown equal"
+        return False
+
+
+def _length_is(x: Cut, n: int) -> Callable[[int], bool]:
+    return lambda d: len(x.range(d)) == n
+
+
+def _length_is_size(x: Cut) -> Callable[[int], bool]:
+    return lambda d: len(x.range(d)) == d
+
+
+def _index_need(k: int) -> int:
+    """The smallest size on which index ``k`` is in range."""
+    return k + 1 if k >= 0 else -k
+
+
+def _unrunnable(
+    s: Slicing, ps: PartialShape
+) -> tuple[list[tuple[str, Any, int]] | None, Shape | None]:
+    """The layout of ``s`` on ``ps``'s rank, or an allowed shape on which ``s`` cannot run."""
+    assert ps.rank is not None
+    ex = expand(s, ps.rank)
+    if ex is None:
+        return None, _pick(ps, {})
+    for kind, x, axis in ex:
+        if kind == "index" and ps.dims[axis].min < _index_need(x):
+            return None, _pick(ps, {axis: ps.dims[axis].min})
+    return ex, None
+
+
+def _over_ranks(
+    s: Slicing, shape: ShapeLike | None, op: str, ranked: Callable[[PartialShape], Shape | None]
+) -> Shape | None:
+    ps = shape_dims(shape, op)
+    if ps.rank is not None:
+        return ranked(ps)
+    # Ranks past the addressed axes add whole axes in the ellipsis: one of them shows every case.
+    for rank in range(_addressed(s) + 2):
+        w = ranked(PartialShape.dynamic(rank))
+        if w is not None:
+            return w
+    return None
+
+
+# -- identity -------------------------------------------------------------------------------------
+def _identity_ranked(s: Slicing, ps: PartialShape) -> Shape | None:
+    assert ps.rank is not None
+    ex, w = _unrunnable(s, ps)
+    if ex is None:
+        return w
+    out = [(kind, x, axis) for kind, x, axis in ex if kind != "index"]
+    if len(out) != ps.rank:
+        return _pick(ps, {})
+    dims = ps.dims
+    for j, (kind, x, axis) in enumerate(out):
+        dj = dims[j]
+        if kind == "new":
+            v = _other(dj, 1)
+            if v is not None:
+                return _pick(ps, {j: v})
+            continue
+        da = dims[axis]
+        if axis == j:
+            if abs(x.step) > 1:  # fewer than d elements on every size d >= 2
+                v = max(da.min, 2)
+                if da.max is None or v <= da.max:
+                    return _pick(ps, {axis: v})
+                continue
+            size = _first(_length_is_size(x), da, x)
+            if size is not None:
+                return _pick(ps, {axis: size})
+            continue
+        first = len(x.range(da.min))
+        try:
+            size = _first(_length_is(x, first), da, x)
+        except ValidationError:
+            size = da.min + 1  # steps too long to decide: two sizes tell it
+        if size is not None:
+            return _pick(ps, {axis: da.min if first != dj.min else size, j: dj.min})
+        v = _other(dj, first)
+        if v is not None:
+            return _pick(ps, {j: v, axis: da.min})
+    # Output shape equals the input shape on every allowed shape: a reversal of an axis of
+    # size 2 or more in an array with elements is the only way left to differ.
+    for kind, x, axis in out:
+        if kind != "cut" or x.step > 0:
+            continue
+        fixed = {b: _some(d) for b, d in enumerate(dims)}
+        fixed[axis] = _some(dims[axis], 2)
+        if fixed[axis] >= 2 and all(v >= 1 for v in fixed.values()):
+            return _pick(ps, fixed)
+    return None
+
+
+def identity_witness(s: Slicing, shape: ShapeLike | None = None) -> Shape | None:
+    """An allowed static shape on which ``s`` does not return its input unchanged, or None."""
+    return _over_ranks(s, shape, "Slicing.is_identity", lambda ps: _identity_ranked(s, ps))
+
+
+# -- emptiness ------------------------------------------------------------------------------------
+def _empty_ranked(s: Slicing, ps: PartialShape) -> Shape | None:
+    ex, w = _unrunnable(s, ps)
+    if ex is None:
+        return w
+    fixed: dict[int, int] = {}
+    for kind, x, axis in ex:
+        if kind != "cut":
+            continue
+        da = ps.dims[axis]
+        size = _first(_length_is(x, 0), da, x)
+        if size is None:
+            return None  # this axis is empty on every allowed size
+        fixed[axis] = size
+    return _pick(ps, fixed)
+
+
+def empty_witness(s: Slicing, shape: ShapeLike | None = None) -> Shape | None:
+    """An allowed static shape on which ``s`` gives at least one element (or cannot run)."""
+    return _over_ranks(s, shape, "Slicing.is_empty", lambda ps: _empty_ranked(s, ps))
+
+
+# -- canonical form -------------------------------------------------------------------------------
+def _static_cut(r: range, d: int) -> Cut:
+    """The one cut written for the indices ``r`` of an axis of size ``d``."""
+    n = len(r)
+    if n == 0:
+        return EMPTY
+    if n == 1:
+        i = r.start
+        return Cut.make(i, None if i == d - 1 else i + 1, 1, SAME)
+    last, step = r[-1], r.step
+    if step > 0:
+        start = None if r.start == 0 else r.start
+        stop = None if last + step >= d else last + 1
+    else:
+        start = None if r.start == d - 1 else r.start
+        stop = None if last + step < 0 else last - 1
+    return Cut.make(start, stop, step, SAME)
+
+
+def _interval_cut(x: Cut, dim: Dimension) -> Cut:
+    """The simplest cut found that selects what ``x`` selects on every size ``dim`` allows."""
+    if _agree(x, EMPTY, dim):
+        return EMPTY
+    if _agree(x, WHOLE, dim):
+        return WHOLE
+    c = x
+    t = Cut.make(None, c.stop, c.step, c.rule)
+    if c.start is not None and _agree(t, x, dim):
+        c = t
+    t = Cut.make(c.start, None, c.step, c.rule)
+    if c.stop is not None and _agree(t, x, dim):
+        c = t
+    if c.rule != SAME:
+        other = Cut(c.start, c.stop, c.step, NUMPY if c.rule != NUMPY else "clamp")
+        if _agree(c, other, dim):
+            c = Cut(c.start, c.stop, c.step, SAME)
+    return c
+
+
+def canonical(s: Slicing, shape: ShapeLike | None = None) -> Slicing:
+    """One normal form of ``s`` on the shapes ``shape`` allows (see ``Slicing.canonical``)."""
+    op = "Slicing.canonical"
+    ps = shape_dims(shape, op)
+    if ps.rank is None:
+        return _canonical_unranked(s)
+    ex = expand(s, ps.rank)
+    if ex is None:
+        raise ValidationError(
+            op,
+            "shape",
+            shape,
+            f"has rank {ps.rank}, but the slicing addresses {_addressed(s)} axes; it cannot run "
+            "there",
+        )
+    entries: list[Any] = []
+    for kind, x, axis in ex:
+        if kind == "new":
+            entries.append(None)
+            continue
+        dim = ps.dims[axis]
+        if kind == "index":
+            if not dim.is_static:
+                entries.append(x)
+                continue
+            j = index_at(x, dim.min)
+            if j is None:
+                raise ValidationError(
+                    op,
+                    "shape",
+                    shape,
+                    f"has size {dim.min} on axis {axis}, where the index {x} is out of range",
+                )
+            entries.append(j)
+        elif dim.is_static:
+            entries.append(_static_cut(x.range(dim.min), dim.min))
+        else:
+            entries.append(_interval_cut(x, dim))
+    while entries and entries[-1] == WHOLE:
+        entries.pop()
+    return Slicing(entries or (Ellipsis,))
+
+
+def _canonical_unranked(s: Slicing) -> Slicing:
+    any_size = Dimension()
+    entries = [_interval_cut(x, any_size) if isinstance(x, Cut) else x for x in s.entries]
+    if Ellipsis not in entries:
+        entries.append(Ellipsis)
+    e = entries.index(Ellipsis)
+    before, after = entries[:e], entries[e + 1 :]
+    n = 0
+    while before and before[-1] == WHOLE:  # whole axes next to the ellipsis may cross it
+        before.pop()
+        n += 1
+    while after and after[0] == WHOLE:
+        after.pop(0)
+        n += 1
+    out = before + [WHOLE] * n + ([Ellipsis, *after] if after else [])
+    return Slicing(out or (Ellipsis,))
+
+
+# -- splits ---------------------------------------------------------------------------------------
+def _slots(cuts: Sequence[Cut], d: int) -> list[int] | None:
+    """Lengths of hole, part, hole, part, ..., hole on size ``d``.
+
+    None unless the parts are contiguous runs, in order, apart.
+    """
+    offset = 0
+    slots: list[int] = []
+    for c in cuts:
+        r = c.range(d)
+        n = len(r)
+        if n > 1 and r.step != 1:
+            return None
+        start = r.start if n else offset  # an empty part fits anywhere: here
+        if start < offset:
+            return None
+        slots += [start - offset, n]
+        offset = start + n
+    slots.append(d - offset)
+    return slots
+
+
+def _part(axis: int, c: Cut) -> Slicing:
+    if axis >= 0:
+        return Slicing((WHOLE,) * axis + (c,))
+    return Slicing((Ellipsis, c) + (WHOLE,) * (-axis - 1))
+
+
+def group_into_split_with_gaps(
+    slicings: Iterable[Slicing], shape: ShapeLike | None = None
+) -> tuple[Splitting, tuple[int, ...]] | None:
+    """Slicings that tile one axis in order, holes allowed: the split and where each one is.
+
+    Returns ``(splitting, parts)``: the split's parts are the slicings and the holes between
+    them (before the first, between two, after the last), in axis order, and ``parts[i]`` is
+    the part that ``slicings[i]`` is; the other parts are the holes, for the caller to drop.
+    ``None`` where the slicings are not, on every shape ``shape`` allows, parts of one split:
+    each keeps every axis but one whole, takes one contiguous run of it in increasing order
+    (step 1, or at most one element), the runs follow each other in the given order, and
+    on a size that is not static at most one part (a slicing or a hole) grows with the size,
+    VariadicSplit's ``-1``, which must fit the smallest allowed size.
+
+    Examples
+    --------
+    >>> import datamove as dm
+    >>> parts = [dm.Slicing.from_numpy(t) for t in ("x[1:3]", "x[5:-2]")]
+    >>> dm.group_into_split_with_gaps(parts, "[7..]")
+    (Splitting(axis=0, rule='lengths', value=(1, 2, 2, -1, 2)), (1, 3))
+    >>> dm.group_into_split(parts, "[7..]") is None
+    True
+    """
+    op = "group_into_split"
+    items = list(slicings)
+    for i, t in enumerate(items):
+        if not isinstance(t, Slicing):
+            raise ValidationError(op, f"slicings[{i}]", t, "is not a dm.Slicing")
+    if not items:
+        raise ValidationError(op, "slicings", items, "is empty; a split has one part at least")
+    ps = shape_dims(shape, op)
+    probe = ps if ps.rank is not None else PartialShape.dynamic(max(map(_addressed, items)))
+    rank = probe.rank
+    assert rank is not None
+    layouts = [expand(t, rank) for t in items]
+    if rank == 0:
+        return None
+    cut_layouts: list[list[Cut]] = []
+    for ex in layouts:
+        if ex is None or any(kind != "cut" for kind, _, _ in ex):
+            return None
+        cut_layouts.append([x for _, x, _ in ex])
+    moving = {
+        a for cuts in cut_layouts for a, x in enumerate(cuts) if not _agree(x, WHOLE, probe.dims[a])
+    }
+    if len(moving) > 1:
+        return None
+    if moving:
+        (axis,) = moving
+    else:
+        axis = next((a for a, d in enumerate(probe.dims) if d.max == 0), 0) if len(items) > 1 else 0
+    dim = probe.dims[axis]
+    cuts = [c[axis] for c in cut_layouts]
+    if dim.is_static:
+        found = _slots(cuts, dim.min)
+        if found is None:
+            return None
+        slots, var = found, None
+    else:
+        extra = 2 + sum(abs(v) for c in cuts for v in (c.start, c.stop) if v is not None)
+        p = dim.min + extra if dim.max is None else min(dim.min + extra, dim.max - 1)
+        s0, s1 = _slots(cuts, p), _slots(cuts, p + 1)
+        if s0 is None or s1 is None:
+            return None
+        grown = [k for k, (a, b) in enumerate(zip(s0, s1, strict=True)) if a != b]
+        if len(grown) != 1 or s1[grown[0]] != s0[grown[0]] + 1:
+            return None
+        slots, var = s0, grown[0]
+    keep = [k for k, n in enumerate(slots) if k % 2 or n or k == var]
+    lengths = [-1 if k == var else slots[k] for k in keep]
+    parts = tuple(keep.index(2 * i + 1) for i in range(len(items)))
+    if var is None and len(set(lengths)) == 1:
+        splitting = Splitting(axis, "even", len(lengths))
+    elif var is not None and len(lengths) == 1:
+        splitting = Splitting(axis, "even", 1)
+    else:
+        splitting = Splitting(axis, "lengths", tuple(lengths))
+        if var is not None and sum(lengths) + 1 > dim.min:
+            return None  # VariadicSplit refuses the smallest sizes, where the slicings run
+    if ps.rank is None:  # the axis as the slicings address it: from the front or the back
+        for t in items:
+            here, anywhere = t._axes(rank), t._axes(None)
+            if axis in here:
+                named = anywhere[here.index(axis)]
+                assert named is not None
+                splitting = Splitting(named, splitting.rule, splitting.value)
+                break
+    expected = [_part(splitting.axis, c) for c in cuts_of_lengths(lengths)]
+    try:
+        if not all(t.equivalent(expected[k], shape) for t, k in zip(items, parts, strict=True)):
+            return None
+    except ValidationError:
+        return None
+    return splitting, parts
+
+
+def group_into_split(
+    slicings: Iterable[Slicing], shape: ShapeLike | None = None
+) -> Splitting | None:
+    """Slicings that tile one axis in order, with no hole, as one Split or VariadicSplit.
+
+    The split's parts are the slicings, in order, on every shape ``shape`` allows (a
+    ``"even"`` Split where the parts have one static length, else a VariadicSplit, whose one
+    ``-1`` is the part that grows with a size that is not static); ``None`` where they are not
+    (holes included: :func:`group_into_split_with_gaps` keeps them as parts). With
+    ``shape=None`` every size is allowed, so ``x[:3], x[3:]`` is not a split (VariadicSplit
+    ``[3, -1]`` refuses sizes below 3, where the slicings run): pass the shape.
+    ``Splitting.as_slicings`` goes the other way.
+
+    Examples
+    --------
+    >>> import datamove as dm
+    >>> parts = [dm.Slicing.from_numpy(t) for t in ("x[:, :4]", "x[:, 4:8]", "x[:, 8:]")]
+    >>> dm.group_into_split(parts, [2, 12])
+    Splitting(axis=1, rule='even', value=3)
+    >>> dm.group_into_split(parts, "[2,8..]")
+    Splitting(axis=1, rule='lengths', value=(4, 4, -1))
+    >>> dm.group_into_split(parts, None) is None, dm.group_into_split(parts[::-1], [2, 12])
+    (True, None)
+    """
+    found = group_into_split_with_gaps(slicings, shape)
+    if found is None:
+        return None
+    splitting, parts = found
+    return (
+        splitting if parts == tuple(range(len(parts))) and len(parts) == _parts(splitting) else None
+    )
+
+
+def _parts(splitting: Splitting) -> int:
+    return int(splitting.value) if splitting.rule == "even" else len(splitting.value)
+
+
+ALGEBRA.update(
+    identity_witness=identity_witness,
+    empty_witness=empty_witness,
+    canonical=canonical,
+    group_into_split=group_into_split,
+)

@@ -1,0 +1,545 @@
+"""Slice algebra (issue 21): is_identity, is_empty, canonical, group_into_split.
+
+Every claim is checked by running: a "yes" on every concrete shape inside the intervals (all of
+them, the intervals are small; unbounded ones up to ``min + 5``), a "no" on its witness shape,
+on NumPy, and the regression cases and the grouped splits also over the ``xp`` fixture.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import datamove as dm
+from datamove._dialects import CLAMP, Cut
+from strategies import Interval, fixed_settings, iota, shape_text
+
+INT64_MAX = 2**63 - 1
+INT64_MIN = -(2**63)
+
+S = dm.Slicing.from_numpy
+
+# -- strategies -----------------------------------------------------------------------------------
+# Bounds and steps drawn to make the identity, the whole axis and the empty cut frequent.
+bounds = st.one_of(
+    st.none(), st.integers(-5, 5), st.sampled_from([0, -1, INT64_MAX, INT64_MIN, 2**62])
+)
+steps = st.one_of(st.none(), st.sampled_from([1, 1, -1, -1, 2, -2, 3, -3]))
+wholes = st.sampled_from(
+    [slice(None), slice(0, INT64_MAX), slice(None, None, 1), slice(INT64_MIN, None), slice(-9, 9)]
+)
+
+
+@st.composite
+def indices(draw: st.DrawFn) -> tuple[Any, ...]:
+    items: list[Any] = []
+    for _ in range(draw(st.integers(0, 4))):
+        kind = draw(st.sampled_from(["whole", "whole", "slice", "int", "new", "ellipsis", "pair"]))
+        if kind == "whole":
+            items.append(draw(wholes))
+        elif kind == "slice":
+            items.append(slice(draw(bounds), draw(bounds), draw(steps)))
+        elif kind == "int":
+            items.append(draw(st.integers(-3, 2)))
+        elif kind == "new":
+            items.append(None)
+        elif kind == "pair":  # x[0, None]: the identity on an axis of size 1
+            items += draw(st.sampled_from([[0, None], [None, 0], [-1, None]]))
+        elif Ellipsis not in items:
+            items.append(Ellipsis)
+    return tuple(items)
+
+
+@st.composite
+def small_shapes(draw: st.DrawFn) -> tuple[Interval, ...] | None:
+    """Interval shapes whose every concrete shape is run (None now and then: any rank)."""
+    if draw(st.integers(0, 9)) == 0:
+        return None
+    out: list[Interval] = []
+    for _ in range(draw(st.integers(0, 3))):
+        lo = draw(st.integers(0, 3))
+        hi = draw(st.one_of(st.none(), st.integers(lo, lo + 3)))
+        out.append((lo, hi))
+    return tuple(out)
+
+
+def every_shape(shape: Sequence[Interval] | None) -> Iterator[tuple[int, ...]]:
+    """Every concrete shape inside ``shape`` (unbounded sizes up to min + 5; any rank: 0..3)."""
+    if shape is None:
+        for rank in range(4):
+            yield from itertools.product(range(4), repeat=rank)
+        return
+    ranges = [range(lo, (lo + 5 if hi is None else hi) + 1) for lo, hi in shape]
+    yield from itertools.product(*ranges)
+
+
+def run(s: dm.Slicing, x: Any) -> Any:
+    """``s(x)``, or None where it cannot run."""
+    try:
+        return s(x)
+    except dm.ValidationError:
+        return None
+
+
+def same(a: Any, b: Any) -> bool:
+    a, b = np.asarray(a), np.asarray(b)
+    return a.shape == b.shape and bool((a == b).all())
+
+
+# -- is_identity ----------------------------------------------------------------------------------
+@fixed_settings(250)
+@given(index=indices(), shape=small_shapes())
+def test_is_identity_is_a_proof_checked_by_running(
+    index: tuple[Any, ...], shape: tuple[Interval, ...] | None
+) -> None:
+    s = S(index)
+    text = shape_text(shape)
+    w = s.identity_witness(text)
+    assert s.is_identity(text) == (w is None)
+    if w is None:
+        for size in every_shape(shape):
+            x = iota(size)
+            out = run(s, x)
+            assert out is not None, (s, text, size)
+            assert same(out, x), (s, text, size)
+            assert same(x[index], x)  # NumPy says so too
+    else:
+        assert w in dm.PartialShape.parse(text), (s, text, w)
+        x = iota(w)
+        out = run(s, x)
+        assert out is None or not same(out, x), (s, text, w)
+
+
+@pytest.mark.parametrize(
+    ("text", "shape", "identity", "witness"),
+    [
+        # OpenVINO PR #1177 (2020), onnxscript PR #2478 (2025), OpenVINO GPU #38240 (2026):
+        # a slice whose output shape equals its input shape was removed as "useless".
+        pytest.param("x[::-1]", "[2..10]", False, (2,), id="reversal-same-shape"),
+        pytest.param("x[::-1]", "[5]", False, (5,), id="reversal-static"),
+        pytest.param("x[:, ::-1]", "[?,?]", False, (1, 2), id="reversal-inner-axis"),
+        pytest.param("x[::-1]", "[0..1]", True, None, id="reversal-of-at-most-one"),
+        pytest.param("x[::-1, :]", "[3,0]", True, None, id="reversal-of-nothing"),
+        pytest.param("x[0:9223372036854775807]", "[?]", True, None, id="int64-max-end"),
+        pytest.param("x[-9223372036854775808:]", "[?,3]", True, None, id="int64-min-start"),
+        pytest.param("x[:100]", "[..100]", True, None, id="stop-past-every-size"),
+        pytest.param("x[:100]", "[..101]", False, (101,), id="stop-inside-a-size"),
+        pytest.param("x[...]", None, True, None, id="ellipsis-any-rank"),
+        pytest.param("x[:]", None, False, (), id="cut-cannot-run-on-a-scalar"),
+        pytest.param("x[:]", "[...]", False, (), id="cut-cannot-run-on-a-scalar-text"),
+        pytest.param("x[0, None]", "[1,5]", True, None, id="index-then-new-axis-on-1"),
+        pytest.param("x[0, None]", "[1..2,5]", False, (2, 5), id="index-then-new-axis-on-2"),
+        pytest.param("x[None, 0]", "[1,?]", True, None, id="new-axis-then-index"),
+        pytest.param("x[None]", "[]", False, (), id="new-axis"),
+        pytest.param("x[::2]", "[0..1]", True, None, id="step-2-on-at-most-one"),
+        pytest.param("x[::2]", "[0..2]", False, (2,), id="step-2"),
+        pytest.param("x[-1]", "[?]", False, (0,), id="index-out-of-range"),
+    ],
+)
+def test_is_identity_cases(
+    text: str, shape: str | None, identity: bool, witness: tuple[int, ...] | None
+) -> None:
+    s = S(text)
+    assert s.is_identity(shape) is identity
+    assert s.identity_witness(shape) == witness
+
+
+def test_the_identity_stays_the_identity_in_every_dialect() -> None:
+    # What a rewriter reads from another stack means the same here: ONNX's INT64_MAX end,
+    # OpenVINO's masks, TensorFlow's bit fields.
+    assert dm.Slicing.from_onnx([0], [INT64_MAX]).is_identity("[?]")
+    assert dm.Slicing.from_onnx([-1], [INT64_MIN], steps=[-1]).identity_witness("[?]") == (2,)
+    assert dm.Slicing.from_strided_slice([0], [0], begin_mask=[1], end_mask=[1]).is_identity("[?]")
+    assert dm.Slicing.from_tf([0, 0], [0, 0], begin_mask=3, end_mask=3).is_identity("[?,?]")
+
+
+# -- is_empty -------------------------------------------------------------------------------------
+@fixed_settings(250)
+@given(index=indices(), shape=small_shapes())
+def test_is_empty_is_a_proof_checked_by_running(
+    index: tuple[Any, ...], shape: tuple[Interval, ...] | None
+) -> None:
+    s = S(index)
+    text = shape_text(shape)
+    w = s.empty_witness(text)
+    assert s.is_empty(text) == (w is None)
+    if w is None:
+        for size in every_shape(shape):
+            out = run(s, iota(size))
+            assert out is not None, (s, text, size)
+            assert out.size == 0, (s, text, size)
+    else:
+        assert w in dm.PartialShape.parse(text), (s, text, w)
+        out = run(s, iota(w))
+        assert out is None or out.size > 0, (s, text, w)
+
+
+@pytest.mark.parametrize(
+    ("s", "shape", "empty", "witness"),
+    [
+        pytest.param(S("x[3:]"), "[..3]", True, None, id="start-past-every-size"),
+        pytest.param(S("x[3:]"), "[..4]", False, (4,), id="start-inside-a-size"),
+        pytest.param(S("x[:0]"), "[?]", True, None, id="stop-0"),
+        pytest.param(S("x[:0]"), None, False, (), id="cannot-run-on-a-scalar"),
+        pytest.param(S("x[-100:-200:-1]"), "[1..99]", True, None, id="numpy-clamping"),
+        pytest.param(
+            dm.Slicing.from_onnx([-100], [-200], steps=[-1]), "[1..99]", False, (1,), id="onnx"
+        ),
+        pytest.param(S("x[0]"), "[?]", False, (0,), id="index-out-of-range"),
+        pytest.param(S("x[None]"), "[]", False, (), id="scalar-with-new-axis"),
+        pytest.param(S("x[:, 5:2]"), "[?,?]", True, None, id="backwards"),
+    ],
+)
+def test_is_empty_cases(
+    s: dm.Slicing, shape: str | None, empty: bool, witness: tuple[int, ...] | None
+) -> None:
+    assert s.is_empty(shape) is empty
+    assert s.empty_witness(shape) == witness
+
+
+@pytest.mark.parametrize(
+    ("text", "shape"),
+    [
+        ("x[::-1]", "[2..10]"),
+        ("x[:, ::-1]", "[3,4]"),
+        ("x[0, None]", "[1..2,5]"),
+        ("x[3:]", "[..4]"),
+    ],
+)
+def test_witnesses_differ_on_every_array_library(xp: Any, text: str, shape: str) -> None:
+    s = S(text)
+    for w in (s.identity_witness(shape), s.empty_witness(shape)):
+        assert w is not None
+        x = iota(w)
+        out = xp.to_numpy(s(xp.asarray(x)))
+        assert not same(out, x) or out.size > 0
+    w = s.identity_witness(shape)
+    assert w is not None
+    assert not same(xp.to_numpy(s(xp.asarray(iota(w)))), iota(w))
+
+
+def test_a_proved_identity_runs_unchanged_on_every_array_library(xp: Any) -> None:
+    for text, shape in [
+        ("x[0:9223372036854775807]", "[1..4]"),
+        ("x[..., ::-1]", "[2,0..1]"),
+        ("x[None, 0, :]", "[1,3]"),
+    ]:
+        s = S(text)
+        assert s.is_identity(shape)
+        for size in every_shape(tuple(_intervals(shape))):
+            x = iota(size)
+            assert same(xp.to_numpy(s(xp.asarray(x))), x), (text, size)
+
+
+def _intervals(text: str) -> Iterator[Interval]:
+    for d in dm.PartialShape.parse(text).dims:
+        yield (d.min, d.max)
+
+
+# -- canonical ------------------------------------------------------------------------------------
+static = st.lists(st.integers(0, 5), max_size=3).map(tuple)
+
+
+def _relatives(s: dm.Slicing, shape: tuple[int, ...], draw: st.DrawFn) -> dm.Slicing:
+    """A slicing often equivalent to ``s`` on ``shape``, written otherwise."""
+    how = draw(st.sampled_from(["numpy", "strided", "tf", "trailing", "rule", "other"]))
+    with contextlib.suppress(dm.ValidationError):
+        if how == "numpy":
+            return S(s.to_numpy(shape))
+        if how == "strided":
+            return dm.Slicing.from_strided_slice(**s.to_strided_slice(shape))
+        if how == "tf":
+            return dm.Slicing.from_tf(**s.to_tf(shape))
+        if how == "trailing":
+            return dm.Slicing((*s.entries, Cut(None, None, 1)))
+        if how == "rule":
+            return dm.Slicing(
+                Cut.make(x.start, x.stop, x.step, CLAMP) if isinstance(x, Cut) else x
+                for x in s.entries
+            )
+    return S(draw(indices()))
+
+
+def _canonical(s: dm.Slicing, shape: Any) -> dm.Slicing | None:
+    try:
+        return s.canonical(shape)
+    except dm.ValidationError:
+        return None
+
+
+@fixed_settings(400)
+@given(index=indices(), shape=static, data=st.data())
+def test_canonical_forms_are_equal_exactly_when_equivalent_on_static_shapes(
+    index: tuple[Any, ...], shape: tuple[int, ...], data: st.DataObject
+) -> None:
+    a = S(index)
+    b = _relatives(a, shape, data.draw)
+    ca, cb = _canonical(a, shape), _canonical(b, shape)
+    if ca is not None and cb is not None:
+        assert (ca == cb) == a.equivalent(b, shape), (a, b, shape, ca, cb)
+        assert (ca.to_numpy() == cb.to_numpy()) == (ca == cb)
+    elif (ca is None) != (cb is None):
+        assert not a.equivalent(b, shape)
+    if ca is not None:
+        assert ca.canonical(shape) == ca  # a normal form
+        assert S(ca.to_numpy()) == ca  # printed, read back: the same
+        assert ca.equivalent(a, shape)
+        x = iota(shape)
+        assert same(ca(x), a(x))
+
+
+@fixed_settings(300)
+@given(index=indices(), shape=small_shapes(), data=st.data())
+def test_canonical_forms_on_intervals_are_equivalent_and_equal_only_when_equivalent(
+    index: tuple[Any, ...], shape: tuple[Interval, ...] | None, data: st.DataObject
+) -> None:
+    a = S(index)
+    text = shape_text(shape)
+    b = S(data.draw(indices())) if data.draw(st.booleans()) else S(a.to_numpy())
+    ca, cb = _canonical(a, text), _canonical(b, text)
+    if ca is None or cb is None:
+        return
+    for size in every_shape(shape):
+        x = iota(size)
+        ra, rc = run(a, x), run(ca, x)
+        assert (ra is None) == (rc is None), (a, ca, size)
+        assert ra is None or same(ra, rc), (a, ca, size)
+        if ca == cb:
+            rb = run(b, x)
+            assert (ra is None) == (rb is None), (a, b, size)
+            assert ra is None or same(ra, rb), (a, b, size)
+
+
+@pytest.mark.parametrize(
+    ("texts", "shape", "form"),
+    [
+        (["x[0:9223372036854775807]", "x[:]", "x[...]", "x[::1]", "x[:, ...]"], [5], "x[...]"),
+        (["x[:]", "x[::1]", "x[0:9223372036854775807]", "x[..., :]"], None, "x[:]"),
+        (["x[...]", "x[()]"], None, "x[...]"),
+        (["x[4::-1]", "x[::-1]", "x[-1:-6:-1]", "x[10:-10:-1]"], [5], "x[::-1]"),
+        (["x[1:4:2]", "x[1::2]", "x[-4:5:2]", "x[1:-1:2]"], [5], "x[1::2]"),
+        (["x[1:3:2]", "x[1:2]", "x[-4:-5:-1]", "x[1::9]"], [5], "x[1:2]"),
+        (["x[:, -1]", "x[..., 3]", "x[:, 3, ...]"], [2, 4], "x[:, 3]"),
+        (["x[3:]", "x[3:1000]"], "[..50]", "x[3:]"),
+        (["x[5:6]", "x[5:7]", "x[5:]"], "[0..6]", "x[5:]"),
+        (["x[-1:]", "x[0:1]", "x[:]"], "[0..1]", "x[...]"),
+        (["x[7:]", "x[:0]", "x[3:1]"], "[..7]", "x[:0]"),
+        (["x[1:, ..., :]", "x[1:, :, ...]"], None, "x[1:, :]"),
+    ],
+)
+def test_canonical_cases(texts: list[str], shape: Any, form: str) -> None:
+    forms = {S(t).canonical(shape).to_numpy() for t in texts}
+    assert forms == {form}
+
+
+def test_canonical_refuses_a_shape_the_slicing_cannot_run_on() -> None:
+    with pytest.raises(dm.ValidationError, match="rank 1, but the slicing addresses 2 axes"):
+        S("x[0, 1]").canonical([3])
+    with pytest.raises(dm.ValidationError, match="index 3 is out of range"):
+        S("x[3]").canonical([3])
+
+
+def test_equivalent_decides_a_static_size_whatever_the_steps() -> None:
+    # The steps' lcm (6000) is over the period the interval decision covers; one size is one check.
+    a, b = S("x[::2000]"), S("x[::3000]")
+    assert a.equivalent(b, [5])
+    assert a.canonical([5]) == b.canonical([5]) == S("x[:1]")
+
+
+# -- splits and slicings --------------------------------------------------------------------------
+@st.composite
+def splits(draw: st.DrawFn) -> tuple[dm.Splitting, tuple[Interval, ...]]:
+    rank = draw(st.integers(1, 3))
+    axis = draw(st.integers(0, rank - 1))
+    lengths = draw(st.lists(st.integers(0, 3), min_size=1, max_size=4))
+    dims: list[Interval] = [
+        (d, d) for d in draw(st.lists(st.integers(1, 3), min_size=rank, max_size=rank))
+    ]
+    kind = draw(st.sampled_from(["static", "rest", "even"]))
+    if kind == "even":
+        n = draw(st.integers(1, 4))
+        dims[axis] = (n * draw(st.integers(0, 3)),) * 2  # type: ignore[assignment]
+        return dm.Splitting(axis, "even", n), tuple(dims)
+    if kind == "static":
+        dims[axis] = (sum(lengths), sum(lengths))
+        return dm.Splitting(axis, "lengths", tuple(lengths)), tuple(dims)
+    k = draw(st.integers(0, len(lengths) - 1))
+    lengths[k] = -1
+    lo = sum(lengths) + 1 + draw(st.integers(0, 2))
+    dims[axis] = (lo, draw(st.one_of(st.none(), st.integers(lo, lo + 3))))
+    return dm.Splitting(axis, "lengths", tuple(lengths)), tuple(dims)
+
+
+def _check_split_runs_as_slicings(
+    splitting: dm.Splitting, slicings: list[dm.Slicing], shape: Sequence[Interval], xp: Any = None
+) -> None:
+    for size in every_shape(shape):
+        x = iota(size)
+        want = [s(x) for s in slicings]
+        name, p = splitting.to_openvino(size)
+        native = xp.asarray(x) if xp is not None else x
+        if name == "Split":
+            got = dm.split(native, p["axis"], p["num_splits"])
+        else:
+            got = dm.variadic_split(native, p["axis"], p["split_lengths"])
+        if xp is not None:
+            got = [xp.to_numpy(g) for g in got]
+        assert len(got) == len(want)
+        assert all(same(g, w) for g, w in zip(got, want, strict=True)), (splitting, size)
+        assert all(same(g, w) for g, w in zip(splitting(x), want, strict=True))
+
+
+@fixed_settings(200)
+@given(case=splits())
+def test_a_split_and_its_slicings_go_both_ways(
+    case: tuple[dm.Splitting, tuple[Interval, ...]],
+) -> None:
+    splitting, shape = case
+    text = shape_text(shape)
+    slicings = splitting.as_slicings(text)
+    found = dm.group_into_split(slicings, text)
+    assert found is not None, (splitting, text, [s.to_numpy() for s in slicings])
+    again = found.as_slicings(text)
+    assert all(a.equivalent(b, text) for a, b in zip(again, slicings, strict=True))
+    assert dm.Splitting.from_slicings(slicings, text) == found
+    _check_split_runs_as_slicings(found, slicings, shape)
+
+
+@st.composite
+def cut_lists(draw: st.DrawFn) -> tuple[list[dm.Slicing], tuple[Interval, ...] | None]:
+    shape = draw(small_shapes())
+    rank = 2 if shape is None else len(shape)
+    axis = draw(st.integers(0, max(rank - 1, 0)))
+    back = draw(st.booleans())
+    out = []
+    for _ in range(draw(st.integers(1, 4))):
+        c = slice(
+            draw(st.one_of(st.none(), st.integers(-6, 6))),
+            draw(st.one_of(st.none(), st.integers(-6, 6))),
+            draw(st.sampled_from([None, 1, 2, -1])),
+        )
+        out.append(
+            S(
+                (Ellipsis, c) + (slice(None),) * (rank - 1 - axis)
+                if back
+                else (slice(None),) * axis + (c,)
+            )
+        )
+    return out, shape
+
+
+def _tiles(x: np.ndarray, outs: list[np.ndarray]) -> bool:
+    """Whether the parts, run, are the input cut along one axis, in order."""
+    for axis in range(x.ndim):
+        rest = x.shape[:axis] + x.shape[axis + 1 :]
+        fits = all(o.ndim == x.ndim and o.shape[:axis] + o.shape[axis + 1 :] == rest for o in outs)
+        if fits and same(np.concatenate(outs, axis=axis), x):
+            return True
+    return False
+
+
+@fixed_settings(300)
+@given(case=cut_lists())
+def test_group_into_split_is_checked_by_running(
+    case: tuple[list[dm.Slicing], tuple[Interval, ...] | None],
+) -> None:
+    slicings, shape = case
+    text = shape_text(shape)
+    found = dm.group_into_split(slicings, text)
+    if found is not None:
+        assert shape is not None or found.rule != "lengths" or -1 not in found.value
+        for size in every_shape(shape):
+            x = iota(size)
+            want = [run(s, x) for s in slicings]
+            if any(w is None for w in want):  # then the split cannot run either
+                assert all(w is None for w in want), (found, size)
+                with pytest.raises(dm.ValidationError):
+                    found(x)
+                continue
+            assert all(same(g, w) for g, w in zip(found(x), want, strict=True)), (found, size)
+    elif shape is not None and all(lo == hi for lo, hi in shape):
+        x = iota([lo for lo, _ in shape])
+        outs = [run(s, x) for s in slicings]
+        if x.size and all(o is not None for o in outs):
+            assert not _tiles(x, outs), ([s.to_numpy() for s in slicings], shape)
+
+
+@fixed_settings(200)
+@given(case=cut_lists())
+def test_group_into_split_with_gaps_is_checked_by_running(
+    case: tuple[list[dm.Slicing], tuple[Interval, ...] | None],
+) -> None:
+    slicings, shape = case
+    text = shape_text(shape)
+    found = dm.group_into_split_with_gaps(slicings, text)
+    if found is None:
+        return
+    splitting, parts = found
+    assert len(parts) == len(slicings)
+    assert list(parts) == sorted(set(parts))
+    for size in every_shape(shape):
+        x = iota(size)
+        if any(run(s, x) is None for s in slicings):
+            with pytest.raises(dm.ValidationError):
+                splitting(x)
+            continue
+        got = splitting(x)
+        for s, k in zip(slicings, parts, strict=True):
+            assert same(got[k], s(x)), (splitting, parts, size)
+
+
+def test_group_into_split_cases() -> None:
+    parts = [S("x[:, :4]"), S("x[:, 4:8]"), S("x[:, 8:]")]
+    assert dm.group_into_split(parts, [2, 12]) == dm.Splitting(1, "even", 3)
+    assert dm.group_into_split(parts, "[2,8..]") == dm.Splitting(1, "lengths", (4, 4, -1))
+    assert dm.group_into_split(parts, "[2,7..]") is None  # VariadicSplit refuses size 7
+    assert dm.group_into_split(parts, None) is None
+    assert dm.group_into_split(parts[::-1], [2, 12]) is None  # not in order
+    assert dm.group_into_split([S("x[..., :2]"), S("x[..., 2:]")], "[3,?,2..]") == dm.Splitting(
+        2, "lengths", (2, -1)
+    )
+    assert dm.group_into_split([S("x[..., :-2]"), S("x[..., -2:]")], "[...]") is None
+    assert dm.group_into_split([S("x[...]")], None) is None  # a scalar cannot be split
+    assert dm.group_into_split([S("x[:]")], None) == dm.Splitting(0, "even", 1)
+    assert dm.group_into_split([S("x[:]")], "[?]") == dm.Splitting(0, "even", 1)
+    assert dm.group_into_split([S("x[::-1]")], "[2]") is None  # a reversal is not a part
+    assert dm.group_into_split_with_gaps([S("x[1:3]"), S("x[5:-2]")], "[7..]") == (
+        dm.Splitting(0, "lengths", (1, 2, 2, -1, 2)),
+        (1, 3),
+    )
+    with pytest.raises(dm.ValidationError, match="do not tile one axis in order"):
+        dm.Splitting.from_slicings([S("x[1:]")], [4])
+    with pytest.raises(dm.ValidationError, match="slicings\\[0\\]"):
+        dm.group_into_split(["x[1:]"], [4])  # type: ignore[list-item]
+    with pytest.raises(dm.ValidationError, match="is empty"):
+        dm.group_into_split([], [4])
+
+
+def test_as_slicings_on_sizes_that_are_not_static() -> None:
+    v = dm.Splitting.from_variadic_split(1, [2, -1, 3])
+    assert [s.to_numpy() for s in v.as_slicings("[?,5..]")] == [
+        "x[:, :2]",
+        "x[:, 2:-3]",
+        "x[:, -3:]",
+    ]
+    assert [s.to_numpy() for s in dm.Splitting.from_split(0, 1).as_slicings()] == ["x[:]"]
+    with pytest.raises(dm.NotExpressible):
+        dm.Splitting.from_split(0, 2).as_slicings("[2..4]")
+
+
+@pytest.mark.parametrize("shape", [((6, 6), (3, 3)), ((5, None), (2, 2))])
+def test_grouped_splits_run_on_every_array_library(xp: Any, shape: tuple[Interval, ...]) -> None:
+    for slicings in (
+        [S("x[:2]"), S("x[2:4]"), S("x[4:]")],
+        [S("x[:1]"), S("x[1:-2]"), S("x[-2:]")],
+    ):
+        found = dm.group_into_split(slicings, shape_text(shape))
+        if found is not None:
+            _check_split_runs_as_slicings(found, slicings, shape, xp)
