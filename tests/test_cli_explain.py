@@ -192,6 +192,65 @@ def test_slice_says_where_python_takes_other_elements(capsys: pytest.CaptureFixt
     assert "output order: 0\n" in out
 
 
+@pytest.mark.parametrize(
+    ("argv", "line"),
+    [
+        (
+            [
+                "strided-slice",
+                "--shape",
+                "[?,2..10]",
+                "--begin",
+                "0,0",
+                "--end",
+                "0,0",
+                "--begin-mask",
+                "1,1",
+                "--end-mask",
+                "1,1",
+            ],
+            "identity:     the output is x unchanged on every shape [?,2..10] allows",
+        ),
+        (
+            ["slice", "--shape", "1", "--start", "-3", "--stop", "-6", "--step", "-3"],
+            "identity:     the output is x unchanged",
+        ),
+        (
+            [
+                "slice",
+                "--shape",
+                "[?,..3]",
+                "--start",
+                "3",
+                "--stop",
+                "100",
+                "--step",
+                "1",
+                "--axes",
+                "1",
+            ],
+            "empty:        the output has no element on every shape [?,..3] allows",
+        ),
+        # A reversal keeps the shape but is not the identity (OpenVINO PR #1177, #38240).
+        (["slice", "--shape", "[2..10]", "--start", "-1", "--stop", "-100", "--step", "-1"], None),
+        (["slice", "--shape", "3", "--start", "0", "--stop", "3", "--step", "1"], "identity"),
+    ],
+)
+def test_explain_says_when_a_slicing_is_the_identity_or_empty(
+    capsys: pytest.CaptureFixture[str], argv: list[str], line: str | None
+) -> None:
+    assert main(["explain", *argv]) == 0
+    out = capsys.readouterr().out
+    if line is None:
+        assert "identity" not in out
+        assert "empty" not in out
+    else:
+        assert line in out
+    assert main(["explain", *argv, "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert (line is None) == ("algebra" not in info)
+
+
 def test_slice_of_a_dynamic_shape_gives_the_shape_only(capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["explain", "slice", "--shape", "[?,4]", "--start", "-4", "--stop", "-4"]
     assert main([*argv, "--step", "-1"]) == 0

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from datamove._concat import infer_concat
+from datamove._dialects import Slicing
 from datamove._errors import ValidationError
 from datamove._shape import PartialShape
 from datamove._slice import infer_slice, plan_slice
@@ -91,6 +92,7 @@ def explain_strided_slice(
         "numpy": None,
         "picture": [],
     }
+    _algebra(info, lambda: Slicing.from_strided_slice(begin, end, stride, **masks), shape)
     if shape.is_static:
         dims = shape.to_shape()
         try:
@@ -100,6 +102,19 @@ def explain_strided_slice(
             return info
         _show_index(info, dims, index)
     return info
+
+
+def _algebra(info: dict[str, Any], slicing: Callable[[], Slicing], shape: PartialShape) -> None:
+    """Add ``algebra``: a line saying the slicing is the identity or empty, where it is."""
+    where = "" if shape.is_static else f" on every shape {shape} allows"
+    try:
+        s = slicing()
+        if s.is_identity(shape):
+            info["algebra"] = f"identity:     the output is x unchanged{where}"
+        elif s.is_empty(shape):
+            info["algebra"] = f"empty:        the output has no element{where}"
+    except ValidationError:  # parameters a Slicing does not take (run-time values): no line
+        pass
 
 
 def _show_index(info: dict[str, Any], dims: tuple[int, ...], index: Any) -> None:
@@ -150,6 +165,7 @@ def explain_slice(
         "python": None,
         "picture": [],
     }
+    _algebra(info, lambda: Slicing.from_slice(start, stop, step, axes), shape)
     if shape.is_static:
         dims = shape.to_shape()
         try:
@@ -337,6 +353,8 @@ def _show_taken(info: dict[str, Any], note: str | None = None) -> None:
         print(f"NumPy:        {info['numpy']}")
     elif "numpy_unavailable" in info:
         print(f"NumPy:        none: {info['numpy_unavailable']}")
+    if "algebra" in info:
+        print(info["algebra"])
     if note:
         print(note)
     if info["picture"]:
