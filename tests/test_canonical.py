@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import datamove as dm
@@ -236,6 +236,35 @@ def test_a_proved_identity_runs_unchanged_on_every_array_library(xp: Any) -> Non
         for size in every_shape(tuple(_intervals(shape))):
             x = iota(size)
             assert same(xp.to_numpy(s(xp.asarray(x))), x), (text, size)
+
+
+@settings(fixed_settings(40), suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(index=indices(), shape=small_shapes())
+def test_proofs_and_witnesses_hold_on_every_array_library(
+    xp: Any, index: tuple[Any, ...], shape: tuple[Interval, ...] | None
+) -> None:
+    s = S(index)
+    text = shape_text(shape)
+    sizes = list(every_shape(shape))
+    sizes = sizes[:: max(1, len(sizes) // 8)]
+    for witness, holds in (
+        (s.identity_witness(text), lambda x, out: same(out, x)),
+        (s.empty_witness(text), lambda _, out: out.size == 0),
+    ):
+        for size in [witness] if witness is not None else sizes:
+            x = iota(size)
+            try:
+                out = xp.to_numpy(s(xp.asarray(x)))
+            except dm.ValidationError:
+                assert witness is not None
+                continue
+            assert holds(x, out) == (witness is None), (s, text, size)
+
+
+def test_a_huge_step_is_decided_for_emptiness() -> None:
+    s = S("x[5::4096]")
+    assert s.is_empty("[..5]")
+    assert s.empty_witness("[..10000]") == (6,)
 
 
 def _intervals(text: str) -> Iterator[Interval]:

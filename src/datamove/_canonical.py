@@ -81,7 +81,14 @@ def _pick(ps: PartialShape, fixed: dict[int, int]) -> Shape:
     return tuple(fixed.get(k, _some(d)) for k, d in enumerate(ps.dims))
 
 
-def _first(same: Callable[[int], bool], dim: Dimension, x: Cut, y: Cut | None = None) -> int | None:
+def _first(
+    same: Callable[[int], bool],
+    dim: Dimension,
+    x: Cut,
+    y: Cut | None = None,
+    *,
+    period: int | None = None,
+) -> int | None:
     """The smallest size in ``dim`` where ``same`` fails, or None.
 
     ``same`` is a function of the selections of ``x`` (and ``y``) on a size.
@@ -89,10 +96,10 @@ def _first(same: Callable[[int], bool], dim: Dimension, x: Cut, y: Cut | None = 
     if dim.is_static:
         return None if same(dim.min) else dim.min
     values: tuple[int | None, ...] = (x.start, x.stop)
-    period = x.step
     if y is not None:
         values += (y.start, y.stop)
-        period = math.lcm(x.step, y.step)
+    if period is None:
+        period = x.step if y is None else math.lcm(x.step, y.step)
     return decide(same, dim, values, period)
 
 
@@ -174,10 +181,7 @@ def _identity_ranked(s: Slicing, ps: PartialShape) -> Shape | None:
                 return _pick(ps, {axis: size})
             continue
         first = len(x.range(da.min))
-        try:
-            size = _first(_length_is(x, first), da, x)
-        except ValidationError:
-            size = da.min + 1  # steps too long to decide: two sizes tell it
+        size = _first(_length_is(x, first), da, x)
         if size is not None:
             return _pick(ps, {axis: da.min if first != dj.min else size, j: dj.min})
         v = _other(dj, first)
@@ -210,7 +214,9 @@ def _empty_ranked(s: Slicing, ps: PartialShape) -> Shape | None:
         if kind != "cut":
             continue
         da = ps.dims[axis]
-        size = _first(_length_is(x, 0), da, x)
+        # Emptiness compares the clamped start and stop, affine in the size between the
+        # breakpoints: no period to cover, whatever the step.
+        size = _first(_length_is(x, 0), da, x, period=1)
         if size is None:
             return None  # this axis is empty on every allowed size
         fixed[axis] = size
