@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import math
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -88,6 +89,10 @@ def run(s: dm.Slicing, x: Any) -> Any:
         return None
 
 
+def _huge(shape: tuple[int, ...]) -> bool:
+    return math.prod(shape) > 2**20 or max(shape, default=0) > 2**20
+
+
 def same(a: Any, b: Any) -> bool:
     a, b = np.asarray(a), np.asarray(b)
     return a.shape == b.shape and bool((a == b).all())
@@ -112,6 +117,10 @@ def test_is_identity_is_a_proof_checked_by_running(
             assert same(x[index], x)  # NumPy says so too
     else:
         assert w in dm.PartialShape.parse(text), (s, text, w)
+        if _huge(w):  # sizes past 2**62: too big to run; the output shape tells
+            with contextlib.suppress(dm.ValidationError):
+                assert s.infer(w) != w, (s, text, w)
+            return
         x = iota(w)
         out = run(s, x)
         assert out is None or not same(out, x), (s, text, w)
@@ -141,6 +150,7 @@ def test_is_identity_is_a_proof_checked_by_running(
         pytest.param("x[::2]", "[0..1]", True, None, id="step-2-on-at-most-one"),
         pytest.param("x[::2]", "[0..2]", False, (2,), id="step-2"),
         pytest.param("x[-1]", "[?]", False, (0,), id="index-out-of-range"),
+        pytest.param("x[:0:2]", "[..1]", False, (1,), id="step-2-empty-on-1"),
     ],
 )
 def test_is_identity_cases(
@@ -177,6 +187,10 @@ def test_is_empty_is_a_proof_checked_by_running(
             assert out.size == 0, (s, text, size)
     else:
         assert w in dm.PartialShape.parse(text), (s, text, w)
+        if _huge(w):  # sizes past 2**62: too big to run; the output shape tells
+            with contextlib.suppress(dm.ValidationError):
+                assert math.prod(s.infer(w).to_shape()) > 0, (s, text, w)
+            return
         out = run(s, iota(w))
         assert out is None or out.size > 0, (s, text, w)
 
@@ -483,7 +497,8 @@ def test_group_into_split_is_checked_by_running(
     text = shape_text(shape)
     found = dm.group_into_split(slicings, text)
     if found is not None:
-        assert shape is not None or found.rule != "lengths" or -1 not in found.value
+        if shape is None and found.rule == "lengths":  # every size: a -1 and empty parts only
+            assert sum(v for v in found.value if v != -1) == 0, found
         for size in every_shape(shape):
             x = iota(size)
             want = [run(s, x) for s in slicings]

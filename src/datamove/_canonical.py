@@ -172,7 +172,9 @@ def _identity_ranked(s: Slicing, ps: PartialShape) -> Shape | None:
         da = dims[axis]
         if axis == j:
             if abs(x.step) > 1:  # fewer than d elements on every size d >= 2
-                v = max(da.min, 2)
+                top = 1 if da.max is None else min(da.max, 1)
+                small = [d for d in range(da.min, top + 1) if len(x.range(d)) != d]
+                v = small[0] if small else max(da.min, 2)
                 if da.max is None or v <= da.max:
                     return _pick(ps, {axis: v})
                 continue
