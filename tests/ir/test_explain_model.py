@@ -277,3 +277,29 @@ def test_operator_forms_still_work(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["explain", "split", "--shape", "6", "--axis", "0", "--num-splits", "2"]) == 0
     assert "output 1: [3]  = x[3:6]" in capsys.readouterr().out
     assert main(["explain", "nonsense"]) == 2
+
+
+def test_a_model_says_which_slices_are_the_identity_or_empty(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Three Slice-8 layers on x: [?,2..10]: the whole input (INT64_MAX end), a reversal that
+    # keeps the shape (not the identity: OpenVINO PR #1177, #38240), and one past every size.
+    x = o8.parameter(ov.PartialShape([-1, ov.Dimension(2, 10)]), np.float32, name="x")
+    c = lambda v: o8.constant(np.array(v, np.int64))  # noqa: E731
+    whole = o8.slice(x, c([0]), c([2**63 - 1]), c([1]), c([1]))
+    rev = o8.slice(x, c([-1]), c([-(2**63)]), c([-1]), c([1]))
+    none = o8.slice(x, c([10]), c([20]), c([1]), c([1]))
+    for node, name in ((whole, "whole"), (rev, "rev"), (none, "none")):
+        node.set_friendly_name(name)
+    model = ov.Model([whole, rev, none], [x], "m")
+    xml = ov_models.save(model, tmp_path)
+    got = {info["name"]: info.get("algebra") for info in _explained(xml, capsys)}
+    assert got == {
+        "whole": "identity: the output is x unchanged on every shape [?,2..10] allows",
+        "rev": None,
+        "none": "empty: the output has no element on every shape [?,2..10] allows",
+    }
+    assert main(["explain", str(xml)]) == 0
+    out = capsys.readouterr().out
+    assert out.count("  identity: the output is x unchanged") == 1
+    assert out.count("  empty: the output has no element") == 1

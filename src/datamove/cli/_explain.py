@@ -473,6 +473,8 @@ def _print_model(args: argparse.Namespace) -> int:
             print(f"  {numpy}")
         if info["note"]:
             print(f"  no NumPy index: {info['note']}")
+        if "algebra" in info:
+            print(f"  {info['algebra']}")
         for name, what in info["runtime"].items():
             print(f"  {name} = {what}, known at run time")
         if args.layer is not None:

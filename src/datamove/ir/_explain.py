@@ -17,6 +17,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final
 
+from datamove._dialects import Slicing
 from datamove._errors import ValidationError
 from datamove._shape import PartialShape
 from datamove._strided_slice import KEEP, NEW, SHRINK, axis_walk
@@ -345,6 +346,33 @@ def _split_text(
     return texts
 
 
+def _algebra(info: dict[str, Any]) -> None:
+    """Add ``algebra`` to a slice with constant parameters that is the identity or empty.
+
+    On every input shape allowed, as ``Slicing.is_identity`` and ``is_empty`` prove it.
+    """
+    values, kind = info["values"], info["layer_type"]
+    if info["runtime"] or kind not in ("Slice", "StridedSlice"):
+        return
+    shape = PartialShape.parse(info["input_shape"])
+    try:
+        if kind == "Slice":
+            s = Slicing.from_slice(
+                values["start"], values["stop"], values["step"], values.get("axes")
+            )
+        else:
+            s = Slicing.from_strided_slice(
+                values["begin"], values["end"], values.get("stride"), **info["attributes"]
+            )
+        where = "" if shape.is_static else f" on every shape {shape} allows"
+        if s.is_identity(shape):
+            info["algebra"] = f"identity: the output is x unchanged{where}"
+        elif s.is_empty(shape):
+            info["algebra"] = f"empty: the output has no element{where}"
+    except (ValidationError, KeyError):  # a parameter a Slicing does not read: no line
+        return
+
+
 def explain_layers(model: Model, layer: str | None = None) -> list[dict[str, Any]]:
     """Each slicing layer of ``model``: id, name, shapes and NumPy expression(s) on ``x``.
 
@@ -361,6 +389,7 @@ def explain_layers(model: Model, layer: str | None = None) -> list[dict[str, Any
         outs = [infos[(idx, k)].shape for k in range(len(node.outputs))]
         try:
             found.append(_explain(model, node, ins, outs))
+            _algebra(found[-1])
         except ValidationError as exc:  # a broken attribute: check() reports it
             found.append(
                 {
