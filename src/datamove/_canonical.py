@@ -1,8 +1,9 @@
 """Slice algebra on one slicing: identity and emptiness proofs, a canonical form, splits.
 
-``Slicing.is_identity``/``identity_witness``, ``is_empty``/``empty_witness`` and ``canonical``
-delegate here, as do ``dm.group_into_split``, ``dm.group_into_split_with_gaps`` and the part of
-``Splitting.as_slicings`` that covers axes whose size is not static.
+``dm.group_into_split`` and ``dm.group_into_split_with_gaps`` live here; so do the functions
+behind ``Slicing.is_identity``/``identity_witness``, ``is_empty``/``empty_witness``,
+``canonical`` and ``Splitting.from_slicings``, which reach them through the
+``_dialects.ALGEBRA`` registry (this module imports those two, so they cannot import it).
 
 Every answer is about every shape the ``shape`` argument allows (static, intervals, or ``None``:
 any rank, any sizes). A slicing "runs" on a shape when the shape has at least as many axes as the
@@ -29,6 +30,7 @@ from typing import Any, Final
 
 from datamove._dialects import (
     ALGEBRA,
+    CLAMP,
     NUMPY,
     SAME,
     Cut,
@@ -263,7 +265,7 @@ def _interval_cut(x: Cut, dim: Dimension) -> Cut:
     if c.stop is not None and _agree(t, x, dim):
         c = t
     if c.rule != SAME:
-        other = Cut(c.start, c.stop, c.step, NUMPY if c.rule != NUMPY else "clamp")
+        other = Cut(c.start, c.stop, c.step, NUMPY if c.rule != NUMPY else CLAMP)
         if _agree(c, other, dim):
             c = Cut(c.start, c.stop, c.step, SAME)
     return c
