@@ -542,6 +542,9 @@ def test_group_into_split_with_gaps_is_checked_by_running(
 def test_group_into_split_cases() -> None:
     parts = [S("x[:, :4]"), S("x[:, 4:8]"), S("x[:, 8:]")]
     assert dm.group_into_split(parts, [2, 12]) == dm.Splitting(1, "even", 3)
+    assert dm.group_into_split(["x[:, :4]", "x[:, 4:8]", "x[:, 8:]"], [2, 12]) == dm.Splitting(
+        1, "even", 3
+    )
     assert dm.group_into_split(parts, "[2,8..]") == dm.Splitting(1, "lengths", (4, 4, -1))
     assert dm.group_into_split(parts, "[2,7..]") is None  # VariadicSplit refuses size 7
     assert dm.group_into_split(parts, None) is None
@@ -560,8 +563,8 @@ def test_group_into_split_cases() -> None:
     )
     with pytest.raises(dm.ValidationError, match="do not tile one axis in order"):
         dm.Splitting.from_slicings([S("x[1:]")], [4])
-    with pytest.raises(dm.ValidationError, match="slicings\\[0\\]"):
-        dm.group_into_split(["x[1:]"], [4])  # type: ignore[list-item]
+    with pytest.raises(dm.ValidationError, match=r"slicings\[1\]=5 is not a dm\.Slicing"):
+        dm.group_into_split([S("x[:1]"), 5], [4])  # type: ignore[list-item]
     with pytest.raises(dm.ValidationError, match="is empty"):
         dm.group_into_split([], [4])
 

@@ -361,7 +361,7 @@ def _part(axis: int, c: Cut) -> Slicing:
 
 
 def group_into_split_with_gaps(
-    slicings: Iterable[Slicing], shape: ShapeLike | None = None
+    slicings: Iterable[Slicing | str], shape: ShapeLike | None = None
 ) -> tuple[Splitting, tuple[int, ...]] | None:
     """Slicings that tile one axis in order, holes allowed: the split and where each one is.
 
@@ -384,10 +384,12 @@ def group_into_split_with_gaps(
     True
     """
     op = "group_into_split"
-    items = list(slicings)
+    items = [Slicing.from_numpy(t) if isinstance(t, str) else t for t in slicings]
     for i, t in enumerate(items):
         if not isinstance(t, Slicing):
-            raise ValidationError(op, f"slicings[{i}]", t, "is not a dm.Slicing")
+            raise ValidationError(
+                op, f"slicings[{i}]", t, "is not a dm.Slicing or a NumPy expression such as 'x[:2]'"
+            )
     if not items:
         raise ValidationError(op, "slicings", items, "is empty; a split has one part at least")
     ps = shape_dims(shape, op)
@@ -457,9 +459,11 @@ def group_into_split_with_gaps(
 
 
 def group_into_split(
-    slicings: Iterable[Slicing], shape: ShapeLike | None = None
+    slicings: Iterable[Slicing | str], shape: ShapeLike | None = None
 ) -> Splitting | None:
     """Slicings that tile one axis in order, with no hole, as one Split or VariadicSplit.
+
+    ``slicings`` are ``dm.Slicing`` values or NumPy expressions (``"x[:, :4]"``).
 
     The split's parts are the slicings, in order, on every shape ``shape`` allows (a
     ``"even"`` Split where the parts have one static length, else a VariadicSplit, whose one
