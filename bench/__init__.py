@@ -9,3 +9,8 @@ benchmark imports NumPy: NumPy's idle OpenBLAS threads showed up spinning in ``p
 import os
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+# PyTorch's OpenMP threads spin for a while after each parallel call, on the cores the next
+# method needs: in `bench concat` datamove right after torch.cat ran at 0.86-0.90 of a plain
+# copy, and torch.cat itself after datamove at 4-30 GB/s instead of 43. Passive threads sleep
+# at once; every method is then timed on idle cores.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
