@@ -1,0 +1,95 @@
+"""Per-call cost of ``dm.Slicing`` parsing and emitting against the ``infer_*`` call it mirrors.
+
+Issue 20's target (lower is better), as ratios measured side by side in this run:
+  Slicing.from_numpy(text) + .to_onnx() of a rank-4 slicing   < 20 us, and
+                                                              < 2 x dm.infer_strided_slice
+                                                              (and dm.infer_slice) of the same
+                                                              slicing on a rank-4 shape
+Repeated arguments hit the parsers' and emitters' memos; the "cold" rows clear them before each
+call, so they time the first call of a new slicing.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import Any
+
+import datamove as dm
+from bench._timing import paired
+
+TEXT = "x[:, 1:-1, ::2, ::-1]"
+SHAPE = (2, 8, 8, 8)
+
+
+def _clear() -> None:
+    """Empty the Slicing memos, where this version has them."""
+    clear = getattr(dm.Slicing, "clear_caches", None)
+    if clear is not None:
+        clear()
+
+
+def _rows() -> list[tuple[str, Callable[[], Any], str, Callable[[], Any]]]:
+    s = dm.Slicing.from_numpy(TEXT)
+    ss = s.to_strided_slice()
+    (_, sl), *_ = s.to_slice(SHAPE)
+    onnx = s.to_onnx()[0][1]
+    tf = s.to_tf()
+
+    def infer_ss() -> Any:
+        return dm.infer_strided_slice(SHAPE, **ss)
+
+    def infer_sl() -> Any:
+        return dm.infer_slice(SHAPE, sl["start"], sl["stop"], sl["step"], sl["axes"])
+
+    def cold_numpy_onnx() -> Any:
+        _clear()
+        return dm.Slicing.from_numpy(TEXT).to_onnx()
+
+    return [
+        ("from_numpy + to_onnx()", lambda: dm.Slicing.from_numpy(TEXT).to_onnx(), "ss", infer_ss),
+        ("from_numpy + to_onnx()", lambda: dm.Slicing.from_numpy(TEXT).to_onnx(), "sl", infer_sl),
+        (
+            "from_numpy + to_onnx(shape)",
+            lambda: dm.Slicing.from_numpy(TEXT).to_onnx(SHAPE),
+            "ss",
+            infer_ss,
+        ),
+        ("cold from_numpy + to_onnx()", cold_numpy_onnx, "ss", infer_ss),
+        (
+            "from_onnx + to_strided_slice()",
+            lambda: dm.Slicing.from_onnx(
+                onnx["starts"], onnx["ends"], onnx["axes"], onnx["steps"]
+            ).to_strided_slice(),
+            "ss",
+            infer_ss,
+        ),
+        (
+            "from_strided_slice + to_tf()",
+            lambda: dm.Slicing.from_strided_slice(**ss).to_tf(),
+            "ss",
+            infer_ss,
+        ),
+        (
+            "from_tf + to_torch(shape)",
+            lambda: dm.Slicing.from_tf(**tf).to_torch(SHAPE),
+            "ss",
+            infer_ss,
+        ),
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="bench_dialects", description=__doc__)
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args(argv)
+    print(f"slicing {TEXT} on {SHAPE}; ss = infer_strided_slice, sl = infer_slice (same slicing)")
+    print(f"{'datamove calls':34} {'us':>7} {'peer':>4} {'peer us':>8} {'ratio':>6}")
+    for name, ours, peer_name, peer in _rows():
+        a, b, ratio = paired(ours, peer, args.quick)
+        print(f"{name:34} {a * 1e6:7.2f} {peer_name:>4} {b * 1e6:8.2f} {ratio:6.2f}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
