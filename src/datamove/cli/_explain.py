@@ -28,6 +28,7 @@ from datamove._slice import infer_slice, plan_slice
 from datamove._split import infer_split, infer_variadic_split
 from datamove._splitting import Splitting, onnx_split_version
 from datamove._strided_slice import NUMPY_MAXDIMS, infer_strided_slice, numpy_index
+from datamove.cli import _dialect_text
 from datamove.cli._ir import is_onnx
 from datamove.ir._explain import index_expression
 
@@ -323,12 +324,42 @@ def _print_strided(args: argparse.Namespace) -> int:
     }
     begin, end = _ints(args.begin, "--begin"), _ints(args.end, "--end")
     stride = _ints(args.stride, "--stride") if args.stride else None
-    info = explain_strided_slice(_shape(args.shape), begin, end, stride, masks)
+    shape = _shape(args.shape)
+    info = explain_strided_slice(shape, begin, end, stride, masks)
+    if args.as_:
+        slicing = Slicing.from_strided_slice(begin, end, stride, **masks)
+        _add_dialects(info, slicing, args.as_, shape)
     if args.json:
         print(json.dumps(info, indent=2))
         return 0
     _show_strided(info, begin, end, stride, masks)
+    _show_dialects(info)
     return 0
+
+
+def _table(split: bool) -> Mapping[str, tuple[str, str]]:
+    return _dialect_text.SPLIT_DIALECTS if split else _dialect_text.SLICING_DIALECTS
+
+
+def _add_dialects(
+    info: dict[str, Any], op: Slicing | Splitting, names: list[str], shape: PartialShape
+) -> None:
+    """``info["as"]``: the operation in each dialect of ``--as`` (or why it cannot be said).
+
+    Every dialect is written before anything is printed: an error leaves no partial output.
+    """
+    table = _table(isinstance(op, Splitting))
+    # The shape as text: an emitter's message shows it as given (shape='[?]').
+    info["as"] = _dialect_text.translate(op, table, names, str(shape))
+
+
+def _show_dialects(info: dict[str, Any], split: bool = False) -> None:
+    """The blocks of ``--as``, after the explanation."""
+    if "as" not in info:
+        return
+    table = _table(split)
+    print("in other dialects:")
+    print("\n".join(_dialect_text.show_blocks(info["as"], table, split)))
 
 
 def _show_strided(
@@ -368,11 +399,15 @@ def _print_slice(args: argparse.Namespace) -> int:
     start, stop = _ints(args.start, "--start"), _ints(args.stop, "--stop")
     step = _ints(args.step, "--step")
     axes = _ints(args.axes, "--axes") if args.axes is not None else None
-    info = explain_slice(_shape(args.shape), start, stop, step, axes)
+    shape = _shape(args.shape)
+    info = explain_slice(shape, start, stop, step, axes)
+    if args.as_:
+        _add_dialects(info, Slicing.from_slice(start, stop, step, axes), args.as_, shape)
     if args.json:
         print(json.dumps(info, indent=2))
         return 0
     _show_slice(info, start, stop, step, axes)
+    _show_dialects(info)
     return 0
 
 
@@ -415,19 +450,26 @@ def _print_concat(args: argparse.Namespace) -> int:
 
 
 def _print_split(args: argparse.Namespace) -> int:
+    shape = _shape(args.shape)
     if args.op == "split":
-        info = explain_split(_shape(args.shape), args.axis, num_splits=args.num_splits)
+        info = explain_split(shape, args.axis, num_splits=args.num_splits)
         head = f"Split on x of shape {info['input_shape']}, axis {args.axis}, "
         head += f"num_splits {args.num_splits}"
+        if args.as_:
+            _add_dialects(info, Splitting.from_split(args.axis, args.num_splits), args.as_, shape)
     else:
         lengths = _ints(args.lengths, "--lengths")
-        info = explain_split(_shape(args.shape), args.axis, lengths=lengths)
+        info = explain_split(shape, args.axis, lengths=lengths)
         head = f"VariadicSplit on x of shape {info['input_shape']}, axis {args.axis}, "
         head += f"split_lengths {lengths}"
+        if args.as_:
+            splitting = Splitting.from_variadic_split(args.axis, lengths)
+            _add_dialects(info, splitting, args.as_, shape)
     if args.json:
         print(json.dumps(info, indent=2))
         return 0
     _show_split(info, head)
+    _show_dialects(info, split=True)
     return 0
 
 
@@ -578,6 +620,17 @@ Masks: a 1 in begin_mask/end_mask ignores begin[i]/end[i] (the whole extent is t
 """
 
 
+def _add_as(parser: argparse.ArgumentParser, table: Mapping[str, tuple[str, str]]) -> None:
+    _dialect_text.allow_negative_lists(parser)  # --stop -5,2
+    parser.add_argument(
+        "--as",
+        dest="as_",
+        metavar="DIALECT,...",
+        type=_dialect_text.dialect_list(table),
+        help=f"also write it in these dialects: {', '.join(table)}",
+    )
+
+
 def register(subparsers: Any) -> None:
     """Add ``datamove explain``."""
     fmt = argparse.RawDescriptionHelpFormatter
@@ -601,12 +654,14 @@ def register(subparsers: Any) -> None:
             "--" + name.replace("_", "-"), dest=name, metavar="0,1,...", help=f"{name} bits"
         )
     ss.add_argument("--json", action="store_true", help="print the explanation as JSON")
+    _add_as(ss, _dialect_text.SLICING_DIALECTS)
     ss.set_defaults(func=_print_strided)
     sp = ops.add_parser("split", help="Split-1", epilog=_EPILOG, formatter_class=fmt)
     sp.add_argument("--shape", required=True)
     sp.add_argument("--axis", required=True, type=int)
     sp.add_argument("--num-splits", required=True, type=int)
     sp.add_argument("--json", action="store_true")
+    _add_as(sp, _dialect_text.SPLIT_DIALECTS)
     sp.set_defaults(func=_print_split)
     vs = ops.add_parser(
         "variadic-split", help="VariadicSplit-1", epilog=_EPILOG, formatter_class=fmt
@@ -615,6 +670,7 @@ def register(subparsers: Any) -> None:
     vs.add_argument("--axis", required=True, type=int)
     vs.add_argument("--lengths", required=True, help="split_lengths, e.g. 1,2,-1")
     vs.add_argument("--json", action="store_true")
+    _add_as(vs, _dialect_text.SPLIT_DIALECTS)
     vs.set_defaults(func=_print_split)
     sl = ops.add_parser("slice", help="Slice-8", epilog=_EPILOG, formatter_class=fmt)
     sl.add_argument("--shape", required=True, help="the input shape, e.g. 2,3,4 or [?,3,224,224]")
@@ -623,6 +679,7 @@ def register(subparsers: Any) -> None:
     sl.add_argument("--step", required=True, help="comma-separated, non-zero, e.g. 1,-2")
     sl.add_argument("--axes", help="the axes sliced, comma-separated (default: 0, 1, ...)")
     sl.add_argument("--json", action="store_true", help="print the explanation as JSON")
+    _add_as(sl, _dialect_text.SLICING_DIALECTS)
     sl.set_defaults(func=_print_slice)
     cc = ops.add_parser("concat", help="Concat-1", epilog=_EPILOG, formatter_class=fmt)
     cc.add_argument(

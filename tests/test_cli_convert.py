@@ -1,0 +1,394 @@
+"""``datamove convert`` and ``datamove explain ... --as``: parameters that read back exactly.
+
+What the command line prints (``--json``) is fed back through ``Slicing.from_*`` and must be
+equivalent to the input on the shape given; the PyTorch calls are run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import re
+import shlex
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import datamove as dm
+from datamove.cli import main
+from datamove.cli._convert import _EPILOG
+from test_dialects import apply_ops, numpy_indices, run_torch, same, shapes
+
+INT64_MAX = 2**63 - 1
+INT64_MIN = -(2**63)
+
+
+def _csv(values: list[int]) -> str:
+    return ",".join(map(str, values))
+
+
+def source_argv(source: str, s: dm.Slicing) -> list[str]:
+    """``s``'s parameters as ``--from source`` options (written by its own emitters)."""
+    if source == "numpy":
+        return ["--from", "numpy", "--index", s.to_numpy()]
+    if source == "strided-slice":
+        p = s.to_strided_slice()
+        argv = ["--from", "strided-slice", "--begin", _csv(p["begin"]), "--end", _csv(p["end"])]
+        argv += ["--stride", _csv(p["stride"])]
+        for mask in ("begin_mask", "end_mask", "new_axis_mask", "shrink_axis_mask"):
+            argv += ["--" + mask.replace("_", "-"), _csv(p[mask])]
+        return [*argv, "--ellipsis-mask", _csv(p["ellipsis_mask"])]
+    if source == "tf":
+        p = s.to_tf()
+        argv = ["--from", "tf", "--begin", _csv(p["begin"]), "--end", _csv(p["end"])]
+        argv += ["--strides", _csv(p["strides"])]
+        for mask in ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask"):
+            argv += ["--" + mask.replace("_", "-"), str(p[mask])]
+        return [*argv, "--shrink-axis-mask", hex(p["shrink_axis_mask"])]
+    raise AssertionError(source)
+
+
+def read_back(target: str, value: Any) -> dm.Slicing | None:
+    """The slicing a target's printed value describes; ``None`` where it has Unsqueeze/Squeeze."""
+    if target == "numpy":
+        return dm.Slicing.from_numpy(value)
+    if target == "strided-slice":
+        return dm.Slicing.from_strided_slice(**value)
+    if target == "tf":
+        return dm.Slicing.from_tf(**value)
+    names = {
+        "onnx": ("starts", "ends", "axes", "steps"),
+        "slice": ("start", "stop", "axes", "step"),
+    }
+    if target in names and [op for op, _ in value] in (["Slice"], []):
+        if not value:
+            return dm.Slicing.from_numpy("x[...]")
+        p = value[0][1]
+        a, b, axes, c = (p[k] for k in names[target])
+        if target == "onnx":
+            return dm.Slicing.from_onnx(a, b, axes, c)
+        return dm.Slicing.from_slice(a, b, c, axes)
+    return None
+
+
+def convert(argv: list[str]) -> tuple[int, str, str]:
+    """``datamove convert ARGV``: the exit status, stdout and stderr."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["convert", *argv])
+    return code, out.getvalue(), err.getvalue()
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    index=numpy_indices(),
+    shape=shapes,
+    source=st.sampled_from(["numpy", "strided-slice", "tf"]),
+    target=st.sampled_from(["numpy", "strided-slice", "tf", "slice", "onnx", "torch"]),
+    given_shape=st.booleans(),
+)
+def test_printed_parameters_read_back_equivalent(
+    index: tuple[Any, ...],
+    shape: tuple[int, ...],
+    source: str,
+    target: str,
+    given_shape: bool,
+) -> None:
+    s = dm.Slicing.from_numpy(index)
+    x = np.arange(int(np.prod(shape))).reshape(shape)
+    try:
+        want = s(x)
+    except dm.ValidationError:
+        return  # the slicing does not run on this shape
+    argv = [*source_argv(source, s), "--to", target, "--json"]
+    if given_shape:
+        argv += ["--shape", ",".join(map(str, shape)) or "[]"]
+    code, out, err = convert(argv)
+    if code == 1:  # only where no parameters of the target say it for every shape
+        assert not given_shape
+        assert err.startswith("datamove: error: ")
+        assert err.count("\n") == 1
+        with pytest.raises(dm.NotExpressible):
+            getattr(s, "to_" + target.replace("-", "_"))()
+        return
+    assert (code, err) == (0, "")
+    assert out.count("\n") == 1  # one JSON value, on one line
+    value = json.loads(out)
+    if target == "torch":
+        assert same(run_torch(x, [(op, p) for op, p in value]), want)
+        return
+    back = read_back(target, value)
+    if back is not None:
+        assert back.equivalent(s, shape if given_shape else None)
+    if target in ("onnx", "slice"):
+        names = ("start", "stop", "step", "axes")
+        onnx = ("starts", "ends", "steps", "axes")
+        ops = [
+            (op, dict(zip(names, (p[k] for k in onnx), strict=True)) if op == "Slice" else p)
+            if target == "onnx"
+            else (op, p)
+            for op, p in value
+        ]
+        assert same(apply_ops(x, ops), want)
+
+
+@pytest.mark.parametrize(
+    ("argv", "read"),
+    [
+        (
+            ["--from", "onnx", "--starts", "-1,1", "--ends", "-5,4", "--axes", "1,0"],
+            lambda: dm.Slicing.from_onnx([-1, 1], [-5, 4], [1, 0]),
+        ),
+        (
+            ["--from", "onnx", "--starts", "-1", "--ends", str(INT64_MIN), "--steps", "-1"],
+            lambda: dm.Slicing.from_onnx([-1], [INT64_MIN], steps=[-1]),
+        ),
+        (
+            ["--from", "slice", "--start", "1,-1", "--stop", "2,-5", "--step", "1,-2"],
+            lambda: dm.Slicing.from_slice([1, -1], [2, -5], [1, -2]),
+        ),
+        (
+            ["--from", "slice", "--start", "0", "--stop", "3", "--axes", "-1"],
+            lambda: dm.Slicing.from_slice([0], [3], [1], [-1]),
+        ),
+    ],
+    ids=lambda v: " ".join(v) if isinstance(v, list) else "",
+)
+@pytest.mark.parametrize("target", ["numpy", "strided-slice", "tf", "onnx", "slice"])
+@pytest.mark.parametrize("shape", [None, "4,6", "[?,?]", "[2..9,8]"])
+def test_slice_and_onnx_sources_read_back_equivalent(
+    argv: list[str], read: Any, target: str, shape: str | None
+) -> None:
+    want = read()
+    extra = [] if shape is None else ["--shape", shape]
+    code, out, err = convert([*argv, "--to", target, "--json", *extra])
+    if code == 1:
+        assert "NotExpressible" not in err
+        assert "witness" in err
+        return
+    assert (code, err) == (0, "")
+    back = read_back(target, json.loads(out))
+    assert back is not None
+    assert back.equivalent(want, shape)
+
+
+def test_plain_output_is_the_emitters_value() -> None:
+    argv = ["--from", "onnx", "--starts", "1,-1", "--ends", f"{INT64_MAX},{INT64_MIN}"]
+    argv += ["--steps", "1,-2"]
+    assert convert([*argv, "--to", "numpy"]) == (0, "x[1:, ::-2]\n", "")
+    code, out, _ = convert([*argv, "--to", "tf"])
+    assert code == 0
+    assert out == (
+        "tf.strided_slice(x, begin=[1, 0], end=[0, 0], strides=[1, -2], begin_mask=2, end_mask=3)\n"
+    )
+    code, out, _ = convert([*argv, "--to", "strided-slice", "--shape", "3,4"])
+    assert out == "StridedSlice(begin=[1, 3], end=[3, 0], stride=[1, -2])\n"
+    code, out, _ = convert(["--from", "numpy", "--index", "x[1, None]", "--to", "onnx"])
+    assert out == (
+        "Slice(starts=[1], ends=[2], steps=[1], axes=[0])\nUnsqueeze(axes=[1])\nSqueeze(axes=[0])\n"
+    )
+    code, out, _ = convert(["--from", "numpy", "--index", "x[...]", "--to", "onnx"])
+    assert out == "(no operation: x itself)\n"
+
+
+def test_not_expressible_is_one_line_with_its_witness() -> None:
+    argv = ["--from", "slice", "--start", "-100", "--stop", "-200", "--step", "-1", "--to", "numpy"]
+    code, out, err = convert(argv)
+    assert (code, out) == (1, "")
+    assert err.startswith("datamove: error: NumPy: shape=None allows sizes 1..99 of axis 0")
+    assert err.endswith("(witness: shape [1])\n")
+    assert err.count("\n") == 1
+    assert convert([*argv, "--shape", "[1..50]"]) == (0, "x[0:1]\n", "")
+    assert convert([*argv, "--shape", "[100..]"])[1] == "x[-100:-200:-1]\n"
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--from", "onnx", "--starts", "1", "--to", "numpy"], "--from onnx needs --ends"),
+        (
+            ["--from", "onnx", "--starts", "1", "--ends", "2", "--begin", "1", "--to", "numpy"],
+            (
+                "--begin is not a parameter of --from onnx (its parameters: --starts, --ends, "
+                "--axes, --steps)"
+            ),
+        ),
+        (["--from", "numpy", "--index", "x[1]", "--to", "jax"], "invalid choice: 'jax'"),
+        (["--from", "caffe", "--index", "x[1]", "--to", "numpy"], "invalid choice: 'caffe'"),
+        (["--from", "numpy", "--to", "numpy"], "--from numpy needs --index"),
+    ],
+)
+def test_usage_errors_exit_2(argv: list[str], message: str) -> None:
+    code, out, err = convert(argv)
+    assert (code, out) == (2, "")
+    assert err.startswith("usage: datamove convert")
+    assert message in err.splitlines()[-1]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--from", "onnx", "--starts", "1,x", "--ends", "2"], "convert: --starts='1,x' must be"),
+        (["--from", "onnx", "--starts", "1", "--ends", "2", "--steps", "0"], "steps[0]=0"),
+        (["--from", "tf", "--begin", "1", "--end", "2", "--end-mask", "1.5"], "--end-mask='1.5'"),
+        (["--from", "numpy", "--index", "x[1.5]"], "index='1.5'"),
+        (["--from", "numpy", "--index", "__import__('os')"], "from_numpy"),
+        (["--from", "numpy", "--index", "x[1]", "--shape", "2,x"], "2,x"),
+        (["--from", "strided-slice", "--begin", "0", "--end", "1", "--stride", "0"], "stride"),
+    ],
+)
+def test_invalid_input_is_one_line_exit_1(argv: list[str], message: str) -> None:
+    code, out, err = convert([*argv, "--to", "onnx"])
+    assert (code, out) == (1, "")
+    assert err.startswith("datamove: error: ")
+    assert err.count("\n") == 1
+    assert message in err
+
+
+def test_a_target_this_version_lacks_is_said_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delattr(dm.Slicing, "to_dml", raising=False)
+    code, out, err = convert(["--from", "numpy", "--index", "x[1:]", "--to", "dml"])
+    assert (code, out) == (2, "")
+    assert err.splitlines()[-1].endswith("--to dml is not available in this version of datamove")
+
+
+def test_the_help_examples_run(capsys: pytest.CaptureFixture[str]) -> None:
+    text = re.sub(r"\\\n\s*", "", _EPILOG.split("\n\n")[0])
+    lines = [line.strip() for line in text.splitlines()[1:]]
+    assert len(lines) == 4
+    for line in lines:
+        assert main(shlex.split(line)[1:]) == 0, line
+        assert capsys.readouterr().out
+
+
+# -- explain --as ---------------------------------------------------------------------------------
+ALL = "onnx,tf,torch,dml,webnn,numpy,slice,strided-slice"
+
+
+def test_explain_as_writes_a_block_per_dialect(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delattr(dm.Slicing, "to_dml", raising=False)
+    monkeypatch.delattr(dm.Slicing, "to_webnn", raising=False)
+    argv = ["explain", "slice", "--shape", "2,3,4", "--start", "1,-1", "--stop", "2,-5"]
+    argv += ["--step", "1,-2", "--axes", "0,2", "--as", ALL]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    head, _, blocks = out.partition("in other dialects:\n")
+    assert "NumPy:        x[1:, :, ::-2]" in head
+    assert blocks == (
+        "onnx (ONNX Slice-13, Unsqueeze, Squeeze, in order):\n"
+        "  Slice(starts=[1, 0, 3], ends=[2, 3, 0], steps=[1, 1, -2], axes=[0, 1, 2])\n"
+        "tf (tf.strided_slice):\n"
+        "  tf.strided_slice(x, begin=[1, 0, 3], end=[2, 3, 0], strides=[1, 1, -2])\n"
+        "torch (PyTorch calls on x, in order):\n"
+        "  narrow(dim=0, start=1, length=1)\n"
+        "  getitem(dim=2, start=1, stop=4, step=2)\n"
+        "  flip(dims=[2])\n"
+        "dml: not available in this version\n"
+        "webnn: not available in this version\n"
+        "numpy (NumPy basic indexing):\n"
+        "  x[1:2, 0:3, 3:0:-2]\n"
+        "slice (OpenVINO Slice-8, Unsqueeze, Squeeze, in order):\n"
+        "  Slice(start=[1, 0, 3], stop=[2, 3, 0], step=[1, 1, -2], axes=[0, 1, 2])\n"
+        "strided-slice (OpenVINO StridedSlice-1):\n"
+        "  StridedSlice(begin=[1, 0, 3], end=[2, 3, 0], stride=[1, 1, -2])\n"
+    )
+
+
+def test_explain_as_says_why_a_dialect_cannot_say_it(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["explain", "strided-slice", "--shape", "[?]", "--begin", "-100", "--end", "-200"]
+    argv += ["--stride", "-1", "--as", "onnx,numpy"]
+    assert main(argv) == 0
+    blocks = capsys.readouterr().out.partition("in other dialects:\n")[2].splitlines()
+    assert blocks[:2] == [
+        "onnx (ONNX Slice-13, Unsqueeze, Squeeze, in order):",
+        "  Slice(starts=[-100], ends=[-200], steps=[-1], axes=[0])",
+    ]
+    assert blocks[2].startswith("numpy: NumPy: shape='[?]' allows sizes 1..99 of axis 0")
+    assert blocks[2].endswith("(witness: shape [1])")
+    assert len(blocks) == 3
+    assert main([*argv, "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["as"]["onnx"] == {
+        "value": [["Slice", {"starts": [-100], "ends": [-200], "steps": [-1], "axes": [0]}]]
+    }
+    assert info["as"]["numpy"]["witness"] == [1]
+
+
+def test_explain_as_the_printed_parameters_read_back(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["explain", "strided-slice", "--shape", "2,3,4", "--begin", "1,0,0", "--end", "0,0,2"]
+    argv += ["--begin-mask", "0,1,1", "--end-mask", "1,1,0", "--as", ALL, "--json"]
+    assert main(argv) == 0
+    info = json.loads(capsys.readouterr().out)
+    want = dm.Slicing.from_strided_slice(
+        [1, 0, 0], [0, 0, 2], begin_mask=[0, 1, 1], end_mask=[1, 1, 0]
+    )
+    for target, entry in info["as"].items():
+        if "error" in entry:
+            assert target in ("dml", "webnn")
+            continue
+        back = read_back(target, entry["value"])
+        if back is not None:
+            assert back.equivalent(want, (2, 3, 4)), target
+
+
+def test_explain_split_as(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delattr(dm.Splitting, "to_onnx", raising=False)
+    argv = ["explain", "split", "--shape", "2,12", "--axis", "1", "--num-splits", "3"]
+    assert main([*argv, "--as", "numpy,torch,openvino,onnx,slice"]) == 0
+    blocks = capsys.readouterr().out.partition("in other dialects:\n")[2]
+    assert blocks == (
+        "numpy (a numpy function):\n"
+        "  split(indices_or_sections=3, axis=1)\n"
+        "torch (a torch function):\n"
+        "  split(split_size_or_sections=[4, 4, 4], dim=1)\n"
+        "openvino (OpenVINO Split-1 or VariadicSplit-1):\n"
+        "  Split(axis=1, num_splits=3)\n"
+        "onnx: not available in this version\n"
+        "slice (each part as OpenVINO Slice-8, in order):\n"
+        "  output 0: Slice(start=[0, 0], stop=[2, 4], step=[1, 1], axes=[0, 1])\n"
+        "  output 1: Slice(start=[0, 4], stop=[2, 8], step=[1, 1], axes=[0, 1])\n"
+        "  output 2: Slice(start=[0, 8], stop=[2, 12], step=[1, 1], axes=[0, 1])\n"
+    )
+    argv = ["explain", "variadic-split", "--shape", "[2,?]", "--axis", "1", "--lengths", "-1,2"]
+    assert main([*argv, "--as", "openvino,torch"]) == 0
+    blocks = capsys.readouterr().out.partition("in other dialects:\n")[2].splitlines()
+    assert blocks[:2] == [
+        "openvino (OpenVINO Split-1 or VariadicSplit-1):",
+        "  VariadicSplit(axis=1, split_lengths=[-1, 2])",
+    ]
+    assert blocks[2].startswith("torch: PyTorch: shape='[2,?]'")
+    assert blocks[2].endswith("(witness: size 0 of the split axis)")
+
+
+@pytest.mark.parametrize(
+    ("argv", "valid"),
+    [
+        (["slice", "--shape", "2", "--start", "0", "--stop", "1", "--step", "1"], ALL),
+        (["split", "--shape", "2", "--axis", "0", "--num-splits", "2"], "openvino"),
+    ],
+)
+def test_explain_as_an_unknown_dialect_is_a_usage_error(
+    argv: list[str], valid: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["explain", *argv, "--as", "numpy,jax"]) == 2
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert "argument --as: unknown dialect 'jax'; the dialects are numpy, " in err
+    assert all(name in err for name in valid.split(","))
+
+
+def test_negative_lists_are_values(capsys: pytest.CaptureFixture[str]) -> None:
+    # argparse takes "-5,2" for an option unless told otherwise
+    argv = ["explain", "variadic-split", "--shape", "5", "--axis", "-1", "--lengths", "-1,2"]
+    assert main(argv) == 0
+    assert "output 1: [2]  = x[3:5]" in capsys.readouterr().out
+    argv = ["explain", "slice", "--shape", "-1,3", "--start", "-2,0", "--stop", "-1,3"]
+    assert main([*argv, "--step", "1,1"]) == 0
+    assert "output shape: [..1,3]" in capsys.readouterr().out
