@@ -608,6 +608,7 @@ examples:
       --begin-mask 1,0 --end-mask 1,1
   datamove explain slice --shape 2,3,4 --start 1,-1 --stop 2,-5 --step 1,-2 --axes 0,2
   datamove explain slice --shape 1 --start -3 --stop -6 --step -3
+  datamove explain slice --shape "[?,8]" --start 1 --stop 5 --step 2 --as onnx,tf,torch
   datamove explain split --shape 6,12 --axis 1 --num-splits 3
   datamove explain variadic-split --shape 2,6 --axis 1 --lengths 1,2,-1
   datamove explain concat --shapes 2,3 2,1 --axis -1
