@@ -5,7 +5,8 @@ built from the operator's own plan: `datamove._strided_slice.numpy_index`,
 `datamove._slice.plan_slice`) and, for inputs of rank at most 3, a picture of which elements are
 taken; for Slice also Python's reading of the same numbers where it takes other elements. For the
 splits it prints every chunk's shape and its NumPy index, for Concat where each input goes in the
-output, each with a picture labelling each element with its chunk or input.
+output, each with a picture labelling each element with its chunk or input. ``--as onnx,tf,...``
+(slices and splits) adds the same operation in each dialect listed (`datamove.cli._dialect_text`).
 """
 
 # ruff: noqa: T201 - a command-line module: printing is its output
