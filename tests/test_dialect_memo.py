@@ -7,6 +7,8 @@ tuple), fresh copies out, errors never kept, bounded. The fast text reader must 
 
 from __future__ import annotations
 
+import copy
+import pickle
 from typing import Any
 
 import numpy as np
@@ -154,3 +156,23 @@ def test_a_subclass_gets_its_own_slicings() -> None:
 
     assert type(Mine.from_numpy("x[1:]")) is Mine
     assert type(dm.Slicing.from_numpy("x[1:]")) is dm.Slicing
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        dm.Slicing.from_numpy("x[1:, ..., None, ::-2]"),
+        dm.Splitting.from_torch(3, function="chunk"),
+        dm.Splitting.from_variadic_split(1, [2, -1]),
+    ],
+    ids=repr,
+)
+def test_slicings_and_splittings_pickle_and_copy(value: Any) -> None:
+    # Both refused to be rebuilt ("is immutable"); a Slicing's kept hash, made of string
+    # hashes, must not travel to another process.
+    hash(value)
+    for twin in (pickle.loads(pickle.dumps(value)), copy.copy(value), copy.deepcopy(value)):
+        assert twin == value
+        assert hash(twin) == hash(value)
+    if isinstance(value, dm.Slicing):
+        assert "_hash" not in str(pickle.dumps(value))

@@ -410,6 +410,10 @@ class Slicing:
     def __repr__(self) -> str:
         return f"Slicing.from_numpy({self._text(self.entries)!r})"
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle and copy by the entries alone (the kept hash is this process's own)."""
+        return (type(self), (self.entries,))
+
     # -- parsers ---------------------------------------------------------------------------
     @classmethod
     @_memo.parser
