@@ -11,6 +11,7 @@ import io
 import json
 import re
 import shlex
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -21,6 +22,7 @@ from hypothesis import strategies as st
 import datamove as dm
 from datamove.cli import main
 from datamove.cli._convert import _EPILOG
+from datamove.ir._examples import write_example, write_unsound_example
 from test_dialects import apply_ops, numpy_indices, run_torch, same, shapes
 
 INT64_MAX = 2**63 - 1
@@ -392,3 +394,31 @@ def test_negative_lists_are_values(capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["explain", "slice", "--shape", "-1,3", "--start", "-2,0", "--stop", "-1,3"]
     assert main([*argv, "--step", "1,1"]) == 0
     assert "output shape: [..1,3]" in capsys.readouterr().out
+
+
+def test_explain_model_as_writes_each_layer(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_example(tmp_path)
+    write_unsound_example(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    assert main(["explain", "example.xml", "--as", "openvino,numpy,strided-slice"]) == 0
+    assert capsys.readouterr().out.splitlines()[3:] == [
+        "  in other dialects:",
+        "    openvino (OpenVINO Split-1 or VariadicSplit-1):",
+        "      VariadicSplit(axis=1, split_lengths=[2, -1])",
+        "    numpy (a numpy function):",
+        "      split(indices_or_sections=[2], axis=1)",
+        "    strided-slice (each part as OpenVINO StridedSlice-1):",
+        "      output 0: StridedSlice(begin=[0, 0], end=[2, 2], stride=[1, 1])",
+        "      output 1: StridedSlice(begin=[0, 2], end=[2, 6], stride=[1, 1])",
+    ]
+    assert main(["explain", "unsound.xml", "--as", "openvino,onnx,numpy", "--json"]) == 0
+    (layer,) = json.loads(capsys.readouterr().out)
+    assert layer["as"]["openvino"]["error"].startswith("not a dialect of this operation")
+    assert layer["as"]["onnx"]["value"] == [
+        ["Slice", {"starts": [-5], "ends": [-3], "steps": [-1], "axes": [0]}]
+    ]
+    assert layer["as"]["numpy"]["witness"] == [1]
+    assert main(["explain", "example.xml", "--as", "caffe"]) == 2
+    assert "unknown dialect 'caffe'" in capsys.readouterr().err

@@ -105,6 +105,9 @@ def translate(
     """Per dialect: ``{"value": ...}``, or ``{"error": ...}`` (with ``"witness"`` when known)."""
     out: dict[str, dict[str, Any]] = {}
     for name in names:
+        if name not in table:  # a model's --as names the dialects of slicings and splits
+            out[name] = {"error": f"not a dialect of this operation; those are {', '.join(table)}"}
+            continue
         try:
             value = emit(obj, table, name, shape)
         except NotExpressible as exc:

@@ -6,7 +6,8 @@ built from the operator's own plan: `datamove._strided_slice.numpy_index`,
 taken; for Slice also Python's reading of the same numbers where it takes other elements. For the
 splits it prints every chunk's shape and its NumPy index, for Concat where each input goes in the
 output, each with a picture labelling each element with its chunk or input. ``--as onnx,tf,...``
-(slices and splits) adds the same operation in each dialect listed (`datamove.cli._dialect_text`).
+(slices, splits and a model's layers) adds the same operation in each dialect listed
+(`datamove.cli._dialect_text`).
 """
 
 # ruff: noqa: T201 - a command-line module: printing is its output
@@ -497,6 +498,9 @@ def _print_model(args: argparse.Namespace) -> int:
         layers = read_onnx(args.model).explain(args.layer)
     else:
         layers = explain_layers(read_model(args.model, args.bin), args.layer)
+    if args.as_:
+        for info in layers:
+            info["as"] = _layer_dialects(info, args.as_)
     if args.json:
         print(json.dumps(layers, indent=2))
         return 0
@@ -522,7 +526,42 @@ def _print_model(args: argparse.Namespace) -> int:
             print(f"  {name} = {what}, known at run time")
         if args.layer is not None:
             _show_layer(info)
+        if "as" in info:
+            split = info["layer_type"] in ("Split", "VariadicSplit")
+            print("  in other dialects:")
+            lines = _dialect_text.show_blocks(info["as"], _table(split), split)
+            print("\n".join("    " + line for line in lines))
     return 0
+
+
+def _layer_dialects(info: dict[str, Any], names: list[str]) -> dict[str, dict[str, Any]]:
+    """``--as`` of one layer of a model: its operation in each dialect, on its input shape."""
+    kind, values = info["layer_type"], info["values"]
+    split = kind in ("Split", "VariadicSplit")
+    why = None
+    if info["runtime"]:
+        why = "its parameters are known only at run time"
+    elif not values:  # a layer check() reports as broken
+        why = f"it cannot be read: {info['note']}"
+    if why is not None:
+        return {name: {"error": why} for name in names}
+    op: Slicing | Splitting
+    try:
+        if kind == "Slice":
+            op = Slicing.from_slice(
+                values["start"], values["stop"], values["step"], values.get("axes")
+            )
+        elif kind == "StridedSlice":
+            op = Slicing.from_strided_slice(
+                values["begin"], values["end"], values.get("stride"), **info["attributes"]
+            )
+        elif kind == "Split":
+            op = Splitting.from_split(values["axis"], info["attributes"]["num_splits"])
+        else:
+            op = Splitting.from_variadic_split(values["axis"], values["split_lengths"])
+    except ValidationError as exc:
+        return {name: {"error": str(exc)} for name in names}
+    return _dialect_text.translate(op, _table(split), names, info["input_shape"])
 
 
 def _show_layer(info: dict[str, Any]) -> None:
@@ -616,6 +655,7 @@ examples:
   datamove explain model.xml                 (every slicing layer of a model, as NumPy)
   datamove explain model.xml --layer 7       (one layer, with its picture)
   datamove explain model.onnx                (every Slice and Split node of an ONNX model)
+  datamove explain model.xml --as onnx,torch (every slicing layer, as ONNX and PyTorch)
 
 Shapes are in OpenVINO's notation (5, 2..10, ?); a picture is drawn for static inputs of rank <= 3.
 Masks: a 1 in begin_mask/end_mask ignores begin[i]/end[i] (the whole extent is taken).
@@ -702,4 +742,5 @@ def register(subparsers: Any) -> None:
     md.add_argument("--bin", help="its .bin file (default: MODEL with the suffix .bin)")
     md.add_argument("--layer", metavar="ID_OR_NAME", help="explain this layer in full")
     md.add_argument("--json", action="store_true", help="print the layers as JSON")
+    _add_as(md, {**_dialect_text.SLICING_DIALECTS, **_dialect_text.SPLIT_DIALECTS})
     md.set_defaults(func=_print_model)
