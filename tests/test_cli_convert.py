@@ -23,6 +23,7 @@ import datamove as dm
 from datamove.cli import main
 from datamove.cli._convert import _EPILOG
 from datamove.ir._examples import write_example, write_unsound_example
+from dialect_refs import run_dml, run_webnn
 from test_dialects import apply_ops, numpy_indices, run_torch, same, shapes
 
 INT64_MAX = 2**63 - 1
@@ -33,25 +34,55 @@ def _csv(values: list[int]) -> str:
     return ",".join(map(str, values))
 
 
-def source_argv(source: str, s: dm.Slicing) -> list[str]:
-    """``s``'s parameters as ``--from source`` options (written by its own emitters)."""
+def _written(emit: Any, shape: tuple[int, ...]) -> Any:
+    """An emitter's parameters for every shape, or where it cannot say them, for ``shape``."""
+    try:
+        return emit()
+    except dm.NotExpressible:
+        return emit(shape)
+
+
+def source_argv(source: str, s: dm.Slicing, shape: tuple[int, ...]) -> list[str]:
+    """``s``'s parameters on ``shape`` as ``--from source`` options (from its own emitters).
+
+    For every shape where its emitter says them so, else for ``shape``: ``source_slicing``
+    reads them back.
+    """
     if source == "numpy":
-        return ["--from", "numpy", "--index", s.to_numpy()]
+        return ["--from", "numpy", "--index", _written(s.to_numpy, shape)]
     if source == "strided-slice":
-        p = s.to_strided_slice()
+        p = _written(s.to_strided_slice, shape)
         argv = ["--from", "strided-slice", "--begin", _csv(p["begin"]), "--end", _csv(p["end"])]
         argv += ["--stride", _csv(p["stride"])]
         for mask in ("begin_mask", "end_mask", "new_axis_mask", "shrink_axis_mask"):
             argv += ["--" + mask.replace("_", "-"), _csv(p[mask])]
         return [*argv, "--ellipsis-mask", _csv(p["ellipsis_mask"])]
     if source == "tf":
-        p = s.to_tf()
+        p = _written(s.to_tf, shape)
         argv = ["--from", "tf", "--begin", _csv(p["begin"]), "--end", _csv(p["end"])]
         argv += ["--strides", _csv(p["strides"])]
         for mask in ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask"):
             argv += ["--" + mask.replace("_", "-"), str(p[mask])]
         return [*argv, "--shrink-axis-mask", hex(p["shrink_axis_mask"])]
     raise AssertionError(source)
+
+
+def source_slicing(argv: list[str]) -> dm.Slicing:
+    """The slicing ``source_argv``'s options describe, read by the library."""
+    opts = {k[2:].replace("-", "_"): v for k, v in zip(argv[::2], argv[1::2], strict=True)}
+    source = opts.pop("from")
+    if source == "numpy":
+        return dm.Slicing.from_numpy(opts["index"])
+    if source == "strided-slice":
+        return dm.Slicing.from_strided_slice(
+            **{k: [int(v) for v in t.split(",") if v] for k, t in opts.items()}
+        )
+    return dm.Slicing.from_tf(
+        **{
+            k: int(t, 0) if k.endswith("_mask") else [int(v) for v in t.split(",") if v]
+            for k, t in opts.items()
+        }
+    )
 
 
 def read_back(target: str, value: Any) -> dm.Slicing | None:
@@ -62,13 +93,14 @@ def read_back(target: str, value: Any) -> dm.Slicing | None:
         return dm.Slicing.from_strided_slice(**value)
     if target == "tf":
         return dm.Slicing.from_tf(**value)
+    if target in ("dml", "webnn") and len(value) == 1:  # one window, no reverse or reshape
+        (op, p), read = value[0], dm.Slicing.from_dml if target == "dml" else dm.Slicing.from_webnn
+        return read(**p) if op in ("SLICE1", "slice") else None
     names = {
         "onnx": ("starts", "ends", "axes", "steps"),
         "slice": ("start", "stop", "axes", "step"),
     }
-    if target in names and [op for op, _ in value] in (["Slice"], []):
-        if not value:
-            return dm.Slicing.from_numpy("x[...]")
+    if target in names and [op for op, _ in value] == ["Slice"]:
         p = value[0][1]
         a, b, axes, c = (p[k] for k in names[target])
         if target == "onnx":
@@ -90,7 +122,9 @@ def convert(argv: list[str]) -> tuple[int, str, str]:
     index=numpy_indices(),
     shape=shapes,
     source=st.sampled_from(["numpy", "strided-slice", "tf"]),
-    target=st.sampled_from(["numpy", "strided-slice", "tf", "slice", "onnx", "torch"]),
+    target=st.sampled_from(
+        ["numpy", "strided-slice", "tf", "slice", "onnx", "torch", "dml", "webnn"]
+    ),
     given_shape=st.booleans(),
 )
 def test_printed_parameters_read_back_equivalent(
@@ -106,26 +140,27 @@ def test_printed_parameters_read_back_equivalent(
         want = s(x)
     except dm.ValidationError:
         return  # the slicing does not run on this shape
-    argv = [*source_argv(source, s), "--to", target, "--json"]
+    given = source_argv(source, s, shape)
+    argv = [*given, "--to", target, "--json"]
     if given_shape:
         argv += ["--shape", ",".join(map(str, shape)) or "[]"]
     code, out, err = convert(argv)
-    if code == 1:  # only where no parameters of the target say it for every shape
-        assert not given_shape
+    if code == 1:  # only where no parameters of the target say it for every shape allowed
         assert err.startswith("datamove: error: ")
         assert err.count("\n") == 1
+        emit = getattr(source_slicing(given), "to_" + target.replace("-", "_"))
         with pytest.raises(dm.NotExpressible):
-            getattr(s, "to_" + target.replace("-", "_"))()
+            emit(shape if given_shape else None)
         return
     assert (code, err) == (0, "")
     assert out.count("\n") == 1  # one JSON value, on one line
     value = json.loads(out)
-    if target == "torch":
-        assert same(run_torch(x, [(op, p) for op, p in value]), want)
-        return
+    if target in ("torch", "dml", "webnn"):
+        run = {"torch": run_torch, "dml": run_dml, "webnn": run_webnn}[target]
+        assert same(run(x, [(op, p) for op, p in value]), want)
     back = read_back(target, value)
-    if back is not None:
-        assert back.equivalent(s, shape if given_shape else None)
+    if back is not None:  # on the shape the slicing runs on (a Slice cannot ask for a rank)
+        assert back.equivalent(s, shape)
     if target in ("onnx", "slice"):
         names = ("start", "stop", "step", "axes")
         onnx = ("starts", "ends", "steps", "axes")
@@ -304,20 +339,20 @@ def test_explain_as_writes_a_block_per_dialect(
 
 def test_explain_as_says_why_a_dialect_cannot_say_it(capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["explain", "strided-slice", "--shape", "[?]", "--begin", "-100", "--end", "-200"]
-    argv += ["--stride", "-1", "--as", "onnx,numpy"]
+    argv += ["--stride", "-1", "--as", "slice,numpy"]
     assert main(argv) == 0
     blocks = capsys.readouterr().out.partition("in other dialects:\n")[2].splitlines()
     assert blocks[:2] == [
-        "onnx (ONNX Slice-13, Unsqueeze, Squeeze, in order):",
-        "  Slice(starts=[-100], ends=[-200], steps=[-1], axes=[0])",
+        "slice (OpenVINO Slice-8, Unsqueeze, Squeeze, in order):",
+        "  Slice(start=[-100], stop=[-200], step=[-1], axes=[0])",
     ]
     assert blocks[2].startswith("numpy: NumPy: shape='[?]' allows sizes 1..99 of axis 0")
     assert blocks[2].endswith("(witness: shape [1])")
     assert len(blocks) == 3
     assert main([*argv, "--json"]) == 0
     info = json.loads(capsys.readouterr().out)
-    assert info["as"]["onnx"] == {
-        "value": [["Slice", {"starts": [-100], "ends": [-200], "steps": [-1], "axes": [0]}]]
+    assert info["as"]["slice"] == {
+        "value": [["Slice", {"start": [-100], "stop": [-200], "step": [-1], "axes": [0]}]]
     }
     assert info["as"]["numpy"]["witness"] == [1]
 
@@ -413,11 +448,11 @@ def test_explain_model_as_writes_each_layer(
         "      output 0: StridedSlice(begin=[0, 0], end=[2, 2], stride=[1, 1])",
         "      output 1: StridedSlice(begin=[0, 2], end=[2, 6], stride=[1, 1])",
     ]
-    assert main(["explain", "unsound.xml", "--as", "openvino,onnx,numpy", "--json"]) == 0
+    assert main(["explain", "unsound.xml", "--as", "openvino,slice,numpy", "--json"]) == 0
     (layer,) = json.loads(capsys.readouterr().out)
     assert layer["as"]["openvino"]["error"].startswith("not a dialect of this operation")
-    assert layer["as"]["onnx"]["value"] == [
-        ["Slice", {"starts": [-5], "ends": [-3], "steps": [-1], "axes": [0]}]
+    assert layer["as"]["slice"]["value"] == [
+        ["Slice", {"start": [-5], "stop": [-3], "step": [-1], "axes": [0]}]
     ]
     assert layer["as"]["numpy"]["witness"] == [1]
     assert main(["explain", "example.xml", "--as", "caffe"]) == 2

@@ -18,6 +18,7 @@ cleared whole when full.
 from __future__ import annotations
 
 import functools
+import inspect
 import marshal
 from collections.abc import Callable
 from typing import Any, Final, TypeVar
@@ -102,13 +103,26 @@ def parser(fn: F) -> F:
 
 
 def emitter(fn: F) -> F:
-    """Memoize ``fn(self, shape=None)`` of an immutable, hashable ``self``: fresh copies out."""
+    """Memoize ``fn(self, shape)`` of an immutable, hashable ``self``: fresh copies out.
+
+    ``shape`` is passed by position or by name, and keeps its default where ``fn`` has one (a
+    call without it where ``fn`` has none goes to ``fn``, which refuses it).
+    """
     memo: dict[Any, bytes] = {}
     _MEMOS.append(memo)
+    default = inspect.signature(fn).parameters["shape"].default
 
     @functools.wraps(fn)
-    def wrapper(self: Any, shape: Any = None) -> Any:
-        if len(self.entries) > _MAX_ITEMS:
+    def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if kwargs.keys() == {"shape"} and not args:
+            shape = kwargs["shape"]
+        elif len(args) == 1 and not kwargs:
+            shape = args[0]
+        elif not args and not kwargs and default is not inspect.Parameter.empty:
+            shape = default
+        else:  # fn's own error for a call it does not take
+            return fn(self, *args, **kwargs)
+        if len(getattr(self, "entries", ())) > _MAX_ITEMS:
             return fn(self, shape)
         try:
             key = (self, _freeze(shape))

@@ -571,6 +571,7 @@ class Slicing:
         return cls(entries)
 
     @classmethod
+    @_memo.parser
     def from_dml(
         cls,
         InputWindowOffsets: Any,  # noqa: N803 - DirectML's field names
@@ -599,6 +600,7 @@ class Slicing:
         return cls(Cut.make(*b, SAME) for b in bounds)
 
     @classmethod
+    @_memo.parser
     def from_webnn(cls, starts: Any, sizes: Any, strides: Any = None) -> Slicing:
         """WebNN ``slice(input, starts, sizes, {strides})``: one window per input axis.
 
@@ -1113,6 +1115,7 @@ class Slicing:
         """
         return self._ops(shape, "ONNX Slice", ("starts", "ends", "steps", "axes"), BOTH)
 
+    @_memo.emitter
     def to_dml(self, shape: ShapeLike | None) -> list[tuple[str, dict[str, Any]]]:
         """Write DirectML operations for one static shape, applied in order.
 
@@ -1138,6 +1141,7 @@ class Slicing:
             *self._static_ranges(shape, DML_SLICE), self._text(self.entries), shape
         )
 
+    @_memo.emitter
     def to_webnn(self, shape: ShapeLike | None) -> list[tuple[str, dict[str, Any]]]:
         """Write WebNN operations for one static shape, applied in order.
 
