@@ -35,6 +35,7 @@ _MAX_TEXT: Final = 1024
 _MAX_BLOB: Final = 16 << 10
 
 _MEMOS: list[dict[Any, Any]] = []
+_EMPTY: Final = inspect.Parameter.empty
 
 
 def clear() -> None:
@@ -114,12 +115,12 @@ def emitter(fn: F) -> F:
 
     @functools.wraps(fn)
     def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
-        if kwargs.keys() == {"shape"} and not args:
-            shape = kwargs["shape"]
-        elif len(args) == 1 and not kwargs:
+        if not kwargs and len(args) == 1:
             shape = args[0]
-        elif not args and not kwargs and default is not inspect.Parameter.empty:
+        elif not kwargs and not args and default is not _EMPTY:
             shape = default
+        elif not args and len(kwargs) == 1 and "shape" in kwargs:
+            shape = kwargs["shape"]
         else:  # fn's own error for a call it does not take
             return fn(self, *args, **kwargs)
         if len(getattr(self, "entries", ())) > _MAX_ITEMS:
