@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 import datamove as dm
 from datamove.cli import main
 from datamove.cli._convert import _EPILOG
-from datamove.ir._examples import write_example, write_unsound_example
+from datamove.ir._examples import write_example, write_onnx_example, write_unsound_example
 from dialect_refs import run_dml, run_webnn
 from test_dialects import apply_ops, numpy_indices, run_torch, same, shapes
 
@@ -377,7 +377,7 @@ def test_explain_as_the_printed_parameters_read_back(capsys: pytest.CaptureFixtu
 def test_explain_split_as(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.delattr(dm.Splitting, "to_onnx", raising=False)
+    monkeypatch.delattr(dm.Splitting, "to_onnx_split", raising=False)
     argv = ["explain", "split", "--shape", "2,12", "--axis", "1", "--num-splits", "3"]
     assert main([*argv, "--as", "numpy,torch,openvino,onnx,slice"]) == 0
     blocks = capsys.readouterr().out.partition("in other dialects:\n")[2]
@@ -457,3 +457,22 @@ def test_explain_model_as_writes_each_layer(
     assert layer["as"]["numpy"]["witness"] == [1]
     assert main(["explain", "example.xml", "--as", "caffe"]) == 2
     assert "unknown dialect 'caffe'" in capsys.readouterr().err
+
+
+def test_explain_onnx_model_as_reads_its_nodes_as_onnx(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    pytest.importorskip("onnx")
+    path = write_onnx_example(tmp_path)
+    assert main(["explain", str(path), "--as", "onnx,openvino", "--json"]) == 0
+    cut, parts = json.loads(capsys.readouterr().out)
+    ((op, p),) = cut["as"]["onnx"]["value"]
+    assert op == "Slice"
+    back = dm.Slicing.from_onnx(p["starts"], p["ends"], p["axes"], p["steps"])
+    assert back.equivalent(dm.Slicing.from_numpy(cut["numpy"]), (2, 6))
+    assert parts["as"]["onnx"]["value"] == ["Split", {"axis": 1, "outputs": 2, "split": [2, 4]}]
+    assert parts["as"]["openvino"]["value"] == [
+        "VariadicSplit",
+        {"axis": 1, "split_lengths": [2, 4]},
+    ]
+    assert cut["as"]["openvino"]["error"].startswith("not a dialect of this operation")

@@ -46,7 +46,7 @@ SPLIT_DIALECTS: Final[Mapping[str, tuple[str, str]]] = {
     "numpy": ("to_numpy", "a numpy function"),
     "torch": ("to_torch", "a torch function"),
     "openvino": ("to_openvino", "OpenVINO Split-1 or VariadicSplit-1"),
-    "onnx": ("to_onnx", "ONNX Split"),
+    "onnx": ("to_onnx_split", "ONNX Split-18"),
     "tf": ("to_tf", "a TensorFlow function"),
     "dml": ("to_dml", "DirectML SPLIT"),
     "webnn": ("to_webnn", "WebNN split"),
@@ -123,12 +123,13 @@ def translate(
 def reason(entry: Mapping[str, Any], split: bool = False) -> str:
     """The one-line reason a dialect cannot say it, with the witness where there is one.
 
-    A slicing's witness is a shape; a split's is the size of the split axis.
+    A slicing's witness is a shape; a split's is the size of the split axis, or (DirectML's
+    splits) a whole shape.
     """
     text = str(entry["error"])
     witness = entry.get("witness")
     if witness is not None:
-        if split:
+        if split and len(witness) == 1:
             text += f" (witness: size {witness[0]} of the split axis)"
         else:
             text += f" (witness: shape {PartialShape(list(witness))})"

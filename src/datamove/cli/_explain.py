@@ -534,6 +534,22 @@ def _print_model(args: argparse.Namespace) -> int:
     return 0
 
 
+def _onnx_node(info: dict[str, Any]) -> Slicing | Splitting:
+    """The operation of an ONNX model's Slice or Split node, from its explained values."""
+    values = info["values"]
+    if info["layer_type"] == "Slice":
+        return Slicing.from_onnx(
+            values["starts"], values["ends"], values.get("axes"), values.get("steps")
+        )
+    return Splitting.from_onnx_split(
+        values["axis"],
+        values.get("split"),
+        num_outputs=info["attributes"].get("num_outputs"),
+        outputs=len(info["output_shapes"]),
+        opset=info["opset"],
+    )
+
+
 def _layer_dialects(info: dict[str, Any], names: list[str]) -> dict[str, dict[str, Any]]:
     """``--as`` of one layer of a model: its operation in each dialect, on its input shape."""
     kind, values = info["layer_type"], info["values"]
@@ -547,7 +563,9 @@ def _layer_dialects(info: dict[str, Any], names: list[str]) -> dict[str, dict[st
         return {name: {"error": why} for name in names}
     op: Slicing | Splitting
     try:
-        if kind == "Slice":
+        if info.get("dialect") == "onnx":  # a node of an ONNX model, read as ONNX reads it
+            op = _onnx_node(info)
+        elif kind == "Slice":
             op = Slicing.from_slice(
                 values["start"], values["stop"], values["step"], values.get("axes")
             )
