@@ -27,13 +27,16 @@ allowed size, or raise :class:`~datamove.NotExpressible` with a witness shape.
 from __future__ import annotations
 
 import ast
+import keyword
 import math
 import operator
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Final
 
 from datamove import _backends
+from datamove import _dialect_memo as _memo
 from datamove._dml_webnn import (
     DML_SLICE,
     WEBNN_SLICE,
@@ -144,6 +147,10 @@ class Cut:
         return (1, m)
 
 
+_WHOLE: Final = Cut(None, None, 1)
+_ANY_DIM: Final = Dimension()
+
+
 def _selection(r: range) -> Selection:
     n = len(r)
     if n == 0:
@@ -182,7 +189,7 @@ def _index_int(op: str, where: str, value: Any) -> int:
 def _bound(op: str, where: str, value: Any) -> int | None:
     if value is None:
         return None
-    v = _index_int(op, where, value)
+    v = value if type(value) is int else _index_int(op, where, value)
     return max(INT64_MIN, min(v, INT64_MAX))  # beyond every size: the same for every axis
 
 
@@ -228,7 +235,46 @@ def _literal(op: str, node: ast.expr) -> Any:
     )
 
 
+# The common spellings, read without the parser (a few times faster than ast.parse): a name,
+# then items of ints, None, ... and slices of ints, ASCII blanks between; anything else is
+# left to ast, which reads these the same.
+_INT_TEXT: Final = r"[-+]?(?:0|[1-9][0-9]*)"
+_SIMPLE_INDEX: Final = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)[ \t]*\[(.*)\]", re.DOTALL)
+_SIMPLE_ITEM: Final = re.compile(
+    rf"[ \t\n]*(?:(?P<int>{_INT_TEXT})|(?P<none>None)|(?P<dots>\.\.\.)"
+    rf"|(?P<a>{_INT_TEXT})?[ \t\n]*:[ \t\n]*(?P<b>{_INT_TEXT})?"
+    rf"(?:[ \t\n]*:[ \t\n]*(?P<c>{_INT_TEXT})?)?)[ \t\n]*"
+)
+
+
+def _simple_items(text: str) -> list[Any] | None:
+    """The items of ``text`` in the common spellings; ``None``: leave it to ``ast``."""
+    m = _SIMPLE_INDEX.fullmatch(text)
+    if m is None or keyword.iskeyword(m.group(1)):
+        return None
+    items: list[Any] = []
+    match = _SIMPLE_ITEM.fullmatch
+    for part in m.group(2).split(","):
+        p = match(part)
+        if p is None:
+            return None
+        i, none, dots, a, b, c = p.groups()
+        if i is not None:
+            items.append(int(i))
+        elif none is not None:
+            items.append(None)
+        elif dots is not None:
+            items.append(Ellipsis)
+        else:
+            # A group is None or digits: ``and`` keeps None and reads the digits.
+            items.append(slice(a and int(a), b and int(b), c and int(c)))
+    return items
+
+
 def _parse(op: str, text: str) -> tuple[Any, ...]:
+    simple = _simple_items(text.strip())
+    if simple is not None:
+        return _from_items(op, simple)
     try:
         tree = ast.parse(text.strip(), mode="eval").body
     except SyntaxError:
@@ -339,9 +385,10 @@ class Slicing:
     'x[::-1]'
     """
 
-    __slots__ = ("entries",)
+    __slots__ = ("_hash", "entries")
 
     entries: tuple[Any, ...]
+    _hash: int
 
     def __init__(self, entries: Iterable[Any]) -> None:
         object.__setattr__(self, "entries", tuple(entries))
@@ -353,13 +400,23 @@ class Slicing:
         return isinstance(other, Slicing) and self.entries == other.entries
 
     def __hash__(self) -> int:
-        return hash(self.entries)
+        try:
+            return self._hash
+        except AttributeError:  # first asked: kept, as the memos ask on every call
+            h = hash(self.entries)
+            object.__setattr__(self, "_hash", h)
+            return h
 
     def __repr__(self) -> str:
         return f"Slicing.from_numpy({self._text(self.entries)!r})"
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle and copy by the entries alone (the kept hash is this process's own)."""
+        return (type(self), (self.entries,))
+
     # -- parsers ---------------------------------------------------------------------------
     @classmethod
+    @_memo.parser
     def from_numpy(cls, index: Any) -> Slicing:
         """Read NumPy basic indexing.
 
@@ -373,6 +430,7 @@ class Slicing:
         return cls(_from_items(op, index if isinstance(index, tuple) else (index,)))
 
     @classmethod
+    @_memo.parser
     def from_strided_slice(
         cls,
         begin: Any,
@@ -432,6 +490,7 @@ class Slicing:
         return cls(entries)
 
     @classmethod
+    @_memo.parser
     def from_slice(cls, start: Any, stop: Any, step: Any, axes: Any = None) -> Slicing:
         """OpenVINO Slice-8 parameters, as ``dm.slice`` takes them."""
         return cls(
@@ -439,12 +498,14 @@ class Slicing:
         )
 
     @classmethod
+    @_memo.parser
     def from_onnx(cls, starts: Any, ends: Any, axes: Any = None, steps: Any = None) -> Slicing:
         """ONNX Slice-10/11/13 inputs (the spec's clamping, OpenVINO's; onnxruntime's)."""
         names = ("starts", "ends", "steps", "axes")
         return cls(_slice_entries("ONNX Slice", names, starts, ends, steps, axes))
 
     @classmethod
+    @_memo.parser
     def from_tf(
         cls,
         begin: Any,
@@ -510,6 +571,7 @@ class Slicing:
         return cls(entries)
 
     @classmethod
+    @_memo.parser
     def from_dml(
         cls,
         InputWindowOffsets: Any,  # noqa: N803 - DirectML's field names
@@ -538,6 +600,7 @@ class Slicing:
         return cls(Cut.make(*b, SAME) for b in bounds)
 
     @classmethod
+    @_memo.parser
     def from_webnn(cls, starts: Any, sizes: Any, strides: Any = None) -> Slicing:
         """WebNN ``slice(input, starts, sizes, {strides})``: one window per input axis.
 
@@ -584,7 +647,7 @@ class Slicing:
         return out
 
     def _dim(self, ps: PartialShape, axis: int) -> Dimension:
-        return Dimension() if ps.rank is None else ps.dims[axis]
+        return _ANY_DIM if ps.rank is None else ps.dims[axis]
 
     def _cuts(
         self, shape: ShapeLike | None, dialect: str, rule: str
@@ -738,6 +801,7 @@ class Slicing:
         ]
         return f"x[{', '.join(parts) or '()'}]"
 
+    @_memo.emitter
     def to_numpy(self, shape: ShapeLike | None = None) -> str:
         """NumPy's indexing expression, exact on every shape ``shape`` allows."""
         _, entries = self._cuts(shape, "NumPy", NUMPY)
@@ -781,6 +845,7 @@ class Slicing:
                 p[key].append(v)
         return p
 
+    @_memo.emitter
     def to_strided_slice(self, shape: ShapeLike | None = None) -> dict[str, Any]:
         """Write ``dm.strided_slice`` / OpenVINO StridedSlice-1 keyword arguments.
 
@@ -789,6 +854,7 @@ class Slicing:
         _, entries = self._cuts(shape, "StridedSlice", CLAMP)
         return self._strided_slice(entries)
 
+    @_memo.emitter
     def to_tf(self, shape: ShapeLike | None = None) -> dict[str, Any]:
         """Write ``tf.strided_slice`` keyword arguments: the masks as int bit fields.
 
@@ -846,6 +912,7 @@ class Slicing:
         p.update(masks)
         return p
 
+    @_memo.emitter
     def to_torch(self, shape: ShapeLike | None = None) -> list[tuple[str, dict[str, Any]]]:
         """Write PyTorch calls, applied in order to ``x``; PyTorch has no negative steps.
 
@@ -955,7 +1022,7 @@ class Slicing:
                 continue
             if type(x) is int:
                 a, b, c = x, (x + 1 if x != -1 else INT64_MAX), 1
-            elif x == Cut(None, None, 1):
+            elif x == _WHOLE:
                 continue
             else:
                 assert isinstance(x, Cut)
@@ -1013,6 +1080,7 @@ class Slicing:
             ops.append(("Squeeze", {"axes": shrunk}))
         return ops
 
+    @_memo.emitter
     def to_slice(self, shape: ShapeLike | None = None) -> list[tuple[str, dict[str, Any]]]:
         """Write OpenVINO operations, applied in order.
 
@@ -1022,6 +1090,7 @@ class Slicing:
         """
         return self._ops(shape, "Slice", ("start", "stop", "step", "axes"))
 
+    @_memo.emitter
     def to_onnx(self, shape: ShapeLike | None = None) -> list[tuple[str, dict[str, Any]]]:
         """Write ONNX operations (opset 13), applied in order.
 
@@ -1046,6 +1115,7 @@ class Slicing:
         """
         return self._ops(shape, "ONNX Slice", ("starts", "ends", "steps", "axes"), BOTH)
 
+    @_memo.emitter
     def to_dml(self, shape: ShapeLike | None) -> list[tuple[str, dict[str, Any]]]:
         """Write DirectML operations for one static shape, applied in order.
 
@@ -1071,6 +1141,7 @@ class Slicing:
             *self._static_ranges(shape, DML_SLICE), self._text(self.entries), shape
         )
 
+    @_memo.emitter
     def to_webnn(self, shape: ShapeLike | None) -> list[tuple[str, dict[str, Any]]]:
         """Write WebNN operations for one static shape, applied in order.
 

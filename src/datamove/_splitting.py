@@ -205,6 +205,10 @@ class Splitting:
     def __repr__(self) -> str:
         return f"Splitting(axis={self.axis}, rule={self.rule!r}, value={self.value!r})"
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle and copy through ``__init__`` (attributes cannot be set one by one)."""
+        return (type(self), (self.axis, self.rule, self.value))
+
     # -- parsers ---------------------------------------------------------------------------
     @staticmethod
     def _count(op: str, name: str, value: Any) -> int:

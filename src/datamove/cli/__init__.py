@@ -3,7 +3,7 @@
 Exit codes: 0 ok, 1 invalid input (a datamove ``ValidationError``, or problems ``check`` found),
 2 usage error, 141 when a write finds that the reader of the output went away (``datamove
 examples | true``), as a shell reports a program that SIGPIPE ended.
-Each subcommand is a module of this package (``_examples``, ``_explain``, ``_ir``,
+Each subcommand is a module of this package (``_examples``, ``_explain``, ``_convert``, ``_ir``,
 ``_split_file``, ``_dml``, ``_compose``) that registers itself through a
 ``register(subparsers)`` function setting ``func`` (taking the parsed namespace and returning the
 exit code); this module only assembles them. The library never imports this package.
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from datamove import __version__
 from datamove._errors import ValidationError
-from datamove.cli import _compose, _dml, _examples, _explain, _ir, _split_file
+from datamove.cli import _compose, _convert, _dml, _examples, _explain, _ir, _split_file
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -47,7 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"datamove {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     # The subcommands, in the order ``--help`` lists them.
-    for module in (_examples, _explain, _compose, _ir, _split_file, _dml):
+    for module in (_examples, _explain, _convert, _compose, _ir, _split_file, _dml):
         module.register(subparsers)
     return parser
 

@@ -5,7 +5,9 @@ built from the operator's own plan: `datamove._strided_slice.numpy_index`,
 `datamove._slice.plan_slice`) and, for inputs of rank at most 3, a picture of which elements are
 taken; for Slice also Python's reading of the same numbers where it takes other elements. For the
 splits it prints every chunk's shape and its NumPy index, for Concat where each input goes in the
-output, each with a picture labelling each element with its chunk or input.
+output, each with a picture labelling each element with its chunk or input. ``--as onnx,tf,...``
+(slices, splits and a model's layers) adds the same operation in each dialect listed
+(`datamove.cli._dialect_text`).
 """
 
 # ruff: noqa: T201 - a command-line module: printing is its output
@@ -28,6 +30,7 @@ from datamove._slice import infer_slice, plan_slice
 from datamove._split import infer_split, infer_variadic_split
 from datamove._splitting import Splitting, onnx_split_version
 from datamove._strided_slice import NUMPY_MAXDIMS, infer_strided_slice, numpy_index
+from datamove.cli import _dialect_text
 from datamove.cli._ir import is_onnx
 from datamove.ir._explain import index_expression
 
@@ -323,12 +326,42 @@ def _print_strided(args: argparse.Namespace) -> int:
     }
     begin, end = _ints(args.begin, "--begin"), _ints(args.end, "--end")
     stride = _ints(args.stride, "--stride") if args.stride else None
-    info = explain_strided_slice(_shape(args.shape), begin, end, stride, masks)
+    shape = _shape(args.shape)
+    info = explain_strided_slice(shape, begin, end, stride, masks)
+    if args.as_:
+        slicing = Slicing.from_strided_slice(begin, end, stride, **masks)
+        _add_dialects(info, slicing, args.as_, shape)
     if args.json:
         print(json.dumps(info, indent=2))
         return 0
     _show_strided(info, begin, end, stride, masks)
+    _show_dialects(info)
     return 0
+
+
+def _table(split: bool) -> Mapping[str, tuple[str, str]]:
+    return _dialect_text.SPLIT_DIALECTS if split else _dialect_text.SLICING_DIALECTS
+
+
+def _add_dialects(
+    info: dict[str, Any], op: Slicing | Splitting, names: list[str], shape: PartialShape
+) -> None:
+    """``info["as"]``: the operation in each dialect of ``--as`` (or why it cannot be said).
+
+    Every dialect is written before anything is printed: an error leaves no partial output.
+    """
+    table = _table(isinstance(op, Splitting))
+    # The shape as text: an emitter's message shows it as given (shape='[?]').
+    info["as"] = _dialect_text.translate(op, table, names, str(shape))
+
+
+def _show_dialects(info: dict[str, Any], split: bool = False) -> None:
+    """The blocks of ``--as``, after the explanation."""
+    if "as" not in info:
+        return
+    table = _table(split)
+    print("in other dialects:")
+    print("\n".join(_dialect_text.show_blocks(info["as"], table, split)))
 
 
 def _show_strided(
@@ -368,11 +401,15 @@ def _print_slice(args: argparse.Namespace) -> int:
     start, stop = _ints(args.start, "--start"), _ints(args.stop, "--stop")
     step = _ints(args.step, "--step")
     axes = _ints(args.axes, "--axes") if args.axes is not None else None
-    info = explain_slice(_shape(args.shape), start, stop, step, axes)
+    shape = _shape(args.shape)
+    info = explain_slice(shape, start, stop, step, axes)
+    if args.as_:
+        _add_dialects(info, Slicing.from_slice(start, stop, step, axes), args.as_, shape)
     if args.json:
         print(json.dumps(info, indent=2))
         return 0
     _show_slice(info, start, stop, step, axes)
+    _show_dialects(info)
     return 0
 
 
@@ -415,19 +452,26 @@ def _print_concat(args: argparse.Namespace) -> int:
 
 
 def _print_split(args: argparse.Namespace) -> int:
+    shape = _shape(args.shape)
     if args.op == "split":
-        info = explain_split(_shape(args.shape), args.axis, num_splits=args.num_splits)
+        info = explain_split(shape, args.axis, num_splits=args.num_splits)
         head = f"Split on x of shape {info['input_shape']}, axis {args.axis}, "
         head += f"num_splits {args.num_splits}"
+        if args.as_:
+            _add_dialects(info, Splitting.from_split(args.axis, args.num_splits), args.as_, shape)
     else:
         lengths = _ints(args.lengths, "--lengths")
-        info = explain_split(_shape(args.shape), args.axis, lengths=lengths)
+        info = explain_split(shape, args.axis, lengths=lengths)
         head = f"VariadicSplit on x of shape {info['input_shape']}, axis {args.axis}, "
         head += f"split_lengths {lengths}"
+        if args.as_:
+            splitting = Splitting.from_variadic_split(args.axis, lengths)
+            _add_dialects(info, splitting, args.as_, shape)
     if args.json:
         print(json.dumps(info, indent=2))
         return 0
     _show_split(info, head)
+    _show_dialects(info, split=True)
     return 0
 
 
@@ -454,6 +498,9 @@ def _print_model(args: argparse.Namespace) -> int:
         layers = read_onnx(args.model).explain(args.layer)
     else:
         layers = explain_layers(read_model(args.model, args.bin), args.layer)
+    if args.as_:
+        for info in layers:
+            info["as"] = _layer_dialects(info, args.as_)
     if args.json:
         print(json.dumps(layers, indent=2))
         return 0
@@ -479,7 +526,60 @@ def _print_model(args: argparse.Namespace) -> int:
             print(f"  {name} = {what}, known at run time")
         if args.layer is not None:
             _show_layer(info)
+        if "as" in info:
+            split = info["layer_type"] in ("Split", "VariadicSplit")
+            print("  in other dialects:")
+            lines = _dialect_text.show_blocks(info["as"], _table(split), split)
+            print("\n".join("    " + line for line in lines))
     return 0
+
+
+def _onnx_node(info: dict[str, Any]) -> Slicing | Splitting:
+    """The operation of an ONNX model's Slice or Split node, from its explained values."""
+    values = info["values"]
+    if info["layer_type"] == "Slice":
+        return Slicing.from_onnx(
+            values["starts"], values["ends"], values.get("axes"), values.get("steps")
+        )
+    return Splitting.from_onnx_split(
+        values["axis"],
+        values.get("split"),
+        num_outputs=info["attributes"].get("num_outputs"),
+        outputs=len(info["output_shapes"]),
+        opset=info["opset"],
+    )
+
+
+def _layer_dialects(info: dict[str, Any], names: list[str]) -> dict[str, dict[str, Any]]:
+    """``--as`` of one layer of a model: its operation in each dialect, on its input shape."""
+    kind, values = info["layer_type"], info["values"]
+    split = kind in ("Split", "VariadicSplit")
+    why = None
+    if info["runtime"]:
+        why = "its parameters are known only at run time"
+    elif not values:  # a layer check() reports as broken
+        why = f"it cannot be read: {info['note']}"
+    if why is not None:
+        return {name: {"error": why} for name in names}
+    op: Slicing | Splitting
+    try:
+        if info.get("dialect") == "onnx":  # a node of an ONNX model, read as ONNX reads it
+            op = _onnx_node(info)
+        elif kind == "Slice":
+            op = Slicing.from_slice(
+                values["start"], values["stop"], values["step"], values.get("axes")
+            )
+        elif kind == "StridedSlice":
+            op = Slicing.from_strided_slice(
+                values["begin"], values["end"], values.get("stride"), **info["attributes"]
+            )
+        elif kind == "Split":
+            op = Splitting.from_split(values["axis"], info["attributes"]["num_splits"])
+        else:
+            op = Splitting.from_variadic_split(values["axis"], values["split_lengths"])
+    except ValidationError as exc:
+        return {name: {"error": str(exc)} for name in names}
+    return _dialect_text.translate(op, _table(split), names, info["input_shape"])
 
 
 def _show_layer(info: dict[str, Any]) -> None:
@@ -566,16 +666,29 @@ examples:
       --begin-mask 1,0 --end-mask 1,1
   datamove explain slice --shape 2,3,4 --start 1,-1 --stop 2,-5 --step 1,-2 --axes 0,2
   datamove explain slice --shape 1 --start -3 --stop -6 --step -3
+  datamove explain slice --shape "[?,8]" --start 1 --stop 5 --step 2 --as onnx,tf,torch
   datamove explain split --shape 6,12 --axis 1 --num-splits 3
   datamove explain variadic-split --shape 2,6 --axis 1 --lengths 1,2,-1
   datamove explain concat --shapes 2,3 2,1 --axis -1
   datamove explain model.xml                 (every slicing layer of a model, as NumPy)
   datamove explain model.xml --layer 7       (one layer, with its picture)
   datamove explain model.onnx                (every Slice and Split node of an ONNX model)
+  datamove explain model.xml --as onnx,torch (every slicing layer, as ONNX and PyTorch)
 
 Shapes are in OpenVINO's notation (5, 2..10, ?); a picture is drawn for static inputs of rank <= 3.
 Masks: a 1 in begin_mask/end_mask ignores begin[i]/end[i] (the whole extent is taken).
 """
+
+
+def _add_as(parser: argparse.ArgumentParser, table: Mapping[str, tuple[str, str]]) -> None:
+    _dialect_text.allow_negative_lists(parser)  # --stop -5,2
+    parser.add_argument(
+        "--as",
+        dest="as_",
+        metavar="DIALECT,...",
+        type=_dialect_text.dialect_list(table),
+        help=f"also write it in these dialects: {', '.join(table)}",
+    )
 
 
 def register(subparsers: Any) -> None:
@@ -601,12 +714,14 @@ def register(subparsers: Any) -> None:
             "--" + name.replace("_", "-"), dest=name, metavar="0,1,...", help=f"{name} bits"
         )
     ss.add_argument("--json", action="store_true", help="print the explanation as JSON")
+    _add_as(ss, _dialect_text.SLICING_DIALECTS)
     ss.set_defaults(func=_print_strided)
     sp = ops.add_parser("split", help="Split-1", epilog=_EPILOG, formatter_class=fmt)
     sp.add_argument("--shape", required=True)
     sp.add_argument("--axis", required=True, type=int)
     sp.add_argument("--num-splits", required=True, type=int)
     sp.add_argument("--json", action="store_true")
+    _add_as(sp, _dialect_text.SPLIT_DIALECTS)
     sp.set_defaults(func=_print_split)
     vs = ops.add_parser(
         "variadic-split", help="VariadicSplit-1", epilog=_EPILOG, formatter_class=fmt
@@ -615,6 +730,7 @@ def register(subparsers: Any) -> None:
     vs.add_argument("--axis", required=True, type=int)
     vs.add_argument("--lengths", required=True, help="split_lengths, e.g. 1,2,-1")
     vs.add_argument("--json", action="store_true")
+    _add_as(vs, _dialect_text.SPLIT_DIALECTS)
     vs.set_defaults(func=_print_split)
     sl = ops.add_parser("slice", help="Slice-8", epilog=_EPILOG, formatter_class=fmt)
     sl.add_argument("--shape", required=True, help="the input shape, e.g. 2,3,4 or [?,3,224,224]")
@@ -623,6 +739,7 @@ def register(subparsers: Any) -> None:
     sl.add_argument("--step", required=True, help="comma-separated, non-zero, e.g. 1,-2")
     sl.add_argument("--axes", help="the axes sliced, comma-separated (default: 0, 1, ...)")
     sl.add_argument("--json", action="store_true", help="print the explanation as JSON")
+    _add_as(sl, _dialect_text.SLICING_DIALECTS)
     sl.set_defaults(func=_print_slice)
     cc = ops.add_parser("concat", help="Concat-1", epilog=_EPILOG, formatter_class=fmt)
     cc.add_argument(
@@ -643,4 +760,5 @@ def register(subparsers: Any) -> None:
     md.add_argument("--bin", help="its .bin file (default: MODEL with the suffix .bin)")
     md.add_argument("--layer", metavar="ID_OR_NAME", help="explain this layer in full")
     md.add_argument("--json", action="store_true", help="print the layers as JSON")
+    _add_as(md, {**_dialect_text.SLICING_DIALECTS, **_dialect_text.SPLIT_DIALECTS})
     md.set_defaults(func=_print_model)

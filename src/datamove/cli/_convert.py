@@ -1,0 +1,196 @@
+"""``datamove convert``: one slicing's parameters, from one dialect to another, for scripts.
+
+``--from`` names the dialect the parameters are in (each has its own options, listed in
+``SOURCES``); ``--to`` the dialect to write, through the emitters of ``dm.Slicing``
+(``_dialect_text.SLICING_DIALECTS``), exact on every shape ``--shape`` allows (default: any).
+Plain output is the emitter's value as text (``_dialect_text.render``); ``--json`` prints the
+emitter's value as one JSON value (a dict, a list of ``[op, params]`` pairs, or NumPy's string).
+Exit 1 where the input is invalid or the target dialect cannot say the slicing (the reason and
+its witness shape in one line), 2 on usage errors.
+"""
+
+# ruff: noqa: T201 - a command-line module: printing is its output
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, Final
+
+from datamove._dialects import Slicing
+from datamove._errors import NotExpressible, ValidationError
+from datamove._shape import PartialShape
+from datamove.cli import _dialect_text
+
+__all__ = ["SOURCES", "register"]
+
+EXIT_INVALID, EXIT_USAGE = 1, 2
+
+_MASKS: Final = ("begin_mask", "end_mask", "new_axis_mask", "shrink_axis_mask", "ellipsis_mask")
+
+# --from NAME -> (required options, optional options), by their dest names.
+SOURCES: Final[dict[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
+    "numpy": (("index",), ()),
+    "strided-slice": (("begin", "end"), ("stride", *_MASKS)),
+    "slice": (("start", "stop"), ("step", "axes")),
+    "onnx": (("starts", "ends"), ("axes", "steps")),
+    "tf": (("begin", "end"), ("strides", *_MASKS)),
+}
+
+# Every source option, with its help; masks are lists of 0/1 (strided-slice) or ints (tf).
+_OPTIONS: Final = {
+    "index": "numpy: the expression, e.g. 'x[1:, ..., None, ::-2]'",
+    "begin": "strided-slice, tf: comma-separated, e.g. 1,0,0",
+    "end": "strided-slice, tf: comma-separated",
+    "stride": "strided-slice: comma-separated (default: all 1)",
+    "strides": "tf: comma-separated (default: all 1)",
+    "start": "slice: comma-separated",
+    "stop": "slice: comma-separated",
+    "step": "slice: comma-separated (default: all 1)",
+    "starts": "onnx: comma-separated",
+    "ends": "onnx: comma-separated",
+    "steps": "onnx: comma-separated (default: all 1)",
+    "axes": "slice, onnx: comma-separated (default: 0, 1, ...)",
+    **dict.fromkeys(
+        _MASKS, "strided-slice: comma-separated 0/1, e.g. 0,1,1; tf: an int bit field, e.g. 6"
+    ),
+}
+
+
+def _option(dest: str) -> str:
+    return "--" + dest.replace("_", "-")
+
+
+def _ints(text: str, dest: str) -> list[int]:
+    if not text.strip():
+        return []
+    try:
+        return [int(p) for p in text.replace(" ", "").split(",")]  # "1,,2" is an error
+    except ValueError:
+        raise ValidationError(
+            "convert", _option(dest), text, "must be comma-separated integers, e.g. 1,0,-1"
+        ) from None
+
+
+def _bits(text: str, dest: str) -> int:
+    try:
+        return int(text.strip(), 0)  # 6, 0b110 or 0x6
+    except ValueError:
+        raise ValidationError(
+            "convert", _option(dest), text, "must be an int bit field, e.g. 6 or 0b110"
+        ) from None
+
+
+def _usage(parser: argparse.ArgumentParser, message: str) -> int:
+    """As argparse reports a usage error: the usage line, then one line; exit 2."""
+    parser.print_usage(sys.stderr)
+    print(f"{parser.prog}: error: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def _slicing(source: str, given: dict[str, str]) -> Slicing:
+    """The slicing the ``--from`` parameters describe (``ValidationError`` where invalid)."""
+    if source == "numpy":
+        return Slicing.from_numpy(given["index"])
+
+    def ints(dest: str) -> list[int] | None:
+        return _ints(given[dest], dest) if dest in given else None
+
+    if source == "strided-slice":
+        masks = {m: ints(m) or [] for m in _MASKS if m in given}
+        return Slicing.from_strided_slice(ints("begin"), ints("end"), ints("stride"), **masks)
+    if source == "slice":
+        return Slicing.from_slice(ints("start"), ints("stop"), ints("step"), ints("axes"))
+    if source == "onnx":
+        return Slicing.from_onnx(ints("starts"), ints("ends"), ints("axes"), ints("steps"))
+    assert source == "tf"
+    bits = {m: _bits(given[m], m) for m in _MASKS if m in given}
+    return Slicing.from_tf(ints("begin"), ints("end"), ints("strides"), **bits)
+
+
+def _run(args: argparse.Namespace) -> int:
+    parser: argparse.ArgumentParser = args.convert_parser
+    required, optional = SOURCES[args.source]
+    given = {d: getattr(args, d) for d in _OPTIONS if getattr(args, d) is not None}
+    stray = [d for d in given if d not in required + optional]
+    if stray:
+        allowed = ", ".join(_option(d) for d in required + optional)
+        return _usage(
+            parser,
+            f"{_option(stray[0])} is not a parameter of --from {args.source} "
+            f"(its parameters: {allowed})",
+        )
+    missing = [d for d in required if d not in given]
+    if missing:
+        need = ", ".join(_option(d) for d in missing)
+        return _usage(parser, f"--from {args.source} needs {need}")
+    slicing = _slicing(args.source, given)
+    shape = None if args.shape is None else str(PartialShape.parse(args.shape))
+    try:
+        value = _dialect_text.emit(slicing, _dialect_text.SLICING_DIALECTS, args.target, shape)
+    except NotExpressible as exc:
+        entry = {"error": str(exc), "witness": exc.witness}
+        print(f"datamove: error: {_dialect_text.reason(entry)}", file=sys.stderr)
+        return EXIT_INVALID
+    if value is None:
+        return _usage(parser, f"--to {args.target} is {_dialect_text.UNAVAILABLE} of datamove")
+    if args.json:
+        print(json.dumps(value))
+    else:
+        print("\n".join(_dialect_text.render(args.target, value)))
+    return 0
+
+
+_EPILOG = """\
+examples:
+  datamove convert --from onnx --starts 1,-1 --ends 9223372036854775807,-9223372036854775808 \\
+      --steps 1,-2 --to numpy
+  datamove convert --from numpy --index "x[1:, ..., None, ::-2]" --to strided-slice --json
+  datamove convert --from tf --begin 1,0 --end 0,0 --begin-mask 0 --end-mask 3 --to onnx \\
+      --shape "[?,4]"
+  datamove convert --from slice --start -100 --stop -200 --step -1 --to numpy --shape 50
+
+--from numpy takes --index; strided-slice --begin --end [--stride] [--*-mask 0,1,...];
+slice --start --stop [--step] [--axes]; onnx --starts --ends [--axes] [--steps];
+tf --begin --end [--strides] [--*-mask INT]. Shapes are in OpenVINO's notation (5, 2..10, ?);
+without --shape the parameters written are exact for every shape. Exit 1: invalid parameters,
+or --to cannot say the slicing for every shape allowed (the witness is a shape where it fails).
+"""
+
+
+def register(subparsers: Any) -> None:
+    """Add ``datamove convert``."""
+    parser = subparsers.add_parser(
+        "convert",
+        help="write a slicing's parameters in another dialect (NumPy, OpenVINO, ONNX, "
+        "TensorFlow, PyTorch ...)",
+        description="Read a slicing in one dialect and write it, exactly, in another.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--from",
+        dest="source",
+        required=True,
+        choices=list(SOURCES),
+        metavar="DIALECT",
+        help=f"the input dialect: {', '.join(SOURCES)}",
+    )
+    parser.add_argument(
+        "--to",
+        dest="target",
+        required=True,
+        choices=list(_dialect_text.SLICING_DIALECTS),
+        metavar="DIALECT",
+        help=f"the dialect to write: {', '.join(_dialect_text.SLICING_DIALECTS)}",
+    )
+    parser.add_argument(
+        "--shape", metavar="SHAPE", help="the input shape, e.g. 2,3,4 or [?,3,2..10] (default: any)"
+    )
+    parser.add_argument("--json", action="store_true", help="print the emitter's value as JSON")
+    for dest, text in _OPTIONS.items():
+        metavar = "EXPR" if dest == "index" else "MASK" if dest in _MASKS else "N,..."
+        parser.add_argument(_option(dest), dest=dest, metavar=metavar, help=text)
+    _dialect_text.allow_negative_lists(parser)  # --ends -1,-2
+    parser.set_defaults(func=_run, convert_parser=parser)

@@ -1,0 +1,485 @@
+"""``datamove convert`` and ``datamove explain ... --as``: parameters that read back exactly.
+
+What the command line prints (``--json``) is fed back through ``Slicing.from_*`` and must be
+equivalent to the input on the shape given; the PyTorch calls are run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import re
+import shlex
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import datamove as dm
+from datamove.cli import main
+from datamove.cli._convert import _EPILOG
+from datamove.ir._examples import write_example, write_onnx_example, write_unsound_example
+from dialect_refs import run_dml, run_webnn
+from test_dialects import apply_ops, numpy_indices, run_torch, same, shapes
+
+INT64_MAX = 2**63 - 1
+INT64_MIN = -(2**63)
+
+
+def _csv(values: list[int]) -> str:
+    return ",".join(map(str, values))
+
+
+def _written(emit: Any, shape: tuple[int, ...]) -> Any:
+    """An emitter's parameters for every shape, or where it cannot say them, for ``shape``."""
+    try:
+        return emit()
+    except dm.NotExpressible:
+        return emit(shape)
+
+
+def source_argv(source: str, s: dm.Slicing, shape: tuple[int, ...]) -> list[str]:
+    """``s``'s parameters on ``shape`` as ``--from source`` options (from its own emitters).
+
+    For every shape where its emitter says them so, else for ``shape``: ``source_slicing``
+    reads them back.
+    """
+    if source == "numpy":
+        return ["--from", "numpy", "--index", _written(s.to_numpy, shape)]
+    if source == "strided-slice":
+        p = _written(s.to_strided_slice, shape)
+        argv = ["--from", "strided-slice", "--begin", _csv(p["begin"]), "--end", _csv(p["end"])]
+        argv += ["--stride", _csv(p["stride"])]
+        for mask in ("begin_mask", "end_mask", "new_axis_mask", "shrink_axis_mask"):
+            argv += ["--" + mask.replace("_", "-"), _csv(p[mask])]
+        return [*argv, "--ellipsis-mask", _csv(p["ellipsis_mask"])]
+    if source == "tf":
+        p = _written(s.to_tf, shape)
+        argv = ["--from", "tf", "--begin", _csv(p["begin"]), "--end", _csv(p["end"])]
+        argv += ["--strides", _csv(p["strides"])]
+        for mask in ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask"):
+            argv += ["--" + mask.replace("_", "-"), str(p[mask])]
+        return [*argv, "--shrink-axis-mask", hex(p["shrink_axis_mask"])]
+    raise AssertionError(source)
+
+
+def source_slicing(argv: list[str]) -> dm.Slicing:
+    """The slicing ``source_argv``'s options describe, read by the library."""
+    opts = {k[2:].replace("-", "_"): v for k, v in zip(argv[::2], argv[1::2], strict=True)}
+    source = opts.pop("from")
+    if source == "numpy":
+        return dm.Slicing.from_numpy(opts["index"])
+    if source == "strided-slice":
+        return dm.Slicing.from_strided_slice(
+            **{k: [int(v) for v in t.split(",") if v] for k, t in opts.items()}
+        )
+    return dm.Slicing.from_tf(
+        **{
+            k: int(t, 0) if k.endswith("_mask") else [int(v) for v in t.split(",") if v]
+            for k, t in opts.items()
+        }
+    )
+
+
+def read_back(target: str, value: Any, rank: int | None = None) -> dm.Slicing | None:
+    """The slicing a target's printed value describes; ``None`` where it has Unsqueeze/Squeeze.
+
+    A Slice's axes counted from both ends (which the emitters write for ``x[:1, ..., :1]`` and
+    the parsers refuse without a rank) are counted from the front on ``rank``.
+    """
+    if target == "numpy":
+        return dm.Slicing.from_numpy(value)
+    if target == "strided-slice":
+        return dm.Slicing.from_strided_slice(**value)
+    if target == "tf":
+        return dm.Slicing.from_tf(**value)
+    if target in ("dml", "webnn") and len(value) == 1:  # one window, no reverse or reshape
+        (op, p), read = value[0], dm.Slicing.from_dml if target == "dml" else dm.Slicing.from_webnn
+        return read(**p) if op in ("SLICE1", "slice") else None
+    names = {
+        "onnx": ("starts", "ends", "axes", "steps"),
+        "slice": ("start", "stop", "axes", "step"),
+    }
+    if target in names and [op for op, _ in value] == ["Slice"]:
+        p = value[0][1]
+        a, b, axes, c = (p[k] for k in names[target])
+        if rank is not None and min(axes) < 0 <= max(axes):
+            axes = [ax + rank if ax < 0 else ax for ax in axes]
+        if target == "onnx":
+            return dm.Slicing.from_onnx(a, b, axes, c)
+        return dm.Slicing.from_slice(a, b, c, axes)
+    return None
+
+
+def convert(argv: list[str]) -> tuple[int, str, str]:
+    """``datamove convert ARGV``: the exit status, stdout and stderr."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["convert", *argv])
+    return code, out.getvalue(), err.getvalue()
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    index=numpy_indices(),
+    shape=shapes,
+    source=st.sampled_from(["numpy", "strided-slice", "tf"]),
+    target=st.sampled_from(
+        ["numpy", "strided-slice", "tf", "slice", "onnx", "torch", "dml", "webnn"]
+    ),
+    given_shape=st.booleans(),
+)
+def test_printed_parameters_read_back_equivalent(
+    index: tuple[Any, ...],
+    shape: tuple[int, ...],
+    source: str,
+    target: str,
+    given_shape: bool,
+) -> None:
+    s = dm.Slicing.from_numpy(index)
+    x = np.arange(int(np.prod(shape))).reshape(shape)
+    try:
+        want = s(x)
+    except dm.ValidationError:
+        return  # the slicing does not run on this shape
+    given = source_argv(source, s, shape)
+    argv = [*given, "--to", target, "--json"]
+    if given_shape:
+        argv += ["--shape", ",".join(map(str, shape)) or "[]"]
+    code, out, err = convert(argv)
+    if code == 1:  # only where no parameters of the target say it for every shape allowed
+        assert err.startswith("datamove: error: ")
+        assert err.count("\n") == 1
+        emit = getattr(source_slicing(given), "to_" + target.replace("-", "_"))
+        with pytest.raises(dm.NotExpressible):
+            emit(shape if given_shape else None)
+        return
+    assert (code, err) == (0, "")
+    assert out.count("\n") == 1  # one JSON value, on one line
+    value = json.loads(out)
+    if target in ("torch", "dml", "webnn"):  # run: a window may drop a size-1 axis unseen
+        run = {"torch": run_torch, "dml": run_dml, "webnn": run_webnn}[target]
+        assert same(run(x, [(op, p) for op, p in value]), want)
+        return
+    back = read_back(target, value, len(shape))
+    if back is not None:  # on the shape the slicing runs on (a Slice cannot ask for a rank)
+        assert back.equivalent(s, shape)
+    if target in ("onnx", "slice"):
+        names = ("start", "stop", "step", "axes")
+        onnx = ("starts", "ends", "steps", "axes")
+        ops = [
+            (op, dict(zip(names, (p[k] for k in onnx), strict=True)) if op == "Slice" else p)
+            if target == "onnx"
+            else (op, p)
+            for op, p in value
+        ]
+        assert same(apply_ops(x, ops), want)
+
+
+@pytest.mark.parametrize(
+    ("argv", "read"),
+    [
+        (
+            ["--from", "onnx", "--starts", "-1,1", "--ends", "-5,4", "--axes", "1,0"],
+            lambda: dm.Slicing.from_onnx([-1, 1], [-5, 4], [1, 0]),
+        ),
+        (
+            ["--from", "onnx", "--starts", "-1", "--ends", str(INT64_MIN), "--steps", "-1"],
+            lambda: dm.Slicing.from_onnx([-1], [INT64_MIN], steps=[-1]),
+        ),
+        (
+            ["--from", "slice", "--start", "1,-1", "--stop", "2,-5", "--step", "1,-2"],
+            lambda: dm.Slicing.from_slice([1, -1], [2, -5], [1, -2]),
+        ),
+        (
+            ["--from", "slice", "--start", "0", "--stop", "3", "--axes", "-1"],
+            lambda: dm.Slicing.from_slice([0], [3], [1], [-1]),
+        ),
+    ],
+    ids=lambda v: " ".join(v) if isinstance(v, list) else "",
+)
+@pytest.mark.parametrize("target", ["numpy", "strided-slice", "tf", "onnx", "slice"])
+@pytest.mark.parametrize("shape", [None, "4,6", "[?,?]", "[2..9,8]"])
+def test_slice_and_onnx_sources_read_back_equivalent(
+    argv: list[str], read: Any, target: str, shape: str | None
+) -> None:
+    want = read()
+    extra = [] if shape is None else ["--shape", shape]
+    code, out, err = convert([*argv, "--to", target, "--json", *extra])
+    if code == 1:
+        assert "NotExpressible" not in err
+        assert "witness" in err
+        return
+    assert (code, err) == (0, "")
+    back = read_back(target, json.loads(out))
+    assert back is not None
+    assert back.equivalent(want, shape)
+
+
+def test_plain_output_is_the_emitters_value() -> None:
+    argv = ["--from", "onnx", "--starts", "1,-1", "--ends", f"{INT64_MAX},{INT64_MIN}"]
+    argv += ["--steps", "1,-2"]
+    assert convert([*argv, "--to", "numpy"]) == (0, "x[1:, ::-2]\n", "")
+    code, out, _ = convert([*argv, "--to", "tf"])
+    assert code == 0
+    assert out == (
+        "tf.strided_slice(x, begin=[1, 0], end=[0, 0], strides=[1, -2], begin_mask=2, end_mask=3)\n"
+    )
+    code, out, _ = convert([*argv, "--to", "strided-slice", "--shape", "3,4"])
+    assert out == "StridedSlice(begin=[1, 3], end=[3, 0], stride=[1, -2])\n"
+    code, out, _ = convert(["--from", "numpy", "--index", "x[1, None]", "--to", "onnx"])
+    assert out == (
+        "Slice(starts=[1], ends=[2], steps=[1], axes=[0])\nUnsqueeze(axes=[1])\nSqueeze(axes=[0])\n"
+    )
+    code, out, _ = convert(["--from", "numpy", "--index", "x[...]", "--to", "onnx"])
+    assert out == "(no operation: x itself)\n"
+
+
+def test_not_expressible_is_one_line_with_its_witness() -> None:
+    argv = ["--from", "slice", "--start", "-100", "--stop", "-200", "--step", "-1", "--to", "numpy"]
+    code, out, err = convert(argv)
+    assert (code, out) == (1, "")
+    assert err.startswith("datamove: error: NumPy: shape=None allows sizes 1..99 of axis 0")
+    assert err.endswith("(witness: shape [1])\n")
+    assert err.count("\n") == 1
+    assert convert([*argv, "--shape", "[1..50]"]) == (0, "x[0:1]\n", "")
+    assert convert([*argv, "--shape", "[100..]"])[1] == "x[-100:-200:-1]\n"
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--from", "onnx", "--starts", "1", "--to", "numpy"], "--from onnx needs --ends"),
+        (
+            ["--from", "onnx", "--starts", "1", "--ends", "2", "--begin", "1", "--to", "numpy"],
+            (
+                "--begin is not a parameter of --from onnx (its parameters: --starts, --ends, "
+                "--axes, --steps)"
+            ),
+        ),
+        (["--from", "numpy", "--index", "x[1]", "--to", "jax"], "invalid choice: 'jax'"),
+        (["--from", "caffe", "--index", "x[1]", "--to", "numpy"], "invalid choice: 'caffe'"),
+        (["--from", "numpy", "--to", "numpy"], "--from numpy needs --index"),
+    ],
+)
+def test_usage_errors_exit_2(argv: list[str], message: str) -> None:
+    code, out, err = convert(argv)
+    assert (code, out) == (2, "")
+    assert err.startswith("usage: datamove convert")
+    assert message in err.splitlines()[-1]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--from", "onnx", "--starts", "1,x", "--ends", "2"], "convert: --starts='1,x' must be"),
+        (["--from", "onnx", "--starts", "1", "--ends", "2", "--steps", "0"], "steps[0]=0"),
+        (["--from", "tf", "--begin", "1", "--end", "2", "--end-mask", "1.5"], "--end-mask='1.5'"),
+        (["--from", "numpy", "--index", "x[1.5]"], "index='1.5'"),
+        (["--from", "numpy", "--index", "__import__('os')"], "from_numpy"),
+        (["--from", "numpy", "--index", "x[1]", "--shape", "2,x"], "2,x"),
+        (["--from", "strided-slice", "--begin", "0", "--end", "1", "--stride", "0"], "stride"),
+    ],
+)
+def test_invalid_input_is_one_line_exit_1(argv: list[str], message: str) -> None:
+    code, out, err = convert([*argv, "--to", "onnx"])
+    assert (code, out) == (1, "")
+    assert err.startswith("datamove: error: ")
+    assert err.count("\n") == 1
+    assert message in err
+
+
+def test_a_target_this_version_lacks_is_said_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delattr(dm.Slicing, "to_dml", raising=False)
+    code, out, err = convert(["--from", "numpy", "--index", "x[1:]", "--to", "dml"])
+    assert (code, out) == (2, "")
+    assert err.splitlines()[-1].endswith("--to dml is not available in this version of datamove")
+
+
+def test_the_help_examples_run(capsys: pytest.CaptureFixture[str]) -> None:
+    text = re.sub(r"\\\n\s*", "", _EPILOG.split("\n\n")[0])
+    lines = [line.strip() for line in text.splitlines()[1:]]
+    assert len(lines) == 4
+    for line in lines:
+        assert main(shlex.split(line)[1:]) == 0, line
+        assert capsys.readouterr().out
+
+
+# -- explain --as ---------------------------------------------------------------------------------
+ALL = "onnx,tf,torch,dml,webnn,numpy,slice,strided-slice"
+
+
+def test_explain_as_writes_a_block_per_dialect(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delattr(dm.Slicing, "to_dml", raising=False)
+    monkeypatch.delattr(dm.Slicing, "to_webnn", raising=False)
+    argv = ["explain", "slice", "--shape", "2,3,4", "--start", "1,-1", "--stop", "2,-5"]
+    argv += ["--step", "1,-2", "--axes", "0,2", "--as", ALL]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    head, _, blocks = out.partition("in other dialects:\n")
+    assert "NumPy:        x[1:, :, ::-2]" in head
+    assert blocks == (
+        "onnx (ONNX Slice-13, Unsqueeze, Squeeze, in order):\n"
+        "  Slice(starts=[1, 0, 3], ends=[2, 3, 0], steps=[1, 1, -2], axes=[0, 1, 2])\n"
+        "tf (tf.strided_slice):\n"
+        "  tf.strided_slice(x, begin=[1, 0, 3], end=[2, 3, 0], strides=[1, 1, -2])\n"
+        "torch (PyTorch calls on x, in order):\n"
+        "  narrow(dim=0, start=1, length=1)\n"
+        "  getitem(dim=2, start=1, stop=4, step=2)\n"
+        "  flip(dims=[2])\n"
+        "dml: not available in this version\n"
+        "webnn: not available in this version\n"
+        "numpy (NumPy basic indexing):\n"
+        "  x[1:2, 0:3, 3:0:-2]\n"
+        "slice (OpenVINO Slice-8, Unsqueeze, Squeeze, in order):\n"
+        "  Slice(start=[1, 0, 3], stop=[2, 3, 0], step=[1, 1, -2], axes=[0, 1, 2])\n"
+        "strided-slice (OpenVINO StridedSlice-1):\n"
+        "  StridedSlice(begin=[1, 0, 3], end=[2, 3, 0], stride=[1, 1, -2])\n"
+    )
+
+
+def test_explain_as_says_why_a_dialect_cannot_say_it(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["explain", "strided-slice", "--shape", "[?]", "--begin", "-100", "--end", "-200"]
+    argv += ["--stride", "-1", "--as", "slice,numpy"]
+    assert main(argv) == 0
+    blocks = capsys.readouterr().out.partition("in other dialects:\n")[2].splitlines()
+    assert blocks[:2] == [
+        "slice (OpenVINO Slice-8, Unsqueeze, Squeeze, in order):",
+        "  Slice(start=[-100], stop=[-200], step=[-1], axes=[0])",
+    ]
+    assert blocks[2].startswith("numpy: NumPy: shape='[?]' allows sizes 1..99 of axis 0")
+    assert blocks[2].endswith("(witness: shape [1])")
+    assert len(blocks) == 3
+    assert main([*argv, "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["as"]["slice"] == {
+        "value": [["Slice", {"start": [-100], "stop": [-200], "step": [-1], "axes": [0]}]]
+    }
+    assert info["as"]["numpy"]["witness"] == [1]
+
+
+def test_explain_as_the_printed_parameters_read_back(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["explain", "strided-slice", "--shape", "2,3,4", "--begin", "1,0,0", "--end", "0,0,2"]
+    argv += ["--begin-mask", "0,1,1", "--end-mask", "1,1,0", "--as", ALL, "--json"]
+    assert main(argv) == 0
+    info = json.loads(capsys.readouterr().out)
+    want = dm.Slicing.from_strided_slice(
+        [1, 0, 0], [0, 0, 2], begin_mask=[0, 1, 1], end_mask=[1, 1, 0]
+    )
+    for target, entry in info["as"].items():
+        if "error" in entry:
+            assert target in ("dml", "webnn")
+            continue
+        back = read_back(target, entry["value"])
+        if back is not None:
+            assert back.equivalent(want, (2, 3, 4)), target
+
+
+def test_explain_split_as(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delattr(dm.Splitting, "to_onnx_split", raising=False)
+    argv = ["explain", "split", "--shape", "2,12", "--axis", "1", "--num-splits", "3"]
+    assert main([*argv, "--as", "numpy,torch,openvino,onnx,slice"]) == 0
+    blocks = capsys.readouterr().out.partition("in other dialects:\n")[2]
+    assert blocks == (
+        "numpy (a numpy function):\n"
+        "  split(indices_or_sections=3, axis=1)\n"
+        "torch (a torch function):\n"
+        "  split(split_size_or_sections=[4, 4, 4], dim=1)\n"
+        "openvino (OpenVINO Split-1 or VariadicSplit-1):\n"
+        "  Split(axis=1, num_splits=3)\n"
+        "onnx: not available in this version\n"
+        "slice (each part as OpenVINO Slice-8, in order):\n"
+        "  output 0: Slice(start=[0, 0], stop=[2, 4], step=[1, 1], axes=[0, 1])\n"
+        "  output 1: Slice(start=[0, 4], stop=[2, 8], step=[1, 1], axes=[0, 1])\n"
+        "  output 2: Slice(start=[0, 8], stop=[2, 12], step=[1, 1], axes=[0, 1])\n"
+    )
+    argv = ["explain", "variadic-split", "--shape", "[2,?]", "--axis", "1", "--lengths", "-1,2"]
+    assert main([*argv, "--as", "openvino,torch"]) == 0
+    blocks = capsys.readouterr().out.partition("in other dialects:\n")[2].splitlines()
+    assert blocks[:2] == [
+        "openvino (OpenVINO Split-1 or VariadicSplit-1):",
+        "  VariadicSplit(axis=1, split_lengths=[-1, 2])",
+    ]
+    assert blocks[2].startswith("torch: PyTorch: shape='[2,?]'")
+    assert blocks[2].endswith("(witness: size 0 of the split axis)")
+
+
+@pytest.mark.parametrize(
+    ("argv", "valid"),
+    [
+        (["slice", "--shape", "2", "--start", "0", "--stop", "1", "--step", "1"], ALL),
+        (["split", "--shape", "2", "--axis", "0", "--num-splits", "2"], "openvino"),
+    ],
+)
+def test_explain_as_an_unknown_dialect_is_a_usage_error(
+    argv: list[str], valid: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["explain", *argv, "--as", "numpy,jax"]) == 2
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert "argument --as: unknown dialect 'jax'; the dialects are numpy, " in err
+    assert all(name in err for name in valid.split(","))
+
+
+def test_negative_lists_are_values(capsys: pytest.CaptureFixture[str]) -> None:
+    # argparse takes "-5,2" for an option unless told otherwise
+    argv = ["explain", "variadic-split", "--shape", "5", "--axis", "-1", "--lengths", "-1,2"]
+    assert main(argv) == 0
+    assert "output 1: [2]  = x[3:5]" in capsys.readouterr().out
+    argv = ["explain", "slice", "--shape", "-1,3", "--start", "-2,0", "--stop", "-1,3"]
+    assert main([*argv, "--step", "1,1"]) == 0
+    assert "output shape: [..1,3]" in capsys.readouterr().out
+
+
+def test_explain_model_as_writes_each_layer(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_example(tmp_path)
+    write_unsound_example(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    assert main(["explain", "example.xml", "--as", "openvino,numpy,strided-slice"]) == 0
+    assert capsys.readouterr().out.splitlines()[3:] == [
+        "  in other dialects:",
+        "    openvino (OpenVINO Split-1 or VariadicSplit-1):",
+        "      VariadicSplit(axis=1, split_lengths=[2, -1])",
+        "    numpy (a numpy function):",
+        "      split(indices_or_sections=[2], axis=1)",
+        "    strided-slice (each part as OpenVINO StridedSlice-1):",
+        "      output 0: StridedSlice(begin=[0, 0], end=[2, 2], stride=[1, 1])",
+        "      output 1: StridedSlice(begin=[0, 2], end=[2, 6], stride=[1, 1])",
+    ]
+    assert main(["explain", "unsound.xml", "--as", "openvino,slice,numpy", "--json"]) == 0
+    (layer,) = json.loads(capsys.readouterr().out)
+    assert layer["as"]["openvino"]["error"].startswith("not a dialect of this operation")
+    assert layer["as"]["slice"]["value"] == [
+        ["Slice", {"start": [-5], "stop": [-3], "step": [-1], "axes": [0]}]
+    ]
+    assert layer["as"]["numpy"]["witness"] == [1]
+    assert main(["explain", "example.xml", "--as", "caffe"]) == 2
+    assert "unknown dialect 'caffe'" in capsys.readouterr().err
+
+
+def test_explain_onnx_model_as_reads_its_nodes_as_onnx(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    pytest.importorskip("onnx")
+    path = write_onnx_example(tmp_path)
+    assert main(["explain", str(path), "--as", "onnx,openvino", "--json"]) == 0
+    cut, parts = json.loads(capsys.readouterr().out)
+    ((op, p),) = cut["as"]["onnx"]["value"]
+    assert op == "Slice"
+    back = dm.Slicing.from_onnx(p["starts"], p["ends"], p["axes"], p["steps"])
+    assert back.equivalent(dm.Slicing.from_numpy(cut["numpy"]), (2, 6))
+    assert parts["as"]["onnx"]["value"] == ["Split", {"axis": 1, "outputs": 2, "split": [2, 4]}]
+    assert parts["as"]["openvino"]["value"] == [
+        "VariadicSplit",
+        {"axis": 1, "split_lengths": [2, 4]},
+    ]
+    assert cut["as"]["openvino"]["error"].startswith("not a dialect of this operation")
