@@ -849,9 +849,20 @@ class Slicing:
     def to_strided_slice(self, shape: ShapeLike | None = None) -> dict[str, Any]:
         """Write ``dm.strided_slice`` / OpenVINO StridedSlice-1 keyword arguments.
 
-        Begin, end, stride and the five masks.
+        Begin, end, stride and the five masks. A slicing with both a new axis and an integer
+        index (a shrink) and no ellipsis gets one at the end, which keeps the axes it does not
+        address whole, as they are kept anyway: OpenVINO's CPU plugin runs such a StridedSlice
+        wrong, reading past its input, unless those axes are addressed (``docs/semantics.md``,
+        divergence 23).
         """
         _, entries = self._cuts(shape, "StridedSlice", CLAMP)
+        entries = list(entries)
+        if (
+            Ellipsis not in entries
+            and any(x is None for x in entries)
+            and any(type(x) is int for x in entries)
+        ):
+            entries.append(Ellipsis)
         return self._strided_slice(entries)
 
     @_memo.emitter

@@ -1,0 +1,124 @@
+"""The OpenVINO emitters run by OpenVINO itself (issue 20): ``to_slice`` as a chain of Slice-8,
+Unsqueeze and Squeeze nodes, ``to_strided_slice`` as one StridedSlice-1 node, saved as IR and run
+by the CPU plugin and by the reference implementation (``Model.evaluate``), in the oracle's
+worker process (a crash there fails the test, not the run).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import datamove as dm
+import openvino_oracle
+from test_dialects import numpy_indices, same, shapes
+
+ov = pytest.importorskip("openvino", reason="openvino (the test extra) is not installed")
+import openvino.opset1 as ops1  # noqa: E402 - after the skip
+import openvino.opset8 as ops8  # noqa: E402
+
+
+def _const(values: list[int]) -> Any:
+    if not values:  # opset1.constant refuses an empty array
+        return ov.op.Constant(ov.Type.i64, ov.Shape([0]), [])
+    return ops1.constant(np.array(values, dtype=np.int64).reshape(-1))
+
+
+def _model(shape: tuple[int, ...], s: dm.Slicing) -> Any:
+    """One Parameter ``x``; output 0 is ``to_slice``'s chain, output 1 ``to_strided_slice``."""
+    x = ops1.parameter(list(shape), np.int64, name="x")
+    node: Any = x
+    for name, p in s.to_slice(shape):
+        if name == "Slice":
+            node = ops8.slice(
+                node, _const(p["start"]), _const(p["stop"]), _const(p["step"]), _const(p["axes"])
+            )
+        elif name == "Unsqueeze":
+            node = ops1.unsqueeze(node, _const(p["axes"]))
+        else:
+            assert name == "Squeeze"
+            node = ops1.squeeze(node, _const(p["axes"]))
+    p = s.to_strided_slice(shape)
+    strided = ops1.strided_slice(
+        x,
+        _const(p["begin"]),
+        _const(p["end"]),
+        _const(p["stride"]),
+        begin_mask=p["begin_mask"],
+        end_mask=p["end_mask"],
+        new_axis_mask=p["new_axis_mask"],
+        shrink_axis_mask=p["shrink_axis_mask"],
+        ellipsis_mask=p["ellipsis_mask"],
+    )
+    identity = ops1.convert(node, "i64")  # a Result never reads the Parameter directly
+    results = [ops1.result(identity), ops1.result(ops1.convert(strided, "i64"))]
+    return ov.Model(results, [x], "emitted")
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(index=numpy_indices(), shape=shapes, source=st.sampled_from(["numpy", "strided_slice"]))
+def test_openvino_runs_what_to_slice_and_to_strided_slice_write(
+    tmp_path: Path, index: tuple[Any, ...], shape: tuple[int, ...], source: str
+) -> None:
+    s = dm.Slicing.from_numpy(index)
+    if source == "strided_slice":  # the same numbers read with OpenVINO's clamping
+        s = dm.Slicing.from_strided_slice(**s._strided_slice(list(s.entries)))
+    x = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)
+    try:
+        want = s(x)
+    except dm.ValidationError:
+        return
+    xml = tmp_path / "emitted.xml"
+    ov.save_model(_model(shape, s), str(xml))
+    cpu = [array for _, array in openvino_oracle.run_ir(xml, {"x": x})]
+    reference = openvino_oracle.evaluate_ir(xml, {"x": x})
+    if not shape:  # evaluate's StridedSlice on scalar data: garbage (docs/semantics.md, 10)
+        reference = reference[:1]
+    for got in (*cpu, *reference):
+        assert same(got, want), (s, shape, s.to_slice(shape), s.to_strided_slice(shape))
+
+
+def test_cpu_plugin_runs_a_new_axis_beside_a_shrink_wrong_unless_every_axis_is_addressed() -> None:
+    """Divergence 23: ``x[1, None]`` on ``[3, 2]`` as OpenVINO writes it (begin [1, 0], shrink
+    [1, 0], new axis [0, 1], the last input axis left to the implicit rest) reads the wrong
+    elements, past its input, on the CPU plugin; ``evaluate`` and datamove are right, and so is
+    the CPU plugin once an ellipsis addresses the rest, which ``to_strided_slice`` writes."""
+    x = np.arange(6, dtype=np.float32).reshape(3, 2)
+    bare = {
+        "begin": [1, 0],
+        "end": [2, 0],
+        "stride": [1, 1],
+        "shrink_axis_mask": [1, 0],
+        "new_axis_mask": [0, 1],
+        "begin_mask": [0, 0],
+        "end_mask": [0, 0],
+        "ellipsis_mask": [0, 0],
+    }
+    want = x[1, None]
+    assert same(dm.strided_slice(x, **bare), want)
+    node = openvino_oracle.strided_slice((3, 2), **bare)
+    assert same(node.evaluate(x)[0], want)
+    assert not same(openvino_oracle.run_cpu(node, x)[0], want)  # the bug; fixed: update the docs
+    emitted = dm.Slicing.from_numpy("x[1, None]").to_strided_slice((3, 2))
+    assert emitted["ellipsis_mask"] == [0, 0, 1]
+    node = openvino_oracle.strided_slice((3, 2), **emitted)
+    assert same(openvino_oracle.run_cpu(node, x)[0], want)
+
+
+def test_evaluate_of_an_empty_strided_slice_on_a_scalar_is_not_run() -> None:
+    """Divergence 10: StridedSlice with begin, end and stride of length 0 on scalar data gives
+    the scalar; OpenVINO's ``evaluate`` returns an uninitialised value there (seen: 0, 3,
+    94446106847264 for 7), so only the CPU plugin is compared."""
+    x = np.array(7.0, dtype=np.float32)
+    empty = dm.Slicing.from_numpy("x[()]").to_strided_slice(())
+    assert empty["begin"] == []
+    assert same(dm.strided_slice(x, **empty), x)
+    node = openvino_oracle.strided_slice((), **empty)
+    assert same(openvino_oracle.run_cpu(node, x)[0], x)
