@@ -52,6 +52,15 @@ def numpy_result(x: np.ndarray, index: tuple[Any, ...]) -> np.ndarray | None:
         return None
 
 
+def slicing_from(index: tuple[Any, ...], source: str) -> dm.Slicing:
+    """The slicing of a NumPy index; with ``source="strided_slice"``, the same numbers read with
+    OpenVINO's clamping (``from_strided_slice``), which differs from NumPy's at the edges."""
+    s = dm.Slicing.from_numpy(index)
+    if source == "strided_slice":
+        s = dm.Slicing.from_strided_slice(**s._strided_slice(list(s.entries)))
+    return s
+
+
 def same(a: Any, b: Any) -> bool:
     a, b = np.asarray(a), np.asarray(b)
     return a.shape == b.shape and bool((a == b).all())
@@ -318,11 +327,7 @@ def test_every_emitter_round_trips_on_static_shapes(
     index: tuple[Any, ...], shape: tuple[int, ...], source: str
 ) -> None:
     x = np.arange(int(np.prod(shape))).reshape(shape)
-    s = dm.Slicing.from_numpy(index)
-    if source == "strided_slice":  # the same numbers read with OpenVINO's clamping
-        s = dm.Slicing.from_strided_slice(
-            **dm.Slicing.from_numpy(index)._strided_slice(list(s.entries))
-        )
+    s = slicing_from(index, source)
     try:
         want = s(x)
     except dm.ValidationError:
@@ -342,9 +347,7 @@ def test_onnx_emitter_round_trips_in_onnx_reference(
 ) -> None:
     pytest.importorskip("onnx")
     x = np.arange(int(np.prod(shape))).reshape(shape)
-    s = dm.Slicing.from_numpy(index)
-    if source == "strided_slice":
-        s = dm.Slicing.from_strided_slice(**s._strided_slice(list(s.entries)))
+    s = slicing_from(index, source)
     try:
         want = s(x)
     except dm.ValidationError:
@@ -374,9 +377,7 @@ def _with_rule(s: dm.Slicing, rule: str) -> dm.Slicing:
 def test_interval_shapes_round_trip_for_every_size_or_raise_with_a_witness(
     index: tuple[Any, ...], dims: list[tuple[int, int]], source: str, dialect: str
 ) -> None:
-    s = dm.Slicing.from_numpy(index)
-    if source == "strided_slice":
-        s = dm.Slicing.from_strided_slice(**s._strided_slice(list(s.entries)))
+    s = slicing_from(index, source)
     shape = dm.PartialShape([dm.Dimension(min(a, b), max(a, b)) for a, b in dims])
     emit = {
         "numpy": s.to_numpy,
@@ -456,9 +457,7 @@ def test_torch_calls_select_what_numpy_selects(
     index: tuple[Any, ...], shape: tuple[int, ...], source: str, known: str
 ) -> None:
     x = np.arange(int(np.prod(shape))).reshape(shape)
-    s = dm.Slicing.from_numpy(index)
-    if source == "strided_slice":
-        s = dm.Slicing.from_strided_slice(**s._strided_slice(list(s.entries)))
+    s = slicing_from(index, source)
     try:
         want = s(x)
     except dm.ValidationError:
@@ -490,9 +489,7 @@ def test_torch_calls_select_what_numpy_selects(
 def test_torch_calls_on_interval_shapes_are_exact_for_every_size_or_raise(
     index: tuple[Any, ...], dims: list[tuple[int, int]], source: str
 ) -> None:
-    s = dm.Slicing.from_numpy(index)
-    if source == "strided_slice":
-        s = dm.Slicing.from_strided_slice(**s._strided_slice(list(s.entries)))
+    s = slicing_from(index, source)
     shape = dm.PartialShape([dm.Dimension(min(a, b), max(a, b)) for a, b in dims])
     try:
         ops = s.to_torch(shape)

@@ -17,14 +17,7 @@ from hypothesis import strategies as st
 import datamove as dm
 import datamove.directml as dml
 from dialect_refs import run_dml, run_webnn, webnn_split
-from test_dialects import numpy_indices, same, shapes
-
-
-def _slicing(index: tuple[Any, ...], source: str) -> dm.Slicing:
-    s = dm.Slicing.from_numpy(index)
-    if source == "strided_slice":  # the same numbers read with OpenVINO's clamping
-        s = dm.Slicing.from_strided_slice(**s._strided_slice(list(s.entries)))
-    return s
+from test_dialects import numpy_indices, same, shapes, slicing_from
 
 
 @settings(max_examples=300, deadline=None)
@@ -32,7 +25,7 @@ def _slicing(index: tuple[Any, ...], source: str) -> dm.Slicing:
 def test_dml_and_webnn_ops_select_what_the_slicing_selects(
     index: tuple[Any, ...], shape: tuple[int, ...], source: str
 ) -> None:
-    s = _slicing(index, source)
+    s = slicing_from(index, source)
     x = np.arange(int(np.prod(shape))).reshape(shape)
     try:
         want = s(x)

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 import datamove as dm
 from datamove._dialects import NUMPY
-from test_dialects import _with_rule, numpy_indices, same, shapes
+from test_dialects import _with_rule, numpy_indices, same, shapes, slicing_from
 
 onnx = pytest.importorskip("onnx", reason="onnx (the test extra) is not installed")
 ort = pytest.importorskip("onnxruntime", reason="onnxruntime (the test extra) is not installed")
@@ -73,19 +73,12 @@ class Runtimes:
         return self.reference.run(None, {"x": x})[0]
 
 
-def _slicing(index: tuple[Any, ...], source: str) -> dm.Slicing:
-    s = dm.Slicing.from_numpy(index)
-    if source == "strided_slice":
-        s = dm.Slicing.from_strided_slice(**s._strided_slice(list(s.entries)))
-    return s
-
-
 @settings(max_examples=150, deadline=None)
 @given(index=numpy_indices(), shape=shapes, source=st.sampled_from(["numpy", "strided_slice"]))
 def test_to_onnx_runs_in_onnxruntime_and_the_reference(
     index: tuple[Any, ...], shape: tuple[int, ...], source: str
 ) -> None:
-    s = _slicing(index, source)
+    s = slicing_from(index, source)
     x = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)
     try:
         want = s(x)
@@ -111,7 +104,7 @@ def test_to_onnx_runs_in_onnxruntime_and_the_reference(
 def test_to_onnx_on_interval_shapes_holds_at_every_size_in_both_runtimes(
     index: tuple[Any, ...], dims: list[tuple[int, int]], source: str
 ) -> None:
-    s = _slicing(index, source)
+    s = slicing_from(index, source)
     shape = dm.PartialShape([dm.Dimension(min(a, b), max(a, b)) for a, b in dims])
     try:
         ops = s.to_onnx(shape)

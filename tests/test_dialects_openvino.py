@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import datamove as dm
 import openvino_oracle
-from test_dialects import numpy_indices, same, shapes
+from test_dialects import numpy_indices, same, shapes, slicing_from
 
 ov = pytest.importorskip("openvino", reason="openvino (the test extra) is not installed")
 import openvino.opset1 as ops1  # noqa: E402 - after the skip
@@ -67,9 +67,7 @@ def _model(shape: tuple[int, ...], s: dm.Slicing) -> Any:
 def test_openvino_runs_what_to_slice_and_to_strided_slice_write(
     tmp_path: Path, index: tuple[Any, ...], shape: tuple[int, ...], source: str
 ) -> None:
-    s = dm.Slicing.from_numpy(index)
-    if source == "strided_slice":  # the same numbers read with OpenVINO's clamping
-        s = dm.Slicing.from_strided_slice(**s._strided_slice(list(s.entries)))
+    s = slicing_from(index, source)
     x = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)
     try:
         want = s(x)

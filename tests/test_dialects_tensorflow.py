@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 import datamove as dm
 from datamove._dialects import NUMPY
-from test_dialects import _with_rule, numpy_indices, same, shapes
+from test_dialects import _with_rule, numpy_indices, same, shapes, slicing_from
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 with warnings.catch_warnings():
@@ -41,19 +41,12 @@ def run_tf(x: np.ndarray, p: dict[str, Any]) -> np.ndarray:
         return tf.strided_slice(tf.constant(x), **vectors, **masks).numpy()
 
 
-def _slicing(index: tuple[Any, ...], source: str) -> dm.Slicing:
-    s = dm.Slicing.from_numpy(index)
-    if source == "strided_slice":
-        s = dm.Slicing.from_strided_slice(**s._strided_slice(list(s.entries)))
-    return s
-
-
 @settings(max_examples=200, deadline=None)
 @given(index=numpy_indices(), shape=shapes, source=st.sampled_from(["numpy", "strided_slice"]))
 def test_to_tf_runs_in_tensorflow(
     index: tuple[Any, ...], shape: tuple[int, ...], source: str
 ) -> None:
-    s = _slicing(index, source)
+    s = slicing_from(index, source)
     x = np.arange(int(np.prod(shape)), dtype=np.int32).reshape(shape)
     try:
         want = s(x)
@@ -77,7 +70,7 @@ def test_to_tf_runs_in_tensorflow(
 def test_to_tf_on_interval_shapes_holds_at_every_size(
     index: tuple[Any, ...], dims: list[tuple[int, int]], source: str
 ) -> None:
-    s = _slicing(index, source)
+    s = slicing_from(index, source)
     shape = dm.PartialShape([dm.Dimension(min(a, b), max(a, b)) for a, b in dims])
     try:
         p = s.to_tf(shape)
