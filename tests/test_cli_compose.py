@@ -16,19 +16,27 @@ def test_prints_the_composition_in_numpy_form(capsys: pytest.CaptureFixture[str]
     assert capsys.readouterr().out == "x[1::2, ::-1]\n"
 
 
-def test_as_writes_each_dialect_on_one_line(capsys: pytest.CaptureFixture[str]) -> None:
-    dialects = "onnx,tf,torch,slice,strided-slice,numpy"
-    assert main(["compose", "x[1:, ::-1]", "x[::2]", "--as", dialects]) == 0
+def test_as_writes_each_dialect_as_explain_does(capsys: pytest.CaptureFixture[str]) -> None:
+    dialects = "onnx,tf,torch,slice,strided-slice,numpy,dml,webnn"
+    argv = ["compose", "x[1:, ::-1]", "x[::2]", "--shape", "5,6", "--as", dialects]
+    assert main(argv) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "x[1::2, ::-1]"
-    got = dict(line.split(": ", 1) for line in lines[1:])
-    assert list(got) == dialects.split(",")
+    heads = [line.split(" (")[0] for line in lines[1:] if not line.startswith(" ")]
+    assert heads == dialects.split(",")
+    composed = dm.compose("x[1:, ::-1]", "x[::2]", (5, 6))
+    assert "  " + composed.to_numpy((5, 6)) in lines  # the numpy block, as the library writes it
+    assert main([*argv, "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
     assert got["numpy"] == "x[1::2, ::-1]"
+    assert list(got["as"]) == dialects.split(",")
     x = np.arange(30).reshape(5, 6)
     want = x[1:, ::-1][::2]
-    assert (dm.strided_slice(x, **json.loads(got["strided-slice"])) == want).all()
-    assert json.loads(got["onnx"])[0][0] == "Slice"
-    assert json.loads(got["tf"])["strides"] == [2, -1]
+    assert (dm.strided_slice(x, **got["as"]["strided-slice"]["value"]) == want).all()
+    assert got["as"]["onnx"]["value"][0][0] == "Slice"
+    assert got["as"]["tf"]["value"]["strides"] == [2, -1]
+    assert got["as"]["dml"]["value"][0][0] == "SLICE1"
+    assert got["as"]["webnn"]["value"][0][0] == "slice"
 
 
 def test_a_dialect_that_cannot_say_it_gets_a_reason(capsys: pytest.CaptureFixture[str]) -> None:
@@ -37,10 +45,15 @@ def test_a_dialect_that_cannot_say_it_gets_a_reason(capsys: pytest.CaptureFixtur
     assert main(argv) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "x[-100:-200:-1]"
-    assert out[1].startswith("onnx: cannot: ONNX Slice: shape=None allows sizes 1..99 of axis 0")
-    assert json.loads(out[2].removeprefix("tf: "))["begin"] == [-100]
+    assert out[1].startswith("onnx: ONNX Slice: shape=None allows sizes 1..99 of axis 0")
+    assert out[1].endswith("(witness: shape [1])")
+    assert out[2] == "tf (tf.strided_slice):"
+    assert main([*argv, "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)["as"]
+    assert got["onnx"]["witness"] == [1]
+    assert got["tf"]["value"]["begin"] == [-100]
     assert main([*argv, "--shape", "[100..]"]) == 0
-    assert capsys.readouterr().out.splitlines()[1].startswith("onnx: [")
+    assert capsys.readouterr().out.splitlines()[1].startswith("onnx (ONNX Slice-13")
 
 
 def test_shape_narrows_where_the_composition_must_hold(
@@ -63,7 +76,7 @@ def test_shape_narrows_where_the_composition_must_hold(
         (["compose", "x[1:", "x[::2]"], 1, "is not an indexing expression"),
         (["compose", "x[1:]", "x[::2]", "--shape", "[2,"], 1, "shape"),
         (["compose", "x[None]", "x[2]"], 1, "index 2 of a new axis"),
-        (["compose", "x[1:]", "x[::2]", "--as", "webgpu"], 2, "unknown dialect webgpu"),
+        (["compose", "x[1:]", "x[::2]", "--as", "webgpu"], 2, "unknown dialect 'webgpu'"),
         (["compose", "x[1:]"], 2, "required"),
     ],
 )

@@ -2,12 +2,12 @@
 
 ``A`` and ``B`` are NumPy basic-indexing expressions (``"x[1:, ::-1]"``); ``--shape`` says which
 shapes the result must hold on (static, intervals such as ``[?,2..10]``; left out: every shape),
-and ``--as`` lists dialects to write it in, one line each: ``numpy``, ``strided-slice``
-(OpenVINO StridedSlice-1 / ``dm.strided_slice`` keyword arguments), ``slice`` (OpenVINO Slice-8
-with Unsqueeze/Squeeze), ``onnx``, ``tf`` (``tf.strided_slice``) and ``torch``, as JSON. A
-dialect that cannot say the result on every allowed shape gets a ``cannot:`` line with the reason
-and a witness; the exit status stays 0, since the composition itself exists. Where no single
-slicing is ``A`` then ``B`` on every allowed shape, one line on stderr and exit 1.
+and ``--as`` lists dialects to write it in, as ``explain --as`` and ``convert`` write them
+(``cli/_dialect_text.py``): every slicing dialect, DirectML and WebNN included. A dialect that
+cannot say the result on every allowed shape gets one line with the reason and a witness; the
+exit status stays 0, since the composition itself exists. ``--json`` prints one object: the NumPy
+text and, per dialect, the emitter's value or the reason. Where no single slicing is ``A`` then
+``B`` on every allowed shape, one line on stderr and exit 1.
 """
 
 # ruff: noqa: T201 - a command-line module: printing is its output
@@ -22,42 +22,16 @@ from datamove._compose import compose
 from datamove._dialects import Slicing
 from datamove._errors import NotExpressible
 from datamove._shape import PartialShape
+from datamove.cli import _dialect_text
+from datamove.cli._dialect_text import SLICING_DIALECTS
 
 __all__ = ["register"]
-
-DIALECTS: Final = ("numpy", "strided-slice", "slice", "onnx", "tf", "torch")
 
 _EPILOG: Final = """examples:
   datamove compose "x[1:, ::-1]" "x[::2]"
   datamove compose "x[::-1]" "x[1:]" --as onnx,torch
   datamove compose "x[-3:]" "x[1:]" --shape "[3..]"
 """
-
-
-def _dialects(text: str) -> list[str]:
-    names = [p.strip() for p in text.split(",") if p.strip()]
-    bad = [n for n in names if n not in DIALECTS]
-    if bad or not names:
-        raise argparse.ArgumentTypeError(
-            f"unknown dialect {', '.join(bad) or repr(text)}; choose from {','.join(DIALECTS)}"
-        )
-    return names
-
-
-def _emit(s: Slicing, dialect: str, shape: PartialShape | None) -> str:
-    emit: dict[str, Any] = {
-        "numpy": s.to_numpy,
-        "strided-slice": s.to_strided_slice,
-        "slice": s.to_slice,
-        "onnx": s.to_onnx,
-        "tf": s.to_tf,
-        "torch": s.to_torch,
-    }
-    try:
-        value = emit[dialect](shape)
-    except NotExpressible as exc:
-        return f"{dialect}: cannot: {exc}"
-    return f"{dialect}: {value if isinstance(value, str) else json.dumps(value)}"
 
 
 def _numpy(s: Slicing, shape: PartialShape | None) -> str:
@@ -72,9 +46,14 @@ def _run(args: argparse.Namespace) -> int:
     shape = None if args.shape is None else PartialShape.parse(args.shape)
     a, b = Slicing.from_numpy(args.a), Slicing.from_numpy(args.b)
     result = compose(a, b, shape)
-    print(_numpy(result, shape))
-    for dialect in args.dialects or []:
-        print(_emit(result, dialect, shape))
+    text = _numpy(result, shape)
+    translated = _dialect_text.translate(result, SLICING_DIALECTS, args.dialects or [], shape)
+    if args.json:
+        print(json.dumps({"numpy": text, "as": translated}))
+        return 0
+    print(text)
+    if translated:
+        print("\n".join(_dialect_text.show_blocks(translated, SLICING_DIALECTS)))
     return 0
 
 
@@ -96,8 +75,11 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--as",
         dest="dialects",
-        type=_dialects,
+        type=_dialect_text.dialect_list(SLICING_DIALECTS),
         metavar="D,...",
-        help=f"also write it in these dialects, one line each: {','.join(DIALECTS)}",
+        help=f"also write it in these dialects: {','.join(SLICING_DIALECTS)}",
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="one JSON object: the NumPy text and each dialect's"
     )
     parser.set_defaults(func=_run)
