@@ -35,6 +35,7 @@ from datamove._dialects import (
     SAME,
     Cut,
     Slicing,
+    axes_of,
     decide,
     expand,
     index_at,
@@ -443,7 +444,7 @@ def group_into_split_with_gaps(
             return None  # VariadicSplit refuses the smallest sizes, where the slicings run
     if ps.rank is None:  # the axis as the slicings address it: from the front or the back
         for t in items:
-            here, anywhere = t._axes(rank), t._axes(None)
+            here, anywhere = axes_of(t, rank), axes_of(t, None)
             if axis in here:
                 named = anywhere[here.index(axis)]
                 assert named is not None

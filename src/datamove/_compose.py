@@ -34,7 +34,16 @@ import math
 from collections.abc import Callable
 from typing import Any, Final
 
-from datamove._dialects import CLAMP, NUMPY, SAME, Cut, Slicing
+from datamove._dialects import (
+    CLAMP,
+    NUMPY,
+    SAME,
+    Cut,
+    Slicing,
+    axes_of,
+    entries_text,
+    witness_of,
+)
 from datamove._errors import NotExpressible, ValidationError
 from datamove._shape import INT64_MAX, Dimension, PartialShape, ShapeLike, as_partial_shape
 
@@ -556,7 +565,7 @@ class _Composer:
             ps = PartialShape.dynamic(self.min_rank if rank is None else rank)
         n = ps.rank or 0
         fixed = {(k % n if n else k): v for k, v in fixed.items()}
-        return self.a._witness(ps, fixed)
+        return witness_of(self.a, ps, fixed)
 
     def one(self, x: Any, y: Any, axis: int | None, rank: int | None) -> list[Any]:
         """The entries for ``a``'s entry ``x`` (one output axis) under ``b``'s entry ``y``."""
@@ -700,7 +709,7 @@ class _Composer:
 
 
 def _show(s: Slicing) -> str:
-    return Slicing._text(s.entries)
+    return entries_text(s.entries)
 
 
 def _tidy(entries: list[Any]) -> list[Any]:
@@ -768,7 +777,7 @@ def _any_rank(comp: _Composer) -> Slicing:
             exact = None  # b(a(x)) cannot run on this rank
         if exact is None:
             try:
-                candidate._axes(rank)
+                axes_of(candidate, rank)
             except ValidationError:
                 continue
             w = sub.witness(rank, {})

@@ -1424,9 +1424,24 @@ def _decide(
     return None
 
 
-# Public names of the per-axis machinery, for the slice algebra (src/datamove/_canonical.py).
+# Public names of the per-axis machinery, for the slice algebra (_canonical.py, _compose.py).
 shape_dims = _shape_dims
 expand = _expand
 decide = _decide
 same_cut = _same_cut
 index_at = _index_at
+
+
+def axes_of(s: Slicing, rank: int | None) -> list[int | None]:
+    """The input axis each entry of ``s`` addresses on ``rank`` (``None``: a new axis)."""
+    return s._axes(rank)
+
+
+def witness_of(s: Slicing, ps: PartialShape, fixed: dict[int, int]) -> tuple[int, ...]:
+    """A static shape ``ps`` allows, with the sizes ``fixed`` gives (axis -> size)."""
+    return s._witness(ps, fixed)
+
+
+def entries_text(entries: Iterable[Any]) -> str:
+    """The NumPy text ``x[...]`` of a slicing's entries."""
+    return Slicing._text(entries)
