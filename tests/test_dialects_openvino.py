@@ -6,6 +6,8 @@ worker process (a crash there fails the test, not the run).
 
 from __future__ import annotations
 
+import itertools
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -29,9 +31,14 @@ def _const(values: list[int]) -> Any:
     return ops1.constant(np.array(values, dtype=np.int64).reshape(-1))
 
 
-def _model(shape: tuple[int, ...], s: dm.Slicing) -> Any:
-    """One Parameter ``x``; output 0 is ``to_slice``'s chain, output 1 ``to_strided_slice``."""
-    x = ops1.parameter(list(shape), np.int64, name="x")
+def _model(shape: Any, s: dm.Slicing) -> Any:
+    """One Parameter ``x`` of ``shape`` (static, or an OpenVINO partial shape); output 0 is
+    ``to_slice``'s chain, output 1 ``to_strided_slice``, both emitted for ``shape``."""
+    x = ops1.parameter(
+        ov.PartialShape(str(shape)) if isinstance(shape, dm.PartialShape) else list(shape),
+        np.int64,
+        name="x",
+    )
     node: Any = x
     for name, p in s.to_slice(shape):
         if name == "Slice":
@@ -83,6 +90,41 @@ def test_openvino_runs_what_to_slice_and_to_strided_slice_write(
         assert same(got, want), (s, shape, s.to_slice(shape), s.to_strided_slice(shape))
 
 
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    index=numpy_indices(),
+    dims=st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5)), min_size=1, max_size=3),
+    source=st.sampled_from(["numpy", "strided_slice"]),
+)
+def test_one_model_of_interval_shapes_runs_right_at_every_size(
+    tmp_path: Path, index: tuple[Any, ...], dims: list[tuple[int, int]], source: str
+) -> None:
+    """Parameters emitted for an interval shape, compiled once with a dynamic input, give the
+    slicing's result at every size the interval allows, on the CPU plugin and in evaluate."""
+    s = slicing_from(index, source)
+    shape = dm.PartialShape([dm.Dimension(min(a, b), max(a, b)) for a, b in dims])
+    try:
+        model = _model(shape, s)
+    except dm.ValidationError:  # NotExpressible (its witness is tested elsewhere), or no rank
+        return
+    xml = tmp_path / "emitted.xml"
+    ov.save_model(model, str(xml))
+    for size in itertools.product(*(range(d.min, d.max + 1) for d in shape.dims)):
+        x = np.arange(int(np.prod(size)), dtype=np.int64).reshape(size)
+        try:
+            want = s(x)
+        except dm.ValidationError:
+            continue
+        cpu = [array for _, array in openvino_oracle.run_ir(xml, {"x": x})]
+        if want.size == 0:  # the CPU plugin's shape of an empty result: divergence 24
+            assert all(got.size == 0 for got in cpu), (s, shape, size)
+            cpu = [got.reshape(want.shape) for got in cpu]
+        for got in (*cpu, *openvino_oracle.evaluate_ir(xml, {"x": x})):
+            assert same(got, want), (s, shape, size)
+
+
 def test_cpu_plugin_runs_a_new_axis_beside_a_shrink_wrong_unless_every_axis_is_addressed() -> None:
     """Divergence 23: ``x[1, None]`` on ``[3, 2]`` as OpenVINO writes it (begin [1, 0], shrink
     [1, 0], new axis [0, 1], the last input axis left to the implicit rest) reads the wrong
@@ -120,3 +162,23 @@ def test_evaluate_of_an_empty_strided_slice_on_a_scalar_is_not_run() -> None:
     assert same(dm.strided_slice(x, **empty), x)
     node = openvino_oracle.strided_slice((), **empty)
     assert same(openvino_oracle.run_cpu(node, x)[0], x)
+
+
+def test_cpu_plugin_gives_an_empty_slice_then_unsqueeze_the_wrong_shape() -> None:
+    """Divergence 24: in a model of dynamic input shape, ``to_slice``'s chain for ``x[:0, None]``
+    (Slice to an empty result, then Unsqueeze) gives ``[0, 1, 0]`` on the CPU plugin for an input
+    of ``[3, 4]``, where ``evaluate`` and datamove give ``[0, 1, 4]``. Only the shape of an empty
+    result is wrong; StridedSlice's form of the same slicing is right."""
+    s = dm.Slicing.from_numpy("x[:0, None]")
+    shape = dm.PartialShape.parse("[?,?]")
+    x = np.arange(12, dtype=np.int64).reshape(3, 4)
+    assert s(x).shape == (0, 1, 4)
+    assert [name for name, _ in s.to_slice(shape)] == ["Slice", "Unsqueeze"]
+    with tempfile.TemporaryDirectory() as tmp:
+        xml = Path(tmp) / "emitted.xml"
+        ov.save_model(_model(shape, s), str(xml))
+        (_, chain), (_, strided) = openvino_oracle.run_ir(xml, {"x": x})
+        reference = openvino_oracle.evaluate_ir(xml, {"x": x})
+    assert chain.shape == (0, 1, 0)  # the bug; fixed: update docs/semantics.md
+    assert strided.shape == (0, 1, 4)
+    assert [r.shape for r in reference] == [(0, 1, 4), (0, 1, 4)]
