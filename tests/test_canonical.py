@@ -261,11 +261,21 @@ def test_proofs_and_witnesses_hold_on_every_array_library(
     text = shape_text(shape)
     sizes = list(every_shape(shape))
     sizes = sizes[:: max(1, len(sizes) // 8)]
-    for witness, holds in (
-        (s.identity_witness(text), lambda x, out: same(out, x)),
-        (s.empty_witness(text), lambda _, out: out.size == 0),
+    for kind, witness, holds in (
+        ("identity", s.identity_witness(text), lambda x, out: same(out, x)),
+        ("empty", s.empty_witness(text), lambda _, out: out.size == 0),
     ):
         for size in [witness] if witness is not None else sizes:
+            if math.prod(size) > 1 << 20:  # a witness on an unbounded axis: shown by its shape
+                try:
+                    got = tuple(s.infer(size).to_shape())
+                except dm.ValidationError:
+                    continue  # the slicing fails there: a witness too
+                if kind == "empty":
+                    assert math.prod(got) > 0, (s, text, size)
+                # (identity: a shape other than size shows it; an equal one, a reversal's
+                # values, cannot be run at this size)
+                continue
             x = iota(size)
             try:
                 out = xp.to_numpy(s(xp.asarray(x)))

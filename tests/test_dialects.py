@@ -656,3 +656,18 @@ def test_equivalent_on_unbounded_sizes() -> None:
         1000001,
     )
     assert dm.Slicing.from_numpy("x[...]").equivalent(dm.Slicing.from_numpy("x[:, ...]"), "[?,?]")
+
+
+def test_a_slicing_that_runs_on_no_allowed_shape_is_that_error_not_a_witness() -> None:
+    # Every shape [..2,0,0] allows has size 0 on the shrunk axis: nothing to translate, and no
+    # witness on which two readings differ (a CI run found to_onnx naming (1, 0, 0) as one).
+    s = dm.Slicing.from_numpy("x[-2::-1, :, 0]")
+    for emit in (s.to_onnx, s.to_slice):  # OpenVINO's clamping: they would have refused
+        with pytest.raises(dm.ValidationError, match="cannot index the axis shrunk") as info:
+            emit("[..2,0,0]")
+        assert not isinstance(info.value, dm.NotExpressible)
+    with pytest.raises(dm.NotExpressible) as refused:  # where some shape runs: the witness runs
+        s.to_onnx("[..2,0,0..3]")
+    w = refused.value.witness
+    assert w is not None
+    s(np.zeros(w))

@@ -118,10 +118,14 @@ def test_one_model_of_interval_shapes_runs_right_at_every_size(
         except dm.ValidationError:
             continue
         cpu = [array for _, array in openvino_oracle.run_ir(xml, {"x": x})]
-        if want.size == 0:  # the CPU plugin's shape of an empty result: divergence 24
+        reference = openvino_oracle.evaluate_ir(xml, {"x": x})
+        if want.size == 0:
+            # The CPU plugin's shape of an empty result (divergence 24); evaluate's StridedSlice
+            # reversing a zero-length axis (divergence 10): compared by size, and not at all.
             assert all(got.size == 0 for got in cpu), (s, shape, size)
             cpu = [got.reshape(want.shape) for got in cpu]
-        for got in (*cpu, *openvino_oracle.evaluate_ir(xml, {"x": x})):
+            reference = reference[:1]
+        for got in (*cpu, *reference):
             assert same(got, want), (s, shape, size)
 
 

@@ -661,7 +661,11 @@ class Slicing:
                 out.append(x)
                 continue
             assert axis is not None
-            out.append(self._cut_for(x, ps, axis, dialect, rule, shape))
+            try:
+                out.append(self._cut_for(x, ps, axis, dialect, rule, shape))
+            except NotExpressible:
+                self.infer(ps)  # a slicing that runs on no allowed shape: that error instead
+                raise
         return ps, out
 
     def _cut_for(
