@@ -8,6 +8,7 @@ is not about one layer or port).
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from datamove._errors import DTypeError, ValidationError
@@ -79,34 +80,14 @@ class IRError(ValidationError):
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickle with every structured field."""
-        return (
-            _rebuild,
-            (
-                type(self),
-                self.argument,
-                self.value,
-                self.rule,
-                self.hint,
-                self.layer_id,
-                self.layer_name,
-                self.layer_type,
-                self.port,
-            ),
-        )
-
-
-def _rebuild(cls: type[IRError], *args: Any) -> IRError:
-    argument, value, rule, hint, layer_id, layer_name, layer_type, port = args
-    return cls(
-        argument,
-        value,
-        rule,
-        hint=hint,
-        layer_id=layer_id,
-        layer_name=layer_name,
-        layer_type=layer_type,
-        port=port,
-    )
+        places: dict[str, Any] = {
+            "hint": self.hint,
+            "layer_id": self.layer_id,
+            "layer_name": self.layer_name,
+            "layer_type": self.layer_type,
+            "port": self.port,
+        }
+        return (partial(type(self), **places), (self.argument, self.value, self.rule))
 
 
 class UnsupportedOperatorError(IRError):
@@ -164,10 +145,7 @@ class ONNXError(ValidationError):
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickle with every structured field."""
-        return (_rebuild_onnx, (self.argument, self.value, self.rule, self.hint, self.op))
-
-
-def _rebuild_onnx(
-    argument: str | None, value: Any, rule: str, hint: str | None, op: str
-) -> ONNXError:
-    return ONNXError(argument, value, rule, hint=hint, op=op)
+        return (
+            partial(type(self), hint=self.hint, op=self.op),
+            (self.argument, self.value, self.rule),
+        )
