@@ -420,17 +420,6 @@ class _BinFile:
         return data
 
 
-@dataclass(frozen=True, slots=True)
-class _Weights:
-    """The ``.bin`` as a Const reads it: ``weights[start:stop]``."""
-
-    file: _BinFile
-    layer: Layer
-
-    def __getitem__(self, part: slice) -> np.ndarray[Any, Any]:
-        return self.file.read(self.layer, part.start, part.stop)
-
-
 class Model:
     """An OpenVINO IR model read by `read_model`.
 
@@ -564,7 +553,7 @@ class Model:
         if need == 0:
             value = np.zeros(dims, dtype=etype.dtype)
         else:
-            value = decode(self._weights(layer)[offset : offset + need], etype, dims)
+            value = decode(self._bin.read(layer, offset, offset + need), etype, dims)
         value.flags.writeable = False
         self._consts[layer.index] = value
         return value
@@ -573,11 +562,7 @@ class Model:
         offset, size = layer.extent_attr("offset"), layer.extent_attr("size")
         if size == 0:
             return b""
-        return bytes(self._weights(layer)[offset : offset + size])
-
-    def _weights(self, layer: Layer) -> _Weights:
-        """The ``.bin`` file, read by slices (``layer`` is the Const that needs it)."""
-        return _Weights(self._bin, layer)
+        return bytes(self._bin.read(layer, offset, offset + size))
 
     # -- check ------------------------------------------------------------------------------
     def _resolve_input(self, name: str, argument: str) -> Layer:
