@@ -58,9 +58,13 @@ def write_example(directory: Path) -> Path:
 
     Returns the ``.xml`` path.
     """
-    xml = Path(directory) / "example.xml"
-    xml.write_text(_XML, encoding="utf-8")
-    xml.with_suffix(".bin").write_bytes(np.array([1, 2, -1], dtype="<i8").tobytes())
+    return _write(Path(directory) / "example.xml", _XML, [1, 2, -1])
+
+
+def _write(xml: Path, text: str, weights: list[int]) -> Path:
+    """Write ``xml`` and its ``.bin`` of int64 ``weights``; return the ``.xml`` path."""
+    xml.write_text(text, encoding="utf-8")
+    xml.with_suffix(".bin").write_bytes(np.array(weights, dtype="<i8").tobytes())
     return xml
 
 
@@ -116,10 +120,7 @@ def write_unsound_example(directory: Path) -> Path:
 
     Returns the ``.xml`` path.
     """
-    xml = Path(directory) / "unsound.xml"
-    xml.write_text(_UNSOUND, encoding="utf-8")
-    xml.with_suffix(".bin").write_bytes(np.array([-5, -3, -1], dtype="<i8").tobytes())
-    return xml
+    return _write(Path(directory) / "unsound.xml", _UNSOUND, [-5, -3, -1])
 
 
 def write_onnx_example(directory: Path) -> Path:
