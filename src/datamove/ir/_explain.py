@@ -28,7 +28,17 @@ if TYPE_CHECKING:
     from datamove.ir._graph import Layer
     from datamove.ir._model import Model
 
-__all__ = ["SLICING", "explain_layers", "index_expression"]
+__all__ = [
+    "SLICING",
+    "at",
+    "chunks",
+    "entry",
+    "explain_layers",
+    "index_expression",
+    "runtime_name",
+    "tidy",
+    "trim",
+]
 
 SLICING: Final = ("Slice", "StridedSlice", "Split", "VariadicSplit")
 _INPUTS: Final = {
@@ -100,7 +110,8 @@ def index_expression(index: Sequence[Any], shape: Sequence[int | None], name: st
 Values = list[int] | str  # an index input's values, or the name of its run-time value
 
 
-def _at(v: Values, i: int, length: int | None) -> Part:
+def at(v: Values, i: int, length: int | None) -> Part:
+    """Element ``i`` of an index input: its number, or ``name[i]`` (``name`` when of length 1)."""
     if isinstance(v, str):
         return v if length == 1 else f"{v}[{i}]"
     return v[i]
@@ -119,8 +130,8 @@ def _raw_slice(_layer: Layer, vals: list[Values], lengths: list[int | None], ran
     for k, a in enumerate(listed):
         if not 0 <= a < rank:
             return None
-        raw[a] = slice(*(_at(v, k, lengths[j + 1]) for j, v in enumerate((start, stop, step))))
-    return _trim(raw)
+        raw[a] = slice(*(at(v, k, lengths[j + 1]) for j, v in enumerate((start, stop, step))))
+    return trim(raw)
 
 
 def _raw_strided(layer: Layer, vals: list[Values], lengths: list[int | None], rank: int) -> Any:
@@ -142,22 +153,23 @@ def _raw_strided(layer: Layer, vals: list[Values], lengths: list[int | None], ra
         elif kind == KEEP:
             raw.append(slice(None))
         elif kind == SHRINK:
-            raw.append(_at(begin, i, lengths[1]))
+            raw.append(at(begin, i, lengths[1]))
         else:
-            s = 1 if stride == [] else _at(stride, i, lengths[3])
-            b = None if bmask[i] else _at(begin, i, lengths[1])
-            e = None if emask[i] else _at(end, i, lengths[2])
+            s = 1 if stride == [] else at(stride, i, lengths[3])
+            b = None if bmask[i] else at(begin, i, lengths[1])
+            e = None if emask[i] else at(end, i, lengths[2])
             raw.append(slice(b, e, s))
-    return _trim(raw)
+    return trim(raw)
 
 
-def _trim(raw: list[Any]) -> tuple[Any, ...]:
+def trim(raw: list[Any]) -> tuple[Any, ...]:
+    """``raw`` without its trailing ``:`` (``...`` where nothing is left)."""
     while raw and raw[-1] == slice(None):
         raw.pop()
     return tuple(raw) if raw else (Ellipsis,)
 
 
-def _tidy(raw: tuple[Any, ...], wide: int = _WIDE) -> tuple[Any, ...]:
+def tidy(raw: tuple[Any, ...], wide: int = _WIDE) -> tuple[Any, ...]:
     """Bounds far outside any size left out: ``x[1:9223372036854775807]`` is ``x[1:]``."""
     out: list[Any] = []
     for item in raw:
@@ -216,9 +228,28 @@ def _every_size(raw: tuple[Any, ...], planner: Any, shape: PartialShape, values:
 
 
 # -- the layers ----------------------------------------------------------------------------------
-def _name(layer: Layer) -> str:
-    name = re.sub(r"\W+", "_", layer.name).strip("_") or f"layer{layer.id}"
+def runtime_name(text: str, default: str) -> str:
+    """A Python name for a run-time value, after its maker: letters, digits and ``_``."""
+    name = re.sub(r"\W+", "_", text).strip("_") or default
     return f"_{name}" if name[0].isdigit() or name == "x" else name
+
+
+def entry(
+    layer_id: str, layer_type: str, name: str, shape: str, outs: list[Any], split: bool
+) -> dict[str, Any]:
+    """One layer's explanation, before anything is known: ``numpy`` ``None`` for each output."""
+    return {
+        "layer_id": layer_id,
+        "layer_type": layer_type,
+        "name": name,
+        "input_shape": shape,
+        "output_shapes": [str(s) for s in outs],
+        "numpy": [None] * len(outs) if split else None,
+        "runtime": {},
+        "note": None,
+        "values": {},
+        "attributes": {},
+    }
 
 
 def _explain(
@@ -227,25 +258,12 @@ def _explain(
     graph = model._graph
     shape = ins[0].shape if ins else PartialShape(None)
     names = _INPUTS[layer.type]
-    info: dict[str, Any] = {
-        "layer_id": layer.id,
-        "layer_type": layer.type,
-        "name": layer.name,
-        "input_shape": str(shape),
-        "output_shapes": [str(s) for s in outs],
-        "numpy": None,
-        "runtime": {},
-        "note": None,
-        "values": {},
-        "attributes": {},
-    }
+    split = layer.type in ("Split", "VariadicSplit")
+    info = entry(layer.id, layer.type, layer.name, str(shape), outs, split)
     if layer.type == "StridedSlice":
         info["attributes"] = {k: list(layer.int_list_attr(k)) for k in MASKS}
     elif layer.type == "Split":
         info["attributes"] = {"num_splits": layer.int_attr("num_splits")}
-    split = layer.type in ("Split", "VariadicSplit")
-    if split:
-        info["numpy"] = [None] * len(layer.outputs)
     vals: list[Values] = [[]]
     lengths: list[int | None] = [None]
     for k, got in enumerate(ins[1:], 1):
@@ -259,7 +277,7 @@ def _explain(
             info["values"][argument] = vals[-1] if got.value.ndim else vals[-1][0]
             continue
         src = graph.layers[layer.sources[k][0]]
-        name = _name(src)
+        name = runtime_name(src.name, f"layer{src.id}")
         vals.append(name)
         info["runtime"][name] = f"{argument}: layer {src.id} {src.name!r} ({src.type})"
     rank = shape.rank
@@ -291,11 +309,11 @@ def _explain(
         return info
     dims_or_none = [d.get_length() if d.is_static else None for d in shape.dims]
     if not known:
-        info["numpy"] = index_expression(_tidy(raw), dims_or_none)
+        info["numpy"] = index_expression(tidy(raw), dims_or_none)
         return info
     planner = shape_planner(layer, [None, *(_array(v) for v in vals[1:])])
     ints = [v for vs in vals[1:] if isinstance(vs, list) for v in vs]
-    for candidate in (_tidy(raw), _tidy(raw, 2**62), raw):
+    for candidate in (tidy(raw), tidy(raw, 2**62), raw):
         if planner is not None and _every_size(candidate, planner, shape, ints):
             info["numpy"] = index_expression(candidate, dims_or_none)
             return info
@@ -325,14 +343,12 @@ def _split_text(
     if layer.type == "Split":
         n = layer.int_attr("num_splits")
         part = f"{size}//{n}"
-        cuts = ["", *(part if k == 1 else f"{part}*{k}" for k in range(1, n)), ""]
-        return [f"{prefix}{cuts[k]}:{cuts[k + 1]}]" for k in range(n)]
+        return chunks(prefix, [part if k == 1 else f"{part}*{k}" for k in range(1, n)])
     lens = vals[2]
     if isinstance(lens, str):
         m = lengths[2] or count
         sym = [lens if m == 1 else f"{lens}[{k}]" for k in range(m)]
-        cuts = ["", *("+".join(sym[: k + 1]) for k in range(m - 1)), ""]
-        return [f"{prefix}{cuts[k]}:{cuts[k + 1]}]" for k in range(m)]
+        return chunks(prefix, ["+".join(sym[: k + 1]) for k in range(m - 1)])
     rest = lens.index(-1) if -1 in lens else len(lens)
     texts: list[str | None] = []
     for k in range(len(lens)):
@@ -344,6 +360,12 @@ def _split_text(
         hi = str(sum(lens[: k + 1])) if k < rest else (f"-{after}" if after else "")
         texts.append(f"{prefix}{lo}:{hi}]")
     return texts
+
+
+def chunks(prefix: str, cuts: list[str]) -> list[str | None]:
+    """Each chunk's expression, between consecutive ``cuts`` (``prefix``: ``x[`` and ``:, ``s)."""
+    ends = ["", *cuts, ""]
+    return [f"{prefix}{ends[k]}:{ends[k + 1]}]" for k in range(len(cuts) + 1)]
 
 
 def _algebra(info: dict[str, Any]) -> None:
@@ -391,20 +413,11 @@ def explain_layers(model: Model, layer: str | None = None) -> list[dict[str, Any
             found.append(_explain(model, node, ins, outs))
             _algebra(found[-1])
         except ValidationError as exc:  # a broken attribute: check() reports it
+            shape = str(ins[0].shape) if ins else "[...]"
             found.append(
-                {
-                    "layer_id": node.id,
-                    "layer_type": node.type,
-                    "name": node.name,
-                    "input_shape": str(ins[0].shape) if ins else "[...]",
-                    "output_shapes": [str(s) for s in outs],
-                    "numpy": [None] * len(outs) if node.type in SLICING[2:] else None,
-                    "runtime": {},
-                    "note": str(exc),
-                    "values": {},
-                    "attributes": {},
-                }
+                entry(node.id, node.type, node.name, shape, outs, node.type in SLICING[2:])
             )
+            found[-1]["note"] = str(exc)
     if layer is not None and not found:
         raise ValidationError(
             "explain",

@@ -29,7 +29,6 @@ form `datamove.ir._explain.explain_layers` gives IR layers (a ``"dialect": "onnx
 from __future__ import annotations
 
 import os
-import re
 import warnings
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -45,14 +44,13 @@ from datamove._files import read_regular
 from datamove._shape import Dimension, PartialShape, as_partial_shape
 from datamove._splitting import Splitting, onnx_split_version
 from datamove.ir._errors import ONNXError
-from datamove.ir._explain import index_expression
+from datamove.ir._explain import at, chunks, entry, index_expression, runtime_name, tidy, trim
 from datamove.ir._model import CheckReport, Problem
 
 __all__ = ["ONNXModel", "read_onnx"]
 
 _MAX_BYTES: Final = 2**31 - 1  # protobuf's limit on one message: no .onnx file is larger
 _MAX_VALUES: Final = 1 << 16  # constants read as parameters at most this many values
-_WIDE: Final = 2**31 - 1  # exporters' sentinels (INT32_MAX, INT64_MAX): left out where they mean it
 CHECKED: Final = ("Slice", "Split", "Concat")
 _DEFAULT_DOMAINS: Final = ("", "ai.onnx")
 MISSING: Final = (
@@ -119,12 +117,6 @@ def _shape_of(type_proto: Any) -> tuple[PartialShape, str | None] | None:
         for d in tensor.shape.dim
     ]
     return PartialShape(dims), _etype(tensor.elem_type)
-
-
-def _name(text: str) -> str:
-    """A Python name for a run-time value: its maker's name, letters, digits and ``_``."""
-    name = re.sub(r"\W+", "_", text).strip("_") or "value"
-    return f"_{name}" if name[0].isdigit() or name == "x" else name
 
 
 @dataclass(slots=True)
@@ -528,7 +520,7 @@ def _ints(node: Any, ins: list[_Value], k: int, name: str) -> list[int] | str | 
         return None
     v = ins[k]
     if v.value is None:
-        return _name(v.source or node.input[k])
+        return runtime_name(v.source or node.input[k], "value")
     if v.value.ndim != 1 or v.value.dtype.kind not in "iu":
         raise ValidationError(
             f"ONNX {node.op_type}",
@@ -712,39 +704,12 @@ def _concat(node: Any, ins: list[_Value], opset: int) -> _Value:
 
 
 # -- explain -------------------------------------------------------------------------------------
-def _bound(v: int | None, step: int, start: bool) -> int | None:
-    """A bound as written, left out where it means "from the first" / "to the last"."""
-    if v is None:
-        return None
-    if step > 0:
-        return None if (start and v == 0) or (not start and v >= _WIDE) else v
-    return None if (start and (v == -1 or v >= _WIDE)) or (not start and v <= -_WIDE) else v
-
-
-def _at(v: Any, k: int, n: int) -> Any:
-    if isinstance(v, str):
-        return v if n == 1 else f"{v}[{k}]"
-    return v[k]
-
-
 def _explain(node: _Node) -> dict[str, Any]:
     proto = node.proto
     kind = proto.op_type
     shape = node.ins[0].shape if node.ins else PartialShape(None)
-    info: dict[str, Any] = {
-        "layer_id": str(node.index),
-        "layer_type": kind,
-        "name": _node_name(proto),
-        "input_shape": str(shape),
-        "output_shapes": [str(s) for s in node.outs],
-        "numpy": [None] * len(node.outs) if kind == "Split" else None,
-        "runtime": {},
-        "note": None,
-        "values": {},
-        "attributes": {},
-        "dialect": "onnx",
-        "opset": node.version,
-    }
+    info = entry(str(node.index), kind, _node_name(proto), str(shape), node.outs, kind == "Split")
+    info |= {"dialect": "onnx", "opset": node.version}
     try:
         if kind == "Slice":
             _explain_slice(node, info, shape)
@@ -765,7 +730,7 @@ def _numpy(s: Slicing, shape: PartialShape) -> str:
 
 def _note_runtime(node: _Node, info: dict[str, Any], k: int, argument: str) -> None:
     v = node.ins[k]
-    name = _name(v.source or node.proto.input[k])
+    name = runtime_name(v.source or node.proto.input[k], "value")
     info["runtime"][name] = f"{argument}: {v.maker or repr(node.proto.input[k])}"
 
 
@@ -797,16 +762,10 @@ def _explain_slice(node: _Node, info: dict[str, Any], shape: PartialShape) -> No
     listed = list(range(n)) if axes is None else _normal_axes(axes, rank, "ONNX Slice")
     raw: list[Any] = [slice(None)] * rank
     for k, a in enumerate(listed):
-        step = 1 if steps is None else _at(steps, k, n)
-        start, stop = _at(starts, k, n), _at(ends, k, n)
-        if isinstance(step, int):
-            start = _bound(start, step, True) if isinstance(start, int) else start
-            stop = _bound(stop, step, False) if isinstance(stop, int) else stop
-        raw[a] = slice(start, stop, step)
-    while raw and raw[-1] == slice(None):
-        raw.pop()
+        step = 1 if steps is None else at(steps, k, n)
+        raw[a] = slice(at(starts, k, n), at(ends, k, n), step)
     dims = [d.get_length() if d.is_static else None for d in shape.dims]
-    info["numpy"] = index_expression(tuple(raw) or (Ellipsis,), dims)
+    info["numpy"] = index_expression(tidy(trim(raw)), dims)
 
 
 def _explain_split(node: _Node, info: dict[str, Any], shape: PartialShape) -> None:
@@ -834,8 +793,7 @@ def _explain_split(node: _Node, info: dict[str, Any], shape: PartialShape) -> No
         (name,) = info["runtime"]
         m = count
         sym = [name if m == 1 else f"{name}[{k}]" for k in range(m)]
-        cuts = ["", *("+".join(sym[: k + 1]) for k in range(m - 1)), ""]
-        info["numpy"] = [f"{prefix}{cuts[k]}:{cuts[k + 1]}]" for k in range(m)]
+        info["numpy"] = chunks(prefix, ["+".join(sym[: k + 1]) for k in range(m - 1)])
         return
     if dim.is_static or s.rule == "lengths":
         lengths = s.lengths(dim.get_length()) if dim.is_static else s.value
@@ -849,8 +807,7 @@ def _explain_split(node: _Node, info: dict[str, Any], shape: PartialShape) -> No
     size = f"x.shape[{a}]"
     n = int(s.value)
     part = f"{size}//{n}" if s.rule == "even" else f"-(-{size}//{n})"
-    cuts = ["", *(part if k == 1 else f"({part})*{k}" for k in range(1, n)), ""]
-    info["numpy"] = [f"{prefix}{cuts[k]}:{cuts[k + 1]}]" for k in range(n)]
+    info["numpy"] = chunks(prefix, [part if k == 1 else f"({part})*{k}" for k in range(1, n)])
 
 
 def _texts(proto: Any) -> Iterator[Any]:
