@@ -5,13 +5,14 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from xml.sax.saxutils import quoteattr
 
 from datamove._shape import PartialShape
 from datamove.ir._errors import IRError
 
 if TYPE_CHECKING:
+    from datamove.ir._graph import Port
     from datamove.ir._model import Model
 
 __all__ = ["save_model"]
@@ -21,28 +22,23 @@ def _escape_names(names: tuple[str, ...] | list[str]) -> str:
     return ",".join(n.replace(",", "\\,") for n in names)
 
 
-def _dims(shape: PartialShape | None, indent: str) -> list[str]:
-    if shape is None or shape.rank is None:
-        return []
-    return [f"{indent}<dim>{d.min if d.is_static else -1}</dim>" for d in shape.dims]
-
-
 def _shape_attr(shape: PartialShape) -> str:
     return "..." if shape.rank is None else ",".join(str(d) for d in shape.dims)
 
 
-def _port(
-    pid: int, precision: str | None, shape: PartialShape | None, names: str, indent: str
-) -> list[str]:
+def _port(pid: int, port: Port, inferred: PartialShape | None, names: str = "") -> list[str]:
+    """A ``<port>`` with the inferred shape (else the declared one: an unsupported layer)."""
     attrs = f'id="{pid}"'
-    if precision:
-        attrs += f" precision={quoteattr(precision)}"
+    if port.precision:
+        attrs += f" precision={quoteattr(port.precision)}"
     if names:
         attrs += f" names={quoteattr(names)}"
-    dims = _dims(shape, indent + "\t")
-    if not dims:
-        return [f"{indent}<port {attrs} />"]
-    return [f"{indent}<port {attrs}>", *dims, f"{indent}</port>"]
+    usable = inferred is not None and (inferred.rank is not None or not port.has_dims)
+    shape = inferred if inferred is not None and usable else port.shape
+    if shape.rank is None or not shape.dims:
+        return [f"\t\t\t\t<port {attrs} />"]
+    dims = [f"\t\t\t\t\t<dim>{d.min if d.is_static else -1}</dim>" for d in shape.dims]
+    return [f"\t\t\t\t<port {attrs}>", *dims, "\t\t\t\t</port>"]
 
 
 def save_model(
@@ -90,7 +86,6 @@ def save_model(
             raise IRError(argument, os.fspath(path), "is in a folder that does not exist")
     graph = model._graph
     report = model.check()
-    new_id = {layer.index: layer.index for layer in graph.layers}
     blob = bytearray()
     lines = [
         '<?xml version="1.0"?>',
@@ -99,7 +94,7 @@ def save_model(
     ]
     edges: list[tuple[int, int, int, int]] = []
     for layer in graph.layers:  # file order: OpenVINO orders inputs and outputs by it
-        idx = lid = layer.index
+        lid = layer.index
         attrs = f'id="{lid}" name={quoteattr(layer.name)} type={quoteattr(layer.type)}'
         attrs += f" version={quoteattr(layer.version)}"
         if layer.type == "Result":
@@ -122,25 +117,16 @@ def save_model(
         if layer.inputs:
             lines.append("\t\t\t<input>")
             for k, port in enumerate(layer.inputs):
-                shape = report.ports.get((layer.id, port.id))
-                lines += _port(
-                    k, port.precision, shape if _usable(shape, port) else port.shape, "", "\t\t\t\t"
-                )
+                lines += _port(k, port, report.ports.get((layer.id, port.id)))
                 src, out = layer.sources[k]
-                edges.append((new_id[src], len(graph.layers[src].inputs) + out, lid, k))
+                edges.append((src, len(graph.layers[src].inputs) + out, lid, k))
             lines.append("\t\t\t</input>")
         if layer.outputs:
             lines.append("\t\t\t<output>")
             for k, port in enumerate(layer.outputs):
                 shape = report.ports.get((layer.id, port.id))
-                names = model._tensor_names(idx, k)
-                lines += _port(
-                    len(layer.inputs) + k,
-                    port.precision,
-                    shape if _usable(shape, port) else port.shape,
-                    _escape_names(list(names)),
-                    "\t\t\t\t",
-                )
+                tensor = _escape_names(model._tensor_names(lid, k))
+                lines += _port(len(layer.inputs) + k, port, shape, tensor)
             lines.append("\t\t\t</output>")
         lines.append("\t\t</layer>")
     lines += ["\t</layers>", "\t<edges>"]
@@ -150,11 +136,6 @@ def save_model(
     ]
     lines += ["\t</edges>", "</net>", ""]
     _write_atomically({xml_file: "\n".join(lines).encode("utf-8"), bin_file: bytes(blob)})
-
-
-def _usable(shape: PartialShape | None, port: Any) -> bool:
-    """Whether to write the inferred shape (else the declared one, e.g. for unsupported layers)."""
-    return shape is not None and (shape.rank is not None or not port.has_dims)
 
 
 def _write_atomically(files: dict[Path, bytes]) -> None:
