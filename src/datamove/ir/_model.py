@@ -35,6 +35,7 @@ from datamove.ir._graph import (
 )
 from datamove.ir._ops import (
     LAYER_OPS,
+    Context,
     Info,
     Join,
     Planner,
@@ -43,9 +44,7 @@ from datamove.ir._ops import (
     check_input_count,
     const_layout,
     data_ports,
-    infer_layer,
     is_opaque,
-    output_count,
     runner,
     shape_planner,
     unsupported_reason,
@@ -711,7 +710,8 @@ class Model:
             elif not is_opaque(layer):  # an opaque layer keeps its declared outputs
                 try:
                     check_input_count(layer, len(ins))
-                    count = output_count(layer, ins)  # before inference: num_splits may be 10**8
+                    op = LAYER_OPS[layer.type]
+                    count = op.output_count(layer, ins) if op.output_count else None
                     if count is not None and count != len(layer.outputs):
                         report(
                             layer,
@@ -720,12 +720,8 @@ class Model:
                             f"but the operator has {count}",
                         )
                     else:
-                        outs = infer_layer(
-                            layer,
-                            ins,
-                            parameter_shape=overrides.get(idx),
-                            load_const=self._load_const,
-                        )
+                        context = Context(overrides.get(idx), self._load_const)
+                        outs = op.infer(layer, ins, context)
                 except IRError as exc:
                     text = (
                         exc.rule

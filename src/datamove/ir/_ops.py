@@ -7,7 +7,7 @@ A record says what datamove does with a layer type: how many inputs it takes and
 data, how its outputs are inferred (shape, element type, and value when a small constant), how
 it runs on arrays, and, where its outputs depend on its input shapes alone, its shape plan:
 what each output takes (a NumPy basic index of the data, or a `Join` of the inputs). Every
-other module dispatches through the registry (`infer_layer`, `runner`, `shape_planner`...), so
+other module dispatches through the registry (`LAYER_OPS` itself, `runner`, `shape_planner`...), so
 adding a layer type is one record here. Split, VariadicSplit, StridedSlice, Slice and Concat
 call datamove's operators and their cached plans (one source of truth for their rules).
 """
@@ -60,9 +60,7 @@ __all__ = [
     "const_layout",
     "data_ports",
     "infer_concat",
-    "infer_layer",
     "is_opaque",
-    "output_count",
     "runner",
     "shape_planner",
     "unsupported_reason",
@@ -151,7 +149,8 @@ class LayerOp:
     run: Callable[[Layer, Fixed], Runner] | None = None  # None: a source (Parameter, Const)
     plan: Callable[[Layer, Fixed], Planner | None] | None = None  # None: never planned
     data_ports: tuple[int, ...] | None = None  # the inputs that are data; None: all of them
-    # The number of outputs, where known before inference (a hostile num_splits costs nothing).
+    # The number of outputs, where known without inferring any shape (num_splits, the length of
+    # split_lengths): compared with the declared ports first, a hostile num_splits costs nothing.
     output_count: Callable[[Layer, Sequence[Info]], int | None] | None = None
     version: int = 1  # the operator's version (Slice-8), the first opset that holds it
     newest_opset: int = MAX_OPSET  # the versions read: opset{version} to this
@@ -733,29 +732,6 @@ def check_input_count(layer: Layer, count: int) -> None:
         raise layer.error(
             "inputs", count, f"is the wrong number of inputs: {layer.type} takes {want}"
         )
-
-
-def output_count(layer: Layer, ins: Sequence[Info]) -> int | None:
-    """How many outputs the operator has, where that is known without inferring any shape.
-
-    ``num_splits`` for Split, the length of ``split_lengths`` for VariadicSplit (when its shape is
-    static). The caller compares it with the declared output ports *before* inference, so that a
-    hostile ``num_splits="100000000"`` costs nothing. ``None`` when unknown or not applicable.
-    """
-    count = LAYER_OPS[layer.type].output_count
-    return None if count is None else count(layer, ins)
-
-
-def infer_layer(
-    layer: Layer,
-    ins: list[Info],
-    *,
-    parameter_shape: PartialShape | None = None,
-    load_const: Callable[[Layer], np.ndarray[Any, Any]] | None = None,
-) -> list[Info]:
-    """Infer the outputs of one supported layer from its inputs (raises on broken rules)."""
-    check_input_count(layer, len(ins))
-    return LAYER_OPS[layer.type].infer(layer, ins, Context(parameter_shape, load_const))
 
 
 def data_ports(layer: Layer) -> range | tuple[int, ...]:
