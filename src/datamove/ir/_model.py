@@ -8,7 +8,7 @@ import math
 import os
 import threading
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import CodeType, FunctionType
@@ -52,7 +52,7 @@ from datamove.ir._ops import (
 from datamove.ir._sizes import witness_shapes
 from datamove.ir._types import ELEMENT_TYPES, PRECISIONS, ElementType, decode
 
-__all__ = ["CheckReport", "Model", "Problem", "ShapePlanInfo", "read_model"]
+__all__ = ["CheckReport", "Model", "Problem", "ShapePlanInfo", "given_shapes", "read_model"]
 
 _SHAPE_PLANS_MAX: Final = 64  # input shapes remembered per model (all dropped when full)
 _WITNESS_RUNS: Final = 32  # model input shapes tried for a witness (each a whole inference)
@@ -223,6 +223,30 @@ class CheckReport:
             "problems": [p.to_dict() for p in self.problems],
             "notes": [p.to_dict() for p in self.notes],
         }
+
+
+def _no_input(
+    error: Callable[..., ValidationError], argument: str, name: Any, inputs: Iterable[str]
+) -> ValidationError:
+    """The error (``IRError``, ``ONNXError``) for ``name``, which names none of ``inputs``."""
+    hint = "its inputs are " + ", ".join(map(repr, inputs))
+    return error(argument, name, "names no input of this model", hint=hint)
+
+
+def given_shapes(
+    input_shapes: Any,
+    known: Container[str],
+    inputs: Iterable[str],
+    error: Callable[..., ValidationError],
+) -> Iterator[tuple[str, Any]]:
+    """Each ``(name, shape)`` of `Model.check`'s ``input_shapes``, its name one of ``known``."""
+    if input_shapes is not None and not isinstance(input_shapes, Mapping):
+        rule = "must be a mapping of input names to shapes"
+        raise error("input_shapes", f"<{type(input_shapes).__name__}>", rule)
+    for name, shape in (input_shapes or {}).items():
+        if name not in known:
+            raise _no_input(error, f"input_shapes[{name!r}]", name, inputs)
+        yield name, shape
 
 
 def _declared(port: Port) -> PartialShape:
@@ -564,17 +588,6 @@ class Model:
         return bytes(self._bin.read(layer, offset, offset + size))
 
     # -- check ------------------------------------------------------------------------------
-    def _resolve_input(self, name: str, argument: str) -> Layer:
-        k = self._input_aliases.get(name)
-        if k is None:
-            raise IRError(
-                argument,
-                name,
-                "names no input of this model",
-                hint="its inputs are " + ", ".join(map(repr, self._input_names)),
-            )
-        return self._params[k]
-
     def check(self, input_shapes: Mapping[str, Any] | None = None) -> CheckReport:
         """Infer every port's shape from the inputs and report every problem found.
 
@@ -612,14 +625,9 @@ class Model:
         layer 3 'parts' (VariadicSplit): VariadicSplit: split_lengths=[2, -1] sum to 2 ...
         """
         overrides: dict[int, PartialShape] = {}
-        if input_shapes is not None and not isinstance(input_shapes, Mapping):
-            raise IRError(
-                "input_shapes",
-                f"<{type(input_shapes).__name__}>",
-                "must be a mapping of input names to shapes",
-            )
-        for name, shape in (input_shapes or {}).items():
-            layer = self._resolve_input(name, f"input_shapes[{name!r}]")
+        given = given_shapes(input_shapes, self._input_aliases, self._input_names, IRError)
+        for name, shape in given:
+            layer = self._params[self._input_aliases[name]]
             try:
                 overrides[layer.index] = as_partial_shape(shape, "IR", f"input_shapes[{name!r}]")
             except ValidationError as exc:
@@ -1119,13 +1127,7 @@ class Model:
             if type(value) is not np.ndarray and foreign is None:
                 foreign = value
         if unknown:
-            name = unknown[0]
-            raise IRError(
-                f"inputs[{name!r}]",
-                name,
-                "names no input of this model",
-                hint="its inputs are " + ", ".join(map(repr, self._input_names)),
-            )
+            raise _no_input(IRError, f"inputs[{unknown[0]!r}]", unknown[0], self._input_names)
         for out, value in plan.consts:
             values[out] = value
         if foreign is not None:

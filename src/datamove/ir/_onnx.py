@@ -45,7 +45,7 @@ from datamove._shape import Dimension, PartialShape, as_partial_shape
 from datamove._splitting import Splitting, onnx_split_version
 from datamove.ir._errors import ONNXError
 from datamove.ir._explain import at, chunks, entry, index_expression, runtime_name, tidy, trim
-from datamove.ir._model import CheckReport, Problem
+from datamove.ir._model import CheckReport, Problem, given_shapes
 
 __all__ = ["ONNXModel", "read_onnx"]
 
@@ -264,22 +264,8 @@ class ONNXModel:
         checked 3 layers (Slice 1, Split 1, Concat 1); 1 opaque (Relu 1)
         OK: no problems found
         """
-        overrides: dict[str, PartialShape] = {}
-        if input_shapes is not None and not isinstance(input_shapes, Mapping):
-            raise ONNXError(
-                "input_shapes",
-                f"<{type(input_shapes).__name__}>",
-                "must be a mapping of input names to shapes",
-            )
-        for name, shape in (input_shapes or {}).items():
-            if name not in self.inputs:
-                raise ONNXError(
-                    f"input_shapes[{name!r}]",
-                    name,
-                    "names no input of this model",
-                    hint="its inputs are " + ", ".join(map(repr, self.inputs)),
-                )
-            overrides[name] = as_partial_shape(shape, "ONNX", f"input_shapes[{name!r}]")
+        given = given_shapes(input_shapes, self.inputs, self.inputs, ONNXError)
+        overrides = {n: as_partial_shape(s, "ONNX", f"input_shapes[{n!r}]") for n, s in given}
         values, problems, notes, ports, _ = self._walk(overrides, compare=not overrides)
         checked: dict[str, int] = {}
         opaque: dict[str, int] = {}
