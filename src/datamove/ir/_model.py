@@ -8,6 +8,7 @@ import math
 import os
 import threading
 import weakref
+from collections import Counter
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -639,14 +640,9 @@ class Model:
         )
         if unresolved:
             problems += self._model_witnesses(infos, unresolved)
-        checked: dict[str, int] = {}
-        opaque: dict[str, int] = {}
-        for layer in self._graph.layers:
-            op = LAYER_OPS.get(layer.type)
-            if op is None:
-                opaque[layer.type] = opaque.get(layer.type, 0) + 1
-            elif op.counted and unsupported_reason(layer) is None:
-                checked[layer.type] = checked.get(layer.type, 0) + 1
+        layers = self._graph.layers
+        opaque = dict(Counter(x.type for x in layers if is_opaque(x)))
+        checked = dict(Counter(x.type for x in layers if _counted(x) and not unsupported_reason(x)))
         inputs = {}
         for name, k in self._input_names.items():
             p = self._params[k]

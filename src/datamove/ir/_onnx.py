@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import os
 import warnings
+from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -267,15 +268,10 @@ class ONNXModel:
         given = given_shapes(input_shapes, self.inputs, self.inputs, ONNXError)
         overrides = {n: as_partial_shape(s, "ONNX", f"input_shapes[{n!r}]") for n, s in given}
         values, problems, notes, ports, _ = self._walk(overrides, compare=not overrides)
-        checked: dict[str, int] = {}
-        opaque: dict[str, int] = {}
-        for node in self._proto.graph.node:
-            kind = _kind(node)
-            if kind in CHECKED:
-                if not (kind == "Split" and (self.opset or 0) < 2):
-                    checked[kind] = checked.get(kind, 0) + 1
-            elif kind != "Constant":
-                opaque[kind] = opaque.get(kind, 0) + 1
+        kinds = [_kind(node) for node in self._proto.graph.node]
+        split_1 = (self.opset or 0) < 2  # unsupported, not checked
+        checked = dict(Counter(k for k in kinds if k in CHECKED and not (k == "Split" and split_1)))
+        opaque = dict(Counter(k for k in kinds if k not in CHECKED and k != "Constant"))
         inputs = {n: (values[n].shape, values[n].etype) for n in self.inputs}
         none = _Value(PartialShape(None), None)
         outputs = {n: (values.get(n, none).shape, values.get(n, none).etype) for n in self.outputs}
