@@ -360,6 +360,24 @@ def _parse_layer(index: int, elem: Element, caseless: Mapping[str, str]) -> Laye
     return layer
 
 
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """The cyclic garbage collector off within, then as it was found (on errors too).
+
+    Reading a model pauses it: parsing makes a dozen objects per ``<layer>``, ``<port>`` and
+    ``<dim>``, none of them garbage, and the collections they set off took a third of reading a
+    20,000-layer model. The memory that is made is bounded by the file, itself bounded by
+    ``MAX_XML_BYTES``.
+    """
+    running = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if running:
+            gc.enable()
+
+
 def parse_graph(
     xml_path: str | os.PathLike[str],
     bin_path: str | os.PathLike[str] | None = None,
@@ -370,34 +388,8 @@ def parse_graph(
 
     ``caseless`` maps the lower-case spelling of a layer type that OpenVINO looks up ignoring
     case to its name (``{"split": "Split"}``); other types are kept as the file spells them.
-
-    The cyclic garbage collector is paused meanwhile (and left as it was found): parsing makes
-    a dozen objects per ``<layer>``, ``<port>`` and ``<dim>``, none of them garbage, and the
-    collections they set off took a third of reading a 20,000-layer model. The memory that is
-    made is bounded by the file, itself bounded by ``MAX_XML_BYTES``.
+    `read_model` calls it with the garbage collector paused (`gc_paused`).
     """
-    with gc_paused():
-        return _parse_graph(xml_path, bin_path, caseless=caseless)
-
-
-@contextlib.contextmanager
-def gc_paused() -> Iterator[None]:
-    """The cyclic garbage collector off within, then as it was found (on errors too)."""
-    running = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if running:
-            gc.enable()
-
-
-def _parse_graph(
-    xml_path: str | os.PathLike[str],
-    bin_path: str | os.PathLike[str] | None,
-    *,
-    caseless: Mapping[str, str],
-) -> Graph:
     root = _parse_xml(xml_path)  # first: it checks that xml_path is a path
     xml = Path(xml_path)
     if root.tag != "net":
