@@ -39,6 +39,7 @@ _MAX_SHOWN_LAYERS: Final = 5
 # parsing one takes 7 to 20 times its size in memory.
 MAX_XML_BYTES: Final = 256 * 2**20
 SUPPORTED_IR_VERSIONS: Final = (10, 11)
+_EDGE_KEYS: Final = ("from-layer", "from-port", "to-layer", "to-port")
 
 
 @dataclass(frozen=True, slots=True)
@@ -423,14 +424,7 @@ def parse_graph(
     for n, edge in enumerate(edges_elem.findall("edge") if edges_elem is not None else []):
         arg = f"edges[{n}]"
         try:
-            fl, fp = (
-                parse_int(edge.get("from-layer", ""), arg),
-                parse_int(edge.get("from-port", ""), arg),
-            )
-            tl, tp = (
-                parse_int(edge.get("to-layer", ""), arg),
-                parse_int(edge.get("to-port", ""), arg),
-            )
+            fl, fp, tl, tp = (parse_int(edge.get(key, ""), arg) for key in _EDGE_KEYS)
         except IRError:
             raise IRError(
                 arg, dict(edge.attrib), "needs integer from-layer, from-port, to-layer and to-port"
