@@ -20,7 +20,7 @@ import numpy as np
 from datamove._backends import prepare
 from datamove._backends._copy import PARALLEL_MIN_BYTES
 from datamove._concat import concat
-from datamove._errors import DTypeError, ValidationError, show
+from datamove._errors import DTypeError, ValidationError
 from datamove._files import open_regular, read_exactly
 from datamove._shape import PartialShape, as_partial_shape
 from datamove.ir._bounds import bound_layer
@@ -708,6 +708,7 @@ class Model:
             layer = graph.layers[idx]
             ins = [infos[s] for s in layer.sources]
             outs: list[Info] | None = None
+            count = None  # the operator's number of outputs, where known
             reason = unsupported_reason(layer)
             if reason is not None:
                 report(layer, "unsupported", reason)
@@ -716,34 +717,19 @@ class Model:
                     check_input_count(layer, len(ins))
                     op = LAYER_OPS[layer.type]
                     count = op.output_count(layer, ins) if op.output_count else None
-                    if count is not None and count != len(layer.outputs):
-                        report(
-                            layer,
-                            "ports",
-                            f"declares {len(layer.outputs)} output port(s), "
-                            f"but the operator has {count}",
-                        )
-                    else:
-                        context = Context(overrides.get(idx), self._load_const)
-                        outs = op.infer(layer, ins, context)
-                except IRError as exc:
-                    text = (
-                        exc.rule
-                        if exc.argument is None
-                        else f"{exc.argument}={show(exc.value)} {exc.rule}"
+                    if count in (None, len(layer.outputs)):  # never infer 10**8 num_splits
+                        outs = op.infer(layer, ins, Context(overrides.get(idx), self._load_const))
+                        count = len(outs)
+                except IRError as exc:  # its message without "IR: <the layer>: "
+                    text = str(
+                        ValidationError("", exc.argument, exc.value, exc.rule, hint=exc.hint)
                     )
-                    if exc.hint:
-                        text += f" (hint: {exc.hint})"
                     report(layer, "attribute", text, exc.port)
                 except ValidationError as exc:
                     report(layer, "operator", str(exc))
-            if outs is not None and len(outs) != len(layer.outputs):
-                report(
-                    layer,
-                    "ports",
-                    f"declares {len(layer.outputs)} output port(s), "
-                    f"but the operator has {len(outs)}",
-                )
+            if count is not None and count != len(layer.outputs):
+                rule = f"declares {len(layer.outputs)} output port(s), but the operator has {count}"
+                report(layer, "ports", rule)
             folded = bound_layer(layer, ins) if reason is None and is_opaque(layer) else None
             narrow: list[int] = []  # outputs whose declared dims may exclude real ones
             for k, port in enumerate(layer.outputs):
