@@ -17,6 +17,8 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final
 
+import numpy as np
+
 from datamove._dialects import Slicing
 from datamove._errors import ValidationError
 from datamove._shape import PartialShape
@@ -285,18 +287,21 @@ def _explain(
         info["note"] = "the data's rank is unknown"
         return info
     known = all(isinstance(v, list) for v in vals[1:])
-    if known and shape.is_static:
-        planner = shape_planner(layer, [None, *(_array(v) for v in vals[1:])])
-        if planner is not None:
-            dims = shape.to_shape()
-            try:
-                takes = planner(dims)
-            except ValidationError as exc:
-                info["note"] = exc.rule
-                return info
-            texts = [index_expression(t, dims) for t in takes]
-            info["numpy"] = texts if split else texts[0]
+    planner = (
+        shape_planner(layer, [None, *(np.asarray(v, dtype=np.int64) for v in vals[1:])])
+        if known
+        else None
+    )
+    if planner is not None and shape.is_static:
+        dims = shape.to_shape()
+        try:
+            takes = planner(dims)
+        except ValidationError as exc:
+            info["note"] = exc.rule
             return info
+        texts = [index_expression(t, dims) for t in takes]
+        info["numpy"] = texts if split else texts[0]
+        return info
     if split:
         info["numpy"] = _split_text(layer, vals, lengths, shape)
         if all(t is None for t in info["numpy"]):
@@ -311,7 +316,6 @@ def _explain(
     if not known:
         info["numpy"] = index_expression(tidy(raw), dims_or_none)
         return info
-    planner = shape_planner(layer, [None, *(_array(v) for v in vals[1:])])
     ints = [v for vs in vals[1:] if isinstance(vs, list) for v in vs]
     for candidate in (tidy(raw), tidy(raw, 2**62), raw):
         if planner is not None and _every_size(candidate, planner, shape, ints):
@@ -319,12 +323,6 @@ def _explain(
             return info
     info["note"] = f"no one NumPy index takes what it takes at every size of {shape}"
     return info
-
-
-def _array(v: Values) -> Any:
-    import numpy as np  # noqa: PLC0415
-
-    return np.asarray(v, dtype=np.int64)
 
 
 def _split_text(
