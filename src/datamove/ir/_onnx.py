@@ -309,19 +309,7 @@ class ONNXModel:
             values[name] = _Value(overrides.get(name, shape), etype, None, name, f"input {name!r}")
         inferred: dict[str, tuple[PartialShape, str | None]] | None = None
         for i, node in enumerate(graph.node):
-            lid, lname, kind = str(i), _node_name(node), _kind(node)
-
-            def report(
-                problem: str,
-                message: str,
-                port: int | None = None,
-                *,
-                lid: str = lid,
-                lname: str = lname,
-                kind: str = kind,
-            ) -> None:
-                problems.append(Problem(problem, message, lid, lname, kind, port))
-
+            where = lid, lname, kind = str(i), _node_name(node), _kind(node)
             ins: list[_Value] = []
             for k, name in enumerate(node.input):
                 if not name:  # an optional input left out
@@ -343,20 +331,17 @@ class ONNXModel:
                 try:
                     outs = self._infer(node, kind, ins)
                 except ValidationError as exc:
-                    text = str(exc)
-                    report(getattr(exc, "kind", "operator"), text)
+                    problems.append(Problem(getattr(exc, "kind", "operator"), str(exc), *where))
                 if outs is not None and len(outs) != len(node.output):
-                    report(
-                        "ports",
-                        f"has {len(node.output)} output(s), but the operator gives {len(outs)}",
-                    )
+                    rule = f"has {len(node.output)} output(s), but the operator gives {len(outs)}"
+                    problems.append(Problem("ports", rule, *where))
                     outs = None
             for k, out in enumerate(node.output):
                 declared = self._declared.get(out)
                 if outs is not None and k < len(outs):
                     got = outs[k]
                     if compare and declared is not None:
-                        _compare(report, notes, lid, lname, kind, k, declared, got)
+                        _compare(problems, notes, where, k, declared, got)
                 else:  # opaque: as declared; else (or with new input shapes) as ONNX infers
                     ask = overrides or declared is None or declared[0].rank is None
                     if inferred is None and ask:
@@ -373,18 +358,10 @@ class ONNXModel:
                     values[out] = got
                 ports[(lid, k)] = got.shape
             if kind in ("Slice", "Split"):
-                walked.append(
-                    _Node(
-                        i,
-                        node,
-                        self.opset or 0,
-                        ins,
-                        [
-                            values[o].shape if o in values else PartialShape(None)
-                            for o in node.output
-                        ],
-                    )
-                )
+                shapes = [
+                    values[o].shape if o in values else PartialShape(None) for o in node.output
+                ]
+                walked.append(_Node(i, node, self.opset or 0, ins, shapes))
         return values, problems, notes, ports, walked
 
     def _infer(self, node: Any, kind: str, ins: list[_Value]) -> list[_Value]:
@@ -392,7 +369,7 @@ class ONNXModel:
         opset = self.opset or 0
         if kind == "Concat":
             return [_concat(node, ins, opset)]
-        if not ins or ins[0].shape is None:
+        if not ins:
             raise _NodeProblem("ports", f"{kind}: has no data input")
         data = ins[0]
         if kind == "Slice":
@@ -448,40 +425,29 @@ def _node_name(node: Any) -> str:
 
 
 def _compare(
-    report: Any,
+    problems: list[Problem],
     notes: list[Problem],
-    lid: str,
-    lname: str,
-    kind: str,
+    where: tuple[str, str, str],
     port: int,
     declared: tuple[PartialShape, str | None],
     got: _Value,
 ) -> None:
+    """The problems (and note) of a node's output ``port`` declared ``declared``."""
     shape, etype = declared
     if not shape.compatible(got.shape):
-        report("shape", f"declares {shape}, but the shape is {got.shape}", port)
+        rule = f"declares {shape}, but the shape is {got.shape}"
+        problems.append(Problem("shape", rule, *where, port))
     elif (
         shape.rank is not None
         and shape != got.shape
         and got.shape.rank == shape.rank
         and all(m in t for t, m in zip(shape.dims, got.shape.dims, strict=True))
     ):
-        notes.append(
-            Problem(
-                "looser",
-                f"declares {shape}; datamove infers {got.shape}",
-                lid,
-                lname,
-                kind,
-                port,
-            )
-        )
+        rule = f"declares {shape}; datamove infers {got.shape}"
+        notes.append(Problem("looser", rule, *where, port))
     if etype is not None and got.etype is not None and etype != got.etype:
-        report(
-            "element-type",
-            f"declares element type {etype}, but the element type is {got.etype}",
-            port,
-        )
+        rule = f"declares element type {etype}, but the element type is {got.etype}"
+        problems.append(Problem("element-type", rule, *where, port))
 
 
 def _attr(node: Any, name: str) -> Any:
