@@ -250,6 +250,11 @@ def given_shapes(
         yield name, shape
 
 
+def _problem(layer: Layer, kind: str, rule: str, port: int | None = None, **found: Any) -> Problem:
+    """A `Problem` of ``layer`` (``found``: the witness fields, where one was found)."""
+    return Problem(kind, rule, layer.id, layer.name, layer.type, port, **found)
+
+
 def _declared(port: Port) -> PartialShape:
     """The shape a port declares; no ``<dim>`` may mean a scalar or (from OpenVINO) any rank."""
     return port.shape if port.has_dims else PartialShape(None)
@@ -691,18 +696,9 @@ class Model:
         ports: dict[tuple[str, int], PartialShape] = {}
 
         def report(
-            layer: Layer,
-            kind: str,
-            message: str,
-            port: int | None = None,
-            witness: Any = None,
-            witness_inputs: Any = None,
+            layer: Layer, kind: str, rule: str, port: int | None = None, **found: Any
         ) -> None:
-            problems.append(
-                Problem(
-                    kind, message, layer.id, layer.name, layer.type, port, witness, witness_inputs
-                )
-            )
+            problems.append(_problem(layer, kind, rule, port, **found))
 
         for idx in graph.order:
             layer = graph.layers[idx]
@@ -753,16 +749,8 @@ class Model:
                     if not all(mine in theirs for theirs, mine in pairs):
                         narrow.append(k)
                     elif notes is not None and port.shape != info.shape and _counted(layer):
-                        notes.append(
-                            Problem(
-                                "looser",
-                                f"declares {port.shape}; datamove infers {info.shape}",
-                                layer.id,
-                                layer.name,
-                                layer.type,
-                                port.id,
-                            )
-                        )
+                        rule = f"declares {port.shape}; datamove infers {info.shape}"
+                        notes.append(_problem(layer, "looser", rule, port.id))
                 _check_precision(report, layer, port, info.etype)
             witnessed = _witnesses(layer, ins, narrow)
             for k, (given, got) in witnessed.items():
@@ -773,7 +761,7 @@ class Model:
                     f"declares {port.shape}, but data of shape {_dims(given)} gives "
                     f"{_dims(got)} (the shape is {infos[(idx, k)].shape})",
                     port.id,
-                    (given, got),
+                    witness=(given, got),
                 )
             found = _concat_witness(layer, ins) if layer.type == "Concat" and narrow else None
             if unresolved is not None:  # left to a search over the model's input shapes
@@ -788,8 +776,8 @@ class Model:
                     f"declares {port.shape}, but inputs of shapes {shapes} give "
                     f"{_dims(got)} (the shape is {infos[(idx, 0)].shape})",
                     port.id,
-                    (given_all[0], got),
-                    given_all,
+                    witness=(given_all[0], got),
+                    witness_inputs=given_all,
                 )
             for k, port in enumerate(layer.inputs):
                 info = ins[k]
@@ -870,17 +858,14 @@ class Model:
                     continue  # the data its input declares impossible: an earlier layer's problem
                 del left[(idx, k)]
                 inputs = ", ".join(f"{n} of shape {_dims(d)}" for n, d in shapes.items())
+                got = shape.to_shape()
+                rule = (
+                    f"declares {port.shape}, but with input {inputs} it gives "
+                    f"{_dims(got)} (the shape is {infos[(idx, k)].shape})"
+                )
                 found.append(
-                    Problem(
-                        "shape",
-                        f"declares {port.shape}, but with input {inputs} it gives "
-                        f"{_dims(shape.to_shape())} (the shape is {infos[(idx, k)].shape})",
-                        layer.id,
-                        layer.name,
-                        layer.type,
-                        port.id,
-                        (given, shape.to_shape()),
-                        model_inputs=shapes,
+                    _problem(
+                        layer, "shape", rule, port.id, witness=(given, got), model_inputs=shapes
                     )
                 )
         return found
