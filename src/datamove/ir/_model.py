@@ -938,23 +938,19 @@ class Model:
         consts: list[tuple[int, np.ndarray[Any, Any]]] = []
         data_consts: set[int] = set()
         const_values: dict[int, np.ndarray[Any, Any]] = {}
-        params: list[tuple[int, Layer, PartialShape, ElementType | None]] = []
+        params: list[tuple[int, Layer, PartialShape, ElementType]] = []
         for idx in graph.order:
             layer = graph.layers[idx]
             outs = tuple(slot[(idx, k)] for k in range(len(layer.outputs)))
             ins = tuple(slot[s] for s in layer.sources)
             if idx not in needs and layer.type != "Parameter":  # no output needs it: not run
                 continue
+            # A Parameter or Const has one output port of a known element type: _infer above
+            # reports any other as a fatal problem ("ports", "attribute").
             if layer.type == "Parameter":
-                if len(outs) != 1:
-                    raise layer.error("outputs", len(outs), "must be exactly one port")
                 shape = parse_shape_attr(layer.data.get("shape", ""), "shape", layer)
-                params.append(
-                    (outs[0], layer, shape, ELEMENT_TYPES.get(layer.data.get("element_type", "")))
-                )
+                params.append((outs[0], layer, shape, ELEMENT_TYPES[layer.data["element_type"]]))
             elif layer.type == "Const":
-                if len(outs) != 1:
-                    raise layer.error("outputs", len(outs), "must be exactly one port")
                 consts.append((outs[0], self._load_const(layer)))
                 const_values[outs[0]] = consts[-1][1]
             else:
@@ -1156,7 +1152,7 @@ class Model:
         return tuple(slot_of[self._params[self._input_aliases[name]].index] for name, *_ in key)
 
     def _take_input(
-        self, name: Any, value: Any, layer: Layer, shape: PartialShape, etype: ElementType | None
+        self, name: Any, value: Any, layer: Layer, shape: PartialShape, etype: ElementType
     ) -> Any:
         """The input ``inputs[name]`` for Parameter ``layer``, checked (and converted if need be).
 
@@ -1179,8 +1175,6 @@ class Model:
                 f"does not fit the declared shape {shape}",
                 port=layer.outputs[0].id,
             )
-        if etype is None:  # unreachable: run() refuses a Parameter of an unknown element type
-            return value
         if etype.name == "u1":
             return _bits(argument, layer, value)
         if isinstance(value, np.ndarray):
@@ -1236,7 +1230,7 @@ class _Plan:
     planners: list[Planner] | None
     consts: list[tuple[int, np.ndarray[Any, Any]]]
     data_consts: set[int]
-    params: list[tuple[int, Layer, PartialShape, ElementType | None]]
+    params: list[tuple[int, Layer, PartialShape, ElementType]]
     results: list[tuple[str, int]]
 
 
