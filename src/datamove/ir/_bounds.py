@@ -108,9 +108,8 @@ def _narrow(lo: Array, hi: Array, etype: ElementType) -> Pair:
 
 
 def _same_type(ins: Sequence[Info], count: int) -> ElementType | None:
-    if len(ins) != count or any(i.etype is None for i in ins):
-        return None
-    etype = ins[0].etype
+    """The element type of all ``count`` inputs, where one and of `_NUMBERS`."""
+    etype = ins[0].etype if len(ins) == count else None
     if etype is None or any(i.etype != etype for i in ins) or etype.name not in _NUMBERS:
         return None
     return etype
