@@ -145,6 +145,15 @@ def test_shape_of_gives_each_dim_its_interval() -> None:
     assert gathered.value.tolist() == [16]  # known exactly: the static dim
 
 
+def test_shape_of_1_reads_no_output_type() -> None:
+    # opset2's ShapeOf is ShapeOf-1: OpenVINO gives i64 whatever output_type says.
+    layer = _layer("ShapeOf", {"output_type": "i32"}, inputs=1)
+    layer.version = "opset2"
+    got = bound_layer(layer, [Info(PartialShape("[?,3]"), F32)])
+    assert got is not None
+    assert got.etype == I64
+
+
 # -- the layers that read intervals --------------------------------------------------------------
 dims = st.integers(0, 12)
 

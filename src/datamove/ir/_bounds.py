@@ -36,7 +36,7 @@ from typing import Any, Final
 import numpy as np
 
 from datamove._shape import PartialShape
-from datamove.ir._fold import FOLDERS, broadcast_inputs, fold_layer
+from datamove.ir._fold import FOLDERS, broadcast_inputs, fold_layer, opset_number
 from datamove.ir._graph import Layer
 from datamove.ir._ops import SMALL, Info, bounds_of, with_bounds
 from datamove.ir._types import ELEMENT_TYPES, ElementType
@@ -300,7 +300,7 @@ def _select(layer: Layer, ins: Sequence[Info]) -> tuple[Array, Array, ElementTyp
 def _shape_of(layer: Layer, ins: Sequence[Info]) -> tuple[Array, Array, ElementType] | None:
     if len(ins) != 1 or ins[0].shape.rank is None:
         return None
-    name = layer.data.get("output_type", "i64") if layer.version != "opset1" else "i64"
+    name = layer.data.get("output_type", "i64") if opset_number(layer) >= 3 else "i64"
     if name not in ("i32", "i64"):
         return None
     etype = ELEMENT_TYPES[name]

@@ -28,7 +28,7 @@ from datamove.ir._graph import Layer
 from datamove.ir._ops import SMALL, Info
 from datamove.ir._types import ELEMENT_TYPES, ElementType
 
-__all__ = ["FOLDERS", "broadcast_inputs", "fold_layer"]
+__all__ = ["FOLDERS", "broadcast_inputs", "fold_layer", "opset_number"]
 
 Array = np.ndarray[Any, Any]
 Folder = Callable[[Layer, Sequence[Info]], Array | None]
@@ -40,7 +40,7 @@ _TYPES: Final = _INTEGERS | _FLOATS | {"boolean"}
 _BY_DTYPE: Final = {ELEMENT_TYPES[name].dtype: ELEMENT_TYPES[name] for name in _TYPES}
 
 
-def _opset(layer: Layer) -> int:
+def opset_number(layer: Layer) -> int:
     """The number of the layer's opset (``opset8`` -> 8; 0 where not of that form)."""
     version = layer.version
     digits = version.removeprefix("opset")
@@ -99,7 +99,7 @@ def _exact(value: Array) -> Array:
 def _shape_of(layer: Layer, ins: Sequence[Info]) -> Array | None:
     if len(ins) != 1 or not ins[0].shape.is_static:
         return None
-    out = layer.data.get("output_type", "i64") if _opset(layer) >= 3 else "i64"
+    out = layer.data.get("output_type", "i64") if opset_number(layer) >= 3 else "i64"
     if out not in ("i32", "i64"):
         return None
     return _fits(np.array(ins[0].shape.to_shape(), dtype=object), ELEMENT_TYPES[out])
@@ -112,7 +112,7 @@ def _gather(layer: Layer, ins: Sequence[Info]) -> Array | None:
     data, indices, axis_value = values
     if indices.dtype.kind not in "iu" or axis_value.dtype.kind not in "iu" or axis_value.size != 1:
         return None
-    version = _opset(layer)  # Gather-1, Gather-7 (batch_dims), Gather-8 (negative indices)
+    version = opset_number(layer)  # Gather-1, Gather-7 (batch_dims), Gather-8 (negative indices)
     batch_dims = 0
     if version >= 7:
         try:
@@ -352,7 +352,7 @@ def _broadcast_op(layer: Layer, ins: Sequence[Info]) -> Array | None:
     mode = layer.data.get("mode", "numpy")
     if values is None or mode not in ("numpy", "bidirectional"):
         return None
-    if mode == "bidirectional" and _opset(layer) < 3:
+    if mode == "bidirectional" and opset_number(layer) < 3:
         return None
     data, target = values
     if target.ndim != 1 or target.dtype.kind not in "iu":
@@ -373,9 +373,9 @@ def _range(layer: Layer, ins: Sequence[Info]) -> Array | None:
     values = _values(ins, 3)
     if values is None or any(v.size != 1 or v.dtype.kind not in "iu" for v in values):
         return None
-    if _opset(layer) >= 4:
+    if opset_number(layer) >= 4:
         etype = ELEMENT_TYPES.get(layer.data.get("output_type", ""))
-    elif _opset(layer) >= 1 and len({v.dtype for v in values}) == 1:
+    elif opset_number(layer) >= 1 and len({v.dtype for v in values}) == 1:
         etype = ins[0].etype
     else:
         return None
