@@ -28,6 +28,7 @@ form `datamove.ir._explain.explain_layers` gives IR layers (a ``"dialect": "onnx
 
 from __future__ import annotations
 
+import itertools
 import os
 import warnings
 from collections import Counter
@@ -745,10 +746,7 @@ def _explain_split(node: _Node, info: dict[str, Any], shape: PartialShape) -> No
         return
     if dim.is_static or s.rule == "lengths":
         lengths = s.lengths(dim.get_length()) if dim.is_static else s.value
-        points, offset = [], 0
-        for n in lengths[:-1]:
-            offset += n
-            points.append(offset)
+        points = list(itertools.accumulate(lengths[:-1]))
         parts = Splitting.from_numpy(points, a).as_slicings(shape)
         info["numpy"] = [_numpy(p, shape) for p in parts]
         return
