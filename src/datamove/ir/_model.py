@@ -272,10 +272,15 @@ def _takes(port: Port, folded: Info, *, compare: bool) -> bool:
     Only where it agrees with what the port declares (its dims, unless ``compare`` is off for
     new input shapes, and its precision): a file that says otherwise keeps its declared port.
     """
+    return not _precision_clash(port, folded.etype) and (not compare or _agrees(port, folded.shape))
+
+
+def _precision_clash(port: Port, etype: ElementType | None) -> str | None:
+    """Why ``port``'s declared precision is not ``etype``; ``None`` where it is, or is unknown."""
     declared = PRECISIONS.get(port.precision or "")
-    if declared is not None and folded.etype is not None and declared.name != folded.etype.name:
-        return False
-    return not compare or _agrees(port, folded.shape)
+    if declared is None or etype is None or declared.name == etype.name:
+        return None
+    return f"declares precision {port.precision}, but the element type is {etype.name}"
 
 
 def _counted(layer: Layer) -> bool:
@@ -751,7 +756,9 @@ class Model:
                     elif notes is not None and port.shape != info.shape and _counted(layer):
                         rule = f"declares {port.shape}; datamove infers {info.shape}"
                         notes.append(_problem(layer, "looser", rule, port.id))
-                _check_precision(report, layer, port, info.etype)
+                clash = _precision_clash(port, info.etype)
+                if clash:
+                    report(layer, "element-type", clash, port.id)
             witnessed = _witnesses(layer, ins, narrow)
             for k, (given, got) in witnessed.items():
                 port = layer.outputs[k]
@@ -1204,20 +1211,6 @@ class Model:
             f"<datamove.ir.Model {self.name!r}: IR v{self.ir_version}, "
             f"{len(self._graph.layers)} layers, "
             f"inputs {list(self.inputs)}, outputs {self.outputs}>"
-        )
-
-
-def _check_precision(
-    report: Callable[..., None], layer: Layer, port: Port, etype: ElementType | None
-) -> None:
-    if etype is None or port.precision is None or port.precision not in PRECISIONS:
-        return
-    if PRECISIONS[port.precision].name != etype.name:
-        report(
-            layer,
-            "element-type",
-            f"declares precision {port.precision}, but the element type is {etype.name}",
-            port.id,
         )
 
 
