@@ -12,7 +12,8 @@ OpenVINO's exact answer: an input not known, an element type other than the inte
 f32 and f64, a result of more than `SMALL` elements, an attribute it does not read, or what
 OpenVINO's specification leaves undefined (a division by zero, an integer overflow, a
 float-to-integer conversion of a value with a fraction). The value is then unknown, never
-guessed.
+guessed. ShapeOf has none: its bounds (`datamove.ir._bounds`) meet, and are its value, where its
+input's shape is static.
 """
 
 from __future__ import annotations
@@ -96,15 +97,6 @@ def _exact(value: Array) -> Array:
 
 
 # -- shapes ------------------------------------------------------------------------------------
-def _shape_of(layer: Layer, ins: Sequence[Info]) -> Array | None:
-    if len(ins) != 1 or not ins[0].shape.is_static:
-        return None
-    out = layer.data.get("output_type", "i64") if opset_number(layer) >= 3 else "i64"
-    if out not in ("i32", "i64"):
-        return None
-    return _fits(np.array(ins[0].shape.to_shape(), dtype=object), ELEMENT_TYPES[out])
-
-
 def _gather(layer: Layer, ins: Sequence[Info]) -> Array | None:
     values = _values(ins, 3)
     if values is None:
@@ -404,7 +396,6 @@ def _reduce_prod(layer: Layer, ins: Sequence[Info]) -> Array | None:
 
 # -- the table ---------------------------------------------------------------------------------
 FOLDERS: Final[dict[str, Folder]] = {
-    "ShapeOf": _shape_of,
     "Gather": _gather,
     "Squeeze": _squeeze,
     "Unsqueeze": _unsqueeze,
