@@ -508,9 +508,7 @@ class Model:
         """The tensor names the file gives an output port (before duplicates are renamed)."""
         layer = self._graph.layers[layer_index]
         names = list(layer.outputs[output].names)
-        if (
-            self.ir_version < 11
-        ):  # IR v10: the producer's name (with .N when it has several outputs)
+        if self.ir_version < 11:  # IR v10: the producer's name (.N when it has several outputs)
             names.append(layer.name if len(layer.outputs) == 1 else f"{layer.name}.{output}")
         return tuple(dict.fromkeys(names))
 
