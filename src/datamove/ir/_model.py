@@ -293,6 +293,16 @@ def _dims(shape: tuple[int, ...]) -> str:
     return f"[{','.join(map(str, shape))}]"
 
 
+def _integers(infos: Iterable[Info | None]) -> list[int]:
+    """Every value of the integer constants among ``infos``."""
+    return [
+        int(v)
+        for info in infos
+        if info is not None and info.value is not None and info.value.dtype.kind in "iu"
+        for v in info.value.reshape(-1)
+    ]
+
+
 def _witnesses(
     layer: Layer, ins: list[Info], outputs: list[int]
 ) -> dict[int, tuple[tuple[int, ...], tuple[int, ...]]]:
@@ -310,12 +320,7 @@ def _witnesses(
     planner = shape_planner(layer, [None, *(info.value for info in ins[1:])])
     if planner is None:
         return {}
-    values = [
-        int(v)
-        for info in ins[1:]
-        if info.value is not None and info.value.dtype.kind in "iu"
-        for v in info.value.reshape(-1)
-    ]
+    values = _integers(ins[1:])
     found: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}
     whole = np.empty((), dtype=bool)
     data = layer.inputs[0] if layer.inputs else None
@@ -817,18 +822,8 @@ class Model:
         breaks an operator's rule are skipped, and so is a port whose layer's data input there
         has a shape its input port declares impossible (as in `_witnesses`).
         """
-        values = sorted(
-            {
-                abs(int(v))
-                for layer in self._graph.layers
-                if layer.type == "Const"
-                and (info := infos.get((layer.index, 0))) is not None
-                and info.value is not None
-                and info.value.dtype.kind in "iu"
-                for v in info.value.reshape(-1)
-                if abs(int(v)) < 2**20
-            }
-        )[:_WITNESS_VALUES]
+        consts = [infos.get((x.index, 0)) for x in self._graph.layers if x.type == "Const"]
+        values = sorted({abs(v) for v in _integers(consts) if abs(v) < 2**20})[:_WITNESS_VALUES]
         names = list(self._input_names)
         candidates: list[list[tuple[int, ...]]] = []
         for name in names:
