@@ -339,11 +339,10 @@ def _corner_values(info: Info) -> list[list[int]] | None:
     bounds = bounds_of(info)
     if bounds is None or bounds[0].ndim != 1 or bounds[0].dtype.kind not in "iu":
         return None
-    out = []
-    for lo, hi in zip(bounds[0].tolist(), bounds[1].tolist(), strict=True):
-        points = {lo, hi} | ({-1, 0} if lo < 0 <= hi else set())
-        out.append(sorted(points))
-    return out
+    return [
+        sorted({lo, hi} | ({-1, 0} if lo < 0 <= hi else set()))
+        for lo, hi in zip(bounds[0].tolist(), bounds[1].tolist(), strict=True)
+    ]
 
 
 def _over_corners(
