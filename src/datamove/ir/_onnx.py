@@ -55,9 +55,6 @@ _MAX_BYTES: Final = 2**31 - 1  # protobuf's limit on one message: no .onnx file 
 _MAX_VALUES: Final = 1 << 16  # constants read as parameters at most this many values
 CHECKED: Final = ("Slice", "Split", "Concat")
 _DEFAULT_DOMAINS: Final = ("", "ai.onnx")
-MISSING: Final = (
-    "reading .onnx files needs the optional 'onnx' package: pip install 'datamove[onnx]'"
-)
 
 # ONNX TensorProto data types by number, written as OpenVINO names them (f32, i64...).
 _ETYPES: Final = {
@@ -92,7 +89,8 @@ def _onnx() -> Any:
     try:
         import onnx  # noqa: PLC0415 - the optional 'onnx' extra
     except ImportError:
-        raise ONNXError(None, None, MISSING, op="") from None
+        rule = "reading .onnx files needs the optional 'onnx' package: pip install 'datamove[onnx]'"
+        raise ONNXError(None, None, rule, op="") from None
     return onnx
 
 
