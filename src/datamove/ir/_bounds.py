@@ -137,7 +137,7 @@ def _corners(op: Callable[[Any, Any], Any]) -> Callable[[Pair, Pair], Pair]:
     """The extremes of ``op`` over the corners of two intervals.
 
     Exact for an op monotone in each argument on the intervals (a product, a quotient whose
-    divisor keeps its sign).
+    divisor keeps its sign, a minimum, a maximum).
     """
 
     def apply(a: Pair, b: Pair) -> Pair:
@@ -173,14 +173,6 @@ def _add(a: Pair, b: Pair) -> Pair:
 
 def _subtract(a: Pair, b: Pair) -> Pair:
     return a[0] - b[1], a[1] - b[0]
-
-
-def _minimum(a: Pair, b: Pair) -> Pair:
-    return np.minimum(a[0], b[0]), np.minimum(a[1], b[1])
-
-
-def _maximum(a: Pair, b: Pair) -> Pair:
-    return np.maximum(a[0], b[0]), np.maximum(a[1], b[1])
 
 
 def _quotient(kind: str) -> Callable[[Any, Any], Any]:
@@ -333,8 +325,8 @@ BOUNDERS: Final[dict[str, Bounder]] = {
     "Multiply": _binary(_corners(_times)),
     "Divide": _divide,
     "Floor": _floor,
-    "Minimum": _binary(_minimum),
-    "Maximum": _binary(_maximum),
+    "Minimum": _binary(_corners(min)),
+    "Maximum": _binary(_corners(max)),
     "Greater": _compare("greater"),
     "Less": _compare("less"),
     "Equal": _compare("equal"),
