@@ -32,7 +32,7 @@ import itertools
 import os
 import warnings
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -119,6 +119,11 @@ def _shape_of(type_proto: Any) -> tuple[PartialShape, str | None] | None:
     return PartialShape(dims), _etype(tensor.elem_type)
 
 
+def _typed(values: Iterable[Any]) -> dict[str, tuple[PartialShape, str | None]]:
+    """Name -> shape and element type, of the values of a tensor type."""
+    return {v.name: found for v in values if (found := _shape_of(v.type)) is not None}
+
+
 @dataclass(slots=True)
 class _Node:
     """One node as the walk saw it: for explain."""
@@ -162,11 +167,7 @@ class ONNXModel:
             found = _shape_of(v.type)
             self.inputs[v.name] = found if found is not None else (PartialShape(None), None)
         self.outputs = [v.name for v in graph.output]
-        self._declared: dict[str, tuple[PartialShape, str | None]] = {}
-        for v in (*graph.value_info, *graph.output):
-            found = _shape_of(v.type)
-            if found is not None:
-                self._declared[v.name] = found
+        self._declared = _typed((*graph.value_info, *graph.output))
         self._inferred: dict[str, tuple[PartialShape, str | None]] | None = None
 
     def __repr__(self) -> str:
@@ -209,12 +210,7 @@ class ONNXModel:
                 done = onnx.shape_inference.infer_shapes(copy, strict_mode=False)
         except Exception:  # noqa: BLE001 - onnx raises many kinds; then nothing is inferred
             return {}
-        found = {}
-        for v in (*done.graph.value_info, *done.graph.output):
-            got = _shape_of(v.type)
-            if got is not None:
-                found[v.name] = got
-        return found
+        return _typed((*done.graph.value_info, *done.graph.output))
 
     def _constant(self, tensor: Any) -> _Value:
         """An initializer or a Constant's tensor: its shape, type and (small) numbers."""
