@@ -132,7 +132,6 @@ class Graph:
     version: int
     layers: list[Layer]
     order: list[int]  # layer indices, every producer before its consumers
-    consumers: dict[tuple[int, int], list[tuple[int, int]]]  # (layer, output) -> [(layer, input)]
     xml_path: Path
     bin_path: Path
     bin_size: int | None  # None: no .bin file (fine while there is no Const)
@@ -417,7 +416,6 @@ def parse_graph(
 
     # Edges: each input port fed by exactly one existing output port.
     fed: dict[tuple[int, int], tuple[int, int]] = {}
-    consumers: dict[tuple[int, int], list[tuple[int, int]]] = {}
     out_pos = [{p.id: k for k, p in enumerate(layer.outputs)} for layer in layers]
     in_pos = [{p.id: k for k, p in enumerate(layer.inputs)} for layer in layers]
     edges_elem = root.find("edges")
@@ -460,7 +458,6 @@ def parse_graph(
                 port=tp,
             )
         fed[key] = (src.index, out_pos[src.index][fp])
-        consumers.setdefault(fed[key], []).append(key)
     for layer in layers:
         for k, port in enumerate(layer.inputs):
             if (layer.index, k) not in fed:
@@ -477,9 +474,7 @@ def parse_graph(
         bin_size: int | None = info.st_size if stat.S_ISREG(info.st_mode) else None
     except (OSError, ValueError):  # ValueError: a NUL character in the path
         bin_size = None
-    graph = Graph(
-        root.get("name", ""), int(version_text), layers, order, consumers, xml, bin_file, bin_size
-    )
+    graph = Graph(root.get("name", ""), int(version_text), layers, order, xml, bin_file, bin_size)
     for layer in layers:
         if layer.type == "Const":
             _check_const_extent(layer, graph)
