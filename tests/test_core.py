@@ -1389,6 +1389,68 @@ def test_the_compiled_key_and_its_python_twin_agree(op, shape, params):
         assert _plan.key(np.ndarray, op, shape, *params) == compiled
 
 
+def _alike(value):
+    """``value`` in another form that compares or reads alike: bytes, another dtype, bools."""
+    if isinstance(value, np.ndarray):
+        return st.sampled_from(
+            [
+                value.tobytes(),
+                memoryview(value.tobytes()),
+                np.frombuffer(value.tobytes(), np.uint8),
+                value.tolist(),
+            ]
+        )
+    if isinstance(value, (list, tuple)) and all(type(v) is int for v in value):
+        return st.sampled_from(
+            [
+                b"".join(v.to_bytes(8, "little", signed=True) for v in value if abs(v) < 2**63),
+                [bool(v) if v in (0, 1) else v for v in value],
+                [np.int64(v) if abs(v) < 2**63 else v for v in value],
+                type(value)(value),
+                np.array(value, dtype=np.int32) if all(abs(v) < 2**31 for v in value) else value,
+            ]
+        )
+    return st.sampled_from([value, [value], (value,), True if value == 1 else value])
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.data(), st.integers(0, 3), st.lists(st.integers(0, 3), max_size=3), _key_inputs())
+def test_the_python_hit_finds_exactly_the_plan_under_python_key(data, op, shape, params):
+    # The pure-Python hit memoises python_key's answers: a call must find the plan stored under
+    # its python_key, and nothing where python_key gives none (look-alikes never).
+    x = np.zeros(shape, np.int8)
+    i = data.draw(st.integers(0, len(params)))
+    other = list(params)
+    if i < len(params):
+        other[i] = data.draw(_alike(params[i]))
+    listed = [v.tolist() if isinstance(v, np.ndarray) else v for v in (*params, *other)]
+    calls = (params, other, listed[: len(params)], listed[len(params) :])
+
+    def python_key(call):
+        return _plan.python_key(np.ndarray, op, tuple(shape), *call)
+
+    keys = [k for k in dict.fromkeys(map(python_key, calls)) if k is not None]
+    # plan j adds j new axes: which plan answered shows in the output's rank
+    plans = {k: _plan.single((*(None,) * j, Ellipsis)) for j, k in enumerate(keys)}
+    for call in (*calls, *calls):  # the second time from the memo
+        found = _plan.python_hit(plans, np.ndarray, op, x, *call)
+        expected = python_key(call)
+        if expected is None:
+            assert found is None
+        else:
+            assert found.ndim - x.ndim == keys.index(expected)
+
+
+def test_the_python_hit_of_a_long_call_past_its_memo():
+    # 200 values near 2**62 marshal to ~3 KB, past the memo's bound: python_key answers alone.
+    x = np.zeros(3)
+    params = ([2**62 - k for k in range(200)], 0)
+    k = _plan.python_key(np.ndarray, 0, x.shape, *params)
+    plans = {k: _plan.single((Ellipsis,))}
+    assert _plan.python_hit(plans, np.ndarray, 0, x, *params) is not None
+    assert _plan.python_hit(plans, np.ndarray, 0, x, *params[:1], False) is None
+
+
 def test_calls_from_many_threads_agree_with_serial_calls(plan_path):
     rng = np.random.default_rng(0)
     x = np.arange(2 * 3 * 4 * 5).reshape(2, 3, 4, 5)

@@ -31,6 +31,7 @@ never stored: building it again costs little next to making that many outputs.
 from __future__ import annotations
 
 import itertools
+import marshal
 import operator
 import threading
 from array import array
@@ -187,8 +188,17 @@ def python_hit(plans: dict[bytes, Plan], ndarray: type, op: int, data: Any, *par
     if type(data) is not ndarray:
         return None
     array: Any = data
-    k = _memo_key(op, array.shape, params)
-    plan = None if k is None else plans.get(k)
+    shape = array.shape
+    if params and type(params[0]) is _NDARRAY:  # begin, start: where arrays usually come
+        params = _listed(params)
+    try:  # _memo_key, inlined: this is the hot path of installs without the compiled part
+        m = marshal.dumps((op, shape, params), 2)
+        k = _memo(m) if len(m) <= _MEMO_BYTES else python_key(_NDARRAY, op, shape, *params)
+    except Exception:  # noqa: BLE001 - unmarshallable (or a buffer that fails)
+        k = python_key(_NDARRAY, op, shape, *params)
+    if k is _BUFFERS:  # an array among the later parameters, or a value of no key
+        k = _memo_key(op, shape, _listed(params))
+    plan = None if k is None or k is _BUFFERS else plans.get(k)
     if plan is None:
         return None
     if plan.single:
@@ -196,72 +206,50 @@ def python_hit(plans: dict[bytes, Plan], ndarray: type, op: int, data: Any, *par
     return tuple(map(array.__getitem__, plan.indices))
 
 
-# The pure-Python hit's shortcut to python_key: its answers, memoised for calls whose parameters
-# are ints, None, lists, tuples and 1-D native integer arrays (read as the list of their values,
-# as python_key reads them), flattened as a prefix code (a scalar is _SCALAR and its value,
-# a vector _VECTOR, its items, _END), so that each parameter's kind and each value's exact type
-# (the lru is typed) are part of the memo's key. Only python_key decides; the memo saves
-# rebuilding its bytes (~2 us of Python for a StridedSlice call). Vectors past _MEMO_VECTOR_MAX
-# values skip it, which bounds what it holds.
-_SCALAR: Final = object()
-_VECTOR: Final = object()
-_END: Final = object()
-_MEMO_VECTOR_MAX: Final = 64
+# The pure-Python hit's shortcut to python_key: its answers, memoised under the call's marshal
+# bytes. ``marshal`` writes, in C, the exact type of every value (``True``, ``1`` and ``1.0``
+# differ; an int subclass is unmarshallable) and lists and tuples item by item, so the bytes are
+# a typed key of a call made of ints, ``None``s, lists and tuples. Anything else cannot be
+# marshalled (python_key answers directly) or is a buffer, which marshal writes as bytes: a
+# memo entry with bytes among its parameters holds no key (python_key takes no bytes), so a
+# look-alike written as bytes never reaches an accepted call's key. 1-D native integer arrays,
+# which python_key reads as the list of their values, are looked up as that list. Only
+# python_key decides; the memo saves rebuilding its bytes. Calls past _MEMO_BYTES skip it,
+# which bounds what it holds.
+_MEMO_BYTES: Final = 2048
+_BUFFERS: Final = b""  # the memo's answer where a parameter was written as bytes (no key is empty)
 
 
 def _memo_key(op: int, shape: Any, params: tuple[Any, ...]) -> bytes | None:
-    flat: list[Any] = [op, shape]
-    append = flat.append
-    for value in params:
-        kind = type(value)
-        if kind is list or kind is tuple:
-            if len(value) > _MEMO_VECTOR_MAX:
-                return python_key(_NDARRAY, op, shape, *params)
-            append(_VECTOR)
-            flat += value
-            append(_END)
-        elif kind is int or value is None:
-            append(_SCALAR)
-            append(value)
-        elif (
-            kind is _NDARRAY
-            and value.ndim == 1
-            and len(value) <= _MEMO_VECTOR_MAX
-            and value.dtype.char in _NATIVE_INTS
-            and value.dtype.isnative
-        ):  # python_key reads such an array as the list of its values
-            append(_VECTOR)
-            flat += value.tolist()
-            append(_END)
-        else:
-            return python_key(_NDARRAY, op, shape, *params)
     try:
-        return _memo(*flat)
-    except TypeError:  # an unhashable value in a list
+        m = marshal.dumps((op, shape, params), 2)
+    except Exception:  # noqa: BLE001 - unmarshallable (or a buffer that fails): python_key says
         return python_key(_NDARRAY, op, shape, *params)
+    if len(m) > _MEMO_BYTES:
+        return python_key(_NDARRAY, op, shape, *params)
+    return _memo(m)
 
 
-@lru_cache(maxsize=4096, typed=True)
-def _memo(op: int, shape: Any, *flat: Any) -> bytes | None:
-    params: list[Any] = []
-    vector: list[Any] | None = None
-    scalar = False
-    for value in flat:
-        if scalar:
-            params.append(value)
-            scalar = False
-        elif value is _SCALAR:
-            scalar = True
-        elif value is _VECTOR:
-            vector = []
-        elif value is _END:
-            assert vector is not None
-            params.append(vector)
-            vector = None
-        else:
-            assert vector is not None
-            vector.append(value)
+@lru_cache(maxsize=4096)
+def _memo(m: bytes) -> bytes | None:
+    op, shape, params = marshal.loads(m)  # noqa: S302 - bytes this module marshalled
+    if bytes in map(type, params):
+        return _BUFFERS
     return python_key(_NDARRAY, op, shape, *params)
+
+
+def _listed(params: tuple[Any, ...]) -> tuple[Any, ...]:
+    """``params``, each 1-D native integer array as the list of its values (as python_key)."""
+    return tuple([v.tolist() if _int_vector(v) else v for v in params])
+
+
+def _int_vector(value: Any) -> bool:
+    return (
+        type(value) is _NDARRAY
+        and value.ndim == 1
+        and value.dtype.char in _NATIVE_INTS
+        and value.dtype.isnative
+    )
 
 
 _compiled_key: Callable[..., bytes | None] | None
@@ -401,12 +389,7 @@ def _snapshot(value: Any) -> Any:
     kind = type(value)
     if kind is list:
         return tuple(value)
-    if (
-        kind is _NDARRAY
-        and value.ndim == 1
-        and value.dtype.char in _NATIVE_INTS
-        and value.dtype.isnative
-    ):
+    if _int_vector(value):
         items = value.tolist()
         if value.dtype.kind == "u" and items and max(items) > INT64_MAX:
             return value  # beyond int64: no key, and the checks name the array
