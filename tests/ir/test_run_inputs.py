@@ -290,3 +290,50 @@ def test_run_of_many_inputs_never_compares_layers(
         model.run({k: v for k, v in inputs.items() if k != "x1999"})
     with pytest.raises(ir.IRError, match=r"inputs=\['x5', 'p5'\] name the same input"):
         model.run({**inputs, "p5": inputs["x5"]})  # its tensor name and its layer name
+
+
+_NAMELESS_TWIN = """<?xml version="1.0"?>
+<net name="two" version="11">
+  <layers>
+    <layer id="0" name="a" type="Parameter" version="opset1">
+      <data shape="2" element_type="f32"/>
+      <output><port id="0" precision="FP32" names="b"><dim>2</dim></port></output>
+    </layer>
+    <layer id="1" name="b" type="Parameter" version="opset1">
+      <data shape="2" element_type="f32"/>
+      <output><port id="0" precision="FP32"><dim>2</dim></port></output>
+    </layer>
+    <layer id="2" name="ra" type="Result" version="opset1">
+      <input><port id="0" precision="FP32"><dim>2</dim></port></input>
+    </layer>
+    <layer id="3" name="rb" type="Result" version="opset1">
+      <input><port id="0" precision="FP32"><dim>2</dim></port></input>
+    </layer>
+  </layers>
+  <edges>
+    <edge from-layer="0" from-port="0" to-layer="2" to-port="0"/>
+    <edge from-layer="1" from-port="0" to-layer="3" to-port="0"/>
+  </edges>
+</net>
+"""
+
+
+def test_a_nameless_input_named_as_another_input_gets_a_name_of_its_own(tmp_path: Path) -> None:
+    # Parameter 'a' holds the tensor name 'b'; Parameter 'b' has no tensor name (OpenVINO gives
+    # it none). It was listed under 'b' too, hidden, and run({}) ended in a StopIteration.
+    path = tmp_path / "two.xml"
+    path.write_text(_NAMELESS_TWIN)
+    model = ir.read_model(path)
+    assert list(model.inputs) == ["b", "b_1"]
+    with pytest.raises(ir.IRError, match=r"has no array for input 'b'.*'b', 'b_1'"):
+        model.run({})
+    one, zero = np.ones(2, np.float32), np.zeros(2, np.float32)
+    out = model.run({"b": one, "b_1": zero})
+    assert out["b"].tolist() == [1, 1]
+    assert out["rb"].tolist() == [0, 0]
+    assert model.run({"a": one, "b_1": zero})["rb"].tolist() == [0, 0]  # layer name 'a' too
+    ov = pytest.importorskip("openvino")
+    compiled = ov.Core().compile_model(str(path), "CPU")
+    assert compiled.inputs[1].get_names() == set()
+    got = compiled({0: one, 1: zero})
+    assert [v.tolist() for v in got.values()] == [[1, 1], [0, 0]]

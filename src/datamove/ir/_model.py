@@ -495,12 +495,20 @@ class Model:
         self._input_names: dict[str, int] = {}
         self._input_aliases: dict[str, int] = {}
         self.inputs: dict[str, tuple[PartialShape, str | None]] = {}
-        for k, layer in enumerate(self._params):
-            names = self._tensor_names(layer.index, 0)
-            primary = min(names) if names else layer.name
-            self._input_names[primary] = k
-            for alias in (*names, layer.name):
+        tensor_names = [self._tensor_names(layer.index, 0) for layer in self._params]
+        for k, names in enumerate(tensor_names):  # tensor names first: they are the names
+            for alias in names:
                 self._input_aliases.setdefault(alias, k)
+        for k, layer in enumerate(self._params):
+            names = tensor_names[k]
+            primary = min(names) if names else layer.name
+            j = 0
+            while not names and self._input_aliases.get(primary, k) != k:
+                j += 1  # a nameless input, named as another: renamed as duplicates are
+                primary = f"{layer.name}_{j}"
+            self._input_names[primary] = k
+            self._input_aliases.setdefault(primary, k)
+            self._input_aliases.setdefault(layer.name, k)
             try:
                 shape = parse_shape_attr(layer.data.get("shape", ""), "shape", layer)
             except IRError:
