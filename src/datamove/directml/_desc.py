@@ -10,7 +10,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 from datamove._errors import DTypeError, ValidationError
 from datamove._shape import MAX_LENGTH
@@ -208,50 +208,82 @@ def _violations(
     return found
 
 
-def _remembered(
-    desc: object,
-    rules: _Rules,
-    whole: TensorDesc,
-    parts: tuple[TensorDesc, ...],
-    axis: int,
-    feature_level: FeatureLevel | str | int | None,
-    options: ValidationOptions | None,
-) -> list[Violation]:
-    """``_violations``, kept on the (frozen) desc per feature level and options object.
+class _Desc:
+    """What split and join share: their rules (``_RULES``), checked and kept on the desc.
 
-    Validating the same desc again (``run_split`` does on every call) is then a look-up. As in
+    Validating the same desc again (``run_split`` does on every call) is a look-up: the
+    violations are kept on the (frozen) desc per feature level and options object. As in
     ``check_tensor``, the options enter the key by identity and the entry remembers them.
     """
-    opts = check_options(rules.op_name, options)
-    if isinstance(feature_level, bool) or not isinstance(feature_level, str | int | None):
-        return _violations(rules, whole, parts, axis, feature_level, options)  # raises
-    cache: dict[tuple[object, ...], tuple[ValidationOptions | None, tuple[Violation, ...]]]
-    cache = desc.__dict__.setdefault("_violations_cache", {})
-    key = (type(feature_level), feature_level, id(options))
-    hit = cache.get(key)
-    if hit is None or hit[0] is not options:
-        level = None if feature_level is None else FeatureLevel.parse(feature_level)
-        found: tuple[Violation, ...] = ()
-        if not fine(rules.op, rules.parts_are_outputs, whole, parts, axis, level, opts):
-            found = tuple(_violations(rules, whole, parts, axis, level, options))
-        hit = cache[key] = (options, found)
-    return list(hit[1])
 
+    _RULES: ClassVar[_Rules]
+    axis: int
 
-def _raise(
-    rules: _Rules, found: list[Violation], feature_level: FeatureLevel | str | int | None
-) -> None:
-    if found:
-        context = (
-            ""
-            if feature_level is None
-            else f" at feature level {FeatureLevel.parse(feature_level)}"
-        )
-        raise DirectMLValidationError(rules.op_name, found, context=context)
+    def violations(
+        self,
+        feature_level: FeatureLevel | str | int | None = LATEST,
+        *,
+        options: ValidationOptions | None = None,
+    ) -> list[Violation]:
+        """Every rule this desc breaks at ``feature_level`` (``None``: level-free rules only).
+
+        Parameters
+        ----------
+        feature_level : FeatureLevel or str or int or None
+            The device's level (default 6_4, the last DirectML has). ``None`` skips the rules
+            that depend on a level (T2's and T4's level limits, the S7/J6 table).
+        options : ValidationOptions, optional
+            The switches where DirectML's documents are silent or disagree.
+
+        Returns
+        -------
+        list of Violation
+            Empty when the desc is valid.
+        """
+        rules = self._RULES
+        whole, parts, axis = getattr(self, rules.whole), getattr(self, rules.parts), self.axis
+        opts = check_options(rules.op_name, options)
+        if isinstance(feature_level, bool) or not isinstance(feature_level, str | int | None):
+            return _violations(rules, whole, parts, axis, feature_level, options)  # raises
+        cache: dict[tuple[object, ...], tuple[ValidationOptions | None, tuple[Violation, ...]]]
+        cache = self.__dict__.setdefault("_violations_cache", {})
+        key = (type(feature_level), feature_level, id(options))
+        hit = cache.get(key)
+        if hit is None or hit[0] is not options:
+            level = None if feature_level is None else FeatureLevel.parse(feature_level)
+            found: tuple[Violation, ...] = ()
+            if not fine(rules.op, rules.parts_are_outputs, whole, parts, axis, level, opts):
+                found = tuple(_violations(rules, whole, parts, axis, level, options))
+            hit = cache[key] = (options, found)
+        return list(hit[1])
+
+    def validate(
+        self,
+        feature_level: FeatureLevel | str | int | None = LATEST,
+        *,
+        options: ValidationOptions | None = None,
+    ) -> None:
+        """Raise :class:`DirectMLValidationError` listing every violation, if there is one.
+
+        Parameters are those of :meth:`violations`.
+
+        Raises
+        ------
+        DirectMLValidationError
+            With ``violations`` holding every broken rule.
+        """
+        found = self.violations(feature_level, options=options)
+        if found:
+            context = (
+                ""
+                if feature_level is None
+                else f" at feature level {FeatureLevel.parse(feature_level)}"
+            )
+            raise DirectMLValidationError(self._RULES.op_name, found, context=context)
 
 
 @dataclass(frozen=True, init=False)
-class SplitDesc:
+class SplitDesc(_Desc):
     """``DML_SPLIT_OPERATOR_DESC``: split ``input`` along ``axis`` into ``outputs``.
 
     The constructor checks Python types only; :meth:`validate` checks DirectML's rules.
@@ -298,53 +330,12 @@ class SplitDesc:
         object.__setattr__(self, "outputs", _tensors("DML_SPLIT", "outputs", outputs))
         object.__setattr__(self, "axis", _axis("DML_SPLIT", axis))
 
+    _RULES = _SPLIT
     operator_type = OperatorType.SPLIT
-
-    def violations(
-        self,
-        feature_level: FeatureLevel | str | int | None = LATEST,
-        *,
-        options: ValidationOptions | None = None,
-    ) -> list[Violation]:
-        """Every rule this desc breaks at ``feature_level`` (``None``: level-free rules only).
-
-        Parameters
-        ----------
-        feature_level : FeatureLevel or str or int or None
-            The device's level (default 6_4, the last DirectML has). ``None`` skips the rules
-            that depend on a level (T2's and T4's level limits, the S7 table).
-        options : ValidationOptions, optional
-            The switches where DirectML's documents are silent or disagree.
-
-        Returns
-        -------
-        list of Violation
-            Empty when the desc is valid.
-        """
-        return _remembered(
-            self, _SPLIT, self.input, self.outputs, self.axis, feature_level, options
-        )
-
-    def validate(
-        self,
-        feature_level: FeatureLevel | str | int | None = LATEST,
-        *,
-        options: ValidationOptions | None = None,
-    ) -> None:
-        """Raise :class:`DirectMLValidationError` listing every violation, if there is one.
-
-        Parameters are those of :meth:`violations`.
-
-        Raises
-        ------
-        DirectMLValidationError
-            With ``violations`` holding every broken rule.
-        """
-        _raise(_SPLIT, self.violations(feature_level, options=options), feature_level)
 
 
 @dataclass(frozen=True, init=False)
-class JoinDesc:
+class JoinDesc(_Desc):
     """``DML_JOIN_OPERATOR_DESC``: join ``inputs`` along ``axis`` into ``output``.
 
     Parameters
@@ -376,34 +367,5 @@ class JoinDesc:
         object.__setattr__(self, "output", _tensor("DML_JOIN", "output", output))
         object.__setattr__(self, "axis", _axis("DML_JOIN", axis))
 
+    _RULES = _JOIN
     operator_type = OperatorType.JOIN
-
-    def violations(
-        self,
-        feature_level: FeatureLevel | str | int | None = LATEST,
-        *,
-        options: ValidationOptions | None = None,
-    ) -> list[Violation]:
-        """Every rule this desc breaks at ``feature_level``; see :meth:`SplitDesc.violations`.
-
-        Returns
-        -------
-        list of Violation
-            Empty when the desc is valid.
-        """
-        return _remembered(self, _JOIN, self.output, self.inputs, self.axis, feature_level, options)
-
-    def validate(
-        self,
-        feature_level: FeatureLevel | str | int | None = LATEST,
-        *,
-        options: ValidationOptions | None = None,
-    ) -> None:
-        """Raise :class:`DirectMLValidationError` listing every violation, if there is one.
-
-        Raises
-        ------
-        DirectMLValidationError
-            With ``violations`` holding every broken rule.
-        """
-        _raise(_JOIN, self.violations(feature_level, options=options), feature_level)
