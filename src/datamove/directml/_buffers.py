@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from datamove._errors import DTypeError, ValidationError
-from datamove.directml._errors import Violation
+from datamove.directml._errors import DirectMLValidationError, Violation
 from datamove.directml._tensor import TensorDesc
 
 __all__ = [
@@ -26,7 +26,7 @@ __all__ = [
     "Bytes",
     "Space",
     "as_bytes",
-    "check_binding",
+    "check_bindings",
     "check_distinct",
     "new_buffer",
     "pack_nibbles",
@@ -69,14 +69,26 @@ def as_bytes(buffer: Any, name: str, *, writable: bool) -> Bytes:
     return array
 
 
-def check_binding(tensor: TensorDesc, data: Bytes, path: str, found: list[Violation]) -> None:
-    """T10: the buffer bound at ``path`` holds at least ``total_tensor_size_in_bytes``."""
-    if data.size < tensor.total_tensor_size_in_bytes:
-        found.append(
-            Violation("T10", path, data.size,
-                      "bytes are fewer than total_tensor_size_in_bytes="
-                      f"{tensor.total_tensor_size_in_bytes}")
-        )  # fmt: skip
+def check_bindings(
+    op: str,
+    tensors: Sequence[TensorDesc],
+    buffers: Sequence[Bytes],
+    paths: Sequence[str],
+    found: list[Violation],
+) -> None:
+    """T10: each buffer holds at least its tensor's ``total_tensor_size_in_bytes``.
+
+    Each short buffer is reported under its path; if ``found`` then holds anything, it is raised.
+    """
+    for tensor, data, path in zip(tensors, buffers, paths, strict=True):
+        if data.size < tensor.total_tensor_size_in_bytes:
+            found.append(
+                Violation("T10", path, data.size,
+                          "bytes are fewer than total_tensor_size_in_bytes="
+                          f"{tensor.total_tensor_size_in_bytes}")
+            )  # fmt: skip
+    if found:
+        raise DirectMLValidationError(op, found)
 
 
 def new_buffer(tensor: TensorDesc) -> Bytes:

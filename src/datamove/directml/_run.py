@@ -22,7 +22,7 @@ from datamove.directml._buffers import (
     Bytes,
     Space,
     as_bytes,
-    check_binding,
+    check_bindings,
     check_distinct,
     new_buffer,
 )
@@ -104,31 +104,15 @@ def run_split(
         raise DTypeError("DML_SPLIT", "desc", desc, "must be a SplitDesc")
     found = desc.violations(feature_level, options=options)
     source = as_bytes(input_buffer, "input_buffer", writable=False)
+    names = [f"outputs[{i}]" for i in range(len(desc.outputs))]
     if outputs is None:
         targets = [new_buffer(t) for t in desc.outputs]
     else:
-        if isinstance(outputs, bytes | bytearray | memoryview | np.ndarray) or not isinstance(
-            outputs, Sequence
-        ):
-            raise DTypeError(
-                "DML_SPLIT", "outputs", outputs, "must be a sequence of buffers, one per output"
-            )
-        if len(outputs) != len(desc.outputs):
-            raise ValidationError(
-                "DML_SPLIT",
-                "outputs",
-                outputs,
-                f"must hold {len(desc.outputs)} buffers, one per output",
-            )
-        targets = [as_bytes(b, f"outputs[{i}]", writable=True) for i, b in enumerate(outputs)]
-        check_distinct(
-            [(f"outputs[{i}]", t) for i, t in enumerate(targets)], [("input_buffer", source)], found
-        )
-    check_binding(desc.input, source, "input_buffer", found)
-    for i, (tensor, target) in enumerate(zip(desc.outputs, targets, strict=True)):
-        check_binding(tensor, target, f"outputs[{i}]", found)
-    if found:
-        raise DirectMLValidationError("DML_SPLIT", found)
+        _check_buffers("DML_SPLIT", "outputs", outputs, ", one per output", len(names), "output")
+        targets = [as_bytes(b, name, writable=True) for b, name in zip(outputs, names, strict=True)]
+        check_distinct(list(zip(names, targets, strict=True)), [("input_buffer", source)], found)
+    paths = ["input_buffer", *names]
+    check_bindings("DML_SPLIT", [desc.input, *desc.outputs], [source, *targets], paths, found)
     _move(plan_moves(desc), source, targets)
     return targets
 
@@ -175,37 +159,31 @@ def run_join(
     """
     if not isinstance(desc, JoinDesc):
         raise DTypeError("DML_JOIN", "desc", desc, "must be a JoinDesc")
-    if isinstance(input_buffers, bytes | bytearray | memoryview | np.ndarray) or not isinstance(
-        input_buffers, Sequence
-    ):
-        raise DTypeError(
-            "DML_JOIN", "input_buffers", input_buffers, "must be a sequence of buffers"
-        )
-    if len(input_buffers) != len(desc.inputs):
-        raise ValidationError(
-            "DML_JOIN",
-            "input_buffers",
-            input_buffers,
-            f"must hold {len(desc.inputs)} buffers, one per input",
-        )
+    names = [f"input_buffers[{i}]" for i in range(len(desc.inputs))]
+    _check_buffers("DML_JOIN", "input_buffers", input_buffers, "", len(names), "input")
     found = desc.violations(feature_level, options=options)
     sources = [
-        as_bytes(b, f"input_buffers[{i}]", writable=False) for i, b in enumerate(input_buffers)
+        as_bytes(b, name, writable=False) for b, name in zip(input_buffers, names, strict=True)
     ]
     if output is None:
         target = new_buffer(desc.output)
     else:
         target = as_bytes(output, "output", writable=True)
-        check_distinct(
-            [("output", target)], [(f"input_buffers[{i}]", b) for i, b in enumerate(sources)], found
-        )
-    check_binding(desc.output, target, "output", found)
-    for i, (tensor, source) in enumerate(zip(desc.inputs, sources, strict=True)):
-        check_binding(tensor, source, f"input_buffers[{i}]", found)
-    if found:
-        raise DirectMLValidationError("DML_JOIN", found)
+        check_distinct([("output", target)], list(zip(names, sources, strict=True)), found)
+    paths = ["output", *names]
+    check_bindings("DML_JOIN", [desc.output, *desc.inputs], [target, *sources], paths, found)
     _move(plan_moves(desc), target, sources)
     return target
+
+
+def _check_buffers(op: str, name: str, value: Any, per: str, count: int, noun: str) -> None:
+    """``value`` is a sequence of ``count`` buffers, one per ``noun`` (not a buffer itself)."""
+    if isinstance(value, bytes | bytearray | memoryview | np.ndarray) or not isinstance(
+        value, Sequence
+    ):
+        raise DTypeError(op, name, value, f"must be a sequence of buffers{per}")
+    if len(value) != count:
+        raise ValidationError(op, name, value, f"must hold {count} buffers, one per {noun}")
 
 
 def _copy(
@@ -255,10 +233,7 @@ def read_tensor(desc: TensorDesc, buffer: Any) -> np.ndarray[Any, Any]:
     """
     _check_layout(desc)
     data = as_bytes(buffer, "buffer", writable=False)
-    found: list[Violation] = []
-    check_binding(desc, data, "buffer", found)
-    if found:
-        raise DirectMLValidationError("DirectML", found)
+    check_bindings("DirectML", [desc], [data], ["buffer"], [])
     values = Space(desc, data).view.copy()
     if desc.data_type is TensorDataType.INT4:
         return ((values ^ 8).astype(np.int8) - 8).astype(np.int8)
@@ -334,10 +309,7 @@ def write_tensor(desc: TensorDesc, values: Any, out: Any | None = None) -> Bytes
                 f"must be integers in [{low}, {high}] for {desc.data_type.name}",
             )
     target = new_buffer(desc) if out is None else as_bytes(out, "out", writable=True)
-    found: list[Violation] = []
-    check_binding(desc, target, "out", found)
-    if found:
-        raise DirectMLValidationError("DirectML", found)
+    check_bindings("DirectML", [desc], [target], ["out"], [])
     if desc.data_type.bits == 4:
         typed = np.broadcast_to(array, desc.sizes).astype(np.uint8) & 0x0F
     else:
