@@ -44,7 +44,6 @@ class _Rules(NamedTuple):
     off_axis: str
     total: str
     zero_on_axis: str
-    table: str
     owned: str
 
 
@@ -60,7 +59,6 @@ _SPLIT = _Rules(
     "S4",
     "S5",
     "S6",
-    "S7",
     "S8",
 )
 _JOIN = _Rules(
@@ -75,7 +73,6 @@ _JOIN = _Rules(
     "J4",
     "J4",
     "J5",
-    "J6",
     "J7",
 )
 

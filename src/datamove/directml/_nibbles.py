@@ -124,8 +124,6 @@ def _nibble_rows(
     parts: list[tuple[int, int, int, int, int, int, int]] = []
     nibbles: list[tuple[int, int, int, int, int]] = []  # as the copy engine's parts, in nibbles
     for dst, src in pairs:
-        if 0 in dst.shape:
-            continue
         form = rows_form(dst.shape, dst.strides, src.strides, 1)
         if form is None:
             return None
@@ -228,8 +226,6 @@ def _copy_nibbles(dst: Region, src: Region, scratch: _Scratch) -> None:
             shape[dim] = (shape[dim] + 1 - parity) // 2
             dst_strides[dim] *= 2
             src_strides[dim] *= 2
-        if 0 in shape:
-            continue
         class_rows = Rows(
             tuple(shape),
             tuple(t // 2 for t in dst_strides),

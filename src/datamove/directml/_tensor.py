@@ -363,11 +363,6 @@ class TensorDesc:
         return len(self.sizes)
 
     @_cached
-    def element_count(self) -> int:
-        """The number of logical elements, ``prod(sizes)``."""
-        return math.prod(self.sizes)
-
-    @_cached
     def effective_strides(self) -> tuple[int, ...] | None:
         """``strides``, or the packed strides when absent; ``None`` if their count is wrong."""
         if self.strides is None:
