@@ -98,7 +98,7 @@ class TensorDataType(enum.IntEnum):
 
     @property
     def bits(self) -> int:
-        """Bits per element as DirectMLX counts them; 0 for ``UNKNOWN`` (never valid)."""
+        """Bits per element as DirectMLX counts them (the name's number); 0 for ``UNKNOWN``."""
         return _BITS[self]
 
     @classmethod
@@ -136,22 +136,7 @@ _DATA_TYPE_NAMES = {
     for member in TensorDataType
     for name in (member.name, member.dml_name, member.name.lower())
 }
-_BITS = {
-    TensorDataType.UNKNOWN: 0,
-    TensorDataType.FLOAT32: 32,
-    TensorDataType.UINT32: 32,
-    TensorDataType.INT32: 32,
-    TensorDataType.FLOAT16: 16,
-    TensorDataType.UINT16: 16,
-    TensorDataType.INT16: 16,
-    TensorDataType.UINT8: 8,
-    TensorDataType.INT8: 8,
-    TensorDataType.UINT4: 4,
-    TensorDataType.INT4: 4,
-    TensorDataType.FLOAT64: 64,
-    TensorDataType.UINT64: 64,
-    TensorDataType.INT64: 64,
-}
+_BITS = {t: int(re.sub(r"\D", "", t.name) or 0) for t in TensorDataType}  # FLOAT16: 16; UNKNOWN: 0
 
 
 class TensorFlags(enum.IntFlag):

@@ -37,21 +37,11 @@ from datamove.directml._tensor import TensorDesc
 __all__ = ["NUMPY_OF", "read_tensor", "run_join", "run_split", "write_tensor"]
 
 NUMPY_OF: dict[TensorDataType, np.dtype[Any]] = {
-    TensorDataType.FLOAT32: np.dtype(np.float32),
-    TensorDataType.FLOAT16: np.dtype(np.float16),
-    TensorDataType.FLOAT64: np.dtype(np.float64),
-    TensorDataType.UINT8: np.dtype(np.uint8),
-    TensorDataType.UINT16: np.dtype(np.uint16),
-    TensorDataType.UINT32: np.dtype(np.uint32),
-    TensorDataType.UINT64: np.dtype(np.uint64),
-    TensorDataType.INT8: np.dtype(np.int8),
-    TensorDataType.INT16: np.dtype(np.int16),
-    TensorDataType.INT32: np.dtype(np.int32),
-    TensorDataType.INT64: np.dtype(np.int64),
-    # 4-bit values are handed out one per byte (the wider type that holds them).
-    TensorDataType.UINT4: np.dtype(np.uint8),
-    TensorDataType.INT4: np.dtype(np.int8),
+    t: np.dtype(t.name.lower()) for t in TensorDataType if t.bits > 4
 }
+# 4-bit values are handed out one per byte (the wider type that holds them).
+NUMPY_OF[TensorDataType.UINT4] = np.dtype(np.uint8)
+NUMPY_OF[TensorDataType.INT4] = np.dtype(np.int8)
 
 
 def run_split(
