@@ -34,6 +34,7 @@ from datamove._backends._copy import (
 from datamove._layout import ranges_apart, rows_apart, span
 from datamove.directml._buffers import Bytes, pack_nibbles, unpack_nibbles
 from datamove.directml._moves import Rows, copy_views, row_copy, rows_of
+from datamove.directml._tensor import packed_strides
 
 __all__ = ["Region", "move_nibbles"]
 
@@ -80,12 +81,12 @@ def move_nibbles(pairs: list[tuple[Region, Region]], lead: int, *, parallel: boo
             _copy_unpacked(dst, src)
         return
     total = elements // 2  # bytes
+    threads = num_threads() if parallel and total >= PARALLEL_MIN_BYTES else 1
     kernels = compiled_loops()
     if kernels is not None:
         plan = _nibble_rows(pairs)
         if plan is not None:
             rows, parts = plan
-            threads = num_threads() if parallel and total >= PARALLEL_MIN_BYTES else 1
             share_rows(
                 lambda row0, row1: kernels.copy_nibble_rows(parts, row0, row1),
                 rows,
@@ -104,7 +105,6 @@ def move_nibbles(pairs: list[tuple[Region, Region]], lead: int, *, parallel: boo
             for d, s in pairs
             for key in _keys(d.shape[: lead + 1], -(-math.prod(d.shape) // (2 * _BLOCK_BYTES)))
         ]
-    threads = num_threads() if parallel and total >= PARALLEL_MIN_BYTES else 1
     if threads > 1 and len(blocks) > 1 and _apart(blocks):
         share_rows(lambda first, end: _run_blocks(blocks[first:end]), len(blocks), threads)
     else:
@@ -319,7 +319,7 @@ def _copy_shifted(
     count = math.prod(rows.shape)
     words = -(-count * width // 8)
     gathered, shifted = scratch.take(words + 1)
-    packed = _c_strides(rows.shape, width)
+    packed = tuple(width * s for s in packed_strides(rows.shape))
     wide, narrow = np.dtype((np.void, width)), np.dtype((np.void, rows.length))
     np.copyto(
         np.ndarray(rows.shape, wide, gathered, 0, packed),
@@ -332,14 +332,6 @@ def _copy_shifted(
         np.ndarray(rows.shape, narrow, dst, dst_byte, rows.dst_strides),
         np.ndarray(rows.shape, narrow, shifted, 0, packed),
     )
-
-
-def _c_strides(shape: tuple[int, ...], item: int) -> tuple[int, ...]:
-    strides = []
-    for n in reversed(shape):
-        strides.append(item)
-        item *= n
-    return tuple(reversed(strides))
 
 
 def _copy_unpacked(dst: Region, src: Region) -> None:
