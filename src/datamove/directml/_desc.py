@@ -147,25 +147,10 @@ def _violations(
             Violation(rules.axis, "axis", axis, f"must be in [0, {rank - 1}] for rank {rank}{hint}")
         )
     whole_out = not rules.parts_are_outputs
+    common = (rules.owned, table, rules.op_name, level, id(opts))  # check_tensor key's end
     if not (quick and tensor_fine(whole, whole_out, limits, opts)):
-        check_tensor(
-            whole,
-            rules.whole,
-            -1,
-            found,
-            (whole_out, axis, "T5", rules.owned, table, rules.op_name, level, id(opts)),
-            opts,
-        )
-    part_key = (
-        rules.parts_are_outputs,
-        axis,
-        rules.zero_on_axis if axis_ok else "T5",
-        rules.owned,
-        table,
-        rules.op_name,
-        level,
-        id(opts),
-    )
+        check_tensor(whole, rules.whole, -1, found, (whole_out, axis, "T5", *common), opts)
+    part_key = (rules.parts_are_outputs, axis, rules.zero_on_axis if axis_ok else "T5", *common)
     sizes = whole.sizes
     before, after = sizes[:axis], sizes[axis + 1 :]
     all_same_rank = True
