@@ -156,10 +156,8 @@ class TensorFlags(enum.IntFlag):
     @property
     def dml_name(self) -> str:
         """The C name; unknown bits are written as a hexadecimal number."""
-        if self.value == 0:
-            return "DML_TENSOR_FLAG_NONE"
-        if self.value == TensorFlags.OWNED_BY_DML.value:
-            return "DML_TENSOR_FLAG_OWNED_BY_DML"
+        if self.value in (0, 1):  # NONE, OWNED_BY_DML
+            return f"DML_TENSOR_FLAG_{self.name}"
         return hex(self.value)
 
     @classmethod

@@ -386,10 +386,8 @@ class TensorDesc:
         Sorted by stride, each dimension's stride must pass the reach of all smaller ones
         (``datamove._layout.self_overlapping``, in elements).
         """
-        if self.strides is None:  # packed
-            return True
-        strides = self.effective_strides
-        if strides is None:  # T6 breaks: no layout to test
+        strides = self.strides
+        if strides is None or len(strides) != len(self.sizes):  # packed, or T6: no layout to test
             return True
         return not _layout.self_overlapping(self.sizes, strides, 1)
 
