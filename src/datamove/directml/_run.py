@@ -176,16 +176,6 @@ def _check_buffers(op: str, name: str, value: Any, per: str, count: int, noun: s
         raise ValidationError(op, name, value, f"must hold {count} buffers, one per {noun}")
 
 
-def _copy(
-    arrays: Sequence[tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]], parallel: bool
-) -> None:
-    if parallel:
-        copy_pairs(arrays)  # inline below its thresholds; the row loop and threads above
-    else:
-        for dst, src in arrays:
-            np.copyto(dst, src, casting="no")
-
-
 def _move(plan: MovePlan, whole: Bytes, parts: Sequence[Bytes]) -> None:
     """Carry out a plan: copy each part to its slice of the whole (split) or from it (join)."""
 
@@ -193,17 +183,21 @@ def _move(plan: MovePlan, whole: Bytes, parts: Sequence[Bytes]) -> None:
         return (parts[part], whole) if plan.split else (whole, parts[part])
 
     # never a byte shared between whole-byte copies and nibble copies: no element straddles
-    _copy([copy_views(c, *sides(c.part)) for c in plan.copies], plan.parallel)
+    copies = [copy_views(c, *sides(c.part)) for c in plan.copies]
+    if plan.parallel:
+        copy_pairs(copies)  # inline below its thresholds; the row loop and threads above
+    else:
+        for dst, src in copies:
+            np.copyto(dst, src, casting="no")
     if plan.nibbles:
-        pairs = []
-        for p in plan.nibbles:
-            dst, src = sides(p.part)
-            pairs.append(
-                (
-                    Region(dst, p.dst_offset, p.shape, p.dst_strides),
-                    Region(src, p.src_offset, p.shape, p.src_strides),
-                )
+        pairs = [
+            (
+                Region(dst, p.dst_offset, p.shape, p.dst_strides),
+                Region(src, p.src_offset, p.shape, p.src_strides),
             )
+            for p in plan.nibbles
+            for dst, src in [sides(p.part)]
+        ]
         move_nibbles(pairs, plan.lead, parallel=plan.parallel)
 
 
