@@ -79,11 +79,7 @@ def _build(
         parts = datamove.infer_split(shape, axis, num_splits)
     else:
         parts = datamove.infer_variadic_split(shape, axis, split_lengths)
-    whole = (
-        datamove.PartialShape.parse(shape)
-        if isinstance(shape, str)
-        else datamove.PartialShape(shape)
-    )
+    whole = datamove.PartialShape(shape)  # text is parsed, as PartialShape.parse does
     found: list[Violation] = []
     data_type = _data_type(element_type, found)
     if whole.rank is None or not whole.is_static or not all(p.is_static for p in parts):
