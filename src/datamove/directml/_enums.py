@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import enum
 import re
-from typing import Any, Self, TypeVar
+from typing import Any, ClassVar, Self, TypeVar
 
 from datamove._errors import DTypeError, ValidationError
 
@@ -63,7 +63,27 @@ def _parse_member(cls: type[_E], value: Any, prefix: str, what: str) -> _E:
     )
 
 
-class TensorDataType(enum.IntEnum):
+class _CEnum(enum.IntEnum):
+    """An enum whose C names are a prefix (a class keyword) and the member's name."""
+
+    _prefix: ClassVar[str]
+
+    def __init_subclass__(cls, prefix: str = "", **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._prefix = prefix
+
+    @property
+    def dml_name(self) -> str:
+        """The C name: ``DML_TENSOR_TYPE_BUFFER`` for ``TensorType.BUFFER``."""
+        return self._prefix + self.name
+
+    @classmethod
+    def parse(cls, value: Any) -> Self:
+        """Read a member from a member, its value or a name (short or C)."""
+        return _parse_member(cls, value, cls._prefix, "type")
+
+
+class TensorDataType(_CEnum, prefix="DML_TENSOR_DATA_TYPE_"):
     """``DML_TENSOR_DATA_TYPE``: the element type of a tensor.
 
     Examples
@@ -90,11 +110,6 @@ class TensorDataType(enum.IntEnum):
     INT64 = 11
     UINT4 = 12
     INT4 = 13
-
-    @property
-    def dml_name(self) -> str:
-        """The C name, ``DML_TENSOR_DATA_TYPE_<NAME>``."""
-        return f"DML_TENSOR_DATA_TYPE_{self.name}"
 
     @property
     def bits(self) -> int:
@@ -190,24 +205,14 @@ class TensorFlags(enum.IntFlag):
         raise DTypeError("DirectML", "flags", value, "must be TensorFlags, a name or an int")
 
 
-class TensorType(enum.IntEnum):
+class TensorType(_CEnum, prefix="DML_TENSOR_TYPE_"):
     """``DML_TENSOR_TYPE``: ``BUFFER`` (1) is the only valid one."""
 
     INVALID = 0
     BUFFER = 1
 
-    @property
-    def dml_name(self) -> str:
-        """The C name, ``DML_TENSOR_TYPE_<NAME>``."""
-        return f"DML_TENSOR_TYPE_{self.name}"
 
-    @classmethod
-    def parse(cls, value: Any) -> Self:
-        """Read a tensor type from a member, its value or a name."""
-        return _parse_member(cls, value, "DML_TENSOR_TYPE_", "type")
-
-
-class OperatorType(enum.IntEnum):
+class OperatorType(_CEnum, prefix="DML_OPERATOR_"):
     """``DML_OPERATOR_TYPE`` values of the operators this package models.
 
     Examples
@@ -219,16 +224,6 @@ class OperatorType(enum.IntEnum):
     SPLIT = 62
     JOIN = 63
 
-    @property
-    def dml_name(self) -> str:
-        """The C name, ``DML_OPERATOR_<NAME>``."""
-        return f"DML_OPERATOR_{self.name}"
-
-    @classmethod
-    def parse(cls, value: Any) -> Self:
-        """Read an operator type from a member, its value or a name."""
-        return _parse_member(cls, value, "DML_OPERATOR_", "type")
-
 
 _LEVEL_CACHE: dict[str, int] = {}  # text -> value, for the texts that parsed
 # Up to 9 digits a part (levels have one): a longer run is no level, and int() of 4300+ digits
@@ -236,7 +231,7 @@ _LEVEL_CACHE: dict[str, int] = {}  # text -> value, for the texts that parsed
 _LEVEL_TEXT = re.compile(r"^(?:DML_FEATURE_LEVEL_|FL)?_?(\d{1,9})[_.](\d{1,9})$")
 
 
-class FeatureLevel(enum.IntEnum):
+class FeatureLevel(_CEnum, prefix="DML_FEATURE_"):
     """``DML_FEATURE_LEVEL``: the hex value encodes major.minor, so levels compare as ints.
 
     Examples
@@ -268,11 +263,6 @@ class FeatureLevel(enum.IntEnum):
     def __str__(self) -> str:
         """``"4_1"``, the way DirectML's docs write a level."""
         return self.name.removeprefix("LEVEL_")
-
-    @property
-    def dml_name(self) -> str:
-        """The C name, ``DML_FEATURE_LEVEL_4_1``."""
-        return f"DML_FEATURE_LEVEL_{self}"
 
     @classmethod
     def parse(cls, value: Any) -> Self:
