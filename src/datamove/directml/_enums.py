@@ -43,19 +43,14 @@ def _parse_member(cls: type[_E], value: Any, prefix: str, what: str) -> _E:
     """Read an enum member from a member, its value, its short name or its C name."""
     if isinstance(value, cls):
         return value
-    if isinstance(value, bool):
-        raise DTypeError("DirectML", what, value, f"must be a {cls.__name__}, a name or an int")
-    if isinstance(value, int):
-        try:
+    if isinstance(value, int) and not isinstance(value, bool):
+        with contextlib.suppress(ValueError):
             return cls(value)
-        except ValueError:
-            pass
     elif isinstance(value, str):
-        name = value.strip().upper()
-        name = name.removeprefix(prefix)
+        name = value.strip().upper().removeprefix(prefix)
         if name in cls.__members__:
             return cls.__members__[name]
-    else:
+    else:  # a bool too
         raise DTypeError("DirectML", what, value, f"must be a {cls.__name__}, a name or an int")
     known = ", ".join(cls.__members__)
     raise ValidationError(
@@ -180,9 +175,7 @@ class TensorFlags(enum.IntFlag):
         """Read flags from an int, a name (C or short), or a list of names OR'd together."""
         if isinstance(value, cls):
             return value
-        if isinstance(value, bool):
-            raise DTypeError("DirectML", "flags", value, "must be TensorFlags, a name or an int")
-        if isinstance(value, int):
+        if isinstance(value, int) and not isinstance(value, bool):
             if not 0 <= value <= UINT32_MAX:
                 raise ValidationError("DirectML", "flags", value, "must fit in a UINT")
             return cls(value)
