@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Generic, Literal, Self, TypeVar, overload
 
 import numpy as np
@@ -344,16 +344,9 @@ class TensorDesc:
         >>> TensorDesc("UINT8", [2, 3]).replace(sizes=[4, 3]).total_tensor_size_in_bytes
         12
         """
-        fields: dict[str, Any] = {
-            "data_type": self.data_type,
-            "sizes": self.sizes,
-            "strides": self.strides,
-            "flags": self.flags,
-            "guaranteed_base_offset_alignment": self.guaranteed_base_offset_alignment,
-            "tensor_type": self.tensor_type,
-        }
-        fields.update(changes)
-        return TensorDesc(**fields)
+        kept = {f.name: getattr(self, f.name) for f in fields(self)}
+        del kept["total_tensor_size_in_bytes"]
+        return TensorDesc(**(kept | changes))
 
     # Derived values, computed once per desc (the desc is frozen).
 
