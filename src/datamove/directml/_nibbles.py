@@ -336,19 +336,15 @@ def _copy_shifted(
 
 def _copy_unpacked(dst: Region, src: Region) -> None:
     """The general 4-bit copy: both byte spans unpacked to a nibble per byte, copied, packed."""
-    views = []
-    for region in (dst, src):
+
+    def unpacked(region: Region) -> tuple[slice, Bytes, np.ndarray[Any, Any]]:
+        """The bytes that hold the region, unpacked, and its elements as a view of them."""
         first, _ = region.span()
         lo, hi = region.byte_span()
         nibbles = unpack_nibbles(region.data[lo:hi])
-        views.append(
-            (
-                lo,
-                hi,
-                nibbles,
-                np.ndarray(region.shape, np.uint8, nibbles, first - 2 * lo, region.strides),
-            )
-        )
-    (lo, hi, nibbles, target), (*_, source) = views
-    np.copyto(target, source)
-    pack_nibbles(nibbles, dst.data[lo:hi])
+        view = np.ndarray(region.shape, np.uint8, nibbles, first - 2 * lo, region.strides)
+        return slice(lo, hi), nibbles, view
+
+    held, nibbles, target = unpacked(dst)
+    np.copyto(target, unpacked(src)[2])
+    pack_nibbles(nibbles, dst.data[held])
