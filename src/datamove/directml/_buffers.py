@@ -35,12 +35,7 @@ __all__ = [
 
 Bytes = npt.NDArray[np.uint8]
 
-UINT_OF_BYTES: dict[int, np.dtype[Any]] = {
-    1: np.dtype(np.uint8),
-    2: np.dtype(np.uint16),
-    4: np.dtype(np.uint32),
-    8: np.dtype(np.uint64),
-}
+UINT_OF_BYTES: dict[int, np.dtype[Any]] = {n: np.dtype(f"u{n}") for n in (1, 2, 4, 8)}
 
 
 def as_bytes(buffer: Any, name: str, *, writable: bool) -> Bytes:
