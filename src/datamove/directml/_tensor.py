@@ -368,11 +368,6 @@ class TensorDesc:
         return _last_index(self.sizes, self.strides)
 
     @_cached
-    def minimum_size_in_bytes(self) -> int | None:
-        """``DMLCalcBufferTensorSize`` with unbounded integers; ``None`` when undefined."""
-        return _minimum_size(self.sizes, self.strides, self.data_type.bits)
-
-    @_cached
     def provably_disjoint(self) -> bool:
         """Whether the sorted-strides test proves that no two elements share an address.
 
@@ -424,7 +419,7 @@ class TensorDesc:
                 Violation("T3", "flags", int(self.flags),
                           "may hold only DML_TENSOR_FLAG_OWNED_BY_DML (0x1)")
             )  # fmt: skip
-        minimum = self.minimum_size_in_bytes
+        minimum = _minimum_size(self.sizes, self.strides, self.data_type.bits)
         if minimum is not None and self.total_tensor_size_in_bytes < minimum:
             found.append(
                 Violation("T7", "total_tensor_size_in_bytes", self.total_tensor_size_in_bytes,
