@@ -394,7 +394,7 @@ def _check_tensor(
                 "T12", "strides", tensor.strides, "make two elements of an output share an address"
             )
         )
-    if level is not None:
+    if level is not None and table is not None:  # the one is None where the other is
         _check_level(tensor, table, op_name, level, found)
     return found
 
@@ -420,7 +420,7 @@ def _check_element_limit(
 
 def _check_level(
     tensor: TensorDesc,
-    table: TensorSupport | None,
+    table: TensorSupport,
     op_name: str,
     level: FeatureLevel,
     found: list[Violation],
@@ -438,8 +438,6 @@ def _check_level(
                       f"must be at most {DML_TENSOR_DIMENSION_COUNT_MAX} before feature level 3_0 "
                       "(DML_TENSOR_DIMENSION_COUNT_MAX)")
         )  # fmt: skip
-    if table is None:
-        return
     rule = "S7" if op_name == "DML_SPLIT" else "J6"
     if not table.min_rank <= tensor.rank <= table.max_rank:
         ranks = (
