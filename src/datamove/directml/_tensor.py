@@ -186,13 +186,11 @@ def calc_buffer_tensor_size(
     if mode not in {"exact", "dmlx"}:
         raise ValidationError("DMLCalcBufferTensorSize", "mode", mode, 'must be "exact" or "dmlx"')
     bits = dtype.bits
-    problems = _size_problems(dtype, size_tuple, stride_tuple) if mode == "exact" else []
+    problems = _size_problems(dtype, size_tuple, stride_tuple)
+    if mode == "dmlx":  # DirectMLX reads sizes[0]: for no sizes there is nothing to return
+        problems = [p for p in problems if p.rule == "T4"]
     if problems:
         raise DirectMLValidationError("DMLCalcBufferTensorSize", problems)
-    if not size_tuple:  # DirectMLX reads sizes[0]; there is nothing sensible to return
-        raise DirectMLValidationError(
-            "DMLCalcBufferTensorSize", [Violation("T4", "sizes", size_tuple, "must not be empty")]
-        )
     if stride_tuple is None:
         total_bits = math.prod(size_tuple) * bits
         if total_bits > UINT64_MAX:
