@@ -155,11 +155,7 @@ def table_row(op: OperatorType, level: FeatureLevel, join_rank_at_3_1: str) -> T
     rows = _TABLES[op]
     if op is OperatorType.JOIN and join_rank_at_3_1 == "history":
         rows = (*rows[:3], _JOIN_HISTORY_ROW, rows[3])
-    row = rows[0]
-    for candidate in rows:
-        if candidate.since <= level:
-            row = candidate
-    return row
+    return [row for row in rows if row.since <= level][-1]  # the first row is since 1_0
 
 
 # T2: the types that do not exist before a level (4-bit from 6_3, 64-bit from 3_0).
