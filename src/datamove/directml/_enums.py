@@ -262,12 +262,10 @@ class FeatureLevel(_CEnum, prefix="DML_FEATURE_"):
         """Read a level from a member, an int (``0x4100``) or text (``"4_1"``, ``"0x4100"``)."""
         if type(value) is cls:
             return value
-        if isinstance(value, str) and value in _LEVEL_CACHE:
-            return cls(_LEVEL_CACHE[value])
         if isinstance(value, str):
-            level = cls._parse_text(value)
-            _LEVEL_CACHE[value] = level.value
-            return level
+            if value not in _LEVEL_CACHE:
+                _LEVEL_CACHE[value] = cls._parse_text(value).value
+            return cls(_LEVEL_CACHE[value])
         return _parse_member(cls, value, "LEVEL_", "feature_level")
 
     @classmethod
