@@ -20,11 +20,12 @@ from datamove._backends._copy import copy_pairs
 from datamove._errors import DTypeError, ValidationError
 from datamove.directml._buffers import (
     Bytes,
-    Space,
     as_bytes,
     check_bindings,
     check_distinct,
+    elements,
     new_buffer,
+    pack_nibbles,
 )
 from datamove.directml._desc import JoinDesc, SplitDesc
 from datamove.directml._enums import FeatureLevel, TensorDataType
@@ -218,7 +219,7 @@ def read_tensor(desc: TensorDesc, buffer: Any) -> np.ndarray[Any, Any]:
     _check_layout(desc)
     data = as_bytes(buffer, "buffer", writable=False)
     check_bindings("DirectML", [desc], [data], ["buffer"], [])
-    values = Space(desc, data).view.copy()
+    values = elements(desc, data)[0].copy()
     if desc.data_type is TensorDataType.INT4:
         return ((values ^ 8).astype(np.int8) - 8).astype(np.int8)
     return values.view(NUMPY_OF[desc.data_type])
@@ -298,9 +299,10 @@ def write_tensor(desc: TensorDesc, values: Any, out: Any | None = None) -> Bytes
         typed = np.broadcast_to(array, desc.sizes).astype(np.uint8) & 0x0F
     else:
         typed = _cast(np.broadcast_to(array, desc.sizes), dtype, values)
-    space = Space(desc, target)
-    np.copyto(space.view, typed.view(space.view.dtype))
-    space.flush()
+    view, over = elements(desc, target)
+    np.copyto(view, typed.view(view.dtype))
+    if over is not target:  # 4-bit: the nibbles, packed back
+        pack_nibbles(over, target[: over.size // 2])
     return target
 
 
