@@ -7,7 +7,6 @@ both, with each operator's rule ids.
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
@@ -25,7 +24,7 @@ from datamove.directml._rules import (
     table_row,
     tensor_fine,
 )
-from datamove.directml._tensor import TensorDesc
+from datamove.directml._tensor import TensorDesc, integer
 
 __all__ = ["JoinDesc", "SplitDesc"]
 
@@ -108,15 +107,6 @@ def _tensors(op: str, name: str, values: Any) -> tuple[TensorDesc, ...]:
         if not isinstance(value, TensorDesc):  # the path is written only for the one reported
             _tensor(op, f"{name}[{i}]", value)
     return tensors
-
-
-def _axis(op: str, value: Any) -> int:
-    if isinstance(value, bool):
-        raise DTypeError(op, "axis", value, "must be an integer, not a bool")
-    try:
-        return operator.index(value)
-    except TypeError:
-        raise DTypeError(op, "axis", value, "must be an integer") from None
 
 
 def _violations(
@@ -310,7 +300,7 @@ class SplitDesc(_Desc):
     ) -> None:
         object.__setattr__(self, "input", _tensor("DML_SPLIT", "input", input))
         object.__setattr__(self, "outputs", _tensors("DML_SPLIT", "outputs", outputs))
-        object.__setattr__(self, "axis", _axis("DML_SPLIT", axis))
+        object.__setattr__(self, "axis", integer("DML_SPLIT", "axis", axis))
 
     _RULES = _SPLIT
     operator_type = OperatorType.SPLIT
@@ -347,7 +337,7 @@ class JoinDesc(_Desc):
     def __init__(self, inputs: Sequence[TensorDesc], output: TensorDesc, axis: int) -> None:
         object.__setattr__(self, "inputs", _tensors("DML_JOIN", "inputs", inputs))
         object.__setattr__(self, "output", _tensor("DML_JOIN", "output", output))
-        object.__setattr__(self, "axis", _axis("DML_JOIN", axis))
+        object.__setattr__(self, "axis", integer("DML_JOIN", "axis", axis))
 
     _RULES = _JOIN
     operator_type = OperatorType.JOIN

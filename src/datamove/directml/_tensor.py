@@ -28,16 +28,21 @@ __all__ = ["TensorDesc", "calc_buffer_tensor_size", "packed_strides"]
 _ALIAS_BRUTE_FORCE_LIMIT = 1 << 22
 
 
+def integer(op: str, name: str, value: Any) -> int:
+    """``value`` as an int: a Python or NumPy integer, not a bool (a desc's integer fields)."""
+    if isinstance(value, bool):
+        raise DTypeError(op, name, value, "must be an integer, not a bool")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise DTypeError(op, name, value, "must be an integer") from None
+
+
 def _uint(op: str, name: str, value: Any, limit: int) -> int:
     """``value`` as an int in ``[0, limit]`` (DirectML's UINT / UINT64 fields)."""
     if type(value) is int and 0 <= value <= limit:  # the common case, at once
         return value
-    if isinstance(value, bool):
-        raise DTypeError(op, name, value, "must be an integer, not a bool")
-    try:
-        number = operator.index(value)
-    except TypeError:
-        raise DTypeError(op, name, value, "must be an integer") from None
+    number = integer(op, name, value)
     if not 0 <= number <= limit:
         kind = "UINT" if limit == UINT32_MAX else "UINT64"
         raise ValidationError(op, name, value, f"must be in [0, {limit}] (a {kind} field)")
