@@ -115,12 +115,11 @@ def _violations(
     parts: tuple[TensorDesc, ...],
     axis: int,
     feature_level: FeatureLevel | str | int | None,
-    options: ValidationOptions | None,
+    opts: ValidationOptions,
     *,
     quick: bool = True,
 ) -> list[Violation]:
     """Every rule the desc breaks, worded; ``quick``: skip the tensors ``tensor_fine`` passes."""
-    opts = check_options(rules.op_name, options)
     level = None if feature_level is None else FeatureLevel.parse(feature_level)
     table = None if level is None else table_row(rules.op, level, opts.join_rank_at_3_1)
     limits = LIMITS[rules.op, level, opts.join_rank_at_3_1]
@@ -216,7 +215,7 @@ class _Desc:
         whole, parts, axis = getattr(self, rules.whole), getattr(self, rules.parts), self.axis
         opts = check_options(rules.op_name, options)
         if isinstance(feature_level, bool) or not isinstance(feature_level, str | int | None):
-            return _violations(rules, whole, parts, axis, feature_level, options)  # raises
+            return _violations(rules, whole, parts, axis, feature_level, opts)  # raises
         cache: dict[tuple[object, ...], tuple[ValidationOptions | None, tuple[Violation, ...]]]
         cache = self.__dict__.setdefault("_violations_cache", {})
         key = (type(feature_level), feature_level, id(options))
@@ -225,7 +224,7 @@ class _Desc:
             level = None if feature_level is None else FeatureLevel.parse(feature_level)
             found: tuple[Violation, ...] = ()
             if not fine(rules.op, rules.parts_are_outputs, whole, parts, axis, level, opts):
-                found = tuple(_violations(rules, whole, parts, axis, level, options))
+                found = tuple(_violations(rules, whole, parts, axis, level, opts))
             hit = cache[key] = (options, found)
         return list(hit[1])
 
