@@ -3,7 +3,7 @@
 A buffer is anything with the buffer protocol (``bytes``, ``bytearray``, ``memoryview``, a
 contiguous NumPy array), seen as 1-D ``uint8`` (:func:`as_bytes`). This module checks what
 binding a buffer to a tensor asks: long enough (T10), and a written buffer apart from the
-operator's other buffers (S10). :class:`Space` is a tensor's elements as a strided NumPy view
+operator's other buffers (S10). :func:`elements` is a tensor's elements as a strided NumPy view
 over its buffer; 4-bit types (two per byte, the first in the low nibble) are unpacked to a
 nibble per byte first (:func:`unpack_nibbles`) and packed back (:func:`pack_nibbles`).
 """
@@ -18,16 +18,16 @@ import numpy as np
 import numpy.typing as npt
 
 from datamove._errors import DTypeError, ValidationError
-from datamove.directml._errors import Violation
+from datamove.directml._errors import DirectMLValidationError, Violation
 from datamove.directml._tensor import TensorDesc
 
 __all__ = [
     "UINT_OF_BYTES",
     "Bytes",
-    "Space",
     "as_bytes",
-    "check_binding",
+    "check_bindings",
     "check_distinct",
+    "elements",
     "new_buffer",
     "pack_nibbles",
     "unpack_nibbles",
@@ -35,12 +35,7 @@ __all__ = [
 
 Bytes = npt.NDArray[np.uint8]
 
-UINT_OF_BYTES: dict[int, np.dtype[Any]] = {
-    1: np.dtype(np.uint8),
-    2: np.dtype(np.uint16),
-    4: np.dtype(np.uint32),
-    8: np.dtype(np.uint64),
-}
+UINT_OF_BYTES: dict[int, np.dtype[Any]] = {n: np.dtype(f"u{n}") for n in (1, 2, 4, 8)}
 
 
 def as_bytes(buffer: Any, name: str, *, writable: bool) -> Bytes:
@@ -69,14 +64,26 @@ def as_bytes(buffer: Any, name: str, *, writable: bool) -> Bytes:
     return array
 
 
-def check_binding(tensor: TensorDesc, data: Bytes, path: str, found: list[Violation]) -> None:
-    """T10: the buffer bound at ``path`` holds at least ``total_tensor_size_in_bytes``."""
-    if data.size < tensor.total_tensor_size_in_bytes:
-        found.append(
-            Violation("T10", path, data.size,
-                      "bytes are fewer than total_tensor_size_in_bytes="
-                      f"{tensor.total_tensor_size_in_bytes}")
-        )  # fmt: skip
+def check_bindings(
+    op: str,
+    tensors: Sequence[TensorDesc],
+    buffers: Sequence[Bytes],
+    paths: Sequence[str],
+    found: list[Violation],
+) -> None:
+    """T10: each buffer holds at least its tensor's ``total_tensor_size_in_bytes``.
+
+    Each short buffer is reported under its path; if ``found`` then holds anything, it is raised.
+    """
+    for tensor, data, path in zip(tensors, buffers, paths, strict=True):
+        if data.size < tensor.total_tensor_size_in_bytes:
+            found.append(
+                Violation("T10", path, data.size,
+                          "bytes are fewer than total_tensor_size_in_bytes="
+                          f"{tensor.total_tensor_size_in_bytes}")
+            )  # fmt: skip
+    if found:
+        raise DirectMLValidationError(op, found)
 
 
 def new_buffer(tensor: TensorDesc) -> Bytes:
@@ -125,16 +132,19 @@ def check_distinct(
 # Views -----------------------------------------------------------------------------------
 
 
-def _view(tensor: TensorDesc, data: Bytes, item: int) -> np.ndarray[Any, Any]:
-    """The tensor's elements as a strided view over ``data`` (one element = ``item`` bytes)."""
+def elements(tensor: TensorDesc, data: Bytes) -> tuple[np.ndarray[Any, Any], Bytes]:
+    """The tensor's elements as a strided view, and the buffer the view is over.
+
+    That is ``data`` itself, or for 4-bit types its nibbles unpacked one per byte
+    (:func:`unpack_nibbles`), which a writer packs back into ``data`` (:func:`pack_nibbles`).
+    """
     strides = tensor.effective_strides
     assert strides is not None  # validated
-    return np.ndarray(
-        tensor.sizes,
-        dtype=UINT_OF_BYTES[item],
-        buffer=data,
-        strides=tuple(s * item for s in strides),
-    )
+    item = tensor.data_type.bits // 8  # bytes per element; 0 for 4-bit types
+    if not item:
+        data, item = unpack_nibbles(data[: tensor.total_tensor_size_in_bytes]), 1
+    view = np.ndarray(tensor.sizes, UINT_OF_BYTES[item], data, 0, tuple(s * item for s in strides))
+    return view, data
 
 
 def unpack_nibbles(data: Bytes) -> Bytes:
@@ -149,22 +159,3 @@ def pack_nibbles(nibbles: Bytes, out: Bytes) -> None:
     """The inverse of :func:`unpack_nibbles`, into ``out`` (half as many bytes)."""
     np.left_shift(nibbles[1::2], 4, out=out)
     np.bitwise_or(out, nibbles[0::2] & 0x0F, out=out)
-
-
-class Space:
-    """Where a tensor's elements live: the byte buffer itself, or its nibbles for 4-bit types."""
-
-    def __init__(self, tensor: TensorDesc, data: Bytes) -> None:
-        self.data = data
-        self.four_bit = tensor.data_type.bits == 4
-        if self.four_bit:
-            self.elements = unpack_nibbles(data[: tensor.total_tensor_size_in_bytes])
-            self.view = _view(tensor, self.elements, 1)
-        else:
-            self.elements = data
-            self.view = _view(tensor, data, tensor.data_type.bits // 8)
-
-    def flush(self) -> None:
-        """Write nibbles back to the byte buffer (no-op for byte-sized types)."""
-        if self.four_bit:
-            pack_nibbles(self.elements, self.data[: self.elements.size // 2])

@@ -7,10 +7,9 @@ both, with each operator's rule ids.
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 from datamove._errors import DTypeError, ValidationError
 from datamove._shape import MAX_LENGTH
@@ -25,7 +24,7 @@ from datamove.directml._rules import (
     table_row,
     tensor_fine,
 )
-from datamove.directml._tensor import TensorDesc
+from datamove.directml._tensor import TensorDesc, integer
 
 __all__ = ["JoinDesc", "SplitDesc"]
 
@@ -44,7 +43,6 @@ class _Rules(NamedTuple):
     off_axis: str
     total: str
     zero_on_axis: str
-    table: str
     owned: str
 
 
@@ -60,7 +58,6 @@ _SPLIT = _Rules(
     "S4",
     "S5",
     "S6",
-    "S7",
     "S8",
 )
 _JOIN = _Rules(
@@ -75,7 +72,6 @@ _JOIN = _Rules(
     "J4",
     "J4",
     "J5",
-    "J6",
     "J7",
 )
 
@@ -113,27 +109,17 @@ def _tensors(op: str, name: str, values: Any) -> tuple[TensorDesc, ...]:
     return tensors
 
 
-def _axis(op: str, value: Any) -> int:
-    if isinstance(value, bool):
-        raise DTypeError(op, "axis", value, "must be an integer, not a bool")
-    try:
-        return operator.index(value)
-    except TypeError:
-        raise DTypeError(op, "axis", value, "must be an integer") from None
-
-
 def _violations(
     rules: _Rules,
     whole: TensorDesc,
     parts: tuple[TensorDesc, ...],
     axis: int,
     feature_level: FeatureLevel | str | int | None,
-    options: ValidationOptions | None,
+    opts: ValidationOptions,
     *,
     quick: bool = True,
 ) -> list[Violation]:
     """Every rule the desc breaks, worded; ``quick``: skip the tensors ``tensor_fine`` passes."""
-    opts = check_options(rules.op_name, options)
     level = None if feature_level is None else FeatureLevel.parse(feature_level)
     table = None if level is None else table_row(rules.op, level, opts.join_rank_at_3_1)
     limits = LIMITS[rules.op, level, opts.join_rank_at_3_1]
@@ -150,25 +136,10 @@ def _violations(
             Violation(rules.axis, "axis", axis, f"must be in [0, {rank - 1}] for rank {rank}{hint}")
         )
     whole_out = not rules.parts_are_outputs
+    common = (rules.owned, table, rules.op_name, level, id(opts))  # check_tensor key's end
     if not (quick and tensor_fine(whole, whole_out, limits, opts)):
-        check_tensor(
-            whole,
-            rules.whole,
-            -1,
-            found,
-            (whole_out, axis, "T5", rules.owned, table, rules.op_name, level, id(opts)),
-            opts,
-        )
-    part_key = (
-        rules.parts_are_outputs,
-        axis,
-        rules.zero_on_axis if axis_ok else "T5",
-        rules.owned,
-        table,
-        rules.op_name,
-        level,
-        id(opts),
-    )
+        check_tensor(whole, rules.whole, -1, found, (whole_out, axis, "T5", *common), opts)
+    part_key = (rules.parts_are_outputs, axis, rules.zero_on_axis if axis_ok else "T5", *common)
     sizes = whole.sizes
     before, after = sizes[:axis], sizes[axis + 1 :]
     all_same_rank = True
@@ -208,50 +179,82 @@ def _violations(
     return found
 
 
-def _remembered(
-    desc: object,
-    rules: _Rules,
-    whole: TensorDesc,
-    parts: tuple[TensorDesc, ...],
-    axis: int,
-    feature_level: FeatureLevel | str | int | None,
-    options: ValidationOptions | None,
-) -> list[Violation]:
-    """``_violations``, kept on the (frozen) desc per feature level and options object.
+class _Desc:
+    """What split and join share: their rules (``_RULES``), checked and kept on the desc.
 
-    Validating the same desc again (``run_split`` does on every call) is then a look-up. As in
+    Validating the same desc again (``run_split`` does on every call) is a look-up: the
+    violations are kept on the (frozen) desc per feature level and options object. As in
     ``check_tensor``, the options enter the key by identity and the entry remembers them.
     """
-    opts = check_options(rules.op_name, options)
-    if isinstance(feature_level, bool) or not isinstance(feature_level, str | int | None):
-        return _violations(rules, whole, parts, axis, feature_level, options)  # raises
-    cache: dict[tuple[object, ...], tuple[ValidationOptions | None, tuple[Violation, ...]]]
-    cache = desc.__dict__.setdefault("_violations_cache", {})
-    key = (type(feature_level), feature_level, id(options))
-    hit = cache.get(key)
-    if hit is None or hit[0] is not options:
-        level = None if feature_level is None else FeatureLevel.parse(feature_level)
-        found: tuple[Violation, ...] = ()
-        if not fine(rules.op, rules.parts_are_outputs, whole, parts, axis, level, opts):
-            found = tuple(_violations(rules, whole, parts, axis, level, options))
-        hit = cache[key] = (options, found)
-    return list(hit[1])
 
+    _RULES: ClassVar[_Rules]
+    axis: int
 
-def _raise(
-    rules: _Rules, found: list[Violation], feature_level: FeatureLevel | str | int | None
-) -> None:
-    if found:
-        context = (
-            ""
-            if feature_level is None
-            else f" at feature level {FeatureLevel.parse(feature_level)}"
-        )
-        raise DirectMLValidationError(rules.op_name, found, context=context)
+    def violations(
+        self,
+        feature_level: FeatureLevel | str | int | None = LATEST,
+        *,
+        options: ValidationOptions | None = None,
+    ) -> list[Violation]:
+        """Every rule this desc breaks at ``feature_level`` (``None``: level-free rules only).
+
+        Parameters
+        ----------
+        feature_level : FeatureLevel or str or int or None
+            The device's level (default 6_4, the last DirectML has). ``None`` skips the rules
+            that depend on a level (T2's and T4's level limits, the S7/J6 table).
+        options : ValidationOptions, optional
+            The switches where DirectML's documents are silent or disagree.
+
+        Returns
+        -------
+        list of Violation
+            Empty when the desc is valid.
+        """
+        rules = self._RULES
+        whole, parts, axis = getattr(self, rules.whole), getattr(self, rules.parts), self.axis
+        opts = check_options(rules.op_name, options)
+        if isinstance(feature_level, bool) or not isinstance(feature_level, str | int | None):
+            return _violations(rules, whole, parts, axis, feature_level, opts)  # raises
+        cache: dict[tuple[object, ...], tuple[ValidationOptions | None, tuple[Violation, ...]]]
+        cache = self.__dict__.setdefault("_violations_cache", {})
+        key = (type(feature_level), feature_level, id(options))
+        hit = cache.get(key)
+        if hit is None or hit[0] is not options:
+            level = None if feature_level is None else FeatureLevel.parse(feature_level)
+            found: tuple[Violation, ...] = ()
+            if not fine(rules.op, rules.parts_are_outputs, whole, parts, axis, level, opts):
+                found = tuple(_violations(rules, whole, parts, axis, level, opts))
+            hit = cache[key] = (options, found)
+        return list(hit[1])
+
+    def validate(
+        self,
+        feature_level: FeatureLevel | str | int | None = LATEST,
+        *,
+        options: ValidationOptions | None = None,
+    ) -> None:
+        """Raise :class:`DirectMLValidationError` listing every violation, if there is one.
+
+        Parameters are those of :meth:`violations`.
+
+        Raises
+        ------
+        DirectMLValidationError
+            With ``violations`` holding every broken rule.
+        """
+        found = self.violations(feature_level, options=options)
+        if found:
+            context = (
+                ""
+                if feature_level is None
+                else f" at feature level {FeatureLevel.parse(feature_level)}"
+            )
+            raise DirectMLValidationError(self._RULES.op_name, found, context=context)
 
 
 @dataclass(frozen=True, init=False)
-class SplitDesc:
+class SplitDesc(_Desc):
     """``DML_SPLIT_OPERATOR_DESC``: split ``input`` along ``axis`` into ``outputs``.
 
     The constructor checks Python types only; :meth:`validate` checks DirectML's rules.
@@ -296,55 +299,14 @@ class SplitDesc:
     ) -> None:
         object.__setattr__(self, "input", _tensor("DML_SPLIT", "input", input))
         object.__setattr__(self, "outputs", _tensors("DML_SPLIT", "outputs", outputs))
-        object.__setattr__(self, "axis", _axis("DML_SPLIT", axis))
+        object.__setattr__(self, "axis", integer("DML_SPLIT", "axis", axis))
 
+    _RULES = _SPLIT
     operator_type = OperatorType.SPLIT
-
-    def violations(
-        self,
-        feature_level: FeatureLevel | str | int | None = LATEST,
-        *,
-        options: ValidationOptions | None = None,
-    ) -> list[Violation]:
-        """Every rule this desc breaks at ``feature_level`` (``None``: level-free rules only).
-
-        Parameters
-        ----------
-        feature_level : FeatureLevel or str or int or None
-            The device's level (default 6_4, the last DirectML has). ``None`` skips the rules
-            that depend on a level (T2's and T4's level limits, the S7 table).
-        options : ValidationOptions, optional
-            The switches where DirectML's documents are silent or disagree.
-
-        Returns
-        -------
-        list of Violation
-            Empty when the desc is valid.
-        """
-        return _remembered(
-            self, _SPLIT, self.input, self.outputs, self.axis, feature_level, options
-        )
-
-    def validate(
-        self,
-        feature_level: FeatureLevel | str | int | None = LATEST,
-        *,
-        options: ValidationOptions | None = None,
-    ) -> None:
-        """Raise :class:`DirectMLValidationError` listing every violation, if there is one.
-
-        Parameters are those of :meth:`violations`.
-
-        Raises
-        ------
-        DirectMLValidationError
-            With ``violations`` holding every broken rule.
-        """
-        _raise(_SPLIT, self.violations(feature_level, options=options), feature_level)
 
 
 @dataclass(frozen=True, init=False)
-class JoinDesc:
+class JoinDesc(_Desc):
     """``DML_JOIN_OPERATOR_DESC``: join ``inputs`` along ``axis`` into ``output``.
 
     Parameters
@@ -374,36 +336,7 @@ class JoinDesc:
     def __init__(self, inputs: Sequence[TensorDesc], output: TensorDesc, axis: int) -> None:
         object.__setattr__(self, "inputs", _tensors("DML_JOIN", "inputs", inputs))
         object.__setattr__(self, "output", _tensor("DML_JOIN", "output", output))
-        object.__setattr__(self, "axis", _axis("DML_JOIN", axis))
+        object.__setattr__(self, "axis", integer("DML_JOIN", "axis", axis))
 
+    _RULES = _JOIN
     operator_type = OperatorType.JOIN
-
-    def violations(
-        self,
-        feature_level: FeatureLevel | str | int | None = LATEST,
-        *,
-        options: ValidationOptions | None = None,
-    ) -> list[Violation]:
-        """Every rule this desc breaks at ``feature_level``; see :meth:`SplitDesc.violations`.
-
-        Returns
-        -------
-        list of Violation
-            Empty when the desc is valid.
-        """
-        return _remembered(self, _JOIN, self.output, self.inputs, self.axis, feature_level, options)
-
-    def validate(
-        self,
-        feature_level: FeatureLevel | str | int | None = LATEST,
-        *,
-        options: ValidationOptions | None = None,
-    ) -> None:
-        """Raise :class:`DirectMLValidationError` listing every violation, if there is one.
-
-        Raises
-        ------
-        DirectMLValidationError
-            With ``violations`` holding every broken rule.
-        """
-        _raise(_JOIN, self.violations(feature_level, options=options), feature_level)

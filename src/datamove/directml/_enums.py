@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import enum
 import re
-from typing import Any, Self, TypeVar
+from typing import Any, ClassVar, Self, TypeVar
 
 from datamove._errors import DTypeError, ValidationError
 
@@ -43,19 +43,14 @@ def _parse_member(cls: type[_E], value: Any, prefix: str, what: str) -> _E:
     """Read an enum member from a member, its value, its short name or its C name."""
     if isinstance(value, cls):
         return value
-    if isinstance(value, bool):
-        raise DTypeError("DirectML", what, value, f"must be a {cls.__name__}, a name or an int")
-    if isinstance(value, int):
-        try:
+    if isinstance(value, int) and not isinstance(value, bool):
+        with contextlib.suppress(ValueError):
             return cls(value)
-        except ValueError:
-            pass
     elif isinstance(value, str):
-        name = value.strip().upper()
-        name = name.removeprefix(prefix)
+        name = value.strip().upper().removeprefix(prefix)
         if name in cls.__members__:
             return cls.__members__[name]
-    else:
+    else:  # a bool too
         raise DTypeError("DirectML", what, value, f"must be a {cls.__name__}, a name or an int")
     known = ", ".join(cls.__members__)
     raise ValidationError(
@@ -63,7 +58,27 @@ def _parse_member(cls: type[_E], value: Any, prefix: str, what: str) -> _E:
     )
 
 
-class TensorDataType(enum.IntEnum):
+class _CEnum(enum.IntEnum):
+    """An enum whose C names are a prefix (a class keyword) and the member's name."""
+
+    _prefix: ClassVar[str]
+
+    def __init_subclass__(cls, prefix: str = "", **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._prefix = prefix
+
+    @property
+    def dml_name(self) -> str:
+        """The C name: ``DML_TENSOR_TYPE_BUFFER`` for ``TensorType.BUFFER``."""
+        return self._prefix + self.name
+
+    @classmethod
+    def parse(cls, value: Any) -> Self:
+        """Read a member from a member, its value or a name (short or C)."""
+        return _parse_member(cls, value, cls._prefix, "type")
+
+
+class TensorDataType(_CEnum, prefix="DML_TENSOR_DATA_TYPE_"):
     """``DML_TENSOR_DATA_TYPE``: the element type of a tensor.
 
     Examples
@@ -92,13 +107,8 @@ class TensorDataType(enum.IntEnum):
     INT4 = 13
 
     @property
-    def dml_name(self) -> str:
-        """The C name, ``DML_TENSOR_DATA_TYPE_<NAME>``."""
-        return f"DML_TENSOR_DATA_TYPE_{self.name}"
-
-    @property
     def bits(self) -> int:
-        """Bits per element as DirectMLX counts them; 0 for ``UNKNOWN`` (never valid)."""
+        """Bits per element as DirectMLX counts them (the name's number); 0 for ``UNKNOWN``."""
         return _BITS[self]
 
     @classmethod
@@ -136,22 +146,7 @@ _DATA_TYPE_NAMES = {
     for member in TensorDataType
     for name in (member.name, member.dml_name, member.name.lower())
 }
-_BITS = {
-    TensorDataType.UNKNOWN: 0,
-    TensorDataType.FLOAT32: 32,
-    TensorDataType.UINT32: 32,
-    TensorDataType.INT32: 32,
-    TensorDataType.FLOAT16: 16,
-    TensorDataType.UINT16: 16,
-    TensorDataType.INT16: 16,
-    TensorDataType.UINT8: 8,
-    TensorDataType.INT8: 8,
-    TensorDataType.UINT4: 4,
-    TensorDataType.INT4: 4,
-    TensorDataType.FLOAT64: 64,
-    TensorDataType.UINT64: 64,
-    TensorDataType.INT64: 64,
-}
+_BITS = {t: int(re.sub(r"\D", "", t.name) or 0) for t in TensorDataType}  # FLOAT16: 16; UNKNOWN: 0
 
 
 class TensorFlags(enum.IntFlag):
@@ -171,10 +166,8 @@ class TensorFlags(enum.IntFlag):
     @property
     def dml_name(self) -> str:
         """The C name; unknown bits are written as a hexadecimal number."""
-        if self.value == 0:
-            return "DML_TENSOR_FLAG_NONE"
-        if self.value == TensorFlags.OWNED_BY_DML.value:
-            return "DML_TENSOR_FLAG_OWNED_BY_DML"
+        if self.value in (0, 1):  # NONE, OWNED_BY_DML
+            return f"DML_TENSOR_FLAG_{self.name}"
         return hex(self.value)
 
     @classmethod
@@ -182,9 +175,7 @@ class TensorFlags(enum.IntFlag):
         """Read flags from an int, a name (C or short), or a list of names OR'd together."""
         if isinstance(value, cls):
             return value
-        if isinstance(value, bool):
-            raise DTypeError("DirectML", "flags", value, "must be TensorFlags, a name or an int")
-        if isinstance(value, int):
+        if isinstance(value, int) and not isinstance(value, bool):
             if not 0 <= value <= UINT32_MAX:
                 raise ValidationError("DirectML", "flags", value, "must fit in a UINT")
             return cls(value)
@@ -207,24 +198,14 @@ class TensorFlags(enum.IntFlag):
         raise DTypeError("DirectML", "flags", value, "must be TensorFlags, a name or an int")
 
 
-class TensorType(enum.IntEnum):
+class TensorType(_CEnum, prefix="DML_TENSOR_TYPE_"):
     """``DML_TENSOR_TYPE``: ``BUFFER`` (1) is the only valid one."""
 
     INVALID = 0
     BUFFER = 1
 
-    @property
-    def dml_name(self) -> str:
-        """The C name, ``DML_TENSOR_TYPE_<NAME>``."""
-        return f"DML_TENSOR_TYPE_{self.name}"
 
-    @classmethod
-    def parse(cls, value: Any) -> Self:
-        """Read a tensor type from a member, its value or a name."""
-        return _parse_member(cls, value, "DML_TENSOR_TYPE_", "type")
-
-
-class OperatorType(enum.IntEnum):
+class OperatorType(_CEnum, prefix="DML_OPERATOR_"):
     """``DML_OPERATOR_TYPE`` values of the operators this package models.
 
     Examples
@@ -236,16 +217,6 @@ class OperatorType(enum.IntEnum):
     SPLIT = 62
     JOIN = 63
 
-    @property
-    def dml_name(self) -> str:
-        """The C name, ``DML_OPERATOR_<NAME>``."""
-        return f"DML_OPERATOR_{self.name}"
-
-    @classmethod
-    def parse(cls, value: Any) -> Self:
-        """Read an operator type from a member, its value or a name."""
-        return _parse_member(cls, value, "DML_OPERATOR_", "type")
-
 
 _LEVEL_CACHE: dict[str, int] = {}  # text -> value, for the texts that parsed
 # Up to 9 digits a part (levels have one): a longer run is no level, and int() of 4300+ digits
@@ -253,7 +224,7 @@ _LEVEL_CACHE: dict[str, int] = {}  # text -> value, for the texts that parsed
 _LEVEL_TEXT = re.compile(r"^(?:DML_FEATURE_LEVEL_|FL)?_?(\d{1,9})[_.](\d{1,9})$")
 
 
-class FeatureLevel(enum.IntEnum):
+class FeatureLevel(_CEnum, prefix="DML_FEATURE_"):
     """``DML_FEATURE_LEVEL``: the hex value encodes major.minor, so levels compare as ints.
 
     Examples
@@ -286,22 +257,15 @@ class FeatureLevel(enum.IntEnum):
         """``"4_1"``, the way DirectML's docs write a level."""
         return self.name.removeprefix("LEVEL_")
 
-    @property
-    def dml_name(self) -> str:
-        """The C name, ``DML_FEATURE_LEVEL_4_1``."""
-        return f"DML_FEATURE_LEVEL_{self}"
-
     @classmethod
     def parse(cls, value: Any) -> Self:
         """Read a level from a member, an int (``0x4100``) or text (``"4_1"``, ``"0x4100"``)."""
         if type(value) is cls:
             return value
-        if isinstance(value, str) and value in _LEVEL_CACHE:
-            return cls(_LEVEL_CACHE[value])
         if isinstance(value, str):
-            level = cls._parse_text(value)
-            _LEVEL_CACHE[value] = level.value
-            return level
+            if value not in _LEVEL_CACHE:
+                _LEVEL_CACHE[value] = cls._parse_text(value).value
+            return cls(_LEVEL_CACHE[value])
         return _parse_member(cls, value, "LEVEL_", "feature_level")
 
     @classmethod

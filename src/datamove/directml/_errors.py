@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -108,17 +109,8 @@ class DirectMLValidationError(ValidationError):
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickle with the violations."""
-        return (_rebuild, (type(self), self.op, self.violations, self.context, self.hint))
-
-
-def _rebuild(
-    cls: type[DirectMLValidationError],
-    op: str,
-    violations: list[Violation],
-    context: str,
-    hint: str | None,
-) -> DirectMLValidationError:
-    return cls(op, violations, context=context, hint=hint)
+        rebuild = functools.partial(type(self), context=self.context, hint=self.hint)
+        return (rebuild, (self.op, self.violations))
 
 
 class BufferSizeOverflowError(DirectMLValidationError, OverflowError):

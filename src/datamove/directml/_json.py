@@ -52,12 +52,19 @@ def tensor_to_json(tensor: TensorDesc) -> dict[str, Any]:
     return body
 
 
-def _field(obj: dict[str, Any], name: str, path: str, *, required: bool = True) -> Any:
-    if name in obj:
-        return obj[name]
-    if required:
+def _field(obj: dict[str, Any], name: str, path: str) -> Any:
+    if name not in obj:
         raise ValidationError(_OP, f"{path}.{name}", None, "is missing")
-    return None
+    return obj[name]
+
+
+def _check_count(body: dict[str, Any], name: str, path: str, rule: str, items: str, n: int) -> None:
+    """The optional count field ``name`` (``DimensionCount``, ``OutputCount`` ...) is ``n``."""
+    count = body.get(name)
+    if count is not None and count != n:
+        raise DirectMLValidationError(
+            _OP, [Violation(rule, f"{path}.{name}", count, f"must equal len({items})={n}")]
+        )
 
 
 def _object(value: Any, path: str) -> dict[str, Any]:
@@ -94,34 +101,22 @@ def tensor_from_json(obj: Any, path: str = "tensor") -> TensorDesc:
     tensor_type: Any = TensorType.BUFFER
     body = outer
     if "Desc" in outer:
-        tensor_type = _field(outer, "Type", path, required=False) or TensorType.BUFFER
+        tensor_type = outer.get("Type") or TensorType.BUFFER
         body = _object(outer["Desc"], f"{path}.Desc")
     elif "Type" in outer:
         tensor_type = outer["Type"]
     sizes = _list(_field(body, "Sizes", path), f"{path}.Sizes")
-    count = _field(body, "DimensionCount", path, required=False)
-    if count is not None and count != len(sizes):
-        raise DirectMLValidationError(
-            _OP,
-            [
-                Violation(
-                    "T4", f"{path}.DimensionCount", count, f"must equal len(Sizes)={len(sizes)}"
-                )
-            ],
-        )
-    strides = _field(body, "Strides", path, required=False)
-    total = _field(body, "TotalTensorSizeInBytes", path, required=False)
+    _check_count(body, "DimensionCount", path, "T4", "Sizes", len(sizes))
+    strides = body.get("Strides")
+    total = body.get("TotalTensorSizeInBytes")
     try:
         return TensorDesc(
             _field(body, "DataType", path),
             sizes,
             None if strides is None else _list(strides, f"{path}.Strides"),
-            flags=_field(body, "Flags", path, required=False) or 0,
+            flags=body.get("Flags") or 0,
             total_tensor_size_in_bytes=total or None,  # DxDispatch: 0 means computed
-            guaranteed_base_offset_alignment=_field(
-                body, "GuaranteedBaseOffsetAlignment", path, required=False
-            )
-            or 0,
+            guaranteed_base_offset_alignment=body.get("GuaranteedBaseOffsetAlignment") or 0,
             tensor_type=tensor_type,
         )
     except ValidationError as exc:
@@ -165,16 +160,7 @@ def _tensor_array(
 ) -> list[TensorDesc]:
     items = _list(_field(body, name, path), f"{path}.{name}")
     check_count(_OP, f"{path}.{name}", len(items), "tensors")
-    count = _field(body, count_name, path, required=False)
-    if count is not None and count != len(items):
-        raise DirectMLValidationError(
-            _OP,
-            [
-                Violation(
-                    rule, f"{path}.{count_name}", count, f"must equal len({name})={len(items)}"
-                )
-            ],
-        )
+    _check_count(body, count_name, path, rule, name, len(items))
     return [tensor_from_json(item, f"{path}.{name}[{i}]") for i, item in enumerate(items)]
 
 

@@ -34,6 +34,7 @@ from datamove._backends._copy import (
 from datamove._layout import ranges_apart, rows_apart, span
 from datamove.directml._buffers import Bytes, pack_nibbles, unpack_nibbles
 from datamove.directml._moves import Rows, copy_views, row_copy, rows_of
+from datamove.directml._tensor import packed_strides
 
 __all__ = ["Region", "move_nibbles"]
 
@@ -80,12 +81,12 @@ def move_nibbles(pairs: list[tuple[Region, Region]], lead: int, *, parallel: boo
             _copy_unpacked(dst, src)
         return
     total = elements // 2  # bytes
+    threads = num_threads() if parallel and total >= PARALLEL_MIN_BYTES else 1
     kernels = compiled_loops()
     if kernels is not None:
         plan = _nibble_rows(pairs)
         if plan is not None:
             rows, parts = plan
-            threads = num_threads() if parallel and total >= PARALLEL_MIN_BYTES else 1
             share_rows(
                 lambda row0, row1: kernels.copy_nibble_rows(parts, row0, row1),
                 rows,
@@ -104,7 +105,6 @@ def move_nibbles(pairs: list[tuple[Region, Region]], lead: int, *, parallel: boo
             for d, s in pairs
             for key in _keys(d.shape[: lead + 1], -(-math.prod(d.shape) // (2 * _BLOCK_BYTES)))
         ]
-    threads = num_threads() if parallel and total >= PARALLEL_MIN_BYTES else 1
     if threads > 1 and len(blocks) > 1 and _apart(blocks):
         share_rows(lambda first, end: _run_blocks(blocks[first:end]), len(blocks), threads)
     else:
@@ -124,8 +124,6 @@ def _nibble_rows(
     parts: list[tuple[int, int, int, int, int, int, int]] = []
     nibbles: list[tuple[int, int, int, int, int]] = []  # as the copy engine's parts, in nibbles
     for dst, src in pairs:
-        if 0 in dst.shape:
-            continue
         form = rows_form(dst.shape, dst.strides, src.strides, 1)
         if form is None:
             return None
@@ -228,8 +226,6 @@ def _copy_nibbles(dst: Region, src: Region, scratch: _Scratch) -> None:
             shape[dim] = (shape[dim] + 1 - parity) // 2
             dst_strides[dim] *= 2
             src_strides[dim] *= 2
-        if 0 in shape:
-            continue
         class_rows = Rows(
             tuple(shape),
             tuple(t // 2 for t in dst_strides),
@@ -323,7 +319,7 @@ def _copy_shifted(
     count = math.prod(rows.shape)
     words = -(-count * width // 8)
     gathered, shifted = scratch.take(words + 1)
-    packed = _c_strides(rows.shape, width)
+    packed = tuple(width * s for s in packed_strides(rows.shape))
     wide, narrow = np.dtype((np.void, width)), np.dtype((np.void, rows.length))
     np.copyto(
         np.ndarray(rows.shape, wide, gathered, 0, packed),
@@ -338,29 +334,17 @@ def _copy_shifted(
     )
 
 
-def _c_strides(shape: tuple[int, ...], item: int) -> tuple[int, ...]:
-    strides = []
-    for n in reversed(shape):
-        strides.append(item)
-        item *= n
-    return tuple(reversed(strides))
-
-
 def _copy_unpacked(dst: Region, src: Region) -> None:
     """The general 4-bit copy: both byte spans unpacked to a nibble per byte, copied, packed."""
-    views = []
-    for region in (dst, src):
+
+    def unpacked(region: Region) -> tuple[slice, Bytes, np.ndarray[Any, Any]]:
+        """The bytes that hold the region, unpacked, and its elements as a view of them."""
         first, _ = region.span()
         lo, hi = region.byte_span()
         nibbles = unpack_nibbles(region.data[lo:hi])
-        views.append(
-            (
-                lo,
-                hi,
-                nibbles,
-                np.ndarray(region.shape, np.uint8, nibbles, first - 2 * lo, region.strides),
-            )
-        )
-    (lo, hi, nibbles, target), (*_, source) = views
-    np.copyto(target, source)
-    pack_nibbles(nibbles, dst.data[lo:hi])
+        view = np.ndarray(region.shape, np.uint8, nibbles, first - 2 * lo, region.strides)
+        return slice(lo, hi), nibbles, view
+
+    held, nibbles, target = unpacked(dst)
+    np.copyto(target, unpacked(src)[2])
+    pack_nibbles(nibbles, dst.data[held])

@@ -21,22 +21,9 @@ from datamove.directml._tensor import TensorDesc
 
 __all__ = ["explain_openvino_split", "split_desc_from_openvino"]
 
-# OpenVINO element types (their IR names) that have a DirectML data type.
-_FROM_OPENVINO = {
-    "f32": TensorDataType.FLOAT32,
-    "f16": TensorDataType.FLOAT16,
-    "f64": TensorDataType.FLOAT64,
-    "i8": TensorDataType.INT8,
-    "i16": TensorDataType.INT16,
-    "i32": TensorDataType.INT32,
-    "i64": TensorDataType.INT64,
-    "u8": TensorDataType.UINT8,
-    "u16": TensorDataType.UINT16,
-    "u32": TensorDataType.UINT32,
-    "u64": TensorDataType.UINT64,
-    "u4": TensorDataType.UINT4,
-    "i4": TensorDataType.INT4,
-}
+# OpenVINO element types (their IR names) that have a DirectML data type: the kind's letter
+# and the bits (f32, i64, u4).
+_FROM_OPENVINO = {f"{t.name[0].lower()}{t.bits}": t for t in TensorDataType if t.bits}
 _HINTS = {
     "boolean": "DirectML carries booleans as UINT8",
     "bf16": "DirectML has no bfloat16; move the bits as UINT16",
@@ -79,11 +66,7 @@ def _build(
         parts = datamove.infer_split(shape, axis, num_splits)
     else:
         parts = datamove.infer_variadic_split(shape, axis, split_lengths)
-    whole = (
-        datamove.PartialShape.parse(shape)
-        if isinstance(shape, str)
-        else datamove.PartialShape(shape)
-    )
+    whole = datamove.PartialShape(shape)  # text is parsed, as PartialShape.parse does
     found: list[Violation] = []
     data_type = _data_type(element_type, found)
     if whole.rank is None or not whole.is_static or not all(p.is_static for p in parts):

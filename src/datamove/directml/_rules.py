@@ -155,15 +155,12 @@ def table_row(op: OperatorType, level: FeatureLevel, join_rank_at_3_1: str) -> T
     rows = _TABLES[op]
     if op is OperatorType.JOIN and join_rank_at_3_1 == "history":
         rows = (*rows[:3], _JOIN_HISTORY_ROW, rows[3])
-    row = rows[0]
-    for candidate in rows:
-        if candidate.since <= level:
-            row = candidate
-    return row
+    return [row for row in rows if row.since <= level][-1]  # the first row is since 1_0
 
 
-_64_BIT = frozenset({_T.FLOAT64, _T.UINT64, _T.INT64})
-_4_BIT = frozenset({_T.UINT4, _T.INT4})
+# T2: the types that do not exist before a level (4-bit from 6_3, 64-bit from 3_0).
+_SINCE = dict.fromkeys((_T.UINT4, _T.INT4), _FL.LEVEL_6_3)
+_SINCE |= dict.fromkeys((_T.FLOAT64, _T.UINT64, _T.INT64), _FL.LEVEL_3_0)
 _OWNED = int(TensorFlags.OWNED_BY_DML)  # a plain int: IntFlag's own & builds a new flag, slowly
 
 
@@ -195,10 +192,8 @@ def _limits(row: TensorSupport | None, level: FeatureLevel | None) -> Limits:
     if level is not None and row is not None:
         types &= row.data_types
         lo, hi = max(lo, row.min_rank), min(hi, row.max_rank)
-        if level < FeatureLevel.LEVEL_6_3:
-            types -= _4_BIT
+        types = {t for t in types if _SINCE.get(t, level) <= level}
         if level < FeatureLevel.LEVEL_3_0:
-            types -= _64_BIT
             hi = min(hi, DML_TENSOR_DIMENSION_COUNT_MAX)
     return Limits(lo, hi, sum(1 << t for t in types))
 
@@ -395,7 +390,7 @@ def _check_tensor(
                 "T12", "strides", tensor.strides, "make two elements of an output share an address"
             )
         )
-    if level is not None:
+    if level is not None and table is not None:  # the one is None where the other is
         _check_level(tensor, table, op_name, level, found)
     return found
 
@@ -421,21 +416,17 @@ def _check_element_limit(
 
 def _check_level(
     tensor: TensorDesc,
-    table: TensorSupport | None,
+    table: TensorSupport,
     op_name: str,
     level: FeatureLevel,
     found: list[Violation],
 ) -> None:
     dtype = tensor.data_type
-    if dtype in _4_BIT and level < FeatureLevel.LEVEL_6_3:
+    since = _SINCE.get(dtype, level)
+    if level < since:
         found.append(
             Violation("T2", "data_type", dtype.dml_name,
-                      f"does not exist before feature level 6_3 (this is {level})")
-        )  # fmt: skip
-    elif dtype in _64_BIT and level < FeatureLevel.LEVEL_3_0:
-        found.append(
-            Violation("T2", "data_type", dtype.dml_name,
-                      f"does not exist before feature level 3_0 (this is {level})")
+                      f"does not exist before feature level {since} (this is {level})")
         )  # fmt: skip
     if level < FeatureLevel.LEVEL_3_0 and tensor.rank > DML_TENSOR_DIMENSION_COUNT_MAX:
         found.append(
@@ -443,8 +434,6 @@ def _check_level(
                       f"must be at most {DML_TENSOR_DIMENSION_COUNT_MAX} before feature level 3_0 "
                       "(DML_TENSOR_DIMENSION_COUNT_MAX)")
         )  # fmt: skip
-    if table is None:
-        return
     rule = "S7" if op_name == "DML_SPLIT" else "J6"
     if not table.min_rank <= tensor.rank <= table.max_rank:
         ranks = (

@@ -20,11 +20,12 @@ from datamove._backends._copy import copy_pairs
 from datamove._errors import DTypeError, ValidationError
 from datamove.directml._buffers import (
     Bytes,
-    Space,
     as_bytes,
-    check_binding,
+    check_bindings,
     check_distinct,
+    elements,
     new_buffer,
+    pack_nibbles,
 )
 from datamove.directml._desc import JoinDesc, SplitDesc
 from datamove.directml._enums import FeatureLevel, TensorDataType
@@ -37,21 +38,11 @@ from datamove.directml._tensor import TensorDesc
 __all__ = ["NUMPY_OF", "read_tensor", "run_join", "run_split", "write_tensor"]
 
 NUMPY_OF: dict[TensorDataType, np.dtype[Any]] = {
-    TensorDataType.FLOAT32: np.dtype(np.float32),
-    TensorDataType.FLOAT16: np.dtype(np.float16),
-    TensorDataType.FLOAT64: np.dtype(np.float64),
-    TensorDataType.UINT8: np.dtype(np.uint8),
-    TensorDataType.UINT16: np.dtype(np.uint16),
-    TensorDataType.UINT32: np.dtype(np.uint32),
-    TensorDataType.UINT64: np.dtype(np.uint64),
-    TensorDataType.INT8: np.dtype(np.int8),
-    TensorDataType.INT16: np.dtype(np.int16),
-    TensorDataType.INT32: np.dtype(np.int32),
-    TensorDataType.INT64: np.dtype(np.int64),
-    # 4-bit values are handed out one per byte (the wider type that holds them).
-    TensorDataType.UINT4: np.dtype(np.uint8),
-    TensorDataType.INT4: np.dtype(np.int8),
+    t: np.dtype(t.name.lower()) for t in TensorDataType if t.bits > 4
 }
+# 4-bit values are handed out one per byte (the wider type that holds them).
+NUMPY_OF[TensorDataType.UINT4] = np.dtype(np.uint8)
+NUMPY_OF[TensorDataType.INT4] = np.dtype(np.int8)
 
 
 def run_split(
@@ -104,31 +95,15 @@ def run_split(
         raise DTypeError("DML_SPLIT", "desc", desc, "must be a SplitDesc")
     found = desc.violations(feature_level, options=options)
     source = as_bytes(input_buffer, "input_buffer", writable=False)
+    names = [f"outputs[{i}]" for i in range(len(desc.outputs))]
     if outputs is None:
         targets = [new_buffer(t) for t in desc.outputs]
     else:
-        if isinstance(outputs, bytes | bytearray | memoryview | np.ndarray) or not isinstance(
-            outputs, Sequence
-        ):
-            raise DTypeError(
-                "DML_SPLIT", "outputs", outputs, "must be a sequence of buffers, one per output"
-            )
-        if len(outputs) != len(desc.outputs):
-            raise ValidationError(
-                "DML_SPLIT",
-                "outputs",
-                outputs,
-                f"must hold {len(desc.outputs)} buffers, one per output",
-            )
-        targets = [as_bytes(b, f"outputs[{i}]", writable=True) for i, b in enumerate(outputs)]
-        check_distinct(
-            [(f"outputs[{i}]", t) for i, t in enumerate(targets)], [("input_buffer", source)], found
-        )
-    check_binding(desc.input, source, "input_buffer", found)
-    for i, (tensor, target) in enumerate(zip(desc.outputs, targets, strict=True)):
-        check_binding(tensor, target, f"outputs[{i}]", found)
-    if found:
-        raise DirectMLValidationError("DML_SPLIT", found)
+        _check_buffers("DML_SPLIT", "outputs", outputs, ", one per output", len(names), "output")
+        targets = [as_bytes(b, name, writable=True) for b, name in zip(outputs, names, strict=True)]
+        check_distinct(list(zip(names, targets, strict=True)), [("input_buffer", source)], found)
+    paths = ["input_buffer", *names]
+    check_bindings("DML_SPLIT", [desc.input, *desc.outputs], [source, *targets], paths, found)
     _move(plan_moves(desc), source, targets)
     return targets
 
@@ -175,47 +150,31 @@ def run_join(
     """
     if not isinstance(desc, JoinDesc):
         raise DTypeError("DML_JOIN", "desc", desc, "must be a JoinDesc")
-    if isinstance(input_buffers, bytes | bytearray | memoryview | np.ndarray) or not isinstance(
-        input_buffers, Sequence
-    ):
-        raise DTypeError(
-            "DML_JOIN", "input_buffers", input_buffers, "must be a sequence of buffers"
-        )
-    if len(input_buffers) != len(desc.inputs):
-        raise ValidationError(
-            "DML_JOIN",
-            "input_buffers",
-            input_buffers,
-            f"must hold {len(desc.inputs)} buffers, one per input",
-        )
+    names = [f"input_buffers[{i}]" for i in range(len(desc.inputs))]
+    _check_buffers("DML_JOIN", "input_buffers", input_buffers, "", len(names), "input")
     found = desc.violations(feature_level, options=options)
     sources = [
-        as_bytes(b, f"input_buffers[{i}]", writable=False) for i, b in enumerate(input_buffers)
+        as_bytes(b, name, writable=False) for b, name in zip(input_buffers, names, strict=True)
     ]
     if output is None:
         target = new_buffer(desc.output)
     else:
         target = as_bytes(output, "output", writable=True)
-        check_distinct(
-            [("output", target)], [(f"input_buffers[{i}]", b) for i, b in enumerate(sources)], found
-        )
-    check_binding(desc.output, target, "output", found)
-    for i, (tensor, source) in enumerate(zip(desc.inputs, sources, strict=True)):
-        check_binding(tensor, source, f"input_buffers[{i}]", found)
-    if found:
-        raise DirectMLValidationError("DML_JOIN", found)
+        check_distinct([("output", target)], list(zip(names, sources, strict=True)), found)
+    paths = ["output", *names]
+    check_bindings("DML_JOIN", [desc.output, *desc.inputs], [target, *sources], paths, found)
     _move(plan_moves(desc), target, sources)
     return target
 
 
-def _copy(
-    arrays: Sequence[tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]], parallel: bool
-) -> None:
-    if parallel:
-        copy_pairs(arrays)  # inline below its thresholds; the row loop and threads above
-    else:
-        for dst, src in arrays:
-            np.copyto(dst, src, casting="no")
+def _check_buffers(op: str, name: str, value: Any, per: str, count: int, noun: str) -> None:
+    """``value`` is a sequence of ``count`` buffers, one per ``noun`` (not a buffer itself)."""
+    if isinstance(value, bytes | bytearray | memoryview | np.ndarray) or not isinstance(
+        value, Sequence
+    ):
+        raise DTypeError(op, name, value, f"must be a sequence of buffers{per}")
+    if len(value) != count:
+        raise ValidationError(op, name, value, f"must hold {count} buffers, one per {noun}")
 
 
 def _move(plan: MovePlan, whole: Bytes, parts: Sequence[Bytes]) -> None:
@@ -225,17 +184,21 @@ def _move(plan: MovePlan, whole: Bytes, parts: Sequence[Bytes]) -> None:
         return (parts[part], whole) if plan.split else (whole, parts[part])
 
     # never a byte shared between whole-byte copies and nibble copies: no element straddles
-    _copy([copy_views(c, *sides(c.part)) for c in plan.copies], plan.parallel)
+    copies = [copy_views(c, *sides(c.part)) for c in plan.copies]
+    if plan.parallel:
+        copy_pairs(copies)  # inline below its thresholds; the row loop and threads above
+    else:
+        for dst, src in copies:
+            np.copyto(dst, src, casting="no")
     if plan.nibbles:
-        pairs = []
-        for p in plan.nibbles:
-            dst, src = sides(p.part)
-            pairs.append(
-                (
-                    Region(dst, p.dst_offset, p.shape, p.dst_strides),
-                    Region(src, p.src_offset, p.shape, p.src_strides),
-                )
+        pairs = [
+            (
+                Region(dst, p.dst_offset, p.shape, p.dst_strides),
+                Region(src, p.src_offset, p.shape, p.src_strides),
             )
+            for p in plan.nibbles
+            for dst, src in [sides(p.part)]
+        ]
         move_nibbles(pairs, plan.lead, parallel=plan.parallel)
 
 
@@ -255,11 +218,8 @@ def read_tensor(desc: TensorDesc, buffer: Any) -> np.ndarray[Any, Any]:
     """
     _check_layout(desc)
     data = as_bytes(buffer, "buffer", writable=False)
-    found: list[Violation] = []
-    check_binding(desc, data, "buffer", found)
-    if found:
-        raise DirectMLValidationError("DirectML", found)
-    values = Space(desc, data).view.copy()
+    check_bindings("DirectML", [desc], [data], ["buffer"], [])
+    values = elements(desc, data)[0].copy()
     if desc.data_type is TensorDataType.INT4:
         return ((values ^ 8).astype(np.int8) - 8).astype(np.int8)
     return values.view(NUMPY_OF[desc.data_type])
@@ -334,17 +294,15 @@ def write_tensor(desc: TensorDesc, values: Any, out: Any | None = None) -> Bytes
                 f"must be integers in [{low}, {high}] for {desc.data_type.name}",
             )
     target = new_buffer(desc) if out is None else as_bytes(out, "out", writable=True)
-    found: list[Violation] = []
-    check_binding(desc, target, "out", found)
-    if found:
-        raise DirectMLValidationError("DirectML", found)
+    check_bindings("DirectML", [desc], [target], ["out"], [])
     if desc.data_type.bits == 4:
         typed = np.broadcast_to(array, desc.sizes).astype(np.uint8) & 0x0F
     else:
         typed = _cast(np.broadcast_to(array, desc.sizes), dtype, values)
-    space = Space(desc, target)
-    np.copyto(space.view, typed.view(space.view.dtype))
-    space.flush()
+    view, over = elements(desc, target)
+    np.copyto(view, typed.view(view.dtype))
+    if over is not target:  # 4-bit: the nibbles, packed back
+        pack_nibbles(over, target[: over.size // 2])
     return target
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Generic, Literal, Self, TypeVar, overload
 
 import numpy as np
@@ -28,16 +28,21 @@ __all__ = ["TensorDesc", "calc_buffer_tensor_size", "packed_strides"]
 _ALIAS_BRUTE_FORCE_LIMIT = 1 << 22
 
 
+def integer(op: str, name: str, value: Any) -> int:
+    """``value`` as an int: a Python or NumPy integer, not a bool (a desc's integer fields)."""
+    if isinstance(value, bool):
+        raise DTypeError(op, name, value, "must be an integer, not a bool")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise DTypeError(op, name, value, "must be an integer") from None
+
+
 def _uint(op: str, name: str, value: Any, limit: int) -> int:
     """``value`` as an int in ``[0, limit]`` (DirectML's UINT / UINT64 fields)."""
     if type(value) is int and 0 <= value <= limit:  # the common case, at once
         return value
-    if isinstance(value, bool):
-        raise DTypeError(op, name, value, "must be an integer, not a bool")
-    try:
-        number = operator.index(value)
-    except TypeError:
-        raise DTypeError(op, name, value, "must be an integer") from None
+    number = integer(op, name, value)
     if not 0 <= number <= limit:
         kind = "UINT" if limit == UINT32_MAX else "UINT64"
         raise ValidationError(op, name, value, f"must be in [0, {limit}] (a {kind} field)")
@@ -186,13 +191,11 @@ def calc_buffer_tensor_size(
     if mode not in {"exact", "dmlx"}:
         raise ValidationError("DMLCalcBufferTensorSize", "mode", mode, 'must be "exact" or "dmlx"')
     bits = dtype.bits
-    problems = _size_problems(dtype, size_tuple, stride_tuple) if mode == "exact" else []
+    problems = _size_problems(dtype, size_tuple, stride_tuple)
+    if mode == "dmlx":  # DirectMLX reads sizes[0]: for no sizes there is nothing to return
+        problems = [p for p in problems if p.rule == "T4"]
     if problems:
         raise DirectMLValidationError("DMLCalcBufferTensorSize", problems)
-    if not size_tuple:  # DirectMLX reads sizes[0]; there is nothing sensible to return
-        raise DirectMLValidationError(
-            "DMLCalcBufferTensorSize", [Violation("T4", "sizes", size_tuple, "must not be empty")]
-        )
     if stride_tuple is None:
         total_bits = math.prod(size_tuple) * bits
         if total_bits > UINT64_MAX:
@@ -344,16 +347,9 @@ class TensorDesc:
         >>> TensorDesc("UINT8", [2, 3]).replace(sizes=[4, 3]).total_tensor_size_in_bytes
         12
         """
-        fields: dict[str, Any] = {
-            "data_type": self.data_type,
-            "sizes": self.sizes,
-            "strides": self.strides,
-            "flags": self.flags,
-            "guaranteed_base_offset_alignment": self.guaranteed_base_offset_alignment,
-            "tensor_type": self.tensor_type,
-        }
-        fields.update(changes)
-        return TensorDesc(**fields)
+        kept = {f.name: getattr(self, f.name) for f in fields(self)}
+        del kept["total_tensor_size_in_bytes"]
+        return TensorDesc(**(kept | changes))
 
     # Derived values, computed once per desc (the desc is frozen).
 
@@ -361,11 +357,6 @@ class TensorDesc:
     def rank(self) -> int:
         """``DimensionCount``."""
         return len(self.sizes)
-
-    @_cached
-    def element_count(self) -> int:
-        """The number of logical elements, ``prod(sizes)``."""
-        return math.prod(self.sizes)
 
     @_cached
     def effective_strides(self) -> tuple[int, ...] | None:
@@ -380,21 +371,14 @@ class TensorDesc:
         return _last_index(self.sizes, self.strides)
 
     @_cached
-    def minimum_size_in_bytes(self) -> int | None:
-        """``DMLCalcBufferTensorSize`` with unbounded integers; ``None`` when undefined."""
-        return _minimum_size(self.sizes, self.strides, self.data_type.bits)
-
-    @_cached
     def provably_disjoint(self) -> bool:
         """Whether the sorted-strides test proves that no two elements share an address.
 
         Sorted by stride, each dimension's stride must pass the reach of all smaller ones
         (``datamove._layout.self_overlapping``, in elements).
         """
-        if self.strides is None:  # packed
-            return True
-        strides = self.effective_strides
-        if strides is None:  # T6 breaks: no layout to test
+        strides = self.strides
+        if strides is None or len(strides) != len(self.sizes):  # packed, or T6: no layout to test
             return True
         return not _layout.self_overlapping(self.sizes, strides, 1)
 
@@ -438,7 +422,7 @@ class TensorDesc:
                 Violation("T3", "flags", int(self.flags),
                           "may hold only DML_TENSOR_FLAG_OWNED_BY_DML (0x1)")
             )  # fmt: skip
-        minimum = self.minimum_size_in_bytes
+        minimum = _minimum_size(self.sizes, self.strides, self.data_type.bits)
         if minimum is not None and self.total_tensor_size_in_bytes < minimum:
             found.append(
                 Violation("T7", "total_tensor_size_in_bytes", self.total_tensor_size_in_bytes,
