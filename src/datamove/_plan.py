@@ -201,9 +201,12 @@ def python_hit(plans: dict[bytes, Plan], ndarray: type, op: int, data: Any, *par
     plan = None if k is None or k is _BUFFERS else plans.get(k)
     if plan is None:
         return None
+    indices = plan.indices
     if plan.single:
-        return array[plan.indices[0]]
-    return tuple(map(array.__getitem__, plan.indices))
+        return array[indices[0]]
+    if len(indices) == 2:  # the usual split, in half the time of the general form (0.17 us)
+        return array[indices[0]], array[indices[1]]
+    return tuple([array[index] for index in indices])
 
 
 # The pure-Python hit's shortcut to python_key: its answers, memoised under the call's marshal
