@@ -191,16 +191,20 @@ def python_hit(plans: dict[bytes, Plan], ndarray: type, op: int, data: Any, *par
     shape = array.shape
     if params and type(params[0]) is _NDARRAY:  # begin, start: where arrays usually come
         params = _listed(params)
+    k: Any
     try:  # _memo_key, inlined: this is the hot path of installs without the compiled part
         m = marshal.dumps((op, shape, params), 2)
         k = _memo(m) if len(m) <= _MEMO_BYTES else python_key(_NDARRAY, op, shape, *params)
     except Exception:  # noqa: BLE001 - unmarshallable (or a buffer that fails)
         k = python_key(_NDARRAY, op, shape, *params)
-    if k is _BUFFERS:  # an array among the later parameters, or a value of no key
-        k = _memo_key(op, shape, _listed(params))
-    plan = None if k is None or k is _BUFFERS else plans.get(k)
+    plan = plans.get(k)  # None and _BUFFERS key no plan
     if plan is None:
-        return None
+        if k is not _BUFFERS:
+            return None
+        # an array among the later parameters (or a value of no key)
+        plan = plans.get(_memo_key(op, shape, _listed(params)))  # type: ignore[arg-type]
+        if plan is None:
+            return None
     indices = plan.indices
     if plan.single:
         return array[indices[0]]
@@ -243,7 +247,7 @@ def _memo(m: bytes) -> bytes | None:
 
 def _listed(params: tuple[Any, ...]) -> tuple[Any, ...]:
     """``params``, each 1-D native integer array as the list of its values (as python_key)."""
-    return tuple([v.tolist() if _int_vector(v) else v for v in params])
+    return tuple([v.tolist() if type(v) is _NDARRAY and _int_vector(v) else v for v in params])
 
 
 def _int_vector(value: Any) -> bool:
