@@ -33,117 +33,105 @@ class Example:
     infer: Callable[[tuple[int, ...]], tuple[dm.PartialShape, ...]]
     shape: tuple[int, ...]
     note: str = ""
-    dtype: str = "float32"
+
+
+def _example(
+    name: str,
+    source: str,
+    shape: tuple[int, ...],
+    expected: tuple[tuple[int, ...], ...],
+    op: str,
+    *args: Any,
+    note: str = "",
+    **kwargs: Any,
+) -> Example:
+    """The example of ``dm.<op>`` and ``dm.infer_<op>`` called with ``args`` and ``kwargs``."""
+    run, infer = getattr(dm, op), getattr(dm, f"infer_{op}")
+    words = [*map(repr, args), *(f"{k}={v!r}" for k, v in kwargs.items())]
+
+    def outputs(result: Any) -> tuple[Any, ...]:  # a split's tuple, or a slice's one output
+        return result if isinstance(result, tuple) else (result,)
+
+    return Example(
+        name=name,
+        source=source,
+        call=f"{op}(data, {', '.join(words)})",
+        expected=expected,
+        execute=lambda x: outputs(run(x, *args, **kwargs)),
+        infer=lambda s: outputs(infer(s, *args, **kwargs)),
+        shape=shape,
+        note=note,
+    )
 
 
 EXAMPLES: list[Example] = [
-    Example(
-        name="Split: 3 chunks along axis 1",
-        source="Split-1.en.txt",
-        call="split(data, axis=1, num_splits=3)",
-        shape=(6, 12, 10, 24),
-        expected=((6, 4, 10, 24),) * 3,
-        execute=lambda x: dm.split(x, 1, 3),
-        infer=lambda s: dm.infer_split(s, 1, 3),
+    _example(
+        "Split: 3 chunks along axis 1",
+        "Split-1.en.txt",
+        (6, 12, 10, 24),
+        ((6, 4, 10, 24),) * 3,
+        "split",
+        axis=1,
+        num_splits=3,
     ),
-    Example(
-        name="VariadicSplit: lengths [1, 2, 3] along axis 0",
-        source="VariadicSplit-1.en.txt, VariadicSplit-1.ja.txt",
-        call="variadic_split(data, axis=0, split_lengths=[1, 2, 3])",
-        shape=(6, 12, 10, 24),
-        expected=((1, 12, 10, 24), (2, 12, 10, 24), (3, 12, 10, 24)),
-        execute=lambda x: dm.variadic_split(x, 0, [1, 2, 3]),
-        infer=lambda s: dm.infer_variadic_split(s, 0, [1, 2, 3]),
+    _example(
+        "VariadicSplit: lengths [1, 2, 3] along axis 0",
+        "VariadicSplit-1.en.txt, VariadicSplit-1.ja.txt",
+        (6, 12, 10, 24),
+        ((1, 12, 10, 24), (2, 12, 10, 24), (3, 12, 10, 24)),
+        "variadic_split",
+        axis=0,
+        split_lengths=[1, 2, 3],
     ),
-    Example(
-        name="VariadicSplit: lengths [-1, 2] along axis 0 (4 = 6 - 2)",
-        source="VariadicSplit-1.en.txt, VariadicSplit-1.ja.txt",
-        call="variadic_split(data, axis=0, split_lengths=[-1, 2])",
-        shape=(6, 12, 10, 24),
-        expected=((4, 12, 10, 24), (2, 12, 10, 24)),
-        execute=lambda x: dm.variadic_split(x, 0, [-1, 2]),
-        infer=lambda s: dm.infer_variadic_split(s, 0, [-1, 2]),
+    _example(
+        "VariadicSplit: lengths [-1, 2] along axis 0 (4 = 6 - 2)",
+        "VariadicSplit-1.en.txt, VariadicSplit-1.ja.txt",
+        (6, 12, 10, 24),
+        ((4, 12, 10, 24), (2, 12, 10, 24)),
+        "variadic_split",
+        axis=0,
+        split_lengths=[-1, 2],
     ),
-    Example(
-        name="StridedSlice: begin_mask and end_mask",
-        source="StridedSlice-1.ja.txt",
-        call="strided_slice(data, [1, 0, 0], [0, 0, 2], [1, 1, 1], begin_mask=[0, 1, 1], "
-        "end_mask=[1, 1, 0])",
-        shape=(2, 3, 4),
-        expected=((1, 3, 2),),
-        execute=lambda x: (
-            dm.strided_slice(
-                x, [1, 0, 0], [0, 0, 2], [1, 1, 1], begin_mask=[0, 1, 1], end_mask=[1, 1, 0]
-            ),
-        ),
-        infer=lambda s: (
-            dm.infer_strided_slice(
-                s, [1, 0, 0], [0, 0, 2], [1, 1, 1], begin_mask=[0, 1, 1], end_mask=[1, 1, 0]
-            ),
-        ),
+    _example(
+        "StridedSlice: begin_mask and end_mask",
+        "StridedSlice-1.ja.txt",
+        (2, 3, 4),
+        ((1, 3, 2),),
+        "strided_slice",
+        [1, 0, 0],
+        [0, 0, 2],
+        [1, 1, 1],
+        begin_mask=[0, 1, 1],
+        end_mask=[1, 1, 0],
         note="equivalent to x[1:, :, :2]",
     ),
-    Example(
-        name="StridedSlice: new_axis_mask",
-        source="StridedSlice-1.ja.txt",
-        call="strided_slice(data, [0, 0, 0], [0, 0, 0], [1, 1, 1], begin_mask=[0, 1, 1], "
-        "end_mask=[0, 1, 1], new_axis_mask=[1, 0, 0])",
-        shape=(2, 3, 4),
-        expected=((1, 2, 3, 4),),
-        execute=lambda x: (
-            dm.strided_slice(
-                x,
-                [0, 0, 0],
-                [0, 0, 0],
-                [1, 1, 1],
-                begin_mask=[0, 1, 1],
-                end_mask=[0, 1, 1],
-                new_axis_mask=[1, 0, 0],
-            ),
-        ),
-        infer=lambda s: (
-            dm.infer_strided_slice(
-                s,
-                [0, 0, 0],
-                [0, 0, 0],
-                [1, 1, 1],
-                begin_mask=[0, 1, 1],
-                end_mask=[0, 1, 1],
-                new_axis_mask=[1, 0, 0],
-            ),
-        ),
+    _example(
+        "StridedSlice: new_axis_mask",
+        "StridedSlice-1.ja.txt",
+        (2, 3, 4),
+        ((1, 2, 3, 4),),
+        "strided_slice",
+        [0, 0, 0],
+        [0, 0, 0],
+        [1, 1, 1],
+        begin_mask=[0, 1, 1],
+        end_mask=[0, 1, 1],
+        new_axis_mask=[1, 0, 0],
         note="the spec gives no begin/end values; zeros chosen (the masks make them irrelevant); "
         "equivalent to x[None, :, :]",
     ),
-    Example(
-        name="StridedSlice: shrink_axis_mask",
-        source="StridedSlice-1.ja.txt",
-        call="strided_slice(data, [0, 0, 0, 0, 0], [1, 0, 384, 640, 8], [1, 1, 1, 1, 1], "
-        "begin_mask=[1, 0, 1, 1, 1], end_mask=[1, 0, 1, 1, 1], shrink_axis_mask=[0, 1, 0, 0, 0])",
-        shape=(1, 2, 384, 640, 8),
-        expected=((1, 384, 640, 8),),
-        execute=lambda x: (
-            dm.strided_slice(
-                x,
-                [0, 0, 0, 0, 0],
-                [1, 0, 384, 640, 8],
-                [1, 1, 1, 1, 1],
-                begin_mask=[1, 0, 1, 1, 1],
-                end_mask=[1, 0, 1, 1, 1],
-                shrink_axis_mask=[0, 1, 0, 0, 0],
-            ),
-        ),
-        infer=lambda s: (
-            dm.infer_strided_slice(
-                s,
-                [0, 0, 0, 0, 0],
-                [1, 0, 384, 640, 8],
-                [1, 1, 1, 1, 1],
-                begin_mask=[1, 0, 1, 1, 1],
-                end_mask=[1, 0, 1, 1, 1],
-                shrink_axis_mask=[0, 1, 0, 0, 0],
-            ),
-        ),
+    _example(
+        "StridedSlice: shrink_axis_mask",
+        "StridedSlice-1.ja.txt",
+        (1, 2, 384, 640, 8),
+        ((1, 384, 640, 8),),
+        "strided_slice",
+        [0, 0, 0, 0, 0],
+        [1, 0, 384, 640, 8],
+        [1, 1, 1, 1, 1],
+        begin_mask=[1, 0, 1, 1, 1],
+        end_mask=[1, 0, 1, 1, 1],
+        shrink_axis_mask=[0, 1, 0, 0, 0],
         note="the spec gives no begin/end values; begin[1] = 0 chosen; equivalent to x[:, 0]",
     ),
 ]
@@ -202,10 +190,10 @@ def run_examples() -> list[dict[str, Any]]:
     """Run every example; return one record per example with both faces' results."""
     records = []
     for ex in EXAMPLES:
-        data = np.arange(int(np.prod(ex.shape)), dtype=ex.dtype).reshape(ex.shape)
-        executed = tuple(tuple(r.shape) for r in ex.execute(data))
+        data = np.arange(int(np.prod(ex.shape)), dtype=np.float32).reshape(ex.shape)
+        results = ex.execute(data)
+        executed = tuple(tuple(r.shape) for r in results)
         inferred = tuple(p.to_shape() for p in ex.infer(ex.shape))
-        shares = all(np.shares_memory(r, data) for r in ex.execute(data))
         records.append(
             {
                 "name": ex.name,
@@ -215,7 +203,7 @@ def run_examples() -> list[dict[str, Any]]:
                 "expected": [list(s) for s in ex.expected],
                 "inferred": [list(s) for s in inferred],
                 "executed": [list(s) for s in executed],
-                "views": shares,
+                "views": all(np.shares_memory(r, data) for r in results),
                 "note": ex.note,
                 "ok": executed == ex.expected and inferred == ex.expected,
             }
