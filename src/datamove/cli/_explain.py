@@ -15,6 +15,7 @@ output, each with a picture labelling each element with its chunk or input. ``--
 from __future__ import annotations
 
 import argparse
+import functools
 import itertools
 import json
 import math
@@ -203,16 +204,19 @@ def _python_differs(
     return index_expression(tuple(raw), dims)
 
 
-def _chunks(shape: PartialShape, axis: int, lengths: list[int]) -> list[tuple[int, int]]:
-    a = axis + shape.rank if axis < 0 and shape.rank is not None else axis
-    d = shape[a].get_length()
-    rest = d - sum(v for v in lengths if v != -1)
-    bounds, start = [], 0
-    for v in lengths:
-        n = rest if v == -1 else v
-        bounds.append((start, start + n))
-        start += n
-    return bounds
+def _parts(name: str, axis: int, lengths: Sequence[int]) -> list[str]:
+    """Where each part of ``lengths`` lies along ``axis`` of ``name``: ``name[:, lo:hi]``."""
+    bounds = itertools.pairwise(itertools.accumulate(lengths, initial=0))
+    return [f"{name}[{':, ' * axis}{lo}:{hi}]" for lo, hi in bounds]
+
+
+def _parts_picture(shape: PartialShape, axis: int, lengths: Sequence[int]) -> list[str]:
+    """A picture of ``shape`` labelling each element with its part along ``axis``."""
+    if not (shape.is_static and _drawable(dims := shape.to_shape())):
+        return []
+    # The axis is at most _MAX_PICTURE long here: label each of its positions, no more.
+    labels = "".join(_LABELS[k % len(_LABELS)] * n for k, n in enumerate(lengths))
+    return _picture(dims, lambda i: labels[i[axis]])
 
 
 def explain_split(
@@ -244,18 +248,9 @@ def explain_split(
     if rank is None or not shape[axis + rank if axis < 0 else axis].is_static:
         return info
     a = axis + rank if axis < 0 else axis
-    d = shape[a].get_length()
-    lens = [d // num_splits] * num_splits if lengths is None and num_splits else list(lengths or [])
-    bounds = _chunks(shape, a, lens)
-    prefix = ":, " * a
-    info["outputs"] = [
-        (str(s), f"x[{prefix}{lo}:{hi}]") for s, (lo, hi) in zip(shapes, bounds, strict=True)
-    ]
-    if shape.is_static and _drawable(dims := shape.to_shape()):
-        # The axis is at most _MAX_PICTURE long here: label each of its positions, no more.
-        owner = [_LABELS[k % len(_LABELS)] * (hi - lo) for k, (lo, hi) in enumerate(bounds)]
-        labels = "".join(owner)
-        info["picture"] = _picture(dims, lambda i: labels[i[a]])
+    sizes = [s[a].get_length() for s in shapes]  # static: the input's size on the axis is
+    info["outputs"] = list(zip(map(str, shapes), _parts("x", a, sizes), strict=True))
+    info["picture"] = _parts_picture(shape, a, sizes)
     return info
 
 
@@ -292,16 +287,9 @@ def explain_concat(shapes: Sequence[PartialShape], axis: int) -> dict[str, Any]:
     if any(s.rank is None or not s[a].is_static for s in shapes):
         return info
     lengths = [s[a].get_length() for s in shapes]
-    bounds = list(itertools.pairwise(itertools.accumulate(lengths, initial=0)))
-    prefix = ":, " * a
-    info["inputs"] = [
-        (str(s), f"out[{prefix}{lo}:{hi}]") for s, (lo, hi) in zip(shapes, bounds, strict=True)
-    ]
+    info["inputs"] = list(zip(map(str, shapes), _parts("out", a, lengths), strict=True))
     info["inverse"] = f"dm.variadic_split(out, {a}, {lengths})"
-    if out.is_static and _drawable(dims := out.to_shape()):
-        # The axis is at most _MAX_PICTURE long here: label each of its positions, no more.
-        labels = "".join(_LABELS[k % len(_LABELS)] * n for k, n in enumerate(lengths))
-        info["picture"] = _picture(dims, lambda i: labels[i[a]])
+    info["picture"] = _parts_picture(out, a, lengths)
     return info
 
 
@@ -316,52 +304,51 @@ def _ints(text: str, option: str) -> list[int]:
         ) from None
 
 
-def _shape(text: str) -> PartialShape:
-    return PartialShape.parse(text)
-
-
 def _print_strided(args: argparse.Namespace) -> int:
     masks = {
         name: _ints(getattr(args, name) or "", "--" + name.replace("_", "-")) for name in MASK_NAMES
     }
     begin, end = _ints(args.begin, "--begin"), _ints(args.end, "--end")
     stride = _ints(args.stride, "--stride") if args.stride else None
-    shape = _shape(args.shape)
-    info = explain_strided_slice(shape, begin, end, stride, masks)
-    if args.as_:
-        slicing = Slicing.from_strided_slice(begin, end, stride, **masks)
-        _add_dialects(info, slicing, args.as_, shape)
-    if args.json:
-        print(json.dumps(info, indent=2))
-        return 0
-    _show_strided(info, begin, end, stride, masks)
-    _show_dialects(info)
-    return 0
+    info = explain_strided_slice(PartialShape.parse(args.shape), begin, end, stride, masks)
+    return _print(
+        args,
+        info,
+        lambda: _show_strided(info, begin, end, stride, masks),
+        lambda: Slicing.from_strided_slice(begin, end, stride, **masks),
+    )
 
 
 def _table(split: bool) -> Mapping[str, tuple[str, str]]:
     return _dialect_text.SPLIT_DIALECTS if split else _dialect_text.SLICING_DIALECTS
 
 
-def _add_dialects(
-    info: dict[str, Any], op: Slicing | Splitting, names: list[str], shape: PartialShape
-) -> None:
-    """``info["as"]``: the operation in each dialect of ``--as`` (or why it cannot be said).
+def _print(
+    args: argparse.Namespace,
+    info: dict[str, Any],
+    show: Callable[[], None],
+    op: Callable[[], Slicing | Splitting] | None = None,
+) -> int:
+    """Print ``info`` as JSON, or ``show`` it; with ``--as``, ``op()`` in each dialect listed.
 
     Every dialect is written before anything is printed: an error leaves no partial output.
     """
-    table = _table(isinstance(op, Splitting))
-    # The shape as text: an emitter's message shows it as given (shape='[?]').
-    info["as"] = _dialect_text.translate(op, table, names, str(shape))
-
-
-def _show_dialects(info: dict[str, Any], split: bool = False) -> None:
-    """The blocks of ``--as``, after the explanation."""
-    if "as" not in info:
-        return
-    table = _table(split)
-    print("in other dialects:")
-    print("\n".join(_dialect_text.show_blocks(info["as"], table, split)))
+    split = False
+    if op is not None and args.as_:
+        operation = op()
+        split = isinstance(operation, Splitting)
+        # The shape as text: an emitter's message shows it as given (shape='[?]').
+        info["as"] = _dialect_text.translate(
+            operation, _table(split), args.as_, info["input_shape"]
+        )
+    if args.json:
+        print(json.dumps(info, indent=2))
+        return 0
+    show()
+    if "as" in info:
+        print("in other dialects:")
+        print("\n".join(_dialect_text.show_blocks(info["as"], _table(split), split)))
+    return 0
 
 
 def _show_strided(
@@ -401,16 +388,13 @@ def _print_slice(args: argparse.Namespace) -> int:
     start, stop = _ints(args.start, "--start"), _ints(args.stop, "--stop")
     step = _ints(args.step, "--step")
     axes = _ints(args.axes, "--axes") if args.axes is not None else None
-    shape = _shape(args.shape)
-    info = explain_slice(shape, start, stop, step, axes)
-    if args.as_:
-        _add_dialects(info, Slicing.from_slice(start, stop, step, axes), args.as_, shape)
-    if args.json:
-        print(json.dumps(info, indent=2))
-        return 0
-    _show_slice(info, start, stop, step, axes)
-    _show_dialects(info)
-    return 0
+    info = explain_slice(PartialShape.parse(args.shape), start, stop, step, axes)
+    return _print(
+        args,
+        info,
+        lambda: _show_slice(info, start, stop, step, axes),
+        lambda: Slicing.from_slice(start, stop, step, axes),
+    )
 
 
 def _show_slice(
@@ -433,11 +417,12 @@ def _show_slice(
 
 
 def _print_concat(args: argparse.Namespace) -> int:
-    info = explain_concat([_shape(s) for s in args.shapes], args.axis)
-    if args.json:
-        print(json.dumps(info, indent=2))
-        return 0
-    print(f"Concat of {len(args.shapes)} inputs, axis {args.axis}")
+    info = explain_concat([PartialShape.parse(s) for s in args.shapes], args.axis)
+    return _print(args, info, lambda: _show_concat(info))
+
+
+def _show_concat(info: dict[str, Any]) -> None:
+    print(f"Concat of {len(info['inputs'])} inputs, axis {info['axis']}")
     for k, (shape, part) in enumerate(info["inputs"]):
         print(f"  input {k}: {shape}" + (f"  -> {part}" if part else ""))
     print(f"output shape: {info['output_shape']}")
@@ -448,35 +433,25 @@ def _print_concat(args: argparse.Namespace) -> int:
     if info["picture"]:
         print("elements by input:")
         print("\n".join(info["picture"]))
-    return 0
 
 
 def _print_split(args: argparse.Namespace) -> int:
-    shape = _shape(args.shape)
+    shape, axis = PartialShape.parse(args.shape), args.axis
+    op: Callable[[], Splitting]
     if args.op == "split":
-        info = explain_split(shape, args.axis, num_splits=args.num_splits)
-        head = f"Split on x of shape {info['input_shape']}, axis {args.axis}, "
-        head += f"num_splits {args.num_splits}"
-        if args.as_:
-            _add_dialects(info, Splitting.from_split(args.axis, args.num_splits), args.as_, shape)
+        info = explain_split(shape, axis, num_splits=args.num_splits)
+        name, said = "Split", f"num_splits {args.num_splits}"
+        op = functools.partial(Splitting.from_split, axis, args.num_splits)
     else:
         lengths = _ints(args.lengths, "--lengths")
-        info = explain_split(shape, args.axis, lengths=lengths)
-        head = f"VariadicSplit on x of shape {info['input_shape']}, axis {args.axis}, "
-        head += f"split_lengths {lengths}"
-        if args.as_:
-            splitting = Splitting.from_variadic_split(args.axis, lengths)
-            _add_dialects(info, splitting, args.as_, shape)
-    if args.json:
-        print(json.dumps(info, indent=2))
-        return 0
-    _show_split(info, head)
-    _show_dialects(info, split=True)
-    return 0
+        info = explain_split(shape, axis, lengths=lengths)
+        name, said = "VariadicSplit", f"split_lengths {lengths}"
+        op = functools.partial(Splitting.from_variadic_split, axis, lengths)
+    return _print(args, info, lambda: _show_split(info, name, axis, said), op)
 
 
-def _show_split(info: dict[str, Any], head: str) -> None:
-    print(head)
+def _show_split(info: dict[str, Any], name: str, axis: int, said: str) -> None:
+    print(f"{name} on x of shape {info['input_shape']}, axis {axis}, {said}")
     for k, (shape, expr) in enumerate(info["outputs"]):
         print(f"  output {k}: {shape}" + (f"  = {expr}" if expr else ""))
     if info["picture"]:
@@ -588,7 +563,7 @@ def _show_layer(info: dict[str, Any]) -> None:
     if info["runtime"] or info["input_shape"] == "[...]" or info["note"]:
         return  # its parameters are known only at run time (or broken): nothing more to show
     print()
-    shape = _shape(info["input_shape"])
+    shape = PartialShape.parse(info["input_shape"])
     if info.get("dialect") == "onnx":
         _show_onnx_layer(info, shape)
         return
@@ -603,13 +578,11 @@ def _show_layer(info: dict[str, Any]) -> None:
         _show_strided(explained, begin, end, stride, masks)
     elif kind == "Split":
         axis, n = values["axis"], info["attributes"]["num_splits"]
-        split_info = explain_split(shape, axis, num_splits=n)
-        _show_split(split_info, f"Split on x of shape {shape}, axis {axis}, num_splits {n}")
+        _show_split(explain_split(shape, axis, num_splits=n), kind, axis, f"num_splits {n}")
     else:
         axis, lengths = values["axis"], values["split_lengths"]
-        split_info = explain_split(shape, axis, lengths=lengths)
-        head = f"VariadicSplit on x of shape {shape}, axis {axis}, split_lengths {lengths}"
-        _show_split(split_info, head)
+        said = f"split_lengths {lengths}"
+        _show_split(explain_split(shape, axis, lengths=lengths), kind, axis, said)
 
 
 def _show_onnx_layer(info: dict[str, Any], shape: PartialShape) -> None:
@@ -636,8 +609,8 @@ def _show_onnx_layer(info: dict[str, Any], shape: PartialShape) -> None:
     if not shape.is_static:
         return
     lengths = list(split.lengths(shape.to_shape()[axis]))
-    head = f"ONNX Split-{onnx_split_version(info['opset'])} on x of shape {shape}, "
-    _show_split(explain_split(shape, axis, lengths=lengths), head + f"axis {axis}, {said}")
+    name = f"ONNX Split-{onnx_split_version(info['opset'])}"
+    _show_split(explain_split(shape, axis, lengths=lengths), name, axis, said)
 
 
 OPERATORS: Final = ("strided-slice", "split", "variadic-split", "slice", "concat", "model")
