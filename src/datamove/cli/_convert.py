@@ -22,20 +22,19 @@ from datamove._dialects import Slicing
 from datamove._errors import NotExpressible, ValidationError
 from datamove._shape import PartialShape
 from datamove.cli import _dialect_text
+from datamove.cli._dialect_text import MASK_NAMES
 
 __all__ = ["SOURCES", "register"]
 
 EXIT_INVALID, EXIT_USAGE = 1, 2
 
-_MASKS: Final = ("begin_mask", "end_mask", "new_axis_mask", "shrink_axis_mask", "ellipsis_mask")
-
 # --from NAME -> (required options, optional options), by their dest names.
 SOURCES: Final[dict[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
     "numpy": (("index",), ()),
-    "strided-slice": (("begin", "end"), ("stride", *_MASKS)),
+    "strided-slice": (("begin", "end"), ("stride", *MASK_NAMES)),
     "slice": (("start", "stop"), ("step", "axes")),
     "onnx": (("starts", "ends"), ("axes", "steps")),
-    "tf": (("begin", "end"), ("strides", *_MASKS)),
+    "tf": (("begin", "end"), ("strides", *MASK_NAMES)),
 }
 
 # Every source option, with its help; masks are lists of 0/1 (strided-slice) or ints (tf).
@@ -53,24 +52,13 @@ _OPTIONS: Final = {
     "steps": "onnx: comma-separated (default: all 1)",
     "axes": "slice, onnx: comma-separated (default: 0, 1, ...)",
     **dict.fromkeys(
-        _MASKS, "strided-slice: comma-separated 0/1, e.g. 0,1,1; tf: an int bit field, e.g. 6"
+        MASK_NAMES, "strided-slice: comma-separated 0/1, e.g. 0,1,1; tf: an int bit field, e.g. 6"
     ),
 }
 
 
 def _option(dest: str) -> str:
     return "--" + dest.replace("_", "-")
-
-
-def _ints(text: str, dest: str) -> list[int]:
-    if not text.strip():
-        return []
-    try:
-        return [int(p) for p in text.replace(" ", "").split(",")]  # "1,,2" is an error
-    except ValueError:
-        raise ValidationError(
-            "convert", _option(dest), text, "must be comma-separated integers, e.g. 1,0,-1"
-        ) from None
 
 
 def _bits(text: str, dest: str) -> int:
@@ -95,17 +83,19 @@ def _slicing(source: str, given: dict[str, str]) -> Slicing:
         return Slicing.from_numpy(given["index"])
 
     def ints(dest: str) -> list[int] | None:
-        return _ints(given[dest], dest) if dest in given else None
+        return (
+            _dialect_text.int_list(given[dest], _option(dest), "convert") if dest in given else None
+        )
 
     if source == "strided-slice":
-        masks = {m: ints(m) or [] for m in _MASKS if m in given}
+        masks = {m: ints(m) or [] for m in MASK_NAMES if m in given}
         return Slicing.from_strided_slice(ints("begin"), ints("end"), ints("stride"), **masks)
     if source == "slice":
         return Slicing.from_slice(ints("start"), ints("stop"), ints("step"), ints("axes"))
     if source == "onnx":
         return Slicing.from_onnx(ints("starts"), ints("ends"), ints("axes"), ints("steps"))
     assert source == "tf"
-    bits = {m: _bits(given[m], m) for m in _MASKS if m in given}
+    bits = {m: _bits(given[m], m) for m in MASK_NAMES if m in given}
     return Slicing.from_tf(ints("begin"), ints("end"), ints("strides"), **bits)
 
 
@@ -190,7 +180,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--json", action="store_true", help="print the emitter's value as JSON")
     for dest, text in _OPTIONS.items():
-        metavar = "EXPR" if dest == "index" else "MASK" if dest in _MASKS else "N,..."
+        metavar = "EXPR" if dest == "index" else "MASK" if dest in MASK_NAMES else "N,..."
         parser.add_argument(_option(dest), dest=dest, metavar=metavar, help=text)
     _dialect_text.allow_negative_lists(parser)  # --ends -1,-2
     parser.set_defaults(func=_run, convert_parser=parser)

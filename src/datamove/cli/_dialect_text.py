@@ -4,7 +4,9 @@ One table per kind maps a dialect's command-line name to the emitter that writes
 (``dm.Slicing.to_onnx`` ...) and a title. An emitter this version of datamove does not have
 (found by name, ``getattr``) is reported as "not available in this version"; one that cannot
 say the operation for every shape allowed raises ``dm.NotExpressible``, reported in one line with
-its witness. ``render`` writes an emitter's value as text, one line per operation.
+its witness. ``render`` writes an emitter's value as text, one line per operation. The options
+that give a slicing's parameters are read as ``explain`` and ``convert`` both read them
+(``int_list``, ``allow_negative_lists``).
 """
 
 from __future__ import annotations
@@ -18,12 +20,14 @@ from datamove._errors import NotExpressible, ValidationError
 from datamove._shape import PartialShape
 
 __all__ = [
+    "MASK_NAMES",
     "SLICING_DIALECTS",
     "SPLIT_DIALECTS",
     "UNAVAILABLE",
     "allow_negative_lists",
     "dialect_list",
     "emit",
+    "int_list",
     "render",
     "show_blocks",
     "translate",
@@ -56,6 +60,8 @@ SPLIT_DIALECTS: Final[Mapping[str, tuple[str, str]]] = {
 
 UNAVAILABLE: Final = "not available in this version"
 
+MASK_NAMES: Final = ("begin_mask", "end_mask", "new_axis_mask", "shrink_axis_mask", "ellipsis_mask")
+
 # How a dict-valued emitter's call opens.
 _CALLS: Final = {"strided-slice": "StridedSlice(", "tf": "tf.strided_slice(x, "}
 
@@ -69,6 +75,18 @@ def allow_negative_lists(parser: argparse.ArgumentParser) -> None:
     """
     if hasattr(parser, "_negative_number_matcher"):  # CPython's argparse (3.11 to 3.13)
         parser._negative_number_matcher = re.compile(r"^-\d[\d,\s-]*$|^-\d*\.\d+$")
+
+
+def int_list(text: str, option: str, command: str) -> list[int]:
+    """The integers of ``option``'s comma-separated value (none for an empty one)."""
+    if not text.strip():
+        return []
+    try:
+        return [int(p) for p in text.replace(" ", "").split(",")]  # "1,,2" is an error
+    except ValueError:
+        raise ValidationError(
+            command, option, text, "must be comma-separated integers, e.g. 1,0,-1"
+        ) from None
 
 
 def dialect_list(table: Mapping[str, Any]) -> Callable[[str], list[str]]:

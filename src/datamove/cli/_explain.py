@@ -32,6 +32,7 @@ from datamove._split import infer_split, infer_variadic_split
 from datamove._splitting import Splitting, onnx_split_version
 from datamove._strided_slice import NUMPY_MAXDIMS, infer_strided_slice, numpy_index
 from datamove.cli import _dialect_text
+from datamove.cli._dialect_text import MASK_NAMES
 from datamove.cli._ir import is_onnx
 from datamove.ir._explain import index_expression
 
@@ -44,9 +45,9 @@ __all__ = [
     "register",
 ]
 
+_ints: Final = functools.partial(_dialect_text.int_list, command="explain")
 _MAX_PICTURE: Final = 512  # elements; larger inputs get no picture
 _LABELS: Final = "0123456789abcdefghijklmnopqrstuvwxyz"
-MASK_NAMES: Final = ("begin_mask", "end_mask", "new_axis_mask", "shrink_axis_mask", "ellipsis_mask")
 
 
 def _drawable(shape: tuple[int, ...]) -> bool:
@@ -291,17 +292,6 @@ def explain_concat(shapes: Sequence[PartialShape], axis: int) -> dict[str, Any]:
     info["inverse"] = f"dm.variadic_split(out, {a}, {lengths})"
     info["picture"] = _parts_picture(out, a, lengths)
     return info
-
-
-def _ints(text: str, option: str) -> list[int]:
-    if not text.strip():
-        return []
-    try:
-        return [int(p) for p in text.replace(" ", "").split(",")]  # "1,,2" is an error
-    except ValueError:
-        raise ValidationError(
-            "explain", option, text, "must be comma-separated integers, e.g. 1,0,-1"
-        ) from None
 
 
 def _print_strided(args: argparse.Namespace) -> int:
