@@ -26,7 +26,7 @@ from datamove.cli._dialect_text import MASK_NAMES
 
 __all__ = ["SOURCES", "register"]
 
-EXIT_INVALID, EXIT_USAGE = 1, 2
+EXIT_INVALID = 1
 
 # --from NAME -> (required options, optional options), by their dest names.
 SOURCES: Final[dict[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
@@ -70,13 +70,6 @@ def _bits(text: str, dest: str) -> int:
         ) from None
 
 
-def _usage(parser: argparse.ArgumentParser, message: str) -> int:
-    """As argparse reports a usage error: the usage line, then one line; exit 2."""
-    parser.print_usage(sys.stderr)
-    print(f"{parser.prog}: error: {message}", file=sys.stderr)
-    return EXIT_USAGE
-
-
 def _slicing(source: str, given: dict[str, str]) -> Slicing:
     """The slicing the ``--from`` parameters describe (``ValidationError`` where invalid)."""
     if source == "numpy":
@@ -106,15 +99,14 @@ def _run(args: argparse.Namespace) -> int:
     stray = [d for d in given if d not in required + optional]
     if stray:
         allowed = ", ".join(_option(d) for d in required + optional)
-        return _usage(
-            parser,
+        parser.error(
             f"{_option(stray[0])} is not a parameter of --from {args.source} "
-            f"(its parameters: {allowed})",
+            f"(its parameters: {allowed})"
         )
     missing = [d for d in required if d not in given]
     if missing:
         need = ", ".join(_option(d) for d in missing)
-        return _usage(parser, f"--from {args.source} needs {need}")
+        parser.error(f"--from {args.source} needs {need}")
     slicing = _slicing(args.source, given)
     shape = None if args.shape is None else str(PartialShape.parse(args.shape))
     try:
@@ -124,7 +116,7 @@ def _run(args: argparse.Namespace) -> int:
         print(f"datamove: error: {_dialect_text.reason(entry)}", file=sys.stderr)
         return EXIT_INVALID
     if value is None:
-        return _usage(parser, f"--to {args.target} is {_dialect_text.UNAVAILABLE} of datamove")
+        parser.error(f"--to {args.target} is {_dialect_text.UNAVAILABLE} of datamove")
     if args.json:
         print(json.dumps(value))
     else:
