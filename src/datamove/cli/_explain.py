@@ -31,9 +31,8 @@ from datamove._slice import infer_slice, plan_slice
 from datamove._split import infer_split, infer_variadic_split
 from datamove._splitting import Splitting, onnx_split_version
 from datamove._strided_slice import NUMPY_MAXDIMS, infer_strided_slice, numpy_index
-from datamove.cli import _dialect_text
+from datamove.cli import _dialect_text, _ir
 from datamove.cli._dialect_text import MASK_NAMES
-from datamove.cli._ir import is_onnx
 from datamove.ir._explain import index_expression
 
 __all__ = [
@@ -451,18 +450,11 @@ def _show_split(info: dict[str, Any], name: str, axis: int, said: str) -> None:
 
 def _print_model(args: argparse.Namespace) -> int:
     from datamove.ir._explain import explain_layers  # noqa: PLC0415 - keep --help fast
-    from datamove.ir._model import read_model  # noqa: PLC0415
 
-    if is_onnx(args.model):
-        from datamove.ir._onnx import read_onnx  # noqa: PLC0415
-
-        if args.bin is not None:
-            raise ValidationError(
-                "explain", "--bin", args.bin, "is for IR models; a .onnx is one file"
-            )
-        layers = read_onnx(args.model).explain(args.layer)
-    else:
-        layers = explain_layers(read_model(args.model, args.bin), args.layer)
+    model = _ir.read(args, "explain")
+    layers = (
+        model.explain(args.layer) if _ir.is_onnx(args.model) else explain_layers(model, args.layer)
+    )
     if args.as_:
         for info in layers:
             info["as"] = _layer_dialects(info, args.as_)
@@ -499,52 +491,57 @@ def _print_model(args: argparse.Namespace) -> int:
     return 0
 
 
-def _onnx_node(info: dict[str, Any]) -> Slicing | Splitting:
-    """The operation of an ONNX model's Slice or Split node, from its explained values."""
-    values = info["values"]
-    if info["layer_type"] == "Slice":
-        return Slicing.from_onnx(
-            values["starts"], values["ends"], values.get("axes"), values.get("steps")
-        )
+def _onnx_split(info: dict[str, Any]) -> Splitting:
+    """The operation of an ONNX model's Split node, from its explained values."""
     return Splitting.from_onnx_split(
-        values["axis"],
-        values.get("split"),
+        info["values"]["axis"],
+        info["values"].get("split"),
         num_outputs=info["attributes"].get("num_outputs"),
         outputs=len(info["output_shapes"]),
         opset=info["opset"],
     )
 
 
+def _layer_op(info: dict[str, Any]) -> Slicing | Splitting:
+    """The operation of one layer of a model, from its explained values.
+
+    A node of an ONNX model is read as ONNX reads it.
+    """
+    kind, values, attributes = info["layer_type"], info["values"], info["attributes"]
+    if info.get("dialect") == "onnx" and kind == "Slice":
+        return Slicing.from_onnx(
+            values["starts"], values["ends"], values.get("axes"), values.get("steps")
+        )
+    if info.get("dialect") == "onnx":
+        return _onnx_split(info)
+    if kind == "Slice":
+        return Slicing.from_slice(
+            values["start"], values["stop"], values["step"], values.get("axes")
+        )
+    if kind == "StridedSlice":
+        return Slicing.from_strided_slice(
+            values["begin"], values["end"], values.get("stride"), **attributes
+        )
+    if kind == "Split":
+        return Splitting.from_split(values["axis"], attributes["num_splits"])
+    return Splitting.from_variadic_split(values["axis"], values["split_lengths"])
+
+
 def _layer_dialects(info: dict[str, Any], names: list[str]) -> dict[str, dict[str, Any]]:
     """``--as`` of one layer of a model: its operation in each dialect, on its input shape."""
-    kind, values = info["layer_type"], info["values"]
-    split = kind in ("Split", "VariadicSplit")
-    why = None
     if info["runtime"]:
         why = "its parameters are known only at run time"
-    elif not values:  # a layer check() reports as broken
+    elif not info["values"]:  # a layer check() reports as broken
         why = f"it cannot be read: {info['note']}"
-    if why is not None:
-        return {name: {"error": why} for name in names}
-    op: Slicing | Splitting
-    try:
-        if info.get("dialect") == "onnx":  # a node of an ONNX model, read as ONNX reads it
-            op = _onnx_node(info)
-        elif kind == "Slice":
-            op = Slicing.from_slice(
-                values["start"], values["stop"], values["step"], values.get("axes")
-            )
-        elif kind == "StridedSlice":
-            op = Slicing.from_strided_slice(
-                values["begin"], values["end"], values.get("stride"), **info["attributes"]
-            )
-        elif kind == "Split":
-            op = Splitting.from_split(values["axis"], info["attributes"]["num_splits"])
+    else:
+        try:
+            op = _layer_op(info)
+        except ValidationError as exc:
+            why = str(exc)
         else:
-            op = Splitting.from_variadic_split(values["axis"], values["split_lengths"])
-    except ValidationError as exc:
-        return {name: {"error": str(exc)} for name in names}
-    return _dialect_text.translate(op, _table(split), names, info["input_shape"])
+            table = _table(isinstance(op, Splitting))
+            return _dialect_text.translate(op, table, names, info["input_shape"])
+    return {name: {"error": why} for name in names}
 
 
 def _show_layer(info: dict[str, Any]) -> None:
@@ -587,18 +584,14 @@ def _show_onnx_layer(info: dict[str, Any], shape: PartialShape) -> None:
         return
     axis = values["axis"]
     if "num_outputs" in info["attributes"]:
-        split = Splitting.from_onnx_split(axis, num_outputs=info["attributes"]["num_outputs"])
         said = f"num_outputs {info['attributes']['num_outputs']}"
     elif "split" in values:
-        split = Splitting.from_onnx_split(axis, values["split"])
         said = f"split {values['split']}"
     else:
-        n = len(info["output_shapes"])
-        split = Splitting.from_onnx_split(axis, outputs=n, opset=13)
-        said = f"{n} equal parts"
+        said = f"{len(info['output_shapes'])} equal parts"
     if not shape.is_static:
         return
-    lengths = list(split.lengths(shape.to_shape()[axis]))
+    lengths = list(_onnx_split(info).lengths(shape.to_shape()[axis]))
     name = f"ONNX Split-{onnx_split_version(info['opset'])}"
     _show_split(explain_split(shape, axis, lengths=lengths), name, axis, said)
 

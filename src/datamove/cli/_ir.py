@@ -15,7 +15,7 @@ from typing import Any
 
 from datamove._errors import ValidationError
 
-__all__ = ["is_onnx", "register"]
+__all__ = ["is_onnx", "read", "register"]
 
 
 def is_onnx(path: str) -> bool:
@@ -52,20 +52,22 @@ def _name_value(text: str, option: str, command: str) -> tuple[str, str]:
     return name, value
 
 
+def read(args: argparse.Namespace, command: str) -> Any:
+    """The model ``args.model`` names: ONNX (``args.bin`` refused) or IR, as `is_onnx` says."""
+    if not is_onnx(args.model):
+        from datamove.ir._model import read_model  # noqa: PLC0415 - keep `datamove --help` fast
+
+        return read_model(args.model, args.bin)
+    from datamove.ir._onnx import read_onnx  # noqa: PLC0415
+
+    if args.bin is not None:
+        raise ValidationError(command, "--bin", args.bin, "is for IR models; a .onnx is one file")
+    return read_onnx(args.model)
+
+
 def _check(args: argparse.Namespace) -> int:
-    from datamove.ir._model import read_model  # noqa: PLC0415 - keep `datamove --help` fast
-
     shapes = dict(_name_value(t, "--input-shape", "check") for t in args.input_shape or [])
-    if is_onnx(args.model):
-        from datamove.ir._onnx import read_onnx  # noqa: PLC0415
-
-        if args.bin is not None:
-            raise ValidationError(
-                "check", "--bin", args.bin, "is for IR models; a .onnx is one file"
-            )
-        report = read_onnx(args.model).check(shapes or None)
-    else:
-        report = read_model(args.model, args.bin).check(shapes or None)
+    report = read(args, "check").check(shapes or None)
     if args.json:
         print(json.dumps(report.to_dict(), indent=2))
     else:
