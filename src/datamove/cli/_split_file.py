@@ -40,7 +40,7 @@ from datamove.cli._npy import NpyHeader, header_bytes, open_npy
 
 if TYPE_CHECKING:
     import io
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
 
 __all__ = ["register", "split_file"]
 
@@ -141,27 +141,24 @@ def split_file(
             OP, "outputs", outputs, "must be a list of paths (str or os.PathLike), one per piece"
         )
     name = os.fspath(path) if isinstance(path, str | os.PathLike) else path
-    f, head = open_npy(path, lambda rule: ValidationError(OP, "file", name, rule))
+
+    def in_error(rule: str) -> ValidationError:
+        return ValidationError(OP, "file", name, rule)
+
+    f, head = open_npy(path, in_error)
     with f:
         if lengths is not None:
             shapes = infer_variadic_split(head.shape, axis, lengths)
         else:
             shapes = infer_split(head.shape, axis, num_splits)
+        named = [os.fspath(o) for o in outputs]
         if len(outputs) != len(shapes):
-            raise ValidationError(
-                OP,
-                "--out",
-                [os.fspath(o) for o in outputs],
-                f"must name {len(shapes)} files, one per piece",
-            )
+            rule = f"must name {len(shapes)} files, one per piece"
+            raise ValidationError(OP, "--out", named, rule)
         reals = [Path(os.path.realpath(o)) for o in outputs]  # through a link, as np.save writes
         if len(set(reals)) != len(reals) or Path(os.path.realpath(name)) in reals:
-            raise ValidationError(
-                OP,
-                "--out",
-                [os.fspath(o) for o in outputs],
-                "must be distinct files, none of them the input",
-            )
+            rule = "must be distinct files, none of them the input"
+            raise ValidationError(OP, "--out", named, rule)
         a = axis + len(head.shape) if axis < 0 else axis
         dims = [s.to_shape() for s in shapes]
         bar = _Progress(head.nbytes, progress if head.nbytes >= PROGRESS_BYTES else None)
@@ -171,7 +168,7 @@ def split_file(
                 temps.append(_create_temp(k, outputs[k], real))
             for first in range(0, len(temps), MAX_OPEN):  # one pass over the input each
                 group = range(first, min(first + MAX_OPEN, len(temps)))
-                _copy(f, head, a, dims, group, temps, outputs, chunk_bytes, bar, name)
+                _copy(f, head, a, dims, group, temps, outputs, chunk_bytes, bar, in_error)
             _commit(temps, reals, outputs)
         finally:
             bar.close()
@@ -224,7 +221,7 @@ def _copy(
     outputs: list[str | os.PathLike[str]],
     chunk_bytes: int,
     bar: _Progress,
-    name: object,
+    in_error: Callable[[str], ValidationError],
 ) -> None:
     """Write the outputs numbered ``group`` to their temporary files, in one pass over ``f``.
 
@@ -245,10 +242,6 @@ def _copy(
     span = min(chunk_bytes, (rows - 1) * width + hi - lo) if rows and hi > lo else 0
     read_buf = np.empty(span, np.uint8)
     gather_buf: np.ndarray[Any, Any] | None = None
-
-    def in_error(rule: str) -> ValidationError:
-        return ValidationError(OP, "file", name, rule)
-
     with contextlib.ExitStack() as stack:
         files: dict[int, BinaryIO] = {}
         for k in group:
