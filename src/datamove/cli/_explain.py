@@ -636,15 +636,24 @@ Masks: a 1 in begin_mask/end_mask ignores begin[i]/end[i] (the whole extent is t
 """
 
 
-def _add_as(parser: argparse.ArgumentParser, table: Mapping[str, tuple[str, str]]) -> None:
-    _dialect_text.allow_negative_lists(parser)  # --stop -5,2
-    parser.add_argument(
-        "--as",
-        dest="as_",
-        metavar="DIALECT,...",
-        type=_dialect_text.dialect_list(table),
-        help=f"also write it in these dialects: {', '.join(table)}",
-    )
+def _finish(
+    parser: argparse.ArgumentParser,
+    func: Callable[[argparse.Namespace], int],
+    json_help: str | None,
+    table: Mapping[str, tuple[str, str]] | None = None,
+) -> None:
+    """Add ``--json`` and, with a ``table`` of dialects, ``--as``; ``func`` runs the form."""
+    parser.add_argument("--json", action="store_true", help=json_help)
+    if table is not None:
+        _dialect_text.allow_negative_lists(parser)  # --stop -5,2
+        parser.add_argument(
+            "--as",
+            dest="as_",
+            metavar="DIALECT,...",
+            type=_dialect_text.dialect_list(table),
+            help=f"also write it in these dialects: {', '.join(table)}",
+        )
+    parser.set_defaults(func=func)
 
 
 def register(subparsers: Any) -> None:
@@ -660,7 +669,8 @@ def register(subparsers: Any) -> None:
         formatter_class=fmt,
     )
     ops = parser.add_subparsers(dest="op", metavar="OPERATOR", required=True)
-    ss = ops.add_parser("strided-slice", help="StridedSlice-1", epilog=_EPILOG, formatter_class=fmt)
+    add = functools.partial(ops.add_parser, epilog=_EPILOG, formatter_class=fmt)
+    ss = add("strided-slice", help="StridedSlice-1")
     ss.add_argument("--shape", required=True, help="the input shape, e.g. 2,3,4 or [?,3,224,224]")
     ss.add_argument("--begin", required=True, help="comma-separated, e.g. 1,0,0")
     ss.add_argument("--end", required=True, help="comma-separated, e.g. 0,0,2")
@@ -669,52 +679,38 @@ def register(subparsers: Any) -> None:
         ss.add_argument(
             "--" + name.replace("_", "-"), dest=name, metavar="0,1,...", help=f"{name} bits"
         )
-    ss.add_argument("--json", action="store_true", help="print the explanation as JSON")
-    _add_as(ss, _dialect_text.SLICING_DIALECTS)
-    ss.set_defaults(func=_print_strided)
-    sp = ops.add_parser("split", help="Split-1", epilog=_EPILOG, formatter_class=fmt)
+    _finish(ss, _print_strided, "print the explanation as JSON", _dialect_text.SLICING_DIALECTS)
+    sp = add("split", help="Split-1")
     sp.add_argument("--shape", required=True)
     sp.add_argument("--axis", required=True, type=int)
     sp.add_argument("--num-splits", required=True, type=int)
-    sp.add_argument("--json", action="store_true")
-    _add_as(sp, _dialect_text.SPLIT_DIALECTS)
-    sp.set_defaults(func=_print_split)
-    vs = ops.add_parser(
-        "variadic-split", help="VariadicSplit-1", epilog=_EPILOG, formatter_class=fmt
-    )
+    _finish(sp, _print_split, None, _dialect_text.SPLIT_DIALECTS)
+    vs = add("variadic-split", help="VariadicSplit-1")
     vs.add_argument("--shape", required=True)
     vs.add_argument("--axis", required=True, type=int)
     vs.add_argument("--lengths", required=True, help="split_lengths, e.g. 1,2,-1")
-    vs.add_argument("--json", action="store_true")
-    _add_as(vs, _dialect_text.SPLIT_DIALECTS)
-    vs.set_defaults(func=_print_split)
-    sl = ops.add_parser("slice", help="Slice-8", epilog=_EPILOG, formatter_class=fmt)
+    _finish(vs, _print_split, None, _dialect_text.SPLIT_DIALECTS)
+    sl = add("slice", help="Slice-8")
     sl.add_argument("--shape", required=True, help="the input shape, e.g. 2,3,4 or [?,3,224,224]")
     sl.add_argument("--start", required=True, help="comma-separated, e.g. 1,-1")
     sl.add_argument("--stop", required=True, help="comma-separated, e.g. 2,-5")
     sl.add_argument("--step", required=True, help="comma-separated, non-zero, e.g. 1,-2")
     sl.add_argument("--axes", help="the axes sliced, comma-separated (default: 0, 1, ...)")
-    sl.add_argument("--json", action="store_true", help="print the explanation as JSON")
-    _add_as(sl, _dialect_text.SLICING_DIALECTS)
-    sl.set_defaults(func=_print_slice)
-    cc = ops.add_parser("concat", help="Concat-1", epilog=_EPILOG, formatter_class=fmt)
+    _finish(sl, _print_slice, "print the explanation as JSON", _dialect_text.SLICING_DIALECTS)
+    cc = add("concat", help="Concat-1")
     cc.add_argument(
         "--shapes", required=True, nargs="+", metavar="SHAPE", help="each input's shape"
     )
     cc.add_argument("--axis", required=True, type=int)
-    cc.add_argument("--json", action="store_true", help="print the explanation as JSON")
-    cc.set_defaults(func=_print_concat)
-    md = ops.add_parser(
+    _finish(cc, _print_concat, "print the explanation as JSON")
+    md = add(
         "model",
         help="every Slice, StridedSlice, Split and VariadicSplit layer of an OpenVINO IR model, "
         "or every Slice and Split node of an ONNX model (also: datamove explain MODEL.xml, "
         "datamove explain MODEL.onnx)",
-        epilog=_EPILOG,
-        formatter_class=fmt,
     )
     md.add_argument("model", help="the model's .xml file (or .onnx file)")
     md.add_argument("--bin", help="its .bin file (default: MODEL with the suffix .bin)")
     md.add_argument("--layer", metavar="ID_OR_NAME", help="explain this layer in full")
-    md.add_argument("--json", action="store_true", help="print the layers as JSON")
-    _add_as(md, {**_dialect_text.SLICING_DIALECTS, **_dialect_text.SPLIT_DIALECTS})
-    md.set_defaults(func=_print_model)
+    every = {**_dialect_text.SLICING_DIALECTS, **_dialect_text.SPLIT_DIALECTS}
+    _finish(md, _print_model, "print the layers as JSON", every)
