@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 import datamove as dm
+import datamove.directml as dml  # imported with the CLI: `datamove dml` reads its descs
 
 __all__ = ["EXAMPLES", "Example", "register", "run_examples"]
 
@@ -62,6 +63,16 @@ def _example(
         shape=shape,
         note=note,
     )
+
+
+def _dml_infer(shape: tuple[int, ...], axis: int, sizes: list[int]) -> tuple[dm.PartialShape, ...]:
+    """Build the DML_SPLIT descriptor the spec shows, validate it, and read its output sizes."""
+    outs = [tuple(n if k == axis else d for k, d in enumerate(shape)) for n in sizes]
+    desc = dml.SplitDesc(
+        dml.TensorDesc("FLOAT32", shape), [dml.TensorDesc("FLOAT32", o) for o in outs], axis
+    )
+    desc.validate("1_0")
+    return tuple(dm.PartialShape(o.sizes) for o in desc.outputs)
 
 
 EXAMPLES: list[Example] = [
@@ -134,35 +145,13 @@ EXAMPLES: list[Example] = [
         shrink_axis_mask=[0, 1, 0, 0, 0],
         note="the spec gives no begin/end values; begin[1] = 0 chosen; equivalent to x[:, 0]",
     ),
-]
-
-
-def _dml_split(x: np.ndarray[Any, Any], axis: int, sizes: list[int]) -> tuple[Any, ...]:
-    import datamove.directml as dml  # noqa: PLC0415 - only when the examples run
-
-    return tuple(dml.split(x, axis, sizes))
-
-
-def _dml_infer(shape: tuple[int, ...], axis: int, sizes: list[int]) -> tuple[dm.PartialShape, ...]:
-    """Build the DML_SPLIT descriptor the spec shows, validate it, and read its output sizes."""
-    import datamove.directml as dml  # noqa: PLC0415 - only when the examples run
-
-    outs = [tuple(n if k == axis else d for k, d in enumerate(shape)) for n in sizes]
-    desc = dml.SplitDesc(
-        dml.TensorDesc("FLOAT32", shape), [dml.TensorDesc("FLOAT32", o) for o in outs], axis
-    )
-    desc.validate("1_0")
-    return tuple(dm.PartialShape(o.sizes) for o in desc.outputs)
-
-
-EXAMPLES += [
     Example(
         name="DML_SPLIT: axis 2 into sizes 2, 1, 3",
         source="DML_SPLIT_OPERATOR_DESC.ja.txt",
         call="datamove.directml.split(data, axis=2, sizes=[2, 1, 3])",
         shape=(1, 1, 6, 2),
         expected=((1, 1, 2, 2), (1, 1, 1, 2), (1, 1, 3, 2)),
-        execute=lambda x: _dml_split(x, 2, [2, 1, 3]),
+        execute=lambda x: tuple(dml.split(x, 2, [2, 1, 3])),
         infer=lambda s: _dml_infer(s, 2, [2, 1, 3]),
         note="'inferred' is the validated DML_SPLIT descriptor's output sizes (feature level 1_0)",
     ),
@@ -172,7 +161,7 @@ EXAMPLES += [
         call="datamove.directml.split(data, axis=3, sizes=[1, 1])",
         shape=(1, 1, 6, 2),
         expected=((1, 1, 6, 1), (1, 1, 6, 1)),
-        execute=lambda x: _dml_split(x, 3, [1, 1]),
+        execute=lambda x: tuple(dml.split(x, 3, [1, 1])),
         infer=lambda s: _dml_infer(s, 3, [1, 1]),
         note="DirectML's split copies into new buffers: its outputs are never views",
     ),
