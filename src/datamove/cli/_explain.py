@@ -23,6 +23,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
+import numpy as np
+
 from datamove._concat import infer_concat
 from datamove._dialects import Slicing
 from datamove._errors import ValidationError
@@ -33,7 +35,7 @@ from datamove._splitting import Splitting, onnx_split_version
 from datamove._strided_slice import NUMPY_MAXDIMS, infer_strided_slice, numpy_index
 from datamove.cli import _dialect_text, _ir
 from datamove.cli._dialect_text import MASK_NAMES
-from datamove.ir._explain import index_expression
+from datamove.ir._explain import explain_layers, index_expression
 
 __all__ = [
     "explain_concat",
@@ -123,8 +125,6 @@ def _algebra(info: dict[str, Any], slicing: Callable[[], Slicing], shape: Partia
 
 def _show_index(info: dict[str, Any], dims: tuple[int, ...], index: Any) -> None:
     """Add the NumPy expression of ``index``, and for small inputs the elements it takes."""
-    import numpy as np  # noqa: PLC0415
-
     info["numpy"] = index_expression(index, dims)
     # No picture of an input NumPy cannot hold (the operator's plan has checked the output).
     if math.prod(dims) <= _MAX_PICTURE and len(dims) <= NUMPY_MAXDIMS:
@@ -449,8 +449,6 @@ def _show_split(info: dict[str, Any], name: str, axis: int, said: str) -> None:
 
 
 def _print_model(args: argparse.Namespace) -> int:
-    from datamove.ir._explain import explain_layers  # noqa: PLC0415 - keep --help fast
-
     model = _ir.read(args, "explain")
     layers = (
         model.explain(args.layer) if _ir.is_onnx(args.model) else explain_layers(model, args.layer)

@@ -13,7 +13,12 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from datamove._errors import ValidationError
+from datamove.cli._npy import load_npy
+from datamove.ir._model import read_model
+from datamove.ir._onnx import read_onnx
 
 __all__ = ["is_onnx", "read", "register"]
 
@@ -55,11 +60,7 @@ def _name_value(text: str, option: str, command: str) -> tuple[str, str]:
 def read(args: argparse.Namespace, command: str) -> Any:
     """The model ``args.model`` names: ONNX (``args.bin`` refused) or IR, as `is_onnx` says."""
     if not is_onnx(args.model):
-        from datamove.ir._model import read_model  # noqa: PLC0415 - keep `datamove --help` fast
-
         return read_model(args.model, args.bin)
-    from datamove.ir._onnx import read_onnx  # noqa: PLC0415
-
     if args.bin is not None:
         raise ValidationError(command, "--bin", args.bin, "is for IR models; a .onnx is one file")
     return read_onnx(args.model)
@@ -93,11 +94,6 @@ def _file_name(name: str) -> str:
 
 
 def _run(args: argparse.Namespace) -> int:
-    import numpy as np  # noqa: PLC0415
-
-    from datamove.cli._npy import load_npy  # noqa: PLC0415
-    from datamove.ir._model import read_model  # noqa: PLC0415
-
     inputs: dict[str, Any] = {}
     for text in args.input or []:
         name, file = _name_value(text, "--input", "run")
