@@ -130,11 +130,10 @@ def translate(
             value = emit(obj, table, name, shape)
         except NotExpressible as exc:
             out[name] = {"error": str(exc), "witness": exc.witness}
-            continue
         except ValidationError as exc:
             out[name] = {"error": str(exc)}
-            continue
-        out[name] = {"error": UNAVAILABLE} if value is None else {"value": value}
+        else:
+            out[name] = {"error": UNAVAILABLE} if value is None else {"value": value}
     return out
 
 
@@ -180,12 +179,10 @@ def render(name: str, value: Any, split: bool = False) -> list[str]:
             lines.append(f"output {k}: {body[0]}")
             lines += [" " * len(f"output {k}: ") + line for line in body[1:]]
         return lines
-    if isinstance(value, tuple):  # one call: a split
-        op, params = value
-        return [f"{op}({_args(params, False)})"]
-    if not value:
+    calls = [value] if isinstance(value, tuple) else value  # a tuple: a split's one call
+    if not calls:
         return ["(no operation: x itself)"]
-    return [f"{op}({_args(params, False)})" for op, params in value]
+    return [f"{op}({_args(params, False)})" for op, params in calls]
 
 
 def show_blocks(

@@ -168,7 +168,7 @@ EXAMPLES: list[Example] = [
 ]
 
 
-def _fmt(shapes: tuple[tuple[int, ...], ...]) -> str:
+def _fmt(shapes: list[list[int]]) -> str:
     parts = ["[" + ",".join(map(str, s)) + "]" for s in shapes]
     if len(set(parts)) == 1 and len(parts) > 1:
         return f"{len(parts)} x {parts[0]}"
@@ -213,9 +213,8 @@ def _cmd(args: argparse.Namespace) -> int:
         if r["note"]:
             print(f"  note      : {r['note']}")
         for label in ("expected", "inferred", "executed"):
-            shapes = tuple(tuple(s) for s in r[label])
             tag = "spec" if label == "expected" else label
-            print(f"  {tag:<10}: {_fmt(shapes)}")
+            print(f"  {tag:<10}: {_fmt(r[label])}")
         print(
             f"  verdict   : {'ok' if r['ok'] else 'MISMATCH'}"
             f"{' (outputs are views of data)' if r['views'] else ''}"
