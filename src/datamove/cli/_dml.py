@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 from pathlib import Path
 from typing import Any, Final
@@ -128,10 +129,7 @@ def _report(
 
 def _check(args: argparse.Namespace) -> int:
     level: FeatureLevel = args.feature_level
-
-    def error(rule: str) -> ValidationError:
-        return ValidationError(OP, "file", str(args.file), rule)
-
+    error = functools.partial(ValidationError, OP, "file", str(args.file))
     data = read_regular(args.file, error, max_bytes=MAX_JSON_BYTES, what="a DxDispatch JSON file")
     try:
         text = data.decode("utf-8")

@@ -84,10 +84,6 @@ def _check(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
-def _input_error(text: str, rule: str) -> ValidationError:
-    return ValidationError("run", "--input", text, rule)
-
-
 def _file_name(name: str) -> str:
     safe = re.sub(r"[^A-Za-z0-9._-]", "_", name).lstrip(".")
     return (safe or "output") + ".npy"
@@ -97,7 +93,7 @@ def _run(args: argparse.Namespace) -> int:
     inputs: dict[str, Any] = {}
     for text in args.input or []:
         name, file = _name_value(text, "--input", "run")
-        inputs[name] = load_npy(file, functools.partial(_input_error, text))
+        inputs[name] = load_npy(file, functools.partial(ValidationError, "run", "--input", text))
     model = read_model(args.model, args.bin)
     outputs = model.run(inputs)
     out_dir = Path(args.output_dir)

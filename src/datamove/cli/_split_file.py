@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import itertools
 import json
 import math
@@ -141,10 +142,7 @@ def split_file(
             OP, "outputs", outputs, "must be a list of paths (str or os.PathLike), one per piece"
         )
     name = os.fspath(path) if isinstance(path, str | os.PathLike) else path
-
-    def in_error(rule: str) -> ValidationError:
-        return ValidationError(OP, "file", name, rule)
-
+    in_error = functools.partial(ValidationError, OP, "file", name)
     f, head = open_npy(path, in_error)
     with f:
         if lengths is not None:
