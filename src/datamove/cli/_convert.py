@@ -110,7 +110,7 @@ def _run(args: argparse.Namespace) -> int:
     slicing = _slicing(args.source, given)
     shape = None if args.shape is None else str(PartialShape.parse(args.shape))
     try:
-        value = _dialect_text.emit(slicing, _dialect_text.SLICING_DIALECTS, args.target, shape)
+        value = _dialect_text.emit(slicing, args.target, shape)
     except NotExpressible as exc:
         entry = {"error": str(exc), "witness": exc.witness}
         print(f"datamove: error: {_dialect_text.reason(entry)}", file=sys.stderr)

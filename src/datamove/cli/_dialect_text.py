@@ -104,30 +104,34 @@ def dialect_list(table: Mapping[str, Any]) -> Callable[[str], list[str]]:
     return parse
 
 
-def emit(obj: Any, table: Mapping[str, tuple[str, str]], name: str, shape: Any) -> Any:
+def _table(split: bool) -> Mapping[str, tuple[str, str]]:
+    return SPLIT_DIALECTS if split else SLICING_DIALECTS
+
+
+def emit(obj: Any, name: str, shape: Any) -> Any:
     """The emitter's value for dialect ``name``; ``None`` where this version has no emitter.
 
     For a split (``obj`` has ``as_slicings``) in a slicing dialect, a list with one value per
     part. Raises ``NotExpressible`` (and any ``ValidationError``) as the emitter does.
     """
-    method = table[name][0]
-    if name in ("slice", "strided-slice") and hasattr(obj, "as_slicings"):
+    split = hasattr(obj, "as_slicings")
+    method = _table(split)[name][0]
+    if name in ("slice", "strided-slice") and split:
         return [getattr(part, method)(shape) for part in obj.as_slicings(shape)]
     fn = getattr(obj, method, None)
     return None if fn is None else fn(shape)
 
 
-def translate(
-    obj: Any, table: Mapping[str, tuple[str, str]], names: list[str], shape: Any
-) -> dict[str, dict[str, Any]]:
+def translate(obj: Any, names: list[str], shape: Any) -> dict[str, dict[str, Any]]:
     """Per dialect: ``{"value": ...}``, or ``{"error": ...}`` (with ``"witness"`` when known)."""
+    table = _table(hasattr(obj, "as_slicings"))
     out: dict[str, dict[str, Any]] = {}
     for name in names:
         if name not in table:  # a model's --as names the dialects of slicings and splits
             out[name] = {"error": f"not a dialect of this operation; those are {', '.join(table)}"}
             continue
         try:
-            value = emit(obj, table, name, shape)
+            value = emit(obj, name, shape)
         except NotExpressible as exc:
             out[name] = {"error": str(exc), "witness": exc.witness}
         except ValidationError as exc:
@@ -185,16 +189,12 @@ def render(name: str, value: Any, split: bool = False) -> list[str]:
     return [f"{op}({_args(params, False)})" for op, params in calls]
 
 
-def show_blocks(
-    translated: Mapping[str, Mapping[str, Any]],
-    table: Mapping[str, tuple[str, str]],
-    split: bool = False,
-) -> list[str]:
+def show_blocks(translated: Mapping[str, Mapping[str, Any]], split: bool = False) -> list[str]:
     """One block per dialect: ``name (title):`` and the lines, or ``name: reason``."""
     lines: list[str] = []
     for name, entry in translated.items():
         if "value" in entry:
-            lines.append(f"{name} ({table[name][1]}):")
+            lines.append(f"{name} ({_table(split)[name][1]}):")
             lines += ["  " + line for line in render(name, entry["value"], split)]
         else:
             lines.append(f"{name}: {reason(entry, split)}")

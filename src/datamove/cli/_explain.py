@@ -308,10 +308,6 @@ def _print_strided(args: argparse.Namespace) -> int:
     )
 
 
-def _table(split: bool) -> Mapping[str, tuple[str, str]]:
-    return _dialect_text.SPLIT_DIALECTS if split else _dialect_text.SLICING_DIALECTS
-
-
 def _print(
     args: argparse.Namespace,
     info: dict[str, Any],
@@ -327,16 +323,14 @@ def _print(
         operation = op()
         split = isinstance(operation, Splitting)
         # The shape as text: an emitter's message shows it as given (shape='[?]').
-        info["as"] = _dialect_text.translate(
-            operation, _table(split), args.as_, info["input_shape"]
-        )
+        info["as"] = _dialect_text.translate(operation, args.as_, info["input_shape"])
     if args.json:
         print(json.dumps(info, indent=2))
         return 0
     show()
     if "as" in info:
         print("in other dialects:")
-        print("\n".join(_dialect_text.show_blocks(info["as"], _table(split), split)))
+        print("\n".join(_dialect_text.show_blocks(info["as"], split)))
     return 0
 
 
@@ -484,7 +478,7 @@ def _print_model(args: argparse.Namespace) -> int:
         if "as" in info:
             split = info["layer_type"] in ("Split", "VariadicSplit")
             print("  in other dialects:")
-            lines = _dialect_text.show_blocks(info["as"], _table(split), split)
+            lines = _dialect_text.show_blocks(info["as"], split)
             print("\n".join("    " + line for line in lines))
     return 0
 
@@ -537,8 +531,7 @@ def _layer_dialects(info: dict[str, Any], names: list[str]) -> dict[str, dict[st
         except ValidationError as exc:
             why = str(exc)
         else:
-            table = _table(isinstance(op, Splitting))
-            return _dialect_text.translate(op, table, names, info["input_shape"])
+            return _dialect_text.translate(op, names, info["input_shape"])
     return {name: {"error": why} for name in names}
 
 
