@@ -17,6 +17,7 @@ import numpy as np
 
 from datamove._errors import ValidationError
 from datamove.cli._npy import load_npy
+from datamove.cli._split_file import commit
 from datamove.ir._model import read_model
 from datamove.ir._onnx import read_onnx
 
@@ -100,27 +101,25 @@ def _run(args: argparse.Namespace) -> int:
     files = {name: out_dir / _file_name(name) for name in outputs}
     if len(set(files.values())) != len(files):
         raise ValidationError("run", "outputs", list(outputs), "map to the same file name")
-    temps: list[tuple[str, Path]] = []
+
+    def unwritable(exc: OSError) -> ValidationError:
+        rule = f"is not a writable folder ({exc.strerror})"
+        return ValidationError("run", "--output-dir", args.output_dir, rule)
+
+    temps: list[Path] = []
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
-        for name, array in outputs.items():
-            fd, tmp = tempfile.mkstemp(prefix=".datamove-", suffix=".npy", dir=out_dir)
-            temps.append((tmp, files[name]))
+        for array in outputs.values():
+            fd, made = tempfile.mkstemp(prefix=".datamove-", suffix=".npy", dir=out_dir)
+            temps.append(Path(made))
             with os.fdopen(fd, "wb") as f:
                 np.save(f, np.asarray(array), allow_pickle=False)
-        for tmp, path in temps:
-            Path(tmp).replace(path)
-        temps.clear()
+        commit(temps, list(files.values()), lambda _, exc: unwritable(exc))  # all or none
     except OSError as exc:  # a file where the folder should be, no permission, a full disk
-        raise ValidationError(
-            "run",
-            "--output-dir",
-            args.output_dir,
-            f"is not a writable folder ({exc.strerror})",
-        ) from None
+        raise unwritable(exc) from None
     finally:
-        for tmp, _ in temps:
-            Path(tmp).unlink(missing_ok=True)
+        for tmp in temps:
+            tmp.unlink(missing_ok=True)
     summary = {
         name: {
             "file": os.fspath(files[name]),

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     import io
     from collections.abc import Callable, Iterator
 
-__all__ = ["register", "split_file"]
+__all__ = ["commit", "register", "split_file"]
 
 CHUNK_BYTES: Final = 4 * 2**20  # a read of the input: small enough to stay in the CPU caches
 PROGRESS_BYTES: Final = 256 * 2**20
@@ -167,7 +167,7 @@ def split_file(
             for first in range(0, len(temps), MAX_OPEN):  # one pass over the input each
                 group = range(first, min(first + MAX_OPEN, len(temps)))
                 _copy(f, head, a, dims, group, temps, outputs, chunk_bytes, bar, in_error)
-            _commit(temps, reals, outputs)
+            commit(temps, reals, lambda k, exc: _unwritable(k, outputs[k], exc))
         finally:
             bar.close()
             for tmp in temps:
@@ -301,11 +301,14 @@ def _tiles(
                 yield row, 1, c, min(c + chunk_bytes, hi)
 
 
-def _commit(temps: list[Path], reals: list[Path], outputs: list[str | os.PathLike[str]]) -> None:
+def commit(
+    temps: list[Path], reals: list[Path], unwritable: Callable[[int, OSError], ValidationError]
+) -> None:
     """Rename every temporary file onto its target, or (on an error or Ctrl-C) none.
 
     A target that existed is kept under a hard link until all renames are done, so that undoing
-    a rename puts it back; where the file system cannot link, undoing the rename removes it.
+    a rename puts it back; where the file system cannot link, undoing the rename removes it. A
+    rename's ``OSError`` is raised as ``unwritable(k, exc)``, ``k`` the number of its target.
     """
     moves = [(tmp, real, tmp.with_suffix(".old")) for tmp, real in zip(temps, reals, strict=True)]
     tried = 0
@@ -325,7 +328,7 @@ def _commit(temps: list[Path], reals: list[Path], outputs: list[str | os.PathLik
                 else:
                     real.unlink()
         if isinstance(exc, OSError):
-            raise _unwritable(tried - 1, outputs[tried - 1], exc) from None
+            raise unwritable(tried - 1, exc) from None
         raise
     finally:
         for _, _, backup in moves:
