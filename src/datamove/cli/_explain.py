@@ -349,8 +349,8 @@ def _show_strided(
     _show_taken(info)
 
 
-def _show_taken(info: dict[str, Any], note: str | None = None) -> None:
-    """The output shape, the NumPy index, ``note``, the picture and the output order."""
+def _show_taken(info: dict[str, Any]) -> None:
+    """The output shape, the NumPy index, Python's reading, the picture and the output order."""
     print(f"output shape: {info['output_shape']}")
     if info["numpy"]:
         print(f"NumPy:        {info['numpy']}")
@@ -358,8 +358,11 @@ def _show_taken(info: dict[str, Any], note: str | None = None) -> None:
         print(f"NumPy:        none: {info['numpy_unavailable']}")
     if "algebra" in info:
         print(info["algebra"])
-    if note:
-        print(note)
+    if info.get("python"):  # a Slice that Python's slicing of the same numbers reads otherwise
+        print(
+            f"Python:       {info['python']} takes other elements (Slice clamps as OpenVINO's "
+            "runtime and ONNX Slice do)"
+        )
     if info["picture"]:
         print("elements taken (flat index; · = not taken):")
         print("\n".join(info["picture"]))
@@ -390,13 +393,7 @@ def _show_slice(
     print(f"Slice on x of shape {info['input_shape']}")
     listed = f"axes={axes}" if axes is not None else f"axes={list(range(len(start)))} (default)"
     print(f"  start={start} stop={stop} step={step} {listed}")
-    _show_taken(
-        info,
-        f"Python:       {info['python']} takes other elements (Slice clamps as OpenVINO's "
-        "runtime and ONNX Slice do)"
-        if info["python"]
-        else None,
-    )
+    _show_taken(info)
 
 
 def _print_concat(args: argparse.Namespace) -> int:
