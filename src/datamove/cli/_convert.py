@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from typing import Any, Final
 
 from datamove._dialects import Slicing
@@ -28,7 +29,8 @@ __all__ = ["SOURCES", "register"]
 
 EXIT_INVALID = 1
 
-# --from NAME -> (required options, optional options), by their dest names.
+# --from NAME -> (required options, optional options), by their dest names; but for the masks
+# (keywords), in the order Slicing.from_NAME takes them.
 SOURCES: Final[dict[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
     "numpy": (("index",), ()),
     "strided-slice": (("begin", "end"), ("stride", *MASK_NAMES)),
@@ -80,16 +82,11 @@ def _slicing(source: str, given: dict[str, str]) -> Slicing:
             _dialect_text.int_list(given[dest], _option(dest), "convert") if dest in given else None
         )
 
-    if source == "strided-slice":
-        masks = {m: ints(m) or [] for m in MASK_NAMES if m in given}
-        return Slicing.from_strided_slice(ints("begin"), ints("end"), ints("stride"), **masks)
-    if source == "slice":
-        return Slicing.from_slice(ints("start"), ints("stop"), ints("step"), ints("axes"))
-    if source == "onnx":
-        return Slicing.from_onnx(ints("starts"), ints("ends"), ints("axes"), ints("steps"))
-    assert source == "tf"
-    bits = {m: _bits(given[m], m) for m in MASK_NAMES if m in given}
-    return Slicing.from_tf(ints("begin"), ints("end"), ints("strides"), **bits)
+    masks = {m: _bits(given[m], m) if source == "tf" else ints(m) for m in MASK_NAMES if m in given}
+    required, optional = SOURCES[source]
+    values = [ints(d) for d in (*required, *optional) if d not in MASK_NAMES]
+    make: Callable[..., Slicing] = getattr(Slicing, "from_" + source.replace("-", "_"))
+    return make(*values, **masks)
 
 
 def _run(args: argparse.Namespace) -> int:
