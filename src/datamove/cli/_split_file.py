@@ -240,46 +240,41 @@ def _copy(
     span = min(chunk_bytes, (rows - 1) * width + hi - lo) if rows and hi > lo else 0
     read_buf = np.empty(span, np.uint8)
     gather_buf: np.ndarray[Any, Any] | None = None
-    with contextlib.ExitStack() as stack:
-        files: dict[int, BinaryIO] = {}
-        for k in group:
-            # as np.save(np.asfortranarray(piece)): a piece with one dimension above 1 (or
-            # none, or no element) is C-contiguous too, and np.save writes it in C order
-            fortran = head.fortran and sum(d > 1 for d in dims[k]) > 1 and 0 not in dims[k]
-            try:
+    k = group.start  # the output being written: an OSError is its (a full disk, an I/O error)
+    try:
+        with contextlib.ExitStack() as stack:
+            files: dict[int, BinaryIO] = {}
+            for k in group:
+                # as np.save(np.asfortranarray(piece)): a piece with one dimension above 1 (or
+                # none, or no element) is C-contiguous too, and np.save writes it in C order
+                fortran = head.fortran and sum(d > 1 for d in dims[k]) > 1 and 0 not in dims[k]
                 files[k] = stack.enter_context(temps[k].open("wb"))
                 files[k].write(header_bytes(head.dtype, dims[k], fortran=fortran))
-            except OSError as exc:
-                raise _unwritable(k, outputs[k], exc) from None
-        for row, n, c0, c1 in _tiles(rows, width, lo, hi, chunk_bytes):
-            got = read_buf.data[: (n - 1) * width + c1 - c0]
-            read_exactly(f, got, head.offset + row * width + c0, in_error)
-            for k in group:
-                first, last = max(cols[k], c0), min(cols[k + 1], c1)
-                if first >= last:
-                    continue
-                if n == 1 or last - first == width:  # one run of bytes
-                    data = got[first - c0 : first - c0 + (n - 1) * width + last - first]
-                else:  # n rows of last - first bytes, width apart: gather them
-                    word = np.dtype(f"u{unit}")
-                    size = n * (last - first)
-                    if gather_buf is None:
-                        gather_buf = np.empty(span, np.uint8)
-                    src = np.ndarray(
-                        (n, (last - first) // unit), word, read_buf, first - c0, (width, unit)
-                    )
-                    np.copyto(gather_buf[:size].view(word).reshape(src.shape), src)
-                    data = gather_buf.data[:size]
-                try:
+            for row, n, c0, c1 in _tiles(rows, width, lo, hi, chunk_bytes):
+                got = read_buf.data[: (n - 1) * width + c1 - c0]
+                read_exactly(f, got, head.offset + row * width + c0, in_error)
+                for k in group:
+                    first, last = max(cols[k], c0), min(cols[k + 1], c1)
+                    if first >= last:
+                        continue
+                    if n == 1 or last - first == width:  # one run of bytes
+                        data = got[first - c0 : first - c0 + (n - 1) * width + last - first]
+                    else:  # n rows of last - first bytes, width apart: gather them
+                        word = np.dtype(f"u{unit}")
+                        size = n * (last - first)
+                        if gather_buf is None:
+                            gather_buf = np.empty(span, np.uint8)
+                        src = np.ndarray(
+                            (n, (last - first) // unit), word, read_buf, first - c0, (width, unit)
+                        )
+                        np.copyto(gather_buf[:size].view(word).reshape(src.shape), src)
+                        data = gather_buf.data[:size]
                     files[k].write(data)
-                except OSError as exc:  # a full disk, an I/O error
-                    raise _unwritable(k, outputs[k], exc) from None
-                bar.add(data.nbytes)
-        for k in group:
-            try:
+                    bar.add(data.nbytes)
+            for k in group:
                 files[k].close()  # flushes: a full disk may show here
-            except OSError as exc:
-                raise _unwritable(k, outputs[k], exc) from None
+    except OSError as exc:
+        raise _unwritable(k, outputs[k], exc) from None
 
 
 def _tiles(
