@@ -533,55 +533,50 @@ def _layer_dialects(info: dict[str, Any], names: list[str]) -> dict[str, dict[st
 
 
 def _show_layer(info: dict[str, Any]) -> None:
-    """The full explanation of one layer, as the operator's own form prints it."""
-    kind, values = info["layer_type"], info["values"]
+    """The full explanation of one layer, as the operator's own form prints it.
+
+    An ONNX Slice is shown as Slice-8 (the same clamping), an ONNX Split by its parts' lengths.
+    """
+    kind, values, attributes = info["layer_type"], info["values"], info["attributes"]
     if info["runtime"] or info["input_shape"] == "[...]" or info["note"]:
         return  # its parameters are known only at run time (or broken): nothing more to show
     print()
     shape = PartialShape.parse(info["input_shape"])
-    if info.get("dialect") == "onnx":
-        _show_onnx_layer(info, shape)
-        return
+    onnx = info.get("dialect") == "onnx"
     if kind == "Slice":
-        start, stop, step = (values[k] for k in ("start", "stop", "step"))
+        if onnx:
+            print(
+                "ONNX Slice clamps as OpenVINO's Slice-8 (starts, ends, steps: start, stop, step):"
+            )
+            start, stop = values["starts"], values["ends"]
+            step = values.get("steps") or [1] * len(start)
+        else:
+            start, stop, step = values["start"], values["stop"], values["step"]
         axes = values.get("axes")
         _show_slice(explain_slice(shape, start, stop, step, axes), start, stop, step, axes)
     elif kind == "StridedSlice":
         begin, end, stride = values["begin"], values["end"], values.get("stride")
-        masks = info["attributes"]
-        explained = explain_strided_slice(shape, begin, end, stride, masks)
-        _show_strided(explained, begin, end, stride, masks)
+        explained = explain_strided_slice(shape, begin, end, stride, attributes)
+        _show_strided(explained, begin, end, stride, attributes)
+    elif onnx:
+        axis = values["axis"]
+        if "num_outputs" in attributes:
+            said = f"num_outputs {attributes['num_outputs']}"
+        elif "split" in values:
+            said = f"split {values['split']}"
+        else:
+            said = f"{len(info['output_shapes'])} equal parts"
+        if shape.is_static:
+            lengths = list(_onnx_split(info).lengths(shape.to_shape()[axis]))
+            name = f"ONNX Split-{onnx_split_version(info['opset'])}"
+            _show_split(explain_split(shape, axis, lengths=lengths), name, axis, said)
     elif kind == "Split":
-        axis, n = values["axis"], info["attributes"]["num_splits"]
+        axis, n = values["axis"], attributes["num_splits"]
         _show_split(explain_split(shape, axis, num_splits=n), kind, axis, f"num_splits {n}")
     else:
         axis, lengths = values["axis"], values["split_lengths"]
         said = f"split_lengths {lengths}"
         _show_split(explain_split(shape, axis, lengths=lengths), kind, axis, said)
-
-
-def _show_onnx_layer(info: dict[str, Any], shape: PartialShape) -> None:
-    """An ONNX Slice as Slice-8 (the same clamping), an ONNX Split by its parts' lengths."""
-    values = info["values"]
-    if info["layer_type"] == "Slice":
-        starts, ends = values["starts"], values["ends"]
-        steps = values.get("steps") or [1] * len(starts)
-        axes = values.get("axes")
-        print("ONNX Slice clamps as OpenVINO's Slice-8 (starts, ends, steps: start, stop, step):")
-        _show_slice(explain_slice(shape, starts, ends, steps, axes), starts, ends, steps, axes)
-        return
-    axis = values["axis"]
-    if "num_outputs" in info["attributes"]:
-        said = f"num_outputs {info['attributes']['num_outputs']}"
-    elif "split" in values:
-        said = f"split {values['split']}"
-    else:
-        said = f"{len(info['output_shapes'])} equal parts"
-    if not shape.is_static:
-        return
-    lengths = list(_onnx_split(info).lengths(shape.to_shape()[axis]))
-    name = f"ONNX Split-{onnx_split_version(info['opset'])}"
-    _show_split(explain_split(shape, axis, lengths=lengths), name, axis, said)
 
 
 OPERATORS: Final = ("strided-slice", "split", "variadic-split", "slice", "concat", "model")
