@@ -172,3 +172,31 @@ def test_run_into_a_file_is_an_error(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert main([*run, str(xml / "sub")]) == 1
     assert "is not a writable folder (Not a directory)" in capsys.readouterr().err
     assert sorted(tmp_path.iterdir()) == before
+
+
+def test_run_that_fails_renaming_leaves_the_folder_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The outputs are renamed into place at the end; a rename that failed once left the
+    # outputs renamed before it in place: a partial output, replacing files that were there.
+    xml = write_example(tmp_path)
+    np.save(tmp_path / "x.npy", np.arange(12, dtype=np.float32).reshape(2, 6))
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "parts_a.npy").write_bytes(b"old a")
+    real = Path.replace
+    calls = []
+
+    def replace(self: Path, target: Path) -> Path:
+        calls.append(Path(target).name)
+        if Path(target).name == "parts_b.npy":
+            raise OSError(28, "No space left on device")
+        return real(self, target)
+
+    monkeypatch.setattr(Path, "replace", replace)
+    argv = ["run", str(xml), "--input", f"x={tmp_path / 'x.npy'}", "--output-dir", str(out)]
+    assert main(argv) == 1
+    assert "is not a writable folder (No space left on device)" in capsys.readouterr().err
+    assert "parts_a.npy" in calls  # renamed before the failing one
+    assert sorted(p.name for p in out.iterdir()) == ["parts_a.npy"]
+    assert (out / "parts_a.npy").read_bytes() == b"old a"

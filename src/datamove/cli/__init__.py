@@ -67,10 +67,9 @@ def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(_explain.model_argv(sys.argv[1:] if argv is None else argv))
-    except SystemExit as exc:  # argparse exits 2 on usage errors and 0 on --help
-        return int(exc.code) if isinstance(exc.code, int) else EXIT_USAGE
-    try:
         return int(args.func(args))
+    except SystemExit as exc:  # argparse exits 2 on usage errors (also a command's) and 0 on --help
+        return int(exc.code) if isinstance(exc.code, int) else EXIT_USAGE
     except ValidationError as exc:
         print(f"datamove: error: {exc}", file=sys.stderr)
         return EXIT_INVALID

@@ -47,13 +47,13 @@ def _run(args: argparse.Namespace) -> int:
     a, b = Slicing.from_numpy(args.a), Slicing.from_numpy(args.b)
     result = compose(a, b, shape)
     text = _numpy(result, shape)
-    translated = _dialect_text.translate(result, SLICING_DIALECTS, args.dialects or [], shape)
+    translated = _dialect_text.translate(result, args.dialects or [], shape)
     if args.json:
         print(json.dumps({"numpy": text, "as": translated}))
         return 0
     print(text)
     if translated:
-        print("\n".join(_dialect_text.show_blocks(translated, SLICING_DIALECTS)))
+        print("\n".join(_dialect_text.show_blocks(translated)))
     return 0
 
 

@@ -16,26 +16,27 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from typing import Any, Final
 
 from datamove._dialects import Slicing
 from datamove._errors import NotExpressible, ValidationError
 from datamove._shape import PartialShape
 from datamove.cli import _dialect_text
+from datamove.cli._dialect_text import MASK_NAMES
 
 __all__ = ["SOURCES", "register"]
 
-EXIT_INVALID, EXIT_USAGE = 1, 2
+EXIT_INVALID = 1
 
-_MASKS: Final = ("begin_mask", "end_mask", "new_axis_mask", "shrink_axis_mask", "ellipsis_mask")
-
-# --from NAME -> (required options, optional options), by their dest names.
+# --from NAME -> (required options, optional options), by their dest names; but for the masks
+# (keywords), in the order Slicing.from_NAME takes them.
 SOURCES: Final[dict[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
     "numpy": (("index",), ()),
-    "strided-slice": (("begin", "end"), ("stride", *_MASKS)),
+    "strided-slice": (("begin", "end"), ("stride", *MASK_NAMES)),
     "slice": (("start", "stop"), ("step", "axes")),
     "onnx": (("starts", "ends"), ("axes", "steps")),
-    "tf": (("begin", "end"), ("strides", *_MASKS)),
+    "tf": (("begin", "end"), ("strides", *MASK_NAMES)),
 }
 
 # Every source option, with its help; masks are lists of 0/1 (strided-slice) or ints (tf).
@@ -53,24 +54,13 @@ _OPTIONS: Final = {
     "steps": "onnx: comma-separated (default: all 1)",
     "axes": "slice, onnx: comma-separated (default: 0, 1, ...)",
     **dict.fromkeys(
-        _MASKS, "strided-slice: comma-separated 0/1, e.g. 0,1,1; tf: an int bit field, e.g. 6"
+        MASK_NAMES, "strided-slice: comma-separated 0/1, e.g. 0,1,1; tf: an int bit field, e.g. 6"
     ),
 }
 
 
 def _option(dest: str) -> str:
     return "--" + dest.replace("_", "-")
-
-
-def _ints(text: str, dest: str) -> list[int]:
-    if not text.strip():
-        return []
-    try:
-        return [int(p) for p in text.replace(" ", "").split(",")]  # "1,,2" is an error
-    except ValueError:
-        raise ValidationError(
-            "convert", _option(dest), text, "must be comma-separated integers, e.g. 1,0,-1"
-        ) from None
 
 
 def _bits(text: str, dest: str) -> int:
@@ -82,31 +72,21 @@ def _bits(text: str, dest: str) -> int:
         ) from None
 
 
-def _usage(parser: argparse.ArgumentParser, message: str) -> int:
-    """As argparse reports a usage error: the usage line, then one line; exit 2."""
-    parser.print_usage(sys.stderr)
-    print(f"{parser.prog}: error: {message}", file=sys.stderr)
-    return EXIT_USAGE
-
-
 def _slicing(source: str, given: dict[str, str]) -> Slicing:
     """The slicing the ``--from`` parameters describe (``ValidationError`` where invalid)."""
     if source == "numpy":
         return Slicing.from_numpy(given["index"])
 
     def ints(dest: str) -> list[int] | None:
-        return _ints(given[dest], dest) if dest in given else None
+        return (
+            _dialect_text.int_list(given[dest], _option(dest), "convert") if dest in given else None
+        )
 
-    if source == "strided-slice":
-        masks = {m: ints(m) or [] for m in _MASKS if m in given}
-        return Slicing.from_strided_slice(ints("begin"), ints("end"), ints("stride"), **masks)
-    if source == "slice":
-        return Slicing.from_slice(ints("start"), ints("stop"), ints("step"), ints("axes"))
-    if source == "onnx":
-        return Slicing.from_onnx(ints("starts"), ints("ends"), ints("axes"), ints("steps"))
-    assert source == "tf"
-    bits = {m: _bits(given[m], m) for m in _MASKS if m in given}
-    return Slicing.from_tf(ints("begin"), ints("end"), ints("strides"), **bits)
+    masks = {m: _bits(given[m], m) if source == "tf" else ints(m) for m in MASK_NAMES if m in given}
+    required, optional = SOURCES[source]
+    values = [ints(d) for d in (*required, *optional) if d not in MASK_NAMES]
+    make: Callable[..., Slicing] = getattr(Slicing, "from_" + source.replace("-", "_"))
+    return make(*values, **masks)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -116,25 +96,24 @@ def _run(args: argparse.Namespace) -> int:
     stray = [d for d in given if d not in required + optional]
     if stray:
         allowed = ", ".join(_option(d) for d in required + optional)
-        return _usage(
-            parser,
+        parser.error(
             f"{_option(stray[0])} is not a parameter of --from {args.source} "
-            f"(its parameters: {allowed})",
+            f"(its parameters: {allowed})"
         )
     missing = [d for d in required if d not in given]
     if missing:
         need = ", ".join(_option(d) for d in missing)
-        return _usage(parser, f"--from {args.source} needs {need}")
+        parser.error(f"--from {args.source} needs {need}")
     slicing = _slicing(args.source, given)
     shape = None if args.shape is None else str(PartialShape.parse(args.shape))
     try:
-        value = _dialect_text.emit(slicing, _dialect_text.SLICING_DIALECTS, args.target, shape)
+        value = _dialect_text.emit(slicing, args.target, shape)
     except NotExpressible as exc:
         entry = {"error": str(exc), "witness": exc.witness}
         print(f"datamove: error: {_dialect_text.reason(entry)}", file=sys.stderr)
         return EXIT_INVALID
     if value is None:
-        return _usage(parser, f"--to {args.target} is {_dialect_text.UNAVAILABLE} of datamove")
+        parser.error(f"--to {args.target} is {_dialect_text.UNAVAILABLE} of datamove")
     if args.json:
         print(json.dumps(value))
     else:
@@ -190,7 +169,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--json", action="store_true", help="print the emitter's value as JSON")
     for dest, text in _OPTIONS.items():
-        metavar = "EXPR" if dest == "index" else "MASK" if dest in _MASKS else "N,..."
+        metavar = "EXPR" if dest == "index" else "MASK" if dest in MASK_NAMES else "N,..."
         parser.add_argument(_option(dest), dest=dest, metavar=metavar, help=text)
     _dialect_text.allow_negative_lists(parser)  # --ends -1,-2
     parser.set_defaults(func=_run, convert_parser=parser)

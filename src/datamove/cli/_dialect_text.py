@@ -4,7 +4,9 @@ One table per kind maps a dialect's command-line name to the emitter that writes
 (``dm.Slicing.to_onnx`` ...) and a title. An emitter this version of datamove does not have
 (found by name, ``getattr``) is reported as "not available in this version"; one that cannot
 say the operation for every shape allowed raises ``dm.NotExpressible``, reported in one line with
-its witness. ``render`` writes an emitter's value as text, one line per operation.
+its witness. ``render`` writes an emitter's value as text, one line per operation. The options
+that give a slicing's parameters are read as ``explain`` and ``convert`` both read them
+(``int_list``, ``allow_negative_lists``).
 """
 
 from __future__ import annotations
@@ -18,12 +20,14 @@ from datamove._errors import NotExpressible, ValidationError
 from datamove._shape import PartialShape
 
 __all__ = [
+    "MASK_NAMES",
     "SLICING_DIALECTS",
     "SPLIT_DIALECTS",
     "UNAVAILABLE",
     "allow_negative_lists",
     "dialect_list",
     "emit",
+    "int_list",
     "render",
     "show_blocks",
     "translate",
@@ -56,6 +60,8 @@ SPLIT_DIALECTS: Final[Mapping[str, tuple[str, str]]] = {
 
 UNAVAILABLE: Final = "not available in this version"
 
+MASK_NAMES: Final = ("begin_mask", "end_mask", "new_axis_mask", "shrink_axis_mask", "ellipsis_mask")
+
 # How a dict-valued emitter's call opens.
 _CALLS: Final = {"strided-slice": "StridedSlice(", "tf": "tf.strided_slice(x, "}
 
@@ -69,6 +75,18 @@ def allow_negative_lists(parser: argparse.ArgumentParser) -> None:
     """
     if hasattr(parser, "_negative_number_matcher"):  # CPython's argparse (3.11 to 3.13)
         parser._negative_number_matcher = re.compile(r"^-\d[\d,\s-]*$|^-\d*\.\d+$")
+
+
+def int_list(text: str, option: str, command: str) -> list[int]:
+    """The integers of ``option``'s comma-separated value (none for an empty one)."""
+    if not text.strip():
+        return []
+    try:
+        return [int(p) for p in text.replace(" ", "").split(",")]  # "1,,2" is an error
+    except ValueError:
+        raise ValidationError(
+            command, option, text, "must be comma-separated integers, e.g. 1,0,-1"
+        ) from None
 
 
 def dialect_list(table: Mapping[str, Any]) -> Callable[[str], list[str]]:
@@ -86,37 +104,40 @@ def dialect_list(table: Mapping[str, Any]) -> Callable[[str], list[str]]:
     return parse
 
 
-def emit(obj: Any, table: Mapping[str, tuple[str, str]], name: str, shape: Any) -> Any:
+def _table(split: bool) -> Mapping[str, tuple[str, str]]:
+    return SPLIT_DIALECTS if split else SLICING_DIALECTS
+
+
+def emit(obj: Any, name: str, shape: Any) -> Any:
     """The emitter's value for dialect ``name``; ``None`` where this version has no emitter.
 
     For a split (``obj`` has ``as_slicings``) in a slicing dialect, a list with one value per
     part. Raises ``NotExpressible`` (and any ``ValidationError``) as the emitter does.
     """
-    method = table[name][0]
-    if name in ("slice", "strided-slice") and hasattr(obj, "as_slicings"):
+    split = hasattr(obj, "as_slicings")
+    method = _table(split)[name][0]
+    if name in ("slice", "strided-slice") and split:
         return [getattr(part, method)(shape) for part in obj.as_slicings(shape)]
     fn = getattr(obj, method, None)
     return None if fn is None else fn(shape)
 
 
-def translate(
-    obj: Any, table: Mapping[str, tuple[str, str]], names: list[str], shape: Any
-) -> dict[str, dict[str, Any]]:
+def translate(obj: Any, names: list[str], shape: Any) -> dict[str, dict[str, Any]]:
     """Per dialect: ``{"value": ...}``, or ``{"error": ...}`` (with ``"witness"`` when known)."""
+    table = _table(hasattr(obj, "as_slicings"))
     out: dict[str, dict[str, Any]] = {}
     for name in names:
         if name not in table:  # a model's --as names the dialects of slicings and splits
             out[name] = {"error": f"not a dialect of this operation; those are {', '.join(table)}"}
             continue
         try:
-            value = emit(obj, table, name, shape)
+            value = emit(obj, name, shape)
         except NotExpressible as exc:
             out[name] = {"error": str(exc), "witness": exc.witness}
-            continue
         except ValidationError as exc:
             out[name] = {"error": str(exc)}
-            continue
-        out[name] = {"error": UNAVAILABLE} if value is None else {"value": value}
+        else:
+            out[name] = {"error": UNAVAILABLE} if value is None else {"value": value}
     return out
 
 
@@ -162,24 +183,18 @@ def render(name: str, value: Any, split: bool = False) -> list[str]:
             lines.append(f"output {k}: {body[0]}")
             lines += [" " * len(f"output {k}: ") + line for line in body[1:]]
         return lines
-    if isinstance(value, tuple):  # one call: a split
-        op, params = value
-        return [f"{op}({_args(params, False)})"]
-    if not value:
+    calls = [value] if isinstance(value, tuple) else value  # a tuple: a split's one call
+    if not calls:
         return ["(no operation: x itself)"]
-    return [f"{op}({_args(params, False)})" for op, params in value]
+    return [f"{op}({_args(params, False)})" for op, params in calls]
 
 
-def show_blocks(
-    translated: Mapping[str, Mapping[str, Any]],
-    table: Mapping[str, tuple[str, str]],
-    split: bool = False,
-) -> list[str]:
+def show_blocks(translated: Mapping[str, Mapping[str, Any]], split: bool = False) -> list[str]:
     """One block per dialect: ``name (title):`` and the lines, or ``name: reason``."""
     lines: list[str] = []
     for name, entry in translated.items():
         if "value" in entry:
-            lines.append(f"{name} ({table[name][1]}):")
+            lines.append(f"{name} ({_table(split)[name][1]}):")
             lines += ["  " + line for line in render(name, entry["value"], split)]
         else:
             lines.append(f"{name}: {reason(entry, split)}")

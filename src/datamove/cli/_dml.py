@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 from pathlib import Path
 from typing import Any, Final
@@ -123,21 +124,12 @@ def _report(
         violations = exc.violations
     except ValidationError as exc:
         violations = [Violation("JSON", exc.argument or name, exc.value, exc.rule)]
-    return {
-        "name": name,
-        "type": kind,
-        "valid": not violations,
-        "violations": [v.to_dict() for v in violations],
-        "_violations": violations,
-    }
+    return {"name": name, "type": kind, "valid": not violations, "violations": violations}
 
 
 def _check(args: argparse.Namespace) -> int:
     level: FeatureLevel = args.feature_level
-
-    def error(rule: str) -> ValidationError:
-        return ValidationError(OP, "file", str(args.file), rule)
-
+    error = functools.partial(ValidationError, OP, "file", str(args.file))
     data = read_regular(args.file, error, max_bytes=MAX_JSON_BYTES, what="a DxDispatch JSON file")
     try:
         text = data.decode("utf-8")
@@ -149,18 +141,13 @@ def _check(args: argparse.Namespace) -> int:
         dword_aligned_total_size=not args.no_dword_total_size,
         reject_output_aliasing=not args.allow_output_aliasing,
     )
+    skipped: list[dict[str, str]] = []
     try:
         entries, skipped = _entries(parse_json_text(text))
     except ValidationError as exc:
-        entries, skipped = [], []
-        reports = [
-            {
-                "name": str(args.file),
-                "type": "?",
-                "valid": False,
-                "violations": [Violation("JSON", "file", str(args.file), exc.rule).to_dict()],
-                "_violations": [Violation("JSON", "file", str(args.file), exc.rule)],
-            }
+        bad = Violation("JSON", "file", str(args.file), exc.rule)
+        reports: list[dict[str, Any]] = [
+            {"name": str(args.file), "type": "?", "valid": False, "violations": [bad]}
         ]
     else:
         reports = [_report(name, item, level, options) for name, item in entries]
@@ -170,7 +157,9 @@ def _check(args: argparse.Namespace) -> int:
             "file": str(args.file),
             "feature_level": level.dml_name,
             "valid": valid,
-            "operators": [{k: v for k, v in r.items() if not k.startswith("_")} for r in reports],
+            "operators": [
+                {**r, "violations": [v.to_dict() for v in r["violations"]]} for r in reports
+            ],
             "skipped": skipped,
         }
         print(json.dumps(payload, indent=2))
@@ -184,7 +173,7 @@ def _print_human(
 ) -> None:
     for report in reports:
         head = f"{file}: {report['name']} ({report['type']}) at feature level {level}"
-        violations: list[Violation] = report["_violations"]
+        violations: list[Violation] = report["violations"]
         if not violations:
             print(f"{head}: valid")
             continue

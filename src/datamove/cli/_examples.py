@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 import datamove as dm
+import datamove.directml as dml  # imported with the CLI: `datamove dml` reads its descs
 
 __all__ = ["EXAMPLES", "Example", "register", "run_examples"]
 
@@ -33,132 +34,39 @@ class Example:
     infer: Callable[[tuple[int, ...]], tuple[dm.PartialShape, ...]]
     shape: tuple[int, ...]
     note: str = ""
-    dtype: str = "float32"
 
 
-EXAMPLES: list[Example] = [
-    Example(
-        name="Split: 3 chunks along axis 1",
-        source="Split-1.en.txt",
-        call="split(data, axis=1, num_splits=3)",
-        shape=(6, 12, 10, 24),
-        expected=((6, 4, 10, 24),) * 3,
-        execute=lambda x: dm.split(x, 1, 3),
-        infer=lambda s: dm.infer_split(s, 1, 3),
-    ),
-    Example(
-        name="VariadicSplit: lengths [1, 2, 3] along axis 0",
-        source="VariadicSplit-1.en.txt, VariadicSplit-1.ja.txt",
-        call="variadic_split(data, axis=0, split_lengths=[1, 2, 3])",
-        shape=(6, 12, 10, 24),
-        expected=((1, 12, 10, 24), (2, 12, 10, 24), (3, 12, 10, 24)),
-        execute=lambda x: dm.variadic_split(x, 0, [1, 2, 3]),
-        infer=lambda s: dm.infer_variadic_split(s, 0, [1, 2, 3]),
-    ),
-    Example(
-        name="VariadicSplit: lengths [-1, 2] along axis 0 (4 = 6 - 2)",
-        source="VariadicSplit-1.en.txt, VariadicSplit-1.ja.txt",
-        call="variadic_split(data, axis=0, split_lengths=[-1, 2])",
-        shape=(6, 12, 10, 24),
-        expected=((4, 12, 10, 24), (2, 12, 10, 24)),
-        execute=lambda x: dm.variadic_split(x, 0, [-1, 2]),
-        infer=lambda s: dm.infer_variadic_split(s, 0, [-1, 2]),
-    ),
-    Example(
-        name="StridedSlice: begin_mask and end_mask",
-        source="StridedSlice-1.ja.txt",
-        call="strided_slice(data, [1, 0, 0], [0, 0, 2], [1, 1, 1], begin_mask=[0, 1, 1], "
-        "end_mask=[1, 1, 0])",
-        shape=(2, 3, 4),
-        expected=((1, 3, 2),),
-        execute=lambda x: (
-            dm.strided_slice(
-                x, [1, 0, 0], [0, 0, 2], [1, 1, 1], begin_mask=[0, 1, 1], end_mask=[1, 1, 0]
-            ),
-        ),
-        infer=lambda s: (
-            dm.infer_strided_slice(
-                s, [1, 0, 0], [0, 0, 2], [1, 1, 1], begin_mask=[0, 1, 1], end_mask=[1, 1, 0]
-            ),
-        ),
-        note="equivalent to x[1:, :, :2]",
-    ),
-    Example(
-        name="StridedSlice: new_axis_mask",
-        source="StridedSlice-1.ja.txt",
-        call="strided_slice(data, [0, 0, 0], [0, 0, 0], [1, 1, 1], begin_mask=[0, 1, 1], "
-        "end_mask=[0, 1, 1], new_axis_mask=[1, 0, 0])",
-        shape=(2, 3, 4),
-        expected=((1, 2, 3, 4),),
-        execute=lambda x: (
-            dm.strided_slice(
-                x,
-                [0, 0, 0],
-                [0, 0, 0],
-                [1, 1, 1],
-                begin_mask=[0, 1, 1],
-                end_mask=[0, 1, 1],
-                new_axis_mask=[1, 0, 0],
-            ),
-        ),
-        infer=lambda s: (
-            dm.infer_strided_slice(
-                s,
-                [0, 0, 0],
-                [0, 0, 0],
-                [1, 1, 1],
-                begin_mask=[0, 1, 1],
-                end_mask=[0, 1, 1],
-                new_axis_mask=[1, 0, 0],
-            ),
-        ),
-        note="the spec gives no begin/end values; zeros chosen (the masks make them irrelevant); "
-        "equivalent to x[None, :, :]",
-    ),
-    Example(
-        name="StridedSlice: shrink_axis_mask",
-        source="StridedSlice-1.ja.txt",
-        call="strided_slice(data, [0, 0, 0, 0, 0], [1, 0, 384, 640, 8], [1, 1, 1, 1, 1], "
-        "begin_mask=[1, 0, 1, 1, 1], end_mask=[1, 0, 1, 1, 1], shrink_axis_mask=[0, 1, 0, 0, 0])",
-        shape=(1, 2, 384, 640, 8),
-        expected=((1, 384, 640, 8),),
-        execute=lambda x: (
-            dm.strided_slice(
-                x,
-                [0, 0, 0, 0, 0],
-                [1, 0, 384, 640, 8],
-                [1, 1, 1, 1, 1],
-                begin_mask=[1, 0, 1, 1, 1],
-                end_mask=[1, 0, 1, 1, 1],
-                shrink_axis_mask=[0, 1, 0, 0, 0],
-            ),
-        ),
-        infer=lambda s: (
-            dm.infer_strided_slice(
-                s,
-                [0, 0, 0, 0, 0],
-                [1, 0, 384, 640, 8],
-                [1, 1, 1, 1, 1],
-                begin_mask=[1, 0, 1, 1, 1],
-                end_mask=[1, 0, 1, 1, 1],
-                shrink_axis_mask=[0, 1, 0, 0, 0],
-            ),
-        ),
-        note="the spec gives no begin/end values; begin[1] = 0 chosen; equivalent to x[:, 0]",
-    ),
-]
+def _example(
+    name: str,
+    source: str,
+    shape: tuple[int, ...],
+    expected: tuple[tuple[int, ...], ...],
+    op: str,
+    *args: Any,
+    note: str = "",
+    **kwargs: Any,
+) -> Example:
+    """The example of ``dm.<op>`` and ``dm.infer_<op>`` called with ``args`` and ``kwargs``."""
+    run, infer = getattr(dm, op), getattr(dm, f"infer_{op}")
+    words = [*map(repr, args), *(f"{k}={v!r}" for k, v in kwargs.items())]
 
+    def outputs(result: Any) -> tuple[Any, ...]:  # a split's tuple, or a slice's one output
+        return result if isinstance(result, tuple) else (result,)
 
-def _dml_split(x: np.ndarray[Any, Any], axis: int, sizes: list[int]) -> tuple[Any, ...]:
-    import datamove.directml as dml  # noqa: PLC0415 - only when the examples run
-
-    return tuple(dml.split(x, axis, sizes))
+    return Example(
+        name=name,
+        source=source,
+        call=f"{op}(data, {', '.join(words)})",
+        expected=expected,
+        execute=lambda x: outputs(run(x, *args, **kwargs)),
+        infer=lambda s: outputs(infer(s, *args, **kwargs)),
+        shape=shape,
+        note=note,
+    )
 
 
 def _dml_infer(shape: tuple[int, ...], axis: int, sizes: list[int]) -> tuple[dm.PartialShape, ...]:
     """Build the DML_SPLIT descriptor the spec shows, validate it, and read its output sizes."""
-    import datamove.directml as dml  # noqa: PLC0415 - only when the examples run
-
     outs = [tuple(n if k == axis else d for k, d in enumerate(shape)) for n in sizes]
     desc = dml.SplitDesc(
         dml.TensorDesc("FLOAT32", shape), [dml.TensorDesc("FLOAT32", o) for o in outs], axis
@@ -167,14 +75,83 @@ def _dml_infer(shape: tuple[int, ...], axis: int, sizes: list[int]) -> tuple[dm.
     return tuple(dm.PartialShape(o.sizes) for o in desc.outputs)
 
 
-EXAMPLES += [
+EXAMPLES: list[Example] = [
+    _example(
+        "Split: 3 chunks along axis 1",
+        "Split-1.en.txt",
+        (6, 12, 10, 24),
+        ((6, 4, 10, 24),) * 3,
+        "split",
+        axis=1,
+        num_splits=3,
+    ),
+    _example(
+        "VariadicSplit: lengths [1, 2, 3] along axis 0",
+        "VariadicSplit-1.en.txt, VariadicSplit-1.ja.txt",
+        (6, 12, 10, 24),
+        ((1, 12, 10, 24), (2, 12, 10, 24), (3, 12, 10, 24)),
+        "variadic_split",
+        axis=0,
+        split_lengths=[1, 2, 3],
+    ),
+    _example(
+        "VariadicSplit: lengths [-1, 2] along axis 0 (4 = 6 - 2)",
+        "VariadicSplit-1.en.txt, VariadicSplit-1.ja.txt",
+        (6, 12, 10, 24),
+        ((4, 12, 10, 24), (2, 12, 10, 24)),
+        "variadic_split",
+        axis=0,
+        split_lengths=[-1, 2],
+    ),
+    _example(
+        "StridedSlice: begin_mask and end_mask",
+        "StridedSlice-1.ja.txt",
+        (2, 3, 4),
+        ((1, 3, 2),),
+        "strided_slice",
+        [1, 0, 0],
+        [0, 0, 2],
+        [1, 1, 1],
+        begin_mask=[0, 1, 1],
+        end_mask=[1, 1, 0],
+        note="equivalent to x[1:, :, :2]",
+    ),
+    _example(
+        "StridedSlice: new_axis_mask",
+        "StridedSlice-1.ja.txt",
+        (2, 3, 4),
+        ((1, 2, 3, 4),),
+        "strided_slice",
+        [0, 0, 0],
+        [0, 0, 0],
+        [1, 1, 1],
+        begin_mask=[0, 1, 1],
+        end_mask=[0, 1, 1],
+        new_axis_mask=[1, 0, 0],
+        note="the spec gives no begin/end values; zeros chosen (the masks make them irrelevant); "
+        "equivalent to x[None, :, :]",
+    ),
+    _example(
+        "StridedSlice: shrink_axis_mask",
+        "StridedSlice-1.ja.txt",
+        (1, 2, 384, 640, 8),
+        ((1, 384, 640, 8),),
+        "strided_slice",
+        [0, 0, 0, 0, 0],
+        [1, 0, 384, 640, 8],
+        [1, 1, 1, 1, 1],
+        begin_mask=[1, 0, 1, 1, 1],
+        end_mask=[1, 0, 1, 1, 1],
+        shrink_axis_mask=[0, 1, 0, 0, 0],
+        note="the spec gives no begin/end values; begin[1] = 0 chosen; equivalent to x[:, 0]",
+    ),
     Example(
         name="DML_SPLIT: axis 2 into sizes 2, 1, 3",
         source="DML_SPLIT_OPERATOR_DESC.ja.txt",
         call="datamove.directml.split(data, axis=2, sizes=[2, 1, 3])",
         shape=(1, 1, 6, 2),
         expected=((1, 1, 2, 2), (1, 1, 1, 2), (1, 1, 3, 2)),
-        execute=lambda x: _dml_split(x, 2, [2, 1, 3]),
+        execute=lambda x: tuple(dml.split(x, 2, [2, 1, 3])),
         infer=lambda s: _dml_infer(s, 2, [2, 1, 3]),
         note="'inferred' is the validated DML_SPLIT descriptor's output sizes (feature level 1_0)",
     ),
@@ -184,14 +161,14 @@ EXAMPLES += [
         call="datamove.directml.split(data, axis=3, sizes=[1, 1])",
         shape=(1, 1, 6, 2),
         expected=((1, 1, 6, 1), (1, 1, 6, 1)),
-        execute=lambda x: _dml_split(x, 3, [1, 1]),
+        execute=lambda x: tuple(dml.split(x, 3, [1, 1])),
         infer=lambda s: _dml_infer(s, 3, [1, 1]),
         note="DirectML's split copies into new buffers: its outputs are never views",
     ),
 ]
 
 
-def _fmt(shapes: tuple[tuple[int, ...], ...]) -> str:
+def _fmt(shapes: list[list[int]]) -> str:
     parts = ["[" + ",".join(map(str, s)) + "]" for s in shapes]
     if len(set(parts)) == 1 and len(parts) > 1:
         return f"{len(parts)} x {parts[0]}"
@@ -202,10 +179,10 @@ def run_examples() -> list[dict[str, Any]]:
     """Run every example; return one record per example with both faces' results."""
     records = []
     for ex in EXAMPLES:
-        data = np.arange(int(np.prod(ex.shape)), dtype=ex.dtype).reshape(ex.shape)
-        executed = tuple(tuple(r.shape) for r in ex.execute(data))
+        data = np.arange(int(np.prod(ex.shape)), dtype=np.float32).reshape(ex.shape)
+        results = ex.execute(data)
+        executed = tuple(tuple(r.shape) for r in results)
         inferred = tuple(p.to_shape() for p in ex.infer(ex.shape))
-        shares = all(np.shares_memory(r, data) for r in ex.execute(data))
         records.append(
             {
                 "name": ex.name,
@@ -215,7 +192,7 @@ def run_examples() -> list[dict[str, Any]]:
                 "expected": [list(s) for s in ex.expected],
                 "inferred": [list(s) for s in inferred],
                 "executed": [list(s) for s in executed],
-                "views": shares,
+                "views": all(np.shares_memory(r, data) for r in results),
                 "note": ex.note,
                 "ok": executed == ex.expected and inferred == ex.expected,
             }
@@ -236,9 +213,8 @@ def _cmd(args: argparse.Namespace) -> int:
         if r["note"]:
             print(f"  note      : {r['note']}")
         for label in ("expected", "inferred", "executed"):
-            shapes = tuple(tuple(s) for s in r[label])
             tag = "spec" if label == "expected" else label
-            print(f"  {tag:<10}: {_fmt(shapes)}")
+            print(f"  {tag:<10}: {_fmt(r[label])}")
         print(
             f"  verdict   : {'ok' if r['ok'] else 'MISMATCH'}"
             f"{' (outputs are views of data)' if r['views'] else ''}"

@@ -15,12 +15,15 @@ output, each with a picture labelling each element with its chunk or input. ``--
 from __future__ import annotations
 
 import argparse
+import functools
 import itertools
 import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
+
+import numpy as np
 
 from datamove._concat import infer_concat
 from datamove._dialects import Slicing
@@ -30,9 +33,9 @@ from datamove._slice import infer_slice, plan_slice
 from datamove._split import infer_split, infer_variadic_split
 from datamove._splitting import Splitting, onnx_split_version
 from datamove._strided_slice import NUMPY_MAXDIMS, infer_strided_slice, numpy_index
-from datamove.cli import _dialect_text
-from datamove.cli._ir import is_onnx
-from datamove.ir._explain import index_expression
+from datamove.cli import _dialect_text, _ir
+from datamove.cli._dialect_text import MASK_NAMES
+from datamove.ir._explain import explain_layers, index_expression
 
 __all__ = [
     "explain_concat",
@@ -43,9 +46,9 @@ __all__ = [
     "register",
 ]
 
+_ints: Final = functools.partial(_dialect_text.int_list, command="explain")
 _MAX_PICTURE: Final = 512  # elements; larger inputs get no picture
 _LABELS: Final = "0123456789abcdefghijklmnopqrstuvwxyz"
-MASK_NAMES: Final = ("begin_mask", "end_mask", "new_axis_mask", "shrink_axis_mask", "ellipsis_mask")
 
 
 def _drawable(shape: tuple[int, ...]) -> bool:
@@ -122,8 +125,6 @@ def _algebra(info: dict[str, Any], slicing: Callable[[], Slicing], shape: Partia
 
 def _show_index(info: dict[str, Any], dims: tuple[int, ...], index: Any) -> None:
     """Add the NumPy expression of ``index``, and for small inputs the elements it takes."""
-    import numpy as np  # noqa: PLC0415
-
     info["numpy"] = index_expression(index, dims)
     # No picture of an input NumPy cannot hold (the operator's plan has checked the output).
     if math.prod(dims) <= _MAX_PICTURE and len(dims) <= NUMPY_MAXDIMS:
@@ -203,16 +204,19 @@ def _python_differs(
     return index_expression(tuple(raw), dims)
 
 
-def _chunks(shape: PartialShape, axis: int, lengths: list[int]) -> list[tuple[int, int]]:
-    a = axis + shape.rank if axis < 0 and shape.rank is not None else axis
-    d = shape[a].get_length()
-    rest = d - sum(v for v in lengths if v != -1)
-    bounds, start = [], 0
-    for v in lengths:
-        n = rest if v == -1 else v
-        bounds.append((start, start + n))
-        start += n
-    return bounds
+def _parts(name: str, axis: int, lengths: Sequence[int]) -> list[str]:
+    """Where each part of ``lengths`` lies along ``axis`` of ``name``: ``name[:, lo:hi]``."""
+    bounds = itertools.pairwise(itertools.accumulate(lengths, initial=0))
+    return [f"{name}[{':, ' * axis}{lo}:{hi}]" for lo, hi in bounds]
+
+
+def _parts_picture(shape: PartialShape, axis: int, lengths: Sequence[int]) -> list[str]:
+    """A picture of ``shape`` labelling each element with its part along ``axis``."""
+    if not (shape.is_static and _drawable(dims := shape.to_shape())):
+        return []
+    # The axis is at most _MAX_PICTURE long here: label each of its positions, no more.
+    labels = "".join(_LABELS[k % len(_LABELS)] * n for k, n in enumerate(lengths))
+    return _picture(dims, lambda i: labels[i[axis]])
 
 
 def explain_split(
@@ -244,18 +248,9 @@ def explain_split(
     if rank is None or not shape[axis + rank if axis < 0 else axis].is_static:
         return info
     a = axis + rank if axis < 0 else axis
-    d = shape[a].get_length()
-    lens = [d // num_splits] * num_splits if lengths is None and num_splits else list(lengths or [])
-    bounds = _chunks(shape, a, lens)
-    prefix = ":, " * a
-    info["outputs"] = [
-        (str(s), f"x[{prefix}{lo}:{hi}]") for s, (lo, hi) in zip(shapes, bounds, strict=True)
-    ]
-    if shape.is_static and _drawable(dims := shape.to_shape()):
-        # The axis is at most _MAX_PICTURE long here: label each of its positions, no more.
-        owner = [_LABELS[k % len(_LABELS)] * (hi - lo) for k, (lo, hi) in enumerate(bounds)]
-        labels = "".join(owner)
-        info["picture"] = _picture(dims, lambda i: labels[i[a]])
+    sizes = [s[a].get_length() for s in shapes]  # static: the input's size on the axis is
+    info["outputs"] = list(zip(map(str, shapes), _parts("x", a, sizes), strict=True))
+    info["picture"] = _parts_picture(shape, a, sizes)
     return info
 
 
@@ -292,32 +287,10 @@ def explain_concat(shapes: Sequence[PartialShape], axis: int) -> dict[str, Any]:
     if any(s.rank is None or not s[a].is_static for s in shapes):
         return info
     lengths = [s[a].get_length() for s in shapes]
-    bounds = list(itertools.pairwise(itertools.accumulate(lengths, initial=0)))
-    prefix = ":, " * a
-    info["inputs"] = [
-        (str(s), f"out[{prefix}{lo}:{hi}]") for s, (lo, hi) in zip(shapes, bounds, strict=True)
-    ]
+    info["inputs"] = list(zip(map(str, shapes), _parts("out", a, lengths), strict=True))
     info["inverse"] = f"dm.variadic_split(out, {a}, {lengths})"
-    if out.is_static and _drawable(dims := out.to_shape()):
-        # The axis is at most _MAX_PICTURE long here: label each of its positions, no more.
-        labels = "".join(_LABELS[k % len(_LABELS)] * n for k, n in enumerate(lengths))
-        info["picture"] = _picture(dims, lambda i: labels[i[a]])
+    info["picture"] = _parts_picture(out, a, lengths)
     return info
-
-
-def _ints(text: str, option: str) -> list[int]:
-    if not text.strip():
-        return []
-    try:
-        return [int(p) for p in text.replace(" ", "").split(",")]  # "1,,2" is an error
-    except ValueError:
-        raise ValidationError(
-            "explain", option, text, "must be comma-separated integers, e.g. 1,0,-1"
-        ) from None
-
-
-def _shape(text: str) -> PartialShape:
-    return PartialShape.parse(text)
 
 
 def _print_strided(args: argparse.Namespace) -> int:
@@ -326,42 +299,39 @@ def _print_strided(args: argparse.Namespace) -> int:
     }
     begin, end = _ints(args.begin, "--begin"), _ints(args.end, "--end")
     stride = _ints(args.stride, "--stride") if args.stride else None
-    shape = _shape(args.shape)
-    info = explain_strided_slice(shape, begin, end, stride, masks)
-    if args.as_:
-        slicing = Slicing.from_strided_slice(begin, end, stride, **masks)
-        _add_dialects(info, slicing, args.as_, shape)
-    if args.json:
-        print(json.dumps(info, indent=2))
-        return 0
-    _show_strided(info, begin, end, stride, masks)
-    _show_dialects(info)
-    return 0
+    info = explain_strided_slice(PartialShape.parse(args.shape), begin, end, stride, masks)
+    return _print(
+        args,
+        info,
+        lambda: _show_strided(info, begin, end, stride, masks),
+        lambda: Slicing.from_strided_slice(begin, end, stride, **masks),
+    )
 
 
-def _table(split: bool) -> Mapping[str, tuple[str, str]]:
-    return _dialect_text.SPLIT_DIALECTS if split else _dialect_text.SLICING_DIALECTS
-
-
-def _add_dialects(
-    info: dict[str, Any], op: Slicing | Splitting, names: list[str], shape: PartialShape
-) -> None:
-    """``info["as"]``: the operation in each dialect of ``--as`` (or why it cannot be said).
+def _print(
+    args: argparse.Namespace,
+    info: dict[str, Any],
+    show: Callable[[], None],
+    op: Callable[[], Slicing | Splitting] | None = None,
+) -> int:
+    """Print ``info`` as JSON, or ``show`` it; with ``--as``, ``op()`` in each dialect listed.
 
     Every dialect is written before anything is printed: an error leaves no partial output.
     """
-    table = _table(isinstance(op, Splitting))
-    # The shape as text: an emitter's message shows it as given (shape='[?]').
-    info["as"] = _dialect_text.translate(op, table, names, str(shape))
-
-
-def _show_dialects(info: dict[str, Any], split: bool = False) -> None:
-    """The blocks of ``--as``, after the explanation."""
-    if "as" not in info:
-        return
-    table = _table(split)
-    print("in other dialects:")
-    print("\n".join(_dialect_text.show_blocks(info["as"], table, split)))
+    split = False
+    if op is not None and args.as_:
+        operation = op()
+        split = isinstance(operation, Splitting)
+        # The shape as text: an emitter's message shows it as given (shape='[?]').
+        info["as"] = _dialect_text.translate(operation, args.as_, info["input_shape"])
+    if args.json:
+        print(json.dumps(info, indent=2))
+        return 0
+    show()
+    if "as" in info:
+        print("in other dialects:")
+        print("\n".join(_dialect_text.show_blocks(info["as"], split)))
+    return 0
 
 
 def _show_strided(
@@ -379,8 +349,8 @@ def _show_strided(
     _show_taken(info)
 
 
-def _show_taken(info: dict[str, Any], note: str | None = None) -> None:
-    """The output shape, the NumPy index, ``note``, the picture and the output order."""
+def _show_taken(info: dict[str, Any]) -> None:
+    """The output shape, the NumPy index, Python's reading, the picture and the output order."""
     print(f"output shape: {info['output_shape']}")
     if info["numpy"]:
         print(f"NumPy:        {info['numpy']}")
@@ -388,8 +358,11 @@ def _show_taken(info: dict[str, Any], note: str | None = None) -> None:
         print(f"NumPy:        none: {info['numpy_unavailable']}")
     if "algebra" in info:
         print(info["algebra"])
-    if note:
-        print(note)
+    if info.get("python"):  # a Slice that Python's slicing of the same numbers reads otherwise
+        print(
+            f"Python:       {info['python']} takes other elements (Slice clamps as OpenVINO's "
+            "runtime and ONNX Slice do)"
+        )
     if info["picture"]:
         print("elements taken (flat index; · = not taken):")
         print("\n".join(info["picture"]))
@@ -401,16 +374,13 @@ def _print_slice(args: argparse.Namespace) -> int:
     start, stop = _ints(args.start, "--start"), _ints(args.stop, "--stop")
     step = _ints(args.step, "--step")
     axes = _ints(args.axes, "--axes") if args.axes is not None else None
-    shape = _shape(args.shape)
-    info = explain_slice(shape, start, stop, step, axes)
-    if args.as_:
-        _add_dialects(info, Slicing.from_slice(start, stop, step, axes), args.as_, shape)
-    if args.json:
-        print(json.dumps(info, indent=2))
-        return 0
-    _show_slice(info, start, stop, step, axes)
-    _show_dialects(info)
-    return 0
+    info = explain_slice(PartialShape.parse(args.shape), start, stop, step, axes)
+    return _print(
+        args,
+        info,
+        lambda: _show_slice(info, start, stop, step, axes),
+        lambda: Slicing.from_slice(start, stop, step, axes),
+    )
 
 
 def _show_slice(
@@ -423,21 +393,16 @@ def _show_slice(
     print(f"Slice on x of shape {info['input_shape']}")
     listed = f"axes={axes}" if axes is not None else f"axes={list(range(len(start)))} (default)"
     print(f"  start={start} stop={stop} step={step} {listed}")
-    _show_taken(
-        info,
-        f"Python:       {info['python']} takes other elements (Slice clamps as OpenVINO's "
-        "runtime and ONNX Slice do)"
-        if info["python"]
-        else None,
-    )
+    _show_taken(info)
 
 
 def _print_concat(args: argparse.Namespace) -> int:
-    info = explain_concat([_shape(s) for s in args.shapes], args.axis)
-    if args.json:
-        print(json.dumps(info, indent=2))
-        return 0
-    print(f"Concat of {len(args.shapes)} inputs, axis {args.axis}")
+    info = explain_concat([PartialShape.parse(s) for s in args.shapes], args.axis)
+    return _print(args, info, lambda: _show_concat(info))
+
+
+def _show_concat(info: dict[str, Any]) -> None:
+    print(f"Concat of {len(info['inputs'])} inputs, axis {info['axis']}")
     for k, (shape, part) in enumerate(info["inputs"]):
         print(f"  input {k}: {shape}" + (f"  -> {part}" if part else ""))
     print(f"output shape: {info['output_shape']}")
@@ -448,35 +413,25 @@ def _print_concat(args: argparse.Namespace) -> int:
     if info["picture"]:
         print("elements by input:")
         print("\n".join(info["picture"]))
-    return 0
 
 
 def _print_split(args: argparse.Namespace) -> int:
-    shape = _shape(args.shape)
+    shape, axis = PartialShape.parse(args.shape), args.axis
+    op: Callable[[], Splitting]
     if args.op == "split":
-        info = explain_split(shape, args.axis, num_splits=args.num_splits)
-        head = f"Split on x of shape {info['input_shape']}, axis {args.axis}, "
-        head += f"num_splits {args.num_splits}"
-        if args.as_:
-            _add_dialects(info, Splitting.from_split(args.axis, args.num_splits), args.as_, shape)
+        info = explain_split(shape, axis, num_splits=args.num_splits)
+        name, said = "Split", f"num_splits {args.num_splits}"
+        op = functools.partial(Splitting.from_split, axis, args.num_splits)
     else:
         lengths = _ints(args.lengths, "--lengths")
-        info = explain_split(shape, args.axis, lengths=lengths)
-        head = f"VariadicSplit on x of shape {info['input_shape']}, axis {args.axis}, "
-        head += f"split_lengths {lengths}"
-        if args.as_:
-            splitting = Splitting.from_variadic_split(args.axis, lengths)
-            _add_dialects(info, splitting, args.as_, shape)
-    if args.json:
-        print(json.dumps(info, indent=2))
-        return 0
-    _show_split(info, head)
-    _show_dialects(info, split=True)
-    return 0
+        info = explain_split(shape, axis, lengths=lengths)
+        name, said = "VariadicSplit", f"split_lengths {lengths}"
+        op = functools.partial(Splitting.from_variadic_split, axis, lengths)
+    return _print(args, info, lambda: _show_split(info, name, axis, said), op)
 
 
-def _show_split(info: dict[str, Any], head: str) -> None:
-    print(head)
+def _show_split(info: dict[str, Any], name: str, axis: int, said: str) -> None:
+    print(f"{name} on x of shape {info['input_shape']}, axis {axis}, {said}")
     for k, (shape, expr) in enumerate(info["outputs"]):
         print(f"  output {k}: {shape}" + (f"  = {expr}" if expr else ""))
     if info["picture"]:
@@ -485,19 +440,10 @@ def _show_split(info: dict[str, Any], head: str) -> None:
 
 
 def _print_model(args: argparse.Namespace) -> int:
-    from datamove.ir._explain import explain_layers  # noqa: PLC0415 - keep --help fast
-    from datamove.ir._model import read_model  # noqa: PLC0415
-
-    if is_onnx(args.model):
-        from datamove.ir._onnx import read_onnx  # noqa: PLC0415
-
-        if args.bin is not None:
-            raise ValidationError(
-                "explain", "--bin", args.bin, "is for IR models; a .onnx is one file"
-            )
-        layers = read_onnx(args.model).explain(args.layer)
-    else:
-        layers = explain_layers(read_model(args.model, args.bin), args.layer)
+    model = _ir.read(args, "explain")
+    layers = (
+        model.explain(args.layer) if _ir.is_onnx(args.model) else explain_layers(model, args.layer)
+    )
     if args.as_:
         for info in layers:
             info["as"] = _layer_dialects(info, args.as_)
@@ -529,115 +475,108 @@ def _print_model(args: argparse.Namespace) -> int:
         if "as" in info:
             split = info["layer_type"] in ("Split", "VariadicSplit")
             print("  in other dialects:")
-            lines = _dialect_text.show_blocks(info["as"], _table(split), split)
+            lines = _dialect_text.show_blocks(info["as"], split)
             print("\n".join("    " + line for line in lines))
     return 0
 
 
-def _onnx_node(info: dict[str, Any]) -> Slicing | Splitting:
-    """The operation of an ONNX model's Slice or Split node, from its explained values."""
-    values = info["values"]
-    if info["layer_type"] == "Slice":
-        return Slicing.from_onnx(
-            values["starts"], values["ends"], values.get("axes"), values.get("steps")
-        )
+def _onnx_split(info: dict[str, Any]) -> Splitting:
+    """The operation of an ONNX model's Split node, from its explained values."""
     return Splitting.from_onnx_split(
-        values["axis"],
-        values.get("split"),
+        info["values"]["axis"],
+        info["values"].get("split"),
         num_outputs=info["attributes"].get("num_outputs"),
         outputs=len(info["output_shapes"]),
         opset=info["opset"],
     )
 
 
+def _layer_op(info: dict[str, Any]) -> Slicing | Splitting:
+    """The operation of one layer of a model, from its explained values.
+
+    A node of an ONNX model is read as ONNX reads it.
+    """
+    kind, values, attributes = info["layer_type"], info["values"], info["attributes"]
+    if info.get("dialect") == "onnx" and kind == "Slice":
+        return Slicing.from_onnx(
+            values["starts"], values["ends"], values.get("axes"), values.get("steps")
+        )
+    if info.get("dialect") == "onnx":
+        return _onnx_split(info)
+    if kind == "Slice":
+        return Slicing.from_slice(
+            values["start"], values["stop"], values["step"], values.get("axes")
+        )
+    if kind == "StridedSlice":
+        return Slicing.from_strided_slice(
+            values["begin"], values["end"], values.get("stride"), **attributes
+        )
+    if kind == "Split":
+        return Splitting.from_split(values["axis"], attributes["num_splits"])
+    return Splitting.from_variadic_split(values["axis"], values["split_lengths"])
+
+
 def _layer_dialects(info: dict[str, Any], names: list[str]) -> dict[str, dict[str, Any]]:
     """``--as`` of one layer of a model: its operation in each dialect, on its input shape."""
-    kind, values = info["layer_type"], info["values"]
-    split = kind in ("Split", "VariadicSplit")
-    why = None
     if info["runtime"]:
         why = "its parameters are known only at run time"
-    elif not values:  # a layer check() reports as broken
+    elif not info["values"]:  # a layer check() reports as broken
         why = f"it cannot be read: {info['note']}"
-    if why is not None:
-        return {name: {"error": why} for name in names}
-    op: Slicing | Splitting
-    try:
-        if info.get("dialect") == "onnx":  # a node of an ONNX model, read as ONNX reads it
-            op = _onnx_node(info)
-        elif kind == "Slice":
-            op = Slicing.from_slice(
-                values["start"], values["stop"], values["step"], values.get("axes")
-            )
-        elif kind == "StridedSlice":
-            op = Slicing.from_strided_slice(
-                values["begin"], values["end"], values.get("stride"), **info["attributes"]
-            )
-        elif kind == "Split":
-            op = Splitting.from_split(values["axis"], info["attributes"]["num_splits"])
+    else:
+        try:
+            op = _layer_op(info)
+        except ValidationError as exc:
+            why = str(exc)
         else:
-            op = Splitting.from_variadic_split(values["axis"], values["split_lengths"])
-    except ValidationError as exc:
-        return {name: {"error": str(exc)} for name in names}
-    return _dialect_text.translate(op, _table(split), names, info["input_shape"])
+            return _dialect_text.translate(op, names, info["input_shape"])
+    return {name: {"error": why} for name in names}
 
 
 def _show_layer(info: dict[str, Any]) -> None:
-    """The full explanation of one layer, as the operator's own form prints it."""
-    kind, values = info["layer_type"], info["values"]
+    """The full explanation of one layer, as the operator's own form prints it.
+
+    An ONNX Slice is shown as Slice-8 (the same clamping), an ONNX Split by its parts' lengths.
+    """
+    kind, values, attributes = info["layer_type"], info["values"], info["attributes"]
     if info["runtime"] or info["input_shape"] == "[...]" or info["note"]:
         return  # its parameters are known only at run time (or broken): nothing more to show
     print()
-    shape = _shape(info["input_shape"])
-    if info.get("dialect") == "onnx":
-        _show_onnx_layer(info, shape)
-        return
+    shape = PartialShape.parse(info["input_shape"])
+    onnx = info.get("dialect") == "onnx"
     if kind == "Slice":
-        start, stop, step = (values[k] for k in ("start", "stop", "step"))
+        if onnx:
+            print(
+                "ONNX Slice clamps as OpenVINO's Slice-8 (starts, ends, steps: start, stop, step):"
+            )
+            start, stop = values["starts"], values["ends"]
+            step = values.get("steps") or [1] * len(start)
+        else:
+            start, stop, step = values["start"], values["stop"], values["step"]
         axes = values.get("axes")
         _show_slice(explain_slice(shape, start, stop, step, axes), start, stop, step, axes)
     elif kind == "StridedSlice":
         begin, end, stride = values["begin"], values["end"], values.get("stride")
-        masks = info["attributes"]
-        explained = explain_strided_slice(shape, begin, end, stride, masks)
-        _show_strided(explained, begin, end, stride, masks)
+        explained = explain_strided_slice(shape, begin, end, stride, attributes)
+        _show_strided(explained, begin, end, stride, attributes)
+    elif onnx:
+        axis = values["axis"]
+        if "num_outputs" in attributes:
+            said = f"num_outputs {attributes['num_outputs']}"
+        elif "split" in values:
+            said = f"split {values['split']}"
+        else:
+            said = f"{len(info['output_shapes'])} equal parts"
+        if shape.is_static:
+            lengths = list(_onnx_split(info).lengths(shape.to_shape()[axis]))
+            name = f"ONNX Split-{onnx_split_version(info['opset'])}"
+            _show_split(explain_split(shape, axis, lengths=lengths), name, axis, said)
     elif kind == "Split":
-        axis, n = values["axis"], info["attributes"]["num_splits"]
-        split_info = explain_split(shape, axis, num_splits=n)
-        _show_split(split_info, f"Split on x of shape {shape}, axis {axis}, num_splits {n}")
+        axis, n = values["axis"], attributes["num_splits"]
+        _show_split(explain_split(shape, axis, num_splits=n), kind, axis, f"num_splits {n}")
     else:
         axis, lengths = values["axis"], values["split_lengths"]
-        split_info = explain_split(shape, axis, lengths=lengths)
-        head = f"VariadicSplit on x of shape {shape}, axis {axis}, split_lengths {lengths}"
-        _show_split(split_info, head)
-
-
-def _show_onnx_layer(info: dict[str, Any], shape: PartialShape) -> None:
-    """An ONNX Slice as Slice-8 (the same clamping), an ONNX Split by its parts' lengths."""
-    values = info["values"]
-    if info["layer_type"] == "Slice":
-        starts, ends = values["starts"], values["ends"]
-        steps = values.get("steps") or [1] * len(starts)
-        axes = values.get("axes")
-        print("ONNX Slice clamps as OpenVINO's Slice-8 (starts, ends, steps: start, stop, step):")
-        _show_slice(explain_slice(shape, starts, ends, steps, axes), starts, ends, steps, axes)
-        return
-    axis = values["axis"]
-    if "num_outputs" in info["attributes"]:
-        split = Splitting.from_onnx_split(axis, num_outputs=info["attributes"]["num_outputs"])
-        said = f"num_outputs {info['attributes']['num_outputs']}"
-    elif "split" in values:
-        split = Splitting.from_onnx_split(axis, values["split"])
-        said = f"split {values['split']}"
-    else:
-        n = len(info["output_shapes"])
-        split = Splitting.from_onnx_split(axis, outputs=n, opset=13)
-        said = f"{n} equal parts"
-    if not shape.is_static:
-        return
-    lengths = list(split.lengths(shape.to_shape()[axis]))
-    head = f"ONNX Split-{onnx_split_version(info['opset'])} on x of shape {shape}, "
-    _show_split(explain_split(shape, axis, lengths=lengths), head + f"axis {axis}, {said}")
+        said = f"split_lengths {lengths}"
+        _show_split(explain_split(shape, axis, lengths=lengths), kind, axis, said)
 
 
 OPERATORS: Final = ("strided-slice", "split", "variadic-split", "slice", "concat", "model")
@@ -680,15 +619,24 @@ Masks: a 1 in begin_mask/end_mask ignores begin[i]/end[i] (the whole extent is t
 """
 
 
-def _add_as(parser: argparse.ArgumentParser, table: Mapping[str, tuple[str, str]]) -> None:
-    _dialect_text.allow_negative_lists(parser)  # --stop -5,2
-    parser.add_argument(
-        "--as",
-        dest="as_",
-        metavar="DIALECT,...",
-        type=_dialect_text.dialect_list(table),
-        help=f"also write it in these dialects: {', '.join(table)}",
-    )
+def _finish(
+    parser: argparse.ArgumentParser,
+    func: Callable[[argparse.Namespace], int],
+    json_help: str | None,
+    table: Mapping[str, tuple[str, str]] | None = None,
+) -> None:
+    """Add ``--json`` and, with a ``table`` of dialects, ``--as``; ``func`` runs the form."""
+    parser.add_argument("--json", action="store_true", help=json_help)
+    if table is not None:
+        _dialect_text.allow_negative_lists(parser)  # --stop -5,2
+        parser.add_argument(
+            "--as",
+            dest="as_",
+            metavar="DIALECT,...",
+            type=_dialect_text.dialect_list(table),
+            help=f"also write it in these dialects: {', '.join(table)}",
+        )
+    parser.set_defaults(func=func)
 
 
 def register(subparsers: Any) -> None:
@@ -704,7 +652,8 @@ def register(subparsers: Any) -> None:
         formatter_class=fmt,
     )
     ops = parser.add_subparsers(dest="op", metavar="OPERATOR", required=True)
-    ss = ops.add_parser("strided-slice", help="StridedSlice-1", epilog=_EPILOG, formatter_class=fmt)
+    add = functools.partial(ops.add_parser, epilog=_EPILOG, formatter_class=fmt)
+    ss = add("strided-slice", help="StridedSlice-1")
     ss.add_argument("--shape", required=True, help="the input shape, e.g. 2,3,4 or [?,3,224,224]")
     ss.add_argument("--begin", required=True, help="comma-separated, e.g. 1,0,0")
     ss.add_argument("--end", required=True, help="comma-separated, e.g. 0,0,2")
@@ -713,52 +662,38 @@ def register(subparsers: Any) -> None:
         ss.add_argument(
             "--" + name.replace("_", "-"), dest=name, metavar="0,1,...", help=f"{name} bits"
         )
-    ss.add_argument("--json", action="store_true", help="print the explanation as JSON")
-    _add_as(ss, _dialect_text.SLICING_DIALECTS)
-    ss.set_defaults(func=_print_strided)
-    sp = ops.add_parser("split", help="Split-1", epilog=_EPILOG, formatter_class=fmt)
+    _finish(ss, _print_strided, "print the explanation as JSON", _dialect_text.SLICING_DIALECTS)
+    sp = add("split", help="Split-1")
     sp.add_argument("--shape", required=True)
     sp.add_argument("--axis", required=True, type=int)
     sp.add_argument("--num-splits", required=True, type=int)
-    sp.add_argument("--json", action="store_true")
-    _add_as(sp, _dialect_text.SPLIT_DIALECTS)
-    sp.set_defaults(func=_print_split)
-    vs = ops.add_parser(
-        "variadic-split", help="VariadicSplit-1", epilog=_EPILOG, formatter_class=fmt
-    )
+    _finish(sp, _print_split, None, _dialect_text.SPLIT_DIALECTS)
+    vs = add("variadic-split", help="VariadicSplit-1")
     vs.add_argument("--shape", required=True)
     vs.add_argument("--axis", required=True, type=int)
     vs.add_argument("--lengths", required=True, help="split_lengths, e.g. 1,2,-1")
-    vs.add_argument("--json", action="store_true")
-    _add_as(vs, _dialect_text.SPLIT_DIALECTS)
-    vs.set_defaults(func=_print_split)
-    sl = ops.add_parser("slice", help="Slice-8", epilog=_EPILOG, formatter_class=fmt)
+    _finish(vs, _print_split, None, _dialect_text.SPLIT_DIALECTS)
+    sl = add("slice", help="Slice-8")
     sl.add_argument("--shape", required=True, help="the input shape, e.g. 2,3,4 or [?,3,224,224]")
     sl.add_argument("--start", required=True, help="comma-separated, e.g. 1,-1")
     sl.add_argument("--stop", required=True, help="comma-separated, e.g. 2,-5")
     sl.add_argument("--step", required=True, help="comma-separated, non-zero, e.g. 1,-2")
     sl.add_argument("--axes", help="the axes sliced, comma-separated (default: 0, 1, ...)")
-    sl.add_argument("--json", action="store_true", help="print the explanation as JSON")
-    _add_as(sl, _dialect_text.SLICING_DIALECTS)
-    sl.set_defaults(func=_print_slice)
-    cc = ops.add_parser("concat", help="Concat-1", epilog=_EPILOG, formatter_class=fmt)
+    _finish(sl, _print_slice, "print the explanation as JSON", _dialect_text.SLICING_DIALECTS)
+    cc = add("concat", help="Concat-1")
     cc.add_argument(
         "--shapes", required=True, nargs="+", metavar="SHAPE", help="each input's shape"
     )
     cc.add_argument("--axis", required=True, type=int)
-    cc.add_argument("--json", action="store_true", help="print the explanation as JSON")
-    cc.set_defaults(func=_print_concat)
-    md = ops.add_parser(
+    _finish(cc, _print_concat, "print the explanation as JSON")
+    md = add(
         "model",
         help="every Slice, StridedSlice, Split and VariadicSplit layer of an OpenVINO IR model, "
         "or every Slice and Split node of an ONNX model (also: datamove explain MODEL.xml, "
         "datamove explain MODEL.onnx)",
-        epilog=_EPILOG,
-        formatter_class=fmt,
     )
     md.add_argument("model", help="the model's .xml file (or .onnx file)")
     md.add_argument("--bin", help="its .bin file (default: MODEL with the suffix .bin)")
     md.add_argument("--layer", metavar="ID_OR_NAME", help="explain this layer in full")
-    md.add_argument("--json", action="store_true", help="print the layers as JSON")
-    _add_as(md, {**_dialect_text.SLICING_DIALECTS, **_dialect_text.SPLIT_DIALECTS})
-    md.set_defaults(func=_print_model)
+    every = {**_dialect_text.SLICING_DIALECTS, **_dialect_text.SPLIT_DIALECTS}
+    _finish(md, _print_model, "print the layers as JSON", every)

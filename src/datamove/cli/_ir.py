@@ -13,9 +13,15 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from datamove._errors import ValidationError
+import numpy as np
 
-__all__ = ["is_onnx", "register"]
+from datamove._errors import ValidationError
+from datamove.cli._npy import load_npy
+from datamove.cli._split_file import commit
+from datamove.ir._model import read_model
+from datamove.ir._onnx import read_onnx
+
+__all__ = ["is_onnx", "read", "register"]
 
 
 def is_onnx(path: str) -> bool:
@@ -52,20 +58,18 @@ def _name_value(text: str, option: str, command: str) -> tuple[str, str]:
     return name, value
 
 
+def read(args: argparse.Namespace, command: str) -> Any:
+    """The model ``args.model`` names: ONNX (``args.bin`` refused) or IR, as `is_onnx` says."""
+    if not is_onnx(args.model):
+        return read_model(args.model, args.bin)
+    if args.bin is not None:
+        raise ValidationError(command, "--bin", args.bin, "is for IR models; a .onnx is one file")
+    return read_onnx(args.model)
+
+
 def _check(args: argparse.Namespace) -> int:
-    from datamove.ir._model import read_model  # noqa: PLC0415 - keep `datamove --help` fast
-
     shapes = dict(_name_value(t, "--input-shape", "check") for t in args.input_shape or [])
-    if is_onnx(args.model):
-        from datamove.ir._onnx import read_onnx  # noqa: PLC0415
-
-        if args.bin is not None:
-            raise ValidationError(
-                "check", "--bin", args.bin, "is for IR models; a .onnx is one file"
-            )
-        report = read_onnx(args.model).check(shapes or None)
-    else:
-        report = read_model(args.model, args.bin).check(shapes or None)
+    report = read(args, "check").check(shapes or None)
     if args.json:
         print(json.dumps(report.to_dict(), indent=2))
     else:
@@ -81,52 +85,41 @@ def _check(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
-def _input_error(text: str, rule: str) -> ValidationError:
-    return ValidationError("run", "--input", text, rule)
-
-
 def _file_name(name: str) -> str:
     safe = re.sub(r"[^A-Za-z0-9._-]", "_", name).lstrip(".")
     return (safe or "output") + ".npy"
 
 
 def _run(args: argparse.Namespace) -> int:
-    import numpy as np  # noqa: PLC0415
-
-    from datamove.cli._npy import load_npy  # noqa: PLC0415
-    from datamove.ir._model import read_model  # noqa: PLC0415
-
     inputs: dict[str, Any] = {}
     for text in args.input or []:
         name, file = _name_value(text, "--input", "run")
-        inputs[name] = load_npy(file, functools.partial(_input_error, text))
+        inputs[name] = load_npy(file, functools.partial(ValidationError, "run", "--input", text))
     model = read_model(args.model, args.bin)
     outputs = model.run(inputs)
     out_dir = Path(args.output_dir)
     files = {name: out_dir / _file_name(name) for name in outputs}
     if len(set(files.values())) != len(files):
         raise ValidationError("run", "outputs", list(outputs), "map to the same file name")
-    temps: list[tuple[str, Path]] = []
+
+    def unwritable(exc: OSError) -> ValidationError:
+        rule = f"is not a writable folder ({exc.strerror})"
+        return ValidationError("run", "--output-dir", args.output_dir, rule)
+
+    temps: list[Path] = []
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
-        for name, array in outputs.items():
-            fd, tmp = tempfile.mkstemp(prefix=".datamove-", suffix=".npy", dir=out_dir)
-            temps.append((tmp, files[name]))
+        for array in outputs.values():
+            fd, made = tempfile.mkstemp(prefix=".datamove-", suffix=".npy", dir=out_dir)
+            temps.append(Path(made))
             with os.fdopen(fd, "wb") as f:
                 np.save(f, np.asarray(array), allow_pickle=False)
-        for tmp, path in temps:
-            Path(tmp).replace(path)
-        temps.clear()
+        commit(temps, list(files.values()), lambda _, exc: unwritable(exc))  # all or none
     except OSError as exc:  # a file where the folder should be, no permission, a full disk
-        raise ValidationError(
-            "run",
-            "--output-dir",
-            args.output_dir,
-            f"is not a writable folder ({exc.strerror})",
-        ) from None
+        raise unwritable(exc) from None
     finally:
-        for tmp, _ in temps:
-            Path(tmp).unlink(missing_ok=True)
+        for tmp in temps:
+            tmp.unlink(missing_ok=True)
     summary = {
         name: {
             "file": os.fspath(files[name]),

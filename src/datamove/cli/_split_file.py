@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import itertools
 import json
 import math
@@ -40,9 +41,9 @@ from datamove.cli._npy import NpyHeader, header_bytes, open_npy
 
 if TYPE_CHECKING:
     import io
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
 
-__all__ = ["register", "split_file"]
+__all__ = ["commit", "register", "split_file"]
 
 CHUNK_BYTES: Final = 4 * 2**20  # a read of the input: small enough to stay in the CPU caches
 PROGRESS_BYTES: Final = 256 * 2**20
@@ -141,27 +142,21 @@ def split_file(
             OP, "outputs", outputs, "must be a list of paths (str or os.PathLike), one per piece"
         )
     name = os.fspath(path) if isinstance(path, str | os.PathLike) else path
-    f, head = open_npy(path, lambda rule: ValidationError(OP, "file", name, rule))
+    in_error = functools.partial(ValidationError, OP, "file", name)
+    f, head = open_npy(path, in_error)
     with f:
         if lengths is not None:
             shapes = infer_variadic_split(head.shape, axis, lengths)
         else:
             shapes = infer_split(head.shape, axis, num_splits)
+        named = [os.fspath(o) for o in outputs]
         if len(outputs) != len(shapes):
-            raise ValidationError(
-                OP,
-                "--out",
-                [os.fspath(o) for o in outputs],
-                f"must name {len(shapes)} files, one per piece",
-            )
+            rule = f"must name {len(shapes)} files, one per piece"
+            raise ValidationError(OP, "--out", named, rule)
         reals = [Path(os.path.realpath(o)) for o in outputs]  # through a link, as np.save writes
         if len(set(reals)) != len(reals) or Path(os.path.realpath(name)) in reals:
-            raise ValidationError(
-                OP,
-                "--out",
-                [os.fspath(o) for o in outputs],
-                "must be distinct files, none of them the input",
-            )
+            rule = "must be distinct files, none of them the input"
+            raise ValidationError(OP, "--out", named, rule)
         a = axis + len(head.shape) if axis < 0 else axis
         dims = [s.to_shape() for s in shapes]
         bar = _Progress(head.nbytes, progress if head.nbytes >= PROGRESS_BYTES else None)
@@ -171,8 +166,8 @@ def split_file(
                 temps.append(_create_temp(k, outputs[k], real))
             for first in range(0, len(temps), MAX_OPEN):  # one pass over the input each
                 group = range(first, min(first + MAX_OPEN, len(temps)))
-                _copy(f, head, a, dims, group, temps, outputs, chunk_bytes, bar, name)
-            _commit(temps, reals, outputs)
+                _copy(f, head, a, dims, group, temps, outputs, chunk_bytes, bar, in_error)
+            commit(temps, reals, lambda k, exc: _unwritable(k, outputs[k], exc))
         finally:
             bar.close()
             for tmp in temps:
@@ -224,7 +219,7 @@ def _copy(
     outputs: list[str | os.PathLike[str]],
     chunk_bytes: int,
     bar: _Progress,
-    name: object,
+    in_error: Callable[[str], ValidationError],
 ) -> None:
     """Write the outputs numbered ``group`` to their temporary files, in one pass over ``f``.
 
@@ -245,50 +240,41 @@ def _copy(
     span = min(chunk_bytes, (rows - 1) * width + hi - lo) if rows and hi > lo else 0
     read_buf = np.empty(span, np.uint8)
     gather_buf: np.ndarray[Any, Any] | None = None
-
-    def in_error(rule: str) -> ValidationError:
-        return ValidationError(OP, "file", name, rule)
-
-    with contextlib.ExitStack() as stack:
-        files: dict[int, BinaryIO] = {}
-        for k in group:
-            # as np.save(np.asfortranarray(piece)): a piece with one dimension above 1 (or
-            # none, or no element) is C-contiguous too, and np.save writes it in C order
-            fortran = head.fortran and sum(d > 1 for d in dims[k]) > 1 and 0 not in dims[k]
-            try:
+    k = group.start  # the output being written: an OSError is its (a full disk, an I/O error)
+    try:
+        with contextlib.ExitStack() as stack:
+            files: dict[int, BinaryIO] = {}
+            for k in group:
+                # as np.save(np.asfortranarray(piece)): a piece with one dimension above 1 (or
+                # none, or no element) is C-contiguous too, and np.save writes it in C order
+                fortran = head.fortran and sum(d > 1 for d in dims[k]) > 1 and 0 not in dims[k]
                 files[k] = stack.enter_context(temps[k].open("wb"))
                 files[k].write(header_bytes(head.dtype, dims[k], fortran=fortran))
-            except OSError as exc:
-                raise _unwritable(k, outputs[k], exc) from None
-        for row, n, c0, c1 in _tiles(rows, width, lo, hi, chunk_bytes):
-            got = read_buf.data[: (n - 1) * width + c1 - c0]
-            read_exactly(f, got, head.offset + row * width + c0, in_error)
-            for k in group:
-                first, last = max(cols[k], c0), min(cols[k + 1], c1)
-                if first >= last:
-                    continue
-                if n == 1 or last - first == width:  # one run of bytes
-                    data = got[first - c0 : first - c0 + (n - 1) * width + last - first]
-                else:  # n rows of last - first bytes, width apart: gather them
-                    word = np.dtype(f"u{unit}")
-                    size = n * (last - first)
-                    if gather_buf is None:
-                        gather_buf = np.empty(span, np.uint8)
-                    src = np.ndarray(
-                        (n, (last - first) // unit), word, read_buf, first - c0, (width, unit)
-                    )
-                    np.copyto(gather_buf[:size].view(word).reshape(src.shape), src)
-                    data = gather_buf.data[:size]
-                try:
+            for row, n, c0, c1 in _tiles(rows, width, lo, hi, chunk_bytes):
+                got = read_buf.data[: (n - 1) * width + c1 - c0]
+                read_exactly(f, got, head.offset + row * width + c0, in_error)
+                for k in group:
+                    first, last = max(cols[k], c0), min(cols[k + 1], c1)
+                    if first >= last:
+                        continue
+                    if n == 1 or last - first == width:  # one run of bytes
+                        data = got[first - c0 : first - c0 + (n - 1) * width + last - first]
+                    else:  # n rows of last - first bytes, width apart: gather them
+                        word = np.dtype(f"u{unit}")
+                        size = n * (last - first)
+                        if gather_buf is None:
+                            gather_buf = np.empty(span, np.uint8)
+                        src = np.ndarray(
+                            (n, (last - first) // unit), word, read_buf, first - c0, (width, unit)
+                        )
+                        np.copyto(gather_buf[:size].view(word).reshape(src.shape), src)
+                        data = gather_buf.data[:size]
                     files[k].write(data)
-                except OSError as exc:  # a full disk, an I/O error
-                    raise _unwritable(k, outputs[k], exc) from None
-                bar.add(data.nbytes)
-        for k in group:
-            try:
+                    bar.add(data.nbytes)
+            for k in group:
                 files[k].close()  # flushes: a full disk may show here
-            except OSError as exc:
-                raise _unwritable(k, outputs[k], exc) from None
+    except OSError as exc:
+        raise _unwritable(k, outputs[k], exc) from None
 
 
 def _tiles(
@@ -310,11 +296,14 @@ def _tiles(
                 yield row, 1, c, min(c + chunk_bytes, hi)
 
 
-def _commit(temps: list[Path], reals: list[Path], outputs: list[str | os.PathLike[str]]) -> None:
+def commit(
+    temps: list[Path], reals: list[Path], unwritable: Callable[[int, OSError], ValidationError]
+) -> None:
     """Rename every temporary file onto its target, or (on an error or Ctrl-C) none.
 
     A target that existed is kept under a hard link until all renames are done, so that undoing
-    a rename puts it back; where the file system cannot link, undoing the rename removes it.
+    a rename puts it back; where the file system cannot link, undoing the rename removes it. A
+    rename's ``OSError`` is raised as ``unwritable(k, exc)``, ``k`` the number of its target.
     """
     moves = [(tmp, real, tmp.with_suffix(".old")) for tmp, real in zip(temps, reals, strict=True)]
     tried = 0
@@ -334,7 +323,7 @@ def _commit(temps: list[Path], reals: list[Path], outputs: list[str | os.PathLik
                 else:
                     real.unlink()
         if isinstance(exc, OSError):
-            raise _unwritable(tried - 1, outputs[tried - 1], exc) from None
+            raise unwritable(tried - 1, exc) from None
         raise
     finally:
         for _, _, backup in moves:
