@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -10,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from datamove import ir
 from datamove.cli import main
 from datamove.ir._examples import _XML, write_example
 
@@ -200,3 +203,26 @@ def test_run_that_fails_renaming_leaves_the_folder_as_it_was(
     assert "parts_a.npy" in calls  # renamed before the failing one
     assert sorted(p.name for p in out.iterdir()) == ["parts_a.npy"]
     assert (out / "parts_a.npy").read_bytes() == b"old a"
+
+
+@pytest.mark.skipif(os.name != "posix", reason="umasks are POSIX")
+@pytest.mark.parametrize("umask", [0o022, 0o077], ids=oct)
+def test_written_files_take_the_umask_as_np_save_does(tmp_path: Path, umask: int) -> None:
+    # run's outputs and save_model's files were written with mkstemp's 0o600, whatever the umask
+    xml = write_example(tmp_path)
+    np.save(tmp_path / "x.npy", np.zeros((2, 6), np.float32))
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "parts_b.npy").write_bytes(b"")
+    (out / "parts_b.npy").chmod(0o640)  # an existing file keeps its mode, as np.save keeps it
+    old = os.umask(umask)
+    try:
+        args = ["run", str(xml), "--input", f"x={tmp_path / 'x.npy'}", "--output-dir", str(out)]
+        assert main(args) == 0
+        ir.save_model(ir.read_model(xml), tmp_path / "copy.xml")
+    finally:
+        os.umask(old)
+    for path in (out / "parts_a.npy", tmp_path / "copy.xml", tmp_path / "copy.bin"):
+        assert stat.S_IMODE(path.stat().st_mode) == 0o666 & ~umask, path.name
+    assert stat.S_IMODE((out / "parts_b.npy").stat().st_mode) == 0o640
+    assert sorted(p.name for p in out.iterdir()) == ["parts_a.npy", "parts_b.npy"]

@@ -14,6 +14,12 @@ behaves the same way:
 - Data is read with ordinary reads, never memory-mapped: a file cut short while datamove reads it
   is an error (`read_exactly`), where a read from a memory map would die of ``SIGBUS``.
 
+Every file datamove writes is first written under a temporary name beside it
+(`temporary_beside`) and renamed onto its name when whole, so a failure leaves no partial file.
+The temporary file has the mode the target would get from ``open(path, "w")``: an existing
+file's own, else ``0o666`` less the umask (``tempfile.mkstemp``'s ``0o600`` would stay after
+the rename).
+
 Each error is the caller's: it passes ``error``, which builds the exception (a
 `datamove.ValidationError` naming its operator and argument) from the rule broken, e.g.
 ``"is a FIFO, not a regular file"``.
@@ -23,6 +29,7 @@ from __future__ import annotations
 
 import io
 import os
+import secrets
 import stat
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
@@ -34,7 +41,7 @@ if TYPE_CHECKING:
 
     ErrorFactory = Callable[[str], ValidationError]
 
-__all__ = ["kind", "open_regular", "read_exactly", "read_regular"]
+__all__ = ["kind", "open_regular", "read_exactly", "read_regular", "temporary_beside"]
 
 _O_NONBLOCK: Final = getattr(os, "O_NONBLOCK", 0)  # POSIX: opening a FIFO must not wait
 _O_BINARY: Final = getattr(os, "O_BINARY", 0)  # Windows: no newline translation
@@ -183,3 +190,29 @@ def read_exactly(f: io.FileIO, into: memoryview, offset: int, error: ErrorFactor
             done += n
     except OSError as exc:
         raise error(f"cannot be read ({_reason(exc)})") from None
+
+
+def temporary_beside(target: Path) -> Path:
+    """Create an empty file beside ``target`` under a fresh name, to be renamed onto it.
+
+    Its mode is ``target``'s where it exists, else ``0o666`` less the umask. ``OSError`` as the
+    system raises it (a missing folder, no permission); nothing is left behind then.
+    """
+    try:
+        mode: int | None = stat.S_IMODE(target.stat().st_mode)
+    except FileNotFoundError:
+        mode = None
+    while True:
+        tmp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
+        try:
+            os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_BINARY, 0o666))
+            break
+        except FileExistsError:
+            continue
+    if mode is not None:
+        try:
+            tmp.chmod(mode)
+        except OSError:
+            tmp.unlink(missing_ok=True)
+            raise
+    return tmp

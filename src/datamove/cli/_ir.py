@@ -9,13 +9,13 @@ import functools
 import json
 import os
 import re
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from datamove._errors import ValidationError
+from datamove._files import temporary_beside
 from datamove.cli._npy import load_npy
 from datamove.cli._split_file import commit
 from datamove.ir._model import read_model
@@ -109,10 +109,9 @@ def _run(args: argparse.Namespace) -> int:
     temps: list[Path] = []
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
-        for array in outputs.values():
-            fd, made = tempfile.mkstemp(prefix=".datamove-", suffix=".npy", dir=out_dir)
-            temps.append(Path(made))
-            with os.fdopen(fd, "wb") as f:
+        for name, array in outputs.items():
+            temps.append(temporary_beside(files[name]))
+            with temps[-1].open("wb") as f:
                 np.save(f, np.asarray(array), allow_pickle=False)
         commit(temps, list(files.values()), lambda _, exc: unwritable(exc))  # all or none
     except OSError as exc:  # a file where the folder should be, no permission, a full disk

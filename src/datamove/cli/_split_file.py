@@ -26,7 +26,6 @@ import itertools
 import json
 import math
 import os
-import secrets
 import stat
 import sys
 from pathlib import Path
@@ -35,7 +34,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Final, TextIO
 import numpy as np
 
 from datamove._errors import ValidationError
-from datamove._files import kind, read_exactly
+from datamove._files import kind, read_exactly, temporary_beside
 from datamove._split import infer_split, infer_variadic_split
 from datamove.cli._npy import NpyHeader, header_bytes, open_npy
 
@@ -49,8 +48,6 @@ CHUNK_BYTES: Final = 4 * 2**20  # a read of the input: small enough to stay in t
 PROGRESS_BYTES: Final = 256 * 2**20
 MAX_OPEN: Final = 64  # outputs written at once; more are written in passes of this many
 OP: Final = "datamove split"
-
-_O_BINARY: Final = getattr(os, "O_BINARY", 0)  # Windows: no newline translation
 
 
 class _Progress:
@@ -191,19 +188,7 @@ def _create_temp(k: int, out: str | os.PathLike[str], real: Path) -> Path:
         if info is not None and not stat.S_ISREG(info.st_mode):
             rule = f"is {kind(info.st_mode)}, not a regular file"
             raise ValidationError(OP, f"--out[{k}]", os.fspath(out), rule)
-        while True:
-            tmp = real.with_name(f".{real.name}.{secrets.token_hex(4)}.tmp")
-            try:  # 0o666 less the umask, as np.save creates a file (mkstemp's 0o600 stayed)
-                os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_BINARY, 0o666))
-                break
-            except FileExistsError:
-                continue
-        if info is not None:  # np.save writes into the existing file: its mode stays
-            try:
-                tmp.chmod(stat.S_IMODE(info.st_mode))
-            except OSError:
-                tmp.unlink(missing_ok=True)
-                raise
+        tmp = temporary_beside(real)  # np.save keeps an existing file's mode too
     except OSError as exc:  # a missing folder, no permission
         raise _unwritable(k, out, exc) from None
     return tmp

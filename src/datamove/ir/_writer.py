@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 from xml.sax.saxutils import quoteattr
 
+from datamove._files import temporary_beside
 from datamove._shape import PartialShape
 from datamove.ir._errors import IRError
 
@@ -139,16 +139,15 @@ def save_model(
 
 
 def _write_atomically(files: dict[Path, bytes]) -> None:
-    temps: list[tuple[str, Path]] = []
+    temps: list[tuple[Path, Path]] = []
     path = next(iter(files))
     try:
         for path, content in files.items():
-            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+            tmp = temporary_beside(path)
             temps.append((tmp, path))
-            with os.fdopen(fd, "wb") as f:
-                f.write(content)
+            tmp.write_bytes(content)
         for tmp, path in temps:
-            Path(tmp).replace(path)
+            tmp.replace(path)
         temps.clear()
     except OSError as exc:  # no permission, a full disk, a folder made meanwhile
         raise IRError(
@@ -156,4 +155,4 @@ def _write_atomically(files: dict[Path, bytes]) -> None:
         ) from None
     finally:
         for tmp, _ in temps:
-            Path(tmp).unlink(missing_ok=True)
+            tmp.unlink(missing_ok=True)
