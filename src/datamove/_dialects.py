@@ -358,7 +358,7 @@ def _tf_mask(op: str, name: str, value: Any) -> int:
 ALGEBRA: dict[str, Callable[..., Any]] = {}
 
 
-def _shape_dims(shape: ShapeLike | None, op: str) -> PartialShape:
+def shape_dims(shape: ShapeLike | None, op: str) -> PartialShape:
     return PartialShape(None) if shape is None else as_partial_shape(shape, op, "shape")
 
 
@@ -408,7 +408,7 @@ class Slicing:
             return h
 
     def __repr__(self) -> str:
-        return f"Slicing.from_numpy({self._text(self.entries)!r})"
+        return f"Slicing.from_numpy({entries_text(self.entries)!r})"
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickle and copy by the entries alone (the kept hash is this process's own)."""
@@ -616,36 +616,6 @@ class Slicing:
         return cls(Cut.make(*b, SAME) for b in read_webnn_window(starts, sizes, strides))
 
     # -- the layout on a given rank --------------------------------------------------------
-    def _axes(self, rank: int | None) -> list[int | None]:
-        """The input axis each entry addresses.
-
-        Negative after the ellipsis when the rank is unknown; ``None`` for new axes and the
-        ellipsis.
-        """
-        entries = self.entries
-        cut = entries.index(Ellipsis) if Ellipsis in entries else len(entries)
-        before = sum(1 for x in entries[:cut] if x is not None)
-        after = sum(1 for x in entries[cut + 1 :] if x is not None)
-        if rank is not None and before + after > rank:
-            raise ValidationError(
-                "Slicing",
-                "data",
-                None,
-                f"has rank {rank}, but the slicing addresses {before + after} axes",
-            )
-        out: list[int | None] = []
-        j = 0
-        for k, x in enumerate(entries):
-            if x is None or x is Ellipsis:
-                out.append(None)
-            elif k < cut:
-                out.append(j)
-                j += 1
-            else:
-                after -= 1
-                out.append(-after - 1 if rank is None else rank - after - 1)
-        return out
-
     def _dim(self, ps: PartialShape, axis: int) -> Dimension:
         return _ANY_DIM if ps.rank is None else ps.dims[axis]
 
@@ -653,8 +623,8 @@ class Slicing:
         self, shape: ShapeLike | None, dialect: str, rule: str
     ) -> tuple[PartialShape, list[Any]]:
         """The entries, each cut rewritten to be exact under ``rule`` on every allowed size."""
-        ps = _shape_dims(shape, dialect)
-        axes = self._axes(ps.rank)
+        ps = shape_dims(shape, dialect)
+        axes = axes_of(self, ps.rank)
         out: list[Any] = []
         for x, axis in zip(self.entries, axes, strict=True):
             if not isinstance(x, Cut):
@@ -689,7 +659,7 @@ class Slicing:
             return Cut(*_resolved(x.range(max(dim.min, 1))), SAME)
         w = bad_lo
         mine, theirs = len(x.range(w)), len(x.range(w, rule))
-        witness = self._witness(ps, {axis: w})
+        witness = witness_of(self, ps, {axis: w})
         names = {NUMPY: "NumPy's", CLAMP: "OpenVINO's"}
         raise NotExpressible(
             dialect,
@@ -708,29 +678,6 @@ class Slicing:
             witness=witness,
         )
 
-    def _witness(self, ps: PartialShape, fixed: dict[int, int]) -> tuple[int, ...]:
-        """A static shape the slicing runs on, with the sizes in ``fixed``."""
-        axes = self._axes(ps.rank)
-        if ps.rank is None:
-            rank = sum(1 for x in self.entries if x is not None and x is not Ellipsis)
-            dims = [Dimension()] * rank
-            axes = self._axes(rank)
-            fixed = {(k % rank if rank else k): v for k, v in fixed.items()}
-        else:
-            dims = list(ps.dims)
-        need = [0] * len(dims)
-        for x, axis in zip(self.entries, axes, strict=True):
-            if type(x) is int and axis is not None:
-                need[axis] = x + 1 if x >= 0 else -x
-        out = []
-        for k, d in enumerate(dims):
-            if k in fixed:
-                out.append(fixed[k])
-            else:
-                want = max(d.min, need[k], 1)
-                out.append(want if d.max is None or want <= d.max else d.min)
-        return tuple(out)
-
     # -- execution and inference -----------------------------------------------------------
     def __call__(self, x: Any) -> Any:
         """Apply the slicing to an array (through ``dm.strided_slice``)."""
@@ -748,13 +695,13 @@ class Slicing:
         >>> print(dm.Slicing.from_strided_slice([-3], [0], [-1], end_mask=[1]).infer("[1..5]"))
         [1..3]
         """
-        ps = _shape_dims(shape, "Slicing")
+        ps = shape_dims(shape, "Slicing")
         params = self._strided_slice(list(self.entries))
         out = infer_strided_slice(ps, **params)
         if ps.rank is None or out.rank is None:
             return out
         dims = list(out.dims)
-        axes = self._axes(ps.rank)
+        axes = axes_of(self, ps.rank)
         k = 0
         for x, axis in zip(self.entries, axes, strict=True):
             if x is Ellipsis:
@@ -791,25 +738,11 @@ class Slicing:
         return hull
 
     # -- emitters --------------------------------------------------------------------------
-    @staticmethod
-    def _text(entries: Iterable[Any]) -> str:
-        parts = [
-            "None"
-            if x is None
-            else "..."
-            if x is Ellipsis
-            else x.text()
-            if isinstance(x, Cut)
-            else str(x)
-            for x in entries
-        ]
-        return f"x[{', '.join(parts) or '()'}]"
-
     @_memo.emitter
     def to_numpy(self, shape: ShapeLike | None = None) -> str:
         """NumPy's indexing expression, exact on every shape ``shape`` allows."""
         _, entries = self._cuts(shape, "NumPy", NUMPY)
-        return self._text(entries)
+        return entries_text(entries)
 
     @staticmethod
     def _strided_slice(entries: list[Any]) -> dict[str, Any]:
@@ -916,7 +849,7 @@ class Slicing:
                     raise NotExpressible(
                         dialect,
                         name,
-                        self._text(self.entries),
+                        entries_text(self.entries),
                         f"needs bit {i} of {name}, but TensorFlow's masks are 32-bit",
                         hint="index fewer positions, or slice in two steps",
                     )
@@ -958,7 +891,7 @@ class Slicing:
         """
         dialect = "PyTorch"
         ps, entries = self._cuts(shape, dialect, NUMPY)
-        axes = self._axes(ps.rank)
+        axes = axes_of(self, ps.rank)
         ops: list[tuple[str, dict[str, Any]]] = []
         whole = Cut(None, None, 1)
         for x, axis in zip(entries, axes, strict=True):
@@ -1016,7 +949,7 @@ class Slicing:
             f"allows sizes past {-v} on axis {axis}, where the bound {v} is inside the axis; "
             f"PyTorch truncates slice bounds below {_TORCH_MIN}",
             hint="pass the shape",
-            witness=self._witness(ps, {axis: -v + 1}),
+            witness=witness_of(self, ps, {axis: -v + 1}),
         )
 
     def _ops(
@@ -1027,7 +960,7 @@ class Slicing:
         rule: str = CLAMP,
     ) -> list[tuple[str, dict[str, Any]]]:
         ps, entries = self._cuts(shape, dialect, rule)
-        axes = self._axes(ps.rank)
+        axes = axes_of(self, ps.rank)
         starts: list[int] = []
         stops: list[int] = []
         steps: list[int] = []
@@ -1153,7 +1086,7 @@ class Slicing:
         ('RESHAPE', {'sizes': [2, 1, 3]})
         """
         return dml_slice_ops(
-            *self._static_ranges(shape, DML_SLICE), self._text(self.entries), shape
+            *self._static_ranges(shape, DML_SLICE), entries_text(self.entries), shape
         )
 
     @_memo.emitter
@@ -1176,18 +1109,18 @@ class Slicing:
         ('reshape', {'newShape': [2, 1, 3]})
         """
         return webnn_slice_ops(
-            *self._static_ranges(shape, WEBNN_SLICE), self._text(self.entries), shape
+            *self._static_ranges(shape, WEBNN_SLICE), entries_text(self.entries), shape
         )
 
     def _static_ranges(
         self, shape: ShapeLike | None, dialect: str
     ) -> tuple[tuple[int, ...], list[range], tuple[int, ...]]:
         """On a static shape: its sizes, the indices each input axis keeps, the output shape."""
-        ps = _shape_dims(shape, dialect)
-        dims = static_sizes(ps, shape, dialect, lambda: self._witness(ps, {}))
+        ps = shape_dims(shape, dialect)
+        dims = static_sizes(ps, shape, dialect, lambda: witness_of(self, ps, {}))
         out = tuple(d.min for d in self.infer(ps).dims)  # refuses what s(x) refuses
         ranges = [range(d) for d in dims]
-        for x, axis in zip(self.entries, self._axes(len(dims)), strict=True):
+        for x, axis in zip(self.entries, axes_of(self, len(dims)), strict=True):
             if axis is None:
                 continue
             d = dims[axis]
@@ -1205,7 +1138,7 @@ class Slicing:
         On it they select other elements, or one of them cannot run; ``None`` when they agree
         on every allowed shape.
         """
-        ps = _shape_dims(shape, "Slicing.equivalent")
+        ps = shape_dims(shape, "Slicing.equivalent")
         if ps.rank is not None:
             return _first_difference(self, other, ps)
         k = sum(1 for x in self.entries + other.entries if x is not None and x is not Ellipsis)
@@ -1331,10 +1264,10 @@ def _torch_static(r: range, axis: int, size: int) -> list[tuple[str, dict[str, A
 
 
 # -- deciding equality ---------------------------------------------------------------------------
-def _expand(s: Slicing, rank: int) -> list[tuple[str, Any, int]] | None:
+def expand(s: Slicing, rank: int) -> list[tuple[str, Any, int]] | None:
     """Per output or removed axis: ("new"|"index"|"cut", entry, input axis); None: cannot run."""
     try:
-        axes = s._axes(rank)
+        axes = axes_of(s, rank)
     except ValidationError:
         return None
     out: list[tuple[str, Any, int]] = []
@@ -1358,40 +1291,40 @@ def _expand(s: Slicing, rank: int) -> list[tuple[str, Any, int]] | None:
 def _first_difference(s: Slicing, t: Slicing, ps: PartialShape) -> tuple[int, ...] | None:
     assert ps.rank is not None
     rank = ps.rank
-    a, b = _expand(s, rank), _expand(t, rank)
+    a, b = expand(s, rank), expand(t, rank)
     if a is None and b is None:
         return None
     if a is None or b is None or [(k, ax) for k, _, ax in a] != [(k, ax) for k, _, ax in b]:
-        return (t if a is None else s)._witness(ps, {})
+        return witness_of(t if a is None else s, ps, {})
     for (kind, x, axis), (_, y, _) in zip(a, b, strict=True):
         if kind == "new":
             continue
         dim = ps.dims[axis]
         if kind == "index":
-            w = _decide(_same_index(x, y), dim, (x, y), 1)
+            w = decide(_same_index(x, y), dim, (x, y), 1)
         else:
-            w = _decide(
-                _same_cut(x, y), dim, (x.start, x.stop, y.start, y.stop), math.lcm(x.step, y.step)
+            w = decide(
+                same_cut(x, y), dim, (x.start, x.stop, y.start, y.stop), math.lcm(x.step, y.step)
             )
         if w is not None:
-            return s._witness(ps, {axis: w})
+            return witness_of(s, ps, {axis: w})
     return None
 
 
 def _same_index(x: int, y: int) -> Callable[[int], bool]:
-    return lambda d: _index_at(x, d) == _index_at(y, d)
+    return lambda d: index_at(x, d) == index_at(y, d)
 
 
-def _same_cut(x: Cut, y: Cut) -> Callable[[int], bool]:
+def same_cut(x: Cut, y: Cut) -> Callable[[int], bool]:
     return lambda d: _selection(x.range(d)) == _selection(y.range(d))
 
 
-def _index_at(k: int, d: int) -> int | None:
+def index_at(k: int, d: int) -> int | None:
     j = k + d if k < 0 else k
     return j if 0 <= j < d else None
 
 
-def _decide(
+def decide(
     same: Callable[[int], bool], dim: Dimension, values: tuple[int | None, ...], period: int
 ) -> int | None:
     """The smallest size in ``dim`` where ``same`` fails, or None.
@@ -1428,24 +1361,71 @@ def _decide(
     return None
 
 
-# Public names of the per-axis machinery, for the slice algebra (_canonical.py, _compose.py).
-shape_dims = _shape_dims
-expand = _expand
-decide = _decide
-same_cut = _same_cut
-index_at = _index_at
-
-
+# The layout on a rank and the text, shared with the slice algebra (_canonical.py, _compose.py).
 def axes_of(s: Slicing, rank: int | None) -> list[int | None]:
-    """The input axis each entry of ``s`` addresses on ``rank`` (``None``: a new axis)."""
-    return s._axes(rank)
+    """The input axis each entry of ``s`` addresses on ``rank``.
+
+    Negative after the ellipsis when the rank is unknown; ``None`` for new axes and the
+    ellipsis.
+    """
+    entries = s.entries
+    cut = entries.index(Ellipsis) if Ellipsis in entries else len(entries)
+    before = sum(1 for x in entries[:cut] if x is not None)
+    after = sum(1 for x in entries[cut + 1 :] if x is not None)
+    if rank is not None and before + after > rank:
+        raise ValidationError(
+            "Slicing",
+            "data",
+            None,
+            f"has rank {rank}, but the slicing addresses {before + after} axes",
+        )
+    out: list[int | None] = []
+    j = 0
+    for k, x in enumerate(entries):
+        if x is None or x is Ellipsis:
+            out.append(None)
+        elif k < cut:
+            out.append(j)
+            j += 1
+        else:
+            after -= 1
+            out.append(-after - 1 if rank is None else rank - after - 1)
+    return out
 
 
 def witness_of(s: Slicing, ps: PartialShape, fixed: dict[int, int]) -> tuple[int, ...]:
-    """A static shape ``ps`` allows, with the sizes ``fixed`` gives (axis -> size)."""
-    return s._witness(ps, fixed)
+    """A static shape ``ps`` allows that ``s`` runs on, with the sizes in ``fixed`` (axis: size)."""
+    if ps.rank is None:
+        rank = sum(1 for x in s.entries if x is not None and x is not Ellipsis)
+        dims = [Dimension()] * rank
+        fixed = {(k % rank if rank else k): v for k, v in fixed.items()}
+    else:
+        dims = list(ps.dims)
+    axes = axes_of(s, len(dims))
+    need = [0] * len(dims)
+    for x, axis in zip(s.entries, axes, strict=True):
+        if type(x) is int and axis is not None:
+            need[axis] = x + 1 if x >= 0 else -x
+    out = []
+    for k, d in enumerate(dims):
+        if k in fixed:
+            out.append(fixed[k])
+        else:
+            want = max(d.min, need[k], 1)
+            out.append(want if d.max is None or want <= d.max else d.min)
+    return tuple(out)
 
 
 def entries_text(entries: Iterable[Any]) -> str:
     """The NumPy text ``x[...]`` of a slicing's entries."""
-    return Slicing._text(entries)
+    parts = [
+        "None"
+        if x is None
+        else "..."
+        if x is Ellipsis
+        else x.text()
+        if isinstance(x, Cut)
+        else str(x)
+        for x in entries
+    ]
+    return f"x[{', '.join(parts) or '()'}]"

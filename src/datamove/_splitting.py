@@ -40,7 +40,7 @@ import itertools
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
-from datamove._dialects import ALGEBRA, SAME, Cut, Slicing
+from datamove._dialects import ALGEBRA, SAME, Cut, Slicing, entries_text
 from datamove._dml_webnn import (
     DML_SPLIT,
     WEBNN_SPLIT,
@@ -415,7 +415,7 @@ class Splitting:
             raise ValidationError(
                 "Splitting.from_slicings",
                 "slicings",
-                [Slicing._text(s.entries) if isinstance(s, Slicing) else s for s in items],
+                [entries_text(s.entries) if isinstance(s, Slicing) else s for s in items],
                 "do not tile one axis in order, with no hole, on every shape "
                 f"{'of any rank' if shape is None else str(shape)} allows",
                 hint="dm.group_into_split_with_gaps allows holes; pass the shape",
