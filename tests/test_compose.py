@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 import datamove as dm
 from datamove import _compose
-from datamove._dialects import CLAMP, NUMPY, Cut
+from datamove._dialects import CLAMP, NUMPY, Cut, index_at, selection
 from strategies import fixed_settings
 
 INT64_MAX = 2**63 - 1
@@ -226,7 +226,7 @@ def _every_cut(step: int | None, top: int) -> Iterator[Cut]:
 
 
 def _selection(r: range) -> tuple[int, int, int]:
-    return _compose._sel(r)
+    return selection(r)
 
 
 @fixed_settings(80)
@@ -266,7 +266,7 @@ def test_not_expressible_is_proved(a: dm.Slicing, b: dm.Slicing, lo: int, hi: in
             agree = [
                 k  # type: ignore[misc]
                 for k in range(-top - 2, top + 2)
-                if all(_compose._at(k, d) == picks[d] for d in sizes)
+                if all(index_at(k, d) == picks[d] for d in sizes)
             ]
         assert not agree, (a, b, shape, agree[:3])
         return

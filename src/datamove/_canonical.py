@@ -33,8 +33,10 @@ from datamove._dialects import (
     CLAMP,
     NUMPY,
     SAME,
+    WHOLE,
     Cut,
     Slicing,
+    addressed,
     axes_of,
     decide,
     expand,
@@ -54,17 +56,12 @@ __all__ = [
     "identity_witness",
 ]
 
-WHOLE: Final = Cut(None, None, 1)
 EMPTY: Final = Cut(None, 0, 1)
 
 Shape = tuple[int, ...]
 
 
 # -- small pieces ---------------------------------------------------------------------------------
-def _addressed(s: Slicing) -> int:
-    return sum(1 for x in s.entries if x is not None and x is not Ellipsis)
-
-
 def _some(d: Dimension, low: int = 1) -> int:
     """An allowed size, ``low`` or more where the dimension allows it, else its smallest."""
     want = max(d.min, low)
@@ -148,7 +145,7 @@ def _over_ranks(
     if ps.rank is not None:
         return ranked(ps)
     # Ranks past the addressed axes add whole axes in the ellipsis: one of them shows every case.
-    for rank in range(_addressed(s) + 2):
+    for rank in range(addressed(s.entries) + 2):
         w = ranked(PartialShape.dynamic(rank))
         if w is not None:
             return w
@@ -284,8 +281,8 @@ def canonical(s: Slicing, shape: ShapeLike | None = None) -> Slicing:
             op,
             "shape",
             shape,
-            f"has rank {ps.rank}, but the slicing addresses {_addressed(s)} axes; it cannot run "
-            "there",
+            f"has rank {ps.rank}, but the slicing addresses {addressed(s.entries)} axes; it cannot "
+            "run there",
         )
     entries: list[Any] = []
     for kind, x, axis in ex:
@@ -394,7 +391,11 @@ def group_into_split_with_gaps(
     if not items:
         raise ValidationError(op, "slicings", items, "is empty; a split has one part at least")
     ps = shape_dims(shape, op)
-    probe = ps if ps.rank is not None else PartialShape.dynamic(max(map(_addressed, items)))
+    probe = (
+        ps
+        if ps.rank is not None
+        else PartialShape.dynamic(max(addressed(t.entries) for t in items))
+    )
     rank = probe.rank
     assert rank is not None
     layouts = [expand(t, rank) for t in items]

@@ -38,10 +38,17 @@ from datamove._dialects import (
     CLAMP,
     NUMPY,
     SAME,
+    WHOLE,
     Cut,
+    Selection,
     Slicing,
+    addressed,
     axes_of,
+    breakpoints,
+    edges,
     entries_text,
+    index_at,
+    selection,
     witness_of,
 )
 from datamove._errors import NotExpressible, ValidationError
@@ -50,25 +57,13 @@ from datamove._shape import INT64_MAX, Dimension, PartialShape, ShapeLike, as_pa
 __all__ = ["compose"]
 
 OP: Final = "compose"
-_WHOLE: Final = Cut(None, None, 1)
 _BUDGET: Final = 50_000  # sizes checked per axis before the answer is refused as undecidable
 _TOP: Final = INT64_MAX - 1
 _SMALL: Final = 64  # intervals this short are checked size by size
 _FAST = True  # the closed forms below; the tests also run the search alone
 
-Selection = tuple[int, int, int]
-
 
 # -- one axis ------------------------------------------------------------------------------------
-def _sel(r: range) -> Selection:
-    n = len(r)
-    if n == 0:
-        return (0, 0, 0)
-    if n == 1:
-        return (r[0], 1, 0)
-    return (r[0], n, r.step)
-
-
 def _then(c: Cut, e: Cut, d: int) -> Selection:
     """What ``e`` selects of what ``c`` selects, on size ``d``."""
     r = c.range(d)
@@ -87,26 +82,8 @@ def _pick(c: Cut, i: int, d: int) -> int | None:
     return r[i] if -len(r) <= i < len(r) else None
 
 
-def _at(k: int, d: int) -> int | None:
-    j = k + d if k < 0 else k
-    return j if 0 <= j < d else None
-
-
 class _UndecidedError(Exception):
     """More sizes to check than the budget allows."""
-
-
-def _points(values: list[int]) -> set[int]:
-    known = [abs(v) for v in values] + [0, 1]
-    out: set[int] = set()
-    for v in known:
-        for w in known:
-            out.update((v, abs(v - w), v + w))
-    return out
-
-
-def _edges(lo: int, top: int, points: set[int]) -> list[int]:
-    return sorted({p + k for p in points for k in (-2, -1, 0, 1, 2) if lo <= p + k <= top} | {lo})
 
 
 def _crossings(c: Cut, lo: int, top: int, edges: list[int], levels: set[int]) -> set[int]:
@@ -156,11 +133,8 @@ class _Axis:
     """The sizes to check for one axis: ``a``'s cut ``c`` then ``b``'s entry ``e``."""
 
     def __init__(self, c: Cut, e: Cut | int, dim: Dimension) -> None:
-        self.c, self.e = c, e
         self.lo = dim.min
         self.top = _TOP if dim.max is None else dim.max
-        values = [v for v in (c.start, c.stop) if v is not None]
-        self.base = _points(values)
         if isinstance(e, Cut):
             ev = [abs(v) for v in (e.start, e.stop) if v is not None]
             levels = (
@@ -170,22 +144,22 @@ class _Axis:
         else:
             levels = {abs(e)}
             self.period = abs(c.step)
-        self.levels = {t + k for t in levels | {0, 1, 2} for k in (-2, -1, 0, 1, 2) if t + k > 0}
+        levels = {t + k for t in levels | {0, 1, 2} for k in (-2, -1, 0, 1, 2) if t + k > 0}
         if self.top - self.lo <= _SMALL:  # small intervals: every size
             self.edges = [self.lo]
             self.period = self.top - self.lo + 1
         else:
-            edges = _edges(self.lo, self.top, self.base)
-            cross = _crossings(c, self.lo, self.top, edges, self.levels)
-            self.edges = sorted(set(edges) | cross)
+            starts = edges(self.lo, self.top, breakpoints((c.start, c.stop)))
+            cross = _crossings(c, self.lo, self.top, starts, levels)
+            self.edges = sorted(set(starts) | cross)
 
     def sizes(self, extra: list[int], step: int) -> list[int]:
         if len(self.edges) == 1 and self.period == self.top - self.lo + 1:
             return list(range(self.lo, self.top + 1))
-        edges = sorted(set(self.edges) | set(_edges(self.lo, self.top, _points(extra))))
+        starts = sorted(set(self.edges) | set(edges(self.lo, self.top, breakpoints(extra))))
         # A step past the largest size selects one element at most: no period of its own.
         period = math.lcm(self.period, abs(step)) if 0 < abs(step) <= self.top else self.period
-        return _sizes(self.top, edges, period)
+        return _sizes(self.top, starts, period)
 
 
 Interval = tuple[float, float]  # closed; +-inf for unbounded
@@ -387,9 +361,9 @@ def _closed_index(c: Cut, i: int) -> int | None:
 
 def _cut_then(c: Cut, e: Cut, dim: Dimension, where: Callable[[int], NotExpressible]) -> Cut:
     """One cut selecting what ``e`` selects of ``c``'s result, on every size of ``dim``."""
-    if e == _WHOLE:
+    if e == WHOLE:
         return c
-    if c == _WHOLE:
+    if c == WHOLE:
         return e
     if _FAST:
         f = _closed(c, e)
@@ -428,7 +402,7 @@ def _cut_then(c: Cut, e: Cut, dim: Dimension, where: Callable[[int], NotExpressi
                 (
                     d
                     for d in ax.sizes(extra, f.step)
-                    if (seen[d] if d in seen else _then(c, e, d)) != _sel(f.range(d))
+                    if (seen[d] if d in seen else _then(c, e, d)) != selection(f.range(d))
                 ),
                 None,
             )
@@ -450,7 +424,7 @@ def _cut_then(c: Cut, e: Cut, dim: Dimension, where: Callable[[int], NotExpressi
 
 def _index_then(c: Cut, i: int, dim: Dimension, where: Callable[[int], NotExpressible]) -> int:
     """One index naming ``c``'s ``i``-th element on every size of ``dim`` (and failing alike)."""
-    if c == _WHOLE:
+    if c == WHOLE:
         return i
     if _FAST:
         k = _closed_index(c, i)
@@ -472,7 +446,7 @@ def _index_then(c: Cut, i: int, dim: Dimension, where: Callable[[int], NotExpres
                 broke = d
         for k in sorted(front or set()) + sorted(back or set()):
             bad = next(
-                (d for d in ax.sizes([k], 1) if _pick(c, i, d) != _at(k, d)),
+                (d for d in ax.sizes([k], 1) if _pick(c, i, d) != index_at(k, d)),
                 None,
             )
             if bad is None:
@@ -506,10 +480,6 @@ def _split(entries: tuple[Any, ...]) -> tuple[list[Any], list[Any], bool]:
     return list(entries), [], False
 
 
-def _addressed(entries: list[Any]) -> int:
-    return sum(1 for x in entries if x is not None)
-
-
 def _outputs(entries: list[Any]) -> int:
     return sum(1 for x in entries if type(x) is not int)
 
@@ -521,10 +491,10 @@ class _Composer:
         a_front, a_back, _ = _split(a.entries)
         b_front, b_back, _ = _split(b.entries)
         self.min_rank = (
-            _addressed(a_front)
-            + _addressed(a_back)
-            + max(0, _addressed(b_front) - _outputs(a_front))
-            + max(0, _addressed(b_back) - _outputs(a_back))
+            addressed(a_front)
+            + addressed(a_back)
+            + max(0, addressed(b_front) - _outputs(a_front))
+            + max(0, addressed(b_back) - _outputs(a_back))
         )
 
     def dim(self, axis: int) -> Dimension:
@@ -608,7 +578,7 @@ class _Composer:
     def index(self, i: int, axis: int) -> None:
         """Refuse ``a``'s index ``i`` where the axis is static and it is out of range."""
         dim = self.dim(axis)
-        if dim.is_static and _at(i, dim.min) is None:
+        if dim.is_static and index_at(i, dim.min) is None:
             raise ValidationError(
                 OP, "a", _show(self.a), f"takes index {i} of axis {axis} of size {dim.min}"
             )
@@ -645,7 +615,7 @@ class _Composer:
         out.extend(b_front[j:])  # new axes only
         tail: list[Any] = []
         j = len(b_back) - 1
-        axis = first_back + _addressed(a_back)
+        axis = first_back + addressed(a_back)
         for x in reversed(a_back):
             axis -= x is not None
             if type(x) is int:
@@ -670,9 +640,9 @@ class _Composer:
         """The composed entries on ``rank`` (``None``: any rank; ``a``'s ellipsis kept)."""
         a_front, a_back, a_el = _split(self.a.entries)
         b_front, b_back, _ = _split(self.b.entries)
-        addr = _addressed(a_front) + _addressed(a_back)
+        addr = addressed(a_front) + addressed(a_back)
         out_known = _outputs(a_front) + _outputs(a_back)
-        nbf, nbb = _addressed(b_front), _addressed(b_back)
+        nbf, nbb = addressed(b_front), addressed(b_back)
         k_f = max(0, nbf - _outputs(a_front))
         k_b = max(0, nbb - _outputs(a_back))
         if rank is not None:
@@ -690,16 +660,16 @@ class _Composer:
                     f"addresses {nbf + nbb} axes, but a's result has rank {out_rank}",
                 )
             if middle < k_f + k_b:  # b reaches past a's ellipsis: every axis explicit
-                a_front = a_front + [_WHOLE] * middle + a_back
+                a_front = a_front + [WHOLE] * middle + a_back
                 a_back, a_el, middle = [], False, 0
-                b_all = b_front + [_WHOLE] * (out_rank - nbf - nbb) + b_back
+                b_all = b_front + [WHOLE] * (out_rank - nbf - nbb) + b_back
                 b_front, b_back = b_all, []
                 k_f = k_b = 0
-            first_back = rank - _addressed(a_back) - k_b
+            first_back = rank - addressed(a_back) - k_b
         else:
-            first_back = -_addressed(a_back) - k_b
-        a_front = a_front + [_WHOLE] * k_f
-        a_back = [_WHOLE] * k_b + a_back
+            first_back = -addressed(a_back) - k_b
+        a_front = a_front + [WHOLE] * k_f
+        a_back = [WHOLE] * k_b + a_back
         ellipsis = a_el or rank is None or bool(a_back)
         self.pending = None
         out = self.merge(a_front, a_back, b_front, b_back, ellipsis, rank, first_back)
@@ -759,13 +729,13 @@ def _any_rank(comp: _Composer) -> Slicing:
     a, b = comp.a, comp.b
     a_front, a_back, _ = _split(a.entries)
     b_front, b_back, _ = _split(b.entries)
-    k_f = max(0, _addressed(b_front) - _outputs(a_front))
-    k_b = max(0, _addressed(b_back) - _outputs(a_back))
+    k_f = max(0, addressed(b_front) - _outputs(a_front))
+    k_b = max(0, addressed(b_back) - _outputs(a_back))
     candidate = Slicing(_tidy(comp.on(None)))
     if k_f + k_b == 0:
         return candidate
     # b reaches into a's ellipsis: the candidate holds from this rank on; check the smaller ones.
-    addr = _addressed(a_front) + _addressed(a_back)
+    addr = addressed(a_front) + addressed(a_back)
     for rank in range(addr + k_f + k_b):
         here = PartialShape.dynamic(rank)
         sub = _Composer(a, b, here, comp.shape)

@@ -147,11 +147,16 @@ class Cut:
         return (1, m)
 
 
-_WHOLE: Final = Cut(None, None, 1)
+WHOLE: Final = Cut(None, None, 1)
 _ANY_DIM: Final = Dimension()
 
 
-def _selection(r: range) -> Selection:
+def addressed(entries: Iterable[Any]) -> int:
+    """The number of input axes these entries address (indices and cuts)."""
+    return sum(1 for x in entries if x is not None and x is not Ellipsis)
+
+
+def selection(r: range) -> Selection:
     n = len(r)
     if n == 0:
         return (0, 0, 0)
@@ -333,13 +338,12 @@ def _slice_entries(
             hint="normalise the axes for the data's rank first",
         )
     cuts = {ax: Cut.make(b[i], e[i], s[i], CLAMP) for i, ax in enumerate(a)}
-    whole = Cut(None, None, 1)
     front = [ax for ax in a if ax >= 0]
     back = [ax for ax in a if ax < 0]
-    entries: list[Any] = [cuts.get(k, whole) for k in range(max(front, default=-1) + 1)]
+    entries: list[Any] = [cuts.get(k, WHOLE) for k in range(max(front, default=-1) + 1)]
     if back:
         entries.append(Ellipsis)
-        entries.extend(cuts.get(k, whole) for k in range(min(back), 0))
+        entries.extend(cuts.get(k, WHOLE) for k in range(min(back), 0))
     return tuple(entries)
 
 
@@ -705,7 +709,7 @@ class Slicing:
         k = 0
         for x, axis in zip(self.entries, axes, strict=True):
             if x is Ellipsis:
-                k += ps.rank - sum(1 for y in self.entries if y is not None and y is not Ellipsis)
+                k += ps.rank - addressed(self.entries)
             elif type(x) is int:
                 continue
             elif isinstance(x, Cut) and x.rule == NUMPY:
@@ -893,9 +897,8 @@ class Slicing:
         ps, entries = self._cuts(shape, dialect, NUMPY)
         axes = axes_of(self, ps.rank)
         ops: list[tuple[str, dict[str, Any]]] = []
-        whole = Cut(None, None, 1)
         for x, axis in zip(entries, axes, strict=True):
-            if not isinstance(x, Cut) or x == whole:
+            if not isinstance(x, Cut) or x == WHOLE:
                 continue
             assert axis is not None
             dim = self._dim(ps, axis)
@@ -914,7 +917,7 @@ class Slicing:
                 self._torch_bound(v, first, dim, axis, ps, shape)
                 for v, first in ((y.start, True), (y.stop, False))
             )
-            if Cut(a, b, y.step) != whole:
+            if Cut(a, b, y.step) != WHOLE:
                 ops.append(("getitem", {"dim": axis, "start": a, "stop": b, "step": y.step}))
         shrunk = [a for x, a in zip(entries, axes, strict=True) if type(x) is int]
         front = sorted((a for a in shrunk if a is not None and a >= 0), reverse=True)
@@ -970,7 +973,7 @@ class Slicing:
                 continue
             if type(x) is int:
                 a, b, c = x, (x + 1 if x != -1 else INT64_MAX), 1
-            elif x == _WHOLE:
+            elif x == WHOLE:
                 continue
             else:
                 assert isinstance(x, Cut)
@@ -1141,7 +1144,7 @@ class Slicing:
         ps = shape_dims(shape, "Slicing.equivalent")
         if ps.rank is not None:
             return _first_difference(self, other, ps)
-        k = sum(1 for x in self.entries + other.entries if x is not None and x is not Ellipsis)
+        k = addressed(self.entries + other.entries)
         for rank in range(k + 2):
             w = _first_difference(self, other, PartialShape.dynamic(rank))
             if w is not None:
@@ -1274,9 +1277,9 @@ def expand(s: Slicing, rank: int) -> list[tuple[str, Any, int]] | None:
     used: set[int] = set()
     for x, axis in zip(s.entries, axes, strict=True):
         if x is Ellipsis:
-            n = rank - sum(1 for y in s.entries if y is not None and y is not Ellipsis)
+            n = rank - addressed(s.entries)
             start = sum(1 for y in s.entries[: s.entries.index(Ellipsis)] if y is not None)
-            out.extend(("cut", Cut(None, None, 1), start + h) for h in range(n))
+            out.extend(("cut", WHOLE, start + h) for h in range(n))
             used.update(range(start, start + n))
         elif x is None:
             out.append(("new", None, -1))
@@ -1284,7 +1287,7 @@ def expand(s: Slicing, rank: int) -> list[tuple[str, Any, int]] | None:
             assert axis is not None
             out.append(("index" if type(x) is int else "cut", x, axis))
             used.add(axis)
-    out.extend(("cut", Cut(None, None, 1), k) for k in range(rank) if k not in used)
+    out.extend(("cut", WHOLE, k) for k in range(rank) if k not in used)
     return out
 
 
@@ -1316,7 +1319,22 @@ def _same_index(x: int, y: int) -> Callable[[int], bool]:
 
 
 def same_cut(x: Cut, y: Cut) -> Callable[[int], bool]:
-    return lambda d: _selection(x.range(d)) == _selection(y.range(d))
+    return lambda d: selection(x.range(d)) == selection(y.range(d))
+
+
+def breakpoints(values: Iterable[int | None]) -> set[int]:
+    """Sizes where a clamped bound or a count of these parameters may change form."""
+    known = [abs(v) for v in values if v is not None] + [0, 1]
+    out: set[int] = set()
+    for v in known:
+        for w in known:
+            out.update((v, abs(v - w), v + w))
+    return out
+
+
+def edges(lo: int, top: int, points: set[int]) -> list[int]:
+    """The sizes in ``[lo, top]`` within 2 of a breakpoint, and ``lo``: where pieces start."""
+    return sorted({p + k for p in points for k in (-2, -1, 0, 1, 2) if lo <= p + k <= top} | {lo})
 
 
 def index_at(k: int, d: int) -> int | None:
@@ -1338,12 +1356,7 @@ def decide(
     if dim.is_static:  # one size: no period to cover
         return None if same(lo) else lo
     top = INT64_MAX - 1 if dim.max is None else dim.max
-    known = [abs(v) for v in values if v is not None] + [0, 1]
-    points: set[int] = set()
-    for v in known:
-        for w in known:
-            points.update((v, abs(v - w), v + w))
-    edges = sorted({p + k for p in points for k in (-2, -1, 0, 1, 2) if lo <= p + k <= top} | {lo})
+    starts = edges(lo, top, breakpoints(values))
     if 3 * abs(period) > 3 * _MAX_PERIOD:
         raise ValidationError(
             "Slicing.equivalent",
@@ -1353,8 +1366,8 @@ def decide(
             f"more than the {_MAX_PERIOD} checked",
             hint="pass a static shape",
         )
-    for k, u in enumerate(edges):
-        v = edges[k + 1] - 1 if k + 1 < len(edges) else top
+    for k, u in enumerate(starts):
+        v = starts[k + 1] - 1 if k + 1 < len(starts) else top
         for d in range(u, min(v, u + 3 * abs(period)) + 1):
             if not same(d):
                 return d
@@ -1396,7 +1409,7 @@ def axes_of(s: Slicing, rank: int | None) -> list[int | None]:
 def witness_of(s: Slicing, ps: PartialShape, fixed: dict[int, int]) -> tuple[int, ...]:
     """A static shape ``ps`` allows that ``s`` runs on, with the sizes in ``fixed`` (axis: size)."""
     if ps.rank is None:
-        rank = sum(1 for x in s.entries if x is not None and x is not Ellipsis)
+        rank = addressed(s.entries)
         dims = [Dimension()] * rank
         fixed = {(k % rank if rank else k): v for k, v in fixed.items()}
     else:
