@@ -41,8 +41,10 @@ from datamove._dialects import (
     decide,
     expand,
     index_at,
+    index_need,
     same_cut,
     shape_dims,
+    some_size,
 )
 from datamove._errors import ValidationError
 from datamove._shape import Dimension, PartialShape, ShapeLike
@@ -62,12 +64,6 @@ Shape = tuple[int, ...]
 
 
 # -- small pieces ---------------------------------------------------------------------------------
-def _some(d: Dimension, low: int = 1) -> int:
-    """An allowed size, ``low`` or more where the dimension allows it, else its smallest."""
-    want = max(d.min, low)
-    return want if d.max is None or want <= d.max else d.min
-
-
 def _other(d: Dimension, v: int) -> int | None:
     """An allowed size other than ``v``, or None when ``v`` is the only one."""
     if d.min != v:
@@ -78,7 +74,7 @@ def _other(d: Dimension, v: int) -> int | None:
 
 
 def _pick(ps: PartialShape, fixed: dict[int, int]) -> Shape:
-    return tuple(fixed.get(k, _some(d)) for k, d in enumerate(ps.dims))
+    return tuple(fixed.get(k, some_size(d)) for k, d in enumerate(ps.dims))
 
 
 def _first(
@@ -93,8 +89,6 @@ def _first(
 
     ``same`` is a function of the selections of ``x`` (and ``y``) on a size.
     """
-    if dim.is_static:
-        return None if same(dim.min) else dim.min
     values: tuple[int | None, ...] = (x.start, x.stop)
     if y is not None:
         values += (y.start, y.stop)
@@ -119,11 +113,6 @@ def _length_is_size(x: Cut) -> Callable[[int], bool]:
     return lambda d: len(x.range(d)) == d
 
 
-def _index_need(k: int) -> int:
-    """The smallest size on which index ``k`` is in range."""
-    return k + 1 if k >= 0 else -k
-
-
 def _unrunnable(
     s: Slicing, ps: PartialShape
 ) -> tuple[list[tuple[str, Any, int]] | None, Shape | None]:
@@ -133,7 +122,7 @@ def _unrunnable(
     if ex is None:
         return None, _pick(ps, {})
     for kind, x, axis in ex:
-        if kind == "index" and ps.dims[axis].min < _index_need(x):
+        if kind == "index" and ps.dims[axis].min < index_need(x):
             return None, _pick(ps, {axis: ps.dims[axis].min})
     return ex, None
 
@@ -194,8 +183,8 @@ def _identity_ranked(s: Slicing, ps: PartialShape) -> Shape | None:
     for kind, x, axis in out:
         if kind != "cut" or x.step > 0:
             continue
-        fixed = {b: _some(d) for b, d in enumerate(dims)}
-        fixed[axis] = _some(dims[axis], 2)
+        fixed = {b: some_size(d) for b, d in enumerate(dims)}
+        fixed[axis] = some_size(dims[axis], 2)
         if fixed[axis] >= 2 and all(v >= 1 for v in fixed.values()):
             return _pick(ps, fixed)
     return None

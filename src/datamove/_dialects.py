@@ -1414,19 +1414,22 @@ def witness_of(s: Slicing, ps: PartialShape, fixed: dict[int, int]) -> tuple[int
         fixed = {(k % rank if rank else k): v for k, v in fixed.items()}
     else:
         dims = list(ps.dims)
-    axes = axes_of(s, len(dims))
-    need = [0] * len(dims)
-    for x, axis in zip(s.entries, axes, strict=True):
+    need = [1] * len(dims)
+    for x, axis in zip(s.entries, axes_of(s, len(dims)), strict=True):
         if type(x) is int and axis is not None:
-            need[axis] = x + 1 if x >= 0 else -x
-    out = []
-    for k, d in enumerate(dims):
-        if k in fixed:
-            out.append(fixed[k])
-        else:
-            want = max(d.min, need[k], 1)
-            out.append(want if d.max is None or want <= d.max else d.min)
-    return tuple(out)
+            need[axis] = index_need(x)
+    return tuple(fixed[k] if k in fixed else some_size(d, need[k]) for k, d in enumerate(dims))
+
+
+def some_size(d: Dimension, low: int = 1) -> int:
+    """An allowed size, ``low`` or more where the dimension allows it, else its smallest."""
+    want = max(d.min, low)
+    return want if d.max is None or want <= d.max else d.min
+
+
+def index_need(k: int) -> int:
+    """The smallest size on which index ``k`` is in range."""
+    return k + 1 if k >= 0 else -k
 
 
 def entries_text(entries: Iterable[Any]) -> str:
