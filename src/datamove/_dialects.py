@@ -136,16 +136,6 @@ class Cut:
         b = "" if self.stop is None else str(self.stop)
         return f"{a}:{b}" if self.step == 1 else f"{a}:{b}:{self.step}"
 
-    def differs(self) -> tuple[int, int]:
-        """The sizes ``[1, m]`` on which the two rules differ (``m == 0``: none)."""
-        if self.rule == SAME:
-            return (1, 0)
-        assert self.start is not None
-        m = -self.start - 1
-        if self.stop is not None:
-            m = min(m, -self.stop - 1)
-        return (1, m)
-
 
 WHOLE: Final = Cut(None, None, 1)
 _ANY_DIM: Final = Dimension()
@@ -654,9 +644,11 @@ class Slicing:
         both = rule == BOTH
         if both:  # read under both rules: exact where the other agrees with its own
             rule = CLAMP if x.rule == NUMPY else NUMPY
-        lo, m = x.differs()
+        # The rules differ on the sizes [1, m], those both the start and the stop lie before.
+        assert x.start is not None  # Cut.make gives a cut a rule only where it has a start
+        m = -x.start - 1 if x.stop is None else min(-x.start, -x.stop) - 1
         top = INT64_MAX - 1 if dim.max is None else dim.max
-        bad_lo, bad_hi = max(lo, dim.min), min(m, top)
+        bad_lo, bad_hi = max(1, dim.min), min(m, top)
         if bad_lo > bad_hi:
             return x
         if top <= m:  # every allowed size is in the corner (or 0, empty either way): one answer
