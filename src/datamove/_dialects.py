@@ -83,6 +83,17 @@ _TORCH_MIN: Final = -(2**62)
 # Deciding two cuts on an interval checks, between breakpoints, three periods of sizes.
 _MAX_PERIOD: Final = 1024
 
+_STRIDED_SLICE_KEYS: Final = (
+    "begin",
+    "end",
+    "stride",
+    "begin_mask",
+    "end_mask",
+    "new_axis_mask",
+    "shrink_axis_mask",
+    "ellipsis_mask",
+)
+
 Selection = tuple[int, int, int]  # (first, count, step): (0, 0, 0) empty, (first, 1, 0) one
 
 
@@ -742,41 +753,18 @@ class Slicing:
 
     @staticmethod
     def _strided_slice(entries: list[Any]) -> dict[str, Any]:
-        p: dict[str, list[int]] = {
-            k: []
-            for k in (
-                "begin",
-                "end",
-                "stride",
-                "begin_mask",
-                "end_mask",
-                "new_axis_mask",
-                "shrink_axis_mask",
-                "ellipsis_mask",
-            )
-        }
+        rows: list[tuple[int, ...]] = []
         for x in entries:
-            row = (0, 0, 1, 0, 0, 0, 0, 0)
             if x is Ellipsis:
-                row = (0, 0, 1, 0, 0, 0, 0, 1)
+                rows.append((0, 0, 1, 0, 0, 0, 0, 1))
             elif x is None:
-                row = (0, 0, 1, 0, 0, 1, 0, 0)
-            elif type(x) is int:
-                row = (x, x + 1 if x != -1 else 0, 1, 0, int(x == -1), 0, 1, 0)
+                rows.append((0, 0, 1, 0, 0, 1, 0, 0))
+            elif type(x) is int:  # -1 + 1 is the end 0: with end_mask, "to the end"
+                rows.append((x, x + 1, 1, 0, int(x == -1), 0, 1, 0))
             else:
-                row = (
-                    0 if x.start is None else x.start,
-                    0 if x.stop is None else x.stop,
-                    x.step,
-                    int(x.start is None),
-                    int(x.stop is None),
-                    0,
-                    0,
-                    0,
-                )
-            for key, v in zip(p, row, strict=True):
-                p[key].append(v)
-        return p
+                a, b = x.start, x.stop
+                rows.append((a or 0, b or 0, x.step, int(a is None), int(b is None), 0, 0, 0))
+        return {k: [r[j] for r in rows] for j, k in enumerate(_STRIDED_SLICE_KEYS)}
 
     @_memo.emitter
     def to_strided_slice(self, shape: ShapeLike | None = None) -> dict[str, Any]:
@@ -819,29 +807,14 @@ class Slicing:
         """
         dialect = "tf.strided_slice"
         _, entries = self._cuts(shape, dialect, NUMPY)
-        p: dict[str, Any] = {"begin": [], "end": [], "strides": []}
-        masks = dict.fromkeys(
-            ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask"), 0
-        )
-        for i, x in enumerate(entries):
-            bits: dict[str, bool] = {}
-            b, e, c = 0, 0, 1
-            if x is Ellipsis:
-                bits["ellipsis_mask"] = True
-            elif x is None:
-                bits["new_axis_mask"] = True
-            elif type(x) is int:
-                b, e = x, x + 1
-                bits["shrink_axis_mask"] = True
-            else:
-                assert isinstance(x, Cut)
-                b = 0 if x.start is None else x.start
-                e = 0 if x.stop is None else x.stop
-                c = x.step
-                bits["begin_mask"] = x.start is None
-                bits["end_mask"] = x.stop is None
-            for name, on in bits.items():
-                if on and i >= 32:
+        p = self._strided_slice(entries)
+        masks = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
+        p["end_mask"] = [  # an index: no end bit, end = begin + 1 as TensorFlow's own x[i]
+            0 if type(x) is int else v for x, v in zip(entries, p["end_mask"], strict=True)
+        ]
+        for i in range(32, len(entries)):
+            for name in masks:
+                if p[name][i]:
                     raise NotExpressible(
                         dialect,
                         name,
@@ -849,12 +822,9 @@ class Slicing:
                         f"needs bit {i} of {name}, but TensorFlow's masks are 32-bit",
                         hint="index fewer positions, or slice in two steps",
                     )
-                masks[name] |= int(on) << i
-            p["begin"].append(b)
-            p["end"].append(e)
-            p["strides"].append(c)
-        p.update(masks)
-        return p
+        tf = {"begin": p["begin"], "end": p["end"], "strides": p["stride"]}
+        tf.update((name, sum(v << i for i, v in enumerate(p[name]))) for name in masks)
+        return tf
 
     @_memo.emitter
     def to_torch(self, shape: ShapeLike | None = None) -> list[tuple[str, dict[str, Any]]]:
