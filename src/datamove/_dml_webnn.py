@@ -298,9 +298,16 @@ def read_webnn_window(starts: Any, sizes: Any, strides: Any) -> list[Bounds]:
 
 # -- splits ----------------------------------------------------------------------------------------
 def check_tiling(
-    lengths: tuple[int, ...], d: int, axis: int, dialect: str, shape: Any, value: Any
+    lengths: tuple[int, ...],
+    d: int,
+    axis: int,
+    dialect: str,
+    shape: Any,
+    value: Any,
+    *,
+    empty: bool = False,
 ) -> None:
-    """Parts of at least 1 that tile the axis, or NotExpressible with the size as witness."""
+    """Parts that tile the axis, at least 1 long unless ``empty``; else NotExpressible (at d)."""
     if sum(lengths) != d:
         raise NotExpressible(
             dialect,
@@ -311,7 +318,7 @@ def check_tiling(
             hint="sort the indices",
             witness=(d,),
         )
-    if 0 in lengths:
+    if not empty and 0 in lengths:
         raise NotExpressible(
             dialect,
             "shape",

@@ -541,17 +541,7 @@ class Splitting:
             return same[self.rule]()
         if dim.is_static:
             lengths = self.lengths(dim.min)
-            if sum(lengths) != dim.min:  # a list of indices that goes back: parts overlap
-                raise NotExpressible(
-                    dialect,
-                    "shape",
-                    shape,
-                    f"has size {dim.min} on axis {self.axis}, where the indices "
-                    f"{list(self.value)} give overlapping parts of lengths {list(lengths)}; "
-                    f"{dialect}'s parts tile the axis",
-                    hint="sort the indices",
-                    witness=(dim.min,),
-                )
+            check_tiling(lengths, dim.min, self.axis, dialect, shape, self.value, empty=True)
             return static(lengths)
         call, rule, value = closest()
         w = self._witness(dim, lambda d: _lengths(rule, value, d))
