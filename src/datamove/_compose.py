@@ -49,10 +49,11 @@ from datamove._dialects import (
     entries_text,
     index_at,
     selection,
+    shape_dims,
     witness_of,
 )
 from datamove._errors import NotExpressible, ValidationError
-from datamove._shape import INT64_MAX, Dimension, PartialShape, ShapeLike, as_partial_shape
+from datamove._shape import INT64_MAX, Dimension, PartialShape, ShapeLike
 
 __all__ = ["compose"]
 
@@ -708,7 +709,7 @@ def compose(a: Slicing | str, b: Slicing | str, shape: ShapeLike | None = None) 
     'x[3:5]'
     """
     a, b = _slicing("a", a), _slicing("b", b)
-    ps = PartialShape(None) if shape is None else as_partial_shape(shape, OP, "shape")
+    ps = shape_dims(shape, OP)
     comp = _Composer(a, b, ps, shape)
     if ps.rank is not None:
         return Slicing(_tidy(comp.on(ps.rank)))

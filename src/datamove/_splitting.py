@@ -40,7 +40,7 @@ import itertools
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
-from datamove._dialects import ALGEBRA, SAME, Cut, Slicing, entries_text
+from datamove._dialects import ALGEBRA, SAME, Cut, Slicing, entries_text, shape_dims
 from datamove._dml_webnn import (
     DML_SPLIT,
     WEBNN_SPLIT,
@@ -52,7 +52,7 @@ from datamove._dml_webnn import (
     static_sizes,
 )
 from datamove._errors import AxisError, NotExpressible, ValidationError
-from datamove._shape import INT64_MAX, Dimension, PartialShape, ShapeLike, as_partial_shape
+from datamove._shape import INT64_MAX, Dimension, ShapeLike
 from datamove._validation import as_int, as_int_vector
 
 __all__ = ["Splitting", "cuts_of_lengths", "onnx_split_version"]
@@ -77,6 +77,11 @@ def onnx_split_version(opset: Any) -> int:
             "ONNX Split", "opset", opset, "is below 2; datamove reads Split-2, 11, 13 and 18"
         )
     return 18 if v >= 18 else 13 if v >= 13 else 11 if v >= 11 else 2
+
+
+def _listed(value: Any) -> bool:
+    """Whether a count-or-list argument is the list (a sequence or an array of 1 or more axes)."""
+    return isinstance(value, list | tuple) or bool(getattr(value, "ndim", False))
 
 
 # Sizes scanned for a witness on an axis whose sizes are not bounded.
@@ -217,6 +222,20 @@ class Splitting:
             raise ValidationError(op, name, value, "must be at least 1")
         return n
 
+    @staticmethod
+    def _lengths_arg(op: str, name: str, value: Any, rest: bool = False) -> tuple[int, ...]:
+        """Parts' lengths, not none: each at least 0, or ``-1`` (once at most) where ``rest``."""
+        lengths = as_int_vector(op, name, value)
+        if not lengths:
+            raise ValidationError(op, name, value, "is empty")
+        if rest and lengths.count(-1) > 1:
+            raise ValidationError(op, name, value, "has more than one -1")
+        for i, v in enumerate(lengths):
+            if v < (-1 if rest else 0):
+                rule = "must be -1 or at least 0" if rest else "must be at least 0"
+                raise ValidationError(op, f"{name}[{i}]", v, rule)
+        return lengths
+
     @classmethod
     def from_split(cls, axis: Any, num_splits: Any) -> Splitting:
         """OpenVINO Split-1: ``num_splits`` equal parts."""
@@ -227,14 +246,7 @@ class Splitting:
     def from_variadic_split(cls, axis: Any, split_lengths: Any) -> Splitting:
         """OpenVINO VariadicSplit-1: the lengths, one of them ``-1`` (the rest) at most."""
         op = "VariadicSplit"
-        lengths = as_int_vector(op, "split_lengths", split_lengths)
-        if not lengths:
-            raise ValidationError(op, "split_lengths", split_lengths, "is empty")
-        if lengths.count(-1) > 1:
-            raise ValidationError(op, "split_lengths", split_lengths, "has more than one -1")
-        for i, v in enumerate(lengths):
-            if v < -1:
-                raise ValidationError(op, f"split_lengths[{i}]", v, "must be -1 or at least 0")
+        lengths = cls._lengths_arg(op, "split_lengths", split_lengths, rest=True)
         return cls(as_int(op, "axis", axis), "lengths", lengths)
 
     @classmethod
@@ -248,9 +260,7 @@ class Splitting:
             )
         op = f"numpy.{function}"
         ax = as_int(op, "axis", axis)
-        if isinstance(indices_or_sections, list | tuple) or bool(
-            getattr(indices_or_sections, "ndim", False)
-        ):
+        if _listed(indices_or_sections):
             return cls(ax, "indices", as_int_vector(op, "indices_or_sections", indices_or_sections))
         n = cls._count(op, "indices_or_sections", indices_or_sections)
         return cls(ax, "even" if function == "split" else "array_split", n)
@@ -271,22 +281,15 @@ class Splitting:
             )
         op = f"torch.{function}"
         ax = as_int(op, "dim", dim)
-        listed = isinstance(arg, list | tuple) or bool(getattr(arg, "ndim", False))
         if function == "chunk":
             return cls(ax, "chunk", cls._count(op, "chunks", arg))
         if function == "tensor_split":
-            if listed:
+            if _listed(arg):
                 return cls(ax, "indices", as_int_vector(op, "indices_or_sections", arg))
             return cls(ax, "array_split", cls._count(op, "indices_or_sections", arg))
-        if not listed:
+        if not _listed(arg):
             return cls(ax, "size", cls._count(op, "split_size_or_sections", arg))
-        lengths = as_int_vector(op, "split_size_or_sections", arg)
-        for i, v in enumerate(lengths):
-            if v < 0:
-                raise ValidationError(op, f"split_size_or_sections[{i}]", v, "must be at least 0")
-        if not lengths:
-            raise ValidationError(op, "split_size_or_sections", arg, "is empty")
-        return cls(ax, "lengths", lengths)
+        return cls(ax, "lengths", cls._lengths_arg(op, "split_size_or_sections", arg))
 
     @classmethod
     def from_dml(cls, axis: Any, output_sizes: Any) -> Splitting:
@@ -368,12 +371,7 @@ class Splitting:
                 raise ValidationError(
                     op, "num_outputs", num_outputs, "is given with split; give one of them"
                 )
-            lengths = as_int_vector(op, "split", split)
-            if not lengths:
-                raise ValidationError(op, "split", split, "is empty")
-            for i, v in enumerate(lengths):
-                if v < 0:
-                    raise ValidationError(op, f"split[{i}]", v, "must be at least 0")
+            lengths = cls._lengths_arg(op, "split", split)
             if count is not None and count != len(lengths):
                 rule = f"has {len(lengths)} values, but the node has {count} outputs"
                 raise ValidationError(op, "split", split, rule)
@@ -442,13 +440,8 @@ class Splitting:
         return out
 
     def _dim(self, shape: ShapeLike | None, op: str) -> Dimension:
-        ps = PartialShape(None) if shape is None else as_partial_shape(shape, op, "shape")
-        if ps.rank is None:
-            return Dimension()
-        rank = ps.rank
-        if not -rank <= self.axis < rank:
-            raise AxisError(op, "axis", self.axis, f"is out of range for rank {rank}")
-        return ps.dims[self.axis]
+        ps = shape_dims(shape, op)
+        return Dimension() if ps.rank is None else ps.dims[self._front_axis(ps.rank, op)]
 
     def as_slicings(self, shape: ShapeLike | None = None) -> list[Slicing]:
         """One :class:`Slicing` per part, exact on every allowed size on which the split runs.
@@ -671,7 +664,7 @@ class Splitting:
         >>> dm.Splitting.from_torch(2, -1, function="split").to_dml([2, 5])
         ('SPLIT', {'Axis': 1, 'InputSizes': [2, 5], 'OutputSizes': [[2, 2], [2, 2], [2, 1]]})
         """
-        ps = PartialShape(None) if shape is None else as_partial_shape(shape, DML_SPLIT, "shape")
+        ps = shape_dims(shape, DML_SPLIT)
         dims = static_sizes(ps, shape, DML_SPLIT, lambda: tuple(max(d.min, 1) for d in ps.dims))
         axis = self._front_axis(len(dims), DML_SPLIT)
         lengths = self.lengths(dims[axis])
@@ -695,7 +688,7 @@ class Splitting:
         >>> dm.Splitting.from_numpy(3, -1, function="array_split").to_webnn([2, 7])
         ('split', {'splits': [3, 2, 2], 'axis': 1})
         """
-        ps = PartialShape(None) if shape is None else as_partial_shape(shape, WEBNN_SPLIT, "shape")
+        ps = shape_dims(shape, WEBNN_SPLIT)
         if ps.rank is None:
             if self.axis < 0:
                 raise NotExpressible(
