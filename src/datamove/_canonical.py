@@ -48,7 +48,7 @@ from datamove._dialects import (
 )
 from datamove._errors import ValidationError
 from datamove._shape import Dimension, PartialShape, ShapeLike
-from datamove._splitting import Splitting, cuts_of_lengths
+from datamove._splitting import Splitting, cuts_of_lengths, part_slicing
 
 __all__ = [
     "canonical",
@@ -341,12 +341,6 @@ def _slots(cuts: Sequence[Cut], d: int) -> list[int] | None:
     return slots
 
 
-def _part(axis: int, c: Cut) -> Slicing:
-    if axis >= 0:
-        return Slicing((WHOLE,) * axis + (c,))
-    return Slicing((Ellipsis, c) + (WHOLE,) * (-axis - 1))
-
-
 def group_into_split_with_gaps(
     slicings: Iterable[Slicing | str], shape: ShapeLike | None = None
 ) -> tuple[Splitting, tuple[int, ...]] | None:
@@ -440,7 +434,7 @@ def group_into_split_with_gaps(
                 assert named is not None
                 splitting = Splitting(named, splitting.rule, splitting.value)
                 break
-    expected = [_part(splitting.axis, c) for c in cuts_of_lengths(lengths)]
+    expected = [part_slicing(splitting.axis, c) for c in cuts_of_lengths(lengths)]
     try:
         if not all(t.equivalent(expected[k], shape) for t, k in zip(items, parts, strict=True)):
             return None

@@ -40,7 +40,7 @@ import itertools
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
-from datamove._dialects import ALGEBRA, SAME, Cut, Slicing, entries_text, shape_dims
+from datamove._dialects import ALGEBRA, SAME, WHOLE, Cut, Slicing, entries_text, shape_dims
 from datamove._dml_webnn import (
     DML_SPLIT,
     WEBNN_SPLIT,
@@ -55,7 +55,7 @@ from datamove._errors import AxisError, NotExpressible, ValidationError
 from datamove._shape import INT64_MAX, Dimension, ShapeLike
 from datamove._validation import as_int, as_int_vector
 
-__all__ = ["Splitting", "cuts_of_lengths", "onnx_split_version"]
+__all__ = ["Splitting", "cuts_of_lengths", "onnx_split_version", "part_slicing"]
 
 RULES: Final = (
     "even",
@@ -141,22 +141,26 @@ def cuts_of_lengths(lengths: Sequence[int]) -> list[Cut]:
     return out
 
 
-def _part_slices(rule: str, value: Any, dim: Dimension) -> list[slice] | None:
-    """Slices of the parts of a split on an axis whose size is not static.
+def _part_cuts(rule: str, value: Any, dim: Dimension) -> list[Cut] | None:
+    """Cuts of the parts of a split on an axis whose size is not static.
 
     Exact on every size ``dim`` allows on which the split runs; None where the parts move with
     the size.
     """
-    cuts: list[Cut]
     if rule == "lengths":
-        cuts = cuts_of_lengths(value)
-    elif (rule in ("even", "array_split", "chunk") and value == 1) or (
+        return cuts_of_lengths(value)
+    if (rule in ("even", "array_split", "chunk") and value == 1) or (
         rule == "size" and dim.max is not None and dim.max <= value
     ):
-        cuts = [Cut(None, None, 1)]
-    else:
-        return None
-    return [slice(c.start, c.stop, None if c.step == 1 else c.step) for c in cuts]
+        return [WHOLE]
+    return None
+
+
+def part_slicing(axis: int, c: Cut) -> Slicing:
+    """The slicing that takes the cut ``c`` of ``axis`` and keeps the other axes whole."""
+    if axis >= 0:
+        return Slicing((WHOLE,) * axis + (c,))
+    return Slicing((Ellipsis, c) + (WHOLE,) * (-axis - 1))
 
 
 class Splitting:
@@ -462,9 +466,9 @@ class Splitting:
         dim = self._dim(shape, "Splitting.as_slicings")
         if self.rule == "indices":
             points = [None, *self.value, None]
-            cuts = [slice(a, b) for a, b in itertools.pairwise(points)]
+            cuts = [Cut.make(a, b, 1, SAME) for a, b in itertools.pairwise(points)]
         elif not dim.is_static:
-            found = _part_slices(self.rule, self.value, dim)
+            found = _part_cuts(self.rule, self.value, dim)
             if found is None:
                 w = self._count_changes(dim)
                 raise NotExpressible(
@@ -478,16 +482,8 @@ class Splitting:
                 )
             cuts = found
         else:
-            offset, cuts = 0, []
-            for n in self.lengths(dim.min):
-                cuts.append(slice(offset, offset + n))
-                offset += n
-        whole = (slice(None),)
-        ax = self.axis
-        return [
-            Slicing.from_numpy(whole * ax + (c,) if ax >= 0 else (..., c) + whole * (-ax - 1))
-            for c in cuts
-        ]
+            cuts = cuts_of_lengths(self.lengths(dim.min))
+        return [part_slicing(self.axis, c) for c in cuts]
 
     def __call__(self, x: Any) -> list[Any]:
         """The parts of ``x`` (views where its library gives them)."""
