@@ -489,14 +489,12 @@ class _Composer:
     def __init__(self, a: Slicing, b: Slicing, ps: PartialShape, shape: Any) -> None:
         self.a, self.b, self.ps, self.shape = a, b, ps, shape
         self.pending: NotExpressible | None = None
-        a_front, a_back, _ = _split(a.entries)
-        b_front, b_back, _ = _split(b.entries)
-        self.min_rank = (
-            addressed(a_front)
-            + addressed(a_back)
-            + max(0, addressed(b_front) - _outputs(a_front))
-            + max(0, addressed(b_back) - _outputs(a_back))
-        )
+        self.a_front, self.a_back, self.a_el = _split(a.entries)
+        self.b_front, self.b_back, _ = _split(b.entries)
+        # Axes b reaches into a's ellipsis, from the front and from the back.
+        self.k_f = max(0, addressed(self.b_front) - _outputs(self.a_front))
+        self.k_b = max(0, addressed(self.b_back) - _outputs(self.a_back))
+        self.min_rank = addressed(self.a_front) + addressed(self.a_back) + self.k_f + self.k_b
 
     def dim(self, axis: int) -> Dimension:
         if self.ps.rank is None:
@@ -584,96 +582,67 @@ class _Composer:
                 OP, "a", _show(self.a), f"takes index {i} of axis {axis} of size {dim.min}"
             )
 
-    def merge(
-        self,
-        a_front: list[Any],
-        a_back: list[Any],
-        b_front: list[Any],
-        b_back: list[Any],
-        ellipsis: bool,
-        rank: int | None,
-        first_back: int,
+    def pair(
+        self, xs: list[Any], ys: list[Any], axis: int, step: int, rank: int | None
     ) -> list[Any]:
-        """``b``'s front entries over ``a``'s front, its back entries over ``a``'s back."""
+        """``b``'s entries ``ys`` over ``a``'s entries ``xs``, whose first addresses ``axis``.
+
+        ``step`` is 1 for the front entries; the back ones are paired from the back, each list
+        reversed and ``step`` -1.
+        """
         out: list[Any] = []
         j = 0
-        axis = 0
-        for x in a_front:
+        for x in xs:
             if type(x) is int:
                 self.index(x, axis)
                 out.append(x)
-                axis += 1
-                continue
-            while j < len(b_front) and b_front[j] is None:
-                out.append(None)
-                j += 1
-            if j < len(b_front):
-                out.extend(self.one(x, b_front[j], axis if x is not None else None, rank))
-                j += 1
             else:
-                out.append(x)
-            axis += x is not None
-        out.extend(b_front[j:])  # new axes only
-        tail: list[Any] = []
-        j = len(b_back) - 1
-        axis = first_back + addressed(a_back)
-        for x in reversed(a_back):
-            axis -= x is not None
-            if type(x) is int:
-                self.index(x, axis)
-                tail.append(x)
-                continue
-            while j >= 0 and b_back[j] is None:
-                tail.append(None)
-                j -= 1
-            if j >= 0:
-                tail.extend(reversed(self.one(x, b_back[j], axis if x is not None else None, rank)))
-                j -= 1
-            else:
-                tail.append(x)
-        tail.extend(reversed(b_back[: j + 1]))
-        if ellipsis or tail:
-            out.append(Ellipsis)
-        out.extend(reversed(tail))
-        return out
+                while j < len(ys) and ys[j] is None:
+                    out.append(None)
+                    j += 1
+                if j < len(ys):
+                    out.extend(self.one(x, ys[j], axis if x is not None else None, rank))
+                    j += 1
+                else:
+                    out.append(x)
+            axis += step * (x is not None)
+        return out + ys[j:]  # new axes only
 
     def on(self, rank: int | None) -> list[Any]:
         """The composed entries on ``rank`` (``None``: any rank; ``a``'s ellipsis kept)."""
-        a_front, a_back, a_el = _split(self.a.entries)
-        b_front, b_back, _ = _split(self.b.entries)
-        addr = addressed(a_front) + addressed(a_back)
-        out_known = _outputs(a_front) + _outputs(a_back)
-        nbf, nbb = addressed(b_front), addressed(b_back)
-        k_f = max(0, nbf - _outputs(a_front))
-        k_b = max(0, nbb - _outputs(a_back))
+        a_front, a_back, a_el = self.a_front, self.a_back, self.a_el
+        b_front, b_back = self.b_front, self.b_back
+        k_f, k_b = self.k_f, self.k_b
         if rank is not None:
+            addr = self.min_rank - k_f - k_b
             if addr > rank:
                 raise ValidationError(
                     OP, "a", _show(self.a), f"addresses {addr} axes, but the rank is {rank}"
                 )
             middle = rank - addr
-            out_rank = out_known + middle
-            if nbf + nbb > out_rank:
+            out_rank = _outputs(a_front) + _outputs(a_back) + middle
+            nb = addressed(b_front) + addressed(b_back)
+            if nb > out_rank:
                 raise ValidationError(
                     OP,
                     "b",
                     _show(self.b),
-                    f"addresses {nbf + nbb} axes, but a's result has rank {out_rank}",
+                    f"addresses {nb} axes, but a's result has rank {out_rank}",
                 )
             if middle < k_f + k_b:  # b reaches past a's ellipsis: every axis explicit
                 a_front = a_front + [WHOLE] * middle + a_back
-                a_back, a_el, middle = [], False, 0
-                b_all = b_front + [WHOLE] * (out_rank - nbf - nbb) + b_back
-                b_front, b_back = b_all, []
+                a_back, a_el = [], False
+                b_front, b_back = b_front + [WHOLE] * (out_rank - nb) + b_back, []
                 k_f = k_b = 0
-            first_back = rank - addressed(a_back) - k_b
-        else:
-            first_back = -addressed(a_back) - k_b
         a_front = a_front + [WHOLE] * k_f
         a_back = [WHOLE] * k_b + a_back
-        ellipsis = a_el or rank is None or bool(a_back)
         self.pending = None
-        out = self.merge(a_front, a_back, b_front, b_back, ellipsis, rank, first_back)
+        # b's front entries over a's front, its back entries over a's back (from the last axis).
+        out = self.pair(a_front, b_front, 0, 1, rank)
+        tail = self.pair(a_back[::-1], b_back[::-1], (0 if rank is None else rank) - 1, -1, rank)
+        if a_el or rank is None or a_back or tail:
+            out.append(Ellipsis)
+        out += tail[::-1]
         if self.pending is not None:
             raise self.pending
         return out
@@ -728,16 +697,11 @@ def _slicing(name: str, s: Any) -> Slicing:
 
 def _any_rank(comp: _Composer) -> Slicing:
     a, b = comp.a, comp.b
-    a_front, a_back, _ = _split(a.entries)
-    b_front, b_back, _ = _split(b.entries)
-    k_f = max(0, addressed(b_front) - _outputs(a_front))
-    k_b = max(0, addressed(b_back) - _outputs(a_back))
     candidate = Slicing(_tidy(comp.on(None)))
-    if k_f + k_b == 0:
+    if comp.k_f + comp.k_b == 0:
         return candidate
     # b reaches into a's ellipsis: the candidate holds from this rank on; check the smaller ones.
-    addr = addressed(a_front) + addressed(a_back)
-    for rank in range(addr + k_f + k_b):
+    for rank in range(comp.min_rank):
         here = PartialShape.dynamic(rank)
         sub = _Composer(a, b, here, comp.shape)
         try:
