@@ -926,10 +926,7 @@ class Slicing:
     ) -> list[tuple[str, dict[str, Any]]]:
         ps, entries = self._cuts(shape, dialect, rule)
         axes = axes_of(self, ps.rank)
-        starts: list[int] = []
-        stops: list[int] = []
-        steps: list[int] = []
-        sliced: list[int] = []
+        rows: list[tuple[int, int, int, int]] = []  # start, stop, step, axis of each sliced axis
         for x, axis in zip(entries, axes, strict=True):
             if axis is None:
                 continue
@@ -957,36 +954,19 @@ class Slicing:
                             hint="pass the shape",
                             witness=None,
                         )
-            starts.append(a)
-            stops.append(b)
-            steps.append(c)
-            sliced.append(axis)
+            rows.append((a, b, c, axis))
         ops: list[tuple[str, dict[str, Any]]] = []
-        if sliced:
-            ops.append(
-                ("Slice", {names[0]: starts, names[1]: stops, names[2]: steps, names[3]: sliced})
-            )
-        # Positions in the tensor that has both the new axes and the shrunk ones.
-        cut = self.entries.index(Ellipsis) if Ellipsis in self.entries else len(self.entries)
-        tail = [x for x in self.entries[cut + 1 :] if x is not Ellipsis]
-        full_rank = None
-        if ps.rank is not None:
-            full_rank = ps.rank + sum(1 for x in self.entries if x is None)
-        new: list[int] = []
-        shrunk: list[int] = []
-        for k, x in enumerate(self.entries[:cut]):
-            if x is None:
-                new.append(k)
-            elif type(x) is int:
-                shrunk.append(k)
-        for k, x in enumerate(tail):
-            pos = k - len(tail)
-            if full_rank is not None:
-                pos += full_rank
-            if x is None:
-                new.append(pos)
-            elif type(x) is int:
-                shrunk.append(pos)
+        if rows:
+            columns = zip(*rows, strict=True)
+            ops.append(("Slice", {k: list(v) for k, v in zip(names, columns, strict=True)}))
+        # Positions in the tensor that has both the new axes and the shrunk ones: after the
+        # ellipsis, counted from the back (from the front where the rank is known).
+        n = len(self.entries)
+        cut = self.entries.index(Ellipsis) if Ellipsis in self.entries else n
+        shift = 0 if ps.rank is None else ps.rank + sum(1 for x in self.entries if x is None)
+        pos = [k if k < cut else k - n + shift for k in range(n)]
+        new = [pos[k] for k, x in enumerate(self.entries) if x is None]
+        shrunk = [pos[k] for k, x in enumerate(self.entries) if type(x) is int]
         if new:
             ops.append(("Unsqueeze", {"axes": new}))
         if shrunk:
