@@ -40,6 +40,8 @@ from datamove import _dialect_memo as _memo
 from datamove._dml_webnn import (
     DML_SLICE,
     WEBNN_SLICE,
+    check_each,
+    check_lengths,
     dml_slice_ops,
     read_dml_window,
     read_webnn_window,
@@ -314,18 +316,9 @@ def _slice_entries(
     e = as_int_vector(op, names[1], stop)
     s = (1,) * len(b) if step is None else as_int_vector(op, names[2], step)
     a = tuple(range(len(b))) if axes is None else as_int_vector(op, names[3], axes)
-    for name, given, v in ((names[1], stop, e), (names[2], step, s), (names[3], axes, a)):
-        if len(v) != len(b):
-            raise ValidationError(
-                op,
-                name,
-                given,
-                f"has {len(v)} values, but {names[0]} has {len(b)}; they need "
-                "the same number of values",
-            )
-    for i, x in enumerate(s):
-        if x == 0:
-            raise ValidationError(op, f"{names[2]}[{i}]", 0, "is zero; a step must be non-zero")
+    others = ((names[1], stop, e), (names[2], step, s), (names[3], axes, a))
+    check_lengths(op, names[0], len(b), others, "; they need the same number of values")
+    check_each(op, names[2], s, lambda x: x != 0, "is zero; a step must be non-zero")
     if len(set(a)) != len(a):
         first = next(v for v in a if a.count(v) > 1)
         raise ValidationError(op, names[3], axes, f"lists axis {first} twice")
@@ -528,11 +521,7 @@ class Slicing:
         b = as_int_vector(op, "begin", begin)
         e = as_int_vector(op, "end", end)
         s = (1,) * len(b) if strides is None else as_int_vector(op, "strides", strides)
-        for name, given, v in (("end", end, e), ("strides", strides, s)):
-            if len(v) != len(b):
-                raise ValidationError(
-                    op, name, given, f"has {len(v)} values, but begin has {len(b)}"
-                )
+        check_lengths(op, "begin", len(b), (("end", end, e), ("strides", strides, s)))
         bm, em, el, nm, sm = (
             _tf_mask(op, name, value)
             for name, value in (

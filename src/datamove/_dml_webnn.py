@@ -33,7 +33,7 @@ the DirectML documentation of ``DML_SLICE1_OPERATOR_DESC`` and the WebNN specifi
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence, Sized
 from typing import Any, Final
 
 from datamove._errors import NotExpressible, ValidationError
@@ -45,6 +45,8 @@ __all__ = [
     "DML_SPLIT",
     "WEBNN_SLICE",
     "WEBNN_SPLIT",
+    "check_each",
+    "check_lengths",
     "check_part_count",
     "check_tiling",
     "dml_slice_ops",
@@ -72,6 +74,26 @@ WEBNN_MAX_OUTPUTS: Final = 8192
 
 Ops = list[tuple[str, dict[str, Any]]]
 Bounds = tuple[int, int | None, int]  # start, stop, step of one axis
+
+
+# -- arguments -------------------------------------------------------------------------------------
+def check_each(
+    op: str, name: str, values: Sequence[int], ok: Callable[[int], bool], rule: str
+) -> None:
+    """``ok(v)`` for each value, else ValidationError naming ``name[i]`` and the rule broken."""
+    for i, v in enumerate(values):
+        if not ok(v):
+            raise ValidationError(op, f"{name}[{i}]", v, rule)
+
+
+def check_lengths(
+    op: str, first: str, n: int, others: Iterable[tuple[str, Any, Sized]], tail: str = ""
+) -> None:
+    """Each of ``others`` (name, value as given, its values) has ``n`` values, as ``first``."""
+    for name, given, values in others:
+        if len(values) != n:
+            rule = f"has {len(values)} values, but {first} has {n}{tail}"
+            raise ValidationError(op, name, given, rule)
 
 
 # -- shapes ----------------------------------------------------------------------------------------
@@ -224,23 +246,13 @@ def _vectors(
     a = as_int_vector(op, names[0], offsets)
     b = as_int_vector(op, names[1], sizes)
     c = (1,) * len(a) if strides is None else as_int_vector(op, names[2], strides)
-    for name, given, vec in ((names[1], sizes, b), (names[2], strides, c)):
-        if len(vec) != len(a):
-            raise ValidationError(
-                op,
-                name,
-                given,
-                f"has {len(vec)} values, but {names[0]} has {len(a)}; they need the same "
-                "number of values, one per axis",
-            )
-    for i, v in enumerate(a):
-        if not 0 <= v <= UINT32_MAX:
-            raise ValidationError(op, f"{names[0]}[{i}]", v, "must be in [0, 2**32 - 1] (unsigned)")
-    for i, v in enumerate(b):
-        if not 1 <= v <= UINT32_MAX:
-            raise ValidationError(
-                op, f"{names[1]}[{i}]", v, "must be in [1, 2**32 - 1]: windows are non-empty"
-            )
+    others = ((names[1], sizes, b), (names[2], strides, c))
+    tail = "; they need the same number of values, one per axis"
+    check_lengths(op, names[0], len(a), others, tail)
+    unsigned = "must be in [0, 2**32 - 1] (unsigned)"
+    check_each(op, names[0], a, lambda v: 0 <= v <= UINT32_MAX, unsigned)
+    nonempty = "must be in [1, 2**32 - 1]: windows are non-empty"
+    check_each(op, names[1], b, lambda v: 1 <= v <= UINT32_MAX, nonempty)
     return a, b, c
 
 
@@ -258,9 +270,8 @@ def read_dml_window(offsets: Any, sizes: Any, strides: Any, output_sizes: Any) -
     op = DML_SLICE
     names = ("InputWindowOffsets", "InputWindowSizes", "InputWindowStrides")
     a, b, c = _vectors(op, names, offsets, sizes, strides)
-    for i, v in enumerate(c):
-        if v == 0 or not INT32_MIN <= v <= INT32_MAX:
-            raise ValidationError(op, f"{names[2]}[{i}]", v, "must be a non-zero 32-bit int (INT)")
+    rule = "must be a non-zero 32-bit int (INT)"
+    check_each(op, names[2], c, lambda v: v != 0 and INT32_MIN <= v <= INT32_MAX, rule)
     most = [1 + (z - 1) // abs(t) for z, t in zip(b, c, strict=True)]
     counts = tuple(most)
     if output_sizes is not None:
@@ -288,11 +299,8 @@ def read_webnn_window(starts: Any, sizes: Any, strides: Any) -> list[Bounds]:
     """A WebNN slice as ``start:stop:step`` per axis (``Slicing.from_webnn``)."""
     op = WEBNN_SLICE
     a, b, c = _vectors(op, ("starts", "sizes", "strides"), starts, sizes, strides)
-    for i, v in enumerate(c):
-        if not 1 <= v <= UINT32_MAX:
-            raise ValidationError(
-                op, f"strides[{i}]", v, "must be in [1, 2**32 - 1]; a reversal is a reverse op"
-            )
+    rule = "must be in [1, 2**32 - 1]; a reversal is a reverse op"
+    check_each(op, "strides", c, lambda v: 1 <= v <= UINT32_MAX, rule)
     return [_bounds(x, z, t, 1 + (z - 1) // t) for x, z, t in zip(a, b, c, strict=True)]
 
 
@@ -402,9 +410,7 @@ def read_webnn_split(splits: Any, axis: Any) -> tuple[int, int | tuple[int, ...]
         sizes = as_int_vector(op, "splits", splits)
         if not sizes:
             raise ValidationError(op, "splits", splits, "is empty")
-        for i, v in enumerate(sizes):
-            if not 1 <= v <= UINT32_MAX:
-                raise ValidationError(op, f"splits[{i}]", v, "must be in [1, 2**32 - 1]")
+        check_each(op, "splits", sizes, lambda v: 1 <= v <= UINT32_MAX, "must be in [1, 2**32 - 1]")
         if len(sizes) > WEBNN_MAX_OUTPUTS:
             raise ValidationError(
                 op, "splits", f"{len(sizes)} sizes", f"gives more than {WEBNN_MAX_OUTPUTS} outputs"

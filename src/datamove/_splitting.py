@@ -44,6 +44,7 @@ from datamove._dialects import ALGEBRA, SAME, WHOLE, Cut, Slicing, entries_text,
 from datamove._dml_webnn import (
     DML_SPLIT,
     WEBNN_SPLIT,
+    check_each,
     check_part_count,
     check_tiling,
     dml_split_call,
@@ -234,10 +235,8 @@ class Splitting:
             raise ValidationError(op, name, value, "is empty")
         if rest and lengths.count(-1) > 1:
             raise ValidationError(op, name, value, "has more than one -1")
-        for i, v in enumerate(lengths):
-            if v < (-1 if rest else 0):
-                rule = "must be -1 or at least 0" if rest else "must be at least 0"
-                raise ValidationError(op, f"{name}[{i}]", v, rule)
+        rule = "must be -1 or at least 0" if rest else "must be at least 0"
+        check_each(op, name, lengths, lambda v: v >= (-1 if rest else 0), rule)
         return lengths
 
     @classmethod
