@@ -63,6 +63,7 @@ DML_SLICE: Final = "DirectML SLICE1"
 DML_SPLIT: Final = "DirectML SPLIT"
 WEBNN_SLICE: Final = "WebNN slice"
 WEBNN_SPLIT: Final = "WebNN split"
+DML_WINDOW: Final = ("InputWindowOffsets", "InputWindowSizes", "InputWindowStrides")
 
 UINT32_MAX: Final = 2**32 - 1
 INT32_MIN: Final = -(2**31)
@@ -177,21 +178,10 @@ def dml_slice_ops(
 ) -> Ops:
     """SLICE1 and RESHAPE picking the indices ``ranges`` (one per axis) into the shape ``out``."""
     windows = _windows(dims, ranges, text, shape, DML_SLICE)
-    offsets = [w[0] for w in windows]
-    sizes = [w[1] for w in windows]
-    strides = [w[2] for w in windows]
+    offsets, sizes, strides = ([w[j] for w in windows] for j in range(3))
     ops: Ops = []
     if any(w != (0, d, 1) for w, d in zip(windows, dims, strict=True)):
-        ops.append(
-            (
-                "SLICE1",
-                {
-                    "InputWindowOffsets": offsets,
-                    "InputWindowSizes": sizes,
-                    "InputWindowStrides": strides,
-                },
-            )
-        )
+        ops.append(("SLICE1", dict(zip(DML_WINDOW, (offsets, sizes, strides), strict=True))))
     if out != tuple(len(r) for r in ranges):
         ops.append(("RESHAPE", {"sizes": list(out)}))
     if ops:
@@ -221,10 +211,9 @@ def webnn_slice_ops(
 ) -> Ops:
     """slice, reverse and reshape picking the indices ``ranges`` into the shape ``out``."""
     windows = _windows(dims, ranges, text, shape, WEBNN_SLICE)
-    starts = [w[0] for w in windows]
-    sizes = [w[1] for w in windows]
-    strides = [abs(w[2]) for w in windows]
-    flipped = [k for k, w in enumerate(windows) if w[2] < 0]
+    starts, sizes, signed = ([w[j] for w in windows] for j in range(3))
+    strides = [abs(t) for t in signed]
+    flipped = [k for k, t in enumerate(signed) if t < 0]
     ops: Ops = []
     if any((a, z, t) != (0, d, 1) for a, z, t, d in zip(starts, sizes, strides, dims, strict=True)):
         ops.append(("slice", {"starts": starts, "sizes": sizes, "strides": strides}))
@@ -268,10 +257,9 @@ def _bounds(offset: int, size: int, stride: int, n: int) -> Bounds:
 def read_dml_window(offsets: Any, sizes: Any, strides: Any, output_sizes: Any) -> list[Bounds]:
     """A SLICE1 window as ``start:stop:step`` per axis (``Slicing.from_dml``)."""
     op = DML_SLICE
-    names = ("InputWindowOffsets", "InputWindowSizes", "InputWindowStrides")
-    a, b, c = _vectors(op, names, offsets, sizes, strides)
+    a, b, c = _vectors(op, DML_WINDOW, offsets, sizes, strides)
     rule = "must be a non-zero 32-bit int (INT)"
-    check_each(op, names[2], c, lambda v: v != 0 and INT32_MIN <= v <= INT32_MAX, rule)
+    check_each(op, DML_WINDOW[2], c, lambda v: v != 0 and INT32_MIN <= v <= INT32_MAX, rule)
     most = [1 + (z - 1) // abs(t) for z, t in zip(b, c, strict=True)]
     counts = tuple(most)
     if output_sizes is not None:
