@@ -521,17 +521,26 @@ class Splitting:
         shape: ShapeLike | None,
         dialect: str,
         same: dict[str, Callable[[], tuple[str, dict[str, Any]]]],
-        closest: Callable[[], tuple[tuple[str, dict[str, Any]], str, Any]],
+        count: Callable[[int], tuple[str, dict[str, Any]]],
+        count_rule: str,
         static: Callable[[tuple[int, ...]], tuple[str, dict[str, Any]]],
     ) -> tuple[str, dict[str, Any]]:
+        """One call of a library that splits as this one on every size ``shape`` allows.
+
+        Its count call (``count``, splitting by ``count_rule``) or a call for the rules in
+        ``same``; else, on a static size, the lengths (``static``).
+        """
         dim = self._dim(shape, dialect)
+        if self.rule == count_rule:
+            return count(int(self.value))
         if self.rule in same:
             return same[self.rule]()
         if dim.is_static:
             lengths = self.lengths(dim.min)
             check_tiling(lengths, dim.min, self.axis, dialect, shape, self.value, empty=True)
             return static(lengths)
-        call, rule, value = closest()
+        value = self._closest_count()
+        call, rule = count(value), count_rule
         w = self._witness(dim, lambda d: _lengths(rule, value, d))
         if w is True:  # the closest call splits alike on every allowed size
             return call
@@ -565,16 +574,12 @@ class Splitting:
         def variadic(lengths: tuple[int, ...]) -> tuple[str, dict[str, Any]]:
             return ("VariadicSplit", {"axis": ax, "split_lengths": list(lengths)})
 
-        split = ("Split", {"axis": ax, "num_splits": self.value})
         return self._emit(
             shape,
             "OpenVINO",
-            {"even": lambda: split, "lengths": lambda: variadic(self.value)},
-            lambda: (
-                ("Split", {"axis": ax, "num_splits": self._closest_count()}),
-                "even",
-                self._closest_count(),
-            ),
+            {"lengths": lambda: variadic(self.value)},
+            lambda n: ("Split", {"axis": ax, "num_splits": n}),
+            "even",
             variadic,
         )
 
@@ -592,19 +597,15 @@ class Splitting:
                 points.append(offset)
             return call("split", points)
 
-        def closest() -> tuple[tuple[str, dict[str, Any]], str, Any]:
-            n = self._closest_count()
-            return call("array_split", n), "array_split", n
-
         return self._emit(
             shape,
             "NumPy",
             {
                 "even": lambda: call("split", self.value),
-                "array_split": lambda: call("array_split", self.value),
                 "indices": lambda: call("split", list(self.value)),
             },
-            closest,
+            lambda n: call("array_split", n),
+            "array_split",
             static,
         )
 
@@ -616,33 +617,21 @@ class Splitting:
         """
         ax = self.axis
 
-        def closest() -> tuple[tuple[str, dict[str, Any]], str, Any]:
-            n = self._closest_count()
-            return ("tensor_split", {"indices_or_sections": n, "dim": ax}), "array_split", n
+        def split(arg: Any) -> tuple[str, dict[str, Any]]:
+            return ("split", {"split_size_or_sections": arg, "dim": ax})
 
+        def tensor_split(arg: Any) -> tuple[str, dict[str, Any]]:
+            return ("tensor_split", {"indices_or_sections": arg, "dim": ax})
+
+        same: dict[str, Callable[[], tuple[str, dict[str, Any]]]] = {
+            "indices": lambda: tensor_split(list(self.value)),
+            "chunk": lambda: ("chunk", {"chunks": self.value, "dim": ax}),
+            "size": lambda: split(self.value),
+        }
+        if self.rule == "lengths" and -1 not in self.value:
+            same["lengths"] = lambda: split(list(self.value))
         return self._emit(
-            shape,
-            "PyTorch",
-            {
-                "array_split": lambda: (
-                    "tensor_split",
-                    {"indices_or_sections": self.value, "dim": ax},
-                ),
-                "indices": lambda: (
-                    "tensor_split",
-                    {"indices_or_sections": list(self.value), "dim": ax},
-                ),
-                "chunk": lambda: ("chunk", {"chunks": self.value, "dim": ax}),
-                "size": lambda: ("split", {"split_size_or_sections": self.value, "dim": ax}),
-                "lengths": lambda: (
-                    "split",
-                    {"split_size_or_sections": list(self.value), "dim": ax},
-                ),
-            }
-            if -1 not in (self.value if self.rule == "lengths" else ())
-            else {},
-            closest,
-            lambda lengths: ("split", {"split_size_or_sections": list(lengths), "dim": ax}),
+            shape, "PyTorch", same, tensor_split, "array_split", lambda p: split(list(p))
         )
 
     def to_dml(self, shape: ShapeLike | None) -> tuple[str, dict[str, Any]]:
@@ -769,15 +758,10 @@ class Splitting:
             return ("Split", {"axis": ax, "outputs": n})
 
         same: dict[str, Callable[[], tuple[str, dict[str, Any]]]] = {}
-        if version < 18:
-            same["even"] = lambda: even(int(self.value))
-        else:
-            same["onnx"] = lambda: even(int(self.value))
-        if -1 not in (self.value if self.rule == "lengths" else ()):
+        if self.rule == "lengths" and -1 not in self.value:
             same["lengths"] = lambda: lengths(self.value)
-        n = self._closest_count()
         rule = "onnx" if version >= 18 else "even"
-        return self._emit(shape, dialect, same, lambda: (even(n), rule, n), lengths)
+        return self._emit(shape, dialect, same, even, rule, lengths)
 
     def _closest_count(self) -> int:
         """The number of parts a count-based call of another library would be given."""
