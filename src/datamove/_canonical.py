@@ -374,13 +374,8 @@ def group_into_split_with_gaps(
     if not items:
         raise ValidationError(op, "slicings", items, "is empty; a split has one part at least")
     ps = shape_dims(shape, op)
-    probe = (
-        ps
-        if ps.rank is not None
-        else PartialShape.dynamic(max(addressed(t.entries) for t in items))
-    )
-    rank = probe.rank
-    assert rank is not None
+    rank = max(addressed(t.entries) for t in items) if ps.rank is None else ps.rank
+    probe = PartialShape.dynamic(rank) if ps.rank is None else ps
     layouts = [expand(t, rank) for t in items]
     if rank == 0:
         return None
