@@ -590,13 +590,6 @@ class Splitting:
         def call(name: str, arg: Any) -> tuple[str, dict[str, Any]]:
             return (name, {"indices_or_sections": arg, "axis": ax})
 
-        def static(lengths: tuple[int, ...]) -> tuple[str, dict[str, Any]]:
-            points, offset = [], 0
-            for n in lengths[:-1]:
-                offset += n
-                points.append(offset)
-            return call("split", points)
-
         return self._emit(
             shape,
             "NumPy",
@@ -606,7 +599,7 @@ class Splitting:
             },
             lambda n: call("array_split", n),
             "array_split",
-            static,
+            lambda lengths: call("split", list(itertools.accumulate(lengths[:-1]))),
         )
 
     def to_torch(self, shape: ShapeLike | None = None) -> tuple[str, dict[str, Any]]:
