@@ -51,6 +51,7 @@ __all__ = [
     "check_tiling",
     "dml_slice_ops",
     "dml_split_call",
+    "listed",
     "read_dml_split",
     "read_dml_window",
     "read_webnn_split",
@@ -85,6 +86,11 @@ def check_each(
     for i, v in enumerate(values):
         if not ok(v):
             raise ValidationError(op, f"{name}[{i}]", v, rule)
+
+
+def listed(value: Any) -> bool:
+    """Whether a count-or-list argument is the list (a sequence or an array of 1 or more axes)."""
+    return isinstance(value, list | tuple) or bool(getattr(value, "ndim", False))
 
 
 def check_lengths(
@@ -264,13 +270,7 @@ def read_dml_window(offsets: Any, sizes: Any, strides: Any, output_sizes: Any) -
     counts = tuple(most)
     if output_sizes is not None:
         counts = as_int_vector(op, "output_sizes", output_sizes)
-        if len(counts) != len(a):
-            raise ValidationError(
-                op,
-                "output_sizes",
-                output_sizes,
-                f"has {len(counts)} values, but the window has {len(a)} axes",
-            )
+        check_lengths(op, "the window", len(a), [("output_sizes", output_sizes, counts)], " axes")
         for i, (n, m) in enumerate(zip(counts, most, strict=True)):
             if not 1 <= n <= m:
                 raise ValidationError(
@@ -394,7 +394,7 @@ def read_webnn_split(splits: Any, axis: Any) -> tuple[int, int | tuple[int, ...]
     ax = as_int(op, "axis", axis)
     if ax < 0:
         raise ValidationError(op, "axis", axis, "must be at least 0 (unsigned)")
-    if isinstance(splits, list | tuple) or bool(getattr(splits, "ndim", False)):
+    if listed(splits):
         sizes = as_int_vector(op, "splits", splits)
         if not sizes:
             raise ValidationError(op, "splits", splits, "is empty")

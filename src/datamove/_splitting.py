@@ -48,6 +48,7 @@ from datamove._dml_webnn import (
     check_part_count,
     check_tiling,
     dml_split_call,
+    listed,
     read_dml_split,
     read_webnn_split,
     static_sizes,
@@ -78,11 +79,6 @@ def onnx_split_version(opset: Any) -> int:
             "ONNX Split", "opset", opset, "is below 2; datamove reads Split-2, 11, 13 and 18"
         )
     return 18 if v >= 18 else 13 if v >= 13 else 11 if v >= 11 else 2
-
-
-def _listed(value: Any) -> bool:
-    """Whether a count-or-list argument is the list (a sequence or an array of 1 or more axes)."""
-    return isinstance(value, list | tuple) or bool(getattr(value, "ndim", False))
 
 
 # Sizes scanned for a witness on an axis whose sizes are not bounded.
@@ -263,7 +259,7 @@ class Splitting:
             )
         op = f"numpy.{function}"
         ax = as_int(op, "axis", axis)
-        if _listed(indices_or_sections):
+        if listed(indices_or_sections):
             return cls(ax, "indices", as_int_vector(op, "indices_or_sections", indices_or_sections))
         n = cls._count(op, "indices_or_sections", indices_or_sections)
         return cls(ax, "even" if function == "split" else "array_split", n)
@@ -287,10 +283,10 @@ class Splitting:
         if function == "chunk":
             return cls(ax, "chunk", cls._count(op, "chunks", arg))
         if function == "tensor_split":
-            if _listed(arg):
+            if listed(arg):
                 return cls(ax, "indices", as_int_vector(op, "indices_or_sections", arg))
             return cls(ax, "array_split", cls._count(op, "indices_or_sections", arg))
-        if not _listed(arg):
+        if not listed(arg):
             return cls(ax, "size", cls._count(op, "split_size_or_sections", arg))
         return cls(ax, "lengths", cls._lengths_arg(op, "split_size_or_sections", arg))
 
