@@ -915,7 +915,10 @@ class Slicing:
     ) -> list[tuple[str, dict[str, Any]]]:
         ps, entries = self._cuts(shape, dialect, rule)
         axes = axes_of(self, ps.rank)
-        rows: list[tuple[int, int, int, int]] = []  # start, stop, step, axis of each sliced axis
+        starts: list[int] = []
+        stops: list[int] = []
+        steps: list[int] = []
+        sliced: list[int] = []
         for x, axis in zip(entries, axes, strict=True):
             if axis is None:
                 continue
@@ -943,19 +946,24 @@ class Slicing:
                             hint="pass the shape",
                             witness=None,
                         )
-            rows.append((a, b, c, axis))
+            starts.append(a)
+            stops.append(b)
+            steps.append(c)
+            sliced.append(axis)
         ops: list[tuple[str, dict[str, Any]]] = []
-        if rows:
-            columns = zip(*rows, strict=True)
-            ops.append(("Slice", {k: list(v) for k, v in zip(names, columns, strict=True)}))
+        if sliced:
+            ops.append(
+                ("Slice", {names[0]: starts, names[1]: stops, names[2]: steps, names[3]: sliced})
+            )
         # Positions in the tensor that has both the new axes and the shrunk ones: after the
         # ellipsis, counted from the back (from the front where the rank is known).
         n = len(self.entries)
         cut = self.entries.index(Ellipsis) if Ellipsis in self.entries else n
         shift = 0 if ps.rank is None else ps.rank + sum(1 for x in self.entries if x is None)
-        pos = [k if k < cut else k - n + shift for k in range(n)]
-        new = [pos[k] for k, x in enumerate(self.entries) if x is None]
-        shrunk = [pos[k] for k, x in enumerate(self.entries) if type(x) is int]
+        new = [k if k < cut else k - n + shift for k, x in enumerate(self.entries) if x is None]
+        shrunk = [
+            k if k < cut else k - n + shift for k, x in enumerate(self.entries) if type(x) is int
+        ]
         if new:
             ops.append(("Unsqueeze", {"axes": new}))
         if shrunk:
