@@ -58,6 +58,7 @@ from datamove._shape import (
     as_partial_shape,
 )
 from datamove._strided_slice import (
+    Params,
     checked_params,
     clamp_bounds,
     infer_strided_slice,
@@ -85,16 +86,9 @@ _TORCH_MIN: Final = -(2**62)
 # Deciding two cuts on an interval checks, between breakpoints, three periods of sizes.
 _MAX_PERIOD: Final = 1024
 
-_STRIDED_SLICE_KEYS: Final = (
-    "begin",
-    "end",
-    "stride",
-    "begin_mask",
-    "end_mask",
-    "new_axis_mask",
-    "shrink_axis_mask",
-    "ellipsis_mask",
-)
+# dm.strided_slice's keyword arguments, in its order; tf.strided_slice's masks, in its.
+_STRIDED_SLICE_KEYS: Final = tuple(k for k in Params._fields if k != "addressed")
+_TF_MASKS: Final = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
 
 Selection = tuple[int, int, int]  # (first, count, step): (0, 0, 0) empty, (first, 1, 0) one
 
@@ -469,14 +463,14 @@ class Slicing:
                 entries.append(None)
             elif p.shrink_axis_mask[i]:
                 entries.append(p.begin[i])
+            elif p.stride[i] == 0:
+                raise ValidationError(
+                    "StridedSlice",
+                    f"stride[{i}]",
+                    0,
+                    "is zero on a sliced axis; stride must be non-zero",
+                )
             else:
-                if p.stride[i] == 0:
-                    raise ValidationError(
-                        "StridedSlice",
-                        f"stride[{i}]",
-                        0,
-                        "is zero on a sliced axis; stride must be non-zero",
-                    )
                 entries.append(
                     Cut.make(
                         None if p.begin_mask[i] else p.begin[i],
@@ -522,16 +516,8 @@ class Slicing:
         e = as_int_vector(op, "end", end)
         s = (1,) * len(b) if strides is None else as_int_vector(op, "strides", strides)
         check_lengths(op, "begin", len(b), (("end", end, e), ("strides", strides, s)))
-        bm, em, el, nm, sm = (
-            _tf_mask(op, name, value)
-            for name, value in (
-                ("begin_mask", begin_mask),
-                ("end_mask", end_mask),
-                ("ellipsis_mask", ellipsis_mask),
-                ("new_axis_mask", new_axis_mask),
-                ("shrink_axis_mask", shrink_axis_mask),
-            )
-        )
+        given = (begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask)
+        bm, em, el, nm, sm = (_tf_mask(op, n, v) for n, v in zip(_TF_MASKS, given, strict=True))
         if el & (el - 1):
             raise ValidationError(
                 op,
@@ -797,12 +783,11 @@ class Slicing:
         dialect = "tf.strided_slice"
         _, entries = self._cuts(shape, dialect, NUMPY)
         p = self._strided_slice(entries)
-        masks = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
         p["end_mask"] = [  # an index: no end bit, end = begin + 1 as TensorFlow's own x[i]
             0 if type(x) is int else v for x, v in zip(entries, p["end_mask"], strict=True)
         ]
         for i in range(32, len(entries)):
-            for name in masks:
+            for name in _TF_MASKS:
                 if p[name][i]:
                     raise NotExpressible(
                         dialect,
@@ -812,7 +797,7 @@ class Slicing:
                         hint="index fewer positions, or slice in two steps",
                     )
         tf = {"begin": p["begin"], "end": p["end"], "strides": p["stride"]}
-        tf.update((name, sum(v << i for i, v in enumerate(p[name]))) for name in masks)
+        tf.update((name, sum(v << i for i, v in enumerate(p[name]))) for name in _TF_MASKS)
         return tf
 
     @_memo.emitter
