@@ -468,13 +468,8 @@ def group_into_split(
     if found is None:
         return None
     splitting, parts = found
-    return (
-        splitting if parts == tuple(range(len(parts))) and len(parts) == _parts(splitting) else None
-    )
-
-
-def _parts(splitting: Splitting) -> int:
-    return int(splitting.value) if splitting.rule == "even" else len(splitting.value)
+    n = int(splitting.value) if splitting.rule == "even" else len(splitting.value)
+    return splitting if parts == tuple(range(n)) else None
 
 
 ALGEBRA.update(

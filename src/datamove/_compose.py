@@ -45,6 +45,7 @@ from datamove._dialects import (
     addressed,
     axes_of,
     breakpoints,
+    dim_at,
     edges,
     entries_text,
     index_at,
@@ -496,11 +497,6 @@ class _Composer:
         self.k_b = max(0, addressed(self.b_back) - _outputs(self.a_back))
         self.min_rank = addressed(self.a_front) + addressed(self.a_back) + self.k_f + self.k_b
 
-    def dim(self, axis: int) -> Dimension:
-        if self.ps.rank is None:
-            return Dimension()
-        return self.ps.dims[axis]
-
     def fail(
         self, axis: int, rank: int | None, c: Cut, e: Cut | int
     ) -> Callable[[int], NotExpressible]:
@@ -560,7 +556,7 @@ class _Composer:
             return [None]
         assert isinstance(x, Cut)
         assert axis is not None
-        dim = self.dim(axis)
+        dim = dim_at(self.ps, axis)
         if type(y) is int and dim.is_static and _pick(x, y, dim.min) is None:
             raise ValidationError(
                 OP,
@@ -576,7 +572,7 @@ class _Composer:
 
     def index(self, i: int, axis: int) -> None:
         """Refuse ``a``'s index ``i`` where the axis is static and it is out of range."""
-        dim = self.dim(axis)
+        dim = dim_at(self.ps, axis)
         if dim.is_static and index_at(i, dim.min) is None:
             raise ValidationError(
                 OP, "a", _show(self.a), f"takes index {i} of axis {axis} of size {dim.min}"

@@ -145,12 +145,16 @@ class Cut:
 
 
 WHOLE: Final = Cut(None, None, 1)
-_ANY_DIM: Final = Dimension()
 
 
 def addressed(entries: Iterable[Any]) -> int:
     """The number of input axes these entries address (indices and cuts)."""
     return sum(1 for x in entries if x is not None and x is not Ellipsis)
+
+
+def dim_at(ps: PartialShape, axis: int) -> Dimension:
+    """The size of ``axis`` of ``ps``; any size where the rank is unknown."""
+    return Dimension() if ps.rank is None else ps.dims[axis]
 
 
 def selection(r: range) -> Selection:
@@ -596,9 +600,6 @@ class Slicing:
         return cls(Cut.make(*b, SAME) for b in read_webnn_window(starts, sizes, strides))
 
     # -- the layout on a given rank --------------------------------------------------------
-    def _dim(self, ps: PartialShape, axis: int) -> Dimension:
-        return _ANY_DIM if ps.rank is None else ps.dims[axis]
-
     def _cuts(
         self, shape: ShapeLike | None, dialect: str, rule: str
     ) -> tuple[PartialShape, list[Any]]:
@@ -621,7 +622,7 @@ class Slicing:
     def _cut_for(
         self, x: Cut, ps: PartialShape, axis: int, dialect: str, rule: str, shape: Any
     ) -> Cut:
-        dim = self._dim(ps, axis)
+        dim = dim_at(ps, axis)
         if dim.is_static:
             a, b, c = _resolved(x.range(dim.min))
             return Cut(a, b, c, SAME)
@@ -837,7 +838,7 @@ class Slicing:
             if not isinstance(x, Cut) or x == WHOLE:
                 continue
             assert axis is not None
-            dim = self._dim(ps, axis)
+            dim = dim_at(ps, axis)
             if dim.is_static:
                 ops.extend(_torch_static(x.range(dim.min), axis, dim.min))
                 continue
@@ -917,7 +918,7 @@ class Slicing:
                 a = (0 if c > 0 else -1) if x.start is None else x.start
                 b = (INT64_MAX if c > 0 else INT64_MIN) if x.stop is None else x.stop
                 if c < 0 and b >= _ORT_SENTINEL:
-                    dim = self._dim(ps, axis)
+                    dim = dim_at(ps, axis)
                     if dim.max is not None and dim.max <= b + 1:
                         a, b, c = 0, 0, 1  # empty on every allowed size
                     else:

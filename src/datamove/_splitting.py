@@ -502,15 +502,14 @@ class Splitting:
 
     def _count_changes(self, dim: Dimension) -> int | None:
         """An allowed size with another number of parts than on the smallest (or refused)."""
-        first = _lengths(self.rule, self.value, dim.min)
+
+        def count(d: int) -> int | None:
+            parts = _lengths(self.rule, self.value, d)
+            return None if parts is None else len(parts)
+
+        first = count(dim.min)
         top = min(dim.max if dim.max is not None else INT64_MAX, dim.min + _SCAN)
-        for d in range(dim.min + 1, top + 1):
-            here = _lengths(self.rule, self.value, d)
-            if (here is None) != (first is None) or (
-                here is not None and first is not None and len(here) != len(first)
-            ):
-                return d
-        return None
+        return next((d for d in range(dim.min + 1, top + 1) if count(d) != first), None)
 
     def _emit(
         self,
