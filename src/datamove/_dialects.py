@@ -127,14 +127,8 @@ class Cut:
             return range(0)
         if rule == NUMPY:
             return range(*slice(self.start, self.stop, self.step).indices(d))
-        begin, end = clamp_bounds(
-            d,
-            0 if self.start is None else self.start,
-            0 if self.stop is None else self.stop,
-            self.step,
-            int(self.start is None),
-            int(self.stop is None),
-        )
+        a, b = self.start, self.stop
+        begin, end = clamp_bounds(d, a or 0, b or 0, self.step, int(a is None), int(b is None))
         return range(begin, end, self.step)
 
     def text(self) -> str:
@@ -689,13 +683,10 @@ class Slicing:
         for x, axis in zip(self.entries, axes, strict=True):
             if x is Ellipsis:
                 k += ps.rank - addressed(self.entries)
-            elif type(x) is int:
-                continue
-            elif isinstance(x, Cut) and x.rule == NUMPY:
-                assert axis is not None
-                dims[k] = self._numpy_length(x, ps.dims[axis])
-                k += 1
-            else:
+            elif type(x) is not int:  # an output axis
+                if isinstance(x, Cut) and x.rule == NUMPY:
+                    assert axis is not None
+                    dims[k] = self._numpy_length(x, ps.dims[axis])
                 k += 1
         return PartialShape._of(tuple(dims))
 
@@ -1052,11 +1043,8 @@ class Slicing:
             if axis is None:
                 continue
             d = dims[axis]
-            if type(x) is int:
-                j = x + d if x < 0 else x
-                ranges[axis] = range(j, j + 1)
-            else:
-                ranges[axis] = x.range(d)
+            # An index is in range: infer refused the others.
+            ranges[axis] = range(x % d, x % d + 1) if type(x) is int else x.range(d)
         return dims, ranges, out
 
     # -- equivalence -----------------------------------------------------------------------
