@@ -121,11 +121,8 @@ def _crossings(c: Cut, lo: int, top: int, edges: list[int], levels: set[int]) ->
 def _sizes(top: int, edges: list[int], period: int) -> list[int]:
     """Three periods of sizes from each edge (the whole piece when shorter)."""
     out: list[int] = []
-    span = 3 * period
-    for k, u in enumerate(edges):
-        v = edges[k + 1] - 1 if k + 1 < len(edges) else top
-        end = min(v, u + span - 1)
-        out.extend(range(u, end + 1))
+    for u, nxt in itertools.pairwise([*edges, top + 1]):
+        out.extend(range(u, min(nxt, u + 3 * period)))
         if len(out) > _BUDGET:
             raise _UndecidedError
     return out

@@ -27,6 +27,7 @@ allowed size, or raise :class:`~datamove.NotExpressible` with a witness shape.
 from __future__ import annotations
 
 import ast
+import itertools
 import keyword
 import math
 import operator
@@ -1279,9 +1280,8 @@ def decide(
             f"more than the {_MAX_PERIOD} checked",
             hint="pass a static shape",
         )
-    for k, u in enumerate(starts):
-        v = starts[k + 1] - 1 if k + 1 < len(starts) else top
-        for d in range(u, min(v, u + 3 * abs(period)) + 1):
+    for u, nxt in itertools.pairwise([*starts, top + 1]):
+        for d in range(u, min(nxt, u + 3 * abs(period) + 1)):
             if not same(d):
                 return d
     return None
