@@ -698,17 +698,14 @@ def _any_rank(comp: _Composer) -> Slicing:
         here = PartialShape.dynamic(rank)
         sub = _Composer(a, b, here, comp.shape)
         try:
-            exact: Slicing | None = Slicing(sub.on(rank))
+            exact = Slicing(sub.on(rank))
         except NotExpressible:
             raise
-        except ValidationError:
-            exact = None  # b(a(x)) cannot run on this rank
-        if exact is None:
+        except ValidationError:  # b(a(x)) cannot run on this rank: the candidate must not either
             try:
                 axes_of(candidate, rank)
             except ValidationError:
                 continue
-            w = sub.witness(rank, {})
             raise NotExpressible(
                 OP,
                 "shape",
@@ -716,10 +713,10 @@ def _any_rank(comp: _Composer) -> Slicing:
                 f"allows rank {rank}, where {_show(a)} then {_show(b)} cannot run but "
                 f"{_show(candidate)} (its composition on larger ranks) can",
                 hint="pass the shape",
-                witness=w,
-            )
-        w2 = candidate.difference(exact, here)
-        if w2 is not None:
+                witness=sub.witness(rank, {}),
+            ) from None
+        w = candidate.difference(exact, here)
+        if w is not None:
             raise NotExpressible(
                 OP,
                 "shape",
@@ -728,6 +725,6 @@ def _any_rank(comp: _Composer) -> Slicing:
                 f"{_show(exact)} but on larger ranks {_show(candidate)}; no single "
                 "slicing is both",
                 hint="pass the shape",
-                witness=w2,
+                witness=w,
             )
     return candidate
