@@ -325,13 +325,9 @@ def _slice_entries(
             hint="normalise the axes for the data's rank first",
         )
     cuts = {ax: Cut.make(b[i], e[i], s[i], CLAMP) for i, ax in enumerate(a)}
-    front = [ax for ax in a if ax >= 0]
-    back = [ax for ax in a if ax < 0]
-    entries: list[Any] = [cuts.get(k, WHOLE) for k in range(max(front, default=-1) + 1)]
-    if back:
-        entries.append(Ellipsis)
-        entries.extend(cuts.get(k, WHOLE) for k in range(min(back), 0))
-    return tuple(entries)
+    if any(ax < 0 for ax in a):  # all from the back (the mix is refused above)
+        return (Ellipsis, *(cuts.get(k, WHOLE) for k in range(min(a), 0)))
+    return tuple(cuts.get(k, WHOLE) for k in range(max(a, default=-1) + 1))
 
 
 def _tf_mask(op: str, name: str, value: Any) -> int:
