@@ -140,6 +140,7 @@ class Cut:
 
 
 WHOLE: Final = Cut(None, None, 1)
+_ANY_DIM: Final = Dimension()  # built once: emitters ask for it per cut
 
 
 def addressed(entries: Iterable[Any]) -> int:
@@ -149,7 +150,7 @@ def addressed(entries: Iterable[Any]) -> int:
 
 def dim_at(ps: PartialShape, axis: int) -> Dimension:
     """The size of ``axis`` of ``ps``; any size where the rank is unknown."""
-    return Dimension() if ps.rank is None else ps.dims[axis]
+    return _ANY_DIM if ps.rank is None else ps.dims[axis]
 
 
 def selection(r: range) -> Selection:
