@@ -48,14 +48,8 @@ def _atom(value: Any) -> Any:
     t = type(value)
     if t is int or value is None or value is Ellipsis:
         return value
-    if t is slice:
-        return ("slice", _atom_int(value.start), _atom_int(value.stop), _atom_int(value.step))
-    raise TypeError
-
-
-def _atom_int(value: Any) -> int | None:
-    if value is None or type(value) is int:
-        return value
+    if t is slice:  # of atoms (a call with a slice of slices or of ... raises: never kept)
+        return ("slice", _atom(value.start), _atom(value.stop), _atom(value.step))
     raise TypeError
 
 
