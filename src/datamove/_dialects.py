@@ -671,7 +671,7 @@ class Slicing:
         [1..3]
         """
         ps = shape_dims(shape, "Slicing")
-        params = self._strided_slice(list(self.entries))
+        params = self._strided_slice(self.entries)
         out = infer_strided_slice(ps, **params)
         if ps.rank is None or out.rank is None:
             return out
@@ -717,7 +717,7 @@ class Slicing:
         return entries_text(entries)
 
     @staticmethod
-    def _strided_slice(entries: list[Any]) -> dict[str, Any]:
+    def _strided_slice(entries: Iterable[Any]) -> dict[str, Any]:
         rows: list[tuple[int, ...]] = []
         for x in entries:
             if x is Ellipsis:
@@ -741,8 +741,7 @@ class Slicing:
         wrong, reading past its input, unless those axes are addressed (``docs/semantics.md``,
         divergence 23).
         """
-        _, entries = self._cuts(shape, "StridedSlice", CLAMP)
-        entries = list(entries)
+        _, entries = self._cuts(shape, "StridedSlice", CLAMP)  # a new list, ours to extend
         if (
             Ellipsis not in entries
             and any(x is None for x in entries)
