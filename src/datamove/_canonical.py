@@ -78,23 +78,12 @@ def _pick(ps: PartialShape, fixed: dict[int, int]) -> Shape:
 
 
 def _first(
-    same: Callable[[int], bool],
-    dim: Dimension,
-    x: Cut,
-    y: Cut | None = None,
-    *,
-    period: int | None = None,
+    same: Callable[[int], bool], dim: Dimension, *cuts: Cut, period: int | None = None
 ) -> int | None:
-    """The smallest size in ``dim`` where ``same`` fails, or None.
-
-    ``same`` is a function of the selections of ``x`` (and ``y``) on a size.
-    """
-    values: tuple[int | None, ...] = (x.start, x.stop)
-    if y is not None:
-        values += (y.start, y.stop)
+    """The smallest size in ``dim`` where ``same`` (of the cuts' selections) fails, or None."""
     if period is None:
-        period = x.step if y is None else math.lcm(x.step, y.step)
-    return decide(same, dim, values, period)
+        period = math.lcm(*(c.step for c in cuts))
+    return decide(same, dim, tuple(v for c in cuts for v in (c.start, c.stop)), period)
 
 
 def _agree(x: Cut, y: Cut, dim: Dimension) -> bool:
