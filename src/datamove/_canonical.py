@@ -78,18 +78,19 @@ def _pick(ps: PartialShape, fixed: dict[int, int]) -> Shape:
 
 
 def _first(
-    same: Callable[[int], bool], dim: Dimension, *cuts: Cut, period: int | None = None
+    same: Callable[[int], bool], dim: Dimension, x: Cut, period: int | None = None
 ) -> int | None:
-    """The smallest size in ``dim`` where ``same`` (of the cuts' selections) fails, or None."""
-    if period is None:
-        period = math.lcm(*(c.step for c in cuts))
-    return decide(same, dim, tuple(v for c in cuts for v in (c.start, c.stop)), period)
+    """The smallest size in ``dim`` where ``same`` (of ``x``'s selections) fails, or None."""
+    if dim.is_static:  # as decide answers it, without gathering the bounds first
+        return None if same(dim.min) else dim.min
+    return decide(same, dim, (x.start, x.stop), x.step if period is None else period)
 
 
 def _agree(x: Cut, y: Cut, dim: Dimension) -> bool:
     """Whether the two cuts select the same indices on every size ``dim`` allows."""
     try:
-        return _first(same_cut(x, y), dim, x, y) is None
+        bounds = (x.start, x.stop, y.start, y.stop)
+        return decide(same_cut(x, y), dim, bounds, math.lcm(x.step, y.step)) is None
     except ValidationError:  # steps too long to decide on an interval: say "not shown equal"
         return False
 
@@ -196,7 +197,7 @@ def _empty_ranked(s: Slicing, ps: PartialShape) -> Shape | None:
         da = ps.dims[axis]
         # Emptiness compares the clamped start and stop, affine in the size between the
         # breakpoints: no period to cover, whatever the step.
-        size = _first(_length_is(x, 0), da, x, period=1)
+        size = _first(_length_is(x, 0), da, x, 1)
         if size is None:
             return None  # this axis is empty on every allowed size
         fixed[axis] = size
