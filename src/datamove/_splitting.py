@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, Final
 
 from datamove._dialects import ALGEBRA, SAME, WHOLE, Cut, Slicing, entries_text, shape_dims
@@ -160,6 +161,7 @@ def part_slicing(axis: int, c: Cut) -> Slicing:
     return Slicing((Ellipsis, c) + (WHOLE,) * (-axis - 1))
 
 
+@dataclass(init=False, repr=False, unsafe_hash=True)  # ==, hash: (axis, rule, value)
 class Splitting:
     """A split of one axis into parts, under an uneven-size rule named by its library.
 
@@ -197,16 +199,6 @@ class Splitting:
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("Splitting is immutable")
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Splitting) and (self.axis, self.rule, self.value) == (
-            other.axis,
-            other.rule,
-            other.value,
-        )
-
-    def __hash__(self) -> int:
-        return hash((self.axis, self.rule, self.value))
 
     def __repr__(self) -> str:
         return f"Splitting(axis={self.axis}, rule={self.rule!r}, value={self.value!r})"
