@@ -184,12 +184,16 @@ def test_from_slice_and_from_onnx_select_what_slice_8_selects(
 ) -> None:
     start, stop, step, axes = p
     x = np.arange(int(np.prod(shape))).reshape(shape)
-    if min(axes) < 0 <= max(axes):
+    front, back = sorted(a for a in axes if a >= 0), sorted(a for a in axes if a < 0)
+    if front and back and front != list(range(len(front))) and back != list(range(-len(back), 0)):
+        # axes=[2, -3]: axes 2 and 0 on rank 3, 2 and 3 on rank 6: no one slicing of any rank
         with pytest.raises(dm.ValidationError, match="depends on the rank"):
             dm.Slicing.from_slice(start, stop, step, axes)
         axes = [a % len(shape) for a in axes]
         if len(set(axes)) < len(axes):
             return
+    # where one end lists every axis up to its last ([0, -1], [1, -1]), Slice-8 refuses every
+    # rank on which an axis from the back is one from the front: so does the slicing
     try:
         want = dm.slice(x, start, stop, step, axes)
     except dm.ValidationError:
@@ -338,6 +342,50 @@ def test_every_emitter_round_trips_on_static_shapes(
     assert same(apply_ops(x, s.to_slice(shape)), want)
     assert same(tf_run(x, s.to_tf(shape)), want)
     assert dm.Slicing.from_tf(**s.to_tf(shape)).equivalent(s, shape)
+
+
+@settings(max_examples=300, deadline=None)
+@given(index=numpy_indices(), shape=shapes)
+def test_slice_and_onnx_emitters_of_no_shape_read_back_and_run(
+    index: tuple[Any, ...], shape: tuple[int, ...]
+) -> None:
+    # With no shape, axes after an ellipsis are counted from the back: x[1:, ..., ::2] is
+    # axes=[0, -1]. from_slice and from_onnx read such a node back (they refused any mix) as a
+    # slicing that selects what Slice-8 selects on every shape, and refuses where it refuses.
+    s = dm.Slicing.from_numpy(index)
+    x = np.arange(int(np.prod(shape))).reshape(shape)
+    try:
+        ops = s.to_slice()
+    except dm.NotExpressible:  # a reversal from a stop past 2**62: see to_onnx
+        return
+    try:
+        want = s(x)
+    except dm.ValidationError:
+        pass
+    else:
+        assert same(apply_ops(x, ops), want)
+    try:
+        onnx = dict(s.to_onnx()).get("Slice")
+    except dm.NotExpressible:  # a reversal from a stop the ONNX runtimes read apart
+        onnx = None
+    for op, p in ops:
+        if op != "Slice":
+            continue
+        assert onnx == {
+            "starts": p["start"],
+            "ends": p["stop"],
+            "steps": p["step"],
+            "axes": p["axes"],
+        }
+        back = dm.Slicing.from_slice(p["start"], p["stop"], p["step"], p["axes"])
+        assert back == dm.Slicing.from_onnx(p["start"], p["stop"], p["axes"], p["step"])
+        try:
+            node = dm.slice(x, p["start"], p["stop"], p["step"], p["axes"])
+        except dm.ValidationError:
+            with pytest.raises(dm.ValidationError):
+                back(x)
+        else:
+            assert same(back(x), node)
 
 
 @settings(max_examples=150, deadline=None)

@@ -316,19 +316,28 @@ def _slice_entries(
     if len(set(a)) != len(a):
         first = next(v for v in a if a.count(v) > 1)
         raise ValidationError(op, names[3], axes, f"lists axis {first} twice")
-    if any(ax >= 0 for ax in a) and any(ax < 0 for ax in a):
+    cuts = {ax: Cut.make(b[i], e[i], s[i], CLAMP) for i, ax in enumerate(a)}
+    front = [cuts.get(k, WHOLE) for k in range(max(a, default=-1) + 1)]
+    if not any(ax < 0 for ax in a):
+        return tuple(front)
+    back = [cuts.get(k, WHOLE) for k in range(min(a), 0)]
+    # Axes from both ends are the entries front, ..., back where that is exact: on a rank of
+    # fewer than len(front) + len(back) axes, some axis from the back is one from the front
+    # (Slice refuses the repeat, as NumPy refuses too many indices) when either end lists every
+    # axis up to its last (axes=[0, -1], or [0, 1, -3]); otherwise ([2, -3] names axes 2 and 0
+    # on rank 3) which axes they are depends on the rank, which a slicing does not know.
+    listed_back = sum(1 for ax in a if ax < 0)
+    if len(a) - listed_back < len(front) and listed_back < len(back):
         raise ValidationError(
             op,
             names[3],
             axes,
-            "mixes axes counted from the front and from the back; which axes they are depends "
-            "on the rank, which a slicing does not know",
+            "mixes axes counted from the front and from the back, neither listing every axis "
+            "up to its last; which axes they are depends on the rank, which a slicing does not "
+            "know",
             hint="normalise the axes for the data's rank first",
         )
-    cuts = {ax: Cut.make(b[i], e[i], s[i], CLAMP) for i, ax in enumerate(a)}
-    if any(ax < 0 for ax in a):  # all from the back (the mix is refused above)
-        return (Ellipsis, *(cuts.get(k, WHOLE) for k in range(min(a), 0)))
-    return tuple(cuts.get(k, WHOLE) for k in range(max(a, default=-1) + 1))
+    return (*front, Ellipsis, *back)
 
 
 def _tf_mask(op: str, name: str, value: Any) -> int:
@@ -924,6 +933,17 @@ class Slicing:
             stops.append(b)
             steps.append(c)
             sliced.append(axis)
+        if ps.rank is None and sliced and min(sliced) < 0 <= max(sliced):
+            # Axes from both ends: list every axis from the front up to the last one sliced,
+            # the missing ones whole, so that on a rank too small for the slicing two axes meet
+            # (refused, as the slicing is) and from_slice reads the axes back (_slice_entries).
+            whole = [k for k in range(max(sliced)) if k not in sliced]
+            starts[:0], stops[:0], steps[:0] = (
+                [0] * len(whole),
+                [INT64_MAX] * len(whole),
+                [1] * len(whole),
+            )
+            sliced[:0] = whole
         ops: list[tuple[str, dict[str, Any]]] = []
         if sliced:
             ops.append(
