@@ -251,3 +251,39 @@ def test_a_rule_a_library_lacks_needs_the_shape() -> None:
 def test_invalid_splittings_raise_clearly(make: Any, match: str) -> None:
     with pytest.raises(dm.ValidationError, match=match):
         make()
+
+
+@pytest.mark.parametrize(
+    ("make", "error", "message"),
+    [
+        pytest.param(
+            lambda: dm.Splitting(0, "bogus", [1, 2]),
+            dm.ValidationError,
+            "Splitting: rule='bogus' is not one of even, array_split",
+            id="a rule of no library",
+        ),
+        pytest.param(
+            lambda: dm.Splitting.from_numpy(3, 5).to_dml([6]),
+            dm.AxisError,
+            "DirectML SPLIT: axis=5 is out of range for rank 1",
+            id="to_dml(axis past the rank)",
+        ),
+        pytest.param(
+            lambda: dm.Splitting.from_webnn([], axis=0),
+            dm.ValidationError,
+            "WebNN split: splits=[] is empty",
+            id="from_webnn(splits=[])",
+        ),
+        pytest.param(
+            lambda: dm.Slicing.from_onnx([0, 0], [1, 1], [0, 0]),
+            dm.ValidationError,
+            "ONNX Slice: axes=[0, 0] lists axis 0 twice",
+            id="from_onnx(axes twice)",
+        ),
+    ],
+)
+def test_splittings_and_slicings_refuse_with_the_rule_broken(
+    make: Any, error: type[Exception], message: str
+) -> None:
+    with pytest.raises(error, match=message.replace("[", r"\[").replace("]", r"\]")):
+        make()
