@@ -295,27 +295,20 @@ def range_length(
         stops = (stop,) if known_e else ((0, d) if sign > 0 else (-1, d))
         return starts, stops
 
-    def longest(d: int) -> int:
-        if d == 0:
-            return 0
-        best = 0
+    def lengths(d: int, magnitude: int) -> list[int]:
+        # Every extreme length at size d >= 1; an unknown stride has this magnitude.
+        found = []
         for sign in signs:
-            step = sign if s is None else s
             starts, stops = ends(d, sign)
-            best = max(best, *(_count(a, z, step) for a in starts for z in stops))
-        return best
+            step = sign * magnitude if s is None else s
+            found += [_count(a, z, step) for a in starts for z in stops]
+        return found
+
+    def longest(d: int) -> int:
+        return max(lengths(d, 1)) if d else 0
 
     def shortest(d: int) -> int:
-        if d == 0:
-            return 0
-        worst = None
-        for sign in signs:
-            step = sign * max(d, 1) if s is None else s
-            starts, stops = ends(d, sign)
-            low = min(_count(a, z, step) for a in starts for z in stops)
-            worst = low if worst is None else min(worst, low)
-        assert worst is not None
-        return worst
+        return min(lengths(d, d)) if d else 0
 
     lo, hi = dim.min, dim.max
     # An unbounded dimension holds any size below INT64_MAX (OpenVINO's mark for "unbounded"),
@@ -336,11 +329,6 @@ def range_length(
         if longest(top) > longest(tail):
             return Dimension(out_lo, None)
     return Dimension(out_lo, out_hi)
-
-
-def _shrink_feasible(dim: Dimension, b: int) -> bool:
-    need = b + 1 if b >= 0 else -b  # the smallest size that b can index
-    return dim.max is None or dim.max >= need
 
 
 @memoize
@@ -422,10 +410,8 @@ def infer_strided_slice(
                         1,
                         f"shrinks data.shape[{step.axis}], of size 0: no begin can index it",
                     )
-            elif dim.is_static:
-                _shrink_index(dim.min, b[step.i], step.i)
-            elif not _shrink_feasible(dim, b[step.i]):
-                _shrink_index(dim.max or 0, b[step.i], step.i)
+            elif dim.max is not None:  # some size in dim must take the index
+                _shrink_index(dim.max, b[step.i], step.i)
         else:
             i = step.i
             out.append(
@@ -493,12 +479,8 @@ def _numpy_index(p: Params, shape: tuple[int, ...], begin: Any) -> _plan.Index:
         )
     while index and index[-1] == slice(None):
         index.pop()
-    if (
-        all(type(x) is int for x in index if x is not None)
-        and not any(x is None for x in index)
-        and len(index) == len(shape)
-    ):
-        index.append(Ellipsis)  # every axis shrunk: keep a 0-d array, not a NumPy scalar
+    if rank == 0:  # every axis shrunk: keep a 0-d array, not a NumPy scalar
+        index.append(Ellipsis)
     return tuple(index)
 
 
