@@ -1,11 +1,11 @@
 """StridedSlice-1: plan, shape inference and execution.
 
-One source of truth. The caller's parameters are checked once (``_params``); the masks become an
-*axis walk* (``axis_walk``) that says, for every output axis, whether it is a new axis, a kept input
-axis (under the ellipsis or after the addressed axes) or a sliced one, and which input axes are
-shrunk. Each sliced axis is clamped by one function (``clamp_bounds``, Slice-8's too). Shape
-inference evaluates the walk on ``Dimension`` intervals; execution turns it into a NumPy basic
-index.
+One source of truth. The caller's parameters are checked once (``checked_params``); the masks
+become an *axis walk* (``axis_walk``) that says, for every output axis, whether it is a new axis, a
+kept input axis (under the ellipsis or after the addressed axes) or a sliced one, and which input
+axes are shrunk. Each sliced axis is clamped by one function (``clamp_bounds``, Slice-8's too).
+Shape inference evaluates the walk on ``Dimension`` intervals; execution turns it into a NumPy
+basic index.
 
 Precedence on one index follows OpenVINO's shape inference: ellipsis, then new axis, then shrink,
 then begin/end. Bits at indices ``>= len(begin)`` are ignored (the spec's zero-padding), except
@@ -89,16 +89,23 @@ def _fit(mask: tuple[int, ...], addressed: int | None) -> tuple[int, ...]:
     return (mask + (0,) * addressed)[:addressed]
 
 
-def _params(
+def checked_params(
     begin: Any,
     end: Any,
-    stride: Any,
-    begin_mask: Any,
-    end_mask: Any,
-    new_axis_mask: Any,
-    shrink_axis_mask: Any,
-    ellipsis_mask: Any,
+    stride: Any = None,
+    begin_mask: Any = (),
+    end_mask: Any = (),
+    new_axis_mask: Any = (),
+    shrink_axis_mask: Any = (),
+    ellipsis_mask: Any = (),
 ) -> Params:
+    """The checked StridedSlice-1 parameters, masks fitted to ``len(begin)`` (the dialects' entry).
+
+    Examples
+    --------
+    >>> checked_params([1, 0], [0, 2], begin_mask=[0, 1, 1]).begin_mask
+    (0, 1)
+    """
     b = _vector("begin", begin)
     e = _vector("end", end)
     s = None if stride is None else _vector("stride", stride)
@@ -144,29 +151,6 @@ def _params(
             "sets more than one bit; at most one ellipsis is allowed",
         )
     return Params(b, e, s, addressed, *[_fit(mask, addressed) for mask in masks])
-
-
-def checked_params(
-    begin: Any,
-    end: Any,
-    stride: Any = None,
-    *,
-    begin_mask: Any = (),
-    end_mask: Any = (),
-    new_axis_mask: Any = (),
-    shrink_axis_mask: Any = (),
-    ellipsis_mask: Any = (),
-) -> Params:
-    """The checked StridedSlice-1 parameters, masks fitted to ``len(begin)`` (the dialects' entry).
-
-    Examples
-    --------
-    >>> checked_params([1, 0], [0, 2], begin_mask=[0, 1, 1]).begin_mask
-    (0, 1)
-    """
-    return _params(
-        begin, end, stride, begin_mask, end_mask, new_axis_mask, shrink_axis_mask, ellipsis_mask
-    )
 
 
 def axis_walk(
@@ -383,7 +367,7 @@ def infer_strided_slice(
     [..5,..5,..5]
     """
     ps = as_partial_shape(shape, OP, "shape")
-    p = _params(
+    p = checked_params(
         begin, end, stride, begin_mask, end_mask, new_axis_mask, shrink_axis_mask, ellipsis_mask
     )
     if ps.rank is None or p.addressed is None:
@@ -503,7 +487,7 @@ def numpy_index(
     >>> numpy_index((2, 3, 4), [1, 0, 0], [0, 0, 2], begin_mask=[0, 1, 1], end_mask=[1, 1, 0])
     (slice(1, 2, None), slice(None, None, None), slice(0, 2, None))
     """
-    p = _params(
+    p = checked_params(
         begin, end, stride, begin_mask, end_mask, new_axis_mask, shrink_axis_mask, ellipsis_mask
     )
     return _numpy_index(p, tuple(shape), begin)
@@ -530,7 +514,7 @@ def _build(
                 "must be a concrete value to execute",
                 hint="UNKNOWN is for shape inference (infer_strided_slice)",
             )
-    p = _params(
+    p = checked_params(
         begin, end, stride, begin_mask, end_mask, new_axis_mask, shrink_axis_mask, ellipsis_mask
     )
     return _plan.single(_numpy_index(p, shape, begin))
