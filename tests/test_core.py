@@ -624,6 +624,18 @@ X = np.zeros((2, 6))
             id="strided_slice(UNKNOWN)",
         ),
         pytest.param(
+            lambda: dm.split(X, dm.UNKNOWN, 2),
+            dm.ValidationError,
+            "Split: axis=UNKNOWN must be a concrete value to execute",
+            id="split(axis UNKNOWN)",
+        ),
+        pytest.param(
+            lambda: dm.variadic_split(X, 0, dm.Unknown(2)),
+            dm.ValidationError,
+            "VariadicSplit: split_lengths=Unknown(2) must be a concrete value to execute",
+            id="variadic_split(split_lengths Unknown(2))",
+        ),
+        pytest.param(
             lambda: dm.split(X, 1, 2, copy="yes"),
             dm.DTypeError,
             "Split: copy='yes' must be None, True or False",

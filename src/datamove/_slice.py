@@ -21,7 +21,7 @@ from datamove._errors import ValidationError
 from datamove._memo import memoize
 from datamove._shape import PartialShape, ShapeLike, Unknown, as_partial_shape
 from datamove._strided_slice import NUMPY_MAXDIMS, clamp_bounds, range_length
-from datamove._validation import as_int_vector, normalize_axis
+from datamove._validation import as_int_vector, check_concrete, normalize_axis
 
 __all__ = ["infer_slice", "plan_slice", "slice"]
 
@@ -171,15 +171,8 @@ def infer_slice(
 
 def _build(shape: tuple[int, ...], start: Any, stop: Any, step: Any, axes: Any) -> _plan.Plan:
     """The plan of Slice-8 on ``shape``: one NumPy basic index."""
-    for name, v in (("start", start), ("stop", stop), ("step", step), ("axes", axes)):
-        if isinstance(v, Unknown):
-            raise ValidationError(
-                OP,
-                name,
-                v,
-                "must be a concrete value to execute",
-                hint="UNKNOWN is for shape inference (infer_slice)",
-            )
+    hint = "UNKNOWN is for shape inference (infer_slice)"
+    check_concrete(OP, hint, start=start, stop=stop, step=step, axes=axes)
     b, e, s, a, n = _params(start, stop, step, axes)
     assert not isinstance(b, Unknown)
     assert not isinstance(e, Unknown)

@@ -25,7 +25,7 @@ from datamove._shape import (
     Unknown,
     as_partial_shape,
 )
-from datamove._validation import as_int, as_int_vector, normalize_axis
+from datamove._validation import as_int, as_int_vector, check_concrete, normalize_axis
 
 __all__ = [
     "infer_split",
@@ -387,8 +387,8 @@ def _build_split(shape: tuple[int, ...], axis: Any, num_splits: Any) -> _plan.Pl
     """The plan of Split-1 on ``shape``: ``num_splits`` equal cuts along ``axis``."""
     n = _num_splits(num_splits)
     ax = _split_axis(axis)
-    if isinstance(ax, Unknown):
-        raise ValidationError(SPLIT, "axis", axis, "must be a concrete value to execute")
+    check_concrete(SPLIT, axis=ax)
+    assert not isinstance(ax, Unknown)
     a = normalize_axis(SPLIT, "axis", axis, ax, len(shape))
     size = _split_dim(Dimension(shape[a]), n, f"data.shape[{a}]", num_splits).min
     return _plan.chunks(a, [k * size for k in range(n + 1)])
@@ -398,9 +398,7 @@ def _build_variadic_split(shape: tuple[int, ...], axis: Any, split_lengths: Any)
     """The plan of VariadicSplit-1 on ``shape``: cuts of the given lengths along ``axis``."""
     lengths = _lengths(split_lengths)
     ax = _variadic_axis(axis)
-    for name, value in (("axis", ax), ("split_lengths", lengths)):
-        if isinstance(value, Unknown):
-            raise ValidationError(VARIADIC, name, value, "must be a concrete value to execute")
+    check_concrete(VARIADIC, axis=ax, split_lengths=lengths)
     assert not isinstance(ax, Unknown)
     assert not isinstance(lengths, Unknown)
     a = normalize_axis(VARIADIC, "axis", axis, ax, len(shape))

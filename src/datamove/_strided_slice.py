@@ -22,7 +22,7 @@ from datamove import _backends, _plan
 from datamove._errors import BackendError, ValidationError
 from datamove._memo import memoize
 from datamove._shape import INT64_MAX, Dimension, PartialShape, ShapeLike, Unknown, as_partial_shape
-from datamove._validation import as_int_vector, as_mask
+from datamove._validation import as_int_vector, as_mask, check_concrete
 
 __all__ = [
     "checked_params",
@@ -505,15 +505,8 @@ def _build(
     ellipsis_mask: Any,
 ) -> _plan.Plan:
     """The plan of StridedSlice-1 on ``shape``: one NumPy basic index."""
-    for name, value in zip(("begin", "end", "stride"), (begin, end, stride), strict=True):
-        if isinstance(value, Unknown):
-            raise ValidationError(
-                OP,
-                name,
-                value,
-                "must be a concrete value to execute",
-                hint="UNKNOWN is for shape inference (infer_strided_slice)",
-            )
+    hint = "UNKNOWN is for shape inference (infer_strided_slice)"
+    check_concrete(OP, hint, begin=begin, end=end, stride=stride)
     p = checked_params(
         begin, end, stride, begin_mask, end_mask, new_axis_mask, shrink_axis_mask, ellipsis_mask
     )

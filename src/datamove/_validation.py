@@ -15,13 +15,14 @@ from typing import Any
 import numpy as np
 
 from datamove._errors import AxisError, DTypeError, ValidationError
-from datamove._shape import INT64_MAX, INT64_MIN, MAX_LENGTH, NOT_A_SEQUENCE
+from datamove._shape import INT64_MAX, INT64_MIN, MAX_LENGTH, NOT_A_SEQUENCE, Unknown
 
 __all__ = [
     "MAX_LENGTH",
     "as_int",
     "as_int_vector",
     "as_mask",
+    "check_concrete",
     "check_length",
     "check_out",
     "normalize_axis",
@@ -195,6 +196,13 @@ def as_mask(op: str, argument: str, value: Any) -> tuple[int, ...]:
             )
         bits.append(bit)
     return tuple(bits)
+
+
+def check_concrete(op: str, hint: str | None = None, **values: Any) -> None:
+    """No ``Unknown`` among ``values`` (named as the caller names them): execution needs all."""
+    for name, value in values.items():
+        if isinstance(value, Unknown):
+            raise ValidationError(op, name, value, "must be a concrete value to execute", hint=hint)
 
 
 def normalize_axis(op: str, argument: str, value: Any, axis: int, rank: int) -> int:
