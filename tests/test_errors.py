@@ -102,3 +102,22 @@ def test_showing_a_value_never_raises_and_stays_bounded() -> None:
     assert show([[2, 4]]) == "[[2, 4]]"
     with pytest.raises(dm.DTypeError, match=r"num_splits=<_BrokenRepr>"):
         dm.split(np.zeros(4), 0, _BrokenRepr())  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "err",
+    [
+        dm.AxisError("Split", "axis", 5, "is out of the tensor rank range [-1, 0]"),
+        dm.ViewError("Slice", "copy", False, "cannot be honoured", hint="pass copy=None"),
+        dm.NotExpressible("ONNX Slice", "begin", [1, 2], "is odd", hint="h", witness=(3, 4)),
+    ],
+    ids=["AxisError", "ViewError", "NotExpressible"],
+)
+def test_errors_pickle_with_their_fields(err: dm.ValidationError) -> None:
+    import pickle
+
+    again = pickle.loads(pickle.dumps(err))
+    assert type(again) is type(err)
+    assert str(again) == str(err)
+    fields = ("op", "argument", "value", "rule", "hint", "witness")
+    assert [getattr(again, f, None) for f in fields] == [getattr(err, f, None) for f in fields]

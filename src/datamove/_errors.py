@@ -27,6 +27,7 @@ want to import datamove's names; the subclasses are there for callers who handle
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Iterable, Sized
 from typing import Any
@@ -183,18 +184,8 @@ class ValidationError(ValueError):
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickle with the structured fields (errors cross process boundaries under Dask)."""
-        return (_rebuild, (type(self), self.op, self.argument, self.value, self.rule, self.hint))
-
-
-def _rebuild(
-    cls: type[ValidationError],
-    op: str,
-    argument: str | None,
-    value: Any,
-    rule: str,
-    hint: str | None,
-) -> ValidationError:
-    return cls(op, argument, value, rule, hint=hint)
+        fields = (self.op, self.argument, self.value, self.rule)
+        return (functools.partial(type(self), hint=self.hint), fields)
 
 
 class AxisError(ValidationError, IndexError):
@@ -236,18 +227,5 @@ class NotExpressible(ValidationError):  # noqa: N818 - the name issue 20's API g
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickle with the structured fields and the witness."""
-        return (
-            _rebuild_not_expressible,
-            (self.op, self.argument, self.value, self.rule, self.hint, self.witness),
-        )
-
-
-def _rebuild_not_expressible(
-    op: str,
-    argument: str | None,
-    value: Any,
-    rule: str,
-    hint: str | None,
-    witness: tuple[int, ...] | None,
-) -> NotExpressible:
-    return NotExpressible(op, argument, value, rule, hint=hint, witness=witness)
+        rebuild, fields = super().__reduce__()
+        return (functools.partial(rebuild, witness=self.witness), fields)
