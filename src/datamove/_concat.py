@@ -17,9 +17,9 @@ import numpy as np
 
 from datamove import _backends, _plan
 from datamove._backends._copy import compiled_loops, copy_pairs
-from datamove._errors import AxisError, DTypeError, ValidationError
+from datamove._errors import DTypeError, ValidationError
 from datamove._shape import MAX_LENGTH, Dimension, PartialShape, as_partial_shape
-from datamove._validation import as_int
+from datamove._validation import as_int, normalize_axis
 
 __all__ = ["concat", "infer_concat"]
 
@@ -27,10 +27,8 @@ OP: Final = "Concat"
 
 
 def _axis(value: Any, rank: int) -> int:
-    axis = as_int(OP, "axis", value)
-    if not -rank <= axis < rank:
-        raise AxisError(OP, "axis", value, f"is out of the tensor rank range [{-rank}, {rank - 1}]")
-    return axis + rank if axis < 0 else axis
+    """``axis`` in ``[0, rank)``; ``rank >= 1`` (the callers refuse scalars first)."""
+    return normalize_axis(OP, "axis", value, as_int(OP, "axis", value), rank)
 
 
 def _count(argument: str, value: Any) -> None:
