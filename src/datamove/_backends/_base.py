@@ -54,7 +54,6 @@ class Backend:
 
     name: ClassVar[str] = "array API"
     views: ClassVar[bool] = False  # basic indexing returns views (writes show through)
-    known_sizes: ClassVar[bool] = True  # every size in ``data.shape`` is an int (not Dask)
     mutable: ClassVar[bool] = True  # arrays can be written into (``out=``)
 
     def __init__(self, xp: Any) -> None:

@@ -166,26 +166,23 @@ class TorchBackend(Backend):
         return (flipped.contiguous() if copy else flipped), True
 
     def take(self, op: str, plan: Plan, data: Any, copy: bool | None, out: Any) -> tuple[Any, ...]:
-        """Chunks as one ``split_with_sizes`` call (views, a C++ loop); otherwise as any backend."""
-        if data.is_nested:  # some nested tensors could take an index: refuse all alike
-            _dense(op, "data", data)
-        try:
-            if copy is None and out is None:
-                if plan.axis >= 0 and plan.indices:
-                    sizes = _plan.lowered(plan, self.name, _chunk_sizes, 8 * len(plan.indices))
-                    return tuple(data.split_with_sizes(sizes, plan.axis))
-                shape = tuple(data.shape)
-                forms = _plan.lowered(
-                    plan,
-                    self.name,
-                    lambda p: [_torch_form(i, shape) for i in p.indices],
-                    plan.cost,
-                )
-                return tuple([self._apply(op, data, form, None)[0] for form in forms])
-            return super().take(op, plan, data, copy, out)
-        except (NotImplementedError, RuntimeError):  # a sparse or nested tensor on a fast path
-            self.shape(op, data)
-            raise
+        """Chunks as one ``split_with_sizes`` call (views, a C++ loop); otherwise as any backend.
+
+        ``data`` is strided and not nested: :meth:`shape` refused the others in ``prepare``.
+        """
+        if copy is None and out is None:
+            if plan.axis >= 0 and plan.indices:
+                sizes = _plan.lowered(plan, self.name, _chunk_sizes, 8 * len(plan.indices))
+                return tuple(data.split_with_sizes(sizes, plan.axis))
+            shape = tuple(data.shape)
+            forms = _plan.lowered(
+                plan,
+                self.name,
+                lambda p: [_torch_form(i, shape) for i in p.indices],
+                plan.cost,
+            )
+            return tuple([self._apply(op, data, form, None)[0] for form in forms])
+        return super().take(op, plan, data, copy, out)
 
     def copy(self, result: Any) -> Any:
         """``clone`` into a C-contiguous tensor on the same device (torch copies in parallel)."""
@@ -328,10 +325,6 @@ class JaxBackend(Backend):
             return tuple(data[normalized(index)] for index in plan.indices)
         return tuple(_plan.lowered(plan, self.name, _jax_take, _JAX_BYTES)(data))
 
-    def copy(self, result: Any) -> Any:
-        """JAX results are already independent."""
-        return result
-
 
 # What a jitted function and its compiled executable hold, by estimate, for the cache's bound.
 _JAX_BYTES: Final = 256 << 10
@@ -357,7 +350,6 @@ class DaskBackend(Backend):
     """
 
     name = "Dask"
-    known_sizes = False
     views = True  # not views in NumPy's sense, but slices of a graph copy nothing
     mutable = False
 
