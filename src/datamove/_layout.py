@@ -29,7 +29,7 @@ import numpy as np
 from datamove._errors import ValidationError
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Sequence
+    from collections.abc import Iterable, Sequence
 
 __all__ = [
     "Layout",
@@ -41,7 +41,6 @@ __all__ = [
     "shared_outputs",
     "shares_memory",
     "span",
-    "sweep_apart",
 ]
 
 Layout = tuple[int, tuple[int, ...], tuple[int, ...], int]  # address, shape, byte strides, item
@@ -162,33 +161,6 @@ def shared_outputs(op: str, j: int, k: int) -> ValidationError:
     )
 
 
-def sweep_apart(
-    op: str,
-    items: Sequence[Any],
-    span_of: Callable[[Any], tuple[int, int] | None],
-    overlap: Callable[[Any, Any], bool],
-) -> None:
-    """No two ``items`` share memory, or :func:`shared_outputs` naming the first two that do.
-
-    ``span_of(a)`` gives the address range ``[lo, hi)`` of ``a`` (``None`` when it has no
-    bytes); ``overlap(a, b)`` decides pairs whose ranges meet (it may raise itself). Ranges are
-    swept in address order, so items far apart cost one comparison each.
-    """
-    spans = []
-    for k, a in enumerate(items):
-        s = span_of(a)
-        if s is not None:
-            spans.append((s[0], s[1], k))
-    spans.sort()
-    open_: list[tuple[int, int]] = []  # (hi, k) of the ranges that may still meet the next one
-    for lo, hi, k in spans:
-        open_ = [(h, j) for h, j in open_ if h > lo]
-        for _, j in open_:
-            if overlap(items[j], items[k]):
-                raise shared_outputs(op, j, k)
-        open_.append((hi, k))
-
-
 def outs_apart(op: str, layouts: Sequence[Layout | None]) -> None:
     """No two of these layouts share a byte (``None``: not known, not checked); exact.
 
@@ -226,19 +198,23 @@ def outs_apart(op: str, layouts: Sequence[Layout | None]) -> None:
                 end, last = a + run, k
         windows.append(((lo, (*sizes, width), (*steps, 1), 1), rows))
 
-    def meet(w: tuple[Layout, list[tuple[Layout, int]]], v: Any) -> bool:
-        if not layouts_overlap(w[0], v[0]):
-            return False
-        # The windows meet: find the two outputs, if two do. Each window's members are apart.
-        if len(w[1]) * len(v[1]) > _PAIRS_MAX and _mapped_apart(op, w[1], v[1]):
-            return False
-        for a, j in w[1]:
-            for b, k in v[1]:
-                if layouts_overlap(a, b):
-                    raise shared_outputs(op, j, k)
-        return False
-
-    sweep_apart(op, windows, lambda w: span(*w[0]), meet)
+    # The windows swept in address order (those far apart cost one comparison each); where
+    # two meet, the two outputs that share a byte, if two do. Each window's members are apart.
+    spans = sorted((*s, k) for k, (w, _) in enumerate(windows) if (s := span(*w)) is not None)
+    open_: list[tuple[int, int]] = []  # (hi, k) of the windows that may still meet the next one
+    for lo, hi, k in spans:
+        open_ = [(h, j) for h, j in open_ if h > lo]
+        for _, j in open_:
+            first, second = windows[j][1], windows[k][1]
+            if not layouts_overlap(windows[j][0], windows[k][0]) or (
+                len(first) * len(second) > _PAIRS_MAX and _mapped_apart(op, first, second)
+            ):
+                continue
+            for one, m in first:
+                for other, n in second:
+                    if layouts_overlap(one, other):
+                        raise shared_outputs(op, m, n)
+        open_.append((hi, k))
 
 
 def _mapped_apart(
