@@ -196,11 +196,24 @@ def axis_walk(
 
 
 def _walk_for(p: Params, rank: int, begin: Any) -> tuple[Step, ...]:
+    """The axis walk of ``p`` (its errors naming the caller's ``begin``); strides checked."""
     assert p.addressed is not None
     try:
-        return axis_walk(rank, p.addressed, p.new_axis_mask, p.shrink_axis_mask, p.ellipsis_mask)
+        steps = axis_walk(rank, p.addressed, p.new_axis_mask, p.shrink_axis_mask, p.ellipsis_mask)
     except ValidationError as exc:  # name the caller's value in the message
         raise ValidationError(exc.op, exc.argument, begin, exc.rule) from None
+    if isinstance(p.stride, Unknown):
+        return steps
+    for step in steps:
+        if step.kind == SLICE and p.stride[step.i] == 0:
+            raise ValidationError(
+                OP,
+                f"stride[{step.i}]",
+                0,
+                "is zero on a sliced axis; stride must be non-zero",
+                hint="a zero stride is allowed only on new and shrunk axes",
+            )
+    return steps
 
 
 # -- one axis --------------------------------------------------------------------------------------
@@ -239,20 +252,6 @@ def _shrink_index(d: int, b: int, i: int) -> int:
             else f"cannot index the axis shrunk by shrink_axis_mask[{i}]: data has size 0 there",
         )
     return k
-
-
-def _check_stride(p: Params, steps: tuple[Step, ...]) -> None:
-    if isinstance(p.stride, Unknown):
-        return
-    for step in steps:
-        if step.kind == SLICE and p.stride[step.i] == 0:
-            raise ValidationError(
-                OP,
-                f"stride[{step.i}]",
-                0,
-                "is zero on a sliced axis; stride must be non-zero",
-                hint="a zero stride is allowed only on new and shrunk axes",
-            )
 
 
 # -- shape inference -----------------------------------------------------------------------------
@@ -373,7 +372,6 @@ def infer_strided_slice(
     if ps.rank is None or p.addressed is None:
         return PartialShape(None)
     steps = _walk_for(p, ps.rank, begin)
-    _check_stride(p, steps)
     b = None if isinstance(p.begin, Unknown) else p.begin
     e = None if isinstance(p.end, Unknown) else p.end
     s = None if isinstance(p.stride, Unknown) else p.stride
@@ -414,7 +412,6 @@ def infer_strided_slice(
 # -- execution -----------------------------------------------------------------------------------
 def _numpy_index(p: Params, shape: tuple[int, ...], begin: Any) -> _plan.Index:
     steps = _walk_for(p, len(shape), begin)
-    _check_stride(p, steps)
     assert not isinstance(p.begin, Unknown)
     assert not isinstance(p.end, Unknown)
     assert not isinstance(p.stride, Unknown)
