@@ -115,7 +115,6 @@ def _lengths(value: Any) -> tuple[int, ...] | Unknown:
             )
         return value
     lengths = as_int_vector(VARIADIC, "split_lengths", value)
-    minus_ones = []
     for k, v in enumerate(lengths):
         if v < -1:
             raise ValidationError(
@@ -124,8 +123,7 @@ def _lengths(value: Any) -> tuple[int, ...] | Unknown:
                 value,
                 f"holds {v} at index {k}; every length must be >= -1",
             )
-        if v == -1:
-            minus_ones.append(k)
+    minus_ones = [k for k, v in enumerate(lengths) if v == -1]
     if len(minus_ones) > 1:
         raise ValidationError(
             VARIADIC,
