@@ -417,16 +417,20 @@ def test_object_arrays_never_take_the_row_loop() -> None:
 
 def test_row_forms() -> None:
     a = np.zeros((6, 10, 4), np.int16)
+
+    def form(dst: np.ndarray, src: np.ndarray) -> tuple[int, int, int, int] | None:
+        return _copy.rows_form(dst.shape, dst.strides, src.strides, dst.itemsize)
+
     # a last-axis piece: 6*10 rows of 4 bytes
-    assert _copy._as_rows(np.zeros((6, 10, 2), np.int16), a[..., 2:]) == (60, 4, 4, 8)
+    assert form(np.zeros((6, 10, 2), np.int16), a[..., 2:]) == (60, 4, 4, 8)
     # every other element: single elements on one merged axis
-    assert _copy._as_rows(np.zeros((6, 10, 2), np.int16), a[..., ::2]) == (120, 2, 2, 4)
+    assert form(np.zeros((6, 10, 2), np.int16), a[..., ::2]) == (120, 2, 2, 4)
     # a middle-axis piece: 6 rows of 5*4 elements
-    assert _copy._as_rows(np.zeros((6, 5, 4), np.int16), a[:, 5:]) == (6, 40, 40, 80)
+    assert form(np.zeros((6, 5, 4), np.int16), a[:, 5:]) == (6, 40, 40, 80)
     # two row axes cannot be one loop
-    assert _copy._as_rows(np.zeros((3, 5, 2), np.int16), a[::2, ::2, :2]) is None
+    assert form(np.zeros((3, 5, 2), np.int16), a[::2, ::2, :2]) is None
     # a contiguous whole is one row
-    assert _copy._as_rows(np.zeros((6, 10, 4), np.int16), a) == (1, 480, 0, 0)
+    assert form(np.zeros((6, 10, 4), np.int16), a) == (1, 480, 0, 0)
 
 
 def test_the_row_loop_is_built_where_a_compiler_is() -> None:

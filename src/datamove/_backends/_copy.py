@@ -176,7 +176,7 @@ def row_plan(pairs: Sequence[Pair], *, min_rows: int = 1) -> tuple[int, list[Par
             continue
         if dst.dtype.hasobject:
             return None
-        form = _as_rows(dst, src)
+        form = rows_form(dst.shape, dst.strides, src.strides, dst.itemsize)
         if form is None:
             return None
         n, run, dst_stride, src_stride = form
@@ -237,11 +237,6 @@ def _stream_runs(runs: list[Part], total: int, threads: int) -> None:
     finally:
         for future in futures:
             future.result()
-
-
-def _as_rows(dst: np.ndarray, src: np.ndarray) -> tuple[int, int, int, int] | None:
-    """``(rows, run, dst_stride, src_stride)`` in bytes for a pair, or None (see rows_form)."""
-    return rows_form(dst.shape, dst.strides, src.strides, dst.itemsize)
 
 
 def rows_form(
