@@ -920,6 +920,16 @@ def test_error_table(call, exc, message):
     assert isinstance(info.value, ValueError)
 
 
+def test_numpy_index_refuses_run_time_values_as_the_operator_does():
+    # It was an AssertionError: numpy_index skipped the plan builder's Unknown check.
+    from datamove._strided_slice import numpy_index
+
+    with pytest.raises(dm.ValidationError, match="begin=UNKNOWN must be a concrete value"):
+        numpy_index((3,), dm.UNKNOWN, [1])
+    with pytest.raises(dm.ValidationError, match=r"stride=Unknown\(1\) must be a concrete"):
+        numpy_index((3,), [0], [1], dm.Unknown(1))
+
+
 def test_errors_carry_data_and_pickle():
     import pickle
 

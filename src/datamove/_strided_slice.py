@@ -484,6 +484,8 @@ def numpy_index(
     >>> numpy_index((2, 3, 4), [1, 0, 0], [0, 0, 2], begin_mask=[0, 1, 1], end_mask=[1, 1, 0])
     (slice(1, 2, None), slice(None, None, None), slice(0, 2, None))
     """
+    hint = "UNKNOWN is for shape inference (infer_strided_slice)"
+    check_concrete(OP, hint, begin=begin, end=end, stride=stride)
     p = checked_params(
         begin, end, stride, begin_mask, end_mask, new_axis_mask, shrink_axis_mask, ellipsis_mask
     )
