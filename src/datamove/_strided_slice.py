@@ -410,23 +410,42 @@ def infer_strided_slice(
 
 
 # -- execution -----------------------------------------------------------------------------------
-def _numpy_index(p: Params, shape: tuple[int, ...], begin: Any) -> _plan.Index:
+def numpy_index(
+    shape: tuple[int, ...],
+    begin: Any,
+    end: Any,
+    stride: Any = None,
+    begin_mask: Any = (),
+    end_mask: Any = (),
+    new_axis_mask: Any = (),
+    shrink_axis_mask: Any = (),
+    ellipsis_mask: Any = (),
+) -> _plan.Index:
+    """The NumPy basic index that StridedSlice-1 is equivalent to, for a concrete shape.
+
+    Examples
+    --------
+    >>> numpy_index((2, 3, 4), [1, 0, 0], [0, 0, 2], begin_mask=[0, 1, 1], end_mask=[1, 1, 0])
+    (slice(1, 2, None), slice(None, None, None), slice(0, 2, None))
+    """
+    hint = "UNKNOWN is for shape inference (infer_strided_slice)"
+    check_concrete(OP, hint, begin=begin, end=end, stride=stride)
+    p = checked_params(
+        begin, end, stride, begin_mask, end_mask, new_axis_mask, shrink_axis_mask, ellipsis_mask
+    )
     steps = _walk_for(p, len(shape), begin)
     assert not isinstance(p.begin, Unknown)
     assert not isinstance(p.end, Unknown)
     assert not isinstance(p.stride, Unknown)
     index: list[Any] = []
-    kept_only = True  # trailing whole axes need no index entry
     for step in steps:
         if step.kind == NEW:
             index.append(None)
-            kept_only = False
         elif step.kind == KEEP:
             index.append(slice(None))
         elif step.kind == SHRINK:
             d = shape[step.axis]
             index.append(_shrink_index(d, p.begin[step.i], step.i))
-            kept_only = False
         else:
             i = step.i
             d = shape[step.axis]
@@ -443,8 +462,7 @@ def _numpy_index(p: Params, shape: tuple[int, ...], begin: Any) -> _plan.Index:
                     # |stride| >= d selects at most one element: clamp it so NumPy cannot overflow.
                     s = max(min(s, d), -d)
                     index.append(slice(start, None if stop < 0 else stop, s))
-            kept_only = False
-    if kept_only:
+    if all(step.kind == KEEP for step in steps):  # trailing whole axes need no index entry
         return (Ellipsis,)
     rank = sum(1 for step in steps if step.kind != SHRINK)
     if rank > NUMPY_MAXDIMS:
@@ -465,33 +483,6 @@ def _numpy_index(p: Params, shape: tuple[int, ...], begin: Any) -> _plan.Index:
     return tuple(index)
 
 
-def numpy_index(
-    shape: tuple[int, ...],
-    begin: Any,
-    end: Any,
-    stride: Any = None,
-    *,
-    begin_mask: Any = (),
-    end_mask: Any = (),
-    new_axis_mask: Any = (),
-    shrink_axis_mask: Any = (),
-    ellipsis_mask: Any = (),
-) -> _plan.Index:
-    """The NumPy basic index that StridedSlice-1 is equivalent to, for a concrete shape.
-
-    Examples
-    --------
-    >>> numpy_index((2, 3, 4), [1, 0, 0], [0, 0, 2], begin_mask=[0, 1, 1], end_mask=[1, 1, 0])
-    (slice(1, 2, None), slice(None, None, None), slice(0, 2, None))
-    """
-    hint = "UNKNOWN is for shape inference (infer_strided_slice)"
-    check_concrete(OP, hint, begin=begin, end=end, stride=stride)
-    p = checked_params(
-        begin, end, stride, begin_mask, end_mask, new_axis_mask, shrink_axis_mask, ellipsis_mask
-    )
-    return _numpy_index(p, tuple(shape), begin)
-
-
 def _build(
     shape: tuple[int, ...],
     begin: Any,
@@ -504,12 +495,8 @@ def _build(
     ellipsis_mask: Any,
 ) -> _plan.Plan:
     """The plan of StridedSlice-1 on ``shape``: one NumPy basic index."""
-    hint = "UNKNOWN is for shape inference (infer_strided_slice)"
-    check_concrete(OP, hint, begin=begin, end=end, stride=stride)
-    p = checked_params(
-        begin, end, stride, begin_mask, end_mask, new_axis_mask, shrink_axis_mask, ellipsis_mask
-    )
-    return _plan.single(_numpy_index(p, shape, begin))
+    masks = (begin_mask, end_mask, new_axis_mask, shrink_axis_mask, ellipsis_mask)
+    return _plan.single(numpy_index(shape, begin, end, stride, *masks))
 
 
 _CODE: Final = _plan.STRIDED_SLICE
