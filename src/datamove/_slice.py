@@ -76,9 +76,7 @@ def _params(
     if not isinstance(s, Unknown):
         for i, x in enumerate(s):
             if x == 0:
-                raise ValidationError(
-                    OP, f"step[{i}]", 0, "is zero; step must be non-zero", hint=None
-                )
+                raise ValidationError(OP, f"step[{i}]", 0, "is zero; step must be non-zero")
     return b, e, s, a, n
 
 

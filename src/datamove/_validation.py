@@ -45,13 +45,13 @@ def _check_range(
             )
 
 
-def _integer_array(op: str, argument: str, value: Any, arr: np.ndarray[Any, Any]) -> None:
-    if arr.dtype.kind not in "iu":
+def _integer_array(op: str, argument: str, value: np.ndarray[Any, Any]) -> None:
+    if value.dtype.kind not in "iu":
         raise DTypeError(
             op,
             argument,
             value,
-            f"has element type {arr.dtype}, but must be of an integer type",
+            f"has element type {value.dtype}, but must be of an integer type",
         )
 
 
@@ -64,7 +64,7 @@ def as_int(op: str, argument: str, value: Any) -> int:
     if isinstance(value, bool | np.bool_):
         raise DTypeError(op, argument, value, "must be an integer, not a bool")
     if isinstance(value, np.ndarray):
-        _integer_array(op, argument, value, value)
+        _integer_array(op, argument, value)
         if value.ndim != 0:
             raise ValidationError(
                 op, argument, value, f"must be a scalar, but has shape {list(value.shape)}"
@@ -93,7 +93,7 @@ def check_length(op: str, argument: str, n: int) -> None:
 def as_int_vector(op: str, argument: str, value: Any) -> tuple[int, ...]:
     """A 1-D integer input: a sequence of ints or a 1-D integer array."""
     if isinstance(value, np.ndarray):
-        _integer_array(op, argument, value, value)
+        _integer_array(op, argument, value)
         if value.ndim != 1:
             raise ValidationError(
                 op,
