@@ -286,14 +286,12 @@ class PartialShape:
 
     def __init__(self, dims: Iterable[DimensionLike] | str | None) -> None:
         if isinstance(dims, str):
-            parsed = _parse_shape(dims)
-            object.__setattr__(self, "_dims", parsed._dims)
-            return
-        if dims is None:
-            object.__setattr__(self, "_dims", None)
-            return
-        items = _items(dims, "PartialShape", "shape")
-        object.__setattr__(self, "_dims", tuple(_as_dim(d) for d in items))
+            value = _parse_shape(dims)._dims
+        elif dims is None:
+            value = None
+        else:
+            value = tuple(_as_dim(d) for d in _items(dims, "PartialShape", "shape"))
+        object.__setattr__(self, "_dims", value)
 
     @classmethod
     def dynamic(cls, rank: int | None = None) -> PartialShape:
