@@ -13,7 +13,6 @@ keeps results 2-D, so they would not have the shape inference promises. There da
 
 from __future__ import annotations
 
-from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
@@ -67,9 +66,18 @@ class NumpyBackend(Backend):
         for k, (dst, src) in enumerate(zip(out, results, strict=True)):
             if not isinstance(dst, np.ndarray):
                 raise DTypeError(op, f"out[{k}]", dst, "must be a NumPy array, like data")
+            check_out(op, k, dst, src)
+            if not dst.flags.writeable:
+                raise ValidationError(op, f"out[{k}]", "<read-only array>", "is read-only")
+            flags = dst.flags
+            if not (flags.c_contiguous or flags.f_contiguous) and _layout.self_overlapping(
+                dst.shape, dst.strides, dst.itemsize
+            ):
+                raise out_overlaps_itself(op, k, dst.strides)
             # Against the whole input, not only output k's part of it: writing out[k] first
             # must not change what a later output reads.
-            _check_dst(op, k, dst, src, (data,))
+            if np.may_share_memory(dst, data) and _layout.shares_memory(dst, data):
+                raise out_overlaps_input(op, k)
         _outs_apart(op, out)
         copy_pairs(list(zip(out, results, strict=True)))
         return tuple(out)
@@ -80,22 +88,25 @@ class NumpyBackend(Backend):
         """``out`` of this shape and dtype, writeable, apart from itself and every input."""
         if not isinstance(out, np.ndarray):
             raise DTypeError(op, "out", out, "must be a NumPy array, like the inputs")
-        _check_dst(op, 0, out, SimpleNamespace(shape=shape, dtype=dtype), inputs)
+        check_out(op, 0, out, _Like(shape, dtype))
+        if not out.flags.writeable:
+            raise ValidationError(op, "out[0]", "<read-only array>", "is read-only")
+        flags = out.flags
+        if not (flags.c_contiguous or flags.f_contiguous) and _layout.self_overlapping(
+            out.shape, out.strides, out.itemsize
+        ):
+            raise out_overlaps_itself(op, 0, out.strides)
+        for data in inputs:
+            if np.may_share_memory(out, data) and _layout.shares_memory(out, data):
+                raise out_overlaps_input(op, 0)
 
 
-def _check_dst(op: str, k: int, dst: np.ndarray, like: Any, inputs: Sequence[Any]) -> None:
-    """``out[k]`` of ``like``'s shape and dtype, writeable, apart from itself and ``inputs``."""
-    check_out(op, k, dst, like)
-    if not dst.flags.writeable:
-        raise ValidationError(op, f"out[{k}]", "<read-only array>", "is read-only")
-    flags = dst.flags
-    if not (flags.c_contiguous or flags.f_contiguous) and _layout.self_overlapping(
-        dst.shape, dst.strides, dst.itemsize
-    ):
-        raise out_overlaps_itself(op, k, dst.strides)
-    for data in inputs:
-        if np.may_share_memory(dst, data) and _layout.shares_memory(dst, data):
-            raise out_overlaps_input(op, k)
+class _Like:
+    """The shape and dtype an ``out`` array must have."""
+
+    def __init__(self, shape: tuple[int, ...], dtype: Any) -> None:
+        self.shape = shape
+        self.dtype = dtype
 
 
 def _subclass_views(data: np.ndarray, plan: Plan) -> list[np.ndarray]:
