@@ -36,7 +36,6 @@ import operator
 import threading
 from array import array
 from contextlib import contextmanager
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 import numpy as np
@@ -116,6 +115,7 @@ def chunks(axis: int, bounds: list[int]) -> Plan:
 _KEY_WORDS: Final = 256  # DM_KEY_WORDS in csrc/plans.c
 _MAX_PARAMS: Final = 8  # DM_MAX_PARAMS
 _NATIVE_INTS: Final = frozenset("bhilqBHILQ")  # buffer formats of native integer arrays
+_NATIVE_INT_DTYPES: Final = frozenset(map(np.dtype, _NATIVE_INTS))  # ">i8" is none of them
 _NDARRAY: Final = np.ndarray
 
 
@@ -194,7 +194,9 @@ def python_hit(plans: dict[bytes, Plan], ndarray: type, op: int, data: Any, *par
     k: Any
     try:  # _memo_key, inlined: this is the hot path of installs without the compiled part
         m = marshal.dumps((op, shape, params), 2)
-        k = _memo(m) if len(m) <= _MEMO_BYTES else python_key(_NDARRAY, op, shape, *params)
+        k = _MEMO.get(m, _MISS)
+        if k is _MISS:
+            k = _memo(m)
     except Exception:  # noqa: BLE001 - unmarshallable (or a buffer that fails)
         k = python_key(_NDARRAY, op, shape, *params)
     plan = plans.get(k)  # None and _BUFFERS key no plan
@@ -227,27 +229,41 @@ _MEMO_BYTES: Final = 2048
 _BUFFERS: Final = b""  # the memo's answer where a parameter was written as bytes (no key is empty)
 
 
+_MEMO: Final[dict[bytes, bytes | None]] = {}  # marshal bytes -> python_key's answer
+_MEMO_MAX: Final = 4096  # answers held (cleared whole when full)
+_MISS: Final = object()
+
+
 def _memo_key(op: int, shape: Any, params: tuple[Any, ...]) -> bytes | None:
     try:
         m = marshal.dumps((op, shape, params), 2)
     except Exception:  # noqa: BLE001 - unmarshallable (or a buffer that fails): python_key says
         return python_key(_NDARRAY, op, shape, *params)
-    if len(m) > _MEMO_BYTES:
-        return python_key(_NDARRAY, op, shape, *params)
-    return _memo(m)
+    k = _MEMO.get(m, _MISS)
+    return _memo(m) if k is _MISS else k  # type: ignore[return-value]
 
 
-@lru_cache(maxsize=4096)
 def _memo(m: bytes) -> bytes | None:
+    """python_key's answer for the call marshalled as ``m``, kept unless ``m`` is too long."""
     op, shape, params = marshal.loads(m)  # noqa: S302 - bytes this module marshalled
-    if bytes in map(type, params):
-        return _BUFFERS
-    return python_key(_NDARRAY, op, shape, *params)
+    k = _BUFFERS if bytes in map(type, params) else python_key(_NDARRAY, op, shape, *params)
+    if len(m) <= _MEMO_BYTES:
+        if len(_MEMO) >= _MEMO_MAX:
+            _MEMO.clear()
+        _MEMO[m] = k
+    return k
 
 
 def _listed(params: tuple[Any, ...]) -> tuple[Any, ...]:
     """``params``, each 1-D native integer array as the list of its values (as python_key)."""
-    return tuple([v.tolist() if type(v) is _NDARRAY and _int_vector(v) else v for v in params])
+    return tuple(
+        [
+            v.tolist()
+            if type(v) is _NDARRAY and v.ndim == 1 and v.dtype in _NATIVE_INT_DTYPES
+            else v
+            for v in params
+        ]
+    )
 
 
 def _int_vector(value: Any) -> bool:
