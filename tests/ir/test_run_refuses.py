@@ -415,6 +415,13 @@ def test_bin_that_is_a_folder_is_an_irerror(tmp_path: Path) -> None:
         ir.read_model(xml, tmp_path)
 
 
+def test_bin_path_with_a_nul_is_an_irerror(tmp_path: Path) -> None:
+    # The .bin was stat'ed twice; the second stat's ValueError escaped as a raw traceback.
+    xml = write_example(tmp_path)
+    with pytest.raises(ir.IRError, match=r"the \.bin file 'a\\x00b' does not exist"):
+        ir.read_model(xml, "a\0b")
+
+
 def test_save_model_errors_are_irerrors(tmp_path: Path) -> None:
     model = ir.read_model(write_example(tmp_path))
     with pytest.raises(ir.IRError, match="is a folder"):

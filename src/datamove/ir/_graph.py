@@ -134,7 +134,6 @@ class Graph:
     order: list[int]  # layer indices, every producer before its consumers
     xml_path: Path
     bin_path: Path
-    bin_size: int | None  # None: no .bin file (fine while there is no Const)
 
 
 def parse_int(text: str, argument: str, layer: Layer | None = None) -> int:
@@ -469,16 +468,13 @@ def parse_graph(
         raise IRError("bin_path", bin_path, "is not a path (a str or an os.PathLike)")
     bin_file = Path(bin_path) if bin_path is not None else xml.with_suffix(".bin")
     try:
-        info = bin_file.stat()
-        # A folder or a pipe is no .bin file: never map or read it.
-        bin_size: int | None = info.st_size if stat.S_ISREG(info.st_mode) else None
+        bin_stat: os.stat_result | None = bin_file.stat()
     except (OSError, ValueError):  # ValueError: a NUL character in the path
-        bin_size = None
-    graph = Graph(root.get("name", ""), int(version_text), layers, order, xml, bin_file, bin_size)
+        bin_stat = None  # fine while there is no Const
     for layer in layers:
         if layer.type == "Const":
-            _check_const_extent(layer, graph)
-    return graph
+            _check_const_extent(layer, bin_file, bin_stat)
+    return Graph(root.get("name", ""), int(version_text), layers, order, xml, bin_file)
 
 
 def _topological_order(layers: list[Layer]) -> list[int]:
@@ -511,28 +507,33 @@ def _topological_order(layers: list[Layer]) -> list[int]:
     return order
 
 
-def _check_const_extent(layer: Layer, graph: Graph) -> None:
-    """A Const's ``offset``/``size`` must lie inside the ``.bin`` (checked before any read)."""
+def _check_const_extent(layer: Layer, bin_path: Path, bin_stat: os.stat_result | None) -> None:
+    """A Const's ``offset``/``size`` must lie inside the ``.bin`` (checked before any read).
+
+    ``bin_stat`` is the ``.bin``'s ``stat``, ``None`` where it has none: a folder or a pipe is
+    no ``.bin`` file either, never read.
+    """
     offset, size = layer.extent_attr("offset"), layer.extent_attr("size")
     if offset < 0 or size < 0:
         raise layer.error(
             "offset" if offset < 0 else "size", min(offset, size), "must not be negative"
         )
-    if graph.bin_size is None:
-        try:
-            missing = f"is {kind(graph.bin_path.stat().st_mode)}, not a regular file"
-        except OSError:
-            missing = "does not exist"
+    if bin_stat is None or not stat.S_ISREG(bin_stat.st_mode):
+        missing = (
+            "does not exist"
+            if bin_stat is None
+            else f"is {kind(bin_stat.st_mode)}, not a regular file"
+        )
         raise layer.error(
             None,
             None,
-            f"reads weights, but the .bin file {os.fspath(graph.bin_path)!r} {missing}",
+            f"reads weights, but the .bin file {os.fspath(bin_path)!r} {missing}",
             hint="pass bin_path= if it has another name",
         )
-    if offset + size > graph.bin_size:
+    if offset + size > bin_stat.st_size:
         raise layer.error(
             "offset + size",
             offset + size,
-            f"is past the end of {graph.bin_path.name!r} ({graph.bin_size} bytes): "
+            f"is past the end of {bin_path.name!r} ({bin_stat.st_size} bytes): "
             "the .bin file is too short",
         )
