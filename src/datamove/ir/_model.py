@@ -492,7 +492,6 @@ class Model:
         # A u1 input's values are checked on every run (0 and 1 only), so no shape plan.
         self._plannable = all(x.data.get("element_type") != "u1" for x in self._params)
         self._names, self._output_names = self._unique_names()
-        self._input_names: dict[str, int] = {}
         self._input_aliases: dict[str, int] = {}
         self.inputs: dict[str, tuple[PartialShape, str | None]] = {}
         tensor_names = [self._tensor_names(layer.index, 0) for layer in self._params]
@@ -506,7 +505,6 @@ class Model:
             while not names and self._input_aliases.get(primary, k) != k:
                 j += 1  # a nameless input, named as another: renamed as duplicates are
                 primary = f"{layer.name}_{j}"
-            self._input_names[primary] = k
             self._input_aliases.setdefault(primary, k)
             self._input_aliases.setdefault(layer.name, k)
             try:
@@ -514,6 +512,7 @@ class Model:
             except IRError:
                 shape = _declared(layer.outputs[0]) if layer.outputs else PartialShape(None)
             self.inputs[primary] = (shape, layer.data.get("element_type"))
+        self._input_names = tuple(self.inputs)  # Parameter k's name; model.inputs may be changed
         self.outputs: list[str] = [self._output_name(r) for r in self._results]
 
     # -- names ------------------------------------------------------------------------------
@@ -665,8 +664,7 @@ class Model:
         opaque = dict(Counter(x.type for x in layers if is_opaque(x)))
         checked = dict(Counter(x.type for x in layers if _counted(x) and not unsupported_reason(x)))
         inputs = {}
-        for name, k in self._input_names.items():
-            p = self._params[k]
+        for name, p in zip(self._input_names, self._params, strict=True):
             found = infos.get((p.index, 0))
             inputs[name] = (
                 (found.shape, found.etype.name if found.etype else None)
@@ -832,10 +830,10 @@ class Model:
         """
         consts = [infos.get((x.index, 0)) for x in self._graph.layers if x.type == "Const"]
         values = sorted({abs(v) for v in _integers(consts) if abs(v) < 2**20})[:_WITNESS_VALUES]
-        names = list(self._input_names)
+        names = self._input_names
         candidates: list[list[tuple[int, ...]]] = []
-        for name in names:
-            shape = infos[(self._params[self._input_names[name]].index, 0)].shape
+        for p in self._params:
+            shape = infos[(p.index, 0)].shape
             if shape.rank is None:
                 return []
             candidates.append(list(itertools.islice(witness_shapes(shape, values), _WITNESS_RUNS)))
@@ -848,7 +846,7 @@ class Model:
                 n: c[min(run, len(c) - 1)] for n, c in zip(names, candidates, strict=True) if c
             }
             overrides = {
-                self._params[self._input_names[n]].index: PartialShape(list(d))
+                self._params[self._input_aliases[n]].index: PartialShape(list(d))
                 for n, d in shapes.items()
             }
             exact, problems, _ = self._infer(overrides, compare=False)
@@ -1086,7 +1084,7 @@ class Model:
                 raise layer.error(
                     "inputs",
                     list(inputs),
-                    f"has no array for input {self._primary(layer)!r}",
+                    f"has no array for input {self._input_names[self._param_of[layer.index]]!r}",
                     hint="pass every input: " + ", ".join(map(repr, self._input_names)),
                 )
             if len(named) > 1:
@@ -1202,10 +1200,6 @@ class Model:
             hint=hint,
             cls=InputTypeError,
         )
-
-    def _primary(self, layer: Layer) -> str:
-        k = self._param_of[layer.index]
-        return next(n for n, i in self._input_names.items() if i == k)
 
     def __repr__(self) -> str:
         return (
