@@ -935,20 +935,17 @@ class Model:
                 port=first_problem.port,
                 hint=f"{others} more problem(s): Model.check() lists them all" if others else None,
             )
-        slot: dict[tuple[int, int], int] = {}
-        for idx in graph.order:
-            for k in range(len(graph.layers[idx].outputs)):
-                slot[(idx, k)] = len(slot)
+        slot: dict[tuple[int, int], int] = {}  # a number per output port, in graph order
         steps: list[tuple[Layer, Runner, tuple[int, ...], tuple[int, ...]]] = []
         planners: list[Planner | None] = []
-        consts: list[tuple[int, np.ndarray[Any, Any]]] = []
         data_consts: set[int] = set()
         const_values: dict[int, np.ndarray[Any, Any]] = {}
         params: list[tuple[int, Layer, PartialShape, ElementType]] = []
         for idx in graph.order:
             layer = graph.layers[idx]
-            outs = tuple(slot[(idx, k)] for k in range(len(layer.outputs)))
-            ins = tuple(slot[s] for s in layer.sources)
+            outs = tuple(range(len(slot), len(slot) + len(layer.outputs)))
+            slot.update(((idx, k), s) for k, s in enumerate(outs))
+            ins = tuple(slot[s] for s in layer.sources)  # every source is earlier in the order
             if idx not in needs and layer.type != "Parameter":  # no output needs it: not run
                 continue
             # A Parameter or Const has one output port of a known element type: _infer above
@@ -957,8 +954,7 @@ class Model:
                 shape = parse_shape_attr(layer.data.get("shape", ""), "shape", layer)
                 params.append((outs[0], layer, shape, ELEMENT_TYPES[layer.data["element_type"]]))
             elif layer.type == "Const":
-                consts.append((outs[0], self._load_const(layer)))
-                const_values[outs[0]] = consts[-1][1]
+                const_values[outs[0]] = self._load_const(layer)
             else:
                 data_consts.update(ins[p] for p in data_ports(layer) if p < len(ins))
                 known = [const_values.get(i) for i in ins]
@@ -967,12 +963,11 @@ class Model:
         results = [
             (name, slot[r.sources[0]]) for name, r in zip(self.outputs, self._results, strict=True)
         ]
-        shapes_only = None not in planners
         return _Plan(
             len(slot),
             steps,
-            cast("list[Planner]", planners) if shapes_only else None,
-            consts,
+            cast("list[Planner]", planners) if None not in planners else None,
+            list(const_values.items()),
             data_consts,
             params,
             results,
