@@ -399,12 +399,9 @@ def _result_infer(_layer: Layer, _ins: list[Info], _context: Context) -> list[In
     return []
 
 
-def _result_run(_layer: Layer, _fixed: Fixed) -> Runner:
-    return lambda _xs: ()
-
-
-def _result_plan(_layer: Layer, _fixed: Fixed) -> Planner:
-    return lambda _shape: ()
+def _result_outputs(_layer: Layer, _fixed: Fixed) -> Callable[[Any], tuple[()]]:
+    """A Result's `Runner`, and its `Planner`: it has no outputs."""
+    return lambda _: ()
 
 
 # -- Split-1 -----------------------------------------------------------------------------------
@@ -649,8 +646,8 @@ LAYER_OPS: Final[dict[str, LayerOp]] = {
             "Result",
             (1,),
             _result_infer,
-            _result_run,
-            _result_plan,
+            _result_outputs,
+            _result_outputs,
             data_ports=(0,),
             counted=False,
         ),
