@@ -23,9 +23,7 @@ from datamove.ir._ops import SMALL, Info
 from datamove.ir._types import ELEMENT_TYPES
 
 
-def _layer(
-    kind: str, data: dict[str, str] | None = None, inputs: int = 2, version: str = ""
-) -> Any:
+def _layer(kind: str, data: dict[str, str], inputs: int, version: str) -> Any:
     def port(k: int) -> Port:
         return Port(k, None, PartialShape(None), False, ())
 
@@ -147,3 +145,14 @@ UNKNOWN: dict[str, tuple[Any, list[Info]]] = {
 def test_the_value_stays_unknown(name: str) -> None:
     layer, ins = UNKNOWN[name]
     assert fold_layer(layer, ins) is None
+
+
+def test_convert_f64_to_f32_where_exactly_held() -> None:
+    # OpenVINO's ConstantFolding gives [0.5, -3.0] (f32); a value not held exactly (0.1) is
+    # rounded there, and left unknown here
+    layer, ins = _c("Convert", _v([0.5, -3.0], "f64"), destination_type="f32")
+    got = fold_layer(layer, ins)
+    assert got is not None
+    assert got.value is not None
+    assert got.value.dtype == np.float32
+    assert got.value.tolist() == [0.5, -3.0]

@@ -223,21 +223,21 @@ def _convert(layer: Layer, ins: Sequence[Info]) -> Array | None:
     value = values[0]
     if target.name == "boolean":
         return np.asarray(value != 0, dtype=bool)
+    if target.name in _FLOATS:  # only where exactly held
+        exact = value.astype(target.dtype)
+        if value.dtype.kind == "f":
+            return exact if (exact == value).all() else None
+        pairs = zip(exact.reshape(-1), value.reshape(-1), strict=True)
+        return exact if all(int(f) == int(v) for f, v in pairs) else None
     if value.dtype.kind == "f":
         if not np.isfinite(value).all() or (value != np.trunc(value)).any():
             return None  # a fraction: rounded or truncated, the spec does not say
         value = np.array([int(v) for v in value.reshape(-1)], dtype=object).reshape(value.shape)
-    if target.name in _INTEGERS:  # modulo 2**N, as C++ converts (the spec's rule)
-        bits = target.bits
-        wrapped = [int(v) % (1 << bits) for v in value.reshape(-1)]
-        if target.name.startswith("i"):
-            wrapped = [v - (1 << bits) if v >= 1 << (bits - 1) else v for v in wrapped]
-        return np.array(wrapped, dtype=target.dtype).reshape(value.shape)
-    exact = value.astype(target.dtype)  # an integer to a float: only where exactly held
-    if value.dtype != object and value.dtype.kind == "f":
-        return exact if (exact == value).all() else None
-    same = all(int(f) == int(v) for f, v in zip(exact.reshape(-1), value.reshape(-1), strict=True))
-    return exact if same else None
+    bits = target.bits  # modulo 2**N, as C++ converts (the spec's rule)
+    wrapped = [int(v) % (1 << bits) for v in value.reshape(-1)]
+    if target.name.startswith("i"):
+        wrapped = [v - (1 << bits) if v >= 1 << (bits - 1) else v for v in wrapped]
+    return np.array(wrapped, dtype=target.dtype).reshape(value.shape)
 
 
 def _arith(op: Callable[[Any, Any], Any]) -> Folder:
