@@ -64,13 +64,10 @@ def _values(ins: Sequence[Info], count: int | None = None) -> list[Array] | None
 
 
 def _fits(result: Array, etype: ElementType) -> Array | None:
-    """``result`` (Python ints, or floats) as ``etype``, or ``None`` where a value overflows."""
-    if result.size > SMALL:
+    """``result`` (Python ints) as the integer ``etype``, or ``None`` where a value overflows."""
+    info = np.iinfo(etype.dtype)
+    if any(not info.min <= int(v) <= info.max for v in result.reshape(-1)):
         return None
-    if etype.name in _INTEGERS:
-        info = np.iinfo(etype.dtype)
-        if any(not info.min <= int(v) <= info.max for v in result.reshape(-1)):
-            return None
     return np.asarray(result, dtype=etype.dtype)
 
 
@@ -436,9 +433,7 @@ def fold_layer(layer: Layer, ins: Sequence[Info]) -> Info | None:
         return None
     if value is None or value.size > SMALL:
         return None
-    etype = _BY_DTYPE.get(value.dtype)
-    if etype is None:
-        return None
+    etype = _BY_DTYPE[value.dtype]
     value = np.array(value)  # a copy of its own (never a view of a constant), 0-d kept
     value.flags.writeable = False
     return Info(PartialShape(list(value.shape)), etype, value)
