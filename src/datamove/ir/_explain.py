@@ -21,8 +21,8 @@ import numpy as np
 
 from datamove._dialects import Slicing
 from datamove._errors import ValidationError
-from datamove._shape import PartialShape
-from datamove._strided_slice import KEEP, NEW, SHRINK, axis_walk
+from datamove._shape import PartialShape, Unknown
+from datamove._strided_slice import KEEP, NEW, SHRINK, axis_walk, checked_params
 from datamove.ir._ops import MASKS, Info, shape_planner
 from datamove.ir._sizes import diagonal_shapes
 
@@ -142,12 +142,9 @@ def _raw_strided(layer: Layer, vals: list[Values], lengths: list[int | None], ra
     n = next((x for x in lengths[1:] if x is not None), None)
     if n is None:
         return None
-    masks = [tuple((list(layer.int_list_attr(k)) + [0] * n)[:n]) for k in MASKS]
-    bmask, emask, new, shrink, ellipsis = masks
-    try:
-        steps = axis_walk(rank, n, new, shrink, ellipsis)
-    except ValidationError:
-        return None
+    p = checked_params(Unknown(n), Unknown(n), None, *(layer.int_list_attr(k) for k in MASKS))
+    bmask, emask = p.begin_mask, p.end_mask
+    steps = axis_walk(rank, n, p.new_axis_mask, p.shrink_axis_mask, p.ellipsis_mask)
     raw: list[Any] = []
     for kind, _, i in steps:
         if kind == NEW:
