@@ -533,3 +533,23 @@ def test_a_static_layer_that_fails_says_why(
     (info,) = _explained(xml, capsys)
     assert info["numpy"] == [None, None]
     assert "7" in info["note"], info["note"]
+
+
+def test_a_slice_of_axes_listed_twice_is_the_note_with_run_time_parameters_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # axes [2, -1] name axis 2 twice (the file's constant edited): OpenVINO refuses the
+    # layer; explain says why, though the start is known only at run time
+    x = o8.parameter([-1, -1, -1], np.float32, name="x")
+    start = _i64("start", [2])
+    y = o8.slice(x, start, _c8([7, 7]), _c8([1, 1]), _c8([0, 2]))
+    xml = ov_models.save(ov.Model([y], [x, start], "m"), tmp_path)
+    data = xml.with_suffix(".bin").read_bytes()
+    axes = np.array([0, 2], np.int64).tobytes()
+    assert data.count(axes) == 1
+    xml.with_suffix(".bin").write_bytes(data.replace(axes, np.array([2, -1], np.int64).tobytes()))
+    with pytest.raises(RuntimeError, match="unique"):
+        ov.Core().read_model(xml)
+    (info,) = _explained(xml, capsys)
+    assert info["numpy"] is None
+    assert "lists axis 2 twice" in info["note"], info["note"]

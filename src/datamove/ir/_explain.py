@@ -21,7 +21,8 @@ import numpy as np
 
 from datamove._dialects import Slicing
 from datamove._errors import ValidationError
-from datamove._shape import PartialShape, Unknown
+from datamove._shape import Dimension, PartialShape, Unknown
+from datamove._slice import infer_slice
 from datamove._strided_slice import KEEP, NEW, SHRINK, axis_walk, checked_params
 from datamove.ir._ops import MASKS, Info, shape_planner
 from datamove.ir._sizes import diagonal_shapes
@@ -127,11 +128,12 @@ def _raw_slice(_layer: Layer, vals: list[Values], lengths: list[int | None], ran
     n = len(axes) if axes is not None else next((x for x in lengths[1:4] if x is not None), None)
     if n is None:
         return None
+    # the operator's checks (axes in range, none twice, no more than the rank) or its error
+    b, e, s = (Unknown(lengths[j]) if isinstance(v, str) else v for j, v in enumerate(vals[1:4], 1))
+    infer_slice(PartialShape([Dimension()] * rank), b, e, s, axes)
     listed = range(n) if axes is None else [a + rank if a < 0 else a for a in axes]
     raw: list[Any] = [slice(None)] * rank
     for k, a in enumerate(listed):
-        if not 0 <= a < rank:
-            return None
         raw[a] = slice(*(at(v, k, lengths[j + 1]) for j, v in enumerate((start, stop, step))))
     return trim(raw)
 
