@@ -315,6 +315,107 @@ def _i64(name: str, values: list[int]) -> Any:
             "cannot be split by the 'lengths' rule",
             id="split sum",
         ),
+        pytest.param(
+            _single(
+                helper.make_node("Slice", ["x", "s", "e"], ["y0", "y1"]),
+                [4],
+                13,
+                [_i64("s", [0]), _i64("e", [2])],
+                2,
+            ),
+            "ports",
+            "has 2 output(s), but the operator gives 1",
+            id="slice 2 outputs",
+        ),
+        pytest.param(
+            _single(helper.make_node("Slice", [], ["y0"]), [4], 13, []),
+            "ports",
+            "Slice: has no data input",
+            id="slice no input",
+        ),
+        pytest.param(
+            _single(helper.make_node("Slice", ["x", "", "e"], ["y0"]), [4], 13, [_i64("e", [2])]),
+            "ports",
+            "Slice needs its starts and ends inputs",
+            id="slice starts left out",
+        ),
+        pytest.param(
+            _single(
+                helper.make_node("Slice", ["x", "s", "e"], ["y0"]),
+                [4],
+                13,
+                [helper.make_tensor("s", TensorProto.INT64, [1, 1], [0]), _i64("e", [2])],
+            ),
+            "operator",
+            "must be a 1-D tensor of integers, not 2-D int64",
+            id="slice 2-D starts",
+        ),
+        pytest.param(
+            _single(
+                helper.make_node("Slice", ["x", "x"], ["y0"], starts=[0], ends=[2]), [4], 9, []
+            ),
+            "ports",
+            "has 2 inputs, but Slice-1 takes 1",
+            id="slice-1 2 inputs",
+        ),
+        pytest.param(
+            _single(helper.make_node("Slice", ["x"], ["y0"], starts=[0]), [4], 9, []),
+            "attribute",
+            "Slice-1 needs the attributes starts and ends",
+            id="slice-1 no ends",
+        ),
+        pytest.param(
+            _single(helper.make_node("Slice", ["x"], ["y0"], starts=[0.5], ends=[2]), [4], 9, []),
+            "attribute",
+            "attribute 'starts' is not an int or a list of ints",
+            id="slice-1 float starts",
+        ),
+        pytest.param(
+            _single(helper.make_node("Split", ["x"], ["y0", "y1"], split=[2, 2]), [4], 13, [], 2),
+            "attribute",
+            "split is an input of Split-13, not an attribute",
+            id="split-13 split attribute",
+        ),
+        pytest.param(
+            _single(
+                helper.make_node("Split", ["x", "s", "s"], ["y0", "y1"]),
+                [4],
+                13,
+                [_i64("s", [2, 2])],
+                2,
+            ),
+            "ports",
+            "has 3 inputs, but Split-13 takes 1 or 2",
+            id="split-13 3 inputs",
+        ),
+        pytest.param(
+            _single(
+                helper.make_node("Split", ["x", "s"], ["y0", "y1"]), [4], 11, [_i64("s", [2, 2])], 2
+            ),
+            "ports",
+            "has 2 inputs, but Split-11 takes 1",
+            id="split-11 2 inputs",
+        ),
+        pytest.param(
+            _single(helper.make_node("Split", ["x"], ["y0", "y1"], axis=1), [4], 13, [], 2),
+            "operator",
+            "is out of range for rank 1",
+            id="split axis 1",
+        ),
+        pytest.param(
+            _single(helper.make_node("Concat", [], ["y0"], axis=0), [4], 13, []),
+            "ports",
+            "Concat has no inputs",
+            id="concat no inputs",
+        ),
+        pytest.param(
+            _single(
+                helper.make_node("Concat", ["x", "s"], ["y0"], axis=0), [4], 13, [_i64("s", [1])]
+            ),
+            "operator",
+            "have different element types",
+            id="concat f32 and i64",
+        ),
     ],
 )
 def test_broken_nodes_are_problems_of_their_kind(
@@ -518,3 +619,136 @@ def test_checked_split_nodes_are_refused_where_onnxruntime_refuses_them(
     (info,) = ir.read_onnx(path).explain()
     for text, w in zip(info["numpy"], want, strict=True):
         np.testing.assert_array_equal(eval(text, {"x": x}), w)  # noqa: S307
+
+
+def _graph(nodes: list[Any], x_shape: Any, inits: list[Any], outs: list[str], opset: int) -> Any:
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, x_shape)],
+        [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in outs],
+        initializer=inits,
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def test_constant_nodes_and_folded_concats_are_known_values(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # starts, ends and steps from Concats of Constant(value_ints) nodes; the axes input left
+    # out (""), the steps given
+    nodes = [
+        helper.make_node("Constant", [], ["one"], value_ints=[1]),
+        helper.make_node("Constant", [], ["five"], value_ints=[5]),
+        helper.make_node("Concat", ["one", "one"], ["starts"], axis=0),
+        helper.make_node("Concat", ["five", "five"], ["ends"], axis=0),
+        helper.make_node("Constant", [], ["two"], value_int=2),  # a scalar: for Unsqueeze
+        helper.make_node("Unsqueeze", ["two", "zero"], ["unused"]),
+        helper.make_node("Constant", [], ["half"], value_float=0.5),  # not an int: opaque
+        helper.make_node("Constant", [], ["twos"], value_ints=[2]),
+        helper.make_node("Concat", ["twos", "one"], ["steps"], axis=0),
+        helper.make_node("Slice", ["x", "starts", "ends", "", "steps"], ["y"], name="cut"),
+    ]
+    model = _graph(nodes, [3, 6], [_i64("zero", [0])], ["y"], 13)
+    (info,) = _explained(onnx_graphs.save(model, tmp_path), capsys)
+    assert info["numpy"] == "x[1:5:2, 1:5]"
+    ort = pytest.importorskip("onnxruntime")
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    x = _arange((3, 6))
+    np.testing.assert_array_equal(session.run(["y"], {"x": x})[0], x[1:5:2, 1:5])
+    assert info["values"] == {"starts": [1, 1], "ends": [5, 5], "steps": [2, 1]}
+
+
+def test_a_constant_whose_data_does_not_match_its_dims_is_unknown(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ends = helper.make_tensor("e", TensorProto.INT64, [1], [2])
+    ends.dims[:] = [3]  # 1 value for 3 dims
+    model = _graph(
+        [helper.make_node("Slice", ["x", "s", "e"], ["y"])], [4], [_i64("s", [0]), ends], ["y"], 13
+    )
+    (info,) = _explained(onnx_graphs.save(model, tmp_path), capsys)
+    assert info["values"] == {"starts": [0]}
+    assert list(info["runtime"]) == ["e"]
+
+
+def test_an_input_of_unknown_rank_or_no_tensor_type(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    nodes = [
+        helper.make_node("Slice", ["x", "s", "e", "a"], ["y"], name="const"),
+        helper.make_node("Slice", ["x", "n", "e"], ["z"], name="runtime"),
+        helper.make_node("Split", ["x"], ["p", "q"], name="halves", axis=0),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [
+            helper.make_tensor_value_info("x", TensorProto.FLOAT, None),  # no shape
+            helper.make_tensor_value_info("n", TensorProto.INT64, [1]),
+            helper.make_tensor_sequence_value_info("seq", TensorProto.FLOAT, None),
+            helper.make_tensor_value_info("s", TensorProto.INT64, [1]),  # an initializer too
+        ],
+        [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in "yzpq"],
+        initializer=[_i64("s", [1]), _i64("e", [3]), _i64("a", [-1])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    onnx_model = ir.read_onnx(onnx_graphs.save(model, tmp_path))
+    assert list(onnx_model.inputs) == ["x", "n", "seq"]
+    assert str(onnx_model.inputs["seq"][0]) == "[...]"
+    report = onnx_model.check()
+    assert report.ok
+    assert {n: str(s) for n, (s, _) in report.outputs.items()} == dict.fromkeys("yzpq", "[...]")
+    layers = {i["name"]: i for i in onnx_model.explain()}
+    for name in ("const", "runtime", "halves"):
+        assert layers[name]["note"] == "the data's rank is unknown"
+    assert layers["const"]["values"] == {"starts": [1], "ends": [3], "axes": [-1]}
+    # with a rank: the run-time start is named, the axes (none given: the first) sliced
+    report = onnx_model.check({"x": "[4,?]"})
+    assert str(report.outputs["z"][0]) == "[..4,?]"
+    assert str(report.outputs["p"][0]) == "[2,?]"
+
+
+def test_run_time_axes_are_a_note(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    nodes = [helper.make_node("Slice", ["x", "s", "e", "a"], ["y"])]
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [
+            helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 5]),
+            helper.make_tensor_value_info("a", TensorProto.INT64, [1]),
+        ],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        initializer=[_i64("s", [1]), _i64("e", [3])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    path = onnx_graphs.save(model, tmp_path)
+    assert str(ir.read_onnx(path).check().outputs["y"][0]) == "[..4,..5]"
+    (info,) = _explained(path, capsys)
+    assert info["numpy"] is None
+    assert info["note"] == "the axes it slices are known only at run time"
+
+
+def test_split_on_an_interval_of_sizes(tmp_path: Path) -> None:
+    # Split-13 on an axis of sizes 4..8 (input_shapes): 2 equal parts of 2..4; split [3, 3] on
+    # 5..8 sums to 6; 3 equal parts of 4..5 (no multiple of 3) and [3, 4] on 4..5 are errors
+    def split(outs: int, inits: list[Any]) -> Any:
+        inputs = ["x", "s"] if inits else ["x"]
+        node = helper.make_node("Split", inputs, [f"y{k}" for k in range(outs)])
+        return ir.read_onnx(onnx_graphs.save(_single(node, ["N"], 13, inits, outs), tmp_path))
+
+    even = split(2, []).check({"x": "[4..8]"})
+    assert [str(s) for s, _ in even.outputs.values()] == ["[2..4]", "[2..4]"]
+    given = split(2, [_i64("s", [3, 3])]).check({"x": "[5..8]"})
+    assert [str(s) for s, _ in given.outputs.values()] == ["[3]", "[3]"]
+    (problem,) = split(3, []).check({"x": "[4..5]"}).problems
+    assert "no size in 4..5 is a multiple of it" in problem.message
+    (problem,) = split(2, [_i64("s", [3, 4])]).check({"x": "[4..5]"}).problems
+    assert "sums to 7, but the axis has sizes 4..5" in problem.message
+
+
+def test_concat_1_without_an_axis_joins_on_axis_1(tmp_path: Path) -> None:
+    model = _graph([helper.make_node("Concat", ["x", "x"], ["y"])], [2, 3], [], ["y"], 3)
+    report = ir.read_onnx(onnx_graphs.save(model, tmp_path)).check()
+    assert report.ok
+    assert str(report.outputs["y"][0]) == "[2,6]"

@@ -303,3 +303,253 @@ def test_a_model_says_which_slices_are_the_identity_or_empty(
     out = capsys.readouterr().out
     assert out.count("  identity: the output is x unchanged") == 1
     assert out.count("  empty: the output has no element") == 1
+
+
+# -- run-time parameters, dynamic splits, layers that fail -------------------------------------
+def _c8(v: Any) -> Any:
+    return o8.constant(np.array(v, np.int64))
+
+
+def _i64(name: str, shape: list[int]) -> Any:
+    return o8.parameter(shape, np.int64, name=name)
+
+
+def _openvino_outputs(tmp_path: Path, model: Any, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    """OpenVINO's reference implementation (not the CPU plugin: it has known bugs) run."""
+    names = [p.get_friendly_name() for p in model.get_parameters()]
+    xml = ov_models.save(model, tmp_path)
+    return list(openvino_oracle.evaluate_ir(xml, dict(zip(names, inputs, strict=True))))
+
+
+def _explain_one(tmp_path: Path, model: Any, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
+    (info,) = _explained(ov_models.save(model, tmp_path), capsys)
+    return info
+
+
+@pytest.mark.parametrize(
+    ("make", "text", "inputs"),
+    [
+        pytest.param(
+            lambda x, n: o8.slice(x, _c8([1]), _c8([6]), n, _c8([1])),
+            "x[:, 1:6:step]",
+            [np.array([2])],
+            id="slice step",
+        ),
+        pytest.param(
+            lambda x, n: o1.strided_slice(
+                x, n, _c8([0, 0, 0]), _c8([1, 1, 1]), [0, 1, 0], [0, 1, 0], [1, 0, 0], [0, 0, 1]
+            ),
+            "x[None, :, begin[2]]",
+            [np.array([0, 0, -1])],
+            id="strided new axis, keep, shrink",
+        ),
+        pytest.param(
+            lambda x, n: o1.strided_slice(
+                x, n, _c8([0, 0]), _c8([1, 1]), [0, 0], [0, 1], ellipsis_mask=[1, 0]
+            ),
+            "x[:, begin[1]:]",
+            [np.array([0, 2])],
+            id="strided ellipsis",
+        ),
+    ],
+)
+def test_a_run_time_parameter_is_written_as_its_name(
+    tmp_path: Path,
+    make: Any,
+    text: str,
+    inputs: list[np.ndarray],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # the name stands for the value the input has at run time; with it, the expression gives
+    # what OpenVINO gives
+    x = o8.parameter([-1, -1], np.float32, name="x")
+    name = "step" if "step" in text else "begin"
+    n = _i64(name, [len(inputs[0])])
+    model = ov.Model([make(x, n)], [x, n], "m")
+    info = _explain_one(tmp_path, model, capsys)
+    assert info["numpy"] == text
+    assert list(info["runtime"]) == [name]
+    data = np.arange(21, dtype=np.float32).reshape(3, 7)
+    (want,) = _openvino_outputs(tmp_path, model, [data, *inputs])
+    expression = text.replace(name, f"{name}_")
+    value = inputs[0][0] if len(inputs[0]) == 1 else inputs[0]  # a name of length 1: its element
+    got = eval(expression, {"x": data, f"{name}_": value})  # noqa: S307
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize(
+    ("make", "note"),
+    [
+        pytest.param(
+            lambda x, p: o8.slice(x, _c8([1]), _c8([6]), _c8([1]), p("n", [1])),
+            "the axes it slices are known only at run time",
+            id="slice axes",
+        ),
+        pytest.param(
+            lambda x, p: o8.slice(x, p("a", [-1]), p("b", [-1]), p("c", [-1])),
+            "the axes it slices are known only at run time",
+            id="slice of no known length",
+        ),
+        pytest.param(
+            lambda x, p: o1.strided_slice(x, p("a", [-1]), p("b", [-1]), p("c", [-1]), [], []),
+            "the axes it slices are known only at run time",
+            id="strided of no known length",
+        ),
+        pytest.param(
+            lambda x, p: o1.split(x, p("n", []), 2),
+            "the axis is known only at run time",
+            id="split axis",
+        ),
+    ],
+)
+def test_where_the_axes_are_known_only_at_run_time_a_note_says_so(
+    tmp_path: Path, make: Any, note: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    x = o8.parameter([-1, -1], np.float32, name="x")
+    params = [x]
+
+    def p(name: str, shape: list[int]) -> Any:
+        params.append(_i64(name, shape))
+        return params[-1]
+
+    node = make(x, p)
+    info = _explain_one(tmp_path, ov.Model(node.outputs(), params, "m"), capsys)
+    assert info["note"] == note
+    assert info["numpy"] in (None, [None] * len(node.outputs()))
+
+
+@pytest.mark.parametrize(
+    ("make", "texts", "inputs"),
+    [
+        pytest.param(
+            lambda x, _p: o1.split(x, _c8(1), 2),
+            ["x[:, :x.shape[1]//2]", "x[:, x.shape[1]//2:]"],
+            [],
+            id="split",
+        ),
+        pytest.param(
+            lambda x, _p: o1.split(x, _c8(-1), 3),
+            [
+                "x[:, :x.shape[1]//3]",
+                "x[:, x.shape[1]//3:x.shape[1]//3*2]",
+                "x[:, x.shape[1]//3*2:]",
+            ],
+            [],
+            id="split in 3",
+        ),
+        pytest.param(
+            lambda x, p: o1.variadic_split(x, _c8(1), p("lens", [2])),
+            ["x[:, :lens[0]]", "x[:, lens[0]:]"],
+            [np.array([2, 4])],
+            id="variadic run-time lengths",
+        ),
+        pytest.param(
+            lambda x, _p: o1.variadic_split(x, _c8(1), _c8([1, -1, 0])),
+            ["x[:, :1]", "x[:, 1:]", "x[:, x.shape[1]:]"],
+            [],
+            id="variadic -1 then 0",
+        ),
+    ],
+)
+def test_a_split_on_a_dynamic_dim_is_written_with_its_size(
+    tmp_path: Path,
+    make: Any,
+    texts: list[str],
+    inputs: list[np.ndarray],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    x = o8.parameter([-1, -1], np.float32, name="x")
+    params = [x]
+
+    def p(name: str, shape: list[int]) -> Any:
+        params.append(_i64(name, shape))
+        return params[-1]
+
+    model = ov.Model(make(x, p).outputs(), params, "m")
+    info = _explain_one(tmp_path, model, capsys)
+    assert info["numpy"] == texts
+    data = np.arange(18, dtype=np.float32).reshape(3, 6)
+    want = _openvino_outputs(tmp_path, model, [data, *inputs])
+    scope = {"x": data, "lens": inputs[0] if inputs else None}
+    for text, w in zip(texts, want, strict=True):
+        np.testing.assert_array_equal(eval(text, scope), w)  # noqa: S307
+
+
+def test_a_layer_on_a_dynamic_rank_says_the_rank_is_unknown(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    x = o8.parameter(ov.PartialShape.dynamic(), np.float32, name="x")
+    model = ov.Model([o8.slice(x, _c8([1]), _c8([3]), _c8([1]))], [x], "m")
+    info = _explain_one(tmp_path, model, capsys)
+    assert info["numpy"] is None
+    assert info["note"] == "the data's rank is unknown"
+
+
+def test_a_shrink_and_a_new_axis_hold_at_every_size(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # x[None, 1] on x: [?,?]: the shrink index 1 is taken at every size with more than 1
+    # element; at sizes 0 and 1 the layer fails, as OpenVINO does
+    x = o8.parameter([-1, -1], np.float32, name="x")
+    y = o1.strided_slice(x, _c8([0, 1]), _c8([0, 2]), _c8([1, 1]), [0, 0], [0, 0], [1, 0], [0, 1])
+    model = ov.Model([y], [x], "m")
+    info = _explain_one(tmp_path, model, capsys)
+    assert info["numpy"] == "x[None, 1]"
+    data = np.arange(12, dtype=np.float32).reshape(4, 3)
+    (want,) = _openvino_outputs(tmp_path, model, [data])
+    np.testing.assert_array_equal(data[None, 1], want)
+
+
+def test_a_broken_mask_is_the_note_with_run_time_parameters_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # two ellipses: OpenVINO refuses the layer; explain says why, as check() does, though the
+    # begin is known only at run time
+    x = o8.parameter([-1, -1], np.float32, name="x")
+    begin = _i64("begin", [2])
+    y = o1.strided_slice(x, begin, _c8([0, 0]), _c8([1, 1]), [0, 0], [0, 0], ellipsis_mask=[1, 0])
+    xml = ov_models.save(ov.Model([y], [x, begin], "m"), tmp_path)
+    xml.write_text(xml.read_text().replace('ellipsis_mask="1, 0"', 'ellipsis_mask="1, 1"'))
+    with pytest.raises(RuntimeError, match="ellipsis"):
+        ov.Core().read_model(xml)
+    (info,) = _explained(xml, capsys)
+    assert info["numpy"] is None
+    assert "ellipsis_mask" in info["note"], info["note"]
+
+
+def test_a_static_layer_that_fails_says_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # split lengths of sum 6 on a data input of size 7 (the file edited): OpenVINO refuses it
+    x = o8.parameter([6], np.float32, name="x")
+    model = ov.Model(o1.variadic_split(x, _c8(0), _c8([2, 4])).outputs(), [x], "m")
+    xml = ov_models.save(model, tmp_path)
+    text = xml.read_text()
+    start = text.index('type="Parameter"')
+    end = text.index("</layer>", start)
+    xml.write_text(text[:start] + text[start:end].replace("6", "7") + text[end:])
+    with pytest.raises(RuntimeError):
+        ov.Core().read_model(xml)
+    (info,) = _explained(xml, capsys)
+    assert info["numpy"] == [None, None]
+    assert "7" in info["note"], info["note"]
+
+
+def test_a_slice_of_axes_listed_twice_is_the_note_with_run_time_parameters_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # axes [2, -1] name axis 2 twice (the file's constant edited): OpenVINO refuses the
+    # layer; explain says why, though the start is known only at run time
+    x = o8.parameter([-1, -1, -1], np.float32, name="x")
+    start = _i64("start", [2])
+    y = o8.slice(x, start, _c8([7, 7]), _c8([1, 1]), _c8([0, 2]))
+    xml = ov_models.save(ov.Model([y], [x, start], "m"), tmp_path)
+    data = xml.with_suffix(".bin").read_bytes()
+    axes = np.array([0, 2], np.int64).tobytes()
+    assert data.count(axes) == 1
+    xml.with_suffix(".bin").write_bytes(data.replace(axes, np.array([2, -1], np.int64).tobytes()))
+    with pytest.raises(RuntimeError, match="unique"):
+        ov.Core().read_model(xml)
+    (info,) = _explained(xml, capsys)
+    assert info["numpy"] is None
+    assert "lists axis 2 twice" in info["note"], info["note"]

@@ -59,6 +59,9 @@ CASES: dict[str, Callable[[Any], Any]] = {
     "gather-8 batch_dims -1 axis 2": lambda _x: o8.gather(
         _c(np.arange(24).reshape(2, 3, 4)), _c([[0, 3], [1, 1]]), _c(-1), -1
     ),
+    "gather-8 of an empty axis is 0": lambda _x: o8.gather(
+        _c(np.zeros((2, 0))), _c([0, -1]), _c(1)
+    ),
     "gather-1": lambda x: o1.gather(_shape(x), _c([2, 1]), _c(0)),
     "divide python": lambda x: _divide(_shape(x), _c([-3, 5, 2, -1]), python=True),
     "divide truncated": lambda x: _divide(

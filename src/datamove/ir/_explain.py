@@ -21,8 +21,9 @@ import numpy as np
 
 from datamove._dialects import Slicing
 from datamove._errors import ValidationError
-from datamove._shape import PartialShape
-from datamove._strided_slice import KEEP, NEW, SHRINK, axis_walk
+from datamove._shape import Dimension, PartialShape, Unknown
+from datamove._slice import infer_slice
+from datamove._strided_slice import KEEP, NEW, SHRINK, axis_walk, checked_params
 from datamove.ir._ops import MASKS, Info, shape_planner
 from datamove.ir._sizes import diagonal_shapes
 
@@ -127,11 +128,12 @@ def _raw_slice(_layer: Layer, vals: list[Values], lengths: list[int | None], ran
     n = len(axes) if axes is not None else next((x for x in lengths[1:4] if x is not None), None)
     if n is None:
         return None
+    # the operator's checks (axes in range, none twice, no more than the rank) or its error
+    b, e, s = (Unknown(lengths[j]) if isinstance(v, str) else v for j, v in enumerate(vals[1:4], 1))
+    infer_slice(PartialShape([Dimension()] * rank), b, e, s, axes)
     listed = range(n) if axes is None else [a + rank if a < 0 else a for a in axes]
     raw: list[Any] = [slice(None)] * rank
     for k, a in enumerate(listed):
-        if not 0 <= a < rank:
-            return None
         raw[a] = slice(*(at(v, k, lengths[j + 1]) for j, v in enumerate((start, stop, step))))
     return trim(raw)
 
@@ -142,12 +144,9 @@ def _raw_strided(layer: Layer, vals: list[Values], lengths: list[int | None], ra
     n = next((x for x in lengths[1:] if x is not None), None)
     if n is None:
         return None
-    masks = [tuple((list(layer.int_list_attr(k)) + [0] * n)[:n]) for k in MASKS]
-    bmask, emask, new, shrink, ellipsis = masks
-    try:
-        steps = axis_walk(rank, n, new, shrink, ellipsis)
-    except ValidationError:
-        return None
+    p = checked_params(Unknown(n), Unknown(n), None, *(layer.int_list_attr(k) for k in MASKS))
+    bmask, emask = p.begin_mask, p.end_mask
+    steps = axis_walk(rank, n, p.new_axis_mask, p.shrink_axis_mask, p.ellipsis_mask)
     raw: list[Any] = []
     for kind, _, i in steps:
         if kind == NEW:
@@ -189,7 +188,7 @@ def tidy(raw: tuple[Any, ...], wide: int = _WIDE) -> tuple[Any, ...]:
     return tuple(out)
 
 
-def _takes(index: Sequence[Any], dims: tuple[int, ...]) -> list[Any] | None:
+def _takes(index: Sequence[Any], dims: tuple[int, ...]) -> list[Any]:
     """What each axis of ``index`` takes of ``dims`` (a range, an index, a new axis)."""
     consumed = sum(1 for i in index if i is not None and i is not Ellipsis)
     out: list[Any] = []
@@ -205,10 +204,7 @@ def _takes(index: Sequence[Any], dims: tuple[int, ...]) -> list[Any] | None:
             out.append(range(dims[axis])[item])
             axis += 1
         else:
-            k = item + dims[axis] if item < 0 else item
-            if not 0 <= k < dims[axis]:
-                return None
-            out.append(k)
+            out.append(item + dims[axis] if item < 0 else item)  # in range: the planner ran
             axis += 1
     out += [range(d) for d in dims[axis:]]
     return out
@@ -222,8 +218,7 @@ def _every_size(raw: tuple[Any, ...], planner: Any, shape: PartialShape, values:
             (want,) = planner(dims)
         except ValidationError:  # the layer fails at this size: any index will do
             continue
-        got = _takes(raw, dims)
-        if got is None or got != _takes(want, dims):
+        if _takes(raw, dims) != _takes(want, dims):
             return False
         tried += 1
     return tried > 0

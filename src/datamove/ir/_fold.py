@@ -64,13 +64,10 @@ def _values(ins: Sequence[Info], count: int | None = None) -> list[Array] | None
 
 
 def _fits(result: Array, etype: ElementType) -> Array | None:
-    """``result`` (Python ints, or floats) as ``etype``, or ``None`` where a value overflows."""
-    if result.size > SMALL:
+    """``result`` (Python ints) as the integer ``etype``, or ``None`` where a value overflows."""
+    info = np.iinfo(etype.dtype)
+    if any(not info.min <= int(v) <= info.max for v in result.reshape(-1)):
         return None
-    if etype.name in _INTEGERS:
-        info = np.iinfo(etype.dtype)
-        if any(not info.min <= int(v) <= info.max for v in result.reshape(-1)):
-            return None
     return np.asarray(result, dtype=etype.dtype)
 
 
@@ -223,21 +220,21 @@ def _convert(layer: Layer, ins: Sequence[Info]) -> Array | None:
     value = values[0]
     if target.name == "boolean":
         return np.asarray(value != 0, dtype=bool)
+    if target.name in _FLOATS:  # only where exactly held
+        exact = value.astype(target.dtype)
+        if value.dtype.kind == "f":
+            return exact if (exact == value).all() else None
+        pairs = zip(exact.reshape(-1), value.reshape(-1), strict=True)
+        return exact if all(int(f) == int(v) for f, v in pairs) else None
     if value.dtype.kind == "f":
         if not np.isfinite(value).all() or (value != np.trunc(value)).any():
             return None  # a fraction: rounded or truncated, the spec does not say
         value = np.array([int(v) for v in value.reshape(-1)], dtype=object).reshape(value.shape)
-    if target.name in _INTEGERS:  # modulo 2**N, as C++ converts (the spec's rule)
-        bits = target.bits
-        wrapped = [int(v) % (1 << bits) for v in value.reshape(-1)]
-        if target.name.startswith("i"):
-            wrapped = [v - (1 << bits) if v >= 1 << (bits - 1) else v for v in wrapped]
-        return np.array(wrapped, dtype=target.dtype).reshape(value.shape)
-    exact = value.astype(target.dtype)  # an integer to a float: only where exactly held
-    if value.dtype != object and value.dtype.kind == "f":
-        return exact if (exact == value).all() else None
-    same = all(int(f) == int(v) for f, v in zip(exact.reshape(-1), value.reshape(-1), strict=True))
-    return exact if same else None
+    bits = target.bits  # modulo 2**N, as C++ converts (the spec's rule)
+    wrapped = [int(v) % (1 << bits) for v in value.reshape(-1)]
+    if target.name.startswith("i"):
+        wrapped = [v - (1 << bits) if v >= 1 << (bits - 1) else v for v in wrapped]
+    return np.array(wrapped, dtype=target.dtype).reshape(value.shape)
 
 
 def _arith(op: Callable[[Any, Any], Any]) -> Folder:
@@ -436,9 +433,7 @@ def fold_layer(layer: Layer, ins: Sequence[Info]) -> Info | None:
         return None
     if value is None or value.size > SMALL:
         return None
-    etype = _BY_DTYPE.get(value.dtype)
-    if etype is None:
-        return None
+    etype = _BY_DTYPE[value.dtype]
     value = np.array(value)  # a copy of its own (never a view of a constant), 0-d kept
     value.flags.writeable = False
     return Info(PartialShape(list(value.shape)), etype, value)
