@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from ir_layers import bare_layer
 
 from datamove._errors import ValidationError
 from datamove._shape import Dimension, PartialShape
@@ -19,7 +20,7 @@ from datamove._split import infer_variadic_split
 from datamove._strided_slice import infer_strided_slice
 from datamove.ir._bounds import bound_layer
 from datamove.ir._fold import fold_layer
-from datamove.ir._graph import Layer, Port
+from datamove.ir._graph import Layer
 from datamove.ir._ops import LAYER_OPS, Context, Info, bounds_of, with_bounds
 from datamove.ir._types import ELEMENT_TYPES
 
@@ -29,20 +30,7 @@ F32 = ELEMENT_TYPES["f32"]
 
 
 def _layer(kind: str, data: dict[str, str] | None = None, inputs: int = 2, outputs: int = 1) -> Any:
-    def port(k: int) -> Port:
-        return Port(k, None, PartialShape(None), False, ())
-
-    return Layer(
-        0,
-        "0",
-        "l",
-        kind,
-        "opset13",
-        data or {},
-        {},
-        tuple(port(k) for k in range(inputs)),
-        tuple(port(inputs + k) for k in range(outputs)),
-    )
+    return bare_layer(kind, data, inputs, outputs)
 
 
 def _bounded(pairs: list[tuple[int, int]], etype: Any = I64) -> Info:

@@ -15,29 +15,16 @@ from typing import Any
 
 import numpy as np
 import pytest
+from ir_layers import bare_layer
 
 from datamove._shape import PartialShape
 from datamove.ir._fold import fold_layer
-from datamove.ir._graph import Layer, Port
 from datamove.ir._ops import SMALL, Info
 from datamove.ir._types import ELEMENT_TYPES
 
 
 def _layer(kind: str, data: dict[str, str], inputs: int, version: str) -> Any:
-    def port(k: int) -> Port:
-        return Port(k, None, PartialShape(None), False, ())
-
-    return Layer(
-        0,
-        "0",
-        "l",
-        kind,
-        version or "opset13",
-        data,
-        {},
-        tuple(port(k) for k in range(inputs)),
-        (port(inputs),),
-    )
+    return bare_layer(kind, data, inputs, version=version or "opset13")
 
 
 def _v(values: Any, etype: str = "i64") -> Info:
