@@ -864,3 +864,20 @@ def test_aliasing_outputs_are_written_by_one_thread(monkeypatch):
     desc = SplitDesc(whole, [parts[0], aliased], 1)
     dml.run_split(desc, random_buffer(whole, 5), options=options)
     assert threads == []
+
+
+def test_a_join_into_a_layout_the_stride_test_cannot_prove_apart_copies_in_order():
+    # sizes [3, 2] with strides [2, 3] hold elements 0, 3, 2, 5, 4 and 7: apart, but not by the
+    # sorted-strides test, so no threads: the plan copies part by part on one thread.
+    whole = TensorDesc("UINT16", [3, 2], strides=[2, 3])
+    assert not whole.provably_disjoint
+    parts = [TensorDesc("UINT16", [1, 2]), TensorDesc("UINT16", [2, 2])]
+    values = ([[1, 2]], [[3, 4], [5, 6]])
+    inputs = [dml.write_tensor(p, v) for p, v in zip(parts, values, strict=True)]
+    out = np.full(whole.total_tensor_size_in_bytes, 0xFF, np.uint8)
+    dml.run_join(JoinDesc(parts, whole, 0), inputs, output=out)
+    assert dml.read_tensor(whole, out).tolist() == [[1, 2], [3, 4], [5, 6]]
+    assert out.view(np.uint16).tolist()[:8] == [1, 0xFFFF, 3, 2, 5, 4, 0xFFFF, 6]
+    split = dml.run_split(SplitDesc(whole, parts, 0), out)  # and back, from that layout
+    got = [dml.read_tensor(p, b).tolist() for p, b in zip(parts, split, strict=True)]
+    assert got == [list(v) for v in values]
