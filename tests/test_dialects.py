@@ -61,6 +61,22 @@ def slicing_from(index: tuple[Any, ...], source: str) -> dm.Slicing:
     return s
 
 
+def emitted_runs_as_sliced(s: dm.Slicing, x: np.ndarray, emit: Any, run: Any) -> None:
+    """``run(x, emit(shape))`` gives ``s(x)`` for ``x``'s static shape and for no shape (where
+    the emitter can write that); nothing to check where ``s`` refuses ``x``."""
+    try:
+        want = s(x)
+    except dm.ValidationError:
+        return
+    for given_shape in (x.shape, None):
+        try:
+            emitted = emit(given_shape)
+        except dm.NotExpressible:
+            assert given_shape is None
+            continue
+        assert same(run(x, emitted), want), (s, x.shape, emitted)
+
+
 def same(a: Any, b: Any) -> bool:
     a, b = np.asarray(a), np.asarray(b)
     return a.shape == b.shape and bool((a == b).all())

@@ -20,7 +20,14 @@ from hypothesis import strategies as st
 
 import datamove as dm
 from datamove._dialects import NUMPY
-from test_dialects import _with_rule, numpy_indices, same, shapes, slicing_from
+from test_dialects import (
+    _with_rule,
+    emitted_runs_as_sliced,
+    numpy_indices,
+    same,
+    shapes,
+    slicing_from,
+)
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 with warnings.catch_warnings():
@@ -48,17 +55,7 @@ def test_to_tf_runs_in_tensorflow(
 ) -> None:
     s = slicing_from(index, source)
     x = np.arange(int(np.prod(shape)), dtype=np.int32).reshape(shape)
-    try:
-        want = s(x)
-    except dm.ValidationError:
-        return
-    for given_shape in (shape, None):
-        try:
-            p = s.to_tf(given_shape)
-        except dm.NotExpressible:
-            assert given_shape is None
-            continue
-        assert same(run_tf(x, p), want), (s, shape, p)
+    emitted_runs_as_sliced(s, x, s.to_tf, run_tf)
 
 
 @settings(max_examples=100, deadline=None)
