@@ -1420,6 +1420,12 @@ def _alike(value):
                 memoryview(value.tobytes()),
                 np.frombuffer(value.tobytes(), np.uint8),
                 value.tolist(),
+                # the same bytes as another array: 2-D, unsigned, swapped, floats, half as wide
+                value.reshape(1, -1),
+                value.view(f"u{value.itemsize}"),
+                value.view(value.dtype.newbyteorder()),
+                value.view(f"f{max(value.itemsize, 2)}") if value.itemsize > 1 else value,
+                np.frombuffer(value.tobytes(), np.int16) if value.nbytes % 2 == 0 else value,
             ]
         )
     if isinstance(value, (list, tuple)) and all(type(v) is int for v in value):
@@ -1461,6 +1467,41 @@ def test_the_python_hit_finds_exactly_the_plan_under_python_key(data, op, shape,
             assert found is None
         else:
             assert found.ndim - x.ndim == keys.index(expected)
+
+
+@pytest.mark.parametrize("dtype", ["i1", "u1", "i2", "u2", "i4", "u4", "i8", "u8", "q", "l"])
+def test_the_python_hit_reads_the_bytes_of_an_array_only_as_that_array(dtype):
+    # marshal writes an array as its bytes alone: every other reading of the same bytes must find
+    # the plan python_key gives it (none for the 2-D, swapped, float, bytes forms), whichever
+    # form came first.
+    value = np.array([1, -2, 3, 0, 2**40, -1], np.int64).astype(dtype)
+    x = np.zeros((2, 3), np.int8)
+    forms = [
+        value,
+        value.reshape(2, -1),
+        value.reshape(1, -1),
+        value.view(value.dtype.newbyteorder()),
+        value.view(f"u{value.itemsize}"),
+        value.view(f"i{value.itemsize}"),
+        value.view(f"f{max(value.itemsize, 2)}") if value.itemsize > 1 else value.view("?"),
+        value.view("i1"),
+        value.tobytes(),
+        bytearray(value.tobytes()),
+        memoryview(value),
+        value.tolist(),
+    ]
+    calls = [(v, [1, 0], None) for v in forms]
+    keys = [_plan.python_key(np.ndarray, 0, x.shape, *call) for call in calls]
+    stored = [k for k in dict.fromkeys(keys) if k is not None]
+    plans = {k: _plan.single((*(None,) * j, Ellipsis)) for j, k in enumerate(stored)}
+    for first in range(len(calls)):
+        with _plan.plan_path("python"):  # an empty memo: form ``first`` is read first
+            for j in (*range(first, len(calls)), *range(len(calls))):
+                found = _plan.python_hit(plans, np.ndarray, 0, x, *calls[j])
+                if keys[j] is None:
+                    assert found is None, forms[j]
+                else:
+                    assert found.ndim - x.ndim == stored.index(keys[j]), forms[j]
 
 
 def test_the_python_hit_of_a_long_call_past_its_memo():

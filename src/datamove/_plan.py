@@ -115,7 +115,6 @@ def chunks(axis: int, bounds: list[int]) -> Plan:
 _KEY_WORDS: Final = 256  # DM_KEY_WORDS in csrc/plans.c
 _MAX_PARAMS: Final = 8  # DM_MAX_PARAMS
 _NATIVE_INTS: Final = frozenset("bhilqBHILQ")  # buffer formats of native integer arrays
-_NATIVE_INT_DTYPES: Final = frozenset(map(np.dtype, _NATIVE_INTS))  # ">i8" is none of them
 _NDARRAY: Final = np.ndarray
 
 
@@ -189,22 +188,25 @@ def python_hit(plans: dict[bytes, Plan], ndarray: type, op: int, data: Any, *par
         return None
     array: Any = data
     shape = array.shape
-    if params and type(params[0]) is _NDARRAY:  # begin, start: where arrays usually come
-        params = _listed(params)
     k: Any
-    try:  # _memo_key, inlined: this is the hot path of installs without the compiled part
+    try:  # the hot path of installs without the compiled part
         m = marshal.dumps((op, shape, params), 2)
         k = _MEMO.get(m, _MISS)
         if k is _MISS:
-            k = _memo(m)
+            k = _memo(m, params)
     except Exception:  # noqa: BLE001 - unmarshallable (or a buffer that fails)
         k = python_key(_NDARRAY, op, shape, *params)
-    plan = plans.get(k)  # None and _BUFFERS key no plan
+    plan = plans.get(k)  # None and _Arrays key no plan
     if plan is None:
-        if k is not _BUFFERS:
+        if k.__class__ is not _Arrays:
             return None
-        # an array among the later parameters (or a value of no key)
-        plan = plans.get(_memo_key(op, shape, _listed(params)))  # type: ignore[arg-type]
+        for i, dtype in k.checks:  # the arrays the memo read are arrays of the same kind here
+            v = params[i]
+            if type(v) is not _NDARRAY or v.dtype is not dtype or v.ndim != 1:
+                plan = plans.get(python_key(_NDARRAY, op, shape, *params))  # type: ignore[arg-type]
+                break
+        else:
+            plan = plans.get(k.key)  # type: ignore[arg-type]
         if plan is None:
             return None
     indices = plan.indices
@@ -219,51 +221,56 @@ def python_hit(plans: dict[bytes, Plan], ndarray: type, op: int, data: Any, *par
 # bytes. ``marshal`` writes, in C, the exact type of every value (``True``, ``1`` and ``1.0``
 # differ; an int subclass is unmarshallable) and lists and tuples item by item, so the bytes are
 # a typed key of a call made of ints, ``None``s, lists and tuples. Anything else cannot be
-# marshalled (python_key answers directly) or is a buffer, which marshal writes as bytes: a
-# memo entry with bytes among its parameters holds no key (python_key takes no bytes), so a
-# look-alike written as bytes never reaches an accepted call's key. 1-D native integer arrays,
-# which python_key reads as the list of their values, are looked up as that list. Only
+# marshalled (python_key answers directly) or is a buffer, which marshal writes as its bytes
+# alone. So an entry with buffers among its parameters is an ``_Arrays``: python_key's answer
+# for the call whose buffers were 1-D arrays of the dtypes it lists, read from the marshalled
+# bytes, and a hit whose parameters there are not such arrays asks python_key itself. Only
 # python_key decides; the memo saves rebuilding its bytes. Calls past _MEMO_BYTES skip it,
 # which bounds what it holds.
 _MEMO_BYTES: Final = 2048
-_BUFFERS: Final = b""  # the memo's answer where a parameter was written as bytes (no key is empty)
 
 
-_MEMO: Final[dict[bytes, bytes | None]] = {}  # marshal bytes -> python_key's answer
+class _Arrays:
+    """A memo entry of a call with buffers: its key where they are arrays of ``checks``."""
+
+    __slots__ = ("checks", "key")
+
+    def __init__(self, key: bytes | None, checks: tuple[tuple[int, np.dtype[Any]], ...]) -> None:
+        self.key = key
+        self.checks = checks  # (parameter position, its dtype), for each buffer
+
+
+_MEMO: Final[dict[bytes, bytes | _Arrays | None]] = {}  # marshal bytes -> python_key's answer
 _MEMO_MAX: Final = 4096  # answers held (cleared whole when full)
 _MISS: Final = object()
 
 
-def _memo_key(op: int, shape: Any, params: tuple[Any, ...]) -> bytes | None:
-    try:
-        m = marshal.dumps((op, shape, params), 2)
-    except Exception:  # noqa: BLE001 - unmarshallable (or a buffer that fails): python_key says
-        return python_key(_NDARRAY, op, shape, *params)
-    k = _MEMO.get(m, _MISS)
-    return _memo(m) if k is _MISS else k  # type: ignore[return-value]
+def _memo(m: bytes, live: tuple[Any, ...]) -> bytes | _Arrays | None:
+    """python_key's answer for the call marshalled as ``m``, kept unless ``m`` is too long.
 
-
-def _memo(m: bytes) -> bytes | None:
-    """python_key's answer for the call marshalled as ``m``, kept unless ``m`` is too long."""
+    ``live`` are the parameters that were marshalled: the buffers among them say how to read
+    the bytes marshal wrote for them (and whether python_key takes them at all).
+    """
     op, shape, params = marshal.loads(m)  # noqa: S302 - bytes this module marshalled
-    k = _BUFFERS if bytes in map(type, params) else python_key(_NDARRAY, op, shape, *params)
+    k: bytes | _Arrays | None
+    if bytes in map(type, params):
+        checks = []
+        listed = list(params)
+        for i, value in enumerate(params):
+            if type(value) is bytes:
+                v = live[i]
+                if not _int_vector(v):  # python_key takes no other buffer
+                    return python_key(_NDARRAY, op, shape, *live)
+                checks.append((i, v.dtype))
+                listed[i] = np.frombuffer(value, v.dtype).tolist()
+        k = _Arrays(python_key(_NDARRAY, op, shape, *listed), tuple(checks))
+    else:
+        k = python_key(_NDARRAY, op, shape, *params)
     if len(m) <= _MEMO_BYTES:
         if len(_MEMO) >= _MEMO_MAX:
             _MEMO.clear()
         _MEMO[m] = k
     return k
-
-
-def _listed(params: tuple[Any, ...]) -> tuple[Any, ...]:
-    """``params``, each 1-D native integer array as the list of its values (as python_key)."""
-    return tuple(
-        [
-            v.tolist()
-            if type(v) is _NDARRAY and v.ndim == 1 and v.dtype in _NATIVE_INT_DTYPES
-            else v
-            for v in params
-        ]
-    )
 
 
 def _int_vector(value: Any) -> bool:
@@ -348,10 +355,11 @@ def _store(k: bytes, plan: Plan) -> Plan:
 
 
 def clear() -> None:
-    """Empty the cache."""
+    """Empty the cache (and the memo of the Python key's answers)."""
     global _held  # noqa: PLW0603
     with _LOCK:
         PLANS.clear()
+        _MEMO.clear()
         _held = 0
 
 
