@@ -110,6 +110,85 @@ def test_int4_values_and_ml_dtypes():
         dml.split(np.array([9], np.int8), 0, [1], data_type="INT4")
 
 
+# Every NumPy dtype the convenience forms take, with values that tell a conversion from a
+# reinterpretation: int4's -8 and -1 are not the nibbles 8 and 15, uint4's 15 is no INT4.
+SOURCES = {
+    "int4": np.array([-8, -1, 0, 7, 3, 5], ml_dtypes.int4),
+    "uint4": np.array([0, 15, 9, 1, 2, 3], ml_dtypes.uint4),
+    "bool": np.array([False, True, True, False, True, True]),
+    **{
+        name: np.array([0, 1, 2, 3, 4, 5], name)
+        for name in ["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64"]
+    },
+    **{name: np.array([0.5, -1.0, 2.0, 3.0, 4.0, 5.0], name) for name in ["float16", "float32"]},
+    "float64": np.array([0.5, -1.0, 2.0, 3.0, 4.0, 5.0]),
+}
+OWN = {"int4": "INT4", "uint4": "UINT4", "bool": "UINT8"}
+NUMPY_OF = {"INT4": np.int8, "UINT4": np.uint8}
+RANGES = {"INT4": (-8, 7), "UINT4": (0, 15)}
+
+
+def _expected(source: np.ndarray, data_type: str) -> tuple[np.dtype, str | None]:
+    """The outputs' dtype, and the error message a conversion that changes values gets."""
+    own = OWN.get(source.dtype.name, source.dtype.name.upper())
+    dtype = np.dtype(NUMPY_OF.get(data_type, data_type.lower()))
+    if own == data_type:
+        return source.dtype, None
+    if dtype.kind == "f":
+        return dtype, None
+    if source.dtype.kind == "f":
+        return dtype, f"has element type {source.dtype}, which cannot be stored as"
+    low, high = RANGES.get(data_type) or (np.iinfo(dtype).min, np.iinfo(dtype).max)
+    values = source.astype(np.int64)
+    if values.min() < low:
+        return dtype, f"holds {values.min()}, outside .*'s range \\[{low}, {high}\\]"
+    if values.max() > high:
+        return dtype, f"holds {values.max()}, outside .*'s range \\[{low}, {high}\\]"
+    return dtype, None
+
+
+@pytest.mark.parametrize("data_type", [t.name for t in TensorDataType if t.bits])
+@pytest.mark.parametrize("source", list(SOURCES))
+def test_convenience_forms_output_data_types_dtype(source, data_type):
+    # The outputs keep the array's dtype when data_type is the type it travels as (or is left
+    # out), and take data_type's NumPy dtype otherwise, 4-bit arrays included; a conversion
+    # that would change a value is a DTypeError naming the argument, never a reinterpretation
+    # of nibbles or bytes.
+    array = SOURCES[source]
+    dtype, error = _expected(array, data_type)
+    if error is not None:
+        with pytest.raises(datamove.DTypeError, match=rf"^DirectML: array=.* {error}"):
+            dml.split(array, 0, [2, 4], data_type=data_type)
+        with pytest.raises(datamove.DTypeError, match=rf"^DirectML: arrays\[0\]=.* {error}"):
+            dml.join([array[:2], array[2:]], 0, data_type=data_type)
+        return
+    parts = dml.split(array, 0, [2, 4], data_type=data_type)
+    joined = dml.join([array[:2], array[2:]], 0, data_type=data_type)
+    again = dml.join(parts, 0, data_type=data_type)
+    assert [p.dtype for p in parts] == [dtype, dtype]
+    assert joined.dtype == dtype
+    assert again.dtype == dtype
+    # the values round-trip: the same numbers, whatever the dtype (float16 holds these exactly)
+    want = array.astype(np.float64).tolist()
+    assert np.concatenate(parts).astype(np.float64).tolist() == want
+    assert joined.astype(np.float64).tolist() == want
+    assert again.astype(np.float64).tolist() == want
+    if data_type == OWN.get(source, source.upper()):  # the same as leaving data_type out
+        plain = dml.split(array, 0, [2, 4])
+        assert [p.tobytes() for p in plain] == [p.tobytes() for p in parts]
+        assert [p.dtype for p in plain] == [dtype, dtype]
+
+
+def test_write_tensor_takes_ml_dtypes_four_bit_values():
+    values = np.array([-8, -1, 0, 7, 3], ml_dtypes.int4)
+    data = dml.write_tensor(TensorDesc("INT4", [5]), values)
+    assert dml.read_tensor(TensorDesc("INT4", [5]), data).tolist() == [-8, -1, 0, 7, 3]
+    with pytest.raises(datamove.DTypeError, match=r"values=.* holds -8, outside UINT4's range"):
+        dml.write_tensor(TensorDesc("UINT4", [5]), values)
+    with pytest.raises(datamove.DTypeError, match="float64, which cannot be stored as INT4"):
+        dml.write_tensor(TensorDesc("INT4", [1]), [0.5])
+
+
 def test_convenience_forms_keep_dtypes_and_values():
     rng = np.random.default_rng(0)
     x = rng.standard_normal((3, 7, 2)).astype(np.float16)

@@ -22,7 +22,14 @@ from datamove._split import variadic_split
 from datamove._validation import normalize_axis
 from datamove.directml._desc import JoinDesc, SplitDesc, check_count
 from datamove.directml._enums import TensorDataType
-from datamove.directml._run import NUMPY_OF, read_tensor, run_join, run_split, write_tensor
+from datamove.directml._run import (
+    NUMPY_OF,
+    cast_values,
+    read_tensor,
+    run_join,
+    run_split,
+    write_tensor,
+)
 from datamove.directml._tensor import TensorDesc
 
 __all__ = ["join", "split"]
@@ -30,17 +37,21 @@ __all__ = ["join", "split"]
 _DML_OF = {v: k for k, v in NUMPY_OF.items() if k.bits != 4}
 
 
+def _own_type(dtype: np.dtype[Any]) -> TensorDataType | None:
+    """The DirectML type an array of ``dtype`` travels as, if any (bool as UINT8)."""
+    if dtype == np.bool_:
+        return TensorDataType.UINT8
+    if dtype.name in {"int4", "uint4"}:  # ml_dtypes
+        return TensorDataType.parse(dtype.name)
+    return _DML_OF.get(dtype)
+
+
 def _dml_type(
     array: _Like | np.ndarray[Any, Any], data_type: TensorDataType | str | int | None
 ) -> TensorDataType:
     if data_type is not None:
         return TensorDataType.parse(data_type)
-    if array.dtype == np.bool_:
-        return TensorDataType.UINT8
-    name = array.dtype.name
-    if name in {"int4", "uint4"}:  # ml_dtypes
-        return TensorDataType.parse(name)
-    found = _DML_OF.get(array.dtype)
+    found = _own_type(array.dtype)
     if found is None:
         raise DTypeError(
             "DirectML", "array", array.dtype, "has no DirectML data type",
@@ -62,23 +73,31 @@ def _axis(axis: Any, rank: int) -> int:
 
 
 def _to_numpy_values(
-    array: np.ndarray[Any, Any], data_type: TensorDataType
+    array: np.ndarray[Any, Any], data_type: TensorDataType, name: str
 ) -> np.ndarray[Any, Any]:
-    """What ``write_tensor`` takes: 4-bit ml_dtypes arrays become their integer values."""
-    if array.dtype.name in {"int4", "uint4"}:
-        nibbles = array.view(np.uint8) & 0x0F
-        if data_type is TensorDataType.INT4:
-            return ((nibbles ^ 8).astype(np.int8) - 8).astype(np.int8)
-        return nibbles
-    if array.dtype == np.bool_:
-        return array.view(np.uint8)
-    return array
+    """What ``write_tensor`` takes: ``array``'s values as ``data_type``'s NumPy dtype.
+
+    Whatever the array's dtype and ``data_type``, the values are the integers or floats the
+    array holds (ml_dtypes' ``int4`` -1 is -1, not the nibble 15), and converting them changes
+    none: a ``DTypeError`` naming ``name`` otherwise.
+    """
+    return cast_values(array, data_type, array, name)
 
 
-def _from_numpy_values(values: np.ndarray[Any, Any], like: np.dtype[Any]) -> np.ndarray[Any, Any]:
-    if like.name in {"int4", "uint4"}:
-        return (values.view(np.uint8) & 0x0F).view(like)
-    if like == np.bool_:
+def _from_numpy_values(
+    values: np.ndarray[Any, Any], data_type: TensorDataType, source: np.dtype[Any]
+) -> np.ndarray[Any, Any]:
+    """An output's values, read as ``data_type``, in the dtype the caller gets back.
+
+    The source's own dtype where ``data_type`` is the type it travels as (``int4`` stays
+    ``int4``, ``bool`` stays ``bool``); otherwise ``data_type``'s NumPy dtype, as read
+    (``int8`` for INT4, ``uint8`` for UINT4).
+    """
+    if _own_type(source) is not data_type:
+        return values
+    if source.name in {"int4", "uint4"}:
+        return values.astype(source)
+    if source == np.bool_:
         return values.view(np.bool_)
     return values
 
@@ -170,8 +189,12 @@ def split(
         Each output's length along ``axis``, each at least 1, summing to the input's.
     data_type : TensorDataType or str, optional
         Force a DirectML type (``"UINT4"`` on an array of small integers, say); the outputs then
-        have that type's NumPy dtype (``uint8`` for UINT4). NumPy arrays only: on another
-        library's array it may only name the array's own type.
+        have that type's NumPy dtype (``uint8`` for UINT4, ``int8`` for INT4), whatever the
+        array's dtype, ml_dtypes' 4-bit ones included. The type the array travels as anyway
+        (INT4 for ``int4``, UINT8 for bool) changes nothing: the outputs keep its dtype. Values
+        are converted, never reinterpreted: one the type cannot hold (``int4`` -1 as UINT4, any
+        float as an integer type) is a ``DTypeError`` naming ``array``. NumPy arrays only: on
+        another library's array it may only name the array's own type.
 
     Returns
     -------
@@ -207,9 +230,9 @@ def split(
         lengths = [t.sizes[axis] for t in parts]
         return list(variadic_split(array, axis, lengths, copy=True))
     assert isinstance(source, np.ndarray)  # for the type checker: not foreign
-    buffers = run_split(desc, write_tensor(whole, _to_numpy_values(source, dtype)))
+    buffers = run_split(desc, write_tensor(whole, _to_numpy_values(source, dtype, "array")))
     return [
-        _from_numpy_values(read_tensor(t, b), source.dtype)
+        _from_numpy_values(read_tensor(t, b), dtype, source.dtype)
         for t, b in zip(parts, buffers, strict=True)
     ]
 
@@ -259,7 +282,8 @@ def join(arrays: Sequence[Any], axis: int, *, data_type: TensorDataType | str | 
     axis : int
         May be negative (normalised before the desc is built).
     data_type : TensorDataType or str, optional
-        Force a DirectML type (NumPy arrays only; see :func:`split`).
+        Force a DirectML type: the output then has its NumPy dtype, unless it is the type the
+        inputs travel as anyway (NumPy arrays only; see :func:`split`).
 
     Returns
     -------
@@ -304,8 +328,8 @@ def join(arrays: Sequence[Any], axis: int, *, data_type: TensorDataType | str | 
     buffer = run_join(
         desc,
         [
-            write_tensor(t, _to_numpy_values(a, dtype))
-            for t, a in zip(parts, arrays_in, strict=True)
+            write_tensor(t, _to_numpy_values(a, dtype, f"arrays[{i}]"))
+            for i, (t, a) in enumerate(zip(parts, arrays_in, strict=True))
         ],
     )
-    return _from_numpy_values(read_tensor(whole, buffer), sources[0].dtype)
+    return _from_numpy_values(read_tensor(whole, buffer), dtype, sources[0].dtype)

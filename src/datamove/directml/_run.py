@@ -35,7 +35,7 @@ from datamove.directml._nibbles import Region, move_nibbles
 from datamove.directml._rules import ValidationOptions
 from datamove.directml._tensor import TensorDesc
 
-__all__ = ["NUMPY_OF", "read_tensor", "run_join", "run_split", "write_tensor"]
+__all__ = ["NUMPY_OF", "cast_values", "read_tensor", "run_join", "run_split", "write_tensor"]
 
 NUMPY_OF: dict[TensorDataType, np.dtype[Any]] = {
     t: np.dtype(t.name.lower()) for t in TensorDataType if t.bits > 4
@@ -43,6 +43,7 @@ NUMPY_OF: dict[TensorDataType, np.dtype[Any]] = {
 # 4-bit values are handed out one per byte (the wider type that holds them).
 NUMPY_OF[TensorDataType.UINT4] = np.dtype(np.uint8)
 NUMPY_OF[TensorDataType.INT4] = np.dtype(np.int8)
+_RANGE = {TensorDataType.UINT4: (0, 15), TensorDataType.INT4: (-8, 7)}
 
 
 def run_split(
@@ -237,7 +238,8 @@ def write_tensor(desc: TensorDesc, values: Any, out: Any | None = None) -> Bytes
     values : array_like
         Cast to the tensor's type by NumPy's ``same_kind`` rule, with no value changed beyond
         a float's rounding: integers must be in the type's range (4-bit ones too), and finite
-        values must not overflow a float type to infinity.
+        values must not overflow a float type to infinity. ml_dtypes' ``int4`` and ``uint4``
+        arrays count as the integers they hold.
     out : writable buffer, optional
         Where to write; bytes the tensor does not cover are left as they were. By default a
         new zeroed buffer of ``total_tensor_size_in_bytes``.
@@ -270,7 +272,6 @@ def write_tensor(desc: TensorDesc, values: Any, out: Any | None = None) -> Bytes
                        f"make two elements of sizes {list(desc.sizes)} share an address, so "
                        "write_tensor cannot store a value for each")],
         )  # fmt: skip
-    dtype = NUMPY_OF[desc.data_type]
     array = as_numpy("DirectML", "values", values)
     try:
         np.broadcast_shapes(array.shape, desc.sizes)
@@ -282,23 +283,12 @@ def write_tensor(desc: TensorDesc, values: Any, out: Any | None = None) -> Bytes
             f"has shape {list(array.shape)}, which does not broadcast to the tensor's sizes"
             f" {list(desc.sizes)}",
         ) from None
-    if desc.data_type.bits == 4:
-        low, high = (-8, 7) if desc.data_type is TensorDataType.INT4 else (0, 15)
-        if array.size and (
-            array.dtype.kind not in "iub" or array.min() < low or array.max() > high
-        ):
-            raise ValidationError(
-                "DirectML",
-                "values",
-                values,
-                f"must be integers in [{low}, {high}] for {desc.data_type.name}",
-            )
+    typed = cast_values(array, desc.data_type, values)  # before any buffer is touched
     target = new_buffer(desc) if out is None else as_bytes(out, "out", writable=True)
     check_bindings("DirectML", [desc], [target], ["out"], [])
-    if desc.data_type.bits == 4:
-        typed = np.broadcast_to(array, desc.sizes).astype(np.uint8) & 0x0F
-    else:
-        typed = _cast(np.broadcast_to(array, desc.sizes), dtype, values)
+    typed = np.broadcast_to(typed, desc.sizes)
+    if desc.data_type.bits == 4:  # the nibbles, one a byte: -1 is 0xF
+        typed = typed.view(np.uint8) & 0x0F
     view, over = elements(desc, target)
     np.copyto(view, typed.view(view.dtype))
     if over is not target:  # 4-bit: the nibbles, packed back
@@ -306,23 +296,34 @@ def write_tensor(desc: TensorDesc, values: Any, out: Any | None = None) -> Bytes
     return target
 
 
-def _cast(array: np.ndarray[Any, Any], dtype: np.dtype[Any], values: Any) -> np.ndarray[Any, Any]:
-    """``array`` as ``dtype`` where no value changes beyond a float's rounding.
+def cast_values(
+    array: np.ndarray[Any, Any], data_type: TensorDataType, values: Any, name: str = "values"
+) -> np.ndarray[Any, Any]:
+    """``array`` as ``data_type``'s NumPy dtype (``NUMPY_OF``), with no value changed.
 
-    Integers (and bools) must fit an integer type; anything NumPy casts ``same_kind`` goes to a
-    float type, except finite values that would become infinite. Everything else is a
-    ``DTypeError`` naming the caller's ``values``.
+    Integers (and bools) must fit an integer type, 4-bit ones included (ml_dtypes' ``int4``
+    and ``uint4`` count as the integers they hold); anything NumPy casts ``same_kind`` goes to
+    a float type, except finite values that would become infinite. Everything else is a
+    ``DTypeError`` naming the caller's argument ``name``, whose value was ``values``.
     """
-    if array.dtype.kind in "iub" and dtype.kind in "iu":
+    op = "DirectML"
+    if array.dtype.name in {"int4", "uint4"}:  # ml_dtypes: the integers they hold
+        array = array.astype(np.int8 if array.dtype.name == "int4" else np.uint8)
+    dtype = NUMPY_OF[data_type]
+    limits = _RANGE.get(data_type)
+    if limits is None and dtype.kind in "iu":
         info = np.iinfo(dtype)
+        limits = (int(info.min), int(info.max))
+    if limits is not None and array.dtype.kind in "iub":
+        low, high = limits
         if array.size and array.dtype.kind != "b":
-            low, high = int(array.min()), int(array.max())
-            if low < info.min or high > info.max:
-                bad = low if low < info.min else high
+            least, most = int(array.min()), int(array.max())
+            if least < low or most > high:
+                bad = least if least < low else most
+                shown = data_type.name if data_type.bits == 4 else str(dtype)
                 raise DTypeError(
-                    "DirectML", "values", values,
-                    f"holds {bad}, outside {dtype}'s range [{info.min}, {info.max}]",
-                )  # fmt: skip
+                    op, name, values, f"holds {bad}, outside {shown}'s range [{low}, {high}]"
+                )
         return array.astype(dtype, copy=False)
     if dtype.kind == "f" and np.can_cast(array.dtype, dtype, casting="same_kind"):
         try:
@@ -334,13 +335,14 @@ def _cast(array: np.ndarray[Any, Any], dtype: np.dtype[Any], values: Any) -> np.
                 lost = np.isinf(array.astype(dtype)) & ~np.isinf(array)
             bad = array.ravel()[np.flatnonzero(lost)[0]]
             raise DTypeError(
-                "DirectML", "values", values,
+                op, name, values,
                 f"holds {bad.item()!r}, beyond {dtype}'s largest finite value {big!r}; it would"
                 " become infinite",
             ) from None  # fmt: skip
+    shown = data_type.name if data_type.bits == 4 else str(dtype)
     raise DTypeError(
-        "DirectML", "values", values,
-        f"has element type {array.dtype}, which cannot be stored as {dtype} without changing"
+        op, name, values,
+        f"has element type {array.dtype}, which cannot be stored as {shown} without changing"
         " values",
     )  # fmt: skip
 
