@@ -380,3 +380,29 @@ def test_slice_of_more_axes_than_numpy_has(capsys: pytest.CaptureFixture[str]) -
     out = capsys.readouterr().out
     assert f"output shape: [{ones}]\n" in out
     assert "NumPy:        none: has rank 65, more than NumPy's limit\n" in out
+
+
+@pytest.mark.parametrize(
+    ("shape", "axis", "kind", "parts"),
+    [
+        ("[?,6]", 1, {"num_splits": 3}, ["x[:, 0:2]", "x[:, 2:4]", "x[:, 4:6]"]),
+        ("[?,2..5,6]", -1, {"lengths": [2, -1]}, ["x[:, :, 0:2]", "x[:, :, 2:6]"]),
+        ("[?,?]", 1, {"lengths": [2, 4]}, ["x[:, 0:2]", "x[:, 2:6]"]),  # the sum fixes the axis
+        ("[?,?]", 1, {"lengths": [2, -1]}, [None, None]),
+        ("[?,?]", 0, {"num_splits": 2}, [None, None]),
+        ("[?,..6]", 1, {"num_splits": 2}, [None, None]),
+    ],
+)
+def test_split_parts_are_shown_where_every_length_on_the_axis_is_known(
+    shape: str, axis: int, kind: dict[str, object], parts: list[str | None]
+) -> None:
+    info = explain_split(PartialShape.parse(shape), axis, **kind)  # type: ignore[arg-type]
+    assert [p for _, p in info["outputs"]] == parts
+    assert info["picture"] == []
+    if None not in parts:  # each part is what the split takes, at sizes the shape allows
+        dims = (3, 4, 6)[-(PartialShape.parse(shape).rank or 0) :]
+        x = np.arange(int(np.prod(dims))).reshape(dims)
+        n = kind.get("num_splits")
+        want = dm.split(x, axis, n) if n else dm.variadic_split(x, axis, kind["lengths"])
+        for text, w in zip(parts, want, strict=True):
+            np.testing.assert_array_equal(eval(text, {"x": x}), w)  # noqa: S307

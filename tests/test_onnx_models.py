@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -752,3 +753,61 @@ def test_concat_1_without_an_axis_joins_on_axis_1(tmp_path: Path) -> None:
     report = ir.read_onnx(onnx_graphs.save(model, tmp_path)).check()
     assert report.ok
     assert str(report.outputs["y"][0]) == "[2,6]"
+
+
+# name: opset, axis, split (lengths) or None, num_outputs or None, outputs, the input's declared
+# shape (names are dynamic dims), a size it allows
+DYNAMIC_SPLITS = {
+    "Split-13 lengths": (13, 1, [2, 4], None, 2, ["N", 6, 3], (5, 6, 3)),
+    "Split-13 equal, last axis": (13, -1, None, None, 3, ["N", "M", 6], (2, 4, 6)),
+    "Split-18 uneven": (18, 2, None, 3, 3, ["N", 2, 7], (3, 2, 7)),
+    "Split-11 lengths attribute, first axis": (11, 0, [1, 3], None, 2, [4, "N"], (4, 5)),
+    "Split-13 lengths, dynamic axis": (13, 1, [2, 4], None, 2, ["N", "K"], (3, 6)),
+    "Split-13 equal, dynamic axis": (13, 1, None, None, 2, ["N", "K"], (3, 4)),
+}
+PART_LINE = re.compile(r"^  output (\d+): (\[[^\]]*\])(?:  = (.*))?$", re.MULTILINE)
+
+
+def _dynamic_split(
+    opset: int, axis: int, split: list[int] | None, num: int | None, count: int, shape: list[Any]
+) -> Any:
+    outs = [f"p{k}" for k in range(count)]
+    extra: dict[str, Any] = {} if num is None else {"num_outputs": num}
+    inputs, inits = ["x"], []
+    if split is not None and opset >= 13:
+        inputs.append("lens")
+        inits.append(onnx_graphs._ints("lens", split))
+    elif split is not None:
+        extra["split"] = split
+    node = helper.make_node("Split", inputs, outs, name="cut", axis=axis, **extra)
+    return onnx_graphs._model([node], shape, outs, inits, opset)
+
+
+@pytest.mark.parametrize("case", list(DYNAMIC_SPLITS))
+def test_explain_layer_shows_split_parts_on_a_dynamic_input(
+    tmp_path: Path, case: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The parts along the axis are known where their lengths are (a static axis, or split's
+    # constants), whatever the other dims: --layer prints them as for a static input, each
+    # output's shape OpenVINO's own, each part what onnxruntime gives at a size allowed.
+    opset, axis, split, num, count, shape, size = DYNAMIC_SPLITS[case]
+    path = onnx_graphs.save(_dynamic_split(opset, axis, split, num, count, shape), tmp_path)
+    assert main(["explain", str(path), "--layer", "cut"]) == 0
+    parts = PART_LINE.findall(capsys.readouterr().out)
+    assert [int(k) for k, _, _ in parts] == list(range(count))
+    ov = pytest.importorskip("openvino")
+    declared = ov.Core().read_model(str(path)).outputs
+    assert [s for _, s, _ in parts] == [str(o.get_partial_shape()) for o in declared]
+    a = axis % len(shape)
+    if not isinstance(shape[a], int) and split is None:  # equal parts of a dynamic axis
+        assert all(expr == "" for _, _, expr in parts)
+        return
+    static = tmp_path / "static"
+    static.mkdir()
+    model = _dynamic_split(opset, axis, split, num, count, list(size))
+    assert main(["explain", str(onnx_graphs.save(model, static)), "--layer", "cut"]) == 0
+    assert [e for _, _, e in parts] == [e for _, _, e in PART_LINE.findall(capsys.readouterr().out)]
+    x = _arange(size)
+    got = onnx_graphs.run_onnxruntime(_dynamic_split(opset, axis, split, num, count, shape), x)
+    for k, _, expr in parts:
+        np.testing.assert_array_equal(eval(expr, {"x": x}), got[f"p{k}"])  # noqa: S307

@@ -7,6 +7,7 @@ dynamic ones it holds at every size, or says what is known only at run time."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -473,6 +474,61 @@ def test_a_split_on_a_dynamic_dim_is_written_with_its_size(
     scope = {"x": data, "lens": inputs[0] if inputs else None}
     for text, w in zip(texts, want, strict=True):
         np.testing.assert_array_equal(eval(text, scope), w)  # noqa: S307
+
+
+PART_LINE = re.compile(r"^  output (\d+): (\[[^\]]*\])(?:  = (.*))?$", re.MULTILINE)
+
+
+@pytest.mark.parametrize(
+    ("make", "shape", "size"),
+    [
+        pytest.param(lambda x: o1.split(x, _c8(1), 3), [-1, 6, -1], (2, 6, 3), id="split"),
+        pytest.param(
+            lambda x: o1.split(x, _c8(-1), 2),
+            ov.PartialShape([-1, ov.Dimension(2, 5), 6]),
+            (3, 4, 6),
+            id="split, last axis, an interval",
+        ),
+        pytest.param(
+            lambda x: o1.variadic_split(x, _c8(1), _c8([2, -1, 1])),
+            [-1, 6],
+            (3, 6),
+            id="variadic -1",
+        ),
+        pytest.param(
+            lambda x: o1.variadic_split(x, _c8(0), _c8([1, -1, 0])),
+            [4, -1],
+            (4, 2),
+            id="variadic first axis, -1 then 0",
+        ),
+    ],
+)
+def test_a_split_on_a_static_axis_of_a_dynamic_shape_is_written_as_on_a_static_one(
+    tmp_path: Path, make: Any, shape: Any, size: tuple[int, ...], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The parts along a static axis are known whatever the other dims: each output's
+    # expression is the static input's (x[:, 2:4], not x[:, 6//3:6//3*2]), and --layer prints
+    # each part with its shape, which is OpenVINO's, and takes what OpenVINO's layer takes.
+    x = o8.parameter(shape, np.float32, name="x")
+    node = make(x)
+    node.set_friendly_name("cut")
+    model = ov.Model(node.outputs(), [x], "m")
+    info = _explain_one(tmp_path, model, capsys)
+    static = tmp_path / "static"
+    static.mkdir()
+    y = o8.parameter(list(size), np.float32, name="x")
+    (want,) = _explained(ov_models.save(ov.Model(make(y).outputs(), [y], "m"), static), capsys)
+    assert info["numpy"] == want["numpy"]
+    xml = tmp_path / "model.xml"
+    assert main(["explain", str(xml), "--layer", "cut"]) == 0
+    parts = PART_LINE.findall(capsys.readouterr().out)
+    declared = ov.Core().read_model(str(xml)).outputs
+    assert [s for _, s, _ in parts] == [str(o.get_partial_shape()) for o in declared]
+    data = np.arange(int(np.prod(size)), dtype=np.float32).reshape(size)
+    outputs = _openvino_outputs(tmp_path, model, [data])
+    for (_, _, text), summary, w in zip(parts, info["numpy"], outputs, strict=True):
+        np.testing.assert_array_equal(eval(text, {"x": data}), w)  # noqa: S307
+        np.testing.assert_array_equal(eval(summary, {"x": data}), w)  # noqa: S307
 
 
 def test_a_layer_on_a_dynamic_rank_says_the_rank_is_unknown(

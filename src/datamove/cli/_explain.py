@@ -228,11 +228,17 @@ def explain_split(
 ) -> dict[str, Any]:
     """Everything ``datamove explain split`` / ``variadic-split`` prints, as data.
 
+    Each output's part of ``x`` (``x[:, 1:3]``) is known where every output's length on the
+    axis is: the input's size there is static, or the lengths are given with no ``-1`` (they
+    fix it). The other dims may be dynamic: the parts are the same at every size they allow.
+
     Examples
     --------
     >>> info = explain_split(PartialShape([2, 6]), 1, lengths=[1, 2, -1])
     >>> info["outputs"]
     [('[2,1]', 'x[:, 0:1]'), ('[2,2]', 'x[:, 1:3]'), ('[2,3]', 'x[:, 3:6]')]
+    >>> explain_split(PartialShape.parse("[?,4]"), 1, num_splits=2)["outputs"]
+    [('[?,2]', 'x[:, 0:2]'), ('[?,2]', 'x[:, 2:4]')]
     """
     if lengths is None:
         assert num_splits is not None
@@ -245,10 +251,10 @@ def explain_split(
         "picture": [],
     }
     rank = shape.rank
-    if rank is None or not shape[axis + rank if axis < 0 else axis].is_static:
+    a = 0 if rank is None else axis + rank if axis < 0 else axis
+    if rank is None or not all(s[a].is_static for s in shapes):
         return info
-    a = axis + rank if axis < 0 else axis
-    sizes = [s[a].get_length() for s in shapes]  # static: the input's size on the axis is
+    sizes = [s[a].get_length() for s in shapes]
     info["outputs"] = list(zip(map(str, shapes), _parts("x", a, sizes), strict=True))
     info["picture"] = _parts_picture(shape, a, sizes)
     return info
@@ -532,6 +538,24 @@ def _layer_dialects(info: dict[str, Any], names: list[str]) -> dict[str, dict[st
     return {name: {"error": why} for name in names}
 
 
+def _onnx_parts(info: dict[str, Any], shape: PartialShape, axis: int) -> dict[str, Any]:
+    """``explain_split``'s data for an ONNX model's Split node, read as ONNX reads it.
+
+    Its parts are known where their lengths are: the axis's size is static (the other dims
+    need not be), or ``split`` gives them. Otherwise only the output shapes.
+    """
+    split = _onnx_split(info)
+    dim = shape.dims[axis]  # in range: explain checked the axis (or left a note)
+    if dim.is_static:
+        lengths = list(split.lengths(dim.get_length()))
+    elif split.rule == "lengths":
+        lengths = list(split.value)
+    else:
+        outputs = [(text, None) for text in info["output_shapes"]]
+        return {"input_shape": str(shape), "outputs": outputs, "picture": []}
+    return explain_split(shape, axis, lengths=lengths)
+
+
 def _show_layer(info: dict[str, Any]) -> None:
     """The full explanation of one layer, as the operator's own form prints it.
 
@@ -566,10 +590,8 @@ def _show_layer(info: dict[str, Any]) -> None:
             said = f"split {values['split']}"
         else:
             said = f"{len(info['output_shapes'])} equal parts"
-        if shape.is_static:
-            lengths = list(_onnx_split(info).lengths(shape.to_shape()[axis]))
-            name = f"ONNX Split-{onnx_split_version(info['opset'])}"
-            _show_split(explain_split(shape, axis, lengths=lengths), name, axis, said)
+        name = f"ONNX Split-{onnx_split_version(info['opset'])}"
+        _show_split(_onnx_parts(info, shape, axis), name, axis, said)
     elif kind == "Split":
         axis, n = values["axis"], attributes["num_splits"]
         _show_split(explain_split(shape, axis, num_splits=n), kind, axis, f"num_splits {n}")

@@ -13,6 +13,7 @@ makes it (``x[:, :n]``), listed in ``runtime``; never guessed.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final
@@ -23,6 +24,7 @@ from datamove._dialects import Slicing
 from datamove._errors import ValidationError
 from datamove._shape import Dimension, PartialShape, Unknown
 from datamove._slice import infer_slice
+from datamove._split import infer_split, infer_variadic_split
 from datamove._strided_slice import KEEP, NEW, SHRINK, axis_walk, checked_params
 from datamove.ir._ops import MASKS, Info, shape_planner
 from datamove.ir._sizes import diagonal_shapes
@@ -323,7 +325,11 @@ def _explain(
 def _split_text(
     layer: Layer, vals: list[Values], lengths: list[int | None], shape: PartialShape
 ) -> list[str | None]:
-    """Each chunk of a split on a dynamic dim, with the dim written ``x.shape[a]``."""
+    """Each chunk of a split on a dynamic shape, with a dynamic axis written ``x.shape[a]``.
+
+    On a static axis (the other dims dynamic) the chunks are known, and written as on a static
+    shape: ``x[:, 2:4]``.
+    """
     count = len(layer.outputs)
     axis = vals[1]
     if isinstance(axis, str) or len(axis) != 1:
@@ -331,13 +337,25 @@ def _split_text(
     rank = shape.rank or 0
     a = axis[0] + rank if axis[0] < 0 else axis[0]
     dim = shape.dims[a] if 0 <= a < rank else None
-    size = str(dim.get_length()) if dim is not None and dim.is_static else f"x.shape[{a}]"
+    lens = vals[2] if layer.type == "VariadicSplit" else None
+    if dim is not None and dim.is_static and not isinstance(lens, str):
+        if lens is None:
+            parts = infer_split(shape, a, layer.int_attr("num_splits"))
+        else:
+            parts = infer_variadic_split(shape, a, lens)
+        cuts = itertools.accumulate((p[a].get_length() for p in parts), initial=0)
+        dims = [d.get_length() if d.is_static else None for d in shape.dims]
+        return [
+            index_expression((*[slice(None)] * a, slice(lo, hi, 1)), dims)
+            for lo, hi in itertools.pairwise(cuts)
+        ]
+    size = f"x.shape[{a}]"
     prefix = "x[" + ":, " * a
     if layer.type == "Split":
         n = layer.int_attr("num_splits")
         part = f"{size}//{n}"
         return chunks(prefix, [part if k == 1 else f"{part}*{k}" for k in range(1, n)])
-    lens = vals[2]
+    assert lens is not None  # a VariadicSplit's
     if isinstance(lens, str):
         m = lengths[2] or count
         sym = [lens if m == 1 else f"{lens}[{k}]" for k in range(m)]
