@@ -261,6 +261,9 @@ def test_execution_errors(call, error, match):
         ("INT8", [-200], "values=[-200] holds -200, outside int8's range [-128, 127]"),
         ("UINT8", [3, 300], "values=[3, 300] holds 300, outside uint8's range [0, 255]"),
         ("UINT16", [-1], "values=[-1] holds -1, outside uint16's range [0, 65535]"),
+        ("INT8", np.array([7, 200], np.uint8), "holds 200, outside int8's range [-128, 127]"),
+        ("UINT4", np.array([16], np.int8), "holds 16, outside UINT4's range [0, 15]"),
+        ("INT4", np.array([7, -9], np.int64), "holds -9, outside INT4's range [-8, 7]"),
         (
             "INT64", np.array([2**64 - 1], np.uint64),
             "holds 18446744073709551615, outside int64's range",

@@ -24,11 +24,10 @@ from datamove.directml._desc import JoinDesc, SplitDesc, check_count
 from datamove.directml._enums import TensorDataType
 from datamove.directml._run import (
     NUMPY_OF,
-    cast_values,
     read_tensor,
     run_join,
     run_split,
-    write_tensor,
+    write_values,
 )
 from datamove.directml._tensor import TensorDesc
 
@@ -70,18 +69,6 @@ def _axis(axis: Any, rank: int) -> int:
     if isinstance(axis, bool) or not isinstance(axis, int | np.integer):
         raise DTypeError("DirectML", "axis", axis, "must be an integer")
     return normalize_axis("DirectML", "axis", axis, int(axis), rank)
-
-
-def _to_numpy_values(
-    array: np.ndarray[Any, Any], data_type: TensorDataType, name: str
-) -> np.ndarray[Any, Any]:
-    """What ``write_tensor`` takes: ``array``'s values as ``data_type``'s NumPy dtype.
-
-    Whatever the array's dtype and ``data_type``, the values are the integers or floats the
-    array holds (ml_dtypes' ``int4`` -1 is -1, not the nibble 15), and converting them changes
-    none: a ``DTypeError`` naming ``name`` otherwise.
-    """
-    return cast_values(array, data_type, array, name)
 
 
 def _from_numpy_values(
@@ -230,7 +217,8 @@ def split(
         lengths = [t.sizes[axis] for t in parts]
         return list(variadic_split(array, axis, lengths, copy=True))
     assert isinstance(source, np.ndarray)  # for the type checker: not foreign
-    buffers = run_split(desc, write_tensor(whole, _to_numpy_values(source, dtype, "array")))
+    # The array's values, converted where no value changes (errors name "array")
+    buffers = run_split(desc, write_values(whole, source, None, "array"))
     return [
         _from_numpy_values(read_tensor(t, b), dtype, source.dtype)
         for t, b in zip(parts, buffers, strict=True)
@@ -328,7 +316,7 @@ def join(arrays: Sequence[Any], axis: int, *, data_type: TensorDataType | str | 
     buffer = run_join(
         desc,
         [
-            write_tensor(t, _to_numpy_values(a, dtype, f"arrays[{i}]"))
+            write_values(t, a, None, f"arrays[{i}]")
             for i, (t, a) in enumerate(zip(parts, arrays_in, strict=True))
         ],
     )

@@ -35,7 +35,15 @@ from datamove.directml._nibbles import Region, move_nibbles
 from datamove.directml._rules import ValidationOptions
 from datamove.directml._tensor import TensorDesc
 
-__all__ = ["NUMPY_OF", "cast_values", "read_tensor", "run_join", "run_split", "write_tensor"]
+__all__ = [
+    "NUMPY_OF",
+    "cast_values",
+    "read_tensor",
+    "run_join",
+    "run_split",
+    "write_tensor",
+    "write_values",
+]
 
 NUMPY_OF: dict[TensorDataType, np.dtype[Any]] = {
     t: np.dtype(t.name.lower()) for t in TensorDataType if t.bits > 4
@@ -264,6 +272,11 @@ def write_tensor(desc: TensorDesc, values: Any, out: Any | None = None) -> Bytes
     >>> write_tensor(TensorDesc("UINT8", [2, 2], strides=[4, 1]), [[1, 2], [3, 4]]).tolist()
     [1, 2, 0, 0, 3, 4, 0, 0]
     """
+    return write_values(desc, values, out, "values")
+
+
+def write_values(desc: TensorDesc, values: Any, out: Any | None, name: str) -> Bytes:
+    """:func:`write_tensor`, its errors naming the caller's argument ``name`` for ``values``."""
     _check_layout(desc)
     if desc.self_overlapping:  # one address, several values: only the last would be kept
         raise DirectMLValidationError(
@@ -272,18 +285,18 @@ def write_tensor(desc: TensorDesc, values: Any, out: Any | None = None) -> Bytes
                        f"make two elements of sizes {list(desc.sizes)} share an address, so "
                        "write_tensor cannot store a value for each")],
         )  # fmt: skip
-    array = as_numpy("DirectML", "values", values)
+    array = as_numpy("DirectML", name, values)
     try:
         np.broadcast_shapes(array.shape, desc.sizes)
     except ValueError:
         raise ValidationError(
             "DirectML",
-            "values",
+            name,
             values,
             f"has shape {list(array.shape)}, which does not broadcast to the tensor's sizes"
             f" {list(desc.sizes)}",
         ) from None
-    typed = cast_values(array, desc.data_type, values)  # before any buffer is touched
+    typed = cast_values(array, desc.data_type, values, name)  # before any buffer is touched
     target = new_buffer(desc) if out is None else as_bytes(out, "out", writable=True)
     check_bindings("DirectML", [desc], [target], ["out"], [])
     typed = np.broadcast_to(typed, desc.sizes)
@@ -307,16 +320,20 @@ def cast_values(
     ``DTypeError`` naming the caller's argument ``name``, whose value was ``values``.
     """
     op = "DirectML"
-    if array.dtype.name in {"int4", "uint4"}:  # ml_dtypes: the integers they hold
-        array = array.astype(np.int8 if array.dtype.name == "int4" else np.uint8)
     dtype = NUMPY_OF[data_type]
-    limits = _RANGE.get(data_type)
-    if limits is None and dtype.kind in "iu":
+    if array.dtype == np.bool_ and dtype.kind in "iu":  # 0 and 1: every integer type has them
+        return array.view(dtype) if dtype.itemsize == 1 else array.astype(dtype)
+    if array.dtype.name in {"int4", "uint4"}:  # ml_dtypes: the integers they hold
+        held = _RANGE[TensorDataType.parse(array.dtype.name)]
+        array = array.astype(np.int8 if array.dtype.name == "int4" else np.uint8)
+    elif array.dtype.kind in "iu":
+        info = np.iinfo(array.dtype)
+        held = (int(info.min), int(info.max))
+    if array.dtype.kind in "iu" and dtype.kind in "iu":
         info = np.iinfo(dtype)
-        limits = (int(info.min), int(info.max))
-    if limits is not None and array.dtype.kind in "iub":
-        low, high = limits
-        if array.size and array.dtype.kind != "b":
+        low, high = _RANGE.get(data_type) or (int(info.min), int(info.max))
+        # Only where the array's dtype holds values past the type's range are they looked at.
+        if array.size and not low <= held[0] <= held[1] <= high:
             least, most = int(array.min()), int(array.max())
             if least < low or most > high:
                 bad = least if least < low else most
