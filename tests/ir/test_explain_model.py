@@ -573,6 +573,25 @@ def test_a_broken_mask_is_the_note_with_run_time_parameters_too(
     assert "ellipsis_mask" in info["note"], info["note"]
 
 
+def test_a_broken_mask_on_a_dynamic_shape_is_the_note(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # two ellipses with every parameter constant, on a dynamic shape: the layer fails at every
+    # size, and explain says why (as check() and a static shape do), not that no one index fits
+    x = o8.parameter([-1, -1], np.float32, name="x")
+    c = _c8([0, 0])
+    y = o1.strided_slice(x, c, c, _c8([1, 1]), [0, 0], [0, 0], ellipsis_mask=[1, 0])
+    xml = ov_models.save(ov.Model([y], [x], "m"), tmp_path)
+    xml.write_text(xml.read_text().replace('ellipsis_mask="1, 0"', 'ellipsis_mask="1, 1"'))
+    with pytest.raises(RuntimeError, match="ellipsis"):
+        ov.Core().read_model(xml)
+    (problem,) = ir.read_model(xml).check().problems
+    (info,) = _explained(xml, capsys)
+    assert info["numpy"] is None
+    assert "ellipsis_mask" in info["note"], info["note"]
+    assert info["note"] in problem.message, (info["note"], problem.message)
+
+
 def test_a_static_layer_that_fails_says_why(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
