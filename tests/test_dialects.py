@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import datamove as dm
-from datamove._dialects import CLAMP, NUMPY, Cut
+from datamove._dialects import CLAMP, NUMPY, Cut, addressed
 
 INT64_MAX = 2**63 - 1
 INT64_MIN = -(2**63)
@@ -61,20 +61,59 @@ def slicing_from(index: tuple[Any, ...], source: str) -> dm.Slicing:
     return s
 
 
-def emitted_runs_as_sliced(s: dm.Slicing, x: np.ndarray, emit: Any, run: Any) -> None:
-    """``run(x, emit(shape))`` gives ``s(x)`` for ``x``'s static shape and for no shape (where
-    the emitter can write that); nothing to check where ``s`` refuses ``x``."""
+RANKS = range(7)  # the ranks a parameter set written for no shape is run on
+
+
+def rank_shape(x: np.ndarray, rank: int) -> tuple[int, ...]:
+    """``x``'s sizes cut or padded (with 3) to ``rank`` axes."""
+    return (x.shape + (3,) * rank)[:rank]
+
+
+def emitted_runs_as_sliced(
+    s: dm.Slicing, x: np.ndarray, emit: Any, run: Any, *, refuses_repeats: bool = True
+) -> None:
+    """``run(x, emit(shape))`` gives ``s(x)`` for ``x``'s static shape (nothing to check where
+    ``s`` refuses ``x``); what ``emit(None)`` writes (where the emitter can) gives ``s(y)`` on
+    arrays ``y`` of every rank in ``RANKS``, and is refused on those of fewer axes than ``s``
+    addresses, as ``s`` is (the rank a translation must keep). ``refuses_repeats=False``: the
+    runtime runs a Slice axis listed twice (ONNX leaves it undefined), so only where an axis is
+    out of range is a refusal asked for."""
     try:
         want = s(x)
     except dm.ValidationError:
+        pass
+    else:
+        assert same(run(x, emit(x.shape)), want), (s, x.shape, emit(x.shape))
+    try:
+        emitted = emit(None)
+    except dm.NotExpressible:
         return
-    for given_shape in (x.shape, None):
-        try:
-            emitted = emit(given_shape)
-        except dm.NotExpressible:
-            assert given_shape is None
+    need = addressed(s.entries)
+    for rank in RANKS:
+        y = np.arange(int(np.prod(rank_shape(x, rank))), dtype=x.dtype).reshape(rank_shape(x, rank))
+        if rank < need:
+            if not refuses_repeats and rank >= max(_ends(s)):
+                continue
+            refused = False
+            try:
+                run(y, emitted)
+            except AssertionError:  # run's own checks
+                raise
+            except Exception:  # noqa: BLE001 - each runtime refuses in its own words
+                refused = True
+            assert refused, f"{s} needs {need} axes, {emitted} ran on {y.shape}"
             continue
-        assert same(run(x, emitted), want), (s, x.shape, emitted)
+        try:
+            want = s(y)
+        except dm.ValidationError:  # an index out of range
+            continue
+        assert same(run(y, emitted), want), (s, y.shape, emitted)
+
+
+def _ends(s: dm.Slicing) -> tuple[int, int]:
+    """How many axes ``s`` addresses before its ellipsis and after it (no ellipsis: all before)."""
+    cut = s.entries.index(Ellipsis) if Ellipsis in s.entries else len(s.entries)
+    return addressed(s.entries[:cut]), addressed(s.entries[cut:])
 
 
 def same(a: Any, b: Any) -> bool:
@@ -360,41 +399,56 @@ def test_every_emitter_round_trips_on_static_shapes(
     assert dm.Slicing.from_tf(**s.to_tf(shape)).equivalent(s, shape)
 
 
+def slice_part(s: dm.Slicing) -> dm.Slicing:
+    """What ``to_slice``'s Slice node says of ``s``: its indices as cuts of one, no new axes."""
+    return dm.Slicing(
+        Cut.make(x, x + 1 if x != -1 else None, 1, CLAMP) if type(x) is int else x
+        for x in s.entries
+        if x is not None
+    )
+
+
+def read_slice(p: dict[str, Any], axes: list[int] | None = None) -> dm.Slicing:
+    """A Slice-8 node read back; with ``axes``, only those of its axes."""
+    keep = [k for k, a in enumerate(p["axes"]) if axes is None or a in axes]
+    start, stop, step, listed = ([p[n][k] for k in keep] for n in ("start", "stop", "step", "axes"))
+    return dm.Slicing.from_slice(start, stop, step, listed)
+
+
 @settings(max_examples=300, deadline=None)
 @given(index=numpy_indices(), shape=shapes)
 def test_slice_and_onnx_emitters_of_no_shape_read_back_and_run(
     index: tuple[Any, ...], shape: tuple[int, ...]
 ) -> None:
     # With no shape, axes after an ellipsis are counted from the back: x[1:, ..., ::2] is
-    # axes=[0, -1]. from_slice and from_onnx read such a node back (they refused any mix) as a
-    # slicing that selects what Slice-8 selects on every shape, and refuses where it refuses.
+    # axes=[0, -1]. The node lists the outermost axis the slicing addresses at each end, one
+    # end in full where it has both (whole where not sliced), so that Slice-8 refuses exactly
+    # the ranks the slicing refuses (an axis out of range, or two that meet), and from_slice
+    # and from_onnx read it back as the slicing; no whole axis more than that.
     s = dm.Slicing.from_numpy(index)
     x = np.arange(int(np.prod(shape))).reshape(shape)
     try:
         ops = s.to_slice()
     except dm.NotExpressible:  # a reversal from a stop past 2**62: see to_onnx
         return
-    try:
-        want = s(x)
-    except dm.ValidationError:
-        pass
-    else:
-        assert same(apply_ops(x, ops), want)
+    emitted_runs_as_sliced(s, x, s.to_slice, apply_ops)
+    assert dm.Slicing.from_strided_slice(**s.to_strided_slice()).equivalent(s)
+    with contextlib.suppress(dm.NotExpressible):  # NumPy's clamping differs on some size
+        assert dm.Slicing.from_tf(**s.to_tf()).equivalent(s)
     try:
         onnx = dict(s.to_onnx()).get("Slice")
     except dm.NotExpressible:  # a reversal from a stop the ONNX runtimes read apart
         onnx = None
-    for op, p in ops:
-        if op != "Slice":
-            continue
-        assert onnx == {
-            "starts": p["start"],
-            "ends": p["stop"],
-            "steps": p["step"],
-            "axes": p["axes"],
-        }
-        back = dm.Slicing.from_slice(p["start"], p["stop"], p["step"], p["axes"])
+    nodes = [p for op, p in ops if op == "Slice"]
+    assert len(nodes) == (addressed(s.entries) > 0)
+    for p in nodes:
+        assert onnx in (
+            None,
+            dict(zip(("starts", "ends", "steps", "axes"), p.values(), strict=True)),
+        )
+        back = read_slice(p)
         assert back == dm.Slicing.from_onnx(p["start"], p["stop"], p["axes"], p["step"])
+        assert back.equivalent(slice_part(s)), (s, p)  # on every rank and size
         try:
             node = dm.slice(x, p["start"], p["stop"], p["step"], p["axes"])
         except dm.ValidationError:
@@ -402,6 +456,35 @@ def test_slice_and_onnx_emitters_of_no_shape_read_back_and_run(
                 back(x)
         else:
             assert same(back(x), node)
+        for k, axis in enumerate(p["axes"]):  # minimal: no whole axis can be left out
+            if (p["start"][k], p["stop"][k], p["step"][k]) == (0, INT64_MAX, 1):
+                fewer = [a for a in p["axes"] if a != axis]
+                with contextlib.suppress(dm.ValidationError):  # axes from both ends, unread
+                    assert not read_slice(p, fewer).equivalent(back), (s, p, axis)
+
+
+def test_slice_of_no_shape_keeps_the_whole_axes_that_fix_the_rank() -> None:
+    """``x[2:, :, ..., :, 1:]`` needs rank 4: ``axes=[0, -1]`` would run on ranks 2 and 3."""
+    cases = {
+        "x[2:, :, ..., :, 1:]": [0, 1, -2, -1],
+        "x[:, 1:, ..., ::2, :]": [0, 1, -2],
+        "x[2:, :, :]": [0, 2],
+        "x[..., :, 1:]": [-2, -1],
+        "x[1:, :, :, ..., ::2]": [0, 2, -1],  # the back end is listed in full: rank 3 meets
+        "x[1:, ..., :, :, ::2]": [0, -3, -1],
+        "x[:, :]": [1],
+        "x[:, ..., :]": [0, -1],
+        "x[None, ..., None]": None,
+    }
+    for text, axes in cases.items():
+        s = dm.Slicing.from_numpy(text)
+        for ops in (s.to_slice(), s.to_onnx()):
+            assert [p["axes"] for op, p in ops if op == "Slice"] == ([] if axes is None else [axes])
+        if axes is not None:
+            assert read_slice(dict(s.to_slice())["Slice"]) == s, text
+    x = np.arange(24).reshape(2, 3, 4)
+    with pytest.raises(dm.ValidationError, match="more than the 3 axes"):
+        apply_ops(x, dm.Slicing.from_numpy("x[2:, :, ..., :, 1:]").to_slice())
 
 
 @settings(max_examples=150, deadline=None)

@@ -88,7 +88,10 @@ def test_to_onnx_runs_in_onnxruntime_and_the_reference(
     s = slicing_from(index, source)
     x = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)
     emitted_runs_as_sliced(s, x, s.to_onnx, lambda x, ops: Runtimes(ops).ort(x))
-    emitted_runs_as_sliced(s, x, s.to_onnx, lambda x, ops: Runtimes(ops).ref(x))
+    # onnx.reference runs a Slice axis listed twice (undefined in ONNX): docs/dialects.md
+    emitted_runs_as_sliced(
+        s, x, s.to_onnx, lambda x, ops: Runtimes(ops).ref(x), refuses_repeats=False
+    )
 
 
 @settings(max_examples=100, deadline=None)

@@ -933,17 +933,21 @@ class Slicing:
             stops.append(b)
             steps.append(c)
             sliced.append(axis)
-        if ps.rank is None and sliced and min(sliced) < 0 <= max(sliced):
-            # Axes from both ends: list every axis from the front up to the last one sliced,
-            # the missing ones whole, so that on a rank too small for the slicing two axes meet
-            # (refused, as the slicing is) and from_slice reads the axes back (_slice_entries).
-            whole = [k for k in range(max(sliced)) if k not in sliced]
-            starts[:0], stops[:0], steps[:0] = (
-                [0] * len(whole),
-                [INT64_MAX] * len(whole),
-                [1] * len(whole),
-            )
-            sliced[:0] = whole
+        if ps.rank is None:
+            # The rank is the slicing's to require (as many axes as it addresses): list the
+            # outermost axis it addresses at each end, and where it addresses both ends, every
+            # axis up to the last at one of them (the end that needs fewer whole ones added), so
+            # that the node reads back as the slicing (_slice_entries) and refuses exactly the
+            # ranks it refuses: an axis out of range, or one from the back that is one from the
+            # front. Those not sliced are written whole.
+            whole = _whole_axes(axes, sliced)
+            if whole:
+                rows = sorted(
+                    [*zip(sliced, starts, stops, steps, strict=True)]
+                    + [(k, 0, INT64_MAX, 1) for k in whole],
+                    key=lambda row: (row[0] < 0, row[0]),  # from the front, then from the back
+                )
+                sliced, starts, stops, steps = ([row[j] for row in rows] for j in range(4))
         ops: list[tuple[str, dict[str, Any]]] = []
         if sliced:
             ops.append(
@@ -969,8 +973,19 @@ class Slicing:
         """Write OpenVINO operations, applied in order.
 
         ``("Slice", {start, stop, step, axes})`` (Slice-8), ``("Unsqueeze", {axes})``,
-        ``("Squeeze", {axes})``; those with nothing to do
-        are left out.
+        ``("Squeeze", {axes})``; those with nothing to do are left out. With no shape the
+        Slice also lists, whole, the axes it needs to refuse the ranks the slicing refuses
+        (fewer axes than it addresses): the outermost it addresses at each end and, where it
+        addresses both, every axis up to the last at one of them; it then reads back
+        (``from_slice``) as the slicing. Axes after the ellipsis count from the back.
+
+        Examples
+        --------
+        >>> import datamove as dm
+        >>> dm.Slicing.from_numpy("x[2:, :, ..., :, 1:]").to_slice()[0][1]["axes"]  # rank >= 4
+        [0, 1, -2, -1]
+        >>> dm.Slicing.from_numpy("x[2:, :, ..., :, 1:]").to_slice("[?,?,?,?]")[0][1]["axes"]
+        [0, 3]
         """
         return self._ops(shape, "Slice", ("start", "stop", "step", "axes"))
 
@@ -979,8 +994,12 @@ class Slicing:
         """Write ONNX operations (opset 13), applied in order.
 
         ``("Slice", {starts, ends, steps, axes})``, ``("Unsqueeze", {axes})``,
-        ``("Squeeze", {axes})``. Parameters are never ones on which onnxruntime, the ONNX spec
-        and ``onnx.reference`` disagree: no end of ``INT32_MAX`` or more with a negative step
+        ``("Squeeze", {axes})``, as :meth:`to_slice` writes them (with no shape, the Slice
+        lists the whole axes that fix the rank). Parameters are never ones on which
+        onnxruntime, the ONNX spec and ``onnx.reference`` disagree (but on a rank too small
+        for a slicing of no shape, where two axes meet: the spec leaves that undefined,
+        onnxruntime refuses it and ``onnx.reference`` runs it; ``docs/dialects.md``): no end
+        of ``INT32_MAX`` or more with a negative step
         (onnxruntime reads it as "to the first"), and a cut read under one clamping rule is
         kept only where the other rule (OpenVINO's for onnxruntime and the spec, NumPy's for
         ``onnx.reference``) gives the same on every allowed size, else
@@ -1175,6 +1194,27 @@ class Slicing:
         ['x[...]', 'x[...]', 'x[...]', 'x[...]', 'x[::-1]']
         """
         return ALGEBRA["canonical"](self, shape)  # type: ignore[no-any-return]
+
+
+def _whole_axes(axes: list[int | None], sliced: list[int]) -> list[int]:
+    """The axes a Slice of no shape adds, whole, to ``sliced`` to require the slicing's rank.
+
+    ``axes`` (from ``axes_of`` with no rank) holds ``0 .. f-1`` from the front and ``-b .. -1``
+    from the back. Slice refuses an axis out of range and two that meet, so axes whose largest
+    from the front is ``f - 1`` and smallest from the back ``-b``, one end listing every axis up
+    to its last, run on exactly the ranks ``>= f + b``.
+    """
+    f = sum(1 for a in axes if a is not None and a >= 0)
+    b = sum(1 for a in axes if a is not None and a < 0)
+    have = set(sliced)
+    front = [k for k in range(f) if k not in have]  # whole ones, missing from the list
+    back = [k for k in range(-b, 0) if k not in have]
+    outer_front = front[-1:] if f - 1 in front else []
+    outer_back = back[:1] if -b in back else []
+    if not (f and b):
+        return outer_front + outer_back
+    # Both ends: one listed in full, the other to its outermost axis; the fewer added the better.
+    return min(front + outer_back, outer_front + back, key=len)
 
 
 def _torch_static(r: range, axis: int, size: int) -> list[tuple[str, dict[str, Any]]]:
