@@ -810,13 +810,17 @@ class Slicing:
         elements are picked on a static axis, before on another). Clamping is NumPy's (PyTorch's
         for positive steps). PyTorch truncates slice bounds below ``-2**62``; such a bound is
         written as "from the first" or "empty", and refused where an allowed size tells the two
-        apart.
+        apart. With no shape a whole ``getitem`` of axis ``k - 1`` comes first where the slicing
+        addresses ``k`` axes and no call on the input's rank names axis ``k - 1`` or ``-k``:
+        PyTorch refuses it on the ranks the slicing refuses (fewer than ``k`` axes), where the
+        other calls could run (``x[1, ..., ::-2]`` on a vector).
 
         Examples
         --------
         >>> import datamove as dm
         >>> for op in dm.Slicing.from_numpy("x[1, ..., None, ::-2]").to_torch():
         ...     print(op)
+        ('getitem', {'dim': 1, 'start': None, 'stop': None, 'step': 1})
         ('flip', {'dims': [-1]})
         ('getitem', {'dim': -1, 'start': None, 'stop': None, 'step': 2})
         ('select', {'dim': 0, 'index': 1})
@@ -857,6 +861,12 @@ class Slicing:
         front = sorted((a for a in shrunk if a is not None and a >= 0), reverse=True)
         back = sorted(a for a in shrunk if a is not None and a < 0)
         ops.extend(("select", {"dim": a, "index": entries[axes.index(a)]}) for a in front + back)
+        need = addressed(self.entries)
+        if ps.rank is None and need and not _torch_needs(ops, need):
+            # PyTorch runs calls from both ends on a rank they meet on (x[2:, ..., 1:] on a
+            # vector), and none on a scalar for x[:]: a whole axis need - 1 refuses the ranks
+            # the slicing refuses, those of fewer axes than it addresses.
+            ops.insert(0, ("getitem", {"dim": need - 1, "start": None, "stop": None, "step": 1}))
         cut = self.entries.index(Ellipsis) if Ellipsis in self.entries else len(self.entries)
         kept = [x is not Ellipsis and type(x) is not int for x in self.entries]
         # New axes: those before the ellipsis from the front, those after it from the back.
@@ -1215,6 +1225,22 @@ def _whole_axes(axes: list[int | None], sliced: list[int]) -> list[int]:
         return outer_front + outer_back
     # Both ends: one listed in full, the other to its outermost axis; the fewer added the better.
     return min(front + outer_back, outer_front + back, key=len)
+
+
+def _torch_needs(ops: list[tuple[str, dict[str, Any]]], need: int) -> bool:
+    """Whether PyTorch refuses these calls on every rank below ``need``.
+
+    It does where one of those that run on the input's rank (up to the first ``select``) names
+    axis ``need - 1`` or ``-need``.
+    """
+    for name, p in ops:
+        if name == "unsqueeze":
+            break
+        if {need - 1, -need} & set(p["dims"] if name == "flip" else [p["dim"]]):
+            return True
+        if name == "select":
+            break
+    return False
 
 
 def _torch_static(r: range, axis: int, size: int) -> list[tuple[str, dict[str, Any]]]:
