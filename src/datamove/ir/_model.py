@@ -24,6 +24,8 @@ from datamove._errors import DTypeError, ValidationError
 from datamove._files import open_regular, read_exactly
 from datamove._shape import PartialShape, as_partial_shape
 from datamove.ir._bounds import bound_layer
+from datamove.ir._cpu import KIND as CPU_NOTE
+from datamove.ir._cpu import Seen, cpu_notes
 from datamove.ir._errors import InputTypeError, IRError, UnsupportedOperatorError, where
 from datamove.ir._graph import (
     Graph,
@@ -92,7 +94,7 @@ class Problem:
     Where the layer's index inputs are computed from shapes (a shape subgraph), the witness is
     found over the model's inputs instead: ``model_inputs`` holds their shapes (name -> shape),
     at which the layer's data input has ``witness[0]`` and the port ``witness[1]``.
-    A *note* (`CheckReport.notes`) has kind ``"looser"``.
+    A *note* (`CheckReport.notes`) has kind ``"looser"`` or ``"openvino-cpu"``.
     """
 
     kind: str
@@ -157,7 +159,10 @@ class CheckReport:
         ``(layer id, port id)`` -> the inferred shape of every port.
     notes : tuple of Problem
         Where a checked layer's port declares dims looser than datamove infers (``[?]`` where
-        the shape is ``[..1]``), kind ``"looser"``. Not problems: ``ok`` ignores them.
+        the shape is ``[..1]``), kind ``"looser"``; where OpenVINO's CPU plugin runs a checked
+        layer otherwise than the spec (a divergence of docs/semantics.md that the file
+        decides), kind ``"openvino-cpu"``, its message naming the divergence. Not problems:
+        ``ok`` ignores them.
     """
 
     model: str
@@ -699,7 +704,8 @@ class Model:
 
         The one validation of a model: `check` reports its problems, and `run` refuses a model
         with any of kind ``_FATAL_KINDS`` before it runs anything. With ``compare``, ``notes``
-        (if given) gets the ports that declare dims looser than the inferred ones, and
+        (if given) gets the ports that declare dims looser than the inferred ones (and, compared
+        or not, the layers OpenVINO's CPU plugin runs wrong: `datamove.ir._cpu`), and
         ``unresolved`` (if given) the ``(layer index, output)`` of those whose declared dims
         exclude part of the inferred ones where the layer alone gives no witness (an index
         input known by its bounds only): `_model_witnesses` searches the model's inputs.
@@ -713,6 +719,9 @@ class Model:
             layer: Layer, kind: str, rule: str, port: int | None = None, **found: Any
         ) -> None:
             problems.append(_problem(layer, kind, rule, port, **found))
+
+        def feeder(x: Layer, k: int) -> tuple[Layer, Info]:
+            return graph.layers[x.sources[k][0]], infos[x.sources[k]]
 
         for idx in graph.order:
             layer = graph.layers[idx]
@@ -737,6 +746,9 @@ class Model:
                     report(layer, "attribute", text, exc.port)
                 except ValidationError as exc:
                     report(layer, "operator", str(exc))
+            if notes is not None and outs:  # where OpenVINO's CPU plugin runs it wrong
+                seen = Seen(layer, ins, outs[0].shape, feeder)
+                notes += [_problem(layer, CPU_NOTE, text) for text in cpu_notes(seen)]
             if count is not None and count != len(layer.outputs):
                 rule = f"declares {len(layer.outputs)} output port(s), but the operator has {count}"
                 report(layer, "ports", rule)

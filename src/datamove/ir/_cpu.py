@@ -1,0 +1,273 @@
+"""Layers OpenVINO's CPU plugin runs wrong: the ``"openvino-cpu"`` notes of `Model.check`.
+
+docs/semantics.md ("Divergences from the OpenVINO runtime") lists the valid layers that
+OpenVINO 2026.4.1's CPU plugin runs otherwise than its specification and its reference
+``evaluate`` (which datamove follows): garbage values, other elements, an error, a crash.
+`RULES` holds those a file decides: each names its divergence, the layer type, the test on one
+layer (its masks, its constant index values, the bounds datamove infers for run-time ones) and
+what the plugin does there. A layer is noted only where its configuration is the documented
+one; `cpu_notes` is the one entry.
+
+A *constant* index input is one a Const layer feeds; a *run-time* one is one whose value
+datamove does not know (it depends on the model's inputs, so OpenVINO cannot fold it either).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Final, NamedTuple
+
+import numpy as np
+
+from datamove._errors import ValidationError
+from datamove._shape import PartialShape
+from datamove._strided_slice import NEW, axis_walk
+from datamove.ir._graph import Layer
+from datamove.ir._ops import MASKS, Info, bounds_of
+
+__all__ = ["KIND", "RULES", "Seen", "cpu_notes"]
+
+KIND: Final = "openvino-cpu"  # Problem.kind of these notes
+INT32_MIN: Final = -(2**31)
+INT64_MIN: Final = -(2**63)
+
+
+class Seen(NamedTuple):
+    """What a rule sees of one checked layer, after datamove inferred it."""
+
+    layer: Layer
+    ins: Sequence[Info]
+    out: PartialShape  # its output 0, as inferred
+    # (any layer, one of its inputs) -> the layer feeding that input, and what it feeds there
+    feeder: Callable[[Layer, int], tuple[Layer, Info]]
+
+    def const(self, k: int) -> bool:
+        """Whether a Const layer feeds input ``k``."""
+        return self.feeder(self.layer, k)[0].type == "Const"
+
+
+class Rule(NamedTuple):
+    """One documented divergence: ``meets`` returns the message's fields, or ``None``."""
+
+    number: str  # as docs/semantics.md numbers it
+    type: str  # the layer type it concerns
+    meets: Callable[[Seen], dict[str, Any] | None]
+    says: str  # what the CPU plugin does; what the spec and evaluate give ({out}: the shape)
+
+
+# -- what the rules read -------------------------------------------------------------------------
+def _count(seen: Seen) -> int | None:
+    """``len(begin)``, where begin's length is static."""
+    shape = seen.ins[1].shape
+    return shape[0].get_length() if shape.rank == 1 and shape[0].is_static else None
+
+
+def _masks(seen: Seen, n: int | None = None) -> dict[str, tuple[int, ...]]:
+    """The five masks by name, zero-padded to ``n`` (or to the longest) and cut there if given."""
+    masks = {key: seen.layer.int_list_attr(key) for key in MASKS}
+    width = n if n is not None else max(map(len, masks.values()))
+    return {key: (m + (0,) * width)[:width] for key, m in masks.items()}
+
+
+def _known(info: Info) -> list[int] | None:
+    return None if info.value is None else [int(v) for v in np.asarray(info.value).reshape(-1)]
+
+
+def _may_have_elements(shape: PartialShape) -> bool:
+    return shape.rank is None or all(d.max != 0 for d in shape.dims)
+
+
+# -- the rules' tests (each over one layer) ------------------------------------------------------
+def _bits_past_begin(seen: Seen) -> dict[str, Any] | None:
+    """#2: a mask bit at ``len(begin)`` or past it that the plugin reads.
+
+    An ellipsis bit anywhere there; a new-axis or shrink bit below the larger of the input and
+    output ranks (the plugin's own mask length). Begin and end mask bits there it ignores too.
+    """
+    n, rank, out = _count(seen), seen.ins[0].shape.rank, seen.out.rank
+    if n is None:
+        return None
+    m = _masks(seen)
+    top = max(rank, out) if rank is not None and out is not None else n
+    for i in range(n, len(m["ellipsis_mask"])):
+        named = "an ellipsis" if m["ellipsis_mask"][i] else None
+        if named is None and i < top:
+            named = "a new-axis" if m["new_axis_mask"][i] else None
+            named = named or ("a shrink" if m["shrink_axis_mask"][i] else None)
+        if named is not None:
+            return {"bit": named, "i": i, "n": n}
+    return None
+
+
+def _shrink_with_begin_mask(seen: Seen) -> dict[str, Any] | None:
+    """#11: a shrunk index with its begin_mask bit set, and begin there not element 0.
+
+    Begin's value must be known; a negative one counts only where the axis's size is static.
+    """
+    n, begin, rank = _count(seen), _known(seen.ins[1]), seen.ins[0].shape.rank
+    if n is None or begin is None or len(begin) != n:
+        return None
+    m = _masks(seen, n)
+    new, shrink, ellipsis = m["new_axis_mask"], m["shrink_axis_mask"], m["ellipsis_mask"]
+    axes: dict[int, int] = {}
+    if rank is not None:
+        try:
+            walk = axis_walk(rank, n, new, shrink, ellipsis)
+        except ValidationError:
+            return None
+        axes = {step.i: step.axis for step in walk if step.kind != NEW and step.i >= 0}
+    for i in range(n):
+        if not (shrink[i] and m["begin_mask"][i]) or new[i] or ellipsis[i]:
+            continue
+        b, axis = begin[i], axes.get(i)
+        dim = seen.ins[0].shape[axis] if axis is not None else None
+        size = dim.get_length() if dim is not None and dim.is_static else None
+        if b > 0 or (b < 0 and size is not None and b + size != 0):
+            return {"i": i, "b": b}
+    return None
+
+
+def _new_axis_shrink_implicit_rest(seen: Seen) -> dict[str, Any] | None:
+    """#23 (#18c with run-time values): a new axis and a shrink, the rest implicit.
+
+    No ellipsis, and fewer begin values than input axes plus new axes.
+    """
+    n, rank = _count(seen), seen.ins[0].shape.rank
+    if n is None or rank is None:
+        return None
+    m = _masks(seen, n)
+    new, shrink = m["new_axis_mask"], m["shrink_axis_mask"]
+    if any(m["ellipsis_mask"]) or n - sum(new) >= rank:
+        return None
+    if any(new[i] and not shrink[i] for i in range(n)) and any(
+        shrink[i] and not new[i] for i in range(n)
+    ):
+        return {}
+    return None
+
+
+def _stride_int64_min(seen: Seen) -> dict[str, Any] | None:
+    """#9: a constant stride of INT64_MIN on a sliced index, the output not known to be empty."""
+    if len(seen.ins) < 4 or not seen.const(3) or not _may_have_elements(seen.out):
+        return None
+    stride, n = _known(seen.ins[3]), _count(seen)
+    if stride is None or n is None:
+        return None
+    m = _masks(seen, n)
+    for i, s in enumerate(stride):
+        if s == INT64_MIN and not (m["new_axis_mask"][i] or m["shrink_axis_mask"][i]):
+            return {"i": i}
+    return None
+
+
+def _slice_step_int32_min(seen: Seen) -> dict[str, Any] | None:
+    """S-3: a constant step of INT32_MIN or below, the output not known to be empty."""
+    step = _known(seen.ins[3]) if seen.const(3) else None
+    if step is None or not _may_have_elements(seen.out):
+        return None
+    found = [(i, s) for i, s in enumerate(step) if s <= INT32_MIN]
+    return {"i": found[0][0], "s": found[0][1]} if found else None
+
+
+def _run_time_empty(seen: Seen) -> dict[str, Any] | None:
+    """S-5: run-time start, stop and step, each of no values (no axis sliced)."""
+    index = seen.ins[1:4]
+    if all(i.value is None and i.shape.rank == 1 and i.shape[0].max == 0 for i in index):
+        return {}
+    return None
+
+
+def _boolean_and_back(seen: Seen) -> dict[str, Any] | None:
+    """IR-9: an index input ``Convert(Convert(v, boolean), ...)``, ``v`` never 0 or 1.
+
+    ``v`` is a run-time value whose bounds exclude 0 and 1 (so the spec's value is 1).
+    """
+    for k, name in enumerate(("start", "stop", "step", "axes"), start=1):
+        if k >= len(seen.ins):
+            break
+        outer, _ = seen.feeder(seen.layer, k)
+        if outer.type != "Convert" or len(outer.sources) != 1:
+            continue
+        inner, _ = seen.feeder(outer, 0)
+        if inner.type != "Convert" or inner.data.get("destination_type") != "boolean":
+            continue
+        if len(inner.sources) != 1:
+            continue
+        v = seen.feeder(inner, 0)[1]
+        bounds = bounds_of(v) if v.value is None else None
+        if bounds is None or bounds[0].dtype.kind not in "iu":
+            continue
+        los, his = bounds[0].reshape(-1).tolist(), bounds[1].reshape(-1).tolist()
+        if any(lo > 1 or hi < 0 for lo, hi in zip(los, his, strict=True)):
+            return {"arg": name}
+    return None
+
+
+# -- the table -----------------------------------------------------------------------------------
+_GARBAGE: Final = "garbage values, or an error where begin, end or stride is a run-time input"
+RULES: Final = (
+    Rule(
+        "2",
+        "StridedSlice",
+        _bits_past_begin,
+        "{bit} bit at index {i}, past len(begin) = {n}: OpenVINO's CPU plugin reads it ("
+        + _GARBAGE
+        + "); the spec and evaluate ignore it and give {out}",
+    ),
+    Rule(
+        "9",
+        "StridedSlice",
+        _stride_int64_min,
+        "constant stride[{i}] is INT64_MIN: OpenVINO's CPU plugin returns garbage values or "
+        "kills the process (SIGFPE); the spec and evaluate give {out}",
+    ),
+    Rule(
+        "11",
+        "StridedSlice",
+        _shrink_with_begin_mask,
+        "shrink_axis_mask and begin_mask both set at index {i}: OpenVINO's CPU plugin takes "
+        "element 0; the spec and evaluate take begin[{i}] = {b}",
+    ),
+    Rule(
+        "23",
+        "StridedSlice",
+        _new_axis_shrink_implicit_rest,
+        "a new axis and a shrink, input axes left to the implicit rest (no ellipsis): "
+        "OpenVINO's CPU plugin reads the wrong elements (an error where begin, end or stride is "
+        "a run-time input; #18c); the spec and evaluate give {out}",
+    ),
+    Rule(
+        "S-3",
+        "Slice",
+        _slice_step_int32_min,
+        "constant step[{i}] = {s} is INT32_MIN or below: OpenVINO's CPU plugin kills the process "
+        "(SIGFPE) or returns garbage values; the spec and evaluate give {out}",
+    ),
+    Rule(
+        "S-5",
+        "Slice",
+        _run_time_empty,
+        "run-time start, stop and step of no values: OpenVINO's CPU plugin fails to run it; the "
+        "spec and evaluate give the data whole, {out}",
+    ),
+    Rule(
+        "IR-9",
+        "Slice",
+        _boolean_and_back,
+        "{arg} converts a run-time value that is never 0 or 1 to boolean and back: OpenVINO's "
+        "CPU plugin drops the Convert to boolean and uses the value; the spec and evaluate use 1",
+    ),
+)
+
+
+def cpu_notes(seen: Seen) -> list[str]:
+    """The message of each rule of `RULES` this layer meets (one line each), in table order."""
+    found = []
+    for rule in RULES:
+        if rule.type != seen.layer.type:
+            continue
+        fields = rule.meets(seen)
+        if fields is not None:
+            text = rule.says.format(out=seen.out, **fields)
+            found.append(f"divergence {rule.number} (docs/semantics.md): {text}")
+    return found

@@ -1,0 +1,262 @@
+"""``check()`` notes the layers OpenVINO's CPU plugin runs wrong (kind ``"openvino-cpu"``).
+
+Each case is a model built here with OpenVINO's own API, on the witness of one divergence of
+docs/semantics.md: ``check`` notes its layer, naming the divergence, and OpenVINO's CPU plugin
+(run in the oracle's worker process, where a crash fails one call) really gives another answer
+than its reference ``evaluate`` and datamove there; the test fails when OpenVINO fixes it. Each
+near miss is the same model without the triggering bit or value: no note, and the CPU plugin
+agrees.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
+import pytest
+
+from datamove import ir
+from datamove.cli import main
+
+ov_models = pytest.importorskip("ov_models")
+openvino_oracle = pytest.importorskip("openvino_oracle")
+o13 = pytest.importorskip("openvino.opset13")
+ov, ops, ops8 = ov_models.ov, ov_models.ops, ov_models.ops8
+
+pytestmark = pytest.mark.openvino
+
+I64_MIN = int(np.iinfo(np.int64).min)
+MASKS = ("begin_mask", "end_mask", "new_axis_mask", "shrink_axis_mask", "ellipsis_mask")
+
+
+def _c(values: Any, dtype: Any = np.int64) -> Any:
+    return ops.constant(np.array(values, dtype=dtype))
+
+
+def _data(shape: tuple[int, ...]) -> np.ndarray:
+    return np.arange(1, 1 + int(np.prod(shape)), dtype=np.float32).reshape(shape)
+
+
+def _masks(count: int, **given: list[int]) -> dict[str, list[int]]:
+    """The five masks, each as long as the longest given or ``count`` (len(begin))."""
+    width = max([count, *(len(m) for m in given.values())])
+    return {k: (list(given.get(k, [])) + [0] * width)[:width] for k in MASKS}
+
+
+class Built(NamedTuple):
+    outputs: list[Any]
+    params: list[Any]
+    inputs: dict[str, np.ndarray]
+
+
+def _strided(
+    shape: tuple[int, ...], begin: Any, end: Any, stride: Any, **masks: list[int]
+) -> Built:
+    """x -> StridedSlice; a begin, end or stride given as ``("run-time", values)`` is a
+    Parameter of that name."""
+    x = ops.parameter(list(shape), np.float32, name="x")
+    params, inputs, args = [x], {"x": _data(shape)}, []
+    for name, value in (("begin", begin), ("end", end), ("stride", stride)):
+        if isinstance(value, tuple):
+            values = np.array(value[1], np.int64)
+            param = ops.parameter([len(values)], np.int64, name=name)
+            params.append(param)
+            inputs[name] = values
+            args.append(param)
+        else:
+            args.append(_c(value))
+    count = len(begin[1] if isinstance(begin, tuple) else begin)
+    return Built([ops.strided_slice(x, *args, **_masks(count, **masks))], params, inputs)
+
+
+def _slice(shape: tuple[int, ...], start: Any, stop: Any, step: Any) -> Built:
+    x = ops.parameter(list(shape), np.float32, name="x")
+    return Built([ops8.slice(x, _c(start), _c(stop), _c(step))], [x], {"x": _data(shape)})
+
+
+def _empty_run_time() -> Built:
+    x = ops.parameter([3, 4], np.float32, name="x")
+    names = ("start", "stop", "step")
+    params = [ops.parameter([0], np.int64, name=n) for n in names]
+    inputs = {"x": _data((3, 4))} | {n: np.zeros(0, np.int64) for n in names}
+    return Built([ops8.slice(x, *params)], [x, *params], inputs)
+
+
+def _run_time_slice() -> Built:  # the near miss of the above: one value each
+    x = ops.parameter([3, 4], np.float32, name="x")
+    names = ("start", "stop", "step")
+    params = [ops.parameter([1], np.int64, name=n) for n in names]
+    values = {"start": [1], "stop": [3], "step": [1]}
+    inputs = {"x": _data((3, 4))} | {n: np.array(values[n], np.int64) for n in names}
+    return Built([ops8.slice(x, *params)], [x, *params], inputs)
+
+
+def _bool_and_back(middle: str) -> Built:
+    """stop = Convert(Convert(x.shape[1], middle), i64) on [?,2..10,6] (IR-9's witness)."""
+    x = o13.parameter(ov.PartialShape([-1, ov.Dimension(2, 10), 6]), np.float32, name="x")
+    stop = o13.convert(o13.convert(o13.gather(o13.shape_of(x), _c([1]), _c(0)), middle), "i64")
+    out = o13.slice(x, _c([0]), stop, _c([1]), _c([1]))
+    return Built([out], [x], {"x": _data((1, 3, 6))})
+
+
+class Case(NamedTuple):
+    number: str  # the divergence, as docs/semantics.md numbers it
+    witness: Callable[[], Built]
+    near_miss: Callable[[], Built]
+
+
+CASES = {
+    "2: a shrink bit past len(begin)": Case(
+        "2",
+        lambda: _strided((3, 4), [1], [2], [1], shrink_axis_mask=[0, 1]),
+        lambda: _strided((3, 4), [1], [2], [1], shrink_axis_mask=[0, 0]),
+    ),
+    "2: a shrink bit past len(begin), with a run-time begin": Case(
+        "2",
+        lambda: _strided((3, 4), ("run-time", [1]), [2], [1], shrink_axis_mask=[0, 1]),
+        lambda: _strided((3, 4), ("run-time", [1]), [2], [1], shrink_axis_mask=[0, 0]),
+    ),
+    "2: a new-axis bit past len(begin), below the rank": Case(
+        "2",
+        lambda: _strided((3, 4), [0], [3], [1], new_axis_mask=[0, 1]),
+        lambda: _strided((3, 4), [0], [3], [1], new_axis_mask=[0, 0, 1]),  # at the rank: read
+    ),
+    "2: an ellipsis bit past len(begin)": Case(
+        "2",
+        lambda: _strided((3, 4), [1], [2], [1], ellipsis_mask=[0, 0, 0, 1]),
+        lambda: _strided((3, 4), [1], [2], [1], begin_mask=[0, 0, 0, 1]),
+    ),
+    "9: a constant stride of INT64_MIN": Case(
+        "9",
+        lambda: _strided((6,), [4], [-10], [I64_MIN]),
+        lambda: _strided((6,), [4], [-10], [-6]),  # the same element
+    ),
+    "11: shrink with begin_mask": Case(
+        "11",
+        lambda: _strided((3, 4), [1, 0], [2, 4], [1, 1], shrink_axis_mask=[1], begin_mask=[1]),
+        lambda: _strided((3, 4), [1, 0], [2, 4], [1, 1], shrink_axis_mask=[1]),
+    ),
+    "23: a new axis and a shrink, the rest implicit": Case(
+        "23",
+        lambda: _strided(
+            (3, 2), [1, 0], [2, 0], [1, 1], shrink_axis_mask=[1], new_axis_mask=[0, 1]
+        ),
+        lambda: _strided(  # the rest addressed by an ellipsis
+            (3, 2), [1, 0, 0], [2, 0, 0], [1, 1, 1], shrink_axis_mask=[1], new_axis_mask=[0, 1],
+            ellipsis_mask=[0, 0, 1],
+        ),
+    ),
+    "23 (18c): the same with a run-time begin": Case(
+        "23",
+        lambda: _strided(
+            (3, 2), ("run-time", [1, 0]), [2, 0], [1, 1], shrink_axis_mask=[1], new_axis_mask=[0, 1]
+        ),
+        lambda: _strided(  # every axis addressed
+            (3, 2), ("run-time", [1, 0, 0]), [2, 0, 2], [1, 1, 1], shrink_axis_mask=[1],
+            new_axis_mask=[0, 1],
+        ),
+    ),
+    "S-3: a constant Slice step of INT64_MIN": Case(
+        "S-3",
+        lambda: _slice((6,), [4], [-10], [I64_MIN]),
+        lambda: _slice((6,), [4], [-10], [-6]),  # the same element
+    ),
+    "S-3: a constant Slice step of INT32_MIN": Case(
+        "S-3",
+        lambda: _slice((6,), [4], [-10], [-(2**31)]),
+        lambda: _slice((6,), [4], [-10], [-(2**31) + 1]),
+    ),
+    "S-5: run-time start, stop and step of no values": Case(
+        "S-5", _empty_run_time, _run_time_slice
+    ),
+    "IR-9: a Convert to boolean and back": Case(
+        "IR-9", lambda: _bool_and_back("boolean"), lambda: _bool_and_back("i32")
+    ),
+}  # fmt: skip
+
+
+def _save(tmp_path: Path, built: Built, name: str) -> Path:
+    model = ov.Model([ops.result(o) for o in built.outputs], built.params, name)
+    return ov_models.save(model, tmp_path, name)
+
+
+def _cpu_notes(xml: Path) -> list[ir.Problem]:
+    return [n for n in ir.read_model(xml).check().notes if n.kind == "openvino-cpu"]
+
+
+def _cpu(xml: Path, inputs: dict[str, np.ndarray]) -> np.ndarray | str:
+    """The CPU plugin's one output, or why it gave none (an error, or a crash of its process)."""
+    try:
+        ((_, out),) = openvino_oracle.run_ir(xml, inputs)
+    except (openvino_oracle.OpenVINOError, openvino_oracle.OpenVINOCrashError) as exc:
+        return f"{type(exc).__name__}: {exc}"
+    return np.asarray(out)
+
+
+def _same(got: np.ndarray | str, want: np.ndarray) -> bool:
+    return not isinstance(got, str) and got.shape == want.shape and np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_check_notes_what_the_cpu_plugin_runs_wrong(tmp_path: Path, name: str) -> None:
+    case = CASES[name]
+    built = case.witness()
+    xml = _save(tmp_path, built, "witness")
+    report = ir.read_model(xml).check()
+    assert report.ok  # a note is not a problem
+    (note,) = _cpu_notes(xml)
+    assert note.message.startswith(f"divergence {case.number} (docs/semantics.md): ")
+    assert "\n" not in note.message
+    assert note.layer_type in ("StridedSlice", "Slice")
+    (want,) = openvino_oracle.evaluate_ir(xml, built.inputs)  # the reference: the spec
+    cpu = _cpu(xml, built.inputs)
+    assert not _same(cpu, want), f"OpenVINO's CPU plugin now runs divergence {case.number} right"
+    try:
+        ((_, got),) = ir.read_model(xml).run(built.inputs).items()
+    except ir.IRError:  # a shape subgraph (ShapeOf...) datamove checks but does not run
+        return
+    assert _same(np.asarray(got), want)
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_near_misses_get_no_note_and_the_cpu_plugin_agrees(tmp_path: Path, name: str) -> None:
+    built = CASES[name].near_miss()
+    xml = _save(tmp_path, built, "near")
+    assert ir.read_model(xml).check().ok
+    assert _cpu_notes(xml) == []
+    (want,) = openvino_oracle.evaluate_ir(xml, built.inputs)
+    assert _same(_cpu(xml, built.inputs), want)
+
+
+def test_notes_name_the_divergence_and_the_answers(tmp_path: Path) -> None:
+    xml = _save(tmp_path, CASES["11: shrink with begin_mask"].witness(), "m")
+    (note,) = _cpu_notes(xml)
+    assert note.message == (
+        "divergence 11 (docs/semantics.md): shrink_axis_mask and begin_mask both set at index "
+        "0: OpenVINO's CPU plugin takes element 0; the spec and evaluate take begin[0] = 1"
+    )
+    # a negative begin is element 0 exactly where it counts back the whole axis
+    for begin, noted in ((-3, False), (-2, True)):
+        built = _strided((3, 4), [begin, 0], [2, 4], [1, 1], shrink_axis_mask=[1], begin_mask=[1])
+        assert bool(_cpu_notes(_save(tmp_path, built, f"b{-begin}"))) is noted
+
+
+def test_check_lists_the_notes_on_the_command_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    xml = _save(tmp_path, CASES["23: a new axis and a shrink, the rest implicit"].witness(), "m")
+    assert main(["check", str(xml)]) == 0
+    assert "openvino" not in capsys.readouterr().out.lower()  # only with -v
+    assert main(["check", "-v", str(xml)]) == 0
+    out = capsys.readouterr().out
+    heading = "notes (OpenVINO's CPU plugin runs these layers otherwise than the spec):"
+    assert heading in out
+    line = out.splitlines()[out.splitlines().index(heading) + 1]
+    assert "(StridedSlice): divergence 23 (docs/semantics.md): " in line
+    assert main(["check", "--json", str(xml)]) == 0
+    (note,) = json.loads(capsys.readouterr().out)["notes"]
+    assert note["kind"] == "openvino-cpu"
+    assert note["message"].startswith("divergence 23 ")
