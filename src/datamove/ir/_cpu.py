@@ -69,6 +69,21 @@ def _masks(seen: Seen, n: int | None = None) -> dict[str, tuple[int, ...]]:
     return {key: (m + (0,) * width)[:width] for key, m in masks.items()}
 
 
+def _rest_wide(seen: Seen, m: dict[str, tuple[int, ...]], n: int) -> bool:
+    """Whether input axes are left to the implicit rest, each of a size of 2 or more.
+
+    None is left where an ellipsis bit lies below ``len(begin)``. The plugin misreads begin,
+    end and stride on those axes; where one of them has size 1 its misreading can land on the
+    right elements, so such layers are not noted.
+    """
+    shape = seen.ins[0].shape
+    if shape.rank is None or any(m["ellipsis_mask"][:n]):
+        return False
+    addressed = n - sum(1 for bit in m["new_axis_mask"][:n] if bit)
+    rest = shape.dims[max(addressed, 0) :]
+    return bool(rest) and all(d.min >= 2 for d in rest)
+
+
 def _known(info: Info) -> list[int] | None:
     return None if info.value is None else [int(v) for v in np.asarray(info.value).reshape(-1)]
 
@@ -82,16 +97,18 @@ def _bits_past_begin(seen: Seen) -> dict[str, Any] | None:
     """#2: a mask bit at ``len(begin)`` or past it that the plugin reads.
 
     An ellipsis bit anywhere there; a new-axis or shrink bit below the larger of the input and
-    output ranks (the plugin's own mask length). Begin and end mask bits there it ignores too.
+    output ranks (the plugin's own mask length); where the axes left to the implicit rest are
+    all of size 2 or more (`_rest_wide`). Begin and end mask bits there it ignores too.
     """
     n, rank, out = _count(seen), seen.ins[0].shape.rank, seen.out.rank
     if n is None:
         return None
     m = _masks(seen)
-    top = max(rank, out) if rank is not None and out is not None else n
+    if rank is None or out is None or not _rest_wide(seen, m, n):
+        return None
     for i in range(n, len(m["ellipsis_mask"])):
         named = "an ellipsis" if m["ellipsis_mask"][i] else None
-        if named is None and i < top:
+        if named is None and i < max(rank, out):
             named = "a new-axis" if m["new_axis_mask"][i] else None
             named = named or ("a shrink" if m["shrink_axis_mask"][i] else None)
         if named is not None:
@@ -130,14 +147,15 @@ def _shrink_with_begin_mask(seen: Seen) -> dict[str, Any] | None:
 def _new_axis_shrink_implicit_rest(seen: Seen) -> dict[str, Any] | None:
     """#23 (#18c with run-time values): a new axis and a shrink, the rest implicit.
 
-    No ellipsis, and fewer begin values than input axes plus new axes.
+    No ellipsis, and fewer begin values than input axes plus new axes: axes left to the
+    implicit rest, all of size 2 or more (`_rest_wide`).
     """
-    n, rank = _count(seen), seen.ins[0].shape.rank
-    if n is None or rank is None:
+    n = _count(seen)
+    if n is None:
         return None
     m = _masks(seen, n)
     new, shrink = m["new_axis_mask"], m["shrink_axis_mask"]
-    if any(m["ellipsis_mask"]) or n - sum(new) >= rank:
+    if not _rest_wide(seen, m, n):
         return None
     if any(new[i] and not shrink[i] for i in range(n)) and any(
         shrink[i] and not new[i] for i in range(n)
@@ -147,8 +165,8 @@ def _new_axis_shrink_implicit_rest(seen: Seen) -> dict[str, Any] | None:
 
 
 def _stride_int64_min(seen: Seen) -> dict[str, Any] | None:
-    """#9: a constant stride of INT64_MIN on a sliced index, the output not known to be empty."""
-    if len(seen.ins) < 4 or not seen.const(3) or not _may_have_elements(seen.out):
+    """#9: a constant stride of INT64_MIN on a sliced index."""
+    if len(seen.ins) < 4 or not seen.const(3):
         return None
     stride, n = _known(seen.ins[3]), _count(seen)
     if stride is None or n is None:
@@ -161,9 +179,9 @@ def _stride_int64_min(seen: Seen) -> dict[str, Any] | None:
 
 
 def _slice_step_int32_min(seen: Seen) -> dict[str, Any] | None:
-    """S-3: a constant step of INT32_MIN or below, the output not known to be empty."""
+    """S-3: a constant step of INT32_MIN or below."""
     step = _known(seen.ins[3]) if seen.const(3) else None
-    if step is None or not _may_have_elements(seen.out):
+    if step is None:
         return None
     found = [(i, s) for i, s in enumerate(step) if s <= INT32_MIN]
     return {"i": found[0][0], "s": found[0][1]} if found else None
@@ -182,9 +200,7 @@ def _boolean_and_back(seen: Seen) -> dict[str, Any] | None:
 
     ``v`` is a run-time value whose bounds exclude 0 and 1 (so the spec's value is 1).
     """
-    for k, name in enumerate(("start", "stop", "step", "axes"), start=1):
-        if k >= len(seen.ins):
-            break
+    for k, name in enumerate(("start", "stop", "step"), start=1):
         outer, _ = seen.feeder(seen.layer, k)
         if outer.type != "Convert" or len(outer.sources) != 1:
             continue
@@ -261,8 +277,13 @@ RULES: Final = (
 
 
 def cpu_notes(seen: Seen) -> list[str]:
-    """The message of each rule of `RULES` this layer meets (one line each), in table order."""
-    found = []
+    """The message of each rule of `RULES` this layer meets (one line each), in table order.
+
+    None where the output is known to be empty: no element can come out wrong.
+    """
+    found: list[str] = []
+    if not _may_have_elements(seen.out):
+        return found
     for rule in RULES:
         if rule.type != seen.layer.type:
             continue
