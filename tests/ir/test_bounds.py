@@ -235,6 +235,9 @@ STOPS: dict[str, Callable[[Any], Any]] = {
     "equal select": lambda x: o13.select(o13.equal(_dim(x, 2), _c([6])), _c([4]), _c([3])),
     "to boolean and back": lambda x: o13.convert(o13.convert(_dim(x, 1), "boolean"), "i64"),
     "u8 that may wrap": lambda x: o13.convert(o13.multiply(_dim(x, 1), _c([30])), "u8"),
+    "scalars": lambda x: o13.unsqueeze(  # 0-d bounds (check() crashed on them)
+        o13.add(o13.gather(o13.shape_of(x), _c(1), _c(0)), _c(-5)), _c([0])
+    ),
 }
 X = [-1, (2, 10), 6]  # the Parameter: a dynamic batch, an interval, a static dim
 

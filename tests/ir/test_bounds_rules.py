@@ -202,3 +202,28 @@ def test_variadic_split_chunks_over_interval_lengths_are_sound(data: Any, rest: 
         assert got is not None, (lo, hi, pairs, d, values)
         for e, o in zip(exact, got, strict=True):
             assert e.to_shape() in o, (lo, hi, pairs, d, values, exact, got)
+
+
+def _ends(got: Info | None) -> tuple[Any, Any]:
+    """The bounds as lists (numbers for a scalar); an exact value twice."""
+    bounds = bounds_of(got) if got is not None else None
+    assert bounds is not None
+    return bounds[0].tolist(), bounds[1].tolist()
+
+
+def test_bounds_of_scalars_are_scalars() -> None:
+    # A 0-d shape value (a Gather of a scalar index, then Add): check() crashed on its bounds.
+    scalar = with_bounds(PartialShape([]), I64, np.array(2, np.int64), np.array(10, np.int64))
+    five = Info(PartialShape([]), I64, np.array(-5, np.int64))
+    got = bound_layer(_layer("Add"), [scalar, five])
+    assert got is not None
+    assert (got.shape, _ends(got)) == (PartialShape([]), (-3, 5))
+
+
+def test_float_bounds_at_the_extremes_warn_nothing() -> None:
+    # Floor of an f32 unbounded below: no rounding step past the type's extreme (NumPy's
+    # overflow warning, an exception where warnings are errors)
+    low = np.array([np.finfo(np.float32).min], np.float32)
+    x = with_bounds(PartialShape([1]), F32, low, np.array([3.5], np.float32))
+    got = bound_layer(_layer("Floor", inputs=1), [x])
+    assert _ends(got) == ([float(low[0])], [3.0])

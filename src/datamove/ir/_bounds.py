@@ -88,6 +88,8 @@ def _narrow(lo: Array, hi: Array, etype: ElementType) -> Pair:
     Convert) gets the whole range.
     """
     low, high = _limits(etype)
+    # a 0-d object array's arithmetic gives a bare number: an array again
+    lo, hi = np.asarray(lo, dtype=object), np.asarray(hi, dtype=object)
     los, his = [], []
     whole = etype.dtype.kind == "f"
     for x, y in zip(lo.reshape(-1), hi.reshape(-1), strict=True):
@@ -102,8 +104,10 @@ def _narrow(lo: Array, hi: Array, etype: ElementType) -> Pair:
     if etype.dtype.kind == "f":  # rounded to the float type: widened by one step outward
         exact_lo = np.array(los, dtype=object).reshape(lo.shape)
         exact_hi = np.array(his, dtype=object).reshape(hi.shape)
-        lower = np.where(lower.astype(object) > exact_lo, np.nextafter(lower, -np.inf), lower)
-        upper = np.where(upper.astype(object) < exact_hi, np.nextafter(upper, np.inf), upper)
+        with np.errstate(over="ignore"):  # a step past an extreme, never taken: not rounded
+            down, up = np.nextafter(lower, -np.inf), np.nextafter(upper, np.inf)
+        lower = np.where(lower.astype(object) > exact_lo, down, lower)
+        upper = np.where(upper.astype(object) < exact_hi, up, upper)
     return lower.astype(etype.dtype), upper.astype(etype.dtype)
 
 
