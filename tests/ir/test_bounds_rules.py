@@ -204,11 +204,167 @@ def test_variadic_split_chunks_over_interval_lengths_are_sound(data: Any, rest: 
             assert e.to_shape() in o, (lo, hi, pairs, d, values, exact, got)
 
 
+# -- Mod, FloorMod, Abs, ReduceProd ------------------------------------------------------------
 def _ends(got: Info | None) -> tuple[Any, Any]:
     """The bounds as lists (numbers for a scalar); an exact value twice."""
     bounds = bounds_of(got) if got is not None else None
     assert bounds is not None
     return bounds[0].tolist(), bounds[1].tolist()
+
+
+divisors = st.one_of(
+    st.integers(-9, 9).filter(bool).map(lambda m: [(m, m)]),  # a constant, as converters write
+    intervals(1),
+)
+MODULO = [
+    ("Mod", lambda x, y: abs(x) % abs(y) * (-1 if x < 0 else 1)),
+    ("FloorMod", lambda x, y: x % y),
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(data=st.data(), which=st.sampled_from([0, 1]), dtype=st.sampled_from(["i64", "i32", "u8"]))
+def test_modulo_bounds_hold_every_value(data: Any, which: int, dtype: str) -> None:
+    kind, _ = MODULO[which]
+    etype = ELEMENT_TYPES[dtype]
+    info = np.iinfo(etype.dtype)
+    a = [tuple(sorted(max(info.min, min(info.max, v)) for v in p)) for p in data.draw(intervals(1))]
+    b = [tuple(sorted(max(info.min, min(info.max, v)) for v in p)) for p in data.draw(divisors)]
+    layer = _layer(kind)
+    got = bound_layer(layer, [_bounded(a, etype), _bounded(b, etype)])
+    if got is None:  # only for a divisor that may be 0
+        assert b[0][0] <= 0 <= b[0][1], (kind, a, b)
+        return
+    bounds = bounds_of(got)
+    assert bounds is not None
+    lo, hi = (int(v[0]) for v in bounds)
+    for _ in range(6):
+        x, y = data.draw(inside(a)), data.draw(inside(b))
+        exact = fold_layer(layer, [_exact(x, etype), _exact(y, etype)])
+        assert exact is not None
+        assert exact.value is not None
+        assert lo <= int(exact.value[0]) <= hi, (kind, a, b, x, y, lo, hi, exact.value)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    which=st.sampled_from([0, 1]),
+    a0=st.integers(-30, 30),
+    width=st.integers(0, 25),
+    b0=st.integers(-12, 12),
+    b_width=st.integers(0, 6),
+)
+def test_modulo_bounds_are_exact_on_narrow_intervals(
+    which: int, a0: int, width: int, b0: int, b_width: int
+) -> None:
+    # A divisor interval narrower than 64 values is walked value by value: each bound is a value
+    # the layer gives (as tight as can be; OpenVINO's Mod is no tighter).
+    kind, op = MODULO[which]
+    a, b = (a0, a0 + width), (b0, b0 + b_width)
+    got = bound_layer(_layer(kind), [_bounded([a]), _bounded([b])])
+    if b[0] <= 0 <= b[1]:
+        assert got is None
+        return
+    values = [op(x, y) for x in range(a[0], a[1] + 1) for y in range(b[0], b[1] + 1)]
+    assert _ends(got) == ([min(values)], [max(values)]), (kind, a, b)
+
+
+def test_modulo_of_an_unbounded_dim_is_below_its_divisor() -> None:
+    # PyTorch's x.shape[1] % 4 (FloorMod) and torch.fmod (Mod) on a dynamic dim: 0..3
+    dim = _bounded([(0, MAX)])
+    for kind in ("Mod", "FloorMod"):
+        got = bound_layer(_layer(kind), [dim, _exact([4])])
+        assert _ends(got) == ([0], [3])
+        got = bound_layer(_layer(kind), [dim, _exact([-4])])
+        assert _ends(got) == (([0], [3]) if kind == "Mod" else ([-3], [0]))
+    # a wide divisor interval: never above the value, nor above the divisor less one
+    got = bound_layer(_layer("Mod"), [_bounded([(5, 7)]), _bounded([(1, 1000)])])
+    assert _ends(got) == ([0], [7])
+    got = bound_layer(_layer("FloorMod"), [_bounded([(-5, 7)]), _bounded([(1, 1000)])])
+    assert _ends(got) == ([0], [999])
+
+
+def test_modulo_of_floats_has_no_bounds() -> None:
+    # OpenVINO's Mod is for integers only; a float FloorMod is not read
+    x = with_bounds(
+        PartialShape([1]), F32, np.array([0.0], np.float32), np.array([9.0], np.float32)
+    )
+    y = Info(PartialShape([1]), F32, np.array([4.0], np.float32))
+    assert bound_layer(_layer("FloorMod"), [x, y]) is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data(), dtype=st.sampled_from(["i64", "i32", "f32"]))
+def test_abs_bounds_hold_every_value(data: Any, dtype: str) -> None:
+    etype = ELEMENT_TYPES[dtype]
+    a = data.draw(intervals(2))
+    if dtype != "i64":
+        a = [(max(min(a0, 2**31 - 1), -(2**31)), max(min(a1, 2**31 - 1), -(2**31))) for a0, a1 in a]
+    got = bound_layer(_layer("Abs", inputs=1), [_bounded(a, etype)])
+    assert got is not None
+    bounds = bounds_of(got)
+    assert bounds is not None
+    lo, hi = (v.astype(object) for v in bounds)
+    top = np.iinfo(np.int32).max if dtype == "i32" else MAX
+    for _ in range(4):
+        x = data.draw(inside(a))
+        # the minimum's absolute value overflows (undefined): it wraps to itself in C++
+        value = [abs(v) if abs(v) <= top or dtype == "f32" else v for v in x]
+        if dtype == "f32":
+            value = [float(np.abs(np.float32(v))) for v in x]
+        assert all(lo[k] <= v <= hi[k] for k, v in enumerate(value)), (a, x, lo, hi)
+    for k, (a0, a1) in enumerate(a):  # exact where no overflow: each bound is a value taken
+        if dtype == "i64" and a0 > MIN:
+            ends = [abs(a0), abs(a1)] + ([0] if a0 <= 0 <= a1 else [])
+            assert (lo[k], hi[k]) == (min(ends), max(ends)) or MAX in (abs(a0), abs(a1))
+
+
+@st.composite
+def shapes_of(draw: Any) -> tuple[list[int], list[tuple[int, int]]]:
+    dims = draw(st.lists(st.integers(1, 3), min_size=1, max_size=3))
+    count = int(np.prod(dims))
+    ends = st.one_of(st.integers(-3, 12), st.sampled_from([MAX, MIN, 2**40]))
+    pairs = [tuple(sorted((draw(ends), draw(ends)))) for _ in range(count)]
+    return dims, pairs
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data(), shaped=shapes_of(), keep=st.booleans())
+def test_reduce_prod_bounds_hold_every_value(data: Any, shaped: Any, keep: bool) -> None:
+    dims, pairs = shaped
+    axes = data.draw(st.lists(st.integers(-len(dims), len(dims) - 1), min_size=1, unique=True))
+    if len({a % len(dims) for a in axes}) != len(axes):
+        return
+    layer = _layer("ReduceProd", {"keep_dims": str(keep).lower()})
+    flat = _bounded(pairs)
+    lo_in, hi_in = bounds_of(flat)  # type: ignore[misc]
+    data_info = with_bounds(PartialShape(dims), I64, lo_in.reshape(dims), hi_in.reshape(dims))
+    got = bound_layer(layer, [data_info, _exact(axes)])
+    assert got is not None
+    bounds = bounds_of(got)
+    assert bounds is not None
+    lo, hi = (v.astype(object) for v in bounds)
+    for _ in range(4):
+        x = np.array(data.draw(inside(pairs)), dtype=np.int64).reshape(dims)
+        exact = fold_layer(layer, [Info(PartialShape(dims), I64, x), _exact(axes)])
+        if exact is None or exact.value is None:
+            continue  # an overflow: undefined
+        assert exact.value.shape == lo.shape
+        value = exact.value.astype(object)
+        assert ((lo <= value) & (value <= hi)).all(), (dims, pairs, axes, x, lo, hi, value)
+
+
+def test_reduce_prod_of_a_shape_multiplies_its_dims() -> None:
+    # x.numel() on [1..4, 2..10, 8]: 16..320; with a dynamic dim, up to the type's maximum
+    for dims, expected in [("[1..4,2..10,8]", ([16], [320])), ("[?,2..10,8]", ([0], [MAX]))]:
+        shape = bound_layer(_layer("ShapeOf", inputs=1), [Info(PartialShape(dims), F32)])
+        assert shape is not None
+        layer = _layer("ReduceProd", {"keep_dims": "true"})
+        got = bound_layer(layer, [shape, _exact([0])])
+        assert _ends(got) == expected
+    big = _bounded([(2**32, 2**32), (2**31, 2**32)])  # 2**63 and more: the whole i64 range
+    got = bound_layer(_layer("ReduceProd", {"keep_dims": "false"}), [big, _exact([0])])
+    assert _ends(got) == (MIN, MAX)
 
 
 def test_bounds_of_scalars_are_scalars() -> None:
@@ -218,6 +374,8 @@ def test_bounds_of_scalars_are_scalars() -> None:
     got = bound_layer(_layer("Add"), [scalar, five])
     assert got is not None
     assert (got.shape, _ends(got)) == (PartialShape([]), (-3, 5))
+    got = bound_layer(_layer("Abs", inputs=1), [got])
+    assert _ends(got) == (0, 5)
 
 
 def test_float_bounds_at_the_extremes_warn_nothing() -> None:

@@ -24,7 +24,19 @@ The rules (each sound; where OpenVINO is looser, datamove is at least as tight):
   extremes over the corners of the inputs' intervals; a divisor interval holding 0 is unknown).
 - Greater, Less, Equal: true or false where every pair of values agrees, else either.
 - Select: the chosen input's bounds where the condition is known, else the hull of both.
-- Mod, FloorMod, Range, ReduceProd: only on exactly known inputs (`datamove.ir._fold`).
+- Mod (truncated, as C: the dividend's sign) and FloorMod (floored, as Python: the divisor's
+  sign), on integers: over one period of a divisor ``m`` the remainder grows with the value, so
+  an interval within it gives the remainders of its ends, and one that reaches a multiple of
+  ``m`` the whole period (``0..|m|-1``, with its sign). A divisor interval of fewer than 64
+  values is walked value by value (exact); a wider one gives remainders no greater than the
+  value nor than the largest ``|m| - 1``. A divisor interval holding 0 is unknown. (OpenVINO
+  takes FloorMod's remainders of the two bounds alone, and Mod's as if the dividend were never
+  negative: docs/semantics.md, IR-10 and IR-11.)
+- Abs: the absolute values of the interval, from 0 where it holds 0; a signed lower bound at
+  the type's minimum (whose absolute value overflows) gives the whole range. (OpenVINO takes
+  the absolute values of the two bounds alone: IR-12.)
+- ReduceProd (axes exactly known): each reduced row's product of intervals, as Multiply.
+- Range: only on exactly known inputs (`datamove.ir._fold`).
 """
 
 from __future__ import annotations
@@ -36,7 +48,7 @@ from typing import Any, Final
 import numpy as np
 
 from datamove._shape import PartialShape
-from datamove.ir._fold import FOLDERS, broadcast_inputs, fold_layer, opset_number
+from datamove.ir._fold import FOLDERS, axes_of, broadcast_inputs, fold_layer, opset_number
 from datamove.ir._graph import Layer
 from datamove.ir._ops import SMALL, Info, bounds_of, with_bounds
 from datamove.ir._types import ELEMENT_TYPES, ElementType
@@ -226,6 +238,159 @@ def _floor(_layer: Layer, ins: Sequence[Info]) -> tuple[Array, Array, ElementTyp
     return (*_narrow(floor(got[0]), floor(got[1]), etype), etype)
 
 
+# -- Mod, FloorMod ------------------------------------------------------------------------------
+# A divisor interval this narrow is walked value by value (exact); a wider one takes the rules
+# that hold for every divisor in it.
+_DIVISORS: Final = 64
+
+
+def _period(a0: Any, a1: Any, m: int) -> tuple[Any, Any]:
+    """The least and greatest ``x mod m`` (floored, ``m > 0``) over ``x`` in ``[a0, a1]``.
+
+    Within one period (``a0 // m == a1 // m``) the remainder grows with ``x``; an interval that
+    reaches the next multiple of ``m`` holds both that multiple (0) and the value before (m-1).
+    """
+    if _INF in (a0, a1) or -_INF in (a0, a1) or a0 // m != a1 // m:
+        return 0, m - 1
+    return a0 % m, a1 % m
+
+
+def _hull(parts: Sequence[tuple[Any, Any]]) -> tuple[Any, Any]:
+    return min(p[0] for p in parts), max(p[1] for p in parts)
+
+
+def _remainders(p0: Any, p1: Any, m1: Any, m2: Any) -> tuple[Any, Any]:
+    """``x mod m`` for ``0 <= p0 <= x <= p1`` and ``0 < m1 <= m <= m2`` (either kind of mod)."""
+    if m2 - m1 < _DIVISORS:
+        return _hull([_period(p0, p1, m) for m in range(m1, m2 + 1)])
+    if p1 < m1:  # every divisor above every value: the value itself
+        return p0, p1
+    return 0, min(p1, m2 - 1)  # never above the value, nor above the divisor less one
+
+
+def _divisor(b0: Any, b1: Any) -> tuple[Any, Any] | None:
+    """The interval of ``|y|`` for ``y`` in ``[b0, b1]``; ``None`` where it may be 0."""
+    if b0 <= 0 <= b1:
+        return None  # a zero divisor is undefined (as for Divide)
+    return (b0, b1) if b0 > 0 else (-b1, -b0)
+
+
+def _mod(a0: Any, a1: Any, b0: Any, b1: Any) -> tuple[Any, Any] | None:
+    """Mod (truncated, as C's ``%``): the sign of the dividend, ``|r| < |y|`` and ``|r| <= |x|``."""
+    m = _divisor(b0, b1)
+    if m is None:
+        return None
+    parts = []
+    if a1 >= 0:  # x >= 0: x mod |y|
+        parts.append(_remainders(max(a0, 0), a1, *m))
+    if a0 <= 0:  # x <= 0: -((-x) mod |y|)
+        lo, hi = _remainders(max(-a1, 0), -a0, *m)
+        parts.append((-hi, -lo))
+    return _hull(parts)
+
+
+def _floor_mod(a0: Any, a1: Any, b0: Any, b1: Any) -> tuple[Any, Any] | None:
+    """FloorMod (floored, as Python's ``%``): the sign of the divisor, ``|r| < |y|``."""
+    if _divisor(b0, b1) is None:
+        return None
+    if b1 < 0:  # x mod y = -((-x) mod (-y))
+        lo, hi = _floor_mod_positive(-a1, -a0, -b1, -b0)
+        return -hi, -lo
+    return _floor_mod_positive(a0, a1, b0, b1)
+
+
+def _floor_mod_positive(a0: Any, a1: Any, m1: Any, m2: Any) -> tuple[Any, Any]:
+    if m2 - m1 < _DIVISORS:
+        return _hull([_period(a0, a1, m) for m in range(m1, m2 + 1)])
+    if a0 >= 0:
+        return _remainders(a0, a1, m1, m2)
+    return 0, m2 - 1
+
+
+def _per_element(rule: Callable[[Any, Any, Any, Any], tuple[Any, Any] | None]) -> Bounder:
+    """An integer binary layer bounded element by element: ``rule(a0, a1, b0, b1)``."""
+
+    def pairs(a: Pair, b: Pair) -> Pair | None:
+        lo, hi = [], []
+        for a0, a1, b0, b1 in zip(*(x.reshape(-1) for x in (*a, *b)), strict=True):
+            got = rule(a0, a1, b0, b1)
+            if got is None:
+                return None
+            lo.append(got[0])
+            hi.append(got[1])
+        shape = a[0].shape
+        return (
+            np.array(lo, dtype=object).reshape(shape),
+            np.array(hi, dtype=object).reshape(shape),
+        )
+
+    binary = _binary(pairs)
+
+    def bound(layer: Layer, ins: Sequence[Info]) -> tuple[Array, Array, ElementType] | None:
+        etype = _same_type(ins, 2)
+        if etype is None or etype.dtype.kind not in "iu":
+            return None  # OpenVINO's Mod is for integers; a float FloorMod is not read
+        return binary(layer, ins)
+
+    return bound
+
+
+# -- Abs, ReduceProd ----------------------------------------------------------------------------
+def _abs(_layer: Layer, ins: Sequence[Info]) -> tuple[Array, Array, ElementType] | None:
+    etype = _same_type(ins, 1)
+    got = _wide(ins[0]) if etype is not None else None
+    if etype is None or got is None:
+        return None
+    lo, hi = [], []
+    for a0, a1 in zip(got[0].reshape(-1), got[1].reshape(-1), strict=True):
+        if a0 == -_INF and etype.dtype.kind == "i":
+            pair = (-_INF, _INF)  # may be the minimum itself, whose absolute value overflows
+        elif a0 >= 0:
+            pair = (a0, a1)
+        elif a1 <= 0:
+            pair = (-a1, -a0)
+        else:
+            pair = (0, max(-a0, a1))
+        lo.append(pair[0])
+        hi.append(pair[1])
+    shape = got[0].shape
+    lower = np.array(lo, dtype=object).reshape(shape)
+    upper = np.array(hi, dtype=object).reshape(shape)
+    return (*_narrow(lower, upper, etype), etype)
+
+
+def _reduce_prod(layer: Layer, ins: Sequence[Info]) -> tuple[Array, Array, ElementType] | None:
+    """The product of each reduced row's intervals (interval multiplication, pair by pair)."""
+    keep = layer.data.get("keep_dims", "false")
+    etype = ins[0].etype if len(ins) == 2 else None
+    if etype is None or etype.dtype.kind not in "iu" or keep not in ("true", "false"):
+        return None
+    got, value = _wide(ins[0]), ins[1].value
+    if got is None or value is None or value.ndim > 1 or value.dtype.kind not in "iu":
+        return None
+    axes = axes_of(value, got[0].ndim)
+    if not axes:  # empty axes: not read (as the fold)
+        return None
+    times = _corners(_times)
+    rest = [k for k in range(got[0].ndim) if k not in axes]
+    rows = [np.moveaxis(b, axes, list(range(-len(axes), 0))) for b in got]
+    outer = rows[0].shape[: len(rest)]
+    flat = [r.reshape((math.prod(outer), -1)) for r in rows]
+    lo, hi = [], []
+    for row_lo, row_hi in zip(*flat, strict=True):
+        acc: Pair = (np.array(1, dtype=object), np.array(1, dtype=object))
+        for x0, x1 in zip(row_lo, row_hi, strict=True):
+            acc = times(acc, (np.array(x0, dtype=object), np.array(x1, dtype=object)))
+        lo.append(acc[0].item())
+        hi.append(acc[1].item())
+    shape = tuple(1 if k in axes else d for k, d in enumerate(got[0].shape))
+    if keep == "false":
+        shape = tuple(got[0].shape[k] for k in rest)
+    lower = np.array(lo, dtype=object).reshape(shape)
+    upper = np.array(hi, dtype=object).reshape(shape)
+    return (*_narrow(lower, upper, etype), etype)
+
+
 def _convert(layer: Layer, ins: Sequence[Info]) -> tuple[Array, Array, ElementType] | None:
     target = ELEMENT_TYPES.get(layer.data.get("destination_type", ""))
     raw = bounds_of(ins[0]) if len(ins) == 1 and ins[0].etype is not None else None
@@ -329,6 +494,10 @@ BOUNDERS: Final[dict[str, Bounder]] = {
     "Multiply": _binary(_corners(_times)),
     "Divide": _divide,
     "Floor": _floor,
+    "Mod": _per_element(_mod),
+    "FloorMod": _per_element(_floor_mod),
+    "Abs": _abs,
+    "ReduceProd": _reduce_prod,
     "Minimum": _binary(_corners(min)),
     "Maximum": _binary(_corners(max)),
     "Greater": _compare("greater"),

@@ -29,7 +29,7 @@ from datamove.ir._graph import Layer
 from datamove.ir._ops import SMALL, Info
 from datamove.ir._types import ELEMENT_TYPES, ElementType
 
-__all__ = ["FOLDERS", "broadcast_inputs", "fold_layer", "opset_number"]
+__all__ = ["FOLDERS", "axes_of", "broadcast_inputs", "fold_layer", "opset_number"]
 
 Array = np.ndarray[Any, Any]
 Folder = Callable[[Layer, Sequence[Info]], Array | None]
@@ -174,7 +174,7 @@ def _reshape(layer: Layer, ins: Sequence[Info]) -> Array | None:
     return None if shape is None else values[0].reshape(shape)
 
 
-def _axes(value: Array, rank: int) -> list[int] | None:
+def axes_of(value: Array, rank: int) -> list[int] | None:
     """An axes input, normalised against ``rank``; ``None`` where one is out of range or twice."""
     if value.ndim > 1 or value.dtype.kind not in "iu":
         return None
@@ -191,7 +191,7 @@ def _squeeze(_layer: Layer, ins: Sequence[Info]) -> Array | None:
     data = values[0]
     if len(values) == 1 or values[1].size == 0:  # no axes, or empty ones: every dim of 1
         return data.reshape(tuple(d for d in data.shape if d != 1))
-    axes = _axes(values[1], data.ndim)
+    axes = axes_of(values[1], data.ndim)
     if axes is None or any(data.shape[a] != 1 for a in axes):
         return None  # a listed dim other than 1: an error (or skipped, Squeeze-15): not guessed
     return data.reshape(tuple(d for k, d in enumerate(data.shape) if k not in axes))
@@ -202,7 +202,7 @@ def _unsqueeze(_layer: Layer, ins: Sequence[Info]) -> Array | None:
     if values is None:
         return None
     data, value = values
-    axes = _axes(value, data.ndim + value.size)
+    axes = axes_of(value, data.ndim + value.size)
     if axes is None:
         return None
     dims = list(data.shape)
@@ -382,7 +382,7 @@ def _reduce_prod(layer: Layer, ins: Sequence[Info]) -> Array | None:
     if values is None or keep not in ("true", "false") or values[0].dtype.kind not in "iu":
         return None
     data, value = values
-    axes = _axes(value, data.ndim)
+    axes = axes_of(value, data.ndim)
     if not axes:  # empty axes: not read (the spec's versions differ on it)
         return None
     etype = ins[0].etype
