@@ -552,7 +552,11 @@ def test_modulo_numel_and_abs_bound_the_slices_they_feed(tmp_path: Path) -> None
     }
     for (name, k), shape in expected.items():
         assert _split_shapes(_convert(name, k, tmp_path)) == [shape], (name, k)
-    # chunk(3)'s lengths: x.shape[1] // 3 + (x.shape[1] % 3 > 0)
+    # chunk(3)'s lengths: x.shape[1] // 3 + (x.shape[1] % 3 > 0), in i32; unbounded where the
+    # dim is, not up to i32's maximum
+    module = MODELS["chunk in thirds"][0]()
+    xml, _ = _convert_module(module, (2, 7, 3), [-1, -1, 3], tmp_path)
+    assert _split_shapes(xml) == ["[?,?,3]"] * 3
     assert _split_shapes(_convert("chunk in thirds", 0, tmp_path)) == [
         "[?,..5,3]",  # OpenVINO: [?,?,3]
         "[?,..5,3]",

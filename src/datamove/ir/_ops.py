@@ -464,8 +464,9 @@ def _interval_chunks(dim: Dimension, lengths: Info) -> list[Dimension] | None:
     """Each chunk's size where ``split_lengths`` is known by bounds only, or ``None``.
 
     A length within ``lo..hi`` gives a chunk within that and what the others leave of the
-    dim's largest size; the ``-1`` (a length known to be -1) what they leave of its sizes. Not
-    known where a length's interval holds negative values other than an exact -1.
+    dim's largest size; the ``-1`` (a length known to be -1) what they leave of its sizes. An
+    upper bound at the lengths' type's maximum is unbounded (i32's as i64's). Not known where a
+    length's interval holds negative values other than an exact -1.
     """
     bounds = bounds_of(lengths)
     if bounds is None or bounds[0].ndim != 1 or bounds[0].dtype.kind not in "iu":
@@ -475,7 +476,8 @@ def _interval_chunks(dim: Dimension, lengths: Info) -> list[Dimension] | None:
     if len(rest) > 1 or any(lo < 0 for k, lo in enumerate(los) if k not in rest):
         return None
     top = dim.max
-    high = [None if h >= INT64_MAX else h for h in his]
+    unbounded = min(INT64_MAX, int(np.iinfo(bounds[1].dtype).max))  # the type's maximum
+    high = [None if h >= unbounded else h for h in his]
     low_sum = sum(lo for k, lo in enumerate(los) if k not in rest)
     chunks = []
     for k, lo in enumerate(los):
