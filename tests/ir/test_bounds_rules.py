@@ -257,8 +257,8 @@ def test_modulo_bounds_hold_every_value(data: Any, which: int, dtype: str) -> No
 def test_modulo_bounds_are_exact_on_narrow_intervals(
     which: int, a0: int, width: int, b0: int, b_width: int
 ) -> None:
-    # A divisor interval narrower than 64 values is walked value by value: each bound is a value
-    # the layer gives (as tight as can be; OpenVINO's Mod is no tighter).
+    # A divisor interval narrower than 64 values is walked through: each bound is a value the
+    # layer gives (as tight as can be; OpenVINO's Mod is no tighter).
     kind, op = MODULO[which]
     a, b = (a0, a0 + width), (b0, b0 + b_width)
     got = bound_layer(_layer(kind), [_bounded([a]), _bounded([b])])
@@ -267,6 +267,50 @@ def test_modulo_bounds_are_exact_on_narrow_intervals(
         return
     values = [op(x, y) for x in range(a[0], a[1] + 1) for y in range(b[0], b[1] + 1)]
     assert _ends(got) == ([min(values)], [max(values)]), (kind, a, b)
+
+
+def _openvino_mod_interval(v1: int, v2: int, m1: int, m2: int) -> tuple[int, int]:
+    """OpenVINO's bounds of Mod (reference ``mod_interval``, for ``0 <= v1`` and ``0 < m1``):
+    the remainders at the divisor's two ends, widened to a whole period where the values span
+    one, and for one value over many divisors ``0`` and the remainder by ``v2 // 2 + 1``."""
+
+    def one(m: int) -> tuple[int, int]:
+        r = (v1 % m, v2 % m)
+        return (0, m - 1) if r[1] < r[0] or (v2 != v1 and v2 - v1 >= m) else r
+
+    lo, hi = one(m1)
+    if v2 != 0 and m1 != m2:
+        lo, hi = min(lo, one(m2)[0]), max(hi, one(m2)[1])
+        half = v2 // 2
+        if v1 == v2 and m2 - m1 != 1 and (m1 < half or m1 < v2 < m2):
+            lo = 0
+            hi = v2 % (half + 1) if half < m2 < v2 else m2 - 1
+    return lo, hi
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    p0=st.integers(0, 400),
+    width=st.sampled_from([0, 0, 1, 3, 30]),
+    m1=st.integers(1, 400),
+    m_width=st.integers(0, 400),
+)
+def test_mod_bounds_over_wide_divisors_are_as_tight_as_openvino_where_it_is_sound(
+    p0: int, width: int, m1: int, m_width: int
+) -> None:
+    # Divisors walked a block of one quotient at a time: exact (so as tight as OpenVINO's
+    # bounds wherever those hold every value) over the 64 blocks of the largest divisors.
+    a, b = (p0, p0 + width), (m1, m1 + m_width)
+    values = {x % m for x in range(a[0], a[1] + 1) for m in range(b[0], b[1] + 1)}
+    exact = (min(values), max(values))
+    theirs = _openvino_mod_interval(*a, *b)
+    for kind in ("Mod", "FloorMod"):
+        lo, hi = (v[0] for v in _ends(bound_layer(_layer(kind), [_bounded([a]), _bounded([b])])))
+        assert lo <= exact[0] <= exact[1] <= hi, (kind, a, b, (lo, hi), exact)
+        if theirs[0] <= exact[0] and exact[1] <= theirs[1]:
+            assert theirs[0] <= lo <= hi <= theirs[1], (kind, a, b, (lo, hi), theirs)
+        if a[1] <= 256:  # p // m takes at most 2 * sqrt(p) values: 64 blocks for both ends
+            assert (lo, hi) == exact, (kind, a, b)
 
 
 def test_modulo_of_an_unbounded_dim_is_below_its_divisor() -> None:

@@ -27,9 +27,11 @@ The rules (each sound; where OpenVINO is looser, datamove is at least as tight):
 - Mod (truncated, as C: the dividend's sign) and FloorMod (floored, as Python: the divisor's
   sign), on integers: over one period of a divisor ``m`` the remainder grows with the value, so
   an interval within it gives the remainders of its ends, and one that reaches a multiple of
-  ``m`` the whole period (``0..|m|-1``, with its sign). A divisor interval of fewer than 64
-  values is walked value by value (exact); a wider one gives remainders no greater than the
-  value nor than the largest ``|m| - 1``. A divisor interval holding 0 is unknown. (OpenVINO
+  ``m`` the whole period (``0..|m|-1``, with its sign). A divisor interval is walked from its
+  largest ``|m|`` down, a block of divisors of one quotient at a time (exact); past 64 blocks
+  (small divisors of a large value), each remainder is below its divisor and the value. A
+  negative value of FloorMod takes each divisor of an interval of fewer than 64 in turn, else
+  the whole period of the largest. A divisor interval holding 0 is unknown. (OpenVINO
   takes FloorMod's remainders of the two bounds alone, and Mod's as if the dividend were never
   negative: docs/semantics.md, IR-10 and IR-11.)
 - Abs: the absolute values of the interval, from 0 where it holds 0; a signed lower bound at
@@ -239,9 +241,9 @@ def _floor(_layer: Layer, ins: Sequence[Info]) -> tuple[Array, Array, ElementTyp
 
 
 # -- Mod, FloorMod ------------------------------------------------------------------------------
-# A divisor interval this narrow is walked value by value (exact); a wider one takes the rules
-# that hold for every divisor in it.
-_DIVISORS: Final = 64
+# The divisors are walked from the largest down, a block of one quotient at a time (exact); past
+# this many blocks (small divisors of a large value), each remainder is below its divisor.
+_BLOCKS: Final = 64
 
 
 def _period(a0: Any, a1: Any, m: int) -> tuple[Any, Any]:
@@ -260,12 +262,29 @@ def _hull(parts: Sequence[tuple[Any, Any]]) -> tuple[Any, Any]:
 
 
 def _remainders(p0: Any, p1: Any, m1: Any, m2: Any) -> tuple[Any, Any]:
-    """``x mod m`` for ``0 <= p0 <= x <= p1`` and ``0 < m1 <= m <= m2`` (either kind of mod)."""
-    if m2 - m1 < _DIVISORS:
-        return _hull([_period(p0, p1, m) for m in range(m1, m2 + 1)])
-    if p1 < m1:  # every divisor above every value: the value itself
-        return p0, p1
-    return 0, min(p1, m2 - 1)  # never above the value, nor above the divisor less one
+    """``x mod m`` for ``0 <= p0 <= x <= p1`` and ``0 < m1 <= m <= m2`` (either kind of mod).
+
+    The divisors from ``m2`` down fall in blocks over which ``p0 // m`` and ``p1 // m`` stay
+    ``q0`` and ``q1``: where they are equal, ``x - q*m`` is every remainder (extreme at the
+    corners); where not, every ``x`` interval reaches a multiple, so ``0..m-1`` for each ``m``.
+    """
+    if p1 == _INF:
+        return 0, m2 - 1  # every period of every divisor
+    parts: list[tuple[Any, Any]] = []
+    m = m2
+    for _ in range(_BLOCKS):
+        if m < m1:
+            return _hull(parts)
+        q0, q1 = (0, 0) if m == _INF else (p0 // m, p1 // m)
+        start = max(m1, p0 // (q0 + 1) + 1, p1 // (q1 + 1) + 1)  # the block's least divisor
+        if q0 == q1:
+            parts.append((p0 - q0 * m if q0 else p0, p1 - q1 * start))
+        else:
+            parts.append((0, m - 1))
+        m = start - 1
+    if m >= m1:  # the smaller divisors left: each remainder below its divisor and the value
+        parts.append((0, min(p1, m - 1)))
+    return _hull(parts)
 
 
 def _divisor(b0: Any, b1: Any) -> tuple[Any, Any] | None:
@@ -300,10 +319,10 @@ def _floor_mod(a0: Any, a1: Any, b0: Any, b1: Any) -> tuple[Any, Any] | None:
 
 
 def _floor_mod_positive(a0: Any, a1: Any, m1: Any, m2: Any) -> tuple[Any, Any]:
-    if m2 - m1 < _DIVISORS:
-        return _hull([_period(a0, a1, m) for m in range(m1, m2 + 1)])
     if a0 >= 0:
         return _remainders(a0, a1, m1, m2)
+    if m2 - m1 < _BLOCKS:  # a negative value: each divisor's period in turn
+        return _hull([_period(a0, a1, m) for m in range(m1, m2 + 1)])
     return 0, m2 - 1
 
 
