@@ -95,6 +95,8 @@ MODELS: dict[str, tuple[Callable[[], Any], tuple[int, ...], list[list[Any]]]] = 
         (2, 7, 8),
         [[(1, 3), (6, 12), 8]],
     ),
+    # an opaque Reshape between the input and the slice: its output shape from its target
+    "flatten": (lambda: _Fn(lambda x: x.flatten()[:5]), (2, 4, 8), [[(1, 4), (2, 10), 8]]),
 }
 CASES = [(name, k) for name, (_, _, shapes) in MODELS.items() for k in range(len(shapes))]
 

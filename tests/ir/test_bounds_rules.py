@@ -6,6 +6,7 @@ the operator's own inference on static shapes and values). No OpenVINO needed.""
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import numpy as np
@@ -18,7 +19,7 @@ from datamove._shape import Dimension, PartialShape
 from datamove._slice import infer_slice
 from datamove._split import infer_variadic_split
 from datamove._strided_slice import infer_strided_slice
-from datamove.ir._bounds import bound_layer
+from datamove.ir._bounds import bound_layer, reshaped
 from datamove.ir._fold import fold_layer
 from datamove.ir._graph import Layer
 from datamove.ir._ops import LAYER_OPS, Context, Info, bounds_of, with_bounds
@@ -429,3 +430,45 @@ def test_float_bounds_at_the_extremes_warn_nothing() -> None:
     x = with_bounds(PartialShape([1]), F32, low, np.array([3.5], np.float32))
     got = bound_layer(_layer("Floor", inputs=1), [x])
     assert _ends(got) == ([float(low[0])], [3.0])
+
+
+@st.composite
+def _reshapes(draw: Any) -> tuple[list[Dimension], list[tuple[int, int]], str]:
+    """Input dims (static, intervals, unbounded), target entries' bounds, special_zero."""
+    dims = []
+    for _ in range(draw(st.integers(0, 3))):
+        lo = draw(st.integers(0, 6))
+        hi = draw(st.one_of(st.integers(lo, 9), st.none()))
+        dims.append(Dimension(lo, hi))
+    target = []
+    for _ in range(draw(st.integers(0, 4))):
+        kind = draw(st.sampled_from(["-1", "0", "static", "interval", "wide"]))
+        if kind in ("-1", "0"):
+            target.append((int(kind), int(kind)))
+        elif kind == "static":
+            n = draw(st.integers(1, 6))
+            target.append((n, n))
+        else:
+            lo = draw(st.integers(-1 if kind == "wide" else 1, 4))
+            target.append((lo, draw(st.sampled_from([lo + 2, MAX]))))
+    return dims, target, draw(st.sampled_from(["true", "false"]))
+
+
+@settings(max_examples=400, deadline=None)
+@given(_reshapes())
+def test_a_data_reshape_shape_holds_every_shape_it_can_give(case: Any) -> None:
+    dims, target, special = case
+    layer = _layer("Reshape", {"special_zero": special})
+    data = Info(PartialShape(dims), F32)
+    got = reshaped(layer, [data, _bounded(target)])
+    if got is None:
+        return
+    sizes = [range(d.min, (d.max if d.max is not None else d.min + 3) + 1) for d in dims]
+    values = [range(a, min(b, a + 2) + 1) if b != MAX else (a, a + 1, 50) for a, b in target]
+    for shape in itertools.islice(itertools.product(*sizes), 200):
+        for value in itertools.islice(itertools.product(*values), 50):
+            info = [Info(PartialShape(list(shape)), F32, np.zeros(shape, np.float32))]
+            folded = fold_layer(layer, [*info, _exact(list(value))])
+            if folded is not None:  # a shape the layer can give, inside datamove's
+                assert got.shape.rank == folded.value.ndim
+                assert all(n in d for n, d in zip(folded.value.shape, got.shape.dims, strict=True))

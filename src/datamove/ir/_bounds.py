@@ -39,6 +39,9 @@ The rules (each sound; where OpenVINO is looser, datamove is at least as tight):
   the absolute values of the two bounds alone: IR-12.)
 - ReduceProd (axes exactly known): each reduced row's product of intervals, as Multiply.
 - Range: only on exactly known inputs (`datamove.ir._fold`).
+
+And one output *shape* (`reshaped`): a data Reshape's, from its input's dims and its target's
+value or bounds, for the layers after it (a saved IR writes the interval it has as ``-1``).
 """
 
 from __future__ import annotations
@@ -49,13 +52,13 @@ from typing import Any, Final
 
 import numpy as np
 
-from datamove._shape import PartialShape
+from datamove._shape import Dimension, PartialShape
 from datamove.ir._fold import FOLDERS, axes_of, broadcast_inputs, fold_layer, opset_number
 from datamove.ir._graph import Layer
 from datamove.ir._ops import SMALL, Info, bounds_of, with_bounds
 from datamove.ir._types import ELEMENT_TYPES, ElementType
 
-__all__ = ["BOUNDERS", "bound_layer"]
+__all__ = ["BOUNDERS", "bound_layer", "reshaped"]
 
 Array = np.ndarray[Any, Any]
 Pair = tuple[Array, Array]  # (lower, upper) as object arrays of Python ints or floats
@@ -552,3 +555,53 @@ def bound_layer(layer: Layer, ins: Sequence[Info]) -> Info | None:
         return None
     lower, upper = np.asarray(lower, dtype=etype.dtype), np.asarray(upper, dtype=etype.dtype)
     return with_bounds(PartialShape(list(lower.shape)), etype, lower, upper)
+
+
+def reshaped(layer: Layer, ins: Sequence[Info]) -> Info | None:
+    """A data Reshape's output shape, from its input's dims and its target's value or bounds.
+
+    The shape of a layer datamove does not compute (opaque), for the layers after it: a saved
+    IR writes an interval as ``-1``, so ``x.flatten()`` of ``[1..4,2..10,8]`` is declared
+    ``[?]`` while its size lies in ``16..320``. Sound: every shape the layer can give lies
+    within it. A target entry that may be 0 or -1 without being known to be is no shape.
+    """
+    if layer.type != "Reshape" or len(ins) != 2 or len(layer.outputs) != 1:
+        return None
+    data, target = ins
+    special = layer.data.get("special_zero")
+    got = _wide(target)
+    rank = data.shape.rank
+    if special not in ("true", "false") or got is None or got[0].ndim != 1 or rank is None:
+        return None
+    dims: list[Dimension | None] = []  # None: the one -1, inferred below
+    for k, (lo, hi) in enumerate(zip(got[0].tolist(), got[1].tolist(), strict=True)):
+        if lo == hi == -1 and None not in dims:
+            dims.append(None)
+        elif lo == hi == 0 and special == "true":
+            if k >= rank:
+                return None
+            dims.append(data.shape[k])
+        elif lo >= (1 if special == "true" else 0) and hi != -_INF:
+            dims.append(Dimension(int(lo), None if hi == _INF else int(hi)))
+        else:
+            return None
+    if None in dims:
+        # the size of the input over the product of the other dims, at its extremes
+        others = [d for d in dims if d is not None]
+        least, most = math.prod(d.min for d in data.shape.dims), _prod_max(data.shape.dims)
+        fewest, largest = math.prod(d.min for d in others), _prod_max(others)
+        if fewest == 0:
+            return None  # OpenVINO refuses a -1 beside a 0
+        low = 0 if largest is None else -(-least // largest)
+        high = None if most is None else most // fewest
+        if high is not None and high < low:
+            return None  # no size runs: the layer keeps its declared shape
+        dims[dims.index(None)] = Dimension(low, high)
+    return Info(PartialShape([d for d in dims if d is not None]), data.etype)
+
+
+def _prod_max(dims: Sequence[Dimension]) -> int | None:
+    """The largest product of ``dims``; ``None`` where one is unbounded (and none is 0)."""
+    if any(d.max == 0 for d in dims):
+        return 0
+    return None if any(d.max is None for d in dims) else math.prod(d.max or 0 for d in dims)

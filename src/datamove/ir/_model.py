@@ -23,7 +23,7 @@ from datamove._concat import concat
 from datamove._errors import DTypeError, ValidationError
 from datamove._files import open_regular, read_exactly
 from datamove._shape import PartialShape, as_partial_shape
-from datamove.ir._bounds import bound_layer
+from datamove.ir._bounds import bound_layer, reshaped
 from datamove.ir._cpu import KIND as CPU_NOTE
 from datamove.ir._cpu import Seen, cpu_notes
 from datamove.ir._errors import InputTypeError, IRError, UnsupportedOperatorError, where
@@ -752,7 +752,9 @@ class Model:
             if count is not None and count != len(layer.outputs):
                 rule = f"declares {len(layer.outputs)} output port(s), but the operator has {count}"
                 report(layer, "ports", rule)
-            folded = bound_layer(layer, ins) if reason is None and is_opaque(layer) else None
+            folded = None
+            if reason is None and is_opaque(layer):  # a shape subgraph's value, or the shape
+                folded = bound_layer(layer, ins) or reshaped(layer, ins)  # of a data Reshape
             narrow: list[int] = []  # outputs whose declared dims may exclude real ones
             for k, port in enumerate(layer.outputs):
                 fallback = Info(_declared(port), PRECISIONS.get(port.precision or ""))
