@@ -98,6 +98,20 @@ MODELS: dict[str, tuple[Callable[[], Any], tuple[int, ...], list[list[Any]]]] = 
     # an opaque Reshape between the input and the slice: its output shape from its target
     "flatten": (lambda: _Fn(lambda x: x.flatten()[:5]), (2, 4, 8), [[(1, 4), (2, 10), 8]]),
 }
+# OpenVINO relates the Reshape's -1 to x.shape[1] (the batch cancels out), so it declares the
+# slice [?,2,4]; datamove's [1..4,2,1..4] is looser, and only the model's inputs can tell
+RELATED = {
+    "view with a zero": (  # special_zero: 0 copies the input's dim
+        lambda: _Fn(lambda x: x.reshape(x.shape[0], 2, -1)[:, :, 1:5]),
+        (2, 4, 8),
+        [[(1, 4), (2, 10), 8]],
+    ),
+    "view": (
+        lambda: _Fn(lambda x: x.reshape(x.shape[0], -1)[:, 3:20]),
+        (2, 4, 8),
+        [[(1, 4), (2, 10), 8], [-1, (2, 10), 8], [(1, 4), -1, 8]],
+    ),
+}
 CASES = [(name, k) for name, (_, _, shapes) in MODELS.items() for k in range(len(shapes))]
 
 
@@ -187,6 +201,31 @@ def test_bounds_are_as_tight_as_openvino_and_sound(tmp_path: Path, name: str, k:
             # and the IR writes an interval as -1 (lstm chunk on [1..8,6]: [?,4], not [1..8,4])
             assert _inside(mine, its) or mine == port.shape, (x.name, mine, its)
     _assert_sound(xml, MODELS[name][2][k], inferred, tmp_path)
+
+
+@pytest.mark.parametrize("name", RELATED)
+def test_after_a_reshape_of_related_dims_only_the_model_inputs_give_a_witness(
+    tmp_path: Path, name: str
+) -> None:
+    module, example, shapes = RELATED[name]
+    for dims in shapes:
+        xml = _convert_module(module(), example, dims, tmp_path)[0]
+        model = ir.read_model(xml)
+        report = model.check()
+        assert report.ok, report.problems  # no data shape alone is a witness here
+        inferred = {
+            (x.name, p.id): report.ports[(x.id, p.id)] for x in _moves(model) for p in x.outputs
+        }
+        _assert_sound(xml, dims, inferred, tmp_path)
+    # a slice declared too narrow there is found over the model's inputs
+    text = xml.read_text()
+    start = text.index("<output>", text.index('type="Slice"'))
+    end = text.index("</output>", start)
+    last = text.rindex("<dim>", start, end)
+    xml.write_text(text[:last] + "<dim>1</dim>" + text[text.index("</dim>", last) + 6 :])
+    (problem,) = ir.read_model(xml).check().problems
+    assert problem.kind == "shape"
+    assert problem.model_inputs is not None, problem
 
 
 def _assert_sound(

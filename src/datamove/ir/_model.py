@@ -723,6 +723,10 @@ class Model:
         def feeder(x: Layer, k: int) -> tuple[Layer, Info]:
             return graph.layers[x.sources[k][0]], infos[x.sources[k]]
 
+        # Ports whose shape datamove computed past a data Reshape (`reshaped`), unrelated to
+        # the dims it came from (OpenVINO relates them): only the model's inputs give witnesses.
+        related: set[tuple[int, int]] = set()
+
         for idx in graph.order:
             layer = graph.layers[idx]
             ins = [infos[s] for s in layer.sources]
@@ -752,14 +756,18 @@ class Model:
             if count is not None and count != len(layer.outputs):
                 rule = f"declares {len(layer.outputs)} output port(s), but the operator has {count}"
                 report(layer, "ports", rule)
-            folded = None
+            folded = shaped = None
             if reason is None and is_opaque(layer):  # a shape subgraph's value, or the shape
-                folded = bound_layer(layer, ins) or reshaped(layer, ins)  # of a data Reshape
+                folded = bound_layer(layer, ins) or (shaped := reshaped(layer, ins))  # of a
+            if outs is not None and layer.sources and layer.sources[0] in related:  # Reshape
+                related.update((idx, k) for k in range(len(outs)))
             narrow: list[int] = []  # outputs whose declared dims may exclude real ones
             for k, port in enumerate(layer.outputs):
                 fallback = Info(_declared(port), PRECISIONS.get(port.precision or ""))
                 if folded is not None and _takes(port, folded, compare=compare):
                     fallback = folded  # a shape subgraph's value (docs/ir.md)
+                    if folded is shaped:
+                        related.add((idx, k))
                 info = outs[k] if outs is not None and k < len(outs) else fallback
                 infos[(idx, k)] = info
                 ports[(layer.id, port.id)] = info.shape
@@ -782,7 +790,7 @@ class Model:
                 clash = _precision_clash(port, info.etype)
                 if clash:
                     report(layer, "element-type", clash, port.id)
-            witnessed = _witnesses(layer, ins, narrow)
+            witnessed = {} if (idx, 0) in related else _witnesses(layer, ins, narrow)
             for k, (given, got) in witnessed.items():
                 port = layer.outputs[k]
                 report(
