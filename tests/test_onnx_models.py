@@ -194,7 +194,8 @@ def test_split_18_on_a_dynamic_dim_is_written_with_the_spec_rule(
 def test_run_time_parameters_are_named_after_their_maker(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # x[:, :n] with n = Shape(x)[0] computed at run time; and a Split whose split is an input
+    # x[:, :n] with n = Shape(x)[0] computed at run time: written as an expression of x's
+    # dims; and a Split whose split is an input
     nodes = [
         helper.make_node("Shape", ["x"], ["shape"], name="shape_of"),
         helper.make_node("Slice", ["shape", "zero", "one"], ["n"], name="first_dim"),
@@ -219,13 +220,16 @@ def test_run_time_parameters_are_named_after_their_maker(
     assert _check_json(path, capsys)["checked"] == {"Slice": 2, "Split": 1}
     layers = {i["name"]: i for i in _explained(path, capsys)}
     assert layers["first_dim"]["numpy"] == "x[:1]"
-    assert layers["cut"]["numpy"] == "x[:, :first_dim]"
-    assert layers["cut"]["runtime"] == {"first_dim": "ends: node 1 'first_dim' (Slice)"}
+    assert layers["cut"]["numpy"] == "x[:, :x.shape[0]]"
+    assert layers["cut"]["runtime"] == {
+        "first_dim": "ends: node 1 'first_dim' (Slice) = [x.shape[0]]"
+    }
+    assert layers["cut"]["expressions"] == {"ends": ["x.shape[0]"]}
     assert layers["parts"]["numpy"] == ["x[:, :lens[0]]", "x[:, lens[0]:]"]
     assert layers["parts"]["runtime"] == {"lens": "split: input 'lens'"}
     assert main(["explain", str(path), "--layer", "cut"]) == 0
     out = capsys.readouterr().out
-    assert "first_dim = ends: node 1 'first_dim' (Slice), known at run time" in out
+    assert "first_dim = ends: node 1 'first_dim' (Slice) = [x.shape[0]], known at run time" in out
 
 
 def _single(node: Any, shape: list[int], opset: int, inits: list[Any], outs: int = 1) -> Any:

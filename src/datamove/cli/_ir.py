@@ -71,6 +71,7 @@ def read(args: argparse.Namespace, command: str) -> Any:
 _NOTE_HEADINGS: Final = {
     "looser": "declared dims looser than datamove's",
     "openvino-cpu": "OpenVINO's CPU plugin runs these layers otherwise than the spec",
+    "shape-subgraph": "ONNX shape-subgraph nodes that fail at run time",
 }
 
 

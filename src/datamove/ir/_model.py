@@ -94,7 +94,8 @@ class Problem:
     Where the layer's index inputs are computed from shapes (a shape subgraph), the witness is
     found over the model's inputs instead: ``model_inputs`` holds their shapes (name -> shape),
     at which the layer's data input has ``witness[0]`` and the port ``witness[1]``.
-    A *note* (`CheckReport.notes`) has kind ``"looser"`` or ``"openvino-cpu"``.
+    A *note* (`CheckReport.notes`) has kind ``"looser"`` or ``"openvino-cpu"`` (and, of an ONNX
+    model, ``"shape-subgraph"``).
     """
 
     kind: str
@@ -161,7 +162,9 @@ class CheckReport:
         Where a checked layer's port declares dims looser than datamove infers (``[?]`` where
         the shape is ``[..1]``), kind ``"looser"``; where OpenVINO's CPU plugin runs a checked
         layer otherwise than the spec (a divergence of docs/semantics.md that the file
-        decides), kind ``"openvino-cpu"``, its message naming the divergence. Not problems:
+        decides), kind ``"openvino-cpu"``, its message naming the divergence; in an ONNX model,
+        where a shape-subgraph node fails at run time whatever the input sizes (a Gather index
+        out of range, an integer division by zero), kind ``"shape-subgraph"``. Not problems:
         ``ok`` ignores them.
     """
 

@@ -15,20 +15,35 @@ returns the same `CheckReport`:
   outputs): kinds ``shape`` and ``element-type``, as in IR files; a rule broken is ``operator``,
   a wrong number of inputs or outputs ``ports``, an attribute of the wrong kind ``attribute``,
   Split-1 ``unsupported``.
-- **Constants**: initializers and ``Constant`` nodes (in neither count). A Slice's or Split's
-  parameter that comes from anything else is known only at run time, named after the node that
-  makes it (or the graph input).
+- **Constants**: initializers and ``Constant`` nodes (in neither count).
+- **Shape subgraphs** (`datamove.ir._onnx_shapes`): Shape, Gather, Unsqueeze, Squeeze, Cast,
+  Add, Sub, Mul, Div, Mod, Neg, Min, Max, Floor, Greater, Less, Equal, Where, Range, Reshape,
+  Expand, ConstantOfShape, ReduceProd and Identity nodes are translated into the IR layers that
+  compute the same (with ONNX's semantics where they differ: integer Div truncates, Gather
+  refuses an index out of range) and evaluated by `datamove.ir._bounds.bound_layer`, as an IR's
+  shape subgraph is: exactly where the dims they read are static, else as per-element interval
+  bounds; the checked Slice and Concat carry both through. A Slice's or Split's parameter so
+  known exactly is a constant; one known by bounds gives interval shapes (the hull over the
+  corners of a Slice's parameters, each Split part bounded), as IR layers do; one from anything
+  else is known only at run time, named after the node that makes it (or the graph input). They
+  stay opaque (counted so); one that fails at run time whatever its input sizes (an index out of
+  range, an integer division by zero) is a note of kind ``shape-subgraph``.
 - **Opaque** nodes (every other type, and every node of another domain, counted by type) keep the
   shapes the file declares for their outputs or, where it declares none, those ONNX's own shape
   inference gives; they are not problems. Subgraphs (``If``, ``Loop``) are not entered.
 
 `ONNXModel.explain` writes each Slice and Split node as NumPy on its data input ``x``, in the
 form `datamove.ir._explain.explain_layers` gives IR layers (a ``"dialect": "onnx"`` key added).
+A parameter a shape subgraph computes is written as the expression of dims it is
+(``x[:, :x.shape[1]//2]``; another tensor's dims after its name), listed under
+``expressions`` and, with its maker, under ``runtime``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
+import math
 import os
 import warnings
 from collections import Counter
@@ -48,41 +63,29 @@ from datamove._splitting import Splitting, onnx_split_version
 from datamove.ir._errors import ONNXError
 from datamove.ir._explain import at, chunks, entry, index_expression, runtime_name, tidy, trim
 from datamove.ir._model import CheckReport, Problem, given_shapes
+from datamove.ir._onnx_shapes import (
+    SHAPE_NODES,
+    Term,
+    etype_name,
+    render,
+    shape_terms,
+    shape_value,
+    value_terms,
+)
+from datamove.ir._ops import SMALL, Info, _interval_chunks, _over_corners, bounds_of, with_bounds
+from datamove.ir._types import ELEMENT_TYPES
 
 __all__ = ["ONNXModel", "read_onnx"]
 
 _MAX_BYTES: Final = 2**31 - 1  # protobuf's limit on one message: no .onnx file is larger
 _MAX_VALUES: Final = 1 << 16  # constants read as parameters at most this many values
 CHECKED: Final = ("Slice", "Split", "Concat")
+SHAPE_NOTE: Final = "shape-subgraph"  # a note: a shape subgraph's node fails at run time
 _DEFAULT_DOMAINS: Final = ("", "ai.onnx")
-
-# ONNX TensorProto data types by number, written as OpenVINO names them (f32, i64...).
-_ETYPES: Final = {
-    1: "f32",
-    2: "u8",
-    3: "i8",
-    4: "u16",
-    5: "i16",
-    6: "i32",
-    7: "i64",
-    8: "string",
-    9: "boolean",
-    10: "f16",
-    11: "f64",
-    12: "u32",
-    13: "u64",
-    14: "complex64",
-    15: "complex128",
-    16: "bf16",
-    17: "f8e4m3",
-    19: "f8e5m2",
-    21: "u4",
-    22: "i4",
-}
-
-
-def _etype(code: int) -> str | None:
-    return None if code == 0 else _ETYPES.get(code, f"onnx type {code}")
+# The element types whose constants are read: those a shape subgraph folds (datamove.ir._fold),
+# the others' (floats, booleans) only where small.
+_INDICES: Final = frozenset({"i64", "i32", "i16", "i8", "u8"})
+_READ: Final = _INDICES | {"u64", "u32", "u16", "boolean", "f32", "f64"}
 
 
 def _onnx() -> Any:
@@ -103,6 +106,25 @@ class _Value:
     value: np.ndarray[Any, Any] | None = None
     source: str | None = None  # the node (or input) that makes it, named for explain
     maker: str | None = None  # that node (or input), described: "node 3 'shape_of' (Shape)"
+    # Where the value is not known: per-element bounds from a shape subgraph (_onnx_shapes)
+    lower: np.ndarray[Any, Any] | None = None
+    upper: np.ndarray[Any, Any] | None = None
+    terms: tuple[Term, ...] | None = None  # its elements as expressions of dims (explain)
+
+    def info(self) -> Info:
+        """As the IR's machinery reads a port (`datamove.ir._ops.Info`)."""
+        etype = ELEMENT_TYPES.get(self.etype or "")
+        return Info(self.shape, etype, self.value, self.lower, self.upper)
+
+    def named(self, source: str | None, maker: str | None) -> _Value:
+        """The same value, made by ``maker`` (named ``source`` for explain)."""
+        return dataclasses.replace(self, source=source, maker=maker)
+
+
+def _from_info(info: Info) -> _Value:
+    """A folded or bounded `Info` as the walk holds it."""
+    etype = None if info.etype is None else info.etype.name
+    return _Value(info.shape, etype, info.value, None, None, info.lower, info.upper)
 
 
 def _shape_of(type_proto: Any) -> tuple[PartialShape, str | None] | None:
@@ -111,12 +133,12 @@ def _shape_of(type_proto: Any) -> tuple[PartialShape, str | None] | None:
         return None
     tensor = type_proto.tensor_type
     if not tensor.HasField("shape"):
-        return PartialShape(None), _etype(tensor.elem_type)
+        return PartialShape(None), etype_name(tensor.elem_type)
     dims = [
         Dimension(d.dim_value) if d.HasField("dim_value") and d.dim_value >= 0 else Dimension()
         for d in tensor.shape.dim
     ]
-    return PartialShape(dims), _etype(tensor.elem_type)
+    return PartialShape(dims), etype_name(tensor.elem_type)
 
 
 def _typed(values: Iterable[Any]) -> dict[str, tuple[PartialShape, str | None]]:
@@ -216,10 +238,11 @@ class ONNXModel:
         """An initializer or a Constant's tensor: its shape, type and (small) numbers."""
         onnx = _onnx()
         shape = PartialShape(list(tensor.dims))
-        etype = _etype(tensor.data_type)
+        etype = etype_name(tensor.data_type)
         size = int(np.prod(tensor.dims, dtype=np.int64)) if len(tensor.dims) else 1
         external = tensor.data_location == onnx.TensorProto.EXTERNAL
-        if external or size > _MAX_VALUES or etype not in ("i64", "i32", "i16", "i8", "u8"):
+        limit = _MAX_VALUES if etype in _INDICES else SMALL  # index inputs can be long
+        if external or size > limit or etype not in _READ:
             return _Value(shape, etype, None, tensor.name)
         try:
             value = onnx.numpy_helper.to_array(tensor)
@@ -319,6 +342,15 @@ class ONNXModel:
                     )
                 ins.append(values[name])
             outs: list[_Value] | None = None
+            shaped: _Value | None = None  # a shape subgraph node's value or bounds
+            if kind in SHAPE_NODES:
+                infos = [v.info() for v in ins]
+                got_info, note = shape_value(node, infos, self.opset or 0)
+                if got_info is not None:
+                    terms = shape_terms(node, infos, [v.terms for v in ins], got_info)
+                    shaped = dataclasses.replace(_from_info(got_info), terms=terms)
+                if note is not None:
+                    notes.append(Problem(SHAPE_NOTE, note, *where))
             if kind == "Constant":
                 const = self._constant_node(node)
                 outs = [const] if const is not None else None
@@ -344,11 +376,13 @@ class ONNXModel:
                     found = (inferred or {}).get(out) if ask else None
                     shape, etype = found or declared or (PartialShape(None), None)
                     got = _Value(shape, etype)
+                    if shaped is not None and _fits(shaped, shape, etype):
+                        got = shaped  # a shape subgraph's value or bounds
                 if got.maker is None:  # named after the node (and the output, of several)
                     many = len(node.output) > 1
                     source = f"{lname}_{k}" if many else lname
                     maker = f"node {i} {lname!r} ({kind})" + (f" output {k}" if many else "")
-                    got = _Value(got.shape, got.etype, got.value, source, maker)
+                    got = got.named(source, maker)
                 if out:
                     values[out] = got
                 ports[(lid, k)] = got.shape
@@ -368,7 +402,7 @@ class ONNXModel:
             raise _NodeProblem("ports", f"{kind}: has no data input")
         data = ins[0]
         if kind == "Slice":
-            return [_Value(_slice_shape(node, ins, opset), data.etype)]
+            return [_slice_value(node, ins, opset)]
         return [_Value(s, data.etype) for s in _split_shapes(node, ins, opset)]
 
     # -- explain ---------------------------------------------------------------------------
@@ -417,6 +451,11 @@ def _kind(node: Any) -> str:
 def _node_name(node: Any) -> str:
     """A node's name; a nameless one is named after its first output."""
     return node.name or (node.output[0] if node.output else "")
+
+
+def _fits(got: _Value, shape: PartialShape, etype: str | None) -> bool:
+    """Whether a folded value agrees with the shape and element type the file gives its port."""
+    return shape.compatible(got.shape) and etype in (None, got.etype)
 
 
 def _compare(
@@ -517,26 +556,64 @@ def _slicing(starts: Any, ends: Any, axes: Any, steps: Any, rank: int | None) ->
     return Slicing.from_onnx(starts, ends, axes, steps)
 
 
-def _slice_shape(node: Any, ins: list[_Value], opset: int) -> PartialShape:
-    shape = ins[0].shape
+def _slice_value(node: Any, ins: list[_Value], opset: int) -> _Value:
+    """A Slice's output: its shape, and its value or bounds where its data is a shape's."""
+    data = ins[0]
+    shape = data.shape
     starts, ends, axes, steps = _slice_params(node, ins, opset)
     params = (starts, ends, axes, steps)
     if not any(isinstance(p, str) for p in params):
-        return _slicing(starts, ends, axes, steps, shape.rank).infer(shape)
+        s = _slicing(starts, ends, axes, steps, shape.rank)
+        out = _Value(s.infer(shape), data.etype)
+        got = bounds_of(data.info())
+        if got is None or got[0].ndim == 0:
+            return out
+        lower, upper = np.asarray(s(got[0])), np.asarray(s(got[1]))
+        bounded = with_bounds(PartialShape(list(lower.shape)), None, lower, upper)
+        terms = value_terms(data.terms, data.info())
+        if terms is not None and bounded.value is None and got[0].ndim == 1:
+            terms = tuple(terms[k] for k in np.asarray(s(np.arange(len(terms)))).tolist())
+        return _Value(
+            out.shape, data.etype, bounded.value, None, None, bounded.lower, bounded.upper, terms
+        )
     if shape.rank is None:
-        return shape
+        return _Value(shape, data.etype)
+    if not isinstance(axes, str):
+        hull = _slice_hull(node, ins, axes, shape)
+        if hull is not None:
+            return _Value(hull, data.etype)
     listed = None
     if isinstance(axes, list):
         listed = set(_normal_axes(axes, shape.rank, "ONNX Slice"))
     elif axes is None:
         n = next((len(p) for p in params if isinstance(p, list)), None)
         listed = set(range(n)) if n is not None else None
-    return PartialShape(
-        [
-            d if listed is not None and a not in listed else Dimension(0, d.max)
-            for a, d in enumerate(shape.dims)
-        ]
+    return _Value(
+        PartialShape(
+            [
+                d if listed is not None and a not in listed else Dimension(0, d.max)
+                for a, d in enumerate(shape.dims)
+            ]
+        ),
+        data.etype,
     )
+
+
+def _slice_hull(
+    node: Any, ins: list[_Value], axes: list[int] | None, shape: PartialShape
+) -> PartialShape | None:
+    """The output's shape where each run-time parameter is bounded (a shape subgraph's).
+
+    The hull over the corners of the parameters' intervals, as the IR's Slice takes it
+    (`datamove.ir._ops`); ``None`` where a parameter has no bounds.
+    """
+    ports = [k for k in (1, 2, 4) if k < len(node.input) and node.input[k]]
+
+    def infer(values: list[list[int]]) -> PartialShape:
+        got = dict(zip(ports, values, strict=True))
+        return _slicing(got[1], got[2], axes, got.get(4), shape.rank).infer(shape)
+
+    return _over_corners([v.info() for v in ins], ports, infer)
 
 
 def _splitting(node: Any, ins: list[_Value], opset: int) -> tuple[Splitting | None, Any]:
@@ -590,12 +667,24 @@ def _split_shapes(node: Any, ins: list[_Value], opset: int) -> list[PartialShape
     a = axis + rank if axis < 0 else axis
     dim = shape.dims[a]
     if s is None:
-        parts = [Dimension(0, dim.max)] * count
+        parts = _bounded_parts(ins, dim, count) or [Dimension(0, dim.max)] * count
     elif dim.is_static:
         parts = [Dimension(n) for n in s.lengths(dim.get_length())]
     else:
         parts = _dynamic_parts(s, dim, count)
     return [PartialShape([*shape.dims[:a], p, *shape.dims[a + 1 :]]) for p in parts]
+
+
+def _bounded_parts(ins: list[_Value], dim: Dimension, count: int) -> list[Dimension] | None:
+    """Each part's length where ``split`` is bounded (a shape subgraph's), or ``None``.
+
+    As the IR's VariadicSplit bounds its chunks (`datamove.ir._ops`), but ONNX's lengths are
+    never negative: a length that may be (or -1, VariadicSplit's "the rest") is not read.
+    """
+    got = bounds_of(ins[1].info()) if len(ins) > 1 else None
+    if got is None or got[0].ndim != 1 or len(got[0]) != count or (got[0] < 0).any():
+        return None
+    return _interval_chunks(dim, ins[1].info())
 
 
 def _dynamic_parts(s: Splitting, dim: Dimension, count: int) -> list[Dimension]:
@@ -640,10 +729,21 @@ def _concat(node: Any, ins: list[_Value], opset: int) -> _Value:
             "ONNX Concat", "inputs", sorted(etypes), "have different element types"
         )
     shape = infer_concat([v.shape for v in ins], axis)
-    value = None
-    if all(v.value is not None for v in ins) and shape.is_static:
-        value = np.concatenate([v.value for v in ins], axis)  # a shape subgraph's constant
-    return _Value(shape, etypes.pop() if etypes else None, value)
+    etype = etypes.pop() if etypes else None
+    got = [bounds_of(v.info()) for v in ins]
+    if not shape.is_static or any(b is None or b[0].ndim == 0 for b in got):
+        return _Value(shape, etype)
+    if math.prod(shape.to_shape()) > SMALL:
+        return _Value(shape, etype)
+    # a shape subgraph's value, or its bounds
+    lower = np.concatenate([b[0] for b in got if b is not None], axis)
+    upper = np.concatenate([b[1] for b in got if b is not None], axis)
+    joined = with_bounds(shape, None, lower, upper)
+    parts = [value_terms(v.terms, v.info()) for v in ins]
+    terms = None
+    if joined.value is None and lower.ndim == 1 and all(p is not None for p in parts):
+        terms = tuple(t for p in parts if p is not None for t in p)
+    return _Value(shape, etype, joined.value, None, None, joined.lower, joined.upper, terms)
 
 
 # -- explain -------------------------------------------------------------------------------------
@@ -671,20 +771,37 @@ def _numpy(s: Slicing, shape: PartialShape) -> str:
         return s.to_numpy(shape)
 
 
-def _note_runtime(node: _Node, info: dict[str, Any], k: int, argument: str) -> None:
+def _note_runtime(node: _Node, info: dict[str, Any], k: int, argument: str) -> list[str] | None:
+    """Name input ``k``, known at run time, in ``runtime``; its expressions where it has them.
+
+    A shape subgraph's value is written as expressions of dims (``x.shape[1]//2``, the node's
+    data ``x``), listed under ``expressions`` too.
+    """
     v = node.ins[k]
     name = runtime_name(v.source or node.proto.input[k], "value")
-    info["runtime"][name] = f"{argument}: {v.maker or repr(node.proto.input[k])}"
+    what = f"{argument}: {v.maker or repr(node.proto.input[k])}"
+    texts = None
+    if v.terms is not None:
+        data = node.proto.input[0] if node.proto.input else ""
+        texts = [render(t, data, lambda n: runtime_name(n, "value")) for t in v.terms]
+        info.setdefault("expressions", {})[argument] = texts
+        what += " = " + (texts[0] if v.shape.rank == 0 else "[" + ", ".join(texts) + "]")
+    info["runtime"][name] = what
+    return texts
 
 
 def _explain_slice(node: _Node, info: dict[str, Any], shape: PartialShape) -> None:
     starts, ends, axes, steps = _slice_params(node.proto, node.ins, node.version)
     params = {"starts": starts, "ends": ends, "axes": axes, "steps": steps}
+    written: dict[str, Any] = {}  # each run-time parameter's expressions, where it has them
     for k, (argument, v) in enumerate(params.items(), 1):
         if isinstance(v, list):
             info["values"][argument] = v
         elif isinstance(v, str):
-            _note_runtime(node, info, k, argument)
+            texts = _note_runtime(node, info, k, argument)
+            if texts is not None and argument != "axes":
+                written[argument] = texts
+    starts, ends, steps = (written.get(a, params[a]) for a in ("starts", "ends", "steps"))
     rank = shape.rank
     if rank is None:
         info["note"] = "the data's rank is unknown"
@@ -719,8 +836,9 @@ def _explain_split(node: _Node, info: dict[str, Any], shape: PartialShape) -> No
     if num is not None:
         info["attributes"]["num_outputs"] = num
     rank = shape.rank
+    written = None
     if s is None:
-        _note_runtime(node, info, 1, "split")
+        written = _note_runtime(node, info, 1, "split")
     elif s.rule == "lengths":
         info["values"]["split"] = list(s.value)
     if rank is None:
@@ -736,6 +854,8 @@ def _explain_split(node: _Node, info: dict[str, Any], shape: PartialShape) -> No
         (name,) = info["runtime"]
         m = count
         sym = [name if m == 1 else f"{name}[{k}]" for k in range(m)]
+        if written is not None and len(written) == m:
+            sym = written
         info["numpy"] = chunks(prefix, ["+".join(sym[: k + 1]) for k in range(m - 1)])
         return
     if dim.is_static or s.rule == "lengths":

@@ -1,0 +1,560 @@
+"""ONNX shape subgraphs, folded and bounded by the IR's machinery (`datamove.ir._bounds`).
+
+A model exported with dynamic axes computes its Slice ends and Split lengths from shapes:
+``Shape -> Gather -> Div -> Unsqueeze -> Concat -> Slice``. `shape_value` translates one such
+ONNX node into the IR layer that computes the same (Shape -> ShapeOf, Cast -> Convert, Div ->
+Divide, Where -> Select...) and calls `bound_layer`: its exact value where its inputs are known
+(static dims), else per-element interval bounds (a dynamic dim), else nothing.
+
+Where ONNX's semantics differ from OpenVINO's, the translation follows ONNX (onnxruntime and
+``onnx.reference``):
+
+- integer ``Div`` truncates toward zero (IR Divide with ``m_pythondiv="false"``); ``Mod`` is
+  Python's ``%`` (FloorMod), with ``fmod=1`` C's ``fmod`` (Mod);
+- ``Gather`` refuses an index out of range (Gather-8 would give zeros): no value, and a note;
+- ``Cast`` wraps integers modulo 2**N (as C++ converts, and IR Convert); a float cast to an
+  integer type is known only where it is a whole number within the type;
+- an integer division by zero (onnxruntime fails) gives no value, and a note;
+- ``Shape-15``'s ``start`` and ``end`` slice the shape with the spec's clamping.
+
+Anything else (another node type, an attribute of another kind, a legacy broadcast, more than
+`datamove.ir._ops.SMALL` elements, an arithmetic overflow) gives no value: never a guess.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Final
+
+import numpy as np
+
+from datamove._shape import PartialShape
+from datamove.ir._bounds import bound_layer
+from datamove.ir._graph import Layer, Port
+from datamove.ir._ops import SMALL, Info, bounds_of, with_bounds
+from datamove.ir._types import ELEMENT_TYPES
+
+__all__ = [
+    "ETYPES",
+    "SHAPE_NODES",
+    "Term",
+    "dim_term",
+    "etype_name",
+    "literal",
+    "render",
+    "shape_terms",
+    "shape_value",
+    "value_terms",
+]
+
+# ONNX TensorProto data types by number, written as OpenVINO names them (f32, i64...).
+ETYPES: Final = {
+    1: "f32",
+    2: "u8",
+    3: "i8",
+    4: "u16",
+    5: "i16",
+    6: "i32",
+    7: "i64",
+    8: "string",
+    9: "boolean",
+    10: "f16",
+    11: "f64",
+    12: "u32",
+    13: "u64",
+    14: "complex64",
+    15: "complex128",
+    16: "bf16",
+    17: "f8e4m3",
+    19: "f8e5m2",
+    21: "u4",
+    22: "i4",
+}
+
+_INT: Final = 2  # AttributeProto.INT
+_INTS: Final = 7  # AttributeProto.INTS
+_TENSOR: Final = 4  # AttributeProto.TENSOR
+_OUT: Final = (Port(0, None, PartialShape(None), False, ()),)
+
+
+def etype_name(code: int) -> str | None:
+    """An ONNX element type's name as OpenVINO writes it (``None`` for 0, undefined)."""
+    return None if code == 0 else ETYPES.get(code, f"onnx type {code}")
+
+
+class _Refused(Exception):  # noqa: N818 - internal: the node gives no value
+    """The translation stops: the value is unknown (with a note where it fails at run time)."""
+
+    def __init__(self, note: str | None = None) -> None:
+        super().__init__(note)
+        self.note = note
+
+
+def _attr(node: Any, name: str, default: Any = None) -> Any:
+    """An int or ints attribute's value; `_Refused` for one of another kind."""
+    for a in node.attribute:
+        if a.name == name:
+            if a.type == _INT:
+                return int(a.i)
+            if a.type == _INTS:
+                return [int(v) for v in a.ints]
+            raise _Refused
+    return default
+
+
+def _layer(kind: str, version: int, **data: str) -> Layer:
+    """An IR layer of one output, as `bound_layer` reads it."""
+    return Layer(0, "0", "", kind, f"opset{version}", data, {}, (), _OUT)
+
+
+def _const(values: Any) -> Info:
+    value = np.array(values, dtype=np.int64)
+    value.flags.writeable = False
+    return Info(PartialShape(list(value.shape)), ELEMENT_TYPES["i64"], value)
+
+
+def _ints(info: Info) -> list[int]:
+    """An exactly known integer input's values (flattened); `_Refused` otherwise."""
+    if info.value is None or info.value.dtype.kind not in "iu" or info.value.size > SMALL:
+        raise _Refused
+    return [int(v) for v in info.value.reshape(-1)]
+
+
+def _axes(node: Any, ins: Sequence[Info], opset: int, since: int) -> list[int] | None:
+    """The axes of Squeeze, Unsqueeze or ReduceProd: an attribute before ``since``, else input 1."""
+    if opset < since:
+        axes = _attr(node, "axes")
+        if axes is not None and not isinstance(axes, list):
+            raise _Refused
+        return axes
+    if len(ins) < 2 or not node.input[1]:
+        return None
+    return _ints(ins[1])
+
+
+def _reshaped(info: Info, shape: tuple[int, ...]) -> Info:
+    """An `Info` whose value or bounds are reshaped (one element: () or (1,))."""
+    value, lower, upper = (
+        None if a is None else a.reshape(shape) for a in (info.value, info.lower, info.upper)
+    )
+    return Info(PartialShape(list(shape)), info.etype, value, lower, upper)
+
+
+def _bound(layer: Layer, ins: Sequence[Info]) -> Info | None:
+    """`bound_layer`; an element-wise layer of scalars as one of ``[1]`` tensors.
+
+    Its interval rules are written for arrays of one dimension or more: scalars (a Gather of
+    one index, as exporters write them) are lifted to ``[1]`` and the result brought back.
+    """
+    arrays = [a for i in ins for a in (i.value, i.lower) if a is not None]
+    if layer.type in _ELEMENTWISE and arrays and all(a.ndim == 0 for a in arrays):
+        got = bound_layer(layer, [_reshaped(i, (1,)) for i in ins])
+        return None if got is None else _reshaped(got, ())
+    return bound_layer(layer, ins)
+
+
+_ELEMENTWISE: Final = frozenset(
+    {
+        "Add",
+        "Subtract",
+        "Multiply",
+        "Divide",
+        "Mod",
+        "FloorMod",
+        "Minimum",
+        "Maximum",
+        "Floor",
+        "Greater",
+        "Less",
+        "Equal",
+        "Select",
+        "Convert",
+    }
+)
+
+
+# -- the nodes -----------------------------------------------------------------------------------
+def _shape(node: Any, ins: Sequence[Info], opset: int) -> Info | None:
+    got = _bound(_layer("ShapeOf", 3, output_type="i64"), ins[:1])
+    start, end = _attr(node, "start", 0), _attr(node, "end")
+    if opset < 15 or (start == 0 and end is None) or got is None:
+        return got
+    rank = ins[0].shape.rank
+    if rank is None or not isinstance(start, int) or not isinstance(end, int | None):
+        raise _Refused
+    got_bounds = bounds_of(got)
+    assert got_bounds is not None  # bound_layer gives a value or bounds
+    lo, hi = got_bounds
+    edges = (start, rank if end is None else end)
+    cut = slice(*(min(max(v + rank if v < 0 else v, 0), rank) for v in edges))
+    return with_bounds(PartialShape([len(lo[cut])]), got.etype, lo[cut], hi[cut])
+
+
+def _gather(node: Any, ins: Sequence[Info], _opset: int) -> Info | None:
+    axis = _attr(node, "axis", 0)
+    data = bounds_of(ins[0])
+    if len(ins) != 2 or not isinstance(axis, int) or data is None:
+        raise _Refused
+    indices = _ints(ins[1])
+    rank = data[0].ndim
+    if not -rank <= axis < rank:
+        raise _Refused(f"axis {axis} is out of range for its data of rank {rank}")
+    size = data[0].shape[axis]
+    bad = next((i for i in indices if not -size <= i < size), None)
+    if bad is not None:
+        raise _Refused(
+            f"indices holds {bad}, out of range for an axis of {size} values: onnxruntime "
+            "fails at run time"
+        )
+    return _bound(_layer("Gather", 8, batch_dims="0"), [ins[0], ins[1], _const(axis)])
+
+
+def _unsqueeze(node: Any, ins: Sequence[Info], opset: int) -> Info | None:
+    axes = _axes(node, ins, opset, 13)
+    if axes is None:
+        raise _Refused
+    return _bound(_layer("Unsqueeze", 1), [ins[0], _const(axes)])
+
+
+def _squeeze(node: Any, ins: Sequence[Info], opset: int) -> Info | None:
+    axes = _axes(node, ins, opset, 13)
+    rest = [] if axes is None else [_const(axes)]
+    return _bound(_layer("Squeeze", 1), [ins[0], *rest])
+
+
+def _cast(node: Any, ins: Sequence[Info], _opset: int) -> Info | None:
+    to = _attr(node, "to")
+    target = ELEMENT_TYPES.get(etype_name(to) or "") if isinstance(to, int) else None
+    source = ins[0].etype
+    if target is None or source is None:
+        raise _Refused
+    if source.dtype.kind == "f" and target.dtype.kind in "iu":
+        got = bounds_of(ins[0])  # a float out of the integer type: undefined in C++
+        limits = np.iinfo(target.dtype)
+        if got is None or not (np.isfinite(got[0]).all() and np.isfinite(got[1]).all()):
+            raise _Refused
+        if got[0].min() < limits.min or got[1].max() > limits.max:
+            raise _Refused
+    return _bound(_layer("Convert", 1, destination_type=target.name), ins[:1])
+
+
+def _binary(kind: str) -> Callable[[Any, Sequence[Info], int], Info | None]:
+    def translate(_node: Any, ins: Sequence[Info], opset: int) -> Info | None:
+        if opset < 7 or len(ins) != 2:  # Add-6 and older: the legacy broadcast attribute
+            raise _Refused
+        return _bound(_layer(kind, 1, auto_broadcast="numpy"), ins)
+
+    return translate
+
+
+def _no_zero(ins: Sequence[Info]) -> None:
+    """An integer divisor known to hold 0: onnxruntime fails at run time."""
+    divisor = ins[1] if len(ins) == 2 else None
+    if divisor is not None and divisor.etype is not None and divisor.etype.dtype.kind in "iu":
+        got = bounds_of(divisor)
+        if got is not None and ((got[0] == 0) & (got[1] == 0)).any():
+            raise _Refused("divides an integer by zero: onnxruntime fails at run time")
+
+
+def _div(_node: Any, ins: Sequence[Info], opset: int) -> Info | None:
+    if opset < 7 or len(ins) != 2:
+        raise _Refused
+    _no_zero(ins)
+    layer = _layer("Divide", 1, auto_broadcast="numpy", m_pythondiv="false")  # truncation
+    return _bound(layer, ins)
+
+
+def _mod(node: Any, ins: Sequence[Info], _opset: int) -> Info | None:
+    fmod = _attr(node, "fmod", 0)
+    if fmod not in (0, 1) or len(ins) != 2:
+        raise _Refused
+    _no_zero(ins)
+    return _bound(_layer("FloorMod" if fmod == 0 else "Mod", 1, auto_broadcast="numpy"), ins)
+
+
+def _extreme(kind: str) -> Callable[[Any, Sequence[Info], int], Info | None]:
+    """Min or Max of one or more inputs: pairwise (each pair broadcast as NumPy)."""
+
+    def translate(_node: Any, ins: Sequence[Info], opset: int) -> Info | None:
+        if opset < 8 or not ins:  # Min-6 and older do not broadcast
+            raise _Refused
+        got: Info | None = ins[0]
+        for other in ins[1:]:
+            if got is None:
+                return None
+            got = _bound(_layer(kind, 1, auto_broadcast="numpy"), [got, other])
+        return got
+
+    return translate
+
+
+def _unary(kind: str) -> Callable[[Any, Sequence[Info], int], Info | None]:
+    def translate(_node: Any, ins: Sequence[Info], _opset: int) -> Info | None:
+        return _bound(_layer(kind, 1), ins[:1])
+
+    return translate
+
+
+def _identity(_node: Any, ins: Sequence[Info], _opset: int) -> Info | None:
+    return ins[0] if len(ins) == 1 else None
+
+
+def _neg(_node: Any, ins: Sequence[Info], _opset: int) -> Info | None:
+    """Neg as a subtraction from 0 (of the input's type: exact, or unknown where it overflows)."""
+    etype = ins[0].etype if len(ins) == 1 else None
+    if etype is None or etype.dtype.kind not in "if":
+        raise _Refused
+    zero = np.zeros((), dtype=etype.dtype)
+    zero.flags.writeable = False
+    return _bound(
+        _layer("Subtract", 1, auto_broadcast="numpy"), [Info(PartialShape([]), etype, zero), ins[0]]
+    )
+
+
+def _where(_node: Any, ins: Sequence[Info], opset: int) -> Info | None:
+    if opset < 9 or len(ins) != 3:
+        raise _Refused
+    return _bound(_layer("Select", 1, auto_broadcast="numpy"), ins)
+
+
+def _range(_node: Any, ins: Sequence[Info], _opset: int) -> Info | None:
+    if len(ins) != 3 or any(i.value is None or i.value.size != 1 for i in ins):
+        raise _Refused
+    etype = ins[0].etype
+    if etype is None or any(i.etype != etype for i in ins):
+        raise _Refused
+    _no_zero([ins[0], ins[2]])  # a delta of 0: onnxruntime refuses it
+    return _bound(_layer("Range", 4, output_type=etype.name), ins)
+
+
+def _reshape(node: Any, ins: Sequence[Info], opset: int) -> Info | None:
+    allow = _attr(node, "allowzero", 0)
+    if opset < 5 or len(ins) != 2 or allow not in (0, 1):
+        raise _Refused
+    return _bound(_layer("Reshape", 1, special_zero="true" if allow == 0 else "false"), ins)
+
+
+def _expand(_node: Any, ins: Sequence[Info], _opset: int) -> Info | None:
+    if len(ins) != 2:
+        raise _Refused
+    return _bound(_layer("Broadcast", 3, mode="bidirectional"), ins)
+
+
+def _constant_of_shape(node: Any, ins: Sequence[Info], _opset: int) -> Info | None:
+    from onnx import numpy_helper  # noqa: PLC0415 - read only where onnx is (read_onnx)
+
+    value = np.zeros(1, dtype=np.float32)
+    for a in node.attribute:
+        if a.name == "value":
+            if a.type != _TENSOR:
+                raise _Refused
+            value = np.asarray(numpy_helper.to_array(a.t)).reshape(-1)
+    etype = next((t for t in ELEMENT_TYPES.values() if t.dtype == value.dtype), None)
+    if len(ins) != 1 or value.size != 1 or etype is None:
+        raise _Refused
+    dims = _ints(ins[0])
+    if not dims:  # an empty shape: a scalar
+        return Info(PartialShape([]), etype, value.reshape(()))
+    data = Info(PartialShape([1]), etype, value)
+    return _bound(_layer("Broadcast", 3, mode="numpy"), [data, ins[0]])
+
+
+def _reduce_prod(node: Any, ins: Sequence[Info], opset: int) -> Info | None:
+    keep = _attr(node, "keepdims", 1)
+    axes = _axes(node, ins, opset, 18)
+    rank = ins[0].shape.rank
+    if keep not in (0, 1) or rank is None:
+        raise _Refused
+    if not axes:
+        if axes is not None or _attr(node, "noop_with_empty_axes", 0):
+            raise _Refused  # empty axes: the input unchanged (not read)
+        axes = list(range(rank))
+    layer = _layer("ReduceProd", 1, keep_dims="true" if keep else "false")
+    return _bound(layer, [ins[0], _const(axes)])
+
+
+Translator = Callable[[Any, Sequence[Info], int], Info | None]
+SHAPE_NODES: Final[dict[str, Translator]] = {
+    "Shape": _shape,
+    "Gather": _gather,
+    "Unsqueeze": _unsqueeze,
+    "Squeeze": _squeeze,
+    "Cast": _cast,
+    "Add": _binary("Add"),
+    "Sub": _binary("Subtract"),
+    "Mul": _binary("Multiply"),
+    "Div": _div,
+    "Mod": _mod,
+    "Min": _extreme("Minimum"),
+    "Max": _extreme("Maximum"),
+    "Floor": _unary("Floor"),
+    "Neg": _neg,
+    "Greater": _binary("Greater"),
+    "Less": _binary("Less"),
+    "Equal": _binary("Equal"),
+    "Where": _where,
+    "Range": _range,
+    "Reshape": _reshape,
+    "Expand": _expand,
+    "ConstantOfShape": _constant_of_shape,
+    "ReduceProd": _reduce_prod,
+    "Identity": _identity,
+}
+"""ONNX node type -> its translation: ``(node, inputs, opset) -> Info`` (value or bounds)."""
+
+
+def shape_value(node: Any, ins: Sequence[Info], opset: int) -> tuple[Info | None, str | None]:
+    """A one-output shape-subgraph node's value or bounds (`SHAPE_NODES`), and a note.
+
+    ``(None, None)`` where neither is known; ``(None, note)`` where the node fails at run time
+    whatever its inputs (an index out of range, an integer division by zero).
+    """
+    translate = SHAPE_NODES.get(node.op_type)
+    if translate is None or len(node.output) != 1 or any(not name for name in node.input):
+        return None, None
+    try:
+        return translate(node, ins, opset), None
+    except _Refused as refused:
+        return None, refused.note
+    except (ValueError, TypeError, IndexError, OverflowError, ZeroDivisionError, AttributeError):
+        return None, None  # an input NumPy refuses (a malformed graph): unknown
+
+
+# -- expressions, for explain ---------------------------------------------------------------------
+# A 0-D or 1-D integer value of a shape subgraph, element by element, as a Python expression of
+# the dims it reads: ``x.shape[1]//2``. A term is ``(precedence, parts)``, a part either text or
+# ``(tensor name, axis)``: that tensor's ``.shape[axis]``, written ``x`` for a node's own data.
+Part = str | tuple[str, int]
+Term = tuple[int, tuple[Part, ...]]
+_SUM: Final = 1
+_PRODUCT: Final = 2
+_ATOM: Final = 3
+_MAX_PARTS: Final = 64  # a term longer than this is not written (no one reads it)
+
+
+def literal(n: int) -> Term:
+    """A number as a term."""
+    return (_ATOM if n >= 0 else _SUM, (str(n),))
+
+
+def dim_term(tensor: str, axis: int) -> Term:
+    """``tensor.shape[axis]`` as a term."""
+    return (_ATOM, ((tensor, axis),))
+
+
+def _wrap(term: Term, below: int) -> tuple[Part, ...]:
+    """A term's parts, in parentheses where its precedence is below ``below``."""
+    return ("(", *term[1], ")") if term[0] < below else term[1]
+
+
+def _combine(op: str, a: Term, b: Term) -> Term | None:
+    """``a op b`` (``+``, ``-``, ``*``, ``//``, ``min``, ``max``), or ``None`` where too long."""
+    if op in ("+", "-") and len(b[1]) == 1 and str(b[1][0]).startswith("-"):
+        op, b = ("-" if op == "+" else "+"), literal(-int(str(b[1][0])))  # a+-1 is a-1
+    unit = {"+": "0", "-": "0", "*": "1", "//": "1"}.get(op)
+    if unit is not None and b[1] == (unit,):
+        return a  # a+0, a-0, a*1, a//1
+    if op in ("+", "*") and a[1] == (unit,):
+        return b  # 0+b, 1*b
+    if op in ("min", "max"):
+        term: Term = (_ATOM, (f"{op}(", *a[1], ", ", *b[1], ")"))
+    elif op in ("+", "-"):
+        term = (_SUM, (*_wrap(a, _SUM), op, *_wrap(b, _SUM + (op == "-"))))
+    else:
+        term = (_PRODUCT, (*_wrap(a, _PRODUCT), op, *_wrap(b, _PRODUCT + 1)))
+    return term if len(term[1]) <= _MAX_PARTS else None
+
+
+def value_terms(terms: tuple[Term, ...] | None, info: Info) -> tuple[Term, ...] | None:
+    """A value's terms: its own, or its numbers where exactly known (0-D or 1-D integers)."""
+    if terms is not None:
+        return terms
+    value = info.value
+    if value is None or value.ndim > 1 or value.dtype.kind not in "iu" or value.size > SMALL:
+        return None
+    return tuple(literal(int(v)) for v in value.reshape(-1))
+
+
+_OPS: Final = {"Add": "+", "Sub": "-", "Mul": "*", "Div": "//", "Min": "min", "Max": "max"}
+_PASS: Final = ("Unsqueeze", "Squeeze", "Reshape", "Identity")
+
+
+def shape_terms(
+    node: Any, ins: Sequence[Info], terms: Sequence[tuple[Term, ...] | None], out: Info
+) -> tuple[Term, ...] | None:
+    """The terms of a shape-subgraph node's output: `_shape_terms`, ``None`` where broken."""
+    try:
+        return _shape_terms(node, ins, terms, out)
+    except (_Refused, ValueError, TypeError, IndexError, OverflowError):
+        return None
+
+
+def _shape_terms(
+    node: Any, ins: Sequence[Info], terms: Sequence[tuple[Term, ...] | None], out: Info
+) -> tuple[Term, ...] | None:
+    """The terms of a shape-subgraph node's output (0-D or 1-D, bounded, not exactly known).
+
+    ``terms`` holds each input's own (``None`` where it has none); ``None`` where the node's
+    value is not written as an expression (another type, a rank above 1, a division whose
+    dividend may be negative, where ONNX's truncation is not Python's ``//``).
+    """
+    kind = node.op_type
+    if out.value is not None or out.lower is None or out.shape.rank not in (0, 1):
+        return None
+    if kind == "Shape":
+        shape = ins[0].shape
+        got = tuple(
+            literal(d.get_length()) if d.is_static else dim_term(node.input[0], a)
+            for a, d in enumerate(shape.dims)
+        )
+        start, end = _attr(node, "start", 0), _attr(node, "end")
+        rank = len(got)
+        edges = (start, rank if end is None else end)
+        return got[slice(*(min(max(v + rank if v < 0 else v, 0), rank) for v in edges))]
+    mine = [value_terms(t, i) for t, i in zip(terms, ins, strict=False)]
+    if not mine or mine[0] is None:
+        return None
+    first = mine[0]
+    size = out.lower.size
+    if kind in _PASS:
+        return first if len(first) == size else None
+    if kind == "Cast":
+        target, source = ELEMENT_TYPES.get(etype_name(_attr(node, "to")) or ""), ins[0].etype
+        wide = target is not None and target.name in ("i32", "i64", "u32", "u64")
+        return first if wide and source is not None and source.dtype.kind in "iu" else None
+    if kind == "Gather":
+        indices = _ints(ins[1])
+        if _attr(node, "axis", 0) != 0 or ins[0].shape.rank != 1:
+            return None
+        return tuple(first[i] for i in indices)  # in range: shape_value checked them
+    if kind == "Neg":
+        return tuple((_SUM, ("-", *_wrap(t, _PRODUCT + 1))) for t in first)
+    op = _OPS.get(kind)
+    if op is None or len(mine) != 2 or mine[1] is None:
+        return None
+    second = mine[1]
+    if op == "//" and not _whole_division(ins):
+        return None
+    if len(first) not in (1, size) or len(second) not in (1, size):
+        return None
+    out_terms = []
+    for k in range(size):
+        got_term = _combine(op, first[k % len(first)], second[k % len(second)])
+        if got_term is None:
+            return None
+        out_terms.append(got_term)
+    return tuple(out_terms)
+
+
+def _whole_division(ins: Sequence[Info]) -> bool:
+    """Whether ONNX's truncating division is Python's ``//`` here: no negative operand."""
+    a, b = bounds_of(ins[0]), bounds_of(ins[1])
+    return a is not None and b is not None and bool((a[0] >= 0).all() and (b[0] > 0).all())
+
+
+def render(term: Term, data: str, name: Callable[[str], str]) -> str:
+    """A term as Python: ``data``'s dims as ``x.shape[a]``, another tensor's after ``name``."""
+    return "".join(
+        p if isinstance(p, str) else f"{'x' if p[0] == data else name(p[0])}.shape[{p[1]}]"
+        for p in term[1]
+    )

@@ -1,0 +1,621 @@
+"""ONNX shape subgraphs (datamove.ir._onnx_shapes): folded, bounded and written as expressions.
+
+Every folded value is compared with onnxruntime running the same subgraph; every bound and
+every inferred output shape of a checked node with onnxruntime's at sampled input sizes (and
+with ONNX's own shape inference where it gives a value). Models are built with ``onnx.helper``
+and exported by ``torch.onnx.export`` (the TorchScript exporter: it works offline).
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from datamove import PartialShape, ValidationError, ir
+from datamove.cli import main
+
+onnx_graphs = pytest.importorskip("onnx_graphs")
+ort = pytest.importorskip("onnxruntime")
+onnx = onnx_graphs.onnx
+helper, TensorProto, numpy_helper = onnx.helper, onnx.TensorProto, onnx.numpy_helper
+from onnx.reference import ReferenceEvaluator  # noqa: E402 - after the skip
+
+I64, I32, I8, F32, BOOL = (
+    TensorProto.INT64,
+    TensorProto.INT32,
+    TensorProto.INT8,
+    TensorProto.FLOAT,
+    TensorProto.BOOL,
+)
+
+
+def _c(name: str, values: Any, dtype: Any = np.int64) -> Any:
+    return numpy_helper.from_array(np.asarray(values, dtype=dtype), name)
+
+
+def _model(
+    nodes: list[Any],
+    inits: list[Any],
+    outputs: list[tuple[str, int]],
+    opset: int,
+    x_shape: list[Any] | None = None,
+) -> Any:
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [helper.make_tensor_value_info("x", F32, x_shape or [3, 8, 5])],
+        [helper.make_tensor_value_info(n, t, None) for n, t in outputs],
+        initializer=inits,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 8
+    return model
+
+
+def _session(model: Any) -> Any:
+    so = ort.SessionOptions()
+    so.log_severity_level = 4
+    return ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
+
+
+def _walked(model: Any, tmp_path: Path, shapes: dict[str, str] | None = None) -> dict[str, Any]:
+    read = ir.read_onnx(onnx_graphs.save(model, tmp_path))
+    overrides = {n: PartialShape.parse(s) for n, s in (shapes or {}).items()}
+    values, *_ = read._walk(overrides, compare=not overrides)
+    return values
+
+
+def _node(kind: str, ins: list[str], out: str, **attrs: Any) -> Any:
+    return helper.make_node(kind, ins, [out], **attrs)
+
+
+SHAPE = _node("Shape", ["x"], "s")
+DIM1 = _node("Gather", ["s", "one"], "d", axis=0)  # a scalar: 8
+ONE = _c("one", 1)  # 0-D
+# name -> (nodes after Shape, initializers, element type of v, opset)
+CASES: dict[str, tuple[list[Any], list[Any], int, int]] = {
+    "Shape": ([_node("Identity", ["s"], "v")], [], I64, 13),
+    "Shape-15 start": ([_node("Shape", ["x"], "v", start=1)], [], I64, 15),
+    "Shape-15 start end negative": ([_node("Shape", ["x"], "v", start=-2, end=-1)], [], I64, 15),
+    "Shape-15 start past the rank": ([_node("Shape", ["x"], "v", start=7)], [], I64, 15),
+    "Gather scalar": ([DIM1, _node("Identity", ["d"], "v")], [ONE], I64, 13),
+    "Gather negative indices": (
+        [_node("Gather", ["s", "ix"], "v")],
+        [_c("ix", [-1, 0, -3])],
+        I64,
+        13,
+    ),
+    "Unsqueeze-11 attribute": ([DIM1, _node("Unsqueeze", ["d"], "v", axes=[0])], [ONE], I64, 11),
+    "Unsqueeze-13 input": (
+        [DIM1, _node("Unsqueeze", ["d", "ax"], "v")],
+        [ONE, _c("ax", [0])],
+        I64,
+        13,
+    ),
+    "Squeeze-13 input": (
+        [_node("Reshape", ["s", "r"], "m"), _node("Squeeze", ["m", "ax"], "v")],
+        [_c("r", [1, 3]), _c("ax", [0])],
+        I64,
+        13,
+    ),
+    "Squeeze-11 every 1": (
+        [_node("Reshape", ["s", "r"], "m"), _node("Squeeze", ["m"], "v")],
+        [_c("r", [3, 1])],
+        I64,
+        11,
+    ),
+    "Cast to i32": ([_node("Cast", ["s"], "v", to=I32)], [], I32, 13),
+    "Cast wraps to i8": (
+        [_node("Mul", ["s", "k"], "m"), _node("Cast", ["m"], "v", to=I8)],
+        [_c("k", 100)],
+        I8,
+        13,
+    ),
+    "Cast to f32 and back": (
+        [
+            _node("Cast", ["s"], "f", to=F32),
+            _node("Div", ["f", "two"], "h"),
+            _node("Floor", ["h"], "fl"),
+            _node("Cast", ["fl"], "v", to=I64),
+        ],
+        [_c("two", 2.0, np.float32)],
+        I64,
+        13,
+    ),
+    "Cast to bool": (
+        [_node("Sub", ["s", "k"], "m"), _node("Cast", ["m"], "v", to=BOOL)],
+        [_c("k", 3)],
+        BOOL,
+        13,
+    ),
+    "Add Sub Mul broadcast": (
+        [
+            _node("Add", ["s", "k"], "a"),
+            _node("Sub", ["a", "k2"], "b"),
+            _node("Mul", ["b", "s"], "v"),
+        ],
+        [_c("k", [1]), _c("k2", [4, 0, -2])],
+        I64,
+        13,
+    ),
+    "Div truncates": (
+        [_node("Sub", ["s", "k"], "m"), _node("Div", ["m", "two"], "v")],
+        [_c("k", 10), _c("two", [2, -2, 3])],
+        I64,
+        13,
+    ),
+    "Mod as Python": (
+        [_node("Sub", ["s", "k"], "m"), _node("Mod", ["m", "three"], "v")],
+        [_c("k", 10), _c("three", [3, -3, 3])],
+        I64,
+        13,
+    ),
+    "Mod fmod": (
+        [_node("Sub", ["s", "k"], "m"), _node("Mod", ["m", "three"], "v", fmod=1)],
+        [_c("k", 10), _c("three", [3, -3, 3])],
+        I64,
+        13,
+    ),
+    "Neg": ([_node("Neg", ["s"], "v")], [], I64, 13),
+    "Min Max of three": (
+        [_node("Min", ["s", "k", "k2"], "m"), _node("Max", ["m", "k3"], "v")],
+        [_c("k", [4, 4, 4]), _c("k2", 6), _c("k3", [1, 5, 0])],
+        I64,
+        13,
+    ),
+    "Greater Less Equal Where": (
+        [
+            _node("Greater", ["s", "k"], "g"),
+            _node("Less", ["s", "k"], "l"),
+            _node("Equal", ["s", "k"], "e"),
+            _node("Where", ["g", "s", "k"], "w1"),
+            _node("Where", ["l", "w1", "s"], "w2"),
+            _node("Where", ["e", "k2", "w2"], "v"),
+        ],
+        [_c("k", 5), _c("k2", -1)],
+        I64,
+        13,
+    ),
+    "Range": (
+        [DIM1, _node("Range", ["zero", "d", "three"], "v")],
+        [ONE, _c("zero", 0), _c("three", 3)],
+        I64,
+        13,
+    ),
+    "Reshape with a 0": (
+        [_node("Reshape", ["s", "r"], "m"), _node("Reshape", ["m", "r2"], "v")],
+        [_c("r", [1, 3]), _c("r2", [0, -1])],
+        I64,
+        13,
+    ),
+    "Expand": (
+        [DIM1, _node("Expand", ["d", "to"], "v")],
+        [ONE, _c("to", [2, 2])],
+        I64,
+        13,
+    ),
+    "ConstantOfShape": (
+        [
+            _node("Slice", ["s", "a", "b"], "m"),
+            helper.make_node("ConstantOfShape", ["m"], ["v"], value=_c("val", [7])),
+        ],
+        [_c("a", [0]), _c("b", [2])],
+        I64,
+        13,
+    ),
+    "ReduceProd-13 all": ([_node("ReduceProd", ["s"], "v", keepdims=0)], [], I64, 13),
+    "ReduceProd-18 axes": (
+        [_node("ReduceProd", ["s", "ax"], "v")],
+        [_c("ax", [0])],
+        I64,
+        18,
+    ),
+    "Slice and Concat": (
+        [
+            _node("Slice", ["s", "a", "b"], "m"),
+            DIM1,
+            _node("Unsqueeze", ["d", "ax"], "u"),
+            _node("Concat", ["u", "m", "s"], "v", axis=0),
+        ],
+        [_c("a", [-1]), _c("b", [0]), _c("st", [-1]), ONE, _c("ax", [0])],
+        I64,
+        13,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_each_folded_node_gives_what_onnxruntime_and_the_reference_give(
+    name: str, tmp_path: Path
+) -> None:
+    nodes, inits, etype, opset = CASES[name]
+    model = _model([SHAPE, *nodes], inits, [("v", etype)], opset)
+    x = np.zeros((3, 8, 5), dtype=np.float32)
+    (want,) = _session(model).run(["v"], {"x": x})
+    (reference,) = ReferenceEvaluator(model).run(["v"], {"x": x})
+    np.testing.assert_array_equal(np.asarray(reference), want)  # the two references agree
+    got = _walked(model, tmp_path)["v"]
+    assert got.value is not None, name
+    assert got.value.dtype == want.dtype
+    np.testing.assert_array_equal(got.value, want)
+    assert got.shape == PartialShape(list(want.shape))
+
+
+def _intermediates(model: Any) -> Any:
+    """The model with every node's output a graph output too (its element type inferred)."""
+    inferred = onnx.shape_inference.infer_shapes(model)
+    types = {v.name: v.type.tensor_type.elem_type for v in inferred.graph.value_info}
+    copy = onnx.ModelProto()
+    copy.CopyFrom(model)
+    known = {o.name for o in copy.graph.output}
+    for node in copy.graph.node:
+        for out in node.output:
+            if out in types and out not in known:
+                copy.graph.output.append(helper.make_tensor_value_info(out, types[out], None))
+    return copy
+
+
+def _torch_export(module: Any, shape: tuple[int, ...], path: Path, dynamic: bool = True) -> Any:
+    torch = pytest.importorskip("torch")
+    axes = {"x": dict(enumerate("abcd"[: len(shape)]))} if dynamic else None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(
+            module,
+            (torch.zeros(shape),),
+            str(path),
+            input_names=["x"],
+            dynamic_axes=axes,
+            dynamo=False,
+            opset_version=17,
+        )
+    return onnx.load(str(path))
+
+
+def _modules() -> dict[str, Any]:
+    torch = pytest.importorskip("torch")
+
+    class Half(torch.nn.Module):
+        def forward(self, x: Any) -> Any:
+            return x[:, : x.shape[1] // 2]
+
+    class Parts(torch.nn.Module):
+        def forward(self, x: Any) -> Any:
+            n = x.shape[1] // 3
+            return torch.split(x, [n, x.shape[1] - n], dim=1)
+
+    class Narrow(torch.nn.Module):
+        def forward(self, x: Any) -> Any:
+            return x[1:, 2 : x.shape[1] - 1], x[:, -(x.shape[1] // 2) :]
+
+    class Halves(torch.nn.Module):
+        def forward(self, x: Any) -> Any:
+            return x.chunk(2, dim=-1)
+
+    return {"half": Half(), "parts": Parts(), "narrow": Narrow(), "halves": Halves()}
+
+
+def _helper_models() -> dict[str, Any]:
+    """Shape subgraphs torch does not write: Split lengths from Div, a Slice-15 Shape."""
+    split = [
+        _node("Shape", ["x"], "s"),
+        _node("Gather", ["s", "one"], "d"),
+        _node("Div", ["d", "four"], "q"),
+        _node("Sub", ["d", "q"], "r"),
+        _node("Unsqueeze", ["q", "ax"], "qu"),
+        _node("Unsqueeze", ["r", "ax"], "ru"),
+        _node("Concat", ["qu", "ru"], "lens", axis=0),
+        helper.make_node("Split", ["x", "lens"], ["p", "q2"], axis=1),
+    ]
+    inits = [_c("one", 1), _c("four", 4), _c("ax", [0])]
+    tail = [
+        helper.make_node("Shape", ["x"], ["t"], start=-1),
+        _node("Sub", ["t", "k"], "e"),
+        helper.make_node("Slice", ["x", "zero", "e", "last"], ["y"]),
+    ]
+    return {
+        "split lengths": _model(split, inits, [("p", F32), ("q2", F32)], 13, ["a", "b"]),
+        "shape-15 end": _model(
+            tail, [_c("k", [3]), _c("zero", [0]), _c("last", [-1])], [("y", F32)], 15, ["a", "b"]
+        ),
+    }
+
+
+def _all_models(tmp_path: Path) -> dict[str, Any]:
+    models = {n: _torch_export(m, (4, 9), tmp_path / f"{n}.onnx") for n, m in _modules().items()}
+    return models | _helper_models()
+
+
+SIZES = [(1, 1), (2, 4), (3, 5), (4, 9), (6, 12), (5, 7), (2, 3)]
+
+
+def test_bounds_and_inferred_shapes_hold_onnxruntime_s_at_sampled_sizes(tmp_path: Path) -> None:
+    interval = "[1..6,1..12]"
+    for name, model in _all_models(tmp_path).items():
+        outputs = [o.name for o in model.graph.output]
+        wide = _intermediates(model)
+        session = _session(wide)
+        names = [o.name for o in wide.graph.output]
+        bounded = _walked(model, tmp_path, {"x": interval})
+        report = ir.read_onnx(onnx_graphs.save(model, tmp_path)).check({"x": interval})
+        assert report.ok, (name, report.problems)
+        for size in SIZES:
+            x = np.zeros(size, dtype=np.float32)
+            got = dict(zip(names, session.run(names, {"x": x}), strict=True))
+            exact = _walked(model, tmp_path, {"x": f"[{size[0]},{size[1]}]"})
+            static = ir.read_onnx(onnx_graphs.save(model, tmp_path)).check({"x": str(list(size))})
+            for out in outputs:  # the checked nodes' outputs: inferred as onnxruntime's
+                assert got[out].shape in report.outputs[out][0], (name, size, out)
+                assert static.outputs[out][0] == PartialShape(list(got[out].shape))
+            for n, value in got.items():  # every shape-subgraph value within its bounds
+                v = bounded.get(n)
+                if v is None or value.dtype.kind not in "iu":
+                    continue
+                if v.value is not None:
+                    np.testing.assert_array_equal(v.value, value, err_msg=f"{name} {n}")
+                elif v.lower is not None:
+                    assert (v.lower <= value).all(), (name, n, size)
+                    assert (value <= v.upper).all(), (name, n, size)
+                if exact.get(n) is not None and exact[n].value is not None:
+                    np.testing.assert_array_equal(exact[n].value, value, err_msg=f"{name} {n}")
+
+
+def _onnx_inferred(model: Any, size: tuple[int, ...]) -> dict[str, list[int | None]]:
+    """ONNX's own shape inference (with data propagation) at a static input size."""
+    static = onnx.ModelProto()
+    static.CopyFrom(model)
+    del static.graph.value_info[:]
+    for v in static.graph.output:
+        v.type.tensor_type.ClearField("shape")
+    dims = static.graph.input[0].type.tensor_type.shape.dim
+    for d, n in zip(dims, size, strict=True):
+        d.Clear()
+        d.dim_value = n
+    done = onnx.shape_inference.infer_shapes(static, data_prop=True)
+    return {
+        v.name: [
+            d.dim_value if d.HasField("dim_value") else None for d in v.type.tensor_type.shape.dim
+        ]
+        for v in (*done.graph.value_info, *done.graph.output)
+        if v.type.tensor_type.HasField("shape")
+    }
+
+
+def test_inferred_shapes_agree_with_onnx_shape_inference(tmp_path: Path) -> None:
+    # ONNX infers no Slice or Split whose parameters are computed, but does infer an Expand
+    # or a ConstantOfShape by a computed shape: that shape's folded value is compared with it
+    nodes = [
+        _node("Shape", ["x"], "s"),
+        _node("Gather", ["s", "ix"], "g"),
+        _node("Mul", ["g", "k"], "h"),
+        _node("Concat", ["h", "s"], "t", axis=0),
+        _node("Expand", ["ones", "t"], "e"),
+        helper.make_node("ConstantOfShape", ["h"], ["z"]),
+        _node("Slice", ["s", "zero", "one"], "n"),
+        helper.make_node("Split", ["x", "n"], ["p"], axis=0),
+    ]
+    inits = [
+        _c("ix", [1, 0]),
+        _c("k", [2, 1]),
+        _c("ones", [1.0], np.float32),
+        _c("zero", [0]),
+        _c("one", [1]),
+    ]
+    model = _model(nodes, inits, [("e", F32), ("z", F32), ("p", F32)], 13, ["a", "b"])
+    compared = 0
+    for size in SIZES:
+        theirs = _onnx_inferred(model, size)
+        values = _walked(model, tmp_path, {"x": str(list(size))})
+        report = ir.read_onnx(onnx_graphs.save(model, tmp_path)).check({"x": str(list(size))})
+        pairs = [(values[v].value.tolist(), theirs.get(o)) for v, o in (("t", "e"), ("h", "z"))]
+        pairs.append((report.outputs["p"][0].to_shape(), theirs.get("p")))  # the checked Split
+        for mine, onnx_dims in pairs:
+            if onnx_dims is None:
+                continue
+            assert len(mine) == len(onnx_dims), size
+            for a, b in zip(mine, onnx_dims, strict=True):
+                if b is not None:  # where ONNX gives a value
+                    assert a == b, (size, mine, onnx_dims)
+                    compared += 1
+    assert compared >= 2 * len(SIZES)  # ONNX gives the dims Shape and Concat carry
+
+
+def test_a_static_export_folds_to_constants(tmp_path: Path) -> None:
+    half = _modules()["half"]
+    model = _torch_export(half, (4, 9), tmp_path / "static.onnx", dynamic=False)
+    read = ir.read_onnx(onnx_graphs.save(model, tmp_path))
+    (info,) = read.explain()
+    assert info["numpy"] == "x[:, :4]"
+    assert info["runtime"] == {}
+    assert info["values"]["ends"] == [4]
+
+
+def test_explain_writes_a_dynamic_export_s_expression(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    models = _all_models(tmp_path)
+    path = onnx_graphs.save(models["half"], tmp_path, "half")
+    assert main(["explain", str(path), "--json"]) == 0
+    (info,) = json.loads(capsys.readouterr().out)
+    assert info["numpy"] == "x[:, :x.shape[1]//2]"
+    assert info["expressions"] == {"ends": ["x.shape[1]//2"]}
+    assert main(["explain", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "x[:, :x.shape[1]//2]" in out
+    texts = {
+        n: [i["numpy"] for i in ir.read_onnx(onnx_graphs.save(m, tmp_path, n)).explain()]
+        for n, m in models.items()
+    }
+    assert texts["narrow"][-1] == "x[:, -(x.shape[1]//2):]"
+    assert texts["parts"][0] == "x[:, :x.shape[1]//3]"
+    assert texts["split lengths"] == [["x[:, :x.shape[1]//4]", "x[:, x.shape[1]//4:]"]]
+    assert texts["shape-15 end"] == ["x[:, :x.shape[1]-3]"]
+    # each written expression gives onnxruntime's output at every sampled size (narrow's
+    # first output is two Slices: its last is compared)
+    texts["narrow"] = texts["narrow"][1:]
+    assert texts["narrow"][0] == "x[:, 2:_x.shape[1]-1]"
+    for name in ("half", "narrow", "parts", "split lengths", "shape-15 end"):
+        model = models[name]
+        session = _session(model)
+        for size in SIZES:
+            x = np.arange(np.prod(size), dtype=np.float32).reshape(size)
+            got = session.run(None, {"x": x})
+            flat = [t for ts in texts[name] for t in (ts if isinstance(ts, list) else [ts])]
+            for k, (text, want) in enumerate(zip(flat, got, strict=True)):
+                # narrow's second Slice slices x[1:], with the dims of the input x (as _x)
+                scope = {"x": x[1:], "_x": x} if name == "narrow" and k == 0 else {"x": x}
+                np.testing.assert_array_equal(eval(text, scope), want)  # noqa: S307
+
+
+def test_a_division_of_a_negative_value_is_not_written_as_floor_division(tmp_path: Path) -> None:
+    nodes = [
+        _node("Shape", ["x"], "s"),
+        _node("Sub", ["s", "k"], "m"),  # may be negative: ONNX truncates, // floors
+        _node("Div", ["m", "two"], "e"),
+        helper.make_node("Slice", ["x", "zero", "e", "ax"], ["y"]),
+    ]
+    inits = [_c("k", [5]), _c("two", [2]), _c("zero", [0]), _c("ax", [1])]
+    model = _model(nodes, inits, [("y", F32)], 13, ["a", "b"])
+    read = ir.read_onnx(onnx_graphs.save(model, tmp_path))
+    (info,) = read.explain()
+    assert info["numpy"] == "x[:, :e]"
+    assert "expressions" not in info
+
+
+def _notes(model: Any, tmp_path: Path) -> list[Any]:
+    report = ir.read_onnx(onnx_graphs.save(model, tmp_path)).check()
+    return [n for n in report.notes if n.kind == "shape-subgraph"]
+
+
+def test_a_gather_index_out_of_range_is_a_note_and_unknown(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    nodes = [
+        _node("Shape", ["x"], "s"),
+        _node("Gather", ["s", "ix"], "e"),
+        helper.make_node("Slice", ["x", "zero", "e"], ["y"]),
+    ]
+    model = _model(nodes, [_c("ix", [5]), _c("zero", [0])], [("y", F32)], 13)
+    (note,) = _notes(model, tmp_path)
+    assert "indices holds 5, out of range for an axis of 3 values" in note.message
+    assert note.layer_type == "Gather"
+    assert _walked(model, tmp_path)["e"].value is None
+    path = onnx_graphs.save(model, tmp_path)
+    assert main(["check", str(path), "-v"]) == 0
+    out = capsys.readouterr().out
+    assert "notes (ONNX shape-subgraph nodes that fail at run time):" in out
+
+
+@pytest.mark.parametrize("divide", ["Div", "Mod"])
+def test_an_integer_division_by_zero_is_a_note_and_unknown(divide: str, tmp_path: Path) -> None:
+    nodes = [
+        _node("Shape", ["x"], "s"),
+        _node(divide, ["s", "zero"], "e"),
+        helper.make_node("Slice", ["x", "zero", "e"], ["y"]),
+    ]
+    model = _model(nodes, [_c("zero", [0])], [("y", F32)], 13)
+    (note,) = _notes(model, tmp_path)
+    assert "divides an integer by zero" in note.message
+    assert _walked(model, tmp_path)["e"].value is None
+
+
+def test_huge_values_and_overflows_are_unknown_not_wrapped(tmp_path: Path) -> None:
+    big = 2**62
+    nodes = [
+        _node("Shape", ["x"], "s"),
+        _node("Mul", ["s", "big"], "m"),  # overflows int64: undefined, so unknown
+        _node("Range", ["zero", "big", "one"], "r"),  # 2**62 elements: not folded
+        _node("Cast", ["f"], "c", to=I32),  # 1e20 as int32: undefined
+        helper.make_node("Slice", ["x", "zeros", "m"], ["y"]),
+    ]
+    inits = [
+        _c("big", big),
+        _c("zero", 0),
+        _c("one", 1),
+        _c("zeros", [0, 0, 0]),
+        _c("f", [1e20], np.float32),
+    ]
+    model = _model(nodes, inits, [("y", F32), ("r", I64), ("c", I32)], 13)
+    values = _walked(model, tmp_path)
+    assert values["m"].value is None
+    assert values["r"].value is None
+    assert values["c"].value is None
+    report = ir.read_onnx(onnx_graphs.save(model, tmp_path)).check()
+    assert report.ok
+    assert str(report.outputs["y"][0]) == "[..3,..8,..5]"
+
+
+MALFORMED: dict[str, list[Any]] = {
+    "an axis of floats": [helper.make_node("Gather", ["s", "one"], ["e"], axis=1.5)],
+    "a Gather axis out of range": [helper.make_node("Gather", ["s", "one"], ["e"], axis=3)],
+    "a Gather of one input": [helper.make_node("Gather", ["s"], ["e"])],
+    "a Cast to a string": [helper.make_node("Cast", ["s"], ["e"], to=TensorProto.STRING)],
+    "a Cast to no type": [helper.make_node("Cast", ["s"], ["e"])],
+    "Unsqueeze axes twice": [helper.make_node("Unsqueeze", ["s", "twice"], ["e"])],
+    "Squeeze of a dim of 3": [helper.make_node("Squeeze", ["s", "zeros"], ["e"])],
+    "a ConstantOfShape of two values": [
+        helper.make_node("ConstantOfShape", ["s"], ["e"], value=_c("v", [1, 2]))
+    ],
+    "a Reshape to a wrong count": [helper.make_node("Reshape", ["s", "twice"], ["e"])],
+    "a Range of vectors": [helper.make_node("Range", ["s", "s", "s"], ["e"])],
+    "a Range of step 0": [helper.make_node("Range", ["zero", "one", "zero"], ["e"])],
+    "an Expand to a negative dim": [helper.make_node("Expand", ["s", "neg"], ["e"])],
+    "Shape-15 of a string start": [
+        helper.make_node("Shape", ["x"], ["e"], start="one"),
+    ],
+    "a Where of ints": [helper.make_node("Where", ["s", "s", "s"], ["e"])],
+    "an Add of two types": [helper.make_node("Add", ["s", "f"], ["e"])],
+    "a Mod with fmod 2": [helper.make_node("Mod", ["s", "one"], ["e"], fmod=2)],
+    "a Squeeze with an empty axes name": [helper.make_node("Squeeze", ["s", ""], ["e"])],
+}
+
+
+@pytest.mark.parametrize("name", list(MALFORMED))
+def test_malformed_shape_nodes_are_unknown_never_a_traceback(name: str, tmp_path: Path) -> None:
+    nodes = [
+        _node("Shape", ["x"], "s"),
+        *MALFORMED[name],
+        helper.make_node("Slice", ["x", "zeros", "e"], ["y"]),
+    ]
+    inits = [
+        _c("one", 1),
+        _c("zero", 0),
+        _c("twice", [0, 0]),
+        _c("zeros", [0]),
+        _c("neg", [-2]),
+        _c("f", [1.0], np.float32),
+    ]
+    model = _model(nodes, inits, [("y", F32)], 15)
+    read = ir.read_onnx(onnx_graphs.save(model, tmp_path))
+    report = read.check()  # a problem of the Slice, or none: never an exception
+    assert all(p.layer_type == "Slice" for p in report.problems)
+    read.explain()
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_byte_flips_of_a_shape_subgraph_model_are_errors_or_reports(
+    data: st.DataObject, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    directory = tmp_path_factory.mktemp("flip")
+    base = data.draw(st.sampled_from(["split lengths", "shape-15 end"]))
+    blob = bytearray(_helper_models()[base].SerializeToString())
+    for _ in range(data.draw(st.integers(1, 4))):
+        at = data.draw(st.integers(0, len(blob) - 1))
+        blob[at] = data.draw(st.integers(0, 255))
+    path = directory / "flipped.onnx"
+    path.write_bytes(bytes(blob))
+    try:
+        model = ir.read_onnx(path)
+        model.check()
+        model.check({name: "[2..5,3..9]" for name, (s, _) in model.inputs.items() if s.rank == 2})
+        model.explain()
+    except ValidationError:  # datamove's own errors (ONNXError...): a clear line, no traceback
+        pass
