@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from datamove import PartialShape, ValidationError, ir
 from datamove.cli import main
+from datamove.ir._onnx_shapes import SHAPE_NODES
 
 onnx_graphs = pytest.importorskip("onnx_graphs")
 ort = pytest.importorskip("onnxruntime")
@@ -619,3 +620,68 @@ def test_byte_flips_of_a_shape_subgraph_model_are_errors_or_reports(
         model.explain()
     except ValidationError:  # datamove's own errors (ONNXError...): a clear line, no traceback
         pass
+
+
+_WILD = [0, 1, -1, 2, -2, 3, 2**31, -(2**31), 2**62, -(2**63), 2**63 - 1]
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_wild_values_and_node_types_in_a_shape_subgraph_are_reports(
+    data: st.DataObject, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    # values, attributes and node types a hostile file may hold, in a well-formed protobuf
+    directory = tmp_path_factory.mktemp("wild")
+    models = _helper_models()
+    model = models[data.draw(st.sampled_from(sorted(models)))]
+    kinds = [*SHAPE_NODES, "Slice", "Concat", "Split"]
+    for _ in range(data.draw(st.integers(1, 4))):
+        what = data.draw(st.sampled_from(["init", "attr", "kind", "input"]))
+        node = data.draw(st.sampled_from(list(model.graph.node)))
+        if what == "init":
+            init = data.draw(st.sampled_from(list(model.graph.initializer)))
+            values = numpy_helper.to_array(init).copy()
+            if values.size and values.dtype == np.int64:
+                k = data.draw(st.integers(0, values.size - 1))
+                values.reshape(-1)[k] = data.draw(st.sampled_from(_WILD))
+                init.CopyFrom(numpy_helper.from_array(values, init.name))
+        elif what == "attr":
+            name = data.draw(st.sampled_from(["axis", "axes", "to", "start", "end", "fmod"]))
+            value = data.draw(st.sampled_from([*_WILD, [1, 2], 1.5, "s"]))
+            node.attribute.append(helper.make_attribute(name, value))
+        elif what == "kind":
+            node.op_type = data.draw(st.sampled_from(kinds))
+        elif len(node.input):
+            del node.input[data.draw(st.integers(0, len(node.input) - 1))]
+    path = onnx_graphs.save(model, directory)
+    try:
+        read = ir.read_onnx(path)
+        read.check()
+        read.check({"x": "[0..5,3..9]"})
+        read.explain()
+    except ValidationError:  # a value read before it is made: an ONNXError
+        pass
+
+
+def test_slice_parameters_of_different_lengths_with_one_at_run_time(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    nodes = [helper.make_node("Slice", ["x", "n", "e", "a"], ["y"], name="cut")]
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [
+            helper.make_tensor_value_info("x", F32, [4, 5]),
+            helper.make_tensor_value_info("n", I64, [2]),
+        ],
+        [helper.make_tensor_value_info("y", F32, None)],
+        initializer=[_c("e", [3]), _c("a", [0, 1])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    read = ir.read_onnx(onnx_graphs.save(model, tmp_path))
+    (problem,) = read.check().problems
+    assert problem.kind == "operator"
+    assert "axes=[0, 1] has 2 values, but ends has 1" in problem.message
+    (info,) = read.explain()
+    assert info["numpy"] is None
+    assert "has 2 values, but ends has 1" in info["note"]

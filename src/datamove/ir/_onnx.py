@@ -513,6 +513,9 @@ def _ints(node: Any, ins: list[_Value], k: int, name: str) -> list[int] | str | 
     return [int(x) for x in v.value]
 
 
+_SLICE_PARAMS: Final = ("starts", "ends", "axes", "steps")
+
+
 def _slice_version(opset: int) -> int:
     return 13 if opset >= 13 else 11 if opset >= 11 else 10 if opset >= 10 else 1
 
@@ -535,6 +538,18 @@ def _slice_params(node: Any, ins: list[_Value], opset: int) -> tuple[Any, Any, A
     )
     if starts is None or ends is None:
         raise _NodeProblem("ports", "Slice needs its starts and ends inputs")
+    params = zip(_SLICE_PARAMS, (starts, ends, axes, steps), strict=True)
+    lists = {n: p for n, p in params if isinstance(p, list)}
+    first = next(iter(lists), None)
+    for name, p in lists.items():  # with one known only at run time too
+        if first is not None and len(p) != len(lists[first]):
+            raise ValidationError(
+                "ONNX Slice",
+                name,
+                p,
+                f"has {len(p)} values, but {first} has {len(lists[first])}; they need the same "
+                "number of values",
+            )
     return starts, ends, axes, steps
 
 
@@ -801,6 +816,9 @@ def _explain_slice(node: _Node, info: dict[str, Any], shape: PartialShape) -> No
             texts = _note_runtime(node, info, k, argument)
             if texts is not None and argument != "axes":
                 written[argument] = texts
+    known = [v for v in (*params.values(), *written.values()) if isinstance(v, list)]
+    if len({len(v) for v in known}) > 1:  # lengths that differ: the names, not the expressions
+        written = {}
     starts, ends, steps = (written.get(a, params[a]) for a in ("starts", "ends", "steps"))
     rank = shape.rank
     if rank is None:
