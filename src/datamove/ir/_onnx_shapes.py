@@ -146,6 +146,8 @@ def _bound(layer: Layer, ins: Sequence[Info]) -> Info | None:
     Its interval rules are written for arrays of one dimension or more: scalars (a Gather of
     one index, as exporters write them) are lifted to ``[1]`` and the result brought back.
     """
+    if layer.type != "ShapeOf" and any(bounds_of(i) is None for i in ins):
+        return None  # an input neither known nor bounded (data): nothing to carry, at no cost
     arrays = [a for i in ins for a in (i.value, i.lower) if a is not None]
     if layer.type in _ELEMENTWISE and arrays and all(a.ndim == 0 for a in arrays):
         got = bound_layer(layer, [_reshaped(i, (1,)) for i in ins])
