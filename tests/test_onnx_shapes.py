@@ -184,6 +184,19 @@ CASES: dict[str, tuple[list[Any], list[Any], int, int]] = {
         I64,
         13,
     ),
+    "Not And Or Xor": (
+        [
+            _node("Greater", ["s", "k"], "g"),
+            _node("Less", ["s", "k2"], "l"),
+            _node("Not", ["g"], "n"),
+            _node("And", ["n", "l"], "a"),
+            _node("Or", ["a", "g"], "o"),
+            _node("Xor", ["o", "l"], "v"),
+        ],
+        [_c("k", 4), _c("k2", [6, 9, 1])],
+        BOOL,
+        13,
+    ),
     "Range": (
         [DIM1, _node("Range", ["zero", "d", "three"], "v")],
         [ONE, _c("zero", 0), _c("three", 3)],
@@ -300,7 +313,13 @@ def _modules() -> dict[str, Any]:
         def forward(self, x: Any) -> Any:
             return x.chunk(2, dim=-1)
 
-    return {"half": Half(), "parts": Parts(), "narrow": Narrow(), "halves": Halves()}
+    class Floor(torch.nn.Module):  # torch's floor division: Div, Less, Xor, Mod, Not, Where...
+        def forward(self, x: Any) -> Any:
+            n = torch.div(x.shape[1], 3, rounding_mode="floor")
+            return x[:, n : 2 * n]
+
+    modules = {"half": Half(), "parts": Parts(), "narrow": Narrow(), "halves": Halves()}
+    return modules | {"floor": Floor()}
 
 
 def _helper_models() -> dict[str, Any]:
@@ -357,7 +376,7 @@ def test_bounds_and_inferred_shapes_hold_onnxruntime_s_at_sampled_sizes(tmp_path
                 assert static.outputs[out][0] == PartialShape(list(got[out].shape))
             for n, value in got.items():  # every shape-subgraph value within its bounds
                 v = bounded.get(n)
-                if v is None or value.dtype.kind not in "iu":
+                if v is None or value.dtype.kind not in "iub":
                     continue
                 if v.value is not None:
                     np.testing.assert_array_equal(v.value, value, err_msg=f"{name} {n}")
@@ -458,11 +477,12 @@ def test_explain_writes_a_dynamic_export_s_expression(
     assert texts["parts"][0] == "x[:, :x.shape[1]//3]"
     assert texts["split lengths"] == [["x[:, :x.shape[1]//4]", "x[:, x.shape[1]//4:]"]]
     assert texts["shape-15 end"] == ["x[:, :x.shape[1]-3]"]
+    assert texts["floor"] == ["x[:, x.shape[1]//3:x.shape[1]//3*2]"]
     # each written expression gives onnxruntime's output at every sampled size (narrow's
     # first output is two Slices: its last is compared)
     texts["narrow"] = texts["narrow"][1:]
     assert texts["narrow"][0] == "x[:, 2:_x.shape[1]-1]"
-    for name in ("half", "narrow", "parts", "split lengths", "shape-15 end"):
+    for name in ("half", "narrow", "parts", "split lengths", "shape-15 end", "floor"):
         model = models[name]
         session = _session(model)
         for size in SIZES:

@@ -15,7 +15,8 @@ Where ONNX's semantics differ from OpenVINO's, the translation follows ONNX (onn
 - ``Cast`` wraps integers modulo 2**N (as C++ converts, and IR Convert); a float cast to an
   integer type is known only where it is a whole number within the type;
 - an integer division by zero (onnxruntime fails) gives no value, and a note;
-- ``Shape-15``'s ``start`` and ``end`` slice the shape with the spec's clamping.
+- ``Shape-15``'s ``start`` and ``end`` slice the shape with the spec's clamping;
+- ``Not``, ``And``, ``Or`` and ``Xor`` (no IR fold) are arithmetic on 0 and 1 (`_logical`).
 
 Anything else (another node type, an attribute of another kind, a legacy broadcast, more than
 `datamove.ir._ops.SMALL` elements, an arithmetic overflow) gives no value: never a guess.
@@ -316,7 +317,52 @@ def _neg(_node: Any, ins: Sequence[Info], _opset: int) -> Info | None:
 def _where(_node: Any, ins: Sequence[Info], opset: int) -> Info | None:
     if opset < 9 or len(ins) != 3:
         raise _Refused
-    return _bound(_layer("Select", 1, auto_broadcast="numpy"), ins)
+    return _bound(_layer("Select", 1, auto_broadcast="numpy"), [_either(ins[0]), *ins[1:]])
+
+
+def _either(info: Info) -> Info:
+    """A boolean tensor of a static shape: each element false or true, where nothing more is known.
+
+    So that a logical node with one operand known (``False and c``) is known whatever ``c``.
+    """
+    shape = info.shape
+    if bounds_of(info) is not None or info.etype is None or info.etype.name != "boolean":
+        return info
+    if not shape.is_static or int(np.prod(shape.to_shape(), dtype=np.int64)) > SMALL:
+        return info
+    dims = shape.to_shape()
+    return with_bounds(shape, info.etype, np.zeros(dims, dtype=bool), np.ones(dims, dtype=bool))
+
+
+def _logical(kind: str) -> Callable[[Any, Sequence[Info], int], Info | None]:
+    """Not, And, Or, Xor: on booleans as integers 0 and 1, by the IR's arithmetic layers.
+
+    OpenVINO's IR has no fold for its logical layers here, so each is the arithmetic that is
+    non-zero exactly where it is true, converted back to boolean (true where every value of its
+    interval is non-zero, false where it is 0): Not is ``1 - a``, And ``a * b``, Or
+    ``max(a, b)``, Xor ``a - b``. Exact on known values; sound on bounds.
+    """
+    arith = {"Not": "Subtract", "And": "Multiply", "Or": "Maximum", "Xor": "Subtract"}[kind]
+
+    def translate(_node: Any, ins: Sequence[Info], opset: int) -> Info | None:
+        if opset < 7 or len(ins) != (1 if kind == "Not" else 2):
+            raise _Refused
+        if any(i.etype is None or i.etype.name != "boolean" for i in ins):
+            raise _Refused
+        ints: list[Info | None] = [
+            _bound(_layer("Convert", 1, destination_type="i64"), [_either(i)]) for i in ins
+        ]
+        if kind == "Not":
+            ints.insert(0, _const(1))
+        if any(i is None for i in ints):
+            return None
+        known = [i for i in ints if i is not None]
+        got = _bound(_layer(arith, 1, auto_broadcast="numpy"), known)
+        return (
+            None if got is None else _bound(_layer("Convert", 1, destination_type="boolean"), [got])
+        )
+
+    return translate
 
 
 def _range(_node: Any, ins: Sequence[Info], _opset: int) -> Info | None:
@@ -395,6 +441,10 @@ SHAPE_NODES: Final[dict[str, Translator]] = {
     "Less": _binary("Less"),
     "Equal": _binary("Equal"),
     "Where": _where,
+    "Not": _logical("Not"),
+    "And": _logical("And"),
+    "Or": _logical("Or"),
+    "Xor": _logical("Xor"),
     "Range": _range,
     "Reshape": _reshape,
     "Expand": _expand,
@@ -514,6 +564,8 @@ def _shape_terms(
         edges = (start, rank if end is None else end)
         return got[slice(*(min(max(v + rank if v < 0 else v, 0), rank) for v in edges))]
     mine = [value_terms(t, i) for t, i in zip(terms, ins, strict=False)]
+    if kind == "Where":
+        return _chosen(ins, mine, out.lower.size)
     if not mine or mine[0] is None:
         return None
     first = mine[0]
@@ -546,6 +598,23 @@ def _shape_terms(
             return None
         out_terms.append(got_term)
     return tuple(out_terms)
+
+
+def _chosen(
+    ins: Sequence[Info], mine: Sequence[tuple[Term, ...] | None], size: int
+) -> tuple[Term, ...] | None:
+    """Where's terms: each element's from the input its known condition picks."""
+    cond = ins[0].value
+    if cond is None or cond.ndim > 1 or len(mine) != 3 or mine[1] is None or mine[2] is None:
+        return None
+    picks, then, other = [bool(c) for c in cond.reshape(-1)], mine[1], mine[2]
+    if any(len(p) not in (1, size) for p in (picks, then, other)):
+        return None
+    out = []
+    for k in range(size):
+        taken = then if picks[k % len(picks)] else other
+        out.append(taken[k % len(taken)])
+    return tuple(out)
 
 
 def _whole_division(ins: Sequence[Info]) -> bool:
