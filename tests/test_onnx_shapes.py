@@ -130,6 +130,17 @@ CASES: dict[str, tuple[list[Any], list[Any], int, int]] = {
         I64,
         13,
     ),
+    "Cast of fractions truncates": (
+        [
+            _node("Sub", ["s", "k"], "m"),
+            _node("Cast", ["m"], "f", to=F32),
+            _node("Div", ["f", "three"], "q"),  # [-5, 3, -2] / [3, 3, -3]: [-1.67, 1, 0.67]
+            _node("Cast", ["q"], "v", to=I64),
+        ],
+        [_c("k", [8, 5, 7]), _c("three", [3.0, 3.0, -3.0], np.float32)],
+        I64,
+        13,
+    ),
     "Cast to bool": (
         [_node("Sub", ["s", "k"], "m"), _node("Cast", ["m"], "v", to=BOOL)],
         [_c("k", 3)],
@@ -340,7 +351,19 @@ def _helper_models() -> dict[str, Any]:
         _node("Sub", ["t", "k"], "e"),
         helper.make_node("Slice", ["x", "zero", "e", "last"], ["y"]),
     ]
+    scale = [  # x[:, :int(x.shape[1] * 0.7)] through floats, as interpolate's sizes are
+        _node("Shape", ["x"], "s"),
+        _node("Gather", ["s", "one"], "d"),
+        _node("Cast", ["d"], "f", to=F32),
+        _node("Mul", ["f", "k"], "m"),
+        _node("Cast", ["m"], "n", to=I64),
+        _node("Unsqueeze", ["n", "ax"], "e"),
+        helper.make_node("Slice", ["x", "zero", "e", "last"], ["y"]),
+    ]
+    scale_inits = [_c("one", 1), _c("k", 0.7, np.float32), _c("ax", [0])]
+    scale_inits += [_c("zero", [0]), _c("last", [-1])]
     return {
+        "float scale": _model(scale, scale_inits, [("y", F32)], 13, ["a", "b"]),
         "split lengths": _model(split, inits, [("p", F32), ("q2", F32)], 13, ["a", "b"]),
         "shape-15 end": _model(
             tail, [_c("k", [3]), _c("zero", [0]), _c("last", [-1])], [("y", F32)], 15, ["a", "b"]

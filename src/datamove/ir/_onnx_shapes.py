@@ -13,7 +13,8 @@ Where ONNX's semantics differ from OpenVINO's, the translation follows ONNX (onn
   Python's ``%`` (FloorMod), with ``fmod=1`` C's ``fmod`` (Mod);
 - ``Gather`` refuses an index out of range (Gather-8 would give zeros): no value, and a note;
 - ``Cast`` wraps integers modulo 2**N (as C++ converts, and IR Convert); a float cast to an
-  integer type is known only where it is a whole number within the type;
+  integer type is truncated toward zero (onnxruntime's and ``onnx.reference``'s), known only
+  where it is finite and within the type;
 - an integer division by zero (onnxruntime fails) gives no value, and a note;
 - ``Shape-15``'s ``start`` and ``end`` slice the shape with the spec's clamping;
 - ``Not``, ``And``, ``Or`` and ``Xor`` (no IR fold) are arithmetic on 0 and 1 (`_logical`).
@@ -231,14 +232,29 @@ def _cast(node: Any, ins: Sequence[Info], _opset: int) -> Info | None:
     source = ins[0].etype
     if target is None or source is None:
         raise _Refused
+    data = ins[0]
     if source.dtype.kind == "f" and target.dtype.kind in "iu":
-        got = bounds_of(ins[0])  # a float out of the integer type: undefined in C++
-        limits = np.iinfo(target.dtype)
-        if got is None or not (np.isfinite(got[0]).all() and np.isfinite(got[1]).all()):
-            raise _Refused
-        if got[0].min() < limits.min or got[1].max() > limits.max:
-            raise _Refused
-    return _bound(_layer("Convert", 1, destination_type=target.name), ins[:1])
+        data = _truncated(data, np.iinfo(target.dtype))
+    return _bound(_layer("Convert", 1, destination_type=target.name), [data])
+
+
+def _truncated(info: Info, limits: Any) -> Info:
+    """Floats cast to an integer type: rounded toward zero, as onnxruntime and the reference do.
+
+    Truncation is monotone, so bounds truncated stay bounds. `_Refused` where a value may be
+    infinite, NaN or outside the integer type (undefined in C++).
+    """
+    got = bounds_of(info)
+    if got is None or not (np.isfinite(got[0]).all() and np.isfinite(got[1]).all()):
+        raise _Refused
+    lower, upper = np.trunc(got[0]), np.trunc(got[1])
+    if any(
+        not limits.min <= int(v) <= limits.max for v in (*lower.reshape(-1), *upper.reshape(-1))
+    ):
+        raise _Refused
+    if info.value is not None:
+        return Info(info.shape, info.etype, lower)
+    return Info(info.shape, info.etype, None, lower, upper)
 
 
 def _binary(kind: str) -> Callable[[Any, Sequence[Info], int], Info | None]:
