@@ -176,6 +176,12 @@ CASES: dict[str, tuple[list[Any], list[Any], int, int]] = {
         13,
     ),
     "Neg": ([_node("Neg", ["s"], "v")], [], I64, 13),
+    "Abs": (
+        [_node("Sub", ["s", "k"], "m"), _node("Abs", ["m"], "v")],
+        [_c("k", [5])],
+        I64,
+        13,
+    ),
     "Min Max of three": (
         [_node("Min", ["s", "k", "k2"], "m"), _node("Max", ["m", "k3"], "v")],
         [_c("k", [4, 4, 4]), _c("k2", 6), _c("k3", [1, 5, 0])],

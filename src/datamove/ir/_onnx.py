@@ -17,18 +17,18 @@ returns the same `CheckReport`:
   Split-1 ``unsupported``.
 - **Constants**: initializers and ``Constant`` nodes (in neither count).
 - **Shape subgraphs** (`datamove.ir._onnx_shapes`): Shape, Gather, Unsqueeze, Squeeze, Cast,
-  Add, Sub, Mul, Div, Mod, Neg, Min, Max, Floor, Greater, Less, Equal, Where, Not, And, Or, Xor,
-  Range, Reshape, Expand, ConstantOfShape, ReduceProd and Identity nodes are translated into the
-  IR layers that compute the same (with ONNX's semantics where they differ: integer Div
-  truncates, Gather refuses an index out of range) and evaluated by
+  Add, Sub, Mul, Div, Mod, Neg, Abs, Min, Max, Floor, Greater, Less, Equal, Where, Not, And, Or,
+  Xor, Range, Reshape, Expand, ConstantOfShape, ReduceProd and Identity nodes are translated
+  into the IR layers that compute the same (with ONNX's semantics where they differ: integer
+  Div truncates, Gather refuses an index out of range) and evaluated by
   `datamove.ir._bounds.bound_layer`, as an IR's shape subgraph is: exactly where the dims they
   read are static, else as per-element interval bounds; the checked Slice and Concat carry both
-  through. A Slice's or Split's parameter so
-  known exactly is a constant; one known by bounds gives interval shapes (the hull over the
-  corners of a Slice's parameters, each Split part bounded), as IR layers do; one from anything
-  else is known only at run time, named after the node that makes it (or the graph input). They
-  stay opaque (counted so); one that fails at run time whatever its input sizes (an index out of
-  range, an integer division by zero) is a note of kind ``shape-subgraph``.
+  through. A Slice's or Split's parameter so known exactly is a constant; one known by bounds
+  gives interval shapes (the hull over the corners of a Slice's parameters, each Split part
+  bounded), as IR layers do; one from anything else is known only at run time, named after the
+  node that makes it (or the graph input). They stay opaque (counted so); one that fails at run
+  time whatever its input sizes (an index out of range, an integer division by zero) is a note
+  of kind ``shape-subgraph``.
 - **Opaque** nodes (every other type, and every node of another domain, counted by type) keep the
   shapes the file declares for their outputs or, where it declares none, those ONNX's own shape
   inference gives; they are not problems. Subgraphs (``If``, ``Loop``) are not entered.

@@ -134,47 +134,11 @@ def _axes(node: Any, ins: Sequence[Info], opset: int, since: int) -> list[int] |
     return _ints(ins[1])
 
 
-def _reshaped(info: Info, shape: tuple[int, ...]) -> Info:
-    """An `Info` whose value or bounds are reshaped (one element: () or (1,))."""
-    value, lower, upper = (
-        None if a is None else a.reshape(shape) for a in (info.value, info.lower, info.upper)
-    )
-    return Info(PartialShape(list(shape)), info.etype, value, lower, upper)
-
-
 def _bound(layer: Layer, ins: Sequence[Info]) -> Info | None:
-    """`bound_layer`; an element-wise layer of scalars as one of ``[1]`` tensors.
-
-    Its interval rules are written for arrays of one dimension or more: scalars (a Gather of
-    one index, as exporters write them) are lifted to ``[1]`` and the result brought back.
-    """
+    """`bound_layer`, at no cost where an input is data (neither known nor bounded)."""
     if layer.type != "ShapeOf" and any(bounds_of(i) is None for i in ins):
-        return None  # an input neither known nor bounded (data): nothing to carry, at no cost
-    arrays = [a for i in ins for a in (i.value, i.lower) if a is not None]
-    if layer.type in _ELEMENTWISE and arrays and all(a.ndim == 0 for a in arrays):
-        got = bound_layer(layer, [_reshaped(i, (1,)) for i in ins])
-        return None if got is None else _reshaped(got, ())
+        return None
     return bound_layer(layer, ins)
-
-
-_ELEMENTWISE: Final = frozenset(
-    {
-        "Add",
-        "Subtract",
-        "Multiply",
-        "Divide",
-        "Mod",
-        "FloorMod",
-        "Minimum",
-        "Maximum",
-        "Floor",
-        "Greater",
-        "Less",
-        "Equal",
-        "Select",
-        "Convert",
-    }
-)
 
 
 # -- the nodes -----------------------------------------------------------------------------------
@@ -452,6 +416,7 @@ SHAPE_NODES: Final[dict[str, Translator]] = {
     "Min": _extreme("Minimum"),
     "Max": _extreme("Maximum"),
     "Floor": _unary("Floor"),
+    "Abs": _unary("Abs"),
     "Neg": _neg,
     "Greater": _binary("Greater"),
     "Less": _binary("Less"),
