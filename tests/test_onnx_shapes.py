@@ -241,6 +241,24 @@ CASES: dict[str, tuple[list[Any], list[Any], int, int]] = {
         I64,
         13,
     ),
+    "Size": ([_node("Size", ["x"], "v")], [], I64, 13),
+    "Size of a scalar": (
+        [DIM1, _node("Size", ["d"], "v")],
+        [ONE],
+        I64,
+        13,
+    ),
+    "Constant floats": (
+        [
+            helper.make_node("Constant", [], ["c"], value_floats=[1.5, 2.5, 3.5]),
+            helper.make_node("Constant", [], ["c1"], value_float=2.0),
+            _node("Mul", ["c", "c1"], "f"),
+            _node("Cast", ["f"], "v", to=I64),
+        ],
+        [],
+        I64,
+        13,
+    ),
     "ReduceProd-13 all": ([_node("ReduceProd", ["s"], "v", keepdims=0)], [], I64, 13),
     "ReduceProd-18 axes": (
         [_node("ReduceProd", ["s", "ax"], "v")],

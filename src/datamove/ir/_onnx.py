@@ -15,12 +15,13 @@ returns the same `CheckReport`:
   outputs): kinds ``shape`` and ``element-type``, as in IR files; a rule broken is ``operator``,
   a wrong number of inputs or outputs ``ports``, an attribute of the wrong kind ``attribute``,
   Split-1 ``unsupported``.
-- **Constants**: initializers and ``Constant`` nodes (in neither count).
+- **Constants**: initializers and ``Constant`` nodes (in neither count); their values are read
+  where small: integers up to 65,536 values, floats and booleans up to 4,096.
 - **Shape subgraphs** (`datamove.ir._onnx_shapes`): Shape, Gather, Unsqueeze, Squeeze, Cast,
   Add, Sub, Mul, Div, Mod, Neg, Abs, Min, Max, Floor, Greater, Less, Equal, Where, Not, And, Or,
-  Xor, Range, Reshape, Expand, ConstantOfShape, ReduceProd and Identity nodes are translated
-  into the IR layers that compute the same (with ONNX's semantics where they differ: integer
-  Div truncates, Gather refuses an index out of range) and evaluated by
+  Xor, Range, Reshape, Expand, ConstantOfShape, ReduceProd, Size and Identity nodes are
+  translated into the IR layers that compute the same (with ONNX's semantics where they differ:
+  integer Div truncates, Gather refuses an index out of range) and evaluated by
   `datamove.ir._bounds.bound_layer`, as an IR's shape subgraph is: exactly where the dims they
   read are static, else as per-element interval bounds; the checked Slice and Concat carry both
   through. A Slice's or Split's parameter so known exactly is a constant; one known by bounds
@@ -261,6 +262,12 @@ class ONNXModel:
             if attr.name == "value_ints":
                 ints = np.asarray(list(attr.ints), dtype=np.int64)
                 return _Value(PartialShape([len(ints)]), "i64", ints)
+            if attr.name == "value_float":
+                return _Value(PartialShape([]), "f32", np.asarray(attr.f, dtype=np.float32))
+            if attr.name == "value_floats":
+                count = len(attr.floats)
+                floats = np.asarray(attr.floats, dtype=np.float32) if count <= SMALL else None
+                return _Value(PartialShape([count]), "f32", floats)
         return None
 
     # -- check -----------------------------------------------------------------------------

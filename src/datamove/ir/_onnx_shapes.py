@@ -387,6 +387,14 @@ def _constant_of_shape(node: Any, ins: Sequence[Info], _opset: int) -> Info | No
     return _bound(_layer("Broadcast", 3, mode="numpy"), [data, ins[0]])
 
 
+def _size(_node: Any, ins: Sequence[Info], _opset: int) -> Info | None:
+    """Size: the product of the shape (ShapeOf, then ReduceProd over its one axis)."""
+    shape = _bound(_layer("ShapeOf", 3, output_type="i64"), ins[:1])
+    if shape is None:
+        return None
+    return _bound(_layer("ReduceProd", 1, keep_dims="false"), [shape, _const([0])])
+
+
 def _reduce_prod(node: Any, ins: Sequence[Info], opset: int) -> Info | None:
     keep = _attr(node, "keepdims", 1)
     axes = _axes(node, ins, opset, 18)
@@ -431,6 +439,7 @@ SHAPE_NODES: Final[dict[str, Translator]] = {
     "Expand": _expand,
     "ConstantOfShape": _constant_of_shape,
     "ReduceProd": _reduce_prod,
+    "Size": _size,
     "Identity": _identity,
 }
 """ONNX node type -> its translation: ``(node, inputs, opset) -> Info`` (value or bounds)."""
