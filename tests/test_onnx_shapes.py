@@ -529,6 +529,8 @@ def test_explain_writes_a_dynamic_export_s_expression(
     # first output is two Slices: its last is compared)
     texts["narrow"] = texts["narrow"][1:]
     assert texts["narrow"][0] == "x[:, 2:_x.shape[1]-1]"
+    read = ir.read_onnx(onnx_graphs.save(models["narrow"], tmp_path, "narrow"))
+    assert read.explain()[1]["runtime"]["_x"] == "the tensor 'x', whose dims it reads"
     for name in ("half", "narrow", "parts", "split lengths", "shape-15 end", "floor"):
         model = models[name]
         session = _session(model)

@@ -804,12 +804,19 @@ def _note_runtime(node: _Node, info: dict[str, Any], k: int, argument: str) -> l
     name = runtime_name(v.source or node.proto.input[k], "value")
     what = f"{argument}: {v.maker or repr(node.proto.input[k])}"
     texts = None
+    others: dict[str, str] = {}  # another tensor whose dims the expressions read
     if v.terms is not None:
         data = node.proto.input[0] if node.proto.input else ""
-        texts = [render(t, data, lambda n: runtime_name(n, "value")) for t in v.terms]
+
+        def named(tensor: str) -> str:
+            others[runtime_name(tensor, "value")] = f"the tensor {tensor!r}, whose dims it reads"
+            return runtime_name(tensor, "value")
+
+        texts = [render(t, data, named) for t in v.terms]
         info.setdefault("expressions", {})[argument] = texts
         what += " = " + (texts[0] if v.shape.rank == 0 else "[" + ", ".join(texts) + "]")
     info["runtime"][name] = what
+    info["runtime"] |= others
     return texts
 
 
