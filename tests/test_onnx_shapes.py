@@ -353,8 +353,12 @@ def _modules() -> dict[str, Any]:
             n = torch.div(x.shape[1], 3, rounding_mode="floor")
             return x[:, n : 2 * n]
 
+    class View(torch.nn.Module):  # a data Reshape by a computed shape: ONNX's inference
+        def forward(self, x: Any) -> Any:
+            return x.view(x.shape[0], -1)[:, :10]
+
     modules = {"half": Half(), "parts": Parts(), "narrow": Narrow(), "halves": Halves()}
-    return modules | {"floor": Floor()}
+    return modules | {"floor": Floor(), "view": View()}
 
 
 def _helper_models() -> dict[str, Any]:

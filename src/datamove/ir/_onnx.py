@@ -32,7 +32,8 @@ returns the same `CheckReport`:
   of kind ``shape-subgraph``.
 - **Opaque** nodes (every other type, and every node of another domain, counted by type) keep the
   shapes the file declares for their outputs or, where it declares none, those ONNX's own shape
-  inference gives; they are not problems. Subgraphs (``If``, ``Loop``) are not entered.
+  inference gives (with its data propagation); they are not problems. Subgraphs (``If``,
+  ``Loop``) are not entered.
 
 `ONNXModel.explain` writes each Slice and Split node as NumPy on its data input ``x``, in the
 form `datamove.ir._explain.explain_layers` gives IR layers (a ``"dialect": "onnx"`` key added).
@@ -207,6 +208,9 @@ class ONNXModel:
     ) -> dict[str, tuple[PartialShape, str | None]]:
         """ONNX's own shape inference, for opaque nodes' undeclared outputs (none if it fails).
 
+        With its data propagation: a Reshape or Expand by a shape computed from static dims gets
+        a static output, as the checked nodes after it need.
+
         Run on a copy without the declared ``value_info`` and output shapes, so that what it
         infers is its own, never an echo of the file.
         """
@@ -231,7 +235,7 @@ class ONNXModel:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                done = onnx.shape_inference.infer_shapes(copy, strict_mode=False)
+                done = onnx.shape_inference.infer_shapes(copy, strict_mode=False, data_prop=True)
         except Exception:  # noqa: BLE001 - onnx raises many kinds; then nothing is inferred
             return {}
         return _typed((*done.graph.value_info, *done.graph.output))
