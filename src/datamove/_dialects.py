@@ -1214,15 +1214,17 @@ def _whole_axes(axes: list[int | None], sliced: list[int]) -> list[int]:
     from the front is ``f - 1`` and smallest from the back ``-b``, one end listing every axis up
     to its last, run on exactly the ranks ``>= f + b``.
     """
-    f = sum(1 for a in axes if a is not None and a >= 0)
-    b = sum(1 for a in axes if a is not None and a < 0)
+    b = sum(a < 0 for a in axes if a is not None)
+    f = len(axes) - axes.count(None) - b
+    if not b:  # from the front alone (the usual slicing): its outermost axis, if whole
+        return [f - 1] if f and f - 1 not in sliced else []
+    if not f:
+        return [] if -b in sliced else [-b]
     have = set(sliced)
     front = [k for k in range(f) if k not in have]  # whole ones, missing from the list
     back = [k for k in range(-b, 0) if k not in have]
     outer_front = front[-1:] if f - 1 in front else []
     outer_back = back[:1] if -b in back else []
-    if not (f and b):
-        return outer_front + outer_back
     # Both ends: one listed in full, the other to its outermost axis; the fewer added the better.
     return min(front + outer_back, outer_front + back, key=len)
 
