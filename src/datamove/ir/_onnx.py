@@ -75,7 +75,7 @@ from datamove.ir._onnx_shapes import (
     shape_value,
     value_terms,
 )
-from datamove.ir._ops import SMALL, Info, _interval_chunks, _over_corners, bounds_of, with_bounds
+from datamove.ir._ops import SMALL, Info, bounds_of, interval_chunks, over_corners, with_bounds
 from datamove.ir._types import ELEMENT_TYPES
 
 __all__ = ["ONNXModel", "read_onnx"]
@@ -640,7 +640,7 @@ def _slice_hull(
         got = dict(zip(ports, values, strict=True))
         return _slicing(got[1], got[2], axes, got.get(4), shape.rank).infer(shape)
 
-    return _over_corners([v.info() for v in ins], ports, infer)
+    return over_corners([v.info() for v in ins], ports, infer)
 
 
 def _splitting(node: Any, ins: list[_Value], opset: int) -> tuple[Splitting | None, Any]:
@@ -711,7 +711,7 @@ def _bounded_parts(ins: list[_Value], dim: Dimension, count: int) -> list[Dimens
     got = bounds_of(ins[1].info()) if len(ins) > 1 else None
     if got is None or got[0].ndim != 1 or len(got[0]) != count or (got[0] < 0).any():
         return None
-    return _interval_chunks(dim, ins[1].info())
+    return interval_chunks(dim, ins[1].info())
 
 
 def _dynamic_parts(s: Splitting, dim: Dimension, count: int) -> list[Dimension]:

@@ -58,7 +58,9 @@ __all__ = [
     "check_input_count",
     "const_layout",
     "data_ports",
+    "interval_chunks",
     "is_opaque",
+    "over_corners",
     "runner",
     "shape_planner",
     "unsupported_reason",
@@ -345,7 +347,7 @@ def _corner_values(info: Info) -> list[list[int]] | None:
     ]
 
 
-def _over_corners(
+def over_corners(
     ins: Sequence[Info], ports: Sequence[int], infer: Callable[[list[list[int]]], PartialShape]
 ) -> PartialShape | None:
     """The hull of ``infer`` over every corner of the index inputs' intervals, or ``None``.
@@ -451,7 +453,7 @@ def _variadic_split_infer(layer: Layer, ins: list[Info], _context: Context) -> l
     shapes = infer_variadic_split(ins[0].shape, axis, lengths)
     if isinstance(lengths, Unknown) and type(axis) is int and ins[0].shape.rank is not None:
         a = axis + ins[0].shape.rank if axis < 0 else axis  # infer_variadic_split checked it
-        chunks = _interval_chunks(ins[0].shape[a], ins[2])
+        chunks = interval_chunks(ins[0].shape[a], ins[2])
         if chunks is not None:
             shapes = tuple(
                 PartialShape((*s.dims[:a], c, *s.dims[a + 1 :]))
@@ -460,7 +462,7 @@ def _variadic_split_infer(layer: Layer, ins: list[Info], _context: Context) -> l
     return _outputs(layer, ins, shapes)
 
 
-def _interval_chunks(dim: Dimension, lengths: Info) -> list[Dimension] | None:
+def interval_chunks(dim: Dimension, lengths: Info) -> list[Dimension] | None:
     """Each chunk's size where ``split_lengths`` is known by bounds only, or ``None``.
 
     A length within ``lo..hi`` gives a chunk within that and what the others leave of the
@@ -526,7 +528,7 @@ def _strided_slice_infer(layer: Layer, ins: list[Info], _context: Context) -> li
     shape = infer_strided_slice(ins[0].shape, begin, end, stride, **masks)
     if any(isinstance(v, Unknown) for v in (begin, end, stride)):  # intervals: the corners' hull
         data, ports = ins[0].shape, range(1, len(ins))
-        hull = _over_corners(
+        hull = over_corners(
             ins,
             ports,
             lambda v: infer_strided_slice(data, v[0], v[1], v[2] if len(v) > 2 else None, **masks),
@@ -583,7 +585,7 @@ def _slice_infer(layer: Layer, ins: list[Info], _context: Context) -> list[Info]
         axis_list = axes[0] if axes else None
         if not isinstance(axis_list, Unknown):  # intervals: the hull over their corners
             data = ins[0].shape
-            hull = _over_corners(
+            hull = over_corners(
                 ins, (1, 2, 3), lambda v: infer_slice(data, v[0], v[1], v[2], axis_list)
             )
             shape = shape if hull is None else hull
