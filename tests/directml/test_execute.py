@@ -179,6 +179,24 @@ def test_convenience_forms_output_data_types_dtype(source, data_type):
         assert [p.dtype for p in plain] == [dtype, dtype]
 
 
+@pytest.mark.parametrize("data_type", [t.name for t in TensorDataType if t.bits])
+def test_a_true_is_1_whatever_byte_holds_it(data_type):
+    # NumPy reads any nonzero byte of a bool array as True (uint8 2 viewed as bool): True goes
+    # to every type as 1, as bool.astype gives, never as the byte that holds it.
+    flags = np.array([2, 0, 1, 255], np.uint8).view(np.bool_)
+    want = [1, 0, 1, 1]
+    desc = TensorDesc(data_type, [4])
+    assert dml.read_tensor(desc, dml.write_tensor(desc, flags)).tolist() == want
+    parts = dml.split(flags, 0, [1, 3], data_type=data_type)
+    assert np.concatenate(parts).astype(np.float64).tolist() == want
+    joined = dml.join([flags[:2], flags[2:]], 0, data_type=data_type)
+    assert joined.astype(np.float64).tolist() == want
+    if data_type == "UINT8":  # the type bool travels as: the outputs are bools, of bytes 0 and 1
+        assert parts[1].dtype == np.bool_
+        assert np.concatenate(parts).view(np.uint8).tolist() == want
+        assert joined.view(np.uint8).tolist() == want
+
+
 def test_write_tensor_takes_ml_dtypes_four_bit_values():
     values = np.array([-8, -1, 0, 7, 3], ml_dtypes.int4)
     data = dml.write_tensor(TensorDesc("INT4", [5]), values)

@@ -322,7 +322,7 @@ def cast_values(
     op = "DirectML"
     dtype = NUMPY_OF[data_type]
     if array.dtype == np.bool_ and dtype.kind in "iu":  # 0 and 1: every integer type has them
-        return array.view(dtype) if dtype.itemsize == 1 else array.astype(dtype)
+        return array.astype(dtype)  # not a view: a True's byte may be 2 (uint8 2 viewed as bool)
     if array.dtype.name in {"int4", "uint4"}:  # ml_dtypes: the integers they hold
         held = _RANGE[TensorDataType.parse(array.dtype.name)]
         array = array.astype(np.int8 if array.dtype.name == "int4" else np.uint8)
