@@ -197,6 +197,27 @@ def test_a_true_is_1_whatever_byte_holds_it(data_type):
         assert joined.view(np.uint8).tolist() == want
 
 
+@pytest.mark.parametrize("name", ["i2", "u2", "i4", "u4", "i8", "u8", "f2", "f4", "f8"])
+def test_arrays_in_the_other_byte_order_travel_as_their_type(name):
+    # >i4 holds int32 values: it travels as INT32 and the outputs keep its dtype, as for <i4
+    # (it was "has no DirectML data type"); another data_type gives that type's dtype.
+    swapped = np.dtype(name).newbyteorder()
+    array = np.array([[1, 2, 3], [4, 5, 6]]).astype(swapped)
+    parts = dml.split(array, 1, [1, 2])
+    assert [p.dtype for p in parts] == [swapped, swapped]
+    assert [p.tolist() for p in parts] == [[[1], [4]], [[2, 3], [5, 6]]]
+    joined = dml.join([array, array[:1]], 0)
+    assert joined.dtype == swapped
+    assert joined.tolist() == [[1, 2, 3], [4, 5, 6], [1, 2, 3]]
+    own = name.upper().replace("I", "INT").replace("U", "UINT").replace("F", "FLOAT")
+    own = own[:-1] + str(8 * np.dtype(name).itemsize)
+    assert dml.split(array, 0, [1, 1], data_type=own)[0].dtype == swapped
+    other = "FLOAT32" if name == "f8" else "FLOAT64"
+    (part,) = dml.split(array, 0, [2], data_type=other)
+    assert part.dtype == np.dtype(other.lower())
+    assert part.tolist() == array.tolist()
+
+
 def test_write_tensor_takes_ml_dtypes_four_bit_values():
     values = np.array([-8, -1, 0, 7, 3], ml_dtypes.int4)
     data = dml.write_tensor(TensorDesc("INT4", [5]), values)

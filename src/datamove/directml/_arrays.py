@@ -37,12 +37,15 @@ _DML_OF = {v: k for k, v in NUMPY_OF.items() if k.bits != 4}
 
 
 def _own_type(dtype: np.dtype[Any]) -> TensorDataType | None:
-    """The DirectML type an array of ``dtype`` travels as, if any (bool as UINT8)."""
+    """The DirectML type an array of ``dtype`` travels as, if any (bool as UINT8).
+
+    Either byte order: ``>i4`` travels as INT32, its values converted to the native order.
+    """
     if dtype == np.bool_:
         return TensorDataType.UINT8
     if dtype.name in {"int4", "uint4"}:  # ml_dtypes
         return TensorDataType.parse(dtype.name)
-    return _DML_OF.get(dtype)
+    return _DML_OF.get(dtype if dtype.isnative else dtype.newbyteorder("="))
 
 
 def _dml_type(
@@ -77,16 +80,14 @@ def _from_numpy_values(
     """An output's values, read as ``data_type``, in the dtype the caller gets back.
 
     The source's own dtype where ``data_type`` is the type it travels as (``int4`` stays
-    ``int4``, ``bool`` stays ``bool``); otherwise ``data_type``'s NumPy dtype, as read
-    (``int8`` for INT4, ``uint8`` for UINT4).
+    ``int4``, ``bool`` stays ``bool``, ``>i4`` stays ``>i4``); otherwise ``data_type``'s NumPy
+    dtype, as read (``int8`` for INT4, ``uint8`` for UINT4).
     """
-    if _own_type(source) is not data_type:
+    if _own_type(source) is not data_type or values.dtype == source:
         return values
-    if source.name in {"int4", "uint4"}:
-        return values.astype(source)
     if source == np.bool_:
         return values.view(np.bool_)
-    return values
+    return values.astype(source)  # ml_dtypes' 4-bit types, the other byte order
 
 
 class _Like(NamedTuple):
@@ -169,7 +170,8 @@ def split(
     array : array_like
         The input: a NumPy array (or anything ``np.asarray`` takes), or an array of another
         library with the Python array API (PyTorch, JAX, Dask, CuPy, ...). Its dtype picks the
-        DirectML type (bool travels as UINT8; ml_dtypes' ``int4``/``uint4`` as INT4/UINT4).
+        DirectML type (bool travels as UINT8; ml_dtypes' ``int4``/``uint4`` as INT4/UINT4;
+        either byte order: ``>i4`` as INT32, the outputs ``>i4``).
     axis : int
         May be negative here (NumPy's convention); it is normalised before the desc is built.
     sizes : sequence of int
