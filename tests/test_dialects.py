@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import datamove as dm
@@ -600,6 +600,9 @@ def run_torch(x: np.ndarray, ops: list[tuple[str, dict[str, Any]]]) -> np.ndarra
     source=st.sampled_from(["numpy", "strided_slice"]),
     known=st.sampled_from(["static", "rank", "none"]),
 )
+# PyTorch flips a scalar along dim 0 or -1: x[::-1] of no shape must still refuse one
+@example(index=(slice(None, None, -1),), shape=(3,), source="numpy", known="none")
+@example(index=(Ellipsis, slice(None, None, -1)), shape=(3,), source="numpy", known="none")
 def test_torch_calls_select_what_numpy_selects(
     index: tuple[Any, ...], shape: tuple[int, ...], source: str, known: str
 ) -> None:

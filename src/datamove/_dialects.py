@@ -1233,12 +1233,14 @@ def _torch_needs(ops: list[tuple[str, dict[str, Any]]], need: int) -> bool:
     """Whether PyTorch refuses these calls on every rank below ``need``.
 
     It does where one of those that run on the input's rank (up to the first ``select``) names
-    axis ``need - 1`` or ``-need``.
+    axis ``need - 1`` or ``-need``, but for a ``flip`` of axis 0 or -1: PyTorch flips a scalar
+    there (it wraps a scalar's dims as a vector's), so ``x[::-1]`` would run on one.
     """
     for name, p in ops:
         if name == "unsqueeze":
             break
-        if {need - 1, -need} & set(p["dims"] if name == "flip" else [p["dim"]]):
+        dims = p["dims"] if name == "flip" else [p["dim"]]
+        if {need - 1, -need} & set(dims) and (name != "flip" or need > 1):
             return True
         if name == "select":
             break
