@@ -7,6 +7,7 @@ every element type, array-likes) and the cache properties run on NumPy.
 
 from __future__ import annotations
 
+import array
 import gc
 import subprocess
 import sys
@@ -1502,6 +1503,100 @@ def test_the_python_hit_reads_the_bytes_of_an_array_only_as_that_array(dtype):
                     assert found is None, forms[j]
                 else:
                     assert found.ndim - x.ndim == stored.index(keys[j]), forms[j]
+
+
+class _Sub(np.ndarray):
+    pass
+
+
+def _forms(values: list[int]) -> list[object]:
+    """``values`` in every form a caller may pass: look-alikes whose bytes, items or equality
+    match (other dtypes viewing the same bytes, bytes, memoryview, array.array, bools, floats,
+    NumPy scalars, 0-d and 1-element arrays, subclasses, another byte order, a dtype equal to
+    int64's but another object)."""
+    a = np.array(values, np.int64)
+    ro = a.copy()
+    ro.flags.writeable = False
+    forms: list[object] = [list(values), tuple(values), ro, a.view(_Sub), a.reshape(1, -1)]
+    with np.errstate(all="ignore"):
+        forms += [a.astype(d) for d in ("i1", "u1", "i2", "u4", "q", ">i8", "f8", "?")]
+    forms += [a.view(d) for d in ("u8", ">i8", "i4", "u2", "i1", "f8")]  # the same bytes
+    forms += [
+        np.repeat(a, 2)[::2],  # strided
+        np.array(a, np.dtype("i8", metadata={"m": 1})),  # == int64's dtype, another object
+        a.tobytes(),
+        bytearray(a.tobytes()),
+        memoryview(a),
+        array.array("q", values),
+        [bool(v) if v in (0, 1) else v for v in values],
+        [float(v) for v in values],
+        [np.int64(v) for v in values],
+        [np.array(v) for v in values],
+    ]
+    if len(values) == 1:
+        forms += [values[0], np.int64(values[0]), np.array(values[0]), values[0] == 1]
+    return forms
+
+
+@st.composite
+def _calls_in_forms(draw):
+    """(op, data, args, kwargs) twice: one call, its parameters in two forms of _forms."""
+    rank = draw(st.integers(0, 3))
+    shape = tuple(draw(st.lists(st.integers(0, 4), min_size=rank, max_size=rank)))
+    x = np.arange(int(np.prod(shape))).reshape(shape)
+    op = draw(st.sampled_from(("split", "variadic_split", "strided_slice", "slice")))
+    n = draw(st.integers(0, rank + 1))
+    vector = st.lists(st.integers(-6, 6), min_size=n, max_size=n)
+    steps = st.lists(st.sampled_from([1, 2, -1, -2, 0]), min_size=n, max_size=n)
+    axis = [draw(st.integers(-rank - 1, rank))]
+    kwargs: dict[str, list[int]] = {}
+    if op == "split":
+        args = [axis, [draw(st.integers(0, 4))]]
+    elif op == "variadic_split":
+        args = [axis, draw(st.lists(st.integers(-1, 4), max_size=4))]
+    else:
+        args = [draw(vector), draw(vector), draw(steps)]
+    if op == "slice" and draw(st.booleans()):
+        args.append(draw(st.lists(st.integers(-rank - 1, rank), min_size=n, max_size=n)))
+    if op == "strided_slice":
+        for name in sorted(draw(st.sets(st.sampled_from(_MASKS)))):
+            kwargs[name] = draw(st.lists(st.integers(0, 1), max_size=n + 1))
+
+    def pick(values):
+        forms = _forms(values)
+        return forms[draw(st.integers(0, len(forms) - 1))]
+
+    def call():
+        return [pick(v) for v in args], {k: pick(v) for k, v in kwargs.items()}
+
+    return op, x, call(), call()
+
+
+@settings(max_examples=400, deadline=None)
+@given(_calls_in_forms())
+def test_both_plan_paths_answer_every_form_alike(call):
+    # A call's outcome (values, or the error and its message) is the same on the compiled and
+    # the pure-Python path, fresh or after a call of the same values in another form stored a
+    # plan (the memo keys arrays by their bytes: a look-alike must never find that plan).
+    op, x, (args, kwargs), (args2, kwargs2) = call
+
+    def outcome(args, kwargs):
+        try:
+            out = getattr(dm, op)(x, *args, **kwargs)
+        except Exception as exc:  # noqa: BLE001 - any error, compared by type and message
+            return type(exc).__name__, str(exc)
+        return [(o.shape, o.tolist()) for o in (out if isinstance(out, tuple) else (out,))]
+
+    answers = {}
+    for path in ("python", "compiled") if kernels is not None else ("python",):
+        with _plan.plan_path(path):
+            fresh = outcome(args2, kwargs2)
+        with _plan.plan_path(path):
+            first = outcome(args, kwargs)
+            after = [outcome(args2, kwargs2), outcome(args, kwargs), outcome(args2, kwargs2)]
+        assert after == [fresh, first, fresh], path
+        answers[path] = (first, fresh)
+    assert len(set(map(repr, answers.values()))) == 1
 
 
 def test_the_python_hit_of_a_long_call_past_its_memo():
