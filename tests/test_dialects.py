@@ -716,6 +716,22 @@ def test_to_tf_refuses_openvino_clamping_where_numpy_differs() -> None:
     assert s.to_tf("[100..]")["begin"] == [-100]
 
 
+def test_a_start_of_int64_min_on_unbounded_sizes() -> None:
+    # NumPy's reading of x[INT64_MIN:-4:-2] differs from OpenVINO's below size 4: on "[?]" its
+    # edge, 2**63, is past every size (it built Dimension(2**63) and failed with that
+    # Dimension's error, from infer and from every emitter that explains a NotExpressible)
+    s = dm.Slicing.from_numpy((slice(INT64_MIN, -4, -2),))
+    assert str(s.infer("[?]")) == "[0]"
+    assert str(s.infer("[2..]")) == "[0]"
+    for emit in (s.to_slice, s.to_onnx, s.to_strided_slice):
+        with pytest.raises(dm.NotExpressible, match=r"allows sizes 1\.\.3 of axis 0") as info:
+            emit("[?]")
+        assert info.value.witness == (1,)
+    assert s.to_slice("[4..]") == [
+        ("Slice", {"start": [INT64_MIN], "stop": [-4], "step": [-2], "axes": [0]})
+    ]
+
+
 def test_to_tf_masks_are_32_bit() -> None:
     s = dm.Slicing.from_numpy((0,) * 31 + (None,))
     assert s.to_tf()["new_axis_mask"] == 1 << 31
