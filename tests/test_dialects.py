@@ -716,6 +716,19 @@ def test_to_tf_refuses_openvino_clamping_where_numpy_differs() -> None:
     assert s.to_tf("[100..]")["begin"] == [-100]
 
 
+def test_too_small_a_rank_names_the_shape_given() -> None:
+    # The emitters named "data=None" for the shape the caller gave them
+    s = dm.Slicing.from_numpy("x[1, ..., 2]")
+    rule = "has rank 1, but the slicing addresses 2 axes"
+    for emit in (s.to_slice, s.to_onnx, s.to_strided_slice, s.to_tf, s.to_numpy, s.to_torch):
+        with pytest.raises(dm.ValidationError, match=rf"^Slicing: shape=\[3\] {rule}$"):
+            emit([3])
+        with pytest.raises(dm.ValidationError, match=rf"^Slicing: shape='\[\?\]' {rule}$"):
+            emit("[?]")
+    with pytest.raises(dm.ValidationError, match=rf"^Slicing: data=None {rule}$"):
+        s(np.zeros(3))  # applied to an array: the array's rank
+
+
 def test_a_start_of_int64_min_on_unbounded_sizes() -> None:
     # NumPy's reading of x[INT64_MIN:-4:-2] differs from OpenVINO's below size 4: on "[?]" its
     # edge, 2**63, is past every size (it built Dimension(2**63) and failed with that

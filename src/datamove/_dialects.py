@@ -606,7 +606,7 @@ class Slicing:
     ) -> tuple[PartialShape, list[Any]]:
         """The entries, each cut rewritten to be exact under ``rule`` on every allowed size."""
         ps = shape_dims(shape, dialect)
-        axes = axes_of(self, ps.rank)
+        axes = axes_of(self, ps.rank, shape)
         out: list[Any] = []
         for x, axis in zip(self.entries, axes, strict=True):
             if not isinstance(x, Cut):
@@ -666,7 +666,13 @@ class Slicing:
     def __call__(self, x: Any) -> Any:
         """Apply the slicing to an array (through ``dm.strided_slice``)."""
         _, _, shape = _backends.prepare("Slicing", x)
-        return strided_slice(x, **self.to_strided_slice(shape))
+        try:
+            params = self.to_strided_slice(shape)
+        except ValidationError as exc:  # the rank of x, not a shape the caller gave
+            if exc.argument != "shape" or exc.value is not shape:
+                raise
+            raise ValidationError("Slicing", "data", None, exc.rule) from None
+        return strided_slice(x, **params)
 
     def infer(self, shape: ShapeLike) -> PartialShape:
         """The output shape on a static or interval shape (through ``dm.infer_strided_slice``).
@@ -1377,11 +1383,12 @@ def decide(
 
 
 # The layout on a rank and the text, shared with the slice algebra (_canonical.py, _compose.py).
-def axes_of(s: Slicing, rank: int | None) -> list[int | None]:
+def axes_of(s: Slicing, rank: int | None, shape: Any = None) -> list[int | None]:
     """The input axis each entry of ``s`` addresses on ``rank``.
 
     Negative after the ellipsis when the rank is unknown; ``None`` for new axes and the
-    ellipsis.
+    ellipsis. Too small a rank is a ``ValidationError`` naming ``shape``, the caller's
+    argument of that rank (where given).
     """
     entries = s.entries
     cut = entries.index(Ellipsis) if Ellipsis in entries else len(entries)
@@ -1390,8 +1397,8 @@ def axes_of(s: Slicing, rank: int | None) -> list[int | None]:
     if rank is not None and before + after > rank:
         raise ValidationError(
             "Slicing",
-            "data",
-            None,
+            "data" if shape is None else "shape",
+            shape,
             f"has rank {rank}, but the slicing addresses {before + after} axes",
         )
     out: list[int | None] = []
