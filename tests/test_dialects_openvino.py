@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 import datamove as dm
 import openvino_oracle
+from datamove import ir
 from test_dialects import emitted_runs_as_sliced, numpy_indices, same, shapes, slicing_from
 
 ov = pytest.importorskip("openvino", reason="openvino (the test extra) is not installed")
@@ -215,6 +216,24 @@ def test_cpu_plugin_runs_a_new_axis_beside_a_shrink_wrong_unless_every_axis_is_a
     assert emitted["ellipsis_mask"] == [0, 0, 1]
     node = openvino_oracle.strided_slice((3, 2), **emitted)
     assert same(openvino_oracle.run_cpu(node, x)[0], want)
+
+
+def test_cpu_plugin_crashes_on_an_ellipsis_with_too_many_axes_of_dynamic_sizes(
+    tmp_path: Path,
+) -> None:
+    """Divergence 6: ``to_strided_slice()`` of ``x[0, None, 0]`` (no shape: an ellipsis at the
+    end) on data of rank 1 and a dynamic size addresses two axes of one. ``evaluate`` refuses
+    it; the CPU plugin crashes (SIGSEGV); datamove's ``check`` reports the layer."""
+    s = dm.Slicing.from_numpy("x[0, None, 0]")
+    xml = tmp_path / "m.xml"
+    ov.save_model(_model(dm.PartialShape.dynamic(1), s, None, only=1), str(xml))
+    x = np.arange(3, dtype=np.int64)
+    with pytest.raises(openvino_oracle.OpenVINOError, match="ellipsis"):
+        openvino_oracle.evaluate_ir(xml, {"x": x})
+    with pytest.raises(openvino_oracle.OpenVINOCrashError):  # fixed: update the docs
+        openvino_oracle.run_ir(xml, {"x": x})
+    (problem,) = ir.read_model(xml).check().problems
+    assert "addresses 2 axes around the ellipsis, but data has rank 1" in problem.message
 
 
 def test_evaluate_of_an_empty_strided_slice_on_a_scalar_is_not_run() -> None:
