@@ -406,6 +406,16 @@ def test_equivalent_decides_a_static_size_whatever_the_steps() -> None:
     assert a.canonical([5]) == b.canonical([5]) == S("x[:1]")
 
 
+def test_equivalent_decides_axes_cut_alike_whatever_their_steps() -> None:
+    # An axis cut the same way on both sides selects alike on every size: no period to cover.
+    big = 2**62
+    s = S(f"x[::{big}, 1:]")
+    assert s.equivalent(s)
+    assert s.difference(S(f"x[::{big}, 2:]"), "[?,?]") == (1, 2)
+    with pytest.raises(dm.ValidationError, match="the steps repeat every"):
+        s.equivalent(S(f"x[::{big - 1}, 1:]"))  # cut otherwise: still past the period checked
+
+
 # -- splits and slicings --------------------------------------------------------------------------
 @st.composite
 def splits(draw: st.DrawFn) -> tuple[dm.Splitting, tuple[Interval, ...]]:
