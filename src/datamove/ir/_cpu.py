@@ -219,7 +219,78 @@ def _boolean_and_back(seen: Seen) -> dict[str, Any] | None:
     return None
 
 
+# The layers before an Abs that OpenVINO 2026.4.1's CPU plugin drops it after (IR-13), of those
+# tried; it keeps one of a Const (and of a Concat of one Const, which goes first).
+_ABS_DROPPED_AFTER: Final = frozenset(
+    ("Abs", "Add", "Convert", "Gather", "Maximum", "Multiply", "Negative", "Subtract")
+)
+
+
+def _of_shapes_and_constants(seen: Seen, layer: Layer) -> bool:
+    """Whether every path back from ``layer`` ends at a ShapeOf or a Const layer.
+
+    A Parameter, or any other layer of no inputs, on the way is not such an end.
+    """
+    todo, done = [layer], set()
+    while todo:
+        x = todo.pop()
+        if x.index in done:
+            continue
+        done.add(x.index)
+        if x.type in ("ShapeOf", "Const"):
+            continue
+        if not x.sources:
+            return False
+        todo += [seen.feeder(x, k)[0] for k in range(len(x.sources))]
+    return True
+
+
+def _abs_of_a_negative(seen: Seen) -> dict[str, Any] | None:
+    """IR-13: an index input fed by a 1-D Abs of a negative value of shapes and constants.
+
+    The Abs's input comes from one of `_ABS_DROPPED_AFTER`, every path back from it ends at a
+    ShapeOf or a Const (`_of_shapes_and_constants`), and its bounds (or its known value) say one
+    of its elements is negative in every run. A StridedSlice's element counts only where its
+    masks read it (not under an ellipsis or new-axis bit, a begin or end mask bit, and of a
+    shrunk index only begin).
+    """
+    names = ("start", "stop", "step")
+    ignored: list[set[int]] = [set(), set(), set()]
+    if seen.layer.type == "StridedSlice":
+        names = ("begin", "end", "stride")
+        m = _masks(seen)
+        for i in range(len(m["ellipsis_mask"])):
+            if m["ellipsis_mask"][i] or m["new_axis_mask"][i]:
+                for each in ignored:
+                    each.add(i)
+            if m["begin_mask"][i] and not m["shrink_axis_mask"][i]:
+                ignored[0].add(i)
+            if m["end_mask"][i] or m["shrink_axis_mask"][i]:
+                ignored[1].add(i)
+            if m["shrink_axis_mask"][i]:
+                ignored[2].add(i)
+    for k, name in enumerate(names[: len(seen.ins) - 1], start=1):
+        layer, info = seen.feeder(seen.layer, k)
+        if layer.type != "Abs" or len(layer.sources) != 1 or info.shape.rank != 1:
+            continue
+        source, v = seen.feeder(layer, 0)
+        bounds = bounds_of(v)
+        if source.type not in _ABS_DROPPED_AFTER or bounds is None:
+            continue
+        if bounds[1].dtype.kind not in "iuf" or not _of_shapes_and_constants(seen, source):
+            continue
+        for i, hi in enumerate(bounds[1].reshape(-1).tolist()):
+            if hi < 0 and i not in ignored[k - 1]:
+                return {"arg": name, "i": i, "hi": hi}
+    return None
+
+
 # -- the table -----------------------------------------------------------------------------------
+_ABS_SAYS: Final = (
+    "{arg} is a 1-D Abs of a value computed from shapes and constants whose element {i} is "
+    "negative in every run (at most {hi}): OpenVINO's CPU plugin drops the Abs and uses the "
+    "negative value; the spec and evaluate use its absolute value"
+)
 _GARBAGE: Final = "garbage values, or an error where begin, end or stride is a run-time input"
 RULES: Final = (
     Rule(
@@ -272,6 +343,18 @@ RULES: Final = (
         _boolean_and_back,
         "{arg} converts a run-time value that is never 0 or 1 to boolean and back: OpenVINO's "
         "CPU plugin drops the Convert to boolean and uses the value; the spec and evaluate use 1",
+    ),
+    Rule(
+        "IR-13",
+        "Slice",
+        _abs_of_a_negative,
+        _ABS_SAYS,
+    ),
+    Rule(
+        "IR-13",
+        "StridedSlice",
+        _abs_of_a_negative,
+        _ABS_SAYS,
     ),
 )
 
