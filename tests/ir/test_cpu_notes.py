@@ -200,10 +200,8 @@ CASES = {
     "IR-13: a 1-D Abs of a negative shape value as a Slice's stop": Case(
         "IR-13", lambda: _abs_index("1-D"), lambda: _abs_index("scalar")  # PyTorch's form
     ),
-    "IR-13: the same as a StridedSlice's end": Case(
-        "IR-13",
-        lambda: _abs_index("1-D", strided=True),
-        lambda: _abs_index("run-time", strided=True),  # not a shape value: the plugin is right
+    "IR-13: the same of a value a Parameter enters": Case(
+        "IR-13", lambda: _abs_index("1-D"), lambda: _abs_index("run-time")  # the plugin is right
     ),
 }  # fmt: skip
 
@@ -379,6 +377,13 @@ def test_openvino_cpu_plugin_drops_a_1d_abs_of_a_shape_value(tmp_path: Path) -> 
     # and datamove take 4 rows; the CPU plugin drops the Abs and takes the stop -4: 1 row.
     built = _abs_index("1-D")
     xml = _save(tmp_path, built, "m")
+    (note,) = _cpu_notes(xml)
+    assert note.message == (
+        "divergence IR-13 (docs/semantics.md): stop is a 1-D Abs of a value computed from shapes "
+        "and constants whose element 0 is negative in every run (at most -1): OpenVINO's CPU "
+        "plugin drops the Abs and uses the negative value; the spec and evaluate use its "
+        "absolute value and give [?,1..9,3]"
+    )
     (want,) = openvino_oracle.evaluate_ir(xml, built.inputs)
     exact = ir.read_model(xml).check({"x": [1, 5, 3]})
     assert [s.to_shape() for s, _ in exact.outputs.values()] == [want.shape] == [(1, 4, 3)]
@@ -395,42 +400,18 @@ def test_openvino_cpu_plugin_drops_a_1d_abs_of_a_shape_value(tmp_path: Path) -> 
         xml = _save(tmp_path, Built([value], [x], built.inputs), "value")
         assert openvino_oracle.evaluate_ir(xml, built.inputs)[0].tolist() == [4]
         assert _cpu(xml, built.inputs).tolist() == [-4]  # type: ignore[union-attr]
+    # a StridedSlice's end alike (x[: |1 - x.shape[1]|] on the batch of 1: none, where the spec
+    # takes it); check does not note StridedSlices
+    built = _abs_index("1-D", strided=True)
+    xml = _save(tmp_path, built, "strided")
+    (want,) = openvino_oracle.evaluate_ir(xml, built.inputs)
+    assert (want.shape, _cpu(xml, built.inputs).shape) == ((1, 5, 3), (0, 5, 3))  # type: ignore[union-attr]
+    assert _cpu_notes(xml) == []
     # an Abs of a Const the plugin keeps: stop |-4| takes 4 rows
     stop = o13.absolute(_c([-4]))
     xml = _save(tmp_path, Built([o13.slice(x, _c([0]), stop, _c([1]), _c([1]))], [x], {}), "c")
     assert _cpu_notes(xml) == []
     assert _cpu(xml, built.inputs).shape == (1, 4, 3)  # type: ignore[union-attr]
-
-
-@pytest.mark.parametrize("mask", ["begin_mask", "end_mask", "new_axis_mask", "shrink_axis_mask"])
-def test_an_abs_the_masks_do_not_read_gets_no_note(tmp_path: Path, mask: str) -> None:
-    # IR-13's |1 - x.shape[1]| (-4 in the plugin, at 5 rows) as index 1 of a StridedSlice's
-    # begin, end or stride on [?,2..10,3], where a mask bit there leaves it unread: no note, and
-    # the CPU plugin agrees with evaluate
-    x = o13.parameter(ov.PartialShape([-1, ov.Dimension(2, 10), 3]), np.float32, name="x")
-    k = {"begin_mask": 0, "end_mask": 1, "new_axis_mask": 0, "shrink_axis_mask": 1}[mask]
-    dims = o13.gather(o13.shape_of(x), _c([2, 1]), _c(0))
-    # [|c - x.shape[2]|, |1 - x.shape[1]|]: element 0 is 0 for begin, 1 for end and stride
-    value = o13.absolute(o13.subtract(_c([3 if k == 0 else 4, 1]), dims))
-    index = [_c([0, 1]), _c([1, 3]), _c([1, 1])]
-    index[k] = value
-    masks = _masks(2, **{mask: [0, 1]})
-    out = o13.strided_slice(x, *index, **masks)
-    inputs = {"x": _data((1, 5, 3))}
-    xml = _save(tmp_path, Built([out], [x], inputs), "m")
-    assert _cpu_notes(xml) == []
-    (want,) = openvino_oracle.evaluate_ir(xml, inputs)
-    assert _same(_cpu(xml, inputs), want)
-    # the same bit on index 0: noted, and the plugin is wrong
-    masks = _masks(2, **{mask: [1, 0]})
-    if mask in ("new_axis_mask", "shrink_axis_mask"):
-        return  # (they change which input axis index 1 addresses)
-    out = o13.strided_slice(x, *index, **masks)
-    xml = _save(tmp_path, Built([out], [x], inputs), "n")
-    (note,) = _cpu_notes(xml)
-    assert note.message.startswith("divergence IR-13 ")
-    (want,) = openvino_oracle.evaluate_ir(xml, inputs)
-    assert not _same(_cpu(xml, inputs), want)
 
 
 def _dim_of(x: Any, scalar: bool = False) -> Any:
@@ -508,8 +489,9 @@ def _abs_sweep_model(rng: random.Random) -> tuple[Built, range, str, list[int]]:
     """A Slice of ``x`` on ``[1,lo..hi,3]`` (axis 1) whose start, stop or step is the Abs of
     ``a * m + b``: ``m`` is ``x.shape[1]`` (form ``"1-D"``; ``"scalar"``: a 0-D Abs, then
     Unsqueeze; ``"run-time"``: a Parameter ``p`` of 0 added), or a Const (``"constant"``). The
-    sum is an Add, a Subtract, or an Add then a Maximum with -100. Its row counts, the form and
-    the Abs's input at each."""
+    sum is an Add, a Subtract, or an Add then a Maximum with -100; the other inputs are
+    constants. Its row counts, the form (with ``", other"`` where the Abs slices other than a
+    prefix, ``[: |v|]``, or a suffix, ``[|v| :]``) and the Abs's input at each."""
     lo = rng.randint(1, 7)
     rows = range(lo, lo + rng.randint(0, 3) + 1)
     form = rng.choice(("1-D", "1-D", "1-D", "constant", "scalar", "run-time"))
@@ -538,23 +520,31 @@ def _abs_sweep_model(rng: random.Random) -> tuple[Built, range, str, list[int]]:
     value = o13.absolute(linear)
     if form == "scalar":
         value = o13.unsqueeze(value, _c([0]))
-    index = [_c([0]), _c([100]), _c([1])]
-    index[rng.randrange(3)] = value
+    index: list[Any] = [0, 100, 1]
+    if rng.random() < 0.5:
+        index = [rng.choice((0, 1, -2)), rng.choice((100, 3, -1)), rng.choice((1, 2, -1))]
+    which = rng.randrange(3)
+    # the configuration noted: a prefix or a suffix by the Abs
+    prefix = which == 1 and index[0] == 0 and index[2] == 1
+    suffix = which == 0 and index[1] == 100 and index[2] == 1
+    index = [_c([i]) for i in index]
+    index[which] = value
     built = Built([o13.slice(x, *index, _c([1]))], params, feeds)
     values = [a * (m if form == "constant" else n) + b for n in rows]
-    return built, rows, form, values
+    return built, rows, form if prefix or suffix else f"{form}, other", values
 
 
 def test_every_abs_note_is_a_real_divergence(tmp_path: Path) -> None:
     """No false positives for IR-13: wherever ``check`` notes a random Slice whose start, stop or
     step is an Abs of ``a * m + b``, the CPU plugin gives another answer than evaluate at one of
-    its row counts at least. It notes exactly the 1-D Abs of a value of shapes and constants
-    that is negative at every row count (where the output may have elements), and the plugin is
-    right on a 0-D Abs, on a value a Parameter enters, and where the value is never negative.
-    Sweeps of 600 more found no exception."""
+    its row counts at least. It notes the 1-D Abs of a value of shapes and constants that is
+    negative at every row count where it slices a prefix or a suffix (and the output may have
+    elements); the plugin is right on a 0-D Abs, on a value a Parameter enters, and where the
+    value is never negative (but where OpenVINO's bounds of the Abs are wrong: IR-14). Sweeps
+    of 1,000 more found no exception."""
     rng = random.Random(20261125)  # noqa: S311 - reproducible test data
-    noted = 0
-    for k in range(80):
+    noted = missed = 0
+    for k in range(150):
         try:
             built, rows, form, values = _abs_sweep_model(rng)
         except RuntimeError:  # a step OpenVINO folds to 0 (refused by the node)
@@ -570,16 +560,22 @@ def test_every_abs_note_is_a_real_divergence(tmp_path: Path) -> None:
                 continue
             empty = empty and want.size == 0
             differs = differs or not _same(_cpu(xml, inputs), want)
-        dropped = form in ("1-D", "constant")  # the plugin drops these Abs
-        assert not notes or (dropped and max(values) < 0), (k, form, values)
+        dropped = form.startswith(("1-D", "constant"))  # the plugin drops these Abs
+        noted_here = form in ("1-D", "constant") and max(values) < 0
+        assert not notes or noted_here, (k, form, values)
         # (a layer whose output is known to be empty is not noted: cpu_notes)
-        assert notes or not (dropped and max(values) < 0 and not empty), (k, form, values)
+        assert notes or not noted_here or empty, (k, form, values)
         if notes:
             noted += 1
             assert differs, (k, form, rows, values)
+        elif min(values) < 0 <= max(values):
+            continue  # OpenVINO's bounds of the Abs exclude some values (IR-12, IR-14)
         elif not dropped or min(values) >= 0:
             assert not differs, (k, form, rows, values)
+        else:
+            missed += differs  # the plugin wrong, not noted: a negative in some runs, or other
     assert noted >= 10
+    assert missed >= 10
 
 
 def test_check_lists_the_notes_on_the_command_line(

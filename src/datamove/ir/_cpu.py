@@ -246,42 +246,44 @@ def _of_shapes_and_constants(seen: Seen, layer: Layer) -> bool:
 
 
 def _abs_of_a_negative(seen: Seen) -> dict[str, Any] | None:
-    """IR-13: an index input fed by a 1-D Abs of a negative value of shapes and constants.
+    """IR-13: a Slice's stop or start fed by a 1-D Abs of a negative value of shapes and constants.
 
     The Abs's input comes from one of `_ABS_DROPPED_AFTER`, every path back from it ends at a
     ShapeOf or a Const (`_of_shapes_and_constants`), and its bounds (or its known value) say one
-    of its elements is negative in every run. A StridedSlice's element counts only where its
-    masks read it (not under an ellipsis or new-axis bit, a begin or end mask bit, and of a
-    shrunk index only begin).
+    of its elements is negative in every run. That element slices a prefix or a suffix: a stop
+    after a known start of 0, or a start before a known stop past the axis's largest size, with
+    a known step of 1, on an axis the known axes name. There the plugin's ``d - |v|`` elements
+    and the spec's ``|v|`` differ at every size ``d`` but 0 and ``2|v|``.
     """
-    names = ("start", "stop", "step")
-    ignored: list[set[int]] = [set(), set(), set()]
-    if seen.layer.type == "StridedSlice":
-        names = ("begin", "end", "stride")
-        m = _masks(seen)
-        for i in range(len(m["ellipsis_mask"])):
-            if m["ellipsis_mask"][i] or m["new_axis_mask"][i]:
-                for each in ignored:
-                    each.add(i)
-            if m["begin_mask"][i] and not m["shrink_axis_mask"][i]:
-                ignored[0].add(i)
-            if m["end_mask"][i] or m["shrink_axis_mask"][i]:
-                ignored[1].add(i)
-            if m["shrink_axis_mask"][i]:
-                ignored[2].add(i)
-    for k, name in enumerate(names[: len(seen.ins) - 1], start=1):
+    shape = seen.ins[0].shape
+    known = [_known(info) for info in seen.ins[1:]]  # start, stop, step, axes
+    for k, name in ((1, "start"), (2, "stop")):
         layer, info = seen.feeder(seen.layer, k)
         if layer.type != "Abs" or len(layer.sources) != 1 or info.shape.rank != 1:
             continue
         source, v = seen.feeder(layer, 0)
         bounds = bounds_of(v)
-        if source.type not in _ABS_DROPPED_AFTER or bounds is None:
+        if source.type not in _ABS_DROPPED_AFTER or bounds is None or shape.rank is None:
             continue
         if bounds[1].dtype.kind not in "iuf" or not _of_shapes_and_constants(seen, source):
             continue
+        other, step = known[2 - k], known[2]  # the stop for a start, the start for a stop
+        axes = known[3] if len(known) > 3 else list(range(bounds[1].size))
+        if other is None or step is None or axes is None:
+            continue
         for i, hi in enumerate(bounds[1].reshape(-1).tolist()):
-            if hi < 0 and i not in ignored[k - 1]:
-                return {"arg": name, "i": i, "hi": hi}
+            if hi >= 0 or i >= min(len(other), len(step), len(axes)) or step[i] != 1:
+                continue
+            if not -shape.rank <= axes[i] < shape.rank:
+                continue
+            dim = shape[axes[i] % shape.rank]
+            if dim.max == 0:
+                continue
+            if k == 2 and other[i] != 0:
+                continue
+            if k == 1 and not (dim.max is not None and other[i] >= dim.max):
+                continue
+            return {"arg": name, "i": i, "hi": hi}
     return None
 
 
@@ -289,7 +291,7 @@ def _abs_of_a_negative(seen: Seen) -> dict[str, Any] | None:
 _ABS_SAYS: Final = (
     "{arg} is a 1-D Abs of a value computed from shapes and constants whose element {i} is "
     "negative in every run (at most {hi}): OpenVINO's CPU plugin drops the Abs and uses the "
-    "negative value; the spec and evaluate use its absolute value"
+    "negative value; the spec and evaluate use its absolute value and give {out}"
 )
 _GARBAGE: Final = "garbage values, or an error where begin, end or stride is a run-time input"
 RULES: Final = (
@@ -347,12 +349,6 @@ RULES: Final = (
     Rule(
         "IR-13",
         "Slice",
-        _abs_of_a_negative,
-        _ABS_SAYS,
-    ),
-    Rule(
-        "IR-13",
-        "StridedSlice",
         _abs_of_a_negative,
         _ABS_SAYS,
     ),
