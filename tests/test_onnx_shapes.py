@@ -563,6 +563,33 @@ def test_a_division_of_a_negative_value_is_not_written_as_floor_division(tmp_pat
     assert "expressions" not in info
 
 
+@pytest.mark.parametrize("to", [TensorProto.UINT32, TensorProto.UINT64, TensorProto.INT32])
+def test_a_cast_that_may_wrap_is_not_written_as_its_input(to: int, tmp_path: Path) -> None:
+    # x.shape[0] - 10 (negative below 10 rows; 2**40 added for int32) as to, then as int64:
+    # a wrapped end past every size, so x[:], not x[:x.shape[0]-10]
+    nodes = [
+        _node("Shape", ["x"], "s"),
+        _node("Gather", ["s", "zero"], "d"),
+        _node("Sub", ["d", "k"], "m"),
+        _node("Unsqueeze", ["m", "ax"], "u"),
+        _node("Cast", ["u"], "c", to=to),
+        _node("Cast", ["c"], "e", to=I64),
+        helper.make_node("Slice", ["x", "ax", "e", "ax"], ["y"]),
+    ]
+    k = 10 - 2**40 if to == TensorProto.INT32 else 10
+    inits = [_c("zero", 0), _c("k", k), _c("ax", [0])]
+    model = _model(nodes, inits, [("y", F32)], 13, ["n", 4])
+    read = ir.read_onnx(onnx_graphs.save(model, tmp_path))
+    (info,) = read.explain()
+    assert info["numpy"] == "x[:e]"
+    assert "expressions" not in info
+    session = _session(model)
+    for rows in (3, 9, 12):
+        x = np.zeros((rows, 4), dtype=np.float32)
+        (got,) = session.run(None, {"x": x})
+        assert read.check({"x": f"[{rows},4]"}).outputs["y"][0] == PartialShape(list(got.shape))
+
+
 def _notes(model: Any, tmp_path: Path) -> list[Any]:
     report = ir.read_onnx(onnx_graphs.save(model, tmp_path)).check()
     return [n for n in report.notes if n.kind == "shape-subgraph"]

@@ -564,8 +564,11 @@ def _shape_terms(
         return first if len(first) == size else None
     if kind == "Cast":
         target, source = ELEMENT_TYPES.get(etype_name(_attr(node, "to")) or ""), ins[0].etype
-        wide = target is not None and target.name in ("i32", "i64", "u32", "u64")
-        return first if wide and source is not None and source.dtype.kind in "iu" else None
+        if target is None or target.name not in ("i32", "i64", "u32", "u64"):
+            return None
+        if source is None or source.dtype.kind not in "iu":
+            return None
+        return first if _held(ins[0], np.iinfo(target.dtype)) else None  # else it wraps
     if kind == "Gather":
         indices = _ints(ins[1])
         if _attr(node, "axis", 0) != 0 or ins[0].shape.rank != 1:
@@ -605,6 +608,12 @@ def _chosen(
         taken = then if picks[k % len(picks)] else other
         out.append(taken[k % len(taken)])
     return tuple(out)
+
+
+def _held(info: Info, limits: Any) -> bool:
+    """Whether every value a bounded input may take lies within an integer type's ``limits``."""
+    got = bounds_of(info)
+    return got is not None and int(got[0].min()) >= limits.min and int(got[1].max()) <= limits.max
 
 
 def _whole_division(ins: Sequence[Info]) -> bool:
