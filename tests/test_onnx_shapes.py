@@ -548,6 +548,34 @@ def test_explain_writes_a_dynamic_export_s_expression(
                 np.testing.assert_array_equal(eval(text, scope), want)  # noqa: S307
 
 
+def test_explain_names_a_split_whose_lengths_read_another_tensor_s_dims(tmp_path: Path) -> None:
+    # split = [len(r), x.shape[1] - len(r)] with r = Range(x.shape[1] - 7, -5, -1): the
+    # expressions read r's dims, so runtime names r beside the split (explain raised)
+    nodes = [
+        _node("Shape", ["x"], "s"),
+        _node("Gather", ["s", "one"], "d"),
+        _node("Sub", ["d", "seven"], "m"),
+        _node("Range", ["m", "lim", "neg"], "r"),
+        _node("Shape", ["r"], "n"),
+        _node("Unsqueeze", ["d", "ax"], "du"),
+        _node("Sub", ["du", "n"], "rest"),
+        _node("Concat", ["n", "rest"], "parts", axis=0),
+        helper.make_node("Split", ["x", "parts"], ["y", "z"], axis=1),
+    ]
+    inits = [ONE, _c("seven", 7), _c("lim", -5), _c("neg", -1), _c("ax", [0])]
+    model = _model(nodes, inits, [("y", F32), ("z", F32)], 13, ["a", "b"])
+    (info,) = ir.read_onnx(onnx_graphs.save(model, tmp_path)).explain()
+    assert info["numpy"] == ["x[:, :r.shape[0]]", "x[:, r.shape[0]:]"]
+    assert info["runtime"]["r"] == "the tensor 'r', whose dims it reads"
+    session = _session(model)
+    for size in ((2, 3), (3, 9), (1, 12)):
+        x = np.arange(np.prod(size), dtype=np.float32).reshape(size)
+        want = session.run(None, {"x": x})
+        r = np.zeros(len(range(size[1] - 7, -5, -1)))
+        for text, got in zip(info["numpy"], want, strict=True):
+            np.testing.assert_array_equal(eval(text, {"x": x, "r": r}), got)  # noqa: S307
+
+
 def test_a_division_of_a_negative_value_is_not_written_as_floor_division(tmp_path: Path) -> None:
     nodes = [
         _node("Shape", ["x"], "s"),

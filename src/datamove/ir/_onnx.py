@@ -888,7 +888,7 @@ def _explain_split(node: _Node, info: dict[str, Any], shape: PartialShape) -> No
     dim = shape.dims[a]
     prefix = "x[" + ":, " * a
     if s is None:
-        (name,) = info["runtime"]
+        name = next(iter(info["runtime"]))  # the split's own (a tensor whose dims it reads after)
         m = count
         sym = [name if m == 1 else f"{name}[{k}]" for k in range(m)]
         if written is not None and len(written) == m:
