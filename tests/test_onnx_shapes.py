@@ -618,6 +618,25 @@ def test_a_cast_that_may_wrap_is_not_written_as_its_input(to: int, tmp_path: Pat
         assert read.check({"x": f"[{rows},4]"}).outputs["y"][0] == PartialShape(list(got.shape))
 
 
+def test_an_overflow_from_an_extreme_constant_holds_onnxruntime_s_shape(tmp_path: Path) -> None:
+    # step INT64_MIN - x.shape[1]: onnxruntime wraps it to a large positive step (one
+    # element) at every width but 0; the exact INT64_MIN (nothing kept) is not claimed
+    nodes = [
+        _node("Shape", ["x"], "s"),
+        _node("Gather", ["s", "ix"], "d"),
+        _node("Sub", ["low", "d"], "step"),
+        helper.make_node("Slice", ["x", "zero", "end", "ix", "step"], ["y"]),
+    ]
+    inits = [_c("ix", [1]), _c("low", [-(2**63)]), _c("zero", [0]), _c("end", [2**62])]
+    model = _model(nodes, inits, [("y", F32)], 13, ["a", "b"])
+    read = ir.read_onnx(onnx_graphs.save(model, tmp_path))
+    report = read.check({"x": "[1..9,0..30]"})
+    session = _session(model)
+    for size in ((2, 5), (3, 1), (1, 30)):
+        (got,) = session.run(None, {"x": np.zeros(size, dtype=np.float32)})
+        assert report.outputs["y"][0].compatible(list(got.shape)), (size, got.shape)
+
+
 def _notes(model: Any, tmp_path: Path) -> list[Any]:
     report = ir.read_onnx(onnx_graphs.save(model, tmp_path)).check()
     return [n for n in report.notes if n.kind == "shape-subgraph"]

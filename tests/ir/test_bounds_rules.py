@@ -105,6 +105,26 @@ def test_binary_bounds_hold_every_value(data: Any, which: int, n: int) -> None:
         assert ((lo <= value) & (value <= hi)).all(), (kind, a, b, x, y, lo, hi, value)
 
 
+def test_a_sum_past_the_range_from_an_extreme_is_the_whole_range() -> None:
+    # an exactly known extreme is a number, not an unbounded side: INT64_MIN - [0, 30] passes
+    # the range at every value but 0 (it was the exact INT64_MIN); so does INT64_MAX + a dim
+    whole = (MIN, MAX)
+    cases = [
+        ("Subtract", [MIN], [(0, 30)], whole),
+        ("Add", [MAX], [(0, 30)], whole),
+        ("Add", [MAX], [(0, MAX)], whole),
+        ("Multiply", [2**62], [(0, 30)], whole),
+        ("Add", [MAX - 1], [(0, 1)], (MAX - 1, MAX)),
+        ("Maximum", [MAX], [(0, MAX)], (MAX, MAX)),
+        ("Minimum", [MIN], [(MIN, 5)], (MIN, MIN)),
+    ]
+    for kind, value, pairs, (lo, hi) in cases:
+        got = bound_layer(_layer(kind), [_exact(value), _bounded(pairs)])
+        bounds = bounds_of(got) if got is not None else None
+        assert bounds is not None
+        assert (int(bounds[0][0]), int(bounds[1][0])) == (lo, hi), (kind, value, pairs)
+
+
 @settings(max_examples=200, deadline=None)
 @given(data=st.data(), target=st.sampled_from(["i8", "u8", "i32", "i64", "boolean"]))
 def test_convert_bounds_hold_every_value(data: Any, target: str) -> None:

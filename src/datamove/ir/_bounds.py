@@ -21,7 +21,9 @@ The rules (each sound; where OpenVINO is looser, datamove is at least as tight):
 - Gather, Squeeze, Unsqueeze, Reshape, Broadcast (data bounds, other inputs exactly known):
   the layer applied to the lower and to the upper bounds (OpenVINO's default evaluator).
 - Add, Subtract, Multiply, Divide, Minimum, Maximum, Floor, Convert: interval arithmetic (the
-  extremes over the corners of the inputs' intervals; a divisor interval holding 0 is unknown).
+  extremes over the corners of the inputs' intervals; a divisor interval holding 0 is unknown;
+  an exactly known extreme is that number, not an unbounded side, so ``INT64_MIN - [0, 30]``
+  passes the range and is the whole range, never the exact ``INT64_MIN``).
 - Greater, Less, Equal: true or false where every pair of values agrees, else either.
 - Select: the chosen input's bounds where the condition is known, else the hull of both.
 - Mod (truncated, as C: the dividend's sign) and FloorMod (floored, as Python: the divisor's
@@ -81,28 +83,39 @@ def _limits(etype: ElementType) -> tuple[int | float, int | float]:
 
 
 def _wide(info: Info) -> Pair | None:
-    """An input's bounds as Python numbers, the type's extremes read as infinite."""
+    """An input's bounds as Python numbers, the type's extremes read as infinite.
+
+    An element known exactly (its bounds equal) keeps an extreme as the number it is: a
+    constant ``INT64_MIN`` minus ``0..30`` passes the type's range.
+    """
     got = bounds_of(info)
     if got is None or info.etype is None or got[0].size > SMALL:
         return None
     low, high = _limits(info.etype)
     signed = info.etype.dtype.kind in "if"
+    exact = (got[0] == got[1]).reshape(-1).tolist()
 
     def wide(array: Array, edge: float, side: float) -> Array:
         flat = [
-            side if (v == edge and (side > 0 or signed)) else v
-            for v in (int(x) if array.dtype.kind in "iub" else float(x) for x in array.reshape(-1))
+            side if (v == edge and (side > 0 or signed) and not known) else v
+            for v, known in zip(
+                (int(x) if array.dtype.kind in "iub" else float(x) for x in array.reshape(-1)),
+                exact,
+                strict=True,
+            )
         ]
         return np.array(flat, dtype=object).reshape(array.shape)
 
     return wide(got[0], low, -_INF), wide(got[1], high, _INF)
 
 
-def _narrow(lo: Array, hi: Array, etype: ElementType) -> Pair:
+def _narrow(lo: Array, hi: Array, etype: ElementType, *, wraps: bool = False) -> Pair:
     """Python bounds back in ``etype``, infinite ones at the type's extremes.
 
     An element that could pass the type's range (undefined: a C++ overflow, or a wrapping
-    Convert) gets the whole range.
+    Convert) gets the whole range. With ``wraps`` (a sum or product), so does one whose
+    infinite end meets the type's other extreme: ``INT64_MAX + [0, ?]`` passes the range at
+    every size but 0 (of a Minimum or Maximum, the extreme is the value).
     """
     low, high = _limits(etype)
     # a 0-d object array's arithmetic gives a bare number: an array again
@@ -112,7 +125,9 @@ def _narrow(lo: Array, hi: Array, etype: ElementType) -> Pair:
     for x, y in zip(lo.reshape(-1), hi.reshape(-1), strict=True):
         a = low if x == -_INF else (x if whole else math.floor(x))
         b = high if y == _INF else (y if whole else math.ceil(y))
-        if not low <= a <= b <= high:
+        if not low <= a <= b <= high or (
+            wraps and ((x == -_INF and b == low) or (y == _INF and a == high))
+        ):
             a, b = low, high
         los.append(a)
         his.append(b)
@@ -176,14 +191,14 @@ def _corners(op: Callable[[Any, Any], Any]) -> Callable[[Pair, Pair], Pair]:
     return apply
 
 
-def _binary(rule: Callable[[Pair, Pair], Pair | None]) -> Bounder:
+def _binary(rule: Callable[[Pair, Pair], Pair | None], *, wraps: bool = False) -> Bounder:
     def bound(layer: Layer, ins: Sequence[Info]) -> tuple[Array, Array, ElementType] | None:
         etype = _same_type(ins, 2)
         pairs = _pairs(layer, ins) if etype is not None else None
         if etype is None or pairs is None:
             return None
         got = rule(*pairs)
-        return None if got is None else (*_narrow(*got, etype), etype)
+        return None if got is None else (*_narrow(*got, etype, wraps=wraps), etype)
 
     return bound
 
@@ -511,9 +526,9 @@ BOUNDERS: Final[dict[str, Bounder]] = {
     "ShapeOf": _shape_of,
     **dict.fromkeys(_STRUCTURAL, _structural),
     "Convert": _convert,
-    "Add": _binary(_add),
-    "Subtract": _binary(_subtract),
-    "Multiply": _binary(_corners(_times)),
+    "Add": _binary(_add, wraps=True),
+    "Subtract": _binary(_subtract, wraps=True),
+    "Multiply": _binary(_corners(_times), wraps=True),
     "Divide": _divide,
     "Floor": _floor,
     "Mod": _per_element(_mod),
