@@ -637,6 +637,31 @@ def test_an_overflow_from_an_extreme_constant_holds_onnxruntime_s_shape(tmp_path
         assert report.outputs["y"][0].compatible(list(got.shape)), (size, got.shape)
 
 
+@pytest.mark.parametrize("last", ["Sub", "Neg"])
+def test_arithmetic_that_may_wrap_is_not_written_as_python_s(last: str, tmp_path: Path) -> None:
+    # x.shape[1] - INT64_MAX - 5 wraps below 5 columns (onnxruntime: a large end, the whole
+    # axis), which Python's x.shape[1]-9223372036854775807-5 never does; so does the Neg of
+    # the least of -2 and x.shape[1], less INT64_MAX
+    first = "d" if last == "Sub" else "m"
+    nodes = [
+        _node("Shape", ["x"], "s"),
+        _node("Gather", ["s", "ix"], "d"),
+        _node("Min", ["two", "d"], "m"),
+        _node("Sub", [first, "big"], "t"),
+        _node("Sub", ["t", "five"], "e") if last == "Sub" else _node("Neg", ["t"], "e"),
+        helper.make_node("Slice", ["x", "zero", "e", "ix"], ["y"]),
+    ]
+    inits = [_c("ix", [1]), _c("two", [-2]), _c("big", [2**63 - 1]), _c("five", [5])]
+    model = _model(nodes, [*inits, _c("zero", [0])], [("y", F32)], 13, ["a", "b"])
+    (info,) = ir.read_onnx(onnx_graphs.save(model, tmp_path)).explain()
+    assert info["numpy"] == "x[:, :e]"
+    assert "expressions" not in info
+    x = np.zeros((2, 2), dtype=np.float32)
+    (got,) = _session(model).run(None, {"x": x})
+    python = 2 - (2**63 - 1) - 5 if last == "Sub" else -(-2 - (2**63 - 1))
+    assert got.shape != x[:, :python].shape  # what the expression would have said
+
+
 def _notes(model: Any, tmp_path: Path) -> list[Any]:
     report = ir.read_onnx(onnx_graphs.save(model, tmp_path)).check()
     return [n for n in report.notes if n.kind == "shape-subgraph"]

@@ -60,7 +60,7 @@ from datamove.ir._graph import Layer
 from datamove.ir._ops import SMALL, Info, bounds_of, with_bounds
 from datamove.ir._types import ELEMENT_TYPES, ElementType
 
-__all__ = ["BOUNDERS", "bound_layer", "reshaped"]
+__all__ = ["BOUNDERS", "bound_layer", "reshaped", "wide_bounds"]
 
 Array = np.ndarray[Any, Any]
 Pair = tuple[Array, Array]  # (lower, upper) as object arrays of Python ints or floats
@@ -82,7 +82,7 @@ def _limits(etype: ElementType) -> tuple[int | float, int | float]:
     return int(iinfo.min), int(iinfo.max)
 
 
-def _wide(info: Info) -> Pair | None:
+def wide_bounds(info: Info) -> Pair | None:
     """An input's bounds as Python numbers, the type's extremes read as infinite.
 
     An element known exactly (its bounds equal) keeps an extreme as the number it is: a
@@ -156,7 +156,7 @@ _NUMBERS: Final = frozenset({"i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64
 
 def _pairs(layer: Layer, ins: Sequence[Info]) -> tuple[Pair, Pair] | None:
     """Both inputs' bounds as Python numbers, broadcast by the layer's ``auto_broadcast``."""
-    a, b = _wide(ins[0]), _wide(ins[1])
+    a, b = wide_bounds(ins[0]), wide_bounds(ins[1])
     if a is None or b is None:
         return None
     both = broadcast_inputs(layer, a[0], a[1], b[0], b[1])
@@ -251,7 +251,7 @@ def _divide(layer: Layer, ins: Sequence[Info]) -> tuple[Array, Array, ElementTyp
 
 def _floor(_layer: Layer, ins: Sequence[Info]) -> tuple[Array, Array, ElementType] | None:
     etype = _same_type(ins, 1)
-    got = _wide(ins[0]) if etype is not None else None
+    got = wide_bounds(ins[0]) if etype is not None else None
     if etype is None or got is None:
         return None
     floor = np.vectorize(lambda v: v if v in (_INF, -_INF) else math.floor(v), otypes=[object])
@@ -375,7 +375,7 @@ def _per_element(rule: Callable[[Any, Any, Any, Any], tuple[Any, Any] | None]) -
 # -- Abs, ReduceProd ----------------------------------------------------------------------------
 def _abs(_layer: Layer, ins: Sequence[Info]) -> tuple[Array, Array, ElementType] | None:
     etype = _same_type(ins, 1)
-    got = _wide(ins[0]) if etype is not None else None
+    got = wide_bounds(ins[0]) if etype is not None else None
     if etype is None or got is None:
         return None
     lo, hi = [], []
@@ -402,7 +402,7 @@ def _reduce_prod(layer: Layer, ins: Sequence[Info]) -> tuple[Array, Array, Eleme
     etype = ins[0].etype if len(ins) == 2 else None
     if etype is None or etype.dtype.kind not in "iu" or keep not in ("true", "false"):
         return None
-    got, value = _wide(ins[0]), ins[1].value
+    got, value = wide_bounds(ins[0]), ins[1].value
     if got is None or value is None or value.ndim > 1 or value.dtype.kind not in "iu":
         return None
     axes = axes_of(value, got[0].ndim)
@@ -483,7 +483,7 @@ def _select(layer: Layer, ins: Sequence[Info]) -> tuple[Array, Array, ElementTyp
         return None
     etype = _same_type(ins[1:], 2)
     cond = bounds_of(ins[0])
-    then, other = _wide(ins[1]), _wide(ins[2])
+    then, other = wide_bounds(ins[1]), wide_bounds(ins[2])
     if etype is None or cond is None or then is None or other is None:
         return None
     every = broadcast_inputs(layer, cond[0], cond[1], then[0], then[1], other[0], other[1])
@@ -584,7 +584,7 @@ def reshaped(layer: Layer, ins: Sequence[Info]) -> Info | None:
         return None
     data, target = ins
     special = layer.data.get("special_zero")
-    got = _wide(target)
+    got = wide_bounds(target)
     rank = data.shape.rank
     if special not in ("true", "false") or got is None or got[0].ndim != 1 or rank is None:
         return None

@@ -25,13 +25,16 @@ Anything else (another node type, an attribute of another kind, a legacy broadca
 
 from __future__ import annotations
 
+import itertools
+import math
+import operator
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 import numpy as np
 
 from datamove._shape import PartialShape
-from datamove.ir._bounds import bound_layer
+from datamove.ir._bounds import bound_layer, wide_bounds
 from datamove.ir._graph import Layer, Port
 from datamove.ir._ops import SMALL, Info, bounds_of, with_bounds
 from datamove.ir._types import ELEMENT_TYPES
@@ -538,7 +541,8 @@ def _shape_terms(
 
     ``terms`` holds each input's own (``None`` where it has none); ``None`` where the node's
     value is not written as an expression (another type, a rank above 1, a division whose
-    dividend may be negative, where ONNX's truncation is not Python's ``//``).
+    dividend may be negative, where ONNX's truncation is not Python's ``//``, arithmetic or a
+    Cast that may wrap, where Python's numbers do not).
     """
     kind = node.op_type
     if out.value is not None or out.lower is None or out.shape.rank not in (0, 1):
@@ -575,12 +579,18 @@ def _shape_terms(
             return None
         return tuple(first[i] for i in indices)  # in range: shape_value checked them
     if kind == "Neg":
+        zero = Info(PartialShape([]), out.etype, np.zeros((), dtype=np.int64))
+        if not _no_wrap(operator.sub, [zero, ins[0]], out):
+            return None
         return tuple((_SUM, ("-", *_wrap(t, _PRODUCT + 1))) for t in first)
     op = _OPS.get(kind)
     if op is None or len(mine) != 2 or mine[1] is None:
         return None
     second = mine[1]
     if op == "//" and not _whole_division(ins):
+        return None
+    arith = {"+": operator.add, "-": operator.sub, "*": operator.mul}.get(op)
+    if arith is not None and not _no_wrap(arith, ins, out):
         return None
     if len(first) not in (1, size) or len(second) not in (1, size):
         return None
@@ -608,6 +618,29 @@ def _chosen(
         taken = then if picks[k % len(picks)] else other
         out.append(taken[k % len(taken)])
     return tuple(out)
+
+
+def _no_wrap(op: Callable[[int, int], int], ins: Sequence[Info], out: Info) -> bool:
+    """Whether ``op`` of two bounded integer inputs stays within the output's type everywhere.
+
+    Python's numbers never wrap, onnxruntime's do: a term is written only where no value the
+    inputs may take passes the type's range (an unbounded side, the type's extreme on a value
+    not exactly known, is a size that never comes near it, as in the bounds).
+    """
+    got = [wide_bounds(i) for i in ins]
+    if out.etype is None or out.etype.dtype.kind not in "iu" or any(g is None for g in got):
+        return False
+    limits = np.iinfo(out.etype.dtype)
+    (a_lo, a_hi), (b_lo, b_hi) = ((g[0].reshape(-1), g[1].reshape(-1)) for g in got if g)
+    for k in range(max(len(a_lo), len(b_lo))):
+        a = (a_lo[k % len(a_lo)], a_hi[k % len(a_hi)])
+        b = (b_lo[k % len(b_lo)], b_hi[k % len(b_hi)])
+        for x, y in itertools.product(a, b):
+            if math.isinf(x) or math.isinf(y):
+                continue
+            if not limits.min <= op(int(x), int(y)) <= limits.max:
+                return False
+    return True
 
 
 def _held(info: Info, limits: Any) -> bool:
