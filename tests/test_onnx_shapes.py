@@ -662,6 +662,25 @@ def test_arithmetic_that_may_wrap_is_not_written_as_python_s(last: str, tmp_path
     assert got.shape != x[:, :python].shape  # what the expression would have said
 
 
+def test_a_product_of_a_dynamic_dim_that_may_wrap_is_not_written(tmp_path: Path) -> None:
+    # step x.shape[1] * INT64_MAX wraps past 1 column (onnxruntime: -INT64_MAX at 2 columns,
+    # a reverse step); a dim times 2 and the product of two dims are written
+    nodes = [
+        _node("Shape", ["x"], "s"),
+        _node("Gather", ["s", "ix"], "d"),
+        _node("Mul", ["d", "big"], "step"),
+        _node("Gather", ["s", "zero"], "r"),
+        _node("Mul", ["d", "two"], "e"),
+        _node("Mul", ["e", "r"], "e2"),
+        helper.make_node("Slice", ["x", "zero", "e2", "ix", "step"], ["y"]),
+    ]
+    inits = [_c("ix", [1]), _c("zero", [0]), _c("big", [2**63 - 1]), _c("two", [2])]
+    model = _model(nodes, inits, [("y", F32)], 13, ["a", "b"])
+    (info,) = ir.read_onnx(onnx_graphs.save(model, tmp_path)).explain()
+    assert info["numpy"] == "x[:, 0:x.shape[1]*2*x.shape[0]:step]"
+    assert info["expressions"] == {"ends": ["x.shape[1]*2*x.shape[0]"]}
+
+
 def _notes(model: Any, tmp_path: Path) -> list[Any]:
     report = ir.read_onnx(onnx_graphs.save(model, tmp_path)).check()
     return [n for n in report.notes if n.kind == "shape-subgraph"]

@@ -620,12 +620,16 @@ def _chosen(
     return tuple(out)
 
 
+_HUGE: Final = 2**31  # an unbounded side's largest value, for `_no_wrap`
+
+
 def _no_wrap(op: Callable[[int, int], int], ins: Sequence[Info], out: Info) -> bool:
     """Whether ``op`` of two bounded integer inputs stays within the output's type everywhere.
 
     Python's numbers never wrap, onnxruntime's do: a term is written only where no value the
-    inputs may take passes the type's range (an unbounded side, the type's extreme on a value
-    not exactly known, is a size that never comes near it, as in the bounds).
+    inputs may take passes the type's range. An unbounded side (the type's extreme on a value
+    not exactly known: a dynamic dim) is taken as `_HUGE`, so ``x.shape[1]*2`` and
+    ``x.shape[0]*x.shape[1]`` are written, ``x.shape[1]*INT64_MAX`` not.
     """
     got = [wide_bounds(i) for i in ins]
     if out.etype is None or out.etype.dtype.kind not in "iu" or any(g is None for g in got):
@@ -635,10 +639,9 @@ def _no_wrap(op: Callable[[int, int], int], ins: Sequence[Info], out: Info) -> b
     for k in range(max(len(a_lo), len(b_lo))):
         a = (a_lo[k % len(a_lo)], a_hi[k % len(a_hi)])
         b = (b_lo[k % len(b_lo)], b_hi[k % len(b_hi)])
-        for x, y in itertools.product(a, b):
-            if math.isinf(x) or math.isinf(y):
-                continue
-            if not limits.min <= op(int(x), int(y)) <= limits.max:
+        for corner in itertools.product(a, b):
+            x, y = (int(math.copysign(_HUGE, v)) if math.isinf(v) else int(v) for v in corner)
+            if not limits.min <= op(x, y) <= limits.max:
                 return False
     return True
 
