@@ -414,6 +414,67 @@ def test_openvino_cpu_plugin_drops_a_1d_abs_of_a_shape_value(tmp_path: Path) -> 
     assert _cpu(xml, built.inputs).shape == (1, 4, 3)  # type: ignore[union-attr]
 
 
+def _neg_dim(x: Any) -> Any:
+    return o13.subtract(_c([1]), o13.gather(o13.shape_of(x), _c([1]), _c(0)))  # 1 - x.shape[1]
+
+
+# IR-13 on more forms: the plugin drops an integer 1-D Abs a shape enters after any layer tried,
+# and uses its value through the layers that pass an element on
+ABS_FORMS: dict[str, Callable[[Any], Any]] = {
+    "Abs, Convert to i32": lambda x: o13.convert(o13.absolute(_neg_dim(x)), "i32"),
+    "Abs, Unsqueeze, Squeeze": lambda x: o13.squeeze(
+        o13.unsqueeze(o13.absolute(_neg_dim(x)), _c([0])), _c([0])
+    ),
+    "Abs, Reshape": lambda x: o13.reshape(o13.absolute(_neg_dim(x)), _c([1]), False),
+    "Abs of two, Gather": lambda x: o13.gather(
+        o13.absolute(o13.concat([_c([-3]), _neg_dim(x)], 0)), _c([1]), _c(0)
+    ),
+    "Concat, Abs": lambda x: o13.absolute(o13.concat([_neg_dim(x)], 0)),
+    "Unsqueeze, Abs": lambda x: o13.absolute(
+        o13.unsqueeze(o13.subtract(_c(1), o13.gather(o13.shape_of(x), _c(1), _c(0))), _c([0]))
+    ),
+    "Minimum, Abs": lambda x: o13.absolute(o13.minimum(_neg_dim(x), _c([-1]))),
+    "Divide, Abs": lambda x: o13.absolute(o13.divide(_neg_dim(x), _c([1]))),
+    "Convert to f32, Abs, Convert": lambda x: o13.convert(
+        o13.absolute(o13.convert(_neg_dim(x), "f32")), "i64"
+    ),
+}
+
+
+@pytest.mark.parametrize("form", list(ABS_FORMS))
+def test_an_abs_dropped_after_or_before_other_layers_is_noted(tmp_path: Path, form: str) -> None:
+    x = o13.parameter(ov.PartialShape([-1, ov.Dimension(2, 10), 3]), np.float32, name="x")
+    stop = ABS_FORMS[form](x)
+    # a stop [3, |1 - x.shape[1]|] on axes [2, 1]: the Abs is element 1 of the stop
+    dtype = np.int32 if "i32" in form else np.int64
+    stop = o13.concat([_c([3], dtype), stop], 0)
+    out = o13.slice(x, _c([0, 0]), stop, _c([1, 1]), _c([2, 1]))
+    inputs = {"x": _data((1, 5, 3))}
+    xml = _save(tmp_path, Built([out], [x], inputs), "m")
+    (note,) = _cpu_notes(xml)
+    assert "stop is a 1-D Abs" in note.message
+    assert "element 1 is negative in every run (at most -1" in note.message
+    (want,) = openvino_oracle.evaluate_ir(xml, inputs)
+    assert want.shape == (1, 4, 3)
+    cpu = _cpu(xml, inputs)
+    assert not isinstance(cpu, str), cpu
+    assert cpu.shape == (1, 1, 3), "OpenVINO's CPU plugin now runs divergence IR-13 right"
+
+
+def test_an_abs_the_cpu_plugin_keeps_is_not_noted(tmp_path: Path) -> None:
+    # a float Abs after a Floor, and an Abs of a Reshape of a Const: the plugin keeps both
+    x = o13.parameter(ov.PartialShape([-1, ov.Dimension(2, 10), 3]), np.float32, name="x")
+    inputs = {"x": _data((1, 5, 3))}
+    for name, stop in (
+        ("floor", o13.convert(o13.absolute(o13.floor(o13.convert(_neg_dim(x), "f32"))), "i64")),
+        ("reshape", o13.absolute(o13.reshape(_c([-4]), _c([1]), False))),
+    ):
+        out = o13.slice(x, _c([0]), stop, _c([1]), _c([1]))
+        xml = _save(tmp_path, Built([out], [x], inputs), name)
+        assert _cpu_notes(xml) == []
+        assert _cpu(xml, inputs).shape == (1, 4, 3)  # type: ignore[union-attr]
+
+
 def _dim_of(x: Any, scalar: bool = False) -> Any:
     return o13.gather(o13.shape_of(x), _c(1 if scalar else [1]), _c(0))
 

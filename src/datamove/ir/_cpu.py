@@ -219,60 +219,124 @@ def _boolean_and_back(seen: Seen) -> dict[str, Any] | None:
     return None
 
 
-# The layers before an Abs that OpenVINO 2026.4.1's CPU plugin drops it after (IR-13), of those
-# tried; it keeps one of a Const (and of a Concat of one Const, which goes first).
+# The layers before an Abs of constants alone that OpenVINO 2026.4.1's CPU plugin drops it after
+# (IR-13), of those tried; it keeps one of a Const (and of a Concat of one Const, a Reshape or a
+# Broadcast of a Const, which fold first). Of an integer value a ShapeOf enters, it drops the
+# Abs after any layer tried (Concat, Unsqueeze, Squeeze, Reshape, Divide, Minimum, Select,
+# Broadcast, ReduceProd, Mod, Slice, StridedSlice, Tile, Split, Power too); a float Abs after
+# a Floor it keeps.
 _ABS_DROPPED_AFTER: Final = frozenset(
     ("Abs", "Add", "Convert", "Gather", "Maximum", "Multiply", "Negative", "Subtract")
 )
 
 
-def _of_shapes_and_constants(seen: Seen, layer: Layer) -> bool:
+def _of_shapes_and_constants(seen: Seen, layer: Layer) -> bool | None:
     """Whether every path back from ``layer`` ends at a ShapeOf or a Const layer.
 
-    A Parameter, or any other layer of no inputs, on the way is not such an end.
+    ``None`` where they do and none is a ShapeOf (constants alone). A Parameter, or any other
+    layer of no inputs, on the way is not such an end.
     """
-    todo, done = [layer], set()
+    todo, done, shapes = [layer], set(), False
     while todo:
         x = todo.pop()
         if x.index in done:
             continue
         done.add(x.index)
         if x.type in ("ShapeOf", "Const"):
+            shapes = shapes or x.type == "ShapeOf"
             continue
         if not x.sources:
             return False
         todo += [seen.feeder(x, k)[0] for k in range(len(x.sources))]
-    return True
+    return True if shapes else None
+
+
+def _element_of_abs(seen: Seen, k: int, i: int) -> tuple[Layer, int] | None:
+    """The 1-D Abs and its element that element ``i`` of input ``k`` is, else ``None``.
+
+    Back through the layers that pass an element on unchanged: a Convert to an integer type,
+    a Reshape, Squeeze or Unsqueeze (the same flat index), a Concat of 1-D parts on axis 0
+    (the part it lies in) and a Gather on axis 0 of known indices. The plugin uses the
+    dropped Abs's value through them all (IR-13).
+    """
+    layer = seen.layer
+    for _ in range(64):
+        source, info = seen.feeder(layer, k)
+        if source.type == "Abs":
+            return (source, i) if info.shape.rank == 1 and len(source.sources) == 1 else None
+        integer = source.data.get("destination_type") in _INTEGERS
+        if source.type in ("Reshape", "Squeeze", "Unsqueeze") or (
+            source.type == "Convert" and integer
+        ):
+            k = 0
+        elif source.type == "Concat" and source.data.get("axis") == "0":
+            lengths = [seen.feeder(source, j)[1].shape for j in range(len(source.sources))]
+            if any(s.rank != 1 or not s.is_static for s in lengths):
+                return None
+            k = 0
+            while k < len(lengths) and i >= lengths[k][0].get_length():
+                i -= lengths[k][0].get_length()
+                k += 1
+            if k == len(lengths):
+                return None
+        elif source.type == "Gather" and len(source.sources) == 3:
+            index, axis = (_known(seen.feeder(source, j)[1]) for j in (1, 2))
+            data = seen.feeder(source, 0)[1].shape
+            if axis != [0] or index is None or i >= len(index) or data.rank != 1:
+                return None
+            if source.data.get("batch_dims", "0") != "0" or not data.is_static:
+                return None
+            size = data[0].get_length()
+            if not -size <= index[i] < size:
+                return None
+            i, k = index[i] % size, 0
+        else:
+            return None
+        layer = source
+    return None
+
+
+_INTEGERS: Final = frozenset(("i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"))
 
 
 def _abs_of_a_negative(seen: Seen) -> dict[str, Any] | None:
     """IR-13: a Slice's stop or start fed by a 1-D Abs of a negative value of shapes and constants.
 
-    The Abs's input comes from one of `_ABS_DROPPED_AFTER`, every path back from it ends at a
-    ShapeOf or a Const (`_of_shapes_and_constants`), and its bounds (or its known value) say one
-    of its elements is negative in every run. That element slices a prefix or a suffix: a stop
+    The Abs feeds it through layers that pass its elements on (`_element_of_abs`); every path
+    back from the Abs's input ends at a ShapeOf or a Const (`_of_shapes_and_constants`), and it
+    is an integer a ShapeOf enters, or comes from one of `_ABS_DROPPED_AFTER`; its bounds (or
+    its known value) say the element is negative in every run. That element slices a prefix or
+    a suffix: a stop
     after a known start of 0, or a start before a known stop past the axis's largest size, with
     a known step of 1, on an axis the known axes name. There the plugin's ``d - |v|`` elements
     and the spec's ``|v|`` differ at every size ``d`` but 0 and ``2|v|``.
     """
     shape = seen.ins[0].shape
     known = [_known(info) for info in seen.ins[1:]]  # start, stop, step, axes
+    if shape.rank is None:
+        return None
     for k, name in ((1, "start"), (2, "stop")):
-        layer, info = seen.feeder(seen.layer, k)
-        if layer.type != "Abs" or len(layer.sources) != 1 or info.shape.rank != 1:
-            continue
-        source, v = seen.feeder(layer, 0)
-        bounds = bounds_of(v)
-        if source.type not in _ABS_DROPPED_AFTER or bounds is None or shape.rank is None:
-            continue
-        if bounds[1].dtype.kind not in "iuf" or not _of_shapes_and_constants(seen, source):
-            continue
         other, step = known[2 - k], known[2]  # the stop for a start, the start for a stop
-        axes = known[3] if len(known) > 3 else list(range(bounds[1].size))
-        if other is None or step is None or axes is None:
+        if other is None or step is None:
             continue
-        for i, hi in enumerate(bounds[1].reshape(-1).tolist()):
-            if hi >= 0 or i >= min(len(other), len(step), len(axes)) or step[i] != 1:
+        count = min(len(other), len(step))
+        axes = known[3] if len(known) > 3 else list(range(count))
+        for i in range(min(count, len(axes or []))):
+            assert axes is not None
+            found = _element_of_abs(seen, k, i) if step[i] == 1 else None
+            if found is None:
+                continue
+            source, v = seen.feeder(found[0], 0)
+            bounds = bounds_of(v)
+            if bounds is None or bounds[1].dtype.kind not in "iuf":
+                continue
+            ends = _of_shapes_and_constants(seen, source)
+            listed = source.type in _ABS_DROPPED_AFTER  # else an integer Abs a shape enters
+            if ends is False or (not listed and (ends is None or bounds[1].dtype.kind not in "iu")):
+                continue
+            upper = bounds[1].reshape(-1).tolist()
+            hi = upper[found[1]] if found[1] < len(upper) else 0
+            if hi >= 0:
                 continue
             if not -shape.rank <= axes[i] < shape.rank:
                 continue
