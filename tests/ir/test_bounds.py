@@ -111,6 +111,13 @@ RELATED = {
         (2, 4, 8),
         [[(1, 4), (2, 10), 8], [-1, (2, 10), 8], [(1, 4), -1, 8]],
     ),
+    "view as a Concat's second input": (  # [?,2,5], where [3,2,3] alone would give [3,2,2]
+        lambda: _Fn(
+            lambda x: torch.cat([x[:, :2, :1], x.reshape(x.shape[0], 2, -1)], dim=2)[:, :, 1:6]
+        ),
+        (2, 4, 8),
+        [[(1, 4), (2, 10), 8]],
+    ),
 }
 CASES = [(name, k) for name, (_, _, shapes) in MODELS.items() for k in range(len(shapes))]
 
@@ -219,10 +226,10 @@ def test_after_a_reshape_of_related_dims_only_the_model_inputs_give_a_witness(
         _assert_sound(xml, dims, inferred, tmp_path)
     # a slice declared too narrow there is found over the model's inputs
     text = xml.read_text()
-    start = text.index("<output>", text.index('type="Slice"'))
+    start = text.index("<output>", text.rindex('type="Slice"'))  # the last
     end = text.index("</output>", start)
     last = text.rindex("<dim>", start, end)
-    xml.write_text(text[:last] + "<dim>1</dim>" + text[text.index("</dim>", last) + 6 :])
+    xml.write_text(text[:last] + "<dim>2</dim>" + text[text.index("</dim>", last) + 6 :])
     (problem,) = ir.read_model(xml).check().problems
     assert problem.kind == "shape"
     assert problem.model_inputs is not None, problem

@@ -762,7 +762,8 @@ class Model:
             folded = shaped = None
             if reason is None and is_opaque(layer):  # a shape subgraph's value, or the shape
                 folded = bound_layer(layer, ins) or (shaped := reshaped(layer, ins))  # of a
-            if outs is not None and layer.sources and layer.sources[0] in related:  # Reshape
+            if outs is not None and any(s in related for s in layer.sources):  # data Reshape;
+                # a checked layer of any input computed past one (a Concat's second too)
                 related.update((idx, k) for k in range(len(outs)))
             narrow: list[int] = []  # outputs whose declared dims may exclude real ones
             for k, port in enumerate(layer.outputs):
