@@ -461,6 +461,60 @@ def test_an_abs_dropped_after_or_before_other_layers_is_noted(tmp_path: Path, fo
     assert cpu.shape == (1, 1, 3), "OpenVINO's CPU plugin now runs divergence IR-13 right"
 
 
+def test_every_note_on_an_abs_among_other_layers_is_a_real_divergence(tmp_path: Path) -> None:
+    """No false positives for IR-13 with layers before and after the Abs: a Slice's start or stop
+    (on axis 1 of ``[1,lo..hi,3]``, beside a constant element on axis 2) is ``|a * d + b|``
+    through a random layer before the Abs and one after it. Wherever ``check`` notes it, the
+    CPU plugin gives another answer than evaluate at one of its row counts at least."""
+    rng = random.Random(20261126)  # noqa: S311 - reproducible test data
+    before = {
+        "none": lambda v: v,
+        "Concat": lambda v: o13.concat([v], 0),
+        "Unsqueeze": lambda v: o13.squeeze(o13.unsqueeze(v, _c([0])), _c([0])),
+        "Minimum": lambda v: o13.minimum(v, _c([50])),
+        "Divide": lambda v: o13.divide(v, _c([1])),
+        "Select": lambda v: o13.select(o13.constant(np.array([True])), v, _c([5])),
+    }
+    after = {
+        "none": lambda v: v,
+        "Convert": lambda v: o13.convert(o13.convert(v, "i32"), "i64"),
+        "Reshape": lambda v: o13.reshape(v, _c([1]), False),
+        "Gather": lambda v: o13.gather(o13.concat([_c([7]), v], 0), _c([-1]), _c(0)),
+    }
+    noted = 0
+    for k in range(60):
+        lo = rng.randint(1, 7)
+        rows = range(lo, lo + rng.randint(0, 3) + 1)
+        dims = ov.PartialShape([1, ov.Dimension(rows[0], rows[-1]), 3])
+        x = o13.parameter(dims, np.float32, name="x")
+        a, b = rng.choice((-2, -1, 1, 2)), rng.randint(-8, 8)
+        d = o13.gather(o13.shape_of(x), _c([1]), _c(0))
+        linear = o13.add(o13.multiply(d, _c([a])), _c([b]))
+        value = rng.choice(list(after.values()))(
+            o13.absolute(rng.choice(list(before.values()))(linear))
+        )
+        start, stop = [_c([0]), _c([0])], [_c([100]), _c([2])]
+        which = rng.randrange(2)
+        (start if which == 0 else stop)[0] = value
+        if rng.random() < 0.3:
+            stop[0] = _c([3])  # neither a prefix nor a suffix
+        start_in, stop_in = o13.concat(start, 0), o13.concat(stop, 0)
+        out = o13.slice(x, start_in, stop_in, _c([1, 1]), _c([1, 2]))
+        xml = _save(tmp_path, Built([out], [x], {}), f"b{k}")
+        if not _cpu_notes(xml):
+            continue
+        noted += 1
+        values = [a * n + b for n in rows]
+        assert max(values) < 0, (k, values)
+        differs = False
+        for n in rows:
+            inputs = {"x": _data((1, n, 3))}
+            (want,) = openvino_oracle.evaluate_ir(xml, inputs)
+            differs = differs or not _same(_cpu(xml, inputs), want)
+        assert differs, (k, a, b, list(rows))
+    assert noted >= 5
+
+
 def test_an_abs_the_cpu_plugin_keeps_is_not_noted(tmp_path: Path) -> None:
     # a float Abs after a Floor, and an Abs of a Reshape of a Const: the plugin keeps both
     x = o13.parameter(ov.PartialShape([-1, ov.Dimension(2, 10), 3]), np.float32, name="x")

@@ -254,7 +254,7 @@ def _of_shapes_and_constants(seen: Seen, layer: Layer) -> bool | None:
 def _element_of_abs(seen: Seen, k: int, i: int) -> tuple[Layer, int] | None:
     """The 1-D Abs and its element that element ``i`` of input ``k`` is, else ``None``.
 
-    Back through the layers that pass an element on unchanged: a Convert to an integer type,
+    Back through the layers that pass an element on unchanged: a Convert to i32 or i64,
     a Reshape, Squeeze or Unsqueeze (the same flat index), a Concat of 1-D parts on axis 0
     (the part it lies in) and a Gather on axis 0 of known indices. The plugin uses the
     dropped Abs's value through them all (IR-13).
@@ -296,7 +296,7 @@ def _element_of_abs(seen: Seen, k: int, i: int) -> tuple[Layer, int] | None:
     return None
 
 
-_INTEGERS: Final = frozenset(("i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"))
+_INTEGERS: Final = frozenset(("i32", "i64"))  # a narrower or unsigned type may wrap the value
 
 
 def _abs_of_a_negative(seen: Seen) -> dict[str, Any] | None:
