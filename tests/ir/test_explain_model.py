@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -378,6 +379,18 @@ def test_a_run_time_parameter_is_written_as_its_name(
     np.testing.assert_array_equal(got, want)
 
 
+def _dynamic_x() -> tuple[Any, list[Any], Callable[[str, list[int]], Any]]:
+    """x of shape [?,?], the model's parameters so far, and a maker of i64 run-time inputs."""
+    x = o8.parameter([-1, -1], np.float32, name="x")
+    params = [x]
+
+    def p(name: str, shape: list[int]) -> Any:
+        params.append(_i64(name, shape))
+        return params[-1]
+
+    return x, params, p
+
+
 @pytest.mark.parametrize(
     ("make", "note"),
     [
@@ -406,13 +419,7 @@ def test_a_run_time_parameter_is_written_as_its_name(
 def test_where_the_axes_are_known_only_at_run_time_a_note_says_so(
     tmp_path: Path, make: Any, note: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    x = o8.parameter([-1, -1], np.float32, name="x")
-    params = [x]
-
-    def p(name: str, shape: list[int]) -> Any:
-        params.append(_i64(name, shape))
-        return params[-1]
-
+    x, params, p = _dynamic_x()
     node = make(x, p)
     info = _explain_one(tmp_path, ov.Model(node.outputs(), params, "m"), capsys)
     assert info["note"] == note
@@ -459,13 +466,7 @@ def test_a_split_on_a_dynamic_dim_is_written_with_its_size(
     inputs: list[np.ndarray],
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    x = o8.parameter([-1, -1], np.float32, name="x")
-    params = [x]
-
-    def p(name: str, shape: list[int]) -> Any:
-        params.append(_i64(name, shape))
-        return params[-1]
-
+    x, params, p = _dynamic_x()
     model = ov.Model(make(x, p).outputs(), params, "m")
     info = _explain_one(tmp_path, model, capsys)
     assert info["numpy"] == texts
