@@ -686,6 +686,70 @@ def _notes(model: Any, tmp_path: Path) -> list[Any]:
     return [n for n in report.notes if n.kind == "shape-subgraph"]
 
 
+# name -> (a node with an attribute its version lacks, its opset, the attribute, an opset whose
+# version has it or None): each node makes the Slice's ends ``e`` (or is the Slice)
+VERSIONED: dict[str, tuple[Any, int, str, int | None]] = {
+    "Shape-13 start": (_node("Shape", ["x"], "e", start=-1), 13, "start", 15),
+    "Shape-14 end": (_node("Shape", ["x"], "e", end=1), 14, "end", 15),
+    "Reshape-13 allowzero": (
+        _node("Reshape", ["two", "one"], "e", allowzero=1),
+        13,
+        "allowzero",
+        14,
+    ),
+    "ReduceProd-17 noop": (
+        _node("ReduceProd", ["two"], "e", noop_with_empty_axes=0),
+        17,
+        "noop_with_empty_axes",
+        18,
+    ),
+    "Unsqueeze-13 axes": (_node("Unsqueeze", ["one", "zero"], "e", axes=[0]), 13, "axes", None),
+    "Slice-13 starts": (
+        helper.make_node("Slice", ["x", "zero", "two"], ["y"], starts=[0]),
+        13,
+        "starts",
+        None,
+    ),
+    "Slice-13 unknown": (
+        helper.make_node("Slice", ["x", "zero", "two"], ["y"], foo=1),
+        13,
+        "foo",
+        None,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(VERSIONED))
+def test_an_attribute_its_version_lacks_is_a_problem_and_never_read(
+    name: str, tmp_path: Path
+) -> None:
+    node, opset, attribute, since = VERSIONED[name]
+    nodes = (
+        [node]
+        if node.op_type == "Slice"
+        else [node, helper.make_node("Slice", ["x", "zero", "e"], ["y"])]
+    )
+    inits = [_c("zero", [0]), _c("one", [1]), _c("two", [2])]
+
+    def read(opset: int) -> Any:
+        model = _model(nodes, inits, [("y", F32)], opset, ["a", "b"])
+        return model, ir.read_onnx(onnx_graphs.save(model, tmp_path))
+
+    model, refused = read(opset)
+    with pytest.raises(Exception, match=f"Unrecognized attribute: {attribute}"):  # InvalidGraph
+        _session(model)
+    (problem,) = refused.check().problems
+    assert (problem.kind, problem.layer_type) == ("attribute", node.op_type)
+    assert f"has no attribute {attribute!r} (the model imports opset {opset})" in problem.message
+    if node.op_type != "Slice":  # its value is never read: the ends are known at run time only
+        assert refused.explain()[0]["numpy"] == "x[:e]"
+    if since is not None:  # the version that has it is read
+        model, read_ok = read(since)
+        _session(model)
+        assert read_ok.check().ok
+        assert read_ok.explain()[0]["numpy"] != "x[:e]"
+
+
 def test_a_gather_index_out_of_range_is_a_note_and_unknown(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

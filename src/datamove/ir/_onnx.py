@@ -14,7 +14,8 @@ returns the same `CheckReport`:
   and compared with the shapes and element types the file declares (``value_info``, the graph's
   outputs): kinds ``shape`` and ``element-type``, as in IR files; a rule broken is ``operator``,
   a wrong number of inputs or outputs ``ports``, an attribute of the wrong kind ``attribute``,
-  Split-1 ``unsupported``.
+  Split-1 ``unsupported``. A checked or shape-subgraph node with an attribute its version lacks
+  (Shape-13's ``start``: onnxruntime refuses it) is a problem of kind ``attribute``, not read.
 - **Constants**: initializers and ``Constant`` nodes (in neither count); their values are read
   where small: integers up to 65,536 values, floats and booleans up to 4,096.
 - **Shape subgraphs** (`datamove.ir._onnx_shapes`): Shape, Gather, Unsqueeze, Squeeze, Cast,
@@ -355,7 +356,8 @@ class ONNXModel:
                 ins.append(values[name])
             outs: list[_Value] | None = None
             shaped: _Value | None = None  # a shape subgraph node's value or bounds
-            if kind in SHAPE_NODES:
+            unknown = _unknown_attribute(node, self.opset or 0)  # then the node is not read
+            if kind in SHAPE_NODES and unknown is None:
                 infos = [v.info() for v in ins]
                 got_info, note = shape_value(node, infos, self.opset or 0)
                 if got_info is not None:
@@ -371,10 +373,14 @@ class ONNXModel:
                     outs = self._infer(node, kind, ins)
                 except ValidationError as exc:
                     problems.append(Problem(getattr(exc, "kind", "operator"), str(exc), *where))
+                    unknown = None  # the node's own problem says more ("split is an input")
                 if outs is not None and len(outs) != len(node.output):
                     rule = f"has {len(node.output)} output(s), but the operator gives {len(outs)}"
                     problems.append(Problem("ports", rule, *where))
                     outs = None
+            if unknown is not None:
+                problems.append(Problem("attribute", unknown, *where))
+                outs = None
             for k, out in enumerate(node.output):
                 declared = self._declared.get(out)
                 if outs is not None and k < len(outs):
@@ -494,6 +500,27 @@ def _compare(
     if etype is not None and got.etype is not None and etype != got.etype:
         rule = f"declares element type {etype}, but the element type is {got.etype}"
         problems.append(Problem("element-type", rule, *where, port))
+
+
+def _unknown_attribute(node: Any, opset: int) -> str | None:
+    """The rule a read node breaks with an attribute its version lacks, or ``None``.
+
+    A read node is a checked one or a shape subgraph's, of the default domain; its version is
+    the one in force at the model's opset (ONNX's schemas): Shape-13 has no ``start`` (Shape-15
+    has), Reshape-13 no ``allowzero``, Slice-10 no ``starts``. onnxruntime refuses such a node.
+    """
+    if node.domain not in _DEFAULT_DOMAINS or node.op_type not in (*CHECKED, *SHAPE_NODES):
+        return None
+    onnx = _onnx()
+    try:
+        schema = onnx.defs.get_schema(node.op_type, opset, "")
+    except onnx.defs.SchemaError:  # no such operator at this opset: not read
+        return None
+    for a in node.attribute:
+        if a.name not in schema.attributes:
+            version = f"{node.op_type}-{schema.since_version}"
+            return f"{version} has no attribute {a.name!r} (the model imports opset {opset})"
+    return None
 
 
 def _attr(node: Any, name: str) -> Any:

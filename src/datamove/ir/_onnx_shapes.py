@@ -16,7 +16,8 @@ Where ONNX's semantics differ from OpenVINO's, the translation follows ONNX (onn
   integer type is truncated toward zero (onnxruntime's and ``onnx.reference``'s), known only
   where it is finite and within the type;
 - an integer division by zero (onnxruntime fails) gives no value, and a note;
-- ``Shape-15``'s ``start`` and ``end`` slice the shape with the spec's clamping;
+- ``Shape-15``'s ``start`` and ``end`` slice the shape with the spec's clamping (an older
+  Shape with them is a problem of `datamove.ir._onnx`, never translated);
 - ``Not``, ``And``, ``Or`` and ``Xor`` (no IR fold) are arithmetic on 0 and 1 (`_logical`).
 
 Anything else (another node type, an attribute of another kind, a legacy broadcast, more than
