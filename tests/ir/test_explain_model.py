@@ -542,6 +542,57 @@ def test_a_layer_on_a_dynamic_rank_says_the_rank_is_unknown(
     assert info["note"] == "the data's rank is unknown"
 
 
+@pytest.mark.parametrize(
+    ("make", "texts", "ranks"),
+    [
+        pytest.param(
+            lambda x: o8.split(x, _c8(0), 2),
+            ["x[:x.shape[0]//2]", "x[x.shape[0]//2:]"],
+            [1, 2, 3],
+            id="split axis 0",
+        ),
+        pytest.param(
+            lambda x: o8.split(x, _c8(-1), 3),
+            [
+                "x[..., :x.shape[-1]//3]",
+                "x[..., x.shape[-1]//3:x.shape[-1]//3*2]",
+                "x[..., x.shape[-1]//3*2:]",
+            ],
+            [1, 2, 4],
+            id="split axis -1",
+        ),
+        pytest.param(
+            lambda x: o8.variadic_split(x, _c8(-2), _c8([1, -1, 2])),
+            ["x[..., :1, :]", "x[..., 1:-2, :]", "x[..., -2:, :]"],
+            [2, 3, 4],
+            id="variadic split axis -2",
+        ),
+        pytest.param(
+            lambda x: o8.variadic_split(x, _c8(1), _c8([2, 4])),
+            ["x[:, :2]", "x[:, 2:6]"],
+            [2, 3],
+            id="variadic split axis 1",
+        ),
+    ],
+)
+def test_a_split_on_a_dynamic_rank_is_the_same_index_at_every_rank(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    make: Callable[[Any], Any],
+    texts: list[str],
+    ranks: list[int],
+) -> None:
+    x = o8.parameter(ov.PartialShape.dynamic(), np.float32, name="x")
+    model = ov.Model(make(x).outputs(), [x], "m")
+    info = _explain_one(tmp_path, model, capsys)
+    assert (info["numpy"], info["note"]) == (texts, None)
+    for rank in ranks:  # the index takes each output at every rank (the sizes the split allows)
+        data = np.arange(6**rank, dtype=np.float32).reshape((6,) * rank)
+        outputs = _openvino_outputs(tmp_path, model, [data])
+        for text, want in zip(texts, outputs, strict=True):
+            np.testing.assert_array_equal(eval(text, {"x": data}), want)  # noqa: S307
+
+
 def test_a_shrink_and_a_new_axis_hold_at_every_size(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "SLICING",
+    "around",
     "at",
     "chunks",
     "entry",
@@ -280,7 +281,7 @@ def _explain(
         vals.append(name)
         info["runtime"][name] = f"{argument}: layer {src.id} {src.name!r} ({src.type})"
     rank = shape.rank
-    if rank is None:
+    if rank is None and not split:
         info["note"] = "the data's rank is unknown"
         return info
     known = all(isinstance(v, list) for v in vals[1:])
@@ -304,6 +305,7 @@ def _explain(
         if all(t is None for t in info["numpy"]):
             info["note"] = "the axis is known only at run time"
         return info
+    assert rank is not None  # a slice's is known (above)
     build = _raw_slice if layer.type == "Slice" else _raw_strided
     raw = build(layer, vals, lengths, rank)
     if raw is None:
@@ -328,15 +330,16 @@ def _split_text(
     """Each chunk of a split on a dynamic shape, with a dynamic axis written ``x.shape[a]``.
 
     On a static axis (the other dims dynamic) the chunks are known, and written as on a static
-    shape: ``x[:, 2:4]``.
+    shape: ``x[:, 2:4]``. On a data of unknown rank the index does not depend on the rank
+    (`around`): ``x[:2]`` on axis 0, ``x[..., :2]`` on axis -1.
     """
     count = len(layer.outputs)
     axis = vals[1]
     if isinstance(axis, str) or len(axis) != 1:
         return [None] * count
-    rank = shape.rank or 0
-    a = axis[0] + rank if axis[0] < 0 else axis[0]
-    dim = shape.dims[a] if 0 <= a < rank else None
+    rank = shape.rank
+    a = axis[0] + rank if axis[0] < 0 and rank is not None else axis[0]
+    dim = shape.dims[a] if rank is not None and 0 <= a < rank else None
     lens = vals[2] if layer.type == "VariadicSplit" else None
     if dim is not None and dim.is_static and not isinstance(lens, str):
         if lens is None:
@@ -350,16 +353,16 @@ def _split_text(
             for lo, hi in itertools.pairwise(cuts)
         ]
     size = f"x.shape[{a}]"
-    prefix = "x[" + ":, " * a
+    prefix, suffix = around(a)
     if layer.type == "Split":
         n = layer.int_attr("num_splits")
         part = f"{size}//{n}"
-        return chunks(prefix, [part if k == 1 else f"{part}*{k}" for k in range(1, n)])
+        return chunks(prefix, [part if k == 1 else f"{part}*{k}" for k in range(1, n)], suffix)
     assert lens is not None  # a VariadicSplit's
     if isinstance(lens, str):
         m = lengths[2] or count
         sym = [lens if m == 1 else f"{lens}[{k}]" for k in range(m)]
-        return chunks(prefix, ["+".join(sym[: k + 1]) for k in range(m - 1)])
+        return chunks(prefix, ["+".join(sym[: k + 1]) for k in range(m - 1)], suffix)
     rest = lens.index(-1) if -1 in lens else len(lens)
     texts: list[str | None] = []
     for k in range(len(lens)):
@@ -369,14 +372,26 @@ def _split_text(
         else:
             lo = f"-{sum(lens[k:])}" if sum(lens[k:]) else size
         hi = str(sum(lens[: k + 1])) if k < rest else (f"-{after}" if after else "")
-        texts.append(f"{prefix}{lo}:{hi}]")
+        texts.append(f"{prefix}{lo}:{hi}{suffix}")
     return texts
 
 
-def chunks(prefix: str, cuts: list[str]) -> list[str | None]:
-    """Each chunk's expression, between consecutive ``cuts`` (``prefix``: ``x[`` and ``:, ``s)."""
+def around(axis: int) -> tuple[str, str]:
+    """What an index on ``x`` writes before and after the slice of one axis.
+
+    ``axis`` counts from the front (``x[:, `` and ``]`` for axis 1), or, on a data of unknown
+    rank, from the back (``x[..., `` and ``, :]`` for axis -2): either index takes the same axis
+    at every rank the axis is in range for.
+    """
+    if axis >= 0:
+        return "x[" + ":, " * axis, "]"
+    return "x[..., ", ", :" * (-axis - 1) + "]"
+
+
+def chunks(prefix: str, cuts: list[str], suffix: str = "]") -> list[str | None]:
+    """Each chunk's expression, between consecutive ``cuts`` (``prefix``, ``suffix``: `around`)."""
     ends = ["", *cuts, ""]
-    return [f"{prefix}{ends[k]}:{ends[k + 1]}]" for k in range(len(cuts) + 1)]
+    return [f"{prefix}{ends[k]}:{ends[k + 1]}{suffix}" for k in range(len(cuts) + 1)]
 
 
 def _algebra(info: dict[str, Any]) -> None:

@@ -65,7 +65,16 @@ from datamove._files import read_regular
 from datamove._shape import Dimension, PartialShape, as_partial_shape
 from datamove._splitting import Splitting, onnx_split_version
 from datamove.ir._errors import ONNXError
-from datamove.ir._explain import at, chunks, entry, index_expression, runtime_name, tidy, trim
+from datamove.ir._explain import (
+    around,
+    at,
+    chunks,
+    entry,
+    index_expression,
+    runtime_name,
+    tidy,
+    trim,
+)
 from datamove.ir._model import CheckReport, Problem, given_shapes
 from datamove.ir._onnx_shapes import (
     SHAPE_NODES,
@@ -905,22 +914,22 @@ def _explain_split(node: _Node, info: dict[str, Any], shape: PartialShape) -> No
         written = _note_runtime(node, info, 1, "split")
     elif s.rule == "lengths":
         info["values"]["split"] = list(s.value)
-    if rank is None:
-        info["note"] = "the data's rank is unknown"
-        return
-    if not -rank <= axis < rank:
+    if rank is not None and not -rank <= axis < rank:
         info["note"] = f"axis {axis} is out of range for rank {rank}"
         return
-    a = axis + rank if axis < 0 else axis
-    dim = shape.dims[a]
-    prefix = "x[" + ":, " * a
+    a = axis + rank if axis < 0 and rank is not None else axis  # from the back: unknown rank
+    dim = Dimension() if rank is None else shape.dims[a]
+    prefix, suffix = around(a)
     if s is None:
         name = next(iter(info["runtime"]))  # the split's own (a tensor whose dims it reads after)
         m = count
         sym = [name if m == 1 else f"{name}[{k}]" for k in range(m)]
         if written is not None and len(written) == m:
             sym = written
-        info["numpy"] = chunks(prefix, ["+".join(sym[: k + 1]) for k in range(m - 1)])
+        info["numpy"] = chunks(prefix, ["+".join(sym[: k + 1]) for k in range(m - 1)], suffix)
+        return
+    if rank is None and s.rule == "lengths":  # the same cuts at every rank
+        info["numpy"] = chunks(prefix, [str(c) for c in itertools.accumulate(s.value[:-1])], suffix)
         return
     if dim.is_static or s.rule == "lengths":
         lengths = s.lengths(dim.get_length()) if dim.is_static else s.value
@@ -931,7 +940,8 @@ def _explain_split(node: _Node, info: dict[str, Any], shape: PartialShape) -> No
     size = f"x.shape[{a}]"
     n = int(s.value)
     part = f"{size}//{n}" if s.rule == "even" else f"-(-{size}//{n})"
-    info["numpy"] = chunks(prefix, [part if k == 1 else f"({part})*{k}" for k in range(1, n)])
+    cuts = [part if k == 1 else f"({part})*{k}" for k in range(1, n)]
+    info["numpy"] = chunks(prefix, cuts, suffix)
 
 
 def _texts(proto: Any) -> Iterator[Any]:
