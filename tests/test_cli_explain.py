@@ -379,7 +379,7 @@ def test_slice_of_more_axes_than_numpy_has(capsys: pytest.CaptureFixture[str]) -
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert f"output shape: [{ones}]\n" in out
-    assert "NumPy:        none: has rank 65, more than NumPy's limit\n" in out
+    assert "NumPy:        none: has rank 65, more than NumPy's limit of 64 dimensions\n" in out
 
 
 @pytest.mark.parametrize(

@@ -963,6 +963,18 @@ def test_inference_has_no_rank_limit_but_numpy_execution_has():
         dm.strided_slice(x, [0] * 63, [0] * 63, new_axis_mask=[1] * 63, copy=True)
 
 
+def test_a_slice_past_numpy_s_rank_names_the_data_s_shape():
+    # A JAX array may have more than NumPy's 64 dimensions; Slice's plan is NumPy's index. The
+    # error named "data=None"
+    jnp = pytest.importorskip("jax.numpy")
+    x = jnp.zeros((2,) + (1,) * 64)
+    rule = "has rank 65, more than NumPy's limit of 64 dimensions"
+    with pytest.raises(dm.ValidationError, match=rf"^Slice: data.shape=\[2, 1, .* {rule}$") as e:
+        dm.slice(x, [0], [1], [1])
+    assert (e.value.argument, e.value.value, e.value.rule) == ("data.shape", [2] + [1] * 64, rule)
+    assert dm.slice(x[..., 0], [0], [1], [1]).shape == (1,) + (1,) * 63  # 64: NumPy's index
+
+
 def test_fast_paths_reject_what_inference_rejects():
     # Found by the audit: the cached fast paths read non-integer arrays with .tolist().
     x = np.arange(4)

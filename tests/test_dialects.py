@@ -725,8 +725,8 @@ def test_too_small_a_rank_names_the_shape_given() -> None:
             emit([3])
         with pytest.raises(dm.ValidationError, match=rf"^Slicing: shape='\[\?\]' {rule}$"):
             emit("[?]")
-    with pytest.raises(dm.ValidationError, match=rf"^Slicing: data=None {rule}$"):
-        s(np.zeros(3))  # applied to an array: the array's rank
+    with pytest.raises(dm.ValidationError, match=rf"^Slicing: data.shape=\[3\] {rule}$"):
+        s(np.zeros(3))  # applied to an array: the array's shape (it named data=None)
 
 
 def test_a_start_of_int64_min_on_unbounded_sizes() -> None:

@@ -671,7 +671,7 @@ class Slicing:
         except ValidationError as exc:  # the rank of x, not a shape the caller gave
             if exc.argument != "shape" or exc.value is not shape:
                 raise
-            raise ValidationError("Slicing", "data", None, exc.rule) from None
+            raise ValidationError("Slicing", "data.shape", list(shape), exc.rule) from None
         return strided_slice(x, **params)
 
     def infer(self, shape: ShapeLike) -> PartialShape:

@@ -178,8 +178,9 @@ def _build(shape: tuple[int, ...], start: Any, stop: Any, step: Any, axes: Any) 
     assert n is not None
     rank = len(shape)
     _check_rank(rank)
-    if rank > NUMPY_MAXDIMS:  # a shape no NumPy array has (datamove explain slice asks)
-        raise ValidationError(OP, "data", None, f"has rank {rank}, more than NumPy's limit")
+    if rank > NUMPY_MAXDIMS:  # no NumPy array's: a JAX array's (dm.slice), explain slice's
+        rule = f"has rank {rank}, more than NumPy's limit of {NUMPY_MAXDIMS} dimensions"
+        raise ValidationError(OP, "data.shape", list(shape), rule)
     index: list[Any] = [_py_slice(None)] * rank
     for i, axis in enumerate(_axes(start, axes, a, n, rank)):
         d = shape[axis]
