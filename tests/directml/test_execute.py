@@ -209,13 +209,34 @@ def test_arrays_in_the_other_byte_order_travel_as_their_type(name):
     joined = dml.join([array, array[:1]], 0)
     assert joined.dtype == swapped
     assert joined.tolist() == [[1, 2, 3], [4, 5, 6], [1, 2, 3]]
-    own = name.upper().replace("I", "INT").replace("U", "UINT").replace("F", "FLOAT")
-    own = own[:-1] + str(8 * np.dtype(name).itemsize)
-    assert dml.split(array, 0, [1, 1], data_type=own)[0].dtype == swapped
+    assert dml.split(array, 0, [1, 1], data_type=_own_name(name))[0].dtype == swapped
     other = "FLOAT32" if name == "f8" else "FLOAT64"
     (part,) = dml.split(array, 0, [2], data_type=other)
     assert part.dtype == np.dtype(other.lower())
     assert part.tolist() == array.tolist()
+
+
+@pytest.mark.parametrize("name", ["i2", "u4", "i8", "f2", "f8"])
+def test_a_join_of_one_type_in_both_byte_orders_is_native(name):
+    # >i4 and <i4 are both INT32 (a DirectML type has no byte order): they join, and the output
+    # is in the native order, as np.concatenate gives it (it was "must match arrays[0]'s >i4")
+    native = np.dtype(name)
+    swapped = native.newbyteorder()
+    a, b = np.array([[1, 2]], swapped), np.array([[3, 4], [5, 6]], native)
+    for arrays in ([a, b], [b, a], [a, b, a]):
+        want = np.concatenate(arrays)
+        for data_type in (None, dml.TensorDataType.parse(_own_name(name))):
+            joined = dml.join(arrays, 0, data_type=data_type)
+            assert joined.dtype == want.dtype == native
+            assert joined.tolist() == want.tolist()
+    assert dml.join([a, b], 0, data_type="FLOAT32").dtype == np.float32
+    with pytest.raises(datamove.DTypeError, match=r"must match arrays\[0\]'s .* byte order"):
+        dml.join([a, b.astype(np.int8)], 0)
+
+
+def _own_name(name):
+    own = name.upper().replace("I", "INT").replace("U", "UINT").replace("F", "FLOAT")
+    return own[:-1] + str(8 * np.dtype(name).itemsize)
 
 
 def test_write_tensor_takes_ml_dtypes_four_bit_values():

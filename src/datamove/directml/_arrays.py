@@ -268,7 +268,8 @@ def join(arrays: Sequence[Any], axis: int, *, data_type: TensorDataType | str | 
     ----------
     arrays : sequence of array_like
         The inputs, all of one dtype and rank: NumPy arrays (or anything ``np.asarray`` takes),
-        or arrays of one other library with the Python array API, on one device.
+        or arrays of one other library with the Python array API, on one device. The dtype may
+        come in either byte order (``>i4`` and ``<i4`` both travel as INT32).
     axis : int
         May be negative (normalised before the desc is built).
     data_type : TensorDataType or str, optional
@@ -278,8 +279,9 @@ def join(arrays: Sequence[Any], axis: int, *, data_type: TensorDataType | str | 
     Returns
     -------
     array
-        The output: a NumPy array with the inputs' dtype (or ``data_type``'s), or an array of
-        the inputs' library on their device (``concat``; Dask stays lazy).
+        The output: a NumPy array with the inputs' dtype (or ``data_type``'s), in the native
+        byte order where theirs differ; or an array of the inputs' library on their device
+        (``concat``; Dask stays lazy).
 
     Examples
     --------
@@ -296,14 +298,16 @@ def join(arrays: Sequence[Any], axis: int, *, data_type: TensorDataType | str | 
         _source(a, f"arrays[{i}]", b) for i, (a, b) in enumerate(zip(arrays, backends, strict=True))
     ]
     dtype = _dml_type(sources[0], data_type)
+    native = sources[0].dtype.newbyteorder("=")  # a byte order is no part of a DirectML type
     for i, source in enumerate(sources):
-        if source.dtype != sources[0].dtype:
+        if source.dtype.newbyteorder("=") != native:
             raise DTypeError(
                 "DirectML",
                 f"arrays[{i}]",
                 source.dtype,
-                f"must match arrays[0]'s {sources[0].dtype}",
+                f"must match arrays[0]'s {sources[0].dtype} (in either byte order)",
             )
+    one = all(s.dtype == sources[0].dtype for s in sources)  # else the output's order is native
     first = sources[0].shape
     axis = _axis(axis, len(first))
     parts = _packed_descs(dtype, [s.shape for s in sources])
@@ -322,4 +326,6 @@ def join(arrays: Sequence[Any], axis: int, *, data_type: TensorDataType | str | 
             for i, (t, a) in enumerate(zip(parts, arrays_in, strict=True))
         ],
     )
-    return _from_numpy_values(read_tensor(whole, buffer), dtype, sources[0].dtype)
+    return _from_numpy_values(
+        read_tensor(whole, buffer), dtype, sources[0].dtype if one else native
+    )
