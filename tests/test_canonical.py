@@ -412,8 +412,49 @@ def test_equivalent_decides_axes_cut_alike_whatever_their_steps() -> None:
     s = S(f"x[::{big}, 1:]")
     assert s.equivalent(s)
     assert s.difference(S(f"x[::{big}, 2:]"), "[?,?]") == (1, 2)
-    with pytest.raises(dm.ValidationError, match="the steps repeat every"):
-        s.equivalent(S(f"x[::{big - 1}, 1:]"))  # cut otherwise: still past the period checked
+    # cut with another long step: each takes element 0 up to size 2**62, where x[::2**62-1]
+    # takes two (it was "the steps repeat every ... sizes, more than the 1024 checked")
+    other = S(f"x[::{big - 1}, 1:]")
+    assert s.difference(other) == s.difference(other, "[?,?]") == (big, 1)
+    assert s.equivalent(other, f"[..{big - 1},?]")
+    assert not s.equivalent(other, f"[..{big},?]")
+    assert S(f"x[:1:{big}]").equivalent(S(f"x[:1:{big - 1}]"))  # one element at most, always
+    # one long step on both sides, bounds that differ only where each takes two: not decided
+    with pytest.raises(dm.ValidationError, match=rf"sizes from {big + 2}\): the steps repeat"):
+        S(f"x[1::{big}]").equivalent(S(f"x[1:5:{big}]"))
+
+
+def _cuts(draw: st.DrawFn) -> dm.Slicing:
+    bound = st.none() | st.integers(-14, 14)
+    start, stop = draw(bound), draw(bound)
+    step = draw(st.sampled_from([1, -1])) * draw(st.integers(1, 30))
+    if draw(st.booleans()):  # OpenVINO's clamping
+        return dm.Slicing.from_onnx([start or 0], [stop or 2**63 - 1], steps=[step])
+    return dm.Slicing.from_numpy((slice(start, stop, step),))
+
+
+@fixed_settings(300)
+@given(data=st.data())
+def test_long_steps_are_decided_as_running_every_size(data: st.DataObject) -> None:
+    # The rule for steps whose lcm is past the period checked, on small analogues: with the
+    # period lowered to 3, steps up to 30 on sizes up to 70 answer as running each size does
+    a, b = _cuts(data.draw), _cuts(data.draw)
+    lo = data.draw(st.integers(0, 40))
+    hi = data.draw(st.integers(lo + 1, 70))
+    runs = {d: (a(np.arange(d)).tolist(), b(np.arange(d)).tolist()) for d in range(lo, hi + 1)}
+    first = next((d for d, (x, y) in runs.items() if x != y), None)
+    try:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr("datamove._dialects._MAX_PERIOD", 3)
+            got = a.difference(b, f"[{lo}..{hi}]")
+    except dm.ValidationError:  # only one step on both sides, past where one takes two
+        (x,), (y,) = a.entries, b.entries
+        assert x.step == y.step
+        assert abs(x.step) > 3
+        pair = min(d for d, (u, v) in runs.items() if max(len(u), len(v)) >= 2)
+        assert first is None or first >= pair
+        return
+    assert got == (None if first is None else (first,))
 
 
 # -- splits and slicings --------------------------------------------------------------------------

@@ -1315,9 +1315,8 @@ def _first_difference(s: Slicing, t: Slicing, ps: PartialShape) -> tuple[int, ..
         if kind == "index":
             w = decide(_same_index(x, y), dim, (x, y), 1)
         else:
-            w = decide(
-                same_cut(x, y), dim, (x.start, x.stop, y.start, y.stop), math.lcm(x.step, y.step)
-            )
+            bounds = (x.start, x.stop, y.start, y.stop)
+            w = decide(same_cut(x, y), dim, bounds, math.lcm(x.step, y.step), (x, y))
         if w is not None:
             return witness_of(s, ps, {axis: w})
     return None
@@ -1352,7 +1351,11 @@ def index_at(k: int, d: int) -> int | None:
 
 
 def decide(
-    same: Callable[[int], bool], dim: Dimension, values: tuple[int | None, ...], period: int
+    same: Callable[[int], bool],
+    dim: Dimension,
+    values: tuple[int | None, ...],
+    period: int,
+    cuts: tuple[Cut, ...] = (),
 ) -> int | None:
     """The smallest size in ``dim`` where ``same`` fails, or None.
 
@@ -1360,25 +1363,63 @@ def decide(
     2 of ``|v|`` for a parameter ``v`` or ``|v ± w|`` for two (where a count crosses zero).
     Between breakpoints, on each residue class modulo the period (the steps' lcm), counts and
     starts are affine in the size: checking three periods of sizes decides the whole piece.
+
+    A period past `_MAX_PERIOD` is decided where ``same`` compares ``cuts`` of different steps:
+    below the first size where a cut takes two elements (`_first_pair`) each takes one or none,
+    whose start and count are affine between breakpoints (a period of 1); at that size the
+    steps tell them apart.
     """
     lo = dim.min
     if dim.is_static:  # one size: no period to cover
         return None if same(lo) else lo
     top = INT64_MAX - 1 if dim.max is None else dim.max
     starts = edges(lo, top, breakpoints(values))
-    if 3 * abs(period) > 3 * _MAX_PERIOD:
+    pair = None
+    if abs(period) > _MAX_PERIOD and cuts:
+        pair = _first_pair(cuts, starts, top)
+        w = _scan(same, starts, top if pair is None else pair - 1, 1)
+        if w is not None or pair is None or len({c.step for c in cuts}) > 1:
+            return pair if w is None else w
+    if abs(period) > _MAX_PERIOD:
+        past = "" if pair is None else f" (on sizes from {pair})"
         raise ValidationError(
             "Slicing.equivalent",
             "shape",
             str(dim),
-            f"cannot be decided for every size: the steps repeat every {abs(period)} sizes, "
-            f"more than the {_MAX_PERIOD} checked",
+            f"cannot be decided for every size{past}: the steps repeat every {abs(period)} "
+            f"sizes, more than the {_MAX_PERIOD} checked",
             hint="pass a static shape",
         )
-    for u, nxt in itertools.pairwise([*starts, top + 1]):
+    return _scan(same, starts, top, period)
+
+
+def _scan(same: Callable[[int], bool], starts: list[int], top: int, period: int) -> int | None:
+    """The smallest size up to ``top`` where ``same`` fails: three periods from each start."""
+    for u, nxt in itertools.pairwise([*(u for u in starts if u <= top), top + 1]):
         for d in range(u, min(nxt, u + 3 * abs(period) + 1)):
             if not same(d):
                 return d
+    return None
+
+
+def _first_pair(cuts: tuple[Cut, ...], starts: list[int], top: int) -> int | None:
+    """The smallest size up to ``top`` where one of ``cuts`` takes two elements or more.
+
+    Between breakpoints (``starts``) a cut's clamped bounds are affine in the size, so whether
+    their distance passes the step is monotone there: bisection finds where it first does.
+    """
+    found = None
+    for u, nxt in itertools.pairwise([*starts, top + 1]):
+        for c in cuts:
+            if len(c.range(nxt - 1)) < 2 and len(c.range(u)) < 2:
+                continue
+            a, b = u, nxt - 1  # two at b; the first size in [a, b] with two
+            while a < b:
+                mid = (a + b) // 2
+                a, b = (a, mid) if len(c.range(mid)) >= 2 else (mid + 1, b)
+            found = a if found is None else min(found, a)
+        if found is not None:
+            return found
     return None
 
 
