@@ -705,8 +705,8 @@ def test_an_input_of_unknown_rank_or_no_tensor_type(
     assert report.ok
     assert {n: str(s) for n, (s, _) in report.outputs.items()} == dict.fromkeys("yzpq", "[...]")
     layers = {i["name"]: i for i in onnx_model.explain()}
-    for name in ("const", "runtime"):
-        assert layers[name]["note"] == "the data's rank is unknown"
+    assert layers["runtime"]["note"] == "the data's rank is unknown"
+    assert layers["const"]["numpy"] == "x[..., 1:3]"  # every rank's (axes [-1])
     assert layers["halves"]["numpy"] == ["x[:x.shape[0]//2]", "x[x.shape[0]//2:]"]  # any rank
     assert layers["const"]["values"] == {"starts": [1], "ends": [3], "axes": [-1]}
     # with a rank: the run-time start is named, the axes (none given: the first) sliced
@@ -715,29 +715,38 @@ def test_an_input_of_unknown_rank_or_no_tensor_type(
     assert str(report.outputs["p"][0]) == "[2,?]"
 
 
-def test_a_split_on_a_data_of_unknown_rank_is_the_same_index_at_every_rank(
+def test_a_split_or_slice_on_a_data_of_unknown_rank_is_one_index_for_every_rank(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     nodes = [
         helper.make_node("Split", ["x"], ["p", "q"], name="halves", axis=0, num_outputs=2),
         helper.make_node("Split", ["x", "lens"], ["r", "s", "t"], name="lengths", axis=-2),
         helper.make_node("Split", ["x"], ["u", "v", "w"], name="thirds", axis=-1, num_outputs=3),
+        helper.make_node("Slice", ["x", "b", "e", "a", "k"], ["y"], name="cut"),
+        helper.make_node("Slice", ["x", "minus3", "e0", "zero", "k"], ["z"], name="clamped"),
     ]
-    model = _graph(nodes, None, [_i64("lens", [1, 3, 2])], list("pqrstuvw"), 18)
+    inits = [_i64("lens", [1, 3, 2]), _i64("b", [4]), _i64("e", [0]), _i64("a", [-2])]
+    inits += [_i64("k", [-2]), _i64("minus3", [-3]), _i64("e0", [-(2**63)]), _i64("zero", [0])]
+    model = _graph(nodes, None, inits, list("pqrstuvwyz"), 18)
     layers = {i["name"]: i for i in _explained(onnx_graphs.save(model, tmp_path), capsys)}
     texts = {n: i["numpy"] for n, i in layers.items()}
+    # x[-3::-2] as the spec clamps it takes element 0 on sizes 1 and 2, NumPy's nothing
+    assert texts.pop("clamped") is None
+    assert "allows sizes 1..2 of axis 0, where -3::-2 selects 1" in layers["clamped"]["note"]
     third = "-(-x.shape[-1]//3)"
     assert texts == {
         "halves": ["x[:-(-x.shape[0]//2)]", "x[-(-x.shape[0]//2):]"],
         "lengths": ["x[..., :1, :]", "x[..., 1:4, :]", "x[..., 4:, :]"],
         "thirds": [f"x[..., :{third}]", f"x[..., {third}:({third})*2]", f"x[..., ({third})*2:]"],
+        "cut": "x[..., 4:0:-2, :]",
     }
-    outputs = {"halves": "pq", "lengths": "rst", "thirds": "uvw"}
+    outputs = {"halves": "pq", "lengths": "rst", "thirds": "uvw", "cut": "y"}
     for rank in (2, 3, 4):  # onnxruntime's parts, each the index's at every rank
         x = np.arange(6**rank, dtype=np.float32).reshape((6,) * rank)
         got = onnx_graphs.run_onnxruntime(model, x)
         for name, names in outputs.items():
-            for text, out in zip(texts[name], names, strict=True):
+            written = [texts[name]] if isinstance(texts[name], str) else texts[name]
+            for text, out in zip(written, names, strict=True):
                 np.testing.assert_array_equal(eval(text, {"x": x}), got[out])  # noqa: S307
 
 

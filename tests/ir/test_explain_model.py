@@ -532,14 +532,55 @@ def test_a_split_on_a_static_axis_of_a_dynamic_shape_is_written_as_on_a_static_o
         np.testing.assert_array_equal(eval(summary, {"x": data}), w)  # noqa: S307
 
 
-def test_a_layer_on_a_dynamic_rank_says_the_rank_is_unknown(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize(
+    ("make", "text", "ranks"),
+    [
+        pytest.param(lambda x: o8.slice(x, _c8([1]), _c8([3]), _c8([1])), "x[1:3]", [1, 3], id="0"),
+        pytest.param(
+            lambda x: o8.slice(x, _c8([-1]), _c8([-(2**63)]), _c8([-1]), _c8([-2])),
+            "x[..., ::-1, :]",
+            [2, 3],
+            id="-2 reversed",
+        ),
+        pytest.param(
+            lambda x: o1.strided_slice(
+                x, _c8([0, 1]), _c8([0, 3]), _c8([1, 1]), [1, 0], [1, 0], [], [], [1, 0]
+            ),
+            "x[..., 1:3]",
+            [1, 2, 4],
+            id="strided ellipsis",
+        ),
+        # OpenVINO clamps a start of -3 to 0 on sizes 1 and 2, NumPy's x[-3::-1] takes nothing
+        pytest.param(
+            lambda x: o8.slice(x, _c8([-3]), _c8([-(2**63)]), _c8([-1])), None, [], id="clamping"
+        ),
+        pytest.param(
+            lambda x: o8.slice(x, _c8([1]), o8.parameter([1], np.int64, name="n"), _c8([1])),
+            None,
+            [],
+            id="run-time stop",
+        ),
+    ],
+)
+def test_a_slice_on_a_dynamic_rank_is_written_where_every_rank_takes_one_index(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    make: Callable[[Any], Any],
+    text: str | None,
+    ranks: list[int],
 ) -> None:
     x = o8.parameter(ov.PartialShape.dynamic(), np.float32, name="x")
-    model = ov.Model([o8.slice(x, _c8([1]), _c8([3]), _c8([1]))], [x], "m")
+    y = make(x)
+    stop = y.input_value(2).get_node()  # a Parameter where the stop is known at run time
+    params = [x, *([stop] if stop.get_type_name() == "Parameter" else [])]
+    model = ov.Model([y], params, "m")
     info = _explain_one(tmp_path, model, capsys)
-    assert info["numpy"] is None
-    assert info["note"] == "the data's rank is unknown"
+    assert info["numpy"] == text  # each was "the data's rank is unknown"
+    assert info["note"] == (None if text else "the data's rank is unknown")
+    for rank in ranks:  # OpenVINO's output, at every rank
+        data = np.arange(5**rank, dtype=np.float32).reshape((5,) * rank)
+        (want,) = _openvino_outputs(tmp_path, model, [data])
+        np.testing.assert_array_equal(eval(text, {"x": data}), want)  # noqa: S307
 
 
 @pytest.mark.parametrize(

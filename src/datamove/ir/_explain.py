@@ -13,6 +13,7 @@ makes it (``x[:, :n]``), listed in ``runtime``; never guessed.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import re
 from collections.abc import Sequence
@@ -282,7 +283,12 @@ def _explain(
         info["runtime"][name] = f"{argument}: layer {src.id} {src.name!r} ({src.type})"
     rank = shape.rank
     if rank is None and not split:
-        info["note"] = "the data's rank is unknown"
+        # constant parameters: an index every rank takes alike, where one is (x[..., :2]); not
+        # where none is (NotExpressible) or a parameter is one a Slicing does not read
+        with contextlib.suppress(ValidationError, KeyError):
+            info["numpy"] = None if info["runtime"] else _slicing(info).to_numpy(shape)
+        if info["numpy"] is None:
+            info["note"] = "the data's rank is unknown"
         return info
     known = all(isinstance(v, list) for v in vals[1:])
     planner = (
@@ -394,24 +400,28 @@ def chunks(prefix: str, cuts: list[str], suffix: str = "]") -> list[str | None]:
     return [f"{prefix}{ends[k]}:{ends[k + 1]}{suffix}" for k in range(len(cuts) + 1)]
 
 
+def _slicing(info: dict[str, Any]) -> Slicing:
+    """A Slice's or StridedSlice's constant parameters (``info``'s) as a `Slicing`."""
+    values = info["values"]
+    if info["layer_type"] == "Slice":
+        return Slicing.from_slice(
+            values["start"], values["stop"], values["step"], values.get("axes")
+        )
+    return Slicing.from_strided_slice(
+        values["begin"], values["end"], values.get("stride"), **info["attributes"]
+    )
+
+
 def _algebra(info: dict[str, Any]) -> None:
     """Add ``algebra`` to a slice with constant parameters that is the identity or empty.
 
     On every input shape allowed, as ``Slicing.is_identity`` and ``is_empty`` prove it.
     """
-    values, kind = info["values"], info["layer_type"]
-    if info["runtime"] or kind not in ("Slice", "StridedSlice"):
+    if info["runtime"] or info["layer_type"] not in ("Slice", "StridedSlice"):
         return
     shape = PartialShape.parse(info["input_shape"])
     try:
-        if kind == "Slice":
-            s = Slicing.from_slice(
-                values["start"], values["stop"], values["step"], values.get("axes")
-            )
-        else:
-            s = Slicing.from_strided_slice(
-                values["begin"], values["end"], values.get("stride"), **info["attributes"]
-            )
+        s = _slicing(info)
         where = "" if shape.is_static else f" on every shape {shape} allows"
         if s.is_identity(shape):
             info["algebra"] = f"identity: the output is x unchanged{where}"

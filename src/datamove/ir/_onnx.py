@@ -876,10 +876,7 @@ def _explain_slice(node: _Node, info: dict[str, Any], shape: PartialShape) -> No
         written = {}
     starts, ends, steps = (written.get(a, params[a]) for a in ("starts", "ends", "steps"))
     rank = shape.rank
-    if rank is None:
-        info["note"] = "the data's rank is unknown"
-        return
-    if not info["runtime"]:
+    if not info["runtime"]:  # on an unknown rank too: x[..., 1:3] is every rank's
         s = _slicing(starts, ends, axes, steps, rank)
         if axes is not None:
             info["values"]["axes"] = _normal_axes(axes, rank, "ONNX Slice")
@@ -887,6 +884,9 @@ def _explain_slice(node: _Node, info: dict[str, Any], shape: PartialShape) -> No
             info["numpy"] = _numpy(s, shape)
         except NotExpressible as exc:
             info["note"] = exc.rule
+        return
+    if rank is None:
+        info["note"] = "the data's rank is unknown"
         return
     if isinstance(axes, str):
         info["note"] = "the axes it slices are known only at run time"
