@@ -165,50 +165,61 @@ def _pairs(layer: Layer, ins: Sequence[Info]) -> tuple[Pair, Pair] | None:
     return (both[0], both[1]), (both[2], both[3])
 
 
-def _times(x: Any, y: Any) -> Any:
-    return 0 if x == 0 or y == 0 else x * y  # a zero times an unbounded value is zero
+def _pair(lo: list[Any], hi: list[Any], shape: tuple[int, ...], dtype: Any = object) -> Pair:
+    """Per-element lower and upper bounds as two arrays of ``shape``."""
+    return np.array(lo, dtype=dtype).reshape(shape), np.array(hi, dtype=dtype).reshape(shape)
 
 
-def _corners(op: Callable[[Any, Any], Any]) -> Callable[[Pair, Pair], Pair]:
+Rule = Callable[[Any, Any, Any, Any], tuple[Any, Any] | None]  # (a0, a1, b0, b1) -> (lo, hi)
+
+
+def _each(rule: Rule, a: Pair, b: Pair) -> Pair | None:
+    """``rule`` element by element over two intervals of one shape; ``None`` where it gives one."""
+    got = [rule(*four) for four in zip(*(x.reshape(-1) for x in (*a, *b)), strict=True)]
+    pairs = [g for g in got if g is not None]
+    if len(pairs) < len(got):
+        return None
+    return _pair([p[0] for p in pairs], [p[1] for p in pairs], a[0].shape)
+
+
+def _binary(rule: Rule, *, wraps: bool = False) -> Bounder:
+    """A binary layer bounded element by element: ``rule(a0, a1, b0, b1)``."""
+
+    def bound(layer: Layer, ins: Sequence[Info]) -> tuple[Array, Array, ElementType] | None:
+        etype = _same_type(ins, 2)
+        pairs = _pairs(layer, ins) if etype is not None else None
+        got = None if pairs is None else _each(rule, *pairs)
+        if etype is None or got is None:
+            return None
+        return (*_narrow(*got, etype, wraps=wraps), etype)
+
+    return bound
+
+
+def _corners(op: Callable[[Any, Any], Any]) -> Callable[[Any, Any, Any, Any], tuple[Any, Any]]:
     """The extremes of ``op`` over the corners of two intervals.
 
     Exact for an op monotone in each argument on the intervals (a product, a quotient whose
     divisor keeps its sign, a minimum, a maximum).
     """
 
-    def apply(a: Pair, b: Pair) -> Pair:
-        lo, hi = [], []
-        for a0, a1, b0, b1 in zip(*(x.reshape(-1) for x in (*a, *b)), strict=True):
-            values = [op(x, y) for x in (a0, a1) for y in (b0, b1)]
-            lo.append(min(values))
-            hi.append(max(values))
-        shape = a[0].shape
-        return (
-            np.array(lo, dtype=object).reshape(shape),
-            np.array(hi, dtype=object).reshape(shape),
-        )
+    def extremes(a0: Any, a1: Any, b0: Any, b1: Any) -> tuple[Any, Any]:
+        values = [op(x, y) for x in (a0, a1) for y in (b0, b1)]
+        return min(values), max(values)
 
-    return apply
+    return extremes
 
 
-def _binary(rule: Callable[[Pair, Pair], Pair | None], *, wraps: bool = False) -> Bounder:
-    def bound(layer: Layer, ins: Sequence[Info]) -> tuple[Array, Array, ElementType] | None:
-        etype = _same_type(ins, 2)
-        pairs = _pairs(layer, ins) if etype is not None else None
-        if etype is None or pairs is None:
-            return None
-        got = rule(*pairs)
-        return None if got is None else (*_narrow(*got, etype, wraps=wraps), etype)
-
-    return bound
+def _times(x: Any, y: Any) -> Any:
+    return 0 if x == 0 or y == 0 else x * y  # a zero times an unbounded value is zero
 
 
-def _add(a: Pair, b: Pair) -> Pair:
-    return a[0] + b[0], a[1] + b[1]
+def _add(a0: Any, a1: Any, b0: Any, b1: Any) -> tuple[Any, Any]:
+    return a0 + b0, a1 + b1
 
 
-def _subtract(a: Pair, b: Pair) -> Pair:
-    return a[0] - b[1], a[1] - b[0]
+def _subtract(a0: Any, a1: Any, b0: Any, b1: Any) -> tuple[Any, Any]:
+    return a0 - b1, a1 - b0
 
 
 def _quotient(kind: str) -> Callable[[Any, Any], Any]:
@@ -238,24 +249,35 @@ def _divide(layer: Layer, ins: Sequence[Info]) -> tuple[Array, Array, ElementTyp
         if python not in ("true", "false"):
             return None
         kind = "floor" if python == "true" else "trunc"
-    divide = _corners(_quotient(kind))
+    quotient = _corners(_quotient(kind))
 
-    def rule(a: Pair, b: Pair) -> Pair | None:
-        for lo, hi in zip(b[0].reshape(-1), b[1].reshape(-1), strict=True):
-            if lo <= 0 <= hi or _INF in (lo, hi) or -_INF in (lo, hi):
-                return None  # a divisor that may be 0 (undefined), or unbounded
-        return divide(a, b)
+    def rule(a0: Any, a1: Any, b0: Any, b1: Any) -> tuple[Any, Any] | None:
+        if b0 <= 0 <= b1 or _INF in (b0, b1) or -_INF in (b0, b1):
+            return None  # a divisor that may be 0 (undefined), or unbounded
+        return quotient(a0, a1, b0, b1)
 
     return _binary(rule)(layer, ins)
 
 
-def _floor(_layer: Layer, ins: Sequence[Info]) -> tuple[Array, Array, ElementType] | None:
-    etype = _same_type(ins, 1)
-    got = wide_bounds(ins[0]) if etype is not None else None
-    if etype is None or got is None:
-        return None
-    floor = np.vectorize(lambda v: v if v in (_INF, -_INF) else math.floor(v), otypes=[object])
-    return (*_narrow(floor(got[0]), floor(got[1]), etype), etype)
+def _unary(rule: Callable[[Any, Any, ElementType], tuple[Any, Any]]) -> Bounder:
+    """A one-input layer bounded element by element: ``rule(a0, a1, etype)``."""
+
+    def bound(_layer: Layer, ins: Sequence[Info]) -> tuple[Array, Array, ElementType] | None:
+        etype = _same_type(ins, 1)
+        got = wide_bounds(ins[0]) if etype is not None else None
+        if etype is None or got is None:
+            return None
+        flat = zip(got[0].reshape(-1), got[1].reshape(-1), strict=True)
+        pairs = [rule(a0, a1, etype) for a0, a1 in flat]
+        lo, hi = _pair([p[0] for p in pairs], [p[1] for p in pairs], got[0].shape)
+        return (*_narrow(lo, hi, etype), etype)
+
+    return bound
+
+
+def _floor(a0: Any, a1: Any, _etype: ElementType) -> tuple[Any, Any]:
+    lo, hi = (v if v in (_INF, -_INF) else math.floor(v) for v in (a0, a1))
+    return lo, hi
 
 
 # -- Mod, FloorMod ------------------------------------------------------------------------------
@@ -344,24 +366,9 @@ def _floor_mod_positive(a0: Any, a1: Any, m1: Any, m2: Any) -> tuple[Any, Any]:
     return 0, m2 - 1
 
 
-def _per_element(rule: Callable[[Any, Any, Any, Any], tuple[Any, Any] | None]) -> Bounder:
+def _integers(rule: Rule) -> Bounder:
     """An integer binary layer bounded element by element: ``rule(a0, a1, b0, b1)``."""
-
-    def pairs(a: Pair, b: Pair) -> Pair | None:
-        lo, hi = [], []
-        for a0, a1, b0, b1 in zip(*(x.reshape(-1) for x in (*a, *b)), strict=True):
-            got = rule(a0, a1, b0, b1)
-            if got is None:
-                return None
-            lo.append(got[0])
-            hi.append(got[1])
-        shape = a[0].shape
-        return (
-            np.array(lo, dtype=object).reshape(shape),
-            np.array(hi, dtype=object).reshape(shape),
-        )
-
-    binary = _binary(pairs)
+    binary = _binary(rule)
 
     def bound(layer: Layer, ins: Sequence[Info]) -> tuple[Array, Array, ElementType] | None:
         etype = _same_type(ins, 2)
@@ -373,27 +380,14 @@ def _per_element(rule: Callable[[Any, Any, Any, Any], tuple[Any, Any] | None]) -
 
 
 # -- Abs, ReduceProd ----------------------------------------------------------------------------
-def _abs(_layer: Layer, ins: Sequence[Info]) -> tuple[Array, Array, ElementType] | None:
-    etype = _same_type(ins, 1)
-    got = wide_bounds(ins[0]) if etype is not None else None
-    if etype is None or got is None:
-        return None
-    lo, hi = [], []
-    for a0, a1 in zip(got[0].reshape(-1), got[1].reshape(-1), strict=True):
-        if a0 == -_INF and etype.dtype.kind == "i":
-            pair = (-_INF, _INF)  # may be the minimum itself, whose absolute value overflows
-        elif a0 >= 0:
-            pair = (a0, a1)
-        elif a1 <= 0:
-            pair = (-a1, -a0)
-        else:
-            pair = (0, max(-a0, a1))
-        lo.append(pair[0])
-        hi.append(pair[1])
-    shape = got[0].shape
-    lower = np.array(lo, dtype=object).reshape(shape)
-    upper = np.array(hi, dtype=object).reshape(shape)
-    return (*_narrow(lower, upper, etype), etype)
+def _abs(a0: Any, a1: Any, etype: ElementType) -> tuple[Any, Any]:
+    if a0 == -_INF and etype.dtype.kind == "i":
+        return -_INF, _INF  # may be the minimum itself, whose absolute value overflows
+    if a0 >= 0:
+        return a0, a1
+    if a1 <= 0:
+        return -a1, -a0
+    return 0, max(-a0, a1)
 
 
 def _reduce_prod(layer: Layer, ins: Sequence[Info]) -> tuple[Array, Array, ElementType] | None:
@@ -415,17 +409,15 @@ def _reduce_prod(layer: Layer, ins: Sequence[Info]) -> tuple[Array, Array, Eleme
     flat = [r.reshape((math.prod(outer), -1)) for r in rows]
     lo, hi = [], []
     for row_lo, row_hi in zip(*flat, strict=True):
-        acc: Pair = (np.array(1, dtype=object), np.array(1, dtype=object))
+        acc: tuple[Any, Any] = (1, 1)
         for x0, x1 in zip(row_lo, row_hi, strict=True):
-            acc = times(acc, (np.array(x0, dtype=object), np.array(x1, dtype=object)))
-        lo.append(acc[0].item())
-        hi.append(acc[1].item())
+            acc = times(*acc, x0, x1)
+        lo.append(acc[0])
+        hi.append(acc[1])
     shape = tuple(1 if k in axes else d for k, d in enumerate(got[0].shape))
     if keep == "false":
         shape = tuple(got[0].shape[k] for k in rest)
-    lower = np.array(lo, dtype=object).reshape(shape)
-    upper = np.array(hi, dtype=object).reshape(shape)
-    return (*_narrow(lower, upper, etype), etype)
+    return (*_narrow(*_pair(lo, hi, shape), etype), etype)
 
 
 def _convert(layer: Layer, ins: Sequence[Info]) -> tuple[Array, Array, ElementType] | None:
@@ -450,30 +442,20 @@ def _convert(layer: Layer, ins: Sequence[Info]) -> tuple[Array, Array, ElementTy
 def _compare(kind: str) -> Bounder:
     """Greater, Less or Equal: known where every pair of values in the intervals agrees."""
 
+    def known(x0: Any, x1: Any, y0: Any, y1: Any) -> tuple[bool, bool]:
+        """Whether the comparison is surely true, and whether it may be."""
+        if kind == "equal":
+            return x0 == x1 == y0 == y1, not (x1 < y0 or y1 < x0)
+        if kind == "greater":
+            return x0 > y1, not x1 <= y0
+        return x1 < y0, not x0 >= y1
+
     def bound(layer: Layer, ins: Sequence[Info]) -> tuple[Array, Array, ElementType] | None:
-        if _same_type(ins, 2) is None:
+        pairs = _pairs(layer, ins) if _same_type(ins, 2) is not None else None
+        got = None if pairs is None else _each(known, *pairs)
+        if got is None:
             return None
-        pairs = _pairs(layer, ins)
-        if pairs is None:
-            return None
-        (a0, a1), (b0, b1) = pairs
-        lo, hi = [], []
-        for x0, x1, y0, y1 in zip(*(v.reshape(-1) for v in (a0, a1, b0, b1)), strict=True):
-            if kind == "equal":
-                sure_true, sure_false = x0 == x1 == y0 == y1, x1 < y0 or y1 < x0
-            elif kind == "greater":
-                sure_true, sure_false = x0 > y1, x1 <= y0
-            else:
-                sure_true, sure_false = x1 < y0, x0 >= y1
-            lo.append(sure_true)
-            hi.append(not sure_false)
-        shape = a0.shape
-        boolean = ELEMENT_TYPES["boolean"]
-        return (
-            np.array(lo, dtype=bool).reshape(shape),
-            np.array(hi, dtype=bool).reshape(shape),
-            boolean,
-        )
+        return got[0].astype(bool), got[1].astype(bool), ELEMENT_TYPES["boolean"]
 
     return bound
 
@@ -530,10 +512,10 @@ BOUNDERS: Final[dict[str, Bounder]] = {
     "Subtract": _binary(_subtract, wraps=True),
     "Multiply": _binary(_corners(_times), wraps=True),
     "Divide": _divide,
-    "Floor": _floor,
-    "Mod": _per_element(_mod),
-    "FloorMod": _per_element(_floor_mod),
-    "Abs": _abs,
+    "Floor": _unary(_floor),
+    "Mod": _integers(_mod),
+    "FloorMod": _integers(_floor_mod),
+    "Abs": _unary(_abs),
     "ReduceProd": _reduce_prod,
     "Minimum": _binary(_corners(min)),
     "Maximum": _binary(_corners(max)),
