@@ -146,19 +146,27 @@ def _bound(layer: Layer, ins: Sequence[Info]) -> Info | None:
 
 
 # -- the nodes -----------------------------------------------------------------------------------
+def _shape_cut(node: Any, rank: int) -> slice:
+    """Shape-15's ``start`` and ``end``, clamped as the spec clamps them."""
+    start, end = _attr(node, "start", 0), _attr(node, "end")
+    if not isinstance(start, int) or not isinstance(end, int | None):
+        raise _Refused
+    edges = (start, rank if end is None else end)
+    return slice(*(min(max(v + rank if v < 0 else v, 0), rank) for v in edges))
+
+
 def _shape(node: Any, ins: Sequence[Info], opset: int) -> Info | None:
     got = _bound(_layer("ShapeOf", 3, output_type="i64"), ins[:1])
     start, end = _attr(node, "start", 0), _attr(node, "end")
     if opset < 15 or (start == 0 and end is None) or got is None:
         return got
     rank = ins[0].shape.rank
-    if rank is None or not isinstance(start, int) or not isinstance(end, int | None):
+    if rank is None:
         raise _Refused
+    cut = _shape_cut(node, rank)
     got_bounds = bounds_of(got)
     assert got_bounds is not None  # bound_layer gives a value or bounds
     lo, hi = got_bounds
-    edges = (start, rank if end is None else end)
-    cut = slice(*(min(max(v + rank if v < 0 else v, 0), rank) for v in edges))
     return with_bounds(PartialShape([len(lo[cut])]), got.etype, lo[cut], hi[cut])
 
 
@@ -225,11 +233,15 @@ def _truncated(info: Info, limits: Any) -> Info:
     return Info(info.shape, info.etype, None, lower, upper)
 
 
-def _binary(kind: str) -> Callable[[Any, Sequence[Info], int], Info | None]:
+def _binary(kind: str, **data: str) -> Callable[[Any, Sequence[Info], int], Info | None]:
+    """An element-wise binary node; a Divide refuses an integer divisor known to hold 0."""
+
     def translate(_node: Any, ins: Sequence[Info], opset: int) -> Info | None:
         if opset < 7 or len(ins) != 2:  # Add-6 and older: the legacy broadcast attribute
             raise _Refused
-        return _bound(_layer(kind, 1, auto_broadcast="numpy"), ins)
+        if kind == "Divide":
+            _no_zero(ins)
+        return _bound(_layer(kind, 1, auto_broadcast="numpy", **data), ins)
 
     return translate
 
@@ -241,14 +253,6 @@ def _no_zero(ins: Sequence[Info]) -> None:
         got = bounds_of(divisor)
         if got is not None and ((got[0] == 0) & (got[1] == 0)).any():
             raise _Refused("divides an integer by zero: onnxruntime fails at run time")
-
-
-def _div(_node: Any, ins: Sequence[Info], opset: int) -> Info | None:
-    if opset < 7 or len(ins) != 2:
-        raise _Refused
-    _no_zero(ins)
-    layer = _layer("Divide", 1, auto_broadcast="numpy", m_pythondiv="false")  # truncation
-    return _bound(layer, ins)
 
 
 def _mod(node: Any, ins: Sequence[Info], _opset: int) -> Info | None:
@@ -423,7 +427,7 @@ SHAPE_NODES: Final[dict[str, Translator]] = {
     "Add": _binary("Add"),
     "Sub": _binary("Subtract"),
     "Mul": _binary("Multiply"),
-    "Div": _div,
+    "Div": _binary("Divide", m_pythondiv="false"),  # truncation
     "Mod": _mod,
     "Min": _extreme("Minimum"),
     "Max": _extreme("Maximum"),
@@ -554,10 +558,7 @@ def _shape_terms(
             literal(d.get_length()) if d.is_static else dim_term(node.input[0], a)
             for a, d in enumerate(shape.dims)
         )
-        start, end = _attr(node, "start", 0), _attr(node, "end")
-        rank = len(got)
-        edges = (start, rank if end is None else end)
-        return got[slice(*(min(max(v + rank if v < 0 else v, 0), rank) for v in edges))]
+        return got[_shape_cut(node, len(got))]
     mine = [value_terms(t, i) for t, i in zip(terms, ins, strict=False)]
     if kind == "Where":
         return _chosen(ins, mine, out.lower.size)
