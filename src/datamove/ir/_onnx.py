@@ -78,8 +78,10 @@ from datamove.ir._explain import (
 from datamove.ir._model import CheckReport, Problem, given_shapes
 from datamove.ir._onnx_shapes import (
     SHAPE_NODES,
+    NodeProblem,
     Term,
     etype_name,
+    node_attr,
     render,
     shape_terms,
     shape_value,
@@ -426,7 +428,7 @@ class ONNXModel:
         if kind == "Concat":
             return [_concat(node, ins, opset)]
         if not ins:
-            raise _NodeProblem("ports", f"{kind}: has no data input")
+            raise NodeProblem("ports", f"{kind}: has no data input")
         data = ins[0]
         if kind == "Slice":
             return [_slice_value(node, ins, opset)]
@@ -461,14 +463,6 @@ class ONNXModel:
                 "names no Slice or Split node of the model (by index or name)",
             )
         return found
-
-
-class _NodeProblem(ValidationError):  # noqa: N818 - a problem to report, not raised out
-    """A checked node's problem of another kind than ``operator``."""
-
-    def __init__(self, kind: str, message: str) -> None:
-        super().__init__("", None, None, message)
-        self.kind = kind
 
 
 def _kind(node: Any) -> str:
@@ -532,18 +526,6 @@ def _unknown_attribute(node: Any, opset: int) -> str | None:
     return None
 
 
-def _attr(node: Any, name: str) -> Any:
-    """An attribute's value (an int, a list of ints), or ``None`` where the node has none."""
-    for a in node.attribute:
-        if a.name == name:
-            if a.type == 2:
-                return int(a.i)
-            if a.type == 7:
-                return [int(v) for v in a.ints]
-            raise _NodeProblem("attribute", f"attribute {name!r} is not an int or a list of ints")
-    return None
-
-
 def _ints(node: Any, ins: list[_Value], k: int, name: str) -> list[int] | str | None:
     """Input ``k``'s numbers (a 1-D integer tensor), its run-time name, or ``None`` if absent."""
     if k >= len(node.input) or not node.input[k]:
@@ -572,20 +554,20 @@ def _slice_params(node: Any, ins: list[_Value], opset: int) -> tuple[Any, Any, A
     """starts, ends, axes, steps: each a list of ints, a run-time name, or ``None`` (absent)."""
     if _slice_version(opset) == 1:
         if len(node.input) != 1:
-            raise _NodeProblem("ports", f"has {len(node.input)} inputs, but Slice-1 takes 1")
-        starts, ends, axes = (_attr(node, k) for k in ("starts", "ends", "axes"))
+            raise NodeProblem("ports", f"has {len(node.input)} inputs, but Slice-1 takes 1")
+        starts, ends, axes = (node_attr(node, k) for k in ("starts", "ends", "axes"))
         if starts is None or ends is None:
-            raise _NodeProblem("attribute", "Slice-1 needs the attributes starts and ends")
+            raise NodeProblem("attribute", "Slice-1 needs the attributes starts and ends")
         return starts, ends, axes, None
     if not 3 <= len(node.input) <= 5:
-        raise _NodeProblem(
+        raise NodeProblem(
             "ports", f"has {len(node.input)} inputs, but Slice-{_slice_version(opset)} takes 3 to 5"
         )
     starts, ends, axes, steps = (
         _ints(node, ins, k, name) for k, name in enumerate(("starts", "ends", "axes", "steps"), 1)
     )
     if starts is None or ends is None:
-        raise _NodeProblem("ports", "Slice needs its starts and ends inputs")
+        raise NodeProblem("ports", "Slice needs its starts and ends inputs")
     params = zip(_SLICE_PARAMS, (starts, ends, axes, steps), strict=True)
     lists = {n: p for n, p in params if isinstance(p, list)}
     first = next(iter(lists), None)
@@ -682,31 +664,28 @@ def _slice_hull(
 def _splitting(node: Any, ins: list[_Value], opset: int) -> tuple[Splitting | None, Any]:
     """The Split as a `Splitting` (``None`` where ``split`` is known only at run time)."""
     if opset < 2:
-        raise _NodeProblem(
+        raise NodeProblem(
             "unsupported", "Split-1 is not supported; datamove reads Split-2, 11, 13 and 18"
         )
     version = onnx_split_version(opset)
-    axis = _attr(node, "axis")
-    axis = 0 if axis is None else axis
+    axis = node_attr(node, "axis", 0)
     if version >= 13:
-        if _attr(node, "split") is not None:
-            raise _NodeProblem(
+        if node_attr(node, "split") is not None:
+            raise NodeProblem(
                 "attribute", f"split is an input of Split-{version}, not an attribute"
             )
         if len(node.input) > 2:
-            raise _NodeProblem(
+            raise NodeProblem(
                 "ports", f"has {len(node.input)} inputs, but Split-{version} takes 1 or 2"
             )
         split = _ints(node, ins, 1, "split")
     else:
         if len(node.input) != 1:
-            raise _NodeProblem(
-                "ports", f"has {len(node.input)} inputs, but Split-{version} takes 1"
-            )
-        split = _attr(node, "split")
+            raise NodeProblem("ports", f"has {len(node.input)} inputs, but Split-{version} takes 1")
+        split = node_attr(node, "split")
     if isinstance(split, str):
         return None, axis
-    num = _attr(node, "num_outputs")
+    num = node_attr(node, "num_outputs")
     s = Splitting.from_onnx_split(
         axis, split, num_outputs=num, outputs=len(node.output), opset=opset
     )
@@ -779,13 +758,13 @@ def _dynamic_parts(s: Splitting, dim: Dimension, count: int) -> list[Dimension]:
 
 
 def _concat(node: Any, ins: list[_Value], opset: int) -> _Value:
-    axis = _attr(node, "axis")
+    axis = node_attr(node, "axis")
     if axis is None:
         if opset >= 4:
-            raise _NodeProblem("attribute", "Concat needs its axis attribute")
+            raise NodeProblem("attribute", "Concat needs its axis attribute")
         axis = 1
     if not ins:
-        raise _NodeProblem("ports", "Concat has no inputs")
+        raise NodeProblem("ports", "Concat has no inputs")
     etypes = {v.etype for v in ins if v.etype is not None}
     if len(etypes) > 1:
         raise ValidationError(
@@ -905,7 +884,7 @@ def _explain_split(node: _Node, info: dict[str, Any], shape: PartialShape) -> No
     s, axis = _splitting(node.proto, node.ins, node.version)
     count = len(node.outs)
     info["values"]["axis"] = axis
-    num = _attr(node.proto, "num_outputs")
+    num = node_attr(node.proto, "num_outputs")
     if num is not None:
         info["attributes"]["num_outputs"] = num
     rank = shape.rank

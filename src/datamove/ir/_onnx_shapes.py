@@ -34,6 +34,7 @@ from typing import Any, Final
 
 import numpy as np
 
+from datamove._errors import ValidationError
 from datamove._shape import PartialShape
 from datamove.ir._bounds import bound_layer, wide_bounds
 from datamove.ir._graph import Layer, Port
@@ -43,10 +44,12 @@ from datamove.ir._types import ELEMENT_TYPES
 __all__ = [
     "ETYPES",
     "SHAPE_NODES",
+    "NodeProblem",
     "Term",
     "dim_term",
     "etype_name",
     "literal",
+    "node_attr",
     "render",
     "shape_terms",
     "shape_value",
@@ -96,15 +99,26 @@ class _Refused(Exception):  # noqa: N818 - internal: the node gives no value
         self.note = note
 
 
-def _attr(node: Any, name: str, default: Any = None) -> Any:
-    """An int or ints attribute's value; `_Refused` for one of another kind."""
+class NodeProblem(ValidationError):  # noqa: N818 - a problem to report, not raised out
+    """A checked node's problem of another kind than ``operator`` (`datamove.ir._onnx`).
+
+    A `ValueError`: a shape subgraph's node that meets one (`node_attr`) has no value.
+    """
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__("", None, None, message)
+        self.kind = kind
+
+
+def node_attr(node: Any, name: str, default: Any = None) -> Any:
+    """An attribute's value (an int, a list of ints), or ``default`` where the node has none."""
     for a in node.attribute:
         if a.name == name:
             if a.type == _INT:
                 return int(a.i)
             if a.type == _INTS:
                 return [int(v) for v in a.ints]
-            raise _Refused
+            raise NodeProblem("attribute", f"attribute {name!r} is not an int or a list of ints")
     return default
 
 
@@ -129,7 +143,7 @@ def _ints(info: Info) -> list[int]:
 def _axes(node: Any, ins: Sequence[Info], opset: int, since: int) -> list[int] | None:
     """The axes of Squeeze, Unsqueeze or ReduceProd: an attribute before ``since``, else input 1."""
     if opset < since:
-        axes = _attr(node, "axes")
+        axes = node_attr(node, "axes")
         if axes is not None and not isinstance(axes, list):
             raise _Refused
         return axes
@@ -148,7 +162,7 @@ def _bound(layer: Layer, ins: Sequence[Info]) -> Info | None:
 # -- the nodes -----------------------------------------------------------------------------------
 def _shape_cut(node: Any, rank: int) -> slice:
     """Shape-15's ``start`` and ``end``, clamped as the spec clamps them."""
-    start, end = _attr(node, "start", 0), _attr(node, "end")
+    start, end = node_attr(node, "start", 0), node_attr(node, "end")
     if not isinstance(start, int) or not isinstance(end, int | None):
         raise _Refused
     edges = (start, rank if end is None else end)
@@ -157,7 +171,7 @@ def _shape_cut(node: Any, rank: int) -> slice:
 
 def _shape(node: Any, ins: Sequence[Info], opset: int) -> Info | None:
     got = _bound(_layer("ShapeOf", 3, output_type="i64"), ins[:1])
-    start, end = _attr(node, "start", 0), _attr(node, "end")
+    start, end = node_attr(node, "start", 0), node_attr(node, "end")
     if opset < 15 or (start == 0 and end is None) or got is None:
         return got
     rank = ins[0].shape.rank
@@ -171,7 +185,7 @@ def _shape(node: Any, ins: Sequence[Info], opset: int) -> Info | None:
 
 
 def _gather(node: Any, ins: Sequence[Info], _opset: int) -> Info | None:
-    axis = _attr(node, "axis", 0)
+    axis = node_attr(node, "axis", 0)
     data = bounds_of(ins[0])
     if len(ins) != 2 or not isinstance(axis, int) or data is None:
         raise _Refused
@@ -203,7 +217,7 @@ def _squeeze(node: Any, ins: Sequence[Info], opset: int) -> Info | None:
 
 
 def _cast(node: Any, ins: Sequence[Info], _opset: int) -> Info | None:
-    to = _attr(node, "to")
+    to = node_attr(node, "to")
     target = ELEMENT_TYPES.get(etype_name(to) or "") if isinstance(to, int) else None
     source = ins[0].etype
     if target is None or source is None:
@@ -256,7 +270,7 @@ def _no_zero(ins: Sequence[Info]) -> None:
 
 
 def _mod(node: Any, ins: Sequence[Info], _opset: int) -> Info | None:
-    fmod = _attr(node, "fmod", 0)
+    fmod = node_attr(node, "fmod", 0)
     if fmod not in (0, 1) or len(ins) != 2:
         raise _Refused
     _no_zero(ins)
@@ -364,7 +378,7 @@ def _range(_node: Any, ins: Sequence[Info], _opset: int) -> Info | None:
 
 
 def _reshape(node: Any, ins: Sequence[Info], opset: int) -> Info | None:
-    allow = _attr(node, "allowzero", 0)
+    allow = node_attr(node, "allowzero", 0)
     if opset < 5 or len(ins) != 2 or allow not in (0, 1):
         raise _Refused
     return _bound(_layer("Reshape", 1, special_zero="true" if allow == 0 else "false"), ins)
@@ -404,13 +418,13 @@ def _size(_node: Any, ins: Sequence[Info], _opset: int) -> Info | None:
 
 
 def _reduce_prod(node: Any, ins: Sequence[Info], opset: int) -> Info | None:
-    keep = _attr(node, "keepdims", 1)
+    keep = node_attr(node, "keepdims", 1)
     axes = _axes(node, ins, opset, 18)
     rank = ins[0].shape.rank
     if keep not in (0, 1) or rank is None:
         raise _Refused
     if not axes:
-        if axes is not None or _attr(node, "noop_with_empty_axes", 0):
+        if axes is not None or node_attr(node, "noop_with_empty_axes", 0):
             raise _Refused  # empty axes: the input unchanged (not read)
         axes = list(range(rank))
     layer = _layer("ReduceProd", 1, keep_dims="true" if keep else "false")
@@ -569,7 +583,7 @@ def _shape_terms(
     if kind in _PASS:
         return first if len(first) == size else None
     if kind == "Cast":
-        target, source = ELEMENT_TYPES.get(etype_name(_attr(node, "to")) or ""), ins[0].etype
+        target, source = ELEMENT_TYPES.get(etype_name(node_attr(node, "to")) or ""), ins[0].etype
         if target is None or target.name not in ("i32", "i64", "u32", "u64"):
             return None
         if source is None or source.dtype.kind not in "iu":
@@ -577,7 +591,7 @@ def _shape_terms(
         return first if _held(ins[0], np.iinfo(target.dtype)) else None  # else it wraps
     if kind == "Gather":
         indices = _ints(ins[1])
-        if _attr(node, "axis", 0) != 0 or ins[0].shape.rank != 1:
+        if node_attr(node, "axis", 0) != 0 or ins[0].shape.rank != 1:
             return None
         return tuple(first[i] for i in indices)  # in range: shape_value checked them
     if kind == "Neg":
