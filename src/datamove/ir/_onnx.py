@@ -136,12 +136,6 @@ class _Value:
         return dataclasses.replace(self, source=source, maker=maker)
 
 
-def _from_info(info: Info) -> _Value:
-    """A folded or bounded `Info` as the walk holds it."""
-    etype = None if info.etype is None else info.etype.name
-    return _Value(info.shape, etype, info.value, None, None, info.lower, info.upper)
-
-
 def _shape_of(type_proto: Any) -> tuple[PartialShape, str | None] | None:
     """A tensor type's shape and element type; ``None`` for other types (sequences, maps)."""
     if type_proto.WhichOneof("value") != "tensor_type":
@@ -371,9 +365,10 @@ class ONNXModel:
             if kind in SHAPE_NODES and unknown is None:
                 infos = [v.info() for v in ins]
                 got_info, note = shape_value(node, infos, self.opset or 0)
-                if got_info is not None:
+                if got_info is not None:  # a folded or bounded Info, as the walk holds it
                     terms = shape_terms(node, infos, [v.terms for v in ins], got_info)
-                    shaped = dataclasses.replace(_from_info(got_info), terms=terms)
+                    g, etype = got_info, got_info.etype.name if got_info.etype else None
+                    shaped = _Value(g.shape, etype, g.value, None, None, g.lower, g.upper, terms)
                 if note is not None:
                     notes.append(Problem(SHAPE_NOTE, note, *where))
             if kind == "Constant":
