@@ -60,6 +60,7 @@ import numpy as np
 
 from datamove._concat import infer_concat
 from datamove._dialects import Slicing
+from datamove._dml_webnn import check_lengths
 from datamove._errors import NotExpressible, ValidationError
 from datamove._files import read_regular
 from datamove._shape import Dimension, PartialShape, as_partial_shape
@@ -564,17 +565,10 @@ def _slice_params(node: Any, ins: list[_Value], opset: int) -> tuple[Any, Any, A
     if starts is None or ends is None:
         raise NodeProblem("ports", "Slice needs its starts and ends inputs")
     params = zip(_SLICE_PARAMS, (starts, ends, axes, steps), strict=True)
-    lists = {n: p for n, p in params if isinstance(p, list)}
-    first = next(iter(lists), None)
-    for name, p in lists.items():  # with one known only at run time too
-        if first is not None and len(p) != len(lists[first]):
-            raise ValidationError(
-                "ONNX Slice",
-                name,
-                p,
-                f"has {len(p)} values, but {first} has {len(lists[first])}; they need the same "
-                "number of values",
-            )
+    lists = [(n, p, p) for n, p in params if isinstance(p, list)]  # with one known at run time
+    if lists:
+        tail = "; they need the same number of values"
+        check_lengths("ONNX Slice", lists[0][0], len(lists[0][2]), lists[1:], tail)
     return starts, ends, axes, steps
 
 
