@@ -412,6 +412,20 @@ def test_explain_split_as(
     assert blocks[2].endswith("(witness: size 0 of the split axis)")
 
 
+def test_explain_split_as_says_which_side_refuses_the_witness(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Split refuses size 1 into 2 parts; ONNX's and PyTorch's closest calls give (1, 0)
+    argv = ["explain", "split", "--shape", "[...]", "--axis", "1", "--num-splits", "2"]
+    assert main([*argv, "--as", "onnx,torch"]) == 0
+    blocks = capsys.readouterr().out.partition("in other dialects:\n")[2].splitlines()
+    assert len(blocks) == 2
+    for line in blocks:
+        assert "None" not in line
+        assert "splits size 1 into (1, 0) where this split refuses it" in line
+        assert line.endswith("(witness: size 1 of the split axis)")
+
+
 @pytest.mark.parametrize(
     ("argv", "valid"),
     [

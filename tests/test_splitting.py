@@ -194,6 +194,18 @@ def test_on_interval_sizes_an_emitter_is_exact_for_every_size_or_raises_with_a_w
         assert same_parts(got, want), (s, dialect, d, emitted)
 
 
+def test_a_witness_message_says_which_call_refuses_the_size() -> None:
+    # OpenVINO's closest call (Split, 'even') refuses size 1 where tensor_split gives (1, 0)
+    s = dm.Splitting.from_torch(2, function="tensor_split")
+    with pytest.raises(dm.NotExpressible) as exc:
+        s.to_openvino("[?]")
+    assert "None" not in str(exc.value)
+    assert "Split({'axis': 0, 'num_splits': 2}) refuses size 1 where this split gives (1, 0)" in (
+        str(exc.value)
+    )
+    assert exc.value.witness == (1,)
+
+
 def test_the_uneven_rules_by_name() -> None:
     # 5 elements, 3 parts: four libraries, three answers
     assert dm.Splitting.from_numpy(3, function="array_split").lengths(5) == (2, 2, 1)

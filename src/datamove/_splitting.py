@@ -116,6 +116,16 @@ def _lengths(rule: str, value: Any, d: int) -> tuple[int, ...] | None:
     return tuple(len(range(*slice(a, b).indices(d))) for a, b in itertools.pairwise(points))
 
 
+def _outcome(lengths: tuple[int, ...] | None, size: int | None = None) -> str:
+    """What a split does to one size, as words: ``splits size 5 into (3, 2)``, ``refuses it``.
+
+    With ``size`` the sentence names it (the first of two), else it says ``it``.
+    """
+    if lengths is None:
+        return "refuses it" if size is None else f"refuses size {size}"
+    return f"gives {lengths}" if size is None else f"splits size {size} into {lengths}"
+
+
 def cuts_of_lengths(lengths: Sequence[int]) -> list[Cut]:
     """Cuts of consecutive parts of these lengths.
 
@@ -547,9 +557,8 @@ class Splitting:
             "shape",
             shape,
             f"allows sizes {dim} on axis {self.axis}; {dialect} has no {self.rule!r} rule, and "
-            f"the closest call {call[0]}({call[1]}) splits size {w} into "
-            f"{_lengths(rule, value, w)} where this split gives "
-            f"{_lengths(self.rule, self.value, w)}",
+            f"the closest call {call[0]}({call[1]}) {_outcome(_lengths(rule, value, w), w)} "
+            f"where this split {_outcome(_lengths(self.rule, self.value, w))}",
             hint="pass the shape",
             witness=(w,),
         )
