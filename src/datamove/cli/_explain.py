@@ -35,7 +35,7 @@ from datamove._splitting import Splitting, onnx_split_version
 from datamove._strided_slice import NUMPY_MAXDIMS, infer_strided_slice, numpy_index
 from datamove.cli import _dialect_text, _ir
 from datamove.cli._dialect_text import MASK_NAMES
-from datamove.ir._explain import explain_layers, index_expression
+from datamove.ir._explain import explain_layers, index_expression, split_chunks
 
 __all__ = [
     "explain_concat",
@@ -231,6 +231,9 @@ def explain_split(
     Each output's part of ``x`` (``x[:, 1:3]``) is known where every output's length on the
     axis is: the input's size there is static, or the lengths are given with no ``-1`` (they
     fix it). The other dims may be dynamic: the parts are the same at every size they allow.
+    Otherwise a part is written with the axis's size (``x[:, :x.shape[1]//2]``), as
+    `datamove.ir._explain.split_chunks` writes it for a model's layer; on a data of unknown
+    rank a negative axis counts from the back (``x[..., :2]``).
 
     Examples
     --------
@@ -239,6 +242,8 @@ def explain_split(
     [('[2,1]', 'x[:, 0:1]'), ('[2,2]', 'x[:, 1:3]'), ('[2,3]', 'x[:, 3:6]')]
     >>> explain_split(PartialShape.parse("[?,4]"), 1, num_splits=2)["outputs"]
     [('[?,2]', 'x[:, 0:2]'), ('[?,2]', 'x[:, 2:4]')]
+    >>> explain_split(PartialShape.parse("[?,?]"), 1, num_splits=2)["outputs"]
+    [('[?,?]', 'x[:, :x.shape[1]//2]'), ('[?,?]', 'x[:, x.shape[1]//2:]')]
     """
     if lengths is None:
         assert num_splits is not None
@@ -251,8 +256,11 @@ def explain_split(
         "picture": [],
     }
     rank = shape.rank
-    a = 0 if rank is None else axis + rank if axis < 0 else axis
+    a = axis if rank is None else axis + rank if axis < 0 else axis  # from the back: any rank
     if rank is None or not all(s[a].is_static for s in shapes):
+        # the parts' bounds move with the axis's size: written with it, as model explain does
+        parts = split_chunks(a, num_splits=num_splits, lengths=lengths)
+        info["outputs"] = list(zip(map(str, shapes), parts, strict=True))
         return info
     sizes = [s[a].get_length() for s in shapes]
     info["outputs"] = list(zip(map(str, shapes), _parts("x", a, sizes), strict=True))
@@ -542,7 +550,8 @@ def _onnx_parts(info: dict[str, Any], shape: PartialShape, axis: int) -> dict[st
     """``explain_split``'s data for an ONNX model's Split node, read as ONNX reads it.
 
     Its parts are known where their lengths are: the axis's size is static (the other dims
-    need not be), or ``split`` gives them. Otherwise only the output shapes.
+    need not be), or ``split`` gives them. Otherwise each is the index the model's explanation
+    wrote with the axis's size (``x[:, :-(-x.shape[1]//3)]``).
     """
     split = _onnx_split(info)
     dim = shape.dims[axis]  # in range: explain checked the axis (or left a note)
@@ -551,7 +560,7 @@ def _onnx_parts(info: dict[str, Any], shape: PartialShape, axis: int) -> dict[st
     elif split.rule == "lengths":
         lengths = list(split.value)
     else:
-        outputs = [(text, None) for text in info["output_shapes"]]
+        outputs = list(zip(info["output_shapes"], info["numpy"], strict=True))
         return {"input_shape": str(shape), "outputs": outputs, "picture": []}
     return explain_split(shape, axis, lengths=lengths)
 

@@ -43,6 +43,7 @@ __all__ = [
     "explain_layers",
     "index_expression",
     "runtime_name",
+    "split_chunks",
     "tidy",
     "trim",
 ]
@@ -358,17 +359,41 @@ def _split_text(
             index_expression((*[slice(None)] * a, slice(lo, hi, 1)), dims)
             for lo, hi in itertools.pairwise(cuts)
         ]
-    size = f"x.shape[{a}]"
-    prefix, suffix = around(a)
-    if layer.type == "Split":
-        n = layer.int_attr("num_splits")
-        part = f"{size}//{n}"
-        return chunks(prefix, [part if k == 1 else f"{part}*{k}" for k in range(1, n)], suffix)
-    assert lens is not None  # a VariadicSplit's
     if isinstance(lens, str):
+        prefix, suffix = around(a)
         m = lengths[2] or count
         sym = [lens if m == 1 else f"{lens}[{k}]" for k in range(m)]
         return chunks(prefix, ["+".join(sym[: k + 1]) for k in range(m - 1)], suffix)
+    if layer.type == "Split":
+        return split_chunks(a, num_splits=layer.int_attr("num_splits"))
+    assert lens is not None  # a VariadicSplit's
+    return split_chunks(a, lengths=lens)
+
+
+def split_chunks(
+    axis: int, *, num_splits: int | None = None, lengths: Sequence[int] | None = None
+) -> list[str | None]:
+    """Each part of a Split (``num_splits``) or VariadicSplit (``lengths``) on any size.
+
+    The axis's size is written ``x.shape[axis]`` where a part's bounds need it; ``axis`` as
+    `around` takes it (from the back on a data of unknown rank). Each index takes the part the
+    operator gives at every size it splits.
+
+    Examples
+    --------
+    >>> split_chunks(1, num_splits=3)
+    ['x[:, :x.shape[1]//3]', 'x[:, x.shape[1]//3:x.shape[1]//3*2]', 'x[:, x.shape[1]//3*2:]']
+    >>> split_chunks(-1, lengths=[2, -1, 1])
+    ['x[..., :2]', 'x[..., 2:-1]', 'x[..., -1:]']
+    """
+    size = f"x.shape[{axis}]"
+    prefix, suffix = around(axis)
+    if lengths is None:
+        assert num_splits is not None
+        n = num_splits
+        part = f"{size}//{n}"
+        return chunks(prefix, [part if k == 1 else f"{part}*{k}" for k in range(1, n)], suffix)
+    lens = list(lengths)
     rest = lens.index(-1) if -1 in lens else len(lens)
     texts: list[str | None] = []
     for k in range(len(lens)):
