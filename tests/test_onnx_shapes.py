@@ -266,6 +266,89 @@ CASES: dict[str, tuple[list[Any], list[Any], int, int]] = {
         I64,
         18,
     ),
+    "Ceil, of negative halves too": (
+        [
+            _node("Sub", ["s", "k"], "m"),  # [-3, 2, -1]
+            _node("Cast", ["m"], "f", to=F32),
+            _node("Div", ["f", "two"], "h"),  # [-1.5, 1, -0.5]
+            _node("Ceil", ["h"], "c"),  # [-1, 1, -0]
+            _node("Cast", ["c"], "v", to=I64),
+        ],
+        [_c("k", 6), _c("two", 2.0, np.float32)],
+        I64,
+        13,
+    ),
+    "Ceil of a scale": (
+        [
+            _node("Cast", ["s"], "f", to=F32),
+            _node("Mul", ["f", "k"], "m"),  # [2.1, 5.6, 3.5]
+            _node("Ceil", ["m"], "v"),
+        ],
+        [_c("k", 0.7, np.float32)],
+        F32,
+        13,
+    ),
+    "Clip-11 floats": (
+        [_node("Cast", ["s"], "f", to=F32), _node("Clip", ["f", "lo", "hi"], "v")],
+        [_c("lo", 4.0, np.float32), _c("hi", 6.0, np.float32)],
+        F32,
+        11,
+    ),
+    "Clip-13 max only": ([_node("Clip", ["s", "", "hi"], "v")], [_c("hi", 6)], I64, 13),
+    "Clip-13 min only": ([_node("Clip", ["s", "lo"], "v")], [_c("lo", 4)], I64, 13),
+    "Clip-13 min above max": (
+        [_node("Clip", ["s", "lo", "hi"], "v")],
+        [_c("lo", 7), _c("hi", 4)],
+        I64,
+        13,
+    ),
+    "Clip-13 neither": ([_node("Clip", ["s"], "v")], [], I64, 13),
+    "Split of a shape into dims": (
+        [
+            helper.make_node("Split", ["s"], ["d0", "d1", "d2"], axis=0),
+            _node("Concat", ["d2", "d0", "d1"], "v", axis=0),
+        ],
+        [],
+        I64,
+        13,
+    ),
+    "Split-13 lengths, a scalar dim after": (
+        [
+            helper.make_node("Split", ["s", "lens"], ["a", "b"]),
+            _node("Squeeze", ["a", "ax"], "a0"),  # [3] to 3
+            _node("Mul", ["b", "a0"], "v"),
+        ],
+        [_c("lens", [1, 2]), _c("ax", [0])],
+        I64,
+        13,
+    ),
+    "Split-13 with an empty part": (
+        [
+            helper.make_node("Split", ["s", "lens"], ["a", "b", "c"]),
+            _node("Concat", ["c", "a", "b"], "v", axis=0),
+        ],
+        [_c("lens", [0, 2, 1])],
+        I64,
+        13,
+    ),
+    "Split-11 split attribute": (
+        [
+            helper.make_node("Split", ["s"], ["a", "b"], axis=-1, split=[2, 1]),
+            _node("Concat", ["b", "a"], "v", axis=0),
+        ],
+        [],
+        I64,
+        11,
+    ),
+    "Split-18 num_outputs": (
+        [
+            helper.make_node("Split", ["s"], ["a", "b"], num_outputs=2),  # [3, 8], [5]
+            _node("Concat", ["b", "a"], "v", axis=0),
+        ],
+        [],
+        I64,
+        18,
+    ),
     "Slice and Concat": (
         [
             _node("Slice", ["s", "a", "b"], "m"),
@@ -390,7 +473,27 @@ def _helper_models() -> dict[str, Any]:
     ]
     scale_inits = [_c("one", 1), _c("k", 0.7, np.float32), _c("ax", [0])]
     scale_inits += [_c("zero", [0]), _c("last", [-1])]
+    dims = [  # x[:, :min(max(x.shape[1], 2), 4)], the dim split off the shape
+        _node("Shape", ["x"], "s"),
+        helper.make_node("Split", ["s"], ["sa", "sb"], axis=0),
+        _node("Clip", ["sb", "lo", "hi"], "e"),
+        helper.make_node("Slice", ["x", "zero", "e", "last"], ["y"]),
+    ]
+    dims_inits = [_c("lo", 2), _c("hi", 4), _c("zero", [0]), _c("last", [-1])]
+    ceil = [  # x[:, :min(ceil(x.shape[1] * 0.7), 5)], Split-18 and a Clip without a min
+        _node("Shape", ["x"], "s"),
+        helper.make_node("Split", ["s"], ["sa", "sb"], num_outputs=2),
+        _node("Cast", ["sb"], "f", to=F32),
+        _node("Mul", ["f", "k"], "m"),
+        _node("Ceil", ["m"], "c"),
+        _node("Cast", ["c"], "n", to=I64),
+        _node("Clip", ["n", "", "hi"], "e"),
+        helper.make_node("Slice", ["x", "zero", "e", "last"], ["y"]),
+    ]
+    ceil_inits = [_c("k", 0.7, np.float32), _c("hi", 5), _c("zero", [0]), _c("last", [-1])]
     return {
+        "split dims clip": _model(dims, dims_inits, [("y", F32)], 13, ["a", "b"]),
+        "ceil clip": _model(ceil, ceil_inits, [("y", F32)], 18, ["a", "b"]),
         "float scale": _model(scale, scale_inits, [("y", F32)], 13, ["a", "b"]),
         "split lengths": _model(split, inits, [("p", F32), ("q2", F32)], 13, ["a", "b"]),
         "shape-15 end": _model(
@@ -529,13 +632,16 @@ def test_explain_writes_a_dynamic_export_s_expression(
     assert texts["split lengths"] == [["x[:, :x.shape[1]//4]", "x[:, x.shape[1]//4:]"]]
     assert texts["shape-15 end"] == ["x[:, :x.shape[1]-3]"]
     assert texts["floor"] == ["x[:, x.shape[1]//3:x.shape[1]//3*2]"]
+    assert texts["split dims clip"][-1] == "x[:, :min(max(x.shape[1], 2), 4)]"
     # each written expression gives onnxruntime's output at every sampled size (narrow's
     # first output is two Slices: its last is compared)
     texts["narrow"] = texts["narrow"][1:]
     assert texts["narrow"][0] == "x[:, 2:_x.shape[1]-1]"
     read = ir.read_onnx(onnx_graphs.save(models["narrow"], tmp_path, "narrow"))
     assert read.explain()[1]["runtime"]["_x"] == "the tensor 'x', whose dims it reads"
-    for name in ("half", "narrow", "parts", "split lengths", "shape-15 end", "floor"):
+    texts["split dims clip"] = texts["split dims clip"][-1:]  # its Slice (not the Split of s)
+    names = ("half", "narrow", "parts", "split lengths", "shape-15 end", "floor", "split dims clip")
+    for name in names:
         model = models[name]
         session = _session(model)
         for size in SIZES:
@@ -830,6 +936,9 @@ MALFORMED: dict[str, list[Any]] = {
     "an Add of two types": [helper.make_node("Add", ["s", "f"], ["e"])],
     "a Mod with fmod 2": [helper.make_node("Mod", ["s", "one"], ["e"], fmod=2)],
     "a Squeeze with an empty axes name": [helper.make_node("Squeeze", ["s", ""], ["e"])],
+    "a Clip of a 1-D bound": [helper.make_node("Clip", ["s", "zeros"], ["e"])],
+    "a Clip of four inputs": [helper.make_node("Clip", ["s", "one", "one", "one"], ["e"])],
+    "a Ceil of integers": [helper.make_node("Ceil", ["s"], ["e"])],
 }
 
 

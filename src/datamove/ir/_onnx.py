@@ -85,7 +85,7 @@ from datamove.ir._onnx_shapes import (
     node_attr,
     render,
     shape_terms,
-    shape_value,
+    shape_values,
     value_terms,
 )
 from datamove.ir._ops import SMALL, Info, bounds_of, interval_chunks, over_corners, with_bounds
@@ -361,15 +361,19 @@ class ONNXModel:
                     )
                 ins.append(values[name])
             outs: list[_Value] | None = None
-            shaped: _Value | None = None  # a shape subgraph node's value or bounds
+            # a shape subgraph node's value or bounds, for each output
+            shaped: list[_Value | None] = [None] * len(node.output)
             unknown = _unknown_attribute(node, self.opset or 0)  # then the node is not read
             if kind in SHAPE_NODES and unknown is None:
                 infos = [v.info() for v in ins]
-                got_info, note = shape_value(node, infos, self.opset or 0)
-                if got_info is not None:  # a folded or bounded Info, as the walk holds it
-                    terms = shape_terms(node, infos, [v.terms for v in ins], got_info)
-                    g, etype = got_info, got_info.etype.name if got_info.etype else None
-                    shaped = _Value(g.shape, etype, g.value, None, None, g.lower, g.upper, terms)
+                got_infos, note = shape_values(node, infos, self.opset or 0)
+                for k, g in enumerate(got_infos):
+                    if g is None:
+                        continue
+                    # a folded or bounded Info, as the walk holds it
+                    said = shape_terms(node, infos, [v.terms for v in ins], g, k, self.opset or 0)
+                    etype = g.etype.name if g.etype else None
+                    shaped[k] = _Value(g.shape, etype, g.value, None, None, g.lower, g.upper, said)
                 if note is not None:
                     notes.append(Problem(SHAPE_NOTE, note, *where))
             if kind == "Constant":
@@ -394,6 +398,9 @@ class ONNXModel:
                     got = outs[k]
                     if compare and declared is not None:
                         _compare(problems, notes, where, k, declared, got)
+                    fold = shaped[k]  # a checked node's part of a shape subgraph (Split)
+                    if fold is not None and _fits(fold, got.shape, got.etype):
+                        got = fold
                 else:  # opaque: as declared; else (or with new input shapes) as ONNX infers
                     ask = overrides or declared is None or declared[0].rank is None
                     if inferred is None and ask:
@@ -401,8 +408,9 @@ class ONNXModel:
                     found = (inferred or {}).get(out) if ask else None
                     shape, etype = found or declared or (PartialShape(None), None)
                     got = _Value(shape, etype)
-                    if shaped is not None and _fits(shaped, shape, etype):
-                        got = shaped  # a shape subgraph's value or bounds
+                    fold = shaped[k] if k < len(shaped) else None
+                    if fold is not None and _fits(fold, shape, etype):
+                        got = fold  # a shape subgraph's value or bounds
                 if got.maker is None:  # named after the node (and the output, of several)
                     many = len(node.output) > 1
                     source = f"{lname}_{k}" if many else lname

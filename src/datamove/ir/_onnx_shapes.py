@@ -1,7 +1,7 @@
 """ONNX shape subgraphs, folded and bounded by the IR's machinery (`datamove.ir._bounds`).
 
 A model exported with dynamic axes computes its Slice ends and Split lengths from shapes:
-``Shape -> Gather -> Div -> Unsqueeze -> Concat -> Slice``. `shape_value` translates one such
+``Shape -> Gather -> Div -> Unsqueeze -> Concat -> Slice``. `shape_values` translates one such
 ONNX node into the IR layer that computes the same (Shape -> ShapeOf, Cast -> Convert, Div ->
 Divide, Where -> Select...) and calls `bound_layer`: its exact value where its inputs are known
 (static dims), else per-element interval bounds (a dynamic dim), else nothing.
@@ -18,7 +18,11 @@ Where ONNX's semantics differ from OpenVINO's, the translation follows ONNX (onn
 - an integer division by zero (onnxruntime fails) gives no value, and a note;
 - ``Shape-15``'s ``start`` and ``end`` slice the shape with the spec's clamping (an older
   Shape with them is a problem of `datamove.ir._onnx`, never translated);
-- ``Not``, ``And``, ``Or`` and ``Xor`` (no IR fold) are arithmetic on 0 and 1 (`_logical`).
+- ``Not``, ``And``, ``Or`` and ``Xor`` (no IR fold) are arithmetic on 0 and 1 (`_logical`);
+- ``Ceil`` (no IR bounds) is ``-floor(-a)``; ``Clip`` (opset 11 on) a Maximum then a Minimum;
+  ``Split`` (``Split(Shape(x))`` into dims) a Gather of each part's indices.
+
+``Sqrt`` is not translated: the IR's bounds (`datamove.ir._bounds`) have no rule for it.
 
 Anything else (another node type, an attribute of another kind, a legacy broadcast, more than
 `datamove.ir._ops.SMALL` elements, an arithmetic overflow) gives no value: never a guess.
@@ -36,6 +40,7 @@ import numpy as np
 
 from datamove._errors import ValidationError
 from datamove._shape import PartialShape
+from datamove._splitting import Splitting
 from datamove.ir._bounds import bound_layer, wide_bounds
 from datamove.ir._graph import Layer, Port
 from datamove.ir._ops import SMALL, Info, bounds_of, with_bounds
@@ -52,7 +57,7 @@ __all__ = [
     "node_attr",
     "render",
     "shape_terms",
-    "shape_value",
+    "shape_values",
     "value_terms",
 ]
 
@@ -300,6 +305,72 @@ def _unary(kind: str) -> Callable[[Any, Sequence[Info], int], Info | None]:
     return translate
 
 
+def _ceil(node: Any, ins: Sequence[Info], opset: int) -> Info | None:
+    """Ceil as ``-floor(-a)``: Neg, Floor, Neg (floats: each exact, so the same numbers)."""
+    etype = ins[0].etype if len(ins) == 1 else None
+    if etype is None or etype.dtype.kind != "f":
+        raise _Refused
+    negated = _neg(node, ins, opset)
+    floored = None if negated is None else _bound(_layer("Floor", 1), [negated])
+    return None if floored is None else _neg(node, [floored], opset)
+
+
+def _clip(node: Any, ins: Sequence[Info], opset: int) -> Info | None:
+    """Clip-11 and later: ``min(max(a, lo), hi)``, a Maximum then a Minimum.
+
+    So ``hi`` where ``lo > hi``, as the spec says; a bound left out (an empty input name) is not
+    applied.
+    """
+    if opset < 11 or not 1 <= len(ins) <= 3:  # Clip-6: min and max are float attributes
+        raise _Refused
+    got: Info | None = ins[0]
+    for k, kind in ((1, "Maximum"), (2, "Minimum")):
+        if k >= len(ins) or not node.input[k]:
+            continue
+        if ins[k].shape.rank != 0:  # a scalar, as the spec and onnxruntime require
+            raise _Refused
+        if got is None:
+            return None
+        got = _bound(_layer(kind, 1, auto_broadcast="numpy"), [got, ins[k]])
+    return got
+
+
+def _split_lengths(node: Any, ins: Sequence[Info], opset: int, size: int) -> tuple[int, ...]:
+    """An ONNX Split's parts' lengths on an axis of ``size`` (`Splitting.from_onnx_split`)."""
+    if opset >= 13:
+        split = _ints(ins[1]) if len(ins) > 1 else None
+    elif len(ins) == 1:
+        split = node_attr(node, "split")
+    else:
+        raise _Refused
+    try:
+        s = Splitting.from_onnx_split(
+            node_attr(node, "axis", 0),
+            split,
+            num_outputs=node_attr(node, "num_outputs"),
+            outputs=len(node.output),
+            opset=opset,
+        )
+        return s.lengths(size)
+    except ValidationError:  # the node's own problem (reported by the walk): unknown
+        raise _Refused from None
+
+
+def _split(node: Any, ins: Sequence[Info], opset: int) -> tuple[Info | None, ...]:
+    """Split: each part a Gather of its indices along the axis (``Split(Shape(x))`` to dims)."""
+    data = bounds_of(ins[0]) if ins else None
+    axis = node_attr(node, "axis", 0)
+    if data is None or not isinstance(axis, int) or not -data[0].ndim <= axis < data[0].ndim:
+        raise _Refused
+    a = axis % data[0].ndim
+    cuts = itertools.accumulate(_split_lengths(node, ins, opset, data[0].shape[a]), initial=0)
+    gather = _layer("Gather", 8, batch_dims="0")
+    return tuple(
+        _bound(gather, [ins[0], _const(list(range(lo, hi))), _const(a)])
+        for lo, hi in itertools.pairwise(cuts)
+    )
+
+
 def _identity(_node: Any, ins: Sequence[Info], _opset: int) -> Info | None:
     return ins[0] if len(ins) == 1 else None
 
@@ -431,7 +502,7 @@ def _reduce_prod(node: Any, ins: Sequence[Info], opset: int) -> Info | None:
     return _bound(layer, [ins[0], _const(axes)])
 
 
-Translator = Callable[[Any, Sequence[Info], int], Info | None]
+Translator = Callable[[Any, Sequence[Info], int], Info | tuple[Info | None, ...] | None]
 SHAPE_NODES: Final[dict[str, Translator]] = {
     "Shape": _shape,
     "Gather": _gather,
@@ -446,6 +517,9 @@ SHAPE_NODES: Final[dict[str, Translator]] = {
     "Min": _extreme("Minimum"),
     "Max": _extreme("Maximum"),
     "Floor": _unary("Floor"),
+    "Ceil": _ceil,
+    "Clip": _clip,
+    "Split": _split,
     "Abs": _unary("Abs"),
     "Neg": _neg,
     "Greater": _binary("Greater"),
@@ -464,24 +538,33 @@ SHAPE_NODES: Final[dict[str, Translator]] = {
     "Size": _size,
     "Identity": _identity,
 }
-"""ONNX node type -> its translation: ``(node, inputs, opset) -> Info`` (value or bounds)."""
+"""ONNX node type -> its translation: ``(node, inputs, opset) -> Info`` (value or bounds), a
+tuple of them for a node of several outputs (Split)."""
+_OPTIONAL: Final = ("Clip",)  # the node types whose translation reads which inputs are left out
 
 
-def shape_value(node: Any, ins: Sequence[Info], opset: int) -> tuple[Info | None, str | None]:
-    """A one-output shape-subgraph node's value or bounds (`SHAPE_NODES`), and a note.
+def shape_values(
+    node: Any, ins: Sequence[Info], opset: int
+) -> tuple[tuple[Info | None, ...], str | None]:
+    """A shape-subgraph node's value or bounds for each output (`SHAPE_NODES`), and a note.
 
-    ``(None, None)`` where neither is known; ``(None, note)`` where the node fails at run time
+    ``None`` for an output where neither is known; a note where the node fails at run time
     whatever its inputs (an index out of range, an integer division by zero).
     """
+    none = (None,) * len(node.output)
     translate = SHAPE_NODES.get(node.op_type)
-    if translate is None or len(node.output) != 1 or any(not name for name in node.input):
-        return None, None
+    if translate is None or (
+        node.op_type not in _OPTIONAL and any(not name for name in node.input)
+    ):
+        return none, None
     try:
-        return translate(node, ins, opset), None
+        got = translate(node, ins, opset)
     except _Refused as refused:
-        return None, refused.note
+        return none, refused.note
     except (ValueError, TypeError, IndexError, OverflowError, ZeroDivisionError, AttributeError):
-        return None, None  # an input NumPy refuses (a malformed graph): unknown
+        return none, None  # an input NumPy refuses (a malformed graph): unknown
+    outs = got if isinstance(got, tuple) else (got,)
+    return (outs, None) if len(outs) == len(node.output) else (none, None)
 
 
 # -- expressions, for explain ---------------------------------------------------------------------
@@ -544,17 +627,30 @@ _PASS: Final = ("Unsqueeze", "Squeeze", "Reshape", "Identity")
 
 
 def shape_terms(
-    node: Any, ins: Sequence[Info], terms: Sequence[tuple[Term, ...] | None], out: Info
+    node: Any,
+    ins: Sequence[Info],
+    terms: Sequence[tuple[Term, ...] | None],
+    out: Info,
+    port: int = 0,
+    opset: int = 0,
 ) -> tuple[Term, ...] | None:
-    """The terms of a shape-subgraph node's output: `_shape_terms`, ``None`` where broken."""
+    """The terms of a shape-subgraph node's output ``port``: `_shape_terms`, ``None`` where broken.
+
+    ``opset`` is the model's (a Split's parts depend on it).
+    """
     try:
-        return _shape_terms(node, ins, terms, out)
+        return _shape_terms(node, ins, terms, out, port, opset)
     except (_Refused, ValueError, TypeError, IndexError, OverflowError):
         return None
 
 
 def _shape_terms(
-    node: Any, ins: Sequence[Info], terms: Sequence[tuple[Term, ...] | None], out: Info
+    node: Any,
+    ins: Sequence[Info],
+    terms: Sequence[tuple[Term, ...] | None],
+    out: Info,
+    port: int,
+    opset: int,
 ) -> tuple[Term, ...] | None:
     """The terms of a shape-subgraph node's output (0-D or 1-D, bounded, not exactly known).
 
@@ -593,7 +689,17 @@ def _shape_terms(
         indices = _ints(ins[1])
         if node_attr(node, "axis", 0) != 0 or ins[0].shape.rank != 1:
             return None
-        return tuple(first[i] for i in indices)  # in range: shape_value checked them
+        return tuple(first[i] for i in indices)  # in range: shape_values checked them
+    if kind == "Split":  # of a 1-D value: each part its run of the elements
+        cuts = list(itertools.accumulate(_split_lengths(node, ins, opset, len(first)), initial=0))
+        return first[cuts[port] : cuts[port + 1]] if ins[0].shape.rank == 1 else None
+    if kind == "Clip":  # min(max(a, lo), hi), a bound left out not applied
+        clipped: tuple[Term, ...] | None = first
+        for k, extreme in ((1, "max"), (2, "min")):
+            if k < len(node.input) and node.input[k] and clipped is not None:
+                bound = mine[k] if k < len(mine) else None
+                clipped = None if bound is None else _each(extreme, clipped, bound)
+        return clipped
     if kind == "Neg":
         zero = Info(PartialShape([]), out.etype, np.zeros((), dtype=np.int64))
         if not _no_wrap(operator.sub, [zero, ins[0]], out):
@@ -608,6 +714,14 @@ def _shape_terms(
     arith = {"+": operator.add, "-": operator.sub, "*": operator.mul}.get(op)
     if arith is not None and not _no_wrap(arith, ins, out):
         return None
+    return _each(op, first, second, size)
+
+
+def _each(
+    op: str, first: tuple[Term, ...], second: tuple[Term, ...], size: int | None = None
+) -> tuple[Term, ...] | None:
+    """``first op second`` element by element, one side of one element broadcast."""
+    size = max(len(first), len(second)) if size is None else size
     if len(first) not in (1, size) or len(second) not in (1, size):
         return None
     out_terms = []
