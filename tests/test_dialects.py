@@ -675,6 +675,39 @@ def test_torch_bounds_below_its_truncation_limit() -> None:
     assert same(run_torch(np.arange(5), t.to_torch("[..9]")), np.arange(5))
 
 
+def test_torch_steps_past_its_overflow_limit() -> None:
+    # PyTorch computes a slice's length as (len + step - 1) / step and its stride as stride *
+    # step, in int64: a step within the length of INT64_MAX overflows, and the CPU gives nothing
+    # (torch.arange(4)[::2**63 - 1]) or raises; a step of 2**62 on an axis of stride 2 raises.
+    # A big step that takes one element at most on every allowed size is left out.
+    torch = pytest.importorskip("torch")
+    assert torch.arange(4)[::INT64_MAX].tolist() == []  # Python: [0]
+    with pytest.raises(RuntimeError):
+        torch.zeros(3, 2)[:: 2**62]
+    rows = dm.Slicing.from_numpy(np.s_[:: 2**62])
+    assert same(run_torch(np.arange(6).reshape(3, 2), rows.to_torch("[..9,?]")), [[0, 1]])
+    cases = [
+        dm.Slicing.from_numpy(np.s_[::INT64_MAX]),
+        dm.Slicing.from_numpy(np.s_[1 : INT64_MAX : INT64_MAX - 1]),
+        dm.Slicing.from_strided_slice([0], [0], [INT64_MIN], begin_mask=[1], end_mask=[1]),
+        dm.Slicing.from_numpy(np.s_[:, -2::-INT64_MAX]),
+    ]
+    for s in cases:
+        for shape in (None, "[?,?]", "[..9,..9]"):
+            ops = s.to_torch(shape)
+            assert all(p["step"] <= 2**62 for n, p in ops if n == "getitem"), (s, ops)
+            for rows, n in itertools.product((1, 3), range(7)):
+                x = np.arange(rows * n).reshape(rows, n)
+                assert same(run_torch(x, ops), s(x)), (s, shape, x.shape, ops)
+    big = dm.Slicing.from_numpy(np.s_[:, :: -(2**62) - 7])  # 2 elements past 2**62 + 7
+    with pytest.raises(dm.NotExpressible, match="overflows") as info:
+        big.to_torch(f"[?,..{2**62 + 8}]")
+    assert info.value.witness == (1, 2**62 + 8)
+    ops = big.to_torch(f"[?,..{2**62 + 7}]")
+    assert same(run_torch(np.arange(15).reshape(3, 5), ops), [[4], [9], [14]])
+    assert dm.Slicing.from_numpy(np.s_[:, 1 :: -(2**62) - 7]).to_torch()  # one element always
+
+
 def test_torch_flips_what_has_a_negative_step() -> None:
     x = np.arange(24).reshape(2, 3, 4)
     s = dm.Slicing.from_numpy("x[-1, ..., None, 2::-2]")

@@ -81,8 +81,13 @@ BOTH: Final = "both"
 # it as "to the start", the spec and onnx.reference as past the end): never written there.
 _ORT_SENTINEL: Final = 2**31 - 1
 
-# PyTorch truncates slice bounds below this one (with a warning).
+# PyTorch truncates slice bounds below this one (with a warning); it computes a slice's length
+# as (len + step - 1) / step in int64, so a step past -_TORCH_MIN overflows on every length
+# that step would take a second element of.
 _TORCH_MIN: Final = -(2**62)
+# PyTorch multiplies a stride by the step in int64: a step past this one is left out where the
+# cut takes one element at most on every allowed size.
+_TORCH_BIG_STEP: Final = 2**31 - 1
 
 # Deciding two cuts on an interval checks, between breakpoints, three periods of sizes.
 _MAX_PERIOD: Final = 1024
@@ -819,10 +824,13 @@ class Slicing:
         elements are picked on a static axis, before on another). Clamping is NumPy's (PyTorch's
         for positive steps). PyTorch truncates slice bounds below ``-2**62``; such a bound is
         written as "from the first" or "empty", and refused where an allowed size tells the two
-        apart. With no shape a whole ``getitem`` of axis ``k - 1`` comes first where the slicing
-        addresses ``k`` axes and no call on the input's rank names axis ``k - 1`` or ``-k``:
-        PyTorch refuses it on the ranks the slicing refuses (fewer than ``k`` axes), where the
-        other calls could run (``x[1, ..., ::-2]`` on a vector).
+        apart. It computes a slice's length and stride with the step in int64, which overflows
+        for big steps: a step past ``2**31 - 1`` that takes one element at most on every allowed
+        size is written as a cut of step 1, then its first element; one past ``2**62`` that
+        takes two is refused. With no shape a whole ``getitem`` of axis ``k - 1`` comes first
+        where the slicing addresses ``k`` axes and no call on the input's rank names axis
+        ``k - 1`` or ``-k``: PyTorch refuses it on the ranks the slicing refuses (fewer than
+        ``k`` axes), where the other calls could run (``x[1, ..., ::-2]`` on a vector).
 
         Examples
         --------
@@ -864,8 +872,13 @@ class Slicing:
                 self._torch_bound(v, first, dim, axis, ps, shape)
                 for v, first in ((y.start, True), (y.stop, False))
             )
-            if Cut(a, b, y.step) != WHOLE:
-                ops.append(("getitem", {"dim": axis, "start": a, "stop": b, "step": y.step}))
+            step = y.step
+            if step > _TORCH_BIG_STEP and self._torch_step(y, dim, axis, ps, shape):
+                step = 1  # one element at most: x[a:b][:1]
+            if Cut(a, b, step) != WHOLE:
+                ops.append(("getitem", {"dim": axis, "start": a, "stop": b, "step": step}))
+            if step != y.step:
+                ops.append(("getitem", {"dim": axis, "start": None, "stop": 1, "step": 1}))
         shrunk = [a for x, a in zip(entries, axes, strict=True) if type(x) is int]
         front = sorted((a for a in shrunk if a is not None and a >= 0), reverse=True)
         back = sorted(a for a in shrunk if a is not None and a < 0)
@@ -906,6 +919,39 @@ class Slicing:
             f"PyTorch truncates slice bounds below {_TORCH_MIN}",
             hint="pass the shape",
             witness=witness_of(self, ps, {axis: -v + 1}),
+        )
+
+    def _torch_step(self, y: Cut, dim: Dimension, axis: int, ps: PartialShape, shape: Any) -> bool:
+        """Whether ``y``'s big step takes one element at most on every allowed size.
+
+        PyTorch multiplies the axis's stride by the step and computes the length as
+        ``(len + step - 1) / step``, both in int64: a big step written where one element is
+        taken may overflow either, so the cut is then written without it. Where it takes two on
+        an allowed size, a step past ``-_TORCH_MIN`` is refused (the length overflows there).
+        ``y`` (positive step, Python's clamping) spans ``stop - start`` indices, piecewise
+        affine in the size with breakpoints at its bounds: its longest span is at one of them
+        or at an end of the allowed sizes.
+        """
+        top = INT64_MAX - 1 if dim.max is None else dim.max
+        points = {dim.min, top} | {abs(v) for v in (y.start, y.stop) if v is not None}
+        span, d = max(
+            (len(range(*slice(y.start, y.stop).indices(d))), d)
+            for d in points
+            if dim.min <= d <= top
+        )
+        if span <= y.step:
+            return True
+        if y.step <= -_TORCH_MIN:
+            return False
+        raise NotExpressible(
+            "PyTorch",
+            "shape",
+            shape,
+            f"allows size {d} on axis {axis}, where {y.text()} takes two elements; PyTorch "
+            f"computes a slice's length as (len + step - 1) / step in int64, which overflows "
+            f"for steps past {-_TORCH_MIN} there",
+            hint="pass the shape",
+            witness=witness_of(self, ps, {axis: d}),
         )
 
     def _ops(
