@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 import datamove as dm
 from datamove import _compose
-from datamove._dialects import CLAMP, NUMPY, Cut, index_at, selection
+from datamove._dialects import CLAMP, NUMPY, Cut, addressed, index_at, selection
 from strategies import fixed_settings
 
 INT64_MAX = 2**63 - 1
@@ -433,3 +433,28 @@ def test_compose_of_two_rank_4_slicings_with_masks() -> None:
     for w in [(3, 4, 5), (5, 1, 2, 3), (6, 2, 7, 3, 4)]:
         x = np.arange(int(np.prod(w))).reshape(w)
         assert same(f(x), b(a(x)))
+
+
+def test_big_steps_are_decided_or_refused_without_listing_their_sizes() -> None:
+    # Three periods of sizes per piece were listed before the budget was counted: a step of
+    # 2**40 on a long interval (or INT64_MIN on any) asked for 3 * 2**40 sizes at once.
+    with pytest.raises(_compose._UndecidedError):
+        _compose._sizes(_compose._TOP, [0], 2**62)
+    with pytest.raises(dm.ValidationError, match="cannot be decided"):
+        dm.compose(S(f"x[::{2**40}]"), S("x[::-1]"), f"[..{5 * 10**12}]")
+    # A step past every allowed size takes one element at most: it has no period to check.
+    for a, b in [
+        (S(f"x[::{INT64_MAX}]"), S("x[::-1]")),
+        (
+            dm.Slicing.from_strided_slice([0], [0], [INT64_MIN], begin_mask=[1], end_mask=[1]),
+            S("x[:1]"),
+        ),
+        (S(f"x[2::{-INT64_MAX}]"), S("x[::-1]")),
+        (S("x[1:, ::2]"), S(f"x[:, ::{INT64_MAX - 1}]")),
+    ]:
+        f = dm.compose(a, b)
+        for w in itertools.product(range(5), repeat=addressed(f.entries)):
+            x = np.arange(int(np.prod(w))).reshape(w)
+            assert same(f(x), b(a(x))), (a, b, w, f)
+    with pytest.raises(dm.ValidationError, match="out of range"):
+        dm.compose(S(f"x[0:0:{INT64_MIN}]"), S("x[0]"))

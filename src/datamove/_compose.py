@@ -20,7 +20,9 @@ an index) that selects the same indices on every allowed size, found in two step
    differences), and those of ``b``'s cut only where the length of ``a``'s result crosses
    ``b``'s parameters (found by bisection: that length is monotonic between ``a``'s
    breakpoints). Between breakpoints, first index and count are affine in the size on each
-   residue class modulo the product of the steps, so three periods decide a piece.
+   residue class modulo the product of the steps, so three periods decide a piece (a step past
+   every allowed size selects one element at most and adds no period). More than ``_BUDGET``
+   sizes on one axis are refused as undecidable, counted before any is listed.
 
 When no candidate survives, no single slicing is equivalent on every allowed size and
 :class:`~datamove.NotExpressible` names a witness size; ``shape`` narrowed past it gives the
@@ -122,10 +124,16 @@ def _sizes(top: int, edges: list[int], period: int) -> list[int]:
     """Three periods of sizes from each edge (the whole piece when shorter)."""
     out: list[int] = []
     for u, nxt in itertools.pairwise([*edges, top + 1]):
-        out.extend(range(u, min(nxt, u + 3 * period)))
-        if len(out) > _BUDGET:
+        piece = range(u, min(nxt, u + 3 * period))
+        if len(out) + len(piece) > _BUDGET:  # counted before any is listed
             raise _UndecidedError
+        out.extend(piece)
     return out
+
+
+def _period(step: int, top: int) -> int:
+    """The period a step gives; one past the largest size selects one element at most: none."""
+    return abs(step) if abs(step) <= top else 1
 
 
 class _Axis:
@@ -139,10 +147,10 @@ class _Axis:
             levels = (
                 set(ev) | {a + b for a in ev for b in ev} | {abs(a - b) for a in ev for b in ev}
             )
-            self.period = abs(c.step * e.step)
+            self.period = _period(c.step, self.top) * _period(e.step, self.top)
         else:
             levels = {abs(e)}
-            self.period = abs(c.step)
+            self.period = _period(c.step, self.top)
         levels = {t + k for t in levels | {0, 1, 2} for k in (-2, -1, 0, 1, 2) if t + k > 0}
         if self.top - self.lo <= _SMALL:  # small intervals: every size
             self.edges = [self.lo]
@@ -156,8 +164,7 @@ class _Axis:
         if len(self.edges) == 1 and self.period == self.top - self.lo + 1:
             return list(range(self.lo, self.top + 1))
         starts = sorted(set(self.edges) | set(edges(self.lo, self.top, breakpoints(extra))))
-        # A step past the largest size selects one element at most: no period of its own.
-        period = math.lcm(self.period, abs(step)) if 0 < abs(step) <= self.top else self.period
+        period = math.lcm(self.period, _period(step, self.top))
         return _sizes(self.top, starts, period)
 
 
