@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import datamove as dm
+from datamove._shape import MAX_LENGTH
 
 torch = pytest.importorskip("torch")
 
@@ -263,6 +264,29 @@ def test_a_rule_a_library_lacks_needs_the_shape() -> None:
 def test_invalid_splittings_raise_clearly(make: Any, match: str) -> None:
     with pytest.raises(dm.ValidationError, match=match):
         make()
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: dm.Splitting.from_split(0, 10**12),
+        lambda: dm.Splitting.from_numpy(10**12, function="array_split"),
+        lambda: dm.Splitting.from_torch(10**12, function="chunk"),
+        lambda: dm.Splitting.from_torch(10**12, function="tensor_split"),
+        lambda: dm.Splitting.from_onnx_split(0, num_outputs=10**12),
+        lambda: dm.Splitting.from_onnx_split(0, outputs=10**12, opset=13),
+        lambda: dm.Splitting.from_torch(1, function="split").lengths(10**12),
+        lambda: dm.Splitting.from_torch(1, function="split").to_openvino([10**12]),
+        lambda: dm.Splitting(0, "even", 10**12).lengths(0),
+        lambda: dm.Splitting.from_torch(1, function="split")(np.zeros(MAX_LENGTH + 1)),
+    ],
+)
+def test_more_parts_than_max_length_are_refused_before_they_are_made(make: Any) -> None:
+    # dm.split refuses num_splits past MAX_LENGTH; a Splitting of 10**12 parts was a
+    # MemoryError (or minutes of allocation) at its first lengths(), as_slicings() or emitter.
+    with pytest.raises(dm.ValidationError, match="MAX_LENGTH"):
+        make()
+    assert len(dm.Splitting.from_split(0, MAX_LENGTH).lengths(0)) == MAX_LENGTH
 
 
 @pytest.mark.parametrize(

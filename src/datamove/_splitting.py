@@ -55,7 +55,7 @@ from datamove._dml_webnn import (
     static_sizes,
 )
 from datamove._errors import AxisError, NotExpressible, ValidationError
-from datamove._shape import INT64_MAX, Dimension, ShapeLike
+from datamove._shape import INT64_MAX, MAX_LENGTH, Dimension, ShapeLike
 from datamove._validation import as_int, as_int_vector
 
 __all__ = ["Splitting", "cuts_of_lengths", "onnx_split_version", "part_slicing"]
@@ -87,9 +87,21 @@ _SCAN: Final = 4096
 
 
 def _lengths(rule: str, value: Any, d: int) -> tuple[int, ...] | None:
-    """The parts' lengths on an axis of size ``d``; ``None`` where the rule refuses the split."""
+    """The parts' lengths on an axis of size ``d``; ``None`` where the rule refuses the split.
+
+    More than ``MAX_LENGTH`` parts is a ``ValidationError``, before any is made.
+    """
     seq: tuple[int, ...] = value if isinstance(value, tuple) else ()
     n = 0 if isinstance(value, tuple) else int(value)
+    parts = len(seq) + (rule == "indices") if seq else -(-d // n) if rule == "size" else n
+    if parts > MAX_LENGTH:
+        raise ValidationError(
+            "Splitting",
+            "size",
+            d,
+            f"gives {parts} parts by the {rule!r} rule with {value!r}, more than {MAX_LENGTH} "
+            "(MAX_LENGTH), the most outputs datamove makes",
+        )
     if rule == "even":
         return (d // n,) * n if d % n == 0 else None
     if rule == "array_split":
@@ -223,6 +235,13 @@ class Splitting:
         n = as_int(op, name, value)
         if n < 1:
             raise ValidationError(op, name, value, "must be at least 1")
+        if n > MAX_LENGTH:
+            raise ValidationError(
+                op,
+                name,
+                value,
+                f"is more than {MAX_LENGTH} (MAX_LENGTH), the most outputs datamove makes",
+            )
         return n
 
     @staticmethod
