@@ -458,3 +458,19 @@ def test_big_steps_are_decided_or_refused_without_listing_their_sizes() -> None:
             assert same(f(x), b(a(x))), (a, b, w, f)
     with pytest.raises(dm.ValidationError, match="out of range"):
         dm.compose(S(f"x[0:0:{INT64_MIN}]"), S("x[0]"))
+
+
+def test_a_rank_that_cannot_be_decided_is_not_a_rank_that_cannot_run() -> None:
+    # On an unknown rank, compose checks the ranks where b reaches into a's ellipsis; an
+    # undecidable rank was taken for one where a then b cannot run, and skipped: x[:0] then
+    # x[..., ::-2**31, :] gave x[:0, ..., ::-2**31, :], which refuses rank 2, where a then b
+    # runs (on (0, 0), an empty (0, 0)).
+    a, b = S("x[:0]"), S(f"x[..., ::{-(2**31)}, :]")
+    x = np.zeros((0, 0))
+    assert b(a(x)).shape == (0, 0)
+    with pytest.raises(dm.ValidationError, match="cannot be decided") as info:
+        dm.compose(a, b)
+    assert info.value.argument == "shape"
+    assert same(dm.compose(a, b, [0, 0])(x), b(a(x)))
+    y = np.arange(24).reshape(2, 3, 4)
+    assert same(dm.compose(a, b, "[?,?,?]")(y), b(a(y)))

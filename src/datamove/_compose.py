@@ -708,7 +708,9 @@ def _any_rank(comp: _Composer) -> Slicing:
             exact = Slicing(sub.on(rank))
         except NotExpressible:
             raise
-        except ValidationError:  # b(a(x)) cannot run on this rank: the candidate must not either
+        except ValidationError as exc:  # b(a(x)) cannot run on this rank: nor may the candidate
+            if exc.argument == "shape":  # not decided on this rank (too many sizes): not either
+                raise
             try:
                 axes_of(candidate, rank)
             except ValidationError:
