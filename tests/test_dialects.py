@@ -708,6 +708,33 @@ def test_torch_steps_past_its_overflow_limit() -> None:
     assert dm.Slicing.from_numpy(np.s_[:, 1 :: -(2**62) - 7]).to_torch()  # one element always
 
 
+def test_an_index_at_the_int64_ends_is_written_in_int64() -> None:
+    # x[2**63 - 1] runs on no shape; its Slice and StridedSlice end was written 2**63, which no
+    # int64 input holds (dm.strided_slice refused the value, not the index; ONNX and TensorFlow
+    # cannot take it), and Slicing.difference named the size 2**63, which no shape allows.
+    for text in (
+        f"x[{INT64_MAX}]",
+        f"x[..., {INT64_MAX}]",
+        f"x[{INT64_MIN}]",
+        f"x[{INT64_MAX - 1}]",
+    ):
+        s = dm.Slicing.from_numpy(text)
+        for shape in (None, "[?]", "[2..]"):
+            written = [s.to_strided_slice(shape), s.to_tf(shape)]
+            written += [p for _, p in s.to_slice(shape) + s.to_onnx(shape)]
+            for p in written:
+                for v in p.values():
+                    assert all(INT64_MIN <= k <= INT64_MAX for k in np.ravel(v)), (text, p)
+            w = s.difference(dm.Slicing.from_numpy("x[()]"), shape)
+            assert w is not None
+            assert w in dm.PartialShape(shape or [None] * len(w)), (text, shape, w)
+        x = np.arange(4)
+        with pytest.raises(dm.ValidationError, match="out of range"):
+            dm.strided_slice(x, **s.to_strided_slice())
+        with pytest.raises(dm.ValidationError, match="out of range"):
+            s(x)
+
+
 def test_torch_flips_what_has_a_negative_step() -> None:
     x = np.arange(24).reshape(2, 3, 4)
     s = dm.Slicing.from_numpy("x[-1, ..., None, 2::-2]")

@@ -748,7 +748,7 @@ class Slicing:
             elif x is None:
                 rows.append((0, 0, 1, 0, 0, 1, 0, 0))
             elif type(x) is int:  # -1 + 1 is the end 0: with end_mask, "to the end"
-                rows.append((x, x + 1, 1, 0, int(x == -1), 0, 1, 0))
+                rows.append((x, min(x + 1, INT64_MAX), 1, 0, int(x == -1), 0, 1, 0))
             else:
                 a, b = x.start, x.stop
                 rows.append((a or 0, b or 0, x.step, int(a is None), int(b is None), 0, 0, 0))
@@ -971,7 +971,7 @@ class Slicing:
             if axis is None:
                 continue
             if type(x) is int:
-                a, b, c = x, (x + 1 if x != -1 else INT64_MAX), 1
+                a, b, c = x, (min(x + 1, INT64_MAX) if x != -1 else INT64_MAX), 1
             elif x == WHOLE:
                 continue
             else:
@@ -1518,9 +1518,13 @@ def witness_of(s: Slicing, ps: PartialShape, fixed: dict[int, int]) -> tuple[int
 
 
 def some_size(d: Dimension, low: int = 1) -> int:
-    """An allowed size, ``low`` or more where the dimension allows it, else its smallest."""
+    """An allowed size, ``low`` or more where the dimension allows it, else its smallest.
+
+    An unbounded dimension holds the sizes below ``INT64_MAX`` (an index of ``INT64_MAX`` or
+    ``INT64_MIN`` is in range on none).
+    """
     want = max(d.min, low)
-    return want if d.max is None or want <= d.max else d.min
+    return want if want <= (INT64_MAX - 1 if d.max is None else d.max) else d.min
 
 
 def index_need(k: int) -> int:
