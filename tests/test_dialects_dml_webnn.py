@@ -259,6 +259,25 @@ def test_dml_refuses_a_rank_it_has_no_tensor_for() -> None:
     ]
 
 
+def test_dml_and_webnn_slices_refuse_an_input_of_sizes_past_32_bits() -> None:
+    # Both describe a tensor by 32-bit unsigned sizes (DirectML's tensor Sizes, WebNN's shape),
+    # as to_dml refuses for SPLIT. The slices checked the window's numbers only: x[1:3] on
+    # [2**33] was written, x[None] refused naming a SLICE1 field it does not write, and
+    # WebNN refused x[...] (nothing to write) where DirectML wrote nothing.
+    big = [2, 2**33]
+    for text in ("x[1:3]", "x[:, 1:3]", "x[None]", "x[::-1]", "x[0]", "x[:, 5]"):
+        s = dm.Slicing.from_numpy(text)
+        for emit in (s.to_dml, s.to_webnn):
+            with pytest.raises(dm.NotExpressible, match=r"2\*\*32 - 1") as info:
+                emit(big)
+            assert info.value.witness == tuple(big)
+    assert dm.Slicing.from_numpy("x[...]").to_dml(big) == []
+    assert dm.Slicing.from_numpy("x[...]").to_webnn(big) == []
+    top = [2**32 - 1]
+    assert dm.Slicing.from_numpy("x[1:3]").to_dml(top)[0][1]["InputWindowSizes"] == [2]
+    assert dm.Slicing.from_numpy("x[-1]").to_webnn(top)[0][1]["starts"] == [2**32 - 2]
+
+
 @pytest.mark.parametrize(
     ("call", "match"),
     [

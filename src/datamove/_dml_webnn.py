@@ -175,6 +175,19 @@ def _in_range(dialect: str, name: str, values: list[int], lo: int, hi: int, text
             )
 
 
+def _tensor_sizes(dialect: str, dims: tuple[int, ...], text: str, shape: Any) -> None:
+    """The input's sizes fit the dialect's 32-bit unsigned tensor sizes (where an op is written)."""
+    if any(d > UINT32_MAX for d in dims):
+        raise NotExpressible(
+            dialect,
+            "shape",
+            shape,
+            f"has a size past 2**32 - 1 for {text}; {dialect}'s input tensor sizes are 32-bit "
+            "unsigned",
+            witness=dims,
+        )
+
+
 def dml_slice_ops(
     dims: tuple[int, ...],
     ranges: Sequence[range],
@@ -191,6 +204,7 @@ def dml_slice_ops(
     if out != tuple(len(r) for r in ranges):
         ops.append(("RESHAPE", {"sizes": list(out)}))
     if ops:
+        _tensor_sizes(DML_SLICE, dims, text, shape)
         for what, rank in (("input", len(dims)), ("output", len(out))):
             if not 1 <= rank <= DML_MAX_RANK:
                 raise NotExpressible(
@@ -227,6 +241,9 @@ def webnn_slice_ops(
         ops.append(("reverse", {"axes": flipped}))
     if out != tuple(len(r) for r in ranges):
         ops.append(("reshape", {"newShape": list(out)}))
+    if not ops:
+        return ops
+    _tensor_sizes(WEBNN_SLICE, dims, text, shape)
     _in_range(WEBNN_SLICE, "starts", starts, 0, UINT32_MAX, text)
     _in_range(WEBNN_SLICE, "sizes", sizes, 1, UINT32_MAX, text)
     _in_range(WEBNN_SLICE, "strides", strides, 1, UINT32_MAX, text)
