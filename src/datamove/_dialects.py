@@ -873,7 +873,7 @@ class Slicing:
                 for v, first in ((y.start, True), (y.stop, False))
             )
             step = y.step
-            if step > _TORCH_BIG_STEP and self._torch_step(y, dim, axis, ps, shape):
+            if step > _TORCH_BIG_STEP and self._torch_step(x, y, dim, axis, ps, shape):
                 step = 1  # one element at most: x[a:b][:1]
             if Cut(a, b, step) != WHOLE:
                 ops.append(("getitem", {"dim": axis, "start": a, "stop": b, "step": step}))
@@ -921,16 +921,18 @@ class Slicing:
             witness=witness_of(self, ps, {axis: -v + 1}),
         )
 
-    def _torch_step(self, y: Cut, dim: Dimension, axis: int, ps: PartialShape, shape: Any) -> bool:
-        """Whether ``y``'s big step takes one element at most on every allowed size.
+    def _torch_step(
+        self, x: Cut, y: Cut, dim: Dimension, axis: int, ps: PartialShape, shape: Any
+    ) -> bool:
+        """Whether the cut ``x`` (a big step) takes one element at most on every allowed size.
 
+        ``y`` is ``x`` as written: flipped where its step is negative, with Python's clamping.
         PyTorch multiplies the axis's stride by the step and computes the length as
         ``(len + step - 1) / step``, both in int64: a big step written where one element is
         taken may overflow either, so the cut is then written without it. Where it takes two on
         an allowed size, a step past ``-_TORCH_MIN`` is refused (the length overflows there).
-        ``y`` (positive step, Python's clamping) spans ``stop - start`` indices, piecewise
-        affine in the size with breakpoints at its bounds: its longest span is at one of them
-        or at an end of the allowed sizes.
+        ``y`` spans ``stop - start`` indices, piecewise affine in the size with breakpoints at
+        its bounds: its longest span is at one of them or at an end of the allowed sizes.
         """
         top = INT64_MAX - 1 if dim.max is None else dim.max
         points = {dim.min, top} | {abs(v) for v in (y.start, y.stop) if v is not None}
@@ -947,7 +949,7 @@ class Slicing:
             "PyTorch",
             "shape",
             shape,
-            f"allows size {d} on axis {axis}, where {y.text()} takes two elements; PyTorch "
+            f"allows size {d} on axis {axis}, where {x.text()} takes two elements; PyTorch "
             f"computes a slice's length as (len + step - 1) / step in int64, which overflows "
             f"for steps past {-_TORCH_MIN} there",
             hint="pass the shape",
