@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import datamove as dm
+from datamove import _splitting
 from datamove._shape import MAX_LENGTH
 
 torch = pytest.importorskip("torch")
@@ -287,6 +288,45 @@ def test_more_parts_than_max_length_are_refused_before_they_are_made(make: Any) 
     with pytest.raises(dm.ValidationError, match="MAX_LENGTH"):
         make()
     assert len(dm.Splitting.from_split(0, MAX_LENGTH).lengths(0)) == MAX_LENGTH
+
+
+N = MAX_LENGTH  # parts of ONNX Split-18's num_outputs, read as onnx.reference does
+
+
+@pytest.mark.parametrize(
+    ("emit", "want"),
+    [
+        (lambda s: s.to_torch("[0..4096]"), ("tensor_split", {"indices_or_sections": N, "dim": 0})),
+        (lambda s: s.to_numpy("[0..4096]"), ("array_split", {"indices_or_sections": N, "axis": 0})),
+        (lambda s: s.to_openvino("[5..]"), (5,)),
+        (lambda s: s.to_onnx_split("[0..]"), (1,)),
+        (lambda s: s.as_slicings("[3..]"), None),
+        (lambda s: s.to_webnn("[3..]"), (4,)),
+    ],
+)
+def test_an_emitter_compares_rules_without_making_every_part(
+    emit: Any, want: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An emitter scans up to 4096 sizes for one where another library's call splits otherwise.
+    # It made both lists of lengths on each: 2**20 parts took about 20 minutes (onnx.reference's
+    # rule and tensor_split agree on every size up to 2**20). No more than a few lists now.
+    made = [0]
+    lengths = _splitting._lengths
+
+    def counted(rule: str, value: Any, d: int) -> Any:
+        out = lengths(rule, value, d)
+        made[0] += len(out or ())
+        assert made[0] <= 10 * MAX_LENGTH, "the parts of every size were made"
+        return out
+
+    monkeypatch.setattr(_splitting, "_lengths", counted)
+    s = dm.Splitting.from_onnx_split(0, num_outputs=N, reading="reference")
+    if isinstance(want, tuple) and isinstance(want[0], str):
+        assert emit(s) == want
+        return
+    with pytest.raises(dm.NotExpressible) as info:
+        emit(s)
+    assert info.value.witness == want
 
 
 @pytest.mark.parametrize(

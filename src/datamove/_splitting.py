@@ -128,14 +128,75 @@ def _lengths(rule: str, value: Any, d: int) -> tuple[int, ...] | None:
     return tuple(len(range(*slice(a, b).indices(d))) for a, b in itertools.pairwise(points))
 
 
-def _outcome(lengths: tuple[int, ...] | None, size: int | None = None) -> str:
+Runs = tuple[tuple[int, int], ...]  # (length, how many parts in a row), merged, none empty
+
+
+def _runs(rule: str, value: Any, d: int) -> Runs | None:
+    """``_lengths`` as runs of equal lengths, without the parts where the rule is a count.
+
+    Every rule but ``lengths`` and ``indices`` gives at most three runs, made in O(1) whatever
+    the count, so emitters compare rules on thousands of sizes without making their parts.
+    """
+    raw: list[tuple[int, int]]
+    if isinstance(value, tuple):
+        lengths = _lengths(rule, value, d)
+        if lengths is None:
+            return None
+        raw = [(v, 1) for v in lengths]
+    else:
+        n = int(value)
+        k = -(-d // n)
+        if rule == "even":
+            if d % n:
+                return None
+            raw = [(d // n, n)]
+        elif rule == "array_split":
+            q, r = divmod(d, n)
+            raw = [(q + 1, r), (q, n - r)]
+        elif rule in ("chunk", "size"):
+            if d == 0:
+                raw = [(0, n if rule == "chunk" else 1)]
+            else:
+                k = k if rule == "chunk" else n
+                raw = [(k, d // k), (d % k, int(d % k > 0))]
+        elif rule == "onnx":
+            last = d - (n - 1) * k
+            if last < 0:
+                return None
+            raw = [(k, n - 1), (last, 1)]
+        else:  # onnx_reference: n parts of k, clamped to the axis
+            assert rule == "onnx_reference"
+            full = n if k == 0 else d // k
+            raw = [(k, full), (d % k if k else 0, int(full < n)), (0, n - full - 1)]
+    out: list[tuple[int, int]] = []
+    for v, c in raw:
+        if c <= 0:
+            continue
+        if out and out[-1][0] == v:
+            out[-1] = (v, out[-1][1] + c)
+        else:
+            out.append((v, c))
+    return tuple(out)
+
+
+def _runs_text(runs: Runs | None) -> str:
+    """The lengths as a tuple (``(2, 2, 1)``), or as runs where they are many."""
+    if runs is None:
+        return "None"
+    if sum(c for _, c in runs) <= 16:
+        return str(tuple(v for v, c in runs for _ in range(c)))
+    return "(" + ", ".join(f"{v} x {c}" for v, c in runs) + ")"
+
+
+def _outcome(runs: Runs | None, size: int | None = None) -> str:
     """What a split does to one size, as words: ``splits size 5 into (3, 2)``, ``refuses it``.
 
     With ``size`` the sentence names it (the first of two), else it says ``it``.
     """
-    if lengths is None:
+    if runs is None:
         return "refuses it" if size is None else f"refuses size {size}"
-    return f"gives {lengths}" if size is None else f"splits size {size} into {lengths}"
+    text = _runs_text(runs)
+    return f"gives {text}" if size is None else f"splits size {size} into {text}"
 
 
 def cuts_of_lengths(lengths: Sequence[int]) -> list[Cut]:
@@ -508,16 +569,15 @@ class Splitting:
         return [s(x) for s in self.as_slicings(shape)]
 
     # -- emitters --------------------------------------------------------------------------
-    def _witness(
-        self, dim: Dimension, other: Callable[[int], tuple[int, ...] | None]
-    ) -> int | bool:
+    def _witness(self, dim: Dimension, other: Callable[[int], Runs | None]) -> int | bool:
         """The smallest allowed size on which ``other`` splits otherwise (or refuses otherwise).
 
-        ``True``: none, and every allowed size was checked; ``False``: none in the sizes checked.
+        ``other`` gives runs (``_runs``). ``True``: none, and every allowed size was checked;
+        ``False``: none in the sizes checked.
         """
         top = dim.max if dim.max is not None else INT64_MAX
         for d in range(dim.min, min(top, dim.min + _SCAN) + 1):
-            if _lengths(self.rule, self.value, d) != other(d):
+            if _runs(self.rule, self.value, d) != other(d):
                 return d
         return top <= dim.min + _SCAN
 
@@ -525,8 +585,8 @@ class Splitting:
         """An allowed size with another number of parts than on the smallest (or refused)."""
 
         def count(d: int) -> int | None:
-            parts = _lengths(self.rule, self.value, d)
-            return None if parts is None else len(parts)
+            runs = _runs(self.rule, self.value, d)
+            return None if runs is None else sum(c for _, c in runs)
 
         first = count(dim.min)
         top = min(dim.max if dim.max is not None else INT64_MAX, dim.min + _SCAN)
@@ -557,7 +617,7 @@ class Splitting:
             return static(lengths)
         value = self._closest_count()
         call, rule = count(value), count_rule
-        w = self._witness(dim, lambda d: _lengths(rule, value, d))
+        w = self._witness(dim, lambda d: _runs(rule, value, d))
         if w is True:  # the closest call splits alike on every allowed size
             return call
         if w is False:
@@ -576,8 +636,8 @@ class Splitting:
             "shape",
             shape,
             f"allows sizes {dim} on axis {self.axis}; {dialect} has no {self.rule!r} rule, and "
-            f"the closest call {call[0]}({call[1]}) {_outcome(_lengths(rule, value, w), w)} "
-            f"where this split {_outcome(_lengths(self.rule, self.value, w))}",
+            f"the closest call {call[0]}({call[1]}) {_outcome(_runs(rule, value, w), w)} "
+            f"where this split {_outcome(_runs(self.rule, self.value, w))}",
             hint="pass the shape",
             witness=(w,),
         )
@@ -700,7 +760,7 @@ class Splitting:
             return ("split", {"splits": int(self.value), "axis": axis})
         if not dim.is_static:
             # Sizes that tile one size tile no other: the smallest allowed size shows it.
-            first = _lengths(self.rule, self.value, dim.min)
+            first = _runs(self.rule, self.value, dim.min)
             w = self._witness(dim, lambda _: first)
             raise NotExpressible(
                 WEBNN_SPLIT,
@@ -708,7 +768,11 @@ class Splitting:
                 shape,
                 f"allows sizes {dim} on axis {self.axis}; WebNN's sizes are fixed when the graph "
                 f"is built, and the {self.rule!r} rule's parts move with the size"
-                + ("" if isinstance(w, bool) else f" ({first} on size {dim.min}, not on {w})"),
+                + (
+                    ""
+                    if isinstance(w, bool)
+                    else f" ({_runs_text(first)} on size {dim.min}, not on {w})"
+                ),
                 hint="pass the static shape",
                 witness=None if isinstance(w, bool) else (w,),
             )
