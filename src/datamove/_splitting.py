@@ -37,7 +37,7 @@ splits otherwise (or refuses where the split does not, and the other way round).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -168,6 +168,10 @@ def _runs(rule: str, value: Any, d: int) -> Runs | None:
             assert rule == "onnx_reference"
             full = n if k == 0 else d // k
             raw = [(k, full), (d % k if k else 0, int(full < n)), (0, n - full - 1)]
+    return _merged(raw)
+
+
+def _merged(raw: Iterable[tuple[int, int]]) -> Runs:
     out: list[tuple[int, int]] = []
     for v, c in raw:
         if c <= 0:
@@ -177,6 +181,23 @@ def _runs(rule: str, value: Any, d: int) -> Runs | None:
         else:
             out.append((v, c))
     return tuple(out)
+
+
+def _runs_of(rule: str, value: Any) -> Callable[[int], Runs | None]:
+    """``_runs`` of one split as a function of the size, its lengths read once.
+
+    ``lengths``: refused below their sum in O(1), the ``-1`` part between the others' runs.
+    """
+    if rule != "lengths":
+        return lambda d: _runs(rule, value, d)
+    seq: tuple[int, ...] = value
+    known = sum(v for v in seq if v != -1)
+    if -1 not in seq:
+        whole = _merged((v, 1) for v in seq)
+        return lambda d: whole if d == known else None
+    k = seq.index(-1)
+    before, after = _merged((v, 1) for v in seq[:k]), _merged((v, 1) for v in seq[k + 1 :])
+    return lambda d: None if known > d else _merged([*before, (d - known, 1), *after])
 
 
 def _runs_text(runs: Runs | None) -> str:
@@ -576,16 +597,18 @@ class Splitting:
         ``False``: none in the sizes checked.
         """
         top = dim.max if dim.max is not None else INT64_MAX
+        mine = _runs_of(self.rule, self.value)
         for d in range(dim.min, min(top, dim.min + _SCAN) + 1):
-            if _runs(self.rule, self.value, d) != other(d):
+            if mine(d) != other(d):
                 return d
         return top <= dim.min + _SCAN
 
     def _count_changes(self, dim: Dimension) -> int | None:
         """An allowed size with another number of parts than on the smallest (or refused)."""
+        mine = _runs_of(self.rule, self.value)
 
         def count(d: int) -> int | None:
-            runs = _runs(self.rule, self.value, d)
+            runs = mine(d)
             return None if runs is None else sum(c for _, c in runs)
 
         first = count(dim.min)
