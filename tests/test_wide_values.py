@@ -1,0 +1,208 @@
+"""Slicings with wide values, run: INT32 and INT64 extremes, 2**32, 2**40, 2**62 as bounds and
+steps, on static, interval and unknown shapes.
+
+The other property tests draw bounds in -9..9 with the INT64 sentinels and steps in -4..4. A
+differential hunt with these wider draws found steps near INT64_MAX that PyTorch's int64 slice
+arithmetic overflows on (``to_torch``), a composition that listed 3 * 2**63 sizes (``compose``),
+an undecidable rank taken for one where ``a`` then ``b`` cannot run, and an index of INT64_MAX
+written with an end of 2**63. Here every emitter that takes shapes that are not static is run at
+every allowed size (unbounded ones up to 8), ``compose`` against ``a`` then ``b``, and
+``difference`` must name an allowed shape. Example counts scale with ``DATAMOVE_EXAMPLES``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import datamove as dm
+from strategies import fixed_settings
+from test_dialects import apply_ops, run_torch, same
+
+pytest.importorskip("torch", reason="torch (the backends extra) is not installed")
+
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+BIG = [
+    INT64_MIN,
+    INT64_MIN + 1,
+    INT64_MAX,
+    INT64_MAX - 1,
+    2**31 - 1,
+    -(2**31),
+    2**32,
+    -(2**32),
+    2**40,
+    -(2**40),
+    2**62,
+    -(2**62),
+    -(2**62) - 5,
+]
+BIG_STEPS = [INT64_MIN, INT64_MAX, -INT64_MAX, 2**31 - 1, -(2**31), 2**32, 2**40, 2**62, -(2**62)]
+TOP = 8  # sizes tried on an unbounded axis: up to here
+
+bounds = st.one_of(st.none(), st.integers(-6, 6), st.sampled_from(BIG))
+steps = st.one_of(st.none(), st.integers(-3, 3).filter(bool), st.sampled_from(BIG_STEPS))
+
+
+@st.composite
+def indices(draw: Any, most: int = 3) -> tuple[Any, ...]:
+    items: list[Any] = []
+    for _ in range(draw(st.integers(0, most))):
+        kind = draw(st.sampled_from(["slice", "slice", "slice", "int", "new", "ellipsis"]))
+        if kind == "slice":
+            items.append(slice(draw(bounds), draw(bounds), draw(steps)))
+        elif kind == "int":
+            items.append(draw(st.integers(-3, 2) | st.sampled_from([INT64_MIN, INT64_MAX])))
+        elif kind == "new":
+            items.append(None)
+        elif Ellipsis not in items:
+            items.append(Ellipsis)
+    return tuple(items)
+
+
+@st.composite
+def slicings(draw: Any) -> dm.Slicing:
+    """NumPy's clamping, or the same numbers read with OpenVINO's."""
+    s = dm.Slicing.from_numpy(draw(indices()))
+    if draw(st.booleans()):
+        s = dm.Slicing.from_strided_slice(**s._strided_slice(list(s.entries)))
+    return s
+
+
+@st.composite
+def dims(draw: Any) -> dm.Dimension:
+    lo = draw(st.integers(0, 5))
+    kind = draw(st.sampled_from(["static", "interval", "unbounded"]))
+    if kind == "static":
+        return dm.Dimension(lo, lo)
+    return dm.Dimension(lo, draw(st.integers(lo, TOP)) if kind == "interval" else None)
+
+
+def sizes(shape: dm.PartialShape | None, base: list[int]) -> list[tuple[int, ...]]:
+    """Every allowed static shape (unbounded axes up to ``TOP``); for no shape, ranks 0 to 5."""
+    if shape is None:
+        return [tuple(base[:rank]) for rank in range(6)]
+    ranges = [range(d.min, (TOP if d.max is None else d.max) + 1) for d in shape.dims]
+    return list(itertools.product(*ranges))
+
+
+def run(s: dm.Slicing, x: np.ndarray) -> np.ndarray | None:
+    try:
+        return s(x)
+    except dm.ValidationError:
+        return None
+
+
+def running(dialect: str, written: Any) -> Any:
+    if dialect == "numpy":
+        return lambda x: eval(written, {"x": x})  # noqa: S307 - our own output, in a test
+    if dialect == "strided_slice":
+        return lambda x: dm.strided_slice(x, **written)
+    if dialect == "slice":
+        return lambda x: apply_ops(x, written)
+    return lambda x: run_torch(x, written)
+
+
+@fixed_settings(400)
+@given(
+    s=slicings(),
+    ds=st.lists(dims(), max_size=3),
+    unknown=st.booleans(),
+    base=st.lists(st.integers(0, 4), min_size=5, max_size=5),
+    dialect=st.sampled_from(["numpy", "strided_slice", "slice", "torch"]),
+)
+def test_emitters_of_wide_values_hold_on_every_allowed_size(
+    s: dm.Slicing,
+    ds: list[dm.Dimension],
+    unknown: bool,
+    base: list[int],
+    dialect: str,
+) -> None:
+    shape = None if unknown else dm.PartialShape(ds)
+    emit = {
+        "numpy": s.to_numpy,
+        "strided_slice": s.to_strided_slice,
+        "slice": s.to_slice,
+        "torch": s.to_torch,
+    }[dialect]
+    try:
+        written = emit(shape)
+    except dm.NotExpressible as exc:
+        w = exc.witness
+        assert shape is None or w is None or w in shape
+        return
+    except dm.ValidationError:  # runs on no allowed shape
+        assert shape is not None
+        return
+    go = running(dialect, written)
+    big = dialect == "torch" and any(p["step"] > 2**31 - 1 for n, p in written if n == "getitem")
+    for w in sizes(shape, base):
+        x = np.arange(int(np.prod(w))).reshape(w)
+        want = run(s, x)
+        if want is None:
+            continue
+        try:
+            got = go(x)
+        except RuntimeError:  # PyTorch's stride * step overflows (docs/dialects.md)
+            got = None
+        assert got is not None or big, (s, shape, w, written)
+        assert got is None or same(got, want), (s, shape, w, written)
+
+
+@fixed_settings(300)
+@given(
+    a=slicings(),
+    b=slicings(),
+    ds=st.lists(dims(), max_size=3),
+    unknown=st.booleans(),
+    base=st.lists(st.integers(0, 4), min_size=5, max_size=5),
+)
+def test_compose_of_wide_values_is_a_then_b(
+    a: dm.Slicing, b: dm.Slicing, ds: list[dm.Dimension], unknown: bool, base: list[int]
+) -> None:
+    shape = None if unknown else dm.PartialShape(ds)
+    try:
+        f = dm.compose(a, b, shape)
+    except dm.NotExpressible as exc:
+        w = exc.witness
+        assert shape is None or w in shape
+        return
+    except dm.ValidationError:
+        return
+    for w in sizes(shape, base):
+        x = np.arange(int(np.prod(w))).reshape(w)
+        y = run(a, x)
+        want = None if y is None else run(b, y)
+        got = run(f, x)
+        assert (got is None) == (want is None), (a, b, shape, w, f)
+        assert want is None or same(got, want), (a, b, shape, w, f)
+
+
+@fixed_settings(300)
+@given(a=slicings(), b=slicings(), ds=st.lists(dims(), max_size=3))
+def test_difference_of_wide_values_names_an_allowed_shape(
+    a: dm.Slicing, b: dm.Slicing, ds: list[dm.Dimension]
+) -> None:
+    shape = dm.PartialShape(ds)
+    others = [b]
+    with contextlib.suppress(dm.ValidationError):  # a rewritten: often equivalent
+        others.append(dm.Slicing.from_strided_slice(**a.to_strided_slice(shape)))
+    for t in others:
+        try:
+            w = a.difference(t, shape)
+        except dm.ValidationError:  # steps that repeat past what is checked
+            continue
+        if w is None:
+            for v in sizes(shape, []):
+                x = np.arange(int(np.prod(v))).reshape(v)
+                ra, rt = run(a, x), run(t, x)
+                assert (ra is None) == (rt is None), (a, t, shape, v)
+                assert ra is None or same(ra, rt), (a, t, shape, v)
+        else:
+            assert w in shape, (a, t, shape, w)
