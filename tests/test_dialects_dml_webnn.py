@@ -259,6 +259,17 @@ def test_dml_refuses_a_rank_it_has_no_tensor_for() -> None:
     ]
 
 
+def test_webnn_split_refuses_an_input_of_sizes_past_32_bits() -> None:
+    # to_dml refused [2**33]; to_webnn wrote a split of it (its count holds on every size).
+    even = dm.Splitting.from_split(0, 2)
+    for shape in ([2**33], [2, 2**33], "[2,8589934592..]"):
+        with pytest.raises(dm.NotExpressible, match=r"2\*\*32 - 1") as info:
+            even.to_webnn(shape)
+        assert info.value.witness in dm.PartialShape(shape)
+    assert even.to_webnn([2**32 - 2]) == ("split", {"splits": 2, "axis": 0})
+    assert even.to_webnn(f"[{2**32 - 1}..]") == ("split", {"splits": 2, "axis": 0})
+
+
 def test_dml_and_webnn_slices_refuse_an_input_of_sizes_past_32_bits() -> None:
     # Both describe a tensor by 32-bit unsigned sizes (DirectML's tensor Sizes, WebNN's shape),
     # as to_dml refuses for SPLIT. The slices checked the window's numbers only: x[1:3] on

@@ -44,6 +44,7 @@ from typing import Any, Final
 from datamove._dialects import ALGEBRA, SAME, WHOLE, Cut, Slicing, entries_text, shape_dims
 from datamove._dml_webnn import (
     DML_SPLIT,
+    UINT32_MAX,
     WEBNN_SPLIT,
     check_each,
     check_part_count,
@@ -778,6 +779,16 @@ class Splitting:
         else:
             axis = self._front_axis(ps.rank, WEBNN_SPLIT)
             dim = ps.dims[axis]
+            smallest = tuple(d.min for d in ps.dims)
+            if max(smallest, default=0) > UINT32_MAX:
+                raise NotExpressible(
+                    WEBNN_SPLIT,
+                    "shape",
+                    shape,
+                    "has a size past 2**32 - 1 on every allowed shape; WebNN's tensor sizes are "
+                    "32-bit unsigned",
+                    witness=smallest,
+                )
         if self.rule == "even":  # WebNN's count is the same rule (it must divide) on every size
             check_part_count(int(self.value))
             return ("split", {"splits": int(self.value), "axis": axis})
