@@ -341,6 +341,51 @@ def test_line_splits_match_a_reference(
 
 
 @needs_kernels
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    words=st.lists(st.integers(1, 20), min_size=2, max_size=70),
+    gap=st.integers(0, 40),
+    rows=st.integers(1, 120),
+    offsets=st.lists(st.sampled_from([0, 16, 32, 48, 8, 40]), min_size=70, max_size=70),
+    cuts=st.lists(st.integers(0, 120), max_size=3),
+    seed=st.integers(0, 2**16),
+)
+@example(words=[4] * 16, gap=0, rows=100, offsets=[16] * 70, cuts=[33], seed=1)  # 1 KiB into 16
+@example(words=[1, 2, 3], gap=0, rows=90, offsets=[48, 16, 32] * 24, cuts=[1, 7], seed=2)
+@example(words=[4] * 65, gap=0, rows=10, offsets=[16] * 70, cuts=[], seed=3)  # over 64 parts
+@example(words=[5, 3], gap=8, rows=1, offsets=[32, 0] * 35, cuts=[], seed=4)  # one row
+def test_splits_into_lines_match_a_reference(
+    words: list[int], gap: int, rows: int, offsets: list[int], cuts: list[int], seed: int
+) -> None:
+    # Splits whose runs are whole 16-byte words into packed outputs at 16-byte-aligned
+    # addresses, in calls that stream, write each output as whole aligned 64-byte lines, a
+    # row's words past its last whole line held until the part's next row (rows 16 bytes off a
+    # line, as NumPy allocates: one open line per part otherwise). Outputs start 0, 16, 32 or
+    # 48 bytes into a line (8 and 40: not on a word, the row loop's other ways), with guard
+    # bytes around them that must be kept; calls are cut at random rows, as between threads,
+    # so a call starts and ends mid-line; runs shorter than a line leave a line open over rows.
+    kernels = _copy._kernels
+    rng = np.random.default_rng(seed)
+    runs = [16 * w for w in words]
+    width = sum(runs) + gap
+    whole = rng.integers(0, 256, rows * width - gap, dtype=np.uint8)
+    at = np.cumsum([0, *runs])
+    guard = 64
+    bufs = [rng.integers(0, 256, rows * r + 64 + 2 * guard, np.uint8) for r in runs]
+    want = [b.copy() for b in bufs]
+    args = []
+    for k, (b, r) in enumerate(zip(bufs, runs, strict=True)):
+        base = guard + (offsets[k] - b.ctypes.data - guard) % 64
+        for i in range(rows):
+            want[k][base + i * r : base + (i + 1) * r] = whole[i * width + at[k] :][:r]
+        args.append((b.ctypes.data + base, r, whole.ctypes.data + int(at[k]), width, r))
+    for row0, row1 in itertools.pairwise(sorted({0, rows, *(c % (rows + 1) for c in cuts)})):
+        kernels.copy_rows(args, row0, row1, True)
+    for got, expect in zip(bufs, want, strict=True):
+        np.testing.assert_array_equal(got, expect)
+
+
+@needs_kernels
 @settings(max_examples=150, deadline=None)
 @given(
     sizes=st.lists(st.integers(0, 300), min_size=1, max_size=6),
