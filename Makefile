@@ -61,6 +61,9 @@ ASAN_ARGS :=
 # The ASan build replaces the normal one in src/datamove for the run, so: the stamps go first
 # (an interrupted run leaves `make test` to reinstall), the normal build comes back on any exit,
 # and a build without ASan (no libasan for $(CC)) fails instead of passing unsanitized.
+# libstdc++ is preloaded with ASan where $(CC) has one: ASan preloaded alone cannot intercept
+# C++ exceptions of libraries loaded later, and jaxlib (the xp fixture's JAX) aborts on its
+# first throw ("CHECK failed: ... real___cxa_throw").
 sanitize: $(VENV)/.test
 	rm -f $(VENV)/.test $(VENV)/.demo
 	trap '$(PIP) install --no-deps -e . && touch $(VENV)/.test $(VENV)/.demo' EXIT; \
@@ -71,7 +74,8 @@ sanitize: $(VENV)/.test
 	  $(PIP) install --no-deps -e . || exit 1; \
 	nm -D src/datamove/_kernels*.so | grep -q __asan_init \
 	  || { echo "make: the extension was built without AddressSanitizer" >&2; exit 1; }; \
-	LD_PRELOAD=$$asan ASAN_OPTIONS=detect_leaks=0 \
+	cxx=$$($(CC) -print-file-name=libstdc++.so); case "$$cxx" in /*) ;; *) cxx=;; esac; \
+	LD_PRELOAD="$$asan $$cxx" ASAN_OPTIONS=detect_leaks=0 \
 	  $(BIN)/python -m pytest -p no:cacheprovider -q $(ASAN_TESTS) $(ASAN_ARGS)
 
 # The portable build has no shuffle programs, on any CPU: the test that asks for them where the
