@@ -286,6 +286,33 @@ def test_shuffle_programs_match_a_reference(
 LINE_ROWS, LINE_STAGE = 4, 5  # shuffle_counts(): line splits built in place, and staged
 
 
+def _guarded_split(
+    runs: list[int], gap: int, rows: int, offsets: list[int], seed: int
+) -> tuple[list[np.ndarray], list[np.ndarray], list[tuple[int, int, int, int, int]], np.ndarray]:
+    """A split of random input rows into packed outputs, for copy_rows.
+
+    Returns ``(bufs, want, args, whole)``: ``args`` (copy_rows' parts) point into ``whole``,
+    the input, which the caller keeps alive while it copies. Output k starts ``offsets[k]``
+    bytes into a cache line of ``bufs[k]``, with 64 guard bytes of random values around it
+    that must be kept (``want`` is each buffer after the split); the input has ``gap`` spare
+    bytes after each row but none after the last (for make sanitize).
+    """
+    rng = np.random.default_rng(seed)
+    width = sum(runs) + gap
+    whole = rng.integers(0, 256, rows * width - gap, dtype=np.uint8)
+    at = np.cumsum([0, *runs])
+    guard = 64
+    bufs = [rng.integers(0, 256, rows * r + 64 + 2 * guard, np.uint8) for r in runs]
+    want = [b.copy() for b in bufs]
+    args = []
+    for k, (b, r) in enumerate(zip(bufs, runs, strict=True)):
+        base = guard + (offsets[k] - b.ctypes.data - guard) % 64
+        for i in range(rows):
+            want[k][base + i * r : base + (i + 1) * r] = whole[i * width + at[k] :][:r]
+        args.append((b.ctypes.data + base, r, whole.ctypes.data + int(at[k]), width, r))
+    return bufs, want, args, whole
+
+
 @needs_kernels
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
@@ -311,19 +338,7 @@ def test_line_splits_match_a_reference(
     # spare bytes after each row but none after the last (for make sanitize); calls are cut at
     # random rows, as between threads. Which way ran is part of the check.
     kernels = _copy._kernels
-    rng = np.random.default_rng(seed)
-    width = sum(runs) + gap
-    whole = rng.integers(0, 256, rows * width - gap, dtype=np.uint8)
-    at = np.cumsum([0, *runs])
-    guard = 64
-    bufs = [rng.integers(0, 256, rows * r + 64 + 2 * guard, np.uint8) for r in runs]
-    want = [b.copy() for b in bufs]
-    args = []
-    for k, (b, r) in enumerate(zip(bufs, runs, strict=True)):
-        base = guard + (misalign[k] - b.ctypes.data - guard) % 64
-        for i in range(rows):
-            want[k][base + i * r : base + (i + 1) * r] = whole[i * width + at[k] :][:r]
-        args.append((b.ctypes.data + base, r, whole.ctypes.data + int(at[k]), width, r))
+    bufs, want, args, _whole = _guarded_split(runs, gap, rows, misalign, seed)
     bounds = sorted({0, rows, *(c % (rows + 1) for c in cuts)})
     before = kernels.shuffle_counts()
     for row0, row1 in itertools.pairwise(bounds):
@@ -365,20 +380,8 @@ def test_splits_into_lines_match_a_reference(
     # bytes around them that must be kept; calls are cut at random rows, as between threads,
     # so a call starts and ends mid-line; runs shorter than a line leave a line open over rows.
     kernels = _copy._kernels
-    rng = np.random.default_rng(seed)
     runs = [16 * w for w in words]
-    width = sum(runs) + gap
-    whole = rng.integers(0, 256, rows * width - gap, dtype=np.uint8)
-    at = np.cumsum([0, *runs])
-    guard = 64
-    bufs = [rng.integers(0, 256, rows * r + 64 + 2 * guard, np.uint8) for r in runs]
-    want = [b.copy() for b in bufs]
-    args = []
-    for k, (b, r) in enumerate(zip(bufs, runs, strict=True)):
-        base = guard + (offsets[k] - b.ctypes.data - guard) % 64
-        for i in range(rows):
-            want[k][base + i * r : base + (i + 1) * r] = whole[i * width + at[k] :][:r]
-        args.append((b.ctypes.data + base, r, whole.ctypes.data + int(at[k]), width, r))
+    bufs, want, args, _whole = _guarded_split(runs, gap, rows, offsets, seed)
     for row0, row1 in itertools.pairwise(sorted({0, rows, *(c % (rows + 1) for c in cuts)})):
         kernels.copy_rows(args, row0, row1, True)
     for got, expect in zip(bufs, want, strict=True):
