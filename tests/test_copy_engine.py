@@ -389,6 +389,31 @@ def test_splits_into_lines_match_a_reference(
 
 
 @needs_kernels
+@pytest.mark.parametrize("offset", [0, 16, 48])
+@pytest.mark.parametrize("cut", [0, 1, 37])
+def test_splits_into_lines_of_outputs_side_by_side(offset: int, cut: int) -> None:
+    # Outputs that are neighbours in one buffer (out= views of one allocation), each ending
+    # mid-line where the next begins: a line holds the end of one output and the start of the
+    # next, which no part may write whole. 16 parts of 3 words, rows cut at `cut` as between
+    # threads.
+    kernels = _copy._kernels
+    rows, runs = 75, [48] * 16
+    rng = np.random.default_rng(cut)
+    whole = rng.integers(0, 256, rows * sum(runs), dtype=np.uint8)
+    buf = rng.integers(0, 256, rows * sum(runs) + 128, dtype=np.uint8)
+    base = 64 + (offset - buf.ctypes.data) % 64
+    want = buf.copy()
+    want[base : base + whole.size] = whole.reshape(rows, 16, 48).transpose(1, 0, 2).reshape(-1)
+    args = [
+        (buf.ctypes.data + base + k * rows * 48, 48, whole.ctypes.data + 48 * k, 16 * 48, 48)
+        for k in range(16)
+    ]
+    kernels.copy_rows(args, 0, cut, True)
+    kernels.copy_rows(args, cut, rows, True)
+    np.testing.assert_array_equal(buf, want)
+
+
+@needs_kernels
 @settings(max_examples=150, deadline=None)
 @given(
     sizes=st.lists(st.integers(0, 300), min_size=1, max_size=6),
