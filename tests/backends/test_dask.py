@@ -51,6 +51,20 @@ def test_unknown_sizes_kept_whole_are_lazy_and_needed_ones_raise() -> None:
         dm.strided_slice(y, [1], [3])
 
 
+def test_concat_needs_the_sizes_off_its_axis() -> None:
+    """An unknown size off the join axis is a BackendError, not Dask's own ValueError."""
+    a = np.arange(6 * 4, dtype=np.int32).reshape(6, 4)
+    x = da.from_array(a, chunks=(2, 4))
+    y = x[x[:, 0] >= 8]  # axis 0 now has unknown (NaN) chunk sizes
+    joined = dm.concat([y, y], 0)  # the unknown axis is the join axis: lazy
+    np.testing.assert_array_equal(joined.compute(), np.concatenate([a[2:], a[2:]]))
+    for parts in ([y, y], [x[:4], y]):
+        with pytest.raises(BackendError, match="unknown size \\(NaN\\) along axis 0") as info:
+            dm.concat(parts, 1)
+        assert "arrays[" in str(info.value)
+        assert "compute_chunk_sizes" in str(info.value)
+
+
 @pytest.mark.slow
 def test_distributed_cluster_over_zarr(tmp_path: Any) -> None:
     distributed = pytest.importorskip("distributed")

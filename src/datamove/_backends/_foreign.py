@@ -360,6 +360,23 @@ class DaskBackend(Backend):
             return shape
         return PartlyKnownShape(op, shape)
 
+    def concat(self, op: str, parts: Sequence[Any], axis: int, out: Any) -> Any:
+        """The lazy join; every size off ``axis`` must be known, for Concat compares them."""
+        for k, part in enumerate(parts):
+            for i, size in enumerate(part.shape):
+                if i != axis and not isinstance(size, int):
+                    raise BackendError(
+                        op,
+                        f"arrays[{k}]",
+                        f"<dask array of shape {tuple(part.shape)}>",
+                        f"has an unknown size (NaN) along axis {i}, which the operator needs: "
+                        f"the sizes off the concatenation axis {axis} must agree",
+                        hint=f"call arrays[{k}].compute_chunk_sizes() first (it computes); "
+                        f"only the concatenation axis can be of unknown size "
+                        f"({DASK_UNKNOWN_CHUNKS})",
+                    )
+        return super().concat(op, parts, axis, out)
+
     def copy(self, result: Any) -> Any:
         """A lazy copy of every block."""
         return result.map_blocks(operator.methodcaller("copy"), dtype=result.dtype)
