@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
 __all__ = [
+    "OUT_EXACT_ELEMENTS",
     "Layout",
     "layouts_overlap",
     "outs_apart",
@@ -44,6 +45,11 @@ __all__ = [
 ]
 
 Layout = tuple[int, tuple[int, ...], tuple[int, ...], int]  # address, shape, byte strides, item
+
+# An ``out`` array whose strides interleave (``as_strided``) is proved apart from itself by
+# listing its elements' addresses up to this many elements (a sort of 8 MiB, tens of ms); past
+# it, it counts as overlapping. Layouts whose strides nest are decided without listing.
+OUT_EXACT_ELEMENTS: Final = 1 << 20
 
 
 def span(address: int, shape: Any, strides: Any, itemsize: int) -> tuple[int, int] | None:

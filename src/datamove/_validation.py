@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from datamove._errors import AxisError, DTypeError, ValidationError
+from datamove._layout import OUT_EXACT_ELEMENTS
 from datamove._shape import INT64_MAX, INT64_MIN, MAX_LENGTH, NOT_A_SEQUENCE, Unknown
 
 __all__ = [
@@ -249,4 +250,6 @@ def out_overlaps_itself(op: str, k: int, strides: Any) -> ValidationError:
         f"out[{k}]",
         f"<array with byte strides {list(strides)}>",
         "has elements that share memory (a stride of 0?), so writes to it would be lost",
+        hint="strides that interleave (as_strided) are proved apart up to "
+        f"{OUT_EXACT_ELEMENTS} elements, and count as sharing past that",
     )

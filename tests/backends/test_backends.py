@@ -336,6 +336,31 @@ def test_out_arrays_must_not_share_memory(xp: Lib) -> None:
             dm.split(x, 0, 2, out=[bad, xp.asarray(np.zeros((2, 6), np.float32))])
 
 
+@pytest.mark.parametrize("n", [3, 1 << 18])  # 2 MiB: the copy engine's compiled loops
+def test_out_of_interleaved_strides_whose_elements_are_apart_is_written(xp: Lib, n: int) -> None:
+    """``as_strided`` strides that interleave but never meet make an ``out`` like any other.
+
+    Element strides ``[6, 4, 1]`` on shape ``[2, n, 2]``: the rows of ``out[0, j]`` start at
+    ``4j``, those of ``out[1, j]`` at ``4j + 6``; each holds 2 elements, so none meet, although
+    the strides do not nest (6 is less than the 4n elements axis 1 spans). NumPy's own ``copyto``
+    writes it; datamove refused it as "elements that share memory".
+    """
+    if xp.name not in ("numpy", "torch"):
+        pytest.skip("as_strided: NumPy and PyTorch")
+    x = np.arange(4 * n * 2, dtype=np.int16).reshape(4, n, 2)
+    flat = np.zeros(6 + 4 * (n - 1) + 2, np.int16)
+    if xp.name == "numpy":
+        inter = np.lib.stride_tricks.as_strided(flat, (2, n, 2), (12, 8, 2), writeable=True)
+    else:
+        inter = xp.module.as_strided(xp.module.from_numpy(flat), (2, n, 2), (6, 4, 1))
+    fresh = xp.asarray(np.zeros((2, n, 2), np.int16))
+    got = dm.split(xp.asarray(x), 0, 2, out=[inter, fresh])
+    assert got[0] is inter
+    np.testing.assert_array_equal(xp.to_numpy(inter), x[:2])
+    np.testing.assert_array_equal(xp.to_numpy(fresh), x[2:])
+    assert flat[2::4][1:].tolist() == x[1, :, 0].tolist()  # out[1, j] starts at 4j + 6
+
+
 def test_out_overlap_is_found_through_any_owner_of_the_memory() -> None:
     """Two tensors over one NumPy buffer have different storages; the memory is what counts."""
     torch = pytest.importorskip("torch")

@@ -150,7 +150,9 @@ class Backend:
             if self.overlaps(dst, data):
                 raise out_overlaps_input(op, k)
             layout = self.layout(dst)
-            if layout is not None and _layout.self_overlapping(*layout[1:]):
+            if layout is not None and _layout.self_overlapping(
+                *layout[1:], exact_up_to=_layout.OUT_EXACT_ELEMENTS
+            ):
                 raise out_overlaps_itself(op, k, layout[2])
         _layout.outs_apart(op, [self.layout(dst) for dst in out])
         for dst, src in zip(out, results, strict=True):

@@ -71,7 +71,7 @@ class NumpyBackend(Backend):
                 raise ValidationError(op, f"out[{k}]", "<read-only array>", "is read-only")
             flags = dst.flags
             if not (flags.c_contiguous or flags.f_contiguous) and _layout.self_overlapping(
-                dst.shape, dst.strides, dst.itemsize
+                dst.shape, dst.strides, dst.itemsize, exact_up_to=_layout.OUT_EXACT_ELEMENTS
             ):
                 raise out_overlaps_itself(op, k, dst.strides)
             # Against the whole input, not only output k's part of it: writing out[k] first
@@ -93,7 +93,7 @@ class NumpyBackend(Backend):
             raise ValidationError(op, "out[0]", "<read-only array>", "is read-only")
         flags = out.flags
         if not (flags.c_contiguous or flags.f_contiguous) and _layout.self_overlapping(
-            out.shape, out.strides, out.itemsize
+            out.shape, out.strides, out.itemsize, exact_up_to=_layout.OUT_EXACT_ELEMENTS
         ):
             raise out_overlaps_itself(op, 0, out.strides)
         for data in inputs:
