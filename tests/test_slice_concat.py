@@ -766,6 +766,19 @@ def test_concat(shapes, axis, expected):
             id="an array, not a sequence",
         ),
         pytest.param(
+            lambda: dm.concat([np.zeros(2), "ab"], 0),
+            dm.DTypeError,
+            "Concat: arrays[1]='ab' must be an array, not str",
+            id="an input that is no array is named arrays[k], not data",
+        ),
+        pytest.param(
+            lambda: dm.concat([[2**70], [1]], 0),
+            dm.DTypeError,
+            "Concat: arrays[0]=[1180591620717411303424] is not an array of numbers: NumPy could "
+            "hold it only as Python objects (ints beyond 64 bits, None, or other objects)",
+            id="an input list of objects is named arrays[k]",
+        ),
+        pytest.param(
             lambda: dm.infer_concat(["[2,3]", "[...]", "[1,2,3]"], 0),
             dm.ValidationError,
             "Concat: inputs=['[2,3]', '[...]', '[1,2,3]'] must all have the same rank",

@@ -139,7 +139,7 @@ def concat(arrays: Any, axis: Any, *, out: Any = None) -> Any:
     True
     """
     _count("arrays", arrays)
-    prepared = [_backends.prepare(OP, a) for a in arrays]
+    prepared = [_prepare(k, a) for k, a in enumerate(arrays)]
     backend = prepared[0][0]
     for k, (other, _, _) in enumerate(prepared[1:], 1):
         if type(other) is not type(backend):
@@ -167,6 +167,16 @@ def concat(arrays: Any, axis: Any, *, out: Any = None) -> Any:
         return _numpy_concat(parts, a, shape.to_shape(), out)
     except ValidationError as exc:
         raise _backends.single_out(exc) from None
+
+
+def _prepare(k: int, value: Any) -> tuple[Any, Any, tuple[int, ...]]:
+    """``_backends.prepare`` of input ``k``: its errors name ``arrays[k]``, not ``data``."""
+    try:
+        return _backends.prepare(OP, value)
+    except ValidationError as exc:
+        if exc.argument != "data":
+            raise
+        raise type(exc)(exc.op, f"arrays[{k}]", exc.value, exc.rule, hint=exc.hint) from None
 
 
 def _numpy_concat(
