@@ -117,3 +117,27 @@ def test_feature_level_text_that_is_no_level_is_reported_as_written(text: str) -
     # 5000 digits raised int()'s ValueError; 99_99 was reported as the number 422656.
     with pytest.raises(datamove.ValidationError, match=f"feature_level='{text[:20]}"):
         dml.FeatureLevel.parse(text)
+
+
+@pytest.mark.parametrize(
+    ("sizes", "error", "message"),
+    [
+        ([True, 3], datamove.DTypeError, "DirectML: sizes[0]=True must be an integer, not a bool"),
+        ([1, 3.0], datamove.DTypeError, "DirectML: sizes[1]=3.0 must be an integer"),
+        (
+            [2**70, 3],
+            datamove.ValidationError,
+            "DirectML: sizes[0]=1180591620717411303424 must be in [0, 4294967295] (a UINT field)",
+        ),
+        (
+            [1, -1],
+            datamove.ValidationError,
+            "DirectML: sizes[1]=-1 must be in [0, 4294967295] (a UINT field)",
+        ),
+    ],
+)
+def test_split_names_the_length_that_is_wrong(sizes, error, message) -> None:
+    """An error in ``sizes`` names its index there, not the desc's axis (``sizes[1]`` on axis 1)."""
+    with pytest.raises(error) as info:
+        dml.split(np.zeros((2, 4), np.int16), 1, sizes)
+    assert str(info.value) == message
