@@ -361,6 +361,23 @@ def test_out_of_interleaved_strides_whose_elements_are_apart_is_written(xp: Lib,
     assert flat[2::4][1:].tolist() == x[1, :, 0].tolist()  # out[1, j] starts at 4j + 6
 
 
+def test_strict_out_over_a_read_only_buffer_is_refused_before_any_write() -> None:
+    """array-api-strict wraps a read-only NumPy array as it is; writing it raised NumPy's own
+    ValueError after the outputs before it were written."""
+    xs = pytest.importorskip("array_api_strict")
+    frozen = np.zeros(2)
+    frozen.flags.writeable = False
+    first = xs.zeros(2, dtype=xs.float64)
+    x = xs.asarray(np.arange(4.0))
+    with pytest.raises(ValidationError, match=r"Split: out\[1\]='<read-only array>' is read-only"):
+        dm.split(x, 0, 2, out=[first, xs.asarray(frozen)])
+    assert np.asarray(first._array).tolist() == [0.0, 0.0]  # nothing written
+    with pytest.raises(ValidationError, match=r"StridedSlice: out='<read-only array>' is read"):
+        dm.strided_slice(x, [0], [2], out=xs.asarray(frozen))
+    with pytest.raises(ValidationError, match=r"Concat: out='<read-only array>' is read-only"):
+        dm.concat([x[:1], x[1:2]], 0, out=xs.asarray(frozen))
+
+
 def test_out_overlap_is_found_through_any_owner_of_the_memory() -> None:
     """Two tensors over one NumPy buffer have different storages; the memory is what counts."""
     torch = pytest.importorskip("torch")

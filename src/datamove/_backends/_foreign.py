@@ -96,6 +96,17 @@ class StrictBackend(Backend):
             return None
         return a.ctypes.data, a.shape, a.strides, a.itemsize
 
+    def check_out(self, op: str, results: Sequence[Any], out: Any) -> None:
+        """As any backend, and no ``out`` over a read-only NumPy array, before any is written.
+
+        ``asarray`` wraps a read-only NumPy array as it is.
+        """
+        super().check_out(op, results, out)
+        for k, dst in enumerate(out):
+            flags = getattr(getattr(dst, "_array", None), "flags", None)
+            if flags is not None and not flags.writeable:
+                raise ValidationError(op, f"out[{k}]", "<read-only array>", "is read-only")
+
 
 class CuPyBackend(Backend):
     """CuPy: NumPy's view semantics (negative steps included) on a GPU.
