@@ -170,6 +170,11 @@ def test_np_matrix_is_indexed_as_its_base_array():
     parts = dm.split(m, 1, 2)
     assert [p.shape for p in parts] == [(1, 2), (1, 2)]  # 2-D results keep the subclass
     assert all(type(p) is np.matrix for p in parts)
+    # An empty 3-D view: np.matrix's own copy fails to reshape it ("cannot reshape array of
+    # size 0 into shape (1,4)"), so it is copied as a plain array too.
+    empty = dm.strided_slice(m, [0, 0], [0, 0], new_axis_mask=[1, 0], copy=True)
+    assert type(empty) is np.ndarray
+    assert empty.shape == (1, 0, 4)
 
 
 def test_masked_arrays_keep_their_masks():

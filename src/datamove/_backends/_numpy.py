@@ -125,13 +125,17 @@ def _subclass_views(data: np.ndarray, plan: Plan) -> list[np.ndarray]:
 def _subclass_copy(view: np.ndarray) -> np.ndarray:
     """``view.copy(order="C")`` (or ``view.copy()`` for a subclass whose copy takes no order).
 
-    A copy whose subclass changes its shape (a 3-D ``np.matrix`` view copies to 2-D) is made
-    as a plain array instead.
+    A copy whose subclass changes its shape (a 3-D ``np.matrix`` view copies to 2-D), or
+    cannot make it (an empty 3-D one: "cannot reshape array of size 0"), is made as a plain
+    array instead.
     """
     try:
-        fresh = view.copy(order="C")
-    except TypeError:
-        fresh = view.copy()  # ndarray.copy's own default order is C
+        try:
+            fresh = view.copy(order="C")
+        except TypeError:
+            fresh = view.copy()  # ndarray.copy's own default order is C
+    except ValueError:
+        return view.view(np.ndarray).copy(order="C")
     if fresh.shape != view.shape:
         return view.view(np.ndarray).copy(order="C")
     return fresh
