@@ -299,6 +299,11 @@ def test_out_errors(xp: Lib) -> None:
         dm.split(x, 0, 2, out=[xp.asarray(np.zeros((2, 3), np.float64)), good[1]])
     with pytest.raises(DTypeError, match="must be a sequence"):
         dm.split(x, 0, 2, out=good[0])
+    if xp.name != "numpy":  # another library's out: the library's array type, with its article
+        name = type(x).__name__
+        article = "an" if name[0] in "AEIOUaeiou" else "a"
+        with pytest.raises(DTypeError, match=rf"out\[0\]='<ndarray>' must be {article} {name},"):
+            dm.split(x, 0, 2, out=[np.zeros((2, 3), np.float32), good[1]])
     if xp.name in ("numpy", "torch"):
         (head,) = dm.split(x, 0, 1)
         with pytest.raises(ValidationError, match="overlaps the input"):

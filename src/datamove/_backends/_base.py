@@ -120,11 +120,13 @@ class Backend:
         out_count(op, out, len(results))
         for k, (dst, src) in enumerate(zip(out, results, strict=True)):
             if not isinstance(dst, type(src)):
+                name = type(src).__name__
+                article = "an" if name[:1].lower() in "aeiou" else "a"
                 raise DTypeError(
                     op,
                     f"out[{k}]",
                     f"<{type(dst).__name__}>",
-                    f"must be a {type(src).__name__}, like data",
+                    f"must be {article} {name}, like data",
                 )
             check_out(op, k, dst, src)
             if device(dst) != device(src):
