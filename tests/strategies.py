@@ -198,6 +198,32 @@ def masks(draw: st.DrawFn, count: int) -> dict[str, list[int]]:
 DATA_DTYPES = (np.float32, np.int64, np.int8, np.uint16, np.float16, np.bool_)
 
 
+@st.composite
+def numpy_indices(
+    draw: st.DrawFn,
+    bounds: st.SearchStrategy[Any],
+    steps: st.SearchStrategy[Any],
+    ints: st.SearchStrategy[int],
+    most: int = 5,
+    kinds: Sequence[str] = ("slice", "slice", "slice", "int", "new", "ellipsis"),
+) -> tuple[Any, ...]:
+    """A NumPy basic index of up to ``most`` items: slices of ``bounds`` and ``steps``,
+    integers of ``ints``, ``None`` and at most one ``...``, drawn with the weights of ``kinds``.
+    """
+    items: list[Any] = []
+    for _ in range(draw(st.integers(0, most))):
+        kind = draw(st.sampled_from(kinds))
+        if kind == "slice":
+            items.append(slice(draw(bounds), draw(bounds), draw(steps)))
+        elif kind == "int":
+            items.append(draw(ints))
+        elif kind == "new":
+            items.append(None)
+        elif Ellipsis not in items:
+            items.append(Ellipsis)
+    return tuple(items)
+
+
 def iota(shape: Sequence[int], dtype: Any = np.float32) -> np.ndarray:
     """``0, 1, 2, ...`` in ``shape``, cast to ``dtype`` (wrapping for narrow integer types)."""
     size = int(np.prod(shape, dtype=np.int64))

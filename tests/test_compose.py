@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 import datamove as dm
 from datamove import _compose
 from datamove._dialects import CLAMP, NUMPY, Cut, addressed, index_at, selection
-from strategies import fixed_settings
+from strategies import fixed_settings, numpy_indices
 
 INT64_MAX = 2**63 - 1
 INT64_MIN = -(2**63)
@@ -35,20 +35,8 @@ bounds = st.one_of(
 steps = st.one_of(st.none(), st.integers(-4, 4).filter(bool), st.sampled_from([7, -9]))
 
 
-@st.composite
-def indices(draw: Any, size: int = 5) -> tuple[Any, ...]:
-    items: list[Any] = []
-    for _ in range(draw(st.integers(0, size))):
-        kind = draw(st.sampled_from(["slice", "slice", "slice", "int", "new", "ellipsis"]))
-        if kind == "slice":
-            items.append(slice(draw(bounds), draw(bounds), draw(steps)))
-        elif kind == "int":
-            items.append(draw(st.integers(-4, 3)))
-        elif kind == "new":
-            items.append(None)
-        elif Ellipsis not in items:
-            items.append(Ellipsis)
-    return tuple(items)
+def indices() -> st.SearchStrategy[tuple[Any, ...]]:
+    return numpy_indices(bounds, steps, st.integers(-4, 3))
 
 
 @st.composite

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 import datamove as dm
 from datamove._dialects import CLAMP, NUMPY, Cut, addressed
+from strategies import numpy_indices as index_strategy
 
 INT64_MAX = 2**63 - 1
 INT64_MIN = -(2**63)
@@ -26,20 +27,9 @@ bounds = st.one_of(st.none(), st.integers(-9, 9), st.sampled_from([INT64_MIN, IN
 steps = st.one_of(st.none(), st.integers(-4, 4).filter(bool))
 
 
-@st.composite
-def numpy_indices(draw: Any) -> tuple[Any, ...]:
-    items: list[Any] = []
-    for _ in range(draw(st.integers(0, 5))):
-        kind = draw(st.sampled_from(["slice", "slice", "int", "new", "ellipsis"]))
-        if kind == "slice":
-            items.append(slice(draw(bounds), draw(bounds), draw(steps)))
-        elif kind == "int":
-            items.append(draw(st.integers(-4, 3)))
-        elif kind == "new":
-            items.append(None)
-        elif Ellipsis not in items:
-            items.append(Ellipsis)
-    return tuple(items)
+def numpy_indices() -> st.SearchStrategy[tuple[Any, ...]]:
+    kinds = ("slice", "slice", "int", "new", "ellipsis")
+    return index_strategy(bounds, steps, st.integers(-4, 3), kinds=kinds)
 
 
 shapes = st.lists(st.integers(0, 6), min_size=0, max_size=4).map(tuple)

@@ -22,7 +22,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import datamove as dm
-from strategies import fixed_settings
+from strategies import fixed_settings, numpy_indices
 from test_dialects import apply_ops, run_torch, same
 
 pytest.importorskip("torch", reason="torch (the backends extra) is not installed")
@@ -50,20 +50,9 @@ bounds = st.one_of(st.none(), st.integers(-6, 6), st.sampled_from(BIG))
 steps = st.one_of(st.none(), st.integers(-3, 3).filter(bool), st.sampled_from(BIG_STEPS))
 
 
-@st.composite
-def indices(draw: Any, most: int = 3) -> tuple[Any, ...]:
-    items: list[Any] = []
-    for _ in range(draw(st.integers(0, most))):
-        kind = draw(st.sampled_from(["slice", "slice", "slice", "int", "new", "ellipsis"]))
-        if kind == "slice":
-            items.append(slice(draw(bounds), draw(bounds), draw(steps)))
-        elif kind == "int":
-            items.append(draw(st.integers(-3, 2) | st.sampled_from([INT64_MIN, INT64_MAX])))
-        elif kind == "new":
-            items.append(None)
-        elif Ellipsis not in items:
-            items.append(Ellipsis)
-    return tuple(items)
+def indices() -> st.SearchStrategy[tuple[Any, ...]]:
+    ints = st.integers(-3, 2) | st.sampled_from([INT64_MIN, INT64_MAX])
+    return numpy_indices(bounds, steps, ints, most=3)
 
 
 @st.composite
