@@ -419,7 +419,7 @@ def test_slice_and_onnx_emitters_of_no_shape_read_back_and_run(
     x = np.arange(int(np.prod(shape))).reshape(shape)
     try:
         ops = s.to_slice()
-    except dm.NotExpressible:  # a reversal from a stop past 2**62: see to_onnx
+    except dm.NotExpressible:  # OpenVINO's clamping differs from NumPy's on some size
         return
     emitted_runs_as_sliced(s, x, s.to_slice, apply_ops)
     assert dm.Slicing.from_strided_slice(**s.to_strided_slice()).equivalent(s)
@@ -427,15 +427,19 @@ def test_slice_and_onnx_emitters_of_no_shape_read_back_and_run(
         assert dm.Slicing.from_tf(**s.to_tf()).equivalent(s)
     try:
         onnx = dict(s.to_onnx()).get("Slice")
-    except dm.NotExpressible:  # a reversal from a stop the ONNX runtimes read apart
+    except dm.NotExpressible:  # an end the ONNX runtimes read apart
         onnx = None
     nodes = [p for op, p in ops if op == "Slice"]
     assert len(nodes) == (addressed(s.entries) > 0)
     for p in nodes:
-        assert onnx in (
-            None,
-            dict(zip(("starts", "ends", "steps", "axes"), p.values(), strict=True)),
-        )
+        same_node = dict(zip(("starts", "ends", "steps", "axes"), p.values(), strict=True))
+        if onnx is not None and onnx != same_node:  # but for ends onnxruntime misreads
+            assert onnx == {**same_node, "ends": onnx["ends"]}
+            changed = [e for e, f in zip(p["stop"], onnx["ends"], strict=True) if e != f]
+            assert changed
+            assert set(changed) <= {2**31 - 1, INT64_MAX}
+            back = dm.Slicing.from_onnx(onnx["starts"], onnx["ends"], onnx["axes"], onnx["steps"])
+            assert back.equivalent(slice_part(s))
         back = read_slice(p)
         assert back == dm.Slicing.from_onnx(p["start"], p["stop"], p["axes"], p["step"])
         assert back.equivalent(slice_part(s)), (s, p)  # on every rank and size
@@ -810,9 +814,120 @@ def test_to_tf_masks_are_32_bit() -> None:
 def test_a_reversal_to_the_start_ends_at_int64_min_never_int64_max() -> None:
     ops = dm.Slicing.from_numpy("x[5::-2]").to_onnx()
     assert ops == [("Slice", {"starts": [5], "ends": [INT64_MIN], "steps": [-2], "axes": [0]})]
-    with pytest.raises(dm.NotExpressible, match="onnxruntime"):
-        dm.Slicing.from_onnx([7], [INT64_MAX], steps=[-2]).to_onnx()
+    # An end of INT64_MAX (onnxruntime: "to the first") is written one less, read alike.
+    ops = dm.Slicing.from_onnx([7], [INT64_MAX], steps=[-2]).to_onnx()
+    assert ops == [("Slice", {"starts": [7], "ends": [INT64_MAX - 1], "steps": [-2], "axes": [0]})]
     assert dm.Slicing.from_onnx([7], [INT64_MAX], steps=[-2]).to_onnx([2])[0][1]["ends"] == [0]
+
+
+INT32_MAX = 2**31 - 1
+ORT_SENTINELS = (INT32_MAX, INT64_MAX)
+
+
+def ort_range(d: int, start: int | None, end: int, step: int) -> range:
+    """The indices onnxruntime 1.32 (CPU) selects on a size ``d`` for one Slice axis: the spec's
+    clamping, but an end of exactly INT32_MAX or INT64_MAX is "to the last" in the step's
+    direction (``slice_helper.h``; pinned by tests/test_dialects_onnxruntime.py)."""
+    if end in ORT_SENTINELS:
+        end = INT64_MIN if step < 0 else INT64_MAX
+    return Cut.make(start, end, step, CLAMP).range(d)
+
+
+def ort_reads(ops: list[tuple[str, dict[str, Any]]], d: int) -> range:
+    """What onnxruntime's reading of a one-axis ``to_onnx`` output selects on a size ``d``."""
+    ((name, p), *rest) = ops
+    assert (name, p["axes"]) == ("Slice", [0])
+    assert all(n == "Squeeze" for n, _ in rest)
+    return ort_range(d, p["starts"][0], p["ends"][0], p["steps"][0])
+
+
+near = [INT32_MAX + k for k in range(-3, 4)] + [INT64_MAX, INT64_MAX - 1, INT64_MAX - 2]
+wide_bounds = st.one_of(
+    st.none(), st.integers(-4, 4), st.sampled_from(near), st.sampled_from([-v for v in near])
+)
+wide_steps = st.one_of(
+    st.integers(-3, 3).filter(bool), st.sampled_from([2**31, -(2**31), 2**40, -(2**62), 2**62])
+)
+near_dims = st.sampled_from([0, 1, 2, 5, 2**31 - 3, 2**31 - 1, 2**31, 2**31 + 1, 2**31 + 4])
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    start=wide_bounds,
+    stop=wide_bounds,
+    step=wide_steps,
+    lo=near_dims,
+    span=st.one_of(st.none(), st.integers(0, 6), st.just(2**31 + 9)),
+    rule=st.sampled_from([NUMPY, CLAMP]),
+)
+def test_to_onnx_never_writes_an_end_onnxruntime_misreads(
+    start: int | None, stop: int | None, step: int, lo: int, span: int | None, rule: str
+) -> None:
+    """Ends of INT32_MAX and INT64_MAX (and indices next to them), on sizes near INT32_MAX:
+    what ``to_onnx`` writes selects, read as onnxruntime reads it, what the slicing selects on
+    every size checked (both ends and near the bounds); a refusal's witness is a size where
+    onnxruntime's reading of the slicing's own numbers differs from the spec's."""
+    shape = dm.PartialShape([dm.Dimension(lo, None if span is None else lo + span)])
+    s = dm.Slicing((Cut.make(start, stop, step, rule),))
+    (cut,) = s.entries
+    try:
+        ops = s.to_onnx(shape)
+    except dm.NotExpressible as exc:
+        if "onnxruntime reads the end" not in str(exc):  # the clamping corner: tested elsewhere
+            return
+        witness = exc.witness
+        assert witness is not None
+        assert witness in shape
+        (w,) = witness
+        assert ort_range(w, cut.start, cut.stop, step) != cut.range(w), (s, shape, w)
+        return
+    if not ops:  # the whole axis
+        assert cut.range(lo) == range(lo)
+        return
+    p = ops[0][1]
+    assert not any(
+        e in ORT_SENTINELS and (c < 0 or e == INT32_MAX)
+        for e, c in zip(p["ends"], p["steps"], strict=True)
+    )
+    top = INT64_MAX - 1 if shape.dims[0].max is None else shape.dims[0].max
+    points = {lo, top, 1, INT32_MAX, *(abs(v) for v in (start, stop) if v is not None)}
+    for d in {d + k for d in points for k in range(-3, 4)}:
+        if lo <= d <= top:
+            assert ort_reads(ops, d) == cut.range(d), (s, shape, d, ops)
+
+
+def test_to_onnx_writes_an_index_next_to_int32_max_backwards() -> None:
+    """``x[INT32_MAX - 1]`` as ``starts=[k], ends=[k + 1]`` would end at INT32_MAX, which
+    onnxruntime reads as "to the last" on sizes past it: it is written backwards."""
+    k = INT32_MAX - 1
+    ops = dm.Slicing.from_numpy(f"x[{k}]").to_onnx("[?]")
+    assert ops[0] == ("Slice", {"starts": [k], "ends": [k - 1], "steps": [-1], "axes": [0]})
+    for d in (1, k, k + 1, k + 2, 2**40):
+        assert ort_reads(ops, d) == range(k, k + 1)[: max(0, d - k)]
+
+
+def test_to_onnx_rewrites_or_refuses_onnxruntime_sentinel_ends() -> None:
+    def ends(text: str, shape: Any) -> list[int]:
+        return dm.Slicing.from_numpy(text).to_onnx(shape)[0][1]["ends"]  # type: ignore[no-any-return]
+
+    # hunt3's finding: empty on every size, written with an end one less.
+    assert ends(f"x[3:{INT64_MAX}:-1]", "[?]") == [INT64_MAX - 1]
+    assert ends(f"x[3:{INT32_MAX}:-1]", "[?]") == [INT32_MAX - 1]  # 3 < INT32_MAX: empty
+    assert ends(f"x[:{INT32_MAX}:2]", "[?]") == [INT32_MAX + 1]  # never reaches the odd one
+    assert ends(f"x[-1:{INT32_MAX}:-1]", f"[..{INT32_MAX + 1}]") == [INT32_MAX + 1]
+    assert ends(f"x[-1:{INT32_MAX}:-1]", [INT32_MAX + 9]) == [-9]  # static: from the back
+    for text, shape, witness in (
+        (f"x[-1:{INT32_MAX}:-1]", "[?]", (1,)),  # onnxruntime: x[::-1]; the spec: nothing
+        (f"x[:{INT32_MAX}]", "[3..]", (INT32_MAX + 1,)),  # onnxruntime: one more
+        (f"x[-5:{INT32_MAX}:3]", "[?]", (INT32_MAX + 2,)),  # x[-5::3] reaches it there
+    ):
+        with pytest.raises(dm.NotExpressible, match="onnxruntime reads the end") as info:
+            dm.Slicing.from_numpy(text).to_onnx(shape)
+        assert info.value.witness == witness, text
+    # OpenVINO reads them as the spec says: to_slice writes them as they are.
+    assert dm.Slicing.from_numpy(f"x[-1:{INT32_MAX}:-1]").to_slice("[?]")[0][1]["stop"] == [
+        INT32_MAX
+    ]
 
 
 def test_onnx_reference_reads_its_own_spec_with_numpy_rule() -> None:

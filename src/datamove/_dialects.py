@@ -77,9 +77,10 @@ SAME: Final = "same"
 # its emitter keeps a cut only where the two agree on every allowed size.
 BOTH: Final = "both"
 
-# ONNX runtimes disagree on an end at or past INT32_MAX with a negative step (onnxruntime reads
-# it as "to the start", the spec and onnx.reference as past the end): never written there.
-_ORT_SENTINEL: Final = 2**31 - 1
+# onnxruntime (1.32) reads an end of exactly INT32_MAX or INT64_MAX as "to the last" in the
+# step's direction (with a negative step: through index 0), where the spec and onnx.reference
+# read an index, clamped: to_onnx never writes them where the two readings differ.
+_INT32_MAX: Final = 2**31 - 1
 
 # PyTorch truncates slice bounds below this one (with a warning); it computes a slice's length
 # as (len + step - 1) / step in int64, so a step past -_TORCH_MIN overflows on every length
@@ -974,6 +975,8 @@ class Slicing:
                 continue
             if type(x) is int:
                 a, b, c = x, (min(x + 1, INT64_MAX) if x != -1 else INT64_MAX), 1
+                if rule == BOTH and b == _INT32_MAX:  # onnxruntime: "to the last"
+                    a, b, c = x, x - 1, -1  # the same element backwards, on every size
             elif x == WHOLE:
                 continue
             else:
@@ -981,21 +984,8 @@ class Slicing:
                 c = x.step
                 a = (0 if c > 0 else -1) if x.start is None else x.start
                 b = (INT64_MAX if c > 0 else INT64_MIN) if x.stop is None else x.stop
-                if c < 0 and b >= _ORT_SENTINEL:
-                    dim = dim_at(ps, axis)
-                    if dim.max is not None and dim.max <= b + 1:
-                        a, b, c = 0, 0, 1  # empty on every allowed size
-                    else:
-                        raise NotExpressible(
-                            dialect,
-                            "shape",
-                            shape,
-                            f"allows sizes past {b + 1} on axis {axis}, where the end {b} with "
-                            f"step {c} is read differently by the runtimes (onnxruntime: to "
-                            "the start; the ONNX spec and onnx.reference: past the end)",
-                            hint="pass the shape",
-                            witness=None,
-                        )
+                if rule == BOTH and (b == _INT32_MAX or (b == INT64_MAX and c < 0)):
+                    b = self._ort_end(x, ps, axis, shape)
             starts.append(a)
             stops.append(b)
             steps.append(c)
@@ -1035,6 +1025,40 @@ class Slicing:
             ops.append(("Squeeze", {"axes": shrunk}))
         return ops
 
+    def _ort_end(self, x: Cut, ps: PartialShape, axis: int, shape: Any) -> int:
+        """An end for ``x`` that onnxruntime reads as the spec does, on every allowed size.
+
+        ``x.stop`` is ``INT32_MAX`` or ``INT64_MAX``, which onnxruntime reads as "to the last" in
+        the step's direction. One more or one less is read as the spec says; a cut with either
+        selects what ``x`` selects but where some allowed size puts the element between the two
+        ends (``t``) on its path (`_reaching`). Where both do, no end at or past ``t`` and none
+        before it can say ``x`` either: on a static axis the end counted from the back does,
+        else :class:`~datamove.NotExpressible` with a size where the readings differ.
+        """
+        e, c = x.stop, x.step
+        assert e is not None
+        dim = dim_at(ps, axis)
+        lo, top = dim.min, INT64_MAX - 1 if dim.max is None else dim.max
+        for end in (e - 1, e + 1):
+            t = max(end, e) if c < 0 else min(end, e)
+            if end <= INT64_MAX and _reaching(x.start, c, t, lo, top) is None:
+                return end
+        if dim.is_static:
+            return e - lo
+        # Negative steps: onnxruntime takes index 0 on every size from 1, the spec never does.
+        w = max(lo, 1) if c < 0 else _reaching(x.start, c, e, lo, top)
+        assert w is not None
+        raise NotExpressible(
+            "ONNX Slice",
+            "shape",
+            shape,
+            f"allows size {w} of axis {axis}, where onnxruntime reads the end {e} of "
+            f'{x.text()} as "to the {"first" if c < 0 else "last"}" and the ONNX spec and '
+            "onnx.reference as the index; no other end selects alike on every allowed size",
+            hint="pass the shape",
+            witness=witness_of(self, ps, {axis: w}),
+        )
+
     @_memo.emitter
     def to_slice(self, shape: ShapeLike | None = None) -> list[tuple[str, dict[str, Any]]]:
         """Write OpenVINO operations, applied in order.
@@ -1066,11 +1090,12 @@ class Slicing:
         onnxruntime, the ONNX spec and ``onnx.reference`` disagree (but on a rank too small
         for a slicing of no shape, where two axes meet: the spec leaves that undefined,
         onnxruntime refuses it and ``onnx.reference`` runs it; ``docs/dialects.md``): no end
-        of ``INT32_MAX`` or more with a negative step
-        (onnxruntime reads it as "to the first"), and a cut read under one clamping rule is
-        kept only where the other rule (OpenVINO's for onnxruntime and the spec, NumPy's for
-        ``onnx.reference``) gives the same on every allowed size, else
-        :class:`~datamove.NotExpressible` with a witness.
+        of exactly ``INT32_MAX`` or ``INT64_MAX`` that onnxruntime would read otherwise (it
+        reads them as "to the last" in the step's direction; such an end is written one less
+        or one more, or from the back on a static axis, where that selects alike on every
+        allowed size), and a cut read under one clamping rule is kept only where the other
+        rule (OpenVINO's for onnxruntime and the spec, NumPy's for ``onnx.reference``) gives
+        the same on every allowed size; else :class:`~datamove.NotExpressible` with a witness.
 
         Examples
         --------
@@ -1261,6 +1286,42 @@ class Slicing:
         ['x[...]', 'x[...]', 'x[...]', 'x[...]', 'x[::-1]']
         """
         return ALGEBRA["canonical"](self, shape)  # type: ignore[no-any-return]
+
+
+def _start_at(a: int | None, c: int, d: int) -> int:
+    """The start of ``a::c`` on a size ``d``, clamped as the ONNX spec (and OpenVINO) clamp."""
+    if c > 0:
+        v = 0 if a is None else a + d if a < 0 else a
+        return min(max(v, 0), d)
+    v = d - 1 if a is None else a + d if a < 0 else a
+    return min(max(v, 0), d - 1)
+
+
+def _reaching(a: int | None, c: int, t: int, lo: int, top: int) -> int | None:
+    """The smallest size in ``[lo, top]`` on which ``a::c`` reaches the index ``t >= 0``.
+
+    Its end aside: ``t`` lies inside the axis, at or past the clamped start in the step's
+    direction, a multiple of the step from it. From size ``t + 1`` on, the clamped start
+    grows by 0 or 1 a size, so it takes every value between its first and its last: the
+    first of them on ``t``'s path is reached, at the first size it is the start.
+    """
+    m, d0 = abs(c), max(lo, t + 1)
+    if d0 > top:
+        return None
+    first, last = _start_at(a, c, d0), _start_at(a, c, top)
+    if c < 0:
+        v = max(t, first)
+        v += (t - v) % m
+        if v > last:
+            return None
+    else:
+        v = first + (t - first) % m
+        if v > min(t, last):
+            return None
+    while d0 < top:  # the first size whose start is v
+        mid = (d0 + top) // 2
+        d0, top = (d0, mid) if _start_at(a, c, mid) >= v else (mid + 1, top)
+    return d0
 
 
 def _whole_axes(axes: list[int | None], sliced: list[int]) -> list[int]:
