@@ -1017,3 +1017,88 @@ def test_a_slicing_that_runs_on_no_allowed_shape_is_that_error_not_a_witness() -
     w = refused.value.witness
     assert w is not None
     s(np.zeros(w))
+
+
+INT32_MIN = -(2**31)
+big_negative_steps = st.sampled_from(
+    [INT32_MIN, INT32_MIN - 1, -(2**40), -(2**62), -(2**62) - 7, -INT64_MAX, INT64_MIN]
+)
+far_bounds = st.one_of(
+    st.none(), st.integers(-9, 9), st.sampled_from([2**31, -(2**31), 2**40, -(2**40), INT64_MAX])
+)
+
+
+def _written_cut(emitted: Any, dialect: str) -> Cut:
+    """The one cut ``to_slice`` or ``to_strided_slice`` wrote for a one-axis slicing."""
+    if dialect == "slice":
+        if not emitted:
+            return Cut(None, None, 1)
+        (name, p), *_ = emitted
+        assert name == "Slice"
+        return dm.Slicing.from_slice(p["start"], p["stop"], p["step"], p["axes"]).entries[0]  # type: ignore[no-any-return]
+    return dm.Slicing.from_strided_slice(**emitted).entries[0]  # type: ignore[no-any-return]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    start=far_bounds,
+    stop=far_bounds,
+    step=big_negative_steps,
+    lo=st.integers(0, 6),
+    hi=st.one_of(st.none(), st.integers(0, 12), st.sampled_from([2**31 - 1, 2**31, 2**40])),
+    dialect=st.sampled_from(["slice", "strided_slice"]),
+)
+def test_openvino_emitters_write_no_step_at_or_below_int32_min_on_a_dynamic_axis(
+    start: int | None, stop: int | None, step: int, lo: int, hi: int | None, dialect: str
+) -> None:
+    """OpenVINO's CPU plugin kills the process on such a step (docs/semantics.md, S-3): the
+    emitters write a step above it that selects alike on every size (checked at both ends and
+    near the bounds, huge ones included, by the indices each cut selects), or refuse with a
+    size where the cut takes two elements or the step -1 form selects otherwise."""
+    shape = dm.PartialShape([dm.Dimension(lo, None if hi is None else max(lo, hi))])
+    s = dm.Slicing.from_numpy((slice(start, stop, step),))
+    s = dm.Slicing.from_strided_slice(**s._strided_slice(list(s.entries)))  # OpenVINO's rule
+    (cut,) = s.entries
+    emit = s.to_slice if dialect == "slice" else s.to_strided_slice
+    try:
+        written = _written_cut(emit(shape), dialect)
+    except dm.NotExpressible as exc:
+        witness = exc.witness
+        assert witness is not None
+        assert witness in shape
+        if "takes two elements" in str(exc):
+            assert len(cut.range(witness[0])) == 2
+        return
+    top = INT64_MAX - 1 if shape.dims[0].max is None else shape.dims[0].max
+    assert written.step > INT32_MIN or top == lo
+    points = {lo, top, *(abs(v) for v in (start, stop) if v is not None)}
+    for d in {d + k for d in points for k in range(-3, 4)}:
+        if lo <= d <= top:
+            assert written.range(d) == cut.range(d), (s, shape, d, written)
+
+
+def test_openvino_emitters_rewrite_a_step_at_or_below_int32_min() -> None:
+    def written(text: str, shape: str) -> list[Any]:
+        ((_, p),) = dm.Slicing.from_numpy(text).to_slice(shape)
+        return [p["start"], p["stop"], p["step"]]
+
+    # One element at most: the longest distance from start to stop as the step.
+    assert written(f"x[::{INT64_MIN + 1}]", "[..5]") == [[-1], [INT64_MIN], [-5]]
+    assert written(f"x[5:3:{-(2**62)}]", "[?]") == [[5], [3], [-2]]
+    # Farther than INT32_MAX on some size: the start and one past it, backwards.
+    assert written(f"x[::{INT64_MIN + 1}]", "[?]") == [[-1], [-2], [-1]]
+    assert written(f"x[0::{-(2**40)}]", "[?]") == [[0], [INT64_MIN], [-1]]
+    s = dm.Slicing.from_numpy(f"x[::{INT64_MIN + 1}]")
+    assert s.to_strided_slice("[?]")["stride"] == [-1]
+    assert s.to_strided_slice([7])["stride"] == [1]  # static: in range, one element
+    for text, witness, why in (
+        (f"x[::{-(2**62)}]", 2**62 + 1, "takes two elements"),
+        (f"x[{2**40}:5:{-(2**62)}]", 7, "selects otherwise at size 7"),
+    ):
+        for emit in (
+            dm.Slicing.from_numpy(text).to_slice,
+            dm.Slicing.from_numpy(text).to_strided_slice,
+        ):
+            with pytest.raises(dm.NotExpressible, match=why) as info:
+                emit("[?]")
+            assert info.value.witness == (witness,)

@@ -292,3 +292,77 @@ def test_cpu_plugin_gives_an_empty_slice_then_unsqueeze_the_wrong_shape() -> Non
     assert chain.shape == (0, 1, 0)  # the bug; fixed: update docs/semantics.md
     assert strided.shape == (0, 1, 4)
     assert [r.shape for r in reference] == [(0, 1, 4), (0, 1, 4)]
+
+
+INT32_MIN, INT64_MIN = -(2**31), -(2**63)
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    start=st.one_of(st.none(), st.integers(-7, 7), st.sampled_from([2**40, -(2**40)])),
+    stop=st.one_of(st.none(), st.integers(-7, 7), st.sampled_from([2**40, -(2**40)])),
+    step=st.sampled_from([INT32_MIN, -(2**40), -(2**62), 1 - 2**63, INT64_MIN]),
+    lo=st.integers(0, 3),
+    hi=st.one_of(st.none(), st.integers(0, 6)),
+)
+def test_openvino_runs_what_the_emitters_write_for_a_step_at_or_below_int32_min(
+    tmp_path: Path, start: int | None, stop: int | None, step: int, lo: int, hi: int | None
+) -> None:
+    """Such a constant step kills the CPU plugin (docs/semantics.md, S-3): on an axis of
+    dynamic size the emitters write another, and the model (Slice-8 chain and StridedSlice,
+    one model of dynamic input shape) runs on the CPU plugin and in ``evaluate`` as the
+    slicing at every size up to 8; where they refuse, nothing is run."""
+    s = dm.Slicing.from_strided_slice(
+        [start or 0],
+        [stop or 0],
+        [step],
+        begin_mask=[int(start is None)],
+        end_mask=[int(stop is None)],
+    )
+    shape = dm.PartialShape([dm.Dimension(lo, None if hi is None else max(lo, hi))])
+    try:
+        model = _model(shape, s)
+    except dm.NotExpressible:
+        return
+    xml = tmp_path / "emitted.xml"
+    ov.save_model(model, str(xml))
+    top = 8 if hi is None else max(lo, hi)
+    for n in range(lo, top + 1):
+        x = np.arange(n, dtype=np.int64)
+        want = s(x)
+        refused = ""
+        try:
+            cpu = [array for _, array in openvino_oracle.run_ir(xml, {"x": x})]
+        except openvino_oracle.OpenVINOError as exc:
+            refused, cpu = str(exc), []
+        if refused:
+            # OpenVINO declares no element where the start clamps to index 0 (x[-2:-2:-1] on
+            # [?] declared [0], one element at size 1), and the CPU plugin holds to that
+            # (docs/semantics.md, S-6 and IR-6): evaluate alone is compared there.
+            assert "Can not clone with new dims" in refused
+            assert want.size
+        reference = openvino_oracle.evaluate_ir(xml, {"x": x})
+        if want.size == 0:  # evaluate reversing a zero-length axis (divergence 10)
+            reference = reference[:1]
+        for got in (*cpu, *reference):
+            assert same(got, want), (s, shape, n)
+
+
+def test_cpu_plugin_crashes_on_the_step_the_emitters_no_longer_write(tmp_path: Path) -> None:
+    """``x[::-(2**63 - 1)]`` on ``[?]`` written as it is (the emitters before the fix) kills
+    the CPU plugin; what they write now (``x[-1:-2:-1]``) runs."""
+    s = dm.Slicing.from_numpy(f"x[::{1 - 2**63}]")
+    shape = dm.PartialShape.parse("[?]")
+    assert s.to_slice(shape)[0][1]["step"] == [-1]
+    x = ops1.parameter(ov.PartialShape("[?]"), np.int64, name="x")
+    raw = ops8.slice(x, _const([-1]), _const([INT64_MIN]), _const([1 - 2**63]), _const([0]))
+    xml = tmp_path / "raw.xml"
+    ov.save_model(ov.Model([ops1.result(ops1.convert(raw, "i64"))], [x], "raw"), str(xml))
+    data = np.arange(5, dtype=np.int64)
+    with pytest.raises(openvino_oracle.OpenVINOCrashError):  # fixed: update docs/semantics.md
+        openvino_oracle.run_ir(xml, {"x": data})
+    xml = tmp_path / "emitted.xml"
+    ov.save_model(_model(shape, s), str(xml))
+    assert [got.tolist() for _, got in openvino_oracle.run_ir(xml, {"x": data})] == [[4], [4]]

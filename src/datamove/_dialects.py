@@ -82,6 +82,13 @@ BOTH: Final = "both"
 # read an index, clamped: to_onnx never writes them where the two readings differ.
 _INT32_MAX: Final = 2**31 - 1
 
+# OpenVINO's CPU plugin (2026.4.1) kills the process (SIGFPE) on a constant Slice-8 step or
+# StridedSlice-1 stride at or below INT32_MIN wherever the output has elements
+# (docs/semantics.md, S-3 and divergence 9): its emitters write none on an axis that is not
+# static (on a static one the numbers are in range, such a step only where it takes two).
+_OV_MIN_STEP: Final = -(2**31)
+_OPENVINO: Final = ("Slice", "StridedSlice")
+
 # PyTorch truncates slice bounds below this one (with a warning); it computes a slice's length
 # as (len + step - 1) / step in int64, so a step past -_TORCH_MIN overflows on every length
 # that step would take a second element of.
@@ -620,7 +627,14 @@ class Slicing:
                 continue
             assert axis is not None
             try:
-                out.append(self._cut_for(x, ps, axis, dialect, rule, shape))
+                y = self._cut_for(x, ps, axis, dialect, rule, shape)
+                if (
+                    dialect in _OPENVINO
+                    and y.step <= _OV_MIN_STEP
+                    and not dim_at(ps, axis).is_static
+                ):
+                    y = self._openvino_step(y, ps, axis, dialect, shape)
+                out.append(y)
             except NotExpressible:
                 self.infer(ps)  # a slicing that runs on no allowed shape: that error instead
                 raise
@@ -666,6 +680,51 @@ class Slicing:
             + f"; no {dialect} parameters say it for every allowed size",
             hint="pass the shape",
             witness=witness,
+        )
+
+    def _openvino_step(self, x: Cut, ps: PartialShape, axis: int, dialect: str, shape: Any) -> Cut:
+        """``x`` (a step at or below ``INT32_MIN``) with a step OpenVINO's CPU plugin runs.
+
+        Where ``x`` takes one element at most on every allowed size, the same bounds with a
+        step of the longest distance from the clamped start to the clamped stop take the same
+        (that distance is piecewise affine in the size, its breakpoints at the bounds: its
+        largest is at one of them or at an end of the allowed sizes). Where that distance
+        passes ``INT32_MAX``, the start and a stop one past it with a step of -1
+        (``x[a:a-1:-1]``) where that selects alike on every allowed size. Else
+        :class:`~datamove.NotExpressible`, its witness the smallest size on which ``x`` takes
+        two elements (no step above ``INT32_MIN`` takes both), or one on which the step -1
+        form selects otherwise.
+        """
+        dim = dim_at(ps, axis)
+        lo, top = dim.min, INT64_MAX - 1 if dim.max is None else dim.max
+        bounds = [abs(v) for v in (x.start, x.stop) if v is not None]
+        points = {lo, top} | {v + k for v in bounds for k in (-1, 0, 1, 2)}
+        far, at = max((_distance(x, d), d) for d in points if lo <= d <= top)
+        pair = _first_pair((x,), edges(lo, top, breakpoints((x.start, x.stop))), top)
+        if pair is None and far <= -_OV_MIN_STEP - 1:
+            return Cut(x.start, x.stop, -max(1, far), x.rule)
+        reason = f"takes two elements at size {pair}, where no step above it takes both"
+        if pair is None:
+            a = x.start
+            stop = -2 if a is None else None if a == 0 else a - 1
+            y = Cut.make(a, stop, -1, CLAMP)
+            w = decide(same_cut(x, y), dim, (a, x.stop, stop), abs(x.step), (x, y))
+            if w is None:
+                return y
+            pair = w
+            reason = (
+                f"selects one element at most, but {far} from its stop at size {at} (a step "
+                f"above it would take two there), and {y.text()} selects otherwise at size {w}"
+            )
+        raise NotExpressible(
+            dialect,
+            "shape",
+            shape,
+            f"allows sizes {dim} on axis {axis}, where {x.text()} {reason}; OpenVINO's CPU "
+            f"plugin kills the process on a step at or below {_OV_MIN_STEP} (docs/semantics.md, "
+            "S-3)",
+            hint="pass the shape",
+            witness=witness_of(self, ps, {axis: pair}),
         )
 
     # -- execution and inference -----------------------------------------------------------
@@ -763,7 +822,8 @@ class Slicing:
         index (a shrink) and no ellipsis gets one at the end, which keeps the axes it does not
         address whole, as they are kept anyway: OpenVINO's CPU plugin runs such a StridedSlice
         wrong, reading past its input, unless those axes are addressed (``docs/semantics.md``,
-        divergence 23).
+        divergence 23). No stride at or below ``INT32_MIN`` is written on an axis of dynamic
+        size, as :meth:`to_slice` writes none.
         """
         _, entries = self._cuts(shape, "StridedSlice", CLAMP)  # a new list, ours to extend
         if (
@@ -1070,6 +1130,12 @@ class Slicing:
         addresses both, every axis up to the last at one of them; it then reads back
         (``from_slice``) as the slicing. Axes after the ellipsis count from the back.
 
+        OpenVINO's CPU plugin kills the process on a constant step at or below ``INT32_MIN``
+        (``docs/semantics.md``, S-3): on an axis of dynamic size such a step is written as
+        another that selects alike on every allowed size (one element at most: the longest
+        distance from start to stop, or a step of -1 from the start to one past it), else
+        :class:`~datamove.NotExpressible` with a witness size.
+
         Examples
         --------
         >>> import datamove as dm
@@ -1286,6 +1352,15 @@ class Slicing:
         ['x[...]', 'x[...]', 'x[...]', 'x[...]', 'x[::-1]']
         """
         return ALGEBRA["canonical"](self, shape)  # type: ignore[no-any-return]
+
+
+def _distance(x: Cut, d: int) -> int:
+    """How far the clamped start of ``x`` (a negative step) lies past its clamped stop on ``d``."""
+    if d == 0:
+        return 0
+    a, b = x.start, x.stop
+    begin, end = clamp_bounds(d, a or 0, b or 0, x.step, int(a is None), int(b is None))
+    return begin - end
 
 
 def _start_at(a: int | None, c: int, d: int) -> int:
