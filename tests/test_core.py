@@ -694,17 +694,21 @@ X = np.zeros((2, 6))
         pytest.param(
             lambda: dm.strided_slice(np.zeros((2, 3)), [0] * 63, [0] * 63, new_axis_mask=[1] * 63),
             dm.BackendError,
-            "StridedSlice: the output would have rank 65 (data's 2 axes, plus 63 new, minus 0 "
-            "shrunk), more than NumPy's limit of 64 dimensions (hint: infer_strided_slice gives "
-            "the shape of any rank; execution is NumPy's)",
+            "StridedSlice: new_axis_mask=[1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, "
+            "1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, "
+            "1, 1, 1, 1, 1, 1 ...] adds 63 axes to data.shape=[2, 3]: the output would have rank "
+            "65, more than NumPy's limit of 64 dimensions (hint: infer_strided_slice gives the "
+            "shape of any rank; execution is NumPy's)",
             id="strided_slice(output rank 65)",
         ),
         pytest.param(
             lambda: dm.strided_slice(np.zeros((1,) * 64), [0], [0], new_axis_mask=[1]),
             dm.BackendError,
-            "StridedSlice: the output would have rank 65 (data's 64 axes, plus 1 new, minus 0 "
-            "shrunk), more than NumPy's limit of 64 dimensions (hint: infer_strided_slice gives "
-            "the shape of any rank; execution is NumPy's)",
+            "StridedSlice: new_axis_mask=[1] adds 1 axis to data.shape=[1, 1, 1, 1, 1, 1, 1, 1, "
+            "1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, "
+            "1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1 ...]: the output would have rank 65, "
+            "more than NumPy's limit of 64 dimensions (hint: infer_strided_slice gives the "
+            "shape of any rank; execution is NumPy's)",
             id="strided_slice(rank-64 data, one new axis)",
         ),
         pytest.param(
@@ -959,8 +963,24 @@ def test_inference_has_no_rank_limit_but_numpy_execution_has():
     assert shape.rank == 65
     x = np.zeros((2, 3))
     assert dm.strided_slice(x, [0] * 62, [0] * 62, new_axis_mask=[1] * 62).ndim == 64
-    with pytest.raises(dm.BackendError, match="rank 65"):
+    with pytest.raises(dm.BackendError, match="rank 65") as e:
         dm.strided_slice(x, [0] * 63, [0] * 63, new_axis_mask=[1] * 63, copy=True)
+    assert (e.value.argument, e.value.value) == ("new_axis_mask", [1] * 63)
+    # Shrunk axes count against the new ones: the rule says how many each mask made.
+    with pytest.raises(dm.BackendError) as e:
+        dm.strided_slice(
+            x, [0] * 65, [1] * 65, new_axis_mask=[1] * 64, shrink_axis_mask=[0] * 64 + [1]
+        )
+    assert e.value.rule.startswith(
+        "adds 64 axes to data.shape=[2, 3] and shrink_axis_mask removes 1: the output would "
+        "have rank 65"
+    )
+    jnp = pytest.importorskip("jax.numpy")
+    # A JAX array past NumPy's rank: the data's shape made the rank, named as Slice names it.
+    with pytest.raises(dm.BackendError) as e:
+        dm.strided_slice(jnp.zeros((1,) * 65), [0], [1])
+    assert (e.value.argument, e.value.value) == ("data.shape", [1] * 65)
+    assert e.value.rule == "has rank 65, more than NumPy's limit of 64 dimensions"
 
 
 def test_a_slice_past_numpy_s_rank_names_the_data_s_shape():

@@ -19,7 +19,7 @@ from typing import Any, Final, NamedTuple
 import numpy as np
 
 from datamove import _backends, _plan
-from datamove._errors import BackendError, ValidationError
+from datamove._errors import BackendError, ValidationError, show
 from datamove._memo import memoize
 from datamove._shape import INT64_MAX, Dimension, PartialShape, ShapeLike, Unknown, as_partial_shape
 from datamove._validation import as_int_vector, as_mask, check_concrete
@@ -410,6 +410,27 @@ def infer_strided_slice(
 
 
 # -- execution -----------------------------------------------------------------------------------
+def _over_numpy_rank(
+    shape: tuple[int, ...], steps: tuple[Step, ...], rank: int, new_axis_mask: Any
+) -> BackendError:
+    """The output's ``rank`` is past NumPy's: named by what made it, new axes or the data's own."""
+    new = sum(1 for step in steps if step.kind == NEW)
+    shrunk = len(shape) + new - rank
+    limit = f"more than NumPy's limit of {NUMPY_MAXDIMS} dimensions"
+    if new:
+        argument, value = "new_axis_mask", new_axis_mask
+        made = f"adds {new} {'axis' if new == 1 else 'axes'} to data.shape={show(list(shape))}"
+    else:
+        argument, value, made = "data.shape", list(shape), f"has rank {len(shape)}"
+    if shrunk:
+        made += f" and shrink_axis_mask removes {shrunk}"
+    if new or shrunk:
+        limit = f"the output would have rank {rank}, {limit}"
+    rule = f"{made}: {limit}" if new or shrunk else f"{made}, {limit}"
+    hint = "infer_strided_slice gives the shape of any rank; execution is NumPy's"
+    return BackendError(OP, argument, value, rule, hint=hint)
+
+
 def numpy_index(
     shape: tuple[int, ...],
     begin: Any,
@@ -466,16 +487,7 @@ def numpy_index(
         return (Ellipsis,)
     rank = sum(1 for step in steps if step.kind != SHRINK)
     if rank > NUMPY_MAXDIMS:
-        new = sum(1 for step in steps if step.kind == NEW)
-        raise BackendError(
-            OP,
-            None,
-            None,
-            f"the output would have rank {rank} (data's {len(shape)} axes, plus {new} new, "
-            f"minus {len(shape) + new - rank} shrunk), more than NumPy's limit of "
-            f"{NUMPY_MAXDIMS} dimensions",
-            hint="infer_strided_slice gives the shape of any rank; execution is NumPy's",
-        )
+        raise _over_numpy_rank(shape, steps, rank, new_axis_mask)
     while index and index[-1] == slice(None):
         index.pop()
     if rank == 0:  # every axis shrunk: keep a 0-d array, not a NumPy scalar
