@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import array
 import gc
+import importlib
 import subprocess
 import sys
 import threading
 import tracemalloc
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import numpy as np
 import pytest
@@ -912,8 +914,8 @@ X = np.zeros((2, 6))
         pytest.param(
             lambda: dm.strided_slice(np.arange(4), [np.array(1.0)], [3]),
             dm.DTypeError,
-            "StridedSlice: begin=[array(1.0, dtype=float64)] holds a 0-d array of element type "
-            "float64 at index 0; integers only",
+            "StridedSlice: begin=[array(1.0, dtype=float64)] holds a 0-d NumPy array of element "
+            "type float64 at index 0; integers only",
             id="strided_slice(0-d float array in begin)",
         ),
     ],
@@ -1727,3 +1729,133 @@ def test_public_names_are_the_documented_ones():
 def test_numpy_ints_are_ranks() -> None:
     assert dm.PartialShape.dynamic(np.int64(3)) == dm.PartialShape("[?,?,?]")
     assert dm.PartialShape.dynamic(np.int8(-1)) == dm.PartialShape(None)
+
+
+def _a(name: str) -> str:
+    return "an" if name == "array-api-strict" else "a"
+
+
+def _library_arrays() -> list[Any]:
+    """(library name, a maker of its arrays from a NumPy one) for each library installed."""
+    makers = [pytest.param("NumPy", lambda a: a, id="NumPy")]
+    for module, name, make in (
+        ("torch", "PyTorch", lambda m: m.from_numpy),
+        ("jax.numpy", "JAX", lambda m: m.asarray),
+        ("array_api_strict", "array-api-strict", lambda m: m.asarray),
+        ("dask.array", "Dask", lambda m: m.from_array),
+    ):
+        try:
+            m = importlib.import_module(module)
+        except ImportError:
+            continue
+        makers.append(pytest.param(name, make(m), id=name))
+    return makers
+
+
+@pytest.mark.parametrize(("library", "make"), _library_arrays())
+@pytest.mark.parametrize(
+    ("call", "argument"),
+    [
+        (lambda v: dm.strided_slice(np.arange(6), v, [2]), "begin"),
+        (lambda v: dm.slice(np.arange(6), [0], [2], v), "step"),
+        (lambda v: dm.variadic_split(np.arange(6), 0, v), "split_lengths"),
+        (dm.Splitting.from_torch, "split_size_or_sections"),
+    ],
+    ids=["strided_slice-begin", "slice-step", "variadic_split-lengths", "from_torch"],
+)
+def test_an_array_parameter_s_mistake_reads_alike_in_every_library(
+    library: str, make: Any, call: Any, argument: str
+) -> None:
+    # Each mistake names the operator, the argument, what was given and the rule, in one
+    # wording whichever library made the array (a PyTorch one said "holds Tensor at index 0",
+    # an array-api-strict one "must be a sequence of integers, not Array").
+    def rule(v: Any) -> tuple[str | None, str]:
+        with pytest.raises(dm.ValidationError) as e:
+            call(v)
+        assert e.value.argument == argument
+        return type(e.value).__name__, e.value.rule
+
+    floats = make(np.array([1.0, 2.0], np.float32))
+    assert rule(floats) == (
+        "DTypeError",
+        "has element type float32, but must be of an integer type",
+    )
+    assert rule(make(np.ones((1, 1), np.int64))) == (
+        "ValidationError",
+        "must be 1-D, but has shape [1, 1]",
+    )
+    assert rule([make(np.array(1.0, np.float32))]) == (
+        "DTypeError",
+        f"holds a 0-d {library} array of element type float32 at index 0; integers only",
+    )
+    assert rule([make(np.array([1, 2]))]) == (
+        "ValidationError",
+        f"must be 1-D, but holds a 1-D {library} array at index 0",
+    )
+    if library == "NumPy":
+        return  # NumPy's integer arrays are read
+    wanted = "a list of integers or a NumPy integer array"
+    assert rule(make(np.array([1, 2]))) == (
+        "DTypeError",
+        f"is {_a(library)} {library} array, but must be {wanted}",
+    )
+    assert rule([make(np.array(1))]) == (
+        "DTypeError",
+        f"holds a 0-d {library} array at index 0; integers only (Python or NumPy)",
+    )
+
+
+@pytest.mark.parametrize(("library", "make"), _library_arrays())
+def test_an_array_scalar_parameter_s_mistake_reads_alike_in_every_library(
+    library: str, make: Any
+) -> None:
+    def rule(v: Any) -> tuple[str | None, str]:
+        with pytest.raises(dm.ValidationError) as e:
+            dm.split(np.arange(6), v, 2)
+        assert (e.value.op, e.value.argument) == ("Split", "axis")
+        return type(e.value).__name__, e.value.rule
+
+    assert rule(make(np.array(0.0, np.float32))) == (
+        "DTypeError",
+        "has element type float32, but must be of an integer type",
+    )
+    assert rule(make(np.array([0]))) == ("ValidationError", "must be a scalar, but has shape [1]")
+    if library != "NumPy":
+        assert rule(make(np.array(0))) == (
+            "DTypeError",
+            f"is {_a(library)} {library} array, but must be an integer (Python or NumPy)",
+        )
+
+
+@pytest.mark.parametrize(("library", "make"), _library_arrays())
+def test_an_array_mask_s_mistake_reads_alike_in_every_library(library: str, make: Any) -> None:
+    def rule(v: Any) -> tuple[str | None, str]:
+        with pytest.raises(dm.ValidationError) as e:
+            dm.strided_slice(np.arange(6), [0], [2], begin_mask=v)
+        assert (e.value.op, e.value.argument) == ("StridedSlice", "begin_mask")
+        return type(e.value).__name__, e.value.rule
+
+    assert rule(make(np.array([1.0], np.float32))) == (
+        "DTypeError",
+        "has element type float32; a mask is a list of 0 and 1",
+    )
+    assert rule(make(np.ones((1, 1), np.int64))) == (
+        "ValidationError",
+        "must be 1-D (a list of 0 and 1), but has shape [1, 1]",
+    )
+    if library != "NumPy":
+        assert rule(make(np.array([1]))) == (
+            "DTypeError",
+            f"is {_a(library)} {library} array, but must be a list of 0 and 1 or a NumPy array",
+        )
+
+
+def test_a_numpy_subclass_defined_anywhere_is_read_as_numpy() -> None:
+    # The library is told by the array's module, but a NumPy subclass of any module is NumPy's.
+    class Mine(np.ndarray):
+        pass
+
+    begin = np.array([1]).view(Mine)
+    assert dm.strided_slice(np.arange(5), begin, [4]).tolist() == [1, 2, 3]
+    with pytest.raises(dm.DTypeError, match="has element type float64, but must be of an"):
+        dm.strided_slice(np.arange(5), np.array([1.0]).view(Mine), [4])

@@ -48,8 +48,13 @@ def test_other_libraries_arrays_are_never_read_to_show_them() -> None:
 
     lazy = da.from_delayed(dask.delayed(boom)(), shape=(3,), dtype=np.int64)
     assert show(lazy) == "<Array of shape [3] and dtype int64>"
-    with pytest.raises(dm.DTypeError, match=r"axis=<Array of shape \[3\] and dtype int64>"):
+    rule = r"must be a scalar, but has shape \[3\]"  # as a NumPy array of that shape
+    with pytest.raises(
+        dm.ValidationError, match=rf"axis=<Array of shape \[3\] and dtype int64> {rule}"
+    ):
         dm.split(np.zeros(6), lazy, 2)
+    with pytest.raises(dm.DTypeError, match="is a Dask array, but must be a list of integers"):
+        dm.variadic_split(np.zeros(6), 0, lazy)
     torch = pytest.importorskip("torch")
     assert show(torch.arange(3)) == "<Tensor of shape [3] and dtype torch.int64>"
 

@@ -5,12 +5,18 @@ NumPy integer scalars and integer arrays of any integer dtype: the specs' "any i
 Bool and float values are rejected (OpenVINO would truncate floats silently). Values must fit in
 int64, the widest type OpenVINO computes with. Sets, mappings, strings and bytes are no vectors.
 A vector holds at most ``MAX_LENGTH`` values.
+
+Another library's array (PyTorch, JAX, array-api-strict, Dask, CuPy ...) is never read as a
+parameter: its values may live on a device, be traced (``jax.jit``) or be a Dask graph. Its
+element type and rank are checked first, with NumPy's wording (`describe`), so the same mistake
+reads alike whichever library made the array; an integer one of the right rank is then refused
+as that library's array.
 """
 
 from __future__ import annotations
 
 import operator
-from typing import Any
+from typing import Any, Final, NamedTuple
 
 import numpy as np
 
@@ -26,6 +32,7 @@ __all__ = [
     "check_concrete",
     "check_length",
     "check_out",
+    "describe",
     "normalize_axis",
     "out_overlaps_input",
     "out_overlaps_itself",
@@ -46,14 +53,90 @@ def _check_range(
             )
 
 
-def _integer_array(op: str, argument: str, value: np.ndarray[Any, Any]) -> None:
-    if value.dtype.kind not in "iu":
+# The libraries whose arrays a parameter may be by mistake, by the top module of the array's type.
+_LIBRARIES: Final = {
+    "numpy": "NumPy",
+    "torch": "PyTorch",
+    "jax": "JAX",
+    "jaxlib": "JAX",
+    "array_api_strict": "array-api-strict",
+    "dask": "Dask",
+    "cupy": "CuPy",
+}
+
+
+class Described(NamedTuple):
+    """What an array is, in words that do not depend on its library."""
+
+    library: str  # "NumPy", "PyTorch", ... or the top module's name
+    element: str  # its element type without the library's prefix: "int64", "float32", "bool"
+    shape: list[Any]  # Dask's unknown sizes are NaN
+
+    @property
+    def kind(self) -> str:
+        """``"i"`` (signed or unsigned integers), ``"b"`` (bool) or ``"?"`` (anything else)."""
+        if self.element.startswith(("int", "uint")) and self.element[-1].isdigit():
+            return "i"
+        return "b" if self.element == "bool" else "?"
+
+
+def describe(value: Any) -> Described | None:
+    """``value`` as an array of any library (its shape and dtype read, never its values).
+
+    ``None`` for what is no array (a NumPy scalar is a number, not an array). An array is a
+    NumPy one (a subclass too), one of the array API or DLPack, or one of a library listed in
+    ``_LIBRARIES``: a sequence of another kind with a shape (a pandas Series) is read as one.
+
+    Examples
+    --------
+    >>> describe(np.zeros((2, 3), np.float32))
+    Described(library='NumPy', element='float32', shape=[2, 3])
+    >>> describe([1, 2]) is None, describe(np.int64(1)) is None
+    (True, True)
+    """
+    if isinstance(value, (np.generic, list, tuple, *NOT_A_SEQUENCE)):
+        return None
+    kind = type(value)
+    top = "numpy" if isinstance(value, np.ndarray) else kind.__module__.partition(".")[0]
+    if not (
+        top in _LIBRARIES or hasattr(kind, "__array_namespace__") or hasattr(kind, "__dlpack__")
+    ):
+        return None
+    try:
+        shape, dtype = list(value.shape), value.dtype
+    except Exception:  # noqa: BLE001 - no array, or one whose attributes fail: not an array
+        return None
+    element = str(dtype).rpartition(".")[2]  # torch.int64, array_api_strict.int64: int64
+    return Described(_LIBRARIES.get(top, top), element, shape)
+
+
+def _check_array(op: str, argument: str, value: Any, d: Described, ndim: int, wanted: str) -> None:
+    """An array given as a parameter: of an integer type, ``ndim`` (0 or 1) dimensions, NumPy's.
+
+    Each is checked in this order, in one wording for every library; ``wanted`` names what a
+    parameter may be, for another library's array.
+    """
+    if d.kind != "i":
         raise DTypeError(
-            op,
-            argument,
-            value,
-            f"has element type {value.dtype}, but must be of an integer type",
+            op, argument, value, f"has element type {d.element}, but must be of an integer type"
         )
+    if len(d.shape) != ndim:
+        rank = "a scalar" if ndim == 0 else "1-D"
+        raise ValidationError(op, argument, value, f"must be {rank}, but has shape {d.shape}")
+    if d.library != "NumPy":
+        raise _not_read(op, argument, value, d, wanted)
+
+
+def _not_read(op: str, argument: str, value: Any, d: Described, wanted: str) -> DTypeError:
+    """The error for another library's array where datamove reads NumPy's alone."""
+    return DTypeError(
+        op,
+        argument,
+        value,
+        f"is {'an' if d.library[:1].lower() in 'aeiou' else 'a'} {d.library} array, but must "
+        f"be {wanted}",
+        hint="parameters are read on the host: convert it with .tolist() or np.asarray",
+    )
 
 
 def as_int(op: str, argument: str, value: Any) -> int:
@@ -64,12 +147,8 @@ def as_int(op: str, argument: str, value: Any) -> int:
         _check_range(op, argument, value, (value,), scalar=True)
     if isinstance(value, bool | np.bool_):
         raise DTypeError(op, argument, value, "must be an integer, not a bool")
-    if isinstance(value, np.ndarray):
-        _integer_array(op, argument, value)
-        if value.ndim != 0:
-            raise ValidationError(
-                op, argument, value, f"must be a scalar, but has shape {list(value.shape)}"
-            )
+    if (d := describe(value)) is not None:
+        _check_array(op, argument, value, d, 0, "an integer (Python or NumPy)")
     if isinstance(value, int | np.integer | np.ndarray):  # an int subclass (IntEnum, ...) too
         v = int(value)
         _check_range(op, argument, value, (v,), scalar=True)  # uint64 above 2**63 - 1
@@ -93,15 +172,9 @@ def check_length(op: str, argument: str, n: int) -> None:
 
 def as_int_vector(op: str, argument: str, value: Any) -> tuple[int, ...]:
     """A 1-D integer input: a sequence of ints or a 1-D integer array."""
-    if isinstance(value, np.ndarray):
-        _integer_array(op, argument, value)
-        if value.ndim != 1:
-            raise ValidationError(
-                op,
-                argument,
-                value,
-                f"must be 1-D, but has shape {list(value.shape)}",
-            )
+    if (d := describe(value)) is not None:
+        wanted = "a list of integers or a NumPy integer array"
+        _check_array(op, argument, value, d, 1, wanted)
         check_length(op, argument, value.shape[0])
         ints = tuple(int(v) for v in value.tolist())
         if value.dtype == np.uint64:
@@ -131,17 +204,21 @@ def as_int_vector(op: str, argument: str, value: Any) -> tuple[int, ...]:
             continue
         if isinstance(v, float | np.floating):
             raise DTypeError(op, argument, value, f"holds a float at index {i}; integers only")
-        if isinstance(v, np.ndarray) and v.ndim == 0:  # a 0-d array is its one value
-            if v.dtype.kind in "iu":
-                out.append(int(v))
-                continue
-            raise DTypeError(
-                op,
-                argument,
-                value,
-                f"holds a 0-d array of element type {v.dtype} at index {i}; integers only",
-            )
-        if isinstance(v, list | tuple | np.ndarray):
+        if (d := describe(v)) is not None:
+            if len(d.shape) != 0:
+                rule = f"must be 1-D, but holds a {len(d.shape)}-D {d.library} array at index {i}"
+                raise ValidationError(op, argument, value, rule)
+            if d.kind != "i":
+                rule = f"holds a 0-d {d.library} array of element type {d.element} at index {i}"
+                raise DTypeError(op, argument, value, f"{rule}; integers only")
+            if d.library != "NumPy":
+                rule = (
+                    f"holds a 0-d {d.library} array at index {i}; integers only (Python or NumPy)"
+                )
+                raise DTypeError(op, argument, value, rule)
+            out.append(int(v))  # a 0-d NumPy array is its one value
+            continue
+        if isinstance(v, list | tuple):
             raise ValidationError(
                 op,
                 argument,
@@ -158,13 +235,15 @@ def as_int_vector(op: str, argument: str, value: Any) -> tuple[int, ...]:
 
 def as_mask(op: str, argument: str, value: Any) -> tuple[int, ...]:
     """A StridedSlice mask: a sequence of 0/1 (bools allowed), of any length."""
-    if isinstance(value, np.ndarray):
-        if value.dtype.kind not in "iub":
-            raise DTypeError(
-                op, argument, value, f"has element type {value.dtype}; a mask is a list of 0 and 1"
-            )
-        if value.ndim != 1:
-            raise ValidationError(op, argument, value, "must be 1-D (a list of 0 and 1)")
+    if (d := describe(value)) is not None:
+        if d.kind == "?":
+            rule = f"has element type {d.element}; a mask is a list of 0 and 1"
+            raise DTypeError(op, argument, value, rule)
+        if len(d.shape) != 1:
+            rule = f"must be 1-D (a list of 0 and 1), but has shape {d.shape}"
+            raise ValidationError(op, argument, value, rule)
+        if d.library != "NumPy":
+            raise _not_read(op, argument, value, d, "a list of 0 and 1 or a NumPy array")
         check_length(op, argument, value.shape[0])
         items: list[Any] = value.tolist()
     elif isinstance(value, list | tuple | range):
