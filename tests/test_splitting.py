@@ -369,3 +369,52 @@ def test_splittings_and_slicings_refuse_with_the_rule_broken(
 ) -> None:
     with pytest.raises(error, match=message.replace("[", r"\[").replace("]", r"\]")):
         make()
+
+
+_S = dm.Slicing.from_numpy
+
+
+@pytest.mark.parametrize(
+    ("make", "given", "hint"),
+    [
+        (lambda s: _S("x[-100:-200:-1]").to_onnx(s), "[?]", "pass a static size of axis 0"),
+        (
+            lambda s: dm.Slicing.from_onnx([-100], [-200], steps=[-1]).to_numpy(s),
+            "[?]",
+            "pass a static size of axis 0",
+        ),
+        (lambda s: _S(f"x[{-(2**62) - 5}:]").to_torch(s), "[?]", "pass a static size of axis 0"),
+        (lambda s: _S(f"x[::{-(2**62 + 7)}]").to_torch(s), "[?]", "pass a static size of axis 0"),
+        (
+            lambda s: dm.Splitting.from_split(0, 2).as_slicings(s),
+            "[?]",
+            "pass a static size of axis 0",
+        ),
+        (
+            lambda s: dm.Splitting.from_torch(2, 1, function="chunk").to_openvino(s),
+            "[2,?]",
+            "pass a static size of axis 1",
+        ),
+        (
+            lambda s: dm.Splitting.from_split(-1, 2).to_webnn(s),
+            "[...]",
+            "pass a shape of known rank",
+        ),
+        (
+            lambda s: dm.compose(_S("x[..., 1:]"), _S("x[:, :, 0]"), s),
+            "[...]",
+            "pass a shape of known rank",
+        ),
+    ],
+)
+def test_the_hint_to_pass_the_shape_only_where_none_was_passed(
+    make: Any, given: str, hint: str
+) -> None:
+    # "(hint: pass the shape)" was written where a shape had been passed (datamove explain
+    # slice --shape '[?]'): with a shape, the hint names what it lacks.
+    with pytest.raises(dm.NotExpressible) as info:
+        make(given)
+    assert info.value.hint == hint
+    with pytest.raises(dm.NotExpressible) as info:
+        make(None)
+    assert info.value.hint in ("pass the shape", "pass the shape, or its rank")

@@ -55,7 +55,7 @@ from datamove._dialects import (
     shape_dims,
     witness_of,
 )
-from datamove._errors import NotExpressible, ValidationError
+from datamove._errors import NotExpressible, ValidationError, pass_the_shape
 from datamove._shape import INT64_MAX, Dimension, PartialShape, ShapeLike
 
 __all__ = ["compose"]
@@ -721,7 +721,7 @@ def _any_rank(comp: _Composer) -> Slicing:
                 comp.shape,
                 f"allows rank {rank}, where {_show(a)} then {_show(b)} cannot run but "
                 f"{_show(candidate)} (its composition on larger ranks) can",
-                hint="pass the shape",
+                hint=pass_the_shape(comp.shape, "a shape of known rank"),
                 witness=sub.witness(rank, {}),
             ) from None
         w = candidate.difference(exact, here)
@@ -733,7 +733,7 @@ def _any_rank(comp: _Composer) -> Slicing:
                 f"allows rank {rank}, where {_show(a)} then {_show(b)} is "
                 f"{_show(exact)} but on larger ranks {_show(candidate)}; no single "
                 "slicing is both",
-                hint="pass the shape",
+                hint=pass_the_shape(comp.shape, "a shape of known rank"),
                 witness=w,
             )
     return candidate

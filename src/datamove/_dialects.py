@@ -49,7 +49,7 @@ from datamove._dml_webnn import (
     static_sizes,
     webnn_slice_ops,
 )
-from datamove._errors import NotExpressible, ValidationError
+from datamove._errors import NotExpressible, ValidationError, pass_the_shape
 from datamove._shape import (
     INT64_MAX,
     INT64_MIN,
@@ -678,7 +678,7 @@ class Slicing:
                 else f"{dialect}'s"
             )
             + f"; no {dialect} parameters say it for every allowed size",
-            hint="pass the shape",
+            hint=pass_the_shape(shape, f"a static size of axis {axis}"),
             witness=witness,
         )
 
@@ -723,7 +723,7 @@ class Slicing:
             f"allows sizes {dim} on axis {axis}, where {x.text()} {reason}; OpenVINO's CPU "
             f"plugin kills the process on a step at or below {_OV_MIN_STEP} (docs/semantics.md, "
             "S-3)",
-            hint="pass the shape",
+            hint=pass_the_shape(shape, f"a static size of axis {axis}"),
             witness=witness_of(self, ps, {axis: pair}),
         )
 
@@ -978,7 +978,7 @@ class Slicing:
             shape,
             f"allows sizes past {-v} on axis {axis}, where the bound {v} is inside the axis; "
             f"PyTorch truncates slice bounds below {_TORCH_MIN}",
-            hint="pass the shape",
+            hint=pass_the_shape(shape, f"a static size of axis {axis}"),
             witness=witness_of(self, ps, {axis: -v + 1}),
         )
 
@@ -1013,7 +1013,7 @@ class Slicing:
             f"allows size {d} on axis {axis}, where {x.text()} takes two elements; PyTorch "
             f"computes a slice's length as (len + step - 1) / step in int64, which overflows "
             f"for steps past {-_TORCH_MIN} there",
-            hint="pass the shape",
+            hint=pass_the_shape(shape, f"a static size of axis {axis}"),
             witness=witness_of(self, ps, {axis: d}),
         )
 
@@ -1115,7 +1115,7 @@ class Slicing:
             f"allows size {w} of axis {axis}, where onnxruntime reads the end {e} of "
             f'{x.text()} as "to the {"first" if c < 0 else "last"}" and the ONNX spec and '
             "onnx.reference as the index; no other end selects alike on every allowed size",
-            hint="pass the shape",
+            hint=pass_the_shape(shape, f"a static size of axis {axis}"),
             witness=witness_of(self, ps, {axis: w}),
         )
 

@@ -229,3 +229,19 @@ class NotExpressible(ValidationError):  # noqa: N818 - the name issue 20's API g
         """Pickle with the structured fields and the witness."""
         rebuild, fields = super().__reduce__()
         return (functools.partial(rebuild, witness=self.witness), fields)
+
+
+def pass_the_shape(shape: Any, lacking: str) -> str:
+    """A ``NotExpressible`` hint: pass the shape where none was passed, else what it ``lacks``.
+
+    A static shape makes every slicing expressible, so the hint names the part of a given
+    shape that is not static (``"a static size of axis 1"``), never asks again for the shape.
+
+    Examples
+    --------
+    >>> pass_the_shape(None, "a static size of axis 0")
+    'pass the shape'
+    >>> pass_the_shape("[?]", "a static size of axis 0")
+    'pass a static size of axis 0'
+    """
+    return "pass the shape" if shape is None else f"pass {lacking}"

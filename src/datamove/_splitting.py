@@ -55,7 +55,7 @@ from datamove._dml_webnn import (
     read_webnn_split,
     static_sizes,
 )
-from datamove._errors import AxisError, NotExpressible, ValidationError
+from datamove._errors import AxisError, NotExpressible, ValidationError, pass_the_shape
 from datamove._shape import INT64_MAX, MAX_LENGTH, Dimension, ShapeLike
 from datamove._validation import as_int, as_int_vector
 
@@ -519,7 +519,8 @@ class Splitting:
                 [entries_text(s.entries) if isinstance(s, Slicing) else s for s in items],
                 "do not tile one axis in order, with no hole, on every shape "
                 f"{'of any rank' if shape is None else str(shape)} allows",
-                hint="dm.group_into_split_with_gaps allows holes; pass the shape",
+                hint="dm.group_into_split_with_gaps allows holes"
+                + ("; pass the shape" if shape is None else ""),
             )
         return found
 
@@ -576,7 +577,7 @@ class Splitting:
                     shape,
                     f"allows sizes {dim} on axis {self.axis}, where the {self.rule!r} rule's "
                     "parts move with the size; fixed slicings cannot say them",
-                    hint="pass the shape",
+                    hint=pass_the_shape(shape, f"a static size of axis {self.axis}"),
                     witness=None if w is None else (w,),
                 )
             cuts = found
@@ -652,7 +653,7 @@ class Splitting:
                 f"allows sizes {dim} on axis {self.axis}; {dialect} has no {self.rule!r} rule, "
                 f"and no size up to {dim.min + _SCAN} tells the closest call "
                 f"{call[0]}({call[1]}) from it",
-                hint="pass the shape",
+                hint=pass_the_shape(shape, f"a static size of axis {self.axis}"),
                 witness=None,
             )
         raise NotExpressible(
@@ -662,7 +663,7 @@ class Splitting:
             f"allows sizes {dim} on axis {self.axis}; {dialect} has no {self.rule!r} rule, and "
             f"the closest call {call[0]}({call[1]}) {_outcome(_runs(rule, value, w), w)} "
             f"where this split {_outcome(_runs(self.rule, self.value, w))}",
-            hint="pass the shape",
+            hint=pass_the_shape(shape, f"a static size of axis {self.axis}"),
             witness=(w,),
         )
 
@@ -773,7 +774,9 @@ class Splitting:
                     shape,
                     f"has an unknown rank, and WebNN's axis is unsigned: axis {self.axis}, "
                     "counted from the back, names another axis on each rank",
-                    hint="pass the shape, or its rank",
+                    hint="pass the shape, or its rank"
+                    if shape is None
+                    else "pass a shape of known rank",
                 )
             axis, dim = self.axis, Dimension()
         else:
