@@ -651,3 +651,21 @@ def test_grouped_splits_run_on_every_array_library(xp: Any, shape: tuple[Interva
         found = dm.group_into_split(slicings, shape_text(shape))
         if found is not None:
             _check_split_runs_as_slicings(found, slicings, shape, xp)
+
+
+def test_canonical_decides_two_different_long_steps_as_equivalent_does() -> None:
+    # canonical's own comparison of cuts said "not shown equal" where the steps' lcm passes the
+    # period checked, though Slicing.equivalent decides two different steps exactly: x[::2**62]
+    # and x[::2**62-1] take element 0 alone up to size 2**62, where the second takes two.
+    big = 2**62
+    a, b = S(f"x[::{big}]"), S(f"x[::{big - 1}]")
+    for shape in (f"[..{big - 1}]", f"[1..{big - 1}]"):
+        assert a.equivalent(b, shape)
+        assert a.canonical(shape) == b.canonical(shape) == S("x[:1]")
+    assert not a.equivalent(b, f"[..{big}]")
+    assert a.canonical(f"[..{big}]") != b.canonical(f"[..{big}]")
+    assert S(f"x[::{big}]").canonical("[..1]") == S("x[...]")  # whole on sizes 0 and 1
+    assert S(f"x[::{-big}]").canonical("[..9]") == S("x[-1:]")
+    assert S(f"x[3::{big}]").canonical("[..9]") == S("x[3:4]")
+    # one long step on both sides stays as written where the comparison is not decided
+    assert S(f"x[1::{big}]").canonical("[?]") == S(f"x[1::{big}]")

@@ -47,7 +47,7 @@ from datamove._dialects import (
     some_size,
 )
 from datamove._errors import ValidationError
-from datamove._shape import Dimension, PartialShape, ShapeLike
+from datamove._shape import INT64_MAX, Dimension, PartialShape, ShapeLike
 from datamove._splitting import Splitting, cuts_of_lengths, part_slicing
 
 __all__ = [
@@ -90,8 +90,8 @@ def _agree(x: Cut, y: Cut, dim: Dimension) -> bool:
     """Whether the two cuts select the same indices on every size ``dim`` allows."""
     try:
         bounds = (x.start, x.stop, y.start, y.stop)
-        return decide(same_cut(x, y), dim, bounds, math.lcm(x.step, y.step)) is None
-    except ValidationError:  # steps too long to decide on an interval: say "not shown equal"
+        return decide(same_cut(x, y), dim, bounds, math.lcm(x.step, y.step), (x, y)) is None
+    except ValidationError:  # one long step on both sides, undecided: say "not shown equal"
         return False
 
 
@@ -228,6 +228,19 @@ def _static_cut(r: range, d: int) -> Cut:
     return Cut.make(start, stop, step, SAME)
 
 
+def _one_element(x: Cut) -> Cut | None:
+    """The step-1 cut of ``x``'s first element, for a step taking one at most (``x[::2**62]``).
+
+    ``None`` where ``x``'s step is 1 already, or its first element cannot be so written.
+    """
+    if abs(x.step) == 1:
+        return None
+    first = x.start if x.start is not None else 0 if x.step > 0 else -1
+    if first == -1:
+        return Cut.make(-1, None, 1, x.rule)
+    return None if first >= INT64_MAX - 1 else Cut.make(first, first + 1, 1, x.rule)
+
+
 def _interval_cut(x: Cut, dim: Dimension) -> Cut:
     """The simplest cut found that selects what ``x`` selects on every size ``dim`` allows."""
     if _agree(x, EMPTY, dim):
@@ -235,6 +248,9 @@ def _interval_cut(x: Cut, dim: Dimension) -> Cut:
     if _agree(x, WHOLE, dim):
         return WHOLE
     c = x
+    one = _one_element(x)
+    if one is not None and _agree(one, x, dim):  # a step past the size: its first element
+        c = one
     t = Cut.make(None, c.stop, c.step, c.rule)
     if c.start is not None and _agree(t, x, dim):
         c = t

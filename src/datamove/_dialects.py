@@ -1337,7 +1337,8 @@ class Slicing:
         counts from the front where the size is static, and each cut on a static axis by the
         indices it selects: in-range bounds, ``None`` where they reach an end, ``:0`` when
         empty. On an axis of interval size a bound is dropped where it clamps to the end on every
-        allowed size, an always-empty or always-whole cut is written ``:0`` or ``:``. With
+        allowed size, an always-empty or always-whole cut is written ``:0`` or ``:``, and a cut
+        that takes its first element alone on every allowed size is written with step 1. With
         ``shape=None`` whole axes next to the ellipsis are moved before it. The form is
         equivalent to ``s`` on the shapes ``shape`` allows only; emit it with the same
         ``shape``. ``a.canonical(shape) == b.canonical(shape)`` if and only if
