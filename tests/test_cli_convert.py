@@ -446,7 +446,7 @@ def test_negative_lists_are_values(capsys: pytest.CaptureFixture[str]) -> None:
     # argparse takes "-5,2" for an option unless told otherwise
     argv = ["explain", "variadic-split", "--shape", "5", "--axis", "-1", "--lengths", "-1,2"]
     assert main(argv) == 0
-    assert "output 1: [2]  = x[3:5]" in capsys.readouterr().out
+    assert "output 1: [2]  = x[3:]" in capsys.readouterr().out
     argv = ["explain", "slice", "--shape", "-1,3", "--start", "-2,0", "--stop", "-1,3"]
     assert main([*argv, "--step", "1,1"]) == 0
     assert "output shape: [..1,3]" in capsys.readouterr().out

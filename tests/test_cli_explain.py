@@ -82,7 +82,7 @@ def test_index_expression_reverse_and_newaxis() -> None:
 def test_split_and_variadic(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["explain", "split", "--shape", "6,12", "--axis", "1", "--num-splits", "3"]) == 0
     out = capsys.readouterr().out
-    assert "output 2: [6,4]  = x[:, 8:12]" in out
+    assert "output 2: [6,4]  = x[:, 8:]" in out
     assert "  0 0 0 0 1 1 1 1 2 2 2 2" in out
     assert (
         main(
@@ -101,8 +101,8 @@ def test_split_and_variadic(capsys: pytest.CaptureFixture[str]) -> None:
         == 0
     )
     assert json.loads(capsys.readouterr().out)["outputs"] == [
-        ["[?,1]", "x[:, 0:1]"],
-        ["[?,5]", "x[:, 1:6]"],
+        ["[?,1]", "x[:, :1]"],
+        ["[?,5]", "x[:, 1:]"],
     ]
 
 
@@ -130,7 +130,7 @@ def test_memory_is_bounded_by_what_is_printed() -> None:
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert info["outputs"] == [("[1]", "x[0:1]"), ("[999999]", "x[1:1000000]")]
+    assert info["outputs"] == [("[1]", "x[:1]"), ("[999999]", "x[1:]")]
     assert info["picture"] == []
     assert peak < 1 << 20
 
@@ -139,7 +139,7 @@ def test_long_axis_gets_its_shapes_and_no_picture(capsys: pytest.CaptureFixture[
     argv = ["explain", "variadic-split", "--shape", "1000000,2", "--axis", "0"]
     assert main([*argv, "--lengths", "1,-1"]) == 0
     out = capsys.readouterr().out
-    assert "output 1: [999999,2]  = x[1:1000000]" in out
+    assert "output 1: [999999,2]  = x[1:]" in out
     assert "elements by output" not in out
 
 
@@ -307,8 +307,8 @@ def test_concat(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["explain", "concat", "--shapes", "2,3", "2,1", "--axis", "-1"]) == 0
     assert capsys.readouterr().out == (
         "Concat of 2 inputs, axis -1\n"
-        "  input 0: [2,3]  -> out[:, 0:3]\n"
-        "  input 1: [2,1]  -> out[:, 3:4]\n"
+        "  input 0: [2,3]  -> out[:, :3]\n"
+        "  input 1: [2,1]  -> out[:, 3:]\n"
         "output shape: [2,4]\n"
         "NumPy:        np.concatenate([x0, x1], axis=1)\n"
         "inverse:      dm.variadic_split(out, 1, [3, 1])\n"
@@ -366,8 +366,8 @@ def test_a_huge_concat_gets_its_parts_and_no_picture() -> None:
     finally:
         tracemalloc.stop()
     assert info["inputs"] == [
-        ("[1000000000]", "out[0:1000000000]"),
-        ("[5]", "out[1000000000:1000000005]"),
+        ("[1000000000]", "out[:1000000000]"),
+        ("[5]", "out[1000000000:]"),
     ]
     assert info["picture"] == []
     assert peak < 1 << 20
@@ -385,9 +385,9 @@ def test_slice_of_more_axes_than_numpy_has(capsys: pytest.CaptureFixture[str]) -
 @pytest.mark.parametrize(
     ("shape", "axis", "kind", "parts"),
     [
-        ("[?,6]", 1, {"num_splits": 3}, ["x[:, 0:2]", "x[:, 2:4]", "x[:, 4:6]"]),
-        ("[?,2..5,6]", -1, {"lengths": [2, -1]}, ["x[:, :, 0:2]", "x[:, :, 2:6]"]),
-        ("[?,?]", 1, {"lengths": [2, 4]}, ["x[:, 0:2]", "x[:, 2:6]"]),  # the sum fixes the axis
+        ("[?,6]", 1, {"num_splits": 3}, ["x[:, :2]", "x[:, 2:4]", "x[:, 4:]"]),
+        ("[?,2..5,6]", -1, {"lengths": [2, -1]}, ["x[:, :, :2]", "x[:, :, 2:]"]),
+        ("[?,?]", 1, {"lengths": [2, 4]}, ["x[:, :2]", "x[:, 2:]"]),  # the sum fixes the axis
     ],
 )
 def test_split_parts_are_shown_where_every_length_on_the_axis_is_known(
@@ -446,7 +446,7 @@ def _sizes(shape: PartialShape, axis: int) -> list[tuple[int, ...]]:
         # unknown rank: counted from the back for a negative axis, the same at every rank
         ("[...]", -1, {"num_splits": 2}, ["x[..., :x.shape[-1]//2]", "x[..., x.shape[-1]//2:]"]),
         ("[...]", 1, {"lengths": [1, -1]}, ["x[:, :1]", "x[:, 1:]"]),
-        ("[...]", -2, {"lengths": [3, 1]}, ["x[..., :3, :]", "x[..., 3:4, :]"]),
+        ("[...]", -2, {"lengths": [3, 1]}, ["x[..., :3, :]", "x[..., 3:, :]"]),
     ],
 )
 def test_split_parts_on_a_dynamic_axis_are_written_with_its_size(

@@ -277,7 +277,7 @@ def test_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str])
 
 def test_operator_forms_still_work(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["explain", "split", "--shape", "6", "--axis", "0", "--num-splits", "2"]) == 0
-    assert "output 1: [3]  = x[3:6]" in capsys.readouterr().out
+    assert "output 1: [3]  = x[3:]" in capsys.readouterr().out
     assert main(["explain", "nonsense"]) == 2
 
 
@@ -610,7 +610,7 @@ def test_a_slice_on_a_dynamic_rank_is_written_where_every_rank_takes_one_index(
         ),
         pytest.param(
             lambda x: o8.variadic_split(x, _c8(1), _c8([2, 4])),
-            ["x[:, :2]", "x[:, 2:6]"],
+            ["x[:, :2]", "x[:, 2:]"],
             [2, 3],
             id="variadic split axis 1",
         ),

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import itertools
 import json
 import math
 from collections.abc import Callable, Mapping, Sequence
@@ -35,7 +34,7 @@ from datamove._splitting import Splitting, onnx_split_version
 from datamove._strided_slice import NUMPY_MAXDIMS, infer_strided_slice, numpy_index
 from datamove.cli import _dialect_text, _ir
 from datamove.cli._dialect_text import MASK_NAMES
-from datamove.ir._explain import explain_layers, index_expression, split_chunks
+from datamove.ir._explain import explain_layers, index_expression, part_texts, split_chunks
 
 __all__ = [
     "explain_concat",
@@ -204,12 +203,6 @@ def _python_differs(
     return index_expression(tuple(raw), dims)
 
 
-def _parts(name: str, axis: int, lengths: Sequence[int]) -> list[str]:
-    """Where each part of ``lengths`` lies along ``axis`` of ``name``: ``name[:, lo:hi]``."""
-    bounds = itertools.pairwise(itertools.accumulate(lengths, initial=0))
-    return [f"{name}[{':, ' * axis}{lo}:{hi}]" for lo, hi in bounds]
-
-
 def _parts_picture(shape: PartialShape, axis: int, lengths: Sequence[int]) -> list[str]:
     """A picture of ``shape`` labelling each element with its part along ``axis``."""
     if not (shape.is_static and _drawable(dims := shape.to_shape())):
@@ -239,9 +232,9 @@ def explain_split(
     --------
     >>> info = explain_split(PartialShape([2, 6]), 1, lengths=[1, 2, -1])
     >>> info["outputs"]
-    [('[2,1]', 'x[:, 0:1]'), ('[2,2]', 'x[:, 1:3]'), ('[2,3]', 'x[:, 3:6]')]
+    [('[2,1]', 'x[:, :1]'), ('[2,2]', 'x[:, 1:3]'), ('[2,3]', 'x[:, 3:]')]
     >>> explain_split(PartialShape.parse("[?,4]"), 1, num_splits=2)["outputs"]
-    [('[?,2]', 'x[:, 0:2]'), ('[?,2]', 'x[:, 2:4]')]
+    [('[?,2]', 'x[:, :2]'), ('[?,2]', 'x[:, 2:]')]
     >>> explain_split(PartialShape.parse("[?,?]"), 1, num_splits=2)["outputs"]
     [('[?,?]', 'x[:, :x.shape[1]//2]'), ('[?,?]', 'x[:, x.shape[1]//2:]')]
     """
@@ -263,7 +256,7 @@ def explain_split(
         info["outputs"] = list(zip(map(str, shapes), parts, strict=True))
         return info
     sizes = [s[a].get_length() for s in shapes]
-    info["outputs"] = list(zip(map(str, shapes), _parts("x", a, sizes), strict=True))
+    info["outputs"] = list(zip(map(str, shapes), part_texts(a, sizes), strict=True))
     info["picture"] = _parts_picture(shape, a, sizes)
     return info
 
@@ -278,7 +271,7 @@ def explain_concat(shapes: Sequence[PartialShape], axis: int) -> dict[str, Any]:
     --------
     >>> info = explain_concat([PartialShape([2, 3]), PartialShape([2, 1])], -1)
     >>> info["output_shape"], info["inputs"]
-    ('[2,4]', [('[2,3]', 'out[:, 0:3]'), ('[2,1]', 'out[:, 3:4]')])
+    ('[2,4]', [('[2,3]', 'out[:, :3]'), ('[2,1]', 'out[:, 3:]')])
     >>> info["numpy"], info["inverse"]
     ('np.concatenate([x0, x1], axis=1)', 'dm.variadic_split(out, 1, [3, 1])')
     """
@@ -301,7 +294,7 @@ def explain_concat(shapes: Sequence[PartialShape], axis: int) -> dict[str, Any]:
     if any(s.rank is None or not s[a].is_static for s in shapes):
         return info
     lengths = [s[a].get_length() for s in shapes]
-    info["inputs"] = list(zip(map(str, shapes), _parts("out", a, lengths), strict=True))
+    info["inputs"] = list(zip(map(str, shapes), part_texts(a, lengths, "out"), strict=True))
     info["inverse"] = f"dm.variadic_split(out, {a}, {lengths})"
     info["picture"] = _parts_picture(out, a, lengths)
     return info

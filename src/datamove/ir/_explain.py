@@ -42,6 +42,7 @@ __all__ = [
     "entry",
     "explain_layers",
     "index_expression",
+    "part_texts",
     "runtime_name",
     "split_chunks",
     "tidy",
@@ -353,12 +354,7 @@ def _split_text(
             parts = infer_split(shape, a, layer.int_attr("num_splits"))
         else:
             parts = infer_variadic_split(shape, a, lens)
-        cuts = itertools.accumulate((p[a].get_length() for p in parts), initial=0)
-        dims = [d.get_length() if d.is_static else None for d in shape.dims]
-        return [
-            index_expression((*[slice(None)] * a, slice(lo, hi, 1)), dims)
-            for lo, hi in itertools.pairwise(cuts)
-        ]
+        return list(part_texts(a, [p[a].get_length() for p in parts]))
     if isinstance(lens, str):
         prefix, suffix = around(a)
         m = lengths[2] or count
@@ -370,31 +366,66 @@ def _split_text(
     return split_chunks(a, lengths=lens)
 
 
+def part_texts(axis: int, lengths: Sequence[int], name: str = "x") -> list[str]:
+    """Each part of ``name`` cut along ``axis`` (from the front) into ``lengths``, shortest.
+
+    The axis's size is the lengths' sum: the first part is written from the start, the last
+    to the end. `datamove explain` (split, variadic-split, concat) and a model's Split and
+    VariadicSplit on a static axis write their parts with it.
+
+    Examples
+    --------
+    >>> part_texts(1, [2, 2, 2])
+    ['x[:, :2]', 'x[:, 2:4]', 'x[:, 4:]']
+    >>> part_texts(0, [3, 1], "out")
+    ['out[:3]', 'out[3:]']
+    """
+    shape = [None] * axis + [sum(lengths)]
+    cuts = itertools.accumulate(lengths, initial=0)
+    return [
+        index_expression((*[slice(None)] * axis, slice(lo, hi, 1)), shape, name)
+        for lo, hi in itertools.pairwise(cuts)
+    ]
+
+
 def split_chunks(
-    axis: int, *, num_splits: int | None = None, lengths: Sequence[int] | None = None
+    axis: int,
+    *,
+    num_splits: int | None = None,
+    lengths: Sequence[int] | None = None,
+    ceil: bool = False,
 ) -> list[str | None]:
     """Each part of a Split (``num_splits``) or VariadicSplit (``lengths``) on any size.
 
     The axis's size is written ``x.shape[axis]`` where a part's bounds need it; ``axis`` as
     `around` takes it (from the back on a data of unknown rank). Each index takes the part the
-    operator gives at every size it splits.
+    operator gives at every size it splits. ``ceil``: parts of ``ceil(size / num_splits)``, the
+    last one shorter (ONNX Split-18's ``num_outputs``), written ``-(-x.shape[axis]//n)``. The one
+    writer of a split's parts on a dynamic axis, for `datamove explain`, IR and ONNX models.
 
     Examples
     --------
     >>> split_chunks(1, num_splits=3)
     ['x[:, :x.shape[1]//3]', 'x[:, x.shape[1]//3:x.shape[1]//3*2]', 'x[:, x.shape[1]//3*2:]']
+    >>> split_chunks(0, num_splits=3, ceil=True)[1]
+    'x[-(-x.shape[0]//3):-(-x.shape[0]//3)*2]'
     >>> split_chunks(-1, lengths=[2, -1, 1])
     ['x[..., :2]', 'x[..., 2:-1]', 'x[..., -1:]']
+    >>> split_chunks(-1, lengths=[2, 4])
+    ['x[..., :2]', 'x[..., 2:]']
     """
     size = f"x.shape[{axis}]"
     prefix, suffix = around(axis)
     if lengths is None:
         assert num_splits is not None
         n = num_splits
-        part = f"{size}//{n}"
+        # Unary minus binds before // and *: -(-a//n)*k is ceil(a / n) * k, no parentheses.
+        part = f"-(-{size}//{n})" if ceil else f"{size}//{n}"
         return chunks(prefix, [part if k == 1 else f"{part}*{k}" for k in range(1, n)], suffix)
     lens = list(lengths)
-    rest = lens.index(-1) if -1 in lens else len(lens)
+    if -1 not in lens:  # the lengths sum to the size: the last part runs to the end
+        return chunks(prefix, [str(c) for c in itertools.accumulate(lens[:-1])], suffix)
+    rest = lens.index(-1)
     texts: list[str | None] = []
     for k in range(len(lens)):
         after = sum(lens[k + 1 :])

@@ -46,7 +46,6 @@ A parameter a shape subgraph computes is written as the expression of dims it is
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import math
 import os
 import warnings
@@ -72,7 +71,9 @@ from datamove.ir._explain import (
     chunks,
     entry,
     index_expression,
+    part_texts,
     runtime_name,
+    split_chunks,
     tidy,
     trim,
 )
@@ -904,20 +905,13 @@ def _explain_split(node: _Node, info: dict[str, Any], shape: PartialShape) -> No
             sym = written
         info["numpy"] = chunks(prefix, ["+".join(sym[: k + 1]) for k in range(m - 1)], suffix)
         return
-    if rank is None and s.rule == "lengths":  # the same cuts at every rank
-        info["numpy"] = chunks(prefix, [str(c) for c in itertools.accumulate(s.value[:-1])], suffix)
-        return
-    if dim.is_static or s.rule == "lengths":
-        lengths = s.lengths(dim.get_length()) if dim.is_static else s.value
-        points = list(itertools.accumulate(lengths[:-1]))
-        parts = Splitting.from_numpy(points, a).as_slicings(shape)
-        info["numpy"] = [_numpy(p, shape) for p in parts]
-        return
-    size = f"x.shape[{a}]"
-    n = int(s.value)
-    part = f"{size}//{n}" if s.rule == "even" else f"-(-{size}//{n})"
-    cuts = [part if k == 1 else f"({part})*{k}" for k in range(1, n)]
-    info["numpy"] = chunks(prefix, cuts, suffix)
+    # The parts are written as datamove explain and an IR model's Split write them.
+    if dim.is_static:
+        info["numpy"] = part_texts(a, s.lengths(dim.get_length()))
+    elif s.rule == "lengths":  # the same cuts at every size (and rank)
+        info["numpy"] = split_chunks(a, lengths=s.value)
+    else:
+        info["numpy"] = split_chunks(a, num_splits=int(s.value), ceil=s.rule != "even")
 
 
 def _texts(proto: Any) -> Iterator[Any]:
