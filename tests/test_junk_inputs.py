@@ -162,8 +162,8 @@ FOUND = [
     (lambda: dml.join([X, RAGGED], 0), DTypeError, "arrays[1]=({}, []) cannot be read"),
     (lambda: dm.split(X, 0, np.uint64(2**64 - 1)), ValidationError, "does not fit in int64"),
     (lambda: dm.split(X, 0, 2**64), ValidationError, "num_splits=18446744073709551616 does not"),
-    (lambda: dml.split(X, 1, np.array(3)), DTypeError, "must be a sequence of lengths"),
-    (lambda: dml.calc_buffer_tensor_size("UINT8", [], np.array(3)), DTypeError, "sequence of"),
+    (lambda: dml.split(X, 1, np.array(3)), ValidationError, "must be 1-D, but has shape []"),
+    (lambda: dml.calc_buffer_tensor_size("UINT8", [], np.array(3)), ValidationError, "1-D"),
 ]
 _HALF = dml.TensorDesc("FLOAT32", [1, 2, 3, 4])
 _SPLIT = dml.SplitDesc(dml.TensorDesc("FLOAT32", [1, 2, 6, 4]), [_HALF, _HALF], 2)

@@ -29,6 +29,7 @@ __all__ = [
     "as_int",
     "as_int_vector",
     "as_mask",
+    "check_array",
     "check_concrete",
     "check_length",
     "check_out",
@@ -125,6 +126,19 @@ def _check_array(op: str, argument: str, value: Any, d: Described, ndim: int, wa
         raise ValidationError(op, argument, value, f"must be {rank}, but has shape {d.shape}")
     if d.library != "NumPy":
         raise _not_read(op, argument, value, d, wanted)
+
+
+def check_array(op: str, argument: str, value: Any, ndim: int, wanted: str) -> bool:
+    """Whether ``value`` is an array of any library, checked as a parameter of ``ndim`` dims.
+
+    A NumPy array of an integer type and ``ndim`` (0 or 1) dimensions passes; ``wanted`` names
+    what the parameter may be, for another library's array (DirectML's fields read this way).
+    """
+    d = describe(value)
+    if d is None:
+        return False
+    _check_array(op, argument, value, d, ndim, wanted)
+    return True
 
 
 def _not_read(op: str, argument: str, value: Any, d: Described, wanted: str) -> DTypeError:

@@ -141,3 +141,45 @@ def test_split_names_the_length_that_is_wrong(sizes, error, message) -> None:
     with pytest.raises(error) as info:
         dml.split(np.zeros((2, 4), np.int16), 1, sizes)
     assert str(info.value) == message
+
+
+def test_array_fields_read_as_the_operators_read_them() -> None:
+    # A desc's sizes and dml.split's sizes and axis said "must be a sequence of integers" of a
+    # 2-D NumPy array and of any PyTorch tensor, "sizes[0]=np.float64(2.0) must be an integer"
+    # of a float array, and read a 0-d PyTorch tensor inside a list; the operators' wording
+    # (datamove._validation) says what was given, for every library.
+    torch = pytest.importorskip("torch")
+
+    def rule(call):
+        with pytest.raises(datamove.ValidationError) as info:
+            call()
+        return info.value.argument, info.value.rule
+
+    x = np.zeros((2, 6), np.float32)
+    two_d = "must be 1-D, but has shape [1, 2]"
+    floats = "has element type float64, but must be of an integer type"
+    tensor = "is a PyTorch array, but must be a sequence of integers or a NumPy integer array"
+    for desc in (
+        lambda v: dml.TensorDesc("FLOAT32", v),
+        lambda v: dml.calc_buffer_tensor_size("FLOAT32", v),
+    ):
+        assert rule(lambda d=desc: d(np.array([[2, 3]]))) == ("sizes", two_d)
+        assert rule(lambda d=desc: d(np.array([2.0, 3.0]))) == ("sizes", floats)
+        assert rule(lambda d=desc: d(torch.tensor([2, 3]))) == ("sizes", tensor)
+        assert rule(lambda d=desc: d([torch.tensor(2), 3])) == (
+            "sizes[0]",
+            "is a PyTorch array, but must be an integer (Python or NumPy)",
+        )
+    assert dml.TensorDesc("FLOAT32", np.array([2, 3])).sizes == (2, 3)
+    assert rule(lambda: dml.split(x, 1, np.array([[2, 4]]))) == ("sizes", two_d)
+    assert rule(lambda: dml.split(x, 1, np.array([2.0, 4.0]))) == ("sizes", floats)
+    assert rule(lambda: dml.split(x, 1, torch.tensor([2, 4]))) == (
+        "sizes",
+        "is a PyTorch array, but must be a sequence of lengths or a NumPy integer array",
+    )
+    assert rule(lambda: dml.split(x, torch.tensor(1), [2, 4])) == (
+        "axis",
+        "is a PyTorch array, but must be an integer (Python or NumPy)",
+    )
+    assert rule(lambda: dml.split(x, np.array(1.0), [2, 4])) == ("axis", floats)
+    assert [p.shape for p in dml.split(x, np.array(1), np.array([2, 4]))] == [(2, 2), (2, 4)]

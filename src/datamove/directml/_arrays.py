@@ -19,7 +19,7 @@ from datamove._backends import Backend, as_numpy, foreign_backend
 from datamove._backends._foreign import DASK_UNKNOWN_CHUNKS, PartlyKnownShape
 from datamove._errors import BackendError, DTypeError, ValidationError
 from datamove._split import variadic_split
-from datamove._validation import normalize_axis
+from datamove._validation import check_array, normalize_axis
 from datamove.directml._desc import JoinDesc, SplitDesc, check_count
 from datamove.directml._enums import UINT32_MAX, TensorDataType
 from datamove.directml._run import (
@@ -65,13 +65,12 @@ def _dml_type(
 def _axis(axis: Any, rank: int) -> int:
     """``axis`` in ``[0, rank - 1]``: the shared rule (``normalize_axis``), after a type check.
 
-    The type check is DirectML's own, not ``as_int``'s: any Python or NumPy integer but a bool,
-    as a desc's integer fields take. ``as_int`` would add OpenVINO's int64 rule and its hint,
-    which mean nothing here (an axis past int64 is out of range like any other).
+    The type check is DirectML's own, not ``as_int``'s: any Python or NumPy integer but a bool
+    (a 0-d NumPy integer array too), as a desc's integer fields take (`integer`). ``as_int``
+    would add OpenVINO's int64 rule and its hint, which mean nothing here (an axis past int64
+    is out of range like any other).
     """
-    if isinstance(axis, bool) or not isinstance(axis, int | np.integer):
-        raise DTypeError("DirectML", "axis", axis, "must be an integer")
-    return normalize_axis("DirectML", "axis", axis, int(axis), rank)
+    return normalize_axis("DirectML", "axis", axis, integer("DirectML", "axis", axis), rank)
 
 
 def _from_numpy_values(
@@ -202,6 +201,7 @@ def split(
     source = _source(array, "array", backend)
     dtype = _dml_type(source, data_type)
     axis = _axis(axis, len(source.shape))
+    check_array("DirectML", "sizes", sizes, 1, "a sequence of lengths or a NumPy integer array")
     if (
         isinstance(sizes, int | str)
         or not isinstance(sizes, Sequence | np.ndarray)

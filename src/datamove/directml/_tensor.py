@@ -12,6 +12,7 @@ import numpy as np
 
 from datamove import _layout
 from datamove._errors import DTypeError, ValidationError
+from datamove._validation import check_array
 from datamove.directml._enums import (
     DML_TENSOR_DIMENSION_COUNT_MAX1,
     UINT32_MAX,
@@ -32,6 +33,7 @@ def integer(op: str, name: str, value: Any) -> int:
     """``value`` as an int: a Python or NumPy integer, not a bool (a desc's integer fields)."""
     if isinstance(value, bool):
         raise DTypeError(op, name, value, "must be an integer, not a bool")
+    check_array(op, name, value, 0, "an integer (Python or NumPy)")  # as the operators read one
     try:
         return operator.index(value)
     except TypeError:
@@ -60,6 +62,7 @@ def _uint_tuple(op: str, name: str, values: Any) -> tuple[int, ...]:
             set(map(type, numbers)) == _INT and min(numbers) >= 0 and max(numbers) <= UINT32_MAX
         ):
             return numbers
+    check_array(op, name, values, 1, "a sequence of integers or a NumPy integer array")
     if (
         isinstance(values, str | bytes)
         or not isinstance(values, Sequence | np.ndarray)
