@@ -476,6 +476,9 @@ def test_explain_model_as_writes_each_layer(
         ["Slice", {"start": [-5], "stop": [-3], "step": [-1], "axes": [0]}]
     ]
     assert layer["as"]["numpy"]["witness"] == [1]
+    # The layer's shape is the model's, which explain takes no option to change: no hint to
+    # pass one ("(hint: pass a static size of axis 0)").
+    assert layer["as"]["numpy"]["error"].endswith("for every allowed size")
     assert main(["explain", "example.xml", "--as", "caffe"]) == 2
     assert "unknown dialect 'caffe'" in capsys.readouterr().err
 

@@ -122,8 +122,14 @@ def emit(obj: Any, name: str, shape: Any) -> Any:
     return None if fn is None else fn(shape)
 
 
-def translate(obj: Any, names: list[str], shape: Any) -> dict[str, dict[str, Any]]:
-    """Per dialect: ``{"value": ...}``, or ``{"error": ...}`` (with ``"witness"`` when known)."""
+def translate(
+    obj: Any, names: list[str], shape: Any, *, shape_hints: bool = True
+) -> dict[str, dict[str, Any]]:
+    """Per dialect: ``{"value": ...}``, or ``{"error": ...}`` (with ``"witness"`` when known).
+
+    ``shape_hints=False`` where the caller cannot pass another shape (a model's layer): an
+    error's hint to pass one is left out.
+    """
     table = _table(hasattr(obj, "as_slicings"))
     out: dict[str, dict[str, Any]] = {}
     for name in names:
@@ -133,7 +139,10 @@ def translate(obj: Any, names: list[str], shape: Any) -> dict[str, dict[str, Any
         try:
             value = emit(obj, name, shape)
         except NotExpressible as exc:
-            out[name] = {"error": str(exc), "witness": exc.witness}
+            text = str(exc)
+            if not shape_hints and exc.hint and exc.argument == "shape":
+                text = text.removesuffix(f" (hint: {exc.hint})")
+            out[name] = {"error": text, "witness": exc.witness}
         except ValidationError as exc:
             out[name] = {"error": str(exc)}
         else:

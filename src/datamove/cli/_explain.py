@@ -535,7 +535,7 @@ def _layer_dialects(info: dict[str, Any], names: list[str]) -> dict[str, dict[st
         except ValidationError as exc:
             why = str(exc)
         else:
-            return _dialect_text.translate(op, names, info["input_shape"])
+            return _dialect_text.translate(op, names, info["input_shape"], shape_hints=False)
     return {name: {"error": why} for name in names}
 
 
