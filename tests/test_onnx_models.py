@@ -137,6 +137,21 @@ def test_a_wrong_declared_dim_is_a_shape_problem_on_that_node(
     assert edited
 
 
+@pytest.mark.parametrize(("shape", "text"), [([2, 3, 1], "x[:, 1:]"), ([2, 3, 2], "x[:, 1:, :1]")])
+def test_a_slice_exact_on_its_static_shape_alone_is_written_shortest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], shape: list[int], text: str
+) -> None:
+    # x[:, 1:, -2::-2] has no one NumPy index for every size; on a static shape it was written
+    # with to_numpy(shape)'s in-range numbers (x[0:2, 1:3, 0:1]), where a model's layer and
+    # datamove explain write the shortest exact index.
+    model = onnx_graphs.slices(shape)
+    layers = _explained(onnx_graphs.save(model, tmp_path), capsys)
+    assert layers[3]["numpy"] == text
+    values = onnx_graphs.run_onnxruntime(model, _arange(tuple(shape)))
+    got = eval(text, {"x": _arange(tuple(shape))})  # noqa: S307
+    np.testing.assert_array_equal(got, values["v"])
+
+
 def test_dynamic_dims_are_checked_and_explained_for_every_size(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

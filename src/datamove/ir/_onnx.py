@@ -58,7 +58,7 @@ from typing import Any, Final
 import numpy as np
 
 from datamove._concat import infer_concat
-from datamove._dialects import Slicing
+from datamove._dialects import Slicing, entries_text
 from datamove._dml_webnn import check_lengths
 from datamove._errors import NotExpressible, ValidationError
 from datamove._files import read_regular
@@ -804,11 +804,16 @@ def _explain(node: _Node) -> dict[str, Any]:
 
 
 def _numpy(s: Slicing, shape: PartialShape) -> str:
-    """NumPy's index, in its shortest exact form: for every shape if it can, else ``shape``."""
+    """NumPy's index, in its shortest exact form: for every shape if it can, else ``shape``.
+
+    ``to_numpy(shape)`` writes in-range numbers (``x[0:2, 1:3, 0:1]`` on ``[2,3,1]``); their
+    canonical form on ``shape`` is the index a model's layer is written with (``x[:, 1:]``).
+    """
     try:
         return s.to_numpy()
     except NotExpressible:
-        return s.to_numpy(shape)
+        written = Slicing.from_numpy(s.to_numpy(shape))  # NumPy's clamping: printed as read
+        return entries_text(written.canonical(shape).entries)
 
 
 def _note_runtime(node: _Node, info: dict[str, Any], k: int, argument: str) -> list[str] | None:
