@@ -34,7 +34,13 @@ from datamove._splitting import Splitting, onnx_split_version
 from datamove._strided_slice import NUMPY_MAXDIMS, infer_strided_slice, numpy_index
 from datamove.cli import _dialect_text, _ir
 from datamove.cli._dialect_text import MASK_NAMES
-from datamove.ir._explain import explain_layers, index_expression, part_texts, split_chunks
+from datamove.ir._explain import (
+    algebra_line,
+    explain_layers,
+    index_expression,
+    part_texts,
+    split_chunks,
+)
 
 __all__ = [
     "explain_concat",
@@ -111,15 +117,9 @@ def explain_strided_slice(
 
 def _algebra(info: dict[str, Any], slicing: Callable[[], Slicing], shape: PartialShape) -> None:
     """Add ``algebra``: a line saying the slicing is the identity or empty, where it is."""
-    where = "" if shape.is_static else f" on every shape {shape} allows"
-    try:
-        s = slicing()
-        if s.is_identity(shape):
-            info["algebra"] = f"identity:     the output is x unchanged{where}"
-        elif s.is_empty(shape):
-            info["algebra"] = f"empty:        the output has no element{where}"
-    except ValidationError:  # parameters a Slicing does not take (run-time values): no line
-        pass
+    line = algebra_line(slicing, shape)
+    if line is not None:
+        info["algebra"] = line
 
 
 def _show_index(info: dict[str, Any], dims: tuple[int, ...], index: Any) -> None:
@@ -363,8 +363,9 @@ def _show_taken(info: dict[str, Any]) -> None:
         print(f"NumPy:        {info['numpy']}")
     elif "numpy_unavailable" in info:
         print(f"NumPy:        none: {info['numpy_unavailable']}")
-    if "algebra" in info:
-        print(info["algebra"])
+    if "algebra" in info:  # its label in the column of the lines above
+        label, rest = info["algebra"].split(": ", 1)
+        print(f"{label + ':':<14}{rest}")
     if info.get("python"):  # a Slice that Python's slicing of the same numbers reads otherwise
         print(
             f"Python:       {info['python']} takes other elements (Slice clamps as OpenVINO's "

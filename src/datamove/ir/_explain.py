@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "SLICING",
+    "algebra_line",
     "around",
     "at",
     "chunks",
@@ -468,23 +469,37 @@ def _slicing(info: dict[str, Any]) -> Slicing:
     )
 
 
-def _algebra(info: dict[str, Any]) -> None:
-    """Add ``algebra`` to a slice with constant parameters that is the identity or empty.
+def algebra_line(slicing: Callable[[], Slicing], shape: PartialShape) -> str | None:
+    """``identity: ...`` or ``empty: ...`` where ``slicing()`` is so on every shape allowed.
 
-    On every input shape allowed, as ``Slicing.is_identity`` and ``is_empty`` prove it.
+    As ``Slicing.is_identity`` and ``is_empty`` prove it; ``None`` otherwise, and where the
+    parameters are none a `Slicing` reads. The one writer of the line, for `datamove explain`
+    of an operator and of a model's layer.
+
+    Examples
+    --------
+    >>> algebra_line(lambda: Slicing.from_numpy("x[:5]"), PartialShape.parse("[..5]"))
+    'identity: the output is x unchanged on every shape [..5] allows'
     """
+    where = "" if shape.is_static else f" on every shape {shape} allows"
+    try:
+        s = slicing()
+        if s.is_identity(shape):
+            return f"identity: the output is x unchanged{where}"
+        if s.is_empty(shape):
+            return f"empty: the output has no element{where}"
+    except (ValidationError, KeyError):  # a parameter a Slicing does not read: no line
+        pass
+    return None
+
+
+def _algebra(info: dict[str, Any]) -> None:
+    """Add ``algebra`` to a slice with constant parameters that is the identity or empty."""
     if info["runtime"] or info["layer_type"] not in ("Slice", "StridedSlice"):
         return
-    shape = PartialShape.parse(info["input_shape"])
-    try:
-        s = _slicing(info)
-        where = "" if shape.is_static else f" on every shape {shape} allows"
-        if s.is_identity(shape):
-            info["algebra"] = f"identity: the output is x unchanged{where}"
-        elif s.is_empty(shape):
-            info["algebra"] = f"empty: the output has no element{where}"
-    except (ValidationError, KeyError):  # a parameter a Slicing does not read: no line
-        return
+    line = algebra_line(lambda: _slicing(info), PartialShape.parse(info["input_shape"]))
+    if line is not None:
+        info["algebra"] = line
 
 
 def explain_layers(model: Model, layer: str | None = None) -> list[dict[str, Any]]:
