@@ -38,6 +38,7 @@ from datamove.ir._explain import (
     algebra_line,
     explain_layers,
     index_expression,
+    layer_slicing,
     part_texts,
     split_chunks,
 )
@@ -511,14 +512,8 @@ def _layer_op(info: dict[str, Any]) -> Slicing | Splitting:
         )
     if info.get("dialect") == "onnx":
         return _onnx_split(info)
-    if kind == "Slice":
-        return Slicing.from_slice(
-            values["start"], values["stop"], values["step"], values.get("axes")
-        )
-    if kind == "StridedSlice":
-        return Slicing.from_strided_slice(
-            values["begin"], values["end"], values.get("stride"), **attributes
-        )
+    if kind in ("Slice", "StridedSlice"):
+        return layer_slicing(info)
     if kind == "Split":
         return Splitting.from_split(values["axis"], attributes["num_splits"])
     return Splitting.from_variadic_split(values["axis"], values["split_lengths"])

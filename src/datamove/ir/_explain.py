@@ -43,6 +43,7 @@ __all__ = [
     "entry",
     "explain_layers",
     "index_expression",
+    "layer_slicing",
     "part_texts",
     "runtime_name",
     "split_chunks",
@@ -289,7 +290,7 @@ def _explain(
         # constant parameters: an index every rank takes alike, where one is (x[..., :2]); not
         # where none is (NotExpressible) or a parameter is one a Slicing does not read
         with contextlib.suppress(ValidationError, KeyError):
-            info["numpy"] = None if info["runtime"] else _slicing(info).to_numpy(shape)
+            info["numpy"] = None if info["runtime"] else layer_slicing(info).to_numpy(shape)
         if info["numpy"] is None:
             info["note"] = "the data's rank is unknown"
         return info
@@ -457,8 +458,11 @@ def chunks(prefix: str, cuts: list[str], suffix: str = "]") -> list[str | None]:
     return [f"{prefix}{ends[k]}:{ends[k + 1]}{suffix}" for k in range(len(cuts) + 1)]
 
 
-def _slicing(info: dict[str, Any]) -> Slicing:
-    """A Slice's or StridedSlice's constant parameters (``info``'s) as a `Slicing`."""
+def layer_slicing(info: dict[str, Any]) -> Slicing:
+    """A Slice's or StridedSlice's constant parameters (``info``'s) as a `Slicing`.
+
+    The one reader of a layer's explained values, for its algebra line and its ``--as``.
+    """
     values = info["values"]
     if info["layer_type"] == "Slice":
         return Slicing.from_slice(
@@ -497,7 +501,7 @@ def _algebra(info: dict[str, Any]) -> None:
     """Add ``algebra`` to a slice with constant parameters that is the identity or empty."""
     if info["runtime"] or info["layer_type"] not in ("Slice", "StridedSlice"):
         return
-    line = algebra_line(lambda: _slicing(info), PartialShape.parse(info["input_shape"]))
+    line = algebra_line(lambda: layer_slicing(info), PartialShape.parse(info["input_shape"]))
     if line is not None:
         info["algebra"] = line
 
