@@ -1129,15 +1129,10 @@ class Model:
                     values[out] = xp.asarray(value)
         k = 0
         try:
-            for k, (_, fn, ins, outs) in enumerate(plan.steps):
-                results = fn([values[i] for i in ins])
-                if len(results) != len(outs):  # check() reports it; run() must not zip it
-                    raise plan.steps[k][0].error(  # k names the layer in the except below too
-                        None,
-                        len(outs),
-                        f"declares {len(outs)} output port(s), but the operator has {len(results)}",
-                    )
-                for o, r in zip(outs, results, strict=True):
+            # k names the failed layer in the except below; each step gives one result per
+            # port: _build_plan refused a layer whose operator count differs from its ports
+            for k, (_, fn, ins, outs) in enumerate(plan.steps):  # noqa: B007
+                for o, r in zip(outs, fn([values[i] for i in ins]), strict=True):
                     values[o] = r
         except ValidationError as exc:
             if isinstance(exc, IRError):
