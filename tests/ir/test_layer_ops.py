@@ -12,7 +12,6 @@ import pytest
 from test_run_refuses import X, _one_op, _write
 
 from datamove import ir
-from datamove.ir import _ops
 from datamove.ir._ops import LAYER_OPS, Context, Info, LayerOp
 
 
@@ -77,11 +76,3 @@ def test_an_unplannable_layer_keeps_the_model_on_the_checked_path(
         (out,) = model.run({"x": X}).values()
         np.testing.assert_array_equal(out, X[:, ::-1])
     assert model.shape_plan_info().shapes == 0
-
-
-def test_a_source_layer_is_not_executed(tmp_path: Path) -> None:
-    model = ir.read_model(_write(tmp_path, *_one_op("Result", [], "", [])))
-    parameter = model._graph.layers[0]
-    assert LAYER_OPS[parameter.type].run is None
-    with pytest.raises(ir.UnsupportedOperatorError, match="type='Parameter' cannot be executed"):
-        _ops.runner(parameter)

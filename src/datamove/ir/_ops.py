@@ -39,7 +39,6 @@ from datamove._split import (
 )
 from datamove._strided_slice import infer_strided_slice, plan_strided_slice, strided_slice
 from datamove._validation import check_length
-from datamove.ir._errors import UnsupportedOperatorError
 from datamove.ir._graph import Layer, parse_shape_attr
 from datamove.ir._types import ELEMENT_TYPES, ElementType
 
@@ -744,10 +743,9 @@ def runner(layer: Layer, known: Sequence[np.ndarray[Any, Any] | None] = ()) -> R
     ``known`` holds the constant inputs (``None`` for the others): their index values (axis,
     split_lengths, begin, end, stride) are read once here instead of on every run.
     """
-    op = LAYER_OPS.get(layer.type)
-    if op is None or op.run is None:
-        raise layer.error("type", layer.type, "cannot be executed", cls=UnsupportedOperatorError)
-    return op.run(layer, _fixed(known))
+    run = LAYER_OPS[layer.type].run
+    assert run is not None  # _build_plan and _outputs pass operator layers only
+    return run(layer, _fixed(known))
 
 
 def shape_planner(layer: Layer, known: Sequence[np.ndarray[Any, Any] | None]) -> Planner | None:
