@@ -22,7 +22,7 @@ from datamove._backends._copy import PARALLEL_MIN_BYTES
 from datamove._concat import concat
 from datamove._errors import DTypeError, ValidationError
 from datamove._files import open_regular, read_exactly
-from datamove._shape import PartialShape, as_partial_shape
+from datamove._shape import Dimension, PartialShape, as_partial_shape
 from datamove.ir._bounds import bound_layer, reshaped
 from datamove.ir._cpu import KIND as CPU_NOTE
 from datamove.ir._cpu import Seen, cpu_notes
@@ -321,9 +321,10 @@ def _witnesses(
     output the port's declared dims do not hold. The data shape is one the layer's data input
     port itself declares possible: an output excluded only because the file's input is (a
     layer after one whose declared dims are too narrow) is that earlier layer's problem.
-    Layers without such a plan (Concat, index inputs known only at run time) have none.
+    Layers without such a plan (index inputs known only at run time), a data input of dynamic
+    rank (no static shape of it to try) and Concat (its plan joins: `_concat_witness`) have none.
     """
-    if not outputs or not ins:
+    if not outputs or not ins or ins[0].shape.rank is None:  # no static shape to try
         return {}
     planner = shape_planner(layer, [None, *(info.value for info in ins[1:])])
     if planner is None:
@@ -363,11 +364,15 @@ def _concat_witness(
     the declared dim does not hold gives a witness: its smallest excluded size, the axis sizes
     from their minimums up, the other dims at their smallest common size. ``None`` where none.
     """
+    # Called on a Concat inferred and narrowed (`_infer`): so one input or more, all of the
+    # declared output's rank (an input of dynamic rank takes it, each dim any size), and an
+    # axis that int_attr reads and that is in range.
+    declared = layer.outputs[0].shape
+    rank = declared.rank or 0
     shapes: list[list[tuple[int, int | None]]] = []
     for info, port in zip(ins, layer.inputs, strict=False):
-        dims = info.shape.dims if info.shape.rank is not None else None
-        if dims is None:
-            return None
+        shape = info.shape if info.shape.rank is not None else PartialShape([Dimension()] * rank)
+        dims = shape.dims
         if port.has_dims and port.shape.rank == len(dims):
             merged: list[tuple[int, int | None]] = []
             for d, p in zip(dims, port.shape.dims, strict=True):
@@ -379,17 +384,8 @@ def _concat_witness(
             shapes.append(merged)
         else:
             shapes.append([(d.min, d.max) for d in dims])
-    declared = layer.outputs[0].shape
-    rank = len(shapes[0]) if shapes else 0
-    if not shapes or any(len(s) != rank for s in shapes) or declared.rank != rank:
-        return None
-    try:
-        axis = layer.int_attr("axis")
-    except IRError:
-        return None
+    axis = layer.int_attr("axis")
     a = axis + rank if axis < 0 else axis
-    if not 0 <= a < rank:
-        return None
     ranges: list[tuple[int, int | None]] = []
     for k in range(rank):
         if k == a:
