@@ -337,3 +337,42 @@ def test_a_nameless_input_named_as_another_input_gets_a_name_of_its_own(tmp_path
     assert compiled.inputs[1].get_names() == set()
     got = compiled({0: one, 1: zero})
     assert [v.tolist() for v in got.values()] == [[1, 1], [0, 0]]
+
+
+def test_a_constant_joined_to_another_library_s_input_is_that_library_s(
+    tmp_path: Path, xp: Any
+) -> None:
+    # Concat(x, c): the Const c is a NumPy array; on x of another library it is converted to
+    # that library first (array_namespace(x).asarray), as that library's concat requires. Once
+    # a UserWarning on PyTorch: "The given NumPy array is not writable".
+    from test_run_refuses import _one_op, _write
+
+    c = np.arange(4).reshape(2, 2)
+    model = ir.read_model(
+        _write(
+            tmp_path,
+            *_one_op("Concat", [("f32", [2, 2], c.ravel().tolist())], 'axis="1"', [[2, 8]]),
+        )
+    )
+    (out,) = model.run({"x": xp.asarray(X)}).values()
+    assert type(out) is type(xp.asarray(X))
+    np.testing.assert_array_equal(xp.to_numpy(out), np.concatenate([X, c], axis=1))
+
+
+def test_writing_to_an_output_never_changes_the_model_s_constants(tmp_path: Path, xp: Any) -> None:
+    # Split(c) of a Const, run with x of another library: each output is a view of c converted to
+    # that library. PyTorch's asarray of the read-only constant shared its memory, so writing to
+    # an output changed c for every later run.
+    if not xp.mutable or xp.name == "numpy":  # NumPy: a constant's views come back read-only
+        pytest.skip("the library's arrays cannot be written")
+    ov_models = pytest.importorskip("ov_models")
+    o8 = pytest.importorskip("openvino.opset8")
+    c = np.arange(12, dtype=np.float32).reshape(2, 6)
+    x = o8.parameter([2, 6], np.float32, name="x")
+    parts = o8.split(o8.constant(c), o8.constant(np.int64(0)), 2)
+    ov_model = ov_models.ov.Model([o8.result(x), o8.result(parts.output(0))], [x], "m")
+    model = ir.read_model(ov_models.save(ov_model, tmp_path))
+    for _ in range(2):
+        out = model.run({"x": xp.asarray(X)})[model.outputs[1]]
+        np.testing.assert_array_equal(xp.to_numpy(out), c[:1])
+        out[0, 0] = 99

@@ -1122,7 +1122,7 @@ class Model:
             xp = array_namespace(foreign)
             for out, value in plan.consts:
                 if out in plan.data_consts:
-                    values[out] = xp.asarray(value)
+                    values[out] = xp.asarray(value, copy=True)  # a constant is read-only
         k = 0
         try:
             # k names the failed layer in the except below; each step gives one result per
