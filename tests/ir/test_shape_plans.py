@@ -89,6 +89,28 @@ def test_each_shape_gets_its_own_plan(tmp_path: Path) -> None:
     assert model.run({"x": x})["parts_b"].tolist() == x[:, 2:].tolist()
 
 
+def test_the_shapes_remembered_are_bounded_and_dropped_together(tmp_path: Path) -> None:
+    model = _dynamic_example(tmp_path)
+    limit = model.shape_plan_info().maxsize
+    for rows in range(1, limit + 1):  # each shape twice: remembered, then planned
+        for _ in range(2):
+            model.run({"x": np.zeros((rows, 3), np.float32)})
+    assert model.shape_plan_info()[:3] == (limit, limit, limit)
+    x = np.arange(6, dtype=np.float32).reshape(1, 6)  # one shape more: all are dropped
+    out = model.run({"x": x})
+    assert model.shape_plan_info()[:2] == (1, 0)
+    np.testing.assert_array_equal(out["parts_b"], x[:, 2:])
+    assert _compare(model, {"x": np.zeros((1, 3), np.float32)}) == "ok"  # planned again
+    assert model.shape_plan_info()[:2] == (2, 1)
+
+
+def test_a_model_s_repr_names_its_inputs_and_outputs(tmp_path: Path) -> None:
+    assert repr(_dynamic_example(tmp_path)) == (
+        "<datamove.ir.Model 'example': IR v11, 6 layers, inputs ['x'], "
+        "outputs ['parts_a', 'parts_b']>"
+    )
+
+
 def test_inputs_are_checked_on_every_call(tmp_path: Path) -> None:
     model = _dynamic_example(tmp_path)
     run = model.run
