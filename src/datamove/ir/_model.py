@@ -1130,9 +1130,7 @@ class Model:
             for k, (_, fn, ins, outs) in enumerate(plan.steps):  # noqa: B007
                 for o, r in zip(outs, fn([values[i] for i in ins]), strict=True):
                     values[o] = r
-        except ValidationError as exc:
-            if isinstance(exc, IRError):
-                raise
+        except ValidationError as exc:  # an operator's, never an IRError: runners read no file
             failed = plan.steps[k][0]
             raise failed.error(None, str(exc), f"failed at run time: {exc}") from exc
         return values
