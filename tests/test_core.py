@@ -10,6 +10,7 @@ from __future__ import annotations
 import array
 import gc
 import importlib
+import pickle
 import subprocess
 import sys
 import threading
@@ -1029,6 +1030,79 @@ def test_dimension_and_shape_hash_as_what_they_equal():
     assert dm.PartialShape("[2,?]") == (2, dm.Dimension())
     assert hash(dm.PartialShape("[2,?]")) == hash((2, dm.Dimension()))
     assert dm.PartialShape("[?]") != ("?",)  # a string is no dimension: unequal, as its hash
+
+
+def test_shape_values_are_immutable_pickle_and_print_as_written():
+    d, shape, unknown = dm.Dimension(2, 5), dm.PartialShape("[2..5,?]"), dm.Unknown(4)
+    for obj, name in [(d, "Dimension"), (shape, "PartialShape"), (unknown, "Unknown")]:
+        with pytest.raises(AttributeError, match=f"^{name} is immutable; cannot set '_min'$"):
+            obj._min = 1  # type: ignore[misc,union-attr]
+        again = pickle.loads(pickle.dumps(obj))
+        assert (type(again), again) == (type(obj), obj)
+    for obj in [dm.Dimension(3), dm.PartialShape("[...]"), dm.UNKNOWN]:
+        assert pickle.loads(pickle.dumps(obj)) == obj
+    assert [repr(x) for x in (dm.Dimension(3), d, dm.Dimension.dynamic(), shape[1:])] == [
+        "Dimension(3)",
+        "Dimension(2, 5)",
+        "Dimension(0, None)",
+        "PartialShape('[?]')",
+    ]
+    assert (d.is_dynamic, dm.Dimension(3).is_dynamic) == (True, False)
+    assert (shape.is_dynamic, dm.PartialShape([2]).is_dynamic) == (True, False)
+    # OpenVINO's -1 is "?" however the int is typed; no rank is "[...]"
+    assert str(dm.PartialShape([np.int64(-1), np.int32(3), -1])) == "[?,3,?]"
+    assert str(dm.PartialShape.dynamic()) == str(dm.PartialShape.dynamic(None)) == "[...]"
+
+
+@pytest.mark.parametrize(
+    ("call", "cls", "message"),
+    [
+        pytest.param(
+            lambda: dm.Dimension(2, 5).get_length(),
+            dm.ValidationError,
+            "Dimension: 2..5 is not static",
+            id="Dimension.get_length",
+        ),
+        pytest.param(
+            lambda: dm.PartialShape("[2,?]").to_shape(),
+            dm.ValidationError,
+            "PartialShape: [2,?] is not static",
+            id="PartialShape.to_shape",
+        ),
+        pytest.param(
+            lambda: dm.PartialShape.parse(5),
+            dm.DTypeError,
+            "PartialShape: shape=5 must be a string",
+            id="PartialShape.parse(5)",
+        ),
+        pytest.param(
+            lambda: dm.Unknown(-1),
+            dm.ValidationError,
+            "Unknown: length=-1 must be a non-negative int or None",
+            id="Unknown(-1)",
+        ),
+        pytest.param(
+            lambda: dm.Unknown(True),
+            dm.ValidationError,
+            "Unknown: length=True must be a non-negative int or None",
+            id="Unknown(True)",
+        ),
+    ],
+)
+def test_shape_values_refuse_what_they_cannot_be(call, cls, message):
+    with pytest.raises(cls) as info:
+        call()
+    assert str(info.value) == message
+
+
+def test_a_shape_holds_only_shapes_that_fit_it():
+    assert (2, 3) in dm.PartialShape("[2,?]")
+    assert dm.PartialShape("[2,1..3]") in dm.PartialShape("[2,?]")
+    for other in ["ab", ["x"], [True], [-5], (2,), dm.PartialShape("[...]")]:  # not shapes, or
+        assert other not in dm.PartialShape("[?,?]")  # not of its rank, or unknown rank
+    assert dm.Dimension(0, 5) not in dm.Dimension(1, 5)
+    assert "x" not in dm.Dimension(0, 5)
+    assert True not in dm.Dimension(0, 5)  # a bool is not a size
 
 
 # -- copies, views, out= ------------------------------------------------------------------------
