@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 import datamove as dm
 from datamove import _plan
 from datamove._shape import MAX_LENGTH
+from datamove.cli import main
 from datamove.cli._examples import EXAMPLES
 
 try:
@@ -49,6 +50,21 @@ def test_spec_example(example, xp):
     inferred = tuple(p.to_shape() for p in example.infer(example.shape))
     assert executed == example.expected
     assert inferred == example.expected
+
+
+def test_the_examples_command_prints_each_example_through_both_faces(capsys):
+    # `datamove examples` as text: only a closed-pipe test ran it, and stopped at its first line.
+    assert main(["examples"]) == 0
+    out = capsys.readouterr().out
+    for example in EXAMPLES:
+        assert f"{example.name}   ({example.source})\n" in out
+        assert f"  call      : {example.call}\n" in out
+    assert "  spec      : 3 x [6,4,10,24]\n  inferred  : 3 x [6,4,10,24]\n" in out  # one shape
+    assert "  spec      : [4,12,10,24], [2,12,10,24]\n" in out  # several
+    assert out.count("  verdict   : ok") == len(EXAMPLES)
+    assert out.endswith(
+        f"{len(EXAMPLES)} of {len(EXAMPLES)} spec examples agree with the specs: all agree\n"
+    )
 
 
 def test_split_spec_example_values(xp):
