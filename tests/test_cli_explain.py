@@ -79,6 +79,19 @@ def test_index_expression_reverse_and_newaxis() -> None:
     assert index_expression((None, slice(0, 2, 2)), (6,)) == "x[None, :2:2]"
 
 
+def test_a_scalar_is_drawn_as_its_one_element(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["explain", "strided-slice", "--shape", "[]", "--begin", "0", "--end", "0"]
+    assert main([*argv, "--new-axis-mask", "1"]) == 0
+    out = capsys.readouterr().out
+    assert out.endswith(
+        "output shape: [1]\nNumPy:        x[None]\n"
+        "elements taken (flat index; · = not taken):\n  0\noutput order: 0\n"
+    )
+    x = np.array(7.0)
+    want = dm.strided_slice(x, [0], [0], new_axis_mask=[1])
+    np.testing.assert_array_equal(x[None], want)
+
+
 def test_split_and_variadic(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["explain", "split", "--shape", "6,12", "--axis", "1", "--num-splits", "3"]) == 0
     out = capsys.readouterr().out
@@ -326,6 +339,16 @@ def test_concat(capsys: pytest.CaptureFixture[str]) -> None:
     assert info["output_shape"] == "[2..,3]"
     assert info["inputs"] == [["[?,3]", None], ["[2..4,3]", None]]
     assert info["inverse"] is None
+
+
+def test_concat_of_inputs_of_dynamic_rank_is_the_shape_only(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # no axis to normalise, so no NumPy line (the axis could be negative), no parts
+    assert main(["explain", "concat", "--shapes", "[...]", "[...]", "--axis", "-1"]) == 0
+    assert capsys.readouterr().out == (
+        "Concat of 2 inputs, axis -1\n  input 0: [...]\n  input 1: [...]\noutput shape: [...]\n"
+    )
 
 
 @pytest.mark.parametrize(

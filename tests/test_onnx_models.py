@@ -514,6 +514,34 @@ def test_a_node_reading_an_undefined_value_is_an_error(tmp_path: Path) -> None:
         ir.read_onnx(onnx_graphs.save(model, tmp_path)).check()
 
 
+@pytest.mark.parametrize(
+    ("steps", "said"),
+    [
+        pytest.param(None, "step=[1, 1]", id="no steps: each 1"),
+        pytest.param([1, -2], "step=[1, -2]", id="steps"),
+    ],
+)
+def test_explain_layer_shows_an_onnx_slice_as_slice_8(
+    steps: list[int] | None, said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    inits = [_i64("st", [1, -1]), _i64("en", [2, -4]), _i64("ax", [0, 2])]
+    ins = ["x", "st", "en", "ax"]
+    if steps is not None:
+        inits.append(_i64("sp", steps))
+        ins.append("sp")
+    model = _single(helper.make_node("Slice", ins, ["y0"], name="cut"), [2, 3, 4], 13, inits)
+    assert main(["explain", str(onnx_graphs.save(model, tmp_path)), "--layer", "cut"]) == 0
+    out = capsys.readouterr().out
+    assert (
+        "\nONNX Slice clamps as OpenVINO's Slice-8 (starts, ends, steps: start, stop, step):\n"
+        f"Slice on x of shape [2,3,4]\n  start=[1, -1] stop=[2, -4] {said} axes=[0, 2]\n"
+    ) in out
+    (numpy,) = re.findall(r"^NumPy: +(.*)$", out, re.MULTILINE)
+    x = _arange((2, 3, 4))
+    (want,) = onnx_graphs.run_onnxruntime(model, x).values()
+    np.testing.assert_array_equal(eval(numpy, {"x": x}), want)  # noqa: S307
+
+
 def test_explain_layer_picks_a_node_by_index_or_name(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -257,6 +257,67 @@ def test_layer_adds_the_full_explanation(
     assert "elements taken (flat index; · = not taken):" in out
 
 
+def test_layer_shows_a_strided_slice_with_its_masks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    x = o8.parameter([2, 3, 4], np.float32, name="x")
+    c = lambda v: o8.constant(np.array(v, np.int64))  # noqa: E731
+    y = o1.strided_slice(x, c([1, 0]), c([2, -1]), c([1, 2]), begin_mask=[0, 1], end_mask=[0, 0])
+    y.set_friendly_name("cut")
+    model = ov.Model([o1.result(y)], [x], "m")
+    xml = ov_models.save(model, tmp_path)
+    assert main(["explain", str(xml), "--layer", "cut"]) == 0
+    out = capsys.readouterr().out
+    assert "\nStridedSlice on x of shape [2,3,4]\n  begin=[1, 0] end=[2, -1] stride=[1, 2]\n" in out
+    assert "  begin_mask=[0, 1]\noutput shape: [1,1,4]\nNumPy:        x[1:, :2:2]\n" in out
+    assert out.endswith("output order: 12 13 14 15\n")
+    data = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    (want,) = _openvino_outputs(tmp_path / "ov", model, [data])
+    np.testing.assert_array_equal(data[1:, :2:2], want)
+
+
+def test_as_writes_slice_and_split_layers_in_each_dialect(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    x = o8.parameter([2, 3, 4], np.float32, name="x")
+    c = lambda v: o8.constant(np.array(v, np.int64))  # noqa: E731
+    cut = o8.slice(x, c([1]), c([2]), c([1]), c([0]))
+    parts = o1.split(x, o8.constant(np.int64(2)), 2)
+    model = ov.Model([o1.result(cut), *(o1.result(p) for p in parts.outputs())], [x], "m")
+    assert main(["explain", str(ov_models.save(model, tmp_path)), "--as", "numpy,onnx"]) == 0
+    out = capsys.readouterr().out
+    assert (
+        "  in other dialects:\n    numpy (a numpy function):\n"
+        "      split(indices_or_sections=2, axis=2)\n    onnx (ONNX Split-18):\n"
+        "      Split(axis=2, outputs=2, split=[2, 2])\n"
+    ) in out
+    assert (
+        "  in other dialects:\n    numpy (NumPy basic indexing):\n      x[1:2]\n"
+        "    onnx (ONNX Slice-13, Unsqueeze, Squeeze, in order):\n"
+        "      Slice(starts=[1], ends=[2], steps=[1], axes=[0])\n"
+    ) in out
+    data = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    want = _openvino_outputs(tmp_path / "ov", model, [data])
+    for got, w in zip([data[1:2], *np.split(data, 2, axis=2)], want, strict=True):
+        np.testing.assert_array_equal(got, w)
+
+
+def test_as_says_a_layer_of_run_time_parameters_has_no_other_dialect(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    x = o8.parameter([2, 3, 4], np.float32, name="x")
+    b = o8.parameter([1], np.int64, name="b")
+    c = lambda v: o8.constant(np.array(v, np.int64))  # noqa: E731
+    y = o1.strided_slice(x, b, c([2]), c([1]), begin_mask=[0], end_mask=[0])
+    y.set_friendly_name("cut")
+    xml = ov_models.save(ov.Model([o1.result(y)], [x, b], "m"), tmp_path)
+    assert main(["explain", str(xml), "--as", "numpy,onnx", "--json"]) == 0
+    (info,) = json.loads(capsys.readouterr().out)
+    assert info["runtime"] == {"b": "begin: layer 1 'b' (Parameter)"}
+    why = {"error": "its parameters are known only at run time"}
+    assert info["as"] == {"numpy": why, "onnx": why}
+
+
 def test_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     x = o8.parameter([4], np.float32, name="x")
     c = lambda v: o8.constant(np.array(v, np.int64))  # noqa: E731
