@@ -6,6 +6,7 @@ it again (which files it reads, and the names it gives).
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -435,7 +436,49 @@ def test_save_model_errors_are_irerrors(tmp_path: Path) -> None:
 
 # -- 7: the reader follows OpenVINO ---------------------------------------------------------------
 
+# An attribute a layer needs, missing or of a form its type forbids: refused, as OpenVINO does
+# (READER below runs each through OpenVINO too).
+BROKEN_ATTRIBUTES = [
+    pytest.param(
+        ('shape="2,6" element_type="f32"', 'shape="2,6"'),
+        "layer 0 'x' (Parameter): element_type=None is missing from <data>",
+        id="Parameter without element_type",
+    ),
+    pytest.param(
+        ('<data element_type="i64" shape="" offset="0"', '<data shape="" offset="0"'),
+        "layer 1 'axis' (Const): element_type=None is missing from <data>",
+        id="Const without element_type",
+    ),
+    pytest.param(
+        ('shape="2" offset="8"', 'shape="?" offset="8"'),
+        "layer 2 'lengths' (Const): shape='?' must be static for a Const",
+        id="Const of a dynamic shape",
+    ),
+    pytest.param(
+        ('shape="" offset="0" size="8"', 'shape="" size="8"'),
+        "layer 1 'axis' (Const): offset=None is missing from <data>",
+        id="Const without offset",
+    ),
+]
+
+
+@pytest.mark.parametrize(("sub", "message"), BROKEN_ATTRIBUTES)
+def test_a_missing_or_dynamic_attribute_is_refused(
+    tmp_path: Path, sub: tuple[str, str], message: str
+) -> None:
+    path = _write(tmp_path, _edit(sub), BIN)
+    try:
+        problems = [str(p) for p in ir.read_model(path).check().problems]
+    except ir.IRError as exc:  # refused as the file is read
+        problems = [str(exc)]
+    assert any(message in p for p in problems), problems
+    layer, rule = message.split(": ", 1)
+    with pytest.raises(ir.IRError, match=rf"{re.escape(layer)}: (cannot run: )?{re.escape(rule)}"):
+        ir.read_model(path).run({"x": X})
+
+
 READER = [
+    *(pytest.param([p.values[0]], False, id=p.id) for p in BROKEN_ATTRIBUTES),
     pytest.param(
         [
             (
