@@ -186,6 +186,21 @@ def test_a_path_that_is_no_path_is_an_error(tmp_path: Path, path: Any) -> None:
         split_file(path, 0, [tmp_path / "a.npy"], num_splits=1)
 
 
+@posix_only
+def test_a_path_the_system_cannot_open_says_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    long = str(tmp_path / ("x" * 5000))
+    for path, why in [(tmp_path / "loop", "Too many levels of symbolic links"), (long, "too long")]:
+        with pytest.raises(ir.IRError, match=rf"xml_path=.* cannot be read \(.*{why}.*\)$"):
+            ir.read_model(path)
+        assert main(["check", str(path)]) == 1
+        err = capsys.readouterr().err
+        assert err.startswith("datamove: error: IR: xml_path=")
+        assert err.count("\n") == 1
+
+
 def test_a_path_with_a_nul_is_an_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["dml", "check", "a\0b"]) == 1
     assert "is not a valid path (it holds a NUL character)" in capsys.readouterr().err
