@@ -107,6 +107,14 @@ CASES = [
     pytest.param(
         _XML.replace('port id="4"', 'port id="3"'), BIN, "is used twice", id="duplicate-port"
     ),
+    pytest.param(
+        _XML.replace(
+            '<layer id="3" name="parts" type="VariadicSplit"', '<layer id="3" name="parts"'
+        ),
+        BIN,
+        "'name': 'parts', 'version': 'opset1'} needs both an 'id' and a 'type' attribute",
+        id="layer-without-type",
+    ),
 ]
 
 
@@ -122,6 +130,29 @@ def test_broken_files_raise_irerror(
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
         {"m.xml", *(["m.bin"] if bin_bytes is not None else [])}
     )
+
+
+def test_attributes_too_long_to_read_are_problems_not_work(tmp_path: Path) -> None:
+    # A mask over 100,000 characters, a shape over 1,000,000: refused before any is split.
+    from test_run_refuses import X, _one_op
+
+    mask = "0," * 60_000 + "0"
+    xml, blob = _one_op(
+        "StridedSlice",
+        [("i64", [1], [0]), ("i64", [1], [1])],
+        f'begin_mask="{mask}" end_mask="0"',
+        [[1, 6]],
+    )
+    model = ir.read_model(_write(tmp_path, xml, blob))
+    (problem,) = model.check().problems
+    assert (problem.kind, problem.layer_type) == ("attribute", "StridedSlice")
+    assert problem.message.endswith(f"'... ({len(mask)} characters) is too long")
+    with pytest.raises(ir.IRError, match=r"cannot run: begin_mask='0,0,.* is too long$"):
+        model.run({"x": X})
+    shape = "2," * 600_000 + "6"
+    model = ir.read_model(_write(tmp_path, _XML.replace('shape="2,6"', f'shape="{shape}"'), BIN))
+    (problem,) = model.check().problems
+    assert problem.message == f"shape={shape[:40] + '...'!r} is too long"
 
 
 def test_error_names_the_layer_and_port(tmp_path: Path) -> None:

@@ -391,6 +391,7 @@ NAME_CASES = [
     pytest.param(["x,x_1", "x_1", "y2"], id="renamed onto its own name"),
     pytest.param(["x_1", "x,x_1", "x_1"], id="renamed past a name held by another"),
     pytest.param(["x,x_1,x_2", "x,x_2", "x_1"], id="three clashes"),
+    pytest.param(["a\\,b", "c\\,d,e", "y2"], id="an escaped comma is in the name"),
 ]
 
 
