@@ -600,6 +600,17 @@ def test_group_into_split_with_gaps_is_checked_by_running(
             assert same(got[k], s(x)), (splitting, parts, size)
 
 
+def test_a_step_longer_than_any_size_keeps_its_cut() -> None:
+    # x[::10**12] takes element 0 alone on every size; canonical keeps the cut as given (it is
+    # neither empty nor whole), and what it keeps selects what NumPy selects
+    big = S("x[::1000000000000]")
+    assert big.canonical("[?]") == big
+    assert not big.is_identity("[?]")
+    assert not big.is_empty("[?]")
+    for n in range(4):
+        assert same(big.canonical("[?]")(iota((n,))), iota((n,))[::1000000000000])
+
+
 def test_group_into_split_cases() -> None:
     parts = [S("x[:, :4]"), S("x[:, 4:8]"), S("x[:, 8:]")]
     assert dm.group_into_split(parts, [2, 12]) == dm.Splitting(1, "even", 3)
@@ -615,6 +626,9 @@ def test_group_into_split_cases() -> None:
     )
     assert dm.group_into_split([S("x[..., :-2]"), S("x[..., -2:]")], "[...]") is None
     assert dm.group_into_split([S("x[...]")], None) is None  # a scalar cannot be split
+    assert dm.group_into_split([S("x[...]")], "[]") is None  # nor a shape of rank 0
+    assert dm.group_into_split([S("x[None]")], "[3]") is None  # a new axis is not a part
+    assert dm.group_into_split([S("x[0]")], "[3]") is None  # nor an index that drops the axis
     assert dm.group_into_split([S("x[:]")], None) == dm.Splitting(0, "even", 1)
     assert dm.group_into_split([S("x[:]")], "[?]") == dm.Splitting(0, "even", 1)
     assert dm.group_into_split([S("x[::-1]")], "[2]") is None  # a reversal is not a part
