@@ -383,6 +383,71 @@ def test_strict_out_over_a_read_only_buffer_is_refused_before_any_write() -> Non
         dm.concat([x[:1], x[1:2]], 0, out=xs.asarray(frozen))
 
 
+class _Other:
+    """An array of an array API library datamove has no backend of: NumPy inside, its own type."""
+
+    def __init__(self, a: np.ndarray, shape: tuple[Any, ...] | None = None) -> None:
+        self.a, self.dtype, self.device = a, a.dtype, "cpu"
+        self.shape = a.shape if shape is None else shape
+
+    def __array_namespace__(self, api_version: str | None = None) -> Any:
+        return _OtherNamespace
+
+    def __getitem__(self, index: Any) -> _Other:
+        return _Other(self.a[index])  # a view, as most libraries' basic indexing gives
+
+
+class _OtherNamespace:
+    @staticmethod
+    def asarray(x: _Other, copy: bool | None = None) -> _Other:
+        return _Other(np.array(x.a, copy=True)) if copy else x
+
+
+class _NoNamespace:
+    def __array_namespace__(self, api_version: str | None = None) -> Any:
+        raise TypeError("no namespace here")
+
+
+def test_another_array_api_library_gets_what_its_indexing_gives() -> None:
+    x = np.arange(6.0)
+    parts = dm.split(_Other(x), 0, 2)
+    assert [type(p) for p in parts] == [_Other, _Other]
+    assert [p.a.tolist() for p in parts] == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+    # copy=True copies (xp.asarray(copy=True)): its indexing may give views. It returned them.
+    copies = dm.split(_Other(x), 0, 2, copy=True)
+    assert not any(np.shares_memory(p.a, x) for p in copies)
+    assert [p.a.tolist() for p in copies] == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+    with pytest.raises(ViewError, match=r"^Split: copy=False cannot be honoured: datamove cannot"):
+        dm.split(_Other(x), 0, 2, copy=False)
+    with pytest.raises(BackendError, match=r"has a size that is not known \(None\)$"):
+        dm.split(_Other(x, (None,)), 0, 2)
+    with pytest.raises(
+        BackendError,
+        match=r"^Split: data='<_NoNamespace>' comes from an unsupported array library \(no nam",
+    ):
+        dm.split(_NoNamespace(), 0, 2)
+
+
+def test_numpy_outs_are_refused_before_any_write() -> None:
+    """NumPy's own refusals of ``out``: read-only, not an array, elements that share memory."""
+    x = np.arange(6.0)
+    frozen = np.zeros(3)
+    frozen.flags.writeable = False
+    first = np.zeros(3)
+    with pytest.raises(
+        ValidationError, match=r"^Split: out\[1\]='<read-only array>' is read-only$"
+    ):
+        dm.split(x, 0, 2, out=[first, frozen])
+    assert first.tolist() == [0.0, 0.0, 0.0]  # nothing written
+    with pytest.raises(dm.DTypeError, match=r"^Concat: out=\[1\] must be a NumPy array, like"):
+        dm.concat([x, x], 0, out=[1])  # type: ignore[arg-type]
+    flat = np.zeros(4)
+    shared = np.lib.stride_tricks.as_strided(flat, (4,), (0,), writeable=True)
+    with pytest.raises(ValidationError, match=r"^Concat: out=.* has elements that share memory"):
+        dm.concat([x[:2], x[2:4]], 0, out=shared)
+    assert flat.tolist() == [0.0] * 4
+
+
 def test_out_overlap_is_found_through_any_owner_of_the_memory() -> None:
     """Two tensors over one NumPy buffer have different storages; the memory is what counts."""
     torch = pytest.importorskip("torch")

@@ -53,7 +53,7 @@ class Backend:
     """One array library: indexing, copying and writing into ``out`` (the array API way)."""
 
     name: ClassVar[str] = "array API"
-    views: ClassVar[bool] = False  # basic indexing returns views (writes show through)
+    views: ClassVar[bool] = False  # basic indexing is known to return views: copy=False holds
     mutable: ClassVar[bool] = True  # arrays can be written into (``out=``)
 
     def __init__(self, xp: Any) -> None:
@@ -73,9 +73,13 @@ class Backend:
         return shape
 
     def index(self, op: str, data: Any, index: Index, copy: bool | None) -> tuple[Any, bool]:
-        """``data[index]``, and whether the result is fresh memory (not shared with ``data``)."""
+        """``data[index]``, and whether the result is known to be fresh memory (not ``data``'s).
+
+        Never here: any library's basic indexing may give views, whether or not datamove can
+        promise them (`views`); so ``copy=True`` copies (``xp.asarray(copy=True)``).
+        """
         del op, copy
-        return data[normalized(index)], not self.views
+        return data[normalized(index)], False
 
     def take(self, op: str, plan: Plan, data: Any, copy: bool | None, out: Any) -> tuple[Any, ...]:
         """Apply every index of ``plan``; honour ``copy`` and ``out`` (see :func:`take`)."""
