@@ -51,8 +51,11 @@ DASK_UNKNOWN_CHUNKS = "https://github.com/dask/dask/issues/6586"
 
 
 def positive_steps(key: Index, shape: tuple[int, ...]) -> tuple[Index, list[int]]:
-    """The same elements with positive steps, and the output axes to reverse afterwards."""
-    addressed = sum(1 for k in key if k is not None and k is not Ellipsis)
+    """The same elements with positive steps, and the output axes to reverse afterwards.
+
+    ``key`` holds ints, slices and ``None``: the builders put an ``Ellipsis`` only in an index
+    with no slice (``(...,)``, or one of ints alone: `datamove._strided_slice`, `_slice`).
+    """
     positive: list[Any] = []
     flips: list[int] = []
     axis = 0  # input axis
@@ -61,11 +64,6 @@ def positive_steps(key: Index, shape: tuple[int, ...]) -> tuple[Index, list[int]
         if k is None:
             positive.append(k)
             at += 1
-        elif k is Ellipsis:
-            positive.append(k)
-            hidden = len(shape) - addressed
-            axis += hidden
-            at += hidden
         elif isinstance(k, slice):
             if k.step is not None and k.step < 0:
                 start, stop, step = k.indices(shape[axis])
