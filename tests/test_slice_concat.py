@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 import datamove as dm
 import datamove.directml as dml
 from datamove import _plan
+from datamove._shape import MAX_LENGTH
 from strategies import (
     INT64_MAX,
     INT64_MIN,
@@ -796,6 +797,18 @@ def test_concat(shapes, axis, expected):
             dm.DTypeError,
             "Concat: axis=UNKNOWN must be an integer, not Unknown",
             id="infer: axis UNKNOWN (an attribute, never an input)",
+        ),
+        pytest.param(
+            lambda: dm.concat([np.zeros(1)] * (MAX_LENGTH + 1), 0),
+            dm.ValidationError,
+            f"Concat: arrays='<{MAX_LENGTH + 1} inputs>' holds more than {MAX_LENGTH} inputs",
+            id="more inputs than MAX_LENGTH",
+        ),
+        pytest.param(
+            lambda: dm.infer_concat([[1]] * (MAX_LENGTH + 1), 0),
+            dm.ValidationError,
+            f"Concat: shapes='<{MAX_LENGTH + 1} inputs>' holds more than {MAX_LENGTH} inputs",
+            id="infer: more shapes than MAX_LENGTH",
         ),
     ],
 )

@@ -170,12 +170,10 @@ def concat(arrays: Any, axis: Any, *, out: Any = None) -> Any:
 
 
 def _prepare(k: int, value: Any) -> tuple[Any, Any, tuple[int, ...]]:
-    """``_backends.prepare`` of input ``k``: its errors name ``arrays[k]``, not ``data``."""
+    """``_backends.prepare`` of input ``k``: its errors (each of ``data``) name ``arrays[k]``."""
     try:
         return _backends.prepare(OP, value)
     except ValidationError as exc:
-        if exc.argument != "data":
-            raise
         raise type(exc)(exc.op, f"arrays[{k}]", exc.value, exc.rule, hint=exc.hint) from None
 
 
