@@ -124,6 +124,17 @@ def test_values_that_are_not_keyed_are_computed_afresh() -> None:
     assert s.to_onnx(np.array([3, 4])) == s.to_onnx((3, 4)) == s.to_onnx(dm.PartialShape([3, 4]))
 
 
+def test_an_emitter_takes_its_shape_as_the_method_does() -> None:
+    s = dm.Slicing.from_numpy("x[1:3]")
+    assert s.to_numpy(shape="[4]") == s.to_numpy("[4]") == s.to_numpy(shape="[4]") == "x[1:3]"
+    with pytest.raises(TypeError, match=r"to_numpy\(\) takes from 1 to 2 positional arguments"):
+        s.to_numpy("[4]", 5)  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="unexpected keyword argument 'shap'"):
+        s.to_numpy(shap="[4]")  # type: ignore[call-arg]
+    wide = dm.PartialShape([4] * 70)  # more dims than a key holds: computed afresh, the same
+    assert s.to_strided_slice(wide) == s.to_strided_slice(wide) == s.to_strided_slice((4,) * 70)
+
+
 def test_errors_are_never_kept() -> None:
     s = dm.Slicing.from_numpy("x[-100:-200:-1]")
     for _ in range(2):

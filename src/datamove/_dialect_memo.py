@@ -127,10 +127,7 @@ def emitter(fn: F) -> F:
         if blob is not None:
             return marshal.loads(blob)  # noqa: S302 - bytes this module wrote
         out = fn(self, shape)
-        try:
-            blob = marshal.dumps(out)
-        except ValueError:  # a value marshal cannot write: not kept
-            return out
+        blob = marshal.dumps(out)  # str, ints, None, lists, tuples, dicts: what emitters write
         if len(blob) <= _MAX_BLOB:
             _keep(memo, key, blob)
         return out
