@@ -12,12 +12,13 @@ from typing import Any
 
 import numpy as np
 import pytest
+from ir_layers import encode
 
 import openvino_oracle
 from datamove import ir
 from datamove.cli import main
 from datamove.ir._examples import _XML, write_example
-from datamove.ir._types import ELEMENT_TYPES, encode
+from datamove.ir._types import ELEMENT_TYPES
 
 X = np.arange(12, dtype=np.float32).reshape(2, 6)
 BIN = np.array([1, 2, -1], dtype="<i8").tobytes()

@@ -15,7 +15,7 @@ import numpy as np
 
 from datamove.ir._errors import IRError
 
-__all__ = ["ELEMENT_TYPES", "ElementType", "decode", "encode"]
+__all__ = ["ELEMENT_TYPES", "ElementType", "decode"]
 
 
 @dataclass(frozen=True)
@@ -120,22 +120,3 @@ def decode(
     if etype.bits == 1:
         return np.unpackbits(data, bitorder="big")[:count].reshape(shape)
     return data.view(etype.dtype)[:count].reshape(shape).copy()
-
-
-def encode(array: np.ndarray[Any, Any], etype: ElementType) -> bytes:
-    """The bytes OpenVINO stores for ``array`` of element type ``etype`` (inverse of `decode`).
-
-    Examples
-    --------
-    >>> encode(np.array([1, -2, 3, -8, 7]), ELEMENT_TYPES["i4"]).hex()
-    'e18307'
-    """
-    flat = np.ascontiguousarray(array).reshape(-1)
-    if etype.bits == 4:
-        nibbles = flat.astype(np.int8).view(np.uint8) & 0x0F
-        if nibbles.size % 2:
-            nibbles = np.append(nibbles, np.uint8(0))
-        return bytes(nibbles[0::2] | (nibbles[1::2] << 4))
-    if etype.bits == 1:
-        return np.packbits(flat.astype(bool), bitorder="big").tobytes()
-    return flat.astype(etype.dtype, copy=False).tobytes()
