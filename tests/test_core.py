@@ -1065,6 +1065,8 @@ def test_shape_values_are_immutable_pickle_and_print_as_written():
     ]
     assert (d.is_dynamic, dm.Dimension(3).is_dynamic) == (True, False)
     assert (shape.is_dynamic, dm.PartialShape([2]).is_dynamic) == (True, False)
+    with pytest.raises(AttributeError, match=r"^Splitting is immutable$"):
+        dm.Splitting.from_split(0, 2).axis = 1  # type: ignore[misc]
     # OpenVINO's -1 is "?" however the int is typed; no rank is "[...]"
     assert str(dm.PartialShape([np.int64(-1), np.int32(3), -1])) == "[?,3,?]"
     assert str(dm.PartialShape.dynamic()) == str(dm.PartialShape.dynamic(None)) == "[...]"
@@ -1106,6 +1108,43 @@ def test_shape_values_are_immutable_pickle_and_print_as_written():
     ],
 )
 def test_shape_values_refuse_what_they_cannot_be(call, cls, message):
+    with pytest.raises(cls) as info:
+        call()
+    assert str(info.value) == message
+
+
+@pytest.mark.parametrize(
+    ("call", "cls", "message"),
+    [
+        pytest.param(
+            lambda: dm.infer_variadic_split([6], dm.Unknown(2), [1, -1]),
+            dm.ValidationError,
+            "VariadicSplit: axis=Unknown(2) must be a scalar or of shape [1]",
+            id="variadic axis of 2 unknown values",
+        ),
+        pytest.param(
+            lambda: dm.infer_variadic_split(["1..3"], 0, dm.Unknown(0)),
+            dm.ValidationError,
+            "VariadicSplit: split_lengths=Unknown(0) has no values, but data.shape[0]=1..3 is "
+            "never 0",
+            id="no lengths on an axis never 0",
+        ),
+        pytest.param(
+            lambda: dm.infer_slice("[2,3]", [0, 0, 0], [1, 1, 1], [1, 1, 1], dm.UNKNOWN),
+            dm.ValidationError,
+            "Slice: start=[0, 0, 0] has 3 values, more than the 2 axes of data",
+            id="slice: more values than axes, axes unknown",
+        ),
+        pytest.param(
+            lambda: dm.strided_slice(np.arange(6), [0], [1], begin_mask="0,1"),
+            dm.DTypeError,
+            "StridedSlice: begin_mask='0,1' must be a list of 0 and 1 (hint: write [0, 1, 1]; "
+            "the IR's '0,1,1' string form is read by datamove.ir)",
+            id="a mask in the IR's string form",
+        ),
+    ],
+)
+def test_rare_arguments_are_refused_with_their_rule(call, cls, message):
     with pytest.raises(cls) as info:
         call()
     assert str(info.value) == message

@@ -100,6 +100,11 @@ def _one_op(
 
 REFUSED = [
     pytest.param(
+        _one_op("Split", [("i64", [], 1)], "", [[2, 3], [2, 3]]),
+        "num_splits=None is missing from <data>",
+        id="split(no num_splits)",
+    ),
+    pytest.param(
         _one_op("Split", [], 'num_splits="2"', [[2, 3], [2, 3]]),
         "inputs=1 is the wrong number of inputs: Split takes 2",
         id="split(1 input)",
