@@ -305,7 +305,7 @@ def _explain(
         try:
             takes = planner(dims)
         except ValidationError as exc:
-            info["note"] = exc.rule
+            info["note"] = str(exc)  # the operator, argument, value and rule
             return info
         texts = [index_expression(t, dims) for t in takes]
         info["numpy"] = texts if split else texts[0]
