@@ -102,6 +102,25 @@ def test_run_writes_outputs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     np.testing.assert_array_equal(np.load(out / "parts_b.npy"), x[:, 2:])
 
 
+def test_run_refuses_outputs_whose_file_names_clash(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # outputs 'a/b' and 'a_b' are both written as a_b.npy: one would overwrite the other
+    xml = tmp_path / "m.xml"
+    xml.write_text(
+        _XML.replace('names="parts_a"', 'names="a/b"').replace('names="parts_b"', 'names="a_b"')
+    )
+    xml.with_suffix(".bin").write_bytes(np.array([1, 2, -1], dtype="<i8").tobytes())
+    np.save(tmp_path / "x.npy", np.zeros((2, 6), np.float32))
+    out = tmp_path / "out"
+    argv = ["run", str(xml), "--input", f"x={tmp_path / 'x.npy'}", "--output-dir", str(out)]
+    assert main(argv) == 1
+    assert capsys.readouterr().err == (
+        "datamove: error: run: outputs=['a/b', 'a_b'] map to the same file name\n"
+    )
+    assert not out.exists()
+
+
 def test_run_error_writes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     xml = tmp_path / "m.xml"
     xml.write_text(
