@@ -250,6 +250,19 @@ def test_cli_json_report(tmp_path, capsys):
     ]
 
 
+def test_cli_text_report_lists_what_it_skipped(tmp_path, capsys):
+    model = {
+        "dispatchables": {
+            "s": {"type": "DML_OPERATOR_SPLIT", "desc": DXDISPATCH_SPLIT["desc"]},
+            "add": {"type": "ADD", "desc": {}},
+        }
+    }
+    path = write(tmp_path, model)
+    assert main(["dml", "check", path, "--feature-level", "0x4100"]) == 0
+    out = capsys.readouterr().out
+    assert out.endswith(f"{path}: add (ADD) skipped: not a split or a join\n"), out
+
+
 def test_cli_switches(tmp_path, capsys):
     rank6 = dml.dumps(
         JoinDesc(
