@@ -263,6 +263,23 @@ def test_cli_text_report_lists_what_it_skipped(tmp_path, capsys):
     assert out.endswith(f"{path}: add (ADD) skipped: not a split or a join\n"), out
 
 
+def test_cli_reports_a_count_that_disagrees_with_its_array(tmp_path, capsys):
+    desc = {**DXDISPATCH_SPLIT["desc"], "OutputCount": 5}
+    path = write(tmp_path, {"dispatchables": {"s": {"type": "DML_OPERATOR_SPLIT", "desc": desc}}})
+    assert main(["dml", "check", path, "--json"]) == 1
+    (operator,) = json.loads(capsys.readouterr().out)["operators"]
+    assert operator["type"] == "?"  # the desc could not be read
+    n = len(DXDISPATCH_SPLIT["desc"]["OutputTensors"])
+    assert operator["violations"] == [
+        {
+            "rule": "S1",
+            "path": "s.desc.OutputCount",
+            "value": 5,
+            "message": f"must equal len(OutputTensors)={n}",
+        }
+    ]
+
+
 def test_cli_switches(tmp_path, capsys):
     rank6 = dml.dumps(
         JoinDesc(
