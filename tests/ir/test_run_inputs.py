@@ -376,3 +376,28 @@ def test_writing_to_an_output_never_changes_the_model_s_constants(tmp_path: Path
         out = model.run({"x": xp.asarray(X)})[model.outputs[1]]
         np.testing.assert_array_equal(xp.to_numpy(out), c[:1])
         out[0, 0] = 99
+
+
+def test_index_inputs_known_at_run_time_may_be_another_library_s(tmp_path: Path, xp: Any) -> None:
+    # StridedSlice's begin and VariadicSplit's axis are Parameters: their values are read from
+    # the library's arrays on each run (tolist), and the outputs are OpenVINO's.
+    if xp.name == "jax":
+        pytest.skip("JAX makes int32 of int64 values unless jax_enable_x64 is set")
+    ov_models = pytest.importorskip("ov_models")
+    openvino_oracle = pytest.importorskip("openvino_oracle")
+    o1 = pytest.importorskip("openvino.opset1")
+    x = o1.parameter([2, 3, 4], np.float32, name="x")
+    b = o1.parameter([1], np.int64, name="b")
+    n = o1.parameter([], np.int64, name="n")
+    c = lambda v: o1.constant(np.array(v, np.int64))  # noqa: E731
+    y = o1.strided_slice(x, b, c([2]), c([1]), begin_mask=[0], end_mask=[0])
+    parts = o1.variadic_split(x, n, c([1, 2]))
+    results = [o1.result(y), *(o1.result(p) for p in parts.outputs())]
+    xml = ov_models.save(ov_models.ov.Model(results, [x, b, n], "m"), tmp_path)
+    data = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    inputs = {"x": data, "b": np.array([1]), "n": np.array(1)}
+    want = openvino_oracle.evaluate_ir(xml, inputs)
+    got = ir.read_model(xml).run({k: xp.asarray(v) for k, v in inputs.items()})
+    assert len(got) == len(want) == 3
+    for g, w in zip(got.values(), want, strict=True):
+        np.testing.assert_array_equal(xp.to_numpy(g), w)
