@@ -1335,15 +1335,39 @@ def test_array_likes_are_accepted():
 # -- caches, threads, imports ------------------------------------------------------------------
 def test_plan_cache_is_bounded_and_drops_its_oldest_entry(plan_path):
     x = np.arange(10)
-    dm.strided_slice(x, [1], [2])
-    first = _plan.key(np.ndarray, _plan.STRIDED_SLICE, (10,), (1,), (2,), None, (), (), (), (), ())
-    assert first in _plan.PLANS
-    for k in range(_plan.MAX_PLANS + 50):
+    for _ in range(2):
+        dm.strided_slice(x, [1], [2])
+    assert dm.cache_info()[:3] == (1, dm.cache_info().bytes, 1)  # one plan stored, then a hit
+    for k in range(dm.cache_info().max_plans + 50):  # as many different calls, each stored
         dm.strided_slice(x[: k % 10 + 1], [k], [k + 1])
-    assert len(_plan.PLANS) == _plan.MAX_PLANS
-    assert first not in _plan.PLANS  # the oldest went first
-    assert dm.strided_slice(x, [1], [2]).tolist() == [1]
-    assert first in _plan.PLANS
+    info = dm.cache_info()
+    assert info.plans == info.max_plans
+    assert info.stored == info.max_plans + 51
+    dm.strided_slice(x[: k % 10 + 1], [k], [k + 1])  # the newest is still held: a hit
+    assert dm.cache_info().stored == info.stored
+    assert dm.strided_slice(x, [1], [2]).tolist() == [1]  # the oldest went first: a miss
+    assert dm.cache_info().stored == info.stored + 1
+    assert dm.cache_info().plans == info.max_plans
+
+
+def test_cache_clear_empties_every_process_wide_cache(plan_path):
+    x = np.arange(12).reshape(3, 4)
+    dm.split(x, 1, 2)
+    shapes = dm.infer_split("[?,4]", 1, 2)
+    read = dm.Slicing.from_numpy((slice(1, None),))
+    # memoised: the same objects come back
+    assert dm.infer_split("[?,4]", 1, 2) is shapes
+    assert dm.Slicing.from_numpy((slice(1, None),)) is read
+    assert dm.cache_info()[:3] == (1, dm.cache_info().bytes, 1)
+    assert dm.cache_info().bytes > 0
+    dm.cache_clear()
+    assert dm.cache_info() == (0, 0, 0, dm.cache_info().max_plans, dm.cache_info().max_bytes)
+    again = dm.infer_split("[?,4]", 1, 2)
+    assert again is not shapes
+    assert again == shapes
+    assert dm.Slicing.from_numpy((slice(1, None),)) is not read
+    dm.split(x, 1, 2)
+    assert dm.cache_info().stored == 1  # built afresh
 
 
 def _held_after(call) -> int:
@@ -1366,18 +1390,28 @@ def test_plans_too_large_to_be_worth_it_are_not_cached(plan_path):
         dm.variadic_split(np.zeros(2**20, np.uint8), 0, [1] * 2**20)
 
     assert _held_after(calls) < 8 << 20
-    assert not _plan.PLANS
-    assert _plan.cache_bytes() == 0
+    assert dm.cache_info()[:3] == (0, 0, 0)
 
 
 def test_plan_cache_is_bounded_by_the_bytes_it_holds(plan_path):
     # 4096 shapes split into 1000 parts each kept 375 MB (issue 23): now at most MAX_BYTES.
     for n in range(1000, 1000 + 600):
         dm.split(np.empty((1000 * 3, n % 7 + 1), np.uint8), 0, 1000)
-        assert _plan.cache_bytes() <= _plan.MAX_BYTES
-    assert 0 < len(_plan.PLANS) < 600
-    held = sum(len(k) + p.cost for k, p in _plan.PLANS.items())
-    assert held == _plan.cache_bytes()
+        assert dm.cache_info().bytes <= dm.cache_info().max_bytes
+    assert 0 < dm.cache_info().plans < 600
+    # The count is exact: once small plans have pushed every large one out, the cache holds
+    # as many bytes as that many small plans, each as much as the first held alone.
+    x = np.arange(10)
+    dm.cache_clear()
+    dm.strided_slice(x, [0], [1])
+    one = dm.cache_info().bytes
+    for n in range(1000, 1000 + 600):
+        dm.split(np.empty((1000 * 3, n % 7 + 1), np.uint8), 0, 1000)
+    for k in range(1, dm.cache_info().max_plans + 1):
+        dm.strided_slice(x, [k], [k + 1])
+    info = dm.cache_info()
+    assert info.plans == info.max_plans
+    assert info.bytes == one * info.max_plans
 
 
 def test_inference_memo_is_bounded_by_what_it_holds():
@@ -1507,7 +1541,7 @@ def test_cached_plans_answer_as_fresh_ones(call, path):
 
     with _plan.plan_path(path):
         first = outcome()  # a miss, which stores a valid plan
-        stored = len(_plan.PLANS)
+        stored = dm.cache_info().plans
         second = outcome()  # a hit where one was stored
         code = {"strided_slice": _plan.STRIDED_SLICE, "split": _plan.SPLIT}.get(
             op, _plan.VARIADIC_SPLIT

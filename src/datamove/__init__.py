@@ -27,6 +27,7 @@ from datamove._errors import (
     ValidationError,
     ViewError,
 )
+from datamove._plan import CacheInfo, cache_clear, cache_info
 from datamove._shape import UNKNOWN, Dimension, PartialShape, Unknown
 from datamove._slice import infer_slice, slice  # noqa: A004 - the spec's name
 from datamove._split import infer_split, infer_variadic_split, split, variadic_split
@@ -39,6 +40,7 @@ __all__ = [
     "UNKNOWN",
     "AxisError",
     "BackendError",
+    "CacheInfo",
     "DTypeError",
     "Dimension",
     "NotExpressible",
@@ -49,6 +51,8 @@ __all__ = [
     "ValidationError",
     "ViewError",
     "__version__",
+    "cache_clear",
+    "cache_info",
     "compose",
     "concat",
     "group_into_split",

@@ -18,7 +18,7 @@ from typing import Any, Final, TypeVar
 
 from datamove._shape import Dimension, PartialShape, Unknown
 
-__all__ = ["memoize"]
+__all__ = ["clear", "memoize"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -27,6 +27,13 @@ _ITEM_BYTES: Final = 64
 _MAX_BYTES: Final = 16 << 20
 _MAX_ENTRY_BYTES: Final = 256 << 10
 _ATOMS: Final = frozenset({int, str, type(None), PartialShape, Unknown, Dimension})
+_CLEARS: Final[list[Callable[[], None]]] = []  # each memo's own clear
+
+
+def clear() -> None:
+    """Empty every memo."""
+    for clear_one in _CLEARS:
+        clear_one()
 
 
 def _freeze(value: Any) -> Any:
@@ -77,5 +84,11 @@ def memoize(fn: F) -> F:
         held += size
         return result
 
+    def clear_one() -> None:
+        nonlocal held
+        cache.clear()
+        held = 0
+
+    _CLEARS.append(clear_one)
     wrapper.cache = cache  # type: ignore[attr-defined]
     return wrapper  # type: ignore[return-value]

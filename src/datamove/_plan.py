@@ -40,6 +40,8 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 import numpy as np
 
+from datamove import _dialect_memo
+from datamove import _memo as _inference_memo
 from datamove._errors import ValidationError
 from datamove._shape import INT64_MAX, INT64_MIN
 
@@ -55,9 +57,11 @@ __all__ = [
     "SPLIT",
     "STRIDED_SLICE",
     "VARIADIC_SPLIT",
+    "CacheInfo",
     "Index",
     "Plan",
-    "cache_bytes",
+    "cache_clear",
+    "cache_info",
     "chunks",
     "clear",
     "hit",
@@ -330,6 +334,7 @@ MAX_PLAN_BYTES: Final = 1 << 20
 PLANS: Final[dict[bytes, Plan]] = {}  # key -> validated plan, oldest first
 _LOCK: Final = threading.Lock()
 _held = 0  # bytes held by PLANS, by the plans' estimates
+_stored = 0  # plans stored since the cache was last cleared
 
 
 def _size(k: bytes, plan: Plan) -> int:
@@ -338,7 +343,7 @@ def _size(k: bytes, plan: Plan) -> int:
 
 def _store(k: bytes, plan: Plan) -> Plan:
     """Keep ``plan`` under ``k`` (or the plan another thread stored first); evict the oldest."""
-    global _held  # noqa: PLW0603
+    global _held, _stored  # noqa: PLW0603
     size = _size(k, plan)
     if size > MAX_PLAN_BYTES:
         return plan
@@ -351,21 +356,62 @@ def _store(k: bytes, plan: Plan) -> Plan:
             _held -= _size(old_key, PLANS.pop(old_key))
         PLANS[k] = plan
         _held += size
+        _stored += 1
     return plan
 
 
 def clear() -> None:
     """Empty the cache (and the memo of the Python key's answers)."""
-    global _held  # noqa: PLW0603
+    global _held, _stored  # noqa: PLW0603
     with _LOCK:
         PLANS.clear()
         _MEMO.clear()
-        _held = 0
+        _held = _stored = 0
 
 
-def cache_bytes() -> int:
-    """The bytes the cache holds, by the plans' own estimates."""
-    return _held
+class CacheInfo(NamedTuple):
+    """What :func:`cache_info` reports, as ``functools.lru_cache``'s ``cache_info``."""
+
+    plans: int  # plans held
+    bytes: int  # what they hold, by their own estimates (backends' forms of them included)
+    stored: int  # plans stored since the cache was last cleared: calls that missed and were kept
+    max_plans: int  # plans held at most (the oldest go first)
+    max_bytes: int  # bytes held at most
+
+
+def cache_info() -> CacheInfo:
+    """The state of the plan cache, which every operator call on arrays goes through.
+
+    A repeated call is answered from its stored plan; ``stored`` counts the calls that were
+    not (each built, validated and stored a plan), so a count that keeps growing under a
+    steady workload says its calls are too many or too varied to stay cached. Calls whose
+    parameters have no key (floats, bools, NumPy scalars) and plans over 1 MiB are never
+    stored. Inference results and ``Slicing`` objects are memoised apart (see
+    :func:`cache_clear`).
+
+    Examples
+    --------
+    >>> import numpy as np, datamove as dm
+    >>> dm.cache_clear()
+    >>> x = np.arange(12).reshape(3, 4)
+    >>> for _ in range(3):
+    ...     parts = dm.split(x, 1, 2)
+    >>> dm.cache_info().plans, dm.cache_info().stored
+    (1, 1)
+    """
+    with _LOCK:
+        return CacheInfo(len(PLANS), _held, _stored, MAX_PLANS, MAX_BYTES)
+
+
+def cache_clear() -> None:
+    """Empty every cache datamove keeps for the process: plans, inference results, slicings.
+
+    What they hold is bounded (the plan cache at :data:`MAX_BYTES`, the others alike; see
+    docs/architecture.md); clearing frees it at once, and the next calls build afresh.
+    """
+    clear()
+    _inference_memo.clear()
+    _dialect_memo.clear()
 
 
 def lowered(plan: Plan, name: str, lower: Callable[[Plan], Any], cost: int) -> Any:
