@@ -18,8 +18,9 @@ from datamove._errors import ValidationError
 from datamove._files import temporary_beside
 from datamove.cli._npy import load_npy
 from datamove.cli._split_file import commit
-from datamove.ir._model import read_model
+from datamove.ir._model import Model, read_model
 from datamove.ir._onnx import read_onnx
+from datamove.ir._types import ELEMENT_TYPES
 
 __all__ = ["is_onnx", "read", "register"]
 
@@ -95,6 +96,25 @@ def _check(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
+def _as_declared(model: Model, name: str, value: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """``value`` as the type its Parameter declares, where ``np.save`` could not name that type.
+
+    NumPy's format has no name for ``ml_dtypes``' types (bf16, float8, 4-bit): ``np.save`` writes
+    such an array as raw bytes, ``'|V2'`` or ``'|V1'``, which ``np.load`` returns. Such an
+    input, of the item size of an ``ml_dtypes`` type that its Parameter declares, is read as that
+    type; any other is left for `Model.run` to check.
+    """
+    dtype = value.dtype
+    if dtype.kind != "V" or dtype.names is not None or dtype.subdtype is not None:
+        return value
+    k = model._input_aliases.get(name)  # the names Model.run takes
+    declared = model._params[k].data.get("element_type") if k is not None else None
+    etype = ELEMENT_TYPES.get(declared) if declared is not None else None
+    if etype is None or not etype.dtype_name.startswith("ml_dtypes."):
+        return value
+    return value.view(etype.dtype) if etype.dtype.itemsize == dtype.itemsize else value
+
+
 def _file_name(name: str) -> str:
     safe = re.sub(r"[^A-Za-z0-9._-]", "_", name).lstrip(".")
     return (safe or "output") + ".npy"
@@ -106,6 +126,8 @@ def _run(args: argparse.Namespace) -> int:
         name, file = _name_value(text, "--input", "run")
         inputs[name] = load_npy(file, functools.partial(ValidationError, "run", "--input", text))
     model = read_model(args.model, args.bin)
+    for name, value in inputs.items():
+        inputs[name] = _as_declared(model, name, value)
     outputs = model.run(inputs)
     out_dir = Path(args.output_dir)
     files = {name: out_dir / _file_name(name) for name in outputs}

@@ -1198,7 +1198,8 @@ class Model:
                 return value
             if value.dtype.newbyteorder("=") == etype.dtype:  # e.g. '>f4' for f32: same values
                 return value.astype(etype.dtype)
-            hint = f"convert it with .astype(np.{etype.dtype.name})"
+            module = "ml_dtypes" if etype.dtype_name.startswith("ml_dtypes.") else "np"
+            hint = f"convert it with .astype({module}.{etype.dtype.name})"
         elif _dtype_is(value, etype.dtype_name.removeprefix("ml_dtypes.")):
             return value
         else:
