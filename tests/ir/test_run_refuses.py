@@ -441,6 +441,26 @@ def test_save_model_errors_are_irerrors(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["example.bin", "example.xml"]
 
 
+def test_save_model_refuses_one_file_for_both(tmp_path: Path) -> None:
+    # The .bin was written over the .xml: no error, and a file that no reader takes.
+    model = ir.read_model(write_example(tmp_path))
+    (tmp_path / "d").mkdir()
+    (tmp_path / "link.bin").symlink_to("m.xml")
+    for xml, bin_ in [
+        ("m.xml", "m.xml"),
+        ("m.xml", "d/../m.xml"),  # another spelling
+        ("m.xml", "link.bin"),  # a link to it
+    ]:
+        with pytest.raises(ir.IRError, match=r"bin_path='.*' is the file xml_path='.*m\.xml'"):
+            ir.save_model(model, tmp_path / xml, tmp_path / bin_)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "d",
+        "example.bin",
+        "example.xml",
+        "link.bin",
+    ]
+
+
 # -- 7: the reader follows OpenVINO ---------------------------------------------------------------
 
 # An attribute a layer needs, missing or of a form its type forbids: refused, as OpenVINO does

@@ -84,6 +84,13 @@ def save_model(
             raise IRError(argument, os.fspath(path), "is a folder; name the file to write")
         if not path.parent.is_dir():
             raise IRError(argument, os.fspath(path), "is in a folder that does not exist")
+    if os.path.realpath(xml_file) == os.path.realpath(bin_file):  # one would overwrite the other
+        raise IRError(
+            "bin_path",
+            os.fspath(bin_file),
+            f"is the file xml_path={os.fspath(xml_file)!r}",
+            hint="the .xml and the .bin are two files; name another for the .bin",
+        )
     graph = model._graph
     report = model.check()
     blob = bytearray()
