@@ -308,3 +308,33 @@ def test_run_type_hint_names_numpy_types_as_np(
         == 1
     )
     assert "(hint: convert it with .astype(np.float32))" in capsys.readouterr().err
+
+
+def test_run_never_writes_over_its_input(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # An output named as an input file replaced it (split refuses the same); a link to an input
+    # is replaced itself, so it is no input's file.
+    xml = write_example(tmp_path)
+    x = np.arange(12, dtype=np.float32).reshape(2, 6)
+    np.save(tmp_path / "parts_a.npy", x)
+    (tmp_path / "sub").mkdir()
+    for out_dir in (tmp_path, tmp_path / "sub" / ".."):
+        argv = ["run", str(xml), "--input", f"x={tmp_path / 'parts_a.npy'}"]
+        assert main([*argv, "--output-dir", str(out_dir)]) == 1
+        err = capsys.readouterr().err
+        assert "run: --output-dir=" in err
+        assert "would replace the file of --input 'x=" in err
+        np.testing.assert_array_equal(np.load(tmp_path / "parts_a.npy"), x)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "example.bin",
+        "example.xml",
+        "parts_a.npy",
+        "sub",
+    ]
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "parts_a.npy").symlink_to(tmp_path / "parts_a.npy")
+    argv = ["run", str(xml), "--input", f"x={tmp_path / 'out' / 'parts_a.npy'}"]
+    assert main([*argv, "--output-dir", str(tmp_path / "out")]) == 0
+    np.testing.assert_array_equal(np.load(tmp_path / "parts_a.npy"), x)
+    np.testing.assert_array_equal(np.load(tmp_path / "out" / "parts_a.npy"), x[:, :2])

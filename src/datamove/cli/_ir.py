@@ -122,9 +122,11 @@ def _file_name(name: str) -> str:
 
 def _run(args: argparse.Namespace) -> int:
     inputs: dict[str, Any] = {}
+    read_from: dict[Path, str] = {}  # each file read (links resolved) -> its --input
     for text in args.input or []:
         name, file = _name_value(text, "--input", "run")
         inputs[name] = load_npy(file, functools.partial(ValidationError, "run", "--input", text))
+        read_from[Path(os.path.realpath(file))] = text
     model = read_model(args.model, args.bin)
     for name, value in inputs.items():
         inputs[name] = _as_declared(model, name, value)
@@ -133,6 +135,12 @@ def _run(args: argparse.Namespace) -> int:
     files = {name: out_dir / _file_name(name) for name in outputs}
     if len(set(files.values())) != len(files):
         raise ValidationError("run", "outputs", list(outputs), "map to the same file name")
+    real_dir = Path(os.path.realpath(out_dir))  # DIR/NAME.npy is replaced, even a link
+    for name, target in files.items():
+        text = read_from.get(real_dir / target.name)
+        if text is not None:
+            rule = f"would replace the file of --input {text!r} with output {name!r}"
+            raise ValidationError("run", "--output-dir", args.output_dir, rule)
 
     def unwritable(exc: OSError) -> ValidationError:
         rule = f"is not a writable folder ({exc.strerror})"
