@@ -428,6 +428,22 @@ _F8 = b"{'descr': '<f8', 'fortran_order': False, 'shape': %s}"
             id="huge shape",
         ),
         pytest.param(_npy(_F8 % b"(4,)", b"\0" * 31), "32 bytes of data, but the", id="short"),
+        # NumPy counts every dim but the zeros even in an empty array: np.load refuses these
+        pytest.param(
+            _npy(_F8 % b"(0, 4611686018427387904, 4)"),
+            "shape=(0, 4611686018427387904, 4) with itemsize 8 is an array NumPy cannot hold",
+            id="empty but huge",
+        ),
+        pytest.param(
+            _npy(_F8 % b"(9223372036854775808, 0)"),
+            "shape=(9223372036854775808, 0) with itemsize 8 is an array NumPy cannot hold",
+            id="dim past intp",
+        ),
+        pytest.param(
+            _npy(_F8 % (b"(" + b"1, " * 65 + b")"), b"\0" * 8),
+            "has 65 dimensions, more than the 64 a NumPy array can have",
+            id="65 dims",
+        ),
         pytest.param(
             _npy(b"{'descr': '|O', 'fortran_order': False, 'shape': (2,)}", b"\0" * 16),
             "descr=|O holds Python objects",

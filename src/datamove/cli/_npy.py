@@ -31,6 +31,7 @@ _MAGIC: Final = b"\x93NUMPY"
 _MAX_HEADER: Final = 10_000  # characters, np.load's default max_header_size
 _HEADER_KEYS: Final = {"descr", "fortran_order", "shape"}
 _GROWTH_DIGITS: Final = 21  # np.save pads the header so that the growth axis can grow in place
+_MAX_DIMS: Final = 64  # the most dimensions a NumPy array has
 _BRIEF: Final = 100  # the most characters of NumPy's own text an error quotes
 
 
@@ -71,10 +72,34 @@ def _check_size(head: NpyHeader, size: int, error: ErrorFactory) -> None:
             f"is not a .npy file: its header describes {head.nbytes} bytes of data, "
             f"but the file holds {max(0, size - head.offset)}"
         )
-    if math.prod(head.shape) > np.iinfo(np.intp).max:
-        raise error(
-            f"is not a .npy file: shape={head.shape!r} has more elements than NumPy can index"
+    why = _numpy_limit(head.shape, head.dtype.itemsize)
+    if why is not None:
+        raise error(f"is not a .npy file: {why}")
+
+
+def _numpy_limit(shape: tuple[int, ...], itemsize: int) -> str | None:
+    """Why no NumPy array has ``shape`` and ``itemsize`` (``np.load`` refuses it), or ``None``.
+
+    NumPy holds at most 64 dims, and counts every dim but the zeros even in an empty array: their
+    product, and it times the itemsize, must not pass ``intp``'s maximum.
+
+    >>> print(_numpy_limit((0, 2**62, 4), 8))
+    shape=(0, 4611686018427387904, 4) with itemsize 8 is an array NumPy cannot hold: ...
+    >>> _numpy_limit((0, 2**62), 1) is None
+    True
+    """
+    if len(shape) > _MAX_DIMS:
+        return (
+            f"shape has {len(shape)} dimensions, more than the {_MAX_DIMS} a NumPy array can have"
         )
+    span = math.prod(d or 1 for d in shape)
+    if max(span, span * itemsize) > np.iinfo(np.intp).max:
+        return (
+            f"shape={shape!r} with itemsize {itemsize} is an array NumPy cannot hold: it counts "
+            f"every dim but the zeros, even in an empty array, and allows {np.iinfo(np.intp).max}"
+            " elements or bytes at most"
+        )
+    return None
 
 
 def load_npy(path: object, error: ErrorFactory) -> np.ndarray[Any, Any]:
