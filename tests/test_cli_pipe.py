@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -59,3 +60,57 @@ def test_main_returns_141_for_every_subcommand(monkeypatch: pytest.MonkeyPatch) 
     argv = ["explain", "variadic-split", "--shape", "4", "--axis", "0", "--lengths", "1,-1"]
     assert main(argv) == 141
     assert main(["explain", "split", "--shape", "4", "--axis", "0", "--num-splits", "2"]) == 141
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize(
+    "argv",
+    [("examples",), ("explain", "split", "--shape", "6", "--axis", "0", "--num-splits", "2")],
+)
+def test_a_stdout_that_cannot_be_written_is_one_line_and_exit_1(argv: tuple[str, ...]) -> None:
+    # A full disk (/dev/full) ended in an OSError traceback, exit 1.
+    with open("/dev/full", "wb") as full:  # noqa: PTH123 - a device, not a path to handle
+        result = subprocess.run(
+            [sys.executable, "-m", "datamove", *argv],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            check=False,
+            timeout=120,
+        )
+    err = result.stderr.decode()
+    assert err == "datamove: error: stdout cannot be written (No space left on device)\n"
+    assert result.returncode == 1
+
+
+def test_a_closed_stdout_is_one_line_and_exit_1() -> None:
+    # With fd 1 closed (`datamove examples >&-`) sys.stdout is None: an AttributeError
+    # traceback from main's flush.
+    result = subprocess.run(
+        [sys.executable, "-m", "datamove", "examples"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        check=False,
+        timeout=120,
+        preexec_fn=lambda: os.close(1),
+    )
+    assert result.stderr.decode() == "datamove: error: stdout cannot be written (it is closed)\n"
+    assert result.returncode == 1
+
+
+class _FullDisk:
+    def write(self, text: str) -> int:
+        del text
+        raise OSError(28, "No space left on device")
+
+    def flush(self) -> None:
+        pass
+
+
+def test_main_returns_1_when_stdout_fails(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(sys, "stdout", _FullDisk())
+    assert main(["examples", "--json"]) == 1
+    assert capsys.readouterr().err == (
+        "datamove: error: stdout cannot be written (No space left on device)\n"
+    )

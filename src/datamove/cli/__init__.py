@@ -2,7 +2,8 @@
 
 Exit codes: 0 ok, 1 invalid input (a datamove ``ValidationError``, or problems ``check`` found),
 2 usage error, 141 when a write finds that the reader of the output went away (``datamove
-examples | true``), as a shell reports a program that SIGPIPE ended.
+examples | true``), as a shell reports a program that SIGPIPE ended; 1 when stdout cannot be
+written otherwise (a full disk, ``>&-``), said in one line on stderr.
 Each subcommand is a module of this package (``_examples``, ``_explain``, ``_convert``, ``_ir``,
 ``_split_file``, ``_dml``, ``_compose``) that registers itself through a
 ``register(subparsers)`` function setting ``func`` (taking the parsed namespace and returning the
@@ -14,7 +15,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from datamove import __version__
 from datamove._errors import ValidationError
@@ -52,14 +53,60 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _StdoutError(Exception):
+    """The standard output cannot be written (a full disk, an I/O error, a closed descriptor)."""
+
+
+class _Stdout:
+    """``sys.stdout`` while a command runs: a failed write is a `_StdoutError`.
+
+    A closed pipe stays a ``BrokenPipeError`` (exit 141). With file descriptor 1 closed
+    (``datamove examples >&-``) Python sets ``sys.stdout`` to ``None``: every write fails.
+    """
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        if self._stream is None:
+            raise _StdoutError("it is closed")
+        try:
+            return int(self._stream.write(text))
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise _StdoutError(exc.strerror or type(exc).__name__) from None
+
+    def flush(self) -> None:
+        if self._stream is None:
+            return
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise _StdoutError(exc.strerror or type(exc).__name__) from None
+
+    def __getattr__(self, name: str) -> Any:  # isatty, fileno, encoding...
+        return getattr(self._stream, name)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code instead of exiting."""
+    stdout = sys.stdout
+    sys.stdout = _Stdout(stdout)
     try:
         code = _run(argv)
         sys.stdout.flush()  # here, not at exit, so a closed pipe is caught below
     except BrokenPipeError:
-        _stdout_to_devnull()
+        _stdout_to_devnull(stdout)
         return EXIT_PIPE
+    except _StdoutError as exc:
+        _stdout_to_devnull(stdout)
+        print(f"datamove: error: stdout cannot be written ({exc})", file=sys.stderr)
+        return EXIT_INVALID
+    finally:
+        sys.stdout = stdout
     return code
 
 
@@ -75,14 +122,14 @@ def _run(argv: Sequence[str] | None) -> int:
         return EXIT_INVALID
 
 
-def _stdout_to_devnull() -> None:
-    """The reader of stdout has gone: send what is still buffered nowhere, quietly.
+def _stdout_to_devnull(stdout: Any) -> None:
+    """The output cannot be written: send what is still buffered nowhere, quietly.
 
     As the Python docs' "Note on SIGPIPE" does: without it, Python's final flush of stdout
     fails again and prints "Exception ignored ... BrokenPipeError" on the way out.
     """
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        os.dup2(devnull, stdout.fileno())
     except (OSError, ValueError, AttributeError):  # stdout is no file (replaced by a caller)
         pass
