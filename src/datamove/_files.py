@@ -15,7 +15,8 @@ behaves the same way:
   is an error (`read_exactly`), where a read from a memory map would die of ``SIGBUS``.
 
 Every file datamove writes is first written under a temporary name beside it
-(`temporary_beside`) and renamed onto its name when whole, so a failure leaves no partial file.
+(`temporary_beside`) and renamed onto its name when whole, so a failure leaves no partial file;
+several files written together are renamed all or none (`commit`).
 The temporary file has the mode the target would get from ``open(path, "w")``: an existing
 file's own, else ``0o666`` less the umask (``tempfile.mkstemp``'s ``0o600`` would stay after
 the rename).
@@ -27,6 +28,7 @@ Each error is the caller's: it passes ``error``, which builds the exception (a
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import secrets
@@ -41,7 +43,14 @@ if TYPE_CHECKING:
 
     ErrorFactory = Callable[[str], ValidationError]
 
-__all__ = ["kind", "open_regular", "read_exactly", "read_regular", "temporary_beside"]
+__all__ = [
+    "commit",
+    "kind",
+    "open_regular",
+    "read_exactly",
+    "read_regular",
+    "temporary_beside",
+]
 
 _O_NONBLOCK: Final = getattr(os, "O_NONBLOCK", 0)  # POSIX: opening a FIFO must not wait
 _O_BINARY: Final = getattr(os, "O_BINARY", 0)  # Windows: no newline translation
@@ -216,3 +225,38 @@ def temporary_beside(target: Path) -> Path:
             tmp.unlink(missing_ok=True)
             raise
     return tmp
+
+
+def commit(
+    temps: list[Path], reals: list[Path], unwritable: Callable[[int, OSError], ValidationError]
+) -> None:
+    """Rename every temporary file onto its target, or (on an error or Ctrl-C) none.
+
+    A target that existed is kept under a hard link until all renames are done, so that undoing
+    a rename puts it back; where the file system cannot link, undoing the rename removes it. A
+    rename's ``OSError`` is raised as ``unwritable(k, exc)``, ``k`` the number of its target.
+    """
+    moves = [(tmp, real, tmp.with_suffix(".old")) for tmp, real in zip(temps, reals, strict=True)]
+    tried = 0
+    try:
+        for tmp, real, backup in moves:
+            tried += 1
+            with contextlib.suppress(OSError):  # no target, or no hard links here
+                backup.hardlink_to(real)
+            tmp.replace(real)
+    except BaseException as exc:  # an error or Ctrl-C: undo the renames already done
+        for tmp, real, backup in moves[:tried]:
+            if tmp.exists():
+                continue  # not renamed
+            with contextlib.suppress(OSError):
+                if backup.exists():
+                    backup.replace(real)
+                else:
+                    real.unlink()
+        if isinstance(exc, OSError):
+            raise unwritable(tried - 1, exc) from None
+        raise
+    finally:
+        for _, _, backup in moves:
+            with contextlib.suppress(OSError):
+                backup.unlink(missing_ok=True)

@@ -461,6 +461,30 @@ def test_save_model_refuses_one_file_for_both(tmp_path: Path) -> None:
     ]
 
 
+def test_save_model_that_fails_renaming_the_bin_leaves_both_as_they_were(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The .xml was renamed into place before the .bin's rename failed: a new .xml beside the
+    # old .bin, which OpenVINO reads with the wrong weights.
+    model = ir.read_model(write_example(tmp_path))
+    xml, bin_ = tmp_path / "m.xml", tmp_path / "m.bin"
+    xml.write_text("old xml")
+    bin_.write_bytes(b"old bin")
+    real_replace = Path.replace
+
+    def replace(self: Path, target: Any) -> Path:
+        if Path(target).name == "m.bin":
+            raise OSError(16, "Device or resource busy")
+        return real_replace(self, target)
+
+    monkeypatch.setattr(Path, "replace", replace)
+    with pytest.raises(ir.IRError, match=r"path='.*m\.bin' cannot be written \(Device or res"):
+        ir.save_model(model, xml)
+    assert (xml.read_text(), bin_.read_bytes()) == ("old xml", b"old bin")
+    names = ["example.bin", "example.xml", "m.bin", "m.xml"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == names
+
+
 # -- 7: the reader follows OpenVINO ---------------------------------------------------------------
 
 # An attribute a layer needs, missing or of a form its type forbids: refused, as OpenVINO does

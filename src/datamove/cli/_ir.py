@@ -15,9 +15,8 @@ from typing import Any, Final
 import numpy as np
 
 from datamove._errors import ValidationError
-from datamove._files import temporary_beside
+from datamove._files import commit, temporary_beside
 from datamove.cli._npy import load_npy
-from datamove.cli._split_file import commit
 from datamove.ir._model import Model, read_model
 from datamove.ir._onnx import read_onnx
 from datamove.ir._types import ELEMENT_TYPES

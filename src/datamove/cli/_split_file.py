@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Final, TextIO
 import numpy as np
 
 from datamove._errors import ValidationError
-from datamove._files import kind, read_exactly, temporary_beside
+from datamove._files import commit, kind, read_exactly, temporary_beside
 from datamove._split import infer_split, infer_variadic_split
 from datamove.cli._npy import NpyHeader, header_bytes, open_npy
 
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     import io
     from collections.abc import Callable, Iterator
 
-__all__ = ["commit", "register", "split_file"]
+__all__ = ["register", "split_file"]
 
 CHUNK_BYTES: Final = 4 * 2**20  # a read of the input: small enough to stay in the CPU caches
 PROGRESS_BYTES: Final = 256 * 2**20
@@ -279,41 +279,6 @@ def _tiles(
         for row in range(rows):
             for c in range(lo, hi, chunk_bytes):
                 yield row, 1, c, min(c + chunk_bytes, hi)
-
-
-def commit(
-    temps: list[Path], reals: list[Path], unwritable: Callable[[int, OSError], ValidationError]
-) -> None:
-    """Rename every temporary file onto its target, or (on an error or Ctrl-C) none.
-
-    A target that existed is kept under a hard link until all renames are done, so that undoing
-    a rename puts it back; where the file system cannot link, undoing the rename removes it. A
-    rename's ``OSError`` is raised as ``unwritable(k, exc)``, ``k`` the number of its target.
-    """
-    moves = [(tmp, real, tmp.with_suffix(".old")) for tmp, real in zip(temps, reals, strict=True)]
-    tried = 0
-    try:
-        for tmp, real, backup in moves:
-            tried += 1
-            with contextlib.suppress(OSError):  # no target, or no hard links here
-                backup.hardlink_to(real)
-            tmp.replace(real)
-    except BaseException as exc:  # an error or Ctrl-C: undo the renames already done
-        for tmp, real, backup in moves[:tried]:
-            if tmp.exists():
-                continue  # not renamed
-            with contextlib.suppress(OSError):
-                if backup.exists():
-                    backup.replace(real)
-                else:
-                    real.unlink()
-        if isinstance(exc, OSError):
-            raise unwritable(tried - 1, exc) from None
-        raise
-    finally:
-        for _, _, backup in moves:
-            with contextlib.suppress(OSError):
-                backup.unlink(missing_ok=True)
 
 
 _EPILOG = """\

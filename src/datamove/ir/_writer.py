@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from xml.sax.saxutils import quoteattr
 
-from datamove._files import temporary_beside
+from datamove._files import commit, temporary_beside
 from datamove._shape import PartialShape
 from datamove.ir._errors import IRError
 
@@ -146,20 +146,22 @@ def save_model(
 
 
 def _write_atomically(files: dict[Path, bytes]) -> None:
-    temps: list[tuple[Path, Path]] = []
-    path = next(iter(files))
+    """Write every file under a temporary name beside it, then rename them all or none."""
+    temps: list[Path] = []
+    targets = list(files)
+
+    def unwritable(k: int, exc: OSError) -> IRError:
+        reason = exc.strerror or str(exc)
+        return IRError("path", os.fspath(targets[k]), f"cannot be written ({reason})")
+
+    writing = 0  # the file being written: an OSError is its
     try:
-        for path, content in files.items():
-            tmp = temporary_beside(path)
-            temps.append((tmp, path))
-            tmp.write_bytes(content)
-        for tmp, path in temps:
-            tmp.replace(path)
-        temps.clear()
+        for writing, (path, content) in enumerate(files.items()):  # noqa: B007 - read below
+            temps.append(temporary_beside(path))
+            temps[-1].write_bytes(content)
+        commit(temps, targets, unwritable)  # a failed rename puts back those done before it
     except OSError as exc:  # no permission, a full disk, a folder made meanwhile
-        raise IRError(
-            "path", os.fspath(path), f"cannot be written ({exc.strerror or exc})"
-        ) from None
+        raise unwritable(writing, exc) from None
     finally:
-        for tmp, _ in temps:
+        for tmp in temps:
             tmp.unlink(missing_ok=True)
