@@ -338,3 +338,33 @@ def test_run_never_writes_over_its_input(
     assert main([*argv, "--output-dir", str(tmp_path / "out")]) == 0
     np.testing.assert_array_equal(np.load(tmp_path / "parts_a.npy"), x)
     np.testing.assert_array_equal(np.load(tmp_path / "out" / "parts_a.npy"), x[:, :2])
+
+
+def test_run_refuses_an_output_file_that_is_no_regular_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A folder at DIR/parts_b.npy was "--output-dir='out' is not a writable folder (Is a
+    # directory)", of a folder that is writable; a FIFO there was replaced without a word,
+    # where split refuses every target but a regular file.
+    xml = write_example(tmp_path)
+    np.save(tmp_path / "x.npy", np.zeros((2, 6), np.float32))
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "parts_a.npy").write_text("keep")
+    argv = ["run", str(xml), "--input", f"x={tmp_path / 'x.npy'}", "--output-dir", str(out)]
+    (out / "parts_b.npy").mkdir()
+    assert main(argv) == 1
+    assert capsys.readouterr().err == (
+        f"datamove: error: run: --output-dir={str(out)!r} holds 'parts_b.npy', a directory, where"
+        " output 'parts_b' is to be written; only a regular file is replaced\n"
+    )
+    (out / "parts_b.npy").rmdir()
+    if hasattr(os, "mkfifo"):
+        os.mkfifo(out / "parts_b.npy")
+        assert main(argv) == 1
+        assert "holds 'parts_b.npy', a FIFO, where output 'parts_b'" in capsys.readouterr().err
+        assert stat.S_ISFIFO((out / "parts_b.npy").lstat().st_mode)
+    assert (out / "parts_a.npy").read_text() == "keep"
+    assert sorted(p.name for p in out.iterdir()) == sorted(
+        ["parts_a.npy"] + (["parts_b.npy"] if hasattr(os, "mkfifo") else [])
+    )

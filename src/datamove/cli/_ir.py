@@ -9,13 +9,14 @@ import functools
 import json
 import os
 import re
+import stat
 from pathlib import Path
 from typing import Any, Final
 
 import numpy as np
 
 from datamove._errors import ValidationError
-from datamove._files import commit, temporary_beside
+from datamove._files import commit, kind, temporary_beside
 from datamove.cli._npy import load_npy
 from datamove.ir._model import Model, read_model
 from datamove.ir._onnx import read_onnx
@@ -139,6 +140,16 @@ def _run(args: argparse.Namespace) -> int:
         text = read_from.get(real_dir / target.name)
         if text is not None:
             rule = f"would replace the file of --input {text!r} with output {name!r}"
+            raise ValidationError("run", "--output-dir", args.output_dir, rule)
+        try:
+            mode = target.lstat().st_mode  # a link is replaced itself, whatever it points to
+        except OSError:
+            continue  # a new file (or a folder to create): found writing it, if it fails
+        if not stat.S_ISREG(mode) and not stat.S_ISLNK(mode):
+            rule = (
+                f"holds {target.name!r}, {kind(mode)}, where output {name!r} is to be written;"
+                " only a regular file is replaced"
+            )
             raise ValidationError("run", "--output-dir", args.output_dir, rule)
 
     def unwritable(exc: OSError) -> ValidationError:
