@@ -596,6 +596,17 @@ def test_chunk_bytes_must_be_a_positive_int(big: tuple[Path, np.ndarray], tmp_pa
             _split_file.split_file(big[0], 0, [tmp_path / "a.npy"], lengths=[-1], chunk_bytes=bad)
 
 
+def test_an_output_with_a_nul_is_a_validation_error(
+    big: tuple[Path, np.ndarray], tmp_path: Path
+) -> None:
+    # It was a raw "ValueError: embedded null byte", where the input's NUL is this error.
+    before = sorted(tmp_path.iterdir())
+    outs = [tmp_path / "a.npy", f"{tmp_path}/b\0.npy"]
+    with pytest.raises(ValidationError, match=r"--out\[1\]=.* is not a valid path \(it holds"):
+        _split_file.split_file(big[0], 0, outs, lengths=[1, -1])
+    assert sorted(tmp_path.iterdir()) == before
+
+
 def test_outputs_must_be_a_list_of_paths(
     big: tuple[Path, np.ndarray], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

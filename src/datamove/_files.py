@@ -47,6 +47,7 @@ __all__ = [
     "commit",
     "kind",
     "open_regular",
+    "path_name",
     "read_exactly",
     "read_regular",
     "temporary_beside",
@@ -74,6 +75,20 @@ def _reason(exc: OSError) -> str:
     return exc.strerror or type(exc).__name__
 
 
+def path_name(path: object, error: ErrorFactory) -> str:
+    """``path`` as a ``str``, checked: a ``str`` or an ``os.PathLike`` of one, with no NUL.
+
+    Raises what ``error`` builds otherwise (``bytes`` names are refused: the messages and the
+    names datamove compares are text).
+    """
+    name = os.fspath(path) if isinstance(path, str | os.PathLike) else None
+    if not isinstance(name, str):  # not a path, or an os.PathLike of bytes
+        raise error("is not a path (a str or an os.PathLike)")
+    if "\0" in name:
+        raise error("is not a valid path (it holds a NUL character)")
+    return name
+
+
 def open_regular(
     path: object, error: ErrorFactory, *, max_bytes: int | None = None, what: str = "a file"
 ) -> tuple[io.FileIO, int]:
@@ -99,9 +114,7 @@ def open_regular(
         What ``error`` builds: ``path`` is not a path, does not exist, is not a regular file,
         cannot be read (no permission, a loop of links), or is larger than ``max_bytes``.
     """
-    name = os.fspath(path) if isinstance(path, str | os.PathLike) else None
-    if not isinstance(name, str):  # not a path, or an os.PathLike of bytes
-        raise error("is not a path (a str or an os.PathLike)")
+    name = path_name(path, error)
     try:
         mode = Path(name).stat().st_mode  # first: a FIFO or a device is never opened (may wait)
         fd = os.open(name, os.O_RDONLY | _O_NONBLOCK | _O_BINARY) if stat.S_ISREG(mode) else -1
@@ -109,8 +122,6 @@ def open_regular(
         raise error("does not exist") from None
     except OSError as exc:  # no permission, a loop of symbolic links, a name too long
         raise error(f"cannot be read ({_reason(exc)})") from None
-    except ValueError:  # a NUL character in the path
-        raise error("is not a valid path (it holds a NUL character)") from None
     if fd < 0:
         raise error(f"is {kind(mode)}, not a regular file")
     try:

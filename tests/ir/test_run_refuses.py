@@ -438,6 +438,17 @@ def test_save_model_errors_are_irerrors(tmp_path: Path) -> None:
         ir.save_model(model, tmp_path / "no" / "m.xml")
     with pytest.raises(ir.IRError, match="must be a Model"):
         ir.save_model("x", tmp_path / "m.xml")  # type: ignore[arg-type]
+    # these were raw TypeErrors and ValueErrors
+    for xml, bin_, argument, rule in [
+        (b"m.xml", None, "xml_path", r"is not a path \(a str or an os.PathLike\)"),
+        (None, None, "xml_path", r"is not a path \(a str or an os.PathLike\)"),
+        (tmp_path / "m.xml", 0, "bin_path", r"is not a path \(a str or an os.PathLike\)"),
+        (f"{tmp_path}/m\0.xml", None, "xml_path", r"is not a valid path \(it holds a NUL"),
+        (tmp_path / "m.xml", f"{tmp_path}/m\0.bin", "bin_path", r"is not a valid path"),
+        ("", None, "xml_path", r"is empty; name the file to write"),
+    ]:
+        with pytest.raises(ir.IRError, match=rf"{argument}=.* {rule}"):
+            ir.save_model(model, xml, bin_)  # type: ignore[arg-type]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["example.bin", "example.xml"]
 
 

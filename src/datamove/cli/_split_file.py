@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Final, TextIO
 import numpy as np
 
 from datamove._errors import ValidationError
-from datamove._files import commit, kind, read_exactly, temporary_beside
+from datamove._files import commit, kind, path_name, read_exactly, temporary_beside
 from datamove._split import infer_split, infer_variadic_split
 from datamove.cli._npy import NpyHeader, header_bytes, open_npy
 
@@ -138,6 +138,8 @@ def split_file(
         raise ValidationError(
             OP, "outputs", outputs, "must be a list of paths (str or os.PathLike), one per piece"
         )
+    for k, out in enumerate(outputs):
+        path_name(out, functools.partial(ValidationError, OP, f"--out[{k}]", out))
     name = os.fspath(path) if isinstance(path, str | os.PathLike) else path
     in_error = functools.partial(ValidationError, OP, "file", name)
     f, head = open_npy(path, in_error)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 from xml.sax.saxutils import quoteattr
 
-from datamove._files import commit, temporary_beside
+from datamove._files import commit, path_name, temporary_beside
 from datamove._shape import PartialShape
 from datamove.ir._errors import IRError
 
@@ -77,8 +78,13 @@ def save_model(
         raise IRError(
             "model", f"<{type(model).__name__}>", "must be a Model", hint="read one with read_model"
         )
-    xml_file = Path(xml_path)
-    bin_file = Path(bin_path) if bin_path is not None else xml_file.with_suffix(".bin")
+    for argument, value in (("xml_path", xml_path), ("bin_path", bin_path)):
+        if value is not None or argument == "xml_path":
+            text = path_name(value, functools.partial(IRError, argument, value))
+            if not text:
+                raise IRError(argument, text, "is empty; name the file to write")
+    xml_file = Path(os.fspath(xml_path))
+    bin_file = Path(os.fspath(bin_path)) if bin_path is not None else xml_file.with_suffix(".bin")
     for argument, path in (("xml_path", xml_file), ("bin_path", bin_file)):
         if path.is_dir():
             raise IRError(argument, os.fspath(path), "is a folder; name the file to write")
