@@ -218,7 +218,10 @@ def test_run_that_fails_renaming_leaves_the_folder_as_it_was(
     monkeypatch.setattr(Path, "replace", replace)
     argv = ["run", str(xml), "--input", f"x={tmp_path / 'x.npy'}", "--output-dir", str(out)]
     assert main(argv) == 1
-    assert "is not a writable folder (No space left on device)" in capsys.readouterr().err
+    assert (
+        f"--output-dir={str(out)!r} cannot hold 'parts_b.npy', output 'parts_b' (No space left"
+        in capsys.readouterr().err
+    )
     assert "parts_a.npy" in calls  # renamed before the failing one
     assert sorted(p.name for p in out.iterdir()) == ["parts_a.npy"]
     assert (out / "parts_a.npy").read_bytes() == b"old a"
@@ -368,3 +371,23 @@ def test_run_refuses_an_output_file_that_is_no_regular_file(
     assert sorted(p.name for p in out.iterdir()) == sorted(
         ["parts_a.npy"] + (["parts_b.npy"] if hasattr(os, "mkfifo") else [])
     )
+
+
+def test_run_names_the_output_file_it_cannot_write(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # An output name too long for a file name was "--output-dir='out' is not a writable folder
+    # (File name too long)", of a folder that is writable.
+    write_example(tmp_path)
+    xml = tmp_path / "long.xml"
+    xml.write_text(_XML.replace('names="parts_a"', f'names="{"a" * 300}"'))
+    xml.with_suffix(".bin").write_bytes((tmp_path / "example.bin").read_bytes())
+    np.save(tmp_path / "x.npy", np.zeros((2, 6), np.float32))
+    out = tmp_path / "out"
+    argv = ["run", str(xml), "--input", f"x={tmp_path / 'x.npy'}", "--output-dir", str(out)]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert f"--output-dir={str(out)!r} cannot hold 'aaaaaaaa" in err
+    assert ".npy', output 'aaaa" in err
+    assert err.endswith("' (File name too long)\n")
+    assert not list(out.iterdir())

@@ -152,20 +152,29 @@ def _run(args: argparse.Namespace) -> int:
             )
             raise ValidationError("run", "--output-dir", args.output_dir, rule)
 
-    def unwritable(exc: OSError) -> ValidationError:
-        rule = f"is not a writable folder ({exc.strerror})"
+    names = list(files)
+
+    def unwritable(k: int, exc: OSError) -> ValidationError:
+        """Output ``k`` cannot be written: no permission, a full disk, too long a name."""
+        reason = exc.strerror or type(exc).__name__
+        rule = f"cannot hold {files[names[k]].name!r}, output {names[k]!r} ({reason})"
         return ValidationError("run", "--output-dir", args.output_dir, rule)
 
-    temps: list[Path] = []
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
-        for name, array in outputs.items():
-            temps.append(temporary_beside(files[name]))
-            with temps[-1].open("wb") as f:
-                np.save(f, np.asarray(array), allow_pickle=False)
-        commit(temps, list(files.values()), lambda _, exc: unwritable(exc))  # all or none
-    except OSError as exc:  # a file where the folder should be, no permission, a full disk
-        raise unwritable(exc) from None
+    except OSError as exc:  # a file where the folder should be, no permission
+        rule = f"is not a writable folder ({exc.strerror or type(exc).__name__})"
+        raise ValidationError("run", "--output-dir", args.output_dir, rule) from None
+    temps: list[Path] = []
+    try:
+        for k, name in enumerate(names):
+            try:
+                temps.append(temporary_beside(files[name]))
+                with temps[-1].open("wb") as f:
+                    np.save(f, np.asarray(outputs[name]), allow_pickle=False)
+            except OSError as exc:
+                raise unwritable(k, exc) from None
+        commit(temps, list(files.values()), unwritable)  # all or none
     finally:
         for tmp in temps:
             tmp.unlink(missing_ok=True)
