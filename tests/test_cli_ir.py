@@ -391,3 +391,34 @@ def test_run_names_the_output_file_it_cannot_write(
     assert ".npy', output 'aaaa" in err
     assert err.endswith("' (File name too long)\n")
     assert not list(out.iterdir())
+
+
+def test_run_refuses_an_empty_output_dir_and_an_input_given_twice(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # --output-dir "" (an unset variable) wrote into the current folder; a second --input of
+    # one name silently replaced the first.
+    monkeypatch.chdir(tmp_path)
+    xml = write_example(tmp_path)
+    np.save(tmp_path / "x.npy", np.zeros((2, 6), np.float32))
+    np.save(tmp_path / "y.npy", np.ones((2, 6), np.float32))
+    assert main(["run", str(xml), "--input", "x=x.npy", "--output-dir", ""]) == 1
+    assert capsys.readouterr().err == (
+        "datamove: error: run: --output-dir='' is empty; name a folder ('.' for this one)\n"
+    )
+    argv = ["run", str(xml), "--input", "x=x.npy", "--input", "x=y.npy", "--output-dir", "o"]
+    assert main(argv) == 1
+    assert capsys.readouterr().err == (
+        "datamove: error: run: --input='x=y.npy' names input 'x' a second time\n"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "example.bin",
+        "example.xml",
+        "x.npy",
+        "y.npy",
+    ]
+    argv = ["check", str(xml), "--input-shape", "x=[2,6]", "--input-shape", "x=[?,1]"]
+    assert main(argv) == 1
+    assert capsys.readouterr().err == (
+        "datamove: error: check: --input-shape='x=[?,1]' names input 'x' a second time\n"
+    )

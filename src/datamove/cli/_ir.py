@@ -77,7 +77,13 @@ _NOTE_HEADINGS: Final = {
 
 
 def _check(args: argparse.Namespace) -> int:
-    shapes = dict(_name_value(t, "--input-shape", "check") for t in args.input_shape or [])
+    shapes: dict[str, str] = {}
+    for text in args.input_shape or []:
+        name, shape = _name_value(text, "--input-shape", "check")
+        if name in shapes:
+            rule = f"names input {name!r} a second time"
+            raise ValidationError("check", "--input-shape", text, rule)
+        shapes[name] = shape
     report = read(args, "check").check(shapes or None)
     if args.json:
         print(json.dumps(report.to_dict(), indent=2))
@@ -123,8 +129,13 @@ def _file_name(name: str) -> str:
 def _run(args: argparse.Namespace) -> int:
     inputs: dict[str, Any] = {}
     read_from: dict[Path, str] = {}  # each file read (links resolved) -> its --input
+    if not args.output_dir:
+        rule = "is empty; name a folder ('.' for this one)"
+        raise ValidationError("run", "--output-dir", args.output_dir, rule)
     for text in args.input or []:
         name, file = _name_value(text, "--input", "run")
+        if name in inputs:
+            raise ValidationError("run", "--input", text, f"names input {name!r} a second time")
         inputs[name] = load_npy(file, functools.partial(ValidationError, "run", "--input", text))
         read_from[Path(os.path.realpath(file))] = text
     model = read_model(args.model, args.bin)
