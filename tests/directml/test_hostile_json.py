@@ -40,6 +40,19 @@ def test_hostile_json_is_a_validation_error(text: str, match: str) -> None:
         dml.loads(text)
 
 
+def test_loads_takes_text_and_utf8_bytes_only() -> None:
+    # None and 5 were raw TypeErrors from json.loads; bytes read only without comments (a
+    # TypeError from the lenient pass's str regex otherwise).
+    for junk in (None, 5, ["{}"]):
+        with pytest.raises(datamove.DTypeError, match=r"text=.* must be JSON text \(a str"):
+            dml.loads(junk)  # type: ignore[arg-type]
+    commented = "// a DxDispatch file\n" + SPLIT_TEXT
+    assert dml.loads(commented.encode()).input.sizes == (2,)
+    assert dml.loads(bytearray(commented.encode())).input.sizes == (2,)
+    with pytest.raises(datamove.ValidationError, match=r"text=.* is not UTF-8"):
+        dml.loads(b"\xff" + SPLIT_TEXT.encode())
+
+
 def test_deep_json_within_the_limit_still_reads() -> None:
     nested = '{"Axis": 0, "x": ' + "[" * 60 + "]" * 60 + SPLIT_TEXT[len('{"Axis": 0,') - 1 :]
     assert dml.loads(nested).input.sizes == (2,)

@@ -279,15 +279,28 @@ def _loads(text: str) -> Any:
     return data
 
 
-def parse_json_text(text: str) -> Any:
+def parse_json_text(text: str | bytes | bytearray) -> Any:
     """JSON, also with comments and trailing commas as DxDispatch's parser allows.
+
+    ``text`` is a ``str``, or UTF-8 ``bytes`` (as a file holds it).
 
     Raises
     ------
+    datamove.DTypeError
+        For ``text`` that is neither.
     datamove.ValidationError
-        For text that is not JSON even so, nests too deeply, or holds an integer of more
-        digits than Python converts. The time is linear in the text's length.
+        For bytes that are not UTF-8, text that is not JSON even so, nests too deeply, or holds
+        an integer of more digits than Python converts. The time is linear in the text's length.
     """
+    if isinstance(text, bytes | bytearray):
+        raw = bytes(text)
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            rule = f"is not UTF-8 (byte {exc.start} is {raw[exc.start]:#04x})"
+            raise ValidationError(_OP, "text", raw[:40], rule) from None
+    if not isinstance(text, str):
+        raise DTypeError(_OP, "text", text, "must be JSON text (a str, or UTF-8 bytes)")
     try:
         return _loads(text)
     except json.JSONDecodeError as first:
@@ -299,8 +312,8 @@ def parse_json_text(text: str) -> Any:
             raise ValidationError(_OP, "text", text[:40], f"is not JSON ({first})") from None
 
 
-def loads(text: str) -> SplitDesc | JoinDesc:
-    """Read a split or join desc from JSON text (see :func:`desc_from_json`).
+def loads(text: str | bytes | bytearray) -> SplitDesc | JoinDesc:
+    """Read a split or join desc from JSON text, a ``str`` or UTF-8 ``bytes`` (`desc_from_json`).
 
     Examples
     --------
