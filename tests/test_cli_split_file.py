@@ -21,6 +21,7 @@ import pytest
 
 from datamove._errors import ValidationError
 from datamove.cli import _split_file, main
+from datamove.cli._npy import load_npy
 
 
 @pytest.fixture
@@ -500,6 +501,20 @@ def test_an_input_that_is_no_regular_file_is_refused_without_waiting(
     assert "is a FIFO, not a regular file" in err
     assert _split(tmp_path, tmp_path / "a.npy") == 1
     assert "is a directory, not a regular file" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("descr", [b"<U0", b"|S0", b"|V0"])
+def test_load_npy_of_zero_width_strings_is_what_np_load_returns(
+    tmp_path: Path, descr: bytes
+) -> None:
+    # np.empty makes '<U0' a '<U1' array: load_npy returned '<U1' elements of memory it never
+    # wrote (nothing is read for 0-byte items), where np.load returns '<U0' empty strings.
+    path = tmp_path / "z.npy"
+    path.write_bytes(_npy(b"{'descr': '%s', 'fortran_order': False, 'shape': (3, 2)}" % descr))
+    want = np.load(path)
+    got = load_npy(path, functools.partial(ValidationError, "t", "file", "z.npy"))
+    assert (got.dtype, got.shape) == (want.dtype, want.shape) == (np.dtype(descr.decode()), (3, 2))
+    assert got.tolist() == want.tolist()
 
 
 def test_python_2_headers_still_read(tmp_path: Path) -> None:

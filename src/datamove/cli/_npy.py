@@ -120,8 +120,8 @@ def load_npy(path: object, error: ErrorFactory) -> np.ndarray[Any, Any]:
     """
     f, head = open_npy(path, error)
     with f:
-        try:
-            data = np.empty(math.prod(head.shape), head.dtype)
+        try:  # np.ndarray, not np.empty, which makes '<U0' a '<U1' array (np.load does so)
+            data = np.ndarray(math.prod(head.shape), head.dtype)
         except MemoryError:
             raise error(f"cannot be loaded: its {head.nbytes} bytes do not fit in memory") from None
         if head.nbytes:
