@@ -114,3 +114,29 @@ def test_main_returns_1_when_stdout_fails(
     assert capsys.readouterr().err == (
         "datamove: error: stdout cannot be written (No space left on device)\n"
     )
+
+
+def test_a_closed_stderr_drops_messages_and_changes_nothing_else(tmp_path: Path) -> None:
+    # With fd 2 closed (`2>&-`) sys.stderr is None: split died on sys.stderr.isatty() (exit 1,
+    # nothing written), and an error went to stdout, as print(file=None) writes there.
+    np = pytest.importorskip("numpy")
+    np.save(tmp_path / "x.npy", np.arange(6))
+
+    def run(*argv: str) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run(
+            [sys.executable, "-m", "datamove", *argv],
+            capture_output=True,
+            check=False,
+            timeout=120,
+            cwd=tmp_path,
+            preexec_fn=lambda: os.close(2),
+        )
+
+    done = run("split", "x.npy", "--axis", "0", "--num-splits", "2", "--out", "a.npy", "b.npy")
+    assert (done.returncode, done.stdout) == (
+        0,
+        b"a.npy: [3] (3 elements)\nb.npy: [3] (3 elements)\n",
+    )
+    assert np.load(tmp_path / "b.npy").tolist() == [3, 4, 5]
+    done = run("check", "missing.xml")
+    assert (done.returncode, done.stdout) == (1, b"")

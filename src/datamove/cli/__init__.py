@@ -13,6 +13,7 @@ exit code); this module only assembles them. The library never imports this pack
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import sys
 from typing import TYPE_CHECKING, Any
@@ -93,8 +94,10 @@ class _Stdout:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code instead of exiting."""
-    stdout = sys.stdout
+    stdout, stderr = sys.stdout, sys.stderr
     sys.stdout = _Stdout(stdout)
+    if stderr is None:  # fd 2 closed (2>&-): messages go nowhere, not to print's fallback, stdout
+        sys.stderr = io.StringIO()
     try:
         code = _run(argv)
         sys.stdout.flush()  # here, not at exit, so a closed pipe is caught below
@@ -106,7 +109,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"datamove: error: stdout cannot be written ({exc})", file=sys.stderr)
         return EXIT_INVALID
     finally:
-        sys.stdout = stdout
+        sys.stdout, sys.stderr = stdout, stderr
     return code
 
 
