@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from datamove.cli import main
+from datamove.cli import _ir, main
 
 
 def run_into_closed_pipe(*argv: str) -> subprocess.CompletedProcess[bytes]:
@@ -140,3 +140,17 @@ def test_a_closed_stderr_drops_messages_and_changes_nothing_else(tmp_path: Path)
     assert np.load(tmp_path / "b.npy").tolist() == [3, 4, 5]
     done = run("check", "missing.xml")
     assert (done.returncode, done.stdout) == (1, b"")
+
+
+def test_ctrl_c_is_one_line_and_exit_130(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # Ctrl-C in any command but split was a KeyboardInterrupt traceback (run, check, explain
+    # of a large model); run leaves nothing behind then (its files are renamed at the end).
+    def interrupted(*args: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(_ir, "load_npy", interrupted)
+    assert main(["run", "m.xml", "--input", "x=x.npy", "--output-dir", str(tmp_path)]) == 130
+    assert capsys.readouterr().err == "datamove: interrupted\n"
+    assert not list(tmp_path.iterdir())

@@ -3,7 +3,7 @@
 Exit codes: 0 ok, 1 invalid input (a datamove ``ValidationError``, or problems ``check`` found),
 2 usage error, 141 when a write finds that the reader of the output went away (``datamove
 examples | true``), as a shell reports a program that SIGPIPE ended; 1 when stdout cannot be
-written otherwise (a full disk, ``>&-``), said in one line on stderr.
+written otherwise (a full disk, ``>&-``), said in one line on stderr; 130 on Ctrl-C.
 Each subcommand is a module of this package (``_examples``, ``_explain``, ``_convert``, ``_ir``,
 ``_split_file``, ``_dml``, ``_compose``) that registers itself through a
 ``register(subparsers)`` function setting ``func`` (taking the parsed namespace and returning the
@@ -29,6 +29,7 @@ __all__ = ["main"]
 
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
+EXIT_INTERRUPTED = 128 + 2  # 128 + SIGINT: what a shell reports for Ctrl-C
 EXIT_PIPE = 128 + 13  # 128 + SIGPIPE: what a shell reports when the reader closes the pipe
 
 
@@ -104,6 +105,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         _stdout_to_devnull(stdout)
         return EXIT_PIPE
+    except KeyboardInterrupt:  # Ctrl-C: a command's files are renamed at its end, or not at all
+        print("datamove: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except _StdoutError as exc:
         _stdout_to_devnull(stdout)
         print(f"datamove: error: stdout cannot be written ({exc})", file=sys.stderr)
