@@ -7,9 +7,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from datamove.cli import _ir, main
+from datamove.ir._examples import _XML, write_example
 
 
 def run_into_closed_pipe(*argv: str) -> subprocess.CompletedProcess[bytes]:
@@ -119,7 +121,6 @@ def test_main_returns_1_when_stdout_fails(
 def test_a_closed_stderr_drops_messages_and_changes_nothing_else(tmp_path: Path) -> None:
     # With fd 2 closed (`2>&-`) sys.stderr is None: split died on sys.stderr.isatty() (exit 1,
     # nothing written), and an error went to stdout, as print(file=None) writes there.
-    np = pytest.importorskip("numpy")
     np.save(tmp_path / "x.npy", np.arange(6))
 
     def run(*argv: str) -> subprocess.CompletedProcess[bytes]:
@@ -154,3 +155,24 @@ def test_ctrl_c_is_one_line_and_exit_130(
     assert main(["run", "m.xml", "--input", "x=x.npy", "--output-dir", str(tmp_path)]) == 130
     assert capsys.readouterr().err == "datamove: interrupted\n"
     assert not list(tmp_path.iterdir())
+
+
+def test_text_stdout_cannot_encode_is_written_escaped(tmp_path: Path) -> None:
+    # An output name (or a file name) that stdout's encoding cannot hold was a
+    # UnicodeEncodeError traceback and exit 1, after the files were written: with
+    # PYTHONIOENCODING=ascii, or =utf-8 (strict) and a file name that is not UTF-8.
+    write_example(tmp_path)
+    (tmp_path / "m.xml").write_text(_XML.replace('names="parts_a"', 'names="\u65e5\u672c"'))
+    (tmp_path / "m.bin").write_bytes((tmp_path / "example.bin").read_bytes())
+    np.save(tmp_path / "x.npy", np.zeros((2, 6), np.float32))
+    argv = ["run", "m.xml", "--input", "x=x.npy", "--output-dir", "o"]
+    done = subprocess.run(
+        [sys.executable, "-m", "datamove", *argv],
+        capture_output=True,
+        check=False,
+        timeout=120,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONIOENCODING": "ascii"},
+    )
+    assert (done.returncode, done.stderr) == (0, b"")
+    assert done.stdout.startswith(b"\\u65e5\\u672c: float32 [2, 2] -> o/__.npy\n")

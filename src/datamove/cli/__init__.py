@@ -73,7 +73,12 @@ class _Stdout:
         if self._stream is None:
             raise _StdoutError("it is closed")
         try:
-            return int(self._stream.write(text))
+            try:
+                return int(self._stream.write(text))
+            except UnicodeEncodeError:  # a name stdout's encoding lacks: escaped, as on stderr
+                encoding = getattr(self._stream, "encoding", None) or "ascii"
+                escaped = text.encode(encoding, "backslashreplace").decode(encoding)
+                return int(self._stream.write(escaped))
         except BrokenPipeError:
             raise
         except OSError as exc:
