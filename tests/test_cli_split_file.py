@@ -727,3 +727,15 @@ def test_outputs_past_max_open_are_written_in_passes(
         _split_file.split_file(tmp_path / "x.npy", axis, outs, num_splits=n, chunk_bytes=chunk)
         for out, want in zip(outs, np.split(x, n, axis=axis), strict=True):
             np.testing.assert_array_equal(np.load(out), want)
+
+
+def test_an_output_name_np_save_can_write_is_written(tmp_path: Path) -> None:
+    # A name of 241 to 255 bytes was "cannot be written (File name too long)": its temporary
+    # name, ".NAME.xxxxxxxx.tmp", is 15 bytes longer. np.save writes it.
+    np.save(tmp_path / "x.npy", np.arange(6))
+    long = tmp_path / ("\u00e9" * 100 + "a" * 51 + ".npy")  # 255 bytes in UTF-8
+    assert len(os.fsencode(long.name)) == 255
+    shapes = _split_file.split_file(tmp_path / "x.npy", 0, [long, tmp_path / "b.npy"], num_splits=2)
+    assert shapes == [(3,), (3,)]
+    assert np.load(long).tolist() == [0, 1, 2]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([long.name, "b.npy", "x.npy"])

@@ -55,6 +55,7 @@ __all__ = [
 
 _O_NONBLOCK: Final = getattr(os, "O_NONBLOCK", 0)  # POSIX: opening a FIFO must not wait
 _O_BINARY: Final = getattr(os, "O_BINARY", 0)  # Windows: no newline translation
+_NAME_MAX: Final = 255  # the longest file name, in bytes, on the file systems in use
 
 
 def kind(mode: int) -> str:
@@ -212,6 +213,24 @@ def read_exactly(f: io.FileIO, into: memoryview, offset: int, error: ErrorFactor
         raise error(f"cannot be read ({_reason(exc)})") from None
 
 
+def _temporary_name(name: str, token: str) -> str:
+    """``.NAME.TOKEN.tmp``, ``NAME`` cut so that the whole fits in ``_NAME_MAX`` bytes.
+
+    A name that the file system takes keeps a temporary name it takes too (and ``commit``'s
+    ``.old`` backup, as long):
+
+    >>> len(_temporary_name("a" * 255, "0123abcd").encode())
+    255
+    >>> _temporary_name("x.npy", "0123abcd")
+    '.x.npy.0123abcd.tmp'
+    """
+    stem = name
+    room = _NAME_MAX - len(f"..{token}.tmp")
+    while len(os.fsencode(stem)) > room:  # by characters: never half a UTF-8 sequence
+        stem = stem[:-1]
+    return f".{stem}.{token}.tmp"
+
+
 def temporary_beside(target: Path) -> Path:
     """Create an empty file beside ``target`` under a fresh name, to be renamed onto it.
 
@@ -223,7 +242,7 @@ def temporary_beside(target: Path) -> Path:
     except FileNotFoundError:
         mode = None
     while True:
-        tmp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
+        tmp = target.with_name(_temporary_name(target.name, secrets.token_hex(4)))
         try:
             os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_BINARY, 0o666))
             break
