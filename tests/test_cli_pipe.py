@@ -176,3 +176,24 @@ def test_text_stdout_cannot_encode_is_written_escaped(tmp_path: Path) -> None:
     )
     assert (done.returncode, done.stderr) == (0, b"")
     assert done.stdout.startswith(b"\\u65e5\\u672c: float32 [2, 2] -> o/__.npy\n")
+
+
+class _Collecting:
+    """A caller's stdout whose write returns None, as many file-like objects' do."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+
+    def write(self, text: str) -> None:
+        self.parts.append(text)
+
+    def flush(self) -> None:
+        pass
+
+
+def test_main_writes_to_any_stdout_a_caller_sets(monkeypatch: pytest.MonkeyPatch) -> None:
+    stdout = _Collecting()
+    monkeypatch.setattr(sys, "stdout", stdout)
+    assert main(["explain", "split", "--shape", "6", "--axis", "0", "--num-splits", "2"]) == 0
+    assert "".join(stdout.parts).startswith("Split on x of shape [6], axis 0, num_splits 2\n")
+    assert sys.stdout is stdout

@@ -74,15 +74,15 @@ class _Stdout:
             raise _StdoutError("it is closed")
         try:
             try:
-                return int(self._stream.write(text))
+                self._stream.write(text)
             except UnicodeEncodeError:  # a name stdout's encoding lacks: escaped, as on stderr
                 encoding = getattr(self._stream, "encoding", None) or "ascii"
-                escaped = text.encode(encoding, "backslashreplace").decode(encoding)
-                return int(self._stream.write(escaped))
+                self._stream.write(text.encode(encoding, "backslashreplace").decode(encoding))
         except BrokenPipeError:
             raise
         except OSError as exc:
             raise _StdoutError(exc.strerror or type(exc).__name__) from None
+        return len(text)  # what a text stream returns (a caller's stream may return None)
 
     def flush(self) -> None:
         if self._stream is None:
