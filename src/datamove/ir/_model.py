@@ -432,16 +432,23 @@ def _declared_str(port: Port) -> str:
 class _BinFile:
     """A model's ``.bin``, read with ordinary reads (`datamove._files`), never memory-mapped.
 
-    It is opened when a Const first needs it and kept open, as ``np.memmap`` kept its map: a
-    ``.bin`` replaced later is not read. One cut short since `read_model` is an `IRError` naming
-    the Const, where a memory map would die of ``SIGBUS``; a FIFO in its place is refused, never
-    waited on.
+    A model with a Const opens it at `read_model` and keeps it open, as OpenVINO keeps the
+    weights it read: a ``.bin`` replaced later (``save_model`` onto the same path) is not read.
+    One cut short since `read_model` is an `IRError` naming the Const, where a memory map would
+    die of ``SIGBUS``. Where it cannot be opened then, the first Const that needs it tries again
+    and names the reason; a FIFO is refused, never waited on.
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, now: bool = False) -> None:
         self.path = path
         self._file: io.FileIO | None = None
         self._lock = threading.Lock()  # one file position: one read at a time
+        if now:
+            try:
+                self._file, _ = open_regular(path, lambda rule: IRError("bin_path", None, rule))
+            except IRError:
+                return  # missing, not a file, unreadable: said by the first Const that reads
+            weakref.finalize(self, self._file.close)
 
     def read(self, layer: Layer, start: int, stop: int) -> np.ndarray[Any, Any]:
         """Bytes ``start:stop`` of the file, for the Const ``layer``."""
@@ -483,7 +490,7 @@ class Model:
         self.name = graph.name
         self.ir_version = graph.version
         self._consts: dict[int, np.ndarray[Any, Any]] = {}
-        self._bin = _BinFile(graph.bin_path)
+        self._bin = _BinFile(graph.bin_path, now=any(x.type == "Const" for x in graph.layers))
         self._plan: _Plan | None = None
         # Input shapes and dtypes seen -> their shape plan (None: seen once, not planned yet)
         self._shape_plans: dict[tuple[Any, ...], _ShapePlan | None] = {}
