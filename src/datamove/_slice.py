@@ -20,7 +20,7 @@ from datamove import _backends, _plan
 from datamove._errors import ValidationError
 from datamove._memo import memoize
 from datamove._shape import PartialShape, ShapeLike, Unknown, as_partial_shape
-from datamove._strided_slice import NUMPY_MAXDIMS, clamp_bounds, range_length
+from datamove._strided_slice import NUMPY_MAXDIMS, clamp_bounds, past_numpy_rank, range_length
 from datamove._validation import as_int_vector, check_concrete, normalize_axis
 
 __all__ = ["infer_slice", "plan_slice", "slice"]
@@ -179,8 +179,7 @@ def _build(shape: tuple[int, ...], start: Any, stop: Any, step: Any, axes: Any) 
     rank = len(shape)
     _check_rank(rank)
     if rank > NUMPY_MAXDIMS:  # no NumPy array's: a JAX array's (dm.slice), explain slice's
-        rule = f"has rank {rank}, more than NumPy's limit of {NUMPY_MAXDIMS} dimensions"
-        raise ValidationError(OP, "data.shape", list(shape), rule)
+        raise past_numpy_rank(OP, "infer_slice", shape)
     index: list[Any] = [_py_slice(None)] * rank
     for i, axis in enumerate(_axes(start, axes, a, n, rank)):
         d = shape[axis]

@@ -410,13 +410,32 @@ def infer_strided_slice(
 
 
 # -- execution -----------------------------------------------------------------------------------
+def past_numpy_rank(
+    op: str, infer: str, shape: tuple[int, ...], made: tuple[str, Any, str] | None = None
+) -> BackendError:
+    """An output past NumPy's rank: a ``BackendError``, the one wording of every operator.
+
+    The limit is the executing library's (NumPy's), not a rule of the operator: shape inference
+    (``infer``) has none. ``made`` is ``(argument, value, words)`` where something other than the
+    data's rank made the output's (new axes: StridedSlice); else ``data.shape`` is named.
+    """
+    limit = f"more than NumPy's limit of {NUMPY_MAXDIMS} dimensions"
+    hint = f"{infer} gives the shape of any rank; execution is NumPy's"
+    if made is None:
+        rule = f"has rank {len(shape)}, {limit}"
+        return BackendError(op, "data.shape", list(shape), rule, hint=hint)
+    argument, value, words = made
+    return BackendError(op, argument, value, f"{words}, {limit}", hint=hint)
+
+
 def _over_numpy_rank(
     shape: tuple[int, ...], steps: tuple[Step, ...], rank: int, new_axis_mask: Any
 ) -> BackendError:
     """The output's ``rank`` is past NumPy's: named by what made it, new axes or the data's own."""
     new = sum(1 for step in steps if step.kind == NEW)
     shrunk = len(shape) + new - rank
-    limit = f"more than NumPy's limit of {NUMPY_MAXDIMS} dimensions"
+    if not new and not shrunk:
+        return past_numpy_rank(OP, "infer_strided_slice", shape)
     if new:
         argument, value = "new_axis_mask", new_axis_mask
         made = f"adds {new} {'axis' if new == 1 else 'axes'} to data.shape={show(list(shape))}"
@@ -424,11 +443,8 @@ def _over_numpy_rank(
         argument, value, made = "data.shape", list(shape), f"has rank {len(shape)}"
     if shrunk:
         made += f" and shrink_axis_mask removes {shrunk}"
-    if new or shrunk:
-        limit = f"the output would have rank {rank}, {limit}"
-    rule = f"{made}: {limit}" if new or shrunk else f"{made}, {limit}"
-    hint = "infer_strided_slice gives the shape of any rank; execution is NumPy's"
-    return BackendError(OP, argument, value, rule, hint=hint)
+    words = f"{made}: the output would have rank {rank}"
+    return past_numpy_rank(OP, "infer_strided_slice", shape, (argument, value, words))
 
 
 def numpy_index(
