@@ -2021,6 +2021,44 @@ def test_an_array_mask_s_mistake_reads_alike_in_every_library(library: str, make
         )
 
 
+@pytest.mark.parametrize(("library", "make"), _library_arrays())
+def test_a_mask_s_items_are_read_as_a_vector_s_items(library: str, make: Any) -> None:
+    # One rule reads the items of a list, mask or integer vector: a 0-d integer array of another
+    # library was accepted inside a mask (read with operator.index), refused inside begin.
+    def rules(item: Any) -> list[tuple[str, str]]:
+        got = []
+        for kwargs in ({"begin_mask": [item, 0]}, {"begin": [item, 0], "end": [2, 2]}):
+            with pytest.raises(dm.ValidationError) as e:
+                dm.strided_slice(np.zeros((2, 2)), **{"begin": [0, 0], "end": [2, 2], **kwargs})
+            assert (e.value.op, e.value.argument) == ("StridedSlice", next(iter(kwargs)))
+            got.append((type(e.value).__name__, e.value.rule))
+        return got
+
+    mask = "a mask is a list of 0 and 1 (ints or bools)"
+    f32 = f"holds a 0-d {library} array of element type float32 at index 0"
+    assert rules(make(np.array(1.0, np.float32))) == [
+        ("DTypeError", f"{f32}; {mask}"),
+        ("DTypeError", f"{f32}; integers only"),
+    ]
+    assert (
+        rules(make(np.array([1])))
+        == [("ValidationError", f"must be 1-D, but holds a 1-D {library} array at index 0")] * 2
+    )
+    assert rules([1]) == [("ValidationError", "must be 1-D, but holds a sequence at index 0")] * 2
+    assert rules(1.0) == [
+        ("DTypeError", f"holds a float at index 0; {mask}"),
+        ("DTypeError", "holds a float at index 0; integers only"),
+    ]
+    if library == "NumPy":  # NumPy's 0-d integer arrays are read, in both
+        assert dm.strided_slice(np.arange(3), [np.array(1)], [2], begin_mask=[np.array(1)]).size
+        return
+    held = f"holds a 0-d {library} array at index 0"
+    assert rules(make(np.array(1))) == [
+        ("DTypeError", f"{held}; {mask[:-1]}, Python or NumPy)"),
+        ("DTypeError", f"{held}; integers only (Python or NumPy)"),
+    ]
+
+
 def test_a_numpy_subclass_defined_anywhere_is_read_as_numpy() -> None:
     # The library is told by the array's module, but a NumPy subclass of any module is NumPy's.
     class Mine(np.ndarray):

@@ -15,7 +15,6 @@ as that library's array.
 
 from __future__ import annotations
 
-import operator
 from typing import Any, Final, NamedTuple
 
 import numpy as np
@@ -184,6 +183,41 @@ def check_length(op: str, argument: str, n: int) -> None:
         )
 
 
+def _item(op: str, argument: str, value: Any, i: int, v: Any, *, mask: bool = False) -> int:
+    """Item ``i`` of a list given as an integer vector, or as a mask (``mask``: bools allowed).
+
+    The one rule for both: Python and NumPy integers, and 0-d NumPy integer arrays, are read;
+    a float, a sequence, another library's array (0-d or not) or anything else is refused, by
+    index, ending in what the parameter holds.
+    """
+    only = "a mask is a list of 0 and 1 (ints or bools)" if mask else "integers only"
+    if isinstance(v, bool | np.bool_):
+        if mask:
+            return int(v)
+        raise DTypeError(op, argument, value, f"holds a bool at index {i}; {only}")
+    if isinstance(v, int | np.integer):
+        return int(v)
+    if isinstance(v, float | np.floating):
+        raise DTypeError(op, argument, value, f"holds a float at index {i}; {only}")
+    if (d := describe(v)) is not None:
+        if len(d.shape) != 0:
+            rule = f"must be 1-D, but holds a {len(d.shape)}-D {d.library} array at index {i}"
+            raise ValidationError(op, argument, value, rule)
+        if d.kind != "i" and not (mask and d.kind == "b"):
+            rule = f"holds a 0-d {d.library} array of element type {d.element} at index {i}"
+            raise DTypeError(op, argument, value, f"{rule}; {only}")
+        if d.library != "NumPy":
+            which = f"{only[:-1]}, Python or NumPy)" if mask else f"{only} (Python or NumPy)"
+            rule = f"holds a 0-d {d.library} array at index {i}; {which}"
+            raise DTypeError(op, argument, value, rule)
+        return int(v)  # a 0-d NumPy array is its one value
+    if isinstance(v, list | tuple):
+        raise ValidationError(
+            op, argument, value, f"must be 1-D, but holds a sequence at index {i}"
+        )
+    raise DTypeError(op, argument, value, f"holds {type(v).__name__} at index {i}; {only}")
+
+
 def as_int_vector(op: str, argument: str, value: Any) -> tuple[int, ...]:
     """A 1-D integer input: a sequence of ints or a 1-D integer array."""
     if (d := describe(value)) is not None:
@@ -206,42 +240,7 @@ def as_int_vector(op: str, argument: str, value: Any) -> tuple[int, ...]:
             f"must be a sequence of integers, not {type(value).__name__}",
         )
     check_length(op, argument, len(value))
-    out = []
-    for i, v in enumerate(value):
-        if type(v) is int:
-            out.append(v)
-            continue
-        if isinstance(v, bool | np.bool_):
-            raise DTypeError(op, argument, value, f"holds a bool at index {i}; integers only")
-        if isinstance(v, int | np.integer):
-            out.append(int(v))
-            continue
-        if isinstance(v, float | np.floating):
-            raise DTypeError(op, argument, value, f"holds a float at index {i}; integers only")
-        if (d := describe(v)) is not None:
-            if len(d.shape) != 0:
-                rule = f"must be 1-D, but holds a {len(d.shape)}-D {d.library} array at index {i}"
-                raise ValidationError(op, argument, value, rule)
-            if d.kind != "i":
-                rule = f"holds a 0-d {d.library} array of element type {d.element} at index {i}"
-                raise DTypeError(op, argument, value, f"{rule}; integers only")
-            if d.library != "NumPy":
-                rule = (
-                    f"holds a 0-d {d.library} array at index {i}; integers only (Python or NumPy)"
-                )
-                raise DTypeError(op, argument, value, rule)
-            out.append(int(v))  # a 0-d NumPy array is its one value
-            continue
-        if isinstance(v, list | tuple):
-            raise ValidationError(
-                op,
-                argument,
-                value,
-                f"must be 1-D, but holds a sequence at index {i}",
-            )
-        raise DTypeError(
-            op, argument, value, f"holds {type(v).__name__} at index {i}; integers only"
-        )
+    out = [v if type(v) is int else _item(op, argument, value, i, v) for i, v in enumerate(value)]
     ints = tuple(out)
     _check_range(op, argument, value, ints)
     return ints
@@ -271,16 +270,8 @@ def as_mask(op: str, argument: str, value: Any) -> tuple[int, ...]:
             hint = "write [0, 1, 1]; the IR's '0,1,1' string form is read by datamove.ir"
         raise DTypeError(op, argument, value, "must be a list of 0 and 1", hint=hint)
     bits = []
-    for v in items:
-        if isinstance(v, bool | np.bool_):
-            bits.append(int(v))
-            continue
-        try:
-            bit = operator.index(v)  # ints, NumPy integers, 0-d integer arrays; never a float
-        except TypeError:
-            raise DTypeError(
-                op, argument, value, f"holds {v!r}; a mask is a list of 0 and 1 (ints or bools)"
-            ) from None
+    for i, v in enumerate(items):
+        bit = v if type(v) is int else _item(op, argument, value, i, v, mask=True)
         if bit not in (0, 1):
             raise ValidationError(
                 op,
