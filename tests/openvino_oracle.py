@@ -361,15 +361,10 @@ ELLIPSIS_SHARES_INDEX = (
     "shapes, values and errors, and where the ellipsis covers no axis evaluate and the CPU plugin "
     "write past the plan (heap corruption: abort or segfault); docs/semantics.md, divergence 5"
 )
-INT64_MIN_STRIDE = (
-    "an INT64_MIN constant stride kills OpenVINO's CPU plugin (SIGFPE); docs/semantics.md, "
-    "divergence 9"
-)
-
-
-SLICE_STEP_INT32_MIN = (
-    "a constant Slice step of INT32_MIN or below kills OpenVINO's CPU plugin (SIGFPE) where the "
-    "output has elements (-INT64_MAX: garbage values instead); docs/semantics.md, divergence S-3"
+STEP_INT32_MIN = (
+    "a constant StridedSlice stride or Slice step of INT32_MIN or below kills OpenVINO's CPU "
+    "plugin (SIGFPE) where the output has elements (Slice's -INT64_MAX: garbage values "
+    "instead); docs/semantics.md, divergences 9 and S-3"
 )
 SLICE_RUN_TIME_INT32 = (
     "OpenVINO's CPU plugin truncates run-time Slice start, stop and step to 32 bits, and a "
@@ -393,14 +388,20 @@ def ellipsis_shares_index(masks: dict[str, Sequence[int]], count: int | None = N
     return any(e and any(i < len(m) and m[i] for m in others) for i, e in enumerate(ellipsis))
 
 
+def _constant_step_kills_cpu(spec: Spec) -> bool:
+    """Whether a StridedSlice stride or Slice step is a constant with a value at or below
+    INT32_MIN: the CPU plugin dies on each (SIGFPE), INT64_MIN, -2**62 and INT32_MIN alike."""
+    return spec[0] == "Constant" and any(int(v) <= -(2**31) for v in np.asarray(spec[1]).flat)
+
+
 def _slice_known_bug(specs: Sequence[Spec], where: str, runtime: Sequence[Any]) -> str | None:
     """Slice's known bugs: all on the CPU plugin; ``runtime`` the values of its Parameters."""
     if where != "cpu":
         return None
     given = iter(runtime)
     values = [next(given, None) if s[0] == "Parameter" else s[1] for s in specs[1:4]]
-    if specs[3][0] == "Constant" and any(v <= -(2**31) for v in np.asarray(specs[3][1]).flat):
-        return SLICE_STEP_INT32_MIN
+    if _constant_step_kills_cpu(specs[3]):
+        return STEP_INT32_MIN
     if any(s[0] == "Parameter" for s in specs[1:4]) and all(v is not None for v in values):
         start, stop, step = ([int(x) for x in np.asarray(v).flat] for v in values)
         if any(not -(2**31) <= v < 2**31 for v in start + stop + step) or -(2**31) in step:
@@ -428,8 +429,8 @@ def known_bug(
     if ellipsis_shares_index(attributes, count):
         return ELLIPSIS_SHARES_INDEX
     stride = specs[3] if len(specs) == 4 else ("Parameter",)
-    if where == "cpu" and stride[0] == "Constant" and INT64_MIN in np.asarray(stride[1]):
-        return INT64_MIN_STRIDE
+    if where == "cpu" and _constant_step_kills_cpu(stride):
+        return STEP_INT32_MIN
     return None
 
 

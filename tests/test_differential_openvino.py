@@ -42,7 +42,6 @@ import datamove as dm
 import openvino_oracle as ov
 from strategies import (
     DATA_DTYPES,
-    INT64_MIN,
     axis_value,
     fixed_settings,
     index_container,
@@ -405,6 +404,28 @@ def test_a_crash_in_openvino_fails_one_call_not_the_run() -> None:
     assert [a.tolist() for a in ov.run_cpu(ov.split([4], np.int64(0), 2), data)] == [[0, 1], [2, 3]]
 
 
+@pytest.mark.parametrize("op", ["StridedSlice", "Slice"])
+def test_the_oracle_refuses_every_constant_step_the_cpu_plugin_dies_on(op: str) -> None:
+    """Any constant StridedSlice stride or Slice step at or below INT32_MIN kills the CPU
+    plugin (SIGFPE; divergences 9 and S-3), not INT64_MIN alone: the oracle refuses them all
+    (it refused a StridedSlice stride of INT64_MIN only), and runs the ones above."""
+    data = np.arange(6, dtype=np.float32)
+    int32_min = -(2**31)
+
+    def node(step: int) -> Any:
+        args = [np.array(v, np.int64) for v in ([4], [-10], [step])]
+        return ov.strided_slice([6], *args) if op == "StridedSlice" else ov.slice([6], *args)
+
+    for step in (ov.INT64_MIN, -(2**62), -(2**32), int32_min - 1, int32_min):
+        assert "SIGFPE" in (ov.known_bug(node(step), "cpu") or ""), step
+        assert ov.known_bug(node(step)) is None  # evaluate is right
+    for step in (int32_min - 1, int32_min):  # the rule's edge, past the refusal on purpose
+        with pytest.raises(ov.OpenVINOCrashError, match="SIGFPE"):
+            ov._call("run_cpu", node(step).recipe, data, ())
+    assert ov.known_bug(node(int32_min + 1), "cpu") is None
+    assert [a.tolist() for a in ov.run_cpu(node(int32_min + 1), data)] == [[4.0]]
+
+
 def test_normalised_masks_keep_shape_inference() -> None:
     """The oracle's mask normalisation does not change what OpenVINO's shape inference says."""
     # ellipsis + shrink on index 0 (new axis on the ellipsis index is never sent to the CPU plugin,
@@ -436,7 +457,7 @@ def cpu_safe(case: dict[str, Any]) -> bool:
     return not (
         (any(m["new_axis_mask"]) and any(m["shrink_axis_mask"]))
         or shrink_with_begin_mask
-        or INT64_MIN in stride
+        or any(s <= -(2**31) for s in stride)  # SIGFPE: ov.STEP_INT32_MIN
         or case["data"].ndim == 0
     )
 
