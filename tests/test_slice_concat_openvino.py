@@ -620,3 +620,78 @@ def test_openvino_cpu_plugin_run_time_verdicts_differ_from_its_reference() -> No
         assert cpu.shape == data.shape
         with pytest.raises(dm.ValidationError, match=r"step must be non-zero|lists axis 0 twice"):
             dm.slice(data, *params)
+
+
+# -- an axis of 2**31 elements or more: the CPU plugin's 32-bit offsets --------------------------
+
+_AXIS_PAST_INT32 = r"""
+import json, sys
+import numpy as np
+import openvino as ov
+import openvino.opset1 as op1
+import openvino.opset8 as op8
+import datamove as dm
+
+n, op, begin, end = (int(a) if a.isdigit() else a for a in sys.argv[1:])
+x = np.zeros(n, np.uint8)  # zero but for distinct values at both ends (pages mapped lazily)
+x[:8], x[-8:] = range(1, 9), range(11, 19)
+p = op1.parameter([n], ov.Type.u8)
+c = [op1.constant(np.array([v], np.int64)) for v in (begin, end, 1, 0)]
+node = op8.slice(p, *c) if op == "Slice" else op1.strided_slice(p, *c[:3], [0], [0])
+fn = dm.slice if op == "Slice" else dm.strided_slice
+out = ov.Tensor(ov.Type.u8, ov.Shape([end - begin]))
+params = [ov.Tensor(k.get_data()) for k in c[: node.get_input_size() - 1]]
+node.evaluate([out], [ov.Tensor(x, shared_memory=True), *params])
+print(json.dumps({"datamove": fn(x, [begin], [end], [1]).tolist(), "evaluate": out.data.tolist()}))
+sys.stdout.flush()
+compiled = ov.Core().compile_model(ov.Model([node], [p]), "CPU")
+request = compiled.create_infer_request()
+request.infer([x], share_inputs=True)
+print(json.dumps({"cpu": request.get_output_tensor(0).data.tolist()}))
+"""
+
+
+def _run_past_int32(n: int, op: str, begin: int, end: int) -> tuple[int, list[dict[str, Any]]]:
+    """Run ``op`` [begin:end] on uint8 data of ``n`` elements in a process of its own."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    done = subprocess.run(
+        [sys.executable, "-c", _AXIS_PAST_INT32, str(n), op, str(begin), str(end)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+        check=False,
+    )
+    return done.returncode, [json.loads(line) for line in done.stdout.splitlines()]
+
+
+def _available_memory() -> int:
+    try:
+        with open("/proc/meminfo") as f:  # noqa: PTH123 - one read
+            info = dict(line.split(":", 1) for line in f)
+    except OSError:
+        return 0
+    return int(info["MemAvailable"].split()[0]) * 1024
+
+
+@pytest.mark.skipif(_available_memory() < 8 * 2**30, reason="needs ~8 GiB available")
+def test_cpu_plugin_slices_an_axis_of_2_31_elements_or_more_wrong() -> None:
+    # docs/semantics.md S-8: Slice-8 and StridedSlice-1 on an axis of 2**31 elements (one past
+    # INT32_MAX) give the wrong elements on OpenVINO's CPU plugin; 3 more and it segfaults.
+    # Only the axis's size counts (2**30 + 2 by 2 runs right). Shape inference and evaluate are
+    # right, and so is datamove. Each run is a process of its own: a crash is a result.
+    for op in ("Slice", "StridedSlice"):
+        rc, (ref, cpu) = _run_past_int32(2**31, op, 0, 5)
+        assert rc == 0
+        assert ref == {"datamove": [1, 2, 3, 4, 5], "evaluate": [1, 2, 3, 4, 5]}, op
+        assert cpu["cpu"] != [1, 2, 3, 4, 5], op  # values from elsewhere in memory
+    rc, results = _run_past_int32(2**31 + 3, "Slice", 2**31 - 2, 2**31 + 3)
+    assert results == [{"datamove": [14, 15, 16, 17, 18], "evaluate": [14, 15, 16, 17, 18]}]
+    assert rc == -11  # SIGSEGV, before any output
+    rc, results = _run_past_int32(2**31 - 1, "Slice", 0, 5)  # INT32_MAX elements: right
+    assert (rc, results[1]) == (0, {"cpu": [1, 2, 3, 4, 5]})
