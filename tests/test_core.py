@@ -709,6 +709,13 @@ X = np.zeros((2, 6))
             "Dimension: max=2 is smaller than min=5 (hint: an interval is min..max)",
             id="Dimension(5, 2)",
         ),
+        pytest.param(
+            lambda: dm.PartialShape.parse("[2,5..2]"),
+            dm.ValidationError,
+            "PartialShape: shape='[2,5..2]' has dim '5..2', which is an empty interval: its "
+            "lower bound 5 is above its upper bound 2 (hint: an interval is min..max, min <= max)",
+            id="PartialShape.parse('[2,5..2]')",
+        ),
         # -- found by the audit: each once a raw Python or NumPy error, or a silent acceptance --
         pytest.param(
             lambda: dm.strided_slice(np.zeros((2, 3)), [0] * 63, [0] * 63, new_axis_mask=[1] * 63),

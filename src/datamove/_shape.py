@@ -200,6 +200,10 @@ _DIM_RE = re.compile(
 _NEGATIVE = re.compile(r"-0*[1-9]")  # a negative number other than -1 alone: rejected
 
 
+class _EmptyIntervalError(ValidationError):
+    """A dim written ``5..2``: OpenVINO reads it as an empty interval, which no size fits."""
+
+
 def _parse_dim(text: str) -> Dimension:
     m = _DIM_RE.match(text)
     if m is None or _NEGATIVE.search(m.group(0) if m.group(2) is None else ""):
@@ -215,7 +219,16 @@ def _parse_dim(text: str) -> Dimension:
         return Dimension(0, None)
     if static is not None:
         return Dimension(_int(static))
-    return Dimension(_int(lo) if lo else 0, _int(hi) if hi else None)
+    low, high = _int(lo) if lo else 0, _int(hi) if hi else None
+    if high is not None and high < low:  # OpenVINO reads it as an empty interval no size fits
+        raise _EmptyIntervalError(
+            "PartialShape",
+            "dimension",
+            text,
+            f"is an empty interval: its lower bound {low} is above its upper bound {high}",
+            hint="an interval is min..max, min <= max",
+        )
+    return Dimension(low, high)
 
 
 def _int(digits: str) -> int:
@@ -459,6 +472,10 @@ def _parse_shape(text: str) -> PartialShape:
         return PartialShape._of(())
     try:
         return PartialShape._of(tuple(_parse_dim(part) for part in body.split(",")))
+    except _EmptyIntervalError as exc:  # a dim whose bounds are the wrong way round
+        raise ValidationError(
+            "PartialShape", "shape", text, f"has dim {exc.value!r}, which {exc.rule}", hint=exc.hint
+        ) from None
     except ValidationError:
         raise _not_a_shape(text) from None
 

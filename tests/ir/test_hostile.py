@@ -99,6 +99,12 @@ CASES = [
         _XML.replace("<dim>6</dim>", "<dim>six</dim>", 1), BIN, "is not a dimension", id="dim-text"
     ),
     pytest.param(
+        _XML.replace("<dim>6</dim>", "<dim>5..2</dim>", 1),
+        BIN,
+        "port 0: dim='5..2' is an empty interval: its lower bound 5 is above its upper bound 2",
+        id="dim-empty-interval",
+    ),
+    pytest.param(
         _XML.replace('layer id="2"', 'layer id="1"'),
         BIN,
         "is used by two layers",
@@ -153,6 +159,20 @@ def test_attributes_too_long_to_read_are_problems_not_work(tmp_path: Path) -> No
     model = ir.read_model(_write(tmp_path, _XML.replace('shape="2,6"', f'shape="{shape}"'), BIN))
     (problem,) = model.check().problems
     assert problem.message == f"shape={shape[:40] + '...'!r} is too long"
+
+
+def test_a_parameter_shape_of_an_empty_interval_is_one_clear_problem(tmp_path: Path) -> None:
+    # OpenVINO reads shape="2,5..2" as an empty interval (printed '?') that no input fits: its
+    # compiled model refuses every tensor. datamove says so at check(), and run() refuses it.
+    xml = _XML.replace('shape="2,6"', 'shape="2,5..2"')
+    model = ir.read_model(_write(tmp_path, xml, BIN))
+    (problem,) = model.check().problems
+    assert (problem.kind, problem.layer_name) == ("attribute", "x")
+    assert problem.message == (
+        "shape='5..2' is an empty interval: its lower bound 5 is above its upper bound 2"
+    )
+    with pytest.raises(ir.IRError, match="is an empty interval"):
+        model.run({"x": np.zeros((2, 6), np.float32)})
 
 
 def test_error_names_the_layer_and_port(tmp_path: Path) -> None:
