@@ -143,3 +143,18 @@ def test_a_const_begin_past_max_length_names_the_begin_input(tmp_path: Path) -> 
     assert message in model.check().problems[0].message
     with pytest.raises(ir.IRError, match=message):
         model.run({"x": X})
+
+
+@pytest.mark.parametrize("text", ["0", "-1", "-9223372036854775808"])
+def test_num_splits_below_one_is_the_operators_rule_not_a_port_count(
+    tmp_path: Path, text: str
+) -> None:
+    # OpenVINO: "Attribute 'num_splits' must be greater than zero. Got: 0" (a negative one is
+    # taken as unsigned, and no dim divides by it); the declared ports are not the problem
+    model = ir.read_model(_write(tmp_path, *_split(text)))
+    problems = [(p.kind, p.message) for p in model.check().problems]
+    assert problems == [("operator", f"Split: num_splits={text} must be greater than zero")]
+    with pytest.raises(ir.IRError, match=f"num_splits={text} must be greater than zero"):
+        model.run({"x": X})
+    with pytest.raises(openvino_oracle.OpenVINOError):
+        _openvino(tmp_path, _split(text))

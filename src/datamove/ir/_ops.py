@@ -406,8 +406,9 @@ def _result_outputs(_layer: Layer, _fixed: Fixed) -> Callable[[Any], tuple[()]]:
 
 
 # -- Split-1 -----------------------------------------------------------------------------------
-def _split_count(layer: Layer, _ins: Sequence[Info]) -> int:
-    return layer.int_attr("num_splits")
+def _split_count(layer: Layer, _ins: Sequence[Info]) -> int | None:
+    n = layer.int_attr("num_splits")
+    return n if n > 0 else None  # else not a count: infer_split names the rule it breaks
 
 
 def _split_infer(layer: Layer, ins: list[Info], _context: Context) -> list[Info]:
