@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 from test_converted_models import MODULES, REAL, _convert, _convert_real
+from test_run_refuses import _one_op, _write
 
 from datamove import ir
 from datamove._errors import ValidationError
@@ -784,3 +785,35 @@ def test_a_slice_of_axes_listed_twice_is_the_note_with_run_time_parameters_too(
     (info,) = _explained(xml, capsys)
     assert info["numpy"] is None
     assert "lists axis 2 twice" in info["note"], info["note"]
+
+
+@pytest.mark.parametrize(
+    ("op", "consts", "attrs", "outs", "message"),
+    [
+        pytest.param(
+            "VariadicSplit",
+            [("i64", [], 1), ("i64", [2], [2, 3])],
+            "",
+            [[2, 2], [2, 3]],
+            "VariadicSplit: split_lengths=[2, 3] sum to 5, but data.shape[1] is 6",
+            id="VariadicSplit",
+        ),
+        pytest.param(
+            "Split",
+            [("i64", [], 1)],
+            'num_splits="4"',
+            [[2, 1]] * 4,
+            "Split: num_splits=4 must divide data.shape[1]=6 evenly",
+            id="Split",
+        ),
+    ],
+)
+def test_a_static_layer_that_fails_is_named_alike_by_explain_and_check(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], op, consts, attrs, outs, message
+) -> None:
+    # the parameters as the IR writes them (a list), in both
+    xml = _write(tmp_path, *_one_op(op, consts, attrs, outs))
+    (problem,) = ir.read_model(xml).check().problems
+    assert problem.message.startswith(message), problem.message
+    (layer,) = _explained(xml, capsys)
+    assert layer["note"] == problem.message

@@ -511,7 +511,7 @@ def _variadic_split_run(_layer: Layer, fixed: Fixed) -> Runner:
 def _variadic_split_plan(_layer: Layer, fixed: Fixed) -> Planner | None:
     if fixed[1] is None or fixed[2] is None or not _all_ints(fixed[1], fixed[2]):
         return None
-    axis, lengths = _scalar(fixed[1]), tuple(fixed[2])
+    axis, lengths = _scalar(fixed[1]), list(fixed[2])  # its errors name the list, as the IR
     if type(axis) is not int:
         return None
     return lambda shape: plan_variadic_split(shape, axis, lengths).indices
