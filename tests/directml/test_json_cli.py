@@ -268,7 +268,7 @@ def test_cli_reports_a_count_that_disagrees_with_its_array(tmp_path, capsys):
     path = write(tmp_path, {"dispatchables": {"s": {"type": "DML_OPERATOR_SPLIT", "desc": desc}}})
     assert main(["dml", "check", path, "--json"]) == 1
     (operator,) = json.loads(capsys.readouterr().out)["operators"]
-    assert operator["type"] == "?"  # the desc could not be read
+    assert operator["type"] == "DML_OPERATOR_SPLIT"  # told by the dispatchable's type
     n = len(DXDISPATCH_SPLIT["desc"]["OutputTensors"])
     assert operator["violations"] == [
         {
@@ -320,3 +320,20 @@ def test_cli_bad_input(tmp_path, capsys):
     assert "no DML_OPERATOR_SPLIT" in capsys.readouterr().out
     assert main(["dml", "check", "x.json", "--feature-level", "4_2"]) == 2
     assert "not a DirectML feature level" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("bare", [False, True], ids=["dispatchable", "bare desc"])
+@pytest.mark.parametrize(
+    ("base", "count", "rule"),
+    [(DXDISPATCH_SPLIT, "OutputCount", "S1"), (DXDISPATCH_JOIN, "InputCount", "J1")],
+    ids=["split", "join"],
+)
+def test_cli_names_the_type_of_a_desc_whose_count_is_wrong(
+    tmp_path, capsys, base, count, rule, bare
+):
+    desc = {**base["desc"], count: 99}
+    path = write(tmp_path, desc if bare else {**base, "desc": desc})
+    assert main(["dml", "check", path]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == f"{path}: desc ({base['type']}) at feature level 6_4: 1 violation"
+    assert out[1].startswith(f"  [{rule}] desc.{'' if bare else 'desc.'}{count}=99 must equal")

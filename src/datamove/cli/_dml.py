@@ -14,7 +14,7 @@ from datamove._files import read_regular
 from datamove.directml._desc import JoinDesc, SplitDesc
 from datamove.directml._enums import FeatureLevel, OperatorType
 from datamove.directml._errors import MAX_SHOWN, DirectMLValidationError, Violation
-from datamove.directml._json import desc_from_json, parse_json_text
+from datamove.directml._json import desc_from_json, operator_type_from_json, parse_json_text
 from datamove.directml._rules import ValidationOptions
 
 __all__ = ["register"]
@@ -115,10 +115,10 @@ def _report(
     name: str, item: Any, level: FeatureLevel, options: ValidationOptions
 ) -> dict[str, Any]:
     violations: list[Violation]
-    kind = "?"
+    kind = "?"  # where the operator cannot be told
     try:
+        kind = operator_type_from_json(item, name).dml_name  # even where the rest is broken
         desc: SplitDesc | JoinDesc = desc_from_json(item, name)
-        kind = desc.operator_type.dml_name
         violations = desc.violations(level, options=options)
     except DirectMLValidationError as exc:
         violations = exc.violations

@@ -171,19 +171,22 @@ def _axis(body: dict[str, Any], path: str) -> int:
     return axis
 
 
-def desc_from_json(obj: Any, path: str = "desc") -> SplitDesc | JoinDesc:
-    """Read a split or join desc from a DxDispatch dispatchable or a bare ``desc`` object.
+def operator_type_from_json(obj: Any, path: str = "desc") -> OperatorType:
+    """The operator of a dispatchable (its ``type``) or of a bare desc (told by its fields).
 
-    A bare desc's operator is told by its fields (``InputTensor``/``OutputTensors`` for split,
-    ``InputTensors``/``OutputTensor`` for join).
+    Known before the rest of the desc is read, so a report can name it even where the desc
+    is broken (a wrong ``OutputCount``).
 
     Raises
     ------
     datamove.ValidationError
-        For a malformed object or an operator other than split and join.
-    DirectMLValidationError
-        When ``OutputCount``/``InputCount`` disagree with their arrays (S1/J1).
+        As `desc_from_json` does where the operator cannot be told.
     """
+    return _operator(obj, path)[0]
+
+
+def _operator(obj: Any, path: str) -> tuple[OperatorType, dict[str, Any], str]:
+    """The operator, the desc's body, and the path to it."""
     outer = _object(obj, path)
     if "desc" in outer:
         kind = OperatorType.parse(_field(outer, "type", path))
@@ -202,6 +205,23 @@ def desc_from_json(obj: Any, path: str = "desc") -> SplitDesc | JoinDesc:
                 sorted(body),
                 "is neither a split (OutputTensors) nor a join (InputTensors)",
             )
+    return kind, body, path
+
+
+def desc_from_json(obj: Any, path: str = "desc") -> SplitDesc | JoinDesc:
+    """Read a split or join desc from a DxDispatch dispatchable or a bare ``desc`` object.
+
+    A bare desc's operator is told by its fields (``InputTensor``/``OutputTensors`` for split,
+    ``InputTensors``/``OutputTensor`` for join).
+
+    Raises
+    ------
+    datamove.ValidationError
+        For a malformed object or an operator other than split and join.
+    DirectMLValidationError
+        When ``OutputCount``/``InputCount`` disagree with their arrays (S1/J1).
+    """
+    kind, body, path = _operator(obj, path)
     if kind is OperatorType.SPLIT:
         return SplitDesc(
             tensor_from_json(_field(body, "InputTensor", path), f"{path}.InputTensor"),
