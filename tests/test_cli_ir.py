@@ -390,7 +390,36 @@ def test_run_names_the_output_file_it_cannot_write(
     assert f"--output-dir={str(out)!r} cannot hold 'aaaaaaaa" in err
     assert ".npy', output 'aaaa" in err
     assert err.endswith("' (File name too long)\n")
-    assert not list(out.iterdir())
+    assert not out.exists()  # datamove made it, and nothing was written: it was left empty
+
+
+def test_run_that_fails_writing_removes_only_the_folders_it_made(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # --output-dir was created before the outputs were written, and left empty when they failed
+    xml = write_example(tmp_path)
+    np.save(tmp_path / "x.npy", np.zeros((2, 6), np.float32))
+    real = Path.replace
+
+    def replace(self: Path, target: Path) -> Path:
+        if Path(target).name == "parts_b.npy":
+            raise OSError(28, "No space left on device")
+        return real(self, target)
+
+    monkeypatch.setattr(Path, "replace", replace)
+    mine = tmp_path / "mine"
+    mine.mkdir()  # the user's own folder, empty: kept
+    for out in (mine / "a" / "b", mine):
+        argv = ["run", str(xml), "--input", f"x={tmp_path / 'x.npy'}", "--output-dir", str(out)]
+        assert main(argv) == 1
+        assert "(No space left on device)" in capsys.readouterr().err
+        assert mine.is_dir()
+        assert not list(mine.iterdir())
+    monkeypatch.setattr(Path, "replace", real)
+    out = mine / "a" / "b"
+    argv = ["run", str(xml), "--input", f"x={tmp_path / 'x.npy'}", "--output-dir", str(out)]
+    assert main(argv) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["parts_a.npy", "parts_b.npy"]
 
 
 def test_run_refuses_an_empty_output_dir_and_an_input_given_twice(

@@ -126,6 +126,24 @@ def _file_name(name: str) -> str:
     return (safe or "output") + ".npy"
 
 
+def _missing_folders(folder: Path) -> list[Path]:
+    """``folder`` and its parents that do not exist yet, innermost first."""
+    missing = []
+    while not os.path.lexists(folder) and folder.parent != folder:
+        missing.append(folder)
+        folder = folder.parent
+    return missing
+
+
+def _remove_empty(folders: list[Path]) -> None:
+    """Remove the folders ``run`` made (innermost first) while they are empty; never others."""
+    for folder in folders:
+        try:
+            folder.rmdir()  # only an empty folder: never what another process wrote there
+        except OSError:
+            return
+
+
 def _run(args: argparse.Namespace) -> int:
     inputs: dict[str, Any] = {}
     read_from: dict[Path, str] = {}  # each file read (links resolved) -> its --input
@@ -171,12 +189,15 @@ def _run(args: argparse.Namespace) -> int:
         rule = f"cannot hold {files[names[k]].name!r}, output {names[k]!r} ({reason})"
         return ValidationError("run", "--output-dir", args.output_dir, rule)
 
+    made = _missing_folders(out_dir)  # created here: removed again if nothing is written
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:  # a file where the folder should be, no permission
+        _remove_empty(made)
         rule = f"is not a writable folder ({exc.strerror or type(exc).__name__})"
         raise ValidationError("run", "--output-dir", args.output_dir, rule) from None
     temps: list[Path] = []
+    written = False
     try:
         for k, name in enumerate(names):
             try:
@@ -186,9 +207,12 @@ def _run(args: argparse.Namespace) -> int:
             except OSError as exc:
                 raise unwritable(k, exc) from None
         commit(temps, list(files.values()), unwritable)  # all or none
+        written = True
     finally:
         for tmp in temps:
             tmp.unlink(missing_ok=True)
+        if not written:
+            _remove_empty(made)
     summary = {
         name: {
             "file": os.fspath(files[name]),
