@@ -57,7 +57,7 @@ def _values(ins: Sequence[Info], count: int | None = None) -> list[Array] | None
         value = info.value
         if value is None or info.etype is None or info.etype.name not in _TYPES:
             return None
-        if value.size > SMALL or value.dtype != info.etype.dtype:
+        if value.size > SMALL:
             return None
         values.append(value)
     return values
