@@ -110,12 +110,16 @@ def describe(value: Any) -> Described | None:
     return Described(_LIBRARIES.get(top, top), element, shape)
 
 
-def _check_array(op: str, argument: str, value: Any, d: Described, ndim: int, wanted: str) -> None:
-    """An array given as a parameter: of an integer type, ``ndim`` (0 or 1) dimensions, NumPy's.
+def check_array(op: str, argument: str, value: Any, ndim: int, wanted: str) -> bool:
+    """Whether ``value`` is an array of any library, checked as a parameter of ``ndim`` dims.
 
-    Each is checked in this order, in one wording for every library; ``wanted`` names what a
-    parameter may be, for another library's array.
+    A NumPy array of an integer type and ``ndim`` (0 or 1) dimensions passes. Each is checked
+    in this order, in one wording for every library; ``wanted`` names what the parameter may be,
+    for another library's array (the operators' and DirectML's fields read this way).
     """
+    d = describe(value)
+    if d is None:
+        return False
     if d.kind != "i":
         raise DTypeError(
             op, argument, value, f"has element type {d.element}, but must be of an integer type"
@@ -125,18 +129,6 @@ def _check_array(op: str, argument: str, value: Any, d: Described, ndim: int, wa
         raise ValidationError(op, argument, value, f"must be {rank}, but has shape {d.shape}")
     if d.library != "NumPy":
         raise _not_read(op, argument, value, d, wanted)
-
-
-def check_array(op: str, argument: str, value: Any, ndim: int, wanted: str) -> bool:
-    """Whether ``value`` is an array of any library, checked as a parameter of ``ndim`` dims.
-
-    A NumPy array of an integer type and ``ndim`` (0 or 1) dimensions passes; ``wanted`` names
-    what the parameter may be, for another library's array (DirectML's fields read this way).
-    """
-    d = describe(value)
-    if d is None:
-        return False
-    _check_array(op, argument, value, d, ndim, wanted)
     return True
 
 
@@ -160,8 +152,7 @@ def as_int(op: str, argument: str, value: Any) -> int:
         _check_range(op, argument, value, (value,), scalar=True)
     if isinstance(value, bool | np.bool_):
         raise DTypeError(op, argument, value, "must be an integer, not a bool")
-    if (d := describe(value)) is not None:
-        _check_array(op, argument, value, d, 0, "an integer (Python or NumPy)")
+    check_array(op, argument, value, 0, "an integer (Python or NumPy)")
     if isinstance(value, int | np.integer | np.ndarray):  # an int subclass (IntEnum, ...) too
         v = int(value)
         _check_range(op, argument, value, (v,), scalar=True)  # uint64 above 2**63 - 1
@@ -220,9 +211,7 @@ def _item(op: str, argument: str, value: Any, i: int, v: Any, *, mask: bool = Fa
 
 def as_int_vector(op: str, argument: str, value: Any) -> tuple[int, ...]:
     """A 1-D integer input: a sequence of ints or a 1-D integer array."""
-    if (d := describe(value)) is not None:
-        wanted = "a list of integers or a NumPy integer array"
-        _check_array(op, argument, value, d, 1, wanted)
+    if check_array(op, argument, value, 1, "a list of integers or a NumPy integer array"):
         check_length(op, argument, value.shape[0])
         ints = tuple(int(v) for v in value.tolist())
         if value.dtype == np.uint64:
