@@ -1365,12 +1365,8 @@ def _distance(x: Cut, d: int) -> int:
 
 
 def _start_at(a: int | None, c: int, d: int) -> int:
-    """The start of ``a::c`` on a size ``d``, clamped as the ONNX spec (and OpenVINO) clamp."""
-    if c > 0:
-        v = 0 if a is None else a + d if a < 0 else a
-        return min(max(v, 0), d)
-    v = d - 1 if a is None else a + d if a < 0 else a
-    return min(max(v, 0), d - 1)
+    """The start of ``a::c`` on a size ``d >= 1``, clamped as the ONNX spec (and OpenVINO) clamp."""
+    return clamp_bounds(d, a or 0, 0, c, int(a is None), 1)[0]
 
 
 def _reaching(a: int | None, c: int, t: int, lo: int, top: int) -> int | None:
