@@ -179,7 +179,7 @@ def _build(shape: tuple[int, ...], start: Any, stop: Any, step: Any, axes: Any) 
     rank = len(shape)
     _check_rank(rank)
     if rank > NUMPY_MAXDIMS:  # no NumPy array's: a JAX array's (dm.slice), explain slice's
-        raise past_numpy_rank(OP, "infer_slice", shape)
+        raise past_numpy_rank(OP, "infer_slice", "data.shape", list(shape), f"has rank {rank}")
     index: list[Any] = [_py_slice(None)] * rank
     for i, axis in enumerate(_axes(start, axes, a, n, rank)):
         d = shape[axis]

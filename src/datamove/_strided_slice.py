@@ -410,22 +410,16 @@ def infer_strided_slice(
 
 
 # -- execution -----------------------------------------------------------------------------------
-def past_numpy_rank(
-    op: str, infer: str, shape: tuple[int, ...], made: tuple[str, Any, str] | None = None
-) -> BackendError:
+def past_numpy_rank(op: str, infer: str, argument: str, value: Any, made: str) -> BackendError:
     """An output past NumPy's rank: a ``BackendError``, the one wording of every operator.
 
     The limit is the executing library's (NumPy's), not a rule of the operator: shape inference
-    (``infer``) has none. ``made`` is ``(argument, value, words)`` where something other than the
-    data's rank made the output's (new axes: StridedSlice); else ``data.shape`` is named.
+    (``infer``) has none. ``made`` says what made the output's rank, ``argument`` (its ``value``)
+    the parameter that did: ``data.shape`` (``"has rank 65"``), or new axes (StridedSlice).
     """
-    limit = f"more than NumPy's limit of {NUMPY_MAXDIMS} dimensions"
+    rule = f"{made}, more than NumPy's limit of {NUMPY_MAXDIMS} dimensions"
     hint = f"{infer} gives the shape of any rank; execution is NumPy's"
-    if made is None:
-        rule = f"has rank {len(shape)}, {limit}"
-        return BackendError(op, "data.shape", list(shape), rule, hint=hint)
-    argument, value, words = made
-    return BackendError(op, argument, value, f"{words}, {limit}", hint=hint)
+    return BackendError(op, argument, value, rule, hint=hint)
 
 
 def _over_numpy_rank(
@@ -434,8 +428,6 @@ def _over_numpy_rank(
     """The output's ``rank`` is past NumPy's: named by what made it, new axes or the data's own."""
     new = sum(1 for step in steps if step.kind == NEW)
     shrunk = len(shape) + new - rank
-    if not new and not shrunk:
-        return past_numpy_rank(OP, "infer_strided_slice", shape)
     if new:
         argument, value = "new_axis_mask", new_axis_mask
         made = f"adds {new} {'axis' if new == 1 else 'axes'} to data.shape={show(list(shape))}"
@@ -443,8 +435,9 @@ def _over_numpy_rank(
         argument, value, made = "data.shape", list(shape), f"has rank {len(shape)}"
     if shrunk:
         made += f" and shrink_axis_mask removes {shrunk}"
-    words = f"{made}: the output would have rank {rank}"
-    return past_numpy_rank(OP, "infer_strided_slice", shape, (argument, value, words))
+    if new or shrunk:  # the output's rank is not the data's: say it
+        made += f": the output would have rank {rank}"
+    return past_numpy_rank(OP, "infer_strided_slice", argument, value, made)
 
 
 def numpy_index(
