@@ -35,7 +35,7 @@ from datamove._strided_slice import NUMPY_MAXDIMS, infer_strided_slice, numpy_in
 from datamove.cli import _dialect_text, _ir
 from datamove.cli._dialect_text import MASK_NAMES
 from datamove.ir._explain import (
-    algebra_line,
+    add_algebra,
     explain_layers,
     index_expression,
     layer_slicing,
@@ -104,7 +104,7 @@ def explain_strided_slice(
         "numpy": None,
         "picture": [],
     }
-    _algebra(info, lambda: Slicing.from_strided_slice(begin, end, stride, **masks), shape)
+    add_algebra(info, lambda: Slicing.from_strided_slice(begin, end, stride, **masks), shape)
     if shape.is_static:
         dims = shape.to_shape()
         try:
@@ -114,13 +114,6 @@ def explain_strided_slice(
             return info
         _show_index(info, dims, index)
     return info
-
-
-def _algebra(info: dict[str, Any], slicing: Callable[[], Slicing], shape: PartialShape) -> None:
-    """Add ``algebra``: a line saying the slicing is the identity or empty, where it is."""
-    line = algebra_line(slicing, shape)
-    if line is not None:
-        info["algebra"] = line
 
 
 def _show_index(info: dict[str, Any], dims: tuple[int, ...], index: Any) -> None:
@@ -169,7 +162,7 @@ def explain_slice(
         "python": None,
         "picture": [],
     }
-    _algebra(info, lambda: Slicing.from_slice(start, stop, step, axes), shape)
+    add_algebra(info, lambda: Slicing.from_slice(start, stop, step, axes), shape)
     if shape.is_static:
         dims = shape.to_shape()
         try:

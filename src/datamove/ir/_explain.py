@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "SLICING",
-    "algebra_line",
+    "add_algebra",
     "around",
     "at",
     "chunks",
@@ -473,37 +473,33 @@ def layer_slicing(info: dict[str, Any]) -> Slicing:
     )
 
 
-def algebra_line(slicing: Callable[[], Slicing], shape: PartialShape) -> str | None:
-    """``identity: ...`` or ``empty: ...`` where ``slicing()`` is so on every shape allowed.
+def add_algebra(info: dict[str, Any], slicing: Callable[[], Slicing], shape: PartialShape) -> None:
+    """Add ``algebra``, ``identity: ...`` or ``empty: ...``, where ``slicing()`` is so on ``shape``.
 
-    As ``Slicing.is_identity`` and ``is_empty`` prove it; ``None`` otherwise, and where the
+    As ``Slicing.is_identity`` and ``is_empty`` prove it; no line otherwise, nor where the
     parameters are none a `Slicing` reads. The one writer of the line, for `datamove explain`
     of an operator and of a model's layer.
 
     Examples
     --------
-    >>> algebra_line(lambda: Slicing.from_numpy("x[:5]"), PartialShape.parse("[..5]"))
+    >>> info = {}
+    >>> add_algebra(info, lambda: Slicing.from_numpy("x[:5]"), PartialShape.parse("[..5]"))
+    >>> info["algebra"]
     'identity: the output is x unchanged on every shape [..5] allows'
     """
     where = "" if shape.is_static else f" on every shape {shape} allows"
-    try:
+    with contextlib.suppress(ValidationError, KeyError):  # a parameter a Slicing does not read
         s = slicing()
         if s.is_identity(shape):
-            return f"identity: the output is x unchanged{where}"
-        if s.is_empty(shape):
-            return f"empty: the output has no element{where}"
-    except (ValidationError, KeyError):  # a parameter a Slicing does not read: no line
-        pass
-    return None
+            info["algebra"] = f"identity: the output is x unchanged{where}"
+        elif s.is_empty(shape):
+            info["algebra"] = f"empty: the output has no element{where}"
 
 
 def _algebra(info: dict[str, Any]) -> None:
     """Add ``algebra`` to a slice with constant parameters that is the identity or empty."""
-    if info["runtime"] or info["layer_type"] not in ("Slice", "StridedSlice"):
-        return
-    line = algebra_line(lambda: layer_slicing(info), PartialShape.parse(info["input_shape"]))
-    if line is not None:
-        info["algebra"] = line
+    if not info["runtime"] and info["layer_type"] in ("Slice", "StridedSlice"):
+        add_algebra(info, lambda: layer_slicing(info), PartialShape.parse(info["input_shape"]))
 
 
 def explain_layers(model: Model, layer: str | None = None) -> list[dict[str, Any]]:
