@@ -10,6 +10,7 @@ import json
 import os
 import re
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Final
 
@@ -52,11 +53,19 @@ nothing is left in DIR.
 """
 
 
-def _name_value(text: str, option: str, command: str) -> tuple[str, str]:
-    name, sep, value = text.partition("=")
-    if not sep or not name:
-        raise ValidationError(command, option, text, "must be written NAME=VALUE")
-    return name, value
+def _name_values(
+    texts: list[str] | None, option: str, command: str
+) -> Iterator[tuple[str, str, str]]:
+    """Each ``NAME=VALUE`` of ``option`` in turn, as ``(NAME, VALUE, text)``; each NAME once."""
+    seen: set[str] = set()
+    for text in texts or []:
+        name, sep, value = text.partition("=")
+        if not sep or not name:
+            raise ValidationError(command, option, text, "must be written NAME=VALUE")
+        if name in seen:
+            raise ValidationError(command, option, text, f"names input {name!r} a second time")
+        seen.add(name)
+        yield name, value, text
 
 
 def read(args: argparse.Namespace, command: str) -> Any:
@@ -77,13 +86,7 @@ _NOTE_HEADINGS: Final = {
 
 
 def _check(args: argparse.Namespace) -> int:
-    shapes: dict[str, str] = {}
-    for text in args.input_shape or []:
-        name, shape = _name_value(text, "--input-shape", "check")
-        if name in shapes:
-            rule = f"names input {name!r} a second time"
-            raise ValidationError("check", "--input-shape", text, rule)
-        shapes[name] = shape
+    shapes = {n: v for n, v, _ in _name_values(args.input_shape, "--input-shape", "check")}
     report = read(args, "check").check(shapes or None)
     if args.json:
         print(json.dumps(report.to_dict(), indent=2))
@@ -150,10 +153,7 @@ def _run(args: argparse.Namespace) -> int:
     if not args.output_dir:
         rule = "is empty; name a folder ('.' for this one)"
         raise ValidationError("run", "--output-dir", args.output_dir, rule)
-    for text in args.input or []:
-        name, file = _name_value(text, "--input", "run")
-        if name in inputs:
-            raise ValidationError("run", "--input", text, f"names input {name!r} a second time")
+    for name, file, text in _name_values(args.input, "--input", "run"):
         inputs[name] = load_npy(file, functools.partial(ValidationError, "run", "--input", text))
         read_from[Path(os.path.realpath(file))] = text
     model = read_model(args.model, args.bin)
@@ -166,9 +166,9 @@ def _run(args: argparse.Namespace) -> int:
         raise ValidationError("run", "outputs", list(outputs), "map to the same file name")
     real_dir = Path(os.path.realpath(out_dir))  # DIR/NAME.npy is replaced, even a link
     for name, target in files.items():
-        text = read_from.get(real_dir / target.name)
-        if text is not None:
-            rule = f"would replace the file of --input {text!r} with output {name!r}"
+        given = read_from.get(real_dir / target.name)
+        if given is not None:
+            rule = f"would replace the file of --input {given!r} with output {name!r}"
             raise ValidationError("run", "--output-dir", args.output_dir, rule)
         try:
             mode = target.lstat().st_mode  # a link is replaced itself, whatever it points to
