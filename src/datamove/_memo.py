@@ -63,6 +63,11 @@ def memoize(fn: F) -> F:
     cache: dict[Any, Any] = {}
     held = 0
 
+    def clear_one() -> None:
+        nonlocal held
+        cache.clear()
+        held = 0
+
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
@@ -78,16 +83,10 @@ def memoize(fn: F) -> F:
         if size > _MAX_ENTRY_BYTES:
             return result
         if len(cache) >= _MAX_ENTRIES or held + size > _MAX_BYTES:
-            cache.clear()
-            held = 0
+            clear_one()
         cache[key] = result
         held += size
         return result
-
-    def clear_one() -> None:
-        nonlocal held
-        cache.clear()
-        held = 0
 
     _CLEARS.append(clear_one)
     wrapper.cache = cache  # type: ignore[attr-defined]
