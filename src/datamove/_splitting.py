@@ -103,28 +103,18 @@ def _lengths(rule: str, value: Any, d: int) -> tuple[int, ...] | None:
             f"gives {parts} parts by the {rule!r} rule with {value!r}, more than {MAX_LENGTH} "
             "(MAX_LENGTH), the most outputs datamove makes",
         )
-    if rule == "even":
-        return (d // n,) * n if d % n == 0 else None
-    if rule == "array_split":
-        q, r = divmod(d, n)
-        return (q + 1,) * r + (q,) * (n - r)
-    if rule in ("chunk", "size"):
-        if d == 0:
-            return (0,) * (n if rule == "chunk" else 1)
-        k = -(-d // n) if rule == "chunk" else n
-        return (k,) * (d // k) + ((d % k,) if d % k else ())
-    if rule in ("onnx", "onnx_reference"):
-        k = -(-d // n)
-        if rule == "onnx_reference":  # x[i*k:(i+1)*k] for each of the n parts, clamped
-            return tuple(max(0, min(d, (i + 1) * k) - min(d, i * k)) for i in range(n))
-        last = d - (n - 1) * k
-        return None if last < 0 else (k,) * (n - 1) + (last,)
     if rule == "lengths":
         known = sum(v for v in seq if v != -1)
         if -1 in seq:
             return None if known > d else tuple(d - known if v == -1 else v for v in seq)
         return seq if known == d else None
-    assert rule == "indices"
+    if rule != "indices":  # a count: its runs, each made once
+        runs = _runs(rule, value, d)
+        return (
+            None
+            if runs is None
+            else tuple(itertools.chain.from_iterable((v,) * c for v, c in runs))
+        )
     points = [None, *value, None]
     return tuple(len(range(*slice(a, b).indices(d))) for a, b in itertools.pairwise(points))
 
@@ -139,7 +129,7 @@ def _runs(rule: str, value: Any, d: int) -> Runs | None:
     the count, so emitters compare rules on thousands of sizes without making their parts.
     """
     raw: list[tuple[int, int]]
-    if isinstance(value, tuple):
+    if rule in ("lengths", "indices"):
         lengths = _lengths(rule, value, d)
         if lengths is None:
             return None
