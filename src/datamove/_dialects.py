@@ -1357,11 +1357,8 @@ class Slicing:
 
 def _distance(x: Cut, d: int) -> int:
     """How far the clamped start of ``x`` (a negative step) lies past its clamped stop on ``d``."""
-    if d == 0:
-        return 0
-    a, b = x.start, x.stop
-    begin, end = clamp_bounds(d, a or 0, b or 0, x.step, int(a is None), int(b is None))
-    return begin - end
+    r = x.range(d, CLAMP)
+    return r.start - r.stop
 
 
 def _start_at(a: int | None, c: int, d: int) -> int:
