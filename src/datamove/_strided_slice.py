@@ -33,6 +33,7 @@ __all__ = [
 ]
 
 OP: Final = "StridedSlice"
+MASKS: Final = ("begin_mask", "end_mask", "new_axis_mask", "shrink_axis_mask", "ellipsis_mask")
 
 # NumPy's most dimensions (NPY_MAXDIMS): 64 from NumPy 2.0, 32 before; no public name holds it.
 NUMPY_MAXDIMS: Final = 64 if np.lib.NumpyVersion(np.__version__) >= "2.0.0" else 32
@@ -109,16 +110,8 @@ def checked_params(
     b = _vector("begin", begin)
     e = _vector("end", end)
     s = None if stride is None else _vector("stride", stride)
-    masks = [
-        as_mask(OP, name, value)
-        for name, value in (
-            ("begin_mask", begin_mask),
-            ("end_mask", end_mask),
-            ("new_axis_mask", new_axis_mask),
-            ("shrink_axis_mask", shrink_axis_mask),
-            ("ellipsis_mask", ellipsis_mask),
-        )
-    ]
+    given = (begin_mask, end_mask, new_axis_mask, shrink_axis_mask, ellipsis_mask)
+    masks = [as_mask(OP, name, value) for name, value in zip(MASKS, given, strict=True)]
     lb, le = _length(b), _length(e)
     if lb is not None and le is not None and lb != le:
         raise ValidationError(

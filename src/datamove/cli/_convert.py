@@ -22,8 +22,8 @@ from typing import Any, Final
 from datamove._dialects import Slicing
 from datamove._errors import NotExpressible, ValidationError
 from datamove._shape import PartialShape
+from datamove._strided_slice import MASKS
 from datamove.cli import _dialect_text
-from datamove.cli._dialect_text import MASK_NAMES
 
 __all__ = ["SOURCES", "register"]
 
@@ -33,10 +33,10 @@ EXIT_INVALID = 1
 # (keywords), in the order Slicing.from_NAME takes them.
 SOURCES: Final[dict[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
     "numpy": (("index",), ()),
-    "strided-slice": (("begin", "end"), ("stride", *MASK_NAMES)),
+    "strided-slice": (("begin", "end"), ("stride", *MASKS)),
     "slice": (("start", "stop"), ("step", "axes")),
     "onnx": (("starts", "ends"), ("axes", "steps")),
-    "tf": (("begin", "end"), ("strides", *MASK_NAMES)),
+    "tf": (("begin", "end"), ("strides", *MASKS)),
 }
 
 # Every source option, with its help; masks are lists of 0/1 (strided-slice) or ints (tf).
@@ -54,7 +54,7 @@ _OPTIONS: Final = {
     "steps": "onnx: comma-separated (default: all 1)",
     "axes": "slice, onnx: comma-separated (default: 0, 1, ...)",
     **dict.fromkeys(
-        MASK_NAMES, "strided-slice: comma-separated 0/1, e.g. 0,1,1; tf: an int bit field, e.g. 6"
+        MASKS, "strided-slice: comma-separated 0/1, e.g. 0,1,1; tf: an int bit field, e.g. 6"
     ),
 }
 
@@ -82,9 +82,9 @@ def _slicing(source: str, given: dict[str, str]) -> Slicing:
             _dialect_text.int_list(given[dest], _option(dest), "convert") if dest in given else None
         )
 
-    masks = {m: _bits(given[m], m) if source == "tf" else ints(m) for m in MASK_NAMES if m in given}
+    masks = {m: _bits(given[m], m) if source == "tf" else ints(m) for m in MASKS if m in given}
     required, optional = SOURCES[source]
-    values = [ints(d) for d in (*required, *optional) if d not in MASK_NAMES]
+    values = [ints(d) for d in (*required, *optional) if d not in MASKS]
     make: Callable[..., Slicing] = getattr(Slicing, "from_" + source.replace("-", "_"))
     return make(*values, **masks)
 
@@ -169,7 +169,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--json", action="store_true", help="print the emitter's value as JSON")
     for dest, text in _OPTIONS.items():
-        metavar = "EXPR" if dest == "index" else "MASK" if dest in MASK_NAMES else "N,..."
+        metavar = "EXPR" if dest == "index" else "MASK" if dest in MASKS else "N,..."
         parser.add_argument(_option(dest), dest=dest, metavar=metavar, help=text)
     _dialect_text.allow_negative_lists(parser)  # --ends -1,-2
     parser.set_defaults(func=_run, convert_parser=parser)

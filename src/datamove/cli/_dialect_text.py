@@ -20,7 +20,6 @@ from datamove._errors import NotExpressible, ValidationError
 from datamove._shape import PartialShape
 
 __all__ = [
-    "MASK_NAMES",
     "SLICING_DIALECTS",
     "SPLIT_DIALECTS",
     "UNAVAILABLE",
@@ -59,8 +58,6 @@ SPLIT_DIALECTS: Final[Mapping[str, tuple[str, str]]] = {
 }
 
 UNAVAILABLE: Final = "not available in this version"
-
-MASK_NAMES: Final = ("begin_mask", "end_mask", "new_axis_mask", "shrink_axis_mask", "ellipsis_mask")
 
 # How a dict-valued emitter's call opens.
 _CALLS: Final = {"strided-slice": "StridedSlice(", "tf": "tf.strided_slice(x, "}

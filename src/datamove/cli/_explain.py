@@ -31,9 +31,8 @@ from datamove._shape import PartialShape
 from datamove._slice import infer_slice, plan_slice
 from datamove._split import infer_split, infer_variadic_split
 from datamove._splitting import Splitting, onnx_split_version
-from datamove._strided_slice import NUMPY_MAXDIMS, infer_strided_slice, numpy_index
+from datamove._strided_slice import MASKS, NUMPY_MAXDIMS, infer_strided_slice, numpy_index
 from datamove.cli import _dialect_text, _ir
-from datamove.cli._dialect_text import MASK_NAMES
 from datamove.ir._explain import (
     add_algebra,
     explain_layers,
@@ -296,7 +295,7 @@ def explain_concat(shapes: Sequence[PartialShape], axis: int) -> dict[str, Any]:
 
 def _print_strided(args: argparse.Namespace) -> int:
     masks = {
-        name: _ints(getattr(args, name) or "", "--" + name.replace("_", "-")) for name in MASK_NAMES
+        name: _ints(getattr(args, name) or "", "--" + name.replace("_", "-")) for name in MASKS
     }
     begin, end = _ints(args.begin, "--begin"), _ints(args.end, "--end")
     stride = _ints(args.stride, "--stride") if args.stride else None
@@ -671,7 +670,7 @@ def register(subparsers: Any) -> None:
     ss.add_argument("--begin", required=True, help="comma-separated, e.g. 1,0,0")
     ss.add_argument("--end", required=True, help="comma-separated, e.g. 0,0,2")
     ss.add_argument("--stride", help="comma-separated (default: all 1)")
-    for name in MASK_NAMES:
+    for name in MASKS:
         ss.add_argument(
             "--" + name.replace("_", "-"), dest=name, metavar="0,1,...", help=f"{name} bits"
         )

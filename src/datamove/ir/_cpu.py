@@ -21,9 +21,9 @@ import numpy as np
 
 from datamove._errors import ValidationError
 from datamove._shape import PartialShape
-from datamove._strided_slice import NEW, axis_walk
+from datamove._strided_slice import MASKS, NEW, axis_walk
 from datamove.ir._graph import Layer
-from datamove.ir._ops import MASKS, Info, bounds_of
+from datamove.ir._ops import Info, bounds_of
 
 __all__ = ["KIND", "RULES", "Seen", "cpu_notes"]
 

@@ -26,8 +26,8 @@ from datamove._errors import ValidationError
 from datamove._shape import Dimension, PartialShape, Unknown
 from datamove._slice import infer_slice
 from datamove._split import infer_split, infer_variadic_split
-from datamove._strided_slice import KEEP, NEW, SHRINK, axis_walk, checked_params
-from datamove.ir._ops import MASKS, Info, shape_planner
+from datamove._strided_slice import KEEP, MASKS, NEW, SHRINK, axis_walk, checked_params
+from datamove.ir._ops import Info, shape_planner
 from datamove.ir._sizes import diagonal_shapes
 
 if TYPE_CHECKING:

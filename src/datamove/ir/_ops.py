@@ -37,7 +37,7 @@ from datamove._split import (
     split,
     variadic_split,
 )
-from datamove._strided_slice import infer_strided_slice, plan_strided_slice, strided_slice
+from datamove._strided_slice import MASKS, infer_strided_slice, plan_strided_slice, strided_slice
 from datamove._validation import check_length
 from datamove.ir._graph import Layer, parse_shape_attr
 from datamove.ir._types import ELEMENT_TYPES, ElementType
@@ -68,7 +68,6 @@ __all__ = [
 
 MAX_INPUTS: Final = 5  # the most inputs a supported type takes (Slice)
 SMALL: Final = 4096  # constants up to this many elements are folded during inference
-MASKS: Final = ("begin_mask", "end_mask", "new_axis_mask", "shrink_axis_mask", "ellipsis_mask")
 CORNERS_MAX: Final = 64  # index-value combinations tried for a hull over intervals
 MAX_RANK: Final = 64  # NumPy's limit on dimensions (numpy.ndarray cannot hold more)
 # NumPy's limit on an array's bytes, counting every dim but the zeros (even when one is zero).
