@@ -214,14 +214,6 @@ def _times(x: Any, y: Any) -> Any:
     return 0 if x == 0 or y == 0 else x * y  # a zero times an unbounded value is zero
 
 
-def _add(a0: Any, a1: Any, b0: Any, b1: Any) -> tuple[Any, Any]:
-    return a0 + b0, a1 + b1
-
-
-def _subtract(a0: Any, a1: Any, b0: Any, b1: Any) -> tuple[Any, Any]:
-    return a0 - b1, a1 - b0
-
-
 def _quotient(kind: str) -> Callable[[Any, Any], Any]:
     """One quotient: ``floor`` or ``trunc`` integer division, or ``true`` (floats)."""
 
@@ -508,8 +500,8 @@ BOUNDERS: Final[dict[str, Bounder]] = {
     "ShapeOf": _shape_of,
     **dict.fromkeys(_STRUCTURAL, _structural),
     "Convert": _convert,
-    "Add": _binary(_add, wraps=True),
-    "Subtract": _binary(_subtract, wraps=True),
+    "Add": _binary(lambda a0, a1, b0, b1: (a0 + b0, a1 + b1), wraps=True),
+    "Subtract": _binary(lambda a0, a1, b0, b1: (a0 - b1, a1 - b0), wraps=True),
     "Multiply": _binary(_corners(_times), wraps=True),
     "Divide": _divide,
     "Floor": _unary(_floor),
