@@ -88,10 +88,6 @@ def _known(info: Info) -> list[int] | None:
     return None if info.value is None else [int(v) for v in np.asarray(info.value).reshape(-1)]
 
 
-def _may_have_elements(shape: PartialShape) -> bool:
-    return shape.rank is None or all(d.max != 0 for d in shape.dims)
-
-
 # -- the rules' tests (each over one layer) ------------------------------------------------------
 def _bits_past_begin(seen: Seen) -> dict[str, Any] | None:
     """#2: a mask bit at ``len(begin)`` or past it that the plugin reads.
@@ -425,7 +421,7 @@ def cpu_notes(seen: Seen) -> list[str]:
     None where the output is known to be empty: no element can come out wrong.
     """
     found: list[str] = []
-    if not _may_have_elements(seen.out):
+    if seen.out.rank is not None and any(d.max == 0 for d in seen.out.dims):
         return found
     for rule in RULES:
         if rule.type != seen.layer.type:
