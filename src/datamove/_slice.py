@@ -21,7 +21,7 @@ from datamove._errors import ValidationError
 from datamove._memo import memoize
 from datamove._shape import PartialShape, ShapeLike, Unknown, as_partial_shape
 from datamove._strided_slice import NUMPY_MAXDIMS, clamp_bounds, past_numpy_rank, range_length
-from datamove._validation import as_int_vector, check_concrete, normalize_axis
+from datamove._validation import Vector, check_concrete, index_vector, normalize_axis, vector_length
 
 __all__ = ["infer_slice", "plan_slice", "slice"]
 
@@ -30,30 +30,18 @@ _CODE: Final = _plan.SLICE
 _NDARRAY: Final = np.ndarray
 _py_slice: Final = builtins.slice  # this module's `slice` is the operator
 
-Vector = tuple[int, ...] | Unknown
-
-
-def _vector(argument: str, value: Any) -> Vector:
-    if isinstance(value, Unknown):
-        return value
-    return as_int_vector(OP, argument, value)
-
-
-def _length(v: Vector | None) -> int | None:
-    if v is None:
-        return None
-    return v.length if isinstance(v, Unknown) else len(v)
-
 
 def _params(
     start: Any, stop: Any, step: Any, axes: Any
 ) -> tuple[Vector, Vector, Vector, Vector | None, int | None]:
     """The checked vectors and their common length (``None`` while unknown)."""
-    b, e, s = _vector("start", start), _vector("stop", stop), _vector("step", step)
-    a = None if axes is None else _vector("axes", axes)
+    b, e, s = (
+        index_vector(OP, n, v) for n, v in (("start", start), ("stop", stop), ("step", step))
+    )
+    a = None if axes is None else index_vector(OP, "axes", axes)
     n = None
     for name, given, v in (("start", start, b), ("stop", stop, e), ("step", step, s)):
-        k = _length(v)
+        k = vector_length(v)
         if k is None:
             continue
         if n is None:
@@ -66,7 +54,7 @@ def _params(
                 f"has {k} values, but start has {n}; start, stop and step need the same "
                 "number of values",
             )
-    k = _length(a)
+    k = vector_length(a)
     if k is not None and n is not None and k != n:
         raise ValidationError(
             OP, "axes", axes, f"has {k} values, but start, stop and step have {n}"

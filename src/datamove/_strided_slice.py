@@ -22,7 +22,7 @@ from datamove import _backends, _plan
 from datamove._errors import BackendError, ValidationError, show
 from datamove._memo import memoize
 from datamove._shape import INT64_MAX, Dimension, PartialShape, ShapeLike, Unknown, as_partial_shape
-from datamove._validation import as_int_vector, as_mask, check_concrete
+from datamove._validation import Vector, as_mask, check_concrete, index_vector, vector_length
 
 __all__ = [
     "checked_params",
@@ -57,9 +57,6 @@ class Step(NamedTuple):
     i: int  # the index into begin/end/stride and the masks (-1 for KEEP)
 
 
-Vector = tuple[int, ...] | Unknown
-
-
 class Params(NamedTuple):
     """Checked, normalised StridedSlice parameters."""
 
@@ -72,16 +69,6 @@ class Params(NamedTuple):
     new_axis_mask: tuple[int, ...]
     shrink_axis_mask: tuple[int, ...]
     ellipsis_mask: tuple[int, ...]
-
-
-def _vector(argument: str, value: Any) -> Vector:
-    if isinstance(value, Unknown):
-        return value
-    return as_int_vector(OP, argument, value)
-
-
-def _length(v: Vector) -> int | None:
-    return v.length if isinstance(v, Unknown) else len(v)
 
 
 def _fit(mask: tuple[int, ...], addressed: int | None) -> tuple[int, ...]:
@@ -107,12 +94,12 @@ def checked_params(
     >>> checked_params([1, 0], [0, 2], begin_mask=[0, 1, 1]).begin_mask
     (0, 1)
     """
-    b = _vector("begin", begin)
-    e = _vector("end", end)
-    s = None if stride is None else _vector("stride", stride)
+    b = index_vector(OP, "begin", begin)
+    e = index_vector(OP, "end", end)
+    s = None if stride is None else index_vector(OP, "stride", stride)
     given = (begin_mask, end_mask, new_axis_mask, shrink_axis_mask, ellipsis_mask)
     masks = [as_mask(OP, name, value) for name, value in zip(MASKS, given, strict=True)]
-    lb, le = _length(b), _length(e)
+    lb, le = vector_length(b), vector_length(e)
     if lb is not None and le is not None and lb != le:
         raise ValidationError(
             OP,
@@ -125,7 +112,7 @@ def checked_params(
     if s is None:
         s = Unknown() if addressed is None else (1,) * addressed
     else:
-        ls = _length(s)
+        ls = vector_length(s)
         if addressed is None:
             addressed = ls
         elif ls is not None and ls != addressed:

@@ -25,6 +25,7 @@ from datamove._shape import INT64_MAX, INT64_MIN, MAX_LENGTH, NOT_A_SEQUENCE, Un
 
 __all__ = [
     "MAX_LENGTH",
+    "Vector",
     "as_int",
     "as_int_vector",
     "as_mask",
@@ -33,9 +34,11 @@ __all__ = [
     "check_length",
     "check_out",
     "describe",
+    "index_vector",
     "normalize_axis",
     "out_overlaps_input",
     "out_overlaps_itself",
+    "vector_length",
 ]
 
 
@@ -233,6 +236,23 @@ def as_int_vector(op: str, argument: str, value: Any) -> tuple[int, ...]:
     ints = tuple(out)
     _check_range(op, argument, value, ints)
     return ints
+
+
+Vector = tuple[int, ...] | Unknown  # an index input's values, or shape inference's unknown ones
+
+
+def index_vector(op: str, argument: str, value: Any) -> Vector:
+    """`as_int_vector`, or an `Unknown` (values known at run time) as it is."""
+    if isinstance(value, Unknown):
+        return value
+    return as_int_vector(op, argument, value)
+
+
+def vector_length(v: Vector | None) -> int | None:
+    """How many values a `Vector` has (``None`` where not known, or for no vector)."""
+    if v is None:
+        return None
+    return v.length if isinstance(v, Unknown) else len(v)
 
 
 def as_mask(op: str, argument: str, value: Any) -> tuple[int, ...]:
