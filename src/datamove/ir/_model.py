@@ -19,7 +19,7 @@ import numpy as np
 
 from datamove._backends import prepare
 from datamove._backends._copy import PARALLEL_MIN_BYTES
-from datamove._concat import concat
+from datamove._concat import concat, infer_concat
 from datamove._errors import DTypeError, ValidationError
 from datamove._files import open_regular, read_exactly
 from datamove._shape import Dimension, PartialShape, as_partial_shape
@@ -386,19 +386,11 @@ def _concat_witness(
             shapes.append([(d.min, d.max) for d in dims])
     axis = layer.int_attr("axis")
     a = axis + rank if axis < 0 else axis
-    ranges: list[tuple[int, int | None]] = []
-    for k in range(rank):
-        if k == a:
-            tops = [h for s in shapes if (h := s[k][1]) is not None]
-            total = sum(tops) if len(tops) == len(shapes) else None
-            ranges.append((sum(s[k][0] for s in shapes), total))
-        else:
-            lo = max(s[k][0] for s in shapes)
-            bounded = [h for s in shapes if (h := s[k][1]) is not None]
-            hi = min(bounded) if bounded else None
-            if hi is not None and lo > hi:
-                return None
-            ranges.append((lo, hi))
+    try:  # the output's sizes, by Concat's own rule; none where the inputs cannot meet off it
+        joined = infer_concat([PartialShape([Dimension(*d) for d in s]) for s in shapes], axis)
+    except ValidationError:
+        return None
+    ranges = [(d.min, d.max) for d in joined.dims]
     for k, (lo, hi) in enumerate(ranges):
         d = declared[k]
         if lo not in d:
