@@ -37,6 +37,9 @@ MASKS: Final = ("begin_mask", "end_mask", "new_axis_mask", "shrink_axis_mask", "
 
 # NumPy's most dimensions (NPY_MAXDIMS): 64 from NumPy 2.0, 32 before; no public name holds it.
 NUMPY_MAXDIMS: Final = 64 if np.lib.NumpyVersion(np.__version__) >= "2.0.0" else 32
+# The one wording of that limit, after what passed it ("has rank 65, ..."), in every message
+# that refuses a rank NumPy cannot hold: execution here and in Slice, the IR's checks, the CLI.
+PAST_NUMPY_RANK: Final = f"more than NumPy's limit of {NUMPY_MAXDIMS} dimensions"
 
 # A sliced length that still grows with the size past the last breakpoint is reported unbounded
 # when its largest value (at a size near INT64_MAX) is at least this; smaller ones are exact.
@@ -397,7 +400,7 @@ def past_numpy_rank(op: str, infer: str, argument: str, value: Any, made: str) -
     (``infer``) has none. ``made`` says what made the output's rank, ``argument`` (its ``value``)
     the parameter that did: ``data.shape`` (``"has rank 65"``), or new axes (StridedSlice).
     """
-    rule = f"{made}, more than NumPy's limit of {NUMPY_MAXDIMS} dimensions"
+    rule = f"{made}, {PAST_NUMPY_RANK}"
     hint = f"{infer} gives the shape of any rank; execution is NumPy's"
     return BackendError(op, argument, value, rule, hint=hint)
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 
 from datamove._files import open_regular, read_exactly
+from datamove._strided_slice import NUMPY_MAXDIMS, PAST_NUMPY_RANK
 
 if TYPE_CHECKING:
     from datamove._files import ErrorFactory
@@ -31,7 +32,6 @@ _MAGIC: Final = b"\x93NUMPY"
 _MAX_HEADER: Final = 10_000  # characters, np.load's default max_header_size
 _HEADER_KEYS: Final = {"descr", "fortran_order", "shape"}
 _GROWTH_DIGITS: Final = 21  # np.save pads the header so that the growth axis can grow in place
-_MAX_DIMS: Final = 64  # the most dimensions a NumPy array has
 _BRIEF: Final = 100  # the most characters of NumPy's own text an error quotes
 
 
@@ -80,18 +80,16 @@ def _check_size(head: NpyHeader, size: int, error: ErrorFactory) -> None:
 def _numpy_limit(shape: tuple[int, ...], itemsize: int) -> str | None:
     """Why no NumPy array has ``shape`` and ``itemsize`` (``np.load`` refuses it), or ``None``.
 
-    NumPy holds at most 64 dims, and counts every dim but the zeros even in an empty array: their
-    product, and it times the itemsize, must not pass ``intp``'s maximum.
+    NumPy holds at most ``NUMPY_MAXDIMS`` dims, and counts every dim but the zeros even in an
+    empty array: their product, and it times the itemsize, must not pass ``intp``'s maximum.
 
     >>> print(_numpy_limit((0, 2**62, 4), 8))
     shape=(0, 4611686018427387904, 4) with itemsize 8 is an array NumPy cannot hold: ...
     >>> _numpy_limit((0, 2**62), 1) is None
     True
     """
-    if len(shape) > _MAX_DIMS:
-        return (
-            f"shape has {len(shape)} dimensions, more than the {_MAX_DIMS} a NumPy array can have"
-        )
+    if len(shape) > NUMPY_MAXDIMS:
+        return f"shape has rank {len(shape)}, {PAST_NUMPY_RANK}"
     span = math.prod(d or 1 for d in shape)
     if max(span, span * itemsize) > np.iinfo(np.intp).max:
         return (

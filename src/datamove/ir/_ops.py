@@ -37,7 +37,14 @@ from datamove._split import (
     split,
     variadic_split,
 )
-from datamove._strided_slice import MASKS, infer_strided_slice, plan_strided_slice, strided_slice
+from datamove._strided_slice import (
+    MASKS,
+    NUMPY_MAXDIMS,
+    PAST_NUMPY_RANK,
+    infer_strided_slice,
+    plan_strided_slice,
+    strided_slice,
+)
 from datamove._validation import check_length
 from datamove.ir._graph import Layer, parse_shape_attr
 from datamove.ir._types import ELEMENT_TYPES, ElementType
@@ -69,7 +76,6 @@ __all__ = [
 MAX_INPUTS: Final = 5  # the most inputs a supported type takes (Slice)
 SMALL: Final = 4096  # constants up to this many elements are folded during inference
 CORNERS_MAX: Final = 64  # index-value combinations tried for a hull over intervals
-MAX_RANK: Final = 64  # NumPy's limit on dimensions (numpy.ndarray cannot hold more)
 # NumPy's limit on an array's bytes, counting every dim but the zeros (even when one is zero).
 MAX_SPAN: Final = int(np.iinfo(np.intp).max)
 # The newest opset that re-exports the v1 operators: OpenVINO 2026.4's opset17 holds only its
@@ -174,8 +180,8 @@ def _etype(layer: Layer, key: str = "element_type") -> ElementType:
 def _numpy_limit(dims: tuple[int, ...], etype: ElementType) -> str | None:
     """Why no NumPy array can have these dims and element type, or ``None`` when one can.
 
-    NumPy holds at most `MAX_RANK` dims, and its itemsize times the product of the dims that
-    are not zero must not pass `MAX_SPAN`, even for an array with no elements.
+    NumPy holds at most ``NUMPY_MAXDIMS`` dims, and its itemsize times the product of the dims
+    that are not zero must not pass `MAX_SPAN`, even for an array with no elements.
 
     Examples
     --------
@@ -184,8 +190,8 @@ def _numpy_limit(dims: tuple[int, ...], etype: ElementType) -> str | None:
     >>> _numpy_limit((0, 2**62), ELEMENT_TYPES["i8"]) is None
     True
     """
-    if len(dims) > MAX_RANK:
-        return f"has {len(dims)} dimensions, more than the {MAX_RANK} a NumPy array can have"
+    if len(dims) > NUMPY_MAXDIMS:
+        return f"has rank {len(dims)}, {PAST_NUMPY_RANK}"
     span = etype.itemsize
     for dim in dims:
         span *= dim or 1
@@ -255,12 +261,12 @@ def _masks(layer: Layer) -> dict[str, Any]:  # the five masks, as keyword argume
 
 def _check_ranks(layer: Layer, shapes: Sequence[PartialShape]) -> None:
     for k, shape in enumerate(shapes):
-        if shape.rank is not None and shape.rank > MAX_RANK:
+        if shape.rank is not None and shape.rank > NUMPY_MAXDIMS:
             raise ValidationError(
                 layer.type,
                 f"output {k} rank",
                 shape.rank,
-                f"is more than the {MAX_RANK} dimensions a NumPy array can have",
+                f"is {PAST_NUMPY_RANK}",
                 hint="datamove runs models on NumPy (and array libraries with the same limit)",
             )
 
