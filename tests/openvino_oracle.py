@@ -24,7 +24,7 @@ input", with the signal and OpenVINO's last words), and the next call starts a f
 **Known bugs are refused, with the reason.** :func:`known_bug` names the inputs on which OpenVINO
 is known to crash or to run wrong; ``evaluate`` and :func:`run_cpu` refuse them
 with :class:`KnownBugError` (tests skip them: ``pytest.skip(reason)`` or ``hypothesis.assume``). See
-``docs/semantics.md``, divergences 5 and 9.
+``docs/semantics.md``, divergences 5, 9, S-3 to S-5 and S-8.
 
 ``openvino`` is imported lazily, on the first build, so that collecting the tests never needs it;
 a test that reaches it without openvino installed is skipped (``pytest.importorskip``). Run as a
@@ -370,6 +370,12 @@ SLICE_RUN_TIME_INT32 = (
     "OpenVINO's CPU plugin truncates run-time Slice start, stop and step to 32 bits, and a "
     "step of INT32_MIN (after truncation) kills it (SIGFPE); docs/semantics.md, divergence S-4"
 )
+AXIS_PAST_INT32_SIZE = 2**31  # S-8: a data axis this long or longer
+AXIS_PAST_INT32 = (
+    "OpenVINO's CPU plugin reads a Slice's or StridedSlice's data axis size in 32 bits: on an "
+    "axis of 2**31 elements or more it gives other elements or kills the process (SIGSEGV); "
+    "docs/semantics.md, divergence S-8"
+)
 SLICE_RUN_TIME_EMPTY = (
     "OpenVINO's CPU plugin fails on run-time Slice inputs with no values ('ptr is Null'); "
     "docs/semantics.md, divergence S-5"
@@ -412,14 +418,23 @@ def _slice_known_bug(specs: Sequence[Spec], where: str, runtime: Sequence[Any]) 
 
 
 def known_bug(
-    inferred: Inferred, where: str = "evaluate", runtime: Sequence[Any] = ()
+    inferred: Inferred,
+    where: str = "evaluate",
+    runtime: Sequence[Any] = (),
+    data_shape: Sequence[int] | None = None,
 ) -> str | None:
     """Why OpenVINO's reference ``evaluate`` (``where="evaluate"``) or its CPU plugin
     (``where="cpu"``) cannot be run on this node (with these values for its Parameters after
-    ``data``), or None."""
+    ``data``, and data of ``data_shape``: by default the node's static data dims), or None."""
     if inferred.recipe is None:
         return None
     op, specs, attributes = inferred.recipe
+    if where == "cpu" and op in ("Slice", "StridedSlice"):
+        if data_shape is None and inferred.node is not None:
+            dims = inferred.node.get_input_partial_shape(0)
+            data_shape = [] if dims.rank.is_dynamic else [d.get_min_length() for d in dims]
+        if any(d >= AXIS_PAST_INT32_SIZE for d in data_shape or ()):
+            return AXIS_PAST_INT32
     if op == "Slice":
         return _slice_known_bug(specs, where, runtime)
     if op != "StridedSlice":
@@ -434,8 +449,13 @@ def known_bug(
     return None
 
 
-def _refuse_known_bug(inferred: Inferred, where: str, runtime: Sequence[Any] = ()) -> None:
-    reason = known_bug(inferred, where, runtime)
+def _refuse_known_bug(
+    inferred: Inferred,
+    where: str,
+    runtime: Sequence[Any] = (),
+    data_shape: Sequence[int] | None = None,
+) -> None:
+    reason = known_bug(inferred, where, runtime, data_shape)
     if reason is not None:
         raise KnownBugError(f"refusing to run OpenVINO ({where}): {reason}")
 
@@ -448,7 +468,7 @@ def run_cpu(inferred: Inferred, data: np.ndarray, *runtime: np.ndarray) -> list[
     the worker. Raises as :meth:`Inferred.evaluate` does."""
     if not inferred.ok or inferred.recipe is None:
         raise OpenVINOError(inferred.error or "")
-    _refuse_known_bug(inferred, "cpu", runtime)
+    _refuse_known_bug(inferred, "cpu", runtime, np.shape(data))
     return _call("run_cpu", inferred.recipe, data, runtime)  # type: ignore[no-any-return]
 
 
@@ -476,7 +496,7 @@ def _all(where: str, calls: Sequence[Call]) -> list[list[np.ndarray] | Exception
         if not inferred.ok or inferred.recipe is None:
             answers.append(OpenVINOError(inferred.error or ""))
             continue
-        reason = known_bug(inferred, where, runtime)
+        reason = known_bug(inferred, where, runtime, np.shape(data))
         if reason is not None:
             answers.append(KnownBugError(f"refusing to run OpenVINO ({where}): {reason}"))
             continue

@@ -426,6 +426,36 @@ def test_the_oracle_refuses_every_constant_step_the_cpu_plugin_dies_on(op: str) 
     assert [a.tolist() for a in ov.run_cpu(node(int32_min + 1), data)] == [[4.0]]
 
 
+@pytest.mark.parametrize("op", ["StridedSlice", "Slice"])
+def test_the_oracle_refuses_an_axis_of_2_31_elements_on_the_cpu_plugin(op: str) -> None:
+    """The CPU plugin gives other elements on a data axis of ``2**31`` or more and segfaults
+    at ``2**31 + 1`` to ``2**31 + 3`` (divergence S-8): the oracle refuses to run it there, by
+    the node's static dims or the data's shape (a view: nothing of 2 GiB is allocated), and
+    runs it below; evaluate is right, and Split and Concat are not refused."""
+    args = [np.array([v], np.int64) for v in (0, 1, 1)]
+
+    def node(shape: Any) -> Any:
+        return ov.strided_slice(shape, *args) if op == "StridedSlice" else ov.slice(shape, *args)
+
+    past = 2**31
+    for shape in ([past], [2, past], [past + 3, 1]):
+        assert "S-8" in (ov.known_bug(node(shape), "cpu") or ""), shape
+        assert ov.known_bug(node(shape)) is None  # evaluate is right
+    assert ov.known_bug(node([past - 1]), "cpu") is None
+    dynamic = node("[?,?]")
+    assert ov.known_bug(dynamic, "cpu") is None  # no data yet: nothing known
+    assert "S-8" in (ov.known_bug(dynamic, "cpu", data_shape=(1, past)) or "")
+    huge = np.broadcast_to(np.zeros(1, np.uint8), (1, past))  # a view of one byte
+    with pytest.raises(ov.KnownBugError, match="S-8"):
+        ov.run_cpu(dynamic, huge)
+    (answer,) = ov.run_cpu_all([(dynamic, huge, ())])
+    assert isinstance(answer, ov.KnownBugError)
+    data = np.arange(6, dtype=np.float32).reshape(2, 3)
+    assert [a.tolist() for a in ov.run_cpu(dynamic, data)] == [[[0.0, 1.0, 2.0]]]
+    assert ov.known_bug(ov.split([past], np.int64(0), 2), "cpu") is None
+    assert ov.known_bug(ov.concat([[past], [3]], 0), "cpu") is None
+
+
 def test_normalised_masks_keep_shape_inference() -> None:
     """The oracle's mask normalisation does not change what OpenVINO's shape inference says."""
     # ellipsis + shrink on index 0 (new axis on the ellipsis index is never sent to the CPU plugin,

@@ -30,6 +30,8 @@ __all__ = ["KIND", "RULES", "Seen", "cpu_notes"]
 KIND: Final = "openvino-cpu"  # Problem.kind of these notes
 INT32_MIN: Final = -(2**31)
 INT64_MIN: Final = -(2**63)
+# S-8: the CPU plugin reads a data axis's size in 32 bits; from this size on it runs wrong.
+AXIS_PAST_INT32: Final = 2**31
 
 
 class Seen(NamedTuple):
@@ -215,6 +217,24 @@ def _boolean_and_back(seen: Seen) -> dict[str, Any] | None:
     return None
 
 
+def _axis_past_int32(seen: Seen) -> dict[str, Any] | None:
+    """S-8: a data axis of ``2**31`` elements or more, static or by its interval's upper bound.
+
+    Any axis of the data counts: the sliced one, an index (shrink) and one left whole alike
+    (``x[1:2]`` on ``[2, 2**31]`` gives other elements). Unknown rank is not noted: the CPU
+    plugin compiles no input of dynamic rank.
+    """
+    shape = seen.ins[0].shape
+    if shape.rank is None:
+        return None
+    for axis, dim in enumerate(shape.dims):
+        if dim.is_static and dim.min >= AXIS_PAST_INT32:
+            return {"axis": axis, "size": f"has {dim.min} elements, 2**31 or more"}
+        if dim.max is None or dim.max >= AXIS_PAST_INT32:
+            return {"axis": axis, "size": f"can have 2**31 elements or more ({dim})"}
+    return None
+
+
 # The layers before an Abs of constants alone that OpenVINO 2026.4.1's CPU plugin drops it after
 # (IR-13), of those tried; it keeps one of a Const (and of a Concat of one Const, a Reshape or a
 # Broadcast of a Const, which fold first). Of an integer value a ShapeOf enters, it drops the
@@ -353,6 +373,10 @@ _ABS_SAYS: Final = (
     "negative in every run (at most {hi}): OpenVINO's CPU plugin drops the Abs and uses the "
     "negative value; the spec and evaluate use its absolute value and give {out}"
 )
+_PAST_INT32_SAYS: Final = (
+    "axis {axis} of the data {size}: OpenVINO's CPU plugin reads its size in 32 bits and "
+    "gives other elements, or kills the process (SIGSEGV); the spec and evaluate give {out}"
+)
 _GARBAGE: Final = "garbage values, or an error where begin, end or stride is a run-time input"
 RULES: Final = (
     Rule(
@@ -412,6 +436,7 @@ RULES: Final = (
         _abs_of_a_negative,
         _ABS_SAYS,
     ),
+    *(Rule("S-8", op, _axis_past_int32, _PAST_INT32_SAYS) for op in ("Slice", "StridedSlice")),
 )
 
 
