@@ -536,6 +536,11 @@ def test_interval_shapes_round_trip_for_every_size_or_raise_with_a_witness(
             d.min <= k <= (d.max if d.max is not None else k)
             for d, k in zip(shape.dims, w, strict=False)
         )
+        if "S-6 and IR-6" in str(exc):
+            # OpenVINO's shape inference declares a length the witness lies outside of (held
+            # against OpenVINO in tests/test_dialects_openvino.py)
+            assert dialect in ("slice", "strided_slice")
+            return
         x = np.arange(int(np.prod(w))).reshape(w)
         other = _with_rule(s, NUMPY if dialect in ("numpy", "tf") else CLAMP)
         assert not same(s(x), other(x))

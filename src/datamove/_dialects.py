@@ -88,6 +88,10 @@ _INT32_MAX: Final = 2**31 - 1
 # static (on a static one the numbers are in range, such a step only where it takes two).
 _OV_MIN_STEP: Final = -(2**31)
 _OPENVINO: Final = ("Slice", "StridedSlice")
+# OpenVINO's shape inference (2026.4.1) of a constant Slice-8 or StridedSlice-1 cut on an axis
+# that is not static takes the lengths at the interval's two ends alone (a formula of its own at
+# an unbounded one), and its CPU plugin refuses a size whose length lies outside what it
+# declared, or runs it wrong (docs/semantics.md, S-6 and IR-6): its emitters write no such cut.
 
 # PyTorch truncates slice bounds below this one (with a warning); it computes a slice's length
 # as (len + step - 1) / step in int64, so a step past -_TORCH_MIN overflows on every length
@@ -628,12 +632,10 @@ class Slicing:
             assert axis is not None
             try:
                 y = self._cut_for(x, ps, axis, dialect, rule, shape)
-                if (
-                    dialect in _OPENVINO
-                    and y.step <= _OV_MIN_STEP
-                    and not dim_at(ps, axis).is_static
-                ):
-                    y = self._openvino_step(y, ps, axis, dialect, shape)
+                if dialect in _OPENVINO and not dim_at(ps, axis).is_static:
+                    if y.step <= _OV_MIN_STEP:
+                        y = self._openvino_step(y, ps, axis, dialect, shape)
+                    y = self._openvino_declares(y, ps, axis, dialect, shape)
                 out.append(y)
             except NotExpressible:
                 self.infer(ps)  # a slicing that runs on no allowed shape: that error instead
@@ -725,6 +727,62 @@ class Slicing:
             "S-3)",
             hint=pass_the_shape(shape, f"a static size of axis {axis}"),
             witness=witness_of(self, ps, {axis: pair}),
+        )
+
+    def _openvino_declares(
+        self, x: Cut, ps: PartialShape, axis: int, dialect: str, shape: Any
+    ) -> Cut:
+        """``x``, or a cut that selects alike, whose length OpenVINO's shape inference holds.
+
+        OpenVINO declares the lengths at the interval's two ends (`openvino_declared`; an
+        empty interval where the first is the longer), and its CPU plugin refuses a size whose
+        length lies outside, or runs it wrong (docs/semantics.md, S-6 and IR-6). Every cut
+        that selects alike has the same length at the smallest size and at a bounded largest
+        one. At an unbounded end OpenVINO computes from the bounds, too short only for a
+        negative step whose start and stop both count from the end, the start not past the
+        stop (``x[-2:-2:-1]``: ``[0]`` on ``[?]``, one element at size 1): that cut selects
+        what a start of 0 selects on every size, which OpenVINO declares unbounded. Else
+        :class:`~datamove.NotExpressible`, its witness the smallest size whose length lies
+        outside what OpenVINO declares.
+        """
+        dim = dim_at(ps, axis)
+        lo, top = dim.min, INT64_MAX - 1 if dim.max is None else dim.max
+
+        def declared_right(y: Cut) -> tuple[bool, tuple[int, int | None] | None]:
+            declared = openvino_declared(y, dim, dialect)
+            if declared is None:
+                return False, None
+            exact = range_length(
+                dim, y.start, y.stop, y.step, int(y.start is None), int(y.stop is None)
+            )
+            # range_length's hull is unbounded where a huge length grows to the last size
+            longest = len(y.range(top, CLAMP)) if exact.max is None else exact.max
+            low, high = declared
+            return exact.min >= low and (high is None or longest <= high), declared
+
+        right, declared = declared_right(x)
+        if right:
+            return x
+        a, b, c = x.start, x.stop, x.step
+        if c < 0 and a is not None and b is not None and a <= b < 0:
+            # Where the start counts back past the axis it is index 0, as a start of 0 is;
+            # elsewhere the cut is empty, and so is the other, whose stop is then past 0.
+            y = Cut.make(0, b, c, CLAMP)
+            if declared_right(y)[0]:
+                return y
+        w = _first_refused(x, declared, edges(lo, top, breakpoints((a, b))), top)
+        said = "an empty interval" if declared is None else f"[{Dimension(*declared)}]"
+        raise NotExpressible(
+            dialect,
+            "shape",
+            shape,
+            f"allows sizes {dim} on axis {axis}, where OpenVINO's shape inference declares "
+            f"{said} for {x.text()} (from the lengths at the interval's ends), but size {w} "
+            f"gives {len(x.range(w, CLAMP))} element(s), which its CPU plugin refuses or runs "
+            "wrong (docs/semantics.md, S-6 and IR-6); every cut that selects alike is declared "
+            "so",
+            hint=pass_the_shape(shape, f"a static size of axis {axis}"),
+            witness=witness_of(self, ps, {axis: w}),
         )
 
     # -- execution and inference -----------------------------------------------------------
@@ -823,7 +881,8 @@ class Slicing:
         address whole, as they are kept anyway: OpenVINO's CPU plugin runs such a StridedSlice
         wrong, reading past its input, unless those axes are addressed (``docs/semantics.md``,
         divergence 23). No stride at or below ``INT32_MIN`` is written on an axis of dynamic
-        size, as :meth:`to_slice` writes none.
+        size, and no cut whose length OpenVINO's shape inference declares wrong there, as
+        :meth:`to_slice` writes none.
         """
         _, entries = self._cuts(shape, "StridedSlice", CLAMP)  # a new list, ours to extend
         if (
@@ -1134,7 +1193,10 @@ class Slicing:
         (``docs/semantics.md``, S-3): on an axis of dynamic size such a step is written as
         another that selects alike on every allowed size (one element at most: the longest
         distance from start to stop, or a step of -1 from the start to one past it), else
-        :class:`~datamove.NotExpressible` with a witness size.
+        :class:`~datamove.NotExpressible` with a witness size. On such an axis OpenVINO's shape
+        inference declares the lengths at the interval's ends alone (``docs/semantics.md``,
+        S-6 and IR-6): no cut is written whose length on an allowed size lies outside what it
+        declares (one that selects alike, or :class:`~datamove.NotExpressible` with the size).
 
         Examples
         --------
@@ -1359,6 +1421,104 @@ def _distance(x: Cut, d: int) -> int:
     """How far the clamped start of ``x`` (a negative step) lies past its clamped stop on ``d``."""
     r = x.range(d, CLAMP)
     return r.start - r.stop
+
+
+def _ov_numbers(x: Cut, dim: Dimension, dialect: str) -> tuple[int, int, int]:
+    """The start, stop and step OpenVINO's shape inference reads for ``x`` as ``dialect`` writes it.
+
+    Slice-8's numbers (as `_ops` writes them), or for StridedSlice-1 a mask's own defaults
+    (from the interval's largest size, ``INT64_MAX`` where unbounded).
+    """
+    c = x.step
+    if dialect == "Slice":
+        a = (0 if c > 0 else -1) if x.start is None else x.start
+        b = (INT64_MAX if c > 0 else INT64_MIN) if x.stop is None else x.stop
+        return a, b, c
+    top = INT64_MAX if dim.max is None else dim.max
+    a = (0 if c > 0 else top) if x.start is None else x.start
+    b = (top if c > 0 else -1 - top) if x.stop is None else x.stop
+    return a, b, c
+
+
+def _ov_length(d: int | None, a: int, b: int, c: int) -> int | None:
+    """The length OpenVINO's shape inference gives ``a:b:c`` at one end ``d`` of an interval.
+
+    The length on an axis of size ``d``; at an unbounded end (``None``, or ``INT64_MAX``)
+    from the bounds alone where their signs differ or one is an ``INT64`` extreme (a reverse
+    step: unbounded where the start is negative, else ``start + 1`` long; a forward one:
+    ``stop`` or ``-start`` long where the start is negative, else unbounded), and unbounded
+    (``None``) where it is ``INT64_MAX`` or more. Checked against OpenVINO itself by
+    ``tests/test_dialects_openvino.py``.
+    """
+    n = INT64_MAX if d is None else d
+    huge = n == INT64_MAX
+    if huge and ((a < 0) != (b < 0) or INT64_MAX in (a, b) or a == INT64_MIN):
+        first = 0
+        if c < 0:
+            last = -1 if a < 0 or INT64_MAX in (a, b) else -1 - a
+        elif INT64_MIN < a < 0:
+            last = -a if b == INT64_MAX else b
+        else:
+            last = -1
+    else:
+        first = min(max(a + n if a < 0 else a, 0), n - 1 if c < 0 else n)
+        last = min(max(b + n if b < 0 else b, -1 if c < 0 else 0), n)
+    if huge and first == 0 and last == -1:  # OpenVINO's mark for "unbounded"
+        return None
+    span = max(0, first - last) if c < 0 else max(0, last - first)
+    count = 0 if span == 0 else (span - 1) // abs(c) + 1
+    return None if count >= INT64_MAX else count
+
+
+def openvino_declared(x: Cut, dim: Dimension, dialect: str) -> tuple[int, int | None] | None:
+    """The length OpenVINO's shape inference declares for ``x`` on ``dim`` in ``dialect``.
+
+    ``dialect`` is ``"Slice"`` or ``"StridedSlice"``; the lengths at the interval's two ends,
+    ``(least, most)``, ``most`` ``None`` where unbounded; ``None`` where the first is the
+    longer: OpenVINO's empty interval, which holds no length.
+    """
+    a, b, c = _ov_numbers(x, dim, dialect)
+    low = _ov_length(dim.min, a, b, c)
+    high = _ov_length(dim.max, a, b, c)
+    assert low is not None  # a finite size gives a finite length
+    return None if high is not None and low > high else (low, high)
+
+
+def _first_refused(
+    x: Cut, declared: tuple[int, int | None] | None, starts: list[int], top: int
+) -> int:
+    """The smallest size up to ``top`` where the length of ``x`` lies outside ``declared``.
+
+    ``None`` (an empty interval) holds no length. Between breakpoints (``starts``) the clamped
+    bounds are affine in the size, so the length is monotone there: the first such size of a
+    piece is its first, or the first where the length is below ``declared``'s least or past its
+    most, which bisection finds.
+    """
+    if declared is None:
+        return starts[0]
+    low, high = declared
+
+    def length(d: int) -> int:
+        return len(x.range(d, CLAMP))
+
+    tests: list[Callable[[int], bool]] = [lambda n: n < low]
+    if high is not None:
+        tests.append(lambda n: n > high)
+    for u, nxt in itertools.pairwise([*starts, top + 1]):
+        found = []
+        for test in tests:
+            a, b = u, nxt - 1
+            if not test(length(b)) and not test(length(a)):
+                continue
+            if test(length(a)):
+                b = a
+            while a < b:  # the first size where the test holds (it holds from there on)
+                mid = (a + b) // 2
+                a, b = (a, mid) if test(length(mid)) else (mid + 1, b)
+            found.append(a)
+        if found:
+            return min(found)
+    raise AssertionError("no refused size")  # pragma: no cover - called where one is
 
 
 def _start_at(a: int | None, c: int, d: int) -> int:
