@@ -222,7 +222,8 @@ def _axis_past_int32(seen: Seen) -> dict[str, Any] | None:
 
     Any axis of the data counts: the sliced one, an index (shrink) and one left whole alike
     (``x[1:2]`` on ``[2, 2**31]`` gives other elements). Unknown rank is not noted: the CPU
-    plugin compiles no input of dynamic rank.
+    plugin compiles no input of dynamic rank. Nor is an axis without an upper bound (``?``,
+    ``2..``): every model with a dynamic batch axis would carry the note, drowning the others.
     """
     shape = seen.ins[0].shape
     if shape.rank is None:
@@ -230,7 +231,7 @@ def _axis_past_int32(seen: Seen) -> dict[str, Any] | None:
     for axis, dim in enumerate(shape.dims):
         if dim.is_static and dim.min >= AXIS_PAST_INT32:
             return {"axis": axis, "size": f"has {dim.min} elements, 2**31 or more"}
-        if dim.max is None or dim.max >= AXIS_PAST_INT32:
+        if dim.max is not None and dim.max >= AXIS_PAST_INT32:
             return {"axis": axis, "size": f"can have 2**31 elements or more ({dim})"}
     return None
 
