@@ -196,3 +196,60 @@ def test_a_concat_declared_narrower_than_its_sum_has_a_witness(
 def test_a_concat_whose_declared_dims_hold_its_sum_is_ok(tmp_path: Path) -> None:
     xml = _concat(tmp_path, [ov.Dimension(1, 2), 3], [ov.Dimension(1, 2), 3], 0, "-1")
     assert ir.read_model(xml).check().ok
+
+
+def _transposed(dims: list[Any], name: str) -> tuple[Any, Any]:
+    """A Parameter of ``dims`` and its Transpose: an opaque layer that OpenVINO infers through
+    and writes with ``-1`` for every interval, so the file loses what it knew."""
+    x = o1.parameter(ov.PartialShape(dims), np.float32, name=name)
+    return x, o1.transpose(x, _const([1, 0]))
+
+
+def _slice_past_transpose(tmp_path: Path) -> Path:
+    # [..2] rows after the Transpose, written [?,4]: x[-3:-2] is 0 rows on each, and OpenVINO
+    # declares [0,4]; 3 rows would give one, but the Transpose never gives 3
+    x, t = _transposed([4, ov.Dimension(0, 2)], "x")
+    return _save(tmp_path, o8.slice(t, _const([-3]), _const([-2]), _const([1])), x)
+
+
+def _concat_past_transposes(tmp_path: Path) -> Path:
+    # [..2,4] and [2..5,4], each written [?,4]: OpenVINO declares their Concat on axis 1 [2,8]
+    x, t = _transposed([4, ov.Dimension(0, 2)], "x")
+    y, u = _transposed([4, ov.Dimension(2, 5)], "y")
+    model = ov.Model([o1.result(o1.concat([t, u], 1))], [x, y], "m")
+    return ov_models.save(model, tmp_path)
+
+
+def _unsqueeze_cat_slice(tmp_path: Path) -> Path:
+    # torch.cat([x[None], x[None]], 2)[..., 1:-2] on [5,4..9,..1], as convert_model writes it
+    # (a hunt's find): the Unsqueeze is written [1,5,?,?], OpenVINO declares the slice
+    # [1,5,?,0]; a last dim of 4 would give 1, but the Concat never gives more than 2
+    x = o1.parameter(ov.PartialShape([5, ov.Dimension(4, 9), ov.Dimension(0, 1)]), np.float32)
+    x.output(0).get_tensor().set_names({"x"})
+    u = o1.unsqueeze(x, _const([0]))
+    joined = o1.concat([u, u], 2)
+    return _save(tmp_path, o8.slice(joined, _const([1]), _const([-2]), _const([1]), _const([3])), x)
+
+
+@pytest.mark.parametrize(
+    ("build", "sizes"),
+    [
+        (_slice_past_transpose, [{"x": (4, 0)}, {"x": (4, 2)}]),
+        (_concat_past_transposes, [{"x": (4, 2), "y": (4, 2)}]),
+        (_unsqueeze_cat_slice, [{"x": (5, 4, 0)}, {"x": (5, 9, 1)}]),
+    ],
+)
+def test_past_an_opaque_layer_no_data_shape_alone_is_a_witness(
+    tmp_path: Path, build: Any, sizes: list[dict[str, tuple[int, ...]]]
+) -> None:
+    # An opaque layer's output is taken as the file declares it, -1 where OpenVINO knew an
+    # interval: a shape of it that the model's inputs never give is no witness (docs/ir.md)
+    xml = build(tmp_path)
+    report = ir.read_model(xml).check()
+    assert report.ok, report.problems
+    # and datamove's shapes hold what OpenVINO's reference evaluation gives
+    for shapes in sizes:
+        feeds = {n: np.zeros(s, np.float32) for n, s in shapes.items()}
+        got = openvino_oracle.evaluate_ir(xml, feeds)
+        for want, (shape, _) in zip(got, report.outputs.values(), strict=True):
+            assert want.shape in shape

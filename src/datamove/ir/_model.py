@@ -721,8 +721,10 @@ class Model:
         def feeder(x: Layer, k: int) -> tuple[Layer, Info]:
             return graph.layers[x.sources[k][0]], infos[x.sources[k]]
 
-        # Ports whose shape datamove computed past a data Reshape (`reshaped`), unrelated to
-        # the dims it came from (OpenVINO relates them): only the model's inputs give witnesses.
+        # Ports whose shape is not free over its dims: taken as the file declares it where not
+        # static (an opaque layer's output: -1 where OpenVINO knew an interval) or computed past
+        # a data Reshape (`reshaped`: OpenVINO relates it to the dims it came from), and the
+        # checked layers' outputs past them. Only the model's inputs give witnesses there.
         related: set[tuple[int, int]] = set()
 
         for idx in graph.order:
@@ -762,12 +764,12 @@ class Model:
                 related.update((idx, k) for k in range(len(outs)))
             narrow: list[int] = []  # outputs whose declared dims may exclude real ones
             for k, port in enumerate(layer.outputs):
-                fallback = Info(_declared(port), PRECISIONS.get(port.precision or ""))
+                declared = fallback = Info(_declared(port), PRECISIONS.get(port.precision or ""))
                 if folded is not None and _takes(port, folded, compare=compare):
                     fallback = folded  # a shape subgraph's value (docs/ir.md)
-                    if folded is shaped:
-                        related.add((idx, k))
                 info = outs[k] if outs is not None and k < len(outs) else fallback
+                if info is shaped or (info is declared and not info.shape.is_static):
+                    related.add((idx, k))
                 infos[(idx, k)] = info
                 ports[(layer.id, port.id)] = info.shape
                 if outs is None or k >= len(outs):
@@ -800,7 +802,8 @@ class Model:
                     port.id,
                     witness=(given, got),
                 )
-            found = _concat_witness(layer, ins) if layer.type == "Concat" and narrow else None
+            concat = layer.type == "Concat" and narrow and (idx, 0) not in related
+            found = _concat_witness(layer, ins) if concat else None
             if unresolved is not None:  # left to a search over the model's input shapes
                 unresolved += [(idx, k) for k in narrow if k not in witnessed and found is None]
             if found is not None:
