@@ -314,6 +314,35 @@ def test_huge_split_lengths_count_costs_nothing(tmp_path: Path) -> None:
     assert [p.kind for p in model.check().problems] == ["ports"]
 
 
+def test_split_lengths_of_unknown_length_take_the_file_s_output_count(tmp_path: Path) -> None:
+    # lengths from a Parameter of shape [?]: OpenVINO reads the VariadicSplit's two output ports
+    # from the file (IR-15 in docs/semantics.md); so does datamove, and a run-time value of
+    # another length is an IRError naming the layer, not a raw ValueError from the runner
+    xml = _XML.replace(
+        '<layer id="2" name="lengths" type="Const" version="opset1">\n'
+        '      <data element_type="i64" shape="2" offset="8" size="16"/>\n'
+        '      <output><port id="0" precision="I64"><dim>2</dim></port></output>',
+        '<layer id="2" name="lengths" type="Parameter" version="opset1">\n'
+        '      <data element_type="i64" shape="?"/>\n'
+        '      <output><port id="0" precision="I64" names="lengths"><dim>-1</dim></port>'
+        "</output>",
+    ).replace(
+        '<port id="2" precision="I64"><dim>2</dim></port>',
+        '<port id="2" precision="I64"><dim>-1</dim></port>',
+    )
+    model = ir.read_model(_write(tmp_path, xml, BIN))
+    report = model.check()
+    assert report.ok, report.problems  # [2,2] and [2,4] declared: no witness to say otherwise
+    assert [str(s) for s, _ in report.outputs.values()] == ["[2,..6]", "[2,..6]"]
+    out = model.run({"x": X, "lengths": np.array([5, 1])})
+    assert [v.shape for v in out.values()] == [(2, 5), (2, 1)]
+    for lengths in ([6], [1, 2, 3]):
+        with pytest.raises(
+            ir.IRError, match=r"split_lengths=\[.*\] has \d values at run time, but"
+        ):
+            model.run({"x": X, "lengths": np.array(lengths)})
+
+
 # -- 9: more dimensions than NumPy holds ----------------------------------------------------------
 
 

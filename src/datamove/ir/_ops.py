@@ -455,6 +455,9 @@ def _variadic_split_infer(layer: Layer, ins: list[Info], _context: Context) -> l
     if isinstance(axis, list):
         axis = axis[0] if len(axis) == 1 else axis
     lengths = _index_value(ins[2], op, "split_lengths", integer=False)
+    if isinstance(lengths, Unknown) and lengths.length is None:
+        # OpenVINO reads a split_lengths of unknown length as the file's output ports
+        lengths = Unknown(len(layer.outputs))
     shapes = infer_variadic_split(ins[0].shape, axis, lengths)
     if isinstance(lengths, Unknown) and type(axis) is int and ins[0].shape.rank is not None:
         a = axis + ins[0].shape.rank if axis < 0 else axis  # infer_variadic_split checked it
@@ -504,13 +507,20 @@ def interval_chunks(dim: Dimension, lengths: Info) -> list[Dimension] | None:
     return chunks
 
 
-def _variadic_split_run(_layer: Layer, fixed: Fixed) -> Runner:
+def _variadic_split_run(layer: Layer, fixed: Fixed) -> Runner:
     if fixed[1] is not None and fixed[2] is not None:
         axis, lengths = _scalar(fixed[1]), fixed[2]
         return lambda xs: tuple(variadic_split(xs[0], axis, lengths))
-    return lambda xs: tuple(
-        variadic_split(xs[0], _scalar(_value(fixed, xs, 1)), _value(fixed, xs, 2))
-    )
+    ports = len(layer.outputs)
+
+    def run(xs: list[Any]) -> tuple[Any, ...]:
+        lengths = _value(fixed, xs, 2)
+        if len(lengths) != ports:  # a split_lengths of unknown length: the file's count
+            rule = f"has {len(lengths)} values at run time, but the layer has {ports} output(s)"
+            raise ValidationError("VariadicSplit", "split_lengths", lengths, rule)
+        return tuple(variadic_split(xs[0], _scalar(_value(fixed, xs, 1)), lengths))
+
+    return run
 
 
 def _variadic_split_plan(_layer: Layer, fixed: Fixed) -> Planner | None:

@@ -1,0 +1,75 @@
+"""PyTorch slicing that ``openvino.convert_model`` writes with shape subgraphs (``tensor_split``,
+``chunk``...): datamove checks the converted files as OpenVINO reads them, its shapes hold what
+OpenVINO's CPU plugin gives at sizes inside the inputs' intervals, and they are at least as tight
+as OpenVINO's. The models are a differential hunt's finds (random slicing programs, converted
+on static, dynamic and interval inputs), a few conversions each."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from datamove import PartialShape, ir
+from datamove.cli import main
+
+ov_models = pytest.importorskip("ov_models")
+torch = pytest.importorskip("torch")
+ov = ov_models.ov
+openvino_oracle = pytest.importorskip("openvino_oracle")
+
+pytestmark = pytest.mark.openvino
+
+
+class _Module(torch.nn.Module):
+    def __init__(self, fn: Any) -> None:
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, x: Any) -> Any:
+        return self.fn(x)
+
+
+def _convert(fn: Any, example: tuple[int, ...], dims: list[Any], tmp_path: Path) -> Path:
+    with warnings.catch_warnings():  # convert_model traces, which torch 2.13 deprecates
+        warnings.filterwarnings("ignore", r"`torch\.jit\.trace", DeprecationWarning)
+        warnings.filterwarnings("ignore", category=torch.jit.TracerWarning)
+        converted = ov.convert_model(
+            _Module(fn), example_input=torch.zeros(example), input=[ov.PartialShape(dims)]
+        )
+    converted.inputs[0].get_tensor().set_names({"x"})
+    for k, out in enumerate(converted.outputs):  # convert_model names none of them
+        out.get_tensor().set_names({f"y{k}"})
+    return ov_models.save(converted, tmp_path)
+
+
+def test_a_variadic_split_of_lengths_of_unknown_length_has_the_file_s_outputs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # x.tensor_split(1, 1) on [?,?] (a hunt's find): its split_lengths are a Concat of two
+    # Tiles of run-time repeats, of unknown length, and the VariadicSplit has the one output
+    # port the file declares. datamove said "the number of outputs is unknown", a problem.
+    fn = lambda x: torch.cat(x.tensor_split(1, 1)[::-1], 1)[:, 1:]  # noqa: E731
+    xml = _convert(fn, (2, 5), [-1, -1], tmp_path)
+    assert 'type="VariadicSplit"' in xml.read_text()
+    model = ir.read_model(xml)
+    report = model.check()
+    assert report.ok, report.problems
+    assert report.checked["VariadicSplit"] == 1
+    ((shape, _),) = report.outputs.values()
+    assert str(shape) == "[?,?]"
+    for size in [(2, 7), (0, 1), (3, 0)]:
+        want = fn(torch.zeros(size)).shape  # PyTorch's, the source model's
+        assert tuple(want) in shape
+        ((exact, _),) = model.check({"x": PartialShape(list(size))}).outputs.values()
+        assert exact == PartialShape(list(want))
+    assert main(["check", str(xml)]) == 0
+    assert capsys.readouterr().out.endswith("OK: no problems found\n")
+    # IR-15 (docs/semantics.md): OpenVINO reads the file's VariadicSplit as of dynamic rank
+    # (the model convert_model returned had [?,?]), and its CPU plugin refuses the file
+    assert ov_models.openvino_shapes(xml) == {"y0": "[...]"}
+    with pytest.raises(openvino_oracle.OpenVINOError, match="VariadicSplit operation with dynamic"):
+        ov_models.run_openvino(xml, {"x": np.zeros((2, 7), np.float32)})
