@@ -95,6 +95,12 @@ MODELS: dict[str, tuple[Callable[[], Any], tuple[int, ...], list[list[Any]]]] = 
         (2, 7, 8),
         [[(1, 3), (6, 12), 8]],
     ),
+    # tensor_split's lengths: Tiles of values computed from the dim (a hunt's find)
+    "tensor_split": (
+        lambda: _Fn(lambda x: torch.cat(x.tensor_split(3, dim=1)[1:], 1)),
+        (2, 7, 3),
+        [[2, 7, 3], [-1, 7, -1], [(1, 3), 7, 3]],  # OpenVINO cannot save a dynamic dim 1
+    ),
     # an opaque Reshape between the input and the slice: its output shape from its target
     "flatten": (lambda: _Fn(lambda x: x.flatten()[:5]), (2, 4, 8), [[(1, 4), (2, 10), 8]]),
 }

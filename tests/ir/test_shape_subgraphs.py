@@ -104,6 +104,15 @@ CASES: dict[str, Callable[[Any], Any]] = {
         o13.reshape(_shape(x), _c([2, 2]), False), _c([-1]), True
     ),
     "concat of folded": lambda x: o13.concat([_shape(x), _c([-1])], 0),
+    # PyTorch's tensor_split writes its lengths with Tiles (a hunt's find)
+    "tile": lambda x: o1.tile(_shape(x), _c([2])),
+    "tile of more repeats than dims": lambda x: o1.tile(_shape(x), _c([2, 1])),
+    "tile of fewer repeats than dims": lambda x: o1.tile(
+        o13.reshape(_shape(x), _c([2, 2]), False), _c([3])
+    ),
+    "tile of repeats from a shape": lambda x: o1.tile(
+        _c([5]), o13.subtract(o8.gather(_shape(x), _c([3]), _c(0)), _c([1]))
+    ),
 }
 
 

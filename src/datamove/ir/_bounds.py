@@ -69,7 +69,7 @@ Bounder = Callable[[Layer, Sequence[Info]], tuple[Array, Array, ElementType] | N
 _INF: Final = math.inf
 # Layers whose input 0 is data and whose other inputs must be exactly known: each bound is the
 # layer applied to that bound (they only move, repeat or drop elements).
-_STRUCTURAL: Final = ("Gather", "Squeeze", "Unsqueeze", "Reshape", "Broadcast")
+_STRUCTURAL: Final = ("Gather", "Squeeze", "Unsqueeze", "Reshape", "Broadcast", "Tile")
 
 
 def _limits(etype: ElementType) -> tuple[int | float, int | float]:

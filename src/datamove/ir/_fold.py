@@ -335,7 +335,7 @@ def _select(layer: Layer, ins: Sequence[Info]) -> Array | None:
     return None if all3 is None else np.where(all3[0], all3[1], all3[2])
 
 
-# -- Broadcast, Range, ReduceProd --------------------------------------------------------------
+# -- Broadcast, Tile, Range, ReduceProd --------------------------------------------------------
 def _broadcast_op(layer: Layer, ins: Sequence[Info]) -> Array | None:
     values = _values(ins, 2)  # the explicit mode's axes_mapping input is not read
     mode = layer.data.get("mode", "numpy")
@@ -356,6 +356,17 @@ def _broadcast_op(layer: Layer, ins: Sequence[Info]) -> Array | None:
         return np.broadcast_to(data, shape).copy()
     except ValueError:
         return None
+
+
+def _tile(_layer: Layer, ins: Sequence[Info]) -> Array | None:
+    """``np.tile``: the shorter of the data's shape and ``repeats`` padded with 1s in front."""
+    values = _values(ins, 2)
+    if values is None or values[1].ndim != 1 or values[1].dtype.kind not in "iu":
+        return None
+    data, repeats = values[0], [int(r) for r in values[1]]
+    if any(r < 0 for r in repeats) or math.prod(repeats) * data.size > SMALL:
+        return None
+    return np.tile(data, repeats) if repeats else data.copy()
 
 
 def _range(layer: Layer, ins: Sequence[Info]) -> Array | None:
@@ -412,6 +423,7 @@ FOLDERS: Final[dict[str, Folder]] = {
     "Equal": _compare(np.equal),
     "Select": _select,
     "Broadcast": _broadcast_op,
+    "Tile": _tile,
     "Range": _range,
     "ReduceProd": _reduce_prod,
 }
