@@ -101,6 +101,18 @@ MODELS: dict[str, tuple[Callable[[], Any], tuple[int, ...], list[list[Any]]]] = 
         (2, 7, 3),
         [[2, 7, 3], [-1, 7, -1], [(1, 3), 7, 3]],  # OpenVINO cannot save a dynamic dim 1
     ),
+    # opaque data layers that move dims (a hunt's finds): their output shapes from the input's
+    "unsqueeze": (
+        lambda: _Fn(lambda x: torch.cat([x[None], x[None]], 2)[..., 1:-2]),
+        (5, 7, 1),
+        [[5, (4, 9), (0, 1)], [-1, (4, 9), -1]],
+    ),
+    "gather": (lambda: _Fn(lambda x: x[:, 1][..., :3]), (2, 4, 6), [[(1, 4), (2, 8), (2, 10)]]),
+    "permute": (
+        lambda: _Fn(lambda x: x.permute(2, 0, 1)[1:, :, ::2]),
+        (2, 3, 6),
+        [[(1, 4), 3, (2, 10)], [-1, 3, (2, 10)]],
+    ),
     # an opaque Reshape between the input and the slice: its output shape from its target
     "flatten": (lambda: _Fn(lambda x: x.flatten()[:5]), (2, 4, 8), [[(1, 4), (2, 10), 8]]),
 }

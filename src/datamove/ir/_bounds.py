@@ -42,8 +42,10 @@ The rules (each sound; where OpenVINO is looser, datamove is at least as tight):
 - ReduceProd (axes exactly known): each reduced row's product of intervals, as Multiply.
 - Range: only on exactly known inputs (`datamove.ir._fold`).
 
-And one output *shape* (`reshaped`): a data Reshape's, from its input's dims and its target's
-value or bounds, for the layers after it (a saved IR writes the interval it has as ``-1``).
+And output *shapes*, for the layers after them (a saved IR writes the interval it has as
+``-1``): a data Reshape's (`reshaped`), from its input's dims and its target's value or bounds;
+and a data Unsqueeze's, Squeeze's, Transpose's and Gather's (`moved`), its input's dims moved,
+inserted or dropped.
 """
 
 from __future__ import annotations
@@ -60,7 +62,7 @@ from datamove.ir._graph import Layer
 from datamove.ir._ops import SMALL, Info, bounds_of, with_bounds
 from datamove.ir._types import ELEMENT_TYPES, ElementType
 
-__all__ = ["BOUNDERS", "bound_layer", "reshaped", "wide_bounds"]
+__all__ = ["BOUNDERS", "bound_layer", "moved", "reshaped", "wide_bounds"]
 
 Array = np.ndarray[Any, Any]
 Pair = tuple[Array, Array]  # (lower, upper) as object arrays of Python ints or floats
@@ -587,6 +589,55 @@ def reshaped(layer: Layer, ins: Sequence[Info]) -> Info | None:
             return None  # no size runs: the layer keeps its declared shape
         dims[dims.index(None)] = Dimension(low, high)
     return Info(PartialShape([d for d in dims if d is not None]), data.etype)
+
+
+def moved(layer: Layer, ins: Sequence[Info]) -> Info | None:
+    """A data Unsqueeze's, Squeeze's, Transpose's or Gather's output shape: its input's dims.
+
+    Each output dim is an input dim (moved by Transpose, kept around Gather's indices) or a
+    new 1 (Unsqueeze), so every input shape gives one output shape and back: as free as the
+    input. The other inputs (axes, order, Gather's axis) must be known constants, and Gather's
+    indices of static shape (their values do not change the shape); Squeeze removes only dims
+    known to be 1 (OpenVINO's Squeeze-1 of a dim that may be another size is left as declared).
+    ``None`` otherwise, and for a Gather with ``batch_dims``.
+    """
+    if layer.type not in _MOVED or len(layer.outputs) != 1 or not ins:
+        return None
+    data = ins[0].shape
+    if data.rank is None:
+        return None
+    dims = list(data.dims)
+    if layer.type == "Gather":
+        batch = layer.data.get("batch_dims", "0").strip()
+        if len(ins) != 3 or ins[2].value is None or batch != "0" or ins[1].shape.rank is None:
+            return None
+        axes = axes_of(ins[2].value.reshape(-1), len(dims))
+        if axes is None or len(axes) != 1 or not ins[1].shape.is_static:
+            return None
+        a = axes[0]
+        return Info(PartialShape([*dims[:a], *ins[1].shape.dims, *dims[a + 1 :]]), ins[0].etype)
+    if len(ins) != 2 or ins[1].value is None:
+        return None
+    value = ins[1].value
+    if layer.type == "Transpose":
+        order = axes_of(value, len(dims)) if value.size else list(range(len(dims)))[::-1]
+        if order is None or len(order) != len(dims):
+            return None
+        return Info(PartialShape([dims[k] for k in order]), ins[0].etype)
+    if layer.type == "Unsqueeze":
+        axes = axes_of(value, len(dims) + value.size)
+        if axes is None:
+            return None
+        for a in sorted(axes):
+            dims.insert(a, Dimension(1, 1))
+        return Info(PartialShape(dims), ins[0].etype)
+    axes = axes_of(value, len(dims))  # Squeeze with its axes
+    if not axes or any(not (dims[a].is_static and dims[a].min == 1) for a in axes):
+        return None
+    return Info(PartialShape([d for k, d in enumerate(dims) if k not in axes]), ins[0].etype)
+
+
+_MOVED: Final = ("Unsqueeze", "Squeeze", "Transpose", "Gather")
 
 
 def _prod_max(dims: Sequence[Dimension]) -> int | None:

@@ -23,7 +23,7 @@ from datamove._concat import concat, infer_concat
 from datamove._errors import DTypeError, ValidationError
 from datamove._files import open_regular, read_exactly
 from datamove._shape import Dimension, PartialShape, as_partial_shape
-from datamove.ir._bounds import bound_layer, reshaped
+from datamove.ir._bounds import bound_layer, moved, reshaped
 from datamove.ir._cpu import KIND as CPU_NOTE
 from datamove.ir._cpu import Seen, cpu_notes
 from datamove.ir._errors import InputTypeError, IRError, UnsupportedOperatorError, where
@@ -756,10 +756,16 @@ class Model:
             if count is not None and count != len(layer.outputs):
                 rule = f"declares {len(layer.outputs)} output port(s), but the operator has {count}"
                 report(layer, "ports", rule)
-            folded = shaped = None
+            folded = shaped = dims_moved = None
             if reason is None and is_opaque(layer):  # a shape subgraph's value, or the shape
-                folded = bound_layer(layer, ins) or (shaped := reshaped(layer, ins))  # of a
-            if outs is not None and any(s in related for s in layer.sources):  # data Reshape;
+                folded = (  # of a data Reshape, Unsqueeze, Squeeze, Transpose or Gather
+                    bound_layer(layer, ins)
+                    or (shaped := reshaped(layer, ins))
+                    or (dims_moved := moved(layer, ins))
+                )
+                if dims_moved is not None and layer.sources[0] in related:
+                    shaped = dims_moved  # its input's dims moved: related where they are
+            if outs is not None and any(s in related for s in layer.sources):
                 # a checked layer of any input computed past one (a Concat's second too)
                 related.update((idx, k) for k in range(len(outs)))
             narrow: list[int] = []  # outputs whose declared dims may exclude real ones
