@@ -90,3 +90,36 @@ def test_a_squeeze_of_a_dim_that_may_not_be_1_is_taken_as_declared(tmp_path: Pat
     assert [str(s) for s, _ in report.outputs.values()] == ["[?,3,?]"]
     got = ov_models.run_openvino(xml, {"x": np.zeros((6, 8, 2), np.float32)})
     assert got["y0"].shape == (6, 6, 2)  # outside what OpenVINO declares: (6, 3, 2) in PyTorch
+
+
+@pytest.mark.parametrize(
+    ("fn", "dims", "sizes"),
+    [
+        (lambda x: x[-5:3], [ov.Dimension(5, 6), 2], [(5, 2), (6, 2)]),
+        (lambda x: x[:, -9:2], [2, ov.Dimension(5, 10)], [(2, 5), (2, 7), (2, 10)]),
+    ],
+    ids=["x[-5:3] on [5..6,2]", "x[:, -9:2] on [2,5..10]"],
+)
+def test_openvino_cpu_refuses_a_slice_whose_interval_it_makes_empty(
+    tmp_path: Path, fn: Any, dims: list[Any], sizes: list[tuple[int, ...]]
+) -> None:
+    # IR-6 (docs/semantics.md), found by the hunt: a start counting from the end on an interval
+    # dim. OpenVINO takes the slice's length at each end of the interval (3 at 5 rows, 2 at 6),
+    # an empty interval it writes as -1; its CPU plugin then refuses every size, where its
+    # reference evaluate, PyTorch and datamove give the rows
+    xml = _convert(
+        fn, tuple(d if isinstance(d, int) else d.get_max_length() for d in dims), dims, tmp_path
+    )
+    model = ir.read_model(xml)
+    report = model.check()
+    assert report.ok, report.problems
+    ((shape, _),) = report.outputs.values()
+    for size in sizes:
+        x = np.arange(np.prod(size), dtype=np.float32).reshape(size)
+        want = fn(torch.from_numpy(x)).numpy()
+        assert want.shape in shape
+        np.testing.assert_array_equal(model.run({"x": x})["y0"], want)
+        (evaluated,) = openvino_oracle.evaluate_ir(xml, {"x": x})
+        np.testing.assert_array_equal(evaluated, want)
+        with pytest.raises(openvino_oracle.OpenVINOError, match="Can not clone with new dims"):
+            ov_models.run_openvino(xml, {"x": x})
