@@ -44,8 +44,8 @@ The rules (each sound; where OpenVINO is looser, datamove is at least as tight):
 
 And output *shapes*, for the layers after them (a saved IR writes the interval it has as
 ``-1``): a data Reshape's (`reshaped`), from its input's dims and its target's value or bounds;
-and a data Unsqueeze's, Squeeze's, Transpose's and Gather's (`moved`), its input's dims moved,
-inserted or dropped.
+a data Unsqueeze's, Squeeze's, Transpose's and Gather's (`moved`), its input's dims moved,
+inserted or dropped; and an element-wise layer's or a MatMul's (`elementwise`).
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ from datamove.ir._graph import Layer
 from datamove.ir._ops import SMALL, Info, bounds_of, with_bounds
 from datamove.ir._types import ELEMENT_TYPES, ElementType
 
-__all__ = ["BOUNDERS", "bound_layer", "moved", "reshaped", "wide_bounds"]
+__all__ = ["BOUNDERS", "bound_layer", "elementwise", "moved", "reshaped", "wide_bounds"]
 
 Array = np.ndarray[Any, Any]
 Pair = tuple[Array, Array]  # (lower, upper) as object arrays of Python ints or floats
@@ -638,6 +638,112 @@ def moved(layer: Layer, ins: Sequence[Info]) -> Info | None:
 
 
 _MOVED: Final = ("Unsqueeze", "Squeeze", "Transpose", "Gather")
+# Element-wise layers of one data input (others, such as MVN's axes, do not change the shape):
+# the output has its shape, and its element type (Convert: its destination_type). Lower case:
+# OpenVINO reads a type in any case, and writes some its own way (ReLU, SoftMax).
+_UNARY: Final = frozenset(
+    {
+        "abs", "ceiling", "clamp", "convert", "cos", "elu", "erf", "exp", "floor", "gelu",
+        "hsigmoid", "hswish", "log", "logsoftmax", "mvn", "mish", "negative", "relu", "round",
+        "sigmoid", "sign", "sin", "softmax", "softplus", "sqrt", "swish", "tanh",
+    }
+)  # fmt: skip
+_FLOATS: Final = frozenset({"f64", "f32", "f16", "bf16", "f8e4m3", "f8e5m2"})
+# Element-wise layers of two inputs broadcast by auto_broadcast, of the first's element type.
+_BINARY: Final = frozenset(
+    {"add", "divide", "maximum", "minimum", "multiply", "power", "squareddifference", "subtract"}
+)
+
+
+def elementwise(layer: Layer, ins: Sequence[Info]) -> tuple[Info, bool] | None:
+    """A data element-wise layer's or MatMul's output shape, and whether it is free.
+
+    One input gives a shape as free as its input (each input shape gives one output shape and
+    back); two inputs broadcast (``numpy``, or ``none``: equal shapes) or multiplied (MatMul,
+    both of rank 2 or more) give a shape whose dims are related to both inputs', not free. ``None``
+    where the rank is not known, or the inputs cannot run together whatever their sizes, and
+    for data of other types than floating point (integers are shape subgraphs' values).
+    """
+    etype = ins[0].etype if ins else None
+    if len(layer.outputs) != 1 or etype is None or ins[0].shape.rank is None:
+        return None
+    if etype.name not in _FLOATS:
+        return None  # integers: a shape subgraph's, whose values are `bound_layer`'s business
+    kind = layer.type.lower()
+    if kind in _UNARY:
+        if kind == "convert":
+            etype = ELEMENT_TYPES.get(layer.data.get("destination_type", ""))
+            if etype is None:
+                return None
+        return Info(ins[0].shape, etype), True
+    if len(ins) != 2 or ins[1].shape.rank is None or ins[1].etype != etype:
+        return None
+    a, b = list(ins[0].shape.dims), list(ins[1].shape.dims)
+    if kind in _BINARY:
+        mode = layer.data.get("auto_broadcast", "numpy")
+        if mode == "none":
+            dims = _same_dims(a, b)
+        elif mode == "numpy":
+            dims = _broadcast_dims(a, b)
+        else:
+            return None
+    elif kind == "matmul":
+        dims = _matmul_dims(layer, a, b)
+    else:
+        return None
+    return None if dims is None else (Info(PartialShape(dims), etype), False)
+
+
+def _meet(a: Dimension, b: Dimension) -> Dimension | None:
+    """The sizes both dims allow, ``None`` where none."""
+    lo = max(a.min, b.min)
+    his = [h for h in (a.max, b.max) if h is not None]
+    return None if his and lo > min(his) else Dimension(lo, min(his) if his else None)
+
+
+def _same_dims(a: list[Dimension], b: list[Dimension]) -> list[Dimension] | None:
+    if len(a) != len(b):
+        return None
+    dims = [_meet(x, y) for x, y in zip(a, b, strict=True)]
+    return None if None in dims else dims  # type: ignore[return-value]
+
+
+def _broadcast_dims(a: list[Dimension], b: list[Dimension]) -> list[Dimension] | None:
+    """NumPy's broadcast of two shapes of interval dims.
+
+    Each output dim is the hull of what it can be: the other where one is 1, both where equal.
+    """
+    one = Dimension(1, 1)
+    rank = max(len(a), len(b))
+    a, b = [one] * (rank - len(a)) + a, [one] * (rank - len(b)) + b
+    dims = []
+    for x, y in zip(a, b, strict=True):
+        cases = [d for d in (y if 1 in x else None, x if 1 in y else None, _meet(x, y)) if d]
+        if not cases:
+            return None  # sizes that never broadcast: the layer fails at every size
+        hull = cases[0]
+        for d in cases[1:]:
+            hull = hull.union(d)
+        dims.append(hull)
+    return dims
+
+
+def _matmul_dims(layer: Layer, a: list[Dimension], b: list[Dimension]) -> list[Dimension] | None:
+    """MatMul's output: the broadcast batch dims, then the rows of ``a``, the columns of ``b``.
+
+    Each is transposed first where its attribute says; both are of rank 2 or more.
+    """
+    flags = [layer.data.get(key, "false") for key in ("transpose_a", "transpose_b")]
+    if len(a) < 2 or len(b) < 2 or any(f not in ("true", "false") for f in flags):
+        return None
+    if flags[0] == "true":
+        a = [*a[:-2], a[-1], a[-2]]
+    if flags[1] == "true":
+        b = [*b[:-2], b[-1], b[-2]]
+    batch = _broadcast_dims(a[:-2], b[:-2])
+    if batch is None or _meet(a[-1], b[-2]) is None:
+        return None
+    return [*batch, a[-2], b[-1]]
 
 
 def _prod_max(dims: Sequence[Dimension]) -> int | None:

@@ -23,7 +23,7 @@ from datamove._concat import concat, infer_concat
 from datamove._errors import DTypeError, ValidationError
 from datamove._files import open_regular, read_exactly
 from datamove._shape import Dimension, PartialShape, as_partial_shape
-from datamove.ir._bounds import bound_layer, moved, reshaped
+from datamove.ir._bounds import bound_layer, elementwise, moved, reshaped
 from datamove.ir._cpu import KIND as CPU_NOTE
 from datamove.ir._cpu import Seen, cpu_notes
 from datamove.ir._errors import InputTypeError, IRError, UnsupportedOperatorError, where
@@ -763,6 +763,12 @@ class Model:
                     or (shaped := reshaped(layer, ins))
                     or (dims_moved := moved(layer, ins))
                 )
+                if folded is None and (computed := elementwise(layer, ins)) is not None:
+                    folded, free = computed  # an element-wise layer's, or a MatMul's
+                    if free:
+                        dims_moved = folded
+                    else:
+                        shaped = folded
                 if dims_moved is not None and layer.sources[0] in related:
                     shaped = dims_moved  # its input's dims moved: related where they are
             if outs is not None and any(s in related for s in layer.sources):
