@@ -125,6 +125,44 @@ def test_a_sum_past_the_range_from_an_extreme_is_the_whole_range() -> None:
         assert (int(bounds[0][0]), int(bounds[1][0])) == (lo, hi), (kind, value, pairs)
 
 
+def test_arithmetic_on_an_unbounded_side_that_may_wrap_is_the_whole_range() -> None:
+    # an unbounded side is taken to reach HUGE (2**31; half the type's maximum for i32): a dim
+    # times INT64_MAX wraps at 2 (onnxruntime gives -2; the bounds said 0..INT64_MAX), a dim plus
+    # INT64_MAX - 1 at 2, a dim times 2**32 at 2**31; a dim times 2, the product of two dims and
+    # an i32 dim plus 1 are taken not to
+    i32 = ELEMENT_TYPES["i32"]
+    whole, dim = (MIN, MAX), [(0, MAX)]
+    cases = [
+        ("Multiply", [MAX], dim, whole),
+        ("Multiply", [2**62], dim, whole),
+        ("Multiply", [2**32], dim, whole),
+        ("Multiply", [MIN], dim, whole),
+        ("Add", [MAX - 1], dim, whole),
+        ("Subtract", [MIN + 2], dim, whole),
+        ("Multiply", [2], dim, (0, MAX)),
+        ("Add", [-3], dim, (-3, MAX)),
+        ("Multiply", [-(2**31)], dim, (MIN, 0)),
+    ]
+    for kind, value, pairs, (lo, hi) in cases:
+        got = bound_layer(_layer(kind), [_exact(value), _bounded(pairs)])
+        bounds = bounds_of(got) if got is not None else None
+        assert bounds is not None
+        assert (int(bounds[0][0]), int(bounds[1][0])) == (lo, hi), (kind, value, pairs)
+    i32_max = 2**31 - 1
+    prod = _layer("ReduceProd", {"keep_dims": "false"})
+    others = [
+        (_layer("Multiply"), [_bounded(dim), _bounded(dim)], [0, MAX]),
+        (_layer("Add"), [_bounded([(0, i32_max)], i32), _exact([1], i32)], [1, i32_max]),
+        # ReduceProd alike: [dim, 2**62] passes the range at 2
+        (prod, [_bounded([(0, MAX), (2**62, 2**62)]), _exact([0])], [MIN, MAX]),
+    ]
+    for layer, ins, want in others:
+        got = bound_layer(layer, ins)
+        bounds = bounds_of(got) if got is not None else None
+        assert bounds is not None
+        assert [int(b.reshape(-1)[0]) for b in bounds] == want, layer.type
+
+
 @settings(max_examples=200, deadline=None)
 @given(data=st.data(), target=st.sampled_from(["i8", "u8", "i32", "i64", "boolean"]))
 def test_convert_bounds_hold_every_value(data: Any, target: str) -> None:

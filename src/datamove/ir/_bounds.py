@@ -12,7 +12,8 @@ Bounds are held as OpenVINO holds them: two arrays of the tensor's own element t
 and ``upper`` (`Info`), where an upper bound at the type's maximum (a lower one at a signed
 type's minimum) means unbounded on that side. They are sound: every value the tensor can take at
 run time lies within them, element by element. An element whose arithmetic could pass its type's
-range (which OpenVINO's specification leaves undefined) gets the whole range of its type; an
+range (which OpenVINO's specification leaves undefined; onnxruntime wraps) gets the whole range
+of its type, an unbounded side taken to reach `HUGE` (``x.shape[0] * INT64_MAX`` wraps at 2); an
 input with no bounds, or a layer type without a rule here, gives no bounds at all (``None``).
 
 The rules (each sound; where OpenVINO is looser, datamove is at least as tight):
@@ -69,6 +70,12 @@ Pair = tuple[Array, Array]  # (lower, upper) as object arrays of Python ints or 
 Bounder = Callable[[Layer, Sequence[Info]], tuple[Array, Array, ElementType] | None]
 
 _INF: Final = math.inf
+HUGE: Final = 2**31
+"""How far an unbounded side is taken to reach where an overflow is looked for (half its type's
+maximum, for a narrower type than i64): a sum, difference or product that passes its type's
+range with each unbounded end at this magnitude gets the whole range (``x.shape[0] * INT64_MAX``
+wraps at 2; ``x.shape[0] * 2``, ``x.shape[0] * x.shape[1]`` and an i32 ``x.shape[0] + 1`` are
+taken not to)."""
 # Layers whose input 0 is data and whose other inputs must be exactly known: each bound is the
 # layer applied to that bound (they only move, repeat or drop elements).
 _STRUCTURAL: Final = ("Gather", "Squeeze", "Unsqueeze", "Reshape", "Broadcast", "Tile")
@@ -145,6 +152,28 @@ def _narrow(lo: Array, hi: Array, etype: ElementType, *, wraps: bool = False) ->
     return lower.astype(etype.dtype), upper.astype(etype.dtype)
 
 
+def _reaching(array: Array, etype: ElementType) -> Array:
+    """An object array of bounds with each infinite element at `HUGE`, of its sign."""
+    huge = min(HUGE, (int(_limits(etype)[1]) + 1) // 2)
+    flat = [int(math.copysign(huge, v)) if v in (_INF, -_INF) else v for v in array.reshape(-1)]
+    return np.array(flat, dtype=object).reshape(array.shape)
+
+
+def _wrapping(got: Pair, reach: Pair | None, etype: ElementType) -> Pair:
+    """``got`` with each integer element whose ``reach`` passes the type's range made too wide.
+
+    ``reach`` is the same arithmetic with each unbounded end at `HUGE` (`_reaching`); such an
+    element's lower bound is set below the type, so that `_narrow` gives it the whole range.
+    """
+    if etype.dtype.kind not in "iu" or reach is None:
+        return got
+    low, high = _limits(etype)
+    lo = np.array(got[0], dtype=object)
+    passes = (reach[0] < low) | (reach[1] > high)
+    lo[np.asarray(passes, dtype=bool)] = low - 1
+    return lo, got[1]
+
+
 def _same_type(ins: Sequence[Info], count: int) -> ElementType | None:
     """The element type of all ``count`` inputs, where one and of `_NUMBERS`."""
     etype = ins[0].etype if len(ins) == count else None
@@ -191,8 +220,11 @@ def _binary(rule: Rule, *, wraps: bool = False) -> Bounder:
         etype = _same_type(ins, 2)
         pairs = _pairs(layer, ins) if etype is not None else None
         got = None if pairs is None else _each(rule, *pairs)
-        if etype is None or got is None:
+        if etype is None or got is None or pairs is None:
             return None
+        if wraps:  # where the arithmetic may pass the type's range: the whole range
+            near = [(_reaching(p[0], etype), _reaching(p[1], etype)) for p in pairs]
+            got = _wrapping(got, _each(rule, *near), etype)
         return (*_narrow(*got, etype, wraps=wraps), etype)
 
     return bound
@@ -401,17 +433,22 @@ def _reduce_prod(layer: Layer, ins: Sequence[Info]) -> tuple[Array, Array, Eleme
     rows = [np.moveaxis(b, axes, list(range(-len(axes), 0))) for b in got]
     outer = rows[0].shape[: len(rest)]
     flat = [r.reshape((math.prod(outer), -1)) for r in rows]
-    lo, hi = [], []
+    lo, hi, near_lo, near_hi = [], [], [], []
     for row_lo, row_hi in zip(*flat, strict=True):
         acc: tuple[Any, Any] = (1, 1)
+        near: tuple[Any, Any] = (1, 1)  # with each unbounded end at HUGE: may it wrap?
         for x0, x1 in zip(row_lo, row_hi, strict=True):
             acc = times(*acc, x0, x1)
+            near = times(*near, *_reaching(np.array([x0, x1], dtype=object), etype))
         lo.append(acc[0])
         hi.append(acc[1])
+        near_lo.append(near[0])
+        near_hi.append(near[1])
     shape = tuple(1 if k in axes else d for k, d in enumerate(got[0].shape))
     if keep == "false":
         shape = tuple(got[0].shape[k] for k in rest)
-    return (*_narrow(*_pair(lo, hi, shape), etype), etype)
+    reach = _pair(near_lo, near_hi, shape)
+    return (*_narrow(*_wrapping(_pair(lo, hi, shape), reach, etype), etype), etype)
 
 
 def _convert(layer: Layer, ins: Sequence[Info]) -> tuple[Array, Array, ElementType] | None:

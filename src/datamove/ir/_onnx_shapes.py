@@ -41,7 +41,7 @@ import numpy as np
 from datamove._errors import ValidationError
 from datamove._shape import PartialShape
 from datamove._splitting import Splitting
-from datamove.ir._bounds import bound_layer, wide_bounds
+from datamove.ir._bounds import HUGE, bound_layer, wide_bounds
 from datamove.ir._graph import Layer, Port
 from datamove.ir._ops import SMALL, Info, bounds_of, with_bounds
 from datamove.ir._types import ELEMENT_TYPES
@@ -750,16 +750,14 @@ def _chosen(
     return tuple(out)
 
 
-_HUGE: Final = 2**31  # an unbounded side's largest value, for `_no_wrap`
-
-
 def _no_wrap(op: Callable[[int, int], int], ins: Sequence[Info], out: Info) -> bool:
     """Whether ``op`` of two bounded integer inputs stays within the output's type everywhere.
 
     Python's numbers never wrap, onnxruntime's do: a term is written only where no value the
     inputs may take passes the type's range. An unbounded side (the type's extreme on a value
-    not exactly known: a dynamic dim) is taken as `_HUGE`, so ``x.shape[1]*2`` and
-    ``x.shape[0]*x.shape[1]`` are written, ``x.shape[1]*INT64_MAX`` not.
+    not exactly known: a dynamic dim) is taken as `datamove.ir._bounds.HUGE`, as the bounds take
+    it, so ``x.shape[1]*2`` and ``x.shape[0]*x.shape[1]`` are written, ``x.shape[1]*INT64_MAX``
+    not.
     """
     got = [wide_bounds(i) for i in ins]
     if out.etype is None or out.etype.dtype.kind not in "iu" or any(g is None for g in got):
@@ -770,7 +768,7 @@ def _no_wrap(op: Callable[[int, int], int], ins: Sequence[Info], out: Info) -> b
         a = (a_lo[k % len(a_lo)], a_hi[k % len(a_hi)])
         b = (b_lo[k % len(b_lo)], b_hi[k % len(b_hi)])
         for corner in itertools.product(a, b):
-            x, y = (int(math.copysign(_HUGE, v)) if math.isinf(v) else int(v) for v in corner)
+            x, y = (int(math.copysign(HUGE, v)) if math.isinf(v) else int(v) for v in corner)
             if not limits.min <= op(x, y) <= limits.max:
                 return False
     return True
