@@ -40,6 +40,7 @@ __all__ = [
     "around",
     "at",
     "chunks",
+    "clamped_starts",
     "entry",
     "explain_layers",
     "index_expression",
@@ -169,6 +170,60 @@ def _raw_strided(layer: Layer, vals: list[Values], lengths: list[int | None], ra
             e = None if emask[i] else at(end, i, lengths[2])
             raw.append(slice(b, e, s))
     return trim(raw)
+
+
+Least = tuple[float | None, float | None]  # a start's and a step's least values (None: unknown)
+
+
+def clamped_starts(
+    index: Sequence[Any], dims: Sequence[int | None], least: Sequence[Least] | None = None
+) -> tuple[Any, ...]:
+    """``index`` with each start NumPy would read otherwise than OpenVINO and ONNX held in range.
+
+    With a negative step, a start below ``-d`` (on ``d`` elements, ``d >= 1``) is clamped to
+    element 0 by OpenVINO's Slice and StridedSlice and by ONNX (docs/semantics.md, S-1), but
+    makes NumPy's slice empty. Where a start may be so (a run-time value, a constant on an axis
+    of unknown size) and the step may be negative, it is written ``max(start, -d)``, which NumPy
+    reads as they do for every step: ``x[max(n, -x.shape[0])::-1]``. ``least`` gives, for each
+    item of ``index``, its start's and step's least values where known (a shape subgraph's
+    bounds).
+
+    Examples
+    --------
+    >>> clamped_starts((slice("n", None, -1),), (None,))
+    (slice('max(n, -x.shape[0])', None, -1),)
+    >>> clamped_starts((slice(-7, "e", -1), slice(-2, None, -1)), (3, 5))
+    (slice(-3, 'e', -1), slice(-2, None, -1))
+    >>> clamped_starts((slice("n", None, -1),), (None,), [(0, None)])
+    (slice('n', None, -1),)
+    """
+    out: list[Any] = []
+    axis = 0
+    for k, item in enumerate(index):
+        if item is None or item is Ellipsis:  # no axis of x; an ellipsis never reaches here
+            out.append(item)
+            continue
+        dim = dims[axis] if axis < len(dims) else None
+        axis += 1
+        if not isinstance(item, slice) or item.start is None:
+            out.append(item)
+            continue
+        start_low, step_low = least[k] if least is not None and k < len(least) else (None, None)
+        step = 1 if item.step is None else item.step
+        step_low = step if isinstance(step, int) else step_low
+        start_low = item.start if isinstance(item.start, int) else start_low
+        floor = -max(dim, 1) if dim is not None else -1  # from here up, read alike
+        if (step_low is not None and step_low > 0) or (
+            start_low is not None and start_low >= floor
+        ):
+            out.append(item)
+            continue
+        if dim is not None and isinstance(item.start, int):
+            start: Any = -dim
+        else:
+            start = f"max({item.start}, {-dim if dim is not None else f'-x.shape[{axis - 1}]'})"
+        out.append(slice(start, item.stop, item.step))
+    return tuple(out)
 
 
 def trim(raw: list[Any]) -> tuple[Any, ...]:
@@ -323,7 +378,7 @@ def _explain(
         return info
     dims_or_none = [d.get_length() if d.is_static else None for d in shape.dims]
     if not known:
-        info["numpy"] = index_expression(tidy(raw), dims_or_none)
+        info["numpy"] = index_expression(clamped_starts(tidy(raw), dims_or_none), dims_or_none)
         return info
     ints = [v for vs in vals[1:] if isinstance(vs, list) for v in vs]
     for candidate in (tidy(raw), tidy(raw, 2**62), raw):

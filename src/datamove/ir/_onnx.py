@@ -69,6 +69,7 @@ from datamove.ir._explain import (
     around,
     at,
     chunks,
+    clamped_starts,
     entry,
     index_expression,
     part_texts,
@@ -876,11 +877,21 @@ def _explain_slice(node: _Node, info: dict[str, Any], shape: PartialShape) -> No
     n = next((len(p) for p in params.values() if isinstance(p, list)), 1)
     listed = list(range(n)) if axes is None else _normal_axes(axes, rank, "ONNX Slice")
     raw: list[Any] = [slice(None)] * rank
+    least: list[tuple[float | None, float | None]] = [(None, None)] * rank
     for k, a in enumerate(listed):
         step = 1 if steps is None else at(steps, k, n)
         raw[a] = slice(at(starts, k, n), at(ends, k, n), step)
+        least[a] = (_least(node.ins[1], k), _least(node.ins[4], k) if len(node.ins) > 4 else None)
     dims = [d.get_length() if d.is_static else None for d in shape.dims]
-    info["numpy"] = index_expression(tidy(trim(raw)), dims)
+    info["numpy"] = index_expression(clamped_starts(tidy(trim(raw)), dims, least), dims)
+
+
+def _least(v: _Value, k: int) -> float | None:
+    """Element ``k``'s least value, where a shape subgraph bounds it (one element: every k)."""
+    got = bounds_of(v.info())
+    if got is None or got[0].ndim != 1 or not len(got[0]):
+        return None
+    return float(got[0][k % len(got[0])])
 
 
 def _explain_split(node: _Node, info: dict[str, Any], shape: PartialShape) -> None:
