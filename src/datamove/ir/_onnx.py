@@ -33,7 +33,8 @@ returns the same `CheckReport`:
   of kind ``shape-subgraph``.
 - **Opaque** nodes (every other type, and every node of another domain, counted by type) keep the
   shapes the file declares for their outputs or, where it declares none, those ONNX's own shape
-  inference gives (with its data propagation); they are not problems. Subgraphs (``If``,
+  inference gives (with its data propagation, but where an integer tensor may be larger than
+  65,536 elements); they are not problems. Subgraphs (``If``,
   ``Loop``) are not entered.
 
 `ONNXModel.explain` writes each Slice and Split node as NumPy on its data input ``x``, in the
@@ -80,6 +81,7 @@ from datamove.ir._explain import (
 )
 from datamove.ir._model import CheckReport, Problem, given_shapes
 from datamove.ir._onnx_shapes import (
+    ETYPES,
     SHAPE_NODES,
     NodeProblem,
     Term,
@@ -221,7 +223,10 @@ class ONNXModel:
         a static output, as the checked nodes after it need.
 
         Run on a copy without the declared ``value_info`` and output shapes, so that what it
-        infers is its own, never an echo of the file.
+        infers is its own, never an echo of the file. Without data propagation where an integer
+        tensor may have more than `_MAX_VALUES` elements (`_many_integers`): it allocates for
+        each element a Gather's indices claim, 600 MB for a 330-byte file whose indices claim 4
+        million, whether or not the file holds them.
         """
         onnx = _onnx()
         copy = onnx.ModelProto()
@@ -241,12 +246,21 @@ class ONNXModel:
                             dims.add().dim_value = d.get_length()
                         else:
                             dims.add()
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                done = onnx.shape_inference.infer_shapes(copy, strict_mode=False, data_prop=True)
-        except Exception:  # noqa: BLE001 - onnx raises many kinds; then nothing is inferred
+
+        def infer(*, propagate: bool) -> Any:
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    return onnx.shape_inference.infer_shapes(
+                        copy, strict_mode=False, data_prop=propagate
+                    )
+            except Exception:  # noqa: BLE001 - onnx raises many kinds; then nothing is inferred
+                return None
+
+        plain = infer(propagate=False)
+        if plain is None:
             return {}
+        done = plain if _many_integers(copy.graph, plain.graph) else infer(propagate=True) or plain
         return _typed((*done.graph.value_info, *done.graph.output))
 
     def _constant(self, tensor: Any) -> _Value:
@@ -469,6 +483,35 @@ class ONNXModel:
                 "names no Slice or Split node of the model (by index or name)",
             )
         return found
+
+
+_INTEGER_CODES: Final = frozenset(
+    code for code, name in ETYPES.items() if name[0] in "iu" and name[1:].isdigit()
+)
+
+
+def _many_integers(graph: Any, inferred: Any) -> bool:
+    """Whether an integer tensor of ``graph`` may have more than `_MAX_VALUES` elements.
+
+    By the dims it declares or ONNX infers for it (``inferred``, without data propagation): a
+    graph input or output, a value, an initializer, a ``Constant`` node's tensor. ONNX's data
+    propagation allocates for each element of such a tensor where a Gather reads it as indices.
+    """
+
+    def many(dims: Iterable[int]) -> bool:
+        return math.prod(max(int(d), 0) for d in dims) > _MAX_VALUES
+
+    for v in (*inferred.input, *inferred.value_info, *inferred.output):
+        found = v.type.tensor_type if v.type.HasField("tensor_type") else None
+        if (
+            found is not None
+            and found.elem_type in _INTEGER_CODES
+            and many(d.dim_value for d in found.shape.dim if d.HasField("dim_value"))
+        ):
+            return True
+    tensors = [*graph.initializer]
+    tensors += [a.t for n in graph.node for a in n.attribute if a.HasField("t")]
+    return any(t.data_type in _INTEGER_CODES and many(t.dims) for t in tensors)
 
 
 def _kind(node: Any) -> str:
