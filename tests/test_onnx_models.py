@@ -388,7 +388,7 @@ def _i64(name: str, values: list[int]) -> Any:
         pytest.param(
             _single(helper.make_node("Slice", ["x"], ["y0"], starts=[0.5], ends=[2]), [4], 9, []),
             "attribute",
-            "attribute 'starts' is not an int or a list of ints",
+            "attribute 'starts' is not a list of ints",
             id="slice-1 float starts",
         ),
         pytest.param(
@@ -436,6 +436,40 @@ def _i64(name: str, values: list[int]) -> Any:
             "operator",
             "have different element types",
             id="concat f32 and i64",
+        ),
+        # an int attribute given as a list of ints, and the other way round: a TypeError
+        # (Python's comparison of an int and a list) went out of check and explain
+        pytest.param(
+            _single(helper.make_node("Split", ["x"], ["y0", "y1"], axis=[0]), [4], 13, [], 2),
+            "attribute",
+            "attribute 'axis' is a list of ints, not an int",
+            id="split axis of ints",
+        ),
+        pytest.param(
+            _single(helper.make_node("Concat", ["x", "x"], ["y0"], axis=[0]), [4], 13, []),
+            "attribute",
+            "attribute 'axis' is a list of ints, not an int",
+            id="concat axis of ints",
+        ),
+        pytest.param(
+            _single(
+                helper.make_node("Split", ["x"], ["y0", "y1"], num_outputs=[2]), [4], 18, [], 2
+            ),
+            "attribute",
+            "attribute 'num_outputs' is a list of ints, not an int",
+            id="split num_outputs of ints",
+        ),
+        pytest.param(
+            _single(helper.make_node("Split", ["x"], ["y0", "y1"], split=2), [4], 11, [], 2),
+            "attribute",
+            "attribute 'split' is an int, not a list of ints",
+            id="split-11 split of an int",
+        ),
+        pytest.param(
+            _single(helper.make_node("Slice", ["x"], ["y0"], starts=0, ends=[2]), [4], 9, []),
+            "attribute",
+            "attribute 'starts' is an int, not a list of ints",
+            id="slice-1 starts of an int",
         ),
     ],
 )

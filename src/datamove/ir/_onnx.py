@@ -604,7 +604,7 @@ def _slice_params(node: Any, ins: list[_Value], opset: int) -> tuple[Any, Any, A
     if _slice_version(opset) == 1:
         if len(node.input) != 1:
             raise NodeProblem("ports", f"has {len(node.input)} inputs, but Slice-1 takes 1")
-        starts, ends, axes = (node_attr(node, k) for k in ("starts", "ends", "axes"))
+        starts, ends, axes = (node_attr(node, k, ints=True) for k in ("starts", "ends", "axes"))
         if starts is None or ends is None:
             raise NodeProblem("attribute", "Slice-1 needs the attributes starts and ends")
         return starts, ends, axes, None
@@ -712,7 +712,7 @@ def _splitting(node: Any, ins: list[_Value], opset: int) -> tuple[Splitting | No
     version = onnx_split_version(opset)
     axis = node_attr(node, "axis", 0)
     if version >= 13:
-        if node_attr(node, "split") is not None:
+        if any(a.name == "split" for a in node.attribute):
             raise NodeProblem(
                 "attribute", f"split is an input of Split-{version}, not an attribute"
             )
@@ -724,7 +724,7 @@ def _splitting(node: Any, ins: list[_Value], opset: int) -> tuple[Splitting | No
     else:
         if len(node.input) != 1:
             raise NodeProblem("ports", f"has {len(node.input)} inputs, but Split-{version} takes 1")
-        split = node_attr(node, "split")
+        split = node_attr(node, "split", ints=True)
     if isinstance(split, str):
         return None, axis
     num = node_attr(node, "num_outputs")

@@ -115,15 +115,21 @@ class NodeProblem(ValidationError):  # noqa: N818 - a problem to report, not rai
         self.kind = kind
 
 
-def node_attr(node: Any, name: str, default: Any = None) -> Any:
-    """An attribute's value (an int, a list of ints), or ``default`` where the node has none."""
+def node_attr(node: Any, name: str, default: Any = None, *, ints: bool = False) -> Any:
+    """An attribute's value, or ``default`` where the node has none.
+
+    An int, or with ``ints`` a list of ints (as the operator's schema types it); a
+    `NodeProblem` of kind ``attribute`` for one of another kind (``axis=[0]``, ``starts=0``).
+    """
     for a in node.attribute:
         if a.name == name:
-            if a.type == _INT:
+            if a.type == _INT and not ints:
                 return int(a.i)
-            if a.type == _INTS:
+            if a.type == _INTS and ints:
                 return [int(v) for v in a.ints]
-            raise NodeProblem("attribute", f"attribute {name!r} is not an int or a list of ints")
+            want = "a list of ints" if ints else "an int"
+            what = {_INT: "an int, not", _INTS: "a list of ints, not"}.get(a.type, "not")
+            raise NodeProblem("attribute", f"attribute {name!r} is {what} {want}")
     return default
 
 
@@ -148,9 +154,7 @@ def _ints(info: Info) -> list[int]:
 def _axes(node: Any, ins: Sequence[Info], opset: int, since: int) -> list[int] | None:
     """The axes of Squeeze, Unsqueeze or ReduceProd: an attribute before ``since``, else input 1."""
     if opset < since:
-        axes = node_attr(node, "axes")
-        if axes is not None and not isinstance(axes, list):
-            raise _Refused
+        axes: list[int] | None = node_attr(node, "axes", ints=True)
         return axes
     if len(ins) < 2 or not node.input[1]:
         return None
@@ -340,7 +344,7 @@ def _split_lengths(node: Any, ins: Sequence[Info], opset: int, size: int) -> tup
     if opset >= 13:
         split = _ints(ins[1]) if len(ins) > 1 else None
     elif len(ins) == 1:
-        split = node_attr(node, "split")
+        split = node_attr(node, "split", ints=True)
     else:
         raise _Refused
     try:
