@@ -236,6 +236,9 @@ class ONNXModel:
             if v.type.HasField("tensor_type"):
                 v.type.tensor_type.ClearField("shape")
         for v in copy.graph.input:
+            for d in v.type.tensor_type.shape.dim if v.type.HasField("tensor_type") else ():
+                if d.HasField("dim_value") and d.dim_value < 0:  # unknown, as _shape_of reads it
+                    d.ClearField("dim_value")  # (ONNX's Slice inference aborts on it)
             shape = overrides.get(v.name)
             if shape is not None and v.type.HasField("tensor_type"):
                 v.type.tensor_type.ClearField("shape")
@@ -989,6 +992,13 @@ def _texts(proto: Any) -> Iterator[Any]:
                 yield a.t.name
 
 
+def _tensors(graph: Any) -> Iterator[Any]:
+    """The graph's initializers and its nodes' tensor attributes (a ``Constant``'s value)."""
+    yield from graph.initializer
+    for node in graph.node:
+        yield from (a.t for a in node.attribute if a.HasField("t"))
+
+
 def read_onnx(path: str | os.PathLike[str]) -> ONNXModel:
     """Read an ONNX model (``.onnx``) to check and explain it; needs the ``onnx`` package.
 
@@ -997,7 +1007,7 @@ def read_onnx(path: str | os.PathLike[str]) -> ONNXModel:
     ONNXError
         Where ``onnx`` is not installed, or for a file that is not an ONNX model (not a
         regular file, larger than 2 GiB, not a ModelProto, no graph, a node reading a value
-        defined nowhere before it).
+        defined nowhere before it, a tensor with a negative dim).
     """
     onnx = _onnx()
     name = os.fspath(path) if isinstance(path, str | os.PathLike) else path
@@ -1016,6 +1026,14 @@ def read_onnx(path: str | os.PathLike[str]) -> ONNXModel:
     bad = next((t for t in _texts(proto) if not isinstance(t, str)), None)
     if bad is not None:  # protobuf gives a string field that is not UTF-8 as bytes
         raise error(f"is not an ONNX model: it holds a name that is not UTF-8 text ({bad!r:.60})")
+    for tensor in _tensors(proto.graph):
+        if any(d < 0 for d in tensor.dims):
+            dims = ",".join(map(str, tensor.dims))
+            low = min(tensor.dims)
+            raise error(
+                f"holds the tensor {tensor.name!r}, which has a negative dim, {low} ([{dims}]): "
+                "it is not a valid ONNX model"
+            )
     model = ONNXModel(proto, os.fspath(path))
     if model.opset is None and any(n.domain in _DEFAULT_DOMAINS for n in proto.graph.node):
         raise error(
