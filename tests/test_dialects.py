@@ -369,6 +369,21 @@ def test_from_numpy_rejects_what_basic_indexing_is_not(text: str) -> None:
         dm.Slicing.from_numpy(text)
 
 
+@pytest.mark.parametrize("axis", [-(2**20) - 1, 2**20, -141836999983105, 10**12, -(2**63)])
+@pytest.mark.parametrize("reader", ["from_onnx", "from_slice"])
+def test_an_axis_out_of_range_for_every_rank_is_refused_at_once(axis: int, reader: str) -> None:
+    # axes=[-141836999983105] (a mutated ONNX Slice on data of unknown rank) built a list of
+    # that many whole axes: a MemoryError after 10 s, or the memory exhausted; no rank
+    # datamove takes (MAX_LENGTH) has such an axis
+    read = {
+        "from_onnx": lambda: dm.Slicing.from_onnx([0], [1], [axis]),
+        "from_slice": lambda: dm.Slicing.from_slice([0], [1], [1], [axis]),
+    }[reader]
+    with pytest.raises(dm.ValidationError, match=r"out of range for every rank \(at most 2\*\*20"):
+        read()
+    assert dm.Slicing.from_onnx([0], [1], [-3]).to_numpy() == "x[..., :1, :, :]"
+
+
 # -- emitters round-trip --------------------------------------------------------------------------
 @settings(max_examples=300, deadline=None)
 @given(index=numpy_indices(), shape=shapes, source=st.sampled_from(["numpy", "strided_slice"]))

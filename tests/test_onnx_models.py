@@ -248,7 +248,7 @@ def test_run_time_parameters_are_named_after_their_maker(
     assert "first_dim = ends: node 1 'first_dim' (Slice) = [x.shape[0]], known at run time" in out
 
 
-def _single(node: Any, shape: list[int], opset: int, inits: list[Any], outs: int = 1) -> Any:
+def _single(node: Any, shape: list[int] | None, opset: int, inits: list[Any], outs: int = 1) -> Any:
     graph = helper.make_graph(
         [node],
         "g",
@@ -436,6 +436,18 @@ def _i64(name: str, values: list[int]) -> Any:
             "operator",
             "have different element types",
             id="concat f32 and i64",
+        ),
+        # on data of unknown rank, an axis far out of every rank (a MemoryError after 10 s)
+        pytest.param(
+            _single(
+                helper.make_node("Slice", ["x", "s", "e", "a"], ["y0"]),
+                None,  # unknown rank
+                13,
+                [_i64("s", [0]), _i64("e", [1]), _i64("a", [-141836999983105])],
+            ),
+            "operator",
+            "out of range for every rank",
+            id="slice axis far out of every rank",
         ),
         # an int attribute given as a list of ints, and the other way round: a TypeError
         # (Python's comparison of an int and a list) went out of check and explain

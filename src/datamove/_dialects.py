@@ -53,6 +53,7 @@ from datamove._errors import NotExpressible, ValidationError, pass_the_shape
 from datamove._shape import (
     INT64_MAX,
     INT64_MIN,
+    MAX_LENGTH,
     Dimension,
     PartialShape,
     ShapeLike,
@@ -333,6 +334,10 @@ def _slice_entries(
     if len(set(a)) != len(a):
         first = next(v for v in a if a.count(v) > 1)
         raise ValidationError(op, names[3], axes, f"lists axis {first} twice")
+    far = next((v for v in a if not -MAX_LENGTH <= v < MAX_LENGTH), None)
+    if far is not None:  # else a whole axis for each one up to it: unbounded memory
+        rule = f"holds {far}, out of range for every rank (at most 2**20, MAX_LENGTH)"
+        raise ValidationError(op, names[3], axes, rule)
     cuts = {ax: Cut.make(b[i], e[i], s[i], CLAMP) for i, ax in enumerate(a)}
     front = [cuts.get(k, WHOLE) for k in range(max(a, default=-1) + 1)]
     if not any(ax < 0 for ax in a):
