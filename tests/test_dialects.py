@@ -880,6 +880,8 @@ near_dims = st.sampled_from([0, 1, 2, 5, 2**31 - 3, 2**31 - 1, 2**31, 2**31 + 1,
     span=st.one_of(st.none(), st.integers(0, 6), st.just(2**31 + 9)),
     rule=st.sampled_from([NUMPY, CLAMP]),
 )
+# hunt7's finding: the witness was 2**31 + 1, where the step keeps the path from index 0
+@example(start=None, stop=INT32_MAX, step=-(2**62), lo=2**31 + 1, span=None, rule=NUMPY)
 def test_to_onnx_never_writes_an_end_onnxruntime_misreads(
     start: int | None, stop: int | None, step: int, lo: int, span: int | None, rule: str
 ) -> None:

@@ -1169,9 +1169,16 @@ class Slicing:
                 return end
         if dim.is_static:
             return e - lo
-        # Negative steps: onnxruntime takes index 0 on every size from 1, the spec never does.
-        w = max(lo, 1) if c < 0 else _reaching(x.start, c, e, lo, top)
-        assert w is not None
+        if c < 0:
+            # onnxruntime takes the path's indices down to 0, the spec those above e: they
+            # differ where the path's last index, the start modulo the step, is e or less. The
+            # start grows by 0 or 1 a size: past the first size, that is first where the path
+            # reaches 0 (a big step can keep it from 0 on small sizes: x[:INT32_MAX:-2**62]).
+            d1 = max(lo, 1)
+            w = d1 if _start_at(x.start, c, d1) % -c <= e else _reaching(x.start, c, 0, d1, top)
+        else:
+            w = _reaching(x.start, c, e, lo, top)
+        assert w is not None  # the path reaches e (where e - 1 fails), which both differ on
         raise NotExpressible(
             "ONNX Slice",
             "shape",
