@@ -1083,6 +1083,21 @@ def test_wild_values_and_node_types_in_a_shape_subgraph_are_reports(
         pass
 
 
+def test_run_time_slice_parameters_past_the_data_s_rank_are_a_note(tmp_path: Path) -> None:
+    # explain raised an IndexError: starts [x.shape[0], x.shape[0]] for a 1-D data
+    nodes = [
+        _node("Shape", ["x"], "s"),
+        _node("Slice", ["s", "zero", "one"], "d0"),
+        _node("Concat", ["d0", "d0"], "st", axis=0),
+        helper.make_node("Slice", ["zeros", "st", "ends"], ["y"]),
+    ]
+    inits = [_c("zero", [0]), _c("one", [1]), _c("zeros", [0, 0]), _c("ends", [0, 1])]
+    model = _model(nodes, inits, [("y", I64)], 13, ["a", "b"])
+    (_, info) = ir.read_onnx(onnx_graphs.save(model, tmp_path)).explain()
+    assert info["numpy"] is None
+    assert info["note"] == "its parameters address 2 axes, but the data has rank 1"
+
+
 def test_slice_parameters_of_different_lengths_with_one_at_run_time(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -921,6 +921,9 @@ def _explain_slice(node: _Node, info: dict[str, Any], shape: PartialShape) -> No
         info["note"] = "the axes it slices are known only at run time"
         return
     n = next((len(p) for p in params.values() if isinstance(p, list)), 1)
+    if axes is None and n > rank:  # more parameters than axes: onnxruntime refuses the node
+        info["note"] = f"its parameters address {n} axes, but the data has rank {rank}"
+        return
     listed = list(range(n)) if axes is None else _normal_axes(axes, rank, "ONNX Slice")
     raw: list[Any] = [slice(None)] * rank
     least: list[tuple[float | None, float | None]] = [(None, None)] * rank
