@@ -243,6 +243,19 @@ CASES: dict[str, tuple[list[Any], list[Any], int, int]] = {
         13,
     ),
     "Size": ([_node("Size", ["x"], "v")], [], I64, 13),
+    "Tile of a shape": ([_node("Tile", ["s", "reps"], "v")], [_c("reps", [3])], I64, 13),
+    "Tile-6 of a 2-D value, once empty": (
+        [_node("Reshape", ["s", "r"], "m"), _node("Tile", ["m", "reps"], "v")],
+        [_c("r", [3, 1]), _c("reps", [2, 0])],
+        I64,
+        6,
+    ),
+    "Tile of a scalar by no repeats": (
+        [DIM1, _node("Tile", ["d", "empty"], "v")],
+        [ONE, _c("empty", np.zeros(0, dtype=np.int64))],
+        I64,
+        13,
+    ),
     "Size of a scalar": (
         [DIM1, _node("Size", ["d"], "v")],
         [ONE],
@@ -498,7 +511,33 @@ def _helper_models() -> dict[str, Any]:
         helper.make_node("Slice", ["x", "zero", "e", "last"], ["y"]),
     ]
     ceil_inits = [_c("k", 0.7, np.float32), _c("hi", 5), _c("zero", [0]), _c("last", [-1])]
+    tile = [  # x[: x.shape[1] // 2, : x.shape[1] // 2], both ends a Tile of one
+        _node("Shape", ["x"], "s"),
+        _node("Gather", ["s", "one"], "d"),
+        _node("Div", ["d", "two"], "q"),
+        _node("Unsqueeze", ["q", "ax"], "u"),
+        _node("Tile", ["u", "two1"], "e"),
+        helper.make_node("Slice", ["x", "zeros", "e", "axes"], ["y"]),
+    ]
+    tile_inits = [_c("one", 1), _c("two", 2), _c("ax", [0]), _c("two1", [2])]
+    tile_inits += [_c("zeros", [0, 0]), _c("axes", [0, 1])]
+    tiles = [  # torch's tensor_split lengths, 3 parts: [q, q, b - 2q] with q = b // 3
+        _node("Shape", ["x"], "s"),
+        _node("Gather", ["s", "one"], "d"),
+        _node("Div", ["d", "three"], "q"),
+        _node("Unsqueeze", ["q", "ax"], "u"),
+        _node("Tile", ["u", "two1"], "t"),
+        _node("Mul", ["q", "two"], "q2"),
+        _node("Sub", ["d", "q2"], "r"),
+        _node("Unsqueeze", ["r", "ax"], "ru"),
+        _node("Concat", ["t", "ru"], "lens", axis=0),
+        helper.make_node("Split", ["x", "lens"], ["p0", "p1", "p2"], axis=1),
+    ]
+    tiles_inits = [_c("one", 1), _c("two", 2), _c("three", 3), _c("ax", [0]), _c("two1", [2])]
+    parts = [("p0", F32), ("p1", F32), ("p2", F32)]
     return {
+        "tile ends": _model(tile, tile_inits, [("y", F32)], 13, ["a", "b"]),
+        "tile split lengths": _model(tiles, tiles_inits, parts, 13, ["a", "b"]),
         "split dims clip": _model(dims, dims_inits, [("y", F32)], 13, ["a", "b"]),
         "ceil clip": _model(ceil, ceil_inits, [("y", F32)], 18, ["a", "b"]),
         "float scale": _model(scale, scale_inits, [("y", F32)], 13, ["a", "b"]),
@@ -606,6 +645,38 @@ def test_inferred_shapes_agree_with_onnx_shape_inference(tmp_path: Path) -> None
                     assert a == b, (size, mine, onnx_dims)
                     compared += 1
     assert compared >= 2 * len(SIZES)  # ONNX gives the dims Shape and Concat carry
+
+
+def test_torch_s_tensor_split_tiles_hold_onnxruntime_s_values(tmp_path: Path) -> None:
+    # torch writes tensor_split's lengths as a Concat of two Tiles of [q + 1] and [q], by
+    # repeats d % n and n - d % n: exact at a static size, and the same values as onnxruntime's
+    torch = pytest.importorskip("torch")
+
+    class Thirds(torch.nn.Module):
+        def forward(self, x: Any) -> Any:
+            return x.tensor_split(3, 1)
+
+    model = _torch_export(Thirds(), (4, 9), tmp_path / "thirds.onnx")
+    tiles = [n.output[0] for n in model.graph.node if n.op_type == "Tile"]
+    assert len(tiles) == 2  # what this test is about: torch writes them
+    wide = onnx.ModelProto()
+    wide.CopyFrom(model)
+    wide.graph.output.extend(helper.make_tensor_value_info(t, I64, None) for t in tiles)
+    session = _session(wide)
+    for size in SIZES:
+        ran = session.run(tiles, {"x": np.zeros(size, np.float32)})
+        got = dict(zip(tiles, ran, strict=True))
+        values = _walked(model, tmp_path, {"x": str(list(size))})
+        for name in tiles:
+            assert values[name].value is not None, (size, name)
+            np.testing.assert_array_equal(values[name].value, got[name], err_msg=f"{size}")
+
+
+def test_explain_writes_a_tile_of_a_shape_value(tmp_path: Path) -> None:
+    model = _helper_models()["tile ends"]
+    read = ir.read_onnx(onnx_graphs.save(model, tmp_path))
+    (info,) = read.explain()
+    assert info["numpy"] == "x[:x.shape[1]//2, :x.shape[1]//2]"
 
 
 def test_a_static_export_folds_to_constants(tmp_path: Path) -> None:
@@ -976,6 +1047,9 @@ MALFORMED: dict[str, list[Any]] = {
         helper.make_node("ConstantOfShape", ["s"], ["e"], value=1)
     ],
     "a ReduceProd with keepdims 2": [helper.make_node("ReduceProd", ["s"], ["e"], keepdims=2)],
+    "a Tile of negative repeats": [helper.make_node("Tile", ["s", "neg"], ["e"])],
+    "a Tile of more repeats than the rank": [helper.make_node("Tile", ["s", "twice"], ["e"])],
+    "a Tile of one input": [helper.make_node("Tile", ["s"], ["e"])],
 }
 # Node types whose attributes and inputs changed: the same checks at another opset.
 MALFORMED_AT: dict[str, tuple[int, list[Any]]] = {
@@ -985,6 +1059,7 @@ MALFORMED_AT: dict[str, tuple[int, list[Any]]] = {
         18,
         [helper.make_node("ReduceProd", ["s", "empty"], ["e"], keepdims=0)],
     ),
+    "Tile-1 of tiles and an axis": (5, [helper.make_node("Tile", ["s", "one", "zero"], ["e"])]),
 }
 
 

@@ -20,7 +20,7 @@ returns the same `CheckReport`:
   where small: integers up to 65,536 values, floats and booleans up to 4,096.
 - **Shape subgraphs** (`datamove.ir._onnx_shapes`): Shape, Gather, Unsqueeze, Squeeze, Cast,
   Add, Sub, Mul, Div, Mod, Neg, Abs, Min, Max, Floor, Greater, Less, Equal, Where, Not, And, Or,
-  Xor, Range, Reshape, Expand, ConstantOfShape, ReduceProd, Size and Identity nodes are
+  Xor, Range, Reshape, Expand, Tile, ConstantOfShape, ReduceProd, Size and Identity nodes are
   translated into the IR layers that compute the same (with ONNX's semantics where they differ:
   integer Div truncates, Gather refuses an index out of range) and evaluated by
   `datamove.ir._bounds.bound_layer`, as an IR's shape subgraph is: exactly where the dims they

@@ -19,6 +19,7 @@ Where ONNX's semantics differ from OpenVINO's, the translation follows ONNX (onn
 - ``Shape-15``'s ``start`` and ``end`` slice the shape with the spec's clamping (an older
   Shape with them is a problem of `datamove.ir._onnx`, never translated);
 - ``Not``, ``And``, ``Or`` and ``Xor`` (no IR fold) are arithmetic on 0 and 1 (`_logical`);
+- ``Tile`` (Tile-6 on) needs one repeat per axis of its data (IR Tile pads fewer with 1s);
 - ``Ceil`` (no IR bounds) is ``-floor(-a)``; ``Clip`` (opset 11 on) a Maximum then a Minimum;
   ``Split`` (``Split(Shape(x))`` into dims) a Gather of each part's indices.
 
@@ -465,6 +466,21 @@ def _expand(_node: Any, ins: Sequence[Info], _opset: int) -> Info | None:
     return _bound(_layer("Broadcast", 3, mode="bidirectional"), ins)
 
 
+def _tile(_node: Any, ins: Sequence[Info], opset: int) -> Info | None:
+    """Tile-6 and later: IR Tile, ``repeats`` one count per axis of the data (none negative).
+
+    ONNX requires as many repeats as the data has axes (onnxruntime refuses others; IR Tile
+    would pad the shorter with 1s): another length, a negative count, or Tile-1's ``tiles``
+    and ``axis`` inputs give no value.
+    """
+    if opset < 6 or len(ins) != 2 or ins[1].shape.rank != 1:
+        raise _Refused
+    repeats = _ints(ins[1])
+    if len(repeats) != ins[0].shape.rank or any(r < 0 for r in repeats):
+        raise _Refused
+    return _bound(_layer("Tile", 1), ins)
+
+
 def _constant_of_shape(node: Any, ins: Sequence[Info], _opset: int) -> Info | None:
     from onnx import numpy_helper  # noqa: PLC0415 - read only where onnx is (read_onnx)
 
@@ -537,6 +553,7 @@ SHAPE_NODES: Final[dict[str, Translator]] = {
     "Range": _range,
     "Reshape": _reshape,
     "Expand": _expand,
+    "Tile": _tile,
     "ConstantOfShape": _constant_of_shape,
     "ReduceProd": _reduce_prod,
     "Size": _size,
@@ -694,6 +711,9 @@ def _shape_terms(
         if node_attr(node, "axis", 0) != 0 or ins[0].shape.rank != 1:
             return None
         return tuple(first[i] for i in indices)  # in range: shape_values checked them
+    if kind == "Tile":  # of a 1-D value: its elements that many times over
+        (repeats,) = _ints(ins[1])
+        return first * repeats if ins[0].shape.rank == 1 and len(first) * repeats == size else None
     if kind == "Split":  # of a 1-D value: each part its run of the elements
         cuts = list(itertools.accumulate(_split_lengths(node, ins, opset, len(first)), initial=0))
         return first[cuts[port] : cuts[port + 1]] if ins[0].shape.rank == 1 else None
