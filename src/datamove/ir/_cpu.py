@@ -19,8 +19,9 @@ from typing import Any, Final, NamedTuple
 
 import numpy as np
 
+from datamove._dialects import CLAMP, Cut, openvino_refused
 from datamove._errors import ValidationError
-from datamove._shape import PartialShape
+from datamove._shape import Dimension, PartialShape
 from datamove._strided_slice import MASKS, NEW, axis_walk
 from datamove.ir._graph import Layer
 from datamove.ir._ops import Info, bounds_of
@@ -236,6 +237,65 @@ def _axis_past_int32(seen: Seen) -> dict[str, Any] | None:
     return None
 
 
+def _cuts(seen: Seen) -> list[tuple[int, Cut]] | None:
+    """Each sliced axis and its cut, from constant index inputs, else ``None``.
+
+    A Slice's ``start``, ``stop``, ``step`` (and ``axes``); a StridedSlice's ``begin``, ``end``
+    and ``stride``, its begin and end mask bits as a start or stop left out, and no new-axis,
+    shrink or ellipsis bit.
+    """
+    rank, layer, count = seen.ins[0].shape.rank, seen.layer, len(seen.ins)
+    if rank is None or not all(seen.const(k) for k in range(1, count)):
+        return None
+    known = [v for v in (_known(info) for info in seen.ins[1:]) if v is not None]
+    if count < 3 or len(known) != count - 1:
+        return None
+    start, stop = known[0], known[1]
+    if layer.type == "Slice" and count in (4, 5):
+        step = known[2]
+        axes = known[3] if count == 5 else list(range(len(start)))
+        begin_out = end_out = [0] * len(start)
+    elif layer.type == "StridedSlice" and count in (3, 4):
+        step = known[2] if count == 4 else [1] * len(start)
+        axes = list(range(len(start)))
+        m = _masks(seen, len(axes))
+        if any(any(m[k]) for k in ("new_axis_mask", "shrink_axis_mask", "ellipsis_mask")):
+            return None
+        begin_out, end_out = list(m["begin_mask"]), list(m["end_mask"])
+    else:
+        return None
+    if not len(start) == len(stop) == len(step) == len(axes) or 0 in step:
+        return None
+    if not all(-rank <= a < rank for a in axes) or len({a % rank for a in axes}) != len(axes):
+        return None
+    return [
+        (a % rank, Cut(None if bo else b, None if eo else e, c, CLAMP))
+        for a, b, e, c, bo, eo in zip(axes, start, stop, step, begin_out, end_out, strict=True)
+    ]
+
+
+def _declared_otherwise(seen: Seen) -> dict[str, Any] | None:
+    """IR-6 (S-6): a cut on an interval axis whose length OpenVINO declares otherwise.
+
+    OpenVINO's shape inference takes the lengths at the interval's ends
+    (`datamove._dialects.openvino_declared`); a size whose length lies outside, and is not
+    0 (an empty result of a declared interval the plugin runs), it refuses. The smallest
+    such size is the witness.
+    """
+    cuts = _cuts(seen)
+    for axis, cut in cuts or []:
+        dim = seen.ins[0].shape.dims[axis]
+        if dim.is_static:
+            continue
+        refused = openvino_refused(cut, dim, seen.layer.type, nonempty=True)
+        if refused is not None:
+            declared, size = refused
+            said = "an empty interval" if declared is None else f"[{Dimension(*declared)}]"
+            n = len(cut.range(size, CLAMP))
+            return {"axis": axis, "cut": cut.text(), "dim": dim, "said": said, "w": size, "n": n}
+    return None
+
+
 # The layers before an Abs of constants alone that OpenVINO 2026.4.1's CPU plugin drops it after
 # (IR-13), of those tried; it keeps one of a Const (and of a Concat of one Const, a Reshape or a
 # Broadcast of a Const, which fold first). Of an integer value a ShapeOf enters, it drops the
@@ -378,6 +438,11 @@ _PAST_INT32_SAYS: Final = (
     "axis {axis} of the data {size}: OpenVINO's CPU plugin reads its size in 32 bits and "
     "gives other elements, or kills the process (SIGSEGV); the spec and evaluate give {out}"
 )
+_DECLARED_SAYS: Final = (
+    "OpenVINO's shape inference declares {said} for {cut} on axis {axis} of sizes {dim} (the "
+    "lengths at the interval's ends): the CPU plugin refuses sizes whose length lies outside "
+    "(size {w} on axis {axis} gives {n} element(s)); the spec and evaluate give {out}"
+)
 _GARBAGE: Final = "garbage values, or an error where begin, end or stride is a run-time input"
 RULES: Final = (
     Rule(
@@ -438,6 +503,7 @@ RULES: Final = (
         _ABS_SAYS,
     ),
     *(Rule("S-8", op, _axis_past_int32, _PAST_INT32_SAYS) for op in ("Slice", "StridedSlice")),
+    *(Rule("IR-6", op, _declared_otherwise, _DECLARED_SAYS) for op in ("Slice", "StridedSlice")),
 )
 
 

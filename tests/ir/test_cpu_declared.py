@@ -1,0 +1,104 @@
+"""IR-6: ``check()`` notes a cut OpenVINO's shape inference declares otherwise on an interval.
+
+OpenVINO declares a Slice's or StridedSlice's length from the lengths at the interval's two
+ends (S-6, `datamove._dialects.openvino_declared`); its CPU plugin refuses a size whose length
+lies outside. Each model is built with OpenVINO's API: ``check`` names the smallest such size,
+and the plugin (in the oracle's worker process) indeed refuses it; sound cuts get no note and
+run.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from datamove import ir
+
+ov_models = pytest.importorskip("ov_models")
+openvino_oracle = pytest.importorskip("openvino_oracle")
+ov, ops, ops8 = ov_models.ov, ov_models.ops, ov_models.ops8
+
+pytestmark = pytest.mark.openvino
+
+
+def _c(values: Any) -> Any:
+    return ops.constant(np.array(values, dtype=np.int64))
+
+
+def _data(shape: tuple[int, ...]) -> np.ndarray:
+    return np.arange(1, 1 + int(np.prod(shape)), dtype=np.float32).reshape(shape)
+
+
+def _cpu(xml: Path, inputs: dict[str, np.ndarray]) -> np.ndarray | str:
+    """The CPU plugin's one output, or why it gave none (an error, or a crash of its process)."""
+    try:
+        ((_, out),) = openvino_oracle.run_ir(xml, inputs)
+    except (openvino_oracle.OpenVINOError, openvino_oracle.OpenVINOCrashError) as exc:
+        return f"{type(exc).__name__}: {exc}"
+    return np.asarray(out)
+
+
+def _interval(op: str, shape: str, start: int, stop: int, step: int, axis: int = 0) -> Any:
+    """x of an interval shape -> one Slice (axes ``[axis]``) or StridedSlice on that axis."""
+    x = ops.parameter(ov.PartialShape(shape), np.float32, name="x")
+    if op == "Slice":
+        y = ops8.slice(x, _c([start]), _c([stop]), _c([step]), _c([axis]))
+    else:
+        n = axis + 1
+        pad = [0] * axis
+        y = ops.strided_slice(
+            x, _c([*pad, start]), _c([*pad, stop]), _c([1] * axis + [step]),
+            begin_mask=[1] * axis + [0], end_mask=[1] * axis + [0], new_axis_mask=[0] * n,
+            shrink_axis_mask=[0] * n, ellipsis_mask=[0] * n,
+        )  # fmt: skip
+    return ov.Model([ops.result(y)], [x], "m")
+
+
+# (shape, start, stop, step, axis, the size the note names or None: no note); OpenVINO declares
+# the lengths at the interval's ends, an empty interval where the first is the longer (S-6)
+IR6_CASES: dict[str, tuple[str, int, int, int, int, int | None]] = {
+    "x[-5:3] on [5..6,2]: an empty interval": ("[5..6,2]", -5, 3, 1, 0, 5),
+    "x[:, -9:2] on [2,5..10]: an empty interval": ("[2,5..10]", -9, 2, 1, 1, 5),
+    "x[-4:-4:-1] on [?,4]: declared 0, one row at 1": ("[?,4]", -4, -4, -1, 0, 1),
+    "x[-4:7:2] on [2..10]: declared 1, two at 3": ("[2..10]", -4, 7, 2, 0, 3),
+    "x[-5:-3:-1] on [?]: declared 0, one at 1": ("[?]", -5, -3, -1, 0, 1),
+    "x[1:3] on [5..6,2]: sound": ("[5..6,2]", 1, 3, 1, 0, None),
+    "x[-2:] on [2..9]: sound": ("[2..9]", -2, 2**62, 1, 0, None),
+    "x[-4:7:2] on [1..]: only empty results outside": ("[1..]", -4, 7, 2, 0, None),
+}
+
+
+@pytest.mark.parametrize("op", ["Slice", "StridedSlice"])
+@pytest.mark.parametrize("name", list(IR6_CASES))
+def test_check_notes_a_cut_openvino_declares_otherwise_on_an_interval(
+    tmp_path: Path, op: str, name: str
+) -> None:
+    # IR-6: the CPU plugin refuses a size whose length lies outside what OpenVINO's shape
+    # inference declares; check names the smallest, and the plugin indeed refuses it
+    shape, start, stop, step, axis, size = IR6_CASES[name]
+    xml = ov_models.save(_interval(op, shape, start, stop, step, axis), tmp_path, "m")
+    report = ir.read_model(xml).check()
+    # where the file declares OpenVINO's static length, check finds that wrong too
+    assert all(p.kind == "shape" for p in report.problems), report.problems
+    notes = [n for n in report.notes if n.kind == "openvino-cpu"]
+    dims = [int(d.get_min_length()) for d in ov.PartialShape(shape)]
+    if size is None:
+        assert notes == []
+        dims[axis] = {"[1..]": 100}.get(shape, dims[axis])  # an empty result it runs
+    else:
+        (note,) = notes
+        assert note.message.startswith("divergence IR-6 (docs/semantics.md): ")
+        assert f"size {size} on axis {axis}" in note.message, note.message
+        dims[axis] = size
+    x = _data(tuple(dims))
+    (want,) = openvino_oracle.evaluate_ir(xml, {"x": x})
+    cpu = _cpu(xml, {"x": x})
+    if size is None:
+        assert not isinstance(cpu, str), cpu
+        np.testing.assert_array_equal(cpu, want)
+    else:
+        assert isinstance(cpu, str), f"OpenVINO's CPU plugin now runs IR-6 right ({cpu})"
+        assert want.shape[axis] > 0
