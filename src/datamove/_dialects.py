@@ -668,6 +668,22 @@ class Slicing:
             return x
         if top <= m:  # every allowed size is in the corner (or 0, empty either way): one answer
             return Cut(*_resolved(x.range(max(dim.min, 1))), SAME)
+        a, b, c = x.start, x.stop, x.step
+        if b is not None and a <= b:
+            # The start not past the stop: NumPy's reading is empty on every size (where the
+            # start is inside the axis, so is the stop, not before it); OpenVINO's takes index 0
+            # where the stop counts back past the axis, as a start of 0 does under both rules.
+            return Cut.make(0, b, c, CLAMP) if x.rule == CLAMP else Cut.make(0, 0, 1, SAME)
+        if len(x.range(top)) <= 1:
+            # One element at most on every size (the count grows with the size): a step > 0
+            # reads alike under both rules. NumPy's takes index d + start where it is inside
+            # the axis, OpenVINO's max(d + start, 0) on every size from 1 (a step of -start
+            # takes no second: it lies at d or past).
+            if x.rule == NUMPY:
+                return Cut.make(a, a + 1, 1, SAME)
+            return Cut.make(a, None, min(-a, INT64_MAX), SAME)
+        # Else a size in the corner, size -start and one past it (where two are taken) all
+        # select: no parameters under the other rule give their first indices.
         w = bad_lo
         mine, theirs = len(x.range(w)), len(x.range(w, rule))
         witness = witness_of(self, ps, {axis: w})
