@@ -658,19 +658,25 @@ class Splitting:
         )
 
     def to_openvino(self, shape: ShapeLike | None = None) -> tuple[str, dict[str, Any]]:
-        """``("Split", {axis, num_splits})`` or ``("VariadicSplit", {axis, split_lengths})``."""
+        """``("Split", {axis, num_splits})`` or ``("VariadicSplit", {axis, split_lengths})``.
+
+        OpenVINO refuses a Split of ``n`` parts on an interval from 0 whose largest size is
+        below ``n`` (``docs/semantics.md``, divergence 14), where size 0 runs: the split is
+        written there as a VariadicSplit of ``n`` zeros, which runs size 0 alone, as Split does.
+        """
         ax = self.axis
+        dim = self._dim(shape, "OpenVINO")
 
         def variadic(lengths: tuple[int, ...]) -> tuple[str, dict[str, Any]]:
             return ("VariadicSplit", {"axis": ax, "split_lengths": list(lengths)})
 
+        def split(n: int) -> tuple[str, dict[str, Any]]:
+            if dim.min == 0 and dim.max is not None and dim.max < n:  # 1 to max: no multiple
+                return variadic((0,) * n)
+            return ("Split", {"axis": ax, "num_splits": n})
+
         return self._emit(
-            shape,
-            "OpenVINO",
-            {"lengths": lambda: variadic(self.value)},
-            lambda n: ("Split", {"axis": ax, "num_splits": n}),
-            "even",
-            variadic,
+            shape, "OpenVINO", {"lengths": lambda: variadic(self.value)}, split, "even", variadic
         )
 
     def to_numpy(self, shape: ShapeLike | None = None) -> tuple[str, dict[str, Any]]:
