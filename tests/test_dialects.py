@@ -687,6 +687,14 @@ def test_torch_bounds_below_its_truncation_limit() -> None:
         t.to_torch()
     assert info.value.witness == (2**62 + 6,)
     assert same(run_torch(np.arange(5), t.to_torch("[..9]")), np.arange(5))
+    # A cut that selects nothing on every size needs no such bound (they were refused, with a
+    # witness on which the cut selects nothing too): its start and stop of one sign, the start
+    # not before the stop in the step's direction
+    far = 2**62 + 5
+    for index in (np.s_[-far : -far - 5], np.s_[far : far + 5 : -1]):
+        u = dm.Slicing.from_numpy(index)
+        assert u.to_torch("[?]") == [("getitem", {"dim": 0, "start": None, "stop": 0, "step": 1})]
+        assert u(np.arange(4)).tolist() == []
 
 
 def test_torch_steps_past_its_overflow_limit() -> None:

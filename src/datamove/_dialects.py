@@ -951,8 +951,9 @@ class Slicing:
         elements are picked on a static axis, before on another). Clamping is NumPy's (PyTorch's
         for positive steps). PyTorch truncates slice bounds below ``-2**62``; such a bound is
         written as "from the first" or "empty", and refused where an allowed size tells the two
-        apart. It computes a slice's length and stride with the step in int64, which overflows
-        for big steps: a step past ``2**31 - 1`` that takes one element at most on every allowed
+        apart (a cut that selects nothing on every size is written as empty). It computes a
+        slice's length and stride with the step in int64, which overflows for big steps: a step
+        past ``2**31 - 1`` that takes one element at most on every allowed
         size is written as a cut of step 1, then its first element; one past ``2**62`` that
         takes two is refused. With no shape a whole ``getitem`` of axis ``k - 1`` comes first
         where the slicing addresses ``k`` axes and no call on the input's rank names axis
@@ -989,12 +990,17 @@ class Slicing:
                 continue
             y = x
             if x.step < 0:  # flipped, index i is -1 - i; NumPy's clamping becomes step > 0's
-                ops.append(("flip", {"dims": [axis]}))
                 y = Cut(
                     None if x.start is None else -1 - x.start,
                     None if x.stop is None else -1 - x.stop,
                     -x.step,
                 )
+            if _never_selects(y) and min(y.start or 0, y.stop or 0) < _TORCH_MIN:
+                # nothing on every size: no bound PyTorch would truncate is needed to say so
+                ops.append(("getitem", {"dim": axis, "start": None, "stop": 0, "step": 1}))
+                continue
+            if x.step < 0:
+                ops.append(("flip", {"dims": [axis]}))
             a, b = (
                 self._torch_bound(v, first, dim, axis, ps, shape)
                 for v, first in ((y.start, True), (y.stop, False))
@@ -1641,6 +1647,16 @@ def _torch_needs(ops: list[tuple[str, dict[str, Any]]], need: int) -> bool:
         if name == "select":
             break
     return False
+
+
+def _never_selects(y: Cut) -> bool:
+    """Whether ``y`` (a step > 0, Python's clamping) selects nothing on every size.
+
+    Its start and stop of one sign, the start not before the stop: clamped alike (both into
+    ``[0, d]``, from the front or from the back), the start stays not before the stop.
+    """
+    a, b = y.start, y.stop
+    return a is not None and b is not None and (a < 0) == (b < 0) and a >= b
 
 
 def _torch_static(r: range, axis: int, size: int) -> list[tuple[str, dict[str, Any]]]:
