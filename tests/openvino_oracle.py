@@ -528,6 +528,16 @@ def run_ir(xml: str | os.PathLike[str], inputs: dict[str, np.ndarray]) -> list[t
     return _call("run_ir", os.fspath(xml), inputs)  # type: ignore[no-any-return]
 
 
+def run_ir_one(xml: str | os.PathLike[str], inputs: dict[str, np.ndarray]) -> np.ndarray | str:
+    """:func:`run_ir` of a model of one output: that output, or why the CPU plugin gave none
+    (the error, or the crash of its process), as text."""
+    try:
+        ((_, out),) = run_ir(xml, inputs)
+    except (OpenVINOError, OpenVINOCrashError) as exc:
+        return f"{type(exc).__name__}: {exc}"
+    return np.asarray(out)
+
+
 def evaluate_ir(xml: str | os.PathLike[str], inputs: dict[str, np.ndarray]) -> list[np.ndarray]:
     """Run an IR file with OpenVINO's reference implementation (``Model.evaluate``, no plugin),
     in the worker: one array per output, in OpenVINO's order. Raises as :func:`run_ir` does."""

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import warnings
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -28,15 +27,6 @@ torch = pytest.importorskip("torch")
 ov = ov_models.ov
 
 pytestmark = pytest.mark.openvino
-
-
-class _Module(torch.nn.Module):
-    def __init__(self, fn: Any) -> None:
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, x: Any) -> Any:
-        return self.fn(x)
 
 
 def _swin_patch_merging(x: Any) -> Any:
@@ -58,15 +48,8 @@ SHAPES = [(2, 4, 6), (1, 4, 4), (3, 4, 2), (2, 4, 8), (0, 4, 2)]  # dim 1: 4 for
 
 
 def _convert(fn: Any, tmp_path: Path, *, dynamic: bool) -> Path:
-    example = torch.zeros(SHAPES[0])
-    shape = ov.PartialShape([-1, -1, -1] if dynamic else list(SHAPES[0]))
-    with warnings.catch_warnings():  # convert_model traces, which torch 2.13 deprecates
-        warnings.filterwarnings("ignore", r"`torch\.jit\.trace", DeprecationWarning)
-        converted = ov.convert_model(_Module(fn), example_input=example, input=[shape])
-    converted.inputs[0].get_tensor().set_names({"x"})
-    for k, out in enumerate(converted.outputs):  # convert_model names none of them
-        out.get_tensor().set_names({f"y{k}"})
-    return ov_models.save(converted, tmp_path)
+    dims = [-1, -1, -1] if dynamic else list(SHAPES[0])
+    return torch_models.convert_fn(fn, SHAPES[0], dims, tmp_path)
 
 
 @pytest.mark.parametrize("dynamic", [False, True], ids=["static", "dynamic"])

@@ -6,7 +6,6 @@ on static, dynamic and interval inputs), a few conversions each."""
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -18,32 +17,11 @@ from datamove.cli import main
 
 ov_models = pytest.importorskip("ov_models")
 torch = pytest.importorskip("torch")
+torch_models = pytest.importorskip("torch_models")
 ov = ov_models.ov
 openvino_oracle = pytest.importorskip("openvino_oracle")
 
 pytestmark = pytest.mark.openvino
-
-
-class _Module(torch.nn.Module):
-    def __init__(self, fn: Any) -> None:
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, x: Any) -> Any:
-        return self.fn(x)
-
-
-def _convert(fn: Any, example: tuple[int, ...], dims: list[Any], tmp_path: Path) -> Path:
-    with warnings.catch_warnings():  # convert_model traces, which torch 2.13 deprecates
-        warnings.filterwarnings("ignore", r"`torch\.jit\.trace", DeprecationWarning)
-        warnings.filterwarnings("ignore", category=torch.jit.TracerWarning)
-        converted = ov.convert_model(
-            _Module(fn), example_input=torch.zeros(example), input=[ov.PartialShape(dims)]
-        )
-    converted.inputs[0].get_tensor().set_names({"x"})
-    for k, out in enumerate(converted.outputs):  # convert_model names none of them
-        out.get_tensor().set_names({f"y{k}"})
-    return ov_models.save(converted, tmp_path)
 
 
 def test_a_variadic_split_of_lengths_of_unknown_length_has_the_file_s_outputs(
@@ -53,7 +31,7 @@ def test_a_variadic_split_of_lengths_of_unknown_length_has_the_file_s_outputs(
     # Tiles of run-time repeats, of unknown length, and the VariadicSplit has the one output
     # port the file declares. datamove said "the number of outputs is unknown", a problem.
     fn = lambda x: torch.cat(x.tensor_split(1, 1)[::-1], 1)[:, 1:]  # noqa: E731
-    xml = _convert(fn, (2, 5), [-1, -1], tmp_path)
+    xml = torch_models.convert_fn(fn, (2, 5), [-1, -1], tmp_path)
     assert 'type="VariadicSplit"' in xml.read_text()
     model = ir.read_model(xml)
     report = model.check()
@@ -83,7 +61,7 @@ def test_a_squeeze_of_a_dim_that_may_not_be_1_is_taken_as_declared(tmp_path: Pat
     # Unsqueeze after it from that.
     fn = lambda x: torch.stack(x.unbind(1)[:3], 1)  # noqa: E731
     dims = [ov.Dimension(6, 8), ov.Dimension(1, 8), ov.Dimension(0, 6)]
-    xml = _convert(fn, (6, 4, 2), dims, tmp_path)
+    xml = torch_models.convert_fn(fn, (6, 4, 2), dims, tmp_path)
     assert ov_models.openvino_shapes(xml) == {"y0": "[6..8,3,..6]"}
     report = ir.read_model(xml).check()
     assert report.ok, report.problems
@@ -107,7 +85,7 @@ def test_openvino_cpu_refuses_a_slice_whose_interval_it_makes_empty(
     # dim. OpenVINO takes the slice's length at each end of the interval (3 at 5 rows, 2 at 6),
     # an empty interval it writes as -1; its CPU plugin then refuses every size, where its
     # reference evaluate, PyTorch and datamove give the rows
-    xml = _convert(
+    xml = torch_models.convert_fn(
         fn, tuple(d if isinstance(d, int) else d.get_max_length() for d in dims), dims, tmp_path
     )
     model = ir.read_model(xml)

@@ -19,6 +19,7 @@ from datamove import ir
 
 ov_models = pytest.importorskip("ov_models")
 openvino_oracle = pytest.importorskip("openvino_oracle")
+_cpu = openvino_oracle.run_ir_one  # the output, or why the plugin gave none
 ov, ops, ops8 = ov_models.ov, ov_models.ops, ov_models.ops8
 
 pytestmark = pytest.mark.openvino
@@ -30,15 +31,6 @@ def _c(values: Any) -> Any:
 
 def _data(shape: tuple[int, ...]) -> np.ndarray:
     return np.arange(1, 1 + int(np.prod(shape)), dtype=np.float32).reshape(shape)
-
-
-def _cpu(xml: Path, inputs: dict[str, np.ndarray]) -> np.ndarray | str:
-    """The CPU plugin's one output, or why it gave none (an error, or a crash of its process)."""
-    try:
-        ((_, out),) = openvino_oracle.run_ir(xml, inputs)
-    except (openvino_oracle.OpenVINOError, openvino_oracle.OpenVINOCrashError) as exc:
-        return f"{type(exc).__name__}: {exc}"
-    return np.asarray(out)
 
 
 def _interval(op: str, shape: str, start: int, stop: int, step: int, axis: int = 0) -> Any:

@@ -24,6 +24,7 @@ from datamove.cli import main
 
 ov_models = pytest.importorskip("ov_models")
 openvino_oracle = pytest.importorskip("openvino_oracle")
+_cpu = openvino_oracle.run_ir_one  # the output, or why the plugin gave none
 o13 = pytest.importorskip("openvino.opset13")
 ov, ops, ops8 = ov_models.ov, ov_models.ops, ov_models.ops8
 
@@ -214,15 +215,6 @@ def _save(tmp_path: Path, built: Built, name: str) -> Path:
 def _cpu_notes(xml: Path) -> list[ir.Problem]:
     """The model's ``openvino-cpu`` notes."""
     return [n for n in ir.read_model(xml).check().notes if n.kind == "openvino-cpu"]
-
-
-def _cpu(xml: Path, inputs: dict[str, np.ndarray]) -> np.ndarray | str:
-    """The CPU plugin's one output, or why it gave none (an error, or a crash of its process)."""
-    try:
-        ((_, out),) = openvino_oracle.run_ir(xml, inputs)
-    except (openvino_oracle.OpenVINOError, openvino_oracle.OpenVINOCrashError) as exc:
-        return f"{type(exc).__name__}: {exc}"
-    return np.asarray(out)
 
 
 def _same(got: np.ndarray | str, want: np.ndarray) -> bool:

@@ -148,6 +148,26 @@ def convert(module: torch.nn.Module, example: tuple[int, ...], dims: list[int]) 
         )
 
 
+class Fn(torch.nn.Module):
+    """A module whose forward is ``fn``: a slicing program written as a lambda."""
+
+    def __init__(self, fn: Any) -> None:
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, x: Any) -> Any:
+        return self.fn(x)
+
+
+def convert_fn(fn: Any, example: tuple[int, ...], dims: list[Any], tmp_path: Path) -> Path:
+    """`convert` of ``Fn(fn)``, its input named ``x`` and its outputs ``y0``, ``y1``..., saved."""
+    converted = convert(Fn(fn), example, dims)
+    converted.inputs[0].get_tensor().set_names({"x"})
+    for k, out in enumerate(converted.outputs):  # convert_model names none of them
+        out.get_tensor().set_names({f"y{k}"})
+    return ov_models.save(converted, tmp_path)
+
+
 def convert_real(name: str, tmp_path: Path, *, dynamic: bool) -> Path:
     """``REAL[name]`` converted with a static or dynamic input shape, saved as ``real.xml``."""
     module, shape, dims = REAL[name]
