@@ -98,6 +98,7 @@ def onnx_picks(s: dm.Slicing, shape: str, d: int) -> list[list[int]]:
 @example(rule=NUMPY, a=-5, b=-3, c=-1, lo=0, span=None)  # NumPy's: empty on every size
 @example(rule=CLAMP, a=-5, b=None, c=-1, lo=0, span=5)  # index 0 alone on sizes to 5
 @example(rule=CLAMP, a=-3, b=-6, c=-1, lo=1, span=4)  # x[0] x[0] x[0] x[1,0] x[2,1]: refused
+@example(rule=NUMPY, a=-9, b=None, c=-4, lo=0, span=None)  # two elements from size 13 on
 def test_a_cut_of_the_other_rule_is_written_or_refused_where_no_form_selects_alike(
     rule: str, a: int, b: int | None, c: int, lo: int, span: int | None
 ) -> None:
@@ -106,8 +107,10 @@ def test_a_cut_of_the_other_rule_is_written_or_refused_where_no_form_selects_ali
     assert x.rule == rule, x
     hi = None if span is None else lo + span
     shape = f"[{lo}..{'' if hi is None else hi}]"
+    # unbounded: up to a size past where two elements are taken (d + a >= -c), which the
+    # emitter's refusals rest on (a form can match every size short of it)
     sizes = sorted(
-        {lo, *range(lo, (lo + 12 if hi is None else hi) + 1)}
+        {lo, *range(lo, (max(lo + 12, -a - c + 1) if hi is None else hi) + 1)}
         | {k for k in (0, 1, 2) if k >= lo and (hi is None or k <= hi)}
     )
     want = {d: picks(x, d, rule) for d in sizes}
