@@ -793,6 +793,14 @@ def test_concat(shapes, axis, expected):
             id="infer: intervals with no size in common",
         ),
         pytest.param(
+            lambda: dm.infer_concat([[2**62], [2**62]], 0),
+            dm.ValidationError,
+            "Concat: inputs=['[4611686018427387904]', '[4611686018427387904]'] have sizes on the "
+            "concatenation axis 0 that sum to at least 9223372036854775808, past "
+            "INT64_MAX=9223372036854775807: no sizes they allow can be joined",
+            id="infer: sizes that sum past INT64_MAX (OpenVINO wraps them to [?])",
+        ),
+        pytest.param(
             lambda: dm.infer_concat([[2, 3]], dm.UNKNOWN),
             dm.DTypeError,
             "Concat: axis=UNKNOWN must be an integer, not Unknown",
@@ -847,6 +855,18 @@ def test_concat_out_errors():
         pytest.param(["[...]", "[...]"], 1, "[...]", id="every rank dynamic"),
         pytest.param(["[0,3]", "[2,3]"], 0, "[2,3]", id="a zero-size input"),
         pytest.param(["[2..3,4]"], -2, "[2..3,4]", id="one input"),
+        pytest.param(
+            ["[..9223372036854775806]", "[1..2]"],
+            0,
+            "[1..9223372036854775807]",
+            id="a largest sum past INT64_MAX is bounded by it (OpenVINO: [1..])",
+        ),
+        pytest.param(
+            ["[9223372036854775807]", "[..5]", "[...]"],
+            0,
+            "[9223372036854775807]",
+            id="a smallest sum of INT64_MAX is the only size",
+        ),
     ],
 )
 def test_infer_concat(shapes, axis, expected):

@@ -18,7 +18,7 @@ import numpy as np
 from datamove import _backends, _plan
 from datamove._backends._copy import compiled_loops, copy_pairs
 from datamove._errors import DTypeError, ValidationError
-from datamove._shape import MAX_LENGTH, Dimension, PartialShape, as_partial_shape
+from datamove._shape import INT64_MAX, MAX_LENGTH, Dimension, PartialShape, as_partial_shape
 from datamove._validation import as_int, normalize_axis
 
 __all__ = ["concat", "infer_concat"]
@@ -40,6 +40,27 @@ def _count(argument: str, value: Any) -> None:
         raise ValidationError(
             OP, argument, f"<{len(value)} inputs>", f"holds more than {MAX_LENGTH} inputs"
         )
+
+
+def _axis_sum(parts: list[PartialShape], known: list[Dimension], a: int) -> Dimension:
+    """The output's size on the axis: the sum of the inputs', each size at most ``INT64_MAX``.
+
+    A sum past ``INT64_MAX`` is no size (OpenVINO wraps it): an error where even the smallest
+    sizes sum past it, a bound of ``INT64_MAX`` where only the largest do.
+    """
+    lo = sum(d.min for d in known)
+    if lo > INT64_MAX:
+        raise ValidationError(
+            OP,
+            "inputs",
+            [str(s) for s in parts],
+            f"have sizes on the concatenation axis {a} that sum to at least {lo}, past "
+            f"INT64_MAX={INT64_MAX}: no sizes they allow can be joined",
+        )
+    his = [d.max for d in known]
+    if len(known) < len(parts) or None in his:  # an unbounded size: unbounded, as OpenVINO
+        return Dimension(lo, INT64_MAX if lo == INT64_MAX else None)
+    return Dimension(lo, min(sum(h or 0 for h in his), INT64_MAX))
 
 
 def infer_concat(shapes: Any, axis: Any) -> PartialShape:
@@ -85,10 +106,7 @@ def infer_concat(shapes: Any, axis: Any) -> PartialShape:
     for k in range(rank):
         known = [s[k] for s in parts if s.rank is not None]
         if k == a:
-            lo = sum(d.min for d in known)
-            his = [d.max for d in known]
-            unbounded = len(known) < len(parts) or None in his
-            dims.append(Dimension(lo, None if unbounded else sum(h or 0 for h in his)))
+            dims.append(_axis_sum(parts, known, a))
             continue
         lo = max(d.min for d in known)
         bounded = [d.max for d in known if d.max is not None]
