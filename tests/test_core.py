@@ -936,6 +936,14 @@ X = np.zeros((2, 6))
             id="infer_strided_slice(shrink size 0, begin UNKNOWN)",
         ),
         pytest.param(
+            lambda: dm.infer_strided_slice("[?]", [2**63 - 2], [0], shrink_axis_mask=[1]),
+            dm.ValidationError,
+            "StridedSlice: begin[0]=9223372036854775806 is out of range for the axis shrunk "
+            "by shrink_axis_mask[0]: no size in data.shape[0]=? takes it (hint: an unbounded "
+            "dimension holds the sizes below 2**63 - 1)",
+            id="infer_strided_slice(shrink beyond every size of an unbounded axis)",
+        ),
+        pytest.param(
             lambda: dm.strided_slice(np.arange(4), [np.array(1.0)], [3]),
             dm.DTypeError,
             "StridedSlice: begin=[array(1.0, dtype=float64)] holds a 0-d NumPy array of element "

@@ -377,6 +377,15 @@ def infer_strided_slice(
                     )
             elif dim.max is not None:  # some size in dim must take the index
                 _shrink_index(dim.max, b[step.i], step.i)
+            elif not -INT64_MAX < b[step.i] < INT64_MAX - 1:  # sizes below INT64_MAX take it
+                raise ValidationError(
+                    OP,
+                    f"begin[{step.i}]",
+                    b[step.i],
+                    f"is out of range for the axis shrunk by shrink_axis_mask[{step.i}]: no size "
+                    f"in data.shape[{step.axis}]={dim} takes it",
+                    hint="an unbounded dimension holds the sizes below 2**63 - 1",
+                )
         else:
             i = step.i
             out.append(
