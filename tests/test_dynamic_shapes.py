@@ -607,3 +607,20 @@ def test_unknown_axis_exact_when_one_axis_can_run() -> None:
     assert [str(s) for s in got] == ["[2,1]", "[2,4]"]
     # two axes can run: each is the hull of split and not split
     assert [str(s) for s in dm.infer_split("[4,6]", dm.UNKNOWN, 2)] == ["[2..4,3..6]"] * 2
+
+
+def test_split_chunks_of_unbounded_dims_are_exact_below_huge_length() -> None:
+    # Found by hunt8: a chunk of an unbounded dimension was always unbounded, though its
+    # largest value over the sizes below INT64_MAX is small: StridedSlice's rule (#19) bounds
+    # such a length exactly below 2**50 (x[::10000] on [?] gives [..922337203685478]).
+    top = 2**63 - 2  # the largest size an unbounded dimension holds
+    assert [str(s) for s in dm.infer_split("[?]", 0, 10000)] == ["[..922337203685477]"] * 10000
+    assert top // 10000 == 922337203685477
+    assert str(dm.infer_split("[?]", 0, 8192)[0]) == "[..1125899906842623]"  # 2**50 - 1
+    assert str(dm.infer_split("[?]", 0, 8191)[0]) == "[?]"  # past 2**50: unbounded, as before
+    assert str(dm.infer_split("[?,4]", dm.UNKNOWN, 10000)[0]) == "[..922337203685477,4]"
+    rest = dm.infer_variadic_split("[?]", 0, [top - 9, -1])[1]
+    assert str(rest) == "[..9]"  # sizes top - 9 to top: a rest of 0 to 9
+    assert str(dm.infer_variadic_split("[3..]", 0, [2**62, -1])[1]) == "[?]"
+    # a chunk that cannot grow is static, however large
+    assert str(dm.infer_split(f"[{top}..]", 0, 2)[0]) == f"[{top // 2}]"

@@ -27,6 +27,10 @@ __all__ = [
 INT64_MIN: Final = -(2**63)
 INT64_MAX: Final = 2**63 - 1  # OpenVINO computes indices in int64; datamove never wraps them
 
+# A bound of an unbounded dimension's output (a slice's length, a split's chunk) reached only at
+# sizes near INT64_MAX is reported unbounded when it is at least this; smaller ones are exact.
+HUGE_LENGTH: Final = 2**50
+
 MAX_LENGTH: Final = 2**20
 """The most outputs and the longest 1-D parameter any operator takes (1,048,576).
 

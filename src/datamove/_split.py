@@ -17,6 +17,7 @@ from datamove import _backends, _plan
 from datamove._errors import ValidationError
 from datamove._memo import memoize
 from datamove._shape import (
+    HUGE_LENGTH,
     INT64_MAX,
     MAX_LENGTH,
     Dimension,
@@ -162,15 +163,25 @@ def _split_dim(
             f"is larger than the interval maximum of {where}={d}",
         )
     lo = -(-d.min // n)
-    hi = None if d.max is None else d.max // n
-    if hi is not None and lo > hi:
+    hi = (INT64_MAX - 1 if d.max is None else d.max) // n  # unbounded: the sizes below INT64_MAX
+    if lo > hi:
         raise ValidationError(
             SPLIT,
             "num_splits",
             value,
             f"divides no size in {where}={d}",
         )
-    return Dimension(lo, hi)
+    return Dimension(lo, _unbounded_if_huge(d, lo, hi))
+
+
+def _unbounded_if_huge(d: Dimension, lo: int, hi: int) -> int | None:
+    """``hi``, the largest chunk ``d`` gives (the smallest is ``lo``), or None for unbounded.
+
+    StridedSlice's rule for lengths (``HUGE_LENGTH``): on an unbounded ``d``, a largest chunk
+    that grows up to sizes near ``INT64_MAX`` is unbounded when it is ``2**50`` or more, and
+    exact below (``[?]`` split by 10000 gives ``[..922337203685477]``).
+    """
+    return None if d.max is None and hi >= HUGE_LENGTH and hi > lo else hi
 
 
 def _variadic_dims(
@@ -212,7 +223,8 @@ def _variadic_dims(
                 f"sum to {known} without the -1, more than any size in {where}={d}",
                 hint=hint,
             )
-        rest = Dimension(max(d.min - known, 0), None if d.max is None else d.max - known)
+        rest_lo = max(d.min - known, 0)
+        rest = Dimension(rest_lo, _unbounded_if_huge(d, rest_lo, top - known))
     else:
         if not d.min <= known <= top:
             raise ValidationError(

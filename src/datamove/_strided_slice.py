@@ -21,7 +21,15 @@ import numpy as np
 from datamove import _backends, _plan
 from datamove._errors import BackendError, ValidationError, show
 from datamove._memo import memoize
-from datamove._shape import INT64_MAX, Dimension, PartialShape, ShapeLike, Unknown, as_partial_shape
+from datamove._shape import (
+    HUGE_LENGTH,
+    INT64_MAX,
+    Dimension,
+    PartialShape,
+    ShapeLike,
+    Unknown,
+    as_partial_shape,
+)
 from datamove._validation import Vector, as_mask, check_concrete, index_vector, vector_length
 
 __all__ = [
@@ -40,10 +48,6 @@ NUMPY_MAXDIMS: Final = 64 if np.lib.NumpyVersion(np.__version__) >= "2.0.0" else
 # The one wording of that limit, after what passed it ("has rank 65, ..."), in every message
 # that refuses a rank NumPy cannot hold: execution here and in Slice, the IR's checks, the CLI.
 PAST_NUMPY_RANK: Final = f"more than NumPy's limit of {NUMPY_MAXDIMS} dimensions"
-
-# A sliced length that still grows with the size past the last breakpoint is reported unbounded
-# when its largest value (at a size near INT64_MAX) is at least this; smaller ones are exact.
-HUGE_LENGTH: Final = 2**50
 
 # Kinds of output axes in the walk.
 NEW: Final = 0  # a new axis of length 1 (new_axis_mask)
