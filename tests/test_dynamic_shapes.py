@@ -19,6 +19,7 @@ shape inference runs here, which is safe on any masks; nothing is run in the ora
 
 from __future__ import annotations
 
+import itertools
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -624,3 +625,33 @@ def test_split_chunks_of_unbounded_dims_are_exact_below_huge_length() -> None:
     assert str(dm.infer_variadic_split("[3..]", 0, [2**62, -1])[1]) == "[?]"
     # a chunk that cannot grow is static, however large
     assert str(dm.infer_split(f"[{top}..]", 0, 2)[0]) == f"[{top // 2}]"
+
+
+def test_strided_slice_of_unknown_length_keeps_the_rank_without_new_or_shrunk_axes() -> None:
+    # Found by hunt8: begin and end of unknown length gave [...] (OpenVINO too), though with no
+    # new-axis or shrink bit the output has the input's rank: each axis is kept (len(begin)
+    # may be 0) or sliced by an index that reaches it, with that index's mask bits.
+    unknown = dm.UNKNOWN
+    assert str(dm.infer_strided_slice("[2,3..5,4]", unknown, unknown)) == "[..2,..5,..4]"
+    both = dm.infer_strided_slice("[2,3..5,4]", unknown, unknown, begin_mask=[1], end_mask=[1])
+    assert str(both) == "[1..2,..5,..4]"  # axis 0 whole, or one element of a huge stride
+    # an ellipsis at index 1: axis 2 is kept, or sliced by index 2 or 3 (bits 0 there)
+    ellipsis = dm.infer_strided_slice(
+        "[2,3,4]", unknown, unknown, begin_mask=[1, 0, 1], end_mask=[1, 0, 1], ellipsis_mask=[0, 1]
+    )
+    assert str(ellipsis) == "[1..2,1..3,..4]"
+    # every rank-changing bit leaves the rank unknown: it acts only where len(begin) > index
+    assert dm.infer_strided_slice("[2,3]", unknown, unknown, new_axis_mask=[0, 0, 1]).rank is None
+    assert dm.infer_strided_slice("[2,3]", unknown, unknown, shrink_axis_mask=[1]).rank is None
+    # sound and exact: the hull of every length, value and size of [2,..3]
+    inferred = dm.infer_strided_slice("[2,..3]", unknown, unknown, begin_mask=[0, 1])
+    runs = [
+        dm.infer_strided_slice([2, size], list(begin), list(end), list(stride), begin_mask=[0, 1])
+        for size in range(4)
+        for count in range(3)
+        for begin in itertools.product((-1, 0, 2), repeat=count)
+        for end in itertools.product((-1, 1, 3), repeat=count)
+        for stride in itertools.product((1, -1, 2**62), repeat=count)
+    ]
+    hull = [(min(r[k].min for r in runs), max(r[k].min for r in runs)) for k in range(2)]
+    assert [(d.min, d.max) for d in inferred.dims] == hull == [(0, 2), (0, 3)]

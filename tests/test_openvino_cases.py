@@ -771,7 +771,7 @@ STRIDED_TYPE_PROP = [
         id="StridedSliceShapeInferTest/begin_strides_are_dynamic_rank_and_ellipsis_mask_present",
     ),
     pytest.param(
-        "[3,5,4]", U, U, U, masks([1, 0, 1, 0], [0] * 4), "[...]", None,
+        "[3,5,4]", U, U, U, masks([1, 0, 1, 0], [0] * 4), "[...]", "[..3,..5,..4]",
         id="StridedSliceShapeInferTest/begin_end_strides_are_dynamic_rank",
     ),
 ]  # fmt: skip
@@ -825,10 +825,13 @@ def test_strided_slice_default_stride_begin_end_of_dynamic_rank() -> None:
 
     OpenVINO's 3-input form builds its default strides from ``ShapeOf(begin)``, so a ``begin`` of
     dynamic rank fails ("Begin input must be 1D", an AssertFailure). datamove's ``UNKNOWN`` is
-    1-D by definition (only its values and length are unknown), so nothing is known of the number
-    of addressed axes and the result has a dynamic rank.
+    1-D by definition (only its values and length are unknown): the number of addressed axes is
+    unknown, and with no new-axis or shrink bit each axis is kept or sliced (the rank is the
+    input's); a bit that can change the rank leaves it dynamic.
     """
-    assert str(dm.infer_strided_slice("[2,4,6,8]", U, U, None, begin_mask=[0, 0])) == "[...]"
+    got = dm.infer_strided_slice("[2,4,6,8]", U, U, None, begin_mask=[0, 0])
+    assert str(got) == "[..2,..4,..6,..8]"
+    assert str(dm.infer_strided_slice("[2,4,6,8]", U, U, None, new_axis_mask=[0, 1])) == "[...]"
 
 
 def test_strided_slice_default_stride_begin_end_of_dynamic_rank_runtime() -> None:

@@ -332,7 +332,8 @@ def infer_strided_slice(
     PartialShape
         The output shape. Each dimension is the exact range of lengths over every input size
         that ``shape`` allows (tighter than OpenVINO, which often answers ``?``). ``[...]`` when
-        the input rank or the number of addressed axes is unknown.
+        the input rank is unknown, or the number of addressed axes is and a new-axis or shrink
+        bit may change the rank.
 
     Raises
     ------
@@ -356,8 +357,10 @@ def infer_strided_slice(
     p = checked_params(
         begin, end, stride, begin_mask, end_mask, new_axis_mask, shrink_axis_mask, ellipsis_mask
     )
-    if ps.rank is None or p.addressed is None:
+    if ps.rank is None:
         return PartialShape(None)
+    if p.addressed is None:
+        return _unknown_count(ps.dims, p)
     steps = _walk_for(p, ps.rank, begin)
     b = None if isinstance(p.begin, Unknown) else p.begin
     e = None if isinstance(p.end, Unknown) else p.end
@@ -402,6 +405,34 @@ def infer_strided_slice(
                     p.end_mask[i],
                 )
             )
+    return PartialShape._of(tuple(out))
+
+
+def _unknown_count(dims: tuple[Dimension, ...], p: Params) -> PartialShape:
+    """The output shape where the number of addressed axes ``n`` (``len(begin)``) is unknown.
+
+    A new-axis or shrink bit at index ``i`` acts only where ``n > i``, so then the rank itself
+    is unknown (``[...]``). Without them the output has the input's rank, and each input axis
+    is kept whole (``n`` can be 0) or sliced, with unknown values, by one of the indices that
+    can reach it: index ``j`` for axis ``j``; with an ellipsis bit at ``e``, any of
+    ``e + 1 .. j + 1`` for an axis ``j >= e`` (the ellipsis, when ``n > e``, keeps
+    ``rank - n + 1`` axes from ``e``). Each index brings its begin and end mask bits.
+    """
+    if any(p.new_axis_mask) or any(p.shrink_axis_mask):
+        return PartialShape(None)
+    e = p.ellipsis_mask.index(1) if any(p.ellipsis_mask) else None
+
+    def bits(mask: tuple[int, ...], i: int) -> int:
+        return mask[i] if i < len(mask) else 0
+
+    out = []
+    for j, d in enumerate(dims):
+        indices = range(j, j + 1) if e is None or j < e else range(e + 1, j + 2)
+        hull = d
+        for i in indices:
+            got = range_length(d, None, None, None, bits(p.begin_mask, i), bits(p.end_mask, i))
+            hull = hull.union(got)
+        out.append(hull)
     return PartialShape._of(tuple(out))
 
 
