@@ -944,6 +944,19 @@ X = np.zeros((2, 6))
             id="infer_strided_slice(shrink beyond every size of an unbounded axis)",
         ),
         pytest.param(
+            lambda: dm.infer_strided_slice("[...]", [0, 0], [1, 1], [1, 0]),
+            dm.ValidationError,
+            "StridedSlice: stride[1]=0 is zero on a sliced axis; stride must be non-zero (hint: "
+            "a zero stride is allowed only on new and shrunk axes)",
+            id="infer_strided_slice(stride 0 on a sliced index, dynamic rank)",
+        ),
+        pytest.param(
+            lambda: dm.infer_slice("[...]", [0, 0], [1, 1], [1, 1], axes=[-1, -1]),
+            dm.ValidationError,
+            "Slice: axes=[-1, -1] lists axis -1 twice; each axis can be sliced once",
+            id="infer_slice(an axis twice, dynamic rank)",
+        ),
+        pytest.param(
             lambda: dm.strided_slice(np.arange(4), [np.array(1.0)], [3]),
             dm.DTypeError,
             "StridedSlice: begin=[array(1.0, dtype=float64)] holds a 0-d NumPy array of element "

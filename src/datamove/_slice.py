@@ -129,6 +129,11 @@ def infer_slice(
     ps = as_partial_shape(shape, OP, "shape")
     b, e, s, a, n = _params(start, stop, step, axes)
     if ps.rank is None:
+        if a is not None and not isinstance(a, Unknown) and len(set(a)) != len(a):
+            first = next(v for v in a if a.count(v) > 1)  # twice on every rank
+            raise ValidationError(
+                OP, "axes", axes, f"lists axis {first} twice; each axis can be sliced once"
+            )
         return PartialShape(None)
     dims = list(ps.dims)
     rank = len(dims)

@@ -189,18 +189,30 @@ def _walk_for(p: Params, rank: int, begin: Any) -> tuple[Step, ...]:
         steps = axis_walk(rank, p.addressed, p.new_axis_mask, p.shrink_axis_mask, p.ellipsis_mask)
     except ValidationError as exc:  # name the caller's value in the message
         raise ValidationError(exc.op, exc.argument, begin, exc.rule) from None
-    if isinstance(p.stride, Unknown):
-        return steps
-    for step in steps:
-        if step.kind == SLICE and p.stride[step.i] == 0:
+    _zero_strides(p, [step.i for step in steps if step.kind == SLICE])
+    return steps
+
+
+def _zero_strides(p: Params, sliced: list[int] | None = None) -> None:
+    """Refuse a zero stride on a sliced index (one of ``sliced``).
+
+    Where the rank is unknown (``sliced`` None), every index that slices an axis on any rank
+    is checked: those with no ellipsis, new-axis or shrink bit.
+    """
+    if isinstance(p.stride, Unknown) or p.addressed is None:
+        return
+    if sliced is None:
+        masks = (p.ellipsis_mask, p.new_axis_mask, p.shrink_axis_mask)
+        sliced = [i for i in range(p.addressed) if not any(m[i] for m in masks)]
+    for i in sliced:
+        if p.stride[i] == 0:
             raise ValidationError(
                 OP,
-                f"stride[{step.i}]",
+                f"stride[{i}]",
                 0,
                 "is zero on a sliced axis; stride must be non-zero",
                 hint="a zero stride is allowed only on new and shrunk axes",
             )
-    return steps
 
 
 # -- one axis --------------------------------------------------------------------------------------
@@ -358,6 +370,7 @@ def infer_strided_slice(
         begin, end, stride, begin_mask, end_mask, new_axis_mask, shrink_axis_mask, ellipsis_mask
     )
     if ps.rank is None:
+        _zero_strides(p)  # on every rank
         return PartialShape(None)
     if p.addressed is None:
         return _unknown_count(ps.dims, p)
