@@ -7,6 +7,8 @@ VariadicSplit-1, pinned to OpenVINO by tests/test_differential_openvino.py).
 
 from __future__ import annotations
 
+import contextlib
+import re
 from typing import Any
 
 import numpy as np
@@ -181,9 +183,8 @@ def test_on_interval_sizes_an_emitter_is_exact_for_every_size_or_raises_with_a_w
         # the closest call of that library splits the witness otherwise than the splitting
         assert not same_parts(call(dialect, closest(s, dialect, 1), x), run(lib, fn, arg, 1, x))
         return
-    except dm.ValidationError:  # a static size the split refuses
-        assert lo == hi
-        assert run(lib, fn, arg, 1, np.zeros((2, lo))) is None
+    except dm.ValidationError:  # the split refuses every allowed size
+        assert all(run(lib, fn, arg, 1, np.zeros((2, d))) is None for d in range(lo, hi + 1))
         return
     for d in range(lo, hi + 1):
         x = np.arange(2 * d).reshape(2, d)
@@ -418,3 +419,121 @@ def test_the_hint_to_pass_the_shape_only_where_none_was_passed(
     with pytest.raises(dm.NotExpressible) as info:
         make(None)
     assert info.value.hint in ("pass the shape", "pass the shape, or its rank")
+
+
+EMITTERS: dict[str, Any] = {
+    "to_openvino": lambda s, shape: s.to_openvino(shape),
+    "to_numpy": lambda s, shape: s.to_numpy(shape),
+    "to_torch": lambda s, shape: s.to_torch(shape),
+    "to_onnx_split(opset=18)": lambda s, shape: s.to_onnx_split(shape),
+    "to_onnx_split(opset=13)": lambda s, shape: s.to_onnx_split(shape, opset=13),
+    "to_onnx_split(opset=11)": lambda s, shape: s.to_onnx_split(shape, opset=11),
+    "to_webnn": lambda s, shape: s.to_webnn(shape),
+    "to_dml": lambda s, shape: s.to_dml(shape),
+    "as_slicings": lambda s, shape: s.as_slicings(shape),
+}
+
+
+@st.composite
+def any_rule(draw: Any) -> dm.Splitting:
+    """A splitting of axis 1 under any rule, ONNX's two readings of ``num_outputs`` included."""
+    if draw(st.booleans()):
+        lib, fn, arg = draw(splittings())
+        return build(lib, fn, arg, 1)
+    n = draw(st.integers(1, 5))
+    reading = draw(st.sampled_from(["spec", "reference"]))
+    return dm.Splitting.from_onnx_split(1, num_outputs=n, reading=reading)
+
+
+def refused(s: dm.Splitting, size: int) -> str | None:
+    """The split's own refusal of ``size`` (what ``s(x)`` raises), or None where it runs."""
+    try:
+        s.lengths(size)
+    except dm.ValidationError as exc:
+        return str(exc)
+    return None
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    s=any_rule(),
+    bounds=st.tuples(st.integers(0, 12), st.integers(0, 12)),
+    emitter=st.sampled_from(sorted(EMITTERS)),
+)
+def test_every_emitter_refuses_a_split_that_runs_on_no_allowed_size(
+    s: dm.Splitting, bounds: tuple[int, int], emitter: str
+) -> None:
+    # numpy.split(x, 2) on [?,1] was written to OpenVINO (and NumPy, WebNN) as it is, where
+    # to_torch and to_onnx_split raised the split's own ValidationError; a VariadicSplit [1, 1]
+    # on [?,1] was written to OpenVINO, PyTorch and ONNX. Now every emitter raises it.
+    lo, hi = min(bounds), max(bounds)
+    shape = dm.PartialShape([2, dm.Dimension(lo, hi)])
+    refusals = [refused(s, d) for d in range(lo, hi + 1)]
+    if None not in refusals:
+        with pytest.raises(dm.ValidationError) as info:
+            EMITTERS[emitter](s, shape)
+        if lo == hi:  # the very error the split raises on that size
+            assert str(info.value) == refusals[0]
+        else:
+            assert f"allows sizes {shape.dims[1]} on axis 1, and the {s.rule!r} rule" in str(
+                info.value
+            )
+        return
+    with contextlib.suppress(dm.NotExpressible):  # its witness: the tests above
+        EMITTERS[emitter](s, shape)
+
+
+@pytest.mark.parametrize("emitter", sorted(EMITTERS))
+@pytest.mark.parametrize(
+    ("s", "shape", "match"),
+    [
+        pytest.param(
+            dm.Splitting.from_numpy(2, 1),
+            "[?,1]",
+            "Splitting: size=1 cannot be split by the 'even' rule with 2",
+            id="numpy.split(x, 2, 1) on [?,1]",
+        ),
+        pytest.param(
+            dm.Splitting.from_variadic_split(-1, [1, 1]),
+            "[3..5,3..5]",
+            "Splitting: shape='[3..5,3..5]' allows sizes 3..5 on axis -1, and the 'lengths' "
+            "rule with (1, 1) splits none of them",
+            id="VariadicSplit [1, 1] on [3..5,3..5]",
+        ),
+        pytest.param(
+            dm.Splitting.from_variadic_split(1, [1, 1]),
+            "[2,3..]",
+            "Splitting: shape='[2,3..]' allows sizes 3.. on axis 1",
+            id="VariadicSplit [1, 1] on [2,3..]",
+        ),
+        pytest.param(
+            dm.Splitting.from_variadic_split(0, [4, -1]),
+            "[..3]",
+            "Splitting: shape='[..3]' allows sizes ..3 on axis 0",
+            id="VariadicSplit [4, -1] on [..3]",
+        ),
+        pytest.param(
+            dm.Splitting.from_split(0, 4),
+            "[5..7]",
+            "Splitting: shape='[5..7]' allows sizes 5..7 on axis 0",
+            id="Split 4 on [5..7]",
+        ),
+        pytest.param(
+            dm.Splitting.from_onnx_split(0, num_outputs=4),
+            "[5]",
+            "Splitting: size=5 cannot be split by the 'onnx' rule with 4",
+            id="Split-18 num_outputs=4 on [5]",
+        ),
+        pytest.param(
+            dm.Splitting.from_onnx_split(0, num_outputs=4),
+            "[5..5]",
+            "Splitting: size=5 cannot be split by the 'onnx' rule with 4",
+            id="Split-18 num_outputs=4 on [5..5]",
+        ),
+    ],
+)
+def test_a_split_refused_on_every_allowed_size_raises_in_every_emitter(
+    s: dm.Splitting, shape: str, match: str, emitter: str
+) -> None:
+    with pytest.raises(dm.ValidationError, match=re.escape(match)):
+        EMITTERS[emitter](s, shape)

@@ -28,10 +28,11 @@ the same parts clamped to the axis (``[2, 2, 1, 0]``). Where the spec's result i
 ONNX Split-2/11/13 without ``split`` is ``"even"`` (as many parts as the node has outputs), with
 ``split`` (an attribute before opset 13, an input from 13) ``"lengths"`` without ``-1``.
 
-Emitters write one call of a library. On a static axis every split is expressible (its
-lengths). Otherwise a call is written only where the library has the same rule; else
-:class:`~datamove.NotExpressible` names a witness size on which the closest call of that library
-splits otherwise (or refuses where the split does not, and the other way round).
+Emitters write one call of a library. A split that runs on no size the shape allows raises the
+split's own :class:`~datamove.ValidationError` in every emitter. On a static axis every split
+is expressible (its lengths). Otherwise a call is written only where the library has the same
+rule; else :class:`~datamove.NotExpressible` names a witness size on which the closest call of
+that library splits otherwise (or refuses where the split does not, and the other way round).
 """
 
 from __future__ import annotations
@@ -537,10 +538,48 @@ class Splitting:
         ps = shape_dims(shape, op)
         return Dimension() if ps.rank is None else ps.dims[self._front_axis(ps.rank, op)]
 
+    def _smallest_run(self, dim: Dimension) -> int | None:
+        """The smallest size ``dim`` allows on which the split runs; None where it refuses all.
+
+        Only ``even``, ``lengths`` and ``onnx`` refuse sizes; each in closed form (an
+        unbounded ``dim`` holds the sizes below ``INT64_MAX``, as in ``infer_variadic_split``).
+        """
+        lo, top = dim.min, INT64_MAX - 1 if dim.max is None else dim.max
+        if self.rule == "even":  # the first multiple of n
+            d = -(-lo // self.value) * self.value
+        elif self.rule == "onnx":  # parts of k = ceil(d / n), the last d - (n-1)*k >= 0
+            d = max(lo, (self.value - 1) * -(-lo // self.value))
+        elif self.rule == "lengths":
+            known = sum(v for v in self.value if v != -1)
+            d = max(lo, known) if -1 in self.value else known if known >= lo else top + 1
+        else:
+            d = lo
+        return d if d <= top else None
+
+    def _check_runs(self, shape: ShapeLike | None, op: str) -> Dimension:
+        """The axis' sizes; the split's own ``ValidationError`` where it refuses every one.
+
+        Every emitter calls it first, so a split no allowed size runs (``numpy.split(x, 2)`` on
+        ``[?,1]``) is refused alike everywhere, as ``s(x)`` refuses it, never written.
+        """
+        dim = self._dim(shape, op)
+        if self._smallest_run(dim) is None:
+            if dim.is_static:
+                self.lengths(dim.min)  # raises the error s(x) raises on that size
+            raise ValidationError(
+                "Splitting",
+                "shape",
+                shape,
+                f"allows sizes {dim} on axis {self.axis}, and the {self.rule!r} rule with "
+                f"{self.value!r} splits none of them",
+            )
+        return dim
+
     def as_slicings(self, shape: ShapeLike | None = None) -> list[Slicing]:
         """One :class:`Slicing` per part, exact on every allowed size on which the split runs.
 
-        (On the other sizes the split refuses and the slicings do not.)
+        (On the other sizes the split refuses and the slicings do not; where it refuses every
+        allowed size, :class:`~datamove.ValidationError`.)
 
         A list of indices is exact on every size (NumPy's parts are such slicings), and so are
         lengths (VariadicSplit's ``-1`` part is written from both ends: ``x[2:-3]``) and one
@@ -553,7 +592,7 @@ class Splitting:
         >>> [s.to_numpy() for s in dm.Splitting.from_variadic_split(1, [2, -1, 3]).as_slicings()]
         ['x[:, :2]', 'x[:, 2:-3]', 'x[:, -3:]']
         """
-        dim = self._dim(shape, "Splitting.as_slicings")
+        dim = self._check_runs(shape, "Splitting.as_slicings")
         if self.rule == "indices":
             points = [None, *self.value, None]
             cuts = [Cut.make(a, b, 1, SAME) for a, b in itertools.pairwise(points)]
@@ -621,7 +660,7 @@ class Splitting:
         Its count call (``count``, splitting by ``count_rule``) or a call for the rules in
         ``same``; else, on a static size, the lengths (``static``).
         """
-        dim = self._dim(shape, dialect)
+        dim = self._check_runs(shape, dialect)
         if self.rule == count_rule:
             return count(int(self.value))
         if self.rule in same:
@@ -737,6 +776,7 @@ class Splitting:
         >>> dm.Splitting.from_torch(2, -1, function="split").to_dml([2, 5])
         ('SPLIT', {'Axis': 1, 'InputSizes': [2, 5], 'OutputSizes': [[2, 2], [2, 2], [2, 1]]})
         """
+        self._check_runs(shape, DML_SPLIT)
         ps = shape_dims(shape, DML_SPLIT)
         dims = static_sizes(ps, shape, DML_SPLIT, lambda: tuple(max(d.min, 1) for d in ps.dims))
         axis = self._front_axis(len(dims), DML_SPLIT)
@@ -788,6 +828,7 @@ class Splitting:
                     "32-bit unsigned",
                     witness=smallest,
                 )
+        self._check_runs(shape, WEBNN_SPLIT)
         if self.rule == "even":  # WebNN's count is the same rule (it must divide) on every size
             check_part_count(int(self.value))
             return ("split", {"splits": int(self.value), "axis": axis})
