@@ -259,8 +259,8 @@ def _interval_cut(x: Cut, dim: Dimension) -> Cut:
         c = t
     if c.rule != SAME:
         other = Cut(c.start, c.stop, c.step, NUMPY if c.rule != NUMPY else CLAMP)
-        if _agree(c, other, dim):
-            c = Cut(c.start, c.stop, c.step, SAME)
+        if _agree(c, other, dim):  # either tag: OpenVINO's, one for both (Cut.make's form)
+            c = Cut.make(c.start, c.stop, c.step, CLAMP)
     return c
 
 

@@ -126,18 +126,16 @@ class Cut:
         """The cut, its rule ``"same"`` where NumPy's and OpenVINO's clamping cannot differ.
 
         Bounds that mean "from the first" or "to the last" on every size below ``INT64_MAX``
-        (``0`` or ``-1`` at the start, an ``INT64`` extreme at either end) become ``None``.
+        (``0`` or ``-1`` at the start, an ``INT64`` extreme at either end) become ``None``. A
+        ``"same"`` cut the two rules can read otherwise is ``"clamp"``, the rule ``range`` reads
+        it by.
         """
-        big = INT64_MAX - 1
-        if step > 0:
-            start = None if start is not None and (start == 0 or start <= -big) else start
-            stop = None if stop is not None and stop >= big else stop
-        else:
-            start = None if start is not None and (start == -1 or start >= big) else start
-            stop = None if stop is not None and stop <= -big else stop
-        if step > 0 or start is None or start >= -1 or (stop is not None and stop >= -1):
-            rule = SAME
-        return Cut(start, stop, step, rule)
+        return Cut(*_normal(start, stop, step, rule))
+
+    def normal(self) -> Cut:
+        """The cut as ``make`` writes it: ``self`` where it is already so."""
+        parts = _normal(self.start, self.stop, self.step, self.rule)
+        return self if parts == (self.start, self.stop, self.step, self.rule) else Cut(*parts)
 
     def range(self, d: int, rule: str | None = None) -> range:
         """The indices selected on an axis of size ``d`` (under ``rule``, by default its own)."""
@@ -158,6 +156,24 @@ class Cut:
 
 
 WHOLE: Final = Cut(None, None, 1)
+
+
+def _normal(
+    start: int | None, stop: int | None, step: int, rule: str
+) -> tuple[int | None, int | None, int, str]:
+    """``Cut.make``'s normal form of these numbers (see there)."""
+    big = INT64_MAX - 1
+    if step > 0:
+        start = None if start is not None and (start == 0 or start <= -big) else start
+        stop = None if stop is not None and stop >= big else stop
+    else:
+        start = None if start is not None and (start == -1 or start >= big) else start
+        stop = None if stop is not None and stop <= -big else stop
+    if step > 0 or start is None or start >= -1 or (stop is not None and stop >= -1):
+        return start, stop, step, SAME
+    return start, stop, step, CLAMP if rule == SAME else rule
+
+
 _ANY_DIM: Final = Dimension()  # built once: emitters ask for it per cut
 
 
@@ -235,6 +251,35 @@ def _from_items(op: str, items: Iterable[Any]) -> tuple[Any, ...]:
                 raise ValidationError(op, where, item, "is out of range for every axis")
             entries.append(v)
     return tuple(entries)
+
+
+# from_numpy's clamping names, and the name repr writes for each cut's rule.
+_CLAMPINGS: Final = {"numpy": NUMPY, "openvino": CLAMP}
+_CLAMPING_NAMES: Final = {NUMPY: "numpy", SAME: "numpy", CLAMP: "openvino"}
+
+
+def _clamped(op: str, entries: tuple[Any, ...], clamping: Any) -> tuple[Any, ...]:
+    """The entries, each cut read under its ``clamping`` (a name, or one per cut)."""
+    words = "is not 'numpy' or 'openvino'"
+    count = sum(1 for x in entries if isinstance(x, Cut))
+    if type(clamping) is str and clamping in _CLAMPINGS:
+        rules = [_CLAMPINGS[clamping]] * count
+    elif isinstance(clamping, list | tuple):
+        if len(clamping) != count:
+            rule = f"has {len(clamping)} value{'s' * (len(clamping) != 1)}, but the index has "
+            raise ValidationError(
+                op, "clamping", clamping, f"{rule}{count} slice{'s' * (count != 1)}"
+            )
+        for k, v in enumerate(clamping):
+            if type(v) is not str or v not in _CLAMPINGS:
+                raise ValidationError(op, f"clamping[{k}]", v, words)
+        rules = [_CLAMPINGS[v] for v in clamping]
+    else:
+        raise ValidationError(op, "clamping", clamping, words)
+    it = iter(rules)
+    return tuple(
+        Cut.make(x.start, x.stop, x.step, next(it)) if isinstance(x, Cut) else x for x in entries
+    )
 
 
 def _literal(op: str, node: ast.expr) -> Any:
@@ -410,7 +455,11 @@ class Slicing:
     _hash: int
 
     def __init__(self, entries: Iterable[Any]) -> None:
-        object.__setattr__(self, "entries", tuple(entries))
+        # Each cut in Cut.make's normal form, so that == and repr see one spelling per meaning
+        # (compose and canonical build cuts of their own).
+        object.__setattr__(
+            self, "entries", tuple(x.normal() if type(x) is Cut else x for x in entries)
+        )
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("Slicing is immutable")
@@ -427,7 +476,19 @@ class Slicing:
             return h
 
     def __repr__(self) -> str:
-        return f"Slicing.from_numpy({entries_text(self.entries)!r})"
+        """``Slicing.from_numpy(...)``, with the clamping its cuts are read under where needed.
+
+        NumPy's text alone where every cut reads alike under NumPy's clamping; else
+        ``clamping='openvino'`` (every cut OpenVINO's), or one clamping per cut where they mix.
+        """
+        text = repr(entries_text(self.entries))
+        rules = [x.rule for x in self.entries if isinstance(x, Cut)]
+        if CLAMP not in rules:
+            return f"Slicing.from_numpy({text})"
+        if NUMPY not in rules:
+            return f"Slicing.from_numpy({text}, clamping='openvino')"
+        each = [_CLAMPING_NAMES[r] for r in rules]
+        return f"Slicing.from_numpy({text}, clamping={each!r})"
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickle and copy by the entries alone (the kept hash is this process's own)."""
@@ -436,17 +497,36 @@ class Slicing:
     # -- parsers ---------------------------------------------------------------------------
     @classmethod
     @_memo.parser
-    def from_numpy(cls, index: Any) -> Slicing:
+    def from_numpy(cls, index: Any, *, clamping: Any = "numpy") -> Slicing:
         """Read NumPy basic indexing.
 
         ``index`` is a string such as ``"x[1:, ..., None, ::-2]"`` (parsed, never evaluated)
         or an index such as ``np.s_[1:, ..., None, ::-2]`` (ints, slices, None and
         Ellipsis only).
+
+        ``clamping`` is the rule its slices are read under: ``"numpy"`` (Python's), or
+        ``"openvino"`` (StridedSlice-1's, Slice-8's and the ONNX spec's, which differ with a
+        negative step from a start before the first element: NumPy's selects nothing, OpenVINO's
+        starts at index 0); or a list of them, one per slice in ``index``. ``repr`` writes it
+        where a slicing needs it.
+
+        Examples
+        --------
+        >>> import numpy as np, datamove as dm
+        >>> s = dm.Slicing.from_onnx([-5], [-3], steps=[-1])
+        >>> s
+        Slicing.from_numpy('x[-5:-3:-1]', clamping='openvino')
+        >>> s(np.arange(2)).tolist(), dm.Slicing.from_numpy("x[-5:-3:-1]")(np.arange(2)).tolist()
+        ([0], [])
         """
         op = "Slicing.from_numpy"
         if isinstance(index, str):
-            return cls(_parse(op, index))
-        return cls(_from_items(op, index if isinstance(index, tuple) else (index,)))
+            entries = _parse(op, index)
+        else:
+            entries = _from_items(op, index if isinstance(index, tuple) else (index,))
+        if type(clamping) is not str or clamping != "numpy":
+            entries = _clamped(op, entries, clamping)
+        return cls(entries)
 
     @classmethod
     @_memo.parser
