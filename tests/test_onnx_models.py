@@ -1054,3 +1054,133 @@ def test_explain_layer_shows_split_parts_on_a_dynamic_input(
     got = onnx_graphs.run_onnxruntime(_dynamic_split(opset, axis, split, num, count, shape), x)
     for k, _, expr in parts:
         np.testing.assert_array_equal(eval(expr, {"x": x}), got[f"p{k}"])  # noqa: S307
+
+
+def _slice_of_run_time_parameters(
+    rank: int, run_time: dict[str, int], constant: dict[str, list[int]]
+) -> Any:
+    """One Slice on data ``[4]*rank``: each parameter a graph input of static length, or an
+    initializer."""
+    names = ["x"]
+    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4] * rank)]
+    inits = []
+    for p in ("starts", "ends", "axes", "steps"):
+        if p in run_time:
+            inputs.append(helper.make_tensor_value_info(p, TensorProto.INT64, [run_time[p]]))
+        elif p in constant:
+            inits.append(_i64(p, constant[p]))
+        else:
+            names.append("")  # an optional input left out
+            continue
+        names.append(p)
+    while not names[-1]:
+        names.pop()
+    node = helper.make_node("Slice", names, ["y"], name="cut")
+    out = [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)]
+    graph = helper.make_graph([node], "g", inputs, out, initializer=inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    return model
+
+
+def _onnxruntime_runs(model: Any, feeds: dict[str, np.ndarray]) -> bool:
+    ort = pytest.importorskip("onnxruntime")
+    so = ort.SessionOptions()
+    so.log_severity_level = 4  # its refusals are expected here
+    try:
+        session = ort.InferenceSession(
+            model.SerializeToString(), so, providers=["CPUExecutionProvider"]
+        )
+        session.run(None, feeds)
+    except Exception:  # noqa: BLE001 - onnxruntime's errors have no common base to import
+        return False
+    return True
+
+
+@pytest.mark.parametrize(
+    ("rank", "run_time", "constant", "message"),
+    [
+        pytest.param(
+            2,
+            {"starts": 3},
+            {"ends": [2, 2, 2]},
+            "starts (known at run time, made by input 'starts') has 3 values: the Slice "
+            "addresses 3 axes of data, but data has rank 2",
+            id="starts of 3 at run time on rank 2",
+        ),
+        pytest.param(
+            1,
+            {"starts": 2, "ends": 2},
+            {},
+            "starts (known at run time, made by input 'starts') has 2 values: the Slice "
+            "addresses 2 axes of data, but data has rank 1",
+            id="starts and ends of 2 at run time on rank 1",
+        ),
+        pytest.param(
+            2,
+            {"starts": 2, "axes": 3},
+            {"ends": [2, 2]},
+            "axes (known at run time, made by input 'axes') has 3 values, but starts has 2; "
+            "they need the same number of values",
+            id="axes of 3 at run time, starts of 2",
+        ),
+        pytest.param(
+            2,
+            {"axes": 3},
+            {"starts": [0, 0, 0], "ends": [2, 2, 2]},
+            "axes (known at run time, made by input 'axes') has 3 values, but data has rank 2: "
+            "one of them is out of range or listed twice",
+            id="axes of 3 at run time on rank 2",
+        ),
+        pytest.param(
+            2,
+            {"starts": 2},
+            {"ends": [2, 2], "axes": [0, -2]},
+            "axes=[0, 0] lists axis 0 twice",
+            id="constant axes [0, -2] on rank 2, starts at run time",
+        ),
+        pytest.param(
+            2,
+            {"steps": 3},
+            {"starts": [0, 0], "ends": [2, 2]},
+            "steps (known at run time, made by input 'steps') has 3 values, but starts has 2; "
+            "they need the same number of values",
+            id="steps of 3 at run time, starts of 2",
+        ),
+    ],
+)
+def test_run_time_slice_parameters_of_known_length_are_checked(
+    rank: int,
+    run_time: dict[str, int],
+    constant: dict[str, list[int]],
+    message: str,
+    tmp_path: Path,
+) -> None:
+    # check() reported nothing for a Slice whose run-time parameters address more axes than the
+    # data has (or disagree in length), which onnxruntime refuses whatever their values; with
+    # constant parameters it was already a problem.
+    model = _slice_of_run_time_parameters(rank, run_time, constant)
+    feeds = {"x": np.zeros((4,) * rank, np.float32)}
+    for p, n in run_time.items():  # values it would take on a data of rank n: still refused
+        feeds[p] = np.arange(n, dtype=np.int64) if p == "axes" else np.ones(n, np.int64)
+    assert not _onnxruntime_runs(model, feeds)
+    read = ir.read_onnx(onnx_graphs.save(model, tmp_path))
+    (problem,) = read.check().problems
+    assert problem.kind == "operator"
+    assert problem.message == f"ONNX Slice: {message}"
+    (info,) = read.explain()
+    assert info["numpy"] is None
+    assert message in info["note"]
+
+
+def test_run_time_slice_parameters_of_a_length_the_data_takes_are_no_problem(
+    tmp_path: Path,
+) -> None:
+    model = _slice_of_run_time_parameters(2, {"starts": 2, "axes": 2}, {"ends": [2, 2]})
+    feeds = {
+        "x": np.zeros((4, 4), np.float32),
+        "starts": np.ones(2, np.int64),
+        "axes": np.arange(2, dtype=np.int64),
+    }
+    assert _onnxruntime_runs(model, feeds)
+    assert not ir.read_onnx(onnx_graphs.save(model, tmp_path)).check().problems

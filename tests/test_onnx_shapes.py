@@ -763,7 +763,8 @@ def test_explain_names_a_split_whose_lengths_read_another_tensor_s_dims(tmp_path
 def test_a_division_of_a_negative_value_is_not_written_as_floor_division(tmp_path: Path) -> None:
     nodes = [
         _node("Shape", ["x"], "s"),
-        _node("Sub", ["s", "k"], "m"),  # may be negative: ONNX truncates, // floors
+        _node("Gather", ["s", "ax"], "b", axis=0),  # [b]: one end, as starts and axes
+        _node("Sub", ["b", "k"], "m"),  # may be negative: ONNX truncates, // floors
         _node("Div", ["m", "two"], "e"),
         helper.make_node("Slice", ["x", "zero", "e", "ax"], ["y"]),
     ]
@@ -915,8 +916,8 @@ def test_an_attribute_its_version_lacks_is_a_problem_and_never_read(
     )
     inits = [_c("zero", [0]), _c("one", [1]), _c("two", [2])]
 
-    def read(opset: int) -> Any:
-        model = _model(nodes, inits, [("y", F32)], opset, ["a", "b"])
+    def read(opset: int) -> Any:  # 1-D data: every version's Shape gives the one end
+        model = _model(nodes, inits, [("y", F32)], opset, ["a"])
         return model, ir.read_onnx(onnx_graphs.save(model, tmp_path))
 
     model, refused = read(opset)
@@ -1158,8 +1159,9 @@ def test_wild_values_and_node_types_in_a_shape_subgraph_are_reports(
         pass
 
 
-def test_run_time_slice_parameters_past_the_data_s_rank_are_a_note(tmp_path: Path) -> None:
-    # explain raised an IndexError: starts [x.shape[0], x.shape[0]] for a 1-D data
+def test_run_time_slice_parameters_past_the_data_s_rank_are_a_problem(tmp_path: Path) -> None:
+    # explain raised an IndexError: starts [x.shape[0], x.shape[0]] for a 1-D data; then it
+    # was a note of explain alone, and check() said nothing of what onnxruntime refuses
     nodes = [
         _node("Shape", ["x"], "s"),
         _node("Slice", ["s", "zero", "one"], "d0"),
@@ -1168,9 +1170,18 @@ def test_run_time_slice_parameters_past_the_data_s_rank_are_a_note(tmp_path: Pat
     ]
     inits = [_c("zero", [0]), _c("one", [1]), _c("zeros", [0, 0]), _c("ends", [0, 1])]
     model = _model(nodes, inits, [("y", I64)], 13, ["a", "b"])
-    (_, info) = ir.read_onnx(onnx_graphs.save(model, tmp_path)).explain()
+    with pytest.raises(Exception, match="'axes' has an axis outside of the tensor dimension"):
+        _session(model).run(None, {"x": np.zeros((3, 4), np.float32)})
+    read = ir.read_onnx(onnx_graphs.save(model, tmp_path))
+    (problem,) = read.check().problems
+    message = (
+        "ONNX Slice: starts (known at run time, made by node 2 'st' (Concat)) has 2 values: "
+        "the Slice addresses 2 axes of data, but data has rank 1"
+    )
+    assert (problem.kind, problem.message) == ("operator", message)
+    (_, info) = read.explain()
     assert info["numpy"] is None
-    assert info["note"] == "its parameters address 2 axes, but the data has rank 1"
+    assert info["note"] == message
 
 
 def test_slice_parameters_of_different_lengths_with_one_at_run_time(

@@ -28,9 +28,11 @@ returns the same `CheckReport`:
   through. A Slice's or Split's parameter so known exactly is a constant; one known by bounds
   gives interval shapes (the hull over the corners of a Slice's parameters, each Split part
   bounded), as IR layers do; one from anything else is known only at run time, named after the
-  node that makes it (or the graph input). They stay opaque (counted so); one that fails at run
-  time whatever its input sizes (an index out of range, an integer division by zero) is a note
-  of kind ``shape-subgraph``.
+  node that makes it (or the graph input), its length checked as a constant's where its input's
+  shape is static (onnxruntime refuses lengths that differ, or more axes than the data has).
+  Shape subgraph nodes stay opaque (counted so); one that fails at run time whatever its input
+  sizes (an index out of range, an integer division by zero) is a note of kind
+  ``shape-subgraph``.
 - **Opaque** nodes (every other type, and every node of another domain, counted by type) keep the
   shapes the file declares for their outputs or, where it declares none, those ONNX's own shape
   inference gives (with its data propagation, but where an integer tensor may be larger than
@@ -61,7 +63,7 @@ import numpy as np
 from datamove._concat import infer_concat
 from datamove._dialects import Slicing, entries_text
 from datamove._dml_webnn import check_lengths
-from datamove._errors import NotExpressible, ValidationError
+from datamove._errors import NotExpressible, ValidationError, show
 from datamove._files import read_regular
 from datamove._shape import Dimension, PartialShape, as_partial_shape
 from datamove._splitting import Splitting, onnx_split_version
@@ -279,7 +281,7 @@ class ONNXModel:
         try:
             value = onnx.numpy_helper.to_array(tensor)
         except Exception:  # noqa: BLE001 - a tensor whose data does not match its dims
-            return _Value(shape, etype, None, tensor.name)
+            return _Value(PartialShape(None), etype, None, tensor.name)  # neither is known
         return _Value(shape, etype, np.asarray(value), tensor.name)
 
     def _constant_node(self, node: Any) -> _Value | None:
@@ -620,12 +622,57 @@ def _slice_params(node: Any, ins: list[_Value], opset: int) -> tuple[Any, Any, A
     )
     if starts is None or ends is None:
         raise NodeProblem("ports", "Slice needs its starts and ends inputs")
-    params = zip(_SLICE_PARAMS, (starts, ends, axes, steps), strict=True)
+    params = list(zip(_SLICE_PARAMS, (starts, ends, axes, steps), strict=True))
     lists = [(n, p, p) for n, p in params if isinstance(p, list)]  # with one known at run time
+    tail = "; they need the same number of values"
     if lists:
-        tail = "; they need the same number of values"
         check_lengths("ONNX Slice", lists[0][0], len(lists[0][2]), lists[1:], tail)
+    if any(isinstance(p, str) for _, p in params):
+        _check_run_time_lengths(params, ins, tail)
     return starts, ends, axes, steps
+
+
+def _check_run_time_lengths(params: list[tuple[str, Any]], ins: list[_Value], tail: str) -> None:
+    """What onnxruntime refuses of a Slice with a parameter known at run time, whatever it is.
+
+    A run-time parameter's length is its input's static shape, where it has one: the lengths
+    must agree, and address no more axes than the data has; constant axes must be distinct on
+    the data's rank (with constant parameters alone, `Slicing` checks as much).
+    """
+    known: list[tuple[str, str, int]] = []  # (name, as a message says it, its length)
+    for k, (name, p) in enumerate(params, 1):
+        if isinstance(p, list):
+            known.append((name, f"{name}={show(p)}", len(p)))
+        elif isinstance(p, str):
+            shape = ins[k].shape
+            if shape.rank == 1 and shape.dims[0].is_static:
+                said = f"{name} (known at run time, made by {ins[k].maker})"
+                known.append((name, said, shape.dims[0].get_length()))
+    if not known:
+        return
+    first, said, n = known[0]
+    for _, other, m in known[1:]:
+        if m != n:
+            rule = f"{other} has {m} values, but {first} has {n}{tail}"
+            raise ValidationError("ONNX Slice", None, None, rule)
+    rank = ins[0].shape.rank
+    axes = params[2][1]
+    if rank is None:
+        return
+    if isinstance(axes, list):  # the other parameters at run time: Slicing never sees these
+        normal = _normal_axes(axes, rank, "ONNX Slice")
+        twice = next((a for a in normal if normal.count(a) > 1), None)
+        if twice is not None:
+            raise ValidationError("ONNX Slice", "axes", normal, f"lists axis {twice} twice")
+    elif n > rank and axes is None:
+        rule = f"has {n} values: the Slice addresses {n} axes of data, but data has rank {rank}"
+        raise ValidationError("ONNX Slice", None, None, f"{said} {rule}")
+    elif n > rank:  # n distinct axes in range: at most the rank
+        said = next((text for name, text, _ in known if name == "axes"), f"{said}, and so axes,")
+        rule = (
+            f"has {n} values, but data has rank {rank}: one of them is out of range or listed twice"
+        )
+        raise ValidationError("ONNX Slice", None, None, f"{said} {rule}")
 
 
 def _normal_axes(axes: list[int], rank: int | None, op: str) -> list[int]:
