@@ -954,6 +954,48 @@ def test_a_gather_index_out_of_range_is_a_note_and_unknown(
     assert "notes (ONNX shape-subgraph nodes that fail at run time):" in out
 
 
+@pytest.mark.parametrize(
+    ("repeats", "at_run_time", "note"),
+    [
+        pytest.param([1, 1], False, "repeats has 2 values, but its data has rank 1", id="2 of 1"),
+        pytest.param([], False, "repeats has 0 values, but its data has rank 1", id="none"),
+        pytest.param([-1], False, "repeats holds -1, a negative count", id="negative"),
+        pytest.param([1, 1], True, "repeats has 2 values, but its data has rank 1", id="run time"),
+        pytest.param([[2]], False, "repeats is 2-D; it must be 1-D", id="2-D"),
+        pytest.param(2, False, "repeats is 0-D; it must be 1-D", id="0-D"),
+    ],
+)
+def test_an_ill_formed_tile_is_a_note_and_unknown(
+    repeats: Any, at_run_time: bool, note: str, tmp_path: Path
+) -> None:
+    # an ill-formed Tile in a shape subgraph gave no value and said nothing, where a Gather
+    # index out of range or a division by zero is a note; onnxruntime refuses each
+    nodes = [
+        _node("Shape", ["x"], "s"),
+        _node("Tile", ["s", "r"], "e"),
+        helper.make_node("Slice", ["x", "zero", "e"], ["y"]),
+    ]
+    inputs = [helper.make_tensor_value_info("x", F32, [3])]
+    inits = [_c("zero", [0])]
+    values = np.asarray(repeats, dtype=np.int64).reshape(np.shape(repeats))
+    if at_run_time:
+        inputs.append(helper.make_tensor_value_info("r", I64, list(values.shape)))
+    else:
+        inits.append(_c("r", values))
+    graph = helper.make_graph(
+        nodes, "g", inputs, [helper.make_tensor_value_info("y", F32, None)], initializer=inits
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    feeds = {"x": np.zeros(3, np.float32)} | ({"r": values} if at_run_time else {})
+    with pytest.raises(Exception, match=r"(?i)repeat"):  # at load, or at run time
+        _session(model).run(None, feeds)
+    (got,) = _notes(model, tmp_path)
+    assert got.layer_type == "Tile"
+    assert got.message == f"{note}: onnxruntime refuses it"
+    assert _walked(model, tmp_path)["e"].value is None
+
+
 @pytest.mark.parametrize("divide", ["Div", "Mod"])
 def test_an_integer_division_by_zero_is_a_note_and_unknown(divide: str, tmp_path: Path) -> None:
     nodes = [

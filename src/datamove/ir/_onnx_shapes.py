@@ -19,7 +19,8 @@ Where ONNX's semantics differ from OpenVINO's, the translation follows ONNX (onn
 - ``Shape-15``'s ``start`` and ``end`` slice the shape with the spec's clamping (an older
   Shape with them is a problem of `datamove.ir._onnx`, never translated);
 - ``Not``, ``And``, ``Or`` and ``Xor`` (no IR fold) are arithmetic on 0 and 1 (`_logical`);
-- ``Tile`` (Tile-6 on) needs one repeat per axis of its data (IR Tile pads fewer with 1s);
+- ``Tile`` (Tile-6 on) needs one repeat per axis of its data (IR Tile pads fewer with 1s):
+  ``repeats`` of another length or rank, or a negative count, give no value, and a note;
 - ``Ceil`` (no IR bounds) is ``-floor(-a)``; ``Clip`` (opset 11 on) a Maximum then a Minimum;
   ``Split`` (``Split(Shape(x))`` into dims) a Gather of each part's indices.
 
@@ -471,13 +472,32 @@ def _tile(_node: Any, ins: Sequence[Info], opset: int) -> Info | None:
 
     ONNX requires as many repeats as the data has axes (onnxruntime refuses others; IR Tile
     would pad the shorter with 1s): another length, a negative count, or Tile-1's ``tiles``
-    and ``axis`` inputs give no value.
+    and ``axis`` inputs give no value. Where the data is a shape subgraph's, ``repeats`` that
+    onnxruntime refuses whatever the data's dims (of another length or rank, by their shape or
+    their values; a negative count) are a note too.
     """
-    if opset < 6 or len(ins) != 2 or ins[1].shape.rank != 1:
+    if opset < 6 or len(ins) != 2:
         raise _Refused
-    repeats = _ints(ins[1])
-    if len(repeats) != ins[0].shape.rank or any(r < 0 for r in repeats):
+    data, given = ins
+    rank = data.shape.rank
+    shaped = rank is not None and bounds_of(data) is not None  # a shape subgraph's: a note
+
+    def refuse(rule: str) -> _Refused:
+        return _Refused(f"repeats {rule}: onnxruntime refuses it" if shaped else None)
+
+    if given.shape.rank is None:
         raise _Refused
+    if given.shape.rank != 1:
+        raise refuse(f"is {given.shape.rank}-D; it must be 1-D")
+    length = given.shape.dims[0]
+    if length.is_static and length.get_length() != rank:
+        raise refuse(f"has {length.get_length()} values, but its data has rank {rank}")
+    repeats = _ints(given)
+    if len(repeats) != rank:
+        raise refuse(f"has {len(repeats)} values, but its data has rank {rank}")
+    negative = next((r for r in repeats if r < 0), None)
+    if negative is not None:
+        raise refuse(f"holds {negative}, a negative count")
     return _bound(_layer("Tile", 1), ins)
 
 
