@@ -14,7 +14,10 @@ returns the same `CheckReport`:
   and compared with the shapes and element types the file declares (``value_info``, the graph's
   outputs): kinds ``shape`` and ``element-type``, as in IR files; a rule broken is ``operator``,
   a wrong number of inputs or outputs ``ports``, an attribute of the wrong kind ``attribute``,
-  Split-1 ``unsupported``. A checked or shape-subgraph node with an attribute its version lacks
+  Split-1 ``unsupported``. SplitToSequence (11 on) then SequenceAt of a constant position
+  (``tensor_split``'s export) is read as a split: each SequenceAt's output is its part,
+  checked so (`_sequence_parts`); any other use of a sequence is opaque. A checked or
+  shape-subgraph node with an attribute its version lacks
   (Shape-13's ``start``: onnxruntime refuses it) is a problem of kind ``attribute``, not read.
 - **Constants**: initializers and ``Constant`` nodes (in neither count); their values are read
   where small: integers up to 65,536 values, floats and booleans up to 4,096.
@@ -102,6 +105,9 @@ __all__ = ["ONNXModel", "read_onnx"]
 _MAX_BYTES: Final = 2**31 - 1  # protobuf's limit on one message: no .onnx file is larger
 _MAX_VALUES: Final = 1 << 16  # constants read as parameters at most this many values
 CHECKED: Final = ("Slice", "Split", "Concat")
+# Read where they make parts datamove knows: SplitToSequence, then SequenceAt of a constant
+# position (torch's tensor_split export); any other use of a sequence is opaque.
+SEQUENCE_NODES: Final = ("SplitToSequence", "SequenceAt")
 SHAPE_NOTE: Final = "shape-subgraph"  # a note: a shape subgraph's node fails at run time
 _DEFAULT_DOMAINS: Final = ("", "ai.onnx")
 # The element types whose constants are read: those a shape subgraph folds (datamove.ir._fold),
@@ -325,11 +331,14 @@ class ONNXModel:
         """
         given = given_shapes(input_shapes, self.inputs, self.inputs, ONNXError)
         overrides = {n: as_partial_shape(s, "ONNX", f"input_shapes[{n!r}]") for n, s in given}
-        values, problems, notes, ports, _ = self._walk(overrides, compare=not overrides)
+        values, problems, notes, ports, _, read = self._walk(overrides, compare=not overrides)
         kinds = [_kind(node) for node in self._proto.graph.node]
         split_1 = (self.opset or 0) < 2  # unsupported, not checked
-        checked = dict(Counter(k for k in kinds if k in CHECKED and not (k == "Split" and split_1)))
-        opaque = dict(Counter(k for k in kinds if k not in CHECKED and k != "Constant"))
+        checked = Counter(k for k in kinds if k in CHECKED and not (k == "Split" and split_1))
+        checked.update(read)
+        opaque = Counter(k for k in kinds if k not in CHECKED and k != "Constant")
+        opaque.subtract(read)
+        checked, opaque = +checked, +opaque  # no kind counted 0 times
         inputs = {n: (values[n].shape, values[n].etype) for n in self.inputs}
         none = _Value(PartialShape(None), None)
         outputs = {n: (values.get(n, none).shape, values.get(n, none).etype) for n in self.outputs}
@@ -339,8 +348,8 @@ class ONNXModel:
             tuple(problems),
             inputs,
             outputs,
-            checked,
-            opaque,
+            dict(checked),
+            dict(opaque),
             ports,
             tuple(notes),
         )
@@ -353,13 +362,20 @@ class ONNXModel:
         list[Problem],
         dict[tuple[str, int], PartialShape],
         list[_Node],
+        list[str],
     ]:
+        """Each value, the problems and notes, each port's shape, the Slice and Split nodes.
+
+        And the kinds of the sequence nodes read, one per node.
+        """
         graph = self._proto.graph
         values: dict[str, _Value] = {}
         problems: list[Problem] = []
         notes: list[Problem] = []
         ports: dict[tuple[str, int], PartialShape] = {}
         walked: list[_Node] = []
+        sequences: dict[str, list[_Value]] = {}  # a SplitToSequence's output -> its parts
+        read: list[str] = []  # the kinds of the sequence nodes read
         for name, tensor in self._inits.items():
             v = self._constant(tensor)
             values[name] = _Value(v.shape, v.etype, v.value, name, f"initializer {name!r}")
@@ -400,6 +416,12 @@ class ONNXModel:
             if kind == "Constant":
                 const = self._constant_node(node)
                 outs = [const] if const is not None else None
+            elif kind in SEQUENCE_NODES and unknown is None:
+                try:
+                    outs = self._sequence(node, kind, ins, sequences, read)
+                except ValidationError as exc:
+                    problems.append(Problem(getattr(exc, "kind", "operator"), str(exc), *where))
+                    read.append(kind)
             elif kind in CHECKED:
                 try:
                     outs = self._infer(node, kind, ins)
@@ -445,7 +467,35 @@ class ONNXModel:
                     values[o].shape if o in values else PartialShape(None) for o in node.output
                 ]
                 walked.append(_Node(i, node, self.opset or 0, ins, shapes))
-        return values, problems, notes, ports, walked
+        return values, problems, notes, ports, walked, read
+
+    def _sequence(
+        self,
+        node: Any,
+        kind: str,
+        ins: list[_Value],
+        sequences: dict[str, list[_Value]],
+        read: list[str],
+    ) -> list[_Value] | None:
+        """A SequenceAt's part (its output), where its sequence's parts are known.
+
+        A SplitToSequence's parts are kept under its output's name (``None``: the node is
+        opaque, its output a sequence). `ValidationError` for a rule broken.
+        """
+        if kind == "SplitToSequence":
+            parts = _sequence_parts(node, ins, self.opset or 0)
+            if parts is not None:
+                read.append(kind)
+                if node.output and node.output[0]:
+                    sequences[node.output[0]] = [_Value(p, ins[0].etype) for p in parts]
+            return None
+        if len(node.input) != 2 or node.input[0] not in sequences:
+            return None
+        got = _sequence_at(ins, sequences[node.input[0]])
+        if got is None:
+            return None
+        read.append(kind)
+        return [got]
 
     def _infer(self, node: Any, kind: str, ins: list[_Value]) -> list[_Value]:
         """A checked node's outputs; `ValidationError` (with ``kind``) for a broken rule."""
@@ -473,7 +523,7 @@ class ONNXModel:
         >>> [(i["name"], i["numpy"]) for i in model.explain()]
         [('cut', 'x[:, ::-2]'), ('parts', ['x[:, :2]', 'x[:, 2:]'])]
         """
-        _, _, _, _, walked = self._walk({}, compare=False)
+        _, _, _, _, walked, _ = self._walk({}, compare=False)
         found = []
         for node in walked:
             name = _node_name(node.proto)
@@ -566,7 +616,8 @@ def _unknown_attribute(node: Any, opset: int) -> str | None:
     the one in force at the model's opset (ONNX's schemas): Shape-13 has no ``start`` (Shape-15
     has), Reshape-13 no ``allowzero``, Slice-10 no ``starts``. onnxruntime refuses such a node.
     """
-    if node.domain not in _DEFAULT_DOMAINS or node.op_type not in (*CHECKED, *SHAPE_NODES):
+    read = (*CHECKED, *SHAPE_NODES, *SEQUENCE_NODES)
+    if node.domain not in _DEFAULT_DOMAINS or node.op_type not in read:
         return None
     onnx = _onnx()
     try:
@@ -847,6 +898,89 @@ def _dynamic_parts(s: Splitting, dim: Dimension, count: int) -> list[Dimension]:
         return [Dimension(first, last)] * count
     top = None if hi is None else -(-hi // n)
     return [Dimension(-(-lo // n), top)] * (count - 1) + [Dimension(0, top)]
+
+
+def _sequence_parts(node: Any, ins: list[_Value], opset: int) -> list[PartialShape] | None:
+    """SplitToSequence-11's parts, in order; ``None`` where their number is not known.
+
+    ONNX's rules, onnxruntime's: without ``split``, parts of one element (with ``keepdims=0``
+    the axis removed); a scalar ``split`` ``k >= 1``, parts of ``k``, the last shorter (none on
+    size 0); a 1-D ``split``, not empty, of lengths at least 0 summing to the axis (bounds
+    where a shape subgraph computes it). The spec ignores ``keepdims`` where ``split`` is given,
+    and so does onnxruntime for a 1-D one; for a scalar one it removes the axis (size 1) or
+    fails: that node stays opaque.
+    """
+    op = "ONNX SplitToSequence"
+    if opset < 11:
+        return None
+    if not 1 <= len(node.input) <= 2 or len(node.output) != 1:
+        raise NodeProblem(
+            "ports",
+            f"has {len(node.input)} inputs and {len(node.output)} outputs, but "
+            "SplitToSequence takes 1 or 2 and gives 1",
+        )
+    shape = ins[0].shape
+    axis, keepdims = node_attr(node, "axis", 0), node_attr(node, "keepdims", 1)
+    if shape.rank is None:
+        return None
+    if not -shape.rank <= axis < shape.rank:
+        raise ValidationError(op, "axis", axis, f"is out of range for rank {shape.rank}")
+    a = axis % shape.rank
+    dim = shape.dims[a]
+    given = ins[1] if len(ins) > 1 and node.input[1] else None
+    lengths: list[Dimension]
+    if given is None:  # parts of one element
+        if not dim.is_static:
+            return None
+        if keepdims == 0:
+            return [PartialShape([*shape.dims[:a], *shape.dims[a + 1 :]])] * dim.get_length()
+        lengths = [Dimension(1)] * dim.get_length()
+    elif given.value is None:
+        got = bounds_of(given.info())
+        if got is None or got[0].ndim != 1 or not len(got[0]) or (got[0] < 0).any():
+            return None
+        chunks = interval_chunks(dim, given.info())
+        if chunks is None:
+            return None
+        lengths = chunks
+    elif given.value.ndim == 0:
+        k = int(given.value)
+        if k < 1:
+            raise ValidationError(op, "split", k, "is a scalar below 1; it must be at least 1")
+        if keepdims == 0 or not dim.is_static:
+            return None
+        d = dim.get_length()
+        lengths = [Dimension(min(k, d - i)) for i in range(0, d, k)]
+    elif given.value.ndim == 1:
+        values = [int(v) for v in given.value]
+        if not values:
+            raise ValidationError(op, "split", values, "is empty")
+        if any(v < 0 for v in values):
+            raise ValidationError(op, "split", values, "holds a negative length")
+        if sum(values) not in dim:
+            rule = f"sums to {sum(values)}, but the axis has size {dim}"
+            raise ValidationError(op, "split", values, rule)
+        lengths = [Dimension(v) for v in values]
+    else:
+        rule = f"is {given.value.ndim}-D; it must be a scalar or 1-D"
+        raise ValidationError(op, "split", given.value.tolist(), rule)
+    return [PartialShape([*shape.dims[:a], n, *shape.dims[a + 1 :]]) for n in lengths]
+
+
+def _sequence_at(ins: list[_Value], parts: list[_Value]) -> _Value | None:
+    """SequenceAt's tensor: part ``position`` (from the back where negative), where constant."""
+    position = ins[1].value
+    if position is None or position.size != 1 or position.dtype.kind not in "iu":
+        return None
+    k = int(position.reshape(-1)[0])
+    if not -len(parts) <= k < len(parts):
+        raise ValidationError(
+            "ONNX SequenceAt",
+            "position",
+            k,
+            f"is out of range for a sequence of {len(parts)} tensors",
+        )
+    return parts[k]
 
 
 def _concat(node: Any, ins: list[_Value], opset: int) -> _Value:

@@ -1,0 +1,191 @@
+"""ONNX SplitToSequence then SequenceAt of a constant position: the parts datamove checks.
+
+torch's ``tensor_split`` export (``torch.onnx.export``, the TorchScript exporter) writes a
+SplitToSequence and one SequenceAt per part. Each case here is one such pair made with
+``onnx.helper`` and run by onnxruntime: where it runs, ``check()`` gives its part's shape;
+where it refuses, a problem (docs/ir.md, "ONNX files").
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from datamove import PartialShape, ir
+
+onnx_graphs = pytest.importorskip("onnx_graphs")
+ort = pytest.importorskip("onnxruntime")
+onnx = onnx_graphs.onnx
+helper, TensorProto, numpy_helper = onnx.helper, onnx.TensorProto, onnx.numpy_helper
+F32, I64 = TensorProto.FLOAT, TensorProto.INT64
+
+
+def sequence_model(
+    shape: list[Any], axis: int, split: Any, keepdims: int | None, positions: list[int]
+) -> Any:
+    """``SplitToSequence(x, split)`` and a SequenceAt of each position (outputs ``y0``...)."""
+    inits = [
+        numpy_helper.from_array(np.asarray(p, np.int64), f"p{i}") for i, p in enumerate(positions)
+    ]
+    ins = ["x"]
+    if split is not None:
+        inits.append(numpy_helper.from_array(np.asarray(split, np.int64), "split"))
+        ins.append("split")
+    attrs: dict[str, Any] = {"axis": axis}
+    if keepdims is not None:
+        attrs["keepdims"] = keepdims
+    nodes = [helper.make_node("SplitToSequence", ins, ["seq"], name="parts", **attrs)]
+    nodes += [
+        helper.make_node("SequenceAt", ["seq", f"p{i}"], [f"y{i}"], name=f"at{i}")
+        for i in range(len(positions))
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [helper.make_tensor_value_info("x", F32, shape)],
+        [helper.make_tensor_value_info(f"y{i}", F32, None) for i in range(len(positions))],
+        initializer=inits,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    return model
+
+
+def run_ort(model: Any, x: np.ndarray) -> list[np.ndarray] | None:
+    so = ort.SessionOptions()
+    so.log_severity_level = 4  # its refusals are expected here
+    try:
+        session = ort.InferenceSession(
+            model.SerializeToString(), so, providers=["CPUExecutionProvider"]
+        )
+        return list(session.run(None, {"x": x}))
+    except Exception:  # noqa: BLE001 - onnxruntime's errors have no common base to import
+        return None
+
+
+@st.composite
+def splits(draw: Any) -> tuple[Any, int | None]:
+    """SplitToSequence's ``split`` (none, a scalar, a list) and ``keepdims``."""
+    keepdims = draw(st.sampled_from([None, 0, 1]))
+    kind = draw(st.sampled_from(["none", "scalar", "list"]))
+    if kind == "none":
+        return None, keepdims
+    if kind == "scalar":
+        return draw(st.integers(-1, 4)), keepdims
+    return draw(st.lists(st.integers(-1, 4), max_size=4)), keepdims
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    shape=st.lists(st.integers(0, 5), min_size=1, max_size=3),
+    split=splits(),
+    data=st.data(),
+)
+def test_sequence_parts_are_onnxruntime_s(
+    shape: list[int], split: tuple[Any, int | None], data: Any, tmp_path_factory: Any
+) -> None:
+    values, keepdims = split
+    axis = data.draw(st.integers(-len(shape), len(shape) - 1))
+    position = data.draw(st.integers(-6, 6))
+    model = sequence_model(shape, axis, values, keepdims, [position])
+    x = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+    got = run_ort(model, x)
+    path = onnx_graphs.save(model, tmp_path_factory.mktemp("seq"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # ONNX's inference of a sequence it refuses
+        report = ir.read_onnx(path).check()
+    shape_found, _ = report.outputs["y0"]
+    opaque = values is not None and np.ndim(values) == 0 and values >= 1 and keepdims == 0
+    if opaque:  # the spec keeps the axis, onnxruntime removes it (or fails): not read
+        assert report.opaque.get("SplitToSequence") == 1
+        assert not report.problems
+        return
+    if got is None:
+        assert report.problems, (shape, axis, values, keepdims, position)
+        return
+    assert not report.problems, report.problems
+    assert shape_found == PartialShape(list(got[0].shape)), (shape, axis, values, position)
+    assert report.checked == {"SplitToSequence": 1, "SequenceAt": 1}
+
+
+def test_a_sequence_of_known_parts_is_checked_against_its_declared_shapes(tmp_path: Path) -> None:
+    model = sequence_model([2, 5], 1, [2, 3], None, [0, -1])
+    model.graph.output[1].CopyFrom(helper.make_tensor_value_info("y1", F32, [2, 2]))  # wrong
+    report = ir.read_onnx(onnx_graphs.save(model, tmp_path)).check()
+    (problem,) = report.problems
+    assert (problem.kind, problem.layer_name, problem.layer_type) == ("shape", "at1", "SequenceAt")
+    assert str(report.outputs["y0"][0]) == "[2,2]"
+    assert str(report.outputs["y1"][0]) == "[2,3]"
+
+
+@pytest.mark.parametrize(
+    ("split", "position", "message"),
+    [
+        (None, 5, "ONNX SequenceAt: position=5 is out of range for a sequence of 5 tensors"),
+        (2, -4, "ONNX SequenceAt: position=-4 is out of range for a sequence of 3 tensors"),
+        (0, 0, "ONNX SplitToSequence: split=0 is a scalar below 1; it must be at least 1"),
+        ([2, 2], 0, "ONNX SplitToSequence: split=[2, 2] sums to 4, but the axis has size 5"),
+        ([2, -1, 4], 0, "ONNX SplitToSequence: split=[2, -1, 4] holds a negative length"),
+        ([], 0, "ONNX SplitToSequence: split=[] is empty"),
+    ],
+)
+def test_what_onnxruntime_refuses_is_a_problem(
+    split: Any, position: int, message: str, tmp_path: Path
+) -> None:
+    model = sequence_model([2, 5], 1, split, None, [position])
+    assert run_ort(model, np.zeros((2, 5), np.float32)) is None
+    (problem,) = ir.read_onnx(onnx_graphs.save(model, tmp_path)).check().problems
+    assert (problem.kind, problem.message) == ("operator", message)
+
+
+def test_torch_s_tensor_split_export_is_checked_part_by_part(tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch")
+
+    class Thirds(torch.nn.Module):
+        def forward(self, x: Any) -> Any:
+            return x.tensor_split(3, 1)
+
+    path = tmp_path / "thirds.onnx"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(
+            Thirds(), (torch.zeros(4, 10),), str(path), input_names=["x"], dynamo=False
+        )
+    model = onnx.load(str(path))
+    assert [n.op_type for n in model.graph.node].count("SequenceAt") == 3  # what it is about
+    report = ir.read_onnx(path).check()
+    assert report.ok
+    assert report.checked.get("SplitToSequence") == 1
+    assert report.checked.get("SequenceAt") == 3
+    got = run_ort(model, np.zeros((4, 10), np.float32))
+    assert got is not None
+    found = [report.outputs[o.name][0] for o in model.graph.output]
+    assert found == [PartialShape(list(a.shape)) for a in got]  # [4,4], [4,3], [4,3]
+
+
+def test_a_scalar_split_with_keepdims_0_is_opaque_where_the_runtimes_differ(
+    tmp_path: Path,
+) -> None:
+    # The spec ignores keepdims where split is given, and so does onnx.reference; onnxruntime
+    # removes the axis of a scalar split: a part of [2, 1] comes out [2] for k = 1, and k = 2
+    # fails. datamove reads neither: the nodes stay opaque (their outputs as ONNX infers).
+    from onnx.reference import ReferenceEvaluator
+
+    x = np.zeros((2, 4), np.float32)
+    for k, ours in ((1, [(2,)]), (2, None)):
+        model = sequence_model([2, 4], 1, k, 0, [0])
+        got = run_ort(model, x)
+        assert (got and [a.shape for a in got]) == ours
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            (spec,) = ReferenceEvaluator(model).run(None, {"x": x})
+        assert spec.shape == (2, k)
+        report = ir.read_onnx(onnx_graphs.save(model, tmp_path)).check()
+        assert report.opaque == {"SplitToSequence": 1, "SequenceAt": 1}
+        assert not report.problems
