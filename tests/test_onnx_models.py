@@ -1184,3 +1184,36 @@ def test_run_time_slice_parameters_of_a_length_the_data_takes_are_no_problem(
     }
     assert _onnxruntime_runs(model, feeds)
     assert not ir.read_onnx(onnx_graphs.save(model, tmp_path)).check().problems
+
+
+@pytest.mark.parametrize(("length", "ok"), [(3, False), (1, False), (2, True)])
+def test_a_run_time_split_of_static_length_is_checked(
+    length: int, ok: bool, tmp_path: Path
+) -> None:
+    # Split-13's split known only at run time, of another length than the node's 2 outputs:
+    # onnxruntime refuses it whatever its values; with a constant split it was a problem
+    nodes = [helper.make_node("Split", ["x", "s"], ["y0", "y1"], name="halves", axis=1)]
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [
+            helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 6]),
+            helper.make_tensor_value_info("s", TensorProto.INT64, [length]),
+        ],
+        [helper.make_tensor_value_info(f"y{i}", TensorProto.FLOAT, None) for i in range(2)],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    split = np.full(length, 6 // length, np.int64)
+    split[-1] = 6 - split[:-1].sum()  # a split the data takes, but for its length
+    assert _onnxruntime_runs(model, {"x": np.zeros((2, 6), np.float32), "s": split}) == ok
+    problems = ir.read_onnx(onnx_graphs.save(model, tmp_path)).check().problems
+    if ok:
+        assert not problems
+        return
+    (problem,) = problems
+    message = (
+        f"ONNX Split-13: split (known at run time, made by input 's') has {length} values, but "
+        "the node has 2 outputs"
+    )
+    assert (problem.kind, problem.message) == ("operator", message)

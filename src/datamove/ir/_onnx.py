@@ -826,7 +826,14 @@ def _splitting(node: Any, ins: list[_Value], opset: int) -> tuple[Splitting | No
         if len(node.input) != 1:
             raise NodeProblem("ports", f"has {len(node.input)} inputs, but Split-{version} takes 1")
         split = node_attr(node, "split", ints=True)
-    if isinstance(split, str):
+    if isinstance(split, str):  # its length, where its shape is static: one per output
+        shape = ins[1].shape
+        if shape.rank == 1 and shape.dims[0].is_static:
+            n, count = shape.dims[0].get_length(), len(node.output)
+            if n != count:
+                said = f"split (known at run time, made by {ins[1].maker})"
+                rule = f"{said} has {n} values, but the node has {count} outputs"
+                raise ValidationError(f"ONNX Split-{version}", None, None, rule)
         return None, axis
     num = node_attr(node, "num_outputs")
     s = Splitting.from_onnx_split(
