@@ -996,6 +996,42 @@ def test_an_ill_formed_tile_is_a_note_and_unknown(
     assert _walked(model, tmp_path)["e"].value is None
 
 
+@pytest.mark.parametrize(
+    ("nodes", "inits", "note"),
+    [
+        pytest.param(
+            [_node("Gather", ["s", "i0"], "g", axis=0), _node("Unsqueeze", ["g", "ax"], "e")],
+            [_c("i0", 0), _c("ax", [5])],
+            "axes=[5] are not distinct axes of its output of rank 1",
+            id="Unsqueeze axis past the rank",
+        ),
+        pytest.param(
+            [_node("Unsqueeze", ["s", "ax"], "e")],
+            [_c("ax", [0, -3])],
+            "axes=[0, -3] are not distinct axes of its output of rank 3",
+            id="Unsqueeze axis twice",
+        ),
+        pytest.param(
+            [helper.make_node("ConstantOfShape", ["n"], ["e"], value=_c("v", np.array([1])))],
+            [_c("n", [-1])],
+            "input holds -1, a negative dim",
+            id="ConstantOfShape of a negative dim",
+        ),
+    ],
+)
+def test_other_ill_formed_shape_nodes_are_notes(
+    nodes: list[Any], inits: list[Any], note: str, tmp_path: Path
+) -> None:
+    # the rest of the Tile's class: shape nodes onnxruntime refuses that said nothing
+    nodes = [_node("Shape", ["x"], "s"), *nodes, helper.make_node("Slice", ["x", "z", "e"], ["y"])]
+    model = _model(nodes, [_c("z", [0]), *inits], [("y", F32)], 13, [3])
+    with pytest.raises(Exception, match=r"(?i)axis|shape|negative|dim"):  # at load or run time
+        _session(model).run(None, {"x": np.zeros(3, np.float32)})
+    (got,) = _notes(model, tmp_path)
+    assert got.layer_type == nodes[-2].op_type
+    assert got.message == f"{note}: onnxruntime refuses it"
+
+
 @pytest.mark.parametrize("divide", ["Div", "Mod"])
 def test_an_integer_division_by_zero_is_a_note_and_unknown(divide: str, tmp_path: Path) -> None:
     nodes = [

@@ -15,7 +15,8 @@ Where ONNX's semantics differ from OpenVINO's, the translation follows ONNX (onn
 - ``Cast`` wraps integers modulo 2**N (as C++ converts, and IR Convert); a float cast to an
   integer type is truncated toward zero (onnxruntime's and ``onnx.reference``'s), known only
   where it is finite and within the type;
-- an integer division by zero (onnxruntime fails) gives no value, and a note;
+- an integer division by zero (onnxruntime fails) gives no value, and a note; so do Unsqueeze
+  ``axes`` that are not distinct axes of its output and a ConstantOfShape of a negative dim;
 - ``Shape-15``'s ``start`` and ``end`` slice the shape with the spec's clamping (an older
   Shape with them is a problem of `datamove.ir._onnx`, never translated);
 - ``Not``, ``And``, ``Or`` and ``Xor`` (no IR fold) are arithmetic on 0 and 1 (`_logical`);
@@ -218,6 +219,15 @@ def _unsqueeze(node: Any, ins: Sequence[Info], opset: int) -> Info | None:
     axes = _axes(node, ins, opset, 13)
     if axes is None:
         raise _Refused
+    rank = ins[0].shape.rank
+    if rank is not None and bounds_of(ins[0]) is not None:  # a shape subgraph's: a note
+        out = rank + len(axes)
+        normal = [a % out for a in axes if -out <= a < out]
+        if len(normal) != len(axes) or len(set(normal)) != len(normal):
+            raise _Refused(
+                f"axes={axes} are not distinct axes of its output of rank {out}: onnxruntime "
+                "refuses it"
+            )
     return _bound(_layer("Unsqueeze", 1), [ins[0], _const(axes)])
 
 
@@ -514,6 +524,9 @@ def _constant_of_shape(node: Any, ins: Sequence[Info], _opset: int) -> Info | No
     if len(ins) != 1 or value.size != 1 or etype is None:
         raise _Refused
     dims = _ints(ins[0])
+    negative = next((d for d in dims if d < 0), None)
+    if negative is not None:
+        raise _Refused(f"input holds {negative}, a negative dim: onnxruntime refuses it")
     if not dims:  # an empty shape: a scalar
         return Info(PartialShape([]), etype, value.reshape(()))
     data = Info(PartialShape([1]), etype, value)
