@@ -63,7 +63,7 @@ from datamove.ir._graph import Layer
 from datamove.ir._ops import SMALL, Info, bounds_of, with_bounds
 from datamove.ir._types import ELEMENT_TYPES, ElementType
 
-__all__ = ["BOUNDERS", "bound_layer", "elementwise", "moved", "reshaped", "wide_bounds"]
+__all__ = ["BOUNDERS", "bound_layer", "elementwise", "meet", "moved", "reshaped", "wide_bounds"]
 
 Array = np.ndarray[Any, Any]
 Pair = tuple[Array, Array]  # (lower, upper) as object arrays of Python ints or floats
@@ -731,7 +731,7 @@ def elementwise(layer: Layer, ins: Sequence[Info]) -> tuple[Info, bool] | None:
     return None if dims is None else (Info(PartialShape(dims), etype), False)
 
 
-def _meet(a: Dimension, b: Dimension) -> Dimension | None:
+def meet(a: Dimension, b: Dimension) -> Dimension | None:
     """The sizes both dims allow, ``None`` where none."""
     lo = max(a.min, b.min)
     his = [h for h in (a.max, b.max) if h is not None]
@@ -741,7 +741,7 @@ def _meet(a: Dimension, b: Dimension) -> Dimension | None:
 def _same_dims(a: list[Dimension], b: list[Dimension]) -> list[Dimension] | None:
     if len(a) != len(b):
         return None
-    dims = [_meet(x, y) for x, y in zip(a, b, strict=True)]
+    dims = [meet(x, y) for x, y in zip(a, b, strict=True)]
     return None if None in dims else dims  # type: ignore[return-value]
 
 
@@ -755,7 +755,7 @@ def _broadcast_dims(a: list[Dimension], b: list[Dimension]) -> list[Dimension] |
     a, b = [one] * (rank - len(a)) + a, [one] * (rank - len(b)) + b
     dims = []
     for x, y in zip(a, b, strict=True):
-        cases = [d for d in (y if 1 in x else None, x if 1 in y else None, _meet(x, y)) if d]
+        cases = [d for d in (y if 1 in x else None, x if 1 in y else None, meet(x, y)) if d]
         if not cases:
             return None  # sizes that never broadcast: the layer fails at every size
         hull = cases[0]
@@ -778,7 +778,7 @@ def _matmul_dims(layer: Layer, a: list[Dimension], b: list[Dimension]) -> list[D
     if flags[1] == "true":
         b = [*b[:-2], b[-1], b[-2]]
     batch = _broadcast_dims(a[:-2], b[:-2])
-    if batch is None or _meet(a[-1], b[-2]) is None:
+    if batch is None or meet(a[-1], b[-2]) is None:
         return None
     return [*batch, a[-2], b[-1]]
 

@@ -23,7 +23,7 @@ from datamove._concat import concat, infer_concat
 from datamove._errors import DTypeError, ValidationError
 from datamove._files import open_regular, read_exactly
 from datamove._shape import Dimension, PartialShape, as_partial_shape
-from datamove.ir._bounds import bound_layer, elementwise, moved, reshaped
+from datamove.ir._bounds import bound_layer, elementwise, meet, moved, reshaped
 from datamove.ir._cpu import KIND as CPU_NOTE
 from datamove.ir._cpu import Seen, cpu_notes
 from datamove.ir._errors import InputTypeError, IRError, UnsupportedOperatorError, where
@@ -369,25 +369,19 @@ def _concat_witness(
     # axis that int_attr reads and that is in range.
     declared = layer.outputs[0].shape
     rank = declared.rank or 0
-    shapes: list[list[tuple[int, int | None]]] = []
+    shapes: list[list[Dimension]] = []
     for info, port in zip(ins, layer.inputs, strict=False):
-        shape = info.shape if info.shape.rank is not None else PartialShape([Dimension()] * rank)
-        dims = shape.dims
+        dims = list(info.shape.dims) if info.shape.rank is not None else [Dimension()] * rank
         if port.has_dims and port.shape.rank == len(dims):
-            merged: list[tuple[int, int | None]] = []
-            for d, p in zip(dims, port.shape.dims, strict=True):
-                lo = max(d.min, p.min)
-                his = [h for h in (d.max, p.max) if h is not None]
-                if his and lo > min(his):
-                    return None
-                merged.append((lo, min(his) if his else None))
-            shapes.append(merged)
-        else:
-            shapes.append([(d.min, d.max) for d in dims])
+            met = [meet(d, p) for d, p in zip(dims, port.shape.dims, strict=True)]
+            dims = [d for d in met if d is not None]
+            if len(dims) < len(met):
+                return None
+        shapes.append(dims)
     axis = layer.int_attr("axis")
     a = axis + rank if axis < 0 else axis
     try:  # the output's sizes, by Concat's own rule; none where the inputs cannot meet off it
-        joined = infer_concat([PartialShape([Dimension(*d) for d in s]) for s in shapes], axis)
+        joined = infer_concat([PartialShape(s) for s in shapes], axis)
     except ValidationError:
         return None
     ranges = [(d.min, d.max) for d in joined.dims]
@@ -399,11 +393,11 @@ def _concat_witness(
             v = d.max + 1
         else:
             continue
-        sizes = [s[a][0] for s in shapes]
+        sizes = [s[a].min for s in shapes]
         if k == a:  # the sum v: each input from its minimum up to its maximum
             left = v - sum(sizes)
             for j, s in enumerate(shapes):
-                top = s[a][1]
+                top = s[a].max
                 add = left if top is None else min(left, top - sizes[j])
                 sizes[j] += add
                 left -= add
