@@ -90,6 +90,14 @@ class _UndecidedError(Exception):
     """More sizes to check than the budget allows."""
 
 
+def _undecided(dim: Dimension, what: str) -> ValidationError:
+    """The error for an axis of ``dim`` whose sizes to check (``what`` repeats) are too many."""
+    rule = f"cannot be decided for every size: {what}"
+    return ValidationError(
+        OP, "shape", str(dim), rule, hint="pass a static shape or a smaller interval"
+    )
+
+
 def _crossings(c: Cut, lo: int, top: int, edges: list[int], levels: set[int]) -> set[int]:
     """Sizes where the length of ``c``'s result crosses each of ``levels``.
 
@@ -416,14 +424,8 @@ def _cut_then(c: Cut, e: Cut, dim: Dimension, where: Callable[[int], NotExpressi
                 return f
             broke = bad if broke is None else broke
     except _UndecidedError:
-        raise ValidationError(
-            OP,
-            "shape",
-            str(dim),
-            f"cannot be decided for every size: {c.text()} then {e.text()} repeat every "
-            f"{abs(step)} sizes, more than checked",
-            hint="pass a static shape or a smaller interval",
-        ) from None
+        what = f"{c.text()} then {e.text()} repeat every {abs(step)} sizes, more than checked"
+        raise _undecided(dim, what) from None
     assert broke is not None
     raise where(broke)
 
@@ -467,13 +469,7 @@ def _index_then(c: Cut, i: int, dim: Dimension, where: Callable[[int], NotExpres
                 "of its axis",
             )
     except _UndecidedError:
-        raise ValidationError(
-            OP,
-            "shape",
-            str(dim),
-            f"cannot be decided for every size: {c.text()} repeats every {abs(c.step)} sizes",
-            hint="pass a static shape or a smaller interval",
-        ) from None
+        raise _undecided(dim, f"{c.text()} repeats every {abs(c.step)} sizes") from None
     assert broke is not None
     raise where(broke)
 
