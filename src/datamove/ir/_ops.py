@@ -553,23 +553,13 @@ def _strided_slice_infer(layer: Layer, ins: list[Info], _context: Context) -> li
 
 
 def _strided_slice_run(layer: Layer, fixed: Fixed) -> Runner:
-    begin_mask, end_mask, new_axis_mask, shrink_axis_mask, ellipsis_mask = _masks(layer).values()
+    masks = _masks(layer)
     has_stride = len(layer.inputs) == 4
 
     def run(xs: list[Any]) -> tuple[Any, ...]:
-        return (
-            strided_slice(
-                xs[0],
-                _value(fixed, xs, 1),
-                _value(fixed, xs, 2),
-                _value(fixed, xs, 3) if has_stride else None,
-                begin_mask=begin_mask,
-                end_mask=end_mask,
-                new_axis_mask=new_axis_mask,
-                shrink_axis_mask=shrink_axis_mask,
-                ellipsis_mask=ellipsis_mask,
-            ),
-        )
+        begin, end = _value(fixed, xs, 1), _value(fixed, xs, 2)
+        stride = _value(fixed, xs, 3) if has_stride else None
+        return (strided_slice(xs[0], begin, end, stride, **masks),)
 
     return run
 
