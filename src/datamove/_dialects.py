@@ -766,12 +766,8 @@ class Slicing:
         # select: no parameters under the other rule give their first indices.
         w = bad_lo
         mine, theirs = len(x.range(w)), len(x.range(w, rule))
-        witness = witness_of(self, ps, {axis: w})
         names = {NUMPY: "NumPy's", CLAMP: "OpenVINO's"}
-        raise NotExpressible(
-            dialect,
-            "shape",
-            shape,
+        why = (
             f"allows sizes {bad_lo}..{bad_hi} of axis {axis}, where {x.text()} selects {mine} "
             f"element(s) by {names[x.rule]} clamping and {theirs} by "
             + (
@@ -780,10 +776,17 @@ class Slicing:
                 if both
                 else f"{dialect}'s"
             )
-            + f"; no {dialect} parameters say it for every allowed size",
-            hint=pass_the_shape(shape, f"a static size of axis {axis}"),
-            witness=witness,
+            + f"; no {dialect} parameters say it for every allowed size"
         )
+        raise self._unsayable(dialect, shape, ps, axis, w, why)
+
+    def _unsayable(
+        self, dialect: str, shape: Any, ps: PartialShape, axis: int, size: int, rule: str
+    ) -> NotExpressible:
+        """``dialect`` cannot say a cut of ``axis`` on every allowed size: ``size`` shows it."""
+        hint = pass_the_shape(shape, f"a static size of axis {axis}")
+        witness = witness_of(self, ps, {axis: size})
+        return NotExpressible(dialect, "shape", shape, rule, hint=hint, witness=witness)
 
     def _openvino_step(self, x: Cut, ps: PartialShape, axis: int, dialect: str, shape: Any) -> Cut:
         """``x`` (a step at or below ``INT32_MIN``) with a step OpenVINO's CPU plugin runs.
@@ -819,16 +822,12 @@ class Slicing:
                 f"selects one element at most, but {far} from its stop at size {at} (a step "
                 f"above it would take two there), and {y.text()} selects otherwise at size {w}"
             )
-        raise NotExpressible(
-            dialect,
-            "shape",
-            shape,
+        why = (
             f"allows sizes {dim} on axis {axis}, where {x.text()} {reason}; OpenVINO's CPU "
             f"plugin kills the process on a step at or below {_OV_MIN_STEP} (docs/semantics.md, "
-            "S-3)",
-            hint=pass_the_shape(shape, f"a static size of axis {axis}"),
-            witness=witness_of(self, ps, {axis: pair}),
+            "S-3)"
         )
+        raise self._unsayable(dialect, shape, ps, axis, pair, why)
 
     def _openvino_declares(
         self, x: Cut, ps: PartialShape, axis: int, dialect: str, shape: Any
@@ -859,18 +858,14 @@ class Slicing:
                 return y
         declared, w = refused
         said = "an empty interval" if declared is None else f"[{Dimension(*declared)}]"
-        raise NotExpressible(
-            dialect,
-            "shape",
-            shape,
+        why = (
             f"allows sizes {dim} on axis {axis}, where OpenVINO's shape inference declares "
             f"{said} for {x.text()} (from the lengths at the interval's ends), but size {w} "
             f"gives {len(x.range(w, CLAMP))} element(s), which its CPU plugin refuses or runs "
             "wrong (docs/semantics.md, S-6 and IR-6); every cut that selects alike is declared "
-            "so",
-            hint=pass_the_shape(shape, f"a static size of axis {axis}"),
-            witness=witness_of(self, ps, {axis: w}),
+            "so"
         )
+        raise self._unsayable(dialect, shape, ps, axis, w, why)
 
     # -- execution and inference -----------------------------------------------------------
     def __call__(self, x: Any) -> Any:
@@ -1124,15 +1119,11 @@ class Slicing:
         top = INT64_MAX if dim.max is None else dim.max
         if top <= -v:  # before the first element on every allowed size
             return None if first else 0
-        raise NotExpressible(
-            "PyTorch",
-            "shape",
-            shape,
+        why = (
             f"allows sizes past {-v} on axis {axis}, where the bound {v} is inside the axis; "
-            f"PyTorch truncates slice bounds below {_TORCH_MIN}",
-            hint=pass_the_shape(shape, f"a static size of axis {axis}"),
-            witness=witness_of(self, ps, {axis: -v + 1}),
+            f"PyTorch truncates slice bounds below {_TORCH_MIN}"
         )
+        raise self._unsayable("PyTorch", shape, ps, axis, -v + 1, why)
 
     def _torch_step(
         self, x: Cut, y: Cut, dim: Dimension, axis: int, ps: PartialShape, shape: Any
@@ -1158,16 +1149,12 @@ class Slicing:
             return True
         if y.step <= -_TORCH_MIN:
             return False
-        raise NotExpressible(
-            "PyTorch",
-            "shape",
-            shape,
+        why = (
             f"allows size {d} on axis {axis}, where {x.text()} takes two elements; PyTorch "
             f"computes a slice's length as (len + step - 1) / step in int64, which overflows "
-            f"for steps past {-_TORCH_MIN} there",
-            hint=pass_the_shape(shape, f"a static size of axis {axis}"),
-            witness=witness_of(self, ps, {axis: d}),
+            f"for steps past {-_TORCH_MIN} there"
         )
+        raise self._unsayable("PyTorch", shape, ps, axis, d, why)
 
     def _ops(
         self,
@@ -1267,16 +1254,12 @@ class Slicing:
         else:
             w = _reaching(x.start, c, e, lo, top)
         assert w is not None  # the path reaches e (where e - 1 fails), which both differ on
-        raise NotExpressible(
-            "ONNX Slice",
-            "shape",
-            shape,
+        why = (
             f"allows size {w} of axis {axis}, where onnxruntime reads the end {e} of "
             f'{x.text()} as "to the {"first" if c < 0 else "last"}" and the ONNX spec and '
-            "onnx.reference as the index; no other end selects alike on every allowed size",
-            hint=pass_the_shape(shape, f"a static size of axis {axis}"),
-            witness=witness_of(self, ps, {axis: w}),
+            "onnx.reference as the index; no other end selects alike on every allowed size"
         )
+        raise self._unsayable("ONNX Slice", shape, ps, axis, w, why)
 
     @_memo.emitter
     def to_slice(self, shape: ShapeLike | None = None) -> list[tuple[str, dict[str, Any]]]:
