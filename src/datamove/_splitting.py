@@ -674,26 +674,22 @@ class Splitting:
         w = self._witness(dim, lambda d: _runs(rule, value, d))
         if w is True:  # the closest call splits alike on every allowed size
             return call
+        closest = f"the closest call {call[0]}({call[1]})"
         if w is False:
-            raise NotExpressible(
-                dialect,
-                "shape",
-                shape,
-                f"allows sizes {dim} on axis {self.axis}; {dialect} has no {self.rule!r} rule, "
-                f"and no size up to {dim.min + _SCAN} tells the closest call "
-                f"{call[0]}({call[1]}) from it",
-                hint=pass_the_shape(shape, f"a static size of axis {self.axis}"),
-                witness=None,
+            why = f"no size up to {dim.min + _SCAN} tells {closest} from it"
+        else:
+            why = (
+                f"{closest} {_outcome(_runs(rule, value, w), w)} "
+                f"where this split {_outcome(_runs(self.rule, self.value, w))}"
             )
         raise NotExpressible(
             dialect,
             "shape",
             shape,
-            f"allows sizes {dim} on axis {self.axis}; {dialect} has no {self.rule!r} rule, and "
-            f"the closest call {call[0]}({call[1]}) {_outcome(_runs(rule, value, w), w)} "
-            f"where this split {_outcome(_runs(self.rule, self.value, w))}",
+            f"allows sizes {dim} on axis {self.axis}; {dialect} has no {self.rule!r} rule, "
+            f"and {why}",
             hint=pass_the_shape(shape, f"a static size of axis {self.axis}"),
-            witness=(w,),
+            witness=None if w is False else (w,),
         )
 
     def to_openvino(self, shape: ShapeLike | None = None) -> tuple[str, dict[str, Any]]:
