@@ -461,6 +461,14 @@ class Slicing:
             self, "entries", tuple(x.normal() if type(x) is Cut else x for x in entries)
         )
 
+    @classmethod
+    def _made(cls, entries: Iterable[Any]) -> Slicing:
+        """The slicing of entries whose cuts all come from ``Cut.make`` (the readers'): already
+        normal, so not checked again (2.2 us of a first ``from_numpy`` of four cuts)."""
+        s = object.__new__(cls)
+        object.__setattr__(s, "entries", tuple(entries))
+        return s
+
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("Slicing is immutable")
 
@@ -526,7 +534,7 @@ class Slicing:
             entries = _from_items(op, index if isinstance(index, tuple) else (index,))
         if type(clamping) is not str or clamping != "numpy":
             entries = _clamped(op, entries, clamping)
-        return cls(entries)
+        return cls._made(entries)
 
     @classmethod
     @_memo.parser
@@ -586,13 +594,13 @@ class Slicing:
                         CLAMP,
                     )
                 )
-        return cls(entries)
+        return cls._made(entries)
 
     @classmethod
     @_memo.parser
     def from_slice(cls, start: Any, stop: Any, step: Any, axes: Any = None) -> Slicing:
         """OpenVINO Slice-8 parameters, as ``dm.slice`` takes them."""
-        return cls(
+        return cls._made(
             _slice_entries("Slice", ("start", "stop", "step", "axes"), start, stop, step, axes)
         )
 
@@ -601,7 +609,7 @@ class Slicing:
     def from_onnx(cls, starts: Any, ends: Any, axes: Any = None, steps: Any = None) -> Slicing:
         """ONNX Slice-10/11/13 inputs (the spec's clamping, OpenVINO's; onnxruntime's)."""
         names = ("starts", "ends", "steps", "axes")
-        return cls(_slice_entries("ONNX Slice", names, starts, ends, steps, axes))
+        return cls._made(_slice_entries("ONNX Slice", names, starts, ends, steps, axes))
 
     @classmethod
     @_memo.parser
@@ -655,7 +663,7 @@ class Slicing:
                 entries.append(
                     Cut.make(None if bm & bit else b[i], None if em & bit else e[i], s[i], NUMPY)
                 )
-        return cls(entries)
+        return cls._made(entries)
 
     @classmethod
     @_memo.parser
@@ -684,7 +692,7 @@ class Slicing:
         bounds = read_dml_window(
             InputWindowOffsets, InputWindowSizes, InputWindowStrides, output_sizes
         )
-        return cls(Cut.make(*b, SAME) for b in bounds)
+        return cls._made(Cut.make(*b, SAME) for b in bounds)
 
     @classmethod
     @_memo.parser
@@ -700,7 +708,7 @@ class Slicing:
         >>> dm.Slicing.from_webnn([1, 0], [3, 4], [1, 2]).to_numpy()
         'x[1:4, :3:2]'
         """
-        return cls(Cut.make(*b, SAME) for b in read_webnn_window(starts, sizes, strides))
+        return cls._made(Cut.make(*b, SAME) for b in read_webnn_window(starts, sizes, strides))
 
     # -- the layout on a given rank --------------------------------------------------------
     def _cuts(
