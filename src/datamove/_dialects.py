@@ -463,8 +463,11 @@ class Slicing:
 
     @classmethod
     def _made(cls, entries: Iterable[Any]) -> Slicing:
-        """The slicing of entries whose cuts all come from ``Cut.make`` (the readers'): already
-        normal, so not checked again (2.2 us of a first ``from_numpy`` of four cuts)."""
+        """The slicing of entries whose cuts all come from ``Cut.make``, as the readers' do.
+
+        They are normal already, so not checked again (2.2 us of a first ``from_numpy`` of four
+        cuts).
+        """
         s = object.__new__(cls)
         object.__setattr__(s, "entries", tuple(entries))
         return s
