@@ -1,0 +1,104 @@
+"""Every test the docs name exists: the file, the function, and the parameter id.
+
+README.md, CONTRIBUTING.md, docs/ and bench/RESULTS.md point at the test that pins a claim, in
+backticks: ``tests/test_core.py::test_error_table[split(axis=3, num_splits=2)]``, or shorter
+after one such reference: ``::test_name`` (the same file), ``[id]`` right after another
+parameter of the same test, or a bare ``test_name`` (a function of some file under ``tests/``).
+A test renamed or removed leaves the docs pointing at nothing; this finds each such reference.
+A parameter id is looked for in the test file's text (ids are written there as strings).
+bench/HISTORY.md is a record of the past and is not read.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ("README.md", "CONTRIBUTING.md", *sorted(f"docs/{p.name}" for p in ROOT.glob("docs/*.md")))
+DOCS = (*DOCS, "bench/RESULTS.md")
+
+SPAN = re.compile(r"`([^`\n]+)`")
+REF = re.compile(r"(tests/[\w/]+\.py)?(?:::(\w+))?(\[.+\])?")
+BARE = re.compile(r"test_\w+")
+# What may stand between a parameter reference and the next ``[id]`` of the same test.
+JOINER = re.compile(r"[\s,(]*(?:and\s*)?")
+
+
+@functools.cache
+def _functions(path: str) -> frozenset[str]:
+    """The names of the functions and classes defined anywhere in a test file."""
+    tree = ast.parse((ROOT / path).read_text(encoding="utf-8"))
+    kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    return frozenset(node.name for node in ast.walk(tree) if isinstance(node, kinds))
+
+
+@functools.cache
+def _defined_in() -> dict[str, list[str]]:
+    """Test function name -> the test files that define it."""
+    where: dict[str, list[str]] = {}
+    for file in sorted(ROOT.glob("tests/**/*.py")):
+        path = file.relative_to(ROOT).as_posix()
+        for name in _functions(path):
+            where.setdefault(name, []).append(path)
+    return where
+
+
+def _references(doc: str) -> list[tuple[int, str, str | None, str | None]]:
+    """Each test reference in ``doc``: (line, file, function or None, parameter id or None)."""
+    text = (ROOT / doc).read_text(encoding="utf-8")
+    refs: list[tuple[int, str, str | None, str | None]] = []
+    file: str | None = None  # the file the last reference named: ``::name`` is in it
+    function: str | None = None  # the test of the last parameter reference: ``[id]`` is of it
+    end = 0  # where the last parameter reference ended
+    for span in SPAN.finditer(text):
+        body = span.group(1)
+        line = text.count("\n", 0, span.start()) + 1
+        ref = REF.fullmatch(body)
+        follows = function is not None and JOINER.fullmatch(text[end : span.start()])
+        if ref and ref.group(1):
+            file, name, param = ref.group(1), ref.group(2), ref.group(3)
+        elif ref and ref.group(2) and file is not None:
+            name, param = ref.group(2), ref.group(3)
+        elif ref and ref.group(3) and not ref.group(2) and follows:
+            name, param = function, ref.group(3)
+        elif BARE.fullmatch(body) and body in _defined_in():
+            files = _defined_in()[body]
+            file, name, param = files[0], body, None
+        elif BARE.fullmatch(body):
+            file, name, param = "tests/", body, None  # found nowhere: reported below
+        else:
+            continue
+        assert file is not None
+        refs.append((line, file, name, None if param is None else param[1:-1]))
+        function = name if param is not None else None
+        end = span.end()
+    return refs
+
+
+def _cases() -> list[object]:
+    return [
+        pytest.param(file, name, param, id=f"{doc}:{line}: {file}::{name}[{param}]")
+        for doc in DOCS
+        for line, file, name, param in _references(doc)
+    ]
+
+
+@pytest.mark.parametrize(("file", "name", "param"), _cases())
+def test_the_test_a_doc_names_exists(file: str, name: str | None, param: str | None) -> None:
+    if file == "tests/":
+        pytest.fail(f"no test file under tests/ defines {name}")
+    assert (ROOT / file).is_file(), f"{file} does not exist"
+    if name is not None:
+        assert name in _functions(file), f"{file} defines no {name}"
+    if param is not None:
+        assert param in (ROOT / file).read_text(encoding="utf-8"), f"{file} has no id {param!r}"
+
+
+def test_the_docs_name_tests() -> None:
+    # The reader above still finds the references (a change of notation would find none).
+    assert len(_cases()) > 200
