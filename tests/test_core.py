@@ -8,9 +8,12 @@ every element type, array-likes) and the cache properties run on NumPy.
 from __future__ import annotations
 
 import array
+import contextlib
 import gc
 import importlib
+import inspect
 import pickle
+import re
 import subprocess
 import sys
 import threading
@@ -1917,12 +1920,71 @@ def test_shrink_ignores_begin_mask():
     assert dm.infer_strided_slice([6], [3], [0], begin_mask=[1], shrink_axis_mask=[1]) == []
 
 
-def test_public_names_are_the_documented_ones():
+def _api_tables() -> dict[str, list[tuple[str, str]]]:
+    """docs/api.md's tables: the section (``""`` for the first) -> its (name, text) rows."""
     from pathlib import Path
 
-    doc = (Path(__file__).parents[1] / "docs" / "api.md").read_text()
-    documented = {line.split("`")[1] for line in doc.splitlines() if line.startswith("| `")}
-    assert documented == set(dm.__all__)
+    doc = (Path(__file__).parents[1] / "docs" / "api.md").read_text(encoding="utf-8")
+    tables: dict[str, list[tuple[str, str]]] = {}
+    section = ""
+    for line in doc.splitlines():
+        if line.startswith("## "):
+            section = line[3:].strip("`")
+        elif line.startswith("| `"):
+            name, text = line[1:].split(" | ", 1)
+            tables.setdefault(section, []).append((name.strip(" `"), text))
+    return tables
+
+
+def _plain(signature: inspect.Signature, *, bound: bool = False) -> str:
+    """A signature as the docs write it: no annotations (and no ``self`` or ``cls``)."""
+    params = [p.replace(annotation=p.empty) for p in signature.parameters.values()]
+    return str(signature.replace(parameters=params[bound:], return_annotation=signature.empty))
+
+
+def _attributes(cls: type) -> set[str]:
+    """What an instance of ``cls`` has: class attributes, and what its ``__init__``s set."""
+    names = set(dir(cls))
+    for base in cls.__mro__:
+        if base.__module__.startswith("datamove"):
+            names |= set(re.findall(r"self\.(\w+)\s*[:=]", inspect.getsource(base)))
+    with contextlib.suppress(TypeError, ValueError):
+        names |= set(inspect.signature(cls).parameters)
+    return names
+
+
+def _parameter_names(text: str) -> list[str]:
+    """``"a, b=1, *, c=None"`` as ``["a", "b=", "*", "c="]``: the names, and which have defaults."""
+    return [p.split("=")[0] + ("=" if "=" in p else "") for p in text.split(", ") if p]
+
+
+def test_public_names_are_the_documented_ones():
+    # docs/api.md lists every public name of datamove and datamove.ir, each function with its
+    # signature; each method or attribute a class's row names exists, with the parameters shown.
+    import datamove.ir
+
+    tables = _api_tables()
+    for module, rows in ((dm, tables[""]), (datamove.ir, tables["datamove.ir"])):
+        assert {name for name, _ in rows} == set(module.__all__)
+        for name, text in rows:
+            obj = getattr(module, name)
+            if inspect.isfunction(obj):
+                written = re.match(rf"`{name}(\(.*?\))`", text)
+                assert written, f"{name}: no signature"
+                assert written.group(1) == _plain(inspect.signature(obj)), name
+            if not isinstance(obj, type):
+                continue
+            have = _attributes(obj)
+            # `Slicing.from_dml(...)`, `s.infer(shape)`, `.to_numpy`, `model.run(inputs)` ...
+            member = rf"(?:^|[`\s(])(?:{name}|s|t|model)?\.(\w+)(\(([^()]*)\))?"
+            for found in re.finditer(member, text):
+                attr, params = found.group(1), found.group(3)
+                assert attr in have, f"{name}.{attr}"
+                shown = _parameter_names(params or "")
+                if found.group(2) and all(re.fullmatch(r"\*|\w+=?", p) for p in shown):
+                    method = getattr(obj, attr)
+                    real = _plain(inspect.signature(method), bound=inspect.isfunction(method))
+                    assert shown == _parameter_names(real[1:-1]), f"{name}.{attr}: {real}"
 
 
 def test_numpy_ints_are_ranks() -> None:
