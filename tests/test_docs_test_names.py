@@ -6,7 +6,8 @@ after one such reference: ``::test_name`` (the same file), ``[id]`` right after 
 parameter of the same test, or a bare ``test_name`` (a function of some file under ``tests/``).
 A test renamed or removed leaves the docs pointing at nothing; this finds each such reference.
 A parameter id is looked for in the test file's text (ids are written there as strings).
-bench/HISTORY.md is a record of the past and is not read.
+The other files of the repository a doc names (``src/...``, ``csrc/...``, ``bench/...``) must
+exist too. bench/HISTORY.md is a record of the past and is not read.
 """
 
 from __future__ import annotations
@@ -102,3 +103,13 @@ def test_the_test_a_doc_names_exists(file: str, name: str | None, param: str | N
 def test_the_docs_name_tests() -> None:
     # The reader above still finds the references (a change of notation would find none).
     assert len(_cases()) > 200
+
+
+PATH = re.compile(r"(?:src|csrc|bench|examples|tests)/[\w/.-]+")
+
+
+@pytest.mark.parametrize("doc", DOCS)
+def test_the_files_a_doc_names_exist(doc: str) -> None:
+    text = (ROOT / doc).read_text(encoding="utf-8")
+    named = {body for body in SPAN.findall(text) if PATH.fullmatch(body)}
+    assert [path for path in sorted(named) if not (ROOT / path).exists()] == []
