@@ -12,7 +12,9 @@
           ├── IRError                     an OpenVINO IR file that cannot be read      (datamove.ir)
           │    ├── UnsupportedOperatorError  a layer type datamove does not implement
           │    └── InputTypeError (+DTypeError)  a Model.run input that is not an array of its type
+          ├── ONNXError                   an ONNX file that cannot be read            (datamove.ir)
           └── DirectMLValidationError     a DirectML descriptor breaks its rules (datamove.directml)
+               └── BufferSizeOverflowError (+OverflowError)  a buffer size past DirectML's integers
 
 Every error carries data as well as a message: ``op`` (the operator, as its spec names it),
 ``argument`` (the argument as the caller named it), ``value`` (the offending value as the caller
