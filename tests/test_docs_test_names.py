@@ -7,17 +7,22 @@ parameter of the same test, or a bare ``test_name`` (a function of some file und
 A test renamed or removed leaves the docs pointing at nothing; this finds each such reference.
 A parameter id is looked for in the test file's text (ids are written there as strings).
 The other files of the repository a doc names (``src/...``, ``csrc/...``, ``bench/...``) must
-exist too. bench/HISTORY.md is a record of the past and is not read.
+exist too, and so must the code it names by module (``_plan.PLANS``, ``ir._ops.LAYER_OPS``,
+``dm.cache_info``). bench/HISTORY.md is a record of the past and is not read.
 """
 
 from __future__ import annotations
 
 import ast
 import functools
+import importlib
+import pkgutil
 import re
 from pathlib import Path
 
 import pytest
+
+import datamove
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ("README.md", "CONTRIBUTING.md", *sorted(f"docs/{p.name}" for p in ROOT.glob("docs/*.md")))
@@ -113,3 +118,48 @@ def test_the_files_a_doc_names_exist(doc: str) -> None:
     text = (ROOT / doc).read_text(encoding="utf-8")
     named = {body for body in SPAN.findall(text) if PATH.fullmatch(body)}
     assert [path for path in sorted(named) if not (ROOT / path).exists()] == []
+
+
+DOTTED = re.compile(r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?:\(.*\))?")
+
+
+@functools.cache
+def _modules() -> dict[str, list[object]]:
+    """datamove's modules by the names the docs use: ``_plan``, ``ir._ops``, ``dm`` ..."""
+    found: dict[str, list[object]] = {"dm": [datamove], "datamove": [datamove]}
+    for info in pkgutil.walk_packages(datamove.__path__, "datamove."):
+        module = importlib.import_module(info.name)
+        inner = info.name.removeprefix("datamove.")
+        for name in {inner, inner.rpartition(".")[2], info.name}:
+            found.setdefault(name, []).append(module)
+    return found
+
+
+def _resolves(modules: list[object], names: list[str]) -> bool:
+    for module in modules:
+        obj = module
+        try:
+            for name in names:
+                obj = getattr(obj, name)
+        except AttributeError:
+            continue
+        return True
+    return False
+
+
+@pytest.mark.parametrize("doc", DOCS)
+def test_the_code_a_doc_names_exists(doc: str) -> None:
+    text = (ROOT / doc).read_text(encoding="utf-8")
+    missing = []
+    for body in SPAN.findall(text):
+        dotted = DOTTED.fullmatch(body)
+        if not dotted or body.endswith((".py", ".md", ".c", ".h")):
+            continue
+        parts = dotted.group(1).split(".")
+        for i in range(len(parts) - 1, 0, -1):  # the longest prefix that names a module
+            modules = _modules().get(".".join(parts[:i]))
+            if modules:
+                if not _resolves(modules, parts[i:]):
+                    missing.append(dotted.group(1))
+                break
+    assert missing == []
