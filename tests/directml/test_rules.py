@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import gc
+import tracemalloc
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -404,6 +407,43 @@ def test_repeated_validation_is_remembered_per_level_and_options():
         desc.violations("9_9")
     with pytest.raises(datamove.DTypeError):
         desc.violations(True)
+
+
+def _options_alive() -> int:
+    gc.collect()
+    return sum(type(o) is ValidationOptions for o in gc.get_objects())
+
+
+def test_a_new_options_object_per_call_is_not_kept_for_ever():
+    """A desc validated with a fresh options object each call holds a bounded number of them
+    (each verdict keeps its options object, so an unbounded memo kept every one)."""
+    int8 = [t([1, 1, 2, 2], "INT8", strides=[0, 0, 0, 1]), t([1, 1, 4, 2], "INT8")]
+    desc = spec_split(input=t([1, 1, 6, 2], "INT8"), outputs=int8)
+    before = _options_alive()
+    for k in range(1000):
+        options = ValidationOptions(reject_output_aliasing=bool(k % 2))
+        assert [v.rule for v in desc.violations("4_1", options=options)] == (
+            ["T12"] if k % 2 else []
+        )
+    del options
+    # a verdict of the desc and one of each tensor desc per options object, at most 64 each
+    assert _options_alive() - before <= 3 * 64
+
+
+def test_feature_level_texts_parse_alike_however_many_are_seen():
+    """Every spelling of a level is a new text for the parse memo: it keeps a bounded number
+    (20,000 texts of ~250 characters kept would be ~6 MB)."""
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        levels = set()
+        for k in range(20_000):
+            levels.add(dml.FeatureLevel.parse(" " * (k % 50) + "4_1" + " " * (k // 50)))
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert levels == {dml.FeatureLevel.LEVEL_4_1}
+    assert grown < 1_000_000
 
 
 # The fast pass agrees with the rule-by-rule evaluation -----------------------------------------

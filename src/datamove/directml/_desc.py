@@ -17,6 +17,7 @@ from datamove.directml._enums import FeatureLevel, OperatorType
 from datamove.directml._errors import DirectMLValidationError, Violation
 from datamove.directml._rules import (
     LIMITS,
+    VERDICTS_MAX,
     ValidationOptions,
     check_options,
     check_tensor,
@@ -221,6 +222,8 @@ class _Desc:
         key = (type(feature_level), feature_level, id(options))
         hit = cache.get(key)
         if hit is None or hit[0] is not options:
+            if len(cache) >= VERDICTS_MAX:
+                cache.clear()
             level = None if feature_level is None else FeatureLevel.parse(feature_level)
             found: tuple[Violation, ...] = ()
             if not fine(rules.op, rules.parts_are_outputs, whole, parts, axis, level, opts):

@@ -219,6 +219,7 @@ class OperatorType(_CEnum, prefix="DML_OPERATOR_"):
 
 
 _LEVEL_CACHE: dict[str, int] = {}  # text -> value, for the texts that parsed
+_LEVEL_CACHE_MAX = 256  # texts kept (cleared whole when full: spellings with spaces are endless)
 # Up to 9 digits a part (levels have one): a longer run is no level, and int() of 4300+ digits
 # raises ValueError.
 _LEVEL_TEXT = re.compile(r"^(?:DML_FEATURE_LEVEL_|FL)?_?(\d{1,9})[_.](\d{1,9})$")
@@ -264,7 +265,10 @@ class FeatureLevel(_CEnum, prefix="DML_FEATURE_"):
             return value
         if isinstance(value, str):
             if value not in _LEVEL_CACHE:
-                _LEVEL_CACHE[value] = cls._parse_text(value).value
+                parsed = cls._parse_text(value).value
+                if len(_LEVEL_CACHE) >= _LEVEL_CACHE_MAX:
+                    _LEVEL_CACHE.clear()
+                _LEVEL_CACHE[value] = parsed
             return cls(_LEVEL_CACHE[value])
         return _parse_member(cls, value, "LEVEL_", "feature_level")
 

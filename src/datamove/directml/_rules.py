@@ -63,6 +63,11 @@ _TABLES: dict[OperatorType, tuple[TensorSupport, ...]] = {
 _JOIN_HISTORY_ROW = TensorSupport(_FL.LEVEL_3_1, 4, 8, _B)
 
 
+# The verdicts kept on one desc or tensor desc (per feature level and options object): cleared
+# whole when full, so a caller passing a new options object on every call holds at most these.
+VERDICTS_MAX = 64
+
+
 @dataclass(frozen=True, slots=True)
 class ValidationOptions:
     """The switches for the places where DirectML's documents disagree or say nothing.
@@ -351,6 +356,8 @@ def check_tensor(
     cache = tensor.__dict__.setdefault("_check_cache", {})
     hit = cache.get(key)
     if hit is None or hit[0] is not options:
+        if len(cache) >= VERDICTS_MAX:  # a new options object per call: no growth past this
+            cache.clear()
         hit = cache[key] = (options, _check_tensor(tensor, *key[:-1], options))
     if hit[1]:
         where = path if index < 0 else f"{path}[{index}]"
