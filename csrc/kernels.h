@@ -14,7 +14,7 @@
  *                   (runs of up to 15 nibbles) and line splits (runs of 64 bytes to 4 KiB). The
  *                   only file with target("avx512...") attributes; chosen at run time.
  *   plans.c         plan_key and plan_hit: the key of datamove's plan cache, and the answer to
- *                   a repeated operator call from that cache (datamove._plans).
+ *                   a repeated operator call from that cache (datamove._plan).
  *   module.c        the bindings: parsing and checking the arguments, releasing the GIL around
  *                   the loops, the module's constants and its (multi-phase) initialisation.
  *

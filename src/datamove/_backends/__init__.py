@@ -29,7 +29,9 @@ __all__ = [
     "backend_for",
     "foreign_backend",
     "prepare",
+    "single_out",
     "take",
+    "take_single",
 ]
 
 NUMPY: Final = NumpyBackend(np)
