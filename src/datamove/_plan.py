@@ -437,8 +437,9 @@ def plan_for(op: int, shape: Any, params: tuple[Any, ...], build: Callable[..., 
     """The plan of an operator call: from the cache, or built (and stored when it has a key).
 
     ``build(shape, *params)`` validates the parameters and raises ``ValidationError`` naming
-    the value it was given; where that is the snapshot of a caller's list or array, the error
-    is raised again naming the caller's own value.
+    the value it was given; where that is the snapshot of a caller's list or array, the caller's
+    own values are checked again, so the error names them and what they are (a list, an array),
+    as the shape inference of the same values does.
     """
     k = key(_NDARRAY, op, shape, *params)
     if k is not None:
@@ -451,6 +452,12 @@ def plan_for(op: int, shape: Any, params: tuple[Any, ...], build: Callable[..., 
     try:
         plan = build(shape, *snap)
     except ValidationError as exc:
+        # The rule may name what the snapshot is (a tuple), not what the caller passed (a list,
+        # an array): check the caller's own values again, for the error they would get uncached.
+        try:
+            build(shape, *params)
+        except ValidationError as own:
+            raise own from None
         names = build.__code__.co_varnames[1 : 1 + len(params)]
         for name, mine, theirs in zip(names, snap, params, strict=True):
             if exc.argument == name and exc.value is mine and mine is not theirs:
