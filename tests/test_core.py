@@ -527,14 +527,14 @@ X = np.zeros((2, 6))
         pytest.param(
             lambda: dm.strided_slice(X, [0, 0], [1]),
             dm.ValidationError,
-            "StridedSlice: end=[1] has 1 values, but begin has 2; begin and end need "
+            "StridedSlice: end=[1] has 1 value, but begin has 2; begin and end need "
             "to have the same number of values",
             id="strided_slice(len end)",
         ),
         pytest.param(
             lambda: dm.strided_slice(X, [0, 0], [1, 1], [1]),
             dm.ValidationError,
-            "StridedSlice: stride=[1] has 1 values, but begin and end have 2; stride "
+            "StridedSlice: stride=[1] has 1 value, but begin and end have 2; stride "
             "needs to have the same number of values as begin and end",
             id="strided_slice(len stride)",
         ),
@@ -636,7 +636,7 @@ X = np.zeros((2, 6))
         pytest.param(
             lambda: dm.strided_slice("abc", [0], [1]),
             dm.DTypeError,
-            "StridedSlice: data='abc' must be an array, not str",
+            "StridedSlice: data='abc' must be an array, not a string",
             id="strided_slice(data str)",
         ),
         pytest.param(
@@ -780,66 +780,68 @@ X = np.zeros((2, 6))
         pytest.param(
             lambda: dm.strided_slice(np.arange(20).reshape(4, 5), {3, 0}, {4, 5}),
             dm.DTypeError,
-            "StridedSlice: begin={0, 3} must be a sequence of integers, not set",
+            "StridedSlice: begin={0, 3} must be a sequence of integers, not a set",
             id="strided_slice(set begin)",
         ),
         pytest.param(
             lambda: dm.strided_slice(np.arange(4), {0: 1}, [1]),
             dm.DTypeError,
-            "StridedSlice: begin={0: 1} must be a sequence of integers, not dict",
+            "StridedSlice: begin={0: 1} must be a sequence of integers, not a dict",
             id="strided_slice(dict begin)",
         ),
         pytest.param(
             lambda: dm.strided_slice(np.arange(4), np.ndarray, [1]),
             dm.DTypeError,
-            "StridedSlice: begin=<class 'numpy.ndarray'> must be a sequence of integers, not type",
+            "StridedSlice: begin=<class 'numpy.ndarray'> must be a sequence of integers, not a "
+            "class",
             id="strided_slice(begin=np.ndarray)",
         ),
         pytest.param(
             lambda: dm.strided_slice(np.arange(4), bytearray(b"\x01"), [3]),
             dm.DTypeError,
-            "StridedSlice: begin=bytearray(b'\\x01') must be a sequence of integers, not bytearray",
+            "StridedSlice: begin=bytearray(b'\\x01') must be a sequence of integers, not a "
+            "bytearray",
             id="strided_slice(bytearray begin)",
         ),
         pytest.param(
             lambda: dm.variadic_split(np.zeros(3), 0, {3: "x"}),
             dm.DTypeError,
-            "VariadicSplit: split_lengths={3: 'x'} must be a sequence of integers, not dict",
+            "VariadicSplit: split_lengths={3: 'x'} must be a sequence of integers, not a dict",
             id="variadic_split(dict lengths)",
         ),
         pytest.param(
             lambda: dm.variadic_split(np.zeros(3), 0, np.ndarray),
             dm.DTypeError,
             "VariadicSplit: split_lengths=<class 'numpy.ndarray'> must be a sequence of "
-            "integers, not type",
+            "integers, not a class",
             id="variadic_split(lengths=np.ndarray)",
         ),
         pytest.param(
             lambda: dm.variadic_split(np.zeros(3), 0, frozenset({3})),
             dm.DTypeError,
             "VariadicSplit: split_lengths=frozenset({3}) must be a sequence of integers, not "
-            "frozenset",
+            "a frozenset",
             id="variadic_split(frozenset lengths)",
         ),
         pytest.param(
             lambda: dm.infer_split(b"\x04\x06", 0, 2),
             dm.DTypeError,
             "Split: shape=b'\\x04\\x06' must be a PartialShape, a sequence of dimensions or a "
-            "string, not bytes",
+            "string, not a bytes object",
             id="infer_split(bytes shape)",
         ),
         pytest.param(
             lambda: dm.infer_split({4, 6}, 0, 2),
             dm.DTypeError,
             "Split: shape={4, 6} must be a PartialShape, a sequence of dimensions or a string, "
-            "not set",
+            "not a set",
             id="infer_split(set shape)",
         ),
         pytest.param(
             lambda: dm.PartialShape(b"12"),
             dm.DTypeError,
             "PartialShape: shape=b'12' must be a PartialShape, a sequence of dimensions or a "
-            "string, not bytes",
+            "string, not a bytes object",
             id="PartialShape(bytes)",
         ),
         pytest.param(
@@ -1263,7 +1265,7 @@ def test_out_receives_the_results(xp):
         pytest.param(
             [np.empty((2, 3, 2))],
             dm.ValidationError,
-            "Split: out='<1 arrays>' has 1 arrays, but there are 2 outputs",
+            "Split: out='<1 array>' has 1 array, but there are 2 outputs",
             id="too few",
         ),
         pytest.param(

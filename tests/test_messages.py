@@ -23,7 +23,7 @@ def _message(call: Any) -> str:
             np.array([1, 2]),
             "Split: num_splits=array([1, 2], dtype=int64) must be a scalar, but has shape [2]",
         ),
-        ([1, 2], "Split: num_splits=[1, 2] must be an integer, not list"),
+        ([1, 2], "Split: num_splits=[1, 2] must be an integer, not a list"),
     ],
 )
 def test_execution_and_inference_name_what_the_caller_passed(
@@ -33,3 +33,86 @@ def test_execution_and_inference_name_what_the_caller_passed(
     # caller's value and what it is, as shape inference of the same value does.
     assert _message(lambda: dm.split(np.arange(6), 0, num_splits)) == expected
     assert _message(lambda: dm.infer_split([6], 0, num_splits)) == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "kind"),
+    [
+        (None, "None"),
+        (1.5, "a float"),
+        (1 + 1j, "a complex number"),
+        ("a", "a string"),
+        (b"a", "a bytes object"),
+        ({1}, "a set"),
+        (np.float32(1), "a NumPy float32"),
+        (True, "a bool"),
+    ],
+)
+def test_one_word_for_what_a_value_is(value: Any, kind: str) -> None:
+    # Each rule that refuses a kind of value names it the same way: "not a bool" and "not a
+    # float" were beside "not NoneType", "not str", and a complex number was "not a float".
+    assert _message(lambda: dm.infer_split([6], value, 2)).endswith(
+        f"must be an integer, not {kind}"
+    )
+    assert _message(lambda: dm.infer_variadic_split([6], 0, value)).endswith(
+        f"must be a sequence of integers, not {kind}"
+    )
+    assert _message(lambda: dm.infer_variadic_split([6], 0, [2, value])).endswith(
+        f"holds {kind} at index 1; integers only"
+    )
+    if not isinstance(value, str | None):  # a shape's notation; a shape of unknown rank
+        assert _message(lambda: dm.infer_split(value, 0, 2)).endswith(
+            f"must be a PartialShape, a sequence of dimensions or a string, not {kind}"
+        )
+    if not isinstance(value, np.generic | bool | float | complex):
+        assert _message(lambda: dm.split(value, 0, 2)).endswith(f"must be an array, not {kind}")
+
+
+@pytest.mark.parametrize(
+    ("call", "expected"),
+    [
+        (
+            lambda: dm.infer_slice([4], [0, 0, 0], [1, 1, 1], [1, 1, 1]),
+            "Slice: start=[0, 0, 0] has 3 values, more than the 1 axis of data",
+        ),
+        (
+            lambda: dm.infer_strided_slice([], [0], [1]),
+            "StridedSlice: begin=[0] addresses 1 axis of data, but data has rank 0",
+        ),
+        (
+            lambda: dm.infer_strided_slice([], [0, 0], [1, 1], ellipsis_mask=[1, 0]),
+            "StridedSlice: begin=[0, 0] addresses 1 axis around the ellipsis, but data has rank 0",
+        ),
+        (
+            lambda: dm.Slicing.from_numpy(1).infer([]),
+            "Slicing: shape=[] has rank 0, but the slicing addresses 1 axis",
+        ),
+        (
+            lambda: dm.Slicing.from_numpy(1).to_dml([]),
+            "Slicing: shape=[] has rank 0, but the slicing addresses 1 axis",
+        ),
+        (
+            lambda: dm.infer_strided_slice([4], [0, 0], [1]),
+            "StridedSlice: end=[1] has 1 value, but begin has 2",
+        ),
+        (
+            lambda: dm.Slicing.from_tf([0, 0], [1]),
+            "tf.strided_slice: end=[1] has 1 value, but begin has 2; they need the same",
+        ),
+        (
+            lambda: dm.Slicing.from_dml([0], [1], [1], output_sizes=[1, 1]),
+            "DirectML SLICE1: output_sizes=[1, 1] has 2 values, but the window has 1 axis",
+        ),
+        (
+            lambda: dm.split(np.arange(4), 0, 2, out=[np.zeros(2)]),
+            "Split: out='<1 array>' has 1 array, but there are 2 outputs",
+        ),
+        (
+            lambda: dm.Splitting.from_onnx_split(0, split=[1, 2], num_outputs=None, outputs=1),
+            "has 2 values, but the node has 1 output",
+        ),
+    ],
+)
+def test_counts_of_one_are_singular(call: Any, expected: str) -> None:
+    # "addresses 1 axes", "more than the 1 axes of data", "has 1 values", "<1 arrays>"
+    assert _message(call).startswith(expected) or expected in _message(call)

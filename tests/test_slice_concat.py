@@ -258,7 +258,7 @@ RANK0_RULE = "Slice: data.shape=[] is a scalar (rank 0); Slice needs data of ran
         pytest.param(
             ([0, 0], [1, 2], [1]),
             dm.ValidationError,
-            "Slice: step=[1] has 1 values, but start has 2; start, stop and step need the same "
+            "Slice: step=[1] has 1 value, but start has 2; start, stop and step need the same "
             "number of values",
             id="step shorter than start",
         ),
@@ -769,7 +769,7 @@ def test_concat(shapes, axis, expected):
         pytest.param(
             lambda: dm.concat([np.zeros(2), "ab"], 0),
             dm.DTypeError,
-            "Concat: arrays[1]='ab' must be an array, not str",
+            "Concat: arrays[1]='ab' must be an array, not a string",
             id="an input that is no array is named arrays[k], not data",
         ),
         pytest.param(
@@ -803,7 +803,7 @@ def test_concat(shapes, axis, expected):
         pytest.param(
             lambda: dm.infer_concat([[2, 3]], dm.UNKNOWN),
             dm.DTypeError,
-            "Concat: axis=UNKNOWN must be an integer, not Unknown",
+            "Concat: axis=UNKNOWN must be an integer, not an Unknown",
             id="infer: axis UNKNOWN (an attribute, never an input)",
         ),
         pytest.param(

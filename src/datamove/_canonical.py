@@ -46,7 +46,7 @@ from datamove._dialects import (
     shape_dims,
     some_size,
 )
-from datamove._errors import ValidationError
+from datamove._errors import ValidationError, plural
 from datamove._shape import INT64_MAX, Dimension, PartialShape, ShapeLike
 from datamove._splitting import Splitting, cuts_of_lengths, part_slicing
 
@@ -276,7 +276,8 @@ def canonical(s: Slicing, shape: ShapeLike | None = None) -> Slicing:
             op,
             "shape",
             shape,
-            f"has rank {ps.rank}, but the slicing addresses {addressed(s.entries)} axes; it cannot "
+            f"has rank {ps.rank}, but the slicing addresses "
+            f"{plural(addressed(s.entries), 'axis', 'axes')}; it cannot "
             "run there",
         )
     entries: list[Any] = []

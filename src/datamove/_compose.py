@@ -54,7 +54,7 @@ from datamove._dialects import (
     shape_dims,
     witness_of,
 )
-from datamove._errors import NotExpressible, ValidationError, pass_the_shape
+from datamove._errors import NotExpressible, ValidationError, pass_the_shape, plural
 from datamove._shape import INT64_MAX, Dimension, PartialShape, ShapeLike
 
 __all__ = ["compose"]
@@ -612,7 +612,10 @@ class _Composer:
             addr = self.min_rank - k_f - k_b
             if addr > rank:
                 raise ValidationError(
-                    OP, "a", _show(self.a), f"addresses {addr} axes, but the rank is {rank}"
+                    OP,
+                    "a",
+                    _show(self.a),
+                    f"addresses {plural(addr, 'axis', 'axes')}, but the rank is {rank}",
                 )
             middle = rank - addr
             out_rank = _outputs(a_front) + _outputs(a_back) + middle
@@ -622,7 +625,7 @@ class _Composer:
                     OP,
                     "b",
                     _show(self.b),
-                    f"addresses {nb} axes, but a's result has rank {out_rank}",
+                    f"addresses {plural(nb, 'axis', 'axes')}, but a's result has rank {out_rank}",
                 )
             if middle < k_f + k_b:  # b reaches past a's ellipsis: every axis explicit
                 a_front = a_front + [WHOLE] * middle + a_back

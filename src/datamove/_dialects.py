@@ -49,7 +49,7 @@ from datamove._dml_webnn import (
     static_sizes,
     webnn_slice_ops,
 )
-from datamove._errors import NotExpressible, ValidationError, pass_the_shape
+from datamove._errors import NotExpressible, ValidationError, pass_the_shape, plural
 from datamove._shape import (
     INT64_MAX,
     INT64_MIN,
@@ -902,6 +902,8 @@ class Slicing:
         [1..3]
         """
         ps = shape_dims(shape, "Slicing")
+        if ps.rank is not None:  # the rank error names this call's shape, not StridedSlice's begin
+            axes_of(self, ps.rank, shape)
         params = self._strided_slice(self.entries)
         out = infer_strided_slice(ps, **params)
         if ps.rank is None or out.rank is None:
@@ -1387,7 +1389,8 @@ class Slicing:
         """On a static shape: its sizes, the indices each input axis keeps, the output shape."""
         ps = shape_dims(shape, dialect)
         dims = static_sizes(ps, shape, dialect, lambda: witness_of(self, ps, {}))
-        out = tuple(d.min for d in self.infer(ps).dims)  # refuses what s(x) refuses
+        # refuses what s(x) refuses, naming the caller's shape as they wrote it
+        out = tuple(d.min for d in self.infer(ps if shape is None else shape).dims)
         ranges = [range(d) for d in dims]
         for x, axis in zip(self.entries, axes_of(self, len(dims)), strict=True):
             if axis is None:
@@ -1917,7 +1920,7 @@ def axes_of(s: Slicing, rank: int | None, shape: Any = None) -> list[int | None]
             "Slicing",
             "data" if shape is None else "shape",
             shape,
-            f"has rank {rank}, but the slicing addresses {before + after} axes",
+            f"has rank {rank}, but the slicing addresses {plural(before + after, 'axis', 'axes')}",
         )
     out: list[int | None] = []
     j = 0

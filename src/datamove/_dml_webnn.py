@@ -36,7 +36,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence, Sized
 from typing import Any, Final
 
-from datamove._errors import NotExpressible, ValidationError
+from datamove._errors import NotExpressible, ValidationError, plural
 from datamove._shape import PartialShape
 from datamove._validation import as_int, as_int_vector
 
@@ -94,12 +94,22 @@ def listed(value: Any) -> bool:
 
 
 def check_lengths(
-    op: str, first: str, n: int, others: Iterable[tuple[str, Any, Sized]], tail: str = ""
+    op: str,
+    first: str,
+    n: int,
+    others: Iterable[tuple[str, Any, Sized]],
+    tail: str = "; they need the same number of values",
+    *,
+    unit: tuple[str, str] | None = None,
 ) -> None:
-    """Each of ``others`` (name, value as given, its values) has ``n`` values, as ``first``."""
+    """Each of ``others`` (name, value as given, its values) has ``n`` values, as ``first``.
+
+    ``first`` has ``n`` values, or ``n`` of ``unit`` (singular, plural) where that is given.
+    """
+    count = str(n) if unit is None else plural(n, *unit)
     for name, given, values in others:
         if len(values) != n:
-            rule = f"has {len(values)} values, but {first} has {n}{tail}"
+            rule = f"has {plural(len(values), 'value')}, but {first} has {count}{tail}"
             raise ValidationError(op, name, given, rule)
 
 
@@ -287,7 +297,8 @@ def read_dml_window(offsets: Any, sizes: Any, strides: Any, output_sizes: Any) -
     counts = tuple(most)
     if output_sizes is not None:
         counts = as_int_vector(op, "output_sizes", output_sizes)
-        check_lengths(op, "the window", len(a), [("output_sizes", output_sizes, counts)], " axes")
+        given = [("output_sizes", output_sizes, counts)]
+        check_lengths(op, "the window", len(a), given, "", unit=("axis", "axes"))
         for i, (n, m) in enumerate(zip(counts, most, strict=True)):
             if not 1 <= n <= m:
                 raise ValidationError(

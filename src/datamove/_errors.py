@@ -139,6 +139,58 @@ def _shape(value: Any) -> str:
         return "?"
 
 
+_KINDS = {
+    bool: "a bool",
+    int: "an int",
+    float: "a float",
+    complex: "a complex number",
+    str: "a string",
+    bytes: "a bytes object",
+    bytearray: "a bytearray",
+    list: "a list",
+    tuple: "a tuple",
+    dict: "a dict",
+    set: "a set",
+    frozenset: "a frozenset",
+    type(None): "None",
+    type: "a class",
+    np.ndarray: "a NumPy array",
+    object: "an object",
+}
+
+
+def a_kind(value: Any) -> str:
+    """What ``value`` is, with its article, for rules such as ``must be an integer, not ...``.
+
+    The one wording for every "not this kind" rule, so that a bool, a float or None read the
+    same whichever argument or operator refuses them. NumPy scalars are named with their dtype.
+
+    Examples
+    --------
+    >>> a_kind(None), a_kind(1.5), a_kind("x"), a_kind(np.float32(1)), a_kind(np.bool_(True))
+    ('None', 'a float', 'a string', 'a NumPy float32', 'a NumPy bool')
+    """
+    kind = type(value)
+    if isinstance(value, np.generic):
+        return f"a NumPy {value.dtype}"
+    for base in kind.__mro__:  # a subclass (IntEnum, OrderedDict) reads as its base
+        if base in _KINDS and (base is not object or kind is object):
+            return _KINDS[base]
+    name = kind.__name__
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
+
+
+def plural(n: int, noun: str, nouns: str | None = None) -> str:
+    """``n`` and ``noun``, plural unless ``n`` is 1: ``1 axis``, ``3 axes``, ``0 values``.
+
+    Examples
+    --------
+    >>> plural(1, "value"), plural(2, "value"), plural(1, "axis", "axes"), plural(0, "axis", "axes")
+    ('1 value', '2 values', '1 axis', '0 axes')
+    """
+    return f"{n} {noun if n == 1 else nouns or noun + 's'}"
+
+
 class ValidationError(ValueError):
     """An argument breaks one of an operator's rules.
 

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Final, overload
 
-from datamove._errors import DTypeError, ValidationError
+from datamove._errors import DTypeError, ValidationError, a_kind
 
 __all__ = [
     "MAX_LENGTH",
@@ -186,12 +186,13 @@ def _dim_int(value: object, name: str) -> int:
     if type(value) is int:
         v = value
     elif isinstance(value, bool) or not hasattr(type(value), "__index__"):
-        raise DTypeError("Dimension", name, value, "must be an integer")
+        raise DTypeError("Dimension", name, value, f"must be an integer, not {a_kind(value)}")
     else:
         try:
             v = value.__index__()  # type: ignore[attr-defined]
         except TypeError:  # a NumPy array of one element has __index__ and refuses
-            raise DTypeError("Dimension", name, value, "must be an integer") from None
+            rule = f"must be an integer, not {a_kind(value)}"
+            raise DTypeError("Dimension", name, value, rule) from None
     if v < 0 or v > INT64_MAX:
         raise ValidationError("Dimension", name, value, f"must be in [0, {INT64_MAX}]")
     return v
@@ -500,7 +501,7 @@ def _items(shape: object, op: str, argument: str) -> tuple[Any, ...]:
         op,
         argument,
         shape,
-        f"must be a PartialShape, a sequence of dimensions or a string, not {type(shape).__name__}",
+        f"must be a PartialShape, a sequence of dimensions or a string, not {a_kind(shape)}",
     )
 
 

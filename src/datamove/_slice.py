@@ -17,7 +17,7 @@ from typing import Any, Final
 import numpy as np
 
 from datamove import _backends, _plan
-from datamove._errors import ValidationError
+from datamove._errors import ValidationError, plural
 from datamove._memo import memoize
 from datamove._shape import PartialShape, ShapeLike, Unknown, as_partial_shape
 from datamove._strided_slice import NUMPY_MAXDIMS, clamp_bounds, past_numpy_rank, range_length
@@ -51,13 +51,13 @@ def _params(
                 OP,
                 name,
                 given,
-                f"has {k} values, but start has {n}; start, stop and step need the same "
+                f"has {plural(k, 'value')}, but start has {n}; start, stop and step need the same "
                 "number of values",
             )
     k = vector_length(a)
     if k is not None and n is not None and k != n:
         raise ValidationError(
-            OP, "axes", axes, f"has {k} values, but start, stop and step have {n}"
+            OP, "axes", axes, f"has {plural(k, 'value')}, but start, stop and step have {n}"
         )
     if n is None:
         n = k
@@ -83,7 +83,7 @@ def _axes(start: Any, axes: Any, a: Vector | None, n: int, rank: int) -> tuple[i
             OP,
             "start",
             start,
-            f"has {n} values, more than the {rank} axes of data",
+            f"has {plural(n, 'value')}, more than the {plural(rank, 'axis', 'axes')} of data",
         )
     if a is None:
         return tuple(range(n))

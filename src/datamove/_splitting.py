@@ -56,7 +56,7 @@ from datamove._dml_webnn import (
     read_webnn_split,
     static_sizes,
 )
-from datamove._errors import AxisError, NotExpressible, ValidationError, pass_the_shape
+from datamove._errors import AxisError, NotExpressible, ValidationError, pass_the_shape, plural
 from datamove._shape import INT64_MAX, MAX_LENGTH, Dimension, ShapeLike
 from datamove._validation import as_int, as_int_vector
 
@@ -467,7 +467,10 @@ class Splitting:
                 )
             lengths = cls._lengths_arg(op, "split", split)
             if count is not None and count != len(lengths):
-                rule = f"has {len(lengths)} values, but the node has {count} outputs"
+                rule = (
+                    f"has {plural(len(lengths), 'value')}, but the node has "
+                    f"{plural(count, 'output')}"
+                )
                 raise ValidationError(op, "split", split, rule)
             return cls(ax, "lengths", lengths)
         if version >= 18:
@@ -478,7 +481,7 @@ class Splitting:
             n = cls._count(op, "num_outputs", num_outputs)
             if count is not None and count != n:
                 raise ValidationError(
-                    op, "num_outputs", num_outputs, f"is not the node's {count} outputs"
+                    op, "num_outputs", num_outputs, f"is not the node's {plural(count, 'output')}"
                 )
             return cls(ax, "onnx" if reading == "spec" else "onnx_reference", n)
         if count is None:

@@ -19,7 +19,7 @@ from typing import Any, Final, NamedTuple
 import numpy as np
 
 from datamove import _backends, _plan
-from datamove._errors import BackendError, ValidationError, show
+from datamove._errors import BackendError, ValidationError, plural, show
 from datamove._memo import memoize
 from datamove._shape import (
     HUGE_LENGTH,
@@ -112,8 +112,8 @@ def checked_params(
             OP,
             "end",
             end,
-            f"has {le} values, but begin has {lb}; begin and end need to have the same number "
-            "of values",
+            f"has {plural(le, 'value')}, but begin has {lb}; begin and end need to have the same "
+            "number of values",
         )
     addressed = lb if lb is not None else le
     if s is None:
@@ -127,8 +127,8 @@ def checked_params(
                 OP,
                 "stride",
                 stride,
-                f"has {ls} values, but begin and end have {addressed}; stride needs to have the "
-                "same number of values as begin and end",
+                f"has {plural(ls, 'value')}, but begin and end have {addressed}; stride needs to "
+                "have the same number of values as begin and end",
             )
     if sum(masks[4]) > 1:
         raise ValidationError(
@@ -160,8 +160,8 @@ def axis_walk(
                     OP,
                     "begin",
                     None,
-                    f"addresses {before + after} axes around the ellipsis, but data has rank "
-                    f"{rank}",
+                    f"addresses {plural(before + after, 'axis', 'axes')} around the ellipsis, but "
+                    f"data has rank {rank}",
                 )
             steps.extend(Step(KEEP, j + h, -1) for h in range(hidden))
             j += hidden
@@ -175,8 +175,8 @@ def axis_walk(
             OP,
             "begin",
             None,
-            f"addresses {j} axes of data, but data has rank {rank} (input rank plus number of "
-            "new axes has to be at least the size of begin and end)",
+            f"addresses {plural(j, 'axis', 'axes')} of data, but data has rank {rank} (input rank "
+            "plus number of new axes has to be at least the size of begin and end)",
         )
     steps.extend(Step(KEEP, k, -1) for k in range(j, rank))
     return tuple(steps)

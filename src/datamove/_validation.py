@@ -19,7 +19,7 @@ from typing import Any, Final, NamedTuple
 
 import numpy as np
 
-from datamove._errors import AxisError, DTypeError, ValidationError
+from datamove._errors import AxisError, DTypeError, ValidationError, a_kind
 from datamove._layout import OUT_EXACT_ELEMENTS
 from datamove._shape import INT64_MAX, INT64_MIN, MAX_LENGTH, NOT_A_SEQUENCE, Unknown
 
@@ -154,15 +154,13 @@ def as_int(op: str, argument: str, value: Any) -> int:
             return value
         _check_range(op, argument, value, (value,), scalar=True)
     if isinstance(value, bool | np.bool_):
-        raise DTypeError(op, argument, value, "must be an integer, not a bool")
+        raise DTypeError(op, argument, value, f"must be an integer, not {a_kind(value)}")
     check_array(op, argument, value, 0, "an integer (Python or NumPy)")
     if isinstance(value, int | np.integer | np.ndarray):  # an int subclass (IntEnum, ...) too
         v = int(value)
         _check_range(op, argument, value, (v,), scalar=True)  # uint64 above 2**63 - 1
         return v
-    if isinstance(value, float | np.floating | complex):
-        raise DTypeError(op, argument, value, "must be an integer, not a float")
-    raise DTypeError(op, argument, value, f"must be an integer, not {type(value).__name__}")
+    raise DTypeError(op, argument, value, f"must be an integer, not {a_kind(value)}")
 
 
 def check_length(op: str, argument: str, n: int) -> None:
@@ -188,11 +186,9 @@ def _item(op: str, argument: str, value: Any, i: int, v: Any, *, mask: bool = Fa
     if isinstance(v, bool | np.bool_):
         if mask:
             return int(v)
-        raise DTypeError(op, argument, value, f"holds a bool at index {i}; {only}")
+        raise DTypeError(op, argument, value, f"holds {a_kind(v)} at index {i}; {only}")
     if isinstance(v, int | np.integer):
         return int(v)
-    if isinstance(v, float | np.floating):
-        raise DTypeError(op, argument, value, f"holds a float at index {i}; {only}")
     if (d := describe(v)) is not None:
         if len(d.shape) != 0:
             rule = f"must be 1-D, but holds a {len(d.shape)}-D {d.library} array at index {i}"
@@ -209,7 +205,7 @@ def _item(op: str, argument: str, value: Any, i: int, v: Any, *, mask: bool = Fa
         raise ValidationError(
             op, argument, value, f"must be 1-D, but holds a sequence at index {i}"
         )
-    raise DTypeError(op, argument, value, f"holds {type(v).__name__} at index {i}; {only}")
+    raise DTypeError(op, argument, value, f"holds {a_kind(v)} at index {i}; {only}")
 
 
 def as_int_vector(op: str, argument: str, value: Any) -> tuple[int, ...]:
@@ -229,7 +225,7 @@ def as_int_vector(op: str, argument: str, value: Any) -> tuple[int, ...]:
             op,
             argument,
             value,
-            f"must be a sequence of integers, not {type(value).__name__}",
+            f"must be a sequence of integers, not {a_kind(value)}",
         )
     check_length(op, argument, len(value))
     out = [v if type(v) is int else _item(op, argument, value, i, v) for i, v in enumerate(value)]

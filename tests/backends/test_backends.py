@@ -291,7 +291,7 @@ def test_out_errors(xp: Lib) -> None:
         pytest.skip("out= is refused as a whole (test_out)")
     x = xp.asarray(np.zeros((4, 3), np.float32))
     good = [xp.asarray(np.zeros((2, 3), np.float32)) for _ in range(2)]
-    with pytest.raises(ValidationError, match="has 1 arrays, but there are 2 outputs"):
+    with pytest.raises(ValidationError, match="has 1 array, but there are 2 outputs"):
         dm.split(x, 0, 2, out=good[:1])
     with pytest.raises(ValidationError, match=r"has shape \[3, 2\], but the output has shape"):
         dm.split(x, 0, 2, out=[xp.asarray(np.zeros((3, 2), np.float32)), good[1]])

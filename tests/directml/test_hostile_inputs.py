@@ -123,7 +123,7 @@ def test_feature_level_text_that_is_no_level_is_reported_as_written(text: str) -
     ("sizes", "error", "message"),
     [
         ([True, 3], datamove.DTypeError, "DirectML: sizes[0]=True must be an integer, not a bool"),
-        ([1, 3.0], datamove.DTypeError, "DirectML: sizes[1]=3.0 must be an integer"),
+        ([1, 3.0], datamove.DTypeError, "DirectML: sizes[1]=3.0 must be an integer, not a float"),
         (
             [2**70, 3],
             datamove.ValidationError,

@@ -54,12 +54,12 @@ def _pairs(tmp_path: Path, n: int, shape: str = "2", etype: str = "f32") -> Path
 # -- inputs that are not arrays --------------------------------------------------------------
 
 NOT_ARRAYS = [
-    pytest.param(lambda: memoryview(np.zeros((2, 6), np.float32)), "memoryview", id="memoryview"),
-    pytest.param(lambda: "abc", "str", id="str"),
-    pytest.param(lambda: b"x", "bytes", id="bytes"),
-    pytest.param(lambda: {"a": 1}, "dict", id="dict"),
-    pytest.param(object, "object", id="object"),
-    pytest.param(lambda: None, "NoneType", id="None"),
+    pytest.param(lambda: memoryview(np.zeros((2, 6), np.float32)), "a memoryview", id="memoryview"),
+    pytest.param(lambda: "abc", "a string", id="str"),
+    pytest.param(lambda: b"x", "a bytes object", id="bytes"),
+    pytest.param(lambda: {"a": 1}, "a dict", id="dict"),
+    pytest.param(object, "an object", id="object"),
+    pytest.param(lambda: None, "None", id="None"),
 ]
 
 
@@ -85,7 +85,7 @@ def test_an_input_that_is_not_an_array_is_an_input_type_error(
 
 
 def test_dm_split_and_run_refuse_the_same_data() -> None:
-    with pytest.raises(dm.DTypeError, match="must be an array, not memoryview"):
+    with pytest.raises(dm.DTypeError, match="must be an array, not a memoryview"):
         dm.split(memoryview(np.zeros(4)), 0, 2)
 
 

@@ -370,7 +370,7 @@ REFUSED = [
     ),
     pytest.param(
         [("i64", [2], [0, 0]), *START_STOP_STEP[1:]],
-        "stop=[2] has 1 values, but start has 2",
+        "stop=[2] has 1 value, but start has 2",
         id="lengths differ",
     ),
     pytest.param(

@@ -18,7 +18,7 @@ import numpy as np
 
 from datamove._backends._base import Backend
 from datamove._backends._numpy import NumpyBackend
-from datamove._errors import BackendError, DTypeError, ValidationError
+from datamove._errors import BackendError, DTypeError, ValidationError, a_kind
 
 __all__ = [
     "AS_NUMPY",
@@ -79,7 +79,7 @@ def _new_backend(op: str, data: Any) -> Backend:
 
     kind = type(data)
     if not compat.is_array_api_obj(data):
-        raise DTypeError(op, "data", data, f"must be an array, not {kind.__name__}")
+        raise DTypeError(op, "data", data, f"must be an array, not {a_kind(data)}")
     try:
         xp = compat.array_namespace(data)
     except TypeError as exc:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from datamove import _layout
-from datamove._errors import BackendError, DTypeError, ValidationError, ViewError
+from datamove._errors import BackendError, DTypeError, ValidationError, ViewError, plural
 from datamove._layout import Layout
 from datamove._plan import Index
 from datamove._validation import check_out, out_overlaps_input, out_overlaps_itself
@@ -44,8 +44,8 @@ def out_count(op: str, out: Any, outputs: int) -> None:
         raise ValidationError(
             op,
             "out",
-            f"<{len(out)} arrays>",
-            f"has {len(out)} arrays, but there are {outputs} outputs",
+            f"<{plural(len(out), 'array')}>",
+            f"has {plural(len(out), 'array')}, but there are {plural(outputs, 'output')}",
         )
 
 

@@ -11,7 +11,7 @@ from typing import Any, Generic, Literal, Self, TypeVar, overload
 import numpy as np
 
 from datamove import _layout
-from datamove._errors import DTypeError, ValidationError
+from datamove._errors import DTypeError, ValidationError, a_kind
 from datamove._validation import check_array
 from datamove.directml._enums import (
     DML_TENSOR_DIMENSION_COUNT_MAX1,
@@ -31,13 +31,13 @@ _ALIAS_BRUTE_FORCE_LIMIT = 1 << 22
 
 def integer(op: str, name: str, value: Any) -> int:
     """``value`` as an int: a Python or NumPy integer, not a bool (a desc's integer fields)."""
-    if isinstance(value, bool):
-        raise DTypeError(op, name, value, "must be an integer, not a bool")
+    if isinstance(value, bool | np.bool_):
+        raise DTypeError(op, name, value, f"must be an integer, not {a_kind(value)}")
     check_array(op, name, value, 0, "an integer (Python or NumPy)")  # as the operators read one
     try:
         return operator.index(value)
     except TypeError:
-        raise DTypeError(op, name, value, "must be an integer") from None
+        raise DTypeError(op, name, value, f"must be an integer, not {a_kind(value)}") from None
 
 
 def _uint(op: str, name: str, value: Any, limit: int) -> int:

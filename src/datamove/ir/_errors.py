@@ -110,10 +110,10 @@ class InputTypeError(IRError, DTypeError):
 
     Examples
     --------
-    >>> err = InputTypeError("inputs['x']", "abc", "must be an array, not str", layer_id="0",
+    >>> err = InputTypeError("inputs['x']", "abc", "must be an array, not a string", layer_id="0",
     ...                      layer_name="x", layer_type="Parameter", port=0)
     >>> print(err)
-    IR: layer 0 'x' (Parameter) port 0: inputs['x']='abc' must be an array, not str
+    IR: layer 0 'x' (Parameter) port 0: inputs['x']='abc' must be an array, not a string
     >>> from datamove import DTypeError
     >>> isinstance(err, IRError), isinstance(err, DTypeError), isinstance(err, TypeError)
     (True, True, True)

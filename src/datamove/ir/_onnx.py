@@ -66,7 +66,7 @@ import numpy as np
 from datamove._concat import infer_concat
 from datamove._dialects import Slicing, entries_text
 from datamove._dml_webnn import check_lengths
-from datamove._errors import NotExpressible, ValidationError, show
+from datamove._errors import NotExpressible, ValidationError, plural, show
 from datamove._files import read_regular
 from datamove._shape import Dimension, PartialShape, as_partial_shape
 from datamove._splitting import Splitting, onnx_split_version
@@ -659,14 +659,18 @@ def _slice_params(node: Any, ins: list[_Value], opset: int) -> tuple[Any, Any, A
     """starts, ends, axes, steps: each a list of ints, a run-time name, or ``None`` (absent)."""
     if _slice_version(opset) == 1:
         if len(node.input) != 1:
-            raise NodeProblem("ports", f"has {len(node.input)} inputs, but Slice-1 takes 1")
+            raise NodeProblem(
+                "ports", f"has {plural(len(node.input), 'input')}, but Slice-1 takes 1"
+            )
         starts, ends, axes = (node_attr(node, k, ints=True) for k in ("starts", "ends", "axes"))
         if starts is None or ends is None:
             raise NodeProblem("attribute", "Slice-1 needs the attributes starts and ends")
         return starts, ends, axes, None
     if not 3 <= len(node.input) <= 5:
         raise NodeProblem(
-            "ports", f"has {len(node.input)} inputs, but Slice-{_slice_version(opset)} takes 3 to 5"
+            "ports",
+            f"has {plural(len(node.input), 'input')}, but Slice-{_slice_version(opset)} takes 3 "
+            "to 5",
         )
     starts, ends, axes, steps = (
         _ints(node, ins, k, name) for k, name in enumerate(("starts", "ends", "axes", "steps"), 1)
@@ -819,12 +823,14 @@ def _splitting(node: Any, ins: list[_Value], opset: int) -> tuple[Splitting | No
             )
         if len(node.input) > 2:
             raise NodeProblem(
-                "ports", f"has {len(node.input)} inputs, but Split-{version} takes 1 or 2"
+                "ports", f"has {plural(len(node.input), 'input')}, but Split-{version} takes 1 or 2"
             )
         split = _ints(node, ins, 1, "split")
     else:
         if len(node.input) != 1:
-            raise NodeProblem("ports", f"has {len(node.input)} inputs, but Split-{version} takes 1")
+            raise NodeProblem(
+                "ports", f"has {plural(len(node.input), 'input')}, but Split-{version} takes 1"
+            )
         split = node_attr(node, "split", ints=True)
     if isinstance(split, str):  # its length, where its shape is static: one per output
         shape = ins[1].shape
@@ -1110,7 +1116,9 @@ def _explain_slice(node: _Node, info: dict[str, Any], shape: PartialShape) -> No
         return
     n = next((len(p) for p in params.values() if isinstance(p, list)), 1)
     if axes is None and n > rank:  # more parameters than axes: onnxruntime refuses the node
-        info["note"] = f"its parameters address {n} axes, but the data has rank {rank}"
+        info["note"] = (
+            f"its parameters address {plural(n, 'axis', 'axes')}, but the data has rank {rank}"
+        )
         return
     listed = list(range(n)) if axes is None else _normal_axes(axes, rank, "ONNX Slice")
     raw: list[Any] = [slice(None)] * rank

@@ -24,7 +24,7 @@ from typing import Any, Final, NamedTuple
 import numpy as np
 
 from datamove._concat import concat, infer_concat
-from datamove._errors import DTypeError, ValidationError
+from datamove._errors import DTypeError, ValidationError, plural
 from datamove._plan import Index
 from datamove._shape import INT64_MAX, Dimension, PartialShape, Unknown
 from datamove._slice import infer_slice, plan_slice
@@ -516,7 +516,10 @@ def _variadic_split_run(layer: Layer, fixed: Fixed) -> Runner:
     def run(xs: list[Any]) -> tuple[Any, ...]:
         lengths = _value(fixed, xs, 2)
         if len(lengths) != ports:  # a split_lengths of unknown length: the file's count
-            rule = f"has {len(lengths)} values at run time, but the layer has {ports} output(s)"
+            rule = (
+                f"has {plural(len(lengths), 'value')} at run time, but the layer has "
+                f"{plural(ports, 'output')}"
+            )
             raise ValidationError("VariadicSplit", "split_lengths", lengths, rule)
         return tuple(variadic_split(xs[0], _scalar(_value(fixed, xs, 1)), lengths))
 
