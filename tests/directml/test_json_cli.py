@@ -143,13 +143,13 @@ def test_any_desc_round_trips_through_json_even_an_invalid_one(whole, parts, axi
         pytest.param(
             {"Axis": 0, "InputTensor": {"DataType": "F32", "Sizes": [2]}, "OutputTensors": []},
             datamove.ValidationError,
-            r"desc\.InputTensor\.data_type",
+            r"desc\.InputTensor\.DataType=",
             id="bad data type",
         ),
         pytest.param(
             {"Axis": 0, "InputTensor": {"DataType": "FLOAT32", "Sizes": [-2]}, "OutputTensors": []},
             datamove.ValidationError,
-            r"desc\.InputTensor\.sizes\[0\]",
+            r"desc\.InputTensor\.Sizes\[0\]=",
             id="negative size",
         ),
         pytest.param(
@@ -220,13 +220,15 @@ def test_cli_reports_every_violation_with_rule_and_path(tmp_path, capsys):
     assert out[0] == f"{path}: desc (DML_OPERATOR_JOIN) at feature level 3_0: 4 violations"
     assert (
         out[1]
-        == "  [J6] output.rank=1 is not supported by DML_JOIN at feature level 3_0 (ranks 4 to 5)"
+        == "  [J6] desc.OutputTensor.DimensionCount=1 is not supported by DML_JOIN at feature "
+        "level 3_0 (ranks 4 to 5)"
     )
+    # each path as the file names it (JSON names from the top level), not as Python does
     assert [line.split()[1] for line in out[1:]] == [
-        "output.rank=1",
-        "inputs[0].rank=1",
-        "inputs[1].rank=1",
-        "inputs[2].rank=1",
+        "desc.OutputTensor.DimensionCount=1",
+        "desc.InputTensors[0].DimensionCount=1",
+        "desc.InputTensors[1].DimensionCount=1",
+        "desc.InputTensors[2].DimensionCount=1",
     ]
 
 
@@ -246,7 +248,12 @@ def test_cli_json_report(tmp_path, capsys):
     assert report["skipped"] == [{"name": "add", "type": "ADD"}]
     (operator,) = report["operators"]
     assert operator["violations"] == [
-        {"rule": "S3", "path": "axis", "value": 1, "message": "must be in [0, 0] for rank 1"}
+        {
+            "rule": "S3",
+            "path": "dispatchables.s.desc.Axis",
+            "value": 1,
+            "message": "must be in [0, 0] for rank 1",
+        }
     ]
 
 
@@ -273,7 +280,7 @@ def test_cli_reports_a_count_that_disagrees_with_its_array(tmp_path, capsys):
     assert operator["violations"] == [
         {
             "rule": "S1",
-            "path": "s.desc.OutputCount",
+            "path": "dispatchables.s.desc.OutputCount",
             "value": 5,
             "message": f"must equal len(OutputTensors)={n}",
         }
@@ -336,4 +343,39 @@ def test_cli_names_the_type_of_a_desc_whose_count_is_wrong(
     assert main(["dml", "check", path]) == 1
     out = capsys.readouterr().out.splitlines()
     assert out[0] == f"{path}: desc ({base['type']}) at feature level 6_4: 1 violation"
-    assert out[1].startswith(f"  [{rule}] desc.{'' if bare else 'desc.'}{count}=99 must equal")
+    assert out[1].startswith(f"  [{rule}] {'' if bare else 'desc.'}{count}=99 must equal")
+
+
+def test_cli_names_each_field_as_the_file_does(tmp_path, capsys):
+    # The paths mixed the file's names with Python's: "desc.desc.InputTensor.sizes[0]",
+    # "outputs[1].data_type", "must equal input.data_type". A wrapped tensor's fields are in Desc.
+    wrapped = {"Type": "DML_TENSOR_TYPE_BUFFER", "Desc": {"DataType": "FLOAT32", "Sizes": [0, 2]}}
+    bad_split = {
+        "InputTensor": {"DataType": "FLOAT32", "Sizes": [1, 6]},
+        "OutputTensors": [{"DataType": "FLOAT32", "Sizes": [1, 2]}, {"DataType": "FLOAT16",
+                          "Sizes": [1, 4]}],
+        "Axis": 1,
+    }  # fmt: skip
+    bad_join = {
+        "InputTensors": [wrapped],
+        "OutputTensor": {"DataType": "FLOAT32", "Sizes": [0, 2]},
+        "Axis": 0,
+    }
+    negative = {"InputTensor": {"Type": "DML_TENSOR_TYPE_BUFFER", "Desc": {"DataType": "FLOAT32",
+                "Sizes": [-1]}}, "OutputTensors": [], "Axis": 0}  # fmt: skip
+    model = {
+        "dispatchables": {
+            "s": {"type": "DML_OPERATOR_SPLIT", "desc": bad_split},
+            "my join": {"type": "DML_OPERATOR_JOIN", "desc": bad_join},
+            "n": {"type": "DML_OPERATOR_SPLIT", "desc": negative},
+        }
+    }
+    assert main(["dml", "check", write(tmp_path, model), "--json"]) == 1
+    operators = json.loads(capsys.readouterr().out)["operators"]
+    paths = {v["path"]: v["message"] for o in operators for v in o["violations"]}
+    assert paths["dispatchables.s.desc.OutputTensors[1].DataType"] == (
+        "must equal InputTensor.DataType=DML_TENSOR_DATA_TYPE_FLOAT32"
+    )
+    assert 'dispatchables["my join"].desc.InputTensors[0].Desc.Sizes[0]' in paths
+    assert "dispatchables.n.desc.InputTensor.Desc.Sizes[0]" in paths
+    assert not [p for p in paths if any(c in p for c in ("_", "sizes", "input", "output"))]

@@ -113,7 +113,7 @@ def test_cli_reports_too_many_parts_as_a_json_violation(tmp_path, capsys, monkey
     assert main(["dml", "check", str(path)]) == 1
     out = capsys.readouterr().out.splitlines()
     assert out[1] == (
-        "  [JSON] desc.OutputTensors='<3 tensors>' holds 3 tensors, more than 2 (MAX_LENGTH), "
+        "  [JSON] OutputTensors='<3 tensors>' holds 3 tensors, more than 2 (MAX_LENGTH), "
         "the most parts datamove splits into or joins"
     )
 

@@ -14,7 +14,12 @@ from datamove._files import read_regular
 from datamove.directml._desc import JoinDesc, SplitDesc
 from datamove.directml._enums import FeatureLevel, OperatorType
 from datamove.directml._errors import MAX_SHOWN, DirectMLValidationError, Violation
-from datamove.directml._json import desc_from_json, operator_type_from_json, parse_json_text
+from datamove.directml._json import (
+    desc_from_json,
+    json_violations,
+    operator_type_from_json,
+    parse_json_text,
+)
 from datamove.directml._rules import ValidationOptions
 
 __all__ = ["register"]
@@ -95,8 +100,8 @@ def register(subparsers: Any) -> None:
     check.set_defaults(func=_check)
 
 
-def _entries(data: Any) -> tuple[list[tuple[str, Any]], list[dict[str, str]]]:
-    """The (name, dispatchable) pairs to check, and the dispatchables skipped."""
+def _entries(data: Any) -> tuple[list[tuple[str, Any, str]], list[dict[str, str]]]:
+    """The (name, dispatchable, its JSON path) to check, and the dispatchables skipped."""
     if isinstance(data, dict) and isinstance(data.get("dispatchables"), dict):
         found, skipped = [], []
         for name, item in data["dispatchables"].items():
@@ -106,24 +111,26 @@ def _entries(data: Any) -> tuple[list[tuple[str, Any]], list[dict[str, str]]]:
             except ValidationError:
                 skipped.append({"name": name, "type": str(kind)})
                 continue
-            found.append((name, item))
+            key = f".{name}" if name.isidentifier() else f"[{json.dumps(name)}]"
+            found.append((name, item, f"dispatchables{key}"))
         return found, skipped
-    return [("desc", data)], []
+    return [("desc", data, "")], []
 
 
 def _report(
-    name: str, item: Any, level: FeatureLevel, options: ValidationOptions
+    name: str, item: Any, path: str, level: FeatureLevel, options: ValidationOptions
 ) -> dict[str, Any]:
+    """The report on one dispatchable, at JSON ``path`` in the file; paths as the file has them."""
     violations: list[Violation]
     kind = "?"  # where the operator cannot be told
     try:
-        kind = operator_type_from_json(item, name).dml_name  # even where the rest is broken
-        desc: SplitDesc | JoinDesc = desc_from_json(item, name)
-        violations = desc.violations(level, options=options)
+        kind = operator_type_from_json(item, path).dml_name  # even where the rest is broken
+        desc: SplitDesc | JoinDesc = desc_from_json(item, path)
+        violations = json_violations(desc.violations(level, options=options), item, path)
     except DirectMLValidationError as exc:
         violations = exc.violations
     except ValidationError as exc:
-        violations = [Violation("JSON", exc.argument or name, exc.value, exc.rule)]
+        violations = [Violation("JSON", exc.argument or path or name, exc.value, exc.rule)]
     return {"name": name, "type": kind, "valid": not violations, "violations": violations}
 
 
@@ -150,7 +157,7 @@ def _check(args: argparse.Namespace) -> int:
             {"name": str(args.file), "type": "?", "valid": False, "violations": [bad]}
         ]
     else:
-        reports = [_report(name, item, level, options) for name, item in entries]
+        reports = [_report(name, item, path, level, options) for name, item, path in entries]
     valid = bool(reports) and all(r["valid"] for r in reports)
     if args.json:
         payload = {

@@ -27,7 +27,8 @@ class Violation:
     rule : str
         The rule's id in the checklists of ``docs/directml.md`` (``"T5"``, ``"S4"``, ``"J6"``).
     path : str
-        The field, written as Python reaches it (``"outputs[1].sizes[2]"``).
+        The field, written as Python reaches it (``"outputs[1].sizes[2]"``); ``datamove dml
+        check`` writes it as the JSON file names it (``"desc.OutputTensors[1].Sizes[2]"``).
     value : object
         The value found there.
     message : str

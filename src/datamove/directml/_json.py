@@ -21,7 +21,16 @@ from datamove.directml._enums import OperatorType, TensorType
 from datamove.directml._errors import DirectMLValidationError, Violation
 from datamove.directml._tensor import TensorDesc
 
-__all__ = ["desc_from_json", "desc_to_json", "dumps", "loads", "tensor_from_json", "tensor_to_json"]
+__all__ = [
+    "desc_from_json",
+    "desc_to_json",
+    "dumps",
+    "json_path",
+    "json_violations",
+    "loads",
+    "tensor_from_json",
+    "tensor_to_json",
+]
 
 _OP = "DirectML JSON"
 
@@ -52,9 +61,90 @@ def tensor_to_json(tensor: TensorDesc) -> dict[str, Any]:
     return body
 
 
+# A desc's fields as Python names them (Violation paths, TensorDesc's arguments) and as JSON does.
+_JSON_NAMES = {
+    "input": "InputTensor",
+    "inputs": "InputTensors",
+    "output": "OutputTensor",
+    "outputs": "OutputTensors",
+    "axis": "Axis",
+    "data_type": "DataType",
+    "sizes": "Sizes",
+    "strides": "Strides",
+    "flags": "Flags",
+    "rank": "DimensionCount",
+    "total_tensor_size_in_bytes": "TotalTensorSizeInBytes",
+    "guaranteed_base_offset_alignment": "GuaranteedBaseOffsetAlignment",
+    "tensor_type": "Type",
+}
+_IN_DESC = frozenset(_JSON_NAMES.values()) - {"Type"}  # a wrapped tensor's fields are in "Desc"
+_FIELDS = re.compile(r"\b(?:inputs?|outputs?)(?:\[[^\]]*\])?(?:\.[a-z_]+(?:\[[^\]]*\])?)+")
+_TOKEN = re.compile(r"([A-Za-z_]\w*)((?:\[[^\]]*\])*)")
+
+
+def _at(path: str, name: str) -> str:
+    """The path to field ``name`` of the object at ``path`` (``""``: the file's top level)."""
+    return f"{path}.{name}" if path else name
+
+
+def json_path(path: str, obj: Any, root: str = "") -> str:
+    """``path``, a field of a desc or tensor desc as Python names it, as the JSON ``obj`` does.
+
+    ``outputs[1].sizes[2]`` is ``OutputTensors[1].Sizes[2]``, or ``OutputTensors[1].Desc.Sizes[2]``
+    where that tensor is written wrapped (``{"Type": ..., "Desc": {...}}``), so that a report
+    names the field as the user's file spells it. ``root`` is the path to ``obj`` itself.
+
+    Examples
+    --------
+    >>> body = {"OutputTensors": [{"Sizes": [2]}, {"Type": "BUFFER", "Desc": {"Sizes": [4]}}]}
+    >>> json_path("outputs[1].sizes[0]", body, "desc")
+    'desc.OutputTensors[1].Desc.Sizes[0]'
+    >>> json_path("outputs[*].sizes[0]", body)
+    'OutputTensors[*].Sizes[0]'
+    """
+    out = root
+    node = obj
+    for token in path.split("."):
+        match = _TOKEN.fullmatch(token)
+        if match is None:  # not a field: kept as it is
+            out, node = _at(out, token), None
+            continue
+        name, index = match.groups()
+        field = _JSON_NAMES.get(name, name)
+        if field in _IN_DESC and isinstance(node, dict) and isinstance(node.get("Desc"), dict):
+            out, node = _at(out, "Desc"), node["Desc"]
+        out = _at(out, field + index)
+        node = node.get(field) if isinstance(node, dict) else None
+        for i in re.findall(r"\[([^\]]*)\]", index):
+            k = 0 if i == "*" else int(i) if i.isdigit() else -1
+            node = node[k] if isinstance(node, list) and 0 <= k < len(node) else None
+    return out
+
+
+def json_violations(violations: list[Violation], obj: Any, path: str = "desc") -> list[Violation]:
+    """``violations`` of the desc read from ``obj`` (at ``path``), their paths as JSON names them.
+
+    Examples
+    --------
+    >>> obj = {"type": "DML_OPERATOR_JOIN", "desc": {"Axis": 3}}
+    >>> found = [Violation("J3", "axis", 3, "must be below output.rank=2")]
+    >>> [str(v) for v in json_violations(found, obj, "")]
+    ['[J3] desc.Axis=3 must be below OutputTensor.DimensionCount=2']
+    """
+    _, body, root = _operator(obj, path)
+
+    def fields(match: re.Match[str]) -> str:  # the fields a message names: input.sizes[1]
+        return json_path(match.group(0), body)
+
+    return [
+        Violation(v.rule, json_path(v.path, body, root), v.value, _FIELDS.sub(fields, v.message))
+        for v in violations
+    ]
+
+
 def _field(obj: dict[str, Any], name: str, path: str) -> Any:
     if name not in obj:
-        raise ValidationError(_OP, f"{path}.{name}", None, "is missing")
+        raise ValidationError(_OP, _at(path, name), None, "is missing")
     return obj[name]
 
 
@@ -63,13 +153,13 @@ def _check_count(body: dict[str, Any], name: str, path: str, rule: str, items: s
     count = body.get(name)
     if count is not None and count != n:
         raise DirectMLValidationError(
-            _OP, [Violation(rule, f"{path}.{name}", count, f"must equal len({items})={n}")]
+            _OP, [Violation(rule, _at(path, name), count, f"must equal len({items})={n}")]
         )
 
 
 def _object(value: Any, path: str) -> dict[str, Any]:
     if not isinstance(value, dict):
-        raise DTypeError(_OP, path, value, "must be a JSON object")
+        raise DTypeError(_OP, path or "the file's top level", value, "must be a JSON object")
     return value
 
 
@@ -102,10 +192,10 @@ def tensor_from_json(obj: Any, path: str = "tensor") -> TensorDesc:
     body = outer
     if "Desc" in outer:
         tensor_type = outer.get("Type") or TensorType.BUFFER
-        body = _object(outer["Desc"], f"{path}.Desc")
+        body = _object(outer["Desc"], _at(path, "Desc"))
     elif "Type" in outer:
         tensor_type = outer["Type"]
-    sizes = _list(_field(body, "Sizes", path), f"{path}.Sizes")
+    sizes = _list(_field(body, "Sizes", path), _at(path, "Sizes"))
     _check_count(body, "DimensionCount", path, "T4", "Sizes", len(sizes))
     strides = body.get("Strides")
     total = body.get("TotalTensorSizeInBytes")
@@ -113,14 +203,14 @@ def tensor_from_json(obj: Any, path: str = "tensor") -> TensorDesc:
         return TensorDesc(
             _field(body, "DataType", path),
             sizes,
-            None if strides is None else _list(strides, f"{path}.Strides"),
+            None if strides is None else _list(strides, _at(path, "Strides")),
             flags=body.get("Flags") or 0,
             total_tensor_size_in_bytes=total or None,  # DxDispatch: 0 means computed
             guaranteed_base_offset_alignment=body.get("GuaranteedBaseOffsetAlignment") or 0,
             tensor_type=tensor_type,
         )
     except ValidationError as exc:
-        argument = f"{path}.{exc.argument}" if exc.argument else path
+        argument = json_path(exc.argument, outer, path) if exc.argument else path
         raise type(exc)(_OP, argument, exc.value, exc.rule, hint=exc.hint) from None
 
 
@@ -158,16 +248,16 @@ def desc_to_json(desc: SplitDesc | JoinDesc) -> dict[str, Any]:
 def _tensor_array(
     body: dict[str, Any], name: str, count_name: str, path: str, rule: str
 ) -> list[TensorDesc]:
-    items = _list(_field(body, name, path), f"{path}.{name}")
-    check_count(_OP, f"{path}.{name}", len(items), "tensors")
+    items = _list(_field(body, name, path), _at(path, name))
+    check_count(_OP, _at(path, name), len(items), "tensors")
     _check_count(body, count_name, path, rule, name, len(items))
-    return [tensor_from_json(item, f"{path}.{name}[{i}]") for i, item in enumerate(items)]
+    return [tensor_from_json(item, _at(path, f"{name}[{i}]")) for i, item in enumerate(items)]
 
 
 def _axis(body: dict[str, Any], path: str) -> int:
     axis = _field(body, "Axis", path)
     if isinstance(axis, bool) or not isinstance(axis, int):
-        raise DTypeError(_OP, f"{path}.Axis", axis, "must be an integer")
+        raise DTypeError(_OP, _at(path, "Axis"), axis, "must be an integer")
     return axis
 
 
@@ -190,8 +280,8 @@ def _operator(obj: Any, path: str) -> tuple[OperatorType, dict[str, Any], str]:
     outer = _object(obj, path)
     if "desc" in outer:
         kind = OperatorType.parse(_field(outer, "type", path))
-        body = _object(outer["desc"], f"{path}.desc")
-        path = f"{path}.desc"
+        body = _object(outer["desc"], _at(path, "desc"))
+        path = _at(path, "desc")
     else:
         body = outer
         if "OutputTensors" in body:
@@ -221,18 +311,23 @@ def desc_from_json(obj: Any, path: str = "desc") -> SplitDesc | JoinDesc:
     DirectMLValidationError
         When ``OutputCount``/``InputCount`` disagree with their arrays (S1/J1).
     """
-    kind, body, path = _operator(obj, path)
+    kind, body, at = _operator(obj, path)
     if kind is OperatorType.SPLIT:
-        return SplitDesc(
-            tensor_from_json(_field(body, "InputTensor", path), f"{path}.InputTensor"),
-            _tensor_array(body, "OutputTensors", "OutputCount", path, "S1"),
-            _axis(body, path),
-        )
-    return JoinDesc(
-        _tensor_array(body, "InputTensors", "InputCount", path, "J1"),
-        tensor_from_json(_field(body, "OutputTensor", path), f"{path}.OutputTensor"),
-        _axis(body, path),
-    )
+        single = tensor_from_json(_field(body, "InputTensor", at), _at(at, "InputTensor"))
+        many = _tensor_array(body, "OutputTensors", "OutputCount", at, "S1")
+    else:
+        many = _tensor_array(body, "InputTensors", "InputCount", at, "J1")
+        single = tensor_from_json(_field(body, "OutputTensor", at), _at(at, "OutputTensor"))
+    axis = _axis(body, at)
+    try:
+        if kind is OperatorType.SPLIT:
+            return SplitDesc(single, many, axis)
+        return JoinDesc(many, single, axis)
+    except DirectMLValidationError as exc:
+        raise DirectMLValidationError(_OP, json_violations(exc.violations, obj, path)) from None
+    except ValidationError as exc:  # named as the desc's fields are named in the file
+        argument = json_path(exc.argument, body, at) if exc.argument else at
+        raise type(exc)(_OP, argument, exc.value, exc.rule, hint=exc.hint) from None
 
 
 def dumps(desc: SplitDesc | JoinDesc, *, indent: int | None = 4) -> str:
