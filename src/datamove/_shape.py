@@ -84,6 +84,9 @@ class Dimension:
             raise ValidationError(
                 "Dimension", "max", max, f"is smaller than min={lo}", hint="an interval is min..max"
             )
+        if hi is None and lo == INT64_MAX:
+            rule = f"with no max {UNBOUNDED_FROM_INT64_MAX}"
+            raise ValidationError("Dimension", "min", min, rule, hint=AT_INT64_MAX)
         object.__setattr__(self, "_min", lo)
         object.__setattr__(self, "_max", hi)
 
@@ -205,6 +208,13 @@ _DIM_RE = re.compile(
 _NEGATIVE = re.compile(r"-0*[1-9]")  # a negative number other than -1 alone: rejected
 
 
+UNBOUNDED_FROM_INT64_MAX: Final = (
+    "is an empty interval: no size is INT64_MAX or more, as an unbounded dimension holds the "
+    "sizes below INT64_MAX (OpenVINO's mark for unbounded)"
+)
+AT_INT64_MAX: Final = "write 9223372036854775807 for that size, or ? for any size"
+
+
 class _EmptyIntervalError(ValidationError):
     """A dim written ``5..2``: OpenVINO reads it as an empty interval, which no size fits."""
 
@@ -232,6 +242,14 @@ def _parse_dim(text: str) -> Dimension:
             text,
             f"is an empty interval: its lower bound {low} is above its upper bound {high}",
             hint="an interval is min..max, min <= max",
+        )
+    if high is None and low == INT64_MAX:  # OpenVINO reads it as ?, the mark it is
+        raise _EmptyIntervalError(
+            "PartialShape",
+            "dimension",
+            text,
+            UNBOUNDED_FROM_INT64_MAX,
+            hint=AT_INT64_MAX,
         )
     return Dimension(low, high)
 
@@ -263,15 +281,14 @@ def _as_dim(value: object) -> Dimension:
             "PartialShape",
             "dimension",
             value,
-            "must be an int, a Dimension or a string like '2..10'",
+            f"must be an int, a Dimension or a string like '2..10', not {a_kind(value)}",
         )
     else:
         try:
             v = value.__index__()  # type: ignore[attr-defined]
         except TypeError:  # a NumPy array of one element has __index__ and refuses
-            raise DTypeError(
-                "PartialShape", "dimension", value, "must be an int, a Dimension or a string"
-            ) from None
+            rule = f"must be an int, a Dimension or a string like '2..10', not {a_kind(value)}"
+            raise DTypeError("PartialShape", "dimension", value, rule) from None
     if v == -1:
         return Dimension(0, None)
     return Dimension(v)
