@@ -116,3 +116,36 @@ def test_one_word_for_what_a_value_is(value: Any, kind: str) -> None:
 def test_counts_of_one_are_singular(call: Any, expected: str) -> None:
     # "addresses 1 axes", "more than the 1 axes of data", "has 1 values", "<1 arrays>"
     assert _message(call).startswith(expected) or expected in _message(call)
+
+
+@pytest.mark.parametrize(
+    ("mask", "kind"), [(np.array([1, 0]), "a NumPy array"), ("1", "a string"), (True, "a bool")]
+)
+def test_a_tf_mask_of_the_wrong_kind_is_a_dtype_error(mask: Any, kind: str) -> None:
+    # An array mask was a raw TypeError ("only integer scalar arrays can be converted").
+    with pytest.raises(dm.DTypeError, match=f"begin_mask=.* must be an int bit field, not {kind}$"):
+        dm.Slicing.from_tf([0, 0], [1, 1], begin_mask=mask)
+
+
+@pytest.mark.parametrize(
+    ("lengths", "rule"),
+    [
+        ([1, -2], "holds -2 at index 1; every length must be >= -1"),
+        ([-1, -1], "holds -1 at indices 0 and 1; at most one length can be inferred"),
+    ],
+)
+def test_variadic_split_lengths_read_alike_in_the_operator_and_splitting(
+    lengths: list[int], rule: str
+) -> None:
+    # Splitting.from_variadic_split said "split_lengths[1]=-2 must be -1 or at least 0" and
+    # "has more than one -1" under the same operator name, VariadicSplit.
+    expected = f"VariadicSplit: split_lengths={lengths} {rule}"
+    assert _message(lambda: dm.variadic_split(np.zeros(4), 0, lengths)) == expected
+    assert _message(lambda: dm.Splitting.from_variadic_split(0, lengths)) == expected
+
+
+def test_a_dim_of_the_wrong_kind_reads_alike() -> None:
+    # "must be an int, a Dimension or a string" beside "... or a string like '2..10'"
+    rule = "must be an int, a Dimension or a string like '2..10', not"
+    assert _message(lambda: dm.infer_split([np.array([2])], 0, 1)).endswith(f"{rule} a NumPy array")
+    assert _message(lambda: dm.infer_split([1.5], 0, 1)).endswith(f"{rule} a float")

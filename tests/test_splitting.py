@@ -251,8 +251,14 @@ def test_a_rule_a_library_lacks_needs_the_shape() -> None:
     [
         (lambda: dm.Splitting.from_split(0, 0), "at least 1"),
         (lambda: dm.Splitting.from_split(0, True), "bool"),
-        (lambda: dm.Splitting.from_variadic_split(0, [-1, -1]), "more than one -1"),
-        (lambda: dm.Splitting.from_variadic_split(0, [1, -2]), "-1 or at least 0"),
+        (
+            lambda: dm.Splitting.from_variadic_split(0, [-1, -1]),
+            "holds -1 at indices 0 and 1; at most one length can be inferred",
+        ),
+        (
+            lambda: dm.Splitting.from_variadic_split(0, [1, -2]),
+            "holds -2 at index 1; every length must be >= -1",
+        ),
         (lambda: dm.Splitting.from_variadic_split(0, []), "empty"),
         (lambda: dm.Splitting.from_numpy(0), "at least 1"),
         (lambda: dm.Splitting.from_numpy(2, function="hsplit"), "'split' or 'array_split'"),

@@ -49,7 +49,14 @@ from datamove._dml_webnn import (
     static_sizes,
     webnn_slice_ops,
 )
-from datamove._errors import NotExpressible, ValidationError, pass_the_shape, plural
+from datamove._errors import (
+    DTypeError,
+    NotExpressible,
+    ValidationError,
+    a_kind,
+    pass_the_shape,
+    plural,
+)
 from datamove._shape import (
     INT64_MAX,
     INT64_MIN,
@@ -408,9 +415,12 @@ def _slice_entries(
 
 
 def _tf_mask(op: str, name: str, value: Any) -> int:
-    if isinstance(value, bool) or (not isinstance(value, int) and not hasattr(value, "__index__")):
-        raise ValidationError(op, name, value, "must be an int bit field")
-    v = operator.index(value)
+    try:  # a NumPy array of one element has __index__, and refuses it
+        v = None if isinstance(value, bool) else operator.index(value)
+    except TypeError:
+        v = None
+    if v is None:
+        raise DTypeError(op, name, value, f"must be an int bit field, not {a_kind(value)}")
     if not 0 <= v < 2**32:
         raise ValidationError(op, name, value, "must be a 32-bit bit field, in [0, 2**32)")
     return v

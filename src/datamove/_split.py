@@ -104,6 +104,25 @@ def _variadic_axis(value: Any) -> int | Unknown:
     return as_int(VARIADIC, "axis", value)
 
 
+def variadic_lengths(op: str, argument: str, value: Any) -> tuple[int, ...]:
+    """VariadicSplit's lengths: each ``>= -1``, ``-1`` once at most (``Splitting`` reads so too)."""
+    lengths = as_int_vector(op, argument, value)
+    for k, v in enumerate(lengths):
+        if v < -1:
+            rule = f"holds {v} at index {k}; every length must be >= -1"
+            raise ValidationError(op, argument, value, rule)
+    minus_ones = [k for k, v in enumerate(lengths) if v == -1]
+    if len(minus_ones) > 1:
+        raise ValidationError(
+            op,
+            argument,
+            value,
+            f"holds -1 at indices {minus_ones[0]} and {minus_ones[1]}; at most one length can "
+            "be inferred",
+        )
+    return lengths
+
+
 def _lengths(value: Any) -> tuple[int, ...] | Unknown:
     if isinstance(value, Unknown):
         if value.length is None:
@@ -115,25 +134,7 @@ def _lengths(value: Any) -> tuple[int, ...] | Unknown:
                 hint="pass Unknown(n) when split_lengths is a 1-D value of known length n",
             )
         return value
-    lengths = as_int_vector(VARIADIC, "split_lengths", value)
-    for k, v in enumerate(lengths):
-        if v < -1:
-            raise ValidationError(
-                VARIADIC,
-                "split_lengths",
-                value,
-                f"holds {v} at index {k}; every length must be >= -1",
-            )
-    minus_ones = [k for k, v in enumerate(lengths) if v == -1]
-    if len(minus_ones) > 1:
-        raise ValidationError(
-            VARIADIC,
-            "split_lengths",
-            value,
-            f"holds -1 at indices {minus_ones[0]} and {minus_ones[1]}; at most one length can "
-            "be inferred",
-        )
-    return lengths
+    return variadic_lengths(VARIADIC, "split_lengths", value)
 
 
 # -- the per-dimension rules ---------------------------------------------------------------------

@@ -58,6 +58,7 @@ from datamove._dml_webnn import (
 )
 from datamove._errors import AxisError, NotExpressible, ValidationError, pass_the_shape, plural
 from datamove._shape import INT64_MAX, MAX_LENGTH, Dimension, ShapeLike
+from datamove._split import variadic_lengths
 from datamove._validation import as_int, as_int_vector
 
 __all__ = ["Splitting", "cuts_of_lengths", "onnx_split_version", "part_slicing"]
@@ -320,14 +321,17 @@ class Splitting:
 
     @staticmethod
     def _lengths_arg(op: str, name: str, value: Any, rest: bool = False) -> tuple[int, ...]:
-        """Parts' lengths, not none: each at least 0, or ``-1`` (once at most) where ``rest``."""
-        lengths = as_int_vector(op, name, value)
+        """Parts' lengths, not none: each at least 0, or ``-1`` (once at most) where ``rest``.
+
+        With ``rest`` (VariadicSplit), in the words ``dm.variadic_split`` uses for the same values.
+        """
+        if rest:
+            lengths = variadic_lengths(op, name, value)
+        else:
+            lengths = as_int_vector(op, name, value)
+            check_each(op, name, lengths, lambda v: v >= 0, "must be at least 0")
         if not lengths:
             raise ValidationError(op, name, value, "is empty")
-        if rest and lengths.count(-1) > 1:
-            raise ValidationError(op, name, value, "has more than one -1")
-        rule = "must be -1 or at least 0" if rest else "must be at least 0"
-        check_each(op, name, lengths, lambda v: v >= (-1 if rest else 0), rule)
         return lengths
 
     @classmethod
