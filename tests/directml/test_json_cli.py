@@ -379,3 +379,21 @@ def test_cli_names_each_field_as_the_file_does(tmp_path, capsys):
     assert 'dispatchables["my join"].desc.InputTensors[0].Desc.Sizes[0]' in paths
     assert "dispatchables.n.desc.InputTensor.Desc.Sizes[0]" in paths
     assert not [p for p in paths if any(c in p for c in ("_", "sizes", "input", "output"))]
+
+
+def test_json_errors_name_each_field_once_and_where_it_is():
+    # A missing DataType was named twice over: "desc.desc.OutputTensors[0].desc.desc.
+    # OutputTensors[0].DataType"; a wrapped tensor's fields were named without their "Desc".
+    wrapped = {"Type": "DML_TENSOR_TYPE_BUFFER", "Desc": {"Sizes": [2]}}
+    bare = {"InputTensor": {"DataType": "FLOAT32", "Sizes": [2]}, "OutputTensors": [wrapped],
+            "Axis": 0}  # fmt: skip
+    with pytest.raises(datamove.ValidationError) as info:
+        dml.desc_from_json({"type": "DML_OPERATOR_SPLIT", "desc": bare})
+    assert str(info.value) == (
+        "DirectML JSON: desc.desc.OutputTensors[0].Desc.DataType=None is missing"
+    )
+    wrapped["Desc"] = {"DataType": "FLOAT32", "Sizes": [2], "DimensionCount": 3}
+    with pytest.raises(dml.DirectMLValidationError, match=r"OutputTensors\[0\]\.Desc\.Dimension"):
+        dml.desc_from_json(bare)
+    with pytest.raises(datamove.ValidationError, match="is not an OperatorType"):
+        dml.desc_from_json({"type": "DML_OPERATOR_ADD", "desc": bare})

@@ -13,7 +13,7 @@ import enum
 import re
 from typing import Any, ClassVar, Self, TypeVar
 
-from datamove._errors import DTypeError, ValidationError
+from datamove._errors import DTypeError, ValidationError, a_kind
 
 __all__ = [
     "DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT",
@@ -51,11 +51,17 @@ def _parse_member(cls: type[_E], value: Any, prefix: str, what: str) -> _E:
         if name in cls.__members__:
             return cls.__members__[name]
     else:  # a bool too
-        raise DTypeError("DirectML", what, value, f"must be a {cls.__name__}, a name or an int")
+        rule = f"must be {_a(cls.__name__)}, a name or an int, not {a_kind(value)}"
+        raise DTypeError("DirectML", what, value, rule)
     known = ", ".join(cls.__members__)
     raise ValidationError(
-        "DirectML", what, value, f"is not a {cls.__name__}", hint=f"one of {known}"
+        "DirectML", what, value, f"is not {_a(cls.__name__)}", hint=f"one of {known}"
     )
+
+
+def _a(name: str) -> str:
+    """``name`` with its article: ``an OperatorType``, ``a FeatureLevel``."""
+    return f"{'an' if name[:1] in 'AEIOU' else 'a'} {name}"
 
 
 class _CEnum(enum.IntEnum):
@@ -195,7 +201,8 @@ class TensorFlags(enum.IntFlag):
             for part in value:
                 result |= cls.parse(part)
             return result
-        raise DTypeError("DirectML", "flags", value, "must be TensorFlags, a name or an int")
+        rule = f"must be TensorFlags, a name or an int, not {a_kind(value)}"
+        raise DTypeError("DirectML", "flags", value, rule)
 
 
 class TensorType(_CEnum, prefix="DML_TENSOR_TYPE_"):

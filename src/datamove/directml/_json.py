@@ -189,21 +189,24 @@ def tensor_from_json(obj: Any, path: str = "tensor") -> TensorDesc:
     """
     outer = _object(obj, path)
     tensor_type: Any = TensorType.BUFFER
-    body = outer
+    body, at = outer, path  # the object holding the fields, and its path
     if "Desc" in outer:
         tensor_type = outer.get("Type") or TensorType.BUFFER
-        body = _object(outer["Desc"], _at(path, "Desc"))
+        at = _at(path, "Desc")
+        body = _object(outer["Desc"], at)
     elif "Type" in outer:
         tensor_type = outer["Type"]
-    sizes = _list(_field(body, "Sizes", path), _at(path, "Sizes"))
-    _check_count(body, "DimensionCount", path, "T4", "Sizes", len(sizes))
+    sizes = _list(_field(body, "Sizes", at), _at(at, "Sizes"))
+    _check_count(body, "DimensionCount", at, "T4", "Sizes", len(sizes))
+    data_type = _field(body, "DataType", at)  # outside the try: its error has its path already
     strides = body.get("Strides")
+    strides = None if strides is None else _list(strides, _at(at, "Strides"))
     total = body.get("TotalTensorSizeInBytes")
     try:
         return TensorDesc(
-            _field(body, "DataType", path),
+            data_type,
             sizes,
-            None if strides is None else _list(strides, _at(path, "Strides")),
+            strides,
             flags=body.get("Flags") or 0,
             total_tensor_size_in_bytes=total or None,  # DxDispatch: 0 means computed
             guaranteed_base_offset_alignment=body.get("GuaranteedBaseOffsetAlignment") or 0,

@@ -64,7 +64,8 @@ def _uint_tuple(op: str, name: str, values: Any) -> tuple[int, ...]:
             return numbers
     check_array(op, name, values, 1, "a sequence of integers or a NumPy integer array")
     if isinstance(values, str | bytes) or not isinstance(values, Sequence | np.ndarray):
-        raise DTypeError(op, name, values, "must be a sequence of integers")  # ranks: check_array
+        rule = f"must be a sequence of integers, not {a_kind(values)}"  # ranks: check_array
+        raise DTypeError(op, name, values, rule)
     return tuple(_uint(op, f"{name}[{i}]", v, UINT32_MAX) for i, v in enumerate(values))
 
 
