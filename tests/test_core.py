@@ -578,13 +578,14 @@ X = np.zeros((2, 6))
         pytest.param(
             lambda: dm.strided_slice(X, [0], [0], begin_mask=[2]),
             dm.ValidationError,
-            "StridedSlice: begin_mask=[2] holds 2; all masks of StridedSlice must be 0 or 1",
+            "StridedSlice: begin_mask=[2] holds 2 at index 0; all masks of StridedSlice must be 0 "
+            "or 1",
             id="strided_slice(mask 2)",
         ),
         pytest.param(
             lambda: dm.strided_slice(X, [0], [0], begin_mask=5),
             dm.DTypeError,
-            "StridedSlice: begin_mask=5 must be a list of 0 and 1 (hint: masks are "
+            "StridedSlice: begin_mask=5 must be a list of 0 and 1, not an int (hint: masks are "
             "lists such as [0, 1, 1], not TensorFlow's integer bit masks)",
             id="strided_slice(int mask)",
         ),
@@ -1179,8 +1180,8 @@ def test_shape_values_refuse_what_they_cannot_be(call, cls, message):
         pytest.param(
             lambda: dm.strided_slice(np.arange(6), [0], [1], begin_mask="0,1"),
             dm.DTypeError,
-            "StridedSlice: begin_mask='0,1' must be a list of 0 and 1 (hint: write [0, 1, 1]; "
-            "the IR's '0,1,1' string form is read by datamove.ir)",
+            "StridedSlice: begin_mask='0,1' must be a list of 0 and 1, not a string (hint: write "
+            "[0, 1, 1]; the IR's '0,1,1' string form is read by datamove.ir)",
             id="a mask in the IR's string form",
         ),
     ],

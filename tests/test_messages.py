@@ -149,3 +149,50 @@ def test_a_dim_of_the_wrong_kind_reads_alike() -> None:
     rule = "must be an int, a Dimension or a string like '2..10', not"
     assert _message(lambda: dm.infer_split([np.array([2])], 0, 1)).endswith(f"{rule} a NumPy array")
     assert _message(lambda: dm.infer_split([1.5], 0, 1)).endswith(f"{rule} a float")
+
+
+@pytest.mark.parametrize(
+    ("call", "expected"),
+    [
+        (
+            lambda: dm.infer_strided_slice([4], [0], [1], new_axis_mask=[0, -1]),
+            "StridedSlice: new_axis_mask=[0, -1] holds -1 at index 1; all masks",
+        ),
+        (
+            lambda: dm.infer_strided_slice([4], [0], [1], end_mask=3),
+            "StridedSlice: end_mask=3 must be a list of 0 and 1, not an int",
+        ),
+        (
+            lambda: dm.concat(np.zeros(3), 0),
+            (
+                "Concat: arrays=array([0.0, 0.0, 0.0], dtype=float64) must be a sequence (a list "
+                "or a tuple), not a NumPy array"
+            ),
+        ),
+        (
+            lambda: dm.Slicing.from_tf([0], [1], [0]),
+            "tf.strided_slice: strides[0]=0 is zero; a stride must be non-zero",
+        ),
+    ],
+)
+def test_siblings_say_the_same_thing_the_same_way(call: Any, expected: str) -> None:
+    # a mask value out of {0, 1} named no index where a float in a mask does; "must be a list
+    # of 0 and 1" and "must be a sequence" did not say what was given; tf's zero stride read
+    # "must be non-zero" where every other dialect says "is zero; a step must be non-zero".
+    assert _message(call).startswith(expected)
+
+
+def test_ir_messages_read_as_their_siblings(tmp_path: Any) -> None:
+    # "1 unsupported layer(s)"; a dim of the IR said "(write 5, -1, ?, 1..10, ..6 or 3..)" in
+    # its rule where a PartialShape dim says "(hint: write 5, 2..10, ..6, 3.., ? or -1)".
+    from datamove import ir
+    from datamove.ir._examples import write_example
+
+    xml = write_example(tmp_path)
+    text = xml.read_text()
+    xml.write_text(text.replace('version="opset1"', 'version="opset0"', 1))
+    with pytest.raises(ir.UnsupportedOperatorError, match=r"cannot run: 1 unsupported layer: "):
+        ir.read_model(xml).run({"x": np.zeros((2, 6), np.float32)})
+    xml.write_text(text.replace("<dim>6</dim>", "<dim>six</dim>", 1))
+    with pytest.raises(ir.IRError, match=r"dim='six' is not a dimension \(hint: write 5, 2\.\.10"):
+        ir.read_model(xml)

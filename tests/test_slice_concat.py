@@ -763,7 +763,7 @@ def test_concat(shapes, axis, expected):
             lambda: dm.concat(np.zeros((2, 3)), 0),
             dm.DTypeError,
             "Concat: arrays=array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]], dtype=float64) must be a "
-            "sequence (a list or a tuple)",
+            "sequence (a list or a tuple), not a NumPy array",
             id="an array, not a sequence",
         ),
         pytest.param(

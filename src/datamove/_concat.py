@@ -17,7 +17,7 @@ import numpy as np
 
 from datamove import _backends, _plan
 from datamove._backends._copy import compiled_loops, copy_pairs
-from datamove._errors import DTypeError, ValidationError
+from datamove._errors import DTypeError, ValidationError, a_kind
 from datamove._shape import INT64_MAX, MAX_LENGTH, Dimension, PartialShape, as_partial_shape
 from datamove._validation import as_int, normalize_axis
 
@@ -33,7 +33,8 @@ def _axis(value: Any, rank: int) -> int:
 
 def _count(argument: str, value: Any) -> None:
     if not isinstance(value, list | tuple):
-        raise DTypeError(OP, argument, value, "must be a sequence (a list or a tuple)")
+        rule = f"must be a sequence (a list or a tuple), not {a_kind(value)}"
+        raise DTypeError(OP, argument, value, rule)
     if not value:
         raise ValidationError(OP, argument, value, "must hold at least one input")
     if len(value) > MAX_LENGTH:

@@ -661,7 +661,7 @@ class Slicing:
             elif nm & bit:
                 entries.append(None)
             elif s[i] == 0:
-                raise ValidationError(op, f"strides[{i}]", 0, "must be non-zero")
+                raise ValidationError(op, f"strides[{i}]", 0, "is zero; a stride must be non-zero")
             elif sm & bit:
                 if s[i] < 0:
                     raise ValidationError(

@@ -273,7 +273,8 @@ def as_mask(op: str, argument: str, value: Any) -> tuple[int, ...]:
             hint = "masks are lists such as [0, 1, 1], not TensorFlow's integer bit masks"
         elif isinstance(value, str):
             hint = "write [0, 1, 1]; the IR's '0,1,1' string form is read by datamove.ir"
-        raise DTypeError(op, argument, value, "must be a list of 0 and 1", hint=hint)
+        rule = f"must be a list of 0 and 1, not {a_kind(value)}"
+        raise DTypeError(op, argument, value, rule, hint=hint)
     bits = []
     for i, v in enumerate(items):
         bit = v if type(v) is int else _item(op, argument, value, i, v, mask=True)
@@ -282,7 +283,7 @@ def as_mask(op: str, argument: str, value: Any) -> tuple[int, ...]:
                 op,
                 argument,
                 value,
-                f"holds {v!r}; all masks of StridedSlice must be 0 or 1",
+                f"holds {v!r} at index {i}; all masks of StridedSlice must be 0 or 1",
             )
         bits.append(bit)
     return tuple(bits)

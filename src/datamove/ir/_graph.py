@@ -234,14 +234,13 @@ _DIMS_MAX: Final = 4096
 
 def _parse_dim_text(text: str, argument: str, layer: Layer | None, port: int | None) -> Dimension:
     stripped = (text or "").strip()
+    hint = "write 5, 2..10, ..6, 3.., ? or -1"  # as PartialShape's dims say it
     if len(stripped) > 2 * _MAX_NUMBER_CHARS + 2:
-        raise _err(layer, argument, text, "is not a dimension", port)
+        raise _err(layer, argument, text, "is not a dimension", port, hint=hint)
     if stripped in ("-1", "?"):
         return Dimension()
     if not re.fullmatch(r"[0-9]*(\.\.)?[0-9]*", stripped) or stripped in ("", ".."):
-        raise _err(
-            layer, argument, text, "is not a dimension (write 5, -1, ?, 1..10, ..6 or 3..)", port
-        )
+        raise _err(layer, argument, text, "is not a dimension", port, hint=hint)
     for part in stripped.split(".."):
         if part and int(part) > INT64_MAX:
             raise _err(layer, argument, text, "does not fit in int64", port)

@@ -20,7 +20,7 @@ import numpy as np
 from datamove._backends import prepare
 from datamove._backends._copy import PARALLEL_MIN_BYTES
 from datamove._concat import concat, infer_concat
-from datamove._errors import DTypeError, ValidationError
+from datamove._errors import DTypeError, ValidationError, plural
 from datamove._files import open_regular, read_exactly
 from datamove._shape import Dimension, PartialShape, as_partial_shape
 from datamove.ir._bounds import bound_layer, elementwise, meet, moved, reshaped
@@ -946,7 +946,7 @@ class Model:
             raise first.error(
                 None,
                 None,
-                f"cannot run: {len(bad)} unsupported layer(s): {listed}{more}",
+                f"cannot run: {plural(len(bad), 'unsupported layer')}: {listed}{more}",
                 cls=UnsupportedOperatorError,
                 hint=unsupported_reason(first),
             )
