@@ -708,7 +708,7 @@ def _check_run_time_lengths(params: list[tuple[str, Any]], ins: list[_Value], ta
     first, said, n = known[0]
     for _, other, m in known[1:]:
         if m != n:
-            rule = f"{other} has {m} values, but {first} has {n}{tail}"
+            rule = f"{other} has {plural(m, 'value')}, but {first} has {n}{tail}"
             raise ValidationError("ONNX Slice", None, None, rule)
     rank = ins[0].shape.rank
     axes = params[2][1]
@@ -720,7 +720,10 @@ def _check_run_time_lengths(params: list[tuple[str, Any]], ins: list[_Value], ta
         if twice is not None:
             raise ValidationError("ONNX Slice", "axes", normal, f"lists axis {twice} twice")
     elif n > rank and axes is None:
-        rule = f"has {n} values: the Slice addresses {n} axes of data, but data has rank {rank}"
+        rule = (
+            f"has {plural(n, 'value')}: the Slice addresses {plural(n, 'axis', 'axes')} of data, "
+            f"but data has rank {rank}"
+        )
         raise ValidationError("ONNX Slice", None, None, f"{said} {rule}")
     elif n > rank:  # n distinct axes in range: at most the rank
         said = next((text for name, text, _ in known if name == "axes"), f"{said}, and so axes,")
@@ -838,7 +841,9 @@ def _splitting(node: Any, ins: list[_Value], opset: int) -> tuple[Splitting | No
             n, count = shape.dims[0].get_length(), len(node.output)
             if n != count:
                 said = f"split (known at run time, made by {ins[1].maker})"
-                rule = f"{said} has {n} values, but the node has {count} outputs"
+                rule = (
+                    f"{said} has {plural(n, 'value')}, but the node has {plural(count, 'output')}"
+                )
                 raise ValidationError(f"ONNX Split-{version}", None, None, rule)
         return None, axis
     num = node_attr(node, "num_outputs")
@@ -929,7 +934,7 @@ def _sequence_parts(node: Any, ins: list[_Value], opset: int) -> list[PartialSha
     if not 1 <= len(node.input) <= 2 or len(node.output) != 1:
         raise NodeProblem(
             "ports",
-            f"has {len(node.input)} inputs and {len(node.output)} outputs, but "
+            f"has {plural(len(node.input), 'input')} and {plural(len(node.output), 'output')}, but "
             "SplitToSequence takes 1 or 2 and gives 1",
         )
     shape = ins[0].shape

@@ -41,7 +41,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from datamove._errors import ValidationError
+from datamove._errors import ValidationError, plural
 from datamove._shape import PartialShape
 from datamove._splitting import Splitting
 from datamove.ir._bounds import HUGE, bound_layer, wide_bounds
@@ -501,7 +501,7 @@ def _tile(_node: Any, ins: Sequence[Info], opset: int) -> Info | None:
         raise refuse(f"is {given.shape.rank}-D; it must be 1-D")
     length = given.shape.dims[0]
     if length.is_static and length.get_length() != rank:
-        raise refuse(f"has {length.get_length()} values, but its data has rank {rank}")
+        raise refuse(f"has {plural(length.get_length(), 'value')}, but its data has rank {rank}")
     repeats = _ints(given)
     if len(repeats) != rank:
         raise refuse(f"has {len(repeats)} values, but its data has rank {rank}")
