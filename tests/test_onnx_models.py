@@ -1213,7 +1213,7 @@ def test_a_run_time_split_of_static_length_is_checked(
         return
     (problem,) = problems
     message = (
-        f"ONNX Split-13: split (known at run time, made by input 's') has {length} values, but "
-        "the node has 2 outputs"
+        f"ONNX Split-13: split (known at run time, made by input 's') has {length} "
+        f"value{'s' if length != 1 else ''}, but the node has 2 outputs"
     )
     assert (problem.kind, problem.message) == ("operator", message)
