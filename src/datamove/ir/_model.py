@@ -20,7 +20,7 @@ import numpy as np
 from datamove._backends import prepare
 from datamove._backends._copy import PARALLEL_MIN_BYTES
 from datamove._concat import concat, infer_concat
-from datamove._errors import DTypeError, ValidationError, plural
+from datamove._errors import DTypeError, ValidationError, a_kind, plural
 from datamove._files import open_regular, read_exactly
 from datamove._shape import Dimension, PartialShape, as_partial_shape
 from datamove.ir._bounds import bound_layer, elementwise, meet, moved, reshaped
@@ -250,8 +250,8 @@ def given_shapes(
 ) -> Iterator[tuple[str, Any]]:
     """Each ``(name, shape)`` of `Model.check`'s ``input_shapes``, its name one of ``known``."""
     if input_shapes is not None and not isinstance(input_shapes, Mapping):
-        rule = "must be a mapping of input names to shapes"
-        raise error("input_shapes", f"<{type(input_shapes).__name__}>", rule)
+        rule = f"must be a mapping of input names to shapes, not {a_kind(input_shapes)}"
+        raise error("input_shapes", input_shapes, rule)
     for name, shape in (input_shapes or {}).items():
         if name not in known:
             raise _no_input(error, f"input_shapes[{name!r}]", name, inputs)
@@ -1067,8 +1067,8 @@ class Model:
         if not isinstance(inputs, Mapping):
             raise IRError(
                 "inputs",
-                f"<{type(inputs).__name__}>",
-                "must be a mapping of input names to arrays",
+                inputs,
+                f"must be a mapping of input names to arrays, not {a_kind(inputs)}",
                 hint="e.g. {" + ", ".join(f"{n!r}: array" for n in self._input_names) + "}",
             )
         key = _shape_key(inputs) if self._plannable else None

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from xml.sax.saxutils import quoteattr
 
+from datamove._errors import a_kind
 from datamove._files import commit, path_name, temporary_beside
 from datamove._shape import PartialShape
 from datamove.ir._errors import IRError
@@ -75,9 +76,8 @@ def save_model(
     from datamove.ir._model import Model  # noqa: PLC0415 - _model imports nothing from here
 
     if not isinstance(model, Model):
-        raise IRError(
-            "model", f"<{type(model).__name__}>", "must be a Model", hint="read one with read_model"
-        )
+        rule = f"must be a Model, not {a_kind(model)}"
+        raise IRError("model", model, rule, hint="read one with read_model")
     for argument, value in (("xml_path", xml_path), ("bin_path", bin_path)):
         if value is not None or argument == "xml_path":
             text = path_name(value, functools.partial(IRError, argument, value))
