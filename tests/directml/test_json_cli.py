@@ -397,3 +397,12 @@ def test_json_errors_name_each_field_once_and_where_it_is():
         dml.desc_from_json(bare)
     with pytest.raises(datamove.ValidationError, match="is not an OperatorType"):
         dml.desc_from_json({"type": "DML_OPERATOR_ADD", "desc": bare})
+
+
+def test_cli_names_the_top_level_and_odd_dispatchable_names(tmp_path, capsys):
+    assert main(["dml", "check", write(tmp_path, [1])]) == 1
+    assert "  [JSON] (top level)=[1] must be a JSON object" in capsys.readouterr().out
+    model = {"dispatchables": {"a.b": {"type": "DML_OPERATOR_JOIN", "desc": {"InputTensors": 3}}}}
+    assert main(["dml", "check", write(tmp_path, model)]) == 1
+    out = capsys.readouterr().out
+    assert '  [JSON] dispatchables["a.b"].desc.InputTensors=3 must be a JSON array' in out

@@ -159,7 +159,7 @@ def _check_count(body: dict[str, Any], name: str, path: str, rule: str, items: s
 
 def _object(value: Any, path: str) -> dict[str, Any]:
     if not isinstance(value, dict):
-        raise DTypeError(_OP, path or "the file's top level", value, "must be a JSON object")
+        raise DTypeError(_OP, path or "(top level)", value, "must be a JSON object")
     return value
 
 
