@@ -76,8 +76,9 @@ def save_model(
     from datamove.ir._model import Model  # noqa: PLC0415 - _model imports nothing from here
 
     if not isinstance(model, Model):
-        rule = f"must be a Model, not {a_kind(model)}"
-        raise IRError("model", model, rule, hint="read one with read_model")
+        raise IRError(  # a raise alone: mypy takes the branch as unreachable (model: Model)
+            "model", model, f"must be a Model, not {a_kind(model)}", hint="read one with read_model"
+        )
     for argument, value in (("xml_path", xml_path), ("bin_path", bin_path)):
         if value is not None or argument == "xml_path":
             text = path_name(value, functools.partial(IRError, argument, value))
