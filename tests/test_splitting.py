@@ -197,6 +197,30 @@ def test_on_interval_sizes_an_emitter_is_exact_for_every_size_or_raises_with_a_w
         assert same_parts(got, want), (s, dialect, d, emitted)
 
 
+@pytest.mark.parametrize("dialect", DIALECTS)
+@pytest.mark.parametrize(
+    "s",
+    [
+        dm.Splitting.from_torch(1, function="chunk"),
+        dm.Splitting.from_numpy(1, function="array_split"),
+        dm.Splitting.from_torch(1, function="tensor_split"),
+        dm.Splitting.from_onnx_split(0, num_outputs=1, reading="reference"),
+        dm.Splitting.from_onnx_split(0, num_outputs=1),
+    ],
+)
+@pytest.mark.parametrize("shape", ["[?]", "[3..]", "[..9]"])
+def test_a_one_part_split_is_written_on_any_interval(
+    s: dm.Splitting, dialect: str, shape: str
+) -> None:
+    # torch.chunk(x, 1) on [?] raised NotExpressible ("no size up to 4096 tells the closest call
+    # Split(1) from it"), though both are x whole on every size; now it is a count of 1.
+    emitted = getattr(s, f"to_{dialect}")(shape)
+    for d in (0, 1, 5, 9):
+        x = np.arange(d)
+        assert same_parts(call(dialect, emitted, x), [x]), (s, dialect, emitted)
+    assert len(s.as_slicings(shape)) == 1
+
+
 def test_a_witness_message_says_which_call_refuses_the_size() -> None:
     # OpenVINO's closest call (Split, 'even') refuses size 1 where tensor_split gives (1, 0)
     s = dm.Splitting.from_torch(2, function="tensor_split")

@@ -244,7 +244,7 @@ def _part_cuts(rule: str, value: Any, dim: Dimension) -> list[Cut] | None:
     """
     if rule == "lengths":
         return cuts_of_lengths(value)
-    if (rule in ("even", "array_split", "chunk") and value == 1) or (
+    if (rule in ("even", "array_split", "chunk", "onnx", "onnx_reference") and value == 1) or (
         rule == "size" and dim.max is not None and dim.max <= value
     ):
         return [WHOLE]
@@ -676,6 +676,8 @@ class Splitting:
             lengths = self.lengths(dim.min)
             check_tiling(lengths, dim.min, self.axis, dialect, shape, self.value, empty=True)
             return static(lengths)
+        if self.rule != "lengths" and _part_cuts(self.rule, self.value, dim) == [WHOLE]:
+            return count(1)  # one part, the whole axis, on every size: so is a count of 1
         value = self._closest_count()
         call, rule = count(value), count_rule
         w = self._witness(dim, lambda d: _runs(rule, value, d))
