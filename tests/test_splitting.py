@@ -455,6 +455,7 @@ EMITTERS: dict[str, Any] = {
     "to_openvino": lambda s, shape: s.to_openvino(shape),
     "to_numpy": lambda s, shape: s.to_numpy(shape),
     "to_torch": lambda s, shape: s.to_torch(shape),
+    "to_tf": lambda s, shape: s.to_tf(shape),
     "to_onnx_split(opset=18)": lambda s, shape: s.to_onnx_split(shape),
     "to_onnx_split(opset=13)": lambda s, shape: s.to_onnx_split(shape, opset=13),
     "to_onnx_split(opset=11)": lambda s, shape: s.to_onnx_split(shape, opset=11),

@@ -5,8 +5,8 @@ A :class:`Splitting` is an axis and one rule with its parameter:
 =================  ==============================================  ==============================
 rule               read from                                       lengths on a size ``d``
 =================  ==============================================  ==============================
-``"even"``         OpenVINO Split-1, ``numpy.split(x, n)``         ``n`` parts of ``d / n``; ``d``
-                                                                   not a multiple: refused
+``"even"``         OpenVINO Split-1, ``numpy.split(x, n)``,        ``n`` parts of ``d / n``; ``d``
+                   ``tf.split(x, n)``                              not a multiple: refused
 ``"array_split"``  ``numpy.array_split(x, n)``,                    ``n`` parts; the first
                    ``torch.tensor_split(x, n)``                    ``d % n`` one longer
 ``"chunk"``        ``torch.chunk(x, n)``                           parts of ``ceil(d / n)``, the
@@ -15,7 +15,8 @@ rule               read from                                       lengths on a 
 ``"size"``         ``torch.split(x, k)``                           parts of ``k``, the last
                                                                    shorter; one empty on 0
 ``"lengths"``      OpenVINO VariadicSplit-1 (one ``-1``: the       the lengths; another sum:
-                   rest), ``torch.split(x, [..])``                 refused
+                   rest), ``torch.split(x, [..])``,                refused
+                   ``tf.split(x, [..])`` (one ``-1``: the rest)
 ``"indices"``      ``numpy.split``/``numpy.array_split``/          ``x[:i0], x[i0:i1], ...,
                    ``torch.tensor_split`` with a list              x[in:]``, clamped as Python
 =================  ==============================================  ==============================
@@ -59,7 +60,7 @@ from datamove._dml_webnn import (
 from datamove._errors import AxisError, NotExpressible, ValidationError, pass_the_shape, plural
 from datamove._shape import INT64_MAX, MAX_LENGTH, Dimension, ShapeLike
 from datamove._split import variadic_lengths
-from datamove._validation import as_int, as_int_vector
+from datamove._validation import as_int, as_int_vector, describe
 
 __all__ = ["Splitting", "cuts_of_lengths", "onnx_split_version", "part_slicing"]
 
@@ -84,6 +85,9 @@ def onnx_split_version(opset: Any) -> int:
         )
     return 18 if v >= 18 else 13 if v >= 13 else 11 if v >= 11 else 2
 
+
+# The element types of tf.split's sizes (its SplitV's Tlen).
+_TF_SIZE_TYPES: Final = ("int8", "int32", "int64")
 
 # Sizes scanned for a witness on an axis whose sizes are not bounded.
 _SCAN: Final = 4096
@@ -263,9 +267,10 @@ class Splitting:
     """A split of one axis into parts, under an uneven-size rule named by its library.
 
     Build one with ``from_split``, ``from_variadic_split``, ``from_numpy``, ``from_torch``,
-    ``from_dml`` or ``from_webnn``; read its parts with ``lengths(size)`` or
-    ``as_slicings(shape)``; apply it with ``s(x)``; write it with ``to_openvino``, ``to_numpy``,
-    ``to_torch``, ``to_webnn`` (each ``shape=None``) or ``to_dml(shape)``.
+    ``from_tf``, ``from_dml``, ``from_webnn`` or ``from_onnx_split``; read its parts with
+    ``lengths(size)`` or ``as_slicings(shape)``; apply it with ``s(x)``; write it with
+    ``to_openvino``, ``to_numpy``, ``to_torch``, ``to_tf``, ``to_webnn``, ``to_onnx_split``
+    (each ``shape=None``) or ``to_dml(shape)``.
 
     Examples
     --------
@@ -413,6 +418,61 @@ class Splitting:
         """
         ax, value = read_webnn_split(splits, axis)
         return cls(ax, "lengths", value) if isinstance(value, tuple) else cls(ax, "even", value)
+
+    @classmethod
+    def from_tf(cls, num_or_size_splits: Any, axis: Any = 0, num: Any = None) -> Splitting:
+        """``tf.split(x, num_or_size_splits, axis, num)``: a count that must divide, or sizes.
+
+        An int (Python or NumPy) is a count (the ``"even"`` rule; ``num`` is ignored, as
+        TensorFlow ignores it); a 1-D list or NumPy array (int8, int32 or int64, TensorFlow's
+        size types) gives the sizes (``"lengths"``): each at least 0, or one ``-1`` for the rest,
+        and ``num``, where given, their count. A 0-D array, and ``[-1]`` alone (TensorFlow
+        refuses one output of another size than the axis), are refused as TensorFlow refuses
+        them; so are bools, which TensorFlow reads as 0 and 1.
+
+        Examples
+        --------
+        >>> import datamove as dm
+        >>> dm.Splitting.from_tf([2, -1], axis=1).lengths(5)
+        (2, 3)
+        >>> dm.Splitting.from_tf(3).to_openvino()
+        ('Split', {'axis': 0, 'num_splits': 3})
+        """
+        op, name = "tf.split", "num_or_size_splits"
+        ax = as_int(op, "axis", axis)
+        d = describe(num_or_size_splits)
+        if d is not None and not d.shape:
+            raise ValidationError(
+                op,
+                name,
+                num_or_size_splits,
+                "is a 0-D tensor; tf.split takes an int (a count) or a 1-D list of sizes",
+                hint="pass int(n) for a count, or [n] for one size",
+            )
+        if not listed(num_or_size_splits):
+            return cls(ax, "even", cls._count(op, name, num_or_size_splits))
+        if d is not None and d.library == "NumPy" and d.element not in _TF_SIZE_TYPES:
+            raise ValidationError(
+                op,
+                name,
+                num_or_size_splits,
+                f"has element type {d.element}; tf.split's sizes are int8, int32 or int64",
+            )
+        lengths = cls._lengths_arg(op, name, num_or_size_splits, rest=True)
+        if lengths == (-1,):
+            raise ValidationError(
+                op,
+                name,
+                num_or_size_splits,
+                "is [-1]: one output must have the axis' size (tf.split reads -1 as the rest "
+                "only beside other sizes)",
+                hint="pass 1 for the whole axis",
+            )
+        if num is not None and as_int(op, "num", num) != len(lengths):
+            raise ValidationError(
+                op, "num", num, f"is not the count of num_or_size_splits' {len(lengths)} sizes"
+            )
+        return cls(ax, "lengths", lengths)
 
     @classmethod
     def from_onnx_split(
@@ -641,6 +701,37 @@ class Splitting:
                 return d
         return top <= dim.min + _SCAN
 
+    def _rest_lengths(self, dim: Dimension) -> tuple[int, ...] | None:
+        """Lengths with one ``-1`` (the rest) that split as this split on every size ``dim`` allows.
+
+        The candidate is read on the two smallest allowed sizes the split runs on: the same
+        count of parts, one of them longer on the second. ``None`` where there is none, or it
+        splits otherwise on an allowed size (or not every size could be checked).
+        """
+        first = self._smallest_run(dim)
+        top = dim.max if dim.max is not None else INT64_MAX
+        if first is None or first >= top:
+            return None
+        mine = _runs_of(self.rule, self.value)
+        second = next(
+            (d for d in range(first + 1, min(top, first + _SCAN) + 1) if mine(d) is not None),
+            None,
+        )
+        if second is None:
+            return None
+        a, b = mine(first), mine(second)
+        assert a is not None
+        assert b is not None
+        if sum(c for _, c in a) != sum(c for _, c in b):
+            return None
+        la, lb = self.lengths(first), self.lengths(second)
+        moved = [i for i, (u, v) in enumerate(zip(la, lb, strict=True)) if u != v]
+        if len(moved) != 1:
+            return None
+        k = moved[0]
+        candidate = (*la[:k], -1, *la[k + 1 :])
+        return candidate if self._witness(dim, _runs_of("lengths", candidate)) is True else None
+
     def _count_changes(self, dim: Dimension) -> int | None:
         """An allowed size with another number of parts than on the smallest (or refused)."""
         mine = _runs_of(self.rule, self.value)
@@ -661,11 +752,14 @@ class Splitting:
         count: Callable[[int], tuple[str, dict[str, Any]]],
         count_rule: str,
         static: Callable[[tuple[int, ...]], tuple[str, dict[str, Any]]],
+        rest: Callable[[tuple[int, ...]], tuple[str, dict[str, Any]]] | None = None,
     ) -> tuple[str, dict[str, Any]]:
         """One call of a library that splits as this one on every size ``shape`` allows.
 
         Its count call (``count``, splitting by ``count_rule``) or a call for the rules in
-        ``same``; else, on a static size, the lengths (``static``).
+        ``same``; else, on a static size, the lengths (``static``); else, where the library
+        has lengths with one ``-1`` for the rest (``rest``) and such lengths split alike on
+        every allowed size (``_rest_lengths``), those.
         """
         dim = self._check_runs(shape, dialect)
         if self.rule == count_rule:
@@ -678,6 +772,8 @@ class Splitting:
             return static(lengths)
         if self.rule != "lengths" and _part_cuts(self.rule, self.value, dim) == [WHOLE]:
             return count(1)  # one part, the whole axis, on every size: so is a count of 1
+        if rest is not None and (found := self._rest_lengths(dim)) is not None:
+            return rest(found)
         value = self._closest_count()
         call, rule = count(value), count_rule
         w = self._witness(dim, lambda d: _runs(rule, value, d))
@@ -766,6 +862,39 @@ class Splitting:
         return self._emit(
             shape, "PyTorch", same, tensor_split, "array_split", lambda p: split(list(p))
         )
+
+    def to_tf(self, shape: ShapeLike | None = None) -> tuple[str, dict[str, Any]]:
+        """``("split", {num_or_size_splits, axis})``: ``tf.split``, a count or the sizes.
+
+        The ``"even"`` rule is the count, and lengths the sizes (a ``-1`` for the rest; ``[-1]``
+        alone, which TensorFlow refuses, as the count 1), on any shape; on a static axis every
+        split is written by its lengths. On an interval of sizes a rule TensorFlow lacks is
+        written where the count of as many parts, or the sizes with one ``-1`` (read on the
+        two smallest sizes the split runs on), splits alike on every allowed size; else
+        :class:`~datamove.NotExpressible` names the count and its witness.
+
+        Examples
+        --------
+        >>> import datamove as dm
+        >>> dm.Splitting.from_variadic_split(1, [2, -1]).to_tf()
+        ('split', {'num_or_size_splits': [2, -1], 'axis': 1})
+        >>> dm.Splitting.from_torch(3, function="chunk").to_tf([7])
+        ('split', {'num_or_size_splits': [3, 3, 1], 'axis': 0})
+        >>> dm.Splitting.from_torch(4, function="split").to_tf("[5..8]")
+        ('split', {'num_or_size_splits': [4, -1], 'axis': 0})
+        """
+        ax = self.axis
+
+        def call(arg: Any) -> tuple[str, dict[str, Any]]:
+            return ("split", {"num_or_size_splits": arg, "axis": ax})
+
+        def sizes(lengths: tuple[int, ...]) -> tuple[str, dict[str, Any]]:
+            return call(1 if lengths == (-1,) else list(lengths))  # tf.split refuses [-1]
+
+        same: dict[str, Callable[[], tuple[str, dict[str, Any]]]] = {}
+        if self.rule == "lengths":
+            same["lengths"] = lambda: sizes(self.value)
+        return self._emit(shape, "TensorFlow", same, call, "even", sizes, rest=sizes)
 
     def to_dml(self, shape: ShapeLike | None) -> tuple[str, dict[str, Any]]:
         """``("SPLIT", {Axis, InputSizes, OutputSizes})`` for DirectML, on one static shape.
