@@ -413,6 +413,19 @@ def test_explain_split_as(
     assert blocks[2].endswith("(witness: size 0 of the split axis)")
 
 
+def test_explain_split_as_tf_writes_tf_split(capsys: pytest.CaptureFixture[str]) -> None:
+    # "tf: not available in this version": SPLIT_DIALECTS named Splitting.to_tf, which was missing
+    argv = ["explain", "variadic-split", "--shape", "[2,?]", "--axis", "1", "--lengths", "2,-1"]
+    assert main([*argv, "--as", "tf"]) == 0
+    blocks = capsys.readouterr().out.partition("in other dialects:\n")[2]
+    assert blocks == "tf (a TensorFlow function):\n  split(num_or_size_splits=[2, -1], axis=1)\n"
+    argv = ["explain", "split", "--shape", "[2,3..6]", "--axis", "1", "--num-splits", "3"]
+    assert main([*argv, "--as", "tf", "--json"]) == 0
+    entry = json.loads(capsys.readouterr().out)["as"]["tf"]
+    assert entry == {"value": ["split", {"num_or_size_splits": 3, "axis": 1}]}
+    assert dm.Splitting.from_tf(**entry["value"][1]) == dm.Splitting.from_split(1, 3)
+
+
 def test_explain_split_as_says_which_side_refuses_the_witness(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
