@@ -333,6 +333,8 @@ N = MAX_LENGTH  # parts of ONNX Split-18's num_outputs, read as onnx.reference d
         (lambda s: s.to_onnx_split("[0..]"), (1,)),
         (lambda s: s.as_slicings("[3..]"), None),
         (lambda s: s.to_webnn("[3..]"), (4,)),
+        (lambda s: s.to_tf("[5..]"), (5,)),
+        (lambda s: s.to_tf("[0..4096]"), (1,)),
         (None, None),
     ],
 )
