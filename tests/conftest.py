@@ -25,12 +25,20 @@ import numpy as np
 import pytest
 from hypothesis import settings
 
+from strategies import examples
+
 # Every property test draws the same examples on every run (CI is reproducible: a random draw
 # never decides whether a commit lands) unless DATAMOVE_RANDOM=1, which draws afresh to find
 # new inputs (pin each as an @example). A test's own @settings keep this unless they say.
+# DATAMOVE_EXAMPLES scales every test's example count: Hypothesis's default 100 here, and each
+# test's own count through ``strategies.examples`` (``max_examples=examples(N)``, never a bare
+# number: test_architecture holds that).
 _RANDOM = os.environ.get("DATAMOVE_RANDOM", "") == "1"
 settings.register_profile(
-    "datamove", derandomize=not _RANDOM, **({} if _RANDOM else {"database": None})
+    "datamove",
+    derandomize=not _RANDOM,
+    max_examples=examples(100),
+    **({} if _RANDOM else {"database": None}),
 )
 settings.load_profile("datamove")
 

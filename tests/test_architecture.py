@@ -184,3 +184,18 @@ def test_masked_arrays_keep_their_masks():
     assert b.mask.tolist() == [False, True, False]
     c = dm.strided_slice(x, [0], [6], [2], copy=True)
     assert c.mask.tolist() == [False, False, True]
+
+
+def test_every_example_count_scales_with_datamove_examples():
+    # DATAMOVE_EXAMPLES (CONTRIBUTING.md) must reach every property test: a bare
+    # max_examples=N would stay N in a long randomized run.
+    tests = Path(__file__).parent
+    bare = [
+        f"{path.relative_to(tests)}:{node.lineno}"
+        for path in sorted(tests.rglob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.keyword)
+        and node.arg == "max_examples"
+        and isinstance(node.value, ast.Constant)
+    ]
+    assert bare == [], "use max_examples=strategies.examples(N)"

@@ -25,6 +25,7 @@ from datamove.cli._convert import _EPILOG
 from datamove.cli._dialect_text import translate
 from datamove.ir._examples import write_example, write_onnx_example, write_unsound_example
 from dialect_refs import run_dml, run_webnn
+from strategies import examples
 from test_dialects import apply_ops, numpy_indices, run_torch, same, shapes
 
 INT64_MAX = 2**63 - 1
@@ -124,7 +125,7 @@ def convert(argv: list[str]) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     index=numpy_indices(),
     shape=shapes,

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 import datamove as dm
 from datamove._backends import _copy
+from strategies import examples
 
 ENGINES = ["numpy", "rows", "rows, two threads", "rows, streaming, two threads"]
 needs_kernels = pytest.mark.skipif(_copy._kernels is None, reason="built without a C compiler")
@@ -73,7 +74,9 @@ def _sevens(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
 
 
 @settings(
-    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(300),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(case=views(), several=st.booleans())
 def test_copy_pairs_match_np_copyto(engine: str, case, several: bool) -> None:
@@ -149,7 +152,7 @@ def test_splits_and_joins_of_short_runs(engine: str, run: int, parts: int, shift
 
 
 @needs_kernels
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     kind=st.sampled_from(["split", "join", "packed join", "gappy"]),
     runs=st.lists(st.one_of(st.integers(1, 70), st.integers(1, 300)), min_size=1, max_size=4),
@@ -219,7 +222,7 @@ SHUFFLE_MIN_BYTES = 128 << 10  # DM_SHUFFLE_MIN_BYTES: smaller calls take the ro
 
 
 @needs_kernels
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     kind=st.sampled_from(["split", "join"]),
     runs=st.lists(st.integers(1, 3), min_size=2, max_size=12),
@@ -314,7 +317,7 @@ def _guarded_split(
 
 
 @needs_kernels
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     runs=st.lists(st.integers(64, 600), min_size=1, max_size=9),
     gap=st.integers(0, 70),
@@ -356,7 +359,7 @@ def test_line_splits_match_a_reference(
 
 
 @needs_kernels
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     words=st.lists(st.integers(1, 20), min_size=2, max_size=70),
     gap=st.integers(0, 40),
@@ -414,7 +417,7 @@ def test_splits_into_lines_of_outputs_side_by_side(offset: int, cut: int) -> Non
 
 
 @needs_kernels
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     sizes=st.lists(st.integers(0, 300), min_size=1, max_size=6),
     shifts=st.lists(st.integers(0, 15), min_size=6, max_size=6),

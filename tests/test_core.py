@@ -31,6 +31,7 @@ from datamove import _plan
 from datamove._shape import MAX_LENGTH
 from datamove.cli import main
 from datamove.cli._examples import EXAMPLES
+from strategies import examples
 
 try:
     from datamove import _kernels as kernels
@@ -1566,7 +1567,7 @@ def _planned_calls(draw):
     return op, x, args, {name: draw(mask) for name in draw(st.sets(st.sampled_from(_MASKS)))}
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=examples(600), deadline=None)
 @given(_planned_calls(), st.sampled_from(["compiled", "python"]))
 def test_cached_plans_answer_as_fresh_ones(call, path):
     op, x, args, kwargs = call
@@ -1634,7 +1635,7 @@ def _key_inputs():
 
 
 @pytest.mark.skipif(kernels is None, reason="the compiled part was not built")
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=examples(1500), deadline=None)
 @given(
     st.one_of(st.integers(0, 4), st.integers(-(2**64), 2**64)),
     st.one_of(
@@ -1681,7 +1682,7 @@ def _alike(value):
     return st.sampled_from([value, [value], (value,), True if value == 1 else value])
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=examples(1500), deadline=None)
 @given(st.data(), st.integers(0, 3), st.lists(st.integers(0, 3), max_size=3), _key_inputs())
 def test_the_python_hit_finds_exactly_the_plan_under_python_key(data, op, shape, params):
     # The pure-Python hit memoises python_key's answers: a call must find the plan stored under
@@ -1811,7 +1812,7 @@ def _calls_in_forms(draw):
     return op, x, call(), call()
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(_calls_in_forms())
 def test_both_plan_paths_answer_every_form_alike(call):
     # A call's outcome (values, or the error and its message) is the same on the compiled and

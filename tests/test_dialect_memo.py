@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 import datamove as dm
 from datamove import _dialect_memo, _dialects
+from strategies import examples
 
 
 def _outcome(text: str) -> Any:
@@ -61,7 +62,7 @@ def index_texts(draw: Any) -> str:
     return draw(blank) + name + draw(st.sampled_from(["", " ", "\n"])) + f"[{inner}]" + draw(blank)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(text=index_texts())
 def test_the_fast_reader_reads_what_ast_reads(text: str) -> None:
     _dialect_memo.clear()

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 import datamove as dm
 from dialect_refs import run_dml, run_webnn
+from strategies import examples
 from test_dialects import (
     apply_ops,
     numpy_indices,
@@ -122,7 +123,7 @@ def _target(s: dm.Slicing, name: str, x: np.ndarray) -> Any:
 
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("source", SOURCES)
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(data=st.data(), shape=shapes)
 def test_every_pair_of_dialects_agrees_on_static_shapes(
     data: st.DataObject, shape: tuple[int, ...], source: str, target: str

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 import datamove as dm
 from datamove._dialects import CLAMP, NUMPY, Cut, addressed
+from strategies import examples
 from strategies import numpy_indices as index_strategy
 
 INT64_MAX = 2**63 - 1
@@ -162,7 +163,7 @@ def run_onnx(x: np.ndarray, ops: list[tuple[str, dict[str, Any]]]) -> np.ndarray
 
 
 # -- parsers against their runtimes ---------------------------------------------------------------
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(index=numpy_indices(), shape=shapes)
 def test_from_numpy_selects_what_numpy_selects(
     index: tuple[Any, ...], shape: tuple[int, ...]
@@ -196,7 +197,7 @@ def strided_slice_params(draw: Any) -> dict[str, Any]:
     }
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(p=strided_slice_params(), shape=shapes)
 def test_from_strided_slice_selects_what_strided_slice_selects(
     p: dict[str, Any], shape: tuple[int, ...]
@@ -222,7 +223,7 @@ def slice_params(draw: Any) -> tuple[list[int], ...]:
     return draw(vec), draw(vec), draw(step), draw(axes)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(p=slice_params(), shape=st.lists(st.integers(0, 6), min_size=1, max_size=4).map(tuple))
 def test_from_slice_and_from_onnx_select_what_slice_8_selects(
     p: tuple[list[int], ...], shape: tuple[int, ...]
@@ -308,7 +309,7 @@ def tf_run(x: np.ndarray, p: dict[str, Any]) -> np.ndarray:
     return np.asarray(x[tuple(index)])
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(index=numpy_indices(), shape=shapes)
 def test_from_tf_selects_what_numpy_selects(index: tuple[Any, ...], shape: tuple[int, ...]) -> None:
     x = np.arange(int(np.prod(shape))).reshape(shape)
@@ -385,7 +386,7 @@ def test_an_axis_out_of_range_for_every_rank_is_refused_at_once(axis: int, reade
 
 
 # -- emitters round-trip --------------------------------------------------------------------------
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(index=numpy_indices(), shape=shapes, source=st.sampled_from(["numpy", "strided_slice"]))
 def test_every_emitter_round_trips_on_static_shapes(
     index: tuple[Any, ...], shape: tuple[int, ...], source: str
@@ -420,7 +421,7 @@ def read_slice(p: dict[str, Any], axes: list[int] | None = None) -> dm.Slicing:
     return dm.Slicing.from_slice(start, stop, step, listed)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(index=numpy_indices(), shape=shapes)
 def test_slice_and_onnx_emitters_of_no_shape_read_back_and_run(
     index: tuple[Any, ...], shape: tuple[int, ...]
@@ -496,7 +497,7 @@ def test_slice_of_no_shape_keeps_the_whole_axes_that_fix_the_rank() -> None:
         apply_ops(x, dm.Slicing.from_numpy("x[2:, :, ..., :, 1:]").to_slice())
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(index=numpy_indices(), shape=shapes, source=st.sampled_from(["numpy", "strided_slice"]))
 def test_onnx_emitter_round_trips_in_onnx_reference(
     index: tuple[Any, ...], shape: tuple[int, ...], source: str
@@ -523,7 +524,7 @@ def _with_rule(s: dm.Slicing, rule: str) -> dm.Slicing:
     )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     index=numpy_indices(),
     dims=st.lists(st.tuples(st.integers(0, 12), st.integers(0, 12)), max_size=4),
@@ -607,7 +608,7 @@ def run_torch(x: np.ndarray, ops: list[tuple[str, dict[str, Any]]]) -> np.ndarra
     return t.numpy()
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     index=numpy_indices(),
     shape=shapes,
@@ -646,7 +647,7 @@ def test_torch_calls_select_what_numpy_selects(
         )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     index=numpy_indices(),
     dims=st.lists(st.tuples(st.integers(0, 12), st.integers(0, 12)), max_size=4),
@@ -879,7 +880,7 @@ wide_steps = st.one_of(
 near_dims = st.sampled_from([0, 1, 2, 5, 2**31 - 3, 2**31 - 1, 2**31, 2**31 + 1, 2**31 + 4])
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(
     start=wide_bounds,
     stop=wide_bounds,
@@ -980,7 +981,7 @@ def test_onnx_reference_reads_its_own_spec_with_numpy_rule() -> None:
 
 
 # -- equivalence ----------------------------------------------------------------------------------
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     a=numpy_indices(),
     b=numpy_indices(),
@@ -1070,7 +1071,7 @@ def _written_cut(emitted: Any, dialect: str) -> Cut:
     return dm.Slicing.from_strided_slice(**emitted).entries[0]  # type: ignore[no-any-return]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     start=far_bounds,
     stop=far_bounds,

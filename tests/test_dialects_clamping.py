@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 import datamove as dm
 from datamove._dialects import CLAMP, NUMPY, Cut
+from strategies import examples
 from test_dialects import apply_ops, run_torch
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
@@ -83,7 +84,7 @@ def onnx_picks(s: dm.Slicing, shape: str, d: int) -> list[list[int]]:
     return [picks(y, d, r) for r in (NUMPY, CLAMP)]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     rule=st.sampled_from([NUMPY, CLAMP]),
     a=st.integers(-9, -2),

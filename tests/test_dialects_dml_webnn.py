@@ -17,10 +17,11 @@ from hypothesis import strategies as st
 import datamove as dm
 import datamove.directml as dml
 from dialect_refs import run_dml, run_webnn, webnn_split
+from strategies import examples
 from test_dialects import numpy_indices, same, shapes, slicing_from
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(index=numpy_indices(), shape=shapes, source=st.sampled_from(["numpy", "strided_slice"]))
 def test_dml_and_webnn_ops_select_what_the_slicing_selects(
     index: tuple[Any, ...], shape: tuple[int, ...], source: str
@@ -52,7 +53,7 @@ def test_dml_and_webnn_ops_select_what_the_slicing_selects(
     assert same(run_dml(x, ops), want), (s, shape, ops)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(index=numpy_indices(), shape=shapes.filter(lambda s: len(s) >= 1 and min(s) >= 1))
 def test_dml_and_webnn_windows_read_back_as_the_same_slicing(
     index: tuple[Any, ...], shape: tuple[int, ...]
@@ -88,7 +89,7 @@ def windows(draw: Any) -> tuple[tuple[int, ...], list[tuple[int, int, int, int]]
     return shape, out
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(w=windows())
 def test_from_dml_and_from_webnn_select_what_the_windows_select(w: Any) -> None:
     shape, axes = w
@@ -105,7 +106,7 @@ def test_from_dml_and_from_webnn_select_what_the_windows_select(w: Any) -> None:
     assert same(dm.Slicing.from_webnn(**q)(x), run_webnn(x, [("slice", q)]))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     index=numpy_indices(),
     dims=st.lists(st.tuples(st.integers(0, 6), st.integers(0, 6)), max_size=4),
@@ -360,7 +361,7 @@ def splittings(draw: Any) -> dm.Splitting:
     return dm.Splitting.from_torch(draw(count), axis, function="split" if kind == "torch" else kind)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(sp=splittings(), shape=st.lists(st.integers(0, 7), min_size=2, max_size=3).map(tuple))
 def test_dml_and_webnn_splits_give_the_splittings_parts(
     sp: dm.Splitting, shape: tuple[int, ...]

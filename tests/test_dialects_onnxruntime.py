@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 import datamove as dm
 from datamove._dialects import NUMPY
+from strategies import examples
 from test_dialects import (
     _with_rule,
     emitted_runs_as_sliced,
@@ -82,7 +83,7 @@ class Runtimes:
         return self.reference.run(None, {"x": x})[0]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(index=numpy_indices(), shape=shapes, source=st.sampled_from(["numpy", "strided_slice"]))
 def test_to_onnx_runs_in_onnxruntime_and_the_reference(
     index: tuple[Any, ...], shape: tuple[int, ...], source: str
@@ -96,7 +97,7 @@ def test_to_onnx_runs_in_onnxruntime_and_the_reference(
     )
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(
     index=numpy_indices(),
     dims=st.lists(st.tuples(st.integers(0, 7), st.integers(0, 7)), max_size=3),
@@ -167,7 +168,7 @@ def _ort_reading(
     return dm.Slicing.from_onnx(starts, ends, axes, steps)(x)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(p=onnx_slices())
 def test_from_onnx_reads_what_onnxruntime_runs_but_its_sentinel(p: Any) -> None:
     shape, starts, ends, axes, steps = p
@@ -309,7 +310,7 @@ def test_onnxruntime_reads_only_int32_max_and_int64_max_apart() -> None:
     assert misread == {(e, True, n) for e in (INT32_MAX, INT64_MAX) for n in range(1, 7)}
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     start=wide,
     stop=wide,
@@ -374,7 +375,7 @@ def big_input() -> np.ndarray:
     return x
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=examples(120), deadline=None)
 @given(
     start=st.one_of(
         st.none(), st.integers(-6, -1), st.integers(INT32_MAX - 6, INT32_MAX + 4), st.just(0)

@@ -20,6 +20,7 @@ import datamove as dm
 import openvino_oracle
 from datamove import ir
 from datamove._dialects import NUMPY, openvino_declared
+from strategies import examples
 from test_dialects import emitted_runs_as_sliced, numpy_indices, same, shapes, slicing_from
 
 ov = pytest.importorskip("openvino", reason="openvino (the test extra) is not installed")
@@ -80,7 +81,9 @@ def _model(shape: Any, s: dm.Slicing, given: Any = "shape", only: int | None = N
 
 
 @settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(150),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(index=numpy_indices(), shape=shapes, source=st.sampled_from(["numpy", "strided_slice"]))
 def test_openvino_runs_what_to_slice_and_to_strided_slice_write(
@@ -103,7 +106,9 @@ def test_openvino_runs_what_to_slice_and_to_strided_slice_write(
 
 
 @settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(60),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(index=numpy_indices(), shape=shapes, source=st.sampled_from(["numpy", "strided_slice"]))
 def test_openvino_runs_what_the_emitters_write_for_no_shape_on_every_rank(
@@ -156,7 +161,9 @@ def test_openvino_runs_what_the_emitters_write_for_no_shape_on_every_rank(
 
 
 @settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(40),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(
     index=numpy_indices(),
@@ -299,7 +306,9 @@ INT32_MIN, INT64_MIN, INT64_MAX = -(2**31), -(2**63), 2**63 - 1
 
 
 @settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(40),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(
     start=st.one_of(st.none(), st.integers(-7, 7), st.sampled_from([2**40, -(2**40)])),
@@ -433,7 +442,7 @@ def _raw_unsound(tmp_path: Path, dim: dm.Dimension, s: dm.Slicing, only: int, n:
     assert got.size == length
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     start=_ENDS,
     stop=_ENDS,
@@ -458,7 +467,9 @@ def test_openvino_declares_what_datamove_says_it_declares(
 
 
 @settings(
-    max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(120),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(
     start=st.one_of(st.none(), st.integers(-9, 9), st.sampled_from([INT64_MIN, INT64_MAX])),

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 import datamove as dm
 from datamove._dialects import NUMPY
+from strategies import examples
 from test_dialects import (
     _with_rule,
     emitted_runs_as_sliced,
@@ -48,7 +49,7 @@ def run_tf(x: np.ndarray, p: dict[str, Any]) -> np.ndarray:
         return tf.strided_slice(tf.constant(x), **vectors, **masks).numpy()
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(index=numpy_indices(), shape=shapes, source=st.sampled_from(["numpy", "strided_slice"]))
 def test_to_tf_runs_in_tensorflow(
     index: tuple[Any, ...], shape: tuple[int, ...], source: str
@@ -58,7 +59,7 @@ def test_to_tf_runs_in_tensorflow(
     emitted_runs_as_sliced(s, x, s.to_tf, run_tf)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(
     index=numpy_indices(),
     dims=st.lists(st.tuples(st.integers(0, 7), st.integers(0, 7)), max_size=3),
@@ -109,7 +110,7 @@ def tf_arguments(draw: Any) -> dict[str, Any]:
     }
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(p=tf_arguments(), shape=shapes)
 def test_from_tf_reads_what_tensorflow_runs_or_refuses(
     p: dict[str, Any], shape: tuple[int, ...]

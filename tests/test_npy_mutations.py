@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from datamove._errors import ValidationError
 from datamove.cli._npy import load_npy
 from datamove.cli._split_file import split_file
+from strategies import examples
 
 DTYPES = [
     np.dtype(bool),
@@ -92,7 +93,7 @@ def _np_load(path: Path) -> np.ndarray[Any, Any] | None:
         return None
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(content=damaged())
 def test_load_npy_reads_what_np_load_reads(tmp_path_factory: Any, content: bytes) -> None:
     path = tmp_path_factory.mktemp("npy") / "x.npy"
@@ -115,7 +116,7 @@ def test_load_npy_reads_what_np_load_reads(tmp_path_factory: Any, content: bytes
     assert got.flags.f_contiguous == want.flags.f_contiguous
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     case=saved(),
     axis=st.integers(-3, 2),

@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from datamove import ir
+from strategies import examples
 
 onnx_graphs = pytest.importorskip("onnx_graphs")
 ort = pytest.importorskip("onnxruntime")
@@ -314,7 +315,9 @@ def shape_subgraphs(draw: Any) -> tuple[Any, list[tuple[int, ...]]]:
 
 
 @settings(
-    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(200),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(case=shape_subgraphs())
 def test_shape_subgraph_values_and_slices_hold_onnxruntime_s(case: Any, tmp_path: Path) -> None:

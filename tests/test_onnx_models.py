@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 from datamove import ValidationError, ir
 from datamove.cli import main
+from strategies import examples
 from test_splitting_onnx import onnx_splits, run_ort, split_model
 
 onnx_graphs = pytest.importorskip("onnx_graphs")
@@ -756,7 +757,7 @@ _BOUNDS = st.sampled_from(
 ) | st.integers(-8, 8)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     shape=st.lists(st.integers(0, 5), min_size=1, max_size=3).map(tuple),
     data=st.data(),
@@ -794,7 +795,7 @@ def test_checked_slice_shapes_and_explained_values_are_onnxruntime_s(
     np.testing.assert_array_equal(eval(info["numpy"], {"x": x}), want)  # noqa: S307
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     params=onnx_splits(),
     shape=st.lists(st.integers(0, 9), min_size=1, max_size=3).map(tuple),

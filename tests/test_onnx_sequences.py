@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from datamove import PartialShape, ir
+from strategies import examples
 
 onnx_graphs = pytest.importorskip("onnx_graphs")
 ort = pytest.importorskip("onnxruntime")
@@ -81,7 +82,7 @@ def splits(draw: Any) -> tuple[Any, int | None]:
     return draw(st.lists(st.integers(-1, 4), max_size=4)), keepdims
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=examples(120), deadline=None)
 @given(
     shape=st.lists(st.integers(0, 5), min_size=1, max_size=3),
     split=splits(),

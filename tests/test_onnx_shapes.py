@@ -22,6 +22,7 @@ from datamove import PartialShape, ValidationError, ir
 from datamove.cli import main
 from datamove.ir._onnx_shapes import SHAPE_NODES
 from datamove.ir._ops import SMALL
+from strategies import examples
 
 onnx_graphs = pytest.importorskip("onnx_graphs")
 ort = pytest.importorskip("onnxruntime")
@@ -1174,7 +1175,7 @@ def test_malformed_shape_nodes_are_unknown_never_a_traceback(
     read.explain()
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_byte_flips_of_a_shape_subgraph_model_are_errors_or_reports(
     data: st.DataObject, tmp_path_factory: pytest.TempPathFactory
@@ -1199,7 +1200,7 @@ def test_byte_flips_of_a_shape_subgraph_model_are_errors_or_reports(
 _WILD = [0, 1, -1, 2, -2, 3, 2**31, -(2**31), 2**62, -(2**63), 2**63 - 1]
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_wild_values_and_node_types_in_a_shape_subgraph_are_reports(
     data: st.DataObject, tmp_path_factory: pytest.TempPathFactory
@@ -1286,7 +1287,7 @@ def test_slice_parameters_of_different_lengths_with_one_at_run_time(
     assert "has 2 values, but ends has 1" in info["note"]
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     lo=st.integers(0, 6),
     span=st.integers(0, 8),
@@ -1340,7 +1341,7 @@ def test_bounded_slice_ends_hold_onnxruntime_s_shape_at_every_size(
         assert read.check({"x": f"[2,{n}]"}).outputs["y"][0] == PartialShape(list(y.shape))
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     lo=st.integers(0, 8),
     span=st.integers(0, 8),

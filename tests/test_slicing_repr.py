@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import datamove as dm
+from strategies import examples
 from test_dialects import numpy_indices, slice_params, strided_slice_params, tf_params
 
 SCOPE = {"Slicing": dm.Slicing}
@@ -62,7 +63,7 @@ def read_slicings(draw: Any) -> dm.Slicing:
         return dm.Slicing.from_numpy("x[::-1]")
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(s=read_slicings(), canonical=st.booleans())
 def test_repr_evaluates_to_the_same_slicing(s: dm.Slicing, canonical: bool) -> None:
     if canonical:

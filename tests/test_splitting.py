@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 import datamove as dm
 from datamove import _splitting
 from datamove._shape import MAX_LENGTH
+from strategies import examples
 
 torch = pytest.importorskip("torch")
 
@@ -113,7 +114,7 @@ def closest(s: dm.Splitting, dialect: str, axis: int) -> tuple[str, dict[str, An
 DIALECTS = ["openvino", "numpy", "torch"]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     spec=splittings(),
     shape=st.lists(st.integers(0, 7), min_size=1, max_size=3).map(tuple),
@@ -152,7 +153,7 @@ def test_a_splitting_splits_as_its_library_and_every_emitter_on_static_shapes(
         assert same_parts(call(dialect, emitted, x), want), (s, dialect, shape, emitted)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     spec=splittings(),
     bounds=st.tuples(st.integers(0, 12), st.integers(0, 12)),
@@ -487,7 +488,7 @@ def refused(s: dm.Splitting, size: int) -> str | None:
     return None
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     s=any_rule(),
     bounds=st.tuples(st.integers(0, 12), st.integers(0, 12)),

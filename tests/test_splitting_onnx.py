@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import datamove as dm
+from strategies import examples
 from test_splitting import build, run, same_parts, splittings
 
 onnx = pytest.importorskip("onnx")
@@ -94,7 +95,7 @@ def onnx_splits(draw: Any) -> dict[str, Any]:
     return params
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     params=onnx_splits(),
     shape=st.lists(st.integers(0, 9), min_size=1, max_size=3).map(tuple),
@@ -120,7 +121,7 @@ def test_onnx_split_splits_as_onnxruntime_and_onnx_reference(
         assert same_parts(splits(spec, x), splits(reference, x))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     spec=splittings(),
     shape=st.lists(st.integers(0, 7), min_size=1, max_size=3).map(tuple),
@@ -156,7 +157,7 @@ def _optional(p: dict[str, Any], outputs: bool = False) -> dict[str, Any]:
     return {k: p[k] for k in keys if k in p}
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     spec=splittings(),
     bounds=st.tuples(st.integers(0, 10), st.integers(0, 10)),

@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import datamove as dm
+from strategies import examples
 from test_splitting import any_rule, same_parts
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
@@ -80,7 +81,7 @@ def tf_split_arguments(draw: Any) -> tuple[Any, Any, Any]:
     return arg, draw(st.integers(-4, 3)), num
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(args=tf_split_arguments(), shape=st.lists(st.integers(0, 6), min_size=1, max_size=3))
 def test_from_tf_splits_as_tensorflow_or_both_refuse(
     args: tuple[Any, Any, Any], shape: list[int]
@@ -169,7 +170,7 @@ def expected(s: dm.Splitting, x: np.ndarray) -> list[Any] | None:
         return None
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(s=every_dialect(), shape=st.tuples(st.integers(0, 3), st.integers(0, 9)))
 def test_every_splitting_written_by_to_tf_runs_alike_in_tensorflow_on_static_shapes(
     s: dm.Splitting, shape: tuple[int, int]
@@ -191,7 +192,7 @@ def test_every_splitting_written_by_to_tf_runs_alike_in_tensorflow_on_static_sha
     assert same_parts(run_emitted(emitted, x), want), (s, shape, emitted)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(s=every_dialect(), bounds=st.tuples(st.integers(0, 10), st.integers(0, 10)))
 def test_on_interval_sizes_to_tf_is_exact_for_every_size_or_raises_with_a_witness(
     s: dm.Splitting, bounds: tuple[int, int]

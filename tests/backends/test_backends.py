@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 import datamove as dm
 from datamove import BackendError, DTypeError, ValidationError, ViewError
+from strategies import examples
 
 if TYPE_CHECKING:
     from conftest import Lib
@@ -485,7 +486,7 @@ def test_numpy_many_outs_in_one_buffer_are_checked_exactly() -> None:
         dm.split(x, 1, 300, out=outs)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     rows=st.integers(1, 4),
     itemsize=st.sampled_from([1, 2, 8]),

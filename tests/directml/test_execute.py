@@ -17,6 +17,7 @@ import datamove
 import datamove.directml as dml
 from datamove._backends import _copy
 from datamove.directml import JoinDesc, SplitDesc, TensorDataType, TensorDesc, _nibbles
+from strategies import examples
 
 SPEC_INPUT = np.arange(1, 13, dtype=np.float32).reshape(1, 1, 6, 2)
 
@@ -451,7 +452,7 @@ def slices(axis, lengths):
         start += n
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(problems(broadcast_parts=False))
 def test_split_then_join_is_the_identity(problem):
     whole, parts, axis, seed = problem
@@ -467,7 +468,7 @@ def test_split_then_join_is_the_identity(problem):
     assert logical(whole, joined) == logical(whole, data)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(problems(broadcast_parts=True))
 def test_join_then_split_is_the_identity(problem):
     whole, parts, axis, seed = problem
@@ -479,7 +480,7 @@ def test_join_then_split_is_the_identity(problem):
         assert logical(desc, piece) == logical(part, buffer)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(problems(broadcast_parts=False))
 def test_padding_of_outputs_is_left_as_it_was(problem):
     whole, parts, axis, seed = problem
@@ -588,7 +589,7 @@ def check_against_reference(whole, parts, axis, seed):
     assert got_joined.tolist() == want_joined.tolist()
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=SAME_FIXTURE)
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=SAME_FIXTURE)
 @given(problem=problems(broadcast_parts=False))
 def test_runs_match_the_reference_byte_for_byte(paths, problem):
     check_against_reference(*problem)
@@ -614,7 +615,7 @@ def four_bit_problems(draw):
     return whole, parts, axis, draw(st.integers(0, 2**32 - 1))
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=SAME_FIXTURE)
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=SAME_FIXTURE)
 @given(problem=four_bit_problems())
 def test_four_bit_runs_match_the_reference_byte_for_byte(paths, problem):
     check_against_reference(*problem)
@@ -710,7 +711,7 @@ def _unpack(buf):
 
 
 @pytest.mark.skipif(_copy._kernels is None, reason="built without a C compiler")
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     kind=st.sampled_from(["split", "join", "packed join", "gappy"]),
     runs=st.lists(st.integers(1, 140), min_size=1, max_size=4),
@@ -859,7 +860,7 @@ def _nibble_call(kind, runs, rows, offsets, rng):
 
 
 @pytest.mark.skipif(_copy._kernels is None, reason="built without a C compiler")
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     kind=st.sampled_from(["split", "join"]),
     runs=st.lists(st.integers(1, 31), min_size=2, max_size=6).filter(lambda r: sum(r) <= 64),
@@ -916,7 +917,7 @@ SLOTS = 3  # shuffle_counts(): dense, sparse on bytes, sparse on nibbles, slots,
 @pytest.mark.skipif(
     _copy._kernels is None or not _copy._kernels.SHUFFLE, reason="no shuffle programs here"
 )
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     kind=st.sampled_from(["split", "join"]),
     runs=st.lists(st.integers(11, 15), min_size=2, max_size=5).filter(lambda r: sum(r) <= 60),

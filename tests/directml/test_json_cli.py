@@ -12,6 +12,7 @@ import datamove
 import datamove.directml as dml
 from datamove.cli import main
 from datamove.directml import JoinDesc, SplitDesc, TensorDesc
+from strategies import examples
 
 # DxDispatch/models/dml_split.json and dml_join.json (microsoft/DirectML), their dispatchables.
 DXDISPATCH_SPLIT = {
@@ -111,7 +112,7 @@ def any_tensor(draw):
     )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(any_tensor(), st.lists(any_tensor(), max_size=3), st.integers(-2, 4), st.booleans())
 def test_any_desc_round_trips_through_json_even_an_invalid_one(whole, parts, axis, is_split):
     if whole.total_tensor_size_in_bytes == 0:  # DxDispatch reads 0 as "compute it"

@@ -14,6 +14,7 @@ import datamove
 import datamove.directml as dml
 from datamove.directml import JoinDesc, SplitDesc, TensorDesc, ValidationOptions, _desc, _rules
 from datamove.directml._buffers import check_distinct
+from strategies import examples
 
 F32 = "FLOAT32"
 
@@ -344,7 +345,7 @@ def test_S10_overlapping_output_buffers():
     assert [(v.rule, v.path) for v in info.value.violations] == [("S10", "outputs[1]")]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     spans=st.lists(st.tuples(st.integers(0, 40), st.integers(0, 12)), min_size=0, max_size=9),
     n_written=st.integers(0, 9),
@@ -541,7 +542,7 @@ def maybe_broken_descs(draw, fault):
 
 
 @pytest.mark.parametrize("fault", [None, *DESC_FAULTS, *TENSOR_FAULTS])
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(data=st.data())
 def test_the_fast_pass_agrees_with_the_rules(fault, data):
     """The fast passes agree with the rule-by-rule evaluation, and skipping by them changes nothing.

@@ -24,6 +24,7 @@ from datamove.ir._fold import fold_layer
 from datamove.ir._graph import Layer
 from datamove.ir._ops import LAYER_OPS, Context, Info, bounds_of, with_bounds
 from datamove.ir._types import ELEMENT_TYPES
+from strategies import examples
 
 I64 = ELEMENT_TYPES["i64"]
 MIN, MAX = -(2**63), 2**63 - 1
@@ -82,7 +83,7 @@ BINARY = [
 ]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(data=st.data(), which=st.sampled_from(range(len(BINARY))), n=st.integers(1, 3))
 def test_binary_bounds_hold_every_value(data: Any, which: int, n: int) -> None:
     kind, attrs = BINARY[which]
@@ -163,7 +164,7 @@ def test_arithmetic_on_an_unbounded_side_that_may_wrap_is_the_whole_range() -> N
         assert [int(b.reshape(-1)[0]) for b in bounds] == want, layer.type
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(data=st.data(), target=st.sampled_from(["i8", "u8", "i32", "i64", "boolean"]))
 def test_convert_bounds_hold_every_value(data: Any, target: str) -> None:
     layer = _layer("Convert", {"destination_type": target}, inputs=1)
@@ -218,7 +219,7 @@ def _hull(layer: Layer, ins: list[Info]) -> list[PartialShape] | None:
         return None
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(data=st.data(), step=st.sampled_from([1, 2, -1, -3]), strided=st.booleans())
 def test_slice_hull_over_interval_parameters_is_sound(data: Any, step: int, strided: bool) -> None:
     lo, hi = data.draw(dimension())
@@ -242,7 +243,7 @@ def test_slice_hull_over_interval_parameters_is_sound(data: Any, step: int, stri
         assert exact.to_shape() in out, (lo, hi, start, stop, step, d, s, e, exact, out)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(data=st.data(), rest=st.booleans())
 def test_variadic_split_chunks_over_interval_lengths_are_sound(data: Any, rest: bool) -> None:
     lo, hi = data.draw(dimension())
@@ -281,7 +282,7 @@ MODULO = [
 ]
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(data=st.data(), which=st.sampled_from([0, 1]), dtype=st.sampled_from(["i64", "i32", "u8"]))
 def test_modulo_bounds_hold_every_value(data: Any, which: int, dtype: str) -> None:
     kind, _ = MODULO[which]
@@ -305,7 +306,7 @@ def test_modulo_bounds_hold_every_value(data: Any, which: int, dtype: str) -> No
         assert lo <= int(exact.value[0]) <= hi, (kind, a, b, x, y, lo, hi, exact.value)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     which=st.sampled_from([0, 1]),
     a0=st.integers(-30, 30),
@@ -347,7 +348,7 @@ def _openvino_mod_interval(v1: int, v2: int, m1: int, m2: int) -> tuple[int, int
     return lo, hi
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     p0=st.integers(0, 400),
     width=st.sampled_from([0, 0, 1, 3, 30]),
@@ -396,7 +397,7 @@ def test_modulo_of_floats_has_no_bounds() -> None:
     assert bound_layer(_layer("FloorMod"), [x, y]) is None
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(data=st.data(), dtype=st.sampled_from(["i64", "i32", "f32"]))
 def test_abs_bounds_hold_every_value(data: Any, dtype: str) -> None:
     etype = ELEMENT_TYPES[dtype]
@@ -431,7 +432,7 @@ def shapes_of(draw: Any) -> tuple[list[int], list[tuple[int, int]]]:
     return dims, pairs
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(data=st.data(), shaped=shapes_of(), keep=st.booleans())
 def test_reduce_prod_bounds_hold_every_value(data: Any, shaped: Any, keep: bool) -> None:
     dims, pairs = shaped
@@ -512,7 +513,7 @@ def _reshapes(draw: Any) -> tuple[list[Dimension], list[tuple[int, int]], str]:
     return dims, target, draw(st.sampled_from(["true", "false"]))
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(_reshapes())
 def test_a_data_reshape_shape_holds_every_shape_it_can_give(case: Any) -> None:
     dims, target, special = case
