@@ -115,6 +115,28 @@ def concrete_shapes(
     return list(dict.fromkeys(out))
 
 
+def witness_sizes(shape: Sequence[Interval], hints: Sequence[int]) -> list[tuple[int, ...]]:
+    """Concrete shapes inside ``shape`` near the sizes where slicing lengths change: small sizes,
+    sums of two hints (``hints`` are begin/start and end/stop values), a hint near an int64 end
+    plus a small one (where ``size + INT64_MIN + 4`` meets a begin of 2), and ``INT64_MAX - 1``,
+    the largest size an unbounded dimension holds. Witness searches run OpenVINO on each."""
+    sizes = set(range(21))
+    small = [abs(v) for v in hints if abs(v) < 2**61]
+    for a in small:
+        for b in [0, *small]:
+            sizes |= {a + b - 1, a + b, a + b + 1}
+    for v in hints:  # sizes near INT64_MAX, where a value near INT64_MIN or MAX takes effect
+        if abs(v) >= 2**61:
+            for b in [0, *small]:
+                sizes |= {n for n in (abs(v) + b - 1, abs(v) + b, abs(v) + b + 1) if n < INT64_MAX}
+    sizes.add(INT64_MAX - 1)  # the largest size an unbounded dimension holds
+    out = [
+        tuple(max(a, t) if b is None else min(max(a, t), b) for a, b in shape)
+        for t in sorted(n for n in sizes if n >= 0)
+    ]
+    return list(dict.fromkeys(out))
+
+
 # -- parameter values ----------------------------------------------------------------------------
 
 EXTREMES = (INT64_MIN, INT64_MIN + 1, INT64_MAX - 1, INT64_MAX)

@@ -45,6 +45,7 @@ from strategies import (
     shape_text,
     static_shapes,
     stride_values,
+    witness_sizes,
 )
 
 if TYPE_CHECKING:
@@ -289,25 +290,6 @@ def outside(node: ov.Inferred, axis: int, lo: int, hi: int | None) -> int | None
     assert dims is not None
     size = dims[axis][0]
     return size if size < lo or (hi is not None and size > hi) else None
-
-
-def witness_sizes(shape: Sequence[Interval], hints: Sequence[int]) -> list[tuple[int, ...]]:
-    """Concrete shapes inside ``shape`` near the sizes where slicing lengths change."""
-    sizes = set(range(21))
-    small = [abs(v) for v in hints if abs(v) < 2**61]
-    for a in small:
-        for b in [0, *small]:
-            sizes |= {a + b - 1, a + b, a + b + 1}
-    for v in hints:  # sizes near INT64_MAX, where a value near INT64_MIN or MAX takes effect
-        if abs(v) >= 2**61:
-            for b in [0, *small]:
-                sizes |= {n for n in (abs(v) + b - 1, abs(v) + b, abs(v) + b + 1) if n < INT64_MAX}
-    sizes.add(INT64_MAX - 1)  # the largest size an unbounded dimension holds
-    out = [
-        tuple(max(a, t) if b is None else min(max(a, t), b) for a, b in shape)
-        for t in sorted(n for n in sizes if n >= 0)
-    ]
-    return list(dict.fromkeys(out))
 
 
 @st.composite
