@@ -222,6 +222,44 @@ def test_a_start_below_the_size_with_a_negative_step_is_written_as_onnx_reads_it
         np.testing.assert_array_equal(eval(text, {"x": x, "run": int(got["run"][0])}), got["y"])  # noqa: S307
 
 
+@pytest.mark.parametrize(
+    ("ops", "text"),
+    [
+        # INT64_MAX - N reaches INT64_MAX at 0 rows, which its bounds read as "unbounded above";
+        # plus 2 it wraps to INT64_MIN at 1 row (onnxruntime: no rows; Python's x[:2**63]: all)
+        ([("Sub", "big", "d"), ("Add", "two", "v0")], None),
+        ([("Sub", "big", "d"), ("Sub", "v0", "two")], "x[:9223372036854775807-x.shape[0]-2]"),
+        ([("Sub", "small", "d"), ("Mul", "v0", "two")], None),  # INT64_MIN + 7 - N, times 2
+        ([("Neg", "d"), ("Add", "v0", "small")], None),  # -N + INT64_MIN + 7 wraps at 8 rows
+        ([("Sub", "d", "big"), ("Neg", "v0")], "x[:-(x.shape[0]-9223372036854775807)]"),
+    ],
+)
+def test_an_expression_whose_python_value_passes_int64_is_not_written(
+    ops: list[tuple[str, ...]], text: str | None, tmp_path: Path
+) -> None:
+    # A Slice end a shape subgraph computes is written as Python (explain): only where Python's
+    # numbers and onnxruntime's int64 ones agree at every size, as a random soak found
+    nodes = [
+        helper.make_node("Shape", ["x"], ["s"]),
+        helper.make_node("Gather", ["s", "zero"], ["d"], axis=0),
+        *(helper.make_node(op, list(ins), [f"v{k}"]) for k, (op, *ins) in enumerate(ops)),
+        helper.make_node("Reshape", [f"v{len(ops) - 1}", "flat"], ["e"]),
+        helper.make_node("Slice", ["x", "zeros", "e", "zeros"], ["y"]),
+    ]
+    inits = [
+        _c("zero", 0),
+        _c("big", INT64_MAX),
+        _c("small", INT64_MIN + 7),
+        _c("two", 2),
+        _c("flat", [-1]),
+        _c("zeros", [0]),
+    ]
+    model = _model(nodes, inits, ["N"])
+    (info,) = ir.read_onnx(onnx_graphs.save(model, tmp_path)).explain()
+    assert info["numpy"] == (text or "x[:e]")
+    assert _compare(model, tmp_path, [(n,) for n in (0, 1, 2, 8, 9)]) == 5
+
+
 def _product_model(big: int) -> Any:
     """The product of x's dims and ``big`` (ReduceProd of a Concat), plus 3: a Slice's end."""
     nodes = [

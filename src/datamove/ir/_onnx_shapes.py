@@ -623,10 +623,17 @@ def shape_values(
 
 # -- expressions, for explain ---------------------------------------------------------------------
 # A 0-D or 1-D integer value of a shape subgraph, element by element, as a Python expression of
-# the dims it reads: ``x.shape[1]//2``. A term is ``(precedence, parts)``, a part either text or
-# ``(tensor name, axis)``: that tensor's ``.shape[axis]``, written ``x`` for a node's own data.
+# the dims it reads: ``x.shape[1]//2``. A term is ``(precedence, parts, reach)``, a part either
+# text or ``(tensor name, axis)``: that tensor's ``.shape[axis]``, written ``x`` for a node's own
+# data. ``reach`` is the range of the expression's Python value, each unbounded dim taken to
+# reach just below `datamove.ir._bounds.HUGE` (2**31 - 1, so that the product of two dims and 2
+# is written, as before), as the bounds take it: a term is written only where that range lies
+# within its type, where Python's numbers and onnxruntime's wrapping ones agree.
+# (A value's bounds cannot say so: ``INT64_MAX - x.shape[0]`` reaches INT64_MAX at size 0, which
+# its bounds read as unbounded, so ``2 + INT64_MAX - x.shape[0]`` would pass them.)
 Part = str | tuple[str, int]
-Term = tuple[int, tuple[Part, ...]]
+Reach = tuple[int, int]
+Term = tuple[int, tuple[Part, ...], Reach]
 _SUM: Final = 1
 _PRODUCT: Final = 2
 _ATOM: Final = 3
@@ -635,12 +642,28 @@ _MAX_PARTS: Final = 64  # a term longer than this is not written (no one reads i
 
 def literal(n: int) -> Term:
     """A number as a term."""
-    return (_ATOM if n >= 0 else _SUM, (str(n),))
+    return (_ATOM if n >= 0 else _SUM, (str(n),), (n, n))
 
 
-def dim_term(tensor: str, axis: int) -> Term:
-    """``tensor.shape[axis]`` as a term."""
-    return (_ATOM, ((tensor, axis),))
+def dim_term(tensor: str, axis: int, lo: int = 0, hi: int | None = None) -> Term:
+    """``tensor.shape[axis]`` as a term, of a dim ``lo..hi`` (``None``: unbounded)."""
+    return (_ATOM, ((tensor, axis),), (lo, max(lo, HUGE - 1) if hi is None else hi))
+
+
+def _reach(op: str, a: Reach, b: Reach) -> Reach:
+    """The range of ``a op b`` over the ranges ``a`` and ``b`` (``//``: ``b`` positive)."""
+    if op in ("min", "max"):
+        pick = min if op == "min" else max
+        return pick(a[0], b[0]), pick(a[1], b[1])
+    if op == "+":
+        return a[0] + b[0], a[1] + b[1]
+    if op == "-":
+        return a[0] - b[1], a[1] - b[0]
+    if op == "//":  # the divisor is positive wherever it runs (`_whole_division`)
+        b = (max(b[0], 1), max(b[1], 1))
+    apply = operator.mul if op == "*" else operator.floordiv
+    corners = [apply(x, y) for x in a for y in b]
+    return min(corners), max(corners)
 
 
 def _wrap(term: Term, below: int) -> tuple[Part, ...]:
@@ -657,12 +680,13 @@ def _combine(op: str, a: Term, b: Term) -> Term | None:
         return a  # a+0, a-0, a*1, a//1
     if op in ("+", "*") and a[1] == (unit,):
         return b  # 0+b, 1*b
+    reach = _reach(op, a[2], b[2])
     if op in ("min", "max"):
-        term: Term = (_ATOM, (f"{op}(", *a[1], ", ", *b[1], ")"))
+        term: Term = (_ATOM, (f"{op}(", *a[1], ", ", *b[1], ")"), reach)
     elif op in ("+", "-"):
-        term = (_SUM, (*_wrap(a, _SUM), op, *_wrap(b, _SUM + (op == "-"))))
+        term = (_SUM, (*_wrap(a, _SUM), op, *_wrap(b, _SUM + (op == "-"))), reach)
     else:
-        term = (_PRODUCT, (*_wrap(a, _PRODUCT), op, *_wrap(b, _PRODUCT + 1)))
+        term = (_PRODUCT, (*_wrap(a, _PRODUCT), op, *_wrap(b, _PRODUCT + 1)), reach)
     return term if len(term[1]) <= _MAX_PARTS else None
 
 
@@ -719,7 +743,7 @@ def _shape_terms(
     if kind == "Shape":
         shape = ins[0].shape
         got = tuple(
-            literal(d.get_length()) if d.is_static else dim_term(node.input[0], a)
+            literal(d.get_length()) if d.is_static else dim_term(node.input[0], a, d.min, d.max)
             for a, d in enumerate(shape.dims)
         )
         return got[_shape_cut(node, len(got))]
@@ -738,7 +762,10 @@ def _shape_terms(
             return None
         if source is None or source.dtype.kind not in "iu":
             return None
-        return first if _held(ins[0], np.iinfo(target.dtype)) else None  # else it wraps
+        limits = np.iinfo(target.dtype)
+        if not _held(ins[0], limits):
+            return None  # it may wrap
+        return first if all(_within(t, limits) for t in first) else None
     if kind == "Gather":
         indices = _ints(ins[1])
         if node_attr(node, "axis", 0) != 0 or ins[0].shape.rank != 1:
@@ -761,7 +788,8 @@ def _shape_terms(
         zero = Info(PartialShape([]), out.etype, np.zeros((), dtype=np.int64))
         if not _no_wrap(operator.sub, [zero, ins[0]], out):
             return None
-        return tuple((_SUM, ("-", *_wrap(t, _PRODUCT + 1))) for t in first)
+        negated = tuple((_SUM, ("-", *_wrap(t, _PRODUCT + 1)), (-t[2][1], -t[2][0])) for t in first)
+        return _typed(negated, out)
     op = _OPS.get(kind)
     if op is None or len(mine) != 2 or mine[1] is None:
         return None
@@ -771,7 +799,20 @@ def _shape_terms(
     arith = {"+": operator.add, "-": operator.sub, "*": operator.mul}.get(op)
     if arith is not None and not _no_wrap(arith, ins, out):
         return None
-    return _each(op, first, second, size)
+    return _typed(_each(op, first, second, size), out)
+
+
+def _within(term: Term, limits: Any) -> bool:
+    """Whether a term's Python value stays within an integer type's ``limits`` everywhere."""
+    return bool(limits.min <= term[2][0] and term[2][1] <= limits.max)
+
+
+def _typed(terms: tuple[Term, ...] | None, out: Info) -> tuple[Term, ...] | None:
+    """``terms`` where each stays within the output's integer type (else it may wrap)."""
+    if terms is None or out.etype is None or out.etype.dtype.kind not in "iu":
+        return None
+    limits = np.iinfo(out.etype.dtype)
+    return terms if all(_within(t, limits) for t in terms) else None
 
 
 def _each(
