@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import event, given, settings
+from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 
 import datamove as dm
@@ -129,7 +129,16 @@ def test_every_pair_of_dialects_agrees_on_static_shapes(
     data: st.DataObject, shape: tuple[int, ...], source: str, target: str
 ) -> None:
     x = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)
-    made = _source(data, source, x)
+    # Most draws make no slicing of the source dialect for this shape (an index out of range,
+    # an axis twice; DirectML and WebNN say no empty result, so none on an empty or rank-0
+    # input): one draw compared 3 to 9 % of the DirectML and WebNN sources' examples, 1 to 4 of
+    # their 40. Up to eight draws, and DirectML and WebNN sources on the inputs they can slice.
+    assume(source not in ("dml", "webnn") or (x.size > 0 and x.ndim > 0))
+    made = None
+    for _ in range(8):
+        made = _source(data, source, x)
+        if made is not None:
+            break
     if made is None:
         event(f"no {source} slicing drawn for this shape")
         return
