@@ -28,6 +28,7 @@ helper, TensorProto, numpy_helper = onnx.helper, onnx.TensorProto, onnx.numpy_he
 
 I64, I32 = TensorProto.INT64, TensorProto.INT32
 INT64_MAX, INT64_MIN = 2**63 - 1, -(2**63)
+INT32_MAX = 2**31 - 1
 
 
 def _c(name: str, values: Any, dtype: Any = np.int64) -> Any:
@@ -258,6 +259,35 @@ def test_an_expression_whose_python_value_passes_int64_is_not_written(
     (info,) = ir.read_onnx(onnx_graphs.save(model, tmp_path)).explain()
     assert info["numpy"] == (text or "x[:e]")
     assert _compare(model, tmp_path, [(n,) for n in (0, 1, 2, 8, 9)]) == 5
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("Mul", "Mul"),  # INT32_MAX * INT32_MAX * N wraps to a negative at 3 rows
+        ("Mul", "Add"),  # INT32_MAX * N + INT64_MAX - 2**40: wraps at 2**9 + 1 rows
+        ("Add", "Mul"),  # (N + INT32_MAX) * INT32_MAX wraps past 1 row
+    ],
+)
+def test_arithmetic_on_a_product_of_a_dynamic_dim_that_wraps_is_not_bounded_as_if_not(
+    first: str, second: str, tmp_path: Path
+) -> None:
+    # A random soak's witness: bounds read "unbounded" (INT32_MAX * N, which reaches 2**62 with
+    # N up to 2**31) as reaching 2**31 only where they looked for an overflow, so the second
+    # Mul was bounded 0..INT64_MAX where onnxruntime gives -4611686031312289789 at 3 rows
+    k2 = {"Add": INT64_MAX - 2**40, "Mul": INT32_MAX}[second]
+    nodes = [
+        helper.make_node("Shape", ["x"], ["s"]),
+        helper.make_node("Gather", ["s", "zero"], ["d"], axis=0),
+        helper.make_node(first, ["k1", "d"], ["v0"]),
+        helper.make_node(second, ["k2", "v0"], ["v1"]),
+        helper.make_node("Reshape", ["v1", "flat"], ["e"]),
+        helper.make_node("Slice", ["x", "zeros", "e", "zeros"], ["y"]),
+    ]
+    inits = [_c("zero", 0), _c("k1", INT32_MAX), _c("k2", k2), _c("flat", [-1]), _c("zeros", [0])]
+    model = _model(nodes, inits, ["N"])
+    sizes = [(n,) for n in (0, 1, 2, 3, 2**9, 2**9 + 1, 2**10)]
+    assert _compare(model, tmp_path, sizes) == len(sizes)
 
 
 def _product_model(big: int) -> Any:

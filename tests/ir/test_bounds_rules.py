@@ -10,6 +10,7 @@ import itertools
 from typing import Any
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from ir_layers import bare_layer
@@ -304,6 +305,17 @@ def test_modulo_bounds_hold_every_value(data: Any, which: int, dtype: str) -> No
         assert exact is not None
         assert exact.value is not None
         assert lo <= int(exact.value[0]) <= hi, (kind, a, b, x, y, lo, hi, exact.value)
+
+
+@pytest.mark.parametrize("kind", ["Mod", "FloorMod"])
+def test_a_divisor_just_above_int64_min_is_bounded(kind: str) -> None:
+    # A soak's witness: 0 mod [INT64_MIN, INT64_MIN + 1] had no bounds, where it is 0. The
+    # lower side at the type's minimum reads as unbounded, and taken to reach -HUGE, above the
+    # upper side: an interval running backwards, on which the rule failed
+    divisor = _bounded([(-(2**63), -(2**63) + 1)])
+    got = bound_layer(_layer(kind), [_exact([0]), divisor])
+    assert got is not None
+    assert _ends(got) == ([0], [0])
 
 
 @settings(max_examples=examples(300), deadline=None)

@@ -13,8 +13,12 @@ and ``upper`` (`Info`), where an upper bound at the type's maximum (a lower one 
 type's minimum) means unbounded on that side. They are sound: every value the tensor can take at
 run time lies within them, element by element. An element whose arithmetic could pass its type's
 range (which OpenVINO's specification leaves undefined; onnxruntime wraps) gets the whole range
-of its type, an unbounded side taken to reach `HUGE` (``x.shape[0] * INT64_MAX`` wraps at 2); an
-input with no bounds, or a layer type without a rule here, gives no bounds at all (``None``).
+of its type, an unbounded dim taken to reach `HUGE` (``x.shape[0] * INT64_MAX`` wraps at 2). How
+far each value reaches so (`Info.reach`) is carried through the layers that have a rule for it,
+as the bounds are: an unbounded side of ``INT32_MAX * x.shape[0]`` reaches 2**62, not `HUGE`, so
+``INT32_MAX`` times it is the whole range (it wraps at 3); a value whose reach is not carried
+(Convert, Select) is read as reaching `HUGE`. An input with no bounds, or a layer type without a
+rule here, gives no bounds at all (``None``).
 
 The rules (each sound; where OpenVINO is looser, datamove is at least as tight):
 
@@ -67,7 +71,9 @@ __all__ = ["BOUNDERS", "bound_layer", "elementwise", "meet", "moved", "reshaped"
 
 Array = np.ndarray[Any, Any]
 Pair = tuple[Array, Array]  # (lower, upper) as object arrays of Python ints or floats
-Bounder = Callable[[Layer, Sequence[Info]], tuple[Array, Array, ElementType] | None]
+# (lower, upper, element type), and the reach where tracked (`datamove.ir._ops.Info.reach`)
+Bounded = tuple[Array, Array, ElementType] | tuple[Array, Array, ElementType, Pair | None]
+Bounder = Callable[[Layer, Sequence[Info]], Bounded | None]
 
 _INF: Final = math.inf
 HUGE: Final = 2**31
@@ -159,6 +165,37 @@ def _reaching(array: Array, etype: ElementType) -> Array:
     return np.array(flat, dtype=object).reshape(array.shape)
 
 
+def _near(info: Info, etype: ElementType) -> Pair | None:
+    """How far an input's values reach, as Python numbers.
+
+    Its tracked reach (`Info.reach`), else its bounds with each unbounded side at `HUGE`.
+    """
+    if info.value is None and info.reach is not None:
+        return info.reach
+    got = wide_bounds(info)
+    if got is None:
+        return None
+    lo, hi = _reaching(got[0], etype), _reaching(got[1], etype)
+    # an unbounded side past the other, finite one (..INT64_MIN + 1 read from -HUGE): it reaches
+    # the type's extreme
+    low, high = _limits(etype)
+    turned = np.asarray(lo > hi, dtype=bool)
+    lo[turned & np.asarray(got[0] == -_INF, dtype=bool)] = low
+    hi[turned & np.asarray(got[1] == _INF, dtype=bool)] = high
+    return lo, hi
+
+
+def _kept_reach(reach: Pair | None, etype: ElementType) -> Pair | None:
+    """A result's reach as stored: an element that passes the type (it wraps) reaches it all."""
+    if reach is None or etype.dtype.kind not in "iu":
+        return None
+    low, high = _limits(etype)
+    lo, hi = np.array(reach[0], dtype=object), np.array(reach[1], dtype=object)
+    passes = np.asarray((lo < low) | (hi > high), dtype=bool)
+    lo[passes], hi[passes] = low, high
+    return lo, hi
+
+
 def _wrapping(got: Pair, reach: Pair | None, etype: ElementType) -> Pair:
     """``got`` with each integer element whose ``reach`` passes the type's range made too wide.
 
@@ -216,16 +253,20 @@ def _each(rule: Rule, a: Pair, b: Pair) -> Pair | None:
 def _binary(rule: Rule, *, wraps: bool = False) -> Bounder:
     """A binary layer bounded element by element: ``rule(a0, a1, b0, b1)``."""
 
-    def bound(layer: Layer, ins: Sequence[Info]) -> tuple[Array, Array, ElementType] | None:
+    def bound(layer: Layer, ins: Sequence[Info]) -> Bounded | None:
         etype = _same_type(ins, 2)
         pairs = _pairs(layer, ins) if etype is not None else None
         got = None if pairs is None else _each(rule, *pairs)
         if etype is None or got is None or pairs is None:
             return None
+        near_a, near_b = _near(ins[0], etype), _near(ins[1], etype)
+        both = None
+        if near_a is not None and near_b is not None:
+            both = broadcast_inputs(layer, *near_a, *near_b)
+        reach = None if both is None else _each(rule, (both[0], both[1]), (both[2], both[3]))
         if wraps:  # where the arithmetic may pass the type's range: the whole range
-            near = [(_reaching(p[0], etype), _reaching(p[1], etype)) for p in pairs]
-            got = _wrapping(got, _each(rule, *near), etype)
-        return (*_narrow(*got, etype, wraps=wraps), etype)
+            got = _wrapping(got, reach, etype)
+        return (*_narrow(*got, etype, wraps=wraps), etype, _kept_reach(reach, etype))
 
     return bound
 
@@ -264,7 +305,7 @@ def _quotient(kind: str) -> Callable[[Any, Any], Any]:
     return divide
 
 
-def _divide(layer: Layer, ins: Sequence[Info]) -> tuple[Array, Array, ElementType] | None:
+def _divide(layer: Layer, ins: Sequence[Info]) -> Bounded | None:
     etype = _same_type(ins, 2)
     if etype is None:
         return None
@@ -288,7 +329,7 @@ def _divide(layer: Layer, ins: Sequence[Info]) -> tuple[Array, Array, ElementTyp
 def _unary(rule: Callable[[Any, Any, ElementType], tuple[Any, Any]]) -> Bounder:
     """A one-input layer bounded element by element: ``rule(a0, a1, etype)``."""
 
-    def bound(_layer: Layer, ins: Sequence[Info]) -> tuple[Array, Array, ElementType] | None:
+    def bound(_layer: Layer, ins: Sequence[Info]) -> Bounded | None:
         etype = _same_type(ins, 1)
         got = wide_bounds(ins[0]) if etype is not None else None
         if etype is None or got is None:
@@ -296,7 +337,14 @@ def _unary(rule: Callable[[Any, Any, ElementType], tuple[Any, Any]]) -> Bounder:
         flat = zip(got[0].reshape(-1), got[1].reshape(-1), strict=True)
         pairs = [rule(a0, a1, etype) for a0, a1 in flat]
         lo, hi = _pair([p[0] for p in pairs], [p[1] for p in pairs], got[0].shape)
-        return (*_narrow(lo, hi, etype), etype)
+        near = _near(ins[0], etype)
+        reach = None
+        if near is not None:
+            each = [
+                rule(a0, a1, etype) for a0, a1 in zip(*(r.reshape(-1) for r in near), strict=True)
+            ]
+            reach = _pair([p[0] for p in each], [p[1] for p in each], got[0].shape)
+        return (*_narrow(lo, hi, etype), etype, _kept_reach(reach, etype))
 
     return bound
 
@@ -396,7 +444,7 @@ def _integers(rule: Rule) -> Bounder:
     """An integer binary layer bounded element by element: ``rule(a0, a1, b0, b1)``."""
     binary = _binary(rule)
 
-    def bound(layer: Layer, ins: Sequence[Info]) -> tuple[Array, Array, ElementType] | None:
+    def bound(layer: Layer, ins: Sequence[Info]) -> Bounded | None:
         etype = _same_type(ins, 2)
         if etype is None or etype.dtype.kind not in "iu":
             return None  # OpenVINO's Mod is for integers; a float FloorMod is not read
@@ -416,30 +464,30 @@ def _abs(a0: Any, a1: Any, etype: ElementType) -> tuple[Any, Any]:
     return 0, max(-a0, a1)
 
 
-def _reduce_prod(layer: Layer, ins: Sequence[Info]) -> tuple[Array, Array, ElementType] | None:
+def _reduce_prod(layer: Layer, ins: Sequence[Info]) -> Bounded | None:
     """The product of each reduced row's intervals (interval multiplication, pair by pair)."""
     keep = layer.data.get("keep_dims", "false")
     etype = ins[0].etype if len(ins) == 2 else None
     if etype is None or etype.dtype.kind not in "iu" or keep not in ("true", "false"):
         return None
-    got, value = wide_bounds(ins[0]), ins[1].value
+    got, value, reaching = wide_bounds(ins[0]), ins[1].value, _near(ins[0], etype)
     if got is None or value is None or value.ndim > 1 or value.dtype.kind not in "iu":
         return None
     axes = axes_of(value, got[0].ndim)
-    if not axes:  # empty axes: not read (as the fold)
+    if not axes or reaching is None:  # empty axes: not read (as the fold)
         return None
     times = _corners(_times)
     rest = [k for k in range(got[0].ndim) if k not in axes]
-    rows = [np.moveaxis(b, axes, list(range(-len(axes), 0))) for b in got]
+    rows = [np.moveaxis(b, axes, list(range(-len(axes), 0))) for b in (*got, *reaching)]
     outer = rows[0].shape[: len(rest)]
     flat = [r.reshape((math.prod(outer), -1)) for r in rows]
     lo, hi, near_lo, near_hi = [], [], [], []
-    for row_lo, row_hi in zip(*flat, strict=True):
+    for row_lo, row_hi, reach_lo, reach_hi in zip(*flat, strict=True):
         acc: tuple[Any, Any] = (1, 1)
         near: tuple[Any, Any] = (1, 1)  # with each unbounded end at HUGE: may it wrap?
-        for x0, x1 in zip(row_lo, row_hi, strict=True):
+        for x0, x1, r0, r1 in zip(row_lo, row_hi, reach_lo, reach_hi, strict=True):
             acc = times(*acc, x0, x1)
-            near = times(*near, *_reaching(np.array([x0, x1], dtype=object), etype))
+            near = times(*near, r0, r1)
         lo.append(acc[0])
         hi.append(acc[1])
         near_lo.append(near[0])
@@ -448,10 +496,11 @@ def _reduce_prod(layer: Layer, ins: Sequence[Info]) -> tuple[Array, Array, Eleme
     if keep == "false":
         shape = tuple(got[0].shape[k] for k in rest)
     reach = _pair(near_lo, near_hi, shape)
-    return (*_narrow(*_wrapping(_pair(lo, hi, shape), reach, etype), etype), etype)
+    got_pair = _wrapping(_pair(lo, hi, shape), reach, etype)
+    return (*_narrow(*got_pair, etype), etype, _kept_reach(reach, etype))
 
 
-def _convert(layer: Layer, ins: Sequence[Info]) -> tuple[Array, Array, ElementType] | None:
+def _convert(layer: Layer, ins: Sequence[Info]) -> Bounded | None:
     target = ELEMENT_TYPES.get(layer.data.get("destination_type", ""))
     raw = bounds_of(ins[0]) if len(ins) == 1 and ins[0].etype is not None else None
     if target is None or raw is None or raw[0].size > SMALL:
@@ -481,7 +530,7 @@ def _compare(kind: str) -> Bounder:
             return x0 > y1, not x1 <= y0
         return x1 < y0, not x0 >= y1
 
-    def bound(layer: Layer, ins: Sequence[Info]) -> tuple[Array, Array, ElementType] | None:
+    def bound(layer: Layer, ins: Sequence[Info]) -> Bounded | None:
         pairs = _pairs(layer, ins) if _same_type(ins, 2) is not None else None
         got = None if pairs is None else _each(known, *pairs)
         if got is None:
@@ -491,7 +540,7 @@ def _compare(kind: str) -> Bounder:
     return bound
 
 
-def _select(layer: Layer, ins: Sequence[Info]) -> tuple[Array, Array, ElementType] | None:
+def _select(layer: Layer, ins: Sequence[Info]) -> Bounded | None:
     if len(ins) != 3 or ins[0].etype is None or ins[0].etype.name != "boolean":
         return None
     etype = _same_type(ins[1:], 2)
@@ -508,7 +557,7 @@ def _select(layer: Layer, ins: Sequence[Info]) -> tuple[Array, Array, ElementTyp
     return (*_narrow(lo.astype(object), hi.astype(object), etype), etype)
 
 
-def _shape_of(layer: Layer, ins: Sequence[Info]) -> tuple[Array, Array, ElementType] | None:
+def _shape_of(layer: Layer, ins: Sequence[Info]) -> Bounded | None:
     if len(ins) != 1 or ins[0].shape.rank is None:
         return None
     name = layer.data.get("output_type", "i64") if opset_number(layer) >= 3 else "i64"
@@ -518,10 +567,10 @@ def _shape_of(layer: Layer, ins: Sequence[Info]) -> tuple[Array, Array, ElementT
     dims = ins[0].shape.dims
     lo = np.array([d.min for d in dims], dtype=object)
     hi = np.array([_INF if d.max is None else d.max for d in dims], dtype=object)
-    return (*_narrow(lo, hi, etype), etype)
+    return (*_narrow(lo, hi, etype), etype, _kept_reach((lo, _reaching(hi, etype)), etype))
 
 
-def _structural(layer: Layer, ins: Sequence[Info]) -> tuple[Array, Array, ElementType] | None:
+def _structural(layer: Layer, ins: Sequence[Info]) -> Bounded | None:
     """The layer applied to the data's lower and upper bounds (its other inputs exactly known)."""
     if not ins or any(i.value is None for i in ins[1:]):
         return None
@@ -532,7 +581,19 @@ def _structural(layer: Layer, ins: Sequence[Info]) -> tuple[Array, Array, Elemen
     out = [fold(layer, [Info(ins[0].shape, ins[0].etype, bound), *ins[1:]]) for bound in got]
     if out[0] is None or out[1] is None or ins[0].etype is None:
         return None
-    return out[0], out[1], ins[0].etype
+    near = _near(ins[0], ins[0].etype)  # moved as the bounds are (within the type: as it)
+    moved = (
+        [
+            fold(layer, [Info(ins[0].shape, ins[0].etype, r.astype(ins[0].etype.dtype)), *ins[1:]])
+            for r in near
+        ]
+        if near is not None and ins[0].etype.dtype.kind in "iu"
+        else [None, None]
+    )
+    reach = None
+    if moved[0] is not None and moved[1] is not None:
+        reach = (moved[0].astype(object), moved[1].astype(object))
+    return out[0], out[1], ins[0].etype, reach
 
 
 BOUNDERS: Final[dict[str, Bounder]] = {
@@ -578,11 +639,12 @@ def bound_layer(layer: Layer, ins: Sequence[Info]) -> Info | None:
         return None
     if got is None:
         return None
-    lower, upper, etype = got
+    lower, upper, etype = got[:3]
+    reach = got[3] if len(got) == 4 else None
     if lower.shape != upper.shape or lower.size > SMALL:
         return None
     lower, upper = np.asarray(lower, dtype=etype.dtype), np.asarray(upper, dtype=etype.dtype)
-    return with_bounds(PartialShape(list(lower.shape)), etype, lower, upper)
+    return with_bounds(PartialShape(list(lower.shape)), etype, lower, upper, reach)
 
 
 def reshaped(layer: Layer, ins: Sequence[Info]) -> Info | None:

@@ -97,7 +97,15 @@ from datamove.ir._onnx_shapes import (
     shape_values,
     value_terms,
 )
-from datamove.ir._ops import SMALL, Info, bounds_of, interval_chunks, over_corners, with_bounds
+from datamove.ir._ops import (
+    SMALL,
+    Info,
+    bounds_of,
+    interval_chunks,
+    over_corners,
+    reach_of,
+    with_bounds,
+)
 from datamove.ir._types import ELEMENT_TYPES
 
 __all__ = ["ONNXModel", "read_onnx"]
@@ -138,11 +146,12 @@ class _Value:
     lower: np.ndarray[Any, Any] | None = None
     upper: np.ndarray[Any, Any] | None = None
     terms: tuple[Term, ...] | None = None  # its elements as expressions of dims (explain)
+    reach: tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]] | None = None  # (Info.reach)
 
     def info(self) -> Info:
         """As the IR's machinery reads a port (`datamove.ir._ops.Info`)."""
         etype = ELEMENT_TYPES.get(self.etype or "")
-        return Info(self.shape, etype, self.value, self.lower, self.upper)
+        return Info(self.shape, etype, self.value, self.lower, self.upper, self.reach)
 
     def named(self, source: str | None, maker: str | None) -> _Value:
         """The same value, made by ``maker`` (named ``source`` for explain)."""
@@ -410,7 +419,9 @@ class ONNXModel:
                     # a folded or bounded Info, as the walk holds it
                     said = shape_terms(node, infos, [v.terms for v in ins], g, k, self.opset or 0)
                     etype = g.etype.name if g.etype else None
-                    shaped[k] = _Value(g.shape, etype, g.value, None, None, g.lower, g.upper, said)
+                    shaped[k] = _Value(
+                        g.shape, etype, g.value, None, None, g.lower, g.upper, said, g.reach
+                    )
                 if note is not None:
                     notes.append(Problem(SHAPE_NOTE, note, *where))
             if kind == "Constant":
@@ -764,12 +775,22 @@ def _slice_value(node: Any, ins: list[_Value], opset: int) -> _Value:
         if got is None or got[0].ndim == 0:
             return out
         lower, upper = np.asarray(s(got[0])), np.asarray(s(got[1]))
-        bounded = with_bounds(PartialShape(list(lower.shape)), None, lower, upper)
+        near = reach_of(data.info())
+        reach = None if near is None else (np.asarray(s(near[0])), np.asarray(s(near[1])))
+        bounded = with_bounds(PartialShape(list(lower.shape)), None, lower, upper, reach)
         terms = value_terms(data.terms, data.info())
         if terms is not None and bounded.value is None and got[0].ndim == 1:
             terms = tuple(terms[k] for k in np.asarray(s(np.arange(len(terms)))).tolist())
         return _Value(
-            out.shape, data.etype, bounded.value, None, None, bounded.lower, bounded.upper, terms
+            out.shape,
+            data.etype,
+            bounded.value,
+            None,
+            None,
+            bounded.lower,
+            bounded.upper,
+            terms,
+            bounded.reach,
         )
     if shape.rank is None:
         return _Value(shape, data.etype)
@@ -1024,12 +1045,18 @@ def _concat(node: Any, ins: list[_Value], opset: int) -> _Value:
     # a shape subgraph's value, or its bounds
     lower = np.concatenate([b[0] for b in got if b is not None], axis)
     upper = np.concatenate([b[1] for b in got if b is not None], axis)
-    joined = with_bounds(shape, None, lower, upper)
+    near = [reach_of(v.info()) for v in ins]
+    reach = None
+    if all(r is not None for r in near):
+        reach = tuple(np.concatenate([r[k] for r in near if r is not None], axis) for k in (0, 1))
+    joined = with_bounds(shape, None, lower, upper, reach)  # type: ignore[arg-type]
     parts = [value_terms(v.terms, v.info()) for v in ins]
     terms = None
     if joined.value is None and lower.ndim == 1 and all(p is not None for p in parts):
         terms = tuple(t for p in parts if p is not None for t in p)
-    return _Value(shape, etype, joined.value, None, None, joined.lower, joined.upper, terms)
+    return _Value(
+        shape, etype, joined.value, None, None, joined.lower, joined.upper, terms, joined.reach
+    )
 
 
 # -- explain -------------------------------------------------------------------------------------

@@ -193,7 +193,8 @@ def _shape(node: Any, ins: Sequence[Info], opset: int) -> Info | None:
     got_bounds = bounds_of(got)
     assert got_bounds is not None  # bound_layer gives a value or bounds
     lo, hi = got_bounds
-    return with_bounds(PartialShape([len(lo[cut])]), got.etype, lo[cut], hi[cut])
+    reach = None if got.reach is None else (got.reach[0][cut], got.reach[1][cut])
+    return with_bounds(PartialShape([len(lo[cut])]), got.etype, lo[cut], hi[cut], reach)
 
 
 def _gather(node: Any, ins: Sequence[Info], _opset: int) -> Info | None:

@@ -67,6 +67,7 @@ __all__ = [
     "interval_chunks",
     "is_opaque",
     "over_corners",
+    "reach_of",
     "runner",
     "shape_planner",
     "unsupported_reason",
@@ -94,6 +95,10 @@ class Info:
     # Where the value is not known: per-element bounds, in the element type (datamove.ir._bounds)
     lower: np.ndarray[Any, Any] | None = None
     upper: np.ndarray[Any, Any] | None = None
+    # And how far the values reach with each unbounded dim at `datamove.ir._bounds.HUGE` (object
+    # arrays of Python ints, where tracked): an unbounded side of ``INT32_MAX * x.shape[0]``
+    # reaches 2**62, not HUGE, where an overflow is looked for
+    reach: tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]] | None = None
 
 
 def bounds_of(info: Info) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]] | None:
@@ -105,18 +110,35 @@ def bounds_of(info: Info) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]] |
     return None
 
 
+def reach_of(info: Info) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]] | None:
+    """A port's reach (`Info.reach`) as Python ints.
+
+    Its value twice where known; ``None`` where not tracked.
+    """
+    if info.value is not None and info.value.dtype.kind in "iu":
+        exact = info.value.astype(object)
+        return exact, exact
+    return None if info.value is not None else info.reach
+
+
 def with_bounds(
     shape: PartialShape,
     etype: ElementType | None,
     lower: np.ndarray[Any, Any],
     upper: np.ndarray[Any, Any],
+    reach: tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]] | None = None,
 ) -> Info:
-    """An `Info` with these bounds: its value where they meet (copies of their own, read-only)."""
+    """An `Info` with these bounds: its value where they meet (copies of their own, read-only).
+
+    ``reach`` (`Info.reach`) is kept where it has their shape.
+    """
     lower, upper = np.array(lower), np.array(upper)
     lower.flags.writeable = upper.flags.writeable = False
     if lower.shape == upper.shape and bool((lower == upper).all()):
         return Info(shape, etype, lower)
-    return Info(shape, etype, None, lower, upper)
+    if reach is not None and not reach[0].shape == reach[1].shape == lower.shape:
+        reach = None
+    return Info(shape, etype, None, lower, upper, reach)
 
 
 class Join(NamedTuple):
