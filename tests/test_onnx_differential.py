@@ -290,25 +290,36 @@ def test_an_expression_whose_python_value_passes_int64_is_not_written(
 
 
 @pytest.mark.parametrize(
-    ("first", "second"),
+    ("first", "via", "second"),
     [
-        ("Mul", "Mul"),  # INT32_MAX * INT32_MAX * N wraps to a negative at 3 rows
-        ("Mul", "Add"),  # INT32_MAX * N + INT64_MAX - 2**40: wraps at 2**9 + 1 rows
-        ("Add", "Mul"),  # (N + INT32_MAX) * INT32_MAX wraps past 1 row
+        ("Mul", "Identity", "Mul"),  # INT32_MAX * INT32_MAX * N wraps to a negative at 3 rows
+        ("Mul", "Identity", "Add"),  # INT32_MAX * N + INT64_MAX - 2**40: wraps at 2**9 + 1 rows
+        ("Add", "Identity", "Mul"),  # (N + INT32_MAX) * INT32_MAX wraps past 1 row
+        ("Mul", "Cast", "Mul"),  # through a Cast to int64 (a Convert)
+        ("Mul", "Where", "Mul"),  # through a Where of a condition known at run time only
+        ("Mul", "Unsqueeze", "Mul"),  # and the structural nodes
     ],
 )
 def test_arithmetic_on_a_product_of_a_dynamic_dim_that_wraps_is_not_bounded_as_if_not(
-    first: str, second: str, tmp_path: Path
+    first: str, via: str, second: str, tmp_path: Path
 ) -> None:
     # A random soak's witness: bounds read "unbounded" (INT32_MAX * N, which reaches 2**62 with
     # N up to 2**31) as reaching 2**31 only where they looked for an overflow, so the second
     # Mul was bounded 0..INT64_MAX where onnxruntime gives -4611686031312289789 at 3 rows
     k2 = {"Add": INT64_MAX - 2**40, "Mul": INT32_MAX}[second]
+    between = {
+        "Identity": helper.make_node("Identity", ["v0"], ["w"]),
+        "Cast": helper.make_node("Cast", ["v0"], ["w"], to=I64),
+        "Where": helper.make_node("Where", ["c", "v0", "v0"], ["w"]),
+        "Unsqueeze": helper.make_node("Unsqueeze", ["v0", "zeros"], ["w"]),
+    }[via]
     nodes = [
         helper.make_node("Shape", ["x"], ["s"]),
         helper.make_node("Gather", ["s", "zero"], ["d"], axis=0),
+        helper.make_node("Greater", ["d", "zero"], ["c"]),
         helper.make_node(first, ["k1", "d"], ["v0"]),
-        helper.make_node(second, ["k2", "v0"], ["v1"]),
+        between,
+        helper.make_node(second, ["k2", "w"], ["v1"]),
         helper.make_node("Reshape", ["v1", "flat"], ["e"]),
         helper.make_node("Slice", ["x", "zeros", "e", "zeros"], ["y"]),
     ]

@@ -17,8 +17,8 @@ of its type, an unbounded dim taken to reach `HUGE` (``x.shape[0] * INT64_MAX`` 
 far each value reaches so (`Info.reach`) is carried through the layers that have a rule for it,
 as the bounds are: an unbounded side of ``INT32_MAX * x.shape[0]`` reaches 2**62, not `HUGE`, so
 ``INT32_MAX`` times it is the whole range (it wraps at 3); a value whose reach is not carried
-(Convert, Select) is read as reaching `HUGE`. An input with no bounds, or a layer type without a
-rule here, gives no bounds at all (``None``).
+(where a layer's rule has none) is read as reaching `HUGE`. An input with no bounds, or a layer
+type without a rule here, gives no bounds at all (``None``).
 
 The rules (each sound; where OpenVINO is looser, datamove is at least as tight):
 
@@ -516,7 +516,9 @@ def _convert(layer: Layer, ins: Sequence[Info]) -> Bounded | None:
     if target.name not in _NUMBERS:
         return None
     # monotone; a value outside the target type (which would wrap) widens to the whole type
-    return (*_narrow(*got, target), target)
+    source = ins[0].etype
+    near = None if source is None else _near(ins[0], source)
+    return (*_narrow(*got, target), target, _kept_reach(near, target))
 
 
 def _compare(kind: str) -> Bounder:
@@ -554,7 +556,17 @@ def _select(layer: Layer, ins: Sequence[Info]) -> Bounded | None:
     c0, c1, t0, t1, e0, e1 = every
     lo = np.where(c0, t0, np.where(~c1, e0, np.minimum(t0, e0)))
     hi = np.where(c0, t1, np.where(~c1, e1, np.maximum(t1, e1)))
-    return (*_narrow(lo.astype(object), hi.astype(object), etype), etype)
+    near_then, near_other = _near(ins[1], etype), _near(ins[2], etype)
+    reach = None
+    if near_then is not None and near_other is not None:
+        both = broadcast_inputs(layer, cond[0], cond[1], *near_then, *near_other)
+        if both is not None:
+            c0, c1, t0, t1, e0, e1 = both
+            reach = (
+                np.where(c0, t0, np.where(~c1, e0, np.minimum(t0, e0))).astype(object),
+                np.where(c0, t1, np.where(~c1, e1, np.maximum(t1, e1))).astype(object),
+            )
+    return (*_narrow(lo.astype(object), hi.astype(object), etype), etype, _kept_reach(reach, etype))
 
 
 def _shape_of(layer: Layer, ins: Sequence[Info]) -> Bounded | None:
