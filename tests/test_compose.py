@@ -414,6 +414,25 @@ def test_compose_rejects_what_is_not_a_slicing_and_b_that_cannot_apply() -> None
     assert dm.compose("x[1:]", "x[1:]").to_numpy() == "x[2:]"
 
 
+@pytest.mark.parametrize(
+    ("a", "b", "want"),
+    [
+        ("x[:-9223372036854775808]", "x[:-1]", "x[:-9223372036854775808]"),  # was INT64_MIN - 1
+        ("x[9223372036854775807:]", "x[1:]", "x[9223372036854775807:]"),  # was INT64_MAX + 1
+        ("x[9223372036854775807::4]", "x[9223372036854775807::2]", "x[9223372036854775807::8]"),
+    ],
+)
+def test_a_composition_past_int64_is_written_in_int64(a: str, b: str, want: str) -> None:
+    # A random soak of test_slicing_repr: compose computed bounds past int64, which repr wrote
+    # and from_numpy read back clamped, as another Slicing; beyond every size they are the same
+    s = dm.compose(a, b)
+    assert s.to_numpy() == want
+    assert eval(repr(s), {"Slicing": dm.Slicing}) == s  # noqa: S307 - a repr, in the tests
+    for n in range(5):
+        x = np.arange(n)
+        assert np.array_equal(s(x), S(b)(S(a)(x)))
+
+
 def test_compose_of_two_rank_4_slicings_with_masks() -> None:
     a, b = S("x[1:, None, ..., ::-1, 2]"), S("x[::2, 0, ..., None, 1:]")
     f = dm.compose(a, b)

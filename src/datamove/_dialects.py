@@ -169,6 +169,12 @@ def _normal(
     start: int | None, stop: int | None, step: int, rule: str
 ) -> tuple[int | None, int | None, int, str]:
     """``Cut.make``'s normal form of these numbers (see there)."""
+    # Beyond every size, the same for every axis, as from_numpy reads them (`_bound`): compose
+    # and canonical compute numbers past int64 (a stop of INT64_MIN - 1), which repr would write
+    # and from_numpy read back as another cut.
+    start = None if start is None else max(INT64_MIN, min(start, INT64_MAX))
+    stop = None if stop is None else max(INT64_MIN, min(stop, INT64_MAX))
+    step = max(-INT64_MAX, min(step, INT64_MAX))
     big = INT64_MAX - 1
     if step > 0:
         start = None if start is not None and (start == 0 or start <= -big) else start
