@@ -433,6 +433,14 @@ def test_a_composition_past_int64_is_written_in_int64(a: str, b: str, want: str)
         assert np.array_equal(s(x), S(b)(S(a)(x)))
 
 
+def test_an_index_past_int64_is_out_of_range_on_every_size() -> None:
+    # x[:INT64_MIN] selects nothing on every size: b's -3 never runs. compose wrote the index
+    # INT64_MIN - 3, which from_numpy refuses ("out of range for every axis")
+    for shape in (None, "[?]"):
+        with pytest.raises(dm.ValidationError, match="out of range of what a's"):
+            dm.compose("x[:-9223372036854775808]", "x[-3]", shape)
+
+
 def test_compose_of_two_rank_4_slicings_with_masks() -> None:
     a, b = S("x[1:, None, ..., ::-1, 2]"), S("x[::2, 0, ..., None, 1:]")
     f = dm.compose(a, b)

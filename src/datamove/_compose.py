@@ -55,7 +55,7 @@ from datamove._dialects import (
     witness_of,
 )
 from datamove._errors import NotExpressible, ValidationError, pass_the_shape, plural
-from datamove._shape import INT64_MAX, Dimension, PartialShape, ShapeLike
+from datamove._shape import INT64_MAX, INT64_MIN, Dimension, PartialShape, ShapeLike
 
 __all__ = ["compose"]
 
@@ -369,7 +369,9 @@ def _closed_index(c: Cut, i: int) -> int | None:
         j = i - tc[1]  # d - q + i, in range iff d >= q - i
     else:
         return None
-    return j if o > 0 else -1 - j
+    j = j if o > 0 else -1 - j
+    # past int64 it is in range on no size (x[:INT64_MIN] then x[-3]): the search says so
+    return j if INT64_MIN <= j <= INT64_MAX else None
 
 
 def _cut_then(c: Cut, e: Cut, dim: Dimension, where: Callable[[int], NotExpressible]) -> Cut:
