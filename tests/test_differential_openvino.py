@@ -550,6 +550,7 @@ NOTATION_TOKENS += ["-0", "\u0663", "\uff13"]  # -0 reads as 0; non-ASCII digits
 
 @fixed_settings(1500)
 @given(text=st.lists(st.sampled_from(NOTATION_TOKENS), max_size=9).map("".join))
+@example(text="?, ,?")  # a soak's: OpenVINO reads [?,0,?] (divergence 20)
 def test_shape_notation_matches_openvino(text: str) -> None:
     # datamove reads what ov.PartialShape reads, the same way, except where OpenVINO reads a
     # negative size other than -1, or an interval whose min exceeds its max (divergence 20)
@@ -572,12 +573,15 @@ def test_shape_notation_matches_openvino(text: str) -> None:
 
 
 def _openvino_reads_nonsense(text: str) -> bool:
-    """A negative size or bound other than a lone -1, an interval running backwards, or a '-'
-    inside a number (OpenVINO reads '0-0' as 0 and '2-3' as 2)."""
+    """A negative size or bound other than a lone -1, an interval running backwards, a '-'
+    inside a number (OpenVINO reads '0-0' as 0 and '2-3' as 2), or a dim of spaces alone
+    (OpenVINO reads '1, ,2' as [1,0,2], and rejects '1,,2')."""
     for part in text.strip().strip("[]").split(","):
         dim = part.strip()
         if dim == "-1":
             continue
+        if part and not dim:
+            return True
         if any("-" in bound.strip()[1:] for bound in dim.split("..")):
             return True
         numbers = [int(n) for n in re.findall(r"-?\d+", dim)]
@@ -632,6 +636,7 @@ def test_shape_notation_divergences() -> None:
         ("[2,3", None, notation),  # both reject unbalanced brackets (datamove read [2,3] before)
         ("[0-0]", "[0]", notation),
         ("[2-3,4]", "[2,4]", notation),
+        ("[1, ,2]", "[1,0,2]", notation),  # a dim of spaces alone; an empty one it rejects
     ]:
         try:
             assert str(runtime.PartialShape(text)) == openvino_reads
