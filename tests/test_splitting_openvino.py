@@ -52,7 +52,19 @@ def sources() -> list[Source]:
     return out
 
 
-SHAPES = ["[0..1]", "[..2]", "[0..6]", "[1..6]", "[2..8]", "[3..9]", "[4..]", "[?]", "[1..3]"]
+SHAPES = [
+    "[0..1]",
+    "[..2]",
+    "[0..6]",
+    "[1..6]",
+    "[2..8]",
+    "[3..9]",
+    "[4..]",
+    "[?]",
+    "[1..3]",
+    "[5..8]",
+    "[6..8]",
+]
 
 
 def build(op: str, p: dict[str, Any], shape: str) -> oracle.Inferred:
@@ -62,7 +74,7 @@ def build(op: str, p: dict[str, Any], shape: str) -> oracle.Inferred:
 
 
 def test_what_to_openvino_writes_on_an_interval_runs_as_the_source_at_every_size() -> None:
-    written = 0
+    written, rests = 0, 0
     for name, s, ref in sources():
         for shape in SHAPES:
             (dim,) = dm.PartialShape(shape).dims
@@ -76,6 +88,7 @@ def test_what_to_openvino_writes_on_an_interval_runs_as_the_source_at_every_size
                 assert all(want(s, ref, d) is None for d in sizes), (name, shape)
                 continue
             written += 1
+            rests += s.rule != "lengths" and -1 in p.get("split_lengths", ())
             node = build(op, p, shape)
             for d in sizes:
                 x = np.arange(d, dtype=np.float32)
@@ -85,6 +98,7 @@ def test_what_to_openvino_writes_on_an_interval_runs_as_the_source_at_every_size
                     got = None
                 assert got == want(s, ref, d), (name, shape, op, p, d)
     assert written > 80
+    assert rests >= 3  # a VariadicSplit with a -1 for rules OpenVINO lacks (torch.split ...)
 
 
 def want(s: dm.Splitting, ref: Callable[[np.ndarray], list[Any]] | None, d: int) -> Any:
@@ -125,3 +139,26 @@ def test_cpu_plugin_runs_a_rest_of_negative_length_past_its_input() -> None:
     node = oracle.variadic_split("[?]", 0, np.array([2, -1]))
     parts = oracle.run_cpu(node, np.zeros(1, np.float32))
     assert [a.shape for a in parts] == [(2,), (0,)]
+
+
+def test_a_rule_openvino_lacks_is_a_rest_length_where_it_splits_alike_on_every_size() -> None:
+    # torch.split(x, 4) on 5..8 is [4, 1] .. [4, 4]: no Split count, but VariadicSplit [4, -1]
+    s = dm.Splitting.from_torch(4)
+    assert s.to_openvino("[5..8]") == ("VariadicSplit", {"axis": 0, "split_lengths": [4, -1]})
+    assert s.to_tf("[5..8]") == ("split", {"num_or_size_splits": [4, -1], "axis": 0})
+    node = oracle.variadic_split("[5..8]", 0, np.array([4, -1]))
+    for d in range(5, 9):
+        got = [a.tolist() for a in oracle.run_cpu(node, np.arange(d, dtype=np.float32))]
+        assert got == [a.tolist() for a in torch.split(torch.arange(d, dtype=torch.float32), 4)]
+    # ONNX's 4 parts on 6..8 are [2, 2, 2, 0] .. [2, 2, 2, 2]: [2, 2, 2, -1], valid on each
+    s = dm.Splitting.from_onnx_split(num_outputs=4)
+    assert s.to_openvino("[6..8]") == (
+        "VariadicSplit",
+        {"axis": 0, "split_lengths": [2, 2, 2, -1]},
+    )
+    # on 5..8 the same lengths split alike (both refuse 5), and tf.split gets them; OpenVINO's
+    # CPU plugin reads past the input at 5 (divergence 4, above): not written, the witness named
+    assert s.to_tf("[5..8]") == ("split", {"num_or_size_splits": [2, 2, 2, -1], "axis": 0})
+    with pytest.raises(dm.NotExpressible, match="refuses size 6") as e:
+        s.to_openvino("[5..8]")
+    assert e.value.witness == (6,)

@@ -753,13 +753,16 @@ class Splitting:
         count_rule: str,
         static: Callable[[tuple[int, ...]], tuple[str, dict[str, Any]]],
         rest: Callable[[tuple[int, ...]], tuple[str, dict[str, Any]]] | None = None,
+        rest_runs_every_size: bool = False,
     ) -> tuple[str, dict[str, Any]]:
         """One call of a library that splits as this one on every size ``shape`` allows.
 
         Its count call (``count``, splitting by ``count_rule``) or a call for the rules in
         ``same``; else, on a static size, the lengths (``static``); else, where the library
         has lengths with one ``-1`` for the rest (``rest``) and such lengths split alike on
-        every allowed size (``_rest_lengths``), those.
+        every allowed size (``_rest_lengths``), those. With ``rest_runs_every_size`` only where
+        they also run on every allowed size (the other lengths sum to at most the smallest):
+        OpenVINO's CPU plugin reads past its input on a size below their sum (divergence 4).
         """
         dim = self._check_runs(shape, dialect)
         if self.rule == count_rule:
@@ -772,7 +775,11 @@ class Splitting:
             return static(lengths)
         if self.rule != "lengths" and _part_cuts(self.rule, self.value, dim) == [WHOLE]:
             return count(1)  # one part, the whole axis, on every size: so is a count of 1
-        if rest is not None and (found := self._rest_lengths(dim)) is not None:
+        found = None if rest is None else self._rest_lengths(dim)
+        if found is not None and (
+            not rest_runs_every_size or sum(v for v in found if v != -1) <= dim.min
+        ):
+            assert rest is not None
             return rest(found)
         value = self._closest_count()
         call, rule = count(value), count_rule
@@ -803,6 +810,17 @@ class Splitting:
         OpenVINO refuses a Split of ``n`` parts on an interval from 0 whose largest size is
         below ``n`` (``docs/semantics.md``, divergence 14), where size 0 runs: the split is
         written there as a VariadicSplit of ``n`` zeros, which runs size 0 alone, as Split does.
+
+        On an interval a rule OpenVINO lacks is also written as a VariadicSplit with one ``-1``
+        (read on the two smallest sizes, as :meth:`to_tf` reads it) where it splits alike on
+        every allowed size and the other lengths fit the smallest: on a size below their sum the
+        CPU plugin reads past its input (divergence 4), so such lengths are not written.
+
+        Examples
+        --------
+        >>> import datamove as dm
+        >>> dm.Splitting.from_torch(4, function="split").to_openvino("[5..8]")
+        ('VariadicSplit', {'axis': 0, 'split_lengths': [4, -1]})
         """
         ax = self.axis
         dim = self._dim(shape, "OpenVINO")
@@ -816,7 +834,14 @@ class Splitting:
             return ("Split", {"axis": ax, "num_splits": n})
 
         return self._emit(
-            shape, "OpenVINO", {"lengths": lambda: variadic(self.value)}, split, "even", variadic
+            shape,
+            "OpenVINO",
+            {"lengths": lambda: variadic(self.value)},
+            split,
+            "even",
+            variadic,
+            rest=variadic,
+            rest_runs_every_size=True,
         )
 
     def to_numpy(self, shape: ShapeLike | None = None) -> tuple[str, dict[str, Any]]:
