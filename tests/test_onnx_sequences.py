@@ -190,3 +190,86 @@ def test_a_scalar_split_with_keepdims_0_is_opaque_where_the_runtimes_differ(
         report = ir.read_onnx(onnx_graphs.save(model, tmp_path)).check()
         assert report.opaque == {"SplitToSequence": 1, "SequenceAt": 1}
         assert not report.problems
+
+
+@pytest.mark.parametrize(
+    ("shape", "axis", "split", "keepdims"),
+    [
+        ([2, 5], 1, [2, 3], None),
+        ([2, 5], -1, [0, 4, 1], 0),  # keepdims is ignored where split is given
+        ([3, 4], 0, None, None),  # parts of one element
+        ([3, 4], 1, None, 0),  # ... the axis removed
+        ([2, 7], 1, 3, None),  # parts of 3, the last shorter
+    ],
+)
+def test_explain_lists_sequence_nodes_and_their_parts_run_as_onnxruntime(
+    shape: list[int], axis: int, split: Any, keepdims: int | None, tmp_path: Path
+) -> None:
+    x = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+    n = shape[axis] if split is None else len(split) if isinstance(split, list) else 3
+    model = sequence_model(shape, axis, split, keepdims, [*range(n - 1), -1])
+    got = run_ort(model, x)
+    assert got is not None
+    layers = ir.read_onnx(onnx_graphs.save(model, tmp_path)).explain()
+    first, *ats = layers
+    assert (first["layer_type"], first["name"], first["values"]["axis"]) == (
+        "SplitToSequence",
+        "parts",
+        axis,
+    )
+
+    def run(text: str) -> Any:
+        return eval(text, {"x": x}).tolist()  # noqa: S307 - the expression under test
+
+    assert [run(e) for e in first["numpy"]] == [a.tolist() for a in got]
+    assert first["output_shapes"] == [str(PartialShape(list(a.shape))) for a in got]
+    assert [i["layer_type"] for i in ats] == ["SequenceAt"] * n
+    assert [i["values"]["position"] for i in ats] == [*range(n - 1), -1]
+    assert [run(i["numpy"]) for i in ats] == [a.tolist() for a in got]
+    (at,) = ir.read_onnx(onnx_graphs.save(model, tmp_path)).explain("at0")
+    assert at["numpy"] == first["numpy"][0]
+    assert at["input_shape"] == str(PartialShape(shape))  # x: the SplitToSequence's data
+
+
+def test_explain_says_why_a_sequence_node_has_no_index(tmp_path: Path) -> None:
+    model = sequence_model(["n", 4], 0, None, None, [0])  # one part per element of n
+    layers = ir.read_onnx(onnx_graphs.save(model, tmp_path)).explain()
+    assert [(i["name"], i["numpy"], i["note"]) for i in layers] == [
+        ("parts", [], "its number of parts is known only at run time"),
+        ("at0", None, "node 0 'parts' (SplitToSequence) has no NumPy index for its parts"),
+    ]
+    model = sequence_model([2, 5], 1, None, None, [5])  # out of range: check() reports it
+    (_, at) = ir.read_onnx(onnx_graphs.save(model, tmp_path)).explain()
+    assert at["note"] == "ONNX SequenceAt: position=5 is out of range for a sequence of 5 tensors"
+    model = sequence_model([2, 5], 1, [2, 2], None, [0])
+    (parts, at) = ir.read_onnx(onnx_graphs.save(model, tmp_path)).explain()
+    assert parts["note"] == "ONNX SplitToSequence: split=[2, 2] sums to 4, but the axis has size 5"
+    assert at["note"] == "node 0 'parts' (SplitToSequence) has no NumPy index for its parts"
+
+
+def test_the_cli_explains_sequence_nodes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from datamove.cli import main
+
+    path = onnx_graphs.save(sequence_model([2, 5], 1, [2, 3], None, [0, 1]), tmp_path)
+    assert main(["explain", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "layer 0 'parts' (SplitToSequence): x [2,5] -> [2,2], [2,3]\n  part 0: x[:, :2]" in out
+    assert "layer 2 'at1' (SequenceAt): x [2,5] -> [2,3]\n  x[:, 2:]" in out
+    assert main(["explain", str(path), "--layer", "parts", "--as", "numpy,torch"]) == 0
+    out = capsys.readouterr().out
+    assert "ONNX SplitToSequence on x of shape [2,5], axis 1, split [2, 3]" in out
+    assert "split(split_size_or_sections=[2, 3], dim=1)" in out
+    assert main(["explain", str(path), "--layer", "at1", "--as", "numpy"]) == 0
+    out = capsys.readouterr().out
+    assert "picks part 1 of the sequence node 0 'parts' (SplitToSequence) makes" in out
+    path = onnx_graphs.save(sequence_model([3, 4], 1, None, 0, [0]), tmp_path)
+    assert main(["explain", str(path), "--layer", "parts", "--as", "numpy"]) == 0
+    out = capsys.readouterr().out
+    assert "  part 3: x[:, 3]\n  in other dialects:" in out
+    assert "keepdims=0 removes the axis from each part" in out
+    path = onnx_graphs.save(sequence_model(["n", 4], 0, None, None, [0]), tmp_path)
+    assert main(["explain", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "(SplitToSequence): x [?,4] -> ?\n  no NumPy index: its number of parts" in out

@@ -452,17 +452,18 @@ def _print_model(args: argparse.Namespace) -> int:
         print(json.dumps(layers, indent=2))
         return 0
     if not layers:
-        print("no Slice, StridedSlice, Split or VariadicSplit layers")  # ONNX: Slice or Split
+        print("no Slice, StridedSlice, Split or VariadicSplit layers")  # ONNX: or sequences
     for info in layers:
-        outs = ", ".join(info["output_shapes"])
+        outs = ", ".join(info["output_shapes"]) or "?"  # a sequence of parts not known
         print(
             f"layer {info['layer_id']} {info['name']!r} ({info['layer_type']}): "
             f"x {info['input_shape']} -> {outs}"
         )
         numpy = info["numpy"]
         if isinstance(numpy, list):
+            each = "part" if info["layer_type"] == "SplitToSequence" else "output"
             for k, text in enumerate(numpy):
-                print(f"  output {k}: {text or 'no NumPy index'}")
+                print(f"  {each} {k}: {text or 'no NumPy index'}")
         elif numpy:
             print(f"  {numpy}")
         if info["note"]:
@@ -474,7 +475,7 @@ def _print_model(args: argparse.Namespace) -> int:
         if args.layer is not None:
             _show_layer(info)
         if "as" in info:
-            split = info["layer_type"] in ("Split", "VariadicSplit")
+            split = info["layer_type"] in ("Split", "VariadicSplit", "SplitToSequence")
             print("  in other dialects:")
             lines = _dialect_text.show_blocks(info["as"], split)
             print("\n".join("    " + line for line in lines))
@@ -492,6 +493,20 @@ def _onnx_split(info: dict[str, Any]) -> Splitting:
     )
 
 
+def _sequence_split(info: dict[str, Any]) -> Splitting:
+    """An ONNX SplitToSequence's parts as a split of their lengths (on its input's shape).
+
+    Where ``keepdims=0`` removes the axis (no ``split``), no split of a dialect says it.
+    """
+    values = info["values"]
+    if info["attributes"].get("keepdims") == 0 and "split" not in values:
+        rule = "removes the axis from each part (no split is given): no split of a dialect does"
+        raise ValidationError("ONNX SplitToSequence", "keepdims", 0, rule)
+    axis = values["axis"]
+    lengths = [PartialShape.parse(s).dims[axis].get_length() for s in info["output_shapes"]]
+    return Splitting.from_variadic_split(axis, lengths)
+
+
 def _layer_op(info: dict[str, Any]) -> Slicing | Splitting:
     """The operation of one layer of a model, from its explained values.
 
@@ -502,6 +517,8 @@ def _layer_op(info: dict[str, Any]) -> Slicing | Splitting:
         return Slicing.from_onnx(
             values["starts"], values["ends"], values.get("axes"), values.get("steps")
         )
+    if kind == "SplitToSequence":
+        return _sequence_split(info)
     if info.get("dialect") == "onnx":
         return _onnx_split(info)
     if kind in ("Slice", "StridedSlice"):
@@ -513,9 +530,13 @@ def _layer_op(info: dict[str, Any]) -> Slicing | Splitting:
 
 def _layer_dialects(info: dict[str, Any], names: list[str]) -> dict[str, dict[str, Any]]:
     """``--as`` of one layer of a model: its operation in each dialect, on its input shape."""
-    if info["runtime"]:
+    if info["layer_type"] == "SequenceAt" and "position" in info["values"]:
+        why = f"it picks part {info['values']['position']} of the sequence {info['sequence']} makes"
+    elif info["runtime"]:
         why = "its parameters are known only at run time"
-    elif not info["values"]:  # a layer check() reports as broken
+    elif not info["values"] or (  # a layer check() reports as broken
+        info["layer_type"] in ("SplitToSequence", "SequenceAt") and info["note"]
+    ):
         why = f"it cannot be read: {info['note']}"
     else:
         try:
@@ -554,6 +575,10 @@ def _show_layer(info: dict[str, Any]) -> None:
     kind, values, attributes = info["layer_type"], info["values"], info["attributes"]
     if info["runtime"] or info["input_shape"] == "[...]" or info["note"]:
         return  # its parameters are known only at run time (or broken): nothing more to show
+    if kind == "SequenceAt":
+        return  # one part of its sequence: the SplitToSequence's layer shows them
+    if kind == "SplitToSequence" and "split" not in values and attributes.get("keepdims") == 0:
+        return  # parts of one element, the axis removed: no split's picture
     print()
     shape = PartialShape.parse(info["input_shape"])
     onnx = info.get("dialect") == "onnx"
@@ -572,6 +597,11 @@ def _show_layer(info: dict[str, Any]) -> None:
         begin, end, stride = values["begin"], values["end"], values.get("stride")
         explained = explain_strided_slice(shape, begin, end, stride, attributes)
         _show_strided(explained, begin, end, stride, attributes)
+    elif kind == "SplitToSequence":
+        lengths = list(_sequence_split(info).value)
+        said = f"split {values['split']}" if "split" in values else "parts of one element"
+        parts = explain_split(shape, values["axis"], lengths=lengths)
+        _show_split(parts, "ONNX SplitToSequence", values["axis"], said)
     elif onnx:
         axis = values["axis"]
         if "num_outputs" in attributes:
@@ -623,7 +653,7 @@ examples:
   datamove explain concat --shapes 2,3 2,1 --axis -1
   datamove explain model.xml                 (every slicing layer of a model, as NumPy)
   datamove explain model.xml --layer 7       (one layer, with its picture)
-  datamove explain model.onnx                (every Slice and Split node of an ONNX model)
+  datamove explain model.onnx                (every Slice, Split and sequence node of an ONNX model)
   datamove explain model.xml --as onnx,torch (every slicing layer, as ONNX and PyTorch)
 
 Shapes are in OpenVINO's notation (5, 2..10, ?); a picture is drawn for static inputs of rank <= 3.
@@ -701,7 +731,8 @@ def register(subparsers: Any) -> None:
     md = add(
         "model",
         help="every Slice, StridedSlice, Split and VariadicSplit layer of an OpenVINO IR model, "
-        "or every Slice and Split node of an ONNX model (also: datamove explain MODEL.xml, "
+        "or every Slice, Split, SplitToSequence and SequenceAt node of an ONNX model (also: "
+        "datamove explain MODEL.xml, "
         "datamove explain MODEL.onnx)",
     )
     md.add_argument("model", help="the model's .xml file (or .onnx file)")

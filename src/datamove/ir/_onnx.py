@@ -43,7 +43,9 @@ returns the same `CheckReport`:
   ``Loop``) are not entered.
 
 `ONNXModel.explain` writes each Slice and Split node as NumPy on its data input ``x``, in the
-form `datamove.ir._explain.explain_layers` gives IR layers (a ``"dialect": "onnx"`` key added).
+form `datamove.ir._explain.explain_layers` gives IR layers (a ``"dialect": "onnx"`` key added);
+a SplitToSequence its parts (as ``output_shapes`` and ``numpy``), and a SequenceAt of one its
+part, on that SplitToSequence's data ``x`` (``sequence`` names it).
 A parameter a shape subgraph computes is written as the expression of dims it is
 (``x[:, :x.shape[1]//2]``; another tensor's dims after its name), listed under
 ``expressions`` and, with its maker, under ``runtime``.
@@ -373,7 +375,7 @@ class ONNXModel:
         list[_Node],
         list[str],
     ]:
-        """Each value, the problems and notes, each port's shape, the Slice and Split nodes.
+        """Each value, the problems and notes, each port's shape, the nodes explain lists.
 
         And the kinds of the sequence nodes read, one per node.
         """
@@ -473,7 +475,7 @@ class ONNXModel:
                 if out:
                     values[out] = got
                 ports[(lid, k)] = got.shape
-            if kind in ("Slice", "Split"):
+            if kind in ("Slice", "Split", *SEQUENCE_NODES):
                 shapes = [
                     values[o].shape if o in values else PartialShape(None) for o in node.output
                 ]
@@ -522,7 +524,11 @@ class ONNXModel:
 
     # -- explain ---------------------------------------------------------------------------
     def explain(self, layer: str | None = None) -> list[dict[str, Any]]:
-        """Each Slice and Split node: its id (index), name, shapes and NumPy expression(s).
+        """Each Slice, Split, SplitToSequence and SequenceAt node: id (index), name, NumPy.
+
+        Its shapes too, and a note where it has no NumPy index. A SplitToSequence's
+        ``output_shapes`` and ``numpy`` are its parts', a SequenceAt's its part's, on the
+        SplitToSequence's data ``x`` (named under ``sequence``).
 
         ``layer`` picks one by index or name; `ValidationError` if none matches.
 
@@ -536,17 +542,26 @@ class ONNXModel:
         """
         _, _, _, _, walked, _ = self._walk({}, compare=False)
         found = []
+        sequences: dict[str, tuple[str, dict[str, Any]]] = {}  # a sequence -> its maker's
         for node in walked:
             name = _node_name(node.proto)
-            if layer is not None and layer not in (str(node.index), name):
-                continue
-            found.append(_explain(node))
+            if node.proto.op_type == "SplitToSequence":
+                info = _explain_split_to_sequence(node)
+                maker = f"node {node.index} {name!r} (SplitToSequence)"
+                sequences |= {o: (maker, info) for o in node.proto.output[:1] if o}
+            elif node.proto.op_type == "SequenceAt":
+                info = _explain_sequence_at(node, sequences)
+            else:
+                info = _explain(node)
+            if layer is None or layer in (str(node.index), name):
+                found.append(info)
         if layer is not None and not found:
             raise ValidationError(
                 "explain",
                 "--layer",
                 layer,
-                "names no Slice or Split node of the model (by index or name)",
+                "names no Slice, Split, SplitToSequence or SequenceAt node of the model (by "
+                "index or name)",
             )
         return found
 
@@ -1013,13 +1028,14 @@ def _sequence_at(ins: list[_Value], parts: list[_Value]) -> _Value | None:
         return None
     k = int(position.reshape(-1)[0])
     if not -len(parts) <= k < len(parts):
-        raise ValidationError(
-            "ONNX SequenceAt",
-            "position",
-            k,
-            f"is out of range for a sequence of {len(parts)} tensors",
-        )
+        raise _position_error(k, len(parts))
     return parts[k]
+
+
+def _position_error(k: int, n: int) -> ValidationError:
+    """SequenceAt's ``position`` out of range for a sequence of ``n`` tensors."""
+    rule = f"is out of range for a sequence of {plural(n, 'tensor')}"
+    return ValidationError("ONNX SequenceAt", "position", k, rule)
 
 
 def _concat(node: Any, ins: list[_Value], opset: int) -> _Value:
@@ -1191,12 +1207,7 @@ def _explain_split(node: _Node, info: dict[str, Any], shape: PartialShape) -> No
     dim = Dimension() if rank is None else shape.dims[a]
     prefix, suffix = around(a)
     if s is None:
-        name = next(iter(info["runtime"]))  # the split's own (a tensor whose dims it reads after)
-        m = count
-        sym = [name if m == 1 else f"{name}[{k}]" for k in range(m)]
-        if written is not None and len(written) == m:
-            sym = written
-        info["numpy"] = chunks(prefix, ["+".join(sym[: k + 1]) for k in range(m - 1)], suffix)
+        info["numpy"] = _runtime_chunks(info, written, count, prefix, suffix)
         return
     # The parts are written as datamove explain and an IR model's Split write them.
     if dim.is_static:
@@ -1205,6 +1216,100 @@ def _explain_split(node: _Node, info: dict[str, Any], shape: PartialShape) -> No
         info["numpy"] = split_chunks(a, lengths=s.value)
     else:
         info["numpy"] = split_chunks(a, num_splits=int(s.value), ceil=s.rule != "even")
+
+
+def _runtime_chunks(
+    info: dict[str, Any], written: list[str] | None, m: int, prefix: str, suffix: str
+) -> list[str | None]:
+    """``m`` parts of lengths known at run time: their cuts the sums of the split's elements.
+
+    Each element is written as its expression where it has one (``written``), else after the
+    split's name in ``runtime`` (``lens[0]``).
+    """
+    name = next(iter(info["runtime"]))  # the split's own (a tensor whose dims it reads after)
+    sym = [name if m == 1 else f"{name}[{k}]" for k in range(m)]
+    if written is not None and len(written) == m:
+        sym = written
+    return chunks(prefix, ["+".join(sym[: k + 1]) for k in range(m - 1)], suffix)
+
+
+def _explain_split_to_sequence(node: _Node) -> dict[str, Any]:
+    """A SplitToSequence: its parts (`_sequence_parts`), each as NumPy on its data ``x``."""
+    proto = node.proto
+    shape = node.ins[0].shape if node.ins else PartialShape(None)
+    note = None
+    try:
+        parts = _sequence_parts(proto, node.ins, node.version)
+    except ValidationError as exc:  # a broken node: check() reports it
+        parts, note = None, str(exc)
+    info = entry(str(node.index), "SplitToSequence", _node_name(proto), str(shape), [], True)
+    info |= {"dialect": "onnx", "opset": node.version}
+    info["output_shapes"] = [str(p) for p in parts or []]
+    info["numpy"] = [None] * len(parts or [])
+    axis = node_attr(proto, "axis", 0)
+    keepdims = node_attr(proto, "keepdims")
+    info["values"]["axis"] = axis
+    if keepdims is not None:
+        info["attributes"]["keepdims"] = keepdims
+    given = node.ins[1] if len(node.ins) > 1 and proto.input[1] else None
+    written = None
+    if given is not None and given.value is not None:
+        info["values"]["split"] = given.value.tolist()
+    elif given is not None:
+        written = _note_runtime(node, info, 1, "split")
+    if parts is None:
+        if note is None and shape.rank is None:
+            note = "the data's rank is unknown"
+        elif note is None and given is not None and given.value is not None:
+            scalar = given.value.ndim == 0
+            note = (
+                "a scalar split with keepdims=0, which the spec ignores and onnxruntime does "
+                "not (it removes the axis)"
+                if scalar and keepdims == 0
+                else "its number of parts is known only at run time"
+            )
+        info["note"] = note or "its number of parts is known only at run time"
+        return info
+    rank = shape.rank
+    assert rank is not None  # parts are known on a known rank only
+    a = axis % rank
+    prefix, suffix = around(a)
+    if given is None and keepdims == 0:  # one element each, the axis removed
+        info["numpy"] = [f"{prefix}{k}{suffix}" for k in range(len(parts))]
+    elif all(p.dims[a].is_static for p in parts):
+        info["numpy"] = part_texts(a, [p.dims[a].get_length() for p in parts])
+    else:  # a 1-D split known at run time, bounded by a shape subgraph
+        info["numpy"] = _runtime_chunks(info, written, len(parts), prefix, suffix)
+    return info
+
+
+def _explain_sequence_at(
+    node: _Node, sequences: dict[str, tuple[str, dict[str, Any]]]
+) -> dict[str, Any]:
+    """A SequenceAt of a SplitToSequence's output: that part, on the SplitToSequence's ``x``."""
+    proto = node.proto
+    maker, made = sequences.get(proto.input[0] if proto.input else "", (None, None))
+    shape = "[...]" if made is None else made["input_shape"]
+    info = entry(str(node.index), "SequenceAt", _node_name(proto), shape, node.outs, False)
+    info |= {"dialect": "onnx", "opset": node.version}
+    position = node.ins[1].value if len(node.ins) == 2 else None
+    if made is None or maker is None:
+        info["note"] = "it reads a sequence no SplitToSequence node makes"
+        return info
+    info["sequence"] = maker
+    if position is None or position.size != 1 or position.dtype.kind not in "iu":
+        info["note"] = "its position is known only at run time"
+        return info
+    k = int(position.reshape(-1)[0])
+    info["values"]["position"] = k
+    parts = made["numpy"]
+    if made["note"] is not None or None in parts:
+        info["note"] = f"{maker} has no NumPy index for its parts"
+    elif not -len(parts) <= k < len(parts):
+        info["note"] = str(_position_error(k, len(parts)))
+    else:
+        info["numpy"] = parts[k]
+    return info
 
 
 def _texts(proto: Any) -> Iterator[Any]:
