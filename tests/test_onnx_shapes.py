@@ -1046,6 +1046,24 @@ def test_an_integer_division_by_zero_is_a_note_and_unknown(divide: str, tmp_path
     assert _walked(model, tmp_path)["e"].value is None
 
 
+@pytest.mark.parametrize("dtype", [np.int64, np.float32])
+def test_a_range_of_delta_0_is_a_note_that_names_the_delta(dtype: Any, tmp_path: Path) -> None:
+    # onnxruntime refuses it for integers and floats alike (it divides nothing: no division)
+    nodes = [
+        _node("Range", ["start", "limit", "delta"], "r"),
+        _node("Cast", ["r"], "e", to=TensorProto.INT64),
+        helper.make_node("Slice", ["x", "z", "e"], ["y"]),
+    ]
+    inits = [_c("start", 0, dtype), _c("limit", 4, dtype), _c("delta", 0, dtype), _c("z", [0])]
+    model = _model(nodes, inits, [("y", F32)], 13, [3])
+    with pytest.raises(Exception, match="delta in Range operator can not be zero"):
+        _session(model).run(None, {"x": np.zeros(3, np.float32)})
+    (note,) = _notes(model, tmp_path)
+    assert note.layer_type == "Range"
+    assert note.message == "its delta is 0: onnxruntime refuses it"
+    assert _walked(model, tmp_path)["r"].value is None
+
+
 def test_huge_values_and_overflows_are_unknown_not_wrapped(tmp_path: Path) -> None:
     big = 2**62
     nodes = [

@@ -34,8 +34,9 @@ returns the same `CheckReport`:
   node that makes it (or the graph input), its length checked as a constant's where its input's
   shape is static (onnxruntime refuses lengths that differ, or more axes than the data has).
   Shape subgraph nodes stay opaque (counted so); one that fails at run time whatever its input
-  sizes (an index out of range, an integer division by zero, an ill-formed Tile, Unsqueeze or
-  ConstantOfShape: `datamove.ir._onnx_shapes`) is a note of kind ``shape-subgraph``.
+  sizes (an index out of range, an integer division by zero, a Range of delta 0, an ill-formed
+  Tile, Unsqueeze or ConstantOfShape: `datamove.ir._onnx_shapes`) is a note of kind
+  ``shape-subgraph``.
 - **Opaque** nodes (every other type, and every node of another domain, counted by type) keep the
   shapes the file declares for their outputs or, where it declares none, those ONNX's own shape
   inference gives (with its data propagation, but where an integer tensor may be larger than

@@ -15,8 +15,9 @@ Where ONNX's semantics differ from OpenVINO's, the translation follows ONNX (onn
 - ``Cast`` wraps integers modulo 2**N (as C++ converts, and IR Convert); a float cast to an
   integer type is truncated toward zero (onnxruntime's and ``onnx.reference``'s), known only
   where it is finite and within the type;
-- an integer division by zero (onnxruntime fails) gives no value, and a note; so do Unsqueeze
-  ``axes`` that are not distinct axes of its output and a ConstantOfShape of a negative dim;
+- an integer division by zero (onnxruntime fails) gives no value, and a note; so do a Range
+  of delta 0 (of any type: "its delta is 0"), Unsqueeze ``axes`` that are not distinct axes of
+  its output and a ConstantOfShape of a negative dim;
 - ``Shape-15``'s ``start`` and ``end`` slice the shape with the spec's clamping (an older
   Shape with them is a problem of `datamove.ir._onnx`, never translated);
 - ``Not``, ``And``, ``Or`` and ``Xor`` (no IR fold) are arithmetic on 0 and 1 (`_logical`);
@@ -461,7 +462,8 @@ def _range(_node: Any, ins: Sequence[Info], _opset: int) -> Info | None:
     etype = ins[0].etype
     if etype is None or any(i.etype != etype for i in ins):
         raise _Refused
-    _no_zero([ins[0], ins[2]])  # a delta of 0: onnxruntime refuses it
+    if ins[2].value is not None and (ins[2].value == 0).all():  # of any type: no division
+        raise _Refused("its delta is 0: onnxruntime refuses it")
     return _bound(_layer("Range", 4, output_type=etype.name), ins)
 
 
