@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 import datamove
 import datamove.directml as dml
 from datamove.cli import main
-from datamove.directml import JoinDesc, SplitDesc, TensorDesc
+from datamove.directml import JoinDesc, SplitDesc, TensorDesc, Violation
+from datamove.directml._json import json_violations
 from strategies import examples
 
 # DxDispatch/models/dml_split.json and dml_join.json (microsoft/DirectML), their dispatchables.
@@ -220,17 +221,46 @@ def test_cli_reports_every_violation_with_rule_and_path(tmp_path, capsys):
     out = capsys.readouterr().out.splitlines()
     assert out[0] == f"{path}: desc (DML_OPERATOR_JOIN) at feature level 3_0: 4 violations"
     assert (
-        out[1]
-        == "  [J6] desc.OutputTensor.DimensionCount=1 is not supported by DML_JOIN at feature "
+        out[1] == "  [J6] len(desc.OutputTensor.Sizes)=1 is not supported by DML_JOIN at feature "
         "level 3_0 (ranks 4 to 5)"
     )
-    # each path as the file names it (JSON names from the top level), not as Python does
+    # each path as the file names it (JSON names from the top level), not as Python does: a
+    # rank is the length of Sizes where the file has no DimensionCount (it had been named so)
     assert [line.split()[1] for line in out[1:]] == [
-        "desc.OutputTensor.DimensionCount=1",
-        "desc.InputTensors[0].DimensionCount=1",
-        "desc.InputTensors[1].DimensionCount=1",
-        "desc.InputTensors[2].DimensionCount=1",
+        "len(desc.OutputTensor.Sizes)=1",
+        "len(desc.InputTensors[0].Sizes)=1",
+        "len(desc.InputTensors[1].Sizes)=1",
+        "len(desc.InputTensors[2].Sizes)=1",
     ]
+
+
+def test_a_rank_is_named_as_the_file_gives_it(tmp_path, capsys):
+    join = json.loads(json.dumps(DXDISPATCH_JOIN))
+    join["desc"]["OutputTensor"]["DimensionCount"] = 1
+    join["desc"]["InputTensors"][1] = {
+        "Type": "DML_TENSOR_TYPE_BUFFER",
+        "Desc": {"DataType": "FLOAT32", "Sizes": [2]},
+    }
+    assert main(["dml", "check", write(tmp_path, join), "--feature-level", "3_0"]) == 1
+    assert [line.split()[1] for line in capsys.readouterr().out.splitlines()[1:]] == [
+        "desc.OutputTensor.DimensionCount=1",
+        "len(desc.InputTensors[0].Sizes)=1",
+        "len(desc.InputTensors[1].Desc.Sizes)=1",
+        "len(desc.InputTensors[2].Sizes)=1",
+    ]
+    join = {**DXDISPATCH_JOIN, "desc": {**DXDISPATCH_JOIN["desc"], "Axis": 3}}
+    found = [Violation("J3", "axis", 3, "must be below output.rank=1")]
+    (v,) = json_violations(found, join, "")
+    assert str(v) == "[J3] desc.Axis=3 must be below len(OutputTensor.Sizes)=1"
+
+
+@pytest.mark.parametrize(
+    ("axis", "kind"), [(1.0, "a float"), ("0", "a string"), (True, "a bool"), (None, "None")]
+)
+def test_an_axis_of_another_kind_says_what_it_is(axis, kind):
+    with pytest.raises(datamove.DTypeError) as e:
+        dml.desc_from_json({**DXDISPATCH_SPLIT["desc"], "Axis": axis})
+    assert str(e.value) == f"DirectML JSON: desc.Axis={axis!r} must be an integer, not {kind}"
 
 
 def test_cli_json_report(tmp_path, capsys):

@@ -15,7 +15,7 @@ import json
 import re
 from typing import Any
 
-from datamove._errors import DTypeError, ValidationError
+from datamove._errors import DTypeError, ValidationError, a_kind
 from datamove.directml._desc import JoinDesc, SplitDesc, check_count
 from datamove.directml._enums import OperatorType, TensorType
 from datamove.directml._errors import DirectMLValidationError, Violation
@@ -92,7 +92,9 @@ def json_path(path: str, obj: Any, root: str = "") -> str:
 
     ``outputs[1].sizes[2]`` is ``OutputTensors[1].Sizes[2]``, or ``OutputTensors[1].Desc.Sizes[2]``
     where that tensor is written wrapped (``{"Type": ..., "Desc": {...}}``), so that a report
-    names the field as the user's file spells it. ``root`` is the path to ``obj`` itself.
+    names the field as the user's file spells it. ``root`` is the path to ``obj`` itself. A
+    tensor's ``rank`` is its ``DimensionCount`` where the file gives one, else the length of its
+    ``Sizes`` (``len(OutputTensor.Sizes)``).
 
     Examples
     --------
@@ -101,6 +103,8 @@ def json_path(path: str, obj: Any, root: str = "") -> str:
     'desc.OutputTensors[1].Desc.Sizes[0]'
     >>> json_path("outputs[*].sizes[0]", body)
     'OutputTensors[*].Sizes[0]'
+    >>> json_path("outputs[1].rank", body)
+    'len(OutputTensors[1].Desc.Sizes)'
     """
     out = root
     node = obj
@@ -113,6 +117,9 @@ def json_path(path: str, obj: Any, root: str = "") -> str:
         field = _JSON_NAMES.get(name, name)
         if field in _IN_DESC and isinstance(node, dict) and isinstance(node.get("Desc"), dict):
             out, node = _at(out, "Desc"), node["Desc"]
+        if name == "rank" and isinstance(node, dict) and field not in node:  # no DimensionCount
+            out, node = f"len({_at(out, 'Sizes')})", None
+            continue
         out = _at(out, field + index)
         node = node.get(field) if isinstance(node, dict) else None
         for i in re.findall(r"\[([^\]]*)\]", index):
@@ -260,7 +267,7 @@ def _tensor_array(
 def _axis(body: dict[str, Any], path: str) -> int:
     axis = _field(body, "Axis", path)
     if isinstance(axis, bool) or not isinstance(axis, int):
-        raise DTypeError(_OP, _at(path, "Axis"), axis, "must be an integer")
+        raise DTypeError(_OP, _at(path, "Axis"), axis, f"must be an integer, not {a_kind(axis)}")
     return axis
 
 
