@@ -108,8 +108,19 @@ def test_a_list_of_objects_is_refused(tmp_path: Path) -> None:
 
 def test_mixed_input_names_in_an_error_are_shown_not_sorted(tmp_path: Path) -> None:
     model = ir.read_model(write_example(tmp_path))
-    with pytest.raises(ir.IRError, match=r"inputs=\[1, 'y'\] has no array for input 'x'"):
+    with pytest.raises(ir.IRError, match=r"inputs=\{1: array\(.*'y': array\(.* has no array for"):
         model.run({1: X, "y": X})  # type: ignore[dict-item]
+
+
+def test_a_missing_input_shows_the_mapping_passed(tmp_path: Path) -> None:
+    # it showed the names as a list (inputs=[] for run({})), not what the caller passed
+    model = ir.read_model(write_example(tmp_path))
+    with pytest.raises(ir.IRError) as e:
+        model.run({})
+    assert "inputs={} has no array for input 'x' (hint: pass every input: 'x')" in str(e.value)
+    with pytest.raises(ir.IRError) as e:
+        model.run({"y": np.zeros(2, np.int8)})
+    assert "inputs={'y': array([0, 0], dtype=int8)} has no array for input 'x'" in str(e.value)
 
 
 # -- arrays of other libraries must have the declared element type too -------------------------

@@ -1108,7 +1108,7 @@ class Model:
             if not named:
                 raise layer.error(
                     "inputs",
-                    list(inputs),
+                    inputs,  # as passed (shown short: its first items, arrays abbreviated)
                     f"has no array for input {self._input_names[self._param_of[layer.index]]!r}",
                     hint="pass every input: " + ", ".join(map(repr, self._input_names)),
                 )
