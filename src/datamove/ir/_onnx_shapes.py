@@ -856,9 +856,12 @@ def _no_wrap(op: Callable[[int, int], int], ins: Sequence[Info], out: Info) -> b
 
     Python's numbers never wrap, onnxruntime's do: a term is written only where no value the
     inputs may take passes the type's range. An unbounded side (the type's extreme on a value
-    not exactly known: a dynamic dim) is taken as `datamove.ir._bounds.HUGE`, as the bounds take
-    it, so ``x.shape[1]*2`` and ``x.shape[0]*x.shape[1]`` are written, ``x.shape[1]*INT64_MAX``
-    not.
+    not exactly known: a dynamic dim) is taken as `datamove.ir._bounds.HUGE` (2**31) whatever the
+    output's type, so ``x.shape[1]*2`` and ``x.shape[0]*x.shape[1]`` are written in 64 bits,
+    ``x.shape[1]*INT64_MAX`` not. The bounds take it so for 64-bit types only; for narrower
+    ones they stop at half the type's maximum (2**30 for int32), where this is stricter: a term
+    of int32 or narrower with an unbounded side (``x.shape[1] + 1`` cast to int32) is never
+    written, only named after its maker, which is never a wrong expression.
     """
     got = [wide_bounds(i) for i in ins]
     if out.etype is None or out.etype.dtype.kind not in "iu" or any(g is None for g in got):
