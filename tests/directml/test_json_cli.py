@@ -130,7 +130,9 @@ def test_any_desc_round_trips_through_json_even_an_invalid_one(whole, parts, axi
 @pytest.mark.parametrize(
     ("data", "error", "match"),
     [
-        pytest.param({"desc": {}}, datamove.ValidationError, r"desc\.type", id="no type"),
+        pytest.param(
+            {"desc": {}}, datamove.ValidationError, r"JSON: type=None is missing", id="no type"
+        ),
         pytest.param({"Axis": 0}, datamove.ValidationError, "neither", id="bare unknown"),
         pytest.param(
             {
@@ -420,9 +422,10 @@ def test_json_errors_name_each_field_once_and_where_it_is():
             "Axis": 0}  # fmt: skip
     with pytest.raises(datamove.ValidationError) as info:
         dml.desc_from_json({"type": "DML_OPERATOR_SPLIT", "desc": bare})
-    assert str(info.value) == (
-        "DirectML JSON: desc.desc.OutputTensors[0].Desc.DataType=None is missing"
-    )
+    assert str(info.value) == "DirectML JSON: desc.OutputTensors[0].Desc.DataType=None is missing"
+    with pytest.raises(datamove.ValidationError) as info:  # the bare desc: the same path
+        dml.desc_from_json(bare)
+    assert str(info.value) == "DirectML JSON: desc.OutputTensors[0].Desc.DataType=None is missing"
     wrapped["Desc"] = {"DataType": "FLOAT32", "Sizes": [2], "DimensionCount": 3}
     with pytest.raises(dml.DirectMLValidationError, match=r"OutputTensors\[0\]\.Desc\.Dimension"):
         dml.desc_from_json(bare)

@@ -77,7 +77,7 @@ TOO_MANY = f"holds {MAX_LENGTH + 1} .*, more than {MAX_LENGTH} \\(MAX_LENGTH\\)"
                     },
                 }
             ),
-            r"^DirectML JSON: desc.desc.InputTensors='<1048577 tensors>' ",
+            r"^DirectML JSON: desc.InputTensors='<1048577 tensors>' ",
             id="desc_from_json(InputTensors=2**20 + 1)",
         ),
     ],

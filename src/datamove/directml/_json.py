@@ -128,7 +128,9 @@ def json_path(path: str, obj: Any, root: str = "") -> str:
     return out
 
 
-def json_violations(violations: list[Violation], obj: Any, path: str = "desc") -> list[Violation]:
+def json_violations(
+    violations: list[Violation], obj: Any, path: str | None = None
+) -> list[Violation]:
     """``violations`` of the desc read from ``obj`` (at ``path``), their paths as JSON names them.
 
     Examples
@@ -271,7 +273,7 @@ def _axis(body: dict[str, Any], path: str) -> int:
     return axis
 
 
-def operator_type_from_json(obj: Any, path: str = "desc") -> OperatorType:
+def operator_type_from_json(obj: Any, path: str | None = None) -> OperatorType:
     """The operator of a dispatchable (its ``type``) or of a bare desc (told by its fields).
 
     Known before the rest of the desc is read, so a report can name it even where the desc
@@ -285,8 +287,14 @@ def operator_type_from_json(obj: Any, path: str = "desc") -> OperatorType:
     return _operator(obj, path)[0]
 
 
-def _operator(obj: Any, path: str) -> tuple[OperatorType, dict[str, Any], str]:
-    """The operator, the desc's body, and the path to it."""
+def _operator(obj: Any, path: str | None) -> tuple[OperatorType, dict[str, Any], str]:
+    """The operator, the desc's body, and the path to it.
+
+    ``path`` names ``obj``; ``None``: a dispatchable is the top level (its desc is ``desc``), and
+    so is a bare desc, named ``desc``, so that a field reads ``desc.Axis`` either way.
+    """
+    if path is None:
+        path = "" if isinstance(obj, dict) and "desc" in obj else "desc"
     outer = _object(obj, path)
     if "desc" in outer:
         kind = OperatorType.parse(_field(outer, "type", path))
@@ -308,11 +316,13 @@ def _operator(obj: Any, path: str) -> tuple[OperatorType, dict[str, Any], str]:
     return kind, body, path
 
 
-def desc_from_json(obj: Any, path: str = "desc") -> SplitDesc | JoinDesc:
+def desc_from_json(obj: Any, path: str | None = None) -> SplitDesc | JoinDesc:
     """Read a split or join desc from a DxDispatch dispatchable or a bare ``desc`` object.
 
     A bare desc's operator is told by its fields (``InputTensor``/``OutputTensors`` for split,
-    ``InputTensors``/``OutputTensor`` for join).
+    ``InputTensors``/``OutputTensor`` for join). Errors name fields from ``path``, the name of
+    ``obj`` (by default a field of either form reads ``desc.Axis``; ``""``: ``obj`` is the top
+    level).
 
     Raises
     ------
