@@ -162,3 +162,6 @@ def test_a_rule_openvino_lacks_is_a_rest_length_where_it_splits_alike_on_every_s
     with pytest.raises(dm.NotExpressible, match="refuses size 6") as e:
         s.to_openvino("[5..8]")
     assert e.value.witness == (6,)
+    assert "the lengths [2, 2, 2, -1] split alike, but on a size below 6 OpenVINO's CPU" in str(
+        e.value
+    )

@@ -776,11 +776,17 @@ class Splitting:
         if self.rule != "lengths" and _part_cuts(self.rule, self.value, dim) == [WHOLE]:
             return count(1)  # one part, the whole axis, on every size: so is a count of 1
         found = None if rest is None else self._rest_lengths(dim)
-        if found is not None and (
-            not rest_runs_every_size or sum(v for v in found if v != -1) <= dim.min
-        ):
-            assert rest is not None
-            return rest(found)
+        unrun = ""  # lengths with a -1 that split alike, but do not run on every allowed size
+        if found is not None:
+            least = sum(v for v in found if v != -1)
+            if not rest_runs_every_size or least <= dim.min:
+                assert rest is not None
+                return rest(found)
+            unrun = (
+                f"; the lengths {list(found)} split alike, but on a size below {least} "
+                "OpenVINO's CPU plugin reads past the input instead of refusing it "
+                "(docs/semantics.md, divergence 4)"
+            )
         value = self._closest_count()
         call, rule = count(value), count_rule
         w = self._witness(dim, lambda d: _runs(rule, value, d))
@@ -799,7 +805,7 @@ class Splitting:
             "shape",
             shape,
             f"allows sizes {dim} on axis {self.axis}; {dialect} has no {self.rule!r} rule, "
-            f"and {why}",
+            f"and {why}{unrun}",
             hint=pass_the_shape(shape, f"a static size of axis {self.axis}"),
             witness=None if w is False else (w,),
         )
