@@ -10,7 +10,8 @@ normalised error. ``Inferred.evaluate`` runs the node's reference ``Node.evaluat
 TEMPLATE plugin and constant folding use); :func:`run_cpu` compiles the same graph for the CPU
 plugin, which has known bugs (``research/openvino-semantics.md`` section 2.4) and is therefore used
 only where it agrees with the reference; :func:`run_ir` compiles and runs an IR file, and
-:func:`evaluate_ir` runs one with the reference implementation. :func:`evaluate_all` and
+:func:`evaluate_ir` runs one with the reference implementation (:func:`run_ir_each` and
+:func:`evaluate_ir_each`: one file on many inputs, compiled or read once). :func:`evaluate_all` and
 :func:`run_cpu_all` run many nodes in one call to the worker (the CPU plugin: one compiled model
 for all of them), for differential tests of thousands of cases.
 
@@ -528,6 +529,17 @@ def run_ir(xml: str | os.PathLike[str], inputs: dict[str, np.ndarray]) -> list[t
     return _call("run_ir", os.fspath(xml), inputs)  # type: ignore[no-any-return]
 
 
+def run_ir_each(
+    xml: str | os.PathLike[str], inputs: Sequence[dict[str, np.ndarray]]
+) -> list[list[tuple[Any, Any]]]:
+    """:func:`run_ir` on each of ``inputs``, in one worker call and one compiled model: the CPU
+    plugin runs a model of dynamic input shape at every size its interval allows without
+    compiling it again. Raises as :func:`run_ir` where any of them fails."""
+    if not inputs:
+        return []
+    return _call("run_ir_each", os.fspath(xml), list(inputs))  # type: ignore[no-any-return]
+
+
 def run_ir_one(xml: str | os.PathLike[str], inputs: dict[str, np.ndarray]) -> np.ndarray | str:
     """:func:`run_ir` of a model of one output: that output, or why the CPU plugin gave none
     (the error, or the crash of its process), as text."""
@@ -542,6 +554,15 @@ def evaluate_ir(xml: str | os.PathLike[str], inputs: dict[str, np.ndarray]) -> l
     """Run an IR file with OpenVINO's reference implementation (``Model.evaluate``, no plugin),
     in the worker: one array per output, in OpenVINO's order. Raises as :func:`run_ir` does."""
     return _call("evaluate_ir", os.fspath(xml), inputs)  # type: ignore[no-any-return]
+
+
+def evaluate_ir_each(
+    xml: str | os.PathLike[str], inputs: Sequence[dict[str, np.ndarray]]
+) -> list[list[np.ndarray]]:
+    """:func:`evaluate_ir` on each of ``inputs``, the file read once, in one worker call."""
+    if not inputs:
+        return []
+    return _call("evaluate_ir_each", os.fspath(xml), list(inputs))  # type: ignore[no-any-return]
 
 
 # -- the worker process --------------------------------------------------------------------------
@@ -740,7 +761,15 @@ def _run_cpu_all(items: Sequence[Any]) -> list[tuple[str, Any]]:
 
 
 def _run_ir(xml: str, inputs: dict[str, np.ndarray]) -> list[tuple[Any, Any]]:
+    return _run_compiled(_core().compile_model(xml, "CPU"), inputs)
+
+
+def _run_ir_each(xml: str, inputs: Sequence[dict[str, np.ndarray]]) -> list[Any]:
     compiled = _core().compile_model(xml, "CPU")
+    return [_run_compiled(compiled, one) for one in inputs]
+
+
+def _run_compiled(compiled: Any, inputs: dict[str, np.ndarray]) -> list[tuple[Any, Any]]:
     results = compiled(inputs)
     named = []
     for output in compiled.outputs:
@@ -753,8 +782,16 @@ def _run_ir(xml: str, inputs: dict[str, np.ndarray]) -> list[tuple[Any, Any]]:
 
 
 def _evaluate_ir(xml: str, inputs: dict[str, np.ndarray]) -> list[np.ndarray]:
-    ov = _ov()
+    return _evaluate_model(_core().read_model(xml), inputs)
+
+
+def _evaluate_ir_each(xml: str, inputs: Sequence[dict[str, np.ndarray]]) -> list[Any]:
     model = _core().read_model(xml)
+    return [_evaluate_model(model, one) for one in inputs]
+
+
+def _evaluate_model(model: Any, inputs: dict[str, np.ndarray]) -> list[np.ndarray]:
+    ov = _ov()
     tensors = [ov.Tensor(np.array(inputs[p.get_any_name()], order="C")) for p in model.inputs]
     outputs = [ov.Tensor(o.get_element_type(), ov.Shape([])) for o in model.outputs]
     if not model.evaluate(outputs, tensors):
@@ -780,6 +817,8 @@ def _serve() -> None:
         "run_cpu": _run_cpu,
         "run_ir": _run_ir,
         "evaluate_ir": _evaluate_ir,
+        "run_ir_each": _run_ir_each,
+        "evaluate_ir_each": _evaluate_ir_each,
         "evaluate_all": _evaluate_all,
         "cpu_all": _run_cpu_all,
     }

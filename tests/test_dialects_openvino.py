@@ -183,14 +183,26 @@ def test_one_model_of_interval_shapes_runs_right_at_every_size(
         return
     xml = tmp_path / "emitted.xml"
     ov.save_model(model, str(xml))
+    inputs, wants = [], []
     for size in itertools.product(*(range(d.min, d.max + 1) for d in shape.dims)):
         x = np.arange(int(np.prod(size)), dtype=np.int64).reshape(size)
         try:
-            want = s(x)
+            wants.append(s(x))
         except dm.ValidationError:
             continue
-        cpu = [array for _, array in openvino_oracle.run_ir(xml, {"x": x})]
-        reference = openvino_oracle.evaluate_ir(xml, {"x": x})
+        inputs.append({"x": x})
+    # One compiled model for every size, as a model of dynamic input shape is run
+    runs = zip(
+        inputs,
+        wants,
+        openvino_oracle.run_ir_each(xml, inputs),
+        openvino_oracle.evaluate_ir_each(xml, inputs),
+        strict=True,
+    )
+    for feed, want, outputs, evaluated in runs:
+        size = feed["x"].shape
+        cpu = [array for _, array in outputs]
+        reference = evaluated
         if want.size == 0:
             # The CPU plugin's shape of an empty result (divergence 24); evaluate's StridedSlice
             # reversing a zero-length axis (divergence 10): compared by size, and not at all.
@@ -518,11 +530,19 @@ def test_openvino_runs_what_the_emitters_write_on_every_size_of_an_interval(
         event("written")
         xml = tmp_path / f"emitted{only}.xml"
         ov.save_model(model, str(xml))
-        for n in range(dim.min, top + 1):
-            x = np.arange(n, dtype=np.int64)
+        # One compiled model for every size, as a model of dynamic input shape is run
+        inputs = [{"x": np.arange(n, dtype=np.int64)} for n in range(dim.min, top + 1)]
+        runs = zip(
+            inputs,
+            openvino_oracle.run_ir_each(xml, inputs),
+            openvino_oracle.evaluate_ir_each(xml, inputs),
+            strict=True,
+        )
+        for feed, ((_, cpu),), (evaluated,) in runs:
+            x = feed["x"]
+            n = x.size
             want = _want(source, x, start, stop, step)
-            ((_, cpu),) = openvino_oracle.run_ir(xml, {"x": x})
-            (reference,) = openvino_oracle.evaluate_ir(xml, {"x": x})
+            reference = evaluated
             if want.size == 0 and only == 1:  # evaluate reversing a zero-length axis (10)
                 reference = want
             for got in (cpu, reference):
