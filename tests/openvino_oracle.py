@@ -473,6 +473,23 @@ def run_cpu(inferred: Inferred, data: np.ndarray, *runtime: np.ndarray) -> list[
     return _call("run_cpu", inferred.recipe, data, runtime)  # type: ignore[no-any-return]
 
 
+def run_cpu_each(
+    inferred: Inferred, datas: Sequence[np.ndarray]
+) -> list[list[np.ndarray] | OpenVINOError]:
+    """:func:`run_cpu` of one node on each of ``datas``, in one worker call and one compiled
+    model: the CPU plugin runs a node of dynamic input shape at every size its interval allows
+    without compiling it again. For each, its outputs or the :class:`OpenVINOError` run_cpu
+    raises; raises the rest as run_cpu does."""
+    if not inferred.ok or inferred.recipe is None:
+        return [OpenVINOError(inferred.error or "") for _ in datas]
+    for data in datas:
+        _refuse_known_bug(inferred, "cpu", (), np.shape(data))
+    if not datas:
+        return []
+    replies = _call("run_cpu_each", inferred.recipe, list(datas))
+    return [value if status == "ok" else OpenVINOError(value) for status, value in replies]
+
+
 Call = tuple[Inferred, np.ndarray, tuple[np.ndarray, ...]]  # a node, its data, its run-time values
 
 
@@ -725,6 +742,28 @@ def _run_cpu(recipe: Recipe, data: np.ndarray, runtime: Sequence[Any]) -> list[n
     return [np.array(results[compiled.output(i)], copy=True) for i in range(len(compiled.outputs))]
 
 
+def _run_cpu_each(recipe: Recipe, datas: Sequence[np.ndarray]) -> list[tuple[str, Any]]:
+    """One node compiled once, run on each of ``datas``: its outputs or its error, for each."""
+    ov = _ov()
+    node = _build(recipe)
+    parameters = [node.input_value(0).get_node()]  # data alone: run_cpu_each takes no Param
+    model = ov.Model([node.output(i) for i in range(node.get_output_size())], parameters)
+    try:
+        compiled = _core().compile_model(model, "CPU")
+    except RuntimeError as exc:
+        return [("error", str(exc))] * len(datas)
+    replies: list[tuple[str, Any]] = []
+    for data in datas:
+        try:
+            results = compiled([np.array(data, order="C", copy=True)])
+        except RuntimeError as exc:
+            replies.append(("error", str(exc)))
+            continue
+        outputs = range(len(compiled.outputs))
+        replies.append(("ok", [np.array(results[compiled.output(i)], copy=True) for i in outputs]))
+    return replies
+
+
 def _each(run: Callable[..., Any], items: Sequence[Any]) -> list[tuple[str, Any]]:
     replies: list[tuple[str, Any]] = []
     for item in items:
@@ -815,6 +854,7 @@ def _serve() -> None:
     handlers: dict[str, Callable[..., Any]] = {
         "evaluate": _evaluate,
         "run_cpu": _run_cpu,
+        "run_cpu_each": _run_cpu_each,
         "run_ir": _run_ir,
         "evaluate_ir": _evaluate_ir,
         "run_ir_each": _run_ir_each,
