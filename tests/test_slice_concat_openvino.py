@@ -148,6 +148,12 @@ INT32_STEPS = st.one_of(
     st.sampled_from([1, 1, -1, -1, 2, -2, 3, -3, 0]),
     st.sampled_from([100, -100, INT32_MAX, INT32_MIN + 1]),
 )
+# The strategies slice_cases draws from, made once: made in each draw, each was a new object
+# whose properties Hypothesis worked out again.
+_RANKS = static_shapes(min_rank=1, max_dim=6)
+_ANY_RANK = st.one_of(*[_RANKS] * 12, static_shapes(0, 0))
+_VALUES, _STEPS = index_values(), stride_values()
+_NONZERO_STEPS, _INT32_NONZERO_STEPS = _STEPS.filter(bool), INT32_STEPS.filter(bool)
 
 
 @st.composite
@@ -157,20 +163,19 @@ def slice_cases(draw: st.DrawFn, *, cpu: bool = False) -> SliceCase:
     the CPU plugin reads right at run time (within int32, steps above INT32_MIN) 3 times in 4.
     """
     broken = not cpu
-    ranks = static_shapes(min_rank=1, max_dim=6)
-    shape = draw(st.one_of(*[ranks] * 12, static_shapes(0, 0)) if broken else ranks)
+    shape = draw(_ANY_RANK if broken else _RANKS)
     rank = len(shape)
     n = draw(
         st.one_of(st.integers(0, rank), st.integers(0, rank), st.integers(0, rank + 1))
         if broken
         else st.integers(1, rank)
     )
-    values, steps = index_values(), stride_values()
+    values, steps, nonzero = _VALUES, _STEPS, _NONZERO_STEPS
     if cpu and draw(st.integers(0, 3)):
-        values, steps = INT32_VALUES, INT32_STEPS
+        values, steps, nonzero = INT32_VALUES, INT32_STEPS, _INT32_NONZERO_STEPS
     start = draw(st.lists(values, min_size=n, max_size=n))
     stop = draw(st.lists(values, min_size=n, max_size=n))
-    step = draw(st.lists(steps if broken else steps.filter(bool), min_size=n, max_size=n))
+    step = draw(st.lists(steps if broken else nonzero, min_size=n, max_size=n))
     axes: list[int] | None = None
     if draw(st.integers(0, 2)):
         pool = draw(st.permutations(range(rank)))[:n] if n <= rank else list(range(n))
