@@ -451,14 +451,21 @@ def test_openvino_unsound_interval_witness():
 
 # -- Slice-8: properties ---------------------------------------------------------------------------
 
+# The strategies the slices below draw from, made once: made in each draw, each was a new object
+# whose properties Hypothesis worked out again.
+_SMALL_SHAPES = static_shapes(min_rank=1, max_rank=4, max_dim=6)
+_INTERVAL_SHAPES = partial_shapes(min_rank=1, dynamic_rank=True)
+_VALUES, _VALUES_13, _VALUES_16 = index_values(), index_values(span=13), index_values(span=16)
+_NONZERO_STEPS = stride_values().filter(bool)
+
 
 @st.composite
 def valid_slices(draw: st.DrawFn) -> tuple[np.ndarray, tuple[Any, ...]]:
-    shape = draw(static_shapes(min_rank=1, max_rank=4, max_dim=6))
+    shape = draw(_SMALL_SHAPES)
     rank = len(shape)
     n = draw(st.integers(0, rank))
-    step = st.lists(stride_values().filter(bool), min_size=n, max_size=n)
-    values = st.lists(index_values(), min_size=n, max_size=n)
+    step = st.lists(_NONZERO_STEPS, min_size=n, max_size=n)
+    values = st.lists(_VALUES, min_size=n, max_size=n)
     axes = None
     if draw(st.booleans()):
         axes = [a - rank if draw(st.booleans()) else a for a in draw(st.permutations(range(rank)))]
@@ -487,11 +494,11 @@ def test_slice_is_the_plain_model(case):
 @st.composite
 def interval_slices(draw: st.DrawFn) -> dict[str, Any]:
     """Interval shapes with parameters, some known only at run time, and concrete runs."""
-    shape = draw(partial_shapes(min_rank=1, dynamic_rank=True))
+    shape = draw(_INTERVAL_SHAPES)
     rank = 3 if shape is None else len(shape)
     n = draw(st.integers(0, rank))
-    values = index_values(span=13)
-    steps = stride_values().filter(bool)
+    values = _VALUES_13
+    steps = _NONZERO_STEPS
 
     def draw_params() -> dict[str, Any]:
         axes = [a - rank if draw(st.booleans()) else a for a in draw(st.permutations(range(rank)))]
@@ -554,8 +561,8 @@ def bounded_slices(draw: st.DrawFn) -> tuple[list[tuple[int, int]], tuple[Any, .
     lows = draw(st.lists(st.integers(0, 12), min_size=rank, max_size=rank))
     shape = [(lo, draw(st.integers(lo, 14))) for lo in lows]
     n = draw(st.integers(0, rank))
-    values = st.lists(index_values(span=16), min_size=n, max_size=n)
-    steps = st.lists(stride_values().filter(bool), min_size=n, max_size=n)
+    values = st.lists(_VALUES_16, min_size=n, max_size=n)
+    steps = st.lists(_NONZERO_STEPS, min_size=n, max_size=n)
     axes = [a - rank if draw(st.booleans()) else a for a in draw(st.permutations(range(rank)))]
     return shape, (draw(values), draw(values), draw(steps), axes[:n])
 
