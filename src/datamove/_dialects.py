@@ -279,10 +279,10 @@ def _clamped(op: str, entries: tuple[Any, ...], clamping: Any) -> tuple[Any, ...
         rules = [_CLAMPINGS[clamping]] * count
     elif isinstance(clamping, list | tuple):
         if len(clamping) != count:
-            rule = f"has {len(clamping)} value{'s' * (len(clamping) != 1)}, but the index has "
-            raise ValidationError(
-                op, "clamping", clamping, f"{rule}{count} slice{'s' * (count != 1)}"
+            rule = (
+                f"has {plural(len(clamping), 'value')}, but the index has {plural(count, 'slice')}"
             )
+            raise ValidationError(op, "clamping", clamping, rule)
         for k, v in enumerate(clamping):
             if type(v) is not str or v not in _CLAMPINGS:
                 raise ValidationError(op, f"clamping[{k}]", v, words)

@@ -6,7 +6,7 @@ import functools
 from dataclasses import dataclass
 from typing import Any
 
-from datamove._errors import ValidationError, show
+from datamove._errors import ValidationError, plural, show
 
 __all__ = ["BufferSizeOverflowError", "DirectMLValidationError", "Violation"]
 
@@ -96,7 +96,7 @@ class DirectMLValidationError(ValidationError):
         self.violations = list(violations)
         self.context = context
         count = len(violations)
-        head = f"{count} violation{'s' if count != 1 else ''} of DirectML's rules{context}"
+        head = f"{plural(count, 'violation')} of DirectML's rules{context}"
         listing = "\n".join(f"  {v}" for v in violations[:MAX_SHOWN])
         if count > MAX_SHOWN:
             listing += f"\n  ... and {count - MAX_SHOWN} more (all in .violations)"

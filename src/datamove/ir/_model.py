@@ -191,7 +191,7 @@ class CheckReport:
         if self.ok:
             lines.append("OK: no problems found")
         else:
-            lines.append(f"{len(self.problems)} problem{'s' if len(self.problems) != 1 else ''}:")
+            lines.append(f"{plural(len(self.problems), 'problem')}:")
             lines += [f"  {p}" for p in self.problems]
         return "\n".join(lines)
 
