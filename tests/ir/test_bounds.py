@@ -11,7 +11,6 @@ runs it). Where OpenVINO's bounds exclude what it computes, the test pins the wi
 from __future__ import annotations
 
 import itertools
-import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -168,11 +167,7 @@ def _convert(name: str, k: int, tmp_path: Path) -> Path:
 
 def _convert_module(module: Any, example: tuple[int, ...], dims: list[Any], tmp_path: Path) -> Any:
     """The module converted on input ``dims``, saved; and OpenVINO's model in memory."""
-    with warnings.catch_warnings():  # convert_model traces, which torch 2.13 deprecates
-        warnings.filterwarnings("ignore", r"`torch\.jit\.trace", DeprecationWarning)
-        converted = ov.convert_model(
-            module.eval(), example_input=torch.zeros(example), input=[_dims(dims)]
-        )
+    converted = torch_models.convert(module, example, _dims(dims))
     converted.inputs[0].get_tensor().set_names({"x"})
     return ov_models.save(converted, tmp_path, "bounded"), converted
 

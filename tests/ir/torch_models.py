@@ -138,8 +138,11 @@ REAL: dict[str, tuple[type[torch.nn.Module], tuple[int, ...], list[int]]] = {
 }
 
 
-def convert(module: torch.nn.Module, example: tuple[int, ...], dims: list[int]) -> Any:
-    """``openvino.convert_model`` of ``module`` traced on zeros of ``example``, input ``dims``."""
+def convert(module: torch.nn.Module, example: tuple[int, ...], dims: Any) -> Any:
+    """``openvino.convert_model`` of ``module`` traced on zeros of ``example``, input ``dims``.
+
+    ``dims``: a list of ints, or an ``openvino.PartialShape``.
+    """
     with warnings.catch_warnings():  # convert_model traces, which torch 2.13 deprecates
         warnings.filterwarnings("ignore", r"`torch\.jit\.trace", DeprecationWarning)
         warnings.filterwarnings("ignore", category=torch.jit.TracerWarning)
