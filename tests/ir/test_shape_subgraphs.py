@@ -9,7 +9,6 @@ with every slicing parameter known."""
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -195,12 +194,7 @@ def _torch() -> Any:
 
 
 def _convert(module: Any, shape: tuple[int, ...], tmp_path: Path, dims: list[int]) -> Path:
-    torch = _torch()
-    with warnings.catch_warnings():  # convert_model traces, which torch 2.13 deprecates
-        warnings.filterwarnings("ignore", r"`torch\.jit\.trace", DeprecationWarning)
-        converted = ov.convert_model(
-            module.eval(), example_input=torch.zeros(shape), input=[ov.PartialShape(dims)]
-        )
+    converted = pytest.importorskip("torch_models").convert(module, shape, dims)
     xml = tmp_path / "converted.xml"
     ov.save_model(converted, xml, compress_to_fp16=False)
     return xml
