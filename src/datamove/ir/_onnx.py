@@ -156,6 +156,12 @@ class _Value:
         etype = ELEMENT_TYPES.get(self.etype or "")
         return Info(self.shape, etype, self.value, self.lower, self.upper, self.reach)
 
+    @classmethod
+    def of(cls, info: Info, etype: str | None, terms: tuple[Term, ...] | None) -> _Value:
+        """A shape subgraph's value or bounds (`Info`) as the walk holds it, with its terms."""
+        lower, upper, reach = info.lower, info.upper, info.reach
+        return cls(info.shape, etype, info.value, None, None, lower, upper, terms, reach)
+
     def named(self, source: str | None, maker: str | None) -> _Value:
         """The same value, made by ``maker`` (named ``source`` for explain)."""
         return dataclasses.replace(self, source=source, maker=maker)
@@ -421,10 +427,7 @@ class ONNXModel:
                         continue
                     # a folded or bounded Info, as the walk holds it
                     said = shape_terms(node, infos, [v.terms for v in ins], g, k, self.opset or 0)
-                    etype = g.etype.name if g.etype else None
-                    shaped[k] = _Value(
-                        g.shape, etype, g.value, None, None, g.lower, g.upper, said, g.reach
-                    )
+                    shaped[k] = _Value.of(g, g.etype.name if g.etype else None, said)
                 if note is not None:
                     notes.append(Problem(SHAPE_NOTE, note, *where))
             if kind == "Constant":
@@ -793,21 +796,11 @@ def _slice_value(node: Any, ins: list[_Value], opset: int) -> _Value:
         lower, upper = np.asarray(s(got[0])), np.asarray(s(got[1]))
         near = reach_of(data.info())
         reach = None if near is None else (np.asarray(s(near[0])), np.asarray(s(near[1])))
-        bounded = with_bounds(PartialShape(list(lower.shape)), None, lower, upper, reach)
+        bounded = with_bounds(out.shape, None, lower, upper, reach)
         terms = value_terms(data.terms, data.info())
         if terms is not None and bounded.value is None and got[0].ndim == 1:
             terms = tuple(terms[k] for k in np.asarray(s(np.arange(len(terms)))).tolist())
-        return _Value(
-            out.shape,
-            data.etype,
-            bounded.value,
-            None,
-            None,
-            bounded.lower,
-            bounded.upper,
-            terms,
-            bounded.reach,
-        )
+        return _Value.of(bounded, data.etype, terms)
     if shape.rank is None:
         return _Value(shape, data.etype)
     if not isinstance(axes, str):
@@ -1071,9 +1064,7 @@ def _concat(node: Any, ins: list[_Value], opset: int) -> _Value:
     terms = None
     if joined.value is None and lower.ndim == 1 and all(p is not None for p in parts):
         terms = tuple(t for p in parts if p is not None for t in p)
-    return _Value(
-        shape, etype, joined.value, None, None, joined.lower, joined.upper, terms, joined.reach
-    )
+    return _Value.of(joined, etype, terms)
 
 
 # -- explain -------------------------------------------------------------------------------------
