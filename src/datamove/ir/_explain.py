@@ -46,6 +46,7 @@ __all__ = [
     "index_expression",
     "layer_slicing",
     "part_texts",
+    "runtime_chunks",
     "runtime_name",
     "split_chunks",
     "tidy",
@@ -413,10 +414,7 @@ def _split_text(
             parts = infer_variadic_split(shape, a, lens)
         return list(part_texts(a, [p[a].get_length() for p in parts]))
     if isinstance(lens, str):
-        prefix, suffix = around(a)
-        m = lengths[2] or count
-        sym = [lens if m == 1 else f"{lens}[{k}]" for k in range(m)]
-        return chunks(prefix, ["+".join(sym[: k + 1]) for k in range(m - 1)], suffix)
+        return runtime_chunks(lens, lengths[2] or count, a)
     if layer.type == "Split":
         return split_chunks(a, num_splits=layer.int_attr("num_splits"))
     assert lens is not None  # a VariadicSplit's
@@ -493,6 +491,21 @@ def split_chunks(
         hi = str(sum(lens[: k + 1])) if k < rest else (f"-{after}" if after else "")
         texts.append(f"{prefix}{lo}:{hi}{suffix}")
     return texts
+
+
+def runtime_chunks(
+    name: str, count: int, axis: int, written: Sequence[str] | None = None
+) -> list[str | None]:
+    """``count`` parts of lengths known at run time, the values of ``name``: cut at their sums.
+
+    Each length is written ``name[k]`` (``name`` alone for one), or as its expression where
+    ``written`` has one per part (``x.shape[1]//2``); ``axis`` as `around` takes it.
+    """
+    lengths = [name if count == 1 else f"{name}[{k}]" for k in range(count)]
+    if written is not None and len(written) == count:
+        lengths = list(written)
+    prefix, suffix = around(axis)
+    return chunks(prefix, ["+".join(lengths[: k + 1]) for k in range(count - 1)], suffix)
 
 
 def around(axis: int) -> tuple[str, str]:

@@ -77,11 +77,11 @@ from datamove.ir._errors import ONNXError
 from datamove.ir._explain import (
     around,
     at,
-    chunks,
     clamped_starts,
     entry,
     index_expression,
     part_texts,
+    runtime_chunks,
     runtime_name,
     split_chunks,
     tidy,
@@ -1197,9 +1197,8 @@ def _explain_split(node: _Node, info: dict[str, Any], shape: PartialShape) -> No
         return
     a = axis + rank if axis < 0 and rank is not None else axis  # from the back: unknown rank
     dim = Dimension() if rank is None else shape.dims[a]
-    prefix, suffix = around(a)
     if s is None:
-        info["numpy"] = _runtime_chunks(info, written, count, prefix, suffix)
+        info["numpy"] = runtime_chunks(next(iter(info["runtime"])), count, a, written)
         return
     # The parts are written as datamove explain and an IR model's Split write them.
     if dim.is_static:
@@ -1208,21 +1207,6 @@ def _explain_split(node: _Node, info: dict[str, Any], shape: PartialShape) -> No
         info["numpy"] = split_chunks(a, lengths=s.value)
     else:
         info["numpy"] = split_chunks(a, num_splits=int(s.value), ceil=s.rule != "even")
-
-
-def _runtime_chunks(
-    info: dict[str, Any], written: list[str] | None, m: int, prefix: str, suffix: str
-) -> list[str | None]:
-    """``m`` parts of lengths known at run time: their cuts the sums of the split's elements.
-
-    Each element is written as its expression where it has one (``written``), else after the
-    split's name in ``runtime`` (``lens[0]``).
-    """
-    name = next(iter(info["runtime"]))  # the split's own (a tensor whose dims it reads after)
-    sym = [name if m == 1 else f"{name}[{k}]" for k in range(m)]
-    if written is not None and len(written) == m:
-        sym = written
-    return chunks(prefix, ["+".join(sym[: k + 1]) for k in range(m - 1)], suffix)
 
 
 def _explain_split_to_sequence(node: _Node) -> dict[str, Any]:
@@ -1271,7 +1255,7 @@ def _explain_split_to_sequence(node: _Node) -> dict[str, Any]:
     elif all(p.dims[a].is_static for p in parts):
         info["numpy"] = part_texts(a, [p.dims[a].get_length() for p in parts])
     else:  # a 1-D split known at run time, bounded by a shape subgraph
-        info["numpy"] = _runtime_chunks(info, written, len(parts), prefix, suffix)
+        info["numpy"] = runtime_chunks(next(iter(info["runtime"])), len(parts), a, written)
     return info
 
 
