@@ -185,17 +185,21 @@ class Dimension:
         return Dimension(min(self._min, o._min), hi)
 
 
-def _dim_int(value: object, name: str) -> int:
-    if type(value) is int:
-        v = value
-    elif isinstance(value, bool) or not hasattr(type(value), "__index__"):
-        raise DTypeError("Dimension", name, value, f"must be an integer, not {a_kind(value)}")
-    else:
+def _index(value: object, op: str, name: str, kinds: str) -> int:
+    """A value not an int read by ``__index__`` (NumPy integers), else a `DTypeError`.
+
+    A bool, or anything else, ``must be {kinds}``.
+    """
+    if not isinstance(value, bool) and hasattr(type(value), "__index__"):
         try:
-            v = value.__index__()  # type: ignore[attr-defined]
+            return value.__index__()  # type: ignore[attr-defined,no-any-return]
         except TypeError:  # a NumPy array of one element has __index__ and refuses
-            rule = f"must be an integer, not {a_kind(value)}"
-            raise DTypeError("Dimension", name, value, rule) from None
+            pass
+    raise DTypeError(op, name, value, f"must be {kinds}, not {a_kind(value)}")
+
+
+def _dim_int(value: object, name: str) -> int:
+    v = value if type(value) is int else _index(value, "Dimension", name, "an integer")
     if v < 0 or v > INT64_MAX:
         raise ValidationError("Dimension", name, value, f"must be in [0, {INT64_MAX}]")
     return v
@@ -276,19 +280,9 @@ def _as_dim(value: object) -> Dimension:
         return Dimension(0, None)  # an unknown size: None (array API), NaN (Dask)
     if type(value) is int:
         v = value
-    elif isinstance(value, bool) or not hasattr(type(value), "__index__"):
-        raise DTypeError(
-            "PartialShape",
-            "dimension",
-            value,
-            f"must be an int, a Dimension or a string like '2..10', not {a_kind(value)}",
-        )
     else:
-        try:
-            v = value.__index__()  # type: ignore[attr-defined]
-        except TypeError:  # a NumPy array of one element has __index__ and refuses
-            rule = f"must be an int, a Dimension or a string like '2..10', not {a_kind(value)}"
-            raise DTypeError("PartialShape", "dimension", value, rule) from None
+        kinds = "an int, a Dimension or a string like '2..10'"
+        v = _index(value, "PartialShape", "dimension", kinds)
     if v == -1:
         return Dimension(0, None)
     return Dimension(v)
