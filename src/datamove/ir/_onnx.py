@@ -6,50 +6,25 @@
 taken as values known only at run time.
 
 `ONNXModel.check` walks the graph in its order, as `datamove.ir.Model.check` walks an IR, and
-returns the same `CheckReport`:
+returns the same `CheckReport`. A node of the default domain is one of:
 
-- **Checked** nodes of the default domain: Slice (versions 1, 10, 11, 13: `Slicing.from_onnx`,
-  the spec's clamping), Split (2, 11, 13, 18: `Splitting.from_onnx_split`, the spec's uneven rule)
-  and Concat (1, 4, 11: `datamove.infer_concat`). Their outputs are inferred from their inputs
-  and compared with the shapes and element types the file declares (``value_info``, the graph's
-  outputs): kinds ``shape`` and ``element-type``, as in IR files; a rule broken is ``operator``,
-  a wrong number of inputs or outputs ``ports``, an attribute of the wrong kind ``attribute``,
-  Split-1 ``unsupported``. SplitToSequence (11 on) then SequenceAt of a constant position
-  (``tensor_split``'s export) is read as a split: each SequenceAt's output is its part,
-  checked so (`_sequence_parts`); any other use of a sequence is opaque. A checked or
-  shape-subgraph node with an attribute its version lacks
-  (Shape-13's ``start``: onnxruntime refuses it) is a problem of kind ``attribute``, not read.
-- **Constants**: initializers and ``Constant`` nodes (in neither count); their values are read
-  where small: integers up to 65,536 values, floats and booleans up to 4,096.
-- **Shape subgraphs** (`datamove.ir._onnx_shapes`): Shape, Gather, Unsqueeze, Squeeze, Cast,
-  Add, Sub, Mul, Div, Mod, Neg, Abs, Min, Max, Floor, Greater, Less, Equal, Where, Not, And, Or,
-  Xor, Range, Reshape, Expand, Tile, ConstantOfShape, ReduceProd, Size and Identity nodes are
-  translated into the IR layers that compute the same (with ONNX's semantics where they differ:
-  integer Div truncates, Gather refuses an index out of range) and evaluated by
-  `datamove.ir._bounds.bound_layer`, as an IR's shape subgraph is: exactly where the dims they
-  read are static, else as per-element interval bounds; the checked Slice and Concat carry both
-  through. A Slice's or Split's parameter so known exactly is a constant; one known by bounds
-  gives interval shapes (the hull over the corners of a Slice's parameters, each Split part
-  bounded), as IR layers do; one from anything else is known only at run time, named after the
-  node that makes it (or the graph input), its length checked as a constant's where its input's
-  shape is static (onnxruntime refuses lengths that differ, or more axes than the data has).
-  Shape subgraph nodes stay opaque (counted so); one that fails at run time whatever its input
-  sizes (an index out of range, an integer division by zero, a Range of delta 0, an ill-formed
-  Tile, Unsqueeze or ConstantOfShape: `datamove.ir._onnx_shapes`) is a note of kind
-  ``shape-subgraph``.
-- **Opaque** nodes (every other type, and every node of another domain, counted by type) keep the
-  shapes the file declares for their outputs or, where it declares none, those ONNX's own shape
-  inference gives (with its data propagation, but where an integer tensor may be larger than
-  65,536 elements); they are not problems. Subgraphs (``If``,
-  ``Loop``) are not entered.
+- **checked** (`CHECKED`, and SplitToSequence then SequenceAt of a constant position, read as a
+  split: `SEQUENCE_NODES`): its outputs inferred by ONNX's rules (`Slicing.from_onnx`,
+  `Splitting.from_onnx_split`, `datamove.infer_concat`) and compared with the file's;
+- a **constant** (an initializer, a ``Constant`` node): its values read where small;
+- of a **shape subgraph** (`datamove.ir._onnx_shapes`): translated into the IR layer that
+  computes the same and evaluated by `datamove.ir._bounds.bound_layer`, exactly or as interval
+  bounds, which the checked nodes carry through; one that fails at run time whatever its input
+  sizes is a note (`SHAPE_NOTE`);
+- **opaque** (every other, and every node of another domain): its outputs as the file declares
+  them, else as ONNX's own shape inference gives them. Subgraphs are not entered.
 
-`ONNXModel.explain` writes each Slice and Split node as NumPy on its data input ``x``, in the
-form `datamove.ir._explain.explain_layers` gives IR layers (a ``"dialect": "onnx"`` key added);
-a SplitToSequence its parts (as ``output_shapes`` and ``numpy``), and a SequenceAt of one its
-part, on that SplitToSequence's data ``x`` (``sequence`` names it).
-A parameter a shape subgraph computes is written as the expression of dims it is
-(``x[:, :x.shape[1]//2]``; another tensor's dims after its name), listed under
-``expressions`` and, with its maker, under ``runtime``.
+`ONNXModel.explain` writes each Slice, Split, SplitToSequence and SequenceAt node as NumPy on its
+data input ``x``, in the form `datamove.ir._explain.explain_layers` gives IR layers; a parameter a
+shape subgraph computes as the expression of dims it is (``x[:, :x.shape[1]//2]``).
+
+docs/ir.md ("ONNX files") gives the rules node by node: the versions read, the problem kinds, the
+limits, and where onnxruntime and ``onnx.reference`` differ.
 """
 
 from __future__ import annotations
