@@ -6,27 +6,10 @@ ONNX node into the IR layer that computes the same (Shape -> ShapeOf, Cast -> Co
 Divide, Where -> Select...) and calls `bound_layer`: its exact value where its inputs are known
 (static dims), else per-element interval bounds (a dynamic dim), else nothing.
 
-Where ONNX's semantics differ from OpenVINO's, the translation follows ONNX (onnxruntime and
-``onnx.reference``):
-
-- integer ``Div`` truncates toward zero (IR Divide with ``m_pythondiv="false"``); ``Mod`` is
-  Python's ``%`` (FloorMod), with ``fmod=1`` C's ``fmod`` (Mod);
-- ``Gather`` refuses an index out of range (Gather-8 would give zeros): no value, and a note;
-- ``Cast`` wraps integers modulo 2**N (as C++ converts, and IR Convert); a float cast to an
-  integer type is truncated toward zero (onnxruntime's and ``onnx.reference``'s), known only
-  where it is finite and within the type;
-- an integer division by zero (onnxruntime fails) gives no value, and a note; so do a Range
-  of delta 0 (of any type: "its delta is 0"), Unsqueeze ``axes`` that are not distinct axes of
-  its output and a ConstantOfShape of a negative dim;
-- ``Shape-15``'s ``start`` and ``end`` slice the shape with the spec's clamping (an older
-  Shape with them is a problem of `datamove.ir._onnx`, never translated);
-- ``Not``, ``And``, ``Or`` and ``Xor`` (no IR fold) are arithmetic on 0 and 1 (`_logical`);
-- ``Tile`` (Tile-6 on) needs one repeat per axis of its data (IR Tile pads fewer with 1s):
-  ``repeats`` of another length or rank, or a negative count, give no value, and a note;
-- ``Ceil`` (no IR bounds) is ``-floor(-a)``; ``Clip`` (opset 11 on) a Maximum then a Minimum;
-  ``Split`` (``Split(Shape(x))`` into dims) a Gather of each part's indices.
-
-``Sqrt`` is not translated: the IR's bounds (`datamove.ir._bounds`) have no rule for it.
+Where ONNX's semantics differ from OpenVINO's (integer ``Div`` truncates, ``Gather`` refuses
+an index out of range...), the translation follows ONNX (onnxruntime and ``onnx.reference``):
+each translator says how, and docs/ir.md ("ONNX shape subgraphs") tables them. A node that fails
+at run time whatever its inputs (an integer division by zero) gives no value, and a note.
 
 Anything else (another node type, an attribute of another kind, a legacy broadcast, more than
 `datamove.ir._ops.SMALL` elements, an arithmetic overflow) gives no value: never a guess.
