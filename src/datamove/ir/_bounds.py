@@ -334,17 +334,15 @@ def _unary(rule: Callable[[Any, Any, ElementType], tuple[Any, Any]]) -> Bounder:
         got = wide_bounds(ins[0]) if etype is not None else None
         if etype is None or got is None:
             return None
-        flat = zip(got[0].reshape(-1), got[1].reshape(-1), strict=True)
-        pairs = [rule(a0, a1, etype) for a0, a1 in flat]
-        lo, hi = _pair([p[0] for p in pairs], [p[1] for p in pairs], got[0].shape)
+
+        def each(pair: Pair) -> Pair:  # the rule element by element, on the bounds or the reach
+            flat = zip(pair[0].reshape(-1), pair[1].reshape(-1), strict=True)
+            pairs = [rule(a0, a1, etype) for a0, a1 in flat]
+            return _pair([p[0] for p in pairs], [p[1] for p in pairs], got[0].shape)
+
         near = _near(ins[0], etype)
-        reach = None
-        if near is not None:
-            each = [
-                rule(a0, a1, etype) for a0, a1 in zip(*(r.reshape(-1) for r in near), strict=True)
-            ]
-            reach = _pair([p[0] for p in each], [p[1] for p in each], got[0].shape)
-        return (*_narrow(lo, hi, etype), etype, _kept_reach(reach, etype))
+        reach = None if near is None else each(near)
+        return (*_narrow(*each(got), etype), etype, _kept_reach(reach, etype))
 
     return bound
 
@@ -553,20 +551,19 @@ def _select(layer: Layer, ins: Sequence[Info]) -> Bounded | None:
     every = broadcast_inputs(layer, cond[0], cond[1], then[0], then[1], other[0], other[1])
     if every is None:
         return None
-    c0, c1, t0, t1, e0, e1 = every
-    lo = np.where(c0, t0, np.where(~c1, e0, np.minimum(t0, e0)))
-    hi = np.where(c0, t1, np.where(~c1, e1, np.maximum(t1, e1)))
+
+    def chosen(c0: Array, c1: Array, t0: Array, t1: Array, e0: Array, e1: Array) -> Pair:
+        """Then's where the condition is surely true, the other's where surely false, else both."""
+        lo = np.where(c0, t0, np.where(~c1, e0, np.minimum(t0, e0)))
+        hi = np.where(c0, t1, np.where(~c1, e1, np.maximum(t1, e1)))
+        return lo.astype(object), hi.astype(object)
+
     near_then, near_other = _near(ins[1], etype), _near(ins[2], etype)
     reach = None
     if near_then is not None and near_other is not None:
         both = broadcast_inputs(layer, cond[0], cond[1], *near_then, *near_other)
-        if both is not None:
-            c0, c1, t0, t1, e0, e1 = both
-            reach = (
-                np.where(c0, t0, np.where(~c1, e0, np.minimum(t0, e0))).astype(object),
-                np.where(c0, t1, np.where(~c1, e1, np.maximum(t1, e1))).astype(object),
-            )
-    return (*_narrow(lo.astype(object), hi.astype(object), etype), etype, _kept_reach(reach, etype))
+        reach = None if both is None else chosen(*both)
+    return (*_narrow(*chosen(*every), etype), etype, _kept_reach(reach, etype))
 
 
 def _shape_of(layer: Layer, ins: Sequence[Info]) -> Bounded | None:
