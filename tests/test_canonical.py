@@ -359,6 +359,7 @@ def test_canonical_forms_on_intervals_are_equivalent_and_equal_only_when_equival
     ca, cb = _canonical(a, text), _canonical(b, text)
     if ca is None or cb is None:
         return
+    assert ca.canonical(text) == ca  # a normal form
     for size in every_shape(shape):
         x = iota(size)
         ra, rc = run(a, x), run(ca, x)
@@ -601,8 +602,9 @@ def test_group_into_split_with_gaps_is_checked_by_running(
 
 
 def test_a_step_longer_than_any_size_keeps_its_cut() -> None:
-    # x[::10**12] takes element 0 alone on every size; canonical keeps the cut as given (it is
-    # neither empty nor whole), and what it keeps selects what NumPy selects
+    # x[::10**12] takes element 0 alone up to size 10**12 and two past it, which "[?]" allows:
+    # canonical keeps the cut as given (it is neither empty nor whole, nor one element at most),
+    # and what it keeps selects what NumPy selects
     big = S("x[::1000000000000]")
     assert big.canonical("[?]") == big
     assert not big.is_identity("[?]")
@@ -683,3 +685,47 @@ def test_canonical_decides_two_different_long_steps_as_equivalent_does() -> None
     assert S(f"x[3::{big}]").canonical("[..9]") == S("x[3:4]")
     # one long step on both sides stays as written where the comparison is not decided
     assert S(f"x[1::{big}]").canonical("[?]") == S(f"x[1::{big}]")
+
+
+@pytest.mark.parametrize(
+    ("texts", "shape", "form"),
+    [
+        # a bound dropped made a step-1 form possible: the first form was not its own form
+        (["x[7::-4611686018427387904]", "x[12:-10:-3]", "x[::-3]", "x[-1:]"], "[..2]", "x[-1:]"),
+        (["x[-2::4]", "x[-9:9:2147483648]", "x[::4]", "x[:1]"], "[..2]", "x[:1]"),
+        # one element at most, counted from the back: step 1 (the start was -1 or nothing)
+        (["x[-2::1025]", "x[-2::9223372036854775807]", "x[-2:-1]"], "[9..]", "x[-2:-1]"),
+        # one element at most with step -1 or +-1: step 1 where a step-1 cut says it
+        (["x[0::-1]", "x[:1]", "x[0::-7]"], "[2..]", "x[:1]"),
+        (["x[11:10:-2048]", "x[11:10:-1]", "x[11:12]"], "[2..]", "x[11:12]"),
+        # no step-1 cut says it: the smallest step that takes one at most
+        (["x[5::-2147483648]", "x[5::-9223372036854775807]", "x[5::-100]"], "[..19]", "x[5::-6]"),
+        (["x[-8:-2:1024]", "x[-8::1024]", "x[-8::8]"], "[3..30]", "x[-8::8]"),
+        (["x[5:-2:-1]", "x[5:-2:-7]"], "[3..]", "x[5:-2:-1]"),
+    ],
+)
+def test_one_element_at_most_has_one_form_on_intervals(
+    texts: list[str], shape: str, form: str
+) -> None:
+    forms = {S(t).canonical(shape) for t in texts}
+    assert {f.to_numpy() for f in forms} == {form}
+    (f,) = forms
+    assert f.canonical(shape) == f  # a normal form
+    lo, _, hi = shape.strip("[]").partition("..")
+    first = int(lo or 0)
+    for size in range(first, first + 40 if not hi else min(int(hi), first + 40) + 1):
+        for t in texts:
+            assert same(f(iota((size,))), S(t)(iota((size,)))), (t, size)
+
+
+def test_the_clamping_tag_is_decided_whatever_the_step() -> None:
+    # NumPy's and OpenVINO's rules differ only below size -start, where each takes one element at
+    # most: the tag is decided there without covering the step's period (it was kept as read)
+    numpy, openvino = S("x[-4::-2048]"), S("x[-4::-2048]", clamping="openvino")
+    assert numpy.canonical("[10..]") == openvino.canonical("[10..]") == openvino
+    assert numpy.canonical("[3..]") != openvino.canonical("[3..]")
+    # OpenVINO's clamping starts a negative step before the first element at index 0, as a
+    # positive step from there does
+    assert S("x[-7::-9223372036854775807]", clamping="openvino").canonical("[2..22]") == S(
+        "x[-7::7]"
+    )

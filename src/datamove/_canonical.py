@@ -228,28 +228,70 @@ def _static_cut(r: range, d: int) -> Cut:
     return Cut.make(start, stop, step, SAME)
 
 
-def _one_element(x: Cut) -> Cut | None:
-    """The step-1 cut of ``x``'s first element, for a step taking one at most (``x[::2**62]``).
+def _one_at_most(x: Cut, dim: Dimension) -> Cut | None:
+    """``x`` in one form where it takes one element at most on every size, else ``None``.
 
-    ``None`` where ``x``'s step is 1 already, or its first element cannot be so written.
+    Step 1 where a cut counted from the front (``x[3:4]``) or from the back (``x[-2:-1]``)
+    selects it, both read off the selection, not off ``x``'s numbers. Else a positive step where
+    one does it (OpenVINO's clamping starts ``x[-7::-9]`` at index 0 on small sizes, as
+    ``x[-7::7]`` does), the bounds that can go dropped, and the smallest step that still takes
+    one element at most (``x[5::-2**31]`` on ``[..19]`` is ``x[5::-6]``).
     """
-    if abs(x.step) == 1:
+    if x.step == 1:
         return None
-    first = x.start if x.start is not None else 0 if x.step > 0 else -1
-    if first == -1:
-        return Cut.make(-1, None, 1, x.rule)
-    return None if first >= INT64_MAX - 1 else Cut.make(first, first + 1, 1, x.rule)
+    sign = 1 if x.step > 0 else -1
+    far = Cut.make(x.start, x.stop, sign * INT64_MAX, x.rule)
+    if far != x and not _agree(x, far, dim):
+        return None  # two elements on some size: the step is part of the meaning
+    d = _first(_length_is(x, 0), dim, x, 1)  # the smallest size with an element
+    if d is None:
+        return None  # empty on every size: EMPTY's case
+    g = x.range(d)[0]
+    for one in (Cut.make(g, g + 1, 1, SAME), Cut.make(g - d, g - d + 1 or None, 1, SAME)):
+        if _agree(one, x, dim):
+            return one
+    c = far
+    if sign < 0:
+        up = Cut.make(x.start, None, INT64_MAX, SAME)
+        if _agree(up, x, dim):
+            c, sign = up, 1
+    t = Cut.make(None, c.stop, c.step, c.rule)
+    if c.start is not None and _agree(t, x, dim):
+        c = t
+    t = Cut.make(c.start, None, c.step, c.rule)
+    if c.stop is not None and _agree(t, x, dim):
+        c = t
+    lo, hi = 1, INT64_MAX  # takes one at most with step hi: the smallest such step
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if _agree(Cut.make(c.start, c.stop, sign * mid, c.rule), x, dim):
+            hi = mid
+        else:
+            lo = mid + 1
+    return Cut.make(c.start, c.stop, sign * hi, c.rule)
 
 
-def _interval_cut(x: Cut, dim: Dimension) -> Cut:
-    """The simplest cut found that selects what ``x`` selects on every size ``dim`` allows."""
-    if _agree(x, EMPTY, dim):
-        return EMPTY
-    if _agree(x, WHOLE, dim):
-        return WHOLE
-    c = x
-    one = _one_element(x)
-    if one is not None and _agree(one, x, dim):  # a step past the size: its first element
+def _rules_agree(c: Cut, dim: Dimension) -> bool:
+    """Whether NumPy's and OpenVINO's clamping read ``c`` alike on every size ``dim`` allows.
+
+    They differ only with a negative step from a start before the first element: on sizes below
+    ``-start``, where NumPy's takes nothing and OpenVINO's one element at most (from index 0), so
+    no period of the step is to be covered there, however long.
+    """
+    if c.step > 0 or c.start is None or c.start >= -1:
+        return True
+    top = -c.start - 1 if dim.max is None else min(dim.max, -c.start - 1)
+    if top < dim.min:
+        return True
+    part = Dimension(dim.min, top)
+    numpy, clamp = Cut(c.start, c.stop, c.step, NUMPY), Cut(c.start, c.stop, c.step, CLAMP)
+    return _first(same_cut(numpy, clamp), part, c, 1) is None
+
+
+def _simpler(x: Cut, c: Cut, dim: Dimension) -> Cut:
+    """One round of simplifications of ``c``, which selects what ``x`` does on ``dim``."""
+    one = _one_at_most(c, dim)
+    if one is not None:
         c = one
     t = Cut.make(None, c.stop, c.step, c.rule)
     if c.start is not None and _agree(t, x, dim):
@@ -257,10 +299,28 @@ def _interval_cut(x: Cut, dim: Dimension) -> Cut:
     t = Cut.make(c.start, None, c.step, c.rule)
     if c.stop is not None and _agree(t, x, dim):
         c = t
-    if c.rule != SAME:
-        other = Cut(c.start, c.stop, c.step, NUMPY if c.rule != NUMPY else CLAMP)
-        if _agree(c, other, dim):  # either tag: OpenVINO's, one for both (Cut.make's form)
-            c = Cut.make(c.start, c.stop, c.step, CLAMP)
+    if c.rule != SAME and _rules_agree(c, dim):  # either tag: OpenVINO's, Cut.make's form
+        c = Cut.make(c.start, c.stop, c.step, CLAMP)
+    return c
+
+
+def _interval_cut(x: Cut, dim: Dimension) -> Cut:
+    """The simplest cut found that selects what ``x`` selects on every size ``dim`` allows.
+
+    The simplifications are repeated until none applies, so that the form is its own form: a
+    bound dropped can make a step-1 form possible (``x[7::-2**62]`` on ``[..3]`` is
+    ``x[::-2**62]``, which is ``x[-1:]``).
+    """
+    if _agree(x, EMPTY, dim):
+        return EMPTY
+    if _agree(x, WHOLE, dim):
+        return WHOLE
+    c = x
+    for _ in range(8):  # each round drops a bound, shortens the step or fixes the tag
+        nxt = _simpler(x, c, dim)
+        if nxt == c:
+            return c
+        c = nxt
     return c
 
 

@@ -1513,12 +1513,13 @@ class Slicing:
         indices it selects: in-range bounds, ``None`` where they reach an end, ``:0`` when
         empty. On an axis of interval size a bound is dropped where it clamps to the end on every
         allowed size, an always-empty or always-whole cut is written ``:0`` or ``:``, and a cut
-        that takes its first element alone on every allowed size is written with step 1. With
+        that takes one element at most on every allowed size is written with step 1 where a
+        step-1 cut takes the same element, else with its smallest such step. With
         ``shape=None`` whole axes next to the ellipsis are moved before it. The form is
         equivalent to ``s`` on the shapes ``shape`` allows only; emit it with the same
         ``shape``. ``a.canonical(shape) == b.canonical(shape)`` if and only if
         ``a.equivalent(b, shape)`` on static shapes (where both run); on other shapes equal
-        forms imply equivalence.
+        forms imply equivalence. The form is its own form.
 
         Examples
         --------
