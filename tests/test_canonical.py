@@ -729,3 +729,13 @@ def test_the_clamping_tag_is_decided_whatever_the_step() -> None:
     assert S("x[-7::-9223372036854775807]", clamping="openvino").canonical("[2..22]") == S(
         "x[-7::7]"
     )
+
+
+def test_group_into_split_probes_sizes_below_int64_max() -> None:
+    # The two sizes read to see which part grows were past every bound summed, 2**63 and more
+    # here: a raw OverflowError from len(range(...)). Sizes stop below INT64_MAX.
+    big = 2**62
+    parts = [S(f"x[-{big}:-{big}]"), S("x[:]")]  # the first is empty on every size
+    assert dm.group_into_split(parts, "[1..]") == dm.Splitting(0, "lengths", (0, -1))
+    assert dm.group_into_split([S(f"x[-{big}:-{big}]"), S(f"x[{big}:]")], "[1..]") is None
+    assert dm.group_into_split_with_gaps([S(f"x[:{big}]"), S(f"x[{big}:-{big}]")], "?") is None

@@ -468,8 +468,11 @@ def group_into_split_with_gaps(
             return None
         slots, var = found, None
     else:
+        # Past every bound where the interval reaches that far; else its two largest sizes
+        # (below INT64_MAX where it is unbounded, so that every length is a Python length).
         extra = 2 + sum(abs(v) for c in cuts for v in (c.start, c.stop) if v is not None)
-        p = dim.min + extra if dim.max is None else min(dim.min + extra, dim.max - 1)
+        top = INT64_MAX - 1 if dim.max is None else dim.max
+        p = min(dim.min + extra, top - 1)
         s0, s1 = _slots(cuts, p), _slots(cuts, p + 1)
         if s0 is None or s1 is None:
             return None
