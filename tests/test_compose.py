@@ -489,3 +489,24 @@ def test_a_rank_that_cannot_be_decided_is_not_a_rank_that_cannot_run() -> None:
     assert same(dm.compose(a, b, [0, 0])(x), b(a(x)))
     y = np.arange(24).reshape(2, 3, 4)
     assert same(dm.compose(a, b, "[?,?,?]")(y), b(a(y)))
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "shape", "lo"),
+    [
+        ("x[5:6:1000]", "x[::-1000]", "[?]", 0),  # "repeat every 1000000 sizes": refused
+        ("x[-3:-2:999]", "x[::-999]", None, 0),
+        ("x[2:5:300]", "x[-1::-400]", "[..1000000]", 0),
+        ("x[:-1000:-2]", "x[1:2:500]", "[7..]", 7),  # b takes one element at most
+        ("x[:26:125]", "x[-355:42:125]", "[..100000]", 0),  # 46,875 sizes were listed
+    ],
+)
+def test_a_cut_taking_one_element_at_most_has_no_period(
+    a: str, b: str, shape: Any, lo: int
+) -> None:
+    # Bounds counted from one end no farther apart than the step take one element at most on
+    # every size, as a step past every size does: the step adds no period to check.
+    f = dm.compose(a, b, shape)
+    for d in [*range(lo, lo + 30), 999, 1000, 1001, 2001, 99_999, 100_000]:
+        x = np.arange(d)
+        assert same(f(x), S(b)(S(a)(x))), (a, b, d, f)

@@ -20,9 +20,11 @@ an index) that selects the same indices on every allowed size, found in two step
    differences), and those of ``b``'s cut only where the length of ``a``'s result crosses
    ``b``'s parameters (found by bisection: that length is monotonic between ``a``'s
    breakpoints). Between breakpoints, first index and count are affine in the size on each
-   residue class modulo the product of the steps, so three periods decide a piece (a step past
-   every allowed size selects one element at most and adds no period). More than ``_BUDGET``
-   sizes on one axis are refused as undecidable, counted before any is listed.
+   residue class modulo the product of the steps, so three periods decide a piece (a cut that
+   selects one element at most on every size adds no period: a step past every allowed size,
+   or bounds counted from one end no farther apart than the step). More than ``_BUDGET``
+   sizes on one axis are refused as undecidable, counted before any is listed; a candidate
+   whose own period is past it is skipped, and refused as undecidable if no other holds.
 
 When no candidate survives, no single slicing is equivalent on every allowed size and
 :class:`~datamove.NotExpressible` names a witness size; ``shape`` narrowed past it gives the
@@ -138,9 +140,23 @@ def _sizes(top: int, edges: list[int], period: int) -> list[int]:
     return out
 
 
-def _period(step: int, top: int) -> int:
-    """The period a step gives; one past the largest size selects one element at most: none."""
-    return abs(step) if abs(step) <= top else 1
+def _period(c: Cut | None, top: int) -> int:
+    """The period ``c``'s step gives: none (1) where ``c`` takes one element at most.
+
+    It does on every size with a step past the largest size, or with both bounds counted from
+    one end no farther apart than the step (clamping brings bounds no farther apart). A missing
+    start is the first element in the step's direction (0, or -1 from the back), a missing stop
+    the end past the last (0 from the back, or -1 from the front).
+    """
+    if c is None:
+        return 1
+    k = abs(c.step)
+    if k > top:
+        return 1
+    first, past = ((True, 0), (False, 0)) if c.step > 0 else ((False, -1), (True, -1))
+    a = first if c.start is None else (c.start >= 0, c.start)
+    b = past if c.stop is None else (c.stop >= 0, c.stop)
+    return 1 if a[0] == b[0] and abs(b[1] - a[1]) <= k else k
 
 
 class _Axis:
@@ -154,10 +170,10 @@ class _Axis:
             levels = (
                 set(ev) | {a + b for a in ev for b in ev} | {abs(a - b) for a in ev for b in ev}
             )
-            self.period = _period(c.step, self.top) * _period(e.step, self.top)
+            self.period = _period(c, self.top) * _period(e, self.top)
         else:
             levels = {abs(e)}
-            self.period = _period(c.step, self.top)
+            self.period = _period(c, self.top)
         levels = {t + k for t in levels | {0, 1, 2} for k in (-2, -1, 0, 1, 2) if t + k > 0}
         if self.top - self.lo <= _SMALL:  # small intervals: every size
             self.edges = [self.lo]
@@ -167,11 +183,17 @@ class _Axis:
             cross = _crossings(c, self.lo, self.top, starts, levels)
             self.edges = sorted(set(starts) | cross)
 
-    def sizes(self, extra: list[int], step: int) -> list[int]:
+    def sizes(self, extra: list[int], f: Cut | None) -> list[int]:
+        """The sizes that decide ``c`` then ``e`` against ``f`` (bounds ``extra``; None: alone).
+
+        ``c`` then ``e`` repeats with the product of their periods: ``e``'s first element
+        and count are affine in the length of ``c``'s result on each residue class of ``e``'s
+        step, and that length in the size on each residue class of ``c``'s.
+        """
         if len(self.edges) == 1 and self.period == self.top - self.lo + 1:
             return list(range(self.lo, self.top + 1))
         starts = sorted(set(self.edges) | set(edges(self.lo, self.top, breakpoints(extra))))
-        period = math.lcm(self.period, _period(step, self.top))
+        period = math.lcm(self.period, _period(f, self.top))
         return _sizes(self.top, starts, period)
 
 
@@ -385,9 +407,10 @@ def _cut_then(c: Cut, e: Cut, dim: Dimension, where: Callable[[int], NotExpressi
         if f is not None:
             return f
     step = c.step * e.step
+    ax = _Axis(c, e, dim)
+    undecided: Cut | None = None  # a candidate whose own period is past the budget
     try:
-        ax = _Axis(c, e, dim)
-        samples = ax.sizes([], step)
+        samples = ax.sizes([], None)
         seen: dict[int, Selection] = {}
         broke: int | None = None
         starts = {NUMPY: _Bound(), CLAMP: _Bound()}
@@ -413,10 +436,15 @@ def _cut_then(c: Cut, e: Cut, dim: Dimension, where: Callable[[int], NotExpressi
             candidates.extend(_candidates(seen, steps))
         for f in candidates:
             extra = [v for v in (f.start, f.stop) if v is not None]
+            try:
+                sizes = ax.sizes(extra, f)
+            except _UndecidedError:
+                undecided = undecided or f
+                continue
             bad = next(
                 (
                     d
-                    for d in ax.sizes(extra, f.step)
+                    for d in sizes
                     if (seen[d] if d in seen else _then(c, e, d)) != selection(f.range(d))
                 ),
                 None,
@@ -425,8 +453,14 @@ def _cut_then(c: Cut, e: Cut, dim: Dimension, where: Callable[[int], NotExpressi
                 return f
             broke = bad if broke is None else broke
     except _UndecidedError:
-        what = f"{c.text()} then {e.text()} repeat every {abs(step)} sizes, more than checked"
+        what = f"{c.text()} then {e.text()} repeat every {ax.period} sizes, more than checked"
         raise _undecided(dim, what) from None
+    if undecided is not None:  # not proved wrong: no refusal that says no slicing exists
+        what = (
+            f"{c.text()} then {e.text()} may be {undecided.text()}, which repeats every "
+            f"{abs(undecided.step)} sizes, more than checked"
+        )
+        raise _undecided(dim, what)
     assert broke is not None
     raise where(broke)
 
@@ -441,7 +475,7 @@ def _index_then(c: Cut, i: int, dim: Dimension, where: Callable[[int], NotExpres
             return k
     try:
         ax = _Axis(c, i, dim)
-        samples = ax.sizes([], c.step)
+        samples = ax.sizes([], None)
         front: set[int] | None = None
         back: set[int] | None = None
         broke: int | None = None
@@ -455,7 +489,7 @@ def _index_then(c: Cut, i: int, dim: Dimension, where: Callable[[int], NotExpres
                 broke = d
         for k in sorted(front or set()) + sorted(back or set()):
             bad = next(
-                (d for d in ax.sizes([k], 1) if _pick(c, i, d) != index_at(k, d)),
+                (d for d in ax.sizes([k], None) if _pick(c, i, d) != index_at(k, d)),
                 None,
             )
             if bad is None:
