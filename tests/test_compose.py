@@ -510,3 +510,25 @@ def test_a_cut_taking_one_element_at_most_has_no_period(
     for d in [*range(lo, lo + 30), 999, 1000, 1001, 2001, 99_999, 100_000]:
         x = np.arange(d)
         assert same(f(x), S(b)(S(a)(x))), (a, b, d, f)
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "shape", "witness"),
+    [
+        ("x[:, -3:]", "x[5, 1:]", "[?,?]", (6, 2)),  # was (1, 2): b's index 5 out of range
+        ("x[:, -3:]", "x[5, 1:]", None, (6, 2)),
+        ("x[:, -3:]", "x[5, 1:]", "[2..,?]", (6, 2)),
+        ("x[:-1, -3:]", "x[-2, 1:]", "[?,?]", (3, 2)),  # was (1, 2)
+        ("x[-5:3, -3:]", "x[1, 1:]", "[4..,?]", (4, 1)),  # x[-5:3] takes 2 on size 6, 0 on 8
+        ("x[-3:, ::-1]", "x[1:, 2]", "[?,?]", (2, 3)),  # the refused axis is 0 here
+    ],
+)
+def test_a_witness_is_a_shape_where_a_then_b_runs(a: str, b: str, shape: Any, witness: Any) -> None:
+    # The witness named the refused axis's size and sizes on which a runs on the others, not b:
+    # an index of b out of range there, so that no slicing was shown wrong on it.
+    with pytest.raises(dm.NotExpressible) as info:
+        dm.compose(a, b, shape)
+    w = info.value.witness
+    assert w == witness
+    x = np.arange(int(np.prod(w))).reshape(w)
+    S(b)(S(a)(x))  # runs

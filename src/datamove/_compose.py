@@ -51,6 +51,7 @@ from datamove._dialects import (
     dim_at,
     edges,
     entries_text,
+    expand,
     index_at,
     selection,
     shape_dims,
@@ -85,6 +86,21 @@ def _pick(c: Cut, i: int, d: int) -> int | None:
     """The index ``c``'s ``i``-th element has on size ``d`` (None: out of range)."""
     r = c.range(d)
     return r[i] if -len(r) <= i < len(r) else None
+
+
+def _first_in_range(c: Cut, i: int, dim: Dimension) -> int | None:
+    """The smallest size of ``dim`` on which ``c`` has an ``i``-th element, or None.
+
+    The length of ``c``'s result is monotonic between its breakpoints: where it rises past
+    ``i`` is found by bisection (``_crossings``); where it falls, the piece's first size.
+    """
+    lo, top = dim.min, _TOP if dim.max is None else dim.max
+    if top - lo <= _SMALL:
+        sizes = set(range(lo, top + 1))
+    else:
+        starts = edges(lo, top, breakpoints((c.start, c.stop)))
+        sizes = set(starts) | _crossings(c, lo, top, starts, {i + 1 if i >= 0 else -i})
+    return next((d for d in sorted(sizes) if _pick(c, i, d) is not None), None)
 
 
 class _UndecidedError(Exception):
@@ -565,7 +581,23 @@ class _Composer:
             ps = PartialShape.dynamic(self.min_rank if rank is None else rank)
         n = ps.rank or 0
         fixed = {(k % n if n else k): v for k, v in fixed.items()}
-        return witness_of(self.a, ps, fixed)
+        sizes = list(witness_of(self.a, ps, fixed))
+        # b's indices must be in range on the other axes too, or a then b runs on no shape near
+        # the witness and nothing is shown there
+        for c, i, axis in self.indexed(n):
+            if axis not in fixed and _pick(c, i, sizes[axis]) is None:
+                d = _first_in_range(c, i, ps.dims[axis])
+                sizes[axis] = sizes[axis] if d is None else d
+        return tuple(sizes)
+
+    def indexed(self, rank: int) -> list[tuple[Cut, int, int]]:
+        """``(cut, index, axis)`` where ``b``'s index takes element ``index`` of ``a``'s cut."""
+        a_out = [(x, axis) for kind, x, axis in expand(self.a, rank) or [] if kind != "index"]
+        out = []
+        for kind, i, k in expand(self.b, len(a_out)) or []:
+            if kind == "index" and isinstance(a_out[k][0], Cut):
+                out.append((a_out[k][0], i, a_out[k][1]))
+        return out
 
     def one(self, x: Any, y: Any, axis: int | None, rank: int | None) -> list[Any]:
         """The entries for ``a``'s entry ``x`` (one output axis) under ``b``'s entry ``y``."""
