@@ -532,3 +532,35 @@ def test_a_witness_is_a_shape_where_a_then_b_runs(a: str, b: str, shape: Any, wi
     assert w == witness
     x = np.arange(int(np.prod(w))).reshape(w)
     S(b)(S(a)(x))  # runs
+
+
+def test_b_that_runs_on_no_shape_is_refused_as_such_before_any_axis() -> None:
+    # x[:0]'s result has no element for b's index -3 on any size: a then b runs nowhere. Axis 0
+    # was refused first (NotExpressible, witness (1, 1), where a then b cannot run).
+    for a, b, shape in [
+        ("x[-2::3, :0]", "x[-1, -3]", None),
+        ("x[-2::3, :0]", "x[-1, -3]", "[?,?]"),
+        ("x[3::-3, None, -5::-9223372036854775807]", "x[1, :, 2]", "[?,?]"),
+    ]:
+        with pytest.raises(dm.ValidationError, match="out of range of what a's") as info:
+            dm.compose(a, b, shape)
+        assert not isinstance(info.value, dm.NotExpressible)
+    # Decided whatever the step: x[-5::-2**62] has a third element on no size below INT64_MAX.
+    # It was refused as undecidable, its step repeating every 2**62 sizes.
+    one = S("x[-5::-4611686018427387904]", clamping="openvino")
+    for b in ("x[2]", "x[-3]"):
+        with pytest.raises(dm.ValidationError, match="out of range of what a's"):
+            dm.compose(one, b)
+
+
+def test_an_axis_with_no_single_slicing_comes_before_an_undecided_one() -> None:
+    # One axis with no single slicing settles the answer, whatever another axis would need
+    # checked: NotExpressible, in either order of the axes (the first axis raised first).
+    big = f"..{5 * 10**12}"
+    for a, b, shape in [
+        ("x[-3:, ::1099511627776]", "x[1:, ::-1]", f"[?,{big}]"),
+        ("x[::1099511627776, -3:]", "x[::-1, 1:]", f"[{big},?]"),
+    ]:
+        with pytest.raises(dm.NotExpressible) as info:
+            dm.compose(a, b, shape)
+        assert info.value.witness is not None

@@ -483,6 +483,14 @@ def _cut_then(c: Cut, e: Cut, dim: Dimension, where: Callable[[int], NotExpressi
 
 def _index_then(c: Cut, i: int, dim: Dimension, where: Callable[[int], NotExpressible]) -> int:
     """One index naming ``c``'s ``i``-th element on every size of ``dim`` (and failing alike)."""
+    if _first_in_range(c, i, dim) is None:  # decided whatever the step: no period to cover
+        raise ValidationError(
+            OP,
+            "b",
+            i,
+            f"is out of range of what a's {c.text()} selects on every allowed size ({dim}) "
+            "of its axis",
+        )
     if c == WHOLE:
         return i
     if _FAST:
@@ -511,14 +519,6 @@ def _index_then(c: Cut, i: int, dim: Dimension, where: Callable[[int], NotExpres
             if bad is None:
                 return k
             broke = bad if broke is None else broke
-        if front is None:  # never in range: b cannot run on a's result
-            raise ValidationError(
-                OP,
-                "b",
-                i,
-                f"is out of range of what a's {c.text()} selects on every allowed size ({dim}) "
-                "of its axis",
-            )
     except _UndecidedError:
         raise _undecided(dim, f"{c.text()} repeats every {abs(c.step)} sizes") from None
     assert broke is not None
@@ -541,6 +541,7 @@ class _Composer:
     def __init__(self, a: Slicing, b: Slicing, ps: PartialShape, shape: Any) -> None:
         self.a, self.b, self.ps, self.shape = a, b, ps, shape
         self.pending: NotExpressible | None = None
+        self.undecided: ValidationError | None = None  # raised after self.pending
         self.a_front, self.a_back, self.a_el = _split(a.entries)
         self.b_front, self.b_back, _ = _split(b.entries)
         # Axes b reaches into a's ellipsis, from the front and from the back.
@@ -632,10 +633,21 @@ class _Composer:
                 f"takes index {y} of {x.text()} on axis {axis} of size {dim.min}, which selects "
                 f"{len(x.range(dim.min))} element(s)",
             )
-        if type(y) is int:
-            return [_index_then(x, y, dim, self.fail(axis, rank, x, y))]
-        assert isinstance(y, Cut)
-        return [_cut_then(x, y, dim, self.fail(axis, rank, x, y))]
+        try:
+            if type(y) is int:
+                return [_index_then(x, y, dim, self.fail(axis, rank, x, y))]
+            assert isinstance(y, Cut)
+            return [_cut_then(x, y, dim, self.fail(axis, rank, x, y))]
+        except NotExpressible as exc:
+            # Raised once the other axes are through: an index of b out of range on every
+            # size there means a then b runs nowhere, which comes first.
+            self.pending = self.pending or exc
+            return [x]
+        except ValidationError as exc:
+            if exc.argument != "shape":  # b cannot run on a's result
+                raise
+            self.undecided = self.undecided or exc  # no single slicing elsewhere comes first
+            return [x]
 
     def index(self, i: int, axis: int) -> None:
         """Refuse ``a``'s index ``i`` where the axis is static and it is out of range."""
@@ -702,7 +714,7 @@ class _Composer:
                 k_f = k_b = 0
         a_front = a_front + [WHOLE] * k_f
         a_back = [WHOLE] * k_b + a_back
-        self.pending = None
+        self.pending = self.undecided = None
         # b's front entries over a's front, its back entries over a's back (from the last axis).
         out = self.pair(a_front, b_front, 0, 1, rank)
         tail = self.pair(a_back[::-1], b_back[::-1], (0 if rank is None else rank) - 1, -1, rank)
@@ -711,6 +723,8 @@ class _Composer:
         out += tail[::-1]
         if self.pending is not None:
             raise self.pending
+        if self.undecided is not None:
+            raise self.undecided
         return out
 
 
