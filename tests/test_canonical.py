@@ -739,3 +739,17 @@ def test_group_into_split_probes_sizes_below_int64_max() -> None:
     assert dm.group_into_split(parts, "[1..]") == dm.Splitting(0, "lengths", (0, -1))
     assert dm.group_into_split([S(f"x[-{big}:-{big}]"), S(f"x[{big}:]")], "[1..]") is None
     assert dm.group_into_split_with_gaps([S(f"x[:{big}]"), S(f"x[{big}:-{big}]")], "?") is None
+
+
+def test_is_identity_needs_no_count_where_a_length_already_differs() -> None:
+    # x[1, 4:-4:2**63-1, None] on [2..,2..4,3..5]: output axis 0 is the cut, of length 0 on size
+    # 2, where the input's axis 0 is 2 or more. is_identity decided first whether the cut's
+    # length is constant over 2..4, with a period of 2**63-1: "cannot be decided".
+    s = S("x[1, 4:-4:9223372036854775807, None]")
+    w = s.identity_witness("[2..,2..4,3..5]")
+    assert w is not None
+    x = iota(w)
+    assert s(x).shape != x.shape
+    # the new axis at position 1 differs from the input's size 6 or more: asked before the count
+    u = S("x[0, 5:7:4611686018427387904, None]")
+    assert u.identity_witness("[1,6..]") is not None

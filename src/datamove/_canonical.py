@@ -141,6 +141,7 @@ def _identity_ranked(s: Slicing, ps: PartialShape) -> Shape | None:
     if len(out) != ps.rank:
         return _pick(ps, {})
     dims = ps.dims
+    later: list[tuple[Cut, int, int]] = []  # lengths to decide over an interval, after the rest
     for j, (kind, x, axis) in enumerate(out):
         dj = dims[j]
         if kind == "new":
@@ -162,12 +163,16 @@ def _identity_ranked(s: Slicing, ps: PartialShape) -> Shape | None:
                 return _pick(ps, {axis: size})
             continue
         first = len(x.range(da.min))
-        size = _first(_length_is(x, first), da, x)
-        if size is not None:
-            return _pick(ps, {axis: da.min if first != dj.min else size, j: dj.min})
-        v = _other(dj, first)
-        if v is not None:
+        v = dj.min if first != dj.min else _other(dj, first)
+        if v is not None:  # length `first` where the input's axis j has size v: no count needed
             return _pick(ps, {j: v, axis: da.min})
+        later.append((x, axis, j))  # axis j has the one size `first`: is the length constant?
+    # A count of elements over an interval may be undecidable (a step over 1024): asked last,
+    # where no other condition gives a witness.
+    for x, axis, j in later:
+        size = _first(_length_is(x, dims[j].min), dims[axis], x)
+        if size is not None:
+            return _pick(ps, {axis: size, j: dims[j].min})
     # Output shape equals the input shape on every allowed shape: a reversal of an axis of
     # size 2 or more in an array with elements is the only way left to differ.
     for kind, x, axis in out:
