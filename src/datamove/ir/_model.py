@@ -530,39 +530,56 @@ class Model:
         first ``name_1``, ``name_2``, ... that no *other* tensor holds; it meets the Parameters'
         tensors first (in file order), then the Results' (in file order), then the others. A
         tensor may so be renamed onto a name of its own (``a,a_1`` after a Parameter ``a`` is
-        just ``a_1``). Two Results of one tensor share its names.
+        just ``a_1``), and a name renamed once is renamed alike for every Result of the tensor.
+        An IR v11 Result's ``output_names`` (none where empty) are its own, and they are names
+        of the tensor it reads: two Results of one tensor may share them, and those of a
+        Result of a Parameter name the input too (OpenVINO adds them to the Parameter's).
         """
-        owner: dict[str, object] = {}  # name -> the tensor (or Result) that holds it
+        owner: dict[str, object] = {}  # name -> the tensor that holds it
         # name -> the next suffix to try: those below it are held by other tensors for good
         next_suffix: dict[str, int] = {}
+        renamed: dict[tuple[str, object], str] = {}  # (name, tensor) -> the name it got
 
-        def unique(names: tuple[str, ...], who: object) -> tuple[str, ...]:
+        def unique(names: Iterable[str], who: object) -> tuple[str, ...]:
             kept: dict[str, None] = {}
             for name in sorted(names):
-                new, k = name, next_suffix.get(name, 1)
-                while owner.get(new, who) != who:
-                    new, k = f"{name}_{k}", k + 1
-                next_suffix[name] = k
-                owner[new] = who
+                new = renamed.get((name, who))
+                if new is None:
+                    new, k = name, next_suffix.get(name, 1)
+                    while owner.get(new, who) != who:
+                        new, k = f"{name}_{k}", k + 1
+                    next_suffix[name] = k
+                    owner[new] = who
+                    renamed[(name, who)] = new
                 kept[new] = None
             return tuple(kept)
 
         graph = self._graph
+        own: dict[int, tuple[str, ...]] = {}  # a Result's output_names, as the file gives them
+        if self.ir_version >= 11:
+            for result in self._results:
+                names = split_names(result.attrs.get("output_names", ""))
+                if names:  # an empty output_names is none: the Result shows its tensor's names
+                    own[result.index] = names
+        fed: dict[tuple[int, int], list[str]] = {}  # a tensor -> the output_names of its Results
+        for result in self._results:
+            if result.index in own and result.sources:
+                fed.setdefault(result.sources[0], []).extend(own[result.index])
         tensors: dict[tuple[int, int], tuple[str, ...]] = {}
         outputs: dict[int, tuple[str, ...]] = {}
         for layer in self._params:
             for k in range(len(layer.outputs)):
-                tensors[(layer.index, k)] = unique(
-                    self._file_names(layer.index, k), (layer.index, k)
-                )
+                names = (*self._file_names(layer.index, k), *fed.get((layer.index, k), ()))
+                tensors[(layer.index, k)] = unique(set(names), (layer.index, k))
         for result in self._results:
-            if self.ir_version >= 11 and "output_names" in result.attrs:
-                names = split_names(result.attrs["output_names"])
-                outputs[result.index] = unique(names, result.index)
-            elif result.sources:
-                source = result.sources[0]
+            source = result.sources[0] if result.sources else None
+            if result.index in own:
+                who = result.index if source is None else source
+                outputs[result.index] = unique(own[result.index], who)
+            elif source is not None:
                 if source not in tensors:
-                    tensors[source] = unique(self._file_names(*source), source)
+                    names = (*self._file_names(*source), *fed.get(source, ()))
+                    tensors[source] = unique(set(names), source)
                 outputs[result.index] = tensors[source]
         for idx in graph.order:
             for k in range(len(graph.layers[idx].outputs)):
