@@ -125,6 +125,14 @@ def _abs_index(form: str, *, strided: bool = False) -> Built:
     return Built([o13.slice(x, _c([0]), stop, _c([1]), _c([1]))], params, inputs)
 
 
+def _shrink_counting_back(lo: int, rows: int) -> Built:
+    """x[-2, :] with begin_mask set there (#11), x of ``[lo..5,4]`` run at ``rows`` rows."""
+    x = ops.parameter(ov.PartialShape([ov.Dimension(lo, 5), 4]), np.float32, name="x")
+    masks = _masks(2, shrink_axis_mask=[1], begin_mask=[1])
+    out = ops.strided_slice(x, _c([-2, 0]), _c([-1, 4]), _c([1, 1]), **masks)
+    return Built([out], [x], {"x": _data((rows, 4))})
+
+
 class Case(NamedTuple):
     number: str  # the divergence, as docs/semantics.md numbers it
     witness: Callable[[], Built]
@@ -161,6 +169,11 @@ CASES = {
         "11",
         lambda: _strided((3, 4), [1, 0], [2, 4], [1, 1], shrink_axis_mask=[1], begin_mask=[1]),
         lambda: _strided((3, 4), [1, 0], [2, 4], [1, 1], shrink_axis_mask=[1]),
+    ),
+    "11: the same, a negative begin on an interval axis it never counts back whole": Case(
+        "11",
+        lambda: _shrink_counting_back(3, 4),  # fixed: noted on a static axis only
+        lambda: _shrink_counting_back(2, 2),  # at 2 rows begin -2 is element 0
     ),
     "23: a new axis and a shrink, the rest implicit": Case(
         "23",

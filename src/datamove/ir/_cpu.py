@@ -118,7 +118,8 @@ def _bits_past_begin(seen: Seen) -> dict[str, Any] | None:
 def _shrink_with_begin_mask(seen: Seen) -> dict[str, Any] | None:
     """#11: a shrunk index with its begin_mask bit set, and begin there not element 0.
 
-    Begin's value must be known; a negative one counts only where the axis's size is static.
+    Begin's value must be known; a negative one counts only where no size the axis can have
+    is ``-begin`` (a static size, or an interval without it), so element 0 is never the one.
     """
     n, begin, rank = _count(seen), _known(seen.ins[1]), seen.ins[0].shape.rank
     if n is None or begin is None or len(begin) != n:
@@ -137,8 +138,8 @@ def _shrink_with_begin_mask(seen: Seen) -> dict[str, Any] | None:
             continue
         b, axis = begin[i], axes.get(i)
         dim = seen.ins[0].shape[axis] if axis is not None else None
-        size = dim.get_length() if dim is not None and dim.is_static else None
-        if b > 0 or (b < 0 and size is not None and b + size != 0):
+        counts_back = dim is None or (dim.min <= -b and (dim.max is None or -b <= dim.max))
+        if b > 0 or (b < 0 and not counts_back):
             return {"i": i, "b": b}
     return None
 
