@@ -526,6 +526,19 @@ def test_save_model_that_fails_renaming_the_bin_leaves_both_as_they_were(
     assert sorted(p.name for p in tmp_path.iterdir()) == names
 
 
+@pytest.mark.parametrize("shape", ["5..2", "abc", "2,x", "-3,6"])
+def test_save_model_keeps_a_parameter_shape_that_does_not_read(tmp_path: Path, shape: str) -> None:
+    # The copy took the port's dims for the shape: a model run() refused became one that runs.
+    path = _write(tmp_path, _edit(('shape="2,6"', f'shape="{shape}"')), BIN)
+    model = ir.read_model(path)
+    (problem,) = model.check().problems
+    ir.save_model(model, tmp_path / "copy.xml")
+    copy = ir.read_model(tmp_path / "copy.xml")
+    assert [p.message for p in copy.check().problems] == [problem.message]
+    with pytest.raises(ir.IRError, match="cannot run: shape="):
+        copy.run({"x": X})
+
+
 # -- 7: the reader follows OpenVINO ---------------------------------------------------------------
 
 # An attribute a layer needs, missing or of a form its type forbids: refused, as OpenVINO does

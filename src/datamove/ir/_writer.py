@@ -12,9 +12,10 @@ from datamove._errors import a_kind
 from datamove._files import commit, path_name, temporary_beside
 from datamove._shape import PartialShape
 from datamove.ir._errors import IRError
+from datamove.ir._graph import parse_shape_attr
 
 if TYPE_CHECKING:
-    from datamove.ir._graph import Port
+    from datamove.ir._graph import Layer, Port
     from datamove.ir._model import Model
 
 __all__ = ["save_model"]
@@ -26,6 +27,15 @@ def _escape_names(names: tuple[str, ...] | list[str]) -> str:
 
 def _shape_attr(shape: PartialShape) -> str:
     return "..." if shape.rank is None else ",".join(str(d) for d in shape.dims)
+
+
+def _readable_shape(layer: Layer) -> bool:
+    """Whether a Parameter's ``shape`` attribute reads (``check`` reports one that does not)."""
+    try:
+        parse_shape_attr(layer.data.get("shape", ""), "shape", layer)
+    except IRError:
+        return False
+    return True
 
 
 def _port(pid: int, port: Port, inferred: PartialShape | None, names: str = "") -> list[str]:
@@ -121,7 +131,7 @@ def save_model(
             raw = model._raw_const(layer)
             data["offset"], data["size"] = str(len(blob)), str(len(raw))
             blob += raw
-        if layer.type == "Parameter":
+        if layer.type == "Parameter" and _readable_shape(layer):  # else kept: still refused
             shape = report.ports.get((layer.id, layer.outputs[0].id)) if layer.outputs else None
             if shape is not None:
                 data["shape"] = _shape_attr(shape)
