@@ -539,6 +539,32 @@ def test_save_model_keeps_a_parameter_shape_that_does_not_read(tmp_path: Path, s
         copy.run({"x": X})
 
 
+def test_save_model_refuses_a_layer_holding_what_it_does_not_write(tmp_path: Path) -> None:
+    # An If's bodies were dropped: OpenVINO refused the copy ("TensorIterator has no body").
+    ov = pytest.importorskip("openvino")
+    ops = pytest.importorskip("openvino.opset8")
+    x, flag = ops.parameter([2, 4], np.float32, name="x"), ops.parameter([], np.bool_, name="c")
+    bodies = []
+    for op in (ops.multiply, ops.add):
+        inner = ops.parameter([2, 4], np.float32)
+        bodies.append(
+            (ov.Model([ops.result(op(inner, ops.constant(np.float32(2))))], [inner]), inner)
+        )
+    branch = ops.if_op(flag)
+    branch.set_then_body(bodies[0][0])
+    branch.set_else_body(bodies[1][0])
+    branch.set_input(x.output(0), bodies[0][1], bodies[1][1])
+    out = branch.set_output(bodies[0][0].get_results()[0], bodies[1][0].get_results()[0])
+    parts = ops.split(out, ops.constant(np.int64(1)), 2)
+    path = tmp_path / "m.xml"
+    ov.save_model(ov.Model([ops.result(parts.output(0))], [x, flag], "m"), str(path))
+    model = ir.read_model(path)
+    assert model.check().ok  # the If is opaque
+    with pytest.raises(ir.IRError, match=r"\(If\): holds <.*then_body>.*which save_model does not"):
+        ir.save_model(model, tmp_path / "copy.xml")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.bin", "m.xml"]
+
+
 # -- 7: the reader follows OpenVINO ---------------------------------------------------------------
 
 # An attribute a layer needs, missing or of a form its type forbids: refused, as OpenVINO does

@@ -40,6 +40,8 @@ _MAX_SHOWN_LAYERS: Final = 5
 MAX_XML_BYTES: Final = 256 * 2**20
 SUPPORTED_IR_VERSIONS: Final = (10, 11)
 _EDGE_KEYS: Final = ("from-layer", "from-port", "to-layer", "to-port")
+# A <layer>'s elements that datamove reads (rt_info: OpenVINO's runtime notes, never written)
+_READ_ELEMENTS: Final = frozenset({"data", "input", "output", "rt_info"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +69,9 @@ class Layer:
     inputs: tuple[Port, ...]
     outputs: tuple[Port, ...]
     sources: list[tuple[int, int]] = field(default_factory=list)  # (layer index, output index)
+    # The tags of its other elements, in file order (an If's <then_body>, a Loop's <port_map>):
+    # read by OpenVINO, not by datamove, so save_model cannot write them.
+    kept_out: tuple[str, ...] = ()
 
     def error(
         self,
@@ -341,6 +346,7 @@ def _parse_layer(index: int, elem: Element, caseless: Mapping[str, str]) -> Laye
     layer = Layer(
         index, lid, attrs.get("name", lid), ltype, attrs.get("version", ""), data, attrs, (), ()
     )
+    layer.kept_out = tuple(dict.fromkeys(c.tag for c in elem if c.tag not in _READ_ELEMENTS))
     in_elem, out_elem = elem.find("input"), elem.find("output")
     layer.inputs = tuple(
         _parse_port(p, layer, "input")

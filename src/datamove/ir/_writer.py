@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from xml.sax.saxutils import quoteattr
 
-from datamove._errors import a_kind
+from datamove._errors import a_kind, plural
 from datamove._files import commit, path_name, temporary_beside
 from datamove._shape import PartialShape
 from datamove.ir._errors import IRError
@@ -109,6 +109,17 @@ def save_model(
             hint="the .xml and the .bin are two files; name another for the .bin",
         )
     graph = model._graph
+    unwritten = [x for x in graph.layers if x.kept_out]
+    if unwritten:  # an If without its bodies: a file OpenVINO refuses, or one that runs otherwise
+        first = unwritten[0]
+        more = f" (and {plural(len(unwritten) - 1, 'other layer')})" if len(unwritten) > 1 else ""
+        tags = ", ".join(f"<{t}>" for t in first.kept_out)
+        raise first.error(
+            None,
+            None,
+            f"holds {tags}, which save_model does not write{more}",
+            hint="datamove reads only a layer's <data> and ports; save it with openvino.save_model",
+        )
     report = model.check()
     blob = bytearray()
     lines = [
