@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import itertools
 import re
+import sys
+import threading
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -102,6 +104,37 @@ def test_the_shapes_remembered_are_bounded_and_dropped_together(tmp_path: Path) 
     np.testing.assert_array_equal(out["parts_b"], x[:, 2:])
     assert _compare(model, {"x": np.zeros((1, 3), np.float32)}) == "ok"  # planned again
     assert model.shape_plan_info()[:2] == (2, 1)
+
+
+def test_shape_plan_info_while_another_thread_runs(tmp_path: Path) -> None:
+    # It iterated the shapes remembered while runs added and dropped them: "RuntimeError:
+    # dictionary changed size during iteration" (at every try, 3,000 runs of 200 shapes).
+    model = _dynamic_example(tmp_path)
+    errors: list[BaseException] = []
+    done = threading.Event()
+
+    def ask() -> None:
+        while not done.is_set():
+            try:
+                model.shape_plan_info()
+            except Exception as exc:  # noqa: BLE001 - the failure the test looks for
+                errors.append(exc)
+                return
+
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads take turns often
+    asker = threading.Thread(target=ask)
+    try:
+        asker.start()
+        for k in range(3000):
+            model.run({"x": np.zeros((k % 200, 6), np.float32)})
+    finally:
+        done.set()
+        asker.join()
+        sys.setswitchinterval(switch)
+    assert errors == []
+    info = model.shape_plan_info()
+    assert info.shapes <= info.maxsize
 
 
 def test_a_model_s_repr_names_its_inputs_and_outputs(tmp_path: Path) -> None:

@@ -1028,8 +1028,9 @@ class Model:
         """
         plan = self._plan
         plannable = self._plannable and (plan is None or plan.planners is not None)
-        plans = self._shape_plans
-        planned = sum(p is not None for p in plans.values())
+        # A copy made at once: a run in another thread may add or drop shapes meanwhile
+        plans = list(self._shape_plans.values())
+        planned = sum(p is not None for p in plans)
         return ShapePlanInfo(len(plans), planned, _SHAPE_PLANS_MAX, plannable)
 
     def run(self, inputs: Mapping[str, Any]) -> dict[str, Any]:
