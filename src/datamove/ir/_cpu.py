@@ -429,6 +429,21 @@ def _abs_of_a_negative(seen: Seen) -> dict[str, Any] | None:
     return None
 
 
+def _lengths_of_unknown_length(seen: Seen) -> dict[str, Any] | None:
+    """IR-15: a VariadicSplit whose split_lengths OpenVINO reads as of unknown length.
+
+    It then reads the layer's outputs as of dynamic rank, which the CPU plugin does not
+    compile. What OpenVINO infers is the port's declared ``[?]`` (datamove's shape subgraph
+    rules can know the length), where no Const feeds the port.
+    """
+    if len(seen.ins) != 3 or seen.const(2):
+        return None
+    port = seen.layer.inputs[2]
+    if not port.has_dims or port.shape.rank != 1 or port.shape[0].is_static:
+        return None
+    return {"shape": port.shape}
+
+
 # -- the table -----------------------------------------------------------------------------------
 _ABS_SAYS: Final = (
     "{arg} is a 1-D Abs of a value computed from shapes and constants whose element {i} is "
@@ -502,6 +517,14 @@ RULES: Final = (
         "Slice",
         _abs_of_a_negative,
         _ABS_SAYS,
+    ),
+    Rule(
+        "IR-15",
+        "VariadicSplit",
+        _lengths_of_unknown_length,
+        "split_lengths of unknown length {shape}: OpenVINO reads the layer's outputs as of "
+        "dynamic rank, and its CPU plugin refuses to compile the model; the spec and evaluate "
+        "give one output per length, the first {out}",
     ),
     *(Rule("S-8", op, _axis_past_int32, _PAST_INT32_SAYS) for op in ("Slice", "StridedSlice")),
     *(Rule("IR-6", op, _declared_otherwise, _DECLARED_SAYS) for op in ("Slice", "StridedSlice")),
