@@ -125,3 +125,61 @@ def test_openvino_cpu_refuses_a_slice_whose_interval_it_makes_empty(
         np.testing.assert_array_equal(evaluated, want)
         with pytest.raises(openvino_oracle.OpenVINOError, match="Can not clone with new dims"):
             ov_models.run_openvino(xml, {"x": x})
+
+
+def _split_of_a_slice_of_size_0_or_1(tmp_path: Path) -> Path:
+    """``x[0:-2:-2]`` on ``[?]`` (size 1 at size 1, else 0), then Split by 2: OpenVINO infers
+    the slice as ``?`` and builds the Split; datamove infers ``..1``."""
+    ops = ov_models.ops8
+    x = ops.parameter([-1], np.float32, name="x")
+    cut = ops.slice(x, np.array([0]), np.array([-2]), np.array([-2]))
+    parts = ops.split(cut, 0, 2)
+    model = ov.Model([ops.result(o) for o in parts.outputs()], [x], "m")
+    return ov_models.save(model, tmp_path)
+
+
+def test_a_split_openvino_builds_on_its_looser_interval_runs_where_the_size_is_0(
+    tmp_path: Path,
+) -> None:
+    # A hunt's find: datamove applied OpenVINO's "interval maximum >= num_splits" rule
+    # (divergence 14) to its own tighter interval, ..1, and refused to run a model OpenVINO
+    # builds and runs at every size but 1.
+    xml = _split_of_a_slice_of_size_0_or_1(tmp_path)
+    model = ir.read_model(xml)
+    report = model.check()
+    assert report.ok, report.problems
+    assert [str(shape) for shape, _ in report.outputs.values()] == ["[0]", "[0]"]
+    assert model.check({"x": "[?]"}).ok  # the declared shape again: as OpenVINO infers it
+    # New shapes: OpenVINO infers again, so the file's ports no longer say what it sees, and
+    # datamove keeps the rule on its own interval (OpenVINO, looser, builds this one).
+    assert not model.check({"x": "[1..]"}).ok
+    assert model.check({"x": [5]}).ok
+    for n in (0, 2, 5):
+        inputs = {"x": np.zeros(n, np.float32)}
+        want = ov_models.run_openvino(xml, inputs)
+        for _ in range(3):  # checked, then the shape plan
+            got = model.run(inputs)
+            assert [a.shape for a in got.values()] == [a.shape for a in want.values()] == [(0,)] * 2
+    with pytest.raises(openvino_oracle.OpenVINOError):
+        ov_models.run_openvino(xml, {"x": np.zeros(1, np.float32)})
+    with pytest.raises(ir.IRError, match=r"failed at run time: Split: num_splits=2 must divide"):
+        model.run({"x": np.zeros(1, np.float32)})
+
+
+def test_a_split_whose_declared_input_breaks_the_interval_rule_is_still_refused(
+    tmp_path: Path,
+) -> None:
+    # The near miss: the file declares the Split's input as OpenVINO would then infer it, ..1,
+    # so OpenVINO refuses the Split as before.
+    xml = _split_of_a_slice_of_size_0_or_1(tmp_path)
+    text = xml.read_text()
+    split = text.index('type="Split"')
+    dim = text.index("<dim>-1</dim>", split)
+    xml.write_text(text[:dim] + "<dim>0..1</dim>" + text[dim + len("<dim>-1</dim>") :])
+    model = ir.read_model(xml)
+    (problem,) = model.check().problems
+    assert (problem.kind, problem.layer_type) == ("operator", "Split")
+    rule = "num_splits=2 is larger than the interval maximum of data.shape[0]=..1"
+    assert rule in problem.message
+    with pytest.raises(ir.IRError, match="cannot run: Split: num_splits=2 is larger"):
+        model.run({"x": np.zeros(0, np.float32)})

@@ -737,6 +737,10 @@ class Model:
         # a data Reshape (`reshaped`: OpenVINO relates it to the dims it came from), and the
         # checked layers' outputs past them. Only the model's inputs give witnesses there.
         related: set[tuple[int, int]] = set()
+        # New input shapes: OpenVINO infers the graph again, so its declared ports are not that
+        new_shapes = any(
+            shape != _declared(graph.layers[idx].outputs[0]) for idx, shape in overrides.items()
+        )
 
         for idx in graph.order:
             layer = graph.layers[idx]
@@ -752,7 +756,8 @@ class Model:
                     op = LAYER_OPS[layer.type]
                     count = op.output_count(layer, ins) if op.output_count else None
                     if count in (None, len(layer.outputs)):  # never infer 10**8 num_splits
-                        outs = op.infer(layer, ins, Context(overrides.get(idx), self._load_const))
+                        context = Context(overrides.get(idx), self._load_const, new_shapes)
+                        outs = op.infer(layer, ins, context)
                         count = len(outs)
                 except IRError as exc:  # its message without "IR: <the layer>: "
                     text = str(

@@ -152,6 +152,9 @@ class Context(NamedTuple):
 
     parameter_shape: PartialShape | None = None  # a Parameter's new shape (Model.check)
     load_const: Callable[[Layer], np.ndarray[Any, Any]] | None = None  # a Const's value
+    # Model.check gave the inputs new shapes: the ports' declared shapes are not OpenVINO's
+    # inference of this graph (it infers again after a reshape)
+    reshaped: bool = False
 
 
 Fixed = list[list[int] | None]  # each input's values when a small constant, else None
@@ -438,12 +441,49 @@ def _split_count(layer: Layer, _ins: Sequence[Info]) -> int | None:
     return n if n > 0 else None  # else not a count: infer_split names the rule it breaks
 
 
-def _split_infer(layer: Layer, ins: list[Info], _context: Context) -> list[Info]:
+def _split_infer(layer: Layer, ins: list[Info], context: Context) -> list[Info]:
     _check_rank(ins[1], "Split", "axis", (0,), "must be a scalar")
     axis = _index_value(ins[1], "Split", "axis")
     if isinstance(axis, list):
         axis = axis[0] if axis else axis
-    return _outputs(layer, ins, infer_split(ins[0].shape, axis, layer.int_attr("num_splits")))
+    n = layer.int_attr("num_splits")
+    shapes: tuple[PartialShape, ...] | None
+    try:
+        shapes = infer_split(ins[0].shape, axis, n)
+    except ValidationError:
+        shapes = None if context.reshaped else _split_of_size_0(layer, ins[0].shape, axis, n)
+        if shapes is None:
+            raise
+    return _outputs(layer, ins, shapes)
+
+
+def _split_of_size_0(
+    layer: Layer, shape: PartialShape, axis: Any, n: int
+) -> tuple[PartialShape, ...] | None:
+    """The outputs where OpenVINO's interval rule refuses only datamove's tighter interval.
+
+    OpenVINO refuses a Split whose axis has an interval maximum below ``num_splits``
+    (divergence 14), but on the interval it infers itself, which the file declares at the
+    layer's input port. Where datamove's own interval is tighter, holds 0 and is below
+    ``num_splits`` (``x[0:-2:-2]`` on ``[?]`` is ``..1``), while the declared one passes,
+    OpenVINO builds the layer and runs it where the size is 0: every output takes 0 there.
+    Elsewhere ``None``: the refusal stands (and after `Model.check`'s new input shapes, whose
+    intervals OpenVINO infers again).
+    """
+    port = layer.inputs[0] if layer.inputs else None
+    declared = port.shape if port is not None and port.has_dims else PartialShape(None)
+    if type(axis) is not int or shape.rank is None or not -shape.rank <= axis < shape.rank:
+        return None
+    dims = list(shape.dims)
+    d = dims[axis]
+    if d.min != 0 or d.max is None or d.max >= n:
+        return None
+    try:
+        infer_split(declared, axis, n)
+    except ValidationError:
+        return None  # OpenVINO's own interval breaks the rule too
+    dims[axis] = Dimension(0)
+    return (PartialShape(dims),) * n
 
 
 def _split_run(layer: Layer, fixed: Fixed) -> Runner:
