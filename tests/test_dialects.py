@@ -1134,3 +1134,14 @@ def test_openvino_emitters_rewrite_a_step_at_or_below_int32_min() -> None:
             with pytest.raises(dm.NotExpressible, match=why) as info:
                 emit("[?]")
             assert info.value.witness == (witness,)
+
+
+def test_equivalent_and_difference_take_a_numpy_expression_as_compose_does() -> None:
+    # A newcomer writes s.equivalent("x[::-1]") as they write dm.compose("x[::-1]", ...).
+    s = dm.Slicing.from_onnx([-1], [-(2**63)], steps=[-1])
+    assert s.equivalent("x[::-1]")
+    assert s.difference("x[::-1]", "[?]") is None
+    assert s.difference("x[::1]", "[2..5]") == (2,)
+    for method in (s.equivalent, s.difference):
+        with pytest.raises(dm.ValidationError, match=r"other=3 is not a dm\.Slicing"):
+            method(3)  # type: ignore[arg-type]

@@ -37,6 +37,7 @@ from datamove._dialects import (
     Cut,
     Slicing,
     addressed,
+    as_slicing,
     axes_of,
     decide,
     expand,
@@ -437,12 +438,7 @@ def group_into_split_with_gaps(
     True
     """
     op = "group_into_split"
-    items = [Slicing.from_numpy(t) if isinstance(t, str) else t for t in slicings]
-    for i, t in enumerate(items):
-        if not isinstance(t, Slicing):
-            raise ValidationError(
-                op, f"slicings[{i}]", t, "is not a dm.Slicing or a NumPy expression such as 'x[:2]'"
-            )
+    items = [as_slicing(op, f"slicings[{i}]", t) for i, t in enumerate(slicings)]
     if not items:
         raise ValidationError(op, "slicings", items, "is empty; a split has one part at least")
     ps = shape_dims(shape, op)

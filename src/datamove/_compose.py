@@ -47,6 +47,7 @@ from datamove._dialects import (
     Selection,
     Slicing,
     addressed,
+    as_slicing,
     breakpoints,
     dim_at,
     edges,
@@ -757,22 +758,12 @@ def compose(a: Slicing | str, b: Slicing | str, shape: ShapeLike | None = None) 
     >>> dm.compose(S("x[2:5]"), S("x[1:]"), "[?]").to_numpy()
     'x[3:5]'
     """
-    a, b = _slicing("a", a), _slicing("b", b)
+    a, b = as_slicing(OP, "a", a), as_slicing(OP, "b", b)
     ps = shape_dims(shape, OP)
     comp = _Composer(a, b, ps, shape)
     if ps.rank is not None:
         return Slicing(_tidy(comp.on(ps.rank)))
     return _any_rank(comp)
-
-
-def _slicing(name: str, s: Any) -> Slicing:
-    if isinstance(s, str):
-        return Slicing.from_numpy(s)
-    if not isinstance(s, Slicing):
-        raise ValidationError(
-            OP, name, s, "is not a dm.Slicing or a NumPy expression such as 'x[1:, ::-1]'"
-        )
-    return s
 
 
 def _any_rank(comp: _Composer) -> Slicing:

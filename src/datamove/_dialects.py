@@ -1417,12 +1417,15 @@ class Slicing:
         return dims, ranges, out
 
     # -- equivalence -----------------------------------------------------------------------
-    def difference(self, other: Slicing, shape: ShapeLike | None = None) -> tuple[int, ...] | None:
+    def difference(
+        self, other: Slicing | str, shape: ShapeLike | None = None
+    ) -> tuple[int, ...] | None:
         """A static shape, allowed by ``shape``, on which the two differ.
 
         On it they select other elements, or one of them cannot run; ``None`` when they agree
-        on every allowed shape.
+        on every allowed shape. ``other`` is a :class:`Slicing` or a NumPy expression.
         """
+        other = as_slicing("Slicing.difference", "other", other)
         ps = shape_dims(shape, "Slicing.equivalent")
         if ps.rank is not None:
             return _first_difference(self, other, ps)
@@ -1433,8 +1436,10 @@ class Slicing:
                 return w
         return None
 
-    def equivalent(self, other: Slicing, shape: ShapeLike | None = None) -> bool:
+    def equivalent(self, other: Slicing | str, shape: ShapeLike | None = None) -> bool:
         """Whether the two select the same elements on every shape ``shape`` allows.
+
+        ``other`` is a :class:`Slicing` or a NumPy expression such as ``'x[::-1]'``.
 
         Decided axis by axis: the same output axes from the same input axes, each selecting
         the same indices. Slicings that agree only through axes of size 1 (``x[0, None]`` and
@@ -1450,7 +1455,10 @@ class Slicing:
         >>> t = dm.Slicing.from_onnx([-3], [-2**63], steps=[-1])
         >>> s.equivalent(t, "[3..10]"), s.difference(t, "[1..10]")
         (True, (1,))
+        >>> s.equivalent("x[-3::-1]")
+        True
         """
+        other = as_slicing("Slicing.equivalent", "other", other)
         return self.difference(other, shape) is None
 
     # -- algebra (src/datamove/_canonical.py, docs/algebra.md) ------------------------------
@@ -1795,6 +1803,17 @@ def expand(s: Slicing, rank: int) -> list[tuple[str, Any, int]] | None:
             used.add(axis)
     out.extend(("cut", WHOLE, k) for k in range(rank) if k not in used)
     return out
+
+
+def as_slicing(op: str, name: str, s: Any) -> Slicing:
+    """``s`` as a :class:`Slicing`: one already, or a NumPy expression such as ``'x[1:, ::-1]'``."""
+    if isinstance(s, str):
+        return Slicing.from_numpy(s)
+    if not isinstance(s, Slicing):
+        raise ValidationError(
+            op, name, s, "is not a dm.Slicing or a NumPy expression such as 'x[1:, ::-1]'"
+        )
+    return s
 
 
 def _first_difference(s: Slicing, t: Slicing, ps: PartialShape) -> tuple[int, ...] | None:
