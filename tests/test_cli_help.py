@@ -34,3 +34,43 @@ def test_help_of_every_command(path: tuple[str, ...], capsys: pytest.CaptureFixt
     out = capsys.readouterr().out
     assert out.startswith(f"usage: datamove {' '.join(path)}".rstrip())
     assert "\nexamples:\n  datamove " in out  # docs/cli.md: every command shows examples
+
+
+@pytest.mark.parametrize(
+    ("argv", "usage", "message"),
+    [
+        pytest.param(
+            ["convert", "--from", "numpy", "--index", "x[1:]", "--to", "onnx", "--shpe", "3"],
+            "usage: datamove convert ",
+            "datamove convert: error: unrecognized arguments: --shpe 3 (did you mean --shape?)",
+            id="convert --shpe",
+        ),
+        pytest.param(
+            ["explain", "split", "--shape", "6", "--axis", "0", "--num-splits", "2", "--jsno"],
+            "usage: datamove explain split ",
+            "unrecognized arguments: --jsno (did you mean --json?)",
+            id="explain split --jsno",
+        ),
+        pytest.param(
+            ["dml", "check", "x.json", "--fetaure-level", "6.2"],
+            "usage: datamove dml check ",
+            "unrecognized arguments: --fetaure-level 6.2 (did you mean --feature-level?)",
+            id="dml check --fetaure-level",
+        ),
+        pytest.param(
+            ["compose", "x[1:]", "x[1:]", "--zzz"],
+            "usage: datamove compose ",
+            "datamove compose: error: unrecognized arguments: --zzz\n",
+            id="compose --zzz (nothing close)",
+        ),
+    ],
+)
+def test_a_subcommand_names_an_unknown_option_with_its_own_usage(
+    argv: list[str], usage: str, message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # argparse left them to the top parser, which printed `usage: datamove [-h] [--version]
+    # COMMAND ...`: no help for the command the user typed, nor for the typo.
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(usage)
+    assert message in err

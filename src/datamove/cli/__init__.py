@@ -13,10 +13,11 @@ exit code); this module only assembles them. The library never imports this pack
 from __future__ import annotations
 
 import argparse
+import difflib
 import io
 import os
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from datamove import __version__
 from datamove._errors import ValidationError
@@ -33,10 +34,41 @@ EXIT_INTERRUPTED = 128 + 2  # 128 + SIGINT: what a shell reports for Ctrl-C
 EXIT_PIPE = 128 + 13  # 128 + SIGPIPE: what a shell reports when the reader closes the pipe
 
 
+class _Parser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose subcommands name what they do not know, with a suggestion.
+
+    argparse leaves a subcommand's unknown arguments to the top parser, which prints its own
+    usage (``datamove [-h] [--version] COMMAND ...``) rather than the subcommand's. Here each
+    subcommand's parser (the class is inherited by ``add_parser``) refuses them itself, with
+    its usage and the closest option it has: ``unrecognized arguments: --shpe (did you mean
+    --shape?)``.
+    """
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        parsed, extras = super().parse_known_args(args, namespace)
+        if extras and self.prog != _PROG:
+            self.error(f"unrecognized arguments: {' '.join(extras)}{self._suggestion(extras)}")
+        return parsed, extras
+
+    def _suggestion(self, extras: list[str]) -> str:
+        options = [o for o in self._option_string_actions if o.startswith("--")]
+        for extra in extras:
+            if extra.startswith("--"):
+                close = difflib.get_close_matches(extra.split("=", 1)[0], options, n=1)
+                if close:
+                    return f" (did you mean {close[0]}?)"
+        return ""
+
+
+_PROG: Final = "datamove"
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Build the argument parser with every registered subcommand."""
-    parser = argparse.ArgumentParser(
-        prog="datamove",
+    parser = _Parser(
+        prog=_PROG,
         description="Tensor data-movement operators (OpenVINO Split-1, VariadicSplit-1, "
         "StridedSlice-1, Slice-8, Concat-1; DirectML split/join): run, infer, check and "
         "explain them.",
