@@ -266,6 +266,9 @@ def test_not_expressible_is_one_line_with_its_witness() -> None:
         (["--from", "numpy", "--index", "x[1]", "--to", "jax"], "invalid choice: 'jax'"),
         (["--from", "caffe", "--index", "x[1]", "--to", "numpy"], "invalid choice: 'caffe'"),
         (["--from", "numpy", "--to", "numpy"], "--from numpy needs --index"),
+        (["--to", "numpy"], "--from DIALECT is required, or a NumPy expression such as"),
+        (["x[1:]", "--from", "onnx", "--to", "tf"], "('x[1:]') is --from numpy --index EXPR"),
+        (["x[1:]", "--index", "x[2:]", "--to", "tf"], "give it once"),
     ],
 )
 def test_usage_errors_exit_2(argv: list[str], message: str) -> None:
@@ -295,6 +298,19 @@ def test_invalid_input_is_one_line_exit_1(argv: list[str], message: str) -> None
     assert message in err
 
 
+def test_a_numpy_expression_alone_is_from_numpy_index() -> None:
+    # The first thing a newcomer types, as `datamove compose "x[1:]" "x[::2]"` takes it.
+    for target in ("onnx", "tf", "numpy"):
+        long = convert(["--from", "numpy", "--index", "x[..., 1:-1:2]", "--to", target])
+        assert convert(["x[..., 1:-1:2]", "--to", target]) == long
+        assert long[0] == 0
+    assert convert(["x[1:-1:2]", "--from", "numpy", "--to", "onnx", "--json"]) == (
+        0,
+        '[["Slice", {"starts": [1], "ends": [-1], "steps": [2], "axes": [0]}]]\n',
+        "",
+    )
+
+
 def test_a_target_this_version_lacks_is_said_so(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delattr(dm.Slicing, "to_dml", raising=False)
     code, out, err = convert(["--from", "numpy", "--index", "x[1:]", "--to", "dml"])
@@ -305,7 +321,7 @@ def test_a_target_this_version_lacks_is_said_so(monkeypatch: pytest.MonkeyPatch)
 def test_the_help_examples_run(capsys: pytest.CaptureFixture[str]) -> None:
     text = re.sub(r"\\\n\s*", "", _EPILOG.split("\n\n")[0])
     lines = [line.strip() for line in text.splitlines()[1:]]
-    assert len(lines) == 4
+    assert len(lines) == 5
     for line in lines:
         assert main(shlex.split(line)[1:]) == 0, line
         assert capsys.readouterr().out

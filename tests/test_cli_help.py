@@ -40,9 +40,9 @@ def test_help_of_every_command(path: tuple[str, ...], capsys: pytest.CaptureFixt
     ("argv", "usage", "message"),
     [
         pytest.param(
-            ["convert", "--from", "numpy", "--index", "x[1:]", "--to", "onnx", "--shpe", "3"],
+            ["convert", "--from", "numpy", "--index", "x[1:]", "--to", "onnx", "--shpe=3"],
             "usage: datamove convert ",
-            "datamove convert: error: unrecognized arguments: --shpe 3 (did you mean --shape?)",
+            "datamove convert: error: unrecognized arguments: --shpe=3 (did you mean --shape?)",
             id="convert --shpe",
         ),
         pytest.param(

@@ -91,6 +91,15 @@ def _slicing(source: str, given: dict[str, str]) -> Slicing:
 
 def _run(args: argparse.Namespace) -> int:
     parser: argparse.ArgumentParser = args.convert_parser
+    if args.expr is not None:  # datamove convert "x[1:]" --to onnx: --from numpy --index "x[1:]"
+        if args.source not in (None, "numpy") or args.index is not None:
+            parser.error(
+                f"a NumPy expression ({args.expr!r}) is --from numpy --index EXPR; "
+                "give it once, and the other dialects' parameters as options"
+            )
+        args.source, args.index = "numpy", args.expr
+    if args.source is None:
+        parser.error("--from DIALECT is required, or a NumPy expression such as 'x[1:, ::-1]'")
     required, optional = SOURCES[args.source]
     given = {d: getattr(args, d) for d in _OPTIONS if getattr(args, d) is not None}
     stray = [d for d in given if d not in required + optional]
@@ -126,15 +135,17 @@ examples:
   datamove convert --from onnx --starts 1,-1 --ends 9223372036854775807,-9223372036854775808 \\
       --steps 1,-2 --to numpy
   datamove convert --from numpy --index "x[1:, ..., None, ::-2]" --to strided-slice --json
+  datamove convert "x[..., ::-1]" --to tf
   datamove convert --from tf --begin 1,0 --end 0,0 --begin-mask 0 --end-mask 3 --to onnx \\
       --shape "[?,4]"
   datamove convert --from slice --start -100 --stop -200 --step -1 --to numpy --shape 50
 
---from numpy takes --index; strided-slice --begin --end [--stride] [--*-mask 0,1,...];
-slice --start --stop [--step] [--axes]; onnx --starts --ends [--axes] [--steps];
-tf --begin --end [--strides] [--*-mask INT]. Shapes are in OpenVINO's notation (5, 2..10, ?);
-without --shape the parameters written are exact for every shape. Exit 1: invalid parameters,
-or --to cannot say the slicing for every shape allowed (the witness is a shape where it fails).
+--from numpy takes --index (or the expression alone, as EXPR); strided-slice --begin --end
+[--stride] [--*-mask 0,1,...]; slice --start --stop [--step] [--axes]; onnx --starts --ends
+[--axes] [--steps]; tf --begin --end [--strides] [--*-mask INT]. Shapes are in OpenVINO's
+notation (5, 2..10, ?); without --shape the parameters written are exact for every shape.
+Exit 1: invalid parameters, or --to cannot say the slicing for every shape allowed (the
+witness is a shape where it fails).
 """
 
 
@@ -149,12 +160,17 @@ def register(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
+        "expr",
+        nargs="?",
+        metavar="EXPR",
+        help="a NumPy expression, e.g. 'x[1:-1:2]': short for --from numpy --index EXPR",
+    )
+    parser.add_argument(
         "--from",
         dest="source",
-        required=True,
         choices=list(SOURCES),
         metavar="DIALECT",
-        help=f"the input dialect: {', '.join(SOURCES)}",
+        help=f"the input dialect: {', '.join(SOURCES)} (required without EXPR)",
     )
     parser.add_argument(
         "--to",
