@@ -16,10 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import defusedxml.ElementTree as ET  # noqa: N817 - as the standard library's is named
+import numpy as np
 import pytest
 from test_slice_models import _arange, _assert_same, _planned
 
-from datamove import ir
+from datamove import PartialShape, ir
 from datamove.cli import main
 
 ov_models = pytest.importorskip("ov_models")
@@ -96,7 +97,33 @@ def test_layers_that_compute_a_slice_bound_are_opaque(
     assert "checked 1 layer (Slice 1); 5 opaque (" in out
     assert out.endswith("OK: no problems found\n")
     with pytest.raises(ir.UnsupportedOperatorError, match="cannot run: datamove does not compute"):
-        ir.read_model(xml).run({"x": _arange((2, 4, 6))})
+        ir.read_model(xml).run({"x": _arange((2, 4, 6))})  # the stop depends on the input
+
+
+@pytest.mark.parametrize(
+    ("fn", "dims"),
+    [
+        pytest.param(lambda x: torch.chunk(x, 3, -1), [-1, -1, 6], id="chunk(3, -1)"),
+        pytest.param(
+            lambda x: torch.cat(torch.chunk(x, 2, 1)[::-1], -1), [-1, 4, -1], id="chunk(2, 1)"
+        ),
+    ],
+)
+def test_run_takes_what_a_shape_subgraph_folds_to_on_every_input(
+    fn: Any, dims: list[int], tmp_path: Path
+) -> None:
+    # The split lengths PyTorch's converter computes for chunk from ShapeOf are known on every
+    # input the declared shape allows where the dim they read is static: `check` folds them,
+    # and `run` takes them as constants rather than refusing the model for its ShapeOf (a
+    # dynamic batch included).
+    xml = torch_models.convert_fn(fn, SHAPES[0], dims, tmp_path)
+    model = ir.read_model(xml)
+    assert "ShapeOf" in model.check().opaque
+    for shape in [s for s in SHAPES if s in PartialShape(dims)]:
+        inputs = {"x": _arange(shape)}
+        want = ov_models.run_openvino(xml, inputs)
+        for _ in range(3):  # the checked path, then the shape plan is made, then used
+            _assert_same(model.run(inputs), want)
 
 
 # -- real architectures: data movement among compute (MatMul, Add, Softmax...) --------------------
@@ -142,8 +169,14 @@ def test_real_models_check_their_data_movement(
     assert out.endswith("OK: no problems found\n")
 
     model = ir.read_model(xml)
+    inputs = {next(iter(model.inputs)): _arange(REAL[name][1])}
+    if name == "flips and narrow" and not dynamic:  # its opaque layers compute x.shape[1] - 2,
+        got, want = model.run(inputs), ov_models.run_openvino(xml, inputs)  # folded: it runs
+        for have, ref in zip(got.values(), want.values(), strict=True):  # the output is unnamed
+            np.testing.assert_array_equal(have, ref)
+        return
     with pytest.raises(ir.UnsupportedOperatorError) as info:  # datamove computes no MatMul
-        model.run({next(iter(model.inputs)): _arange(REAL[name][1])})
+        model.run(inputs)
     assert info.value.layer_type is not None
     assert info.value.layer_type.lower() in opaque
     assert "cannot run: datamove does not compute" in str(info.value)

@@ -929,8 +929,11 @@ class Model:
         return found
 
     # -- run --------------------------------------------------------------------------------
-    def _needs(self) -> dict[int, Layer]:
-        """Each layer an output needs (by index) -> the first Result, in file order, needing it."""
+    def _needs(self, known: Mapping[int, object]) -> dict[int, Layer]:
+        """Each layer an output needs (by index) -> the first Result, in file order, needing it.
+
+        A layer in ``known`` (its values taken as constants) needs none of its sources.
+        """
         layers = self._graph.layers
         needs: dict[int, Layer] = {}
         for result in self._results:
@@ -939,13 +942,40 @@ class Model:
                 idx = todo.pop()
                 if idx not in needs:
                     needs[idx] = result
-                    todo.extend(src for src, _ in layers[idx].sources if src not in needs)
+                    if idx not in known:
+                        todo.extend(src for src, _ in layers[idx].sources if src not in needs)
         return needs
+
+    def _folded(
+        self, infos: Mapping[tuple[int, int], Info]
+    ) -> dict[int, list[np.ndarray[Any, Any]]]:
+        """The opaque layers whose every output a shape subgraph folds to one value.
+
+        ``infos`` is `_infer` from the declared inputs, which `run` requires its inputs to fit:
+        each such value (exact, never guessed: docs/ir.md, Shape subgraphs) is the one OpenVINO
+        computes on every input `run` accepts, so `run` takes it as a constant, read-only.
+        """
+        graph = self._graph
+        folded: dict[int, list[np.ndarray[Any, Any]]] = {}
+        for idx in graph.order:
+            layer = graph.layers[idx]
+            if layer.type == "Parameter" or not is_opaque(layer) or not layer.outputs:
+                continue
+            values = [infos[(idx, k)].value for k in range(len(layer.outputs))]
+            if all(v is not None for v in values):
+                folded[idx] = [_read_only(v) for v in values if v is not None]
+        return folded
 
     def _build_plan(self) -> _Plan:
         graph = self._graph
-        needs = self._needs()
-        opaque = [graph.layers[i] for i in graph.order if i in needs and is_opaque(graph.layers[i])]
+        infos, problems, _ = self._infer({}, compare=False)
+        folded = self._folded(infos)
+        needs = self._needs(folded)
+        opaque = [
+            graph.layers[i]
+            for i in graph.order
+            if i in needs and i not in folded and is_opaque(graph.layers[i])
+        ]
         if opaque:
             first = opaque[0]
             output = self._output_name(needs[first.index])
@@ -972,7 +1002,6 @@ class Model:
                 cls=UnsupportedOperatorError,
                 hint=unsupported_reason(first),
             )
-        _, problems, _ = self._infer({}, compare=False)
         fatal = [p for p in problems if p.kind in _FATAL_KINDS]
         if fatal:
             first_problem = fatal[0]
@@ -1007,6 +1036,8 @@ class Model:
                 params.append((outs[0], layer, shape, ELEMENT_TYPES[layer.data["element_type"]]))
             elif layer.type == "Const":
                 const_values[outs[0]] = self._load_const(layer)
+            elif idx in folded:  # a shape subgraph's value: the same on every run
+                const_values.update(zip(outs, folded[idx], strict=True))
             else:
                 data_consts.update(ins[p] for p in data_ports(layer) if p < len(ins))
                 known = [const_values.get(i) for i in ins]
@@ -1061,7 +1092,9 @@ class Model:
         UnsupportedOperatorError
             If an output needs a layer datamove does not compute (an opaque layer such as
             MatMul: the error names the first), or the model has a layer of a version datamove
-            does not implement. Layers that no output needs are not run.
+            does not implement. Layers that no output needs are not run; nor are those of a
+            shape subgraph whose value is known on every input the declared shapes allow
+            (``chunk``'s lengths on a static dim): their value is taken as a constant.
         InputTypeError
             For an input that is not an array, or not of the declared element type (an
             `IRError` and a `datamove.DTypeError`).
@@ -1249,6 +1282,12 @@ class Model:
             f"{len(self._graph.layers)} layers, "
             f"inputs {list(self.inputs)}, outputs {self.outputs}>"
         )
+
+
+def _read_only(value: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    out = np.array(value)  # a copy: inference keeps its own
+    out.flags.writeable = False
+    return out
 
 
 @dataclass(slots=True)
