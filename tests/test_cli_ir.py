@@ -451,3 +451,31 @@ def test_run_refuses_an_empty_output_dir_and_an_input_given_twice(
     assert capsys.readouterr().err == (
         "datamove: error: check: --input-shape='x=[?,1]' names input 'x' a second time\n"
     )
+
+
+def test_run_names_a_misspelt_or_missing_input_as_the_command_line_gave_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # It said "IR: layer 0 'x' (Parameter): inputs={} has no array for input 'x'" (the API's
+    # words, not --input's) and, for --input y=x.npy, printed the array read from x.npy.
+    xml = write_example(tmp_path)
+    npy = tmp_path / "x.npy"
+    np.save(npy, np.zeros((2, 6), np.float32))
+    out_dir = tmp_path / "out"
+    hint = "(hint: pass --input NAME=FILE.npy for each input: 'x')"
+    argv = ["run", str(xml), "--output-dir", str(out_dir)]
+    assert main([*argv, "--input", f"y={npy}"]) == 1
+    err = capsys.readouterr().err
+    assert err == f"datamove: error: run: --input='y={npy}' names no input of this model {hint}\n"
+    assert main(argv) == 1
+    assert capsys.readouterr().err == f"datamove: error: run: no --input gives input 'x' {hint}\n"
+    assert main([*argv, "--input", f"y={tmp_path / 'absent.npy'}"]) == 1  # the name, first
+    assert "names no input of this model" in capsys.readouterr().err
+    assert not out_dir.exists()
+
+
+def test_an_unknown_input_shape_name_shows_the_shape_given(tmp_path: Path) -> None:
+    model = ir.read_model(write_example(tmp_path))
+    with pytest.raises(ir.IRError) as e:  # it showed input_shapes['y']='y'
+        model.check({"y": "[2,6]"})
+    assert "input_shapes['y']='[2,6]' names no input of this model" in str(e.value)

@@ -156,9 +156,10 @@ def test_ctrl_c_is_one_line_and_exit_130(
         raise KeyboardInterrupt
 
     monkeypatch.setattr(_ir, "load_npy", interrupted)
-    assert main(["run", "m.xml", "--input", "x=x.npy", "--output-dir", str(tmp_path)]) == 130
+    xml, out = str(write_example(tmp_path)), tmp_path / "out"  # run reads the model first
+    assert main(["run", xml, "--input", "x=x.npy", "--output-dir", str(out)]) == 130
     assert capsys.readouterr().err == "datamove: interrupted\n"
-    assert not list(tmp_path.iterdir())
+    assert not out.exists()
 
 
 def test_text_stdout_cannot_encode_is_written_escaped(tmp_path: Path) -> None:

@@ -124,6 +124,18 @@ def _as_declared(model: Model, name: str, value: np.ndarray[Any, Any]) -> np.nda
     return value.view(etype.dtype) if etype.dtype.itemsize == dtype.itemsize else value
 
 
+def _inputs_hint(model: Model) -> str:
+    """``pass --input NAME=FILE.npy for each input: '30' (or 'x')``: each input, its aliases."""
+    aliases: dict[int, list[str]] = {}
+    for alias, k in model._input_aliases.items():
+        aliases.setdefault(k, []).append(alias)
+    listed = []
+    for k, name in enumerate(model.inputs):
+        others = [a for a in aliases.get(k, []) if a != name]
+        listed.append(f"{name!r}" + (f" (or {', '.join(map(repr, others))})" if others else ""))
+    return "pass --input NAME=FILE.npy for each input: " + ", ".join(listed)
+
+
 def _file_name(name: str) -> str:
     safe = re.sub(r"[^A-Za-z0-9._-]", "_", name).lstrip(".")
     return (safe or "output") + ".npy"
@@ -153,10 +165,18 @@ def _run(args: argparse.Namespace) -> int:
     if not args.output_dir:
         rule = "is empty; name a folder ('.' for this one)"
         raise ValidationError("run", "--output-dir", args.output_dir, rule)
+    model = read_model(args.model, args.bin)
     for name, file, text in _name_values(args.input, "--input", "run"):
+        if name not in model._input_aliases:  # the names Model.run takes; before reading FILE
+            rule = "names no input of this model"
+            raise ValidationError("run", "--input", text, rule, hint=_inputs_hint(model))
         inputs[name] = load_npy(file, functools.partial(ValidationError, "run", "--input", text))
         read_from[Path(os.path.realpath(file))] = text
-    model = read_model(args.model, args.bin)
+    named = {model._input_aliases[name] for name in inputs}
+    missing = [name for k, name in enumerate(model.inputs) if k not in named]
+    if missing:
+        rule = f"no --input gives input {missing[0]!r}"
+        raise ValidationError("run", None, None, rule, hint=_inputs_hint(model))
     for name, value in inputs.items():
         inputs[name] = _as_declared(model, name, value)
     outputs = model.run(inputs)

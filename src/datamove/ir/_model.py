@@ -235,11 +235,15 @@ class CheckReport:
 
 
 def _no_input(
-    error: Callable[..., ValidationError], argument: str, name: Any, inputs: Iterable[str]
+    error: Callable[..., ValidationError], argument: str, value: Any, inputs: Iterable[str]
 ) -> ValidationError:
-    """The error (``IRError``, ``ONNXError``) for ``name``, which names none of ``inputs``."""
+    """The error (``IRError``, ``ONNXError``) for ``argument``, whose name is no input's.
+
+    ``argument`` is ``inputs['y']`` or ``input_shapes['y']``; ``value`` what the caller gave
+    under that name; the hint lists ``inputs``.
+    """
     hint = "its inputs are " + ", ".join(map(repr, inputs))
-    return error(argument, name, "names no input of this model", hint=hint)
+    return error(argument, value, "names no input of this model", hint=hint)
 
 
 def given_shapes(
@@ -254,7 +258,7 @@ def given_shapes(
         raise error("input_shapes", input_shapes, rule)
     for name, shape in (input_shapes or {}).items():
         if name not in known:
-            raise _no_input(error, f"input_shapes[{name!r}]", name, inputs)
+            raise _no_input(error, f"input_shapes[{name!r}]", shape, inputs)
         yield name, shape
 
 
@@ -1176,8 +1180,9 @@ class Model:
             values[out] = value
             if type(value) is not np.ndarray and foreign is None:
                 foreign = value
-        if unknown:
-            raise _no_input(IRError, f"inputs[{unknown[0]!r}]", unknown[0], self._input_names)
+        if unknown:  # the array passed under a name that is no input's
+            name = unknown[0]
+            raise _no_input(IRError, f"inputs[{name!r}]", inputs[name], self._input_names)
         for out, value in plan.consts:
             values[out] = value
         if foreign is not None:
