@@ -479,3 +479,17 @@ def test_an_unknown_input_shape_name_shows_the_shape_given(tmp_path: Path) -> No
     with pytest.raises(ir.IRError) as e:  # it showed input_shapes['y']='y'
         model.check({"y": "[2,6]"})
     assert "input_shapes['y']='[2,6]' names no input of this model" in str(e.value)
+
+
+def test_run_says_an_onnx_model_is_to_be_converted_first(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # check and explain read .onnx; run said "xml='m.onnx' is not well-formed XML"
+    model = tmp_path / "m.onnx"
+    model.write_bytes(b"\x08\x07")
+    out_dir = tmp_path / "out"
+    assert main(["run", str(model), "--input", "x=x.npy", "--output-dir", str(out_dir)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"datamove: error: run: model='{model}' is an ONNX model; run takes")
+    assert "(hint: convert it first: ovc MODEL.onnx" in err
+    assert not out_dir.exists()

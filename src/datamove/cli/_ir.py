@@ -165,6 +165,10 @@ def _run(args: argparse.Namespace) -> int:
     if not args.output_dir:
         rule = "is empty; name a folder ('.' for this one)"
         raise ValidationError("run", "--output-dir", args.output_dir, rule)
+    if is_onnx(args.model):  # not "is not well-formed XML"
+        rule = "is an ONNX model; run takes OpenVINO IR (.xml and .bin)"
+        hint = "convert it first: ovc MODEL.onnx, then datamove run MODEL.xml ..."
+        raise ValidationError("run", "model", args.model, rule, hint=hint)
     model = read_model(args.model, args.bin)
     for name, file, text in _name_values(args.input, "--input", "run"):
         if name not in model._input_aliases:  # the names Model.run takes; before reading FILE
