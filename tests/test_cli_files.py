@@ -83,10 +83,10 @@ def _commands(tmp_path: Path, bad: str) -> dict[str, tuple[list[str], str]]:
             ["run", str(xml), "--input", f"x={bad}", "--output-dir", out],
             f"run: --input={'x=' + bad!r} ",
         ),
-        "dml check FILE": (["dml", "check", bad], f"datamove dml check: file={bad!r} "),
+        "dml check FILE": (["dml", "check", bad], f"dml check: file={bad!r} "),
         "split FILE": (
             ["split", bad, "--axis", "0", "--num-splits", "1", "--out", str(tmp_path / "a.npy")],
-            f"datamove split: file={bad!r} ",
+            f"split: file={bad!r} ",
         ),
         # --bin is checked by its kind (stat), never opened: the model's Const reports it
         "check --bin": (["check", str(xml), "--bin", bad], "IR: layer 1 'axis' (Const): "),
@@ -245,7 +245,7 @@ def test_dml_check_reads_at_most_its_bound(
     big = _sparse(tmp_path / "big.json", MAX_JSON_BYTES + 1)
     assert main(["dml", "check", big]) == 1
     assert capsys.readouterr().err == (
-        f"datamove: error: datamove dml check: file={big!r} is {MAX_JSON_BYTES + 1} bytes, more "
+        f"datamove: error: dml check: file={big!r} is {MAX_JSON_BYTES + 1} bytes, more "
         f"than the {MAX_JSON_BYTES} bytes datamove reads of a DxDispatch JSON file\n"
     )
 

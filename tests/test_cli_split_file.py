@@ -256,7 +256,7 @@ def test_full_disk_is_an_error_that_leaves_nothing(
     assert _split(path, tmp_path / "a.npy", tmp_path / "b.npy") == 1
     err = capsys.readouterr().err
     assert err == (
-        f"datamove: error: datamove split: --out[1]={str(tmp_path / 'b.npy')!r} "
+        f"datamove: error: split: --out[1]={str(tmp_path / 'b.npy')!r} "
         "cannot be written (No space left on device)\n"
     )
     assert _listing(tmp_path) == before
@@ -282,9 +282,7 @@ def test_every_target_is_checked_before_anything_is_written(
     for name, rule in cases.items():
         target = str(tmp_path / name)
         assert _split(path, tmp_path / "a.npy", target) == 1
-        assert capsys.readouterr().err == (
-            f"datamove: error: datamove split: --out[1]={target!r} {rule}\n"
-        )
+        assert capsys.readouterr().err == (f"datamove: error: split: --out[1]={target!r} {rule}\n")
         assert _listing(tmp_path) == before
 
 
@@ -479,9 +477,7 @@ def test_a_file_that_is_not_npy_is_one_short_error(
     (tmp_path / "in.npy").write_bytes(content)
     assert _split(tmp_path / "in.npy", tmp_path / "a.npy", tmp_path / "b.npy") == 1
     err = capsys.readouterr().err
-    head = (
-        f"datamove: error: datamove split: file={str(tmp_path / 'in.npy')!r} is not a .npy file: "
-    )
+    head = f"datamove: error: split: file={str(tmp_path / 'in.npy')!r} is not a .npy file: "
     assert err.startswith(head)
     assert reason in err
     assert err.count("\n") == 1
@@ -682,7 +678,7 @@ def test_split_of_an_input_cut_short_is_an_error_that_leaves_nothing(
         timeout=120,
     )
     assert (done.returncode, done.stdout) == (1, "")
-    head = f"datamove: error: datamove split: file={str(tmp_path / 'x.npy')!r} was cut short"
+    head = f"datamove: error: split: file={str(tmp_path / 'x.npy')!r} was cut short"
     assert done.stderr.startswith(f"{head} while it was being read: it is 200 bytes now, but")
     assert done.stderr.count("\n") == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == ["x.npy"]

@@ -346,7 +346,7 @@ def test_cli_bad_input(tmp_path, capsys):
     missing = str(tmp_path / "missing.json")
     assert main(["dml", "check", missing]) == 1
     assert capsys.readouterr().err == (
-        f"datamove: error: datamove dml check: file={missing!r} does not exist\n"
+        f"datamove: error: dml check: file={missing!r} does not exist\n"
     )
     binary = tmp_path / "x.npy"  # once a UnicodeDecodeError traceback
     binary.write_bytes(b"\x93NUMPY\x01\x00")

@@ -25,7 +25,7 @@ from datamove.directml._rules import ValidationOptions
 __all__ = ["register"]
 
 EXIT_OK, EXIT_INVALID = 0, 1
-OP: Final = "datamove dml check"
+OP: Final = "dml check"  # after "datamove: error: ", as "run" and "convert" are
 # The largest FILE read. DxDispatch model files are kilobytes (weights live in files they name);
 # parsing JSON takes up to about 50 times its size in memory.
 MAX_JSON_BYTES: Final = 16 * 2**20

@@ -47,7 +47,7 @@ __all__ = ["register", "split_file"]
 CHUNK_BYTES: Final = 4 * 2**20  # a read of the input: small enough to stay in the CPU caches
 PROGRESS_BYTES: Final = 256 * 2**20
 MAX_OPEN: Final = 64  # outputs written at once; more are written in passes of this many
-OP: Final = "datamove split"
+OP: Final = "split"  # after "datamove: error: ", as "run" and "convert" are
 
 
 class _Progress:
