@@ -493,3 +493,16 @@ def test_run_says_an_onnx_model_is_to_be_converted_first(
     assert err.startswith(f"datamove: error: run: model='{model}' is an ONNX model; run takes")
     assert "(hint: convert it first: ovc MODEL.onnx" in err
     assert not out_dir.exists()
+
+
+def test_a_missing_bin_names_the_option_that_gives_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    xml = write_example(tmp_path)
+    lonely = tmp_path / "lonely.xml"
+    lonely.write_bytes(xml.read_bytes())  # without lonely.bin
+    assert main(["check", str(lonely)]) == 1
+    err = capsys.readouterr().err
+    assert "lonely.bin' does not exist" in err
+    assert "--bin on the command line)" in err  # it said only "pass bin_path=", the API's name
+    assert main(["check", str(lonely), "--bin", str(xml.with_suffix(".bin"))]) == 0

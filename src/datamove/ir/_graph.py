@@ -533,7 +533,7 @@ def _check_const_extent(layer: Layer, bin_path: Path, bin_stat: os.stat_result |
             None,
             None,
             f"reads weights, but the .bin file {os.fspath(bin_path)!r} {missing}",
-            hint="pass bin_path= if it has another name",
+            hint="if it has another name, pass it: bin_path=, or --bin on the command line",
         )
     if offset + size > bin_stat.st_size:
         raise layer.error(
