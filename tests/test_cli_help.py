@@ -74,3 +74,24 @@ def test_a_subcommand_names_an_unknown_option_with_its_own_usage(
     err = capsys.readouterr().err
     assert err.startswith(usage)
     assert message in err
+
+
+def _parser(path: tuple[str, ...]) -> argparse.ArgumentParser:
+    parser = build_parser()
+    for name in path:
+        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        parser = sub.choices[name]
+    return parser
+
+
+@pytest.mark.parametrize("path", COMMANDS, ids=lambda p: " ".join(p) or "datamove")
+def test_every_option_says_what_it_does(path: tuple[str, ...]) -> None:
+    # `explain split --help` listed --shape, --axis, --num-splits and --json with no word, and
+    # each StridedSlice mask as "begin_mask bits"
+    parser = _parser(path)
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) or action.help == argparse.SUPPRESS:
+            continue
+        name = "/".join(action.option_strings) or action.dest
+        assert action.help, f"{' '.join(path)} {name} has no help"
+        assert not action.help.endswith(" bits"), f"{' '.join(path)} {name}: {action.help!r}"

@@ -661,6 +661,18 @@ Masks: a 1 in begin_mask/end_mask ignores begin[i]/end[i] (the whole extent is t
 """
 
 
+# What a 1 at index i of each StridedSlice mask does (docs/semantics.md has the rules).
+_MASK_HELP: Final = {
+    "begin_mask": "a 1 ignores begin[i]: the axis is taken from its first element (its last "
+    "with a negative stride)",
+    "end_mask": "a 1 ignores end[i]: the axis is taken to its end (its start with a negative "
+    "stride)",
+    "new_axis_mask": "a 1 inserts an axis of size 1 in the output (begin[i] and end[i] unread)",
+    "shrink_axis_mask": "a 1 takes element begin[i] alone and drops the axis, as x[i] does",
+    "ellipsis_mask": "a 1 (one at most) stands for every axis no other index names, as ... does",
+}
+
+
 def _finish(
     parser: argparse.ArgumentParser,
     func: Callable[[argparse.Namespace], int],
@@ -702,19 +714,29 @@ def register(subparsers: Any) -> None:
     ss.add_argument("--stride", help="comma-separated (default: all 1)")
     for name in MASKS:
         ss.add_argument(
-            "--" + name.replace("_", "-"), dest=name, metavar="0,1,...", help=f"{name} bits"
+            "--" + name.replace("_", "-"), dest=name, metavar="0,1,...", help=_MASK_HELP[name]
         )
     _finish(ss, _print_strided, "print the explanation as JSON", _dialect_text.SLICING_DIALECTS)
     sp = add("split", help="Split-1")
-    sp.add_argument("--shape", required=True)
-    sp.add_argument("--axis", required=True, type=int)
-    sp.add_argument("--num-splits", required=True, type=int)
-    _finish(sp, _print_split, None, _dialect_text.SPLIT_DIALECTS)
+    sp.add_argument("--shape", required=True, help="the input shape, e.g. 6,12 or [?,12]")
+    sp.add_argument(
+        "--axis", required=True, type=int, help="the axis to split (negative: from the end)"
+    )
+    sp.add_argument(
+        "--num-splits", required=True, type=int, help="the number of equal parts; divides the axis"
+    )
+    _finish(sp, _print_split, "print the explanation as JSON", _dialect_text.SPLIT_DIALECTS)
     vs = add("variadic-split", help="VariadicSplit-1")
-    vs.add_argument("--shape", required=True)
-    vs.add_argument("--axis", required=True, type=int)
-    vs.add_argument("--lengths", required=True, help="split_lengths, e.g. 1,2,-1")
-    _finish(vs, _print_split, None, _dialect_text.SPLIT_DIALECTS)
+    vs.add_argument("--shape", required=True, help="the input shape, e.g. 2,6 or [?,6]")
+    vs.add_argument(
+        "--axis", required=True, type=int, help="the axis to split (negative: from the end)"
+    )
+    vs.add_argument(
+        "--lengths",
+        required=True,
+        help="split_lengths, comma-separated, e.g. 1,2,-1 (one -1: the rest of the axis)",
+    )
+    _finish(vs, _print_split, "print the explanation as JSON", _dialect_text.SPLIT_DIALECTS)
     sl = add("slice", help="Slice-8")
     sl.add_argument("--shape", required=True, help="the input shape, e.g. 2,3,4 or [?,3,224,224]")
     sl.add_argument("--start", required=True, help="comma-separated, e.g. 1,-1")
@@ -726,7 +748,9 @@ def register(subparsers: Any) -> None:
     cc.add_argument(
         "--shapes", required=True, nargs="+", metavar="SHAPE", help="each input's shape"
     )
-    cc.add_argument("--axis", required=True, type=int)
+    cc.add_argument(
+        "--axis", required=True, type=int, help="the axis to join along (negative: from the end)"
+    )
     _finish(cc, _print_concat, "print the explanation as JSON")
     md = add(
         "model",
