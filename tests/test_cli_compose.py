@@ -89,3 +89,11 @@ def test_errors_are_one_line(
     assert message in captured.err
     if code == 1:
         assert captured.err.count("\n") == 1
+
+
+def test_an_error_shows_the_shape_as_written(capsys: pytest.CaptureFixture[str]) -> None:
+    # it showed shape=PartialShape('[?]'), the Python object, on the command line
+    assert main(["compose", "x[1:-1:2]", "x[::-1]", "--shape", "?"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("datamove: error: compose: shape='[?]' allows sizes of axis 0 ")
+    assert "PartialShape" not in err

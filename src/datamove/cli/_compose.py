@@ -34,7 +34,7 @@ _EPILOG: Final = """examples:
 """
 
 
-def _numpy(s: Slicing, shape: PartialShape | None) -> str:
+def _numpy(s: Slicing, shape: str | None) -> str:
     """The slicing's own NumPy text, or the one exact on ``shape`` where the two differ."""
     try:
         return s.to_numpy()
@@ -43,7 +43,8 @@ def _numpy(s: Slicing, shape: PartialShape | None) -> str:
 
 
 def _run(args: argparse.Namespace) -> int:
-    shape = None if args.shape is None else PartialShape.parse(args.shape)
+    # the text, as convert passes it: an error shows shape='[?]', not PartialShape('[?]')
+    shape = None if args.shape is None else str(PartialShape.parse(args.shape))
     a, b = Slicing.from_numpy(args.a), Slicing.from_numpy(args.b)
     result = compose(a, b, shape)
     text = _numpy(result, shape)
