@@ -571,3 +571,29 @@ def test_a_split_refused_on_every_allowed_size_raises_in_every_emitter(
 ) -> None:
     with pytest.raises(dm.ValidationError, match=re.escape(match)):
         EMITTERS[emitter](s, shape)
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        pytest.param(
+            lambda: dm.Splitting.from_torch("chunk", 3),
+            "Splitting.from_torch: arg='chunk' is a function's name, not its argument (hint: "
+            "name the function as a keyword: Splitting.from_torch(n, dim, function='chunk'))",
+            id="from_torch('chunk', 3)",
+        ),
+        pytest.param(
+            lambda: dm.Splitting.from_numpy("array_split", 3),
+            "Splitting.from_numpy: indices_or_sections='array_split' is a function's name",
+            id="from_numpy('array_split', 3)",
+        ),
+    ],
+)
+def test_a_function_name_in_the_first_place_is_told_to_be_a_keyword(
+    make: Any, message: str
+) -> None:
+    # from_torch("chunk", 3) said "torch.split: split_size_or_sections='chunk' must be an
+    # integer, not a string": right, but not what to write
+    with pytest.raises(dm.DTypeError) as e:
+        make()
+    assert message in str(e.value)

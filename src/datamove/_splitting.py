@@ -57,7 +57,14 @@ from datamove._dml_webnn import (
     read_webnn_split,
     static_sizes,
 )
-from datamove._errors import AxisError, NotExpressible, ValidationError, pass_the_shape, plural
+from datamove._errors import (
+    AxisError,
+    DTypeError,
+    NotExpressible,
+    ValidationError,
+    pass_the_shape,
+    plural,
+)
 from datamove._shape import INT64_MAX, MAX_LENGTH, Dimension, ShapeLike
 from datamove._split import variadic_lengths
 from datamove._validation import as_int, as_int_vector, describe
@@ -255,6 +262,18 @@ def _part_cuts(rule: str, value: Any, dim: Dimension) -> list[Cut] | None:
     return None
 
 
+def _function_first(op: str, name: str, arg: Any, axis: str) -> None:
+    """Refuse ``from_torch("chunk", 3)``: the function is the keyword ``function=``."""
+    if isinstance(arg, str) and arg in ("split", "array_split", "chunk", "tensor_split"):
+        raise DTypeError(  # a string where a number is, as any other string
+            op,
+            name,
+            arg,
+            "is a function's name, not its argument",
+            hint=f"name the function as a keyword: {op}(n, {axis}, function={arg!r})",
+        )
+
+
 def part_slicing(axis: int, c: Cut) -> Slicing:
     """The slicing that takes the cut ``c`` of ``axis`` and keeps the other axes whole."""
     if axis >= 0:
@@ -356,11 +375,19 @@ class Splitting:
     def from_numpy(
         cls, indices_or_sections: Any, axis: Any = 0, *, function: str = "split"
     ) -> Splitting:
-        """``numpy.split`` or ``numpy.array_split`` (``function``): a count or a list of indices."""
+        """``numpy.split`` or ``numpy.array_split`` (``function``): a count or a list of indices.
+
+        Examples
+        --------
+        >>> import datamove as dm
+        >>> dm.Splitting.from_numpy(3, 1, function="array_split").lengths(7)
+        (3, 2, 2)
+        """
         if function not in ("split", "array_split"):
             raise ValidationError(
                 "Splitting.from_numpy", "function", function, "is not 'split' or 'array_split'"
             )
+        _function_first("Splitting.from_numpy", "indices_or_sections", indices_or_sections, "axis")
         op = f"numpy.{function}"
         ax = as_int(op, "axis", axis)
         if listed(indices_or_sections):
@@ -374,6 +401,13 @@ class Splitting:
 
         ``arg`` is what the function takes: ``split_size_or_sections``, ``chunks``, or
         ``indices_or_sections``.
+
+        Examples
+        --------
+        >>> import datamove as dm
+        >>> s = dm.Splitting.from_torch(3, -1, function="chunk")  # torch.chunk(x, 3, dim=-1)
+        >>> s.lengths(10), s.to_openvino([2, 10])
+        ((4, 4, 2), ('VariadicSplit', {'axis': -1, 'split_lengths': [4, 4, 2]}))
         """
         if function not in ("split", "chunk", "tensor_split"):
             raise ValidationError(
@@ -382,6 +416,7 @@ class Splitting:
                 function,
                 "is not 'split', 'chunk' or 'tensor_split'",
             )
+        _function_first("Splitting.from_torch", "arg", arg, "dim")
         op = f"torch.{function}"
         ax = as_int(op, "dim", dim)
         if function == "chunk":
