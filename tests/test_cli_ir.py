@@ -506,3 +506,16 @@ def test_a_missing_bin_names_the_option_that_gives_it(
     assert "lonely.bin' does not exist" in err
     assert "--bin on the command line)" in err  # it said only "pass bin_path=", the API's name
     assert main(["check", str(lonely), "--bin", str(xml.with_suffix(".bin"))]) == 0
+
+
+def test_a_value_without_its_name_is_shown_with_the_models_input(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    xml = str(write_example(tmp_path))
+    assert main(["check", xml, "--input-shape", "[?,6]"]) == 1
+    assert capsys.readouterr().err == (
+        "datamove: error: check: --input-shape='[?,6]' must be written NAME=VALUE "
+        "(hint: e.g. --input-shape x=[?,6])\n"
+    )
+    assert main(["run", xml, "--input", "x.npy", "--output-dir", str(tmp_path / "o")]) == 1
+    assert capsys.readouterr().err.endswith("(hint: e.g. --input x=x.npy)\n")

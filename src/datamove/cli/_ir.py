@@ -10,7 +10,7 @@ import json
 import os
 import re
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, Final
 
@@ -54,14 +54,19 @@ nothing is left in DIR.
 
 
 def _name_values(
-    texts: list[str] | None, option: str, command: str
+    texts: list[str] | None, option: str, command: str, inputs: Iterable[str] = ()
 ) -> Iterator[tuple[str, str, str]]:
-    """Each ``NAME=VALUE`` of ``option`` in turn, as ``(NAME, VALUE, text)``; each NAME once."""
+    """Each ``NAME=VALUE`` of ``option`` in turn, as ``(NAME, VALUE, text)``; each NAME once.
+
+    ``inputs``: the model's input names, for the hint where NAME is left out.
+    """
     seen: set[str] = set()
     for text in texts or []:
         name, sep, value = text.partition("=")
         if not sep or not name:
-            raise ValidationError(command, option, text, "must be written NAME=VALUE")
+            first = next(iter(inputs), None)
+            hint = None if first is None else f"e.g. {option} {first}={value or text}"
+            raise ValidationError(command, option, text, "must be written NAME=VALUE", hint=hint)
         if name in seen:
             raise ValidationError(command, option, text, f"names input {name!r} a second time")
         seen.add(name)
@@ -86,8 +91,9 @@ _NOTE_HEADINGS: Final = {
 
 
 def _check(args: argparse.Namespace) -> int:
-    shapes = {n: v for n, v, _ in _name_values(args.input_shape, "--input-shape", "check")}
-    report = read(args, "check").check(shapes or None)
+    model = read(args, "check")
+    given = _name_values(args.input_shape, "--input-shape", "check", model.inputs)
+    report = model.check({n: v for n, v, _ in given} or None)
     if args.json:
         print(json.dumps(report.to_dict(), indent=2))
     else:
@@ -170,7 +176,7 @@ def _run(args: argparse.Namespace) -> int:
         hint = "convert it first: ovc MODEL.onnx, then datamove run MODEL.xml ..."
         raise ValidationError("run", "model", args.model, rule, hint=hint)
     model = read_model(args.model, args.bin)
-    for name, file, text in _name_values(args.input, "--input", "run"):
+    for name, file, text in _name_values(args.input, "--input", "run", model.inputs):
         if name not in model._input_aliases:  # the names Model.run takes; before reading FILE
             rule = "names no input of this model"
             raise ValidationError("run", "--input", text, rule, hint=_inputs_hint(model))
