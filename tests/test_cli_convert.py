@@ -537,3 +537,23 @@ def test_explain_onnx_model_as_reads_its_nodes_as_onnx(
         {"axis": 1, "split_lengths": [2, 4]},
     ]
     assert cut["as"]["openvino"]["error"].startswith("not a dialect of this operation")
+
+
+@pytest.mark.parametrize("command", ["convert", "explain"])
+def test_a_bit_field_for_a_strided_slice_mask_is_shown_as_its_list(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # --begin-mask 6 (TensorFlow's form) said "begin_mask=[6] holds 6 at index 0; all masks of
+    # StridedSlice must be 0 or 1", without the list it stands for
+    args = ["--begin", "0,0,0", "--end", "1,1,1", "--begin-mask", "6"]
+    if command == "convert":
+        argv = ["convert", "--from", "strided-slice", *args, "--to", "numpy"]
+    else:
+        argv = ["explain", "strided-slice", "--shape", "2,3,4", *args]
+    assert main(argv) == 1
+    assert capsys.readouterr().err == (
+        f"datamove: error: {command}: --begin-mask='6' is a list of 0/1, one per index of "
+        "begin, not TensorFlow's bit field (hint: the bit field 6 is --begin-mask 0,1,1)\n"
+    )
+    argv[argv.index("6")] = "0,1,1"
+    assert main(argv) == 0

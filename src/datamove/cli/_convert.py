@@ -82,7 +82,11 @@ def _slicing(source: str, given: dict[str, str]) -> Slicing:
             _dialect_text.int_list(given[dest], _option(dest), "convert") if dest in given else None
         )
 
-    masks = {m: _bits(given[m], m) if source == "tf" else ints(m) for m in MASKS if m in given}
+    masks = {
+        m: _bits(given[m], m) if source == "tf" else _dialect_text.mask_list(given[m], m, "convert")
+        for m in MASKS
+        if m in given
+    }
     required, optional = SOURCES[source]
     values = [ints(d) for d in (*required, *optional) if d not in MASKS]
     make: Callable[..., Slicing] = getattr(Slicing, "from_" + source.replace("-", "_"))

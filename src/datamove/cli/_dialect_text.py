@@ -86,6 +86,26 @@ def int_list(text: str, option: str, command: str) -> list[int]:
         ) from None
 
 
+def mask_list(text: str, name: str, command: str) -> list[int]:
+    """A StridedSlice mask's 0/1 list.
+
+    TensorFlow's bit field, easy to pass for it (``convert --from tf`` takes bit fields), is
+    refused with the list it stands for: ``--begin-mask 6`` is ``--begin-mask 0,1,1``.
+    """
+    option = "--" + name.replace("_", "-")
+    bits = int_list(text, option, command)
+    if len(bits) == 1 and bits[0] > 1:
+        as_list = ",".join(str(bits[0] >> i & 1) for i in range(bits[0].bit_length()))
+        raise ValidationError(
+            command,
+            option,
+            text,
+            "is a list of 0/1, one per index of begin, not TensorFlow's bit field",
+            hint=f"the bit field {bits[0]} is {option} {as_list}",
+        )
+    return bits
+
+
 def dialect_list(table: Mapping[str, Any]) -> Callable[[str], list[str]]:
     """An argparse ``type``: comma-separated dialect names of ``table``, in order, once each."""
 

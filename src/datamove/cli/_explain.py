@@ -295,7 +295,7 @@ def explain_concat(shapes: Sequence[PartialShape], axis: int) -> dict[str, Any]:
 
 def _print_strided(args: argparse.Namespace) -> int:
     masks = {
-        name: _ints(getattr(args, name) or "", "--" + name.replace("_", "-")) for name in MASKS
+        name: _dialect_text.mask_list(getattr(args, name) or "", name, "explain") for name in MASKS
     }
     begin, end = _ints(args.begin, "--begin"), _ints(args.end, "--end")
     stride = _ints(args.stride, "--stride") if args.stride else None
