@@ -831,3 +831,30 @@ def test_a_static_layer_that_fails_is_named_alike_by_explain_and_check(
     assert problem.message.startswith(message), problem.message
     (layer,) = _explained(xml, capsys)
     assert layer["note"] == problem.message
+
+
+def test_a_layer_of_another_type_is_named_as_such(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # --layer of a Concat or a Parameter said only "names no Slice ... layer of the model",
+    # as for a typo
+    x = o8.parameter([4], np.float32, name="x")
+    c = lambda v: o8.constant(np.array(v, np.int64))  # noqa: E731
+    xml = _save(tmp_path, o8.slice(x, c([1]), c([3]), c([1])), x)
+    assert main(["explain", str(xml), "--layer", "x"]) == 1
+    err = capsys.readouterr().err
+    assert "layer of the model (by id or name) (it names layer 0 'x', a Parameter) (hint: " in err
+    assert err.endswith("datamove explain MODEL lists the layers it explains, with their ids)\n")
+
+
+def test_an_onnx_node_of_another_type_is_named_as_such(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("onnx")
+    from datamove.ir._examples import write_onnx_example
+
+    model = str(write_onnx_example(tmp_path))
+    for layer in ("join", "3"):
+        assert main(["explain", model, "--layer", layer]) == 1
+        err = capsys.readouterr().err
+        assert "(by index or name) (it names node 3 'join', a Concat) (hint: " in err

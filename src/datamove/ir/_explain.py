@@ -594,11 +594,16 @@ def explain_layers(model: Model, layer: str | None = None) -> list[dict[str, Any
             )
             found[-1]["note"] = str(exc)
     if layer is not None and not found:
+        other = next((x for x in graph.layers if layer in (x.id, x.name)), None)
+        what = (
+            "" if other is None else f" (it names layer {other.id} {other.name!r}, a {other.type})"
+        )
         raise ValidationError(
             "explain",
             "--layer",
             layer,
             "names no Slice, StridedSlice, Split or VariadicSplit layer of the model (by id or "
-            "name)",
+            f"name){what}",
+            hint="datamove explain MODEL lists the layers it explains, with their ids",
         )
     return found

@@ -535,12 +535,19 @@ class ONNXModel:
             if layer is None or layer in (str(node.index), name):
                 found.append(info)
         if layer is not None and not found:
+            nodes = enumerate(self._proto.graph.node)
+            other = next(((i, n) for i, n in nodes if layer in (str(i), _node_name(n))), None)
+            what = ""
+            if other is not None:
+                i, n = other
+                what = f" (it names node {i} {_node_name(n)!r}, a {n.op_type})"
             raise ValidationError(
                 "explain",
                 "--layer",
                 layer,
                 "names no Slice, Split, SplitToSequence or SequenceAt node of the model (by "
-                "index or name)",
+                f"index or name){what}",
+                hint="datamove explain MODEL lists the nodes it explains, with their indices",
             )
         return found
 
