@@ -52,9 +52,15 @@ def test_help_of_every_command(path: tuple[str, ...], capsys: pytest.CaptureFixt
             id="explain split --jsno",
         ),
         pytest.param(
+            ["explain", "split", "--shape", "6,12", "--axis", "1", "--numsplits", "3"],
+            "usage: datamove explain split ",
+            "unrecognized arguments: --numsplits (did you mean --num-splits?)",
+            id="explain split --numsplits (a required option misspelt)",
+        ),
+        pytest.param(
             ["dml", "check", "x.json", "--fetaure-level", "6.2"],
             "usage: datamove dml check ",
-            "unrecognized arguments: --fetaure-level 6.2 (did you mean --feature-level?)",
+            "unrecognized arguments: --fetaure-level (did you mean --feature-level?)",
             id="dml check --fetaure-level",
         ),
         pytest.param(

@@ -47,10 +47,21 @@ class _Parser(argparse.ArgumentParser):
     def parse_known_args(  # type: ignore[override]
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
     ) -> tuple[argparse.Namespace, list[str]]:
+        if args is not None and self._subparsers is None and self.prog != _PROG:
+            # A command's own unknown long options first: argparse would otherwise report a
+            # required option the typo was meant to be (--num-split 3: "--num-splits is
+            # required") and drop the typo.
+            unknown = [a for a in _long_options(args) if not self._knows(a.split("=", 1)[0])]
+            if unknown:
+                self.error(f"unrecognized arguments: {unknown[0]}{self._suggestion(unknown)}")
         parsed, extras = super().parse_known_args(args, namespace)
         if extras and self.prog != _PROG:
             self.error(f"unrecognized arguments: {' '.join(extras)}{self._suggestion(extras)}")
         return parsed, extras
+
+    def _knows(self, option: str) -> bool:
+        """Whether ``option`` is one of this parser's, or a prefix argparse expands to one."""
+        return any(o == option or o.startswith(option) for o in self._option_string_actions)
 
     def _suggestion(self, extras: list[str]) -> str:
         options = [o for o in self._option_string_actions if o.startswith("--")]
@@ -63,6 +74,17 @@ class _Parser(argparse.ArgumentParser):
 
 
 _PROG: Final = "datamove"
+
+
+def _long_options(args: Sequence[str]) -> list[str]:
+    """The ``--name`` tokens of ``args``, up to a ``--`` that ends the options."""
+    found = []
+    for a in args:
+        if a == "--":
+            break
+        if a.startswith("--"):
+            found.append(a)
+    return found
 
 
 def build_parser() -> argparse.ArgumentParser:
