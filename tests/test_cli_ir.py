@@ -519,3 +519,13 @@ def test_a_value_without_its_name_is_shown_with_the_models_input(
     )
     assert main(["run", xml, "--input", "x.npy", "--output-dir", str(tmp_path / "o")]) == 1
     assert capsys.readouterr().err.endswith("(hint: e.g. --input x=x.npy)\n")
+
+
+def test_check_verbose_names_each_port_s_layer(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # it printed "layer 3 port 2: [2,2]", to be looked up in the file by id
+    assert main(["check", str(write_example(tmp_path)), "-v"]) == 0
+    out = capsys.readouterr().out
+    assert "\nports:\n  layer 0 'x' (Parameter) port 0: [2,6]\n" in out
+    assert "\n  layer 3 'parts' (VariadicSplit) port 3: [2,2]\n" in out

@@ -19,8 +19,9 @@ import numpy as np
 from datamove._errors import ValidationError
 from datamove._files import commit, kind, temporary_beside
 from datamove.cli._npy import load_npy
+from datamove.ir._errors import where
 from datamove.ir._model import Model, read_model
-from datamove.ir._onnx import read_onnx
+from datamove.ir._onnx import node_name, read_onnx
 from datamove.ir._types import ELEMENT_TYPES
 
 __all__ = ["is_onnx", "read", "register"]
@@ -100,8 +101,10 @@ def _check(args: argparse.Namespace) -> int:
         print(report)
         if args.verbose:
             print("ports:")
+            layers = _layers(model)
             for (lid, pid), shape in report.ports.items():
-                print(f"  layer {lid} port {pid}: {shape}")
+                name, kind = layers.get(lid, (None, None))
+                print(f"  {where(lid, name, kind, pid)}: {shape}")
             for kind, heading in _NOTE_HEADINGS.items():
                 notes = [note for note in report.notes if note.kind == kind]
                 if notes:
@@ -109,6 +112,14 @@ def _check(args: argparse.Namespace) -> int:
                     for note in notes:
                         print(f"  {note}")
     return 0 if report.ok else 1
+
+
+def _layers(model: Any) -> dict[str, tuple[str, str]]:
+    """Each layer's (or ONNX node's) id -> its name and type, as problems name them."""
+    if isinstance(model, Model):
+        return {x.id: (x.name, x.type) for x in model._graph.layers}
+    nodes = model._proto.graph.node  # an ONNX model: a node's id is its index
+    return {str(i): (node_name(n), n.op_type) for i, n in enumerate(nodes)}
 
 
 def _as_declared(model: Model, name: str, value: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:

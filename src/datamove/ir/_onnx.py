@@ -376,7 +376,7 @@ class ONNXModel:
             values[name] = _Value(overrides.get(name, shape), etype, None, name, f"input {name!r}")
         inferred: dict[str, tuple[PartialShape, str | None]] | None = None
         for i, node in enumerate(graph.node):
-            where = lid, lname, kind = str(i), _node_name(node), _kind(node)
+            where = lid, lname, kind = str(i), node_name(node), _kind(node)
             ins: list[_Value] = []
             for k, name in enumerate(node.input):
                 if not name:  # an optional input left out
@@ -523,7 +523,7 @@ class ONNXModel:
         found = []
         sequences: dict[str, tuple[str, dict[str, Any]]] = {}  # a sequence -> its maker's
         for node in walked:
-            name = _node_name(node.proto)
+            name = node_name(node.proto)
             if node.proto.op_type == "SplitToSequence":
                 info = _explain_split_to_sequence(node)
                 maker = f"node {node.index} {name!r} (SplitToSequence)"
@@ -536,11 +536,11 @@ class ONNXModel:
                 found.append(info)
         if layer is not None and not found:
             nodes = enumerate(self._proto.graph.node)
-            other = next(((i, n) for i, n in nodes if layer in (str(i), _node_name(n))), None)
+            other = next(((i, n) for i, n in nodes if layer in (str(i), node_name(n))), None)
             what = ""
             if other is not None:
                 i, n = other
-                what = f" (it names node {i} {_node_name(n)!r}, a {n.op_type})"
+                what = f" (it names node {i} {node_name(n)!r}, a {n.op_type})"
             raise ValidationError(
                 "explain",
                 "--layer",
@@ -585,7 +585,7 @@ def _kind(node: Any) -> str:
     return node.op_type if node.domain in _DEFAULT_DOMAINS else f"{node.domain}.{node.op_type}"
 
 
-def _node_name(node: Any) -> str:
+def node_name(node: Any) -> str:
     """A node's name; a nameless one is named after its first output."""
     return node.name or (node.output[0] if node.output else "")
 
@@ -1054,7 +1054,7 @@ def _explain(node: _Node) -> dict[str, Any]:
     proto = node.proto
     kind = proto.op_type
     shape = node.ins[0].shape if node.ins else PartialShape(None)
-    info = entry(str(node.index), kind, _node_name(proto), str(shape), node.outs, kind == "Split")
+    info = entry(str(node.index), kind, node_name(proto), str(shape), node.outs, kind == "Split")
     info |= {"dialect": "onnx", "opset": node.version}
     try:
         if kind == "Slice":
@@ -1200,7 +1200,7 @@ def _explain_split_to_sequence(node: _Node) -> dict[str, Any]:
         parts = _sequence_parts(proto, node.ins, node.version)
     except ValidationError as exc:  # a broken node: check() reports it
         parts, note = None, str(exc)
-    info = entry(str(node.index), "SplitToSequence", _node_name(proto), str(shape), [], True)
+    info = entry(str(node.index), "SplitToSequence", node_name(proto), str(shape), [], True)
     info |= {"dialect": "onnx", "opset": node.version}
     info["output_shapes"] = [str(p) for p in parts or []]
     info["numpy"] = [None] * len(parts or [])
@@ -1248,7 +1248,7 @@ def _explain_sequence_at(
     proto = node.proto
     maker, made = sequences.get(proto.input[0] if proto.input else "", (None, None))
     shape = "[...]" if made is None else made["input_shape"]
-    info = entry(str(node.index), "SequenceAt", _node_name(proto), shape, node.outs, False)
+    info = entry(str(node.index), "SequenceAt", node_name(proto), shape, node.outs, False)
     info |= {"dialect": "onnx", "opset": node.version}
     position = node.ins[1].value if len(node.ins) == 2 else None
     if made is None or maker is None:
