@@ -445,3 +445,13 @@ def test_webnn_split_output_count_cap() -> None:
         len(dm.Splitting.from_torch(1, 0, function="split").to_dml([8193])[1]["OutputSizes"])
         == 8193
     )
+
+
+def test_every_emitter_takes_shape_none_and_says_what_is_missing() -> None:
+    # Slicing.to_dml(), .to_webnn() and Splitting.to_dml() were a TypeError ("missing 1
+    # required positional argument: 'shape'") where every other emitter, and
+    # Splitting.to_webnn, defaults shape=None and names what is missing
+    s, t = dm.Slicing.from_numpy("x[1:]"), dm.Splitting.from_split(0, 2)
+    for emit in (s.to_dml, s.to_webnn, t.to_dml):
+        with pytest.raises(dm.NotExpressible, match=r"hint: pass the static shape"):
+            emit()

@@ -1351,7 +1351,7 @@ class Slicing:
         return self._ops(shape, "ONNX Slice", ("starts", "ends", "steps", "axes"), BOTH)
 
     @_memo.emitter
-    def to_dml(self, shape: ShapeLike | None) -> list[tuple[str, dict[str, Any]]]:
+    def to_dml(self, shape: ShapeLike | None = None) -> list[tuple[str, dict[str, Any]]]:
         """Write DirectML operations for one static shape, applied in order.
 
         ``("SLICE1", {InputWindowOffsets, InputWindowSizes, InputWindowStrides})``, one tight
@@ -1377,7 +1377,7 @@ class Slicing:
         )
 
     @_memo.emitter
-    def to_webnn(self, shape: ShapeLike | None) -> list[tuple[str, dict[str, Any]]]:
+    def to_webnn(self, shape: ShapeLike | None = None) -> list[tuple[str, dict[str, Any]]]:
         """Write WebNN operations for one static shape, applied in order.
 
         ``("slice", {starts, sizes, strides})``, one tight window per input axis with strides

@@ -962,7 +962,7 @@ class Splitting:
             same["lengths"] = lambda: sizes(self.value)
         return self._emit(shape, "TensorFlow", same, call, "even", sizes, rest=sizes)
 
-    def to_dml(self, shape: ShapeLike | None) -> tuple[str, dict[str, Any]]:
+    def to_dml(self, shape: ShapeLike | None = None) -> tuple[str, dict[str, Any]]:
         """``("SPLIT", {Axis, InputSizes, OutputSizes})`` for DirectML, on one static shape.
 
         ``Axis`` counted from the front (DirectML's is unsigned), ``OutputSizes`` each output's
