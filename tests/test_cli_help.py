@@ -64,6 +64,18 @@ def test_help_of_every_command(path: tuple[str, ...], capsys: pytest.CaptureFixt
             id="dml check --fetaure-level",
         ),
         pytest.param(
+            ["--verison"],
+            "usage: datamove [-h] [--version] COMMAND",
+            "datamove: error: unrecognized arguments: --verison (did you mean --version?)",
+            id="datamove --verison (no command: argparse said only that one is required)",
+        ),
+        pytest.param(
+            ["--bogus", "check", "x.xml"],
+            "usage: datamove [-h] [--version] COMMAND",
+            "datamove: error: unrecognized arguments: --bogus\n",
+            id="datamove --bogus check",
+        ),
+        pytest.param(
             ["compose", "x[1:]", "x[1:]", "--zzz"],
             "usage: datamove compose ",
             "datamove compose: error: unrecognized arguments: --zzz\n",

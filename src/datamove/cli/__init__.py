@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import io
+import itertools
 import os
 import sys
 from typing import TYPE_CHECKING, Any, Final
@@ -54,6 +55,12 @@ class _Parser(argparse.ArgumentParser):
             unknown = [a for a in _long_options(args) if not self._knows(a.split("=", 1)[0])]
             if unknown:
                 self.error(f"unrecognized arguments: {unknown[0]}{self._suggestion(unknown)}")
+        elif args is not None and self.prog == _PROG:
+            # The top parser's unknown options before any command: argparse reports the
+            # missing COMMAND first (`datamove --bogus`) and never names the typo.
+            first = [a for a in _before_command(args) if not self._knows(a.split("=", 1)[0])]
+            if first:
+                self.error(f"unrecognized arguments: {first[0]}{self._suggestion(first)}")
         parsed, extras = super().parse_known_args(args, namespace)
         if extras and self.prog != _PROG:
             self.error(f"unrecognized arguments: {' '.join(extras)}{self._suggestion(extras)}")
@@ -85,6 +92,11 @@ def _long_options(args: Sequence[str]) -> list[str]:
         if a.startswith("--"):
             found.append(a)
     return found
+
+
+def _before_command(args: Sequence[str]) -> list[str]:
+    """The option tokens of ``args`` before its first other one (the command's name)."""
+    return list(itertools.takewhile(lambda a: a.startswith("-") and a != "--", args))
 
 
 def build_parser() -> argparse.ArgumentParser:
