@@ -215,7 +215,9 @@ DM_HIDDEN void dm_shuffle_counts(Py_ssize_t counts[DM_PROGRAMS]);
  * ints within int64 (never bool, float or an integer-like object: those take the Python path,
  * which validates and names them), lists and tuples of them, 1-D NumPy arrays of a native
  * integer type with values in int64, and None, at most 256 words in all. Anything else
- * (including an op that is not an exact int in int64) gives None. The key keeps each
+ * (including an op that is not an exact int in int64) gives None. The shape's entries are read
+ * as integers (__index__): an entry whose __index__ raises an Exception, or past int64, gives
+ * None; a KeyboardInterrupt or SystemExit from it goes on to the caller. The key keeps each
  * parameter's kind, so a hit is a call with the same kinds and values as the one that stored
  * the plan. A list is read whole under its lock (free-threaded builds), so a key is a snapshot.
  *

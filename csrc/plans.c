@@ -149,6 +149,12 @@ build_key(PyObject *ndarray, PyObject *op, PyObject *shape, PyObject *const *par
     for (Py_ssize_t i = 0; i < rank; i++) {
         long long d = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, i));
         if (d == -1 && PyErr_Occurred()) {
+            /* Any Exception from an entry's __index__ (or an int past int64): not a shape the
+             * key takes, as in python_key. A KeyboardInterrupt or SystemExit is no answer about
+             * the value: it goes on to the caller. */
+            if (!PyErr_ExceptionMatches(PyExc_Exception)) {
+                return NULL;
+            }
             PyErr_Clear();
             Py_RETURN_NONE;
         }

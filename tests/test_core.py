@@ -1653,6 +1653,38 @@ def test_the_compiled_key_and_its_python_twin_agree(op, shape, params):
         assert _plan.key(np.ndarray, op, shape, *params) == compiled
 
 
+class _FailingIndex:
+    """A shape entry whose ``__index__`` raises ``error``."""
+
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+
+    def __index__(self) -> int:
+        raise self.error
+
+
+@pytest.mark.skipif(kernels is None, reason="the compiled part was not built")
+@pytest.mark.parametrize(
+    "error", [TypeError("no"), ValueError("no"), OverflowError("no"), ZeroDivisionError()]
+)
+def test_a_shape_entry_that_fails_as_an_int_has_no_key_on_either_path(error):
+    # Any Exception from a shape entry's __index__ means "not an integer": no key, on both
+    # paths (the compiled key cleared every error while its twin let all but TypeError out).
+    shape = (2, _FailingIndex(error))
+    assert kernels.plan_key(np.ndarray, 1, shape, 0) is None
+    assert _plan.python_key(np.ndarray, 1, shape, 0) is None
+
+
+@pytest.mark.skipif(kernels is None, reason="the compiled part was not built")
+@pytest.mark.parametrize("key", ["compiled", "python"])
+def test_an_interrupt_from_a_shape_entry_is_never_swallowed(key):
+    # KeyboardInterrupt is no answer about the value: it reaches the caller on both paths.
+    shape = (2, _FailingIndex(KeyboardInterrupt()))
+    plan_key = kernels.plan_key if key == "compiled" else _plan.python_key
+    with pytest.raises(KeyboardInterrupt):
+        plan_key(np.ndarray, 1, shape, 0)
+
+
 def _alike(value):
     """``value`` in another form that compares or reads alike: bytes, another dtype, bools."""
     if isinstance(value, np.ndarray):
