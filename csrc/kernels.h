@@ -155,7 +155,13 @@ typedef struct {
  * are both the call's may be written whole, twice (vectors past a run); a byte shared with
  * nibbles outside the call (a row's first or last nibble, at the call's first and last row)
  * is written with atomic and/or on its own nibble's bits where DM_ATOMIC_NIBBLES (exported as
- * ATOMIC_NIBBLES: only then may threads take disjoint ranges of rows at once).
+ * ATOMIC_NIBBLES: only then may threads take disjoint ranges of rows at once). Inside the
+ * call a row's edge nibbles are plain read-modify-writes, so threads also need every byte that
+ * two destination runs share to belong to rows of one index or of neighbouring ones: true of
+ * DirectML's layouts (strides >= 0, one tensor's rows in order), which _nibble_rows passes;
+ * not of parts whose rows run in different orders (destination strides of both signs, or one
+ * part's row i beside another's row i + m). Those rows are copied right on one thread; on
+ * several, a nibble can be lost (found by a fuzzer with mixed-sign strides).
  * No GIL needed; touches no Python object; allocates with PyMem_Raw*.
  *
  * Routing: a split into packed outputs (every dst_stride == run) or a join into one packed
