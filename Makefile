@@ -54,7 +54,8 @@ lint: $(VENV)/.test
 bench: $(VENV)/.test
 	$(BIN)/python -m bench
 
-ASAN_TESTS := tests/test_copy_engine.py tests/test_core.py tests/directml/test_execute.py
+ASAN_TESTS := tests/test_copy_engine.py tests/test_kernel_edges.py tests/test_core.py \
+  tests/directml/test_execute.py
 KERNEL_DEFINES :=
 ASAN_ARGS :=
 
