@@ -278,7 +278,7 @@ def _bench_loop(tmp: Path, q: bool) -> None:
     assert generated is not None
     assert plan is not None
     assert plan.planners is not None
-    moves = _model._moves(plan, plan.planners, model._run_plan(plan, {"x": x}))
+    moves = _model._moves(plan, plan.planners, model._run_plan(plan, {"x": x})[1])
     assert moves is not None
     template: list[Any] = [None] * plan.nslots
     for slot, value in plan.consts:

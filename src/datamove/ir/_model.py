@@ -23,10 +23,11 @@ from datamove._concat import concat, infer_concat
 from datamove._errors import DTypeError, ValidationError, a_kind, plural
 from datamove._files import open_regular, read_exactly
 from datamove._shape import Dimension, PartialShape, as_partial_shape
-from datamove.ir._bounds import bound_layer, elementwise, meet, moved, reshaped
+from datamove.ir._bounds import BOUNDERS, bound_layer, elementwise, meet, moved, reshaped
 from datamove.ir._cpu import KIND as CPU_NOTE
 from datamove.ir._cpu import Seen, cpu_notes
 from datamove.ir._errors import InputTypeError, IRError, UnsupportedOperatorError, where
+from datamove.ir._fold import FOLDERS
 from datamove.ir._graph import (
     Graph,
     Layer,
@@ -484,7 +485,11 @@ class Model:
         self._plan: _Plan | None = None
         # Input shapes and dtypes seen -> their shape plan (None: seen once, not planned yet)
         self._shape_plans: dict[tuple[Any, ...], _ShapePlan | None] = {}
-        self._programs: dict[tuple[int, ...], CodeType] = {}  # input slots -> plan code
+        # (input slots, each move's source and destination slots) -> plan code
+        self._programs: dict[tuple[Any, ...], CodeType] = {}
+        # A model whose shape subgraphs read dynamic dims (`_Plan.by_shape`): the inputs' shapes
+        # -> the plan with those subgraphs folded at those shapes (one fold per shapes)
+        self._shaped: dict[tuple[tuple[int, ...], ...], _Plan] = {}
         layers = graph.layers
         self._params = [x for x in layers if x.type == "Parameter"]
         self._results = [x for x in layers if x.type == "Result"]
@@ -933,7 +938,7 @@ class Model:
         return found
 
     # -- run --------------------------------------------------------------------------------
-    def _needs(self, known: Mapping[int, object]) -> dict[int, Layer]:
+    def _needs(self, known: Container[int]) -> dict[int, Layer]:
         """Each layer an output needs (by index) -> the first Result, in file order, needing it.
 
         A layer in ``known`` (its values taken as constants) needs none of its sources.
@@ -970,29 +975,83 @@ class Model:
                 folded[idx] = [_read_only(v) for v in values if v is not None]
         return folded
 
-    def _build_plan(self) -> _Plan:
+    def _by_shape(self, folded: Container[int]) -> set[int]:
+        """The opaque layers, not in ``folded``, whose value follows from the input shapes alone.
+
+        A ShapeOf (of any layer), and a layer a shape subgraph folds (`FOLDERS`, `BOUNDERS`)
+        all of whose inputs are constants, ``folded`` or such values (a checked layer, a Concat
+        of them, included). Their value is not known on every input the declared shapes allow
+        (a dynamic dim), but at the shapes of one run it may be: `run` folds them there.
+        """
         graph = self._graph
-        infos, problems, _ = self._infer({}, compare=False)
+        known: set[int] = set()
+        shaped: set[int] = set()
+        for idx in graph.order:
+            layer = graph.layers[idx]
+            if layer.type == "Const" or idx in folded:
+                known.add(idx)
+            elif layer.type == "Parameter" or unsupported_reason(layer) or not layer.outputs:
+                continue
+            elif is_opaque(layer):
+                foldable = layer.type in FOLDERS or layer.type in BOUNDERS
+                if layer.type == "ShapeOf" or (
+                    foldable and all(s in known for s, _ in layer.sources)
+                ):
+                    known.add(idx)
+                    shaped.add(idx)
+            elif all(s in known for s, _ in layer.sources):
+                known.add(idx)
+        return shaped
+
+    def _build_plan(
+        self,
+        shapes: Mapping[int, tuple[int, ...]] | None = None,
+        shaped: frozenset[int] = frozenset(),
+    ) -> _Plan:
+        """The plan of a run: each step, and the constants (a Const's, a folded subgraph's).
+
+        Without ``shapes``, for every input the declared shapes allow; a plan whose shape
+        subgraphs read dynamic dims is then ``by_shape``, and `_shaped_plan` makes one with
+        ``shapes`` (Parameter index -> the shape of a run's input) for each run's shapes, where
+        every layer of ``shaped`` (that plan's ``by_shape``) must fold.
+        """
+        graph = self._graph
+        overrides = {} if shapes is None else {i: PartialShape(list(d)) for i, d in shapes.items()}
+        infos, problems, _ = self._infer(overrides, compare=False)
         folded = self._folded(infos)
-        needs = self._needs(folded)
+        if shapes is None:
+            shaped = frozenset(self._by_shape(folded))
+        needs = self._needs(folded.keys() | shaped)  # a shaped layer that did not fold is named
         opaque = [
             graph.layers[i]
             for i in graph.order
-            if i in needs and i not in folded and is_opaque(graph.layers[i])
+            if i in needs
+            and i not in folded
+            and (shapes is not None or i not in shaped)
+            and is_opaque(graph.layers[i])
         ]
         if opaque:
             first = opaque[0]
             output = self._output_name(needs[first.index])
             modelled = ", ".join(name for name, op in LAYER_OPS.items() if op.counted)
             more = f"; {len(opaque) - 1} more opaque layer(s) are needed" if len(opaque) > 1 else ""
+            hint = (
+                f"datamove runs {modelled}; check() takes the other layers as the file "
+                f"declares them{more}"
+            )
+            if shapes is not None:  # a shape subgraph's layer that does not fold at these shapes
+                given = ", ".join(
+                    f"{self._input_names[self._param_of[i]]} of shape {_dims(d)}"
+                    for i, d in shapes.items()
+                )
+                hint = f"its value is not known from the input shapes ({given}); {hint}"
             raise first.error(
                 None,
                 None,
                 f"cannot run: datamove does not compute {first.type} layers, "
                 f"and output {output!r} needs this one",
                 cls=UnsupportedOperatorError,
-                hint=f"datamove runs {modelled}; check() takes the other layers as the file "
-                f"declares them{more}",
+                hint=hint,
             )
         bad = [x for x in graph.layers if unsupported_reason(x) is not None]
         if bad:
@@ -1007,6 +1066,9 @@ class Model:
                 hint=unsupported_reason(first),
             )
         fatal = [p for p in problems if p.kind in _FATAL_KINDS]
+        if shapes is not None:  # at a run's shapes: the layers it runs (all were checked)
+            ids = {graph.layers[i].id for i in needs}
+            fatal = [p for p in fatal if p.layer_id in ids]
         if fatal:
             first_problem = fatal[0]
             others = len(fatal) - 1
@@ -1042,9 +1104,17 @@ class Model:
                 const_values[outs[0]] = self._load_const(layer)
             elif idx in folded:  # a shape subgraph's value: the same on every run
                 const_values.update(zip(outs, folded[idx], strict=True))
+            elif idx in shaped:  # (by_shape) folded at each run's shapes: nothing to run here
+                continue
             else:
-                data_consts.update(ins[p] for p in data_ports(layer) if p < len(ins))
-                known = [const_values.get(i) for i in ins]
+                data = data_ports(layer)
+                data_consts.update(ins[p] for p in data if p < len(ins))
+                # an index input a shape subgraph computes (a Concat of chunk's lengths) is
+                # known too: its value is what the layer before it gives on every run
+                known = [
+                    const_values.get(i, None if p in data else infos[layer.sources[p]].value)
+                    for p, i in enumerate(ins)
+                ]
                 steps.append((layer, runner(layer, known), ins, outs))
                 planners.append(shape_planner(layer, known))
         results = [
@@ -1058,7 +1128,27 @@ class Model:
             data_consts,
             params,
             results,
+            by_shape=shaped.intersection(needs) if shapes is None else frozenset(),
         )
+
+    def _shaped_plan(self, plan: _Plan, values: list[Any]) -> _Plan:
+        """The plan of a ``by_shape`` model at the shapes of a run's inputs (in ``values``).
+
+        Its shape subgraphs are folded at those shapes, exactly as `check` folds them with
+        ``input_shapes``; once per shapes (`_SHAPE_PLANS_MAX` kept, all dropped when full).
+        """
+        shapes = {
+            layer.index: tuple(int(d) for d in values[out].shape)
+            for out, layer, _, _ in plan.params
+        }
+        key = tuple(shapes.values())
+        found = self._shaped.get(key)
+        if found is None:
+            found = self._build_plan(shapes, plan.by_shape)
+            if len(self._shaped) >= _SHAPE_PLANS_MAX:
+                self._shaped.clear()
+            self._shaped[key] = found
+        return found
 
     def shape_plan_info(self) -> ShapePlanInfo:
         """How many input shapes this model remembers, and how many it runs by a shape plan.
@@ -1067,7 +1157,9 @@ class Model:
         input shapes it has seen twice as a shape plan, skipping every check; see docs/ir.md.
         """
         plan = self._plan
-        plannable = self._plannable and (plan is None or plan.planners is not None)
+        # a by_shape model is planned per input shapes (a plan each, once folded there)
+        planned_by = plan is None or plan.planners is not None or bool(plan.by_shape)
+        plannable = self._plannable and planned_by
         # A copy made at once: a run in another thread may add or drop shapes meanwhile
         plans = list(self._shape_plans.values())
         planned = sum(p is not None for p in plans)
@@ -1098,7 +1190,9 @@ class Model:
             MatMul: the error names the first), or the model has a layer of a version datamove
             does not implement. Layers that no output needs are not run; nor are those of a
             shape subgraph whose value is known on every input the declared shapes allow
-            (``chunk``'s lengths on a static dim): their value is taken as a constant.
+            (``chunk``'s lengths on a static dim): their value is taken as a constant. One
+            that reads a dynamic dim is folded at the inputs' shapes (once per shapes); where
+            it does not fold there, the error names the layer and the input shapes.
         InputTypeError
             For an input that is not an array, or not of the declared element type (an
             `IRError` and a `datamove.DTypeError`).
@@ -1140,7 +1234,7 @@ class Model:
         plan = self._plan
         if plan is None:
             plan = self._plan = self._build_plan()
-        values = self._run_plan(plan, inputs)
+        plan, values = self._run_plan(plan, inputs)
         if key is not None and plan.planners is not None:  # valid inputs, NumPy arrays only
             if key in plans:  # the second run of these shapes: plan them
                 plans[key] = self._shape_plan(plan, plan.planners, key, values)
@@ -1150,8 +1244,11 @@ class Model:
                 plans[key] = None
         return {name: values[s] for name, s in plan.results}
 
-    def _run_plan(self, plan: _Plan, inputs: Mapping[str, Any]) -> list[Any]:
-        """Check the inputs and run every step; the value of every slot."""
+    def _run_plan(self, plan: _Plan, inputs: Mapping[str, Any]) -> tuple[_Plan, list[Any]]:
+        """Check the inputs and run every step; the plan run and the value of every slot.
+
+        The plan run is ``plan``, or for a ``by_shape`` plan the one of the inputs' shapes.
+        """
         values: list[Any] = [None] * plan.nslots
         # One pass over the inputs, each name looked up once: (name, value) per Parameter.
         given: dict[int, list[tuple[Any, Any]]] = {}
@@ -1183,6 +1280,8 @@ class Model:
         if unknown:  # the array passed under a name that is no input's
             name = unknown[0]
             raise _no_input(IRError, f"inputs[{name!r}]", inputs[name], self._input_names)
+        if plan.by_shape:
+            plan = self._shaped_plan(plan, values)
         for out, value in plan.consts:
             values[out] = value
         if foreign is not None:
@@ -1202,7 +1301,7 @@ class Model:
         except ValidationError as exc:  # an operator's, never an IRError: runners read no file
             failed = plan.steps[k][0]
             raise failed.error(None, str(exc), f"failed at run time: {exc}") from exc
-        return values
+        return plan, values
 
     def _shape_plan(
         self, plan: _Plan, planners: list[Planner], key: tuple[Any, ...], values: list[Any]
@@ -1210,8 +1309,9 @@ class Model:
         """`plan` as a function of NumPy inputs with the shapes and dtypes in ``key``.
 
         ``values`` holds the slots of one run of these shapes. The function's code (`_program`)
-        is the same for every key with the inputs in the same order; its globals hold what
-        depends on the shapes. ``None`` where a slot holds something other than a NumPy array.
+        is the same for every key with the inputs in the same order and the same moves; its
+        globals hold what depends on the shapes. ``None`` where a slot holds something other than
+        a NumPy array.
         """
         moves = _moves(plan, planners, values)
         if moves is None:
@@ -1224,11 +1324,14 @@ class Model:
             scope[f"v{out}"] = value
         for k, (name, _) in enumerate(plan.results):
             scope[f"n{k}"] = name
-        code = self._programs.get(inputs)
+        # The code reads only slots: the same for every key of these inputs and moves (the
+        # moves of a by_shape model's plans may differ from shapes to shapes)
+        layout = (inputs, tuple((src, dst) for src, dst, _ in moves))
+        code = self._programs.get(layout)
         if code is None:
             if len(self._programs) >= _SHAPE_PLANS_MAX:
                 self._programs.clear()
-            code = self._programs[inputs] = _program(moves, inputs, [s for _, s in plan.results])
+            code = self._programs[layout] = _program(moves, inputs, [s for _, s in plan.results])
         return cast("_ShapePlan", FunctionType(code, scope))
 
     def _input_slots(self, plan: _Plan, key: tuple[Any, ...]) -> tuple[int, ...]:
@@ -1306,6 +1409,10 @@ class _Plan:
     data_consts: set[int]
     params: list[tuple[int, Layer, PartialShape, ElementType]]
     results: list[tuple[str, int]]
+    # The layers of shape subgraphs an output needs that read a dynamic dim (by index): where
+    # any, each run takes the plan made at its inputs' shapes (Model._shaped_plan), where they
+    # fold; this plan only checks the inputs.
+    by_shape: frozenset[int] = frozenset()
 
 
 def _shape_key(inputs: Mapping[str, Any]) -> tuple[Any, ...] | None:

@@ -1,0 +1,174 @@
+"""``run`` on models whose shape subgraphs read a dynamic dim: PyTorch's ``chunk``, slicing by
+``x.shape[i] // k``, ``narrow``, flips, converted with dynamic dims. The subgraph's value is not
+known on every input the declared shapes allow, but at each run's input shapes it is: ``run``
+folds it there, as ``check(input_shapes)`` does (docs/ir.md, "Shape subgraphs"), and runs as
+OpenVINO's CPU plugin does."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from test_slice_models import _arange, _assert_same
+
+from datamove import ir
+
+ov_models = pytest.importorskip("ov_models")
+torch = pytest.importorskip("torch")
+torch_models = pytest.importorskip("torch_models")
+ov = ov_models.ov
+
+pytestmark = pytest.mark.openvino
+
+
+def _flip_half(x: Any) -> Any:
+    return torch.flip(x[:, x.shape[1] // 3 :], [1, 2])
+
+
+def _cat_halves(x: Any) -> Any:
+    half = x.shape[1] // 2
+    return torch.cat([x[:, half:], x[:, :half]], 1)
+
+
+# Slicing whose bounds and lengths the converter computes from the input's shape (ShapeOf ->
+# Gather -> Divide ...), each read from a dim that is dynamic in the converted model.
+BY_SHAPE = {
+    "chunk(3, 1)": lambda x: torch.chunk(x, 3, 1),
+    "chunk(2, 2)": lambda x: torch.cat(torch.chunk(x, 2, 2)[::-1], 2),
+    "split by sizes from the shape": (
+        lambda x: torch.split(x, [x.shape[1] // 3, x.shape[1] - x.shape[1] // 3], 1)
+    ),
+    "x[:, : x.shape[1] // 2]": lambda x: x[:, : x.shape[1] // 2],
+    "narrow(1, x.shape[1] // 4, x.shape[1] // 2)": (
+        lambda x: x.narrow(1, x.shape[1] // 4, x.shape[1] // 2)
+    ),
+    "flip(x[:, x.shape[1] // 3 :])": _flip_half,
+    "cat of halves": _cat_halves,
+    "x[: x.shape[0] - 1, :, x.shape[2] // 2 :]": lambda x: x[
+        : x.shape[0] - 1, :, x.shape[2] // 2 :
+    ],
+}
+# Sizes that divide and that do not (7, 5), and 0; chunk(3) of a dim of 1 or 2 is refused below
+BY_SHAPE_SIZES = [(2, 6, 4), (1, 7, 4), (3, 5, 3), (2, 0, 4), (0, 6, 2), (2, 9, 6)]
+
+
+@pytest.mark.parametrize("name", list(BY_SHAPE))
+def test_run_folds_shape_subgraphs_at_the_inputs_shapes(name: str, tmp_path: Path) -> None:
+    # On a dynamic dim the subgraph's value is not known on every input, but at the shape of
+    # each run's input it is: run folds it there (as check(input_shapes) does), runs as
+    # OpenVINO runs, and keeps a shape plan per shape. Fixed: run refused the model, naming its
+    # ShapeOf (or the Gather, Divide... after it).
+    xml = torch_models.convert_fn(BY_SHAPE[name], (2, 6, 4), [-1, -1, -1], tmp_path)
+    model = ir.read_model(xml)
+    assert "ShapeOf" in model.check().opaque
+    for shape in BY_SHAPE_SIZES:
+        inputs = {"x": _arange(shape)}
+        want = ov_models.run_openvino(xml, inputs)
+        for _ in range(3):  # the checked path, then the shape plan is made, then used
+            _assert_same(model.run(inputs), want)
+    assert model.shape_plan_info()[:2] == (len(BY_SHAPE_SIZES), len(BY_SHAPE_SIZES))
+    for shape in BY_SHAPE_SIZES[:2]:  # torch arrays: the checked path, the same plan
+        got = model.run({"x": torch.from_numpy(_arange(shape))})
+        want = ov_models.run_openvino(xml, {"x": _arange(shape)})
+        _assert_same({k: v.numpy() for k, v in got.items()}, want)
+
+
+def test_run_folds_each_shape_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    xml = torch_models.convert_fn(BY_SHAPE["chunk(3, 1)"], (2, 6, 4), [-1, -1, -1], tmp_path)
+    model = ir.read_model(xml)
+    folds: list[object] = []
+    infer = ir.Model._infer
+
+    def counted(self: ir.Model, overrides: Any, **kw: Any) -> Any:
+        folds.append(dict(overrides))
+        return infer(self, overrides, **kw)
+
+    monkeypatch.setattr(ir.Model, "_infer", counted)
+    for _ in range(4):
+        for shape in [(2, 6, 4), (1, 9, 2)]:
+            model.run({"x": _arange(shape)})
+    # the declared shapes once (the model's plan), then each input shape once
+    assert [[list(s) for s in f.values()] for f in folds] == [[], [[2, 6, 4]], [[1, 9, 2]]]
+    assert model.shape_plan_info()[:2] == (2, 2)
+
+
+def test_run_refuses_a_shape_the_subgraph_makes_invalid(tmp_path: Path) -> None:
+    # chunk(3) of a dim of 1: the converter's lengths are [1, 1, -1], whose -1 is -1. OpenVINO's
+    # CPU plugin runs it and returns memory it never wrote; check() at that shape finds the
+    # problem, and run refuses it with the same IRError, at that shape only.
+    xml = torch_models.convert_fn(BY_SHAPE["chunk(3, 1)"], (2, 6, 4), [-1, -1, -1], tmp_path)
+    model = ir.read_model(xml)
+    (problem,) = model.check({"x": [3, 1, 2]}).problems
+    assert problem.kind == "operator"
+    for _ in range(2):
+        with pytest.raises(ir.IRError) as info:
+            model.run({"x": _arange((3, 1, 2))})
+        assert not isinstance(info.value, ir.UnsupportedOperatorError)
+        assert info.value.rule == f"cannot run: {problem.message}"
+        assert info.value.layer_id == problem.layer_id
+    assert [a.shape for a in model.run({"x": _arange((3, 3, 2))}).values()] == [(3, 1, 2)] * 3
+
+
+def _sliced_by(stop: Any, x: Any, tmp_path: Path) -> ir.Model:
+    """A model of ``x[:, :stop]`` (Slice-8 on axis 1), saved and read."""
+    ops8 = ov_models.ops8
+    i64 = np.int64
+    one = np.array([1], i64)
+    y = ops8.slice(x, np.array([0], i64), stop, one, one)
+    model = ov.Model([ov_models.ops.result(y)], [x], "sliced")
+    return ir.read_model(ov_models.save(model, tmp_path))
+
+
+def test_run_refuses_a_value_that_is_not_known_from_shapes(tmp_path: Path) -> None:
+    # A stop that reads the input's values, or one computed by a layer that datamove does not
+    # fold (Sqrt): no input shape makes it known, so run refuses the model, naming the layer,
+    # before it runs anything.
+    ops = ov_models.ops
+    x = ops.parameter([-1, -1], np.float32, name="x")
+    stop = ops.convert(ops.reshape(ops.reduce_max(x, [0, 1]), [1], False), "i64")
+    model = _sliced_by(stop, x, tmp_path)
+    with pytest.raises(ir.UnsupportedOperatorError, match="does not compute ReduceMax layers"):
+        model.run({"x": _arange((2, 3))})
+    x = ops.parameter([-1, -1], np.float32, name="x")
+    width = ops.convert(ops.gather(ops.shape_of(x), [1], 0), "f32")
+    model = _sliced_by(ops.convert(ops.sqrt(width), "i64"), x, tmp_path)
+    with pytest.raises(ir.UnsupportedOperatorError, match="does not compute Sqrt layers"):
+        model.run({"x": _arange((2, 4))})
+
+
+def test_run_refuses_a_shape_at_which_a_subgraph_does_not_fold(tmp_path: Path) -> None:
+    # x[:, : 12 // x.shape[1]]: known at every width but 0, where the division is by zero. The
+    # model runs at other shapes; at width 0 run names the Divide it cannot compute there.
+    ops = ov_models.ops
+    x = ops.parameter([-1, -1], np.float32, name="x")
+    width = ops.gather(ops.shape_of(x), [1], 0)
+    model = _sliced_by(ops.divide(np.array([12], np.int64), width), x, tmp_path)
+    assert model.run({"x": _arange((2, 5))})[model.outputs[0]].shape == (2, 2)
+    with pytest.raises(ir.UnsupportedOperatorError, match="does not compute Divide") as info:
+        model.run({"x": _arange((2, 0))})
+    assert "not known from the input shapes (x of shape [2,0])" in str(info.value)
+
+
+def test_threads_run_a_model_folded_per_shape(tmp_path: Path) -> None:
+    xml = torch_models.convert_fn(BY_SHAPE["cat of halves"], (2, 6, 4), [-1, -1, -1], tmp_path)
+    model = ir.read_model(xml)
+    shapes = [(2, n, 3) for n in range(1, 9)]
+    want = {s: ir.read_model(xml).run({"x": _arange(s)}) for s in shapes}
+    failures: list[str] = []
+
+    def work(k: int) -> None:
+        for j in range(40):
+            shape = shapes[(k + j) % len(shapes)]
+            got = model.run({"x": _arange(shape)})
+            if not all(np.array_equal(got[n], want[shape][n]) for n in got):
+                failures.append(f"{shape}")
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert failures == []
