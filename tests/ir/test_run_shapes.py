@@ -172,3 +172,26 @@ def test_threads_run_a_model_folded_per_shape(tmp_path: Path) -> None:
     for t in threads:
         t.join()
     assert failures == []
+
+
+def test_openvino_cpu_plugin_truncates_a_run_time_floor_division(tmp_path: Path) -> None:
+    # IR-17 (docs/semantics.md): where the CPU plugin computes a shape subgraph at run time (a
+    # dynamic input), it divides by truncation whatever the Divide's m_pythondiv says. The
+    # converter writes PyTorch's -x.shape[2] // 2 as a Python (floor) division.
+    fn = lambda x: x[..., -x.shape[2] // 2 :]  # noqa: E731
+    xml = torch_models.convert_fn(fn, (2, 3, 4), [-1, -1, -1], tmp_path)
+    assert 'm_pythondiv="true"' in xml.read_text()
+    model = ir.read_model(xml)
+    inputs = {"x": _arange((2, 3, 3))}
+    want = fn(torch.from_numpy(inputs["x"])).numpy()  # -3 // 2 = -2: the last 2 columns
+    ((got,),) = [list(model.run(inputs).values())]
+    np.testing.assert_array_equal(got, want)
+    ((static, _),) = model.check({"x": [2, 3, 3]}).outputs.values()
+    assert static.to_shape() == want.shape == (2, 3, 2)
+    (cpu,) = ov_models.run_openvino(xml, inputs).values()
+    assert cpu.shape == (2, 3, 1), "OpenVINO's CPU plugin now floors: IR-17 is gone"
+    # the near miss: a size that divides evenly, where truncation and floor agree
+    inputs = {"x": _arange((2, 3, 4))}
+    (cpu,) = ov_models.run_openvino(xml, inputs).values()
+    ((got,),) = [list(model.run(inputs).values())]
+    np.testing.assert_array_equal(got, cpu)
