@@ -95,6 +95,33 @@ def test_run_folds_each_shape_once(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert model.shape_plan_info()[:2] == (2, 2)
 
 
+def test_run_keeps_the_plans_of_at_most_max_shapes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The plans folded per input shapes are bounded as the shape plans are: when max are held,
+    # the next shape drops them all, so a shape seen before it is folded again.
+    xml = torch_models.convert_fn(BY_SHAPE["chunk(3, 1)"], (2, 6, 4), [-1, -1, -1], tmp_path)
+    model = ir.read_model(xml)
+    folds: list[list[int]] = []
+    infer = ir.Model._infer
+
+    def counted(self: ir.Model, overrides: Any, **kw: Any) -> Any:
+        folds.extend(list(s) for s in overrides.values())
+        return infer(self, overrides, **kw)
+
+    monkeypatch.setattr(ir.Model, "_infer", counted)
+    most = model.shape_plan_info().maxsize
+    shapes = [(1, 3 * k, 1) for k in range(most)]
+    for shape in shapes:
+        model.run({"x": _arange(shape)})
+    model.run({"x": _arange(shapes[0])})  # held: not folded again
+    assert len(folds) == most
+    model.run({"x": _arange((1, 3 * most, 1))})  # one more: the plans held are dropped
+    model.run({"x": _arange(shapes[0])})
+    assert folds[-1] == list(shapes[0])
+    assert len(folds) == most + 2
+
+
 def test_run_refuses_a_shape_the_subgraph_makes_invalid(tmp_path: Path) -> None:
     # chunk(3) of a dim of 1: the converter's lengths are [1, 1, -1], whose -1 is -1. OpenVINO's
     # CPU plugin runs it and returns memory it never wrote; check() at that shape finds the
