@@ -112,7 +112,11 @@ typedef struct {
  *
  * Routing, in order (each step returns where it applies; measured choices, see "What each
  * specialisation buys" below):
- *   1. VBMI shuffle programs: runs of 1-3 bytes, 2-64 parts of packed rows, 128 KiB or more.
+ *   1. VBMI shuffle programs: runs of 1-3 bytes, 2-64 parts of packed rows, 128 KiB or more;
+ *      dense in rows of up to 16 bytes; sparse in wider rows only where they pay (a split of
+ *      rows of at most 24 bytes into runs all of 1 or all of 2 bytes, or of 3 where the call
+ *      does not stream; a join of rows of at most 32 bytes, of 4 parts or more where it
+ *      streams; sparse_pays in shuffle_vbmi.c).
  *   2. Streaming, one part of 4- or 8-byte elements into a contiguous destination (a strided
  *      slice): gathered 16 bytes per streaming store.
  *   3. Streaming, two parts or more, runs of 8 bytes in every part: two runs per 16-byte
@@ -269,7 +273,7 @@ DM_HIDDEN PyObject *dm_plan_hit(PyObject *module, PyObject *const *args, Py_ssiz
  *   - 16-byte shifts and vector rows: 4-bit rows of 63 B, split 0.37-0.44 -> 0.65-1.08
  *     (median 0.92), join 0.37-0.43 -> 0.64-1.15 (0.96) ("Runs of 8 bytes in pairs, 4-bit
  *     streams", "4-bit runs as whole vectors"). Kept.
- * shuffle_vbmi.c (AVX-512 VBMI; 1,150 of the 2,840 lines here):
+ * shuffle_vbmi.c (AVX-512 VBMI; 1,190 of the 3,020 lines here):
  *   - dense shuffle programs (rows of up to 16 bytes, runs of 1-3 bytes): u8 rows of 7 B into
  *     7 (interleaved channels), row loops 0.23-0.34 (join 0.13-0.16) -> 1.06-1.46 (0.90-1.56);
  *     rows of 9 B into 3, 0.64-0.83 (0.42-0.46) -> 0.95-1.75 (0.86-1.54) ("Dense shuffle
@@ -279,14 +283,21 @@ DM_HIDDEN PyObject *dm_plan_hit(PyObject *module, PyObject *const *args, Py_ssiz
  *     splits"). Kept.
  *   - slot programs (4-bit runs of up to 15 nibbles, 330 lines): uint4 rows of 15 B into 2,
  *     split 0.42-0.78 -> 1.09-1.33, join 0.44-0.74 -> 0.86-1.21 ("Slot programs"). Kept.
- *   - sparse programs (the exception): the fallback for runs under 32 nibbles that slot
- *     programs do not take (runs of 1-9 nibbles, rows over 60 nibbles, over 8 parts), and for
- *     rows of 17-64 bytes with runs of 1-3. No 256 MiB case of the benchmark needs them since
- *     slot programs took the 15-nibble runs (they had those at 0.31-0.38 -> 0.42-0.78, "A 4-bit
- *     program that never ran"). In calls of 136 KiB, 4-bit runs of 3 nibbles took 150 us in
- *     the stream loops and 20 us as a program ("Long 4-bit runs in mid-sized calls"). Kept for
- *     that: about 180 lines of their own (build_program, run_periods, the staging in
- *     run_program), the rest shared with the dense programs.
+ *   - sparse programs (the exception): the fallback for runs under 32 nibbles that slot programs
+ *     do not take (runs of 1-9 nibbles, rows over 60 nibbles, over 8 parts), and for rows of 17-32
+ *     bytes with runs of 1-3 bytes where they beat the row loops (sparse_pays; copy_rows, one
+ *     thread, program against row loops in one build, medians of 5 rounds, 32 MiB streamed / 1 MiB
+ *     in cache; bench/RESULTS.md, "DirectML: sparse byte programs only where they pay"): splits of
+ *     1 x 17 0.23 / 0.09 against 0.14 / 0.05, 1 x 24 0.20 against 0.15; joins of 2 x 12 0.19 /
+ *     0.07 against 0.13 / 0.05, [1, 1, 1, 1, 20] 0.29 / 0.14 against 0.21 / 0.07. Elsewhere they
+ *     ran slower and the row loops take the layout: splits of 3 x 16 0.24 / 0.08 against 0.31 /
+ *     0.15, 2 x 32 0.17 against 0.25, 1 x 64 0.10 against 0.14, [2, 2, 14] 0.31 against 0.72;
+ *     streamed joins of [1, 16] 0.52 against 0.77, [3, 14] 0.54 against 0.72. No 256 MiB case of
+ *     the benchmark needs them since slot programs took the 15-nibble runs (they had those at
+ *     0.31-0.38 -> 0.42-0.78, "A 4-bit program that never ran"). In calls of 136 KiB, 4-bit runs
+ *     of 3 nibbles took 150 us in the stream loops and 20 us as a program ("Long 4-bit runs in
+ *     mid-sized calls"). Kept for that: about 180 lines of their own (build_program, run_periods,
+ *     the staging in run_program), the rest shared with the dense programs.
  * Each of the other VBMI kinds is what holds a case of `python -m bench directml` at 0.8 of
  * memcpy or more: without it that case falls to the row loops' figure above. Building them only
  * on request would drop those cases below target in every default build on the CPUs that have

@@ -515,6 +515,33 @@ static int plan_program(Program *pg, const Py_ssize_t *runs, Py_ssize_t nparts, 
     return build_program(pg, limit);
 }
 
+/* Whether a sparse program (bytes, rows over DM_DENSE_WIDTH) beats the row loops: a split only
+ * where its rows are at most 24 bytes and its runs all have one length, 1 or 2 bytes (3 in
+ * calls that do not stream); a join only where its rows are at most 32 bytes and, in calls
+ * that stream, it has 4 parts or more. Elsewhere the row loops ran as fast or faster
+ * (copy_rows, one thread, 32 MiB streamed and 1 MiB in cache, fractions of memcpy; kernels.h
+ * has the table):
+ * - a split's output vectors each take W / (2 L) + 1 permutes (L: its shortest run), all of
+ *   them as many as the worst one needs, from a table of 128 bytes a permute: wide rows, runs
+ *   of 3 bytes (streamed) and mixed runs pay more than the row loops' one move a run. 3 x 16
+ *   0.24 as a program, 0.31 as rows (1 MiB: 0.08, 0.15); 2 x 32 0.17, 0.25; 3 x 8 0.29, 0.38
+ *   (in cache 0.16 both); [2, 2, 14] 0.31, 0.72.
+ * - a streamed join of 2-3 parts is 2-3 moves a row in the row loops: [1, 16] 0.52 against
+ *   0.77, [3, 14] 0.54 against 0.72 (in cache the program wins: 0.27 against 0.25). */
+static int sparse_pays(const Py_ssize_t *runs, Py_ssize_t nparts, Py_ssize_t width, int split,
+                       int streaming)
+{
+    if (!split) {
+        return width <= 32 && (nparts >= 4 || !streaming);
+    }
+    for (Py_ssize_t k = 0; k < nparts; k++) {
+        if (runs[k] != runs[0]) {
+            return 0;
+        }
+    }
+    return width <= 24 && runs[0] <= (streaming ? 2 : 3);
+}
+
 /* Bytes: rows [row0, returned row) of a split or join copied by a shuffle program. */
 Py_ssize_t dm_shuffle_rows(const Part *parts, Py_ssize_t nparts, Py_ssize_t row0, Py_ssize_t row1,
                            int streaming)
@@ -541,7 +568,9 @@ Py_ssize_t dm_shuffle_rows(const Part *parts, Py_ssize_t nparts, Py_ssize_t row0
                p->dst == parts[0].dst + at;
     }
     Program pg;
-    if (!(split || join) || !plan_program(&pg, runs, nparts, !split, 0, 32 * nparts)) {
+    if (!(split || join) ||
+        (width > DM_DENSE_WIDTH && !sparse_pays(runs, nparts, width, split, streaming)) ||
+        !plan_program(&pg, runs, nparts, !split, 0, 32 * nparts)) {
         return row0;
     }
     const unsigned char *src[DM_SHUFFLE_WIDTH];

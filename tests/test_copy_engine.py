@@ -232,7 +232,7 @@ SHUFFLE_MIN_BYTES = 128 << 10  # DM_SHUFFLE_MIN_BYTES: smaller calls take the ro
     streaming=st.booleans(),
     seed=st.integers(0, 2**16),
 )
-# Rows of up to 16 bytes take dense programs (DM_DENSE_WIDTH), wider ones sparse programs.
+# Rows of up to 16 bytes take dense programs (DM_DENSE_WIDTH), some wider ones sparse programs.
 @example(kind="join", runs=[1] * 7, extra=5, cut=0.5, misalign=3, streaming=True, seed=1)
 @example(
     kind="split", runs=[3, 3, 3, 3, 3, 1], extra=0, cut=0.0, misalign=0, streaming=True, seed=2
@@ -284,6 +284,69 @@ def test_shuffle_programs_match_a_reference(
     del keep
     for got, expect in zip(bufs, want, strict=True):
         np.testing.assert_array_equal(got, expect)
+
+
+DENSE, SPARSE = 0, 1  # shuffle_counts(): dense and sparse programs on bytes
+
+
+@pytest.mark.skipif(
+    _copy._kernels is None or not _copy._kernels.SHUFFLE, reason="no shuffle programs here"
+)
+@pytest.mark.parametrize(
+    ("kind", "runs", "streaming", "program"),
+    [
+        ("split", [1] * 7, True, DENSE),  # rows of up to 16 bytes: dense programs everywhere
+        ("join", [3, 1, 3, 1, 3], True, DENSE),
+        ("split", [1] * 17, True, SPARSE),  # rows of 17-24 bytes, runs all 1 or all 2 bytes
+        ("split", [2] * 12, False, SPARSE),
+        ("split", [1, 2] * 7, False, None),  # mixed runs: the row loops
+        ("split", [3] * 8, True, None),  # runs of 3 bytes: only in calls that do not stream
+        ("split", [3] * 8, False, SPARSE),
+        ("split", [2, 2, 14], True, None),
+        ("split", [2] * 13, False, None),  # rows over 24 bytes
+        ("split", [3] * 16, True, None),
+        ("join", [2] * 12, True, SPARSE),  # joins of rows up to 32 bytes, 4 parts or more
+        ("join", [1] * 8 + [24], True, SPARSE),
+        ("join", [1, 16], True, None),  # a streamed join of 2-3 parts: the row loops
+        ("join", [1, 1, 15], True, None),
+        ("join", [1, 16], False, SPARSE),  # the same in cache: the program
+        ("join", [1, 1, 30], False, SPARSE),
+    ],
+)
+def test_sparse_programs_take_only_the_layouts_where_they_pay(
+    kind: str, runs: list[int], streaming: bool, program: int | None
+) -> None:
+    # Which path a layout takes decides its speed, not its result: the sparse programs ran
+    # slower than the row loops on splits of wider rows, of mixed runs or (streamed) of 3-byte
+    # runs, and on streamed joins of 2-3 parts (csrc/shuffle_vbmi.c, sparse_pays), so those
+    # must take the row loops and the rest the program, with the same bytes either way.
+    kernels = _copy._kernels
+    rng = np.random.default_rng(len(runs))
+    width = sum(runs)
+    rows = 2 * SHUFFLE_MIN_BYTES // width
+    whole = rng.integers(0, 256, (rows, width), dtype=np.uint8)
+    at = np.cumsum([0, *runs])
+    pieces = [np.ascontiguousarray(whole[:, at[k] : at[k + 1]]) for k in range(len(runs))]
+    if kind == "split":
+        got = [np.zeros_like(p) for p in pieces]
+        args = [
+            (g.ctypes.data, r, whole.ctypes.data + int(at[k]), width, r)
+            for k, (g, r) in enumerate(zip(got, runs, strict=True))
+        ]
+        want = pieces
+    else:
+        got = [np.zeros_like(whole)]
+        args = [
+            (got[0].ctypes.data + int(at[k]), width, p.ctypes.data, r, r)
+            for k, (p, r) in enumerate(zip(pieces, runs, strict=True))
+        ]
+        want = [whole]
+    before = kernels.shuffle_counts()
+    kernels.copy_rows(args, 0, rows, streaming)
+    ran = [b - a for a, b in zip(before, kernels.shuffle_counts(), strict=True)]
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(g, w)
+    assert ran == [int(i == program) for i in range(len(ran))]
 
 
 LINE_ROWS, LINE_STAGE = 4, 5  # shuffle_counts(): line splits built in place, and staged
