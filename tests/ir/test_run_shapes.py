@@ -222,3 +222,36 @@ def test_openvino_cpu_plugin_truncates_a_run_time_floor_division(tmp_path: Path)
     (cpu,) = ov_models.run_openvino(xml, inputs).values()
     ((got,),) = [list(model.run(inputs).values())]
     np.testing.assert_array_equal(got, cpu)
+
+
+def test_openvino_converts_onnx_integer_div_to_a_floor_division(tmp_path: Path) -> None:
+    # IR-19 (docs/semantics.md): ONNX's integer Div truncates (onnxruntime; read_onnx writes a
+    # Divide with m_pythondiv="false"), but convert_model writes it as a Divide with
+    # m_pythondiv="true", a floor division. x[:, -(W // 2):] in ONNX, at W = 3: truncation
+    # gives -1 (1 column), floor -2 (2 columns). The CPU plugin truncates at run time (IR-17)
+    # and so agrees with onnxruntime; its shape inference at the static shape floors; datamove
+    # runs the IR as its attribute says (floor), and the .onnx file as ONNX says (truncation).
+    onnx_graphs = pytest.importorskip("onnx_graphs")
+    helper = pytest.importorskip("onnx.helper")
+    ints = onnx_graphs._ints
+    nodes = [
+        helper.make_node("Shape", ["x"], ["s"]),
+        helper.make_node("Gather", ["s", "one"], ["w"], axis=0),
+        helper.make_node("Div", ["w", "minus_two"], ["q"]),  # -(W // 2) as W // -2
+        helper.make_node("Slice", ["x", "q", "big", "one"], ["y"]),
+    ]
+    inits = [ints("one", [1]), ints("minus_two", [-2]), ints("big", [2**62])]
+    source = onnx_graphs._model(nodes, ["N", "W"], ["y"], inits, 17)
+    path = onnx_graphs.save(source, tmp_path)
+    xml = ov_models.save(ov.convert_model(str(path)), tmp_path)
+    assert 'm_pythondiv="true"' in xml.read_text()
+    x = _arange((2, 3))
+    want = onnx_graphs.run_onnxruntime(source, x)["y"]
+    assert want.shape == (2, 1)  # ONNX: 3 / -2 truncates to -1
+    (cpu,) = ov_models.run_openvino(xml, {"x": x}).values()
+    np.testing.assert_array_equal(cpu, want)  # the plugin truncates (IR-17)
+    assert ov_models.reshaped_openvino_shapes(xml, "x", "[2,3]") == {"y": "[2,2]"}
+    ((got,),) = [list(ir.read_model(xml).run({"x": x}).values())]
+    np.testing.assert_array_equal(got, x[:, 1:])  # floor, as the IR's Divide says: -2
+    ((onnx_y, _),) = ir.read_onnx(path).check({"x": [2, 3]}).outputs.values()
+    assert onnx_y.to_shape() == (2, 1)  # the .onnx file: truncation, as onnxruntime
