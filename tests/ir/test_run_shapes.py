@@ -179,6 +179,65 @@ def test_run_refuses_a_shape_at_which_a_subgraph_does_not_fold(tmp_path: Path) -
     assert "not known from the input shapes (x of shape [2,0])" in str(info.value)
 
 
+def _two_inputs(tmp_path: Path) -> ir.Model:
+    """x [?,?], y [?,?,2], f [?]: slices of each by the other's dims, a Concat of a folded
+    value and a data input (``f``), and a Concat of two slices of ``x``."""
+    ops8 = ov_models.ops8
+    c = lambda *v: np.array(v, np.int64)  # noqa: E731
+    x = ops8.parameter([-1, -1], np.float32, name="x")
+    y = ops8.parameter([-1, -1, 2], np.float32, name="y")
+    f = ops8.parameter([-1], np.float32, name="f")
+    sx, sy = ops8.shape_of(x), ops8.shape_of(y)
+    dim = lambda s, k: ops8.gather(s, c(k), 0)  # noqa: E731
+    half_x1 = ops8.divide(dim(sx, 1), c(2))
+    outs = [
+        ops8.slice(x, c(0), ops8.divide(dim(sy, 1), c(2)), c(1), c(1)),  # x[:, : y.shape[1] // 2]
+        ops8.slice(y, ops8.floor_mod(dim(sx, 0), c(3)), c(2**62), c(1), c(0)),  # y[x.shape[0] % 3:]
+        ops8.concat(  # x[:, -(x.shape[1] // 2):] and x[:, : y.shape[0]] side by side
+            [
+                ops8.slice(x, ops8.multiply(half_x1, c(-1)), c(2**62), c(1), c(1)),
+                ops8.slice(x, c(0), dim(sy, 0), c(1), c(1)),
+            ],
+            1,
+        ),
+        ops8.concat([ops8.convert(half_x1, "f32"), f], 0),  # [x.shape[1] // 2, *f]
+    ]
+    model = ov.Model([ov_models.ops.result(o) for o in outs], [x, y, f], "two")
+    return ir.read_model(ov_models.save(model, tmp_path))
+
+
+def test_run_folds_shapes_that_mix_inputs_at_more_than_max_shapes(tmp_path: Path) -> None:
+    # Shape subgraphs that read both inputs, a folded value joined to a data input: every run,
+    # in a random order over more distinct shapes than are kept (the folds and shape plans
+    # dropped and made again), with the inputs in either order and as torch tensors, gives
+    # what NumPy gives (as OpenVINO's CPU plugin did on 40 of them, checked once by hand).
+    model = _two_inputs(tmp_path)
+    rng = np.random.default_rng(12)
+    most = model.shape_plan_info().maxsize
+    shapes = {(tuple(rng.integers(0, 7, 2)), tuple(rng.integers(0, 6, 2))) for _ in range(3 * most)}
+    order = sorted(shapes) * 3
+    rng.shuffle(order)
+    assert len(shapes) > most
+    for k, ((a, b), (c, d)) in enumerate(order):
+        x = _arange((int(a), int(b)))
+        y = _arange((int(c), int(d), 2)) + 1000
+        f = np.arange(k % 3, dtype=np.float32)
+        w = int(b)
+        want = [
+            x[:, : int(d) // 2],
+            y[int(a) % 3 :],
+            np.concatenate([x[:, -(w // 2) :], x[:, : int(c)]], 1),
+            np.concatenate([np.array([w // 2], np.float32), f]),
+        ]
+        inputs = [{"x": x, "y": y, "f": f}, {"f": f, "y": y, "x": x}][k % 2]
+        if k % 5 == 0:
+            inputs = {"x": torch.from_numpy(x), "y": torch.from_numpy(y), "f": torch.from_numpy(f)}
+        got = [np.asarray(v) for v in model.run(inputs).values()]
+        assert [g.shape for g in got] == [v.shape for v in want], (a, b, c, d)
+        for g, v in zip(got, want, strict=True):
+            np.testing.assert_array_equal(g, v)
+
+
 def test_threads_run_a_model_folded_per_shape(tmp_path: Path) -> None:
     xml = torch_models.convert_fn(BY_SHAPE["cat of halves"], (2, 6, 4), [-1, -1, -1], tmp_path)
     model = ir.read_model(xml)
