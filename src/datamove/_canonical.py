@@ -261,12 +261,7 @@ def _one_at_most(x: Cut, dim: Dimension) -> Cut | None:
         up = Cut.make(x.start, None, INT64_MAX, SAME)
         if _agree(up, x, dim):
             c, sign = up, 1
-    t = Cut.make(None, c.stop, c.step, c.rule)
-    if c.start is not None and _agree(t, x, dim):
-        c = t
-    t = Cut.make(c.start, None, c.step, c.rule)
-    if c.stop is not None and _agree(t, x, dim):
-        c = t
+    c = _unbounded(c, x, dim)
     lo, hi = 1, INT64_MAX  # takes one at most with step hi: the smallest such step
     while lo < hi:
         mid = (lo + hi) // 2
@@ -275,6 +270,17 @@ def _one_at_most(x: Cut, dim: Dimension) -> Cut | None:
         else:
             lo = mid + 1
     return Cut.make(c.start, c.stop, sign * hi, c.rule)
+
+
+def _unbounded(c: Cut, x: Cut, dim: Dimension) -> Cut:
+    """``c`` without its start, then without its stop, where it selects what ``x`` does without."""
+    t = Cut.make(None, c.stop, c.step, c.rule)
+    if c.start is not None and _agree(t, x, dim):
+        c = t
+    t = Cut.make(c.start, None, c.step, c.rule)
+    if c.stop is not None and _agree(t, x, dim):
+        c = t
+    return c
 
 
 def _rules_agree(c: Cut, dim: Dimension) -> bool:
@@ -299,12 +305,7 @@ def _simpler(x: Cut, c: Cut, dim: Dimension) -> Cut:
     one = _one_at_most(c, dim)
     if one is not None:
         c = one
-    t = Cut.make(None, c.stop, c.step, c.rule)
-    if c.start is not None and _agree(t, x, dim):
-        c = t
-    t = Cut.make(c.start, None, c.step, c.rule)
-    if c.stop is not None and _agree(t, x, dim):
-        c = t
+    c = _unbounded(c, x, dim)
     if c.rule != SAME and _rules_agree(c, dim):  # either tag: OpenVINO's, Cut.make's form
         c = Cut.make(c.start, c.stop, c.step, CLAMP)
     return c
