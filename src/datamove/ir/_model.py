@@ -1030,6 +1030,8 @@ class Model:
             and (shapes is not None or i not in shaped)
             and is_opaque(graph.layers[i])
         ]
+        if opaque and shapes is not None:  # a shape subgraph that does not fold at these shapes
+            raise self._not_folded(opaque[0], needs[opaque[0].index], infos, shapes)
         if opaque:
             first = opaque[0]
             output = self._output_name(needs[first.index])
@@ -1039,12 +1041,6 @@ class Model:
                 f"datamove runs {modelled}; check() takes the other layers as the file "
                 f"declares them{more}"
             )
-            if shapes is not None:  # a shape subgraph's layer that does not fold at these shapes
-                given = ", ".join(
-                    f"{self._input_names[self._param_of[i]]} of shape {_dims(d)}"
-                    for i, d in shapes.items()
-                )
-                hint = f"its value is not known from the input shapes ({given}); {hint}"
             raise first.error(
                 None,
                 None,
@@ -1129,6 +1125,69 @@ class Model:
             params,
             results,
             by_shape=shaped.intersection(needs) if shapes is None else frozenset(),
+        )
+
+    def _not_folded(
+        self,
+        needed: Layer,
+        result: Layer,
+        infos: Mapping[tuple[int, int], Info],
+        shapes: Mapping[int, tuple[int, ...]],
+    ) -> IRError:
+        """Why a run at ``shapes`` cannot fold ``needed``, a layer of a shape subgraph.
+
+        Named: the first layer (in graph order) of the subgraph behind ``needed`` whose value is
+        not known while its inputs' values are: a ShapeOf's input whose shape is not known (a
+        layer datamove does not infer, such as TopK), a ShapeOf whose dims overflow its
+        ``output_type``, or a layer whose fold is undefined there. ``infos``: `_infer` at
+        ``shapes``.
+        """
+        graph = self._graph
+        behind: set[int] = set()
+        todo = [needed.index]
+        while todo:  # the layers of unknown value behind it, up to the ShapeOfs
+            idx = todo.pop()
+            layer = graph.layers[idx]
+            if idx in behind or layer.type in ("Parameter", "Const"):
+                continue
+            if all(infos[(idx, k)].value is not None for k in range(len(layer.outputs))):
+                continue
+            behind.add(idx)
+            if layer.type != "ShapeOf":
+                todo.extend(src for src, _ in layer.sources)
+        first = next(graph.layers[i] for i in graph.order if i in behind)
+        ins = [infos[s] for s in first.sources]
+        named, reason = first, "its value is not known from the input shapes"
+        if first.type == "ShapeOf" and ins and not ins[0].shape.is_static:
+            named = graph.layers[first.sources[0][0]]
+            why = (
+                f" (datamove does not infer the output shapes of {named.type} layers)"
+                if is_opaque(named)
+                else ""
+            )
+            reading = where(first.id, first.name, first.type, None)
+            reason = f"its output shape is not known{why}, and {reading} reads it"
+        elif first.type == "ShapeOf" and ins:
+            etype = first.data.get("output_type", "i64")
+            dims = ins[0].shape.to_shape()
+            if etype == "i32" and max(dims, default=0) >= 2**31:
+                reason = f"gives {_dims(dims)}, which overflows i32 (its output_type)"
+        given = ", ".join(
+            f"{self._input_names[self._param_of[i]]} of shape {_dims(d)}" for i, d in shapes.items()
+        )
+        value = (
+            "its value"
+            if named is needed
+            else f"the value of {where(needed.id, needed.name, needed.type, None)}"
+        )
+        return named.error(
+            None,
+            None,
+            f"cannot run with input shapes ({given}): {reason}; output "
+            f"{self._output_name(result)!r} needs {value}",
+            cls=UnsupportedOperatorError,
+            hint="run folds shape subgraphs at each run's input shapes, as check(input_shapes) "
+            "does",
         )
 
     def _shaped_plan(self, plan: _Plan, values: list[Any]) -> _Plan:
