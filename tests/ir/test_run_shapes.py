@@ -361,3 +361,38 @@ def test_run_says_a_shape_overflows_the_subgraphs_i32(tmp_path: Path) -> None:
         assert info.value.layer_type == "ShapeOf"
         assert f"gives [0,{width},1], which overflows i32 (its output_type)" in str(info.value)
     assert [a.shape for a in model.run({"x": _arange((0, 9, 1))}).values()] == [(0, 3, 1)] * 3
+
+
+def test_run_says_why_a_fold_is_undefined_at_a_shape(tmp_path: Path) -> None:
+    # Folds guarded where OpenVINO's specification leaves the value undefined, each at some
+    # shapes only: run says which rule, naming the layer. Fixed: "its value is not known from
+    # the input shapes" for each.
+    ops = ov_models.ops
+    x = ops.parameter([-1, -1], np.float32, name="x")
+    width = ops.convert(ops.gather(ops.shape_of(x), [1], 0), "f32")
+    seventy = ops.convert(ops.multiply(width, np.array([0.7], np.float32)), "i64")
+    x32 = ops.parameter([-1, -1], np.float32, name="x")
+    width32 = ops.gather(ov_models.ops8.shape_of(x32, "i32"), [1], 0)
+    times = ops.convert(ops.multiply(width32, np.array([2**30], np.int32)), "i64")
+    x0 = ops.parameter([-1, -1], np.float32, name="x")
+    quotient = ops.divide(np.array([12], np.int64), ops.gather(ops.shape_of(x0), [1], 0))
+    cases = [  # x[:, : stop]: a width it runs at, one it refuses, the layer, the rule
+        (
+            x,
+            seventy,
+            10,
+            3,
+            "Convert",
+            "converts 2.1, a value with a fraction, to i64, which OpenVINO",
+        ),
+        (x32, times, 1, 2, "Multiply", "gives 2147483648: an overflow of i32, which OpenVINO"),
+        (x0, quotient, 5, 0, "Divide", "divides by zero"),
+    ]
+    for k, (given, stop, runs, refused, kind, rule) in enumerate(cases):
+        model = _sliced_by(stop, given, tmp_path / str(k))
+        assert model.run({"x": _arange((2, runs))})[model.outputs[0]].shape[0] == 2
+        with pytest.raises(ir.UnsupportedOperatorError) as info:
+            model.run({"x": _arange((2, refused))})
+        assert info.value.layer_type == kind
+        assert f"cannot run with input shapes (x of shape [2,{refused}]): " in str(info.value)
+        assert rule in str(info.value)

@@ -12,8 +12,9 @@ OpenVINO's exact answer: an input not known, an element type other than the inte
 f32 and f64, a result of more than `SMALL` elements, an attribute it does not read, or what
 OpenVINO's specification leaves undefined (a division by zero, an integer overflow, a
 float-to-integer conversion of a value with a fraction). The value is then unknown, never
-guessed. ShapeOf has none: its bounds (`datamove.ir._bounds`) meet, and are its value, where its
-input's shape is static.
+guessed; `fold_failure` says which of these last rules a fold breaks (`Model.run` names it).
+ShapeOf has none: its bounds (`datamove.ir._bounds`) meet, and are its value, where its input's
+shape is static.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from datamove.ir._graph import Layer
 from datamove.ir._ops import SMALL, Info
 from datamove.ir._types import ELEMENT_TYPES, ElementType
 
-__all__ = ["FOLDERS", "axes_of", "broadcast_inputs", "fold_layer", "opset_number"]
+__all__ = ["FOLDERS", "axes_of", "broadcast_inputs", "fold_failure", "fold_layer", "opset_number"]
 
 Array = np.ndarray[Any, Any]
 Folder = Callable[[Layer, Sequence[Info]], Array | None]
@@ -39,6 +40,11 @@ _INTEGERS: Final = frozenset({"i8", "i16", "i32", "i64", "u8", "u16", "u32", "u6
 _FLOATS: Final = frozenset({"f32", "f64"})
 _TYPES: Final = _INTEGERS | _FLOATS | {"boolean"}
 _BY_DTYPE: Final = {ELEMENT_TYPES[name].dtype: ELEMENT_TYPES[name] for name in _TYPES}
+_UNDEFINED: Final = "which OpenVINO's specification leaves undefined"
+
+
+class _Undefined(Exception):  # noqa: N818 - not an error: a fold's value the spec leaves open
+    """A value OpenVINO's specification leaves undefined; its message says which rule."""
 
 
 def opset_number(layer: Layer) -> int:
@@ -64,10 +70,11 @@ def _values(ins: Sequence[Info], count: int | None = None) -> list[Array] | None
 
 
 def _fits(result: Array, etype: ElementType) -> Array | None:
-    """``result`` (Python ints) as the integer ``etype``, or ``None`` where a value overflows."""
+    """``result`` (Python ints) as the integer ``etype``; `_Undefined` where a value overflows."""
     info = np.iinfo(etype.dtype)
-    if any(not info.min <= int(v) <= info.max for v in result.reshape(-1)):
-        return None
+    for v in result.reshape(-1):
+        if not info.min <= int(v) <= info.max:
+            raise _Undefined(f"gives {int(v)}: an overflow of {etype.name}, {_UNDEFINED}")
     return np.asarray(result, dtype=etype.dtype)
 
 
@@ -227,8 +234,10 @@ def _convert(layer: Layer, ins: Sequence[Info]) -> Array | None:
         pairs = zip(exact.reshape(-1), value.reshape(-1), strict=True)
         return exact if all(int(f) == int(v) for f, v in pairs) else None
     if value.dtype.kind == "f":
-        if not np.isfinite(value).all() or (value != np.trunc(value)).any():
-            return None  # a fraction: rounded or truncated, the spec does not say
+        for v in value.reshape(-1):  # a fraction: rounded or truncated, the spec does not say
+            if not np.isfinite(v) or v != np.trunc(v):
+                kind = "a value with a fraction" if np.isfinite(v) else "a value not finite"
+                raise _Undefined(f"converts {v!s}, {kind}, to {target.name}, {_UNDEFINED}")
         value = np.array([int(v) for v in value.reshape(-1)], dtype=object).reshape(value.shape)
     bits = target.bits  # modulo 2**N, as C++ converts (the spec's rule)
     wrapped = [int(v) % (1 << bits) for v in value.reshape(-1)]
@@ -279,7 +288,7 @@ def _trunc_mod(a: Any, b: Any) -> Any:
 def _no_zero(op: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
     def safe(a: Any, b: Any) -> Any:
         if (np.asarray(b) == 0).any():
-            raise ZeroDivisionError  # undefined in OpenVINO's specification
+            raise _Undefined(f"divides by zero, {_UNDEFINED}")
         return op(a, b)
 
     return safe
@@ -403,7 +412,7 @@ def _reduce_prod(layer: Layer, ins: Sequence[Info]) -> Array | None:
 
 
 # -- the table ---------------------------------------------------------------------------------
-FOLDERS: Final[dict[str, Folder]] = {
+_EXPLAINED: Final[dict[str, Folder]] = {
     "Gather": _gather,
     "Squeeze": _squeeze,
     "Unsqueeze": _unsqueeze,
@@ -427,7 +436,39 @@ FOLDERS: Final[dict[str, Folder]] = {
     "Range": _range,
     "ReduceProd": _reduce_prod,
 }
+
+
+def _quiet(fold: Folder) -> Folder:
+    def quiet(layer: Layer, ins: Sequence[Info]) -> Array | None:
+        try:
+            return fold(layer, ins)
+        except _Undefined:
+            return None
+
+    return quiet
+
+
+FOLDERS: Final[dict[str, Folder]] = {name: _quiet(f) for name, f in _EXPLAINED.items()}
 """Layer type -> its fold: ``(layer, inputs) -> value``, ``None`` where not exactly known."""
+
+
+def fold_failure(layer: Layer, ins: Sequence[Info]) -> str | None:
+    """Why `fold_layer` gives no value, where OpenVINO's specification leaves it undefined.
+
+    ``"divides by zero, which OpenVINO's specification leaves undefined"``, an integer
+    overflow, a float with a fraction converted to an integer; ``None`` for another reason
+    (an input not known, a type or attribute not read) or where the layer folds.
+    """
+    fold = _EXPLAINED.get(layer.type)
+    if fold is None or len(layer.outputs) != 1:
+        return None
+    try:
+        fold(layer, ins)
+    except _Undefined as exc:
+        return str(exc)
+    except (ValueError, TypeError, IndexError, OverflowError):
+        return None
+    return None
 
 
 def fold_layer(layer: Layer, ins: Sequence[Info]) -> Info | None:

@@ -27,7 +27,7 @@ from datamove.ir._bounds import BOUNDERS, bound_layer, elementwise, meet, moved,
 from datamove.ir._cpu import KIND as CPU_NOTE
 from datamove.ir._cpu import Seen, cpu_notes
 from datamove.ir._errors import InputTypeError, IRError, UnsupportedOperatorError, where
-from datamove.ir._fold import FOLDERS
+from datamove.ir._fold import FOLDERS, fold_failure
 from datamove.ir._graph import (
     Graph,
     Layer,
@@ -1139,8 +1139,9 @@ class Model:
         Named: the first layer (in graph order) of the subgraph behind ``needed`` whose value is
         not known while its inputs' values are: a ShapeOf's input whose shape is not known (a
         layer datamove does not infer, such as TopK), a ShapeOf whose dims overflow its
-        ``output_type``, or a layer whose fold is undefined there. ``infos``: `_infer` at
-        ``shapes``.
+        ``output_type``, or a layer whose fold is undefined there (`fold_failure`: a division
+        by zero, an overflow, a float with a fraction converted to an integer). ``infos``:
+        `_infer` at ``shapes``.
         """
         graph = self._graph
         behind: set[int] = set()
@@ -1172,6 +1173,8 @@ class Model:
             dims = ins[0].shape.to_shape()
             if etype == "i32" and max(dims, default=0) >= 2**31:
                 reason = f"gives {_dims(dims)}, which overflows i32 (its output_type)"
+        elif all(i.value is not None for i in ins):  # a rule the fold breaks here, if any
+            reason = fold_failure(first, ins) or reason
         given = ", ".join(
             f"{self._input_names[self._param_of[i]]} of shape {_dims(d)}" for i, d in shapes.items()
         )
