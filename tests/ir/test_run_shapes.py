@@ -95,6 +95,37 @@ def test_run_folds_each_shape_once(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert model.shape_plan_info()[:2] == (2, 2)
 
 
+def test_run_remembers_a_shape_it_refuses(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A shape at which the subgraph's values break a rule (chunk(3) of a dim of 1) or do not fold
+    # (12 // x.shape[1] at width 0) is refused each time with the same error, inferred once, as
+    # a plan is folded once per shape. Fixed: each refused run inferred the model again.
+    xml = torch_models.convert_fn(BY_SHAPE["chunk(3, 1)"], (2, 6, 4), [-1, -1, -1], tmp_path)
+    ops = ov_models.ops
+    x = ops.parameter([-1, -1], np.float32, name="x")
+    width = ops.gather(ops.shape_of(x), [1], 0)
+    divided = _sliced_by(ops.divide(np.array([12], np.int64), width), x, tmp_path / "divide")
+    folds: list[object] = []
+    infer = ir.Model._infer
+
+    def counted(self: ir.Model, overrides: Any, **kw: Any) -> Any:
+        folds.append([list(s) for s in overrides.values()])
+        return infer(self, overrides, **kw)
+
+    monkeypatch.setattr(ir.Model, "_infer", counted)
+    for model, shape in [(ir.read_model(xml), (3, 1, 2)), (divided, (2, 0))]:
+        folds.clear()
+        errors = []
+        for _ in range(3):
+            with pytest.raises(ir.IRError) as info:
+                model.run({"x": _arange(shape)})
+            errors.append(info.value)
+        assert folds == [[], [list(shape)]]
+        assert len({str(e) for e in errors}) == 1
+        assert len({type(e) for e in errors}) == 1
+        assert len({id(e) for e in errors}) == 3  # each its own, with its own traceback
+        assert model.shape_plan_info()[:2] == (0, 0)
+
+
 def test_run_keeps_the_plans_of_at_most_max_shapes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import io
 import itertools
 import math
@@ -489,7 +490,8 @@ class Model:
         self._programs: dict[tuple[Any, ...], CodeType] = {}
         # A model whose shape subgraphs read dynamic dims (`_Plan.by_shape`): the inputs' shapes
         # -> the plan with those subgraphs folded at those shapes (one fold per shapes)
-        self._shaped: dict[tuple[tuple[int, ...], ...], _Plan] = {}
+        # by_shape plans folded per input shapes, or the refusal at those shapes
+        self._shaped: dict[tuple[tuple[int, ...], ...], _Plan | IRError] = {}
         layers = graph.layers
         self._params = [x for x in layers if x.type == "Parameter"]
         self._results = [x for x in layers if x.type == "Result"]
@@ -1197,7 +1199,8 @@ class Model:
         """The plan of a ``by_shape`` model at the shapes of a run's inputs (in ``values``).
 
         Its shape subgraphs are folded at those shapes, exactly as `check` folds them with
-        ``input_shapes``; once per shapes (`_SHAPE_PLANS_MAX` kept, all dropped when full).
+        ``input_shapes``; once per shapes (`_SHAPE_PLANS_MAX` kept, all dropped when full). A
+        refusal there is kept the same way, and raised again (a copy) at those shapes.
         """
         shapes = {
             layer.index: tuple(int(d) for d in values[out].shape)
@@ -1206,10 +1209,15 @@ class Model:
         key = tuple(shapes.values())
         found = self._shaped.get(key)
         if found is None:
-            found = self._build_plan(shapes, plan.by_shape)
+            try:
+                found = self._build_plan(shapes, plan.by_shape)
+            except IRError as exc:
+                found = copy.copy(exc)  # without its traceback, which holds the frames' values
             if len(self._shaped) >= _SHAPE_PLANS_MAX:
                 self._shaped.clear()
             self._shaped[key] = found
+        if isinstance(found, IRError):
+            raise copy.copy(found)  # each its own traceback: the one kept is never raised
         return found
 
     def shape_plan_info(self) -> ShapePlanInfo:
