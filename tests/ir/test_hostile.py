@@ -318,7 +318,8 @@ def test_opaque_layer_cannot_run(tmp_path: Path) -> None:
     assert str(info.value) == (
         "IR: layer 3 'parts' (Gather): cannot run: datamove does not compute Gather layers, "
         "and output 'parts_a' needs this one (hint: datamove runs Split, VariadicSplit, "
-        "StridedSlice, Slice, Concat; check() takes the other layers as the file declares them)"
+        "StridedSlice, Slice, Concat, Unsqueeze, Squeeze; check() takes the other layers as the "
+        "file declares them)"
     )
 
 

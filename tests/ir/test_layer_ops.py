@@ -42,6 +42,8 @@ def test_each_record_is_filed_under_its_name() -> None:
         "StridedSlice",
         "Slice",
         "Concat",
+        "Unsqueeze",
+        "Squeeze",
     }
 
 

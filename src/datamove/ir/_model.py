@@ -153,7 +153,8 @@ class CheckReport:
         Name -> ``(PartialShape, element type name)``, as inferred.
     checked : dict of str to int
         Layer type -> how many layers of it datamove checked (its data-movement operators:
-        Split, VariadicSplit, StridedSlice, Slice, Concat), in the order met in the file.
+        Split, VariadicSplit, StridedSlice, Slice, Concat, Unsqueeze, Squeeze), in the order
+        met in the file.
         Parameter, Const and Result are in neither mapping.
     opaque : dict of str to int
         Layer type -> how many layers of a type datamove does not model (MatMul, Add...) it took
@@ -1360,7 +1361,8 @@ class Model:
             xp = array_namespace(foreign)
             for out, value in plan.consts:
                 if out in plan.data_consts:
-                    values[out] = xp.asarray(value, copy=True)  # a constant is read-only
+                    # a writable copy of its own: the constant is read-only (torch warns)
+                    values[out] = xp.asarray(np.array(value))
         k = 0
         try:
             # k names the failed layer in the except below; each step gives one result per

@@ -9,7 +9,9 @@ it runs on arrays, and, where its outputs depend on its input shapes alone, its 
 what each output takes (a NumPy basic index of the data, or a `Join` of the inputs). Every
 other module dispatches through the registry (`LAYER_OPS` itself, `runner`, `shape_planner`...), so
 adding a layer type is one record here. Split, VariadicSplit, StridedSlice, Slice and Concat
-call datamove's operators and their cached plans (one source of truth for their rules).
+call datamove's operators and their cached plans (one source of truth for their rules);
+Unsqueeze and Squeeze are views, a basic index of the data (`unsqueeze_index`, `squeeze_index`)
+for run and the shape plans alike, their shapes inferred by check's shape-subgraph rules.
 """
 
 from __future__ import annotations
@@ -707,6 +709,135 @@ def _concat_plan(layer: Layer, _fixed: Fixed) -> Planner:
     return lambda _shape: takes
 
 
+# -- Unsqueeze-1, Squeeze-1 (and Squeeze-15) --------------------------------------------------
+# Views: each output is a NumPy basic index of the data (None inserts a dim of 1, 0 drops one),
+# so run, the shape plans and NumPy agree, and NumPy and torch give views.
+def unsqueeze_index(shape: Sequence[int], axes: Sequence[Any]) -> Index:
+    """The basic index that is OpenVINO's Unsqueeze-1 of data of ``shape`` by ``axes``.
+
+    Each axis lies in ``[-r, r - 1]`` for ``r`` the rank plus the number of distinct values
+    (a negative one counts from that end); axes that are the same once counted from the start
+    insert one dim, so a 1 is inserted at each distinct axis, in increasing order (at the end
+    where fewer dims are left), as OpenVINO does: ``[-1, 3]`` on rank 2 is one new last dim.
+
+    Examples
+    --------
+    >>> unsqueeze_index((2, 3), [0, -1])
+    (None, slice(None, None, None), slice(None, None, None), None, Ellipsis)
+    >>> unsqueeze_index((2, 3), [-1, 3])  # both 3: one new dim, at the end
+    (slice(None, None, None), slice(None, None, None), None, Ellipsis)
+    >>> unsqueeze_index((2, 3), [4])
+    Traceback (most recent call last):
+    ...
+    datamove._errors.ValidationError: Unsqueeze: axes=[4] must each lie in [-3, 2] (the output...)
+    """
+    rank = len(shape)
+    picked = _axes_in("Unsqueeze", axes, rank + len(set(axes)))
+    dims: list[Any] = [slice(None)] * rank
+    for a in sorted(set(picked)):
+        dims.insert(a, None)
+    _check_view_rank("Unsqueeze", len(dims))
+    return (*dims, ...)  # the trailing ... keeps a 0-d result an array (NumPy: not a scalar)
+
+
+def squeeze_index(shape: Sequence[int], axes: Sequence[Any] | None) -> Index:
+    """The basic index that is OpenVINO's Squeeze of data of ``shape`` by ``axes``.
+
+    Each axis lies in ``[-rank, rank - 1]`` (``[-1, 0]`` for a scalar, which stays one); a dim
+    listed that is not 1 is kept, as OpenVINO's Squeeze-1 and Squeeze-15 do on a static shape.
+    Without ``axes`` (``None``, or none listed) every dim of 1 is dropped.
+
+    Examples
+    --------
+    >>> squeeze_index((1, 2, 1), [0, -3])
+    (0, slice(None, None, None), slice(None, None, None), Ellipsis)
+    >>> squeeze_index((1, 2, 1), [1])  # a dim of 2: kept
+    (slice(None, None, None), slice(None, None, None), slice(None, None, None), Ellipsis)
+    >>> squeeze_index((1, 2, 1), None)
+    (0, slice(None, None, None), 0, Ellipsis)
+    """
+    rank = len(shape)
+    if axes is None or not len(axes):
+        picked = set(range(rank))
+    else:
+        picked = {a % rank if rank else 0 for a in _axes_in("Squeeze", axes, max(rank, 1))}
+    kept = (0 if k in picked and d == 1 else slice(None) for k, d in enumerate(shape))
+    return (*kept, ...)  # the trailing ... keeps a 0-d result an array (NumPy: not a scalar)
+
+
+def _axes_in(op: str, axes: Sequence[Any], extent: int) -> list[int]:
+    """``axes`` as non-negative ints below ``extent``; a `ValidationError` for any other."""
+    values = list(axes)
+    if not all(type(a) is int for a in values):
+        raise DTypeError(op, "axes", values, "must be integers")
+    bad = [a for a in values if not -extent <= a < extent]
+    if bad:
+        of = "the output's rank" if op == "Unsqueeze" else "the data's rank"
+        rule = f"must each lie in [{-extent}, {extent - 1}] ({of} is {extent})"
+        raise ValidationError(op, "axes", values, rule)
+    return [a + extent if a < 0 else a for a in values]
+
+
+def _check_view_rank(op: str, rank: int) -> None:
+    if rank > NUMPY_MAXDIMS:
+        raise ValidationError(
+            op,
+            "output rank",
+            rank,
+            f"is {PAST_NUMPY_RANK}",
+            hint="datamove runs models on NumPy (and array libraries with the same limit)",
+        )
+
+
+def _view_infer(layer: Layer, ins: list[Info], context: Context) -> list[Info]:
+    op = layer.type
+    data = ins[0].shape
+    if len(ins) == 2:
+        _check_rank(ins[1], op, "axes", (0, 1), "must be a scalar or a 1-D tensor")
+        _check_integer(ins[1], op, "axes")
+        if ins[1].value is not None and data.rank is not None:  # its range, as run checks it
+            axes = _ints(ins[1].value)
+            dims = [1] * data.rank  # the rank alone decides which axes are allowed
+            unsqueeze_index(dims, axes) if op == "Unsqueeze" else squeeze_index(dims, axes)
+    # The values and shapes of check's shape-subgraph rules (datamove.ir._bounds): a value or
+    # its bounds where the data's is known, else the data's dims moved; the declared port where
+    # neither is known (a Squeeze of a dim that may be another size than 1: OpenVINO's own)
+    from datamove.ir._bounds import bound_layer, moved  # noqa: PLC0415 - it imports this module
+
+    info = bound_layer(layer, ins) or moved(layer, ins)
+    if info is None:
+        port = layer.outputs[0] if layer.outputs else None
+        shape = PartialShape(None)
+        if port is not None and port.has_dims and not context.reshaped:
+            shape = port.shape
+        info = Info(shape, ins[0].etype)
+    _check_ranks(layer, (info.shape,))
+    return [info]
+
+
+def _view_run(layer: Layer, fixed: Fixed) -> Runner:
+    has_axes = len(layer.inputs) == 2
+    unsqueeze = layer.type == "Unsqueeze"
+
+    def run(xs: list[Any]) -> tuple[Any, ...]:
+        axes = _value(fixed, xs, 1) if has_axes else None
+        shape = tuple(int(d) for d in xs[0].shape)
+        index = unsqueeze_index(shape, axes or []) if unsqueeze else squeeze_index(shape, axes)
+        return (xs[0][index],)
+
+    return run
+
+
+def _view_plan(layer: Layer, fixed: Fixed) -> Planner | None:
+    has_axes = len(layer.inputs) == 2
+    axes = fixed[1] if has_axes else None
+    if (has_axes and axes is None) or not _all_ints(axes):
+        return None
+    if layer.type == "Unsqueeze":
+        return lambda shape: (unsqueeze_index(shape, axes or []),)
+    return lambda shape: (squeeze_index(shape, axes),)
+
+
 # -- the registry ------------------------------------------------------------------------------
 # The one place a layer type is declared: every module dispatches on layer.type through it.
 LAYER_OPS: Final[dict[str, LayerOp]] = {
@@ -753,6 +884,8 @@ LAYER_OPS: Final[dict[str, LayerOp]] = {
         ),
         LayerOp("Slice", (4, 5), _slice_infer, _slice_run, _slice_plan, data_ports=(0,), version=8),
         LayerOp("Concat", (), _concat_infer, _concat_run, _concat_plan),
+        LayerOp("Unsqueeze", (2,), _view_infer, _view_run, _view_plan, data_ports=(0,)),
+        LayerOp("Squeeze", (1, 2), _view_infer, _view_run, _view_plan, data_ports=(0,)),
     )
 }
 
