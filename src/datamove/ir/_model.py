@@ -270,6 +270,11 @@ def _problem(layer: Layer, kind: str, rule: str, port: int | None = None, **foun
     return Problem(kind, rule, layer.id, layer.name, layer.type, port, **found)
 
 
+def _moved_or_bound(layer: Layer, ins: list[Info]) -> Info | None:
+    """A view layer's value or bounds (`bound_layer`), else its output shape (`moved`)."""
+    return bound_layer(layer, ins) or moved(layer, ins)
+
+
 def _declared(port: Port) -> PartialShape:
     """The shape a port declares; no ``<dim>`` may mean a scalar or (from OpenVINO) any rank."""
     return port.shape if port.has_dims else PartialShape(None)
@@ -768,7 +773,9 @@ class Model:
                     op = LAYER_OPS[layer.type]
                     count = op.output_count(layer, ins) if op.output_count else None
                     if count in (None, len(layer.outputs)):  # never infer 10**8 num_splits
-                        context = Context(overrides.get(idx), self._load_const, new_shapes)
+                        context = Context(
+                            overrides.get(idx), self._load_const, new_shapes, _moved_or_bound
+                        )
                         outs = op.infer(layer, ins, context)
                         count = len(outs)
                 except IRError as exc:  # its message without "IR: <the layer>: "

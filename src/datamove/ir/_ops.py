@@ -157,6 +157,9 @@ class Context(NamedTuple):
     # Model.check gave the inputs new shapes: the ports' declared shapes are not OpenVINO's
     # inference of this graph (it infers again after a reshape)
     reshaped: bool = False
+    # check's shape-subgraph rules for a one-output layer (datamove.ir._bounds, which imports
+    # this module): its value or bounds, else its output shape from its input's dims, or None
+    moved: Callable[[Layer, list[Info]], Info | None] | None = None
 
 
 Fixed = list[list[int] | None]  # each input's values when a small constant, else None
@@ -792,6 +795,7 @@ def _check_view_rank(op: str, rank: int) -> None:
 def _view_infer(layer: Layer, ins: list[Info], context: Context) -> list[Info]:
     op = layer.type
     data = ins[0].shape
+    axes: list[int] | None = None
     if len(ins) == 2:
         _check_rank(ins[1], op, "axes", (0, 1), "must be a scalar or a 1-D tensor")
         _check_integer(ins[1], op, "axes")
@@ -799,12 +803,18 @@ def _view_infer(layer: Layer, ins: list[Info], context: Context) -> list[Info]:
             axes = _ints(ins[1].value)
             dims = [1] * data.rank  # the rank alone decides which axes are allowed
             unsqueeze_index(dims, axes) if op == "Unsqueeze" else squeeze_index(dims, axes)
-    # The values and shapes of check's shape-subgraph rules (datamove.ir._bounds): a value or
-    # its bounds where the data's is known, else the data's dims moved; the declared port where
+    # The values and shapes of check's shape-subgraph rules (`Context.moved`): a value or its
+    # bounds where the data's is known, else the data's dims moved; the declared port where
     # neither is known (a Squeeze of a dim that may be another size than 1: OpenVINO's own)
-    from datamove.ir._bounds import bound_layer, moved  # noqa: PLC0415 - it imports this module
-
-    info = bound_layer(layer, ins) or moved(layer, ins)
+    info = None if context.moved is None else context.moved(layer, ins)
+    if info is None and data.is_static and (len(ins) == 1 or axes is not None):
+        static = data.to_shape()  # its index says which dims stay (a scalar's Squeeze...)
+        index = (
+            unsqueeze_index(static, axes or [])
+            if op == "Unsqueeze"
+            else squeeze_index(static, axes)
+        )
+        info = Info(PartialShape(_indexed_shape(static, index)), ins[0].etype)
     if info is None:
         port = layer.outputs[0] if layer.outputs else None
         shape = PartialShape(None)
@@ -813,6 +823,19 @@ def _view_infer(layer: Layer, ins: list[Info], context: Context) -> list[Info]:
         info = Info(shape, ins[0].etype)
     _check_ranks(layer, (info.shape,))
     return [info]
+
+
+def _indexed_shape(shape: Sequence[int], index: Index) -> list[int]:
+    """The shape of data of ``shape`` indexed by a view's ``index`` (None, 0, slices, ...)."""
+    dims, k = [], 0
+    for entry in index:
+        if entry is None:
+            dims.append(1)
+        elif entry is not Ellipsis:  # a slice keeps the dim, a 0 drops it
+            if type(entry) is slice:
+                dims.append(shape[k])
+            k += 1
+    return dims
 
 
 def _view_run(layer: Layer, fixed: Fixed) -> Runner:
