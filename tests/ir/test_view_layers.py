@@ -168,3 +168,26 @@ def _bad_axes(name: str) -> list[int]:
         "unsqueeze [3, 3]": [3, 3],
         "unsqueeze [-4, -4]": [-4, -4],
     }.get(name, [-4])
+
+
+@pytest.mark.parametrize("op", ["Unsqueeze", "Squeeze"])
+def test_axes_read_at_run_time(op: str, tmp_path: Path) -> None:
+    # Axes from an input are read at each run (the CPU plugin refuses such a model, "dynamic
+    # rank": the reference is the model of those axes as a constant); out of range, run refuses
+    # with the layer named and the operator's rule (never NumPy's IndexError)
+    x = ops.parameter([-1, -1, -1], np.float32, name="x")
+    axes = ops.parameter([2], np.int64, name="axes")
+    out = ops.unsqueeze(x, axes) if op == "Unsqueeze" else ops.squeeze(x, axes)
+    out.output(0).get_tensor().set_names({"y"})
+    xml = ov_models.save(ov.Model([out], [x, axes]), tmp_path)
+    model = ir.read_model(xml)
+    assert model.check().ok
+    build = ops.unsqueeze if op == "Unsqueeze" else ops.squeeze
+    for values in ([0, -1], [2, 2], [-3, 0]):
+        inputs = {"x": _arange((1, 3, 1)), "axes": np.array(values, np.int64)}
+        ref = _model(lambda x, v=values: build(x, _axes(v)), [1, 3, 1], tmp_path, name="ref")
+        want = ov_models.run_openvino(ref, {"x": inputs["x"]})
+        _assert_same(model.run(inputs), want)
+    bad = {"x": _arange((1, 3, 1)), "axes": np.array([0, 9], np.int64)}
+    with pytest.raises(ir.IRError, match=rf"failed at run time: {op}: axes=\[0, 9\] must each"):
+        model.run(bad)
