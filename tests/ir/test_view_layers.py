@@ -191,3 +191,20 @@ def test_axes_read_at_run_time(op: str, tmp_path: Path) -> None:
     bad = {"x": _arange((1, 3, 1)), "axes": np.array([0, 9], np.int64)}
     with pytest.raises(ir.IRError, match=rf"failed at run time: {op}: axes=\[0, 9\] must each"):
         model.run(bad)
+
+
+@pytest.mark.parametrize("op", ["Unsqueeze", "Squeeze"])
+def test_float_axes_are_refused_where_openvino_runs_them(op: str, tmp_path: Path) -> None:
+    # IR-20 (docs/semantics.md): the spec's axes are integers; OpenVINO builds and runs an f32
+    # Const of axes. datamove refuses it, a check problem naming the axes and a run refusal.
+    build = {"Unsqueeze": ops.unsqueeze, "Squeeze": ops.squeeze}[op]
+    xml = _model(lambda x: build(x, _axes([0.0], np.float32)), [1, 3], tmp_path)
+    inputs = {"x": _arange((1, 3))}
+    (cpu,) = ov_models.run_openvino(xml, inputs).values()
+    assert cpu.shape == {"Unsqueeze": (1, 1, 3), "Squeeze": (3,)}[op]
+    model = ir.read_model(xml)
+    (problem,) = model.check().problems
+    assert (problem.layer_type, problem.kind) == (op, "operator")
+    assert "axes" in problem.message
+    with pytest.raises(ir.IRError, match="axes"):
+        model.run(inputs)
