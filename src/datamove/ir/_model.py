@@ -43,6 +43,7 @@ from datamove.ir._ops import (
     Context,
     Info,
     Join,
+    Layout,
     Planner,
     Runner,
     caseless_types,
@@ -617,11 +618,12 @@ class Model:
         return min(names) if names else result.name
 
     # -- constants --------------------------------------------------------------------------
-    def _load_const(self, layer: Layer) -> np.ndarray[Any, Any]:
+    def _load_const(self, layer: Layer, layout: Layout | None = None) -> np.ndarray[Any, Any]:
+        """The value of the Const ``layer``, read once; ``layout``: its `const_layout`, if known."""
         cached = self._consts.get(layer.index)
         if cached is not None:
             return cached
-        shape, etype = const_layout(layer)  # checked against its size and NumPy's limits
+        shape, etype = layout or const_layout(layer)  # checked against its size and NumPy's
         dims = shape.to_shape()
         offset = layer.extent_attr("offset")
         need = etype.nbytes(math.prod(dims))

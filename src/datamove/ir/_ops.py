@@ -59,6 +59,7 @@ __all__ = [
     "Info",
     "Join",
     "LayerOp",
+    "Layout",
     "Planner",
     "Runner",
     "bounds_of",
@@ -153,7 +154,8 @@ class Context(NamedTuple):
     """What the inference of a source layer may need besides the layer itself."""
 
     parameter_shape: PartialShape | None = None  # a Parameter's new shape (Model.check)
-    load_const: Callable[[Layer], np.ndarray[Any, Any]] | None = None  # a Const's value
+    # A Const's value, given the layout `const_layout` checked (so that it is checked once)
+    load_const: Callable[[Layer, Layout], np.ndarray[Any, Any]] | None = None
     # Model.check gave the inputs new shapes: the ports' declared shapes are not OpenVINO's
     # inference of this graph (it infers again after a reshape)
     reshaped: bool = False
@@ -233,7 +235,10 @@ def _numpy_limit(dims: tuple[int, ...], etype: ElementType) -> str | None:
     return None
 
 
-def const_layout(layer: Layer) -> tuple[PartialShape, ElementType]:
+Layout = tuple[PartialShape, ElementType]  # a Const's static shape and element type
+
+
+def const_layout(layer: Layer) -> Layout:
     """A Const's static shape and element type, checked against its ``size`` and NumPy.
 
     The one check of a Const before anything is read or allocated for it: inference and
@@ -425,9 +430,10 @@ def _parameter_infer(layer: Layer, _ins: list[Info], context: Context) -> list[I
 
 
 def _const_infer(layer: Layer, _ins: list[Info], context: Context) -> list[Info]:
-    shape, etype = const_layout(layer)
+    shape, etype = layout = const_layout(layer)
     load = context.load_const
-    value = load(layer) if load is not None and math.prod(shape.to_shape()) <= SMALL else None
+    small = math.prod(shape.to_shape()) <= SMALL
+    value = load(layer, layout) if load is not None and small else None
     return [Info(shape, etype, value)]
 
 
