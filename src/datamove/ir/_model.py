@@ -14,7 +14,7 @@ from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import CodeType, FunctionType
-from typing import Any, Final, NamedTuple, cast
+from typing import Any, Final, NamedTuple, TypeVar, cast
 
 import numpy as np
 
@@ -61,6 +61,8 @@ from datamove.ir._types import ELEMENT_TYPES, PRECISIONS, ElementType, decode
 __all__ = ["CheckReport", "Model", "Problem", "ShapePlanInfo", "given_shapes", "read_model"]
 
 _SHAPE_PLANS_MAX: Final = 64  # input shapes remembered per model (all dropped when full)
+K = TypeVar("K")
+V = TypeVar("V")
 _WITNESS_RUNS: Final = 32  # model input shapes tried for a witness (each a whole inference)
 _WITNESS_VALUES: Final = 8  # the smallest integer constants whose breakpoints are tried
 
@@ -936,7 +938,7 @@ class Model:
                 if into is not None and into.has_dims and given not in into.shape:
                     continue  # the data its input declares impossible: an earlier layer's problem
                 del left[(idx, k)]
-                inputs = ", ".join(f"{n} of shape {_dims(d)}" for n, d in shapes.items())
+                inputs = _shapes_text(shapes)
                 got = shape.to_shape()
                 rule = (
                     f"declares {port.shape}, but with input {inputs} it gives "
@@ -1187,9 +1189,7 @@ class Model:
                 reason = f"gives {_dims(dims)}, which overflows i32 (its output_type)"
         elif all(i.value is not None for i in ins):  # a rule the fold breaks here, if any
             reason = fold_failure(first, ins) or reason
-        given = ", ".join(
-            f"{self._input_names[self._param_of[i]]} of shape {_dims(d)}" for i, d in shapes.items()
-        )
+        given = _shapes_text({self._input_names[self._param_of[i]]: d for i, d in shapes.items()})
         value = (
             "its value"
             if named is needed
@@ -1223,9 +1223,7 @@ class Model:
                 found = self._build_plan(shapes, plan.by_shape)
             except IRError as exc:
                 found = copy.copy(exc)  # without its traceback, which holds the frames' values
-            if len(self._shaped) >= _SHAPE_PLANS_MAX:
-                self._shaped.clear()
-            self._shaped[key] = found
+            _keep(self._shaped, key, found)
         if isinstance(found, IRError):
             raise copy.copy(found)  # each its own traceback: the one kept is never raised
         return found
@@ -1319,9 +1317,7 @@ class Model:
             if key in plans:  # the second run of these shapes: plan them
                 plans[key] = self._shape_plan(plan, plan.planners, key, values)
             else:  # a shape run once is not planned: that would triple its cost
-                if len(plans) >= _SHAPE_PLANS_MAX:
-                    plans.clear()
-                plans[key] = None
+                _keep(plans, key, None)
         return {name: values[s] for name, s in plan.results}
 
     def _run_plan(self, plan: _Plan, inputs: Mapping[str, Any]) -> tuple[_Plan, list[Any]]:
@@ -1410,9 +1406,8 @@ class Model:
         layout = (inputs, tuple((src, dst) for src, dst, _ in moves))
         code = self._programs.get(layout)
         if code is None:
-            if len(self._programs) >= _SHAPE_PLANS_MAX:
-                self._programs.clear()
-            code = self._programs[layout] = _program(moves, inputs, [s for _, s in plan.results])
+            code = _program(moves, inputs, [s for _, s in plan.results])
+            _keep(self._programs, layout, code)
         return cast("_ShapePlan", FunctionType(code, scope))
 
     def _input_slots(self, plan: _Plan, key: tuple[Any, ...]) -> tuple[int, ...]:
@@ -1471,6 +1466,18 @@ class Model:
             f"{len(self._graph.layers)} layers, "
             f"inputs {list(self.inputs)}, outputs {self.outputs}>"
         )
+
+
+def _keep(cache: dict[K, V], key: K, value: V) -> None:
+    """Store ``value`` under ``key`` in a per-model cache, dropping them all when one is full."""
+    if len(cache) >= _SHAPE_PLANS_MAX:
+        cache.clear()
+    cache[key] = value
+
+
+def _shapes_text(shapes: Mapping[str, tuple[int, ...]]) -> str:
+    """``x of shape [2,3], y of shape [4]``: the input shapes a message names."""
+    return ", ".join(f"{name} of shape {_dims(dims)}" for name, dims in shapes.items())
 
 
 def _read_only(value: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
