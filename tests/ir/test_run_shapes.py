@@ -395,9 +395,9 @@ def test_run_says_a_shape_overflows_the_subgraphs_i32(tmp_path: Path) -> None:
 
 
 def test_run_says_why_a_fold_is_undefined_at_a_shape(tmp_path: Path) -> None:
-    # Folds guarded where OpenVINO's specification leaves the value undefined, each at some
-    # shapes only: run says which rule, naming the layer. Fixed: "its value is not known from
-    # the input shapes" for each.
+    # Folds guarded where OpenVINO's specification leaves the value undefined, or past the 4096
+    # elements datamove folds, each at some shapes only: run says which rule, naming the layer.
+    # Fixed: "its value is not known from the input shapes" for each.
     ops = ov_models.ops
     x = ops.parameter([-1, -1], np.float32, name="x")
     width = ops.convert(ops.gather(ops.shape_of(x), [1], 0), "f32")
@@ -407,6 +407,10 @@ def test_run_says_why_a_fold_is_undefined_at_a_shape(tmp_path: Path) -> None:
     times = ops.convert(ops.multiply(width32, np.array([2**30], np.int32)), "i64")
     x0 = ops.parameter([-1, -1], np.float32, name="x")
     quotient = ops.divide(np.array([12], np.int64), ops.gather(ops.shape_of(x0), [1], 0))
+    xr = ops.parameter([-1, -1], np.float32, name="x")
+    wide = ops.gather(ops.shape_of(xr), [1], 0)
+    squares = ops.range(np.int64(0), ops.squeeze(ops.multiply(wide, wide), [0]), np.int64(1), "i64")
+    second = ops.add(ops.gather(squares, [1], 0), np.array([1], np.int64))  # 2, from a Range
     cases = [  # x[:, : stop]: a width it runs at, one it refuses, the layer, the rule
         (
             x,
@@ -418,6 +422,7 @@ def test_run_says_why_a_fold_is_undefined_at_a_shape(tmp_path: Path) -> None:
         ),
         (x32, times, 1, 2, "Multiply", "gives 2147483648: an overflow of i32, which OpenVINO"),
         (x0, quotient, 5, 0, "Divide", "divides by zero"),
+        (xr, second, 64, 65, "Range", "has 4225 elements, more than the 4096 datamove folds"),
     ]
     for k, (given, stop, runs, refused, kind, rule) in enumerate(cases):
         model = _sliced_by(stop, given, tmp_path / str(k))

@@ -12,7 +12,8 @@ OpenVINO's exact answer: an input not known, an element type other than the inte
 f32 and f64, a result of more than `SMALL` elements, an attribute it does not read, or what
 OpenVINO's specification leaves undefined (a division by zero, an integer overflow, a
 float-to-integer conversion of a value with a fraction). The value is then unknown, never
-guessed; `fold_failure` says which of these last rules a fold breaks (`Model.run` names it).
+guessed; `fold_failure` says which of these last rules a fold breaks, or that its value is past
+`SMALL` (`Model.run` names it).
 ShapeOf has none: its bounds (`datamove.ir._bounds`) meet, and are its value, where its input's
 shape is static.
 """
@@ -44,7 +45,13 @@ _UNDEFINED: Final = "which OpenVINO's specification leaves undefined"
 
 
 class _Undefined(Exception):  # noqa: N818 - not an error: a fold's value the spec leaves open
-    """A value OpenVINO's specification leaves undefined; its message says which rule."""
+    """A value OpenVINO's specification leaves undefined, or one past `SMALL`: the message says."""
+
+
+def _small(count: int) -> None:
+    """Raise `_Undefined` where a folded value would have more than `SMALL` elements."""
+    if count > SMALL:
+        raise _Undefined(f"has {count} elements, more than the {SMALL} datamove folds")
 
 
 def opset_number(layer: Layer) -> int:
@@ -136,8 +143,7 @@ def _gather(layer: Layer, ins: Sequence[Info]) -> Array | None:
     else:
         outside = np.zeros(index.shape, dtype=bool)
     out_shape = data.shape[:axis] + indices.shape[batch_dims:] + data.shape[axis + 1 :]
-    if math.prod(out_shape) > SMALL:
-        return None
+    _small(math.prod(out_shape))
     out = np.zeros(out_shape, dtype=data.dtype)
     clipped = np.where(outside, 0, index)
     inner = axis - batch_dims  # the axis within one batch
@@ -356,12 +362,12 @@ def _broadcast_op(layer: Layer, ins: Sequence[Info]) -> Array | None:
     if target.ndim != 1 or target.dtype.kind not in "iu":
         return None
     dims = tuple(int(d) for d in target)
-    if any(d < 0 for d in dims) or math.prod(dims) > SMALL:
+    if any(d < 0 for d in dims):
         return None
+    _small(math.prod(dims))
     try:
         shape = np.broadcast_shapes(data.shape, dims) if mode == "bidirectional" else dims
-        if math.prod(shape) > SMALL:
-            return None
+        _small(math.prod(shape))
         return np.broadcast_to(data, shape).copy()
     except ValueError:
         return None
@@ -373,8 +379,9 @@ def _tile(_layer: Layer, ins: Sequence[Info]) -> Array | None:
     if values is None or values[1].ndim != 1 or values[1].dtype.kind not in "iu":
         return None
     data, repeats = values[0], [int(r) for r in values[1]]
-    if any(r < 0 for r in repeats) or math.prod(repeats) * data.size > SMALL:
+    if any(r < 0 for r in repeats):
         return None
+    _small(math.prod(repeats) * data.size)
     return np.tile(data, repeats) if repeats else data.copy()
 
 
@@ -391,8 +398,9 @@ def _range(layer: Layer, ins: Sequence[Info]) -> Array | None:
     if etype is None or etype.name not in _INTEGERS:
         return None
     start, stop, step = (int(v.reshape(-1)[0]) for v in values)
-    if step == 0 or max(0, -(-(stop - start) // step)) > SMALL:
+    if step == 0:
         return None
+    _small(-(-(stop - start) // step))
     return _fits(np.array(list(range(start, stop, step)), dtype=object), etype)
 
 
@@ -456,14 +464,17 @@ def fold_failure(layer: Layer, ins: Sequence[Info]) -> str | None:
     """Why `fold_layer` gives no value, where OpenVINO's specification leaves it undefined.
 
     ``"divides by zero, which OpenVINO's specification leaves undefined"``, an integer
-    overflow, a float with a fraction converted to an integer; ``None`` for another reason
-    (an input not known, a type or attribute not read) or where the layer folds.
+    overflow, a float with a fraction converted to an integer, or a value of more than `SMALL`
+    elements (``"has 4225 elements, more than the 4096 datamove folds"``); ``None`` for another
+    reason (an input not known, a type or attribute not read) or where the layer folds.
     """
     fold = _EXPLAINED.get(layer.type)
     if fold is None or len(layer.outputs) != 1:
         return None
     try:
-        fold(layer, ins)
+        value = fold(layer, ins)
+        if value is not None:
+            _small(value.size)
     except _Undefined as exc:
         return str(exc)
     except (ValueError, TypeError, IndexError, OverflowError):
