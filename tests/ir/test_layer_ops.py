@@ -4,6 +4,7 @@ everything the IR reader does with a layer (read, check, run, shape plans) goes 
 from __future__ import annotations
 
 import dataclasses
+import re
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +46,36 @@ def test_each_record_is_filed_under_its_name() -> None:
         "Unsqueeze",
         "Squeeze",
     }
+
+
+ROOT = Path(__file__).resolve().parents[2]
+# Each place the docs list the layer types (start, end of the list) and whether it lists them
+# all or only the counted ones (`CheckReport.checked`: no Parameter, Const or Result).
+TYPE_LISTS = [
+    ("src/datamove/ir/__init__.py", "Supported layer types:", "A model with other", True),
+    ("src/datamove/ir/_ops.py", "adding a layer type is one record here.", '"""', False),
+    ("src/datamove/ir/_model.py", "its data-movement operators:", ")", False),
+    ("docs/ir.md", "## What is supported", "- Slice with 4 inputs", True),
+    ("docs/ir.md", "on a checked layer (", ")", False),
+    ("docs/cli.md", "the layers datamove checked (", ")", False),
+    ("README.md", "declares them and counted.", "among them is checked", False),
+]
+
+
+@pytest.mark.parametrize(
+    ("path", "start", "end", "every"), TYPE_LISTS, ids=[f"{p}: {s}" for p, s, _, _ in TYPE_LISTS]
+)
+def test_the_docs_list_every_supported_layer_type(
+    path: str, start: str, end: str, *, every: bool
+) -> None:
+    # Unsqueeze and Squeeze became checked layers after these lists were written: a type added
+    # to LAYER_OPS is named in each of them.
+    text = (ROOT / path).read_text(encoding="utf-8")
+    assert start in text
+    passage = text.split(start, 1)[1].split(end, 1)[0]
+    named = set(re.findall(r"\w+", passage))
+    want = {name for name, op in LAYER_OPS.items() if every or op.counted}
+    assert sorted(want - named) == []
 
 
 def test_a_new_layer_type_is_one_registry_entry(
