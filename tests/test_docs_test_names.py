@@ -8,7 +8,8 @@ A test renamed or removed leaves the docs pointing at nothing; this finds each s
 A parameter id is looked for in the test file's text (ids are written there as strings).
 The other files of the repository a doc names (``src/...``, ``csrc/...``, ``bench/...``) must
 exist too, and so must the code it names by module (``_plan.PLANS``, ``ir._ops.LAYER_OPS``,
-``dm.cache_info``). bench/HISTORY.md is a record of the past and is not read.
+``dm.cache_info``). bench/HISTORY.md is a record of the past and is not read. The other way
+round, every module of ``src/`` has its place in docs/architecture.md's table of layers.
 """
 
 from __future__ import annotations
@@ -162,4 +163,45 @@ def test_the_code_a_doc_names_exists(doc: str) -> None:
                 if not _resolves(modules, parts[i:]):
                     missing.append(dotted.group(1))
                 break
+    assert missing == []
+
+
+def _layer_rows() -> list[list[str]]:
+    """The code spans of each row of docs/architecture.md's table of layers."""
+    text = (ROOT / "docs/architecture.md").read_text(encoding="utf-8")
+    table = text.split("## The layers", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in table.splitlines() if line.startswith("| ") and "`" in line]
+    return [SPAN.findall(line) for line in rows]
+
+
+def _in_map(package: str, name: str, rows: list[list[str]]) -> bool:
+    """Whether a row of the map names module ``name`` of ``package`` (``""``, ``"ir/"`` ...)."""
+    for spans in rows:
+        packages = {s.split("/")[0] + "/" for s in spans if re.match(r"\w+/", s)}
+        here = package in packages if package else not packages
+        if name == "__init__":  # a package's own: the row of the package (of none: datamove's)
+            if here and (package or "__init__.py" in spans):
+                return True
+            continue
+        if any(s == package + name or s.startswith(f"{package}{name}.") for s in spans):
+            return True  # `ir/_errors.py`, `_plan.py`, `directml/_moves.plan_moves`
+        if package in packages and any(s == name or s.startswith(f"{name}.") for s in spans):
+            return True  # `_graph` or `_ops.LAYER_OPS` in the row of `ir/`
+        if not package and f"datamove.{name}" in spans:
+            return True  # `datamove._kernels`
+    return False
+
+
+def test_the_map_names_every_module() -> None:
+    # Each module of src/ (and the compiled one's stub) appears in architecture.md's table of
+    # layers, in the row of its package: a module added without a place on the map fails here.
+    src = ROOT / "src" / "datamove"
+    rows = _layer_rows()
+    assert len(rows) > 10
+    missing = []
+    for path in sorted([*src.rglob("*.py"), *src.rglob("*.pyi")]):
+        parts = path.relative_to(src).with_suffix("").parts
+        package = "".join(f"{p}/" for p in parts[:-1])
+        if not _in_map(package, parts[-1], rows):
+            missing.append(path.relative_to(src).as_posix())
     assert missing == []
