@@ -404,10 +404,11 @@ def cache_info() -> CacheInfo:
 
 
 def cache_clear() -> None:
-    """Empty every cache datamove keeps for the process: plans, inference results, slicings.
+    """Empty the caches datamove keeps for the process: plans, inference results, slicings.
 
     What they hold is bounded (the plan cache at :data:`MAX_BYTES`, the others alike; see
-    docs/architecture.md); clearing frees it at once, and the next calls build afresh.
+    docs/architecture.md); clearing frees it at once, and the next calls build afresh. A
+    model's and a DirectML desc's own caches go with them; DirectML's feature-level texts stay.
     """
     clear()
     _inference_memo.clear()
