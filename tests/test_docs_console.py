@@ -1,4 +1,4 @@
-"""The command-line sessions shown in README.md and docs/cli.md are real: each is run here.
+"""The command-line sessions shown in README.md and docs/ are real: each is run here.
 
 A ``console`` block holds ``$ datamove ...`` lines (or ``$ python examples/NAME.py``, a script
 of the repository), each followed by the exact output (stdout, then stderr), and ``(exit N)``
@@ -28,11 +28,12 @@ from datamove.ir._examples import write_example, write_onnx_example, write_unsou
 
 ROOT = Path(__file__).resolve().parent.parent
 BLOCK = re.compile(r"```console\n(.*?)```", re.DOTALL)
+DOCS = ("README.md", *sorted(f"docs/{p.name}" for p in ROOT.glob("docs/*.md")))
 
 
 def _sessions() -> list[object]:
     params = []
-    for doc in ("README.md", "docs/cli.md"):
+    for doc in DOCS:
         for block in BLOCK.findall((ROOT / doc).read_text(encoding="utf-8")):
             commands = re.split(r"^\$ ", block, flags=re.MULTILINE)[1:]
             for text in commands:
@@ -87,3 +88,21 @@ def test_console_session_is_real(
             got = main(argv[1:])
     assert got == code
     assert out.getvalue() + err.getvalue() == expected
+
+
+FENCED = re.compile(r"^```(\w*)\n(.*?)^```", re.DOTALL | re.MULTILINE)
+
+
+@pytest.mark.parametrize("doc", DOCS)
+def test_every_example_of_a_doc_is_run(doc: str) -> None:
+    # A session is a console block (run above), Python is doctests (pytest's --doctest-glob):
+    # a text block that shows a command and its output, or a python block of plain code, is
+    # run by nothing and drifts.
+    text = (ROOT / doc).read_text(encoding="utf-8")
+    unrun = [
+        f"{doc}:{text.count(chr(10), 0, block.start()) + 1}"
+        for block in FENCED.finditer(text)
+        if (block.group(1) != "console" and re.search(r"^\$ ", block.group(2), re.MULTILINE))
+        or (block.group(1) == "python" and ">>> " not in block.group(2))
+    ]
+    assert unrun == []
