@@ -9,7 +9,8 @@ A parameter id is looked for in the test file's text (ids are written there as s
 The other files of the repository a doc names (``src/...``, ``csrc/...``, ``bench/...``) must
 exist too, and so must the code it names by module (``_plan.PLANS``, ``ir._ops.LAYER_OPS``,
 ``dm.cache_info``). bench/HISTORY.md is a record of the past and is not read. The other way
-round, every module of ``src/`` has its place in docs/architecture.md's table of layers.
+round, every module of ``src/`` has its place in docs/architecture.md's table of layers. And
+every link from one doc to another leads to a file and a heading that exist.
 """
 
 from __future__ import annotations
@@ -205,3 +206,35 @@ def test_the_map_names_every_module() -> None:
         if not _in_map(package, parts[-1], rows):
             missing.append(path.relative_to(src).as_posix())
     assert missing == []
+
+
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def _anchors(path: Path) -> set[str]:
+    """The anchors GitHub makes of a Markdown file's headings (outside code blocks)."""
+    text = path.read_text(encoding="utf-8")
+    text = re.sub(r"^```.*?^```", "", text, flags=re.DOTALL | re.MULTILINE)
+    anchors: set[str] = set()
+    for heading in re.findall(r"^#+ (.+)$", text, flags=re.MULTILINE):
+        slug = re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+        n = 0
+        while (anchor := f"{slug}-{n}" if n else slug) in anchors:
+            n += 1
+        anchors.add(anchor)
+    return anchors
+
+
+@pytest.mark.parametrize("doc", DOCS)
+def test_every_link_between_docs_leads_somewhere(doc: str) -> None:
+    # A renamed heading or file leaves a link to nothing: each target file and anchor exists.
+    source = ROOT / doc
+    broken = []
+    for link in LINK.findall(source.read_text(encoding="utf-8")):
+        if re.match(r"\w+:", link):
+            continue  # https: and the like
+        path, _, anchor = link.partition("#")
+        target = (source.parent / path).resolve() if path else source
+        if not target.exists() or (anchor and anchor not in _anchors(target)):
+            broken.append(link)
+    assert broken == []
