@@ -3,8 +3,11 @@
 OpenVINO Split-1, VariadicSplit-1, StridedSlice-1, Slice-8 and Concat-1, each with two faces:
 execution on arrays (``split``, ``variadic_split``, ``strided_slice``, ``slice``, ``concat``) and
 shape inference on static or dynamic shapes (``infer_split``, ``infer_variadic_split``,
-``infer_strided_slice``, ``infer_slice``, ``infer_concat``). DirectML's split and join
-live in :mod:`datamove.directml`; OpenVINO IR files in :mod:`datamove.ir`.
+``infer_strided_slice``, ``infer_slice``, ``infer_concat``). ``Slicing`` and ``Splitting``
+translate one slicing or split exactly between NumPy, OpenVINO, ONNX, TensorFlow, PyTorch,
+DirectML and WebNN; ``compose``, ``group_into_split`` and ``group_into_split_with_gaps`` are the
+slice algebra (docs/dialects.md, docs/algebra.md). DirectML's split and join live in
+:mod:`datamove.directml`; OpenVINO IR files (and ONNX files to check) in :mod:`datamove.ir`.
 
 >>> import numpy as np, datamove as dm
 >>> x = np.arange(24).reshape(2, 3, 4)

@@ -15,9 +15,10 @@ to opset16; Squeeze-15 too), and ``Slice`` (version 8, as written by opset8 to o
 with other layers is read; `Model.check` takes them as declared (opaque) and checks the layers
 around them, and `Model.run` refuses to run the ones an output needs.
 
-ONNX files (``.onnx``, with the optional ``onnx`` package) are read by ``read_onnx`` to check and
-explain their Slice, Split and Concat nodes with ONNX's semantics (``ONNXModel.check`` returns
-the same ``CheckReport``); other nodes are opaque.
+ONNX files (``.onnx``, with the optional ``onnx`` package) are read by ``read_onnx`` to check
+their Slice, Split and Concat nodes (and the parts of a SplitToSequence that a SequenceAt takes)
+with ONNX's semantics (``ONNXModel.check`` returns the same ``CheckReport``) and explain the
+slicing ones (``ONNXModel.explain``); other nodes are opaque.
 """
 
 from datamove.ir._errors import InputTypeError, IRError, ONNXError, UnsupportedOperatorError

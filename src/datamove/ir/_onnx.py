@@ -1,4 +1,4 @@
-"""ONNX files: check and explain a model's Slice, Split and Concat nodes with ONNX's semantics.
+"""ONNX files: check a model's Slice, Split and Concat nodes by ONNX's semantics, explain its cuts.
 
 `read_onnx` reads a ``.onnx`` file with the optional ``onnx`` package (``pip install
 'datamove[onnx]'``), through datamove's file opening (`datamove._files`: a regular file, at most
