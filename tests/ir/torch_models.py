@@ -18,7 +18,7 @@ import torch
 
 ov = ov_models.ov
 
-MOVES = ("Split", "VariadicSplit", "StridedSlice", "Slice", "Concat")
+MOVES = ("Split", "VariadicSplit", "StridedSlice", "Slice", "Concat", "Unsqueeze", "Squeeze")
 
 
 class Attention(torch.nn.Module):
