@@ -13,6 +13,7 @@ import pytest
 from test_run_refuses import X, _one_op, _write
 
 from datamove import ir
+from datamove.ir._fold import FOLDERS
 from datamove.ir._ops import LAYER_OPS, Context, Info, LayerOp
 
 
@@ -109,3 +110,15 @@ def test_an_unplannable_layer_keeps_the_model_on_the_checked_path(
         (out,) = model.run({"x": X}).values()
         np.testing.assert_array_equal(out, X[:, ::-1])
     assert model.shape_plan_info().shapes == 0
+
+
+def test_the_docs_say_which_folded_types_are_checked_and_which_opaque() -> None:
+    # docs/ir.md, Shape subgraphs: the types check() folds are listed as opaque, and those of
+    # them that are checked layers (Squeeze and Unsqueeze since they became views) apart.
+    text = (ROOT / "docs/ir.md").read_text(encoding="utf-8")
+    folded = text.split("ShapeOf's in `_bounds.py`):", 1)[1].split("are checked layers", 1)[0]
+    opaque, checked = folded.rsplit(";", 1)
+    folders = {*FOLDERS, "ShapeOf"}
+    assert set(re.findall(r"\w+", opaque)) >= folders - set(LAYER_OPS)
+    assert set(re.findall(r"\w+", opaque)) & set(LAYER_OPS) == set()
+    assert set(re.findall(r"\w+", checked)) >= folders & set(LAYER_OPS)
