@@ -2,9 +2,10 @@
 
 A converter computes a Slice's ``stop`` or a VariadicSplit's ``split_lengths`` from shapes:
 ``ShapeOf -> Gather -> Divide -> ... -> Concat``. datamove does not model these layers (they are
-opaque, and `Model.run` does not compute them), but `Model.check` evaluates them as OpenVINO's
-constant folding does, on constants and static shapes, so that on a model with static inputs the
-layers they feed are checked with every parameter known.
+opaque, and `Model.run` does not compute them; Squeeze and Unsqueeze, checked layers that it
+runs, fold here too), but `Model.check` evaluates them as OpenVINO's constant folding does, on
+constants and static shapes, so that on a model with static inputs the layers they feed are
+checked with every parameter known.
 
 `FOLDERS` holds one function per layer type: ``(layer, inputs) -> value``, where ``inputs`` is
 each input's `Info` (its value where known). A function returns ``None`` wherever it cannot give
