@@ -14,6 +14,7 @@ from test_run_refuses import X, _one_op, _write
 
 from datamove import ir
 from datamove.ir._fold import FOLDERS
+from datamove.ir._onnx_shapes import SHAPE_NODES
 from datamove.ir._ops import LAYER_OPS, Context, Info, LayerOp
 
 
@@ -122,3 +123,13 @@ def test_the_docs_say_which_folded_types_are_checked_and_which_opaque() -> None:
     assert set(re.findall(r"\w+", opaque)) >= folders - set(LAYER_OPS)
     assert set(re.findall(r"\w+", opaque)) & set(LAYER_OPS) == set()
     assert set(re.findall(r"\w+", checked)) >= folders & set(LAYER_OPS)
+
+
+def test_the_docs_table_of_onnx_shape_nodes_is_the_registry() -> None:
+    # docs/ir.md, ONNX shape subgraphs: "a node of any other type ... gives no value", so the
+    # table's first column names exactly the types _onnx_shapes translates (Identity was left out).
+    text = (ROOT / "docs/ir.md").read_text(encoding="utf-8")
+    table = text.split("| ONNX | IR layer |", 1)[1].split("\n\n", 1)[0]
+    cells = [row.split("|")[1] for row in table.splitlines() if row.startswith("| ")]
+    named = set(re.findall(r"[A-Z]\w+", " ".join(re.sub(r"\(.*?\)", "", c) for c in cells)))
+    assert named == set(SHAPE_NODES)
