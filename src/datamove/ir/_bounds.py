@@ -23,7 +23,7 @@ type without a rule here, gives no bounds at all (``None``).
 The rules (each sound; where OpenVINO is looser, datamove is at least as tight):
 
 - ShapeOf: ``[dim.min, dim.max]`` per dim (an unbounded dim: up to the type's maximum).
-- Gather, Squeeze, Unsqueeze, Reshape, Broadcast (data bounds, other inputs exactly known):
+- Gather, Squeeze, Unsqueeze, Reshape, Broadcast, Tile (data bounds, other inputs exactly known):
   the layer applied to the lower and to the upper bounds (OpenVINO's default evaluator).
 - Add, Subtract, Multiply, Divide, Minimum, Maximum, Floor, Convert: interval arithmetic (the
   extremes over the corners of the inputs' intervals; a divisor interval holding 0 is unknown;
