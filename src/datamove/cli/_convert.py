@@ -1,12 +1,16 @@
-"""``datamove convert``: one slicing's parameters, from one dialect to another, for scripts.
+"""``datamove convert``: one slicing's or split's parameters, from one dialect to another.
 
 ``--from`` names the dialect the parameters are in (each has its own options, listed in
 ``SOURCES``); ``--to`` the dialect to write, through the emitters of ``dm.Slicing``
-(``_dialect_text.SLICING_DIALECTS``), exact on every shape ``--shape`` allows (default: any).
-Plain output is the emitter's value as text (``_dialect_text.render``); ``--json`` prints the
-emitter's value as one JSON value (a dict, a list of ``[op, params]`` pairs, or NumPy's string).
-Exit 1 where the input is invalid or the target dialect cannot say the slicing (the reason and
-its witness shape in one line), 2 on usage errors.
+(``_dialect_text.SLICING_DIALECTS``) or ``dm.Splitting`` (``SPLIT_DIALECTS``), exact on every
+shape ``--shape`` allows (default: any). An expression alone is a NumPy index (``x[1:]``,
+``--from numpy --index``) or a call of a split function (``torch.chunk(x, 3, 1)``,
+``np.split(x, [2], axis=1)``, ``tf.split(x, 2)``, ``x.chunk(3, -1)``): parsed, never evaluated
+(`split_call`). Plain output is the emitter's value as text (``_dialect_text.render``);
+``--json`` prints the emitter's value as one JSON value (a dict, a list of ``[op, params]``
+pairs, one ``[op, params]`` pair for a split, or NumPy's string). Exit 1 where the input is
+invalid or the target dialect cannot say the operation (the reason and its witness in one
+line), 2 on usage errors.
 """
 
 # ruff: noqa: T201 - a command-line module: printing is its output
@@ -14,6 +18,8 @@ its witness shape in one line), 2 on usage errors.
 from __future__ import annotations
 
 import argparse
+import ast
+import inspect
 import json
 import sys
 from collections.abc import Callable
@@ -22,10 +28,11 @@ from typing import Any, Final
 from datamove._dialects import Slicing
 from datamove._errors import NotExpressible, ValidationError
 from datamove._shape import PartialShape
+from datamove._splitting import Splitting
 from datamove._strided_slice import MASKS
 from datamove.cli import _dialect_text
 
-__all__ = ["SOURCES", "register"]
+__all__ = ["SOURCES", "register", "split_call"]
 
 EXIT_INVALID = 1
 
@@ -37,7 +44,14 @@ SOURCES: Final[dict[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
     "slice": (("start", "stop"), ("step", "axes")),
     "onnx": (("starts", "ends"), ("axes", "steps")),
     "tf": (("begin", "end"), ("strides", *MASKS)),
+    # splits: Splitting.from_NAME, each option passed by its parameter's name (_PARAMETERS)
+    "split": (("axis", "num_splits"), ()),
+    "variadic-split": (("axis", "lengths"), ()),
+    "onnx-split": ((), ("axis", "split", "num_outputs")),
 }
+_SPLITS: Final = ("split", "variadic-split", "onnx-split")
+_PARAMETERS: Final = {"lengths": "split_lengths"}  # an option named as explain names it
+_ONE_INT: Final = ("axis", "num_splits", "num_outputs")
 
 # Every source option, with its help; masks are lists of 0/1 (strided-slice) or ints (tf).
 _OPTIONS: Final = {
@@ -53,6 +67,11 @@ _OPTIONS: Final = {
     "ends": "onnx: comma-separated",
     "steps": "onnx: comma-separated (default: all 1)",
     "axes": "slice, onnx: comma-separated (default: 0, 1, ...)",
+    "axis": "split, variadic-split, onnx-split: the axis to split (onnx-split's default: 0)",
+    "num_splits": "split: the number of equal parts",
+    "lengths": "variadic-split: split_lengths, e.g. 2,-1 (one -1: the rest of the axis)",
+    "split": "onnx-split: the parts' lengths, e.g. 2,3 (Split-18's input)",
+    "num_outputs": "onnx-split: Split-18's num_outputs (parts of ceil(size / n), the last shorter)",
     **dict.fromkeys(
         MASKS, "strided-slice: comma-separated 0/1, e.g. 0,1,1; tf: an int bit field, e.g. 6"
     ),
@@ -72,15 +91,19 @@ def _bits(text: str, dest: str) -> int:
         ) from None
 
 
-def _slicing(source: str, given: dict[str, str]) -> Slicing:
-    """The slicing the ``--from`` parameters describe (``ValidationError`` where invalid)."""
+def _operation(source: str, given: dict[str, Any]) -> Slicing | Splitting:
+    """What the ``--from`` parameters describe (``ValidationError`` where invalid)."""
     if source == "numpy":
         return Slicing.from_numpy(given["index"])
 
-    def ints(dest: str) -> list[int] | None:
-        return (
-            _dialect_text.int_list(given[dest], _option(dest), "convert") if dest in given else None
-        )
+    def ints(dest: str) -> Any:
+        if dest not in given or dest in _ONE_INT:  # an int option is read by argparse
+            return given.get(dest)
+        return _dialect_text.int_list(given[dest], _option(dest), "convert")
+
+    if source in _SPLITS:
+        split = getattr(Splitting, "from_" + source.replace("-", "_"))
+        return split(**{_PARAMETERS.get(d, d): ints(d) for d in given})  # type: ignore[no-any-return]
 
     masks = {
         m: _bits(given[m], m) if source == "tf" else _dialect_text.mask_list(given[m], m, "convert")
@@ -93,44 +116,175 @@ def _slicing(source: str, given: dict[str, str]) -> Slicing:
     return make(*values, **masks)
 
 
+# A split function's call -> (Splitting's parser, its function=, the call's parameters, from the
+# data's, with their defaults), as each library's own signature names them.
+_CALLS: Final[dict[str, tuple[str, str | None, tuple[str, ...], dict[str, Any]]]] = {
+    "numpy.split": ("from_numpy", "split", ("ary", "indices_or_sections", "axis"), {"axis": 0}),
+    "numpy.array_split": (
+        "from_numpy",
+        "array_split",
+        ("ary", "indices_or_sections", "axis"),
+        {"axis": 0},
+    ),
+    "torch.split": ("from_torch", "split", ("tensor", "split_size_or_sections", "dim"), {"dim": 0}),
+    "torch.chunk": ("from_torch", "chunk", ("input", "chunks", "dim"), {"dim": 0}),
+    "torch.tensor_split": (
+        "from_torch",
+        "tensor_split",
+        ("input", "indices_or_sections", "dim"),
+        {"dim": 0},
+    ),
+    "tf.split": (
+        "from_tf",
+        None,
+        ("value", "num_or_size_splits", "axis", "num", "name"),
+        {"axis": 0, "num": None, "name": None},
+    ),
+}
+_MODULES: Final = {"np": "numpy", "tensorflow": "tf"}
+
+
+class _Data:
+    """The name a call splits (``x`` in ``torch.chunk(x, 3)``), where the call has it."""
+
+
+def split_call(text: str) -> Splitting | None:
+    """The split a call of ``_CALLS`` makes (``torch.chunk(x, 3, 1)``); ``None``: no call.
+
+    Parsed, never evaluated: the data is a name, every other argument a literal. A tensor's
+    method (``x.chunk(3, dim=1)``) is PyTorch's. A call of another function, or arguments its
+    signature refuses, is a ``ValidationError``.
+
+    Examples
+    --------
+    >>> split_call("torch.chunk(x, 3, dim=1)")
+    Splitting(axis=1, rule='chunk', value=3)
+    >>> split_call("np.split(a, [2, 5])")
+    Splitting(axis=0, rule='indices', value=(2, 5))
+    >>> split_call("x[1:]") is None
+    True
+    """
+
+    def refuse(rule: str) -> ValidationError:
+        return ValidationError("convert", "EXPR", text, rule)
+
+    try:
+        node = ast.parse(text.strip(), mode="eval").body
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None  # Slicing.from_numpy says what an expression lacks
+    if not isinstance(node, ast.Call):
+        return None
+    func, args = node.func, list(node.args)
+    name = ast.unparse(func)
+    module, _, function = name.rpartition(".")
+    full = f"{_MODULES.get(module, module)}.{function}"
+    receiver = func.value if isinstance(func, ast.Attribute) else None
+    if isinstance(receiver, ast.Name) and module not in (*_MODULES, *_MODULES.values(), "torch"):
+        full, args = f"torch.{function}", [receiver, *args]  # x.chunk(3): a tensor's method
+    if full not in _CALLS:
+        known = ", ".join([*_CALLS, "x.split", "x.chunk", "x.tensor_split"])
+        raise refuse(f"calls {name}, which is no split datamove reads; those are {known}")
+    parser, function_kw, params, defaults = _CALLS[full]
+
+    def literal(arg: ast.expr) -> Any:
+        if isinstance(arg, ast.Starred):
+            raise refuse("unpacks arguments (* or **); write each one")
+        if isinstance(arg, ast.Name):
+            return _Data()
+        try:
+            return ast.literal_eval(arg)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            rule = f"passes {ast.unparse(arg)}, which is no literal (nothing is evaluated)"
+            raise refuse(rule) from None
+
+    keywords: dict[str, Any] = {}
+    for k in node.keywords:
+        if k.arg is None:
+            raise refuse("unpacks arguments (* or **); write each one")
+        if k.arg in keywords:
+            raise refuse(f"passes {k.arg} twice")
+        keywords[k.arg] = literal(k.value)
+    empty = inspect.Parameter.empty
+    signature = inspect.Signature(
+        [
+            inspect.Parameter(
+                p, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=defaults.get(p, empty)
+            )
+            for p in params
+        ]
+    )
+    try:
+        bound = signature.bind(*map(literal, args), **keywords)
+    except TypeError as exc:
+        raise refuse(f"does not match {full}({', '.join(params)}): {exc}") from None
+    bound.apply_defaults()
+    values = bound.arguments
+    data = values.pop(params[0])
+    if not isinstance(data, _Data):
+        raise refuse(f"splits {params[0]}={data!r}; the data is a name, such as x")
+    values.pop("name", None)  # tf.split's op name
+    named = next((p for p, v in values.items() if isinstance(v, _Data)), None)
+    if named is not None:
+        raise refuse(f"passes a name as {named}; every argument but the data is a literal")
+    make = getattr(Splitting, parser)
+    return make(*values.values(), **({"function": function_kw} if function_kw else {}))  # type: ignore[no-any-return]
+
+
 def _run(args: argparse.Namespace) -> int:
     parser: argparse.ArgumentParser = args.convert_parser
+    given = {d: getattr(args, d) for d in _OPTIONS if getattr(args, d) is not None}
+    op: Slicing | Splitting | None = None
     if args.expr is not None:  # datamove convert "x[1:]" --to onnx: --from numpy --index "x[1:]"
+        op = split_call(args.expr)
+        if op is not None and (args.source is not None or given):
+            extra = "--from" if args.source is not None else _option(next(iter(given)))
+            parser.error(f"{extra} is not for a call ({args.expr!r}): the call gives the split")
         if args.source not in (None, "numpy") or args.index is not None:
             parser.error(
                 f"a NumPy expression ({args.expr!r}) is --from numpy --index EXPR; "
                 "give it once, and the other dialects' parameters as options"
             )
         args.source, args.index = "numpy", args.expr
+        given["index"] = args.expr
     if args.source is None:
-        parser.error("--from DIALECT is required, or a NumPy expression such as 'x[1:, ::-1]'")
-    required, optional = SOURCES[args.source]
-    given = {d: getattr(args, d) for d in _OPTIONS if getattr(args, d) is not None}
-    stray = [d for d in given if d not in required + optional]
-    if stray:
-        allowed = ", ".join(_option(d) for d in required + optional)
         parser.error(
-            f"{_option(stray[0])} is not a parameter of --from {args.source} "
-            f"(its parameters: {allowed})"
+            "--from DIALECT is required, or an expression such as 'x[1:, ::-1]' or "
+            "'torch.chunk(x, 3, 1)'"
         )
-    missing = [d for d in required if d not in given]
-    if missing:
-        need = ", ".join(_option(d) for d in missing)
-        parser.error(f"--from {args.source} needs {need}")
-    slicing = _slicing(args.source, given)
+    if op is None:
+        required, optional = SOURCES[args.source]
+        stray = [d for d in given if d not in required + optional]
+        if stray:
+            allowed = ", ".join(_option(d) for d in required + optional)
+            parser.error(
+                f"{_option(stray[0])} is not a parameter of --from {args.source} "
+                f"(its parameters: {allowed})"
+            )
+        missing = [d for d in required if d not in given]
+        if missing:
+            need = ", ".join(_option(d) for d in missing)
+            parser.error(f"--from {args.source} needs {need}")
+        op = _operation(args.source, given)
+    split = isinstance(op, Splitting)
+    table = _dialect_text.SPLIT_DIALECTS if split else _dialect_text.SLICING_DIALECTS
+    if args.target not in table:
+        parser.error(
+            f"--to {args.target} does not write a {'split' if split else 'slicing'}; "
+            f"the dialects of one are {', '.join(table)}"
+        )
     shape = None if args.shape is None else str(PartialShape.parse(args.shape))
     try:
-        value = _dialect_text.emit(slicing, args.target, shape)
+        value = _dialect_text.emit(op, args.target, shape)
     except NotExpressible as exc:
         entry = {"error": str(exc), "witness": exc.witness}
-        print(f"datamove: error: {_dialect_text.reason(entry)}", file=sys.stderr)
+        print(f"datamove: error: {_dialect_text.reason(entry, split)}", file=sys.stderr)
         return EXIT_INVALID
     if value is None:
         parser.error(f"--to {args.target} is {_dialect_text.UNAVAILABLE} of datamove")
     if args.json:
         print(json.dumps(value))
     else:
-        print("\n".join(_dialect_text.render(args.target, value)))
+        print("\n".join(_dialect_text.render(args.target, value, split)))
     return 0
 
 
@@ -143,13 +297,18 @@ examples:
   datamove convert --from tf --begin 1,0 --end 0,0 --begin-mask 0 --end-mask 3 --to onnx \\
       --shape "[?,4]"
   datamove convert --from slice --start -100 --stop -200 --step -1 --to numpy --shape 50
+  datamove convert "torch.chunk(x, 3, 1)" --to onnx --shape "[?,10]"
+  datamove convert --from variadic-split --axis 1 --lengths 2,-1 --to tf
 
 --from numpy takes --index (or the expression alone, as EXPR); strided-slice --begin --end
 [--stride] [--*-mask 0,1,...]; slice --start --stop [--step] [--axes]; onnx --starts --ends
-[--axes] [--steps]; tf --begin --end [--strides] [--*-mask INT]. Shapes are in OpenVINO's
+[--axes] [--steps]; tf --begin --end [--strides] [--*-mask INT]. Splits: split --axis
+--num-splits; variadic-split --axis --lengths; onnx-split [--axis] (--split | --num-outputs);
+or the call alone, as EXPR: np.split, np.array_split, torch.split, torch.chunk,
+torch.tensor_split, tf.split, x.split, x.chunk, x.tensor_split. Shapes are in OpenVINO's
 notation (5, 2..10, ?); without --shape the parameters written are exact for every shape.
-Exit 1: invalid parameters, or --to cannot say the slicing for every shape allowed (the
-witness is a shape where it fails).
+Exit 1: invalid parameters, or --to cannot say the operation for every shape allowed (the
+witness is a shape, or a split axis's size, where it fails).
 """
 
 
@@ -157,9 +316,9 @@ def register(subparsers: Any) -> None:
     """Add ``datamove convert``."""
     parser = subparsers.add_parser(
         "convert",
-        help="write a slicing's parameters in another dialect (NumPy, OpenVINO, ONNX, "
-        "TensorFlow, PyTorch ...)",
-        description="Read a slicing in one dialect and write it, exactly, in another.",
+        help="write a slicing's or a split's parameters in another dialect (NumPy, OpenVINO, "
+        "ONNX, TensorFlow, PyTorch ...)",
+        description="Read a slicing or a split in one dialect and write it, exactly, in another.",
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -167,7 +326,8 @@ def register(subparsers: Any) -> None:
         "expr",
         nargs="?",
         metavar="EXPR",
-        help="a NumPy expression, e.g. 'x[1:-1:2]': short for --from numpy --index EXPR",
+        help="a NumPy expression, e.g. 'x[1:-1:2]' (short for --from numpy --index EXPR), or "
+        "a split's call, e.g. 'torch.chunk(x, 3, 1)' (parsed, never evaluated)",
     )
     parser.add_argument(
         "--from",
@@ -176,13 +336,15 @@ def register(subparsers: Any) -> None:
         metavar="DIALECT",
         help=f"the input dialect: {', '.join(SOURCES)} (required without EXPR)",
     )
+    every = {**_dialect_text.SLICING_DIALECTS, **_dialect_text.SPLIT_DIALECTS}
     parser.add_argument(
         "--to",
         dest="target",
         required=True,
-        choices=list(_dialect_text.SLICING_DIALECTS),
+        choices=list(every),
         metavar="DIALECT",
-        help=f"the dialect to write: {', '.join(_dialect_text.SLICING_DIALECTS)}",
+        help=f"the dialect to write: of a slicing {', '.join(_dialect_text.SLICING_DIALECTS)}; "
+        f"of a split {', '.join(_dialect_text.SPLIT_DIALECTS)}",
     )
     parser.add_argument(
         "--shape", metavar="SHAPE", help="the input shape, e.g. 2,3,4 or [?,3,2..10] (default: any)"
@@ -190,6 +352,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--json", action="store_true", help="print the emitter's value as JSON")
     for dest, text in _OPTIONS.items():
         metavar = "EXPR" if dest == "index" else "MASK" if dest in MASKS else "N,..."
-        parser.add_argument(_option(dest), dest=dest, metavar=metavar, help=text)
+        if dest in _ONE_INT:
+            parser.add_argument(_option(dest), dest=dest, metavar="N", type=int, help=text)
+        else:
+            parser.add_argument(_option(dest), dest=dest, metavar=metavar, help=text)
     _dialect_text.allow_negative_lists(parser)  # --ends -1,-2
     parser.set_defaults(func=_run, convert_parser=parser)
