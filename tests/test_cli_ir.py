@@ -8,6 +8,7 @@ import stat
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -529,3 +530,60 @@ def test_check_verbose_names_each_port_s_layer(
     out = capsys.readouterr().out
     assert "\nports:\n  layer 0 'x' (Parameter) port 0: [2,6]\n" in out
     assert "\n  layer 3 'parts' (VariadicSplit) port 3: [2,2]\n" in out
+
+
+def test_check_names_a_converted_input_as_run_takes_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A model converted from PyTorch names its input by a number (OpenVINO's tensor name) and
+    # by the argument's name: check showed "input  16: [2,6] f32" alone, while run's hints
+    # listed both; each name check lists is one run takes.
+    torch = pytest.importorskip("torch")
+    ov = pytest.importorskip("openvino")
+    import warnings
+
+    class Cut(torch.nn.Module):  # type: ignore[misc]
+        def forward(self, x: Any) -> Any:
+            return x[:, 1:]
+
+    with warnings.catch_warnings():  # convert_model traces, which torch 2.13 deprecates
+        warnings.filterwarnings("ignore", r"`torch\.jit\.trace", DeprecationWarning)
+        warnings.filterwarnings("ignore", category=torch.jit.TracerWarning)
+        converted = ov.convert_model(Cut().eval(), example_input=torch.zeros(2, 6))
+    xml = tmp_path / "cut.xml"
+    ov.save_model(converted, xml)
+    assert main(["check", str(xml)]) == 0
+    (line,) = [x for x in capsys.readouterr().out.splitlines() if x.startswith("  input  ")]
+    head, _, rest = line.removeprefix("  input  ").partition(" (or ")
+    others, _, shape = rest.partition("): ")
+    names = [head, *others.split(", ")]
+    assert "x" in names[1:]
+    assert shape == "[?,?] f32"  # convert_model leaves the dims dynamic
+    assert main(["check", str(xml), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["inputs"] == {
+        head: {"shape": "[?,?]", "element_type": "f32", "aliases": names[1:]}
+    }
+    out_dir = tmp_path / "out"
+    assert main(["run", str(xml), "--output-dir", str(out_dir)]) == 1
+    listed = ", ".join(map(repr, names[1:]))
+    assert capsys.readouterr().err.endswith(f"each input: {head!r} (or {listed}))\n")
+    npy = tmp_path / "x.npy"
+    np.save(npy, np.arange(12, dtype=np.float32).reshape(2, 6))
+    for name in names:
+        assert (
+            main(["run", str(xml), "--input", f"{name}={npy}", "--output-dir", str(out_dir)]) == 0
+        )
+        (written,) = out_dir.iterdir()
+        np.testing.assert_array_equal(np.load(written), np.arange(12).reshape(2, 6)[:, 1:])
+        capsys.readouterr()
+
+
+def test_check_lists_no_other_names_where_an_input_has_none(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = ir.read_model(write_example(tmp_path)).check()
+    assert report.aliases == {}
+    assert report.to_dict()["inputs"] == {
+        "x": {"shape": "[2,6]", "element_type": "f32", "aliases": []}
+    }

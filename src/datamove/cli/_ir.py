@@ -143,13 +143,11 @@ def _as_declared(model: Model, name: str, value: np.ndarray[Any, Any]) -> np.nda
 
 def _inputs_hint(model: Model) -> str:
     """``pass --input NAME=FILE.npy for each input: '30' (or 'x')``: each input, its aliases."""
-    aliases: dict[int, list[str]] = {}
-    for alias, k in model._input_aliases.items():
-        aliases.setdefault(k, []).append(alias)
-    listed = []
-    for k, name in enumerate(model.inputs):
-        others = [a for a in aliases.get(k, []) if a != name]
-        listed.append(f"{name!r}" + (f" (or {', '.join(map(repr, others))})" if others else ""))
+    aliases = model._other_names()
+    listed = [
+        f"{name!r}" + (f" (or {', '.join(map(repr, aliases[name]))})" if name in aliases else "")
+        for name in model._input_names
+    ]
     return "pass --input NAME=FILE.npy for each input: " + ", ".join(listed)
 
 

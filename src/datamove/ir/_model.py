@@ -164,6 +164,10 @@ class CheckReport:
         as the file declares them, in the order met in the file. They are not problems.
     ports : dict
         ``(layer id, port id)`` -> the inferred shape of every port.
+    aliases : dict of str to tuple of str
+        Input name -> its other names, which ``run`` takes too (a model converted from
+        PyTorch names an input by a number, its tensor name, and by the argument's name);
+        inputs without any are left out.
     notes : tuple of Problem
         Where a checked layer's port declares dims looser than datamove infers (``[?]`` where
         the shape is ``[..1]``), kind ``"looser"``; where OpenVINO's CPU plugin runs a checked
@@ -183,6 +187,7 @@ class CheckReport:
     opaque: dict[str, int]
     ports: dict[tuple[str, int], PartialShape] = field(repr=False)
     notes: tuple[Problem, ...] = field(default=(), repr=False)
+    aliases: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
 
     @property
     def ok(self) -> bool:
@@ -191,7 +196,9 @@ class CheckReport:
 
     def __str__(self) -> str:
         lines = [f"{self.model}: {self.layers} layers"]
-        lines += [f"  input  {n}: {s} {t or '?'}" for n, (s, t) in self.inputs.items()]
+        for n, (s, t) in self.inputs.items():
+            also = f" (or {', '.join(self.aliases[n])})" if self.aliases.get(n) else ""
+            lines.append(f"  input  {n}{also}: {s} {t or '?'}")
         lines += [f"  output {n}: {s} {t or '?'}" for n, (s, t) in self.outputs.items()]
         lines.append(self.summary())
         if self.ok:
@@ -230,7 +237,8 @@ class CheckReport:
             "checked": dict(self.checked),
             "opaque": dict(self.opaque),
             "inputs": {
-                n: {"shape": str(s), "element_type": t} for n, (s, t) in self.inputs.items()
+                n: {"shape": str(s), "element_type": t, "aliases": list(self.aliases.get(n, ()))}
+                for n, (s, t) in self.inputs.items()
             },
             "outputs": {
                 n: {"shape": str(s), "element_type": t} for n, (s, t) in self.outputs.items()
@@ -533,6 +541,19 @@ class Model:
         self.outputs: list[str] = [self._output_name(r) for r in self._results]
 
     # -- names ------------------------------------------------------------------------------
+    def _other_names(self) -> dict[str, tuple[str, ...]]:
+        """Each input's other names, which `run` takes too, by the name `inputs` gives it.
+
+        Its tensor names and its Parameter's name, where they differ from it; inputs without
+        any are left out. `check`'s report and ``datamove run``'s hints list them.
+        """
+        others: dict[str, tuple[str, ...]] = {}
+        for alias, k in self._input_aliases.items():
+            name = self._input_names[k]
+            if alias != name:
+                others[name] = (*others.get(name, ()), alias)
+        return others
+
     def _file_names(self, layer_index: int, output: int) -> tuple[str, ...]:
         """The tensor names the file gives an output port (before duplicates are renamed)."""
         layer = self._graph.layers[layer_index]
@@ -720,6 +741,7 @@ class Model:
             opaque,
             ports,
             tuple(notes),
+            self._other_names(),
         )
 
     def _infer(
