@@ -44,6 +44,7 @@ from datamove.ir._explain import (
 
 __all__ = [
     "explain_concat",
+    "explain_numpy",
     "explain_slice",
     "explain_split",
     "explain_strided_slice",
@@ -112,6 +113,36 @@ def explain_strided_slice(
             info["numpy_unavailable"] = exc.rule
             return info
         _show_index(info, dims, index)
+    return info
+
+
+def explain_numpy(shape: PartialShape, expr: str) -> dict[str, Any]:
+    """Everything ``datamove explain numpy EXPR`` prints, as data.
+
+    The NumPy index ``expr`` (parsed, never evaluated) on ``shape``: the output shape, the
+    ``identity:`` or ``empty:`` line where it is so on every shape allowed (a proof, as
+    ``Slicing.is_identity`` and ``is_empty`` give it), and the index as ``explain
+    strided-slice`` writes it: on a static shape the shortest, with the picture; else its
+    canonical form on ``shape`` (one text for every equivalent index, docs/algebra.md).
+
+    Examples
+    --------
+    >>> info = explain_numpy(PartialShape.parse("[?,2..10]"), "x[0:9223372036854775807, ::1]")
+    >>> info["output_shape"], info["numpy"], info["algebra"]
+    ('[?,2..10]', 'x[...]', 'identity: the output is x unchanged on every shape [?,2..10] allows')
+    """
+    slicing = Slicing.from_numpy(expr)
+    if shape.is_static:  # the StridedSlice it is on this shape: its index and picture
+        params = slicing.to_strided_slice(shape)
+        masks = {m: params.pop(m) for m in MASKS}
+        return explain_strided_slice(shape, **params, masks=masks)
+    info = {
+        "input_shape": str(shape),
+        "output_shape": str(slicing.infer(shape)),
+        "numpy": slicing.canonical(shape).to_numpy(shape),
+        "picture": [],
+    }
+    add_algebra(info, lambda: slicing, shape)
     return info
 
 
@@ -371,6 +402,17 @@ def _show_taken(info: dict[str, Any]) -> None:
         print(f"output order: {' '.join(map(str, info['taken']))}")
 
 
+def _print_numpy(args: argparse.Namespace) -> int:
+    shape = PartialShape(None) if args.shape is None else PartialShape.parse(args.shape)
+    info = explain_numpy(shape, args.index)
+
+    def show() -> None:
+        print(f"{args.index} on x of shape {info['input_shape']}")
+        _show_taken(info)
+
+    return _print(args, info, show, lambda: Slicing.from_numpy(args.index))
+
+
 def _print_slice(args: argparse.Namespace) -> int:
     start, stop = _ints(args.start, "--start"), _ints(args.stop, "--stop")
     step = _ints(args.step, "--step")
@@ -621,20 +663,32 @@ def _show_layer(info: dict[str, Any]) -> None:
         _show_split(explain_split(shape, axis, lengths=lengths), kind, axis, said)
 
 
-OPERATORS: Final = ("strided-slice", "split", "variadic-split", "slice", "concat", "model")
+OPERATORS: Final = (
+    "strided-slice",
+    "split",
+    "variadic-split",
+    "slice",
+    "concat",
+    "numpy",
+    "model",
+)
 
 
 def model_argv(argv: Sequence[str]) -> list[str]:
     """``explain MODEL.xml ...`` as ``explain model MODEL.xml ...``: a path picks the model form.
 
-    A first argument that is no operator name and ends in ``.xml`` or names a file.
+    A first argument that is no operator name and ends in ``.xml`` or names a file. One that
+    holds ``[`` and names no file is a NumPy index: ``explain "x[::1]"`` is ``explain numpy``.
     """
     argv = list(argv)
     if len(argv) >= 2 and argv[0] == "explain":
         first = argv[1]
         named = first.lower().endswith((".xml", ".onnx")) or Path(first).is_file()
-        if first not in OPERATORS and not first.startswith("-") and named:
-            return ["explain", "model", *argv[1:]]
+        if first not in OPERATORS and not first.startswith("-"):
+            if named:
+                return ["explain", "model", *argv[1:]]
+            if "[" in first:
+                return ["explain", "numpy", *argv[1:]]
     return argv
 
 
@@ -651,6 +705,7 @@ examples:
   datamove explain split --shape 6,12 --axis 1 --num-splits 3
   datamove explain variadic-split --shape 2,6 --axis 1 --lengths 1,2,-1
   datamove explain concat --shapes 2,3 2,1 --axis -1
+  datamove explain "x[::1, :9223372036854775807]" --shape "[?,2..10]"   (a NumPy index)
   datamove explain model.xml                 (every slicing layer of a model, as NumPy)
   datamove explain model.xml --layer 7       (one layer, with its picture)
   datamove explain model.onnx                (every Slice, Split and sequence node of an ONNX model)
@@ -752,6 +807,16 @@ def register(subparsers: Any) -> None:
         "--axis", required=True, type=int, help="the axis to join along (negative: from the end)"
     )
     _finish(cc, _print_concat, "print the explanation as JSON")
+    ix = add(
+        "numpy",
+        help="a NumPy index, e.g. 'x[1:, ::-1]': its output shape, canonical form, whether it is "
+        "the identity or empty (also: datamove explain EXPR)",
+    )
+    ix.add_argument("index", metavar="EXPR", help="the index, parsed, never evaluated")
+    ix.add_argument(
+        "--shape", help="the input shape, e.g. 2,3,4 or [?,2..10] (default: any rank and sizes)"
+    )
+    _finish(ix, _print_numpy, "print the explanation as JSON", _dialect_text.SLICING_DIALECTS)
     md = add(
         "model",
         help="every Slice, StridedSlice, Split and VariadicSplit layer of an OpenVINO IR model, "

@@ -98,9 +98,12 @@ def index_expression(index: Sequence[Any], shape: Sequence[int | None], name: st
     'x[None, ..., 1]'
     >>> index_expression((Ellipsis,), (2, 3))
     'x[...]'
+    >>> index_expression((), (2, 3))  # no item: every axis whole, as x[...] writes it
+    'x[...]'
     >>> index_expression((slice(None), slice(0, "n", 1)), (None, None))
     'x[:, :n]'
     """
+    index = tuple(index) or (Ellipsis,)  # x[] is no Python
     consumed = sum(1 for i in index if i is not None and i is not Ellipsis)
     axis = 0
     parts: list[str] = []

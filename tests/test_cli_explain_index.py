@@ -1,0 +1,180 @@
+"""``datamove explain EXPR``: one NumPy index, its output shape and its identity or empty proof.
+
+On static shapes every line is checked against NumPy running the index; on dynamic shapes
+the ``identity:`` and ``empty:`` lines against NumPy at the shapes the interval allows.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import itertools
+import json
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+
+import datamove as dm
+from datamove.cli import main
+from strategies import examples
+from test_dialects import numpy_indices, numpy_result, shapes
+
+
+def explain(argv: list[str]) -> tuple[int, str, str]:
+    """``datamove explain ARGV``: the exit status, stdout and stderr."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["explain", *argv])
+    return code, out.getvalue(), err.getvalue()
+
+
+def text(index: tuple[Any, ...]) -> str:
+    """``index`` as written: every bound as given, nothing tidied."""
+
+    def item(i: Any) -> str:
+        if isinstance(i, slice):
+            parts = ["" if v is None else str(v) for v in (i.start, i.stop, i.step)]
+            return ":".join(parts)
+        return "..." if i is Ellipsis else str(i)
+
+    return f"x[{', '.join(map(item, index)) or '...'}]"  # x[] is no Python
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(index=numpy_indices(), shape=shapes)
+def test_a_static_shape_is_explained_as_numpy_runs_it(
+    index: tuple[Any, ...], shape: tuple[int, ...]
+) -> None:
+    expr = text(index)
+    x = np.arange(int(np.prod(shape))).reshape(shape)
+    want = numpy_result(x, index)
+    code, out, err = explain([expr, "--shape", ",".join(map(str, shape)) or "[]", "--json"])
+    if want is None:  # NumPy raises IndexError: one line, exit 1
+        assert (code, out) == (1, "")
+        assert err.startswith("datamove: error: ")
+        assert err.count("\n") == 1
+        return
+    assert (code, err) == (0, ""), expr
+    info = json.loads(out)
+    assert info["output_shape"] == str(dm.PartialShape(list(want.shape)))
+    assert np.array_equal(eval(info["numpy"], {"x": x}), want)  # noqa: S307 - our own output
+    identity = want.shape == x.shape and np.array_equal(want, x)
+    assert (info.get("algebra", "").startswith("identity:")) == identity, expr
+    assert (info.get("algebra", "").startswith("empty:")) == (want.size == 0 and not identity)
+    if "taken" in info:
+        assert info["taken"] == want.reshape(-1).tolist()
+
+
+CASES = [
+    ("x[::1]", "[?]"),
+    ("x[::1]", "[...]"),
+    ("x[...]", "[...]"),
+    ("x[0:9223372036854775807, ::1]", "[?,2..10]"),
+    ("x[:5]", "[..5]"),
+    ("x[:5]", "[..6]"),
+    ("x[::-1]", "[0..1]"),
+    ("x[::-1]", "[0..2]"),
+    ("x[:, -100:-200:-1]", "[?,1..99]"),
+    ("x[:, -100:-200:-1]", "[?,1..100]"),
+    ("x[3:]", "[..3]"),
+    ("x[1:, None]", "[2..4]"),
+]
+
+
+@pytest.mark.parametrize(("expr", "shape"), CASES)
+def test_identity_and_empty_hold_on_every_shape_allowed(expr: str, shape: str) -> None:
+    code, out, err = explain([expr, "--shape", shape, "--json"])
+    assert (code, err) == (0, "")
+    info = json.loads(out)
+    ps = dm.PartialShape.parse(shape)
+    # every static shape allowed, up to rank 2 and size 12 where unbounded
+    ranks = [ps.rank] if ps.rank is not None else [0, 1, 2]
+    results = []
+    for rank in ranks:
+        dims = ps.dims if ps.rank is not None else [dm.Dimension()] * rank
+        ranges = [range(d.min, (d.max if d.max is not None else 12) + 1) for d in dims]
+        for dims_ in itertools.product(*ranges):
+            x = np.arange(int(np.prod(dims_))).reshape(dims_)
+            try:
+                results.append((x, eval(expr, {"x": x})))  # noqa: S307 - our own texts
+            except IndexError:
+                results.append((x, None))
+    identity = all(
+        y is not None and y.shape == x.shape and np.array_equal(x, y) for x, y in results
+    )
+    empty = all(y is not None and y.size == 0 for _, y in results)
+    algebra = info.get("algebra", "")
+    assert algebra.startswith("identity:") == identity
+    assert algebra.startswith("empty:") == (empty and not identity)
+    assert info["output_shape"] == str(dm.Slicing.from_numpy(expr).infer(ps))
+
+
+def test_an_expression_alone_is_explain_numpy() -> None:
+    argv = ["x[0:9223372036854775807, ::1]", "--shape", "[?,2..10]"]
+    code, out, err = explain(argv)
+    assert (code, err) == (0, "")
+    assert out == (
+        "x[0:9223372036854775807, ::1] on x of shape [?,2..10]\n"
+        "output shape: [?,2..10]\n"
+        "NumPy:        x[...]\n"
+        "identity:     the output is x unchanged on every shape [?,2..10] allows\n"
+    )
+    assert explain(["numpy", *argv]) == (code, out, err)
+
+
+def test_without_a_shape_every_rank_is_allowed() -> None:
+    # x[:] cannot run on a scalar, x[...] can: only the second is the identity on any shape
+    assert "identity:" not in explain(["x[:]"])[1]
+    assert explain(["x[...]"])[1].endswith(
+        "identity:     the output is x unchanged on every shape [...] allows\n"
+    )
+
+
+def test_as_writes_the_index_in_other_dialects() -> None:
+    code, out, _ = explain(["x[1:, ::-1]", "--shape", "[?,3]", "--as", "torch", "--json"])
+    assert code == 0
+    assert json.loads(out)["as"] == {
+        "torch": {
+            "value": [
+                ["getitem", {"dim": 0, "start": 1, "stop": None, "step": 1}],
+                ["flip", {"dims": [1]}],
+            ]
+        }
+    }
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["x[1.5]"], "datamove: error: Slicing.from_numpy: index='1.5' is not an int, a slice"),
+        (["numpy", "x[y]"], "datamove: error: Slicing.from_numpy: index='y' is not an int"),
+        (["numpy", "__import__('os')"], "is not a name indexed once"),
+        (["x[5]", "--shape", "3"], "datamove: error: StridedSlice: begin[0]=5 is out of range"),
+        (["x[1, 2]", "--shape", "[?]"], "datamove: error: Slicing: "),
+        (["x[1:]", "--shape", "2,x"], "datamove: error: PartialShape: shape='2,x' is not a shape"),
+    ],
+)
+def test_an_index_that_cannot_be_explained_is_one_line_exit_1(
+    argv: list[str], message: str
+) -> None:
+    code, out, err = explain(argv)
+    assert (code, out) == (1, "")
+    assert err.startswith("datamove: error: ")
+    assert message in err
+    assert err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["numpy"], "the following arguments are required: EXPR"),
+        (["x[1:]", "--as", "caffe"], "unknown dialect 'caffe'"),
+        (["x[1:]", "--shpe", "3"], "unrecognized arguments: --shpe (did you mean --shape?)"),
+    ],
+)
+def test_usage_errors_exit_2(argv: list[str], message: str) -> None:
+    code, out, err = explain(argv)
+    assert (code, out) == (2, "")
+    assert message in err.splitlines()[-1]
