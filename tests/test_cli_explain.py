@@ -337,7 +337,7 @@ def test_concat(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(argv) == 0
     info = json.loads(capsys.readouterr().out)
     assert info["output_shape"] == "[2..,3]"
-    assert info["inputs"] == [["[?,3]", None], ["[2..4,3]", None]]
+    assert info["inputs"] == [["[?,3]", "out[:x0.shape[0]]"], ["[2..4,3]", "out[x0.shape[0]:]"]]
     assert info["inverse"] is None
 
 

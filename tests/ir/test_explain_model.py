@@ -1,8 +1,10 @@
-"""``datamove explain MODEL.xml``: each slicing layer of a model as a NumPy expression on ``x``.
+"""``datamove explain MODEL.xml``: each data-movement layer of a model as NumPy on ``x``.
 
 On converted PyTorch models (static), each expression evaluated on an array of the layer's
 declared input shape gives the declared output shape and what datamove's operator gives; on
-dynamic ones it holds at every size, or says what is known only at run time."""
+dynamic ones it holds at every size, or says what is known only at run time. A Concat's
+``np.concatenate`` is evaluated on ``x0``, ``x1``... of its inputs' shapes, and each input's
+part of the output (``out[:, 2:]``) must give that input back."""
 
 from __future__ import annotations
 
@@ -28,6 +30,7 @@ openvino_oracle = pytest.importorskip("openvino_oracle")
 ov = ov_models.ov
 o1 = pytest.importorskip("openvino.opset1")
 o8 = pytest.importorskip("openvino.opset8")
+o15 = pytest.importorskip("openvino.opset15")
 
 pytestmark = pytest.mark.openvino
 
@@ -47,12 +50,35 @@ def _declared(xml: Path) -> dict[str, tuple[list[tuple[int, ...]], list[tuple[in
     }
 
 
-def _datamove(xml: Path, info: dict[str, Any], x: np.ndarray) -> tuple[Any, ...]:
-    """The layer run alone by datamove's operator, on ``x`` and its constant index inputs."""
+def _datamove(xml: Path, info: dict[str, Any], *xs: np.ndarray) -> tuple[Any, ...]:
+    """The layer run alone by datamove's operator, on ``xs`` and its constant index inputs."""
     graph = ir.read_model(xml)._graph
     layer = next(x for x in graph.layers if x.id == info["layer_id"])
     consts = [np.asarray(v, dtype=np.int64) for v in info["values"].values()]
-    return runner(layer, [None, *consts])([x, *consts])
+    return runner(layer, [None] * len(xs) + consts)([*xs, *consts])
+
+
+def _arrays(info: dict[str, Any], shapes: list[tuple[int, ...]]) -> list[np.ndarray]:
+    """The layer's data: ``x``, or a Concat's ``x0``, ``x1``... (each of other values)."""
+    count = len(info["input_shapes"]) if "input_shapes" in info else 1
+    start = 0
+    out = []
+    for shape in shapes[:count]:
+        n = int(np.prod(shape))
+        out.append(np.arange(start, start + n, dtype=np.float32).reshape(shape))
+        start += n
+    return out
+
+
+def _evaluated(info: dict[str, Any], xs: list[np.ndarray]) -> list[np.ndarray]:
+    """Each of the layer's expressions on ``xs``; a Concat's parts checked against its inputs."""
+    texts = info["numpy"] if isinstance(info["numpy"], list) else [info["numpy"]]
+    assert None not in texts, info
+    scope = {"np": np, "x": xs[0]} | {f"x{k}": x for k, x in enumerate(xs)}
+    got = [eval(text, scope) for text in texts]  # noqa: S307 - the expressions under test
+    for x, part in zip(xs, info.get("parts", ()), strict=False):  # a Concat's
+        np.testing.assert_array_equal(eval(part, scope | {"out": got[0]}), x)  # noqa: S307
+    return got
 
 
 def _check_static(xml: Path, capsys: pytest.CaptureFixture[str]) -> int:
@@ -60,15 +86,13 @@ def _check_static(xml: Path, capsys: pytest.CaptureFixture[str]) -> int:
     layers = _explained(xml, capsys)
     for info in layers:
         ins, outs = declared[info["layer_id"]]
-        x = np.arange(int(np.prod(ins[0]))).reshape(ins[0]).astype(np.float32)
-        texts = info["numpy"] if isinstance(info["numpy"], list) else [info["numpy"]]
-        assert None not in texts, info
-        want = _datamove(xml, info, x)
-        assert len(texts) == len(outs) == len(want)
-        for text, shape, w in zip(texts, outs, want, strict=True):
-            got = eval(text, {"x": x})  # noqa: S307 - the expression under test
-            assert got.shape == shape, (text, info)
-            np.testing.assert_array_equal(got, w)
+        xs = _arrays(info, ins)
+        want = _datamove(xml, info, *xs)
+        got = _evaluated(info, xs)
+        assert len(got) == len(outs) == len(want)
+        for g, shape, w in zip(got, outs, want, strict=True):
+            assert g.shape == shape, info
+            np.testing.assert_array_equal(g, w)
         assert not info["runtime"]
     return len(layers)
 
@@ -90,27 +114,29 @@ def test_static_real_models_are_explained(
     assert _check_static(xml, capsys) >= 1
 
 
-def _openvino_alone(xml: Path, info: dict[str, Any], x: np.ndarray, tmp_path: Path) -> list[Any]:
-    """OpenVINO's reference evaluation of the layer alone: a copy of its node on a Parameter of
-    ``x``'s shape, its index inputs the constants explain read (folded from shape subgraphs
+def _openvino_alone(
+    xml: Path, info: dict[str, Any], xs: list[np.ndarray], tmp_path: Path
+) -> list[Any]:
+    """OpenVINO's reference evaluation of the layer alone: a copy of its node on Parameters of
+    ``xs``' shapes, its index inputs the constants explain read (folded from shape subgraphs
     too), each of the element type the file gives it."""
     node = next(
         op
         for op in ov.Core().read_model(str(xml)).get_ordered_ops()
         if op.get_friendly_name() == info["name"]
     )
-    param = o8.parameter(list(x.shape), x.dtype, name="x")
+    params = [o8.parameter(list(x.shape), x.dtype, name=f"x{k}") for k, x in enumerate(xs)]
     consts = [
         o8.constant(np.array(value, dtype=node.input(k + 1).get_element_type().to_dtype()))
         for k, value in enumerate(info["values"].values())
     ]
-    assert len(consts) == node.get_input_size() - 1, "every index input is known"
-    for k, source in enumerate([param, *consts]):  # the node rewired: nothing else feeds it
+    assert len(params) + len(consts) == node.get_input_size(), "every index input is known"
+    for k, source in enumerate([*params, *consts]):  # the node rewired: nothing else feeds it
         node.input(k).replace_source_output(source.output(0))
-    model = ov.Model([o8.result(out) for out in node.outputs()], [param], "alone")
+    model = ov.Model([o8.result(out) for out in node.outputs()], params, "alone")
     model.validate_nodes_and_infer_types()
     path = ov_models.save(model, tmp_path, f"alone{info['layer_id']}")
-    return openvino_oracle.evaluate_ir(path, {"x": x})
+    return openvino_oracle.evaluate_ir(path, {f"x{k}": x for k, x in enumerate(xs)})
 
 
 @pytest.mark.parametrize("name", list(REAL))
@@ -125,14 +151,13 @@ def test_static_real_models_explain_as_openvino_runs_each_layer_alone(
     assert layers
     for info in layers:
         ins, outs = declared[info["layer_id"]]
-        x = np.arange(int(np.prod(ins[0])), dtype=np.float32).reshape(ins[0])
-        texts = info["numpy"] if isinstance(info["numpy"], list) else [info["numpy"]]
-        want = _openvino_alone(xml, info, x, tmp_path)
-        assert len(texts) == len(outs) == len(want)
-        for text, shape, w in zip(texts, outs, want, strict=True):
-            got = eval(text, {"x": x})  # noqa: S307 - the expression under test
-            assert got.shape == shape == w.shape, (text, info)
-            np.testing.assert_array_equal(got, w)
+        xs = _arrays(info, ins)
+        want = _openvino_alone(xml, info, xs, tmp_path)
+        got = _evaluated(info, xs)
+        assert len(got) == len(outs) == len(want)
+        for g, shape, w in zip(got, outs, want, strict=True):
+            assert g.shape == shape == w.shape, info
+            np.testing.assert_array_equal(g, w)
 
 
 def _sizes(shape: str) -> list[tuple[int, ...]]:
@@ -164,16 +189,15 @@ def test_dynamic_real_models_are_explained(
             assert all(n in t for t in texts if t for n in info["runtime"]), info
             continue
         assert None not in texts, info
-        declared_in = layer.inputs[0].shape
-        for shape in _sizes(str(declared_in)):
-            x = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+        declared = [_sizes(str(port.shape)) for port in layer.inputs]
+        for k in range(min(map(len, declared))):  # each dynamic dim at one size, in every input
+            xs = _arrays(info, [sizes[k] for sizes in declared])
             try:
-                want = _datamove(xml, info, x)
+                want = _datamove(xml, info, *xs)
             except ValidationError:
-                continue  # a size the layer refuses (an uneven split)
-            for text, port, w in zip(texts, layer.outputs, want, strict=True):
-                got = eval(text, {"x": x})  # noqa: S307 - the expression under test
-                assert got.shape in port.shape, (text, got.shape, port.shape)
+                continue  # a size the layer refuses (an uneven split, inputs that differ)
+            for got, port, w in zip(_evaluated(info, xs), layer.outputs, want, strict=True):
+                assert got.shape in port.shape, (texts, got.shape, port.shape)
                 np.testing.assert_array_equal(got, w)
 
 
@@ -191,8 +215,8 @@ def test_dynamic_converted_slicing_holds_at_every_size(
     xml = _convert(MODULES[name], tmp_path, dynamic=True)
     for info in _explained(xml, capsys):
         texts = info["numpy"] if isinstance(info["numpy"], list) else [info["numpy"]]
-        if info["runtime"] or None in texts:
-            continue
+        if info["runtime"] or None in texts or info["layer_type"] == "Concat":
+            continue  # a Concat's inputs are not x: the real models' tests run it
         for shape in [(2, 4, 6), (1, 4, 4), (3, 4, 1), (0, 4, 9)]:
             x = np.arange(int(np.prod(shape))).reshape(shape).astype(np.float32)
             want = _datamove(xml, info, x)
@@ -326,7 +350,10 @@ def test_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert main(["explain", str(xml), "--layer", "nope"]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1
-    assert "--layer='nope' names no Slice, StridedSlice, Split or VariadicSplit layer" in err
+    assert (
+        "--layer='nope' names no Slice, StridedSlice, Split, VariadicSplit, Concat, Unsqueeze "
+        "or Squeeze layer"
+    ) in err
     bad = tmp_path / "bad.xml"
     bad.write_text("<net")
     assert main(["explain", str(bad)]) == 1
@@ -858,3 +885,161 @@ def test_an_onnx_node_of_another_type_is_named_as_such(
         assert main(["explain", model, "--layer", layer]) == 1
         err = capsys.readouterr().err
         assert "(by index or name) (it names node 3 'join', a Concat) (hint: " in err
+
+
+# -- Concat, Unsqueeze, Squeeze ------------------------------------------------------------------
+def _concat_model(tmp_path: Path, shapes: list[list[int]], axis: int) -> Path:
+    params = [o8.parameter(s, np.float32, name=f"in{k}") for k, s in enumerate(shapes)]
+    cat = o1.concat([o1.relu(p) for p in params], axis)  # its inputs are other layers' outputs
+    cat.set_friendly_name("cat")
+    return ov_models.save(ov.Model([cat], params, "m"), tmp_path)
+
+
+def test_a_concat_layer_says_where_each_input_lands(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    xml = _concat_model(tmp_path, [[-1, 2], [-1, 3]], -1)
+    assert main(["explain", str(xml)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("layer ")
+    assert lines[0].endswith("'cat' (Concat): x0 [?,2], x1 [?,3] -> [?,5]")
+    assert lines[1] == "  np.concatenate([x0, x1], axis=1)"
+    assert len(lines) == 4
+    assert re.fullmatch(r"  x0 from layer \d+ '\w+' \(ReLU\) port \d+: out\[:, :2\]", lines[2])
+    assert re.fullmatch(r"  x1 from layer \d+ '\w+' \(ReLU\) port \d+: out\[:, 2:\]", lines[3])
+    (info,) = _explained(xml, capsys)
+    assert info["input_shape"] is None
+    assert info["input_shapes"] == ["[?,2]", "[?,3]"]
+    assert info["output_shapes"] == ["[?,5]"]
+    assert info["attributes"] == {"axis": -1}
+    assert (info["lengths"], info["inverse"]) == ([2, 3], "dm.variadic_split(out, 1, [2, 3])")
+    for n in (0, 1, 4):  # what OpenVINO's reference gives, for every batch size
+        xs = [np.arange(n * 2).reshape(n, 2), np.arange(n * 3).reshape(n, 3) + 100]
+        xs = [x.astype(np.float32) for x in xs]
+        (want,) = openvino_oracle.evaluate_ir(xml, {"in0": xs[0], "in1": xs[1]})
+        (got,) = _evaluated(info, xs)
+        np.testing.assert_array_equal(got, want)
+
+
+def test_a_concat_on_a_dynamic_axis_writes_each_part_with_the_sizes_before_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    xml = _concat_model(tmp_path, [[2, -1], [2, 3], [2, -1]], 1)
+    (info,) = _explained(xml, capsys)
+    assert info["parts"] == [
+        "out[:, :x0.shape[1]]",
+        "out[:, x0.shape[1]:3+x0.shape[1]]",
+        "out[:, 3+x0.shape[1]:]",
+    ]
+    assert info["inverse"] is None
+    for a, c in [(0, 0), (1, 4), (5, 2)]:
+        xs = [np.full((2, a), 1.0), np.full((2, 3), 2.0), np.full((2, c), 3.0)]
+        xs = [x.astype(np.float32) for x in xs]
+        (want,) = openvino_oracle.evaluate_ir(xml, {f"in{k}": x for k, x in enumerate(xs)})
+        np.testing.assert_array_equal(_evaluated(info, xs)[0], want)
+
+
+def test_layer_shows_a_concat_in_full_and_as_says_it_has_no_dialect(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    xml = _concat_model(tmp_path, [[2, 1], [2, 2]], 1)
+    assert main(["explain", str(xml), "--layer", "cat", "--as", "onnx"]) == 0
+    out = capsys.readouterr().out
+    assert (
+        "\nConcat of 2 inputs, axis 1\n"
+        "  input 0: [2,1]  -> out[:, :1]\n"
+        "  input 1: [2,2]  -> out[:, 1:]\n"
+        "output shape: [2,3]\n"
+        "NumPy:        np.concatenate([x0, x1], axis=1)\n"
+        "inverse:      dm.variadic_split(out, 1, [1, 2])\n"
+        "elements by input:\n"
+        "  0 1 1\n"
+        "  0 1 1\n"
+    ) in out
+    assert out.endswith(
+        "' joins its inputs; datamove writes slicings and splits in other dialects\n"
+    )
+    assert "  in other dialects:\n    onnx: Concat: layer='" in out
+
+
+def _view_model(tmp_path: Path, shape: list[int], build: Callable[[Any], Any]) -> Path:
+    x = o8.parameter(shape, np.float32, name="x")
+    y = build(x)
+    y.set_friendly_name("view")
+    return _save(tmp_path, y, x)
+
+
+def _c(values: Any) -> Any:
+    return o1.constant(np.array(values, np.int64))
+
+
+@pytest.mark.parametrize(
+    ("build", "shape", "numpy"),
+    [
+        (lambda x: o1.unsqueeze(x, _c([0])), [-1, 3], "x[None]"),
+        (lambda x: o1.unsqueeze(x, _c([1, -1])), [2, -1], "x[:, None, :, None]"),
+        (lambda x: o1.squeeze(x, _c([1])), [-1, 1, 4], "x[:, 0]"),
+        (lambda x: o1.squeeze(x, _c([0])), [1], "x[0, ...]"),  # a 0-d array, not a scalar
+        (o15.squeeze, [1, 3, 1], "x[0, :, 0]"),  # no axes: every dim of 1
+    ],
+    ids=["unsqueeze(0)", "unsqueeze([1, -1])", "squeeze(1)", "squeeze a [1]", "squeeze()"],
+)
+def test_unsqueeze_and_squeeze_are_their_index(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    build: Callable[[Any], Any],
+    shape: list[int],
+    numpy: str,
+) -> None:
+    xml = _view_model(tmp_path, shape, build)
+    (info,) = _explained(xml, capsys)
+    assert (info["numpy"], info["note"]) == (numpy, None)
+    for size in (1, 2, 5):
+        dims = tuple(size if d == -1 else d for d in shape)
+        x = np.arange(int(np.prod(dims)), dtype=np.float32).reshape(dims)
+        (want,) = openvino_oracle.evaluate_ir(xml, {"x": x})
+        got = eval(numpy, {"x": x})  # noqa: S307 - the expression under test
+        assert got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
+
+
+def test_a_squeeze_of_a_dim_that_may_be_1_or_not_has_a_note(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # OpenVINO's Squeeze keeps a listed dim that is not 1: which dims go depends on the size
+    xml = _view_model(tmp_path, [2, -1], lambda x: o1.squeeze(x, _c([1])))
+    (info,) = _explained(xml, capsys)
+    assert info["numpy"] is None
+    assert info["note"] == "which dims it drops depends on the sizes [2,?] allows"
+
+
+def test_layer_and_as_show_a_view_as_its_index(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    xml = _view_model(tmp_path, [2, 3], lambda x: o1.unsqueeze(x, _c([1])))
+    assert main(["explain", str(xml), "--layer", "view", "--as", "torch,tf"]) == 0
+    out = capsys.readouterr().out
+    assert "\nUnsqueeze on x of shape [2,3]: x[:, None]\noutput shape: [2,1,3]\n" in out
+    assert out.endswith(
+        "  in other dialects:\n"
+        "    torch (PyTorch calls on x, in order):\n"
+        "      unsqueeze(dim=1)\n"
+        "    tf (tf.strided_slice):\n"
+        "      tf.strided_slice(x, begin=[0, 0], end=[2, 0], strides=[1, 1], new_axis_mask=2)\n"
+    )
+
+
+def test_a_view_of_run_time_axes_or_of_unknown_rank_has_a_note(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    x = o8.parameter([2, 3], np.float32, name="x")
+    axes = o8.parameter([1], np.int64, name="axes")
+    y = o1.unsqueeze(x, axes)
+    xml = ov_models.save(ov.Model([y], [x, axes], "m"), tmp_path, "runtime")
+    (info,) = _explained(xml, capsys)
+    assert (info["numpy"], info["note"]) == (None, "its axes are known only at run time")
+    assert list(info["runtime"].values()) == ["axes: layer 1 'axes' (Parameter)"]
+    x = o8.parameter(ov.PartialShape.dynamic(), np.float32, name="x")
+    xml = _save(tmp_path, o1.squeeze(x, _c([0])), x)
+    (info,) = _explained(xml, capsys)
+    assert (info["numpy"], info["note"]) == (None, "the data's rank is unknown")

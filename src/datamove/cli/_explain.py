@@ -24,7 +24,6 @@ from typing import Any, Final
 
 import numpy as np
 
-from datamove._concat import infer_concat
 from datamove._dialects import Slicing
 from datamove._errors import ValidationError
 from datamove._shape import PartialShape
@@ -34,7 +33,10 @@ from datamove._splitting import Splitting, onnx_split_version
 from datamove._strided_slice import MASKS, NUMPY_MAXDIMS, infer_strided_slice, numpy_index
 from datamove.cli import _dialect_text, _ir
 from datamove.ir._explain import (
+    EXPLAINED,
+    VIEWS,
     add_algebra,
+    concat_parts,
     explain_layers,
     index_expression,
     layer_slicing,
@@ -288,8 +290,9 @@ def explain_split(
 def explain_concat(shapes: Sequence[PartialShape], axis: int) -> dict[str, Any]:
     """Everything ``datamove explain concat`` prints, as data.
 
-    Each input's part of the output (``out[:, 2:6]``) is known where every input's size on the
-    axis is static; the inverse is the VariadicSplit of the output by those sizes.
+    Each input's part of the output (``out[:, 2:6]``, `concat_parts`), written with its size
+    (``out[:x0.shape[0]]``) where that is not static; where every one is, the inverse (the
+    VariadicSplit of the output by those sizes) and a picture.
 
     Examples
     --------
@@ -299,28 +302,20 @@ def explain_concat(shapes: Sequence[PartialShape], axis: int) -> dict[str, Any]:
     >>> info["numpy"], info["inverse"]
     ('np.concatenate([x0, x1], axis=1)', 'dm.variadic_split(out, 1, [3, 1])')
     """
-    out = infer_concat(list(shapes), axis)
+    parts = concat_parts(shapes, axis)
     info: dict[str, Any] = {
         "input_shapes": [str(s) for s in shapes],
         "axis": axis,
-        "output_shape": str(out),
-        "inputs": [(str(s), None) for s in shapes],
-        "numpy": None,
-        "inverse": None,
+        "output_shape": parts["output_shape"],
+        "inputs": list(zip(map(str, shapes), parts["parts"], strict=True)),
+        "numpy": parts["numpy"],
+        "inverse": parts["inverse"],
         "picture": [],
     }
-    rank = out.rank
-    if rank is None:
-        return info
-    a = axis + rank if axis < 0 else axis
-    names = ", ".join(f"x{k}" for k in range(len(shapes)))
-    info["numpy"] = f"np.concatenate([{names}], axis={a})"
-    if any(s.rank is None or not s[a].is_static for s in shapes):
-        return info
-    lengths = [s[a].get_length() for s in shapes]
-    info["inputs"] = list(zip(map(str, shapes), part_texts(a, lengths, "out"), strict=True))
-    info["inverse"] = f"dm.variadic_split(out, {a}, {lengths})"
-    info["picture"] = _parts_picture(out, a, lengths)
+    out = PartialShape.parse(parts["output_shape"])
+    if parts["lengths"] is not None and out.rank is not None:
+        a = axis + out.rank if axis < 0 else axis
+        info["picture"] = _parts_picture(out, a, parts["lengths"])
     return info
 
 
@@ -494,13 +489,15 @@ def _print_model(args: argparse.Namespace) -> int:
         print(json.dumps(layers, indent=2))
         return 0
     if not layers:
-        print("no Slice, StridedSlice, Split or VariadicSplit layers")  # ONNX: or sequences
+        print(f"no {', '.join(EXPLAINED[:-1])} or {EXPLAINED[-1]} layers")  # ONNX: or sequences
     for info in layers:
         outs = ", ".join(info["output_shapes"]) or "?"  # a sequence of parts not known
-        print(
-            f"layer {info['layer_id']} {info['name']!r} ({info['layer_type']}): "
-            f"x {info['input_shape']} -> {outs}"
+        ins = (
+            f"x {info['input_shape']}"
+            if "input_shapes" not in info  # a Concat's: x0, x1...
+            else ", ".join(f"x{k} {shape}" for k, shape in enumerate(info["input_shapes"]))
         )
+        print(f"layer {info['layer_id']} {info['name']!r} ({info['layer_type']}): {ins} -> {outs}")
         numpy = info["numpy"]
         if isinstance(numpy, list):
             each = "part" if info["layer_type"] == "SplitToSequence" else "output"
@@ -508,6 +505,9 @@ def _print_model(args: argparse.Namespace) -> int:
                 print(f"  {each} {k}: {text or 'no NumPy index'}")
         elif numpy:
             print(f"  {numpy}")
+        for k, source in enumerate(info.get("sources", ())):  # a Concat's inputs
+            part = info["parts"][k]
+            print(f"  x{k} from {source}" + (f": {part}" if part else ""))
         if info["note"]:
             print(f"  no NumPy index: {info['note']}")
         if "algebra" in info:
@@ -552,9 +552,14 @@ def _sequence_split(info: dict[str, Any]) -> Splitting:
 def _layer_op(info: dict[str, Any]) -> Slicing | Splitting:
     """The operation of one layer of a model, from its explained values.
 
-    A node of an ONNX model is read as ONNX reads it.
+    A node of an ONNX model is read as ONNX reads it; an Unsqueeze or Squeeze as its index.
     """
     kind, values, attributes = info["layer_type"], info["values"], info["attributes"]
+    if kind == "Concat":
+        rule = "joins its inputs; datamove writes slicings and splits in other dialects"
+        raise ValidationError("Concat", "layer", info["layer_id"], rule)
+    if kind in VIEWS:
+        return Slicing.from_numpy(info["numpy"])
     if info.get("dialect") == "onnx" and kind == "Slice":
         return Slicing.from_onnx(
             values["starts"], values["ends"], values.get("axes"), values.get("steps")
@@ -576,7 +581,7 @@ def _layer_dialects(info: dict[str, Any], names: list[str]) -> dict[str, dict[st
         why = f"it picks part {info['values']['position']} of the sequence {info['sequence']} makes"
     elif info["runtime"]:
         why = "its parameters are known only at run time"
-    elif not info["values"] or (  # a layer check() reports as broken
+    elif (not info["values"] and info["layer_type"] != "Concat") or (  # check() reports it
         info["layer_type"] in ("SplitToSequence", "SequenceAt") and info["note"]
     ):
         why = f"it cannot be read: {info['note']}"
@@ -617,6 +622,16 @@ def _show_layer(info: dict[str, Any]) -> None:
     kind, values, attributes = info["layer_type"], info["values"], info["attributes"]
     if info["runtime"] or info["input_shape"] == "[...]" or info["note"]:
         return  # its parameters are known only at run time (or broken): nothing more to show
+    if kind == "Concat":
+        print()
+        shapes = [PartialShape.parse(s) for s in info["input_shapes"]]
+        _show_concat(explain_concat(shapes, attributes["axis"]))
+        return
+    if kind in VIEWS:
+        print()
+        print(f"{kind} on x of shape {info['input_shape']}: {info['numpy']}")
+        _show_taken(explain_numpy(PartialShape.parse(info["input_shape"]), info["numpy"]))
+        return
     if kind == "SequenceAt":
         return  # one part of its sequence: the SplitToSequence's layer shows them
     if kind == "SplitToSequence" and "split" not in values and attributes.get("keepdims") == 0:
@@ -706,10 +721,10 @@ examples:
   datamove explain variadic-split --shape 2,6 --axis 1 --lengths 1,2,-1
   datamove explain concat --shapes 2,3 2,1 --axis -1
   datamove explain "x[::1, :9223372036854775807]" --shape "[?,2..10]"   (a NumPy index)
-  datamove explain model.xml                 (every slicing layer of a model, as NumPy)
+  datamove explain model.xml                 (every data-movement layer of a model, as NumPy)
   datamove explain model.xml --layer 7       (one layer, with its picture)
   datamove explain model.onnx                (every Slice, Split and sequence node of an ONNX model)
-  datamove explain model.xml --as onnx,torch (every slicing layer, as ONNX and PyTorch)
+  datamove explain model.xml --as onnx,torch (every slicing and split layer, as ONNX and PyTorch)
 
 Shapes are in OpenVINO's notation (5, 2..10, ?); a picture is drawn for static inputs of rank <= 3.
 Masks: a 1 in begin_mask/end_mask ignores begin[i]/end[i] (the whole extent is taken).
@@ -819,8 +834,9 @@ def register(subparsers: Any) -> None:
     _finish(ix, _print_numpy, "print the explanation as JSON", _dialect_text.SLICING_DIALECTS)
     md = add(
         "model",
-        help="every Slice, StridedSlice, Split and VariadicSplit layer of an OpenVINO IR model, "
-        "or every Slice, Split, SplitToSequence and SequenceAt node of an ONNX model (also: "
+        help="every Slice, StridedSlice, Split, VariadicSplit, Concat, Unsqueeze and Squeeze layer "
+        "of an OpenVINO IR model, or every Slice, Split, SplitToSequence and SequenceAt node of "
+        "an ONNX model (also: "
         "datamove explain MODEL.xml, "
         "datamove explain MODEL.onnx)",
     )

@@ -1,14 +1,15 @@
-"""What each slicing layer of a model does, as a NumPy expression on its data input ``x``.
+"""What each data-movement layer of a model does, as a NumPy expression on its data input ``x``.
 
-`explain_layers` walks a model's Slice, StridedSlice, Split and VariadicSplit layers with the
-shapes and values `Model.check` infers. With every index input known and a static data shape,
-each output's expression is the operator's own plan (`datamove.ir._ops.shape_planner`) written
-out: exact. On a dynamic shape the parameters are written as they are (``x[1::2]``) where that
-index takes what the operator takes for *every* size the shape allows; that is verified at the
-sizes where the clamping can change (`datamove.ir._sizes`), past which both are affine in the
-size. Where no one index does, the expression is ``None`` and a
-note says why. An index input known only at run time is written as a name after the layer that
-makes it (``x[:, :n]``), listed in ``runtime``; never guessed.
+`explain_layers` walks a model's Slice, StridedSlice, Split, VariadicSplit, Unsqueeze and
+Squeeze layers (each output a basic index of ``x``) and its Concat layers (`concat_parts`: where
+each input lands in the output) with the shapes and values `Model.check` infers. With every
+index input known and a static data shape, each output's expression is the operator's own plan
+(`datamove.ir._ops.shape_planner`) written out: exact. On a dynamic shape the parameters are
+written as they are (``x[1::2]``) where that index takes what the operator takes for *every*
+size the shape allows; that is verified at the sizes where the clamping can change
+(`datamove.ir._sizes`), past which both are affine in the size. Where no one index does, the
+expression is ``None`` and a note says why. An index input known only at run time is written
+as a name after the layer that makes it (``x[:, :n]``), listed in ``runtime``; never guessed.
 """
 
 from __future__ import annotations
@@ -21,13 +22,15 @@ from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
+from datamove._concat import infer_concat
 from datamove._dialects import Slicing
 from datamove._errors import ValidationError
 from datamove._shape import Dimension, PartialShape, Unknown
 from datamove._slice import infer_slice
 from datamove._split import infer_split, infer_variadic_split
 from datamove._strided_slice import KEEP, MASKS, NEW, SHRINK, axis_walk, checked_params
-from datamove.ir._ops import Info, shape_planner
+from datamove.ir._errors import where
+from datamove.ir._ops import Info, bounds_of, shape_planner
 from datamove.ir._sizes import diagonal_shapes
 
 if TYPE_CHECKING:
@@ -35,12 +38,15 @@ if TYPE_CHECKING:
     from datamove.ir._model import Model
 
 __all__ = [
+    "EXPLAINED",
     "SLICING",
+    "VIEWS",
     "add_algebra",
     "around",
     "at",
     "chunks",
     "clamped_starts",
+    "concat_parts",
     "entry",
     "explain_layers",
     "index_expression",
@@ -54,11 +60,15 @@ __all__ = [
 ]
 
 SLICING: Final = ("Slice", "StridedSlice", "Split", "VariadicSplit")
+VIEWS: Final = ("Unsqueeze", "Squeeze")  # a basic index of the data: x[None], x[:, 0]
+EXPLAINED: Final = (*SLICING, "Concat", *VIEWS)  # the layer types explain_layers lists
 _INPUTS: Final = {
     "Slice": ("data", "start", "stop", "step", "axes"),
     "StridedSlice": ("data", "begin", "end", "stride"),
     "Split": ("data", "axis"),
     "VariadicSplit": ("data", "axis", "split_lengths"),
+    "Unsqueeze": ("data", "axes"),
+    "Squeeze": ("data", "axes"),
 }
 _WIDE: Final = 2**31 - 1  # converters' sentinels (INT32_MAX, INT64_MAX): checked, never assumed
 
@@ -345,6 +355,9 @@ def _explain(
         vals.append(name)
         info["runtime"][name] = f"{argument}: layer {src.id} {src.name!r} ({src.type})"
     rank = shape.rank
+    if rank is None and layer.type in VIEWS:
+        info["note"] = "the data's rank is unknown"
+        return info
     if rank is None and not split:
         # constant parameters: an index every rank takes alike, where one is (x[..., :2]); not
         # where none is (NotExpressible) or a parameter is one a Slicing does not read
@@ -353,6 +366,7 @@ def _explain(
         if info["numpy"] is None:
             info["note"] = "the data's rank is unknown"
         return info
+    view = layer.type in VIEWS
     known = all(isinstance(v, list) for v in vals[1:])
     planner = (
         shape_planner(layer, [None, *(np.asarray(v, dtype=np.int64) for v in vals[1:])])
@@ -366,8 +380,23 @@ def _explain(
         except ValidationError as exc:
             info["note"] = str(exc)  # the operator, argument, value and rule
             return info
-        texts = [index_expression(t, dims) for t in takes]
+        texts = [index_expression(_view_index(t) if view else t, dims) for t in takes]
         info["numpy"] = texts if split else texts[0]
+        return info
+    if view:  # one index at every size, where one is: found at one, checked at the others
+        if planner is None:
+            info["note"] = "its axes are known only at run time"
+            return info
+        ints = [v for vs in vals[1:] if isinstance(vs, list) for v in vs]
+        dims_or_none = [d.get_length() if d.is_static else None for d in shape.dims]
+        for dims in diagonal_shapes(shape, ints):
+            with contextlib.suppress(ValidationError):  # a size it refuses: try the next
+                (candidate,) = planner(dims)
+                if _every_size(candidate, planner, shape, ints):
+                    info["numpy"] = index_expression(_view_index(candidate), dims_or_none)
+                    return info
+                break
+        info["note"] = f"which dims it drops depends on the sizes {shape} allows"
         return info
     if split:
         info["numpy"] = _split_text(layer, vals, lengths, shape)
@@ -390,6 +419,82 @@ def _explain(
             info["numpy"] = index_expression(candidate, dims_or_none)
             return info
     info["note"] = f"no one NumPy index takes what it takes at every size of {shape}"
+    return info
+
+
+def _view_index(index: tuple[Any, ...]) -> tuple[Any, ...]:
+    """An Unsqueeze's or Squeeze's index as a person writes it: ``x[None]``, ``x[:, 0]``.
+
+    Its trailing ``...`` (which keeps a 0-d result an array) is left out, and so are the
+    ``:`` before it, but where every dim is dropped (``x[0, ...]``, a 0-d array, not a scalar).
+    """
+    items = list(index[:-1] if index and index[-1] is Ellipsis else index)
+    if items and all(type(i) is int for i in items):
+        return index
+    return trim(items)
+
+
+def concat_parts(shapes: Sequence[PartialShape], axis: int) -> dict[str, Any]:
+    """A Concat of inputs ``x0``, ``x1``... of ``shapes`` along ``axis``, as NumPy.
+
+    ``output_shape``; ``numpy``, the ``np.concatenate`` call; ``parts``, where each input lands
+    in the output ``out`` (``out[:, 2:5]``), written with ``xk.shape[axis]`` where an input's
+    size there is not static; and where every one is, ``lengths`` and ``inverse``, the
+    VariadicSplit that takes them back out. The one writer of a Concat's parts, for
+    ``datamove explain concat`` and a model's Concat layers.
+
+    Examples
+    --------
+    >>> info = concat_parts([PartialShape([2, 3]), PartialShape.parse("[2,?]")], -1)
+    >>> info["numpy"], info["parts"]
+    ('np.concatenate([x0, x1], axis=1)', ['out[:, :3]', 'out[:, 3:]'])
+    >>> concat_parts([PartialShape.parse("[?]"), PartialShape([2]), PartialShape([1])], 0)["parts"]
+    ['out[:x0.shape[0]]', 'out[x0.shape[0]:2+x0.shape[0]]', 'out[2+x0.shape[0]:]']
+    """
+    out = infer_concat(list(shapes), axis)
+    n = len(shapes)
+    info: dict[str, Any] = {
+        "output_shape": str(out),
+        "numpy": None,
+        "parts": [None] * n,
+        "lengths": None,
+        "inverse": None,
+    }
+    if out.rank is None:
+        return info
+    a = axis + out.rank if axis < 0 else axis
+    info["numpy"] = f"np.concatenate([{', '.join(f'x{k}' for k in range(n))}], axis={a})"
+    sizes = [s[a] if s.rank is not None else Dimension() for s in shapes]
+    if all(d.is_static for d in sizes):
+        info["lengths"] = [d.get_length() for d in sizes]
+        info["parts"] = part_texts(a, info["lengths"], "out")
+        info["inverse"] = f"dm.variadic_split(out, {a}, {info['lengths']})"
+        return info
+    cuts = []  # after the first k inputs: their static sizes summed, the others by their shape
+    for k in range(1, n):
+        known = sum(d.get_length() for d in sizes[:k] if d.is_static)
+        terms = [f"x{j}.shape[{a}]" for j in range(k) if not sizes[j].is_static]
+        cuts.append("+".join(([str(known)] if known else []) + terms))
+    prefix, suffix = around(a)
+    info["parts"] = chunks("out" + prefix.removeprefix("x"), cuts, suffix)
+    return info
+
+
+def _explain_concat(model: Model, layer: Layer, ins: list[Info], outs: list[Any]) -> dict[str, Any]:
+    """A Concat layer: its inputs' shapes, the layers they come from, and `concat_parts`."""
+    graph = model._graph
+    info = entry(layer.id, layer.type, layer.name, "", outs, False)
+    info["input_shape"] = None  # it has several: input_shapes
+    info["input_shapes"] = [str(i.shape) for i in ins]
+    axis = layer.int_attr("axis")
+    info["attributes"] = {"axis": axis}
+    info["sources"] = [
+        where(src.id, src.name, src.type, src.outputs[k].id if k < len(src.outputs) else None)
+        for src, k in ((graph.layers[j], k) for j, k in layer.sources)
+    ]
+    parts = concat_parts([i.shape for i in ins], axis)
+    parts.pop("output_shape")
+    info.update(parts)
     return info
 
 
@@ -574,7 +679,12 @@ def _algebra(info: dict[str, Any]) -> None:
 
 
 def explain_layers(model: Model, layer: str | None = None) -> list[dict[str, Any]]:
-    """Each slicing layer of ``model``: id, name, shapes and NumPy expression(s) on ``x``.
+    """Each layer of ``model`` of a type in `EXPLAINED`: id, name, shapes, NumPy expression(s).
+
+    A Concat's entry has ``input_shapes`` (``input_shape`` is ``None``), ``sources`` (the
+    port each input comes from) and `concat_parts`' keys. A Concat, Unsqueeze or Squeeze whose
+    values check computes (a shape subgraph's: split lengths, a Reshape's target shape) is left
+    out: it moves no data.
 
     ``layer`` picks one by id or name; ``ValidationError`` if none matches.
     """
@@ -583,12 +693,15 @@ def explain_layers(model: Model, layer: str | None = None) -> list[dict[str, Any
     found = []
     for idx in graph.order:
         node = graph.layers[idx]
-        if node.type not in SLICING or (layer is not None and layer not in (node.id, node.name)):
+        if node.type not in EXPLAINED or (layer is not None and layer not in (node.id, node.name)):
             continue
+        if node.type in ("Concat", *VIEWS) and bounds_of(infos[(idx, 0)]) is not None:
+            continue  # a shape subgraph's (split lengths, a Reshape's shape): no data moved
         ins = [infos[s] for s in node.sources]
         outs = [infos[(idx, k)].shape for k in range(len(node.outputs))]
         try:
-            found.append(_explain(model, node, ins, outs))
+            explain = _explain_concat if node.type == "Concat" else _explain
+            found.append(explain(model, node, ins, outs))
             _algebra(found[-1])
         except ValidationError as exc:  # a broken attribute: check() reports it
             shape = str(ins[0].shape) if ins else "[...]"
@@ -596,6 +709,8 @@ def explain_layers(model: Model, layer: str | None = None) -> list[dict[str, Any
                 entry(node.id, node.type, node.name, shape, outs, node.type in SLICING[2:])
             )
             found[-1]["note"] = str(exc)
+            if node.type == "Concat":
+                found[-1].update(input_shape=None, input_shapes=[str(i.shape) for i in ins])
     if layer is not None and not found:
         other = next((x for x in graph.layers if layer in (x.id, x.name)), None)
         what = (
@@ -605,8 +720,8 @@ def explain_layers(model: Model, layer: str | None = None) -> list[dict[str, Any
             "explain",
             "--layer",
             layer,
-            "names no Slice, StridedSlice, Split or VariadicSplit layer of the model (by id or "
-            f"name){what}",
+            f"names no {', '.join(EXPLAINED[:-1])} or {EXPLAINED[-1]} layer of the model (by id "
+            f"or name){what}",
             hint="datamove explain MODEL lists the layers it explains, with their ids",
         )
     return found
