@@ -126,7 +126,8 @@ def _examples() -> list[object]:
     found = {}
     for path in COMMANDS:
         epilog = (_parser(path).epilog or "").replace("\\\n", " ")
-        for line in re.findall(r"^ +(datamove [^(\n]*)", epilog, flags=re.MULTILINE):
+        # a line's comment, from a blank and "(", is left out (a call's "(" follows no blank)
+        for line in re.findall(r"^ +(datamove .*?)(?: +\(.*)?$", epilog, flags=re.MULTILINE):
             if "COMMAND" not in line:  # `datamove COMMAND --help`: a pattern, not an example
                 found[" ".join(line.split())] = None  # a command's are its parent's examples too
     return [pytest.param(line, id=line[:70]) for line in found]
