@@ -138,6 +138,14 @@ def test_plain_output_is_the_emitters_value_as_explain_as_writes_it() -> None:
         ),
         ("torch.split(t, [1, 2])", dm.Splitting.from_torch([1, 2])),
         ("x.tensor_split((1, 4), 2)", dm.Splitting.from_torch([1, 4], 2, function="tensor_split")),
+        (
+            "torch.tensor_split(x, sections=3, dim=1)",  # the keywords torch takes
+            dm.Splitting.from_torch(3, 1, function="tensor_split"),
+        ),
+        (
+            "x.tensor_split(indices=[1, 4])",
+            dm.Splitting.from_torch([1, 4], function="tensor_split"),
+        ),
         ("numpy.array_split(a, 3)", dm.Splitting.from_numpy(3, function="array_split")),
         ("np.split(x, indices_or_sections=[2], axis=1)", dm.Splitting.from_numpy([2], 1)),
         ("tf.split(x, [2, -1], 1, name='s')", dm.Splitting.from_tf([2, -1], 1)),

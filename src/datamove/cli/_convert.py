@@ -142,6 +142,8 @@ _CALLS: Final[dict[str, tuple[str, str | None, tuple[str, ...], dict[str, Any]]]
     ),
 }
 _MODULES: Final = {"np": "numpy", "tensorflow": "tf"}
+# The keywords PyTorch's tensor_split takes: its docs' indices_or_sections is no keyword of it
+_TORCH_KEYWORDS: Final = {"sections": "indices_or_sections", "indices": "indices_or_sections"}
 
 
 class _Data:
@@ -201,9 +203,10 @@ def split_call(text: str) -> Splitting | None:
     for k in node.keywords:
         if k.arg is None:
             raise refuse("unpacks arguments (* or **); write each one")
-        if k.arg in keywords:
-            raise refuse(f"passes {k.arg} twice")
-        keywords[k.arg] = literal(k.value)
+        name = _TORCH_KEYWORDS.get(k.arg, k.arg) if full == "torch.tensor_split" else k.arg
+        if name in keywords:
+            raise refuse(f"passes {name} twice")
+        keywords[name] = literal(k.value)
     empty = inspect.Parameter.empty
     signature = inspect.Signature(
         [
