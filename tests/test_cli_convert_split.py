@@ -253,11 +253,11 @@ E = "datamove: error: convert: EXPR="
         (
             "torch.chunk(x, z=3)",
             (
-                f"{E}'torch.chunk(x, z=3)' does not match torch.chunk(input, chunks, dim): "
+                f"{E}'torch.chunk(x, z=3)' does not match torch.chunk(input, chunks, dim=0): "
                 "missing a required argument: 'chunks'"
             ),
         ),
-        ("torch.chunk(x, 3, 1, 2)", "does not match torch.chunk(input, chunks, dim): too many"),
+        ("torch.chunk(x, 3, 1, 2)", "does not match torch.chunk(input, chunks, dim=0): too many"),
         ("torch.chunk(x, 3, dim=1, dim=2)", "passes dim twice"),
         ("torch.chunk(1, 3)", f"{E}'torch.chunk(1, 3)' splits input=1; the data is a name, such"),
         (

@@ -116,30 +116,15 @@ def _operation(source: str, given: dict[str, Any]) -> Slicing | Splitting:
     return make(*values, **masks)
 
 
-# A split function's call -> (Splitting's parser, its function=, the call's parameters, from the
-# data's, with their defaults), as each library's own signature names them.
-_CALLS: Final[dict[str, tuple[str, str | None, tuple[str, ...], dict[str, Any]]]] = {
-    "numpy.split": ("from_numpy", "split", ("ary", "indices_or_sections", "axis"), {"axis": 0}),
-    "numpy.array_split": (
-        "from_numpy",
-        "array_split",
-        ("ary", "indices_or_sections", "axis"),
-        {"axis": 0},
-    ),
-    "torch.split": ("from_torch", "split", ("tensor", "split_size_or_sections", "dim"), {"dim": 0}),
-    "torch.chunk": ("from_torch", "chunk", ("input", "chunks", "dim"), {"dim": 0}),
-    "torch.tensor_split": (
-        "from_torch",
-        "tensor_split",
-        ("input", "indices_or_sections", "dim"),
-        {"dim": 0},
-    ),
-    "tf.split": (
-        "from_tf",
-        None,
-        ("value", "num_or_size_splits", "axis", "num", "name"),
-        {"axis": 0, "num": None, "name": None},
-    ),
+# A split function's call -> its parameters, from the data's, as the library's signature names
+# them; the module names Splitting's parser (from_numpy, from_torch, from_tf).
+_CALLS: Final = {
+    "numpy.split": "ary, indices_or_sections, axis=0",
+    "numpy.array_split": "ary, indices_or_sections, axis=0",
+    "torch.split": "tensor, split_size_or_sections, dim=0",
+    "torch.chunk": "input, chunks, dim=0",
+    "torch.tensor_split": "input, indices_or_sections, dim=0",
+    "tf.split": "value, num_or_size_splits, axis=0, num=None, name=None",
 }
 _MODULES: Final = {"np": "numpy", "tensorflow": "tf"}
 # The keywords PyTorch's tensor_split takes: its docs' indices_or_sections is no keyword of it
@@ -186,7 +171,16 @@ def split_call(text: str) -> Splitting | None:
     if full not in _CALLS:
         known = ", ".join([*_CALLS, "x.split", "x.chunk", "x.tensor_split"])
         raise refuse(f"calls {name}, which is no split datamove reads; those are {known}")
-    parser, function_kw, params, defaults = _CALLS[full]
+    signature = inspect.Signature(
+        [
+            inspect.Parameter(
+                p,
+                inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                default=ast.literal_eval(default) if eq else inspect.Parameter.empty,
+            )
+            for p, eq, default in (param.partition("=") for param in _CALLS[full].split(", "))
+        ]
+    )
 
     def literal(arg: ast.expr) -> Any:
         if isinstance(arg, ast.Starred):
@@ -207,30 +201,23 @@ def split_call(text: str) -> Splitting | None:
         if name in keywords:
             raise refuse(f"passes {name} twice")
         keywords[name] = literal(k.value)
-    empty = inspect.Parameter.empty
-    signature = inspect.Signature(
-        [
-            inspect.Parameter(
-                p, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=defaults.get(p, empty)
-            )
-            for p in params
-        ]
-    )
     try:
         bound = signature.bind(*map(literal, args), **keywords)
     except TypeError as exc:
-        raise refuse(f"does not match {full}({', '.join(params)}): {exc}") from None
+        raise refuse(f"does not match {full}({_CALLS[full]}): {exc}") from None
     bound.apply_defaults()
     values = bound.arguments
-    data = values.pop(params[0])
+    first = next(iter(values))
+    data = values.pop(first)
     if not isinstance(data, _Data):
-        raise refuse(f"splits {params[0]}={data!r}; the data is a name, such as x")
+        raise refuse(f"splits {first}={data!r}; the data is a name, such as x")
     values.pop("name", None)  # tf.split's op name
     named = next((p for p, v in values.items() if isinstance(v, _Data)), None)
     if named is not None:
         raise refuse(f"passes a name as {named}; every argument but the data is a literal")
-    make = getattr(Splitting, parser)
-    return make(*values.values(), **({"function": function_kw} if function_kw else {}))  # type: ignore[no-any-return]
+    library, _, function = full.partition(".")
+    make = getattr(Splitting, f"from_{library}")
+    return make(*values.values(), **({} if library == "tf" else {"function": function}))  # type: ignore[no-any-return]
 
 
 def _run(args: argparse.Namespace) -> int:
