@@ -1043,3 +1043,23 @@ def test_a_view_of_run_time_axes_or_of_unknown_rank_has_a_note(
     xml = _save(tmp_path, o1.squeeze(x, _c([0])), x)
     (info,) = _explained(xml, capsys)
     assert (info["numpy"], info["note"]) == (None, "the data's rank is unknown")
+
+
+def test_a_broken_concat_is_listed_with_its_problem(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    xml = _concat_model(tmp_path, [[2, 2], [2, 3]], 1)
+    text = xml.read_text()
+    assert text.count('<data axis="1"') == 1
+    xml.write_text(text.replace('<data axis="1"', '<data axis="0"'))  # the dims differ off it
+    assert main(["check", str(xml)]) == 1
+    capsys.readouterr()
+    assert main(["explain", str(xml), "--layer", "cat", "--as", "numpy"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].endswith("'cat' (Concat): x0 [2,2], x1 [2,3] -> [2,5]")  # as declared
+    assert lines[1] == (
+        "  no NumPy index: Concat: inputs=['[2,2]', '[2,3]'] differ in dimension 1, which is not "
+        "the concatenation axis 0"
+    )
+    (info,) = _explained(xml, capsys)
+    assert (info["input_shape"], info["input_shapes"]) == (None, ["[2,2]", "[2,3]"])
