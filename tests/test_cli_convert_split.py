@@ -51,8 +51,7 @@ def apply(target: str, value: Any, x: np.ndarray[Any, Any]) -> list[list[Any]] |
             return [p.tolist() for p in getattr(np, name)(x, **params)]
         if target == "torch":
             name, params = value
-            # positionally: torch.tensor_split takes no keyword indices_or_sections, its doc's name
-            parts = getattr(torch, name)(torch.from_numpy(x), *params.values())
+            parts = getattr(torch, name)(torch.from_numpy(x), **params)  # its own keywords
             return [p.numpy().tolist() for p in parts]
         if target == "slice":
             return [

@@ -300,7 +300,7 @@ class Splitting:
     >>> s.to_openvino([4])
     ('VariadicSplit', {'axis': 0, 'split_lengths': [2, 2]})
     >>> dm.Splitting.from_numpy(3, function="array_split").to_torch()
-    ('tensor_split', {'indices_or_sections': 3, 'dim': 0})
+    ('tensor_split', {'sections': 3, 'dim': 0})
     >>> [p.tolist() for p in dm.Splitting.from_variadic_split(0, [1, -1])(np.arange(3))]
     [[0], [1, 2]]
     """
@@ -908,7 +908,9 @@ class Splitting:
         """A ``torch`` function: ``split``, ``chunk`` or ``tensor_split``.
 
         ``("split", {split_size_or_sections, dim})``, ``("chunk", {chunks, dim})`` or
-        ``("tensor_split", {indices_or_sections, dim})``.
+        ``("tensor_split", {sections | indices, dim})``: keywords PyTorch takes, so
+        ``getattr(torch, name)(t, **params)`` runs (its docs' ``indices_or_sections`` is no
+        keyword of ``tensor_split``).
         """
         ax = self.axis
 
@@ -916,7 +918,7 @@ class Splitting:
             return ("split", {"split_size_or_sections": arg, "dim": ax})
 
         def tensor_split(arg: Any) -> tuple[str, dict[str, Any]]:
-            return ("tensor_split", {"indices_or_sections": arg, "dim": ax})
+            return ("tensor_split", {"indices" if listed(arg) else "sections": arg, "dim": ax})
 
         same: dict[str, Callable[[], tuple[str, dict[str, Any]]]] = {
             "indices": lambda: tensor_split(list(self.value)),
