@@ -318,19 +318,19 @@ def test_opaque_layer_cannot_run(tmp_path: Path) -> None:
     assert str(info.value) == (
         "IR: layer 3 'parts' (Gather): cannot run: datamove does not compute Gather layers, "
         "and output 'parts_a' needs this one (hint: datamove runs Split, VariadicSplit, "
-        "StridedSlice, Slice, Concat, Unsqueeze, Squeeze; check() takes the other layers as the "
-        "file declares them)"
+        "StridedSlice, Slice, Concat, Unsqueeze, Squeeze, Reshape, Transpose; check() takes the "
+        "other layers as the file declares them)"
     )
 
 
 def test_an_opaque_layer_no_output_needs_does_not_stop_run(tmp_path: Path) -> None:
-    # x -> Relu (opaque) -> Reshape (opaque), dangling: nothing is run for them.
+    # x -> Relu (opaque) -> DepthToSpace (opaque), dangling: nothing is run for them.
     dead = """
     <layer id="6" name="relu" type="Relu" version="opset1">
       <input><port id="0" precision="FP32"><dim>2</dim><dim>6</dim></port></input>
       <output><port id="1" precision="FP32"><dim>2</dim><dim>6</dim></port></output>
     </layer>
-    <layer id="7" name="flat" type="Reshape" version="opset1">
+    <layer id="7" name="flat" type="DepthToSpace" version="opset1">
       <input><port id="0" precision="FP32"><dim>2</dim><dim>6</dim></port></input>
       <output><port id="1" precision="FP32"><dim>12</dim></port></output>
     </layer>
@@ -345,7 +345,7 @@ def test_an_opaque_layer_no_output_needs_does_not_stop_run(tmp_path: Path) -> No
     assert (report.ok, report.checked, report.opaque) == (
         True,
         {"VariadicSplit": 1},
-        {"Relu": 1, "Reshape": 1},
+        {"Relu": 1, "DepthToSpace": 1},
     )
     x = np.arange(12, dtype=np.float32).reshape(2, 6)
     for _ in range(3):  # the checked path, then the shape plan

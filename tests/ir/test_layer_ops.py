@@ -47,6 +47,8 @@ def test_each_record_is_filed_under_its_name() -> None:
         "Concat",
         "Unsqueeze",
         "Squeeze",
+        "Reshape",
+        "Transpose",
     }
 
 
@@ -115,7 +117,7 @@ def test_an_unplannable_layer_keeps_the_model_on_the_checked_path(
 
 def test_the_docs_say_which_folded_types_are_checked_and_which_opaque() -> None:
     # docs/ir.md, Shape subgraphs: the types check() folds are listed as opaque, and those of
-    # them that are checked layers (Squeeze and Unsqueeze since they became views) apart.
+    # them that are checked layers (Squeeze, Unsqueeze and Reshape since they became views) apart.
     text = (ROOT / "docs/ir.md").read_text(encoding="utf-8")
     folded = text.split("ShapeOf's in `_bounds.py`):", 1)[1].split("are checked layers", 1)[0]
     opaque, checked = folded.rsplit(";", 1)

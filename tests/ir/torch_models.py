@@ -18,7 +18,17 @@ import torch
 
 ov = ov_models.ov
 
-MOVES = ("Split", "VariadicSplit", "StridedSlice", "Slice", "Concat", "Unsqueeze", "Squeeze")
+MOVES = (  # the types datamove checks and runs
+    "Split",
+    "VariadicSplit",
+    "StridedSlice",
+    "Slice",
+    "Concat",
+    "Unsqueeze",
+    "Squeeze",
+    "Reshape",
+    "Transpose",
+)
 
 
 class Attention(torch.nn.Module):

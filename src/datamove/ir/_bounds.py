@@ -662,7 +662,10 @@ def reshaped(layer: Layer, ins: Sequence[Info]) -> Info | None:
     The shape of a layer datamove does not compute (opaque), for the layers after it: a saved
     IR writes an interval as ``-1``, so ``x.flatten()`` of ``[1..4,2..10,8]`` is declared
     ``[?]`` while its size lies in ``16..320``. Sound: every shape the layer can give lies
-    within it. A target entry that may be 0 or -1 without being known to be is no shape.
+    within it. A target entry that may be 0 or -1 without being known to be is no shape. The -1
+    is the input's dims over the others', neither counting a dim a 0 copies (OpenVINO's CPU
+    plugin's rule, `datamove.ir._ops.reshape_shape`), at their extremes; beside an entry that may
+    be 0 it has no upper bound.
     """
     if layer.type != "Reshape" or len(ins) != 2 or len(layer.outputs) != 1:
         return None
@@ -673,6 +676,7 @@ def reshaped(layer: Layer, ins: Sequence[Info]) -> Info | None:
     if special not in ("true", "false") or got is None or got[0].ndim != 1 or rank is None:
         return None
     dims: list[Dimension | None] = []  # None: the one -1, inferred below
+    copied = set()  # the indices a 0 copies the input's dim at
     for k, (lo, hi) in enumerate(zip(got[0].tolist(), got[1].tolist(), strict=True)):
         if lo == hi == -1 and None not in dims:
             dims.append(None)
@@ -680,19 +684,21 @@ def reshaped(layer: Layer, ins: Sequence[Info]) -> Info | None:
             if k >= rank:
                 return None
             dims.append(data.shape[k])
+            copied.add(k)
         elif lo >= (1 if special == "true" else 0) and hi != -_INF:
             dims.append(Dimension(int(lo), None if hi == _INF else int(hi)))
         else:
             return None
     if None in dims:
         # the size of the input over the product of the other dims, at its extremes
-        others = [d for d in dims if d is not None]
-        least, most = math.prod(d.min for d in data.shape.dims), _prod_max(data.shape.dims)
+        others = [d for k, d in enumerate(dims) if d is not None and k not in copied]
+        ins_dims = [d for k, d in enumerate(data.shape.dims) if k not in copied]
+        least, most = math.prod(d.min for d in ins_dims), _prod_max(ins_dims)
         fewest, largest = math.prod(d.min for d in others), _prod_max(others)
-        if fewest == 0:
-            return None  # OpenVINO refuses a -1 beside a 0
-        low = 0 if largest is None else -(-least // largest)
-        high = None if most is None else most // fewest
+        # a quotient rounded down: exact only where a copied dim of 0 lets the count through
+        floor = any(data.shape[k].min == 0 for k in copied)
+        low = 0 if not largest else (least // largest if floor else -(-least // largest))
+        high = None if most is None or not fewest else most // fewest
         if high is not None and high < low:
             return None  # no size runs: the layer keeps its declared shape
         dims[dims.index(None)] = Dimension(low, high)

@@ -27,9 +27,10 @@ from typing import Any, Final
 
 import numpy as np
 
+from datamove._errors import ValidationError
 from datamove._shape import PartialShape
 from datamove.ir._graph import Layer
-from datamove.ir._ops import SMALL, Info
+from datamove.ir._ops import SMALL, Info, reshape_shape
 from datamove.ir._types import ELEMENT_TYPES, ElementType
 
 __all__ = ["FOLDERS", "axes_of", "broadcast_inputs", "fold_failure", "fold_layer", "opset_number"]
@@ -160,24 +161,14 @@ def _gather(layer: Layer, ins: Sequence[Info]) -> Array | None:
 
 
 def _new_shape(layer: Layer, data: Array, target: Array) -> tuple[int, ...] | None:
-    """Reshape's output shape: ``special_zero`` copies a 0 from the input, one -1 is inferred."""
+    """Reshape's output shape (`reshape_shape`, as `Model.run` computes it), ``None`` if none."""
     special = layer.data.get("special_zero")
     if special not in ("true", "false") or target.ndim > 1 or target.dtype.kind not in "iu":
         return None
-    dims = [int(d) for d in target.reshape(-1)]
-    for k, d in enumerate(dims):
-        if d == 0 and special == "true":
-            if k >= data.ndim:
-                return None
-            dims[k] = data.shape[k]
-    if dims.count(-1) > 1 or any(d < -1 for d in dims):
+    try:
+        return reshape_shape(data.shape, [int(d) for d in target.reshape(-1)], special == "true")
+    except ValidationError:
         return None
-    if -1 in dims:
-        rest = math.prod(d for d in dims if d != -1)
-        if rest == 0 or data.size % rest:
-            return None
-        dims[dims.index(-1)] = data.size // rest
-    return tuple(dims) if math.prod(dims) == data.size else None
 
 
 def _reshape(layer: Layer, ins: Sequence[Info]) -> Array | None:

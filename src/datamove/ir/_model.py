@@ -44,6 +44,7 @@ from datamove.ir._ops import (
     Info,
     Join,
     Layout,
+    Method,
     Planner,
     Runner,
     caseless_types,
@@ -156,8 +157,8 @@ class CheckReport:
         Name -> ``(PartialShape, element type name)``, as inferred.
     checked : dict of str to int
         Layer type -> how many layers of it datamove checked (its data-movement operators:
-        Split, VariadicSplit, StridedSlice, Slice, Concat, Unsqueeze, Squeeze), in the order
-        met in the file.
+        Split, VariadicSplit, StridedSlice, Slice, Concat, Unsqueeze, Squeeze, Reshape,
+        Transpose), in the order met in the file.
         Parameter, Const and Result are in neither mapping.
     opaque : dict of str to int
         Layer type -> how many layers of a type datamove does not model (MatMul, Add...) it took
@@ -282,8 +283,8 @@ def _problem(layer: Layer, kind: str, rule: str, port: int | None = None, **foun
 
 
 def _moved_or_bound(layer: Layer, ins: list[Info]) -> Info | None:
-    """A view layer's value or bounds (`bound_layer`), else its output shape (`moved`)."""
-    return bound_layer(layer, ins) or moved(layer, ins)
+    """A view layer's value or bounds (`bound_layer`), else its shape (`reshaped`, `moved`)."""
+    return bound_layer(layer, ins) or reshaped(layer, ins) or moved(layer, ins)
 
 
 def _declared(port: Port) -> PartialShape:
@@ -368,7 +369,10 @@ def _witnesses(
             take = takes[k] if k < len(takes) else None
             if k in found or take is None or type(take) is Join:
                 continue
-            got = tuple(view[take].shape)
+            # a Method is a Transpose's here (a Reshape's outputs are related: no witness)
+            got = tuple(
+                (getattr(view, take.name)(take.arg) if type(take) is Method else view[take]).shape
+            )
             if got not in layer.outputs[k].shape:
                 found[k] = (dims, got)
         if len(found) == len(outputs):
@@ -832,8 +836,11 @@ class Model:
                         shaped = folded
                 if dims_moved is not None and layer.sources[0] in related:
                     shaped = dims_moved  # its input's dims moved: related where they are
-            if outs is not None and any(s in related for s in layer.sources):
-                # a checked layer of any input computed past one (a Concat's second too)
+            if outs is not None and (
+                not LAYER_OPS[layer.type].free or any(s in related for s in layer.sources)
+            ):
+                # a checked layer of any input computed past one (a Concat's second too), or
+                # whose dims are products of its input's (a Reshape)
                 related.update((idx, k) for k in range(len(outs)))
             narrow: list[int] = []  # outputs whose declared dims may exclude real ones
             for k, port in enumerate(layer.outputs):
@@ -1418,14 +1425,14 @@ class Model:
         inputs = self._input_slots(plan, key)
         scope: dict[str, Any] = {"concatenate": _join}
         for _, dst, take in moves:
-            scope[f"i{dst}"] = take
+            scope[f"i{dst}"] = take.arg if type(take) is Method else take
         for out, value in plan.consts:
             scope[f"v{out}"] = value
         for k, (name, _) in enumerate(plan.results):
             scope[f"n{k}"] = name
         # The code reads only slots: the same for every key of these inputs and moves (the
         # moves of a by_shape model's plans may differ from shapes to shapes)
-        layout = (inputs, tuple((src, dst) for src, dst, _ in moves))
+        layout = (inputs, tuple((src, dst, _method(take)) for src, dst, take in moves))
         code = self._programs.get(layout)
         if code is None:
             code = _program(moves, inputs, [s for _, s in plan.results])
@@ -1545,8 +1552,13 @@ def _shape_key(inputs: Mapping[str, Any]) -> tuple[Any, ...] | None:
 
 
 _ShapePlan = Callable[..., dict[str, Any]]  # the inputs' arrays, in the order of the key
-# (src slot, dst slot, NumPy basic index), or for a Join (src slots, dst slot, axis)
+# (src slot, dst slot, NumPy basic index or Method), or for a Join (src slots, dst slot, axis)
 _Move = tuple[Any, int, Any]
+
+
+def _method(take: Any) -> str | None:
+    """The NumPy method a move calls (`Method`), ``None`` for an index or a join."""
+    return take.name if type(take) is Method else None
 
 
 def _dtype_is(value: Any, name: str) -> bool:
@@ -1592,7 +1604,8 @@ def _moves(plan: _Plan, planners: list[Planner], values: list[Any]) -> list[_Mov
     """What a shape plan does, given the slots of one run: a *move* per output of each step.
 
     A move ``(src, dst, take)`` makes slot ``dst`` slot ``src`` indexed by ``take`` (a NumPy
-    basic index), or, for a `Join`, the slots ``src`` concatenated along axis ``take``.
+    basic index) or given to its method (a `Method`: ``reshape``, ``transpose``), or, for a
+    `Join`, the slots ``src`` concatenated along axis ``take``.
     ``None`` where a step's input is something other than a NumPy array.
     """
     moves: list[_Move] = []
@@ -1625,15 +1638,18 @@ def _program(moves: list[_Move], inputs: tuple[int, ...], results: list[int]) ->
 
     Slot ``k`` is the variable ``v{k}``: a local for inputs and computed values, a global for
     constants; ``i{k}`` is what computes slot ``k`` (an index, or a join's axis), ``n{j}`` the
-    name of output ``j``. Only these names and slot numbers go into the source; every value
-    from the file (names, indices, axes, constants) is in the globals `Model._shape_plan` gives.
+    name of output ``j``. Only these names, slot numbers and NumPy's methods that datamove calls
+    (`Method`) go into the source; every value from the file (names, indices, axes, shapes,
+    orders, constants) is in the globals `Model._shape_plan` gives.
 
     Generated code, not a loop over the moves: the plain loop took 1.3x as long per run on
     the 50-operator chain of ``bench/bench_ir.py`` (``--only loop``; ``bench/RESULTS.md``).
     """
     lines = [f"def run({', '.join(f'v{s}' for s in inputs)}):"]
-    for src, dst, _ in moves:
-        if type(src) is int:
+    for src, dst, take in moves:
+        if type(take) is Method:  # a method of datamove's (reshape, transpose), not the file's
+            lines.append(f"    v{dst} = v{src}.{take.name}(i{dst})")
+        elif type(src) is int:
             lines.append(f"    v{dst} = v{src}[i{dst}]")
         else:  # a Join: what concat() does for NumPy arrays
             arrays = ", ".join(f"v{s}" for s in src)

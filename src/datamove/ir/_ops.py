@@ -11,7 +11,9 @@ other module dispatches through the registry (`LAYER_OPS` itself, `runner`, `sha
 adding a layer type is one record here. Split, VariadicSplit, StridedSlice, Slice and Concat
 call datamove's operators and their cached plans (one source of truth for their rules);
 Unsqueeze and Squeeze are views, a basic index of the data (`unsqueeze_index`, `squeeze_index`)
-for run and the shape plans alike, their shapes inferred by check's shape-subgraph rules.
+for run and the shape plans alike, and Reshape and Transpose the data's ``reshape`` and
+``transpose`` (`reshape_shape`, `transpose_order`; `Method` in a shape plan), their shapes
+inferred by check's shape-subgraph rules.
 """
 
 from __future__ import annotations
@@ -60,6 +62,7 @@ __all__ = [
     "Join",
     "LayerOp",
     "Layout",
+    "Method",
     "Planner",
     "Runner",
     "bounds_of",
@@ -150,6 +153,13 @@ class Join(NamedTuple):
     axis: int
 
 
+class Method(NamedTuple):
+    """A shape plan's output that is ``data.<name>(arg)`` (Reshape, Transpose: NumPy's method)."""
+
+    name: str
+    arg: tuple[int, ...]
+
+
 class Context(NamedTuple):
     """What the inference of a source layer may need besides the layer itself."""
 
@@ -166,7 +176,7 @@ class Context(NamedTuple):
 
 Fixed = list[list[int] | None]  # each input's values when a small constant, else None
 Runner = Callable[[list[Any]], tuple[Any, ...]]  # input arrays -> output arrays
-Planner = Callable[[tuple[int, ...]], tuple[Index | Join, ...]]  # data shape -> each output
+Planner = Callable[[tuple[int, ...]], tuple[Index | Join | Method, ...]]  # data shape -> outputs
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,6 +203,10 @@ class LayerOp:
     exact_case: bool = False  # OpenVINO matches the type's spelling exactly (Const)
     # Counted in CheckReport.checked; False for the ends of the graph (Parameter, Const, Result).
     counted: bool = True
+    # Each output dim is an input dim or a constant one, so every input shape gives one output
+    # shape and back (check looks for witnesses past it); False for Reshape, whose dims are
+    # products of its input's (`datamove.ir._model`: its outputs are related to those dims).
+    free: bool = True
 
 
 def _etype(layer: Layer, key: str = "element_type") -> ElementType:
@@ -809,18 +823,39 @@ def _view_infer(layer: Layer, ins: list[Info], context: Context) -> list[Info]:
             axes = _ints(ins[1].value)
             dims = [1] * data.rank  # the rank alone decides which axes are allowed
             unsqueeze_index(dims, axes) if op == "Unsqueeze" else squeeze_index(dims, axes)
-    # The values and shapes of check's shape-subgraph rules (`Context.moved`): a value or its
-    # bounds where the data's is known, else the data's dims moved; the declared port where
-    # neither is known (a Squeeze of a dim that may be another size than 1: OpenVINO's own)
+    if axes is None and not (op == "Squeeze" and len(ins) == 1):
+        return [_view_info(layer, ins, context, None)]
+
+    def dims_of(shape: tuple[int, ...]) -> list[int]:
+        unsqueeze = op == "Unsqueeze"
+        index = unsqueeze_index(shape, axes or []) if unsqueeze else squeeze_index(shape, axes)
+        return _indexed_shape(shape, index)
+
+    return [_view_info(layer, ins, context, dims_of)]
+
+
+def _view_info(
+    layer: Layer,
+    ins: list[Info],
+    context: Context,
+    dims_of: Callable[[tuple[int, ...]], Sequence[int]] | None,
+) -> Info:
+    """The output of a view layer (Unsqueeze, Squeeze, Reshape, Transpose) for check.
+
+    ``dims_of`` gives the output shape of a static data shape (raising `ValidationError` for
+    a broken rule), ``None`` where an index input is not known. The values and shapes are
+    those of check's shape-subgraph rules (`Context.moved`): a value or its bounds where the
+    data's is known, else the data's dims moved (reshaped: intervals); on static data
+    ``dims_of``'s where they do not know it (a scalar's Squeeze); else the declared port (a
+    Squeeze of a dim that may be another size than 1: OpenVINO's own).
+    """
+    data = ins[0].shape
+    static = None
+    if dims_of is not None and data.is_static:  # its rules hold on these sizes, or it raises
+        static = PartialShape(list(dims_of(data.to_shape())))
     info = None if context.moved is None else context.moved(layer, ins)
-    if info is None and data.is_static and (len(ins) == 1 or axes is not None):
-        static = data.to_shape()  # its index says which dims stay (a scalar's Squeeze...)
-        index = (
-            unsqueeze_index(static, axes or [])
-            if op == "Unsqueeze"
-            else squeeze_index(static, axes)
-        )
-        info = Info(PartialShape(_indexed_shape(static, index)), ins[0].etype)
+    if static is not None and (info is None or (info.value is None and info.lower is None)):
+        info = Info(static, ins[0].etype)  # exact, where the rules give a shape alone
     if info is None:
         port = layer.outputs[0] if layer.outputs else None
         shape = PartialShape(None)
@@ -828,7 +863,7 @@ def _view_infer(layer: Layer, ins: list[Info], context: Context) -> list[Info]:
             shape = port.shape
         info = Info(shape, ins[0].etype)
     _check_ranks(layer, (info.shape,))
-    return [info]
+    return info
 
 
 def _indexed_shape(shape: Sequence[int], index: Index) -> list[int]:
@@ -865,6 +900,205 @@ def _view_plan(layer: Layer, fixed: Fixed) -> Planner | None:
     if layer.type == "Unsqueeze":
         return lambda shape: (unsqueeze_index(shape, axes or []),)
     return lambda shape: (squeeze_index(shape, axes),)
+
+
+# -- Reshape-1, Transpose-1 --------------------------------------------------------------------
+# The data's elements in a new shape (Reshape: a view where NumPy can, as PyTorch's view and
+# reshape) or its dims in a new order (Transpose: always a view). A shape plan's output calls
+# the data's NumPy method (`Method`), as `run` does (`_reshape_run`, `_transpose_run`).
+def reshape_shape(
+    shape: Sequence[int], target: Sequence[Any], special_zero: bool
+) -> tuple[int, ...]:
+    """The shape OpenVINO's Reshape-1 gives data of ``shape`` for the ``shape`` input ``target``.
+
+    Each value is -1 (one at most: the dim that keeps the element count), 0 (with
+    ``special_zero``, the data's dim at that index, which must exist; without it, a dim of 0) or
+    positive; the element count must not change. The -1 is the data's elements over those of
+    the other dims, neither counting a dim a 0 copies; beside a dim of 0 (the data then empty,
+    where any size keeps the count) it is 1, as OpenVINO's shape inference makes it
+    (docs/semantics.md, IR-22).
+
+    Examples
+    --------
+    >>> reshape_shape((2, 3, 4), [0, -1], True)
+    (2, 12)
+    >>> reshape_shape((0, 3), [0, -1], True)  # the copied 0 is not counted: 3 elements a row
+    (0, 3)
+    >>> reshape_shape((2, 3), [0, 5], True)
+    Traceback (most recent call last):
+    ...
+    datamove._errors.ValidationError: Reshape: shape=[0, 5] gives [2, 5] (10 elements), but...
+    """
+    values, copied = _reshape_values(target, len(shape), special_zero)
+    dims = [shape[k] if k in copied else v for k, v in enumerate(values)]
+    size = math.prod(shape)
+    if -1 in dims:
+        rest = math.prod(d for k, d in enumerate(dims) if d != -1 and k not in copied)
+        whole = math.prod(d for k, d in enumerate(shape) if k not in copied)
+        dims[dims.index(-1)] = whole // rest if rest else 1
+    if math.prod(dims) != size:
+        rule = (
+            f"gives {dims} ({plural(math.prod(dims), 'element')}), but the data's shape "
+            f"{list(shape)} has {size}"
+        )
+        raise ValidationError("Reshape", "shape", values, rule, hint="no element may be added")
+    _check_view_rank("Reshape", len(dims))
+    return tuple(dims)
+
+
+def _reshape_values(
+    target: Sequence[Any], rank: int, special_zero: bool
+) -> tuple[list[int], set[int]]:
+    """Reshape's ``shape`` values checked on data of ``rank``, and the indices of its copies."""
+    values = list(target)
+    op, argument = "Reshape", "shape"
+    if not all(type(v) is int for v in values):
+        raise DTypeError(op, argument, values, "must be integers")
+    bad = next((v for v in values if v < -1), None)
+    if bad is not None:
+        raise ValidationError(op, argument, values, f"holds {bad}: each is -1, 0 or positive")
+    if values.count(-1) > 1:
+        raise ValidationError(op, argument, values, "holds -1 twice: one dim at most is inferred")
+    copied = {k for k, v in enumerate(values) if v == 0 and special_zero}
+    if copied and max(copied) >= rank:
+        rule = (
+            f"has a 0 at index {max(copied)}, which copies no dim (special_zero): the data's "
+            f"rank is {rank}"
+        )
+        raise ValidationError(op, argument, values, rule)
+    return values, copied
+
+
+def transpose_order(rank: int, order: Sequence[Any]) -> tuple[int, ...]:
+    """OpenVINO's Transpose-1 ``input_order`` for data of ``rank``: each output dim's source.
+
+    A permutation of 0 to ``rank - 1`` (no negative values, as OpenVINO); empty, the dims
+    reversed.
+
+    Examples
+    --------
+    >>> transpose_order(3, [2, 0, 1])
+    (2, 0, 1)
+    >>> transpose_order(3, [])
+    (2, 1, 0)
+    >>> transpose_order(3, [0, 0, 1])
+    Traceback (most recent call last):
+    ...
+    datamove._errors.ValidationError: Transpose: input_order=[0, 0, 1] holds 0 twice: it must...
+    """
+    values = list(order)
+    op, argument = "Transpose", "input_order"
+    if not all(type(v) is int for v in values):
+        raise DTypeError(op, argument, values, "must be integers")
+    if not values:
+        return tuple(range(rank))[::-1]
+    rule = f"must be a permutation of 0 to {rank - 1} (the data's rank is {rank}), or empty"
+    if len(values) != rank:
+        count = plural(len(values), "value")
+        raise ValidationError(op, argument, values, f"has {count}, but it {rule}")
+    for v in values:
+        if not 0 <= v < rank or values.count(v) > 1:
+            why = "twice" if 0 <= v < rank else "out of range"
+            raise ValidationError(op, argument, values, f"holds {v} {why}: it {rule}")
+    return tuple(values)
+
+
+def _special_zero(layer: Layer) -> bool:
+    text = layer.data.get("special_zero")
+    if text not in ("true", "false"):
+        raise layer.error("special_zero", text, "must be 'true' or 'false'")
+    return text == "true"
+
+
+def _reshape_infer(layer: Layer, ins: list[Info], context: Context) -> list[Info]:
+    special = _special_zero(layer)
+    _check_rank(ins[1], "Reshape", "shape", (1,), "must be a 1-D tensor")
+    _check_integer(ins[1], "Reshape", "shape")
+    rank = ins[0].shape.rank
+    target = None if ins[1].value is None else _ints(ins[1].value)
+    if target is None:
+        return [_view_info(layer, ins, context, None)]
+    if rank is not None:  # the rules the sizes do not decide
+        _reshape_values(target, rank, special)
+    etype = ins[0].etype
+
+    def dims_of(shape: tuple[int, ...]) -> tuple[int, ...]:
+        dims = reshape_shape(shape, target, special)
+        reason = None if etype is None else _numpy_limit(dims, etype)  # an empty one's dims
+        if reason is not None:
+            raise ValidationError("Reshape", "shape", target, f"gives {list(dims)}, which {reason}")
+        return dims
+
+    return [_view_info(layer, ins, context, dims_of)]
+
+
+def _transpose_infer(layer: Layer, ins: list[Info], context: Context) -> list[Info]:
+    _check_rank(ins[1], "Transpose", "input_order", (1,), "must be a 1-D tensor")
+    _check_integer(ins[1], "Transpose", "input_order")
+    rank, length = ins[0].shape.rank, ins[1].shape[0] if ins[1].shape.rank == 1 else None
+    if rank is not None and length is not None and length.is_static and length.min not in (0, rank):
+        rule = f"must hold {plural(rank, 'value')} (the data's rank) or none"  # by its shape
+        raise ValidationError("Transpose", "input_order", str(ins[1].shape), rule)
+    order = None if ins[1].value is None else _ints(ins[1].value)
+    if order is None:
+        return [_view_info(layer, ins, context, None)]
+    if rank is not None:
+        transpose_order(rank, order)
+
+    def moved_dims(shape: tuple[int, ...]) -> tuple[int, ...]:
+        return tuple(shape[k] for k in transpose_order(len(shape), order))
+
+    return [_view_info(layer, ins, context, moved_dims)]
+
+
+def _reshape_run(layer: Layer, fixed: Fixed) -> Runner:
+    special = _special_zero(layer)
+
+    def run(xs: list[Any]) -> tuple[Any, ...]:
+        x = xs[0]
+        target = _value(fixed, xs, 1)
+        shape = reshape_shape(tuple(int(d) for d in x.shape), target, special)
+        if type(x) is not np.ndarray:
+            return (_namespace(x).reshape(x, shape),)
+        try:
+            return (x.reshape(shape),)  # a view where NumPy can make one
+        except ValueError as exc:  # an empty one's other dims past NumPy's limit
+            rule = f"gives {list(shape)}, which NumPy cannot hold ({exc})"
+            raise ValidationError("Reshape", "shape", target, rule) from None
+
+    return run
+
+
+def _transpose_run(_layer: Layer, fixed: Fixed) -> Runner:
+    def run(xs: list[Any]) -> tuple[Any, ...]:
+        x = xs[0]
+        order = transpose_order(len(x.shape), _value(fixed, xs, 1))
+        if type(x) is np.ndarray:
+            return (x.transpose(order),)  # a view
+        return (_namespace(x).permute_dims(x, order),)
+
+    return run
+
+
+def _namespace(x: Any) -> Any:
+    """The array API namespace of another library's array (the backend's, found once a type)."""
+    from datamove._backends import backend_for  # noqa: PLC0415 - other libraries' arrays only
+
+    return backend_for("IR", x).xp
+
+
+def _reshape_plan(layer: Layer, fixed: Fixed) -> Planner | None:
+    special, target = _special_zero(layer), fixed[1]
+    if target is None or not _all_ints(target):
+        return None
+    return lambda shape: (Method("reshape", reshape_shape(shape, target, special)),)
+
+
+def _transpose_plan(_layer: Layer, fixed: Fixed) -> Planner | None:
+    order = fixed[1]
+    if order is None or not _all_ints(order):
+        return None
+    return lambda shape: (Method("transpose", transpose_order(len(shape), order)),)
 
 
 # -- the registry ------------------------------------------------------------------------------
@@ -915,6 +1149,18 @@ LAYER_OPS: Final[dict[str, LayerOp]] = {
         LayerOp("Concat", (), _concat_infer, _concat_run, _concat_plan),
         LayerOp("Unsqueeze", (2,), _view_infer, _view_run, _view_plan, data_ports=(0,)),
         LayerOp("Squeeze", (1, 2), _view_infer, _view_run, _view_plan, data_ports=(0,)),
+        LayerOp(
+            "Reshape",
+            (2,),
+            _reshape_infer,
+            _reshape_run,
+            _reshape_plan,
+            data_ports=(0,),
+            free=False,
+        ),
+        LayerOp(
+            "Transpose", (2,), _transpose_infer, _transpose_run, _transpose_plan, data_ports=(0,)
+        ),
     )
 }
 
@@ -986,7 +1232,8 @@ def shape_planner(layer: Layer, known: Sequence[np.ndarray[Any, Any] | None]) ->
 
     Each output takes a NumPy basic index of the data (Split, VariadicSplit and StridedSlice with
     constant integer index inputs: the operators' own cached plans, so ``data[index]`` is what
-    `runner` returns) or a `Join` of every input (Concat). ``None`` for any other layer, or
+    `runner` returns), a `Method` of the data (Reshape, Transpose) or a `Join` of every input
+    (Concat). ``None`` for any other layer, or
     where an index input is not a constant of Python ints (`runner` then does the work on every
     call).
     """
