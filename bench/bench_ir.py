@@ -5,6 +5,10 @@
   on the same input shapes and dtypes), on the checked path (what a first run of new shapes
   takes), and on the second run of new shapes (the checked path, then the plan is built);
   OpenVINO with ``infer`` as called by default, and with shared input and output memory.
+* The same with views (``--only views``): every fourth step a Reshape to ``[4,2,32]``
+  (``special_zero``), a Transpose to ``[4,32,2]`` and a Reshape back to ``[4,64]`` (a copy), as a
+  converted attention block moves its heads; the shape plan calls NumPy's ``reshape`` and
+  ``transpose`` where the checked path runs each layer's runner.
 * ``read_model`` + ``check`` of a 1,000-layer IR (target: under 0.5 s).
 * ``Model.run`` of a model with many inputs (2,000 Parameter -> Result pairs; issue 23): the
   first run (checked path), the second (the plan built) and the shape plan, against OpenVINO's
@@ -18,7 +22,7 @@
   20,000 layers (``--quick``: 60 blocks). Targets: under 2 s, peak Python memory (tracemalloc)
   below 10 times the ``.xml`` size; ``explain`` of the same model under 2 s.
 
-``--only chain|check|inputs|loop|llm`` runs one of the five.
+``--only chain|views|check|inputs|loop|llm`` runs one of the six.
 """
 
 from __future__ import annotations
@@ -51,7 +55,7 @@ def _seconds(fn: Any, times: int) -> float:
     return statistics.median(samples)
 
 
-def _chain_model(n_ops: int) -> Any:
+def _chain_model(n_ops: int, *, views: bool = False) -> Any:
     import openvino as ov
     import openvino.opset1 as ops
 
@@ -59,8 +63,13 @@ def _chain_model(n_ops: int) -> Any:
     y = x.output(0)
     count = 0
     while count < n_ops:
-        kind = count % 3
-        if kind == 0:  # Split + Concat, swapping halves
+        kind = count % 4 if views else count % 3
+        if kind == 3:  # Reshape, Transpose, Reshape: heads moved (a copy)
+            y = ops.reshape(y, ops.constant(np.array([0, 2, 32])), True).output(0)
+            y = ops.transpose(y, ops.constant(np.array([0, 2, 1]))).output(0)
+            y = ops.reshape(y, ops.constant(np.array([4, 64])), False).output(0)
+            count += 3
+        elif kind == 0:  # Split + Concat, swapping halves
             s = ops.split(y, ops.constant(np.int64(1)), 2)
             y = ops.concat([s.output(1), s.output(0)], 1).output(0)
             count += 2
@@ -111,7 +120,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="bench_ir", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="few repeats")
     parser.add_argument(
-        "--only", choices=("chain", "check", "inputs", "loop", "llm"), help="run one benchmark"
+        "--only",
+        choices=("chain", "views", "check", "inputs", "loop", "llm"),
+        help="run one benchmark",
     )
     args = parser.parse_args(argv)
     q = args.quick
@@ -125,6 +136,8 @@ def main(argv: list[str] | None = None) -> int:
     core = ov.Core()
     if args.only in (None, "chain"):
         _bench_chain(tmp, core, q)
+    if args.only in (None, "views"):
+        _bench_chain(tmp, core, q, views=True)
     if args.only in (None, "check"):
         _bench_check(tmp, core, q)
     if args.only in (None, "inputs"):
@@ -136,13 +149,13 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _bench_chain(tmp: Path, core: Any, q: bool) -> None:
+def _bench_chain(tmp: Path, core: Any, q: bool, *, views: bool = False) -> None:
     import openvino as ov
 
     from datamove import ir
 
     xml = tmp / "chain.xml"
-    ov.save_model(_chain_model(50), str(xml), compress_to_fp16=False)
+    ov.save_model(_chain_model(50, views=views), str(xml), compress_to_fp16=False)
     x = np.random.default_rng(0).standard_normal((4, 64)).astype(np.float32)
     model = ir.read_model(xml)
     request = core.compile_model(core.read_model(str(xml)), "CPU").create_infer_request()
@@ -169,7 +182,11 @@ def _bench_chain(tmp: Path, core: Any, q: bool) -> None:
     # lands on datamove and OpenVINO alike; the ratios are per round.
     rounds = [{name: per_call(fn, q) for name, fn in calls.items()} for _ in range(2 if q else 5)]
     n = len(model._graph.layers)
-    print(f"ir run, 50 chained ops ({n} layers), x [4,64] f32, us per call, {len(rounds)} rounds:")
+    what = "with views " if views else ""
+    print(
+        f"ir run, 50 chained ops {what}({n} layers), x [4,64] f32, us per call, "
+        f"{len(rounds)} rounds:"
+    )
     for name in calls:
         us = sorted(r[name] * 1e6 for r in rounds)
         print(f"  {name:32s} median {statistics.median(us):7.1f}  ({us[0]:.1f}-{us[-1]:.1f})")
