@@ -399,3 +399,20 @@ def test_an_empty_reshape_numpy_cannot_hold_is_refused(tmp_path: Path) -> None:
     inputs = {"x": np.zeros(0, np.float32), "v": np.array([2**62, 0])}
     with pytest.raises(ir.IRError, match="which NumPy cannot hold"):
         model.run(inputs)
+
+
+def test_a_transpose_declared_narrower_has_a_witness(tmp_path: Path) -> None:
+    # Its dims are its input's moved (free): a data shape alone is a witness, as for a slice
+    x = ops.parameter(ov.PartialShape([ov.Dimension(1, 5), 3]), np.float32, name="x")
+    xml = ov_models.save(ov.Model([ops.transpose(x, _ints([1, 0]))], [x]), tmp_path)
+    text = xml.read_text()
+    start = text.index("<output>", text.index('type="Transpose"'))
+    end = text.index("</output>", start)
+    xml.write_text(
+        text[:start] + text[start:end].replace("<dim>-1</dim>", "<dim>2</dim>") + text[end:]
+    )
+    (problem,) = ir.read_model(xml).check().problems
+    assert problem.message == (
+        "declares [3,2], but data of shape [1,3] gives [3,1] (the shape is [3,1..5])"
+    )
+    assert problem.witness == ((1, 3), (3, 1))
