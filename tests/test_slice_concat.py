@@ -1002,6 +1002,30 @@ def test_concat_on_every_library(xp: Lib, axis, with_out):
         np.testing.assert_array_equal(xp.to_numpy(x), a)  # never mutated
 
 
+def test_concat_out_must_not_overlap_any_input(xp: Lib):
+    # out over arrays[1] (not arrays[0]): NumPy refused it, PyTorch and array-api-strict wrote
+    # it (the check of the other libraries looked at arrays[0] alone).
+    if not xp.mutable:
+        pytest.skip("out= is refused as a whole (test_concat_on_every_library)")
+    buf = xp.asarray(np.zeros((6, 4), np.float32))
+    head = xp.asarray(np.ones((3, 4), np.float32))
+    with pytest.raises(dm.ValidationError, match=r"out=.* overlaps the input"):
+        dm.concat([head, buf[3:, ...]], 0, out=buf)
+    assert xp.to_numpy(buf).sum() == 0  # nothing written
+
+
+def test_concat_of_arrays_on_two_devices_is_refused():
+    # PyTorch's own RuntimeError ("Tensor on device meta is not on the expected device cpu!")
+    # and array-api-strict's ValueError came through; dml.join said which input, as now.
+    torch = pytest.importorskip("torch")
+    with pytest.raises(dm.ValidationError, match=r"arrays\[1\]=.* is on device meta, but arrays"):
+        dm.concat([torch.zeros(2, 3), torch.zeros(2, 3, device="meta")], 0)
+    strict = pytest.importorskip("array_api_strict")
+    other = strict.asarray(np.zeros((2, 3)), device=strict.Device("device1"))
+    with pytest.raises(dm.ValidationError, match=r"arrays\[2\]=.* is on device .*device1"):
+        dm.concat([strict.zeros((2, 3)), strict.zeros((1, 3)), other], 0)
+
+
 def test_concat_never_mixes_libraries(xp: Lib):
     if xp.name == "numpy":
         pytest.skip("the other library is NumPy")

@@ -129,8 +129,8 @@ def concat(arrays: Any, axis: Any, *, out: Any = None) -> Any:
     Parameters
     ----------
     arrays : sequence of arrays
-        At least one array, all of one library, rank (1 or more) and element type, with the
-        same sizes off ``axis``.
+        At least one array, all of one library, device, rank (1 or more) and element type,
+        with the same sizes off ``axis``.
     axis : int
         The axis to join along, in ``[-rank, rank - 1]``.
     out : array, optional

@@ -89,18 +89,41 @@ class Backend:
             raise self.no_views(op, data)
         taken = [self.index(op, data, idx, copy) for idx in plan.indices]
         if out is not None:
-            return self.write(op, data, [r for r, _ in taken], out)
+            return self.write(op, (data,), [r for r, _ in taken], out)
         if copy:
             return tuple(r if fresh else self.copy(r) for r, fresh in taken)
         return tuple(r for r, _ in taken)
 
     def concat(self, op: str, parts: Sequence[Any], axis: int, out: Any) -> Any:
-        """The inputs joined along ``axis`` (``xp.concat``), or written into ``out``."""
+        """The inputs, all on one device, joined along ``axis`` (``xp.concat``), or into ``out``."""
+        self.one_device(op, parts)
         result = self.xp.concat(list(parts), axis=axis)
         if out is None:
             return result
-        (written,) = self.write(op, parts[0], [result], [out])
+        (written,) = self.write(op, parts, [result], [out])
         return written
+
+    def device(self, a: Any) -> Any:
+        """The device ``a`` is on (``array_api_compat.device``)."""
+        from array_api_compat import device  # noqa: PLC0415 - only for foreign arrays
+
+        return device(a)
+
+    def one_device(self, op: str, arrays: Sequence[Any]) -> None:
+        """The arrays of a join are all on ``arrays[0]``'s device, or the error naming one not.
+
+        A join across devices is the library's own error otherwise (PyTorch's ``RuntimeError``).
+        """
+        first = self.device(arrays[0])
+        for k, a in enumerate(arrays[1:], 1):
+            on = self.device(a)
+            if on != first:
+                raise ValidationError(
+                    op,
+                    f"arrays[{k}]",
+                    f"<array on {on}>",
+                    f"is on device {on}, but arrays[0] is on {first}",
+                )
 
     def no_views(self, op: str, data: Any) -> ViewError:
         """The error for ``copy=False`` on a library without views."""
@@ -119,8 +142,6 @@ class Backend:
 
     def check_out(self, op: str, results: Sequence[Any], out: Any) -> None:
         """Check ``out``: a sequence, one array per output, same shape, dtype and device."""
-        from array_api_compat import device  # noqa: PLC0415 - only for foreign arrays
-
         out_count(op, out, len(results))
         for k, (dst, src) in enumerate(zip(out, results, strict=True)):
             if not isinstance(dst, type(src)):
@@ -133,16 +154,23 @@ class Backend:
                     f"must be {article} {name}, like data",
                 )
             check_out(op, k, dst, src)
-            if device(dst) != device(src):
+            on = self.device(dst)
+            if on != self.device(src):
                 raise ValidationError(
                     op,
                     f"out[{k}]",
-                    f"<array on {device(dst)}>",
-                    f"is on device {device(dst)}, but data is on {device(src)}",
+                    f"<array on {on}>",
+                    f"is on device {on}, but data is on {self.device(src)}",
                 )
 
-    def write(self, op: str, data: Any, results: Sequence[Any], out: Any) -> tuple[Any, ...]:
-        """Copy each result into its ``out`` array; return ``out`` as a tuple."""
+    def write(
+        self, op: str, inputs: Sequence[Any], results: Sequence[Any], out: Any
+    ) -> tuple[Any, ...]:
+        """Copy each result into its ``out`` array; return ``out`` as a tuple.
+
+        ``inputs`` are the arrays the results were read from (``data``, or every input of a
+        join): no ``out`` array may share memory with any of them.
+        """
         if not self.mutable:
             raise BackendError(
                 op,
@@ -153,8 +181,9 @@ class Backend:
             )
         self.check_out(op, results, out)
         for k, dst in enumerate(out):
-            if self.overlaps(dst, data):
-                raise out_overlaps_input(op, k)
+            for data in inputs:
+                if self.overlaps(dst, data):
+                    raise out_overlaps_input(op, k)
             layout = self.layout(dst)
             if layout is not None and _layout.self_overlapping(
                 *layout[1:], exact_up_to=_layout.OUT_EXACT_ELEMENTS

@@ -193,6 +193,10 @@ class TorchBackend(Backend):
             return tuple([self._apply(op, data, form, None)[0] for form in forms])
         return super().take(op, plan, data, copy, out)
 
+    def device(self, a: Any) -> Any:
+        """``a.device`` (a tenth of the cost of ``array_api_compat.device``)."""
+        return a.device
+
     def copy(self, result: Any) -> Any:
         """``clone`` into a C-contiguous tensor on the same device (torch copies in parallel)."""
         import torch  # noqa: PLC0415 - only when a tensor arrives
@@ -327,7 +331,7 @@ class JaxBackend(Backend):
         indexed eagerly instead: compiling costs more than it saves once.
         """
         if out is not None:
-            return self.write(op, data, [], out)
+            return self.write(op, (data,), [], out)
         if copy is False:
             raise self.no_views(op, data)
         if plan.key is None:
@@ -390,9 +394,11 @@ class DaskBackend(Backend):
         """A lazy copy of every block."""
         return result.map_blocks(operator.methodcaller("copy"), dtype=result.dtype)
 
-    def write(self, op: str, data: Any, results: Sequence[Any], out: Any) -> tuple[Any, ...]:
+    def write(
+        self, op: str, inputs: Sequence[Any], results: Sequence[Any], out: Any
+    ) -> tuple[Any, ...]:
         """Dask arrays are lazy: writing into ``out`` would compute."""
-        del data, results
+        del inputs, results
         raise BackendError(
             op,
             "out",

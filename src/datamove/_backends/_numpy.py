@@ -49,7 +49,7 @@ class NumpyBackend(Backend):
         else:
             views = _subclass_views(data, plan)
         if out is not None:
-            return self.write(op, data, views, out)
+            return self.write(op, (data,), views, out)
         if copy:
             if type(data) is not np.ndarray:  # a subclass copies what it adds (a mask, ...)
                 return tuple(_subclass_copy(v) for v in views)
@@ -60,7 +60,9 @@ class NumpyBackend(Backend):
             return tuple(fresh)
         return tuple(views)
 
-    def write(self, op: str, data: Any, results: Sequence[Any], out: Any) -> tuple[Any, ...]:
+    def write(
+        self, op: str, inputs: Sequence[Any], results: Sequence[Any], out: Any
+    ) -> tuple[Any, ...]:
         """Check every ``out`` array, then copy all results in one pass of the copy engine."""
         out_count(op, out, len(results))
         for k, (dst, src) in enumerate(zip(out, results, strict=True)):
@@ -76,8 +78,9 @@ class NumpyBackend(Backend):
                 raise out_overlaps_itself(op, k, dst.strides)
             # Against the whole input, not only output k's part of it: writing out[k] first
             # must not change what a later output reads.
-            if np.may_share_memory(dst, data) and _layout.shares_memory(dst, data):
-                raise out_overlaps_input(op, k)
+            for data in inputs:
+                if np.may_share_memory(dst, data) and _layout.shares_memory(dst, data):
+                    raise out_overlaps_input(op, k)
         _outs_apart(op, out)
         copy_pairs(list(zip(out, results, strict=True)))
         return tuple(out)

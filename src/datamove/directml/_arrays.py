@@ -254,17 +254,7 @@ def _one_library(arrays: Sequence[Any], backends: list[Backend | None]) -> Backe
         raise DTypeError(
             "DirectML", "arrays", [_show_type(a) for a in arrays], "mix array libraries"
         )
-    import array_api_compat  # noqa: PLC0415 - foreign arrays only
-
-    devices = [array_api_compat.device(a) for a in arrays]
-    for i, d in enumerate(devices):
-        if d != devices[0]:
-            raise ValidationError(
-                "DirectML",
-                f"arrays[{i}]",
-                f"<array on {d}>",
-                f"is on {d}, arrays[0] on {devices[0]}",
-            )
+    first.one_device("DirectML", arrays)
     return first
 
 
