@@ -370,6 +370,23 @@ def test_a_constant_joined_to_another_library_s_input_is_that_library_s(
     np.testing.assert_array_equal(xp.to_numpy(out), np.concatenate([X, c], axis=1))
 
 
+def test_a_constant_joined_to_an_input_goes_to_the_input_s_device(tmp_path: Path) -> None:
+    # The Const was made a CPU tensor whatever the input's device, so Concat(x, c) of a tensor
+    # on another device (CUDA; the meta device here) failed with PyTorch's RuntimeError.
+    torch = pytest.importorskip("torch")
+    from test_run_refuses import _one_op, _write
+
+    c = np.arange(4).reshape(2, 2)
+    model = ir.read_model(
+        _write(
+            tmp_path,
+            *_one_op("Concat", [("f32", [2, 2], c.ravel().tolist())], 'axis="1"', [[2, 8]]),
+        )
+    )
+    (out,) = model.run({"x": torch.zeros((2, 6), device="meta")}).values()
+    assert (out.device.type, tuple(out.shape)) == ("meta", (2, 8))
+
+
 def test_writing_to_an_output_never_changes_the_model_s_constants(tmp_path: Path, xp: Any) -> None:
     # Split(c) of a Const, run with x of another library: each output is a view of c converted to
     # that library. PyTorch's asarray of the read-only constant shared its memory, so writing to

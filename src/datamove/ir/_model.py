@@ -1390,13 +1390,14 @@ class Model:
         for out, value in plan.consts:
             values[out] = value
         if foreign is not None:
-            from array_api_compat import array_namespace  # noqa: PLC0415 - foreign arrays only
+            from array_api_compat import array_namespace, device  # noqa: PLC0415 - foreign only
 
-            xp = array_namespace(foreign)
+            xp, on = array_namespace(foreign), device(foreign)
             for out, value in plan.consts:
                 if out in plan.data_consts:
-                    # a writable copy of its own: the constant is read-only (torch warns)
-                    values[out] = xp.asarray(np.array(value))
+                    # a writable copy of its own (the constant is read-only: torch warns), on
+                    # the input's device (a join with it needs both on one)
+                    values[out] = xp.asarray(np.array(value), device=on)
         k = 0
         try:
             # k names the failed layer in the except below; each step gives one result per
