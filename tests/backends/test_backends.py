@@ -189,6 +189,27 @@ def test_torch_negative_steps_on_every_dtype() -> None:
         assert got.float().tolist() == t.float().numpy()[:, ::-1].tolist(), name
 
 
+@pytest.mark.filterwarnings("ignore:ComplexHalf support is experimental")
+def test_torch_negative_steps_on_conjugate_and_negative_views() -> None:
+    """complex32 flips as int32 bits; a conjugate (or negative) view could not be viewed so.
+
+    ``t.conj()`` of a complex32 tensor raised PyTorch's RuntimeError ("torch.Tensor.view is not
+    supported for conjugate view tensors"), as one with the negative bit did.
+    """
+    torch = pytest.importorskip("torch")
+    c = torch.tensor([[1 + 2j, 3 - 4j, 5j]], dtype=torch.complex64)
+    reverse = dict(begin_mask=[1, 0], end_mask=[1, 1])
+    for dtype in (torch.complex64, torch.complex32):
+        for v in (c.to(dtype), c.to(dtype).conj()):
+            got = dm.strided_slice(v, [0, -1], [0, 0], [1, -1], **reverse)
+            assert got.dtype == dtype
+            expected = v.to(torch.complex64).resolve_conj().numpy()[:, ::-1]
+            assert got.to(torch.complex64).resolve_conj().tolist() == expected.tolist()
+    negative = c.to(torch.complex32)._neg_view()  # as autograd makes them
+    got = dm.strided_slice(negative, [0, -1], [0, 0], [1, -1], **reverse)
+    assert got.to(torch.complex64).tolist() == [[-5j, -3 + 4j, -1 - 2j]]
+
+
 def test_torch_copy_true_of_a_flip_is_c_contiguous() -> None:
     torch = pytest.importorskip("torch")
     t = torch.arange(6.0).reshape(3, 2).T  # not contiguous: flip would keep its layout
