@@ -121,6 +121,22 @@ def test_out(xp: Lib, shape: tuple[int, ...], op: Op) -> None:
     np.testing.assert_array_equal(xp.to_numpy(x), a)
 
 
+def test_out_on_immutable_libraries_names_what_was_passed(xp: Lib) -> None:
+    # It said out='<1 arrays>' for the one out of strided_slice, slice and concat, and '<? arrays>'
+    # for an out that is no sequence.
+    if xp.mutable:
+        pytest.skip("out= is written (test_out)")
+    x = xp.asarray(np.zeros((4, 3), np.float32))
+    with pytest.raises(BackendError, match=r"out='<1 array>' cannot be written"):
+        dm.slice(x, [0], [2], [1], out=x)
+    with pytest.raises(BackendError, match=r"out='<1 array>' cannot be written"):
+        dm.concat([x, x], 0, out=x)
+    with pytest.raises(BackendError, match=r"out='<2 arrays>' cannot be written"):
+        dm.split(x, 0, 2, out=[x, x])
+    with pytest.raises(BackendError, match=rf"out='<{type(x).__name__}>' cannot be written"):
+        dm.split(x, 0, 2, out=x)
+
+
 # -- copy= ------------------------------------------------------------------------------------
 def test_copy_none_is_a_view_where_the_library_has_views(xp: Lib) -> None:
     if xp.name in ("jax", "dask"):

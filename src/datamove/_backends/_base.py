@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
     from datamove._plan import Plan
 
-__all__ = ["Backend", "normalized", "out_count"]
+__all__ = ["Backend", "normalized", "out_count", "shown_out"]
 
 
 def normalized(index: Any) -> Index:
@@ -47,6 +47,13 @@ def out_count(op: str, out: Any, outputs: int) -> None:
             f"<{plural(len(out), 'array')}>",
             f"has {plural(len(out), 'array')}, but there are {plural(outputs, 'output')}",
         )
+
+
+def shown_out(out: Any) -> str:
+    """``out`` as an error shows it when it is refused as a whole: ``<1 array>``, ``<3 arrays>``."""
+    if isinstance(out, list | tuple):
+        return f"<{plural(len(out), 'array')}>"
+    return f"<{type(out).__name__}>"
 
 
 class Backend:
@@ -175,7 +182,7 @@ class Backend:
             raise BackendError(
                 op,
                 "out",
-                f"<{len(out) if isinstance(out, list | tuple) else '?'} arrays>",
+                shown_out(out),
                 f"cannot be written: {self.name} arrays are immutable",
                 hint="use the returned arrays",
             )

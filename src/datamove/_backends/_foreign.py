@@ -26,7 +26,7 @@ import operator
 from typing import TYPE_CHECKING, Any, Final, Self
 
 from datamove import _plan
-from datamove._backends._base import Backend, normalized
+from datamove._backends._base import Backend, normalized, shown_out
 from datamove._errors import BackendError, ValidationError, ViewError
 from datamove._layout import Layout
 from datamove._plan import Index
@@ -403,7 +403,7 @@ class DaskBackend(Backend):
         raise BackendError(
             op,
             "out",
-            f"<{len(out) if isinstance(out, list | tuple) else '?'} arrays>",
+            shown_out(out),
             "cannot be written: the operators keep Dask arrays lazy and never compute",
             hint="dask.array.store(results, targets) writes the lazy results into arrays or "
             "Zarr stores",
