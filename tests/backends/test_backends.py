@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import datamove as dm
 from datamove import BackendError, DTypeError, ValidationError, ViewError
-from strategies import examples
+from strategies import examples, fixed_settings
 
 if TYPE_CHECKING:
     from conftest import Lib
@@ -758,3 +758,117 @@ def test_directml_checks_other_libraries_as_numpy() -> None:
     jnp = pytest.importorskip("jax.numpy")
     with pytest.raises(DTypeError, match="mix array libraries"):
         dml.join([x, jnp.zeros((2, 4))], 0)
+
+
+# -- any layout, against NumPy ------------------------------------------------------------------
+LAYOUTS = ("contiguous", "transposed", "reversed", "every other", "broadcast", "channels last")
+
+
+def _laid_out(xp: Lib, a: np.ndarray, layout: str) -> Any:
+    """``a``'s values in ``xp``, laid out as ``layout`` says where the library has layouts."""
+    if xp.name not in ("numpy", "array_api_strict", "torch"):
+        return xp.asarray(a)
+    m = a.copy()
+    if layout == "transposed":
+        m = np.ascontiguousarray(a.T).T
+    elif layout == "reversed" and xp.name != "torch":  # PyTorch has no negative strides
+        m = np.ascontiguousarray(a[::-1])[::-1]
+    elif layout == "every other":
+        m = np.repeat(a, 2, axis=0)[::2]
+    elif layout == "broadcast" and a.shape[0] > 0 and (a == a[:1]).all():
+        m = np.broadcast_to(a[:1], a.shape)  # a stride of 0 (read-only)
+    if xp.name == "array_api_strict":
+        return xp.module.asarray(m)
+    if xp.name == "numpy":
+        return m
+    torch = xp.module
+    if not m.flags.writeable:  # torch.from_numpy warns of read-only arrays: expand() instead
+        return torch.from_numpy(a[:1].copy()).expand(*a.shape)
+    t = torch.from_numpy(m)  # any positive strides
+    if layout == "channels last" and a.ndim == 4:
+        return t.contiguous(memory_format=torch.channels_last)
+    return t
+
+
+@st.composite
+def _layout_cases(draw: st.DrawFn) -> tuple[np.ndarray, str, str, Any]:
+    shape = draw(st.lists(st.integers(0, 4), min_size=1, max_size=4).map(tuple))
+    dtype = draw(st.sampled_from([np.float32, np.int8, np.uint16, np.bool_, np.complex64]))
+    layout = draw(st.sampled_from(LAYOUTS))
+    rank = len(shape)
+    a = (np.arange(int(np.prod(shape))) % 5).astype(dtype).reshape(shape)
+    if layout == "broadcast" and shape[0]:
+        a = np.broadcast_to(a[:1], shape).copy()
+    axis = draw(st.integers(-rank, rank - 1))
+    kind = draw(st.sampled_from(["split", "variadic", "strided", "slice"]))
+    if kind == "split":
+        n = draw(st.sampled_from([d for d in range(1, 5) if shape[axis] % d == 0]))
+        return a, layout, f"split(x, {axis}, {n})", lambda x, **k: dm.split(x, axis, n, **k)
+    if kind == "variadic":
+        cut = draw(st.integers(0, shape[axis]))
+        lengths = [cut, -1]
+        return (
+            a,
+            layout,
+            f"variadic_split(x, {axis}, {lengths})",
+            (lambda x, **k: dm.variadic_split(x, axis, lengths, **k)),
+        )
+    ends = st.lists(st.integers(-5, 5), min_size=rank, max_size=rank)
+    begin, end = draw(ends), draw(ends)
+    steps = draw(st.lists(st.sampled_from([1, 2, -1, -2]), min_size=rank, max_size=rank))
+    if kind == "slice":
+        return (
+            a,
+            layout,
+            f"slice(x, {begin}, {end}, {steps})",
+            (lambda x, **k: (dm.slice(x, begin, end, steps, **k),)),
+        )
+    mask = draw(st.lists(st.integers(0, 1), min_size=rank, max_size=rank))
+    return (
+        a,
+        layout,
+        f"strided_slice(x, {begin}, {end}, {steps}, begin_mask={mask})",
+        (lambda x, **k: (dm.strided_slice(x, begin, end, steps, begin_mask=mask, **k),)),
+    )
+
+
+def _memory(xp: Lib, r: Any) -> int | None:
+    """Where ``r``'s storage starts (NumPy: its base buffer), or None for an empty array."""
+    if xp.name == "torch":
+        return r.untyped_storage().data_ptr() if r.numel() else None
+    arr = r._array if xp.name == "array_api_strict" else r
+    while arr.base is not None and isinstance(arr.base, np.ndarray):
+        arr = arr.base
+    return arr.__array_interface__["data"][0] if r.size else None
+
+
+# (xp is the same library for every example: nothing of it is reset between them)
+@settings(fixed_settings(60), suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(case=_layout_cases(), copy=st.sampled_from([None, True, False]))
+def test_any_layout_agrees_with_numpy(xp: Lib, case: Any, copy: bool | None) -> None:
+    """Transposed, reversed, strided, broadcast (stride 0) and channels-last inputs: the values
+    are NumPy's; ``copy=True`` is fresh (C order on NumPy and PyTorch); ``copy=False`` views."""
+    a, layout, call, op = case
+    if xp.name == "array_api_strict" and a.dtype == np.float16:
+        return
+    expected = op(a)
+    x = _laid_out(xp, a, layout)
+    try:
+        got = op(x, copy=copy)
+    except ViewError:  # JAX has no views; PyTorch no negative-step ones
+        assert copy is False, call
+        assert xp.name in ("jax", "torch"), call
+        return
+    for r, e in zip(got, expected, strict=True):
+        _same_library(xp, x, r)
+        np.testing.assert_array_equal(xp.to_numpy(r), e, err_msg=f"{layout}: {call}", strict=True)
+        if xp.name not in ("numpy", "array_api_strict", "torch") or not e.size:
+            continue
+        shared = _memory(xp, r) == _memory(xp, x)
+        assert shared is (copy is not True) or (copy is None and xp.name == "torch"), call
+        if copy and xp.name == "numpy":
+            assert r.flags.c_contiguous, call
+            assert r.flags.writeable, call
+        if copy and xp.name == "torch":
+            assert r.is_contiguous(), call
+    np.testing.assert_array_equal(xp.to_numpy(x), a)  # never mutated
