@@ -234,6 +234,32 @@ def test_torch_copy_true_of_a_flip_is_c_contiguous() -> None:
     assert r.tolist() == t.numpy()[::-1].tolist()
 
 
+def test_torch_autograd_flows_through_every_result() -> None:
+    """Views, flips, clones, joins and out= (written by copy_) keep the graph: no detach."""
+    torch = pytest.importorskip("torch")
+    import datamove.directml as dml
+
+    x = torch.arange(6.0, requires_grad=True)
+    weights = torch.arange(1.0, 13.0)
+    out = torch.zeros(3)
+    results = [
+        *dm.split(x, 0, 2),  # views
+        dm.strided_slice(x, [0], [0], [-2], begin_mask=[1], end_mask=[1]),  # a flip
+        dm.slice(x, [1], [4], [1], copy=True),  # a clone
+        dm.concat([x, x], 0),
+        dml.join(dml.split(x, 0, [2, 4])[::-1], 0),
+        dm.variadic_split(x, 0, [3, -1], out=[out, torch.zeros(3)])[0],
+    ]
+    for r in results:
+        assert r.requires_grad
+        (grad,) = torch.autograd.grad((r * weights[: r.numel()]).sum(), x)
+        # x holds 0..5: each element of r is the index in x it came from
+        sources = r.detach().long()
+        assert grad.tolist() == torch.zeros(6).index_add_(0, sources, weights[: r.numel()]).tolist()
+    with torch.inference_mode():  # no graph: inference tensors, as PyTorch's own ops give
+        assert dm.split(torch.arange(6.0), 0, 2, copy=True)[0].is_inference()
+
+
 def test_torch_out_tensors_torch_cannot_write_are_refused_before_any_write() -> None:
     torch = pytest.importorskip("torch")
     x = torch.arange(6.0)
