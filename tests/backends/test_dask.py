@@ -27,6 +27,7 @@ def test_operators_never_compute() -> None:
     parts += (dm.strided_slice(x, [7, 0], [0, 0], [-2, 1], end_mask=[1, 1], new_axis_mask=[0, 0]),)
     parts += tuple(dml.split(x, 2, [1, 3]))
     parts += (dml.join([x, x], 0),)
+    parts += (dm.slice(x, [5, -1], [0, 1], [-2, -1], [1, 2], copy=True), dm.concat([x, x], 1))
     assert len(x.__dask_graph__()) == tasks
     for part in parts:
         assert isinstance(part, da.Array)
