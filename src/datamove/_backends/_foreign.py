@@ -307,7 +307,8 @@ def _torch_flip(t: Any, dims: list[int]) -> Any:
         bits = getattr(torch, _TORCH_BITS.get(t.element_size(), ""), None)
         if bits is None:  # pragma: no cover - every torch type is 1, 2, 4 or 8 bytes wide
             raise
-        # A conjugate or negative view has no view as another dtype: its values first (a copy)
+        # A conjugate or negative view has no view as another dtype: its values first (a copy;
+        # https://github.com/pytorch/pytorch/issues/59946)
         return t.resolve_conj().resolve_neg().view(bits).flip(dims).view(t.dtype)
 
 
