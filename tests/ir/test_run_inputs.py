@@ -406,6 +406,28 @@ def test_writing_to_an_output_never_changes_the_model_s_constants(tmp_path: Path
         out[0, 0] = 99
 
 
+def test_an_index_input_s_library_never_decides_the_constants_library(tmp_path: Path) -> None:
+    # Concat(x, c) then StridedSlice(begin=b): with x a NumPy array and b a PyTorch tensor, c was
+    # made a tensor (the first input of another library decided), and Concat refused to mix.
+    torch = pytest.importorskip("torch")
+    ov_models = pytest.importorskip("ov_models")
+    o1 = pytest.importorskip("openvino.opset1")
+    x = o1.parameter([2, 6], np.float32, name="x")
+    b = o1.parameter([1], np.int64, name="b")
+    c = np.arange(4, dtype=np.float32).reshape(2, 2)
+    i64 = lambda v: o1.constant(np.array(v, np.int64))  # noqa: E731
+    joined = o1.concat([x, o1.constant(c)], 1)
+    y = o1.strided_slice(joined, b, i64([2]), i64([1]), begin_mask=[0], end_mask=[0])
+    model = ir.read_model(ov_models.save(ov_models.ov.Model([o1.result(y)], [x, b], "m"), tmp_path))
+    for begin in (torch.tensor([1]), np.array([1])):
+        for inputs in ({"x": X, "b": begin}, {"b": begin, "x": X}):
+            (out,) = model.run(inputs).values()
+            assert type(out) is np.ndarray
+            np.testing.assert_array_equal(out, np.concatenate([X, c], axis=1)[1:2])
+    (out,) = model.run({"b": np.array([1]), "x": torch.from_numpy(X.copy())}).values()
+    assert type(out) is torch.Tensor
+
+
 def test_index_inputs_known_at_run_time_may_be_another_library_s(tmp_path: Path, xp: Any) -> None:
     # StridedSlice's begin and VariadicSplit's axis are Parameters: their values are read from
     # the library's arrays on each run (tolist), and the outputs are OpenVINO's.

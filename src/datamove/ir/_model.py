@@ -1380,7 +1380,8 @@ class Model:
                 )
             value = self._take_input(*named[0], layer, shape, etype)
             values[out] = value
-            if type(value) is not np.ndarray and foreign is None:
+            # the constants go to the library of the data, never of an index input's array
+            if type(value) is not np.ndarray and foreign is None and out in plan.data_consts:
                 foreign = value
         if unknown:  # the array passed under a name that is no input's
             name = unknown[0]
