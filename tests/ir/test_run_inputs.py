@@ -233,6 +233,28 @@ def test_u1_torch_tensors(tmp_path: Path) -> None:
         model.run({"x0": torch.tensor([1.0, 0.0, 1.0])})
 
 
+def test_u1_inputs_that_are_lazy_or_traced(tmp_path: Path) -> None:
+    # The 0/1 check read int(xp.max(x)): it computed a Dask input, and under jax.jit it raised
+    # JAX's ConcretizationTypeError. A Dask input is checked block by block when it is computed;
+    # a traced one has no values to check.
+    da = pytest.importorskip("dask.array")
+    from dask.callbacks import Callback
+
+    model = ir.read_model(_pairs(tmp_path, 1, "3", "u1"))
+    computed = []
+    with Callback(start=computed.append):
+        good = model.run({"x0": da.from_array(np.array([1, 0, 1], np.uint8), chunks=2)})["x0"]
+        bad = model.run({"x0": da.from_array(np.array([0, 1, 3], np.uint8), chunks=2)})["x0"]
+    assert computed == []
+    assert good.compute().tolist() == [1, 0, 1]
+    with pytest.raises(ir.IRError, match="holds 3, but a u1 value is 0 or 1"):
+        bad.compute()
+    jax = pytest.importorskip("jax")
+    run = jax.jit(lambda x: model.run({"x0": x})["x0"])
+    for value in (np.array([1, 0, 1], np.uint8), np.array([True, False, True])):
+        assert run(jax.numpy.asarray(value)).tolist() == [1, 0, 1]
+
+
 def test_cli_u1_input_out_of_range_is_exit_1(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -1579,11 +1579,13 @@ def _dtype_is(value: Any, name: str) -> bool:
 def _bits(argument: str, layer: Layer, value: Any) -> Any:
     """A u1 input as 0/1 ``uint8``, as u1 constants are read: ``uint8`` of 0 and 1, or bool.
 
-    OpenVINO's u1 holds one bit a value; a wider value would be cut to its low bit.
+    OpenVINO's u1 holds one bit a value; a wider value would be cut to its low bit. A Dask input
+    is checked block by block as it is computed (reading it here would compute it); one traced
+    by ``jax.jit`` has no values to check.
     """
-    from array_api_compat import array_namespace  # noqa: PLC0415 - u1 inputs only
+    import array_api_compat as compat  # noqa: PLC0415 - u1 inputs only
 
-    xp = array_namespace(value)
+    xp = compat.array_namespace(value)
     if _dtype_is(value, "bool"):
         return xp.astype(value, xp.uint8)
     if not _dtype_is(value, "uint8"):
@@ -1594,12 +1596,27 @@ def _bits(argument: str, layer: Layer, value: Any) -> Any:
             hint="pass uint8 of 0 and 1, or bool",
             cls=InputTypeError,
         )
-    top = int(xp.max(value)) if math.prod(value.shape) else 0
+    if compat.is_dask_array(value):
+        lazy: Any = value  # (dask's own annotation of map_blocks takes no function)
+        return lazy.map_blocks(_bits_checked, argument, layer, value, dtype=value.dtype)
+    if compat.is_jax_array(value):
+        import jax  # noqa: PLC0415 - a JAX array came in
+
+        if isinstance(value, jax.core.Tracer):
+            return value
+    return _bits_checked(value, argument, layer, value)
+
+
+def _bits_checked(block: Any, argument: str, layer: Layer, value: Any) -> Any:
+    """``block`` of the u1 input ``value`` (or all of it), or the error for a value past 1."""
+    from array_api_compat import array_namespace  # noqa: PLC0415 - u1 inputs only
+
+    top = int(array_namespace(block).max(block)) if math.prod(block.shape) else 0
     if top > 1:
         raise layer.error(
             argument, value, f"holds {top}, but a u1 value is 0 or 1", hint="pass 0 and 1 only"
         )
-    return value
+    return block
 
 
 def _moves(plan: _Plan, planners: list[Planner], values: list[Any]) -> list[_Move] | None:
