@@ -1598,7 +1598,8 @@ def _bits(argument: str, layer: Layer, value: Any) -> Any:
         )
     if compat.is_dask_array(value):
         lazy: Any = value  # (dask's own annotation of map_blocks takes no function)
-        return lazy.map_blocks(_bits_checked, argument, layer, value, dtype=value.dtype)
+        shown = f"<dask array of shape {tuple(value.shape)}>"  # (an array argument is blocked)
+        return lazy.map_blocks(_bits_checked, argument, layer, shown, dtype=value.dtype)
     if compat.is_jax_array(value):
         import jax  # noqa: PLC0415 - a JAX array came in
 
