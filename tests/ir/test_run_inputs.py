@@ -450,6 +450,24 @@ def test_an_index_input_s_library_never_decides_the_constants_library(tmp_path: 
     assert type(out) is torch.Tensor
 
 
+def test_an_index_input_traced_by_jax_jit_is_a_clear_error(tmp_path: Path) -> None:
+    # StridedSlice's begin read by tolist() from a tracer raised JAX's ConcretizationTypeError.
+    jax = pytest.importorskip("jax")
+    ov_models = pytest.importorskip("ov_models")
+    o1 = pytest.importorskip("openvino.opset1")
+    x = o1.parameter([2, 6], np.float32, name="x")
+    b = o1.parameter([1], np.int32, name="b")
+    i32 = lambda v: o1.constant(np.array(v, np.int32))  # noqa: E731
+    y = o1.strided_slice(x, b, i32([2]), i32([1]), begin_mask=[0], end_mask=[0])
+    model = ir.read_model(ov_models.save(ov_models.ov.Model([o1.result(y)], [x, b], "m"), tmp_path))
+    begin = jax.numpy.asarray([1], dtype=np.int32)
+    run = jax.jit(lambda x, b: model.run({"x": x, "b": b}))
+    with pytest.raises(ir.IRError, match=r"failed at run time: .*traced by jax\.jit"):
+        run(jax.numpy.asarray(X), begin)
+    (out,) = jax.jit(lambda x: model.run({"x": x, "b": begin}))(jax.numpy.asarray(X)).values()
+    np.testing.assert_array_equal(np.asarray(out), X[1:2])
+
+
 def test_index_inputs_known_at_run_time_may_be_another_library_s(tmp_path: Path, xp: Any) -> None:
     # StridedSlice's begin and VariadicSplit's axis are Parameters: their values are read from
     # the library's arrays on each run (tolist), and the outputs are OpenVINO's.

@@ -12,6 +12,7 @@ array library but NumPy. To add a library: a subclass of ``Backend`` and one lin
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Final
 
 import numpy as np
@@ -32,6 +33,7 @@ __all__ = [
     "single_out",
     "take",
     "take_single",
+    "traced",
 ]
 
 NUMPY: Final = NumpyBackend(np)
@@ -113,6 +115,15 @@ def prepare(op: str, data: Any) -> tuple[Backend, Any, tuple[int, ...]]:
             return NUMPY, data, data.shape
         backend = backend_for(op, data)
     return backend, data, backend.shape(op, data)
+
+
+def traced(value: Any) -> bool:
+    """Whether ``value`` is a JAX tracer (an argument inside ``jax.jit``): a shape, no values.
+
+    Reading its values (``tolist``, ``int``) raises JAX's ``ConcretizationTypeError``.
+    """
+    jax = sys.modules.get("jax")  # never imported here: a tracer comes only where JAX is
+    return jax is not None and isinstance(value, jax.core.Tracer)
 
 
 def as_numpy(op: str, argument: str, value: Any) -> np.ndarray:

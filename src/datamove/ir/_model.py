@@ -18,7 +18,7 @@ from typing import Any, Final, NamedTuple, TypeVar, cast
 
 import numpy as np
 
-from datamove._backends import prepare
+from datamove._backends import prepare, traced
 from datamove._backends._copy import PARALLEL_MIN_BYTES
 from datamove._concat import concat, infer_concat
 from datamove._errors import DTypeError, ValidationError, a_kind, plural
@@ -1600,12 +1600,7 @@ def _bits(argument: str, layer: Layer, value: Any) -> Any:
         lazy: Any = value  # (dask's own annotation of map_blocks takes no function)
         shown = f"<dask array of shape {tuple(value.shape)}>"  # (an array argument is blocked)
         return lazy.map_blocks(_bits_checked, argument, layer, shown, dtype=value.dtype)
-    if compat.is_jax_array(value):
-        import jax  # noqa: PLC0415 - a JAX array came in
-
-        if isinstance(value, jax.core.Tracer):
-            return value
-    return _bits_checked(value, argument, layer, value)
+    return value if traced(value) else _bits_checked(value, argument, layer, value)
 
 
 def _bits_checked(block: Any, argument: str, layer: Layer, value: Any) -> Any:

@@ -27,8 +27,9 @@ from typing import Any, Final, NamedTuple
 
 import numpy as np
 
+from datamove._backends import traced
 from datamove._concat import concat, infer_concat
-from datamove._errors import DTypeError, ValidationError, plural
+from datamove._errors import BackendError, DTypeError, ValidationError, plural
 from datamove._plan import Index
 from datamove._shape import INT64_MAX, Dimension, PartialShape, Unknown
 from datamove._slice import infer_slice, plan_slice
@@ -355,6 +356,14 @@ def _outputs(layer: Layer, ins: Sequence[Info], shapes: Sequence[PartialShape]) 
 def _ints(value: Any) -> list[int]:
     """The values of a (1-D or scalar) index array as Python ints."""
     if type(value) is not np.ndarray:
+        if traced(value):
+            raise BackendError(
+                "IR",
+                "index input",
+                f"<{type(value).__name__}>",
+                "is traced by jax.jit, but the operator needs its values now",
+                hint="pass index inputs as NumPy arrays, or close over them (static)",
+            )
         value = np.asarray(value.tolist() if hasattr(value, "tolist") else value)
     return (
         [int(v) for v in value.reshape(-1)]
