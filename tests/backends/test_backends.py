@@ -205,6 +205,26 @@ def test_torch_negative_steps_on_every_dtype() -> None:
         assert got.float().tolist() == t.float().numpy()[:, ::-1].tolist(), name
 
 
+def test_torch_copies_of_dtypes_without_a_copy_kernel() -> None:
+    """torch.uint1..7 and int1..7 have no copy kernel: clone() and copy_() raised PyTorch's
+    NotImplementedError for copy=True and out=; they copy as bytes, as they flip."""
+    torch = pytest.importorskip("torch")
+    for name in ("uint1", "uint4", "int2", "int7"):
+        dtype = getattr(torch, name, None)
+        if dtype is None:  # pragma: no cover - an older PyTorch
+            continue
+        t = torch.arange(6, dtype=torch.uint8).reshape(2, 3).view(dtype)
+        first, _ = dm.split(t, 0, 2, copy=True)
+        assert first.dtype == dtype
+        assert first.view(torch.uint8).tolist() == [[0, 1, 2]]
+        assert first.untyped_storage().data_ptr() != t.untyped_storage().data_ptr()
+        out = [torch.zeros(1, 3, dtype=torch.uint8).view(dtype) for _ in range(2)]
+        dm.split(t, 0, 2, out=out)
+        assert [o.view(torch.uint8).tolist() for o in out] == [[[0, 1, 2]], [[3, 4, 5]]]
+        tail = dm.slice(t, [2], [0], [-1], [1], copy=True)  # a flip, then C order
+        assert tail.view(torch.uint8).tolist() == [[2, 1], [5, 4]]
+
+
 @pytest.mark.filterwarnings("ignore:ComplexHalf support is experimental")
 def test_torch_negative_steps_on_conjugate_and_negative_views() -> None:
     """complex32 flips as int32 bits; a conjugate (or negative) view could not be viewed so.

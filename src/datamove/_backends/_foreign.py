@@ -172,7 +172,7 @@ class TorchBackend(Backend):
             )
         flipped = _torch_flip(data[positive], flips)
         # flip keeps the input's layout; copy=True promises C order, and the flip is the copy.
-        return (flipped.contiguous() if copy else flipped), True
+        return (self.copy(flipped) if copy and not flipped.is_contiguous() else flipped), True
 
     def take(self, op: str, plan: Plan, data: Any, copy: bool | None, out: Any) -> tuple[Any, ...]:
         """Chunks as one ``split_with_sizes`` call (views, a C++ loop); otherwise as any backend.
@@ -201,7 +201,10 @@ class TorchBackend(Backend):
         """``clone`` into a C-contiguous tensor on the same device (torch copies in parallel)."""
         import torch  # noqa: PLC0415 - only when a tensor arrives
 
-        return result.clone(memory_format=torch.contiguous_format)
+        try:
+            return result.clone(memory_format=torch.contiguous_format)
+        except NotImplementedError:  # a bit type (uint1..7, int1..7): its bytes
+            return _as_ints(result).clone(memory_format=torch.contiguous_format).view(result.dtype)
 
     def layout(self, dst: Any) -> Layout | None:
         """``data_ptr()`` is element 0's address; PyTorch counts strides in elements.
@@ -250,8 +253,11 @@ class TorchBackend(Backend):
                 )
 
     def assign(self, dst: Any, src: Any) -> None:
-        """``copy_``: one multi-threaded kernel, no temporary."""
-        dst.copy_(src)
+        """``copy_``: one multi-threaded kernel, no temporary (bit types: their bytes)."""
+        try:
+            dst.copy_(src)
+        except NotImplementedError:  # raised before anything is written
+            _as_ints(dst).copy_(_as_ints(src))
 
 
 def _dense(op: str, argument: str, t: Any) -> None:
@@ -293,23 +299,29 @@ def _chunk_sizes(plan: Plan) -> list[int]:
     return [k[-1].stop - k[-1].start for k in plan.indices]
 
 
-# Integer types of each width, to flip the types torch.flip lacks on CPU (uint16/32/64, float8,
-# complex32: "flip_cpu" not implemented) as their bits.
+# Integer types of each width, to move the types PyTorch has no kernel for as their bits: flip
+# on CPU lacks uint16/32/64, float8 and complex32 ("flip_cpu" not implemented); the bit types
+# uint1..7 and int1..7 have no copy either ("copy_kernel" not implemented).
 _TORCH_BITS: Final = {1: "int8", 2: "int16", 4: "int32", 8: "int64"}
+
+
+def _as_ints(t: Any) -> Any:
+    """``t`` viewed as integers of its width (a view: the same memory)."""
+    import torch  # noqa: PLC0415 - only when a tensor arrives
+
+    bits = getattr(torch, _TORCH_BITS.get(t.element_size(), ""), None)
+    if bits is None:  # pragma: no cover - every torch type is 1, 2, 4 or 8 bytes wide
+        raise NotImplementedError(f"no integer type of {t.element_size()} bytes for {t.dtype}")
+    return t.view(bits)
 
 
 def _torch_flip(t: Any, dims: list[int]) -> Any:
     try:
         return t.flip(dims)
     except NotImplementedError:
-        import torch  # noqa: PLC0415 - only when a tensor arrives
-
-        bits = getattr(torch, _TORCH_BITS.get(t.element_size(), ""), None)
-        if bits is None:  # pragma: no cover - every torch type is 1, 2, 4 or 8 bytes wide
-            raise
         # A conjugate or negative view has no view as another dtype: its values first (a copy;
         # https://github.com/pytorch/pytorch/issues/59946)
-        return t.resolve_conj().resolve_neg().view(bits).flip(dims).view(t.dtype)
+        return _as_ints(t.resolve_conj().resolve_neg()).flip(dims).view(t.dtype)
 
 
 class JaxBackend(Backend):
