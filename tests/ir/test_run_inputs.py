@@ -468,6 +468,26 @@ def test_an_index_input_traced_by_jax_jit_is_a_clear_error(tmp_path: Path) -> No
     np.testing.assert_array_equal(np.asarray(out), X[1:2])
 
 
+def test_a_dask_input_of_unknown_size_read_by_a_shape_subgraph(tmp_path: Path) -> None:
+    # x[: x.shape[0] // 2] on a Dask x of unknown (NaN) length: folding ShapeOf at the run's
+    # shapes raised "ValueError: cannot convert float NaN to integer".
+    da = pytest.importorskip("dask.array")
+    ov_models = pytest.importorskip("ov_models")
+    o1 = pytest.importorskip("openvino.opset1")
+    x = o1.parameter([-1, 6], np.float32, name="x")
+    i64 = lambda v: o1.constant(np.array(v, np.int64))  # noqa: E731
+    n = o1.gather(o1.shape_of(x), i64([0]), i64(0))
+    y = o1.strided_slice(x, i64([0]), o1.divide(n, i64([2])), i64([1]), [0], [0])
+    model = ir.read_model(ov_models.save(ov_models.ov.Model([o1.result(y)], [x], "m"), tmp_path))
+    data = np.arange(24, dtype=np.float32).reshape(4, 6)
+    whole = da.from_array(data, chunks=2)
+    (out,) = model.run({"x": whole}).values()
+    np.testing.assert_array_equal(out.compute(), data[:2])
+    unknown = whole[whole[:, 0] >= 0]  # the same rows, of unknown (NaN) number
+    with pytest.raises(ir.IRError, match=r"unknown size \(NaN\) along axis 0.*compute_chunk_sizes"):
+        model.run({"x": unknown})
+
+
 def test_index_inputs_known_at_run_time_may_be_another_library_s(tmp_path: Path, xp: Any) -> None:
     # StridedSlice's begin and VariadicSplit's axis are Parameters: their values are read from
     # the library's arrays on each run (tolist), and the outputs are OpenVINO's.

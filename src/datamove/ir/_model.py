@@ -20,6 +20,7 @@ import numpy as np
 
 from datamove._backends import prepare, traced
 from datamove._backends._copy import PARALLEL_MIN_BYTES
+from datamove._backends._foreign import DASK_UNKNOWN_CHUNKS
 from datamove._concat import concat, infer_concat
 from datamove._errors import DTypeError, ValidationError, a_kind, plural
 from datamove._files import open_regular, read_exactly
@@ -1242,8 +1243,7 @@ class Model:
         refusal there is kept the same way, and raised again (a copy) at those shapes.
         """
         shapes = {
-            layer.index: tuple(int(d) for d in values[out].shape)
-            for out, layer, _, _ in plan.params
+            layer.index: self._known_shape(layer, values[out]) for out, layer, _, _ in plan.params
         }
         key = tuple(shapes.values())
         found = self._shaped.get(key)
@@ -1256,6 +1256,20 @@ class Model:
         if isinstance(found, IRError):
             raise copy.copy(found)  # each its own traceback: the one kept is never raised
         return found
+
+    def _known_shape(self, layer: Layer, value: Any) -> tuple[int, ...]:
+        """The shape of input ``value``, or the error for a size Dask does not know (NaN)."""
+        shape = tuple(value.shape)
+        for k, size in enumerate(shape):
+            if not isinstance(size, int):
+                name = self._input_names[self._param_of[layer.index]]
+                raise layer.error(
+                    f"inputs[{name!r}].shape",
+                    shape,
+                    f"has an unknown size (NaN) along axis {k}, which a shape subgraph reads",
+                    hint=f"call x.compute_chunk_sizes() first (it computes); {DASK_UNKNOWN_CHUNKS}",
+                )
+        return shape
 
     def shape_plan_info(self) -> ShapePlanInfo:
         """How many input shapes this model remembers, and how many it runs by a shape plan.
