@@ -185,6 +185,15 @@ def _run(*, quick: bool) -> int:
         lambda: y[:, :, ::-1],
         "<= 6 (aim 3)",
     )
+    # Concat-1 of two small inputs: per-call cost (the large joins: bench_concat)
+    c0, c1 = np.zeros((2, 3), np.float32), np.ones((2, 4), np.float32)
+    row(
+        "dm.concat([c0, c1], 1)",
+        lambda: dm.concat([c0, c1], 1),
+        "np.concatenate([c0, c1], 1)",
+        lambda: np.concatenate([c0, c1], 1),
+        "<= 6",
+    )
     ov_slice = _openvino_slice(y)
     if ov_slice:
         row(

@@ -833,6 +833,36 @@ def test_concat_errors(call, exc, message):
     assert str(info.value) == message
 
 
+@pytest.mark.parametrize("count", [2, 8, 9], ids=["2 inputs", "8: keyed", "9: past a key"])
+def test_concat_plans_cached_answer_as_fresh_ones(plan_path, count):
+    # A join is keyed by its shapes and axis under the one key rule (at most 8 inputs); a
+    # repeated call reuses the plan, the results are fresh arrays, and look-alikes of the
+    # axis (True, 1.0, a NumPy integer) never reuse it.
+    arrays = [np.arange(6).reshape(2, 3) + 10 * k for k in range(count)]
+    want = np.concatenate(arrays, 1)
+    first = dm.concat(arrays, 1)
+    stored = dm.cache_info().stored
+    again = dm.concat(arrays, 1)
+    for got in (first, again):
+        np.testing.assert_array_equal(got, want, strict=True)
+        assert got.flags.c_contiguous
+        assert not any(np.shares_memory(got, a) for a in arrays)
+    assert stored == (1 if count <= 8 else 0)
+    assert dm.cache_info().stored == stored  # the second call took the first's plan
+    with pytest.raises(dm.DTypeError, match="axis=True"):
+        dm.concat(arrays, True)
+    with pytest.raises(dm.DTypeError, match=r"axis=1\.0"):
+        dm.concat(arrays, 1.0)
+    np.testing.assert_array_equal(dm.concat(arrays, np.int64(1)), want, strict=True)
+    # other shapes, or another element type of the same shapes: their own checks
+    with pytest.raises(dm.ValidationError, match="differ in dimension 0"):
+        dm.concat([*arrays[:-1], np.zeros((3, 3), np.int64)], 1)
+    with pytest.raises(dm.DTypeError, match="mix element types"):
+        dm.concat([*arrays[:-1], arrays[-1].astype(np.float32)], 1)
+    big = [np.zeros((512, 1024), np.float32), np.ones((512, 1024), np.float32)]  # past 1 MiB
+    np.testing.assert_array_equal(dm.concat(big, 0), np.concatenate(big, 0), strict=True)
+
+
 def test_concat_out_errors():
     x = np.arange(24).reshape(2, 3, 4)
     for out, pattern in [

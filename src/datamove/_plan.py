@@ -49,7 +49,9 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
 __all__ = [
+    "CONCAT",
     "MAX_BYTES",
+    "MAX_PARAMS",
     "MAX_PLANS",
     "MAX_PLAN_BYTES",
     "PLANS",
@@ -81,6 +83,7 @@ STRIDED_SLICE: Final = 0
 SPLIT: Final = 1
 VARIADIC_SPLIT: Final = 2
 SLICE: Final = 3
+CONCAT: Final = 4
 
 
 class Plan(NamedTuple):
@@ -117,7 +120,7 @@ def chunks(axis: int, bounds: list[int]) -> Plan:
 
 # -- the key rule ------------------------------------------------------------------------------
 _KEY_WORDS: Final = 256  # DM_KEY_WORDS in csrc/plans.c
-_MAX_PARAMS: Final = 8  # DM_MAX_PARAMS
+MAX_PARAMS: Final = 8  # DM_MAX_PARAMS: the most parameters a key holds
 _NATIVE_INTS: Final = frozenset("bhilqBHILQ")  # buffer formats of native integer arrays
 _NDARRAY: Final = np.ndarray
 
@@ -132,7 +135,7 @@ def python_key(ndarray: type, op: int, shape: Any, *params: Any) -> bytes | None
     grow, so checking the total once at the end refuses the same calls.
     """
     del ndarray  # the compiled key takes it to recognise arrays; here it is NumPy's
-    if len(params) > _MAX_PARAMS:
+    if len(params) > MAX_PARAMS:
         msg = "plan_key(ndarray, op, shape, *params)"
         raise TypeError(msg)
     if (
@@ -247,6 +250,24 @@ class _Arrays:
 _MEMO: Final[dict[bytes, bytes | _Arrays | None]] = {}  # marshal bytes -> python_key's answer
 _MEMO_MAX: Final = 4096  # answers held (cleared whole when full)
 _MISS: Final = object()
+
+
+def _memo_key(op: int, shape: Any, params: tuple[Any, ...]) -> bytes | None:
+    """`python_key`'s answer through the memo, as `python_hit` reads it (a call of arrays: asked).
+
+    python_key takes about 4 us a call, the memo one ``marshal.dumps``: on the Python path, a
+    call that `python_hit` does not answer (another library's arrays, Concat) is keyed here.
+    """
+    try:
+        m = marshal.dumps((op, shape, params), 2)
+        k = _MEMO.get(m, _MISS)
+        if k is _MISS:
+            k = _memo(m, params)
+    except Exception:  # noqa: BLE001 - unmarshallable (or a buffer that fails)
+        k = _MISS
+    if k is _MISS or k.__class__ is _Arrays:
+        return python_key(_NDARRAY, op, shape, *params)
+    return k  # type: ignore[return-value]
 
 
 def _memo(m: bytes, live: tuple[Any, ...]) -> bytes | _Arrays | None:
@@ -442,7 +463,7 @@ def plan_for(op: int, shape: Any, params: tuple[Any, ...], build: Callable[..., 
     own values are checked again, so the error names them and what they are (a list, an array),
     as the shape inference of the same values does.
     """
-    k = key(_NDARRAY, op, shape, *params)
+    k = key(_NDARRAY, op, shape, *params) if key is not python_key else _memo_key(op, shape, params)
     if k is not None:
         plan = PLANS.get(k)
         if plan is not None:  # stored under these values: valid for them, however they change
