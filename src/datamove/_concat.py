@@ -17,7 +17,8 @@ from typing import Any, Final
 import numpy as np
 
 from datamove import _backends, _plan
-from datamove._backends._copy import SMALL_BYTES, compiled_loops, copy_pairs
+from datamove._backends import _copy
+from datamove._backends._copy import compiled_loops, copy_pairs
 from datamove._errors import DTypeError, ValidationError, a_kind
 from datamove._shape import INT64_MAX, MAX_LENGTH, Dimension, PartialShape, as_partial_shape
 from datamove._validation import as_int, normalize_axis
@@ -230,13 +231,12 @@ def _numpy_concat(parts: list[np.ndarray], plan: _plan.Plan, out: Any) -> np.nda
     axis = plan.axis
     first = parts[0].shape
     shape = (*first[:axis], plan.indices[-1][axis].stop, *first[axis + 1 :])
-    small = out is None and math.prod(shape) * parts[0].itemsize < SMALL_BYTES
-    if small and all(type(p) is np.ndarray for p in parts):  # subclasses: the engine, below
-        return np.concatenate(parts, axis=axis)
+    small = out is None and math.prod(shape) * parts[0].itemsize < _copy.SMALL_BYTES
+    small = small and all(type(p) is np.ndarray for p in parts)  # subclasses: the engine
     blocks = all(n == 1 for n in shape[:axis]) and all(p.flags.c_contiguous for p in parts)
     if out is None:
         try:
-            if blocks and compiled_loops() is None:
+            if small or (blocks and compiled_loops() is None):
                 return np.concatenate(parts, axis=axis)
             result = np.empty(shape, parts[0].dtype)
         except (ValueError, MemoryError) as exc:  # more than NumPy can hold: say so
