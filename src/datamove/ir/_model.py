@@ -14,7 +14,7 @@ from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import CodeType, FunctionType
-from typing import Any, Final, NamedTuple, TypeVar, cast
+from typing import Any, Final, NamedTuple, cast
 
 import numpy as np
 
@@ -35,6 +35,7 @@ from datamove.ir._graph import (
     Layer,
     Port,
     gc_paused,
+    keep,
     parse_graph,
     parse_shape_attr,
     split_names,
@@ -63,8 +64,6 @@ from datamove.ir._types import ELEMENT_TYPES, PRECISIONS, ElementType, decode
 __all__ = ["CheckReport", "Model", "Problem", "ShapePlanInfo", "given_shapes", "read_model"]
 
 _SHAPE_PLANS_MAX: Final = 64  # input shapes remembered per model (all dropped when full)
-K = TypeVar("K")
-V = TypeVar("V")
 _WITNESS_RUNS: Final = 32  # model input shapes tried for a witness (each a whole inference)
 _WITNESS_VALUES: Final = 8  # the smallest integer constants whose breakpoints are tried
 
@@ -1252,7 +1251,7 @@ class Model:
                 found = self._build_plan(shapes, plan.by_shape)
             except IRError as exc:
                 found = copy.copy(exc)  # without its traceback, which holds the frames' values
-            _keep(self._shaped, key, found)
+            keep(self._shaped, key, found, _SHAPE_PLANS_MAX)
         if isinstance(found, IRError):
             raise copy.copy(found)  # each its own traceback: the one kept is never raised
         return found
@@ -1360,7 +1359,7 @@ class Model:
             if key in plans:  # the second run of these shapes: plan them
                 plans[key] = self._shape_plan(plan, plan.planners, key, values)
             else:  # a shape run once is not planned: that would triple its cost
-                _keep(plans, key, None)
+                keep(plans, key, None, _SHAPE_PLANS_MAX)
         return {name: values[s] for name, s in plan.results}
 
     def _run_plan(self, plan: _Plan, inputs: Mapping[str, Any]) -> tuple[_Plan, list[Any]]:
@@ -1452,7 +1451,7 @@ class Model:
         code = self._programs.get(layout)
         if code is None:
             code = _program(moves, inputs, [s for _, s in plan.results])
-            _keep(self._programs, layout, code)
+            keep(self._programs, layout, code, _SHAPE_PLANS_MAX)
         return cast("_ShapePlan", FunctionType(code, scope))
 
     def _input_slots(self, plan: _Plan, key: tuple[Any, ...]) -> tuple[int, ...]:
@@ -1511,13 +1510,6 @@ class Model:
             f"{len(self._graph.layers)} layers, "
             f"inputs {list(self.inputs)}, outputs {self.outputs}>"
         )
-
-
-def _keep(cache: dict[K, V], key: K, value: V) -> None:
-    """Store ``value`` under ``key`` in a per-model cache, dropping them all when one is full."""
-    if len(cache) >= _SHAPE_PLANS_MAX:
-        cache.clear()
-    cache[key] = value
 
 
 def _shapes_text(shapes: Mapping[str, tuple[int, ...]]) -> str:
