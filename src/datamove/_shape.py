@@ -174,9 +174,9 @@ class Dimension:
     def compatible(self, other: Dimension | int) -> bool:
         """Whether some size is possible for both (OpenVINO's ``compatible``)."""
         o = other if isinstance(other, Dimension) else Dimension(other)
-        lo = max(self._min, o._min)
-        his = [h for h in (self._max, o._max) if h is not None]
-        return not his or lo <= min(his)
+        return (self._max is None or o._min <= self._max) and (
+            o._max is None or self._min <= o._max
+        )
 
     def union(self, other: Dimension | int) -> Dimension:
         """The smallest interval holding both."""
@@ -450,11 +450,12 @@ class PartialShape:
     def compatible(self, other: PartialShape | Sequence[DimensionLike]) -> bool:
         """Whether some concrete shape fits both (OpenVINO's ``compatible``)."""
         o = other if isinstance(other, PartialShape) else PartialShape(other)
-        if self._dims is None or o._dims is None:
+        if self._dims is None or o._dims is None or self is o:
             return True
         if len(self._dims) != len(o._dims):
             return False
-        return all(a.compatible(b) for a, b in zip(self._dims, o._dims, strict=True))
+        # a dim is compatible with itself (the ports of an IR share their parsed dims)
+        return all(a is b or a.compatible(b) for a, b in zip(self._dims, o._dims, strict=True))
 
 
 # Brackets both or neither; white space is ASCII's only (OpenVINO refuses "\xa0[2]").

@@ -342,6 +342,39 @@ def test_only_the_layers_of_the_net_s_first_layers_are_its_graph(tmp_path: Path)
     assert graph.layers[2].kept_out == ("then_body",)
 
 
+def test_consts_written_alike_share_their_value(tmp_path: Path) -> None:
+    # save_model writes equal constants once: the 10,370 small Consts of a 20,000-layer LLM are
+    # 13 values, each read and decoded once. A Const at the same bytes as another but of
+    # another shape or type is its own value.
+    twin = """<layer id="6" name="lengths2" type="Const" version="opset1">
+      <data element_type="i64" shape="2" offset="8" size="16"/>
+      <output><port id="0" precision="I64"><dim>2</dim></port></output>
+    </layer>
+    <layer id="7" name="bytes" type="Const" version="opset1">
+      <data element_type="i32" shape="4" offset="8" size="16"/>
+      <output><port id="0" precision="I32"><dim>4</dim></port></output>
+    </layer>
+    <layer id="8" name="out_c" type="Result" version="opset1">
+      <input><port id="0" precision="I64"><dim>2</dim></port></input>
+    </layer>
+    <layer id="9" name="out_d" type="Result" version="opset1">
+      <input><port id="0" precision="I32"><dim>4</dim></port></input>
+    </layer>
+  </layers>"""
+    xml = _XML.replace("</layers>", twin).replace(
+        "</edges>",
+        '<edge from-layer="6" from-port="0" to-layer="8" to-port="0"/>'
+        '<edge from-layer="7" from-port="0" to-layer="9" to-port="0"/></edges>',
+    )
+    model = ir.read_model(_write(tmp_path, xml, BIN))
+    assert model.check().ok
+    out = model.run({"x": np.zeros((2, 6), np.float32)})
+    assert out["out_c"].tolist() == [2, -1]
+    assert out["out_d"].tolist() == [2, 0, -1, -1]
+    layers = model._graph.layers
+    assert model._load_const(layers[6]) is model._load_const(layers[2])
+
+
 def test_check_reports_every_problem(tmp_path: Path) -> None:
     xml = _XML.replace('type="VariadicSplit"', 'type="Gather"').replace(
         "<dim>2</dim><dim>4</dim></port></input>", "<dim>9</dim></port></input>"

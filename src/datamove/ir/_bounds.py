@@ -106,6 +106,8 @@ def wide_bounds(info: Info) -> Pair | None:
     got = bounds_of(info)
     if got is None or info.etype is None or got[0].size > SMALL:
         return None
+    if info.value is not None and info.value.dtype.kind in "iu":  # known: its Python ints
+        return info.value.astype(object), info.value.astype(object)  # two: callers write them
     low, high = _limits(info.etype)
     signed = info.etype.dtype.kind in "if"
     exact = (got[0] == got[1]).reshape(-1).tolist()

@@ -63,6 +63,7 @@ from datamove.ir._types import ELEMENT_TYPES, PRECISIONS, ElementType, decode
 
 __all__ = ["CheckReport", "Model", "Problem", "ShapePlanInfo", "given_shapes", "read_model"]
 
+_CONST_KEYS: Final = ("offset", "size", "shape", "element_type")  # what makes a Const's value
 _SHAPE_PLANS_MAX: Final = 64  # input shapes remembered per model (all dropped when full)
 _WITNESS_RUNS: Final = 32  # model input shapes tried for a witness (each a whole inference)
 _WITNESS_VALUES: Final = 8  # the smallest integer constants whose breakpoints are tried
@@ -502,7 +503,8 @@ class Model:
         self._graph = graph
         self.name = graph.name
         self.ir_version = graph.version
-        self._consts: dict[int, np.ndarray[Any, Any]] = {}
+        # Const values by their `_CONST_KEYS` texts (`_load_const`)
+        self._consts: dict[tuple[str | None, ...], np.ndarray[Any, Any]] = {}
         self._bin = _BinFile(graph.bin_path, now=any(x.type == "Const" for x in graph.layers))
         self._plan: _Plan | None = None
         # Input shapes and dtypes seen -> their shape plan (None: seen once, not planned yet)
@@ -646,8 +648,15 @@ class Model:
 
     # -- constants --------------------------------------------------------------------------
     def _load_const(self, layer: Layer, layout: Layout | None = None) -> np.ndarray[Any, Any]:
-        """The value of the Const ``layer``, read once; ``layout``: its `const_layout`, if known."""
-        cached = self._consts.get(layer.index)
+        """The value of the Const ``layer``, read once; ``layout``: its `const_layout`, if known.
+
+        One value for all the Consts that write ``offset``, ``size``, ``shape`` and
+        ``element_type`` alike (`_CONST_KEYS`): their checks and bytes are the same, and
+        ``save_model`` writes equal constants once (the 10,370 small Consts of a 20,000-layer
+        LLM are 13 values). Read-only, so shared.
+        """
+        key = tuple(map(layer.data.get, _CONST_KEYS))
+        cached = self._consts.get(key)
         if cached is not None:
             return cached
         shape, etype = layout or const_layout(layer)  # checked against its size and NumPy's
@@ -659,7 +668,7 @@ class Model:
         else:
             value = decode(self._bin.read(layer, offset, offset + need), etype, dims)
         value.flags.writeable = False
-        self._consts[layer.index] = value
+        self._consts[key] = value
         return value
 
     def _raw_const(self, layer: Layer) -> bytes:
