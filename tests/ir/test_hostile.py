@@ -372,7 +372,7 @@ def test_consts_written_alike_share_their_value(tmp_path: Path) -> None:
     assert out["out_c"].tolist() == [2, -1]
     assert out["out_d"].tolist() == [2, 0, -1, -1]
     layers = model._graph.layers
-    assert model._load_const(layers[6]) is model._load_const(layers[2])
+    assert model._const(layers[6]).value is model._const(layers[2]).value
 
 
 def test_check_reports_every_problem(tmp_path: Path) -> None:

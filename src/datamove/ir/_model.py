@@ -42,6 +42,7 @@ from datamove.ir._graph import (
 )
 from datamove.ir._ops import (
     LAYER_OPS,
+    SMALL,
     Context,
     Info,
     Join,
@@ -503,8 +504,8 @@ class Model:
         self._graph = graph
         self.name = graph.name
         self.ir_version = graph.version
-        # Const values by their `_CONST_KEYS` texts (`_load_const`)
-        self._consts: dict[tuple[str | None, ...], np.ndarray[Any, Any]] = {}
+        # Each Const's layout and value (None: not read) by its `_CONST_KEYS` texts (`_const`)
+        self._consts: dict[tuple[str | None, ...], tuple[Layout, np.ndarray[Any, Any] | None]] = {}
         self._bin = _BinFile(graph.bin_path, now=any(x.type == "Const" for x in graph.layers))
         self._plan: _Plan | None = None
         # Input shapes and dtypes seen -> their shape plan (None: seen once, not planned yet)
@@ -647,29 +648,31 @@ class Model:
         return min(names) if names else result.name
 
     # -- constants --------------------------------------------------------------------------
-    def _load_const(self, layer: Layer, layout: Layout | None = None) -> np.ndarray[Any, Any]:
-        """The value of the Const ``layer``, read once; ``layout``: its `const_layout`, if known.
+    def _const(self, layer: Layer, *, whole: bool = False) -> Info:
+        """The Const ``layer``'s port: its `const_layout`, and its value where small or ``whole``.
 
-        One value for all the Consts that write ``offset``, ``size``, ``shape`` and
-        ``element_type`` alike (`_CONST_KEYS`): their checks and bytes are the same, and
-        ``save_model`` writes equal constants once (the 10,370 small Consts of a 20,000-layer
-        LLM are 13 values). Read-only, so shared.
+        The value is read where it has `SMALL` elements or fewer (for `check`), or ``whole``
+        (for `run`). Checked and read once for all the Consts that write `_CONST_KEYS` alike:
+        their checks and bytes are the same, and ``save_model`` writes equal constants once
+        (the 10,370 small Consts of a 20,000-layer LLM are 13 values). A value is read-only,
+        so shared.
         """
         key = tuple(map(layer.data.get, _CONST_KEYS))
-        cached = self._consts.get(key)
-        if cached is not None:
-            return cached
-        shape, etype = layout or const_layout(layer)  # checked against its size and NumPy's
-        dims = shape.to_shape()
-        offset = layer.extent_attr("offset")
-        need = etype.nbytes(math.prod(dims))
-        if need == 0:
-            value = np.zeros(dims, dtype=etype.dtype)
-        else:
-            value = decode(self._bin.read(layer, offset, offset + need), etype, dims)
-        value.flags.writeable = False
-        self._consts[key] = value
-        return value
+        layout, value = self._consts.get(key) or (const_layout(layer), None)
+        shape, etype = layout
+        if value is None and (whole or math.prod(shape.to_shape()) <= SMALL):
+            dims = shape.to_shape()
+            offset = layer.extent_attr("offset")
+            need = etype.nbytes(math.prod(dims))
+            if need == 0:
+                value = np.zeros(dims, dtype=etype.dtype)
+            else:
+                value = decode(self._bin.read(layer, offset, offset + need), etype, dims)
+            value.flags.writeable = False
+            self._consts[key] = (layout, value)
+        elif value is None:
+            self._consts[key] = (layout, None)
+        return Info(shape, etype, value)
 
     def _raw_const(self, layer: Layer) -> bytes:
         offset, size = layer.extent_attr("offset"), layer.extent_attr("size")
@@ -813,7 +816,7 @@ class Model:
                     count = op.output_count(layer, ins) if op.output_count else None
                     if count in (None, len(layer.outputs)):  # never infer 10**8 num_splits
                         context = Context(
-                            overrides.get(idx), self._load_const, new_shapes, _moved_or_bound
+                            overrides.get(idx), self._const, new_shapes, _moved_or_bound
                         )
                         outs = op.infer(layer, ins, context)
                         count = len(outs)
@@ -1149,7 +1152,7 @@ class Model:
                 shape = parse_shape_attr(layer.data.get("shape", ""), "shape", layer)
                 params.append((outs[0], layer, shape, ELEMENT_TYPES[layer.data["element_type"]]))
             elif layer.type == "Const":
-                const_values[outs[0]] = self._load_const(layer)
+                const_values[outs[0]] = cast("np.ndarray", self._const(layer, whole=True).value)
             elif idx in folded:  # a shape subgraph's value: the same on every run
                 const_values.update(zip(outs, folded[idx], strict=True))
             elif idx in shaped:  # (by_shape) folded at each run's shapes: nothing to run here

@@ -165,8 +165,8 @@ class Context(NamedTuple):
     """What the inference of a source layer may need besides the layer itself."""
 
     parameter_shape: PartialShape | None = None  # a Parameter's new shape (Model.check)
-    # A Const's value, given the layout `const_layout` checked (so that it is checked once)
-    load_const: Callable[[Layer, Layout], np.ndarray[Any, Any]] | None = None
+    # A Const's port, its layout checked and its value read where small (`Model._const`)
+    const: Callable[[Layer], Info] | None = None
     # Model.check gave the inputs new shapes: the ports' declared shapes are not OpenVINO's
     # inference of this graph (it infers again after a reshape)
     reshaped: bool = False
@@ -256,8 +256,8 @@ Layout = tuple[PartialShape, ElementType]  # a Const's static shape and element 
 def const_layout(layer: Layer) -> Layout:
     """A Const's static shape and element type, checked against its ``size`` and NumPy.
 
-    The one check of a Const before anything is read or allocated for it: inference and
-    `Model._load_const` both call it.
+    The one check of a Const before anything is read or allocated for it: `Model._const`
+    calls it.
     """
     text = layer.data.get("shape", "")
     shape = parse_shape_attr(text, "shape", layer)
@@ -453,11 +453,7 @@ def _parameter_infer(layer: Layer, _ins: list[Info], context: Context) -> list[I
 
 
 def _const_infer(layer: Layer, _ins: list[Info], context: Context) -> list[Info]:
-    shape, etype = layout = const_layout(layer)
-    load = context.load_const
-    small = math.prod(shape.to_shape()) <= SMALL
-    value = load(layer, layout) if load is not None and small else None
-    return [Info(shape, etype, value)]
+    return [context.const(layer) if context.const is not None else Info(*const_layout(layer))]
 
 
 def _result_infer(_layer: Layer, _ins: list[Info], _context: Context) -> list[Info]:
