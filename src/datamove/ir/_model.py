@@ -760,6 +760,7 @@ class Model:
             self._other_names(),
         )
 
+    @gc_paused()  # it allocates an Info or two per port, none of it garbage
     def _infer(
         self,
         overrides: Mapping[int, PartialShape],
