@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_slice_models import _arange, _assert_same
+from test_view_layers import runs_as_openvino
 
 import datamove as dm
 from datamove import ir
@@ -144,24 +145,7 @@ OPSET = [
 def test_run_computes_reshape_and_transpose_as_openvino(
     name: str, build: Any, shape: list[int], sizes: list[tuple[int, ...]], tmp_path: Path
 ) -> None:
-    xml = _model(build, shape, tmp_path)
-    model = ir.read_model(xml)
-    report = model.check()
-    assert report.ok, report
-    assert not report.opaque
-    assert str(report.outputs["y"][0]) == ov_models.openvino_shapes(xml)["y"]
-    for size in sizes or [tuple(shape)]:
-        inputs = {"x": _arange(size)}
-        want = ov_models.run_openvino(xml, inputs)
-        for _ in range(3):  # the checked path, then the shape plan is made, then used
-            got = model.run(inputs)
-            _assert_same(got, want)
-            assert np.shares_memory(got["y"], inputs["x"]) or not inputs["x"].size  # a view
-        tensor = torch.from_numpy(_arange(size))
-        got = model.run({"x": tensor})
-        _assert_same({k: v.numpy() for k, v in got.items()}, want)
-        if tensor.numel():
-            assert got["y"].data_ptr() == tensor.data_ptr()  # a torch view
+    model = runs_as_openvino(_model(build, shape, tmp_path), shape, sizes)
     assert model.shape_plan_info().planned == len(sizes or [shape])
 
 

@@ -71,12 +71,20 @@ def test_run_computes_unsqueeze_and_squeeze_as_openvino(
     name: str, build: Any, shape: list[int], sizes: list[tuple[int, ...]], tmp_path: Path
 ) -> None:
     # Fixed: run refused these models ("datamove does not compute Unsqueeze layers").
-    xml = _model(build, shape, tmp_path)
+    runs_as_openvino(_model(build, shape, tmp_path), shape, sizes)
+
+
+def runs_as_openvino(xml: Path, shape: list[int], sizes: list[tuple[int, ...]]) -> ir.Model:
+    """Check a model of views of ``x`` (its output ``y``) and run it against OpenVINO's plugin.
+
+    Checked with no opaque layer, its output inferred as OpenVINO declares it (dims moved, a
+    dim of 1 inserted or not); run at each size (the shape itself where none), on NumPy (the
+    checked path, then the shape plan made, then used) and PyTorch: OpenVINO's values, views.
+    """
     model = ir.read_model(xml)
     report = model.check()
     assert report.ok, report
     assert not report.opaque
-    # check infers the output as OpenVINO declares it (dims moved, a dim of 1 inserted or not)
     assert str(report.outputs["y"][0]) == ov_models.openvino_shapes(xml)["y"]
     for size in sizes or [tuple(shape)]:
         inputs = {"x": _arange(size)}
@@ -90,6 +98,7 @@ def test_run_computes_unsqueeze_and_squeeze_as_openvino(
         _assert_same({k: v.numpy() for k, v in got.items()}, want)
         if tensor.numel():
             assert got["y"].data_ptr() == tensor.data_ptr()  # a torch view
+    return model
 
 
 # PyTorch's views, converted with dynamic dims: in the middle of slicing
