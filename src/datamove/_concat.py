@@ -231,12 +231,9 @@ def _numpy_concat(parts: list[np.ndarray], plan: _plan.Plan, out: Any) -> np.nda
     axis = plan.axis
     first = parts[0].shape
     shape = (*first[:axis], plan.indices[-1][axis].stop, *first[axis + 1 :])
-    small = out is None and math.prod(shape) * parts[0].itemsize < _copy.SMALL_BYTES
-    small = small and all(type(p) is np.ndarray for p in parts)  # subclasses: the engine
-    blocks = all(n == 1 for n in shape[:axis]) and all(p.flags.c_contiguous for p in parts)
     if out is None:
         try:
-            if small or (blocks and compiled_loops() is None):
+            if _by_numpy(parts, shape, axis):
                 return np.concatenate(parts, axis=axis)
             result = np.empty(shape, parts[0].dtype)
         except (ValueError, MemoryError) as exc:  # more than NumPy can hold: say so
@@ -252,3 +249,16 @@ def _numpy_concat(parts: list[np.ndarray], plan: _plan.Plan, out: Any) -> np.nda
     # The parts of the output are the chunks of a VariadicSplit by the inputs' lengths.
     copy_pairs([(result[index], p) for index, p in zip(plan.indices, parts, strict=True)])
     return result
+
+
+def _by_numpy(parts: list[np.ndarray], shape: tuple[int, ...], axis: int) -> bool:
+    """Whether a fresh output is ``np.concatenate``'s rather than the copy engine's.
+
+    Small ones of exact ndarrays (a subclass takes the engine), and blocks of a C-contiguous
+    output where the compiled loops were not built.
+    """
+    small = math.prod(shape) * parts[0].itemsize < _copy.SMALL_BYTES
+    if small and all(type(p) is np.ndarray for p in parts):
+        return True
+    blocks = all(n == 1 for n in shape[:axis]) and all(p.flags.c_contiguous for p in parts)
+    return blocks and compiled_loops() is None
