@@ -20,7 +20,13 @@ from datamove import _backends, _plan
 from datamove._errors import ValidationError, plural
 from datamove._memo import memoize
 from datamove._shape import PartialShape, ShapeLike, Unknown, as_partial_shape
-from datamove._strided_slice import NUMPY_MAXDIMS, clamp_bounds, past_numpy_rank, range_length
+from datamove._strided_slice import (
+    NUMPY_MAXDIMS,
+    clamp_bounds,
+    past_numpy_rank,
+    range_length,
+    takes_whole,
+)
 from datamove._validation import Vector, check_concrete, index_vector, normalize_axis, vector_length
 
 __all__ = ["infer_slice", "plan_slice", "slice"]
@@ -175,6 +181,8 @@ def _build(shape: tuple[int, ...], start: Any, stop: Any, step: Any, axes: Any) 
         raise past_numpy_rank(OP, "infer_slice", "data.shape", list(shape), f"has rank {rank}")
     index: list[Any] = [_py_slice(None)] * rank
     for i, axis in enumerate(_axes(start, axes, a, n, rank)):
+        if takes_whole(b[i], e[i], s[i], 0, 0):
+            continue  # its size unread: Dask may not know it
         d = shape[axis]
         if d == 0:
             index[axis] = _py_slice(0, 0, 1)

@@ -24,6 +24,7 @@ from datamove._memo import memoize
 from datamove._shape import (
     HUGE_LENGTH,
     INT64_MAX,
+    INT64_MIN,
     Dimension,
     PartialShape,
     ShapeLike,
@@ -229,6 +230,16 @@ def clamp_bounds(d: int, b: int, e: int, s: int, begin_mask: int, end_mask: int)
         start = d - 1 if begin_mask else min(max(b + d if b < 0 else b, 0), d - 1)
         stop = -1 if end_mask else min(max(e + d if e < 0 else e, -1), d)
     return start, stop
+
+
+def takes_whole(b: int, e: int, s: int, begin_mask: int, end_mask: int) -> bool:
+    """Whether `clamp_bounds` gives the whole axis in order for every size ``d``, unread.
+
+    An axis whose size is not known (a Dask array's after boolean indexing) can be sliced so.
+    """
+    return (
+        s == 1 and (bool(begin_mask) or b in (0, INT64_MIN)) and (bool(end_mask) or e == INT64_MAX)
+    )
 
 
 def _count(start: int, stop: int, s: int) -> int:
@@ -518,8 +529,11 @@ def numpy_index(
             index.append(_shrink_index(d, p.begin[step.i], step.i))
         else:
             i = step.i
-            d = shape[step.axis]
             s = p.stride[i]
+            if takes_whole(p.begin[i], p.end[i], s, p.begin_mask[i], p.end_mask[i]):
+                index.append(slice(None))  # its size unread: Dask may not know it
+                continue
+            d = shape[step.axis]
             if d == 0:
                 index.append(slice(0, 0, 1))
             else:

@@ -45,6 +45,24 @@ def test_unknown_sizes_kept_whole_are_lazy_and_needed_ones_raise() -> None:
     np.testing.assert_array_equal(right.compute(), a[2:, 2:])
     tail = dm.strided_slice(y, [0, 1], [0, 4], [1, 2], ellipsis_mask=[1])
     np.testing.assert_array_equal(tail.compute(), a[2:, 1:4:2])
+    # Kept whole by masks or by the bounds that clamp to the whole axis at any size: lazy too
+    big, small = 2**63 - 1, -(2**63)
+    for got in (
+        dm.strided_slice(y, [0, 1], [0, 3], begin_mask=[1, 0], end_mask=[1, 0]),
+        dm.strided_slice(y, [small, 1], [big, 3]),
+        dm.strided_slice(y, [0, 1], [big, 3], [1, 1]),
+        dm.slice(y, [0, 1], [big, 3], [1, 1]),
+        dm.slice(y, [1, small], [3, big], [1, 1], [1, 0]),
+    ):
+        assert np.isnan(got.shape[0])
+        np.testing.assert_array_equal(got.compute(), a[2:, 1:3])
+    for cut in (  # whole only for some sizes, or reversed (Dask cannot reverse such an axis)
+        lambda: dm.slice(y, [0], [6], [1], [0]),
+        lambda: dm.strided_slice(y, [0], [0], [-1], begin_mask=[1], end_mask=[1]),
+        lambda: dm.slice(y, [-1], [small], [-1], [0]),
+    ):
+        with pytest.raises(BackendError, match="unknown size \\(NaN\\) along axis 0"):
+            cut()
     with pytest.raises(BackendError, match="unknown size \\(NaN\\) along axis 0") as info:
         dm.split(y, 0, 2)
     assert "compute_chunk_sizes" in str(info.value)
