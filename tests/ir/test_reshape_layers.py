@@ -215,6 +215,30 @@ def _run_time_model(op: str, length: int, tmp_path: Path, special_zero: bool = F
     return ov_models.save(ov.Model([out], [x, values]), tmp_path, f"{op}_{special_zero}")
 
 
+@pytest.mark.parametrize(("op", "length"), [("Reshape", 2), ("Reshape", 0), ("Transpose", 3)])
+@pytest.mark.parametrize("new", ["[4,3,4]", "[1..5,3,0]", "[?,2,3..6]"])
+def test_new_input_shapes_keep_the_rank_the_layer_fixes(
+    op: str, length: int, new: str, tmp_path: Path
+) -> None:
+    # Under check(input_shapes), a target or order read at run time is no shape: OpenVINO
+    # infers the graph again and gives a Reshape one dim per target entry, a Transpose the
+    # data's rank (each dim any size), where datamove once gave any rank. datamove's Transpose
+    # dims are each one of the data's: within their hull.
+    xml = _run_time_model(op, length, tmp_path)
+    got, _ = ir.read_model(xml).check(input_shapes={"x": new}).outputs["y"]
+    model = ov.Core().read_model(xml)
+    model.reshape({"x": ov.PartialShape(new)})
+    want = dm.PartialShape.parse(str(model.output("y").get_partial_shape()))
+    assert got.rank == want.rank
+    assert want.compatible(got)
+    if op == "Reshape":
+        assert got == want == dm.PartialShape.dynamic(length)
+    else:
+        dims = dm.PartialShape.parse(new).dims
+        hull = dims[0].union(dims[1]).union(dims[2])
+        assert got == dm.PartialShape([hull] * 3)
+
+
 RUN_TIME = [
     ("Reshape", True, (2, 3, 4), [0, -1]),
     ("Reshape", True, (2, 3, 4), [0, 0, 2, 2]),

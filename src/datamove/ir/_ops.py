@@ -18,6 +18,7 @@ inferred by check's shape-subgraph rules.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import re
@@ -844,6 +845,7 @@ def _view_info(
     ins: list[Info],
     context: Context,
     dims_of: Callable[[tuple[int, ...]], Sequence[int]] | None,
+    unknown: PartialShape | None = None,
 ) -> Info:
     """The output of a view layer (Unsqueeze, Squeeze, Reshape, Transpose) for check.
 
@@ -852,7 +854,9 @@ def _view_info(
     those of check's shape-subgraph rules (`Context.moved`): a value or its bounds where the
     data's is known, else the data's dims moved (reshaped: intervals); on static data
     ``dims_of``'s where they do not know it (a scalar's Squeeze); else the declared port (a
-    Squeeze of a dim that may be another size than 1: OpenVINO's own).
+    Squeeze of a dim that may be another size than 1: OpenVINO's own), or under new input
+    shapes ``unknown``: what the layer fixes without its index input's values (a rank), else
+    any rank.
     """
     data = ins[0].shape
     static = None
@@ -866,6 +870,8 @@ def _view_info(
         shape = PartialShape(None)
         if port is not None and port.has_dims and not context.reshaped:
             shape = port.shape
+        elif context.reshaped and unknown is not None:
+            shape = unknown
         info = Info(shape, ins[0].etype)
     _check_ranks(layer, (info.shape,))
     return info
@@ -1021,8 +1027,10 @@ def _reshape_infer(layer: Layer, ins: list[Info], context: Context) -> list[Info
     _check_integer(ins[1], "Reshape", "shape")
     rank = ins[0].shape.rank
     target = None if ins[1].value is None else _ints(ins[1].value)
-    if target is None:
-        return [_view_info(layer, ins, context, None)]
+    if target is None:  # one output dim per entry, each any size (OpenVINO's own rule)
+        length = ins[1].shape[0]
+        unknown = PartialShape.dynamic(length.min) if length.is_static else None
+        return [_view_info(layer, ins, context, None, unknown)]
     if rank is not None:  # the rules the sizes do not decide
         _reshape_values(target, rank, special)
     etype = ins[0].etype
@@ -1045,8 +1053,11 @@ def _transpose_infer(layer: Layer, ins: list[Info], context: Context) -> list[In
         rule = f"must hold {plural(rank, 'value')} (the data's rank) or none"  # by its shape
         raise ValidationError("Transpose", "input_order", str(ins[1].shape), rule)
     order = None if ins[1].value is None else _ints(ins[1].value)
-    if order is None:
-        return [_view_info(layer, ins, context, None)]
+    if order is None:  # each output dim is one of the data's: within their hull, at its rank
+        dims = ins[0].shape.dims if rank is not None else None
+        hull = [functools.reduce(Dimension.union, dims)] if dims else []
+        unknown = None if dims is None else PartialShape(hull * len(dims))
+        return [_view_info(layer, ins, context, None, unknown)]
     if rank is not None:
         transpose_order(rank, order)
 
