@@ -4,6 +4,7 @@ from PyTorch, at several sizes including 0; invalid axes are check problems and 
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ import numpy as np
 import pytest
 from test_slice_models import _arange, _assert_same
 
+import datamove as dm
 from datamove import ir
 
 ov_models = pytest.importorskip("ov_models")
@@ -200,6 +202,46 @@ def test_axes_read_at_run_time(op: str, tmp_path: Path) -> None:
     bad = {"x": _arange((1, 3, 1)), "axes": np.array([0, 9], np.int64)}
     with pytest.raises(ir.IRError, match=rf"failed at run time: {op}: axes=\[0, 9\] must each"):
         model.run(bad)
+
+
+@pytest.mark.parametrize(
+    ("op", "count", "new", "want"),
+    [
+        ("Unsqueeze", 1, "[4,3,5]", "[1..5,1..5,1..5,1..5]"),  # OpenVINO: [...]
+        ("Unsqueeze", 1, "[0,2..6]", "[..6,..6,..6]"),
+        ("Unsqueeze", 0, "[4,3,5]", "[4,3,5]"),  # (OpenVINO builds no empty Const)
+        ("Unsqueeze", 2, "[4,3,5]", "[...]"),  # [0, 0] adds one axis, [0, 1] two
+        ("Squeeze", 1, "[4,3,5]", "[4,3,5]"),  # OpenVINO's: no dim to squeeze
+        ("Squeeze", 2, "[4,3..6,5]", "[4,3..6,5]"),
+        ("Squeeze", 1, "[4,1,5]", "[...]"),  # [1] squeezes, [0] is ignored: either rank
+        ("Squeeze", 1, "[4,0..2,5]", "[...]"),
+    ],
+)
+def test_new_input_shapes_keep_what_the_count_of_axes_fixes(
+    op: str, count: int, new: str, want: str, tmp_path: Path
+) -> None:
+    # Under check(input_shapes), axes read at run time are no shape, but their count can fix
+    # one; every output OpenVINO gives for each axes value at each size lies inside it
+    x = ops.parameter([-1] * (new.count(",") + 1), np.float32, name="x")
+    axes = ops.parameter([count], np.int64, name="axes")
+    build = ops.unsqueeze if op == "Unsqueeze" else ops.squeeze
+    out = build(x, axes)
+    out.output(0).get_tensor().set_names({"y"})
+    xml = ov_models.save(ov.Model([out], [x, axes]), tmp_path)
+    got, _ = ir.read_model(xml).check(input_shapes={"x": new}).outputs["y"]
+    assert str(got) == want
+    rank = new.count(",") + 1 + (count if op == "Unsqueeze" else 0)
+    sizes = [
+        [d.min, d.max if d.max is not None else d.min + 3] for d in dm.PartialShape.parse(new).dims
+    ]
+    for shape in {tuple(s) for s in itertools.product(*sizes)}:
+        for values in itertools.product(range(-rank, rank), repeat=count) if count else []:
+            try:  # axes OpenVINO refuses (out of range for the rank they give) give nothing
+                ref = _model(lambda x, v=values: build(x, _axes(list(v))), list(shape), tmp_path)
+            except RuntimeError:
+                continue
+            model = ov.Core().read_model(ref)
+            assert tuple(model.output("y").get_partial_shape().to_shape()) in got
 
 
 @pytest.mark.parametrize("op", ["Unsqueeze", "Squeeze"])

@@ -830,7 +830,7 @@ def _view_infer(layer: Layer, ins: list[Info], context: Context) -> list[Info]:
             dims = [1] * data.rank  # the rank alone decides which axes are allowed
             unsqueeze_index(dims, axes) if op == "Unsqueeze" else squeeze_index(dims, axes)
     if axes is None and not (op == "Squeeze" and len(ins) == 1):
-        return [_view_info(layer, ins, context, None)]
+        return [_view_info(layer, ins, context, None, _view_of_unknown_axes(op, data, ins[1]))]
 
     def dims_of(shape: tuple[int, ...]) -> list[int]:
         unsqueeze = op == "Unsqueeze"
@@ -838,6 +838,25 @@ def _view_infer(layer: Layer, ins: list[Info], context: Context) -> list[Info]:
         return _indexed_shape(shape, index)
 
     return [_view_info(layer, ins, context, dims_of)]
+
+
+def _view_of_unknown_axes(op: str, data: PartialShape, axes: Info) -> PartialShape | None:
+    """An Unsqueeze's or Squeeze's output where the number of its axes alone fixes it.
+
+    A Squeeze of data with no dim that may be 1 keeps it whole (an axis at another dim is
+    ignored, as in OpenVINO); an Unsqueeze of one axis adds a dim: the rank plus one, each dim 1
+    or one of the data's (OpenVINO gives any rank), of none the data. ``None`` otherwise.
+    """
+    if data.rank is None:
+        return None
+    if op == "Squeeze":
+        return None if any(1 in d for d in data.dims) else data
+    count = math.prod(axes.shape.to_shape()) if axes.shape.is_static else None
+    if count == 1:
+        return PartialShape(
+            [functools.reduce(Dimension.union, data.dims, Dimension(1))] * (data.rank + 1)
+        )
+    return data if count == 0 else None
 
 
 def _view_info(
