@@ -526,7 +526,8 @@ def test_explain_onnx_model_as_reads_its_nodes_as_onnx(
     pytest.importorskip("onnx")
     path = write_onnx_example(tmp_path)
     assert main(["explain", str(path), "--as", "onnx,openvino", "--json"]) == 0
-    cut, parts = json.loads(capsys.readouterr().out)
+    cut, parts, join = json.loads(capsys.readouterr().out)
+    assert join["as"]["onnx"]["error"].startswith("Concat: layer='3' joins its inputs")
     ((op, p),) = cut["as"]["onnx"]["value"]
     assert op == "Slice"
     back = dm.Slicing.from_onnx(p["starts"], p["ends"], p["axes"], p["steps"])

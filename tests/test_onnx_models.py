@@ -21,7 +21,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from datamove import ValidationError, ir
+from datamove import PartialShape, ValidationError, ir
 from datamove.cli import main
 from strategies import examples
 from test_splitting_onnx import onnx_splits, run_ort, split_model
@@ -84,9 +84,13 @@ def test_explained_expressions_give_what_onnxruntime_gives(
     values["x"] = _arange(tuple(shape))
     nodes = list(model.graph.node)
     layers = _explained(path, capsys)
-    assert [i["name"] for i in layers] == [n.name for n in nodes if n.op_type in ("Slice", "Split")]
+    listed = ("Slice", "Split", "Concat", "Unsqueeze", "Squeeze")
+    assert [i["name"] for i in layers] == [n.name for n in nodes if n.op_type in listed]
     for info in layers:
         node = nodes[int(info["layer_id"])]
+        if info["layer_type"] == "Concat":
+            _check_concat_parts(info, node, values)
+            continue
         x = values[node.input[0]]
         assert info["input_shape"] == "[" + ",".join(map(str, x.shape)) + "]"
         texts = info["numpy"] if isinstance(info["numpy"], list) else [info["numpy"]]
@@ -99,6 +103,74 @@ def test_explained_expressions_give_what_onnxruntime_gives(
             assert got.shape == want.shape, (text, info)
             assert declared == "[" + ",".join(map(str, want.shape)) + "]"
             np.testing.assert_array_equal(got, want)
+
+
+def _check_concat_parts(info: dict[str, Any], node: Any, values: dict[str, np.ndarray]) -> None:
+    """Each part a Concat's entry writes, taken of onnxruntime's output, is that input."""
+    out = values[node.output[0]]
+    (declared,) = info["output_shapes"]
+    assert PartialShape.parse(declared).compatible(out.shape)
+    assert len(info["parts"]) == len(info["sources"]) == len(node.input)
+    names = {f"x{k}": values[name] for k, name in enumerate(node.input)}  # x0.shape[1]
+    for part, name in zip(info["parts"], node.input, strict=True):
+        np.testing.assert_array_equal(eval(part, {"out": out, **names}), values[name])  # noqa: S307
+
+
+def _views_and_joins(opset: int) -> Any:
+    """Unsqueeze, Squeeze (of listed axes, of every 1) and Concat, and a shape subgraph's Concat."""
+    f32, i64 = TensorProto.FLOAT, TensorProto.INT64
+    axes = {"axes": [0, -1]}, {"axes": [0]}
+    inits = [helper.make_tensor("shape_tail", i64, [1], [-1])]
+    if opset >= 13:
+        inits += [
+            helper.make_tensor(n, i64, [len(v)], v) for n, v in (("ua", [0, -1]), ("sa", [0]))
+        ]
+        axes = {}, {}
+    nodes = [
+        helper.make_node("Unsqueeze", ["x", *(["ua"] if opset >= 13 else [])], ["u"], **axes[0]),
+        helper.make_node("Squeeze", ["u", *(["sa"] if opset >= 13 else [])], ["s"], **axes[1]),
+        helper.make_node("Squeeze", ["u"], ["every"]),
+        helper.make_node("Concat", ["every", "x"], ["joined"], axis=-1),
+        helper.make_node("Shape", ["x"], ["dims"]),  # a shape subgraph's Concat: not listed
+        helper.make_node("Concat", ["dims", "shape_tail"], ["target"], axis=0),
+        helper.make_node("Reshape", ["joined", "target"], ["y"]),
+    ]
+    for k, node in enumerate(nodes):
+        node.name = f"{node.op_type.lower()}{k}"
+    outputs = [helper.make_tensor_value_info(n, f32, None) for n in ("s", "y")]
+    graph = helper.make_graph(
+        nodes, "g", [helper.make_tensor_value_info("x", f32, ["n", 3])], outputs, inits
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 8
+    return onnx.shape_inference.infer_shapes(model, strict_mode=True)
+
+
+@pytest.mark.parametrize("opset", [11, 13])
+def test_explain_lists_concat_unsqueeze_and_squeeze_nodes_as_an_ir_s_layers(
+    tmp_path: Path, opset: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # fixed: explain MODEL.onnx listed no Concat, Unsqueeze or Squeeze node, explain MODEL.xml did
+    model = _views_and_joins(opset)
+    x = _arange((2, 3))
+    values = onnx_graphs.run_onnxruntime(model, x) | {"x": x}
+    layers = _explained(onnx_graphs.save(model, tmp_path), capsys)
+    nodes = list(model.graph.node)
+    assert [i["name"] for i in layers] == ["unsqueeze0", "squeeze1", "squeeze2", "concat3"]
+    unsqueeze, squeeze, every, concat = layers
+    # on x of shape [?,3]: one index for every size where one is, as an IR's layers
+    assert (unsqueeze["numpy"], squeeze["numpy"]) == ("x[None, :, :, None]", "x[0]")
+    assert every["numpy"] is None
+    assert every["note"] == "which dims it drops depends on the sizes [1,?,3,1] allows"
+    for info in (unsqueeze, squeeze):
+        node = nodes[int(info["layer_id"])]
+        got = eval(info["numpy"], {"x": values[node.input[0]]})  # noqa: S307
+        np.testing.assert_array_equal(got, values[node.output[0]])
+    assert concat["sources"] == ["node 2 'squeeze2' (Squeeze)", "input 'x'"]
+    assert concat["parts"] == ["out[:, :x0.shape[1]]", "out[:, x0.shape[1]:]"]
+    _check_concat_parts(concat, nodes[3], values)
+    assert main(["explain", str(tmp_path / "model.onnx"), "--layer", "concat3"]) == 0
+    assert "x1 from input 'x': out[" in capsys.readouterr().out
 
 
 def _edited(model: Any, value: str, dim: int) -> Any:
@@ -171,6 +243,7 @@ def test_dynamic_dims_are_checked_and_explained_for_every_size(
         "x[:, 1:]",
         "x[:, :, :2147483647:2]",
         None,
+        "np.concatenate([x0, x1], axis=2)",
     ]
     note = "-2::-2 selects 1 element(s) by OpenVINO's clamping and 0 by NumPy's"
     assert note in layers[3]["note"]
@@ -182,6 +255,7 @@ def test_dynamic_dims_are_checked_and_explained_for_every_size(
             node = nodes[int(info["layer_id"])]
             got = eval(info["numpy"], {"x": values[node.input[0]]})  # noqa: S307
             np.testing.assert_array_equal(got, values[node.output[0]])
+        _check_concat_parts(layers[4], nodes[4], values)
     np.testing.assert_array_equal(values["v"], _arange((0, 3, 2))[:, 1:, -2::-2])
     values = onnx_graphs.run_onnxruntime(model, _arange((2, 3, 1)))
     np.testing.assert_array_equal(values["v"], _arange((2, 3, 1))[:, 1:, 0:1])  # x[0], clamped
@@ -195,7 +269,7 @@ def test_split_18_on_a_dynamic_dim_is_written_with_the_spec_rule(
 ) -> None:
     model = onnx_graphs.split18([2, 3, "W"])
     path = onnx_graphs.save(model, tmp_path)
-    (info,) = _explained(path, capsys)
+    info, _ = _explained(path, capsys)  # the Split and a Concat
     assert info["numpy"] == [
         "x[:, :, :-(-x.shape[2]//3)]",
         "x[:, :, -(-x.shape[2]//3):-(-x.shape[2]//3)*2]",
@@ -709,7 +783,9 @@ def test_explain_layer_picks_a_node_by_index_or_name(
     assert main(["explain", str(path), "--layer", "0"]) == 0
     assert capsys.readouterr().out == out
     assert main(["explain", str(path), "--layer", "relu"]) == 1
-    assert "names no Slice, Split, SplitToSequence or SequenceAt node" in capsys.readouterr().err
+    assert "names no Slice, Split, Concat, Unsqueeze, Squeeze, SplitToSequence or" in (
+        capsys.readouterr().err
+    )
 
 
 def test_without_the_onnx_package_reading_onnx_says_how_to_install_it(

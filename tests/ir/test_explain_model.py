@@ -881,10 +881,10 @@ def test_an_onnx_node_of_another_type_is_named_as_such(
     from datamove.ir._examples import write_onnx_example
 
     model = str(write_onnx_example(tmp_path))
-    for layer in ("join", "3"):
+    for layer in ("relu", "0"):
         assert main(["explain", model, "--layer", layer]) == 1
         err = capsys.readouterr().err
-        assert "(by index or name) (it names node 3 'join', a Concat) (hint: " in err
+        assert "(by index or name) (it names node 0 'relu', a Relu) (hint: " in err
 
 
 # -- Concat, Unsqueeze, Squeeze ------------------------------------------------------------------

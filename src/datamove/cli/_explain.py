@@ -723,7 +723,7 @@ examples:
   datamove explain "x[::1, :9223372036854775807]" --shape "[?,2..10]"   (a NumPy index)
   datamove explain model.xml                 (every data-movement layer of a model, as NumPy)
   datamove explain model.xml --layer 7       (one layer, with its picture)
-  datamove explain model.onnx                (every Slice, Split and sequence node of an ONNX model)
+  datamove explain model.onnx                (every data-movement node of an ONNX model)
   datamove explain model.xml --as onnx,torch (every slicing and split layer, as ONNX and PyTorch)
 
 Shapes are in OpenVINO's notation (5, 2..10, ?); a picture is drawn for static inputs of rank <= 3.
@@ -835,8 +835,8 @@ def register(subparsers: Any) -> None:
     md = add(
         "model",
         help="every Slice, StridedSlice, Split, VariadicSplit, Concat, Unsqueeze and Squeeze layer "
-        "of an OpenVINO IR model, or every Slice, Split, SplitToSequence and SequenceAt node of "
-        "an ONNX model (also: "
+        "of an OpenVINO IR model, or node of an ONNX model (and its SplitToSequence and SequenceAt "
+        "nodes) (also: "
         "datamove explain MODEL.xml, "
         "datamove explain MODEL.onnx)",
     )

@@ -46,6 +46,7 @@ __all__ = [
     "at",
     "chunks",
     "clamped_starts",
+    "concat_entry",
     "concat_parts",
     "entry",
     "explain_layers",
@@ -57,6 +58,7 @@ __all__ = [
     "split_chunks",
     "tidy",
     "trim",
+    "view_expression",
 ]
 
 SLICING: Final = ("Slice", "StridedSlice", "Split", "VariadicSplit")
@@ -373,6 +375,13 @@ def _explain(
         if known
         else None
     )
+    if view:
+        if planner is None:
+            info["note"] = "its axes are known only at run time"
+            return info
+        ints = [v for vs in vals[1:] if isinstance(vs, list) for v in vs]
+        info["numpy"], info["note"] = view_expression(planner, shape, ints)
+        return info
     if planner is not None and shape.is_static:
         dims = shape.to_shape()
         try:
@@ -380,23 +389,8 @@ def _explain(
         except ValidationError as exc:
             info["note"] = str(exc)  # the operator, argument, value and rule
             return info
-        texts = [index_expression(_view_index(t) if view else t, dims) for t in takes]
+        texts = [index_expression(t, dims) for t in takes]
         info["numpy"] = texts if split else texts[0]
-        return info
-    if view:  # one index at every size, where one is: found at one, checked at the others
-        if planner is None:
-            info["note"] = "its axes are known only at run time"
-            return info
-        ints = [v for vs in vals[1:] if isinstance(vs, list) for v in vs]
-        dims_or_none = [d.get_length() if d.is_static else None for d in shape.dims]
-        for dims in diagonal_shapes(shape, ints):
-            with contextlib.suppress(ValidationError):  # a size it refuses: try the next
-                (candidate,) = planner(dims)
-                if _every_size(candidate, planner, shape, ints):
-                    info["numpy"] = index_expression(_view_index(candidate), dims_or_none)
-                    return info
-                break
-        info["note"] = f"which dims it drops depends on the sizes {shape} allows"
         return info
     if split:
         info["numpy"] = _split_text(layer, vals, lengths, shape)
@@ -420,6 +414,31 @@ def _explain(
             return info
     info["note"] = f"no one NumPy index takes what it takes at every size of {shape}"
     return info
+
+
+def view_expression(
+    planner: Any, shape: PartialShape, axes: list[int]
+) -> tuple[str | None, str | None]:
+    """An Unsqueeze's or Squeeze's index on ``shape`` (of known rank), or a note saying why none.
+
+    ``planner`` is the layer's `shape_planner`, with its constant ``axes``. On a dynamic shape,
+    one index at every size, where one is: found at one size, checked at the others. The one
+    writer of a view's index, for an IR's layers and an ONNX model's nodes.
+    """
+    dims_or_none = [d.get_length() if d.is_static else None for d in shape.dims]
+    if shape.is_static:
+        try:
+            (takes,) = planner(shape.to_shape())
+        except ValidationError as exc:
+            return None, str(exc)  # the operator, argument, value and rule
+        return index_expression(_view_index(takes), dims_or_none), None
+    for dims in diagonal_shapes(shape, axes):
+        with contextlib.suppress(ValidationError):  # a size it refuses: try the next
+            (candidate,) = planner(dims)
+            if _every_size(candidate, planner, shape, axes):
+                return index_expression(_view_index(candidate), dims_or_none), None
+            break
+    return None, f"which dims it drops depends on the sizes {shape} allows"
 
 
 def _view_index(index: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -480,22 +499,38 @@ def concat_parts(shapes: Sequence[PartialShape], axis: int) -> dict[str, Any]:
     return info
 
 
-def _explain_concat(model: Model, layer: Layer, ins: list[Info], outs: list[Any]) -> dict[str, Any]:
-    """A Concat layer: its inputs' shapes, the layers they come from, and `concat_parts`."""
-    graph = model._graph
-    info = entry(layer.id, layer.type, layer.name, "", outs, False)
+def concat_entry(
+    layer_id: str,
+    name: str,
+    shapes: Sequence[PartialShape],
+    axis: int,
+    sources: list[str],
+    outs: list[Any],
+) -> dict[str, Any]:
+    """A Concat's entry: its inputs' ``shapes``, where they come from, and `concat_parts`.
+
+    The one writer of a model's Concat entry, for an IR's layers and an ONNX model's nodes.
+    """
+    info = entry(layer_id, "Concat", name, "", outs, False)
     info["input_shape"] = None  # it has several: input_shapes
-    info["input_shapes"] = [str(i.shape) for i in ins]
-    axis = layer.int_attr("axis")
+    info["input_shapes"] = [str(s) for s in shapes]
     info["attributes"] = {"axis": axis}
-    info["sources"] = [
-        where(src.id, src.name, src.type, src.outputs[k].id if k < len(src.outputs) else None)
-        for src, k in ((graph.layers[j], k) for j, k in layer.sources)
-    ]
-    parts = concat_parts([i.shape for i in ins], axis)
+    info["sources"] = sources
+    parts = concat_parts(shapes, axis)
     parts.pop("output_shape")
     info.update(parts)
     return info
+
+
+def _explain_concat(model: Model, layer: Layer, ins: list[Info], outs: list[Any]) -> dict[str, Any]:
+    """A Concat layer: `concat_entry`, each input named by the port it comes from."""
+    graph = model._graph
+    sources = [
+        where(src.id, src.name, src.type, src.outputs[k].id if k < len(src.outputs) else None)
+        for src, k in ((graph.layers[j], k) for j, k in layer.sources)
+    ]
+    shapes = [i.shape for i in ins]
+    return concat_entry(layer.id, layer.name, shapes, layer.int_attr("axis"), sources, outs)
 
 
 def _split_text(

@@ -19,9 +19,10 @@ returns the same `CheckReport`. A node of the default domain is one of:
 - **opaque** (every other, and every node of another domain): its outputs as the file declares
   them, else as ONNX's own shape inference gives them. Subgraphs are not entered.
 
-`ONNXModel.explain` writes each Slice, Split, SplitToSequence and SequenceAt node as NumPy on its
-data input ``x``, in the form `datamove.ir._explain.explain_layers` gives IR layers; a parameter a
-shape subgraph computes as the expression of dims it is (``x[:, :x.shape[1]//2]``).
+`ONNXModel.explain` writes each Slice, Split, Unsqueeze, Squeeze, SplitToSequence and SequenceAt
+node as NumPy on its data input ``x``, and each Concat node as where each input lands in its
+output, in the form `datamove.ir._explain.explain_layers` gives IR layers; a parameter a shape
+subgraph computes as the expression of dims it is (``x[:, :x.shape[1]//2]``).
 
 docs/ir.md ("ONNX files") gives the rules node by node: the versions read, the problem kinds, the
 limits, and where onnxruntime and ``onnx.reference`` differ.
@@ -50,9 +51,11 @@ from datamove._shape import Dimension, PartialShape, as_partial_shape
 from datamove._splitting import Splitting, onnx_split_version
 from datamove.ir._errors import ONNXError
 from datamove.ir._explain import (
+    VIEWS,
     around,
     at,
     clamped_starts,
+    concat_entry,
     entry,
     index_expression,
     part_texts,
@@ -61,6 +64,7 @@ from datamove.ir._explain import (
     split_chunks,
     tidy,
     trim,
+    view_expression,
 )
 from datamove.ir._model import CheckReport, Problem, given_shapes
 from datamove.ir._onnx_shapes import (
@@ -82,6 +86,8 @@ from datamove.ir._ops import (
     interval_chunks,
     over_corners,
     reach_of,
+    squeeze_index,
+    unsqueeze_index,
     with_bounds,
 )
 from datamove.ir._types import ELEMENT_TYPES
@@ -91,6 +97,7 @@ __all__ = ["ONNXModel", "read_onnx"]
 _MAX_BYTES: Final = 2**31 - 1  # protobuf's limit on one message: no .onnx file is larger
 _MAX_VALUES: Final = 1 << 16  # constants read as parameters at most this many values
 CHECKED: Final = ("Slice", "Split", "Concat")
+_JOINS_AND_VIEWS: Final = ("Concat", *VIEWS)  # listed by explain where their output is data
 # Read where they make parts datamove knows: SplitToSequence, then SequenceAt of a constant
 # position (torch's tensor_split export); any other use of a sequence is opaque.
 SEQUENCE_NODES: Final = ("SplitToSequence", "SequenceAt")
@@ -454,7 +461,9 @@ class ONNXModel:
                 if out:
                     values[out] = got
                 ports[(lid, k)] = got.shape
-            if kind in ("Slice", "Split", *SEQUENCE_NODES):
+            if kind in ("Slice", "Split", *SEQUENCE_NODES) or (
+                kind in _JOINS_AND_VIEWS and _moves_data(kind, ins, values, node.output)
+            ):
                 shapes = [
                     values[o].shape if o in values else PartialShape(None) for o in node.output
                 ]
@@ -503,11 +512,14 @@ class ONNXModel:
 
     # -- explain ---------------------------------------------------------------------------
     def explain(self, layer: str | None = None) -> list[dict[str, Any]]:
-        """Each Slice, Split, SplitToSequence and SequenceAt node: id (index), name, NumPy.
+        """Each Slice, Split, Concat, Unsqueeze, Squeeze, SplitToSequence and SequenceAt node.
 
-        Its shapes too, and a note where it has no NumPy index. A SplitToSequence's
-        ``output_shapes`` and ``numpy`` are its parts', a SequenceAt's its part's, on the
-        SplitToSequence's data ``x`` (named under ``sequence``).
+        Its id (index), name, shapes, NumPy expression, and a note where it has none. A
+        Concat's entry is an IR Concat layer's (`datamove.ir._explain.concat_entry`), each
+        input's source named by the node or graph input that makes it; a Concat, Unsqueeze or
+        Squeeze of a shape subgraph (its value computed) is left out, as in an IR. A
+        SplitToSequence's ``output_shapes`` and ``numpy`` are its parts', a SequenceAt's its
+        part's, on the SplitToSequence's data ``x`` (named under ``sequence``).
 
         ``layer`` picks one by index or name; `ValidationError` if none matches.
 
@@ -517,7 +529,8 @@ class ONNXModel:
         >>> from datamove.ir._examples import write_onnx_example
         >>> model = read_onnx(write_onnx_example(pathlib.Path(tempfile.mkdtemp())))
         >>> [(i["name"], i["numpy"]) for i in model.explain()]
-        [('cut', 'x[:, ::-2]'), ('parts', ['x[:, :2]', 'x[:, 2:]'])]
+        [('cut', 'x[:, ::-2]'), ('parts', ['x[:, :2]', 'x[:, 2:]']),
+         ('join', 'np.concatenate([x0, x1], axis=1)')]
         """
         _, _, _, _, walked, _ = self._walk({}, compare=False)
         found = []
@@ -530,6 +543,10 @@ class ONNXModel:
                 sequences |= {o: (maker, info) for o in node.proto.output[:1] if o}
             elif node.proto.op_type == "SequenceAt":
                 info = _explain_sequence_at(node, sequences)
+            elif node.proto.op_type == "Concat":
+                info = _explain_concat(node)
+            elif node.proto.op_type in VIEWS:
+                info = _explain_view(node)
             else:
                 info = _explain(node)
             if layer is None or layer in (str(node.index), name):
@@ -545,8 +562,8 @@ class ONNXModel:
                 "explain",
                 "--layer",
                 layer,
-                "names no Slice, Split, SplitToSequence or SequenceAt node of the model (by "
-                f"index or name){what}",
+                "names no Slice, Split, Concat, Unsqueeze, Squeeze, SplitToSequence or "
+                f"SequenceAt node of the model (by index or name){what}",
                 hint="datamove explain MODEL lists the nodes it explains, with their indices",
             )
         return found
@@ -1063,6 +1080,90 @@ def _explain(node: _Node) -> dict[str, Any]:
             _explain_split(node, info, shape)
     except ValidationError as exc:  # a broken node: check() reports it
         info["note"] = str(exc)
+    return info
+
+
+def _moves_data(kind: str, ins: list[_Value], values: dict[str, _Value], outs: Any) -> bool:
+    """Whether a Concat, Unsqueeze or Squeeze moves data, not a shape subgraph's values.
+
+    Its output is neither known nor bounded, nor are its data inputs (a view's first, every
+    input of a Concat): a shape subgraph's node whose value is not computed is not listed.
+    """
+    data = ins if kind == "Concat" else ins[:1]
+    out = values.get(outs[0]) if outs else None
+    unbounded = [v for v in data if bounds_of(v.info()) is None]
+    return bool(unbounded) and (out is None or bounds_of(out.info()) is None)
+
+
+def _explain_concat(node: _Node) -> dict[str, Any]:
+    """A Concat node as an IR's Concat layer (`concat_entry`), each input named by its maker."""
+    proto = node.proto
+    sources = [v.maker or repr(n) for v, n in zip(node.ins, proto.input, strict=True)]
+    shapes = [v.shape for v in node.ins]
+    name = node_name(proto)
+    try:
+        axis = node_attr(proto, "axis", 1 if node.version < 4 else None)
+        if not isinstance(axis, int):
+            raise NodeProblem("attribute", "Concat needs its axis attribute")
+        info = concat_entry(str(node.index), name, shapes, axis, sources, node.outs)
+    except ValidationError as exc:  # a broken node: check() reports it
+        info = entry(str(node.index), "Concat", name, "", node.outs, False)
+        info |= {"input_shape": None, "input_shapes": [str(s) for s in shapes]}
+        info["note"] = str(exc)
+    return info | {"dialect": "onnx", "opset": node.version}
+
+
+def _explain_view(node: _Node) -> dict[str, Any]:
+    """An Unsqueeze or Squeeze node as an IR's layer (`view_expression`): ``x[None]``, ``x[:, 0]``.
+
+    Its axes are an attribute before opset 13, input 1 from it. ONNX refuses what OpenVINO
+    reads otherwise: an Unsqueeze's axes must be distinct axes of its output, and a Squeeze's
+    dims listed must be 1 (OpenVINO keeps one that is not); so a listed dim of unknown size is
+    1 wherever the node runs.
+    """
+    proto, kind = node.proto, node.proto.op_type
+    shape = node.ins[0].shape if node.ins else PartialShape(None)
+    info = entry(str(node.index), kind, node_name(proto), str(shape), node.outs, False)
+    info |= {"dialect": "onnx", "opset": node.version}
+    try:
+        axes = (
+            node_attr(proto, "axes", ints=True)
+            if node.version < 13
+            else _ints(proto, node.ins, 1, "axes")
+        )
+    except ValidationError as exc:  # a broken node
+        info["note"] = str(exc)
+        return info
+    if isinstance(axes, str):
+        _note_runtime(node, info, 1, "axes")
+        info["note"] = "its axes are known only at run time"
+        return info
+    if axes is not None:
+        info["values"]["axes"] = axes
+    rank = shape.rank
+    if rank is None:
+        info["note"] = "the data's rank is unknown"
+        return info
+    extent = rank + len(axes or []) if kind == "Unsqueeze" else rank
+    normal = sorted({a % extent for a in axes or [] if -extent <= a < extent})
+    if axes is not None and len(normal) != len(axes):
+        info["note"] = f"axes={axes} are not distinct axes of a rank of {extent}"
+        return info
+    if kind == "Unsqueeze":
+        if axes is None:
+            info["note"] = "it has no axes"
+            return info
+        planner: Any = lambda dims: (unsqueeze_index(dims, axes),)  # noqa: E731
+    else:
+        dims = list(shape.dims)
+        for a in normal:
+            if dims[a].is_static and dims[a].get_length() != 1:
+                info["note"] = f"dim {a} of {shape} is not 1: onnxruntime refuses the node"
+                return info
+            dims[a] = Dimension(1)
+        shape = PartialShape(dims)
+        planner = lambda dims: (squeeze_index(dims, axes),)  # noqa: E731
+    info["numpy"], info["note"] = view_expression(planner, shape, axes or [])
     return info
 
 
