@@ -713,7 +713,8 @@ def test_concat(shapes, axis, expected):
         pytest.param(
             lambda: dm.concat([np.float32(1), np.float32(2)], 0),
             dm.ValidationError,
-            "Concat: inputs=['[]', '[]'] are scalars; Concat needs rank 1 or more",
+            "Concat: arrays=['<array of shape []>', '<array of shape []>'] are scalars; Concat "
+            "needs rank 1 or more",
             id="rank 0",
         ),
         pytest.param(
@@ -726,14 +727,15 @@ def test_concat(shapes, axis, expected):
         pytest.param(
             lambda: dm.concat([np.zeros(2), np.zeros((2, 1))], 0),
             dm.ValidationError,
-            "Concat: inputs=['[2]', '[2,1]'] must all have the same rank",
+            "Concat: arrays=['<array of shape [2]>', '<array of shape [2, 1]>'] must all have "
+            "the same rank",
             id="mixed ranks",
         ),
         pytest.param(
             lambda: dm.concat([np.zeros((2, 3)), np.zeros((2, 4))], 0),
             dm.ValidationError,
-            "Concat: inputs=['[2,3]', '[2,4]'] differ in dimension 1, which is not the "
-            "concatenation axis 0",
+            "Concat: arrays=['<array of shape [2, 3]>', '<array of shape [2, 4]>'] differ in "
+            "dimension 1, which is not the concatenation axis 0",
             id="dims differ off the axis",
         ),
         pytest.param(
@@ -789,20 +791,20 @@ def test_concat(shapes, axis, expected):
         pytest.param(
             lambda: dm.infer_concat(["[2,3]", "[...]", "[1,2,3]"], 0),
             dm.ValidationError,
-            "Concat: inputs=['[2,3]', '[...]', '[1,2,3]'] must all have the same rank",
+            "Concat: shapes=['[2,3]', '[...]', '[1,2,3]'] must all have the same rank",
             id="infer: mixed ranks beside a dynamic one",
         ),
         pytest.param(
             lambda: dm.infer_concat(["[2..3,3]", "[4..8,3]"], 1),
             dm.ValidationError,
-            "Concat: inputs=['[2..3,3]', '[4..8,3]'] differ in dimension 0, which is not the "
+            "Concat: shapes=['[2..3,3]', '[4..8,3]'] differ in dimension 0, which is not the "
             "concatenation axis 1",
             id="infer: intervals with no size in common",
         ),
         pytest.param(
             lambda: dm.infer_concat([[2**62], [2**62]], 0),
             dm.ValidationError,
-            "Concat: inputs=['[4611686018427387904]', '[4611686018427387904]'] have sizes on the "
+            "Concat: shapes=['[4611686018427387904]', '[4611686018427387904]'] have sizes on the "
             "concatenation axis 0 that sum to at least 9223372036854775808, past "
             "INT64_MAX=9223372036854775807: no sizes they allow can be joined",
             id="infer: sizes that sum past INT64_MAX (OpenVINO wraps them to [?])",
@@ -871,7 +873,7 @@ def test_concat_out_errors():
     ]:
         with pytest.raises(dm.ValidationError, match=pattern):
             dm.concat([x, x], 1, out=out)
-    with pytest.raises(dm.ValidationError, match="overlaps the input"):
+    with pytest.raises(dm.ValidationError, match=r"overlaps an input; out must not alias arrays$"):
         dm.concat([x[:, :1], x[:, 1:]], 1, out=x)
     read_only = np.zeros((2, 6, 4), np.int64)
     read_only.flags.writeable = False
@@ -1039,7 +1041,7 @@ def test_concat_out_must_not_overlap_any_input(xp: Lib):
         pytest.skip("out= is refused as a whole (test_concat_on_every_library)")
     buf = xp.asarray(np.zeros((6, 4), np.float32))
     head = xp.asarray(np.ones((3, 4), np.float32))
-    with pytest.raises(dm.ValidationError, match=r"out=.* overlaps the input"):
+    with pytest.raises(dm.ValidationError, match=r"out=.* overlaps an input; .* alias arrays$"):
         dm.concat([head, buf[3:, ...]], 0, out=buf)
     assert xp.to_numpy(buf).sum() == 0  # nothing written
 
@@ -1054,6 +1056,24 @@ def test_concat_of_arrays_on_two_devices_is_refused():
     other = strict.asarray(np.zeros((2, 3)), device=strict.Device("device1"))
     with pytest.raises(dm.ValidationError, match=r"arrays\[2\]=.* is on device .*device1"):
         dm.concat([strict.zeros((2, 3)), strict.zeros((1, 3)), other], 0)
+
+
+def test_concat_out_errors_name_arrays_not_data():
+    # fixed: an out= on another device or of another library said "but data is on cpu" and
+    # "like data"; Concat has no data argument, its inputs are arrays
+    torch = pytest.importorskip("torch")
+    xs = [torch.zeros(2, 3), torch.zeros(1, 3)]
+    with pytest.raises(dm.ValidationError) as info:
+        dm.concat(xs, 0, out=torch.zeros(3, 3, device="meta"))
+    assert str(info.value) == (
+        "Concat: out='<array on meta>' is on device meta, but arrays[0] is on cpu"
+    )
+    with pytest.raises(dm.DTypeError) as info:
+        dm.concat(xs, 0, out=np.zeros((3, 3), np.float32))
+    assert str(info.value) == "Concat: out='<ndarray>' must be a Tensor, like arrays[0]"
+    with pytest.raises(dm.ValidationError) as info:
+        dm.split(xs[0], 0, 2, out=[torch.zeros(1, 3, device="meta"), torch.zeros(1, 3)])
+    assert str(info.value).endswith("is on device meta, but data is on cpu")  # split's input
 
 
 def test_concat_never_mixes_libraries(xp: Lib):

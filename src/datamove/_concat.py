@@ -23,7 +23,7 @@ from datamove._errors import DTypeError, ValidationError, a_kind
 from datamove._shape import INT64_MAX, MAX_LENGTH, Dimension, PartialShape, as_partial_shape
 from datamove._validation import as_int, normalize_axis
 
-__all__ = ["concat", "infer_concat"]
+__all__ = ["concat", "concat_shape", "infer_concat"]
 
 OP: Final = "Concat"
 
@@ -45,7 +45,7 @@ def _count(argument: str, value: Any) -> None:
         )
 
 
-def _axis_sum(parts: list[PartialShape], known: list[Dimension], a: int) -> Dimension:
+def _axis_sum(argument: str, value: list[str], known: list[Dimension], a: int) -> Dimension:
     """The output's size on the axis: the sum of the inputs', each size at most ``INT64_MAX``.
 
     A sum past ``INT64_MAX`` is no size (OpenVINO wraps it): an error where even the smallest
@@ -55,13 +55,13 @@ def _axis_sum(parts: list[PartialShape], known: list[Dimension], a: int) -> Dime
     if lo > INT64_MAX:
         raise ValidationError(
             OP,
-            "inputs",
-            [str(s) for s in parts],
+            argument,
+            value,
             f"have sizes on the concatenation axis {a} that sum to at least {lo}, past "
             f"INT64_MAX={INT64_MAX}: no sizes they allow can be joined",
         )
     his = [d.max for d in known]
-    if len(known) < len(parts) or None in his:  # an unbounded size: unbounded, as OpenVINO
+    if len(known) < len(value) or None in his:  # an unbounded size: unbounded, as OpenVINO
         return Dimension(lo, INT64_MAX if lo == INT64_MAX else None)
     return Dimension(lo, min(sum(h or 0 for h in his), INT64_MAX))
 
@@ -89,27 +89,38 @@ def infer_concat(shapes: Any, axis: Any) -> PartialShape:
     >>> infer_concat([[2, 3], [2, 4]], 0)
     Traceback (most recent call last):
     ...
-    datamove._errors.ValidationError: Concat: inputs=['[2,3]', '[2,4]'] differ in dimension 1, ...
+    datamove._errors.ValidationError: Concat: shapes=['[2,3]', '[2,4]'] differ in dimension 1, ...
     """
     _count("shapes", shapes)
     parts = [as_partial_shape(s, OP, f"shapes[{k}]") for k, s in enumerate(shapes)]
+    return concat_shape(parts, axis, "shapes")
+
+
+def concat_shape(
+    parts: list[PartialShape], axis: Any, argument: str, shown: list[str] | None = None
+) -> PartialShape:
+    """`infer_concat` of ``parts``, its errors naming the caller's ``argument``.
+
+    ``shapes`` (`infer_concat`, ``datamove explain concat``), ``arrays`` (`concat`, with
+    ``shown``, each array as the message shows it), or a model layer's ``inputs``.
+    """
+    _count(argument, parts)
+    value = [str(s) for s in parts] if shown is None else shown
     ranks = {s.rank for s in parts if s.rank is not None}
     if len(ranks) > 1:
-        raise ValidationError(OP, "inputs", [str(s) for s in parts], "must all have the same rank")
+        raise ValidationError(OP, argument, value, "must all have the same rank")
     if not ranks:
         as_int(OP, "axis", axis)
         return PartialShape(None)
     rank = ranks.pop()
     if rank == 0:
-        raise ValidationError(
-            OP, "inputs", [str(s) for s in parts], "are scalars; Concat needs rank 1 or more"
-        )
+        raise ValidationError(OP, argument, value, "are scalars; Concat needs rank 1 or more")
     a = _axis(axis, rank)
     dims: list[Dimension] = []
     for k in range(rank):
         known = [s[k] for s in parts if s.rank is not None]
         if k == a:
-            dims.append(_axis_sum(parts, known, a))
+            dims.append(_axis_sum(argument, value, known, a))
             continue
         lo = max(d.min for d in known)
         bounded = [d.max for d in known if d.max is not None]
@@ -117,8 +128,8 @@ def infer_concat(shapes: Any, axis: Any) -> PartialShape:
         if hi is not None and hi < lo:
             raise ValidationError(
                 OP,
-                "inputs",
-                [str(s) for s in parts],
+                argument,
+                value,
                 f"differ in dimension {k}, which is not the concatenation axis {a}",
             )
         dims.append(Dimension(lo, hi))
@@ -197,11 +208,13 @@ def concat(arrays: Any, axis: Any, *, out: Any = None) -> Any:
 def _build(shape: tuple[int, ...], axis: Any, *others: tuple[int, ...]) -> _plan.Plan:
     """The plan of a join of inputs of these shapes: each one's part of the output (a chunk).
 
-    `infer_concat` checks the shapes and the axis. Where a size on the axis is not known (a
+    `concat_shape` checks the shapes and the axis. Where a size on the axis is not known (a
     Dask array's NaN), the plan has the axis alone: such joins are not keyed, and only NumPy's
     reads the parts.
     """
-    joined = infer_concat([shape, *others], axis)
+    shapes = (shape, *others)
+    parts = [as_partial_shape(s, OP, f"arrays[{k}]") for k, s in enumerate(shapes)]
+    joined = concat_shape(parts, axis, "arrays", [f"<array of shape {list(s)}>" for s in shapes])
     a = _axis(axis, len(shape))
     if not joined[a].is_static:
         return _plan.Plan((), False, a, 0, {})

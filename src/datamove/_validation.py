@@ -38,6 +38,7 @@ __all__ = [
     "normalize_axis",
     "out_overlaps_input",
     "out_overlaps_itself",
+    "out_source",
     "vector_length",
 ]
 
@@ -326,11 +327,23 @@ def check_out(op: str, k: int, dst: Any, src: Any) -> None:
         )
 
 
+def out_source(op: str) -> str:
+    """The input an ``out`` array is held to, as the caller names it.
+
+    ``data``; for Concat (`datamove.concat`) ``arrays[0]``, whose library and device every
+    input shares.
+    """
+    return "arrays[0]" if op == "Concat" else "data"
+
+
 def out_overlaps_input(op: str, k: int) -> ValidationError:
-    """The error for ``out[k]`` sharing memory with ``data``."""
-    return ValidationError(
-        op, f"out[{k}]", "<array>", "overlaps the input; out must not alias data"
+    """The error for ``out[k]`` sharing memory with ``data`` (or one of Concat's ``arrays``)."""
+    rule = (
+        "overlaps an input; out must not alias arrays"
+        if op == "Concat"
+        else ("overlaps the input; out must not alias data")
     )
+    return ValidationError(op, f"out[{k}]", "<array>", rule)
 
 
 def out_overlaps_itself(op: str, k: int, strides: Any) -> ValidationError:

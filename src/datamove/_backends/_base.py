@@ -14,7 +14,7 @@ from datamove import _layout
 from datamove._errors import BackendError, DTypeError, ValidationError, ViewError, plural
 from datamove._layout import Layout
 from datamove._plan import Index
-from datamove._validation import check_out, out_overlaps_input, out_overlaps_itself
+from datamove._validation import check_out, out_overlaps_input, out_overlaps_itself, out_source
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -158,7 +158,7 @@ class Backend:
                     op,
                     f"out[{k}]",
                     f"<{type(dst).__name__}>",
-                    f"must be {article} {name}, like data",
+                    f"must be {article} {name}, like {out_source(op)}",
                 )
             check_out(op, k, dst, src)
             on = self.device(dst)
@@ -167,7 +167,7 @@ class Backend:
                     op,
                     f"out[{k}]",
                     f"<array on {on}>",
-                    f"is on device {on}, but data is on {self.device(src)}",
+                    f"is on device {on}, but {out_source(op)} is on {self.device(src)}",
                 )
 
     def write(

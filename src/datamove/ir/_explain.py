@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
-from datamove._concat import infer_concat
+from datamove._concat import concat_shape
 from datamove._dialects import Slicing
 from datamove._errors import ValidationError
 from datamove._shape import Dimension, PartialShape, Unknown
@@ -453,14 +453,17 @@ def _view_index(index: tuple[Any, ...]) -> tuple[Any, ...]:
     return trim(items)
 
 
-def concat_parts(shapes: Sequence[PartialShape], axis: int) -> dict[str, Any]:
+def concat_parts(
+    shapes: Sequence[PartialShape], axis: int, argument: str = "shapes"
+) -> dict[str, Any]:
     """A Concat of inputs ``x0``, ``x1``... of ``shapes`` along ``axis``, as NumPy.
 
     ``output_shape``; ``numpy``, the ``np.concatenate`` call; ``parts``, where each input lands
     in the output ``out`` (``out[:, 2:5]``), written with ``xk.shape[axis]`` where an input's
     size there is not static; and where every one is, ``lengths`` and ``inverse``, the
     VariadicSplit that takes them back out. The one writer of a Concat's parts, for
-    ``datamove explain concat`` and a model's Concat layers.
+    ``datamove explain concat`` and a model's Concat layers; its errors name ``argument``
+    (``shapes``; a layer's ``inputs``).
 
     Examples
     --------
@@ -470,7 +473,7 @@ def concat_parts(shapes: Sequence[PartialShape], axis: int) -> dict[str, Any]:
     >>> concat_parts([PartialShape.parse("[?]"), PartialShape([2]), PartialShape([1])], 0)["parts"]
     ['out[:x0.shape[0]]', 'out[x0.shape[0]:2+x0.shape[0]]', 'out[2+x0.shape[0]:]']
     """
-    out = infer_concat(list(shapes), axis)
+    out = concat_shape(list(shapes), axis, argument)  # its errors name argument
     n = len(shapes)
     info: dict[str, Any] = {
         "output_shape": str(out),
@@ -516,7 +519,7 @@ def concat_entry(
     info["input_shapes"] = [str(s) for s in shapes]
     info["attributes"] = {"axis": axis}
     info["sources"] = sources
-    parts = concat_parts(shapes, axis)
+    parts = concat_parts(shapes, axis, "inputs")
     parts.pop("output_shape")
     info.update(parts)
     return info

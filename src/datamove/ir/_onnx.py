@@ -10,7 +10,7 @@ returns the same `CheckReport`. A node of the default domain is one of:
 
 - **checked** (`CHECKED`, and SplitToSequence then SequenceAt of a constant position, read as a
   split: `SEQUENCE_NODES`): its outputs inferred by ONNX's rules (`Slicing.from_onnx`,
-  `Splitting.from_onnx_split`, `datamove.infer_concat`) and compared with the file's;
+  `Splitting.from_onnx_split`, `datamove.infer_concat`'s rule) and compared with the file's;
 - a **constant** (an initializer, a ``Constant`` node): its values read where small;
 - of a **shape subgraph** (`datamove.ir._onnx_shapes`): translated into the IR layer that
   computes the same and evaluated by `datamove.ir._bounds.bound_layer`, exactly or as interval
@@ -42,7 +42,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from datamove._concat import infer_concat
+from datamove._concat import concat_shape
 from datamove._dialects import Slicing, entries_text
 from datamove._dml_webnn import check_lengths
 from datamove._errors import NotExpressible, ValidationError, plural, show
@@ -1044,7 +1044,7 @@ def _concat(node: Any, ins: list[_Value], opset: int) -> _Value:
         raise ValidationError(
             "ONNX Concat", "inputs", sorted(etypes), "have different element types"
         )
-    shape = infer_concat([v.shape for v in ins], axis)
+    shape = concat_shape([v.shape for v in ins], axis, "inputs")
     etype = etypes.pop() if etypes else None
     got = [bounds_of(v.info()) for v in ins]
     if not shape.is_static or any(b is None or b[0].ndim == 0 for b in got):

@@ -29,7 +29,7 @@ from typing import Any, Final, NamedTuple
 import numpy as np
 
 from datamove._backends import traced
-from datamove._concat import concat, infer_concat
+from datamove._concat import concat, concat_shape
 from datamove._errors import BackendError, DTypeError, ValidationError, plural
 from datamove._plan import Index
 from datamove._shape import INT64_MAX, Dimension, PartialShape, Unknown
@@ -725,7 +725,8 @@ def _concat_infer(layer: Layer, ins: list[Info], _context: Context) -> list[Info
         raise ValidationError(
             "Concat", "inputs", sorted(etypes), "must all have the same element type"
         )
-    return _outputs(layer, ins, (infer_concat([i.shape for i in ins], layer.int_attr("axis")),))
+    joined = concat_shape([i.shape for i in ins], layer.int_attr("axis"), "inputs")
+    return _outputs(layer, ins, (joined,))
 
 
 def _concat_run(layer: Layer, _fixed: Fixed) -> Runner:
