@@ -430,7 +430,8 @@ def test_slice_and_onnx_emitters_of_no_shape_read_back_and_run(
     # axes=[0, -1]. The node lists the outermost axis the slicing addresses at each end, one
     # end in full where it has both (whole where not sliced), so that Slice-8 refuses exactly
     # the ranks the slicing refuses (an axis out of range, or two that meet), and from_slice
-    # and from_onnx read it back as the slicing; no whole axis more than that.
+    # and from_onnx read it back as the slicing; no whole axis more than that, and no Slice of
+    # whole axes alone where the Unsqueeze after it refuses those ranks (x[:, None]).
     s = dm.Slicing.from_numpy(index)
     x = np.arange(int(np.prod(shape))).reshape(shape)
     try:
@@ -446,7 +447,8 @@ def test_slice_and_onnx_emitters_of_no_shape_read_back_and_run(
     except dm.NotExpressible:  # an end the ONNX runtimes read apart
         onnx = None
     nodes = [p for op, p in ops if op == "Slice"]
-    assert len(nodes) == (addressed(s.entries) > 0)
+    unsqueezed = [op for op, _ in ops] == ["Unsqueeze"]  # its refusals checked above
+    assert len(nodes) == (addressed(s.entries) > 0) or (unsqueezed and not nodes)
     for p in nodes:
         same_node = dict(zip(("starts", "ends", "steps", "axes"), p.values(), strict=True))
         if onnx is not None and onnx != same_node:  # but for ends onnxruntime misreads

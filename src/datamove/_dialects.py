@@ -1198,6 +1198,7 @@ class Slicing:
         stops: list[int] = []
         steps: list[int] = []
         sliced: list[int] = []
+        all_of = 0  # the cuts that take all of a static axis
         for x, axis in zip(entries, axes, strict=True):
             if axis is None:
                 continue
@@ -1205,6 +1206,8 @@ class Slicing:
                 a, b, c = x, (min(x + 1, INT64_MAX) if x != -1 else INT64_MAX), 1
                 if rule == BOTH and b == _INT32_MAX:  # onnxruntime: "to the last"
                     a, b, c = x, x - 1, -1  # the same element backwards, on every size
+                d = dim_at(ps, axis)
+                all_of += d.is_static and d.min == 1 and x in (0, -1)  # x[0] of a dim of 1
             elif x == WHOLE:
                 continue
             else:
@@ -1214,11 +1217,33 @@ class Slicing:
                 b = (INT64_MAX if c > 0 else INT64_MIN) if x.stop is None else x.stop
                 if rule == BOTH and (b == _INT32_MAX or (b == INT64_MAX and c < 0)):
                     b = self._ort_end(x, ps, axis, shape)
+                d = dim_at(ps, axis)
+                all_of += d.is_static and x.range(d.min) == range(d.min)
             starts.append(a)
             stops.append(b)
             steps.append(c)
             sliced.append(axis)
-        if ps.rank is None:
+        # Positions in the tensor that has both the new axes and the shrunk ones: after the
+        # ellipsis, counted from the back (from the front where the rank is known).
+        n = len(self.entries)
+        cut = self.entries.index(Ellipsis) if Ellipsis in self.entries else n
+        shift = 0 if ps.rank is None else ps.rank + sum(1 for x in self.entries if x is None)
+        new = [k if k < cut else k - n + shift for k, x in enumerate(self.entries) if x is None]
+        shrunk = [
+            k if k < cut else k - n + shift for k, x in enumerate(self.entries) if type(x) is int
+        ]
+        need = len(axes) - axes.count(None)  # the least rank the slicing runs on
+        if (
+            all_of == len(sliced)
+            and (new or shrunk)
+            and (ps.rank is not None or (new and _unsqueeze_needs(new, need)))
+        ):
+            # A Slice of whole axes alone before the Unsqueeze or Squeeze is the identity: on a
+            # known rank (x[0, :, 0] on [1,3,1] is one Squeeze), or where the Unsqueeze refuses
+            # every rank the slicing refuses (x[:, None]), none is written (a slicing that only
+            # cuts keeps it: a node that says the rank).
+            sliced = []
+        elif ps.rank is None:
             # The rank is the slicing's to require (as many axes as it addresses): list the
             # outermost axis it addresses at each end, and where it addresses both ends, every
             # axis up to the last at one of them (the end that needs fewer whole ones added), so
@@ -1238,15 +1263,6 @@ class Slicing:
             ops.append(
                 ("Slice", {names[0]: starts, names[1]: stops, names[2]: steps, names[3]: sliced})
             )
-        # Positions in the tensor that has both the new axes and the shrunk ones: after the
-        # ellipsis, counted from the back (from the front where the rank is known).
-        n = len(self.entries)
-        cut = self.entries.index(Ellipsis) if Ellipsis in self.entries else n
-        shift = 0 if ps.rank is None else ps.rank + sum(1 for x in self.entries if x is None)
-        new = [k if k < cut else k - n + shift for k, x in enumerate(self.entries) if x is None]
-        shrunk = [
-            k if k < cut else k - n + shift for k, x in enumerate(self.entries) if type(x) is int
-        ]
         if new:
             ops.append(("Unsqueeze", {"axes": new}))
         if shrunk:
@@ -1295,7 +1311,9 @@ class Slicing:
         """Write OpenVINO operations, applied in order.
 
         ``("Slice", {start, stop, step, axes})`` (Slice-8), ``("Unsqueeze", {axes})``,
-        ``("Squeeze", {axes})``; those with nothing to do are left out. With no shape the
+        ``("Squeeze", {axes})``; those with nothing to do are left out (a Slice of whole axes
+        alone before an Unsqueeze or Squeeze, on a known rank or where the Unsqueeze refuses the
+        same ranks: ``x[:, None]``). With no shape the
         Slice also lists, whole, the axes it needs to refuse the ranks the slicing refuses
         (fewer axes than it addresses): the outermost it addresses at each end and, where it
         addresses both, every axis up to the last at one of them; it then reads back
@@ -1326,16 +1344,19 @@ class Slicing:
 
         ``("Slice", {starts, ends, steps, axes})``, ``("Unsqueeze", {axes})``,
         ``("Squeeze", {axes})``, as :meth:`to_slice` writes them (with no shape, the Slice
-        lists the whole axes that fix the rank). Parameters are never ones on which
-        onnxruntime, the ONNX spec and ``onnx.reference`` disagree (but on a rank too small
-        for a slicing of no shape, where two axes meet: the spec leaves that undefined,
-        onnxruntime refuses it and ``onnx.reference`` runs it; ``docs/dialects.md``): no end
-        of exactly ``INT32_MAX`` or ``INT64_MAX`` that onnxruntime would read otherwise (it
-        reads them as "to the last" in the step's direction; such an end is written one less
-        or one more, or from the back on a static axis, where that selects alike on every
-        allowed size), and a cut read under one clamping rule is kept only where the other
-        rule (OpenVINO's for onnxruntime and the spec, NumPy's for ``onnx.reference``) gives
-        the same on every allowed size; else :class:`~datamove.NotExpressible` with a witness.
+        lists the whole axes that fix the rank; no Slice of whole axes alone comes before an
+        Unsqueeze that fixes it, nor before an Unsqueeze or Squeeze on a known rank:
+        ``x[:, None]`` is one Unsqueeze).
+        Parameters are never ones on which onnxruntime, the ONNX spec and ``onnx.reference``
+        disagree (but on a rank too small for a slicing of no shape, where two axes meet: the
+        spec leaves that undefined, onnxruntime refuses it and ``onnx.reference`` runs it;
+        ``docs/dialects.md``): no end of exactly ``INT32_MAX`` or ``INT64_MAX`` that onnxruntime
+        would read otherwise (it reads them as "to the last" in the step's direction; such an
+        end is written one less or one more, or from the back on a static axis, where that
+        selects alike on every allowed size), and a cut read under one clamping rule is kept
+        only where the other rule (OpenVINO's for onnxruntime and the spec, NumPy's for
+        ``onnx.reference``) gives the same on every allowed size; else
+        :class:`~datamove.NotExpressible` with a witness.
 
         Examples
         --------
@@ -1708,6 +1729,17 @@ def _reaching(a: int | None, c: int, t: int, lo: int, top: int) -> int | None:
         mid = (d0 + top) // 2
         d0, top = (d0, mid) if _start_at(a, c, mid) >= v else (mid + 1, top)
     return d0
+
+
+def _unsqueeze_needs(new: list[int], need: int) -> bool:
+    """Whether an Unsqueeze of axes ``new`` refuses every rank below ``need`` by their range.
+
+    ONNX and OpenVINO refuse an axis out of range of the output's rank (the input's plus one
+    per axis listed); two that are one axis ONNX refuses and OpenVINO reads as one, so only the
+    range is counted on. A slicing whose cuts are all whole needs no Slice then: ``x[:, None]``
+    is ``Unsqueeze(axes=[1])``, which refuses a scalar as the slicing does.
+    """
+    return not any(all(-r - len(new) <= a < r + len(new) for a in new) for r in range(need))
 
 
 def _whole_axes(axes: list[int | None], sliced: list[int]) -> list[int]:
