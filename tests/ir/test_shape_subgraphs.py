@@ -91,6 +91,10 @@ CASES: dict[str, Callable[[Any], Any]] = {
         o13.reshape(_shape(x), _c([2, 2]), False), _c([0, -1]), True
     ),
     "reshape -1": lambda x: o13.reshape(_shape(x), _c([-1, 1]), False),
+    "transpose": lambda x: o1.transpose(o13.reshape(_shape(x), _c([2, 2]), False), _c([1, 0])),
+    "transpose, empty order": lambda x: o1.transpose(
+        o13.reshape(_shape(x), _c([1, 2, 2]), False), _c([], np.int64)
+    ),
     "broadcast numpy": lambda _x: o13.broadcast(_c([7]), _c([2, 3])),
     "broadcast bidirectional": lambda _x: o13.broadcast(
         _c([[1], [2]]), _c([1, 3]), broadcast_spec="BIDIRECTIONAL"
@@ -171,6 +175,23 @@ def test_folds_as_openvino(tmp_path: Path, name: str) -> None:
     assert info.value.shape == want.shape
     assert info.value.tolist() == want.tolist()
     assert str(info.shape) == str(list(want.shape)).replace(" ", "")
+
+
+def test_a_transpose_of_a_shape_is_bounded_as_openvino_bounds_it(tmp_path: Path) -> None:
+    # fixed: a Transpose of a shape subgraph's values was neither folded nor bounded (a
+    # Reshape's was), so the data Reshape it feeds had no shape beyond its declared [?,8,?,6]
+    x = o13.parameter([ov.Dimension(1, 4), ov.Dimension(2, 10), 8, 6], np.float32, name="x")
+    dims = o1.transpose(o13.reshape(_shape(x), _c([2, 2]), False), _c([1, 0]))
+    y = o13.reshape(x, o13.reshape(dims, _c([4]), False), False)  # [a, 8, b, 6]
+    model = ov.Model([y], [x], "moved")
+    xml = tmp_path / "moved.xml"
+    ov.save_model(model, xml, compress_to_fp16=False)
+    want = str(model.output(0).get_partial_shape())  # OpenVINO's own shape inference
+    assert want == "[1..4,8,2..10,6]"
+    report = ir.read_model(xml).check()
+    assert report.ok, report.problems
+    ((shape, _),) = report.outputs.values()
+    assert str(shape) == want
 
 
 @pytest.mark.parametrize("name", list(UNKNOWN))

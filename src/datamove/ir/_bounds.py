@@ -23,8 +23,9 @@ type without a rule here, gives no bounds at all (``None``).
 The rules (each sound; where OpenVINO is looser, datamove is at least as tight):
 
 - ShapeOf: ``[dim.min, dim.max]`` per dim (an unbounded dim: up to the type's maximum).
-- Gather, Squeeze, Unsqueeze, Reshape, Broadcast, Tile (data bounds, other inputs exactly known):
-  the layer applied to the lower and to the upper bounds (OpenVINO's default evaluator).
+- Gather, Squeeze, Unsqueeze, Reshape, Transpose, Broadcast, Tile (data bounds, other inputs
+  exactly known): the layer applied to the lower and to the upper bounds (OpenVINO's default
+  evaluator).
 - Add, Subtract, Multiply, Divide, Minimum, Maximum, Floor, Convert: interval arithmetic (the
   extremes over the corners of the inputs' intervals; a divisor interval holding 0 is unknown;
   an exactly known extreme is that number, not an unbounded side, so ``INT64_MIN - [0, 30]``
@@ -84,7 +85,15 @@ wraps at 2; ``x.shape[0] * 2``, ``x.shape[0] * x.shape[1]`` and an i32 ``x.shape
 taken not to)."""
 # Layers whose input 0 is data and whose other inputs must be exactly known: each bound is the
 # layer applied to that bound (they only move, repeat or drop elements).
-_STRUCTURAL: Final = ("Gather", "Squeeze", "Unsqueeze", "Reshape", "Broadcast", "Tile")
+_STRUCTURAL: Final = (
+    "Gather",
+    "Squeeze",
+    "Unsqueeze",
+    "Reshape",
+    "Transpose",
+    "Broadcast",
+    "Tile",
+)
 
 
 def _limits(etype: ElementType) -> tuple[int | float, int | float]:

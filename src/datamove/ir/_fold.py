@@ -30,7 +30,7 @@ import numpy as np
 from datamove._errors import ValidationError
 from datamove._shape import PartialShape
 from datamove.ir._graph import Layer
-from datamove.ir._ops import SMALL, Info, reshape_shape
+from datamove.ir._ops import SMALL, Info, reshape_shape, transpose_order
 from datamove.ir._types import ELEMENT_TYPES, ElementType
 
 __all__ = ["FOLDERS", "axes_of", "broadcast_inputs", "fold_failure", "fold_layer", "opset_number"]
@@ -177,6 +177,19 @@ def _reshape(layer: Layer, ins: Sequence[Info]) -> Array | None:
         return None
     shape = _new_shape(layer, values[0], values[1])
     return None if shape is None else values[0].reshape(shape)
+
+
+def _transpose(_layer: Layer, ins: Sequence[Info]) -> Array | None:
+    values = _values(ins, 2)
+    if values is None:
+        return None
+    data, order = values
+    if order.ndim != 1 or order.dtype.kind not in "iu":
+        return None
+    try:  # as Model.run moves the data: a permutation, or empty (the dims reversed)
+        return data.transpose(transpose_order(data.ndim, [int(v) for v in order]))
+    except ValidationError:
+        return None
 
 
 def axes_of(value: Array, rank: int) -> list[int] | None:
@@ -417,6 +430,7 @@ _EXPLAINED: Final[dict[str, Folder]] = {
     "Squeeze": _squeeze,
     "Unsqueeze": _unsqueeze,
     "Reshape": _reshape,
+    "Transpose": _transpose,
     "Convert": _convert,
     "Add": _arith(lambda a, b: a + b),
     "Subtract": _arith(lambda a, b: a - b),
