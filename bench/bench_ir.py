@@ -22,7 +22,10 @@
   20,000 layers (``--quick``: 60 blocks). Targets: under 2 s, peak Python memory (tracemalloc)
   below 10 times the ``.xml`` size; ``explain`` of the same model under 2 s.
 
-``--only chain|views|check|inputs|loop|llm`` runs one of the six.
+``--only chain|views|check|inputs|loop|llm`` runs one of the six. Where a row gives seconds, it
+gives each as ``wall/cpu``: wall time and the process's CPU time (``time.process_time``, every
+thread's), so that a run on a loaded machine can be judged (CPU time varies less under load; a
+CPU time above the wall time is threads at work, OpenVINO's).
 """
 
 from __future__ import annotations
@@ -38,21 +41,34 @@ import tempfile
 import time
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from bench._timing import per_call
 
 
-def _seconds(fn: Any, times: int) -> float:
-    """Median wall time of ``times`` single calls (for calls too slow to batch)."""
-    samples = []
-    for _ in range(times):
-        t0 = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - t0)
-    return statistics.median(samples)
+class Took(NamedTuple):
+    """Seconds of wall time and of the process's CPU time (every thread's)."""
+
+    wall: float
+    cpu: float
+
+    def __str__(self) -> str:
+        return f"{self.wall:.3f}/{self.cpu:.3f}"
+
+
+def _timed(fn: Any) -> Took:
+    """One call's wall and CPU seconds."""
+    t0, c0 = time.perf_counter(), time.process_time()
+    fn()
+    return Took(time.perf_counter() - t0, time.process_time() - c0)
+
+
+def _seconds(fn: Any, times: int) -> Took:
+    """Median wall and CPU time of ``times`` single calls (for calls too slow to batch)."""
+    samples = [_timed(fn) for _ in range(times)]
+    return Took(*(statistics.median(s[k] for s in samples) for k in range(2)))
 
 
 def _chain_model(n_ops: int, *, views: bool = False) -> Any:
@@ -205,17 +221,17 @@ def _bench_check(tmp: Path, core: Any, q: bool) -> None:
 
     big = tmp / "wide.xml"
     ov.save_model(_wide_model(1000), str(big), compress_to_fp16=False)
-    t0 = time.perf_counter()
-    report = ir.read_model(big).check()
-    t_check = time.perf_counter() - t0
+    reports = []
+    t_check = _timed(lambda: reports.append(ir.read_model(big).check()))
+    (report,) = reports
     times = 3 if q else 9
     t_read = _seconds(lambda: ir.read_model(big), times)
     t_both = _seconds(lambda: ir.read_model(big).check(), times)
     t_ov_read = _seconds(lambda: core.read_model(str(big)), times)
-    print(f"ir read_model + check, {report.layers} layers (ok={report.ok}), s (median):")
+    print(f"ir read_model + check, {report.layers} layers (ok={report.ok}), s wall/cpu (median):")
     print(
-        f"  first {t_check:.3f}, median {t_both:.3f} (read_model alone {t_read:.3f}; "
-        f"target < 0.5)   OpenVINO read_model {t_ov_read:.3f}"
+        f"  first {t_check}, median {t_both} (read_model alone {t_read}; "
+        f"target < 0.5)   OpenVINO read_model {t_ov_read}"
     )
 
 
@@ -228,30 +244,33 @@ def _bench_inputs(tmp: Path, core: Any, q: bool, n_inputs: int = 2000) -> None:
     ov.save_model(_pairs_model(n_inputs), str(xml))
     inputs = {f"x{k}": np.full(2, k, np.float32) for k in range(n_inputs)}
     times = 3 if q else 5
-    firsts, seconds = [], []
-    for _ in range(times):  # a fresh model each time: its first and second run
-        t0 = time.perf_counter()
-        model = ir.read_model(xml)
-        model.check()
-        t1 = time.perf_counter()
-        model.run(inputs)
-        t2 = time.perf_counter()
-        model.run(inputs)
-        firsts.append((t1 - t0, t2 - t1))
-        seconds.append(time.perf_counter() - t2)
+    models: list[Any] = []
+
+    def read_check() -> None:
+        models.append(ir.read_model(xml))
+        models[-1].check()
+
+    def run() -> None:
+        models[-1].run(inputs)
+
+    # a fresh model each time: read and checked, its first and second run
+    rows = [(_timed(read_check), _timed(run), _timed(run)) for _ in range(times)]
+    model = models[-1]
+    read, first, second = (
+        Took(*(statistics.median(r[k][j] for r in rows) for j in range(2))) for k in range(3)
+    )
     out = model.run(inputs)
     assert out[model.outputs[7]].tolist() == [7.0, 7.0]
     t_plan = per_call(lambda: model.run(inputs), q)
     request = core.compile_model(core.read_model(str(xml)), "CPU").create_infer_request()
     t_ov = _seconds(lambda: request.infer(inputs), times)
     print(
-        f"ir run, {n_inputs} inputs (Parameter -> Result pairs, [2] f32 each), median of {times}:"
+        f"ir run, {n_inputs} inputs (Parameter -> Result pairs, [2] f32 each), median of {times}, "
+        "s wall/cpu:"
     )
     print(
-        f"  read_model + check {statistics.median(f[0] for f in firsts):.3f} s, "
-        f"first run {statistics.median(f[1] for f in firsts):.3f} s, "
-        f"second run {statistics.median(seconds):.3f} s, "
-        f"shape plan {t_plan * 1e3:.2f} ms   OpenVINO infer {t_ov * 1e3:.1f} ms"
+        f"  read_model + check {read}, first run {first}, second run {second}, "
+        f"shape plan {t_plan * 1e3:.2f} ms   OpenVINO infer {t_ov}"
     )
 
 
@@ -427,11 +446,12 @@ def _bench_llm(tmp: Path, q: bool) -> None:
     def read_check() -> Any:
         return ir.read_model(xml).check()
 
-    t_first = _seconds(read_check, 1)
+    t_first = _timed(read_check)
     report = read_check()
-    t_both = min(_seconds(read_check, 1) for _ in range(3))
-    t_read = min(_seconds(lambda: ir.read_model(xml), 1) for _ in range(3))
-    t_explain = min(_seconds(lambda: explain_layers(ir.read_model(xml)), 1) for _ in range(3))
+    # best of 3 by wall time, with that call's CPU time
+    t_both = min(_timed(read_check) for _ in range(3))
+    t_read = min(_timed(lambda: ir.read_model(xml)) for _ in range(3))
+    t_explain = min(_timed(lambda: explain_layers(ir.read_model(xml))) for _ in range(3))
     n_explained = len(explain_layers(ir.read_model(xml)))
     tracemalloc.start()
     read_check()
@@ -443,14 +463,14 @@ def _bench_llm(tmp: Path, q: bool) -> None:
         f"(ok={report.ok}, {checked} checked), .xml {size / 1e6:.1f} MB, built in {t_build:.1f} s"
     )
     print(
-        f"  read_model + check: best of 3 {t_both:.3f} s (first {t_first:.3f}; read_model alone "
-        f"{t_read:.3f}; target < 2)"
+        f"  read_model + check, s wall/cpu: best of 3 {t_both} (first {t_first}; read_model "
+        f"alone {t_read}; target < 2)"
     )
     print(
         f"  peak Python memory (tracemalloc) {peak / 1e6:.0f} MB = {peak / size:.1f}x the .xml "
         "(target < 10x)"
     )
-    print(f"  explain ({n_explained} layers): best of 3 {t_explain:.3f} s (target < 2)")
+    print(f"  explain ({n_explained} layers), s wall/cpu: best of 3 {t_explain} (target < 2)")
     profile = cProfile.Profile()
     profile.runcall(read_check)
     out = io.StringIO()
