@@ -173,6 +173,25 @@ def test_explain_lists_concat_unsqueeze_and_squeeze_nodes_as_an_ir_s_layers(
     assert "x1 from input 'x': out[" in capsys.readouterr().out
 
 
+def test_a_squeeze_of_no_axes_is_written_in_other_dialects(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # fixed: --as said "it cannot be read: None" of a Squeeze without axes (no values read)
+    node = helper.make_node("Squeeze", ["x"], ["y"], name="every")
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 1])
+    graph = helper.make_graph([node], "g", [x], [helper.make_tensor_value_info("y", 1, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+    path = onnx_graphs.save(model, tmp_path)
+    assert main(["explain", str(path), "--as", "numpy,onnx", "--json"]) == 0
+    (info,) = json.loads(capsys.readouterr().out)
+    assert info["numpy"] == "x[0, :, 0]"
+    assert info["as"]["onnx"]["value"] == [["Squeeze", {"axes": [0, 2]}]]
+    x_value = _arange((1, 3, 1))
+    got = onnx_graphs.run_onnxruntime(model, x_value)["y"]
+    for text in (info["numpy"], info["as"]["numpy"]["value"]):  # x[0, 0:3, 0]
+        np.testing.assert_array_equal(eval(text, {"x": x_value}), got)  # noqa: S307
+
+
 def _edited(model: Any, value: str, dim: int) -> Any:
     """A copy whose declared shape of ``value`` (value_info or output) has ``dim`` one larger."""
     copy = onnx.ModelProto()

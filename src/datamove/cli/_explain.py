@@ -581,8 +581,10 @@ def _layer_dialects(info: dict[str, Any], names: list[str]) -> dict[str, dict[st
         why = f"it picks part {info['values']['position']} of the sequence {info['sequence']} makes"
     elif info["runtime"]:
         why = "its parameters are known only at run time"
-    elif (not info["values"] and info["layer_type"] != "Concat") or (  # check() reports it
-        info["layer_type"] in ("SplitToSequence", "SequenceAt") and info["note"]
+    elif (
+        (info["layer_type"] in VIEWS and info["numpy"] is None)  # its note says why
+        or (not info["values"] and info["layer_type"] not in ("Concat", *VIEWS))  # check()'s
+        or (info["layer_type"] in ("SplitToSequence", "SequenceAt") and info["note"])
     ):
         why = f"it cannot be read: {info['note']}"
     else:
