@@ -363,6 +363,8 @@ def test_from_tf_rejects_what_tensorflow_rejects(args: dict[str, Any], match: st
         "x",
         "x[1](2)",
         "x[1 + 1]",
+        "x[...:3]",
+        "x[99999999999999999999]",  # past int64: no axis has such an index
     ],
 )
 def test_from_numpy_rejects_what_basic_indexing_is_not(text: str) -> None:

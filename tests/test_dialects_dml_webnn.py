@@ -254,10 +254,23 @@ def test_dml_refuses_a_rank_it_has_no_tensor_for() -> None:
         dm.Slicing.from_numpy("x[0]").to_dml([3])
     with pytest.raises(dm.NotExpressible, match="rank 9"):
         dm.Slicing.from_numpy("x[0]").to_dml([2] * 9)
+    with pytest.raises(dm.NotExpressible, match="rank 9; DirectML tensors have 1 to 8"):
+        dm.Splitting.from_split(0, 2).to_dml([2] * 9)
     assert dm.Slicing.from_numpy("x[0]").to_webnn([3]) == [
         ("slice", {"starts": [0], "sizes": [1], "strides": [1]}),
         ("reshape", {"newShape": []}),
     ]
+
+
+def test_dml_refuses_a_stride_past_its_signed_32_bits() -> None:
+    # InputWindowStrides are INT: a step of 2**31 has no SLICE1; WebNN's strides are unsigned.
+    top = [2**32 - 1]
+    with pytest.raises(dm.NotExpressible, match=r"InputWindowStrides\[0\]=2147483648 is outside"):
+        dm.Slicing.from_numpy("x[::2147483648]").to_dml(top)
+    assert dm.Slicing.from_numpy("x[::2147483647]").to_dml(top)[0][1]["InputWindowStrides"] == [
+        2**31 - 1
+    ]
+    assert dm.Slicing.from_numpy("x[::2147483648]").to_webnn(top)[0][1]["strides"] == [2**31]
 
 
 def test_webnn_split_refuses_an_input_of_sizes_past_32_bits() -> None:
@@ -325,6 +338,15 @@ def test_dml_and_webnn_slices_refuse_an_input_of_sizes_past_32_bits() -> None:
         pytest.param(lambda: dm.Splitting.from_webnn(0), "splits=0", id="webnn-split-count-0"),
         pytest.param(lambda: dm.Splitting.from_webnn(8193), "8192", id="webnn-split-count-cap"),
         pytest.param(lambda: dm.Splitting.from_webnn(2, -1), "unsigned", id="webnn-split-axis"),
+        pytest.param(
+            lambda: dm.Splitting.from_webnn([1] * 8193),
+            "more than 8192",
+            id="webnn-split-sizes-cap",
+        ),
+        pytest.param(
+            lambda: dm.Splitting.from_dml(0, 5), "non-empty list", id="dml-split-not-a-list"
+        ),
+        pytest.param(lambda: dm.Splitting.from_dml(0, []), "non-empty list", id="dml-split-none"),
     ],
 )
 def test_dml_and_webnn_parsers_reject_what_their_dialect_rejects(call: Any, match: str) -> None:
