@@ -109,6 +109,12 @@ def test_calc_buffer_tensor_size_wrap_and_overflow():
     assert dml.calc_buffer_tensor_size("FLOAT32", sizes) == 65536 * 65537 * 4
     with pytest.raises(dml.BufferSizeOverflowError, match="UINT64"):
         dml.calc_buffer_tensor_size("FLOAT64", [2**32 - 1] * 2)
+    # DirectMLX counts those bits in a UINT64 that wraps, then rounds to bytes and to 4
+    bits = (2**32 - 1) ** 2 * 64 % 2**64
+    wrapped = ((bits + 7) // 8 + 3) // 4 * 4
+    assert dml.calc_buffer_tensor_size("FLOAT64", [2**32 - 1] * 2, mode="dmlx") == wrapped
+    with pytest.raises(datamove.ValidationError, match='mode=\'exact \' must be "exact" or "dmlx"'):
+        dml.calc_buffer_tensor_size("FLOAT32", [2], mode="exact ")
 
 
 def test_calc_buffer_tensor_size_unknown_type_and_bad_sizes():

@@ -183,3 +183,62 @@ def test_array_fields_read_as_the_operators_read_them() -> None:
     )
     assert rule(lambda: dml.split(x, np.array(1.0), [2, 4])) == ("axis", floats)
     assert [p.shape for p in dml.split(x, np.array(1), np.array([2, 4]))] == [(2, 2), (2, 4)]
+
+
+# the wrong desc, a desc against DirectML's rules, a buffer with gaps ----------------------------
+_SPLIT = dml.SplitDesc(dml.TensorDesc("FLOAT32", [2]), [dml.TensorDesc("FLOAT32", [1])] * 2, 0)
+_JOIN = dml.JoinDesc([dml.TensorDesc("UINT8", [4])] * 2, dml.TensorDesc("UINT8", [8]), 0)
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "match"),
+    [
+        pytest.param(
+            lambda: dml.run_join(_SPLIT, [np.zeros(8, np.uint8)]),
+            datamove.DTypeError,
+            "DML_JOIN: desc=SplitDesc.* must be a JoinDesc",
+            id="run_join(SplitDesc)",
+        ),
+        pytest.param(
+            lambda: dml.read_tensor(_SPLIT, np.zeros(8, np.uint8)),
+            datamove.DTypeError,
+            "must be a TensorDesc",
+            id="read_tensor(SplitDesc)",
+        ),
+        pytest.param(
+            lambda: dml.read_tensor(dml.TensorDesc("FLOAT32", []), np.zeros(8, np.uint8)),
+            dml.DirectMLValidationError,
+            r"\[T4\] sizes=\(\) must not be empty",
+            id="read_tensor(sizes=[])",
+        ),
+        pytest.param(
+            lambda: dml.write_tensor(dml.TensorDesc("FLOAT32", [0, 2]), 1.0),
+            dml.DirectMLValidationError,
+            r"\[T5\] sizes\[0\]=0 must be at least 1",
+            id="write_tensor(sizes=[0, 2])",
+        ),
+        pytest.param(
+            lambda: dml.desc_to_json(dml.TensorDesc("FLOAT32", [2])),
+            datamove.DTypeError,
+            "must be a SplitDesc or a JoinDesc",
+            id="desc_to_json(TensorDesc)",
+        ),
+        pytest.param(
+            lambda: dml.run_join(_JOIN, [np.zeros(8, np.uint8)[::2], np.zeros(4, np.uint8)]),
+            datamove.ValidationError,
+            r"input_buffers\[0\]=.* must be a contiguous buffer \(hint",
+            id="run_join(strided array)",
+        ),
+        pytest.param(
+            lambda: dml.run_join(
+                _JOIN, [memoryview(np.zeros(8, np.uint8)[::2]), np.zeros(4, np.uint8)]
+            ),
+            datamove.ValidationError,
+            r"input_buffers\[0\]=<memory .* must be a contiguous buffer",
+            id="run_join(strided memoryview)",
+        ),
+    ],
+)
+def test_the_wrong_desc_or_buffer_is_named(call, error, match) -> None:
+    with pytest.raises(error, match=match):
+        call()
