@@ -197,7 +197,6 @@ class ONNXModel:
 
     def __init__(self, proto: Any, path: str) -> None:
         self._proto = proto
-        self._path = path
         graph = proto.graph
         self.name = graph.name or Path(path).name
         self.opset = next(
@@ -212,7 +211,6 @@ class ONNXModel:
             self.inputs[v.name] = found if found is not None else (PartialShape(None), None)
         self.outputs = [v.name for v in graph.output]
         self._declared = _typed((*graph.value_info, *graph.output))
-        self._inferred: dict[str, tuple[PartialShape, str | None]] | None = None
 
     def __repr__(self) -> str:
         return (
