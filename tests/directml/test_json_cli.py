@@ -433,6 +433,24 @@ def test_json_errors_name_each_field_once_and_where_it_is():
         dml.desc_from_json({"type": "DML_OPERATOR_ADD", "desc": bare})
 
 
+@pytest.mark.parametrize(
+    ("tensor", "field", "argument"),
+    [
+        ({"Type": "XX", "DataType": "FLOAT32", "Sizes": [2]}, "Type", "tensor_type"),
+        ({"Type": "XX", "Desc": {"DataType": "FLOAT32", "Sizes": [2]}}, "Type", "tensor_type"),
+        ({"DataType": "FLOAT32", "Sizes": [2], "Flags": "ZZ"}, "Flags", "flags"),
+    ],
+)
+def test_a_tensors_type_and_flags_are_named_as_the_file_spells_them(tensor, field, argument):
+    # TensorDesc named a wrong tensor_type "type", so the file's "Type" was written "type"
+    with pytest.raises(datamove.ValidationError) as info:
+        dml.tensor_from_json(tensor, "tensor")
+    assert info.value.argument == f"tensor.{field}"
+    with pytest.raises(datamove.ValidationError) as info:
+        dml.TensorDesc("FLOAT32", [2], **{argument: "XX"})
+    assert (info.value.op, info.value.argument) == ("TensorDesc", argument)
+
+
 def test_cli_names_the_top_level_and_odd_dispatchable_names(tmp_path, capsys):
     assert main(["dml", "check", write(tmp_path, [1])]) == 1
     assert "  [JSON] (top level)=[1] must be a JSON object" in capsys.readouterr().out

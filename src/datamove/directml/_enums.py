@@ -68,10 +68,11 @@ class _CEnum(enum.IntEnum):
     """An enum whose C names are a prefix (a class keyword) and the member's name."""
 
     _prefix: ClassVar[str]
+    _argument: ClassVar[str]  # what an error calls the value parsed: TensorDesc's parameter
 
-    def __init_subclass__(cls, prefix: str = "", **kwargs: Any) -> None:
+    def __init_subclass__(cls, prefix: str = "", argument: str = "type", **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        cls._prefix = prefix
+        cls._prefix, cls._argument = prefix, argument
 
     @property
     def dml_name(self) -> str:
@@ -81,7 +82,7 @@ class _CEnum(enum.IntEnum):
     @classmethod
     def parse(cls, value: Any) -> Self:
         """Read a member from a member, its value or a name (short or C)."""
-        return _parse_member(cls, value, cls._prefix, "type")
+        return _parse_member(cls, value, cls._prefix, cls._argument)
 
 
 class TensorDataType(_CEnum, prefix="DML_TENSOR_DATA_TYPE_"):
@@ -205,7 +206,7 @@ class TensorFlags(enum.IntFlag):
         raise DTypeError("DirectML", "flags", value, rule)
 
 
-class TensorType(_CEnum, prefix="DML_TENSOR_TYPE_"):
+class TensorType(_CEnum, prefix="DML_TENSOR_TYPE_", argument="tensor_type"):
     """``DML_TENSOR_TYPE``: ``BUFFER`` (1) is the only valid one."""
 
     INVALID = 0
