@@ -634,6 +634,7 @@ def test_group_into_split_cases() -> None:
     assert dm.group_into_split([S("x[:]")], None) == dm.Splitting(0, "even", 1)
     assert dm.group_into_split([S("x[:]")], "[?]") == dm.Splitting(0, "even", 1)
     assert dm.group_into_split([S("x[::-1]")], "[2]") is None  # a reversal is not a part
+    assert dm.group_into_split([S("x[:2, :2]"), S("x[2:, 2:]")], [4, 4]) is None  # two axes
     assert dm.group_into_split_with_gaps([S("x[1:3]"), S("x[5:-2]")], "[7..]") == (
         dm.Splitting(0, "lengths", (1, 2, 2, -1, 2)),
         (1, 3),

@@ -372,6 +372,16 @@ def test_from_numpy_rejects_what_basic_indexing_is_not(text: str) -> None:
         dm.Slicing.from_numpy(text)
 
 
+@pytest.mark.parametrize("argument", ["begin", "end", "stride"])
+def test_from_strided_slice_refuses_a_value_known_only_at_run_time(argument: str) -> None:
+    params: dict[str, Any] = {"begin": [0, 1], "end": [2, 3], "stride": [1, 1]}
+    params[argument] = dm.Unknown(2)
+    with pytest.raises(dm.ValidationError) as info:
+        dm.Slicing.from_strided_slice(**params)
+    assert (info.value.argument, info.value.value) == (argument, dm.Unknown(2))
+    assert str(info.value).endswith("must be a concrete value to translate")
+
+
 @pytest.mark.parametrize("axis", [-(2**20) - 1, 2**20, -141836999983105, 10**12, -(2**63)])
 @pytest.mark.parametrize("reader", ["from_onnx", "from_slice"])
 def test_an_axis_out_of_range_for_every_rank_is_refused_at_once(axis: int, reader: str) -> None:
