@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import datamove as dm
+from datamove import ir
 from datamove._errors import show
 
 
@@ -115,8 +116,9 @@ def test_showing_a_value_never_raises_and_stays_bounded() -> None:
         dm.AxisError("Split", "axis", 5, "is out of the tensor rank range [-1, 0]"),
         dm.ViewError("Slice", "copy", False, "cannot be honoured", hint="pass copy=None"),
         dm.NotExpressible("ONNX Slice", "begin", [1, 2], "is odd", hint="h", witness=(3, 4)),
+        ir.ONNXError("path", "m.onnx", "is not an ONNX model", hint="h", op="ONNX check"),
     ],
-    ids=["AxisError", "ViewError", "NotExpressible"],
+    ids=["AxisError", "ViewError", "NotExpressible", "ONNXError"],
 )
 def test_errors_pickle_with_their_fields(err: dm.ValidationError) -> None:
     import pickle

@@ -34,6 +34,7 @@ def test_flags_types_operators():
     assert (TensorFlags.NONE, TensorFlags.OWNED_BY_DML) == (0, 1)
     assert TensorFlags.parse(["DML_TENSOR_FLAG_NONE", "OWNED_BY_DML"]) == TensorFlags.OWNED_BY_DML
     assert TensorFlags.parse("DML_TENSOR_FLAG_NONE").dml_name == "DML_TENSOR_FLAG_NONE"
+    assert TensorFlags.parse(TensorFlags.OWNED_BY_DML) is TensorFlags.OWNED_BY_DML
     assert (dml.TensorType.INVALID, dml.TensorType.BUFFER) == (0, 1)
     assert (dml.OperatorType.SPLIT, dml.OperatorType.JOIN) == (62, 63)
     assert dml.OperatorType.parse("DML_OPERATOR_SPLIT") is dml.OperatorType.SPLIT

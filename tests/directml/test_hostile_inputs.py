@@ -242,3 +242,17 @@ _JOIN = dml.JoinDesc([dml.TensorDesc("UINT8", [4])] * 2, dml.TensorDesc("UINT8",
 def test_the_wrong_desc_or_buffer_is_named(call, error, match) -> None:
     with pytest.raises(error, match=match):
         call()
+
+
+def test_a_torch_dtype_numpy_has_no_name_for_is_refused() -> None:
+    torch = pytest.importorskip("torch")
+    with pytest.warns(UserWarning, match="ComplexHalf support is experimental"):
+        x = torch.zeros(4, dtype=torch.complex32)
+    with pytest.raises(datamove.DTypeError, match=r"array='torch\.complex32' has no DirectML"):
+        dml.split(x, 0, [2, 2])
+
+
+def test_a_violations_dict_shows_a_value_json_cannot_hold() -> None:
+    found = dml.Violation("S3", "axis", np.int64(9), "must be in [0, 3]").to_dict()
+    assert found["value"] == "np.int64(9)"
+    assert dml.Violation("S3", "axis", (1, 2), "m").to_dict()["value"] == [1, 2]

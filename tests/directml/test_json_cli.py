@@ -76,6 +76,11 @@ def test_full_tensor_desc_form_of_the_dxdispatch_readme():
         }
     )
     assert owned.flags == dml.TensorFlags.OWNED_BY_DML
+    # a Type beside the fields, with no Desc: read as the same tensor
+    typed = dml.tensor_from_json({"Type": "BUFFER", "DataType": "FLOAT32", "Sizes": [2, 3]})
+    assert typed == TensorDesc("FLOAT32", [2, 3])
+    with pytest.raises(datamove.ValidationError, match=r"tensor\.Type='XX' is not a TensorType"):
+        dml.tensor_from_json({"Type": "XX", "DataType": "FLOAT32", "Sizes": [2, 3]})
     assert owned.total_tensor_size_in_bytes == 552  # 0 means "computed", as in DxDispatch
 
 

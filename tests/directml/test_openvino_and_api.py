@@ -88,6 +88,9 @@ def test_element_types():
     for name, dtype in [("u4", "UINT4"), ("i64", "INT64"), ("f16", "FLOAT16"), ("INT8", "INT8")]:
         desc = dml.split_desc_from_openvino([4], 0, num_splits=2, element_type=name)
         assert desc.input.data_type.name == dtype
+    given = dml.TensorDataType.UINT16  # DirectML's own type, taken as it is
+    desc = dml.split_desc_from_openvino([4], 0, num_splits=2, element_type=given)
+    assert desc.input.data_type is given
 
 
 def test_invalid_openvino_splits_are_the_cores_errors():
