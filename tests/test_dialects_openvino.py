@@ -560,6 +560,8 @@ def test_openvino_runs_what_the_emitters_write_on_every_size_of_an_interval(
         pytest.param(dm.Slicing.from_onnx([-4], [7], steps=[2]), "[5..]", 9, id="onnx on [5..]"),
         pytest.param(dm.Slicing.from_numpy("x[-4:7:2]"), "[1..]", 11, id="[1..4], 0 at 11"),
         pytest.param(dm.Slicing.from_numpy("x[-1:1]"), "[1..]", 2, id="[1], 0 at 2"),
+        # lengths 1 2 3 4 4 3 2 1: the first size past [1] lies inside a piece, found by halving
+        pytest.param(dm.Slicing.from_numpy("x[-5:4]"), "[1..8]", 2, id="x[-5:4] on [1..8]"),
         pytest.param(dm.Slicing.from_numpy(f"x[::{1 - 2**63}]"), "[?]", None, id="x[-1:-2:-1]"),
         pytest.param(dm.Slicing.from_numpy("x[::-2]"), "[?]", None, id="x[::-2] on [?]"),
         pytest.param(dm.Slicing.from_slice([-2], [-2], [-1]), "[?]", None, id="x[-2:-2:-1] on [?]"),
@@ -573,10 +575,11 @@ def test_the_openvino_emitters_refuse_a_cut_openvino_declares_wrong(
     ``[1]`` and none from 2; ``x[-4:7:2]`` on
     ``[2..10]`` is declared ``[1]`` and gives two at 3; on ``[5..]``, declared ``[2..4]``, one at
     9; on ``[1..]``, declared ``[1..4]``, none at 11; ``x[-1:1]`` on ``[1..]``, declared
-    ``[1]``, none at 2. Both emitters refuse each with that witness, where the length lies
-    outside OpenVINO's declared one (and the CPU plugin refuses the cut written as it is, where
-    that length is not 0). What OpenVINO declares soundly is written and runs: ``x[-1:-2:-1]``
-    (the step rewrite of ``x[::-(2**63 - 1)]``, ``[..1]``) and ``x[::-2]`` on ``[?]``; and
+    ``[1]``, none at 2; ``x[-5:4]`` on ``[1..8]``, declared ``[1]``, two at 2. Both emitters
+    refuse each with that witness, where the length lies outside OpenVINO's declared one (and
+    the CPU plugin refuses the cut written as it is, where that length is not 0). What OpenVINO
+    declares soundly is written and runs: ``x[-1:-2:-1]`` (the step rewrite of
+    ``x[::-(2**63 - 1)]``, ``[..1]``) and ``x[::-2]`` on ``[?]``; and
     ``x[-2:-2:-1]`` on ``[?]``, declared ``[0]`` as it is (one element at size 1), is written
     ``x[0:-2:-1]``, which selects alike on every size and is declared ``[?]``."""
     ps = dm.PartialShape.parse(shape)
