@@ -5,6 +5,7 @@ including 0; invalid targets and orders are check problems and run refusals."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -424,3 +425,20 @@ def test_a_transpose_declared_narrower_has_a_witness(tmp_path: Path) -> None:
         "declares [3,2], but data of shape [1,3] gives [3,1] (the shape is [3,1..5])"
     )
     assert problem.witness == ((1, 3), (3, 1))
+
+
+def test_an_order_whose_declared_length_is_not_the_rank_is_a_problem(tmp_path: Path) -> None:
+    # An order input declared [2] for data of rank 3: OpenVINO's shape inference refuses the
+    # node (the opset API will not build it, so the file is edited), and reading it fails
+    xml = _run_time_model("Transpose", 3, tmp_path)
+    text = xml.read_text().replace("<dim>3</dim>", "<dim>2</dim>").replace('shape="3"', 'shape="2"')
+    xml.write_text(text)
+    model = ir.read_model(xml)
+    (problem,) = model.check().problems
+    says = "Transpose: input_order='[2]' must hold 3 values (the data's rank) or none"
+    assert problem.message == says
+    inputs = {"x": _arange((2, 3, 4)), "v": np.array([0, 1], np.int64)}
+    with pytest.raises(ir.IRError, match=r"cannot run: " + re.escape(says)):
+        model.run(inputs)
+    with pytest.raises(openvino_oracle.OpenVINOError, match="Input order must have shape"):
+        ov_models.run_openvino(xml, inputs)
