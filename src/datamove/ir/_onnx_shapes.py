@@ -603,7 +603,7 @@ def shape_values(
         return none, refused.note
     except (ValueError, TypeError, IndexError, OverflowError, ZeroDivisionError, AttributeError):
         return none, None  # an input NumPy refuses (a malformed graph): unknown
-    outs = got if isinstance(got, tuple) else (got,)
+    outs = (got,) if got is None or isinstance(got, Info) else got  # an Info is a tuple too
     return (outs, None) if len(outs) == len(node.output) else (none, None)
 
 
