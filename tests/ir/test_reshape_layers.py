@@ -240,6 +240,19 @@ def test_new_input_shapes_keep_the_rank_the_layer_fixes(
         assert got == dm.PartialShape([hull] * 3)
 
 
+def test_a_target_of_any_rank_gives_any_rank(tmp_path: Path) -> None:
+    # a run-time target whose rank is not known either: any rank, as OpenVINO, and no problem
+    x = ops.parameter([2, 3, 4], np.float32, name="x")
+    target = ops.parameter(ov.PartialShape.dynamic(), np.int64, name="v")
+    out = ops.reshape(x, target, False)
+    out.output(0).get_tensor().set_names({"y"})
+    xml = ov_models.save(ov.Model([out], [x, target]), tmp_path, "any_rank")
+    model = ir.read_model(xml)
+    for report in (model.check(), model.check(input_shapes={"x": "[4,3,4]"})):
+        assert report.ok, report.problems
+        assert report.outputs["y"][0] == dm.PartialShape(None)
+
+
 RUN_TIME = [
     ("Reshape", True, (2, 3, 4), [0, -1]),
     ("Reshape", True, (2, 3, 4), [0, 0, 2, 2]),

@@ -1047,8 +1047,8 @@ def _reshape_infer(layer: Layer, ins: list[Info], context: Context) -> list[Info
     rank = ins[0].shape.rank
     target = None if ins[1].value is None else _ints(ins[1].value)
     if target is None:  # one output dim per entry, each any size (OpenVINO's own rule)
-        length = ins[1].shape[0]
-        unknown = PartialShape.dynamic(length.min) if length.is_static else None
+        length = ins[1].shape[0] if ins[1].shape.rank == 1 else None  # a target of any rank
+        unknown = PartialShape.dynamic(length.min) if length and length.is_static else None
         return [_view_info(layer, ins, context, None, unknown)]
     if rank is not None:  # the rules the sizes do not decide
         _reshape_values(target, rank, special)
