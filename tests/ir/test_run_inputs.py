@@ -428,19 +428,25 @@ def test_writing_to_an_output_never_changes_the_model_s_constants(tmp_path: Path
         out[0, 0] = 99
 
 
+def _begin_read_at_run_time(tmp_path: Path, dtype: Any, joined: Any = None) -> ir.Model:
+    """StridedSlice(data, begin=b, end=[2], stride=[1]) of x [2,6], b a [1] input of ``dtype``;
+    the data is Concat(x, joined) along axis 1 where ``joined`` (a constant) is given."""
+    ov_models = pytest.importorskip("ov_models")
+    o1 = pytest.importorskip("openvino.opset1")
+    x = o1.parameter([2, 6], np.float32, name="x")
+    b = o1.parameter([1], dtype, name="b")
+    data = x if joined is None else o1.concat([x, o1.constant(joined)], 1)
+    const = lambda v: o1.constant(np.array(v, dtype))  # noqa: E731
+    y = o1.strided_slice(data, b, const([2]), const([1]), begin_mask=[0], end_mask=[0])
+    return ir.read_model(ov_models.save(ov_models.ov.Model([o1.result(y)], [x, b], "m"), tmp_path))
+
+
 def test_an_index_input_s_library_never_decides_the_constants_library(tmp_path: Path) -> None:
     # Concat(x, c) then StridedSlice(begin=b): with x a NumPy array and b a PyTorch tensor, c was
     # made a tensor (the first input of another library decided), and Concat refused to mix.
     torch = pytest.importorskip("torch")
-    ov_models = pytest.importorskip("ov_models")
-    o1 = pytest.importorskip("openvino.opset1")
-    x = o1.parameter([2, 6], np.float32, name="x")
-    b = o1.parameter([1], np.int64, name="b")
     c = np.arange(4, dtype=np.float32).reshape(2, 2)
-    i64 = lambda v: o1.constant(np.array(v, np.int64))  # noqa: E731
-    joined = o1.concat([x, o1.constant(c)], 1)
-    y = o1.strided_slice(joined, b, i64([2]), i64([1]), begin_mask=[0], end_mask=[0])
-    model = ir.read_model(ov_models.save(ov_models.ov.Model([o1.result(y)], [x, b], "m"), tmp_path))
+    model = _begin_read_at_run_time(tmp_path, np.int64, joined=c)
     for begin in (torch.tensor([1]), np.array([1])):
         for inputs in ({"x": X, "b": begin}, {"b": begin, "x": X}):
             (out,) = model.run(inputs).values()
@@ -453,13 +459,7 @@ def test_an_index_input_s_library_never_decides_the_constants_library(tmp_path: 
 def test_an_index_input_traced_by_jax_jit_is_a_clear_error(tmp_path: Path) -> None:
     # StridedSlice's begin read by tolist() from a tracer raised JAX's ConcretizationTypeError.
     jax = pytest.importorskip("jax")
-    ov_models = pytest.importorskip("ov_models")
-    o1 = pytest.importorskip("openvino.opset1")
-    x = o1.parameter([2, 6], np.float32, name="x")
-    b = o1.parameter([1], np.int32, name="b")
-    i32 = lambda v: o1.constant(np.array(v, np.int32))  # noqa: E731
-    y = o1.strided_slice(x, b, i32([2]), i32([1]), begin_mask=[0], end_mask=[0])
-    model = ir.read_model(ov_models.save(ov_models.ov.Model([o1.result(y)], [x, b], "m"), tmp_path))
+    model = _begin_read_at_run_time(tmp_path, np.int32)
     begin = jax.numpy.asarray([1], dtype=np.int32)
     run = jax.jit(lambda x, b: model.run({"x": x, "b": b}))
     with pytest.raises(ir.IRError, match=r"failed at run time: .*traced by jax\.jit"):
