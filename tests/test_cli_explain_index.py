@@ -151,7 +151,13 @@ def test_as_writes_the_index_in_other_dialects() -> None:
         (["x[1.5]"], "datamove: error: Slicing.from_numpy: index='1.5' is not an int, a slice"),
         (["numpy", "x[y]"], "datamove: error: Slicing.from_numpy: index='y' is not an int"),
         (["numpy", "__import__('os')"], "is not a name indexed once"),
-        (["x[5]", "--shape", "3"], "datamove: error: StridedSlice: begin[0]=5 is out of range"),
+        (
+            ["x[5]", "--shape", "3"],
+            (
+                "datamove: error: StridedSlice: shape='[3]' has size 3 on axis 0, where index 5 "
+                "of x[5] is out of range: it needs size 6 or more (NumPy raises IndexError)"
+            ),
+        ),
         (["x[1, 2]", "--shape", "[?]"], "datamove: error: Slicing: "),
         (["x[1:]", "--shape", "2,x"], "datamove: error: PartialShape: shape='2,x' is not a shape"),
     ],

@@ -1055,7 +1055,7 @@ def test_a_slicing_that_runs_on_no_allowed_shape_is_that_error_not_a_witness() -
     # (On [..2] x[-2::-1] takes one element at most, written x[-2:-1] under both rules.)
     s = dm.Slicing.from_numpy("x[-2::-1, :, 0]")
     for emit in (s.to_onnx, s.to_slice):  # OpenVINO's clamping: they would have refused
-        with pytest.raises(dm.ValidationError, match="cannot index the axis shrunk") as info:
+        with pytest.raises(dm.ValidationError, match="has size 0 on axis 2, where index 0") as info:
             emit("[..3,0,0]")
         assert not isinstance(info.value, dm.NotExpressible)
     with pytest.raises(dm.NotExpressible) as refused:  # where some shape runs: the witness runs
@@ -1063,6 +1063,66 @@ def test_a_slicing_that_runs_on_no_allowed_shape_is_that_error_not_a_witness() -
     w = refused.value.witness
     assert w is not None
     s(np.zeros(w))
+
+
+_DIALECT = {
+    "to_onnx": "ONNX Slice",
+    "to_slice": "Slice",
+    "to_strided_slice": "StridedSlice",
+    "to_tf": "tf.strided_slice",
+    "to_torch": "PyTorch",
+    "to_numpy": "NumPy",
+    "to_dml": "DirectML SLICE1",
+    "to_webnn": "WebNN slice",
+}
+_EMITTERS = tuple(_DIALECT)
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(
+    index=index_strategy(bounds, steps, st.integers(-7, 7), kinds=("int", "int", "slice", "new")),
+    shape=st.lists(st.integers(0, 4), min_size=1, max_size=4).map(tuple),
+)
+def test_emitters_refuse_on_a_static_shape_exactly_where_numpy_does(
+    index: tuple[Any, ...], shape: tuple[int, ...]
+) -> None:
+    # An index out of range of a static size was written (x[5] on [1]: Slice 5:6 and Squeeze,
+    # which onnxruntime refuses and OpenVINO runs to an empty tensor); NumPy raises IndexError.
+    s = dm.Slicing.from_numpy(index)
+    want = numpy_result(np.zeros(shape), index)
+    refused = want is None
+    for name in _EMITTERS:
+        if not refused:
+            with contextlib.suppress(dm.NotExpressible):  # DirectML, WebNN: no empty result
+                getattr(s, name)(shape)
+            continue
+        with pytest.raises(dm.ValidationError) as info:
+            getattr(s, name)(shape)
+        assert not isinstance(info.value, dm.NotExpressible), (index, shape, name)
+        assert info.value.op in (_DIALECT[name], "Slicing"), info.value  # "Slicing": the rank
+
+
+def test_an_index_out_of_range_of_every_allowed_size_is_refused_else_written() -> None:
+    s = dm.Slicing.from_numpy("x[:, 5]")
+    rule = "where index 5 of x[:, 5] is out of range"
+    for name in _EMITTERS:
+        emit = getattr(s, name)
+        with pytest.raises(dm.ValidationError) as info:
+            emit([2, 3])
+        assert str(info.value) == (
+            f"{_DIALECT[name]}: shape=[2, 3] has size 3 on axis 1, {rule}: it needs size 6 or "
+            "more (NumPy raises IndexError)"
+        )
+        assert (info.value.argument, info.value.value) == ("shape", [2, 3])
+        if name in ("to_dml", "to_webnn"):  # static shapes only
+            continue
+        with pytest.raises(dm.ValidationError) as info:
+            emit("[?,..5]")
+        assert f"allows sizes ..5 on axis 1, {rule} on every one" in str(info.value)
+        for shape in ("[?,..6]", "[2,?]", "[2,1..]", None):  # some size holds it: the runtime's
+            emit(shape)
+    with pytest.raises(dm.ValidationError, match=r"^Slicing: data.shape=\[2, 3\] has size 3"):
+        s(np.zeros((2, 3)))
 
 
 INT32_MIN = -(2**31)

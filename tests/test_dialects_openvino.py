@@ -269,7 +269,7 @@ def test_openvino_squeezes_an_empty_axis_of_a_dynamic_shape(tmp_path: Path) -> N
         ("x[3]", 1, np.arange(2, dtype=np.int64), {"evaluate": (0,)}),
     ):
         s = dm.Slicing.from_numpy(text)
-        with pytest.raises(dm.ValidationError, match="shrink_axis_mask"):
+        with pytest.raises(dm.ValidationError, match="is out of range"):
             s(x)
         with pytest.raises(IndexError):
             x[0 if text == "x[0]" else 3]

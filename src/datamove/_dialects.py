@@ -21,7 +21,10 @@ Execution and inference go through StridedSlice-1 (``dm.strided_slice``,
 ``dm.infer_strided_slice``), whose builder holds the masks and OpenVINO's clamping
 (``clamp_bounds``); NumPy's clamping is Python's own ``slice.indices``. Emitters write each
 dialect's parameters; for a shape that is not static they write parameters exact for every
-allowed size, or raise :class:`~datamove.NotExpressible` with a witness shape.
+allowed size, or raise :class:`~datamove.NotExpressible` with a witness shape. An index out of
+range on every size the shape allows (``x[5]`` on ``[1]`` or ``[..3]``) is refused, as NumPy
+refuses it, with a ``ValidationError`` naming the dialect; where the size is unknown, unbounded
+or may hold it, the index is written and the runtime decides.
 """
 
 from __future__ import annotations
@@ -735,7 +738,7 @@ class Slicing:
     ) -> tuple[PartialShape, list[Any]]:
         """The entries, each cut rewritten to be exact under ``rule`` on every allowed size."""
         ps = shape_dims(shape, dialect)
-        axes = axes_of(self, ps.rank, shape)
+        axes = self._indices_fit(ps, dialect, shape)  # first: a cut's NotExpressible would hide it
         out: list[Any] = []
         for x, axis in zip(self.entries, axes, strict=True):
             if not isinstance(x, Cut):
@@ -753,6 +756,29 @@ class Slicing:
                 self.infer(ps)  # a slicing that runs on no allowed shape: that error instead
                 raise
         return ps, out
+
+    def _indices_fit(self, ps: PartialShape, dialect: str, shape: Any) -> list[int | None]:
+        """The axes of the entries on ``ps`` (`axes_of`), each index checked against its size.
+
+        An index is refused where the size is bounded below the one it needs, as NumPy refuses
+        it; where the size is unbounded or some allowed size holds it, it is written, and the
+        runtime decides.
+        """
+        axes = axes_of(self, ps.rank, shape)
+        for x, axis in zip(self.entries, axes, strict=True):
+            if type(x) is not int:
+                continue
+            assert axis is not None
+            dim, need = dim_at(ps, axis), index_need(x)
+            if dim.max is not None and need > dim.max:
+                sizes = f"has size {dim}" if dim.is_static else f"allows sizes {dim}"
+                rule = (
+                    f"{sizes} on axis {axis}, where index {x} of {entries_text(self.entries)} is "
+                    f"out of range{'' if dim.is_static else ' on every one'}: it needs size "
+                    f"{need} or more (NumPy raises IndexError)"
+                )
+                raise ValidationError(dialect, "shape", shape, rule)
+        return axes
 
     def _cut_for(
         self, x: Cut, ps: PartialShape, axis: int, dialect: str, rule: str, shape: Any
@@ -1327,6 +1353,9 @@ class Slicing:
         inference declares the lengths at the interval's ends alone (``docs/semantics.md``,
         S-6 and IR-6): no cut is written whose length on an allowed size lies outside what it
         declares (one that selects alike, or :class:`~datamove.NotExpressible` with the size).
+        An index out of range on every size ``shape`` allows raises ``ValidationError``, as
+        NumPy's ``IndexError``; where some allowed size may hold it, it is written (a Slice of
+        one element, then Squeeze) and the runtime decides.
 
         Examples
         --------
@@ -1356,7 +1385,9 @@ class Slicing:
         selects alike on every allowed size), and a cut read under one clamping rule is kept
         only where the other rule (OpenVINO's for onnxruntime and the spec, NumPy's for
         ``onnx.reference``) gives the same on every allowed size; else
-        :class:`~datamove.NotExpressible` with a witness.
+        :class:`~datamove.NotExpressible` with a witness. An index out of range on every
+        size ``shape`` allows raises ``ValidationError`` (onnxruntime would refuse the node, or
+        run it empty), as :meth:`to_slice`.
 
         Examples
         --------
@@ -1426,6 +1457,7 @@ class Slicing:
         """On a static shape: its sizes, the indices each input axis keeps, the output shape."""
         ps = shape_dims(shape, dialect)
         dims = static_sizes(ps, shape, dialect, lambda: witness_of(self, ps, {}))
+        self._indices_fit(ps, dialect, shape)  # the rank and the indices, as the others check
         # refuses what s(x) refuses, naming the caller's shape as they wrote it
         out = tuple(d.min for d in self.infer(ps if shape is None else shape).dims)
         ranges = [range(d) for d in dims]

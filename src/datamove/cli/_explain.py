@@ -135,7 +135,7 @@ def explain_numpy(shape: PartialShape, expr: str) -> dict[str, Any]:
     """
     slicing = Slicing.from_numpy(expr)
     if shape.is_static:  # the StridedSlice it is on this shape: its index and picture
-        params = slicing.to_strided_slice(shape)
+        params = slicing.to_strided_slice(str(shape))  # an error shows the shape as text
         masks = {m: params.pop(m) for m in MASKS}
         return explain_strided_slice(shape, **params, masks=masks)
     info = {
