@@ -344,7 +344,7 @@ def test_explain_as_writes_a_block_per_dialect(
     assert "NumPy:        x[1:, :, ::-2]" in head
     assert blocks == (
         "onnx (ONNX Slice-13, Unsqueeze, Squeeze, in order):\n"
-        "  Slice(starts=[1, 0, 3], ends=[2, 3, 0], steps=[1, 1, -2], axes=[0, 1, 2])\n"
+        "  Slice(starts=[1, 3], ends=[2, 0], steps=[1, -2], axes=[0, 2])\n"
         "tf (tf.strided_slice):\n"
         "  tf.strided_slice(x, begin=[1, 0, 3], end=[2, 3, 0], strides=[1, 1, -2])\n"
         "torch (PyTorch calls on x, in order):\n"
@@ -356,7 +356,7 @@ def test_explain_as_writes_a_block_per_dialect(
         "numpy (NumPy basic indexing):\n"
         "  x[1:2, 0:3, 3:0:-2]\n"
         "slice (OpenVINO Slice-8, Unsqueeze, Squeeze, in order):\n"
-        "  Slice(start=[1, 0, 3], stop=[2, 3, 0], step=[1, 1, -2], axes=[0, 1, 2])\n"
+        "  Slice(start=[1, 3], stop=[2, 0], step=[1, -2], axes=[0, 2])\n"
         "strided-slice (OpenVINO StridedSlice-1):\n"
         "  StridedSlice(begin=[1, 0, 3], end=[2, 3, 0], stride=[1, 1, -2])\n"
     )
@@ -415,9 +415,9 @@ def test_explain_split_as(
         "  Split(axis=1, num_splits=3)\n"
         "onnx: not available in this version\n"
         "slice (each part as OpenVINO Slice-8, in order):\n"
-        "  output 0: Slice(start=[0, 0], stop=[2, 4], step=[1, 1], axes=[0, 1])\n"
-        "  output 1: Slice(start=[0, 4], stop=[2, 8], step=[1, 1], axes=[0, 1])\n"
-        "  output 2: Slice(start=[0, 8], stop=[2, 12], step=[1, 1], axes=[0, 1])\n"
+        "  output 0: Slice(start=[0], stop=[4], step=[1], axes=[1])\n"
+        "  output 1: Slice(start=[4], stop=[8], step=[1], axes=[1])\n"
+        "  output 2: Slice(start=[8], stop=[12], step=[1], axes=[1])\n"
     )
     argv = ["explain", "variadic-split", "--shape", "[2,?]", "--axis", "1", "--lengths", "-1,2"]
     assert main([*argv, "--as", "openvino,torch"]) == 0

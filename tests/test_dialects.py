@@ -511,6 +511,48 @@ def test_slice_of_no_shape_keeps_the_whole_axes_that_fix_the_rank() -> None:
         apply_ops(x, dm.Slicing.from_numpy("x[2:, :, ..., :, 1:]").to_slice())
 
 
+def test_slice_and_onnx_list_only_the_axes_they_cut() -> None:
+    # On a static shape every axis was listed (x[1:, :, :2] on [2,3,4]: axes [0, 1, 2], axis 1
+    # as 0:3); an axis is left out only where its cut takes it whole on every allowed size.
+    cases = [
+        ("x[1:, :, :2]", [2, 3, 4], [0, 2]),
+        ("x[1:, :, :2]", "[2,?,4]", [0, 2]),
+        ("x[:, 0:3, ::-1]", [2, 3, 4], [2]),
+        ("x[-9:, :5, 1:]", "[2,..5,4]", [2]),
+        ("x[::-1, ::7, 1:]", [1, 1, 4], [2]),  # whole on a size of 1
+        ("x[:]", [3], None),
+        ("x[:10]", "[2..5]", None),
+        ("x[:10]", "[2..12]", [0]),  # size 11 and 12: cut
+        ("x[-5:]", "[..6]", [0]),
+        ("x[::-1]", "[0..1]", [0]),  # reversed: kept, but on a static size
+        ("x[0, :, 1:]", [2, 3, 4], [0, 2]),
+        ("x[0, :, 0]", [1, 3, 1], None),
+    ]
+    for text, shape, axes in cases:
+        s = dm.Slicing.from_numpy(text)
+        for ops in (s.to_slice(shape), s.to_onnx(shape)):
+            assert [p["axes"] for op, p in ops if op == "Slice"] == ([] if axes is None else [axes])
+        if isinstance(shape, list):  # the interval ones run in test_dialects_onnxruntime.py
+            x = np.arange(int(np.prod(shape))).reshape(shape)
+            assert same(apply_ops(x, s.to_slice(shape)), s(x)), text
+            assert same(run_onnx(x, s.to_onnx(shape)), s(x)), text
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(index=numpy_indices(), shape=shapes)
+def test_slice_lists_no_axis_it_takes_whole(index: tuple[Any, ...], shape: tuple[int, ...]) -> None:
+    s = dm.Slicing.from_numpy(index)
+    try:
+        ops = s.to_slice(shape)
+    except dm.ValidationError:
+        return
+    for name, p in ops:
+        if name == "Slice":
+            for a, b, c, axis in zip(p["start"], p["stop"], p["step"], p["axes"], strict=True):
+                d = shape[axis]
+                assert range(*slice(a, b, c).indices(d)) != range(d) or (c == 1 and b == a + 1)
+
+
 @settings(max_examples=examples(150), deadline=None)
 @given(index=numpy_indices(), shape=shapes, source=st.sampled_from(["numpy", "strided_slice"]))
 def test_onnx_emitter_round_trips_in_onnx_reference(
@@ -980,7 +1022,7 @@ def test_onnx_reference_reads_its_own_spec_with_numpy_rule() -> None:
     # onnx.reference gives [] (NumPy's rule). from_onnx follows the spec; to_onnx never writes it.
     s = dm.Slicing.from_onnx([-3], [-6], steps=[-3])
     assert s(np.array([0.0])).tolist() == [0.0]
-    ops = s.to_onnx([1])
+    ops = s.to_onnx([2])  # on [1] the axis whole: no Slice
     assert ops[0][1]["starts"] == [0]
     assert ops[0][1]["ends"] == [1]
     if pytest.importorskip("onnx"):
@@ -991,7 +1033,7 @@ def test_onnx_reference_reads_its_own_spec_with_numpy_rule() -> None:
             ).tolist()
             == []
         )
-        assert run_onnx(np.array([0]), ops).tolist() == [0]
+        assert run_onnx(np.array([0, 1]), ops).tolist() == [0]
 
 
 # -- equivalence ----------------------------------------------------------------------------------

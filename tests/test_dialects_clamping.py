@@ -77,8 +77,14 @@ def emitted(name: str, s: dm.Slicing, shape: str, d: int) -> list[int]:
 
 
 def onnx_picks(s: dm.Slicing, shape: str, d: int) -> list[list[int]]:
-    """What ``to_onnx``'s Slice selects on size ``d`` under each rule (it is written for both)."""
-    ((_, p),) = s.to_onnx(shape)
+    """What ``to_onnx``'s Slice selects on size ``d`` under each rule (it is written for both).
+
+    No Slice: the cut takes the whole axis on every allowed size.
+    """
+    ops = s.to_onnx(shape)
+    if not ops:
+        return [list(range(d))] * 2
+    ((_, p),) = ops
     (a,), (b,), (c,) = p["starts"], p["ends"], p["steps"]
     y = Cut(a, b, c)
     return [picks(y, d, r) for r in (NUMPY, CLAMP)]

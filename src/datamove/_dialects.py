@@ -76,6 +76,7 @@ from datamove._strided_slice import (
     infer_strided_slice,
     range_length,
     strided_slice,
+    takes_whole,
 )
 from datamove._validation import as_int_vector
 
@@ -1224,27 +1225,25 @@ class Slicing:
         stops: list[int] = []
         steps: list[int] = []
         sliced: list[int] = []
-        all_of = 0  # the cuts that take all of a static axis
         for x, axis in zip(entries, axes, strict=True):
             if axis is None:
                 continue
+            d = dim_at(ps, axis)
             if type(x) is int:
+                if d.is_static and d.min == 1:
+                    continue  # x[0] of a size of 1 takes all of it: the Squeeze alone
                 a, b, c = x, (min(x + 1, INT64_MAX) if x != -1 else INT64_MAX), 1
                 if rule == BOTH and b == _INT32_MAX:  # onnxruntime: "to the last"
                     a, b, c = x, x - 1, -1  # the same element backwards, on every size
-                d = dim_at(ps, axis)
-                all_of += d.is_static and d.min == 1 and x in (0, -1)  # x[0] of a dim of 1
-            elif x == WHOLE:
-                continue
             else:
                 assert isinstance(x, Cut)
                 c = x.step
                 a = (0 if c > 0 else -1) if x.start is None else x.start
                 b = (INT64_MAX if c > 0 else INT64_MIN) if x.stop is None else x.stop
+                if takes_whole(a, b, c, 0, 0) or _whole_on(x, d):
+                    continue  # all of the axis, in order, on every allowed size: no cut
                 if rule == BOTH and (b == _INT32_MAX or (b == INT64_MAX and c < 0)):
                     b = self._ort_end(x, ps, axis, shape)
-                d = dim_at(ps, axis)
-                all_of += d.is_static and x.range(d.min) == range(d.min)
             starts.append(a)
             stops.append(b)
             steps.append(c)
@@ -1259,23 +1258,16 @@ class Slicing:
             k if k < cut else k - n + shift for k, x in enumerate(self.entries) if type(x) is int
         ]
         need = len(axes) - axes.count(None)  # the least rank the slicing runs on
-        if (
-            all_of == len(sliced)
-            and (new or shrunk)
-            and (ps.rank is not None or (new and _unsqueeze_needs(new, need)))
-        ):
-            # A Slice of whole axes alone before the Unsqueeze or Squeeze is the identity: on a
-            # known rank (x[0, :, 0] on [1,3,1] is one Squeeze), or where the Unsqueeze refuses
-            # every rank the slicing refuses (x[:, None]), none is written (a slicing that only
-            # cuts keeps it: a node that says the rank).
-            sliced = []
-        elif ps.rank is None:
+        if ps.rank is None and (sliced or not (new and _unsqueeze_needs(new, need))):
             # The rank is the slicing's to require (as many axes as it addresses): list the
             # outermost axis it addresses at each end, and where it addresses both ends, every
             # axis up to the last at one of them (the end that needs fewer whole ones added), so
             # that the node reads back as the slicing (_slice_entries) and refuses exactly the
             # ranks it refuses: an axis out of range, or one from the back that is one from the
-            # front. Those not sliced are written whole.
+            # front. Those not sliced are written whole. Not where nothing is cut and the
+            # Unsqueeze refuses every rank the slicing refuses (x[:, None]); with a shape the
+            # rank is known, and an axis taken whole is left out (x[0, :, 0] on [1,3,1] is one
+            # Squeeze).
             whole = _whole_axes(axes, sliced)
             if whole:
                 rows = sorted(
@@ -1339,7 +1331,9 @@ class Slicing:
         ``("Slice", {start, stop, step, axes})`` (Slice-8), ``("Unsqueeze", {axes})``,
         ``("Squeeze", {axes})``; those with nothing to do are left out (a Slice of whole axes
         alone before an Unsqueeze or Squeeze, on a known rank or where the Unsqueeze refuses the
-        same ranks: ``x[:, None]``). With no shape the
+        same ranks: ``x[:, None]``). The Slice lists only the axes it cuts: an axis it takes
+        whole, in order, on every size the shape allows (a static one, ``x[:10]`` on
+        ``[2..5]``, or a cut of no bounds) is left out. With no shape the
         Slice also lists, whole, the axes it needs to refuse the ranks the slicing refuses
         (fewer axes than it addresses): the outermost it addresses at each end and, where it
         addresses both, every axis up to the last at one of them; it then reads back
@@ -1364,6 +1358,8 @@ class Slicing:
         [0, 1, -2, -1]
         >>> dm.Slicing.from_numpy("x[2:, :, ..., :, 1:]").to_slice("[?,?,?,?]")[0][1]["axes"]
         [0, 3]
+        >>> dm.Slicing.from_numpy("x[1:, :, :2]").to_slice([2, 3, 4])[0][1]["axes"]
+        [0, 2]
         """
         return self._ops(shape, "Slice", ("start", "stop", "step", "axes"))
 
@@ -1590,6 +1586,20 @@ class Slicing:
         ['x[...]', 'x[...]', 'x[...]', 'x[...]', 'x[::-1]']
         """
         return ALGEBRA["canonical"](self, shape)  # type: ignore[no-any-return]
+
+
+def _whole_on(x: Cut, dim: Dimension) -> bool:
+    """Whether ``x`` takes all of a bounded ``dim``, in order, on every size it allows.
+
+    On an unbounded one a cut is whole on every size only where its bounds are the sentinels
+    ``Cut.make`` writes ``None`` (`takes_whole`).
+    """
+    top = dim.max
+    if top is None or not (x.step == 1 or dim.is_static) or x.range(top) != range(top):
+        return False  # (another step repeats with a period of its own)
+    return (
+        dim.is_static or decide(lambda d: x.range(d) == range(d), dim, (x.start, x.stop), 1) is None
+    )
 
 
 def _distance(x: Cut, d: int) -> int:
