@@ -267,6 +267,16 @@ def test_dml_refuses_a_stride_past_its_signed_32_bits() -> None:
     top = [2**32 - 1]
     with pytest.raises(dm.NotExpressible, match=r"InputWindowStrides\[0\]=2147483648 is outside"):
         dm.Slicing.from_numpy("x[::2147483648]").to_dml(top)
+    # The witness: the static shape the number was written for (it had none).
+    with pytest.raises(dm.NotExpressible) as info:
+        dm.Slicing.from_numpy("x[:, ::-2147483649]").to_dml([3, *top])
+    assert str(info.value) == (
+        "DirectML SLICE1: InputWindowStrides[1]=-2147483649 is outside [-2147483648, "
+        "2147483647], the range of DirectML SLICE1's InputWindowStrides, on shape "
+        "[3, 4294967295] (writing x[:, ::-2147483649])"
+    )
+    assert (info.value.argument, info.value.value) == ("InputWindowStrides[1]", -(2**31) - 1)
+    assert info.value.witness == (3, *top)
     assert dm.Slicing.from_numpy("x[::2147483647]").to_dml(top)[0][1]["InputWindowStrides"] == [
         2**31 - 1
     ]

@@ -174,14 +174,19 @@ def _windows(
     return [_window(r) for r in ranges]
 
 
-def _in_range(dialect: str, name: str, values: list[int], lo: int, hi: int, text: str) -> None:
+def _in_range(
+    dialect: str, name: str, values: list[int], lo: int, hi: int, text: str, dims: Any
+) -> None:
+    """Each of ``values``, written for the static shape ``dims``, lies in ``[lo, hi]``."""
     for i, v in enumerate(values):
         if not lo <= v <= hi:
             raise NotExpressible(
                 dialect,
                 f"{name}[{i}]",
                 v,
-                f"is outside [{lo}, {hi}], the range of {dialect}'s {name} (writing {text})",
+                f"is outside [{lo}, {hi}], the range of {dialect}'s {name}, on shape "
+                f"{list(dims)} (writing {text})",
+                witness=dims,
             )
 
 
@@ -225,10 +230,10 @@ def dml_slice_ops(
                     f"{DML_MAX_RANK} dimensions (DML_FEATURE_LEVEL_3_0 and later)",
                     witness=dims,
                 )
-        _in_range(DML_SLICE, "InputWindowOffsets", offsets, 0, UINT32_MAX, text)
-        _in_range(DML_SLICE, "InputWindowSizes", sizes, 1, UINT32_MAX, text)
-        _in_range(DML_SLICE, "InputWindowStrides", strides, INT32_MIN, INT32_MAX, text)
-        _in_range(DML_SLICE, "sizes", list(out), 1, UINT32_MAX, text)
+        _in_range(DML_SLICE, "InputWindowOffsets", offsets, 0, UINT32_MAX, text, dims)
+        _in_range(DML_SLICE, "InputWindowSizes", sizes, 1, UINT32_MAX, text, dims)
+        _in_range(DML_SLICE, "InputWindowStrides", strides, INT32_MIN, INT32_MAX, text, dims)
+        _in_range(DML_SLICE, "sizes", list(out), 1, UINT32_MAX, text, dims)
     return ops
 
 
@@ -254,10 +259,10 @@ def webnn_slice_ops(
     if not ops:
         return ops
     _tensor_sizes(WEBNN_SLICE, dims, text, shape)
-    _in_range(WEBNN_SLICE, "starts", starts, 0, UINT32_MAX, text)
-    _in_range(WEBNN_SLICE, "sizes", sizes, 1, UINT32_MAX, text)
-    _in_range(WEBNN_SLICE, "strides", strides, 1, UINT32_MAX, text)
-    _in_range(WEBNN_SLICE, "newShape", list(out), 1, UINT32_MAX, text)
+    _in_range(WEBNN_SLICE, "starts", starts, 0, UINT32_MAX, text, dims)
+    _in_range(WEBNN_SLICE, "sizes", sizes, 1, UINT32_MAX, text, dims)
+    _in_range(WEBNN_SLICE, "strides", strides, 1, UINT32_MAX, text, dims)
+    _in_range(WEBNN_SLICE, "newShape", list(out), 1, UINT32_MAX, text, dims)
     return ops
 
 
