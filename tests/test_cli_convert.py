@@ -288,6 +288,13 @@ def test_usage_errors_exit_2(argv: list[str], message: str) -> None:
         (["--from", "numpy", "--index", "__import__('os')"], "from_numpy"),
         (["--from", "numpy", "--index", "x[1]", "--shape", "2,x"], "2,x"),
         (["--from", "strided-slice", "--begin", "0", "--end", "1", "--stride", "0"], "stride"),
+        (  # it was Slice 5:6 and Squeeze, which onnxruntime refuses
+            ["x[5]", "--shape", "[..3]"],
+            (
+                "ONNX Slice: shape='[..3]' allows sizes ..3 on axis 0, where index 5 of x[5] is "
+                "out of range on every one: it needs size 6 or more (NumPy raises IndexError)"
+            ),
+        ),
     ],
 )
 def test_invalid_input_is_one_line_exit_1(argv: list[str], message: str) -> None:

@@ -145,6 +145,28 @@ def test_as_writes_the_index_in_other_dialects() -> None:
     }
 
 
+def test_as_onnx_lists_the_axes_cut_and_an_index_a_size_may_hold() -> None:
+    # x[1:, :, :2] on [2,3,4] listed axes [0, 1, 2], axis 1 as 0:3; x[5] on [1] was written
+    # (Slice 5:6, Squeeze: onnxruntime refuses it), on [?] it still is: the runtime decides.
+    code, out, _ = explain(["x[1:, :, :2]", "--shape", "2,3,4", "--as", "onnx,slice", "--json"])
+    assert code == 0
+    written = json.loads(out)["as"]
+    assert written["onnx"]["value"] == [
+        ["Slice", {"starts": [1, 0], "ends": [2, 2], "steps": [1, 1], "axes": [0, 2]}]
+    ]
+    assert written["slice"]["value"][0][1]["axes"] == [0, 2]
+    code, out, _ = explain(["x[5]", "--shape", "[?]", "--as", "onnx"])
+    assert code == 0
+    assert out.endswith(
+        "onnx (ONNX Slice-13, Unsqueeze, Squeeze, in order):\n"
+        "  Slice(starts=[5], ends=[6], steps=[1], axes=[0])\n"
+        "  Squeeze(axes=[0])\n"
+    )
+    code, out, err = explain(["x[5]", "--shape", "1", "--as", "onnx"])
+    assert (code, out) == (1, "")
+    assert "has size 1 on axis 0, where index 5 of x[5] is out of range" in err
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
