@@ -67,7 +67,6 @@ OP: Final = "compose"
 _BUDGET: Final = 50_000  # sizes checked per axis before the answer is refused as undecidable
 _TOP: Final = INT64_MAX - 1
 _SMALL: Final = 64  # intervals this short are checked size by size
-_FAST = True  # the closed forms below; the tests also run the search alone
 
 
 # -- one axis ------------------------------------------------------------------------------------
@@ -419,10 +418,9 @@ def _cut_then(c: Cut, e: Cut, dim: Dimension, where: Callable[[int], NotExpressi
         return c
     if c == WHOLE:
         return e
-    if _FAST:
-        f = _closed(c, e)
-        if f is not None:
-            return f
+    f = _closed(c, e)
+    if f is not None:
+        return f
     step = c.step * e.step
     ax = _Axis(c, e, dim)
     undecided: Cut | None = None  # a candidate whose own period is past the budget
@@ -494,10 +492,9 @@ def _index_then(c: Cut, i: int, dim: Dimension, where: Callable[[int], NotExpres
         )
     if c == WHOLE:
         return i
-    if _FAST:
-        k = _closed_index(c, i)
-        if k is not None:
-            return k
+    k = _closed_index(c, i)
+    if k is not None:
+        return k
     try:
         ax = _Axis(c, i, dim)
         samples = ax.sizes([], None)
