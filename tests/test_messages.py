@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import datamove as dm
+from datamove import _split
 
 
 def _message(call: Any) -> str:
@@ -33,6 +34,24 @@ def test_execution_and_inference_name_what_the_caller_passed(
     # caller's value and what it is, as shape inference of the same value does.
     assert _message(lambda: dm.split(np.arange(6), 0, num_splits)) == expected
     assert _message(lambda: dm.infer_split([6], 0, num_splits)) == expected
+
+
+def test_a_list_made_valid_during_the_check_gets_the_snapshots_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The caller's own list is checked again only for the error it would get uncached; where
+    # another thread (a hook here) made it valid since the snapshot was checked, the snapshot's
+    # error stands, naming the snapshot: an error naming a value, never a crash.
+    lengths = [5, 2]
+    build = _split._build_variadic_split
+
+    def changing(shape: Any, axis: Any, split_lengths: Any) -> Any:
+        lengths[0] = 4
+        return build(shape, axis, split_lengths)
+
+    monkeypatch.setattr(_split, "_build_variadic_split", changing)
+    with pytest.raises(dm.ValidationError, match=r"split_lengths=\(5, 2\) sum to 7"):
+        dm.variadic_split(np.arange(6), 0, lengths)
 
 
 @pytest.mark.parametrize(

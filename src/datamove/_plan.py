@@ -473,17 +473,14 @@ def plan_for(op: int, shape: Any, params: tuple[Any, ...], build: Callable[..., 
     k = key(_NDARRAY, op, shape, *snap)
     try:
         plan = build(shape, *snap)
-    except ValidationError as exc:
+    except ValidationError:
         # The rule may name what the snapshot is (a tuple), not what the caller passed (a list,
         # an array): check the caller's own values again, for the error they would get uncached.
+        # They pass only if another thread changed them since: the snapshot's error stands.
         try:
             build(shape, *params)
         except ValidationError as own:
             raise own from None
-        names = build.__code__.co_varnames[1 : 1 + len(params)]
-        for name, mine, theirs in zip(names, snap, params, strict=True):
-            if exc.argument == name and exc.value is mine and mine is not theirs:
-                raise type(exc)(exc.op, exc.argument, theirs, exc.rule, hint=exc.hint) from None
         raise
     if k is None:
         return plan
