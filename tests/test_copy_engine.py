@@ -2,7 +2,8 @@
 
 As shipped, the compiled row loop and the thread pool only take copies of a MiB or more; the
 ``engine`` fixture lowers the thresholds so that small random layouts take each path: NumPy's
-loops alone, the row loop on one thread, on two, and with streaming stores.
+loops alone, NumPy's loops on two threads (cut into pieces, widened; as built without a C
+compiler), the row loop on one thread, on two, and with streaming stores.
 """
 
 from __future__ import annotations
@@ -18,20 +19,31 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import datamove as dm
-from datamove._backends import _copy
+from datamove._backends import _copy, _numpy
 from strategies import examples
 
-ENGINES = ["numpy", "rows", "rows, two threads", "rows, streaming, two threads"]
+ENGINES = [
+    "numpy",
+    "numpy, two threads",
+    "rows",
+    "rows, two threads",
+    "rows, streaming, two threads",
+]
 needs_kernels = pytest.mark.skipif(_copy._kernels is None, reason="built without a C compiler")
 
 
 @pytest.fixture(
-    params=[p if p == "numpy" else pytest.param(p, marks=needs_kernels) for p in ENGINES]
+    params=[p if p.startswith("numpy") else pytest.param(p, marks=needs_kernels) for p in ENGINES]
 )
 def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     name: str = request.param
-    if name == "numpy":
+    for module in (_copy, _numpy):  # every copy through the engine, however small
+        monkeypatch.setattr(module, "SMALL_BYTES", 0)
+    if name.startswith("numpy"):  # as built without a C compiler
         monkeypatch.setattr(_copy, "_kernels", None)
+        # pieces of a few bytes, interleaved every 64: the cuts of a large copy on small ones
+        monkeypatch.setattr(_copy, "_STEP_BYTES", 64)
+        monkeypatch.setattr(_copy, "_MIN_PIECE_BYTES", 8)
     else:
         monkeypatch.setattr(_copy, "_KERNEL_MIN_BYTES", 0)
     if "two threads" in name:
@@ -122,6 +134,9 @@ def test_split_and_slice_through_every_engine(engine: str, axis: int, parts: int
         a, [0, 0], [0, 0], [1, 2], ellipsis_mask=[1], begin_mask=[0, 1], end_mask=[0, 1], out=y
     )
     np.testing.assert_array_equal(y, a[..., ::2])
+    z = np.empty((), np.float32)  # one element: a 0-d pair, never cut
+    dm.strided_slice(a, [1, 2, 3], [2, 3, 4], [1, 1, 1], shrink_axis_mask=[1, 1, 1], out=z)
+    assert z == a[1, 2, 3]
 
 
 @pytest.mark.parametrize("run", [4, 8, 12])

@@ -140,7 +140,7 @@ def copy_pairs(pairs: Sequence[Pair]) -> None:
         if dst.size == 0:
             continue
         d, s = _widen(*_squeeze_leading(dst, src))
-        if d.ndim == 0 or (d.flags.c_contiguous and s.flags.c_contiguous):
+        if d.flags.c_contiguous and s.flags.c_contiguous:  # (as a 0-d pair is)
             parts = threads
         else:
             steps = -(-total // (threads * _STEP_BYTES))
@@ -340,7 +340,7 @@ def _widen(dst: np.ndarray, src: np.ndarray) -> Pair:
 
 def _cut(dst: np.ndarray, src: np.ndarray, parts: int) -> Iterator[Pair]:
     """About ``parts`` pieces, in memory order, cut along the outermost axes."""
-    if parts <= 1 or dst.ndim == 0:
+    if dst.ndim == 0:
         yield dst, src
         return
     n = dst.shape[0]
