@@ -243,32 +243,27 @@ def _cuts(seen: Seen) -> list[tuple[int, Cut]] | None:
 
     A Slice's ``start``, ``stop``, ``step`` (and ``axes``); a StridedSlice's ``begin``, ``end``
     and ``stride``, its begin and end mask bits as a start or stop left out, and no new-axis,
-    shrink or ellipsis bit.
+    shrink or ellipsis bit. The layer was inferred (its input count, and the lengths, steps and
+    axes of constant index inputs, are valid).
     """
     rank, layer, count = seen.ins[0].shape.rank, seen.layer, len(seen.ins)
     if rank is None or not all(seen.const(k) for k in range(1, count)):
         return None
     known = [v for v in (_known(info) for info in seen.ins[1:]) if v is not None]
-    if count < 3 or len(known) != count - 1:
+    if len(known) != count - 1:
         return None
     start, stop = known[0], known[1]
-    if layer.type == "Slice" and count in (4, 5):
+    if layer.type == "Slice":
         step = known[2]
         axes = known[3] if count == 5 else list(range(len(start)))
         begin_out = end_out = [0] * len(start)
-    elif layer.type == "StridedSlice" and count in (3, 4):
+    else:
         step = known[2] if count == 4 else [1] * len(start)
         axes = list(range(len(start)))
         m = _masks(seen, len(axes))
         if any(any(m[k]) for k in ("new_axis_mask", "shrink_axis_mask", "ellipsis_mask")):
             return None
         begin_out, end_out = list(m["begin_mask"]), list(m["end_mask"])
-    else:
-        return None
-    if not len(start) == len(stop) == len(step) == len(axes) or 0 in step:
-        return None
-    if not all(-rank <= a < rank for a in axes) or len({a % rank for a in axes}) != len(axes):
-        return None
     return [
         (a % rank, Cut(None if bo else b, None if eo else e, c, CLAMP))
         for a, b, e, c, bo, eo in zip(axes, start, stop, step, begin_out, end_out, strict=True)
