@@ -411,11 +411,7 @@ def _abs_of_a_negative(seen: Seen) -> dict[str, Any] | None:
             hi = upper[found[1]] if found[1] < len(upper) else 0
             if hi >= 0:
                 continue
-            if not -shape.rank <= axes[i] < shape.rank:
-                continue
-            dim = shape[axes[i] % shape.rank]
-            if dim.max == 0:
-                continue
+            dim = shape[axes[i] % shape.rank]  # (in range, and not 0: the layer was inferred)
             if k == 2 and other[i] != 0:
                 continue
             if k == 1 and not (dim.max is not None and other[i] >= dim.max):
