@@ -20,7 +20,6 @@ from typing import Any, Final, NamedTuple
 import numpy as np
 
 from datamove._dialects import CLAMP, Cut, openvino_refused
-from datamove._errors import ValidationError
 from datamove._shape import Dimension, PartialShape
 from datamove._strided_slice import MASKS, NEW, axis_walk
 from datamove.ir._graph import Layer
@@ -127,11 +126,8 @@ def _shrink_with_begin_mask(seen: Seen) -> dict[str, Any] | None:
     m = _masks(seen, n)
     new, shrink, ellipsis = m["new_axis_mask"], m["shrink_axis_mask"], m["ellipsis_mask"]
     axes: dict[int, int] = {}
-    if rank is not None:
-        try:
-            walk = axis_walk(rank, n, new, shrink, ellipsis)
-        except ValidationError:
-            return None
+    if rank is not None:  # (valid: the layer was inferred with these masks, cut to len(begin))
+        walk = axis_walk(rank, n, new, shrink, ellipsis)
         axes = {step.i: step.axis for step in walk if step.kind != NEW and step.i >= 0}
     for i in range(n):
         if not (shrink[i] and m["begin_mask"][i]) or new[i] or ellipsis[i]:
