@@ -685,6 +685,9 @@ TWO: dict[str, tuple[list[Any], list[Any], Callable[[Any, Any], Any]]] = {
     "subtract, no broadcast": ([(2, 5), 4], [(3, 8), 4], lambda a, b: o1.subtract(a, b, "none")),
     "matmul": ([(1, 3), (2, 6), 8], [8, 5], lambda a, b: o13.matmul(a, b, False, False)),
     "matmul transpose_b": ([(2, 4), 7], [3, 7], lambda a, b: o13.matmul(a, b, False, True)),
+    "matmul transpose_a": ([7, (2, 4)], [7, 3], lambda a, b: o13.matmul(a, b, True, False)),
+    # a mode datamove does not read: the shape OpenVINO declares, kept
+    "add, pdpd broadcast": ([(1, 5), 4], [4], lambda a, b: o1.add(a, b, "pdpd")),
     "matmul batch": ([1, (2, 5), 6], [3, 6, 2], lambda a, b: o13.matmul(a, b, False, False)),
 }
 
