@@ -8,13 +8,14 @@ constants and static shapes, so that on a model with static inputs the layers th
 checked with every parameter known.
 
 `FOLDERS` holds one function per layer type: ``(layer, inputs) -> value``, where ``inputs`` is
-each input's `Info` (its value where known). A function returns ``None`` wherever it cannot give
-OpenVINO's exact answer: an input not known, an element type other than the integers, boolean,
-f32 and f64, a result of more than `SMALL` elements, an attribute it does not read, or what
-OpenVINO's specification leaves undefined (a division by zero, an integer overflow, a
-float-to-integer conversion of a value with a fraction). The value is then unknown, never
-guessed; `fold_failure` says which of these last rules a fold breaks, or that its value is past
-`SMALL` (`Model.run` names it).
+each input's `Info` (its value where known). A function returns ``None`` (or raises a
+`ValueError`, a broken rule's `ValidationError` included, which every caller reads as ``None``)
+wherever it cannot give OpenVINO's exact answer: an input not known, an element type other
+than the integers, boolean, f32 and f64, a result of more than `SMALL` elements, an attribute
+it does not read, or what OpenVINO's specification leaves undefined (a division by zero, an
+integer overflow, a float-to-integer conversion of a value with a fraction). The value is then
+unknown, never guessed; `fold_failure` says which of these last rules a fold breaks, or that
+its value is past `SMALL` (`Model.run` names it).
 ShapeOf has none: its bounds (`datamove.ir._bounds`) meet, and are its value, where its input's
 shape is static.
 """
@@ -27,7 +28,6 @@ from typing import Any, Final
 
 import numpy as np
 
-from datamove._errors import ValidationError
 from datamove._shape import PartialShape
 from datamove.ir._graph import Layer
 from datamove.ir._ops import SMALL, Info, reshape_shape, transpose_order
@@ -120,10 +120,7 @@ def _gather(layer: Layer, ins: Sequence[Info]) -> Array | None:
     version = opset_number(layer)  # Gather-1, Gather-7 (batch_dims), Gather-8 (negative indices)
     batch_dims = 0
     if version >= 7:
-        try:
-            batch_dims = int(layer.data.get("batch_dims", "0"))
-        except ValueError:
-            return None
+        batch_dims = int(layer.data.get("batch_dims", "0"))  # (a ValueError: no value)
     elif version < 1:
         return None
     axis = int(axis_value.reshape(-1)[0])
@@ -165,10 +162,7 @@ def _new_shape(layer: Layer, data: Array, target: Array) -> tuple[int, ...] | No
     special = layer.data.get("special_zero")
     if special not in ("true", "false") or target.ndim > 1 or target.dtype.kind not in "iu":
         return None
-    try:
-        return reshape_shape(data.shape, [int(d) for d in target.reshape(-1)], special == "true")
-    except ValidationError:
-        return None
+    return reshape_shape(data.shape, [int(d) for d in target.reshape(-1)], special == "true")
 
 
 def _reshape(layer: Layer, ins: Sequence[Info]) -> Array | None:
@@ -186,10 +180,8 @@ def _transpose(_layer: Layer, ins: Sequence[Info]) -> Array | None:
     data, order = values
     if order.ndim != 1 or order.dtype.kind not in "iu":
         return None
-    try:  # as Model.run moves the data: a permutation, or empty (the dims reversed)
-        return data.transpose(transpose_order(data.ndim, [int(v) for v in order]))
-    except ValidationError:
-        return None
+    # as Model.run moves the data: a permutation, or empty (the dims reversed)
+    return data.transpose(transpose_order(data.ndim, [int(v) for v in order]))
 
 
 def axes_of(value: Array, rank: int) -> list[int] | None:
@@ -370,12 +362,9 @@ def _broadcast_op(layer: Layer, ins: Sequence[Info]) -> Array | None:
     if any(d < 0 for d in dims):
         return None
     _small(math.prod(dims))
-    try:
-        shape = np.broadcast_shapes(data.shape, dims) if mode == "bidirectional" else dims
-        _small(math.prod(shape))
-        return np.broadcast_to(data, shape).copy()
-    except ValueError:
-        return None
+    shape = np.broadcast_shapes(data.shape, dims) if mode == "bidirectional" else dims
+    _small(math.prod(shape))
+    return np.broadcast_to(data, shape).copy()
 
 
 def _tile(_layer: Layer, ins: Sequence[Info]) -> Array | None:
