@@ -344,17 +344,15 @@ def _split_lengths(node: Any, ins: Sequence[Info], opset: int, size: int) -> tup
         split = node_attr(node, "split", ints=True)
     else:
         raise _Refused
-    try:
-        s = Splitting.from_onnx_split(
-            node_attr(node, "axis", 0),
-            split,
-            num_outputs=node_attr(node, "num_outputs"),
-            outputs=len(node.output),
-            opset=opset,
-        )
-        return s.lengths(size)
-    except ValidationError:  # the node's own problem (reported by the walk): unknown
-        raise _Refused from None
+    # its ValidationError (the node's own problem, which the walk reports) reads as unknown
+    s = Splitting.from_onnx_split(
+        node_attr(node, "axis", 0),
+        split,
+        num_outputs=node_attr(node, "num_outputs"),
+        outputs=len(node.output),
+        opset=opset,
+    )
+    return s.lengths(size)
 
 
 def _split(node: Any, ins: Sequence[Info], opset: int) -> tuple[Info | None, ...]:
