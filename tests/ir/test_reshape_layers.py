@@ -455,3 +455,28 @@ def test_an_order_whose_declared_length_is_not_the_rank_is_a_problem(tmp_path: P
         model.run(inputs)
     with pytest.raises(openvino_oracle.OpenVINOError, match="Input order must have shape"):
         ov_models.run_openvino(xml, inputs)
+
+
+@pytest.mark.parametrize(("etype", "precision"), [("boolean", "BOOL"), ("f32", "FP32")])
+def test_a_constant_order_not_of_integers_is_refused(
+    etype: str, precision: str, tmp_path: Path
+) -> None:
+    # A Const order [1, 0] of booleans or floats (the opset API will not build it, so the file
+    # is edited): OpenVINO refuses to read the node; datamove's check has one problem, and run
+    # refuses the layer, before any shape-subgraph fold could read the order
+    xml = _model(_transpose([1, 0]), [2, 3], tmp_path)
+    value = np.array([1, 0], dtype=np.float32 if etype == "f32" else np.bool_).tobytes()
+    text = xml.read_text()
+    assert text.count('element_type="i64"') == 1  # the one Const: the order
+    text = text.replace('element_type="i64"', f'element_type="{etype}"')
+    text = text.replace('size="16"', f'size="{len(value)}"').replace('"I64"', f'"{precision}"')
+    xml.write_text(text)
+    xml.with_suffix(".bin").write_bytes(value)
+    with pytest.raises(RuntimeError, match="integral number"):
+        ov.Core().read_model(str(xml)).validate_nodes_and_infer_types()
+    says = f"Transpose: input_order='{etype}' must be of an integer element type"
+    model = ir.read_model(xml)
+    (problem,) = model.check().problems
+    assert (problem.layer_type, problem.kind, problem.message) == ("Transpose", "operator", says)
+    with pytest.raises(ir.IRError, match=r"cannot run: " + re.escape(says)):
+        model.run({"x": _arange((2, 3))})

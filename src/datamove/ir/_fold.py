@@ -178,9 +178,8 @@ def _transpose(_layer: Layer, ins: Sequence[Info]) -> Array | None:
     if values is None:
         return None
     data, order = values
-    if order.ndim != 1 or order.dtype.kind not in "iu":
-        return None
-    # as Model.run moves the data: a permutation, or empty (the dims reversed)
+    # a 1-D integer order (the layer's inference refuses any other before a fold), moved as
+    # Model.run moves the data: a permutation, or empty (the dims reversed)
     return data.transpose(transpose_order(data.ndim, [int(v) for v in order]))
 
 
