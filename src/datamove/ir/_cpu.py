@@ -325,11 +325,11 @@ def _element_of_abs(seen: Seen, k: int, i: int) -> tuple[Layer, int] | None:
 
     Back through the layers that pass an element on unchanged: a Convert to i32 or i64,
     a Reshape, Squeeze or Unsqueeze (the same flat index), a Concat of 1-D parts on axis 0
-    (the part it lies in) and a Gather on axis 0 of known indices. The plugin uses the
-    dropped Abs's value through them all (IR-13).
+    (the part it lies in, those before it of static lengths) and a Gather on axis 0 of known
+    indices. The plugin uses the dropped Abs's value through them all (IR-13).
     """
     layer = seen.layer
-    for _ in range(64):
+    while True:  # each step an earlier layer: the graph has no cycle
         source, info = seen.feeder(layer, k)
         if source.type == "Abs":
             return (source, i) if info.shape.rank == 1 and len(source.sources) == 1 else None
@@ -339,21 +339,24 @@ def _element_of_abs(seen: Seen, k: int, i: int) -> tuple[Layer, int] | None:
         ):
             k = 0
         elif source.type == "Concat" and source.data.get("axis") == "0":
-            lengths = [seen.feeder(source, j)[1].shape for j in range(len(source.sources))]
-            if any(s.rank != 1 or not s.is_static for s in lengths):
-                return None
-            k = 0
-            while k < len(lengths) and i >= lengths[k][0].get_length():
-                i -= lengths[k][0].get_length()
-                k += 1
-            if k == len(lengths):
+            for k in range(len(source.sources)):  # the part it lies in (the parts before: static)
+                part = seen.feeder(source, k)[1].shape
+                if part.rank != 1:
+                    return None
+                if i < part[0].min:
+                    break
+                if not part[0].is_static:
+                    return None
+                i -= part[0].min
+            else:
                 return None
         elif source.type == "Gather" and len(source.sources) == 3:
             index, axis = (_known(seen.feeder(source, j)[1]) for j in (1, 2))
             data = seen.feeder(source, 0)[1].shape
             if axis != [0] or index is None or i >= len(index) or data.rank != 1:
                 return None
-            if source.data.get("batch_dims", "0") != "0" or not data.is_static:
+            # (batch_dims -1 of 1-D indices is 0; OpenVINO refuses a positive one on axis 0)
+            if source.data.get("batch_dims", "0") not in ("0", "-1") or not data.is_static:
                 return None
             size = data[0].get_length()
             if not -size <= index[i] < size:
@@ -362,7 +365,6 @@ def _element_of_abs(seen: Seen, k: int, i: int) -> tuple[Layer, int] | None:
         else:
             return None
         layer = source
-    return None
 
 
 _INTEGERS: Final = frozenset(("i32", "i64"))  # a narrower or unsigned type may wrap the value
