@@ -196,6 +196,35 @@ def test_a_concat_declared_narrower_than_its_sum_has_a_witness(
     assert got.shape == output
 
 
+def test_a_concat_whose_input_ports_disagree_off_the_axis_has_a_model_witness(
+    tmp_path: Path,
+) -> None:
+    # x and y [?,?] on axis 0, the Concat's input ports edited to [?,3] and [?,4] and its
+    # output to [?,5]: no inputs its ports allow meet off the axis, so the Concat's own witness
+    # gives none; the search over the model's inputs finds one, and OpenVINO (which re-infers
+    # [?,?]) gives that shape there
+    xml = _concat(tmp_path, [-1, -1], [-1, -1], 1, "5")
+    text = xml.read_text()
+    begin = text.index('type="Concat"')
+    at = text.index("<input>", begin)
+    for value in ("3", "4"):  # the second dim of each input port
+        at = text.index("<dim>", text.index("<dim>", at) + 1) + len("<dim>")
+        text = f"{text[:at]}{value}{text[text.index('</dim>', at) :]}"
+    xml.write_text(text)
+    model = ir.read_model(xml)
+    (problem,) = model.check().problems
+    assert (problem.kind, problem.layer_type) == ("shape", "Concat")
+    assert problem.witness_inputs is None
+    assert problem.model_inputs == {"x": (3, 3), "y": (3, 3)}
+    assert "declares [?,5], but with input x of shape [3,3], y of shape [3,3] it gives [6,3]" in (
+        problem.message
+    )
+    feeds = {n: np.zeros((3, 3), np.float32) for n in "xy"}
+    (want,) = openvino_oracle.evaluate_ir(xml, feeds)
+    ((_, got),) = model.run(feeds).items()
+    assert want.shape == got.shape == (6, 3)
+
+
 def test_a_concat_whose_declared_dims_hold_its_sum_is_ok(tmp_path: Path) -> None:
     xml = _concat(tmp_path, [ov.Dimension(1, 2), 3], [ov.Dimension(1, 2), 3], 0, "-1")
     assert ir.read_model(xml).check().ok
