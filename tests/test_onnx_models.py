@@ -1313,3 +1313,77 @@ def test_a_run_time_split_of_static_length_is_checked(
         f"value{'s' if length != 1 else ''}, but the node has 2 outputs"
     )
     assert (problem.kind, problem.message) == ("operator", message)
+
+
+def _view(op: str, opset: int, x_dims: Any, axes: Any) -> Any:
+    """One ``op`` node of x (f32, ``x_dims``): axes an attribute (opset < 13), else an
+    initializer, ``"input"`` (a graph input: known only at run time) or ``None`` (none)."""
+    f32, i64 = TensorProto.FLOAT, TensorProto.INT64
+    inputs, inits, ins, attrs = ["x"], [], [helper.make_tensor_value_info("x", f32, x_dims)], {}
+    if opset < 13 and axes is not None:
+        attrs["axes"] = axes
+    elif axes == "input":
+        inputs.append("axes")
+        ins.append(helper.make_tensor_value_info("axes", i64, [1]))
+    elif axes is not None:
+        inputs.append("axes")
+        inits.append(helper.make_tensor("axes", i64, [len(axes)], axes))
+    node = helper.make_node(op, inputs, ["y"], name="view", **attrs)
+    out = helper.make_tensor_value_info("y", f32, None)
+    graph = helper.make_graph([node], "g", ins, [out], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=8)
+
+
+# name -> (the node, the note explain gives it, whether onnxruntime refuses it on x)
+VIEW_NOTES = {
+    "Unsqueeze of run-time axes": (
+        ("Unsqueeze", 13, [2, 3], "input"),
+        "its axes are known only at run time",
+        False,
+    ),
+    "Squeeze of data of unknown rank": (
+        ("Squeeze", 13, None, [0]),
+        "the data's rank is unknown",
+        False,
+    ),
+    "Unsqueeze of an axis twice": (
+        ("Unsqueeze", 13, [2, 3], [0, -4]),
+        "axes=[0, -4] are not distinct axes of a rank of 4",
+        True,
+    ),
+    "Unsqueeze of no axes": (("Unsqueeze", 11, [2, 3], None), "it has no axes", True),
+    "Squeeze of a dim of 2": (
+        ("Squeeze", 13, [2, 3], [0]),
+        "dim 0 of [2,3] is not 1: onnxruntime refuses the node",
+        True,
+    ),
+    "Squeeze-11 of axes=0, an int": (
+        ("Squeeze", 11, [1, 3], 0),
+        "attribute 'axes' is an int, not a list of ints",
+        True,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(VIEW_NOTES))
+def test_explain_notes_why_a_view_node_has_no_expression(
+    tmp_path: Path, name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    node, note, refused = VIEW_NOTES[name]
+    model = _view(*node)
+    (info,) = _explained(onnx_graphs.save(model, tmp_path), capsys)
+    assert (info["name"], info["numpy"]) == ("view", None)
+    assert note in info["note"]
+    ort = pytest.importorskip("onnxruntime")
+    feeds = {"x": _arange(tuple(node[2] or (1, 3)))}  # any rank: a dim of 1 to squeeze
+    if node[3] == "input":
+        feeds["axes"] = np.array([1], np.int64)
+    try:
+        session = ort.InferenceSession(
+            model.SerializeToString(), providers=["CPUExecutionProvider"]
+        )
+        session.run(None, feeds)
+    except Exception:  # noqa: BLE001 - any refusal, at load or at run
+        assert refused
+    else:
+        assert not refused
