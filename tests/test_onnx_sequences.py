@@ -273,3 +273,54 @@ def test_the_cli_explains_sequence_nodes(
     assert main(["explain", str(path)]) == 0
     out = capsys.readouterr().out
     assert "(SplitToSequence): x [?,4] -> ?\n  no NumPy index: its number of parts" in out
+
+
+def _edited_sequence(how: str) -> Any:
+    """`sequence_model` of x [2,?] (split [5] on axis 1, one SequenceAt of 0), edited ``how``."""
+    model = sequence_model([2, "n"], 1, [5], None, [0])
+    node = model.graph.node[0]
+    if how == "axis 2":
+        node.attribute[0].i = 2
+    elif how == "x of any rank":
+        model.graph.input[0].CopyFrom(helper.make_tensor_value_info("x", F32, None))
+    elif how == "a third input":
+        node.input.append("split")
+    elif how == "split x.shape[1:]":  # a shape subgraph's: known by its bounds
+        model.graph.initializer.append(numpy_helper.from_array(np.array([1]), "one"))
+        node.input[1] = "computed"
+        model.graph.node.insert(0, helper.make_node("Gather", ["dims", "one"], ["computed"]))
+        model.graph.node.insert(0, helper.make_node("Shape", ["x"], ["dims"]))
+    return model
+
+
+@pytest.mark.parametrize(
+    ("how", "problem", "y0"),
+    [
+        ("axis 2", "ONNX SplitToSequence: axis=2 is out of range for rank 2", None),
+        (
+            "a third input",
+            "has 3 inputs and 1 output, but SplitToSequence takes 1 or 2 and gives 1",
+            None,
+        ),
+        ("x of any rank", None, "[...]"),
+        ("split x.shape[1:]", None, "[2,?]"),
+    ],
+)
+def test_unusual_sequence_nodes_are_read_as_onnxruntime_runs_them(
+    how: str, problem: str | None, y0: str | None, tmp_path: Path
+) -> None:
+    model = _edited_sequence(how)
+    got = run_ort(model, np.zeros((2, 5), np.float32))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # ONNX's inference of a sequence it refuses
+        report = ir.read_onnx(onnx_graphs.save(model, tmp_path)).check()
+    if problem is not None:
+        assert got is None
+        (found,) = report.problems
+        assert found.message.endswith(problem), found.message
+        return
+    assert got is not None
+    assert got[0].shape == (2, 5)
+    assert not report.problems
+    shape, _ = report.outputs["y0"]
+    assert str(shape) == y0
