@@ -324,3 +324,11 @@ def test_unusual_sequence_nodes_are_read_as_onnxruntime_runs_them(
     assert not report.problems
     shape, _ = report.outputs["y0"]
     assert str(shape) == y0
+    # explain: the part's index where the parts are known by their bounds, else why not
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        parts, at = ir.read_onnx(tmp_path / "model.onnx").explain()
+    if shape.rank is None:
+        assert (parts["note"], at["numpy"]) == ("the data's rank is unknown", None)
+    else:
+        assert (parts["numpy"], at["numpy"]) == (["x[:, :]"], "x[:, :]")  # one part: all of x
