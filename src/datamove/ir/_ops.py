@@ -980,10 +980,8 @@ def _reshape_values(
     target: Sequence[Any], rank: int, special_zero: bool
 ) -> tuple[list[int], set[int]]:
     """Reshape's ``shape`` values checked on data of ``rank``, and the indices of its copies."""
-    values = list(target)
+    values = list(target)  # ints: the inputs' element types were checked (`_check_integer`)
     op, argument = "Reshape", "shape"
-    if not all(type(v) is int for v in values):
-        raise DTypeError(op, argument, values, "must be integers")
     bad = next((v for v in values if v < -1), None)
     if bad is not None:
         raise ValidationError(op, argument, values, f"holds {bad}: each is -1, 0 or positive")
@@ -1016,10 +1014,8 @@ def transpose_order(rank: int, order: Sequence[Any]) -> tuple[int, ...]:
     ...
     datamove._errors.ValidationError: Transpose: input_order=[0, 0, 1] holds 0 twice: it must...
     """
-    values = list(order)
+    values = list(order)  # ints: the inputs' element types were checked (`_check_integer`)
     op, argument = "Transpose", "input_order"
-    if not all(type(v) is int for v in values):
-        raise DTypeError(op, argument, values, "must be integers")
     if not values:
         return tuple(range(rank))[::-1]
     rule = f"must be a permutation of 0 to {rank - 1} (the data's rank is {rank}), or empty"
