@@ -65,7 +65,7 @@ import numpy as np
 from datamove._shape import Dimension, PartialShape
 from datamove.ir._fold import FOLDERS, axes_of, broadcast_inputs, fold_layer, opset_number
 from datamove.ir._graph import Layer
-from datamove.ir._ops import SMALL, Info, bounds_of, with_bounds
+from datamove.ir._ops import SMALL, Info, bounds_of, transpose_order, with_bounds
 from datamove.ir._types import ELEMENT_TYPES, ElementType
 
 __all__ = ["BOUNDERS", "bound_layer", "elementwise", "meet", "moved", "reshaped", "wide_bounds"]
@@ -744,10 +744,8 @@ def moved(layer: Layer, ins: Sequence[Info]) -> Info | None:
     if len(ins) != 2 or ins[1].value is None:
         return None
     value = ins[1].value
-    if layer.type == "Transpose":
-        order = axes_of(value, len(dims)) if value.size else list(range(len(dims)))[::-1]
-        if order is None or len(order) != len(dims):
-            return None
+    if layer.type == "Transpose":  # (its inference checked the order against this rank)
+        order = transpose_order(len(dims), [int(v) for v in value.reshape(-1)])
         return Info(PartialShape([dims[k] for k in order]), ins[0].etype)
     if layer.type == "Unsqueeze":
         axes = axes_of(value, len(dims) + value.size)
