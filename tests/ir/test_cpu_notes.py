@@ -672,6 +672,30 @@ def test_an_abs_of_unknown_rank_a_near_stop_or_an_element_it_lacks_is_not_noted(
     assert [s.to_shape() for s, _ in exact.outputs.values()] == [want.shape] == [(1, 5, 3)]
 
 
+@pytest.mark.parametrize(
+    ("values", "index", "plugin"), [([2], [3], 2), ([2], [-2], 2), ([2, 3], [3], 0)]
+)
+def test_openvino_cpu_plugin_gathers_an_index_out_of_range_of_one_element(
+    tmp_path: Path, values: list[int], index: list[int], plugin: int
+) -> None:
+    # IR-25 (docs/semantics.md): x[:, g:] with g = Gather(values, index) on [1,5,3]. Gather-8
+    # gives 0 for an index out of range: shape inference declares [1,5,3], evaluate and datamove
+    # give it. Of one element, the CPU plugin takes that element (start 2: 3 rows), against its
+    # own static shape; of two it gives the 0.
+    x = o13.parameter([1, 5, 3], np.float32, name="x")
+    start = o13.gather(_c(values), _c(index), _c(0))
+    xml = _save(tmp_path, Built([o13.slice(x, start, _c([100]), _c([1]), _c([1]))], [x], {}), "g")
+    inputs = {"x": _data((1, 5, 3))}
+    (want,) = openvino_oracle.evaluate_ir(xml, inputs)
+    assert want.shape == (1, 5, 3)
+    assert list(ov_models.openvino_shapes(xml).values()) == ["[1,5,3]"]
+    ((_, got),) = ir.read_model(xml).run(inputs).items()
+    assert _same(got, want)
+    cpu = _cpu(xml, inputs)
+    assert not isinstance(cpu, str), cpu
+    assert _same(cpu, inputs["x"][:, plugin:]), "the CPU plugin now gathers as the spec"
+
+
 def test_an_abs_the_cpu_plugin_keeps_is_not_noted(tmp_path: Path) -> None:
     # a float Abs after a Floor, and an Abs of a Reshape of a Const: the plugin keeps both
     x = o13.parameter(ov.PartialShape([-1, ov.Dimension(2, 10), 3]), np.float32, name="x")
