@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import datamove as dm
 from datamove._dialects import CLAMP, NUMPY, Cut, addressed
-from strategies import examples
+from strategies import examples, partial_shapes, shape_text
 from strategies import numpy_indices as index_strategy
 
 INT64_MAX = 2**63 - 1
@@ -1156,15 +1156,45 @@ def test_an_index_out_of_range_of_every_allowed_size_is_refused_else_written() -
             "more (NumPy raises IndexError)"
         )
         assert (info.value.argument, info.value.value) == ("shape", [2, 3])
-        if name in ("to_dml", "to_webnn"):  # static shapes only
-            continue
-        with pytest.raises(dm.ValidationError) as info:
+        with pytest.raises(dm.ValidationError) as info:  # to_dml: not a NotExpressible of (2, 0)
             emit("[?,..5]")
         assert f"allows sizes ..5 on axis 1, {rule} on every one" in str(info.value)
+        assert not isinstance(info.value, dm.NotExpressible)
+        if name in ("to_dml", "to_webnn"):  # static shapes only
+            continue
         for shape in ("[?,..6]", "[2,?]", "[2,1..]", None):  # some size holds it: the runtime's
             emit(shape)
     with pytest.raises(dm.ValidationError, match=r"^Slicing: data.shape=\[2, 3\] has size 3"):
         s(np.zeros((2, 3)))
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(
+    index=index_strategy(
+        bounds, steps, st.integers(-7, 7), kinds=("int", "slice", "new", "ellipsis")
+    ),
+    shape=partial_shapes(max_rank=3),
+)
+def test_every_witness_is_a_shape_the_slicing_runs_on(
+    index: tuple[Any, ...], shape: tuple[tuple[int, int | None], ...] | None
+) -> None:
+    # x[:, 5] on [?,..5] was refused by to_dml with the witness (2, 0), where index 5 is out of
+    # range: a witness lies inside the shape, and NumPy (and infer) run the slicing on it.
+    s, text = dm.Slicing.from_numpy(index), shape_text(shape)
+    for name in _EMITTERS:
+        w = None
+        with contextlib.suppress(dm.ValidationError):
+            try:
+                getattr(s, name)(text)
+            except dm.NotExpressible as e:
+                w = e.witness
+        if w is None:
+            continue
+        if shape is not None:
+            sizes = zip(w, shape, strict=True)
+            assert all(lo <= d <= (d if hi is None else hi) for d, (lo, hi) in sizes), (name, w)
+        s.infer(w)
+        assert numpy_result(np.zeros(w), index) is not None, (name, w)
 
 
 INT32_MIN = -(2**31)

@@ -1452,12 +1452,18 @@ class Slicing:
     ) -> tuple[tuple[int, ...], list[range], tuple[int, ...]]:
         """On a static shape: its sizes, the indices each input axis keeps, the output shape."""
         ps = shape_dims(shape, dialect)
-        dims = static_sizes(ps, shape, dialect, lambda: witness_of(self, ps, {}))
-        self._indices_fit(ps, dialect, shape)  # the rank and the indices, as the others check
+        axes = self._indices_fit(ps, dialect, shape)  # the rank and the indices, as others check
+        # An index fixes an axis whose largest size alone holds it (x[5] on [5..6]).
+        fixed = {
+            a
+            for x, a in zip(self.entries, axes, strict=True)
+            if type(x) is int and a is not None and index_need(x) == dim_at(ps, a).max
+        }
+        dims = static_sizes(ps, shape, dialect, lambda: witness_of(self, ps, {}), fixed)
         # refuses what s(x) refuses, naming the caller's shape as they wrote it
         out = tuple(d.min for d in self.infer(ps if shape is None else shape).dims)
         ranges = [range(d) for d in dims]
-        for x, axis in zip(self.entries, axes_of(self, len(dims)), strict=True):
+        for x, axis in zip(self.entries, axes, strict=True):
             if axis is None:
                 continue
             d = dims[axis]

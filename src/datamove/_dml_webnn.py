@@ -33,7 +33,7 @@ the DirectML documentation of ``DML_SLICE1_OPERATOR_DESC`` and the WebNN specifi
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence, Sized
+from collections.abc import Callable, Container, Iterable, Sequence, Sized
 from typing import Any, Final
 
 from datamove._errors import NotExpressible, ValidationError, plural
@@ -115,12 +115,17 @@ def check_lengths(
 
 # -- shapes ----------------------------------------------------------------------------------------
 def static_sizes(
-    ps: PartialShape, shape: Any, dialect: str, base: Callable[[], tuple[int, ...]]
+    ps: PartialShape,
+    shape: Any,
+    dialect: str,
+    base: Callable[[], tuple[int, ...]],
+    fixed: Container[int] = (),
 ) -> tuple[int, ...]:
     """The sizes of a static shape; else NotExpressible, with a shape the numbers would miss.
 
     ``base()`` is the allowed static shape the numbers would be written for; the witness differs
-    from it on the first axis that is not static.
+    from it on the first axis that is not static. The axes in ``fixed`` run on one size only,
+    the one ``base()`` holds (index 5 on ``[5..6]``), as a static axis.
     """
     why = "fixes every size when the operator (the graph) is built"
     if ps.rank is None:
@@ -132,7 +137,7 @@ def static_sizes(
             hint="pass the static shape",
         )
     for k, d in enumerate(ps.dims):
-        if d.is_static:
+        if d.is_static or k in fixed:
             continue
         first = base()
         other = first[k] + 1 if d.max is None or first[k] + 1 <= d.max else first[k] - 1
@@ -146,7 +151,7 @@ def static_sizes(
             hint="pass the static shape",
             witness=w,
         )
-    return tuple(d.min for d in ps.dims)
+    return base() if fixed else tuple(d.min for d in ps.dims)
 
 
 # -- slicing: windows over the indices each axis keeps ---------------------------------------------
