@@ -19,6 +19,7 @@ from hypothesis import given, settings
 import datamove as dm
 from datamove.cli import main
 from strategies import examples
+from test_cli_convert import convert
 from test_dialects import numpy_indices, numpy_result, shapes
 
 
@@ -162,9 +163,32 @@ def test_as_onnx_lists_the_axes_cut_and_an_index_a_size_may_hold() -> None:
         "  Slice(starts=[5], ends=[6], steps=[1], axes=[0])\n"
         "  Squeeze(axes=[0])\n"
     )
-    code, out, err = explain(["x[5]", "--shape", "1", "--as", "onnx"])
+
+
+@pytest.mark.parametrize(
+    ("shape", "sizes"),
+    [("1", "has size 1 on axis 0"), ("[..3]", "allows sizes ..3 on axis 0")],
+)
+@pytest.mark.parametrize(
+    ("dialects", "op"),
+    [([], "Slicing"), (["--as", "onnx"], "ONNX Slice"), (["--as", "dml,onnx"], "DirectML SLICE1")],
+)
+def test_an_index_out_of_range_is_refused_as_convert_refuses_it(
+    shape: str, sizes: str, dialects: list[str], op: str
+) -> None:
+    # explain named StridedSlice (its view of a static shape, built first) and on [..3] gave
+    # infer's begin[0]=5 message; one rule, one message: convert's, naming the --as dialect.
+    code, out, err = explain(["x[5]", "--shape", shape, *dialects])
     assert (code, out) == (1, "")
-    assert "has size 1 on axis 0, where index 5 of x[5] is out of range" in err
+    on_every = "" if shape == "1" else " on every one"
+    want = (
+        f"{op}: shape='{dm.PartialShape.parse(shape)}' {sizes}, where index 5 of x[5] is out of "
+        f"range{on_every}: it needs size 6 or more (NumPy raises IndexError)"
+    )
+    assert err == f"datamove: error: {want}\n"
+    if dialects:
+        to = dialects[1].split(",")[0]
+        assert convert(["x[5]", "--shape", shape, "--to", to]) == (code, out, err)
 
 
 @pytest.mark.parametrize(
@@ -176,7 +200,7 @@ def test_as_onnx_lists_the_axes_cut_and_an_index_a_size_may_hold() -> None:
         (
             ["x[5]", "--shape", "3"],
             (
-                "datamove: error: StridedSlice: shape='[3]' has size 3 on axis 0, where index 5 "
+                "datamove: error: Slicing: shape='[3]' has size 3 on axis 0, where index 5 "
                 "of x[5] is out of range: it needs size 6 or more (NumPy raises IndexError)"
             ),
         ),

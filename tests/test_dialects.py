@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import re
 from typing import Any
 
 import numpy as np
@@ -1166,6 +1167,9 @@ def test_an_index_out_of_range_of_every_allowed_size_is_refused_else_written() -
             emit(shape)
     with pytest.raises(dm.ValidationError, match=r"^Slicing: data.shape=\[2, 3\] has size 3"):
         s(np.zeros((2, 3)))
+    for shape in ([2, 3], "[?,..5]"):  # infer gave StridedSlice's begin[1]=5 message
+        with pytest.raises(dm.ValidationError, match=f"^Slicing: shape=.* {re.escape(rule)}"):
+            s.infer(shape)
 
 
 @settings(max_examples=examples(300), deadline=None)

@@ -945,8 +945,7 @@ class Slicing:
         [1..3]
         """
         ps = shape_dims(shape, "Slicing")
-        if ps.rank is not None:  # the rank error names this call's shape, not StridedSlice's begin
-            axes_of(self, ps.rank, shape)
+        self._indices_fit(ps, "Slicing", shape)  # as the emitters check (not StridedSlice's begin)
         params = self._strided_slice(self.entries)
         out = infer_strided_slice(ps, **params)
         if ps.rank is None or out.rank is None:

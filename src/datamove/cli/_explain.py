@@ -15,6 +15,7 @@ output, each with a picture labelling each element with its chunk or input. ``--
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import json
 import math
@@ -25,7 +26,7 @@ from typing import Any, Final
 import numpy as np
 
 from datamove._dialects import Slicing
-from datamove._errors import ValidationError
+from datamove._errors import NotExpressible, ValidationError
 from datamove._shape import PartialShape
 from datamove._slice import infer_slice, plan_slice
 from datamove._split import infer_split, infer_variadic_split
@@ -134,13 +135,14 @@ def explain_numpy(shape: PartialShape, expr: str) -> dict[str, Any]:
     ('[?,2..10]', 'x[...]', 'identity: the output is x unchanged on every shape [?,2..10] allows')
     """
     slicing = Slicing.from_numpy(expr)
+    out = slicing.infer(str(shape))  # first, with the shape as text: the index refusal of s(x)
     if shape.is_static:  # the StridedSlice it is on this shape: its index and picture
-        params = slicing.to_strided_slice(str(shape))  # an error shows the shape as text
+        params = slicing.to_strided_slice(shape)
         masks = {m: params.pop(m) for m in MASKS}
         return explain_strided_slice(shape, **params, masks=masks)
     info = {
         "input_shape": str(shape),
-        "output_shape": str(slicing.infer(shape)),
+        "output_shape": str(out),
         "numpy": slicing.canonical(shape).to_numpy(shape),
         "picture": [],
     }
@@ -399,6 +401,9 @@ def _show_taken(info: dict[str, Any]) -> None:
 
 def _print_numpy(args: argparse.Namespace) -> int:
     shape = PartialShape(None) if args.shape is None else PartialShape.parse(args.shape)
+    if args.as_:  # an index out of range: refused as `convert --to` the first dialect refuses it
+        with contextlib.suppress(NotExpressible):  # shown beside the others
+            _dialect_text.emit(Slicing.from_numpy(args.index), args.as_[0], str(shape))
     info = explain_numpy(shape, args.index)
 
     def show() -> None:
