@@ -512,31 +512,48 @@ def test_slice_of_no_shape_keeps_the_whole_axes_that_fix_the_rank() -> None:
         apply_ops(x, dm.Slicing.from_numpy("x[2:, :, ..., :, 1:]").to_slice())
 
 
+# (slicing, shape, the axes its Slice lists: None for no Slice)
+AXES_CUT = [
+    ("x[1:, :, :2]", [2, 3, 4], [0, 2]),
+    ("x[1:, :, :2]", "[2,?,4]", [0, 2]),
+    ("x[:, 0:3, ::-1]", [2, 3, 4], [2]),
+    ("x[-9:, :5, 1:]", "[2,..5,4]", [2]),
+    ("x[::-1, ::7, 1:]", [1, 1, 4], [2]),  # whole on a size of 1
+    ("x[:]", [3], None),
+    ("x[:10]", "[2..5]", None),
+    ("x[:10]", "[2..12]", [0]),  # size 11 and 12: cut
+    ("x[-5:]", "[..6]", [0]),
+    ("x[::-1]", "[0..1]", None),  # every size 0 or 1: whole whatever the step (it was listed)
+    ("x[::2]", "[..1]", None),
+    ("x[5::-3, 1:]", "[..1,3]", [1]),
+    ("x[::-1]", "[1..2]", [0]),  # size 2 reversed
+    ("x[::2]", "[..2]", [0]),
+    ("x[:-1:-1]", "[..1]", [0]),  # empty on a size of 1
+    ("x[1::-1]", "[1..2]", [0]),
+    ("x[0, :, 1:]", [2, 3, 4], [0, 2]),
+    ("x[0, :, 0]", [1, 3, 1], None),
+]
+
+
+def allowed_sizes(shape: Any, span: int = 4) -> list[tuple[int, ...]]:
+    """Every static shape ``shape`` allows (an unbounded size up to ``span`` past its least)."""
+    if not isinstance(shape, str):
+        return [tuple(shape)]
+    dims = dm.PartialShape.parse(shape).dims
+    return list(itertools.product(*(range(d.min, (d.max or d.min + span) + 1) for d in dims)))
+
+
 def test_slice_and_onnx_list_only_the_axes_they_cut() -> None:
     # On a static shape every axis was listed (x[1:, :, :2] on [2,3,4]: axes [0, 1, 2], axis 1
     # as 0:3); an axis is left out only where its cut takes it whole on every allowed size.
-    cases = [
-        ("x[1:, :, :2]", [2, 3, 4], [0, 2]),
-        ("x[1:, :, :2]", "[2,?,4]", [0, 2]),
-        ("x[:, 0:3, ::-1]", [2, 3, 4], [2]),
-        ("x[-9:, :5, 1:]", "[2,..5,4]", [2]),
-        ("x[::-1, ::7, 1:]", [1, 1, 4], [2]),  # whole on a size of 1
-        ("x[:]", [3], None),
-        ("x[:10]", "[2..5]", None),
-        ("x[:10]", "[2..12]", [0]),  # size 11 and 12: cut
-        ("x[-5:]", "[..6]", [0]),
-        ("x[::-1]", "[0..1]", [0]),  # reversed: kept, but on a static size
-        ("x[0, :, 1:]", [2, 3, 4], [0, 2]),
-        ("x[0, :, 0]", [1, 3, 1], None),
-    ]
-    for text, shape, axes in cases:
+    for text, shape, axes in AXES_CUT:
         s = dm.Slicing.from_numpy(text)
         for ops in (s.to_slice(shape), s.to_onnx(shape)):
             assert [p["axes"] for op, p in ops if op == "Slice"] == ([] if axes is None else [axes])
-        if isinstance(shape, list):  # the interval ones run in test_dialects_onnxruntime.py
-            x = np.arange(int(np.prod(shape))).reshape(shape)
-            assert same(apply_ops(x, s.to_slice(shape)), s(x)), text
-            assert same(run_onnx(x, s.to_onnx(shape)), s(x)), text
+        for w in allowed_sizes(shape):  # onnxruntime: test_dialects_onnxruntime.py
+            x = np.arange(int(np.prod(w))).reshape(w)
+            assert same(apply_ops(x, s.to_slice(shape)), s(x)), (text, w)
+            assert same(run_onnx(x, s.to_onnx(shape)), s(x)), (text, w)
 
 
 @settings(max_examples=examples(150), deadline=None)
@@ -552,6 +569,27 @@ def test_slice_lists_no_axis_it_takes_whole(index: tuple[Any, ...], shape: tuple
             for a, b, c, axis in zip(p["start"], p["stop"], p["step"], p["axes"], strict=True):
                 d = shape[axis]
                 assert range(*slice(a, b, c).indices(d)) != range(d) or (c == 1 and b == a + 1)
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(index=numpy_indices(), shape=partial_shapes(max_rank=3, dynamic_rank=False))
+@example(index=(slice(None, None, -1),), shape=((0, 1),))
+def test_slice_lists_no_bounded_axis_it_takes_whole_on_every_size(
+    index: tuple[Any, ...], shape: tuple[tuple[int, int | None], ...]
+) -> None:
+    # x[::-1] on [0..1] was listed: whole on sizes 0 and 1 (a step other than 1 included)
+    s = dm.Slicing.from_numpy(index)
+    try:
+        ops = s.to_slice(shape_text(shape))
+    except dm.ValidationError:
+        return
+    for name, p in ops:
+        if name == "Slice":
+            for a, b, c, axis in zip(p["start"], p["stop"], p["step"], p["axes"], strict=True):
+                lo, hi = shape[axis]
+                if hi is not None and not (c == 1 and b == a + 1):  # (an index: its Squeeze)
+                    sizes = range(lo, hi + 1)
+                    assert any(range(*slice(a, b, c).indices(d)) != range(d) for d in sizes)
 
 
 @settings(max_examples=examples(150), deadline=None)

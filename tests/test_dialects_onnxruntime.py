@@ -22,7 +22,9 @@ import datamove as dm
 from datamove._dialects import NUMPY
 from strategies import examples
 from test_dialects import (
+    AXES_CUT,
     _with_rule,
+    allowed_sizes,
     emitted_runs_as_sliced,
     numpy_indices,
     ort_range,
@@ -164,6 +166,18 @@ def test_to_onnx_on_interval_shapes_holds_at_every_size_in_both_runtimes(
             continue
         assert same(run.ort(x), want), (s, shape, w, ops)
         assert same(run.ref(x), want), (s, shape, w, ops)
+
+
+@pytest.mark.parametrize(("text", "shape"), [(t, s) for t, s, _ in AXES_CUT], ids=str)
+def test_the_axes_left_out_are_whole_in_both_runtimes(text: str, shape: Any) -> None:
+    # An axis is left out where its cut takes all of it in order on every allowed size
+    # (x[::-1] on [0..1] was listed): one model, run at each size.
+    s = dm.Slicing.from_numpy(text)
+    run = Runtimes(s.to_onnx(shape))
+    for w in allowed_sizes(shape):
+        x = np.arange(int(np.prod(w)), dtype=np.int64).reshape(w)
+        assert same(run.ort(x), s(x)), w
+        assert same(run.ref(x), s(x)), w
 
 
 bound = st.one_of(

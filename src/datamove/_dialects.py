@@ -1600,8 +1600,10 @@ def _whole_on(x: Cut, dim: Dimension) -> bool:
     ``Cut.make`` writes ``None`` (`takes_whole`).
     """
     top = dim.max
-    if top is None or not (x.step == 1 or dim.is_static) or x.range(top) != range(top):
-        return False  # (another step repeats with a period of its own)
+    if top is None or x.range(top) != range(top):
+        return False
+    # Whole on a size of 2 or more is a step of 1 (affine between breakpoints: a period of 1);
+    # another step is whole where every size is 0 or 1 (x[::-1] on [0..1]), which decide scans.
     return (
         dim.is_static or decide(lambda d: x.range(d) == range(d), dim, (x.start, x.stop), 1) is None
     )
