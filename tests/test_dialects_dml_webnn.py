@@ -469,6 +469,16 @@ def test_webnn_split_on_shapes_that_are_not_static() -> None:
         chunk.to_dml("[3..10]")
 
 
+def test_dml_split_witness_lies_inside_the_shape() -> None:
+    # [?,0] had the witness (2, 1): the sizes were written with 1 for the static 0
+    split = dm.Splitting.from_torch(1, 0, function="split")
+    for shape, witness in (("[?,0]", (2, 0)), ("[0,?]", (0, 2)), ("[..3,2]", (2, 2))):
+        with pytest.raises(dm.NotExpressible, match="fixes every size") as info:
+            split.to_dml(shape)
+        assert info.value.witness == witness
+        assert witness in dm.PartialShape.parse(shape)
+
+
 def test_webnn_split_output_count_cap() -> None:
     ok = dm.Splitting.from_split(0, 8192)
     assert ok.to_webnn() == ("split", {"splits": 8192, "axis": 0})

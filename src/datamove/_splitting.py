@@ -980,7 +980,10 @@ class Splitting:
         """
         self._check_runs(shape, DML_SPLIT)
         ps = shape_dims(shape, DML_SPLIT)
-        dims = static_sizes(ps, shape, DML_SPLIT, lambda: tuple(max(d.min, 1) for d in ps.dims))
+        # written for sizes of 1 at least (DirectML has no size 0), where the shape allows them
+        dims = static_sizes(
+            ps, shape, DML_SPLIT, lambda: tuple(0 if d.max == 0 else max(d.min, 1) for d in ps.dims)
+        )
         axis = self._front_axis(len(dims), DML_SPLIT)
         lengths = self.lengths(dims[axis])
         check_tiling(lengths, dims[axis], self.axis, DML_SPLIT, shape, self.value)
