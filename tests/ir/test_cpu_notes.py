@@ -26,6 +26,7 @@ ov_models = pytest.importorskip("ov_models")
 openvino_oracle = pytest.importorskip("openvino_oracle")
 _cpu = openvino_oracle.run_ir_one  # the output, or why the plugin gave none
 o13 = pytest.importorskip("openvino.opset13")
+o7 = pytest.importorskip("openvino.opset7")
 ov, ops, ops8 = ov_models.ov, ov_models.ops, ov_models.ops8
 
 pytestmark = pytest.mark.openvino
@@ -133,6 +134,13 @@ def _shrink_counting_back(lo: int, rows: int) -> Built:
     return Built([out], [x], {"x": _data((rows, 4))})
 
 
+def _gather_start(values: list[int]) -> Built:
+    """x[:, Gather(values, [3]) :] on [1,5,3] (IR-25's witness)."""
+    x = ops.parameter([1, 5, 3], np.float32, name="x")
+    start = o13.gather(_c(values), _c([3]), _c(0))
+    return Built([ops8.slice(x, start, _c([100]), _c([1]))], [x], {"x": _data((1, 5, 3))})
+
+
 class Case(NamedTuple):
     number: str  # the divergence, as docs/semantics.md numbers it
     witness: Callable[[], Built]
@@ -216,6 +224,9 @@ CASES = {
     ),
     "IR-13: the same of a value a Parameter enters": Case(
         "IR-13", lambda: _abs_index("1-D"), lambda: _abs_index("run-time")  # the plugin is right
+    ),
+    "IR-25: a Gather of one element at an index out of range as a Slice's start": Case(
+        "IR-25", lambda: _gather_start([2]), lambda: _gather_start([2, 3])  # the plugin is right
     ),
 }  # fmt: skip
 
@@ -662,8 +673,9 @@ def test_an_abs_of_unknown_rank_a_near_stop_or_an_element_it_lacks_is_not_noted(
         assert _same(_cpu(xml, inputs), want)
         assert want.shape == (1, 1, 3)
     # x[:, g :] where g = Gather(|1 - x.shape[1]|, [3]): index 3 of one element, 0 as Gather-8
-    # reads it (evaluate and check take every row), no element of the Abs: not noted (the
-    # plugin, which takes 4 rows of 5 here, is not IR-13's business)
+    # reads it (evaluate and check take every row), no element of the Abs: not IR-13's note; nor
+    # IR-25's, as an Abs lies before the Gather (the plugin, which takes 4 rows of 5 here, drops
+    # it and takes its input's element, 1 - 5; at |0 - x.shape[1]| it takes every row)
     g = o13.gather(o13.absolute(_neg_dim(x)), _c([3]), _c(0))
     xml = _save(tmp_path, Built([o13.slice(x, g, _c([100]), _c([1]), _c([1]))], [x], {}), "g")
     assert _cpu_notes(xml) == []
@@ -681,7 +693,7 @@ def test_openvino_cpu_plugin_gathers_an_index_out_of_range_of_one_element(
     # IR-25 (docs/semantics.md): x[:, g:] with g = Gather(values, index) on [1,5,3]. Gather-8
     # gives 0 for an index out of range: shape inference declares [1,5,3], evaluate and datamove
     # give it. Of one element, the CPU plugin takes that element (start 2: 3 rows), against its
-    # own static shape; of two it gives the 0.
+    # own static shape; of two it gives the 0. check notes the first.
     x = o13.parameter([1, 5, 3], np.float32, name="x")
     start = o13.gather(_c(values), _c(index), _c(0))
     xml = _save(tmp_path, Built([o13.slice(x, start, _c([100]), _c([1]), _c([1]))], [x], {}), "g")
@@ -694,6 +706,89 @@ def test_openvino_cpu_plugin_gathers_an_index_out_of_range_of_one_element(
     cpu = _cpu(xml, inputs)
     assert not isinstance(cpu, str), cpu
     assert _same(cpu, inputs["x"][:, plugin:]), "the CPU plugin now gathers as the spec"
+    noted = [n.message.split(":")[0] for n in _cpu_notes(xml)]
+    assert noted == ["divergence IR-25 (docs/semantics.md)"] * (plugin != 0)
+
+
+def _gathered(values: Any, index: Any, axis: int = 0, version: Any = o13) -> Any:
+    return version.gather(_c(values), _c(index), _c(axis))
+
+
+# IR-25's family: x[:, g : stop] on [1,2..10,3], run at 5 rows, g built from x: name ->
+# (g, the stop, whether check notes it, whether the CPU plugin agrees with evaluate at 5 rows)
+GATHERS_OUT_OF_RANGE: dict[str, tuple[Callable[[Any], Any], int, bool, bool]] = {
+    "[2] at [3]": (lambda _: _gathered([2], [3]), 100, True, False),
+    "[-1] at [3]": (lambda _: _gathered([-1], [3]), 100, True, False),
+    "[2] at [3], stop 4": (lambda _: _gathered([2], [3]), 4, True, False),
+    "[2] at 3 (a scalar), Unsqueeze": (
+        lambda _: o13.unsqueeze(_gathered([2], 3), _c([0])),
+        100,
+        True,
+        False,
+    ),
+    "[[2, 9]] at [3] on axis 0, Reshape, element 1": (
+        lambda _: o13.gather(o13.reshape(_gathered([[2, 9]], [3]), _c([2]), False), _c([1]), _c(0)),
+        100,
+        True,
+        False,
+    ),
+    "x.shape[1] (2..10) at [-2]": (
+        lambda x: o13.gather(_dim_of(x), _c([-2]), _c(0)),
+        100,
+        True,
+        False,
+    ),
+    # near misses: the plugin gives the spec's 0, or the same rows
+    "[2, 3] at [3]": (lambda _: _gathered([2, 3], [3]), 100, False, True),
+    "[2] at [0], in range": (lambda _: _gathered([2], [0]), 100, False, True),
+    "[2] at [3, 0], element 0": (
+        lambda _: o13.gather(_gathered([2], [3, 0]), _c([0]), _c(0)),
+        100,
+        False,
+        True,
+    ),
+    "[2] at [[3]], Reshape": (
+        lambda _: o13.reshape(_gathered([2], [[3]]), _c([1]), False),
+        100,
+        False,
+        True,
+    ),
+    "[-9] at [3] (element 0 at 2..9 rows)": (lambda _: _gathered([-9], [3]), 100, False, True),
+    "[-2] at [3] (element 0 at 2 rows)": (lambda _: _gathered([-2], [3]), 100, False, False),
+    "x.shape[1] at [3], stop 0 (empty)": (
+        lambda x: o13.gather(_dim_of(x), _c([3]), _c(0)),
+        0,
+        False,
+        True,
+    ),
+    "|0 - x.shape[1]| at [3] (the plugin drops the Abs: IR-13)": (
+        lambda x: o13.gather(o13.absolute(o13.subtract(_c([0]), _dim_of(x))), _c([3]), _c(0)),
+        100,
+        False,
+        True,
+    ),
+    # Gather-7 leaves an index out of range undefined (evaluate gives 0, datamove no value)
+    "[2] at [3], Gather-7": (lambda _: _gathered([2], [3], version=o7), 100, False, False),
+}
+
+
+@pytest.mark.parametrize("name", list(GATHERS_OUT_OF_RANGE))
+def test_check_notes_a_gather_out_of_range_of_one_element_where_the_plugin_runs_it_wrong(
+    tmp_path: Path, name: str
+) -> None:
+    make, stop, noted, agrees = GATHERS_OUT_OF_RANGE[name]
+    x = o13.parameter(ov.PartialShape([1, ov.Dimension(2, 10), 3]), np.float32, name="x")
+    out = o13.slice(x, make(x), _c([stop]), _c([1]), _c([1]))
+    inputs = {"x": _data((1, 5, 3))}
+    xml = _save(tmp_path, Built([out], [x], inputs), "g")
+    notes = [n.message for n in _cpu_notes(xml)]
+    assert [m.split(":")[0] for m in notes] == ["divergence IR-25 (docs/semantics.md)"] * noted
+    (want,) = openvino_oracle.evaluate_ir(xml, inputs)
+    assert _same(_cpu(xml, inputs), want) == agrees
+    if noted:  # a start of 0, as evaluate and datamove
+        assert want.shape[1] == min(5, stop)
+        ((_, got),) = ir.read_model(xml).run(inputs).items()
+        assert _same(got, want)
 
 
 def test_an_abs_the_cpu_plugin_keeps_is_not_noted(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ datamove does not know (it depends on the model's inputs, so OpenVINO cannot fol
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Final, NamedTuple
 
 import numpy as np
@@ -22,6 +22,7 @@ import numpy as np
 from datamove._dialects import CLAMP, Cut, openvino_refused
 from datamove._shape import Dimension, PartialShape
 from datamove._strided_slice import MASKS, NEW, axis_walk
+from datamove.ir._fold import opset_number
 from datamove.ir._graph import Layer
 from datamove.ir._ops import Info, bounds_of
 
@@ -299,40 +300,62 @@ _ABS_DROPPED_AFTER: Final = frozenset(
 )
 
 
+def _back(seen: Seen, layer: Layer) -> list[Layer]:
+    """``layer`` and every layer on the paths back from it, each once, none past a ShapeOf."""
+    todo, done = [layer], {}
+    while todo:
+        x = todo.pop()
+        if x.index not in done:
+            done[x.index] = x
+            if x.type != "ShapeOf":
+                todo += [seen.feeder(x, k)[0] for k in range(len(x.sources))]
+    return list(done.values())
+
+
 def _of_shapes_and_constants(seen: Seen, layer: Layer) -> bool | None:
-    """Whether every path back from ``layer`` ends at a ShapeOf or a Const layer.
+    """Whether every path back from ``layer`` ends at a ShapeOf or a Const layer (`_back`).
 
     ``None`` where they do and none is a ShapeOf (constants alone). A Parameter, or any other
     layer of no inputs, on the way is not such an end.
     """
-    todo, done, shapes = [layer], set(), False
-    while todo:
-        x = todo.pop()
-        if x.index in done:
-            continue
-        done.add(x.index)
-        if x.type in ("ShapeOf", "Const"):
-            shapes = shapes or x.type == "ShapeOf"
-            continue
-        if not x.sources:
-            return False
-        todo += [seen.feeder(x, k)[0] for k in range(len(x.sources))]
-    return True if shapes else None
+    back = _back(seen, layer)
+    if any(not x.sources and x.type != "Const" for x in back):
+        return False
+    return True if any(x.type == "ShapeOf" for x in back) else None
 
 
-def _element_of_abs(seen: Seen, k: int, i: int) -> tuple[Layer, int] | None:
-    """The 1-D Abs and its element that element ``i`` of input ``k`` is, else ``None``.
+def _passed_by_gather(seen: Seen, gather: Layer, i: int) -> int | None:
+    """The element of its data that element ``i`` of a Gather is, where it passes one on.
+
+    On axis 0 of 1-D data of a static length, at known indices in range; else ``None``.
+    """
+    if len(gather.sources) != 3:
+        return None
+    index, axis = (_known(seen.feeder(gather, j)[1]) for j in (1, 2))
+    data = seen.feeder(gather, 0)[1].shape
+    if axis != [0] or index is None or i >= len(index) or data.rank != 1:
+        return None
+    # (batch_dims -1 of 1-D indices is 0; OpenVINO refuses a positive one on axis 0)
+    if gather.data.get("batch_dims", "0") not in ("0", "-1") or not data.is_static:
+        return None
+    size = data[0].get_length()
+    return index[i] % size if -size <= index[i] < size else None
+
+
+Origin = tuple[Layer, Info, int]  # a layer, its output, an element of it
+
+
+def _origin(seen: Seen, k: int, i: int) -> Origin | None:
+    """The layer element ``i`` of input ``k`` comes from, its output and the element there.
 
     Back through the layers that pass an element on unchanged: a Convert to i32 or i64,
     a Reshape, Squeeze or Unsqueeze (the same flat index), a Concat of 1-D parts on axis 0
-    (the part it lies in, those before it of static lengths) and a Gather on axis 0 of known
-    indices. The plugin uses the dropped Abs's value through them all (IR-13).
+    (the part it lies in, those before it of static lengths) and a Gather that passes one on
+    (`_passed_by_gather`). ``None`` where which element it is is not known.
     """
     layer = seen.layer
     while True:  # each step an earlier layer: the graph has no cycle
         source, info = seen.feeder(layer, k)
-        if source.type == "Abs":
-            return (source, i) if info.shape.rank == 1 and len(source.sources) == 1 else None
         integer = source.data.get("destination_type") in _INTEGERS
         if source.type in ("Reshape", "Squeeze", "Unsqueeze") or (
             source.type == "Convert" and integer
@@ -350,71 +373,107 @@ def _element_of_abs(seen: Seen, k: int, i: int) -> tuple[Layer, int] | None:
                 i -= part[0].min
             else:
                 return None
-        elif source.type == "Gather" and len(source.sources) == 3:
-            index, axis = (_known(seen.feeder(source, j)[1]) for j in (1, 2))
-            data = seen.feeder(source, 0)[1].shape
-            if axis != [0] or index is None or i >= len(index) or data.rank != 1:
-                return None
-            # (batch_dims -1 of 1-D indices is 0; OpenVINO refuses a positive one on axis 0)
-            if source.data.get("batch_dims", "0") not in ("0", "-1") or not data.is_static:
-                return None
-            size = data[0].get_length()
-            if not -size <= index[i] < size:
-                return None
-            i, k = index[i] % size, 0
+        elif source.type == "Gather" and (passed := _passed_by_gather(seen, source, i)) is not None:
+            i, k = passed, 0
         else:
-            return None
+            return source, info, i
         layer = source
 
 
 _INTEGERS: Final = frozenset(("i32", "i64"))  # a narrower or unsigned type may wrap the value
 
 
-def _abs_of_a_negative(seen: Seen) -> dict[str, Any] | None:
-    """IR-13: a Slice's stop or start fed by a 1-D Abs of a negative value of shapes and constants.
+def _slice_ends(seen: Seen) -> Iterator[tuple[str, int, int, Dimension, Origin]]:
+    """Each element of a Slice's start or stop whose other end and step (1) are known.
 
-    The Abs feeds it through layers that pass its elements on (`_element_of_abs`); every path
-    back from the Abs's input ends at a ShapeOf or a Const (`_of_shapes_and_constants`), and it
-    is an integer a ShapeOf enters, or comes from one of `_ABS_DROPPED_AFTER`; its bounds (or
-    its known value) say the element is negative in every run. That element slices a prefix or
-    a suffix: a stop
-    after a known start of 0, or a start before a known stop past the axis's largest size, with
-    a known step of 1, on an axis the known axes name. There the plugin's ``d - |v|`` elements
-    and the spec's ``|v|`` differ at every size ``d`` but 0 and ``2|v|``.
+    Its argument's name, the element, the other end's value there (the stop for a start,
+    the start for a stop), the size of the axis the known axes name and where the element
+    comes from (`_origin`).
     """
     shape = seen.ins[0].shape
     known = [_known(info) for info in seen.ins[1:]]  # start, stop, step, axes
     if shape.rank is None:
-        return None
+        return
     for k, name in ((1, "start"), (2, "stop")):
-        other, step = known[2 - k], known[2]  # the stop for a start, the start for a stop
+        other, step = known[2 - k], known[2]
         if other is None or step is None:
             continue
         count = min(len(other), len(step))
         axes = known[3] if len(known) > 3 else list(range(count))
         for i in range(min(count, len(axes or []))):
             assert axes is not None
-            found = _element_of_abs(seen, k, i) if step[i] == 1 else None
-            if found is None:
-                continue
-            source, v = seen.feeder(found[0], 0)
-            bounds = bounds_of(v)
-            if bounds is None or bounds[1].dtype.kind not in "iuf":
-                continue
-            ends = _of_shapes_and_constants(seen, source)
-            listed = source.type in _ABS_DROPPED_AFTER  # else an integer Abs a shape enters
-            if ends is False or (not listed and (ends is None or bounds[1].dtype.kind not in "iu")):
-                continue
-            upper = bounds[1].reshape(-1).tolist()
-            hi = upper[found[1]] if found[1] < len(upper) else 0
-            if hi >= 0:
-                continue
-            dim = shape[axes[i] % shape.rank]  # (in range, and not 0: the layer was inferred)
-            if k == 2 and other[i] != 0:
-                continue
-            if k == 1 and not (dim.max is not None and other[i] >= dim.max):
-                continue
+            found = _origin(seen, k, i) if step[i] == 1 else None
+            if found is not None:  # (the axis in range: the layer was inferred)
+                yield name, i, other[i], shape[axes[i] % shape.rank], found
+
+
+def _abs_of_a_negative(seen: Seen) -> dict[str, Any] | None:
+    """IR-13: a Slice's stop or start fed by a 1-D Abs of a negative value of shapes and constants.
+
+    The Abs is the element's origin (`_slice_ends`); every path back from its input ends at a
+    ShapeOf or a Const (`_of_shapes_and_constants`), and it is an integer a ShapeOf enters, or
+    comes from one of `_ABS_DROPPED_AFTER`; its bounds (or its known value) say the element is
+    negative in every run. That element slices a prefix or a suffix: a stop after a known start
+    of 0, or a start before a known stop past the axis's largest size. There the plugin's
+    ``d - |v|`` elements and the spec's ``|v|`` differ at every size ``d`` but 0 and ``2|v|``.
+    """
+    for name, i, other, dim, (found, out, j) in _slice_ends(seen):
+        if found.type != "Abs" or out.shape.rank != 1 or len(found.sources) != 1:
+            continue
+        if other != 0 if name == "stop" else not (dim.max is not None and other >= dim.max):
+            continue
+        source, v = seen.feeder(found, 0)
+        bounds = bounds_of(v)
+        if bounds is None or bounds[1].dtype.kind not in "iuf":
+            continue
+        ends = _of_shapes_and_constants(seen, source)
+        listed = source.type in _ABS_DROPPED_AFTER  # else an integer Abs a shape enters
+        if ends is False or (not listed and (ends is None or bounds[1].dtype.kind not in "iu")):
+            continue
+        upper = bounds[1].reshape(-1).tolist()
+        hi = upper[j] if j < len(upper) else 0
+        if hi < 0:
             return {"arg": name, "i": i, "hi": hi}
+    return None
+
+
+def _never_0(lo: int, hi: int, d: int) -> bool:
+    """Whether an index in ``lo..hi``, clamped into any size from ``d`` (1 or more), is never 0."""
+    return lo >= 1 or (hi <= -1 and d + lo >= 1)
+
+
+def _gather_out_of_range(seen: Seen) -> dict[str, Any] | None:
+    """IR-25: a Slice's start an element of a Gather-8 of one index out of range of 1 element.
+
+    The Gather is the element's origin (`_slice_ends`); its one index (a scalar or ``[1]``),
+    known, is neither 0 nor -1, on a data axis of static size 1, with ``batch_dims`` 0. The
+    spec's start is 0; the plugin takes the data's element ``v`` there (by its bounds or known
+    value; no Abs before it, which the plugin may drop: IR-13). Noted where, at every size of
+    the axis but 0, the known stop and ``v`` are not element 0 (`_never_0`): the spec's output
+    is not empty, and the plugin's starts elsewhere.
+    """
+    for name, i, stop, dim, (gather, _, j) in _slice_ends(seen):
+        if name != "start" or gather.type != "Gather" or opset_number(gather) < 8:
+            continue
+        if len(gather.sources) != 3 or gather.data.get("batch_dims", "0") != "0":
+            continue
+        data, index, axis = (seen.feeder(gather, m)[1] for m in range(3))
+        at, on, rank = _known(index), _known(axis), data.shape.rank
+        if at is None or on is None or len(at) != 1 or len(on) != 1:
+            continue
+        if index.shape.rank not in (0, 1) or not rank or not -rank <= on[0] < rank:
+            continue
+        bounds = bounds_of(data)
+        if data.shape[on[0] % rank] != Dimension(1) or -1 <= at[0] <= 0 or bounds is None:
+            continue
+        if any(x.type == "Abs" for x in _back(seen, seen.feeder(gather, 0)[0])):
+            continue  # the plugin may drop it (IR-13), and take another value
+        if bounds[0].dtype.kind not in "iu" or j >= bounds[0].size:
+            continue
+        lo, hi = (int(b.reshape(-1)[j]) for b in bounds)
+        d = max(dim.min, 1)
+        if _never_0(stop, stop, d) and _never_0(lo, hi, d):
+            return {"i": i, "index": at[0], "v": lo if lo == hi else f"{lo}..{hi}"}
     return None
 
 
@@ -506,6 +565,13 @@ RULES: Final = (
         "Slice",
         _abs_of_a_negative,
         _ABS_SAYS,
+    ),
+    Rule(
+        "IR-25",
+        "Slice",
+        _gather_out_of_range,
+        "start[{i}] is a Gather of index {index} out of range of a data axis of 1 element ({v}): "
+        "OpenVINO's CPU plugin takes that element; the spec and evaluate take 0 and give {out}",
     ),
     Rule(
         "IR-15",
