@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 import datamove as dm
 from datamove._dialects import CLAMP, NUMPY, Cut, addressed
-from strategies import examples, partial_shapes, shape_text
+from strategies import examples, interval_dims, partial_shapes, shape_text
 from strategies import numpy_indices as index_strategy
 
 INT64_MAX = 2**63 - 1
@@ -1210,18 +1210,56 @@ def test_an_index_out_of_range_of_every_allowed_size_is_refused_else_written() -
             s.infer(shape)
 
 
+def test_an_index_no_size_below_int64_max_holds_is_refused() -> None:
+    # x[2**63 - 2] needs size 2**63 - 1, which no allowed size reaches: to_dml gave a witness (1,)
+    # it does not run on (the emitters of unbounded sizes write it, and the runtime decides:
+    # test_an_index_at_the_int64_ends_is_written_in_int64); x[2**63 - 3] on [?] runs on one
+    # size only, 2**63 - 2.
+    for text in ("x[9223372036854775806]", "x[-9223372036854775807]", "x[-9223372036854775808]"):
+        s = dm.Slicing.from_numpy(text)
+        for name, shape in itertools.product(("to_dml", "to_webnn"), ("[?]", "[...]", "[3..]")):
+            with pytest.raises(dm.ValidationError, match="on every one") as info:
+                getattr(s, name)(shape)
+            assert not isinstance(info.value, dm.NotExpressible), (text, name, shape)
+            assert info.value.hint == "an unbounded dimension holds the sizes below 2**63 - 1"
+    s = dm.Slicing.from_numpy("x[9223372036854775805]")
+    with pytest.raises(dm.NotExpressible) as info:
+        s.to_dml("[?,?]")
+    assert info.value.witness == (INT64_MAX - 1, 2)
+    for shape in ("[9223372036854775806..]", [INT64_MAX - 1]):  # one size, as a static shape
+        with pytest.raises(dm.NotExpressible, match="past 2") as info:
+            s.to_dml(shape)
+        assert info.value.witness == (INT64_MAX - 1,)
+
+
+_FAR = (INT64_MAX, INT64_MAX - 1, INT64_MAX - 2, INT64_MIN, INT64_MIN + 1, INT64_MIN + 2)
+_FAR_DIMS = (
+    (INT64_MAX - 2, None),
+    (INT64_MAX - 1, None),
+    (0, INT64_MAX),
+    (INT64_MAX - 2, INT64_MAX),
+)
+
+
 @settings(max_examples=examples(300), deadline=None)
 @given(
     index=index_strategy(
-        bounds, steps, st.integers(-7, 7), kinds=("int", "slice", "new", "ellipsis")
+        bounds,
+        steps,
+        st.one_of(st.integers(-7, 7), st.sampled_from(_FAR)),
+        kinds=("int", "slice", "new", "ellipsis"),
     ),
-    shape=partial_shapes(max_rank=3),
+    shape=st.one_of(
+        partial_shapes(max_rank=3),
+        st.lists(st.one_of(interval_dims(), st.sampled_from(_FAR_DIMS)), max_size=3).map(tuple),
+    ),
 )
 def test_every_witness_is_a_shape_the_slicing_runs_on(
     index: tuple[Any, ...], shape: tuple[tuple[int, int | None], ...] | None
 ) -> None:
     # x[:, 5] on [?,..5] was refused by to_dml with the witness (2, 0), where index 5 is out of
-    # range: a witness lies inside the shape, and NumPy (and infer) run the slicing on it.
+    # range: a witness lies inside the shape, and NumPy (and infer) run the slicing on it. Indices
+    # and sizes near the int64 ends too: x[2**63 - 2] on [?] had the witness (1,).
     s, text = dm.Slicing.from_numpy(index), shape_text(shape)
     for name in _EMITTERS:
         w = None
@@ -1236,7 +1274,8 @@ def test_every_witness_is_a_shape_the_slicing_runs_on(
             sizes = zip(w, shape, strict=True)
             assert all(lo <= d <= (d if hi is None else hi) for d, (lo, hi) in sizes), (name, w)
         s.infer(w)
-        assert numpy_result(np.zeros(w), index) is not None, (name, w)
+        x = np.empty(w, dtype=np.dtype([]))  # no bytes: NumPy holds sizes up to INT64_MAX
+        assert numpy_result(x, index) is not None, (name, w)
 
 
 INT32_MIN = -(2**31)

@@ -68,6 +68,7 @@ from datamove._shape import (
     PartialShape,
     ShapeLike,
     as_partial_shape,
+    largest,
 )
 from datamove._strided_slice import (
     Params,
@@ -758,12 +759,15 @@ class Slicing:
                 raise
         return ps, out
 
-    def _indices_fit(self, ps: PartialShape, dialect: str, shape: Any) -> list[int | None]:
+    def _indices_fit(
+        self, ps: PartialShape, dialect: str, shape: Any, sized: bool = False
+    ) -> list[int | None]:
         """The axes of the entries on ``ps`` (`axes_of`), each index checked against its size.
 
         An index is refused where the size is bounded below the one it needs, as NumPy refuses
         it; where the size is unbounded or some allowed size holds it, it is written, and the
-        runtime decides.
+        runtime decides. A ``sized`` dialect (DirectML, WebNN) writes for one size, so there an
+        unbounded size holds those below ``INT64_MAX`` (`largest`), as everywhere in datamove.
         """
         axes = axes_of(self, ps.rank, shape)
         for x, axis in zip(self.entries, axes, strict=True):
@@ -771,14 +775,20 @@ class Slicing:
                 continue
             assert axis is not None
             dim, need = dim_at(ps, axis), index_need(x)
-            if dim.max is not None and need > dim.max:
+            top = largest(dim) if sized else dim.max
+            if top is not None and need > top:
                 sizes = f"has size {dim}" if dim.is_static else f"allows sizes {dim}"
                 rule = (
                     f"{sizes} on axis {axis}, where index {x} of {entries_text(self.entries)} is "
                     f"out of range{'' if dim.is_static else ' on every one'}: it needs size "
                     f"{need} or more (NumPy raises IndexError)"
                 )
-                raise ValidationError(dialect, "shape", shape, rule)
+                hint = (
+                    None
+                    if dim.max is not None
+                    else "an unbounded dimension holds the sizes below 2**63 - 1"
+                )
+                raise ValidationError(dialect, "shape", shape, rule, hint=hint)
         return axes
 
     def _cut_for(
@@ -796,7 +806,7 @@ class Slicing:
         # The rules differ on the sizes [1, m], those both the start and the stop lie before.
         assert x.start is not None  # Cut.make gives a cut a rule only where it has a start
         m = -x.start - 1 if x.stop is None else min(-x.start, -x.stop) - 1
-        top = INT64_MAX - 1 if dim.max is None else dim.max
+        top = largest(dim)
         bad_lo, bad_hi = max(1, dim.min), min(m, top)
         if bad_lo > bad_hi:
             return x
@@ -856,7 +866,7 @@ class Slicing:
         form selects otherwise.
         """
         dim = dim_at(ps, axis)
-        lo, top = dim.min, INT64_MAX - 1 if dim.max is None else dim.max
+        lo, top = dim.min, largest(dim)
         bounds = [abs(v) for v in (x.start, x.stop) if v is not None]
         points = {lo, top} | {v + k for v in bounds for k in (-1, 0, 1, 2)}
         far, at = max((_distance(x, d), d) for d in points if lo <= d <= top)
@@ -1193,7 +1203,7 @@ class Slicing:
         ``y`` spans ``stop - start`` indices, piecewise affine in the size with breakpoints at
         its bounds: its longest span is at one of them or at an end of the allowed sizes.
         """
-        top = INT64_MAX - 1 if dim.max is None else dim.max
+        top = largest(dim)
         points = {dim.min, top} | {abs(v) for v in (y.start, y.stop) if v is not None}
         span, d = max(
             (len(range(*slice(y.start, y.stop).indices(d))), d)
@@ -1299,7 +1309,7 @@ class Slicing:
         e, c = x.stop, x.step
         assert e is not None
         dim = dim_at(ps, axis)
-        lo, top = dim.min, INT64_MAX - 1 if dim.max is None else dim.max
+        lo, top = dim.min, largest(dim)
         for end in (e - 1, e + 1):
             t = max(end, e) if c < 0 else min(end, e)
             if end <= INT64_MAX and _reaching(x.start, c, t, lo, top) is None:
@@ -1451,12 +1461,12 @@ class Slicing:
     ) -> tuple[tuple[int, ...], list[range], tuple[int, ...]]:
         """On a static shape: its sizes, the indices each input axis keeps, the output shape."""
         ps = shape_dims(shape, dialect)
-        axes = self._indices_fit(ps, dialect, shape)  # the rank and the indices, as others check
+        axes = self._indices_fit(ps, dialect, shape, sized=True)  # the rank, the indices
         # An index fixes an axis whose largest size alone holds it (x[5] on [5..6]).
         fixed = {
             a
             for x, a in zip(self.entries, axes, strict=True)
-            if type(x) is int and a is not None and index_need(x) == dim_at(ps, a).max
+            if type(x) is int and a is not None and index_need(x) == largest(dim_at(ps, a))
         }
         dims = static_sizes(ps, shape, dialect, lambda: witness_of(self, ps, {}), fixed)
         # refuses what s(x) refuses, naming the caller's shape as they wrote it
@@ -1687,7 +1697,7 @@ def openvino_refused(
     ``None`` where no size's does.
     """
     declared = openvino_declared(x, dim, dialect)
-    lo, top = dim.min, INT64_MAX - 1 if dim.max is None else dim.max
+    lo, top = dim.min, largest(dim)
     if declared is not None:
         exact = range_length(
             dim, x.start, x.stop, x.step, int(x.start is None), int(x.stop is None)
@@ -1969,7 +1979,7 @@ def decide(
     lo = dim.min
     if dim.is_static:  # one size: no period to cover
         return None if same(lo) else lo
-    top = INT64_MAX - 1 if dim.max is None else dim.max
+    top = largest(dim)
     starts = edges(lo, top, breakpoints(values))
     pair = None
     if abs(period) > _MAX_PERIOD and cuts:
@@ -2075,7 +2085,7 @@ def some_size(d: Dimension, low: int = 1) -> int:
     ``INT64_MIN`` is in range on none).
     """
     want = max(d.min, low)
-    return want if want <= (INT64_MAX - 1 if d.max is None else d.max) else d.min
+    return want if want <= largest(d) else d.min
 
 
 def index_need(k: int) -> int:

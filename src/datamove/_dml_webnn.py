@@ -37,7 +37,7 @@ from collections.abc import Callable, Container, Iterable, Sequence, Sized
 from typing import Any, Final
 
 from datamove._errors import NotExpressible, ValidationError, plural
-from datamove._shape import PartialShape
+from datamove._shape import PartialShape, largest
 from datamove._validation import as_int, as_int_vector
 
 __all__ = [
@@ -137,10 +137,10 @@ def static_sizes(
             hint="pass the static shape",
         )
     for k, d in enumerate(ps.dims):
-        if d.is_static or k in fixed:
+        if d.min == largest(d) or k in fixed:  # static, or [9223372036854775806..]: one size
             continue
         first = base()
-        other = first[k] + 1 if d.max is None or first[k] + 1 <= d.max else first[k] - 1
+        other = first[k] + 1 if first[k] < largest(d) else first[k] - 1
         w = (*first[:k], other, *first[k + 1 :])
         raise NotExpressible(
             dialect,

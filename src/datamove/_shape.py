@@ -219,6 +219,11 @@ UNBOUNDED_FROM_INT64_MAX: Final = (
 AT_INT64_MAX: Final = "write 9223372036854775807 for that size, or ? for any size"
 
 
+def largest(d: Dimension) -> int:
+    """The largest size ``d`` holds: an unbounded dimension holds the sizes below ``INT64_MAX``."""
+    return INT64_MAX - 1 if d.max is None else d.max
+
+
 class _EmptyIntervalError(ValidationError):
     """A dim written ``5..2``: OpenVINO reads it as an empty interval, which no size fits."""
 
