@@ -285,11 +285,24 @@ def _edited_sequence(how: str) -> Any:
         model.graph.input[0].CopyFrom(helper.make_tensor_value_info("x", F32, None))
     elif how == "a third input":
         node.input.append("split")
-    elif how == "split x.shape[1:]":  # a shape subgraph's: known by its bounds
-        model.graph.initializer.append(numpy_helper.from_array(np.array([1]), "one"))
+    elif how == "opset 10":  # before SplitToSequence-11
+        model.opset_import[0].version = 10
+    elif how.startswith("split x.shape[1"):  # a shape subgraph's: known by its bounds
+        one = np.array(1 if how == "split x.shape[1]" else [1])  # a scalar, or [x.shape[1]]
+        model.graph.initializer.append(numpy_helper.from_array(one, "one"))
+        model.graph.initializer.append(numpy_helper.from_array(np.array([3]), "three"))
         node.input[1] = "computed"
-        model.graph.node.insert(0, helper.make_node("Gather", ["dims", "one"], ["computed"]))
-        model.graph.node.insert(0, helper.make_node("Shape", ["x"], ["dims"]))
+        last = {
+            "split x.shape[1:] - 3": helper.make_node("Sub", ["got", "three"], ["computed"]),
+            "split x.shape[1:] as floats": helper.make_node("Cast", ["got"], ["computed"], to=F32),
+        }.get(how)
+        nodes = [
+            helper.make_node("Shape", ["x"], ["dims"]),
+            helper.make_node("Gather", ["dims", "one"], ["computed" if last is None else "got"]),
+            *([] if last is None else [last]),
+        ]
+        for k, n in enumerate(nodes):
+            model.graph.node.insert(k, n)
     return model
 
 
@@ -332,3 +345,31 @@ def test_unusual_sequence_nodes_are_read_as_onnxruntime_runs_them(
         assert (parts["note"], at["numpy"]) == ("the data's rank is unknown", None)
     else:
         assert (parts["numpy"], at["numpy"]) == (["x[:, :]"], "x[:, :]")  # one part: all of x
+
+
+@pytest.mark.parametrize(
+    ("how", "note"),
+    [
+        ("opset 10", "opset 10 has no SplitToSequence: onnxruntime refuses the model"),
+        ("split x.shape[1]", "its number of parts is known only at run time"),  # a scalar
+        ("split x.shape[1:] - 3", "its number of parts is known only at run time"),  # below 0?
+        ("split x.shape[1:] as floats", "its number of parts is known only at run time"),
+    ],
+)
+def test_a_sequence_node_of_parts_not_known_is_opaque(how: str, note: str, tmp_path: Path) -> None:
+    # Before opset 11 there is no SplitToSequence; a split a shape subgraph computes is read by
+    # its bounds only where they are those of a 1-D integer tensor of lengths at least 0.
+    model = _edited_sequence(how)
+    got = run_ort(model, np.zeros((2, 5), np.float32))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # ONNX's inference of a sequence it refuses
+        report = ir.read_onnx(onnx_graphs.save(model, tmp_path)).check()
+        parts, at = ir.read_onnx(tmp_path / "model.onnx").explain()
+    assert not report.problems
+    assert report.opaque.get("SplitToSequence") == report.opaque.get("SequenceAt") == 1
+    if how == "split x.shape[1]":  # onnxruntime: parts of 5, one here
+        assert got is not None
+        assert got[0].shape in report.outputs["y0"][0]
+    else:  # no such operator; split [5 - 3], which does not sum to 5; a float split
+        assert got is None
+    assert (parts["numpy"], parts["note"], at["numpy"]) == ([], note, None)

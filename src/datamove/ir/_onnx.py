@@ -1315,7 +1315,9 @@ def _explain_split_to_sequence(node: _Node) -> dict[str, Any]:
     elif given is not None:
         written = _note_runtime(node, info, 1, "split")
     if parts is None:
-        if note is None and shape.rank is None:
+        if note is None and node.version < 11:
+            note = f"opset {node.version} has no SplitToSequence: onnxruntime refuses the model"
+        elif note is None and shape.rank is None:
             note = "the data's rank is unknown"
         elif note is None and given is not None and given.value is not None:
             scalar = given.value.ndim == 0
