@@ -794,11 +794,9 @@ def squeeze_index(shape: Sequence[int], axes: Sequence[Any] | None) -> Index:
     return (*kept, ...)  # the trailing ... keeps a 0-d result an array (NumPy: not a scalar)
 
 
-def _axes_in(op: str, axes: Sequence[Any], extent: int) -> list[int]:
-    """``axes`` as non-negative ints below ``extent``; a `ValidationError` for any other."""
+def _axes_in(op: str, axes: Sequence[int], extent: int) -> list[int]:
+    """``axes`` (ints) as non-negative ints below ``extent``; a `ValidationError` for any other."""
     values = list(axes)
-    if not all(type(a) is int for a in values):
-        raise DTypeError(op, "axes", values, "must be integers")
     bad = [a for a in values if not -extent <= a < extent]
     if bad:
         of = "the output's rank" if op == "Unsqueeze" else "the data's rank"
