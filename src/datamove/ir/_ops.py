@@ -473,9 +473,7 @@ def _split_count(layer: Layer, _ins: Sequence[Info]) -> int | None:
 
 def _split_infer(layer: Layer, ins: list[Info], context: Context) -> list[Info]:
     _check_rank(ins[1], "Split", "axis", (0,), "must be a scalar")
-    axis = _index_value(ins[1], "Split", "axis")
-    if isinstance(axis, list):
-        axis = axis[0] if axis else axis
+    axis = _index_value(ins[1], "Split", "axis")  # a scalar's value: an int, not a list
     n = layer.int_attr("num_splits")
     shapes: tuple[PartialShape, ...] | None
     try:
