@@ -223,6 +223,29 @@ def test_shapes_that_depend_on_values_are_not_planned(tmp_path: Path) -> None:
 
 
 @pytest.mark.openvino
+def test_a_split_of_a_run_time_axis_is_not_planned(tmp_path: Path) -> None:
+    pytest.importorskip("ov_models")
+    import openvino as ov
+    import openvino.opset1 as ops
+
+    x = ops.parameter([2, 4], np.float32, name="x")
+    axis = ops.parameter([], np.int64, name="axis")
+    parts = ops.split(x, axis, 2)
+    path = tmp_path / "m.xml"
+    ov.save_model(ov.Model(parts.outputs(), [x, axis], "m"), str(path), compress_to_fp16=False)
+    model = ir.read_model(path)
+    data = np.arange(8, dtype=np.float32).reshape(2, 4)
+    for a in (0, 1, -1, 0):
+        inputs = {"x": data, "axis": np.array(a)}
+        assert _compare(model, inputs) == "ok"
+        got = [v.tolist() for v in model.run(inputs).values()]
+        assert got == [p.tolist() for p in np.split(data, 2, axis=a)]
+    info = model.shape_plan_info()
+    assert not info.plannable  # no shape plan: which parts depends on the value of axis
+    assert info.shapes == 0
+
+
+@pytest.mark.openvino
 @pytest.mark.parametrize("engine", [False, True], ids=["np.concatenate", "copy engine"])
 def test_joins_small_and_large_agree_with_the_checked_path(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, engine: bool
