@@ -48,7 +48,7 @@ from datamove._dialects import (
     some_size,
 )
 from datamove._errors import ValidationError, plural
-from datamove._shape import INT64_MAX, Dimension, PartialShape, ShapeLike
+from datamove._shape import INT64_MAX, Dimension, PartialShape, ShapeLike, largest
 from datamove._splitting import Splitting, cuts_of_lengths, part_slicing
 
 __all__ = [
@@ -473,7 +473,7 @@ def group_into_split_with_gaps(
         # Past every bound where the interval reaches that far; else its two largest sizes
         # (below INT64_MAX where it is unbounded, so that every length is a Python length).
         extra = 2 + sum(abs(v) for c in cuts for v in (c.start, c.stop) if v is not None)
-        top = INT64_MAX - 1 if dim.max is None else dim.max
+        top = largest(dim)
         p = min(dim.min + extra, top - 1)
         s0, s1 = _slots(cuts, p), _slots(cuts, p + 1)
         if s0 is None or s1 is None:

@@ -59,13 +59,12 @@ from datamove._dialects import (
     witness_of,
 )
 from datamove._errors import NotExpressible, ValidationError, pass_the_shape, plural
-from datamove._shape import INT64_MAX, INT64_MIN, Dimension, PartialShape, ShapeLike
+from datamove._shape import INT64_MAX, INT64_MIN, Dimension, PartialShape, ShapeLike, largest
 
 __all__ = ["compose"]
 
 OP: Final = "compose"
 _BUDGET: Final = 50_000  # sizes checked per axis before the answer is refused as undecidable
-_TOP: Final = INT64_MAX - 1
 _SMALL: Final = 64  # intervals this short are checked size by size
 
 
@@ -94,7 +93,7 @@ def _first_in_range(c: Cut, i: int, dim: Dimension) -> int | None:
     The length of ``c``'s result is monotonic between its breakpoints: where it rises past
     ``i`` is found by bisection (``_crossings``); where it falls, the piece's first size.
     """
-    lo, top = dim.min, _TOP if dim.max is None else dim.max
+    lo, top = dim.min, largest(dim)
     if top - lo <= _SMALL:
         sizes = set(range(lo, top + 1))
     else:
@@ -180,7 +179,7 @@ class _Axis:
 
     def __init__(self, c: Cut, e: Cut | int, dim: Dimension) -> None:
         self.lo = dim.min
-        self.top = _TOP if dim.max is None else dim.max
+        self.top = largest(dim)
         if isinstance(e, Cut):
             ev = [abs(v) for v in (e.start, e.stop) if v is not None]
             levels = (

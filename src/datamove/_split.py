@@ -18,13 +18,13 @@ from datamove._errors import ValidationError
 from datamove._memo import memoize
 from datamove._shape import (
     HUGE_LENGTH,
-    INT64_MAX,
     MAX_LENGTH,
     Dimension,
     PartialShape,
     ShapeLike,
     Unknown,
     as_partial_shape,
+    largest,
 )
 from datamove._validation import as_int, as_int_vector, check_concrete, normalize_axis
 
@@ -164,7 +164,7 @@ def _split_dim(
             f"is larger than the interval maximum of {where}={d}",
         )
     lo = -(-d.min // n)
-    hi = (INT64_MAX - 1 if d.max is None else d.max) // n  # unbounded: the sizes below INT64_MAX
+    hi = largest(d) // n
     if lo > hi:
         raise ValidationError(
             SPLIT,
@@ -213,7 +213,7 @@ def _variadic_dims(
                 f"sum to {known}, but {where} is {d.min}",
             )
         return tuple(Dimension(d.min - known) if v == -1 else Dimension(v) for v in lengths)
-    top = INT64_MAX - 1 if d.max is None else d.max  # the largest size d holds
+    top = largest(d)
     hint = "an unbounded dimension holds the sizes below 2**63 - 1" if d.max is None else None
     if has_rest:
         if known > top:

@@ -65,7 +65,7 @@ from datamove._errors import (
     pass_the_shape,
     plural,
 )
-from datamove._shape import INT64_MAX, MAX_LENGTH, Dimension, ShapeLike
+from datamove._shape import INT64_MAX, MAX_LENGTH, Dimension, ShapeLike, largest
 from datamove._split import variadic_lengths
 from datamove._validation import as_int, as_int_vector, describe
 
@@ -646,7 +646,7 @@ class Splitting:
         Only ``even``, ``lengths`` and ``onnx`` refuse sizes; each in closed form (an
         unbounded ``dim`` holds the sizes below ``INT64_MAX``, as in ``infer_variadic_split``).
         """
-        lo, top = dim.min, INT64_MAX - 1 if dim.max is None else dim.max
+        lo, top = dim.min, largest(dim)
         if self.rule == "even":  # the first multiple of n
             d = -(-lo // self.value) * self.value
         elif self.rule == "onnx":  # parts of k = ceil(d / n), the last d - (n-1)*k >= 0
