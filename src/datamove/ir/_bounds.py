@@ -63,7 +63,14 @@ from typing import Any, Final
 import numpy as np
 
 from datamove._shape import Dimension, PartialShape
-from datamove.ir._fold import FOLDERS, axes_of, broadcast_inputs, fold_layer, opset_number
+from datamove.ir._fold import (
+    FOLDERS,
+    axes_of,
+    broadcast_inputs,
+    fold_layer,
+    opset_number,
+    type_attribute,
+)
 from datamove.ir._graph import Layer
 from datamove.ir._ops import SMALL, Info, bounds_of, transpose_order, with_bounds
 from datamove.ir._types import ELEMENT_TYPES, ElementType
@@ -510,7 +517,7 @@ def _reduce_prod(layer: Layer, ins: Sequence[Info]) -> Bounded | None:
 
 
 def _convert(layer: Layer, ins: Sequence[Info]) -> Bounded | None:
-    target = ELEMENT_TYPES.get(layer.data.get("destination_type", ""))
+    target = type_attribute(layer, "destination_type")
     raw = bounds_of(ins[0]) if len(ins) == 1 and ins[0].etype is not None else None
     if target is None or raw is None or raw[0].size > SMALL:
         return None
@@ -580,10 +587,10 @@ def _select(layer: Layer, ins: Sequence[Info]) -> Bounded | None:
 def _shape_of(layer: Layer, ins: Sequence[Info]) -> Bounded | None:
     if len(ins) != 1 or ins[0].shape.rank is None:
         return None
-    name = layer.data.get("output_type", "i64") if opset_number(layer) >= 3 else "i64"
-    if name not in ("i32", "i64"):
+    typed = opset_number(layer) >= 3  # ShapeOf-1 gives i64
+    etype = type_attribute(layer, "output_type", "i64") if typed else ELEMENT_TYPES["i64"]
+    if etype is None or etype.name not in ("i32", "i64"):
         return None
-    etype = ELEMENT_TYPES[name]
     dims = ins[0].shape.dims
     lo = np.array([d.min for d in dims], dtype=object)
     hi = np.array([_INF if d.max is None else d.max for d in dims], dtype=object)
@@ -795,7 +802,7 @@ def elementwise(layer: Layer, ins: Sequence[Info]) -> tuple[Info, bool] | None:
     kind = layer.type.lower()
     if kind in _UNARY:
         if kind == "convert":
-            etype = ELEMENT_TYPES.get(layer.data.get("destination_type", ""))
+            etype = type_attribute(layer, "destination_type")
             if etype is None:
                 return None
         return Info(ins[0].shape, etype), True

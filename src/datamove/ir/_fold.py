@@ -29,11 +29,21 @@ from typing import Any, Final
 import numpy as np
 
 from datamove._shape import PartialShape
+from datamove.ir._errors import IRError
 from datamove.ir._graph import Layer
 from datamove.ir._ops import SMALL, Info, reshape_shape, transpose_order
-from datamove.ir._types import ELEMENT_TYPES, ElementType
+from datamove.ir._types import ELEMENT_TYPES, OPENVINO_TYPE_NAMES, ElementType
 
-__all__ = ["FOLDERS", "axes_of", "broadcast_inputs", "fold_failure", "fold_layer", "opset_number"]
+__all__ = [
+    "FOLDERS",
+    "axes_of",
+    "broadcast_inputs",
+    "fold_failure",
+    "fold_layer",
+    "opset_number",
+    "type_attribute",
+    "type_refusal",
+]
 
 Array = np.ndarray[Any, Any]
 Folder = Callable[[Layer, Sequence[Info]], Array | None]
@@ -61,6 +71,42 @@ def opset_number(layer: Layer) -> int:
     version = layer.version
     digits = version.removeprefix("opset")
     return int(digits) if version.startswith("opset") and digits.isdigit() else 0
+
+
+# The element-type attributes of shape-subgraph layers (and of NonZero and TopK, whose values
+# are never folded): layer type -> (attribute, the first opset that reads it, the types OpenVINO
+# takes there, the rule where it refuses one it knows).
+_TYPE_ATTRIBUTES: Final = {
+    "Convert": ("destination_type", 1, OPENVINO_TYPE_NAMES, ""),
+    "ShapeOf": ("output_type", 3, frozenset({"i32", "i64"}), "is not i32 or i64"),
+    "Range": ("output_type", 4, OPENVINO_TYPE_NAMES - {"boolean"}, "is not a numeric type"),
+    "NonZero": ("output_type", 3, frozenset({"i32", "i64"}), "is not i32 or i64"),
+    "TopK": ("index_element_type", 1, frozenset({"i32", "i64"}), "is not i32 or i64"),
+}
+
+
+def type_attribute(layer: Layer, key: str, default: str = "") -> ElementType | None:
+    """The element type an attribute names, matched ignoring case as OpenVINO does, or ``None``."""
+    return ELEMENT_TYPES.get(layer.data.get(key, default).lower())
+
+
+def type_refusal(layer: Layer) -> IRError | None:
+    """Why OpenVINO refuses to read a layer's element-type attribute (`_TYPE_ATTRIBUTES`), if so.
+
+    OpenVINO 2026.4 refuses the file where the name is none of `OPENVINO_TYPE_NAMES` (ignoring
+    case: ``"xyz"``, ``"fp32"``, ``"bool"``) or names a type the operator does not take (a
+    ShapeOf-3's ``output_type="f32"``). An attribute left out is not read here.
+    """
+    read = _TYPE_ATTRIBUTES.get(layer.type)
+    if read is None or opset_number(layer) < read[1] or read[0] not in layer.data:
+        return None
+    key, _, allowed, rule = read
+    name = layer.data[key]
+    if name.lower() not in OPENVINO_TYPE_NAMES:
+        rule = "is not an element type OpenVINO knows"
+    elif name.lower() in allowed:
+        return None
+    return layer.error(key, name, rule, hint="OpenVINO refuses to read the file")
 
 
 def _values(ins: Sequence[Info], count: int | None = None) -> list[Array] | None:
@@ -223,7 +269,7 @@ def _unsqueeze(_layer: Layer, ins: Sequence[Info]) -> Array | None:
 # -- element-wise ------------------------------------------------------------------------------
 def _convert(layer: Layer, ins: Sequence[Info]) -> Array | None:
     values = _values(ins, 1)
-    target = ELEMENT_TYPES.get(layer.data.get("destination_type", ""))
+    target = type_attribute(layer, "destination_type")
     if values is None or target is None or target.name not in _TYPES:
         return None
     value = values[0]
@@ -383,7 +429,7 @@ def _range(layer: Layer, ins: Sequence[Info]) -> Array | None:
     if values is None or any(v.size != 1 or v.dtype.kind not in "iu" for v in values):
         return None
     if opset_number(layer) >= 4:
-        etype = ELEMENT_TYPES.get(layer.data.get("output_type", ""))
+        etype = type_attribute(layer, "output_type")
     elif opset_number(layer) >= 1 and len({v.dtype for v in values}) == 1:
         etype = ins[0].etype
     else:

@@ -29,7 +29,7 @@ from datamove.ir._bounds import BOUNDERS, bound_layer, elementwise, meet, moved,
 from datamove.ir._cpu import KIND as CPU_NOTE
 from datamove.ir._cpu import Seen, cpu_notes
 from datamove.ir._errors import InputTypeError, IRError, UnsupportedOperatorError, where
-from datamove.ir._fold import FOLDERS, fold_failure
+from datamove.ir._fold import FOLDERS, fold_failure, type_refusal
 from datamove.ir._graph import (
     Graph,
     Layer,
@@ -282,6 +282,11 @@ def given_shapes(
 def _problem(layer: Layer, kind: str, rule: str, port: int | None = None, **found: Any) -> Problem:
     """A `Problem` of ``layer`` (``found``: the witness fields, where one was found)."""
     return Problem(kind, rule, layer.id, layer.name, layer.type, port, **found)
+
+
+def _attribute_text(exc: IRError) -> str:
+    """An attribute problem's message: the error's without "IR: <the layer>: "."""
+    return str(ValidationError("", exc.argument, exc.value, exc.rule, hint=exc.hint))
 
 
 def _moved_or_bound(layer: Layer, ins: list[Info]) -> Info | None:
@@ -810,6 +815,8 @@ class Model:
             reason = unsupported_reason(layer)
             if reason is not None:
                 report(layer, "unsupported", reason)
+            elif (refused := type_refusal(layer)) is not None:
+                report(layer, "attribute", _attribute_text(refused))
             elif not is_opaque(layer):  # an opaque layer keeps its declared outputs
                 try:
                     check_input_count(layer, len(ins))
@@ -821,11 +828,8 @@ class Model:
                         )
                         outs = op.infer(layer, ins, context)
                         count = len(outs)
-                except IRError as exc:  # its message without "IR: <the layer>: "
-                    text = str(
-                        ValidationError("", exc.argument, exc.value, exc.rule, hint=exc.hint)
-                    )
-                    report(layer, "attribute", text, exc.port)
+                except IRError as exc:
+                    report(layer, "attribute", _attribute_text(exc), exc.port)
                 except ValidationError as exc:
                     report(layer, "operator", str(exc))
             if notes is not None and outs:  # where OpenVINO's CPU plugin runs it wrong

@@ -15,7 +15,7 @@ import numpy as np
 
 from datamove.ir._errors import IRError
 
-__all__ = ["ELEMENT_TYPES", "ElementType", "decode"]
+__all__ = ["ELEMENT_TYPES", "OPENVINO_TYPE_NAMES", "ElementType", "decode"]
 
 
 @dataclass(frozen=True)
@@ -93,6 +93,11 @@ OPENVINO_PRECISIONS: Final = frozenset(
 )
 """Every port precision OpenVINO 2026.4 reads; others (``fp32``, ``bool``, ``XYZ``) make it refuse
 the file (``tests/ir/test_run_refuses.py``)."""
+
+OPENVINO_TYPE_NAMES: Final = frozenset({*ELEMENT_TYPES, *_UNREAD, "undefined", "dynamic"})
+"""Every name of an element type OpenVINO 2026.4 reads in an attribute (``destination_type``,
+``output_type``), matched ignoring case (``"I32"`` too); others (``fp32``, ``bool``, ``bin``)
+make it refuse the file (``tests/ir/test_type_attributes.py``)."""
 
 
 def decode(

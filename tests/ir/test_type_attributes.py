@@ -1,0 +1,174 @@
+"""Element-type attributes of shape-subgraph layers, read as OpenVINO reads them.
+
+A Convert's ``destination_type``, a ShapeOf-3's or a Range-4's ``output_type`` names an element
+type; OpenVINO 2026.4 matches the name ignoring case (``"I32"`` is i32), and refuses to read the
+file where it names none (``"xyz"``, ``"fp32"``, ``"bool"``) or a type the operator does not
+take (ShapeOf-3, NonZero-3, TopK: i32 or i64; Range-4: not boolean). ``check`` reports those as
+``attribute`` problems and ``run`` refuses them, naming the layer. Each model is written with
+the opset API, its attribute then edited in the XML text, and OpenVINO asked whether it reads it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from datamove import ir
+
+ov = pytest.importorskip("openvino")
+o1 = pytest.importorskip("openvino.opset1")
+o8 = pytest.importorskip("openvino.opset8")
+
+pytestmark = pytest.mark.openvino
+
+X = np.arange(12, dtype=np.float32).reshape(2, 6)
+
+
+def _x() -> Any:
+    return o8.parameter([-1, 6], np.float32, name="x")
+
+
+def _shape_of() -> Any:
+    """Reshape(x, ShapeOf-3(x) as i32): x [?,6] -> [?,6]."""
+    x = _x()
+    return ov.Model([o8.reshape(x, o8.shape_of(x, "i32"), special_zero=False)], [x], "m")
+
+
+def _convert() -> Any:
+    """Reshape(x, Convert(ShapeOf(x), i64))."""
+    x = _x()
+    shape = o8.convert(o8.shape_of(x, "i32"), "i64")
+    return ov.Model([o8.reshape(x, shape, special_zero=False)], [x], "m")
+
+
+def _range() -> Any:
+    """Slice-8(x, start=Range(0, 1, 1), stop=[3], step=[1], axes=[1]): x [?,6] -> [?,3]."""
+    x = _x()
+    c = [o8.constant(np.array(v, np.int64)) for v in (0, 1, 1, [3], [1], [1])]
+    return ov.Model([o8.slice(x, o1.range(*c[:3]), *c[3:])], [x], "m")
+
+
+def _non_zero() -> Any:
+    x = _x()
+    return ov.Model([o8.non_zero(x, "i64")], [x], "m")
+
+
+def _top_k() -> Any:
+    x = _x()
+    k = o8.constant(np.array(2, np.int64))
+    return ov.Model([o1.topk(x, k, 1, "max", "value", "i32").output(1)], [x], "m")
+
+
+# (builder, the attribute as saved, the same with another value: as a Range-4 writes it). The
+# values read differ from the saved ones in case only: the ports' precisions stay true.
+_EDITS = {
+    "ShapeOf": (_shape_of, 'output_type="i32"', 'output_type="{}"'),
+    "Convert": (_convert, 'destination_type="i64"', 'destination_type="{}"'),
+    "Range": (
+        _range,
+        'type="Range" version="opset1">',
+        'type="Range" version="opset4">\n<data output_type="{}"/>',
+    ),
+    "NonZero": (_non_zero, 'output_type="i64"', 'output_type="{}"'),
+    "TopK": (_top_k, 'index_element_type="i32"', 'index_element_type="{}"'),
+}
+
+
+def _file(tmp_path: Path, layer: str, value: str) -> Path:
+    build, old, new = _EDITS[layer]
+    path = tmp_path / "m.xml"
+    ov.save_model(build(), str(path), compress_to_fp16=False)
+    text = path.read_text()
+    assert text.count(old) == 1, text
+    path.write_text(text.replace(old, new.format(value)))
+    return path
+
+
+def _openvino_reads(path: Path) -> bool:
+    try:
+        ov.Core().read_model(str(path))
+    except RuntimeError:
+        return False
+    return True
+
+
+REFUSED = [
+    pytest.param("ShapeOf", "f32", "output_type='f32' is not i32 or i64", id="ShapeOf f32"),
+    pytest.param(
+        "ShapeOf", "boolean", "output_type='boolean' is not i32 or i64", id="ShapeOf bool"
+    ),
+    pytest.param("ShapeOf", "xyz", "output_type='xyz' is not an element type", id="ShapeOf xyz"),
+    pytest.param("ShapeOf", "FP32", "output_type='FP32' is not an element type", id="ShapeOf FP32"),
+    pytest.param("Convert", "xyz", "destination_type='xyz' is not an element type", id="Cv xyz"),
+    pytest.param("Convert", "bool", "destination_type='bool' is not an element type", id="Cv bool"),
+    pytest.param("Convert", "bin", "destination_type='bin' is not an element type", id="Cv bin"),
+    pytest.param("Convert", "", "destination_type='' is not an element type", id="Convert ''"),
+    pytest.param("Convert", " i64", "destination_type=' i64' is not an element", id="Cv ' i64'"),
+    pytest.param(
+        "Range", "boolean", "output_type='boolean' is not a numeric type", id="Range bool"
+    ),
+    pytest.param("Range", "xyz", "output_type='xyz' is not an element type", id="Range xyz"),
+]
+
+# Layers datamove never computes: check reports the attribute (run refuses them all the same).
+NEVER_RUN = [
+    pytest.param("NonZero", "f32", "output_type='f32' is not i32 or i64", id="NonZero f32"),
+    pytest.param("NonZero", "xyz", "output_type='xyz' is not an element type", id="NonZero xyz"),
+    pytest.param("TopK", "f32", "index_element_type='f32' is not i32 or i64", id="TopK f32"),
+    pytest.param("TopK", "Bool", "index_element_type='Bool' is not an element", id="TopK Bool"),
+]
+
+# (layer, value, the output shape both give for x of shape [2, 6])
+READ = [
+    pytest.param("ShapeOf", "I32", (2, 6), id="ShapeOf I32"),
+    pytest.param("Convert", "I64", (2, 6), id="Convert I64"),
+    pytest.param("Range", "I64", (2, 3), id="Range I64"),
+]
+
+
+@pytest.mark.parametrize(("layer", "value", "match"), REFUSED)
+def test_openvino_refuses_to_read(tmp_path: Path, layer: str, value: str, match: str) -> None:
+    assert not _openvino_reads(_file(tmp_path, layer, value))
+
+
+@pytest.mark.parametrize(("layer", "value", "match"), NEVER_RUN)
+def test_openvino_refuses_to_read_these_too(
+    tmp_path: Path, layer: str, value: str, match: str
+) -> None:
+    assert not _openvino_reads(_file(tmp_path, layer, value))
+
+
+@pytest.mark.parametrize(("layer", "value", "match"), NEVER_RUN)
+def test_check_reports(tmp_path: Path, layer: str, value: str, match: str) -> None:
+    (problem,) = ir.read_model(_file(tmp_path, layer, value)).check().problems
+    assert (problem.kind, problem.layer_type) == ("attribute", layer)
+    assert match in problem.message
+
+
+@pytest.mark.parametrize(("layer", "value", "match"), REFUSED)
+def test_check_reports_and_run_refuses(tmp_path: Path, layer: str, value: str, match: str) -> None:
+    model = ir.read_model(_file(tmp_path, layer, value))
+    (problem,) = model.check().problems
+    assert (problem.kind, problem.layer_type) == ("attribute", layer)
+    assert match in problem.message
+    assert "OpenVINO refuses to read the file" in problem.message
+    with pytest.raises(ir.IRError, match=rf"\({layer}\): cannot run: .*{match}"):
+        model.run({"x": X})
+
+
+@pytest.mark.parametrize(("layer", "value", "shape"), READ)
+def test_a_name_openvino_reads_in_any_case_runs(
+    tmp_path: Path, layer: str, value: str, shape: tuple[int, ...]
+) -> None:
+    path = _file(tmp_path, layer, value)
+    assert _openvino_reads(path)
+    compiled = ov.Core().compile_model(str(path), "CPU")
+    expected = next(iter(compiled({"x": X}).values()))
+    assert expected.shape == shape
+    model = ir.read_model(path)
+    assert model.check().ok
+    (got,) = model.run({"x": X}).values()
+    np.testing.assert_array_equal(got, expected)
