@@ -145,6 +145,39 @@ def test_what_onnxruntime_refuses_is_a_problem(
     assert (problem.kind, problem.message) == ("operator", message)
 
 
+def _empty_computed_split(shape: list[Any]) -> Any:
+    """`sequence_model` of x (axis 1, SequenceAt 0 and 2), its split ``Shape(x, start=2)``: []."""
+    model = sequence_model(shape, 1, None, None, [0, 2])
+    model.graph.node[0].input.append("computed")
+    model.graph.node.insert(0, helper.make_node("Shape", ["x"], ["computed"], start=2))
+    model.opset_import[0].version = 15
+    return model
+
+
+def test_an_empty_computed_split_is_refused_where_onnxruntime_runs_it(tmp_path: Path) -> None:
+    # Divergence table of docs/semantics.md, "ONNX Split": ONNX's shape inference refuses an
+    # empty split ("Input 'split' can not be empty"), and so does onnxruntime wherever it knows
+    # the value when it loads the model; its kernel, given the value at run time, splits as if
+    # no split were given (parts of one element); onnx.reference gives no parts at all.
+    from onnx.reference import ReferenceEvaluator
+
+    x = np.zeros((2, 3), np.float32)
+    dynamic, static = _empty_computed_split([2, "n"]), _empty_computed_split([2, 3])
+    got = run_ort(dynamic, x)
+    assert got is not None
+    assert [y.shape for y in got] == [(2, 1), (2, 1)]  # at2: three parts
+    assert run_ort(static, x) is None
+    with pytest.raises(IndexError):  # its empty sequence has no part 0
+        ReferenceEvaluator(dynamic).run(None, {"x": x})
+    for model in (dynamic, static):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # ONNX's inference of the empty split
+            report = ir.read_onnx(onnx_graphs.save(model, tmp_path)).check()
+        (problem,) = report.problems
+        assert (problem.kind, problem.layer_name) == ("operator", "parts")
+        assert problem.message == "ONNX SplitToSequence: split=[] is empty"
+
+
 def test_torch_s_tensor_split_export_is_checked_part_by_part(tmp_path: Path) -> None:
     torch = pytest.importorskip("torch")
 
