@@ -6,6 +6,7 @@ file where it names none (``"xyz"``, ``"fp32"``, ``"bool"``) or a type the opera
 take (ShapeOf-3, NonZero-3, TopK: i32 or i64; Range-4: not boolean). ``check`` reports those as
 ``attribute`` problems and ``run`` refuses them, naming the layer. Each model is written with
 the opset API, its attribute then edited in the XML text, and OpenVINO asked whether it reads it.
+A Parameter's or a Const's ``element_type`` is matched ignoring case as well.
 """
 
 from __future__ import annotations
@@ -172,3 +173,31 @@ def test_a_name_openvino_reads_in_any_case_runs(
     assert model.check().ok
     (got,) = model.run({"x": X}).values()
     np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [('element_type="f32"', 'element_type="F32"'), ('element_type="i64"', 'element_type="I64"')],
+    ids=["Parameter F32", "Const I64"],
+)
+def test_a_parameter_or_const_type_in_another_case_is_read(
+    tmp_path: Path, old: str, new: str
+) -> None:
+    # A Parameter's or a Const's element_type in another case: OpenVINO reads and runs it (and
+    # refuses "Fp32", no name it knows); datamove refused both as types it does not support.
+    x = o8.parameter([2, 6], np.float32, name="x")
+    target = o8.constant(np.array([3, 4], np.int64))
+    path = tmp_path / "m.xml"
+    ov.save_model(ov.Model([o8.reshape(x, target, False)], [x], "m"), str(path))
+    text = path.read_text()
+    assert text.count(old) == 1
+    path.write_text(text.replace(old, new))
+    expected = next(iter(ov.Core().compile_model(str(path), "CPU")({"x": X}).values()))
+    model = ir.read_model(path)
+    assert model.check().ok
+    assert model.inputs["x"][1] == "f32"
+    (got,) = model.run({"x": X}).values()
+    np.testing.assert_array_equal(got, expected)
+    path.write_text(text.replace(old, old.replace('"f32"', '"Fp32"').replace('"i64"', '"Fp32"')))
+    assert not _openvino_reads(path)
+    assert not ir.read_model(path).check().ok

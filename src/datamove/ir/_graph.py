@@ -27,7 +27,7 @@ from datamove._errors import ValidationError
 from datamove._files import kind, read_regular
 from datamove._shape import INT64_MAX, INT64_MIN, Dimension, PartialShape
 from datamove.ir._errors import IRError
-from datamove.ir._types import OPENVINO_PRECISIONS
+from datamove.ir._types import ELEMENT_TYPES, OPENVINO_PRECISIONS
 
 if TYPE_CHECKING:
     from xml.etree.ElementTree import Element
@@ -447,6 +447,9 @@ def _parse_layer(index: int, elem: Element, caseless: Mapping[str, str]) -> Laye
     ltype = caseless.get(ltype.lower(), ltype)
     data_elem = elem.find("data")
     data = dict(data_elem.attrib) if data_elem is not None else {}
+    etype = data.get("element_type")  # OpenVINO matches its names ignoring case ("F32")
+    if etype is not None and etype not in ELEMENT_TYPES and etype.lower() in ELEMENT_TYPES:
+        data["element_type"] = etype.lower()
     layer = Layer(
         index, lid, attrs.get("name", lid), ltype, attrs.get("version", ""), data, attrs, (), ()
     )
