@@ -86,25 +86,26 @@ _TYPE_ATTRIBUTES: Final = {
 
 
 def type_attribute(layer: Layer, key: str, default: str = "") -> ElementType | None:
-    """The element type an attribute names, matched ignoring case as OpenVINO does, or ``None``."""
-    return ELEMENT_TYPES.get(layer.data.get(key, default).lower())
+    """The element type an attribute names (the reader lowers its case), or ``None``."""
+    return ELEMENT_TYPES.get(layer.data.get(key, default))
 
 
 def type_refusal(layer: Layer) -> IRError | None:
     """Why OpenVINO refuses to read a layer's element-type attribute (`_TYPE_ATTRIBUTES`), if so.
 
-    OpenVINO 2026.4 refuses the file where the name is none of `OPENVINO_TYPE_NAMES` (ignoring
-    case: ``"xyz"``, ``"fp32"``, ``"bool"``) or names a type the operator does not take (a
-    ShapeOf-3's ``output_type="f32"``). An attribute left out is not read here.
+    OpenVINO 2026.4 refuses the file where the name is none of `OPENVINO_TYPE_NAMES` in any
+    case (``"xyz"``, ``"fp32"``, ``"bool"``; the reader lowers a known one) or names a type the
+    operator does not take (a ShapeOf-3's ``output_type="f32"``). An attribute left out is not
+    read here.
     """
     read = _TYPE_ATTRIBUTES.get(layer.type)
     if read is None or opset_number(layer) < read[1] or read[0] not in layer.data:
         return None
     key, _, allowed, rule = read
     name = layer.data[key]
-    if name.lower() not in OPENVINO_TYPE_NAMES:
+    if name not in OPENVINO_TYPE_NAMES:
         rule = "is not an element type OpenVINO knows"
-    elif name.lower() in allowed:
+    elif name in allowed:
         return None
     return layer.error(key, name, rule, hint="OpenVINO refuses to read the file")
 

@@ -27,7 +27,7 @@ from datamove._errors import ValidationError
 from datamove._files import kind, read_regular
 from datamove._shape import INT64_MAX, INT64_MIN, Dimension, PartialShape
 from datamove.ir._errors import IRError
-from datamove.ir._types import ELEMENT_TYPES, OPENVINO_PRECISIONS
+from datamove.ir._types import OPENVINO_PRECISIONS, OPENVINO_TYPE_NAMES
 
 if TYPE_CHECKING:
     from xml.etree.ElementTree import Element
@@ -437,6 +437,11 @@ def _parse_port(elem: Element, layer: Layer, argument: str) -> Port:
     return Port(pid, precision, shape, bool(texts), names)
 
 
+# The <data> attributes that name an element type: read in lower case where that is a name
+# OpenVINO knows (a name it does not know stays as written, for the error that names it).
+_TYPE_KEYS: Final = ("element_type", "destination_type", "output_type", "index_element_type")
+
+
 def _parse_layer(index: int, elem: Element, caseless: Mapping[str, str]) -> Layer:
     attrs = dict(elem.attrib)
     lid = attrs.get("id")
@@ -447,9 +452,12 @@ def _parse_layer(index: int, elem: Element, caseless: Mapping[str, str]) -> Laye
     ltype = caseless.get(ltype.lower(), ltype)
     data_elem = elem.find("data")
     data = dict(data_elem.attrib) if data_elem is not None else {}
-    etype = data.get("element_type")  # OpenVINO matches its names ignoring case ("F32")
-    if etype is not None and etype not in ELEMENT_TYPES and etype.lower() in ELEMENT_TYPES:
-        data["element_type"] = etype.lower()
+    for key in _TYPE_KEYS:  # OpenVINO matches type names ignoring case: "F32" is f32
+        name = data.get(key)
+        if name is not None and name not in OPENVINO_TYPE_NAMES:
+            low = name.lower()
+            if low in OPENVINO_TYPE_NAMES:
+                data[key] = low
     layer = Layer(
         index, lid, attrs.get("name", lid), ltype, attrs.get("version", ""), data, attrs, (), ()
     )

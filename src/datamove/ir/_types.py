@@ -96,8 +96,8 @@ the file (``tests/ir/test_run_refuses.py``)."""
 
 OPENVINO_TYPE_NAMES: Final = frozenset({*ELEMENT_TYPES, *_UNREAD, "undefined", "dynamic"})
 """Every name of an element type OpenVINO 2026.4 reads in an attribute (``destination_type``,
-``output_type``), matched ignoring case (``"I32"`` too); others (``fp32``, ``bool``, ``bin``)
-make it refuse the file (``tests/ir/test_type_attributes.py``)."""
+``output_type``), matched ignoring case (``"I32"`` too: the reader lowers it); others (``fp32``,
+``bool``, ``bin``) make it refuse the file (``tests/ir/test_type_attributes.py``)."""
 
 
 def decode(
