@@ -18,9 +18,13 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import pytest
+from ir_layers import bare_layer
 
 from datamove import PartialShape, ValidationError, ir, strided_slice
 from datamove.cli import main
+from datamove.ir._fold import fold_layer
+from datamove.ir._ops import Info
+from datamove.ir._types import ELEMENT_TYPES
 
 ov_models = pytest.importorskip("ov_models")
 openvino_oracle = pytest.importorskip("openvino_oracle")
@@ -1039,3 +1043,119 @@ def test_check_lists_the_notes_on_the_command_line(
     (note,) = json.loads(capsys.readouterr().out)["notes"]
     assert note["kind"] == "openvino-cpu"
     assert note["message"].startswith("divergence 23 ")
+
+
+class GatherCase(NamedTuple):
+    """A Gather of ``x`` (``shape``, of ``dtype``) at ``indices`` (i64 unless ``i32``)."""
+
+    shape: tuple[int, ...]
+    indices: list[Any]
+    axis: int = 1
+    batch_dims: int = 1
+    dtype: Any = np.float32
+    version: Any = o13
+    i32: bool = False
+    run_time: bool = False  # the indices a Parameter (of static shape unless dynamic)
+    dynamic: bool = False  # every input of dynamic dims
+
+
+def _gather_model(tmp_path: Path, case: GatherCase) -> tuple[Path, dict[str, np.ndarray]]:
+    def dims(shape: tuple[int, ...]) -> Any:
+        return ov.PartialShape([-1] * len(shape)) if case.dynamic else list(shape)
+
+    x = o13.parameter(dims(case.shape), case.dtype, name="x")
+    size = int(np.prod(case.shape))
+    inputs = {"x": (np.arange(size) % 100 + 1).astype(case.dtype).reshape(case.shape)}
+    indices = np.array(case.indices, np.int32 if case.i32 else np.int64)
+    params, at = [x], _c(indices, indices.dtype)
+    if case.run_time or case.dynamic:
+        at = o13.parameter(dims(indices.shape), indices.dtype, name="i")
+        params.append(at)
+        inputs["i"] = indices
+    out = case.version.gather(x, at, _c(case.axis), case.batch_dims)
+    return _save(tmp_path, Built([out], params, inputs), "g"), inputs
+
+
+# IR-27: name -> (the Gather, whether check notes it). Noted: the CPU plugin crashes or gives
+# garbage. Not noted: it agrees with evaluate, where marked "(agrees)" (the other near misses
+# are this machine's: an AVX-512 kernel may take more elements).
+GATHERS_OF_A_BATCH_OF_ONE: dict[str, tuple[GatherCase, bool]] = {
+    "[1,5,3] at [[3]]": (GatherCase((1, 5, 3), [[3]]), True),
+    "[1,5] at [[3]], 1 element after the axis": (GatherCase((1, 5), [[3]]), True),
+    "[1,5,3] at [[3, 1]]": (GatherCase((1, 5, 3), [[3, 1]]), True),
+    "[1,5,3] at [[[0, 1], [2, 4]]]": (GatherCase((1, 5, 3), [[[0, 1], [2, 4]]]), True),
+    "[1,5,3] at [[9]], out of range (0 by the spec)": (GatherCase((1, 5, 3), [[9]]), True),
+    "[1,5,3] at [3], no dims past the batch": (GatherCase((1, 5, 3), [3]), True),
+    "[1,5,8] at [[3]]": (GatherCase((1, 5, 8), [[3]]), True),
+    "[1,1,5,3] on axis 2": (GatherCase((1, 1, 5, 3), [[3]], axis=2), True),
+    "[1,1,5,3] at [[[3, 0]]], batch_dims 2": (GatherCase((1, 1, 5, 3), [[[3, 0]]], 2, 2), True),
+    "batch_dims -1": (GatherCase((1, 5, 3), [[3]], batch_dims=-1), True),
+    "axis -2": (GatherCase((1, 5, 3), [[3]], axis=-2), True),
+    "Gather-7": (GatherCase((1, 5, 3), [[3]], version=o7), True),
+    "i32 indices": (GatherCase((1, 5, 3), [[3]], i32=True), True),
+    "run-time indices of static shape": (GatherCase((1, 5, 3), [[3]], run_time=True), True),
+    "i64 data": (GatherCase((1, 5, 3), [[3]], dtype=np.int64), True),
+    "u8 data, 1 element after the axis": (GatherCase((1, 5, 1), [[3]], dtype=np.uint8), True),
+    "[1,1,3] at [[0]]": (GatherCase((1, 1, 3), [[0]]), True),
+    "[1,1,1] at [[0]], batch_dims 2": (GatherCase((1, 1, 1), [[0]], 2, 2), True),
+    # near misses
+    "a batch of 2 (agrees)": (GatherCase((2, 5, 3), [[3], [1]]), False),
+    "dynamic shapes (agrees)": (GatherCase((1, 5, 3), [[3]], dynamic=True), False),
+    "batch_dims 0 (agrees)": (GatherCase((1, 5, 3), [[3]], batch_dims=0), False),
+    "a dim of 5 between the batch and the axis (agrees)": (
+        GatherCase((1, 5, 3, 2), [[1]], axis=2),
+        False,
+    ),
+    "[1,5,17]: 17 elements after the axis (agrees)": (GatherCase((1, 5, 17), [[3]]), False),
+    "[1,1,3] at [0], a Squeeze (agrees)": (GatherCase((1, 1, 3), [0]), False),
+    "u8 data, 3 elements after the axis": (GatherCase((1, 5, 3), [[3]], dtype=np.uint8), False),
+    "[1,5] at 8 indices, 1 element after the axis": (
+        GatherCase((1, 5), [[0, 1, 2, 3, 4, 0, 1, 2]]),
+        False,
+    ),
+}
+_ETYPES = {"float32": "f32", "int64": "i64", "uint8": "u8", "int32": "i32"}
+
+
+@pytest.mark.parametrize("name", list(GATHERS_OF_A_BATCH_OF_ONE))
+def test_check_notes_a_static_gather_of_a_batch_of_one(tmp_path: Path, name: str) -> None:
+    # IR-27 (docs/semantics.md): a Gather of batch_dims 1 or more whose data dims before the
+    # axis are all 1, of static shapes, crashes the CPU plugin (SIGSEGV) or comes out garbage,
+    # run to run (so it is run 3 times); shape inference and evaluate are right. datamove's
+    # Gather (that of its shape subgraphs) computes evaluate's answer.
+    case, noted = GATHERS_OF_A_BATCH_OF_ONE[name]
+    xml, inputs = _gather_model(tmp_path, case)
+    notes = [n.message for n in _cpu_notes(xml)]
+    assert [m.split(":")[0] for m in notes] == ["divergence IR-27 (docs/semantics.md)"] * noted
+    (want,) = openvino_oracle.evaluate_ir(xml, inputs)
+    etype = ELEMENT_TYPES[_ETYPES[np.dtype(case.dtype).name]]
+    index_type = ELEMENT_TYPES["i32" if case.i32 else "i64"]
+    version = case.version.__name__.rsplit(".", 1)[1]  # opset7, opset13
+    layer = bare_layer("Gather", {"batch_dims": str(case.batch_dims)}, 3, 1, version)
+    given = (inputs["x"], np.array(case.indices, index_type.dtype), np.array(case.axis))
+    infos = [
+        Info(PartialShape(list(v.shape)), t, v)
+        for v, t in zip(given, (etype, index_type, index_type), strict=True)
+    ]
+    folded = fold_layer(layer, infos)
+    assert folded is not None
+    assert _same(folded.value, want)
+    if noted:
+        runs = [_cpu(xml, inputs) for _ in range(3)]
+        assert not all(_same(r, want) for r in runs), "the CPU plugin now runs IR-27 right"
+    elif "(agrees)" in name:
+        assert _same(_cpu(xml, inputs), want)
+
+
+def test_the_gather_note_names_the_layer_and_run_refuses_it(tmp_path: Path) -> None:
+    xml, inputs = _gather_model(tmp_path, GatherCase((1, 5, 3), [[3]]))
+    (note,) = _cpu_notes(xml)
+    assert note.layer_type == "Gather"
+    assert note.message == (
+        "divergence IR-27 (docs/semantics.md): batch_dims 1 on axis 1 of static data [1,5,3], "
+        "every dim before it 1, 3 element(s) after it: OpenVINO's CPU plugin kills the process "
+        "(SIGSEGV) or gives garbage values; the spec and evaluate give [1,1,3]"
+    )
+    assert ir.read_model(xml).check().ok  # a note is not a problem
+    with pytest.raises(ir.UnsupportedOperatorError, match="does not compute Gather layers"):
+        ir.read_model(xml).run(inputs)

@@ -6,7 +6,8 @@ OpenVINO 2026.4.1's CPU plugin runs otherwise than its specification and its ref
 `RULES` holds those a file decides: each names its divergence, the layer type, the test on one
 layer (its masks, its constant index values, the bounds datamove infers for run-time ones) and
 what the plugin does there. A layer is noted only where its configuration is the documented
-one; `cpu_notes` is the one entry.
+one; `cpu_notes` is the one entry. A layer datamove takes as the file declares it (a Gather:
+IR-27) is seen with its declared output.
 
 A *constant* index input is one a Const layer feeds; a *run-time* one is one whose value
 datamove does not know (it depends on the model's inputs, so OpenVINO cannot fold it either).
@@ -14,6 +15,7 @@ datamove does not know (it depends on the model's inputs, so OpenVINO cannot fol
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Final, NamedTuple
 
@@ -40,7 +42,7 @@ class Seen(NamedTuple):
 
     layer: Layer
     ins: Sequence[Info]
-    out: PartialShape  # its output 0, as inferred
+    out: PartialShape  # its output 0, as inferred (a layer not modelled: as declared)
     # (any layer, one of its inputs) -> the layer feeding that input, and what it feeds there
     feeder: Callable[[Layer, int], tuple[Layer, Info]]
 
@@ -477,6 +479,46 @@ def _gather_out_of_range(seen: Seen) -> dict[str, Any] | None:
     return None
 
 
+# IR-27: the element types OpenVINO's CPU plugin gathers as 4 bytes a value (f16, i64 and u64
+# converted), of which its vector Gather kernel takes 2 to 8 after the axis too (AVX2)
+_GATHER_4_BYTES: Final = frozenset(("f32", "f16", "i32", "u32", "i64", "u64"))
+
+
+def _gather_batch_of_one(seen: Seen) -> dict[str, Any] | None:
+    """IR-27: a Gather (7 or 8) of ``batch_dims`` 1 or more, every data dim before the axis 1.
+
+    Data and indices of static shapes (a layer datamove takes as declared: `Seen.out` is the
+    file's), a known axis, and 1 element after the axis (the data's dims past it) and fewer
+    than 8 indices past the batch dims, or 2 to 8 elements of `_GATHER_4_BYTES`: the plugin's
+    vector kernel, which then reads and writes out of place. Whatever the indices' values and
+    type, constant or run-time; but for indices ``[0]`` (``batch_dims`` 1, known) on an axis
+    of size 1 (OpenVINO makes that Gather a Squeeze, which runs right).
+    """
+    if opset_number(seen.layer) < 7 or len(seen.ins) != 3:
+        return None
+    data, indices, axis = seen.ins[0].shape, seen.ins[1].shape, _known(seen.ins[2])
+    if not (data.is_static and indices.is_static) or axis is None or len(axis) != 1:
+        return None
+    try:
+        batch = int(seen.layer.data.get("batch_dims", "0"))
+    except ValueError:
+        return None
+    dims, rank = [d.get_length() for d in data.dims], len(data.dims)
+    batch += len(indices.dims) if batch < 0 else 0
+    at = axis[0] + rank if axis[0] < 0 else axis[0]
+    if not 1 <= batch <= at < rank or any(d != 1 for d in dims[:at]):
+        return None
+    after, taken = math.prod(dims[at + 1 :]), [d.get_length() for d in indices.dims[batch:]]
+    etype = seen.ins[0].etype
+    if after == 1:
+        kernel = math.prod(taken) < 8
+    else:
+        kernel = after <= 8 and etype is not None and etype.name in _GATHER_4_BYTES
+    if not kernel or (batch == 1 and not taken and dims[at] == 1 and _known(seen.ins[1]) == [0]):
+        return None  # (the last: OpenVINO makes that Gather a Squeeze)
+    return {"batch": batch, "axis": at, "data": data, "after": after}
+
+
 def _lengths_of_unknown_length(seen: Seen) -> dict[str, Any] | None:
     """IR-15: a VariadicSplit whose split_lengths OpenVINO reads as of unknown length.
 
@@ -572,6 +614,14 @@ RULES: Final = (
         _gather_out_of_range,
         "start[{i}] is a Gather of index {index} out of range of a data axis of 1 element ({v}): "
         "OpenVINO's CPU plugin takes that element; the spec and evaluate take 0 and give {out}",
+    ),
+    Rule(
+        "IR-27",
+        "Gather",
+        _gather_batch_of_one,
+        "batch_dims {batch} on axis {axis} of static data {data}, every dim before it 1, "
+        "{after} element(s) after it: OpenVINO's CPU plugin kills the process (SIGSEGV) or "
+        "gives garbage values; the spec and evaluate give {out}",
     ),
     Rule(
         "IR-15",

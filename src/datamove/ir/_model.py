@@ -812,6 +812,7 @@ class Model:
             ins = [infos[s] for s in layer.sources]
             outs: list[Info] | None = None
             count = None  # the operator's number of outputs, where known
+            seen_out = None  # output 0 as the CPU notes see it (`datamove.ir._cpu`)
             reason = unsupported_reason(layer)
             if reason is not None:
                 report(layer, "unsupported", reason)
@@ -832,8 +833,11 @@ class Model:
                     report(layer, "attribute", _attribute_text(exc), exc.port)
                 except ValidationError as exc:
                     report(layer, "operator", str(exc))
-            if notes is not None and outs:  # where OpenVINO's CPU plugin runs it wrong
-                seen = Seen(layer, ins, outs[0].shape, feeder)
+                seen_out = outs[0].shape if outs else None
+            elif layer.outputs:  # an opaque layer: as declared
+                seen_out = _declared(layer.outputs[0])
+            if notes is not None and seen_out is not None:  # where the CPU plugin runs it wrong
+                seen = Seen(layer, ins, seen_out, feeder)
                 notes += [_problem(layer, CPU_NOTE, text) for text in cpu_notes(seen)]
             if count is not None and count != len(layer.outputs):
                 rule = f"declares {len(layer.outputs)} output port(s), but the operator has {count}"
