@@ -795,6 +795,42 @@ def test_check_notes_a_gather_out_of_range_of_one_element_where_the_plugin_runs_
         assert _same(got, want)
 
 
+# IR-25 on a StridedSlice: x[:, g : end] on [1,5,3] as begin [0, g], end [0, end] (begin and
+# end mask bits on axis 0): name -> (g, which of begin and end it is, the end on axis 1 (None:
+# its end mask bit set), whether check notes it, whether the CPU plugin agrees with evaluate)
+STRIDED_GATHERS: dict[str, tuple[Any, str, int | None, bool, bool]] = {
+    "begin [2] at [3]": ([2], "begin", 100, True, False),
+    "begin [-1] at [3]": ([-1], "begin", 100, True, False),
+    "begin [2] at [3], end 4": ([2], "begin", 4, True, False),
+    "begin [2] at [3], the end mask bit set": ([2], "begin", None, True, False),
+    # near misses
+    "begin [2, 3] at [3]": ([2, 3], "begin", 100, False, True),
+    "begin [2] at [3], its begin mask bit set": ([2], "masked", 100, False, True),
+    "end [2] at [3] (empty by the spec; the plugin takes 2 rows)": ([2], "end", 0, False, False),
+}
+
+
+@pytest.mark.parametrize("name", list(STRIDED_GATHERS))
+def test_check_notes_a_gather_out_of_range_as_a_strided_slice_s_begin(
+    tmp_path: Path, name: str
+) -> None:
+    values, which, end, noted, agrees = STRIDED_GATHERS[name]
+    x = o13.parameter([1, 5, 3], np.float32, name="x")
+    g = o13.concat([_c([0]), _gathered(values, [3])], 0)
+    begin, stop = (_c([0, 0]), g) if which == "end" else (g, _c([0, end or 0]))
+    masks = [1, int(which == "masked")], [1, int(end is None)]
+    out = o13.strided_slice(x, begin, stop, _c([1, 1]), *masks)
+    inputs = {"x": _data((1, 5, 3))}
+    xml = _save(tmp_path, Built([out], [x], inputs), "s")
+    notes = [n.message for n in _cpu_notes(xml)]
+    assert [m.split(":")[0] for m in notes] == ["divergence IR-25 (docs/semantics.md)"] * noted
+    assert all(m.split(": ", 1)[1].startswith("begin[1] is a Gather of index 3") for m in notes)
+    (want,) = openvino_oracle.evaluate_ir(xml, inputs)
+    ((_, got),) = ir.read_model(xml).run(inputs).items()
+    assert _same(got, want)
+    assert _same(_cpu(xml, inputs), want) == agrees, "the CPU plugin now gathers as the spec"
+
+
 def test_an_abs_the_cpu_plugin_keeps_is_not_noted(tmp_path: Path) -> None:
     # a float Abs after a Floor, and an Abs of a Reshape of a Const: the plugin keeps both
     x = o13.parameter(ov.PartialShape([-1, ov.Dimension(2, 10), 3]), np.float32, name="x")

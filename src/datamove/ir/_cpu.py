@@ -33,6 +33,7 @@ __all__ = ["KIND", "RULES", "Seen", "cpu_notes"]
 KIND: Final = "openvino-cpu"  # Problem.kind of these notes
 INT32_MIN: Final = -(2**31)
 INT64_MIN: Final = -(2**63)
+INT64_MAX: Final = 2**63 - 1
 # S-8: the CPU plugin reads a data axis's size in 32 bits; from this size on it runs wrong.
 AXIS_PAST_INT32: Final = 2**31
 
@@ -390,13 +391,30 @@ def _slice_ends(seen: Seen) -> Iterator[tuple[str, int, int, Dimension, Origin]]
 
     Its argument's name, the element, the other end's value there (the stop for a start,
     the start for a stop), the size of the axis the known axes name and where the element
-    comes from (`_origin`).
+    comes from (`_origin`). A StridedSlice's begin or end alike, where it has no new-axis,
+    shrink or ellipsis bit: an element whose begin or end mask bit is set is not read (the
+    other end's value there is 0 for a begin, ``INT64_MAX`` for an end).
     """
     shape = seen.ins[0].shape
     known = [_known(info) for info in seen.ins[1:]]  # start, stop, step, axes
+    names = ("start", "stop")
+    masked: tuple[tuple[int, ...], ...] = ((), ())  # a StridedSlice's begin and end masks
+    if seen.layer.type == "StridedSlice":
+        n = _count(seen)
+        m = _masks(seen, n)
+        if n is None or any(any(m[key]) for key in MASKS[2:]):  # new axis, shrink, ellipsis
+            return
+        names, masked = ("begin", "end"), (m["begin_mask"], m["end_mask"])
+        known[2:] = known[2:] or [[1] * n]  # (no stride input: 1)
+        for k, whole in ((0, 0), (1, INT64_MAX)):
+            v = known[k]
+            if v is not None and len(v) == n:
+                known[k] = [whole if bit else x for x, bit in zip(v, masked[k], strict=True)]
+            else:
+                known[k] = None
     if shape.rank is None:
         return
-    for k, name in ((1, "start"), (2, "stop")):
+    for k, name in ((1, names[0]), (2, names[1])):
         other, step = known[2 - k], known[2]
         if other is None or step is None:
             continue
@@ -404,7 +422,8 @@ def _slice_ends(seen: Seen) -> Iterator[tuple[str, int, int, Dimension, Origin]]
         axes = known[3] if len(known) > 3 else list(range(count))
         for i in range(min(count, len(axes or []))):
             assert axes is not None
-            found = _origin(seen, k, i) if step[i] == 1 else None
+            read = not masked[k - 1] or not masked[k - 1][i]
+            found = _origin(seen, k, i) if step[i] == 1 and read else None
             if found is not None:  # (the axis in range: the layer was inferred)
                 yield name, i, other[i], shape[axes[i] % shape.rank], found
 
@@ -445,17 +464,17 @@ def _never_0(lo: int, hi: int, d: int) -> bool:
 
 
 def _gather_out_of_range(seen: Seen) -> dict[str, Any] | None:
-    """IR-25: a Slice's start an element of a Gather-8 of one index out of range of 1 element.
+    """IR-25: a Slice's start or StridedSlice's begin a Gather-8 of one index out of range of 1.
 
     The Gather is the element's origin (`_slice_ends`); its one index (a scalar or ``[1]``),
-    known, is neither 0 nor -1, on a data axis of static size 1, with ``batch_dims`` 0. The
-    spec's start is 0; the plugin takes the data's element ``v`` there (by its bounds or known
-    value; no Abs before it, which the plugin may drop: IR-13). Noted where, at every size of
-    the axis but 0, the known stop and ``v`` are not element 0 (`_never_0`): the spec's output
-    is not empty, and the plugin's starts elsewhere.
+    known, is neither 0 nor -1, on a data axis of static size 1 (one element), with
+    ``batch_dims`` 0. The spec's start is 0; the plugin takes the data's element ``v`` there
+    (by its bounds or known value; no Abs before it, which the plugin may drop: IR-13). Noted
+    where, at every size of the axis but 0, the known stop (end) and ``v`` are not element 0
+    (`_never_0`): the spec's output is not empty, and the plugin's starts elsewhere.
     """
     for name, i, stop, dim, (gather, _, j) in _slice_ends(seen):
-        if name != "start" or gather.type != "Gather" or opset_number(gather) < 8:
+        if name not in ("start", "begin") or gather.type != "Gather" or opset_number(gather) < 8:
             continue
         if len(gather.sources) != 3 or gather.data.get("batch_dims", "0") != "0":
             continue
@@ -475,7 +494,7 @@ def _gather_out_of_range(seen: Seen) -> dict[str, Any] | None:
         lo, hi = (int(b.reshape(-1)[j]) for b in bounds)
         d = max(dim.min, 1)
         if _never_0(stop, stop, d) and _never_0(lo, hi, d):
-            return {"i": i, "index": at[0], "v": lo if lo == hi else f"{lo}..{hi}"}
+            return {"arg": name, "i": i, "index": at[0], "v": lo if lo == hi else f"{lo}..{hi}"}
     return None
 
 
@@ -549,6 +568,10 @@ _DECLARED_SAYS: Final = (
     "lengths at the interval's ends): the CPU plugin refuses sizes whose length lies outside "
     "(size {w} on axis {axis} gives {n} element(s)); the spec and evaluate give {out}"
 )
+_GATHER_SAYS: Final = (
+    "{arg}[{i}] is a Gather of index {index} out of range of a data axis of 1 element ({v}): "
+    "OpenVINO's CPU plugin takes that element; the spec and evaluate take 0 and give {out}"
+)
 _GARBAGE: Final = "garbage values, or an error where begin, end or stride is a run-time input"
 RULES: Final = (
     Rule(
@@ -608,13 +631,7 @@ RULES: Final = (
         _abs_of_a_negative,
         _ABS_SAYS,
     ),
-    Rule(
-        "IR-25",
-        "Slice",
-        _gather_out_of_range,
-        "start[{i}] is a Gather of index {index} out of range of a data axis of 1 element ({v}): "
-        "OpenVINO's CPU plugin takes that element; the spec and evaluate take 0 and give {out}",
-    ),
+    *(Rule("IR-25", op, _gather_out_of_range, _GATHER_SAYS) for op in ("Slice", "StridedSlice")),
     Rule(
         "IR-27",
         "Gather",
