@@ -201,12 +201,19 @@ def test_undefined_or_large_stays_unknown(tmp_path: Path, name: str) -> None:
     assert info.value is None
 
 
-def test_fold_agrees_with_declared_ports_only(tmp_path: Path) -> None:
-    # A file whose ShapeOf declares another precision keeps its declared port (never guessed)
+def test_a_fold_is_of_openvino_s_type_whatever_the_port_declares(tmp_path: Path) -> None:
+    # A ShapeOf declaring precision I32: OpenVINO reads it and folds it as i64, its own type.
+    # datamove kept the port's I32, the value unknown; it reports the port, and folds.
     xml, _ = _save(_shape, tmp_path)
     text = xml.read_text().replace('precision="I64"', 'precision="I32"')
     xml.write_text(text)
-    assert _datamove_value(xml).value is None
+    want = _openvino_value(ov.Core().read_model(xml))
+    model = ir.read_model(xml)
+    (problem,) = model.check().problems
+    assert problem.message == "declares precision I32, but the element type is i64"
+    got = model._infer({}, compare=True)[0][model._results[0].sources[0]].value
+    assert got is not None
+    assert (got.dtype, got.tolist()) == (want.dtype, want.tolist())
 
 
 # -- converted models: every slicing parameter known -------------------------------------------

@@ -4,13 +4,16 @@ A Convert's ``destination_type``, a ShapeOf-3's or a Range-4's ``output_type`` n
 type; OpenVINO 2026.4 matches the name ignoring case (``"I32"`` is i32), and refuses to read the
 file where it names none (``"xyz"``, ``"fp32"``, ``"bool"``) or a type the operator does not
 take (ShapeOf-3, NonZero-3, TopK: i32 or i64; Range-4: not boolean). ``check`` reports those as
-``attribute`` problems and ``run`` refuses them, naming the layer. Each model is written with
+``attribute`` problems and ``run`` refuses them, naming the layer. OpenVINO gives the output the
+type the attribute names whatever precision its port declares: ``check`` reports such a port
+(kind ``element-type``) and ``run`` goes on as OpenVINO does. Each model is written with
 the opset API, its attribute then edited in the XML text, and OpenVINO asked whether it reads it.
 A Parameter's or a Const's ``element_type`` is matched ignoring case as well.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -201,3 +204,51 @@ def test_a_parameter_or_const_type_in_another_case_is_read(
     path.write_text(text.replace(old, old.replace('"f32"', '"Fp32"').replace('"i64"', '"Fp32"')))
     assert not _openvino_reads(path)
     assert not ir.read_model(path).check().ok
+
+
+# (layer, its attribute's value, the precision written on its output port instead of that
+# type's). ShapeOf, Convert and Range feed a Reshape or a Slice that run computes.
+CONTRADICTED = [
+    pytest.param("ShapeOf", "i32", "FP32", id="ShapeOf i32 FP32"),
+    pytest.param("ShapeOf", "i32", "I64", id="ShapeOf i32 I64"),
+    pytest.param("Convert", "i64", "FP32", id="Convert i64 FP32"),
+    pytest.param("Convert", "i64", "BOOL", id="Convert i64 BOOL"),
+    pytest.param("Range", "i64", "I16", id="Range i64 I16"),
+    pytest.param("NonZero", "i64", "FP32", id="NonZero i64 FP32"),
+    pytest.param("TopK", "i32", "I64", id="TopK i32 I64"),
+]
+
+
+def _declare(path: Path, layer: str, precision: str) -> None:
+    """Write ``precision`` on the last output port of the layer of type ``layer``."""
+    text = path.read_text()
+    start = text.index(f'type="{layer}"')
+    end = text.index("</layer>", start)
+    head, tail = text[start:end].split("<output>")
+    last = list(re.finditer(r'precision="\w+"', tail))[-1]  # a TopK's last: its index output
+    tail = f'{tail[: last.start()]}precision="{precision}"{tail[last.end() :]}'
+    path.write_text(text[:start] + head + "<output>" + tail + text[end:])
+
+
+@pytest.mark.parametrize(("layer", "value", "precision"), CONTRADICTED)
+def test_a_port_contradicting_the_attribute_is_reported_and_run_as_openvino_does(
+    tmp_path: Path, layer: str, value: str, precision: str
+) -> None:
+    # OpenVINO reads the file and gives the attribute's type; datamove took the port's: a
+    # Reshape's shape of precision FP32 was refused, an I64 ShapeOf's value was not known.
+    path = _file(tmp_path, layer, value)
+    _declare(path, layer, precision)
+    compiled = ov.Core().compile_model(str(path), "CPU")
+    expected = next(iter(compiled({"x": X}).values()))
+    model = ir.read_model(path)
+    report = model.check()
+    (problem,) = report.problems
+    assert (problem.kind, problem.layer_type) == ("element-type", layer)
+    assert problem.message == f"declares precision {precision}, but the element type is {value}"
+    if layer in ("NonZero", "TopK"):  # their output is the model's: of the attribute's type
+        (output,) = report.outputs.values()
+        assert output[1] == expected.dtype.name.replace("int", "i")
+        return
+    (got,) = model.run({"x": X}).values()
+    np.testing.assert_array_equal(got, expected)
+    assert got.dtype == expected.dtype

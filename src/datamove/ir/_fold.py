@@ -36,6 +36,7 @@ from datamove.ir._types import ELEMENT_TYPES, OPENVINO_TYPE_NAMES, ElementType
 
 __all__ = [
     "FOLDERS",
+    "attribute_type",
     "axes_of",
     "broadcast_inputs",
     "fold_failure",
@@ -74,20 +75,35 @@ def opset_number(layer: Layer) -> int:
 
 
 # The element-type attributes of shape-subgraph layers (and of NonZero and TopK, whose values
-# are never folded): layer type -> (attribute, the first opset that reads it, the types OpenVINO
-# takes there, the rule where it refuses one it knows).
+# are never folded): layer type -> (attribute, the first opset that reads it, the output whose
+# type it is, its value where left out ("": none), the types OpenVINO takes there, the rule
+# where it refuses one it knows).
 _TYPE_ATTRIBUTES: Final = {
-    "Convert": ("destination_type", 1, OPENVINO_TYPE_NAMES, ""),
-    "ShapeOf": ("output_type", 3, frozenset({"i32", "i64"}), "is not i32 or i64"),
-    "Range": ("output_type", 4, OPENVINO_TYPE_NAMES - {"boolean"}, "is not a numeric type"),
-    "NonZero": ("output_type", 3, frozenset({"i32", "i64"}), "is not i32 or i64"),
-    "TopK": ("index_element_type", 1, frozenset({"i32", "i64"}), "is not i32 or i64"),
+    "Convert": ("destination_type", 1, 0, "", OPENVINO_TYPE_NAMES, ""),
+    "ShapeOf": ("output_type", 3, 0, "", frozenset({"i32", "i64"}), "is not i32 or i64"),
+    "Range": ("output_type", 4, 0, "", OPENVINO_TYPE_NAMES - {"boolean"}, "is not a numeric type"),
+    "NonZero": ("output_type", 3, 0, "i64", frozenset({"i32", "i64"}), "is not i32 or i64"),
+    "TopK": ("index_element_type", 1, 1, "i32", frozenset({"i32", "i64"}), "is not i32 or i64"),
 }
 
 
 def type_attribute(layer: Layer, key: str, default: str = "") -> ElementType | None:
     """The element type an attribute names (the reader lowers its case), or ``None``."""
     return ELEMENT_TYPES.get(layer.data.get(key, default))
+
+
+def attribute_type(layer: Layer, port: int) -> ElementType | None:
+    """The element type an attribute gives the layer's output ``port`` (`_TYPE_ATTRIBUTES`).
+
+    OpenVINO 2026.4 gives the output that type whatever precision the port declares (a
+    Convert's ``destination_type="i64"`` on a port of precision ``FP32`` gives i64). ``None``
+    where no attribute decides it, or `type_refusal` refuses it.
+    """
+    read = _TYPE_ATTRIBUTES.get(layer.type)
+    if read is None or read[2] != port or opset_number(layer) < read[1]:
+        return None
+    name = layer.data.get(read[0], read[3])
+    return ELEMENT_TYPES.get(name) if name in read[4] else None
 
 
 def type_refusal(layer: Layer) -> IRError | None:
@@ -101,7 +117,7 @@ def type_refusal(layer: Layer) -> IRError | None:
     read = _TYPE_ATTRIBUTES.get(layer.type)
     if read is None or opset_number(layer) < read[1] or read[0] not in layer.data:
         return None
-    key, _, allowed, rule = read
+    key, _, _, _, allowed, rule = read
     name = layer.data[key]
     if name not in OPENVINO_TYPE_NAMES:
         rule = "is not an element type OpenVINO knows"

@@ -29,7 +29,7 @@ from datamove.ir._bounds import BOUNDERS, bound_layer, elementwise, meet, moved,
 from datamove.ir._cpu import KIND as CPU_NOTE
 from datamove.ir._cpu import Seen, cpu_notes
 from datamove.ir._errors import InputTypeError, IRError, UnsupportedOperatorError, where
-from datamove.ir._fold import FOLDERS, fold_failure, type_refusal
+from datamove.ir._fold import FOLDERS, attribute_type, fold_failure, type_refusal
 from datamove.ir._graph import (
     Graph,
     Layer,
@@ -303,15 +303,6 @@ def _agrees(port: Port, inferred: PartialShape) -> bool:
     if not port.has_dims:
         return inferred.rank in (0, None)
     return port.shape.compatible(inferred)
-
-
-def _takes(port: Port, folded: Info, *, compare: bool) -> bool:
-    """Whether an opaque layer's port takes the value a shape subgraph folds to.
-
-    Only where it agrees with what the port declares (its dims, unless ``compare`` is off for
-    new input shapes, and its precision): a file that says otherwise keeps its declared port.
-    """
-    return not _precision_clash(port, folded.etype) and (not compare or _agrees(port, folded.shape))
 
 
 def _precision_clash(port: Port, etype: ElementType | None) -> str | None:
@@ -865,24 +856,27 @@ class Model:
                 related.update((idx, k) for k in range(len(outs)))
             narrow: list[int] = []  # outputs whose declared dims may exclude real ones
             for k, port in enumerate(layer.outputs):
-                declared = fallback = Info(_declared(port), PRECISIONS.get(port.precision or ""))
-                if folded is not None and _takes(port, folded, compare=compare):
+                etype = PRECISIONS.get(port.precision or "")
+                if reason is None and is_opaque(layer):  # OpenVINO's type, not the port's
+                    inferred = folded.etype if folded is not None else None
+                    etype = attribute_type(layer, k) or inferred or etype
+                declared = fallback = Info(_declared(port), etype)
+                if folded is not None and (not compare or _agrees(port, folded.shape)):
                     fallback = folded  # a shape subgraph's value (docs/ir.md)
-                info = outs[k] if outs is not None and k < len(outs) else fallback
+                checked = outs is not None and k < len(outs)
+                info = outs[k] if outs is not None and checked else fallback
                 if info is shaped or (info is declared and not info.shape.is_static):
                     related.add((idx, k))
                 infos[(idx, k)] = info
                 ports[(layer.id, port.id)] = info.shape
-                if outs is None or k >= len(outs):
-                    continue
-                if compare and not _agrees(port, info.shape):
+                if checked and compare and not _agrees(port, info.shape):
                     report(
                         layer,
                         "shape",
                         f"declares {_declared_str(port)}, but the shape is {info.shape}",
                         port.id,
                     )
-                elif compare and port.has_dims and port.shape.rank == info.shape.rank:
+                elif checked and compare and port.has_dims and port.shape.rank == info.shape.rank:
                     pairs = list(zip(port.shape.dims, info.shape.dims, strict=True))
                     if not all(mine in theirs for theirs, mine in pairs):
                         narrow.append(k)
