@@ -227,6 +227,29 @@ def test_run_refuses_what_check_reports(
     assert info.value.layer_id is not None  # names the layer
 
 
+def test_the_file_s_problem_is_named_before_a_layer_run_does_not_compute(tmp_path: Path) -> None:
+    # x -> Relu (opaque: run does not compute it) -> Split without num_splits. run named the Relu
+    # ("datamove does not compute Relu layers"): the file's problem, which check reports, first.
+    xml, blob = _one_op("Split", [("i64", [], 1)], "", [[2, 3], [2, 3]])
+    dims = "<dim>2</dim><dim>6</dim>"
+    relu = (
+        f'<layer id="5" name="relu" type="Relu" version="opset1"><input><port id="0" '
+        f'precision="FP32">{dims}</port></input><output><port id="1" precision="FP32">{dims}'
+        "</port></output></layer>"
+    )
+    old = '<edge from-layer="0" from-port="0" to-layer="9" to-port="0"/>'
+    xml = xml.replace('<layer id="9"', relu + '<layer id="9"').replace(
+        old,
+        '<edge from-layer="0" from-port="0" to-layer="5" to-port="0"/>'
+        '<edge from-layer="5" from-port="1" to-layer="9" to-port="0"/>',
+    )
+    model = ir.read_model(_write(tmp_path, xml, blob))
+    (problem,) = model.check().problems
+    assert (problem.kind, problem.layer_type) == ("attribute", "Split")
+    with pytest.raises(ir.IRError, match=r"layer 9 'op' \(Split\): cannot run: num_splits=None"):
+        model.run({"x": X})
+
+
 def test_concat_of_two_element_types_is_refused(tmp_path: Path) -> None:
     xml, blob = _one_op("Split", [("i64", [], 1)], 'num_splits="2"', [[2, 3], [2, 3]])
     model = ir.read_model(

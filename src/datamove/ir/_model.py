@@ -14,7 +14,7 @@ from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import CodeType, FunctionType
-from typing import Any, Final, NamedTuple, cast
+from typing import Any, Final, NamedTuple, NoReturn, cast
 
 import numpy as np
 
@@ -277,6 +277,20 @@ def given_shapes(
         if name not in known:
             raise _no_input(error, f"input_shapes[{name!r}]", shape, inputs)
         yield name, shape
+
+
+def _refuse(problem: Problem, others: int) -> NoReturn:
+    """Refuse to run for ``problem``, ``others`` more problems of the model said in the hint."""
+    raise IRError(
+        None,
+        None,
+        f"cannot run: {problem.message}",
+        layer_id=problem.layer_id,
+        layer_name=problem.layer_name,
+        layer_type=problem.layer_type,
+        port=problem.port,
+        hint=f"{others} more problem(s): Model.check() lists them all" if others else None,
+    )
 
 
 def _problem(layer: Layer, kind: str, rule: str, port: int | None = None, **found: Any) -> Problem:
@@ -1080,6 +1094,13 @@ class Model:
         if shapes is None:
             shaped = frozenset(self._by_shape(folded))
         needs = self._needs(folded.keys() | shaped)  # a shaped layer that did not fold is named
+        fatal = [p for p in problems if p.kind in _FATAL_KINDS]
+        if shapes is not None:  # at a run's shapes: the layers it runs (all were checked)
+            ids = {graph.layers[i].id for i in needs}
+            fatal = [p for p in fatal if p.layer_id in ids]
+        faults = [p for p in fatal if p.kind != "unsupported"]
+        if faults and shapes is None:  # the file's problems, before what datamove does not run
+            _refuse(faults[0], len(fatal) - 1)
         opaque = [
             graph.layers[i]
             for i in graph.order
@@ -1119,23 +1140,8 @@ class Model:
                 cls=UnsupportedOperatorError,
                 hint=unsupported_reason(first),
             )
-        fatal = [p for p in problems if p.kind in _FATAL_KINDS]
-        if shapes is not None:  # at a run's shapes: the layers it runs (all were checked)
-            ids = {graph.layers[i].id for i in needs}
-            fatal = [p for p in fatal if p.layer_id in ids]
         if fatal:
-            first_problem = fatal[0]
-            others = len(fatal) - 1
-            raise IRError(
-                None,
-                None,
-                f"cannot run: {first_problem.message}",
-                layer_id=first_problem.layer_id,
-                layer_name=first_problem.layer_name,
-                layer_type=first_problem.layer_type,
-                port=first_problem.port,
-                hint=f"{others} more problem(s): Model.check() lists them all" if others else None,
-            )
+            _refuse(fatal[0], len(fatal) - 1)
         slot: dict[tuple[int, int], int] = {}  # a number per output port, in graph order
         steps: list[tuple[Layer, Runner, tuple[int, ...], tuple[int, ...]]] = []
         planners: list[Planner | None] = []
