@@ -473,7 +473,8 @@ def test_reduce_prod_bounds_hold_every_value(data: Any, shaped: Any, keep: bool)
 def test_reduce_prod_of_a_shape_multiplies_its_dims() -> None:
     # x.numel() on [1..4, 2..10, 8]: 16..320; with a dynamic dim, up to the type's maximum
     for dims, expected in [("[1..4,2..10,8]", ([16], [320])), ("[?,2..10,8]", ([0], [MAX]))]:
-        shape = bound_layer(_layer("ShapeOf", inputs=1), [Info(PartialShape(dims), F32)])
+        of = _layer("ShapeOf", {"output_type": "i64"}, inputs=1)  # ShapeOf-3 refused without
+        shape = bound_layer(of, [Info(PartialShape(dims), F32)])
         assert shape is not None
         layer = _layer("ReduceProd", {"keep_dims": "true"})
         got = bound_layer(layer, [shape, _exact([0])])

@@ -1,13 +1,15 @@
-"""Element-type attributes of shape-subgraph layers, read as OpenVINO reads them.
+"""Element-type attributes, read as OpenVINO reads them.
 
 A Convert's ``destination_type``, a ShapeOf-3's or a Range-4's ``output_type`` names an element
 type; OpenVINO 2026.4 matches the name ignoring case (``"I32"`` is i32), and refuses to read the
-file where it names none (``"xyz"``, ``"fp32"``, ``"bool"``) or a type the operator does not
-take (ShapeOf-3, NonZero-3, TopK: i32 or i64; Range-4: not boolean). ``check`` reports those as
-``attribute`` problems and ``run`` refuses them, naming the layer. OpenVINO gives the output the
-type the attribute names whatever precision its port declares: ``check`` reports such a port
-(kind ``element-type``) and ``run`` goes on as OpenVINO does. Each model is written with
-the opset API, its attribute then edited in the XML text, and OpenVINO asked whether it reads it.
+file where it names none (``"xyz"``, ``"fp32"``, ``"bool"``), a type the operator does not take
+(ShapeOf-3, NonZero-3, TopK, NonMaxSuppression, Unique, Bucketize: i32 or i64; Range-4: not
+boolean), or none where the operator has no default (ShapeOf-3, Bucketize, RandomUniform).
+``check`` reports those as ``attribute`` problems and ``run`` refuses them, naming the layer.
+OpenVINO gives the output the type the attribute names whatever precision its port declares:
+``check`` reports such a port (kind ``element-type``) and ``run`` goes on as OpenVINO does. Each
+model is written with the opset API, its attribute then edited in the XML text, and OpenVINO
+asked whether it reads it.
 A Parameter's or a Const's ``element_type`` is matched ignoring case as well.
 """
 
@@ -25,6 +27,8 @@ from datamove import ir
 ov = pytest.importorskip("openvino")
 o1 = pytest.importorskip("openvino.opset1")
 o8 = pytest.importorskip("openvino.opset8")
+o3, o9 = pytest.importorskip("openvino.opset3"), pytest.importorskip("openvino.opset9")
+o10, o13 = pytest.importorskip("openvino.opset10"), pytest.importorskip("openvino.opset13")
 
 pytestmark = pytest.mark.openvino
 
@@ -66,6 +70,53 @@ def _top_k() -> Any:
     return ov.Model([o1.topk(x, k, 1, "max", "value", "i32").output(1)], [x], "m")
 
 
+def _c(value: Any, dtype: Any = np.int64) -> Any:
+    return o8.constant(np.array(value, dtype))
+
+
+def _nms() -> Any:
+    boxes = o8.parameter([1, 4, 4], np.float32, name="x")
+    scores = o8.parameter([1, 1, 4], np.float32, name="scores")
+    return ov.Model(
+        o9.non_max_suppression(boxes, scores, output_type="i64").outputs(), [boxes, scores]
+    )
+
+
+def _unique() -> Any:
+    """Unique-10's counts (its output 3, the last) of x."""
+    x = _x()
+    unique = o10.unique(x, index_element_type="i64", count_element_type="i64")
+    return ov.Model([unique.output(3)], [x], "m")
+
+
+def _bucketize() -> Any:
+    x = _x()
+    return ov.Model([o3.bucketize(x, _c([1.0, 2.0], np.float32), "i64")], [x], "m")
+
+
+def _eye() -> Any:
+    return ov.Model([o9.eye(_c(3), _c(3), _c(0), "f32")], [_x()], "m")
+
+
+def _multinomial() -> Any:
+    x = _x()
+    return ov.Model([o13.multinomial(x, _c([3]), "i32", False, False)], [x], "m")
+
+
+def _random_uniform() -> Any:
+    bounds = _c(0.0, np.float32), _c(1.0, np.float32)
+    return ov.Model([o8.random_uniform(_c([2, 3]), *bounds, "f32")], [_x()], "m")
+
+
+def _read_value() -> Any:
+    from openvino.op.util import Variable, VariableInfo
+
+    info = VariableInfo()
+    info.data_shape, info.data_type, info.variable_id = ov.PartialShape([-1, 6]), ov.Type.f32, "v"
+    x = _x()
+    return ov.Model([o8.read_value(x, Variable(info))], [x], "m")
+
+
 # (builder, the attribute as saved, the same with another value: as a Range-4 writes it). The
 # values read differ from the saved ones in case only: the ports' precisions stay true.
 _EDITS = {
@@ -78,16 +129,25 @@ _EDITS = {
     ),
     "NonZero": (_non_zero, 'output_type="i64"', 'output_type="{}"'),
     "TopK": (_top_k, 'index_element_type="i32"', 'index_element_type="{}"'),
+    "NonMaxSuppression": (_nms, 'output_type="i64"', 'output_type="{}"'),
+    "Unique index": (_unique, 'index_element_type="i64"', 'index_element_type="{}"'),
+    "Unique count": (_unique, 'count_element_type="i64"', 'count_element_type="{}"'),
+    "Bucketize": (_bucketize, 'output_type="i64"', 'output_type="{}"'),
+    "Eye": (_eye, 'output_type="f32"', 'output_type="{}"'),
+    "Multinomial": (_multinomial, 'convert_type="i32"', 'convert_type="{}"'),
+    "RandomUniform": (_random_uniform, 'output_type="f32"', 'output_type="{}"'),
+    "ReadValue": (_read_value, 'variable_type="f32"', 'variable_type="{}"'),
 }
 
 
-def _file(tmp_path: Path, layer: str, value: str) -> Path:
+def _file(tmp_path: Path, layer: str, value: str | None) -> Path:
+    """The model of ``layer`` with its attribute set to ``value`` (``None``: left out)."""
     build, old, new = _EDITS[layer]
     path = tmp_path / "m.xml"
     ov.save_model(build(), str(path), compress_to_fp16=False)
     text = path.read_text()
     assert text.count(old) == 1, text
-    path.write_text(text.replace(old, new.format(value)))
+    path.write_text(text.replace(old, "" if value is None else new.format(value)))
     return path
 
 
@@ -123,6 +183,27 @@ NEVER_RUN = [
     pytest.param("NonZero", "xyz", "output_type='xyz' is not an element type", id="NonZero xyz"),
     pytest.param("TopK", "f32", "index_element_type='f32' is not i32 or i64", id="TopK f32"),
     pytest.param("TopK", "Bool", "index_element_type='Bool' is not an element", id="TopK Bool"),
+    pytest.param("ShapeOf", None, "output_type=None is missing from <data>", id="ShapeOf none"),
+    pytest.param("NonMaxSuppression", "f32", "output_type='f32' is not i32 or i64", id="NMS f32"),
+    pytest.param("Unique index", "xyz", "index_element_type='xyz' is not an", id="Unique xyz"),
+    pytest.param("Unique count", "f32", "count_element_type='f32' is not i32", id="Unique f32"),
+    pytest.param("Bucketize", "u8", "output_type='u8' is not i32 or i64", id="Bucketize u8"),
+    pytest.param("Bucketize", None, "output_type=None is missing", id="Bucketize none"),
+    pytest.param("Eye", "xyz", "output_type='xyz' is not an element type", id="Eye xyz"),
+    pytest.param("Multinomial", "", "convert_type='' is not an element", id="Multinomial ''"),
+    pytest.param("RandomUniform", None, "output_type=None is missing", id="RandomUniform none"),
+    pytest.param("RandomUniform", "bool", "output_type='bool' is not an", id="RandomUniform bool"),
+    pytest.param("ReadValue", "xyz", "variable_type='xyz' is not an element", id="ReadValue xyz"),
+]
+
+# Values of these attributes OpenVINO reads: no problem for check.
+READ_NOT_RUN = [
+    pytest.param("NonMaxSuppression", None, id="NMS none"),
+    pytest.param("Unique count", None, id="Unique none"),
+    pytest.param("Eye", "boolean", id="Eye boolean"),
+    pytest.param("Multinomial", "F32", id="Multinomial F32"),
+    pytest.param("Multinomial", None, id="Multinomial none"),
+    pytest.param("ReadValue", None, id="ReadValue none"),
 ]
 
 # (layer, value, the output shape both give for x of shape [2, 6])
@@ -148,8 +229,25 @@ def test_openvino_refuses_to_read_these_too(
 @pytest.mark.parametrize(("layer", "value", "match"), NEVER_RUN)
 def test_check_reports(tmp_path: Path, layer: str, value: str, match: str) -> None:
     (problem,) = ir.read_model(_file(tmp_path, layer, value)).check().problems
-    assert (problem.kind, problem.layer_type) == ("attribute", layer)
+    assert (problem.kind, problem.layer_type) == ("attribute", layer.split(maxsplit=1)[0])
     assert match in problem.message
+
+
+def test_a_layer_type_in_another_case_is_read_as_openvino_reads_it(tmp_path: Path) -> None:
+    # OpenVINO reads type="shapeof" as ShapeOf, and refuses its output_type="f32"
+    path = _file(tmp_path, "ShapeOf", "f32")
+    path.write_text(path.read_text().replace('type="ShapeOf"', 'type="shapeof"'))
+    assert not _openvino_reads(path)
+    (problem,) = ir.read_model(path).check().problems
+    assert (problem.kind, problem.layer_type) == ("attribute", "shapeof")
+
+
+@pytest.mark.parametrize(("layer", "value"), READ_NOT_RUN)
+def test_what_openvino_reads_check_reads(tmp_path: Path, layer: str, value: str | None) -> None:
+    path = _file(tmp_path, layer, value)
+    assert _openvino_reads(path)
+    problems = ir.read_model(path).check().problems
+    assert {p.kind for p in problems} <= {"element-type"}  # Eye's port stays FP32: reported
 
 
 @pytest.mark.parametrize(("layer", "value", "match"), REFUSED)
@@ -216,13 +314,14 @@ CONTRADICTED = [
     pytest.param("Range", "i64", "I16", id="Range i64 I16"),
     pytest.param("NonZero", "i64", "FP32", id="NonZero i64 FP32"),
     pytest.param("TopK", "i32", "I64", id="TopK i32 I64"),
+    pytest.param("Unique count", "i64", "FP32", id="Unique count i64 FP32"),
 ]
 
 
 def _declare(path: Path, layer: str, precision: str) -> None:
     """Write ``precision`` on the last output port of the layer of type ``layer``."""
     text = path.read_text()
-    start = text.index(f'type="{layer}"')
+    start = text.index(f'type="{layer.split(maxsplit=1)[0]}"')
     end = text.index("</layer>", start)
     head, tail = text[start:end].split("<output>")
     last = list(re.finditer(r'precision="\w+"', tail))[-1]  # a TopK's last: its index output
@@ -243,9 +342,13 @@ def test_a_port_contradicting_the_attribute_is_reported_and_run_as_openvino_does
     model = ir.read_model(path)
     report = model.check()
     (problem,) = report.problems
-    assert (problem.kind, problem.layer_type) == ("element-type", layer)
+    assert (problem.kind, problem.layer_type) == ("element-type", layer.split(maxsplit=1)[0])
     assert problem.message == f"declares precision {precision}, but the element type is {value}"
-    if layer in ("NonZero", "TopK"):  # their output is the model's: of the attribute's type
+    if layer not in (
+        "ShapeOf",
+        "Convert",
+        "Range",
+    ):  # their output is the model's: of the attribute's type
         (output,) = report.outputs.values()
         assert output[1] == expected.dtype.name.replace("int", "i")
         return

@@ -65,11 +65,11 @@ import numpy as np
 from datamove._shape import Dimension, PartialShape
 from datamove.ir._fold import (
     FOLDERS,
+    attribute_type,
     axes_of,
     broadcast_inputs,
     fold_layer,
     opset_number,
-    type_attribute,
 )
 from datamove.ir._graph import Layer
 from datamove.ir._ops import SMALL, Info, bounds_of, transpose_order, with_bounds
@@ -517,7 +517,7 @@ def _reduce_prod(layer: Layer, ins: Sequence[Info]) -> Bounded | None:
 
 
 def _convert(layer: Layer, ins: Sequence[Info]) -> Bounded | None:
-    target = type_attribute(layer, "destination_type")
+    target = attribute_type(layer, 0)
     raw = bounds_of(ins[0]) if len(ins) == 1 and ins[0].etype is not None else None
     if target is None or raw is None or raw[0].size > SMALL:
         return None
@@ -588,7 +588,7 @@ def _shape_of(layer: Layer, ins: Sequence[Info]) -> Bounded | None:
     if len(ins) != 1 or ins[0].shape.rank is None:
         return None
     typed = opset_number(layer) >= 3  # ShapeOf-1 gives i64
-    etype = type_attribute(layer, "output_type", "i64") if typed else ELEMENT_TYPES["i64"]
+    etype = attribute_type(layer, 0) if typed else ELEMENT_TYPES["i64"]
     if etype is None or etype.name not in ("i32", "i64"):
         return None
     dims = ins[0].shape.dims
@@ -802,7 +802,7 @@ def elementwise(layer: Layer, ins: Sequence[Info]) -> tuple[Info, bool] | None:
     kind = layer.type.lower()
     if kind in _UNARY:
         if kind == "convert":
-            etype = type_attribute(layer, "destination_type")
+            etype = attribute_type(layer, 0)
             if etype is None:
                 return None
         return Info(ins[0].shape, etype), True

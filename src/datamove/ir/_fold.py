@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import numpy as np
 
@@ -42,7 +42,6 @@ __all__ = [
     "fold_failure",
     "fold_layer",
     "opset_number",
-    "type_attribute",
     "type_refusal",
 ]
 
@@ -74,22 +73,53 @@ def opset_number(layer: Layer) -> int:
     return int(digits) if version.startswith("opset") and digits.isdigit() else 0
 
 
-# The element-type attributes of shape-subgraph layers (and of NonZero and TopK, whose values
-# are never folded): layer type -> (attribute, the first opset that reads it, the output whose
-# type it is, its value where left out ("": none), the types OpenVINO takes there, the rule
-# where it refuses one it knows).
+class _Typed(NamedTuple):
+    """An element-type attribute, as OpenVINO 2026.4 reads it (`type_refusal`)."""
+
+    key: str
+    since: int  # the first opset that reads it
+    ports: tuple[int, ...]  # the outputs whose element type it is
+    default: str | None  # its value where left out ("": no type); None: the file is refused
+    allowed: frozenset[str]  # the types the operator takes
+    rule: str = ""  # the rule where it refuses another type it knows
+
+
+_INDEX: Final = frozenset({"i32", "i64"})
+_NOT_INDEX: Final = "is not i32 or i64"
+
+# The element-type attributes: of shape-subgraph layers, and of layers whose values are never
+# folded (NonZero, TopK, ...). RandomUniform's and ReadValue's type must also be their inputs'
+# (OpenVINO refuses an i32 RandomUniform of f32 bounds): that rule is not read here.
 _TYPE_ATTRIBUTES: Final = {
-    "Convert": ("destination_type", 1, 0, "", OPENVINO_TYPE_NAMES, ""),
-    "ShapeOf": ("output_type", 3, 0, "", frozenset({"i32", "i64"}), "is not i32 or i64"),
-    "Range": ("output_type", 4, 0, "", OPENVINO_TYPE_NAMES - {"boolean"}, "is not a numeric type"),
-    "NonZero": ("output_type", 3, 0, "i64", frozenset({"i32", "i64"}), "is not i32 or i64"),
-    "TopK": ("index_element_type", 1, 1, "i32", frozenset({"i32", "i64"}), "is not i32 or i64"),
+    "Convert": (_Typed("destination_type", 1, (0,), "", OPENVINO_TYPE_NAMES),),
+    "ShapeOf": (_Typed("output_type", 3, (0,), None, _INDEX, _NOT_INDEX),),
+    "Range": (
+        _Typed(
+            "output_type", 4, (0,), "", OPENVINO_TYPE_NAMES - {"boolean"}, "is not a numeric type"
+        ),
+    ),
+    "NonZero": (_Typed("output_type", 3, (0,), "i64", _INDEX, _NOT_INDEX),),
+    "TopK": (_Typed("index_element_type", 1, (1,), "i32", _INDEX, _NOT_INDEX),),
+    "NonMaxSuppression": (_Typed("output_type", 3, (0, 2), "i64", _INDEX, _NOT_INDEX),),
+    "Unique": (
+        _Typed("index_element_type", 10, (1, 2), "i64", _INDEX, _NOT_INDEX),
+        _Typed("count_element_type", 10, (3,), "i64", _INDEX, _NOT_INDEX),
+    ),
+    "Bucketize": (_Typed("output_type", 3, (0,), None, _INDEX, _NOT_INDEX),),
+    "Eye": (_Typed("output_type", 9, (0,), "", OPENVINO_TYPE_NAMES),),
+    "Multinomial": (_Typed("convert_type", 13, (0,), "", OPENVINO_TYPE_NAMES),),
+    "RandomUniform": (_Typed("output_type", 8, (0,), None, OPENVINO_TYPE_NAMES),),
+    "ReadValue": (_Typed("variable_type", 6, (0,), "", OPENVINO_TYPE_NAMES),),
 }
 
 
-def type_attribute(layer: Layer, key: str, default: str = "") -> ElementType | None:
-    """The element type an attribute names (the reader lowers its case), or ``None``."""
-    return ELEMENT_TYPES.get(layer.data.get(key, default))
+_CASELESS: Final = {name.lower(): reads for name, reads in _TYPE_ATTRIBUTES.items()}
+
+
+def _typed(layer: Layer) -> tuple[_Typed, ...]:
+    """The element-type attributes the layer's type (case ignored, as OpenVINO) and opset read."""
+    reads = _CASELESS.get(layer.type.lower(), ())
+    return tuple(read for read in reads if opset_number(layer) >= read.since)
 
 
 def attribute_type(layer: Layer, port: int) -> ElementType | None:
@@ -99,31 +129,35 @@ def attribute_type(layer: Layer, port: int) -> ElementType | None:
     Convert's ``destination_type="i64"`` on a port of precision ``FP32`` gives i64). ``None``
     where no attribute decides it, or `type_refusal` refuses it.
     """
-    read = _TYPE_ATTRIBUTES.get(layer.type)
-    if read is None or read[2] != port or opset_number(layer) < read[1]:
-        return None
-    name = layer.data.get(read[0], read[3])
-    return ELEMENT_TYPES.get(name) if name in read[4] else None
+    for read in _typed(layer):
+        name = layer.data.get(read.key, read.default)
+        if port in read.ports and name in read.allowed:
+            return ELEMENT_TYPES.get(name)
+    return None
 
 
 def type_refusal(layer: Layer) -> IRError | None:
     """Why OpenVINO refuses to read a layer's element-type attribute (`_TYPE_ATTRIBUTES`), if so.
 
     OpenVINO 2026.4 refuses the file where the name is none of `OPENVINO_TYPE_NAMES` in any
-    case (``"xyz"``, ``"fp32"``, ``"bool"``; the reader lowers a known one) or names a type the
-    operator does not take (a ShapeOf-3's ``output_type="f32"``). An attribute left out is not
-    read here.
+    case (``"xyz"``, ``"fp32"``, ``"bool"``; the reader lowers a known one), names a type the
+    operator does not take (a ShapeOf-3's ``output_type="f32"``), or is left out where the
+    operator has no default (a ShapeOf-3's, a Bucketize's, a RandomUniform's).
     """
-    read = _TYPE_ATTRIBUTES.get(layer.type)
-    if read is None or opset_number(layer) < read[1] or read[0] not in layer.data:
-        return None
-    key, _, _, _, allowed, rule = read
-    name = layer.data[key]
-    if name not in OPENVINO_TYPE_NAMES:
-        rule = "is not an element type OpenVINO knows"
-    elif name in allowed:
-        return None
-    return layer.error(key, name, rule, hint="OpenVINO refuses to read the file")
+    for read in _typed(layer):
+        name = layer.data.get(read.key)
+        if name is None and read.default is None:
+            rule = "is missing from <data>"
+        elif name is None:
+            continue
+        elif name not in OPENVINO_TYPE_NAMES:
+            rule = "is not an element type OpenVINO knows"
+        elif name in read.allowed:
+            continue
+        else:
+            rule = read.rule
+        return layer.error(read.key, name, rule, hint="OpenVINO refuses to read the file")
+    return None
 
 
 def _values(ins: Sequence[Info], count: int | None = None) -> list[Array] | None:
@@ -286,7 +320,7 @@ def _unsqueeze(_layer: Layer, ins: Sequence[Info]) -> Array | None:
 # -- element-wise ------------------------------------------------------------------------------
 def _convert(layer: Layer, ins: Sequence[Info]) -> Array | None:
     values = _values(ins, 1)
-    target = type_attribute(layer, "destination_type")
+    target = attribute_type(layer, 0)
     if values is None or target is None or target.name not in _TYPES:
         return None
     value = values[0]
@@ -446,7 +480,7 @@ def _range(layer: Layer, ins: Sequence[Info]) -> Array | None:
     if values is None or any(v.size != 1 or v.dtype.kind not in "iu" for v in values):
         return None
     if opset_number(layer) >= 4:
-        etype = type_attribute(layer, "output_type")
+        etype = attribute_type(layer, 0)
     elif opset_number(layer) >= 1 and len({v.dtype for v in values}) == 1:
         etype = ins[0].etype
     else:

@@ -439,7 +439,10 @@ def _parse_port(elem: Element, layer: Layer, argument: str) -> Port:
 
 # The <data> attributes that name an element type: read in lower case where that is a name
 # OpenVINO knows (a name it does not know stays as written, for the error that names it).
-_TYPE_KEYS: Final = ("element_type", "destination_type", "output_type", "index_element_type")
+_TYPE_KEYS: Final = (
+    *("element_type", "destination_type", "output_type", "index_element_type"),
+    *("count_element_type", "convert_type", "variable_type"),
+)
 
 
 def _parse_layer(index: int, elem: Element, caseless: Mapping[str, str]) -> Layer:
