@@ -52,6 +52,12 @@ def _convert() -> Any:
     return ov.Model([o8.reshape(x, shape, special_zero=False)], [x], "m")
 
 
+def _convert_data() -> Any:
+    """Convert(x, i64): OpenVINO reads it, and its plugin compiles it or not."""
+    x = _x()
+    return ov.Model([o8.convert(x, "i64")], [x], "m")
+
+
 def _range() -> Any:
     """Slice-8(x, start=Range(0, 1, 1), stop=[3], step=[1], axes=[1]): x [?,6] -> [?,3]."""
     x = _x()
@@ -122,6 +128,7 @@ def _read_value() -> Any:
 _EDITS = {
     "ShapeOf": (_shape_of, 'output_type="i32"', 'output_type="{}"'),
     "Convert": (_convert, 'destination_type="i64"', 'destination_type="{}"'),
+    "Convert data": (_convert_data, 'destination_type="i64"', 'destination_type="{}"'),
     "Range": (
         _range,
         'type="Range" version="opset1">',
@@ -206,6 +213,16 @@ READ_NOT_RUN = [
     pytest.param("ReadValue", None, id="ReadValue none"),
 ]
 
+# Names of no type a value can have, and a Convert's left out: OpenVINO reads none of these
+# files (where the value is folded), or compiles none (a Convert of data).
+NO_TYPE = [
+    pytest.param("Convert", "dynamic", "destination_type='dynamic' is not a", id="Cv dynamic"),
+    pytest.param("Convert", None, "destination_type=None is missing", id="Convert none"),
+    pytest.param("Convert data", "undefined", "destination_type='undefined'", id="Cv undefined"),
+    pytest.param("Convert data", None, "destination_type=None is missing", id="Cv data none"),
+    pytest.param("Range", "dynamic", "output_type='dynamic' is not a numeric", id="Range dynamic"),
+]
+
 # (layer, value, the output shape both give for x of shape [2, 6])
 READ = [
     pytest.param("ShapeOf", "I32", (2, 6), id="ShapeOf I32"),
@@ -256,8 +273,24 @@ def test_check_reports_and_run_refuses(tmp_path: Path, layer: str, value: str, m
     (problem,) = model.check().problems
     assert (problem.kind, problem.layer_type) == ("attribute", layer)
     assert match in problem.message
-    assert "OpenVINO refuses to read the file" in problem.message
+    assert "OpenVINO refuses the file" in problem.message
     with pytest.raises(ir.IRError, match=rf"\({layer}\): cannot run: .*{match}"):
+        model.run({"x": X})
+
+
+@pytest.mark.parametrize(("layer", "value", "match"), NO_TYPE)
+def test_no_type_is_reported_and_refused(
+    tmp_path: Path, layer: str, value: str | None, match: str
+) -> None:
+    path = _file(tmp_path, layer, value)
+    if _openvino_reads(path):
+        with pytest.raises(RuntimeError):
+            ov.Core().compile_model(str(path), "CPU")
+    model = ir.read_model(path)
+    (problem,) = model.check().problems
+    assert (problem.kind, problem.layer_type) == ("attribute", layer.split(maxsplit=1)[0])
+    assert match in problem.message
+    with pytest.raises(ir.IRError, match=r"cannot run: .*OpenVINO refuses the file"):
         model.run({"x": X})
 
 

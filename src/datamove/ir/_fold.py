@@ -86,17 +86,16 @@ class _Typed(NamedTuple):
 
 _INDEX: Final = frozenset({"i32", "i64"})
 _NOT_INDEX: Final = "is not i32 or i64"
+_CONCRETE: Final = OPENVINO_TYPE_NAMES - {"dynamic", "undefined"}  # what a value can be of
 
 # The element-type attributes: of shape-subgraph layers, and of layers whose values are never
 # folded (NonZero, TopK, ...). RandomUniform's and ReadValue's type must also be their inputs'
 # (OpenVINO refuses an i32 RandomUniform of f32 bounds): that rule is not read here.
 _TYPE_ATTRIBUTES: Final = {
-    "Convert": (_Typed("destination_type", 1, (0,), "", OPENVINO_TYPE_NAMES),),
+    "Convert": (_Typed("destination_type", 1, (0,), None, _CONCRETE, "is not a value's type"),),
     "ShapeOf": (_Typed("output_type", 3, (0,), None, _INDEX, _NOT_INDEX),),
     "Range": (
-        _Typed(
-            "output_type", 4, (0,), "", OPENVINO_TYPE_NAMES - {"boolean"}, "is not a numeric type"
-        ),
+        _Typed("output_type", 4, (0,), None, _CONCRETE - {"boolean"}, "is not a numeric type"),
     ),
     "NonZero": (_Typed("output_type", 3, (0,), "i64", _INDEX, _NOT_INDEX),),
     "TopK": (_Typed("index_element_type", 1, (1,), "i32", _INDEX, _NOT_INDEX),),
@@ -139,10 +138,11 @@ def attribute_type(layer: Layer, port: int) -> ElementType | None:
 def type_refusal(layer: Layer) -> IRError | None:
     """Why OpenVINO refuses to read a layer's element-type attribute (`_TYPE_ATTRIBUTES`), if so.
 
-    OpenVINO 2026.4 refuses the file where the name is none of `OPENVINO_TYPE_NAMES` in any
-    case (``"xyz"``, ``"fp32"``, ``"bool"``; the reader lowers a known one), names a type the
-    operator does not take (a ShapeOf-3's ``output_type="f32"``), or is left out where the
-    operator has no default (a ShapeOf-3's, a Bucketize's, a RandomUniform's).
+    OpenVINO 2026.4 refuses the file (reading it, or compiling it: a Convert to ``dynamic``)
+    where the name is none of `OPENVINO_TYPE_NAMES` in any case (``"xyz"``, ``"fp32"``,
+    ``"bool"``; the reader lowers a known one), names a type the operator does not take (a
+    ShapeOf-3's ``output_type="f32"``), or is left out where the operator has no default (a
+    ShapeOf-3's, a Convert's, a Bucketize's).
     """
     for read in _typed(layer):
         name = layer.data.get(read.key)
@@ -156,7 +156,7 @@ def type_refusal(layer: Layer) -> IRError | None:
             continue
         else:
             rule = read.rule
-        return layer.error(read.key, name, rule, hint="OpenVINO refuses to read the file")
+        return layer.error(read.key, name, rule, hint="OpenVINO refuses the file")
     return None
 
 
