@@ -454,7 +454,7 @@ def test_an_opaque_layer_no_output_needs_does_not_stop_run(tmp_path: Path) -> No
     assert (report.ok, report.checked, report.opaque) == (
         True,
         {"VariadicSplit": 1},
-        {"Relu": 1, "DepthToSpace": 1},
+        {"ReLU": 1, "DepthToSpace": 1},  # Relu by the name OpenVINO writes
     )
     x = np.arange(12, dtype=np.float32).reshape(2, 6)
     for _ in range(3):  # the checked path, then the shape plan

@@ -75,7 +75,16 @@ from datamove.ir._graph import Layer
 from datamove.ir._ops import SMALL, Info, bounds_of, transpose_order, with_bounds
 from datamove.ir._types import ELEMENT_TYPES, ElementType
 
-__all__ = ["BOUNDERS", "bound_layer", "elementwise", "meet", "moved", "reshaped", "wide_bounds"]
+__all__ = [
+    "BOUNDERS",
+    "ELEMENTWISE",
+    "bound_layer",
+    "elementwise",
+    "meet",
+    "moved",
+    "reshaped",
+    "wide_bounds",
+]
 
 Array = np.ndarray[Any, Any]
 Pair = tuple[Array, Array]  # (lower, upper) as object arrays of Python ints or floats
@@ -769,20 +778,21 @@ def moved(layer: Layer, ins: Sequence[Info]) -> Info | None:
 
 _MOVED: Final = ("Unsqueeze", "Squeeze", "Transpose", "Gather")
 # Element-wise layers of one data input (others, such as MVN's axes, do not change the shape):
-# the output has its shape, and its element type (Convert: its destination_type). Lower case:
-# OpenVINO reads a type in any case, and writes some its own way (ReLU, SoftMax).
+# the output has its shape, and its element type (Convert: its destination_type). Spelled as
+# OpenVINO writes them (ReLU, SoftMax); the reader gives a type in any case that spelling.
 _UNARY: Final = frozenset(
     {
-        "abs", "ceiling", "clamp", "convert", "cos", "elu", "erf", "exp", "floor", "gelu",
-        "hsigmoid", "hswish", "log", "logsoftmax", "mvn", "mish", "negative", "relu", "round",
-        "sigmoid", "sign", "sin", "softmax", "softplus", "sqrt", "swish", "tanh",
+        "Abs", "Ceiling", "Clamp", "Convert", "Cos", "Elu", "Erf", "Exp", "Floor", "Gelu",
+        "HSigmoid", "HSwish", "Log", "LogSoftmax", "MVN", "Mish", "Negative", "ReLU", "Round",
+        "Sigmoid", "Sign", "Sin", "SoftMax", "SoftPlus", "Sqrt", "Swish", "Tanh",
     }
 )  # fmt: skip
 _FLOATS: Final = frozenset({"f64", "f32", "f16", "bf16", "f8e4m3", "f8e5m2"})
 # Element-wise layers of two inputs broadcast by auto_broadcast, of the first's element type.
 _BINARY: Final = frozenset(
-    {"add", "divide", "maximum", "minimum", "multiply", "power", "squareddifference", "subtract"}
+    {"Add", "Divide", "Maximum", "Minimum", "Multiply", "Power", "SquaredDifference", "Subtract"}
 )
+ELEMENTWISE: Final = _UNARY | _BINARY | {"MatMul"}  # the types `elementwise` reads
 
 
 def elementwise(layer: Layer, ins: Sequence[Info]) -> tuple[Info, bool] | None:
@@ -799,9 +809,9 @@ def elementwise(layer: Layer, ins: Sequence[Info]) -> tuple[Info, bool] | None:
         return None
     if etype.name not in _FLOATS:
         return None  # integers: a shape subgraph's, whose values are `bound_layer`'s business
-    kind = layer.type.lower()
+    kind = layer.type
     if kind in _UNARY:
-        if kind == "convert":
+        if kind == "Convert":
             etype = attribute_type(layer, 0)
             if etype is None:
                 return None
@@ -817,7 +827,7 @@ def elementwise(layer: Layer, ins: Sequence[Info]) -> tuple[Info, bool] | None:
             dims = _broadcast_dims(a, b)
         else:
             return None
-    elif kind == "matmul":
+    elif kind == "MatMul":
         dims = _matmul_dims(layer, a, b)
     else:
         return None

@@ -36,6 +36,7 @@ from datamove.ir._types import ELEMENT_TYPES, OPENVINO_TYPE_NAMES, ElementType
 
 __all__ = [
     "FOLDERS",
+    "TYPE_ATTRIBUTES",
     "attribute_type",
     "axes_of",
     "broadcast_inputs",
@@ -91,7 +92,7 @@ _CONCRETE: Final = OPENVINO_TYPE_NAMES - {"dynamic", "undefined"}  # what a valu
 # The element-type attributes: of shape-subgraph layers, and of layers whose values are never
 # folded (NonZero, TopK, ...). RandomUniform's and ReadValue's type must also be their inputs'
 # (OpenVINO refuses an i32 RandomUniform of f32 bounds): that rule is not read here.
-_TYPE_ATTRIBUTES: Final = {
+TYPE_ATTRIBUTES: Final = {
     "Convert": (_Typed("destination_type", 1, (0,), None, _CONCRETE, "is not a value's type"),),
     "ShapeOf": (_Typed("output_type", 3, (0,), None, _INDEX, _NOT_INDEX),),
     "Range": (
@@ -112,17 +113,14 @@ _TYPE_ATTRIBUTES: Final = {
 }
 
 
-_CASELESS: Final = {name.lower(): reads for name, reads in _TYPE_ATTRIBUTES.items()}
-
-
 def _typed(layer: Layer) -> tuple[_Typed, ...]:
-    """The element-type attributes the layer's type (case ignored, as OpenVINO) and opset read."""
-    reads = _CASELESS.get(layer.type.lower(), ())
+    """The element-type attributes the layer's type and opset read."""
+    reads = TYPE_ATTRIBUTES.get(layer.type, ())
     return tuple(read for read in reads if opset_number(layer) >= read.since)
 
 
 def attribute_type(layer: Layer, port: int) -> ElementType | None:
-    """The element type an attribute gives the layer's output ``port`` (`_TYPE_ATTRIBUTES`).
+    """The element type an attribute gives the layer's output ``port`` (`TYPE_ATTRIBUTES`).
 
     OpenVINO 2026.4 gives the output that type whatever precision the port declares (a
     Convert's ``destination_type="i64"`` on a port of precision ``FP32`` gives i64). ``None``
@@ -136,7 +134,7 @@ def attribute_type(layer: Layer, port: int) -> ElementType | None:
 
 
 def type_refusal(layer: Layer) -> IRError | None:
-    """Why OpenVINO refuses to read a layer's element-type attribute (`_TYPE_ATTRIBUTES`), if so.
+    """Why OpenVINO refuses to read a layer's element-type attribute (`TYPE_ATTRIBUTES`), if so.
 
     OpenVINO 2026.4 refuses the file (reading it, or compiling it: a Convert to ``dynamic``)
     where the name is none of `OPENVINO_TYPE_NAMES` in any case (``"xyz"``, ``"fp32"``,

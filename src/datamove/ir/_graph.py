@@ -445,6 +445,15 @@ _TYPE_KEYS: Final = (
 )
 
 
+# The layer types OpenVINO reads in one spelling alone, by their lower-case spellings: what it
+# does with another (`type="const"`, `"Constant"`; `type="result"`), which datamove refuses.
+_EXACT_TYPES: Final = {
+    "const": ("Const", "OpenVINO refuses it"),
+    "constant": ("Const", "OpenVINO refuses it"),
+    "result": ("Result", "OpenVINO reads it as no output of the model (IR-28)"),
+}
+
+
 def _parse_layer(index: int, elem: Element, caseless: Mapping[str, str]) -> Layer:
     attrs = dict(elem.attrib)
     lid = attrs.get("id")
@@ -452,7 +461,20 @@ def _parse_layer(index: int, elem: Element, caseless: Mapping[str, str]) -> Laye
     if lid is None or ltype is None:
         raise IRError(f"layers[{index}]", attrs, "needs both an 'id' and a 'type' attribute")
     parse_int(lid, f"layers[{index}] id")  # OpenVINO reads layer ids as integers
-    ltype = caseless.get(ltype.lower(), ltype)
+    if ltype.isascii():  # OpenVINO ignores the case of ASCII letters alone ("TopK" with a Kelvin K)
+        low = ltype.lower()
+        exact = _EXACT_TYPES.get(low)
+        if exact is not None and ltype != exact[0]:
+            raise IRError(
+                "type",
+                ltype,
+                f"is not {exact[0]!r}: {exact[1]}",
+                hint=f'write type="{exact[0]}"',
+                layer_id=lid,
+                layer_name=attrs.get("name", lid),
+                layer_type=ltype,
+            )
+        ltype = caseless.get(low, ltype)
     data_elem = elem.find("data")
     data = dict(data_elem.attrib) if data_elem is not None else {}
     for key in _TYPE_KEYS:  # OpenVINO matches type names ignoring case: "F32" is f32
@@ -505,8 +527,10 @@ def parse_graph(
 ) -> Graph:
     """Parse and check the structure of an IR file (see the module docstring).
 
-    ``caseless`` maps the lower-case spelling of a layer type that OpenVINO looks up ignoring
-    case to its name (``{"split": "Split"}``); other types are kept as the file spells them.
+    ``caseless`` maps the lower-case spelling of each layer type datamove knows to its name
+    (``{"split": "Split"}``): a layer's type is read as OpenVINO reads it, its ASCII letters in
+    any case, and given that name, so that the rest of datamove matches it exactly; other types
+    are kept as the file spells them. A ``Const`` or ``Result`` spelled otherwise is an `IRError`.
     `read_model` calls it with the garbage collector paused (`gc_paused`).
     """
     root, reader = _parse_xml(xml_path, caseless)  # first: it checks that xml_path is a path

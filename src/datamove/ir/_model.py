@@ -25,11 +25,19 @@ from datamove._concat import concat, infer_concat
 from datamove._errors import DTypeError, ValidationError, a_kind, plural
 from datamove._files import open_regular, read_exactly
 from datamove._shape import Dimension, PartialShape, as_partial_shape
-from datamove.ir._bounds import BOUNDERS, bound_layer, elementwise, meet, moved, reshaped
+from datamove.ir._bounds import (
+    BOUNDERS,
+    ELEMENTWISE,
+    bound_layer,
+    elementwise,
+    meet,
+    moved,
+    reshaped,
+)
 from datamove.ir._cpu import KIND as CPU_NOTE
 from datamove.ir._cpu import Seen, cpu_notes
 from datamove.ir._errors import InputTypeError, IRError, UnsupportedOperatorError, where
-from datamove.ir._fold import FOLDERS, attribute_type, fold_failure, type_refusal
+from datamove.ir._fold import FOLDERS, TYPE_ATTRIBUTES, attribute_type, fold_failure, type_refusal
 from datamove.ir._graph import (
     Graph,
     Layer,
@@ -50,7 +58,6 @@ from datamove.ir._ops import (
     Method,
     Planner,
     Runner,
-    caseless_types,
     check_input_count,
     const_layout,
     data_ports,
@@ -1702,6 +1709,17 @@ def _program(moves: list[_Move], inputs: tuple[int, ...], results: list[int]) ->
     return cast("CodeType", scope["run"].__code__)
 
 
+def type_names() -> dict[str, str]:
+    """Every layer type datamove knows, by its lower-case spelling (``{"shapeof": "ShapeOf"}``).
+
+    The reader gives a layer the name here whatever the case of its ASCII letters, as OpenVINO
+    reads it, so every registry and every test of a type matches that name exactly
+    (`tests/ir/test_type_case.py` checks that it holds every name they test for).
+    """
+    names = (*LAYER_OPS, *FOLDERS, *BOUNDERS, *TYPE_ATTRIBUTES, *ELEMENTWISE)
+    return {name.lower(): name for name in names}
+
+
 def read_model(
     xml_path: str | os.PathLike[str], bin_path: str | os.PathLike[str] | None = None
 ) -> Model:
@@ -1736,4 +1754,4 @@ def read_model(
     <datamove.ir.Model 'example': IR v11, 6 layers, inputs ['x'], outputs ['parts_a', 'parts_b']>
     """
     with gc_paused():  # building the Model allocates as much again, none of it garbage
-        return Model(parse_graph(xml_path, bin_path, caseless=caseless_types()))
+        return Model(parse_graph(xml_path, bin_path, caseless=type_names()))

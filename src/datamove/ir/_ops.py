@@ -68,7 +68,6 @@ __all__ = [
     "Planner",
     "Runner",
     "bounds_of",
-    "caseless_types",
     "check_input_count",
     "const_layout",
     "data_ports",
@@ -201,7 +200,6 @@ class LayerOp:
     output_count: Callable[[Layer, Sequence[Info]], int | None] | None = None
     version: int = 1  # the operator's version (Slice-8), the first opset that holds it
     newest_opset: int = MAX_OPSET  # the versions read: opset{version} to this
-    exact_case: bool = False  # OpenVINO matches the type's spelling exactly (Const)
     # Counted in CheckReport.checked; False for the ends of the graph (Parameter, Const, Result).
     counted: bool = True
     # Each output dim is an input dim or a constant one, so every input shape gives one output
@@ -1136,7 +1134,7 @@ LAYER_OPS: Final[dict[str, LayerOp]] = {
         LayerOp(  # opset17 too
             "Parameter", (0,), _parameter_infer, newest_opset=MAX_OPSET + 1, counted=False
         ),
-        LayerOp("Const", (0,), _const_infer, exact_case=True, counted=False),
+        LayerOp("Const", (0,), _const_infer, counted=False),
         LayerOp(
             "Result",
             (1,),
@@ -1190,11 +1188,6 @@ LAYER_OPS: Final[dict[str, LayerOp]] = {
         ),
     )
 }
-
-
-def caseless_types() -> dict[str, str]:
-    """Lower-case spelling -> type, for the types OpenVINO looks up ignoring case (not Const)."""
-    return {name.lower(): name for name, op in LAYER_OPS.items() if not op.exact_case}
 
 
 # -- dispatch ----------------------------------------------------------------------------------
