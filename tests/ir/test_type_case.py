@@ -6,8 +6,10 @@ v11 and whatever the version. datamove's reader gives such a layer the name it k
 by, so the model reads, checks, folds, runs and saves as the one spelled right. Two types
 OpenVINO reads in one spelling alone: a ``Const`` spelled otherwise (or ``Constant``) it refuses
 to read, and a ``Result`` spelled otherwise it reads as no output of the model (IR-28); datamove
-refuses both with an `IRError` naming the layer and the spelling. Each model is written with
-the opset API, its types then edited in the XML text.
+refuses both with an `IRError` naming the layer and the spelling. So are the bool attributes
+datamove reads (``"True"``, ``"1"``, ``"0"``) and ``auto_broadcast`` (``"NUMPY"``); a bool
+OpenVINO does not know it reads as the operator's default, which datamove does not (IR-29).
+Each model is written with the opset API, its types or attributes then edited in the XML text.
 """
 
 from __future__ import annotations
@@ -209,3 +211,115 @@ def test_the_reader_knows_every_type_datamove_tests_for() -> None:
     assert {"Abs", "Const", "Convert", "Result", "ShapeOf", "StridedSlice"} <= compared
     assert compared - known == set()
     assert all(name.lower() == low for low, name in reader.type_names().items())
+
+
+# -- attribute values in any case ----------------------------------------------------------------
+def _attribute_model(which: str) -> Any:
+    """x [?,6] through a Reshape (special_zero), a Slice whose stop a Divide computes
+    (m_pythondiv, auto_broadcast), or a Reshape by a ReduceProd (keep_dims)."""
+    x = o8.parameter([-1, 6], np.float32, name="x")
+    if which == "special_zero":
+        return ov.Model([o1.reshape(x, _c([0, 3, -1]), special_zero=True)], [x], "m")
+    if which == "keep_dims":
+        rows = o1.reduce_prod(o8.shape_of(x), _c([0]), keep_dims=True)
+        return ov.Model([o1.reshape(x, o8.concat([rows, _c([1])], 0), False)], [x], "m")
+    cols = o8.gather(o8.shape_of(x), _c([1]), _c(0))
+    stop = o1.divide(o1.multiply(cols, _c([-1])), _c([4]))  # -6 / 4: -2 floored, -1 truncated
+    return ov.Model([o8.slice(x, _c([0]), stop, _c([1]), _c([1]))], [x], "m")
+
+
+def _attribute_file(tmp_path: Path, which: str, old: str, new: str) -> Path:
+    path = tmp_path / "m.xml"
+    ov.save_model(_attribute_model(which), str(path), compress_to_fp16=False)
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new))
+    return path
+
+
+# (model, the attribute as saved, another spelling, the output shape both give)
+ATTRIBUTES = [
+    *(
+        pytest.param("special_zero", 'special_zero="true"', f'special_zero="{v}"', (2, 3, 2), id=v)
+        for v in ("True", "TRUE", "1")
+    ),
+    *(
+        pytest.param("divide", 'm_pythondiv="true"', f'm_pythondiv="{v}"', (2, 4), id=f"div {v}")
+        for v in ("True", "1")
+    ),
+    *(
+        pytest.param("divide", 'm_pythondiv="true"', f'm_pythondiv="{v}"', (2, 5), id=f"div {v}")
+        for v in ("FALSE", "False", "0")
+    ),
+    pytest.param("divide", 'auto_broadcast="numpy"', 'auto_broadcast="NUMPY"', (2, 4), id="NUMPY"),
+    pytest.param("divide", 'auto_broadcast="numpy"', 'auto_broadcast="Numpy"', (2, 4), id="Numpy"),
+    *(
+        pytest.param("keep_dims", 'keep_dims="true"', f'keep_dims="{v}"', (12, 1), id=f"keep {v}")
+        for v in ("TRUE", "1")
+    ),
+]
+
+
+@pytest.mark.parametrize(("which", "old", "new", "shape"), ATTRIBUTES)
+def test_a_bool_or_broadcast_mode_in_any_case_runs_as_in_openvino(
+    tmp_path: Path, which: str, old: str, new: str, shape: tuple[int, ...]
+) -> None:
+    path = _attribute_file(tmp_path, which, old, new)
+    ((_, want),) = openvino_oracle.run_ir(path, {"x": X})
+    assert np.asarray(want).shape == shape
+    model = ir.read_model(path)
+    # the file declares the output of m_pythondiv="true": [?,4], which false makes [?,5]
+    stale = [("shape", "Slice")] if shape == (2, 5) else []
+    assert [(p.kind, p.layer_type) for p in model.check().problems] == stale
+    (got,) = model.run({"x": X}).values()
+    np.testing.assert_array_equal(got, want)
+    saved = tmp_path / "saved.xml"
+    ir.save_model(model, saved)  # written as OpenVINO writes it
+    key, value = new.split('="')
+    value = {"1": "true", "0": "false"}.get(value[:-1], value[:-1].lower())
+    assert f'{key}="{value}"' in saved.read_text()
+
+
+@pytest.mark.parametrize("value", ["0", "FALSE"])
+def test_special_zero_false_in_any_case_is_refused_by_both(tmp_path: Path, value: str) -> None:
+    # [0, 3, -1] without special_zero: a dim of 0 beside a -1, which neither can size
+    path = _attribute_file(
+        tmp_path, "special_zero", 'special_zero="true"', f'special_zero="{value}"'
+    )
+    with pytest.raises(openvino_oracle.OpenVINOError):
+        openvino_oracle.run_ir(path, {"x": X})
+    with pytest.raises(ir.IRError, match="Reshape"):
+        ir.read_model(path).run({"x": X})
+
+
+@pytest.mark.parametrize("value", ["yes", "", " true"])
+def test_a_bool_openvino_does_not_know_is_not_taken_as_its_default(
+    tmp_path: Path, value: str
+) -> None:
+    # IR-29: OpenVINO reads special_zero="yes" as false, m_pythondiv="yes" as true (the
+    # defaults); datamove refuses the Reshape, and does not fold the Divide
+    path = _attribute_file(tmp_path, "divide", 'm_pythondiv="true"', f'm_pythondiv="{value}"')
+    assert openvino_oracle.run_ir(path, {"x": X})[0][1].shape == (2, 4)
+    with pytest.raises(ir.IRError, match=r"\(Divide\): cannot run with input shapes"):
+        ir.read_model(path).run({"x": X})
+    (tmp_path / "r").mkdir()
+    new = f'special_zero="{value}"'
+    target = _attribute_file(tmp_path / "r", "special_zero", 'special_zero="true"', new)
+    with pytest.raises(openvino_oracle.OpenVINOError):  # as false: [0, 3, -1] is refused
+        openvino_oracle.run_ir(target, {"x": X})
+    report = ir.read_model(target).check()
+    assert [(p.kind, p.layer_type) for p in report.problems] == [("attribute", "Reshape")]
+    assert "special_zero" in report.problems[0].message
+
+
+def test_a_reshape_without_special_zero_is_refused(tmp_path: Path) -> None:
+    # IR-29: OpenVINO reads it as false ([3, -1] on [2,6]: (3, 4)); datamove guesses no default
+    x = o8.parameter([-1, 6], np.float32, name="x")
+    path = tmp_path / "m.xml"
+    reshape = o1.reshape(x, _c([3, -1]), special_zero=False)
+    ov.save_model(ov.Model([reshape], [x], "m"), str(path), compress_to_fp16=False)
+    path.write_text(path.read_text().replace('special_zero="false"', ""))
+    assert openvino_oracle.run_ir(path, {"x": X})[0][1].shape == (3, 4)
+    (problem,) = ir.read_model(path).check().problems
+    assert (problem.kind, problem.layer_type) == ("attribute", "Reshape")
+    assert "special_zero=None" in problem.message

@@ -437,12 +437,26 @@ def _parse_port(elem: Element, layer: Layer, argument: str) -> Port:
     return Port(pid, precision, shape, bool(texts), names)
 
 
-# The <data> attributes that name an element type: read in lower case where that is a name
-# OpenVINO knows (a name it does not know stays as written, for the error that names it).
-_TYPE_KEYS: Final = (
-    *("element_type", "destination_type", "output_type", "index_element_type"),
-    *("count_element_type", "convert_type", "variable_type"),
-)
+# The <data> attributes whose values OpenVINO reads ignoring the case of ASCII letters, each
+# with the values datamove reads by their lower-case spellings: an element type ("F32" is f32),
+# a bool ("True" and "1" are true, "0" false) and a broadcast mode ("NUMPY"). Another value
+# stays as written, for the check that names it (OpenVINO reads a bool it does not know, "yes",
+# as the operator's default: datamove does not guess it).
+_TYPE_NAMES: Final = {name: name for name in OPENVINO_TYPE_NAMES}
+_BOOLS: Final = {"true": "true", "1": "true", "false": "false", "0": "false"}
+_CASELESS_VALUES: Final[dict[str, Mapping[str, str]]] = {
+    **dict.fromkeys(
+        (
+            *("element_type", "destination_type", "output_type", "index_element_type"),
+            *("count_element_type", "convert_type", "variable_type"),
+        ),
+        _TYPE_NAMES,
+    ),
+    **dict.fromkeys(
+        ("special_zero", "m_pythondiv", "keep_dims", "transpose_a", "transpose_b"), _BOOLS
+    ),
+    "auto_broadcast": {name: name for name in ("numpy", "none", "pdpd", "explicit")},
+}
 
 
 # The layer types OpenVINO reads in one spelling alone, by their lower-case spellings: what it
@@ -477,12 +491,10 @@ def _parse_layer(index: int, elem: Element, caseless: Mapping[str, str]) -> Laye
         ltype = caseless.get(low, ltype)
     data_elem = elem.find("data")
     data = dict(data_elem.attrib) if data_elem is not None else {}
-    for key in _TYPE_KEYS:  # OpenVINO matches type names ignoring case: "F32" is f32
-        name = data.get(key)
-        if name is not None and name not in OPENVINO_TYPE_NAMES:
-            low = name.lower()
-            if low in OPENVINO_TYPE_NAMES:
-                data[key] = low
+    for key, value in data.items():  # (a few keys a layer: faster than looking each up)
+        names = _CASELESS_VALUES.get(key)
+        if names is not None and value.isascii():
+            data[key] = names.get(value.lower(), value)
     layer = Layer(
         index, lid, attrs.get("name", lid), ltype, attrs.get("version", ""), data, attrs, (), ()
     )
