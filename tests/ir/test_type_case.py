@@ -215,8 +215,8 @@ def test_the_reader_knows_every_type_datamove_tests_for() -> None:
 
 # -- attribute values in any case ----------------------------------------------------------------
 def _attribute_model(which: str) -> Any:
-    """x [?,6] through a Reshape (special_zero), a Slice whose stop a Divide computes
-    (m_pythondiv, auto_broadcast), or a Reshape by a ReduceProd (keep_dims)."""
+    """x [?,6] through a Reshape (special_zero), a Slice whose stop a Divide (m_pythondiv,
+    auto_broadcast) or a Broadcast (mode) computes, or a Reshape by a ReduceProd (keep_dims)."""
     x = o8.parameter([-1, 6], np.float32, name="x")
     if which == "special_zero":
         return ov.Model([o1.reshape(x, _c([0, 3, -1]), special_zero=True)], [x], "m")
@@ -224,6 +224,9 @@ def _attribute_model(which: str) -> Any:
         rows = o1.reduce_prod(o8.shape_of(x), _c([0]), keep_dims=True)
         return ov.Model([o1.reshape(x, o8.concat([rows, _c([1])], 0), False)], [x], "m")
     cols = o8.gather(o8.shape_of(x), _c([1]), _c(0))
+    if which == "broadcast":  # stop [6, 6]
+        stop = o3.broadcast(cols, _c([2]), broadcast_spec="bidirectional")
+        return ov.Model([o8.slice(x, _c([0, 0]), stop, _c([1, 1]), _c([0, 1]))], [x], "m")
     stop = o1.divide(o1.multiply(cols, _c([-1])), _c([4]))  # -6 / 4: -2 floored, -1 truncated
     return ov.Model([o8.slice(x, _c([0]), stop, _c([1]), _c([1]))], [x], "m")
 
@@ -253,6 +256,10 @@ ATTRIBUTES = [
     ),
     pytest.param("divide", 'auto_broadcast="numpy"', 'auto_broadcast="NUMPY"', (2, 4), id="NUMPY"),
     pytest.param("divide", 'auto_broadcast="numpy"', 'auto_broadcast="Numpy"', (2, 4), id="Numpy"),
+    *(
+        pytest.param("broadcast", 'mode="bidirectional"', f'mode="{v}"', (2, 6), id=f"mode {v}")
+        for v in ("BIDIRECTIONAL", "Bidirectional", "NUMPY")
+    ),
     *(
         pytest.param("keep_dims", 'keep_dims="true"', f'keep_dims="{v}"', (12, 1), id=f"keep {v}")
         for v in ("TRUE", "1")

@@ -439,11 +439,13 @@ def _parse_port(elem: Element, layer: Layer, argument: str) -> Port:
 
 # The <data> attributes whose values OpenVINO reads ignoring the case of ASCII letters, each
 # with the values datamove reads by their lower-case spellings: an element type ("F32" is f32),
-# a bool ("True" and "1" are true, "0" false) and a broadcast mode ("NUMPY"). Another value
+# a bool ("True" and "1" are true, "0" false) and a broadcast mode ("NUMPY"; a "mode" of
+# another name, an Interpolate's "NEAREST", is not datamove's business). Another value
 # stays as written, for the check that names it (OpenVINO reads a bool it does not know, "yes",
 # as the operator's default: datamove does not guess it).
 _TYPE_NAMES: Final = {name: name for name in OPENVINO_TYPE_NAMES}
 _BOOLS: Final = {"true": "true", "1": "true", "false": "false", "0": "false"}
+_MODES: Final = {name: name for name in ("numpy", "none", "pdpd", "explicit", "bidirectional")}
 _CASELESS_VALUES: Final[dict[str, Mapping[str, str]]] = {
     **dict.fromkeys(
         (
@@ -455,7 +457,7 @@ _CASELESS_VALUES: Final[dict[str, Mapping[str, str]]] = {
     **dict.fromkeys(
         ("special_zero", "m_pythondiv", "keep_dims", "transpose_a", "transpose_b"), _BOOLS
     ),
-    "auto_broadcast": {name: name for name in ("numpy", "none", "pdpd", "explicit")},
+    **dict.fromkeys(("auto_broadcast", "mode"), _MODES),  # (Broadcast's mode)
 }
 
 
