@@ -1246,9 +1246,7 @@ class Slicing:
                     a, b, c = x, x - 1, -1  # the same element backwards, on every size
             else:
                 assert isinstance(x, Cut)
-                c = x.step
-                a = (0 if c > 0 else -1) if x.start is None else x.start
-                b = (INT64_MAX if c > 0 else INT64_MIN) if x.stop is None else x.stop
+                a, b, c = _slice_numbers(x, d, "Slice")
                 if takes_whole(a, b, c, 0, 0) or _whole_on(x, d):
                     continue  # all of the axis, in order, on every allowed size: no cut
                 if rule == BOTH and (b == _INT32_MAX or (b == INT64_MAX and c < 0)):
@@ -1625,11 +1623,11 @@ def _distance(x: Cut, d: int) -> int:
     return r.start - r.stop
 
 
-def _ov_numbers(x: Cut, dim: Dimension, dialect: str) -> tuple[int, int, int]:
-    """The start, stop and step OpenVINO's shape inference reads for ``x`` as ``dialect`` writes it.
+def _slice_numbers(x: Cut, dim: Dimension, dialect: str) -> tuple[int, int, int]:
+    """The start, stop and step ``x`` is written with in ``dialect``, as OpenVINO reads them.
 
-    Slice-8's numbers (as `_ops` writes them), or for StridedSlice-1 a mask's own defaults
-    (from the interval's largest size, ``INT64_MAX`` where unbounded).
+    Slice-8's and ONNX Slice's numbers (``"Slice"``: `_ops` writes them), or for StridedSlice-1
+    a mask's own defaults (from the interval's largest size, ``INT64_MAX`` where unbounded).
     """
     c = x.step
     if dialect == "Slice":
@@ -1679,7 +1677,7 @@ def openvino_declared(x: Cut, dim: Dimension, dialect: str) -> tuple[int, int | 
     ``(least, most)``, ``most`` ``None`` where unbounded; ``None`` where the first is the
     longer: OpenVINO's empty interval, which holds no length.
     """
-    a, b, c = _ov_numbers(x, dim, dialect)
+    a, b, c = _slice_numbers(x, dim, dialect)
     low = _ov_length(dim.min, a, b, c)
     high = _ov_length(dim.max, a, b, c)
     assert low is not None  # a finite size gives a finite length
