@@ -43,6 +43,7 @@ from datamove._dialects import (
     expand,
     index_at,
     index_need,
+    over_ranks,
     same_cut,
     shape_dims,
     some_size,
@@ -118,20 +119,6 @@ def _unrunnable(
     return ex, None
 
 
-def _over_ranks(
-    s: Slicing, shape: ShapeLike | None, op: str, ranked: Callable[[PartialShape], Shape | None]
-) -> Shape | None:
-    ps = shape_dims(shape, op)
-    if ps.rank is not None:
-        return ranked(ps)
-    # Ranks past the addressed axes add whole axes in the ellipsis: one of them shows every case.
-    for rank in range(addressed(s.entries) + 2):
-        w = ranked(PartialShape.dynamic(rank))
-        if w is not None:
-            return w
-    return None
-
-
 # -- identity -------------------------------------------------------------------------------------
 def _identity_ranked(s: Slicing, ps: PartialShape) -> Shape | None:
     assert ps.rank is not None
@@ -188,7 +175,8 @@ def _identity_ranked(s: Slicing, ps: PartialShape) -> Shape | None:
 
 def identity_witness(s: Slicing, shape: ShapeLike | None = None) -> Shape | None:
     """An allowed static shape on which ``s`` does not return its input unchanged, or None."""
-    return _over_ranks(s, shape, "Slicing.is_identity", lambda ps: _identity_ranked(s, ps))
+    ps = shape_dims(shape, "Slicing.is_identity")
+    return over_ranks(ps, addressed(s.entries), lambda p: _identity_ranked(s, p))
 
 
 # -- emptiness ------------------------------------------------------------------------------------
@@ -212,7 +200,8 @@ def _empty_ranked(s: Slicing, ps: PartialShape) -> Shape | None:
 
 def empty_witness(s: Slicing, shape: ShapeLike | None = None) -> Shape | None:
     """An allowed static shape on which ``s`` gives at least one element (or cannot run)."""
-    return _over_ranks(s, shape, "Slicing.is_empty", lambda ps: _empty_ranked(s, ps))
+    ps = shape_dims(shape, "Slicing.is_empty")
+    return over_ranks(ps, addressed(s.entries), lambda p: _empty_ranked(s, p))
 
 
 # -- canonical form -------------------------------------------------------------------------------

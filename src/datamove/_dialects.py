@@ -1489,14 +1489,8 @@ class Slicing:
         """
         other = as_slicing("Slicing.difference", "other", other)
         ps = shape_dims(shape, "Slicing.equivalent")
-        if ps.rank is not None:
-            return _first_difference(self, other, ps)
         k = addressed(self.entries + other.entries)
-        for rank in range(k + 2):
-            w = _first_difference(self, other, PartialShape.dynamic(rank))
-            if w is not None:
-                return w
-        return None
+        return over_ranks(ps, k, lambda p: _first_difference(self, other, p))
 
     def equivalent(self, other: Slicing | str, shape: ShapeLike | None = None) -> bool:
         """Whether the two select the same elements on every shape ``shape`` allows.
@@ -1903,6 +1897,20 @@ def as_slicing(op: str, name: str, s: Any) -> Slicing:
             op, name, s, "is not a dm.Slicing or a NumPy expression such as 'x[1:, ::-1]'"
         )
     return s
+
+
+def over_ranks(
+    ps: PartialShape, k: int, ranked: Callable[[PartialShape], tuple[int, ...] | None]
+) -> tuple[int, ...] | None:
+    """``ranked(ps)``, or on an unknown rank its first witness on ranks 0 to ``k + 1``."""
+    if ps.rank is not None:
+        return ranked(ps)
+    # Past the k axes addressed, ranks add whole axes in the ellipsis: one shows every case.
+    for rank in range(k + 2):
+        w = ranked(PartialShape.dynamic(rank))
+        if w is not None:
+            return w
+    return None
 
 
 def _first_difference(s: Slicing, t: Slicing, ps: PartialShape) -> tuple[int, ...] | None:
