@@ -39,6 +39,7 @@ from datamove._dialects import (
     addressed,
     as_slicing,
     axes_of,
+    bisect_first,
     decide,
     expand,
     index_at,
@@ -251,14 +252,11 @@ def _one_at_most(x: Cut, dim: Dimension) -> Cut | None:
         if _agree(up, x, dim):
             c, sign = up, 1
     c = _unbounded(c, x, dim)
-    lo, hi = 1, INT64_MAX  # takes one at most with step hi: the smallest such step
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if _agree(Cut.make(c.start, c.stop, sign * mid, c.rule), x, dim):
-            hi = mid
-        else:
-            lo = mid + 1
-    return Cut.make(c.start, c.stop, sign * hi, c.rule)
+    # It takes one at most with step INT64_MAX: the smallest such step.
+    step = bisect_first(
+        lambda k: _agree(Cut.make(c.start, c.stop, sign * k, c.rule), x, dim), 1, INT64_MAX
+    )
+    return Cut.make(c.start, c.stop, sign * step, c.rule)
 
 
 def _unbounded(c: Cut, x: Cut, dim: Dimension) -> Cut:

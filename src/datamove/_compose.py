@@ -48,6 +48,7 @@ from datamove._dialects import (
     Slicing,
     addressed,
     as_slicing,
+    bisect_first,
     breakpoints,
     dim_at,
     edges,
@@ -133,13 +134,8 @@ def _crossings(c: Cut, lo: int, top: int, edges: list[int], levels: set[int]) ->
         for t in levels:
             if not (min(lu, lv) < t <= max(lu, lv)):
                 continue
-            a, b = u, v  # first size whose length is >= t (rising) or < t (falling)
-            while a < b:
-                m = (a + b) // 2
-                if (len(c.range(m)) >= t) == rising:
-                    b = m
-                else:
-                    a = m + 1
+            # the first size whose length is >= t (rising) or < t (falling); B023: run at once
+            a = bisect_first(lambda d: (len(c.range(d)) >= t) == rising, u, v)  # noqa: B023
             out.update(x for x in (a - 1, a, a + 1) if lo <= x <= top)
     return out
 

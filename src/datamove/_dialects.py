@@ -1731,10 +1731,7 @@ def _first_refused(
             return a
         if not test(length(b)):
             return None
-        while a < b:  # the first size where the test holds (it holds from there on)
-            mid = (a + b) // 2
-            a, b = (a, mid) if test(length(mid)) else (mid + 1, b)
-        return a
+        return bisect_first(lambda d: test(length(d)), a, b)
 
     for u, nxt in itertools.pairwise([*starts, top + 1]):
         found = []
@@ -1776,10 +1773,7 @@ def _reaching(a: int | None, c: int, t: int, lo: int, top: int) -> int | None:
         v = first + (t - first) % m
         if v > min(t, last):
             return None
-    while d0 < top:  # the first size whose start is v
-        mid = (d0 + top) // 2
-        d0, top = (d0, mid) if _start_at(a, c, mid) >= v else (mid + 1, top)
-    return d0
+    return bisect_first(lambda d: _start_at(a, c, d) >= v, d0, top)  # the first start at v
 
 
 def _unsqueeze_needs(new: list[int], need: int) -> bool:
@@ -2006,6 +2000,14 @@ def decide(
     return _scan(same, starts, top, period)
 
 
+def bisect_first(holds: Callable[[int], bool], lo: int, hi: int) -> int:
+    """The smallest size in ``[lo, hi]`` where ``holds``, which holds from there to ``hi``."""
+    while lo < hi:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if holds(mid) else (mid + 1, hi)
+    return lo
+
+
 def _scan(same: Callable[[int], bool], starts: list[int], top: int, period: int) -> int | None:
     """The smallest size up to ``top`` where ``same`` fails: three periods from each start."""
     for u, nxt in itertools.pairwise([*(u for u in starts if u <= top), top + 1]):
@@ -2026,10 +2028,7 @@ def _first_pair(cuts: tuple[Cut, ...], starts: list[int], top: int) -> int | Non
         for c in cuts:
             if len(c.range(nxt - 1)) < 2 and len(c.range(u)) < 2:
                 continue
-            a, b = u, nxt - 1  # two at b; the first size in [a, b] with two
-            while a < b:
-                mid = (a + b) // 2
-                a, b = (a, mid) if len(c.range(mid)) >= 2 else (mid + 1, b)
+            a = bisect_first(lambda d: len(c.range(d)) >= 2, u, nxt - 1)  # noqa: B023 - at once
             found = a if found is None else min(found, a)
         if found is not None:
             return found
