@@ -174,9 +174,9 @@ def _normal(
     start: int | None, stop: int | None, step: int, rule: str
 ) -> tuple[int | None, int | None, int, str]:
     """``Cut.make``'s normal form of these numbers (see there)."""
-    # Beyond every size, the same for every axis, as from_numpy reads them (`_bound`): compose
-    # and canonical compute numbers past int64 (a stop of INT64_MIN - 1), which repr would write
-    # and from_numpy read back as another cut.
+    # Beyond every size, the same for every axis: from_numpy's numbers, and those compose and
+    # canonical compute past int64 (a stop of INT64_MIN - 1), which repr would write and
+    # from_numpy read back as another cut.
     start = None if start is None else max(INT64_MIN, min(start, INT64_MAX))
     stop = None if stop is None else max(INT64_MIN, min(stop, INT64_MAX))
     step = max(-INT64_MAX, min(step, INT64_MAX))
@@ -241,10 +241,8 @@ def _index_int(op: str, where: str, value: Any) -> int:
 
 
 def _bound(op: str, where: str, value: Any) -> int | None:
-    if value is None:
-        return None
-    v = value if type(value) is int else _index_int(op, where, value)
-    return max(INT64_MIN, min(v, INT64_MAX))  # beyond every size: the same for every axis
+    """A slice's bound or step as an int (``Cut.make`` clamps it to int64)."""
+    return value if value is None or type(value) is int else _index_int(op, where, value)
 
 
 def _from_items(op: str, items: Iterable[Any]) -> tuple[Any, ...]:
@@ -259,10 +257,9 @@ def _from_items(op: str, items: Iterable[Any]) -> tuple[Any, ...]:
             step = _bound(op, where + ".step", item.step)
             if step == 0:
                 raise ValidationError(op, where, item, "has step 0; a step must be non-zero")
-            step = 1 if step is None else max(step, -INT64_MAX)
             start = _bound(op, where + ".start", item.start)
             stop = _bound(op, where + ".stop", item.stop)
-            entries.append(Cut.make(start, stop, step, NUMPY))
+            entries.append(Cut.make(start, stop, 1 if step is None else step, NUMPY))
         else:
             v = _index_int(op, where, item)
             if not INT64_MIN <= v <= INT64_MAX:
