@@ -191,6 +191,25 @@ def test_an_index_out_of_range_is_refused_as_convert_refuses_it(
         assert convert(["x[5]", "--shape", shape, "--to", to]) == (code, out, err)
 
 
+@pytest.mark.parametrize(("dialects", "op"), [([], "Slicing"), (["--as", "onnx"], "ONNX Slice")])
+def test_an_index_no_unbounded_size_holds_is_refused_as_convert_refuses_it(
+    dialects: list[str], op: str
+) -> None:
+    # On [?] explain gave infer's "StridedSlice: begin[0]=... shrink_axis_mask[0]" message, and
+    # convert wrote the index: an unbounded size holds those below 2**63 - 1, none this one.
+    index = "x[9223372036854775806]"
+    code, out, err = explain([index, "--shape", "?", *dialects])
+    assert (code, out) == (1, "")
+    assert err == (
+        f"datamove: error: {op}: shape='[?]' allows sizes ? on axis 0, where index "
+        f"9223372036854775806 of {index} is out of range on every one: it needs size "
+        "9223372036854775807 or more (NumPy raises IndexError) (hint: an unbounded dimension "
+        "holds the sizes below 2**63 - 1)\n"
+    )
+    if dialects:
+        assert convert([index, "--shape", "?", "--to", "onnx"]) == (code, out, err)
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [

@@ -829,26 +829,25 @@ def test_torch_steps_past_its_overflow_limit() -> None:
 def test_an_index_at_the_int64_ends_is_written_in_int64() -> None:
     # x[2**63 - 1] runs on no shape; its Slice and StridedSlice end was written 2**63, which no
     # int64 input holds (dm.strided_slice refused the value, not the index; ONNX and TensorFlow
-    # cannot take it), and Slicing.difference named the size 2**63, which no shape allows.
-    for text in (
-        f"x[{INT64_MAX}]",
-        f"x[..., {INT64_MAX}]",
-        f"x[{INT64_MIN}]",
-        f"x[{INT64_MAX - 1}]",
-    ):
+    # cannot take it), and Slicing.difference named the size 2**63, which no shape allows. Now
+    # every emitter refuses an index no size below INT64_MAX holds, on every shape
+    # (test_an_index_no_size_below_int64_max_holds_is_refused); x[2**63 - 3] runs on 2**63 - 2.
+    s = dm.Slicing.from_numpy(f"x[{INT64_MAX - 2}]")
+    for shape in (None, "[?]", "[2..]"):
+        written = [s.to_strided_slice(shape), s.to_tf(shape)]
+        written += [p for _, p in s.to_slice(shape) + s.to_onnx(shape)]
+        for p in written:
+            for v in p.values():
+                assert all(INT64_MIN <= k <= INT64_MAX for k in np.ravel(v)), (shape, p)
+    for text in (f"x[{INT64_MAX}]", f"x[..., {INT64_MAX}]", f"x[{INT64_MIN}]"):
         s = dm.Slicing.from_numpy(text)
         for shape in (None, "[?]", "[2..]"):
-            written = [s.to_strided_slice(shape), s.to_tf(shape)]
-            written += [p for _, p in s.to_slice(shape) + s.to_onnx(shape)]
-            for p in written:
-                for v in p.values():
-                    assert all(INT64_MIN <= k <= INT64_MAX for k in np.ravel(v)), (text, p)
             w = s.difference(dm.Slicing.from_numpy("x[()]"), shape)
             assert w is not None
             assert w in dm.PartialShape(shape or [None] * len(w)), (text, shape, w)
         x = np.arange(4)
         with pytest.raises(dm.ValidationError, match="out of range"):
-            dm.strided_slice(x, **s.to_strided_slice())
+            dm.strided_slice(x, **s.to_strided_slice([5]))
         with pytest.raises(dm.ValidationError, match="out of range"):
             s(x)
 
@@ -1212,16 +1211,20 @@ def test_an_index_out_of_range_of_every_allowed_size_is_refused_else_written() -
 
 def test_an_index_no_size_below_int64_max_holds_is_refused() -> None:
     # x[2**63 - 2] needs size 2**63 - 1, which no allowed size reaches: to_dml gave a witness (1,)
-    # it does not run on (the emitters of unbounded sizes write it, and the runtime decides:
-    # test_an_index_at_the_int64_ends_is_written_in_int64); x[2**63 - 3] on [?] runs on one
-    # size only, 2**63 - 2.
+    # it does not run on; the other emitters wrote it for the runtime to refuse, and infer named
+    # StridedSlice's begin[0], which the user never wrote. x[2**63 - 3] on [?] runs on one size
+    # only, 2**63 - 2.
     for text in ("x[9223372036854775806]", "x[-9223372036854775807]", "x[-9223372036854775808]"):
         s = dm.Slicing.from_numpy(text)
-        for name, shape in itertools.product(("to_dml", "to_webnn"), ("[?]", "[...]", "[3..]")):
-            with pytest.raises(dm.ValidationError, match="on every one") as info:
-                getattr(s, name)(shape)
-            assert not isinstance(info.value, dm.NotExpressible), (text, name, shape)
-            assert info.value.hint == "an unbounded dimension holds the sizes below 2**63 - 1"
+        for shape in ("[?]", "[...]", "[3..]", None):
+            calls = [(name, getattr(s, name)) for name in _EMITTERS]
+            calls += [("Slicing", s.infer)] if shape is not None else []
+            for name, call in calls:
+                with pytest.raises(dm.ValidationError, match="on every one") as info:
+                    call(shape)
+                assert not isinstance(info.value, dm.NotExpressible), (text, name, shape)
+                assert info.value.op == _DIALECT.get(name, name), (text, name, shape)
+                assert info.value.hint == "an unbounded dimension holds the sizes below 2**63 - 1"
     s = dm.Slicing.from_numpy("x[9223372036854775805]")
     with pytest.raises(dm.NotExpressible) as info:
         s.to_dml("[?,?]")
@@ -1239,6 +1242,25 @@ _FAR_DIMS = (
     (0, INT64_MAX),
     (INT64_MAX - 2, INT64_MAX),
 )
+
+
+def _raised(call: Any, *args: Any) -> dm.ValidationError | None:
+    """The ``ValidationError`` ``call(*args)`` raises, else None."""
+    try:
+        call(*args)
+    except dm.ValidationError as e:
+        return e
+    return None
+
+
+def _index_rule(e: dm.ValidationError | None, op: str) -> str | None:
+    """The rule of an index refusal ``e``, checked to name ``op``; else None."""
+    if e is None or isinstance(e, dm.NotExpressible):
+        return None
+    if not e.rule.endswith("(NumPy raises IndexError)"):
+        return None
+    assert e.op == op, e
+    return e.rule  # type: ignore[no-any-return]
 
 
 @settings(max_examples=examples(300), deadline=None)
@@ -1260,14 +1282,14 @@ def test_every_witness_is_a_shape_the_slicing_runs_on(
     # x[:, 5] on [?,..5] was refused by to_dml with the witness (2, 0), where index 5 is out of
     # range: a witness lies inside the shape, and NumPy (and infer) run the slicing on it. Indices
     # and sizes near the int64 ends too: x[2**63 - 2] on [?] had the witness (1,).
+    # An index refusal is one rule: every emitter and infer give it alike (infer named
+    # StridedSlice's begin where the size is unbounded).
     s, text = dm.Slicing.from_numpy(index), shape_text(shape)
+    rule = _index_rule(_raised(s.infer, text or "[...]"), "Slicing")
     for name in _EMITTERS:
-        w = None
-        with contextlib.suppress(dm.ValidationError):
-            try:
-                getattr(s, name)(text)
-            except dm.NotExpressible as e:
-                w = e.witness
+        e = _raised(getattr(s, name), text)
+        assert _index_rule(e, _DIALECT[name]) == rule, (name, e, rule)
+        w = e.witness if isinstance(e, dm.NotExpressible) else None
         if w is None:
             continue
         if shape is not None:

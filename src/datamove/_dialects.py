@@ -23,8 +23,8 @@ Execution and inference go through StridedSlice-1 (``dm.strided_slice``,
 dialect's parameters; for a shape that is not static they write parameters exact for every
 allowed size, or raise :class:`~datamove.NotExpressible` with a witness shape. An index out of
 range on every size the shape allows (``x[5]`` on ``[1]`` or ``[..3]``) is refused, as NumPy
-refuses it, with a ``ValidationError`` naming the dialect; where the size is unknown, unbounded
-or may hold it, the index is written and the runtime decides.
+refuses it, with a ``ValidationError`` naming the dialect (an unbounded size holds those below
+``INT64_MAX``); where some allowed size may hold it, the index is written and the runtime decides.
 """
 
 from __future__ import annotations
@@ -756,15 +756,12 @@ class Slicing:
                 raise
         return ps, out
 
-    def _indices_fit(
-        self, ps: PartialShape, dialect: str, shape: Any, sized: bool = False
-    ) -> list[int | None]:
+    def _indices_fit(self, ps: PartialShape, dialect: str, shape: Any) -> list[int | None]:
         """The axes of the entries on ``ps`` (`axes_of`), each index checked against its size.
 
-        An index is refused where the size is bounded below the one it needs, as NumPy refuses
-        it; where the size is unbounded or some allowed size holds it, it is written, and the
-        runtime decides. A ``sized`` dialect (DirectML, WebNN) writes for one size, so there an
-        unbounded size holds those below ``INT64_MAX`` (`largest`), as everywhere in datamove.
+        An index is refused where no allowed size holds it, as NumPy refuses it (an unbounded
+        size holds those below ``INT64_MAX``, `largest`); where some allowed size holds it, it
+        is written, and the runtime decides.
         """
         axes = axes_of(self, ps.rank, shape)
         for x, axis in zip(self.entries, axes, strict=True):
@@ -772,8 +769,7 @@ class Slicing:
                 continue
             assert axis is not None
             dim, need = dim_at(ps, axis), index_need(x)
-            top = largest(dim) if sized else dim.max
-            if top is not None and need > top:
+            if need > largest(dim):
                 sizes = f"has size {dim}" if dim.is_static else f"allows sizes {dim}"
                 rule = (
                     f"{sizes} on axis {axis}, where index {x} of {entries_text(self.entries)} is "
@@ -1456,7 +1452,7 @@ class Slicing:
     ) -> tuple[tuple[int, ...], list[range], tuple[int, ...]]:
         """On a static shape: its sizes, the indices each input axis keeps, the output shape."""
         ps = shape_dims(shape, dialect)
-        axes = self._indices_fit(ps, dialect, shape, sized=True)  # the rank, the indices
+        axes = self._indices_fit(ps, dialect, shape)  # the rank, the indices
         # An index fixes an axis whose largest size alone holds it (x[5] on [5..6]).
         fixed = {
             a
