@@ -808,6 +808,36 @@ def test_a_static_layer_that_fails_says_why(
     assert info["note"].endswith(" sum to 6, but data.shape[0] is 7"), info["note"]
 
 
+@pytest.mark.parametrize(
+    ("model", "rule"),
+    [
+        pytest.param(
+            _one_op("Split", [("i64", [2], [1, 1])], 'num_splits="2"', [[2, 3]] * 2),
+            "Split: axis=[1, 1] must be a scalar, but has shape [2]",
+            id="split",
+        ),
+        pytest.param(
+            _one_op(
+                "VariadicSplit", [("i64", [2], [1, 1]), ("i64", [2], [2, 4])], "", [[2, 2], [2, 4]]
+            ),
+            "VariadicSplit: axis=[1, 1] must be a scalar or of shape [1], but has shape [2]",
+            id="variadic_split",
+        ),
+    ],
+)
+def test_a_constant_axis_of_two_values_is_the_note(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], model: tuple[str, bytes], rule: str
+) -> None:
+    # The layer's plan took a constant axis that is not one integer for one known only at run
+    # time: explain said so. It is the operator's rule, as check() refuses the layer.
+    xml = _write(tmp_path, *model)
+    (info,) = _explained(xml, capsys)
+    assert info["numpy"] == [None, None]
+    assert info["note"].startswith(rule), info["note"]
+    op = rule.partition(":")[0]  # check() names the axis's shape: "axis='[2]' must be..."
+    assert any(p.message.startswith(f"{op}: axis=") for p in ir.read_model(xml).check().problems)
+
+
 def test_a_slice_of_axes_listed_twice_is_the_note_with_run_time_parameters_too(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

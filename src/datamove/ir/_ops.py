@@ -521,11 +521,11 @@ def _split_run(layer: Layer, fixed: Fixed) -> Runner:
 
 
 def _split_plan(layer: Layer, fixed: Fixed) -> Planner | None:
+    # A constant axis is integers (`shape_planner`); not one, the plan raises the operator's
+    # error, which explain reports (check and run refuse the layer first).
     if fixed[1] is None:
         return None
     axis, n = _scalar(fixed[1]), layer.int_attr("num_splits")
-    if type(axis) is not int:
-        return None
     return lambda shape: plan_split(shape, axis, n).indices
 
 
@@ -615,11 +615,9 @@ def _variadic_split_run(layer: Layer, fixed: Fixed) -> Runner:
 
 
 def _variadic_split_plan(_layer: Layer, fixed: Fixed) -> Planner | None:
-    if fixed[1] is None or fixed[2] is None or not _all_ints(fixed[1], fixed[2]):
+    if fixed[1] is None or fixed[2] is None:  # (as _split_plan says)
         return None
     axis, lengths = _scalar(fixed[1]), list(fixed[2])  # its errors name the list, as the IR
-    if type(axis) is not int:
-        return None
     return lambda shape: plan_variadic_split(shape, axis, lengths).indices
 
 
@@ -1255,7 +1253,8 @@ def shape_planner(layer: Layer, known: Sequence[np.ndarray[Any, Any] | None]) ->
     `runner` returns), a `Method` of the data (Reshape, Transpose) or a `Join` of every input
     (Concat). ``None`` for any other layer, or
     where an index input is not a constant of Python ints (`runner` then does the work on every
-    call).
+    call). Every caller passes integer constants: those of a layer whose inference passed
+    (`Model.check`'s witnesses, a run's plan) or explain's int64 ones.
     """
     op = LAYER_OPS[layer.type]
     return None if op.plan is None else op.plan(layer, _fixed(known))
