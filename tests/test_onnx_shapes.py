@@ -1148,6 +1148,8 @@ MALFORMED: dict[str, list[Any]] = {
     "a Tile of negative repeats": [helper.make_node("Tile", ["s", "neg"], ["e"])],
     "a Tile of more repeats than the rank": [helper.make_node("Tile", ["s", "twice"], ["e"])],
     "a Tile of one input": [helper.make_node("Tile", ["s"], ["e"])],
+    "a Min of no input": [helper.make_node("Min", [], ["e"])],
+    "a Where of two inputs": [helper.make_node("Where", ["s", "s"], ["e"])],
 }
 # Node types whose attributes and inputs changed: the same checks at another opset.
 MALFORMED_AT: dict[str, tuple[int, list[Any]]] = {
@@ -1158,7 +1160,19 @@ MALFORMED_AT: dict[str, tuple[int, list[Any]]] = {
         [helper.make_node("ReduceProd", ["s", "empty"], ["e"], keepdims=0)],
     ),
     "Tile-1 of tiles and an axis": (5, [helper.make_node("Tile", ["s", "one", "zero"], ["e"])]),
+    "Max-6, which does not broadcast": (6, [helper.make_node("Max", ["s", "one"], ["e"])]),
+    "Where at opset 8, before Where-9": (8, [helper.make_node("Where", ["s", "s", "s"], ["e"])]),
 }
+
+
+def test_a_size_and_a_shape_cut_of_data_of_unknown_rank_are_unknown(tmp_path: Path) -> None:
+    # Shape-15's start and Size read the data's rank: unknown, they give no value and no bounds
+    model = _model([_node("Size", ["x"], "n"), _node("Shape", ["x"], "c", start=1)], [], [], 15)
+    model.graph.input[0].type.tensor_type.ClearField("shape")  # x of unknown rank
+    values = _walked(model, tmp_path)
+    assert values["x"].shape.rank is None
+    for name in ("n", "c"):
+        assert (values[name].value, values[name].lower) == (None, None), name
 
 
 @pytest.mark.parametrize(

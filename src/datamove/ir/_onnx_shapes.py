@@ -158,9 +158,7 @@ def _bound(layer: Layer, ins: Sequence[Info]) -> Info | None:
 # -- the nodes -----------------------------------------------------------------------------------
 def _shape_cut(node: Any, rank: int) -> slice:
     """Shape-15's ``start`` and ``end``, clamped as the spec clamps them."""
-    start, end = node_attr(node, "start", 0), node_attr(node, "end")
-    if not isinstance(start, int) or not isinstance(end, int | None):
-        raise _Refused
+    start, end = node_attr(node, "start", 0), node_attr(node, "end")  # ints, or it raised
     edges = (start, rank if end is None else end)
     return slice(*(min(max(v + rank if v < 0 else v, 0), rank) for v in edges))
 
@@ -171,8 +169,7 @@ def _shape(node: Any, ins: Sequence[Info], opset: int) -> Info | None:
     if opset < 15 or (start == 0 and end is None) or got is None:
         return got
     rank = ins[0].shape.rank
-    if rank is None:
-        raise _Refused
+    assert rank is not None  # ShapeOf bounds no data of unknown rank: got is None there
     cut = _shape_cut(node, rank)
     got_bounds = bounds_of(got)
     assert got_bounds is not None  # bound_layer gives a value or bounds
@@ -486,9 +483,7 @@ def _tile(_node: Any, ins: Sequence[Info], opset: int) -> Info | None:
     length = given.shape.dims[0]
     if length.is_static and length.get_length() != rank:
         raise refuse(f"has {plural(length.get_length(), 'value')}, but its data has rank {rank}")
-    repeats = _ints(given)
-    if len(repeats) != rank:
-        raise refuse(f"has {len(repeats)} values, but its data has rank {rank}")
+    repeats = _ints(given)  # known: its length is static, so it is the rank
     negative = next((r for r in repeats if r < 0), None)
     if negative is not None:
         raise refuse(f"holds {negative}, a negative count")
