@@ -20,7 +20,7 @@ from datamove._shape import Dimension, PartialShape
 from datamove._slice import infer_slice
 from datamove._split import infer_variadic_split
 from datamove._strided_slice import infer_strided_slice
-from datamove.ir._bounds import bound_layer, reshaped
+from datamove.ir._bounds import bound_layer, elementwise, reshaped
 from datamove.ir._fold import fold_layer
 from datamove.ir._graph import Layer
 from datamove.ir._ops import LAYER_OPS, Context, Info, bounds_of, with_bounds
@@ -544,3 +544,39 @@ def test_a_data_reshape_shape_holds_every_shape_it_can_give(case: Any) -> None:
             if folded is not None:  # a shape the layer can give, inside datamove's
                 assert got.shape.rank == folded.value.ndim
                 assert all(n in d for n, d in zip(folded.value.shape, got.shape.dims, strict=True))
+
+
+@pytest.mark.parametrize(
+    ("kind", "data", "shapes", "want"),
+    [
+        pytest.param("Convert", {}, ["[2,?]"], None, id="Convert of no destination_type"),
+        pytest.param("Convert", {"destination_type": "f16"}, ["[2,?]"], "[2,?]", id="Convert"),
+        pytest.param("Add", {"auto_broadcast": "none"}, ["[2,3]", "[3]"], None, id="none, 2 ranks"),
+        pytest.param("Add", {"auto_broadcast": "none"}, ["[2,1..5]", "[2..3,4..]"], "[2,4..5]"),
+        pytest.param("Add", {}, ["[2]", "[3]"], None, id="Add of sizes 2 and 3"),
+        pytest.param("Add", {}, ["[1..2,3]", "[4,1]"], "[4,3]", id="Add of 1..2 and 4"),
+        pytest.param("Add", {}, ["[2,3]", "[3]"], "[2,3]", id="Add"),
+        pytest.param("MatMul", {}, ["[3]", "[3,2]"], None, id="MatMul of a vector"),
+        pytest.param("MatMul", {}, ["[2,3]", "[4,5]"], None, id="MatMul of 3 by 4"),
+        pytest.param("MatMul", {}, ["[7,2,3]", "[3,5]"], "[7,2,5]", id="MatMul"),
+        pytest.param("MatMul", {"transpose_b": "true"}, ["[2,3]", "[5,3]"], "[2,5]"),
+    ],
+)
+def test_elementwise_shapes_and_inputs_that_never_run_together(
+    kind: str, data: dict[str, str], shapes: list[str], want: str | None
+) -> None:
+    # a float layer's output shape for Model.check's related dims; None where no sizes run
+    # (and for a MatMul of a vector, which it does not read)
+    ins = [Info(PartialShape.parse(s), F32) for s in shapes]
+    got = elementwise(_layer(kind, data, inputs=len(ins)), ins)
+    assert (None if got is None else str(got[0].shape)) == want
+    vector = kind == "MatMul" and min(len(i.shape) for i in ins) < 2
+    if not data and not vector and all(i.shape.is_static for i in ins):  # NumPy's: the peer
+        arrays = [np.zeros(i.shape.to_shape(), np.float32) for i in ins]
+        try:
+            numpy = str(
+                PartialShape(list((np.matmul if kind == "MatMul" else np.add)(*arrays).shape))
+            )
+        except ValueError:
+            numpy = None
+        assert numpy == want
