@@ -413,9 +413,10 @@ def over_corners(
     """The hull of ``infer`` over every corner of the index inputs' intervals, or ``None``.
 
     Exact where each output dim is monotone in each value between the corners (`_corner_values`)
-    and the values are independent. ``None`` where an input is not bounded, all are exactly
-    known, the corners are more than `CORNERS_MAX`, or a corner breaks the operator's rules
-    (the caller then infers with the values unknown).
+    and the values are independent. ``None`` where an input is not bounded, the corners are
+    more than `CORNERS_MAX`, or a corner breaks the operator's rules (the caller then infers
+    with the values unknown). The rank of every caller's output (Slice, StridedSlice) follows
+    the data's rank, the masks and the inputs' lengths, never their values: one at every corner.
     """
     choices = []
     for k in ports:
@@ -424,15 +425,13 @@ def over_corners(
             return None
         choices.append(corners)
     count = math.prod(len(c) for each in choices for c in each)
-    if count in (0, 1) or count > CORNERS_MAX:
+    if count > CORNERS_MAX:
         return None
     hull: PartialShape | None = None
     for combo in itertools.product(*(itertools.product(*each) for each in choices)):
         try:
             got = infer([list(values) for values in combo])
         except ValidationError:
-            return None
-        if hull is not None and got.rank != hull.rank:
             return None
         hull = (
             got
@@ -657,9 +656,7 @@ def _strided_slice_plan(layer: Layer, fixed: Fixed) -> Planner | None:
     begin, end = fixed[1], fixed[2]
     stride = fixed[3] if len(layer.inputs) == 4 else None
     if begin is None or end is None or (stride is None and len(layer.inputs) == 4):
-        return None
-    if not _all_ints(begin, end, stride):
-        return None
+        return None  # (integers, as `shape_planner` says: infer_strided_slice refuses floats)
     masks = _masks(layer)
     return lambda shape: plan_strided_slice(shape, begin, end, stride, **masks).indices
 
