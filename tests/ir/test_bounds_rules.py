@@ -23,7 +23,16 @@ from datamove._strided_slice import infer_strided_slice
 from datamove.ir._bounds import bound_layer, elementwise, reshaped
 from datamove.ir._fold import fold_layer
 from datamove.ir._graph import Layer
-from datamove.ir._ops import LAYER_OPS, Context, Info, bounds_of, with_bounds
+from datamove.ir._ops import (
+    CORNERS_MAX,
+    LAYER_OPS,
+    SMALL,
+    Context,
+    Info,
+    bounds_of,
+    over_corners,
+    with_bounds,
+)
 from datamove.ir._types import ELEMENT_TYPES
 from strategies import examples
 
@@ -580,3 +589,36 @@ def test_elementwise_shapes_and_inputs_that_never_run_together(
         except ValueError:
             numpy = None
         assert numpy == want
+
+
+def test_a_hull_over_more_than_corners_max_corners_is_not_taken() -> None:
+    # each bounded element doubles the corners tried; past CORNERS_MAX none is tried, and the
+    # caller infers with the values unknown
+    tried: list[list[list[int]]] = []
+
+    def infer(values: list[list[int]]) -> PartialShape:
+        tried.append(values)
+        return PartialShape([sum(values[0])])
+
+    for n in (6, 7):
+        tried.clear()
+        ins = [Info(PartialShape([2]), F32), _bounded([(0, 1)] * n)]
+        got = over_corners(ins, [1], infer)
+        fits = 2**n <= CORNERS_MAX
+        assert got == (PartialShape([Dimension(0, n)]) if fits else None)
+        assert len(tried) == (2**n if fits else 0)
+
+
+def test_an_unbounded_input_or_too_large_an_output_has_no_bounds() -> None:
+    # ReduceProd and Select of a value neither known nor bounded (a data tensor's), and a Tile
+    # past SMALL elements: no bounds, never a guess (each rule's refusal, and bound_layer's)
+    data = Info(PartialShape([3]), I64)
+    pair = _bounded([(0, 5), (1, 6)])
+    cases = [
+        ("ReduceProd", {"keep_dims": "false"}, [data, _exact([0])]),
+        ("Select", {}, [Info(PartialShape([2]), ELEMENT_TYPES["boolean"]), pair, pair]),
+        ("Tile", {}, [pair, _exact([SMALL])]),
+    ]
+    for kind, attrs, ins in cases:
+        assert bound_layer(_layer(kind, attrs, inputs=len(ins)), ins) is None, kind
+    assert bound_layer(_layer("Tile"), [pair, _exact([3])]) is not None  # a small one is bounded
