@@ -1165,6 +1165,27 @@ MALFORMED_AT: dict[str, tuple[int, list[Any]]] = {
 }
 
 
+def test_a_cast_of_a_boolean_and_a_gather_of_axis_minus_1_are_bounded_not_written(
+    tmp_path: Path,
+) -> None:
+    # Cast writes an expression of an integer source only (a boolean's is not one), and
+    # Gather of axis 0 only: both keep their bounds, and explain names the maker instead
+    nodes = [
+        SHAPE,
+        _node("Gather", ["s", "zero"], "d"),
+        _node("Equal", ["d", "one"], "b"),
+        _node("Cast", ["b"], "v", to=I64),
+        _node("Gather", ["s", "zeros"], "g", axis=-1),
+        _node("Gather", ["s", "zeros"], "g0"),
+    ]
+    inits = [_c("zeros", [0]), _c("zero", 0), _c("one", 1)]
+    outputs = [(n, I64) for n in ("v", "g", "g0")]
+    values = _walked(_model(nodes, inits, outputs, 15, x_shape=["N", 8, 5]), tmp_path)
+    assert (values["v"].lower, values["v"].upper, values["v"].terms) == (0, 1, None)
+    assert (values["g"].lower.tolist(), values["g"].terms) == ([0], None)
+    assert values["g0"].terms is not None  # axis 0: x.shape[0]
+
+
 def test_a_size_and_a_shape_cut_of_data_of_unknown_rank_are_unknown(tmp_path: Path) -> None:
     # Shape-15's start and Size read the data's rank: unknown, they give no value and no bounds
     model = _model([_node("Size", ["x"], "n"), _node("Shape", ["x"], "c", start=1)], [], [], 15)

@@ -736,11 +736,9 @@ def _shape_terms(
     if kind in _PASS:
         return first if len(first) == size else None
     if kind == "Cast":
-        target, source = ELEMENT_TYPES.get(etype_name(node_attr(node, "to")) or ""), ins[0].etype
+        target = ELEMENT_TYPES.get(etype_name(node_attr(node, "to")) or "")
         if target is None or target.name not in ("i32", "i64", "u32", "u64"):
-            return None
-        if source is None or source.dtype.kind not in "iu":
-            return None
+            return None  # (its source has terms: an integer value, as every value with terms)
         limits = np.iinfo(target.dtype)
         if not _held(ins[0], limits):
             return None  # it may wrap
