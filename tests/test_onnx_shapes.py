@@ -1186,6 +1186,17 @@ def test_a_cast_of_a_boolean_and_a_gather_of_axis_minus_1_are_bounded_not_writte
     assert values["g0"].terms is not None  # axis 0: x.shape[0]
 
 
+def test_a_term_past_64_parts_is_not_written(tmp_path: Path) -> None:
+    # d + d doubles the parts of the expression (x.shape[0] + x.shape[0] is 3): 63 are
+    # written, 127 are not (no one reads them); the bounds stay
+    nodes = [SHAPE, _node("Gather", ["s", "zero"], "a0")]
+    nodes += [_node("Add", [f"a{k}", f"a{k}"], f"a{k + 1}") for k in range(6)]
+    values = _walked(_model(nodes, [_c("zero", 0)], [("a6", I64)], 15, ["N", 8, 5]), tmp_path)
+    parts = [None if v.terms is None else len(v.terms[0][1]) for v in (values["a5"], values["a6"])]
+    assert parts == [63, None]
+    assert values["a6"].lower == 0
+
+
 def test_a_size_and_a_shape_cut_of_data_of_unknown_rank_are_unknown(tmp_path: Path) -> None:
     # Shape-15's start and Size read the data's rank: unknown, they give no value and no bounds
     model = _model([_node("Size", ["x"], "n"), _node("Shape", ["x"], "c", start=1)], [], [], 15)

@@ -610,15 +610,25 @@ def test_a_hull_over_more_than_corners_max_corners_is_not_taken() -> None:
 
 
 def test_an_unbounded_input_or_too_large_an_output_has_no_bounds() -> None:
-    # ReduceProd and Select of a value neither known nor bounded (a data tensor's), and a Tile
-    # past SMALL elements: no bounds, never a guess (each rule's refusal, and bound_layer's)
+    # ReduceProd and Select of a value neither known nor bounded (a data tensor's), an Add
+    # that broadcasts [64, 1] and [128] to 8192 elements and a Tile as large, past SMALL: no
+    # bounds, never a guess (broadcasting and folding refuse the large ones)
     data = Info(PartialShape([3]), I64)
     pair = _bounded([(0, 5), (1, 6)])
+
+    def ones(*shape: int) -> Info:
+        return with_bounds(
+            PartialShape(list(shape)), I64, np.zeros(shape, int), np.ones(shape, int)
+        )
+
     cases = [
         ("ReduceProd", {"keep_dims": "false"}, [data, _exact([0])]),
         ("Select", {}, [Info(PartialShape([2]), ELEMENT_TYPES["boolean"]), pair, pair]),
+        ("Add", {}, [ones(64, 1), ones(128)]),
         ("Tile", {}, [pair, _exact([SMALL])]),
     ]
     for kind, attrs, ins in cases:
         assert bound_layer(_layer(kind, attrs, inputs=len(ins)), ins) is None, kind
-    assert bound_layer(_layer("Tile"), [pair, _exact([3])]) is not None  # a small one is bounded
+    small = bound_layer(_layer("Add"), [ones(16, 1), ones(16)])  # 256 elements: bounded
+    assert small is not None
+    assert small.shape == PartialShape([16, 16])
