@@ -1195,3 +1195,48 @@ def test_the_gather_note_names_the_layer_and_run_refuses_it(tmp_path: Path) -> N
     assert ir.read_model(xml).check().ok  # a note is not a problem
     with pytest.raises(ir.UnsupportedOperatorError, match="does not compute Gather layers"):
         ir.read_model(xml).run(inputs)
+
+
+def _spelled(xml: Path, key: str, old: str, new: str) -> None:
+    text = xml.read_text()
+    assert text.count(f'{key}="{old}"') == 1
+    xml.write_text(text.replace(f'{key}="{old}"', f'{key}="{new}"'))
+
+
+@pytest.mark.parametrize(
+    ("key", "text"),
+    [("batch_dims", t) for t in ("0", "00", "-0", " 0.0", "0e0")]
+    + [("axis", t) for t in ("00", "-1", "-01", "0.0 ")],
+)
+def test_ir_25_is_noted_however_the_integers_are_spelled(
+    tmp_path: Path, key: str, text: str
+) -> None:
+    # IR-25 through a Concat (axis 0 of 1-D parts; -1 is that axis) of a Gather-8 (batch_dims 0)
+    # x[:, Gather([2], [3]):] on [1,5,3], its start [0, g]: OpenVINO reads each spelling as the
+    # number, and its CPU plugin takes 3 rows, where evaluate and datamove take 5
+    x = o13.parameter([1, 5, 3], np.float32, name="x")
+    start = o13.concat([_c([0]), _gathered([2], [3])], 0)
+    xml = _save(tmp_path, Built([o13.slice(x, start, _c([1, 100]), _c([1, 1]))], [x], {}), "g")
+    _spelled(xml, key, "0", text)
+    inputs = {"x": _data((1, 5, 3))}
+    (want,) = openvino_oracle.evaluate_ir(xml, inputs)
+    assert want.shape == (1, 5, 3)
+    assert _same(_cpu(xml, inputs), inputs["x"][:, 2:])
+    noted = [n.message.split(":")[0] for n in _cpu_notes(xml)]
+    assert noted == ["divergence IR-25 (docs/semantics.md)"]
+    ((_, got),) = ir.read_model(xml).run(inputs).items()
+    assert _same(got, want)
+
+
+@pytest.mark.parametrize("text", ["1", "01", " 1", "1.0", "1e0", "-1", "-01"])
+def test_ir_27_is_noted_however_batch_dims_is_spelled(tmp_path: Path, text: str) -> None:
+    # OpenVINO reads each as 1 (-1: of 2-D indices, 1); the note needs the number
+    xml, _ = _gather_model(tmp_path, GatherCase((1, 5, 3), [[3]]))
+    _spelled(xml, "batch_dims", "1", text)
+    (note,) = _cpu_notes(xml)
+    assert note.message == (
+        "divergence IR-27 (docs/semantics.md): batch_dims 1 on axis 1 of static data [1,5,3], "
+        "every dim before it 1, 3 element(s) after it: OpenVINO's CPU plugin kills the process "
+        "(SIGSEGV) or gives garbage values; the spec and evaluate give [1,1,3]"
+    )
+    assert ov.Core().read_model(str(xml)).output(0).partial_shape == ov.PartialShape([1, 1, 3])

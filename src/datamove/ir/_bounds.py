@@ -67,6 +67,7 @@ from datamove.ir._fold import (
     FOLDERS,
     attribute_type,
     axes_of,
+    batch_dims,
     broadcast_inputs,
     fold_layer,
     opset_number,
@@ -749,8 +750,8 @@ def moved(layer: Layer, ins: Sequence[Info]) -> Info | None:
         return None
     dims = list(data.dims)
     if layer.type == "Gather":
-        batch = layer.data.get("batch_dims", "0").strip()
-        if len(ins) != 3 or ins[2].value is None or batch != "0" or ins[1].shape.rank is None:
+        batched = batch_dims(layer) != 0
+        if len(ins) != 3 or ins[2].value is None or batched or ins[1].shape.rank is None:
             return None
         axes = axes_of(ins[2].value.reshape(-1), len(dims))
         if axes is None or len(axes) != 1 or not ins[1].shape.is_static:

@@ -24,7 +24,7 @@ import numpy as np
 from datamove._dialects import CLAMP, Cut, openvino_refused
 from datamove._shape import Dimension, PartialShape
 from datamove._strided_slice import MASKS, NEW, axis_walk
-from datamove.ir._fold import opset_number
+from datamove.ir._fold import batch_dims, int_or_none, opset_number
 from datamove.ir._graph import Layer
 from datamove.ir._ops import Info, bounds_of
 
@@ -339,7 +339,7 @@ def _passed_by_gather(seen: Seen, gather: Layer, i: int) -> int | None:
     if axis != [0] or index is None or i >= len(index) or data.rank != 1:
         return None
     # (batch_dims -1 of 1-D indices is 0; OpenVINO refuses a positive one on axis 0)
-    if gather.data.get("batch_dims", "0") not in ("0", "-1") or not data.is_static:
+    if batch_dims(gather) not in (0, -1) or not data.is_static:
         return None
     size = data[0].get_length()
     return index[i] % size if -size <= index[i] < size else None
@@ -364,7 +364,7 @@ def _origin(seen: Seen, k: int, i: int) -> Origin | None:
             source.type == "Convert" and integer
         ):
             k = 0
-        elif source.type == "Concat" and source.data.get("axis") == "0":
+        elif source.type == "Concat" and int_or_none(source, "axis") in (0, -1):
             for k in range(len(source.sources)):  # the part it lies in (the parts before: static)
                 part = seen.feeder(source, k)[1].shape
                 if part.rank != 1:
@@ -476,7 +476,7 @@ def _gather_out_of_range(seen: Seen) -> dict[str, Any] | None:
     for name, i, stop, dim, (gather, _, j) in _slice_ends(seen):
         if name not in ("start", "begin") or gather.type != "Gather" or opset_number(gather) < 8:
             continue
-        if len(gather.sources) != 3 or gather.data.get("batch_dims", "0") != "0":
+        if len(gather.sources) != 3 or batch_dims(gather) != 0:
             continue
         data, index, axis = (seen.feeder(gather, m)[1] for m in range(3))
         at, on, rank = _known(index), _known(axis), data.shape.rank
@@ -518,9 +518,8 @@ def _gather_batch_of_one(seen: Seen) -> dict[str, Any] | None:
     data, indices, axis = seen.ins[0].shape, seen.ins[1].shape, _known(seen.ins[2])
     if not (data.is_static and indices.is_static) or axis is None or len(axis) != 1:
         return None
-    try:
-        batch = int(seen.layer.data.get("batch_dims", "0"))
-    except ValueError:
+    batch = batch_dims(seen.layer)
+    if batch is None:
         return None
     dims, rank = [d.get_length() for d in data.dims], len(data.dims)
     batch += len(indices.dims) if batch < 0 else 0

@@ -39,9 +39,11 @@ __all__ = [
     "TYPE_ATTRIBUTES",
     "attribute_type",
     "axes_of",
+    "batch_dims",
     "broadcast_inputs",
     "fold_failure",
     "fold_layer",
+    "int_or_none",
     "opset_number",
     "type_refusal",
 ]
@@ -72,6 +74,19 @@ def opset_number(layer: Layer) -> int:
     version = layer.version
     digits = version.removeprefix("opset")
     return int(digits) if version.startswith("opset") and digits.isdigit() else 0
+
+
+def int_or_none(layer: Layer, key: str, default: int | None = None) -> int | None:
+    """The layer's integer attribute (`Layer.int_attr`); ``None`` where it has none it reads."""
+    try:
+        return layer.int_attr(key, default)
+    except IRError:  # (check reports it: `type_refusal`, or the layer's inference)
+        return None
+
+
+def batch_dims(layer: Layer) -> int | None:
+    """A Gather's ``batch_dims``: 0 before Gather-7 (which reads none) or where left out."""
+    return int_or_none(layer, "batch_dims", 0) if opset_number(layer) >= 7 else 0
 
 
 class _Typed(NamedTuple):
@@ -140,8 +155,14 @@ def type_refusal(layer: Layer) -> IRError | None:
     where the name is none of `OPENVINO_TYPE_NAMES` in any case (``"xyz"``, ``"fp32"``,
     ``"bool"``; the reader lowers a known one), names a type the operator does not take (a
     ShapeOf-3's ``output_type="f32"``), or is left out where the operator has no default (a
-    ShapeOf-3's, a Convert's, a Bucketize's).
+    ShapeOf-3's, a Convert's, a Bucketize's). So is a Gather-7/8's ``batch_dims`` that is not
+    an integer (`Layer.int_attr`: ``"x"``, ``""``, ``"+1"``).
     """
+    if layer.type == "Gather" and batch_dims(layer) is None:
+        try:
+            layer.int_attr("batch_dims")
+        except IRError as exc:
+            return exc
     for read in _typed(layer):
         name = layer.data.get(read.key)
         if name is None and read.default is None:
@@ -213,19 +234,17 @@ def _gather(layer: Layer, ins: Sequence[Info]) -> Array | None:
     if indices.dtype.kind not in "iu" or axis_value.dtype.kind not in "iu" or axis_value.size != 1:
         return None
     version = opset_number(layer)  # Gather-1, Gather-7 (batch_dims), Gather-8 (negative indices)
-    batch_dims = 0
-    if version >= 7:
-        batch_dims = int(layer.data.get("batch_dims", "0"))  # (a ValueError: no value)
-    elif version < 1:
+    bdims = batch_dims(layer)
+    if bdims is None or version < 1:
         return None
     axis = int(axis_value.reshape(-1)[0])
-    if batch_dims < 0:
-        batch_dims += indices.ndim
+    if bdims < 0:
+        bdims += indices.ndim
     if axis < 0:
         axis += data.ndim
-    if not (0 <= batch_dims <= min(data.ndim, indices.ndim) and batch_dims <= axis < data.ndim):
+    if not (0 <= bdims <= min(data.ndim, indices.ndim) and bdims <= axis < data.ndim):
         return None
-    if data.shape[:batch_dims] != indices.shape[:batch_dims]:
+    if data.shape[:bdims] != indices.shape[:bdims]:
         return None
     size = data.shape[axis]
     index = indices.astype(np.int64)
@@ -236,12 +255,12 @@ def _gather(layer: Layer, ins: Sequence[Info]) -> Array | None:
         return None  # undefined before Gather-8
     else:
         outside = np.zeros(index.shape, dtype=bool)
-    out_shape = data.shape[:axis] + indices.shape[batch_dims:] + data.shape[axis + 1 :]
+    out_shape = data.shape[:axis] + indices.shape[bdims:] + data.shape[axis + 1 :]
     _small(math.prod(out_shape))
     out = np.zeros(out_shape, dtype=data.dtype)
     clipped = np.where(outside, 0, index)
-    inner = axis - batch_dims  # the axis within one batch
-    for batch in np.ndindex(*data.shape[:batch_dims]):
+    inner = axis - bdims  # the axis within one batch
+    for batch in np.ndindex(*data.shape[:bdims]):
         if size == 0:
             break
         taken = np.take(data[batch], clipped[batch], axis=inner)

@@ -101,12 +101,15 @@ class Layer:
             port=port,
         )
 
-    def int_attr(self, key: str) -> int:
-        """A required integer attribute of an operator (``num_splits``, ``axis``).
+    def int_attr(self, key: str, default: int | None = None) -> int:
+        """An integer attribute of an operator (``num_splits``, ``axis``, ``batch_dims``).
 
-        Read as OpenVINO reads it (see :func:`parse_attr_int`).
+        Read as OpenVINO reads it (see :func:`parse_attr_int`); ``default`` where left out,
+        where the operator has one.
         """
         if key not in self.data:
+            if default is not None:
+                return default
             raise self.error(key, None, "is missing from <data>")
         return parse_attr_int(self.data[key], key, self)
 
