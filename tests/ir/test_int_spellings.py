@@ -149,3 +149,45 @@ def test_a_data_gather_of_batch_dims_0_passes_new_input_shapes_on(
     report = ir.read_model(path).check({"x": [5, 6]})
     assert report.ok
     assert [str(s) for s, _ in report.outputs.values()] == ["[5,2]", "[5,2]"]
+
+
+# The file's own integers (the IR version, ids, ports, edges, a Const's extent): OpenVINO reads
+# them as std::stoll to the end of the text (white space and a sign before it, nothing after).
+# id -> (the text, its spelling, whether OpenVINO and datamove read the file)
+STRUCTURE = {
+    "version='011'": ('version="11"', 'version="011"', True),
+    "version=' 11'": ('version="11"', 'version=" 11"', True),
+    "version='+11'": ('version="11"', 'version="+11"', True),
+    "version='\\t11'": ('version="11"', 'version="&#9;11"', True),
+    "version='11 '": ('version="11"', 'version="11 "', False),
+    "version='11x'": ('version="11"', 'version="11x"', False),
+    "version='11.0'": ('version="11"', 'version="11.0"', False),
+    "version='-11'": ('version="11"', 'version="-11"', False),
+    "to-port=' +0'": ('to-port="0"', 'to-port=" +0"', True),
+    "to-port='-0'": ('to-port="0"', 'to-port="-0"', True),
+    "to-port='0 '": ('to-port="0"', 'to-port="0 "', False),
+    "from-layer='0 '": ('from-layer="0"', 'from-layer="0 "', False),
+    "port id='0 '": ('<port id="0" precision="FP32"', '<port id="0 " precision="FP32"', False),
+    "offset='0 '": ('offset="0"', 'offset="0 "', False),
+    "offset=' 00'": ('offset="0"', 'offset=" 00"', True),
+}
+
+
+@pytest.mark.parametrize("name", list(STRUCTURE))
+def test_the_file_s_integers_are_read_as_in_openvino(tmp_path: Path, name: str) -> None:
+    old, new, reads = STRUCTURE[name]
+    path = _file(tmp_path, "axis", "0")
+    xml = path.read_text()
+    assert old in xml
+    path.write_text(xml.replace(old, new, 1))
+    if reads:
+        want = _openvino(path)
+        ((_, got),) = ir.read_model(path).run({"x": X}).items()
+        np.testing.assert_array_equal(got, want)
+    else:
+        with pytest.raises(openvino_oracle.OpenVINOError):
+            openvino_oracle.run_ir(path, {"x": X})
+        with pytest.raises(
+            ir.IRError, match=r"is not an integer|supported IR version|needs integer"
+        ):
+            ir.read_model(path)

@@ -114,7 +114,7 @@ class Layer:
         return parse_attr_int(self.data[key], key, self)
 
     def extent_attr(self, key: str) -> int:
-        """A Const's ``offset`` or ``size``: a plain decimal (OpenVINO reads these strictly)."""
+        """A Const's ``offset`` or ``size``: a decimal, as OpenVINO reads it (`parse_int`)."""
         if key not in self.data:
             raise self.error(key, None, "is missing from <data>")
         return parse_int(self.data[key], key, self)
@@ -151,10 +151,14 @@ class Graph:
 
 
 def parse_int(text: str, argument: str, layer: Layer | None = None) -> int:
-    """An int64 from a short decimal string, or an `IRError`."""
+    """An int64 from a short decimal string, or an `IRError`.
+
+    As OpenVINO reads an id, a port, an edge's end, a Const's extent and the IR version
+    (``std::stoll`` to the end of the text): ASCII white space and a sign before it, nothing after.
+    """
     if text.isascii() and text.isdigit() and len(text) < 19:  # the common case: "42"
         return int(text)
-    stripped = text.strip()
+    stripped = text.lstrip(_ASCII_SPACE)
     if len(stripped) > _MAX_NUMBER_CHARS or not re.fullmatch(r"[+-]?[0-9]+", stripped):
         raise _err(layer, argument, text, "is not an integer")
     value = int(stripped)
@@ -555,7 +559,8 @@ def parse_graph(
     if root.tag != "net":
         raise IRError("xml", os.fspath(xml), f"has root element <{root.tag}>, not <net>")
     version_text = root.get("version", "")
-    if version_text not in {str(v) for v in SUPPORTED_IR_VERSIONS}:
+    version = parse_int(version_text, "version") if version_text else 0
+    if version not in SUPPORTED_IR_VERSIONS:
         raise IRError(
             "version",
             version_text,
@@ -633,7 +638,7 @@ def parse_graph(
     for layer in layers:
         if layer.type == "Const":
             _check_const_extent(layer, bin_file, bin_stat)
-    return Graph(root.get("name", ""), int(version_text), layers, order, xml, bin_file)
+    return Graph(root.get("name", ""), version, layers, order, xml, bin_file)
 
 
 def _topological_order(layers: list[Layer]) -> list[int]:
