@@ -838,6 +838,48 @@ def test_a_constant_axis_of_two_values_is_the_note(
     assert any(p.message.startswith(f"{op}: axis=") for p in ir.read_model(xml).check().problems)
 
 
+@pytest.mark.parametrize(
+    ("model", "rule"),
+    [
+        pytest.param(
+            _one_op("Split", [("f32", [], [1.0])], 'num_splits="2"', [[2, 3]] * 2),
+            "Split: axis='f32' must be of an integer element type",
+            id="split_axis",
+        ),
+        pytest.param(
+            _one_op(
+                "VariadicSplit", [("f32", [], [1.0]), ("i64", [2], [2, 4])], "", [[2, 2], [2, 4]]
+            ),
+            "VariadicSplit: axis=1.0 must be an integer, not a float",
+            id="variadic_split_axis",
+        ),
+        pytest.param(
+            _one_op(
+                "VariadicSplit", [("i64", [], [1]), ("f32", [2], [2, 4])], "", [[2, 2], [2, 4]]
+            ),
+            "VariadicSplit: split_lengths=[2.0, 4.0] holds a float at index 0; integers only",
+            id="variadic_split_lengths",
+        ),
+        pytest.param(
+            _one_op("Squeeze", [("f32", [1], [0.0])], "", [[6]]),
+            "Squeeze: axes='f32' must be of an integer element type",
+            id="squeeze_axes",
+        ),
+    ],
+)
+def test_a_float_constant_is_check_s_rule(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], model: tuple[str, bytes], rule: str
+) -> None:
+    # explain reads integer constants only: one of floats was named as a value known at run
+    # time ("the axis is known only at run time"), or written as one (x[:, :c1[0]]).
+    xml = _write(tmp_path, *model)
+    (info,) = _explained(xml, capsys)
+    assert info["note"] == rule
+    assert info["numpy"] in (None, [None, None])
+    assert info["runtime"] == {}
+    assert rule in [p.message for p in ir.read_model(xml).check().problems]
+
+
 def test_a_slice_of_axes_listed_twice_is_the_note_with_run_time_parameters_too(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

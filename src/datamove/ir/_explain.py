@@ -727,7 +727,8 @@ def explain_layers(model: Model, layer: str | None = None) -> list[dict[str, Any
     ``layer`` picks one by id or name; ``ValidationError`` if none matches.
     """
     graph = model._graph
-    infos, _, _ = model._infer({}, compare=False)
+    infos, problems, _ = model._infer({}, compare=False)
+    refused = {p.layer_id: p.message for p in reversed(problems) if p.kind == "operator"}
     found = []
     for idx in graph.order:
         node = graph.layers[idx]
@@ -737,18 +738,23 @@ def explain_layers(model: Model, layer: str | None = None) -> list[dict[str, Any
             continue  # a shape subgraph's (split lengths, a Reshape's shape): no data moved
         ins = [infos[s] for s in node.sources]
         outs = [infos[(idx, k)].shape for k in range(len(node.outputs))]
+        # a constant index input not of integers (f32 [1.0]) is not one known at run time:
+        # the note is check's rule (its element type, or the operator's on its floats)
+        floats = any(i.value is not None and i.value.dtype.kind not in "iu" for i in ins[1:])
+        note = refused.get(node.id) if floats else None
         try:
-            explain = _explain_concat if node.type == "Concat" else _explain
-            found.append(explain(model, node, ins, outs))
-            _algebra(found[-1])
+            if note is None:
+                explain = _explain_concat if node.type == "Concat" else _explain
+                found.append(explain(model, node, ins, outs))
+                _algebra(found[-1])
+                continue
         except ValidationError as exc:  # a broken attribute: check() reports it
-            shape = str(ins[0].shape) if ins else "[...]"
-            found.append(
-                entry(node.id, node.type, node.name, shape, outs, node.type in SLICING[2:])
-            )
-            found[-1]["note"] = str(exc)
-            if node.type == "Concat":
-                found[-1].update(input_shape=None, input_shapes=[str(i.shape) for i in ins])
+            note = str(exc)
+        shape = str(ins[0].shape) if ins else "[...]"
+        found.append(entry(node.id, node.type, node.name, shape, outs, node.type in SLICING[2:]))
+        found[-1]["note"] = note
+        if node.type == "Concat":
+            found[-1].update(input_shape=None, input_shapes=[str(i.shape) for i in ins])
     if layer is not None and not found:
         other = next((x for x in graph.layers if layer in (x.id, x.name)), None)
         what = (
