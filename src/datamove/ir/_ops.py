@@ -386,10 +386,6 @@ def _scalar(values: list[int]) -> Any:
     return values[0] if len(values) == 1 else values
 
 
-def _all_ints(*values: list[int] | None) -> bool:
-    return all(type(v) is int for vs in values if vs is not None for v in vs)
-
-
 # -- interval parameters (datamove.ir._bounds) --------------------------------------------------
 def _corner_values(info: Info) -> list[list[int]] | None:
     """Per element of a 1-D index input, the values where its slice lengths are extreme.
@@ -701,7 +697,7 @@ def _slice_run(layer: Layer, fixed: Fixed) -> Runner:
 
 def _slice_plan(layer: Layer, fixed: Fixed) -> Planner | None:
     values = fixed[1 : len(layer.inputs)]
-    if any(v is None for v in values) or not _all_ints(*values):
+    if any(v is None for v in values):
         return None
     start, stop, step, *axes = values
     axis_list = axes[0] if axes else None
@@ -914,7 +910,7 @@ def _view_run(layer: Layer, fixed: Fixed) -> Runner:
 def _view_plan(layer: Layer, fixed: Fixed) -> Planner | None:
     has_axes = len(layer.inputs) == 2
     axes = fixed[1] if has_axes else None
-    if (has_axes and axes is None) or not _all_ints(axes):
+    if has_axes and axes is None:
         return None
     if layer.type == "Unsqueeze":
         return lambda shape: (unsqueeze_index(shape, axes or []),)
@@ -1109,14 +1105,14 @@ def _namespace(x: Any) -> Any:
 
 def _reshape_plan(layer: Layer, fixed: Fixed) -> Planner | None:
     special, target = _special_zero(layer), fixed[1]
-    if target is None or not _all_ints(target):
+    if target is None:
         return None
     return lambda shape: (Method("reshape", reshape_shape(shape, target, special)),)
 
 
 def _transpose_plan(_layer: Layer, fixed: Fixed) -> Planner | None:
     order = fixed[1]
-    if order is None or not _all_ints(order):
+    if order is None:
         return None
     return lambda shape: (Method("transpose", transpose_order(len(shape), order)),)
 
@@ -1248,10 +1244,11 @@ def shape_planner(layer: Layer, known: Sequence[np.ndarray[Any, Any] | None]) ->
     Each output takes a NumPy basic index of the data (Split, VariadicSplit and StridedSlice with
     constant integer index inputs: the operators' own cached plans, so ``data[index]`` is what
     `runner` returns), a `Method` of the data (Reshape, Transpose) or a `Join` of every input
-    (Concat). ``None`` for any other layer, or
-    where an index input is not a constant of Python ints (`runner` then does the work on every
-    call). Every caller passes integer constants: those of a layer whose inference passed
-    (`Model.check`'s witnesses, a run's plan) or explain's int64 ones.
+    (Concat). ``None`` for any other layer, or where an index input is not a small constant
+    (`runner` then does the work on every call). Every caller passes integer constants: those of
+    a layer whose inference passed (`Model.check`'s witnesses, a run's plan: `_check_integer`
+    refused any other element type, and only a Const or a fold, each of a known type, has a
+    value) or explain's int64 ones.
     """
     op = LAYER_OPS[layer.type]
     return None if op.plan is None else op.plan(layer, _fixed(known))
