@@ -880,6 +880,54 @@ def test_a_float_constant_is_check_s_rule(
     assert rule in [p.message for p in ir.read_model(xml).check().problems]
 
 
+@pytest.mark.parametrize(
+    ("model", "rule"),
+    [
+        pytest.param(
+            _one_op("Split", [("u64", [], [2**64 - 1])], 'num_splits="2"', [[2, 3]] * 2),
+            "Split: axis=18446744073709551615 does not fit in int64",
+            id="split",
+        ),
+        pytest.param(
+            _one_op(
+                "VariadicSplit",
+                [("u64", [], [2**64 - 1]), ("i64", [2], [2, 4])],
+                "",
+                [[2, 2], [2, 4]],
+            ),
+            "VariadicSplit: axis=18446744073709551615 does not fit in int64",
+            id="variadic_split",
+        ),
+        pytest.param(
+            _one_op("Squeeze", [("u64", [1], [2**64 - 1])], "", [[2, 6]]),
+            "Squeeze: axes=[18446744073709551615] must each lie in [-2, 1]",
+            id="squeeze",
+        ),
+        pytest.param(
+            _one_op(
+                "StridedSlice",
+                [("u64", [1], [2**64 - 1]), ("i64", [1], [5]), ("i64", [1], [1])],
+                'begin_mask="0" end_mask="0"',
+                [[0, 6]],
+            ),
+            "StridedSlice: begin=[18446744073709551615] holds 18446744073709551615, which does "
+            "not fit in int64",
+            id="strided_slice",
+        ),
+    ],
+)
+def test_a_u64_constant_past_int64_is_check_s_rule(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], model: tuple[str, bytes], rule: str
+) -> None:
+    # explain handed the plan its constants as int64: a u64 one past INT64_MAX raised
+    # OverflowError out of `datamove explain`. The plan now raises the rule check reports.
+    xml = _write(tmp_path, *model)
+    (info,) = _explained(xml, capsys)
+    assert info["note"].startswith(rule), info["note"]
+    assert info["numpy"] in (None, [None, None])
+    assert any(p.message.startswith(rule) for p in ir.read_model(xml).check().problems)
+
+
 def test_a_slice_of_axes_listed_twice_is_the_note_with_run_time_parameters_too(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

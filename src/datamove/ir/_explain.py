@@ -371,7 +371,7 @@ def _explain(
     view = layer.type in VIEWS
     known = all(isinstance(v, list) for v in vals[1:])
     planner = (
-        shape_planner(layer, [None, *(np.asarray(v, dtype=np.int64) for v in vals[1:])])
+        shape_planner(layer, [None, *(np.asarray(v, dtype=object) for v in vals[1:])])
         if known
         else None
     )

@@ -1248,7 +1248,7 @@ def shape_planner(layer: Layer, known: Sequence[np.ndarray[Any, Any] | None]) ->
     (`runner` then does the work on every call). Every caller passes integer constants: those of
     a layer whose inference passed (`Model.check`'s witnesses, a run's plan: `_check_integer`
     refused any other element type, and only a Const or a fold, each of a known type, has a
-    value) or explain's int64 ones.
+    value) or explain's (Python ints, as object arrays).
     """
     op = LAYER_OPS[layer.type]
     return None if op.plan is None else op.plan(layer, _fixed(known))
