@@ -37,6 +37,7 @@ from datamove.ir._types import ELEMENT_TYPES, OPENVINO_TYPE_NAMES, ElementType
 __all__ = [
     "FOLDERS",
     "TYPE_ATTRIBUTES",
+    "attribute_refusal",
     "attribute_type",
     "axes_of",
     "batch_dims",
@@ -45,7 +46,6 @@ __all__ = [
     "fold_layer",
     "int_or_none",
     "opset_number",
-    "type_refusal",
 ]
 
 Array = np.ndarray[Any, Any]
@@ -80,7 +80,7 @@ def int_or_none(layer: Layer, key: str, default: int | None = None) -> int | Non
     """The layer's integer attribute (`Layer.int_attr`); ``None`` where it has none it reads."""
     try:
         return layer.int_attr(key, default)
-    except IRError:  # (check reports it: `type_refusal`, or the layer's inference)
+    except IRError:  # (check reports it: `attribute_refusal`, or the layer's inference)
         return None
 
 
@@ -90,7 +90,7 @@ def batch_dims(layer: Layer) -> int | None:
 
 
 class _Typed(NamedTuple):
-    """An element-type attribute, as OpenVINO 2026.4 reads it (`type_refusal`)."""
+    """An element-type attribute, as OpenVINO 2026.4 reads it (`attribute_refusal`)."""
 
     key: str
     since: int  # the first opset that reads it
@@ -139,7 +139,7 @@ def attribute_type(layer: Layer, port: int) -> ElementType | None:
 
     OpenVINO 2026.4 gives the output that type whatever precision the port declares (a
     Convert's ``destination_type="i64"`` on a port of precision ``FP32`` gives i64). ``None``
-    where no attribute decides it, or `type_refusal` refuses it.
+    where no attribute decides it, or `attribute_refusal` refuses it.
     """
     for read in _typed(layer):
         name = layer.data.get(read.key, read.default)
@@ -148,8 +148,8 @@ def attribute_type(layer: Layer, port: int) -> ElementType | None:
     return None
 
 
-def type_refusal(layer: Layer) -> IRError | None:
-    """Why OpenVINO refuses to read a layer's element-type attribute (`TYPE_ATTRIBUTES`), if so.
+def attribute_refusal(layer: Layer) -> IRError | None:
+    """Why OpenVINO refuses a layer's element-type attribute (`TYPE_ATTRIBUTES`) or batch_dims.
 
     OpenVINO 2026.4 refuses the file (reading it, or compiling it: a Convert to ``dynamic``)
     where the name is none of `OPENVINO_TYPE_NAMES` in any case (``"xyz"``, ``"fp32"``,
@@ -158,9 +158,9 @@ def type_refusal(layer: Layer) -> IRError | None:
     ShapeOf-3's, a Convert's, a Bucketize's). So is a Gather-7/8's ``batch_dims`` that is not
     an integer (`Layer.int_attr`: ``"x"``, ``""``, ``"+1"``).
     """
-    if layer.type == "Gather" and batch_dims(layer) is None:
+    if layer.type == "Gather" and opset_number(layer) >= 7:
         try:
-            layer.int_attr("batch_dims")
+            layer.int_attr("batch_dims", 0)
         except IRError as exc:
             return exc
     for read in _typed(layer):

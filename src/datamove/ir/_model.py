@@ -37,7 +37,13 @@ from datamove.ir._bounds import (
 from datamove.ir._cpu import KIND as CPU_NOTE
 from datamove.ir._cpu import Seen, cpu_notes
 from datamove.ir._errors import InputTypeError, IRError, UnsupportedOperatorError, where
-from datamove.ir._fold import FOLDERS, TYPE_ATTRIBUTES, attribute_type, fold_failure, type_refusal
+from datamove.ir._fold import (
+    FOLDERS,
+    TYPE_ATTRIBUTES,
+    attribute_refusal,
+    attribute_type,
+    fold_failure,
+)
 from datamove.ir._graph import (
     Graph,
     Layer,
@@ -828,7 +834,7 @@ class Model:
             reason = unsupported_reason(layer)
             if reason is not None:
                 report(layer, "unsupported", reason)
-            elif (refused := type_refusal(layer)) is not None:
+            elif (refused := attribute_refusal(layer)) is not None:
                 report(layer, "attribute", _attribute_text(refused))
             elif not is_opaque(layer):  # an opaque layer keeps its declared outputs
                 try:
