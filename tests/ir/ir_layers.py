@@ -37,16 +37,24 @@ def bare_layer(
     )
 
 
-def encode(array: np.ndarray[Any, Any], etype: ElementType) -> bytes:
-    """The bytes OpenVINO stores for ``array`` of element type ``etype`` (inverse of `decode`).
+def encode(values: Any, etype: ElementType) -> bytes:
+    """The bytes OpenVINO stores for ``values`` (an array, or nested lists of Python numbers) of
+    element type ``etype`` (inverse of `decode`).
+
+    Lists are converted to the element type at once, never through NumPy's default dtype (which
+    makes float64 of ``[2, 2**64 - 1]``: stored as ``[2, 0]``); a value the type cannot hold
+    raises ``OverflowError``.
 
     Examples
     --------
-    >>> from datamove.ir._types import ELEMENT_TYPES
-    >>> encode(np.array([1, -2, 3, -8, 7]), ELEMENT_TYPES["i4"]).hex()
+    >>> from datamove.ir._types import ELEMENT_TYPES, decode
+    >>> encode([1, -2, 3, -8, 7], ELEMENT_TYPES["i4"]).hex()
     'e18307'
+    >>> u64 = ELEMENT_TYPES["u64"]
+    >>> decode(encode([2, 2**64 - 1], u64), u64, (2,)).tolist()
+    [2, 18446744073709551615]
     """
-    flat = np.ascontiguousarray(array).reshape(-1)
+    flat = np.asarray(values, dtype=etype.dtype if etype.bits >= 8 else None).reshape(-1)
     if etype.bits == 4:
         nibbles = flat.astype(np.int8).view(np.uint8) & 0x0F
         if nibbles.size % 2:
@@ -54,4 +62,4 @@ def encode(array: np.ndarray[Any, Any], etype: ElementType) -> bytes:
         return bytes(nibbles[0::2] | (nibbles[1::2] << 4))
     if etype.bits == 1:
         return np.packbits(flat.astype(bool), bitorder="big").tobytes()
-    return flat.astype(etype.dtype, copy=False).tobytes()
+    return flat.tobytes()

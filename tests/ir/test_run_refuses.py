@@ -61,7 +61,7 @@ def _one_op(
     edges = ['<edge from-layer="0" from-port="0" to-layer="9" to-port="0"/>']
     blob = b""
     for k, (et, shape, values) in enumerate(consts):
-        raw = encode(np.array(values).reshape(shape), ELEMENT_TYPES[et])
+        raw = encode(np.array(values, dtype=object).reshape(shape), ELEMENT_TYPES[et])
         cdims = "".join(f"<dim>{d}</dim>" for d in shape)
         layers.append(
             f'<layer id="{k + 1}" name="c{k}" type="Const" version="opset1"><data '
