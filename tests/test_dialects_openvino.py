@@ -250,12 +250,17 @@ def test_cpu_plugin_crashes_on_an_ellipsis_with_too_many_axes_of_dynamic_sizes(
     xml = tmp_path / "m.xml"
     ov.save_model(_model(dm.PartialShape.dynamic(1), s, None, only=1), str(xml))
     x = np.arange(3, dtype=np.int64)
-    with pytest.raises(openvino_oracle.OpenVINOError, match="ellipsis"):
-        openvino_oracle.evaluate_ir(xml, {"x": x})
-    with pytest.raises(openvino_oracle.OpenVINOCrashError):  # fixed: update the docs
-        openvino_oracle.run_ir(xml, {"x": x})
     (problem,) = ir.read_model(xml).check().problems
     assert "addresses 2 axes around the ellipsis, but data has rank 1" in problem.message
+    with pytest.raises(openvino_oracle.OpenVINOError, match="ellipsis"):
+        openvino_oracle.evaluate_ir(xml, {"x": x})
+    try:  # a dim past the rank: what comes of it hangs on memory (here SIGSEGV)
+        openvino_oracle.run_ir(xml, {"x": x})
+    except openvino_oracle.OpenVINOCrashError:
+        return
+    except openvino_oracle.OpenVINOError:  # a refusal: right
+        pass
+    openvino_oracle.skip_where_right(True, "6", "it reads a dim past the data's rank")
 
 
 def test_openvino_squeezes_an_empty_axis_of_a_dynamic_shape(tmp_path: Path) -> None:

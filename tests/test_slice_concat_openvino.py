@@ -564,13 +564,6 @@ def test_openvino_cpu_plugin_crashes_on_a_step_of_int32_min_or_below() -> None:
 def test_openvino_cpu_plugin_disagrees_with_its_reference() -> None:
     # docs/semantics.md S-3 and S-4, each against the reference evaluate, which datamove follows.
     x = iota((5, 4), np.float32)
-    # S-3: a constant step of -INT64_MAX: garbage values (uninitialised memory)
-    garbage = ov.slice([5, 4], *(as_index_array(v) for v in ([INT64_MAX - 1], [-8], [-INT64_MAX])))
-    assert [a.tolist() for a in garbage.evaluate(x)] == [[x[4].tolist()]]
-    ((cpu,),) = [ov._call("run_cpu", garbage.recipe, x, ())]  # past the refusal, on purpose
-    assert cpu.shape == (1, 4)
-    assert cpu.tolist() != [x[4].tolist()]
-    assert dm.slice(x, [INT64_MAX - 1], [-8], [-INT64_MAX]).tolist() == [x[4].tolist()]
     # S-4: run-time values truncated to 32 bits (a stop of 2**32 + 3 reads as 3)
     values = (as_index_array([1]), as_index_array([2**32 + 3]), as_index_array([1]))
     runtime = ov.slice([5, 4], *[ov.Param((1,))] * 3)
@@ -580,6 +573,15 @@ def test_openvino_cpu_plugin_disagrees_with_its_reference() -> None:
     (truncated,) = ov._call("run_cpu", runtime.recipe, x, values)
     assert truncated.tolist() == x[1:3].tolist()
     assert dm.slice(x, [1], [2**32 + 3], [1]).tolist() == x[1:].tolist()
+    # S-3: a constant step of -INT64_MAX: one row of uninitialised memory, whose values hang on
+    # the worker's history (skipped where they come out right)
+    garbage = ov.slice([5, 4], *(as_index_array(v) for v in ([INT64_MAX - 1], [-8], [-INT64_MAX])))
+    assert [a.tolist() for a in garbage.evaluate(x)] == [[x[4].tolist()]]
+    assert dm.slice(x, [INT64_MAX - 1], [-8], [-INT64_MAX]).tolist() == [x[4].tolist()]
+    ((cpu,),) = [ov._call("run_cpu", garbage.recipe, x, ())]  # past the refusal, on purpose
+    assert cpu.shape == (1, 4)
+    why = "it returns a row of memory it never wrote"
+    ov.skip_where_right(cpu.tolist() == [x[4].tolist()], "S-3", why)
 
 
 def test_openvino_cpu_plugin_run_time_verdicts_differ_from_its_reference() -> None:
@@ -672,13 +674,15 @@ def test_cpu_plugin_slices_an_axis_of_2_31_elements_or_more_wrong() -> None:
     # INT32_MAX) give the wrong elements on OpenVINO's CPU plugin; 3 more and it segfaults.
     # Only the axis's size counts (2**30 + 2 by 2 runs right). Shape inference and evaluate are
     # right, and so is datamove. Each run is a process of its own: a crash is a result.
+    right = []  # whether the CPU plugin gave the right elements; which it reads instead (memory
+    # elsewhere) and whether that segfaults hang on the process's memory, not on the version
     for op in ("Slice", "StridedSlice"):
-        rc, (ref, cpu) = _run_past_int32(2**31, op, 0, 5)
-        assert rc == 0
+        rc, (ref, *cpu) = _run_past_int32(2**31, op, 0, 5)
         assert ref == {"datamove": [1, 2, 3, 4, 5], "evaluate": [1, 2, 3, 4, 5]}, op
-        assert cpu["cpu"] != [1, 2, 3, 4, 5], op  # values from elsewhere in memory
-    rc, results = _run_past_int32(2**31 + 3, "Slice", 2**31 - 2, 2**31 + 3)
-    assert results == [{"datamove": [14, 15, 16, 17, 18], "evaluate": [14, 15, 16, 17, 18]}]
-    assert rc == -11  # SIGSEGV, before any output
+        right.append(cpu == [{"cpu": [1, 2, 3, 4, 5]}])
+    rc, (ref, *cpu) = _run_past_int32(2**31 + 3, "Slice", 2**31 - 2, 2**31 + 3)
+    assert ref == {"datamove": [14, 15, 16, 17, 18], "evaluate": [14, 15, 16, 17, 18]}
+    right.append(cpu == [{"cpu": [14, 15, 16, 17, 18]}])  # this machine: SIGSEGV (rc -11)
     rc, results = _run_past_int32(2**31 - 1, "Slice", 0, 5)  # INT32_MAX elements: right
     assert (rc, results[1]) == (0, {"cpu": [1, 2, 3, 4, 5]})
+    ov.skip_where_right(any(right), "S-8", "which elements it reads past 2**31 hangs on memory")

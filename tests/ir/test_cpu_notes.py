@@ -3,9 +3,11 @@
 Each case is a model built here with OpenVINO's own API, on the witness of one divergence of
 docs/semantics.md: ``check`` notes its layer, naming the divergence, and OpenVINO's CPU plugin
 (run in the oracle's worker process, where a crash fails one call) really gives another answer
-than its reference ``evaluate`` and datamove there; the test fails when OpenVINO fixes it. Each
-near miss is the same model without the triggering bit or value: no note, and the CPU plugin
-agrees.
+than its reference ``evaluate`` and datamove there; the test fails when OpenVINO fixes it. IR-27,
+whose misbehaviour hangs on the CPU's vector kernel and the worker's memory rather than on the
+version, is the exception: after datamove's part, its test skips where the plugin runs the
+witness right. Each near miss is the same model without the triggering bit or value: no note,
+and the CPU plugin agrees.
 """
 
 from __future__ import annotations
@@ -261,13 +263,13 @@ def test_check_notes_what_the_cpu_plugin_runs_wrong(tmp_path: Path, name: str) -
     assert "\n" not in note.message
     assert note.layer_type in ("StridedSlice", "Slice")
     (want,) = openvino_oracle.evaluate_ir(xml, built.inputs)  # the reference: the spec
-    cpu = _cpu(xml, built.inputs)
-    assert not _same(cpu, want), f"OpenVINO's CPU plugin now runs divergence {case.number} right"
     try:
         ((_, got),) = ir.read_model(xml).run(built.inputs).items()
+        assert _same(np.asarray(got), want)
     except ir.IRError:  # a shape subgraph (ShapeOf...) datamove checks but does not run
-        return
-    assert _same(np.asarray(got), want)
+        pass
+    cpu = _cpu(xml, built.inputs)  # the same on every CPU: the plugin's logic, or a SIGFPE
+    assert not _same(cpu, want), f"OpenVINO's CPU plugin now runs divergence {case.number} right"
 
 
 @pytest.mark.parametrize("name", list(CASES))
@@ -1113,8 +1115,8 @@ def _gather_model(tmp_path: Path, case: GatherCase) -> tuple[Path, dict[str, np.
 
 
 # IR-27: name -> (the Gather, whether check notes it). Noted: the CPU plugin crashes or gives
-# garbage. Not noted: it agrees with evaluate, where marked "(agrees)" (the other near misses
-# are this machine's: an AVX-512 kernel may take more elements).
+# garbage on this machine (AVX2). Not noted: it agrees with evaluate, where marked "(agrees)"
+# (the other near misses are this machine's: an AVX-512 kernel may take more elements).
 GATHERS_OF_A_BATCH_OF_ONE: dict[str, tuple[GatherCase, bool]] = {
     "[1,5,3] at [[3]]": (GatherCase((1, 5, 3), [[3]]), True),
     "[1,5] at [[3]], 1 element after the axis": (GatherCase((1, 5), [[3]]), True),
@@ -1157,8 +1159,9 @@ _ETYPES = {"float32": "f32", "int64": "i64", "uint8": "u8", "int32": "i32"}
 def test_check_notes_a_static_gather_of_a_batch_of_one(tmp_path: Path, name: str) -> None:
     # IR-27 (docs/semantics.md): a Gather of batch_dims 1 or more whose data dims before the
     # axis are all 1, of static shapes, crashes the CPU plugin (SIGSEGV) or comes out garbage,
-    # run to run (so it is run 3 times); shape inference and evaluate are right. datamove's
-    # Gather (that of its shape subgraphs) computes evaluate's answer.
+    # run to run (so it is run 3 times; on a CPU whose kernel runs it right, the test skips
+    # after datamove's part); shape inference and evaluate are right. datamove's Gather (that
+    # of its shape subgraphs) computes evaluate's answer.
     case, noted = GATHERS_OF_A_BATCH_OF_ONE[name]
     xml, inputs = _gather_model(tmp_path, case)
     notes = [n.message for n in _cpu_notes(xml)]
@@ -1176,11 +1179,12 @@ def test_check_notes_a_static_gather_of_a_batch_of_one(tmp_path: Path, name: str
     folded = fold_layer(layer, infos)
     assert folded is not None
     assert _same(folded.value, want)
-    if noted:
-        runs = [_cpu(xml, inputs) for _ in range(3)]
-        assert not all(_same(r, want) for r in runs), "the CPU plugin now runs IR-27 right"
-    elif "(agrees)" in name:
+    if "(agrees)" in name:
         assert _same(_cpu(xml, inputs), want)
+    elif noted:  # its vector kernel and the worker's memory, not the version, decide
+        runs = [_cpu(xml, inputs) for _ in range(3)]
+        why = "whether its Gather kernel misreads depends on the CPU and the worker's memory"
+        openvino_oracle.skip_where_right(all(_same(r, want) for r in runs), "IR-27", why)
 
 
 def test_the_gather_note_names_the_layer_and_run_refuses_it(tmp_path: Path) -> None:

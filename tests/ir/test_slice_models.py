@@ -324,15 +324,22 @@ def test_slice_versions_are_read_as_openvino_reads_them(tmp_path: Path, version:
 
 
 def test_a_slice_of_three_inputs_is_refused_where_openvino_crashes(tmp_path: Path) -> None:
-    # OpenVINO 2026.4.1 dies of a segmentation fault reading this file (in the oracle's worker).
     path = _slice_file(tmp_path, START_STOP_STEP[:2])
-    with pytest.raises(openvino_oracle.OpenVINOCrashError, match="SIGSEGV"):
-        ov_models.run_openvino(path, {"x": _arange((2, 6))})
     model = ir.read_model(path)
     (problem,) = model.check().problems
     assert problem.message == "inputs=3 is the wrong number of inputs: Slice takes 4 or 5"
     with pytest.raises(ir.IRError, match="cannot run"):
         model.run({"x": _arange((2, 6))})
+    # IR-5: OpenVINO 2026.4.1 dies reading this file (here of SIGSEGV, in the oracle's worker):
+    # it reads a fourth input past the node's three, where memory decides what comes of it
+    try:
+        ov_models.run_openvino(path, {"x": _arange((2, 6))})
+    except openvino_oracle.OpenVINOCrashError:
+        return
+    except openvino_oracle.OpenVINOError:  # a refusal: right
+        pass
+    why = "it reads an input past the node's three"
+    openvino_oracle.skip_where_right(True, "IR-5", why, who="OpenVINO's read_model")
 
 
 REFUSED = [
