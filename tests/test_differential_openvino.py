@@ -402,6 +402,15 @@ def test_issue_23_witness_is_not_run_on_openvino() -> None:
     pytest.skip(f"OpenVINO is not run on it: {reason}")
 
 
+def test_a_witness_run_right_on_this_cpu_skips_naming_the_divergence() -> None:
+    """A divergence that hangs on the machine (docs/semantics.md: IR-27, S-8...) never fails a
+    test where OpenVINO runs its witness right: the test skips, saying which and why."""
+    ov.skip_where_right(False, "IR-27", "a kernel")  # run wrong, as here: the test goes on
+    says = r"^the CPU plugin runs this witness of divergence IR-27 right on this CPU \(a kernel;"
+    with pytest.raises(pytest.skip.Exception, match=says):
+        ov.skip_where_right(True, "IR-27", "a kernel")
+
+
 def test_a_crash_in_openvino_fails_one_call_not_the_run() -> None:
     """OpenVINO runs in the oracle's worker process: a crash there (here the CPU plugin's SIGFPE
     on an INT64_MIN stride, divergence 9, which run_cpu refuses) is an exception in the test, and
