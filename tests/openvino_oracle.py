@@ -596,6 +596,18 @@ def evaluate_ir_each(
     return _call("evaluate_ir_each", os.fspath(xml), list(inputs))  # type: ignore[no-any-return]
 
 
+def read_ir_texts(xmls: Sequence[str]) -> list[str | None]:
+    """``Core.read_model`` of each IR text (no weights), in the worker: ``None`` where OpenVINO
+    reads it, else its error's text, or a :class:`OpenVINOCrashError`'s where it crashed (each
+    text is then read again alone, so one crash costs the others nothing)."""
+    try:
+        return _call("read_ir_texts", list(xmls))  # type: ignore[no-any-return]
+    except OpenVINOCrashError as exc:
+        if len(xmls) == 1:
+            return [f"OpenVINOCrashError: {exc}"]
+        return [r for xml in xmls for r in read_ir_texts([xml])]
+
+
 # -- the worker process --------------------------------------------------------------------------
 
 
@@ -843,6 +855,19 @@ def _evaluate_ir_each(xml: str, inputs: Sequence[dict[str, np.ndarray]]) -> list
     return [_evaluate_model(model, one) for one in inputs]
 
 
+def _read_ir_texts(xmls: Sequence[str]) -> list[str | None]:
+    ov = _ov()
+    weights = ov.Tensor(ov.Type.u8, [0])
+    errors: list[str | None] = []
+    for xml in xmls:
+        try:
+            _core().read_model(model=xml, weights=weights)
+            errors.append(None)
+        except RuntimeError as exc:
+            errors.append(str(exc))
+    return errors
+
+
 def _evaluate_model(model: Any, inputs: dict[str, np.ndarray]) -> list[np.ndarray]:
     ov = _ov()
     tensors = [ov.Tensor(np.array(inputs[p.get_any_name()], order="C")) for p in model.inputs]
@@ -875,6 +900,7 @@ def _serve() -> None:
         "evaluate_ir_each": _evaluate_ir_each,
         "evaluate_all": _evaluate_all,
         "cpu_all": _run_cpu_all,
+        "read_ir_texts": _read_ir_texts,
     }
     while True:
         try:

@@ -476,7 +476,10 @@ def test_index_inputs_an_opaque_layer_makes_are_unknown(
     # layer is still checked, with an unknown of the length the port declares.
     xml = _XML
     for name in opaque:
-        xml = xml.replace(f'name="{name}" type="Const"', f'name="{name}" type="ReadValue"')
+        xml = xml.replace(
+            f'name="{name}" type="Const" version="opset1"',
+            f'name="{name}" type="ReadValue" version="opset6"',
+        )
     report = ir.read_model(_write(tmp_path, xml, BIN)).check()
     assert (report.ok, report.opaque) == (True, {"ReadValue": len(opaque)})
     assert {n: str(s) for n, (s, _) in report.outputs.items()} == {

@@ -88,6 +88,7 @@ _NOTE_HEADINGS: Final = {
     "looser": "declared dims looser than datamove's",
     "openvino-cpu": "OpenVINO's CPU plugin runs these layers otherwise than the spec",
     "shape-subgraph": "ONNX shape-subgraph nodes that fail at run time",
+    "extension": "layers OpenVINO reads only with an extension",
 }
 
 

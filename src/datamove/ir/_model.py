@@ -67,6 +67,7 @@ from datamove.ir._ops import (
     check_input_count,
     const_layout,
     data_ports,
+    extension_note,
     is_opaque,
     runner,
     shape_planner,
@@ -101,8 +102,10 @@ _FATAL_KINDS: Final = frozenset({"unsupported", "operator", "attribute", "ports"
 class Problem:
     """One problem `Model.check` found, and where: layer id, name, type and port.
 
-    ``kind`` is one of ``"unsupported"`` (a version datamove does not implement of a layer type
-    it models; a layer of a type it does not model is *opaque*, not a problem),
+    ``kind`` is one of ``"unsupported"`` (a version OpenVINO refuses: one naming no opset it
+    has, or an opset without the layer's type, ``datamove.ir._opsets``; or a version datamove
+    does not implement of a layer type it models; a layer of a type it does not model is
+    otherwise *opaque*, not a problem),
     ``"operator"`` (an operator's rule is broken), ``"attribute"`` (a layer's attributes cannot be
     read), ``"shape"`` (a declared port shape disagrees with the inferred one, or excludes a
     shape the layer really gives), ``"element-type"`` (likewise for a port's precision) and
@@ -115,8 +118,8 @@ class Problem:
     Where the layer's index inputs are computed from shapes (a shape subgraph), the witness is
     found over the model's inputs instead: ``model_inputs`` holds their shapes (name -> shape),
     at which the layer's data input has ``witness[0]`` and the port ``witness[1]``.
-    A *note* (`CheckReport.notes`) has kind ``"looser"`` or ``"openvino-cpu"`` (and, of an ONNX
-    model, ``"shape-subgraph"``).
+    A *note* (`CheckReport.notes`) has kind ``"looser"``, ``"openvino-cpu"`` or ``"extension"``
+    (and, of an ONNX model, ``"shape-subgraph"``).
     """
 
     kind: str
@@ -190,8 +193,10 @@ class CheckReport:
         layer otherwise than the spec (a divergence of docs/semantics.md that the file
         decides), kind ``"openvino-cpu"``, its message naming the divergence; in an ONNX model,
         where a shape-subgraph node fails at run time whatever the input sizes (a Gather index
-        out of range, an integer division by zero), kind ``"shape-subgraph"``. Not problems:
-        ``ok`` ignores them.
+        out of range, an integer division by zero), kind ``"shape-subgraph"``; where an
+        opaque layer's version is no opset (``extension``), which OpenVINO reads only with an
+        extension that registers its type there, kind ``"extension"``. Not problems: ``ok``
+        ignores them.
     """
 
     model: str
@@ -854,6 +859,8 @@ class Model:
                 seen_out = outs[0].shape if outs else None
             elif layer.outputs:  # an opaque layer: as declared
                 seen_out = _declared(layer.outputs[0])
+            if notes is not None and reason is None and (needs := extension_note(layer)):
+                notes.append(_problem(layer, "extension", needs))
             if notes is not None and seen_out is not None:  # where the CPU plugin runs it wrong
                 seen = Seen(layer, ins, seen_out, feeder)
                 notes += [_problem(layer, CPU_NOTE, text) for text in cpu_notes(seen)]
@@ -1114,6 +1121,18 @@ class Model:
         faults = [p for p in fatal if p.kind != "unsupported"]
         if faults and shapes is None:  # the file's problems, before what datamove does not run
             _refuse(faults[0], len(fatal) - 1)
+        bad = [x for x in graph.layers if unsupported_reason(x) is not None]
+        if bad:
+            first = bad[0]
+            listed = "; ".join(f"{where(x.id, x.name, x.type, None)}" for x in bad[:5])
+            more = f" and {len(bad) - 5} more" if len(bad) > 5 else ""
+            raise first.error(
+                None,
+                None,
+                f"cannot run: {plural(len(bad), 'unsupported layer')}: {listed}{more}",
+                cls=UnsupportedOperatorError,
+                hint=unsupported_reason(first),
+            )
         opaque = [
             graph.layers[i]
             for i in graph.order
@@ -1140,18 +1159,6 @@ class Model:
                 f"and output {output!r} needs this one",
                 cls=UnsupportedOperatorError,
                 hint=hint,
-            )
-        bad = [x for x in graph.layers if unsupported_reason(x) is not None]
-        if bad:
-            first = bad[0]
-            listed = "; ".join(f"{where(x.id, x.name, x.type, None)}" for x in bad[:5])
-            more = f" and {len(bad) - 5} more" if len(bad) > 5 else ""
-            raise first.error(
-                None,
-                None,
-                f"cannot run: {plural(len(bad), 'unsupported layer')}: {listed}{more}",
-                cls=UnsupportedOperatorError,
-                hint=unsupported_reason(first),
             )
         if fatal:
             _refuse(fatal[0], len(fatal) - 1)

@@ -21,7 +21,6 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, NamedTuple
@@ -53,11 +52,11 @@ from datamove._strided_slice import (
 )
 from datamove._validation import check_length
 from datamove.ir._graph import Layer, parse_shape_attr
+from datamove.ir._opsets import held, version_rule
 from datamove.ir._types import ELEMENT_TYPES, ElementType
 
 __all__ = [
     "LAYER_OPS",
-    "MAX_OPSET",
     "Context",
     "Fixed",
     "Info",
@@ -71,6 +70,7 @@ __all__ = [
     "check_input_count",
     "const_layout",
     "data_ports",
+    "extension_note",
     "interval_chunks",
     "is_opaque",
     "over_corners",
@@ -86,10 +86,6 @@ SMALL: Final = 4096  # constants up to this many elements are folded during infe
 CORNERS_MAX: Final = 64  # index-value combinations tried for a hull over intervals
 # NumPy's limit on an array's bytes, counting every dim but the zeros (even when one is zero).
 MAX_SPAN: Final = int(np.iinfo(np.intp).max)
-# The newest opset that re-exports the v1 operators: OpenVINO 2026.4's opset17 holds only its
-# new operators, and Parameter (read_model refuses Split, Const, Result... as opset17).
-MAX_OPSET: Final = 16
-_OPSET_VERSION: Final = re.compile(r"opset([1-9][0-9]{0,2})")  # "opset01" is refused by OpenVINO
 
 
 class Info(NamedTuple):
@@ -198,8 +194,6 @@ class LayerOp:
     # The number of outputs, where known without inferring any shape (num_splits, the length of
     # split_lengths): compared with the declared ports first, a hostile num_splits costs nothing.
     output_count: Callable[[Layer, Sequence[Info]], int | None] | None = None
-    version: int = 1  # the operator's version (Slice-8), the first opset that holds it
-    newest_opset: int = MAX_OPSET  # the versions read: opset{version} to this
     # Counted in CheckReport.checked; False for the ends of the graph (Parameter, Const, Result).
     counted: bool = True
     # Each output dim is an input dim or a constant one, so every input shape gives one output
@@ -1122,9 +1116,7 @@ def _transpose_plan(_layer: Layer, fixed: Fixed) -> Planner | None:
 LAYER_OPS: Final[dict[str, LayerOp]] = {
     op.name: op
     for op in (
-        LayerOp(  # opset17 too
-            "Parameter", (0,), _parameter_infer, newest_opset=MAX_OPSET + 1, counted=False
-        ),
+        LayerOp("Parameter", (0,), _parameter_infer, counted=False),
         LayerOp("Const", (0,), _const_infer, counted=False),
         LayerOp(
             "Result",
@@ -1161,7 +1153,7 @@ LAYER_OPS: Final[dict[str, LayerOp]] = {
             _strided_slice_plan,
             data_ports=(0,),
         ),
-        LayerOp("Slice", (4, 5), _slice_infer, _slice_run, _slice_plan, data_ports=(0,), version=8),
+        LayerOp("Slice", (4, 5), _slice_infer, _slice_run, _slice_plan, data_ports=(0,)),
         LayerOp("Concat", (), _concat_infer, _concat_run, _concat_plan),
         LayerOp("Unsqueeze", (2,), _view_infer, _view_run, _view_plan, data_ports=(0,)),
         LayerOp("Squeeze", (1, 2), _view_infer, _view_run, _view_plan, data_ports=(0,)),
@@ -1187,28 +1179,37 @@ def is_opaque(layer: Layer) -> bool:
 
     A well-formed layer of any type that `LAYER_OPS` lacks (MatMul, Add, ShapeOf...): its output
     ports keep the dims and element types the file writes, and the layers after it are checked
-    with those. It is never executed. A type datamove models in a version it does not implement
-    is not opaque but a problem (`unsupported_reason`).
+    with those. It is never executed. A version OpenVINO refuses is a problem whatever the
+    type, and so is a version datamove does not implement of a type it models
+    (`unsupported_reason`).
     """
     return layer.type not in LAYER_OPS
 
 
 def unsupported_reason(layer: Layer) -> str | None:
-    """Why datamove cannot handle a layer of a type it models (its version), or ``None``.
+    """Why OpenVINO refuses a layer's version, or datamove that of a type it models; or ``None``.
 
-    ``None`` too for an opaque layer (`is_opaque`): its version is not datamove's business.
+    Any layer whose version names no opset OpenVINO has, or one that does not hold its type
+    (`version_rule`); a layer of a type datamove models also in a version OpenVINO reads only
+    with an extension (of an opaque type, that is a note: `extension_note`). Each type datamove
+    models, it implements in every opset that holds it.
     """
-    op = LAYER_OPS.get(layer.type)
-    if op is None:
+    rule = version_rule(layer.attrs.get("type", layer.type), layer.version)
+    if rule is None or not (rule[0] or layer.type in LAYER_OPS):
         return None
-    version = layer.version
-    match = _OPSET_VERSION.fullmatch(version)
-    if match is None or not op.version <= int(match[1]) <= op.newest_opset:
-        return (
-            f"version {version!r} of {layer.type} is not supported (datamove implements "
-            f"{layer.type}-{op.version}, as in opset{op.version} to opset{op.newest_opset})"
-        )
-    return None
+    found = held(layer.type)
+    if layer.type not in LAYER_OPS or found is None:
+        return rule[1]
+    return (
+        f"version {layer.version!r} of {layer.type} is not supported (datamove implements "
+        f"{layer.type}-{min(found.opsets)}, as in {found.words})"
+    )
+
+
+def extension_note(layer: Layer) -> str | None:
+    """Why OpenVINO reads this opaque layer only with an extension, or ``None``."""
+    rule = version_rule(layer.attrs.get("type", layer.type), layer.version)
+    return rule[1] if rule is not None and not rule[0] and layer.type not in LAYER_OPS else None
 
 
 def check_input_count(layer: Layer, count: int) -> None:
