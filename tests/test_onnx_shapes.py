@@ -1233,8 +1233,10 @@ def test_malformed_shape_nodes_are_unknown_never_a_traceback(
     model = _model(nodes, inits, [("y", F32)], opset)
     read = ir.read_onnx(onnx_graphs.save(model, tmp_path))
     report = read.check()  # a problem of the Slice or a Split, or none: never an exception
-    assert all(p.layer_type in ("Slice", "Split") for p in report.problems)
-    if not report.problems:  # the ends unknown, never guessed: dim 0 anything up to 3
+    # but a node ONNX has no operator for (Where before Where-9): opaque, as unknown
+    problems = [p for p in report.problems if "so onnx.checker" not in p.message]
+    assert all(p.layer_type in ("Slice", "Split") for p in problems)
+    if not problems:  # the ends unknown, never guessed: dim 0 anything up to 3
         assert str(report.outputs["y"][0]) == "[..3,8,5]"
     read.explain()
 

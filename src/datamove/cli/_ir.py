@@ -89,6 +89,7 @@ _NOTE_HEADINGS: Final = {
     "openvino-cpu": "OpenVINO's CPU plugin runs these layers otherwise than the spec",
     "shape-subgraph": "ONNX shape-subgraph nodes that fail at run time",
     "extension": "layers OpenVINO reads only with an extension",
+    "opset": "ONNX opsets newer than the installed onnx knows",
 }
 
 

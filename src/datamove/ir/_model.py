@@ -119,7 +119,7 @@ class Problem:
     found over the model's inputs instead: ``model_inputs`` holds their shapes (name -> shape),
     at which the layer's data input has ``witness[0]`` and the port ``witness[1]``.
     A *note* (`CheckReport.notes`) has kind ``"looser"``, ``"openvino-cpu"`` or ``"extension"``
-    (and, of an ONNX model, ``"shape-subgraph"``).
+    (and, of an ONNX model, ``"shape-subgraph"`` or ``"opset"``).
     """
 
     kind: str
@@ -193,7 +193,8 @@ class CheckReport:
         layer otherwise than the spec (a divergence of docs/semantics.md that the file
         decides), kind ``"openvino-cpu"``, its message naming the divergence; in an ONNX model,
         where a shape-subgraph node fails at run time whatever the input sizes (a Gather index
-        out of range, an integer division by zero), kind ``"shape-subgraph"``; where an
+        out of range, an integer division by zero), kind ``"shape-subgraph"``, and where it
+        imports an opset newer than the installed ``onnx`` knows, kind ``"opset"``; where an
         opaque layer's version is no opset (``extension``), which OpenVINO reads only with an
         extension that registers its type there, kind ``"extension"``. Not problems: ``ok``
         ignores them.

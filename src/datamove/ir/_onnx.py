@@ -6,7 +6,9 @@
 taken as values known only at run time.
 
 `ONNXModel.check` walks the graph in its order, as `datamove.ir.Model.check` walks an IR, and
-returns the same `CheckReport`. A node of the default domain is one of:
+returns the same `CheckReport`. A node whose operator the model's opsets do not hold, as
+onnx.checker looks it up in ONNX's registry (`_unknown_operator`), is a problem and opaque.
+Otherwise a node of the default domain is one of:
 
 - **checked** (`CHECKED`, and SplitToSequence then SequenceAt of a constant position, read as a
   split: `SEQUENCE_NODES`): its outputs inferred by ONNX's rules (`Slicing.from_onnx`,
@@ -31,6 +33,7 @@ limits, and where onnxruntime and ``onnx.reference`` differ.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import os
 import warnings
@@ -103,6 +106,8 @@ _JOINS_AND_VIEWS: Final = ("Concat", *VIEWS)  # listed by explain where their ou
 SEQUENCE_NODES: Final = ("SplitToSequence", "SequenceAt")
 SHAPE_NOTE: Final = "shape-subgraph"  # a note: a shape subgraph's node fails at run time
 _DEFAULT_DOMAINS: Final = ("", "ai.onnx")
+# The domains whose operators onnx.checker requires to be in ONNX's registry (checker.cc)
+_CHECKER_DOMAINS: Final = ("", "ai.onnx.ml", "ai.onnx.training")
 # The element types whose constants are read: those a shape subgraph folds (datamove.ir._fold),
 # the others' (floats, booleans) only where small.
 _INDICES: Final = frozenset({"i64", "i32", "i16", "i8", "u8"})
@@ -187,7 +192,7 @@ class ONNXModel:
     name : str
         The graph's name (or the file's name).
     opset : int or None
-        The version of the default domain the model imports.
+        The version of the default domain the model imports (its last import).
     inputs : dict
         Input name -> ``(PartialShape, element type)``, as the graph declares them
         (initializers excluded).
@@ -199,9 +204,15 @@ class ONNXModel:
         self._proto = proto
         graph = proto.graph
         self.name = graph.name or Path(path).name
-        self.opset = next(
-            (int(o.version) for o in proto.opset_import if o.domain in _DEFAULT_DOMAINS), None
-        )
+        # The last import of a domain wins, as in onnx.checker and onnxruntime; "ai.onnx" is
+        # the default domain "", as onnxruntime reads it (onnx.checker refuses its nodes)
+        self._imports = {_default(o.domain): int(o.version) for o in proto.opset_import}
+        self.opset = self._imports.get("")
+        self._refused = {  # node index -> why ONNX has no such operator
+            i: why
+            for i, node in enumerate(graph.node)
+            if (why := _unknown_operator(node, self._imports)) is not None
+        }
         self._inits = {t.name: t for t in graph.initializer}
         self.inputs: dict[str, tuple[PartialShape, str | None]] = {}
         for v in graph.input:
@@ -331,11 +342,14 @@ class ONNXModel:
         overrides = {n: as_partial_shape(s, "ONNX", f"input_shapes[{n!r}]") for n, s in given}
         values, problems, notes, ports, _, read = self._walk(overrides, compare=not overrides)
         kinds = [_kind(node) for node in self._proto.graph.node]
+        known = [k for i, k in enumerate(kinds) if i not in self._refused]
         split_1 = (self.opset or 0) < 2  # unsupported, not checked
-        checked = Counter(k for k in kinds if k in CHECKED and not (k == "Split" and split_1))
+        checked = Counter(k for k in known if k in CHECKED and not (k == "Split" and split_1))
         checked.update(read)
-        opaque = Counter(k for k in kinds if k not in CHECKED and k != "Constant")
+        opaque = Counter(k for k in known if k not in CHECKED and k != "Constant")
+        opaque.update(kinds[i] for i in self._refused)
         opaque.subtract(read)
+        notes[:0] = _newer_opsets(self._imports)
         checked, opaque = +checked, +opaque  # no kind counted 0 times
         inputs = {n: (values[n].shape, values[n].etype) for n in self.inputs}
         none = _Value(PartialShape(None), None)
@@ -398,8 +412,9 @@ class ONNXModel:
             outs: list[_Value] | None = None
             # a shape subgraph node's value or bounds, for each output
             shaped: list[_Value | None] = [None] * len(node.output)
-            unknown = _unknown_attribute(node, self.opset or 0)  # then the node is not read
-            if kind in SHAPE_NODES and unknown is None:
+            refused = self._refused.get(i)  # ONNX has no such operator: the node is opaque
+            unknown = None if refused else _unknown_attribute(node, self.opset or 0)
+            if kind in SHAPE_NODES and unknown is None and refused is None:
                 infos = [v.info() for v in ins]
                 got_infos, note = shape_values(node, infos, self.opset or 0)
                 for k, g in enumerate(got_infos):
@@ -410,7 +425,9 @@ class ONNXModel:
                     shaped[k] = _Value.of(g, g.etype.name if g.etype else None, said)
                 if note is not None:
                     notes.append(Problem(SHAPE_NOTE, note, *where))
-            if kind == "Constant":
+            if refused is not None:
+                problems.append(Problem("unsupported", refused, *where))
+            elif kind == "Constant":
                 const = self._constant_node(node)
                 outs = [const] if const is not None else None
             elif kind in SEQUENCE_NODES and unknown is None:
@@ -459,6 +476,8 @@ class ONNXModel:
                 if out:
                     values[out] = got
                 ports[(lid, k)] = got.shape
+            if refused is not None:
+                continue
             if kind in ("Slice", "Split", *SEQUENCE_NODES) or (
                 kind in _JOINS_AND_VIEWS and _moves_data(kind, ins, values, node.output)
             ):
@@ -482,7 +501,7 @@ class ONNXModel:
         opaque, its output a sequence). `ValidationError` for a rule broken.
         """
         if kind == "SplitToSequence":
-            parts = _sequence_parts(node, ins, self.opset or 0)
+            parts = _sequence_parts(node, ins)
             if parts is not None:
                 read.append(kind)
                 if node.output and node.output[0]:
@@ -555,7 +574,8 @@ class ONNXModel:
             what = ""
             if other is not None:
                 i, n = other
-                what = f" (it names node {i} {node_name(n)!r}, a {n.op_type})"
+                why = f": {self._refused[i]}" if i in self._refused else f", a {n.op_type}"
+                what = f" (it names node {i} {node_name(n)!r}{why})"
             raise ValidationError(
                 "explain",
                 "--layer",
@@ -634,6 +654,74 @@ def _compare(
     if etype is not None and got.etype is not None and etype != got.etype:
         rule = f"declares element type {etype}, but the element type is {got.etype}"
         problems.append(Problem("element-type", rule, *where, port))
+
+
+@functools.cache
+def _schemas() -> dict[tuple[str, str], list[Any]]:
+    """ONNX's operator schemas, (domain, name) -> every version's, oldest first."""
+    found: dict[tuple[str, str], list[Any]] = {}
+    for schema in _onnx().defs.get_all_schemas_with_history():
+        found.setdefault((schema.domain, schema.name), []).append(schema)
+    for versions in found.values():
+        versions.sort(key=lambda s: s.since_version)
+    return found
+
+
+def _default(domain: str) -> str:
+    """A domain's name, ``""`` for the default domain's (``ai.onnx``)."""
+    return "" if domain in _DEFAULT_DOMAINS else domain
+
+
+def _domain(domain: str) -> str:
+    return f"domain {domain!r}" if domain else "the default domain"
+
+
+def _unknown_operator(node: Any, imports: Mapping[str, int]) -> str | None:
+    """Why onnx.checker refuses a node's operator at the version the model imports, or ``None``.
+
+    Where the model imports (``imports``: domain -> version, ``""`` the default) no opset of
+    the node's domain; or where the domain is one whose operators onnx.checker looks up in
+    ONNX's registry (`_CHECKER_DOMAINS`) and its opset at that version has no such operator, or
+    one deprecated there. Operators of other domains (onnxruntime's ``com.microsoft``, custom
+    ones) are not known here: ``None``.
+    """
+    domain, op = _default(node.domain), node.op_type
+    version = imports.get(domain)
+    if version is None:
+        return f"the model imports no opset of {_domain(domain)}, so onnx.checker refuses it"
+    if domain not in _CHECKER_DOMAINS:
+        return None  # onnx.checker takes any operator of another domain
+    schemas = _schemas()
+    versions = schemas.get((domain, op))
+    if versions is None:
+        alike = sorted(n for d, n in schemas if d == domain and n.lower() == op.lower())
+        hint = f" (names are case-sensitive: {alike[0]})" if alike else ""
+        rule = f"is in no opset of {_domain(domain)} that onnx {_onnx().__version__} knows{hint}"
+    elif version < versions[0].since_version:
+        first = versions[0].since_version
+        rule = f"is not in opset {version} of {_domain(domain)}: it is in opset {first} on"
+    elif (at := [s for s in versions if s.since_version <= version][-1]).deprecated:
+        since = at.since_version
+        rule = f"is deprecated in opset {version} of {_domain(domain)} (since opset {since})"
+    else:
+        return None
+    return f"{op!r} {rule}, so onnx.checker refuses the model"
+
+
+def _newer_opsets(imports: Mapping[str, int]) -> list[Problem]:
+    """Notes (kind ``opset``) of each imported opset newer than the installed onnx knows."""
+    notes = []
+    for domain, version in imports.items():
+        known = [s.since_version for (d, _), v in _schemas().items() if d == domain for s in v]
+        if known and version > max(known):
+            rule = (
+                f"the model imports opset {version} of {_domain(domain)}, newer than onnx "
+                f"{_onnx().__version__} knows ({max(known)}): its nodes are read as of opset "
+                f"{max(known)}, as onnx.checker reads them; onnxruntime refuses an opset newer "
+                "than it knows"
+            )
+            notes.append(Problem("opset", rule))
+    return notes
 
 
 def _unknown_attribute(node: Any, opset: int) -> str | None:
@@ -945,7 +1033,7 @@ def _dynamic_parts(s: Splitting, dim: Dimension, count: int) -> list[Dimension]:
     return [Dimension(-(-lo // n), top)] * (count - 1) + [Dimension(0, top)]
 
 
-def _sequence_parts(node: Any, ins: list[_Value], opset: int) -> list[PartialShape] | None:
+def _sequence_parts(node: Any, ins: list[_Value]) -> list[PartialShape] | None:
     """SplitToSequence-11's parts, in order; ``None`` where their number is not known.
 
     ONNX's rules, onnxruntime's: without ``split``, parts of one element (with ``keepdims=0``
@@ -956,8 +1044,6 @@ def _sequence_parts(node: Any, ins: list[_Value], opset: int) -> list[PartialSha
     fails: that node stays opaque.
     """
     op = "ONNX SplitToSequence"
-    if opset < 11:
-        return None
     if not 1 <= len(node.input) <= 2 or len(node.output) != 1:
         raise NodeProblem(
             "ports",
@@ -1296,7 +1382,7 @@ def _explain_split_to_sequence(node: _Node) -> dict[str, Any]:
     shape = node.ins[0].shape if node.ins else PartialShape(None)
     note = None
     try:
-        parts = _sequence_parts(proto, node.ins, node.version)
+        parts = _sequence_parts(proto, node.ins)
     except ValidationError as exc:  # a broken node: check() reports it
         parts, note = None, str(exc)
     info = entry(str(node.index), "SplitToSequence", node_name(proto), str(shape), [], True)
@@ -1315,9 +1401,7 @@ def _explain_split_to_sequence(node: _Node) -> dict[str, Any]:
     elif given is not None:
         written = _note_runtime(node, info, 1, "split")
     if parts is None:
-        if note is None and node.version < 11:
-            note = f"opset {node.version} has no SplitToSequence: onnxruntime refuses the model"
-        elif note is None and shape.rank is None:
+        if note is None and shape.rank is None:
             note = "the data's rank is unknown"
         elif note is None and given is not None and given.value is not None:
             scalar = given.value.ndim == 0

@@ -1,0 +1,259 @@
+"""ONNX `check` knows which operators the model's opsets hold, as onnx.checker and onnxruntime do.
+
+Every operator ONNX's registry holds, at a few opsets each, misspelt and with its case changed,
+as one node ``x[4] -> node -> y[4]``: datamove's problem (kind ``unsupported``) against
+``onnx.checker.check_model(full_check=True)`` and onnxruntime's ``InferenceSession``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from datamove import ir
+from datamove.cli import main
+
+onnx = pytest.importorskip("onnx")
+from onnx import TensorProto, helper  # noqa: E402 - after the skip
+
+import onnx_graphs  # noqa: E402 - needs onnx
+
+# What onnx.checker and onnxruntime say where the operator is not in the imported opset
+REFUSED = ("No Op registered for", "is deprecated in domain_version", "No opset import for")
+# onnxruntime reads these below their first ONNX version by schemas of its own (contrib and
+# experimental ones registered in the default domain), and GroupNormalization-18, which ONNX
+# deprecates, as ONNX first wrote it; datamove reads ONNX's registry, as onnx.checker does.
+ORT_OWN = {
+    "LayerNormalization",
+    "MeanVarianceNormalization",
+    "ThresholdedRelu",
+    "GroupNormalization",
+}
+
+
+def _model(op: str, domain: str, imports: list[tuple[str, int]]) -> Any:
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])
+    graph = helper.make_graph([helper.make_node(op, ["x"], ["y"], domain=domain)], "g", [x], [y])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid(*i) for i in imports])
+    model.ir_version = 8
+    return model
+
+
+def _one(op: str, domain: str, version: int) -> Any:
+    """``op`` of ``domain`` at ``version`` (the default domain at 13 where it is another)."""
+    imports = [("", version if domain == "" else 13)] + ([(domain, version)] if domain else [])
+    return _model(op, domain, imports)
+
+
+def _refusal(model: Any) -> str | None:
+    """datamove's problem that the node's operator is not in the model's opset, if any."""
+    found = [p for p in ir.ONNXModel(model, "m").check().problems if "onnx.checker" in p.message]
+    assert all(p.kind == "unsupported" for p in found)
+    return found[0].message if found else None
+
+
+def _checker_error(model: Any) -> str | None:
+    try:
+        onnx.checker.check_model(model, full_check=True)
+    except Exception as exc:  # noqa: BLE001 - onnx's checker and inference errors
+        return str(exc)
+    return None
+
+
+def _checker_refuses(model: Any) -> bool:
+    """Whether onnx.checker refuses the model for a node's operator (not its inputs...)."""
+    error = _checker_error(model)
+    return error is not None and any(r in error for r in REFUSED)
+
+
+def _ort_error(model: Any) -> str | None:
+    ort = pytest.importorskip("onnxruntime")
+    options = ort.SessionOptions()
+    options.log_severity_level = 4  # its refusals are expected here: no log lines
+    try:
+        ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+    except Exception as exc:  # noqa: BLE001 - onnxruntime's errors have no common base
+        return str(exc)
+    return None
+
+
+def _cases() -> list[tuple[str, str, int]]:
+    """Each (domain, op, version): every operator at its first version, the one before, its
+    last version and the domain's newest; misspelt and case-changed at the newest."""
+    first: dict[tuple[str, str], int] = {}
+    last: dict[tuple[str, str], int] = {}
+    for s in onnx.defs.get_all_schemas_with_history():
+        key = (s.domain, s.name)
+        first[key] = min(first.get(key, s.since_version), s.since_version)
+        last[key] = max(last.get(key, 0), s.since_version)
+    newest = {d: max(v for (e, _), v in last.items() if e == d) for d, _ in last}
+    cases = set()
+    for (domain, op), since in first.items():
+        top = newest[domain]
+        cases |= {(domain, op, v) for v in (since - 1, since, last[(domain, op)], top)}
+        cases |= {(domain, name, top) for name in (op.lower(), op.upper(), op[:-1], op + "s")}
+    return sorted(cases)
+
+
+CASES = _cases()
+
+
+def test_every_operator_is_refused_where_onnx_checker_refuses_it() -> None:
+    wrong = [
+        f"{domain or 'ai.onnx'}:{op} at opset {version}: datamove {said!r}"
+        for domain, op, version in CASES
+        if ((said := _refusal(model := _one(op, domain, version))) is not None)
+        != _checker_refuses(model)
+    ]
+    assert not wrong, wrong[:20]
+    assert len(CASES) > 1000
+
+
+def test_every_operator_is_refused_where_onnxruntime_refuses_it() -> None:
+    wrong = []
+    for domain, op, version in CASES:
+        model = _one(op, domain, version)
+        said, error = _refusal(model), _ort_error(model)
+        ort_refuses = error is not None and any(r in error for r in REFUSED)
+        if domain in ("", "ai.onnx.ml") and op in ORT_OWN and not ort_refuses:
+            continue
+        if (said is not None and error is None) or (said is None and ort_refuses):
+            wrong.append(f"{domain or 'ai.onnx'}:{op} at opset {version}: {said!r}, {error!r}")
+    assert not wrong, wrong[:20]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.text("abcdefgGLMNRSZ_", min_size=1, max_size=10), st.integers(-1, 30))
+def test_any_name_is_refused_where_onnx_checker_refuses_it(op: str, version: int) -> None:
+    model = _one(op, "", version)
+    assert (_refusal(model) is not None) == _checker_refuses(model), (op, version)
+
+
+@pytest.mark.parametrize(
+    ("op", "version", "text"),
+    [
+        pytest.param("Foo", 13, "'Foo' is in no opset of the default domain that onnx", id="Foo"),
+        pytest.param("Gelu", 13, "'Gelu' is not in opset 13 of the default domain: it is in "
+                     "opset 20 on, so onnx.checker refuses the model", id="Gelu-13"),
+        pytest.param("relu", 13, "(names are case-sensitive: Relu)", id="relu"),
+        pytest.param("Upsample", 13, "'Upsample' is deprecated in opset 13 of the default "
+                     "domain (since opset 10)", id="Upsample-13"),
+    ],
+)  # fmt: skip
+def test_an_operator_not_in_the_opset_is_an_unsupported_problem(
+    tmp_path: Path, op: str, version: int, text: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = onnx_graphs.save(_one(op, "", version), tmp_path)
+    report = ir.read_onnx(path).check()
+    assert [(p.kind, p.layer_id) for p in report.problems] == [("unsupported", "0")]
+    assert text in report.problems[0].message
+    assert report.opaque == {op: 1}
+    assert main(["check", str(path)]) == 1
+    assert text in capsys.readouterr().out
+
+
+def test_a_refused_slice_is_neither_checked_nor_explained(tmp_path: Path) -> None:
+    model = _one("Slice", "", 0)  # no opset 0 holds Slice (nor any operator)
+    model.graph.node[0].input.extend(["s", "e"])
+    model.graph.initializer.extend(helper.make_tensor(n, TensorProto.INT64, [1], [1]) for n in "se")
+    path = onnx_graphs.save(model, tmp_path)
+    report = ir.read_onnx(path).check()
+    assert [p.kind for p in report.problems] == ["unsupported"]
+    assert "'Slice' is not in opset 0 of the default domain" in report.problems[0].message
+    assert (report.checked, report.opaque) == ({}, {"Slice": 1})
+    assert ir.read_onnx(path).explain() == []
+
+
+def test_other_domains_are_not_known_but_must_be_imported(tmp_path: Path) -> None:
+    """onnx.checker takes any operator of a domain it does not know, and refuses a node whose
+    domain the model does not import, where onnxruntime reads it at the newest version it
+    knows: datamove follows onnx.checker (the spec requires the import)."""
+    known = _one("FastGelu", "com.microsoft", 1)  # onnxruntime's contrib operator
+    unknown = _one("Foo", "custom", 1)  # onnxruntime refuses it; no one but it would know
+    bare = _model("FastGelu", "com.microsoft", [("", 13)])
+    for model in (known, unknown):
+        assert _refusal(model) is None
+        assert not _checker_refuses(model)
+    rule = "the model imports no opset of domain 'com.microsoft', so onnx.checker refuses it"
+    assert _refusal(bare) == rule
+    assert _checker_refuses(bare)
+    # onnxruntime (skipped where not installed) reads both, and refuses custom:Foo
+    assert _ort_error(known) is None
+    assert _ort_error(bare) is None
+    assert "is not a registered function/op" in str(_ort_error(unknown))
+
+
+@pytest.mark.parametrize(
+    ("imports", "refused"),
+    [([13, 20], False), ([20, 13], True)],
+    ids=["13-then-20", "20-then-13"],
+)
+def test_the_last_import_of_a_domain_is_the_one_read(imports: list[int], refused: bool) -> None:
+    model = _model("Gelu", "", [("", v) for v in imports])
+    assert _checker_refuses(model) is refused
+    assert (_refusal(model) is not None) is refused
+    assert ir.ONNXModel(model, "m").opset == imports[-1]
+
+
+def test_an_opset_newer_than_onnx_knows_is_a_note(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """onnx.checker reads opset 99 as its newest; onnxruntime refuses an opset it does not know."""
+    model = _one("Relu", "", 99)
+    newest = onnx.defs.onnx_opset_version()
+    assert not _checker_refuses(model)
+    path = onnx_graphs.save(model, tmp_path)
+    report = ir.read_onnx(path).check()
+    assert report.problems == ()
+    assert [(n.kind, n.layer_id) for n in report.notes] == [("opset", None)]
+    newer = f"newer than onnx {onnx.__version__} knows ({newest})"
+    assert f"imports opset 99 of the default domain, {newer}" in report.notes[0].message
+    assert main(["check", "-v", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "notes (ONNX opsets newer than the installed onnx knows):\n  net: the model " in out
+    error = _ort_error(model)
+    assert error is not None
+    assert "Opset 99" in error
+
+
+@pytest.mark.parametrize(
+    ("imports", "op", "domain", "named"),
+    [
+        ([("ai.onnx", 99)], "Relu", "", "the default domain"),
+        ([("", 13), ("ai.onnx.ml", 99)], "Binarizer", "ai.onnx.ml", "domain 'ai.onnx.ml'"),
+    ],
+    ids=["ai.onnx", "ai.onnx.ml"],
+)
+def test_each_domain_s_newer_opset_is_a_note(
+    imports: list[tuple[str, int]], op: str, domain: str, named: str
+) -> None:
+    model = _model(op, domain, imports)
+    assert not _checker_refuses(model)
+    report = ir.ONNXModel(model, "m").check()
+    assert report.problems == ()
+    assert [n.message.split(", newer")[0] for n in report.notes] == [
+        f"the model imports opset 99 of {named}"
+    ]
+
+
+@pytest.mark.parametrize("imports", [[("", 13)], [("ai.onnx", 13)], [("", 20), ("ai.onnx", 13)]])
+def test_a_node_of_domain_ai_onnx_is_of_the_default_domain(
+    imports: list[tuple[str, int]],
+) -> None:
+    """onnx.checker refuses every node of domain ``ai.onnx`` (it looks the import and the
+    operator up under that name), which ONNX's constants.h calls the default domain and
+    onnxruntime reads as it: datamove reads it so, the last import of either spelling read."""
+    relu = _model("Relu", "ai.onnx", imports)
+    assert _refusal(relu) is None
+    assert _checker_refuses(relu)  # "No opset import for domain 'ai.onnx'", "No Op registered"
+    assert _ort_error(relu) is None
+    gelu = _model("Gelu", "ai.onnx", imports)
+    said = _refusal(gelu)
+    assert said is not None
+    assert said.startswith("'Gelu' is not in opset 13 of the default domain")
+    assert "No Op registered for Gelu" in str(_ort_error(gelu))
