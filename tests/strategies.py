@@ -11,6 +11,7 @@ run, so CI is reproducible) unless ``DATAMOVE_RANDOM=1``.
 
 from __future__ import annotations
 
+import math
 import os
 from typing import TYPE_CHECKING, Any
 
@@ -244,6 +245,42 @@ def numpy_indices(
         elif Ellipsis not in items:
             items.append(Ellipsis)
     return tuple(items)
+
+
+def wide_shapes(shape: Sequence[Interval], hints: Sequence[int]) -> list[tuple[int, ...]]:
+    """``witness_sizes`` one axis at a time, the others at their smallest size, and at their
+    smallest from 2: shapes of fewer than ``INT64_MAX`` elements, for ``hollow``."""
+    lows = [lo for lo, _ in shape]
+    small = [min(max(lo, 2), lo if hi is None else hi) for lo, hi in shape]
+    out = [tuple(small)]
+    for k, dim in enumerate(shape):
+        for (t,) in witness_sizes([dim], hints):
+            for others in (small, lows):
+                w = (*others[:k], t, *others[k + 1 :])
+                if math.prod(max(d, 1) for d in w) < INT64_MAX:
+                    out.append(w)
+    return list(dict.fromkeys(out))
+
+
+def hollow(shape: Sequence[int]) -> np.ndarray:
+    """A read-only view of ``shape`` over one byte, never to be read: NumPy's basic indexing
+    runs on it at any size (``2**62``) and only moves its offset and strides (``view_key``)."""
+    strides: list[int] = []
+    step = 1
+    for d in reversed(shape):
+        strides.insert(0, step)
+        step *= max(d, 1)
+    base = np.zeros(1, np.int8)
+    return np.lib.stride_tricks.as_strided(base, tuple(shape), strides, writeable=False)
+
+
+def view_key(y: np.ndarray, x: np.ndarray) -> tuple[Any, ...]:
+    """What a view ``y`` of ``hollow`` array ``x`` selects: equal keys, the same elements."""
+    if 0 in y.shape:
+        return (y.shape,)
+    offset = y.__array_interface__["data"][0] - x.__array_interface__["data"][0]
+    strides = tuple(s if n > 1 else 0 for n, s in zip(y.shape, y.strides, strict=True))
+    return (y.shape, offset, strides)
 
 
 def iota(shape: Sequence[int], dtype: Any = np.float32) -> np.ndarray:

@@ -19,8 +19,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import datamove as dm
-from datamove._dialects import CLAMP, Cut
-from strategies import Interval, fixed_settings, iota, shape_text
+from datamove._dialects import CLAMP, Cut, addressed
+from strategies import Interval, fixed_settings, hollow, iota, shape_text, view_key, wide_shapes
+from test_compose import numbers, on_hollow
 
 INT64_MAX = 2**63 - 1
 INT64_MIN = -(2**63)
@@ -193,6 +194,33 @@ def test_is_empty_is_a_proof_checked_by_running(
             return
         out = run(s, iota(w))
         assert out is None or out.size > 0, (s, text, w)
+
+
+@fixed_settings(200)
+@given(index=indices(), shape=small_shapes())
+def test_proofs_and_forms_hold_at_sizes_too_big_to_allocate(
+    index: tuple[Any, ...], shape: tuple[Interval, ...] | None
+) -> None:
+    # Above, unbounded sizes are run up to min + 5; here at the sizes where lengths change
+    # (near the slicing's numbers, 2**31, INT64_MAX - 1), on views NumPy slices unread.
+    s = S(index)
+    text = shape_text(shape)
+    identity, empty = s.is_identity(text), s.is_empty(text)
+    try:
+        form = s.canonical(text)
+    except dm.ValidationError:  # a static shape it cannot run on
+        form = None
+    dims = shape if shape is not None else ((0, None),) * addressed(s.entries)
+    for w in wide_shapes(dims, numbers(s)):
+        x = hollow(w)
+        out = on_hollow(s, x)
+        assert out is not None or not (identity or empty), (s, text, w)
+        if identity:
+            assert view_key(out, x) == view_key(x, x), (s, text, w)
+        if empty:
+            assert out.size == 0, (s, text, w)
+        if form is not None and out is not None:
+            assert view_key(on_hollow(form, x), x) == view_key(out, x), (s, text, w, form)
 
 
 @pytest.mark.parametrize(

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 import datamove as dm
 from datamove import _compose
 from datamove._dialects import CLAMP, NUMPY, Cut, addressed, index_at, selection
-from strategies import fixed_settings, numpy_indices
+from strategies import fixed_settings, hollow, numpy_indices, view_key, wide_shapes
 
 INT64_MAX = 2**63 - 1
 INT64_MIN = -(2**63)
@@ -180,6 +180,60 @@ def test_compose_on_an_unknown_shape_is_a_then_b_on_every_rank_and_size(
         got = run(f, x)
         assert (got is None) == (want is None), (a, b, f, w)
         assert want is None or same(got, want), (a, b, f, w)
+
+
+def numbers(*slicings: dm.Slicing) -> list[int]:
+    """The bounds, steps and indices of ``slicings``: where their lengths change."""
+    out: list[int] = []
+    for s in slicings:
+        for x in s.entries:
+            if isinstance(x, int):
+                out.append(x)
+            elif isinstance(x, Cut):
+                out += [v for v in (x.start, x.stop, x.step) if v is not None]
+    return out
+
+
+class _Index:
+    def __getitem__(self, index: Any) -> tuple[Any, ...]:
+        return index if isinstance(index, tuple) else (index,)
+
+
+def index_of(text: str) -> tuple[Any, ...]:
+    """The index of a NumPy expression ``x[...]``, with an ellipsis at the end where it has
+    none (the same selection, but a view even where every axis is indexed)."""
+    index = eval(text, {"x": _Index()})  # noqa: S307 - our own output, in a test
+    return index if Ellipsis in index else (*index, ...)
+
+
+def on_hollow(s: dm.Slicing, x: np.ndarray) -> Any:
+    """``s`` run by NumPy on ``x`` (``hollow``), through its in-range numbers for ``x.shape``."""
+    try:
+        return x[index_of(s.to_numpy(x.shape))]
+    except dm.ValidationError:
+        return None
+
+
+@fixed_settings(150)
+@given(a=slicings(), b=slicings(), shape=interval_shapes())
+def test_compose_holds_at_sizes_too_big_to_allocate(
+    a: dm.Slicing, b: dm.Slicing, shape: dm.PartialShape
+) -> None:
+    # Unbounded axes are run above up to 9 elements; here at the sizes where lengths change
+    # (near the slicings' numbers and their sums, 2**31, INT64_MAX - 1), on views NumPy slices
+    # without reading them.
+    try:
+        f = dm.compose(a, b, shape)
+    except dm.ValidationError:
+        return
+    dims = [(d.min, d.max) for d in shape]
+    for w in wide_shapes(dims, numbers(a, b)):
+        x = hollow(w)
+        y = on_hollow(a, x)
+        want = None if y is None else on_hollow(b, y)
+        got = on_hollow(f, x)
+        assert (got is None) == (want is None), (a, b, shape, w, f)
+        assert want is None or view_key(got, x) == view_key(want, x), (a, b, shape, w, f)
 
 
 # -- one axis: proofs of what cannot be said ----------------------------------------------------

@@ -7,7 +7,9 @@ arithmetic overflows on (``to_torch``), a composition that listed 3 * 2**63 size
 an undecidable rank taken for one where ``a`` then ``b`` cannot run, and an index of INT64_MAX
 written with an end of 2**63. Here every emitter that takes shapes that are not static is run at
 every allowed size (unbounded ones up to 8), ``compose`` against ``a`` then ``b``, and
-``difference`` must name an allowed shape. Example counts scale with ``DATAMOVE_EXAMPLES``.
+``difference`` must name an allowed shape; the NumPy form and equivalence also at the sizes
+where the values take effect, on ``hollow`` views. Example counts scale with
+``DATAMOVE_EXAMPLES``.
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import datamove as dm
-from strategies import fixed_settings, numpy_indices
+from strategies import fixed_settings, hollow, numpy_indices, view_key, wide_shapes
+from test_compose import index_of, numbers, on_hollow
 from test_dialects import apply_ops, run_torch, same
 
 pytest.importorskip("torch", reason="torch (the backends extra) is not installed")
@@ -198,3 +201,33 @@ def test_difference_of_wide_values_names_an_allowed_shape(
                 assert ra is None or same(ra, rt), (a, t, shape, v)
         else:
             assert w in shape, (a, t, shape, w)
+
+
+@fixed_settings(200)
+@given(s=slicings(), t=slicings(), ds=st.lists(dims(), max_size=3))
+def test_numpy_form_and_equivalence_hold_at_sizes_too_big_to_allocate(
+    s: dm.Slicing, t: dm.Slicing, ds: list[dm.Dimension]
+) -> None:
+    # The tests above run unbounded sizes up to 8; here the sizes where these values take
+    # effect (2**31, 2**62, INT64_MAX - 1), on views NumPy slices unread.
+    shape = dm.PartialShape(ds)
+    with contextlib.suppress(dm.ValidationError):  # often equivalent
+        t = dm.Slicing.from_strided_slice(**s.to_strided_slice(shape)) if ds else t
+    try:
+        index = index_of(s.to_numpy(shape))
+    except dm.ValidationError:  # NotExpressible, or an index out of range on every size
+        index = None
+    try:
+        equal = s.difference(t, shape) is None
+    except dm.ValidationError:  # steps that repeat past what is checked
+        equal = False
+    for w in wide_shapes([(d.min, d.max) for d in ds], numbers(s, t)):
+        x = hollow(w)
+        want = on_hollow(s, x)
+        if equal:
+            other = on_hollow(t, x)
+            assert (other is None) == (want is None), (s, t, shape, w)
+            assert want is None or view_key(other, x) == view_key(want, x), (s, t, shape, w)
+        if index is not None and want is not None:
+            got = x[index]
+            assert view_key(got, x) == view_key(want, x), (s, shape, w, s.to_numpy(shape))
