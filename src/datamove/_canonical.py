@@ -130,7 +130,6 @@ def _identity_ranked(s: Slicing, ps: PartialShape) -> Shape | None:
     if len(out) != ps.rank:
         return _pick(ps, {})
     dims = ps.dims
-    later: list[tuple[Cut, int, int]] = []  # lengths to decide over an interval, after the rest
     for j, (kind, x, axis) in enumerate(out):
         dj = dims[j]
         if kind == "new":
@@ -155,13 +154,9 @@ def _identity_ranked(s: Slicing, ps: PartialShape) -> Shape | None:
         v = dj.min if first != dj.min else _other(dj, first)
         if v is not None:  # length `first` where the input's axis j has size v: no count needed
             return _pick(ps, {j: v, axis: da.min})
-        later.append((x, axis, j))  # axis j has the one size `first`: is the length constant?
-    # A count of elements over an interval may be undecidable (a step over 1024): asked last,
-    # where no other condition gives a witness.
-    for x, axis, j in later:
-        size = _first(_length_is(x, dims[j].min), dims[axis], x)
-        if size is not None:
-            return _pick(ps, {axis: size, j: dims[j].min})
+        # Axis j has the one size `first`. No count of elements to decide: the length is that
+        # on every size where `axis` is static, and where it is not, the entry at output
+        # position `axis` (a new axis, or another axis's cut, of one size each) gives a witness.
     # Output shape equals the input shape on every allowed shape: a reversal of an axis of
     # size 2 or more in an array with elements is the only way left to differ.
     for kind, x, axis in out:
@@ -240,8 +235,7 @@ def _one_at_most(x: Cut, dim: Dimension) -> Cut | None:
     if far != x and not _agree(x, far, dim):
         return None  # two elements on some size: the step is part of the meaning
     d = _first(_length_is(x, 0), dim, x, 1)  # the smallest size with an element
-    if d is None:
-        return None  # empty on every size: EMPTY's case
+    assert d is not None  # not empty on every size: _interval_cut answered EMPTY before
     g = x.range(d)[0]
     for one in (Cut.make(g, g + 1, 1, SAME), Cut.make(g - d, g - d + 1 or None, 1, SAME)):
         if _agree(one, x, dim):
@@ -277,8 +271,7 @@ def _rules_agree(c: Cut, dim: Dimension) -> bool:
     ``-start``, where NumPy's takes nothing and OpenVINO's one element at most (from index 0), so
     no period of the step is to be covered there, however long.
     """
-    if c.step > 0 or c.start is None or c.start >= -1:
-        return True
+    assert c.start is not None  # a tag other than "same" says so (Cut.make)
     top = -c.start - 1 if dim.max is None else min(dim.max, -c.start - 1)
     if top < dim.min:
         return True
@@ -481,18 +474,14 @@ def group_into_split_with_gaps(
         if var is not None and sum(lengths) + 1 > dim.min:
             return None  # VariadicSplit refuses the smallest sizes, where the slicings run
     if ps.rank is None:  # the axis as the slicings address it: from the front or the back
-        for t in items:
-            here, anywhere = axes_of(t, rank), axes_of(t, None)
-            if axis in here:
-                named = anywhere[here.index(axis)]
-                assert named is not None
-                splitting = Splitting(named, splitting.rule, splitting.value)
-                break
+        # one addresses it: the one that cuts it, or else one that addresses all `rank` axes
+        t = next(t for t in items if axis in axes_of(t, rank))
+        named = axes_of(t, None)[axes_of(t, rank).index(axis)]
+        assert named is not None
+        splitting = Splitting(named, splitting.rule, splitting.value)
     expected = [part_slicing(splitting.axis, c) for c in cuts_of_lengths(lengths)]
-    try:
-        if not all(t.equivalent(expected[k], shape) for t, k in zip(items, parts, strict=True)):
-            return None
-    except ValidationError:
+    # Never refused as undecided: equivalent decides a cut against one of another step (here 1)
+    if not all(t.equivalent(expected[k], shape) for t, k in zip(items, parts, strict=True)):
         return None
     return splitting, parts
 

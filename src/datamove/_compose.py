@@ -124,9 +124,7 @@ def _crossings(c: Cut, lo: int, top: int, edges: list[int], levels: set[int]) ->
     out: set[int] = set()
     bounds = [*edges, top + 1]
     for u, nxt in itertools.pairwise(bounds):
-        v = nxt - 1
-        if v < u:
-            continue
+        v = nxt - 1  # edges are distinct sizes up to top: v >= u
         lu, lv = len(c.range(u)), len(c.range(v))
         if lu == lv:
             continue

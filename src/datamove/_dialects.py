@@ -1810,9 +1810,7 @@ def _torch_needs(ops: list[tuple[str, dict[str, Any]]], need: int) -> bool:
     axis ``need - 1`` or ``-need``, but for a ``flip`` of axis 0 or -1: PyTorch flips a scalar
     there (it wraps a scalar's dims as a vector's), so ``x[::-1]`` would run on one.
     """
-    for name, p in ops:
-        if name == "unsqueeze":
-            break
+    for name, p in ops:  # no unsqueeze yet: to_torch adds those after asking
         dims = p["dims"] if name == "flip" else [p["dim"]]
         if {need - 1, -need} & set(dims) and (name != "flip" or need > 1):
             return True
