@@ -410,6 +410,7 @@ def test_canonical_forms_on_intervals_are_equivalent_and_equal_only_when_equival
         (["x[1:3:2]", "x[1:2]", "x[-4:-5:-1]", "x[1::9]"], [5], "x[1:2]"),
         (["x[:, -1]", "x[..., 3]", "x[:, 3, ...]"], [2, 4], "x[:, 3]"),
         (["x[3:]", "x[3:1000]"], "[..50]", "x[3:]"),
+        (["x[-20:5]", "x[:5]", "x[-99:5:1]"], "[..10]", "x[:5]"),  # a start that clamps to 0
         (["x[5:6]", "x[5:7]", "x[5:]"], "[0..6]", "x[5:]"),
         (["x[-1:]", "x[0:1]", "x[:]"], "[0..1]", "x[...]"),
         (["x[7:]", "x[:0]", "x[3:1]"], "[..7]", "x[:0]"),
@@ -639,6 +640,30 @@ def test_a_step_longer_than_any_size_keeps_its_cut() -> None:
     assert not big.is_empty("[?]")
     for n in range(4):
         assert same(big.canonical("[?]")(iota((n,))), iota((n,))[::1000000000000])
+
+
+def test_a_start_kept_where_dropping_it_cannot_be_decided() -> None:
+    # x[-3000::2000] and x[::2000] agree below size 2001, where each takes one element, and
+    # repeat every 2000 sizes past it, more than decided: canonical keeps the start, which is
+    # right (on size 4001 they differ)
+    s = S("x[-3000::2000]")
+    assert s.canonical("[?]") == s
+    x = iota((4001,))
+    assert not same(s(x), S("x[::2000]")(x))
+    assert same(s.canonical("[?]")(x), x[-3000::2000])
+
+
+def test_a_split_axis_that_only_a_later_slicing_addresses() -> None:
+    # x[:] addresses axis 0 alone; the split is of axis 1, which x[:, 4:4] names. On any rank
+    # x[:] runs on rank 1 too, where no split of axis 1 does.
+    parts = ["x[:]", "x[:, 4:4]"]
+    assert dm.group_into_split_with_gaps(parts) is None
+    found = dm.group_into_split_with_gaps(parts, "[?,?]")
+    assert found == (dm.Splitting(1, "lengths", (-1, 0)), (0, 1))
+    x = iota((2, 5))
+    got = found[0](x)
+    assert same(got[0], x[:])
+    assert same(got[1], x[:, 4:4])
 
 
 def test_group_into_split_cases() -> None:

@@ -70,6 +70,20 @@ def test_shape_narrows_where_the_composition_must_hold(
     assert capsys.readouterr().out == "x[6::-2]\n"
 
 
+def test_a_composition_numpy_reads_otherwise_is_written_for_the_shape(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # x[-4:3:3] then x[3:-9:-2] on [2..5] is x[-4::-6] under OpenVINO's clamping (index 0 on
+    # sizes 2..4, where NumPy's takes nothing): no NumPy text says that on every size, so the
+    # one exact on the shape is printed
+    a, b = "x[-4:3:3]", "x[3:-9:-2]"
+    assert main(["compose", a, b, "--shape", "[2..5]"]) == 0
+    assert capsys.readouterr().out == "x[-4::4]\n"
+    for d in range(2, 6):
+        x = np.arange(d)
+        assert np.array_equal(x[-4:3:3][3:-9:-2], x[-4::4])
+
+
 @pytest.mark.parametrize(
     ("argv", "code", "message"),
     [

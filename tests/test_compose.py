@@ -530,6 +530,18 @@ def test_big_steps_are_decided_or_refused_without_listing_their_sizes() -> None:
         dm.compose(S(f"x[0:0:{INT64_MIN}]"), S("x[0]"))
 
 
+def test_an_index_of_a_long_step_cut_is_refused_as_undecided_on_an_unbounded_axis() -> None:
+    # x[10000:-30000:5000] then x[1]: element 1 is index 15000 from size 45001 on, but the cut
+    # repeats every 5000 sizes over pieces too long to check: refused, and exact on a static
+    # shape
+    a, b = S("x[10000:-30000:5000]"), S("x[1]")
+    with pytest.raises(dm.ValidationError, match="repeats every 5000 sizes") as info:
+        dm.compose(a, b, "[?]")
+    assert info.value.argument == "shape"
+    x = np.arange(50000)
+    assert same(dm.compose(a, b, [50000])(x), b(a(x)))
+
+
 def test_a_rank_that_cannot_be_decided_is_not_a_rank_that_cannot_run() -> None:
     # On an unknown rank, compose checks the ranks where b reaches into a's ellipsis; an
     # undecidable rank was taken for one where a then b cannot run, and skipped: x[:0] then

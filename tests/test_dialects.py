@@ -773,6 +773,16 @@ def test_torch_calls_on_interval_shapes_are_exact_for_every_size_or_raise(
         assert same(run_torch(x, ops), want), (s, shape, w, ops)
 
 
+def test_a_big_step_that_takes_two_elements_is_written_below_torch_overflow() -> None:
+    # x[::2**40] takes two elements from size 2**40 + 1, which "[?]" allows: the step is
+    # written as it is (PyTorch's (len + step - 1) / step does not overflow below 2**62)
+    s = dm.Slicing.from_numpy(np.s_[:: 2**40])
+    ops = s.to_torch("[?]")
+    assert ops == [("getitem", {"dim": 0, "start": None, "stop": None, "step": 2**40})]
+    for n in range(4):
+        assert same(run_torch(np.arange(n), ops), np.arange(n)[:: 2**40])
+
+
 def test_torch_bounds_below_its_truncation_limit() -> None:
     # PyTorch truncates slice bounds below -2**62 (with a warning): none is written.
     s = dm.Slicing.from_numpy(np.s_[: -(2**63)])

@@ -567,6 +567,10 @@ def test_openvino_runs_what_the_emitters_write_on_every_size_of_an_interval(
         pytest.param(dm.Slicing.from_numpy("x[-1:1]"), "[1..]", 2, id="[1], 0 at 2"),
         # lengths 1 2 3 4 4 3 2 1: the first size past [1] lies inside a piece, found by halving
         pytest.param(dm.Slicing.from_numpy("x[-5:4]"), "[1..8]", 2, id="x[-5:4] on [1..8]"),
+        # declared [2..11]; size 40 gives one element, found by halving inside a piece
+        pytest.param(
+            dm.Slicing.from_numpy("x[30:-13:-3]", clamping="openvino"), "[4..]", 40, id="[2..11]"
+        ),
         pytest.param(dm.Slicing.from_numpy(f"x[::{1 - 2**63}]"), "[?]", None, id="x[-1:-2:-1]"),
         pytest.param(dm.Slicing.from_numpy("x[::-2]"), "[?]", None, id="x[::-2] on [?]"),
         pytest.param(dm.Slicing.from_slice([-2], [-2], [-1]), "[?]", None, id="x[-2:-2:-1] on [?]"),

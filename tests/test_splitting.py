@@ -302,6 +302,26 @@ def test_invalid_splittings_raise_clearly(make: Any, match: str) -> None:
         make()
 
 
+def test_a_split_no_scanned_size_tells_from_its_closest_count_has_no_witness() -> None:
+    # VariadicSplit [2 x 4097, -1] refuses every size below 8194, Split-13 with 4098 outputs
+    # every size up to 4097: no size scanned tells them apart, the first that does (4098) is
+    # past the scan, so the refusal names no witness
+    sp = dm.Splitting(0, "lengths", (2,) * 4097 + (-1,))
+    with pytest.raises(dm.NotExpressible, match="no size up to 4097 tells") as info:
+        sp.to_onnx_split("[1..]", opset=13)
+    assert info.value.witness is None
+    assert len(dm.Splitting(0, "even", 4098)(np.zeros(4098))) == 4098
+    with pytest.raises(dm.ValidationError):
+        sp(np.zeros(4098))
+
+
+def test_a_splitting_is_immutable() -> None:
+    sp = dm.Splitting.from_split(1, 2)
+    with pytest.raises(AttributeError, match="immutable"):
+        sp.axis = 0
+    assert sp == dm.Splitting(1, "even", 2)
+
+
 @pytest.mark.parametrize(
     "make",
     [
