@@ -774,16 +774,15 @@ def _any_rank(comp: _Composer) -> Slicing:
             if exc.argument == "shape":  # not decided on this rank (too many sizes): not either
                 raise
             continue
-        w = candidate.difference(exact, here)
-        if w is not None:
-            raise NotExpressible(
-                OP,
-                "shape",
-                comp.shape,
-                f"allows rank {rank}, where {_show(a)} then {_show(b)} is "
-                f"{_show(exact)} but on larger ranks {_show(candidate)}; no single "
-                "slicing is both",
-                hint=pass_the_shape(comp.shape, "a shape of known rank"),
-                witness=w,
-            )
+        # exact runs on this rank, where the candidate (min_rank axes) cannot: they differ
+        raise NotExpressible(
+            OP,
+            "shape",
+            comp.shape,
+            f"allows rank {rank}, where {_show(a)} then {_show(b)} is "
+            f"{_show(exact)} but on larger ranks {_show(candidate)}; no single "
+            "slicing is both",
+            hint=pass_the_shape(comp.shape, "a shape of known rank"),
+            witness=candidate.difference(exact, here),
+        )
     return candidate
