@@ -21,6 +21,7 @@ onnx = pytest.importorskip("onnx")
 from onnx import TensorProto, helper  # noqa: E402 - after the skip
 
 import onnx_graphs  # noqa: E402 - needs onnx
+from strategies import examples  # noqa: E402
 
 # What onnx.checker and onnxruntime say where the operator is not in the imported opset
 REFUSED = ("No Op registered for", "is deprecated in domain_version", "No opset import for")
@@ -127,7 +128,7 @@ def test_every_operator_is_refused_where_onnxruntime_refuses_it() -> None:
     assert not wrong, wrong[:20]
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.text("abcdefgGLMNRSZ_", min_size=1, max_size=10), st.integers(-1, 30))
 def test_any_name_is_refused_where_onnx_checker_refuses_it(op: str, version: int) -> None:
     model = _one(op, "", version)
