@@ -473,12 +473,13 @@ def test_index_inputs_an_opaque_layer_makes_are_unknown(
     tmp_path: Path, opaque: tuple[str, ...], parts_a: str, parts_b: str
 ) -> None:
     # VariadicSplit's axis or split_lengths made by a layer datamove does not model: the
-    # layer is still checked, with an unknown of the length the port declares.
+    # layer is still checked, with an unknown of the length the port declares. (A
+    # ReadValue-6 without variable_id crashes OpenVINO's reader: IR-30.)
     xml = _XML
     for name in opaque:
         xml = xml.replace(
-            f'name="{name}" type="Const" version="opset1"',
-            f'name="{name}" type="ReadValue" version="opset6"',
+            f'name="{name}" type="Const" version="opset1">\n      <data ',
+            f'name="{name}" type="ReadValue" version="opset6">\n      <data variable_id="{name}" ',
         )
     report = ir.read_model(_write(tmp_path, xml, BIN)).check()
     assert (report.ok, report.opaque) == (True, {"ReadValue": len(opaque)})

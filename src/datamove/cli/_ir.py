@@ -90,6 +90,7 @@ _NOTE_HEADINGS: Final = {
     "shape-subgraph": "ONNX shape-subgraph nodes that fail at run time",
     "extension": "layers OpenVINO reads only with an extension",
     "opset": "ONNX opsets newer than the installed onnx knows",
+    "unread": "problems of layers OpenVINO does not read: no output needs them",
 }
 
 

@@ -156,8 +156,10 @@ def attribute_refusal(layer: Layer) -> IRError | None:
     ``"bool"``; the reader lowers a known one), names a type the operator does not take (a
     ShapeOf-3's ``output_type="f32"``), or is left out where the operator has no default (a
     ShapeOf-3's, a Convert's, a Bucketize's). So is a Gather-7/8's ``batch_dims`` that is not
-    an integer (`Layer.int_attr`: ``"x"``, ``""``, ``"+1"``).
+    an integer (`Layer.int_attr`: ``"x"``, ``""``, ``"+1"``), and what `_reader_crash` names.
     """
+    if (crash := _reader_crash(layer)) is not None:
+        return crash
     if layer.type == "Gather" and opset_number(layer) >= 7:
         try:
             layer.int_attr("batch_dims", 0)
@@ -176,6 +178,28 @@ def attribute_refusal(layer: Layer) -> IRError | None:
         else:
             rule = read.rule
         return layer.error(read.key, name, rule, hint="OpenVINO refuses the file")
+    return None
+
+
+def _reader_crash(layer: Layer) -> IRError | None:
+    """Where OpenVINO's reader crashes (or refuses) a layer datamove would take as declared.
+
+    OpenVINO 2026.4's ``read_model`` kills the process (SIGSEGV) on an Assign-6 or ReadValue-6
+    without ``variable_id``, and on a Broadcast-1 of fewer than 2 inputs (but one of mode
+    ``pdpd``); it refuses any other Broadcast of other than 2 or 3 (docs/semantics.md, IR-30).
+    A Slice of too few inputs is the Slice operator's own refusal (IR-5).
+    """
+    version = opset_number(layer)
+    if layer.type in ("Assign", "ReadValue") and version >= 6 and "variable_id" not in layer.data:
+        rule = "is missing from <data>"
+        return layer.error("variable_id", None, rule, hint="OpenVINO crashes reading the file")
+    count = len(layer.sources)
+    if layer.type == "Broadcast" and count not in (2, 3):
+        modes = ("numpy", "explicit", "none")  # (a Broadcast-1's others: refused)
+        crash = version < 3 and count < 2 and layer.data.get("mode", "numpy") in modes
+        how = "crashes reading" if crash else "refuses"
+        rule = "is the wrong number of inputs: Broadcast takes 2 or 3"
+        return layer.error("inputs", count, rule, hint=f"OpenVINO {how} the file")
     return None
 
 

@@ -118,8 +118,8 @@ class Problem:
     Where the layer's index inputs are computed from shapes (a shape subgraph), the witness is
     found over the model's inputs instead: ``model_inputs`` holds their shapes (name -> shape),
     at which the layer's data input has ``witness[0]`` and the port ``witness[1]``.
-    A *note* (`CheckReport.notes`) has kind ``"looser"``, ``"openvino-cpu"`` or ``"extension"``
-    (and, of an ONNX model, ``"shape-subgraph"`` or ``"opset"``).
+    A *note* (`CheckReport.notes`) has kind ``"looser"``, ``"openvino-cpu"``, ``"extension"`` or
+    ``"unread"`` (and, of an ONNX model, ``"shape-subgraph"`` or ``"opset"``).
     """
 
     kind: str
@@ -196,8 +196,9 @@ class CheckReport:
         out of range, an integer division by zero), kind ``"shape-subgraph"``, and where it
         imports an opset newer than the installed ``onnx`` knows, kind ``"opset"``; where an
         opaque layer's version is no opset (``extension``), which OpenVINO reads only with an
-        extension that registers its type there, kind ``"extension"``. Not problems: ``ok``
-        ignores them.
+        extension that registers its type there, kind ``"extension"``; where a layer no
+        Result or Assign needs has a problem, which OpenVINO never meets (it does not read the
+        layer), kind ``"unread"``. Not problems: ``ok`` ignores them, and `Model.run` runs.
     """
 
     model: str
@@ -548,6 +549,15 @@ class Model:
         layers = graph.layers
         self._params = [x for x in layers if x.type == "Parameter"]
         self._results = [x for x in layers if x.type == "Result"]
+        # The layers OpenVINO's reader never builds: no Result or Assign needs them (nor are
+        # they Parameters). Their problems are "unread" notes, and `run` runs past them.
+        read = {x.index for x in self._params}
+        todo = [x.index for x in layers if x.type in ("Result", "Assign")]
+        while todo:
+            if (idx := todo.pop()) not in read:
+                read.add(idx)
+                todo += [src for src, _ in layers[idx].sources]
+        self._unread = frozenset(range(len(layers))) - read
         # Each Parameter's place in _params, by layer index (a lookup, never a list search).
         self._param_of = {x.index: k for k, x in enumerate(self._params)}
         # A u1 input's values are checked on every run (0 and 1 only), so no shape plan.
@@ -816,7 +826,11 @@ class Model:
         def report(
             layer: Layer, kind: str, rule: str, port: int | None = None, **found: Any
         ) -> None:
-            problems.append(_problem(layer, kind, rule, port, **found))
+            if layer.index not in self._unread:
+                problems.append(_problem(layer, kind, rule, port, **found))
+            elif notes is not None:
+                text = f"feeds no Result or Assign, so OpenVINO does not read it: {rule}"
+                notes.append(_problem(layer, "unread", text, port))
 
         def feeder(x: Layer, k: int) -> tuple[Layer, Info]:
             return graph.layers[x.sources[k][0]], infos[x.sources[k]]
@@ -1122,7 +1136,7 @@ class Model:
         faults = [p for p in fatal if p.kind != "unsupported"]
         if faults and shapes is None:  # the file's problems, before what datamove does not run
             _refuse(faults[0], len(fatal) - 1)
-        bad = [x for x in graph.layers if unsupported_reason(x) is not None]
+        bad = [x for x in graph.layers if x.index not in self._unread and unsupported_reason(x)]
         if bad:
             first = bad[0]
             listed = "; ".join(f"{where(x.id, x.name, x.type, None)}" for x in bad[:5])
@@ -1730,7 +1744,8 @@ def type_names() -> dict[str, str]:
     reads it, so every registry and every test of a type matches that name exactly
     (`tests/ir/test_type_case.py` checks that it holds every name they test for).
     """
-    names = (*LAYER_OPS, *FOLDERS, *BOUNDERS, *TYPE_ATTRIBUTES, *ELEMENTWISE)
+    # Assign: a sink OpenVINO reads though no Result needs it (`Model`), and IR-30's crash
+    names = (*LAYER_OPS, *FOLDERS, *BOUNDERS, *TYPE_ATTRIBUTES, *ELEMENTWISE, "Assign")
     return {name.lower(): name for name in names}
 
 
