@@ -145,6 +145,18 @@ def save(model: Any, directory: Path, name: str = "model") -> Path:
     return path
 
 
+def checker_node_error(node: Any, model: Any) -> str | None:
+    """What ``onnx.checker.check_node`` says of ``node`` in ``model`` (its imports), or ``None``."""
+    ctx = onnx.checker.C.CheckerContext()
+    ctx.ir_version = model.ir_version
+    ctx.opset_imports = {o.domain: o.version for o in model.opset_import}
+    try:
+        onnx.checker.check_node(node, ctx)
+    except onnx.checker.ValidationError as exc:
+        return str(exc)
+    return None
+
+
 def move_counts(model: Any) -> tuple[dict[str, int], dict[str, int]]:
     """The node types of ``model``: data-movement ones, and the others (not Constant)."""
     moves: dict[str, int] = {}

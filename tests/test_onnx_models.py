@@ -409,7 +409,7 @@ def _i64(name: str, values: list[int]) -> Any:
         pytest.param(
             _single(helper.make_node("Concat", ["x", "x"], ["y0"]), [4], 13, []),
             "attribute",
-            "needs its axis",
+            "Concat-13 needs the attribute 'axis'",
             id="concat no axis",
         ),
         pytest.param(
@@ -439,19 +439,19 @@ def _i64(name: str, values: list[int]) -> Any:
                 2,
             ),
             "ports",
-            "has 2 output(s), but the operator gives 1",
+            "has 2 outputs, but Slice-13 gives 1",
             id="slice 2 outputs",
         ),
         pytest.param(
             _single(helper.make_node("Slice", [], ["y0"]), [4], 13, []),
             "ports",
-            "Slice: has no data input",
+            "has 0 inputs, but Slice-13 takes 3 to 5",
             id="slice no input",
         ),
         pytest.param(
             _single(helper.make_node("Slice", ["x", "", "e"], ["y0"]), [4], 13, [_i64("e", [2])]),
             "ports",
-            "Slice needs its starts and ends inputs",
+            "leaves input 1 (starts) out (''), which Slice-13 requires",
             id="slice starts left out",
         ),
         pytest.param(
@@ -476,19 +476,20 @@ def _i64(name: str, values: list[int]) -> Any:
         pytest.param(
             _single(helper.make_node("Slice", ["x"], ["y0"], starts=[0]), [4], 9, []),
             "attribute",
-            "Slice-1 needs the attributes starts and ends",
+            "Slice-1 needs the attribute 'ends'",
             id="slice-1 no ends",
         ),
         pytest.param(
             _single(helper.make_node("Slice", ["x"], ["y0"], starts=[0.5], ends=[2]), [4], 9, []),
             "attribute",
-            "attribute 'starts' is not a list of ints",
+            "attribute 'starts' is of type FLOATS, but Slice-1 takes INTS",
             id="slice-1 float starts",
         ),
         pytest.param(
             _single(helper.make_node("Split", ["x"], ["y0", "y1"], split=[2, 2]), [4], 13, [], 2),
             "attribute",
-            "split is an input of Split-13, not an attribute",
+            "Split-13 has no attribute 'split' (the model imports opset 13): split is an input of "
+            "Split-13",
             id="split-13 split attribute",
         ),
         pytest.param(
@@ -520,7 +521,7 @@ def _i64(name: str, values: list[int]) -> Any:
         pytest.param(
             _single(helper.make_node("Concat", [], ["y0"], axis=0), [4], 13, []),
             "ports",
-            "Concat has no inputs",
+            "has 0 inputs, but Concat-13 takes at least 1",
             id="concat no inputs",
         ),
         pytest.param(
@@ -543,18 +544,18 @@ def _i64(name: str, values: list[int]) -> Any:
             "out of range for every rank",
             id="slice axis far out of every rank",
         ),
-        # an int attribute given as a list of ints, and the other way round: a TypeError
-        # (Python's comparison of an int and a list) went out of check and explain
+        # an int attribute given as a list of ints, and the other way round (a TypeError
+        # went out of check and explain): of the wrong type by the operator's schema
         pytest.param(
             _single(helper.make_node("Split", ["x"], ["y0", "y1"], axis=[0]), [4], 13, [], 2),
             "attribute",
-            "attribute 'axis' is a list of ints, not an int",
+            "attribute 'axis' is of type INTS, but Split-13 takes INT",
             id="split axis of ints",
         ),
         pytest.param(
             _single(helper.make_node("Concat", ["x", "x"], ["y0"], axis=[0]), [4], 13, []),
             "attribute",
-            "attribute 'axis' is a list of ints, not an int",
+            "attribute 'axis' is of type INTS, but Concat-13 takes INT",
             id="concat axis of ints",
         ),
         pytest.param(
@@ -562,19 +563,19 @@ def _i64(name: str, values: list[int]) -> Any:
                 helper.make_node("Split", ["x"], ["y0", "y1"], num_outputs=[2]), [4], 18, [], 2
             ),
             "attribute",
-            "attribute 'num_outputs' is a list of ints, not an int",
+            "attribute 'num_outputs' is of type INTS, but Split-18 takes INT",
             id="split num_outputs of ints",
         ),
         pytest.param(
             _single(helper.make_node("Split", ["x"], ["y0", "y1"], split=2), [4], 11, [], 2),
             "attribute",
-            "attribute 'split' is an int, not a list of ints",
+            "attribute 'split' is of type INT, but Split-11 takes INTS",
             id="split-11 split of an int",
         ),
         pytest.param(
             _single(helper.make_node("Slice", ["x"], ["y0"], starts=0, ends=[2]), [4], 9, []),
             "attribute",
-            "attribute 'starts' is an int, not a list of ints",
+            "attribute 'starts' is of type INT, but Slice-1 takes INTS",
             id="slice-1 starts of an int",
         ),
     ],

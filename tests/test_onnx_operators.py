@@ -258,3 +258,187 @@ def test_a_node_of_domain_ai_onnx_is_of_the_default_domain(
     assert said is not None
     assert said.startswith("'Gelu' is not in opset 13 of the default domain")
     assert "No Op registered for Gelu" in str(_ort_error(gelu))
+
+
+# -- a node's inputs, outputs and attributes, by its operator's schema -----------------------
+
+_ONE = helper.make_tensor("t", TensorProto.FLOAT, [1], [1.0])
+_GRAPH = helper.make_graph([], "body", [], [])
+_VALUES: dict[str, Any] = {  # a value of each attribute type
+    "FLOAT": 1.0,
+    "INT": 1,
+    "STRING": "a",
+    "TENSOR": _ONE,
+    "GRAPH": _GRAPH,
+    "TYPE_PROTO": helper.make_tensor_type_proto(TensorProto.FLOAT, [1]),
+    "SPARSE_TENSOR": helper.make_sparse_tensor(
+        _ONE, helper.make_tensor("i", TensorProto.INT64, [1], [0]), [2]
+    ),
+    "FLOATS": [1.0, 2.0],
+    "INTS": [1, 2],
+    "STRINGS": ["a", "b"],
+    "TENSORS": [_ONE],
+    "GRAPHS": [_GRAPH],
+    "TYPE_PROTOS": [helper.make_tensor_type_proto(TensorProto.FLOAT, [1])],
+}
+
+
+def _attribute(name: str, kind: str) -> Any:
+    return helper.make_attribute(
+        name, _VALUES[kind], attr_type=onnx.AttributeProto.AttributeType.Value(kind)
+    )
+
+
+def _node_model(schema: Any, inputs: list[str], outputs: int, attributes: dict[str, str]) -> Any:
+    """One node of ``schema``'s operator, its inputs and outputs graph values of type [4] f32."""
+    node = helper.make_node(schema.name, inputs, [f"o{k}" for k in range(outputs)])
+    node.domain = schema.domain
+    node.attribute.extend(_attribute(n, kind) for n, kind in attributes.items())
+    x = [
+        helper.make_tensor_value_info(n, TensorProto.FLOAT, [4]) for n in dict.fromkeys(inputs) if n
+    ]
+    y = [helper.make_tensor_value_info(n, TensorProto.FLOAT, [4]) for n in node.output]
+    imports = [("", 23)] if schema.domain else []
+    imports.append((schema.domain, schema.since_version))
+    graph = helper.make_graph([node], "g", x, y)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid(*i) for i in imports])
+    model.ir_version = 10
+    return model
+
+
+def _schema_cases() -> list[Any]:
+    """Each operator's every version (but deprecated ones), right and with one fault each."""
+    cases = []
+    for schema in onnx.defs.get_all_schemas_with_history():
+        if schema.deprecated or schema.domain not in ("", "ai.onnx.ml", "ai.onnx.training"):
+            continue
+        kinds = {
+            n: onnx.AttributeProto.AttributeType.Name(int(a.type))
+            for n, a in schema.attributes.items()
+        }
+        required = {n: k for n, k in kinds.items() if schema.attributes[n].required}
+        low, high = schema.min_input, min(schema.max_input, schema.min_input + 3)
+        inputs = [f"i{k}" for k in range(low)]
+        outputs = max(schema.min_output, 1) if schema.max_output else 0
+        name = f"{schema.domain or 'ai.onnx'}:{schema.name}-{schema.since_version}"
+        cases.append((f"{name} right", schema, inputs, outputs, required))
+        if low:
+            cases.append((f"{name} one input fewer", schema, inputs[:-1], outputs, required))
+            cases.append((f"{name} input 0 left out", schema, ["", *inputs[1:]], outputs, required))
+        more = [f"i{k}" for k in range(schema.max_input + 1)] if schema.max_input < 8 else None
+        if more is not None:
+            cases.append((f"{name} one input more", schema, more, outputs, required))
+        cases.append(
+            (f"{name} all inputs", schema, [f"i{k}" for k in range(high)], outputs, required)
+        )
+        if outputs:
+            cases.append((f"{name} no output", schema, inputs, 0, required))
+        if schema.max_output < 8:
+            cases.append(
+                (f"{name} one output more", schema, inputs, schema.max_output + 1, required)
+            )
+        for n in required:
+            fewer = {m: k for m, k in required.items() if m != n}
+            cases.append((f"{name} no {n}", schema, inputs, outputs, fewer))
+        for n, kind in kinds.items():
+            wrong = "STRING" if kind == "INT" else "INT"
+            cases.append((f"{name} {n} {wrong}", schema, inputs, outputs, required | {n: wrong}))
+            cases.append((f"{name} {n} right", schema, inputs, outputs, required | {n: kind}))
+        cases.append((f"{name} foo", schema, inputs, outputs, required | {"foo": "INT"}))
+    return cases
+
+
+SCHEMA_CASES = _schema_cases()
+
+
+def _schema_problem(model: Any) -> str | None:
+    """datamove's problem of the node's ports or attributes (of kind ``ports`` or ``attribute``:
+    not those of the values of a node datamove reads, Split-1 it does not read, or its shapes)."""
+    problems = ir.ONNXModel(model, "m").check().problems
+    found = [p for p in problems if p.kind in ("ports", "attribute")]
+    assert len(found) <= 1, found
+    return found[0].message if found else None
+
+
+def test_a_node_is_refused_by_its_schema_where_onnx_checker_refuses_it() -> None:
+    wrong = []
+    for case, schema, inputs, outputs, attributes in SCHEMA_CASES:
+        model = _node_model(schema, inputs, outputs, attributes)
+        said = _schema_problem(model)
+        error = onnx_graphs.checker_node_error(model.graph.node[0], model)
+        if (said is None) != (error is None):
+            wrong.append(f"{case}: datamove {said!r}, onnx.checker {error!r}")
+    assert not wrong, wrong[:20]
+    assert len(SCHEMA_CASES) > 5000
+
+
+# What onnx.checker (and onnxruntime, which runs the same OpSchema::Verify) says of such a node
+VERIFY = (
+    "not in range [min=",
+    "is marked single but has an empty string",
+    "Unrecognized attribute",
+    "Mismatched attribute type",
+    "Required attribute",
+)
+
+
+def test_a_node_is_refused_by_its_schema_where_onnxruntime_refuses_it() -> None:
+    """At each operator's newest version; onnxruntime reads a Constant node as an initializer,
+    whose attributes it does not check by the schema (a ``foo`` attribute, a ``value`` of type
+    INT): datamove refuses those, with onnx.checker."""
+    newest: dict[tuple[str, str], int] = {}
+    for s in onnx.defs.get_all_schemas_with_history():
+        key = (s.domain, s.name)
+        newest[key] = max(newest.get(key, 0), s.since_version)
+    wrong, constants = [], set()
+    for case, schema, inputs, outputs, attributes in SCHEMA_CASES:
+        if schema.since_version != newest[(schema.domain, schema.name)]:
+            continue
+        model = _node_model(schema, inputs, outputs, attributes)
+        said, error = _schema_problem(model), _ort_error(model)
+        if said is not None and error is None and schema.name == "Constant":
+            constants.add(case.split(" ", 1)[1])
+        elif (said is not None and error is None) or (
+            said is None and any(v in str(error) for v in VERIFY)
+        ):
+            wrong.append(f"{case}: datamove {said!r}, onnxruntime {error!r}")
+    assert not wrong, wrong[:20]
+    assert "foo" in constants
+    assert "value INT" in constants
+
+
+@pytest.mark.parametrize(
+    ("node", "kind", "text"),
+    [
+        pytest.param(helper.make_node("RotaryEmbedding", ["x"], ["y"]), "ports",
+                     "has 1 input, but RotaryEmbedding-23 takes 3 or 4", id="RotaryEmbedding"),
+        pytest.param(helper.make_node("Cast", ["x"], ["y"]), "attribute",
+                     "Cast-23 needs the attribute 'to'", id="Cast"),
+        pytest.param(helper.make_node("Relu", ["x"], ["y"], alpha=0.5), "attribute",
+                     "Relu-14 has no attribute 'alpha' (the model imports opset 23)", id="Relu"),
+        pytest.param(helper.make_node("Cast", ["x"], ["y"], to=1), "attribute",
+                     "attribute 'to' is of type UNDEFINED, but Cast-23 takes INT",
+                     id="Cast to UNDEFINED"),
+        pytest.param(helper.make_node("Slice", ["x", "", "x"], ["y"]), "ports",
+                     "leaves input 1 (starts) out (''), which Slice-13 requires", id="Slice"),
+    ],
+)  # fmt: skip
+def test_a_node_its_schema_refuses_is_a_problem(
+    tmp_path: Path, node: Any, kind: str, text: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])
+    model = helper.make_model(
+        helper.make_graph([node], "g", [x], [y]), opset_imports=[helper.make_opsetid("", 23)]
+    )
+    model.ir_version = 10
+    if "UNDEFINED" in text:  # its type unset
+        model.graph.node[0].attribute[0].ClearField("type")
+        node = model.graph.node[0]
+    assert onnx_graphs.checker_node_error(node, model) is not None
+    path = onnx_graphs.save(model, tmp_path)
+    report = ir.read_onnx(path).check()
+    assert [(p.kind, p.layer_id, p.message) for p in report.problems] == [(kind, "0", text)]
+    assert (report.checked, report.opaque) == ({}, {node.op_type: 1})  # not read, even a Slice
+    assert main(["check", str(path)]) == 1
+    assert f"layer 0 'y' ({node.op_type}): {text}" in capsys.readouterr().out

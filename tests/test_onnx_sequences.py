@@ -345,7 +345,7 @@ def _edited_sequence(how: str) -> Any:
         ("axis 2", "ONNX SplitToSequence: axis=2 is out of range for rank 2", None),
         (
             "a third input",
-            "has 3 inputs and 1 output, but SplitToSequence takes 1 or 2 and gives 1",
+            "has 3 inputs, but SplitToSequence-11 takes 1 or 2",
             None,
         ),
         ("x of any rank", None, "[...]"),

@@ -7,7 +7,8 @@ taken as values known only at run time.
 
 `ONNXModel.check` walks the graph in its order, as `datamove.ir.Model.check` walks an IR, and
 returns the same `CheckReport`. A node whose operator the model's opsets do not hold, as
-onnx.checker looks it up in ONNX's registry (`_unknown_operator`), is a problem and opaque.
+onnx.checker looks it up in ONNX's registry (`_unknown_operator`), or whose inputs, outputs or
+attributes that operator's schema refuses (`_schema_fault`), is a problem and opaque.
 Otherwise a node of the default domain is one of:
 
 - **checked** (`CHECKED`, and SplitToSequence then SequenceAt of a constant position, read as a
@@ -213,6 +214,11 @@ class ONNXModel:
             for i, node in enumerate(graph.node)
             if (why := _unknown_operator(node, self._imports)) is not None
         }
+        self._faults = {  # node index -> (kind, rule) of a fault its operator's schema finds
+            i: fault
+            for i, node in enumerate(graph.node)
+            if i not in self._refused and (fault := _schema_fault(node, self._imports))
+        }
         self._inits = {t.name: t for t in graph.initializer}
         self.inputs: dict[str, tuple[PartialShape, str | None]] = {}
         for v in graph.input:
@@ -342,12 +348,12 @@ class ONNXModel:
         overrides = {n: as_partial_shape(s, "ONNX", f"input_shapes[{n!r}]") for n, s in given}
         values, problems, notes, ports, _, read = self._walk(overrides, compare=not overrides)
         kinds = [_kind(node) for node in self._proto.graph.node]
-        known = [k for i, k in enumerate(kinds) if i not in self._refused]
+        known = [k for i, k in enumerate(kinds) if i not in self._refused | self._faults.keys()]
         split_1 = (self.opset or 0) < 2  # unsupported, not checked
         checked = Counter(k for k in known if k in CHECKED and not (k == "Split" and split_1))
         checked.update(read)
         opaque = Counter(k for k in known if k not in CHECKED and k != "Constant")
-        opaque.update(kinds[i] for i in self._refused)
+        opaque.update(kinds[i] for i in self._refused | self._faults.keys())
         opaque.subtract(read)
         notes[:0] = _newer_opsets(self._imports)
         checked, opaque = +checked, +opaque  # no kind counted 0 times
@@ -413,8 +419,8 @@ class ONNXModel:
             # a shape subgraph node's value or bounds, for each output
             shaped: list[_Value | None] = [None] * len(node.output)
             refused = self._refused.get(i)  # ONNX has no such operator: the node is opaque
-            unknown = None if refused else _unknown_attribute(node, self.opset or 0)
-            if kind in SHAPE_NODES and unknown is None and refused is None:
+            fault = self._faults.get(i)  # its schema refuses the node: it is not read
+            if kind in SHAPE_NODES and fault is None and refused is None:
                 infos = [v.info() for v in ins]
                 got_infos, note = shape_values(node, infos, self.opset or 0)
                 for k, g in enumerate(got_infos):
@@ -430,24 +436,23 @@ class ONNXModel:
             elif kind == "Constant":
                 const = self._constant_node(node)
                 outs = [const] if const is not None else None
-            elif kind in SEQUENCE_NODES and unknown is None:
+            elif kind in SEQUENCE_NODES and fault is None:
                 try:
                     outs = self._sequence(node, kind, ins, sequences, read)
                 except ValidationError as exc:
                     problems.append(Problem(getattr(exc, "kind", "operator"), str(exc), *where))
                     read.append(kind)
-            elif kind in CHECKED:
+            elif kind in CHECKED and fault is None:
                 try:
                     outs = self._infer(node, kind, ins)
                 except ValidationError as exc:
                     problems.append(Problem(getattr(exc, "kind", "operator"), str(exc), *where))
-                    unknown = None  # the node's own problem says more ("split is an input")
                 if outs is not None and len(outs) != len(node.output):
                     rule = f"has {len(node.output)} output(s), but the operator gives {len(outs)}"
                     problems.append(Problem("ports", rule, *where))
                     outs = None
-            if unknown is not None:
-                problems.append(Problem("attribute", unknown, *where))
+            if fault is not None:
+                problems.append(Problem(*fault, *where))
                 outs = None
             for k, out in enumerate(node.output):
                 declared = self._declared.get(out)
@@ -724,26 +729,71 @@ def _newer_opsets(imports: Mapping[str, int]) -> list[Problem]:
     return notes
 
 
-def _unknown_attribute(node: Any, opset: int) -> str | None:
-    """The rule a read node breaks with an attribute its version lacks, or ``None``.
+def _schema_fault(node: Any, imports: Mapping[str, int]) -> tuple[str, str] | None:
+    """The kind and rule of the first fault onnx.checker finds in a node by its schema, or ``None``.
 
-    A read node is a checked one or a shape subgraph's, of the default domain; its version is
-    the one in force at the model's opset (ONNX's schemas): Shape-13 has no ``start`` (Shape-15
-    has), Reshape-13 no ``allowzero``, Slice-10 no ``starts``. onnxruntime refuses such a node.
+    The schema is ONNX's for the node's operator at the version the model imports, in the
+    domains onnx.checker looks up (`_CHECKER_DOMAINS`); a node `_unknown_operator` refuses has
+    none. As ``OpSchema::Verify`` checks a node, in its order: the number of inputs and outputs
+    (kind ``ports``), a required input or output left out (an empty name), then each attribute
+    the version lacks or of another type (its value is not looked at), and a required one missing
+    (kind ``attribute``). Shape-13 has no ``start``, RotaryEmbedding-23 takes 3 or 4 inputs,
+    Cast needs ``to``. onnxruntime refuses every such node too.
     """
-    read = (*CHECKED, *SHAPE_NODES, *SEQUENCE_NODES)
-    if node.domain not in _DEFAULT_DOMAINS or node.op_type not in read:
+    domain = _default(node.domain)
+    versions = _schemas().get((domain, node.op_type)) if domain in _CHECKER_DOMAINS else None
+    version = imports.get(domain)
+    at = [s for s in versions or () if version is not None and s.since_version <= version]
+    if not at:
         return None
-    onnx = _onnx()
-    try:
-        schema = onnx.defs.get_schema(node.op_type, opset, "")
-    except onnx.defs.SchemaError:  # no such operator at this opset: not read
-        return None
+    schema = at[-1]
+    named = f"{node.op_type}-{schema.since_version}"
+    single = _onnx().defs.OpSchema.FormalParameterOption.Single
+    for what, names, low, high, formal in (
+        ("input", node.input, schema.min_input, schema.max_input, schema.inputs),
+        ("output", node.output, schema.min_output, schema.max_output, schema.outputs),
+    ):
+        if not low <= len(names) <= high:
+            takes = (
+                f"at least {low}"
+                if high == 2**31 - 1  # variadic
+                else f"{low}"
+                if low == high
+                else f"{low} or {high}"
+                if high == low + 1
+                else f"{low} to {high}"
+            )
+            verb = "takes" if what == "input" else "gives"
+            return "ports", f"has {plural(len(names), what)}, but {named} {verb} {takes}"
+        for k, name in enumerate(names):
+            if not name and k < len(formal) and formal[k].option == single:
+                rule = f"leaves {what} {k} ({formal[k].name}) out (''), which {named} requires"
+                return "ports", rule
     for a in node.attribute:
-        if a.name not in schema.attributes:
-            version = f"{node.op_type}-{schema.since_version}"
-            return f"{version} has no attribute {a.name!r} (the model imports opset {opset})"
+        if a.ref_attr_name:  # a function body's reference to its caller's attribute
+            continue
+        expected = schema.attributes.get(a.name)
+        if expected is None and (domain, node.op_type) not in _UNCHECKED_ATTRIBUTES:
+            rule = f"{named} has no attribute {a.name!r} (the model imports opset {version})"
+            if any(i.name == a.name for i in schema.inputs):
+                rule += f": {a.name} is an input of {named}"
+            return "attribute", rule
+        if expected is None:
+            continue
+        want = _onnx().AttributeProto.AttributeType.Name(int(expected.type))
+        got = _onnx().AttributeProto.AttributeType.Name(a.type)
+        if got != want:
+            return "attribute", f"attribute {a.name!r} is of type {got}, but {named} takes {want}"
+    given = {a.name for a in node.attribute}
+    missing = [n for n, a in schema.attributes.items() if a.required and n not in given]
+    if missing:
+        return "attribute", f"{named} needs the attribute {missing[0]!r}"
     return None
+
+
+# Operators whose schema takes attributes it does not list (onnx's AllowUncheckedAttributes,
+# which onnx.defs does not show): LayerNormalization-17 (onnx/defs/nn/defs.cc)
+_UNCHECKED_ATTRIBUTES: Final = {("", "LayerNormalization")}
 
 
 def _ints(node: Any, ins: list[_Value], k: int, name: str) -> list[int] | str | None:
