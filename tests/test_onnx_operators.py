@@ -216,7 +216,7 @@ def test_an_opset_newer_than_onnx_knows_is_a_note(
     assert f"imports opset 99 of the default domain, {newer}" in report.notes[0].message
     assert main(["check", "-v", str(path)]) == 0
     out = capsys.readouterr().out
-    assert "notes (ONNX opsets newer than the installed onnx knows):\n  net: the model " in out
+    assert "notes (ONNX opsets newer than the installed onnx knows):\n  model: the model " in out
     error = _ort_error(model)
     assert error is not None
     assert "Opset 99" in error

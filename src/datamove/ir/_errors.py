@@ -19,9 +19,9 @@ __all__ = ["IRError", "InputTypeError", "ONNXError", "UnsupportedOperatorError",
 def where(
     layer_id: str | None, layer_name: str | None, layer_type: str | None, port: int | None
 ) -> str:
-    """Describe a place in the IR: ``layer 3 'Split_3' (Split) port 2``."""
+    """Describe a place in the IR: ``layer 3 'Split_3' (Split) port 2``; ``model`` for none."""
     if layer_id is None:
-        return "net"
+        return "model"
     text = f"layer {layer_id}"
     if layer_name is not None:
         text += f" {layer_name!r}"
