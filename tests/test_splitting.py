@@ -274,6 +274,58 @@ def test_a_rule_a_library_lacks_needs_the_shape() -> None:
         dm.Splitting.from_split(0, 2).as_slicings()
 
 
+@settings(max_examples=examples(150), deadline=None)
+@given(
+    lengths=st.lists(st.integers(0, 3), min_size=0, max_size=4),
+    at=st.integers(0, 4),
+    lo=st.integers(0, 8),
+    span=st.integers(0, 6),
+    dialect=st.sampled_from(["numpy", "torch"]),
+)
+def test_lengths_with_a_rest_are_indices_where_every_allowed_size_holds_them(
+    lengths: list[int], at: int, lo: int, span: int, dialect: str
+) -> None:
+    # VariadicSplit [2, -1, 1] on [5..8] was refused (witness 6, against array_split), though
+    # numpy.split(x, [2, -1]) and torch.tensor_split(x, [2, -1]) split it on every size.
+    lengths.insert(min(at, len(lengths)), -1)
+    s = dm.Splitting.from_variadic_split(1, lengths)
+    known = sum(lengths) + 1
+    shape = dm.PartialShape([2, dm.Dimension(lo, lo + span)])
+    if span and lo < known <= lo + span:
+        # below the other lengths' sum NumPy's and PyTorch's indices split what it refuses
+        with pytest.raises(dm.NotExpressible, match=f"on a size below {known} "):
+            getattr(s, f"to_{dialect}")(shape)
+        return
+    try:
+        emitted = getattr(s, f"to_{dialect}")(shape)
+    except dm.ValidationError:
+        assert lo + span < known
+        return
+    for d in range(lo, lo + span + 1):
+        x = np.arange(2 * d).reshape(2, d)
+        want = run("openvino", "VariadicSplit", lengths, 1, x)
+        assert same_parts(call(dialect, emitted, x), want), (lengths, d, emitted)
+
+
+def test_rest_indices_count_from_both_ends() -> None:
+    big = 2**63 - 1
+    assert _splitting.rest_indices([2, -1, 1]) == [2, -1]
+    assert _splitting.rest_indices([2, -1, 0]) == [2, big]  # an index 0 is the front
+    assert _splitting.rest_indices([-1, 3, 0, 0]) == [-3, big, big]
+    assert _splitting.rest_indices([0, 0, -1]) == [0, 0]
+    assert _splitting.rest_indices([-1]) == []
+    s = dm.Splitting.from_variadic_split(0, [2, -1, 1])
+    assert s.to_numpy("[5..8]") == ("split", {"indices_or_sections": [2, -1], "axis": 0})
+    assert s.to_torch("[3..]") == ("tensor_split", {"indices": [2, -1], "dim": 0})
+    with pytest.raises(dm.NotExpressible, match=r"below 3 torch\.tensor_split's indices split it"):
+        s.to_torch("[2..8]")  # size 2: x[:2], x[2:-1], x[-1:], overlapping; VariadicSplit refuses
+    # a rule NumPy lacks, read as lengths with a rest (as to_tf reads it), is such indices too
+    assert dm.Splitting.from_torch(4).to_numpy("[5..8]") == (
+        "split",
+        {"indices_or_sections": [4], "axis": 0},
+    )
+
+
 @pytest.mark.parametrize(
     ("make", "match"),
     [

@@ -247,6 +247,22 @@ def cuts_of_lengths(lengths: Sequence[int]) -> list[Cut]:
     return out
 
 
+def rest_indices(lengths: Sequence[int]) -> list[int]:
+    """Split indices (``numpy.split``'s) of lengths with one ``-1``, the rest.
+
+    Those before the ``-1`` count from the front, those after it from the back (the end
+    ``INT64_MAX``: an index 0 is the front): exact on every size that holds the other lengths
+    (``[2, -1, 1]``: ``[2, -1]``; ``[2, -1, 0]``: ``[2, INT64_MAX]``), as ``cuts_of_lengths``.
+    """
+    k = lengths.index(-1)
+    out = list(itertools.accumulate(lengths[:k]))
+    rest = sum(lengths[k + 1 :])
+    for n in lengths[k + 1 :]:
+        out.append(-rest if rest else INT64_MAX)
+        rest -= n
+    return out
+
+
 def _part_cuts(rule: str, value: Any, dim: Dimension) -> list[Cut] | None:
     """Cuts of the parts of a split on an axis whose size is not static.
 
@@ -788,16 +804,18 @@ class Splitting:
         count_rule: str,
         static: Callable[[tuple[int, ...]], tuple[str, dict[str, Any]]],
         rest: Callable[[tuple[int, ...]], tuple[str, dict[str, Any]]] | None = None,
-        rest_runs_every_size: bool = False,
+        below: str = "",
     ) -> tuple[str, dict[str, Any]]:
         """One call of a library that splits as this one on every size ``shape`` allows.
 
         Its count call (``count``, splitting by ``count_rule``) or a call for the rules in
-        ``same``; else, on a static size, the lengths (``static``); else, where the library
-        has lengths with one ``-1`` for the rest (``rest``) and such lengths split alike on
-        every allowed size (``_rest_lengths``), those. With ``rest_runs_every_size`` only where
-        they also run on every allowed size (the other lengths sum to at most the smallest):
-        OpenVINO's CPU plugin reads past its input on a size below their sum (divergence 4).
+        ``same``; else, on a static size, the lengths (``static``); else the closest count
+        where it splits alike on every allowed size; else, where the library says lengths with
+        one ``-1`` for the rest (``rest``) and such lengths split alike on every allowed size
+        (the split's own, or ``_rest_lengths``), those. Where the library
+        does not refuse a size below the other lengths' sum, ``below`` says what it does
+        there, and they are written only where every allowed size holds them: OpenVINO's CPU
+        plugin reads past its input (divergence 4), NumPy's and PyTorch's indices split it.
         """
         dim = self._check_runs(shape, dialect)
         if self.rule == count_rule:
@@ -810,23 +828,25 @@ class Splitting:
             return static(lengths)
         if self.rule != "lengths" and _part_cuts(self.rule, self.value, dim) == [WHOLE]:
             return count(1)  # one part, the whole axis, on every size: so is a count of 1
-        found = None if rest is None else self._rest_lengths(dim)
-        unrun = ""  # lengths with a -1 that split alike, but do not run on every allowed size
-        if found is not None:
-            least = sum(v for v in found if v != -1)
-            if not rest_runs_every_size or least <= dim.min:
-                assert rest is not None
-                return rest(found)
-            unrun = (
-                f"; the lengths {list(found)} split alike, but on a size below {least} "
-                "OpenVINO's CPU plugin reads past the input instead of refusing it "
-                "(docs/semantics.md, divergence 4)"
-            )
+        found = (
+            None
+            if rest is None
+            else self.value
+            if self.rule == "lengths" and -1 in self.value
+            else self._rest_lengths(dim)
+        )
         value = self._closest_count()
         call, rule = count(value), count_rule
         w = self._witness(dim, lambda d: _runs(rule, value, d))
         if w is True:  # the closest call splits alike on every allowed size
             return call
+        unrun = ""  # lengths with a -1 that split alike, but do not run on every allowed size
+        if found is not None:
+            assert rest is not None
+            least = sum(v for v in found if v != -1)
+            if not below or least <= dim.min:
+                return rest(found)
+            unrun = f"; the lengths {list(found)} split alike, but on a size below {least} {below}"
         closest = f"the closest call {call[0]}({call[1]})"
         if w is False:
             why = f"no size up to {dim.min + _SCAN} tells {closest} from it"
@@ -882,7 +902,8 @@ class Splitting:
             "even",
             variadic,
             rest=variadic,
-            rest_runs_every_size=True,
+            below="OpenVINO's CPU plugin reads past the input instead of refusing it "
+            "(docs/semantics.md, divergence 4)",
         )
 
     def to_numpy(self, shape: ShapeLike | None = None) -> tuple[str, dict[str, Any]]:
@@ -902,6 +923,8 @@ class Splitting:
             lambda n: call("array_split", n),
             "array_split",
             lambda lengths: call("split", list(itertools.accumulate(lengths[:-1]))),
+            rest=lambda lengths: call("split", rest_indices(lengths)),
+            below="numpy.split's indices split it, where this split refuses it",
         )
 
     def to_torch(self, shape: ShapeLike | None = None) -> tuple[str, dict[str, Any]]:
@@ -928,7 +951,14 @@ class Splitting:
         if self.rule == "lengths" and -1 not in self.value:
             same["lengths"] = lambda: split(list(self.value))
         return self._emit(
-            shape, "PyTorch", same, tensor_split, "array_split", lambda p: split(list(p))
+            shape,
+            "PyTorch",
+            same,
+            tensor_split,
+            "array_split",
+            lambda p: split(list(p)),
+            rest=lambda p: tensor_split(rest_indices(p)),
+            below="torch.tensor_split's indices split it, where this split refuses it",
         )
 
     def to_tf(self, shape: ShapeLike | None = None) -> tuple[str, dict[str, Any]]:
