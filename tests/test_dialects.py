@@ -773,14 +773,18 @@ def test_torch_calls_on_interval_shapes_are_exact_for_every_size_or_raise(
         assert same(run_torch(x, ops), want), (s, shape, w, ops)
 
 
-def test_a_big_step_that_takes_two_elements_is_written_below_torch_overflow() -> None:
-    # x[::2**40] takes two elements from size 2**40 + 1, which "[?]" allows: the step is
-    # written as it is (PyTorch's (len + step - 1) / step does not overflow below 2**62)
+def test_a_big_step_that_takes_two_elements_on_every_size_is_written() -> None:
+    # x[::2**40] takes two elements on every size from 2**40 + 1: the step is written as it is
+    # (PyTorch's (len + step - 1) / step does not overflow below 2**62, and a tensor holding two
+    # has a stride whose product with the step fits). On "[?]", which also allows sizes where it
+    # takes one, it was written so too, and PyTorch raises on a big stride there: now refused
+    # (test_torch_steps_that_take_one_element_on_some_size_and_two_on_another).
     s = dm.Slicing.from_numpy(np.s_[:: 2**40])
-    ops = s.to_torch("[?]")
+    ops = s.to_torch(f"[{2**40 + 1}..]")
     assert ops == [("getitem", {"dim": 0, "start": None, "stop": None, "step": 2**40})]
-    for n in range(4):
-        assert same(run_torch(np.arange(n), ops), np.arange(n)[:: 2**40])
+    with pytest.raises(dm.NotExpressible, match="takes two elements") as info:
+        s.to_torch("[?]")
+    assert info.value.witness == (2**40 + 1,)
 
 
 def test_torch_bounds_below_its_truncation_limit() -> None:
@@ -834,6 +838,48 @@ def test_torch_steps_past_its_overflow_limit() -> None:
     ops = big.to_torch(f"[?,..{2**62 + 7}]")
     assert same(run_torch(np.arange(15).reshape(3, 5), ops), [[4], [9], [14]])
     assert dm.Slicing.from_numpy(np.s_[:, 1 :: -(2**62) - 7]).to_torch()  # one element always
+
+
+def test_torch_steps_that_take_one_element_on_some_size_and_two_on_another() -> None:
+    # x[:0:2, :-1:2**62] of no shape was written with the step 2**62, which PyTorch refuses on a
+    # (31, 2, 7, 2) tensor: it multiplies the axis's stride (14) by the step in int64 whatever
+    # the length, and raises where that passes INT64_MAX ("cannot be represented as a SymInt");
+    # and wherever a step from 2**62 takes two elements, (len + step - 1) overflows. A step
+    # past 2**31 - 1 is now written only where it takes two on every allowed size (and is
+    # below 2**62), left out where it takes one at most on every one, refused otherwise.
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError, match="SymInt"):
+        torch.zeros(31, 2, 7, 2)[:, : -1 : 2**62]
+    with pytest.raises(RuntimeError, match="SymInt"):
+        torch.zeros(2, 2**23 + 1)[:: 2**40]  # 64 MiB; the step 2**31 - 1 runs on it
+    assert torch.zeros(2, 2**23 + 1)[:: 2**31 - 1].shape == (1, 2**23 + 1)
+    with pytest.raises(RuntimeError, match="overflow"):  # two elements of a step 2**62
+        torch.zeros(1).expand(2**62 + 2)[: -1 : 2**62]
+    issue = dm.Slicing.from_onnx([0, 0], [0, -1], [0, 1], [2, 2**62])
+    for shape in (None, "[?,?,?,?]"):
+        with pytest.raises(dm.NotExpressible, match="overflows for steps from") as info:
+            issue.to_torch(shape)
+        assert info.value.witness is not None
+        assert info.value.witness[1] == 2**62 + 2  # x[0] and x[2**62]
+    x = np.arange(31 * 2 * 7 * 2).reshape(31, 2, 7, 2)
+    for shape in ([31, 2, 7, 2], f"[?,..{2**62 + 1},?,?]", "[?,1..9,2..,?]"):
+        assert same(run_torch(x, issue.to_torch(shape)), issue(x)), shape
+    mixed = dm.Slicing.from_numpy(np.s_[:, :: 2**40])
+    with pytest.raises(dm.NotExpressible, match="no step past 2\\*\\*31 - 1 says both") as info:
+        mixed.to_torch()
+    assert info.value.witness == (1, 2**40 + 1)
+    assert mixed.to_torch(f"[?,{2**40 + 1}..]")[-1][1]["step"] == 2**40  # two on every size
+    for shape in ("[?,..9]", f"[?,..{2**40}]"):
+        ops = mixed.to_torch(shape)
+        assert all(p["step"] == 1 for n, p in ops if n == "getitem"), ops
+        for n in range(6):
+            x = np.arange(2 * n).reshape(2, n)
+            assert same(run_torch(x, ops), mixed(x)), (shape, n)
+    # a step up to 2**31 - 1 is written as it is: its stride overflows behind 2**32 elements
+    small = dm.Slicing.from_numpy(np.s_[:: 2**31 - 1])
+    assert small.to_torch() == [
+        ("getitem", {"dim": 0, "start": None, "stop": None, "step": 2**31 - 1})
+    ]
 
 
 def test_an_index_at_the_int64_ends_is_written_in_int64() -> None:

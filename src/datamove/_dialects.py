@@ -110,8 +110,9 @@ _OPENVINO: Final = ("Slice", "StridedSlice")
 # as (len + step - 1) / step in int64, so a step past -_TORCH_MIN overflows on every length
 # that step would take a second element of.
 _TORCH_MIN: Final = -(2**62)
-# PyTorch multiplies a stride by the step in int64: a step past this one is left out where the
-# cut takes one element at most on every allowed size.
+# PyTorch multiplies a stride by the step in int64 whatever the length, and raises past INT64_MAX
+# (a stride past 2**32 overflows with this step): a step past this one is left out where the cut
+# takes one element at most on every allowed size, and refused where it takes one on some.
 _TORCH_BIG_STEP: Final = 2**31 - 1
 
 # Deciding two cuts on an interval checks, between breakpoints, three periods of sizes.
@@ -1085,10 +1086,11 @@ class Slicing:
         for positive steps). PyTorch truncates slice bounds below ``-2**62``; such a bound is
         written as "from the first" or "empty", and refused where an allowed size tells the two
         apart (a cut that selects nothing on every size is written as empty). It computes a
-        slice's length and stride with the step in int64, which overflows for big steps: a step
-        past ``2**31 - 1`` that takes one element at most on every allowed
-        size is written as a cut of step 1, then its first element; one past ``2**62`` that
-        takes two is refused. With no shape a whole ``getitem`` of axis ``k - 1`` comes first
+        slice's length and stride with the step in int64, which overflows for big steps (the
+        stride whatever the length, on small tensors too): a step past ``2**31 - 1`` that takes
+        one element at most on every allowed size is written as a cut of step 1, then its first
+        element; one that takes two on every allowed size as it is, below ``2**62``; any other
+        is refused. With no shape a whole ``getitem`` of axis ``k - 1`` comes first
         where the slicing addresses ``k`` axes and no call on the input's rank names axis
         ``k - 1`` or ``-k``: PyTorch refuses it on the ranks the slicing refuses (fewer than
         ``k`` axes), where the other calls could run (``x[1, ..., ::-2]`` on a vector).
@@ -1189,29 +1191,45 @@ class Slicing:
         """Whether the cut ``x`` (a big step) takes one element at most on every allowed size.
 
         ``y`` is ``x`` as written: flipped where its step is negative, with Python's clamping.
-        PyTorch multiplies the axis's stride by the step and computes the length as
-        ``(len + step - 1) / step``, both in int64: a big step written where one element is
-        taken may overflow either, so the cut is then written without it. Where it takes two on
-        an allowed size, a step past ``-_TORCH_MIN`` is refused (the length overflows there).
-        ``y`` spans ``stop - start`` indices, piecewise affine in the size with breakpoints at
-        its bounds: its longest span is at one of them or at an end of the allowed sizes.
+        PyTorch multiplies the axis's stride by the step in int64 whatever the length it
+        takes, and raises where that passes ``INT64_MAX`` (``torch.zeros(2, 2**23 + 1)[::2**40]``);
+        it computes the length as ``(len + step - 1) / step``, also in int64, which overflows
+        wherever a step from ``2**62`` takes two elements. So the cut is written without its
+        step where it takes one element at most on every allowed size (``True``), with it
+        where it takes two on every one and the step is below ``2**62`` (``False``: a stride
+        that overflows would not fit in memory there), and refused otherwise: no call says it
+        on both. ``y`` spans ``stop - start`` indices, piecewise affine in the size with
+        breakpoints at its bounds: its longest and shortest spans are at one of them or at an
+        end of the allowed sizes.
         """
         top = largest(dim)
-        points = {dim.min, top} | {abs(v) for v in (y.start, y.stop) if v is not None}
-        span, d = max(
-            (len(range(*slice(y.start, y.stop).indices(d))), d)
-            for d in points
-            if dim.min <= d <= top
-        )
-        if span <= y.step:
+        bends = {abs(v) for v in (y.start, y.stop) if v is not None}
+        points = sorted({dim.min, top} | {p for p in bends if dim.min < p < top})
+        spans = [len(range(*slice(y.start, y.stop).indices(d))) for d in points]
+        if max(spans) <= y.step:
             return True
-        if y.step <= -_TORCH_MIN:
+        if min(spans) > y.step and y.step < -_TORCH_MIN:
             return False
-        why = (
-            f"allows size {d} on axis {axis}, where {x.text()} takes two elements; PyTorch "
-            f"computes a slice's length as (len + step - 1) / step in int64, which overflows "
-            f"for steps past {-_TORCH_MIN} there"
+        # the smallest size on which it takes two: spans grow by one per size between points
+        d = next(
+            p if n > y.step else p + y.step + 1 - n
+            for p, n, m in zip(points, spans, [*spans[1:], 0], strict=True)
+            if max(n, m) > y.step
         )
+        if y.step >= -_TORCH_MIN:
+            why = (
+                f"allows size {d} on axis {axis}, where {x.text()} takes two elements; PyTorch "
+                f"computes a slice's length as (len + step - 1) / step in int64, which "
+                f"overflows for steps from {-_TORCH_MIN} there"
+            )
+        else:
+            one = points[spans.index(min(spans))]
+            why = (
+                f"allows size {d} on axis {axis}, where {x.text()} takes two elements, and size "
+                f"{one}, where it takes one at most; PyTorch multiplies the axis's stride by the "
+                f"step in int64, and raises where that passes {INT64_MAX} (a stride from "
+                f"{-(-(2**63) // y.step)} there), so no step past 2**31 - 1 says both"
+            )
         raise self._unsayable("PyTorch", shape, ps, axis, d, why)
 
     def _ops(
