@@ -158,3 +158,47 @@ def test_num_splits_below_one_is_the_operators_rule_not_a_port_count(
         model.run({"x": X})
     with pytest.raises(openvino_oracle.OpenVINOError):
         _openvino(tmp_path, _split(text))
+
+
+# -- attributes left out (IR-32): OpenVINO reads a default where the spec requires one ---------
+
+
+def test_a_concat_without_axis_is_refused_where_openvino_reads_axis_0(tmp_path: Path) -> None:
+    # Concat-1's spec: axis "Required: yes". OpenVINO 2026.4 reads it as 0 and runs; datamove
+    # follows the spec (divergence IR-32).
+    c = np.arange(100, 112, dtype=np.float32).reshape(2, 6)
+    model = _one_op("Concat", [("f32", [2, 6], c)], "", [[4, 6]])
+    ((_, got),) = openvino_oracle.run_ir(_write(tmp_path, *model, name="ov"), {"x": X})
+    assert np.array_equal(got, np.concatenate([X, c]))
+    read = ir.read_model(_write(tmp_path, *model))
+    assert [(p.kind, p.message) for p in read.check().problems] == [
+        ("attribute", "axis=None is missing from <data>")
+    ]
+    with pytest.raises(ir.IRError, match=r"\(Concat\): cannot run: axis=None is missing"):
+        read.run({"x": X})
+
+
+def test_a_split_without_num_splits_is_refused_by_both(tmp_path: Path) -> None:
+    # Split-1's spec: num_splits "Required: yes". OpenVINO reads it as 0, which it refuses.
+    model = _one_op("Split", [("i64", [], 1)], "", [[2, 3]] * 2)
+    with pytest.raises(openvino_oracle.OpenVINOError, match=r"must be greater than zero\. Got: 0"):
+        _openvino(tmp_path, model)
+    with pytest.raises(ir.IRError, match=r"\(Split\): cannot run: num_splits=None is missing"):
+        _datamove(tmp_path, model)
+
+
+@pytest.mark.parametrize("attrs", ["", 'begin_mask="0,0"'])
+def test_a_strided_slice_without_masks_runs_as_with_masks_of_0_in_both(
+    tmp_path: Path, attrs: str
+) -> None:
+    # StridedSlice-1's spec: begin_mask and end_mask "Required: yes". OpenVINO reads a mask left
+    # out as all 0 (as the optional masks), and so does datamove (IR-32: it agrees with the
+    # runtime, not the spec, here). An end_mask="0,0" beside no begin_mask OpenVINO refuses
+    # ("All masks of StridedSlice must have the same size"): masks of unequal lengths, which
+    # datamove pads with 0 (the StridedSlice table's row 1 in docs/semantics.md).
+    model = _one_op("StridedSlice", [("i64", [2], [0, 1]), ("i64", [2], [2, 5])], attrs, [[2, 4]])
+    path = _write(tmp_path, *model)
+    ((_, want),) = openvino_oracle.run_ir(_write(tmp_path, *model, name="ov"), {"x": X})
+    (got,) = ir.read_model(path).run({"x": X}).values()
+    assert np.array_equal(got, want)
+    assert np.array_equal(got, X[0:2, 1:5])
