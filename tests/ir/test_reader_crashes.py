@@ -5,7 +5,8 @@ types datamove folds or takes as declared: an Assign-6 or ReadValue-6 without ``
 a Broadcast-1 of fewer than 2 inputs (IR-30), a Slice of 2 or 3 inputs (IR-5). `check`
 reports each as a problem naming the layer, the argument and the rule, and `run` refuses it;
 the crash is observed in the oracle's worker. A survey of every type datamove models or
-folds, of 0 to 5 inputs, 1 or 2 output ports and no ``<data>``, found no other crash.
+folds, of 0 to 5 inputs, 1 or 2 output ports and no ``<data>``, found no other crash. An
+Assign whose ``variable_id`` no ReadValue OpenVINO reads declares it refuses (IR-33): a problem.
 
 The reader builds only the layers a Result or an Assign needs (and the Parameters): a layer
 no output needs is never read, so what OpenVINO would refuse there, or crash on, does not stop
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -231,3 +233,70 @@ def test_a_layer_an_assign_needs_is_read(tmp_path: Path) -> None:
     )
     with pytest.raises(ir.IRError, match=r"layer 30 'a'.*cannot run"):
         model.run({"x": X})
+
+
+def _assign_xml(version: str, read_value: str | None, feeds: str) -> str:
+    """`_xml`'s dead ``r`` file, plus an Assign of ``version`` writing variable ``v`` and, where
+    ``read_value`` names a variable, a ReadValue-6 of it: feeding the Assign (``feeds="assign"``),
+    or nothing (``"nothing"``), the Assign then fed by ``x``."""
+    text = _xml("Relu", "opset1", 1, dead=True)
+    layers = (
+        f'<layer id="30" name="a" type="Assign" version="{version}"><data variable_id="v"/>'
+        f"<input>{_PORT.format(0)}</input></layer>"
+    )
+    edges = [("0", "0", "30")]
+    if read_value is not None:
+        layers += (
+            f'<layer id="40" name="rv" type="ReadValue" version="opset6"><data variable_id='
+            f'"{read_value}" variable_type="i64" variable_shape="4"/><input>{_PORT.format(0)}'
+            f"</input><output>{_PORT.format(1)}</output></layer>"
+        )
+        edges.append(("0", "0", "40"))
+        if feeds == "assign":
+            edges[0] = ("40", "1", "30")
+    text = text.replace("</layers>", f"{layers}</layers>")
+    return text.replace(
+        "</edges>",
+        "".join(
+            f'<edge from-layer="{a}" from-port="{p}" to-layer="{b}" to-port="0"/>'
+            for a, p, b in edges
+        )
+        + "</edges>",
+    )
+
+
+ASSIGNS = [  # (Assign's version, ReadValue's variable, what the ReadValue feeds), OpenVINO's error
+    pytest.param(("opset6", None, ""), "map::at", id="Assign-6, no ReadValue"),
+    pytest.param(("opset3", None, ""), "Can't find variable with id = v", id="Assign-3"),
+    pytest.param(("opset6", "w", "assign"), "map::at", id="ReadValue of another variable"),
+    pytest.param(("opset6", "v", "nothing"), "map::at", id="ReadValue OpenVINO does not read"),
+]
+
+
+@pytest.mark.openvino
+@pytest.mark.parametrize(("assign", "refusal"), ASSIGNS)
+def test_an_assign_of_a_variable_no_read_value_declares_is_a_problem(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], assign: tuple[str, Any, str], refusal: str
+) -> None:
+    # IR-33: OpenVINO refuses the file (at read); datamove's check reported nothing.
+    text = _assign_xml(*assign)
+    fine = _assign_xml("opset6", "v", "assign")
+    error, read = openvino_oracle.read_ir_texts([text, fine])
+    assert refusal in str(error)
+    assert "Crash" not in str(error)
+    assert read is None
+    path = tmp_path / "m.xml"
+    path.write_text(fine)
+    assert ir.read_model(path).check().ok
+    path.write_text(text)
+    model = ir.read_model(path)
+    (problem,) = model.check().problems
+    message = (
+        "variable_id='v' is the variable_id of no ReadValue OpenVINO reads "
+        "(hint: OpenVINO refuses the file)"
+    )
+    assert (problem.kind, problem.layer_name, problem.message) == ("attribute", "a", message)
+    with pytest.raises(ir.IRError, match=r"layer 30 'a' \(Assign\): cannot run: variable_id='v'"):
+        model.run({"x": X})
+    assert main(["check", str(path)]) == 1
+    assert message in capsys.readouterr().out

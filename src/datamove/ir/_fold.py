@@ -23,7 +23,7 @@ shape is static.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any, Final, NamedTuple
 
 import numpy as np
@@ -148,18 +148,31 @@ def attribute_type(layer: Layer, port: int) -> ElementType | None:
     return None
 
 
-def attribute_refusal(layer: Layer) -> IRError | None:
+_CONVERT_TO_DYNAMIC: Final = (
+    "OpenVINO reads it as dynamic, then refuses the file if a layer it feeds needs a type, "
+    "else its CPU plugin refuses to compile it"
+)
+
+
+def attribute_refusal(layer: Layer, variables: Collection[str | None]) -> IRError | None:
     """Why OpenVINO refuses a layer's element-type attribute (`TYPE_ATTRIBUTES`) or batch_dims.
 
-    OpenVINO 2026.4 refuses the file (reading it, or compiling it: a Convert to ``dynamic``)
-    where the name is none of `OPENVINO_TYPE_NAMES` in any case (``"xyz"``, ``"fp32"``,
-    ``"bool"``; the reader lowers a known one), names a type the operator does not take (a
-    ShapeOf-3's ``output_type="f32"``), or is left out where the operator has no default (a
-    ShapeOf-3's, a Convert's, a Bucketize's). So is a Gather-7/8's ``batch_dims`` that is not
-    an integer (`Layer.int_attr`: ``"x"``, ``""``, ``"+1"``), and what `_reader_crash` names.
+    OpenVINO 2026.4 refuses the file where the name is none of `OPENVINO_TYPE_NAMES` in any
+    case (``"xyz"``, ``"fp32"``, ``"bool"``; the reader lowers a known one), names a type the
+    operator does not take (a ShapeOf-3's ``output_type="f32"``), or is left out where the
+    operator has no default (a ShapeOf-3's, a Bucketize's). So is a Gather-7/8's
+    ``batch_dims`` that is not an integer (`Layer.int_attr`: ``"x"``, ``""``, ``"+1"``), an
+    Assign's ``variable_id`` that is none of ``variables`` (those of the ReadValue layers it
+    reads: "map::at", "Can't find variable"), and what `_reader_crash` names. A Convert's type
+    left out, ``dynamic`` or ``undefined`` it reads, as ``dynamic``: it refuses the file where
+    a layer the Convert feeds checks its type (a Reshape's shape), else its CPU plugin refuses
+    to compile it ("cpu_convert can't convert ... to: dyn"); the hint says so.
     """
     if (crash := _reader_crash(layer)) is not None:
         return crash
+    if layer.type == "Assign" and (variable := layer.data.get("variable_id")) not in variables:
+        rule = "is the variable_id of no ReadValue OpenVINO reads"
+        return layer.error("variable_id", variable, rule, hint="OpenVINO refuses the file")
     if layer.type == "Gather" and opset_number(layer) >= 7:
         try:
             layer.int_attr("batch_dims", 0)
@@ -167,17 +180,17 @@ def attribute_refusal(layer: Layer) -> IRError | None:
             return exc
     for read in _typed(layer):
         name = layer.data.get(read.key)
+        known = name is None or name in OPENVINO_TYPE_NAMES
         if name is None and read.default is None:
             rule = "is missing from <data>"
-        elif name is None:
-            continue
-        elif name not in OPENVINO_TYPE_NAMES:
-            rule = "is not an element type OpenVINO knows"
-        elif name in read.allowed:
+        elif name is None or name in read.allowed:
             continue
         else:
-            rule = read.rule
-        return layer.error(read.key, name, rule, hint="OpenVINO refuses the file")
+            rule = read.rule if known else "is not an element type OpenVINO knows"
+        hint = "OpenVINO refuses the file"
+        if known and layer.type == "Convert":
+            hint = _CONVERT_TO_DYNAMIC
+        return layer.error(read.key, name, rule, hint=hint)
     return None
 
 

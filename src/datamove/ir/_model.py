@@ -558,6 +558,10 @@ class Model:
                 read.add(idx)
                 todo += [src for src, _ in layers[idx].sources]
         self._unread = frozenset(range(len(layers))) - read
+        # The variables an Assign may write: those of the ReadValue layers OpenVINO reads.
+        self._variables = {
+            x.data.get("variable_id") for x in layers if x.type == "ReadValue" and x.index in read
+        }
         # Each Parameter's place in _params, by layer index (a lookup, never a list search).
         self._param_of = {x.index: k for k, x in enumerate(self._params)}
         # A u1 input's values are checked on every run (0 and 1 only), so no shape plan.
@@ -854,7 +858,7 @@ class Model:
             reason = unsupported_reason(layer)
             if reason is not None:
                 report(layer, "unsupported", reason)
-            elif (refused := attribute_refusal(layer)) is not None:
+            elif (refused := attribute_refusal(layer, self._variables)) is not None:
                 report(layer, "attribute", _attribute_text(refused))
             elif not is_opaque(layer):  # an opaque layer keeps its declared outputs
                 try:
