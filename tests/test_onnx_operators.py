@@ -407,9 +407,22 @@ def test_a_node_is_refused_by_its_schema_where_onnxruntime_refuses_it() -> None:
     assert "value INT" in constants
 
 
+def _by_reference(node: Any) -> Any:
+    """``node`` with its first attribute a reference to a function's (ONNX's ref_attr_name)."""
+    node.attribute[0].ref_attr_name = node.attribute[0].name
+    return node
+
+
 @pytest.mark.parametrize(
     ("node", "kind", "text"),
     [
+        # an attribute by reference is of its type too, as onnx.checker says (fixed: not checked)
+        pytest.param(_by_reference(helper.make_node("LeakyRelu", ["x"], ["y"], alpha=[0.5])),
+                     "attribute", "attribute 'alpha' is of type FLOATS, but LeakyRelu-16 takes "
+                     "FLOAT", id="LeakyRelu alpha of floats by reference"),
+        pytest.param(_by_reference(helper.make_node("Split", ["x"], ["y"], axis=[0])), "attribute",
+                     "attribute 'axis' is of type INTS, but Split-18 takes INT",
+                     id="Split axis of ints by reference"),
         pytest.param(helper.make_node("RotaryEmbedding", ["x"], ["y"]), "ports",
                      "has 1 input, but RotaryEmbedding-23 takes 3 or 4", id="RotaryEmbedding"),
         pytest.param(helper.make_node("Cast", ["x"], ["y"]), "attribute",

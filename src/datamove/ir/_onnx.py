@@ -770,8 +770,6 @@ def _schema_fault(node: Any, imports: Mapping[str, int]) -> tuple[str, str] | No
                 rule = f"leaves {what} {k} ({formal[k].name}) out (''), which {named} requires"
                 return "ports", rule
     for a in node.attribute:
-        if a.ref_attr_name:  # a function body's reference to its caller's attribute
-            continue
         expected = schema.attributes.get(a.name)
         if expected is None and (domain, node.op_type) not in _UNCHECKED_ATTRIBUTES:
             rule = f"{named} has no attribute {a.name!r} (the model imports opset {version})"
