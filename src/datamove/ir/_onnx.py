@@ -74,7 +74,6 @@ from datamove.ir._model import CheckReport, Problem, given_shapes
 from datamove.ir._onnx_shapes import (
     ETYPES,
     SHAPE_NODES,
-    NodeProblem,
     Term,
     etype_name,
     node_attr,
@@ -447,10 +446,6 @@ class ONNXModel:
                     outs = self._infer(node, kind, ins)
                 except ValidationError as exc:
                     problems.append(Problem(getattr(exc, "kind", "operator"), str(exc), *where))
-                if outs is not None and len(outs) != len(node.output):
-                    rule = f"has {len(node.output)} output(s), but the operator gives {len(outs)}"
-                    problems.append(Problem("ports", rule, *where))
-                    outs = None
             if fault is not None:
                 problems.append(Problem(*fault, *where))
                 outs = None
@@ -481,7 +476,7 @@ class ONNXModel:
                 if out:
                     values[out] = got
                 ports[(lid, k)] = got.shape
-            if refused is not None:
+            if refused is not None or fault is not None:  # not read, so not explained
                 continue
             if kind in ("Slice", "Split", *SEQUENCE_NODES) or (
                 kind in _JOINS_AND_VIEWS and _moves_data(kind, ins, values, node.output)
@@ -512,7 +507,7 @@ class ONNXModel:
                 if node.output and node.output[0]:
                     sequences[node.output[0]] = [_Value(p, ins[0].etype) for p in parts]
             return None
-        if len(node.input) != 2 or node.input[0] not in sequences:
+        if node.input[0] not in sequences:
             return None
         got = _sequence_at(ins, sequences[node.input[0]])
         if got is None:
@@ -524,13 +519,10 @@ class ONNXModel:
         """A checked node's outputs; `ValidationError` (with ``kind``) for a broken rule."""
         opset = self.opset or 0
         if kind == "Concat":
-            return [_concat(node, ins, opset)]
-        if not ins:
-            raise NodeProblem("ports", f"{kind}: has no data input")
-        data = ins[0]
+            return [_concat(node, ins)]
         if kind == "Slice":
             return [_slice_value(node, ins, opset)]
-        return [_Value(s, data.etype) for s in _split_shapes(node, ins, opset)]
+        return [_Value(s, ins[0].etype) for s in _split_shapes(node, ins, opset)]
 
     # -- explain ---------------------------------------------------------------------------
     def explain(self, layer: str | None = None) -> list[dict[str, Any]]:
@@ -543,7 +535,9 @@ class ONNXModel:
         SplitToSequence's ``output_shapes`` and ``numpy`` are its parts', a SequenceAt's its
         part's, on the SplitToSequence's data ``x`` (named under ``sequence``).
 
-        ``layer`` picks one by index or name; `ValidationError` if none matches.
+        A node onnx.checker refuses (its operator, or its schema: `_schema_fault`) is not read,
+        so not listed. ``layer`` picks one by index or name; `ValidationError` if none matches
+        (saying why, where it names a node not listed).
 
         Examples
         --------
@@ -579,7 +573,11 @@ class ONNXModel:
             what = ""
             if other is not None:
                 i, n = other
-                why = f": {self._refused[i]}" if i in self._refused else f", a {n.op_type}"
+                why = f", a {n.op_type}"
+                if i in self._refused:
+                    why = f": {self._refused[i]}"
+                elif i in self._faults:
+                    why += f" onnx.checker refuses: {self._faults[i][1]}"
                 what = f" (it names node {i} {node_name(n)!r}{why})"
             raise ValidationError(
                 "explain",
@@ -814,32 +812,14 @@ def _ints(node: Any, ins: list[_Value], k: int, name: str) -> list[int] | str | 
 _SLICE_PARAMS: Final = ("starts", "ends", "axes", "steps")
 
 
-def _slice_version(opset: int) -> int:
-    return 13 if opset >= 13 else 11 if opset >= 11 else 10 if opset >= 10 else 1
-
-
 def _slice_params(node: Any, ins: list[_Value], opset: int) -> tuple[Any, Any, Any, Any]:
     """starts, ends, axes, steps: each a list of ints, a run-time name, or ``None`` (absent)."""
-    if _slice_version(opset) == 1:
-        if len(node.input) != 1:
-            raise NodeProblem(
-                "ports", f"has {plural(len(node.input), 'input')}, but Slice-1 takes 1"
-            )
-        starts, ends, axes = (node_attr(node, k, ints=True) for k in ("starts", "ends", "axes"))
-        if starts is None or ends is None:
-            raise NodeProblem("attribute", "Slice-1 needs the attributes starts and ends")
+    if opset < 10:  # Slice-1: attributes
+        starts, ends, axes = (node_attr(node, k) for k in ("starts", "ends", "axes"))
         return starts, ends, axes, None
-    if not 3 <= len(node.input) <= 5:
-        raise NodeProblem(
-            "ports",
-            f"has {plural(len(node.input), 'input')}, but Slice-{_slice_version(opset)} takes 3 "
-            "to 5",
-        )
     starts, ends, axes, steps = (
         _ints(node, ins, k, name) for k, name in enumerate(("starts", "ends", "axes", "steps"), 1)
     )
-    if starts is None or ends is None:
-        raise NodeProblem("ports", "Slice needs its starts and ends inputs")
     params = list(zip(_SLICE_PARAMS, (starts, ends, axes, steps), strict=True))
     lists = [(n, p, p) for n, p in params if isinstance(p, list)]  # with one known at run time
     tail = "; they need the same number of values"
@@ -974,30 +954,21 @@ def _slice_hull(
     return over_corners([v.info() for v in ins], ports, infer)
 
 
+class _Unsupported(ValidationError):  # noqa: N818 - a problem to report, not raised out
+    """A checked node datamove does not read (Split-1): a problem of kind ``unsupported``."""
+
+    kind = "unsupported"
+
+
 def _splitting(node: Any, ins: list[_Value], opset: int) -> tuple[Splitting | None, Any]:
     """The Split as a `Splitting` (``None`` where ``split`` is known only at run time)."""
     if opset < 2:
-        raise NodeProblem(
-            "unsupported", "Split-1 is not supported; datamove reads Split-2, 11, 13 and 18"
+        raise _Unsupported(
+            "", None, None, "Split-1 is not supported; datamove reads Split-2, 11, 13 and 18"
         )
     version = onnx_split_version(opset)
     axis = node_attr(node, "axis", 0)
-    if version >= 13:
-        if any(a.name == "split" for a in node.attribute):
-            raise NodeProblem(
-                "attribute", f"split is an input of Split-{version}, not an attribute"
-            )
-        if len(node.input) > 2:
-            raise NodeProblem(
-                "ports", f"has {plural(len(node.input), 'input')}, but Split-{version} takes 1 or 2"
-            )
-        split = _ints(node, ins, 1, "split")
-    else:
-        if len(node.input) != 1:
-            raise NodeProblem(
-                "ports", f"has {plural(len(node.input), 'input')}, but Split-{version} takes 1"
-            )
-        split = node_attr(node, "split", ints=True)
+    split = _ints(node, ins, 1, "split") if version >= 13 else node_attr(node, "split")
     if isinstance(split, str):  # its length, where its shape is static: one per output
         shape = ins[1].shape
         if shape.rank == 1 and shape.dims[0].is_static:
@@ -1092,12 +1063,6 @@ def _sequence_parts(node: Any, ins: list[_Value]) -> list[PartialShape] | None:
     fails: that node stays opaque.
     """
     op = "ONNX SplitToSequence"
-    if not 1 <= len(node.input) <= 2 or len(node.output) != 1:
-        raise NodeProblem(
-            "ports",
-            f"has {plural(len(node.input), 'input')} and {plural(len(node.output), 'output')}, but "
-            "SplitToSequence takes 1 or 2 and gives 1",
-        )
     shape = ins[0].shape
     axis, keepdims = node_attr(node, "axis", 0), node_attr(node, "keepdims", 1)
     if shape.rank is None:
@@ -1163,14 +1128,8 @@ def _position_error(k: int, n: int) -> ValidationError:
     return ValidationError("ONNX SequenceAt", "position", k, rule)
 
 
-def _concat(node: Any, ins: list[_Value], opset: int) -> _Value:
-    axis = node_attr(node, "axis")
-    if axis is None:
-        if opset >= 4:
-            raise NodeProblem("attribute", "Concat needs its axis attribute")
-        axis = 1
-    if not ins:
-        raise NodeProblem("ports", "Concat has no inputs")
+def _concat(node: Any, ins: list[_Value]) -> _Value:
+    axis = node_attr(node, "axis", 1)  # required from Concat-4 on
     etypes = {v.etype for v in ins if v.etype is not None}
     if len(etypes) > 1:
         raise ValidationError(
@@ -1202,7 +1161,7 @@ def _concat(node: Any, ins: list[_Value], opset: int) -> _Value:
 def _explain(node: _Node) -> dict[str, Any]:
     proto = node.proto
     kind = proto.op_type
-    shape = node.ins[0].shape if node.ins else PartialShape(None)
+    shape = node.ins[0].shape
     info = entry(str(node.index), kind, node_name(proto), str(shape), node.outs, kind == "Split")
     info |= {"dialect": "onnx", "opset": node.version}
     try:
@@ -1222,7 +1181,7 @@ def _moves_data(kind: str, ins: list[_Value], values: dict[str, _Value], outs: A
     input of a Concat): a shape subgraph's node whose value is not computed is not listed.
     """
     data = ins if kind == "Concat" else ins[:1]
-    out = values.get(outs[0]) if outs else None
+    out = values.get(outs[0])
     unbounded = [v for v in data if bounds_of(v.info()) is None]
     return bool(unbounded) and (out is None or bounds_of(out.info()) is None)
 
@@ -1234,9 +1193,7 @@ def _explain_concat(node: _Node) -> dict[str, Any]:
     shapes = [v.shape for v in node.ins]
     name = node_name(proto)
     try:
-        axis = node_attr(proto, "axis", 1 if node.version < 4 else None)
-        if not isinstance(axis, int):
-            raise NodeProblem("attribute", "Concat needs its axis attribute")
+        axis = node_attr(proto, "axis", 1)  # required from Concat-4 on
         info = concat_entry(str(node.index), name, shapes, axis, sources, node.outs)
     except ValidationError as exc:  # a broken node: check() reports it
         info = entry(str(node.index), "Concat", name, "", node.outs, False)
@@ -1254,15 +1211,11 @@ def _explain_view(node: _Node) -> dict[str, Any]:
     1 wherever the node runs.
     """
     proto, kind = node.proto, node.proto.op_type
-    shape = node.ins[0].shape if node.ins else PartialShape(None)
+    shape = node.ins[0].shape
     info = entry(str(node.index), kind, node_name(proto), str(shape), node.outs, False)
     info |= {"dialect": "onnx", "opset": node.version}
     try:
-        axes = (
-            node_attr(proto, "axes", ints=True)
-            if node.version < 13
-            else _ints(proto, node.ins, 1, "axes")
-        )
+        axes = node_attr(proto, "axes") if node.version < 13 else _ints(proto, node.ins, 1, "axes")
     except ValidationError as exc:  # a broken node
         info["note"] = str(exc)
         return info
@@ -1282,9 +1235,7 @@ def _explain_view(node: _Node) -> dict[str, Any]:
         info["note"] = f"axes={axes} are not distinct axes of a rank of {extent}"
         return info
     if kind == "Unsqueeze":
-        if axes is None:
-            info["note"] = "it has no axes"
-            return info
+        assert axes is not None  # Unsqueeze's schema requires them (_schema_fault)
         planner: Any = lambda dims: (unsqueeze_index(dims, axes),)  # noqa: E731
     else:
         dims = list(shape.dims)
@@ -1324,7 +1275,7 @@ def _note_runtime(node: _Node, info: dict[str, Any], k: int, argument: str) -> l
     texts = None
     others: dict[str, str] = {}  # another tensor whose dims the expressions read
     if v.terms is not None:
-        data = node.proto.input[0] if node.proto.input else ""
+        data = node.proto.input[0]
 
         def named(tensor: str) -> str:
             others[runtime_name(tensor, "value")] = f"the tensor {tensor!r}, whose dims it reads"
@@ -1427,7 +1378,7 @@ def _explain_split(node: _Node, info: dict[str, Any], shape: PartialShape) -> No
 def _explain_split_to_sequence(node: _Node) -> dict[str, Any]:
     """A SplitToSequence: its parts (`_sequence_parts`), each as NumPy on its data ``x``."""
     proto = node.proto
-    shape = node.ins[0].shape if node.ins else PartialShape(None)
+    shape = node.ins[0].shape
     note = None
     try:
         parts = _sequence_parts(proto, node.ins)
@@ -1479,11 +1430,11 @@ def _explain_sequence_at(
 ) -> dict[str, Any]:
     """A SequenceAt of a SplitToSequence's output: that part, on the SplitToSequence's ``x``."""
     proto = node.proto
-    maker, made = sequences.get(proto.input[0] if proto.input else "", (None, None))
+    maker, made = sequences.get(proto.input[0], (None, None))
     shape = "[...]" if made is None else made["input_shape"]
     info = entry(str(node.index), "SequenceAt", node_name(proto), shape, node.outs, False)
     info |= {"dialect": "onnx", "opset": node.version}
-    position = node.ins[1].value if len(node.ins) == 2 else None
+    position = node.ins[1].value
     if made is None or maker is None:
         info["note"] = "it reads a sequence no SplitToSequence node makes"
         return info

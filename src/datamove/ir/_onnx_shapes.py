@@ -11,8 +11,10 @@ an index out of range...), the translation follows ONNX (onnxruntime and ``onnx.
 each translator says how, and docs/ir.md ("ONNX shape subgraphs") tables them. A node that fails
 at run time whatever its inputs (an integer division by zero) gives no value, and a note.
 
-Anything else (another node type, an attribute of another kind, a legacy broadcast, more than
-`datamove.ir._ops.SMALL` elements, an arithmetic overflow) gives no value: never a guess.
+Anything else (another node type, a legacy broadcast, more than `datamove.ir._ops.SMALL`
+elements, an arithmetic overflow) gives no value: never a guess. A node its operator's schema
+refuses (its inputs, outputs, attributes: `datamove.ir._onnx._schema_fault`) is never translated,
+so a translation takes their number and types as the schema gives them.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from datamove._errors import ValidationError, plural
+from datamove._errors import plural
 from datamove._shape import PartialShape
 from datamove._splitting import Splitting
 from datamove.ir._bounds import HUGE, bound_layer, wide_bounds
@@ -36,7 +38,6 @@ from datamove.ir._types import ELEMENT_TYPES
 __all__ = [
     "ETYPES",
     "SHAPE_NODES",
-    "NodeProblem",
     "Term",
     "dim_term",
     "etype_name",
@@ -72,7 +73,6 @@ ETYPES: Final = {
     22: "i4",
 }
 
-_INT: Final = 2  # AttributeProto.INT
 _INTS: Final = 7  # AttributeProto.INTS
 _TENSOR: Final = 4  # AttributeProto.TENSOR
 _OUT: Final = (Port(0, None, PartialShape(None), False, ()),)
@@ -91,32 +91,15 @@ class _Refused(Exception):  # noqa: N818 - internal: the node gives no value
         self.note = note
 
 
-class NodeProblem(ValidationError):  # noqa: N818 - a problem to report, not raised out
-    """A checked node's problem of another kind than ``operator`` (`datamove.ir._onnx`).
+def node_attr(node: Any, name: str, default: Any = None) -> Any:
+    """An int or ints attribute's value (a list of ints), or ``default`` where the node has none.
 
-    A `ValueError`: a shape subgraph's node that meets one (`node_attr`) has no value.
-    """
-
-    def __init__(self, kind: str, message: str) -> None:
-        super().__init__("", None, None, message)
-        self.kind = kind
-
-
-def node_attr(node: Any, name: str, default: Any = None, *, ints: bool = False) -> Any:
-    """An attribute's value, or ``default`` where the node has none.
-
-    An int, or with ``ints`` a list of ints (as the operator's schema types it); a
-    `NodeProblem` of kind ``attribute`` for one of another kind (``axis=[0]``, ``starts=0``).
+    Of the type the operator's schema gives it: a node of another is not read (`_schema_fault`
+    in `datamove.ir._onnx`).
     """
     for a in node.attribute:
         if a.name == name:
-            if a.type == _INT and not ints:
-                return int(a.i)
-            if a.type == _INTS and ints:
-                return [int(v) for v in a.ints]
-            want = "a list of ints" if ints else "an int"
-            what = {_INT: "an int, not", _INTS: "a list of ints, not"}.get(a.type, "not")
-            raise NodeProblem("attribute", f"attribute {name!r} is {what} {want}")
+            return [int(v) for v in a.ints] if a.type == _INTS else int(a.i)
     return default
 
 
@@ -141,7 +124,7 @@ def _ints(info: Info) -> list[int]:
 def _axes(node: Any, ins: Sequence[Info], opset: int, since: int) -> list[int] | None:
     """The axes of Squeeze, Unsqueeze or ReduceProd: an attribute before ``since``, else input 1."""
     if opset < since:
-        axes: list[int] | None = node_attr(node, "axes", ints=True)
+        axes: list[int] | None = node_attr(node, "axes")
         return axes
     if len(ins) < 2 or not node.input[1]:
         return None
@@ -338,7 +321,7 @@ def _split_lengths(node: Any, ins: Sequence[Info], opset: int, size: int) -> tup
     if opset >= 13:
         split = _ints(ins[1]) if len(ins) > 1 else None
     elif len(ins) == 1:
-        split = node_attr(node, "split", ints=True)
+        split = node_attr(node, "split")
     else:
         raise _Refused
     # its ValidationError (the node's own problem, which the walk reports) reads as unknown
