@@ -74,7 +74,6 @@ ETYPES: Final = {
 }
 
 _INTS: Final = 7  # AttributeProto.INTS
-_TENSOR: Final = 4  # AttributeProto.TENSOR
 _OUT: Final = (Port(0, None, PartialShape(None), False, ()),)
 
 
@@ -164,7 +163,7 @@ def _shape(node: Any, ins: Sequence[Info], opset: int) -> Info | None:
 def _gather(node: Any, ins: Sequence[Info], _opset: int) -> Info | None:
     axis = node_attr(node, "axis", 0)
     data = bounds_of(ins[0])
-    if len(ins) != 2 or not isinstance(axis, int) or data is None:
+    if data is None:
         raise _Refused
     indices = _ints(ins[1])
     rank = data[0].ndim
@@ -237,7 +236,7 @@ def _binary(kind: str, **data: str) -> Callable[[Any, Sequence[Info], int], Info
     """An element-wise binary node; a Divide refuses an integer divisor known to hold 0."""
 
     def translate(_node: Any, ins: Sequence[Info], opset: int) -> Info | None:
-        if opset < 7 or len(ins) != 2:  # Add-6 and older: the legacy broadcast attribute
+        if opset < 7:  # Add-6 and older: the legacy broadcast attribute
             raise _Refused
         if kind == "Divide":
             _no_zero(ins)
@@ -248,8 +247,8 @@ def _binary(kind: str, **data: str) -> Callable[[Any, Sequence[Info], int], Info
 
 def _no_zero(ins: Sequence[Info]) -> None:
     """An integer divisor known to hold 0: onnxruntime fails at run time."""
-    divisor = ins[1] if len(ins) == 2 else None
-    if divisor is not None and divisor.etype is not None and divisor.etype.dtype.kind in "iu":
+    divisor = ins[1]
+    if divisor.etype is not None and divisor.etype.dtype.kind in "iu":
         got = bounds_of(divisor)
         if got is not None and ((got[0] == 0) & (got[1] == 0)).any():
             raise _Refused("divides an integer by zero: onnxruntime fails at run time")
@@ -257,7 +256,7 @@ def _no_zero(ins: Sequence[Info]) -> None:
 
 def _mod(node: Any, ins: Sequence[Info], _opset: int) -> Info | None:
     fmod = node_attr(node, "fmod", 0)
-    if fmod not in (0, 1) or len(ins) != 2:
+    if fmod not in (0, 1):
         raise _Refused
     _no_zero(ins)
     return _bound(_layer("FloorMod" if fmod == 0 else "Mod", 1, auto_broadcast="numpy"), ins)
@@ -288,7 +287,7 @@ def _unary(kind: str) -> Callable[[Any, Sequence[Info], int], Info | None]:
 
 def _ceil(node: Any, ins: Sequence[Info], opset: int) -> Info | None:
     """Ceil as ``-floor(-a)``: Neg, Floor, Neg (floats: each exact, so the same numbers)."""
-    etype = ins[0].etype if len(ins) == 1 else None
+    etype = ins[0].etype
     if etype is None or etype.dtype.kind != "f":
         raise _Refused
     negated = _neg(node, ins, opset)
@@ -302,7 +301,7 @@ def _clip(node: Any, ins: Sequence[Info], opset: int) -> Info | None:
     So ``hi`` where ``lo > hi``, as the spec says; a bound left out (an empty input name) is not
     applied.
     """
-    if opset < 11 or not 1 <= len(ins) <= 3:  # Clip-6: min and max are float attributes
+    if opset < 11:  # Clip-6: min and max are float attributes
         raise _Refused
     got: Info | None = ins[0]
     for k, kind in ((1, "Maximum"), (2, "Minimum")):
@@ -351,12 +350,12 @@ def _split(node: Any, ins: Sequence[Info], opset: int) -> tuple[Info | None, ...
 
 
 def _identity(_node: Any, ins: Sequence[Info], _opset: int) -> Info | None:
-    return ins[0] if len(ins) == 1 else None
+    return ins[0]
 
 
 def _neg(_node: Any, ins: Sequence[Info], _opset: int) -> Info | None:
     """Neg as a subtraction from 0 (of the input's type: exact, or unknown where it overflows)."""
-    etype = ins[0].etype if len(ins) == 1 else None
+    etype = ins[0].etype
     if etype is None or etype.dtype.kind not in "if":
         raise _Refused
     zero = np.zeros((), dtype=etype.dtype)
@@ -366,9 +365,7 @@ def _neg(_node: Any, ins: Sequence[Info], _opset: int) -> Info | None:
     )
 
 
-def _where(_node: Any, ins: Sequence[Info], opset: int) -> Info | None:
-    if opset < 9 or len(ins) != 3:
-        raise _Refused
+def _where(_node: Any, ins: Sequence[Info], _opset: int) -> Info | None:
     return _bound(_layer("Select", 1, auto_broadcast="numpy"), [_either(ins[0]), *ins[1:]])
 
 
@@ -397,7 +394,7 @@ def _logical(kind: str) -> Callable[[Any, Sequence[Info], int], Info | None]:
     arith = {"Not": "Subtract", "And": "Multiply", "Or": "Maximum", "Xor": "Subtract"}[kind]
 
     def translate(_node: Any, ins: Sequence[Info], opset: int) -> Info | None:
-        if opset < 7 or len(ins) != (1 if kind == "Not" else 2):
+        if opset < 7:  # And-1 and older: the legacy broadcast attribute
             raise _Refused
         if any(i.etype is None or i.etype.name != "boolean" for i in ins):
             raise _Refused
@@ -418,7 +415,7 @@ def _logical(kind: str) -> Callable[[Any, Sequence[Info], int], Info | None]:
 
 
 def _range(_node: Any, ins: Sequence[Info], _opset: int) -> Info | None:
-    if len(ins) != 3 or any(i.value is None or i.value.size != 1 for i in ins):
+    if any(i.value is None or i.value.size != 1 for i in ins):
         raise _Refused
     etype = ins[0].etype
     if etype is None or any(i.etype != etype for i in ins):
@@ -430,14 +427,12 @@ def _range(_node: Any, ins: Sequence[Info], _opset: int) -> Info | None:
 
 def _reshape(node: Any, ins: Sequence[Info], opset: int) -> Info | None:
     allow = node_attr(node, "allowzero", 0)
-    if opset < 5 or len(ins) != 2 or allow not in (0, 1):
+    if opset < 5 or allow not in (0, 1):
         raise _Refused
     return _bound(_layer("Reshape", 1, special_zero="true" if allow == 0 else "false"), ins)
 
 
 def _expand(_node: Any, ins: Sequence[Info], _opset: int) -> Info | None:
-    if len(ins) != 2:
-        raise _Refused
     return _bound(_layer("Broadcast", 3, mode="bidirectional"), ins)
 
 
@@ -450,7 +445,7 @@ def _tile(_node: Any, ins: Sequence[Info], opset: int) -> Info | None:
     onnxruntime refuses whatever the data's dims (of another length or rank, by their shape or
     their values; a negative count) are a note too.
     """
-    if opset < 6 or len(ins) != 2:
+    if opset < 6:
         raise _Refused
     data, given = ins
     rank = data.shape.rank
@@ -479,11 +474,9 @@ def _constant_of_shape(node: Any, ins: Sequence[Info], _opset: int) -> Info | No
     value = np.zeros(1, dtype=np.float32)
     for a in node.attribute:
         if a.name == "value":
-            if a.type != _TENSOR:
-                raise _Refused
             value = np.asarray(numpy_helper.to_array(a.t)).reshape(-1)
     etype = next((t for t in ELEMENT_TYPES.values() if t.dtype == value.dtype), None)
-    if len(ins) != 1 or value.size != 1 or etype is None:
+    if value.size != 1 or etype is None:
         raise _Refused
     dims = _ints(ins[0])
     negative = next((d for d in dims if d < 0), None)
