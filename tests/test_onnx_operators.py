@@ -345,6 +345,8 @@ def _schema_cases() -> list[Any]:
             cases.append((f"{name} {n} {wrong}", schema, inputs, outputs, required | {n: wrong}))
             cases.append((f"{name} {n} right", schema, inputs, outputs, required | {n: kind}))
         cases.append((f"{name} foo", schema, inputs, outputs, required | {"foo": "INT"}))
+        # a name of two underscores first is onnx's internal one, taken on any operator
+        cases.append((f"{name} __foo", schema, inputs, outputs, required | {"__foo": "INT"}))
     return cases
 
 

@@ -734,9 +734,10 @@ def _schema_fault(node: Any, imports: Mapping[str, int]) -> tuple[str, str] | No
     domains onnx.checker looks up (`_CHECKER_DOMAINS`); a node `_unknown_operator` refuses has
     none. As ``OpSchema::Verify`` checks a node, in its order: the number of inputs and outputs
     (kind ``ports``), a required input or output left out (an empty name), then each attribute
-    the version lacks or of another type (its value is not looked at), and a required one missing
-    (kind ``attribute``). Shape-13 has no ``start``, RotaryEmbedding-23 takes 3 or 4 inputs,
-    Cast needs ``to``. onnxruntime refuses every such node too.
+    the version lacks (but a name of two underscores first, onnx's internal one) or of another
+    type (its value is not looked at), and a required one missing (kind ``attribute``).
+    Shape-13 has no ``start``, RotaryEmbedding-23 takes 3 or 4 inputs, Cast needs ``to``.
+    onnxruntime refuses every such node too.
     """
     domain = _default(node.domain)
     versions = _schemas().get((domain, node.op_type)) if domain in _CHECKER_DOMAINS else None
@@ -769,6 +770,8 @@ def _schema_fault(node: Any, imports: Mapping[str, int]) -> tuple[str, str] | No
                 return "ports", rule
     for a in node.attribute:
         expected = schema.attributes.get(a.name)
+        if expected is None and a.name.startswith("__"):  # onnx's internal names: on any node
+            continue
         if expected is None and (domain, node.op_type) not in _UNCHECKED_ATTRIBUTES:
             rule = f"{named} has no attribute {a.name!r} (the model imports opset {version})"
             if any(i.name == a.name for i in schema.inputs):
