@@ -824,6 +824,20 @@ def test_explain_layer_picks_a_node_by_index_or_name(
     )
 
 
+def test_explain_of_a_model_with_nothing_to_list_names_the_onnx_node_types(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # It named the IR's layer types (StridedSlice, VariadicSplit) before.
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])
+    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "g", [x], [y])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)])
+    assert main(["explain", str(onnx_graphs.save(model, tmp_path))]) == 0
+    assert capsys.readouterr().out == (
+        "no Slice, Split, Concat, Unsqueeze, Squeeze, SplitToSequence or SequenceAt nodes\n"
+    )
+
+
 def test_without_the_onnx_package_reading_onnx_says_how_to_install_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

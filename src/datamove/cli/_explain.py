@@ -44,6 +44,7 @@ from datamove.ir._explain import (
     part_texts,
     split_chunks,
 )
+from datamove.ir._onnx import EXPLAINED_NODES
 
 __all__ = [
     "explain_concat",
@@ -484,9 +485,8 @@ def _show_split(info: dict[str, Any], name: str, axis: int, said: str) -> None:
 
 def _print_model(args: argparse.Namespace) -> int:
     model = _ir.read(args, "explain")
-    layers = (
-        model.explain(args.layer) if _ir.is_onnx(args.model) else explain_layers(model, args.layer)
-    )
+    onnx = _ir.is_onnx(args.model)
+    layers = model.explain(args.layer) if onnx else explain_layers(model, args.layer)
     if args.as_:
         for info in layers:
             info["as"] = _layer_dialects(info, args.as_)
@@ -494,7 +494,8 @@ def _print_model(args: argparse.Namespace) -> int:
         print(json.dumps(layers, indent=2))
         return 0
     if not layers:
-        print(f"no {', '.join(EXPLAINED[:-1])} or {EXPLAINED[-1]} layers")  # ONNX: or sequences
+        kinds, what = (EXPLAINED_NODES, "nodes") if onnx else (EXPLAINED, "layers")
+        print(f"no {', '.join(kinds[:-1])} or {kinds[-1]} {what}")
     for info in layers:
         outs = ", ".join(info["output_shapes"]) or "?"  # a sequence of parts not known
         ins = (

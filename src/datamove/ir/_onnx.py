@@ -104,6 +104,7 @@ _JOINS_AND_VIEWS: Final = ("Concat", *VIEWS)  # listed by explain where their ou
 # Read where they make parts datamove knows: SplitToSequence, then SequenceAt of a constant
 # position (torch's tensor_split export); any other use of a sequence is opaque.
 SEQUENCE_NODES: Final = ("SplitToSequence", "SequenceAt")
+EXPLAINED_NODES: Final = (*CHECKED, *VIEWS, *SEQUENCE_NODES)  # the node types explain lists
 SHAPE_NOTE: Final = "shape-subgraph"  # a note: a shape subgraph's node fails at run time
 _DEFAULT_DOMAINS: Final = ("", "ai.onnx")
 # The domains whose operators onnx.checker requires to be in ONNX's registry (checker.cc)
@@ -583,8 +584,8 @@ class ONNXModel:
                 "explain",
                 "--layer",
                 layer,
-                "names no Slice, Split, Concat, Unsqueeze, Squeeze, SplitToSequence or "
-                f"SequenceAt node of the model (by index or name){what}",
+                f"names no {', '.join(EXPLAINED_NODES[:-1])} or {EXPLAINED_NODES[-1]} node of "
+                f"the model (by index or name){what}",
                 hint="datamove explain MODEL lists the nodes it explains, with their indices",
             )
         return found
