@@ -79,12 +79,11 @@ def source_slicing(argv: list[str]) -> dm.Slicing:
         return dm.Slicing.from_strided_slice(
             **{k: [int(v) for v in t.split(",") if v] for k, t in opts.items()}
         )
-    return dm.Slicing.from_tf(
-        **{
-            k: int(t, 0) if k.endswith("_mask") else [int(v) for v in t.split(",") if v]
-            for k, t in opts.items()
-        }
-    )
+    p = {
+        k: int(t, 0) if k.endswith("_mask") else [int(v) for v in t.split(",") if v]
+        for k, t in opts.items()
+    }
+    return dm.Slicing.from_tf(**{**p, "begin": np.int64(p["begin"])})  # read as int64
 
 
 def read_back(target: str, value: Any, rank: int | None = None) -> dm.Slicing | None:
@@ -97,8 +96,8 @@ def read_back(target: str, value: Any, rank: int | None = None) -> dm.Slicing | 
         return dm.Slicing.from_numpy(value)
     if target == "strided-slice":
         return dm.Slicing.from_strided_slice(**value)
-    if target == "tf":
-        return dm.Slicing.from_tf(**value)
+    if target == "tf":  # JSON has lists: read as int64, as convert --from tf reads them
+        return dm.Slicing.from_tf(**{**value, "begin": np.int64(value["begin"])})
     if target in ("dml", "webnn") and len(value) == 1:  # one window, no reverse or reshape
         (op, p), read = value[0], dm.Slicing.from_dml if target == "dml" else dm.Slicing.from_webnn
         return read(**p) if op in ("SLICE1", "slice") else None
@@ -565,3 +564,23 @@ def test_a_bit_field_for_a_strided_slice_mask_is_shown_as_its_list(
     )
     argv[argv.index("6")] = "0,1,1"
     assert main(argv) == 0
+
+
+def test_tf_indices_past_int32_are_written_and_read_as_int64() -> None:
+    # TensorFlow reads a pasted list of small ints as int32, and end and strides in begin's
+    # type, wrapping: [0], [2**32 + 3] would read the end 3 (docs/dialects.md).
+    code, out, err = convert(["x[:4294967299]", "--to", "tf"])
+    assert (code, err) == (0, "")
+    assert out == (
+        "tf.strided_slice(x, begin=tf.constant([0], tf.int64), end=tf.constant([4294967299], "
+        "tf.int64), strides=tf.constant([1], tf.int64), begin_mask=1)\n"
+    )
+    code, out, _ = convert(["x[:4294967299]", "--to", "tf", "--json"])
+    assert json.loads(out)["end"] == [4294967299]
+    code, out, err = convert(
+        ["--from", "tf", "--begin", "0", "--end", "4294967299", "--to", "numpy"]
+    )
+    assert (code, out, err) == (0, "x[:4294967299]\n", "")
+    assert convert(["x[:5]", "--to", "tf"])[1] == (
+        "tf.strided_slice(x, begin=[0], end=[5], strides=[1], begin_mask=1)\n"
+    )

@@ -286,6 +286,9 @@ def tf_params(index: tuple[Any, ...]) -> dict[str, Any]:
         p["begin"].append(b)
         p["end"].append(e)
         p["strides"].append(s)
+    if not all(-(2**31) <= v < 2**31 for k in ("begin", "end", "strides") for v in p[k]):
+        # TensorFlow reads a list of small ints as int32, and end and strides in it, wrapping
+        p.update((k, np.int64(p[k])) for k in ("begin", "end", "strides"))
     return p
 
 

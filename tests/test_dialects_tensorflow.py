@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 import datamove as dm
 from datamove._dialects import NUMPY
+from datamove.cli import _dialect_text
 from strategies import examples
 from test_dialects import (
     _with_rule,
@@ -116,13 +117,14 @@ def test_from_tf_reads_what_tensorflow_runs_or_refuses(
     p: dict[str, Any], shape: tuple[int, ...]
 ) -> None:
     x = np.arange(int(np.prod(shape)), dtype=np.int32).reshape(shape)
+    p64 = {k: np.int64(v) if isinstance(v, list) else v for k, v in p.items()}  # as run_tf runs
     try:
         want = run_tf(x, p)
     except REFUSED:
         with pytest.raises(dm.ValidationError):
-            dm.Slicing.from_tf(**p)(x)
+            dm.Slicing.from_tf(**p64)(x)
         return
-    s = dm.Slicing.from_tf(**p)
+    s = dm.Slicing.from_tf(**p64)
     assert same(s(x), want), (p, shape, want)
     assert same(run_tf(x, s.to_tf(shape)), want)
 
@@ -162,3 +164,104 @@ def test_tensorflow_refuses_a_negative_stride_on_a_shrunk_axis() -> None:
     with pytest.raises(dm.ValidationError, match="only stride 1"):
         dm.Slicing.from_tf(**p)
     assert dm.strided_slice(x, [1], [2], [-1], shrink_axis_mask=[1]).tolist() == 1  # OpenVINO
+
+
+# Values near the int32 and int64 ends, where TensorFlow's index type decides what it reads.
+near_ends = st.one_of(
+    st.integers(-9, 9),
+    st.sampled_from([2**31 - 1, 2**31, 2**32 + 3, 2**63 - 1]).flatmap(
+        lambda v: st.sampled_from([v, -v, -v - 1])
+    ),
+)
+
+
+def run_tf_as_given(x: np.ndarray, p: dict[str, Any]) -> np.ndarray:
+    """``tf.strided_slice(x, **p)`` with ``p`` as it is: lists as TensorFlow converts them."""
+    with tf.device("/CPU:0"):
+        return tf.strided_slice(tf.constant(x), **p).numpy()
+
+
+def test_tensorflow_reads_end_and_strides_in_begins_type_wrapping() -> None:
+    # begin [0] is int32, so end 2**32 + 3 is read as 3; an int64 begin keeps it.
+    x = np.arange(24, dtype=np.int32).reshape(8, 3)
+    assert run_tf_as_given(x, {"begin": [0], "end": [2**32 + 3], "strides": [1]}).shape == (3, 3)
+    assert run_tf_as_given(x, {"begin": np.int64([0]), "end": [2**32 + 3]}).shape == (8, 3)
+    assert run_tf_as_given(x, {"begin": [7], "end": [-(2**63)], "strides": [-1]}).shape == (7, 3)
+    with pytest.raises(dm.ValidationError, match=r"end\[0\]=4294967299 .* it would read 3"):
+        dm.Slicing.from_tf([0], [2**32 + 3], [1])
+    with pytest.raises(dm.ValidationError, match=r"strides\[1\]=2147483648 .*int32"):
+        dm.Slicing.from_tf([0, 0], [0, -1], [1, 2**31], begin_mask=1, end_mask=1)
+    with pytest.raises(dm.ValidationError, match=r"int16, begin's type"):
+        dm.Slicing.from_tf(np.int16([0]), np.int64([2**16 + 3]))
+    with pytest.raises(dm.DTypeError, match="int16, int32 or int64"):
+        dm.Slicing.from_tf(np.uint8([0]), [3])
+    with pytest.raises(REFUSED):
+        run_tf_as_given(x, {"begin": np.uint8([0]), "end": [3]})
+    # TensorFlow ignores a masked end: read as it runs
+    assert dm.Slicing.from_tf([0], [2**32 + 3], end_mask=1).to_numpy() == "x[:]"
+    p = dm.Slicing.from_numpy("x[:4294967299]").to_tf()
+    assert p["end"].dtype == np.int64
+    assert run_tf_as_given(x, p).shape == (8, 3)
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(
+    begin=st.lists(near_ends, min_size=1, max_size=3),
+    data=st.data(),
+    as_array=st.sampled_from([None, np.int32, np.int64]),
+    shape=shapes,
+)
+def test_from_tf_reads_lists_as_tensorflow_runs_them_or_refuses_a_wrapped_value(
+    begin: list[int], data: Any, as_array: Any, shape: tuple[int, ...]
+) -> None:
+    n = len(begin)
+    end = data.draw(st.lists(near_ends, min_size=n, max_size=n))
+    strides = data.draw(st.lists(near_ends.filter(bool), min_size=n, max_size=n))
+    end_mask = data.draw(st.integers(0, 2**n - 1))
+    if as_array is not None:
+        if as_array is np.int32 and not all(-(2**31) <= v < 2**31 for v in begin):
+            return
+        begin = np.array(begin, as_array)  # type: ignore[assignment]
+    p = {"begin": begin, "end": end, "strides": strides, "end_mask": end_mask}
+    x = np.arange(int(np.prod(shape)), dtype=np.int32).reshape(shape)
+    small = as_array is not np.int64 and all(-(2**31) <= v < 2**31 for v in p["begin"])
+    half = 2**31 if small else 2**63  # begin's type: int32 or int64
+    read = [v for i, v in enumerate(end) if not end_mask >> i & 1] + strides
+    if not all(-half <= v < half for v in read):
+        with pytest.raises(dm.ValidationError, match="does not fit in int"):
+            dm.Slicing.from_tf(**p)
+        return
+    try:
+        s = dm.Slicing.from_tf(**p)
+    except dm.ValidationError:
+        with pytest.raises(REFUSED):
+            run_tf_as_given(x, p)
+        return
+    try:
+        want = run_tf_as_given(x, p)
+    except REFUSED:
+        with pytest.raises(dm.ValidationError):
+            s(x)
+        return
+    got = s(x)
+    assert same(got, want), (p, shape, got, want)
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(
+    cuts=st.lists(st.tuples(near_ends, near_ends, near_ends.filter(bool)), min_size=1, max_size=3),
+    shape=shapes,
+)
+def test_to_tf_runs_as_given_and_as_the_cli_writes_it(
+    cuts: list[tuple[int, int, int]], shape: tuple[int, ...]
+) -> None:
+    if len(cuts) > len(shape):
+        return
+    s = dm.Slicing.from_numpy(tuple(slice(*c) for c in cuts))
+    x = np.arange(int(np.prod(shape)), dtype=np.int32).reshape(shape)
+    want = s(x)
+    assert same(run_tf_as_given(x, s.to_tf()), want), (s, shape)
+    (text,) = _dialect_text.render("tf", _dialect_text.emit(s, "tf", None))
+    with tf.device("/CPU:0"):
+        pasted = eval(text, {"tf": tf, "x": tf.constant(x)})  # noqa: S307 - datamove's own text
+    assert same(pasted.numpy(), want), (text, shape)

@@ -39,6 +39,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Final
 
+import numpy as np
+
 from datamove import _backends
 from datamove import _dialect_memo as _memo
 from datamove._dml_webnn import (
@@ -423,6 +425,42 @@ def _slice_entries(
     return (*front, Ellipsis, *back)
 
 
+# TensorFlow (2.21, eager and graph) gives tf.strided_slice one index type: begin's, converted
+# alone (a list: int32 where every value fits, else int64; a NumPy array: its dtype, int16,
+# int32 or int64), and converts end and strides to it, wrapping silently: [0], [2**32 + 3]
+# reads the end 3. from_tf refuses a value TensorFlow would read wrapped; to_tf writes int64
+# arrays where a value does not fit in int32.
+_TF_INDEX_BITS: Final = {"int16": 16, "int32": 32, "int64": 64}
+
+
+def _fits(v: int, bits: int) -> bool:
+    return -(1 << bits - 1) <= v < 1 << bits - 1
+
+
+def _tf_index_bits(op: str, begin: Any, b: tuple[int, ...]) -> int:
+    """The bits of the index type TensorFlow reads ``begin``, ``end`` and ``strides`` in."""
+    if not hasattr(begin, "dtype"):  # a list or tuple, of ints or NumPy integers alike
+        return 32 if all(_fits(v, 32) for v in b) else 64
+    bits = _TF_INDEX_BITS.get(str(begin.dtype))
+    if bits is None:
+        rule = "tf.strided_slice's indices are int16, int32 or int64"
+        raise DTypeError(op, "begin", begin, f"has element type {begin.dtype}; {rule}")
+    return bits
+
+
+def _tf_unwrapped(op: str, name: str, v: int, bits: int) -> None:
+    if not _fits(v, bits):
+        wrapped = (v + (1 << bits - 1)) % (1 << bits) - (1 << bits - 1)
+        raise ValidationError(
+            op,
+            name,
+            v,
+            f"does not fit in int{bits}, begin's type, which TensorFlow converts {name[:-3]} "
+            f"to: it would read {wrapped}",
+            hint="pass begin, end and strides as int64 NumPy arrays, np.int64([...])",
+        )
+
+
 def _tf_mask(op: str, name: str, value: Any) -> int:
     try:  # a NumPy array of one element has __index__, and refuses it
         v = None if isinstance(value, bool) else operator.index(value)
@@ -647,11 +685,16 @@ class Slicing:
         new_axis_mask: Any = 0,
         shrink_axis_mask: Any = 0,
     ) -> Slicing:
-        """``tf.strided_slice`` arguments: masks are int bit fields, clamping is NumPy's."""
+        """``tf.strided_slice`` arguments: masks are int bit fields, clamping is NumPy's.
+
+        TensorFlow reads ``end`` and ``strides`` in ``begin``'s integer type (a list's: int32
+        where every value fits), wrapping silently; a value it would read wrapped is refused.
+        """
         op = "tf.strided_slice"
         b = as_int_vector(op, "begin", begin)
         e = as_int_vector(op, "end", end)
         s = (1,) * len(b) if strides is None else as_int_vector(op, "strides", strides)
+        bits = _tf_index_bits(op, begin, b)
         check_lengths(op, "begin", len(b), (("end", end, e), ("strides", strides, s)))
         given = (begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask)
         bm, em, el, nm, sm = (_tf_mask(op, n, v) for n, v in zip(_TF_MASKS, given, strict=True))
@@ -662,6 +705,12 @@ class Slicing:
                 ellipsis_mask,
                 "sets more than one bit; multiple ellipses in slice spec not allowed",
             )
+        for i in range(len(b)):  # the values TensorFlow reads, in begin's type
+            if not (el | nm) & 1 << i:
+                if strides is not None:
+                    _tf_unwrapped(op, f"strides[{i}]", s[i], bits)
+                if not (em | sm) & 1 << i:
+                    _tf_unwrapped(op, f"end[{i}]", e[i], bits)
         entries: list[Any] = []
         for i in range(len(b)):
             bit = 1 << i
@@ -1034,11 +1083,13 @@ class Slicing:
             entries.append(Ellipsis)
         return self._strided_slice(entries)
 
-    @_memo.emitter
     def to_tf(self, shape: ShapeLike | None = None) -> dict[str, Any]:
         """Write ``tf.strided_slice`` keyword arguments: the masks as int bit fields.
 
-        ``begin``, ``end``, ``strides`` and the five masks; TensorFlow clamps as NumPy does, so a
+        ``begin``, ``end``, ``strides`` and the five masks; ``begin``, ``end`` and ``strides``
+        are lists where every value fits in int32, else int64 NumPy arrays (TensorFlow reads a
+        list of small ints as int32, and ``end`` and ``strides`` in ``begin``'s type, wrapping:
+        ``tf.strided_slice(x, **p)`` runs right either way). TensorFlow clamps as NumPy does, so a
         cut written under OpenVINO's clamping is kept only where the two agree on every size
         ``shape`` allows (else :class:`~datamove.NotExpressible` with a witness). An index is
         ``begin`` with its ``shrink_axis_mask`` bit (``end`` is ``begin + 1``, stride 1, as
@@ -1053,6 +1104,13 @@ class Slicing:
         >>> p["begin_mask"], p["end_mask"], p["ellipsis_mask"], p["new_axis_mask"]
         (8, 9, 2, 4)
         """
+        p = self._tf_lists(shape)
+        if not all(_fits(v, 32) for k in ("begin", "end", "strides") for v in p[k]):
+            p.update((k, np.array(p[k], np.int64)) for k in ("begin", "end", "strides"))
+        return p
+
+    @_memo.emitter
+    def _tf_lists(self, shape: ShapeLike | None = None) -> dict[str, Any]:
         dialect = "tf.strided_slice"
         _, entries = self._cuts(shape, dialect, NUMPY)
         p = self._strided_slice(entries)

@@ -25,9 +25,11 @@ import sys
 from collections.abc import Callable
 from typing import Any, Final
 
+import numpy as np
+
 from datamove._dialects import Slicing
 from datamove._errors import NotExpressible, ValidationError
-from datamove._shape import PartialShape
+from datamove._shape import INT64_MAX, INT64_MIN, PartialShape
 from datamove._splitting import Splitting
 from datamove._strided_slice import MASKS
 from datamove.cli import _dialect_text
@@ -112,6 +114,8 @@ def _operation(source: str, given: dict[str, Any]) -> Slicing | Splitting:
     }
     required, optional = SOURCES[source]
     values = [ints(d) for d in (*required, *optional) if d not in MASKS]
+    if source == "tf" and all(INT64_MIN <= v <= INT64_MAX for v in values[0]):
+        values[0] = np.array(values[0], np.int64)  # the numbers as written, as --to tf writes them
     make: Callable[..., Slicing] = getattr(Slicing, "from_" + source.replace("-", "_"))
     return make(*values, **masks)
 

@@ -125,18 +125,33 @@ def _table(split: bool) -> Mapping[str, tuple[str, str]]:
     return SPLIT_DIALECTS if split else SLICING_DIALECTS
 
 
+class _Int64List(list[int]):
+    """``to_tf``'s int64 array: a list in JSON, ``tf.constant([...], tf.int64)`` as text.
+
+    TensorFlow reads a pasted list of small ints as int32, and ``end`` and ``strides`` in
+    ``begin``'s type, wrapping; the constant keeps every value.
+    """
+
+    def __repr__(self) -> str:
+        return f"tf.constant({list(self)!r}, tf.int64)"
+
+
 def emit(obj: Any, name: str, shape: Any) -> Any:
     """The emitter's value for dialect ``name``; ``None`` where this version has no emitter.
 
     For a split (``obj`` has ``as_slicings``) in a slicing dialect, a list with one value per
-    part. Raises ``NotExpressible`` (and any ``ValidationError``) as the emitter does.
+    part. Raises ``NotExpressible`` (and any ``ValidationError``) as the emitter does. A NumPy
+    array (``to_tf``'s int64 indices) is an ``_Int64List``.
     """
     split = hasattr(obj, "as_slicings")
     method = _table(split)[name][0]
     if name in ("slice", "strided-slice") and split:
         return [getattr(part, method)(shape) for part in obj.as_slicings(shape)]
     fn = getattr(obj, method, None)
-    return None if fn is None else fn(shape)
+    value = None if fn is None else fn(shape)
+    if isinstance(value, dict):
+        value = {k: _Int64List(v.tolist()) if hasattr(v, "tolist") else v for k, v in value.items()}
+    return value
 
 
 def translate(
