@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import warnings
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -255,3 +256,30 @@ def test_to_tf_names_the_closest_count_and_its_witness() -> None:
     with pytest.raises(dm.NotExpressible) as info:
         dm.Splitting.from_torch(4, function="split").to_tf("[5..]")
     assert info.value.witness == (5,)
+
+
+def _available_memory() -> int:
+    try:
+        with Path("/proc/meminfo").open() as f:
+            info = dict(line.split(":", 1) for line in f)
+    except OSError:
+        return 0
+    return int(info["MemAvailable"].split()[0]) * 1024
+
+
+def test_tensorflow_runs_int32_sizes_on_an_axis_past_int32_wrong() -> None:
+    # SplitV's kernel reads the axis' size in the sizes' type (Tlen): a list of small ints is
+    # int32, so on 2**32 + 8 elements [5, -1] gives the rest 3; its shape inference, int64
+    # sizes and datamove give 2**32 + 3 (docs/dialects.md, Splits).
+    n = 2**32 + 8
+    f = tf.function(lambda v: tf.split(v, [5, -1])).get_concrete_function(
+        tf.TensorSpec([n], tf.bool)
+    )
+    assert [o.shape[0] for o in f.structured_outputs] == [5, n - 5]
+    assert dm.Splitting.from_tf([5, -1]).lengths(n) == (5, n - 5)
+    if _available_memory() < 16 * 2**30:
+        pytest.skip("an axis past INT32_MAX needs a 4 GiB input and 16 GiB of free memory")
+    with tf.device("/CPU:0"):
+        x = tf.zeros([n], tf.bool)
+        assert [p.shape[0] for p in tf.split(x, [5, -1])] == [5, 3]
+        assert [p.shape[0] for p in tf.split(x, np.int64([5, -1]))] == [5, n - 5]
