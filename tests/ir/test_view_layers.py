@@ -5,6 +5,7 @@ from PyTorch, at several sizes including 0; invalid axes are check problems and 
 from __future__ import annotations
 
 import itertools
+import re
 from pathlib import Path
 from typing import Any
 
@@ -209,7 +210,6 @@ def test_axes_read_at_run_time(op: str, tmp_path: Path) -> None:
     [
         ("Unsqueeze", 1, "[4,3,5]", "[1..5,1..5,1..5,1..5]"),  # OpenVINO: [...]
         ("Unsqueeze", 1, "[0,2..6]", "[..6,..6,..6]"),
-        ("Unsqueeze", 0, "[4,3,5]", "[4,3,5]"),  # (OpenVINO builds no empty Const)
         ("Unsqueeze", 2, "[4,3,5]", "[...]"),  # [0, 0] adds one axis, [0, 1] two
         ("Squeeze", 1, "[4,3,5]", "[4,3,5]"),  # OpenVINO's: no dim to squeeze
         ("Squeeze", 2, "[4,3..6,5]", "[4,3..6,5]"),
@@ -242,6 +242,27 @@ def test_new_input_shapes_keep_what_the_count_of_axes_fixes(
                 continue
             model = ov.Core().read_model(ref)
             assert tuple(model.output("y").get_partial_shape().to_shape()) in got
+
+
+def test_empty_unsqueeze_axes_are_refused_as_openvino_refuses_them(tmp_path: Path) -> None:
+    # The spec is silent; OpenVINO's shape inference refuses a Const of no axes, and evaluate
+    # run-time ones ("'axes' input is mandatory"). Fixed: datamove returned the data unchanged.
+    rule = r"Unsqueeze: axes=\[\] must not be empty"
+    for length in (0, -1):  # axes of shape [0]: a check problem; of [?]: a run refusal
+        x = ops.parameter([4, 1, 5], np.float32, name="x")
+        axes = ops.parameter([length], np.int64, name="axes")
+        out = ops.unsqueeze(x, axes)
+        out.output(0).get_tensor().set_names({"y"})
+        xml = ov_models.save(ov.Model([out], [x, axes]), tmp_path, f"m{-length}")
+        inputs = {"x": _arange((4, 1, 5)), "axes": np.zeros(0, np.int64)}
+        with pytest.raises(openvino_oracle.OpenVINOError, match="'axes' input is mandatory"):
+            openvino_oracle.evaluate_ir(xml, inputs)
+        model = ir.read_model(xml)
+        problems = model.check().problems
+        assert [p.layer_type for p in problems] == (["Unsqueeze"] if length == 0 else [])
+        assert all(re.search(rule, p.message) for p in problems)
+        with pytest.raises(ir.IRError, match=rule):
+            model.run(inputs)
 
 
 def test_a_squeeze_of_run_time_axes_keeps_a_dim_openvino_declares_dropped(tmp_path: Path) -> None:

@@ -775,6 +775,19 @@ def squeeze_index(shape: Sequence[int], axes: Sequence[Any] | None) -> Index:
     return (*kept, ...)  # the trailing ... keeps a 0-d result an array (NumPy: not a scalar)
 
 
+def _unsqueeze_of(shape: Sequence[int], axes: Sequence[Any] | None) -> Index:
+    """`unsqueeze_index` of an IR's layer, whose axes must not be empty (`_empty_axes`)."""
+    if axes is None or not len(axes):
+        raise _empty_axes()
+    return unsqueeze_index(shape, axes)
+
+
+def _empty_axes() -> ValidationError:
+    """Unsqueeze's empty axes: the spec is silent; OpenVINO's inference and evaluate refuse."""
+    hint = "OpenVINO's shape inference and evaluate refuse them: \"'axes' input is mandatory\""
+    return ValidationError("Unsqueeze", "axes", [], "must not be empty", hint=hint)
+
+
 def _axes_in(op: str, axes: Sequence[int], extent: int) -> list[int]:
     """``axes`` (ints) as non-negative ints below ``extent``; a `ValidationError` for any other."""
     values = list(axes)
@@ -804,6 +817,8 @@ def _view_infer(layer: Layer, ins: list[Info], context: Context) -> list[Info]:
     if len(ins) == 2:
         _check_rank(ins[1], op, "axes", (0, 1), "must be a scalar or a 1-D tensor")
         _check_integer(ins[1], op, "axes")
+        if op == "Unsqueeze" and ins[1].shape.is_static and not math.prod(ins[1].shape.to_shape()):
+            raise _empty_axes()
         if ins[1].value is not None and data.rank is not None:  # its range, as run checks it
             axes = _ints(ins[1].value)
             dims = [1] * data.rank  # the rank alone decides which axes are allowed
@@ -824,7 +839,7 @@ def _view_of_unknown_axes(op: str, data: PartialShape, axes: Info) -> PartialSha
 
     A Squeeze of data with no dim that may be 1 keeps it whole (an axis at another dim is
     ignored, as in OpenVINO); an Unsqueeze of one axis adds a dim: the rank plus one, each dim 1
-    or one of the data's (OpenVINO gives any rank), of none the data. ``None`` otherwise.
+    or one of the data's (OpenVINO gives any rank). ``None`` otherwise.
     """
     if data.rank is None:
         return None
@@ -835,7 +850,7 @@ def _view_of_unknown_axes(op: str, data: PartialShape, axes: Info) -> PartialSha
         return PartialShape(
             [functools.reduce(Dimension.union, data.dims, Dimension(1))] * (data.rank + 1)
         )
-    return data if count == 0 else None
+    return None
 
 
 def _view_info(
@@ -895,7 +910,7 @@ def _view_run(layer: Layer, fixed: Fixed) -> Runner:
     def run(xs: list[Any]) -> tuple[Any, ...]:
         axes = _value(fixed, xs, 1) if has_axes else None
         shape = tuple(int(d) for d in xs[0].shape)
-        index = unsqueeze_index(shape, axes or []) if unsqueeze else squeeze_index(shape, axes)
+        index = _unsqueeze_of(shape, axes) if unsqueeze else squeeze_index(shape, axes)
         return (xs[0][index],)
 
     return run
@@ -907,7 +922,7 @@ def _view_plan(layer: Layer, fixed: Fixed) -> Planner | None:
     if has_axes and axes is None:
         return None
     if layer.type == "Unsqueeze":
-        return lambda shape: (unsqueeze_index(shape, axes or []),)
+        return lambda shape: (_unsqueeze_of(shape, axes),)
     return lambda shape: (squeeze_index(shape, axes),)
 
 
