@@ -4,6 +4,7 @@ from PyTorch, at several sizes including 0; invalid axes are check problems and 
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from pathlib import Path
@@ -265,32 +266,125 @@ def test_empty_unsqueeze_axes_are_refused_as_openvino_refuses_them(tmp_path: Pat
             model.run(inputs)
 
 
-def test_a_squeeze_of_run_time_axes_keeps_a_dim_openvino_declares_dropped(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("version", "declared"), [("Squeeze-1", "[?,?]"), ("Squeeze-15", "[...]")])
+def test_a_squeeze_of_run_time_axes_keeps_a_dim_openvino_declares_dropped(
+    version: str, declared: str, tmp_path: Path
+) -> None:
     # IR-24 (docs/semantics.md): a Squeeze of one run-time axis on [4,1,5] is declared [?,?] by
-    # OpenVINO, yet axes [0] (at the 4) is ignored, as its model of those axes as a constant
-    # gives, rank 3; the CPU plugin refuses that run. datamove runs it as the constant model
-    # (under new input shapes it infers either rank: the test above).
+    # OpenVINO (a Squeeze-15: [...]), yet axes [0] (at the 4) is ignored, as the spec and its
+    # model of those axes as a constant give, rank 3; the CPU plugin (which makes a Squeeze-15
+    # without allow_axis_skip a Squeeze-1) refuses that run. datamove runs it as the constant
+    # model (under new input shapes it infers either rank: the test above).
+    build = ops.squeeze if version == "Squeeze-1" else ops15.squeeze
     x = ops.parameter([4, 1, 5], np.float32, name="x")
     axes = ops.parameter([1], np.int64, name="axes")
-    out = ops.squeeze(x, axes)
+    out = build(x, axes)
     out.output(0).get_tensor().set_names({"y"})
     xml = ov_models.save(ov.Model([out], [x, axes]), tmp_path)
-    assert ov_models.openvino_shapes(xml) == {"y": "[?,?]"}
+    assert ov_models.openvino_shapes(xml) == {"y": declared}
     model = ir.read_model(xml)
     data = _arange((4, 1, 5))
     for values, shape in (([0], (4, 1, 5)), ([1], (4, 5)), ([-2], (4, 5))):
         inputs = {"x": data, "axes": np.array(values, np.int64)}
-        ref = _model(lambda x, v=values: ops.squeeze(x, _axes(v)), [4, 1, 5], tmp_path, name="c")
+        ref = _model(lambda x, v=values: build(x, _axes(v)), [4, 1, 5], tmp_path, name="c")
         want = ov_models.run_openvino(ref, {"x": data})
         assert want["y"].shape == shape
         _assert_same(model.run(inputs), want)
+        (evaluated,) = openvino_oracle.evaluate_ir(xml, inputs)
+        _assert_same(model.run(inputs), {"y": evaluated})
         if values == [0]:
             with pytest.raises(openvino_oracle.OpenVINOError, match="Can not clone"):
                 ov_models.run_openvino(xml, inputs)
         else:
             _assert_same(ov_models.run_openvino(xml, inputs), want)
-    got, _ = model.check().outputs["y"]
-    assert str(got) == "[?,?]"  # the file's port, taken as declared (docs/ir.md)
+    report = model.check()
+    assert str(report.outputs["y"][0]) == declared  # the file's port, taken as declared
+    assert not [n for n in report.notes if n.kind == "openvino-cpu"]  # the plugin compiles it
+
+
+def _run_time(shape: list[int]) -> Any:
+    return ops.parameter(shape, np.int64, name="axes")
+
+
+# IR-34: (name, build, data shape, axes: a list for a Const, a shape for run-time ones, the
+# run-time value, what the CPU plugin says where it refuses to compile the model, or None)
+RANK = "operation with dynamic rank"
+SKIP = functools.partial(ops15.squeeze, allow_axis_skip=True)
+VIEWS_REFUSED = [
+    ("unsqueeze, run-time axes [1]", ops.unsqueeze, [4, 1, 5], [1], [0], RANK),
+    ("unsqueeze, a run-time scalar axis", ops.unsqueeze, [4, 1, 5], [], 3, RANK),
+    ("unsqueeze, run-time axes [2], data [?,?]", ops.unsqueeze, [-1, -1], [2], [0, 1], RANK),
+    ("squeeze, run-time axes [2]", ops.squeeze, [4, 1, 5], [2], [1, 1], RANK),
+    ("squeeze, run-time axes of a scalar", ops.squeeze, [], [1], [0], RANK),
+    ("squeeze-15, run-time axes [?]", ops15.squeeze, [4, 1, 5], [-1], [1], RANK),
+    ("squeeze-15, no axes on [?,3]", ops15.squeeze, [-1, 3], None, None, RANK),
+    ("squeeze-15 skip, run-time axes [1]", SKIP, [4, 1, 5], [1], [1], RANK),
+    ("squeeze-15 skip, data [4,?,5]", SKIP, [4, -1, 5], [0], None, "not implemented"),
+    # near misses: the plugin compiles and runs them as evaluate
+    ("unsqueeze, constant axes", ops.unsqueeze, [4, 1, 5], [0], None, None),
+    ("squeeze, one run-time axis", ops.squeeze, [4, 1, 5], [1], [1], None),
+    ("squeeze-15, a run-time scalar axis", ops15.squeeze, [4, 1, 5], [], 1, None),
+    ("squeeze-15, no axes on [2,1,3]", ops15.squeeze, [2, 1, 3], None, None, None),
+    ("squeeze-15 skip, run-time axes [1], no dim of 1", SKIP, [2, 3], [1], [0], None),
+    ("squeeze-15 skip, static data", SKIP, [4, 1, 5], [1], None, None),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("name", "build", "shape", "axes", "value", "refusal"),
+    VIEWS_REFUSED,
+    ids=[v[0] for v in VIEWS_REFUSED],
+)
+def test_check_notes_a_view_the_cpu_plugin_refuses_to_compile(
+    name: str, build: Any, shape: list[int], axes: Any, value: Any, refusal: str | None,
+    tmp_path: Path,
+) -> None:  # fmt: skip
+    # IR-34 (docs/semantics.md): an Unsqueeze or Squeeze whose output OpenVINO reads as of
+    # dynamic rank (or a Squeeze-15 with allow_axis_skip on data of a shape not static): the
+    # CPU plugin refuses to compile the model. datamove runs it as evaluate and the spec, and
+    # check notes the layer (kind openvino-cpu); a near miss gets no note, and the plugin runs it.
+    x = ops.parameter(shape, np.float32, name="x")
+    params, inputs = [x], {"x": _arange(tuple(d if d >= 0 else 1 + k for k, d in enumerate(shape)))}
+    if axes is None:
+        out = build(x)
+    elif value is None:
+        out = build(x, _axes(axes))
+    else:
+        params.append(_run_time(axes))
+        inputs["axes"] = np.array(value, np.int64)
+        out = build(x, params[1])
+    out.output(0).get_tensor().set_names({"y"})
+    xml = ov_models.save(ov.Model([out], params), tmp_path)
+    model = ir.read_model(xml)
+    report = model.check()
+    assert report.ok  # a note is not a problem
+    notes = [n for n in report.notes if n.kind == "openvino-cpu"]
+    (want,) = openvino_oracle.evaluate_ir(xml, inputs)  # the spec's answer
+    _assert_same(model.run(inputs), {"y": want})
+    cpu = openvino_oracle.run_ir_one(xml, inputs)
+    if refusal is None:
+        assert notes == []
+        _assert_same({"y": cpu}, {"y": want})
+        return
+    (note,) = notes
+    assert note.message.startswith("divergence IR-34 (docs/semantics.md): ")
+    assert note.layer_type == ("Unsqueeze" if "unsqueeze" in name else "Squeeze")
+    assert isinstance(cpu, str)
+    assert refusal in cpu, cpu
+
+
+@pytest.mark.parametrize("spelling", ["True", "1", "false"])
+def test_allow_axis_skip_is_read_as_openvino_reads_a_bool(spelling: str, tmp_path: Path) -> None:
+    # OpenVINO reads "True" and "1" as true (a Squeeze-15 of run-time axes it then refuses to
+    # compile, IR-34), "false" as false (it compiles it): the note follows
+    xml = _model(lambda x: ops15.squeeze(x, _axes([1]), allow_axis_skip=True), [4, -1, 5], tmp_path)
+    xml.write_text(
+        xml.read_text().replace('allow_axis_skip="true"', f'allow_axis_skip="{spelling}"')
+    )
+    inputs = {"x": _arange((4, 1, 5))}
+    refused = isinstance(openvino_oracle.run_ir_one(xml, inputs), str)
+    notes = [n for n in ir.read_model(xml).check().notes if n.kind == "openvino-cpu"]
+    assert refused == (spelling != "false") == bool(notes)
 
 
 @pytest.mark.parametrize("op", ["Unsqueeze", "Squeeze"])

@@ -552,6 +552,38 @@ def _lengths_of_unknown_length(seen: Seen) -> dict[str, Any] | None:
     return {"shape": port.shape}
 
 
+def _view_of_dynamic_rank(seen: Seen) -> dict[str, Any] | None:
+    """IR-34: an Unsqueeze or Squeeze the CPU plugin refuses to compile, on data of known rank.
+
+    Where OpenVINO reads the output as of dynamic rank: an Unsqueeze of run-time axes; a
+    Squeeze (1, or 15 without ``allow_axis_skip``, which the plugin makes a Squeeze-1) of
+    run-time axes that are not one element (a scalar or ``[1]``) or on a scalar, or of no axes
+    (none listed) on data with a dim that may be 1 or another size; a Squeeze-15 with
+    ``allow_axis_skip`` (and axes) of run-time axes that are not one element or beside a dim of 1.
+    That Squeeze on data of a shape not static the plugin does not infer ("not implemented").
+    """
+    data, axes = seen.ins[0].shape, (seen.ins[1] if len(seen.ins) > 1 else None)
+    if data.rank is None:
+        return None
+    values = None if axes is None else _known(axes)
+    run_time = axes is not None and values is None
+    if seen.layer.type == "Unsqueeze":
+        return {"what": "run-time axes", "why": _DYNAMIC_RANK} if run_time else None
+    skip = axes is not None and opset_number(seen.layer) >= 15  # (of one input: a Squeeze-1)
+    skip = skip and seen.layer.data.get("allow_axis_skip") == "true"
+    if skip and not data.is_static:
+        why = "its shape inference of that Squeeze is not implemented"
+        return {"what": f"allow_axis_skip on data {data}", "why": why}
+    count = math.prod(axes.shape.to_shape()) if axes is not None and axes.shape.is_static else 0
+    one_kept = count == 1 and data.rank and not (skip and 1 in data.to_shape())
+    if axes is not None and values is None and not one_kept:
+        what = f"run-time axes of shape {axes.shape}" + (", allow_axis_skip" if skip else "")
+        return {"what": what, "why": _DYNAMIC_RANK}
+    if not run_time and not values and any(not d.is_static and 1 in d for d in data.dims):
+        return {"what": f"no axes on data {data}", "why": _DYNAMIC_RANK}
+    return None
+
+
 # -- the table -----------------------------------------------------------------------------------
 _ABS_SAYS: Final = (
     "{arg} is a 1-D Abs of a value computed from shapes and constants whose element {i} is "
@@ -571,6 +603,7 @@ _GATHER_SAYS: Final = (
     "{arg}[{i}] is a Gather of index {index} out of range of a data axis of 1 element ({v}): "
     "OpenVINO's CPU plugin takes that element; the spec and evaluate take 0 and give {out}"
 )
+_DYNAMIC_RANK: Final = "OpenVINO reads its output as of dynamic rank"
 _GARBAGE: Final = "garbage values, or an error where begin, end or stride is a run-time input"
 RULES: Final = (
     Rule(
@@ -646,6 +679,16 @@ RULES: Final = (
         "split_lengths of unknown length {shape}: OpenVINO reads the layer's outputs as of "
         "dynamic rank, and its CPU plugin refuses to compile the model; the spec and evaluate "
         "give one output per length, the first {out}",
+    ),
+    *(
+        Rule(
+            "IR-34",
+            op,
+            _view_of_dynamic_rank,
+            "{what}: OpenVINO's CPU plugin refuses to compile the model ({why}); the spec and "
+            "evaluate give {out}",
+        )
+        for op in ("Unsqueeze", "Squeeze")
     ),
     *(Rule("S-8", op, _axis_past_int32, _PAST_INT32_SAYS) for op in ("Slice", "StridedSlice")),
     *(Rule("IR-6", op, _declared_otherwise, _DECLARED_SAYS) for op in ("Slice", "StridedSlice")),

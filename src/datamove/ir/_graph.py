@@ -462,7 +462,15 @@ _CASELESS_VALUES: Final[dict[str, Mapping[str, str]]] = {
         _TYPE_NAMES,
     ),
     **dict.fromkeys(
-        ("special_zero", "m_pythondiv", "keep_dims", "transpose_a", "transpose_b"), _BOOLS
+        (
+            "special_zero",
+            "m_pythondiv",
+            "keep_dims",
+            "transpose_a",
+            "transpose_b",
+            "allow_axis_skip",
+        ),
+        _BOOLS,
     ),
     **dict.fromkeys(("auto_broadcast", "mode"), _MODES),  # (Broadcast's mode)
 }
