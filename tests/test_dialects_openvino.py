@@ -403,7 +403,8 @@ def _read(source: str, start: int | None, stop: int | None, step: int) -> dm.Sli
         if source == "numpy":
             return dm.Slicing.from_numpy((slice(start, stop, step),))
         masks = {"begin_mask": int(start is None), "end_mask": int(stop is None)}
-        return dm.Slicing.from_tf([start or 0], [stop or 0], [step], **masks)
+        numbers = (np.int64([v]) for v in (start or 0, stop or 0, step))  # lists: int32 (begin)
+        return dm.Slicing.from_tf(*numbers, **masks)
     if source == "strided_slice":
         masks = {"begin_mask": [int(start is None)], "end_mask": [int(stop is None)]}
         return dm.Slicing.from_strided_slice([start or 0], [stop or 0], [step], **masks)
