@@ -10,7 +10,6 @@ runtimes and the spec is one of the two recorded in docs/dialects.md, checked he
 from __future__ import annotations
 
 import itertools
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -20,7 +19,7 @@ from hypothesis import strategies as st
 
 import datamove as dm
 from datamove._dialects import NUMPY
-from strategies import examples
+from strategies import available_memory, examples
 from test_dialects import (
     AXES_CUT,
     _with_rule,
@@ -400,22 +399,13 @@ def test_to_onnx_of_big_ends_runs_alike_in_both_runtimes_at_every_size(
         assert same(run.ref(x), s(x)), (s, shape, n, ops)
 
 
-def _available_memory() -> int:
-    try:
-        with Path("/proc/meminfo").open() as f:
-            info = dict(line.split(":", 1) for line in f)
-    except OSError:
-        return 0
-    return int(info["MemAvailable"].split()[0]) * 1024
-
-
 BIG = 2**31 + 4  # sizes near INT32_MAX: prefixes of one buffer of BIG bytes
 
 
 @pytest.fixture(scope="module")
 def big_input() -> np.ndarray:
     """``BIG`` bytes, zero but for distinct values near both ends (pages are mapped lazily)."""
-    if _available_memory() < 6 * 2**30:
+    if available_memory() < 6 * 2**30:
         pytest.skip("sizes past INT32_MAX need a 2 GiB input and 6 GiB of free memory")
     x = np.zeros(BIG, dtype=np.uint8)
     x[:100] = np.arange(1, 101)

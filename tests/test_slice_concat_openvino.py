@@ -36,6 +36,7 @@ from strategies import (
     DATA_DTYPES,
     INT64_MAX,
     INT64_MIN,
+    available_memory,
     concrete_shapes,
     fixed_settings,
     index_container,
@@ -659,16 +660,7 @@ def _run_past_int32(n: int, op: str, begin: int, end: int) -> tuple[int, list[di
     return done.returncode, [json.loads(line) for line in done.stdout.splitlines()]
 
 
-def _available_memory() -> int:
-    try:
-        with open("/proc/meminfo") as f:  # noqa: PTH123 - one read
-            info = dict(line.split(":", 1) for line in f)
-    except OSError:
-        return 0
-    return int(info["MemAvailable"].split()[0]) * 1024
-
-
-@pytest.mark.skipif(_available_memory() < 8 * 2**30, reason="needs ~8 GiB available")
+@pytest.mark.skipif(available_memory() < 8 * 2**30, reason="needs ~8 GiB available")
 def test_cpu_plugin_slices_an_axis_of_2_31_elements_or_more_wrong() -> None:
     # docs/semantics.md S-8: Slice-8 and StridedSlice-1 on an axis of 2**31 elements (one past
     # INT32_MAX) give the wrong elements on OpenVINO's CPU plugin; 3 more and it segfaults.

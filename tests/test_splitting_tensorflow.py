@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import re
 import warnings
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -20,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import datamove as dm
-from strategies import examples
+from strategies import available_memory, examples
 from test_splitting import any_rule, same_parts
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
@@ -258,15 +257,6 @@ def test_to_tf_names_the_closest_count_and_its_witness() -> None:
     assert info.value.witness == (5,)
 
 
-def _available_memory() -> int:
-    try:
-        with Path("/proc/meminfo").open() as f:
-            info = dict(line.split(":", 1) for line in f)
-    except OSError:
-        return 0
-    return int(info["MemAvailable"].split()[0]) * 1024
-
-
 def test_tensorflow_runs_int32_sizes_on_an_axis_past_int32_wrong() -> None:
     # SplitV's kernel reads the axis' size in the sizes' type (Tlen): a list of small ints is
     # int32, so on 2**32 + 8 elements [5, -1] gives the rest 3; its shape inference, int64
@@ -277,7 +267,7 @@ def test_tensorflow_runs_int32_sizes_on_an_axis_past_int32_wrong() -> None:
     )
     assert [o.shape[0] for o in f.structured_outputs] == [5, n - 5]
     assert dm.Splitting.from_tf([5, -1]).lengths(n) == (5, n - 5)
-    if _available_memory() < 16 * 2**30:
+    if available_memory() < 16 * 2**30:
         pytest.skip("an axis past INT32_MAX needs a 4 GiB input and 16 GiB of free memory")
     with tf.device("/CPU:0"):
         x = tf.zeros([n], tf.bool)
