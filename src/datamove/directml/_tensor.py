@@ -371,16 +371,6 @@ class TensorDesc:
         return _last_index(self.sizes, self.strides)
 
     @_cached
-    def element_count(self) -> int:
-        """The number of logical elements, ``prod(sizes)``."""
-        return math.prod(self.sizes)
-
-    @_cached
-    def minimum_size_in_bytes(self) -> int | None:
-        """``DMLCalcBufferTensorSize`` with unbounded integers; ``None`` when undefined."""
-        return _minimum_size(self.sizes, self.strides, self.data_type.bits)
-
-    @_cached
     def provably_disjoint(self) -> bool:
         """Whether the sorted-strides test proves that no two elements share an address.
 
