@@ -21,7 +21,7 @@ from datamove._errors import BackendError, DTypeError, ValidationError
 from datamove._split import variadic_split
 from datamove._validation import check_array, normalize_axis
 from datamove.directml._desc import JoinDesc, SplitDesc, check_count
-from datamove.directml._enums import UINT32_MAX, TensorDataType
+from datamove.directml._enums import TensorDataType
 from datamove.directml._run import (
     NUMPY_OF,
     read_tensor,
@@ -29,7 +29,7 @@ from datamove.directml._run import (
     run_split,
     write_values,
 )
-from datamove.directml._tensor import TensorDesc, integer
+from datamove.directml._tensor import TensorDesc, integer, uint
 
 __all__ = ["join", "split"]
 
@@ -210,7 +210,7 @@ def split(
         raise DTypeError("DirectML", "sizes", sizes, "must be a sequence of lengths")
     check_count("DirectML", "sizes", len(sizes), "lengths")
     # Each length checked as the caller wrote it: the descs would name their own axis instead.
-    lengths = [_length(i, n) for i, n in enumerate(sizes)]
+    lengths = [uint("DirectML", f"sizes[{i}]", n) for i, n in enumerate(sizes)]
     whole = TensorDesc(dtype, source.shape)
     before, after = source.shape[:axis], source.shape[axis + 1 :]
     parts = _packed_descs(dtype, [(*before, n, *after) for n in lengths])
@@ -226,16 +226,6 @@ def split(
         _from_numpy_values(read_tensor(t, b), dtype, source.dtype)
         for t, b in zip(parts, buffers, strict=True)
     ]
-
-
-def _length(i: int, value: Any) -> int:
-    """``sizes[i]`` as an int that fits an output desc's UINT size field."""
-    n = integer("DirectML", f"sizes[{i}]", value)
-    if not 0 <= n <= UINT32_MAX:
-        raise ValidationError(
-            "DirectML", f"sizes[{i}]", value, f"must be in [0, {UINT32_MAX}] (a UINT field)"
-        )
-    return n
 
 
 def _one_library(arrays: Sequence[Any], backends: list[Backend | None]) -> Backend:

@@ -40,7 +40,7 @@ def integer(op: str, name: str, value: Any) -> int:
         raise DTypeError(op, name, value, f"must be an integer, not {a_kind(value)}") from None
 
 
-def _uint(op: str, name: str, value: Any, limit: int) -> int:
+def uint(op: str, name: str, value: Any, limit: int = UINT32_MAX) -> int:
     """``value`` as an int in ``[0, limit]`` (DirectML's UINT / UINT64 fields)."""
     if type(value) is int and 0 <= value <= limit:  # the common case, at once
         return value
@@ -66,7 +66,7 @@ def _uint_tuple(op: str, name: str, values: Any) -> tuple[int, ...]:
     if isinstance(values, str | bytes) or not isinstance(values, Sequence | np.ndarray):
         rule = f"must be a sequence of integers, not {a_kind(values)}"  # ranks: check_array
         raise DTypeError(op, name, values, rule)
-    return tuple(_uint(op, f"{name}[{i}]", v, UINT32_MAX) for i, v in enumerate(values))
+    return tuple(uint(op, f"{name}[{i}]", v) for i, v in enumerate(values))
 
 
 _T = TypeVar("_T")
@@ -316,17 +316,14 @@ class TensorDesc:
             raise type(exc)(
                 "TensorDesc", exc.argument, exc.value, exc.rule, hint=exc.hint
             ) from None
-        alignment = _uint(
-            "TensorDesc",
-            "guaranteed_base_offset_alignment",
-            guaranteed_base_offset_alignment,
-            UINT32_MAX,
+        alignment = uint(
+            "TensorDesc", "guaranteed_base_offset_alignment", guaranteed_base_offset_alignment
         )
         if total_tensor_size_in_bytes is None:
             minimum = _minimum_size(sizes, strides, data_type.bits)
             total = minimum if minimum is not None and minimum <= UINT64_MAX else 0
         else:
-            total = _uint(
+            total = uint(
                 "TensorDesc", "total_tensor_size_in_bytes", total_tensor_size_in_bytes, UINT64_MAX
             )
         self.__dict__.update(  # frozen: the fields are written once, here
