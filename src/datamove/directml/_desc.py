@@ -47,34 +47,10 @@ class _Rules(NamedTuple):
     owned: str
 
 
-_SPLIT = _Rules(
-    OperatorType.SPLIT,
-    "DML_SPLIT",
-    "input",
-    "outputs",
-    True,
-    "S1",
-    "S2",
-    "S3",
-    "S4",
-    "S5",
-    "S6",
-    "S8",
-)
-_JOIN = _Rules(
-    OperatorType.JOIN,
-    "DML_JOIN",
-    "output",
-    "inputs",
-    False,
-    "J1",
-    "J2",
-    "J3",
-    "J4",
-    "J4",
-    "J5",
-    "J7",
-)
+_SPLIT = _Rules(OperatorType.SPLIT, "DML_SPLIT", "input", "outputs", True,
+                "S1", "S2", "S3", "S4", "S5", "S6", "S8")  # fmt: skip
+_JOIN = _Rules(OperatorType.JOIN, "DML_JOIN", "output", "inputs", False,
+               "J1", "J2", "J3", "J4", "J4", "J5", "J7")  # fmt: skip
 
 
 def _tensor(op: str, name: str, value: Any) -> TensorDesc:
