@@ -85,13 +85,7 @@ _PROG: Final = "datamove"
 
 def _long_options(args: Sequence[str]) -> list[str]:
     """The ``--name`` tokens of ``args``, up to a ``--`` that ends the options."""
-    found = []
-    for a in args:
-        if a == "--":
-            break
-        if a.startswith("--"):
-            found.append(a)
-    return found
+    return [a for a in itertools.takewhile(lambda a: a != "--", args) if a.startswith("--")]
 
 
 def _before_command(args: Sequence[str]) -> list[str]:

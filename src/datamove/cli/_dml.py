@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 from typing import Any, Final
 
-from datamove._errors import ValidationError
+from datamove._errors import ValidationError, plural
 from datamove._files import read_regular
 from datamove.directml._desc import JoinDesc, SplitDesc
 from datamove.directml._enums import FeatureLevel, OperatorType
@@ -185,7 +185,7 @@ def _print_human(
             print(f"{head}: valid")
             continue
         count = len(violations)
-        print(f"{head}: {count} violation{'s' if count != 1 else ''}")
+        print(f"{head}: {plural(count, 'violation')}")
         for v in violations[:MAX_SHOWN]:
             print(f"  {v}")
         if count > MAX_SHOWN:

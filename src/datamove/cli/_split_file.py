@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Final, TextIO
 
 import numpy as np
 
-from datamove._errors import ValidationError
+from datamove._errors import ValidationError, plural
 from datamove._files import commit, kind, path_name, read_exactly, temporary_beside
 from datamove._split import infer_split, infer_variadic_split
 from datamove.cli._npy import NpyHeader, header_bytes, open_npy
@@ -325,8 +325,7 @@ def _cmd(args: argparse.Namespace) -> int:
         )
     else:
         for f, s in zip(args.out, shapes, strict=True):
-            n = math.prod(s)
-            print(f"{f}: {list(s)} ({n} element{'' if n == 1 else 's'})")
+            print(f"{f}: {list(s)} ({plural(math.prod(s), 'element')})")
     return 0
 
 
