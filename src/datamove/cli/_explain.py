@@ -101,23 +101,12 @@ def explain_strided_slice(
     >>> info["output_shape"], info["numpy"]
     ('[1,3,2]', 'x[1:, :, :2]')
     """
-    out = infer_strided_slice(shape, begin, end, stride, **masks)
-    info: dict[str, Any] = {
-        "input_shape": str(shape),
-        "output_shape": str(out),
-        "numpy": None,
-        "picture": [],
-    }
-    add_algebra(info, lambda: Slicing.from_strided_slice(begin, end, stride, **masks), shape)
-    if shape.is_static:
-        dims = shape.to_shape()
-        try:
-            index = numpy_index(dims, begin, end, stride, **masks)
-        except ValidationError as exc:  # inference has no rank limit; NumPy has (64 axes)
-            info["numpy_unavailable"] = exc.rule
-            return info
-        _show_index(info, dims, index)
-    return info
+    return _slicing_info(
+        shape,
+        infer_strided_slice(shape, begin, end, stride, **masks),
+        lambda: Slicing.from_strided_slice(begin, end, stride, **masks),
+        lambda dims: numpy_index(dims, begin, end, stride, **masks),
+    )[0]
 
 
 def explain_numpy(shape: PartialShape, expr: str) -> dict[str, Any]:
@@ -141,23 +130,39 @@ def explain_numpy(shape: PartialShape, expr: str) -> dict[str, Any]:
         params = slicing.to_strided_slice(shape)
         masks = {m: params.pop(m) for m in MASKS}
         return explain_strided_slice(shape, **params, masks=masks)
-    info = {
-        "input_shape": str(shape),
-        "output_shape": str(out),
-        "numpy": slicing.canonical(shape).to_numpy(shape),
-        "picture": [],
-    }
-    add_algebra(info, lambda: slicing, shape)
-    return info
+    return _slicing_info(
+        shape, out, lambda: slicing, numpy=slicing.canonical(shape).to_numpy(shape)
+    )[0]
 
 
-def _show_index(info: dict[str, Any], dims: tuple[int, ...], index: Any) -> None:
-    """Add the NumPy expression of ``index``, and for small inputs the elements it takes."""
-    info["numpy"] = index_expression(index, dims)
+def _slicing_info(
+    shape: PartialShape,
+    out: PartialShape,
+    slicing: Callable[[], Slicing],
+    index: Callable[[tuple[int, ...]], Any] | None = None,
+    **keys: Any,
+) -> tuple[dict[str, Any], Any]:
+    """What ``explain`` prints of a slicing, and its NumPy index (``None`` where it has none).
+
+    On a static shape, ``index(dims)`` gives the operator's own index: its expression and, for
+    small inputs, the elements it takes. ``keys`` (and their order) come before the picture.
+    """
+    info: dict[str, Any] = {"input_shape": str(shape), "output_shape": str(out), "numpy": None}
+    info |= {**keys, "picture": []}
+    add_algebra(info, slicing, shape)
+    if index is None or not shape.is_static:
+        return info, None
+    dims = shape.to_shape()
+    try:
+        numpy = index(dims)
+    except ValidationError as exc:  # inference has no rank limit; NumPy has (64 axes)
+        info["numpy_unavailable"] = exc.rule
+        return info, None
+    info["numpy"] = index_expression(numpy, dims)
     # No picture of an input NumPy cannot hold (the operator's plan has checked the output).
     if math.prod(dims) <= _MAX_PICTURE and len(dims) <= NUMPY_MAXDIMS:
         flat = np.arange(math.prod(dims)).reshape(dims)
-        taken = flat[index].reshape(-1).tolist()
+        taken = flat[numpy].reshape(-1).tolist()
         width = len(str(max(math.prod(dims) - 1, 0)))
         chosen = set(taken)
         info["picture"] = _picture(
@@ -166,6 +171,7 @@ def _show_index(info: dict[str, Any], dims: tuple[int, ...], index: Any) -> None
         )
         if len(taken) <= 64:
             info["taken"] = taken
+    return info, numpy
 
 
 def explain_slice(
@@ -189,24 +195,15 @@ def explain_slice(
     >>> info["output_shape"], info["numpy"], info["python"]
     ('[1]', 'x[::-1]', 'x[-3:-6:-3]')
     """
-    out = infer_slice(shape, start, stop, step, axes)
-    info: dict[str, Any] = {
-        "input_shape": str(shape),
-        "output_shape": str(out),
-        "numpy": None,
-        "python": None,
-        "picture": [],
-    }
-    add_algebra(info, lambda: Slicing.from_slice(start, stop, step, axes), shape)
-    if shape.is_static:
-        dims = shape.to_shape()
-        try:
-            (index,) = plan_slice(dims, start, stop, step, axes).indices
-        except ValidationError as exc:  # a rank NumPy cannot index (more than 64 axes)
-            info["numpy_unavailable"] = exc.rule
-            return info
-        _show_index(info, dims, index)
-        info["python"] = _python_differs(dims, index, start, stop, step, axes)
+    info, index = _slicing_info(
+        shape,
+        infer_slice(shape, start, stop, step, axes),
+        lambda: Slicing.from_slice(start, stop, step, axes),
+        lambda dims: plan_slice(dims, start, stop, step, axes).indices[0],
+        python=None,
+    )
+    if index is not None:
+        info["python"] = _python_differs(shape.to_shape(), index, start, stop, step, axes)
     return info
 
 
