@@ -627,24 +627,21 @@ def _show_layer(info: dict[str, Any]) -> None:
     kind, values, attributes = info["layer_type"], info["values"], info["attributes"]
     if info["runtime"] or info["input_shape"] == "[...]" or info["note"]:
         return  # its parameters are known only at run time (or broken): nothing more to show
-    if kind == "Concat":
-        print()
-        shapes = [PartialShape.parse(s) for s in info["input_shapes"]]
-        _show_concat(explain_concat(shapes, attributes["axis"]))
-        return
-    if kind in VIEWS:
-        print()
-        print(f"{kind} on x of shape {info['input_shape']}: {info['numpy']}")
-        _show_taken(explain_numpy(PartialShape.parse(info["input_shape"]), info["numpy"]))
-        return
     if kind == "SequenceAt":
         return  # one part of its sequence: the SplitToSequence's layer shows them
     if kind == "SplitToSequence" and "split" not in values and attributes.get("keepdims") == 0:
         return  # parts of one element, the axis removed: no split's picture
     print()
+    if kind == "Concat":
+        shapes = [PartialShape.parse(s) for s in info["input_shapes"]]
+        _show_concat(explain_concat(shapes, attributes["axis"]))
+        return
     shape = PartialShape.parse(info["input_shape"])
     onnx = info.get("dialect") == "onnx"
-    if kind == "Slice":
+    if kind in VIEWS:
+        print(f"{kind} on x of shape {info['input_shape']}: {info['numpy']}")
+        _show_taken(explain_numpy(shape, info["numpy"]))
+    elif kind == "Slice":
         if onnx:
             print(
                 "ONNX Slice clamps as OpenVINO's Slice-8 (starts, ends, steps: start, stop, step):"
