@@ -17,8 +17,8 @@ from datamove.directml._errors import MAX_SHOWN, DirectMLValidationError, Violat
 from datamove.directml._json import (
     desc_from_json,
     json_violations,
-    operator_type_from_json,
     parse_json_text,
+    read_operator,
 )
 from datamove.directml._rules import ValidationOptions
 
@@ -124,7 +124,7 @@ def _report(
     violations: list[Violation]
     kind = "?"  # where the operator cannot be told
     try:
-        kind = operator_type_from_json(item, path).dml_name  # even where the rest is broken
+        kind = read_operator(item, path)[0].dml_name  # even where the rest is broken
         desc: SplitDesc | JoinDesc = desc_from_json(item, path)
         violations = json_violations(desc.violations(level, options=options), item, path)
     except DirectMLValidationError as exc:

@@ -140,7 +140,7 @@ def json_violations(
     >>> [str(v) for v in json_violations(found, obj, "")]
     ['[J3] desc.Axis=3 must be below OutputTensor.DimensionCount=2']
     """
-    _, body, root = _operator(obj, path)
+    _, body, root = read_operator(obj, path)
 
     def fields(match: re.Match[str]) -> str:  # the fields a message names: input.sizes[1]
         return json_path(match.group(0), body)
@@ -273,25 +273,13 @@ def _axis(body: dict[str, Any], path: str) -> int:
     return axis
 
 
-def operator_type_from_json(obj: Any, path: str | None = None) -> OperatorType:
-    """The operator of a dispatchable (its ``type``) or of a bare desc (told by its fields).
+def read_operator(obj: Any, path: str | None) -> tuple[OperatorType, dict[str, Any], str]:
+    """The operator (a dispatchable's ``type``, or told by a bare desc's fields), body and path.
 
-    Known before the rest of the desc is read, so a report can name it even where the desc
-    is broken (a wrong ``OutputCount``).
-
-    Raises
-    ------
-    datamove.ValidationError
-        As `desc_from_json` does where the operator cannot be told.
-    """
-    return _operator(obj, path)[0]
-
-
-def _operator(obj: Any, path: str | None) -> tuple[OperatorType, dict[str, Any], str]:
-    """The operator, the desc's body, and the path to it.
-
-    ``path`` names ``obj``; ``None``: a dispatchable is the top level (its desc is ``desc``), and
-    so is a bare desc, named ``desc``, so that a field reads ``desc.Axis`` either way.
+    Known before the rest of the desc is read, so a report can name the operator even where
+    the desc is broken (a wrong ``OutputCount``). ``path`` names ``obj``; ``None``: a
+    dispatchable is the top level (its desc is ``desc``), and so is a bare desc, named
+    ``desc``, so that a field reads ``desc.Axis`` either way.
     """
     if path is None:
         path = "" if isinstance(obj, dict) and "desc" in obj else "desc"
@@ -331,7 +319,7 @@ def desc_from_json(obj: Any, path: str | None = None) -> SplitDesc | JoinDesc:
     DirectMLValidationError
         When ``OutputCount``/``InputCount`` disagree with their arrays (S1/J1).
     """
-    kind, body, at = _operator(obj, path)
+    kind, body, at = read_operator(obj, path)
     if kind is OperatorType.SPLIT:
         single = tensor_from_json(_field(body, "InputTensor", at), _at(at, "InputTensor"))
         many = _tensor_array(body, "OutputTensors", "OutputCount", at, "S1")
