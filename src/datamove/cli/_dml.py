@@ -14,12 +14,7 @@ from datamove._files import read_regular
 from datamove.directml._desc import JoinDesc, SplitDesc
 from datamove.directml._enums import FeatureLevel, OperatorType
 from datamove.directml._errors import MAX_SHOWN, DirectMLValidationError, Violation
-from datamove.directml._json import (
-    desc_from_json,
-    json_violations,
-    parse_json_text,
-    read_operator,
-)
+from datamove.directml._json import desc_from_json, json_violations, parse_json_text, read_operator
 from datamove.directml._rules import ValidationOptions
 
 __all__ = ["register"]

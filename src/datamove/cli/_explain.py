@@ -680,15 +680,7 @@ def _show_layer(info: dict[str, Any]) -> None:
         _show_split(explain_split(shape, axis, lengths=lengths), kind, axis, said)
 
 
-OPERATORS: Final = (
-    "strided-slice",
-    "split",
-    "variadic-split",
-    "slice",
-    "concat",
-    "numpy",
-    "model",
-)
+OPERATORS: Final = ("strided-slice", "split", "variadic-split", "slice", "concat", "numpy", "model")
 
 
 def model_argv(argv: Sequence[str]) -> list[str]:

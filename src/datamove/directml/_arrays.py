@@ -22,13 +22,7 @@ from datamove._split import variadic_split
 from datamove._validation import check_array, normalize_axis
 from datamove.directml._desc import JoinDesc, SplitDesc, check_count
 from datamove.directml._enums import TensorDataType
-from datamove.directml._run import (
-    NUMPY_OF,
-    read_tensor,
-    run_join,
-    run_split,
-    write_values,
-)
+from datamove.directml._run import NUMPY_OF, read_tensor, run_join, run_split, write_values
 from datamove.directml._tensor import TensorDesc, integer, uint
 
 __all__ = ["join", "split"]
