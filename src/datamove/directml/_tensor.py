@@ -183,19 +183,17 @@ def calc_buffer_tensor_size(
     >>> calc_buffer_tensor_size("FLOAT32", [65536, 65537], [65537, 1], mode="dmlx")
     262144
     """
-    dtype = TensorDataType.parse(data_type)
-    size_tuple = _uint_tuple("DMLCalcBufferTensorSize", "sizes", sizes)
-    stride_tuple = (
-        None if strides is None else _uint_tuple("DMLCalcBufferTensorSize", "strides", strides)
-    )
+    op, dtype = "DMLCalcBufferTensorSize", TensorDataType.parse(data_type)
+    size_tuple = _uint_tuple(op, "sizes", sizes)
+    stride_tuple = None if strides is None else _uint_tuple(op, "strides", strides)
     if mode not in {"exact", "dmlx"}:
-        raise ValidationError("DMLCalcBufferTensorSize", "mode", mode, 'must be "exact" or "dmlx"')
+        raise ValidationError(op, "mode", mode, 'must be "exact" or "dmlx"')
     bits = dtype.bits
     problems = _size_problems(dtype, size_tuple, stride_tuple)
     if mode == "dmlx":  # DirectMLX reads sizes[0]: for no sizes there is nothing to return
         problems = [p for p in problems if p.rule == "T4"]
     if problems:
-        raise DirectMLValidationError("DMLCalcBufferTensorSize", problems)
+        raise DirectMLValidationError(op, problems)
     if stride_tuple is None:
         total_bits = math.prod(size_tuple) * bits
         if total_bits > UINT64_MAX:
@@ -203,7 +201,7 @@ def calc_buffer_tensor_size(
                 total_bits &= UINT64_MAX
             else:
                 raise BufferSizeOverflowError(
-                    "DMLCalcBufferTensorSize",
+                    op,
                     [Violation("T7", "sizes", size_tuple,
                                f"hold {total_bits} bits, more than a UINT64 can count")],
                 )  # fmt: skip
@@ -214,15 +212,15 @@ def calc_buffer_tensor_size(
             index = (index + ((size - 1) & UINT32_MAX) * stride) & UINT32_MAX
         return _round_bits_to_bytes((index + 1) * bits) if bits else 0
     index = sum((s - 1) * t for s, t in zip(size_tuple, stride_tuple, strict=True))
+    exact = _round_bits_to_bytes((index + 1) * bits)
     if index > UINT32_MAX:
-        exact = _round_bits_to_bytes((index + 1) * bits)
         raise BufferSizeOverflowError(
-            "DMLCalcBufferTensorSize",
+            op,
             [Violation("T8", "strides", stride_tuple,
                        f"put the last element at index {index}, past the 32-bit UINT DirectML "
                        f"counts it in (the exact size would be {exact} bytes)")],
         )  # fmt: skip
-    return _round_bits_to_bytes((index + 1) * bits)
+    return exact
 
 
 def _size_problems(
