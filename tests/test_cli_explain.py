@@ -17,8 +17,8 @@ from datamove.cli._explain import (
     explain_slice,
     explain_split,
     explain_strided_slice,
-    index_expression,
 )
+from datamove.ir._explain import index_expression
 
 
 def test_issue_example(capsys: pytest.CaptureFixture[str]) -> None:

@@ -52,7 +52,6 @@ __all__ = [
     "explain_slice",
     "explain_split",
     "explain_strided_slice",
-    "index_expression",
     "register",
 ]
 
