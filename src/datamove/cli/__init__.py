@@ -48,19 +48,18 @@ class _Parser(argparse.ArgumentParser):
     def parse_known_args(  # type: ignore[override]
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
     ) -> tuple[argparse.Namespace, list[str]]:
-        if args is not None and self._subparsers is None and self.prog != _PROG:
-            # A command's own unknown long options first: argparse would otherwise report a
+        if args is not None and (self.prog == _PROG or self._subparsers is None):
+            # Unknown options first, named: before any command, argparse reports the missing
+            # COMMAND (`datamove --bogus`) and never names the typo; in a command, it reports a
             # required option the typo was meant to be (--num-split 3: "--num-splits is
-            # required") and drop the typo.
-            unknown = [a for a in _long_options(args) if not self._knows(a.split("=", 1)[0])]
+            # required") and drops the typo.
+            if self.prog == _PROG:  # the options before the command's name
+                given = list(itertools.takewhile(lambda a: a.startswith("-") and a != "--", args))
+            else:  # the command's long options, up to a -- that ends them
+                given = [a for a in itertools.takewhile(lambda a: a != "--", args) if a[:2] == "--"]
+            unknown = [a for a in given if not self._knows(a.split("=", 1)[0])]
             if unknown:
                 self.error(f"unrecognized arguments: {unknown[0]}{self._suggestion(unknown)}")
-        elif args is not None and self.prog == _PROG:
-            # The top parser's unknown options before any command: argparse reports the
-            # missing COMMAND first (`datamove --bogus`) and never names the typo.
-            first = [a for a in _before_command(args) if not self._knows(a.split("=", 1)[0])]
-            if first:
-                self.error(f"unrecognized arguments: {first[0]}{self._suggestion(first)}")
         parsed, extras = super().parse_known_args(args, namespace)
         if extras and self.prog != _PROG:
             self.error(f"unrecognized arguments: {' '.join(extras)}{self._suggestion(extras)}")
@@ -81,16 +80,6 @@ class _Parser(argparse.ArgumentParser):
 
 
 _PROG: Final = "datamove"
-
-
-def _long_options(args: Sequence[str]) -> list[str]:
-    """The ``--name`` tokens of ``args``, up to a ``--`` that ends the options."""
-    return [a for a in itertools.takewhile(lambda a: a != "--", args) if a.startswith("--")]
-
-
-def _before_command(args: Sequence[str]) -> list[str]:
-    """The option tokens of ``args`` before its first other one (the command's name)."""
-    return list(itertools.takewhile(lambda a: a.startswith("-") and a != "--", args))
 
 
 def build_parser() -> argparse.ArgumentParser:
