@@ -131,6 +131,30 @@ def test_errors_are_exit_1(capsys: pytest.CaptureFixture[str]) -> None:
         main(["explain", "variadic-split", "--shape", "4", "--axis", "0", "--lengths", ",,"]) == 1
     )
     assert "--lengths=',,' must be comma-separated integers" in capsys.readouterr().err
+    # items apart by spaces alone are an error (once read as one number: "1 2" as [12])
+    assert (
+        main(
+            [
+                "explain",
+                "slice",
+                "--shape",
+                "20",
+                "--start",
+                "1 2",
+                "--stop",
+                "5,5",
+                "--step",
+                "1,1",
+            ]
+        )
+        == 1
+    )
+    assert "--start='1 2' must be comma-separated integers" in capsys.readouterr().err
+    assert (
+        main(["explain", "slice", "--shape", "20", "--start", " 1", "--stop", "5 ", "--step", "1"])
+        == 0
+    )
+    assert "x[1:5]" in capsys.readouterr().out
     assert main(["explain", "strided-slice", "--shape", "6"]) == 2
 
 

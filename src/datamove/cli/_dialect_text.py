@@ -79,7 +79,7 @@ def int_list(text: str, option: str, command: str) -> list[int]:
     if not text.strip():
         return []
     try:
-        return [int(p) for p in text.replace(" ", "").split(",")]  # "1,,2" is an error
+        return [int(p) for p in text.split(",")]  # "1,,2" and "1 2" are errors; " 1, 2" is not
     except ValueError:
         raise ValidationError(
             command, option, text, "must be comma-separated integers, e.g. 1,0,-1"
