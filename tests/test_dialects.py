@@ -289,6 +289,8 @@ def tf_params(index: tuple[Any, ...]) -> dict[str, Any]:
     if not all(-(2**31) <= v < 2**31 for k in ("begin", "end", "strides") for v in p[k]):
         # TensorFlow reads a list of small ints as int32, and end and strides in it, wrapping
         p.update((k, np.int64(p[k])) for k in ("begin", "end", "strides"))
+    if not index:  # x[()]: _slice_helper writes empty int32 tensors (an empty list is float32)
+        p.update((k, np.int32([])) for k in ("begin", "end", "strides"))
     return p
 
 
@@ -346,8 +348,9 @@ def test_tf_documented_example_is_wrong_and_python_is_right() -> None:
         ),
         pytest.param(({"begin": [0], "end": [1], "strides": [0]}), "non-zero", id="tf-zero-stride"),
         pytest.param(
-            ({"begin": [0], "end": [1], "begin_mask": -1}), "32-bit", id="tf-negative-mask"
+            ({"begin": [0], "end": [1], "begin_mask": 2**31}), "int32 bit field", id="tf-mask-2**31"
         ),
+        pytest.param(({"begin": [], "end": []}), "float32", id="tf-empty-begin-list"),
     ],
 )
 def test_from_tf_rejects_what_tensorflow_rejects(args: dict[str, Any], match: str) -> None:
@@ -981,16 +984,17 @@ def test_a_start_of_int64_min_on_unbounded_sizes() -> None:
     ]
 
 
-def test_to_tf_masks_are_32_bit() -> None:
-    s = dm.Slicing.from_numpy((0,) * 31 + (None,))
-    assert s.to_tf()["new_axis_mask"] == 1 << 31
-    assert s.to_tf()["shrink_axis_mask"] == (1 << 31) - 1
-    with pytest.raises(dm.NotExpressible, match="bit 32 of new_axis_mask"):
-        dm.Slicing.from_numpy((0,) * 32 + (None,)).to_tf()
-    p = dm.Slicing.from_numpy((slice(-1, 5),) * 40).to_tf()  # no bit needed past 31
-    assert p["begin_mask"] == p["end_mask"] == 0
-    x = np.zeros((1,) * 40, dtype=np.int8)
-    assert tf_run(x, p).shape == (1,) * 40
+def test_to_tf_writes_at_most_31_positions() -> None:
+    # TensorFlow refuses 32 values of begin and more (its masks are 32-bit): in TensorFlow,
+    # tests/test_dialects_tensorflow.py::test_tensorflow_takes_at_most_31_positions
+    s = dm.Slicing.from_numpy((0,) * 30 + (None,))
+    assert s.to_tf()["new_axis_mask"] == 1 << 30
+    assert s.to_tf()["shrink_axis_mask"] == (1 << 30) - 1
+    for index in ((0,) * 31 + (None,), (slice(-1, 5),) * 40):
+        with pytest.raises(dm.NotExpressible, match=r"needs (32|40) positions, .* at most 31"):
+            dm.Slicing.from_numpy(index).to_tf()
+    with pytest.raises(dm.ValidationError, match=r"begin=.* has 32 values; .* at most 31"):
+        dm.Slicing.from_tf([0] * 32, [1] * 32)
 
 
 def test_a_reversal_to_the_start_ends_at_int64_min_never_int64_max() -> None:

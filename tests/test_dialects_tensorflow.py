@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 import datamove as dm
 from datamove._dialects import NUMPY
 from datamove.cli import _dialect_text
-from strategies import examples
+from strategies import MASK_NAMES, examples
 from test_dialects import (
     _with_rule,
     emitted_runs_as_sliced,
@@ -265,3 +265,132 @@ def test_to_tf_runs_as_given_and_as_the_cli_writes_it(
     with tf.device("/CPU:0"):
         pasted = eval(text, {"tf": tf, "x": tf.constant(x)})  # noqa: S307 - datamove's own text
     assert same(pasted.numpy(), want), (text, shape)
+
+
+@pytest.mark.parametrize("rank", [0, 1, 2, 3])
+def test_tensorflow_refuses_an_empty_begin_list_and_runs_an_empty_int_array(rank: int) -> None:
+    # An empty list converts to float32, not one of tf.strided_slice's index types; an empty
+    # integer array slices nothing (end and strides may then be empty lists).
+    x = np.arange(2**rank, dtype=np.int32).reshape((2,) * rank)
+    for begin, end in (([], []), ((), ()), ([], np.int64([]))):
+        with pytest.raises(REFUSED, match="float"):
+            run_tf_as_given(x, {"begin": begin, "end": end})
+        with pytest.raises(dm.DTypeError) as info:
+            dm.Slicing.from_tf(begin, end)
+        assert (info.value.op, info.value.argument, info.value.value) == (
+            "tf.strided_slice",
+            "begin",
+            begin,
+        )
+        assert "float32" in str(info.value)
+    for begin in (np.int64([]), np.int32([]), np.int16([])):
+        p = {"begin": begin, "end": [], "strides": []}
+        assert same(dm.Slicing.from_tf(**p)(x), run_tf_as_given(x, p))
+
+
+@pytest.mark.parametrize("mask", ["begin_mask", "end_mask", "new_axis_mask", "shrink_axis_mask"])
+def test_tensorflow_masks_are_int32_and_a_negative_one_sets_bits_by_twos_complement(
+    mask: str,
+) -> None:
+    x = np.arange(6, dtype=np.int32).reshape(2, 3)
+    for v in (-1, -2, -(2**31), 2**31 - 1):
+        p = {"begin": [0], "end": [1], mask: v}
+        assert same(dm.Slicing.from_tf(**p)(x), run_tf_as_given(x, p)), p
+    for v in (2**31, 2**32 - 1, -(2**31) - 1):
+        p = {"begin": [0], "end": [1], mask: v}
+        with pytest.raises(REFUSED):
+            run_tf_as_given(x, p)
+        with pytest.raises(dm.ValidationError, match=r"int32 bit field, in \[-2\*\*31, 2\*\*31\)"):
+            dm.Slicing.from_tf(**p)
+
+
+def test_tensorflow_takes_at_most_31_positions() -> None:
+    x = np.zeros((1,) * 31, dtype=np.int8)
+    for n in (31, 32):
+        p = {"begin": [0] * n, "end": [1] * n, "strides": [1] * n}
+        if n == 31:
+            assert same(dm.Slicing.from_tf(**p)(x), run_tf_as_given(x, p))
+            continue
+        with pytest.raises(REFUSED, match="1D equal size"):
+            run_tf_as_given(x, p)
+        with pytest.raises(dm.ValidationError, match="at most 31"):
+            dm.Slicing.from_tf(**p)
+    p = dm.Slicing.from_numpy((0,) * 30 + (None,)).to_tf()  # position 30: the last bit used
+    assert p["new_axis_mask"] == 1 << 30
+    assert run_tf_as_given(np.zeros((1,) * 30, np.int8), p).shape == (1,)
+    for index in ((0,) * 31 + (None,), (slice(-1, 5),) * 40):
+        with pytest.raises(dm.NotExpressible, match="at most 31"):
+            dm.Slicing.from_numpy(index).to_tf()
+
+
+# Arguments of every kind tf.strided_slice is handed: lists (of ints, bools, NumPy integers),
+# tuples, NumPy arrays of every integer type and bool, empty ones; masks of any int, bools,
+# floats. datamove refuses three things TensorFlow runs, each documented (docs/dialects.md):
+# a value TensorFlow reads wrapped, a bool index value, a mask that is no int.
+_DTYPES = (None, "tuple", np.int8, np.int16, np.int32, np.int64, np.uint32, np.uint64, np.bool_)
+_values = st.one_of(
+    st.integers(-4, 4),
+    st.sampled_from([2**31 - 1, 2**31, -(2**31) - 1, 2**32 + 1, 2**63 - 1, -(2**63), 2**64]),
+    st.booleans(),
+)
+
+
+def _vector(draw: Any, n: int) -> Any:
+    values = draw(st.lists(_values, min_size=n, max_size=n))
+    kind = draw(st.sampled_from(_DTYPES))
+    if kind is None:
+        return values
+    if kind == "tuple":
+        return tuple(values)
+    info = np.iinfo(kind) if kind is not np.bool_ else None
+    ints = [int(v) for v in values]
+    if info is not None and not all(info.min <= v <= info.max for v in ints):
+        return values
+    return np.array(ints, dtype=kind)
+
+
+@st.composite
+def raw_tf_arguments(draw: Any) -> dict[str, Any]:
+    n = draw(st.integers(0, 3))
+    lengths = draw(st.sampled_from([(n, n, n), (n, n, n), (n, n + 1, n), (n, n, max(n - 1, 0))]))
+    mask = st.one_of(
+        st.integers(-(2**31) - 1, 2**31).filter(lambda v: abs(v) < 64 or abs(v) > 2**30),
+        st.integers(-8, 15),
+        st.sampled_from([True, 1.0, 2**32, 2**63]),
+    )
+    p: dict[str, Any] = {"begin": _vector(draw, lengths[0]), "end": _vector(draw, lengths[1])}
+    if draw(st.booleans()):
+        p["strides"] = _vector(draw, lengths[2])
+    p.update((k, draw(mask)) for k in MASK_NAMES if draw(st.booleans()))
+    return p
+
+
+def _documented_refusal(exc: dm.ValidationError) -> bool:
+    text = str(exc)
+    return (
+        "does not fit in int" in text
+        or "bool" in text
+        or ("_mask" in str(exc.argument) and not isinstance(exc.value, int | np.integer))
+    )
+
+
+@settings(max_examples=examples(400), deadline=None)
+@given(p=raw_tf_arguments(), shape=st.sampled_from([(), (3,), (2, 3), (2, 1, 3), (1, 2, 1, 2)]))
+def test_from_tf_refuses_what_tensorflow_refuses_on_raw_arguments_of_every_kind(
+    p: dict[str, Any], shape: tuple[int, ...]
+) -> None:
+    x = np.arange(int(np.prod(shape)), dtype=np.int32).reshape(shape)
+    try:
+        want = run_tf_as_given(x, p)
+    except (*REFUSED, OverflowError, SystemError):  # a mask of 2**63: TF errs as it can
+        with pytest.raises(dm.ValidationError):
+            dm.Slicing.from_tf(**p)(x)
+        return
+    try:
+        got = dm.Slicing.from_tf(**p)(x)
+    except dm.ValidationError as exc:
+        refused = exc
+    else:
+        assert same(got, want), (p, shape, got, want)
+        return
+    assert _documented_refusal(refused), (p, shape, refused)

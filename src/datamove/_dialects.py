@@ -431,6 +431,9 @@ def _slice_entries(
 # reads the end 3. from_tf refuses a value TensorFlow would read wrapped; to_tf writes int64
 # arrays where a value does not fit in int32.
 _TF_INDEX_BITS: Final = {"int16": 16, "int32": 32, "int64": 64}
+# The most positions (values of begin) TensorFlow slices with: it refuses 32 and more
+# ("Expected begin, end, and strides to be 1D equal size tensors").
+_TF_POSITIONS: Final = 31
 
 
 def _fits(v: int, bits: int) -> bool:
@@ -468,9 +471,9 @@ def _tf_mask(op: str, name: str, value: Any) -> int:
         v = None
     if v is None:
         raise DTypeError(op, name, value, f"must be an int bit field, not {a_kind(value)}")
-    if not 0 <= v < 2**32:
-        raise ValidationError(op, name, value, "must be a 32-bit bit field, in [0, 2**32)")
-    return v
+    if not _fits(v, 32):  # TensorFlow's mask attributes are int32: -1 sets every bit
+        raise ValidationError(op, name, value, "must be an int32 bit field, in [-2**31, 2**31)")
+    return v & 0xFFFFFFFF
 
 
 # -- the slicing -----------------------------------------------------------------------------------
@@ -688,10 +691,29 @@ class Slicing:
         """``tf.strided_slice`` arguments: masks are int bit fields, clamping is NumPy's.
 
         TensorFlow reads ``end`` and ``strides`` in ``begin``'s integer type (a list's: int32
-        where every value fits), wrapping silently; a value it would read wrapped is refused.
+        where every value fits), wrapping silently; a value it would read wrapped is refused,
+        and so is what TensorFlow refuses: an empty ``begin`` list (float32 to it), more than
+        31 positions, a mask outside int32 (a negative one sets bits by two's complement).
         """
         op = "tf.strided_slice"
         b = as_int_vector(op, "begin", begin)
+        if not b and not hasattr(begin, "dtype"):
+            raise DTypeError(
+                op,
+                "begin",
+                begin,
+                "is an empty list, which TensorFlow reads as float32; its index types are "
+                "int16, int32 and int64",
+                hint="pass np.int64([]) for no positions",
+            )
+        if len(b) > _TF_POSITIONS:
+            raise ValidationError(
+                op,
+                "begin",
+                begin,
+                f"has {len(b)} values; TensorFlow takes at most {_TF_POSITIONS} (its masks are "
+                "32-bit)",
+            )
         e = as_int_vector(op, "end", end)
         s = (1,) * len(b) if strides is None else as_int_vector(op, "strides", strides)
         bits = _tf_index_bits(op, begin, b)
@@ -1087,11 +1109,14 @@ class Slicing:
         """Write ``tf.strided_slice`` keyword arguments: the masks as int bit fields.
 
         ``begin``, ``end``, ``strides`` and the five masks; ``begin``, ``end`` and ``strides``
-        are lists where every value fits in int32, else int64 NumPy arrays (TensorFlow reads a
-        list of small ints as int32, and ``end`` and ``strides`` in ``begin``'s type, wrapping:
-        ``tf.strided_slice(x, **p)`` runs right either way). TensorFlow clamps as NumPy does, so a
-        cut written under OpenVINO's clamping is kept only where the two agree on every size
-        ``shape`` allows (else :class:`~datamove.NotExpressible` with a witness). An index is
+        are lists where every value fits in int32, else int64 NumPy arrays, as they are where
+        there are none (TensorFlow reads a list of small ints as int32, an empty list as
+        float32, which it refuses, and ``end`` and ``strides`` in ``begin``'s type, wrapping:
+        ``tf.strided_slice(x, **p)`` runs right either way). TensorFlow slices with at most 31
+        positions (its masks are 32-bit); more raise :class:`~datamove.NotExpressible`.
+        TensorFlow clamps as NumPy does, so a cut written under OpenVINO's clamping is kept
+        only where the two agree on every size ``shape`` allows (else
+        :class:`~datamove.NotExpressible` with a witness). An index is
         ``begin`` with its ``shrink_axis_mask`` bit (``end`` is ``begin + 1``, stride 1, as
         TensorFlow's own ``x[i]`` writes it).
 
@@ -1105,7 +1130,10 @@ class Slicing:
         (8, 9, 2, 4)
         """
         p = self._tf_lists(shape)
-        if not all(_fits(v, 32) for k in ("begin", "end", "strides") for v in p[k]):
+        # an empty list is float32 to TensorFlow, which it refuses
+        if not p["begin"] or not all(
+            _fits(v, 32) for k in ("begin", "end", "strides") for v in p[k]
+        ):
             p.update((k, np.array(p[k], np.int64)) for k in ("begin", "end", "strides"))
         return p
 
@@ -1117,16 +1145,15 @@ class Slicing:
         p["end_mask"] = [  # an index: no end bit, end = begin + 1 as TensorFlow's own x[i]
             0 if type(x) is int else v for x, v in zip(entries, p["end_mask"], strict=True)
         ]
-        for i in range(32, len(entries)):
-            for name in _TF_MASKS:
-                if p[name][i]:
-                    raise NotExpressible(
-                        dialect,
-                        name,
-                        entries_text(self.entries),
-                        f"needs bit {i} of {name}, but TensorFlow's masks are 32-bit",
-                        hint="index fewer positions, or slice in two steps",
-                    )
+        if len(entries) > _TF_POSITIONS:
+            raise NotExpressible(
+                dialect,
+                "begin",
+                entries_text(self.entries),
+                f"needs {len(entries)} positions, but TensorFlow takes at most {_TF_POSITIONS} "
+                "(its masks are 32-bit)",
+                hint="index fewer positions, or slice in two steps",
+            )
         tf = {"begin": p["begin"], "end": p["end"], "strides": p["stride"]}
         tf.update((name, sum(v << i for i, v in enumerate(p[name]))) for name in _TF_MASKS)
         return tf
