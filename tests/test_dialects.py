@@ -1166,6 +1166,9 @@ def test_equivalent_decides_as_running_every_size(
                 r[0] is None or r[1] is None or not same(*r)
             ):
                 differs.append(size)
+        if w is not None:  # never a shape on which both refuse: on it they agree
+            xw = np.arange(int(np.prod(w))).reshape(w)
+            assert any(_runs(v, xw) for v in (s, u)), (s, u, shape, w)
         if w is None:  # sound: "equivalent" is never said of slicings that differ
             assert not differs, (s, u, shape, differs)
         elif all(type(x) is not int and x is not None for x in s.entries + u.entries) and all(
@@ -1175,6 +1178,14 @@ def test_equivalent_decides_as_running_every_size(
             # (documented: x[0, None] and x[()] on [1]; x[::2] and x[::-2] on [2,0])
             xw = np.arange(int(np.prod(w))).reshape(w)
             assert w in differs or s(xw).size == 0, (s, u, shape, w, differs)
+
+
+def _runs(s: dm.Slicing, x: np.ndarray) -> bool:
+    try:
+        s(x)
+    except dm.ValidationError:
+        return False
+    return True
 
 
 def test_equivalent_on_unbounded_sizes() -> None:
@@ -1446,6 +1457,80 @@ def test_openvino_emitters_rewrite_a_step_at_or_below_int32_min() -> None:
             with pytest.raises(dm.NotExpressible, match=why) as info:
                 emit("[?]")
             assert info.value.witness == (witness,)
+
+
+def test_difference_names_a_shape_on_which_one_runs_never_one_where_both_refuse() -> None:
+    # It named (1, 3), where x[1, 2] and x[0, 5] both refuse; on (2, 3) one runs. Where neither
+    # runs on any allowed shape they agree (as x[2] and x[3] on [0..1] did already).
+    s, t = dm.Slicing.from_numpy("x[1, 2]"), dm.Slicing.from_numpy("x[0, 5]")
+    assert s.difference(t, "[1..2,3..6]") == (2, 3)
+    assert t.difference(s, "[1..2,3..6]") == (1, 6)
+    x = np.zeros((2, 3))
+    assert s(x) == 0
+    with pytest.raises(dm.ValidationError):
+        t(x)
+    for a, b, shape in (
+        ("x[3, :1]", "x[3, :2]", "[0..3,1..5]"),
+        ("x[2]", "x[5, None]", "[0..1]"),
+        ("x[2]", "x[:, 5]", "[0..1,0..1]"),
+        ("x[2]", "x[3]", "[0..1]"),
+    ):
+        assert dm.Slicing.from_numpy(a).difference(b, shape) is None
+        assert dm.Slicing.from_numpy(a).equivalent(b, shape)
+    assert dm.Slicing.from_numpy("x[2]").difference("x[:, 5]", "[0..3,0..1]") == (3, 1)
+
+
+_S = dm.Slicing.from_numpy("x[1:]")
+_BIG = dm.Slicing.from_numpy(f"x[1::{2**62}]")
+
+
+@pytest.mark.parametrize(
+    ("method", "call"),
+    [
+        ("difference", lambda shape: _S.difference(_S, shape)),
+        ("equivalent", lambda shape: _S.equivalent(_S, shape)),
+        ("identity_witness", _S.identity_witness),
+        ("is_identity", _S.is_identity),
+        ("empty_witness", _S.empty_witness),
+        ("is_empty", _S.is_empty),
+        ("canonical", _S.canonical),
+    ],
+)
+@pytest.mark.parametrize("shape", [42, [1.5], [-2]], ids=["int", "float", "negative"])
+def test_each_slicing_method_names_itself_in_its_errors(method: str, call: Any, shape: Any) -> None:
+    # Slicing.difference named its shape's errors "Slicing.equivalent", identity_witness and
+    # empty_witness "Slicing.is_identity" and "Slicing.is_empty" (copied from their callers).
+    with pytest.raises(dm.ValidationError) as info:
+        call(shape)
+    assert (info.value.op, info.value.argument) == (f"Slicing.{method}", "shape")
+    assert str(info.value).startswith(f"Slicing.{method}: shape=")
+
+
+@pytest.mark.parametrize("method", ["difference", "equivalent"])
+def test_each_comparison_names_itself_in_its_errors(method: str) -> None:
+    for call in (
+        lambda: getattr(_S, method)(3),
+        lambda: getattr(_BIG, method)(f"x[1:5:{2**62}]"),  # a period past what is checked
+    ):
+        with pytest.raises(dm.ValidationError) as info:
+            call()
+        assert info.value.op == f"Slicing.{method}"
+
+
+@pytest.mark.parametrize(
+    ("op", "call"),
+    [
+        ("group_into_split", lambda a: dm.group_into_split(a, [4])),
+        ("group_into_split_with_gaps", lambda a: dm.group_into_split_with_gaps(a, [4])),
+        ("Splitting.from_slicings", lambda a: dm.Splitting.from_slicings(a, [4])),
+    ],
+)
+def test_each_grouping_names_itself_in_its_errors(op: str, call: Any) -> None:
+    # group_into_split_with_gaps and Splitting.from_slicings named "group_into_split"
+    for bad in ([], [3]):
+        with pytest.raises(dm.ValidationError) as info:
+            call(bad)
+        assert info.value.op == op
 
 
 def test_equivalent_and_difference_take_a_numpy_expression_as_compose_does() -> None:

@@ -169,9 +169,9 @@ def _identity_ranked(s: Slicing, ps: PartialShape) -> Shape | None:
     return None
 
 
-def identity_witness(s: Slicing, shape: ShapeLike | None = None) -> Shape | None:
+def identity_witness(s: Slicing, shape: ShapeLike | None, op: str) -> Shape | None:
     """An allowed static shape on which ``s`` does not return its input unchanged, or None."""
-    ps = shape_dims(shape, "Slicing.is_identity")
+    ps = shape_dims(shape, op)
     return over_ranks(ps, addressed(s.entries), lambda p: _identity_ranked(s, p))
 
 
@@ -194,9 +194,9 @@ def _empty_ranked(s: Slicing, ps: PartialShape) -> Shape | None:
     return _pick(ps, fixed)
 
 
-def empty_witness(s: Slicing, shape: ShapeLike | None = None) -> Shape | None:
+def empty_witness(s: Slicing, shape: ShapeLike | None, op: str) -> Shape | None:
     """An allowed static shape on which ``s`` gives at least one element (or cannot run)."""
-    ps = shape_dims(shape, "Slicing.is_empty")
+    ps = shape_dims(shape, op)
     return over_ranks(ps, addressed(s.entries), lambda p: _empty_ranked(s, p))
 
 
@@ -418,7 +418,12 @@ def group_into_split_with_gaps(
     >>> dm.group_into_split(parts, "[7..]") is None
     True
     """
-    op = "group_into_split"
+    return _with_gaps(slicings, shape, "group_into_split_with_gaps")
+
+
+def _with_gaps(
+    slicings: Iterable[Slicing | str], shape: ShapeLike | None, op: str
+) -> tuple[Splitting, tuple[int, ...]] | None:
     items = [as_slicing(op, f"slicings[{i}]", t) for i, t in enumerate(slicings)]
     if not items:
         raise ValidationError(op, "slicings", items, "is empty; a split has one part at least")
@@ -512,7 +517,13 @@ def group_into_split(
     >>> dm.group_into_split(parts, None) is None, dm.group_into_split(parts[::-1], [2, 12])
     (True, None)
     """
-    found = group_into_split_with_gaps(slicings, shape)
+    return _grouped(slicings, shape, "group_into_split")
+
+
+def _grouped(
+    slicings: Iterable[Slicing | str], shape: ShapeLike | None, op: str
+) -> Splitting | None:
+    found = _with_gaps(slicings, shape, op)
     if found is None:
         return None
     splitting, parts = found
@@ -524,5 +535,5 @@ ALGEBRA.update(
     identity_witness=identity_witness,
     empty_witness=empty_witness,
     canonical=canonical,
-    group_into_split=group_into_split,
+    group_into_split=_grouped,
 )

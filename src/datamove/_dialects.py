@@ -1581,12 +1581,26 @@ class Slicing:
         """A static shape, allowed by ``shape``, on which the two differ.
 
         On it they select other elements, or one of them cannot run; ``None`` when they agree
-        on every allowed shape. ``other`` is a :class:`Slicing` or a NumPy expression.
+        on every allowed shape (where neither can run, they agree: both refuse). ``other`` is
+        a :class:`Slicing` or a NumPy expression.
+
+        Examples
+        --------
+        >>> import datamove as dm
+        >>> dm.Slicing.from_numpy("x[1, 2]").difference("x[0, 5]", "[1..2,3..6]")
+        (2, 3)
+        >>> dm.Slicing.from_numpy("x[3, :1]").difference("x[3, :2]", "[0..3,1..5]") is None
+        True
         """
-        other = as_slicing("Slicing.difference", "other", other)
-        ps = shape_dims(shape, "Slicing.equivalent")
+        return self._difference(other, shape, "Slicing.difference")
+
+    def _difference(
+        self, other: Slicing | str, shape: ShapeLike | None, op: str
+    ) -> tuple[int, ...] | None:
+        other = as_slicing(op, "other", other)
+        ps = shape_dims(shape, op)
         k = addressed(self.entries + other.entries)
-        return over_ranks(ps, k, lambda p: _first_difference(self, other, p))
+        return over_ranks(ps, k, lambda p: _first_difference(self, other, p, op))
 
     def equivalent(self, other: Slicing | str, shape: ShapeLike | None = None) -> bool:
         """Whether the two select the same elements on every shape ``shape`` allows.
@@ -1610,8 +1624,7 @@ class Slicing:
         >>> s.equivalent("x[-3::-1]")
         True
         """
-        other = as_slicing("Slicing.equivalent", "other", other)
-        return self.difference(other, shape) is None
+        return self._difference(other, shape, "Slicing.equivalent") is None
 
     # -- algebra (src/datamove/_canonical.py, docs/algebra.md) ------------------------------
     def identity_witness(self, shape: ShapeLike | None = None) -> tuple[int, ...] | None:
@@ -1621,7 +1634,9 @@ class Slicing:
         cannot run (an index out of range, fewer axes than it addresses); ``None`` when the
         slicing returns its input unchanged on every allowed shape.
         """
-        return ALGEBRA["identity_witness"](self, shape)  # type: ignore[no-any-return]
+        return ALGEBRA["identity_witness"](  # type: ignore[no-any-return]
+            self, shape, "Slicing.identity_witness"
+        )
 
     def is_identity(self, shape: ShapeLike | None = None) -> bool:
         """Whether ``s(x)`` is ``x`` unchanged (shape, elements, order) on every allowed shape.
@@ -1640,14 +1655,16 @@ class Slicing:
         >>> s.is_identity("[2..10]"), s.identity_witness("[2..10]"), s.is_identity("[0..1]")
         (False, (2,), True)
         """
-        return self.identity_witness(shape) is None
+        return ALGEBRA["identity_witness"](self, shape, "Slicing.is_identity") is None
 
     def empty_witness(self, shape: ShapeLike | None = None) -> tuple[int, ...] | None:
         """A static shape, allowed by ``shape``, on which ``s(x)`` has an element (or cannot run).
 
         ``None`` when the result is empty on every allowed shape.
         """
-        return ALGEBRA["empty_witness"](self, shape)  # type: ignore[no-any-return]
+        return ALGEBRA["empty_witness"](  # type: ignore[no-any-return]
+            self, shape, "Slicing.empty_witness"
+        )
 
     def is_empty(self, shape: ShapeLike | None = None) -> bool:
         """Whether ``s(x)`` has no element on every allowed shape.
@@ -1662,7 +1679,7 @@ class Slicing:
         >>> s.is_empty("[?,1..99]"), s.is_empty("[?,1..100]"), s.empty_witness("[?,1..100]")
         (True, False, (1, 100))
         """
-        return self.empty_witness(shape) is None
+        return ALGEBRA["empty_witness"](self, shape, "Slicing.is_empty") is None
 
     def canonical(self, shape: ShapeLike | None = None) -> Slicing:
         """One normal form: slicings equivalent on ``shape`` get equal ones, printed the same.
@@ -2001,25 +2018,52 @@ def over_ranks(
     return None
 
 
-def _first_difference(s: Slicing, t: Slicing, ps: PartialShape) -> tuple[int, ...] | None:
+def _first_difference(s: Slicing, t: Slicing, ps: PartialShape, op: str) -> tuple[int, ...] | None:
     assert ps.rank is not None
     rank = ps.rank
     a, b = expand(s, rank), expand(t, rank)
     if a is None and b is None:
         return None
     if a is None or b is None or [(k, ax) for k, _, ax in a] != [(k, ax) for k, _, ax in b]:
-        return witness_of(t if a is None else s, ps, {})
+        return _one_runs(s, t, ps, witness_of(t if a is None else s, ps, {}))
     for (kind, x, axis), (_, y, _) in zip(a, b, strict=True):
         if kind == "new" or x == y:  # the same cut or index selects alike on every size
             continue
         dim = ps.dims[axis]
         if kind == "index":
-            w = decide(_same_index(x, y), dim, (x, y), 1)
+            w = decide(_same_index(x, y), dim, (x, y), 1, op=op)
         else:
             bounds = (x.start, x.stop, y.start, y.stop)
-            w = decide(same_cut(x, y), dim, bounds, math.lcm(x.step, y.step), (x, y))
+            w = decide(same_cut(x, y), dim, bounds, math.lcm(x.step, y.step), (x, y), op=op)
         if w is not None:
-            return witness_of(s, ps, {axis: w})
+            return _one_runs(s, t, ps, witness_of(s, ps, {axis: w}))
+    return None
+
+
+def _runs_on(s: Slicing, shape: tuple[int, ...]) -> bool:
+    """Whether ``s`` runs on this static shape: its rank fits, and every index is in range."""
+    ex = expand(s, len(shape))
+    return ex is not None and all(
+        index_at(x, shape[axis]) is not None for kind, x, axis in ex if kind == "index"
+    )
+
+
+def _one_runs(
+    s: Slicing, t: Slicing, ps: PartialShape, w: tuple[int, ...]
+) -> tuple[int, ...] | None:
+    """``w``, or where neither runs there, an allowed shape on which one of them runs.
+
+    None where neither runs on any allowed shape of this rank (they agree there: both refuse).
+    An index needs a size at least ``index_need``: on a rank, a slicing runs on an allowed
+    shape if and only if it runs on its smallest sizes that hold its indices (``witness_of``),
+    and the other runs wherever it does if it runs there too.
+    """
+    if _runs_on(s, w) or _runs_on(t, w):
+        return w
+    for u, v in ((s, t), (t, s)):
+        m = witness_of(u, ps, {}) if expand(u, len(w)) is not None else w
+        if _runs_on(u, m) and not _runs_on(v, m):
+            return m
     return None
 
 
@@ -2057,8 +2101,10 @@ def decide(
     values: tuple[int | None, ...],
     period: int,
     cuts: tuple[Cut, ...] = (),
+    *,
+    op: str = "Slicing.difference",
 ) -> int | None:
-    """The smallest size in ``dim`` where ``same`` fails, or None.
+    """The smallest size in ``dim`` where ``same`` fails, or None (``op`` names the caller).
 
     Each side's clamped start and stop are piecewise affine in the size, with breakpoints within
     2 of ``|v|`` for a parameter ``v`` or ``|v ± w|`` for two (where a count crosses zero).
@@ -2084,7 +2130,7 @@ def decide(
     if abs(period) > _MAX_PERIOD:
         past = "" if pair is None else f" (on sizes from {pair})"
         raise ValidationError(
-            "Slicing.equivalent",
+            op,
             "shape",
             str(dim),
             f"cannot be decided for every size{past}: the steps repeat every {abs(period)} "

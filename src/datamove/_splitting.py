@@ -620,7 +620,9 @@ class Splitting:
         ('VariadicSplit', {'axis': 1, 'split_lengths': [2, -1, 3]})
         """
         items = list(slicings)
-        found: Splitting | None = ALGEBRA["group_into_split"](items, shape)
+        found: Splitting | None = ALGEBRA["group_into_split"](
+            items, shape, "Splitting.from_slicings"
+        )
         if found is None:
             raise ValidationError(
                 "Splitting.from_slicings",
