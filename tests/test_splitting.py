@@ -354,14 +354,16 @@ def test_invalid_splittings_raise_clearly(make: Any, match: str) -> None:
         make()
 
 
-def test_a_split_no_scanned_size_tells_from_its_closest_count_has_no_witness() -> None:
+def test_a_split_whose_first_difference_is_past_4096_sizes_names_it() -> None:
     # VariadicSplit [2 x 4097, -1] refuses every size below 8194, Split-13 with 4098 outputs
-    # every size up to 4097: no size scanned tells them apart, the first that does (4098) is
-    # past the scan, so the refusal names no witness
+    # every size up to 4097: the first that tells them apart (4098) was past the scan, and the
+    # refusal named no witness ("no size up to 4097 tells"). Against an even count the sizes
+    # where they can differ are derived, not scanned (in onnxruntime:
+    # tests/test_splitting_onnx.py::test_a_split_13_refusal_names_its_witness_past_4096_sizes).
     sp = dm.Splitting(0, "lengths", (2,) * 4097 + (-1,))
-    with pytest.raises(dm.NotExpressible, match="no size up to 4097 tells") as info:
+    with pytest.raises(dm.NotExpressible, match=r"splits size 4098 into \(1 x 4098\)") as info:
         sp.to_onnx_split("[1..]", opset=13)
-    assert info.value.witness is None
+    assert info.value.witness == (4098,)
     assert len(dm.Splitting(0, "even", 4098)(np.zeros(4098))) == 4098
     with pytest.raises(dm.ValidationError):
         sp(np.zeros(4098))
@@ -672,3 +674,45 @@ def test_a_function_name_in_the_first_place_is_told_to_be_a_keyword(
     with pytest.raises(dm.DTypeError) as e:
         make()
     assert message in str(e.value)
+
+
+_COUNT_RULES = ("even", "array_split", "chunk", "size", "onnx", "onnx_reference")
+
+
+@st.composite
+def _split_rules(draw: Any) -> tuple[str, Any]:
+    rule = draw(st.sampled_from((*_COUNT_RULES, "lengths", "lengths-rest", "indices")))
+    if rule in _COUNT_RULES:
+        return rule, draw(st.integers(1, 9))
+    values = draw(st.lists(st.integers(0, 6), max_size=5))
+    if rule == "indices":
+        return rule, tuple(sorted(values))
+    if rule == "lengths-rest":
+        return "lengths", (*values, -1)
+    return rule, tuple(values)
+
+
+@settings(max_examples=examples(400), deadline=None)
+@given(
+    split=_split_rules(),
+    p=st.integers(1, 9),
+    lo=st.integers(0, 40),
+    span=st.integers(0, 60),
+    closest=st.booleans(),
+)
+def test_the_witness_against_an_even_count_is_the_smallest_size_that_differs(
+    split: tuple[str, Any], p: int, lo: int, span: int, closest: bool
+) -> None:
+    # Exact on any interval, without a scan (ONNX Split-13, OpenVINO Split, tf.split's count):
+    # against every size of the interval, run one by one.
+    rule, value = split
+    s = dm.Splitting(0, rule, value)
+    if closest or (rule == "onnx" and value != p):  # onnx: only against its own count
+        p = s._closest_count()
+    if p == 0:  # no lengths: Split() of no outputs is written as it is, never compared
+        return
+    other = _splitting._even_runs(p)
+    mine = _splitting._runs_of(rule, value)
+    dim = dm.Dimension(lo, lo + span)
+    want = next((d for d in range(lo, lo + span + 1) if mine(d) != other(d)), True)
+    assert s._witness(dim, other) == want, (rule, value, p, dim)

@@ -277,3 +277,50 @@ def test_to_onnx_split_per_opset() -> None:
     with pytest.raises(dm.NotExpressible) as info:  # num_outputs=2 splits 5; Split-1 refuses it
         even.to_onnx_split("[4..6]")
     assert info.value.witness == (5,)
+
+
+@pytest.mark.parametrize(
+    ("split", "witness"),
+    [
+        # VariadicSplit [2 x 4097, -1] refuses every size below 8194; Split-13's 4098 equal
+        # parts run on 4098 first (it was "no size up to 4097 tells", no witness)
+        (dm.Splitting(0, "lengths", (2,) * 4097 + (-1,)), 4098),
+        (dm.Splitting(0, "size", 5000), 5001),  # one part up to 5000, then two
+        (dm.Splitting(0, "onnx", 5000), 4999),  # Split-18's rule runs on 4999: 4999 x 1, 0
+    ],
+    ids=["lengths-rest", "size", "onnx"],
+)
+def test_a_split_13_refusal_names_its_witness_past_4096_sizes(
+    split: dm.Splitting, witness: int
+) -> None:
+    with pytest.raises(dm.NotExpressible) as info:
+        split.to_onnx_split("[1..]", opset=13)
+    assert info.value.witness == (witness,)
+    # the witness is real: onnxruntime runs the closest call (even parts; refused off the
+    # multiples) otherwise than the split there (onnx.reference reads Split-13 by its own
+    # rule, test_split_without_split_before_18_is_even_in_onnxruntime_not_in_onnx_reference)
+    x = np.arange(witness, dtype=np.int64)
+    n = split._closest_count()
+    got, want = run_ort(split_model((witness,), 0, n, opset=13), x), splits(split, x)
+    assert (got is None) == (witness % n != 0)
+    assert got is not None or want is not None
+    assert got is None or want is None or not same_parts(got, want)
+
+
+def test_split_13_says_exactly_when_no_size_tells_the_count_from_the_split() -> None:
+    # Split-18's rule of 5000 parts refuses 5001..9997 (the last part would be negative), as
+    # Split-13's count does, and gives its parts on 5000: alike on every allowed size, which
+    # spans more than 4096 (it raised "no size up to 9096 tells", no witness). One more size
+    # and they differ there (onnxruntime: 9998 refused, where the split runs).
+    s = dm.Splitting(0, "onnx", 5000)
+    assert s.to_onnx_split("[5000..9997]", opset=13) == ("Split", {"axis": 0, "outputs": 5000})
+    model = split_model((None,), 0, 5000, opset=13)  # type: ignore[arg-type]
+    for d in (5000, 5001, 9997):
+        x = np.arange(d, dtype=np.int64)
+        assert same_parts(run_ort(model, x), splits(s, x)), d
+    with pytest.raises(dm.NotExpressible) as info:
+        s.to_onnx_split("[5000..9998]", opset=13)
+    assert info.value.witness == (9998,)
+    x = np.arange(9998, dtype=np.int64)
+    assert run_ort(model, x) is None
+    assert splits(s, x) is not None

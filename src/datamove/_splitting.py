@@ -204,6 +204,50 @@ def _runs_of(rule: str, value: Any) -> Callable[[int], Runs | None]:
     return lambda d: None if known > d else _merged([*before, (d - known, 1), *after])
 
 
+def _even_runs(p: int) -> Callable[[int], Runs | None]:
+    """``_runs`` of the ``even`` rule of ``p`` parts, for ``_witness`` to decide exactly."""
+
+    def runs(d: int) -> Runs | None:
+        return _runs("even", p, d)
+
+    runs.even = p  # type: ignore[attr-defined]
+    return runs
+
+
+def _even_candidates(rule: str, value: Any, p: int, lo: int, top: int) -> list[int]:
+    """Sizes in ``[lo, top]`` that hold the smallest where a split differs from ``even``'s.
+
+    The split is ``rule`` with ``value`` (``onnx``: of ``p`` parts too), ``even`` of ``p``
+    parts; the smallest size where they differ is among these, if there is one.
+
+    ``even`` runs on the multiples of ``p`` alone, in ``p`` equal parts: the split differs on a
+    size not a multiple of ``p`` where it runs, and on a multiple where its parts are not those.
+    A rule that runs on every size (``array_split``, ``chunk``, ``size``, ``onnx_reference``,
+    ``indices``) has one of ``lo``, ``lo + 1`` off the multiples (``p`` of 2 and more); of 1
+    part, ``even`` is the whole axis, which ``chunk`` of ``n`` gives on sizes 1, and ``size`` of
+    ``n`` on sizes up to ``n``. ``even`` of ``n``, where ``p`` does not divide ``n``, runs off
+    the multiples of ``p`` on its first or second multiple, and on a multiple of ``p`` gives
+    another count; ``onnx`` of ``p`` gives ``even``'s parts on its multiples and runs on
+    ``p*q + r`` (``0 < r < p``) from ``q = p - 1 - r``. Lengths run on their sum ``K`` (with a
+    ``-1``: from ``K``, and give equal parts on one size at most), refused elsewhere.
+    """
+    m1 = -(-lo // p) * p  # the first multiple of p from lo
+    out = {lo, lo + 1, lo + 2, m1, m1 + p}
+    if rule in ("even", "onnx", "size") and value:
+        n = int(value)
+        first = -(-lo // n) * n
+        out |= {first, first + n, n + 1}
+        if rule == "onnx" and n > 1:  # the first size off the multiples of n that it runs
+            q, r = divmod(lo, n)
+            least = max(r, 1, n - 1 - q)
+            out.add(q * n + least if least < n else (q + 1) * n + max(1, n - 2 - q))
+    elif rule == "lengths":
+        k = sum(v for v in value if v != -1)
+        at = max(lo, k)
+        out |= {k, at, at + 1, -(-at // p) * p}
+    return sorted(d for d in out if lo <= d <= top)
+
+
 def _runs_text(runs: Runs | None) -> str:
     """The lengths as a tuple (``(2, 2, 1)``), or as runs where they are many."""
     if runs is None:
@@ -749,6 +793,11 @@ class Splitting:
         """
         top = dim.max if dim.max is not None else INT64_MAX
         mine = _runs_of(self.rule, self.value)
+        even = getattr(other, "even", None)
+        if even is not None and (self.rule != "onnx" or self.value == even):
+            # against a count that must divide: exact, on the sizes where they can first differ
+            sizes = _even_candidates(self.rule, self.value, even, dim.min, top)
+            return next((d for d in sizes if mine(d) != other(d)), True)
         for d in range(dim.min, min(top, dim.min + _SCAN) + 1):
             if mine(d) != other(d):
                 return d
@@ -839,7 +888,9 @@ class Splitting:
         )
         value = self._closest_count()
         call, rule = count(value), count_rule
-        w = self._witness(dim, lambda d: _runs(rule, value, d))
+        w = self._witness(
+            dim, _even_runs(value) if rule == "even" else lambda d: _runs(rule, value, d)
+        )
         if w is True:  # the closest call splits alike on every allowed size
             return call
         unrun = ""  # lengths with a -1 that split alike, but do not run on every allowed size
