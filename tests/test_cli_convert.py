@@ -441,7 +441,10 @@ def test_explain_split_as_tf_writes_tf_split(capsys: pytest.CaptureFixture[str])
     argv = ["explain", "variadic-split", "--shape", "[2,?]", "--axis", "1", "--lengths", "2,-1"]
     assert main([*argv, "--as", "tf"]) == 0
     blocks = capsys.readouterr().out.partition("in other dialects:\n")[2]
-    assert blocks == "tf (a TensorFlow function):\n  split(num_or_size_splits=[2, -1], axis=1)\n"
+    assert blocks == (  # int64: on sizes past INT32_MAX TensorFlow would read int32 sizes wrapped
+        "tf (a TensorFlow function):\n"
+        "  split(num_or_size_splits=tf.constant([2, -1], tf.int64), axis=1)\n"
+    )
     argv = ["explain", "split", "--shape", "[2,3..6]", "--axis", "1", "--num-splits", "3"]
     assert main([*argv, "--as", "tf", "--json"]) == 0
     entry = json.loads(capsys.readouterr().out)["as"]["tf"]

@@ -192,6 +192,19 @@ def test_not_expressible_is_one_line_with_the_size_where_it_differs() -> None:
     )
 
 
+def test_tf_sizes_are_int64_where_the_axis_may_pass_int32_max() -> None:
+    # a list of small ints is int32 to TensorFlow, and SplitV reads the axis in the sizes' type
+    argv = ["tf.split(x, [2, -1])", "--to", "tf"]
+    assert convert(argv)[1] == "split(num_or_size_splits=tf.constant([2, -1], tf.int64), axis=0)\n"
+    assert json.loads(convert([*argv, "--json"])[1]) == [
+        "split",
+        {"num_or_size_splits": [2, -1], "axis": 0},
+    ]
+    assert convert([*argv, "--shape", "[2..2147483647]"])[1] == (
+        "split(num_or_size_splits=[2, -1], axis=0)\n"
+    )
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [

@@ -227,7 +227,7 @@ def test_on_interval_sizes_to_tf_is_exact_for_every_size_or_raises_with_a_witnes
 @pytest.mark.parametrize(
     ("s", "shape", "want"),
     [
-        (dm.Splitting.from_variadic_split(1, [2, -1]), None, [2, -1]),
+        (dm.Splitting.from_variadic_split(1, [2, -1]), "[?,2..99]", [2, -1]),
         (dm.Splitting.from_variadic_split(0, [-1]), "[3..5]", 1),  # tf.split refuses [-1]
         (dm.Splitting.from_split(0, 3), "[?]", 3),
         (dm.Splitting.from_torch(3, function="chunk"), [7], [3, 3, 1]),
@@ -240,6 +240,35 @@ def test_on_interval_sizes_to_tf_is_exact_for_every_size_or_raises_with_a_witnes
 )
 def test_to_tf_writes_a_count_or_sizes(s: dm.Splitting, shape: Any, want: Any) -> None:
     assert s.to_tf(shape) == ("split", {"num_or_size_splits": want, "axis": s.axis})
+
+
+@pytest.mark.parametrize(
+    ("s", "shape", "bounded", "want"),
+    [
+        (dm.Splitting.from_variadic_split(1, [2, -1]), None, "[?,2..2147483647]", [2, -1]),
+        (
+            dm.Splitting.from_variadic_split(0, [2, -1]),
+            "[2..2147483648]",
+            "[2..2147483647]",
+            [2, -1],
+        ),
+        (dm.Splitting.from_torch([2**31 - 1, 1], function="split"), None, None, [2**31 - 1, 1]),
+        (dm.Splitting.from_torch(4, function="chunk"), [2**32 + 8], None, [2**30 + 2] * 4),
+    ],
+)
+def test_to_tf_writes_int64_sizes_where_the_axis_may_pass_int32_max(
+    s: dm.Splitting, shape: Any, bounded: Any, want: list[int]
+) -> None:
+    # SplitV reads the axis' size in the sizes' type: a list of small ints (int32) wraps past
+    # INT32_MAX, see test_tensorflow_runs_int32_sizes_on_an_axis_past_int32_wrong
+    name, kwargs = s.to_tf(shape)
+    sizes = kwargs["num_or_size_splits"]
+    assert (name, type(sizes), sizes.dtype, sizes.tolist()) == ("split", np.ndarray, "int64", want)
+    if bounded is not None:  # on sizes up to INT32_MAX, a list
+        assert s.to_tf(bounded) == ("split", {"num_or_size_splits": want, "axis": s.axis})
+    x = np.arange(24, dtype=np.int32).reshape(2, 12)
+    if shape is None and sum(want) < 12:  # TensorFlow runs the int64 sizes as the split
+        assert same_parts(run_tf(x, sizes, s.axis), list(s(x)))
 
 
 def test_to_tf_names_the_closest_count_and_its_witness() -> None:
@@ -273,3 +302,7 @@ def test_tensorflow_runs_int32_sizes_on_an_axis_past_int32_wrong() -> None:
         x = tf.zeros([n], tf.bool)
         assert [p.shape[0] for p in tf.split(x, [5, -1])] == [5, 3]
         assert [p.shape[0] for p in tf.split(x, np.int64([5, -1]))] == [5, n - 5]
+        # what to_tf writes for it, shapeless (int64 sizes), and its count form, run right
+        sizes = dm.Splitting.from_tf([5, -1]).to_tf()[1]["num_or_size_splits"]
+        assert [p.shape[0] for p in tf.split(x, sizes)] == [5, n - 5]
+        assert [p.shape[0] for p in tf.split(x, 4)] == [n // 4] * 4

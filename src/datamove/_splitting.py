@@ -43,9 +43,12 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+import numpy as np
+
 from datamove._dialects import ALGEBRA, SAME, WHOLE, Cut, Slicing, entries_text, shape_dims
 from datamove._dml_webnn import (
     DML_SPLIT,
+    INT32_MAX,
     UINT32_MAX,
     WEBNN_SPLIT,
     check_each,
@@ -1022,13 +1025,18 @@ class Splitting:
         split is written by its lengths. On an interval of sizes a rule TensorFlow lacks is
         written where the count of as many parts, or the sizes with one ``-1`` (read on the
         two smallest sizes the split runs on), splits alike on every allowed size; else
-        :class:`~datamove.NotExpressible` names the count and its witness.
+        :class:`~datamove.NotExpressible` names the count and its witness. The sizes are a
+        list, or an int64 NumPy array where the axis may pass ``INT32_MAX`` (a ``-1`` on an
+        axis of no such bound, sizes summing past it): TensorFlow reads a list of small ints as
+        int32 and the axis' size in the sizes' type, wrapping.
 
         Examples
         --------
         >>> import datamove as dm
-        >>> dm.Splitting.from_variadic_split(1, [2, -1]).to_tf()
+        >>> dm.Splitting.from_variadic_split(1, [2, -1]).to_tf("[?,2..1000]")
         ('split', {'num_or_size_splits': [2, -1], 'axis': 1})
+        >>> dm.Splitting.from_variadic_split(1, [2, -1]).to_tf()
+        ('split', {'num_or_size_splits': array([ 2, -1]), 'axis': 1})
         >>> dm.Splitting.from_torch(3, function="chunk").to_tf([7])
         ('split', {'num_or_size_splits': [3, 3, 1], 'axis': 0})
         >>> dm.Splitting.from_torch(4, function="split").to_tf("[5..8]")
@@ -1040,7 +1048,14 @@ class Splitting:
             return ("split", {"num_or_size_splits": arg, "axis": ax})
 
         def sizes(lengths: tuple[int, ...]) -> tuple[str, dict[str, Any]]:
-            return call(1 if lengths == (-1,) else list(lengths))  # tf.split refuses [-1]
+            if lengths == (-1,):  # tf.split refuses [-1]
+                return call(1)
+            # SplitV reads the axis' size in the sizes' type, a list of small ints int32: past
+            # INT32_MAX it wraps, so where the axis may pass it the sizes are int64
+            reach = sum(v for v in lengths if v != -1)
+            if -1 in lengths:
+                reach = largest(self._dim(shape, "TensorFlow"))
+            return call(np.array(lengths, np.int64) if reach > INT32_MAX else list(lengths))
 
         same: dict[str, Callable[[], tuple[str, dict[str, Any]]]] = {}
         if self.rule == "lengths":

@@ -141,7 +141,7 @@ def emit(obj: Any, name: str, shape: Any) -> Any:
 
     For a split (``obj`` has ``as_slicings``) in a slicing dialect, a list with one value per
     part. Raises ``NotExpressible`` (and any ``ValidationError``) as the emitter does. A NumPy
-    array (``to_tf``'s int64 indices) is an ``_Int64List``.
+    array (``to_tf``'s int64 indices or sizes) is an ``_Int64List``.
     """
     split = hasattr(obj, "as_slicings")
     method = _table(split)[name][0]
@@ -150,8 +150,14 @@ def emit(obj: Any, name: str, shape: Any) -> Any:
     fn = getattr(obj, method, None)
     value = None if fn is None else fn(shape)
     if isinstance(value, dict):
-        value = {k: _Int64List(v.tolist()) if hasattr(v, "tolist") else v for k, v in value.items()}
+        value = _listed(value)
+    elif isinstance(value, tuple) and isinstance(value[-1], dict):  # a split's (name, kwargs)
+        value = (*value[:-1], _listed(value[-1]))
     return value
+
+
+def _listed(kwargs: dict[str, Any]) -> dict[str, Any]:
+    return {k: _Int64List(v.tolist()) if hasattr(v, "tolist") else v for k, v in kwargs.items()}
 
 
 def translate(
