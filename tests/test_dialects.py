@@ -1496,10 +1496,13 @@ _BIG = dm.Slicing.from_numpy(f"x[1::{2**62}]")
         ("canonical", _S.canonical),
     ],
 )
-@pytest.mark.parametrize("shape", [42, [1.5], [-2]], ids=["int", "float", "negative"])
+@pytest.mark.parametrize(
+    "shape", [42, [1.5], [-2], "[1,x]", "[5..2]"], ids=["int", "float", "negative", "text", "empty"]
+)
 def test_each_slicing_method_names_itself_in_its_errors(method: str, call: Any, shape: Any) -> None:
     # Slicing.difference named its shape's errors "Slicing.equivalent", identity_witness and
-    # empty_witness "Slicing.is_identity" and "Slicing.is_empty" (copied from their callers).
+    # empty_witness "Slicing.is_identity" and "Slicing.is_empty" (copied from their callers);
+    # a shape text that does not parse was named "PartialShape" (the parser) by every method.
     with pytest.raises(dm.ValidationError) as info:
         call(shape)
     assert (info.value.op, info.value.argument) == (f"Slicing.{method}", "shape")

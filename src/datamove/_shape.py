@@ -526,15 +526,14 @@ def as_partial_shape(shape: object, op: str = "", argument: str = "shape") -> Pa
     """Coerce what a caller passed as a shape into a ``PartialShape``."""
     if isinstance(shape, PartialShape):
         return shape
-    if isinstance(shape, str):
-        return _parse_shape(shape)
     if shape is None:
         return PartialShape._of(None)
-    items = _items(shape, op, argument)
-    try:
-        return PartialShape._of(tuple(_as_dim(d) for d in items))
+    try:  # the caller's operator and argument, not the parser's, name a fault
+        if isinstance(shape, str):
+            return _parse_shape(shape)
+        return PartialShape._of(tuple(_as_dim(d) for d in _items(shape, op, argument)))
     except ValidationError as exc:
-        raise type(exc)(op, argument, shape, exc.rule, hint=exc.hint) from None
+        raise type(exc)(op or exc.op, argument, shape, exc.rule, hint=exc.hint) from None
 
 
 class Unknown:
