@@ -114,6 +114,10 @@ def _reshape(target: Any, special_zero: bool, dtype: Any = np.int64) -> Any:
     return lambda x: ops.reshape(x, _ints(target, dtype), special_zero)
 
 
+def _packed(etype: Any, values: list[int]) -> Any:
+    return ov.op.Constant(etype, ov.Shape([len(values)]), values)
+
+
 def _transpose(order: Any, dtype: Any = np.int64) -> Any:
     return lambda x: ops.transpose(x, _ints(order, dtype))
 
@@ -128,6 +132,9 @@ OPSET = [
     ("reshape [2, -1, 0]: -1 beside 0 (IR-22)", _reshape([2, -1, 0], False), [0, 4], []),
     ("reshape i32 [3, -1]", _reshape([3, -1], False, np.int32), [2, 3], []),
     ("reshape u8 [3, 2]", _reshape([3, 2], False, np.uint8), [2, 3], []),
+    # fixed: a target of i4 or u4 (ml_dtypes' types, which NumPy cannot bound) crashed check
+    ("reshape i4 [6]", lambda x: ops.reshape(x, _packed(ov.Type.i4, [6]), False), [2, 3], []),
+    ("reshape u4 [6]", lambda x: ops.reshape(x, _packed(ov.Type.u4, [6]), False), [2, 3], []),
     ("reshape a scalar [1, 1, -1]", _reshape([1, 1, -1], False), [], []),
     ("reshape [1, 1] to a scalar []", _reshape([], False), [1, 1], []),
     ("reshape [-1]", _reshape([-1], True), [2, 0, 3], []),

@@ -114,11 +114,18 @@ _STRUCTURAL: Final = (
 
 
 def _limits(etype: ElementType) -> tuple[int | float, int | float]:
+    if etype.dtype == bool:
+        return 0, 1
+    if etype.dtype.kind == "V":  # ml_dtypes' (i4, u4, bf16, f8...), which NumPy cannot bound
+        import ml_dtypes  # noqa: PLC0415 - installed: etype.dtype needs it
+
+        cast = float if etype.name[0] in "bf" else int
+        limits = ml_dtypes.finfo if cast is float else ml_dtypes.iinfo
+        found: Any = limits(etype.dtype)
+        return cast(found.min), cast(found.max)
     if etype.dtype.kind == "f":
         info = np.finfo(etype.dtype)
         return float(info.min), float(info.max)
-    if etype.dtype == bool:
-        return 0, 1
     iinfo = np.iinfo(etype.dtype)
     return int(iinfo.min), int(iinfo.max)
 
