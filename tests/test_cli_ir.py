@@ -40,22 +40,22 @@ def test_check_json_and_input_shape(tmp_path: Path, capsys: pytest.CaptureFixtur
 def test_check_opaque_layers_are_counted_not_problems(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    xml = tmp_path / "gather.xml"
-    xml.write_text(_XML.replace('type="VariadicSplit"', 'type="Gather"'))
+    xml = tmp_path / "lstm.xml"
+    xml.write_text(_XML.replace('type="VariadicSplit"', 'type="LSTMCell"'))
     write_example(tmp_path)  # its .bin
     xml.with_suffix(".bin").write_bytes((tmp_path / "example.bin").read_bytes())
     assert main(["check", str(xml)]) == 0
     out = capsys.readouterr().out
-    assert "\nchecked 0 layers; 1 opaque (Gather 1)\nOK: no problems found\n" in out
+    assert "\nchecked 0 layers; 1 opaque (LSTMCell 1)\nOK: no problems found\n" in out
     assert main(["check", str(xml), "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert (report["ok"], report["checked"], report["opaque"]) == (True, {}, {"Gather": 1})
+    assert (report["ok"], report["checked"], report["opaque"]) == (True, {}, {"LSTMCell": 1})
     npy = tmp_path / "x.npy"
     np.save(npy, np.zeros((2, 6), np.float32))
     out_dir = tmp_path / "out"
     assert main(["run", str(xml), "--input", f"x={npy}", "--output-dir", str(out_dir)]) == 1
     err = capsys.readouterr().err
-    assert "layer 3 'parts' (Gather): cannot run: datamove does not compute Gather layers" in err
+    assert "(LSTMCell): cannot run: datamove does not compute LSTMCell layers" in err
     assert "Traceback" not in err
     assert not out_dir.exists()
 

@@ -11,6 +11,7 @@ every opset, and hand cases go through `Model.check`, `Model.run` and ``datamove
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -196,3 +197,72 @@ def test_a_refused_layer_is_named_before_what_datamove_does_not_compute(tmp_path
     model = ir.read_model(_write(tmp_path, "Foo", "extension"))
     with pytest.raises(ir.UnsupportedOperatorError, match="does not compute Foo layers"):
         model.run({"x": np.zeros(4, np.float32)})
+
+
+def _many_outputs() -> list[tuple[str, object]]:
+    """A model of one layer of each type of several outputs, and of two of one output."""
+    ov = pytest.importorskip("openvino")
+    from openvino import opset1, opset8, opset9, opset10, opset11, opset14
+
+    made: list[object] = []
+
+    def p(shape: list[int], dtype: type = np.float32) -> object:
+        made.append(opset1.parameter(shape, dtype))
+        return made[-1]
+
+    builders = [
+        ("Relu", opset1.relu),
+        ("ShapeOf", opset1.shape_of),
+        ("MaxPool", lambda x: opset1.max_pool(x, [1, 1], [0, 0], [0, 0], [2, 2])),
+        ("MaxPool", lambda x: opset8.max_pool(x, [1, 1], [1, 1], [0, 0], [0, 0], [2, 2])),
+        ("TopK", lambda x: opset11.topk(x, p([], np.int64), 1, "max", "value")),
+        ("Unique", opset10.unique),
+        ("AdaptiveMaxPool", lambda x: opset8.adaptive_max_pool(x, p([2], np.int64))),
+        ("ConvertPromoteTypes", lambda x: opset14.convert_promote_types(x, p([1], np.float16))),
+        (
+            "LSTMCell",
+            lambda _: opset1.lstm_cell(
+                p([2, 3]), p([2, 4]), p([2, 4]), p([16, 3]), p([16, 4]), p([16]), 4
+            ),
+        ),
+        ("NonMaxSuppression", lambda _: opset9.non_max_suppression(p([1, 6, 4]), p([1, 1, 6]))),
+    ]
+    models = []
+    for name, build in builders:
+        made.clear()
+        node = build(p([1, 2, 4, 4]))
+        results = [opset1.result(o) for o in node.outputs()]
+        models.append(
+            (name, ov.Model(results, [m for m in made if m.output(0).get_target_inputs()]))
+        )
+    return models
+
+
+@pytest.mark.openvino
+def test_a_layer_of_more_outputs_than_its_type_has_is_refused(tmp_path: Path) -> None:
+    """OpenVINO reads a layer declaring as many output ports as its type has, refuses one more
+    ("node index is out of range"): a ``ports`` problem (fixed: an opaque layer's were never
+    counted, and check said OK; found by mutating IR files at random)."""
+    ov = pytest.importorskip("openvino")
+    for k, (name, model) in enumerate(_many_outputs()):
+        path = tmp_path / f"m{k}.xml"
+        ov.save_model(model, str(path))
+        text = path.read_text()
+        report = ir.read_model(path).check()
+        assert not [p for p in report.problems if p.kind == "ports"], name
+        spelt = re.search(f'type="({name})"', text, re.IGNORECASE)[1]  # OpenVINO writes ReLU
+        outputs = text.split(f'type="{spelt}"')[1].split("</output>")[0]
+        last = "<port" + outputs.split("<port")[-1]
+        more = last.replace(
+            last[last.index('id="') : last.index('" ', last.index('id="'))], 'id="99'
+        )
+        path.write_text(text.replace(outputs, outputs + more, 1))
+        with pytest.raises(openvino_oracle.OpenVINOError, match="node index is out of range"):
+            openvino_oracle.run_ir(path, {})
+        problems = ir.read_model(path).check().problems
+        (problem,) = [p for p in problems if p.kind == "ports"]
+        count = outputs.split("<output>")[1].count("<port")
+        assert problem.message == (
+            f"declares {count + 1} output port(s), but {spelt} has {count}, so OpenVINO refuses "
+            "the file"
+        ), name

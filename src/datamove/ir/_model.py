@@ -73,6 +73,7 @@ from datamove.ir._ops import (
     shape_planner,
     unsupported_reason,
 )
+from datamove.ir._opsets import most_outputs
 from datamove.ir._sizes import witness_shapes
 from datamove.ir._types import ELEMENT_TYPES, PRECISIONS, ElementType, decode
 
@@ -878,6 +879,11 @@ class Model:
                 seen_out = outs[0].shape if outs else None
             elif layer.outputs:  # an opaque layer: as declared
                 seen_out = _declared(layer.outputs[0])
+                spelt = layer.attrs.get("type", layer.type)
+                most = most_outputs(spelt, layer.version)
+                if most is not None and len(layer.outputs) > most:
+                    rule = f"declares {len(layer.outputs)} output port(s), but {spelt} has"
+                    report(layer, "ports", f"{rule} {most}, so OpenVINO refuses the file")
             if notes is not None and reason is None and (needs := extension_note(layer)):
                 notes.append(_problem(layer, "extension", needs))
             if notes is not None and seen_out is not None:  # where the CPU plugin runs it wrong

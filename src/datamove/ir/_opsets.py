@@ -6,14 +6,15 @@ operation with type: Gelu") and where it has no opset N (``opset0``, ``opset01``
 "from unsupported opset"). Any other version (``extension``, ``custom``, ``ie_internal_opset``)
 it reads only with an extension that registers the type in that version
 (``Core.add_extension``), but for the experimental layers it takes from opset6. `version_rule`
-says which, for `datamove.ir._ops.unsupported_reason` and check's ``"extension"`` notes.
+says which, for `datamove.ir._ops.unsupported_reason` and check's ``"extension"`` notes;
+`most_outputs` how many output ports a layer OpenVINO reads may declare.
 """
 
 from __future__ import annotations
 
 from typing import Final, NamedTuple
 
-__all__ = ["NEWEST_OPSET", "Held", "held", "version_rule"]
+__all__ = ["NEWEST_OPSET", "Held", "held", "most_outputs", "version_rule"]
 
 NEWEST_OPSET: Final = 17
 
@@ -73,6 +74,25 @@ _EXPERIMENTAL: Final = frozenset(
         "Proposal",
     }
 )
+# The types of more than one output ("2:" two; BGRtoNV12 where not `single_plane`); every other
+# type has one, but those of "0:", whose outputs are their bodies' or their attribute's (which
+# datamove reads). Before the opset of `_SINCE` a type has one (MaxPool-1; MaxPool-8 has two).
+_MANY: Final = """
+4: Unique
+3: ExperimentalDetectronDetectionOutput GenerateProposals LSTMSequence MatrixNms MulticlassNms
+    NMSRotated NonMaxSuppression SparseFillEmptyRows StringTensorUnpack
+2: AdaptiveMaxPool BGRtoNV12 ConvertPromoteTypes CTCGreedyDecoderSeqLen
+    ExperimentalDetectronGenerateProposalsSingleImage ExperimentalDetectronROIFeatureExtractor
+    GRUSequence LSTMCell MaxPool Proposal RGBtoNV12 RNNSequence TopK
+0: If Loop Split TensorIterator VariadicSplit
+"""
+_OUTPUTS: Final = {
+    name.lower(): int(count)
+    for line in _MANY.replace("\n    ", " ").strip().split("\n")
+    for count, names in [line.split(":")]
+    for name in names.split()
+}
+_SINCE: Final = {"maxpool": 8, "nonmaxsuppression": 5, "proposal": 4}
 _NUMBERS: Final = {f"opset{n}": n for n in range(1, NEWEST_OPSET + 1)}
 
 
@@ -143,3 +163,19 @@ def version_rule(layer_type: str, version: str) -> tuple[bool, str] | None:
         f"{version!r} is no opset: OpenVINO reads the layer only with an extension "
         f"that registers {layer_type} in it (Core.add_extension; {where})"
     )
+
+
+def most_outputs(layer_type: str, version: str) -> int | None:
+    """The most output ports a layer OpenVINO reads may declare, or ``None`` where not known.
+
+    More it refuses ("node index is out of range"), fewer it reads. Not known: a version
+    `version_rule` does not read, a type whose outputs are its own (Loop, Split).
+
+    >>> [most_outputs(t, v) for t, v in [("Relu", "opset1"), ("TopK", "opset11"), ("If", "opset8")]]
+    [1, 2, None]
+    """
+    if version_rule(layer_type, version) is not None:
+        return None
+    if _NUMBERS.get(version, NEWEST_OPSET) < _SINCE.get(layer_type.lower(), 0):
+        return 1
+    return _OUTPUTS.get(layer_type.lower(), 1) or None
