@@ -428,6 +428,10 @@ def _parse_port(elem: Element, layer: Layer, argument: str) -> Port:
     texts = tuple([d.text or "" for d in elem.findall("dim")])  # findall: C, iterfind: Python
     shape = _SHAPES.get(texts)
     if shape is None:
+        for text in texts:  # OpenVINO reads a <dim> as a number: "?" and "..6" it refuses
+            if text.strip() == "?" or text.strip().startswith(".."):
+                rule = "is not a dimension OpenVINO reads in a <dim>, so it refuses the file"
+                raise layer.error("dim", text, rule, port=pid, hint="write -1")
         shape = PartialShape([parse_dim(text, "dim", layer, pid) for text in texts])
         if len(texts) <= _SHAPE_RANK_KEPT:  # a short key: the cache stays small
             keep(_SHAPES, texts, shape)
