@@ -618,6 +618,11 @@ BROKEN_ATTRIBUTES = [
         "layer 1 'axis' (Const): offset=None is missing from <data>",
         id="Const without offset",
     ),
+    pytest.param(  # fixed: read as a scalar, and check said OK
+        ('<data element_type="i64" shape="" offset="0"', '<data element_type="i64" offset="0"'),
+        "layer 1 'axis' (Const): shape=None is missing from <data>",
+        id="Const without shape",
+    ),
 ]
 
 

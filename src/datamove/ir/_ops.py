@@ -251,9 +251,11 @@ def const_layout(layer: Layer) -> Layout:
     The one check of a Const before anything is read or allocated for it: `Model._const`
     calls it.
     """
-    text = layer.data.get("shape", "")
+    etype = _etype(layer)  # OpenVINO's order: element_type, then shape (no default: refused)
+    text = layer.data.get("shape")
+    if text is None:
+        raise layer.error("shape", None, "is missing from <data>")
     shape = parse_shape_attr(text, "shape", layer)
-    etype = _etype(layer)
     if not shape.is_static:
         raise layer.error("shape", layer.data.get("shape"), "must be static for a Const")
     need = etype.nbytes(math.prod(shape.to_shape()))
