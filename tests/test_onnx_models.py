@@ -781,6 +781,41 @@ def test_a_node_reading_an_undefined_value_is_an_error(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
+    ("defines", "reads"),
+    [
+        pytest.param(["x"], "x", id="a graph input"),
+        pytest.param(["w"], "w", id="an initializer"),
+        pytest.param(["t", "t"], "t", id="an earlier node's output"),
+    ],
+)
+def test_a_node_defining_a_value_defined_before_is_an_error(
+    defines: list[str], reads: str, tmp_path: Path
+) -> None:
+    """A value defined twice (the graph not in SSA form): onnx.checker and onnxruntime refuse
+    the model, and datamove too (fixed: the later definition was read, and check said OK)."""
+    ort = pytest.importorskip("onnxruntime")
+    nodes = [helper.make_node("Neg", ["x"], [name], name=f"n{k}") for k, name in enumerate(defines)]
+    nodes.append(helper.make_node("Add", ["x", reads], ["y0"], name="add"))
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+        [helper.make_tensor_value_info("y0", TensorProto.FLOAT, [2])],
+        initializer=[helper.make_tensor("w", TensorProto.FLOAT, [2], [1.0, 2.0])],
+    )
+    path = onnx_graphs.save(helper.make_model(graph), tmp_path)
+    with pytest.raises(onnx.checker.ValidationError, match="single static assignment"):
+        onnx.checker.check_model(onnx.load(path), full_check=True)
+    with pytest.raises(Exception, match="Duplicate definition of name"):
+        ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    k = len(defines) - 1
+    said = f"node {k} 'n{k}' (Neg) output 0={reads!r} names a value defined before it"
+    with pytest.raises(ir.ONNXError, match=re.escape(said)):
+        ir.read_onnx(path).check()
+    assert main(["check", str(path)]) == 1
+
+
+@pytest.mark.parametrize(
     ("steps", "said"),
     [
         pytest.param(None, "step=[1, 1]", id="no steps: each 1"),

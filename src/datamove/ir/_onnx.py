@@ -474,6 +474,13 @@ class ONNXModel:
                     source = f"{lname}_{k}" if many else lname
                     maker = f"node {i} {lname!r} ({kind})" + (f" output {k}" if many else "")
                     got = got.named(source, maker)
+                if out in values:  # onnx.checker and onnxruntime refuse it ("SSA form")
+                    raise ONNXError(
+                        f"node {i} {lname!r} ({kind}) output {k}",
+                        out,
+                        "names a value defined before it (a graph input, an initializer, or an "
+                        "output of an earlier node); the graph is not a valid ONNX graph",
+                    )
                 if out:
                     values[out] = got
                 ports[(lid, k)] = got.shape
