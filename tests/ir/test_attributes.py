@@ -195,10 +195,42 @@ def test_a_strided_slice_without_masks_runs_as_with_masks_of_0_in_both(
     # out as all 0 (as the optional masks), and so does datamove (IR-32: it agrees with the
     # runtime, not the spec, here). An end_mask="0,0" beside no begin_mask OpenVINO refuses
     # ("All masks of StridedSlice must have the same size"): masks of unequal lengths, which
-    # datamove pads with 0 (the StridedSlice table's row 1 in docs/semantics.md).
+    # datamove's operator pads with 0 (the StridedSlice table's row 1 in docs/semantics.md), and
+    # its check refuses in a file (below).
     model = _one_op("StridedSlice", [("i64", [2], [0, 1]), ("i64", [2], [2, 5])], attrs, [[2, 4]])
     path = _write(tmp_path, *model)
     ((_, want),) = openvino_oracle.run_ir(_write(tmp_path, *model, name="ov"), {"x": X})
     (got,) = ir.read_model(path).run({"x": X}).values()
     assert np.array_equal(got, want)
     assert np.array_equal(got, X[0:2, 1:5])
+
+
+@pytest.mark.parametrize(
+    ("attrs", "refused"),
+    [
+        ('begin_mask="0" end_mask="1,0"', "end_mask='1,0' has 2 item(s), but begin_mask has 1"),
+        ('end_mask="0,0"', "end_mask='0,0' has 2 item(s), but begin_mask has 0"),
+        ('begin_mask="0,0" new_axis_mask="0"', "new_axis_mask='0' has 1 item(s), but begin"),
+        ('begin_mask="0" end_mask="0" ellipsis_mask="0,0"', "ellipsis_mask='0,0' has 2 item("),
+        ('begin_mask="0,0"', None),
+        ('begin_mask="0,0" end_mask="1,0" shrink_axis_mask="0,0" ellipsis_mask="0,0"', None),
+    ],
+)
+def test_masks_of_unequal_lengths_are_refused_in_a_file(
+    tmp_path: Path, attrs: str, refused: str | None
+) -> None:
+    # Each mask given has begin_mask's length (an empty one is left out), or OpenVINO refuses
+    # the file (fixed: check said OK, and run padded them).
+    model = _one_op("StridedSlice", [("i64", [2], [0, 1]), ("i64", [2], [2, 5])], attrs, [[2, 4]])
+    path = _write(tmp_path, *model)
+    if refused is None:
+        openvino_oracle.run_ir(path, {"x": X})
+        assert ir.read_model(path).check().ok
+        return
+    with pytest.raises(openvino_oracle.OpenVINOError, match="must have the same size"):
+        openvino_oracle.run_ir(path, {"x": X})
+    (problem,) = ir.read_model(path).check().problems
+    assert problem.kind == "attribute"
+    assert refused in problem.message
+    with pytest.raises(ir.IRError, match="must have the same size"):
+        ir.read_model(path).run({"x": X})

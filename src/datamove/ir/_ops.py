@@ -299,8 +299,20 @@ def _check_rank(info: Info, op: str, argument: str, ranks: tuple[int, ...], rule
         raise ValidationError(op, argument, str(info.shape), rule)
 
 
-def _masks(layer: Layer) -> dict[str, Any]:  # the five masks, as keyword arguments
-    return {key: layer.int_list_attr(key) for key in MASKS}
+def _masks(layer: Layer) -> dict[str, Any]:
+    """The five masks, as keyword arguments.
+
+    Each given has begin_mask's length, as OpenVINO requires of a file (datamove's operator
+    pads them: divergence 1 of docs/semantics.md).
+    """
+    masks = {key: layer.int_list_attr(key) for key in MASKS}
+    begin = len(masks["begin_mask"])
+    for key, mask in masks.items():
+        if mask and len(mask) != begin:
+            rule = f"has {len(mask)} item(s), but begin_mask has {begin}"
+            hint = "OpenVINO refuses the file: all masks of StridedSlice must have the same size"
+            raise layer.error(key, layer.data.get(key), rule, hint=hint)
+    return masks
 
 
 def _check_ranks(layer: Layer, shapes: Sequence[PartialShape]) -> None:
