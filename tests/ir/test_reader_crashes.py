@@ -235,10 +235,12 @@ def test_a_layer_an_assign_needs_is_read(tmp_path: Path) -> None:
         model.run({"x": X})
 
 
-def _assign_xml(version: str, read_value: str | None, feeds: str) -> str:
+def _assign_xml(
+    version: str, read_value: str | None, feeds: str, read_version: str = "opset6"
+) -> str:
     """`_xml`'s dead ``r`` file, plus an Assign of ``version`` writing variable ``v`` and, where
-    ``read_value`` names a variable, a ReadValue-6 of it: feeding the Assign (``feeds="assign"``),
-    or nothing (``"nothing"``), the Assign then fed by ``x``."""
+    ``read_value`` names a variable, a ReadValue of ``read_version`` of it: feeding the Assign
+    (``feeds="assign"``), or nothing (``"nothing"``), the Assign then fed by ``x``."""
     text = _xml("Relu", "opset1", 1, dead=True)
     layers = (
         f'<layer id="30" name="a" type="Assign" version="{version}"><data variable_id="v"/>'
@@ -247,7 +249,7 @@ def _assign_xml(version: str, read_value: str | None, feeds: str) -> str:
     edges = [("0", "0", "30")]
     if read_value is not None:
         layers += (
-            f'<layer id="40" name="rv" type="ReadValue" version="opset6"><data variable_id='
+            f'<layer id="40" name="rv" type="ReadValue" version="{read_version}"><data variable_id='
             f'"{read_value}" variable_type="i64" variable_shape="4"/><input>{_PORT.format(0)}'
             f"</input><output>{_PORT.format(1)}</output></layer>"
         )
@@ -270,7 +272,12 @@ ASSIGNS = [  # (Assign's version, ReadValue's variable, what the ReadValue feeds
     pytest.param(("opset3", None, ""), "Can't find variable with id = v", id="Assign-3"),
     pytest.param(("opset6", "w", "assign"), "map::at", id="ReadValue of another variable"),
     pytest.param(("opset6", "v", "nothing"), "map::at", id="ReadValue OpenVINO does not read"),
+    # fixed: an Assign-3 finds a ReadValue-3's variable alone, and check said OK
+    pytest.param(("opset3", "v", "assign"), "Can't find variable", id="Assign-3 of a ReadValue-6"),
 ]
+# Those OpenVINO reads: an Assign-6 of a ReadValue-6 or -3, an Assign-3 of a ReadValue-3
+FINE = [("opset6", "v", "assign"), ("opset6", "v", "assign", "opset3")]
+FINE += [("opset3", "v", "assign", "opset3")]
 
 
 @pytest.mark.openvino
@@ -280,19 +287,21 @@ def test_an_assign_of_a_variable_no_read_value_declares_is_a_problem(
 ) -> None:
     # IR-33: OpenVINO refuses the file (at read); datamove's check reported nothing.
     text = _assign_xml(*assign)
-    fine = _assign_xml("opset6", "v", "assign")
-    error, read = openvino_oracle.read_ir_texts([text, fine])
+    fine = [_assign_xml(*f) for f in FINE]
+    error, *read = openvino_oracle.read_ir_texts([text, *fine])
     assert refusal in str(error)
     assert "Crash" not in str(error)
-    assert read is None
+    assert read == [None] * len(fine)
     path = tmp_path / "m.xml"
-    path.write_text(fine)
-    assert ir.read_model(path).check().ok
+    for one in fine:
+        path.write_text(one)
+        assert ir.read_model(path).check().ok
     path.write_text(text)
     model = ir.read_model(path)
     (problem,) = model.check().problems
+    kind = "ReadValue-3" if assign[0] == "opset3" else "ReadValue"
     message = (
-        "variable_id='v' is the variable_id of no ReadValue OpenVINO reads "
+        f"variable_id='v' is the variable_id of no {kind} OpenVINO reads "
         "(hint: OpenVINO refuses the file)"
     )
     assert (problem.kind, problem.layer_name, problem.message) == ("attribute", "a", message)

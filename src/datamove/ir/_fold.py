@@ -154,7 +154,9 @@ _CONVERT_TO_DYNAMIC: Final = (
 )
 
 
-def attribute_refusal(layer: Layer, variables: Collection[str | None]) -> IRError | None:
+def attribute_refusal(
+    layer: Layer, variables: Collection[tuple[str | None, int]]
+) -> IRError | None:
     """Why OpenVINO refuses a layer's element-type attribute (`TYPE_ATTRIBUTES`) or batch_dims.
 
     OpenVINO 2026.4 refuses the file where the name is none of `OPENVINO_TYPE_NAMES` in any
@@ -163,16 +165,22 @@ def attribute_refusal(layer: Layer, variables: Collection[str | None]) -> IRErro
     operator has no default (a ShapeOf-3's, a Bucketize's). So is a Gather-7/8's
     ``batch_dims`` that is not an integer (`Layer.int_attr`: ``"x"``, ``""``, ``"+1"``), an
     Assign's ``variable_id`` that is none of ``variables`` (those of the ReadValue layers it
-    reads: "map::at", "Can't find variable"), and what `_reader_crash` names. A Convert's type
+    reads, with their opsets; an Assign-3's, of a ReadValue-3: "map::at", "Can't find
+    variable"), and what `_reader_crash` names. A Convert's type
     left out, ``dynamic`` or ``undefined`` it reads, as ``dynamic``: it refuses the file where
     a layer the Convert feeds checks its type (a Reshape's shape), else its CPU plugin refuses
     to compile it ("cpu_convert can't convert ... to: dyn"); the hint says so.
     """
     if (crash := _reader_crash(layer)) is not None:
         return crash
-    if layer.type == "Assign" and (variable := layer.data.get("variable_id")) not in variables:
-        rule = "is the variable_id of no ReadValue OpenVINO reads"
-        return layer.error("variable_id", variable, rule, hint="OpenVINO refuses the file")
+    if layer.type == "Assign":
+        three = opset_number(layer) < 6  # an Assign-3 finds a ReadValue-3's variable alone
+        if (variable := layer.data.get("variable_id")) not in {
+            v for v, opset in variables if opset < 6 or not three
+        }:
+            kind = "ReadValue-3" if three else "ReadValue"
+            rule = f"is the variable_id of no {kind} OpenVINO reads"
+            return layer.error("variable_id", variable, rule, hint="OpenVINO refuses the file")
     if layer.type == "Gather" and opset_number(layer) >= 7:
         try:
             layer.int_attr("batch_dims", 0)

@@ -43,6 +43,7 @@ from datamove.ir._fold import (
     attribute_refusal,
     attribute_type,
     fold_failure,
+    opset_number,
 )
 from datamove.ir._graph import (
     Graph,
@@ -559,9 +560,12 @@ class Model:
                 read.add(idx)
                 todo += [src for src, _ in layers[idx].sources]
         self._unread = frozenset(range(len(layers))) - read
-        # The variables an Assign may write: those of the ReadValue layers OpenVINO reads.
+        # The variables an Assign may write: those of the ReadValue layers OpenVINO reads, each
+        # with its ReadValue's opset (an Assign-3 finds a ReadValue-3's alone).
         self._variables = {
-            x.data.get("variable_id") for x in layers if x.type == "ReadValue" and x.index in read
+            (x.data.get("variable_id"), opset_number(x))
+            for x in layers
+            if x.type == "ReadValue" and x.index in read
         }
         # Each Parameter's place in _params, by layer index (a lookup, never a list search).
         self._param_of = {x.index: k for k, x in enumerate(self._params)}
