@@ -815,6 +815,33 @@ def test_a_node_defining_a_value_defined_before_is_an_error(
     assert main(["check", str(path)]) == 1
 
 
+def test_two_nodes_of_one_name_are_read_as_onnx_checker_and_openvino_read_them(
+    tmp_path: Path,
+) -> None:
+    """onnxruntime refuses a graph of two nodes of one name; onnx.checker takes it, and
+    OpenVINO runs it: datamove follows the checker (docs/ir.md, ONNX files)."""
+    ort = pytest.importorskip("onnxruntime")
+    ov = pytest.importorskip("openvino")
+    nodes = [
+        helper.make_node("Relu", ["x"], ["a"], name="n"),
+        helper.make_node("Neg", ["a"], ["y0"], name="n"),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+        [helper.make_tensor_value_info("y0", TensorProto.FLOAT, [2])],
+    )
+    path = onnx_graphs.save(helper.make_model(graph), tmp_path)
+    onnx.checker.check_model(onnx.load(path), full_check=True)
+    with pytest.raises(Exception, match="two nodes with same node name"):
+        ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    ran = ov.Core().compile_model(str(path), "CPU")({0: np.array([1, -2], np.float32)})[0]
+    assert ran.tolist() == [-1, 0]
+    report = ir.read_onnx(path).check()
+    assert report.ok, report.problems
+
+
 @pytest.mark.parametrize(
     ("steps", "said"),
     [
