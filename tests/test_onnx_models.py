@@ -815,6 +815,26 @@ def test_a_node_defining_a_value_defined_before_is_an_error(
     assert main(["check", str(path)]) == 1
 
 
+def test_an_input_of_no_element_type_is_an_error(tmp_path: Path) -> None:
+    """A graph input of elem_type 0 (UNDEFINED): onnx.checker and onnxruntime refuse the model,
+    and datamove too (fixed: check said OK)."""
+    ort = pytest.importorskip("onnxruntime")
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y0"], name="r")],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.UNDEFINED, [2])],
+        [helper.make_tensor_value_info("y0", TensorProto.FLOAT, [2])],
+    )
+    path = onnx_graphs.save(helper.make_model(graph), tmp_path)
+    with pytest.raises(Exception, match="Element type of input 0 unknown"):
+        onnx.checker.check_model(onnx.load(path), full_check=True)
+    with pytest.raises(Exception, match="Invalid tensor data type 0"):
+        ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    with pytest.raises(ir.ONNXError, match=r"input 'x' elem_type=0 is UNDEFINED, no element type"):
+        ir.read_onnx(path)
+    assert main(["check", str(path)]) == 1
+
+
 def test_two_nodes_of_one_name_are_read_as_onnx_checker_and_openvino_read_them(
     tmp_path: Path,
 ) -> None:

@@ -225,6 +225,9 @@ class ONNXModel:
             if v.name in self._inits:
                 continue
             found = _shape_of(v.type)
+            if found is not None and found[1] is None:  # the checker and onnxruntime refuse it
+                rule = "is UNDEFINED, no element type; the graph is not a valid ONNX graph"
+                raise ONNXError(f"input {v.name!r} elem_type", 0, rule)
             self.inputs[v.name] = found if found is not None else (PartialShape(None), None)
         self.outputs = [v.name for v in graph.output]
         self._declared = _typed((*graph.value_info, *graph.output))
