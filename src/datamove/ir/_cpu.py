@@ -552,6 +552,14 @@ def _lengths_of_unknown_length(seen: Seen) -> dict[str, Any] | None:
     return {"shape": port.shape}
 
 
+def _input_of_dynamic_rank(seen: Seen) -> dict[str, Any] | None:
+    """IR-35: a Parameter of dynamic rank (``shape="..."``), read by a layer or not.
+
+    The CPU plugin compiles no model with one.
+    """
+    return {} if seen.out.rank is None else None
+
+
 def _view_of_dynamic_rank(seen: Seen) -> dict[str, Any] | None:
     """IR-34: an Unsqueeze or Squeeze the CPU plugin refuses to compile, on data of known rank.
 
@@ -689,6 +697,13 @@ RULES: Final = (
             "evaluate give {out}",
         )
         for op in ("Unsqueeze", "Squeeze")
+    ),
+    Rule(
+        "IR-35",
+        "Parameter",
+        _input_of_dynamic_rank,
+        "an input of dynamic rank: OpenVINO's CPU plugin refuses to compile the model (it "
+        "takes no Parameter of dynamic rank); evaluate, and datamove, run it at any rank",
     ),
     *(Rule("S-8", op, _axis_past_int32, _PAST_INT32_SAYS) for op in ("Slice", "StridedSlice")),
     *(Rule("IR-6", op, _declared_otherwise, _DECLARED_SAYS) for op in ("Slice", "StridedSlice")),
