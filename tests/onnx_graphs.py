@@ -145,6 +145,15 @@ def save(model: Any, directory: Path, name: str = "model") -> Path:
     return path
 
 
+def checker_error(model: Any) -> str | None:
+    """What ``onnx.checker.check_model(full_check=True)`` says of ``model``, or ``None``."""
+    try:
+        onnx.checker.check_model(model, full_check=True)
+    except Exception as exc:  # noqa: BLE001 - onnx's checker and inference errors
+        return str(exc)
+    return None
+
+
 def checker_node_error(node: Any, model: Any) -> str | None:
     """What ``onnx.checker.check_node`` says of ``node`` in ``model`` (its imports), or ``None``."""
     ctx = onnx.checker.C.CheckerContext()

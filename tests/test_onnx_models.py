@@ -619,6 +619,67 @@ def test_a_declared_element_type_that_differs_is_an_element_type_problem(tmp_pat
     ]
 
 
+def _declared_reshape(etype: int, dims: list[int | None], where: str) -> Any:
+    """x [2,3] -> Reshape to [3,2] (opaque) -> Relu; its output declared ``etype``, ``dims``."""
+    nodes = [helper.make_node("Reshape", ["x", "s"], ["r"], name="rs")]
+    declared = helper.make_tensor_value_info("r", etype, dims)
+    outs, infos = [declared], []
+    if where == "value_info":
+        nodes.append(helper.make_node("Relu", ["r"], ["y"], name="re"))
+        outs, infos = [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 2])], [declared]
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+        outs,
+        [_i64("s", [3, 2])],
+        value_info=infos,
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
+@pytest.mark.parametrize("where", ["output", "value_info"])
+@pytest.mark.parametrize(
+    ("etype", "dims", "problem"),
+    [
+        pytest.param(
+            TensorProto.BOOL,
+            [3, 2],
+            "declares element type boolean, but ONNX's type inference gives f32",
+            id="bool",
+        ),
+        pytest.param(
+            TensorProto.FLOAT,
+            [3],
+            "declares [3], but ONNX's shape inference gives [3,2]",
+            id="rank",
+        ),
+        pytest.param(
+            TensorProto.FLOAT,
+            [3, 5],
+            "declares [3,5], but ONNX's shape inference gives [3,2]",
+            id="dim",
+        ),
+        pytest.param(TensorProto.FLOAT, [3, None], None, id="dynamic dim"),
+        pytest.param(TensorProto.FLOAT, [3, 2], None, id="as inferred"),
+    ],
+)
+def test_an_opaque_node_s_output_declared_other_than_onnx_infers_it_is_a_problem(
+    tmp_path: Path, where: str, etype: int, dims: list[int | None], problem: str | None
+) -> None:
+    """onnx.checker (full_check) refuses a declared rank, static dim or element type that ONNX's
+    own inference contradicts (onnxruntime the element type alone): a problem on that node."""
+    model = _declared_reshape(etype, dims, where)
+    path = onnx_graphs.save(model, tmp_path)
+    report = ir.read_onnx(path).check()
+    found = [(p.kind, p.message, p.layer_name, p.port) for p in report.problems]
+    kind = "element-type" if etype == TensorProto.BOOL else "shape"
+    assert found == ([] if problem is None else [(kind, problem, "rs", 0)])
+    assert (onnx_graphs.checker_error(model) is None) == (problem is None)
+    ran = run_ort(model, _arange((2, 3)))
+    assert (ran is None) == (etype == TensorProto.BOOL)
+
+
 @pytest.mark.parametrize(
     ("content", "rule"),
     [

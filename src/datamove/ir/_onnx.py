@@ -39,7 +39,7 @@ import math
 import os
 import warnings
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -169,6 +169,9 @@ def _shape_of(type_proto: Any) -> tuple[PartialShape, str | None] | None:
     return PartialShape(dims), etype_name(tensor.elem_type)
 
 
+_Types = dict[str, Any]  # a value's name -> its TypeProto
+
+
 def _typed(values: Iterable[Any]) -> dict[str, tuple[PartialShape, str | None]]:
     """Name -> shape and element type, of the values of a tensor type."""
     return {v.name: found for v in values if (found := _shape_of(v.type)) is not None}
@@ -242,18 +245,24 @@ class ONNXModel:
     # -- values ----------------------------------------------------------------------------
     def _onnx_inferred(
         self, overrides: Mapping[str, PartialShape]
-    ) -> dict[str, tuple[PartialShape, str | None]]:
-        """ONNX's own shape inference, for opaque nodes' undeclared outputs (none if it fails).
+    ) -> tuple[_Types, Callable[[], _Types]]:
+        """ONNX's own shape inference of opaque nodes' outputs (none if it fails).
 
-        With its data propagation: a Reshape or Expand by a shape computed from static dims gets
-        a static output, as the checked nodes after it need.
+        Without its data propagation, as ``onnx.checker.check_model(full_check=True)`` infers
+        the types a node's declared outputs must agree with; then (the function, called once
+        an undeclared output needs it) with: a Reshape or Expand by a shape computed from
+        static dims gets a static output, as the checked nodes after it need. None in a graph
+        of a node its operator's schema refuses (`_schema_fault`): ONNX's inference of such a
+        node may end the process (a segmentation fault, onnx 1.23).
 
-        Run on a copy without the declared ``value_info`` and output shapes, so that what it
+        Run on a copy without the declared ``value_info`` and output types, so that what it
         infers is its own, never an echo of the file. Without data propagation where an integer
         tensor may have more than `_MAX_VALUES` elements (`_many_integers`): it allocates for
         each element a Gather's indices claim, 600 MB for a 330-byte file whose indices claim 4
         million, whether or not the file holds them.
         """
+        if self._faults:  # its inference may crash on them (TreeEnsemble-5 without input 0)
+            return {}, dict
         onnx = _onnx()
         copy = onnx.ModelProto()
         copy.CopyFrom(self._proto)
@@ -261,6 +270,7 @@ class ONNXModel:
         for v in copy.graph.output:
             if v.type.HasField("tensor_type"):
                 v.type.tensor_type.ClearField("shape")
+                v.type.tensor_type.ClearField("elem_type")
         for v in copy.graph.input:
             for d in v.type.tensor_type.shape.dim if v.type.HasField("tensor_type") else ():
                 if d.HasField("dim_value") and d.dim_value < 0:  # unknown, as _shape_of reads it
@@ -286,11 +296,15 @@ class ONNXModel:
             except Exception:  # noqa: BLE001 - onnx raises many kinds; then nothing is inferred
                 return None
 
+        def types(model: Any) -> _Types:
+            return {v.name: v.type for v in (*model.graph.value_info, *model.graph.output)}
+
         plain = infer(propagate=False)
         if plain is None:
-            return {}
-        done = plain if _many_integers(copy.graph, plain.graph) else infer(propagate=True) or plain
-        return _typed((*done.graph.value_info, *done.graph.output))
+            return {}, dict
+        if _many_integers(copy.graph, plain.graph):
+            return types(plain), lambda: types(plain)
+        return types(plain), functools.cache(lambda: types(infer(propagate=True) or plain))
 
     def _constant(self, tensor: Any) -> _Value:
         """An initializer or a Constant's tensor: its shape, type and (small) numbers."""
@@ -402,7 +416,7 @@ class ONNXModel:
             values[name] = _Value(v.shape, v.etype, v.value, name, f"initializer {name!r}")
         for name, (shape, etype) in self.inputs.items():
             values[name] = _Value(overrides.get(name, shape), etype, None, name, f"input {name!r}")
-        inferred: dict[str, tuple[PartialShape, str | None]] | None = None
+        inferred: tuple[_Types, Callable[[], _Types]] | None = None
         for i, node in enumerate(graph.node):
             where = lid, lname, kind = str(i), node_name(node), _kind(node)
             ins: list[_Value] = []
@@ -464,9 +478,13 @@ class ONNXModel:
                         got = fold
                 else:  # opaque: as declared; else (or with new input shapes) as ONNX infers
                     ask = overrides or declared is None or declared[0].rank is None
-                    if inferred is None and ask:
+                    if inferred is None and (ask or compare):
                         inferred = self._onnx_inferred(overrides)
-                    found = (inferred or {}).get(out) if ask else None
+                    plain, propagated = inferred or ({}, dict)
+                    if compare and declared is not None and out in plain:
+                        _clash(problems, where, k, declared, _shape_of(plain[out]))
+                    type_proto = propagated().get(out) if ask else None
+                    found = None if type_proto is None else _shape_of(type_proto)
                     shape, etype = found or declared or (PartialShape(None), None)
                     got = _Value(shape, etype)
                     fold = shaped[k] if k < len(shaped) else None
@@ -642,6 +660,29 @@ def node_name(node: Any) -> str:
 def _fits(got: _Value, shape: PartialShape, etype: str | None) -> bool:
     """Whether a folded value agrees with the shape and element type the file gives its port."""
     return shape.compatible(got.shape) and etype in (None, got.etype)
+
+
+def _clash(
+    problems: list[Problem],
+    where: tuple[str, str, str],
+    port: int,
+    declared: tuple[PartialShape, str | None],
+    inferred: tuple[PartialShape, str | None] | None,
+) -> None:
+    """The problems of an opaque node's output ``port`` declared other than ONNX infers it.
+
+    As ``onnx.checker.check_model(full_check=True)`` refuses them (onnxruntime refuses an
+    element type too): a rank or a static dim that differs, an element type that differs.
+    """
+    if inferred is None:
+        return
+    (shape, etype), (got, got_etype) = declared, inferred
+    if not shape.compatible(got):
+        rule = f"declares {shape}, but ONNX's shape inference gives {got}"
+        problems.append(Problem("shape", rule, *where, port))
+    if etype is not None and got_etype is not None and etype != got_etype:
+        rule = f"declares element type {etype}, but ONNX's type inference gives {got_etype}"
+        problems.append(Problem("element-type", rule, *where, port))
 
 
 def _compare(
