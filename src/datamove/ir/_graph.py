@@ -266,7 +266,8 @@ _SHAPE_TEXT_KEPT: Final = 128
 
 def _parse_dim_text(text: str, argument: str, layer: Layer | None, port: int | None) -> Dimension:
     stripped = (text or "").strip()
-    hint = "write 5, 2..10, ..6, 3.., ? or -1"  # as PartialShape's dims say it
+    # as PartialShape's dims say it; but a <dim>, where OpenVINO refuses ? and ..6 (_parse_port)
+    hint = "write 5, 2..10, 3.. or -1" if argument == "dim" else "write 5, 2..10, ..6, 3.., ? or -1"
     if len(stripped) > 2 * _MAX_NUMBER_CHARS + 2:
         raise _err(layer, argument, text, "is not a dimension", port, hint=hint)
     if stripped in ("-1", "?"):
