@@ -1247,6 +1247,56 @@ def test_ir_27_is_noted_however_batch_dims_is_spelled(tmp_path: Path, text: str)
     assert ov.Core().read_model(str(xml)).output(0).partial_shape == ov.PartialShape([1, 1, 3])
 
 
+def _stateful(tmp_path: Path, rank: bool, init: bool, assign: bool) -> Path:
+    """y = ReadValue-6(v) + x, then Assign-6(y, v): x [2,3], v [2,3] or of dynamic rank."""
+    o6 = pytest.importorskip("openvino.opset6")
+    from openvino.op.util import Variable, VariableInfo
+
+    x = o13.parameter([2, 3], np.float32)
+    x.output(0).get_tensor().set_names({"x"})
+    info = VariableInfo()
+    info.data_shape = ov.PartialShape([2, 3] if rank else ov.PartialShape.dynamic())
+    info.data_type, info.variable_id = ov.Type.f32, "v"
+    variable = Variable(info)
+    y = o13.add(o6.read_value(x, variable) if init else o6.read_value(variable), x)
+    y.output(0).get_tensor().set_names({"y"})
+    sinks = [o6.assign(y, variable).output(0)] if assign else []
+    return ov_models.save(ov.Model([y.output(0)], sinks, [x], [variable], "m"), tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("rank", "init", "assign", "note"),
+    [
+        pytest.param(True, False, True, None, id="a variable of [2,3]"),
+        pytest.param(True, True, True, None, id="of [2,3], its initial value x"),
+        pytest.param(False, False, True, "a variable of dynamic rank", id="dynamic rank"),
+        pytest.param(False, True, True, "a variable of dynamic rank", id="dynamic rank, x"),
+        pytest.param(True, False, False, "no Assign writes its variable 'v'", id="no Assign"),
+        pytest.param(True, True, False, "no Assign writes its variable 'v'", id="no Assign, x"),
+    ],
+)
+def test_check_notes_a_read_value_the_cpu_plugin_does_not_compile(
+    tmp_path: Path, rank: bool, init: bool, assign: bool, note: str | None
+) -> None:
+    # IR-36: the CPU plugin compiles no ReadValue of dynamic rank, nor one without its Assign
+    # ("doesn't have sibling output"); read_model reads both (fixed: check noted nothing).
+    path = _stateful(tmp_path, rank, init, assign)
+    ov.Core().read_model(str(path))
+    refusal = _cpu(path, {"x": np.ones((2, 3), np.float32)})
+    report = ir.read_model(path).check()
+    assert report.ok
+    found = [n for n in report.notes if n.kind == "openvino-cpu" and n.layer_type == "ReadValue"]
+    if note is None:
+        assert not isinstance(refusal, str), refusal
+        assert found == []
+        return
+    assert isinstance(refusal, str)
+    assert ("dynamic rank" in refusal) == ("dynamic rank" in note), refusal
+    assert [n.message.split(": OpenVINO")[0] for n in found] == [
+        f"divergence IR-36 (docs/semantics.md): {note}"
+    ]
+
+
 @pytest.mark.parametrize("used", [True, False], ids=["joined", "unused"])
 def test_check_notes_an_input_of_dynamic_rank(tmp_path: Path, used: bool) -> None:
     # IR-35: the CPU plugin compiles no model with a Parameter of dynamic rank, read or not;

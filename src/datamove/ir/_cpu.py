@@ -24,8 +24,9 @@ import numpy as np
 from datamove._dialects import CLAMP, Cut, openvino_refused
 from datamove._shape import Dimension, PartialShape
 from datamove._strided_slice import MASKS, NEW, axis_walk
+from datamove.ir._errors import IRError
 from datamove.ir._fold import batch_dims, int_or_none, opset_number
-from datamove.ir._graph import Layer
+from datamove.ir._graph import Layer, parse_shape_attr
 from datamove.ir._ops import Info, bounds_of
 
 __all__ = ["KIND", "RULES", "Seen", "cpu_notes"]
@@ -46,6 +47,7 @@ class Seen(NamedTuple):
     out: PartialShape  # its output 0, as inferred (a layer not modelled: as declared)
     # (any layer, one of its inputs) -> the layer feeding that input, and what it feeds there
     feeder: Callable[[Layer, int], tuple[Layer, Info]]
+    assigned: frozenset[str | None] = frozenset()  # the variable_id of each Assign
 
     def const(self, k: int) -> bool:
         """Whether a Const layer feeds input ``k``."""
@@ -560,6 +562,24 @@ def _input_of_dynamic_rank(seen: Seen) -> dict[str, Any] | None:
     return {} if seen.out.rank is None else None
 
 
+def _read_value_not_compiled(seen: Seen) -> dict[str, Any] | None:
+    """IR-36: a ReadValue of a variable no Assign writes, or (ReadValue-6) of dynamic rank.
+
+    (A ReadValue-3's variable has its input's shape: of dynamic rank, a Parameter's, IR-35.)
+    """
+    variable = seen.layer.data.get("variable_id")
+    if variable not in seen.assigned:
+        why = "a ReadValue without its Assign"
+        return {"what": f"no Assign writes its variable {variable!r}", "why": why}
+    try:
+        shape = parse_shape_attr(seen.layer.data.get("variable_shape", ""), "variable_shape")
+    except IRError:  # (another problem)
+        return None
+    if shape.rank is not None or "variable_shape" not in seen.layer.data:
+        return None
+    return {"what": "a variable of dynamic rank", "why": "a ReadValue of dynamic rank"}
+
+
 def _view_of_dynamic_rank(seen: Seen) -> dict[str, Any] | None:
     """IR-34: an Unsqueeze or Squeeze the CPU plugin refuses to compile, on data of known rank.
 
@@ -704,6 +724,12 @@ RULES: Final = (
         _input_of_dynamic_rank,
         "an input of dynamic rank: OpenVINO's CPU plugin refuses to compile the model (it "
         "takes no Parameter of dynamic rank); evaluate, and datamove, run it at any rank",
+    ),
+    Rule(
+        "IR-36",
+        "ReadValue",
+        _read_value_not_compiled,
+        "{what}: OpenVINO's CPU plugin refuses to compile the model ({why}); read_model reads it",
     ),
     *(Rule("S-8", op, _axis_past_int32, _PAST_INT32_SAYS) for op in ("Slice", "StridedSlice")),
     *(Rule("IR-6", op, _declared_otherwise, _DECLARED_SAYS) for op in ("Slice", "StridedSlice")),

@@ -567,6 +567,7 @@ class Model:
             for x in layers
             if x.type == "ReadValue" and x.index in read
         }
+        self._assigned = frozenset(x.data.get("variable_id") for x in layers if x.type == "Assign")
         # Each Parameter's place in _params, by layer index (a lookup, never a list search).
         self._param_of = {x.index: k for k, x in enumerate(self._params)}
         # A u1 input's values are checked on every run (0 and 1 only), so no shape plan.
@@ -891,7 +892,7 @@ class Model:
             if notes is not None and reason is None and (needs := extension_note(layer)):
                 notes.append(_problem(layer, "extension", needs))
             if notes is not None and seen_out is not None:  # where the CPU plugin runs it wrong
-                seen = Seen(layer, ins, seen_out, feeder)
+                seen = Seen(layer, ins, seen_out, feeder, self._assigned)
                 notes += [_problem(layer, CPU_NOTE, text) for text in cpu_notes(seen)]
             if count is not None and count != len(layer.outputs):
                 rule = f"declares {len(layer.outputs)} output port(s), but the operator has {count}"
