@@ -395,3 +395,36 @@ def test_a_port_contradicting_the_attribute_is_reported_and_run_as_openvino_does
     (got,) = model.run({"x": X}).values()
     np.testing.assert_array_equal(got, expected)
     assert got.dtype == expected.dtype
+
+
+@pytest.mark.parametrize("value", ["dynamic", "undefined", "Dynamic"])
+@pytest.mark.parametrize("joined", [False, True], ids=["Parameter -> Result", "Concat"])
+def test_an_input_of_no_element_type_is_read_by_openvino_and_run_by_none(
+    tmp_path: Path, value: str, joined: bool
+) -> None:
+    # IR-37: OpenVINO reads a Parameter of element_type "dynamic" (or "undefined"), but its CPU
+    # plugin refuses to compile the model ("Memory has not been allocated") or, of a Concat, to
+    # run it ("m_element_type.is_static()"), and evaluate to run it: a problem, whose hint says
+    # so (fixed: it listed the types datamove supports).
+    openvino_oracle = pytest.importorskip("openvino_oracle")
+    x = o8.parameter([2, 6], np.float32, name="x")
+    path = tmp_path / "m.xml"
+    out = o8.concat([x, x], 0).output(0) if joined else x.output(0)
+    ov.save_model(ov.Model([out], [x], "m"), str(path))
+    text = path.read_text()
+    path.write_text(text.replace('element_type="f32"', f'element_type="{value}"', 1))
+    assert ov.Core().read_model(str(path)).input(0).element_type == ov.Type.dynamic
+    with pytest.raises(openvino_oracle.OpenVINOError):
+        openvino_oracle.run_ir(path, {"x": X})
+    with pytest.raises(openvino_oracle.OpenVINOError, match="is_static"):
+        openvino_oracle.evaluate_ir(path, {"x": X})
+    model = ir.read_model(path)
+    (problem,) = model.check().problems
+    assert (problem.kind, problem.layer_type) == ("attribute", "Parameter")
+    assert problem.message.endswith(
+        f"element_type={value.lower()!r} is not an element type datamove supports (hint: OpenVINO "
+        "reads it as dynamic, but runs no model with it: its CPU plugin refuses to compile or to "
+        "run it, evaluate to run it)"
+    )
+    with pytest.raises(ir.IRError, match="cannot run: element_type="):
+        model.run({"x": X})

@@ -207,13 +207,18 @@ def _etype(layer: Layer, key: str = "element_type") -> ElementType:
     if name is None:
         raise layer.error(key, None, "is missing from <data>")
     if name not in ELEMENT_TYPES:
-        raise layer.error(
-            key,
-            name,
-            "is not an element type datamove supports",
-            hint="supported: " + ", ".join(ELEMENT_TYPES),
-        )
+        hint = "supported: " + ", ".join(ELEMENT_TYPES)
+        if layer.type == "Parameter" and name.lower() in ("dynamic", "undefined"):
+            hint = _UNTYPED_INPUT
+        raise layer.error(key, name, "is not an element type datamove supports", hint=hint)
     return ELEMENT_TYPES[name]
+
+
+# IR-37: OpenVINO reads such a Parameter, but nothing of it runs
+_UNTYPED_INPUT: Final = (
+    "OpenVINO reads it as dynamic, but runs no model with it: its CPU plugin refuses to compile "
+    "or to run it, evaluate to run it"
+)
 
 
 def _numpy_limit(dims: tuple[int, ...], etype: ElementType) -> str | None:
