@@ -301,6 +301,36 @@ def test_split_18_on_a_dynamic_dim_is_written_with_the_spec_rule(
             np.testing.assert_array_equal(eval(text, {"x": x}), values[out])  # noqa: S307
 
 
+@pytest.mark.parametrize(("rows", "known"), [(6, True), ("n", False)], ids=["[6,2]", "[n,2]"])
+def test_split_18_of_neither_split_nor_num_outputs_is_refused_as_the_spec_says(
+    tmp_path: Path, rows: int | str, known: bool
+) -> None:
+    """The spec: Split-18 takes ``split`` or ``num_outputs``. onnx.checker (full_check) and
+    onnxruntime refuse a node of neither where the axis's size is known, and onnxruntime runs it
+    where not (as OpenVINO and onnx.reference do everywhere: parts by the number of outputs);
+    datamove refuses it everywhere (docs/ir.md, ONNX files)."""
+    ov = pytest.importorskip("openvino")
+    graph = helper.make_graph(
+        [helper.make_node("Split", ["x"], ["a", "b"], name="cut", axis=0)],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [rows, 2])],
+        [helper.make_tensor_value_info(o, TensorProto.FLOAT, [None, 2]) for o in "ab"],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    path = onnx_graphs.save(model, tmp_path)
+    x = _arange((6, 2))
+    error = onnx_graphs.checker_error(model)
+    assert (error is None) == (not known), error
+    assert (run_ort(model, x) is None) == known
+    (want, _) = onnx.reference.ReferenceEvaluator(model).run(None, {"x": x})
+    got = ov.Core().compile_model(str(path), "CPU")({0: x})
+    np.testing.assert_array_equal(next(iter(got.values())), want)
+    np.testing.assert_array_equal(want, x[:3])
+    (problem,) = ir.read_onnx(path).check().problems
+    assert (problem.kind, problem.layer_name) == ("operator", "cut")
+    assert problem.message.endswith("Split-18 needs split or num_outputs")
+
+
 def test_run_time_parameters_are_named_after_their_maker(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -894,6 +924,55 @@ def test_an_input_of_no_element_type_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(ir.ONNXError, match=r"input 'x' elem_type=0 is UNDEFINED, no element type"):
         ir.read_onnx(path)
     assert main(["check", str(path)]) == 1
+
+
+@pytest.mark.parametrize(
+    ("edit", "checker", "ort_loads"),
+    [
+        pytest.param("elem_type 0", None, False, id="elem_type 0"),
+        pytest.param("no shape", "Field 'shape' of 'type' is required", True, id="no shape"),
+        pytest.param("both", "Field 'shape' of 'type' is required", False, id="both"),
+        pytest.param("no type", "Field 'type' of 'value_info' is required", True, id="no type"),
+    ],
+)
+def test_a_graph_output_of_no_element_type_or_no_shape_is_read_as_openvino_runs_it(
+    tmp_path: Path, edit: str, checker: str | None, ort_loads: bool
+) -> None:
+    """A graph output's declared type left out in part: onnx.checker refuses an output of no
+    shape field (without full_check too), onnxruntime one of elem_type 0; OpenVINO and
+    onnx.reference run each: datamove follows them, OK (docs/ir.md, ONNX files)."""
+    ov = pytest.importorskip("openvino")
+    out = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])
+    if edit in ("elem_type 0", "both"):
+        out.type.tensor_type.elem_type = TensorProto.UNDEFINED
+    if edit in ("no shape", "both"):
+        out.type.tensor_type.ClearField("shape")
+    if edit == "no type":
+        out.ClearField("type")
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y"], name="r")],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+        [out],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    path = onnx_graphs.save(model, tmp_path)
+    x = _arange((2, 3))
+    error = onnx_graphs.checker_error(model)
+    assert error is None if checker is None else checker in str(error)
+    plain = None  # without full_check: the same
+    try:
+        onnx.checker.check_model(model)
+    except onnx.checker.ValidationError as exc:
+        plain = str(exc)
+    assert (plain is None) == (checker is None), plain
+    assert (run_ort(model, x) is not None) == ort_loads
+    (y,) = onnx.reference.ReferenceEvaluator(model).run(None, {"x": x})
+    got = ov.Core().compile_model(str(path), "CPU")({0: x})
+    np.testing.assert_array_equal(next(iter(got.values())), y)
+    report = ir.read_onnx(path).check()
+    assert report.ok, report.problems
+    assert report.outputs["y"] == (PartialShape([2, 3]), "f32")
 
 
 def test_two_nodes_of_one_name_are_read_as_onnx_checker_and_openvino_read_them(

@@ -477,7 +477,7 @@ class ONNXModel:
                     if fold is not None and _fits(fold, got.shape, got.etype):
                         got = fold
                 else:  # opaque: as declared; else (or with new input shapes) as ONNX infers
-                    ask = overrides or declared is None or declared[0].rank is None
+                    ask = overrides or declared is None or None in (declared[0].rank, declared[1])
                     if inferred is None and (ask or compare):
                         inferred = self._onnx_inferred(overrides)
                     plain, propagated = inferred or ({}, dict)
