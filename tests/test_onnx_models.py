@@ -710,6 +710,28 @@ def test_an_opaque_node_s_output_declared_other_than_onnx_infers_it_is_a_problem
     assert (ran is None) == (etype == TensorProto.BOOL)
 
 
+@pytest.mark.parametrize(("columns", "ok"), [(1024, True), (1023, False)])
+def test_onnx_s_inference_reads_a_weight_s_dims_without_its_data(
+    tmp_path: Path, columns: int, ok: bool
+) -> None:
+    """ONNX's inference runs on a copy whose float initializers keep their dims alone (a
+    model's weights are not copied): a MatMul by a [256,1024] weight declared [8,1024] is OK,
+    as onnx.checker finds it, and declared [8,1023] a shape problem."""
+    weight = np.ones((256, 1024), np.float32)
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["y"], name="mm")],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [8, 256])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [8, columns])],
+        [onnx.numpy_helper.from_array(weight, "w")],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    path = onnx_graphs.save(model, tmp_path)
+    assert (onnx_graphs.checker_error(model) is None) == ok
+    problems = [(p.kind, p.layer_name) for p in ir.read_onnx(path).check().problems]
+    assert problems == ([] if ok else [("shape", "mm")])
+
+
 @pytest.mark.parametrize(
     ("content", "rule"),
     [

@@ -234,6 +234,7 @@ class ONNXModel:
             self.inputs[v.name] = found if found is not None else (PartialShape(None), None)
         self.outputs = [v.name for v in graph.output]
         self._declared = _typed((*graph.value_info, *graph.output))
+        self._types = {v.name: v.type for v in (*graph.value_info, *graph.output)}  # as written
 
     def __repr__(self) -> str:
         return (
@@ -256,17 +257,16 @@ class ONNXModel:
         node may end the process (a segmentation fault, onnx 1.23).
 
         Run on a copy without the declared ``value_info`` and output types, so that what it
-        infers is its own, never an echo of the file. Without data propagation where an integer
-        tensor may have more than `_MAX_VALUES` elements (`_many_integers`): it allocates for
-        each element a Gather's indices claim, 600 MB for a 330-byte file whose indices claim 4
-        million, whether or not the file holds them.
+        infers is its own, never an echo of the file, and without the data of the initializers
+        but small integer ones (`_bare_copy`: 200 MB of weights are not copied). Without data
+        propagation where an integer tensor may have more than `_MAX_VALUES` elements
+        (`_many_integers`): it allocates for each element a Gather's indices claim, 600 MB for a
+        330-byte file whose indices claim 4 million, whether or not the file holds them.
         """
         if self._faults:  # its inference may crash on them (TreeEnsemble-5 without input 0)
             return {}, dict
         onnx = _onnx()
-        copy = onnx.ModelProto()
-        copy.CopyFrom(self._proto)
-        del copy.graph.value_info[:]
+        copy = _bare_copy(self._proto)
         for v in copy.graph.output:
             if v.type.HasField("tensor_type"):
                 v.type.tensor_type.ClearField("shape")
@@ -481,8 +481,9 @@ class ONNXModel:
                     if inferred is None and (ask or compare):
                         inferred = self._onnx_inferred(overrides)
                     plain, propagated = inferred or ({}, dict)
-                    if compare and declared is not None and out in plain:
-                        _clash(problems, where, k, declared, _shape_of(plain[out]))
+                    said = plain.get(out)  # (most often as declared: then no clash)
+                    if compare and declared is not None and said not in (None, self._types[out]):
+                        _clash(problems, where, k, declared, _shape_of(said))
                     type_proto = propagated().get(out) if ask else None
                     found = None if type_proto is None else _shape_of(type_proto)
                     shape, etype = found or declared or (PartialShape(None), None)
@@ -622,6 +623,37 @@ class ONNXModel:
 _INTEGER_CODES: Final = frozenset(
     code for code, name in ETYPES.items() if name[0] in "iu" and name[1:].isdigit()
 )
+
+
+def _bare_copy(model: Any) -> Any:
+    """A copy of ``model`` without ``value_info``, for ONNX's shape inference.
+
+    Its initializers keep their data only where integers of at most `_MAX_VALUES` elements (the
+    rest: name, type and dims), as the inference reads them (a Reshape's shape; a weight's dims).
+    """
+    copy = type(model)()
+    _copy_fields(model, copy, skip="graph")
+    _copy_fields(model.graph, copy.graph, skip=("initializer", "value_info"))
+    for t in model.graph.initializer:
+        if t.data_type in _INTEGER_CODES and math.prod(t.dims) <= _MAX_VALUES:
+            copy.graph.initializer.add().CopyFrom(t)
+        else:
+            copy.graph.initializer.add(name=t.name, data_type=t.data_type, dims=t.dims)
+    return copy
+
+
+def _copy_fields(source: Any, target: Any, skip: str | tuple[str, ...]) -> None:
+    """Copy each field of a protobuf message ``source`` set, but those named in ``skip``."""
+    for field, value in source.ListFields():
+        if field.name in skip:
+            continue
+        held = getattr(target, field.name)
+        if hasattr(held, "extend"):  # a repeated field
+            held.extend(value)
+        elif field.message_type is not None:
+            held.CopyFrom(value)
+        else:
+            setattr(target, field.name, value)
 
 
 def _many_integers(graph: Any, inferred: Any) -> bool:
