@@ -1656,3 +1656,80 @@ def test_explain_notes_why_a_view_node_has_no_expression(
         assert refused
     else:
         assert not refused
+
+
+def _refused_by_inference(case: str) -> Any:
+    """A one-node graph ONNX's strict inference refuses: a MatMul [2,3] x [4,5], a Reshape by a
+    float shape (an initializer, or an input: the schema's type constraint), a float Unsqueeze
+    axes; or (``"chained"``) a nameless MatMul refused before a Relu; or (``"twice"``) two;
+    or (``"branch"``) one in an If's branch."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
+    floats = onnx.numpy_helper.from_array(np.asarray([3, 2], np.float32), "s")
+    weight = onnx.numpy_helper.from_array(np.zeros((4, 5), np.float32), "w")
+    inputs, inits = [x], [floats]
+    if case == "matmul":
+        nodes, inits = [helper.make_node("MatMul", ["x", "w"], ["y"], name="mm")], [weight]
+    elif case == "twice":  # two nameless MatMuls: not told apart
+        nodes = [helper.make_node("MatMul", ["x", "w"], [o]) for o in ("m", "y")]
+        inits = [weight]
+    elif case == "branch":  # an If whose then-branch holds the MatMul
+        y = helper.make_tensor_value_info("t", TensorProto.FLOAT, None)
+        then = helper.make_graph([helper.make_node("MatMul", ["x", "w"], ["t"])], "t", [], [y])
+        other = helper.make_graph([helper.make_node("Relu", ["x"], ["t"])], "e", [], [y])
+        nodes = [
+            helper.make_node("If", ["c"], ["y"], name="if", then_branch=then, else_branch=other)
+        ]
+        inits = [weight, onnx.numpy_helper.from_array(np.asarray(True), "c")]
+    elif case == "chained":
+        nodes = [
+            helper.make_node("MatMul", ["x", "w"], ["m"]),
+            helper.make_node("Relu", ["m"], ["y"]),
+        ]
+        inits = [weight]
+    elif case == "unsqueeze":
+        nodes = [helper.make_node("Unsqueeze", ["x", "s"], ["y"], name="rs")]
+    else:
+        nodes = [helper.make_node("Reshape", ["x", "s"], ["y"], name="rs")]
+        if case == "reshape input":
+            inputs, inits = [x, helper.make_tensor_value_info("s", TensorProto.FLOAT, [2])], []
+    output = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["p", "q"])
+    graph = helper.make_graph(nodes, "g", inputs, [output], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+@pytest.mark.parametrize(
+    ("case", "layer", "rule"),
+    [
+        ("matmul", "mm", "Incompatible dimensions for matrix multiplication"),
+        ("chained", "m", "Incompatible dimensions for matrix multiplication"),
+        ("twice", None, "Incompatible dimensions for matrix multiplication"),
+        ("branch", "if", "Incompatible dimensions for matrix multiplication"),
+        ("reshape", "rs", "ParseData type mismatch for tensor: s. Expected:int64 Actual:float"),
+        ("unsqueeze", "rs", "ParseData type mismatch for tensor: s. Expected:int64 Actual:float"),
+        (
+            "reshape input",
+            "rs",
+            "shape typestr: tensor(int64), has unsupported type: tensor(float)",
+        ),
+    ],
+)
+def test_a_node_onnx_s_strict_inference_refuses_is_a_problem(
+    tmp_path: Path, case: str, layer: str, rule: str
+) -> None:
+    """onnx.checker (full_check) runs ONNX's inference strict, its types checked: a node it
+    refuses is an operator problem naming the node and onnx's words (one per node: the Relu
+    after the refused MatMul is not), and none with new input shapes, which it never saw."""
+    model = _refused_by_inference(case)
+    assert rule in (onnx_graphs.checker_error(model) or "")
+    path = onnx_graphs.save(model, tmp_path)
+    found = [(p.kind, p.layer_name, p.message) for p in ir.read_onnx(path).check().problems]
+    if case == "twice":
+        rule = f"ONNX's shape inference refuses a MatMul node '': {rule}"
+        assert found == [("operator", None, rule)]
+    elif case == "branch":  # the If's, onnx's words of its branch's node
+        ((kind, at, message),) = found
+        assert (kind, at) == ("operator", layer)
+        assert message.endswith(f"(op_type:MatMul): [ShapeInferenceError] {rule}")
+    else:
+        assert found == [("operator", layer, f"ONNX's shape inference refuses it: {rule}")]
+    assert ir.read_onnx(path).check({"x": "[?,3]"}).ok

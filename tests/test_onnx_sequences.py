@@ -397,7 +397,15 @@ def test_a_sequence_node_of_parts_not_known_is_opaque(how: str, note: str, tmp_p
         warnings.simplefilter("ignore")  # ONNX's inference of a sequence it refuses
         report = ir.read_onnx(onnx_graphs.save(model, tmp_path)).check()
         parts, at = ir.read_onnx(tmp_path / "model.onnx").explain()
-    assert not report.problems
+    found = [(p.layer_name, p.message) for p in report.problems]
+    if how == "split x.shape[1:] as floats":  # the schema's split: int32 or int64
+        rule = "split typestr: I, has unsupported type: tensor(float)"
+        assert found == [("parts", f"ONNX's shape inference refuses it: {rule}")]
+        y0 = helper.make_tensor_value_info("y0", F32, ["a", "b"])  # (else it refuses y0 first)
+        model.graph.output[0].CopyFrom(y0)
+        assert rule in (onnx_graphs.checker_error(model) or "")
+    else:
+        assert not found
     assert report.opaque.get("SplitToSequence") == report.opaque.get("SequenceAt") == 1
     if how == "split x.shape[1]":  # onnxruntime: parts of 5, one here
         assert got is not None

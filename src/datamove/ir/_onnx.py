@@ -37,6 +37,7 @@ import dataclasses
 import functools
 import math
 import os
+import re
 import warnings
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -246,15 +247,17 @@ class ONNXModel:
     # -- values ----------------------------------------------------------------------------
     def _onnx_inferred(
         self, overrides: Mapping[str, PartialShape]
-    ) -> tuple[_Types, Callable[[], _Types]]:
-        """ONNX's own shape inference of opaque nodes' outputs (none if it fails).
+    ) -> tuple[_Types, Callable[[], _Types], list[Problem]]:
+        """ONNX's own shape inference of opaque nodes' outputs (none if it fails), and its faults.
 
         Without its data propagation, as ``onnx.checker.check_model(full_check=True)`` infers
         the types a node's declared outputs must agree with; then (the function, called once
         an undeclared output needs it) with: a Reshape or Expand by a shape computed from
-        static dims gets a static output, as the checked nodes after it need. None in a graph
-        of a node its operator's schema refuses (`_schema_fault`): ONNX's inference of such a
-        node may end the process (a segmentation fault, onnx 1.23).
+        static dims gets a static output, as the checked nodes after it need. Without new input
+        shapes (``overrides``) it runs strict and checking types first, as onnx.checker runs
+        it: each node it refuses is a problem (`_inference_faults`); then again, lenient. None
+        in a graph of a node its operator's schema refuses (`_schema_fault`): ONNX's inference
+        of such a node may end the process (a segmentation fault, onnx 1.23).
 
         Run on a copy without the declared ``value_info`` and output types, so that what it
         infers is its own, never an echo of the file, and without the data of the initializers
@@ -264,7 +267,7 @@ class ONNXModel:
         330-byte file whose indices claim 4 million, whether or not the file holds them.
         """
         if self._faults:  # its inference may crash on them (TreeEnsemble-5 without input 0)
-            return {}, dict
+            return {}, dict, []
         onnx = _onnx()
         copy = _bare_copy(self._proto)
         for v in copy.graph.output:
@@ -286,25 +289,32 @@ class ONNXModel:
                         else:
                             dims.add()
 
-        def infer(*, propagate: bool) -> Any:
+        faults: list[Problem] = []
+
+        def infer(*, propagate: bool, strict: bool = False) -> Any:
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     return onnx.shape_inference.infer_shapes(
-                        copy, strict_mode=False, data_prop=propagate
+                        copy, check_type=strict, strict_mode=strict, data_prop=propagate
                     )
-            except Exception:  # noqa: BLE001 - onnx raises many kinds; then nothing is inferred
+            except Exception as exc:  # noqa: BLE001 - onnx raises many kinds; nothing is inferred
+                if strict and isinstance(exc, onnx.shape_inference.InferenceError):
+                    faults.extend(_inference_faults(self._proto.graph, str(exc)))
                 return None
 
         def types(model: Any) -> _Types:
             return {v.name: v.type for v in (*model.graph.value_info, *model.graph.output)}
 
-        plain = infer(propagate=False)
+        plain = infer(propagate=False, strict=not overrides)
+        if plain is None and not overrides:  # strict refused: lenient, what it infers
+            plain = infer(propagate=False)
         if plain is None:
-            return {}, dict
+            return {}, dict, faults
         if _many_integers(copy.graph, plain.graph):
-            return types(plain), lambda: types(plain)
-        return types(plain), functools.cache(lambda: types(infer(propagate=True) or plain))
+            return types(plain), lambda: types(plain), faults
+        propagated = functools.cache(lambda: types(infer(propagate=True) or plain))
+        return types(plain), propagated, faults
 
     def _constant(self, tensor: Any) -> _Value:
         """An initializer or a Constant's tensor: its shape, type and (small) numbers."""
@@ -416,7 +426,7 @@ class ONNXModel:
             values[name] = _Value(v.shape, v.etype, v.value, name, f"initializer {name!r}")
         for name, (shape, etype) in self.inputs.items():
             values[name] = _Value(overrides.get(name, shape), etype, None, name, f"input {name!r}")
-        inferred: tuple[_Types, Callable[[], _Types]] | None = None
+        inferred: tuple[_Types, Callable[[], _Types], list[Problem]] | None = None
         for i, node in enumerate(graph.node):
             where = lid, lname, kind = str(i), node_name(node), _kind(node)
             ins: list[_Value] = []
@@ -480,7 +490,7 @@ class ONNXModel:
                     ask = overrides or declared is None or None in (declared[0].rank, declared[1])
                     if inferred is None and (ask or compare):
                         inferred = self._onnx_inferred(overrides)
-                    plain, propagated = inferred or ({}, dict)
+                    plain, propagated, _ = inferred or ({}, dict, [])
                     said = plain.get(out)  # (most often as declared: then no clash)
                     if compare and declared is not None and said not in (None, self._types[out]):
                         _clash(problems, where, k, declared, _shape_of(said))
@@ -515,6 +525,10 @@ class ONNXModel:
                     values[o].shape if o in values else PartialShape(None) for o in node.output
                 ]
                 walked.append(_Node(i, node, self.opset or 0, ins, shapes))
+        if compare:  # the nodes ONNX's strict inference refuses, as onnx.checker does
+            named = {p.layer_id for p in problems}  # (datamove's own words first)
+            faults = (inferred or self._onnx_inferred(overrides))[2]
+            problems.extend(p for p in faults if p.layer_id is None or p.layer_id not in named)
         return values, problems, notes, ports, walked, read
 
     def _sequence(
@@ -692,6 +706,36 @@ def node_name(node: Any) -> str:
 def _fits(got: _Value, shape: PartialShape, etype: str | None) -> bool:
     """Whether a folded value agrees with the shape and element type the file gives its port."""
     return shape.compatible(got.shape) and etype in (None, got.etype)
+
+
+_INFERENCE_FAULT = re.compile(r"\(op_type:([^,)]*)(?:, node name: ([^)]*))?\): (?:\[\w+\] )?(.*)")
+
+
+def _inference_faults(graph: Any, message: str) -> list[Problem]:
+    """The problems of ONNX's strict inference's error ``message``: one per node it names.
+
+    onnx gives each node's fault as ``(op_type:MatMul, node name: mm): ...`` (no name for a
+    nameless node); the first one of a node is kept, of a node of the graph where its type and
+    name tell it (else the model's, naming the type and name). A node whose input ONNX left
+    untyped after a fault before it ("Input 0 expected to have type but instead is null",
+    "Input type for input at index 0 is null") is not refused for itself.
+    """
+    found: dict[tuple[str, str], Problem] = {}
+    for match in _INFERENCE_FAULT.finditer(message):
+        op, name, why = match[1], match[2] or "", match[3].strip()
+        if (op, name) in found or (found and " is null" in why):
+            continue
+        nodes = [i for i, n in enumerate(graph.node) if (n.op_type, n.name) == (op, name)]
+        where: tuple[str | None, str | None, str]
+        if len(nodes) == 1:
+            node = graph.node[nodes[0]]
+            rule, where = "it", (str(nodes[0]), node_name(node), _kind(node))
+        else:  # nameless nodes of one type (one problem for them), or a subgraph's node
+            rule, where = f"a {op} node {name!r}", (None, name or None, op)
+        found[(op, name)] = Problem(
+            "operator", f"ONNX's shape inference refuses {rule}: {why}", *where
+        )
+    return list(found.values())
 
 
 def _clash(
