@@ -571,11 +571,13 @@ def _read_value_not_compiled(seen: Seen) -> dict[str, Any] | None:
     if variable not in seen.assigned:
         why = "a ReadValue without its Assign"
         return {"what": f"no Assign writes its variable {variable!r}", "why": why}
+    if (text := seen.layer.data.get("variable_shape")) is None:
+        return None
     try:
-        shape = parse_shape_attr(seen.layer.data.get("variable_shape", ""), "variable_shape")
+        shape = parse_shape_attr(text, "variable_shape")
     except IRError:  # (another problem)
         return None
-    if shape.rank is not None or "variable_shape" not in seen.layer.data:
+    if shape.rank is not None:
         return None
     return {"what": "a variable of dynamic rank", "why": "a ReadValue of dynamic rank"}
 
