@@ -1,7 +1,7 @@
 """Every test the docs name exists: the file, the function, and the parameter id.
 
 README.md, CONTRIBUTING.md, docs/ and bench/RESULTS.md point at the test that pins a claim, in
-backticks: ``tests/test_core.py::test_error_table[split(axis=3, num_splits=2)]``, or shorter
+backticks: ``tests/test_core.py::test_error_table[split(axis=2)]``, or shorter
 after one such reference: ``::test_name`` (the same file), ``[id]`` right after another
 parameter of the same test, or a bare ``test_name`` (a function of some file under ``tests/``).
 A test renamed or removed leaves the docs pointing at nothing; this finds each such reference.

@@ -6,7 +6,7 @@
 CuPy and array-api-strict (:mod:`._foreign`); any other array API library gets the generic
 :class:`._base.Backend`. Libraries are recognised with ``array_api_compat``'s ``is_*``
 predicates, which look only at modules already imported, so ``import datamove`` imports no
-array library but NumPy. To add a library: a subclass of ``Backend`` and one line in
+array library but NumPy. To add a library: a subclass of ``Backend`` and its branch in
 :func:`_new_backend`.
 """
 

@@ -296,7 +296,9 @@ def register(subparsers: Any) -> None:
         "(repeatable)",
     )
     check.add_argument("--json", action="store_true", help="print the report as JSON")
-    check.add_argument("-v", "--verbose", action="store_true", help="also print every port's shape")
+    check.add_argument(
+        "-v", "--verbose", action="store_true", help="also print every port's shape and the notes"
+    )
     check.set_defaults(func=_check)
 
     run = subparsers.add_parser(

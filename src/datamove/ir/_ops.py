@@ -6,14 +6,15 @@ outputs as the file declares them, and checks the layers around it.
 A record says what datamove does with a layer type: how many inputs it takes and which are
 data, how its outputs are inferred (shape, element type, and value when a small constant), how
 it runs on arrays, and, where its outputs depend on its input shapes alone, its shape plan:
-what each output takes (a NumPy basic index of the data, or a `Join` of the inputs). Every
-other module dispatches through the registry (`LAYER_OPS` itself, `runner`, `shape_planner`...), so
-adding a layer type is one record here. Split, VariadicSplit, StridedSlice, Slice and Concat
-call datamove's operators and their cached plans (one source of truth for their rules);
-Unsqueeze and Squeeze are views, a basic index of the data (`unsqueeze_index`, `squeeze_index`)
-for run and the shape plans alike, and Reshape and Transpose the data's ``reshape`` and
-``transpose`` (`reshape_shape`, `transpose_order`; `Method` in a shape plan), their shapes
-inferred by check's shape-subgraph rules.
+what each output takes (a NumPy basic index of the data, or a `Join` of the inputs). Reading,
+inference, run and shape plans dispatch through the registry (`LAYER_OPS` itself, `runner`,
+`shape_planner`...), so adding a layer type is one record here; `explain`, the CPU plugin's
+notes (`_cpu`) and check's Concat witness search name the types they describe. Split,
+VariadicSplit, StridedSlice, Slice and Concat call datamove's operators and their cached plans
+(one source of truth for their rules); Unsqueeze and Squeeze are views, a basic index of the
+data (`unsqueeze_index`, `squeeze_index`) for run and the shape plans alike, and Reshape and
+Transpose the data's ``reshape`` and ``transpose`` (`reshape_shape`, `transpose_order`; `Method`
+in a shape plan), their shapes inferred by check's shape-subgraph rules.
 """
 
 from __future__ import annotations
