@@ -419,9 +419,10 @@ N = MAX_LENGTH  # parts of ONNX Split-18's num_outputs, read as onnx.reference d
 def test_an_emitter_compares_rules_without_making_every_part(
     emit: Any, want: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # An emitter scans up to 4096 sizes for one where another library's call splits otherwise.
-    # It made both lists of lengths on each: 2**20 parts took about 20 minutes (onnx.reference's
-    # rule and tensor_split agree on every size up to 2**20). No more than a few lists now.
+    # An emitter scanned up to 4096 sizes for one where another library's call splits
+    # otherwise, making both lists of lengths on each: 2**20 parts took about 20 minutes
+    # (onnx.reference's rule and tensor_split agree on every size up to 2**20). It compares
+    # runs, on a few sizes derived from the numbers (_candidates): no more than a few lists.
     made = [0]
     lengths = _splitting._lengths
 
@@ -433,7 +434,7 @@ def test_an_emitter_compares_rules_without_making_every_part(
 
     monkeypatch.setattr(_splitting, "_lengths", counted)
     s = dm.Splitting.from_onnx_split(0, num_outputs=N, reading="reference")
-    if emit is None:  # VariadicSplit of N lengths: no size up to 4096 takes them
+    if emit is None:  # VariadicSplit of N lengths: sizes below N refused
         for lengths_ in ([1] * N, [1] * (N - 1) + [-1]):
             with pytest.raises(dm.NotExpressible, match="parts move with the size"):
                 dm.Splitting.from_variadic_split(0, lengths_).to_webnn("[0..]")
@@ -683,36 +684,89 @@ _COUNT_RULES = ("even", "array_split", "chunk", "size", "onnx", "onnx_reference"
 def _split_rules(draw: Any) -> tuple[str, Any]:
     rule = draw(st.sampled_from((*_COUNT_RULES, "lengths", "lengths-rest", "indices")))
     if rule in _COUNT_RULES:
-        return rule, draw(st.integers(1, 9))
-    values = draw(st.lists(st.integers(0, 6), max_size=5))
+        return rule, draw(st.integers(1, 12))
     if rule == "indices":
-        return rule, tuple(sorted(values))
+        return rule, tuple(draw(st.lists(st.integers(-9, 9), max_size=4)))
+    values = draw(st.lists(st.integers(0, 6), max_size=5))
     if rule == "lengths-rest":
-        return "lengths", (*values, -1)
-    return rule, tuple(values)
+        values.insert(draw(st.integers(0, len(values))), -1)
+    return "lengths", tuple(values)
+
+
+# Past every breakpoint of the numbers drawn here (a count n's last is n * (n - 1) < 132): an
+# unbounded interval's witness, if any, is below it.
+_FAR = 200
+
+
+def _brute_witness(mine: Any, other: Any, lo: int, top: int) -> int | None:
+    return next((d for d in range(lo, top + 1) if mine(d) != other(d)), None)
+
+
+_COUNTS = [(rule, n) for rule in _COUNT_RULES for n in range(1, 7)]
+
+
+@pytest.mark.parametrize(
+    "other",
+    [(r, n) for r in ("even", "array_split", "onnx") for n in range(1, 7)],
+    ids=lambda o: f"{o[0]}({o[1]})",
+)
+def test_the_witness_against_a_count_is_the_smallest_size_that_differs(other: Any) -> None:
+    # Exact on any interval, bounded or not, against every count a library calls (OpenVINO
+    # Split, numpy.array_split/torch.tensor_split, Split-18's num_outputs): every pair of count
+    # rules, every smallest size, against each size run one by one. Against array_split and
+    # num_outputs the first 4096 sizes were scanned: torch.chunk(x, 2) on [4097..] was refused
+    # ("no size up to 8193 tells"), though array_split(x, 2) splits alike on every size from 2.
+    theirs = _splitting._runs_of(*other)
+    for rule, value in _COUNTS:
+        s = dm.Splitting(0, rule, value)
+        mine = _splitting._runs_of(rule, value)
+        diff = [mine(d) != theirs(d) for d in range(_FAR + 1)]
+        want: int | None = None
+        for lo in range(_FAR, -1, -1):  # each size's witness from the next one's
+            want = lo if diff[lo] else want
+            if lo > 40:
+                continue
+            assert s._witness(dm.Dimension(lo, None), *other) == want, (rule, value, lo)
+            bounded = want if want is not None and want <= lo + 9 else None
+            assert s._witness(dm.Dimension(lo, lo + 9), *other) == bounded, (rule, value, lo)
 
 
 @settings(max_examples=examples(400), deadline=None)
 @given(
     split=_split_rules(),
-    p=st.integers(1, 9),
-    lo=st.integers(0, 40),
-    span=st.integers(0, 60),
-    closest=st.booleans(),
+    other=_split_rules(),
+    lo=st.integers(0, 60),
+    span=st.none() | st.integers(0, 60),
 )
-def test_the_witness_against_an_even_count_is_the_smallest_size_that_differs(
-    split: tuple[str, Any], p: int, lo: int, span: int, closest: bool
+def test_the_witness_is_the_smallest_size_that_differs_for_any_two_splits(
+    split: tuple[str, Any], other: tuple[str, Any], lo: int, span: int | None
 ) -> None:
-    # Exact on any interval, without a scan (ONNX Split-13, OpenVINO Split, tf.split's count):
-    # against every size of the interval, run one by one.
-    rule, value = split
-    s = dm.Splitting(0, rule, value)
-    if closest or (rule == "onnx" and value != p):  # onnx: only against its own count
-        p = s._closest_count()
-    if p == 0:  # no lengths: Split() of no outputs is written as it is, never compared
+    # Lengths and indices too, against any split (a count of another number, lengths with a
+    # -1 as _rest_lengths tries), and the two searches that scanned as _witness did: lengths
+    # with a -1 that split alike (_rest_lengths), the first size with another count of parts
+    # (_count_changes). Each against every size of the interval, or up to _FAR.
+    s = dm.Splitting(0, *split)
+    mine, theirs = _splitting._runs_of(*split), _splitting._runs_of(*other)
+    top = _FAR if span is None else lo + span
+    dim = dm.Dimension(lo, None if span is None else top)
+    assert s._witness(dim, *other) == _brute_witness(mine, theirs, lo, top)
+
+    def count(d: int) -> int | None:
+        runs = mine(d)
+        return None if runs is None else sum(c for _, c in runs)
+
+    changes = next((d for d in range(lo + 1, top + 1) if count(d) != count(lo)), None)
+    assert s._count_changes(dim) == changes
+    if split[0] == "lengths":
         return
-    other = _splitting._even_runs(p)
-    mine = _splitting._runs_of(rule, value)
-    dim = dm.Dimension(lo, lo + span)
-    want = next((d for d in range(lo, lo + span + 1) if mine(d) != other(d)), True)
-    assert s._witness(dim, other) == want, (rule, value, p, dim)
+    runs = [d for d in range(lo, top + 1) if mine(d) is not None][:2]
+    rest = None
+    if len(runs) == 2 and count(runs[0]) == count(runs[1]):
+        a, b = s.lengths(runs[0]), s.lengths(runs[1])
+        moved = [k for k in range(len(a)) if a[k] != b[k]]
+        if len(moved) == 1:  # lengths read off the split, alike on its two smallest sizes
+            rest = (*a[: moved[0]], -1, *a[moved[0] + 1 :])
+            w = _brute_witness(mine, _splitting._runs_of("lengths", rest), lo, top)
+            assert s._witness(dim, "lengths", rest) == w
+            rest = rest if w is None else None
+    assert s._rest_lengths(dim) == rest

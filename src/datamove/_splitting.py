@@ -99,9 +99,6 @@ def onnx_split_version(opset: Any) -> int:
 # The element types of tf.split's sizes (its SplitV's Tlen).
 _TF_SIZE_TYPES: Final = ("int8", "int32", "int64")
 
-# Sizes scanned for a witness on an axis whose sizes are not bounded.
-_SCAN: Final = 4096
-
 
 def _lengths(rule: str, value: Any, d: int) -> tuple[int, ...] | None:
     """The parts' lengths on an axis of size ``d``; ``None`` where the rule refuses the split.
@@ -207,47 +204,35 @@ def _runs_of(rule: str, value: Any) -> Callable[[int], Runs | None]:
     return lambda d: None if known > d else _merged([*before, (d - known, 1), *after])
 
 
-def _even_runs(p: int) -> Callable[[int], Runs | None]:
-    """``_runs`` of the ``even`` rule of ``p`` parts, for ``_witness`` to decide exactly."""
+def _candidates(splits: Iterable[tuple[str, Any]], lo: int, top: int) -> list[int]:
+    """Sizes in ``[lo, top]`` that hold the smallest where two splits differ, if they differ.
 
-    def runs(d: int) -> Runs | None:
-        return _runs("even", p, d)
-
-    runs.even = p  # type: ignore[attr-defined]
-    return runs
-
-
-def _even_candidates(rule: str, value: Any, p: int, lo: int, top: int) -> list[int]:
-    """Sizes in ``[lo, top]`` that hold the smallest where a split differs from ``even``'s.
-
-    The split is ``rule`` with ``value`` (``onnx``: of ``p`` parts too), ``even`` of ``p``
-    parts; the smallest size where they differ is among these, if there is one.
-
-    ``even`` runs on the multiples of ``p`` alone, in ``p`` equal parts: the split differs on a
-    size not a multiple of ``p`` where it runs, and on a multiple where its parts are not those.
-    A rule that runs on every size (``array_split``, ``chunk``, ``size``, ``onnx_reference``,
-    ``indices``) has one of ``lo``, ``lo + 1`` off the multiples (``p`` of 2 and more); of 1
-    part, ``even`` is the whole axis, which ``chunk`` of ``n`` gives on sizes 1, and ``size`` of
-    ``n`` on sizes up to ``n``. ``even`` of ``n``, where ``p`` does not divide ``n``, runs off
-    the multiples of ``p`` on its first or second multiple, and on a multiple of ``p`` gives
-    another count; ``onnx`` of ``p`` gives ``even``'s parts on its multiples and runs on
-    ``p*q + r`` (``0 < r < p``) from ``q = p - 1 - r``. Lengths run on their sum ``K`` (with a
-    ``-1``: from ``K``, and give equal parts on one size at most), refused elsewhere.
+    Between breakpoints set by its numbers a split's parts are affine in the size (a count
+    ``n``'s in ``d // n``, on each ``d % n``), and two splits that agree on a size agree on the
+    next only where both grow the same part; so they first differ at ``lo``, ``lo + 1``,
+    ``lo + 2`` or just past a breakpoint from ``lo``. A count's breakpoints are its next two
+    multiples and the next multiple of ``k = ceil(d / n)`` (``chunk``'s and
+    ``onnx_reference``'s parts of ``k`` grow the last until it is ``k``, then one more part
+    starts); ``onnx``'s also the first size off the multiples where it runs (``n*q + r``,
+    ``0 < r < n``, from ``q = n - 1 - r``). Lengths' is their sum, indices' each index.
+    ``tests/test_splitting.py`` checks the sizes found against every size, one by one.
     """
-    m1 = -(-lo // p) * p  # the first multiple of p from lo
-    out = {lo, lo + 1, lo + 2, m1, m1 + p}
-    if rule in ("even", "onnx", "size") and value:
-        n = int(value)
-        first = -(-lo // n) * n
-        out |= {first, first + n, n + 1}
-        if rule == "onnx" and n > 1:  # the first size off the multiples of n that it runs
-            q, r = divmod(lo, n)
-            least = max(r, 1, n - 1 - q)
-            out.add(q * n + least if least < n else (q + 1) * n + max(1, n - 2 - q))
-    elif rule == "lengths":
-        k = sum(v for v in value if v != -1)
-        at = max(lo, k)
-        out |= {k, at, at + 1, -(-at // p) * p}
+    out = {lo, lo + 1, lo + 2}
+    for rule, value in splits:
+        if rule == "lengths":
+            ends = [sum(v for v in value if v != -1)]
+        elif rule == "indices":
+            ends = [abs(i) for i in value]
+        else:
+            n = int(value)
+            m = -(-lo // n) * n
+            k = -(-(lo + 1) // n)  # parts of k from lo + 1 to the next multiple of n
+            ends = [m, m + n, -(-(lo + 1) // k) * k]
+            if rule == "onnx" and n > 1:
+                q, r = divmod(lo, n)
+                least = max(r, 1, n - 1 - q)
+                out.add(q * n + least if least < n else (q + 1) * n + max(1, n - 2 - q))
+        out |= {e + i for e in ends for i in range(3)}
     return sorted(d for d in out if lo <= d <= top)
 
 
@@ -788,46 +773,31 @@ class Splitting:
         return [s(x) for s in self.as_slicings(shape)]
 
     # -- emitters --------------------------------------------------------------------------
-    def _witness(self, dim: Dimension, other: Callable[[int], Runs | None]) -> int | bool:
-        """The smallest allowed size on which ``other`` splits otherwise (or refuses otherwise).
+    def _witness(self, dim: Dimension, rule: str, value: Any) -> int | None:
+        """The smallest size ``dim`` allows on which the split ``rule`` with ``value`` differs.
 
-        ``other`` gives runs (``_runs``). ``True``: none, and every allowed size was checked;
-        ``False``: none in the sizes checked.
+        It splits otherwise there, or refuses otherwise; None where no size differs. Exact on
+        any interval, bounded or not: the sizes tried are ``_candidates``, never a scan.
         """
-        top = dim.max if dim.max is not None else INT64_MAX
-        mine = _runs_of(self.rule, self.value)
-        even = getattr(other, "even", None)
-        if even is not None and (self.rule != "onnx" or self.value == even):
-            # against a count that must divide: exact, on the sizes where they can first differ
-            sizes = _even_candidates(self.rule, self.value, even, dim.min, top)
-            return next((d for d in sizes if mine(d) != other(d)), True)
-        for d in range(dim.min, min(top, dim.min + _SCAN) + 1):
-            if mine(d) != other(d):
-                return d
-        return top <= dim.min + _SCAN
+        mine, other = _runs_of(self.rule, self.value), _runs_of(rule, value)
+        sizes = _candidates([(self.rule, self.value), (rule, value)], dim.min, largest(dim))
+        return next((d for d in sizes if mine(d) != other(d)), None)
 
     def _rest_lengths(self, dim: Dimension) -> tuple[int, ...] | None:
         """Lengths with one ``-1`` (the rest) that split as this split on every size ``dim`` allows.
 
         The candidate is read on the two smallest allowed sizes the split runs on: the same
         count of parts, one of them longer on the second. ``None`` where there is none, or it
-        splits otherwise on an allowed size (or not every size could be checked).
+        splits otherwise on an allowed size.
         """
         first = self._smallest_run(dim)
-        top = dim.max if dim.max is not None else INT64_MAX
-        if first is None or first >= top:
+        if first is None or first >= largest(dim):
             return None
-        mine = _runs_of(self.rule, self.value)
-        second = next(
-            (d for d in range(first + 1, min(top, first + _SCAN) + 1) if mine(d) is not None),
-            None,
-        )
+        second = self._smallest_run(Dimension(first + 1, dim.max))
         if second is None:
             return None
-        a, b = mine(first), mine(second)
-        assert a is not None
-        assert b is not None
-        if sum(c for _, c in a) != sum(c for _, c in b):
+        mine = _runs_of(self.rule, self.value)
+        if sum(c for _, c in mine(first) or ()) != sum(c for _, c in mine(second) or ()):
             return None
         la, lb = self.lengths(first), self.lengths(second)
         moved = [i for i, (u, v) in enumerate(zip(la, lb, strict=True)) if u != v]
@@ -835,10 +805,13 @@ class Splitting:
             return None
         k = moved[0]
         candidate = (*la[:k], -1, *la[k + 1 :])
-        return candidate if self._witness(dim, _runs_of("lengths", candidate)) is True else None
+        return None if self._witness(dim, "lengths", candidate) else candidate
 
     def _count_changes(self, dim: Dimension) -> int | None:
-        """An allowed size with another number of parts than on the smallest (or refused)."""
+        """The smallest allowed size with another number of parts than on the smallest.
+
+        (Or refused where that is not, or the other way round.) Exact, as ``_witness``.
+        """
         mine = _runs_of(self.rule, self.value)
 
         def count(d: int) -> int | None:
@@ -846,8 +819,8 @@ class Splitting:
             return None if runs is None else sum(c for _, c in runs)
 
         first = count(dim.min)
-        top = min(dim.max if dim.max is not None else INT64_MAX, dim.min + _SCAN)
-        return next((d for d in range(dim.min + 1, top + 1) if count(d) != first), None)
+        sizes = _candidates([(self.rule, self.value)], dim.min + 1, largest(dim))
+        return next((d for d in sizes if count(d) != first), None)
 
     def _emit(
         self,
@@ -891,10 +864,8 @@ class Splitting:
         )
         value = self._closest_count()
         call, rule = count(value), count_rule
-        w = self._witness(
-            dim, _even_runs(value) if rule == "even" else lambda d: _runs(rule, value, d)
-        )
-        if w is True:  # the closest call splits alike on every allowed size
+        w = self._witness(dim, rule, value)
+        if w is None:  # the closest call splits alike on every allowed size
             return call
         unrun = ""  # lengths with a -1 that split alike, but do not run on every allowed size
         if found is not None:
@@ -903,22 +874,15 @@ class Splitting:
             if not below or least <= dim.min:
                 return rest(found)
             unrun = f"; the lengths {list(found)} split alike, but on a size below {least} {below}"
-        closest = f"the closest call {call[0]}({call[1]})"
-        if w is False:
-            why = f"no size up to {dim.min + _SCAN} tells {closest} from it"
-        else:
-            why = (
-                f"{closest} {_outcome(_runs(rule, value, w), w)} "
-                f"where this split {_outcome(_runs(self.rule, self.value, w))}"
-            )
         raise NotExpressible(
             dialect,
             "shape",
             shape,
             f"allows sizes {dim} on axis {self.axis}; {dialect} has no {self.rule!r} rule, "
-            f"and {why}{unrun}",
+            f"and the closest call {call[0]}({call[1]}) {_outcome(_runs(rule, value, w), w)} "
+            f"where this split {_outcome(_runs(self.rule, self.value, w))}{unrun}",
             hint=pass_the_shape(shape, f"a static size of axis {self.axis}"),
-            witness=None if w is False else (w,),
+            witness=(w,),
         )
 
     def to_openvino(self, shape: ShapeLike | None = None) -> tuple[str, dict[str, Any]]:
@@ -1136,22 +1100,20 @@ class Splitting:
             check_part_count(int(self.value))
             return ("split", {"splits": int(self.value), "axis": axis})
         if not dim.is_static:
-            # Sizes that tile one size tile no other: the smallest allowed size shows it.
+            # Sizes that tile one size tile no other: the next size (or, where the smallest is
+            # refused, the first the split runs on) shows it.
             first = _runs(self.rule, self.value, dim.min)
-            w = self._witness(dim, lambda _: first)
+            w = dim.min + 1 if first is not None else self._smallest_run(dim)
+            assert w is not None  # _check_runs: the split runs on an allowed size
             raise NotExpressible(
                 WEBNN_SPLIT,
                 "shape",
                 shape,
                 f"allows sizes {dim} on axis {self.axis}; WebNN's sizes are fixed when the graph "
-                f"is built, and the {self.rule!r} rule's parts move with the size"
-                + (
-                    ""
-                    if isinstance(w, bool)
-                    else f" ({_runs_text(first)} on size {dim.min}, not on {w})"
-                ),
+                f"is built, and the {self.rule!r} rule's parts move with the size "
+                f"({_runs_text(first)} on size {dim.min}, not on {w})",
                 hint="pass the static shape",
-                witness=None if isinstance(w, bool) else (w,),
+                witness=(w,),
             )
         lengths = self.lengths(dim.min)
         check_tiling(lengths, dim.min, self.axis, WEBNN_SPLIT, shape, self.value)
