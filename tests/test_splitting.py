@@ -369,6 +369,37 @@ def test_a_split_whose_first_difference_is_past_4096_sizes_names_it() -> None:
         sp(np.zeros(4098))
 
 
+@pytest.mark.parametrize("shape", ["[4097..]", "[2..]", "[2..9000]"])
+def test_a_count_that_splits_alike_past_4096_sizes_is_written(shape: str) -> None:
+    # torch.chunk(x, 2) on [4097..] was refused ("no size up to 8193 tells" array_split(x, 2)
+    # from it: 4096 sizes scanned, none told), a false refusal: from size 2 on both give
+    # ceil(d / 2) and the rest, as torch.tensor_split(x, 2) does too.
+    s = dm.Splitting.from_torch(2, function="chunk")
+    emitted = s.to_numpy(shape)
+    assert emitted == ("array_split", {"indices_or_sections": 2, "axis": 0})
+    for d in (2, 3, 4097, 4098, 8193, 8194, 10**6 + 1):
+        x = np.arange(d)
+        want = run("torch", "chunk", 2, 0, x)
+        assert same_parts(call("numpy", emitted, x), want), d
+        assert same_parts(run("torch", "tensor_split", 2, 0, x), want), d
+    with pytest.raises(dm.NotExpressible) as info:  # size 1: chunk gives (1,), not (1, 0)
+        s.to_numpy("[1..]")
+    assert info.value.witness == (1,)
+
+
+def test_a_witness_past_4096_sizes_of_a_bounded_interval_is_named() -> None:
+    # torch.split(x, 5000) on [1..6000]: one part up to 5000, two on 5001, where the closest
+    # NumPy call (array_split of 1) keeps one: it said "no size up to 4097 tells", no witness
+    s = dm.Splitting.from_torch(5000)
+    with pytest.raises(dm.NotExpressible, match=r"size 5001 into \(5001,\)") as info:
+        s.to_numpy("[1..6000]")
+    assert info.value.witness == (5001,)
+    ours = closest(s, "numpy", 0)
+    for d in (1, 4097, 5000, 5001):  # alike below the witness, not on it
+        x = np.arange(d)
+        assert same_parts(call("numpy", ours, x), run("torch", "split", 5000, 0, x)) == (d < 5001)
+
+
 def test_a_splitting_is_immutable() -> None:
     sp = dm.Splitting.from_split(1, 2)
     with pytest.raises(AttributeError, match="immutable"):

@@ -324,3 +324,22 @@ def test_split_13_says_exactly_when_no_size_tells_the_count_from_the_split() -> 
     x = np.arange(9998, dtype=np.int64)
     assert run_ort(model, x) is None
     assert splits(s, x) is not None
+
+
+@pytest.mark.parametrize("reading", ["spec", "reference"])
+def test_split_18_of_two_outputs_is_array_split_on_every_size(reading: str) -> None:
+    # Split-18's num_outputs=2 to NumPy or PyTorch on [1..] was refused (4096 sizes scanned,
+    # none told): on every size it gives ceil(d / 2) and the rest, in onnxruntime and
+    # onnx.reference alike ((1, 0) on 1), as numpy.array_split and torch.tensor_split do.
+    s = dm.Splitting.from_onnx_split(0, num_outputs=2, reading=reading)
+    numpy_call, torch_call = s.to_numpy("[1..]"), s.to_torch("[1..]")
+    assert numpy_call == ("array_split", {"indices_or_sections": 2, "axis": 0})
+    assert torch_call == ("tensor_split", {"sections": 2, "dim": 0})
+    model = split_model((None,), 0, 2, num_outputs=2)  # type: ignore[arg-type]
+    for d in (0, 1, 2, 3, 4097, 8193, 10**5 + 1):
+        x = np.arange(d, dtype=np.int64)
+        got = run_ort(model, x)
+        assert got is not None
+        assert same_parts(got, run_reference(model, x)), d
+        assert same_parts(got, np.array_split(x, 2)), d
+        assert same_parts(got, [t.numpy() for t in torch.tensor_split(torch.from_numpy(x), 2)])
