@@ -164,3 +164,30 @@ def test_a_rule_openvino_lacks_is_a_rest_length_where_it_splits_alike_on_every_s
     assert "the lengths [2, 2, 2, -1] split alike, but on a size below 6 OpenVINO's CPU" in str(
         e.value
     )
+
+
+@pytest.mark.parametrize(
+    ("s", "shape", "lengths", "ref"),
+    [
+        (dm.Splitting.from_numpy([2]), "[2..]", [2, -1], lambda x: np.split(x, [2])),
+        (dm.Splitting.from_numpy([2]), "[2..9000]", [2, -1], lambda x: np.split(x, [2])),
+        (
+            dm.Splitting.from_torch([2, 3], function="tensor_split"),
+            "[3..]",
+            [2, 1, -1],
+            _torch(torch.tensor_split, [2, 3]),
+        ),
+    ],
+)
+def test_indices_are_a_rest_length_past_4096_sizes(
+    s: dm.Splitting, shape: str, lengths: list[int], ref: Callable[[np.ndarray], list[Any]]
+) -> None:
+    # numpy.split(x, [2]) to OpenVINO on [2..] or [2..9000] was refused: the lengths [2, -1]
+    # were checked on the first 4096 sizes only, and none of those said "every size"
+    assert s.to_openvino(shape) == ("VariadicSplit", {"axis": 0, "split_lengths": lengths})
+    assert list(s.to_tf(shape)[1]["num_or_size_splits"]) == lengths
+    sizes = [dm.PartialShape(shape).dims[0].min, 4097, 4098, 9000]
+    node = build("VariadicSplit", {"axis": 0, "split_lengths": lengths}, shape)
+    xs = [np.arange(d, dtype=np.float32) for d in sizes]
+    for x, ran in zip(xs, oracle.run_cpu_each(node, xs), strict=True):
+        assert [a.tolist() for a in ran] == [a.tolist() for a in ref(x)], len(x)
