@@ -8,7 +8,7 @@ data, how its outputs are inferred (shape, element type, and value when a small 
 it runs on arrays, and, where its outputs depend on its input shapes alone, its shape plan:
 what each output takes (a NumPy basic index of the data, or a `Join` of the inputs). Reading,
 inference, run and shape plans dispatch through the registry (`LAYER_OPS` itself, `runner`,
-`shape_planner`...), so adding a layer type is one record here; `explain`, the CPU plugin's
+`shape_planner`...), so adding a layer type is one record here. `explain`, the CPU plugin's
 notes (`_cpu`) and check's Concat witness search name the types they describe. Split,
 VariadicSplit, StridedSlice, Slice and Concat call datamove's operators and their cached plans
 (one source of truth for their rules); Unsqueeze and Squeeze are views, a basic index of the
