@@ -270,8 +270,11 @@ class ONNXModel:
             return {}, dict, []
         onnx = _onnx()
         copy = _bare_copy(self._proto)
+        inputs = {v.name for v in copy.graph.input}
         for v in copy.graph.output:
-            if v.type.HasField("tensor_type"):
+            if v.name in inputs:  # typed as the input (an empty type would override it)
+                v.ClearField("type")
+            elif v.type.HasField("tensor_type"):
                 v.type.tensor_type.ClearField("shape")
                 v.type.tensor_type.ClearField("elem_type")
         for v in copy.graph.input:

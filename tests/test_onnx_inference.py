@@ -1,0 +1,71 @@
+"""ONNX `check` runs ONNX's strict shape inference as onnx.checker (``full_check``) runs it.
+
+Each model is built here with ``onnx.helper`` and given to onnx.checker, onnxruntime and
+OpenVINO (read and compiled for the CPU) where installed: datamove says OK only where they
+accept it, or gives the documented answer where they disagree (docs/ir.md, ONNX files).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from datamove import ir
+
+onnx_graphs = pytest.importorskip("onnx_graphs")
+onnx = onnx_graphs.onnx
+helper, TensorProto = onnx.helper, onnx.TensorProto
+F32 = TensorProto.FLOAT
+
+
+def _tensor(name: str, shape: list[int] | None, etype: int = F32) -> Any:
+    return helper.make_tensor_value_info(name, etype, shape)
+
+
+def _model(nodes: list[Any], inputs: list[Any], outputs: list[Any], **graph: Any) -> Any:
+    imports = graph.pop("imports", [("", 17)])
+    model = helper.make_model(
+        helper.make_graph(nodes, "g", inputs, outputs, **graph),
+        opset_imports=[helper.make_opsetid(*i) for i in imports],
+    )
+    model.ir_version = 8
+    return model
+
+
+def _ort_error(model: Any) -> str | None:
+    ort = pytest.importorskip("onnxruntime")
+    options = ort.SessionOptions()
+    options.log_severity_level = 4  # its refusals are expected here: no log lines
+    try:
+        ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+    except Exception as exc:  # noqa: BLE001 - onnxruntime's errors have no common base
+        return str(exc)
+    return None
+
+
+def _ov_error(path: Path) -> str | None:
+    ov = pytest.importorskip("openvino")
+    try:
+        ov.Core().compile_model(str(path), "CPU")
+    except Exception as exc:  # noqa: BLE001 - OpenVINO's errors have no common base
+        return str(exc)
+    return None
+
+
+def _problems(model: Any, tmp_path: Path) -> list[tuple[str, str | None, str]]:
+    report = ir.read_onnx(onnx_graphs.save(model, tmp_path)).check()
+    return [(p.kind, p.layer_name, p.message) for p in report.problems]
+
+
+def test_a_graph_input_that_is_a_graph_output_keeps_its_type(tmp_path: Path) -> None:
+    """A Relu of an input also the graph's output: every tool takes it (fixed: ONNX's
+    inference saw the output's type emptied over the input's, "Element type of input 0
+    unknown")."""
+    x = _tensor("x", [2, 3])
+    model = _model([helper.make_node("Relu", ["x"], ["r"])], [x], [x, _tensor("r", [2, 3])])
+    assert onnx_graphs.checker_error(model) is None
+    assert _ort_error(model) is None
+    assert _ov_error(onnx_graphs.save(model, tmp_path)) is None
+    assert _problems(model, tmp_path) == []
