@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from datamove import ir
@@ -69,3 +70,51 @@ def test_a_graph_input_that_is_a_graph_output_keeps_its_type(tmp_path: Path) -> 
     assert _ort_error(model) is None
     assert _ov_error(onnx_graphs.save(model, tmp_path)) is None
     assert _problems(model, tmp_path) == []
+
+
+@pytest.mark.parametrize("declared", [True, False], ids=["declared", "undeclared"])
+@pytest.mark.parametrize(
+    ("bad", "good"),
+    [
+        pytest.param(
+            helper.make_node("Cast", ["x"], ["c"], name="bad"),
+            helper.make_node("Cast", ["x"], ["c"], name="bad", to=F32),
+            id="Cast without 'to'",
+        ),
+        pytest.param(
+            helper.make_node("Foo", ["x"], ["c"], name="bad"),
+            helper.make_node("Relu", ["x"], ["c"], name="bad"),
+            id="Foo",
+        ),
+        pytest.param(
+            helper.make_node("Relu", ["x"], ["c"], name="bad", domain="zz"),
+            helper.make_node("Relu", ["x"], ["c"], name="bad"),
+            id="a domain not imported",
+        ),
+    ],
+)
+def test_the_other_nodes_faults_are_found_beside_a_node_onnx_checker_refuses(
+    tmp_path: Path, bad: Any, good: Any, declared: bool
+) -> None:
+    """A node onnx.checker refuses (its schema, its operator) before a Relu of its output and
+    a MatMul [2,3] x [4,5]: ONNX's inference runs on the graph without it (its output a graph
+    input of the type declared, else none: the Relu left untyped is not refused), so the
+    MatMul's fault, which the checker finds once the node is right, is found too (fixed: none
+    was, ONNX's inference was not run or stopped at the node)."""
+    w = onnx.numpy_helper.from_array(np.zeros((4, 5), np.float32), "w")
+
+    def model(node: Any) -> Any:
+        nodes = [node, helper.make_node("Relu", ["c"], ["r"], name="relu")]
+        nodes.append(helper.make_node("MatMul", ["x", "w"], ["y"], name="mm"))
+        value_info = [_tensor("c", [2, 3])] if declared else []
+        outputs = [_tensor("r", [2, 3]), _tensor("y", [2, 5])]
+        return _model(
+            nodes, [_tensor("x", [2, 3])], outputs, initializer=[w], value_info=value_info
+        )
+
+    rule = "Incompatible dimensions for matrix multiplication"
+    assert rule in str(onnx_graphs.checker_error(model(good)))
+    assert _ort_error(model(bad)) is not None
+    found = _problems(model(bad), tmp_path)
+    assert [p[1] for p in found] == ["bad", "mm"]
+    assert found[1] == ("operator", "mm", f"ONNX's shape inference refuses it: {rule}")

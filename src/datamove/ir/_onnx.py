@@ -41,6 +41,7 @@ import re
 import warnings
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -255,28 +256,21 @@ class ONNXModel:
         an undeclared output needs it) with: a Reshape or Expand by a shape computed from
         static dims gets a static output, as the checked nodes after it need. Without new input
         shapes (``overrides``) it runs strict and checking types first, as onnx.checker runs
-        it: each node it refuses is a problem (`_inference_faults`); then again, lenient. None
-        in a graph of a node its operator's schema refuses (`_schema_fault`): ONNX's inference
-        of such a node may end the process (a segmentation fault, onnx 1.23).
+        it: each node it refuses is a problem (`_inference_faults`); then again, lenient.
 
         Run on a copy without the declared ``value_info`` and output types, so that what it
-        infers is its own, never an echo of the file, and without the data of the initializers
-        but small integer ones (`_bare_copy`: 200 MB of weights are not copied). Without data
+        infers is its own, never an echo of the file, without the nodes onnx.checker refuses
+        (`_unknown_operator`, `_schema_fault`: ONNX's inference may end the process on one, a
+        segmentation fault in onnx 1.23, or hide the other nodes' faults after it), and without
+        the data of the initializers but small integer ones (`_bare_copy`: 200 MB of weights
+        are not copied). Without data
         propagation where an integer tensor may have more than `_MAX_VALUES` elements
         (`_many_integers`): it allocates for each element a Gather's indices claim, 600 MB for a
         330-byte file whose indices claim 4 million, whether or not the file holds them.
         """
-        if self._faults:  # its inference may crash on them (TreeEnsemble-5 without input 0)
-            return {}, dict, []
         onnx = _onnx()
-        copy = _bare_copy(self._proto)
-        inputs = {v.name for v in copy.graph.input}
-        for v in copy.graph.output:
-            if v.name in inputs:  # typed as the input (an empty type would override it)
-                v.ClearField("type")
-            elif v.type.HasField("tensor_type"):
-                v.type.tensor_type.ClearField("shape")
-                v.type.tensor_type.ClearField("elem_type")
+        left = self._refused.keys() | self._faults.keys()
+        copy = _bare_copy(self._proto, left)
         for v in copy.graph.input:
             for d in v.type.tensor_type.shape.dim if v.type.HasField("tensor_type") else ():
                 if d.HasField("dim_value") and d.dim_value < 0:  # unknown, as _shape_of reads it
@@ -303,7 +297,7 @@ class ONNXModel:
                     )
             except Exception as exc:  # noqa: BLE001 - onnx raises many kinds; nothing is inferred
                 if strict and isinstance(exc, onnx.shape_inference.InferenceError):
-                    faults.extend(_inference_faults(self._proto.graph, str(exc)))
+                    faults.extend(_inference_faults(self._proto.graph, str(exc), bool(left)))
                 return None
 
         def types(model: Any) -> _Types:
@@ -642,15 +636,29 @@ _INTEGER_CODES: Final = frozenset(
 )
 
 
-def _bare_copy(model: Any) -> Any:
-    """A copy of ``model`` without ``value_info``, for ONNX's shape inference.
+def _bare_copy(model: Any, left: AbstractSet[int]) -> Any:
+    """The copy of ``model`` ONNX's inference runs on: no value_info, output types, nodes ``left``.
 
     Its initializers keep their data only where integers of at most `_MAX_VALUES` elements (the
     rest: name, type and dims), as the inference reads them (a Reshape's shape; a weight's dims).
+    A node left out gives its outputs as graph inputs of the tensor types the file declares
+    (else none: the nodes reading them are left untyped).
     """
     copy = type(model)()
     _copy_fields(model, copy, skip="graph")
-    _copy_fields(model.graph, copy.graph, skip=("initializer", "value_info"))
+    _copy_fields(model.graph, copy.graph, skip=("initializer", "value_info", "node"))
+    graph, nodes = model.graph, model.graph.node
+    made = [o for i in sorted(left) for o in nodes[i].output]
+    declared = {v.name: v for v in (*graph.value_info, *graph.output) if v.name in made}
+    copy.graph.node.extend(n for i, n in enumerate(nodes) if i not in left)
+    copy.graph.input.extend(v for v in declared.values() if (t := _shape_of(v.type)) and t[1])
+    inputs = {v.name for v in copy.graph.input}
+    for v in copy.graph.output:
+        if v.name in inputs or v.name in made:  # its type there (an empty one overrides it)
+            v.ClearField("type")
+        elif v.type.HasField("tensor_type"):
+            v.type.tensor_type.ClearField("shape")
+            v.type.tensor_type.ClearField("elem_type")
     for t in model.graph.initializer:
         if t.data_type in _INTEGER_CODES and math.prod(t.dims) <= _MAX_VALUES:
             copy.graph.initializer.add().CopyFrom(t)
@@ -714,19 +722,20 @@ def _fits(got: _Value, shape: PartialShape, etype: str | None) -> bool:
 _INFERENCE_FAULT = re.compile(r"\(op_type:([^,)]*)(?:, node name: ([^)]*))?\): (?:\[\w+\] )?(.*)")
 
 
-def _inference_faults(graph: Any, message: str) -> list[Problem]:
+def _inference_faults(graph: Any, message: str, left: bool) -> list[Problem]:
     """The problems of ONNX's strict inference's error ``message``: one per node it names.
 
     onnx gives each node's fault as ``(op_type:MatMul, node name: mm): ...`` (no name for a
     nameless node); the first one of a node is kept, of a node of the graph where its type and
     name tell it (else the model's, naming the type and name). A node whose input ONNX left
-    untyped after a fault before it ("Input 0 expected to have type but instead is null",
-    "Input type for input at index 0 is null") is not refused for itself.
+    untyped after a fault before it, or where nodes were ``left`` out (`_bare_copy`), is not
+    refused for itself ("Input 0 expected to have type but instead is null", "Input type for
+    input at index 0 is null").
     """
     found: dict[tuple[str, str], Problem] = {}
     for match in _INFERENCE_FAULT.finditer(message):
         op, name, why = match[1], match[2] or "", match[3].strip()
-        if (op, name) in found or (found and " is null" in why):
+        if (op, name) in found or ((found or left) and " is null" in why):
             continue
         nodes = [i for i, n in enumerate(graph.node) if (n.op_type, n.name) == (op, name)]
         where: tuple[str | None, str | None, str]
