@@ -118,3 +118,40 @@ def test_the_other_nodes_faults_are_found_beside_a_node_onnx_checker_refuses(
     found = _problems(model(bad), tmp_path)
     assert [p[1] for p in found] == ["bad", "mm"]
     assert found[1] == ("operator", "mm", f"ONNX's shape inference refuses it: {rule}")
+
+
+@pytest.mark.parametrize(
+    ("where", "shape", "etype", "rule"),
+    [
+        pytest.param(
+            "input", [2, 3], TensorProto.INT64, "Inferred elem type differs", id="input i64"
+        ),
+        pytest.param(
+            "input", [4, 3], F32, "Inferred shape and existing shape differ", id="input [4,3]"
+        ),
+        pytest.param(
+            "value_info", [2, 3], TensorProto.INT64, "Inferred elem type differs", id="value_info"
+        ),
+    ],
+)
+def test_a_fault_onnx_names_no_node_for_is_a_problem_of_the_model(
+    tmp_path: Path, where: str, shape: list[int], etype: int, rule: str
+) -> None:
+    """An initializer [2,3] f32 that a graph input (or a value_info) declares other: ONNX's
+    strict inference refuses the graph, its words naming no node; onnx.checker refuses each,
+    onnxruntime the input's, OpenVINO none: datamove follows the checker (fixed: each was OK)."""
+    w = onnx.numpy_helper.from_array(np.zeros((2, 3), np.float32), "w")
+    inputs, graph = [_tensor("x", [2, 3])], {"initializer": [w]}
+    if where == "input":
+        inputs.append(_tensor("w", shape, etype))
+    else:
+        graph["value_info"] = [_tensor("w", shape, etype)]
+    model = _model(
+        [helper.make_node("Add", ["x", "w"], ["y"])], inputs, [_tensor("y", [2, 3])], **graph
+    )
+    assert rule in str(onnx_graphs.checker_error(model))
+    assert (_ort_error(model) is None) == (where == "value_info")
+    assert _ov_error(onnx_graphs.save(model, tmp_path)) is None
+    [(kind, at, message)] = _problems(model, tmp_path)
+    assert (kind, at) == ("element-type" if etype != F32 else "shape", None)
+    assert message.startswith(f"ONNX's shape inference refuses the model: {rule}")

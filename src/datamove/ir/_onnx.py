@@ -651,6 +651,8 @@ def _bare_copy(model: Any, left: AbstractSet[int]) -> Any:
     made = [o for i in sorted(left) for o in nodes[i].output]
     declared = {v.name: v for v in (*graph.value_info, *graph.output) if v.name in made}
     copy.graph.node.extend(n for i, n in enumerate(nodes) if i not in left)
+    inits = {t.name for t in graph.initializer}  # (an initializer's is checked against it)
+    copy.graph.value_info.extend(v for v in graph.value_info if v.name in inits)
     copy.graph.input.extend(v for v in declared.values() if (t := _shape_of(v.type)) and t[1])
     inputs = {v.name for v in copy.graph.input}
     for v in copy.graph.output:
@@ -732,8 +734,13 @@ def _inference_faults(graph: Any, message: str, left: bool) -> list[Problem]:
     refused for itself ("Input 0 expected to have type but instead is null", "Input type for
     input at index 0 is null").
     """
+    matches = list(_INFERENCE_FAULT.finditer(message))
+    if not matches:  # the graph's own: an initializer's type other than an input's declares
+        kind = "element-type" if message.startswith("[TypeInferenceError]") else "shape"
+        why = re.sub(r"^\[\w+\] ", "", message.strip())
+        return [Problem(kind, f"ONNX's shape inference refuses the model: {why}")]
     found: dict[tuple[str, str], Problem] = {}
-    for match in _INFERENCE_FAULT.finditer(message):
+    for match in matches:
         op, name, why = match[1], match[2] or "", match[3].strip()
         if (op, name) in found or ((found or left) and " is null" in why):
             continue
