@@ -108,7 +108,6 @@ _JOINS_AND_VIEWS: Final = ("Concat", *VIEWS)  # listed by explain where their ou
 SEQUENCE_NODES: Final = ("SplitToSequence", "SequenceAt")
 EXPLAINED_NODES: Final = (*CHECKED, *VIEWS, *SEQUENCE_NODES)  # the node types explain lists
 SHAPE_NOTE: Final = "shape-subgraph"  # a note: a shape subgraph's node fails at run time
-_DEFAULT_DOMAINS: Final = ("", "ai.onnx")
 # The domains whose operators onnx.checker requires to be in ONNX's registry (checker.cc)
 _CHECKER_DOMAINS: Final = ("", "ai.onnx.ml", "ai.onnx.training")
 # The element types whose constants are read: those a shape subgraph folds (datamove.ir._fold),
@@ -211,8 +210,11 @@ class ONNXModel:
         graph = proto.graph
         self.name = graph.name or Path(path).name
         # The last import of a domain wins, as in onnx.checker and onnxruntime; "ai.onnx" is
-        # the default domain "", as onnxruntime reads it (onnx.checker refuses its nodes)
-        self._imports = {_default(o.domain): int(o.version) for o in proto.opset_import}
+        # the default domain "" where none imports "", as onnx.checker reads it (onnxruntime:
+        # the last of either); a node of domain "ai.onnx": `_unknown_operator`
+        self._imports = {o.domain: int(o.version) for o in proto.opset_import}
+        if (aliased := self._imports.pop("ai.onnx", None)) is not None:
+            self._imports.setdefault("", aliased)
         self.opset = self._imports.get("")
         self._refused = {  # node index -> why ONNX has no such operator
             i: why
@@ -708,7 +710,7 @@ def _many_integers(graph: Any, inferred: Any) -> bool:
 
 
 def _kind(node: Any) -> str:
-    return node.op_type if node.domain in _DEFAULT_DOMAINS else f"{node.domain}.{node.op_type}"
+    return f"{node.domain}.{node.op_type}" if node.domain else node.op_type
 
 
 def node_name(node: Any) -> str:
@@ -817,11 +819,6 @@ def _schemas() -> dict[tuple[str, str], list[Any]]:
     return found
 
 
-def _default(domain: str) -> str:
-    """A domain's name, ``""`` for the default domain's (``ai.onnx``)."""
-    return "" if domain in _DEFAULT_DOMAINS else domain
-
-
 def _domain(domain: str) -> str:
     return f"domain {domain!r}" if domain else "the default domain"
 
@@ -833,9 +830,15 @@ def _unknown_operator(node: Any, imports: Mapping[str, int]) -> str | None:
     the node's domain; or where the domain is one whose operators onnx.checker looks up in
     ONNX's registry (`_CHECKER_DOMAINS`) and its opset at that version has no such operator, or
     one deprecated there. Operators of other domains (onnxruntime's ``com.microsoft``, custom
-    ones) are not known here: ``None``.
+    ones) are not known here: ``None``. A node of domain ``ai.onnx``, the default domain's
+    name in an import, not in a node for onnx.checker and OpenVINO (onnxruntime reads it so).
     """
-    domain, op = _default(node.domain), node.op_type
+    if node.domain == "ai.onnx":
+        return (
+            "its domain 'ai.onnx' names the default domain in an opset import, not in a node "
+            "(write ''), so onnx.checker and OpenVINO refuse it"
+        )
+    domain, op = node.domain, node.op_type
     version = imports.get(domain)
     if version is None:
         return f"the model imports no opset of {_domain(domain)}, so onnx.checker refuses it"
@@ -886,7 +889,7 @@ def _schema_fault(node: Any, imports: Mapping[str, int]) -> tuple[str, str] | No
     Shape-13 has no ``start``, RotaryEmbedding-23 takes 3 or 4 inputs, Cast needs ``to``.
     onnxruntime refuses every such node too.
     """
-    domain = _default(node.domain)
+    domain = node.domain
     versions = _schemas().get((domain, node.op_type)) if domain in _CHECKER_DOMAINS else None
     version = imports.get(domain)
     at = [s for s in versions or () if version is not None and s.since_version <= version]
@@ -1663,7 +1666,7 @@ def read_onnx(path: str | os.PathLike[str]) -> ONNXModel:
                 "it is not a valid ONNX model"
             )
     model = ONNXModel(proto, os.fspath(path))
-    if model.opset is None and any(n.domain in _DEFAULT_DOMAINS for n in proto.graph.node):
+    if model.opset is None and any(not n.domain for n in proto.graph.node):
         raise error(
             "is not a valid ONNX model: it has nodes of the default domain but imports no "
             "opset of it (opset_import)"
