@@ -155,3 +155,28 @@ def test_a_fault_onnx_names_no_node_for_is_a_problem_of_the_model(
     [(kind, at, message)] = _problems(model, tmp_path)
     assert (kind, at) == ("element-type" if etype != F32 else "shape", None)
     assert message.startswith(f"ONNX's shape inference refuses the model: {rule}")
+
+
+@pytest.mark.parametrize(("dim", "openvino"), [(-1, "[?,3]"), (-5, "[0,3]")])
+def test_a_negative_dim_declared_is_unknown_as_the_runtimes_read_it(
+    tmp_path: Path, dim: int, openvino: str
+) -> None:
+    """A graph input declared ``[-1,3]``, its Relu's output ``[2,3]``: onnx.checker takes the
+    dim, but its inference (full_check) reads it as a size, -1, and refuses the output;
+    onnxruntime reads ``[?,3]`` and runs it, OpenVINO too (a dim below -1: ``0``). datamove
+    reads ``?``, OK, as the runtimes."""
+    ov = pytest.importorskip("openvino")
+    ort = pytest.importorskip("onnxruntime")
+    relu = helper.make_node("Relu", ["x"], ["y"])
+    model = _model([relu], [_tensor("x", [dim, 3])], [_tensor("y", [2, 3])])
+    onnx.checker.check_model(model)
+    rule = f"Inferred shape and existing shape differ in dimension 0: ({dim}) vs (2)"
+    assert rule in str(onnx_graphs.checker_error(model))
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    assert session.get_inputs()[0].shape == [None, 3]
+    assert session.run(None, {"x": np.ones((2, 3), np.float32)})[0].shape == (2, 3)
+    path = onnx_graphs.save(model, tmp_path)
+    assert str(ov.Core().read_model(path).inputs[0].get_partial_shape()) == openvino
+    report = ir.read_onnx(path).check()
+    assert report.ok, report.problems
+    assert [str(report.inputs["x"][0]), str(report.outputs["y"][0])] == ["[?,3]", "[2,3]"]
