@@ -180,3 +180,16 @@ def test_a_negative_dim_declared_is_unknown_as_the_runtimes_read_it(
     report = ir.read_onnx(path).check()
     assert report.ok, report.problems
     assert [str(report.inputs["x"][0]), str(report.outputs["y"][0])] == ["[?,3]", "[2,3]"]
+
+
+def test_a_graph_output_of_no_value_is_an_error(tmp_path: Path) -> None:
+    """A graph output no node, input or initializer makes: onnx.checker, onnxruntime and
+    OpenVINO refuse the model, and datamove too (fixed: check said OK)."""
+    x = _tensor("x", [2, 3])
+    model = _model([helper.make_node("Relu", ["x"], ["y"])], [x], [_tensor("z", [2, 3])])
+    assert "Graph output 'z' is not an output of any node" in str(onnx_graphs.checker_error(model))
+    assert "Graph output (z) does not exist in the graph" in str(_ort_error(model))
+    path = onnx_graphs.save(model, tmp_path)
+    assert "is not produced by any operation" in str(_ov_error(path))
+    with pytest.raises(ir.ONNXError, match=r"graph output='z' names no value of the graph"):
+        ir.read_onnx(path)

@@ -237,6 +237,18 @@ class ONNXModel:
                 raise ONNXError(f"input {v.name!r} elem_type", 0, rule)
             self.inputs[v.name] = found if found is not None else (PartialShape(None), None)
         self.outputs = [v.name for v in graph.output]
+        made = {
+            *self._inits,
+            *(v.name for v in graph.input),
+            *(o for n in graph.node for o in n.output),
+        }
+        lost = next((o for o in self.outputs if o not in made), None)
+        if lost is not None:  # onnx.checker, onnxruntime and OpenVINO refuse it
+            rule = (
+                "names no value of the graph (a graph input, an initializer, or a node's output); "
+                "the graph is not a valid ONNX graph"
+            )
+            raise ONNXError("graph output", lost, rule)
         self._declared = _typed((*graph.value_info, *graph.output))
         self._types = {v.name: v.type for v in (*graph.value_info, *graph.output)}  # as written
 
