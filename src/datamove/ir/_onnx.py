@@ -277,10 +277,10 @@ class ONNXModel:
         (`_unknown_operator`, `_schema_fault`: ONNX's inference may end the process on one, a
         segmentation fault in onnx 1.23, or hide the other nodes' faults after it), and without
         the data of the initializers but small integer ones (`_bare_copy`: 200 MB of weights
-        are not copied). Without data
-        propagation where an integer tensor may have more than `_MAX_VALUES` elements
-        (`_many_integers`): it allocates for each element a Gather's indices claim, 600 MB for a
-        330-byte file whose indices claim 4 million, whether or not the file holds them.
+        are not copied). Without data propagation where an integer tensor may have more than
+        `_MAX_VALUES` elements (`_many_integers`): it allocates for each element a Gather's
+        indices claim, 600 MB for a 330-byte file whose indices claim 4 million, whether or not
+        the file holds them.
         """
         onnx = _onnx()
         left = self._refused.keys() | self._faults.keys()
@@ -654,18 +654,19 @@ def _bare_copy(model: Any, left: AbstractSet[int]) -> Any:
     """The copy of ``model`` ONNX's inference runs on: no value_info, output types, nodes ``left``.
 
     Its initializers keep their data only where integers of at most `_MAX_VALUES` elements (the
-    rest: name, type and dims), as the inference reads them (a Reshape's shape; a weight's dims).
-    A node left out gives its outputs as graph inputs of the tensor types the file declares
-    (else none: the nodes reading them are left untyped).
+    rest: name, type and dims), as the inference reads them (a Reshape's shape; a weight's dims),
+    and their ``value_info``, which it checks them against. A node left out gives its outputs as
+    graph inputs of the tensor types the file declares (else none: the nodes reading them are
+    left untyped).
     """
     copy = type(model)()
     _copy_fields(model, copy, skip="graph")
     _copy_fields(model.graph, copy.graph, skip=("initializer", "value_info", "node"))
     graph, nodes = model.graph, model.graph.node
-    made = [o for i in sorted(left) for o in nodes[i].output]
+    made = {o for i in left for o in nodes[i].output}
     declared = {v.name: v for v in (*graph.value_info, *graph.output) if v.name in made}
     copy.graph.node.extend(n for i, n in enumerate(nodes) if i not in left)
-    inits = {t.name for t in graph.initializer}  # (an initializer's is checked against it)
+    inits = {t.name for t in graph.initializer}
     copy.graph.value_info.extend(v for v in graph.value_info if v.name in inits)
     copy.graph.input.extend(v for v in declared.values() if (t := _shape_of(v.type)) and t[1])
     inputs = {v.name for v in copy.graph.input}
@@ -842,8 +843,9 @@ def _unknown_operator(node: Any, imports: Mapping[str, int]) -> str | None:
     the node's domain; or where the domain is one whose operators onnx.checker looks up in
     ONNX's registry (`_CHECKER_DOMAINS`) and its opset at that version has no such operator, or
     one deprecated there. Operators of other domains (onnxruntime's ``com.microsoft``, custom
-    ones) are not known here: ``None``. A node of domain ``ai.onnx``, the default domain's
-    name in an import, not in a node for onnx.checker and OpenVINO (onnxruntime reads it so).
+    ones) are not known here: ``None``. A node of domain ``ai.onnx`` is refused: for
+    onnx.checker and OpenVINO that names the default domain in an import, not in a node
+    (onnxruntime reads it as ``""``).
     """
     if node.domain == "ai.onnx":
         return (
