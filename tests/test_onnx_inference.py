@@ -7,6 +7,8 @@ accept it, or gives the documented answer where they disagree (docs/ir.md, ONNX 
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -193,3 +195,47 @@ def test_a_graph_output_of_no_value_is_an_error(tmp_path: Path) -> None:
     assert "is not produced by any operation" in str(_ov_error(path))
     with pytest.raises(ir.ONNXError, match=r"graph output='z' names no value of the graph"):
         ir.read_onnx(path)
+
+
+@pytest.mark.parametrize("case", ["TreeEnsemble-5 without input 0", "Foo, two Ifs deep"])
+def test_a_fault_onnx_checker_finds_in_a_subgraph_is_its_node_s(tmp_path: Path, case: str) -> None:
+    """A node onnx.checker refuses in an If's branch (its schema; its operator, in an If in a
+    branch): onnx.checker and onnxruntime refuse the model, datamove the top If, with the
+    inner node named (fixed: OK; ONNX's inference of the TreeEnsemble ended the process)."""
+    y = _tensor("t", None)
+    if case.startswith("TreeEnsemble"):
+        from test_onnx_operators import SCHEMA_CASES, _node_model
+
+        name = "ai.onnx.ml:TreeEnsemble-5 input 0 left out"
+        [(schema, *rest)] = [c[1:] for c in SCHEMA_CASES if c[0] == name]
+        inner = _node_model(schema, *rest)
+        imports = [(o.domain, o.version) for o in inner.opset_import]
+        (node,) = inner.graph.node
+        node.output[0] = "t"
+        rule = "its then_branch's node 't' (ai.onnx.ml.TreeEnsemble): leaves input 0 (X) out ('')"
+    else:
+        imports = [("", 17)]
+        node = helper.make_node("If", ["c"], ["t"], name="deep")
+        foo = helper.make_graph([helper.make_node("Foo", ["x"], ["t"], name="foo")], "f", [], [y])
+        node.attribute.extend(
+            [helper.make_attribute(b, foo) for b in ("then_branch", "else_branch")]
+        )
+        rule = "its then_branch's node 'deep' (If): its then_branch's node 'foo' (Foo): 'Foo' is in"
+    then = helper.make_graph([node], "t", [], [y])
+    other = helper.make_graph([helper.make_node("Relu", ["x"], ["t"])], "e", [], [y])
+    top = helper.make_node("If", ["c"], ["y"], name="if", then_branch=then, else_branch=other)
+    c = onnx.numpy_helper.from_array(np.asarray(True), "c")
+    model = _model(
+        [top], [_tensor("x", [4])], [_tensor("y", [4])], initializer=[c], imports=imports
+    )
+    assert onnx_graphs.checker_error(model) is not None
+    assert _ort_error(model) is not None
+    path = onnx_graphs.save(model, tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-m", "datamove", "check", str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 1, done.stderr
+    assert f"layer 0 'if' (If): {rule}" in done.stdout

@@ -221,10 +221,11 @@ class ONNXModel:
             for i, node in enumerate(graph.node)
             if (why := _unknown_operator(node, self._imports)) is not None
         }
-        self._faults = {  # node index -> (kind, rule) of a fault its operator's schema finds
+        self._faults = {  # node index -> (kind, rule) of a fault its schema (or a subgraph) has
             i: fault
             for i, node in enumerate(graph.node)
-            if i not in self._refused and (fault := _schema_fault(node, self._imports))
+            if i not in self._refused
+            and (fault := _schema_fault(node, self._imports) or _inner_fault(node, self._imports))
         }
         self._inits = {t.name: t for t in graph.initializer}
         self.inputs: dict[str, tuple[PartialShape, str | None]] = {}
@@ -889,6 +890,24 @@ def _newer_opsets(imports: Mapping[str, int]) -> list[Problem]:
             )
             notes.append(Problem("opset", rule))
     return notes
+
+
+def _inner_fault(node: Any, imports: Mapping[str, int]) -> tuple[str, str] | None:
+    """The first fault onnx.checker finds in a node of ``node``'s subgraphs, or ``None``.
+
+    An If's branches, a Loop's body, at any depth: an operator `_unknown_operator` refuses, or
+    a node `_schema_fault` refuses (ONNX's inference of the If may end the process on it).
+    """
+    for attr in node.attribute:
+        for graph in (attr.g, *attr.graphs) if attr.HasField("g") else attr.graphs:
+            for inner in graph.node:
+                why = _unknown_operator(inner, imports)
+                fault = ("unsupported", why) if why else None
+                fault = fault or _schema_fault(inner, imports) or _inner_fault(inner, imports)
+                if fault is not None:
+                    at = f"its {attr.name}'s node {node_name(inner)!r} ({_kind(inner)})"
+                    return fault[0], f"{at}: {fault[1]}"
+    return None
 
 
 def _schema_fault(node: Any, imports: Mapping[str, int]) -> tuple[str, str] | None:
