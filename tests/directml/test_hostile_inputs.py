@@ -27,7 +27,7 @@ def test_write_tensor_refuses_layouts_that_share_addresses(data_type, sizes, str
     desc = dml.TensorDesc(data_type, sizes, strides)
     with pytest.raises(dml.DirectMLValidationError, match=r"\[T12\] desc.strides=") as info:
         dml.write_tensor(desc, np.ones(sizes, np.uint8))
-    assert info.value.rules == ["T12"]
+    assert [v.rule for v in info.value.violations] == ["T12"]
 
 
 def test_write_tensor_still_broadcasts_along_size_one_dims() -> None:

@@ -156,7 +156,7 @@ def test_split_into_many_empty_parts_checks_one_desc_per_length() -> None:
         dml.split(np.zeros(0, np.float32), 0, [0] * n)
     err = info.value
     assert len(err.violations) == n + 1  # T5 on the input, S6 on every output
-    assert err.rules[:2] == ["T5", "S6"]
+    assert [v.rule for v in err.violations[:2]] == ["T5", "S6"]
     assert len(str(err).splitlines()) == 1 + MAX_SHOWN + 1
 
 

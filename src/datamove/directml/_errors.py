@@ -52,7 +52,7 @@ class Violation:
     def to_dict(self) -> dict[str, Any]:
         """The violation as JSON-ready data (the value is kept only when JSON can hold it).
 
-        The same method as ``datamove.ir``'s ``Problem.to_dict``; ``as_dict`` is its old name.
+        The same method as ``datamove.ir``'s ``Problem.to_dict``.
 
         Examples
         --------
@@ -63,8 +63,6 @@ class Violation:
         if not isinstance(value, str | int | float | list | None):
             value = show(value)
         return {"rule": self.rule, "path": self.path, "value": value, "message": self.message}
-
-    as_dict = to_dict  # its first name, kept for callers of the public Violation
 
 
 class DirectMLValidationError(ValidationError):
@@ -102,11 +100,6 @@ class DirectMLValidationError(ValidationError):
             listing += f"\n  ... and {count - MAX_SHOWN} more (all in .violations)"
         super().__init__(op, None, violations[0].value, f"{head}\n{listing}", hint=hint)
         self.argument = violations[0].path
-
-    @property
-    def rules(self) -> list[str]:
-        """The rule ids, in the order found."""
-        return [v.rule for v in self.violations]
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickle with the violations."""
