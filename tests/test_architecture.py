@@ -86,6 +86,26 @@ def test_the_library_never_imports_the_command_line():
         assert not reached, f"{name} imports {sorted(reached)}"
 
 
+def test_exit_codes_have_one_home_every_subcommand_imports():
+    from datamove.cli import _exit
+
+    assert (_exit.EXIT_OK, _exit.EXIT_INVALID, _exit.EXIT_USAGE) == (0, 1, 2)  # docs/cli.md
+    modules = _modules()
+    for name, path in modules.items():
+        tree = ast.parse(path.read_text())
+        assigned = {
+            t.id
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Assign)
+            for target in node.targets
+            for t in ast.walk(target)
+            if isinstance(t, ast.Name) and t.id.startswith("EXIT_")
+        }
+        assert not assigned or name == "datamove.cli._exit", f"{name} assigns {sorted(assigned)}"
+        if name.startswith("datamove.cli._") and "def register(" in path.read_text():
+            assert "datamove.cli._exit" in _imports(name, path, modules), name
+
+
 def test_the_walk_sees_a_cycle_where_there_is_one(tmp_path):
     pkg = tmp_path / "datamove"
     pkg.mkdir()

@@ -3,7 +3,8 @@
 Exit codes: 0 ok, 1 invalid input (a datamove ``ValidationError``, or problems ``check`` found),
 2 usage error, 141 when a write finds that the reader of the output went away (``datamove
 examples | true``), as a shell reports a program that SIGPIPE ended; 1 when stdout cannot be
-written otherwise (a full disk, ``>&-``), said in one line on stderr; 130 on Ctrl-C.
+written otherwise (a full disk, ``>&-``), said in one line on stderr; 130 on Ctrl-C
+(``EXIT_*`` in ``_exit``, which every subcommand imports).
 Each subcommand is a module of this package (``_examples``, ``_explain``, ``_convert``, ``_ir``,
 ``_split_file``, ``_dml``, ``_compose``) that registers itself through a
 ``register(subparsers)`` function setting ``func`` (taking the parsed namespace and returning the
@@ -23,16 +24,12 @@ from typing import TYPE_CHECKING, Any, Final
 from datamove import __version__
 from datamove._errors import ValidationError
 from datamove.cli import _compose, _convert, _dml, _examples, _explain, _ir, _split_file
+from datamove.cli._exit import EXIT_INTERRUPTED, EXIT_INVALID, EXIT_PIPE, EXIT_USAGE
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
 __all__ = ["main"]
-
-
-EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
-EXIT_INTERRUPTED = 128 + 2  # 128 + SIGINT: what a shell reports for Ctrl-C
-EXIT_PIPE = 128 + 13  # 128 + SIGPIPE: what a shell reports when the reader closes the pipe
 
 
 class _Parser(argparse.ArgumentParser):

@@ -24,6 +24,7 @@ from datamove._errors import NotExpressible
 from datamove._shape import PartialShape
 from datamove.cli import _dialect_text
 from datamove.cli._dialect_text import SLICING_DIALECTS
+from datamove.cli._exit import EXIT_OK
 
 __all__ = ["register"]
 
@@ -51,11 +52,11 @@ def _run(args: argparse.Namespace) -> int:
     translated = _dialect_text.translate(result, args.dialects or [], shape)
     if args.json:
         print(json.dumps({"numpy": text, "as": translated}))
-        return 0
+        return EXIT_OK
     print(text)
     if translated:
         print("\n".join(_dialect_text.show_blocks(translated)))
-    return 0
+    return EXIT_OK
 
 
 def register(subparsers: Any) -> None:

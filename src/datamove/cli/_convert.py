@@ -33,10 +33,9 @@ from datamove._shape import INT64_MAX, INT64_MIN, PartialShape
 from datamove._splitting import Splitting
 from datamove._strided_slice import MASKS
 from datamove.cli import _dialect_text
+from datamove.cli._exit import EXIT_INVALID, EXIT_OK
 
 __all__ = ["SOURCES", "register", "split_call"]
-
-EXIT_INVALID = 1
 
 # --from NAME -> (required options, optional options), by their dest names; but for the masks
 # (keywords), in the order Slicing.from_NAME takes them.
@@ -279,7 +278,7 @@ def _run(args: argparse.Namespace) -> int:
         print(json.dumps(value))
     else:
         print("\n".join(_dialect_text.render(args.target, value, split)))
-    return 0
+    return EXIT_OK
 
 
 _EPILOG = """\

@@ -11,6 +11,7 @@ from typing import Any, Final
 
 from datamove._errors import ValidationError, plural
 from datamove._files import read_regular
+from datamove.cli._exit import EXIT_INVALID, EXIT_OK
 from datamove.directml._desc import JoinDesc, SplitDesc
 from datamove.directml._enums import FeatureLevel, OperatorType
 from datamove.directml._errors import MAX_SHOWN, DirectMLValidationError, Violation
@@ -19,7 +20,6 @@ from datamove.directml._rules import ValidationOptions
 
 __all__ = ["register"]
 
-EXIT_OK, EXIT_INVALID = 0, 1
 OP: Final = "dml check"  # after "datamove: error: ", as "run" and "convert" are
 # The largest FILE read. DxDispatch model files are kilobytes (weights live in files they name);
 # parsing JSON takes up to about 50 times its size in memory.

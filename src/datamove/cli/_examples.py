@@ -18,6 +18,7 @@ import numpy as np
 
 import datamove as dm
 import datamove.directml as dml  # imported with the CLI: `datamove dml` reads its descs
+from datamove.cli._exit import EXIT_INVALID, EXIT_OK
 
 __all__ = ["EXAMPLES", "Example", "register", "run_examples"]
 
@@ -205,7 +206,7 @@ def _cmd(args: argparse.Namespace) -> int:
     agree = sum(r["ok"] for r in records)
     if args.json:
         print(json.dumps({"examples": records, "agree": agree, "total": len(records)}, indent=2))
-        return 0 if agree == len(records) else 1
+        return EXIT_OK if agree == len(records) else EXIT_INVALID
     for r in records:
         print(f"{r['name']}   ({r['source']})")
         print(f"  data      : [{','.join(map(str, r['input']))}]")
@@ -222,7 +223,7 @@ def _cmd(args: argparse.Namespace) -> int:
         print()
     verdict = "all agree" if agree == len(records) else "MISMATCH"
     print(f"{agree} of {len(records)} spec examples agree with the specs: {verdict}")
-    return 0 if agree == len(records) else 1
+    return EXIT_OK if agree == len(records) else EXIT_INVALID
 
 
 def register(subparsers: Any) -> None:

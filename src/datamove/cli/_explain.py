@@ -33,6 +33,7 @@ from datamove._split import infer_split, infer_variadic_split
 from datamove._splitting import Splitting, onnx_split_version
 from datamove._strided_slice import MASKS, NUMPY_MAXDIMS, infer_strided_slice, numpy_index
 from datamove.cli import _dialect_text, _ir
+from datamove.cli._exit import EXIT_OK
 from datamove.ir._explain import (
     EXPLAINED,
     VIEWS,
@@ -351,12 +352,12 @@ def _print(
         info["as"] = _dialect_text.translate(operation, args.as_, info["input_shape"])
     if args.json:
         print(json.dumps(info, indent=2))
-        return 0
+        return EXIT_OK
     show()
     if "as" in info:
         print("in other dialects:")
         print("\n".join(_dialect_text.show_blocks(info["as"], split)))
-    return 0
+    return EXIT_OK
 
 
 def _show_strided(
@@ -488,7 +489,7 @@ def _print_model(args: argparse.Namespace) -> int:
             info["as"] = _layer_dialects(info, args.as_)
     if args.json:
         print(json.dumps(layers, indent=2))
-        return 0
+        return EXIT_OK
     if not layers:
         kinds, what = (EXPLAINED_NODES, "nodes") if onnx else (EXPLAINED, "layers")
         print(f"no {', '.join(kinds[:-1])} or {kinds[-1]} {what}")
@@ -523,7 +524,7 @@ def _print_model(args: argparse.Namespace) -> int:
             print("  in other dialects:")
             lines = _dialect_text.show_blocks(info["as"], split)
             print("\n".join("    " + line for line in lines))
-    return 0
+    return EXIT_OK
 
 
 def _onnx_split(info: dict[str, Any]) -> Splitting:

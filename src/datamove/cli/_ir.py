@@ -18,6 +18,7 @@ import numpy as np
 
 from datamove._errors import ValidationError
 from datamove._files import commit, kind, temporary_beside
+from datamove.cli._exit import EXIT_INVALID, EXIT_OK
 from datamove.cli._npy import load_npy
 from datamove.ir._errors import where
 from datamove.ir._model import Model, read_model
@@ -114,7 +115,7 @@ def _check(args: argparse.Namespace) -> int:
                     print(f"notes ({heading}):")
                     for note in notes:
                         print(f"  {note}")
-    return 0 if report.ok else 1
+    return EXIT_OK if report.ok else EXIT_INVALID
 
 
 def _layers(model: Any) -> dict[str, tuple[str, str]]:
@@ -268,7 +269,7 @@ def _run(args: argparse.Namespace) -> int:
     else:
         for name, info in summary.items():
             print(f"{name}: {info['dtype']} {info['shape']} -> {info['file']}")
-    return 0
+    return EXIT_OK
 
 
 def register(subparsers: Any) -> None:

@@ -36,6 +36,7 @@ import numpy as np
 from datamove._errors import ValidationError, plural
 from datamove._files import commit, kind, path_name, read_exactly, temporary_beside
 from datamove._split import infer_split, infer_variadic_split
+from datamove.cli._exit import EXIT_OK
 from datamove.cli._npy import NpyHeader, header_bytes, open_npy
 
 if TYPE_CHECKING:
@@ -326,7 +327,7 @@ def _cmd(args: argparse.Namespace) -> int:
     else:
         for f, s in zip(args.out, shapes, strict=True):
             print(f"{f}: {list(s)} ({plural(math.prod(s), 'element')})")
-    return 0
+    return EXIT_OK
 
 
 def register(subparsers: Any) -> None:
