@@ -611,15 +611,15 @@ X = np.zeros((2, 6))
             lambda: dm.strided_slice(X, [0], [2**63]),
             dm.ValidationError,
             "StridedSlice: end=[9223372036854775808] holds 9223372036854775808, which "
-            "does not fit in int64 (hint: OpenVINO computes indices in int64; values are "
+            "does not fit in int64 (hint: no OpenVINO index type holds it; values are "
             "never wrapped)",
             id="strided_slice(end > int64)",
         ),
         pytest.param(
             lambda: dm.infer_split([4], 0, 2**64),
             dm.ValidationError,
-            "Split: num_splits=18446744073709551616 does not fit in int64 (hint: OpenVINO "
-            "computes indices in int64; values are never wrapped)",
+            "Split: num_splits=18446744073709551616 does not fit in int64 (hint: no OpenVINO "
+            "index type holds it; values are never wrapped)",
             id="split(num_splits > int64)",
         ),
         pytest.param(

@@ -215,3 +215,22 @@ def test_ir_messages_read_as_their_siblings(tmp_path: Any) -> None:
     xml.write_text(text.replace("<dim>6</dim>", "<dim>six</dim>", 1))
     with pytest.raises(ir.IRError, match=r"dim='six' is not a dimension \(hint: write 5, 2\.\.10"):
         ir.read_model(xml)
+
+
+@pytest.mark.parametrize(
+    ("call", "runtime"),
+    [
+        pytest.param(lambda: dm.strided_slice(np.arange(3), [2**63], [1]), "OpenVINO", id="ov"),
+        pytest.param(lambda: dm.Slicing.from_tf([2**63], [1]), "TensorFlow", id="tf"),
+        pytest.param(lambda: dm.Splitting.from_tf([2**63, 1]), "TensorFlow", id="tf.split"),
+        pytest.param(lambda: dm.Splitting.from_torch(2**63), "PyTorch", id="torch"),
+        pytest.param(lambda: dm.Splitting.from_numpy([2**63]), "NumPy", id="numpy"),
+        pytest.param(lambda: dm.Slicing.from_onnx([2**63], [1]), "ONNX", id="onnx"),
+        pytest.param(lambda: dm.Slicing.from_dml([2**63], [1], [1]), "DirectML", id="dml"),
+        pytest.param(lambda: dm.Slicing.from_webnn([2**63], [1]), "WebNN", id="webnn"),
+    ],
+)
+def test_the_int64_hint_names_the_runtime_of_the_operator(call: Any, runtime: str) -> None:
+    assert _message(call).endswith(
+        f"(hint: no {runtime} index type holds it; values are never wrapped)"
+    )

@@ -316,15 +316,15 @@ RANK0_RULE = "Slice: data.shape=[] is a scalar (rank 0); Slice needs data of ran
             ([0], np.array([2**64 - 1], np.uint64), [1]),
             dm.ValidationError,
             "Slice: stop=array([18446744073709551615], dtype=uint64) holds "
-            "18446744073709551615, which does not fit in int64 (hint: OpenVINO computes indices "
-            "in int64; values are never wrapped)",
+            "18446744073709551615, which does not fit in int64 (hint: no OpenVINO index type "
+            "holds it; values are never wrapped)",
             id="uint64 stop past int64 (OpenVINO wraps it to -1)",
         ),
         pytest.param(
             ([2**63], [1], [1]),
             dm.ValidationError,
             "Slice: start=[9223372036854775808] holds 9223372036854775808, which does not fit in "
-            "int64 (hint: OpenVINO computes indices in int64; values are never wrapped)",
+            "int64 (hint: no OpenVINO index type holds it; values are never wrapped)",
             id="start 2**63",
         ),
     ],

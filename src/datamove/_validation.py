@@ -3,8 +3,8 @@
 Integer inputs (axis, begin, end, stride, split_lengths) accept Python ints and sequences of them,
 NumPy integer scalars and integer arrays of any integer dtype: the specs' "any integer type".
 Bool and float values are rejected (OpenVINO would truncate floats silently). Values must fit in
-int64, the widest type OpenVINO computes with. Sets, mappings, strings and bytes are no vectors.
-A vector holds at most ``MAX_LENGTH`` values.
+int64, the widest index type of every runtime datamove speaks for; the hint names the operator's.
+Sets, mappings, strings and bytes are no vectors. A vector holds at most ``MAX_LENGTH`` values.
 
 Another library's array (PyTorch, JAX, array-api-strict, Dask, CuPy ...) is never read as a
 parameter: its values may live on a device, be traced (``jax.jit``) or be a Dask graph. Its
@@ -43,17 +43,30 @@ __all__ = [
 ]
 
 
+# The runtime an operator's name belongs to, by its first word ("tf.split", "ONNX Slice"), for the
+# int64 hint; the others (Split, StridedSlice, Slice, Concat, ...) are OpenVINO's.
+_RUNTIMES: Final = {
+    "tf": "TensorFlow",
+    "torch": "PyTorch",
+    "numpy": "NumPy",
+    "ONNX": "ONNX",
+    "DirectML": "DirectML",
+    "WebNN": "WebNN",
+}
+
+
 def _check_range(
     op: str, argument: str, value: Any, ints: tuple[int, ...], *, scalar: bool = False
 ) -> None:
     for v in ints:
         if v < INT64_MIN or v > INT64_MAX:
+            runtime = _RUNTIMES.get(op.replace(".", " ").split()[0], "OpenVINO")
             raise ValidationError(
                 op,
                 argument,
                 value,
                 "does not fit in int64" if scalar else f"holds {v}, which does not fit in int64",
-                hint="OpenVINO computes indices in int64; values are never wrapped",
+                hint=f"no {runtime} index type holds it; values are never wrapped",
             )
 
 

@@ -61,8 +61,8 @@ def _axis(axis: Any, rank: int) -> int:
 
     The type check is DirectML's own, not ``as_int``'s: any Python or NumPy integer but a bool
     (a 0-d NumPy integer array too), as a desc's integer fields take (`integer`). ``as_int``
-    would add OpenVINO's int64 rule and its hint, which mean nothing here (an axis past int64
-    is out of range like any other).
+    would add the int64 rule and its hint, which mean nothing here (an axis past int64 is out of
+    range like any other).
     """
     return normalize_axis("DirectML", "axis", axis, integer("DirectML", "axis", axis), rank)
 
