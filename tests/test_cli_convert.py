@@ -23,8 +23,9 @@ import datamove as dm
 from datamove.cli import main
 from datamove.cli._convert import _EPILOG
 from datamove.cli._dialect_text import translate
-from datamove.ir._examples import write_example, write_onnx_example, write_unsound_example
+from datamove.ir._examples import write_example, write_onnx_example
 from dialect_refs import run_dml, run_webnn
+from ir_examples import write_unsound_example
 from strategies import examples
 from test_dialects import apply_ops, numpy_indices, run_torch, same, shapes
 

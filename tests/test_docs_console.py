@@ -3,7 +3,7 @@
 A ``console`` block holds ``$ datamove ...`` lines (or ``$ python examples/NAME.py``, a script
 of the repository), each followed by the exact output (stdout, then stderr), and ``(exit N)``
 when the exit status is not 0. The files they name are made first: ``example.xml`` by
-``datamove.ir._examples.write_example`` (``unsound.xml`` by ``write_unsound_example``,
+``datamove.ir._examples.write_example`` (``unsound.xml`` by ``ir_examples.write_unsound_example``,
 ``example.onnx`` by ``write_onnx_example`` where ``onnx`` is installed; a session that names it
 skips otherwise), ``x.npy`` ([2,6] float32), ``big.npy`` ([1000,4] float32), and
 ``attention.xml`` by ``examples/attention.py`` (where torch and openvino are installed; skipped
@@ -24,7 +24,8 @@ import numpy as np
 import pytest
 
 from datamove.cli import main
-from datamove.ir._examples import write_example, write_onnx_example, write_unsound_example
+from datamove.ir._examples import write_example, write_onnx_example
+from ir_examples import write_unsound_example
 
 ROOT = Path(__file__).resolve().parent.parent
 BLOCK = re.compile(r"```console\n(.*?)```", re.DOTALL)

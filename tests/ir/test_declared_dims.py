@@ -16,7 +16,7 @@ import pytest
 
 from datamove import ir
 from datamove.cli import main
-from datamove.ir._examples import write_unsound_example
+from ir_examples import write_unsound_example
 
 ov_models = pytest.importorskip("ov_models")
 openvino_oracle = pytest.importorskip("openvino_oracle")
