@@ -321,22 +321,21 @@ def normalize_axis(op: str, argument: str, value: Any, axis: int, rank: int) -> 
     raise AxisError(op, argument, value, f"is out of the tensor rank range [{-rank}, {rank - 1}]")
 
 
-def check_out(op: str, k: int, dst: Any, src: Any) -> None:
+def check_out(op: str, k: int, dst: Any, shape: Any, dtype: Any) -> None:
     """``out[k]`` must have output ``k``'s exact shape and dtype (values are never converted)."""
-    if tuple(dst.shape) != tuple(src.shape):
+    if tuple(dst.shape) != tuple(shape):
         raise ValidationError(
             op,
             f"out[{k}]",
             f"<array of shape {list(dst.shape)}>",
-            f"has shape {list(dst.shape)}, but the output has shape {list(src.shape)}",
+            f"has shape {list(dst.shape)}, but the output has shape {list(shape)}",
         )
-    if dst.dtype != src.dtype:
+    if dst.dtype != dtype:
         raise DTypeError(
             op,
             f"out[{k}]",
             f"<array of dtype {dst.dtype}>",
-            f"has dtype {dst.dtype}, but the output has dtype {src.dtype}; values are "
-            "never converted",
+            f"has dtype {dst.dtype}, but the output has dtype {dtype}; values are never converted",
         )
 
 

@@ -160,7 +160,7 @@ class Backend:
                     f"<{type(dst).__name__}>",
                     f"must be {article} {name}, like {out_source(op)}",
                 )
-            check_out(op, k, dst, src)
+            check_out(op, k, dst, src.shape, src.dtype)
             on = self.device(dst)
             if on != self.device(src):
                 raise ValidationError(

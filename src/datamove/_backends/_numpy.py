@@ -68,7 +68,7 @@ class NumpyBackend(Backend):
         for k, (dst, src) in enumerate(zip(out, results, strict=True)):
             if not isinstance(dst, np.ndarray):
                 raise DTypeError(op, f"out[{k}]", dst, "must be a NumPy array, like data")
-            check_out(op, k, dst, src)
+            check_out(op, k, dst, src.shape, src.dtype)
             if not dst.flags.writeable:
                 raise ValidationError(op, f"out[{k}]", "<read-only array>", "is read-only")
             flags = dst.flags
@@ -91,7 +91,7 @@ class NumpyBackend(Backend):
         """``out`` of this shape and dtype, writeable, apart from itself and every input."""
         if not isinstance(out, np.ndarray):
             raise DTypeError(op, "out", out, "must be a NumPy array, like the inputs")
-        check_out(op, 0, out, _Like(shape, dtype))
+        check_out(op, 0, out, shape, dtype)
         if not out.flags.writeable:
             raise ValidationError(op, "out[0]", "<read-only array>", "is read-only")
         flags = out.flags
@@ -102,14 +102,6 @@ class NumpyBackend(Backend):
         for data in inputs:
             if np.may_share_memory(out, data) and _layout.shares_memory(out, data):
                 raise out_overlaps_input(op, 0)
-
-
-class _Like:
-    """The shape and dtype an ``out`` array must have."""
-
-    def __init__(self, shape: tuple[int, ...], dtype: Any) -> None:
-        self.shape = shape
-        self.dtype = dtype
 
 
 def _subclass_views(data: np.ndarray, plan: Plan) -> list[np.ndarray]:
