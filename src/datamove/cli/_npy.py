@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 
 from datamove._files import open_regular, read_exactly
-from datamove._strided_slice import NUMPY_MAXDIMS, PAST_NUMPY_RANK
+from datamove.ir._ops import numpy_limit
 
 if TYPE_CHECKING:
     from datamove._files import ErrorFactory
@@ -72,32 +72,9 @@ def _check_size(head: NpyHeader, size: int, error: ErrorFactory) -> None:
             f"is not a .npy file: its header describes {head.nbytes} bytes of data, "
             f"but the file holds {max(0, size - head.offset)}"
         )
-    why = _numpy_limit(head.shape, head.dtype.itemsize)
+    why = numpy_limit(head.shape, head.dtype.itemsize, str(head.dtype))
     if why is not None:
-        raise error(f"is not a .npy file: {why}")
-
-
-def _numpy_limit(shape: tuple[int, ...], itemsize: int) -> str | None:
-    """Why no NumPy array has ``shape`` and ``itemsize`` (``np.load`` refuses it), or ``None``.
-
-    NumPy holds at most ``NUMPY_MAXDIMS`` dims, and counts every dim but the zeros even in an
-    empty array: their product, and it times the itemsize, must not pass ``intp``'s maximum.
-
-    >>> print(_numpy_limit((0, 2**62, 4), 8))
-    shape=(0, 4611686018427387904, 4) with itemsize 8 is an array NumPy cannot hold: ...
-    >>> _numpy_limit((0, 2**62), 1) is None
-    True
-    """
-    if len(shape) > NUMPY_MAXDIMS:
-        return f"shape has rank {len(shape)}, {PAST_NUMPY_RANK}"
-    span = math.prod(d or 1 for d in shape)
-    if max(span, span * itemsize) > np.iinfo(np.intp).max:
-        return (
-            f"shape={shape!r} with itemsize {itemsize} is an array NumPy cannot hold: it counts "
-            f"every dim but the zeros, even in an empty array, and allows {np.iinfo(np.intp).max}"
-            " elements or bytes at most"
-        )
-    return None
+        raise error(f"is not a .npy file: shape={_brief(head.shape)} {why}")
 
 
 def load_npy(path: object, error: ErrorFactory) -> np.ndarray[Any, Any]:

@@ -74,6 +74,7 @@ __all__ = [
     "extension_note",
     "interval_chunks",
     "is_opaque",
+    "numpy_limit",
     "over_corners",
     "reach_of",
     "runner",
@@ -222,29 +223,28 @@ _UNTYPED_INPUT: Final = (
 )
 
 
-def _numpy_limit(dims: tuple[int, ...], etype: ElementType) -> str | None:
-    """Why no NumPy array can have these dims and element type, or ``None`` when one can.
+def numpy_limit(dims: tuple[int, ...], itemsize: int, name: str) -> str | None:
+    """Why no NumPy array has these dims and item type (``name``), or ``None`` when one can.
 
-    NumPy holds at most ``NUMPY_MAXDIMS`` dims, and its itemsize times the product of the dims
-    that are not zero must not pass `MAX_SPAN`, even for an array with no elements.
+    NumPy holds at most ``NUMPY_MAXDIMS`` dims, and the product of the dims that are not zero,
+    times the itemsize, must not pass `MAX_SPAN`, even for an array with no elements (an IR's
+    Const or Reshape, a ``.npy`` file's header: ``np.load`` refuses it).
 
     Examples
     --------
-    >>> print(_numpy_limit((0, 2**62), ELEMENT_TYPES["f32"]))
+    >>> print(numpy_limit((0, 2**62), 4, "f32"))
     needs 2**64 bytes or more as f32: NumPy allows 2**63 - 1, and counts every dim but the zeros...
-    >>> _numpy_limit((0, 2**62), ELEMENT_TYPES["i8"]) is None
+    >>> numpy_limit((0, 2**62), 1, "i8") is None
     True
     """
     if len(dims) > NUMPY_MAXDIMS:
         return f"has rank {len(dims)}, {PAST_NUMPY_RANK}"
-    span = etype.itemsize
-    for dim in dims:
-        span *= dim or 1
-        if span > MAX_SPAN:
-            return (
-                f"needs 2**{span.bit_length() - 1} bytes or more as {etype.name}: NumPy allows "
-                "2**63 - 1, and counts every dim but the zeros even in an empty array"
-            )
+    span = max(itemsize, 1) * math.prod(dim or 1 for dim in dims)
+    if span > MAX_SPAN:
+        return (
+            f"needs 2**{span.bit_length() - 1} bytes or more as {name}: NumPy allows "
+            "2**63 - 1, and counts every dim but the zeros even in an empty array"
+        )
     return None
 
 
@@ -270,7 +270,7 @@ def const_layout(layer: Layer) -> Layout:
         raise layer.error(
             "size", size, f"is too small: shape {shape} of {etype.name} needs {need} bytes"
         )
-    reason = _numpy_limit(shape.to_shape(), etype)
+    reason = numpy_limit(shape.to_shape(), etype.itemsize, etype.name)
     if reason is not None:
         raise layer.error("shape", text, reason, hint="datamove holds constants as NumPy arrays")
     return shape, etype
@@ -1066,7 +1066,8 @@ def _reshape_infer(layer: Layer, ins: list[Info], context: Context) -> list[Info
 
     def dims_of(shape: tuple[int, ...]) -> tuple[int, ...]:
         dims = reshape_shape(shape, target, special)
-        reason = None if etype is None else _numpy_limit(dims, etype)  # an empty one's dims
+        # an empty one's dims too
+        reason = None if etype is None else numpy_limit(dims, etype.itemsize, etype.name)
         if reason is not None:
             raise ValidationError("Reshape", "shape", target, f"gives {list(dims)}, which {reason}")
         return dims
