@@ -93,10 +93,8 @@ def _violations(
     axis: int,
     feature_level: FeatureLevel | str | int | None,
     opts: ValidationOptions,
-    *,
-    quick: bool = True,
 ) -> list[Violation]:
-    """Every rule the desc breaks, worded; ``quick``: skip the tensors ``tensor_fine`` passes."""
+    """Every rule the desc breaks, worded; the tensors ``tensor_fine`` passes are skipped."""
     level = None if feature_level is None else FeatureLevel.parse(feature_level)
     table = None if level is None else table_row(rules.op, level, opts.join_rank_at_3_1)
     limits = LIMITS[rules.op, level, opts.join_rank_at_3_1]
@@ -114,7 +112,7 @@ def _violations(
         )
     whole_out = not rules.parts_are_outputs
     common = (rules.owned, table, rules.op_name, level, id(opts))  # check_tensor key's end
-    if not (quick and tensor_fine(whole, whole_out, limits, opts)):
+    if not tensor_fine(whole, whole_out, limits, opts):
         check_tensor(whole, rules.whole, -1, found, (whole_out, axis, "T5", *common), opts)
     part_key = (rules.parts_are_outputs, axis, rules.zero_on_axis if axis_ok else "T5", *common)
     sizes = whole.sizes
@@ -142,7 +140,7 @@ def _violations(
                 for d, (got, want) in enumerate(zip(part.sizes, sizes, strict=True))
                 if d != axis and got != want
             )  # fmt: skip
-        if not (quick and tensor_fine(part, rules.parts_are_outputs, limits, opts)):
+        if not tensor_fine(part, rules.parts_are_outputs, limits, opts):
             check_tensor(part, rules.parts, i, found, part_key, opts)
     if axis_ok and all_same_rank and parts:
         lengths = [p.sizes[axis] for p in parts]
