@@ -268,9 +268,9 @@ def _pairs(layer: Layer, ins: Sequence[Info]) -> tuple[Pair, Pair] | None:
     return (both[0], both[1]), (both[2], both[3])
 
 
-def _pair(lo: list[Any], hi: list[Any], shape: tuple[int, ...], dtype: Any = object) -> Pair:
-    """Per-element lower and upper bounds as two arrays of ``shape``."""
-    return np.array(lo, dtype=dtype).reshape(shape), np.array(hi, dtype=dtype).reshape(shape)
+def _pair(lo: list[Any], hi: list[Any], shape: tuple[int, ...]) -> Pair:
+    """Per-element lower and upper bounds as two arrays of ``shape`` (Python ints)."""
+    return np.array(lo, dtype=object).reshape(shape), np.array(hi, dtype=object).reshape(shape)
 
 
 Rule = Callable[[Any, Any, Any, Any], tuple[Any, Any] | None]  # (a0, a1, b0, b1) -> (lo, hi)

@@ -204,15 +204,16 @@ class LayerOp:
     free: bool = True
 
 
-def _etype(layer: Layer, key: str = "element_type") -> ElementType:
-    name = layer.data.get(key)
+def _etype(layer: Layer) -> ElementType:
+    name = layer.data.get("element_type")
     if name is None:
-        raise layer.error(key, None, "is missing from <data>")
+        raise layer.error("element_type", None, "is missing from <data>")
     if name not in ELEMENT_TYPES:
         hint = "supported: " + ", ".join(ELEMENT_TYPES)
         if layer.type == "Parameter" and name.lower() in ("dynamic", "undefined"):
             hint = _UNTYPED_INPUT
-        raise layer.error(key, name, "is not an element type datamove supports", hint=hint)
+        rule = "is not an element type datamove supports"
+        raise layer.error("element_type", name, rule, hint=hint)
     return ELEMENT_TYPES[name]
 
 
