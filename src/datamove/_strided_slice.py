@@ -44,8 +44,9 @@ __all__ = [
 OP: Final = "StridedSlice"
 MASKS: Final = ("begin_mask", "end_mask", "new_axis_mask", "shrink_axis_mask", "ellipsis_mask")
 
-# NumPy's most dimensions (NPY_MAXDIMS): 64 from NumPy 2.0, 32 before; no public name holds it.
-NUMPY_MAXDIMS: Final = 64 if np.lib.NumpyVersion(np.__version__) >= "2.0.0" else 32
+# NumPy's most dimensions (NPY_MAXDIMS, no public name holds it): 64 in NumPy 2, which
+# pyproject.toml requires (32 before).
+NUMPY_MAXDIMS: Final = 64
 # The one wording of that limit, after what passed it ("has rank 65, ..."), in every message
 # that refuses a rank NumPy cannot hold: execution here and in Slice, the IR's checks, the CLI.
 PAST_NUMPY_RANK: Final = f"more than NumPy's limit of {NUMPY_MAXDIMS} dimensions"
