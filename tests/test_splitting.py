@@ -633,8 +633,22 @@ def test_every_emitter_refuses_a_split_that_runs_on_no_allowed_size(
         pytest.param(
             dm.Splitting.from_numpy(2, 1),
             "[?,1]",
-            "Splitting: size=1 cannot be split by the 'even' rule with 2",
+            "Splitting: size=1 cannot be split by the 'even' rule with 2: 1 is not a multiple of 2",
             id="numpy.split(x, 2, 1) on [?,1]",
+        ),
+        pytest.param(
+            dm.Splitting.from_variadic_split(1, [2, 4]),
+            "[?,5]",
+            "Splitting: size=5 cannot be split by the 'lengths' rule with (2, 4): they sum to 6, "
+            "not 5",
+            id="VariadicSplit [2, 4] on [?,5]",
+        ),
+        pytest.param(
+            dm.Splitting.from_variadic_split(1, [2, -1, 4]),
+            "[?,5]",
+            "Splitting: size=5 cannot be split by the 'lengths' rule with (2, -1, 4): they sum "
+            "to 6 without the -1, more than 5",
+            id="VariadicSplit [2, -1, 4] on [?,5]",
         ),
         pytest.param(
             dm.Splitting.from_variadic_split(-1, [1, 1]),

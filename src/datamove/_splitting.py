@@ -676,7 +676,16 @@ class Splitting:
         out = _lengths(self.rule, self.value, d)
         if out is None:
             rule = f"cannot be split by the {self.rule!r} rule with {self.value!r}"
-            if self.rule == "onnx":
+            if self.rule == "even":
+                rule += f": {d} is not a multiple of {self.value}"
+            elif self.rule == "lengths":
+                known = sum(v for v in self.value if v != -1)
+                rule += (
+                    f": they sum to {known}"
+                    + (" without the -1, more than" if -1 in self.value else ", not")
+                    + f" {d}"
+                )
+            elif self.rule == "onnx":
                 k = -(-d // self.value)
                 rule += (
                     f": ONNX Split-18's num_outputs makes parts of ceil({d}/{self.value}) = {k}, "
