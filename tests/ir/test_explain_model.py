@@ -266,6 +266,23 @@ def test_no_one_index_fits_every_size(tmp_path: Path, capsys: pytest.CaptureFixt
     assert "no one NumPy index" in info["note"]
 
 
+def test_model_explain_is_what_the_command_prints(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # IR models had no .explain() (ONNX ones had): a user of the API reached for a private one
+    x = o8.parameter([-1, 6], np.float32, name="x")
+    c = lambda v: o8.constant(np.array(v, np.int64))  # noqa: E731
+    y = o8.slice(x, c([-1]), c([-(2**63)]), c([-1]), c([1]))
+    y.set_friendly_name("flip")
+    xml = _save(tmp_path, y, x)
+    model = ir.read_model(xml)
+    assert [i["numpy"] for i in model.explain()] == ["x[:, ::-1]"]
+    assert model.explain() == _explained(xml, capsys)
+    assert model.explain("flip") == model.explain()
+    with pytest.raises(ValidationError, match="flap"):
+        model.explain("flap")
+
+
 def test_layer_adds_the_full_explanation(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -39,7 +39,6 @@ from datamove.ir._explain import (
     VIEWS,
     add_algebra,
     concat_parts,
-    explain_layers,
     index_expression,
     layer_slicing,
     part_texts,
@@ -483,7 +482,7 @@ def _show_split(info: dict[str, Any], name: str, axis: int, said: str) -> None:
 def _print_model(args: argparse.Namespace) -> int:
     model = _ir.read(args, "explain")
     onnx = _ir.is_onnx(args.model)
-    layers = model.explain(args.layer) if onnx else explain_layers(model, args.layer)
+    layers = model.explain(args.layer)
     if args.as_:
         for info in layers:
             info["as"] = _layer_dialects(info, args.as_)

@@ -14,7 +14,7 @@ Supported layer types: ``Parameter``, ``Const``, ``Result``, ``Split``, ``Variad
 version 1, as written by opset1 to opset16; Squeeze-15 too), and ``Slice`` (version 8, as
 written by opset8 to opset16). A model with other layers is read; `Model.check` takes them as
 declared (opaque) and checks the layers around them, and `Model.run` refuses to run the ones an
-output needs.
+output needs. `Model.explain` writes its slicing, split and Concat layers as NumPy.
 
 ONNX files (``.onnx``, with the optional ``onnx`` package) are read by ``read_onnx`` to check
 their Slice, Split and Concat nodes (and the parts of a SplitToSequence that a SequenceAt takes)

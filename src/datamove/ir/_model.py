@@ -1341,6 +1341,16 @@ class Model:
                 )
         return shape
 
+    def explain(self, layer: str | None = None) -> list[dict[str, Any]]:
+        """Each slicing, split, Concat, Unsqueeze and Squeeze layer as NumPy (``datamove explain``).
+
+        The entries of `datamove.ir._explain.explain_layers`, as `ONNXModel.explain` gives a
+        node's; ``layer`` picks one by id or name (``ValidationError`` if none matches).
+        """
+        from datamove.ir._explain import explain_layers  # noqa: PLC0415 - it imports this module
+
+        return explain_layers(self, layer)
+
     def shape_plan_info(self) -> ShapePlanInfo:
         """How many input shapes this model remembers, and how many it runs by a shape plan.
 
