@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -473,6 +474,27 @@ def test_run_names_a_misspelt_or_missing_input_as_the_command_line_gave_it(
     assert main([*argv, "--input", f"y={tmp_path / 'absent.npy'}"]) == 1  # the name, first
     assert "names no input of this model" in capsys.readouterr().err
     assert not out_dir.exists()
+
+
+def test_an_unknown_input_name_hint_lists_the_other_names_taken(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A converted PyTorch model's input is '27' (or 'x'); check and run take both, but the API's
+    # hint listed only '27' while the command's listed both.
+    xml = write_example(tmp_path)
+    xml.write_text(
+        xml.read_text().replace('name="x" type="Parameter"', 'name="27" type="Parameter"')
+    )
+    model = ir.read_model(xml)
+    hint = "(hint: its inputs are 'x' (or '27'))"
+    with pytest.raises(ir.IRError, match=re.escape(f"names no input of this model {hint}")):
+        model.check({"y": "[2,6]"})
+    with pytest.raises(ir.IRError, match=re.escape(f"names no input of this model {hint}")):
+        model.run({"x": np.zeros((2, 6), np.float32), "y": np.zeros(1)})
+    with pytest.raises(ir.IRError, match=re.escape("(hint: pass every input: 'x' (or '27'))")):
+        model.run({"y": np.zeros((2, 6), np.float32)})
+    assert main(["check", str(xml), "--input-shape", "y=[2,6]"]) == 1
+    assert capsys.readouterr().err.endswith(f"names no input of this model {hint}\n")
 
 
 def test_an_unknown_input_shape_name_shows_the_shape_given(tmp_path: Path) -> None:

@@ -358,7 +358,7 @@ def test_a_nameless_input_named_as_another_input_gets_a_name_of_its_own(tmp_path
     path.write_text(_NAMELESS_TWIN)
     model = ir.read_model(path)
     assert list(model.inputs) == ["b", "b_1"]
-    with pytest.raises(ir.IRError, match=r"has no array for input 'b'.*'b', 'b_1'"):
+    with pytest.raises(ir.IRError, match=r"has no array for input 'b'.*'b' \(or 'a'\), 'b_1'"):
         model.run({})
     one, zero = np.ones(2, np.float32), np.zeros(2, np.float32)
     out = model.run({"b": one, "b_1": zero})

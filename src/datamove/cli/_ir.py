@@ -21,7 +21,7 @@ from datamove._files import commit, kind, temporary_beside
 from datamove.cli._exit import EXIT_INVALID, EXIT_OK
 from datamove.cli._npy import load_npy
 from datamove.ir._errors import where
-from datamove.ir._model import Model, read_model
+from datamove.ir._model import Model, input_list, read_model
 from datamove.ir._onnx import node_name, read_onnx
 from datamove.ir._types import ELEMENT_TYPES
 
@@ -147,12 +147,8 @@ def _as_declared(model: Model, name: str, value: np.ndarray[Any, Any]) -> np.nda
 
 def _inputs_hint(model: Model) -> str:
     """``pass --input NAME=FILE.npy for each input: '30' (or 'x')``: each input, its aliases."""
-    aliases = model._other_names()
-    listed = [
-        f"{name!r}" + (f" (or {', '.join(map(repr, aliases[name]))})" if name in aliases else "")
-        for name in model._input_names
-    ]
-    return "pass --input NAME=FILE.npy for each input: " + ", ".join(listed)
+    listed = input_list(model._input_names, model._other_names())
+    return "pass --input NAME=FILE.npy for each input: " + listed
 
 
 def _file_name(name: str) -> str:

@@ -273,15 +273,27 @@ class CheckReport:
         }
 
 
+def input_list(inputs: Iterable[str], others: Mapping[str, tuple[str, ...]]) -> str:
+    """``'30' (or 'x'), 'y'``: each input's name, and its ``others`` (`Model._other_names`)."""
+    return ", ".join(
+        repr(n) + (f" (or {', '.join(map(repr, others[n]))})" if n in others else "")
+        for n in inputs
+    )
+
+
 def _no_input(
-    error: Callable[..., ValidationError], argument: str, value: Any, inputs: Iterable[str]
+    error: Callable[..., ValidationError],
+    argument: str,
+    value: Any,
+    inputs: Iterable[str],
+    others: Mapping[str, tuple[str, ...]],
 ) -> ValidationError:
     """The error (``IRError``, ``ONNXError``) for ``argument``, whose name is no input's.
 
     ``argument`` is ``inputs['y']`` or ``input_shapes['y']``; ``value`` what the caller gave
-    under that name; the hint lists ``inputs``.
+    under that name; the hint lists ``inputs`` and their ``others`` (each name taken).
     """
-    hint = "its inputs are " + ", ".join(map(repr, inputs))
+    hint = "its inputs are " + input_list(inputs, others)
     return error(argument, value, "names no input of this model", hint=hint)
 
 
@@ -290,6 +302,7 @@ def given_shapes(
     known: Container[str],
     inputs: Iterable[str],
     error: Callable[..., ValidationError],
+    others: Mapping[str, tuple[str, ...]] | None = None,
 ) -> Iterator[tuple[str, Any]]:
     """Each ``(name, shape)`` of `Model.check`'s ``input_shapes``, its name one of ``known``."""
     if input_shapes is not None and not isinstance(input_shapes, Mapping):
@@ -297,7 +310,7 @@ def given_shapes(
         raise error("input_shapes", input_shapes, rule)
     for name, shape in (input_shapes or {}).items():
         if name not in known:
-            raise _no_input(error, f"input_shapes[{name!r}]", shape, inputs)
+            raise _no_input(error, f"input_shapes[{name!r}]", shape, inputs, others or {})
         yield name, shape
 
 
@@ -767,7 +780,8 @@ class Model:
         layer 3 'parts' (VariadicSplit): VariadicSplit: split_lengths=[2, -1] sum to 2 ...
         """
         overrides: dict[int, PartialShape] = {}
-        given = given_shapes(input_shapes, self._input_aliases, self._input_names, IRError)
+        names, others = self._input_names, self._other_names()
+        given = given_shapes(input_shapes, self._input_aliases, names, IRError, others)
         for name, shape in given:
             layer = self._params[self._input_aliases[name]]
             try:
@@ -1466,7 +1480,7 @@ class Model:
                     "inputs",
                     inputs,  # as passed (shown short: its first items, arrays abbreviated)
                     f"has no array for input {self._input_names[self._param_of[layer.index]]!r}",
-                    hint="pass every input: " + ", ".join(map(repr, self._input_names)),
+                    hint="pass every input: " + input_list(self._input_names, self._other_names()),
                 )
             if len(named) > 1:
                 raise layer.error(
@@ -1479,7 +1493,8 @@ class Model:
                 foreign = value
         if unknown:  # the array passed under a name that is no input's
             name = unknown[0]
-            raise _no_input(IRError, f"inputs[{name!r}]", inputs[name], self._input_names)
+            others = self._other_names()
+            raise _no_input(IRError, f"inputs[{name!r}]", inputs[name], self._input_names, others)
         if plan.by_shape:
             plan = self._shaped_plan(plan, values)
         for out, value in plan.consts:
