@@ -544,6 +544,21 @@ def test_a_value_without_its_name_is_shown_with_the_models_input(
     assert capsys.readouterr().err.endswith("(hint: e.g. --input x=x.npy)\n")
 
 
+def test_a_name_without_its_value_is_shown_with_what_it_needs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # --input-shape x hinted "e.g. --input-shape 27=x": the name taken as the value, given to
+    # the first input's other name ('x' is input '27', as a PyTorch conversion names them)
+    xml = write_example(tmp_path)
+    xml.write_text(
+        xml.read_text().replace('name="x" type="Parameter"', 'name="27" type="Parameter"')
+    )
+    assert main(["check", str(xml), "--input-shape", "27"]) == 1
+    assert capsys.readouterr().err.endswith("(hint: e.g. --input-shape 27=SHAPE)\n")
+    assert main(["run", str(xml), "--input", "x", "--output-dir", str(tmp_path / "o")]) == 1
+    assert capsys.readouterr().err.endswith("(hint: e.g. --input x=FILE.npy)\n")
+
+
 def test_check_verbose_names_each_port_s_layer(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -56,18 +56,22 @@ nothing is left in DIR.
 
 
 def _name_values(
-    texts: list[str] | None, option: str, command: str, inputs: Iterable[str] = ()
+    texts: list[str] | None, option: str, command: str, inputs: Iterable[str] = (), what: str = ""
 ) -> Iterator[tuple[str, str, str]]:
     """Each ``NAME=VALUE`` of ``option`` in turn, as ``(NAME, VALUE, text)``; each NAME once.
 
-    ``inputs``: the model's input names, for the hint where NAME is left out.
+    ``inputs``: the names the model takes, for the hint where NAME or VALUE (``what``, e.g.
+    ``SHAPE``) is left out.
     """
     seen: set[str] = set()
+    inputs = list(inputs)
     for text in texts or []:
         name, sep, value = text.partition("=")
         if not sep or not name:
             first = next(iter(inputs), None)
-            hint = None if first is None else f"e.g. {option} {first}={value or text}"
+            named = not sep and text in inputs  # a name without its value: --input-shape x
+            example = f"{text}={what}" if named else f"{first}={value or text}"
+            hint = None if first is None else f"e.g. {option} {example}"
             raise ValidationError(command, option, text, "must be written NAME=VALUE", hint=hint)
         if name in seen:
             raise ValidationError(command, option, text, f"names input {name!r} a second time")
@@ -97,7 +101,8 @@ _NOTE_HEADINGS: Final = {
 
 def _check(args: argparse.Namespace) -> int:
     model = read(args, "check")
-    given = _name_values(args.input_shape, "--input-shape", "check", model.inputs)
+    names = getattr(model, "_input_aliases", model.inputs)  # an IR's takes its tensors' names
+    given = _name_values(args.input_shape, "--input-shape", "check", names, "SHAPE")
     report = model.check({n: v for n, v, _ in given} or None)
     if args.json:
         print(json.dumps(report.to_dict(), indent=2))
@@ -185,7 +190,8 @@ def _run(args: argparse.Namespace) -> int:
         hint = "convert it first: ovc MODEL.onnx, then datamove run MODEL.xml ..."
         raise ValidationError("run", "model", args.model, rule, hint=hint)
     model = read_model(args.model, args.bin)
-    for name, file, text in _name_values(args.input, "--input", "run", model.inputs):
+    pairs = _name_values(args.input, "--input", "run", model._input_aliases, "FILE.npy")
+    for name, file, text in pairs:
         if name not in model._input_aliases:  # the names Model.run takes; before reading FILE
             rule = "names no input of this model"
             raise ValidationError("run", "--input", text, rule, hint=_inputs_hint(model))
