@@ -430,8 +430,8 @@ def test_opaque_layer_cannot_run(tmp_path: Path) -> None:
     assert str(info.value) == (
         "IR: layer 3 'parts' (LSTMCell): cannot run: datamove does not compute LSTMCell layers, "
         "and output 'parts_a' needs this one (hint: datamove runs Split, VariadicSplit, "
-        "StridedSlice, Slice, Concat, Unsqueeze, Squeeze, Reshape, Transpose; check() takes the "
-        "other layers as the file declares them)"
+        "StridedSlice, Slice, Concat, Unsqueeze, Squeeze, Reshape, Transpose; run this model "
+        "with OpenVINO (check and explain take the other layers as the file declares them))"
     )
 
 

@@ -1193,8 +1193,8 @@ class Model:
             modelled = ", ".join(name for name, op in LAYER_OPS.items() if op.counted)
             more = f"; {len(opaque) - 1} more opaque layer(s) are needed" if len(opaque) > 1 else ""
             hint = (
-                f"datamove runs {modelled}; check() takes the other layers as the file "
-                f"declares them{more}"
+                f"datamove runs {modelled}; run this model with OpenVINO (check and explain "
+                f"take the other layers as the file declares them){more}"
             )
             raise first.error(
                 None,
