@@ -42,6 +42,18 @@ def test_help_of_every_command(path: tuple[str, ...], capsys: pytest.CaptureFixt
     assert "\nexamples:\n  datamove " in out  # docs/cli.md: every command shows examples
 
 
+def test_the_top_help_says_explain_takes_a_model(capsys: pytest.CaptureFixture[str]) -> None:
+    # it listed only the operators: a user with a converted model.xml did not look under explain
+    assert main(["--help"]) == 0
+    top = " ".join(capsys.readouterr().out.split())
+    assert (
+        "explain a StridedSlice, Slice, Split, VariadicSplit or Concat, a NumPy index, or a "
+        "model's slicing layers" in top
+    )
+    assert main(["explain", "--help"]) == 0
+    assert "(MODEL.xml, MODEL.onnx)" in " ".join(capsys.readouterr().out.split())
+
+
 @pytest.mark.parametrize(
     ("argv", "usage", "message"),
     [

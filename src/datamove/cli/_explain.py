@@ -761,10 +761,11 @@ def register(subparsers: Any) -> None:
     fmt = argparse.RawDescriptionHelpFormatter
     parser = subparsers.add_parser(
         "explain",
-        help="explain a StridedSlice, Slice, Split, VariadicSplit or Concat: shapes, NumPy "
-        "index, picture",
+        help="explain a StridedSlice, Slice, Split, VariadicSplit or Concat, a NumPy index, or "
+        "a model's slicing layers: shapes, NumPy index, picture",
         description="Explain what one operator does to a shape: the output shape(s), the "
-        "equivalent NumPy index and, for small inputs of rank <= 3, a picture.",
+        "equivalent NumPy index and, for small inputs of rank <= 3, a picture; or what each "
+        "slicing, split and Concat layer of a model (MODEL.xml, MODEL.onnx) does.",
         epilog=_EPILOG,
         formatter_class=fmt,
     )
