@@ -570,6 +570,19 @@ def test_a_bit_field_for_a_strided_slice_mask_is_shown_as_its_list(
     assert main(argv) == 0
 
 
+def test_a_list_for_a_tf_mask_is_shown_as_its_bit_field(capsys: pytest.CaptureFixture[str]) -> None:
+    # the converse of the above: --from tf --begin-mask 0,1,1 said only "must be an int bit field"
+    argv = ["convert", "--from", "tf", "--begin", "0,0,0", "--end", "1,1,1", "--to", "numpy"]
+    assert main([*argv, "--begin-mask", "0,1,1"]) == 1
+    assert capsys.readouterr().err == (
+        "datamove: error: convert: --begin-mask='0,1,1' must be an int bit field, e.g. 6 or 0b110 "
+        "(hint: the list 0,1,1 is --begin-mask 6)\n"
+    )
+    assert main([*argv, "--begin-mask", "6"]) == 0
+    assert main([*argv, "--begin-mask", "0,2"]) == 1  # not a list of 0/1: no hint
+    assert capsys.readouterr().err.endswith("e.g. 6 or 0b110\n")
+
+
 def test_tf_indices_past_int32_are_written_and_read_as_int64() -> None:
     # TensorFlow reads a pasted list of small ints as int32, and end and strides in begin's
     # type, wrapping: [0], [2**32 + 3] would read the end 3 (docs/dialects.md).

@@ -87,8 +87,11 @@ def _bits(text: str, dest: str) -> int:
     try:
         return int(text.strip(), 0)  # 6, 0b110 or 0x6
     except ValueError:
+        bits = text.replace(" ", "").split(",")
+        value = sum(1 << i for i, b in enumerate(bits) if b == "1")
+        hint = f"the list {text} is {_option(dest)} {value}" if set(bits) <= {"0", "1"} else None
         raise ValidationError(
-            "convert", _option(dest), text, "must be an int bit field, e.g. 6 or 0b110"
+            "convert", _option(dest), text, "must be an int bit field, e.g. 6 or 0b110", hint=hint
         ) from None
 
 
