@@ -182,7 +182,7 @@ def test_not_expressible_is_one_line_with_the_size_where_it_differs() -> None:
     code, out, err = convert(["torch.chunk(x, 3)", "--to", "tf"])
     assert (code, out) == (1, "")
     assert err == (
-        "datamove: error: TensorFlow: shape=None allows sizes ? on axis 0; TensorFlow has no "
+        "datamove: error: TensorFlow: shape=None allows any size on axis 0; TensorFlow has no "
         "'chunk' rule, and the closest call split({'num_or_size_splits': 3, 'axis': 0}) refuses "
         "size 1 where this split gives (1,) (hint: pass the shape) (witness: size 1 of the split "
         "axis)\n"

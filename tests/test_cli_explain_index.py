@@ -201,7 +201,7 @@ def test_an_index_no_unbounded_size_holds_is_refused_as_convert_refuses_it(
     code, out, err = explain([index, "--shape", "?", *dialects])
     assert (code, out) == (1, "")
     assert err == (
-        f"datamove: error: {op}: shape='[?]' allows sizes ? on axis 0, where index "
+        f"datamove: error: {op}: shape='[?]' allows any size on axis 0, where index "
         f"9223372036854775806 of {index} is out of range on every one: it needs size "
         "9223372036854775807 or more (NumPy raises IndexError) (hint: an unbounded dimension "
         "holds the sizes below 2**63 - 1)\n"

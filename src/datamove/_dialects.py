@@ -71,6 +71,7 @@ from datamove._shape import (
     ShapeLike,
     as_partial_shape,
     largest,
+    sizes_text,
 )
 from datamove._strided_slice import (
     Params,
@@ -842,7 +843,7 @@ class Slicing:
             assert axis is not None
             dim, need = dim_at(ps, axis), index_need(x)
             if need > largest(dim):
-                sizes = f"has size {dim}" if dim.is_static else f"allows sizes {dim}"
+                sizes = f"has size {dim}" if dim.is_static else f"allows {sizes_text(dim)}"
                 rule = (
                     f"{sizes} on axis {axis}, where index {x} of {entries_text(self.entries)} is "
                     f"out of range{'' if dim.is_static else ' on every one'}: it needs size "
@@ -952,7 +953,7 @@ class Slicing:
                 f"above it would take two there), and {y.text()} selects otherwise at size {w}"
             )
         why = (
-            f"allows sizes {dim} on axis {axis}, where {x.text()} {reason}; OpenVINO's CPU "
+            f"allows {sizes_text(dim)} on axis {axis}, where {x.text()} {reason}; OpenVINO's CPU "
             f"plugin kills the process on a step at or below {_OV_MIN_STEP} (docs/semantics.md, "
             "S-3)"
         )
@@ -988,7 +989,7 @@ class Slicing:
         declared, w = refused
         said = "an empty interval" if declared is None else f"[{Dimension(*declared)}]"
         why = (
-            f"allows sizes {dim} on axis {axis}, where OpenVINO's shape inference declares "
+            f"allows {sizes_text(dim)} on axis {axis}, where OpenVINO's shape inference declares "
             f"{said} for {x.text()} (from the lengths at the interval's ends), but size {w} "
             f"gives {len(x.range(w, CLAMP))} element(s), which its CPU plugin refuses or runs "
             "wrong (docs/semantics.md, S-6 and IR-6); every cut that selects alike is declared "

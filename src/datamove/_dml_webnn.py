@@ -37,7 +37,7 @@ from collections.abc import Callable, Container, Iterable, Sequence, Sized
 from typing import Any, Final
 
 from datamove._errors import NotExpressible, ValidationError, plural
-from datamove._shape import PartialShape, largest
+from datamove._shape import PartialShape, largest, sizes_text
 from datamove._validation import as_int, as_int_vector
 
 __all__ = [
@@ -146,7 +146,7 @@ def static_sizes(
             dialect,
             "shape",
             shape,
-            f"allows sizes {d} on axis {k}; {dialect} {why}: the numbers written for "
+            f"allows {sizes_text(d)} on axis {k}; {dialect} {why}: the numbers written for "
             f"{first} do not describe {w}",
             hint="pass the static shape",
             witness=w,

@@ -224,6 +224,11 @@ def largest(d: Dimension) -> int:
     return INT64_MAX - 1 if d.max is None else d.max
 
 
+def sizes_text(d: Dimension) -> str:
+    """``sizes 2..10``, or ``any size`` for ``?``: the sizes ``d`` allows, as messages say them."""
+    return "any size" if d.min == 0 and d.max is None else f"sizes {d}"
+
+
 class _EmptyIntervalError(ValidationError):
     """A dim written ``5..2``: OpenVINO reads it as an empty interval, which no size fits."""
 

@@ -68,7 +68,7 @@ from datamove._errors import (
     pass_the_shape,
     plural,
 )
-from datamove._shape import INT64_MAX, MAX_LENGTH, Dimension, ShapeLike, largest
+from datamove._shape import INT64_MAX, MAX_LENGTH, Dimension, ShapeLike, largest, sizes_text
 from datamove._split import variadic_lengths
 from datamove._validation import as_int, as_int_vector, describe
 
@@ -731,7 +731,7 @@ class Splitting:
                 "Splitting",
                 "shape",
                 shape,
-                f"allows sizes {dim} on axis {self.axis}, and the {self.rule!r} rule with "
+                f"allows {sizes_text(dim)} on axis {self.axis}, and the {self.rule!r} rule with "
                 f"{self.value!r} splits none of them",
             )
         return dim
@@ -765,7 +765,7 @@ class Splitting:
                     "Slicing",
                     "shape",
                     shape,
-                    f"allows sizes {dim} on axis {self.axis}, where the {self.rule!r} rule's "
+                    f"allows {sizes_text(dim)} on axis {self.axis}, where the {self.rule!r} rule's "
                     "parts move with the size; fixed slicings cannot say them",
                     hint=pass_the_shape(shape, f"a static size of axis {self.axis}"),
                     witness=None if w is None else (w,),
@@ -887,7 +887,7 @@ class Splitting:
             dialect,
             "shape",
             shape,
-            f"allows sizes {dim} on axis {self.axis}; {dialect} has no {self.rule!r} rule, "
+            f"allows {sizes_text(dim)} on axis {self.axis}; {dialect} has no {self.rule!r} rule, "
             f"and the closest call {call[0]}({call[1]}) {_outcome(_runs(rule, value, w), w)} "
             f"where this split {_outcome(_runs(self.rule, self.value, w))}{unrun}",
             hint=pass_the_shape(shape, f"a static size of axis {self.axis}"),
@@ -1118,8 +1118,8 @@ class Splitting:
                 WEBNN_SPLIT,
                 "shape",
                 shape,
-                f"allows sizes {dim} on axis {self.axis}; WebNN's sizes are fixed when the graph "
-                f"is built, and the {self.rule!r} rule's parts move with the size "
+                f"allows {sizes_text(dim)} on axis {self.axis}; WebNN's sizes are fixed when the "
+                f"graph is built, and the {self.rule!r} rule's parts move with the size "
                 f"({_runs_text(first)} on size {dim.min}, not on {w})",
                 hint="pass the static shape",
                 witness=(w,),
