@@ -9,6 +9,7 @@ import functools
 import json
 import os
 import re
+import shlex
 import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -20,8 +21,8 @@ from datamove._errors import ValidationError
 from datamove._files import commit, kind, temporary_beside
 from datamove.cli._exit import EXIT_INVALID, EXIT_OK
 from datamove.cli._npy import load_npy
-from datamove.ir._errors import where
-from datamove.ir._model import Model, input_list, read_model
+from datamove.ir._errors import UnsupportedOperatorError, where
+from datamove.ir._model import RUNNABLE_HINT, Model, input_list, read_model
 from datamove.ir._onnx import node_name, read_onnx
 from datamove.ir._types import ELEMENT_TYPES
 
@@ -48,6 +49,11 @@ _RUN_EPILOG = """\
 examples:
   datamove run model.xml --input x=x.npy --output-dir out/
   datamove run model.xml --input x=x.npy --output-dir out/ --json
+  datamove run model.xml --input x=x.npy --output-dir out/ --output y0 --output y1
+
+Without --output, every output is computed; with it, only those named (repeatable), and only
+the inputs they need must be given: a model's outputs that need only layers datamove computes
+run even where others need a MatMul.
 
 Each output is written as DIR/NAME.npy (characters other than letters, digits, '.', '_' and '-'
 become '_'). The files are written under temporary names and renamed at the end: on an error
@@ -199,12 +205,30 @@ def _run(args: argparse.Namespace) -> int:
         read_from[Path(os.path.realpath(file))] = text
     named = {model._input_aliases[name] for name in inputs}
     missing = [name for k, name in enumerate(model.inputs) if k not in named]
-    if missing:
+    if missing and not args.output:  # with --output, Model.run names an input they need
         rule = f"no --input gives input {missing[0]!r}"
         raise ValidationError("run", None, None, rule, hint=_inputs_hint(model))
     for name, value in inputs.items():
         inputs[name] = _as_declared(model, name, value)
-    outputs = model.run(inputs)
+    try:
+        outputs = model.run(inputs, args.output)
+    except UnsupportedOperatorError as exc:  # the hint names --output, not outputs=
+        runnable = [] if args.output else model._runnable()
+        start = RUNNABLE_HINT.format(f"outputs={runnable!r}")
+        if not runnable or not (exc.hint or "").startswith(start):
+            raise
+        options = " ".join(f"--output {shlex.quote(name)}" for name in runnable)
+        hint = RUNNABLE_HINT.format(options) + (exc.hint or "")[len(start) :]
+        raise type(exc)(
+            exc.argument,
+            exc.value,
+            exc.rule,
+            hint=hint,
+            layer_id=exc.layer_id,
+            layer_name=exc.layer_name,
+            layer_type=exc.layer_type,
+            port=exc.port,
+        ) from None
     out_dir = Path(args.output_dir)
     files = {name: out_dir / _file_name(name) for name in outputs}
     if len(set(files.values())) != len(files):
@@ -319,6 +343,12 @@ def register(subparsers: Any) -> None:
     )
     run.add_argument(
         "--output-dir", required=True, metavar="DIR", help="where to write the outputs"
+    )
+    run.add_argument(
+        "--output",
+        action="append",
+        metavar="NAME",
+        help="compute only this output, by any of its names (repeatable; default: all)",
     )
     run.add_argument("--json", action="store_true", help="print what was written as JSON")
     run.set_defaults(func=_run)

@@ -10,7 +10,7 @@ import os
 import threading
 import weakref
 from collections import Counter
-from collections.abc import Callable, Container, Iterable, Iterator, Mapping
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import CodeType, FunctionType
@@ -81,6 +81,8 @@ from datamove.ir._types import ELEMENT_TYPES, PRECISIONS, ElementType, decode
 __all__ = ["CheckReport", "Model", "Problem", "ShapePlanInfo", "given_shapes", "read_model"]
 
 _CONST_KEYS: Final = ("offset", "size", "shape", "element_type")  # what makes a Const's value
+# The start of the hint of run's refusal of an opaque layer, where some outputs need none
+RUNNABLE_HINT: Final = "pass {} to run the outputs that need none, or "
 _SHAPE_PLANS_MAX: Final = 64  # input shapes remembered per model (all dropped when full)
 _WITNESS_RUNS: Final = 32  # model input shapes tried for a witness (each a whole inference)
 _WITNESS_VALUES: Final = 8  # the smallest integer constants whose breakpoints are tried
@@ -552,15 +554,17 @@ class Model:
         # Each Const's layout and value (None: not read) by its `_CONST_KEYS` texts (`_const`)
         self._consts: dict[tuple[str | None, ...], tuple[Layout, np.ndarray[Any, Any] | None]] = {}
         self._bin = _BinFile(graph.bin_path, now=any(x.type == "Const" for x in graph.layers))
-        self._plan: _Plan | None = None
-        # Input shapes and dtypes seen -> their shape plan (None: seen once, not planned yet)
+        self._plan: _Plan | None = None  # the plan of all outputs
+        # Output sets `run` was given (the names as passed) -> their plan (`_SHAPE_PLANS_MAX`)
+        self._output_plans: dict[tuple[str, ...], _Plan] = {}
+        # Input shapes and dtypes seen -> their shape plan (None: seen once, not planned yet);
+        # with an output set, the key is (the names as passed, the shape key)
         self._shape_plans: dict[tuple[Any, ...], _ShapePlan | None] = {}
         # (input slots, each move's source and destination slots) -> plan code
         self._programs: dict[tuple[Any, ...], CodeType] = {}
         # A model whose shape subgraphs read dynamic dims (`_Plan.by_shape`): the inputs' shapes
-        # -> the plan with those subgraphs folded at those shapes (one fold per shapes)
-        # by_shape plans folded per input shapes, or the refusal at those shapes
-        self._shaped: dict[tuple[tuple[int, ...], ...], _Plan | IRError] = {}
+        # (and the output set) -> the plan with those subgraphs folded there, or the refusal
+        self._shaped: dict[tuple[Any, ...], _Plan | IRError] = {}
         layers = graph.layers
         self._params = [x for x in layers if x.type == "Parameter"]
         self._results = [x for x in layers if x.type == "Result"]
@@ -608,6 +612,10 @@ class Model:
             self.inputs[primary] = (shape, layer.data.get("element_type"))
         self._input_names = tuple(self.inputs)  # Parameter k's name; model.inputs may be changed
         self.outputs: list[str] = [self._output_name(r) for r in self._results]
+        self._output_of: dict[str, int] = {}  # each name `run`'s outputs takes -> its Result
+        for k, result in enumerate(self._results):
+            for name in self._result_names(result) or (result.name,):
+                self._output_of.setdefault(name, k)
 
     # -- names ------------------------------------------------------------------------------
     def _other_names(self) -> dict[str, tuple[str, ...]]:
@@ -1074,14 +1082,17 @@ class Model:
         return found
 
     # -- run --------------------------------------------------------------------------------
-    def _needs(self, known: Container[int]) -> dict[int, Layer]:
+    def _needs(
+        self, known: Container[int], results: Iterable[Layer] | None = None
+    ) -> dict[int, Layer]:
         """Each layer an output needs (by index) -> the first Result, in file order, needing it.
 
-        A layer in ``known`` (its values taken as constants) needs none of its sources.
+        Only the outputs of ``results`` (default: all). A layer in ``known`` (its values taken
+        as constants) needs none of its sources.
         """
         layers = self._graph.layers
         needs: dict[int, Layer] = {}
-        for result in self._results:
+        for result in self._results if results is None else results:
             todo = [result.index]
             while todo:
                 idx = todo.pop()
@@ -1143,13 +1154,15 @@ class Model:
         self,
         shapes: Mapping[int, tuple[int, ...]] | None = None,
         shaped: frozenset[int] = frozenset(),
+        chosen: tuple[tuple[str, int], ...] | None = None,
     ) -> _Plan:
         """The plan of a run: each step, and the constants (a Const's, a folded subgraph's).
 
         Without ``shapes``, for every input the declared shapes allow; a plan whose shape
         subgraphs read dynamic dims is then ``by_shape``, and `_shaped_plan` makes one with
         ``shapes`` (Parameter index -> the shape of a run's input) for each run's shapes, where
-        every layer of ``shaped`` (that plan's ``by_shape``) must fold.
+        every layer of ``shaped`` (that plan's ``by_shape``) must fold. ``chosen``: the outputs
+        to run, each ``(name as passed, index in _results)`` (`_chosen`); default: all.
         """
         graph = self._graph
         overrides = {} if shapes is None else {i: PartialShape(list(d)) for i, d in shapes.items()}
@@ -1157,7 +1170,9 @@ class Model:
         folded = self._folded(infos)
         if shapes is None:
             shaped = frozenset(self._by_shape(folded))
-        needs = self._needs(folded.keys() | shaped)  # a shaped layer that did not fold is named
+        results = None if chosen is None else [self._results[k] for _, k in chosen]
+        # a shaped layer that did not fold is named
+        needs = self._needs(folded.keys() | shaped, results)
         fatal = [p for p in problems if p.kind in _FATAL_KINDS]
         if shapes is not None:  # at a run's shapes: the layers it runs (all were checked)
             ids = {graph.layers[i].id for i in needs}
@@ -1192,7 +1207,8 @@ class Model:
             output = self._output_name(needs[first.index])
             modelled = ", ".join(name for name, op in LAYER_OPS.items() if op.counted)
             more = f"; {len(opaque) - 1} more opaque layer(s) are needed" if len(opaque) > 1 else ""
-            hint = (
+            runnable = self._runnable() if chosen is None else []
+            hint = (RUNNABLE_HINT.format(f"outputs={runnable!r}") if runnable else "") + (
                 f"datamove runs {modelled}; run this model with OpenVINO (check and explain "
                 f"take the other layers as the file declares them){more}"
             )
@@ -1212,13 +1228,17 @@ class Model:
         data_consts: set[int] = set()
         const_values: dict[int, np.ndarray[Any, Any]] = {}
         params: list[tuple[int, Layer, PartialShape, ElementType]] = []
+        optional: set[int] = set()
         for idx in graph.order:
             layer = graph.layers[idx]
             outs = tuple(range(len(slot), len(slot) + len(layer.outputs)))
             slot.update(((idx, k), s) for k, s in enumerate(outs))
             ins = tuple(slot[s] for s in layer.sources)  # every source is earlier in the order
-            if idx not in needs and layer.type != "Parameter":  # no output needs it: not run
-                continue
+            if idx not in needs:  # no output needs it: not run
+                if layer.type == "Parameter":  # an input these outputs do not need: optional
+                    optional.add(idx)
+                else:
+                    continue
             # A Parameter or Const has one output port of a known element type: _infer above
             # reports any other as a fatal problem ("ports", "attribute").
             if layer.type == "Parameter":
@@ -1241,9 +1261,11 @@ class Model:
                 ]
                 steps.append((layer, runner(layer, known), ins, outs))
                 planners.append(shape_planner(layer, known))
-        results = [
-            (name, slot[r.sources[0]]) for name, r in zip(self.outputs, self._results, strict=True)
-        ]
+        outs_of = (
+            zip(self.outputs, self._results, strict=True)
+            if chosen is None
+            else [(name, self._results[k]) for name, k in chosen]
+        )
         return _Plan(
             len(slot),
             steps,
@@ -1251,9 +1273,28 @@ class Model:
             list(const_values.items()),
             data_consts,
             params,
-            results,
+            [(name, slot[r.sources[0]]) for name, r in outs_of],
             by_shape=shaped.intersection(needs) if shapes is None else frozenset(),
+            chosen=chosen,
+            optional=frozenset(optional) if chosen is not None else frozenset(),
         )
+
+    def _runnable(self) -> list[str]:
+        """The outputs that need no opaque layer: the hint of `run`'s refusal of one.
+
+        Made on that error path only (``datamove run`` asks again for its own hint).
+        """
+        infos, _, _ = self._infer({}, compare=False)
+        folded = self._folded(infos)
+        known = folded.keys() | self._by_shape(folded)
+        layers = self._graph.layers
+        return [
+            self._output_name(result)
+            for result in self._results
+            if not any(
+                i not in known and is_opaque(layers[i]) for i in self._needs(known, [result])
+            )
+        ]
 
     def _not_folded(
         self,
@@ -1327,13 +1368,15 @@ class Model:
         refusal there is kept the same way, and raised again (a copy) at those shapes.
         """
         shapes = {
-            layer.index: self._known_shape(layer, values[out]) for out, layer, _, _ in plan.params
+            layer.index: self._known_shape(layer, values[out])
+            for out, layer, _, _ in plan.params
+            if layer.index not in plan.optional
         }
-        key = tuple(shapes.values())
+        key = (plan.chosen, tuple(shapes.values()))
         found = self._shaped.get(key)
         if found is None:
             try:
-                found = self._build_plan(shapes, plan.by_shape)
+                found = self._build_plan(shapes, plan.by_shape, plan.chosen)
             except IRError as exc:
                 found = copy.copy(exc)  # without its traceback, which holds the frames' values
             keep(self._shaped, key, found, _SHAPE_PLANS_MAX)
@@ -1380,8 +1423,10 @@ class Model:
         planned = sum(p is not None for p in plans)
         return ShapePlanInfo(len(plans), planned, _SHAPE_PLANS_MAX, plannable)
 
-    def run(self, inputs: Mapping[str, Any]) -> dict[str, Any]:
-        """Run the model on arrays.
+    def run(
+        self, inputs: Mapping[str, Any], outputs: Sequence[str] | None = None
+    ) -> dict[str, Any]:
+        """Run the model on arrays: all its outputs, or those named in ``outputs``.
 
         Parameters
         ----------
@@ -1389,21 +1434,30 @@ class Model:
             One array per input, keyed by any of its tensor names (or its Parameter's name):
             what `datamove.split` takes as data (a NumPy or array-API array, a scalar, a list).
             Each must have the element type the Parameter declares (a u1 input: ``uint8`` of 0
-            and 1, or ``bool``) and fit the declared (possibly dynamic) shape.
+            and 1, or ``bool``) and fit the declared (possibly dynamic) shape. With
+            ``outputs``, only the inputs those outputs need must be given (any other given
+            is checked all the same).
+        outputs : sequence of str, optional
+            The outputs to compute, each by any of its tensor names (a nameless one by its
+            Result's name); only the layers they need are run, and so checked for being
+            runnable: a model's outputs that need only layers datamove computes run even where
+            others need a MatMul. Default: all of them.
 
         Returns
         -------
         dict of str to array
             The outputs, named as OpenVINO names them (``compiled.outputs[i].get_any_name()``),
-            in the order of the Result layers. Outputs may be views of the inputs, as the
-            operators return them; constants come back read-only.
+            in the order of the Result layers; with ``outputs``, those, named and ordered as
+            given there. Outputs may be views of the inputs, as the operators return them;
+            constants come back read-only.
 
         Raises
         ------
         UnsupportedOperatorError
             If an output needs a layer datamove does not compute (an opaque layer such as
-            MatMul: the error names the first), or the model has a layer of a version datamove
-            does not implement. Layers that no output needs are not run; nor are those of a
+            MatMul: the error names the first, and the hint the outputs that need none), or the
+            model has a layer of a version datamove does not implement (needed or not: OpenVINO
+            reads no such model). Layers that no output needs are not run; nor are those of a
             shape subgraph whose value is known on every input the declared shapes allow
             (``chunk``'s lengths on a static dim): their value is taken as a constant. One
             that reads a dynamic dim is folded at the inputs' shapes (once per shapes); where
@@ -1412,8 +1466,9 @@ class Model:
             For an input that is not an array, or not of the declared element type (an
             `IRError` and a `datamove.DTypeError`).
         IRError
-            For a missing, unknown or ill-shaped input, a u1 value other than 0 and 1, or an
-            operator rule broken at run time.
+            For a missing, unknown or ill-shaped input, a u1 value other than 0 and 1, an
+            operator rule broken at run time, or ``outputs`` other than a non-empty sequence of
+            distinct output names (a ``str`` alone is refused: pass ``[name]``).
 
         Notes
         -----
@@ -1441,21 +1496,57 @@ class Model:
                 hint="e.g. {" + ", ".join(f"{n!r}: array" for n in self._input_names) + "}",
             )
         key = _shape_key(inputs) if self._plannable else None
+        if outputs is not None:
+            chosen = self._chosen(outputs)
+            names = tuple(name for name, _ in chosen)
+            if key is not None:
+                key = (names, key)
         plans = self._shape_plans
         if key is not None:
             shape_plan = plans.get(key)
             if shape_plan is not None:
                 return shape_plan(*inputs.values())
-        plan = self._plan
-        if plan is None:
-            plan = self._plan = self._build_plan()
+        if outputs is None:
+            plan = self._plan
+            if plan is None:
+                plan = self._plan = self._build_plan()
+        else:
+            found = self._output_plans.get(names)
+            if found is None:
+                found = self._build_plan(chosen=chosen)
+                keep(self._output_plans, names, found, _SHAPE_PLANS_MAX)
+            plan = found
         plan, values = self._run_plan(plan, inputs)
         if key is not None and plan.planners is not None:  # valid inputs, NumPy arrays only
             if key in plans:  # the second run of these shapes: plan them
-                plans[key] = self._shape_plan(plan, plan.planners, key, values)
+                slots = key if outputs is None else key[1]
+                plans[key] = self._shape_plan(plan, plan.planners, slots, values)
             else:  # a shape run once is not planned: that would triple its cost
                 keep(plans, key, None, _SHAPE_PLANS_MAX)
         return {name: values[s] for name, s in plan.results}
+
+    def _chosen(self, outputs: Any) -> tuple[tuple[str, int], ...]:
+        """`run`'s ``outputs``: each name as passed, and the index of its Result in _results."""
+        if isinstance(outputs, str | bytes) or not isinstance(outputs, Sequence):
+            raise IRError(
+                "outputs",
+                outputs,
+                f"must be a sequence of output names, not {a_kind(outputs)}",
+                hint=f"pass a list: outputs=[{outputs!r}]" if isinstance(outputs, str) else None,
+            )
+        if not outputs:
+            raise IRError("outputs", outputs, "is empty", hint="pass None for all the outputs")
+        chosen: dict[int, int] = {}  # Result -> its place in outputs
+        for j, name in enumerate(outputs):
+            k = self._output_of.get(name) if isinstance(name, str) else None
+            if k is None:
+                hint = "its outputs are " + ", ".join(map(repr, self.outputs))
+                raise IRError(f"outputs[{j}]", name, "names no output of this model", hint=hint)
+            if k in chosen:
+                rule = f"names the same output as outputs[{chosen[k]}] ({outputs[chosen[k]]!r})"
+                raise IRError(f"outputs[{j}]", name, rule, hint="name each output once")
+            chosen[k] = j
+        return tuple((outputs[j], k) for k, j in chosen.items())
 
     def _run_plan(self, plan: _Plan, inputs: Mapping[str, Any]) -> tuple[_Plan, list[Any]]:
         """Check the inputs and run every step; the plan run and the value of every slot.
@@ -1476,11 +1567,19 @@ class Model:
         for out, layer, shape, etype in plan.params:
             named = given.get(self._param_of[layer.index])
             if not named:
+                if layer.index in plan.optional:
+                    continue
+                needed = [
+                    self._input_names[self._param_of[x.index]]
+                    for _, x, _, _ in plan.params
+                    if x.index not in plan.optional
+                ]
                 raise layer.error(
                     "inputs",
                     inputs,  # as passed (shown short: its first items, arrays abbreviated)
                     f"has no array for input {self._input_names[self._param_of[layer.index]]!r}",
-                    hint="pass every input: " + input_list(self._input_names, self._other_names()),
+                    hint=("pass every input: " if plan.chosen is None else "these outputs need: ")
+                    + input_list(needed, self._other_names()),
                 )
             if len(named) > 1:
                 raise layer.error(
@@ -1543,10 +1642,12 @@ class Model:
             scope[f"n{k}"] = name
         # The code reads only slots: the same for every key of these inputs and moves (the
         # moves of a by_shape model's plans may differ from shapes to shapes)
-        layout = (inputs, tuple((src, dst, _method(take)) for src, dst, take in moves))
+        # the outputs' slots too: two output sets may make the same moves
+        results = tuple(s for _, s in plan.results)
+        layout = (inputs, tuple((src, dst, _method(take)) for src, dst, take in moves), results)
         code = self._programs.get(layout)
         if code is None:
-            code = _program(moves, inputs, [s for _, s in plan.results])
+            code = _program(moves, inputs, results)
             keep(self._programs, layout, code, _SHAPE_PLANS_MAX)
         return cast("_ShapePlan", FunctionType(code, scope))
 
@@ -1634,6 +1735,10 @@ class _Plan:
     # any, each run takes the plan made at its inputs' shapes (Model._shaped_plan), where they
     # fold; this plan only checks the inputs.
     by_shape: frozenset[int] = frozenset()
+    # The outputs `run` was given (`Model._chosen`), None for all of them; the Parameters (by
+    # index) that none of those outputs needs: an input `run` may leave out
+    chosen: tuple[tuple[str, int], ...] | None = None
+    optional: frozenset[int] = frozenset()
 
 
 def _shape_key(inputs: Mapping[str, Any]) -> tuple[Any, ...] | None:
@@ -1750,7 +1855,7 @@ def _join(arrays: list[np.ndarray], axis: int) -> np.ndarray:
 JOIN_ENGINE_BYTES = PARALLEL_MIN_BYTES
 
 
-def _program(moves: list[_Move], inputs: tuple[int, ...], results: list[int]) -> CodeType:
+def _program(moves: list[_Move], inputs: tuple[int, ...], results: tuple[int, ...]) -> CodeType:
     """The code of a shape plan: ``def run(<input slots>)``, a line per move, the outputs.
 
     Slot ``k`` is the variable ``v{k}``: a local for inputs and computed values, a global for
