@@ -181,6 +181,13 @@ def test_cli_output(
         np.testing.assert_array_equal(np.load(out / f"{name}.npy"), want[name])
     assert main([*base, "--output-dir", str(out), "--output", "y2"]) == 1
     assert "output 'y2' needs this one" in capsys.readouterr().err
+    # a name no output has, or one output twice: the command's own words, not run's outputs=
+    assert main([*base, "--output-dir", str(out), "--output", "y0", "--output", "nope"]) == 1
+    err = capsys.readouterr().err
+    assert "run: --output='nope' names no output of this model" in err
+    assert "its outputs are 'y0', 'y1'" in err
+    assert main([*base, "--output-dir", str(out), "--output", "y0", "--output", "y0"]) == 1
+    assert "run: --output='y0' names 'y0' again" in capsys.readouterr().err
 
 
 def test_cli_output_needs_only_its_inputs(

@@ -203,6 +203,14 @@ def _run(args: argparse.Namespace) -> int:
             raise ValidationError("run", "--input", text, rule, hint=_inputs_hint(model))
         inputs[name] = load_npy(file, functools.partial(ValidationError, "run", "--input", text))
         read_from[Path(os.path.realpath(file))] = text
+    chosen: dict[int, str] = {}  # each --output's Result -> the name that chose it
+    for name in args.output or ():
+        k = model._output_of.get(name)
+        if k is None or k in chosen:
+            rule = "names no output of this model" if k is None else f"names {chosen[k]!r} again"
+            hint = "its outputs are " + ", ".join(map(repr, model.outputs))
+            raise ValidationError("run", "--output", name, rule, hint=hint)
+        chosen[k] = name
     named = {model._input_aliases[name] for name in inputs}
     missing = [name for k, name in enumerate(model.inputs) if k not in named]
     if missing and not args.output:  # with --output, Model.run names an input they need
