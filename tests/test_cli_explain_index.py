@@ -10,6 +10,7 @@ import contextlib
 import io
 import itertools
 import json
+import shlex
 from typing import Any
 
 import numpy as np
@@ -249,3 +250,16 @@ def test_usage_errors_exit_2(argv: list[str], message: str) -> None:
     code, out, err = explain(argv)
     assert (code, out) == (2, "")
     assert message in err.splitlines()[-1]
+
+
+@pytest.mark.parametrize("call", ["torch.chunk(x,3,1)", "np.split(x, [2], axis=1)", "x.chunk(3)"])
+def test_a_library_call_is_a_usage_error_that_names_convert(call: str) -> None:
+    code, out, err = explain([call, "--shape", "2,6"])
+    assert (code, out) == (2, "")
+    assert err.count("\n") == 1
+    assert f"{call!r} is a call" in err
+    hint = shlex.split(err.split("datamove convert ")[1].removesuffix(")\n"))
+    assert hint == [call, "--to", "numpy", "--shape", "SHAPE"]
+    code, out, _ = convert([*hint[:-1], "2,6"])  # the hint runs, with a shape for SHAPE
+    assert code == 0
+    assert out.startswith(("split(", "array_split("))

@@ -19,6 +19,9 @@ import contextlib
 import functools
 import json
 import math
+import re
+import shlex
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
@@ -33,7 +36,7 @@ from datamove._split import infer_split, infer_variadic_split
 from datamove._splitting import Splitting, onnx_split_version
 from datamove._strided_slice import MASKS, NUMPY_MAXDIMS, infer_strided_slice, numpy_index
 from datamove.cli import _dialect_text, _ir
-from datamove.cli._exit import EXIT_OK
+from datamove.cli._exit import EXIT_OK, EXIT_USAGE
 from datamove.ir._explain import (
     EXPLAINED,
     VIEWS,
@@ -687,6 +690,8 @@ def model_argv(argv: Sequence[str]) -> list[str]:
 
     A first argument that is no operator name and ends in ``.xml`` or names a file. One that
     holds ``[`` and names no file is a NumPy index: ``explain "x[::1]"`` is ``explain numpy``.
+    A library call (``torch.chunk(x, 3, 1)``) is a usage error (exit 2) that names ``convert``,
+    which takes it.
     """
     argv = list(argv)
     if len(argv) >= 2 and argv[0] == "explain":
@@ -695,6 +700,14 @@ def model_argv(argv: Sequence[str]) -> list[str]:
         if first not in OPERATORS and not first.startswith("-"):
             if named:
                 return ["explain", "model", *argv[1:]]
+            if re.match(r"[A-Za-z_][\w.]*\s*\(", first):
+                print(
+                    f"datamove explain: error: {first!r} is a call; explain takes an operator, "
+                    "a NumPy index or a model (hint: convert takes a split's call: datamove "
+                    f"convert {shlex.quote(first)} --to numpy --shape SHAPE)",
+                    file=sys.stderr,
+                )
+                raise SystemExit(EXIT_USAGE)
             if "[" in first:
                 return ["explain", "numpy", *argv[1:]]
     return argv
