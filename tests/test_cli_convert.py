@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 import datamove as dm
 from datamove.cli import main
 from datamove.cli._convert import _EPILOG
-from datamove.cli._dialect_text import translate
+from datamove.cli._dialect_text import ALIASES, translate
 from datamove.ir._examples import write_example, write_onnx_example
 from dialect_refs import run_dml, run_webnn
 from ir_examples import write_unsound_example
@@ -600,4 +600,33 @@ def test_tf_indices_past_int32_are_written_and_read_as_int64() -> None:
     assert (code, out, err) == (0, "x[:4294967299]\n", "")
     assert convert(["x[:5]", "--to", "tf"])[1] == (
         "tf.strided_slice(x, begin=[0], end=[5], strides=[1], begin_mask=1)\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("argv", "alias"),
+    [
+        (["x[1:, ::-1]", "--to", "tf"], "tensorflow"),
+        (["x[1:, ::-1]", "--to", "torch"], "pytorch"),
+        (["torch.chunk(x, 3, 1)", "--shape", "[2,6]", "--to", "dml"], "directml"),
+        (
+            ["--from", "tf", "--begin", "1", "--end", "0", "--end-mask", "1", "--to", "onnx"],
+            "tensorflow",
+        ),
+    ],
+)
+def test_a_library_name_is_an_alias_of_its_dialect(argv: list[str], alias: str) -> None:
+    name = ALIASES[alias]
+    expected = convert(argv)
+    assert expected[0] == 0
+    assert convert([alias if a == name else a for a in argv]) == expected
+
+
+@pytest.mark.parametrize("name", ["torch", "pytorch"])
+def test_from_torch_says_how_pytorch_is_given(name: str) -> None:
+    code, out, err = convert(["--from", name, "--begin", "1", "--to", "numpy"])
+    assert (code, out) == (2, "")
+    assert err.splitlines()[-1].endswith(
+        "argument --from: PyTorch's slicing is a NumPy index, its split a call: give either as "
+        "EXPR, e.g. 'x[1:, ::-1]' or 'torch.chunk(x, 3, 1)', without --from"
     )

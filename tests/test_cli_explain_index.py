@@ -263,3 +263,9 @@ def test_a_library_call_is_a_usage_error_that_names_convert(call: str) -> None:
     code, out, _ = convert([*hint[:-1], "2,6"])  # the hint runs, with a shape for SHAPE
     assert code == 0
     assert out.startswith(("split(", "array_split("))
+
+
+def test_as_takes_the_library_names_of_dialects() -> None:
+    expected = explain(["x[1:]", "--as", "torch,tf,dml"])
+    assert expected[0] == 0
+    assert explain(["x[1:]", "--as", "pytorch,tensorflow,directml"]) == expected

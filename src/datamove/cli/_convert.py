@@ -308,6 +308,17 @@ witness is a shape, or a split axis's size, where it fails).
 """
 
 
+def _source(name: str) -> str:
+    """``--from``'s dialect, an alias read as its name; PyTorch's, no source, says what is."""
+    name = _dialect_text.ALIASES.get(name, name)
+    if name == "torch":
+        raise argparse.ArgumentTypeError(
+            "PyTorch's slicing is a NumPy index, its split a call: give either as EXPR, e.g. "
+            "'x[1:, ::-1]' or 'torch.chunk(x, 3, 1)', without --from"
+        )
+    return name
+
+
 def register(subparsers: Any) -> None:
     """Add ``datamove convert``."""
     parser = subparsers.add_parser(
@@ -329,6 +340,7 @@ def register(subparsers: Any) -> None:
         "--from",
         dest="source",
         choices=list(SOURCES),
+        type=_source,
         metavar="DIALECT",
         help=f"the input dialect: {', '.join(SOURCES)} (required without EXPR)",
     )
@@ -338,6 +350,7 @@ def register(subparsers: Any) -> None:
         dest="target",
         required=True,
         choices=list(every),
+        type=lambda name: _dialect_text.ALIASES.get(name, name),
         metavar="DIALECT",
         help=f"the dialect to write: of a slicing {', '.join(_dialect_text.SLICING_DIALECTS)}; "
         f"of a split {', '.join(_dialect_text.SPLIT_DIALECTS)}",

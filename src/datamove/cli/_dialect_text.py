@@ -20,6 +20,7 @@ from datamove._errors import NotExpressible, ValidationError
 from datamove._shape import PartialShape
 
 __all__ = [
+    "ALIASES",
     "SLICING_DIALECTS",
     "SPLIT_DIALECTS",
     "UNAVAILABLE",
@@ -58,6 +59,9 @@ SPLIT_DIALECTS: Final[Mapping[str, tuple[str, str]]] = {
 }
 
 UNAVAILABLE: Final = "not available in this version"
+
+# Library names a dialect is also called by (--as, convert --to and --from take them).
+ALIASES: Final = {"tensorflow": "tf", "pytorch": "torch", "directml": "dml"}
 
 # How a dict-valued emitter's call opens.
 _CALLS: Final = {"strided-slice": "StridedSlice(", "tf": "tf.strided_slice(x, "}
@@ -110,7 +114,7 @@ def dialect_list(table: Mapping[str, Any]) -> Callable[[str], list[str]]:
     """An argparse ``type``: comma-separated dialect names of ``table``, in order, once each."""
 
     def parse(text: str) -> list[str]:
-        names = [n.strip() for n in text.split(",")]
+        names = [ALIASES.get(n.strip(), n.strip()) for n in text.split(",")]
         unknown = [n for n in names if n not in table]
         if unknown:
             raise argparse.ArgumentTypeError(
