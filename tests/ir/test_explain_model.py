@@ -243,6 +243,32 @@ def _save(tmp_path: Path, out: Any, param: Any) -> Path:
     return ov_models.save(model, tmp_path)
 
 
+def test_an_int32_sentinel_adds_the_short_form_below_2_31(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # PyTorch's frontend writes x.flip(1) as Slice(-1, -2**31, -1): x[:, ::-1] below 2**31 only
+    xml = _convert(lambda x: x.flip(1), tmp_path, dynamic=True)
+    (info,) = _explained(xml, capsys)
+    assert (info["numpy"], info["numpy_below_2**31"]) == ("x[:, :-2147483648:-1]", "x[:, ::-1]")
+    for shape in [(2, 4, 6), (1, 5, 1), (3, 1, 2), (2, 0, 3)]:
+        x = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+        (want,) = ov_models.run_openvino(xml, {"x": x}).values()
+        np.testing.assert_array_equal(x[:, ::-1], want)
+    assert main(["explain", str(xml)]) == 0
+    assert "  x[:, :-2147483648:-1]  (x[:, ::-1] on sizes below 2**31)\n" in capsys.readouterr().out
+
+
+def test_a_sentinel_short_of_the_end_below_2_31_has_no_short_form(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # stop -2**31 + 1 leaves element 0 out on a size of 2**31 - 1: not x[::-1] there
+    x = o8.parameter([-1], np.float32, name="x")
+    xml = _save(tmp_path, o8.slice(x, _c8([-1]), _c8([-(2**31) + 1]), _c8([-1])), x)
+    (info,) = _explained(xml, capsys)
+    assert info["numpy"] == "x[:-2147483647:-1]"
+    assert "numpy_below_2**31" not in info
+
+
 def test_a_dynamic_strided_slice_is_its_parameters(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -509,7 +509,8 @@ def _print_model(args: argparse.Namespace) -> int:
             for k, text in enumerate(numpy):
                 print(f"  {each} {k}: {text or 'no NumPy index'}")
         elif numpy:
-            print(f"  {numpy}")
+            short = info.get("numpy_below_2**31")
+            print(f"  {numpy}" + (f"  ({short} on sizes below 2**31)" if short else ""))
         for k, source in enumerate(info.get("sources", ())):  # a Concat's inputs
             part = info["parts"][k]
             print(f"  x{k} from {source}" + (f": {part}" if part else ""))

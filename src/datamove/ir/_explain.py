@@ -25,7 +25,7 @@ import numpy as np
 from datamove._concat import concat_shape
 from datamove._dialects import Slicing
 from datamove._errors import ValidationError
-from datamove._shape import Dimension, PartialShape, Unknown
+from datamove._shape import Dimension, PartialShape, Unknown, largest
 from datamove._slice import infer_slice
 from datamove._split import infer_split, infer_variadic_split
 from datamove._strided_slice import KEEP, MASKS, NEW, SHRINK, axis_walk, checked_params
@@ -411,9 +411,26 @@ def _explain(
     for candidate in (tidy(raw), tidy(raw, 2**62), raw):
         if planner is not None and _every_size(candidate, planner, shape, ints):
             info["numpy"] = index_expression(candidate, dims_or_none)
+            _below_int32(info, index_expression(tidy(raw), dims_or_none), shape)
             return info
     info["note"] = f"no one NumPy index takes what it takes at every size of {shape}"
     return info
+
+
+def _below_int32(info: dict[str, Any], short: str, shape: PartialShape) -> None:
+    """Add ``numpy_below_2**31``, ``short``, where it equals the layer below ``2**31`` only.
+
+    Where ``short`` is not the layer's ``numpy`` but takes what it takes on every size below
+    ``2**31`` that ``shape`` allows (``Slicing.equivalent`` decides). A converter's int32
+    sentinel (PyTorch's ``x.flip(1)`` is a Slice to ``-2**31``) takes the whole axis only on
+    sizes below ``2**31``: ``x[:, :-2147483648:-1]`` is ``x[:, ::-1]`` there.
+    """
+    if short == info["numpy"] or any(d.min > _WIDE for d in shape.dims):
+        return
+    below = PartialShape([Dimension(d.min, min(_WIDE, largest(d))) for d in shape.dims])
+    with contextlib.suppress(ValidationError, KeyError):  # a parameter a Slicing does not read
+        if layer_slicing(info).equivalent(short, below):
+            info["numpy_below_2**31"] = short
 
 
 def view_expression(
