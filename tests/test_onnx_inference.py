@@ -238,4 +238,4 @@ def test_a_fault_onnx_checker_finds_in_a_subgraph_is_its_node_s(tmp_path: Path, 
         check=False,
     )
     assert done.returncode == 1, done.stderr
-    assert f"layer 0 'if' (If): {rule}" in done.stdout
+    assert f"node 0 'if' (If): {rule}" in done.stdout

@@ -62,7 +62,7 @@ def test_onnx_graphs_check_every_data_movement_node(
     assert main(["check", str(path)]) == 0
     out = capsys.readouterr().out
     n, m = sum(moves.values()), sum(others.values())
-    assert f"\nchecked {n} layer{'s' if n != 1 else ''} (" in out
+    assert f"\nchecked {n} node{'s' if n != 1 else ''} (" in out
     assert f"; {m} opaque" in out
     assert out.endswith("OK: no problems found\n")
     # the declared outputs of the graph are what datamove infers
@@ -225,7 +225,7 @@ def test_a_wrong_declared_dim_is_a_shape_problem_on_that_node(
         assert main(["check", str(path)]) == 1
         out_text = capsys.readouterr().out
         assert "\n1 problem:\n" in out_text
-        assert f"layer {i} {node.name!r} ({node.op_type}) port {k}: declares [" in out_text
+        assert f"node {i} {node.name!r} ({node.op_type}) port {k}: declares [" in out_text
         edited += 1
     assert edited
 
@@ -1733,3 +1733,23 @@ def test_a_node_onnx_s_strict_inference_refuses_is_a_problem(
     else:
         assert found == [("operator", layer, f"ONNX's shape inference refuses it: {rule}")]
     assert ir.read_onnx(path).check({"x": "[?,3]"}).ok
+
+
+def test_an_onnx_model_s_outputs_call_its_nodes_nodes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # explain said "layer 3 'join'" and, two lines below, "x0 from node 1 'cut'"
+    from datamove.ir._examples import write_example, write_onnx_example
+
+    onnx_path = write_onnx_example(tmp_path)
+    for argv in (["check", "-v"], ["explain"], ["explain", "--layer", "join"]):
+        assert main([argv[0], str(onnx_path), *argv[1:]]) == 0
+        out = capsys.readouterr().out
+        assert "node 3 'join' (Concat)" in out
+        assert "layer" not in out
+    assert "example: 4 nodes\n" in str(ir.read_onnx(onnx_path).check())
+    xml = write_example(tmp_path)  # an IR keeps its layers
+    assert main(["check", "-v", str(xml)]) == 0
+    out = capsys.readouterr().out
+    assert "layers\n" in out
+    assert "node" not in out

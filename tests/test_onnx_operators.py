@@ -488,4 +488,4 @@ def test_a_node_its_schema_refuses_is_a_problem(
     assert [(p.kind, p.layer_id, p.message) for p in report.problems] == [(kind, "0", text)]
     assert (report.checked, report.opaque) == ({}, {node.op_type: 1})  # not read, even a Slice
     assert main(["check", str(path)]) == 1
-    assert f"layer 0 'y' ({node.op_type}): {text}" in capsys.readouterr().out
+    assert f"node 0 'y' ({node.op_type}): {text}" in capsys.readouterr().out

@@ -288,8 +288,8 @@ def test_the_cli_explains_sequence_nodes(
     path = onnx_graphs.save(sequence_model([2, 5], 1, [2, 3], None, [0, 1]), tmp_path)
     assert main(["explain", str(path)]) == 0
     out = capsys.readouterr().out
-    assert "layer 0 'parts' (SplitToSequence): x [2,5] -> [2,2], [2,3]\n  part 0: x[:, :2]" in out
-    assert "layer 2 'at1' (SequenceAt): x [2,5] -> [2,3]\n  x[:, 2:]" in out
+    assert "node 0 'parts' (SplitToSequence): x [2,5] -> [2,2], [2,3]\n  part 0: x[:, :2]" in out
+    assert "node 2 'at1' (SequenceAt): x [2,5] -> [2,3]\n  x[:, 2:]" in out
     assert main(["explain", str(path), "--layer", "parts", "--as", "numpy,torch"]) == 0
     out = capsys.readouterr().out
     assert "ONNX SplitToSequence on x of shape [2,5], axis 1, split [2, 3]" in out

@@ -37,6 +37,7 @@ from datamove._splitting import Splitting, onnx_split_version
 from datamove._strided_slice import MASKS, NUMPY_MAXDIMS, infer_strided_slice, numpy_index
 from datamove.cli import _dialect_text, _ir
 from datamove.cli._exit import EXIT_OK, EXIT_USAGE
+from datamove.ir._errors import where
 from datamove.ir._explain import (
     EXPLAINED,
     VIEWS,
@@ -492,8 +493,8 @@ def _print_model(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(layers, indent=2))
         return EXIT_OK
+    kinds, what = (EXPLAINED_NODES, "nodes") if onnx else (EXPLAINED, "layers")
     if not layers:
-        kinds, what = (EXPLAINED_NODES, "nodes") if onnx else (EXPLAINED, "layers")
         print(f"no {', '.join(kinds[:-1])} or {kinds[-1]} {what}")
     for info in layers:
         outs = ", ".join(info["output_shapes"]) or "?"  # a sequence of parts not known
@@ -502,7 +503,8 @@ def _print_model(args: argparse.Namespace) -> int:
             if "input_shapes" not in info  # a Concat's: x0, x1...
             else ", ".join(f"x{k} {shape}" for k, shape in enumerate(info["input_shapes"]))
         )
-        print(f"layer {info['layer_id']} {info['name']!r} ({info['layer_type']}): {ins} -> {outs}")
+        place = where(info["layer_id"], info["name"], info["layer_type"], None, what.rstrip("s"))
+        print(f"{place}: {ins} -> {outs}")
         numpy = info["numpy"]
         if isinstance(numpy, list):
             each = "part" if info["layer_type"] == "SplitToSequence" else "output"

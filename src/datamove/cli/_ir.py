@@ -119,7 +119,7 @@ def _check(args: argparse.Namespace) -> int:
             layers = _layers(model)
             for (lid, pid), shape in report.ports.items():
                 name, kind = layers.get(lid, (None, None))
-                print(f"  {where(lid, name, kind, pid)}: {shape}")
+                print(f"  {where(lid, name, kind, pid, report.unit)}: {shape}")
             for kind, heading in _NOTE_HEADINGS.items():
                 notes = [note for note in report.notes if note.kind == kind]
                 if notes:

@@ -17,12 +17,19 @@ __all__ = ["IRError", "InputTypeError", "ONNXError", "UnsupportedOperatorError",
 
 
 def where(
-    layer_id: str | None, layer_name: str | None, layer_type: str | None, port: int | None
+    layer_id: str | None,
+    layer_name: str | None,
+    layer_type: str | None,
+    port: int | None,
+    unit: str = "layer",
 ) -> str:
-    """Describe a place in the IR: ``layer 3 'Split_3' (Split) port 2``; ``model`` for none."""
+    """Describe a place in the IR: ``layer 3 'Split_3' (Split) port 2``; ``model`` for none.
+
+    ``unit`` is the model's word for the place: ``node`` for an ONNX model's.
+    """
     if layer_id is None:
         return "model"
-    text = f"layer {layer_id}"
+    text = f"{unit} {layer_id}"
     if layer_name is not None:
         text += f" {layer_name!r}"
     if layer_type is not None:

@@ -123,7 +123,8 @@ class Problem:
     found over the model's inputs instead: ``model_inputs`` holds their shapes (name -> shape),
     at which the layer's data input has ``witness[0]`` and the port ``witness[1]``.
     A *note* (`CheckReport.notes`) has kind ``"looser"``, ``"openvino-cpu"``, ``"extension"`` or
-    ``"unread"`` (and, of an ONNX model, ``"shape-subgraph"`` or ``"opset"``).
+    ``"unread"`` (and, of an ONNX model, ``"shape-subgraph"`` or ``"opset"``). ``unit`` is
+    what its text calls the place: ``"node"`` in an ONNX model (``node 1 'cut' (Slice): ...``).
     """
 
     kind: str
@@ -135,11 +136,11 @@ class Problem:
     witness: tuple[tuple[int, ...], tuple[int, ...]] | None = None
     witness_inputs: tuple[tuple[int, ...], ...] | None = None
     model_inputs: dict[str, tuple[int, ...]] | None = None
+    unit: str = field(default="layer", repr=False, compare=False)  # an ONNX model's: "node"
 
     def __str__(self) -> str:
-        return (
-            f"{where(self.layer_id, self.layer_name, self.layer_type, self.port)}: {self.message}"
-        )
+        place = where(self.layer_id, self.layer_name, self.layer_type, self.port, self.unit)
+        return f"{place}: {self.message}"
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dictionary."""
@@ -191,6 +192,8 @@ class CheckReport:
         Input name -> its other names, which ``run`` takes too (a model converted from
         PyTorch names an input by a number, its tensor name, and by the argument's name);
         inputs without any are left out.
+    unit : str
+        What the report's text calls a layer: ``"node"`` for an ONNX model (its problems' too).
     notes : tuple of Problem
         Where a checked layer's port declares dims looser than datamove infers (``[?]`` where
         the shape is ``[..1]``), kind ``"looser"``; where OpenVINO's CPU plugin runs a checked
@@ -215,6 +218,7 @@ class CheckReport:
     ports: dict[tuple[str, int], PartialShape] = field(repr=False)
     notes: tuple[Problem, ...] = field(default=(), repr=False)
     aliases: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
+    unit: str = field(default="layer", repr=False, compare=False)  # an ONNX model's: "node"
 
     @property
     def ok(self) -> bool:
@@ -222,7 +226,7 @@ class CheckReport:
         return not self.problems
 
     def __str__(self) -> str:
-        lines = [f"{self.model}: {self.layers} layers"]
+        lines = [f"{self.model}: {plural(self.layers, self.unit)}"]
         for n, (s, t) in self.inputs.items():
             also = f" (or {', '.join(self.aliases[n])})" if self.aliases.get(n) else ""
             lines.append(f"  input  {n}{also}: {s} {t or '?'}")
@@ -252,7 +256,7 @@ class CheckReport:
             return f" ({listed})" if listed else ""
 
         n = sum(self.checked.values())
-        line = f"checked {n} layer{'s' if n != 1 else ''}{counts(self.checked)}"
+        line = f"checked {plural(n, self.unit)}{counts(self.checked)}"
         return f"{line}; {sum(self.opaque.values())} opaque{counts(self.opaque)}"
 
     def to_dict(self) -> dict[str, Any]:

@@ -375,12 +375,12 @@ class ONNXModel:
         >>> from datamove.ir._examples import write_onnx_example
         >>> model = read_onnx(write_onnx_example(pathlib.Path(tempfile.mkdtemp())))
         >>> print(model.check())
-        example: 4 layers
+        example: 4 nodes
           input  x: [2,6] f32
           output a: [2,2] f32
           output b: [2,4] f32
           output c: [2,6] f32
-        checked 3 layers (Slice 1, Split 1, Concat 1); 1 opaque (Relu 1)
+        checked 3 nodes (Slice 1, Split 1, Concat 1); 1 opaque (Relu 1)
         OK: no problems found
         """
         given = given_shapes(input_shapes, self.inputs, self.inputs, ONNXError)
@@ -402,13 +402,14 @@ class ONNXModel:
         return CheckReport(
             self.name,
             len(self._proto.graph.node),
-            tuple(problems),
+            tuple(dataclasses.replace(p, unit="node") for p in problems),
             inputs,
             outputs,
             dict(checked),
             dict(opaque),
             ports,
-            tuple(notes),
+            tuple(dataclasses.replace(p, unit="node") for p in notes),
+            unit="node",
         )
 
     def _walk(
