@@ -154,6 +154,18 @@ def checker_error(model: Any) -> str | None:
     return None
 
 
+def ort_error(model: Any) -> str | None:
+    """What onnxruntime's ``InferenceSession`` (CPU) says of ``model``, or ``None``."""
+    ort = pytest.importorskip("onnxruntime")
+    options = ort.SessionOptions()
+    options.log_severity_level = 4  # its refusals are expected here: no log lines
+    try:
+        ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+    except Exception as exc:  # noqa: BLE001 - onnxruntime's errors have no common base
+        return str(exc)
+    return None
+
+
 def checker_node_error(node: Any, model: Any) -> str | None:
     """What ``onnx.checker.check_node`` says of ``node`` in ``model`` (its imports), or ``None``."""
     ctx = onnx.checker.C.CheckerContext()

@@ -37,17 +37,6 @@ def _model(nodes: list[Any], inputs: list[Any], outputs: list[Any], **graph: Any
     return model
 
 
-def _ort_error(model: Any) -> str | None:
-    ort = pytest.importorskip("onnxruntime")
-    options = ort.SessionOptions()
-    options.log_severity_level = 4  # its refusals are expected here: no log lines
-    try:
-        ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
-    except Exception as exc:  # noqa: BLE001 - onnxruntime's errors have no common base
-        return str(exc)
-    return None
-
-
 def _ov_error(path: Path) -> str | None:
     ov = pytest.importorskip("openvino")
     try:
@@ -69,7 +58,7 @@ def test_a_graph_input_that_is_a_graph_output_keeps_its_type(tmp_path: Path) -> 
     x = _tensor("x", [2, 3])
     model = _model([helper.make_node("Relu", ["x"], ["r"])], [x], [x, _tensor("r", [2, 3])])
     assert onnx_graphs.checker_error(model) is None
-    assert _ort_error(model) is None
+    assert onnx_graphs.ort_error(model) is None
     assert _ov_error(onnx_graphs.save(model, tmp_path)) is None
     assert _problems(model, tmp_path) == []
 
@@ -116,7 +105,7 @@ def test_the_other_nodes_faults_are_found_beside_a_node_onnx_checker_refuses(
 
     rule = "Incompatible dimensions for matrix multiplication"
     assert rule in str(onnx_graphs.checker_error(model(good)))
-    assert _ort_error(model(bad)) is not None
+    assert onnx_graphs.ort_error(model(bad)) is not None
     found = _problems(model(bad), tmp_path)
     assert [p[1] for p in found] == ["bad", "mm"]
     assert found[1] == ("operator", "mm", f"ONNX's shape inference refuses it: {rule}")
@@ -152,7 +141,7 @@ def test_a_fault_onnx_names_no_node_for_is_a_problem_of_the_model(
         [helper.make_node("Add", ["x", "w"], ["y"])], inputs, [_tensor("y", [2, 3])], **graph
     )
     assert rule in str(onnx_graphs.checker_error(model))
-    assert (_ort_error(model) is None) == (where == "value_info")
+    assert (onnx_graphs.ort_error(model) is None) == (where == "value_info")
     assert _ov_error(onnx_graphs.save(model, tmp_path)) is None
     [(kind, at, message)] = _problems(model, tmp_path)
     assert (kind, at) == ("element-type" if etype != F32 else "shape", None)
@@ -190,7 +179,7 @@ def test_a_graph_output_of_no_value_is_an_error(tmp_path: Path) -> None:
     x = _tensor("x", [2, 3])
     model = _model([helper.make_node("Relu", ["x"], ["y"])], [x], [_tensor("z", [2, 3])])
     assert "Graph output 'z' is not an output of any node" in str(onnx_graphs.checker_error(model))
-    assert "Graph output (z) does not exist in the graph" in str(_ort_error(model))
+    assert "Graph output (z) does not exist in the graph" in str(onnx_graphs.ort_error(model))
     path = onnx_graphs.save(model, tmp_path)
     assert "is not produced by any operation" in str(_ov_error(path))
     with pytest.raises(ir.ONNXError, match=r"graph output='z' names no value of the graph"):
@@ -229,7 +218,7 @@ def test_a_fault_onnx_checker_finds_in_a_subgraph_is_its_node_s(tmp_path: Path, 
         [top], [_tensor("x", [4])], [_tensor("y", [4])], initializer=[c], imports=imports
     )
     assert onnx_graphs.checker_error(model) is not None
-    assert _ort_error(model) is not None
+    assert onnx_graphs.ort_error(model) is not None
     path = onnx_graphs.save(model, tmp_path)
     done = subprocess.run(
         [sys.executable, "-m", "datamove", "check", str(path)],

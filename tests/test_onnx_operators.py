@@ -66,17 +66,6 @@ def _checker_refuses(model: Any) -> bool:
     return error is not None and any(r in error for r in REFUSED)
 
 
-def _ort_error(model: Any) -> str | None:
-    ort = pytest.importorskip("onnxruntime")
-    options = ort.SessionOptions()
-    options.log_severity_level = 4  # its refusals are expected here: no log lines
-    try:
-        ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
-    except Exception as exc:  # noqa: BLE001 - onnxruntime's errors have no common base
-        return str(exc)
-    return None
-
-
 def _cases() -> list[tuple[str, str, int]]:
     """Each (domain, op, version): every operator at its first version, the one before, its
     last version and the domain's newest; misspelt and case-changed at the newest."""
@@ -113,7 +102,7 @@ def test_every_operator_is_refused_where_onnxruntime_refuses_it() -> None:
     wrong = []
     for domain, op, version in CASES:
         model = _one(op, domain, version)
-        said, error = _refusal(model), _ort_error(model)
+        said, error = _refusal(model), onnx_graphs.ort_error(model)
         ort_refuses = error is not None and any(r in error for r in REFUSED)
         if domain in ("", "ai.onnx.ml") and op in ORT_OWN and not ort_refuses:
             continue
@@ -178,9 +167,9 @@ def test_other_domains_are_not_known_but_must_be_imported(tmp_path: Path) -> Non
     assert _refusal(bare) == rule
     assert _checker_refuses(bare)
     # onnxruntime (skipped where not installed) reads both, and refuses custom:Foo
-    assert _ort_error(known) is None
-    assert _ort_error(bare) is None
-    assert "is not a registered function/op" in str(_ort_error(unknown))
+    assert onnx_graphs.ort_error(known) is None
+    assert onnx_graphs.ort_error(bare) is None
+    assert "is not a registered function/op" in str(onnx_graphs.ort_error(unknown))
 
 
 @pytest.mark.parametrize(
@@ -211,7 +200,7 @@ def test_an_opset_newer_than_onnx_knows_is_a_note(
     assert main(["check", "-v", str(path)]) == 0
     out = capsys.readouterr().out
     assert "notes (ONNX opsets newer than the installed onnx knows):\n  model: the model " in out
-    error = _ort_error(model)
+    error = onnx_graphs.ort_error(model)
     assert error is not None
     assert "Opset 99" in error
 
@@ -247,7 +236,7 @@ def test_a_node_of_domain_ai_onnx_is_refused_as_onnx_checker_and_openvino_refuse
     relu = _model("Relu", "ai.onnx", imports)
     assert str(_refusal(relu)).startswith("its domain 'ai.onnx' names the default domain in an")
     assert _checker_refuses(relu)  # "No opset import for domain 'ai.onnx'", "No Op registered"
-    assert _ort_error(relu) is None
+    assert onnx_graphs.ort_error(relu) is None
     with pytest.raises(Exception, match=r"No conversion rule found for operations: ai\.onnx\.Relu"):
         ov.Core().compile_model(str(onnx_graphs.save(relu, tmp_path)), "CPU")
 
@@ -429,7 +418,7 @@ def test_a_node_is_refused_by_its_schema_where_onnxruntime_refuses_it() -> None:
         if schema.since_version != newest[(schema.domain, schema.name)]:
             continue
         model = _node_model(schema, inputs, outputs, attributes)
-        said, error = _schema_problem(model), _ort_error(model)
+        said, error = _schema_problem(model), onnx_graphs.ort_error(model)
         if said is not None and error is None and schema.name == "Constant":
             constants.add(case.split(" ", 1)[1])
         elif (said is not None and error is None) or (
