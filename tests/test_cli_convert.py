@@ -409,7 +409,7 @@ def test_explain_as_the_printed_parameters_read_back(capsys: pytest.CaptureFixtu
 def test_explain_split_as(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.delattr(dm.Splitting, "to_onnx_split", raising=False)
+    monkeypatch.delattr(dm.Splitting, "to_onnx", raising=False)
     argv = ["explain", "split", "--shape", "2,12", "--axis", "1", "--num-splits", "3"]
     assert main([*argv, "--as", "numpy,torch,openvino,onnx,slice"]) == 0
     blocks = capsys.readouterr().out.partition("in other dialects:\n")[2]

@@ -64,7 +64,7 @@ def apply(target: str, value: Any, x: np.ndarray[Any, Any]) -> list[list[Any]] |
                 **params
             )
         elif target == "onnx":
-            s = dm.Splitting.from_onnx_split(**params)
+            s = dm.Splitting.from_onnx(**params)
         else:
             assert target == "webnn"
             s = dm.Splitting.from_webnn(**params)

@@ -404,6 +404,26 @@ def test_an_axis_out_of_range_for_every_rank_is_refused_at_once(axis: int, reade
     assert dm.Slicing.from_onnx([0], [1], [-3]).to_numpy() == "x[..., :1, :, :]"
 
 
+def test_a_dialect_has_one_method_name_on_slicing_and_splitting() -> None:
+    # Splitting's ONNX pair was from_onnx_split / to_onnx_split: a guessed
+    # Splitting(...).to_onnx() was a bare AttributeError. A Slicing has no to_openvino
+    # (OpenVINO slices with two operators): asking names both.
+    from datamove.cli._dialect_text import SLICING_DIALECTS, SPLIT_DIALECTS
+
+    shared = SLICING_DIALECTS.keys() & SPLIT_DIALECTS.keys()
+    assert {SLICING_DIALECTS[d][0] for d in shared} == {SPLIT_DIALECTS[d][0] for d in shared}
+    split = dm.Splitting.from_onnx(0, num_outputs=2)
+    assert split.to_onnx([4]) == ("Split", {"axis": 0, "outputs": 2, "num_outputs": 2})
+    s = dm.Slicing.from_numpy("x[1:]")
+    assert not hasattr(s, "to_openvino")
+    with pytest.raises(AttributeError) as info:
+        s.to_openvino()
+    assert str(info.value) == (
+        "'Slicing' object has no attribute 'to_openvino': OpenVINO slices with StridedSlice-1 "
+        "(to_strided_slice) or Slice-8 (to_slice)"
+    )
+
+
 # -- emitters round-trip --------------------------------------------------------------------------
 @settings(max_examples=examples(300), deadline=None)
 @given(index=numpy_indices(), shape=shapes, source=st.sampled_from(["numpy", "strided_slice"]))

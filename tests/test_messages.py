@@ -127,7 +127,7 @@ def test_one_word_for_what_a_value_is(value: Any, kind: str) -> None:
             "Split: out='<1 array>' has 1 array, but there are 2 outputs",
         ),
         (
-            lambda: dm.Splitting.from_onnx_split(0, split=[1, 2], num_outputs=None, outputs=1),
+            lambda: dm.Splitting.from_onnx(0, split=[1, 2], num_outputs=None, outputs=1),
             "has 2 values, but the node has 1 output",
         ),
     ],

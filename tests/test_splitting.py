@@ -208,8 +208,8 @@ def test_on_interval_sizes_an_emitter_is_exact_for_every_size_or_raises_with_a_w
         dm.Splitting.from_torch(1, function="chunk"),
         dm.Splitting.from_numpy(1, function="array_split"),
         dm.Splitting.from_torch(1, function="tensor_split"),
-        dm.Splitting.from_onnx_split(0, num_outputs=1, reading="reference"),
-        dm.Splitting.from_onnx_split(0, num_outputs=1),
+        dm.Splitting.from_onnx(0, num_outputs=1, reading="reference"),
+        dm.Splitting.from_onnx(0, num_outputs=1),
     ],
 )
 @pytest.mark.parametrize("shape", ["[?]", "[3..]", "[..9]"])
@@ -362,7 +362,7 @@ def test_a_split_whose_first_difference_is_past_4096_sizes_names_it() -> None:
     # tests/test_splitting_onnx.py::test_a_split_13_refusal_names_its_witness_past_4096_sizes).
     sp = dm.Splitting(0, "lengths", (2,) * 4097 + (-1,))
     with pytest.raises(dm.NotExpressible, match=r"splits size 4098 into \(1 x 4098\)") as info:
-        sp.to_onnx_split("[1..]", opset=13)
+        sp.to_onnx("[1..]", opset=13)
     assert info.value.witness == (4098,)
     assert len(dm.Splitting(0, "even", 4098)(np.zeros(4098))) == 4098
     with pytest.raises(dm.ValidationError):
@@ -414,8 +414,8 @@ def test_a_splitting_is_immutable() -> None:
         lambda: dm.Splitting.from_numpy(10**12, function="array_split"),
         lambda: dm.Splitting.from_torch(10**12, function="chunk"),
         lambda: dm.Splitting.from_torch(10**12, function="tensor_split"),
-        lambda: dm.Splitting.from_onnx_split(0, num_outputs=10**12),
-        lambda: dm.Splitting.from_onnx_split(0, outputs=10**12, opset=13),
+        lambda: dm.Splitting.from_onnx(0, num_outputs=10**12),
+        lambda: dm.Splitting.from_onnx(0, outputs=10**12, opset=13),
         lambda: dm.Splitting.from_torch(1, function="split").lengths(10**12),
         lambda: dm.Splitting.from_torch(1, function="split").to_openvino([10**12]),
         lambda: dm.Splitting(0, "even", 10**12).lengths(0),
@@ -439,7 +439,7 @@ N = MAX_LENGTH  # parts of ONNX Split-18's num_outputs, read as onnx.reference d
         (lambda s: s.to_torch("[0..4096]"), ("tensor_split", {"sections": N, "dim": 0})),
         (lambda s: s.to_numpy("[0..4096]"), ("array_split", {"indices_or_sections": N, "axis": 0})),
         (lambda s: s.to_openvino("[5..]"), (5,)),
-        (lambda s: s.to_onnx_split("[0..]"), (1,)),
+        (lambda s: s.to_onnx("[0..]"), (1,)),
         (lambda s: s.as_slicings("[3..]"), None),
         (lambda s: s.to_webnn("[3..]"), (4,)),
         (lambda s: s.to_tf("[5..]"), (5,)),
@@ -464,7 +464,7 @@ def test_an_emitter_compares_rules_without_making_every_part(
         return out
 
     monkeypatch.setattr(_splitting, "_lengths", counted)
-    s = dm.Splitting.from_onnx_split(0, num_outputs=N, reading="reference")
+    s = dm.Splitting.from_onnx(0, num_outputs=N, reading="reference")
     if emit is None:  # VariadicSplit of N lengths: sizes below N refused
         for lengths_ in ([1] * N, [1] * (N - 1) + [-1]):
             with pytest.raises(dm.NotExpressible, match="parts move with the size"):
@@ -568,9 +568,9 @@ EMITTERS: dict[str, Any] = {
     "to_numpy": lambda s, shape: s.to_numpy(shape),
     "to_torch": lambda s, shape: s.to_torch(shape),
     "to_tf": lambda s, shape: s.to_tf(shape),
-    "to_onnx_split(opset=18)": lambda s, shape: s.to_onnx_split(shape),
-    "to_onnx_split(opset=13)": lambda s, shape: s.to_onnx_split(shape, opset=13),
-    "to_onnx_split(opset=11)": lambda s, shape: s.to_onnx_split(shape, opset=11),
+    "to_onnx(opset=18)": lambda s, shape: s.to_onnx(shape),
+    "to_onnx(opset=13)": lambda s, shape: s.to_onnx(shape, opset=13),
+    "to_onnx(opset=11)": lambda s, shape: s.to_onnx(shape, opset=11),
     "to_webnn": lambda s, shape: s.to_webnn(shape),
     "to_dml": lambda s, shape: s.to_dml(shape),
     "as_slicings": lambda s, shape: s.as_slicings(shape),
@@ -585,7 +585,7 @@ def any_rule(draw: Any) -> dm.Splitting:
         return build(lib, fn, arg, 1)
     n = draw(st.integers(1, 5))
     reading = draw(st.sampled_from(["spec", "reference"]))
-    return dm.Splitting.from_onnx_split(1, num_outputs=n, reading=reading)
+    return dm.Splitting.from_onnx(1, num_outputs=n, reading=reading)
 
 
 def refused(s: dm.Splitting, size: int) -> str | None:
@@ -607,7 +607,7 @@ def test_every_emitter_refuses_a_split_that_runs_on_no_allowed_size(
     s: dm.Splitting, bounds: tuple[int, int], emitter: str
 ) -> None:
     # numpy.split(x, 2) on [?,1] was written to OpenVINO (and NumPy, WebNN) as it is, where
-    # to_torch and to_onnx_split raised the split's own ValidationError; a VariadicSplit [1, 1]
+    # to_torch and to_onnx raised the split's own ValidationError; a VariadicSplit [1, 1]
     # on [?,1] was written to OpenVINO, PyTorch and ONNX. Now every emitter raises it.
     lo, hi = min(bounds), max(bounds)
     shape = dm.PartialShape([2, dm.Dimension(lo, hi)])
@@ -676,13 +676,13 @@ def test_every_emitter_refuses_a_split_that_runs_on_no_allowed_size(
             id="Split 4 on [5..7]",
         ),
         pytest.param(
-            dm.Splitting.from_onnx_split(0, num_outputs=4),
+            dm.Splitting.from_onnx(0, num_outputs=4),
             "[5]",
             "Splitting: size=5 cannot be split by the 'onnx' rule with 4",
             id="Split-18 num_outputs=4 on [5]",
         ),
         pytest.param(
-            dm.Splitting.from_onnx_split(0, num_outputs=4),
+            dm.Splitting.from_onnx(0, num_outputs=4),
             "[5..5]",
             "Splitting: size=5 cannot be split by the 'onnx' rule with 4",
             id="Split-18 num_outputs=4 on [5..5]",

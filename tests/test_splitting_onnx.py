@@ -108,9 +108,9 @@ def test_onnx_split_splits_as_onnxruntime_and_onnx_reference(
     axis = data.draw(st.integers(low, len(shape) - 1))
     x = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)
     model = split_model(shape, axis, **params)
-    spec = dm.Splitting.from_onnx_split(axis, **params)
+    spec = dm.Splitting.from_onnx(axis, **params)
     assert same_parts(splits(spec, x), run_ort(model, x)), (spec, shape)
-    reference = dm.Splitting.from_onnx_split(axis, **params, reading="reference")
+    reference = dm.Splitting.from_onnx(axis, **params, reading="reference")
     got = run_reference(model, x)
     if "split" not in params:
         assert same_parts(splits(reference, x), got), (reference, shape)
@@ -137,7 +137,7 @@ def test_every_splitting_written_as_onnx_split_runs_alike_in_onnxruntime(
     s = build(lib, fn, arg, axis)
     want = run(lib, fn, arg, axis, x)
     try:
-        name, p = s.to_onnx_split(shape, opset=opset)
+        name, p = s.to_onnx(shape, opset=opset)
     except dm.NotExpressible as exc:  # numpy.split's parts overlap: no tiling says them
         w = exc.witness
         assert w == (shape[axis],)
@@ -148,7 +148,7 @@ def test_every_splitting_written_as_onnx_split_runs_alike_in_onnxruntime(
     assert name == "Split"
     model = split_model(shape, p["axis"], p["outputs"], opset=opset, **_optional(p))
     assert same_parts(run_ort(model, x), want), (s, shape, p)
-    back = dm.Splitting.from_onnx_split(p["axis"], opset=opset, **_optional(p, True))
+    back = dm.Splitting.from_onnx(p["axis"], opset=opset, **_optional(p, True))
     assert same_parts(splits(back, x), want)
 
 
@@ -170,7 +170,7 @@ def test_on_interval_sizes_onnx_split_is_exact_for_every_size_or_raises_with_a_w
     lo, hi = min(bounds), max(bounds)
     s = build(lib, fn, arg, 1)
     try:
-        _, p = s.to_onnx_split(dm.PartialShape([2, dm.Dimension(lo, hi)]), opset=opset)
+        _, p = s.to_onnx(dm.PartialShape([2, dm.Dimension(lo, hi)]), opset=opset)
     except dm.NotExpressible as exc:
         if lo == hi:
             return  # overlapping numpy.split parts
@@ -202,10 +202,10 @@ def test_split_18_num_outputs_on_an_uneven_dim_has_four_answers() -> None:
     assert [len(p) for p in ref] == [2, 2, 1, 0]
     assert [len(p) for p in np.array_split(x, 4)] == [2, 1, 1, 1]
     assert [len(p) for p in torch.chunk(torch.from_numpy(x), 4)] == [2, 2, 1]
-    s = dm.Splitting.from_onnx_split(0, num_outputs=4)
+    s = dm.Splitting.from_onnx(0, num_outputs=4)
     with pytest.raises(dm.ValidationError, match=r"ceil\(5/4\) = 2, the last 5 - 3\*2 = -1"):
         s(x)
-    assert dm.Splitting.from_onnx_split(0, num_outputs=4, reading="reference").lengths(5) == (
+    assert dm.Splitting.from_onnx(0, num_outputs=4, reading="reference").lengths(5) == (
         2,
         2,
         1,
@@ -214,7 +214,7 @@ def test_split_18_num_outputs_on_an_uneven_dim_has_four_answers() -> None:
     # 4 into 3: the spec's last part is empty, valid: every ONNX runtime agrees; torch.chunk not
     model = split_model((4,), 0, 3, num_outputs=3)
     assert [len(p) for p in run_ort(model, np.arange(4)) or []] == [2, 2, 0]
-    assert s.from_onnx_split(0, num_outputs=3).lengths(4) == (2, 2, 0)
+    assert s.from_onnx(0, num_outputs=3).lengths(4) == (2, 2, 0)
     assert dm.Splitting.from_torch(3, function="chunk").lengths(4) == (2, 2)
 
 
@@ -225,8 +225,8 @@ def test_split_without_split_before_18_is_even_in_onnxruntime_not_in_onnx_refere
         assert run_ort(model, x) is None
         assert [len(p) for p in run_reference(model, x) or []] == [3, 2]
         with pytest.raises(dm.ValidationError, match="'even' rule"):
-            dm.Splitting.from_onnx_split(0, outputs=2, opset=opset)(x)
-        reference = dm.Splitting.from_onnx_split(0, outputs=2, opset=opset, reading="reference")
+            dm.Splitting.from_onnx(0, outputs=2, opset=opset)(x)
+        reference = dm.Splitting.from_onnx(0, outputs=2, opset=opset, reading="reference")
         assert reference.lengths(5) == (3, 2)
         # onnx.reference does not check split's sum either: it slices and clamps
         model = split_model((5,), 0, 2, split=[2, 4], opset=opset)
@@ -237,7 +237,7 @@ def test_split_without_split_before_18_is_even_in_onnxruntime_not_in_onnx_refere
         assert run_ort(model, np.arange(4)) is None
         assert [len(p) for p in run_reference(model, np.arange(4)) or []] == [3, 1]
         with pytest.raises(dm.ValidationError, match=r"split\[0\]=-1 must be at least 0"):
-            dm.Splitting.from_onnx_split(0, [-1, 5], opset=opset)
+            dm.Splitting.from_onnx(0, [-1, 5], opset=opset)
 
 
 @pytest.mark.parametrize(
@@ -257,25 +257,25 @@ def test_split_without_split_before_18_is_even_in_onnxruntime_not_in_onnx_refere
         pytest.param({"num_outputs": 2, "reading": "ort"}, "'spec' or 'reference'", id="read"),
     ],
 )
-def test_from_onnx_split_refuses_what_the_spec_refuses(kwargs: dict[str, Any], match: str) -> None:
+def test_from_onnx_refuses_what_the_spec_refuses(kwargs: dict[str, Any], match: str) -> None:
     with pytest.raises(dm.ValidationError, match=match):
-        dm.Splitting.from_onnx_split(**kwargs)
+        dm.Splitting.from_onnx(**kwargs)
 
 
-def test_to_onnx_split_per_opset() -> None:
-    s = dm.Splitting.from_onnx_split(0, num_outputs=3)
-    assert s.to_onnx_split() == ("Split", {"axis": 0, "outputs": 3, "num_outputs": 3})
+def test_to_onnx_per_opset() -> None:
+    s = dm.Splitting.from_onnx(0, num_outputs=3)
+    assert s.to_onnx() == ("Split", {"axis": 0, "outputs": 3, "num_outputs": 3})
     want = ("Split", {"axis": 0, "outputs": 3, "split": [3, 3, 1]})
-    assert s.to_onnx_split([7], opset=13) == want
+    assert s.to_onnx([7], opset=13) == want
     with pytest.raises(dm.NotExpressible, match="ONNX Split-13") as info:
-        s.to_onnx_split("[6..8]", opset=13)  # Split-13 without split: equal parts only
+        s.to_onnx("[6..8]", opset=13)  # Split-13 without split: equal parts only
     assert info.value.witness == (7,)
     with pytest.raises(dm.NotExpressible, match="Split-2 counts axes"):
-        dm.Splitting.from_split(-1, 2).to_onnx_split(opset=2)
+        dm.Splitting.from_split(-1, 2).to_onnx(opset=2)
     even = dm.Splitting.from_split(0, 2)
-    assert even.to_onnx_split(opset=11) == ("Split", {"axis": 0, "outputs": 2})
+    assert even.to_onnx(opset=11) == ("Split", {"axis": 0, "outputs": 2})
     with pytest.raises(dm.NotExpressible) as info:  # num_outputs=2 splits 5; Split-1 refuses it
-        even.to_onnx_split("[4..6]")
+        even.to_onnx("[4..6]")
     assert info.value.witness == (5,)
 
 
@@ -294,7 +294,7 @@ def test_a_split_13_refusal_names_its_witness_past_4096_sizes(
     split: dm.Splitting, witness: int
 ) -> None:
     with pytest.raises(dm.NotExpressible) as info:
-        split.to_onnx_split("[1..]", opset=13)
+        split.to_onnx("[1..]", opset=13)
     assert info.value.witness == (witness,)
     # the witness is real: onnxruntime runs the closest call (even parts; refused off the
     # multiples) otherwise than the split there (onnx.reference reads Split-13 by its own
@@ -313,13 +313,13 @@ def test_split_13_says_exactly_when_no_size_tells_the_count_from_the_split() -> 
     # spans more than 4096 (it raised "no size up to 9096 tells", no witness). One more size
     # and they differ there (onnxruntime: 9998 refused, where the split runs).
     s = dm.Splitting(0, "onnx", 5000)
-    assert s.to_onnx_split("[5000..9997]", opset=13) == ("Split", {"axis": 0, "outputs": 5000})
+    assert s.to_onnx("[5000..9997]", opset=13) == ("Split", {"axis": 0, "outputs": 5000})
     model = split_model((None,), 0, 5000, opset=13)  # type: ignore[arg-type]
     for d in (5000, 5001, 9997):
         x = np.arange(d, dtype=np.int64)
         assert same_parts(run_ort(model, x), splits(s, x)), d
     with pytest.raises(dm.NotExpressible) as info:
-        s.to_onnx_split("[5000..9998]", opset=13)
+        s.to_onnx("[5000..9998]", opset=13)
     assert info.value.witness == (9998,)
     x = np.arange(9998, dtype=np.int64)
     assert run_ort(model, x) is None
@@ -331,7 +331,7 @@ def test_split_18_of_two_outputs_is_array_split_on_every_size(reading: str) -> N
     # Split-18's num_outputs=2 to NumPy or PyTorch on [1..] was refused (4096 sizes scanned,
     # none told): on every size it gives ceil(d / 2) and the rest, in onnxruntime and
     # onnx.reference alike ((1, 0) on 1), as numpy.array_split and torch.tensor_split do.
-    s = dm.Splitting.from_onnx_split(0, num_outputs=2, reading=reading)
+    s = dm.Splitting.from_onnx(0, num_outputs=2, reading=reading)
     numpy_call, torch_call = s.to_numpy("[1..]"), s.to_torch("[1..]")
     assert numpy_call == ("array_split", {"indices_or_sections": 2, "axis": 0})
     assert torch_call == ("tensor_split", {"sections": 2, "dim": 0})

@@ -44,7 +44,7 @@ def sources() -> list[Source]:
                 _torch(torch.chunk, n),
             ),
             (f"torch.split(x, {n})", dm.Splitting.from_torch(n), _torch(torch.split, n)),
-            (f"Split-18 num_outputs={n}", dm.Splitting.from_onnx_split(num_outputs=n), None),
+            (f"Split-18 num_outputs={n}", dm.Splitting.from_onnx(num_outputs=n), None),
         ]
     for lengths in ([2, 2], [1, 2], [0, 3]):
         split = dm.Splitting.from_torch(lengths)
@@ -115,7 +115,7 @@ def test_a_split_of_more_parts_than_the_largest_size_is_written_as_zero_lengths(
     s = dm.Splitting.from_numpy(2)
     assert s.to_openvino("[..1]") == ("VariadicSplit", {"axis": 0, "split_lengths": [0, 0]})
     # ONNX's 3 parts run size 0 alone on [..1] (size 1 would be [1, 0, -1]): written so too
-    s = dm.Splitting.from_onnx_split(num_outputs=3)
+    s = dm.Splitting.from_onnx(num_outputs=3)
     assert s.to_openvino("[..1]") == ("VariadicSplit", {"axis": 0, "split_lengths": [0, 0, 0]})
     assert not oracle.split("[..1]", 0, 2).ok
     node = oracle.variadic_split("[..1]", 0, np.array([0, 0]))
@@ -150,7 +150,7 @@ def test_a_rule_openvino_lacks_is_a_rest_length_where_it_splits_alike_on_every_s
         got = [a.tolist() for a in oracle.run_cpu(node, np.arange(d, dtype=np.float32))]
         assert got == [a.tolist() for a in torch.split(torch.arange(d, dtype=torch.float32), 4)]
     # ONNX's 4 parts on 6..8 are [2, 2, 2, 0] .. [2, 2, 2, 2]: [2, 2, 2, -1], valid on each
-    s = dm.Splitting.from_onnx_split(num_outputs=4)
+    s = dm.Splitting.from_onnx(num_outputs=4)
     assert s.to_openvino("[6..8]") == (
         "VariadicSplit",
         {"axis": 0, "split_lengths": [2, 2, 2, -1]},

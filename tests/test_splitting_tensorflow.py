@@ -235,7 +235,7 @@ def test_on_interval_sizes_to_tf_is_exact_for_every_size_or_raises_with_a_witnes
         (dm.Splitting.from_torch(2, function="chunk"), "[3..4]", [2, -1]),
         (dm.Splitting.from_numpy([1, 3]), "[4..6]", [1, 2, -1]),
         (dm.Splitting.from_torch(1, function="chunk"), "[?]", 1),
-        (dm.Splitting.from_onnx_split(0, num_outputs=3, reading="reference"), "[7..9]", [3, 3, -1]),
+        (dm.Splitting.from_onnx(0, num_outputs=3, reading="reference"), "[7..9]", [3, 3, -1]),
     ],
 )
 def test_to_tf_writes_a_count_or_sizes(s: dm.Splitting, shape: Any, want: Any) -> None:

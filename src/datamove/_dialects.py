@@ -37,7 +37,7 @@ import operator
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, NoReturn
 
 import numpy as np
 
@@ -535,6 +535,14 @@ class Slicing:
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("Slicing is immutable")
+
+    @property
+    def to_openvino(self) -> NoReturn:
+        """Not an emitter: OpenVINO slices with two operators, each its own (an AttributeError)."""
+        raise AttributeError(
+            "'Slicing' object has no attribute 'to_openvino': OpenVINO slices with "
+            "StridedSlice-1 (to_strided_slice) or Slice-8 (to_slice)"
+        )
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Slicing) and self.entries == other.entries

@@ -334,9 +334,9 @@ class Splitting:
     """A split of one axis into parts, under an uneven-size rule named by its library.
 
     Build one with ``from_split``, ``from_variadic_split``, ``from_numpy``, ``from_torch``,
-    ``from_tf``, ``from_dml``, ``from_webnn`` or ``from_onnx_split``; read its parts with
+    ``from_tf``, ``from_dml``, ``from_webnn`` or ``from_onnx``; read its parts with
     ``lengths(size)`` or ``as_slicings(shape)``; apply it with ``s(x)``; write it with
-    ``to_openvino``, ``to_numpy``, ``to_torch``, ``to_tf``, ``to_webnn``, ``to_onnx_split``
+    ``to_openvino``, ``to_numpy``, ``to_torch``, ``to_tf``, ``to_webnn``, ``to_onnx``
     (each ``shape=None``) or ``to_dml(shape)``.
 
     Examples
@@ -558,7 +558,7 @@ class Splitting:
         return cls(ax, "lengths", lengths)
 
     @classmethod
-    def from_onnx_split(
+    def from_onnx(
         cls,
         axis: Any = 0,
         split: Any = None,
@@ -581,16 +581,16 @@ class Splitting:
         Examples
         --------
         >>> import datamove as dm
-        >>> s = dm.Splitting.from_onnx_split(0, num_outputs=4)
+        >>> s = dm.Splitting.from_onnx(0, num_outputs=4)
         >>> s.lengths(7), s.lengths(4)
         ((2, 2, 2, 1), (1, 1, 1, 1))
         >>> s.lengths(5)
         Traceback (most recent call last):
         ...
         datamove._errors.ValidationError: Splitting: size=5 cannot be split by the 'onnx' rule ...
-        >>> dm.Splitting.from_onnx_split(0, num_outputs=4, reading="reference").lengths(5)
+        >>> dm.Splitting.from_onnx(0, num_outputs=4, reading="reference").lengths(5)
         (2, 2, 1, 0)
-        >>> dm.Splitting.from_onnx_split(1, [2, 3], opset=11).to_openvino()
+        >>> dm.Splitting.from_onnx(1, [2, 3], opset=11).to_openvino()
         ('VariadicSplit', {'axis': 1, 'split_lengths': [2, 3]})
         """
         version = onnx_split_version(opset)
@@ -1137,7 +1137,7 @@ class Splitting:
             raise AxisError(op, "axis", self.axis, f"is out of range for rank {rank}")
         return self.axis % rank
 
-    def to_onnx_split(
+    def to_onnx(
         self, shape: ShapeLike | None = None, *, opset: Any = 18
     ) -> tuple[str, dict[str, Any]]:
         """``("Split", {axis, outputs, ...})``: an ONNX Split node of a model of ``opset``.
@@ -1152,9 +1152,9 @@ class Splitting:
         Examples
         --------
         >>> import datamove as dm
-        >>> dm.Splitting.from_torch(4, function="chunk").to_onnx_split([7])
+        >>> dm.Splitting.from_torch(4, function="chunk").to_onnx([7])
         ('Split', {'axis': 0, 'outputs': 4, 'split': [2, 2, 2, 1]})
-        >>> dm.Splitting.from_split(1, 3).to_onnx_split(opset=13)
+        >>> dm.Splitting.from_split(1, 3).to_onnx(opset=13)
         ('Split', {'axis': 1, 'outputs': 3})
         """
         version = onnx_split_version(opset)

@@ -106,7 +106,8 @@ def _operation(source: str, given: dict[str, Any]) -> Slicing | Splitting:
         return _dialect_text.int_list(given[dest], _option(dest), "convert")
 
     if source in _SPLITS:
-        split = getattr(Splitting, "from_" + source.replace("-", "_"))
+        reader = "onnx" if source == "onnx-split" else source.replace("-", "_")
+        split = getattr(Splitting, "from_" + reader)
         return split(**{_PARAMETERS.get(d, d): ints(d) for d in given})  # type: ignore[no-any-return]
 
     masks = {

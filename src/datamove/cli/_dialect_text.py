@@ -50,7 +50,7 @@ SPLIT_DIALECTS: Final[Mapping[str, tuple[str, str]]] = {
     "numpy": ("to_numpy", "a numpy function"),
     "torch": ("to_torch", "a torch function"),
     "openvino": ("to_openvino", "OpenVINO Split-1 or VariadicSplit-1"),
-    "onnx": ("to_onnx_split", "ONNX Split-18"),
+    "onnx": ("to_onnx", "ONNX Split-18"),
     "tf": ("to_tf", "a TensorFlow function"),
     "dml": ("to_dml", "DirectML SPLIT"),
     "webnn": ("to_webnn", "WebNN split"),

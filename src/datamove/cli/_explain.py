@@ -534,7 +534,7 @@ def _print_model(args: argparse.Namespace) -> int:
 
 def _onnx_split(info: dict[str, Any]) -> Splitting:
     """The operation of an ONNX model's Split node, from its explained values."""
-    return Splitting.from_onnx_split(
+    return Splitting.from_onnx(
         info["values"]["axis"],
         info["values"].get("split"),
         num_outputs=info["attributes"].get("num_outputs"),

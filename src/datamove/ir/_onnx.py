@@ -13,7 +13,7 @@ Otherwise a node of the default domain is one of:
 
 - **checked** (`CHECKED`, and SplitToSequence then SequenceAt of a constant position, read as a
   split: `SEQUENCE_NODES`): its outputs inferred by ONNX's rules (`Slicing.from_onnx`,
-  `Splitting.from_onnx_split`, `datamove.infer_concat`'s rule) and compared with the file's;
+  `Splitting.from_onnx`, `datamove.infer_concat`'s rule) and compared with the file's;
 - a **constant** (an initializer, a ``Constant`` node): its values read where small;
 - of a **shape subgraph** (`datamove.ir._onnx_shapes`): translated into the IR layer that
   computes the same and evaluated by `datamove.ir._bounds.bound_layer`, exactly or as interval
@@ -1168,9 +1168,7 @@ def _splitting(node: Any, ins: list[_Value], opset: int) -> tuple[Splitting | No
                 raise ValidationError(f"ONNX Split-{version}", None, None, rule)
         return None, axis
     num = node_attr(node, "num_outputs")
-    s = Splitting.from_onnx_split(
-        axis, split, num_outputs=num, outputs=len(node.output), opset=opset
-    )
+    s = Splitting.from_onnx(axis, split, num_outputs=num, outputs=len(node.output), opset=opset)
     return s, axis
 
 

@@ -316,7 +316,7 @@ def _clip(node: Any, ins: Sequence[Info], opset: int) -> Info | None:
 
 
 def _split_lengths(node: Any, ins: Sequence[Info], opset: int, size: int) -> tuple[int, ...]:
-    """An ONNX Split's parts' lengths on an axis of ``size`` (`Splitting.from_onnx_split`)."""
+    """An ONNX Split's parts' lengths on an axis of ``size`` (`Splitting.from_onnx`)."""
     if opset >= 13:
         split = _ints(ins[1]) if len(ins) > 1 else None
     elif len(ins) == 1:
@@ -324,7 +324,7 @@ def _split_lengths(node: Any, ins: Sequence[Info], opset: int, size: int) -> tup
     else:
         raise _Refused
     # its ValidationError (the node's own problem, which the walk reports) reads as unknown
-    s = Splitting.from_onnx_split(
+    s = Splitting.from_onnx(
         node_attr(node, "axis", 0),
         split,
         num_outputs=node_attr(node, "num_outputs"),
