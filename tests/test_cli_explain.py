@@ -401,7 +401,7 @@ def test_slice_and_concat_errors(capsys: pytest.CaptureFixture[str]) -> None:
     )
     assert main([*argv, "--step", "1", "--axes", "a"]) == 1
     assert "--axes='a' must be comma-separated integers" in capsys.readouterr().err
-    assert main(argv) == 2  # --step is required, as Slice-8 has no default step
+    assert main(argv) == 2  # --step is required (Slice-8 has no default step): test_cli_convert
     assert main(["explain", "concat", "--shapes", "2,3", "3,1", "--axis", "0"]) == 1
     assert "Concat: shapes=['[2,3]', '[3,1]'] differ in dimension 1" in capsys.readouterr().err
     assert main(["explain", "concat", "--shapes", "[]", "--axis", "0"]) == 1

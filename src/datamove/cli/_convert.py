@@ -42,7 +42,7 @@ __all__ = ["SOURCES", "register", "split_call"]
 SOURCES: Final[dict[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
     "numpy": (("index",), ()),
     "strided-slice": (("begin", "end"), ("stride", *MASKS)),
-    "slice": (("start", "stop"), ("step", "axes")),
+    "slice": (("start", "stop", "step"), ("axes",)),
     "onnx": (("starts", "ends"), ("axes", "steps")),
     "tf": (("begin", "end"), ("strides", *MASKS)),
     # splits: Splitting.from_NAME, each option passed by its parameter's name (_PARAMETERS)
@@ -63,7 +63,7 @@ _OPTIONS: Final = {
     "strides": "tf: comma-separated (default: all 1)",
     "start": "slice: comma-separated",
     "stop": "slice: comma-separated",
-    "step": "slice: comma-separated (default: all 1)",
+    "step": "slice: comma-separated (required: Slice-8 has no default step)",
     "starts": "onnx: comma-separated",
     "ends": "onnx: comma-separated",
     "steps": "onnx: comma-separated (default: all 1)",
@@ -258,6 +258,9 @@ def _run(args: argparse.Namespace) -> int:
                 f"(its parameters: {allowed})"
             )
         missing = [d for d in required if d not in given]
+        if missing == ["step"]:
+            after = ["--to", args.target, *([] if args.shape is None else ["--shape", args.shape])]
+            _dialect_text.step_required(parser, args, ["convert", "--from", "slice"], after)
         if missing:
             need = ", ".join(_option(d) for d in missing)
             parser.error(f"--from {args.source} needs {need}")
@@ -298,7 +301,7 @@ examples:
   datamove convert --from variadic-split --axis 1 --lengths 2,-1 --to tf
 
 --from numpy takes --index (or the expression alone, as EXPR); strided-slice --begin --end
-[--stride] [--*-mask 0,1,...]; slice --start --stop [--step] [--axes]; onnx --starts --ends
+[--stride] [--*-mask 0,1,...]; slice --start --stop --step [--axes]; onnx --starts --ends
 [--axes] [--steps]; tf --begin --end [--strides] [--*-mask INT]. Splits: split --axis
 --num-splits; variadic-split --axis --lengths; onnx-split [--axis] (--split | --num-outputs);
 or the call alone, as EXPR: np.split, np.array_split, torch.split, torch.chunk,

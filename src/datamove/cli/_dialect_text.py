@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import argparse
 import re
-from collections.abc import Callable, Mapping
-from typing import Any, Final
+import shlex
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Final, NoReturn
 
 from datamove._errors import NotExpressible, ValidationError
 from datamove._shape import PartialShape
@@ -30,6 +31,7 @@ __all__ = [
     "int_list",
     "render",
     "show_blocks",
+    "step_required",
     "translate",
 ]
 
@@ -88,6 +90,27 @@ def int_list(text: str, option: str, command: str) -> list[int]:
         raise ValidationError(
             command, option, text, "must be comma-separated integers, e.g. 1,0,-1"
         ) from None
+
+
+def step_required(
+    parser: argparse.ArgumentParser,
+    args: argparse.Namespace,
+    before: list[str],
+    after: Sequence[str] = (),
+) -> NoReturn:
+    """The usage error of a Slice-8 without ``--step``, showing the command with steps of 1.
+
+    Slice-8's step is a required input (``dm.slice`` and ``Slicing.from_slice`` take no
+    default); ``explain slice`` and ``convert --from slice`` both refuse to guess it.
+    """
+    ones = ",".join("1" for _ in args.start.split(",")) if args.start.strip() else ""
+    words = ["datamove", *before, "--start", args.start, "--stop", args.stop, "--step", ones]
+    words += [] if args.axes is None else ["--axes", args.axes]
+    words += [*after, *(["--json"] if args.json else [])]
+    words += ["--as", ",".join(args.as_)] if getattr(args, "as_", None) else []
+    parser.error(
+        f"--step is required: Slice-8 has no default step (with steps of 1: {shlex.join(words)})"
+    )
 
 
 def mask_list(text: str, name: str, command: str) -> list[int]:

@@ -415,6 +415,10 @@ def _print_numpy(args: argparse.Namespace) -> int:
 
 
 def _print_slice(args: argparse.Namespace) -> int:
+    if args.step is None:
+        _dialect_text.step_required(
+            args.slice_parser, args, ["explain", "slice", "--shape", args.shape]
+        )
     start, stop = _ints(args.start, "--start"), _ints(args.stop, "--stop")
     step = _ints(args.step, "--step")
     axes = _ints(args.axes, "--axes") if args.axes is not None else None
@@ -821,7 +825,8 @@ def register(subparsers: Any) -> None:
     sl.add_argument("--shape", required=True, help="the input shape, e.g. 2,3,4 or [?,3,224,224]")
     sl.add_argument("--start", required=True, help="comma-separated, e.g. 1,-1")
     sl.add_argument("--stop", required=True, help="comma-separated, e.g. 2,-5")
-    sl.add_argument("--step", required=True, help="comma-separated, non-zero, e.g. 1,-2")
+    sl.add_argument("--step", help="comma-separated, non-zero, e.g. 1,-2 (required: no default)")
+    sl.set_defaults(slice_parser=sl)
     sl.add_argument("--axes", help="the axes sliced, comma-separated (default: 0, 1, ...)")
     _finish(sl, _print_slice, "print the explanation as JSON", _dialect_text.SLICING_DIALECTS)
     cc = add("concat", help="Concat-1")
