@@ -17,6 +17,7 @@ import pytest
 from datamove import ir
 from datamove.cli import main
 from datamove.ir._examples import _XML, write_example
+from ir_examples import write_unsound_example
 
 
 def test_check_ok(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -453,6 +454,40 @@ def test_run_refuses_an_empty_output_dir_and_an_input_given_twice(
     assert capsys.readouterr().err == (
         "datamove: error: check: --input-shape='x=[?,1]' names input 'x' a second time\n"
     )
+
+
+def refused_alike(path: Path, capsys: pytest.CaptureFixture[str], given: str) -> None:
+    """``--input-shape``'s bad values: explain MODEL refuses each as check does."""
+    for bad in ([f"{given}=[a]"], ["y=[2]"], [given], [f"{given}=[2]", f"{given}=[3]"]):
+        argv = [a for b in bad for a in ("--input-shape", b)]
+        assert main(["check", str(path), *argv]) == 1
+        err = capsys.readouterr().err.replace("check: ", "explain: ")
+        assert main(["explain", str(path), *argv]) == 1
+        assert capsys.readouterr().err == err
+
+
+def test_explain_takes_input_shapes_as_check_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # explain MODEL had no --input-shape (check had): x[-5:-3:-1] (StridedSlice) has no one
+    # NumPy index on [?] (it takes x[0] on sizes 1 and 2, nothing from 3), one on [2]
+    xml = write_unsound_example(tmp_path)
+    assert main(["explain", str(xml), "--json"]) == 0
+    (layer,) = json.loads(capsys.readouterr().out)
+    assert (layer["input_shape"], layer["output_shapes"], layer["numpy"]) == (
+        "[?]",
+        ["[..1]"],
+        None,
+    )
+    assert main(["explain", str(xml), "--input-shape", "x=[2]", "--json"]) == 0
+    (layer,) = json.loads(capsys.readouterr().out)
+    assert (layer["input_shape"], layer["output_shapes"], layer["numpy"]) == (
+        "[2]",
+        ["[1]"],
+        "x[0::-1]",
+    )
+    assert ir.read_model(xml).explain(input_shapes={"x": "[2]"}) == [layer]
+    refused_alike(xml, capsys, "x")
 
 
 def test_run_names_a_misspelt_or_missing_input_as_the_command_line_gave_it(

@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 from datamove import PartialShape, ValidationError, ir
 from datamove.cli import main
 from strategies import examples
+from test_cli_ir import refused_alike
 from test_splitting_onnx import onnx_splits, run_ort, split_model
 
 onnx_graphs = pytest.importorskip("onnx_graphs")
@@ -38,8 +39,8 @@ def _check_json(path: Path, capsys: pytest.CaptureFixture[str], *args: str) -> d
     return report
 
 
-def _explained(path: Path, capsys: pytest.CaptureFixture[str]) -> list[dict[str, Any]]:
-    assert main(["explain", str(path), "--json"]) == 0
+def _explained(path: Path, capsys: pytest.CaptureFixture[str], *args: str) -> list[dict[str, Any]]:
+    assert main(["explain", str(path), "--json", *args]) == 0
     layers: list[dict[str, Any]] = json.loads(capsys.readouterr().out)
     return layers
 
@@ -243,6 +244,20 @@ def test_a_slice_exact_on_its_static_shape_alone_is_written_shortest(
     values = onnx_graphs.run_onnxruntime(model, _arange(tuple(shape)))
     got = eval(text, {"x": _arange(tuple(shape))})  # noqa: S307
     np.testing.assert_array_equal(got, values["v"])
+
+
+def test_explain_takes_input_shapes_as_check_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # explain MODEL had no --input-shape: a dynamic model's nodes were explained on the
+    # declared shapes alone. x[:, 1:, -2::-2] has no one NumPy index on [N,H,W], one on [2,3,2].
+    path = onnx_graphs.save(onnx_graphs.slices(["N", "H", "W"]), tmp_path)
+    layer = _explained(path, capsys)[3]
+    assert (layer["input_shape"], layer["numpy"]) == ("[?,?,?]", None)
+    layers = _explained(path, capsys, "--input-shape", "x=[2,3,2]")
+    assert (layers[3]["input_shape"], layers[3]["numpy"]) == ("[2,3,2]", "x[:, 1:, :1]")
+    assert ir.read_onnx(path).explain(input_shapes={"x": "[2,3,2]"}) == layers
+    refused_alike(path, capsys, "x")
 
 
 def test_dynamic_dims_are_checked_and_explained_for_every_size(

@@ -490,7 +490,7 @@ def _show_split(info: dict[str, Any], name: str, axis: int, said: str) -> None:
 def _print_model(args: argparse.Namespace) -> int:
     model = _ir.read(args, "explain")
     onnx = _ir.is_onnx(args.model)
-    layers = model.explain(args.layer)
+    layers = model.explain(args.layer, _ir.input_shapes(args, model, "explain"))
     if args.as_:
         for info in layers:
             info["as"] = _layer_dialects(info, args.as_)
@@ -858,5 +858,6 @@ def register(subparsers: Any) -> None:
     md.add_argument("model", help="the model's .xml file (or .onnx file)")
     md.add_argument("--bin", help="its .bin file (default: MODEL with the suffix .bin)")
     md.add_argument("--layer", metavar="ID_OR_NAME", help="explain this layer in full")
+    _ir.add_input_shape(md, "explain")
     every = {**_dialect_text.SLICING_DIALECTS, **_dialect_text.SPLIT_DIALECTS}
     _finish(md, _print_model, "print the layers as JSON", every)

@@ -26,7 +26,7 @@ from datamove.ir._model import RUNNABLE_HINT, Model, input_list, read_model
 from datamove.ir._onnx import node_name, read_onnx
 from datamove.ir._types import ELEMENT_TYPES
 
-__all__ = ["is_onnx", "read", "register"]
+__all__ = ["add_input_shape", "input_shapes", "is_onnx", "read", "register"]
 
 
 def is_onnx(path: str) -> bool:
@@ -94,6 +94,24 @@ def read(args: argparse.Namespace, command: str) -> Any:
     return read_onnx(args.model)
 
 
+def add_input_shape(parser: argparse.ArgumentParser, verb: str) -> None:
+    """``--input-shape NAME=SHAPE`` (repeatable), as ``check`` and ``explain MODEL`` take it."""
+    parser.add_argument(
+        "--input-shape",
+        action="append",
+        metavar="NAME=SHAPE",
+        help=f"{verb} with this input shape instead of the declared one, in OpenVINO's "
+        "notation (repeatable)",
+    )
+
+
+def input_shapes(args: argparse.Namespace, model: Any, command: str) -> dict[str, str] | None:
+    """``--input-shape``'s shapes by input name, as ``model.check`` takes them (``None``: none)."""
+    names = getattr(model, "_input_aliases", model.inputs)  # an IR's takes its tensors' names
+    given = _name_values(args.input_shape, "--input-shape", command, names, "SHAPE")
+    return {n: v for n, v, _ in given} or None
+
+
 # Each kind of CheckReport.notes, and the heading `check -v` lists it under.
 _NOTE_HEADINGS: Final = {
     "looser": "declared dims looser than datamove's",
@@ -107,9 +125,7 @@ _NOTE_HEADINGS: Final = {
 
 def _check(args: argparse.Namespace) -> int:
     model = read(args, "check")
-    names = getattr(model, "_input_aliases", model.inputs)  # an IR's takes its tensors' names
-    given = _name_values(args.input_shape, "--input-shape", "check", names, "SHAPE")
-    report = model.check({n: v for n, v, _ in given} or None)
+    report = model.check(input_shapes(args, model, "check"))
     if args.json:
         print(json.dumps(report.to_dict(), indent=2))
     else:
@@ -323,13 +339,7 @@ def register(subparsers: Any) -> None:
     )
     check.add_argument("model", help="the model's .xml file (or .onnx file)")
     check.add_argument("--bin", help="its .bin file (default: MODEL with the suffix .bin)")
-    check.add_argument(
-        "--input-shape",
-        action="append",
-        metavar="NAME=SHAPE",
-        help="check with this input shape instead of the declared one, in OpenVINO's notation "
-        "(repeatable)",
-    )
+    add_input_shape(check, "check")
     check.add_argument("--json", action="store_true", help="print the report as JSON")
     check.add_argument(
         "-v", "--verbose", action="store_true", help="also print every port's shape and the notes"

@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
@@ -733,7 +733,9 @@ def _algebra(info: dict[str, Any]) -> None:
         add_algebra(info, lambda: layer_slicing(info), PartialShape.parse(info["input_shape"]))
 
 
-def explain_layers(model: Model, layer: str | None = None) -> list[dict[str, Any]]:
+def explain_layers(
+    model: Model, layer: str | None = None, overrides: Mapping[int, PartialShape] | None = None
+) -> list[dict[str, Any]]:
     """Each layer of ``model`` of a type in `EXPLAINED`: id, name, shapes, NumPy expression(s).
 
     A Concat's entry has ``input_shapes`` (``input_shape`` is ``None``), ``sources`` (the
@@ -741,10 +743,11 @@ def explain_layers(model: Model, layer: str | None = None) -> list[dict[str, Any
     values check computes (a shape subgraph's: split lengths, a Reshape's target shape) is left
     out: it moves no data.
 
-    ``layer`` picks one by id or name; ``ValidationError`` if none matches.
+    ``layer`` picks one by id or name; ``ValidationError`` if none matches. ``overrides``:
+    new shapes of Parameters (by layer index), as `Model.check` infers with them.
     """
     graph = model._graph
-    infos, problems, _ = model._infer({}, compare=False)
+    infos, problems, _ = model._infer(overrides or {}, compare=False)
     refused = {p.layer_id: p.message for p in reversed(problems) if p.kind == "operator"}
     found = []
     for idx in graph.order:

@@ -791,15 +791,7 @@ class Model:
         >>> print(report.problems[0])
         layer 3 'parts' (VariadicSplit): VariadicSplit: split_lengths=[2, -1] sum to 2 ...
         """
-        overrides: dict[int, PartialShape] = {}
-        names, others = self._input_names, self._other_names()
-        given = given_shapes(input_shapes, self._input_aliases, names, IRError, others)
-        for name, shape in given:
-            layer = self._params[self._input_aliases[name]]
-            try:
-                overrides[layer.index] = as_partial_shape(shape, "IR", f"input_shapes[{name!r}]")
-            except ValidationError as exc:
-                raise IRError(f"input_shapes[{name!r}]", shape, exc.rule, hint=exc.hint) from None
+        overrides = self._overrides(input_shapes)
         notes: list[Problem] = []
         unresolved: list[tuple[int, int]] = []
         infos, problems, ports = self._infer(
@@ -1402,15 +1394,32 @@ class Model:
                 )
         return shape
 
-    def explain(self, layer: str | None = None) -> list[dict[str, Any]]:
+    def _overrides(self, input_shapes: Any) -> dict[int, PartialShape]:
+        """``input_shapes`` of `check` or `explain`: each named input's Parameter -> its shape."""
+        overrides: dict[int, PartialShape] = {}
+        names, others = self._input_names, self._other_names()
+        given = given_shapes(input_shapes, self._input_aliases, names, IRError, others)
+        for name, shape in given:
+            layer = self._params[self._input_aliases[name]]
+            try:
+                overrides[layer.index] = as_partial_shape(shape, "IR", f"input_shapes[{name!r}]")
+            except ValidationError as exc:
+                raise IRError(f"input_shapes[{name!r}]", shape, exc.rule, hint=exc.hint) from None
+        return overrides
+
+    def explain(
+        self, layer: str | None = None, input_shapes: Mapping[str, Any] | None = None
+    ) -> list[dict[str, Any]]:
         """Each slicing, split, Concat, Unsqueeze and Squeeze layer as NumPy (``datamove explain``).
 
         The entries of `datamove.ir._explain.explain_layers`, as `ONNXModel.explain` gives a
         node's; ``layer`` picks one by id or name (``ValidationError`` if none matches).
+        ``input_shapes`` gives new shapes for some inputs, as `check` takes them: the layers
+        are explained on the shapes inferred from those.
         """
         from datamove.ir._explain import explain_layers  # noqa: PLC0415 - it imports this module
 
-        return explain_layers(self, layer)
+        return explain_layers(self, layer, self._overrides(input_shapes))
 
     def shape_plan_info(self) -> ShapePlanInfo:
         """How many input shapes this model remembers, and how many it runs by a shape plan.

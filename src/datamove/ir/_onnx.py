@@ -383,8 +383,7 @@ class ONNXModel:
         checked 3 nodes (Slice 1, Split 1, Concat 1); 1 opaque (Relu 1)
         OK: no problems found
         """
-        given = given_shapes(input_shapes, self.inputs, self.inputs, ONNXError)
-        overrides = {n: as_partial_shape(s, "ONNX", f"input_shapes[{n!r}]") for n, s in given}
+        overrides = self._overrides(input_shapes)
         values, problems, notes, ports, _, read = self._walk(overrides, compare=not overrides)
         kinds = [_kind(node) for node in self._proto.graph.node]
         known = [k for i, k in enumerate(kinds) if i not in self._refused | self._faults.keys()]
@@ -582,7 +581,14 @@ class ONNXModel:
         return [_Value(s, ins[0].etype) for s in _split_shapes(node, ins, opset)]
 
     # -- explain ---------------------------------------------------------------------------
-    def explain(self, layer: str | None = None) -> list[dict[str, Any]]:
+    def _overrides(self, input_shapes: Any) -> dict[str, PartialShape]:
+        """``input_shapes`` of `check` or `explain`: each named input -> its shape."""
+        given = given_shapes(input_shapes, self.inputs, self.inputs, ONNXError)
+        return {n: as_partial_shape(s, "ONNX", f"input_shapes[{n!r}]") for n, s in given}
+
+    def explain(
+        self, layer: str | None = None, input_shapes: Mapping[str, Any] | None = None
+    ) -> list[dict[str, Any]]:
         """Each Slice, Split, Concat, Unsqueeze, Squeeze, SplitToSequence and SequenceAt node.
 
         Its id (index), name, shapes, NumPy expression, and a note where it has none. A
@@ -594,7 +600,8 @@ class ONNXModel:
 
         A node onnx.checker refuses (its operator, or its schema: `_schema_fault`) is not read,
         so not listed. ``layer`` picks one by index or name; `ValidationError` if none matches
-        (saying why, where it names a node not listed).
+        (saying why, where it names a node not listed). ``input_shapes`` gives new shapes for
+        some inputs, as `check` takes them: the nodes are explained on the shapes inferred.
 
         Examples
         --------
@@ -605,7 +612,7 @@ class ONNXModel:
         [('cut', 'x[:, ::-2]'), ('parts', ['x[:, :2]', 'x[:, 2:]']),
          ('join', 'np.concatenate([x0, x1], axis=1)')]
         """
-        _, _, _, _, walked, _ = self._walk({}, compare=False)
+        _, _, _, _, walked, _ = self._walk(self._overrides(input_shapes), compare=False)
         found = []
         sequences: dict[str, tuple[str, dict[str, Any]]] = {}  # a sequence -> its maker's
         for node in walked:
