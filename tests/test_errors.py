@@ -117,8 +117,10 @@ def test_showing_a_value_never_raises_and_stays_bounded() -> None:
         dm.ViewError("Slice", "copy", False, "cannot be honoured", hint="pass copy=None"),
         dm.NotExpressible("ONNX Slice", "begin", [1, 2], "is odd", hint="h", witness=(3, 4)),
         ir.ONNXError("path", "m.onnx", "is not an ONNX model", hint="h", op="ONNX check"),
+        ir.UnsupportedOperatorError(None, None, "cannot run", hint="h", runnable=["y0"]),
+        ir.MissingInputError("inputs", {}, "has no array", missing="x", needed=["x", "y"]),
     ],
-    ids=["AxisError", "ViewError", "NotExpressible", "ONNXError"],
+    ids=["AxisError", "ViewError", "NotExpressible", "ONNXError", "Unsupported", "MissingInput"],
 )
 def test_errors_pickle_with_their_fields(err: dm.ValidationError) -> None:
     import pickle
@@ -126,5 +128,5 @@ def test_errors_pickle_with_their_fields(err: dm.ValidationError) -> None:
     again = pickle.loads(pickle.dumps(err))
     assert type(again) is type(err)
     assert str(again) == str(err)
-    fields = ("op", "argument", "value", "rule", "hint", "witness")
+    fields = ("op", "argument", "value", "rule", "hint", "witness", "runnable", "missing", "needed")
     assert [getattr(again, f, None) for f in fields] == [getattr(err, f, None) for f in fields]

@@ -21,8 +21,8 @@ from datamove._errors import ValidationError
 from datamove._files import commit, kind, temporary_beside
 from datamove.cli._exit import EXIT_INVALID, EXIT_OK
 from datamove.cli._npy import load_npy
-from datamove.ir._errors import UnsupportedOperatorError, where
-from datamove.ir._model import RUNNABLE_HINT, Model, input_list, read_model
+from datamove.ir._errors import IRError, MissingInputError, UnsupportedOperatorError, where
+from datamove.ir._model import Model, input_list, read_model
 from datamove.ir._onnx import node_name, read_onnx
 from datamove.ir._types import ELEMENT_TYPES
 
@@ -219,40 +219,28 @@ def _run(args: argparse.Namespace) -> int:
             raise ValidationError("run", "--input", text, rule, hint=_inputs_hint(model))
         inputs[name] = load_npy(file, functools.partial(ValidationError, "run", "--input", text))
         read_from[Path(os.path.realpath(file))] = text
-    chosen: dict[int, str] = {}  # each --output's Result -> the name that chose it
-    for name in args.output or ():
-        k = model._output_of.get(name)
-        if k is None or k in chosen:
-            rule = "names no output of this model" if k is None else f"names {chosen[k]!r} again"
-            hint = "its outputs are " + ", ".join(map(repr, model.outputs))
-            raise ValidationError("run", "--output", name, rule, hint=hint)
-        chosen[k] = name
-    named = {model._input_aliases[name] for name in inputs}
-    missing = [name for k, name in enumerate(model.inputs) if k not in named]
-    if missing and not args.output:  # with --output, Model.run names an input they need
-        rule = f"no --input gives input {missing[0]!r}"
-        raise ValidationError("run", None, None, rule, hint=_inputs_hint(model))
+    try:  # Model.run's own check of its outputs, said in --output's words
+        if args.output:
+            model._chosen(args.output)
+    except IRError as exc:
+        raise ValidationError("run", "--output", exc.value, exc.rule, hint=exc.hint) from None
     for name, value in inputs.items():
         inputs[name] = _as_declared(model, name, value)
     try:
         outputs = model.run(inputs, args.output)
-    except UnsupportedOperatorError as exc:  # the hint names --output, not outputs=
-        runnable = [] if args.output else model._runnable()
-        start = RUNNABLE_HINT.format(f"outputs={runnable!r}")
-        if not runnable or not (exc.hint or "").startswith(start):
-            raise
-        options = " ".join(f"--output {shlex.quote(name)}" for name in runnable)
-        hint = RUNNABLE_HINT.format(options) + (exc.hint or "")[len(start) :]
-        raise type(exc)(
-            exc.argument,
-            exc.value,
-            exc.rule,
-            hint=hint,
-            layer_id=exc.layer_id,
-            layer_name=exc.layer_name,
-            layer_type=exc.layer_type,
-            port=exc.port,
+    except MissingInputError as exc:  # in --input's words, not inputs=
+        these = " these outputs need" if args.output else ""
+        listed = input_list(exc.needed, model._other_names())
+        hint = f"pass --input NAME=FILE.npy for each input{these}: {listed}"
+        raise ValidationError(
+            "run", None, None, f"no --input gives input {exc.missing!r}", hint=hint
         ) from None
+    except UnsupportedOperatorError as exc:  # the hint names --output, not outputs=
+        if not exc.runnable:
+            raise
+        make, fields = exc.__reduce__()
+        options = " ".join(f"--output {shlex.quote(name)}" for name in exc.runnable)
+        raise make(*fields, passing=options) from None
     out_dir = Path(args.output_dir)
     files = {name: out_dir / _file_name(name) for name in outputs}
     if len(set(files.values())) != len(files):

@@ -22,7 +22,13 @@ with ONNX's semantics (``ONNXModel.check`` returns the same ``CheckReport``) and
 slicing ones (``ONNXModel.explain``); other nodes are opaque.
 """
 
-from datamove.ir._errors import InputTypeError, IRError, ONNXError, UnsupportedOperatorError
+from datamove.ir._errors import (
+    InputTypeError,
+    IRError,
+    MissingInputError,
+    ONNXError,
+    UnsupportedOperatorError,
+)
 from datamove.ir._model import CheckReport, Model, Problem, ShapePlanInfo, read_model
 from datamove.ir._onnx import ONNXModel, read_onnx
 from datamove.ir._writer import save_model
@@ -31,6 +37,7 @@ __all__ = [
     "CheckReport",
     "IRError",
     "InputTypeError",
+    "MissingInputError",
     "Model",
     "ONNXError",
     "ONNXModel",

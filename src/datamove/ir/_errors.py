@@ -1,19 +1,29 @@
-r"""The IR errors: ``IRError``, ``UnsupportedOperatorError`` and ``InputTypeError``; ``ONNXError``.
+r"""The IR errors: ``IRError`` and its kinds; ``ONNXError``.
 
-All three are ``ValidationError``\\ s, and ``InputTypeError`` is also a ``DTypeError``. They
-carry where in the file the problem is, as well as the usual ``op``/``argument``/``value``/
-``rule``: ``layer_id``, ``layer_name``, ``layer_type`` and ``port`` (each ``None`` when the problem
-is not about one layer or port).
+``IRError``, ``UnsupportedOperatorError``, ``MissingInputError`` and ``InputTypeError`` are
+``ValidationError``\\ s, and ``InputTypeError`` is also a ``DTypeError``. They carry where in
+the file the problem is, as well as the usual ``op``/``argument``/``value``/``rule``:
+``layer_id``, ``layer_name``, ``layer_type`` and ``port`` (each ``None`` when the problem is
+not about one layer or port). ``UnsupportedOperatorError`` and ``MissingInputError`` also carry
+what a caller needs to say the fix in its own words (``runnable``; ``missing``, ``needed``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import partial
 from typing import Any
 
 from datamove._errors import DTypeError, ValidationError
 
-__all__ = ["IRError", "InputTypeError", "ONNXError", "UnsupportedOperatorError", "where"]
+__all__ = [
+    "IRError",
+    "InputTypeError",
+    "MissingInputError",
+    "ONNXError",
+    "UnsupportedOperatorError",
+    "where",
+]
 
 
 def where(
@@ -100,13 +110,55 @@ class IRError(ValidationError):
 class UnsupportedOperatorError(IRError):
     """A layer whose type (or version) datamove does not implement.
 
+    ``runnable``: where `Model.run` refuses a layer that some outputs do not need, their names
+    (else ``()``), which the hint says to pass (``outputs=[...]``, or as ``passing`` says:
+    ``datamove run`` passes ``--output NAME``).
+
     Examples
     --------
     >>> err = UnsupportedOperatorError("type", "Gather", "is not supported", layer_id="7",
     ...                                layer_name="g", layer_type="Gather")
     >>> isinstance(err, IRError), err.layer_type
     (True, 'Gather')
+    >>> UnsupportedOperatorError(None, None, "cannot run", hint="use OpenVINO", runnable=["y"]).hint
+    "pass outputs=['y'] to run the outputs that need none, or use OpenVINO"
     """
+
+    def __init__(
+        self,
+        *args: Any,
+        hint: str | None = None,
+        runnable: Sequence[str] = (),
+        passing: str | None = None,
+        **kw: Any,
+    ) -> None:
+        self.runnable, self.advice, self.passing = tuple(runnable), hint, passing
+        if self.runnable:
+            passed = passing or f"outputs={list(self.runnable)!r}"
+            hint = f"pass {passed} to run the outputs that need none, or {hint}"
+        super().__init__(*args, hint=hint, **kw)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        make, fields = super().__reduce__()
+        more = {"hint": self.advice, "runnable": self.runnable, "passing": self.passing}
+        return (partial(make, **more), fields)
+
+
+class MissingInputError(IRError):
+    """`Model.run` got no array for an input that the outputs it computes need.
+
+    ``missing`` names that input and ``needed`` every input those outputs need, as
+    `Model.inputs` names them, for a caller to say in its own words (``datamove run``: which
+    ``--input`` to pass).
+    """
+
+    def __init__(self, *args: Any, missing: str, needed: Sequence[str], **kw: Any) -> None:
+        self.missing, self.needed = missing, tuple(needed)
+        super().__init__(*args, **kw)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        make, fields = super().__reduce__()
+        return (partial(make, missing=self.missing, needed=self.needed), fields)
 
 
 class InputTypeError(IRError, DTypeError):

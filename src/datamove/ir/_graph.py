@@ -88,8 +88,9 @@ class Layer:
         port: int | None = None,
         hint: str | None = None,
         cls: builtins.type[IRError] = IRError,
+        **data: Any,
     ) -> IRError:
-        """An error about this layer."""
+        """An error about this layer (``data``: the fields of ``cls`` beyond `IRError`'s)."""
         return cls(
             argument,
             value,
@@ -99,6 +100,7 @@ class Layer:
             layer_name=self.name,
             layer_type=self.type,
             port=port,
+            **data,
         )
 
     def int_attr(self, key: str, default: int | None = None) -> int:

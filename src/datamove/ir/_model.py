@@ -36,7 +36,13 @@ from datamove.ir._bounds import (
 )
 from datamove.ir._cpu import KIND as CPU_NOTE
 from datamove.ir._cpu import Seen, cpu_notes
-from datamove.ir._errors import InputTypeError, IRError, UnsupportedOperatorError, where
+from datamove.ir._errors import (
+    InputTypeError,
+    IRError,
+    MissingInputError,
+    UnsupportedOperatorError,
+    where,
+)
 from datamove.ir._fold import (
     FOLDERS,
     TYPE_ATTRIBUTES,
@@ -81,8 +87,6 @@ from datamove.ir._types import ELEMENT_TYPES, PRECISIONS, ElementType, decode
 __all__ = ["CheckReport", "Model", "Problem", "ShapePlanInfo", "given_shapes", "read_model"]
 
 _CONST_KEYS: Final = ("offset", "size", "shape", "element_type")  # what makes a Const's value
-# The start of the hint of run's refusal of an opaque layer, where some outputs need none
-RUNNABLE_HINT: Final = "pass {} to run the outputs that need none, or "
 _SHAPE_PLANS_MAX: Final = 64  # input shapes remembered per model (all dropped when full)
 _WITNESS_RUNS: Final = 32  # model input shapes tried for a witness (each a whole inference)
 _WITNESS_VALUES: Final = 8  # the smallest integer constants whose breakpoints are tried
@@ -1203,18 +1207,15 @@ class Model:
             output = self._output_name(needs[first.index])
             modelled = ", ".join(name for name, op in LAYER_OPS.items() if op.counted)
             more = f"; {len(opaque) - 1} more opaque layer(s) are needed" if len(opaque) > 1 else ""
-            runnable = self._runnable() if chosen is None else []
-            hint = (RUNNABLE_HINT.format(f"outputs={runnable!r}") if runnable else "") + (
-                f"datamove runs {modelled}; run this model with OpenVINO (check and explain "
-                f"take the other layers as the file declares them){more}"
-            )
             raise first.error(
                 None,
                 None,
                 f"cannot run: datamove does not compute {first.type} layers, "
                 f"and output {output!r} needs this one",
                 cls=UnsupportedOperatorError,
-                hint=hint,
+                hint=f"datamove runs {modelled}; run this model with OpenVINO (check and explain "
+                f"take the other layers as the file declares them){more}",
+                runnable=self._runnable() if chosen is None else (),
             )
         if fatal:
             _refuse(fatal[0], len(fatal) - 1)
@@ -1278,7 +1279,7 @@ class Model:
     def _runnable(self) -> list[str]:
         """The outputs that need no opaque layer: the hint of `run`'s refusal of one.
 
-        Made on that error path only (``datamove run`` asks again for its own hint).
+        Made on that error path only.
         """
         infos, _, _ = self._infer({}, compare=False)
         folded = self._folded(infos)
@@ -1556,7 +1557,7 @@ class Model:
                 hint = "its outputs are " + ", ".join(map(repr, self.outputs))
                 raise IRError(f"outputs[{j}]", name, "names no output of this model", hint=hint)
             if k in chosen:
-                rule = f"names the same output as outputs[{chosen[k]}] ({outputs[chosen[k]]!r})"
+                rule = f"names the same output as {outputs[chosen[k]]!r} before it"
                 raise IRError(f"outputs[{j}]", name, rule, hint="name each output once")
             chosen[k] = j
         return tuple((outputs[j], k) for k, j in chosen.items())
@@ -1587,12 +1588,16 @@ class Model:
                     for _, x, _, _ in plan.params
                     if x.index not in plan.optional
                 ]
+                missing = self._input_names[self._param_of[layer.index]]
                 raise layer.error(
                     "inputs",
                     inputs,  # as passed (shown short: its first items, arrays abbreviated)
-                    f"has no array for input {self._input_names[self._param_of[layer.index]]!r}",
+                    f"has no array for input {missing!r}",
+                    cls=MissingInputError,
                     hint=("pass every input: " if plan.chosen is None else "these outputs need: ")
                     + input_list(needed, self._other_names()),
+                    missing=missing,
+                    needed=needed,
                 )
             if len(named) > 1:
                 raise layer.error(
