@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 from datamove import PartialShape, ValidationError, ir
 from datamove.cli import main
+from datamove.ir._examples import write_onnx_example
 from strategies import examples
 from test_cli_ir import refused_alike
 from test_splitting_onnx import onnx_splits, run_ort, split_model
@@ -226,7 +227,7 @@ def test_a_wrong_declared_dim_is_a_shape_problem_on_that_node(
         assert main(["check", str(path)]) == 1
         out_text = capsys.readouterr().out
         assert "\n1 problem:\n" in out_text
-        assert f"node {i} {node.name!r} ({node.op_type}) port {k}: declares [" in out_text
+        assert f"node {i} {node.name!r} ({node.op_type}) output {k}: declares [" in out_text
         edited += 1
     assert edited
 
@@ -244,6 +245,16 @@ def test_a_slice_exact_on_its_static_shape_alone_is_written_shortest(
     values = onnx_graphs.run_onnxruntime(model, _arange(tuple(shape)))
     got = eval(text, {"x": _arange(tuple(shape))})  # noqa: S307
     np.testing.assert_array_equal(got, values["v"])
+
+
+def test_check_verbose_names_a_node_s_outputs_not_ports(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # ONNX has no ports: "ports:" and "node 2 'parts' (Split) port 1" were the IR's words
+    assert main(["check", str(write_onnx_example(tmp_path)), "-v"]) == 0
+    out = capsys.readouterr().out
+    assert "\nnode outputs:\n  node 0 'relu' (Relu) output 0: [2,6]\n" in out
+    assert "\n  node 2 'parts' (Split) output 1: [2,4]\n" in out
 
 
 def test_explain_takes_input_shapes_as_check_does(

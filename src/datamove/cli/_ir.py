@@ -131,7 +131,7 @@ def _check(args: argparse.Namespace) -> int:
     else:
         print(report)
         if args.verbose:
-            print("ports:")
+            print("node outputs:" if report.unit == "node" else "ports:")  # ONNX has no ports
             layers = _layers(model)
             for (lid, pid), shape in report.ports.items():
                 name, kind = layers.get(lid, (None, None))

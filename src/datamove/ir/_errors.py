@@ -35,7 +35,8 @@ def where(
 ) -> str:
     """Describe a place in the IR: ``layer 3 'Split_3' (Split) port 2``; ``model`` for none.
 
-    ``unit`` is the model's word for the place: ``node`` for an ONNX model's.
+    ``unit`` is the model's word for the place: ``node`` for an ONNX model's, whose ``port`` is
+    an output (``node 3 'cut' (Slice) output 0``: ONNX has no ports).
     """
     if layer_id is None:
         return "model"
@@ -45,7 +46,7 @@ def where(
     if layer_type is not None:
         text += f" ({layer_type})"
     if port is not None:
-        text += f" port {port}"
+        text += f" {'output' if unit == 'node' else 'port'} {port}"
     return text
 
 

@@ -79,6 +79,7 @@ from datamove.ir._onnx_shapes import (
     Term,
     etype_name,
     node_attr,
+    onnx_type,
     render,
     shape_terms,
     shape_values,
@@ -746,6 +747,8 @@ def _fits(got: _Value, shape: PartialShape, etype: str | None) -> bool:
 
 
 _INFERENCE_FAULT = re.compile(r"\(op_type:([^,)]*)(?:, node name: ([^)]*))?\): (?:\[\w+\] )?(.*)")
+# onnx's "Inferred elem type differs from existing elem type: (1) vs (7)", its types by number
+_ELEM_TYPES = re.compile(r"(elem type[^:()]*: )\((\d+)\) vs \((\d+)\)")
 
 
 def _inference_faults(graph: Any, message: str, left: bool) -> list[Problem]:
@@ -758,6 +761,9 @@ def _inference_faults(graph: Any, message: str, left: bool) -> list[Problem]:
     refused for itself ("Input 0 expected to have type but instead is null", "Input type for
     input at index 0 is null").
     """
+    message = _ELEM_TYPES.sub(
+        lambda m: f"{m[1]}({onnx_type(int(m[2]))}) vs ({onnx_type(int(m[3]))})", message
+    )
     matches = list(_INFERENCE_FAULT.finditer(message))
     if not matches:  # the graph's own: an initializer's type other than an input's declares
         kind = "element-type" if message.startswith("[TypeInferenceError]") else "shape"

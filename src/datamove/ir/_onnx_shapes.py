@@ -43,6 +43,7 @@ __all__ = [
     "etype_name",
     "literal",
     "node_attr",
+    "onnx_type",
     "render",
     "shape_terms",
     "shape_values",
@@ -79,7 +80,17 @@ _OUT: Final = (Port(0, None, PartialShape(None), False, ()),)
 
 def etype_name(code: int) -> str | None:
     """An ONNX element type's name as OpenVINO writes it (``None`` for 0, undefined)."""
-    return None if code == 0 else ETYPES.get(code, f"onnx type {code}")
+    return None if code == 0 else ETYPES.get(code, f"onnx type {onnx_type(code)}")
+
+
+def onnx_type(code: int) -> str:
+    """An ONNX element type's own name (``FLOAT``, ``INT64``); its number where onnx has none."""
+    from onnx import TensorProto  # noqa: PLC0415 - the optional 'onnx' extra, read by now
+
+    try:
+        return str(TensorProto.DataType.Name(code))
+    except ValueError:
+        return str(code)
 
 
 class _Refused(Exception):  # noqa: N818 - internal: the node gives no value
