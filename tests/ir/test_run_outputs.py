@@ -211,3 +211,25 @@ def test_cli_output_needs_only_its_inputs(
     # without --output, every output: w needs an Add, refused first (as Model.run refuses it)
     assert main(base) == 1
     assert "pass --output y0 --output y1 --output z to run" in capsys.readouterr().err
+
+
+def test_an_input_read_only_by_a_shape_subgraph_is_needed(tmp_path: Path) -> None:
+    """z = x[:len(y)] on dynamic x and y: z needs y's shape, folded at each run's shapes, so y is
+    an input z needs (it was left out of the run's shapes, and every run refused)."""
+    x = ops.parameter([-1], np.float32, name="x")
+    y = ops.parameter([-1], np.float32, name="y")
+    one = ops.constant(np.array([1], np.int64))
+    z = ops.slice(x, ops.constant(np.array([0], np.int64)), ops.shape_of(y), one)
+    results = [ops.result(z), ops.result(ops.concat([x, y], 0))]
+    for node, name in zip([*results, x, y], ["z", "w", "x", "y"], strict=True):
+        node.output(0).get_tensor().set_names({name})
+    xml = ov_models.save(ov.Model(results, [x, y], "shaped"), tmp_path)
+    model = ir.read_model(xml)
+    for n in (3, 5):
+        inputs = {"x": _arange((6,)), "y": np.zeros(n, np.float32)}
+        want = ov_models.run_openvino(xml, inputs)
+        for _ in range(3):
+            _same(model.run(inputs, ["z"]), want, ["z"])
+    with pytest.raises(ir.IRError, match="has no array for input 'y'") as caught:
+        model.run({"x": _arange((6,))}, ["z"])
+    assert caught.value.hint == "these outputs need: 'x', 'y'"

@@ -1258,6 +1258,8 @@ class Model:
                 ]
                 steps.append((layer, runner(layer, known), ins, outs))
                 planners.append(shape_planner(layer, known))
+        if chosen is not None and shaped:  # a by_shape subgraph reads its inputs' shapes
+            optional -= self._needs(folded.keys() - shaped, results).keys()
         outs_of = (
             zip(self.outputs, self._results, strict=True)
             if chosen is None
