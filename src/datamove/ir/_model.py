@@ -1462,7 +1462,7 @@ class Model:
         Returns
         -------
         dict of str to array
-            The outputs, named as OpenVINO names them (``compiled.outputs[i].get_any_name()``),
+            The outputs, named as OpenVINO's ``read_model`` names them (``get_any_name()``),
             in the order of the Result layers; with ``outputs``, those, named and ordered as
             given there. Outputs may be views of the inputs, as the operators return them;
             constants come back read-only.
