@@ -230,3 +230,64 @@ def test_a_fault_onnx_checker_finds_in_a_subgraph_is_its_node_s(tmp_path: Path, 
     )
     assert done.returncode == 1, done.stderr
     assert f"node 0 'if' (If): {rule}" in done.stdout
+
+
+def _calling(body: list[Any], imports: list[tuple[str, int]], more: tuple[Any, ...] = ()) -> Any:
+    """y = local.F(x), x [4]: F a model-local function of ``body`` (``a`` in, ``t`` out)."""
+    opsets = [helper.make_opsetid(*i) for i in [*imports, ("local", 1)]]
+    func = helper.make_function("local", "F", ["a"], ["t"], body, opsets)
+    call = helper.make_node("F", ["x"], ["y"], domain="local", name="call")
+    graph = helper.make_graph([call], "g", [_tensor("x", [4])], [_tensor("y", [4])])
+    model = helper.make_model(graph, opset_imports=opsets, functions=[func, *more])
+    model.ir_version = 10
+    return model
+
+
+@pytest.mark.parametrize("case", ["TreeEnsemble-5 without input 0", "Foo", "Foo in G in F"])
+def test_a_fault_onnx_checker_finds_in_a_function_is_its_calling_node_s(
+    tmp_path: Path, case: str
+) -> None:
+    """A node onnx.checker refuses in a model-local function the graph calls: onnx.checker
+    refuses the model (onnxruntime too, or it ends the process), datamove the calling node,
+    with the inner node named (fixed: OK, or ONNX's inference ended the process)."""
+    more: tuple[Any, ...] = ()
+    if case.startswith("TreeEnsemble"):
+        from test_onnx_operators import SCHEMA_CASES, _node_model
+
+        name = "ai.onnx.ml:TreeEnsemble-5 input 0 left out"
+        [(schema, *rest)] = [c[1:] for c in SCHEMA_CASES if c[0] == name]
+        inner = _node_model(schema, *rest)
+        imports = [(o.domain, o.version) for o in inner.opset_import]
+        (node,) = inner.graph.node
+        node.output[0] = "t"
+        rule = "its function local.F's node 't' (ai.onnx.ml.TreeEnsemble): leaves input 0 (X) out"
+    else:
+        imports = [("", 17)]
+        node = helper.make_node("Foo", ["a"], ["t"], name="foo")
+        rule = "its function local.F's node 'foo' (Foo): 'Foo' is in no opset"
+        if case == "Foo in G in F":
+            opsets = [helper.make_opsetid(*i) for i in imports]
+            more = (helper.make_function("local", "G", ["a"], ["t"], [node], opsets),)
+            node = helper.make_node("G", ["a"], ["t"], domain="local", name="g")
+            rule = "its function local.F's node 'g' (local.G): its function local.G's node 'foo'"
+    model = _calling([node], imports, more)
+    assert onnx_graphs.checker_error(model) is not None
+    if not case.startswith("TreeEnsemble"):  # onnxruntime 1.32 ends the process on that one
+        assert onnx_graphs.ort_error(model) is not None
+    path = onnx_graphs.save(model, tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-m", "datamove", "check", str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 1, done.stderr
+    assert f"node 0 'call' (local.F): {rule}" in done.stdout
+
+
+def test_a_function_that_onnx_checker_takes_is_ok(tmp_path: Path) -> None:
+    model = _calling([helper.make_node("Relu", ["a"], ["t"], name="r")], [("", 17)])
+    assert onnx_graphs.checker_error(model) is None
+    assert onnx_graphs.ort_error(model) is None
+    report = ir.read_onnx(onnx_graphs.save(model, tmp_path)).check()
+    assert report.ok, report.problems

@@ -222,11 +222,15 @@ class ONNXModel:
             for i, node in enumerate(graph.node)
             if (why := _unknown_operator(node, self._imports)) is not None
         }
+        functions = {(f.domain, f.name, f.overload): f for f in proto.functions}
         self._faults = {  # node index -> (kind, rule) of a fault its schema (or a subgraph) has
             i: fault
             for i, node in enumerate(graph.node)
             if i not in self._refused
-            and (fault := _schema_fault(node, self._imports) or _inner_fault(node, self._imports))
+            and (
+                fault := _schema_fault(node, self._imports)
+                or _inner_fault(node, self._imports, functions)
+            )
         }
         self._inits = {t.name: t for t in graph.initializer}
         self.inputs: dict[str, tuple[PartialShape, str | None]] = {}
@@ -906,21 +910,48 @@ def _newer_opsets(imports: Mapping[str, int]) -> list[Problem]:
     return notes
 
 
-def _inner_fault(node: Any, imports: Mapping[str, int]) -> tuple[str, str] | None:
+def _inner_fault(
+    node: Any,
+    imports: Mapping[str, int],
+    functions: Mapping[tuple[str, str, str], Any],
+    seen: AbstractSet[tuple[str, str, str]] = frozenset(),
+) -> tuple[str, str] | None:
     """The first fault onnx.checker finds in a node of ``node``'s subgraphs, or ``None``.
 
-    An If's branches, a Loop's body, at any depth: an operator `_unknown_operator` refuses, or
-    a node `_schema_fault` refuses (ONNX's inference of the If may end the process on it).
+    An If's branches, a Loop's body, the nodes of the model-local function it calls (of
+    ``functions``, by domain, name and overload; read with the function's imports), at any
+    depth: an operator `_unknown_operator` refuses, or a node `_schema_fault` refuses (ONNX's
+    inference of the If or the call may end the process on it).
     """
     for attr in node.attribute:
         for graph in (attr.g, *attr.graphs) if attr.HasField("g") else attr.graphs:
-            for inner in graph.node:
-                why = _unknown_operator(inner, imports)
-                fault = ("unsupported", why) if why else None
-                fault = fault or _schema_fault(inner, imports) or _inner_fault(inner, imports)
-                if fault is not None:
-                    at = f"its {attr.name}'s node {node_name(inner)!r} ({_kind(inner)})"
-                    return fault[0], f"{at}: {fault[1]}"
+            found = _fault_in(graph.node, f"{attr.name}'s", imports, functions, seen)
+            if found is not None:
+                return found
+    key = (node.domain, node.op_type, node.overload) if functions else None
+    if key is None or key not in functions or key in seen:  # a function's nodes: once
+        return None
+    func = functions[key]
+    own = {**imports, **{o.domain: int(o.version) for o in func.opset_import}}
+    return _fault_in(func.node, f"function {_kind(node)}'s", own, functions, seen | {key})
+
+
+def _fault_in(
+    nodes: Iterable[Any],
+    scope: str,
+    imports: Mapping[str, int],
+    functions: Mapping[tuple[str, str, str], Any],
+    seen: AbstractSet[tuple[str, str, str]],
+) -> tuple[str, str] | None:
+    """The first fault onnx.checker finds in ``nodes`` (in ``scope``: ``then_branch's``)."""
+    for inner in nodes:
+        why = _unknown_operator(inner, imports)
+        fault = ("unsupported", why) if why else None
+        fault = (
+            fault or _schema_fault(inner, imports) or _inner_fault(inner, imports, functions, seen)
+        )
+        if fault is not None:
+            return fault[0], f"its {scope} node {node_name(inner)!r} ({_kind(inner)}): {fault[1]}"
     return None
 
 
