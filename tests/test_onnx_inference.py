@@ -243,13 +243,16 @@ def _calling(body: list[Any], imports: list[tuple[str, int]], more: tuple[Any, .
     return model
 
 
-@pytest.mark.parametrize("case", ["TreeEnsemble-5 without input 0", "Foo", "Foo in G in F"])
+@pytest.mark.parametrize(
+    "case", ["TreeEnsemble-5 without input 0", "Foo", "Foo in G in F", "F calling F"]
+)
 def test_a_fault_onnx_checker_finds_in_a_function_is_its_calling_node_s(
     tmp_path: Path, case: str
 ) -> None:
     """A node onnx.checker refuses in a model-local function the graph calls: onnx.checker
     refuses the model (onnxruntime too, or it ends the process), datamove the calling node,
-    with the inner node named (fixed: OK, or ONNX's inference ended the process)."""
+    with the inner node named (fixed: OK, or ONNX's inference ended the process). So is a
+    function that calls itself, which both refuse too."""
     more: tuple[Any, ...] = ()
     if case.startswith("TreeEnsemble"):
         from test_onnx_operators import SCHEMA_CASES, _node_model
@@ -270,6 +273,9 @@ def test_a_fault_onnx_checker_finds_in_a_function_is_its_calling_node_s(
             more = (helper.make_function("local", "G", ["a"], ["t"], [node], opsets),)
             node = helper.make_node("G", ["a"], ["t"], domain="local", name="g")
             rule = "its function local.F's node 'g' (local.G): its function local.G's node 'foo'"
+        elif case == "F calling F":
+            node = helper.make_node("F", ["a"], ["t"], domain="local", name="again")
+            rule = "its function local.F's node 'again' (local.F): a call of local.F within it"
     model = _calling([node], imports, more)
     assert onnx_graphs.checker_error(model) is not None
     if not case.startswith("TreeEnsemble"):  # onnxruntime 1.32 ends the process on that one

@@ -920,8 +920,9 @@ def _inner_fault(
 
     An If's branches, a Loop's body, the nodes of the model-local function it calls (of
     ``functions``, by domain, name and overload; read with the function's imports), at any
-    depth: an operator `_unknown_operator` refuses, or a node `_schema_fault` refuses (ONNX's
-    inference of the If or the call may end the process on it).
+    depth: an operator `_unknown_operator` refuses, a node `_schema_fault` refuses (ONNX's
+    inference of the If or the call may end the process on it), or a call of a function from
+    within itself.
     """
     for attr in node.attribute:
         for graph in (attr.g, *attr.graphs) if attr.HasField("g") else attr.graphs:
@@ -929,8 +930,11 @@ def _inner_fault(
             if found is not None:
                 return found
     key = (node.domain, node.op_type, node.overload) if functions else None
-    if key is None or key not in functions or key in seen:  # a function's nodes: once
+    if key is None or key not in functions:
         return None
+    if key in seen:  # a cycle of calls, entered once
+        rule = "must not be recursive, so onnx.checker and onnxruntime refuse the model"
+        return "unsupported", f"a call of {_kind(node)} within it: model-local functions {rule}"
     func = functions[key]
     own = {**imports, **{o.domain: int(o.version) for o in func.opset_import}}
     return _fault_in(func.node, f"function {_kind(node)}'s", own, functions, seen | {key})
