@@ -244,15 +244,17 @@ def _calling(body: list[Any], imports: list[tuple[str, int]], more: tuple[Any, .
 
 
 @pytest.mark.parametrize(
-    "case", ["TreeEnsemble-5 without input 0", "Foo", "Foo in G in F", "F calling F"]
+    "case",
+    ["TreeEnsemble-5 without input 0", "Foo", "Foo in G in F", "F calling F", "a value of none"],
 )
 def test_a_fault_onnx_checker_finds_in_a_function_is_its_calling_node_s(
     tmp_path: Path, case: str
 ) -> None:
     """A node onnx.checker refuses in a model-local function the graph calls: onnx.checker
     refuses the model (onnxruntime too, or it ends the process), datamove the calling node,
-    with the inner node named (fixed: OK, or ONNX's inference ended the process). So is a
-    function that calls itself, which both refuse too."""
+    with the inner node named (fixed: OK, or ONNX's inference ended the process). So are a
+    function that calls itself and a node reading a value the function does not make, which
+    both refuse too."""
     more: tuple[Any, ...] = ()
     if case.startswith("TreeEnsemble"):
         from test_onnx_operators import SCHEMA_CASES, _node_model
@@ -276,6 +278,9 @@ def test_a_fault_onnx_checker_finds_in_a_function_is_its_calling_node_s(
         elif case == "F calling F":
             node = helper.make_node("F", ["a"], ["t"], domain="local", name="again")
             rule = "its function local.F's node 'again' (local.F): a call of local.F within it"
+        elif case == "a value of none":
+            node = helper.make_node("Relu", ["b"], ["t"], name="r")
+            rule = "its function local.F's node 'r' (Relu): reads 'b', which no input of the"
     model = _calling([node], imports, more)
     assert onnx_graphs.checker_error(model) is not None
     if not case.startswith("TreeEnsemble"):  # onnxruntime 1.32 ends the process on that one

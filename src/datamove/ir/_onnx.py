@@ -937,7 +937,8 @@ def _inner_fault(
         return "unsupported", f"a call of {_kind(node)} within it: model-local functions {rule}"
     func = functions[key]
     own = {**imports, **{o.domain: int(o.version) for o in func.opset_import}}
-    return _fault_in(func.node, f"function {_kind(node)}'s", own, functions, seen | {key})
+    scope = f"function {_kind(node)}'s"
+    return _fault_in(func.node, scope, own, functions, seen | {key}, set(func.input))
 
 
 def _fault_in(
@@ -946,14 +947,25 @@ def _fault_in(
     imports: Mapping[str, int],
     functions: Mapping[tuple[str, str, str], Any],
     seen: AbstractSet[tuple[str, str, str]],
+    made: set[str] | None = None,
 ) -> tuple[str, str] | None:
-    """The first fault onnx.checker finds in ``nodes`` (in ``scope``: ``then_branch's``)."""
+    """The first fault onnx.checker finds in ``nodes`` (in ``scope``: ``then_branch's``).
+
+    With ``made`` (a function's inputs: its nodes read no other scope), a node reading a value
+    none makes before it is one too.
+    """
     for inner in nodes:
+        lost = None if made is None else next((v for v in inner.input if v and v not in made), None)
         why = _unknown_operator(inner, imports)
-        fault = ("unsupported", why) if why else None
         fault = (
-            fault or _schema_fault(inner, imports) or _inner_fault(inner, imports, functions, seen)
+            ("ports", f"reads {lost!r}, which no input of the function or node before it makes")
+            if lost
+            else ("unsupported", why)
+            if why
+            else _schema_fault(inner, imports) or _inner_fault(inner, imports, functions, seen)
         )
+        if made is not None:
+            made.update(inner.output)
         if fault is not None:
             return fault[0], f"its {scope} node {node_name(inner)!r} ({_kind(inner)}): {fault[1]}"
     return None
