@@ -223,13 +223,14 @@ class ONNXModel:
             if (why := _unknown_operator(node, self._imports)) is not None
         }
         functions = {(f.domain, f.name, f.overload): f for f in proto.functions}
+        known: dict[tuple[str, str, str], tuple[str, str] | None] = {}  # each function's fault
         self._faults = {  # node index -> (kind, rule) of a fault its schema (or a subgraph) has
             i: fault
             for i, node in enumerate(graph.node)
             if i not in self._refused
             and (
                 fault := _schema_fault(node, self._imports)
-                or _inner_fault(node, self._imports, functions)
+                or _inner_fault(node, self._imports, functions, known)
             )
         }
         self._inits = {t.name: t for t in graph.initializer}
@@ -914,19 +915,21 @@ def _inner_fault(
     node: Any,
     imports: Mapping[str, int],
     functions: Mapping[tuple[str, str, str], Any],
+    known: dict[tuple[str, str, str], tuple[str, str] | None],
     seen: AbstractSet[tuple[str, str, str]] = frozenset(),
 ) -> tuple[str, str] | None:
     """The first fault onnx.checker finds in a node of ``node``'s subgraphs, or ``None``.
 
     An If's branches, a Loop's body, the nodes of the model-local function it calls (of
-    ``functions``, by domain, name and overload; read with the function's imports), at any
+    ``functions``, by domain, name and overload; read with the function's imports, once:
+    ``known`` keeps each function's fault, as a model calls one thousands of times), at any
     depth: an operator `_unknown_operator` refuses, a node `_schema_fault` refuses (ONNX's
     inference of the If or the call may end the process on it), or a call of a function from
     within itself.
     """
     for attr in node.attribute:
         for graph in (attr.g, *attr.graphs) if attr.HasField("g") else attr.graphs:
-            found = _fault_in(graph.node, f"{attr.name}'s", imports, functions, seen)
+            found = _fault_in(graph.node, f"{attr.name}'s", imports, functions, known, seen)
             if found is not None:
                 return found
     key = (node.domain, node.op_type, node.overload) if functions else None
@@ -935,10 +938,13 @@ def _inner_fault(
     if key in seen:  # a cycle of calls, entered once
         rule = "must not be recursive, so onnx.checker and onnxruntime refuse the model"
         return "unsupported", f"a call of {_kind(node)} within it: model-local functions {rule}"
-    func = functions[key]
-    own = {**imports, **{o.domain: int(o.version) for o in func.opset_import}}
-    scope = f"function {_kind(node)}'s"
-    return _fault_in(func.node, scope, own, functions, seen | {key}, set(func.input))
+    if key not in known:
+        func = functions[key]
+        own = {**imports, **{o.domain: int(o.version) for o in func.opset_import}}
+        scope = f"function {_kind(node)}'s"
+        inputs = set(func.input)
+        known[key] = _fault_in(func.node, scope, own, functions, known, seen | {key}, inputs)
+    return known[key]
 
 
 def _fault_in(
@@ -946,6 +952,7 @@ def _fault_in(
     scope: str,
     imports: Mapping[str, int],
     functions: Mapping[tuple[str, str, str], Any],
+    known: dict[tuple[str, str, str], tuple[str, str] | None],
     seen: AbstractSet[tuple[str, str, str]],
     made: set[str] | None = None,
 ) -> tuple[str, str] | None:
@@ -962,7 +969,8 @@ def _fault_in(
             if lost
             else ("unsupported", why)
             if why
-            else _schema_fault(inner, imports) or _inner_fault(inner, imports, functions, seen)
+            else _schema_fault(inner, imports)
+            or _inner_fault(inner, imports, functions, known, seen)
         )
         if made is not None:
             made.update(inner.output)
