@@ -750,6 +750,46 @@ def _brute_witness(mine: Any, other: Any, lo: int, top: int) -> int | None:
 _COUNTS = [(rule, n) for rule in _COUNT_RULES for n in range(1, 7)]
 
 
+@st.composite
+def _wide_split_rules(draw: Any) -> tuple[str, Any]:
+    """A split whose numbers reach 2**62: counts, lengths (with a -1 or not), indices."""
+    big = st.integers(0, 2**62) | st.integers(0, 12)
+    rule = draw(st.sampled_from((*_COUNT_RULES, "lengths", "indices")))
+    if rule in _COUNT_RULES:
+        return rule, draw(st.integers(1, 2**62) | st.integers(1, 12))
+    if rule == "indices":
+        return rule, tuple(draw(st.lists(big | big.map(lambda v: -v), max_size=3)))
+    values = draw(st.lists(big, max_size=3))
+    if draw(st.booleans()):
+        values.insert(draw(st.integers(0, len(values))), -1)
+    return "lengths", tuple(values)
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(
+    split=_wide_split_rules(),
+    other=_wide_split_rules(),
+    lo=st.integers(0, 2**62) | st.integers(2**63 - 200, 2**63 - 1) | st.integers(0, 200),
+    span=st.integers(0, 150),
+)
+def test_the_witness_is_exact_on_windows_of_huge_sizes(
+    split: tuple[str, Any], other: tuple[str, Any], lo: int, span: int
+) -> None:
+    # Sizes and numbers near 2**62 and INT64_MAX (the tests above reach 200): on a window of
+    # them the witness, and the first size with another count of parts, against each size
+    top = min(lo + span, 2**63 - 1)
+    s, dim = dm.Splitting(0, *split), dm.Dimension(lo, top)
+    mine, theirs = _splitting._runs_of(*split), _splitting._runs_of(*other)
+    assert s._witness(dim, *other) == _brute_witness(mine, theirs, lo, top)
+
+    def count(d: int) -> int | None:
+        runs = mine(d)
+        return None if runs is None else sum(c for _, c in runs)
+
+    changes = next((d for d in range(lo + 1, top + 1) if count(d) != count(lo)), None)
+    assert s._count_changes(dim) == changes
+
+
 @pytest.mark.parametrize(
     "other",
     [(r, n) for r in ("even", "array_split", "onnx") for n in range(1, 7)],
