@@ -265,6 +265,23 @@ def test_a_library_call_is_a_usage_error_that_names_convert(call: str) -> None:
     assert out.startswith(("split(", "array_split("))
 
 
+@pytest.mark.parametrize(
+    ("call", "named"),
+    [("x.flip(1)", "x.flip"), ("tf.strided_slice(x, [1], [2])", "tf.strided_slice")],
+)
+def test_a_call_convert_refuses_too_is_not_sent_to_convert(call: str, named: str) -> None:
+    # The hint named `datamove convert CALL --to numpy`, which refuses these calls too: it
+    # now gives convert's refusal, after the NumPy index a slicing is explained as
+    code, out, err = explain([call])
+    assert (code, out) == (2, "")
+    assert err.count("\n") == 1
+    assert f"{call!r} is a call" in err
+    assert "datamove convert" not in err
+    assert "give a slicing as a NumPy index, e.g. 'x[:, ::-1]'" in err
+    assert f"calls {named}, which is no split datamove reads" in err
+    assert convert([call, "--to", "numpy"])[0] == 1
+
+
 def test_as_takes_the_library_names_of_dialects() -> None:
     expected = explain(["x[1:]", "--as", "torch,tf,dml"])
     assert expected[0] == 0

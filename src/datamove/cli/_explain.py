@@ -36,6 +36,7 @@ from datamove._split import infer_split, infer_variadic_split
 from datamove._splitting import Splitting, onnx_split_version
 from datamove._strided_slice import MASKS, NUMPY_MAXDIMS, infer_strided_slice, numpy_index
 from datamove.cli import _dialect_text, _ir
+from datamove.cli._convert import split_call
 from datamove.cli._exit import EXIT_OK, EXIT_USAGE
 from datamove.ir._errors import where
 from datamove.ir._explain import (
@@ -698,7 +699,7 @@ def model_argv(argv: Sequence[str]) -> list[str]:
     A first argument that is no operator name and ends in ``.xml`` or names a file. One that
     holds ``[`` and names no file is a NumPy index: ``explain "x[::1]"`` is ``explain numpy``.
     A library call (``torch.chunk(x, 3, 1)``) is a usage error (exit 2) that names ``convert``,
-    which takes it.
+    which takes it (`_call_hint`).
     """
     argv = list(argv)
     if len(argv) >= 2 and argv[0] == "explain":
@@ -707,17 +708,32 @@ def model_argv(argv: Sequence[str]) -> list[str]:
         if first not in OPERATORS and not first.startswith("-"):
             if named:
                 return ["explain", "model", *argv[1:]]
-            if re.match(r"[A-Za-z_][\w.]*\s*\(", first):
+            hint = _call_hint(first) if re.match(r"[A-Za-z_][\w.]*\s*\(", first) else None
+            if hint is not None:
                 print(
                     f"datamove explain: error: {first!r} is a call; explain takes an operator, "
-                    "a NumPy index or a model (hint: convert takes a split's call: datamove "
-                    f"convert {shlex.quote(first)} --to numpy --shape SHAPE)",
+                    f"a NumPy index or a model (hint: {hint})",
                     file=sys.stderr,
                 )
                 raise SystemExit(EXIT_USAGE)
             if "[" in first:
                 return ["explain", "numpy", *argv[1:]]
     return argv
+
+
+def _call_hint(call: str) -> str | None:
+    """The hint of explain's refusal of a call; ``None`` where ``call`` parses as no call.
+
+    The convert command that takes a split's call, or, for another call, convert's refusal of
+    it (``x.flip(1)``): the hint named a convert command that refused it too.
+    """
+    try:
+        if split_call(call) is None:
+            return None
+    except ValidationError as exc:  # x.flip(1): convert refuses it too
+        return f"give a slicing as a NumPy index, e.g. 'x[:, ::-1]'; {exc}"
+    command = f"datamove convert {shlex.quote(call)} --to numpy --shape SHAPE"
+    return f"convert takes a split's call: {command}"
 
 
 _EPILOG = """\
