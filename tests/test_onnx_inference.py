@@ -302,3 +302,22 @@ def test_a_function_that_onnx_checker_takes_is_ok(tmp_path: Path) -> None:
     assert onnx_graphs.ort_error(model) is None
     report = ir.read_onnx(onnx_graphs.save(model, tmp_path)).check()
     assert report.ok, report.problems
+
+
+def test_a_node_refused_whose_output_is_a_graph_output_read_again(tmp_path: Path) -> None:
+    """A Squeeze of an axis out of range whose output is a graph output that an Add reads:
+    onnx.checker and onnxruntime refuse it, and datamove the Squeeze (fixed: OK; ONNX's typed
+    inference stopped at the emptied output type, 'Invalid tensor data type 0.')."""
+    axes = onnx.numpy_helper.from_array(np.array([5], np.int64), "axes")
+    nodes = [
+        helper.make_node("Squeeze", ["x", "axes"], ["s"], name="sq"),
+        helper.make_node("Add", ["x", "s"], ["y"], name="add"),
+    ]
+    x, s, y = (_tensor(n, [2, 3]) for n in "xsy")
+    model = _model(nodes, [x], [s, y], initializer=[axes])
+    rule = "Unexpected axis value: 5. Expected range [-2, 2)"
+    assert rule in str(onnx_graphs.checker_error(model))
+    assert rule in str(onnx_graphs.ort_error(model))
+    assert _problems(model, tmp_path) == [
+        ("operator", "sq", f"ONNX's shape inference refuses it: {rule}")
+    ]

@@ -686,11 +686,10 @@ def _bare_copy(model: Any, left: AbstractSet[int]) -> Any:
     copy.graph.input.extend(v for v in declared.values() if (t := _shape_of(v.type)) and t[1])
     inputs = {v.name for v in copy.graph.input}
     for v in copy.graph.output:
-        if v.name in inputs or v.name in made:  # its type there (an empty one overrides it)
+        # No type, never an empty one: that overrides an input's, and a node reading the
+        # output of a node ONNX refuses stops its typed inference ("Invalid tensor data type 0")
+        if v.name in inputs or v.name in made or v.type.HasField("tensor_type"):
             v.ClearField("type")
-        elif v.type.HasField("tensor_type"):
-            v.type.tensor_type.ClearField("shape")
-            v.type.tensor_type.ClearField("elem_type")
     for t in model.graph.initializer:
         if t.data_type in _INTEGER_CODES and math.prod(t.dims) <= _MAX_VALUES:
             copy.graph.initializer.add().CopyFrom(t)
