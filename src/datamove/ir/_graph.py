@@ -42,7 +42,7 @@ _MAX_SHOWN_LAYERS: Final = 5
 # parsing one takes 7 to 20 times its size in memory.
 MAX_XML_BYTES: Final = 256 * 2**20
 SUPPORTED_IR_VERSIONS: Final = (10, 11)
-_FEED_BYTES: Final = 2**20  # the .xml is parsed a MiB at a time
+_FEED_BYTES: Final = 2**16  # the .xml is parsed 64 KiB at a time
 _EDGE_KEYS: Final = ("from-layer", "from-port", "to-layer", "to-port")
 # A <layer>'s elements that datamove reads (rt_info: OpenVINO's runtime notes, never written)
 _READ_ELEMENTS: Final = frozenset({"data", "input", "output", "rt_info"})
@@ -332,10 +332,13 @@ class _Doctype(Exception):  # noqa: N818 - not an error: the file is read by def
 
 
 class _Reader(TreeBuilder):
-    """ElementTree's tree of an ``.xml``, each ``<net><layers><layer>`` read as it ends.
+    """ElementTree's tree of an ``.xml``, each ``<net><layers><layer>`` read once it is made.
 
-    Read by `_parse_layer` into `layers`, then cleared: the tree never holds the whole graph.
-    The first `IRError` is kept in `error`, for after the checks of the whole file.
+    The document is built inside `_top`, an element started before the parser starts, so that
+    `take` finds the layers the parser has made so far (after each piece fed) with no Python
+    call per element: each is read by `_parse_layer` into `layers`, then cleared, and the tree
+    never holds the whole graph. The first `IRError` is kept in `error`, for after the checks of
+    the whole file.
     """
 
     def __init__(self, caseless: Mapping[str, str]) -> None:
@@ -343,8 +346,9 @@ class _Reader(TreeBuilder):
         self.caseless = caseless
         self.layers: list[Layer] = []
         self.error: IRError | None = None
-        self._depth = 0
-        self._in_layers: bool | None = False  # in the root's first <layers>; None: past it
+        self._top = self.start("", {})
+        self._layers: Element | None = None  # the root's first <layers>, once made
+        self._taken = 0  # its children read (or passed) so far; before it, the root's
 
     def read(self, elem: Element) -> None:
         """Read one ``<layer>``, unless one before it was broken, and clear it."""
@@ -355,24 +359,32 @@ class _Reader(TreeBuilder):
                 self.error = exc
         elem.clear()
 
+    def take(self, *, final: bool = False) -> None:
+        """Read the ``<layer>`` children of the root's first ``<layers>`` made so far.
+
+        All but the last, which the parser may not have ended yet; all of them when ``final``.
+        """
+        if self._layers is None:  # each child of the root looked at once, until <layers>
+            made = self._top[0][self._taken :] if len(self._top) else []
+            self._taken += len(made)
+            self._layers = next((e for e in made if e.tag == "layers"), None)
+            if self._layers is None:
+                return
+            self._taken = 0
+        end = len(self._layers) - (not final)
+        for elem in self._layers[self._taken : end]:
+            if elem.tag == "layer":
+                self.read(elem)
+        self._taken = max(self._taken, end)
+
     def doctype(self, _name: str, _pubid: str | None, _system: str | None) -> None:
         raise _Doctype
 
-    def start(self, tag: str, attrs: dict[str, str]) -> Element:
-        self._depth += 1
-        if self._depth == 2 and tag == "layers" and self._in_layers is False:
-            self._in_layers = True
-        return super().start(tag, attrs)
-
-    def end(self, tag: str) -> Element:
-        elem = super().end(tag)
-        if self._in_layers and self._depth <= 3:
-            if self._depth == 2:
-                self._in_layers = None
-            elif tag == "layer":
-                self.read(elem)
-        self._depth -= 1
-        return elem
+    def close(self) -> Element:
+        """The document's root element, once its last layers are read."""
+        self.end("")
+        self.take(final=True)
+        return super().close()[0]
 
 
 def _parse_xml(xml_path: object, caseless: Mapping[str, str]) -> tuple[Element, _Reader]:
@@ -407,6 +419,7 @@ def _parse_xml(xml_path: object, caseless: Mapping[str, str]) -> tuple[Element, 
             view = memoryview(data)
             for start in range(0, len(data), _FEED_BYTES):  # expat copies what it is fed
                 parser.feed(view[start : start + _FEED_BYTES])
+                reader.take()
             return parser.close(), reader
         except _Doctype:
             pass
