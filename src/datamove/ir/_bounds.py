@@ -259,7 +259,8 @@ _NUMBERS: Final = frozenset({"i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64
 
 def _pairs(layer: Layer, ins: Sequence[Info]) -> tuple[Pair, Pair] | None:
     """Both inputs' bounds as Python numbers, broadcast by the layer's ``auto_broadcast``."""
-    a, b = wide_bounds(ins[0]), wide_bounds(ins[1])
+    a = wide_bounds(ins[0])
+    b = None if a is None else wide_bounds(ins[1])
     if a is None or b is None:
         return None
     both = broadcast_inputs(layer, a[0], a[1], b[0], b[1])

@@ -737,6 +737,10 @@ RULES: Final = (
     *(Rule("IR-6", op, _declared_otherwise, _DECLARED_SAYS) for op in ("Slice", "StridedSlice")),
 )
 
+_RULES_OF: Final[dict[str, list[Rule]]] = {}  # each layer type's rules, in table order
+for _rule in RULES:
+    _RULES_OF.setdefault(_rule.type, []).append(_rule)
+
 
 def cpu_notes(seen: Seen) -> list[str]:
     """The message of each rule of `RULES` this layer meets (one line each), in table order.
@@ -744,11 +748,10 @@ def cpu_notes(seen: Seen) -> list[str]:
     None where the output is known to be empty: no element can come out wrong.
     """
     found: list[str] = []
-    if seen.out.rank is not None and any(d.max == 0 for d in seen.out.dims):
+    rules = _RULES_OF.get(seen.layer.type, ())
+    if not rules or (seen.out.rank is not None and any(d.max == 0 for d in seen.out.dims)):
         return found
-    for rule in RULES:
-        if rule.type != seen.layer.type:
-            continue
+    for rule in rules:
         fields = rule.meets(seen)
         if fields is not None:
             text = rule.says.format(out=seen.out, **fields)
