@@ -172,6 +172,8 @@ def _shape_of(type_proto: Any) -> tuple[PartialShape, str | None] | None:
 
 
 _Types = dict[str, Any]  # a value's name -> its TypeProto
+# a model-local function's (domain, name, overload) -> its fault, the inputs its nodes need
+_Known = dict[tuple[str, str, str], tuple[tuple[str, str] | None, dict[str, str]]]
 
 
 def _typed(values: Iterable[Any]) -> dict[str, tuple[PartialShape, str | None]]:
@@ -223,7 +225,7 @@ class ONNXModel:
             if (why := _unknown_operator(node, self._imports)) is not None
         }
         functions = {(f.domain, f.name, f.overload): f for f in proto.functions}
-        known: dict[tuple[str, str, str], tuple[str, str] | None] = {}  # each function's fault
+        known: _Known = {}  # each function's fault, and the inputs its nodes need
         self._faults = {  # node index -> (kind, rule) of a fault its schema (or a subgraph) has
             i: fault
             for i, node in enumerate(graph.node)
@@ -914,7 +916,7 @@ def _inner_fault(
     node: Any,
     imports: Mapping[str, int],
     functions: Mapping[tuple[str, str, str], Any],
-    known: dict[tuple[str, str, str], tuple[str, str] | None],
+    known: _Known,
     seen: AbstractSet[tuple[str, str, str]] = frozenset(),
 ) -> tuple[str, str] | None:
     """The first fault onnx.checker finds in a node of ``node``'s subgraphs, or ``None``.
@@ -937,13 +939,52 @@ def _inner_fault(
     if key in seen:  # a cycle of calls, entered once
         rule = "must not be recursive, so onnx.checker and onnxruntime refuse the model"
         return "unsupported", f"a call of {_kind(node)} within it: model-local functions {rule}"
+    func = functions[key]
     if key not in known:
-        func = functions[key]
         own = {**imports, **{o.domain: int(o.version) for o in func.opset_import}}
         scope = f"function {_kind(node)}'s"
         inputs = set(func.input)
-        known[key] = _fault_in(func.node, scope, own, functions, known, seen | {key}, inputs)
-    return known[key]
+        fault = _fault_in(func.node, scope, own, functions, known, seen | {key}, inputs)
+        made = {o for n in func.node for o in n.output}
+        lost = next((o for o in func.output if o not in made), None)
+        if fault is None and lost is not None:  # onnxruntime: "!(it.GetName().empty())"
+            rule = "is made by none of its nodes (a function's input is not), so onnxruntime"
+            fault = "ports", f"its {scope} output {lost!r} {rule} refuses the model"
+        known[key] = fault, _required_reads(func, own)
+    fault, required = known[key]
+    for what, names, formal in (
+        ("input", node.input, func.input),
+        ("output", node.output, func.output),
+    ):
+        if len(names) > len(formal):
+            verb = "takes" if what == "input" else "gives"
+            rule = f"its function {_kind(node)} {verb} {len(formal)}: onnxruntime refuses more"
+            return "ports", f"has {plural(len(names), what)}, but {rule}"
+    for k, name in enumerate(func.input):
+        if (k >= len(node.input) or not node.input[k]) and name in required:
+            return "ports", f"leaves input {k} ({name!r}) of {_kind(node)} out, {required[name]}"
+    return fault
+
+
+def _required_reads(func: Any, imports: Mapping[str, int]) -> dict[str, str]:
+    """Each input of a function a node of it reads where its schema requires an input.
+
+    Input name -> why: a call leaving that input out (fewer inputs, or ``''``: absent, as
+    trailing inputs of an operator may be, ONNX IR) is refused by onnxruntime ("input 1 is
+    marked single but has an empty string").
+    """
+    single = _onnx().defs.OpSchema.FormalParameterOption.Single
+    found: dict[str, str] = {}
+    for inner in func.node:
+        schema = _schema_at(inner, imports)
+        for k, name in enumerate(inner.input if schema is not None else ()):
+            formal = schema.inputs[k] if k < len(schema.inputs) else None
+            if name in func.input and name not in found and formal and formal.option == single:
+                found[name] = (
+                    f"which its node {node_name(inner)!r} ({_kind(inner)}) reads as input {k} "
+                    f"({formal.name}), which {inner.op_type}-{schema.since_version} requires"
+                )
+    return found
 
 
 def _fault_in(
@@ -951,7 +992,7 @@ def _fault_in(
     scope: str,
     imports: Mapping[str, int],
     functions: Mapping[tuple[str, str, str], Any],
-    known: dict[tuple[str, str, str], tuple[str, str] | None],
+    known: _Known,
     seen: AbstractSet[tuple[str, str, str]],
     made: set[str] | None = None,
 ) -> tuple[str, str] | None:
@@ -978,6 +1019,18 @@ def _fault_in(
     return None
 
 
+def _schema_at(node: Any, imports: Mapping[str, int]) -> Any:
+    """ONNX's schema of a node's operator at the version the model imports, or ``None``.
+
+    Of the domains onnx.checker looks up (`_CHECKER_DOMAINS`).
+    """
+    domain = node.domain
+    versions = _schemas().get((domain, node.op_type)) if domain in _CHECKER_DOMAINS else None
+    version = imports.get(domain)
+    at = [s for s in versions or () if version is not None and s.since_version <= version]
+    return at[-1] if at else None
+
+
 def _schema_fault(node: Any, imports: Mapping[str, int]) -> tuple[str, str] | None:
     """The kind and rule of the first fault onnx.checker finds in a node by its schema, or ``None``.
 
@@ -990,13 +1043,10 @@ def _schema_fault(node: Any, imports: Mapping[str, int]) -> tuple[str, str] | No
     Shape-13 has no ``start``, RotaryEmbedding-23 takes 3 or 4 inputs, Cast needs ``to``.
     onnxruntime refuses every such node too.
     """
-    domain = node.domain
-    versions = _schemas().get((domain, node.op_type)) if domain in _CHECKER_DOMAINS else None
-    version = imports.get(domain)
-    at = [s for s in versions or () if version is not None and s.since_version <= version]
-    if not at:
+    schema = _schema_at(node, imports)
+    if schema is None:
         return None
-    schema = at[-1]
+    domain, version = node.domain, imports.get(node.domain)
     named = f"{node.op_type}-{schema.since_version}"
     single = _onnx().defs.OpSchema.FormalParameterOption.Single
     for what, names, low, high, formal in (
