@@ -384,3 +384,73 @@ def test_a_call_of_a_function_is_checked_against_its_function(tmp_path: Path, ca
     else:
         assert done.returncode == 1, done.stderr
         assert f"node 0 'call' (local.F): {rule}" in done.stdout
+
+
+def _if_model(inputs: list[str], loop: bool = False) -> Any:
+    """An If (or a Loop, in an If with ``loop``) whose then branch is a Slice or a Split of x
+    [2,3] (``inputs``: x and initializers named for their numbers), outer-scope initializers,
+    which ONNX's inference of the branch does not read (onnx.checker takes the model)."""
+    numbers = {"s": [0], "e": [1], "axis5": [5], "axis1": [1], "split11": [1, 1], "split12": [1, 2]}
+    inits = [onnx.numpy_helper.from_array(np.asarray(v, np.int64), n) for n, v in numbers.items()]
+    if len(inputs) == 2:
+        node = helper.make_node("Split", inputs, ["t", "u"], name="inner", axis=1)
+    else:
+        node = helper.make_node("Slice", inputs, ["t"], name="inner")
+    body = helper.make_graph([node], "b", [], [_tensor("t", None)])
+    if loop:  # a Loop of one trip within the then branch, its body making t
+        inputs = [_tensor("i", [], TensorProto.INT64), _tensor("cin", [], TensorProto.BOOL)]
+        relay = helper.make_node("Identity", ["cin"], ["cout"])
+        outputs = [_tensor("cout", [], TensorProto.BOOL), _tensor("t", None)]
+        body = helper.make_graph([relay, node], "l", inputs, outputs)
+        trips = helper.make_node("Loop", ["", "c"], ["t"], name="loop", body=body)
+        body = helper.make_graph([trips], "b", [], [_tensor("t", None)])
+    copy = helper.make_node("Identity", ["x"], ["t"])
+    other = helper.make_graph([copy], "o", [], [_tensor("t", None)])
+    top = helper.make_node("If", ["c"], ["y"], name="if", then_branch=body, else_branch=other)
+    inputs = [_tensor("x", [2, 3]), _tensor("c", [], TensorProto.BOOL)]
+    return _model([top], inputs, [_tensor("y", [2, None])], initializer=inits, imports=[("", 18)])
+
+
+@pytest.mark.parametrize(
+    ("inputs", "loop", "rule", "ort", "ov"),
+    [
+        (["x", "s", "e", "axis5"], False, "its then_branch's node 'inner' (Slice): ",
+         "Unexpected axis value: 5", "Axis 5 out of the tensor rank range [-2, 1]"),
+        (["x", "s", "e", "axis5"], True,
+         "its then_branch's node 'loop' (Loop): its body's node 'inner' (Slice): ",
+         "Unexpected axis value: 5", "Axis 5 out of the tensor rank range [-2, 1]"),
+        (["x", "split11"], False, "its then_branch's node 'inner' (Split): ",
+         "Mismatch between the sum of 'split' (2) and the split dimension of the input (3)",
+         "Split"),
+        (["x", "s", "e", "axis1"], False, None, None, None),
+        (["x", "s", "e", "axis1"], True, None, None, None),
+        (["x", "split12"], False, None, None, None),
+    ],
+)  # fmt: skip
+def test_the_nodes_datamove_checks_are_checked_in_an_if_s_branches(
+    tmp_path: Path, inputs: list[str], loop: bool, rule: str | None, ort: str, ov: str
+) -> None:
+    """A Slice of x [2,3] on axis 5 in an If's branch (a Loop's body in it), a Split of its
+    axis 1 into [1, 1]: onnx.checker takes it (its inference does not read the outer-scope
+    numbers); onnxruntime ('Graph attribute inferencing failed: ... Unexpected axis value: 5')
+    and OpenVINO ('Axis 5 out of the tensor rank range [-2, 1]') refuse the model when read,
+    whichever branch runs: datamove the If, naming the branch and the node (fixed: OK)."""
+    model = _if_model(inputs, loop)
+    assert onnx_graphs.checker_error(model) is None
+    path = onnx_graphs.save(model, tmp_path)
+    ort_error, ov_error = onnx_graphs.ort_error(model), _ov_error(path)
+    done = subprocess.run(
+        [sys.executable, "-m", "datamove", "check", str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if rule is None:  # (OpenVINO's CPU plugin compiles no If of an output of dynamic rank)
+        assert ort_error is None
+        assert ov_error is None or (loop and "If operation with dynamic rank" in ov_error)
+        assert done.returncode == 0, done.stdout + done.stderr
+        return
+    assert ort in str(ort_error)
+    assert ov in str(ov_error)
+    assert done.returncode == 1, done.stderr
+    assert f"node 0 'if' (If): {rule}" in done.stdout

@@ -20,7 +20,8 @@ Otherwise a node of the default domain is one of:
   bounds, which the checked nodes carry through; one that fails at run time whatever its input
   sizes is a note (`SHAPE_NOTE`);
 - **opaque** (every other, and every node of another domain): its outputs as the file declares
-  them, else as ONNX's own shape inference gives them. Subgraphs are not entered.
+  them, else as ONNX's own shape inference gives them. Its subgraphs' checked nodes are
+  checked (`ONNXModel._bodies`), their faults the node's problems.
 
 `ONNXModel.explain` writes each Slice, Split, Unsqueeze, Squeeze, SplitToSequence and SequenceAt
 node as NumPy on its data input ``x``, and each Concat node as where each input lands in its
@@ -33,6 +34,7 @@ limits, and where onnxruntime and ``onnx.reference`` differ.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import functools
 import math
@@ -40,7 +42,7 @@ import os
 import re
 import warnings
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
@@ -172,6 +174,8 @@ def _shape_of(type_proto: Any) -> tuple[PartialShape, str | None] | None:
 
 
 _Types = dict[str, Any]  # a value's name -> its TypeProto
+# ONNX's inference: types, with data propagation (called when needed), faults, subgraph nodes
+_Inferred = tuple[_Types, Callable[[], _Types], list[Problem], dict[int, Any]]
 # a model-local function's (domain, name, overload) -> its fault, the inputs its nodes need
 _Known = dict[tuple[str, str, str], tuple[tuple[str, str] | None, dict[str, str]]]
 
@@ -269,10 +273,11 @@ class ONNXModel:
         )
 
     # -- values ----------------------------------------------------------------------------
-    def _onnx_inferred(
-        self, overrides: Mapping[str, PartialShape]
-    ) -> tuple[_Types, Callable[[], _Types], list[Problem]]:
+    def _onnx_inferred(self, overrides: Mapping[str, PartialShape]) -> _Inferred:
         """ONNX's own shape inference of opaque nodes' outputs (none if it fails), and its faults.
+
+        And each node with subgraphs as inferred (node index -> the node, its subgraphs'
+        ``value_info`` filled in), for `_bodies`.
 
         Without its data propagation, as ``onnx.checker.check_model(full_check=True)`` infers
         the types a node's declared outputs must agree with; then (the function, called once
@@ -330,11 +335,13 @@ class ONNXModel:
         if plain is None and not overrides:  # strict refused: lenient, what it infers
             plain = infer(propagate=False)
         if plain is None:
-            return {}, dict, faults
+            return {}, dict, faults, {}
+        kept = (i for i in range(len(self._proto.graph.node)) if i not in left)
+        nodes = {i: n for i, n in zip(kept, plain.graph.node, strict=True) if _subgraphs(n)}
         if _many_integers(copy.graph, plain.graph):
-            return types(plain), lambda: types(plain), faults
+            return types(plain), lambda: types(plain), faults, nodes
         propagated = functools.cache(lambda: types(infer(propagate=True) or plain))
-        return types(plain), propagated, faults
+        return types(plain), propagated, faults, nodes
 
     def _constant(self, tensor: Any) -> _Value:
         """An initializer or a Constant's tensor: its shape, type and (small) numbers."""
@@ -446,7 +453,7 @@ class ONNXModel:
             values[name] = _Value(v.shape, v.etype, v.value, name, f"initializer {name!r}")
         for name, (shape, etype) in self.inputs.items():
             values[name] = _Value(overrides.get(name, shape), etype, None, name, f"input {name!r}")
-        inferred: tuple[_Types, Callable[[], _Types], list[Problem]] | None = None
+        inferred: _Inferred | None = None
         for i, node in enumerate(graph.node):
             where = lid, lname, kind = str(i), node_name(node), _kind(node)
             ins: list[_Value] = []
@@ -510,7 +517,7 @@ class ONNXModel:
                     ask = overrides or declared is None or None in (declared[0].rank, declared[1])
                     if inferred is None and (ask or compare):
                         inferred = self._onnx_inferred(overrides)
-                    plain, propagated, _ = inferred or ({}, dict, [])
+                    plain, propagated, _, _ = inferred or ({}, dict, [], {})
                     said = plain.get(out)  # (most often as declared: then no clash)
                     if compare and declared is not None and said not in (None, self._types[out]):
                         _clash(problems, where, k, declared, _shape_of(said))
@@ -538,6 +545,10 @@ class ONNXModel:
                 ports[(lid, k)] = got.shape
             if refused is not None or fault is not None:  # not read, so not explained
                 continue
+            if _subgraphs(node):  # its checked nodes, with the types ONNX infers there
+                inferred = inferred or self._onnx_inferred(overrides)
+                inner = self._bodies(inferred[3].get(i, node), values)
+                problems.extend(Problem(kind, rule, *where) for kind, rule in inner)
             if kind in ("Slice", "Split", *SEQUENCE_NODES) or (
                 kind in _JOINS_AND_VIEWS and _moves_data(kind, ins, values, node.output)
             ):
@@ -578,6 +589,39 @@ class ONNXModel:
             return None
         read.append(kind)
         return [got]
+
+    def _bodies(self, node: Any, outer: MutableMapping[str, _Value]) -> Iterator[tuple[str, str]]:
+        """The kind and rule of each fault of a checked node in ``node``'s subgraphs.
+
+        An If's branches, a Loop's or Scan's body, at any depth (each walked once), their
+        values of ``outer`` scopes seen: a checked node (`CHECKED`) is inferred as in the
+        graph, the others' outputs are as ONNX's inference gives them (``value_info`` of the
+        subgraph, where inferred).
+        """
+        for attr, graph in _subgraphs(node):
+            scope = collections.ChainMap({}, outer)
+            for v in graph.input:
+                scope[v.name] = _Value(*(_shape_of(v.type) or (PartialShape(None), None)))
+            for t in graph.initializer:
+                scope[t.name] = self._constant(t)
+            types = {v.name: v.type for v in (*graph.value_info, *graph.output)}
+            unknown = _Value(PartialShape(None), None)
+            for inner in graph.node:
+                kind, at = _kind(inner), f"its {attr}'s node {node_name(inner)!r} ({_kind(inner)})"
+                ins = [scope.get(name, unknown) for name in inner.input]
+                outs: list[_Value | None] = []
+                if kind == "Constant":
+                    outs = [self._constant_node(inner)]
+                elif kind in CHECKED:
+                    try:
+                        outs = [*self._infer(inner, kind, ins)]
+                    except ValidationError as exc:
+                        yield getattr(exc, "kind", "operator"), f"{at}: {exc}"
+                yield from ((sort, f"{at}: {rule}") for sort, rule in self._bodies(inner, scope))
+                for k, out in enumerate(inner.output):
+                    got = outs[k] if k < len(outs) else None
+                    said = _shape_of(types[out]) if out in types else None
+                    scope[out] = got or (_Value(*said) if said else unknown)
 
     def _infer(self, node: Any, kind: str, ins: list[_Value]) -> list[_Value]:
         """A checked node's outputs; `ValidationError` (with ``kind``) for a broken rule."""
@@ -736,6 +780,15 @@ def _many_integers(graph: Any, inferred: Any) -> bool:
     tensors = [*graph.initializer]
     tensors += [a.t for n in graph.node for a in n.attribute if a.HasField("t")]
     return any(t.data_type in _INTEGER_CODES and many(t.dims) for t in tensors)
+
+
+def _subgraphs(node: Any) -> list[tuple[str, Any]]:
+    """A node's subgraphs (an If's branches, a Loop's body), each with its attribute's name."""
+    return [
+        (a.name, g)
+        for a in node.attribute
+        for g in ((a.g, *a.graphs) if a.HasField("g") else a.graphs)
+    ]
 
 
 def _kind(node: Any) -> str:
@@ -928,11 +981,10 @@ def _inner_fault(
     inference of the If or the call may end the process on it), or a call of a function from
     within itself.
     """
-    for attr in node.attribute:
-        for graph in (attr.g, *attr.graphs) if attr.HasField("g") else attr.graphs:
-            found = _fault_in(graph.node, f"{attr.name}'s", imports, functions, known, seen)
-            if found is not None:
-                return found
+    for attr, graph in _subgraphs(node):
+        found = _fault_in(graph.node, f"{attr}'s", imports, functions, known, seen)
+        if found is not None:
+            return found
     key = (node.domain, node.op_type, node.overload) if functions else None
     if key is None or key not in functions:
         return None
