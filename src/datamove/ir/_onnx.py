@@ -595,8 +595,9 @@ class ONNXModel:
 
         An If's branches, a Loop's or Scan's body, at any depth (each walked once), their
         values of ``outer`` scopes seen: a checked node (`CHECKED`) is inferred as in the
-        graph, the others' outputs are as ONNX's inference gives them (``value_info`` of the
-        subgraph, where inferred).
+        graph, an Unsqueeze's or Squeeze's axes checked (`_view_shape`), and the other nodes'
+        outputs are as ONNX's inference gives them (``value_info`` of the subgraph, where
+        inferred).
         """
         for attr, graph in _subgraphs(node):
             scope = collections.ChainMap({}, outer)
@@ -612,11 +613,16 @@ class ONNXModel:
                 outs: list[_Value | None] = []
                 if kind == "Constant":
                     outs = [self._constant_node(inner)]
-                elif kind in CHECKED:
-                    try:
+                try:
+                    if kind in CHECKED:
                         outs = [*self._infer(inner, kind, ins)]
-                    except ValidationError as exc:
-                        yield getattr(exc, "kind", "operator"), f"{at}: {exc}"
+                    elif kind in VIEWS and (shape := ins[0].shape).rank is not None:
+                        axes = _view_axes(inner, ins, self.opset or 0)
+                        view = shape if isinstance(axes, str) else _view_shape(kind, axes, shape)
+                        if isinstance(view, str):
+                            yield "operator", f"{at}: ONNX {kind}: {view}"
+                except ValidationError as exc:
+                    yield getattr(exc, "kind", "operator"), f"{at}: {exc}"
                 yield from ((sort, f"{at}: {rule}") for sort, rule in self._bodies(inner, scope))
                 for k, out in enumerate(inner.output):
                     got = outs[k] if k < len(outs) else None
@@ -1569,7 +1575,7 @@ def _explain_view(node: _Node) -> dict[str, Any]:
     info = entry(str(node.index), kind, node_name(proto), str(shape), node.outs, False)
     info |= {"dialect": "onnx", "opset": node.version}
     try:
-        axes = node_attr(proto, "axes") if node.version < 13 else _ints(proto, node.ins, 1, "axes")
+        axes = _view_axes(proto, node.ins, node.version)
     except ValidationError as exc:  # a broken node
         info["note"] = str(exc)
         return info
@@ -1579,29 +1585,47 @@ def _explain_view(node: _Node) -> dict[str, Any]:
         return info
     if axes is not None:
         info["values"]["axes"] = axes
-    rank = shape.rank
-    if rank is None:
+    if shape.rank is None:
         info["note"] = "the data's rank is unknown"
         return info
-    extent = rank + len(axes or []) if kind == "Unsqueeze" else rank
-    normal = sorted({a % extent for a in axes or [] if -extent <= a < extent})
-    if axes is not None and len(normal) != len(axes):
-        info["note"] = f"axes={axes} are not distinct axes of a rank of {extent}"
+    got = _view_shape(kind, axes, shape)
+    if isinstance(got, str):
+        info["note"] = got
         return info
+    shape = got
     if kind == "Unsqueeze":
         assert axes is not None  # Unsqueeze's schema requires them (_schema_fault)
         planner: Any = lambda dims: (unsqueeze_index(dims, axes),)  # noqa: E731
     else:
-        dims = list(shape.dims)
-        for a in normal:
-            if dims[a].is_static and dims[a].get_length() != 1:
-                info["note"] = f"dim {a} of {shape} is not 1: onnxruntime refuses the node"
-                return info
-            dims[a] = Dimension(1)
-        shape = PartialShape(dims)
         planner = lambda dims: (squeeze_index(dims, axes),)  # noqa: E731
     info["numpy"], info["note"] = view_expression(planner, shape, axes or [])
     return info
+
+
+def _view_axes(node: Any, ins: list[_Value], opset: int) -> list[int] | str | None:
+    """An Unsqueeze's or Squeeze's axes: an attribute before opset 13, input 1 from it (`_ints`)."""
+    return node_attr(node, "axes") if opset < 13 else _ints(node, ins, 1, "axes")
+
+
+def _view_shape(kind: str, axes: list[int] | None, shape: PartialShape) -> PartialShape | str:
+    """The data's ``shape`` (of known rank), a Squeeze's dims listed 1; else why ONNX refuses it.
+
+    ONNX refuses what OpenVINO reads otherwise: an Unsqueeze's axes must be distinct axes of
+    its output, and a Squeeze's dims listed must be 1 (OpenVINO keeps one that is not).
+    """
+    assert shape.rank is not None
+    extent = shape.rank + len(axes or []) if kind == "Unsqueeze" else shape.rank
+    normal = sorted({a % extent for a in axes or [] if -extent <= a < extent})
+    if axes is not None and len(normal) != len(axes):
+        return f"axes={axes} are not distinct axes of a rank of {extent}"
+    if kind == "Unsqueeze":
+        return shape
+    dims = list(shape.dims)
+    for a in normal:
+        if dims[a].is_static and dims[a].get_length() != 1:
+            return f"dim {a} of {shape} is not 1: onnxruntime refuses the node"
+        dims[a] = Dimension(1)
+    return PartialShape(dims)
 
 
 def _numpy(s: Slicing, shape: PartialShape) -> str:
