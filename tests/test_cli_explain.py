@@ -292,13 +292,42 @@ def test_explain_says_when_a_slicing_is_the_identity_or_empty(
         assert info["algebra"] == f"{label}: {rest.lstrip()}"
 
 
-def test_slice_of_a_dynamic_shape_gives_the_shape_only(capsys: pytest.CaptureFixture[str]) -> None:
+def test_slice_of_a_dynamic_shape_gives_convert_s_index(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # It printed the output shape alone, where convert --to numpy has an index: x[0:-4:-1]
     argv = ["explain", "slice", "--shape", "[?,4]", "--start", "-4", "--stop", "-4"]
     assert main([*argv, "--step", "-1"]) == 0
     out = capsys.readouterr().out
-    assert "output shape: [..1,4]\n" in out
-    assert "NumPy" not in out
+    assert "output shape: [..1,4]\nNumPy:        x[0:-4:-1]\n" in out
     assert "elements taken" not in out
+    convert = ["convert", "--from", "slice", *argv[4:], "--step", "-1", "--to", "numpy"]
+    assert main([*convert, "--shape", "[?,4]"]) == 0
+    assert capsys.readouterr().out == "x[0:-4:-1]\n"
+
+
+def test_slice_of_unknown_rank_gives_the_shape_only(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["explain", "slice", "--shape", "[...]", "--start", "1", "--stop", "5", "--step", "2"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert out.endswith("output shape: [...]\n")
+    assert "NumPy" not in out
+
+
+def test_slice_of_a_dynamic_shape_with_no_index_says_convert_s_reason(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["explain", "strided-slice", "--shape", "[?]", "--begin", "-2", "--end", "0"]
+    assert main([*argv, "--stride", "-2", "--end-mask", "1"]) == 0
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if x.startswith("NumPy:"))
+    assert line.startswith("NumPy:        none: shape [?] allows sizes 1..1 of axis 0, where ")
+    assert line.endswith("(witness: shape [1])")
+    convert = ["convert", "--from", "strided-slice", *argv[4:], "--stride", "-2"]
+    assert main([*convert, "--end-mask", "1", "--to", "numpy", "--shape", "[?]"]) == 1
+    err = capsys.readouterr().err
+    hint = "(hint: pass a static size of axis 0) "
+    assert line.removeprefix("NumPy:        none: shape [?] ") in err.replace(hint, "")
 
 
 I64 = np.iinfo(np.int64)

@@ -8,6 +8,8 @@ part of the output (``out[:, 2:]``) must give that input back."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import re
 from collections.abc import Callable
@@ -16,6 +18,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import event, given
+from hypothesis import strategies as st
 from test_converted_models import MODULES, REAL, _convert, _convert_real
 from test_run_refuses import _one_op, _write
 
@@ -24,6 +28,7 @@ from datamove._errors import ValidationError
 from datamove._shape import PartialShape
 from datamove.cli import main
 from datamove.ir._ops import runner
+from strategies import fixed_settings, shape_text
 
 ov_models = pytest.importorskip("ov_models")
 openvino_oracle = pytest.importorskip("openvino_oracle")
@@ -281,15 +286,37 @@ def test_a_dynamic_strided_slice_is_its_parameters(
     assert info["input_shape"] == "[?,?]"
 
 
-def test_no_one_index_fits_every_size(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    # OpenVINO clamps begin=-5 to index 0 on a size of 1 or 2; Python's x[-5:-3:-1] is empty.
+def test_an_index_other_than_the_parameters_is_found(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # OpenVINO clamps begin=-5 to index 0 on a size of 1 or 2, where Python's x[-5:-3:-1] is
+    # empty: explain said "no one NumPy index", but x[0:-3:-1] takes what it takes on every
+    # size, as convert --to numpy writes it.
     x = o1.parameter([-1], np.float32, name="x")
     c = lambda v: o1.constant(np.array(v, np.int64))  # noqa: E731
     y = o1.strided_slice(x, c([-5]), c([-3]), c([-1]), [0], [0])
     xml = _save(tmp_path, y, x)
     (info,) = _explained(xml, capsys)
+    assert (info["numpy"], info["note"]) == ("x[0:-3:-1]", None)
+    datas = [np.arange(n, dtype=np.float32) for n in range(1, 8)]
+    # OpenVINO's evaluate: its CPU plugin refuses sizes 1 and 2 (declared [..1], S-6); at size
+    # 0 evaluate gives one element of nothing
+    wants = openvino_oracle.evaluate_ir_each(xml, [{"x": d} for d in datas])
+    for data, (want,) in zip(datas, wants, strict=True):
+        np.testing.assert_array_equal(data[0:-3:-1], want)
+
+
+def test_no_one_index_fits_every_size(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # On a size of 1 OpenVINO clamps begin=-2 to index 0; NumPy's x[-2::-2] is empty there, and
+    # no other index takes x[0] at size 1 and x[1::-2] at size 3: convert's refusal, its witness.
+    x = o1.parameter([-1], np.float32, name="x")
+    c = lambda v: o1.constant(np.array(v, np.int64))  # noqa: E731
+    y = o1.strided_slice(x, c([-2]), c([0]), c([-2]), [0], [1])
+    xml = _save(tmp_path, y, x)
+    (info,) = _explained(xml, capsys)
     assert info["numpy"] is None
-    assert "no one NumPy index" in info["note"]
+    assert info["note"].startswith("shape [?] allows sizes 1..1 of axis 0, where -2::-2 selects")
+    assert info["note"].endswith("(witness: shape [1])")
 
 
 def test_model_explain_is_what_the_command_prints(
@@ -1226,3 +1253,90 @@ def test_a_broken_concat_is_listed_with_its_problem(
     )
     (info,) = _explained(xml, capsys)
     assert (info["input_shape"], info["input_shapes"]) == (None, ["[2,2]", "[2,3]"])
+
+
+def _printed(argv: list[str]) -> tuple[int, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(argv)
+    return code, out.getvalue() + err.getvalue()
+
+
+@st.composite
+def _slices(draw: st.DrawFn) -> tuple[str, list[str], Any, list[tuple[int, int | None]]]:
+    """A Slice-8 or StridedSlice on random intervals: its kind, its CLI options, its node."""
+    dims = []
+    for _ in range(draw(st.integers(1, 2))):
+        lo = draw(st.integers(0, 6))
+        dims.append((lo, draw(st.none() | st.integers(lo + 1, 12))))  # never static
+    n = draw(st.integers(1, len(dims)))
+    bound = st.integers(-14, 14) | st.sampled_from([-(2**63), 2**63 - 1])
+    starts, stops = (draw(st.lists(bound, min_size=n, max_size=n)) for _ in "ab")
+    steps = draw(st.lists(st.integers(-3, 3).filter(bool), min_size=n, max_size=n))
+    ints = lambda v: ",".join(map(str, v))  # noqa: E731
+    x = o8.parameter(openvino_oracle.partial_shape(shape_text(dims)), np.float32, name="x")
+    c = lambda v: o8.constant(np.array(v, np.int64))  # noqa: E731
+    if draw(st.booleans()):
+        axes = draw(st.permutations(range(len(dims))))[:n]
+        options = ["--start", ints(starts), "--stop", ints(stops), "--step", ints(steps)]
+        node = o8.slice(x, c(starts), c(stops), c(steps), c(axes))
+        return "slice", [*options, "--axes", ints(axes)], (node, x), dims
+    begin_mask, end_mask = (draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)) for _ in "ab")
+    options = ["--begin", ints(starts), "--end", ints(stops), "--stride", ints(steps)]
+    options += ["--begin-mask", ints(begin_mask), "--end-mask", ints(end_mask)]
+    node = o1.strided_slice(x, c(starts), c(stops), c(steps), begin_mask, end_mask)
+    return "strided-slice", options, (node, x), dims
+
+
+@fixed_settings(25)
+@given(case=_slices())
+def test_explain_convert_and_a_model_give_one_numpy_answer(
+    tmp_path_factory: pytest.TempPathFactory, case: Any
+) -> None:
+    # explain slice printed no NumPy line on a dynamic shape, and explain MODEL said "no one
+    # NumPy index" where convert --to numpy had one (x[0:1] for Slice(-100, -200, -1) on
+    # [1..50]): one answer, convert's, where the index is exact on every size or none is.
+    kind, options, (node, x), dims = case
+    shape = shape_text(dims)
+    code, said = _printed(["explain", kind, "--shape", shape, *options])
+    assert code == 0, said
+    line = next(x for x in said.splitlines() if x.startswith("NumPy:"))
+    explained = line.removeprefix("NumPy:").strip()
+    code, converted = _printed(
+        ["convert", "--from", kind, *options, "--to", "numpy", "--shape", shape]
+    )
+    xml = ov_models.save(ov.Model([node], [x], "m"), tmp_path_factory.mktemp("m"))
+    (layer,) = ir.read_model(xml).explain()
+    event("refused" if code == 1 else "index")
+    if code == 1:  # convert refuses: so do the others, in its words
+        assert explained.startswith("none: "), explained
+        assert layer["numpy"] is None, layer
+        reason = explained.removeprefix(f"none: shape {shape} ")
+        assert layer["note"] == explained.removeprefix("none: ")
+        assert reason.split(" (witness")[0] in converted
+        return
+    assert code == 0, converted
+    assert explained == layer["numpy"] == converted.strip(), (explained, layer, converted)
+    at = lambda k: tuple(lo + k if hi is None else min(lo + k, hi) for lo, hi in dims)  # noqa: E731
+    sizes = [s for s in map(at, (0, 1, 3, 7)) if 0 not in s]  # evaluate: elements of nothing at 0
+    datas = [np.arange(int(np.prod(s)), dtype=np.float32).reshape(s) for s in dict.fromkeys(sizes)]
+    try:
+        got = [out for ((_, out),) in openvino_oracle.run_ir_each(xml, [{"x": d} for d in datas])]
+    except openvino_oracle.OpenVINOError:  # the CPU plugin's declared lengths (S-6): evaluate's
+        got = [out for (out,) in openvino_oracle.evaluate_ir_each(xml, [{"x": d} for d in datas])]
+    for data, want in zip(datas, got, strict=True):
+        np.testing.assert_array_equal(eval(explained, {"x": data}), want)  # noqa: S307
+
+
+def test_the_three_commands_answer_slice_100_200_alike(tmp_path: Path) -> None:
+    # convert said x[0:1], explain slice nothing, explain MODEL "no one NumPy index"
+    x = o8.parameter([-1], np.float32, name="x")
+    c = lambda v: o8.constant(np.array(v, np.int64))  # noqa: E731
+    xml = _save(tmp_path, o8.slice(x, c([-100]), c([-200]), c([-1])), x)
+    numbers = ["--start", "-100", "--stop", "-200", "--step", "-1"]
+    convert = ["convert", "--from", "slice", *numbers, "--to", "numpy", "--shape", "[1..50]"]
+    assert _printed(convert) == (0, "x[0:1]\n")
+    code, out = _printed(["explain", "slice", "--shape", "[1..50]", *numbers])
+    assert (code, out.splitlines()[-1]) == (0, "NumPy:        x[0:1]")
+    code, out = _printed(["explain", str(xml), "--input-shape", "x=[1..50]"])
+    assert (code, out.splitlines()[1:]) == (0, ["  x[0:1]"])

@@ -46,6 +46,7 @@ from datamove.ir._explain import (
     concat_parts,
     index_expression,
     layer_slicing,
+    numpy_answer,
     part_texts,
     split_chunks,
 )
@@ -154,7 +155,12 @@ def _slicing_info(
     info: dict[str, Any] = {"input_shape": str(shape), "output_shape": str(out), "numpy": None}
     info |= {**keys, "picture": []}
     add_algebra(info, slicing, shape)
-    if index is None or not shape.is_static:
+    if index is None or shape.rank is None:
+        return info, None
+    if not shape.is_static:  # convert's index for every size allowed, or its refusal
+        info["numpy"], none = numpy_answer(slicing(), shape)
+        if none is not None:
+            info["numpy_unavailable"] = none
         return info, None
     dims = shape.to_shape()
     try:

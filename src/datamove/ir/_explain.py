@@ -4,12 +4,12 @@
 Squeeze layers (each output a basic index of ``x``) and its Concat layers (`concat_parts`: where
 each input lands in the output) with the shapes and values `Model.check` infers. With every
 index input known and a static data shape, each output's expression is the operator's own plan
-(`datamove.ir._ops.shape_planner`) written out: exact. On a dynamic shape the parameters are
-written as they are (``x[1::2]``) where that index takes what the operator takes for *every*
-size the shape allows; that is verified at the sizes where the clamping can change
-(`datamove.ir._sizes`), past which both are affine in the size. Where no one index does, the
-expression is ``None`` and a note says why. An index input known only at run time is written
-as a name after the layer that makes it (``x[:, :n]``), listed in ``runtime``; never guessed.
+(`datamove.ir._ops.shape_planner`) written out: exact. On a dynamic shape a slice's is
+`numpy_answer`'s, the index ``datamove convert --to numpy`` writes, which takes what the
+operator takes for *every* size the shape allows (``Slicing.to_numpy``); where none does, the
+expression is ``None`` and the note is convert's reason, with its witness. An index input
+known only at run time is written as a name after the layer that makes it (``x[:, :n]``),
+listed in ``runtime``; never guessed.
 """
 
 from __future__ import annotations
@@ -24,11 +24,20 @@ import numpy as np
 
 from datamove._concat import concat_shape
 from datamove._dialects import Slicing
-from datamove._errors import ValidationError
+from datamove._errors import NotExpressible, ValidationError
 from datamove._shape import Dimension, PartialShape, Unknown, largest
 from datamove._slice import infer_slice
 from datamove._split import infer_split, infer_variadic_split
-from datamove._strided_slice import KEEP, MASKS, NEW, SHRINK, axis_walk, checked_params
+from datamove._strided_slice import (
+    KEEP,
+    MASKS,
+    NEW,
+    NUMPY_MAXDIMS,
+    PAST_NUMPY_RANK,
+    SHRINK,
+    axis_walk,
+    checked_params,
+)
 from datamove.ir._errors import where
 from datamove.ir._ops import Info, bounds_of, shape_planner
 from datamove.ir._sizes import diagonal_shapes
@@ -52,6 +61,7 @@ __all__ = [
     "explain_layers",
     "index_expression",
     "layer_slicing",
+    "numpy_answer",
     "part_texts",
     "runtime_chunks",
     "runtime_name",
@@ -407,14 +417,62 @@ def _explain(
     if not known:
         info["numpy"] = index_expression(clamped_starts(tidy(raw), dims_or_none), dims_or_none)
         return info
-    ints = [v for vs in vals[1:] if isinstance(vs, list) for v in vs]
-    for candidate in (tidy(raw), tidy(raw, 2**62), raw):
-        if planner is not None and _every_size(candidate, planner, shape, ints):
-            info["numpy"] = index_expression(candidate, dims_or_none)
-            _below_int32(info, index_expression(tidy(raw), dims_or_none), shape)
-            return info
-    info["note"] = f"no one NumPy index takes what it takes at every size of {shape}"
+    try:
+        info["numpy"], info["note"] = numpy_answer(layer_slicing(info), shape)
+    except ValidationError as exc:  # a parameter a Slicing does not read
+        info["note"] = str(exc)
+    if info["numpy"] is not None:
+        _below_int32(info, index_expression(tidy(raw), dims_or_none), shape)
     return info
+
+
+def numpy_answer(slicing: Slicing, shape: PartialShape) -> tuple[str | None, str | None]:
+    """The NumPy index taking what ``slicing`` takes on every shape ``shape`` allows, or why none.
+
+    The index is ``slicing.to_numpy(shape)``'s, as ``datamove convert --to numpy --shape``
+    writes it, but on a static axis, where it writes in-range numbers (``8:16`` on 16), with the
+    bounds that size makes redundant left out (``8:``); where it refuses, ``(None, reason)`` in
+    convert's words, with its witness. The one answer to "which NumPy index is this slice?" on
+    a dynamic shape, for `datamove explain` of a slice and of a model's layer.
+
+    Examples
+    --------
+    >>> numpy_answer(Slicing.from_slice([-100], [-200], [-1]), PartialShape.parse("[1..50]"))
+    ('x[0:1]', None)
+    >>> print(numpy_answer(Slicing.from_numpy("x[-2::-2]", clamping="openvino"),
+    ...                    PartialShape.parse("[?]"))[1])  # doctest: +ELLIPSIS
+    shape [?] allows sizes 1..1 of axis 0, where -2::-2 selects ... (witness: shape [1])
+    """
+    if shape.rank is not None and shape.rank > NUMPY_MAXDIMS:
+        return None, f"has rank {shape.rank}, {PAST_NUMPY_RANK}"
+    try:
+        text = slicing.to_numpy(shape)
+    except NotExpressible as exc:
+        seen = "" if exc.witness is None else f" (witness: shape {PartialShape(list(exc.witness))})"
+        return None, f"shape {shape} {exc.rule}{seen}"
+    parts = text[2:-1].split(", ")  # entries_text's: one part per entry
+    if shape.rank is None or parts == ["()"]:
+        return text, None
+    addressed = sum(p not in ("None", "...") for p in parts)
+    out: list[str] = []
+    whole = 0  # how many of the last parts became ":" here
+    axis = 0
+    for part in parts:
+        if part in ("None", "..."):
+            axis += shape.rank - addressed if part == "..." else 0
+        else:
+            dim = shape.dims[axis]
+            axis += 1
+            if ":" in part and dim.is_static:
+                a, b, *c = (int(v) if v else None for v in part.split(":"))
+                short = _slice_text(slice(a, b, c[0] if c else None), dim.get_length())
+                whole = whole + 1 if short == ":" else 0
+                out.append(short)
+                continue
+        whole = 0
+        out.append(part)
+    out = out[: len(out) - whole]  # x[1:, :] is x[1:]
+    return f"x[{', '.join(out) or '...'}]", None
 
 
 def _below_int32(info: dict[str, Any], short: str, shape: PartialShape) -> None:
@@ -429,7 +487,8 @@ def _below_int32(info: dict[str, Any], short: str, shape: PartialShape) -> None:
         return
     below = PartialShape([Dimension(d.min, min(_WIDE, largest(d))) for d in shape.dims])
     with contextlib.suppress(ValidationError, KeyError):  # a parameter a Slicing does not read
-        if layer_slicing(info).equivalent(short, below):
+        s = layer_slicing(info)
+        if s.equivalent(short, below) and not s.equivalent(short, shape):  # not on every size
             info["numpy_below_2**31"] = short
 
 
