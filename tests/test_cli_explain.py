@@ -431,6 +431,10 @@ def test_slice_and_concat_errors(capsys: pytest.CaptureFixture[str]) -> None:
     assert main([*argv, "--step", "1", "--axes", "a"]) == 1
     assert "--axes='a' must be comma-separated integers" in capsys.readouterr().err
     assert main(argv) == 2  # --step is required (Slice-8 has no default step): test_cli_convert
+    err = capsys.readouterr().err
+    # the usage showed [--step STEP], as if optional, above the error saying it is required
+    assert " --stop STOP --step STEP " in " ".join(err.split()), err
+    assert err.splitlines()[-1].startswith("datamove explain slice: error: --step is required")
     assert main(["explain", "concat", "--shapes", "2,3", "3,1", "--axis", "0"]) == 1
     assert "Concat: shapes=['[2,3]', '[3,1]'] differ in dimension 1" in capsys.readouterr().err
     assert main(["explain", "concat", "--shapes", "[]", "--axis", "0"]) == 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -16,7 +17,7 @@ import pytest
 
 from datamove import ir
 from datamove.cli import main
-from datamove.ir._examples import _XML, write_example
+from datamove.ir._examples import _XML, write_example, write_onnx_example
 from ir_examples import write_unsound_example
 
 
@@ -469,15 +470,15 @@ def refused_alike(path: Path, capsys: pytest.CaptureFixture[str], given: str) ->
 def test_explain_takes_input_shapes_as_check_does(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # explain MODEL had no --input-shape (check had): x[-5:-3:-1] (StridedSlice) has no one
-    # NumPy index on [?] (it takes x[0] on sizes 1 and 2, nothing from 3), one on [2]
+    # explain MODEL had no --input-shape (check had): x[-5:-3:-1] (StridedSlice) takes x[0] on
+    # sizes 1 and 2, nothing from 3, as x[0:-3:-1] does on [?]; on [2] it is x[0::-1]
     xml = write_unsound_example(tmp_path)
     assert main(["explain", str(xml), "--json"]) == 0
     (layer,) = json.loads(capsys.readouterr().out)
     assert (layer["input_shape"], layer["output_shapes"], layer["numpy"]) == (
         "[?]",
         ["[..1]"],
-        None,
+        "x[0:-3:-1]",
     )
     assert main(["explain", str(xml), "--input-shape", "x=[2]", "--json"]) == 0
     (layer,) = json.loads(capsys.readouterr().out)
@@ -537,6 +538,28 @@ def test_an_unknown_input_shape_name_shows_the_shape_given(tmp_path: Path) -> No
     with pytest.raises(ir.IRError) as e:  # it showed input_shapes['y']='y'
         model.check({"y": "[2,6]"})
     assert "input_shapes['y']='[2,6]' names no input of this model" in str(e.value)
+
+
+@pytest.mark.parametrize("command", ["check", "explain"])
+@pytest.mark.parametrize(
+    ("given", "rule"),
+    [
+        ("x=[a]", "is not a shape in OpenVINO's notation (hint: write e.g. "),
+        ("y=[2,6]", "names no input of this model (hint: its inputs are 'x')"),
+    ],
+    ids=["bad shape", "unknown name"],
+)
+def test_an_input_shape_error_is_said_in_the_option_s_words(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str, given: str, rule: str
+) -> None:
+    # It said the API's words: "IR: input_shapes['x']='[a]' is not a shape ..."
+    models = [write_example(tmp_path)]
+    if importlib.util.find_spec("onnx") is not None:  # an ONNX model's errors alike
+        models.append(write_onnx_example(tmp_path))
+    for model in models:
+        assert main([command, str(model), "--input-shape", given]) == 1
+        err = capsys.readouterr().err
+        assert err.startswith(f"datamove: error: {command}: --input-shape={given!r} {rule}"), err
 
 
 def test_run_says_an_onnx_model_is_to_be_converted_first(

@@ -497,7 +497,8 @@ def _show_split(info: dict[str, Any], name: str, axis: int, said: str) -> None:
 def _print_model(args: argparse.Namespace) -> int:
     model = _ir.read(args, "explain")
     onnx = _ir.is_onnx(args.model)
-    layers = model.explain(args.layer, _ir.input_shapes(args, model, "explain"))
+    with _ir.input_shape_words(args, "explain"):
+        layers = model.explain(args.layer, _ir.input_shapes(args, model, "explain"))
     if args.as_:
         for info in layers:
             info["as"] = _layer_dialects(info, args.as_)
@@ -847,10 +848,16 @@ def register(subparsers: Any) -> None:
     sl.add_argument("--shape", required=True, help="the input shape, e.g. 2,3,4 or [?,3,224,224]")
     sl.add_argument("--start", required=True, help="comma-separated, e.g. 1,-1")
     sl.add_argument("--stop", required=True, help="comma-separated, e.g. 2,-5")
-    sl.add_argument("--step", help="comma-separated, non-zero, e.g. 1,-2 (required: no default)")
+    step = sl.add_argument(
+        "--step", help="comma-separated, non-zero, e.g. 1,-2 (required: no default)"
+    )
     sl.set_defaults(slice_parser=sl)
     sl.add_argument("--axes", help="the axes sliced, comma-separated (default: 0, 1, ...)")
     _finish(sl, _print_slice, "print the explanation as JSON", _dialect_text.SLICING_DIALECTS)
+    # The usage shows --step required; argparse does not check it: its error is step_required's
+    step.required = True
+    sl.usage = sl.format_usage().removeprefix("usage: ").rstrip()
+    step.required = False
     cc = add("concat", help="Concat-1")
     cc.add_argument(
         "--shapes", required=True, nargs="+", metavar="SHAPE", help="each input's shape"

@@ -5,6 +5,8 @@
 from __future__ import annotations
 
 import argparse
+import ast
+import contextlib
 import functools
 import json
 import os
@@ -26,7 +28,7 @@ from datamove.ir._model import Model, input_list, read_model
 from datamove.ir._onnx import node_name, read_onnx
 from datamove.ir._types import ELEMENT_TYPES
 
-__all__ = ["add_input_shape", "input_shapes", "is_onnx", "read", "register"]
+__all__ = ["add_input_shape", "input_shape_words", "input_shapes", "is_onnx", "read", "register"]
 
 
 def is_onnx(path: str) -> bool:
@@ -112,6 +114,24 @@ def input_shapes(args: argparse.Namespace, model: Any, command: str) -> dict[str
     return {n: v for n, v, _ in given} or None
 
 
+@contextlib.contextmanager
+def input_shape_words(args: argparse.Namespace, command: str) -> Iterator[None]:
+    """An error of the model's ``input_shapes['x']`` said in ``--input-shape``'s words.
+
+    ``check: --input-shape='x=[a]' is not a shape ...``, not ``IR: input_shapes['x']='[a]'``:
+    the name and the shape as the option gave them.
+    """
+    try:
+        yield
+    except ValidationError as exc:
+        texts = {t.partition("=")[0]: t for t in args.input_shape or ()}
+        found = re.fullmatch(r"input_shapes\[(.*)\]", str(exc.argument))
+        text = None if found is None else texts.get(ast.literal_eval(found[1]))
+        if text is None:
+            raise
+        raise ValidationError(command, "--input-shape", text, exc.rule, hint=exc.hint) from None
+
+
 # Each kind of CheckReport.notes, and the heading `check -v` lists it under.
 _NOTE_HEADINGS: Final = {
     "looser": "declared dims looser than datamove's",
@@ -125,7 +145,8 @@ _NOTE_HEADINGS: Final = {
 
 def _check(args: argparse.Namespace) -> int:
     model = read(args, "check")
-    report = model.check(input_shapes(args, model, "check"))
+    with input_shape_words(args, "check"):
+        report = model.check(input_shapes(args, model, "check"))
     if args.json:
         print(json.dumps(report.to_dict(), indent=2))
     else:
