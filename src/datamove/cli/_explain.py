@@ -2,12 +2,13 @@
 
 For StridedSlice and Slice it prints the output shape, the equivalent NumPy index (``x[1:, :, :2]``,
 built from the operator's own plan: `datamove._strided_slice.numpy_index`,
-`datamove._slice.plan_slice`) and, for inputs of rank at most 3, a picture of which elements are
-taken; for Slice also Python's reading of the same numbers where it takes other elements. For the
-splits it prints every chunk's shape and its NumPy index, for Concat where each input goes in the
-output, each with a picture labelling each element with its chunk or input. ``--as onnx,tf,...``
-(slices, splits and a model's layers) adds the same operation in each dialect listed
-(`datamove.cli._dialect_text`).
+`datamove._slice.plan_slice`; on a dynamic shape `datamove.ir._explain.numpy_answer`'s, convert's
+index for every size allowed, or its reason for none) and, for inputs of rank at most 3, a
+picture of which elements are taken; for Slice also Python's reading of the same numbers where it
+takes other elements. For the splits it prints every chunk's shape and its NumPy index, for Concat
+where each input goes in the output, each with a picture labelling each element with its chunk
+or input. ``--as onnx,tf,...`` (slices, splits and a model's layers) adds the same operation in
+each dialect listed (`datamove.cli._dialect_text`).
 """
 
 # ruff: noqa: T201 - a command-line module: printing is its output
@@ -150,7 +151,8 @@ def _slicing_info(
     """What ``explain`` prints of a slicing, and its NumPy index (``None`` where it has none).
 
     On a static shape, ``index(dims)`` gives the operator's own index: its expression and, for
-    small inputs, the elements it takes. ``keys`` (and their order) come before the picture.
+    small inputs, the elements it takes; on another of known rank, `numpy_answer` gives it (or
+    ``numpy_unavailable``, why there is none). ``keys`` (and their order) come before the picture.
     """
     info: dict[str, Any] = {"input_shape": str(shape), "output_shape": str(out), "numpy": None}
     info |= {**keys, "picture": []}
