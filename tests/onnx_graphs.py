@@ -8,6 +8,8 @@ Each builder takes the input shape (ints, or names for symbolic dims) and return
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -143,6 +145,17 @@ def save(model: Any, directory: Path, name: str = "model") -> Path:
     path = directory / f"{name}.onnx"
     onnx.save_model(model, path)
     return path
+
+
+def check_in_subprocess(path: Path) -> subprocess.CompletedProcess[str]:
+    """``datamove check PATH`` in a process of its own: a crash of ONNX's code (a segmentation
+    fault) fails the test instead of ending the test run."""
+    return subprocess.run(
+        [sys.executable, "-m", "datamove", "check", str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
 
 
 def checker_error(model: Any) -> str | None:

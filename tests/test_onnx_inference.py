@@ -7,8 +7,6 @@ accept it, or gives the documented answer where they disagree (docs/ir.md, ONNX 
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -195,11 +193,9 @@ def test_a_fault_onnx_checker_finds_in_a_subgraph_is_its_node_s(tmp_path: Path, 
     inner node named (fixed: OK; ONNX's inference of the TreeEnsemble ended the process)."""
     y = _tensor("t", None)
     if case.startswith("TreeEnsemble"):
-        from test_onnx_operators import SCHEMA_CASES, _node_model
+        from test_onnx_operators import tree_ensemble_without_input_0
 
-        name = "ai.onnx.ml:TreeEnsemble-5 input 0 left out"
-        [(schema, *rest)] = [c[1:] for c in SCHEMA_CASES if c[0] == name]
-        inner = _node_model(schema, *rest)
+        inner = tree_ensemble_without_input_0()
         imports = [(o.domain, o.version) for o in inner.opset_import]
         (node,) = inner.graph.node
         node.output[0] = "t"
@@ -222,12 +218,7 @@ def test_a_fault_onnx_checker_finds_in_a_subgraph_is_its_node_s(tmp_path: Path, 
     assert onnx_graphs.checker_error(model) is not None
     assert onnx_graphs.ort_error(model) is not None
     path = onnx_graphs.save(model, tmp_path)
-    done = subprocess.run(
-        [sys.executable, "-m", "datamove", "check", str(path)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = onnx_graphs.check_in_subprocess(path)
     assert done.returncode == 1, done.stderr
     assert f"node 0 'if' (If): {rule}" in done.stdout
 
@@ -257,11 +248,9 @@ def test_a_fault_onnx_checker_finds_in_a_function_is_its_calling_node_s(
     both refuse too."""
     more: tuple[Any, ...] = ()
     if case.startswith("TreeEnsemble"):
-        from test_onnx_operators import SCHEMA_CASES, _node_model
+        from test_onnx_operators import tree_ensemble_without_input_0
 
-        name = "ai.onnx.ml:TreeEnsemble-5 input 0 left out"
-        [(schema, *rest)] = [c[1:] for c in SCHEMA_CASES if c[0] == name]
-        inner = _node_model(schema, *rest)
+        inner = tree_ensemble_without_input_0()
         imports = [(o.domain, o.version) for o in inner.opset_import]
         (node,) = inner.graph.node
         node.output[0] = "t"
@@ -286,12 +275,7 @@ def test_a_fault_onnx_checker_finds_in_a_function_is_its_calling_node_s(
     if not case.startswith("TreeEnsemble"):  # onnxruntime 1.32 ends the process on that one
         assert onnx_graphs.ort_error(model) is not None
     path = onnx_graphs.save(model, tmp_path)
-    done = subprocess.run(
-        [sys.executable, "-m", "datamove", "check", str(path)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = onnx_graphs.check_in_subprocess(path)
     assert done.returncode == 1, done.stderr
     assert f"node 0 'call' (local.F): {rule}" in done.stdout
 
@@ -373,12 +357,7 @@ def test_a_call_of_a_function_is_checked_against_its_function(tmp_path: Path, ca
         _ov_read_error(model, tmp_path)
     )
     path = onnx_graphs.save(model, tmp_path)
-    done = subprocess.run(
-        [sys.executable, "-m", "datamove", "check", str(path)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = onnx_graphs.check_in_subprocess(path)
     if rule is None:
         assert done.returncode == 0, done.stdout + done.stderr
     else:
@@ -453,12 +432,7 @@ def test_the_nodes_datamove_checks_are_checked_in_an_if_s_branches(
     assert onnx_graphs.checker_error(model) is None
     path = onnx_graphs.save(model, tmp_path)
     ort_error, ov_error = onnx_graphs.ort_error(model), _ov_error(path)
-    done = subprocess.run(
-        [sys.executable, "-m", "datamove", "check", str(path)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = onnx_graphs.check_in_subprocess(path)
     if rule is None:  # (OpenVINO's CPU plugin compiles no If of an output of dynamic rank)
         assert ort_error is None
         assert ov_error is None or "If operation with dynamic rank" in ov_error
