@@ -141,6 +141,15 @@ GRAPHS = {
 }
 
 
+def one_slice(
+    shape: list[Any], starts: list[int], ends: list[int], axes: list[int], steps: list[int]
+) -> Any:
+    """One Slice-13 ``y`` of ``x``, its four parameters initializers."""
+    inits = [_ints(n, v) for n, v in zip("seak", (starts, ends, axes, steps), strict=True)]
+    node = helper.make_node("Slice", ["x", "s", "e", "a", "k"], ["y"], name="slice")
+    return _model([node], shape, ["y"], inits, 13)
+
+
 def save(model: Any, directory: Path, name: str = "model") -> Path:
     path = directory / f"{name}.onnx"
     onnx.save_model(model, path)

@@ -36,6 +36,7 @@ ov = ov_models.ov
 o1 = pytest.importorskip("openvino.opset1")
 o8 = pytest.importorskip("openvino.opset8")
 o15 = pytest.importorskip("openvino.opset15")
+onnx_graphs = pytest.importorskip("onnx_graphs")
 
 pytestmark = pytest.mark.openvino
 
@@ -1288,6 +1289,14 @@ def _slices(draw: st.DrawFn) -> tuple[str, list[str], Any, list[tuple[int, int |
     return "strided-slice", options, (node, x), dims
 
 
+def _onnx_slice(options: list[str], rank: int) -> Any:
+    """The ONNX model of a Slice-8 case's CLI options: one Slice-13 of ``x`` (``[d0,d1...]``)."""
+    pairs = zip(options[::2], options[1::2], strict=True)
+    ints = {k: [int(v) for v in n.split(",")] for k, n in pairs}
+    starts, ends, steps, axes = (ints[k] for k in ("--start", "--stop", "--step", "--axes"))
+    return onnx_graphs.one_slice([f"d{k}" for k in range(rank)], starts, ends, axes, steps)
+
+
 @fixed_settings(25)
 @given(case=_slices())
 def test_explain_convert_and_a_model_give_one_numpy_answer(
@@ -1307,6 +1316,11 @@ def test_explain_convert_and_a_model_give_one_numpy_answer(
     )
     xml = ov_models.save(ov.Model([node], [x], "m"), tmp_path_factory.mktemp("m"))
     (layer,) = ir.read_model(xml).explain()
+    onnx_model = _onnx_slice(options, len(dims)) if kind == "slice" else None
+    if onnx_model is not None:  # ONNX explain of the same Slice (Slice-13): the same answer
+        path = onnx_graphs.save(onnx_model, tmp_path_factory.mktemp("onnx"))
+        (node_info,) = ir.read_onnx(path).explain(input_shapes={"x": shape})
+        assert (node_info["numpy"], node_info["note"]) == (layer["numpy"], layer["note"])
     event("refused" if code == 1 else "index")
     if code == 1:  # convert refuses: so do the others, in its words
         assert explained.startswith("none: "), explained
@@ -1326,6 +1340,10 @@ def test_explain_convert_and_a_model_give_one_numpy_answer(
         got = [out for (out,) in openvino_oracle.evaluate_ir_each(xml, [{"x": d} for d in datas])]
     for data, want in zip(datas, got, strict=True):
         np.testing.assert_array_equal(eval(explained, {"x": data}), want)  # noqa: S307
+    if onnx_model is not None:  # onnxruntime runs the ONNX Slice: the same values
+        for data in datas:
+            want = onnx_graphs.run_onnxruntime(onnx_model, data)["y"]
+            np.testing.assert_array_equal(eval(explained, {"x": data}), want)  # noqa: S307
 
 
 def test_the_three_commands_answer_slice_100_200_alike(tmp_path: Path) -> None:
@@ -1339,4 +1357,8 @@ def test_the_three_commands_answer_slice_100_200_alike(tmp_path: Path) -> None:
     code, out = _printed(["explain", "slice", "--shape", "[1..50]", *numbers])
     assert (code, out.splitlines()[-1]) == (0, "NumPy:        x[0:1]")
     code, out = _printed(["explain", str(xml), "--input-shape", "x=[1..50]"])
+    assert (code, out.splitlines()[1:]) == (0, ["  x[0:1]"])
+    # and ONNX explain of the same Slice-13 said x[:1], a writer of its own
+    onnx_path = onnx_graphs.save(onnx_graphs.one_slice(["N"], [-100], [-200], [0], [-1]), tmp_path)
+    code, out = _printed(["explain", str(onnx_path), "--input-shape", "x=[1..50]"])
     assert (code, out.splitlines()[1:]) == (0, ["  x[0:1]"])

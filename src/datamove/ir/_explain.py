@@ -433,7 +433,7 @@ def numpy_answer(slicing: Slicing, shape: PartialShape) -> tuple[str | None, str
     writes it, but on a static axis, where it writes in-range numbers (``8:16`` on 16), with the
     bounds that size makes redundant left out (``8:``); where it refuses, ``(None, reason)`` in
     convert's words, with its witness. The one answer to "which NumPy index is this slice?" on
-    a dynamic shape, for `datamove explain` of a slice and of a model's layer.
+    a dynamic shape, for `datamove explain` of a slice, of a model's layer and of an ONNX node.
 
     Examples
     --------

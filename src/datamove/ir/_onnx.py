@@ -66,6 +66,7 @@ from datamove.ir._explain import (
     concat_entry,
     entry,
     index_expression,
+    numpy_answer,
     part_texts,
     runtime_chunks,
     runtime_name,
@@ -1629,7 +1630,7 @@ def _view_shape(kind: str, axes: list[int] | None, shape: PartialShape) -> Parti
 
 
 def _numpy(s: Slicing, shape: PartialShape) -> str:
-    """NumPy's index, in its shortest exact form: for every shape if it can, else ``shape``.
+    """NumPy's index on a static shape, in its shortest exact form: for every shape if it can.
 
     ``to_numpy(shape)`` writes in-range numbers (``x[0:2, 1:3, 0:1]`` on ``[2,3,1]``); their
     canonical form on ``shape`` is the index a model's layer is written with (``x[:, 1:]``).
@@ -1687,10 +1688,10 @@ def _explain_slice(node: _Node, info: dict[str, Any], shape: PartialShape) -> No
         s = _slicing(starts, ends, axes, steps, rank)
         if axes is not None:
             info["values"]["axes"] = _normal_axes(axes, rank, "ONNX Slice")
-        try:
+        if shape.is_static:
             info["numpy"] = _numpy(s, shape)
-        except NotExpressible as exc:
-            info["note"] = exc.rule
+        else:  # convert's answer, and an IR layer's
+            info["numpy"], info["note"] = numpy_answer(s, shape)
         return
     if rank is None:
         info["note"] = "the data's rank is unknown"
