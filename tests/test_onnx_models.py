@@ -1649,7 +1649,7 @@ VIEW_NOTES = {
     ),
     "Unsqueeze of an axis twice": (
         ("Unsqueeze", 13, [2, 3], [0, -4]),
-        "axes=[0, -4] are not distinct axes of a rank of 4",
+        "axes=[0, -4] list axis 0 twice (output rank 4)",
         True,
     ),
     "Squeeze of a dim of 2": (

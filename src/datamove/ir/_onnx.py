@@ -80,6 +80,7 @@ from datamove.ir._onnx_shapes import (
     ETYPES,
     SHAPE_NODES,
     Term,
+    axes_fault,
     etype_name,
     node_attr,
     onnx_type,
@@ -1616,9 +1617,11 @@ def _view_shape(kind: str, axes: list[int] | None, shape: PartialShape) -> Parti
     """
     assert shape.rank is not None
     extent = shape.rank + len(axes or []) if kind == "Unsqueeze" else shape.rank
-    normal = sorted({a % extent for a in axes or [] if -extent <= a < extent})
-    if axes is not None and len(normal) != len(axes):
-        return f"axes={axes} are not distinct axes of a rank of {extent}"
+    of = "output rank" if kind == "Unsqueeze" else "rank"
+    fault = None if axes is None else axes_fault(axes, extent, of)
+    if fault is not None:
+        return fault
+    normal = sorted({a % extent for a in axes or []})
     if kind == "Unsqueeze":
         return shape
     dims = list(shape.dims)

@@ -39,6 +39,7 @@ __all__ = [
     "ETYPES",
     "SHAPE_NODES",
     "Term",
+    "axes_fault",
     "dim_term",
     "etype_name",
     "literal",
@@ -190,19 +191,36 @@ def _gather(node: Any, ins: Sequence[Info], _opset: int) -> Info | None:
     return _bound(_layer("Gather", 8, batch_dims="0"), [ins[0], ins[1], _const(axis)])
 
 
+def axes_fault(axes: list[int], rank: int, of: str = "rank") -> str | None:
+    """Why an Unsqueeze's or Squeeze's ``axes`` are not axes of ``rank``, or ``None``.
+
+    One out of range, or one listed twice (``-1`` and ``rank - 1`` are one); ``of`` names the
+    rank (an Unsqueeze's is its output's).
+
+    >>> axes_fault([5], 2), axes_fault([1, -3], 3)
+    ('axes=[5] holds 5, out of range for rank 2', None)
+    >>> axes_fault([0, -4], 4, "output rank")
+    'axes=[0, -4] list axis 0 twice (output rank 4)'
+    """
+    seen: set[int] = set()
+    for a in axes:
+        if not -rank <= a < rank:
+            return f"axes={axes} holds {a}, out of range for {of} {rank}"
+        if a % rank in seen:
+            return f"axes={axes} list axis {a % rank} twice ({of} {rank})"
+        seen.add(a % rank)
+    return None
+
+
 def _unsqueeze(node: Any, ins: Sequence[Info], opset: int) -> Info | None:
     axes = _axes(node, ins, opset, 13)
     if axes is None:
         raise _Refused
     rank = ins[0].shape.rank
     if rank is not None and bounds_of(ins[0]) is not None:  # a shape subgraph's: a note
-        out = rank + len(axes)
-        normal = [a % out for a in axes if -out <= a < out]
-        if len(normal) != len(axes) or len(set(normal)) != len(normal):
-            raise _Refused(
-                f"axes={axes} are not distinct axes of its output of rank {out}: onnxruntime "
-                "refuses it"
-            )
+        fault = axes_fault(axes, rank + len(axes), "output rank")
+        if fault is not None:
+            raise _Refused(f"{fault}: onnxruntime refuses it")
     return _bound(_layer("Unsqueeze", 1), [ins[0], _const(axes)])
 
 
