@@ -365,6 +365,95 @@ def test_a_call_of_a_function_is_checked_against_its_function(tmp_path: Path, ca
         assert f"node 0 'call' (local.F): {rule}" in done.stdout
 
 
+def _function_model(op: str, numbers: list[str], shapes: list[list[Any]]) -> Any:
+    """One call of local.F per shape in ``shapes`` (x0, x1...), F(a, *numbers) -> ``op`` of a
+    by the graph's initializers named for their numbers."""
+    values = {"s": [0], "e": [1], "axis5": [5], "axis1": [1], "split11": [1, 1], "split12": [1, 2]}
+    inits = [onnx.numpy_helper.from_array(np.asarray(v, np.int64), n) for n, v in values.items()]
+    formal = [f"p{k}" for k in range(len(numbers))]
+    outs = ["t", "u"] if op == "Split" else ["t"]
+    attrs = {"axis": 1} if op == "Split" else {}
+    body = [helper.make_node(op, ["a", *formal], outs, name="inner", **attrs)]
+    opsets = [helper.make_opsetid(*i) for i in [("", 18), ("local", 1)]]
+    func = helper.make_function("local", "F", ["a", *formal], ["t"], body, opsets)
+    calls = [
+        helper.make_node("F", [f"x{k}", *numbers], [f"y{k}"], domain="local", name=f"call{k}")
+        for k in range(len(shapes))
+    ]
+    rank = 3 if op == "Unsqueeze" else 2
+    inputs = [_tensor(f"x{k}", s) for k, s in enumerate(shapes)]
+    outputs = [_tensor(f"y{k}", [None] * rank) for k in range(len(shapes))]
+    graph = helper.make_graph(calls, "g", inputs, outputs, initializer=inits)
+    model = helper.make_model(graph, opset_imports=opsets, functions=[func])
+    model.ir_version = 10
+    return model
+
+
+_IN_F = "its function local.F's node 'inner' "
+_SUM = "Splitting: size=4 cannot be split by the 'lengths' rule with (1, 2): they sum to 3, not 4"
+
+
+@pytest.mark.parametrize(
+    ("op", "numbers", "shapes", "problem", "ort"),
+    [
+        ("Slice", ["s", "e", "axis5"], [[2, 3]],
+         (0, f"{_IN_F}(Slice): ONNX Slice: axes=[5] holds 5, out of range for rank 2"),
+         "Unexpected axis value: 5"),
+        ("Split", ["split11"], [[2, 3]], (0, f"{_IN_F}(Split): Splitting: size=3"),
+         "Mismatch between the sum of 'split' (2) and the split dimension of the input (3)"),
+        ("Squeeze", ["axis5"], [[2, 3]],
+         (0, f"{_IN_F}(Squeeze): ONNX Squeeze: axes=[5] holds 5, out of range for rank 2"),
+         "Unexpected axis value: 5"),
+        ("Unsqueeze", ["axis5"], [[2, 3]],
+         (0, (f"{_IN_F}(Unsqueeze): ONNX Unsqueeze: axes=[5] holds 5, out of range for output"
+              " rank 3")), "Unexpected axis value: 5"),
+        # one function, two shapes: the third call's alone breaks its Split
+        ("Split", ["split12"], [[2, 3], [2, 3], [2, 4]], (2, f"{_IN_F}(Split): {_SUM}"),
+         "Mismatch between the sum of 'split' (3) and the split dimension of the input (4)"),
+        ("Slice", ["s", "e", "axis1"], [[2, 3]], None, None),
+        ("Split", ["split12"], [[2, 3]], None, None),
+    ],
+)  # fmt: skip
+def test_the_nodes_datamove_checks_are_checked_in_a_function_a_node_calls(
+    tmp_path: Path,
+    op: str,
+    numbers: list[str],
+    shapes: list[list[Any]],
+    problem: tuple[int, str] | None,
+    ort: str | None,
+) -> None:
+    """A model-local function's Slice, Split, Squeeze and Unsqueeze nodes, checked on the
+    shapes and numbers each call passes, once per distinct ones: onnx.checker and onnxruntime
+    refuse these models (OpenVINO reads no model-local function at all); datamove names the
+    calling node and the function's node, in its own words (before: ONNX's inference's, and
+    nothing on new input shapes, below)."""
+    model = _function_model(op, numbers, shapes)
+    ort_error = onnx_graphs.ort_error(model)
+    done = onnx_graphs.check_in_subprocess(onnx_graphs.save(model, tmp_path))
+    if problem is None:
+        assert (onnx_graphs.checker_error(model), ort_error) == (None, None)
+        assert done.returncode == 0, done.stdout + done.stderr
+        return
+    assert ort in str(onnx_graphs.checker_error(model))
+    assert ort in str(ort_error)
+    assert done.returncode == 1, done.stderr
+    k, rule = problem
+    assert f"\n1 problem:\n  node {k} 'call{k}' (local.F): {rule}" in done.stdout, done.stdout
+
+
+def test_a_function_is_checked_on_the_input_shapes_given(tmp_path: Path) -> None:
+    """x0 [N,M] through local.F's Split [1, 2] of axis 1: OK; on --input-shape x0=[2,4] the
+    Split breaks, as onnxruntime refuses the model declaring x0 [2,4] (fixed: OK, ONNX's
+    inference with new shapes is lenient, and only it read function bodies)."""
+    path = onnx_graphs.save(_function_model("Split", ["split12"], [["N", "M"]]), tmp_path)
+    model = ir.read_onnx(path)
+    assert not model.check().problems
+    got = model.check(input_shapes={"x0": "[2,4]"}).problems
+    assert [(p.layer_name, p.message) for p in got] == [("call0", f"{_IN_F}(Split): {_SUM}")]
+    ort_error = onnx_graphs.ort_error(_function_model("Split", ["split12"], [[2, 4]]))
+    assert "Mismatch between the sum of 'split' (3)" in str(ort_error)
+
+
 def _if_model(op: str, inputs: list[str], loop: bool = False) -> Any:
     """An If (or a Loop, in an If with ``loop``) whose then branch is an ``op`` of x [2,3]
     (``inputs``: x and initializers named for their numbers), outer-scope initializers, which

@@ -20,8 +20,9 @@ Otherwise a node of the default domain is one of:
   bounds, which the checked nodes carry through; one that fails at run time whatever its input
   sizes is a note (`SHAPE_NOTE`);
 - **opaque** (every other, and every node of another domain): its outputs as the file declares
-  them, else as ONNX's own shape inference gives them. Its subgraphs' checked nodes are
-  checked (`ONNXModel._bodies`), their faults the node's problems.
+  them, else as ONNX's own shape inference gives them. Its subgraphs' checked nodes, and
+  those of the model-local function it calls, are checked (`ONNXModel._bodies`,
+  `ONNXModel._call`), their faults the node's problems.
 
 `ONNXModel.explain` writes each Slice, Split, Unsqueeze, Squeeze, SplitToSequence and SequenceAt
 node as NumPy on its data input ``x``, and each Concat node as where each input lands in its
@@ -161,6 +162,11 @@ class _Value:
         return dataclasses.replace(self, source=source, maker=maker)
 
 
+def _bytes(value: np.ndarray[Any, Any] | None) -> tuple[str, tuple[int, ...], bytes] | None:
+    """A constant value as a key: its type, shape and bytes."""
+    return None if value is None else (value.dtype.str, value.shape, value.tobytes())
+
+
 def _shape_of(type_proto: Any) -> tuple[PartialShape, str | None] | None:
     """A tensor type's shape and element type; ``None`` for other types (sequences, maps)."""
     if type_proto.WhichOneof("value") != "tensor_type":
@@ -231,6 +237,8 @@ class ONNXModel:
             if (why := _unknown_operator(node, self._imports)) is not None
         }
         functions = {(f.domain, f.name, f.overload): f for f in proto.functions}
+        self._functions = functions
+        self._calls: dict[Any, list[tuple[str, str]]] = {}  # (function, inputs) -> its faults
         known: _Known = {}  # each function's fault, and the inputs its nodes need
         self._faults = {  # node index -> (kind, rule) of a fault its schema (or a subgraph) has
             i: fault
@@ -500,7 +508,7 @@ class ONNXModel:
                     read.append(kind)
             elif kind in CHECKED and fault is None:
                 try:
-                    outs = self._infer(node, kind, ins)
+                    outs = self._infer(node, kind, ins, self.opset)
                 except ValidationError as exc:
                     problems.append(Problem(getattr(exc, "kind", "operator"), str(exc), *where))
             if fault is not None:
@@ -551,6 +559,7 @@ class ONNXModel:
                 inferred = inferred or self._onnx_inferred(overrides)
                 inner = self._bodies(inferred[3].get(i, node), values)
                 problems.extend(Problem(kind, rule, *where) for kind, rule in inner)
+            problems.extend(Problem(kind, rule, *where) for kind, rule in self._call(node, ins))
             if kind in ("Slice", "Split", *SEQUENCE_NODES) or (
                 kind in _JOINS_AND_VIEWS and _moves_data(kind, ins, values, node.output)
             ):
@@ -596,10 +605,8 @@ class ONNXModel:
         """The kind and rule of each fault of a checked node in ``node``'s subgraphs.
 
         An If's branches, a Loop's or Scan's body, at any depth (each walked once), their
-        values of ``outer`` scopes seen: a checked node (`CHECKED`) is inferred as in the
-        graph, an Unsqueeze's or Squeeze's axes checked (`_view_shape`), and the other nodes'
-        outputs are as ONNX's inference gives them (``value_info`` of the subgraph, where
-        inferred).
+        values of ``outer`` scopes seen, walked by `_inner_nodes`; the outputs of nodes it does
+        not check are as ONNX's inference gives them (``value_info`` of the subgraph).
         """
         for attr, graph in _subgraphs(node):
             scope = collections.ChainMap({}, outer)
@@ -608,32 +615,74 @@ class ONNXModel:
             for t in graph.initializer:
                 scope[t.name] = self._constant(t)
             types = {v.name: v.type for v in (*graph.value_info, *graph.output)}
-            unknown = _Value(PartialShape(None), None)
-            for inner in graph.node:
-                kind, at = _kind(inner), f"its {attr}'s node {node_name(inner)!r} ({_kind(inner)})"
-                ins = [scope.get(name, unknown) for name in inner.input]
-                outs: list[_Value | None] = []
-                if kind == "Constant":
-                    outs = [self._constant_node(inner)]
-                try:
-                    if kind in CHECKED:
-                        outs = [*self._infer(inner, kind, ins)]
-                    elif kind in VIEWS and (shape := ins[0].shape).rank is not None:
-                        axes = _view_axes(inner, ins, self.opset or 0)
-                        view = shape if isinstance(axes, str) else _view_shape(kind, axes, shape)
-                        if isinstance(view, str):
-                            yield "operator", f"{at}: ONNX {kind}: {view}"
-                except ValidationError as exc:
-                    yield getattr(exc, "kind", "operator"), f"{at}: {exc}"
-                yield from ((sort, f"{at}: {rule}") for sort, rule in self._bodies(inner, scope))
-                for k, out in enumerate(inner.output):
-                    got = outs[k] if k < len(outs) else None
-                    said = _shape_of(types[out]) if out in types else None
-                    scope[out] = got or (_Value(*said) if said else unknown)
+            yield from self._inner_nodes(graph.node, f"its {attr}'s", scope, types, self.opset)
 
-    def _infer(self, node: Any, kind: str, ins: list[_Value]) -> list[_Value]:
+    def _call(self, node: Any, ins: list[_Value]) -> list[tuple[str, str]]:
+        """Each fault (kind, rule) of a checked node in the model-local function ``node`` calls.
+
+        On the values ``ins`` it passes (none for a node calling none). Walked by
+        `_inner_nodes` once per function and distinct input shapes, types and constant values
+        (a model calls one thousands of times): a function reads no outer scope, and its
+        nodes' outputs it does not check are unknown.
+        """
+        if not self._functions:  # most models: no lookup per node
+            return []
+        func = self._functions.get((node.domain, node.op_type, node.overload))
+        if func is None:
+            return []
+        key = (id(func), *((v.shape, v.etype, _bytes(v.value)) for v in ins))
+        if key not in self._calls:
+            scope = dict(zip(func.input, ins, strict=False))  # inputs left out: unknown
+            opset = next((o.version for o in func.opset_import if o.domain == ""), self.opset)
+            at = f"its function {_kind(node)}'s"
+            self._calls[key] = list(self._inner_nodes(func.node, at, scope, {}, opset))
+        return self._calls[key]
+
+    def _inner_nodes(
+        self,
+        nodes: Iterable[Any],
+        at: str,
+        scope: MutableMapping[str, _Value],
+        types: Mapping[str, Any],
+        opset: int | None,
+    ) -> Iterator[tuple[str, str]]:
+        """Each fault (kind, rule) of a checked node of ``nodes``, ``scope`` its values so far.
+
+        The nodes of a subgraph or a function, named ``at`` (``its then_branch's``). A checked
+        node (`CHECKED`) is inferred as in the graph, an Unsqueeze's or Squeeze's axes checked
+        (`_view_shape`), and the others' outputs are ``types``' (else unknown); each node's
+        subgraphs and the function it calls, in turn. A function's node with an attribute its
+        call sets (``ref_attr_name``) is not checked.
+        """
+        unknown = _Value(PartialShape(None), None)
+        for inner in nodes:
+            kind, where = _kind(inner), f"{at} node {node_name(inner)!r} ({_kind(inner)})"
+            ins = [scope.get(name, unknown) for name in inner.input]
+            outs: list[_Value | None] = []
+            if kind == "Constant":
+                outs = [self._constant_node(inner)]
+            try:
+                if any(a.ref_attr_name for a in inner.attribute):
+                    pass  # its attribute is the call's
+                elif kind in CHECKED:
+                    outs = [*self._infer(inner, kind, ins, opset)]
+                elif kind in VIEWS and (shape := ins[0].shape).rank is not None:
+                    axes = _view_axes(inner, ins, opset or 0)
+                    view = shape if isinstance(axes, str) else _view_shape(kind, axes, shape)
+                    if isinstance(view, str):
+                        yield "operator", f"{where}: ONNX {kind}: {view}"
+            except ValidationError as exc:
+                yield getattr(exc, "kind", "operator"), f"{where}: {exc}"
+            yield from ((sort, f"{where}: {rule}") for sort, rule in self._bodies(inner, scope))
+            yield from ((sort, f"{where}: {rule}") for sort, rule in self._call(inner, ins))
+            for k, out in enumerate(inner.output):
+                got = outs[k] if k < len(outs) else None
+                said = _shape_of(types[out]) if out in types else None
+                scope[out] = got or (_Value(*said) if said else unknown)
+
+    def _infer(self, node: Any, kind: str, ins: list[_Value], opset: int | None) -> list[_Value]:
         """A checked node's outputs; `ValidationError` (with ``kind``) for a broken rule."""
-        opset = self.opset or 0
+        opset = opset or 0
         if kind == "Concat":
             return [_concat(node, ins)]
         if kind == "Slice":
