@@ -512,15 +512,22 @@ def test_run_names_a_misspelt_or_missing_input_as_the_command_line_gave_it(
     assert not out_dir.exists()
 
 
+def _example_named_27(tmp_path: Path) -> Path:
+    """The example model with its input named '27' (its tensor still 'x'), as PyTorch's
+    conversion names them."""
+    xml = write_example(tmp_path)
+    xml.write_text(
+        xml.read_text().replace('name="x" type="Parameter"', 'name="27" type="Parameter"')
+    )
+    return xml
+
+
 def test_an_unknown_input_name_hint_lists_the_other_names_taken(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # A converted PyTorch model's input is '27' (or 'x'); check and run take both, but the API's
     # hint listed only '27' while the command's listed both.
-    xml = write_example(tmp_path)
-    xml.write_text(
-        xml.read_text().replace('name="x" type="Parameter"', 'name="27" type="Parameter"')
-    )
+    xml = _example_named_27(tmp_path)
     model = ir.read_model(xml)
     hint = "(hint: its inputs are 'x' (or '27'))"
     with pytest.raises(ir.IRError, match=re.escape(f"names no input of this model {hint}")):
@@ -607,10 +614,7 @@ def test_a_name_without_its_value_is_shown_with_what_it_needs(
 ) -> None:
     # --input-shape x hinted "e.g. --input-shape 27=x": the name taken as the value, given to
     # the first input's other name ('x' is input '27', as a PyTorch conversion names them)
-    xml = write_example(tmp_path)
-    xml.write_text(
-        xml.read_text().replace('name="x" type="Parameter"', 'name="27" type="Parameter"')
-    )
+    xml = _example_named_27(tmp_path)
     assert main(["check", str(xml), "--input-shape", "27"]) == 1
     assert capsys.readouterr().err.endswith("(hint: e.g. --input-shape 27=SHAPE)\n")
     assert main(["run", str(xml), "--input", "x", "--output-dir", str(tmp_path / "o")]) == 1

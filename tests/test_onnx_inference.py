@@ -186,6 +186,16 @@ def test_a_graph_output_of_no_value_is_an_error(tmp_path: Path) -> None:
         ir.read_onnx(path)
 
 
+def _tree_ensemble_t() -> tuple[Any, list[tuple[str, int]]]:
+    """The TreeEnsemble-5 without its input 0, its output named 't', and its model's imports."""
+    from test_onnx_operators import tree_ensemble_without_input_0
+
+    inner = tree_ensemble_without_input_0()
+    (node,) = inner.graph.node
+    node.output[0] = "t"
+    return node, [(o.domain, o.version) for o in inner.opset_import]
+
+
 @pytest.mark.parametrize("case", ["TreeEnsemble-5 without input 0", "Foo, two Ifs deep"])
 def test_a_fault_onnx_checker_finds_in_a_subgraph_is_its_node_s(tmp_path: Path, case: str) -> None:
     """A node onnx.checker refuses in an If's branch (its schema; its operator, in an If in a
@@ -193,12 +203,7 @@ def test_a_fault_onnx_checker_finds_in_a_subgraph_is_its_node_s(tmp_path: Path, 
     inner node named (fixed: OK; ONNX's inference of the TreeEnsemble ended the process)."""
     y = _tensor("t", None)
     if case.startswith("TreeEnsemble"):
-        from test_onnx_operators import tree_ensemble_without_input_0
-
-        inner = tree_ensemble_without_input_0()
-        imports = [(o.domain, o.version) for o in inner.opset_import]
-        (node,) = inner.graph.node
-        node.output[0] = "t"
+        node, imports = _tree_ensemble_t()
         rule = "its then_branch's node 't' (ai.onnx.ml.TreeEnsemble): leaves input 0 (X) out ('')"
     else:
         imports = [("", 17)]
@@ -248,12 +253,7 @@ def test_a_fault_onnx_checker_finds_in_a_function_is_its_calling_node_s(
     both refuse too."""
     more: tuple[Any, ...] = ()
     if case.startswith("TreeEnsemble"):
-        from test_onnx_operators import tree_ensemble_without_input_0
-
-        inner = tree_ensemble_without_input_0()
-        imports = [(o.domain, o.version) for o in inner.opset_import]
-        (node,) = inner.graph.node
-        node.output[0] = "t"
+        node, imports = _tree_ensemble_t()
         rule = "its function local.F's node 't' (ai.onnx.ml.TreeEnsemble): leaves input 0 (X) out"
     else:
         imports = [("", 17)]
