@@ -12,7 +12,10 @@ Two sections, printed as ratios side by side (nothing here asserts a timing):
    same threads (``np.copyto`` of contiguous halves on 2 threads, the yardstick of "0.9 of a
    plain copy"); NumPy ``np.copyto`` into preallocated outputs and ``.copy()``; torch
    ``out.copy_`` and ``split`` + ``.contiguous()``/``clone``; OpenVINO's compiled Split /
-   StridedSlice with shared outputs. Peers that are not installed are skipped.
+   StridedSlice with shared outputs. Peers that are not installed are skipped. GB/s are
+   medians over the rounds; ``copy=True`` / best fresh peer is the median over the rounds of
+   its speed against the faster of NumPy's and torch's fresh copies in the same round (a fresh
+   output's first writes fault in new pages, whose cost swings from round to round on a VM).
 """
 
 from __future__ import annotations
@@ -40,6 +43,11 @@ def interleaved(methods: dict[str, Callable[[], Any]], repeats: int) -> dict[str
     Rounds interleave the methods, so a machine whose speed drifts (a shared VM) slows them
     alike instead of whichever ran during the slow minute. Results are dropped untimed.
     """
+    return {name: statistics.median(v) for name, v in rounds(methods, repeats).items()}
+
+
+def rounds(methods: dict[str, Callable[[], Any]], repeats: int) -> dict[str, list[float]]:
+    """Seconds of each method's single call in each round, as `interleaved` times them."""
     for fn in methods.values():
         fn()
     samples: dict[str, list[float]] = {name: [] for name in methods}
@@ -49,7 +57,7 @@ def interleaved(methods: dict[str, Callable[[], Any]], repeats: int) -> dict[str
             r = fn()
             samples[name].append(time.perf_counter() - t0)
             del r
-    return {name: statistics.median(v) for name, v in samples.items()}
+    return samples
 
 
 # -- 1. per-call latency -------------------------------------------------------------------------
@@ -249,13 +257,20 @@ def copy_path(sizes_mib: list[int], quick: bool) -> None:
             ov = _openvino(a, case)
             if ov is not None:
                 methods["ov"] = ov
-            g = {name: traffic / secs for name, secs in interleaved(methods, repeats).items()}
+            # fresh outputs get more rounds: their first writes fault in new pages, whose cost
+            # swings between rounds on a VM
+            times = rounds(methods, repeats if quick else 3 * repeats)
+            g = {name: traffic / statistics.median(v) for name, v in times.items()}
+            fresh = [times[x] for x in ("np_fresh", "t_fresh") if x in times]
+            # copy=True against the fastest fresh peer of the same round, median of the rounds
+            paired = statistics.median(
+                min(peers) / mine for mine, *peers in zip(times["copy"], *fresh, strict=True)
+            )
             del srcs, pairs, methods, ov
             if t is not None:
                 del touts, tv
             gc.collect()
             best_pre = max(g.get(x, 0) for x in ("np_pre", "t_pre", "ov"))
-            best_fresh = max(g.get(x, 0) for x in ("np_fresh", "t_fresh"))
 
             def f(key: str, g: dict[str, float] = g) -> str:
                 return f"{g[key] / 1e9:.1f}" if key in g else "-"
@@ -264,7 +279,7 @@ def copy_path(sizes_mib: list[int], quick: bool) -> None:
                 f"| {size} MiB | {label} | {f('out')} | {f('copy')} | {f('plain')} | "
                 f"{f('np_pre')} | {f('np_fresh')} | {f('t_pre')} | {f('t_fresh')} | {f('ov')} | "
                 f"{g['out'] / best_pre:.2f} | {g['out'] / g['plain']:.2f} | "
-                f"{g['copy'] / best_fresh:.2f} |",
+                f"{paired:.2f} |",
                 flush=True,
             )
             del outs, views
