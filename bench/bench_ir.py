@@ -9,7 +9,9 @@
   (``special_zero``), a Transpose to ``[4,32,2]`` and a Reshape back to ``[4,64]`` (a copy), as a
   converted attention block moves its heads; the shape plan calls NumPy's ``reshape`` and
   ``transpose`` where the checked path runs each layer's runner.
-* ``read_model`` + ``check`` of a 1,000-layer IR (target: under 0.5 s).
+* ``read_model`` + ``check`` of a 1,000-layer IR (target: under 0.5 s); with ``onnx``
+  installed, ``read_onnx`` + ``check`` and + ``explain`` of an ONNX model of 2,000 calls of one
+  model-local function (a Slice), which both walk once per distinct call inputs.
 * ``Model.run`` of a model with many inputs (2,000 Parameter -> Result pairs; issue 23): the
   first run (checked path), the second (the plan built) and the shape plan, against OpenVINO's
   ``infer``. Linear in the inputs (the first run once took 248 s here).
@@ -124,6 +126,33 @@ def _wide_model(n_layers: int) -> Any:
     return ov.Model([ops.result(y)], [x], "wide")
 
 
+def _calls_model(n_calls: int) -> Any:
+    """An ONNX model of ``n_calls`` chained calls of local.F, a Slice ``x[:, 0:]``, on x [4,6]."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    def ints(name: str, value: int) -> Any:
+        return numpy_helper.from_array(np.asarray([value], np.int64), name)
+
+    opsets = [helper.make_opsetid("", 18), helper.make_opsetid("local", 1)]
+    cut = helper.make_node("Slice", ["a", "s", "e", "ax"], ["t"], name="cut")
+    func = helper.make_function("local", "F", ["a", "s", "e", "ax"], ["t"], [cut], opsets)
+    calls = [
+        helper.make_node("F", [f"y{k}", "s", "e", "ax"], [f"y{k + 1}"], domain="local")
+        for k in range(n_calls)
+    ]
+    shape = [4, 6]
+    graph = helper.make_graph(
+        calls,
+        "calls",
+        [helper.make_tensor_value_info("y0", TensorProto.FLOAT, shape)],
+        [helper.make_tensor_value_info(f"y{n_calls}", TensorProto.FLOAT, shape)],
+        initializer=[ints("s", 0), ints("e", 2**62), ints("ax", 1)],
+    )
+    model = helper.make_model(graph, opset_imports=opsets, functions=[func])
+    model.ir_version = 10
+    return model
+
+
 def _pairs_model(n_inputs: int) -> Any:
     import openvino as ov
     import openvino.opset1 as ops
@@ -233,6 +262,16 @@ def _bench_check(tmp: Path, core: Any, q: bool) -> None:
         f"  first {t_check}, median {t_both} (read_model alone {t_read}; "
         f"target < 0.5)   OpenVINO read_model {t_ov_read}"
     )
+    try:
+        import onnx
+    except ImportError:
+        return
+    path = tmp / "calls.onnx"
+    onnx.save(_calls_model(2000), path)
+    t_onnx_check = _seconds(lambda: ir.read_onnx(path).check(), times)
+    t_explain = _seconds(lambda: ir.read_onnx(path).explain(), times)
+    print("ir read_onnx, 2,000 calls of a function (OpenVINO reads none), s wall/cpu (median):")
+    print(f"  + check {t_onnx_check}, + explain {t_explain}")
 
 
 def _bench_inputs(tmp: Path, core: Any, q: bool, n_inputs: int = 2000) -> None:

@@ -517,8 +517,13 @@ def _print_model(args: argparse.Namespace) -> int:
             if "input_shapes" not in info  # a Concat's: x0, x1...
             else ", ".join(f"x{k} {shape}" for k, shape in enumerate(info["input_shapes"]))
         )
-        place = where(info["layer_id"], info["name"], info["layer_type"], None, what.rstrip("s"))
+        place = info.get("place") or where(  # a node in a function or a subgraph: check's name
+            info["layer_id"], info["name"], info["layer_type"], None, what.rstrip("s")
+        )
         print(f"{place}: {ins} -> {outs}")
+        if "call_inputs" in info:
+            passed = ", ".join(f"{name} {shape}" for name, shape in info["call_inputs"].items())
+            print(f"  called with {passed}")
         numpy = info["numpy"]
         if isinstance(numpy, list):
             each = "part" if info["layer_type"] == "SplitToSequence" else "output"

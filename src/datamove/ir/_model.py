@@ -187,6 +187,11 @@ class CheckReport:
         Split, VariadicSplit, StridedSlice, Slice, Concat, Unsqueeze, Squeeze, Reshape,
         Transpose), in the order met in the file.
         Parameter, Const and Result are in neither mapping.
+    inner : dict of str to int
+        Node type -> how many Slice, Split and Concat nodes of an ONNX model's If, Loop and
+        Scan bodies and model-local functions datamove checked, a function's once per distinct
+        inputs a call passes (as ``explain`` lists them); in neither count above. Empty for an
+        IR.
     opaque : dict of str to int
         Layer type -> how many layers of a type datamove does not model (MatMul, Add...) it took
         as the file declares them, in the order met in the file. They are not problems.
@@ -223,6 +228,7 @@ class CheckReport:
     notes: tuple[Problem, ...] = field(default=(), repr=False)
     aliases: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
     unit: str = field(default="layer", repr=False, compare=False)  # an ONNX model's: "node"
+    inner: dict[str, int] = field(default_factory=dict, repr=False)
 
     @property
     def ok(self) -> bool:
@@ -261,6 +267,8 @@ class CheckReport:
 
         n = sum(self.checked.values())
         line = f"checked {plural(n, self.unit)}{counts(self.checked)}"
+        if self.inner:
+            line += f" and {sum(self.inner.values())} in functions and bodies{counts(self.inner)}"
         return f"{line}; {sum(self.opaque.values())} opaque{counts(self.opaque)}"
 
     def to_dict(self) -> dict[str, Any]:
@@ -270,6 +278,7 @@ class CheckReport:
             "layers": self.layers,
             "ok": self.ok,
             "checked": dict(self.checked),
+            "checked_in_functions_and_bodies": dict(self.inner),
             "opaque": dict(self.opaque),
             "inputs": {
                 n: {"shape": str(s), "element_type": t, "aliases": list(self.aliases.get(n, ()))}

@@ -27,7 +27,9 @@ Otherwise a node of the default domain is one of:
 `ONNXModel.explain` writes each Slice, Split, Unsqueeze, Squeeze, SplitToSequence and SequenceAt
 node as NumPy on its data input ``x``, and each Concat node as where each input lands in its
 output, in the form `datamove.ir._explain.explain_layers` gives IR layers; a parameter a shape
-subgraph computes as the expression of dims it is (``x[:, :x.shape[1]//2]``).
+subgraph computes as the expression of dims it is (``x[:, :x.shape[1]//2]``). Those of the
+subgraphs and functions check walks are listed after the node that holds or calls them, named
+as check's problems name them (``place``), a function's once per distinct inputs its calls pass.
 
 docs/ir.md ("ONNX files") gives the rules node by node: the versions read, the problem kinds, the
 limits, and where onnxruntime and ``onnx.reference`` differ.
@@ -59,6 +61,7 @@ from datamove._files import read_regular
 from datamove._shape import Dimension, PartialShape, as_partial_shape
 from datamove._splitting import Splitting, onnx_split_version
 from datamove.ir._errors import ONNXError
+from datamove.ir._errors import where as place_of
 from datamove.ir._explain import (
     VIEWS,
     around,
@@ -195,13 +198,36 @@ def _typed(values: Iterable[Any]) -> dict[str, tuple[PartialShape, str | None]]:
 
 @dataclass(slots=True)
 class _Node:
-    """One node as the walk saw it: for explain."""
+    """One node as the walk saw it: for explain.
+
+    A node of a subgraph or of a function the graph's node ``index`` calls has its ``place``,
+    as check names it (``node 0 'if' (If): its then_branch's node 'cut' (Slice)``), and the
+    shapes the call passes its function (``call``: each input's name -> its shape).
+    """
 
     index: int
     proto: Any
     version: int
     ins: list[_Value]
     outs: list[PartialShape]
+    place: str | None = None
+    call: dict[str, str] | None = None
+
+
+@dataclass(slots=True)
+class _Inner:
+    """A walk of a subgraph's or a function's nodes: each fault (kind, rule), each node listed."""
+
+    faults: list[tuple[str, str]] = dataclasses.field(default_factory=list)
+    nodes: list[_Node] = dataclasses.field(default_factory=list)
+    checked: Counter[str] = dataclasses.field(default_factory=Counter)  # kind -> nodes checked
+
+    def add(self, where: str, other: _Inner, nodes: bool = True) -> None:
+        """``other``'s faults (and ``nodes``, and their count) within the node named ``where``."""
+        self.faults += [(kind, f"{where}: {rule}") for kind, rule in other.faults]
+        if nodes:
+            self.nodes += [dataclasses.replace(n, place=f"{where}: {n.place}") for n in other.nodes]
+            self.checked.update(other.checked)
 
 
 class ONNXModel:
@@ -238,7 +264,7 @@ class ONNXModel:
         }
         functions = {(f.domain, f.name, f.overload): f for f in proto.functions}
         self._functions = functions
-        self._calls: dict[Any, list[tuple[str, str]]] = {}  # (function, inputs) -> its faults
+        self._calls: dict[Any, _Inner] = {}  # (function, inputs) -> its walk
         known: _Known = {}  # each function's fault, and the inputs its nodes need
         self._faults = {  # node index -> (kind, rule) of a fault its schema (or a subgraph) has
             i: fault
@@ -409,7 +435,8 @@ class ONNXModel:
         OK: no problems found
         """
         overrides = self._overrides(input_shapes)
-        values, problems, notes, ports, _, read = self._walk(overrides, compare=not overrides)
+        walk = self._walk(overrides, compare=not overrides)
+        values, problems, notes, ports, _, read, inner = walk
         kinds = [_kind(node) for node in self._proto.graph.node]
         known = [k for i, k in enumerate(kinds) if i not in self._refused | self._faults.keys()]
         split_1 = (self.opset or 0) < 2  # unsupported, not checked
@@ -434,6 +461,7 @@ class ONNXModel:
             ports,
             tuple(dataclasses.replace(p, unit="node") for p in notes),
             unit="node",
+            inner=dict(inner),
         )
 
     def _walk(
@@ -445,6 +473,7 @@ class ONNXModel:
         dict[tuple[str, int], PartialShape],
         list[_Node],
         list[str],
+        Counter[str],
     ]:
         """Each value, the problems and notes, each port's shape, the nodes explain lists.
 
@@ -458,12 +487,14 @@ class ONNXModel:
         walked: list[_Node] = []
         sequences: dict[str, list[_Value]] = {}  # a SplitToSequence's output -> its parts
         read: list[str] = []  # the kinds of the sequence nodes read
+        inner_checked: Counter[str] = Counter()  # the checked nodes of bodies and functions
         for name, tensor in self._inits.items():
             v = self._constant(tensor)
             values[name] = _Value(v.shape, v.etype, v.value, name, f"initializer {name!r}")
         for name, (shape, etype) in self.inputs.items():
             values[name] = _Value(overrides.get(name, shape), etype, None, name, f"input {name!r}")
         inferred: _Inferred | None = None
+        seen: set[int] = set()  # the function calls walked (by their `_call`), listed once
         for i, node in enumerate(graph.node):
             where = lid, lname, kind = str(i), node_name(node), _kind(node)
             ins: list[_Value] = []
@@ -555,23 +586,32 @@ class ONNXModel:
                 ports[(lid, k)] = got.shape
             if refused is not None or fault is not None:  # not read, so not explained
                 continue
-            if _subgraphs(node):  # its checked nodes, with the types ONNX infers there
-                inferred = inferred or self._onnx_inferred(overrides)
-                inner = self._bodies(inferred[3].get(i, node), values)
-                problems.extend(Problem(kind, rule, *where) for kind, rule in inner)
-            problems.extend(Problem(kind, rule, *where) for kind, rule in self._call(node, ins))
             if kind in ("Slice", "Split", *SEQUENCE_NODES) or (
                 kind in _JOINS_AND_VIEWS and _moves_data(kind, ins, values, node.output)
             ):
-                shapes = [
-                    values[o].shape if o in values else PartialShape(None) for o in node.output
+                walked.append(_Node(i, node, self.opset or 0, ins, _outs(node, values)))
+            inner: list[_Inner] = []  # its subgraphs' nodes, its function's
+            if _subgraphs(node):  # with the types ONNX infers there
+                inferred = inferred or self._onnx_inferred(overrides)
+                inner.append(self._bodies(inferred[3].get(i, node), values, seen))
+            if (called := self._call(node, ins)) is not None:  # nodes listed once per inputs
+                if id(called) not in seen:
+                    inner.append(called)
+                    seen.add(id(called))
+                elif called.faults:
+                    inner.append(_Inner(called.faults))
+            for walk in inner:
+                top = place_of(*where, None, "node")  # as check's problems name it
+                problems.extend(Problem(kind, rule, *where) for kind, rule in walk.faults)
+                walked += [
+                    dataclasses.replace(n, index=i, place=f"{top}: {n.place}") for n in walk.nodes
                 ]
-                walked.append(_Node(i, node, self.opset or 0, ins, shapes))
+                inner_checked.update(walk.checked)
         if compare:  # the nodes ONNX's strict inference refuses, as onnx.checker does
             named = {p.layer_id for p in problems}  # (datamove's own words first)
             faults = (inferred or self._onnx_inferred(overrides))[2]
             problems.extend(p for p in faults if p.layer_id is None or p.layer_id not in named)
-        return values, problems, notes, ports, walked, read
+        return values, problems, notes, ports, walked, read, inner_checked
 
     def _sequence(
         self,
@@ -601,13 +641,14 @@ class ONNXModel:
         read.append(kind)
         return [got]
 
-    def _bodies(self, node: Any, outer: MutableMapping[str, _Value]) -> Iterator[tuple[str, str]]:
-        """The kind and rule of each fault of a checked node in ``node``'s subgraphs.
+    def _bodies(self, node: Any, outer: MutableMapping[str, _Value], seen: set[int]) -> _Inner:
+        """The faults of the checked nodes in ``node``'s subgraphs, and the nodes explain lists.
 
         An If's branches, a Loop's or Scan's body, at any depth (each walked once), their
         values of ``outer`` scopes seen, walked by `_inner_nodes`; the outputs of nodes it does
         not check are as ONNX's inference gives them (``value_info`` of the subgraph).
         """
+        found = _Inner()
         for attr, graph in _subgraphs(node):
             scope = collections.ChainMap({}, outer)
             for v in graph.input:
@@ -615,27 +656,35 @@ class ONNXModel:
             for t in graph.initializer:
                 scope[t.name] = self._constant(t)
             types = {v.name: v.type for v in (*graph.value_info, *graph.output)}
-            yield from self._inner_nodes(graph.node, f"its {attr}'s", scope, types, self.opset)
+            walk = self._inner_nodes(graph.node, f"its {attr}'s", scope, types, self.opset, seen)
+            found.faults += walk.faults
+            found.nodes += walk.nodes
+            found.checked.update(walk.checked)
+        return found
 
-    def _call(self, node: Any, ins: list[_Value]) -> list[tuple[str, str]]:
-        """Each fault (kind, rule) of a checked node in the model-local function ``node`` calls.
+    def _call(self, node: Any, ins: list[_Value]) -> _Inner | None:
+        """The walk of the model-local function ``node`` calls (``None``: it calls none).
 
-        On the values ``ins`` it passes (none for a node calling none). Walked by
-        `_inner_nodes` once per function and distinct input shapes, types and constant values
-        (a model calls one thousands of times): a function reads no outer scope, and its
-        nodes' outputs it does not check are unknown.
+        On the values ``ins`` it passes, walked by `_inner_nodes` once per function and
+        distinct input shapes, types and constant values (a model calls one thousands of
+        times): a function reads no outer scope, and its nodes' outputs it does not check are
+        unknown. Its nodes explain lists carry the shapes the call passes.
         """
         if not self._functions:  # most models: no lookup per node
-            return []
+            return None
         func = self._functions.get((node.domain, node.op_type, node.overload))
         if func is None:
-            return []
+            return None
         key = (id(func), *((v.shape, v.etype, _bytes(v.value)) for v in ins))
         if key not in self._calls:
             scope = dict(zip(func.input, ins, strict=False))  # inputs left out: unknown
+            call = {name: str(v.shape) for name, v in scope.items()}
             opset = next((o.version for o in func.opset_import if o.domain == ""), self.opset)
             at = f"its function {_kind(node)}'s"
-            self._calls[key] = list(self._inner_nodes(func.node, at, scope, {}, opset))
+            walk = self._inner_nodes(func.node, at, scope, {}, opset, set())
+            for n in walk.nodes:  # (a node of a function it calls has that call's)
+                n.call = n.call or call
+            self._calls[key] = walk
         return self._calls[key]
 
     def _inner_nodes(
@@ -645,40 +694,55 @@ class ONNXModel:
         scope: MutableMapping[str, _Value],
         types: Mapping[str, Any],
         opset: int | None,
-    ) -> Iterator[tuple[str, str]]:
-        """Each fault (kind, rule) of a checked node of ``nodes``, ``scope`` its values so far.
+        seen: set[int],
+    ) -> _Inner:
+        """Each fault (kind, rule) of a checked node of ``nodes``, and the nodes explain lists.
 
-        The nodes of a subgraph or a function, named ``at`` (``its then_branch's``). A checked
-        node (`CHECKED`) is inferred as in the graph, an Unsqueeze's or Squeeze's axes checked
-        (`_view_shape`), and the others' outputs are ``types``' (else unknown); each node's
-        subgraphs and the function it calls, in turn. A function's node with an attribute its
-        call sets (``ref_attr_name``) is not checked.
+        The nodes of a subgraph or a function, named ``at`` (``its then_branch's``), ``scope``
+        their values so far. A checked node (`CHECKED`) is inferred as in the graph, an
+        Unsqueeze's or Squeeze's axes checked (`_view_shape`), and the others' outputs are
+        ``types``' (else unknown); each node's subgraphs and the function it calls, in turn
+        (its nodes listed once per distinct inputs: ``seen``, the calls walked). A function's
+        node with an attribute its call sets (``ref_attr_name``) is not checked, nor listed.
+        The Slice, Split, Concat, Unsqueeze and Squeeze nodes are listed as the graph's are
+        (not SplitToSequence and SequenceAt, which are not read here).
         """
         unknown = _Value(PartialShape(None), None)
+        found = _Inner()
         for inner in nodes:
             kind, where = _kind(inner), f"{at} node {node_name(inner)!r} ({_kind(inner)})"
             ins = [scope.get(name, unknown) for name in inner.input]
             outs: list[_Value | None] = []
             if kind == "Constant":
                 outs = [self._constant_node(inner)]
+            by_call = any(a.ref_attr_name for a in inner.attribute)  # its attribute is the call's
             try:
-                if any(a.ref_attr_name for a in inner.attribute):
-                    pass  # its attribute is the call's
+                if by_call:
+                    pass
                 elif kind in CHECKED:
+                    found.checked[kind] += 1
                     outs = [*self._infer(inner, kind, ins, opset)]
                 elif kind in VIEWS and (shape := ins[0].shape).rank is not None:
                     axes = _view_axes(inner, ins, opset or 0)
                     view = shape if isinstance(axes, str) else _view_shape(kind, axes, shape)
                     if isinstance(view, str):
-                        yield "operator", f"{where}: ONNX {kind}: {view}"
+                        found.faults.append(("operator", f"{where}: ONNX {kind}: {view}"))
             except ValidationError as exc:
-                yield getattr(exc, "kind", "operator"), f"{where}: {exc}"
-            yield from ((sort, f"{where}: {rule}") for sort, rule in self._bodies(inner, scope))
-            yield from ((sort, f"{where}: {rule}") for sort, rule in self._call(inner, ins))
+                found.faults.append((getattr(exc, "kind", "operator"), f"{where}: {exc}"))
             for k, out in enumerate(inner.output):
                 got = outs[k] if k < len(outs) else None
                 said = _shape_of(types[out]) if out in types else None
                 scope[out] = got or (_Value(*said) if said else unknown)
+            if not by_call and (
+                kind in ("Slice", "Split")
+                or (kind in _JOINS_AND_VIEWS and _moves_data(kind, ins, scope, inner.output))
+            ):
+                found.nodes.append(_Node(-1, inner, opset or 0, ins, _outs(inner, scope), where))
+            found.add(where, self._bodies(inner, scope, seen))
+            if (called := self._call(inner, ins)) is not None:
+                found.add(where, called, id(called) not in seen)
+                seen.add(id(called))
+        return found
 
     def _infer(self, node: Any, kind: str, ins: list[_Value], opset: int | None) -> list[_Value]:
         """A checked node's outputs; `ValidationError` (with ``kind``) for a broken rule."""
@@ -707,8 +771,13 @@ class ONNXModel:
         SplitToSequence's ``output_shapes`` and ``numpy`` are its parts', a SequenceAt's its
         part's, on the SplitToSequence's data ``x`` (named under ``sequence``).
 
-        A node onnx.checker refuses (its operator, or its schema: `_schema_fault`) is not read,
-        so not listed. ``layer`` picks one by index or name; `ValidationError` if none matches
+        A node of an If's, Loop's or Scan's subgraph or of a model-local function a node
+        calls (at any depth) is listed after that node, with its ``place`` as check's problems
+        name it (``node 0 'if' (If): its then_branch's node 'cut' (Slice)``) and, in a
+        function, the shapes the call passes (``call_inputs``), once per distinct ones; its id
+        is that node's. A node onnx.checker refuses (its operator, or its schema:
+        `_schema_fault`) is not read, so not listed. ``layer`` picks them by index (a holding
+        or calling node's picks its inner ones) or name; `ValidationError` if none matches
         (saying why, where it names a node not listed). ``input_shapes`` gives new shapes for
         some inputs, as `check` takes them: the nodes are explained on the shapes inferred.
 
@@ -721,7 +790,7 @@ class ONNXModel:
         [('cut', 'x[:, ::-2]'), ('parts', ['x[:, :2]', 'x[:, 2:]']),
          ('join', 'np.concatenate([x0, x1], axis=1)')]
         """
-        _, _, _, _, walked, _ = self._walk(self._overrides(input_shapes), compare=False)
+        walked = self._walk(self._overrides(input_shapes), compare=False)[4]
         found = []
         sequences: dict[str, tuple[str, dict[str, Any]]] = {}  # a sequence -> its maker's
         for node in walked:
@@ -738,6 +807,10 @@ class ONNXModel:
                 info = _explain_view(node)
             else:
                 info = _explain(node)
+            if node.place is not None:
+                info["place"] = node.place
+            if node.call is not None:
+                info["call_inputs"] = node.call
             if layer is None or layer in (str(node.index), name):
                 found.append(info)
         if layer is not None and not found:
@@ -1585,7 +1658,12 @@ def _explain(node: _Node) -> dict[str, Any]:
     return info
 
 
-def _moves_data(kind: str, ins: list[_Value], values: dict[str, _Value], outs: Any) -> bool:
+def _outs(node: Any, values: Mapping[str, _Value]) -> list[PartialShape]:
+    """The shapes of ``node``'s outputs, as ``values`` holds them (else unknown)."""
+    return [values[o].shape if o in values else PartialShape(None) for o in node.output]
+
+
+def _moves_data(kind: str, ins: list[_Value], values: Mapping[str, _Value], outs: Any) -> bool:
     """Whether a Concat, Unsqueeze or Squeeze moves data, not a shape subgraph's values.
 
     Its output is neither known nor bounded, nor are its data inputs (a view's first, every

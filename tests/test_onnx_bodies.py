@@ -1,0 +1,299 @@
+"""ONNX `explain` lists the slicing nodes of model-local functions and of If/Loop bodies.
+
+Each model is built here with ``onnx.helper``; each NumPy index explain prints is run on the
+values onnxruntime computes for that node's input and compared with its output: a function's
+nodes in the model inlined (``onnx.inliner``), every value a graph output; a branch's as the
+If's outputs. docs/ir.md ("ONNX files") gives the rules.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from datamove import ir
+from datamove.cli import main
+
+onnx_graphs = pytest.importorskip("onnx_graphs")
+onnx = onnx_graphs.onnx
+helper, TensorProto = onnx.helper, onnx.TensorProto
+inliner = pytest.importorskip("onnx.inliner")
+F32 = TensorProto.FLOAT
+_OPSETS = [("", 18), ("local", 1)]
+
+
+def _tensor(name: str, shape: list[Any] | None, etype: int = F32) -> Any:
+    return helper.make_tensor_value_info(name, etype, shape)
+
+
+def _ints(name: str, values: list[int] | int) -> Any:
+    return onnx.numpy_helper.from_array(np.asarray(values, np.int64), name)
+
+
+def _function() -> Any:
+    """local.F(a, s, e, ax, st): a slice of ``a``, halved on axis 0, a half lifted, the halves
+    joined in reverse."""
+    body = [
+        helper.make_node("Slice", ["a", "s", "e", "ax", "st"], ["t"], name="cut"),
+        helper.make_node("Split", ["t"], ["h0", "h1"], name="halves", axis=0, num_outputs=2),
+        helper.make_node("Unsqueeze", ["h0", "one"], ["u"], name="lift"),
+        helper.make_node("Concat", ["h1", "h0"], ["j"], name="join", axis=0),
+    ]
+    one = helper.make_node("Constant", [], ["one"], value=_ints("one", [1]))
+    opsets = [helper.make_opsetid(*i) for i in _OPSETS]
+    return helper.make_function(
+        "local", "F", ["a", "s", "e", "ax", "st"], ["u", "j"], [one, *body], opsets
+    )
+
+
+def _calls(shapes: list[list[Any]]) -> Any:
+    """One call of local.F per shape (x0, x1...), each on the graph's slice -1::-2 of axis 1."""
+    inits = [_ints("s", [-1]), _ints("e", [-(2**63)]), _ints("ax", [1]), _ints("st", [-2])]
+    calls = [
+        helper.make_node(
+            "F",
+            [f"x{k}", "s", "e", "ax", "st"],
+            [f"u{k}", f"j{k}"],
+            domain="local",
+            name=f"call{k}",
+        )
+        for k in range(len(shapes))
+    ]
+    inputs = [_tensor(f"x{k}", s) for k, s in enumerate(shapes)]
+    outputs = [
+        _tensor(f"{o}{k}", [None] * r) for k in range(len(shapes)) for o, r in (("u", 3), ("j", 2))
+    ]
+    graph = helper.make_graph(calls, "g", inputs, outputs, initializer=inits)
+    opsets = [helper.make_opsetid(*i) for i in _OPSETS]
+    model = helper.make_model(graph, opset_imports=opsets, functions=[_function()])
+    model.ir_version = 10
+    return model
+
+
+def _run(model: Any, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Every node output's value (and the feeds), as onnxruntime computes them."""
+    ort = pytest.importorskip("onnxruntime")
+    copy = onnx_graphs.with_every_value_as_output(model)
+    session = ort.InferenceSession(copy.SerializeToString(), providers=["CPUExecutionProvider"])
+    names = [o.name for o in session.get_outputs()]
+    return feeds | dict(zip(names, session.run(None, feeds), strict=True))
+
+
+def _agrees(info: dict[str, Any], node: Any, values: dict[str, np.ndarray]) -> None:
+    """Each output of ``node`` is what the index explain wrote takes of its inputs."""
+    if info["layer_type"] == "Concat":
+        scope = {f"x{k}": values[name] for k, name in enumerate(node.input)}
+        got = [eval(info["numpy"], {"np": np, **scope})]  # noqa: S307
+    else:
+        texts = info["numpy"] if isinstance(info["numpy"], list) else [info["numpy"]]
+        got = [eval(text, {"x": values[node.input[0]]}) for text in texts]  # noqa: S307
+    assert len(got) == len(node.output)
+    for value, out in zip(got, node.output, strict=True):
+        np.testing.assert_array_equal(value, values[out])
+
+
+_NODES = ["cut", "halves", "lift", "join"]
+
+
+def test_explain_lists_a_function_s_nodes_once_per_distinct_call(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Three calls of local.F, the first two on [4,6], the third on [6,7]: each of F's Slice,
+    Split, Unsqueeze and Concat nodes listed for the first and the third call, named as check
+    names them, with the shapes the call passes, its index what onnxruntime computes of the
+    model inlined (fixed: explain listed nothing, "no Slice, ... nodes")."""
+    shapes = [[4, 6], [4, 6], [6, 7]]
+    model = _calls(shapes)
+    assert onnx_graphs.checker_error(model) is None
+    path = onnx_graphs.save(model, tmp_path)
+    layers = ir.read_onnx(path).explain()
+    at = "its function local.F's node"
+    assert [i["place"] for i in layers] == [
+        f"node {k} 'call{k}' (local.F): {at} {name!r} ({kind})"
+        for k in (0, 2)
+        for name, kind in zip(_NODES, ["Slice", "Split", "Unsqueeze", "Concat"], strict=True)
+    ]
+    assert [i["layer_id"] for i in layers] == ["0"] * 4 + ["2"] * 4
+    assert layers[0]["call_inputs"] == {
+        "a": "[4,6]", "s": "[1]", "e": "[1]", "ax": "[1]", "st": "[1]"
+    }  # fmt: skip
+    assert layers[4]["call_inputs"]["a"] == "[6,7]"
+    assert [i["numpy"] for i in layers[:3]] == ["x[:, ::-2]", ["x[:2]", "x[2:]"], "x[:, None]"]
+    assert layers[4]["numpy"] == "x[:, ::-2]"
+    inlined = inliner.inline_local_functions(model)
+    rng = np.random.default_rng(0)
+    feeds = {f"x{k}": rng.standard_normal(s).astype(np.float32) for k, s in enumerate(shapes)}
+    values = _run(inlined, feeds)
+    body = [n.name for n in model.functions[0].node]
+    for info in layers:  # the inlined nodes: each call's in turn, each in F's order
+        node = inlined.graph.node[int(info["layer_id"]) * len(body) + body.index(info["name"])]
+        assert node.op_type == info["layer_type"]
+        _agrees(info, node, values)
+    assert main(["explain", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert (
+        f"node 2 'call2' (local.F): {at} 'cut' (Slice): x [6,7] -> [6,4]\n"
+        "  called with a [6,7], s [1], e [1], ax [1], st [1]\n"
+        "  x[:, ::-2]\n"
+    ) in out
+    assert main(["explain", str(path), "--json", "--layer", "halves"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert [(i["place"], i["numpy"]) for i in got] == [
+        (layers[1]["place"], ["x[:2]", "x[2:]"]),
+        (layers[5]["place"], ["x[:3]", "x[3:]"]),
+    ]
+    assert main(["explain", str(path), "--json", "--layer", "2"]) == 0  # the calling node
+    assert [i["name"] for i in json.loads(capsys.readouterr().out)] == _NODES
+
+
+def test_explain_of_many_calls_lists_each_distinct_one_once(tmp_path: Path) -> None:
+    """300 calls of local.F on two shapes: F's four nodes, twice (check walks F twice too)."""
+    model = _calls([[4, 6] if k % 3 else [2, "N"] for k in range(300)])
+    layers = ir.read_onnx(onnx_graphs.save(model, tmp_path)).explain()
+    assert [(i["layer_id"], i["name"]) for i in layers] == [
+        (k, name) for k in ("0", "1") for name in _NODES
+    ]
+    assert layers[0]["call_inputs"]["a"] == "[2,?]"
+    assert layers[0]["numpy"] == "x[:, ::-2]"  # every size's, as on the graph
+
+
+def _branches() -> Any:
+    """An If whose then branch halves x (Split), and in an If within it slices x (Slice) and
+    calls local.F; the else branches copy x."""
+    params = ["x", "s", "e", "ax", "st"]
+    inner_then = helper.make_graph(
+        [
+            helper.make_node("Slice", params, ["w"], name="cut"),
+            helper.make_node("F", params, ["fu", "fj"], domain="local", name="call"),
+        ],
+        "b2", [], [_tensor("w", None)],
+    )  # fmt: skip
+    inner_else = helper.make_graph(
+        [helper.make_node("Identity", ["x"], ["w"])], "o2", [], [_tensor("w", None)]
+    )
+    then = helper.make_graph(
+        [
+            helper.make_node("Split", ["x"], ["p", "q"], name="halves", axis=1, num_outputs=2),
+            helper.make_node(
+                "If", ["c"], ["w"], name="if2", then_branch=inner_then, else_branch=inner_else
+            ),
+        ],
+        "b", [], [_tensor(v, None) for v in "pqw"],
+    )  # fmt: skip
+    copies = [helper.make_node("Identity", ["x"], [v]) for v in "pqw"]
+    other = helper.make_graph(copies, "o", [], [_tensor(v, None) for v in "pqw"])
+    top = helper.make_node(
+        "If", ["c"], ["yp", "yq", "yw"], name="if", then_branch=then, else_branch=other
+    )
+    inits = [_ints("s", [0]), _ints("e", [-1]), _ints("ax", [0]), _ints("st", [1])]
+    inputs = [_tensor("x", [3, 4]), _tensor("c", [], TensorProto.BOOL)]
+    outputs = [_tensor(v, [None, None]) for v in ("yp", "yq", "yw")]
+    graph = helper.make_graph([top], "g", inputs, outputs, initializer=inits)
+    opsets = [helper.make_opsetid(*i) for i in _OPSETS]
+    model = helper.make_model(graph, opset_imports=opsets, functions=[_function()])
+    model.ir_version = 10
+    return model
+
+
+def test_explain_lists_the_nodes_of_an_if_s_branches_at_any_depth(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The Split of an If's then branch, the Slice of an If within it, and the nodes of the
+    function that branch calls: named branch by branch as check names a fault there, each
+    index what onnxruntime computes (the If's outputs, the branches taken)."""
+    model = _branches()
+    assert onnx_graphs.checker_error(model) is None
+    path = onnx_graphs.save(model, tmp_path)
+    layers = ir.read_onnx(path).explain()
+    branch = "node 0 'if' (If): its then_branch's node"
+    inner = f"{branch} 'if2' (If): its then_branch's node"
+    assert [i["place"] for i in layers] == [
+        f"{branch} 'halves' (Split)",
+        f"{inner} 'cut' (Slice)",
+        *(f"{inner} 'call' (local.F): its function local.F's node {n!r} ({kind})"
+          for n, kind in zip(_NODES, ["Slice", "Split", "Unsqueeze", "Concat"], strict=True)),
+    ]  # fmt: skip
+    assert "call_inputs" not in layers[0]
+    assert layers[2]["call_inputs"]["a"] == "[3,4]"
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    values = _run(model, {"x": x, "c": np.asarray(True)})
+    split, cut = layers[:2]
+    assert split["numpy"] == ["x[:, :2]", "x[:, 2:]"]
+    assert cut["numpy"] == "x[:-1]"
+    for text, out in zip(split["numpy"], ("yp", "yq"), strict=True):
+        np.testing.assert_array_equal(eval(text, {"x": x}), values[out])  # noqa: S307
+    np.testing.assert_array_equal(eval(cut["numpy"], {"x": x}), values["yw"])  # noqa: S307
+    assert main(["explain", str(path), "--layer", "cut"]) == 0
+    out = capsys.readouterr().out
+    assert f"{inner} 'cut' (Slice): x [3,4] -> [2,4]\n  x[:-1]\n" in out
+    assert "ONNX Slice clamps as OpenVINO's Slice-8" in out
+
+
+def test_check_s_faults_and_explain_name_an_inner_node_alike(tmp_path: Path) -> None:
+    """A Slice of axis 5 in the branch: check's problem and explain's entry name one node."""
+    model = _branches()
+    model.graph.initializer[2].CopyFrom(_ints("ax", [5]))
+    path = onnx_graphs.save(model, tmp_path)
+    read = ir.read_onnx(path)
+    (problem, *_) = read.check().problems
+    cut = next(i for i in read.explain() if i["name"] == "cut")
+    assert problem.message.startswith(cut["place"].removeprefix("node 0 'if' (If): "))
+    assert cut["note"] == "ONNX Slice: axes=[5] holds 5, out of range for rank 2"
+
+
+@pytest.mark.parametrize(
+    ("model", "summary"),
+    [
+        (lambda: _calls([[4, 6], [4, 6], [6, 7]]),
+         ("checked 0 nodes and 6 in functions and bodies (Slice 2, Split 2, Concat 2); "
+          "3 opaque (local.F 3)")),
+        (_branches,
+         ("checked 0 nodes and 5 in functions and bodies (Split 2, Slice 2, Concat 1); "
+          "1 opaque (If 1)")),
+    ],
+    ids=["three calls", "branches"],
+)  # fmt: skip
+def test_check_counts_the_nodes_explain_lists_in_functions_and_bodies(
+    tmp_path: Path, model: Any, summary: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The Slice, Split and Concat nodes of functions and bodies, counted apart from the
+    graph's, one per entry explain gives them (fixed: "checked 0 nodes")."""
+    path = onnx_graphs.save(model(), tmp_path)
+    read = ir.read_onnx(path)
+    report = read.check()
+    assert report.summary() == summary
+    kinds = [
+        i["layer_type"] for i in read.explain() if i["layer_type"] in ("Slice", "Split", "Concat")
+    ]
+    assert report.inner == dict(collections.Counter(kinds))
+    assert main(["check", str(path), "--json"]) == 1 - report.ok
+    assert json.loads(capsys.readouterr().out)["checked_in_functions_and_bodies"] == report.inner
+
+
+def test_explain_lists_a_loop_s_body_nodes(tmp_path: Path) -> None:
+    """A Loop of one trip whose body slices the outer x [3,4] (its scan output): the Slice
+    listed as the body's node, its index what onnxruntime stacks (fixed: not listed)."""
+    relay = helper.make_node("Identity", ["cin"], ["cout"])
+    cut = helper.make_node("Slice", ["x", "s", "e", "ax", "st"], ["w"], name="cut")
+    inputs = [_tensor("i", [], TensorProto.INT64), _tensor("cin", [], TensorProto.BOOL)]
+    outputs = [_tensor("cout", [], TensorProto.BOOL), _tensor("w", None)]
+    body = helper.make_graph([relay, cut], "l", inputs, outputs)
+    loop = helper.make_node("Loop", ["n", "c"], ["ys"], name="loop", body=body)
+    inits = [_ints("n", 1), _ints("s", [-1]), _ints("e", [0]), _ints("ax", [1]), _ints("st", [-1])]
+    inputs = [_tensor("x", [3, 4]), _tensor("c", [], TensorProto.BOOL)]
+    graph = helper.make_graph([loop], "g", inputs, [_tensor("ys", [1, 3, None])], initializer=inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)], ir_version=10)
+    assert onnx_graphs.checker_error(model) is None
+    (info,) = ir.read_onnx(onnx_graphs.save(model, tmp_path)).explain()
+    assert info["place"] == "node 0 'loop' (Loop): its body's node 'cut' (Slice)"
+    assert (info["input_shape"], info["output_shapes"], info["numpy"]) == (
+        "[3,4]", ["[3,3]"], "x[:, :0:-1]"
+    )  # fmt: skip
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    ys = _run(model, {"x": x, "c": np.asarray(True)})["ys"]
+    np.testing.assert_array_equal(eval(info["numpy"], {"x": x})[None], ys)  # noqa: S307
