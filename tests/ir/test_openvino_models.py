@@ -128,6 +128,25 @@ def test_const_element_types(tmp_path: Path) -> None:
     assert copy.with_suffix(".bin").read_bytes() == xml.with_suffix(".bin").read_bytes()
 
 
+def test_save_model_writes_equal_constants_once_as_openvino_does(tmp_path: Path) -> None:
+    # openvino.save_model writes the bytes of equal constants once; so does datamove's copy
+    # (fixed: each Const was written apart, so the copy of a model of two equal 24 KB tables
+    # had a .bin of 48 KB, and its Consts no longer shared one value when read).
+    ov, ops = ov_models.ov, ov_models.ops
+    x = ops.parameter([4, 6], np.float32, name="x")
+    table = np.arange(6000, dtype=np.float32).reshape(1000, 6)
+    joins = [ops.concat([x, ops.constant(table.copy())], 0) for _ in range(2)]
+    axis = [ops.split(j, ops.constant(np.int64(0)), 2).output(0) for j in joins]
+    xml = ov_models.save(ov.Model([ops.result(y) for y in axis], [x], "tables"), tmp_path)
+    copy = tmp_path / "copy.xml"
+    ir.save_model(ir.read_model(xml), copy)
+    assert copy.with_suffix(".bin").read_bytes() == xml.with_suffix(".bin").read_bytes()
+    consts = [x for x in ir.read_model(copy)._graph.layers if x.type == "Const"]
+    assert len({x.data["offset"] for x in consts}) == 2  # the table's bytes and the axis's
+    inputs = {"x": np.ones((4, 6), np.float32)}
+    _assert_same(ov_models.run_openvino(copy, inputs), ov_models.run_openvino(xml, inputs))
+
+
 def test_later_opset_versions_are_accepted(tmp_path: Path) -> None:
     model, inputs = ov_models.random_model(3)
     xml = ov_models.save(model, tmp_path)

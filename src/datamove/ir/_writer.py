@@ -59,10 +59,10 @@ def save_model(
     """Write ``model`` as an IR v11 ``.xml`` and ``.bin`` that OpenVINO reads.
 
     Ports get the shapes `Model.check` infers (non-static dims written as ``-1``, as OpenVINO
-    writes them), layers are renumbered in file order, constants are copied byte for
-    byte, and every input and output keeps the names OpenVINO gives it (an IR v10 file's
-    implicit names are written out). Both files are written to temporary names and renamed at
-    the end, so an error leaves nothing behind.
+    writes them), layers are renumbered in file order, constants are copied byte for byte
+    (equal ones once, as OpenVINO writes them), and every input and output keeps the names
+    OpenVINO gives it (an IR v10 file's implicit names are written out). Both files are
+    written to temporary names and renamed at the end, so an error leaves nothing behind.
 
     Parameters
     ----------
@@ -122,6 +122,7 @@ def save_model(
         )
     report = model.check()
     blob = bytearray()
+    written: dict[tuple[int, int], int] = {}  # (size, hash) -> offset: equal bytes written once
     lines = [
         '<?xml version="1.0"?>',
         f'<net name={quoteattr(graph.name)} version="11">',
@@ -140,8 +141,11 @@ def save_model(
         data = dict(layer.data)
         if layer.type == "Const":
             raw = model._raw_const(layer)
-            data["offset"], data["size"] = str(len(blob)), str(len(raw))
-            blob += raw
+            at = written.setdefault((len(raw), hash(raw)), len(blob))
+            if at == len(blob) or blob[at : at + len(raw)] != raw:  # new, or a hash collision
+                at = len(blob)
+                blob += raw
+            data["offset"], data["size"] = str(at), str(len(raw))
         if layer.type == "Parameter" and _readable_shape(layer):  # else kept: still refused
             shape = report.ports.get((layer.id, layer.outputs[0].id)) if layer.outputs else None
             if shape is not None:
