@@ -77,16 +77,56 @@ def test_save_model_round_trips_through_openvino(tmp_path: Path, seed: int) -> N
     _assert_same(again.run(inputs), original.run(inputs))
 
 
+def _as_v10(xml: Path) -> Path:
+    """A copy of an IR v11 file that says it is IR v10 (the same graph)."""
+    v10 = xml.with_name(f"{xml.stem}_v10.xml")
+    v10.write_text(xml.read_text().replace('version="11"', 'version="10"', 1))
+    v10.with_suffix(".bin").write_bytes(xml.with_suffix(".bin").read_bytes())
+    return v10
+
+
+@pytest.mark.parametrize(
+    ("dtype", "inputs_as", "outputs_as"),
+    [
+        (np.float16, "f32", "f32"),
+        (np.float64, "f64", "f32"),
+        (np.int8, "i8", "f32"),
+        (np.uint16, "u16", "f32"),
+        (np.int64, "i64", "i32"),
+        (np.uint32, "u32", "i32"),
+    ],
+)
+def test_openvino_reads_an_ir_v10_file_s_inputs_and_outputs_as_other_types(
+    tmp_path: Path, dtype: type, inputs_as: str, outputs_as: str
+) -> None:
+    # OpenVINO's legacy conversion of IR v10: an f16 input is f32, an output of a type other
+    # than f32 is f32, or i32 for 32- and 64-bit integers. datamove reads and runs the graph's own
+    # types, and its v11 copy has them, so OpenVINO reads the copy as datamove runs the v10 file.
+    ov, ops = ov_models.ov, ov_models.ops
+    x = ops.parameter([4], dtype, name="x")
+    half = ops.split(x, ops.constant(np.int64(0)), 2).output(0)
+    v10 = _as_v10(ov_models.save(ov.Model([ops.result(half)], [x], "m"), tmp_path))
+    read = ov.Core().read_model(str(v10))
+    types = [p.get_element_type().get_type_name() for p in (read.inputs[0], read.outputs[0])]
+    assert types == [inputs_as, outputs_as]
+    model = ir.read_model(v10)
+    (got,) = model.run({"x": np.arange(4).astype(dtype)}).values()
+    assert got.dtype == dtype
+    ir.save_model(model, tmp_path / "copy.xml")
+    read = ov.Core().read_model(str(tmp_path / "copy.xml"))
+    own = ov.Type(np.dtype(dtype)).get_type_name()
+    assert [p.get_element_type().get_type_name() for p in (read.inputs[0], read.outputs[0])] == [
+        own,
+        own,
+    ]
+
+
 def test_ir_v10_names_and_round_trip(tmp_path: Path) -> None:
     # IR v10 adds the producer's layer name (".N" for one of several outputs) to the tensor names.
     # (A float32 model: OpenVINO converts the outputs of v10 files of other types to f32.)
     model, inputs = ov_models.random_model(7)
     assert inputs["input"].dtype == np.float32
-    xml = ov_models.save(model, tmp_path)
-    text = xml.read_text().replace('version="11"', 'version="10"', 1)
-    v10 = tmp_path / "v10.xml"
-    v10.write_text(text)
-    v10.with_suffix(".bin").write_bytes(xml.with_suffix(".bin").read_bytes())
+    v10 = _as_v10(ov_models.save(model, tmp_path))
     dm_model = ir.read_model(v10)
     ref = ov_models.run_openvino(v10, inputs)
     _assert_same(dm_model.run(inputs), ref)
