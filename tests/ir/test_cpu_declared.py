@@ -2,9 +2,9 @@
 
 OpenVINO declares a Slice's or StridedSlice's length from the lengths at the interval's two
 ends (S-6, `datamove._dialects.openvino_declared`); its CPU plugin refuses a size whose length
-lies outside. Each model is built with OpenVINO's API: ``check`` names the smallest such size,
-and the plugin (in the oracle's worker process) indeed refuses it; sound cuts get no note and
-run.
+lies outside (or, where the cut is declared empty, leaves it out of a Concat). Each model is
+built with OpenVINO's API: ``check`` names the smallest such size, and the plugin (in the
+oracle's worker process) indeed refuses it; sound cuts get no note and run.
 """
 
 from __future__ import annotations
@@ -94,3 +94,23 @@ def test_check_notes_a_cut_openvino_declares_otherwise_on_an_interval(
     else:
         assert isinstance(cpu, str), f"OpenVINO's CPU plugin now runs IR-6 right ({cpu})"
         assert want.shape[axis] > 0
+
+
+def test_the_cpu_plugin_leaves_such_a_cut_out_of_a_concat_that_takes_it(tmp_path: Path) -> None:
+    # IR-6, run wrong instead of refused: x[:, -7:-7:-1] on [2,?] is declared [2,0], though one
+    # column comes out at 1 to 6 columns. Alone, the plugin refuses those sizes; concatenated
+    # to x, it runs them and leaves the column out, [2,6] for evaluate's [2,7]. The note says so.
+    x = ops.parameter(ov.PartialShape("[2,?]"), np.float32, name="x")
+    cut = ops8.slice(x, _c([-7]), _c([-7]), _c([-1]), _c([1]))
+    model = ov.Model([ops.result(ops.concat([x, cut], 1))], [x], "m")
+    xml = ov_models.save(model, tmp_path, "m")
+    data = _data((2, 6))
+    (want,) = openvino_oracle.evaluate_ir(xml, {"x": data})
+    np.testing.assert_array_equal(want, np.concatenate([data, data[:, :1]], 1))
+    np.testing.assert_array_equal(next(iter(ir.read_model(xml).run({"x": data}).values())), want)
+    cpu = _cpu(xml, {"x": data})
+    assert not isinstance(cpu, str), cpu
+    np.testing.assert_array_equal(cpu, data)  # the column left out
+    (note,) = [n for n in ir.read_model(xml).check().notes if n.kind == "openvino-cpu"]
+    assert note.message.startswith("divergence IR-6 (docs/semantics.md): ")
+    assert "outside, or leaves its elements out of a Concat that takes it (size 1 " in note.message

@@ -277,8 +277,9 @@ def _declared_otherwise(seen: Seen) -> dict[str, Any] | None:
 
     OpenVINO's shape inference takes the lengths at the interval's ends
     (`datamove._dialects.openvino_declared`); a size whose length lies outside, and is not
-    0 (an empty result of a declared interval the plugin runs), it refuses. The smallest
-    such size is the witness.
+    0 (an empty result of a declared interval the plugin runs), it refuses, or, where it
+    declares the cut empty, runs a Concat of it without it. The smallest such size is the
+    witness.
     """
     cuts = _cuts(seen)
     for axis, cut in cuts or []:
@@ -290,7 +291,9 @@ def _declared_otherwise(seen: Seen) -> dict[str, Any] | None:
             declared, size = refused
             said = "an empty interval" if declared is None else f"[{Dimension(*declared)}]"
             n = len(cut.range(size, CLAMP))
-            return {"axis": axis, "cut": cut.text(), "dim": dim, "said": said, "w": size, "n": n}
+            concat = _LEFT_OUT if declared == (0, 0) else ""
+            found = {"axis": axis, "cut": cut.text(), "dim": dim, "said": said, "w": size, "n": n}
+            return found | {"concat": concat}
     return None
 
 
@@ -626,9 +629,12 @@ _PAST_INT32_SAYS: Final = (
 )
 _DECLARED_SAYS: Final = (
     "OpenVINO's shape inference declares {said} for {cut} on axis {axis} of sizes {dim} (the "
-    "lengths at the interval's ends): the CPU plugin refuses sizes whose length lies outside "
-    "(size {w} on axis {axis} gives {n} element(s)); the spec and evaluate give {out}"
+    "lengths at the interval's ends): the CPU plugin refuses sizes whose length lies outside"
+    "{concat} (size {w} on axis {axis} gives {n} element(s)); the spec and evaluate give {out}"
 )
+# Declared empty, the cut is left out of a Concat that takes it: that size runs, wrong.
+_LEFT_OUT: Final = ", or leaves its elements out of a Concat that takes it"
+
 _GATHER_SAYS: Final = (
     "{arg}[{i}] is a Gather of index {index} out of range of a data axis of 1 element ({v}): "
     "OpenVINO's CPU plugin takes that element; the spec and evaluate take 0 and give {out}"
