@@ -24,7 +24,7 @@ from datamove._errors import DTypeError, ValidationError
 from datamove._validation import check_out, out_overlaps_input, out_overlaps_itself
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from datamove._plan import Plan
 
@@ -102,6 +102,15 @@ class NumpyBackend(Backend):
         for data in inputs:
             if np.may_share_memory(out, data) and _layout.shares_memory(out, data):
                 raise out_overlaps_input(op, 0)
+
+
+def subclass_result(data: np.ndarray, take: Callable[[np.ndarray], Any]) -> Any:
+    """``take(data)`` of a subclass, where that has the shape the base array's result has.
+
+    A masked array keeps its mask; ``np.matrix``, which stays 2-D, gives the base's result.
+    """
+    mine, plain = take(data), take(data.view(np.ndarray))
+    return mine if np.shape(mine) == plain.shape else plain
 
 
 def _subclass_views(data: np.ndarray, plan: Plan) -> list[np.ndarray]:

@@ -29,6 +29,7 @@ from typing import Any, Final, NamedTuple
 import numpy as np
 
 from datamove._backends import traced
+from datamove._backends._numpy import subclass_result
 from datamove._concat import concat, concat_shape
 from datamove._errors import BackendError, DTypeError, ValidationError, plural
 from datamove._plan import Index
@@ -932,6 +933,8 @@ def _view_run(layer: Layer, fixed: Fixed) -> Runner:
         axes = _value(fixed, xs, 1) if has_axes else None
         shape = tuple(int(d) for d in xs[0].shape)
         index = _unsqueeze_of(shape, axes) if unsqueeze else squeeze_index(shape, axes)
+        if type(xs[0]) is not np.ndarray and isinstance(xs[0], np.ndarray):  # np.matrix...
+            return (subclass_result(xs[0], lambda a: a[index]),)
         return (xs[0][index],)
 
     return run
@@ -1105,10 +1108,12 @@ def _reshape_run(layer: Layer, fixed: Fixed) -> Runner:
         x = xs[0]
         target = _value(fixed, xs, 1)
         shape = reshape_shape(tuple(int(d) for d in x.shape), target, special)
-        if type(x) is not np.ndarray:
+        if not isinstance(x, np.ndarray):
             return (_namespace(x).reshape(x, shape),)
         try:
-            return (x.reshape(shape),)  # a view where NumPy can make one
+            if type(x) is np.ndarray:
+                return (x.reshape(shape),)  # a view where NumPy can make one
+            return (subclass_result(x, lambda a: a.reshape(shape)),)
         except ValueError as exc:  # an empty one's other dims past NumPy's limit
             rule = f"gives {list(shape)}, which NumPy cannot hold ({exc})"
             raise ValidationError("Reshape", "shape", target, rule) from None
@@ -1122,6 +1127,8 @@ def _transpose_run(_layer: Layer, fixed: Fixed) -> Runner:
         order = transpose_order(len(x.shape), _value(fixed, xs, 1))
         if type(x) is np.ndarray:
             return (x.transpose(order),)  # a view
+        if isinstance(x, np.ndarray):
+            return (subclass_result(x, lambda a: a.transpose(order)),)
         return (_namespace(x).permute_dims(x, order),)
 
     return run
