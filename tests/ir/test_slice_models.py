@@ -400,3 +400,32 @@ def test_slices_openvino_refuses_are_refused(
     assert message in problems[0].message, problems[0].message
     with pytest.raises(ir.IRError, match="cannot run"):
         model.run({"x": _arange((2, 6))})
+
+
+def test_cpu_plugin_reverses_an_empty_concat_into_one_element(tmp_path: Path) -> None:
+    # Divergence 10 (evaluate gives one uninitialised element for a reverse slice over a
+    # zero-length axis) reaches the CPU plugin where the data is a Concat of empty inputs, which
+    # it folds: x of static [0,2], x2 = Concat([x, x], 0), then x2[::-1] (StridedSlice) gives one
+    # row of garbage. Of x itself, of a Split of it, or with Slice-8, the plugin gives none, as
+    # the spec, NumPy and datamove.
+    def flip(y: Any) -> Any:
+        return ops.strided_slice(y, _const([0]), _const([0]), _const([-1]), [1], [1])
+
+    x = ops.parameter([0, 2], np.float32, name="x")
+    data = {"x": np.zeros((0, 2), np.float32)}
+    cases = {
+        "x2[::-1]": (flip(ops.concat([x, x], 0)), (1, 2)),
+        "x[::-1]": (flip(x), (0, 2)),
+        "Split(x)[::-1]": (flip(ops.split(x, _const(0), 1).output(0)), (0, 2)),
+        "Slice-8 of x2": (
+            ops8.slice(ops.concat([x, x], 0), *map(_const, ([0], [-2], [-1]))),
+            (0, 2),
+        ),
+    }
+    for name, (out, cpu_shape) in cases.items():
+        xml = _save(tmp_path, [out], [x], name="flip")
+        cpu = openvino_oracle.run_ir_one(xml, data)
+        assert np.shape(cpu) == cpu_shape, (name, cpu)
+        model = ir.read_model(xml)
+        assert model.check().ok
+        assert next(iter(model.run(data).values())).shape == (0, 2), name
