@@ -23,7 +23,7 @@ import numpy as np
 
 from datamove._dialects import CLAMP, Cut, openvino_refused
 from datamove._shape import Dimension, PartialShape
-from datamove._strided_slice import MASKS, NEW, axis_walk
+from datamove._strided_slice import MASKS, NEW, SLICE, axis_walk
 from datamove.ir._errors import IRError
 from datamove.ir._fold import batch_dims, int_or_none, opset_number
 from datamove.ir._graph import Layer, parse_shape_attr
@@ -61,6 +61,7 @@ class Rule(NamedTuple):
     type: str  # the layer type it concerns
     meets: Callable[[Seen], dict[str, Any] | None]
     says: str  # what the CPU plugin does; what the spec and evaluate give ({out}: the shape)
+    empty: bool = False  # whether it is noted where the output is known to be empty too
 
 
 # -- what the rules read -------------------------------------------------------------------------
@@ -163,6 +164,63 @@ def _new_axis_shrink_implicit_rest(seen: Seen) -> dict[str, Any] | None:
         shrink[i] and not new[i] for i in range(n)
     ):
         return {}
+    return None
+
+
+# 10: the layers OpenVINO folds into a constant where each of their inputs is one (of those tried)
+_FOLDED_THROUGH: Final = frozenset(
+    ("Concat", "Reshape", "Split", "VariadicSplit", "Slice", "StridedSlice", "Squeeze",
+     "Unsqueeze", "Transpose", "Broadcast")
+)  # fmt: skip
+
+
+def _folded(seen: Seen, layer: Layer, info: Info) -> bool:
+    """#10: whether OpenVINO folds ``layer``'s output ``info`` into a constant.
+
+    A Const; a Concat of 2 inputs or more, its output static and empty as datamove infers it
+    and as the file declares it (OpenVINO's declaration: it then makes it an empty constant);
+    a layer of `_FOLDED_THROUGH` whose every input it folds.
+    """
+    todo, done = [(layer, info)], set()
+    while todo:
+        x, out = todo.pop()
+        if x.index in done or x.type == "Const":
+            continue
+        done.add(x.index)
+        port = x.outputs[0] if x.type == "Concat" and len(x.sources) > 1 else None
+        static = port is not None and port.has_dims and port.shape.is_static
+        if static and out.shape.is_static and 0 in out.shape.to_shape():
+            continue
+        if x.type not in _FOLDED_THROUGH:
+            return False
+        todo += [seen.feeder(x, k) for k in range(len(x.sources))]
+    return True
+
+
+def _reversed_over_empty(seen: Seen) -> dict[str, Any] | None:
+    """#10: a constant reversal over an axis of size 0 of data OpenVINO folds (`_folded`).
+
+    A constant stride negative on a sliced index whose end is negative or its end mask bit
+    set; constant begin and end, or run-time ones whose mask bits are all set (unread): OpenVINO
+    folds the layer with ``evaluate``, which gives 1 element there (an end of 0 or more, none).
+    """
+    n = _count(seen)
+    if n is None or len(seen.ins) != 4 or not seen.const(3):
+        return None
+    m = _masks(seen, n)
+    if not all(seen.const(k) or all(m[key]) for k, key in ((1, "begin_mask"), (2, "end_mask"))):
+        return None
+    end, stride, shape = _known(seen.ins[2]) or [0] * n, _known(seen.ins[3]), seen.ins[0].shape
+    if stride is None or len(stride) != n or len(end) != n or shape.rank is None:
+        return None
+    walk = axis_walk(shape.rank, n, m["new_axis_mask"], m["shrink_axis_mask"], m["ellipsis_mask"])
+    for step in walk:
+        i = step.i
+        if step.kind != SLICE or shape[step.axis] != Dimension(0) or stride[i] >= 0:
+            continue
+        if (m["end_mask"][i] or end[i] < 0) and _folded(seen, *seen.feeder(seen.layer, 0)):
+            error = "" if seen.const(1) and seen.const(2) else ", and the model then fails to run"
+            return {"i": i, "s": stride[i], "axis": step.axis, "error": error}
     return None
 
 
@@ -658,6 +716,15 @@ RULES: Final = (
         "kills the process (SIGFPE); the spec and evaluate give {out}",
     ),
     Rule(
+        "10",
+        "StridedSlice",
+        _reversed_over_empty,
+        "stride[{i}] = {s} reverses axis {axis} of size 0 of data OpenVINO folds (an empty "
+        "Concat, a Const): OpenVINO's CPU plugin folds the layer too, with evaluate, which gives "
+        "1 element of garbage there{error}; the spec gives {out}",
+        empty=True,
+    ),
+    Rule(
         "11",
         "StridedSlice",
         _shrink_with_begin_mask,
@@ -751,14 +818,13 @@ for _rule in RULES:
 def cpu_notes(seen: Seen) -> list[str]:
     """The message of each rule of `RULES` this layer meets (one line each), in table order.
 
-    None where the output is known to be empty: no element can come out wrong.
+    Where the output is known to be empty, only those of `Rule.empty` (#10): of the others, no
+    element can come out wrong.
     """
     found: list[str] = []
-    rules = _RULES_OF.get(seen.layer.type, ())
-    if not rules or (seen.out.rank is not None and any(d.max == 0 for d in seen.out.dims)):
-        return found
-    for rule in rules:
-        fields = rule.meets(seen)
+    empty = seen.out.rank is not None and any(d.max == 0 for d in seen.out.dims)
+    for rule in _RULES_OF.get(seen.layer.type, ()):
+        fields = None if empty and not rule.empty else rule.meets(seen)
         if fields is not None:
             text = rule.says.format(out=seen.out, **fields)
             found.append(f"divergence {rule.number} (docs/semantics.md): {text}")
