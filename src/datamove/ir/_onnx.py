@@ -593,7 +593,8 @@ class ONNXModel:
             inner: list[_Inner] = []  # its subgraphs' nodes, its function's
             if _subgraphs(node):  # with the types ONNX infers there
                 inferred = inferred or self._onnx_inferred(overrides)
-                inner.append(self._bodies(inferred[3].get(i, node), values, seen))
+                body = inferred[3].get(i, node)
+                inner.append(self._bodies(body, values, seen, taken=bool(overrides)))
             if (called := self._call(node, ins)) is not None:  # nodes listed once per inputs
                 if id(called) not in seen:
                     inner.append(called)
@@ -641,22 +642,34 @@ class ONNXModel:
         read.append(kind)
         return [got]
 
-    def _bodies(self, node: Any, outer: MutableMapping[str, _Value], seen: set[int]) -> _Inner:
+    def _bodies(
+        self, node: Any, outer: MutableMapping[str, _Value], seen: set[int], *, taken: bool = False
+    ) -> _Inner:
         """The faults of the checked nodes in ``node``'s subgraphs, and the nodes explain lists.
 
         An If's branches, a Loop's or Scan's body, at any depth (each walked once), their
         values of ``outer`` scopes seen, walked by `_inner_nodes`; the outputs of nodes it does
-        not check are as ONNX's inference gives them (``value_info`` of the subgraph).
+        not check are as ONNX's inference gives them (``value_info`` of the subgraph). With
+        ``taken`` (new input shapes: where it runs, not as declared), an If whose condition is
+        known there (``x.shape[1] == 1``) runs one branch, the other is not walked: torch's
+        ``squeeze(1)`` squeezes in the branch it skips at a dim of 0.
         """
         found = _Inner()
+        cond = outer.get(node.input[0]) if taken and _kind(node) == "If" and node.input else None
+        skip = None
+        if cond is not None and cond.value is not None and cond.value.size == 1:
+            skip = "else_branch" if cond.value.item() else "then_branch"
         for attr, graph in _subgraphs(node):
+            if attr == skip:
+                continue
             scope = collections.ChainMap({}, outer)
             for v in graph.input:
                 scope[v.name] = _Value(*(_shape_of(v.type) or (PartialShape(None), None)))
             for t in graph.initializer:
                 scope[t.name] = self._constant(t)
             types = {v.name: v.type for v in (*graph.value_info, *graph.output)}
-            walk = self._inner_nodes(graph.node, f"its {attr}'s", scope, types, self.opset, seen)
+            at = f"its {attr}'s"
+            walk = self._inner_nodes(graph.node, at, scope, types, self.opset, seen, taken=taken)
             found.faults += walk.faults
             found.nodes += walk.nodes
             found.checked.update(walk.checked)
@@ -695,6 +708,8 @@ class ONNXModel:
         types: Mapping[str, Any],
         opset: int | None,
         seen: set[int],
+        *,
+        taken: bool = False,
     ) -> _Inner:
         """Each fault (kind, rule) of a checked node of ``nodes``, and the nodes explain lists.
 
@@ -705,7 +720,7 @@ class ONNXModel:
         (its nodes listed once per distinct inputs: ``seen``, the calls walked). A function's
         node with an attribute its call sets (``ref_attr_name``) is not checked, nor listed.
         The Slice, Split, Concat, Unsqueeze and Squeeze nodes are listed as the graph's are
-        (not SplitToSequence and SequenceAt, which are not read here).
+        (not SplitToSequence and SequenceAt, which are not read here). ``taken``: `_bodies`'.
         """
         unknown = _Value(PartialShape(None), None)
         found = _Inner()
@@ -738,7 +753,7 @@ class ONNXModel:
                 or (kind in _JOINS_AND_VIEWS and _moves_data(kind, ins, scope, inner.output))
             ):
                 found.nodes.append(_Node(-1, inner, opset or 0, ins, _outs(inner, scope), where))
-            found.add(where, self._bodies(inner, scope, seen))
+            found.add(where, self._bodies(inner, scope, seen, taken=taken))
             if (called := self._call(inner, ins)) is not None:
                 found.add(where, called, id(called) not in seen)
                 seen.add(id(called))
