@@ -10,6 +10,7 @@ shape subgraphs), one conversion each.
 
 from __future__ import annotations
 
+import re
 import warnings
 from pathlib import Path
 from typing import Any
@@ -21,8 +22,91 @@ from datamove import ir
 
 torch = pytest.importorskip("torch")
 onnx_graphs = pytest.importorskip("onnx_graphs")
+ov_models = pytest.importorskip("ov_models")
+torch_models = pytest.importorskip("torch_models")
+openvino_oracle = pytest.importorskip("openvino_oracle")
+ov = ov_models.ov
 
 pytestmark = pytest.mark.openvino
+BIG = 2**62
+
+# name: (the idiom, the example it is traced on); every axis converted dynamic
+IDIOMS: dict[str, tuple[Any, tuple[int, ...]]] = {
+    "x[..., None, ::2]": (lambda x: x[..., None, ::2], (2, 6)),
+    "x[:, :2**62]": (lambda x: x[:, :BIG], (2, 6)),
+    "x[:, -2**62:]": (lambda x: x[:, -BIG:], (2, 6)),
+    "x[:, 3:2**62:2]": (lambda x: x[:, 3:BIG:2], (2, 6)),
+    "x[:, 4:2]": (lambda x: x[:, 4:2], (2, 6)),
+    "x[:, -1]": (lambda x: x[:, -1], (2, 6)),
+    "x[:, x.shape[1] - 1]": (lambda x: x[:, x.shape[1] - 1], (2, 6)),
+    "x[1:, ..., :1]": (lambda x: x[1:, ..., :1], (3, 2, 6)),
+    "x[None, :, None]": (lambda x: x[None, :, None], (2, 6)),
+    "flip(x, [0, 1])[:, 1:]": (lambda x: torch.flip(x, [0, 1])[:, 1:], (2, 6)),
+    "flip(x[:, 1:], [1])[:, ::2]": (lambda x: torch.flip(x[:, 1:], [1])[:, ::2], (2, 6)),
+    "x[:, 2:][:, 1:][:, ::2]": (lambda x: x[:, 2:][:, 1:][:, ::2], (2, 6)),
+    "outputs sharing x[:, 1:]": (lambda x: (x[:, 1:], x[:, 1:] * 2, x[:, :1]), (2, 6)),
+    "x.unflatten(1, (2, -1))[:, :, 1:]": (lambda x: x.unflatten(1, (2, -1))[:, :, 1:], (2, 6)),
+    "x.view(b, 2, -1)[:, 1, ::2]": (lambda x: x.view(x.shape[0], 2, -1)[:, 1, ::2], (2, 6)),
+    "x.tensor_split([1, 4], 1)": (lambda x: x.tensor_split([1, 4], 1), (2, 7)),
+    "cat([x[:, 1:], x[:, :1], x[:, -2:]], 1)": (
+        lambda x: torch.cat([x[:, 1:], x[:, :1], x[:, -2:]], 1),
+        (2, 6),
+    ),
+    "roll(x, 2, 1)": (lambda x: torch.roll(x, 2, 1), (2, 6)),
+    "x[:, 1:] - x[:, :-1]": (lambda x: x[:, 1:] - x[:, :-1], (2, 6)),
+    "x.movedim(1, 0)[::2]": (lambda x: x.movedim(1, 0)[::2], (2, 6)),
+    "x.flatten()[-3:]": (lambda x: x.flatten()[-3:], (2, 6)),
+}
+# the example, a few sizes (dim 1 odd, of 1, of 0, wide) of the other axes alike
+SIZES = [(2, 6), (3, 9), (1, 1), (4, 0), (1, 13)]
+
+
+def _sizes(example: tuple[int, ...]) -> list[tuple[int, ...]]:
+    return [size + example[2:] for size in SIZES]
+
+
+def _arange(shape: tuple[int, ...]) -> np.ndarray:
+    return np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+
+
+def _eager(fn: Any, x: np.ndarray, peer: list[np.ndarray]) -> list[np.ndarray]:
+    """PyTorch's outputs of the idiom, the source model's; ``peer`` where PyTorch raises (an
+    index out of range: ``x[:, -1]`` of no columns, where a Gather gives zeros)."""
+    try:
+        got = fn(torch.from_numpy(x.copy()))
+    except IndexError:
+        return peer
+    return [t.numpy() for t in (got if isinstance(got, tuple) else (got,))]
+
+
+def _evaluated(info: dict[str, Any], ins: list[np.ndarray]) -> list[Any]:
+    """Each of the layer's NumPy expressions on its inputs (``x``; a Concat's ``x0``...)."""
+    texts = info["numpy"] if isinstance(info["numpy"], list) else [info["numpy"]]
+    assert None not in texts, info
+    scope = {"np": np, "x": ins[0]} | {f"x{k}": v for k, v in enumerate(ins)}
+    return [eval(text, scope) for text in texts]  # noqa: S307 - the expressions under test
+
+
+def _with_layer_ports(xml: Path, names: list[str], tmp_path: Path) -> tuple[Path, list[Any]]:
+    """A copy of the IR with each named layer's input and output ports as outputs too, and
+    per layer (its input indices, its output indices) into the copy's outputs."""
+    model = ov.Core().read_model(str(xml))
+    ops = {op.get_friendly_name(): op for op in model.get_ordered_ops()}
+    per_layer = []
+    for name in names:
+        op = ops[name]
+        ins = [op.input_value(k) for k in range(op.get_input_size())]
+        per_layer.append((ins, list(op.outputs())))
+        model.add_outputs([*ins, *op.outputs()])
+
+    def key(port: Any) -> tuple[str, int]:
+        return port.get_node().get_friendly_name(), port.get_index()
+
+    index: dict[tuple[str, int], int] = {}
+    for k, result in enumerate(model.get_results()):
+        index.setdefault(key(result.input_value(0)), k)
+    where = [([index[key(p)] for p in i], [index[key(p)] for p in o]) for i, o in per_layer]
+    return ov_models.save(model, tmp_path, "ports"), where
 
 
 def _export(fn: Any, example: tuple[int, ...], path: Path) -> Any:
@@ -69,3 +153,98 @@ def test_an_if_s_branch_not_taken_at_the_given_shapes_is_not_checked(tmp_path: P
         assert report.ok, (size, report.problems)
     # where the condition is not known, both branches are checked, as before
     assert read.check().ok
+
+
+@pytest.mark.parametrize("name", list(IDIOMS))
+def test_converted_idioms_check_run_and_explain_as_openvino_s_cpu_plugin(
+    tmp_path: Path, name: str
+) -> None:
+    fn, example = IDIOMS[name]
+    xml = torch_models.convert_fn(fn, example, [-1] * len(example), tmp_path)
+    model = ir.read_model(xml)
+    assert model.check().ok
+    for size in _sizes(example):
+        x = _arange(size)
+        try:
+            want = [a for _, a in openvino_oracle.run_ir(xml, {"x": x})]
+        except openvino_oracle.OpenVINOError:  # a view of a size it cannot have
+            assert not model.check({"x": list(size)}).ok, size
+            with pytest.raises(ir.IRError):
+                model.run({"x": x})
+            continue
+        assert model.check({"x": list(size)}).ok, size
+        try:
+            got, refused = list(model.run({"x": x}).values()), ""
+        except ir.UnsupportedOperatorError as exc:  # x[:, -1] is a Gather: the error names it
+            got, refused = want, str(exc)
+        opaque = r"layer \d+ '.+' \((\w+)\): cannot run: .* compute \1 "
+        assert not refused or re.search(opaque, refused), refused
+        for g, w, e in zip(got, want, _eager(fn, x, want), strict=True):
+            np.testing.assert_array_equal(g, w)
+            np.testing.assert_array_equal(w, e)
+        # each layer's NumPy index on its input as the plugin computes it: its output
+        infos = [i for i in model.explain(input_shapes={"x": list(size)}) if not i["runtime"]]
+        ports, where = _with_layer_ports(xml, [i["name"] for i in infos], tmp_path)
+        values = [a for _, a in openvino_oracle.run_ir(ports, {"x": x})]
+        for info, (ins, outs) in zip(infos, where, strict=True):
+            count = len(info["output_shapes"]) if info["layer_type"] != "Concat" else 1
+            data = [values[k] for k in ins] if info["layer_type"] == "Concat" else [values[ins[0]]]
+            for e, k in zip(_evaluated(info, data), outs[:count], strict=True):
+                np.testing.assert_array_equal(e, values[k], err_msg=f"{size} {info}")
+
+
+def _every_value(model: Any) -> Any:
+    """The model with every node's output a graph output too, of the type ONNX infers."""
+    onnx = onnx_graphs.onnx
+    inferred = onnx.shape_inference.infer_shapes(model)
+    types = {v.name: v.type.tensor_type.elem_type for v in inferred.graph.value_info}
+    copy = onnx.ModelProto()
+    copy.CopyFrom(model)
+    known = {o.name for o in copy.graph.output}
+    for out in (o for node in copy.graph.node for o in node.output):
+        if out and out not in known and types.get(out):  # (0: a sequence)
+            copy.graph.output.append(onnx.helper.make_tensor_value_info(out, types[out], None))
+            known.add(out)
+    return copy
+
+
+@pytest.mark.parametrize("name", list(IDIOMS))
+def test_exported_idioms_check_and_explain_as_onnxruntime_runs_them(
+    tmp_path: Path, name: str
+) -> None:
+    fn, example = IDIOMS[name]
+    model = _export(fn, example, tmp_path / "m.onnx")
+    read = ir.read_onnx(tmp_path / "m.onnx")
+    assert read.check().ok
+    session = _session(_every_value(model))
+    names = [o.name for o in session.get_outputs()]
+    for size in _sizes(example):
+        x = _arange(size)
+        report = read.check({"x": list(size)})
+        try:
+            values, error = dict(zip(names, session.run(None, {"x": x}), strict=True)), ""
+        except Exception as exc:  # noqa: BLE001 - onnxruntime's Fail, InvalidArgument
+            values, error = {}, str(exc)
+        if error:  # a node datamove checks would be a problem; one it takes as opaque it
+            # cannot judge: a Reshape of x.view, a data Gather of x[:, -1] at 0 columns
+            refused = re.search(r"running (\w+) node", error)
+            assert refused, error
+            assert not report.ok or refused[1] in report.opaque, (size, error)
+            continue
+        assert report.ok, (size, report.problems)
+        outputs = [values[o.name] for o in model.graph.output]
+        for got, want in zip(outputs, _eager(fn, x, outputs), strict=True):
+            np.testing.assert_array_equal(got, want)
+        # each node's NumPy index on its input as onnxruntime computes it: its output
+        nodes = list(model.graph.node)
+        for info in read.explain(input_shapes={"x": list(size)}):
+            node = nodes[int(info["layer_id"])]
+            if info["runtime"] or node.name != info["name"]:  # (a branch's node)
+                continue
+            if info["numpy"] is None:  # tensor_split's SequenceAt of a Loop's sequence
+                assert info["note"], info
+                continue
+            ins = [values.get(i, x if i == "x" else None) for i in node.input]
+            data = ins if node.op_type == "Concat" else ins[:1]
+            for e, out in zip(_evaluated(info, data), node.output, strict=False):
+                np.testing.assert_array_equal(e, values[out], err_msg=f"{size} {info}")
