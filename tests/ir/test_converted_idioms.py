@@ -248,3 +248,24 @@ def test_exported_idioms_check_and_explain_as_onnxruntime_runs_them(
             data = ins if node.op_type == "Concat" else ins[:1]
             for e, out in zip(_evaluated(info, data), node.output, strict=False):
                 np.testing.assert_array_equal(e, values[out], err_msg=f"{size} {info}")
+
+
+def test_openvino_cpu_refuses_a_narrow_by_a_dim_less_a_constant(tmp_path: Path) -> None:
+    # IR-18 (docs/semantics.md), a hunt's find: a narrow whose length is a dim less a
+    # constant, converted on [?,?]. The file's stop is [1] (a scalar Gather of the shape plus
+    # a Const [1]); the CPU plugin's transformations make it a scalar and refuse to compile
+    # the model (x.narrow(0, 0, x.shape[0] - 1) alike). datamove checks it OK and runs it
+    # as PyTorch.
+    fn = lambda x: x.narrow(1, 1, x.shape[1] - 2)  # noqa: E731
+    xml = torch_models.convert_fn(fn, (4, 6), [-1, -1], tmp_path)
+    model = ir.read_model(xml)
+    assert model.check().ok
+    for size in [(4, 6), (3, 9), (2, 2)]:
+        x = _arange(size)
+        np.testing.assert_array_equal(model.run({"x": x})["y0"], _eager(fn, x, [])[0])
+    with pytest.raises(openvino_oracle.OpenVINOError, match="`stop` input must be a 1D tensor"):
+        openvino_oracle.run_ir(xml, {"x": _arange((4, 6))})
+    # the near miss: the same cut as a slice, x[:, 1 : x.shape[1] - 1], it runs
+    near = torch_models.convert_fn(lambda x: x[:, 1 : x.shape[1] - 1], (4, 6), [-1, -1], tmp_path)
+    ((_, got),) = openvino_oracle.run_ir(near, {"x": _arange((4, 6))})
+    np.testing.assert_array_equal(got, _arange((4, 6))[:, 1:-1])
