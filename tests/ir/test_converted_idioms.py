@@ -269,3 +269,23 @@ def test_openvino_cpu_refuses_a_narrow_by_a_dim_less_a_constant(tmp_path: Path) 
     near = torch_models.convert_fn(lambda x: x[:, 1 : x.shape[1] - 1], (4, 6), [-1, -1], tmp_path)
     ((_, got),) = openvino_oracle.run_ir(near, {"x": _arange((4, 6))})
     np.testing.assert_array_equal(got, _arange((4, 6))[:, 1:-1])
+
+
+def test_openvino_cpu_flattens_a_squeezed_dim_that_is_not_1(tmp_path: Path) -> None:
+    # IR-21 (docs/semantics.md), a hunt's find: x.unbind(1) traced on [2,3] is a Split in 3
+    # and a Squeeze of each part's dim 1, declared [?] on [?,?]. Run on [3,9], each part is
+    # [3,3]: the CPU plugin neither refuses (as on an empty part) nor keeps the dim, but
+    # gives the part flattened to the declared rank, [9]; datamove keeps the dim, as
+    # OpenVINO's rule on a static shape does (check OK, no note).
+    xml = torch_models.convert_fn(lambda x: x.unbind(1), (2, 3), [-1, -1], tmp_path)
+    x = _arange((3, 9))
+    want = [x[:, 3 * k : 3 * k + 3] for k in range(3)]
+    cpu = [a for _, a in openvino_oracle.run_ir(xml, {"x": x})]
+    for got, part in zip(cpu, want, strict=True):
+        np.testing.assert_array_equal(got, part.reshape(-1))
+    model = ir.read_model(xml)
+    report = model.check({"x": [3, 9]})
+    assert report.ok
+    assert report.notes == ()
+    for got, part in zip(model.run({"x": x}).values(), want, strict=True):
+        np.testing.assert_array_equal(got, part)
