@@ -56,6 +56,9 @@ IDIOMS: dict[str, tuple[Any, tuple[int, ...]]] = {
     "x[:, 1:] - x[:, :-1]": (lambda x: x[:, 1:] - x[:, :-1], (2, 6)),
     "x.movedim(1, 0)[::2]": (lambda x: x.movedim(1, 0)[::2], (2, 6)),
     "x.flatten()[-3:]": (lambda x: x.flatten()[-3:], (2, 6)),
+    "x[:, -2**62:2**62:3]": (lambda x: x[:, -BIG:BIG:3], (2, 6)),
+    "x[:, x.shape[0]:]": (lambda x: x[:, x.shape[0] :], (2, 6)),
+    "cat([x[:, :0], x, x[:, 6:]], 1)": (lambda x: torch.cat([x[:, :0], x, x[:, 6:]], 1), (2, 6)),
 }
 # the example, a few sizes (dim 1 odd, of 1, of 0, wide) of the other axes alike
 SIZES = [(2, 6), (3, 9), (1, 1), (4, 0), (1, 13)]
