@@ -158,6 +158,44 @@ def test_an_if_s_branch_not_taken_at_the_given_shapes_is_not_checked(tmp_path: P
     assert read.check().ok
 
 
+def test_an_if_of_a_constant_condition_has_both_branches_checked(tmp_path: Path) -> None:
+    # The near miss: a Constant condition (true) is known on the file's shapes too, and
+    # onnxruntime infers both branches when it reads the model: it refuses an else branch's
+    # Slice of axis 5 whichever branch runs, on the new shapes too (fixed: check on new
+    # shapes skipped that branch and said OK).
+    helper, numpy_helper = onnx_graphs.onnx.helper, onnx_graphs.onnx.numpy_helper
+    f32 = onnx_graphs.onnx.TensorProto.FLOAT
+    copy = helper.make_graph(
+        [helper.make_node("Identity", ["x"], ["w"])],
+        "t",
+        [],
+        [helper.make_tensor_value_info("w", f32, None)],
+    )
+    cut = helper.make_graph(
+        [helper.make_node("Slice", ["x", "s", "e", "ax"], ["w"])],
+        "e",
+        [],
+        [helper.make_tensor_value_info("w", f32, None)],
+    )
+    true = numpy_helper.from_array(np.asarray(True))
+    nodes = [
+        helper.make_node("Constant", [], ["c"], value=true),
+        helper.make_node("If", ["c"], ["y"], then_branch=copy, else_branch=cut),
+    ]
+    inits = [numpy_helper.from_array(np.asarray(v, np.int64), n) for n, v in
+             [("s", [0]), ("e", [1]), ("ax", [5])]]  # fmt: skip
+    x, y = (helper.make_tensor_value_info(n, f32, s) for n, s in [("x", ["a", 3]), ("y", None)])
+    graph = helper.make_graph(nodes, "g", [x], [y], initializer=inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    model.ir_version = 10
+    with pytest.raises(Exception, match="Graph attribute inferencing failed"):
+        _session(model)
+    read = ir.read_onnx(onnx_graphs.save(model, tmp_path))
+    for shapes in (None, {"x": [2, 3]}):
+        (problem,) = read.check(shapes).problems
+        assert "its else_branch's node" in problem.message
+
+
 @pytest.mark.parametrize("name", list(IDIOMS))
 def test_converted_idioms_check_run_and_explain_as_openvino_s_cpu_plugin(
     tmp_path: Path, name: str

@@ -265,6 +265,7 @@ class ONNXModel:
         functions = {(f.domain, f.name, f.overload): f for f in proto.functions}
         self._functions = functions
         self._calls: dict[Any, _Inner] = {}  # (function, inputs) -> its walk
+        self._as_declared: dict[str, _Value] | None = None  # the values on the file's shapes
         known: _Known = {}  # each function's fault, and the inputs its nodes need
         self._faults = {  # node index -> (kind, rule) of a fault its schema (or a subgraph) has
             i: fault
@@ -650,15 +651,21 @@ class ONNXModel:
         An If's branches, a Loop's or Scan's body, at any depth (each walked once), their
         values of ``outer`` scopes seen, walked by `_inner_nodes`; the outputs of nodes it does
         not check are as ONNX's inference gives them (``value_info`` of the subgraph). With
-        ``taken`` (new input shapes: where it runs, not as declared), an If whose condition is
-        known there (``x.shape[1] == 1``) runs one branch, the other is not walked: torch's
-        ``squeeze(1)`` squeezes in the branch it skips at a dim of 0.
+        ``taken`` (new input shapes: where it runs, not as declared), an If of the graph whose
+        condition is known there (``x.shape[1] == 1``) but not on the file's shapes runs one
+        branch, the other is not walked: torch's ``squeeze(1)`` squeezes in the branch it
+        skips at a dim of 0. (A condition known on the file's shapes too, a Constant: both
+        branches, as onnxruntime infers both when it reads the model.)
         """
         found = _Inner()
         cond = outer.get(node.input[0]) if taken and _kind(node) == "If" and node.input else None
         skip = None
         if cond is not None and cond.value is not None and cond.value.size == 1:
-            skip = "else_branch" if cond.value.item() else "then_branch"
+            if self._as_declared is None:
+                self._as_declared = self._walk({}, compare=False)[0]
+            declared = self._as_declared.get(node.input[0])
+            if declared is not None and declared.value is None:
+                skip = "else_branch" if cond.value.item() else "then_branch"
         for attr, graph in _subgraphs(node):
             if attr == skip:
                 continue
