@@ -388,7 +388,7 @@ def test_explain_as_writes_a_block_per_dialect(
         "dml: not available in this version\n"
         "webnn: not available in this version\n"
         "numpy (NumPy basic indexing):\n"
-        "  x[1:2, 0:3, 3:0:-2]\n"
+        "  x[1:, :, ::-2]\n"  # the NumPy line; convert writes x[1:2, 0:3, 3:0:-2]
         "slice (OpenVINO Slice-8, Unsqueeze, Squeeze, in order):\n"
         "  Slice(start=[1, 3], stop=[2, 0], step=[1, -2], axes=[0, 2])\n"
         "strided-slice (OpenVINO StridedSlice-1):\n"

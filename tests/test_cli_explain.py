@@ -224,7 +224,7 @@ def test_slice_says_where_python_takes_other_elements(capsys: pytest.CaptureFixt
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert "  start=[-3] stop=[-6] step=[-3] axes=[0] (default)\n" in out
-    assert "output shape: [1]\nNumPy:        x[::-1]\n" in out
+    assert "output shape: [1]\nNumPy:        x[...]\n" in out  # the identity on [1]
     assert "Python:       x[-3:-6:-3] takes other elements" in out
     assert "output order: 0\n" in out
 
@@ -306,12 +306,50 @@ def test_slice_of_a_dynamic_shape_gives_convert_s_index(
     assert capsys.readouterr().out == "x[0:-4:-1]\n"
 
 
-def test_slice_of_unknown_rank_gives_the_shape_only(capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    ("argv", "text"),
+    [
+        (
+            (
+                "strided-slice --shape 4,6 --begin 0,5 --end 0,0 --stride 1,-1 --begin-mask 1,0 "
+                "--end-mask 1,1"
+            ),
+            "x[:, ::-1]",
+        ),
+        (
+            f"slice --shape 4,6 --start 0,0 --stop {2**63 - 1},{-(2**63)} --step 1,-1 --axes 0,1",
+            "x[:, :1]",  # one element: step 1, as a reader takes it, not x[:, 0::-1]
+        ),
+    ],
+)
+def test_one_output_writes_a_slice_as_one_numpy_text(
+    capsys: pytest.CaptureFixture[str], argv: str, text: str
+) -> None:
+    # The NumPy line said x[:, ::-1], --as numpy convert's x[0:4, 5::-1]; x[:, 0::-1] and
+    # x[0:4, 0:1] for the Slice
+    assert main(["explain", *argv.split(), "--as", "numpy"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert f"NumPy:        {text}" in lines
+    assert lines[-2:] == ["numpy (NumPy basic indexing):", f"  {text}"]
+    x = np.arange(24).reshape(4, 6)
+    want = x[:, ::-1] if argv.startswith("strided-slice") else x[:, :1]
+    np.testing.assert_array_equal(eval(text, {"x": x}), want)  # noqa: S307 - our own output
+
+
+def test_slice_of_unknown_rank_gives_the_index_every_rank_takes(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # It printed the shape alone, where explain MODEL of the same layer wrote x[1:5:2]
     argv = ["explain", "slice", "--shape", "[...]", "--start", "1", "--stop", "5", "--step", "2"]
     assert main(argv) == 0
-    out = capsys.readouterr().out
-    assert out.endswith("output shape: [...]\n")
-    assert "NumPy" not in out
+    assert capsys.readouterr().out.endswith("output shape: [...]\nNumPy:        x[1:5:2]\n")
+    argv = [*argv[:4], "--start", "-3", "--stop", "-10", "--step", "-2", "--axes", "-1"]
+    assert main(argv) == 0  # on sizes 1 and 2 NumPy's -3:-10:-2 is empty, OpenVINO's is not
+    assert capsys.readouterr().out.endswith(
+        "NumPy:        none: shape [...] allows sizes 1..2 of axis -1, where -3:-10:-2 selects 1 "
+        "element(s) by OpenVINO's clamping and 0 by NumPy's; no NumPy parameters say it for "
+        "every allowed size (witness: shape [1])\n"
+    )
 
 
 def test_slice_of_a_dynamic_shape_with_no_index_says_convert_s_reason(

@@ -1,10 +1,11 @@
 """``datamove explain``: what an operator does to a shape, in words and pictures.
 
 For StridedSlice and Slice it prints the output shape, the equivalent NumPy index (``x[1:, :, :2]``,
-built from the operator's own plan: `datamove._strided_slice.numpy_index`,
-`datamove._slice.plan_slice`; on a dynamic shape `datamove.ir._explain.numpy_answer`'s, convert's
-index for every size allowed, or its reason for none) and, for inputs of rank at most 3, a
-picture of which elements are taken; for Slice also Python's reading of the same numbers where it
+`datamove.ir._explain.numpy_answer`'s on every shape: convert's index for every size allowed,
+shortened where a size is static, or its reason for none; the one text explain prints for a
+slice, ``--as numpy`` and a model's layer included) and, for static inputs of rank at most 3, a
+picture of which elements the operator's own plan takes (`datamove._strided_slice.numpy_index`,
+`datamove._slice.plan_slice`); for Slice also Python's reading of the same numbers where it
 takes other elements. For the splits it prints every chunk's shape and its NumPy index, for Concat
 where each input goes in the output, each with a picture labelling each element with its chunk
 or input. ``--as onnx,tf,...`` (slices, splits and a model's layers) adds the same operation in
@@ -49,6 +50,7 @@ from datamove.ir._explain import (
     layer_slicing,
     numpy_answer,
     part_texts,
+    slice_slicing,
     split_chunks,
 )
 from datamove.ir._onnx import EXPLAINED_NODES
@@ -120,9 +122,9 @@ def explain_numpy(shape: PartialShape, expr: str) -> dict[str, Any]:
 
     The NumPy index ``expr`` (parsed, never evaluated) on ``shape``: the output shape, the
     ``identity:`` or ``empty:`` line where it is so on every shape allowed (a proof, as
-    ``Slicing.is_identity`` and ``is_empty`` give it), and the index as ``explain
-    strided-slice`` writes it: on a static shape the shortest, with the picture; else its
-    canonical form on ``shape`` (one text for every equivalent index, docs/algebra.md).
+    ``Slicing.is_identity`` and ``is_empty`` give it), and `numpy_answer`'s index of its
+    canonical form on ``shape`` (one text for every equivalent index, docs/algebra.md); on a
+    static shape the picture of the StridedSlice it is there.
 
     Examples
     --------
@@ -132,13 +134,10 @@ def explain_numpy(shape: PartialShape, expr: str) -> dict[str, Any]:
     """
     slicing = Slicing.from_numpy(expr)
     out = slicing.infer(str(shape))  # first, with the shape as text: the index refusal of s(x)
-    if shape.is_static:  # the StridedSlice it is on this shape: its index and picture
-        params = slicing.to_strided_slice(shape)
-        masks = {m: params.pop(m) for m in MASKS}
-        return explain_strided_slice(shape, **params, masks=masks)
-    return _slicing_info(
-        shape, out, lambda: slicing, numpy=slicing.canonical(shape).to_numpy(shape)
-    )[0]
+    index = None
+    if shape.is_static:  # the StridedSlice it is on this shape: the elements it takes
+        index = functools.partial(numpy_index, **slicing.to_strided_slice(shape))
+    return _slicing_info(shape, out, lambda: slicing, index, slicing.canonical(shape))[0]
 
 
 def _slicing_info(
@@ -146,31 +145,30 @@ def _slicing_info(
     out: PartialShape,
     slicing: Callable[[], Slicing],
     index: Callable[[tuple[int, ...]], Any] | None = None,
+    form: Slicing | None = None,
     **keys: Any,
 ) -> tuple[dict[str, Any], Any]:
     """What ``explain`` prints of a slicing, and its NumPy index (``None`` where it has none).
 
-    On a static shape, ``index(dims)`` gives the operator's own index: its expression and, for
-    small inputs, the elements it takes; on another of known rank, `numpy_answer` gives it (or
-    ``numpy_unavailable``, why there is none). ``keys`` (and their order) come before the picture.
+    The ``NumPy:`` line is `numpy_answer`'s, of ``form`` (default: ``slicing()``), or
+    ``numpy_unavailable``, why there is none. On a static shape, ``index(dims)`` gives the
+    operator's own index: the elements it takes, pictured for small inputs. ``keys`` (and
+    their order) come before the picture.
     """
     info: dict[str, Any] = {"input_shape": str(shape), "output_shape": str(out), "numpy": None}
     info |= {**keys, "picture": []}
     add_algebra(info, slicing, shape)
-    if index is None or shape.rank is None:
-        return info, None
-    if not shape.is_static:  # convert's index for every size allowed, or its refusal
-        info["numpy"], none = numpy_answer(slicing(), shape)
-        if none is not None:
-            info["numpy_unavailable"] = none
+    info["numpy"], none = numpy_answer(form or slicing(), shape)
+    if none is not None:
+        info["numpy_unavailable"] = none
+    if index is None or info["numpy"] is None or not shape.is_static:
         return info, None
     dims = shape.to_shape()
     try:
         numpy = index(dims)
-    except ValidationError as exc:  # inference has no rank limit; NumPy has (64 axes)
-        info["numpy_unavailable"] = exc.rule
+    except ValidationError as exc:  # an output of more axes than NumPy's 64
+        info["numpy"], info["numpy_unavailable"] = None, exc.rule
         return info, None
-    info["numpy"] = index_expression(numpy, dims)
     # No picture of an input NumPy cannot hold (the operator's plan has checked the output).
     if math.prod(dims) <= _MAX_PICTURE and len(dims) <= NUMPY_MAXDIMS:
         flat = np.arange(math.prod(dims)).reshape(dims)
@@ -205,12 +203,12 @@ def explain_slice(
     ('[1,3,2]', 'x[1:, :, ::-2]', None)
     >>> info = explain_slice(PartialShape([1]), [-3], [-6], [-3])
     >>> info["output_shape"], info["numpy"], info["python"]
-    ('[1]', 'x[::-1]', 'x[-3:-6:-3]')
+    ('[1]', 'x[...]', 'x[-3:-6:-3]')
     """
     info, index = _slicing_info(
         shape,
         infer_slice(shape, start, stop, step, axes),
-        lambda: Slicing.from_slice(start, stop, step, axes),
+        lambda: slice_slicing(start, stop, step, axes, shape),
         lambda dims: plan_slice(dims, start, stop, step, axes).indices[0],
         python=None,
     )
@@ -360,8 +358,7 @@ def _print(
     if op is not None and args.as_:
         operation = op()
         split = isinstance(operation, Splitting)
-        # The shape as text: an emitter's message shows it as given (shape='[?]').
-        info["as"] = _dialect_text.translate(operation, args.as_, info["input_shape"])
+        info["as"] = _translated(operation, args.as_, info)
     if args.json:
         print(json.dumps(info, indent=2))
         return EXIT_OK
@@ -370,6 +367,20 @@ def _print(
         print("in other dialects:")
         print("\n".join(_dialect_text.show_blocks(info["as"], split)))
     return EXIT_OK
+
+
+def _translated(
+    op: Slicing | Splitting, names: list[str], info: dict[str, Any], **kw: Any
+) -> dict[str, dict[str, Any]]:
+    """``op`` in each dialect of ``names`` (`_dialect_text.translate`) on ``info``'s input shape.
+
+    A slicing's ``numpy`` is the text explain printed, `numpy_answer`'s: one index per slice.
+    """
+    # The shape as text: an emitter's message shows it as given (shape='[?]').
+    out = _dialect_text.translate(op, names, info["input_shape"], **kw)
+    if isinstance(op, Slicing) and "value" in out.get("numpy", {}) and info["numpy"]:
+        out["numpy"]["value"] = info["numpy"]
+    return out
 
 
 def _show_strided(
@@ -431,12 +442,13 @@ def _print_slice(args: argparse.Namespace) -> int:
     start, stop = _ints(args.start, "--start"), _ints(args.stop, "--stop")
     step = _ints(args.step, "--step")
     axes = _ints(args.axes, "--axes") if args.axes is not None else None
-    info = explain_slice(PartialShape.parse(args.shape), start, stop, step, axes)
+    shape = PartialShape.parse(args.shape)
+    info = explain_slice(shape, start, stop, step, axes)
     return _print(
         args,
         info,
         lambda: _show_slice(info, start, stop, step, axes),
-        lambda: Slicing.from_slice(start, stop, step, axes),
+        lambda: slice_slicing(start, stop, step, axes, shape),
     )
 
 
@@ -620,7 +632,7 @@ def _layer_dialects(info: dict[str, Any], names: list[str]) -> dict[str, dict[st
         except ValidationError as exc:
             why = str(exc)
         else:
-            return _dialect_text.translate(op, names, info["input_shape"], shape_hints=False)
+            return _translated(op, names, info, shape_hints=False)
     return {name: {"error": why} for name in names}
 
 

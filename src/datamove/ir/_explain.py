@@ -3,11 +3,12 @@
 `explain_layers` walks a model's Slice, StridedSlice, Split, VariadicSplit, Unsqueeze and
 Squeeze layers (each output a basic index of ``x``) and its Concat layers (`concat_parts`: where
 each input lands in the output) with the shapes and values `Model.check` infers. With every
-index input known and a static data shape, each output's expression is the operator's own plan
-(`datamove.ir._ops.shape_planner`) written out: exact. On a dynamic shape a slice's is
-`numpy_answer`'s, the index ``datamove convert --to numpy`` writes, which takes what the
-operator takes for *every* size the shape allows (``Slicing.to_numpy``); where none does, the
-expression is ``None`` and the note is convert's reason, with its witness. An index input
+index input known, a slice's expression is `numpy_answer`'s, the one text ``datamove explain``
+prints for a slice: the index ``datamove convert --to numpy`` writes, which takes what the
+operator takes for *every* size the shape allows (``Slicing.to_numpy``), with the bounds a
+static size makes redundant left out; where none does, the expression is ``None`` and the note
+is convert's reason, with its witness. A split's parts on a static shape are the operator's
+own plan (`datamove.ir._ops.shape_planner`) written out. An index input
 known only at run time is written as a name after the layer that makes it (``x[:, :n]``),
 listed in ``runtime``; never guessed.
 """
@@ -23,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 
 from datamove._concat import concat_shape
-from datamove._dialects import Slicing
+from datamove._dialects import NUMPY, Cut, Slicing, addressed, entries_text
 from datamove._errors import NotExpressible, ValidationError
 from datamove._shape import Dimension, PartialShape, Unknown, largest
 from datamove._slice import infer_slice
@@ -65,6 +66,7 @@ __all__ = [
     "part_texts",
     "runtime_chunks",
     "runtime_name",
+    "slice_slicing",
     "split_chunks",
     "tidy",
     "trim",
@@ -372,9 +374,9 @@ def _explain(
         return info
     if rank is None and not split:
         # constant parameters: an index every rank takes alike, where one is (x[..., :2]); not
-        # where none is (NotExpressible) or a parameter is one a Slicing does not read
+        # where none is or a parameter is one a Slicing does not read
         with contextlib.suppress(ValidationError, KeyError):
-            info["numpy"] = None if info["runtime"] else layer_slicing(info).to_numpy(shape)
+            info["numpy"] = None if info["runtime"] else numpy_answer(layer_slicing(info), shape)[0]
         if info["numpy"] is None:
             info["note"] = "the data's rank is unknown"
         return info
@@ -399,9 +401,9 @@ def _explain(
         except ValidationError as exc:
             info["note"] = str(exc)  # the operator, argument, value and rule
             return info
-        texts = [index_expression(t, dims) for t in takes]
-        info["numpy"] = texts if split else texts[0]
-        return info
+        if split:
+            info["numpy"] = [index_expression(t, dims) for t in takes]
+            return info
     if split:
         info["numpy"] = _split_text(layer, vals, lengths, shape)
         if all(t is None for t in info["numpy"]):
@@ -421,7 +423,7 @@ def _explain(
         info["numpy"], info["note"] = numpy_answer(layer_slicing(info), shape)
     except ValidationError as exc:  # a parameter a Slicing does not read
         info["note"] = str(exc)
-    if info["numpy"] is not None:
+    if info["numpy"] is not None and not shape.is_static:
         _below_int32(info, index_expression(tidy(raw), dims_or_none), shape)
     return info
 
@@ -429,16 +431,24 @@ def _explain(
 def numpy_answer(slicing: Slicing, shape: PartialShape) -> tuple[str | None, str | None]:
     """The NumPy index taking what ``slicing`` takes on every shape ``shape`` allows, or why none.
 
-    The index is ``slicing.to_numpy(shape)``'s, as ``datamove convert --to numpy --shape``
-    writes it, but on a static axis, where it writes in-range numbers (``8:16`` on 16), with the
-    bounds that size makes redundant left out (``8:``); where it refuses, ``(None, reason)`` in
-    convert's words, with its witness. The one answer to "which NumPy index is this slice?" on
-    a dynamic shape, for `datamove explain` of a slice, of a model's layer and of an ONNX node.
+    The one writer of every NumPy index ``datamove explain`` prints for a slice: its ``NumPy:``
+    line and its ``--as numpy`` entry, of an operator, a NumPy index (its canonical form), a
+    model's layer and an ONNX node, on static and dynamic shapes alike. The entries are those
+    ``slicing.to_numpy(shape)`` writes (``datamove convert --to numpy --shape``: exact on every
+    size allowed), but on a static axis, where it writes in-range numbers, a cut is written from
+    the elements it takes alone (one text for every equivalent cut): its first, its step and the
+    place of the next (``1:5:2`` on 8, where convert writes ``1:4:2``), one element or none with
+    step 1 (``0::-1`` of the operator is ``:1``), each bound the size makes redundant left out
+    (``7::-1`` on 8 is ``::-1``); trailing whole axes are dropped (``x[1:, :]`` is ``x[1:]``; not
+    after an ellipsis: ``x[..., ::-1, :]``). Where no index is exact, ``(None, reason)`` in
+    convert's words, with its witness.
 
     Examples
     --------
     >>> numpy_answer(Slicing.from_slice([-100], [-200], [-1]), PartialShape.parse("[1..50]"))
     ('x[0:1]', None)
+    >>> numpy_answer(Slicing.from_slice([0, 0], [2**63 - 1, -2**63], [1, -1]), PartialShape([4, 6]))
+    ('x[:, :1]', None)
     >>> print(numpy_answer(Slicing.from_numpy("x[-2::-2]", clamping="openvino"),
     ...                    PartialShape.parse("[?]"))[1])  # doctest: +ELLIPSIS
     shape [?] allows sizes 1..1 of axis 0, where -2::-2 selects ... (witness: shape [1])
@@ -446,33 +456,34 @@ def numpy_answer(slicing: Slicing, shape: PartialShape) -> tuple[str | None, str
     if shape.rank is not None and shape.rank > NUMPY_MAXDIMS:
         return None, f"has rank {shape.rank}, {PAST_NUMPY_RANK}"
     try:
-        text = slicing.to_numpy(shape)
+        _, entries = slicing._cuts(shape, "NumPy", NUMPY)
     except NotExpressible as exc:
         seen = "" if exc.witness is None else f" (witness: shape {PartialShape(list(exc.witness))})"
         return None, f"shape {shape} {exc.rule}{seen}"
-    parts = text[2:-1].split(", ")  # entries_text's: one part per entry
-    if shape.rank is None or parts == ["()"]:
-        return text, None
-    addressed = sum(p not in ("None", "...") for p in parts)
-    out: list[str] = []
-    whole = 0  # how many of the last parts became ":" here
+    if shape.rank is None or not entries:
+        return entries_text(entries), None
+    parts: list[str] = []
     axis = 0
-    for part in parts:
-        if part in ("None", "..."):
-            axis += shape.rank - addressed if part == "..." else 0
-        else:
+    for x in entries:
+        short = x
+        if x is Ellipsis:
+            axis += shape.rank - addressed(entries)
+        elif x is not None:
             dim = shape.dims[axis]
             axis += 1
-            if ":" in part and dim.is_static:
-                a, b, *c = (int(v) if v else None for v in part.split(":"))
-                short = _slice_text(slice(a, b, c[0] if c else None), dim.get_length())
-                whole = whole + 1 if short == ":" else 0
-                out.append(short)
-                continue
-        whole = 0
-        out.append(part)
-    out = out[: len(out) - whole]  # x[1:, :] is x[1:]
-    return f"x[{', '.join(out) or '...'}]", None
+            if isinstance(x, Cut) and dim.is_static:  # written from the elements it takes
+                r = range(dim.get_length())
+                want = r[x.start : x.stop : x.step]
+                step = want.step if len(want) > 1 else 1
+                start = want[0] if want else 0
+                nxt = start + len(want) * step  # where the next one would be: 1:5:2, 6:0:-3
+                stop = None if nxt < 0 else nxt
+                a = None if r[:stop:step] == want else start  # each bound left out
+                short = Cut(a, None if r[a::step] == want else stop, step)
+        parts.append(entries_text([short])[2:-1])  # x[...]'s text of this one entry
+    while parts and parts[-1] == ":" and Ellipsis not in entries:  # x[1:, :] is x[1:]
+        parts.pop()
+    return f"x[{', '.join(parts) or '...'}]", None
 
 
 def _below_int32(info: dict[str, Any], short: str, shape: PartialShape) -> None:
@@ -751,16 +762,33 @@ def chunks(prefix: str, cuts: list[str], suffix: str = "]") -> list[str | None]:
 def layer_slicing(info: dict[str, Any]) -> Slicing:
     """A Slice's or StridedSlice's constant parameters (``info``'s) as a `Slicing`.
 
-    The one reader of a layer's explained values, for its algebra line and its ``--as``.
+    The one reader of a layer's explained values, for its NumPy index, its algebra line and its
+    ``--as``.
     """
     values = info["values"]
     if info["layer_type"] == "Slice":
-        return Slicing.from_slice(
-            values["start"], values["stop"], values["step"], values.get("axes")
-        )
+        v, shape = values, PartialShape.parse(info["input_shape"])
+        return slice_slicing(v["start"], v["stop"], v["step"], v.get("axes"), shape)
     return Slicing.from_strided_slice(
         values["begin"], values["end"], values.get("stride"), **info["attributes"]
     )
+
+
+def slice_slicing(
+    start: Sequence[int],
+    stop: Sequence[int],
+    step: Sequence[int],
+    axes: Sequence[int] | None,
+    shape: PartialShape,
+) -> Slicing:
+    """A Slice-8 of these parameters on ``shape`` as a `Slicing`, for `datamove explain`.
+
+    Its axes are counted from the front where the rank is known (``[0, -1]`` on rank 3 is
+    ``x[a, :, b]``, not ``x[a, ..., b]``; a `Slicing` of ``[0, -2, 2]`` would need the rank).
+    """
+    if axes is not None and shape.rank is not None:
+        axes = [a + shape.rank if a < 0 else a for a in axes]
+    return Slicing.from_slice(start, stop, step, axes)
 
 
 def add_algebra(info: dict[str, Any], slicing: Callable[[], Slicing], shape: PartialShape) -> None:

@@ -54,9 +54,9 @@ from typing import Any, Final
 import numpy as np
 
 from datamove._concat import concat_shape
-from datamove._dialects import Slicing, entries_text
+from datamove._dialects import Slicing
 from datamove._dml_webnn import check_lengths
-from datamove._errors import NotExpressible, ValidationError, plural, show
+from datamove._errors import ValidationError, plural, show
 from datamove._files import read_regular
 from datamove._shape import Dimension, PartialShape, as_partial_shape
 from datamove._splitting import Splitting, onnx_split_version
@@ -1781,19 +1781,6 @@ def _view_shape(kind: str, axes: list[int] | None, shape: PartialShape) -> Parti
     return PartialShape(dims)
 
 
-def _numpy(s: Slicing, shape: PartialShape) -> str:
-    """NumPy's index on a static shape, in its shortest exact form: for every shape if it can.
-
-    ``to_numpy(shape)`` writes in-range numbers (``x[0:2, 1:3, 0:1]`` on ``[2,3,1]``); their
-    canonical form on ``shape`` is the index a model's layer is written with (``x[:, 1:]``).
-    """
-    try:
-        return s.to_numpy()
-    except NotExpressible:
-        written = Slicing.from_numpy(s.to_numpy(shape))  # NumPy's clamping: printed as read
-        return entries_text(written.canonical(shape).entries)
-
-
 def _note_runtime(node: _Node, info: dict[str, Any], k: int, argument: str) -> list[str] | None:
     """Name input ``k``, known at run time, in ``runtime``; its expressions where it has them.
 
@@ -1840,10 +1827,7 @@ def _explain_slice(node: _Node, info: dict[str, Any], shape: PartialShape) -> No
         s = _slicing(starts, ends, axes, steps, rank)
         if axes is not None:
             info["values"]["axes"] = _normal_axes(axes, rank, "ONNX Slice")
-        if shape.is_static:
-            info["numpy"] = _numpy(s, shape)
-        else:  # convert's answer, and an IR layer's
-            info["numpy"], info["note"] = numpy_answer(s, shape)
+        info["numpy"], info["note"] = numpy_answer(s, shape)  # an IR layer's, explain slice's
         return
     if rank is None:
         info["note"] = "the data's rank is unknown"
