@@ -11,9 +11,10 @@ onnx.checker looks it up in ONNX's registry (`_unknown_operator`), or whose inpu
 attributes that operator's schema refuses (`_schema_fault`), is a problem and opaque.
 Otherwise a node of the default domain is one of:
 
-- **checked** (`CHECKED`, and SplitToSequence then SequenceAt of a constant position, read as a
-  split: `SEQUENCE_NODES`): its outputs inferred by ONNX's rules (`Slicing.from_onnx`,
-  `Splitting.from_onnx`, `datamove.infer_concat`'s rule) and compared with the file's;
+- **checked** (`CHECKED`, SplitToSequence then SequenceAt of a constant position, read as a
+  split: `SEQUENCE_NODES`, and a Reshape whose shape is known or bounded): its outputs inferred
+  by ONNX's rules (`Slicing.from_onnx`, `Splitting.from_onnx`, `datamove.infer_concat`'s rule,
+  `_reshape_value`) and compared with the file's;
 - a **constant** (an initializer, a ``Constant`` node): its values read where small;
 - of a **shape subgraph** (`datamove.ir._onnx_shapes`): translated into the IR layer that
   computes the same and evaluated by `datamove.ir._bounds.bound_layer`, exactly or as interval
@@ -60,6 +61,7 @@ from datamove._errors import ValidationError, plural, show
 from datamove._files import read_regular
 from datamove._shape import Dimension, PartialShape, as_partial_shape
 from datamove._splitting import Splitting, onnx_split_version
+from datamove.ir._bounds import reshaped
 from datamove.ir._errors import ONNXError
 from datamove.ir._errors import where as place_of
 from datamove.ir._explain import (
@@ -89,6 +91,7 @@ from datamove.ir._onnx_shapes import (
     node_attr,
     onnx_type,
     render,
+    reshape_layer,
     shape_terms,
     shape_values,
     value_terms,
@@ -100,6 +103,8 @@ from datamove.ir._ops import (
     interval_chunks,
     over_corners,
     reach_of,
+    reshape_shape,
+    reshape_values,
     squeeze_index,
     unsqueeze_index,
     with_bounds,
@@ -543,6 +548,13 @@ class ONNXModel:
                     outs = self._infer(node, kind, ins, self.opset)
                 except ValidationError as exc:
                     problems.append(Problem(getattr(exc, "kind", "operator"), str(exc), *where))
+            elif kind == "Reshape" and fault is None:  # checked where its shape is known
+                try:
+                    outs = [view] if (view := _reshape_value(node, ins, self.opset or 0)) else None
+                except ValidationError as exc:
+                    problems.append(Problem(getattr(exc, "kind", "operator"), str(exc), *where))
+                    outs = []  # its output as declared
+                read.extend([kind] if outs is not None else [])
             if fault is not None:
                 problems.append(Problem(*fault, *where))
                 outs = None
@@ -744,6 +756,9 @@ class ONNXModel:
                 elif kind in CHECKED:
                     found.checked[kind] += 1
                     outs = [*self._infer(inner, kind, ins, opset)]
+                elif kind == "Reshape":
+                    outs = [_reshape_value(inner, ins, opset or 0)]
+                    found.checked.update([kind] if outs[0] else [])
                 elif kind in VIEWS and (shape := ins[0].shape).rank is not None:
                     axes = _view_axes(inner, ins, opset or 0)
                     view = shape if isinstance(axes, str) else _view_shape(kind, axes, shape)
@@ -1443,6 +1458,43 @@ def _slice_value(node: Any, ins: list[_Value], opset: int) -> _Value:
         ),
         data.etype,
     )
+
+
+def _reshape_value(node: Any, ins: list[_Value], opset: int) -> _Value | None:
+    """A data Reshape's output where its ``shape`` is known or bounded; else ``None`` (opaque).
+
+    ONNX's rule (Reshape-5 to 21, as onnxruntime and onnx.reference run it) is `reshape_shape`'s
+    with a 0 copying the data's dim unless ``allowzero=1``, but a -1 only beside no dim of 0
+    (where OpenVINO makes it 1; a 0 of allowzero=1 beside a -1 is invalid by the spec). On
+    interval dims: the rules the sizes do not decide, and the output's hull
+    (`datamove.ir._bounds.reshaped`, OpenVINO's rule: ONNX's sizes lie within). `ValidationError`
+    for a rule broken.
+    """
+    layer = reshape_layer(node, opset)
+    if layer is None or len(ins) != 2 or ins[0].shape.rank is None:
+        return None
+    (data, target), rank = ins, ins[0].shape.rank
+    special = layer.data["special_zero"] == "true"
+    if target.value is not None and target.value.ndim == 1 and target.value.size <= SMALL:
+        values = [int(v) for v in target.value]
+        if special and values[rank:].count(0):
+            k = rank + values[rank:].index(0)
+            rule = f"has a 0 at index {k}, which copies no dim (allowzero=0): the data's rank is "
+            rule += str(rank)
+            raise ValidationError("Reshape", "shape", values, rule)
+        reshape_values(values, rank, special)
+        zero = Dimension(0)
+        if -1 in values and any(
+            v == 0 and (not special or data.shape[k] == zero) for k, v in enumerate(values)
+        ):
+            why = "a copy of the data's dim of 0" if special else "allowzero=1"
+            rule = f"holds -1 beside a 0 ({why}): ONNX infers a -1 only beside dims of 1 or more"
+            raise ValidationError("Reshape", "shape", values, rule)
+        if data.shape.is_static:
+            dims = reshape_shape(data.shape.to_shape(), values, special)
+            return _Value(PartialShape(list(dims)), data.etype)
+    got = reshaped(layer, [data.info(), target.info()])
+    return None if got is None else _Value(got.shape, data.etype)
 
 
 def _slice_hull(

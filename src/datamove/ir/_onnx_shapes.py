@@ -46,6 +46,7 @@ __all__ = [
     "node_attr",
     "onnx_type",
     "render",
+    "reshape_layer",
     "shape_terms",
     "shape_values",
     "value_terms",
@@ -454,11 +455,22 @@ def _range(_node: Any, ins: Sequence[Info], _opset: int) -> Info | None:
     return _bound(_layer("Range", 4, output_type=etype.name), ins)
 
 
-def _reshape(node: Any, ins: Sequence[Info], opset: int) -> Info | None:
+def reshape_layer(node: Any, opset: int) -> Layer | None:
+    """A Reshape-5 or later as the IR's Reshape-1 (``None`` before opset 5, or another allowzero).
+
+    A 0 copies the data's dim (``special_zero``) unless ``allowzero=1``.
+    """
     allow = node_attr(node, "allowzero", 0)
     if opset < 5 or allow not in (0, 1):
+        return None
+    return _layer("Reshape", 1, special_zero="true" if allow == 0 else "false")
+
+
+def _reshape(node: Any, ins: Sequence[Info], opset: int) -> Info | None:
+    layer = reshape_layer(node, opset)
+    if layer is None:
         raise _Refused
-    return _bound(_layer("Reshape", 1, special_zero="true" if allow == 0 else "false"), ins)
+    return _bound(layer, ins)
 
 
 def _expand(_node: Any, ins: Sequence[Info], _opset: int) -> Info | None:

@@ -977,7 +977,7 @@ def reshape_shape(
     ...
     datamove._errors.ValidationError: Reshape: shape=[0, 5] gives [2, 5] (10 elements), but...
     """
-    values, copied = _reshape_values(target, len(shape), special_zero)
+    values, copied = reshape_values(target, len(shape), special_zero)
     dims = [shape[k] if k in copied else v for k, v in enumerate(values)]
     size = math.prod(shape)
     if -1 in dims:
@@ -994,7 +994,7 @@ def reshape_shape(
     return tuple(dims)
 
 
-def _reshape_values(
+def reshape_values(
     target: Sequence[Any], rank: int, special_zero: bool
 ) -> tuple[list[int], set[int]]:
     """Reshape's ``shape`` values checked on data of ``rank``, and the indices of its copies."""
@@ -1065,7 +1065,7 @@ def _reshape_infer(layer: Layer, ins: list[Info], context: Context) -> list[Info
         unknown = PartialShape.dynamic(length.min) if length and length.is_static else None
         return [_view_info(layer, ins, context, None, unknown)]
     if rank is not None:  # the rules the sizes do not decide
-        _reshape_values(target, rank, special)
+        reshape_values(target, rank, special)
     etype = ins[0].etype
 
     def dims_of(shape: tuple[int, ...]) -> tuple[int, ...]:
