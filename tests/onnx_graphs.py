@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -238,3 +239,22 @@ def run_onnxruntime(model: Any, x: np.ndarray) -> dict[str, np.ndarray]:
     session = ort.InferenceSession(copy.SerializeToString(), so, providers=["CPUExecutionProvider"])
     names = [o.name for o in session.get_outputs()]
     return dict(zip(names, session.run(None, {"x": x}), strict=True))
+
+
+def torch_export(module: Any, shape: tuple[int, ...], path: Path, dynamic: bool = True) -> Any:
+    """``torch.onnx.export`` of ``module`` on zeros of ``shape``, input ``x``, every axis dynamic
+    (unless not ``dynamic``): the TorchScript exporter, which works offline, at opset 17."""
+    torch = pytest.importorskip("torch")
+    axes = {"x": dict(enumerate("abcdefgh"[: len(shape)]))} if dynamic else None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(
+            module,
+            (torch.zeros(shape),),
+            str(path),
+            input_names=["x"],
+            dynamic_axes=axes,
+            dynamo=False,
+            opset_version=17,
+        )
+    return onnx.load(str(path))

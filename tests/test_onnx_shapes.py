@@ -9,7 +9,6 @@ and exported by ``torch.onnx.export`` (the TorchScript exporter: it works offlin
 from __future__ import annotations
 
 import json
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -415,23 +414,6 @@ def _intermediates(model: Any) -> Any:
     return copy
 
 
-def _torch_export(module: Any, shape: tuple[int, ...], path: Path, dynamic: bool = True) -> Any:
-    torch = pytest.importorskip("torch")
-    axes = {"x": dict(enumerate("abcd"[: len(shape)]))} if dynamic else None
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        torch.onnx.export(
-            module,
-            (torch.zeros(shape),),
-            str(path),
-            input_names=["x"],
-            dynamic_axes=axes,
-            dynamo=False,
-            opset_version=17,
-        )
-    return onnx.load(str(path))
-
-
 def _modules() -> dict[str, Any]:
     torch = pytest.importorskip("torch")
 
@@ -550,7 +532,10 @@ def _helper_models() -> dict[str, Any]:
 
 
 def _all_models(tmp_path: Path) -> dict[str, Any]:
-    models = {n: _torch_export(m, (4, 9), tmp_path / f"{n}.onnx") for n, m in _modules().items()}
+    models = {
+        n: onnx_graphs.torch_export(m, (4, 9), tmp_path / f"{n}.onnx")
+        for n, m in _modules().items()
+    }
     return models | _helper_models()
 
 
@@ -657,7 +642,7 @@ def test_torch_s_tensor_split_tiles_hold_onnxruntime_s_values(tmp_path: Path) ->
         def forward(self, x: Any) -> Any:
             return x.tensor_split(3, 1)
 
-    model = _torch_export(Thirds(), (4, 9), tmp_path / "thirds.onnx")
+    model = onnx_graphs.torch_export(Thirds(), (4, 9), tmp_path / "thirds.onnx")
     tiles = [n.output[0] for n in model.graph.node if n.op_type == "Tile"]
     assert len(tiles) == 2  # what this test is about: torch writes them
     wide = onnx.ModelProto()
@@ -682,7 +667,7 @@ def test_explain_writes_a_tile_of_a_shape_value(tmp_path: Path) -> None:
 
 def test_a_static_export_folds_to_constants(tmp_path: Path) -> None:
     half = _modules()["half"]
-    model = _torch_export(half, (4, 9), tmp_path / "static.onnx", dynamic=False)
+    model = onnx_graphs.torch_export(half, (4, 9), tmp_path / "static.onnx", dynamic=False)
     read = ir.read_onnx(onnx_graphs.save(model, tmp_path))
     (info,) = read.explain()
     assert info["numpy"] == "x[:, :4]"

@@ -11,7 +11,6 @@ shape subgraphs), one conversion each.
 from __future__ import annotations
 
 import re
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -112,25 +111,6 @@ def _with_layer_ports(xml: Path, names: list[str], tmp_path: Path) -> tuple[Path
     return ov_models.save(model, tmp_path, "ports"), where
 
 
-def _export(fn: Any, example: tuple[int, ...], path: Path) -> Any:
-    """``torch.onnx.export`` (the TorchScript exporter: it works offline) of ``fn``, every
-    axis of its input ``x`` dynamic."""
-    torch_models = pytest.importorskip("torch_models")
-    axes = {"x": {k: f"d{k}" for k in range(len(example))}}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        torch.onnx.export(
-            torch_models.Fn(fn),
-            (torch.zeros(example),),
-            str(path),
-            input_names=["x"],
-            dynamic_axes=axes,
-            dynamo=False,
-            opset_version=17,
-        )
-    return onnx_graphs.onnx.load(str(path))
-
-
 def _session(model: Any) -> Any:
     ort = pytest.importorskip("onnxruntime")
     options = ort.SessionOptions()
@@ -145,7 +125,9 @@ def test_an_if_s_branch_not_taken_at_the_given_shapes_is_not_checked(tmp_path: P
     # x.shape[1] == 1 whose then branch squeezes. At [4,0] the condition is known false and
     # onnxruntime runs the else branch (an Identity: [4,0], as PyTorch's no-op squeeze), yet
     # check walked the then branch too and reported its Squeeze ("dim 1 of [4,0] is not 1").
-    model = _export(lambda x: x[:, :1].squeeze(1), (2, 6), tmp_path / "m.onnx")
+    model = onnx_graphs.torch_export(
+        torch_models.Fn(lambda x: x[:, :1].squeeze(1)), (2, 6), tmp_path / "m.onnx"
+    )
     assert "If" in [n.op_type for n in model.graph.node]
     read = ir.read_onnx(tmp_path / "m.onnx")
     for size, want in [((4, 0), (4, 0)), ((4, 3), (4,)), ((1, 1), (1,))]:
@@ -254,7 +236,7 @@ def test_exported_idioms_check_and_explain_as_onnxruntime_runs_them(
     tmp_path: Path, name: str
 ) -> None:
     fn, example = IDIOMS[name]
-    model = _export(fn, example, tmp_path / "m.onnx")
+    model = onnx_graphs.torch_export(torch_models.Fn(fn), example, tmp_path / "m.onnx")
     read = ir.read_onnx(tmp_path / "m.onnx")
     assert read.check().ok
     session = _session(_every_value(model))
