@@ -559,20 +559,9 @@ def numpy_index(
     return tuple(index)
 
 
-def _build(
-    shape: tuple[int, ...],
-    begin: Any,
-    end: Any,
-    stride: Any,
-    begin_mask: Any,
-    end_mask: Any,
-    new_axis_mask: Any,
-    shrink_axis_mask: Any,
-    ellipsis_mask: Any,
-) -> _plan.Plan:
-    """The plan of StridedSlice-1 on ``shape``: one NumPy basic index."""
-    masks = (begin_mask, end_mask, new_axis_mask, shrink_axis_mask, ellipsis_mask)
-    return _plan.single(numpy_index(shape, begin, end, stride, *masks))
+def _build(shape: tuple[int, ...], *params: Any) -> _plan.Plan:
+    """The plan of StridedSlice-1 on ``shape``: one NumPy basic index (``params`` in order)."""
+    return _plan.single(numpy_index(shape, *params))
 
 
 _CODE: Final = _plan.STRIDED_SLICE
