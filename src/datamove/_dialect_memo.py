@@ -23,6 +23,7 @@ import marshal
 from collections.abc import Callable
 from typing import Any, Final, TypeVar
 
+from datamove._memo import keep
 from datamove._shape import PartialShape
 
 __all__ = ["clear", "emitter", "parser"]
@@ -71,12 +72,6 @@ def _freeze(value: Any) -> Any:
     return _atom(value)
 
 
-def _keep(memo: dict[Any, Any], key: Any, value: Any) -> None:
-    if len(memo) >= _MAX_ENTRIES:
-        memo.clear()
-    memo[key] = value
-
-
 def parser(fn: F) -> F:
     """Memoize a classmethod that builds an immutable object from its arguments."""
     memo: dict[Any, Any] = {}
@@ -91,7 +86,7 @@ def parser(fn: F) -> F:
         hit = memo.get(key)
         if hit is None:
             hit = fn(cls, *args, **kwargs)
-            _keep(memo, key, hit)
+            keep(memo, key, hit, _MAX_ENTRIES)
         return hit
 
     return wrapper  # type: ignore[return-value]
@@ -129,7 +124,7 @@ def emitter(fn: F) -> F:
         out = fn(self, shape)
         blob = marshal.dumps(out)  # str, ints, None, lists, tuples, dicts: what emitters write
         if len(blob) <= _MAX_BLOB:
-            _keep(memo, key, blob)
+            keep(memo, key, blob, _MAX_ENTRIES)
         return out
 
     return wrapper  # type: ignore[return-value]

@@ -8,6 +8,9 @@ Arguments that cannot be keyed cheaply (arrays, odd types) bypass the memo.
 The memo is bounded by what it holds, by estimate (``_ITEM_BYTES`` per value of the key and per
 dimension of the result): at most ``_MAX_BYTES`` in all, and a call whose key and result would
 take more than ``_MAX_ENTRY_BYTES`` (a split into a million outputs) is not kept.
+
+`keep` is the store of the other bounded caches (the slicing memos, the IR's dims, shapes and
+shape plans, DirectML's feature-level texts): one entry more, and all dropped when full.
 """
 
 from __future__ import annotations
@@ -18,9 +21,11 @@ from typing import Any, Final, TypeVar
 
 from datamove._shape import Dimension, PartialShape, Unknown
 
-__all__ = ["clear", "memoize"]
+__all__ = ["clear", "keep", "memoize"]
 
 F = TypeVar("F", bound=Callable[..., Any])
+K = TypeVar("K")
+V = TypeVar("V")
 
 _MAX_ENTRIES: Final = 4096
 _ITEM_BYTES: Final = 64
@@ -34,6 +39,16 @@ def clear() -> None:
     """Empty every memo."""
     for clear_one in _CLEARS:
         clear_one()
+
+
+def keep(cache: dict[K, V], key: K, value: V, limit: int = _MAX_ENTRIES) -> None:
+    """Store ``value`` under ``key``, dropping them all when ``limit`` are held.
+
+    A bound: a file of endless distinct dims, or endless input shapes, cannot grow a cache.
+    """
+    if len(cache) >= limit:
+        cache.clear()
+    cache[key] = value
 
 
 def _freeze(value: Any) -> Any:

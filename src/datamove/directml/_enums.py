@@ -14,6 +14,7 @@ import re
 from typing import Any, ClassVar, Self, TypeVar
 
 from datamove._errors import DTypeError, ValidationError, a_kind
+from datamove._memo import keep
 
 __all__ = [
     "DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT",
@@ -273,10 +274,7 @@ class FeatureLevel(_CEnum, prefix="DML_FEATURE_"):
             return value
         if isinstance(value, str):
             if value not in _LEVEL_CACHE:
-                parsed = cls._parse_text(value).value
-                if len(_LEVEL_CACHE) >= _LEVEL_CACHE_MAX:
-                    _LEVEL_CACHE.clear()
-                _LEVEL_CACHE[value] = parsed
+                keep(_LEVEL_CACHE, value, cls._parse_text(value).value, _LEVEL_CACHE_MAX)
             return cls(_LEVEL_CACHE[value])
         return _parse_member(cls, value, "LEVEL_", "feature_level")
 

@@ -20,11 +20,12 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 from xml.etree.ElementTree import TreeBuilder, XMLParser
 
 from datamove._errors import ValidationError
 from datamove._files import kind, read_regular
+from datamove._memo import keep
 from datamove._shape import INT64_MAX, INT64_MIN, Dimension, PartialShape
 from datamove.ir._errors import IRError
 from datamove.ir._types import OPENVINO_PRECISIONS, OPENVINO_TYPE_NAMES
@@ -32,10 +33,8 @@ from datamove.ir._types import OPENVINO_PRECISIONS, OPENVINO_TYPE_NAMES
 if TYPE_CHECKING:
     from xml.etree.ElementTree import Element
 
-__all__ = ["Graph", "Layer", "Port", "keep", "parse_graph", "parse_shape_attr", "split_names"]
+__all__ = ["Graph", "Layer", "Port", "parse_graph", "parse_shape_attr", "split_names"]
 
-K = TypeVar("K")
-V = TypeVar("V")
 _MAX_NUMBER_CHARS: Final = 24  # longest decimal text an int64 (with sign and spaces) can need
 _MAX_SHOWN_LAYERS: Final = 5
 # The largest .xml read: an IR's .xml holds only the graph (its weights are in the .bin), and
@@ -246,16 +245,6 @@ def parse_dim(
     dim = _parse_dim_text(text, argument, layer, port)
     keep(_DIMS, text, dim)
     return dim
-
-
-def keep(cache: dict[K, V], key: K, value: V, limit: int = 4096) -> None:
-    """Store ``value`` under ``key``, dropping them all when ``limit`` are held.
-
-    A bound: a file of endless distinct dims, or endless input shapes, cannot grow a cache.
-    """
-    if len(cache) >= limit:
-        cache.clear()
-    cache[key] = value
 
 
 _DIMS: dict[str, Dimension] = {}

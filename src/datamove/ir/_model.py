@@ -24,6 +24,7 @@ from datamove._backends._foreign import DASK_UNKNOWN_CHUNKS
 from datamove._concat import concat, infer_concat
 from datamove._errors import DTypeError, ValidationError, a_kind, plural
 from datamove._files import open_regular, read_exactly
+from datamove._memo import keep
 from datamove._shape import Dimension, PartialShape, as_partial_shape
 from datamove.ir._bounds import (
     BOUNDERS,
@@ -56,7 +57,6 @@ from datamove.ir._graph import (
     Layer,
     Port,
     gc_paused,
-    keep,
     parse_graph,
     parse_shape_attr,
     split_names,
