@@ -31,6 +31,7 @@ from datamove._validation import as_int, as_int_vector, check_concrete, normaliz
 __all__ = [
     "infer_split",
     "infer_variadic_split",
+    "output_count",
     "plan_split",
     "plan_variadic_split",
     "split",
@@ -45,17 +46,14 @@ _NDARRAY: Final = np.ndarray
 
 
 # -- arguments -----------------------------------------------------------------------------------
-def _num_splits(value: Any) -> int:
-    n = as_int(SPLIT, "num_splits", value)
-    if n <= 0:
-        raise ValidationError(SPLIT, "num_splits", value, "must be greater than zero")
+def output_count(op: str, argument: str, value: Any, low: str = "must be greater than zero") -> int:
+    """A number of outputs, in ``[1, MAX_LENGTH]``; ``low`` is the rule broken below 1."""
+    n = as_int(op, argument, value)
+    if n < 1:
+        raise ValidationError(op, argument, value, low)
     if n > MAX_LENGTH:
-        raise ValidationError(
-            SPLIT,
-            "num_splits",
-            value,
-            f"is more than {MAX_LENGTH} (MAX_LENGTH), the most outputs datamove makes",
-        )
+        rule = f"is more than {MAX_LENGTH} (MAX_LENGTH), the most outputs datamove makes"
+        raise ValidationError(op, argument, value, rule)
     return n
 
 
@@ -276,7 +274,7 @@ def infer_split(shape: ShapeLike, axis: Any, num_splits: Any) -> tuple[PartialSh
     >>> print(infer_split([4, 6], UNKNOWN, 2)[0])
     [2..4,3..6]
     """
-    n = _num_splits(num_splits)
+    n = output_count(SPLIT, "num_splits", num_splits)
     ax = _split_axis(axis)
     ps = as_partial_shape(shape, SPLIT, "shape")
     if ps.rank is None:
@@ -396,7 +394,7 @@ def _unknown_axis(
 # -- execution -----------------------------------------------------------------------------------
 def _build_split(shape: tuple[int, ...], axis: Any, num_splits: Any) -> _plan.Plan:
     """The plan of Split-1 on ``shape``: ``num_splits`` equal cuts along ``axis``."""
-    n = _num_splits(num_splits)
+    n = output_count(SPLIT, "num_splits", num_splits)
     ax = _split_axis(axis)
     check_concrete(SPLIT, axis=ax)
     assert not isinstance(ax, Unknown)

@@ -69,7 +69,7 @@ from datamove._errors import (
     plural,
 )
 from datamove._shape import INT64_MAX, MAX_LENGTH, Dimension, ShapeLike, largest, sizes_text
-from datamove._split import variadic_lengths
+from datamove._split import output_count, variadic_lengths
 from datamove._validation import as_int, as_int_vector, describe
 
 __all__ = ["Splitting", "cuts_of_lengths", "onnx_split_version", "part_slicing"]
@@ -379,17 +379,7 @@ class Splitting:
     # -- parsers ---------------------------------------------------------------------------
     @staticmethod
     def _count(op: str, name: str, value: Any) -> int:
-        n = as_int(op, name, value)
-        if n < 1:
-            raise ValidationError(op, name, value, "must be at least 1")
-        if n > MAX_LENGTH:
-            raise ValidationError(
-                op,
-                name,
-                value,
-                f"is more than {MAX_LENGTH} (MAX_LENGTH), the most outputs datamove makes",
-            )
-        return n
+        return output_count(op, name, value, "must be at least 1")
 
     @staticmethod
     def _lengths_arg(op: str, name: str, value: Any, rest: bool = False) -> tuple[int, ...]:
