@@ -624,14 +624,7 @@ class Slicing:
     ) -> Slicing:
         """OpenVINO StridedSlice-1 parameters, as ``dm.strided_slice`` takes them."""
         p = checked_params(
-            begin,
-            end,
-            stride,
-            begin_mask=begin_mask,
-            end_mask=end_mask,
-            new_axis_mask=new_axis_mask,
-            shrink_axis_mask=shrink_axis_mask,
-            ellipsis_mask=ellipsis_mask,
+            begin, end, stride, begin_mask, end_mask, new_axis_mask, shrink_axis_mask, ellipsis_mask
         )
         for name, v in (("begin", p.begin), ("end", p.end), ("stride", p.stride)):
             if not isinstance(v, tuple):
