@@ -91,7 +91,7 @@ def read_back(target: str, value: Any, rank: int | None = None) -> dm.Slicing | 
     """The slicing a target's printed value describes; ``None`` where it has Unsqueeze/Squeeze.
 
     A Slice's axes counted from both ends (which the emitters write for ``x[:1, ..., :1]`` and
-    the parsers refuse without a rank) are counted from the front on ``rank``.
+    the parsers refuse without a rank) are read on ``rank``.
     """
     if target == "numpy":
         return dm.Slicing.from_numpy(value)
@@ -109,11 +109,9 @@ def read_back(target: str, value: Any, rank: int | None = None) -> dm.Slicing | 
     if target in names and [op for op, _ in value] == ["Slice"]:
         p = value[0][1]
         a, b, axes, c = (p[k] for k in names[target])
-        if rank is not None and min(axes) < 0 <= max(axes):
-            axes = [ax + rank if ax < 0 else ax for ax in axes]
         if target == "onnx":
-            return dm.Slicing.from_onnx(a, b, axes, c)
-        return dm.Slicing.from_slice(a, b, c, axes)
+            return dm.Slicing.from_onnx(a, b, axes, c, rank=rank)
+        return dm.Slicing.from_slice(a, b, c, axes, rank=rank)
     return None
 
 
@@ -330,6 +328,41 @@ def test_invalid_input_is_one_line_exit_1(argv: list[str], message: str) -> None
     assert err.startswith("datamove: error: ")
     assert err.count("\n") == 1
     assert message in err
+
+
+_MIXED = ["--start", "0,1", "--stop", "1,3", "--step", "1,1", "--axes", "-2,1", "--to", "numpy"]
+_UNKNOWN_RANK = (
+    "Slice: axes=[-2, 1] mixes axes counted from the front and from the back, neither listing "
+    "every axis up to its last; which axes they are depends on the rank, which was not given "
+    "(hint: pass the data's rank (or shape), or normalise the axes for it first)"
+)
+
+
+@pytest.mark.parametrize(
+    ("shape", "want"),
+    [
+        # --shape gives the rank: axis -2 is axis 0, as Slice-8 and ONNX Slice count it
+        (["--shape", "[?,?]"], (0, "x[:1, 1:3]\n", "")),
+        (["--shape", "2,5"], (0, "x[0:1, 1:3]\n", "")),
+        ([], (1, "", f"datamove: error: {_UNKNOWN_RANK}\n")),
+        (["--shape", "[...]"], (1, "", f"datamove: error: {_UNKNOWN_RANK}\n")),
+        (
+            ["--shape", "[?]"],
+            (1, "", "datamove: error: Slice: axes[0]=-2 is out of the tensor rank range [-1, 0]\n"),
+        ),
+        (
+            ["--shape", "[?,?,?]"],
+            (1, "", "datamove: error: Slice: axes=[-2, 1] lists axis 1 twice\n"),
+        ),
+    ],
+    ids=["[?,?]", "2,5", "no shape", "[...]", "rank 1", "rank 3"],
+)
+def test_axes_from_both_ends_count_from_the_back_on_the_rank_of_the_shape(
+    shape: list[str], want: tuple[int, str, str]
+) -> None:
+    # fixed: convert refused axes=[-2, 1] on [?,?], whose rank says they are axes 0 and 1
+    # (explain read them so); without a rank it refuses them as before
+    assert convert(["--from", "slice", *_MIXED, *shape]) == want
 
 
 def test_a_numpy_expression_alone_is_from_numpy_index() -> None:

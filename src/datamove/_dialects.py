@@ -82,7 +82,7 @@ from datamove._strided_slice import (
     strided_slice,
     takes_whole,
 )
-from datamove._validation import as_int_vector
+from datamove._validation import as_int, as_int_vector, normalize_axis
 
 __all__ = ["Cut", "Slicing"]
 
@@ -385,9 +385,19 @@ def _parse(op: str, text: str) -> tuple[Any, ...]:
 
 
 def _slice_entries(
-    op: str, names: tuple[str, str, str, str], start: Any, stop: Any, step: Any, axes: Any
+    op: str,
+    names: tuple[str, str, str, str],
+    start: Any,
+    stop: Any,
+    step: Any,
+    axes: Any,
+    rank: Any,
 ) -> tuple[Any, ...]:
-    """Slice-8 / ONNX Slice: per listed axis, in the normal form (clamping: OpenVINO's)."""
+    """Slice-8 / ONNX Slice: per listed axis, in the normal form (clamping: OpenVINO's).
+
+    With a ``rank``, each listed axis must be in ``[-rank, rank)``, and one from the back is
+    the axis ``rank + axis`` (both operators' rule).
+    """
     b = as_int_vector(op, names[0], start)
     e = as_int_vector(op, names[1], stop)
     s = (1,) * len(b) if step is None else as_int_vector(op, names[2], step)
@@ -395,6 +405,12 @@ def _slice_entries(
     others = ((names[1], stop, e), (names[2], step, s), (names[3], axes, a))
     check_lengths(op, names[0], len(b), others, "; they need the same number of values")
     check_each(op, names[2], s, lambda x: x != 0, "is zero; a step must be non-zero")
+    if rank is not None:
+        r = as_int(op, "rank", rank)
+        if not 0 <= r <= MAX_LENGTH:
+            raise ValidationError(op, "rank", rank, f"must be in [0, {MAX_LENGTH}] (MAX_LENGTH)")
+        if axes is not None:
+            a = tuple(normalize_axis(op, f"{names[3]}[{i}]", v, v, r) for i, v in enumerate(a))
     if len(set(a)) != len(a):
         first = next(v for v in a if a.count(v) > 1)
         raise ValidationError(op, names[3], axes, f"lists axis {first} twice")
@@ -411,7 +427,7 @@ def _slice_entries(
     # fewer than len(front) + len(back) axes, some axis from the back is one from the front
     # (Slice refuses the repeat, as NumPy refuses too many indices) when either end lists every
     # axis up to its last (axes=[0, -1], or [0, 1, -3]); otherwise ([2, -3] names axes 2 and 0
-    # on rank 3) which axes they are depends on the rank, which a slicing does not know.
+    # on rank 3) which axes they are depends on the rank, which was not given.
     listed_back = sum(1 for ax in a if ax < 0)
     if len(a) - listed_back < len(front) and listed_back < len(back):
         raise ValidationError(
@@ -419,9 +435,8 @@ def _slice_entries(
             names[3],
             axes,
             "mixes axes counted from the front and from the back, neither listing every axis "
-            "up to its last; which axes they are depends on the rank, which a slicing does not "
-            "know",
-            hint="normalise the axes for the data's rank first",
+            "up to its last; which axes they are depends on the rank, which was not given",
+            hint="pass the data's rank (or shape), or normalise the axes for it first",
         )
     return (*front, Ellipsis, *back)
 
@@ -663,18 +678,40 @@ class Slicing:
 
     @classmethod
     @_memo.parser
-    def from_slice(cls, start: Any, stop: Any, step: Any, axes: Any = None) -> Slicing:
-        """OpenVINO Slice-8 parameters, as ``dm.slice`` takes them."""
-        return cls._made(
-            _slice_entries("Slice", ("start", "stop", "step", "axes"), start, stop, step, axes)
-        )
+    def from_slice(
+        cls, start: Any, stop: Any, step: Any, axes: Any = None, *, rank: Any = None
+    ) -> Slicing:
+        """OpenVINO Slice-8 parameters, as ``dm.slice`` takes them.
+
+        An axis from the back (``axes=[-1]``) is the axis ``rank + axis`` of the data. Without
+        ``rank`` (the data's, where known) axes from both ends are read where one end lists
+        every axis up to its last (``[0, -1]``: ``x[a, ..., b]``); otherwise (``[-2, 1]``) which
+        axes they are depends on the rank, and a ``ValidationError`` asks for it. With ``rank``,
+        each axis must be in ``[-rank, rank)`` (an ``AxisError`` otherwise).
+
+        Examples
+        --------
+        >>> import datamove as dm
+        >>> dm.Slicing.from_slice([0, 0], [1, 2], [1, 1], axes=[-2, 1], rank=2).to_numpy()
+        'x[:1, :2]'
+        >>> dm.Slicing.from_slice([1, 0], [2, 3], [1, 1], axes=[0, -1]).to_numpy()
+        'x[1:2, ..., :3]'
+        """
+        names = ("start", "stop", "step", "axes")
+        return cls._made(_slice_entries("Slice", names, start, stop, step, axes, rank))
 
     @classmethod
     @_memo.parser
-    def from_onnx(cls, starts: Any, ends: Any, axes: Any = None, steps: Any = None) -> Slicing:
-        """ONNX Slice-10/11/13 inputs (the spec's clamping, OpenVINO's; onnxruntime's)."""
+    def from_onnx(
+        cls, starts: Any, ends: Any, axes: Any = None, steps: Any = None, *, rank: Any = None
+    ) -> Slicing:
+        """ONNX Slice-10/11/13 inputs (the spec's clamping, OpenVINO's; onnxruntime's).
+
+        ``axes`` and ``rank`` as in `from_slice`: the spec counts a negative axis from the
+        back, ``rank + axis``, and accepts ``[-rank, rank)``.
+        """
         names = ("starts", "ends", "steps", "axes")
-        return cls._made(_slice_entries("ONNX Slice", names, starts, ends, steps, axes))
+        return cls._made(_slice_entries("ONNX Slice", names, starts, ends, steps, axes, rank))
 
     @classmethod
     @_memo.parser

@@ -95,8 +95,11 @@ def _bits(text: str, dest: str) -> int:
         ) from None
 
 
-def _operation(source: str, given: dict[str, Any]) -> Slicing | Splitting:
-    """What the ``--from`` parameters describe (``ValidationError`` where invalid)."""
+def _operation(source: str, given: dict[str, Any], rank: int | None) -> Slicing | Splitting:
+    """What the ``--from`` parameters describe (``ValidationError`` where invalid).
+
+    ``rank`` is ``--shape``'s, where known: a Slice's axes from the back count from it.
+    """
     if source == "numpy":
         return Slicing.from_numpy(given["index"])
 
@@ -120,6 +123,8 @@ def _operation(source: str, given: dict[str, Any]) -> Slicing | Splitting:
     if source == "tf" and all(INT64_MIN <= v <= INT64_MAX for v in values[0]):
         values[0] = np.array(values[0], np.int64)  # the numbers as written, as --to tf writes them
     make: Callable[..., Slicing] = getattr(Slicing, "from_" + source.replace("-", "_"))
+    if source in ("slice", "onnx"):
+        return make(*values, rank=rank)
     return make(*values, **masks)
 
 
@@ -248,6 +253,7 @@ def _run(args: argparse.Namespace) -> int:
             "--from DIALECT is required, or an expression such as 'x[1:, ::-1]' or "
             "'torch.chunk(x, 3, 1)'"
         )
+    shape = PartialShape(None) if args.shape is None else PartialShape.parse(args.shape)
     if op is None:
         required, optional = SOURCES[args.source]
         stray = [d for d in given if d not in required + optional]
@@ -264,7 +270,7 @@ def _run(args: argparse.Namespace) -> int:
         if missing:
             need = ", ".join(_option(d) for d in missing)
             parser.error(f"--from {args.source} needs {need}")
-        op = _operation(args.source, given)
+        op = _operation(args.source, given, shape.rank)
     split = isinstance(op, Splitting)
     table = _dialect_text.SPLIT_DIALECTS if split else _dialect_text.SLICING_DIALECTS
     if args.target not in table:
@@ -272,9 +278,8 @@ def _run(args: argparse.Namespace) -> int:
             f"--to {args.target} does not write a {'split' if split else 'slicing'}; "
             f"the dialects of one are {', '.join(table)}"
         )
-    shape = None if args.shape is None else str(PartialShape.parse(args.shape))
     try:
-        value = _dialect_text.emit(op, args.target, shape)
+        value = _dialect_text.emit(op, args.target, None if args.shape is None else str(shape))
     except NotExpressible as exc:
         entry = {"error": str(exc), "witness": exc.witness}
         print(f"datamove: error: {_dialect_text.reason(entry, split)}", file=sys.stderr)

@@ -784,11 +784,10 @@ def slice_slicing(
     """A Slice-8 of these parameters on ``shape`` as a `Slicing`, for `datamove explain`.
 
     Its axes are counted from the front where the rank is known (``[0, -1]`` on rank 3 is
-    ``x[a, :, b]``, not ``x[a, ..., b]``; a `Slicing` of ``[0, -2, 2]`` would need the rank).
+    ``x[a, :, b]``, not ``x[a, ..., b]``; ``[0, -2, 2]`` needs the rank): `Slicing.from_slice`'s
+    ``rank``.
     """
-    if axes is not None and shape.rank is not None:
-        axes = [a + shape.rank if a < 0 else a for a in axes]
-    return Slicing.from_slice(start, stop, step, axes)
+    return Slicing.from_slice(start, stop, step, axes, rank=shape.rank)
 
 
 def add_algebra(info: dict[str, Any], slicing: Callable[[], Slicing], shape: PartialShape) -> None:
