@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import datamove as dm
 from datamove.cli import main
@@ -124,6 +125,86 @@ def test_an_expression_alone_is_explain_numpy() -> None:
         "identity:     the output is x unchanged on every shape [?,2..10] allows\n"
     )
     assert explain(["numpy", *argv]) == (code, out, err)
+
+
+def _numpy_line(out: str) -> str:
+    return (
+        next(x for x in out.splitlines() if x.startswith("NumPy:")).removeprefix("NumPy:").strip()
+    )
+
+
+@pytest.mark.parametrize(
+    ("shape", "begin", "want"),
+    [
+        ("[4,5]", [-1], "x[3]"),
+        ("[4,5]", [-4, -1], "x[0, 4]"),
+        ("[4,5]", [2, 1], "x[2, 1]"),
+        # on an axis that is not static only the negative index says it for every size
+        ("[?,5]", [-1, -2], "x[-1, 3]"),
+        ("[2..4,5]", [-1, -2], "x[-1, 3]"),
+    ],
+)
+def test_a_shrunk_index_is_written_as_explain_writes_the_numpy_index(
+    shape: str, begin: list[int], want: str
+) -> None:
+    # explain strided-slice wrote x[-1] on [4,5] where explain 'x[-1]' wrote x[3]
+    ints = ",".join(map(str, begin))
+    expr = f"x[{', '.join(map(str, begin))}]"
+    code, out, err = explain([expr, "--shape", shape])
+    assert (code, err, _numpy_line(out)) == (0, "", want)
+    argv = ["strided-slice", "--shape", shape, "--begin", ints, "--end", ",".join("0" * len(begin))]
+    code, out, err = explain([*argv, "--shrink-axis-mask", ",".join("1" * len(begin))])
+    assert (code, err, _numpy_line(out)) == (0, "", want)
+
+
+@st.composite
+def shrinks_and_cuts(draw: st.DrawFn) -> tuple[tuple[int, ...], str, list[str]]:
+    """A static shape, and an index of shrinks and cuts (positive steps: NumPy's clamping and
+    OpenVINO's agree) as a NumPy expression and as StridedSlice options."""
+    shape = tuple(draw(st.lists(st.integers(0, 5), min_size=1, max_size=3)))
+    n = draw(st.integers(1, len(shape)))
+    parts, begin, end, stride, masks = [], [], [], [], {"begin": [], "end": [], "shrink-axis": []}
+    bound = st.none() | st.integers(-7, 7)
+    for size in shape[:n]:
+        if size and draw(st.booleans()):
+            k = draw(st.integers(-size, size - 1))
+            parts.append(str(k))
+            begin.append(k)
+            end.append(k + 1)
+            stride.append(1)
+            bits = (0, 0, 1)
+        else:
+            a, b, c = draw(bound), draw(bound), draw(st.integers(1, 3))
+            parts.append(f"{'' if a is None else a}:{'' if b is None else b}:{c}")
+            begin.append(a or 0)
+            end.append(b or 0)
+            stride.append(c)
+            bits = (int(a is None), int(b is None), 0)
+        for mask, bit in zip(masks.values(), bits, strict=True):
+            mask.append(bit)
+    ints = lambda v: ",".join(map(str, v))  # noqa: E731
+    options = ["--begin", ints(begin), "--end", ints(end), "--stride", ints(stride)]
+    for m, bits in masks.items():
+        options += [f"--{m}-mask", ints(bits)]
+    return shape, f"x[{', '.join(parts)}]", options
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(case=shrinks_and_cuts())
+def test_explain_strided_slice_and_explain_expr_print_one_numpy_text_on_a_static_shape(
+    case: tuple[tuple[int, ...], str, list[str]],
+) -> None:
+    shape, expr, options = case
+    given_shape = ",".join(map(str, shape))
+    code, out, err = explain([expr, "--shape", given_shape])
+    assert (code, err) == (0, "")
+    code2, out2, err2 = explain(["strided-slice", "--shape", given_shape, *options])
+    assert (code2, err2) == (0, "")
+    text = _numpy_line(out)
+    assert _numpy_line(out2) == text, (expr, options)
+    x = np.arange(int(np.prod(shape))).reshape(shape)
+    want = eval(expr, {"x": x})  # noqa: S307 - the drawn index, in a test
+    np.testing.assert_array_equal(eval(text, {"x": x}), want)  # noqa: S307 - our own output
 
 
 def test_without_a_shape_every_rank_is_allowed() -> None:

@@ -439,9 +439,11 @@ def numpy_answer(slicing: Slicing, shape: PartialShape) -> tuple[str | None, str
     the elements it takes alone (one text for every equivalent cut): its first, its step and the
     place of the next (``1:5:2`` on 8, where convert writes ``1:4:2``), one element or none with
     step 1 (``0::-1`` of the operator is ``:1``), each bound the size makes redundant left out
-    (``7::-1`` on 8 is ``::-1``); trailing whole axes are dropped (``x[1:, :]`` is ``x[1:]``; not
-    after an ellipsis: ``x[..., ::-1, :]``). Where no index is exact, ``(None, reason)`` in
-    convert's words, with its witness.
+    (``7::-1`` on 8 is ``::-1``), and an index as the element it takes (``-1`` on 4 is ``3``; on
+    an axis that is not static a negative index stays, the one text for every size); trailing
+    whole axes are dropped (``x[1:, :]`` is ``x[1:]``; not after an ellipsis:
+    ``x[..., ::-1, :]``). Where no index is exact, ``(None, reason)`` in convert's words, with
+    its witness.
 
     Examples
     --------
@@ -449,6 +451,8 @@ def numpy_answer(slicing: Slicing, shape: PartialShape) -> tuple[str | None, str
     ('x[0:1]', None)
     >>> numpy_answer(Slicing.from_slice([0, 0], [2**63 - 1, -2**63], [1, -1]), PartialShape([4, 6]))
     ('x[:, :1]', None)
+    >>> numpy_answer(Slicing.from_numpy("x[-1, -2]"), PartialShape.parse("[?,5]"))
+    ('x[-1, 3]', None)
     >>> print(numpy_answer(Slicing.from_numpy("x[-2::-2]", clamping="openvino"),
     ...                    PartialShape.parse("[?]"))[1])  # doctest: +ELLIPSIS
     shape [?] allows sizes 1..1 of axis 0, where -2::-2 selects ... (witness: shape [1])
@@ -480,6 +484,8 @@ def numpy_answer(slicing: Slicing, shape: PartialShape) -> tuple[str | None, str
                 stop = None if nxt < 0 else nxt
                 a = None if r[:stop:step] == want else start  # each bound left out
                 short = Cut(a, None if r[a::step] == want else stop, step)
+            elif type(x) is int and x < 0 and dim.is_static:  # in range: _cuts checked it
+                short = x + dim.get_length()  # x[-1] on 4 is x[3]; on [?] only -1 says it
         parts.append(entries_text([short])[2:-1])  # x[...]'s text of this one entry
     while parts and parts[-1] == ":" and Ellipsis not in entries:  # x[1:, :] is x[1:]
         parts.pop()
