@@ -175,14 +175,27 @@ BAD = [
         _reshape([3, 2], False),
         [4, 2],
         [2, 3],
-        r"gives \[4, 2\] \(8 elements\), but the data's shape \[2, 3\] has 6",
+        (
+            r"gives \[4, 2\] \(8 elements\), but the data's shape \[2, 3\] has 6 "
+            r"\(hint: no element may be added\)"
+        ),
+    ),
+    (  # the hint said "added" in this direction too
+        "reshape fewer elements",
+        _reshape([3, 2], False),
+        [2, 2],
+        [2, 3],
+        (
+            r"gives \[2, 2\] \(4 elements\), but the data's shape \[2, 3\] has 6 "
+            r"\(hint: no element may be dropped\)"
+        ),
     ),
     (
         "reshape -1 that does not divide",
         _reshape([3, 2], False),
         [4, -1],
         [2, 3],
-        r"gives \[4, 1\] \(4 elements\)",
+        r"gives \[4, 1\] \(4 elements\), .* \(hint: no element may be dropped\)",
     ),
     ("transpose repeated", _transpose([2, 1, 0]), [0, 0, 1], [2, 3, 4], "holds 0 twice"),
     ("transpose out of range", _transpose([2, 1, 0]), [0, 1, 3], [2, 3, 4], "holds 3 out of"),
@@ -294,7 +307,14 @@ def test_values_read_at_run_time(
     ("op", "values", "says"),
     [
         ("Reshape", [-1, -1], r"Reshape: shape=\[-1, -1\] holds -1 twice"),
-        ("Reshape", [5, -1], r"Reshape: shape=\[5, -1\] gives \[5, 4\] \(20 elements\), but"),
+        (
+            "Reshape",
+            [5, -1],
+            (
+                r"Reshape: shape=\[5, -1\] gives \[5, 4\] \(20 elements\), but .* has 24 "
+                r"\(hint: no element may be dropped\)"
+            ),
+        ),
         ("Transpose", [0, 1, 3], r"Transpose: input_order=\[0, 1, 3\] holds 3 out of range"),
         ("Transpose", [0, 1, 1], r"Transpose: input_order=\[0, 1, 1\] holds 1 twice"),
     ],

@@ -976,6 +976,10 @@ def reshape_shape(
     Traceback (most recent call last):
     ...
     datamove._errors.ValidationError: Reshape: shape=[0, 5] gives [2, 5] (10 elements), but...
+    >>> reshape_shape((2, 3), [-1, 4], False)  # -1 is 6 // 4
+    Traceback (most recent call last):
+    ...
+    datamove._errors.ValidationError: ... has 6 (hint: no element may be dropped)
     """
     values, copied = reshape_values(target, len(shape), special_zero)
     dims = [shape[k] if k in copied else v for k, v in enumerate(values)]
@@ -984,12 +988,14 @@ def reshape_shape(
         rest = math.prod(d for k, d in enumerate(dims) if d != -1 and k not in copied)
         whole = math.prod(d for k, d in enumerate(shape) if k not in copied)
         dims[dims.index(-1)] = whole // rest if rest else 1
-    if math.prod(dims) != size:
+    count = math.prod(dims)
+    if count != size:
         rule = (
-            f"gives {dims} ({plural(math.prod(dims), 'element')}), but the data's shape "
-            f"{list(shape)} has {size}"
+            f"gives {dims} ({plural(count, 'element')}), but the data's shape {list(shape)} "
+            f"has {size}"
         )
-        raise ValidationError("Reshape", "shape", values, rule, hint="no element may be added")
+        hint = f"no element may be {'added' if count > size else 'dropped'}"
+        raise ValidationError("Reshape", "shape", values, rule, hint=hint)
     _check_view_rank("Reshape", len(dims))
     return tuple(dims)
 
