@@ -158,30 +158,42 @@ def test_a_shrunk_index_is_written_as_explain_writes_the_numpy_index(
 
 
 @st.composite
-def shrinks_and_cuts(draw: st.DrawFn) -> tuple[tuple[int, ...], str, list[str]]:
-    """A static shape, and an index of shrinks and cuts (positive steps: NumPy's clamping and
-    OpenVINO's agree) as a NumPy expression and as StridedSlice options."""
+def strided_indices(draw: st.DrawFn) -> tuple[tuple[int, ...], str, list[str]]:
+    """A static shape, and an index of cuts (positive steps: NumPy's clamping and OpenVINO's
+    agree), shrinks, new axes and one ellipsis at most, as a NumPy expression and as
+    StridedSlice options."""
     shape = tuple(draw(st.lists(st.integers(0, 5), min_size=1, max_size=3)))
-    n = draw(st.integers(1, len(shape)))
-    parts, begin, end, stride, masks = [], [], [], [], {"begin": [], "end": [], "shrink-axis": []}
+    kinds = draw(st.lists(st.sampled_from("csne"), min_size=1, max_size=len(shape) + 2))
+    kinds = [k if k != "e" or kinds.index("e") == i else "n" for i, k in enumerate(kinds)]
+    while sum(k in "cs" for k in kinds) > len(shape):
+        kinds[kinds.index("s") if "s" in kinds else kinds.index("c")] = "n"
+    ell = kinds.index("e") if "e" in kinds else len(kinds)
+    parts, begin, end, stride = [], [], [], []
+    masks: dict[str, list[int]] = {m: [] for m in ("begin", "end", "shrink-axis", "new-axis")}
+    masks["ellipsis"] = [int(k == "e") for k in kinds]
     bound = st.none() | st.integers(-7, 7)
-    for size in shape[:n]:
-        if size and draw(st.booleans()):
-            k = draw(st.integers(-size, size - 1))
-            parts.append(str(k))
-            begin.append(k)
-            end.append(k + 1)
-            stride.append(1)
-            bits = (0, 0, 1)
-        else:
+    axes = [sum(k in "cs" for k in kinds[:i]) for i in range(len(kinds))]
+    axes = [
+        a if i <= ell else a - sum(k in "cs" for k in kinds) + len(shape)
+        for i, a in enumerate(axes)
+    ]
+    kinds = [k if k != "s" or shape[a] else "c" for k, a in zip(kinds, axes, strict=True)]
+    for k, axis in zip(kinds, axes, strict=True):
+        a, b, c = None, None, 1
+        if k == "s":
+            a = draw(st.integers(-shape[axis], shape[axis] - 1))
+            parts.append(str(a))
+        elif k == "c":
             a, b, c = draw(bound), draw(bound), draw(st.integers(1, 3))
             parts.append(f"{'' if a is None else a}:{'' if b is None else b}:{c}")
-            begin.append(a or 0)
-            end.append(b or 0)
-            stride.append(c)
-            bits = (int(a is None), int(b is None), 0)
-        for mask, bit in zip(masks.values(), bits, strict=True):
-            mask.append(bit)
+        else:
+            parts.append("None" if k == "n" else "...")
+        begin.append(a or 0)
+        end.append(a + 1 if k == "s" and a is not None else b or 0)
+        stride.append(c)
+        bits = {"begin": k == "c" and a is None, "end": k == "c" and b is None}
+        for m, bit in {**bits, "shrink-axis": k == "s", "new-axis": k == "n"}.items():
+            masks[m].append(int(bit))
     ints = lambda v: ",".join(map(str, v))  # noqa: E731
     options = ["--begin", ints(begin), "--end", ints(end), "--stride", ints(stride)]
     for m, bits in masks.items():
@@ -190,7 +202,7 @@ def shrinks_and_cuts(draw: st.DrawFn) -> tuple[tuple[int, ...], str, list[str]]:
 
 
 @settings(max_examples=examples(100), deadline=None)
-@given(case=shrinks_and_cuts())
+@given(case=strided_indices())
 def test_explain_strided_slice_and_explain_expr_print_one_numpy_text_on_a_static_shape(
     case: tuple[tuple[int, ...], str, list[str]],
 ) -> None:

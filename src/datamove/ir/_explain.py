@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 
 from datamove._concat import concat_shape
-from datamove._dialects import NUMPY, Cut, Slicing, addressed, entries_text
+from datamove._dialects import NUMPY, WHOLE, Cut, Slicing, addressed, entries_text
 from datamove._errors import NotExpressible, ValidationError
 from datamove._shape import Dimension, PartialShape, Unknown, largest
 from datamove._slice import infer_slice
@@ -440,10 +440,11 @@ def numpy_answer(slicing: Slicing, shape: PartialShape) -> tuple[str | None, str
     place of the next (``1:5:2`` on 8, where convert writes ``1:4:2``), one element or none with
     step 1 (``0::-1`` of the operator is ``:1``), each bound the size makes redundant left out
     (``7::-1`` on 8 is ``::-1``), and an index as the element it takes (``-1`` on 4 is ``3``; on
-    an axis that is not static a negative index stays, the one text for every size); trailing
-    whole axes are dropped (``x[1:, :]`` is ``x[1:]``; not after an ellipsis:
-    ``x[..., ::-1, :]``). Where no index is exact, ``(None, reason)`` in convert's words, with
-    its witness.
+    an axis that is not static a negative index stays, the one text for every size). On a
+    known rank, as in the canonical form, an ellipsis is the whole axes it stands for
+    (``x[..., ::-1]`` on ``[3,4]`` is ``x[:, ::-1]``) and trailing whole axes are dropped
+    (``x[1:, :]`` is ``x[1:]``). Where no index is exact, ``(None, reason)`` in convert's
+    words, with its witness.
 
     Examples
     --------
@@ -466,13 +467,15 @@ def numpy_answer(slicing: Slicing, shape: PartialShape) -> tuple[str | None, str
         return None, f"shape {shape} {exc.rule}{seen}"
     if shape.rank is None or not entries:
         return entries_text(entries), None
+    if Ellipsis in entries:  # the axes it stands for, spelled out as the canonical form is
+        k = entries.index(Ellipsis)
+        whole = [WHOLE] * (shape.rank - addressed(entries))
+        entries = [*entries[:k], *whole, *entries[k + 1 :]]
     parts: list[str] = []
     axis = 0
     for x in entries:
         short = x
-        if x is Ellipsis:
-            axis += shape.rank - addressed(entries)
-        elif x is not None:
+        if x is not None:
             dim = shape.dims[axis]
             axis += 1
             if isinstance(x, Cut) and dim.is_static:  # written from the elements it takes
@@ -487,7 +490,7 @@ def numpy_answer(slicing: Slicing, shape: PartialShape) -> tuple[str | None, str
             elif type(x) is int and x < 0 and dim.is_static:  # in range: _cuts checked it
                 short = x + dim.get_length()  # x[-1] on 4 is x[3]; on [?] only -1 says it
         parts.append(entries_text([short])[2:-1])  # x[...]'s text of this one entry
-    while parts and parts[-1] == ":" and Ellipsis not in entries:  # x[1:, :] is x[1:]
+    while parts and parts[-1] == ":":  # x[1:, :] is x[1:]
         parts.pop()
     return f"x[{', '.join(parts) or '...'}]", None
 
