@@ -12,9 +12,10 @@ attributes that operator's schema refuses (`_schema_fault`), is a problem and op
 Otherwise a node of the default domain is one of:
 
 - **checked** (`CHECKED`, SplitToSequence then SequenceAt of a constant position, read as a
-  split: `SEQUENCE_NODES`, and a Reshape whose shape is known or bounded): its outputs inferred
-  by ONNX's rules (`Slicing.from_onnx`, `Splitting.from_onnx`, `datamove.infer_concat`'s rule,
-  `_reshape_value`) and compared with the file's;
+  split: `SEQUENCE_NODES`, a Reshape whose shape is known or bounded and a data Gather of
+  constant indices: `_ONE_OUTPUT`): its outputs inferred by ONNX's rules (`Slicing.from_onnx`,
+  `Splitting.from_onnx`, `datamove.infer_concat`'s rule, `_reshape_value`, `_gather_value`)
+  and compared with the file's;
 - a **constant** (an initializer, a ``Constant`` node): its values read where small;
 - of a **shape subgraph** (`datamove.ir._onnx_shapes`): translated into the IR layer that
   computes the same and evaluated by `datamove.ir._bounds.bound_layer`, exactly or as interval
@@ -61,6 +62,7 @@ from datamove._errors import ValidationError, plural, show
 from datamove._files import read_regular
 from datamove._shape import Dimension, PartialShape, as_partial_shape
 from datamove._splitting import Splitting, onnx_split_version
+from datamove._validation import normalize_axis
 from datamove.ir._bounds import reshaped
 from datamove.ir._errors import ONNXError
 from datamove.ir._errors import where as place_of
@@ -88,6 +90,8 @@ from datamove.ir._onnx_shapes import (
     Term,
     axes_fault,
     etype_name,
+    gather_index_fault,
+    gather_shape,
     node_attr,
     onnx_type,
     render,
@@ -548,9 +552,10 @@ class ONNXModel:
                     outs = self._infer(node, kind, ins, self.opset)
                 except ValidationError as exc:
                     problems.append(Problem(getattr(exc, "kind", "operator"), str(exc), *where))
-            elif kind == "Reshape" and fault is None:  # checked where its shape is known
+            elif kind in _ONE_OUTPUT and fault is None:  # checked where its parameter is known
                 try:
-                    outs = [view] if (view := _reshape_value(node, ins, self.opset or 0)) else None
+                    view = _ONE_OUTPUT[kind](node, ins, self.opset or 0)
+                    outs = [view] if view else None
                 except ValidationError as exc:
                     problems.append(Problem(getattr(exc, "kind", "operator"), str(exc), *where))
                     outs = []  # its output as declared
@@ -756,8 +761,8 @@ class ONNXModel:
                 elif kind in CHECKED:
                     found.checked[kind] += 1
                     outs = [*self._infer(inner, kind, ins, opset)]
-                elif kind == "Reshape":
-                    outs = [_reshape_value(inner, ins, opset or 0)]
+                elif kind in _ONE_OUTPUT:
+                    outs = [_ONE_OUTPUT[kind](inner, ins, opset or 0)]
                     found.checked.update([kind] if outs[0] else [])
                 elif kind in VIEWS and (shape := ins[0].shape).rank is not None:
                     axes = _view_axes(inner, ins, opset or 0)
@@ -1495,6 +1500,45 @@ def _reshape_value(node: Any, ins: list[_Value], opset: int) -> _Value | None:
             return _Value(PartialShape(list(dims)), data.etype)
     got = reshaped(layer, [data.info(), target.info()])
     return None if got is None else _Value(got.shape, data.etype)
+
+
+def _gather_value(node: Any, ins: list[_Value], _opset: int) -> _Value | None:
+    """A data Gather's output where its ``indices`` are known; else ``None`` (opaque).
+
+    ONNX's rule (Gather-1, 11, 13, as onnxruntime and onnx.reference run it): ``axis`` an axis
+    of the data's rank, each index in ``[-d, d - 1]`` of the data's dim ``d`` on it (on an
+    interval dim, a problem only where no size fits it: `gather_index_fault`); the output is
+    ``data.shape[:axis] + indices.shape + data.shape[axis + 1:]`` (`gather_shape`). A Gather of
+    a shape subgraph's value (its data known or bounded) is that subgraph's
+    (`datamove.ir._onnx_shapes`), not read here. `ValidationError` for a rule broken.
+    """
+    if len(ins) != 2 or ins[0].shape.rank is None or bounds_of(ins[0].info()) is not None:
+        return None
+    (data, indices), rank = ins, ins[0].shape.rank
+    values = indices.value
+    if values is None or values.dtype.kind not in "iu" or values.size > SMALL:
+        return None
+    axis = node_attr(node, "axis", 0)
+    axis = normalize_axis("Gather", "axis", axis, axis, rank)
+    dim = data.shape[axis]
+    bad = gather_index_fault([int(v) for v in values.reshape(-1)], dim.max)
+    if bad is not None:
+        n = dim.min
+        rule = f"holds {bad}, out of range [{-n}, {n - 1}] of data.shape[{axis}] = {n}"
+        if not dim.is_static:
+            of = f"data.shape[{axis}] = d for every d in {dim}"
+            rule = f"holds {bad}, out of range [-d, d - 1] of {of}"
+        rule += ": onnxruntime refuses it at run time"
+        raise ValidationError("Gather", "indices", values.tolist(), rule)
+    got = gather_shape(data.info(), indices.info(), axis)
+    return None if got is None else _Value(got.shape, data.etype)
+
+
+# The nodes of one output checked where a parameter is known (else opaque): their rule
+_ONE_OUTPUT: Final[dict[str, Callable[[Any, list[_Value], int], _Value | None]]] = {
+    "Reshape": _reshape_value,
+    "Gather": _gather_value,
+}
 
 
 def _slice_hull(

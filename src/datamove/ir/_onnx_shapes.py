@@ -30,7 +30,7 @@ import numpy as np
 from datamove._errors import plural
 from datamove._shape import PartialShape
 from datamove._splitting import Splitting
-from datamove.ir._bounds import HUGE, bound_layer, wide_bounds
+from datamove.ir._bounds import HUGE, bound_layer, moved, wide_bounds
 from datamove.ir._graph import Layer, Port
 from datamove.ir._ops import SMALL, Info, bounds_of, with_bounds
 from datamove.ir._types import ELEMENT_TYPES
@@ -42,6 +42,9 @@ __all__ = [
     "axes_fault",
     "dim_term",
     "etype_name",
+    "gather_index_fault",
+    "gather_layer",
+    "gather_shape",
     "literal",
     "node_attr",
     "onnx_type",
@@ -173,6 +176,33 @@ def _shape(node: Any, ins: Sequence[Info], opset: int) -> Info | None:
     return with_bounds(PartialShape([len(lo[cut])]), got.etype, lo[cut], hi[cut], reach)
 
 
+def gather_layer() -> Layer:
+    """A Gather (1, 11, 13) as the IR's Gather-8 of ``batch_dims`` 0, its axis its third input."""
+    return _layer("Gather", 8, batch_dims="0")
+
+
+def gather_index_fault(indices: Sequence[int], most: int | None) -> int | None:
+    """The first of a Gather's ``indices`` out of range for every size up to ``most`` of its axis.
+
+    ONNX's range (Gather-11 on; onnxruntime and onnx.reference read Gather-1 so too) is
+    ``[-size, size - 1]``: an index ``i`` needs a size of at least ``i + 1``, a negative one
+    ``-i``, so only the axis's largest size decides (``None``: unbounded, no index is out of
+    range of every size). ``None`` where each index fits some size.
+    """
+    if most is None:
+        return None
+    return next((i for i in indices if (i + 1 if i >= 0 else -i) > most), None)
+
+
+def gather_shape(data: Info, indices: Info, axis: int) -> Info | None:
+    """A data Gather's output shape on ``axis`` (an axis of the data's rank); ``None`` where not.
+
+    The IR's rule (`moved`): ``data.shape[:axis] + indices.shape + data.shape[axis + 1:]``, of
+    indices of static shape.
+    """
+    return moved(gather_layer(), [data, indices, _const(axis)])
+
+
 def _gather(node: Any, ins: Sequence[Info], _opset: int) -> Info | None:
     axis = node_attr(node, "axis", 0)
     data = bounds_of(ins[0])
@@ -183,13 +213,13 @@ def _gather(node: Any, ins: Sequence[Info], _opset: int) -> Info | None:
     if not -rank <= axis < rank:
         raise _Refused(f"axis {axis} is out of range for its data of rank {rank}")
     size = data[0].shape[axis]
-    bad = next((i for i in indices if not -size <= i < size), None)
+    bad = gather_index_fault(indices, size)
     if bad is not None:
         raise _Refused(
             f"indices holds {bad}, out of range for an axis of {size} values: onnxruntime "
             "fails at run time"
         )
-    return _bound(_layer("Gather", 8, batch_dims="0"), [ins[0], ins[1], _const(axis)])
+    return _bound(gather_layer(), [ins[0], ins[1], _const(axis)])
 
 
 def axes_fault(axes: list[int], rank: int, of: str = "rank") -> str | None:

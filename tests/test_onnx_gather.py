@@ -1,0 +1,240 @@
+"""ONNX `check` of a data Gather of constant indices, against onnxruntime and onnx.reference.
+
+PyTorch exports ``x[:, -1]``, ``x[..., 2]`` and ``x[0]`` as a Gather of a constant index:
+check's verdict at each input shape is whether onnxruntime runs the model (it refuses an index
+out of ``[-d, d - 1]`` at run time, an ``axis`` out of range at load; onnx.reference, NumPy's
+``take``, alike), its output shape the one they give; on interval shapes, a problem only where
+no size in the box runs. A Gather of a shape (``Shape -> Gather``) stays a shape subgraph's.
+"""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import datamove as dm
+from datamove import ir
+from strategies import examples
+
+onnx = pytest.importorskip("onnx")
+ort = pytest.importorskip("onnxruntime")
+onnx_graphs = pytest.importorskip("onnx_graphs")
+helper = onnx.helper
+_OPSETS = (1, 11, 13)  # Gather-1, -11, -13
+
+
+def _model(indices: Any, axis: int, rank: int, opset: int) -> Any:
+    """``x`` of ``rank`` symbolic dims -> Gather(x, i, axis) -> y, ``i`` an int64 initializer."""
+    value = np.asarray(indices, np.int64)
+    dims = [f"d{k}" for k in range(rank)]
+    node = helper.make_node("Gather", ["x", "i"], ["y"], name="take", axis=axis)
+    graph = helper.make_graph(
+        [node],
+        "g",
+        [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, dims)],
+        [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, None)],
+        [onnx.numpy_helper.from_array(value, "i")],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 8
+    return model
+
+
+def _ort_shapes(model: Any, shapes: list[tuple[int, ...]]) -> list[tuple[int, ...] | None]:
+    """The output's shape at each input shape as onnxruntime gives it, ``None`` where it
+    refuses (the model, at load: an axis out of range; or that input: an index)."""
+    options = ort.SessionOptions()
+    options.log_severity_level = 4
+    try:
+        session = ort.InferenceSession(
+            model.SerializeToString(), options, providers=["CPUExecutionProvider"]
+        )
+    except Exception:  # noqa: BLE001 - onnxruntime's Fail
+        return [None] * len(shapes)
+    found: list[tuple[int, ...] | None] = []
+    for shape in shapes:
+        try:
+            found.append(tuple(session.run(None, {"x": np.zeros(shape, np.float32)})[0].shape))
+        except Exception:  # noqa: BLE001 - onnxruntime's InvalidArgument
+            found.append(None)
+    return found
+
+
+def _reference_shape(model: Any, shape: tuple[int, ...]) -> tuple[int, ...] | None:
+    from onnx.reference import ReferenceEvaluator
+
+    try:
+        return tuple(
+            ReferenceEvaluator(model).run(None, {"x": np.zeros(shape, np.float32)})[0].shape
+        )
+    except Exception:  # noqa: BLE001 - NumPy's IndexError, AxisError
+        return None
+
+
+_shapes = st.lists(st.integers(0, 4), min_size=1, max_size=3)
+_indices = st.one_of(
+    st.integers(-5, 5),  # a scalar: x[:, i]
+    st.lists(st.integers(-5, 5), max_size=3),  # 1-D, empty among them
+    st.lists(st.lists(st.integers(-5, 5), min_size=2, max_size=2), min_size=1, max_size=2),
+)
+
+
+@settings(max_examples=examples(120), deadline=None)
+@given(_shapes, _indices, st.integers(-4, 3), st.sampled_from(_OPSETS))
+def test_a_gather_is_a_problem_where_onnxruntime_refuses_it(
+    tmp_path_factory: Any, shape: list[int], indices: Any, axis: int, opset: int
+) -> None:
+    model = _model(indices, axis, len(shape), opset)
+    path = tmp_path_factory.mktemp("gather") / "m.onnx"
+    onnx.save(model, path)
+    report = ir.read_onnx(path).check({"x": shape})
+    (want,) = _ort_shapes(model, [tuple(shape)])
+    repro = f"Gather({shape}, {indices}, axis={axis}) opset {opset}: {report.problems}"
+    assert report.checked == {"Gather": 1}, repro
+    assert report.ok == (want is not None), repro
+    if want is None:
+        (problem,) = report.problems
+        assert (problem.layer_id, problem.layer_name, problem.kind) == ("0", "take", "operator")
+        assert problem.message.startswith(("Gather: indices=", "Gather: axis=")), problem.message
+    else:
+        assert report.outputs["y"][0] == dm.PartialShape(list(want)), repro
+    # onnx.reference agrees, but where NumPy's take has no element to take (another dim 0)
+    reference = _reference_shape(model, tuple(shape))
+    if want is None and reference is not None:
+        assert 0 in reference, repro
+        assert report.problems[0].message.startswith("Gather: indices="), repro
+    else:
+        assert reference == want, repro
+
+
+def test_onnx_reference_runs_an_index_out_of_range_where_the_output_is_empty(
+    tmp_path: Path,
+) -> None:
+    # x[:, 7] of [0,4]: NumPy's take checks no index where it takes no element, so
+    # onnx.reference gives [0]; onnxruntime refuses it, as the spec says ("It is an error if
+    # any of the index values are out of bounds"), and datamove with it
+    model = _model(7, 1, 2, 13)
+    assert _reference_shape(model, (0, 4)) == (0,)
+    assert _ort_shapes(model, [(0, 4), (1, 8)]) == [None, (1,)]
+    (problem,) = ir.read_onnx(onnx_graphs.save(model, tmp_path)).check({"x": [0, 4]}).problems
+    assert problem.message == (
+        "Gather: indices=7 holds 7, out of range [-4, 3] of data.shape[1] = 4: onnxruntime "
+        "refuses it at run time"
+    )
+
+
+_boxes = st.lists(st.tuples(st.integers(0, 4), st.integers(0, 2)), min_size=1, max_size=3)
+
+
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_boxes, _indices, st.integers(-3, 2))
+def test_a_gather_on_interval_dims_is_a_problem_only_where_no_size_runs(
+    tmp_path_factory: Any, box: list[tuple[int, int]], indices: Any, axis: int
+) -> None:
+    model = _model(indices, axis, len(box), 13)
+    path = tmp_path_factory.mktemp("gather") / "m.onnx"
+    onnx.save(model, path)
+    text = "[" + ",".join(f"{lo}..{lo + width}" for lo, width in box) + "]"
+    report = ir.read_onnx(path).check({"x": text})
+    sizes = list(itertools.product(*(range(lo, lo + width + 1) for lo, width in box)))
+    runs = dict(zip(sizes, _ort_shapes(model, sizes), strict=True))
+    repro = f"Gather({text}, {indices}, axis={axis}): {report.problems}"
+    assert report.ok == any(got is not None for got in runs.values()), repro
+    inferred = report.outputs["y"][0]
+    for got in filter(None, runs.values()):
+        assert inferred.rank is not None, repro
+        assert all(g in d for g, d in zip(got, inferred.dims, strict=True)), repro
+
+
+def test_a_gather_on_an_unbounded_dim_is_checked_but_no_problem(tmp_path: Path) -> None:
+    # x[:, 7] of [3,?]: some size runs it; the output's dims are the data's around the index
+    path = onnx_graphs.save(_model(7, 1, 2, 13), tmp_path)
+    report = ir.read_onnx(path).check({"x": "[3,?]"})
+    assert report.ok
+    assert report.checked == {"Gather": 1}
+    assert report.outputs["y"][0] == dm.PartialShape([3])
+    (problem,) = ir.read_onnx(path).check({"x": "[3,2..7]"}).problems
+    assert problem.message == (
+        "Gather: indices=7 holds 7, out of range [-d, d - 1] of data.shape[1] = d for every d "
+        "in 2..7: onnxruntime refuses it at run time"
+    )
+
+
+# PyTorch's indexing idioms exported (dynamo=False, every axis dynamic): a Gather of a constant
+# index; the sizes at which onnxruntime refuses it (no columns; x[0] of no rows)
+TORCH_INDEXING = {
+    "x[:, -1]": (lambda x: x[:, -1], (2, 6)),
+    "x[..., 2]": (lambda x: x[..., 2], (2, 6)),
+    "x[0]": (lambda x: x[0], (2, 6)),
+    "x[:, -2]": (lambda x: x[:, -2], (2, 6)),
+    "x[1, :, 0]": (lambda x: x[1, :, 0], (2, 3, 4)),
+}
+_SIZES = [(2, 6), (3, 0), (0, 4), (4, 1), (1, 3)]
+
+
+@pytest.mark.parametrize("name", list(TORCH_INDEXING))
+def test_exported_torch_indexing_is_a_problem_where_onnxruntime_refuses_it(
+    tmp_path: Path, name: str
+) -> None:
+    fn, example = TORCH_INDEXING[name]
+    torch = pytest.importorskip("torch")
+
+    class Fn(torch.nn.Module):
+        def forward(self, x: Any) -> Any:
+            return fn(x)
+
+    model = onnx_graphs.torch_export(Fn(), example, tmp_path / "m.onnx")
+    read = ir.read_onnx(tmp_path / "m.onnx")
+    assert read.check().ok
+    assert "Gather" in read.check().checked
+    sizes = [s + example[2:] for s in _SIZES]
+    for size, want in zip(sizes, _ort_shapes(model, sizes), strict=True):
+        report = read.check({"x": list(size)})
+        try:  # PyTorch refuses where onnxruntime does (an IndexError)
+            eager: tuple[int, ...] | None = tuple(fn(torch.zeros(size)).shape)
+        except IndexError:
+            eager = None
+        assert eager == want, (name, size)
+        assert report.ok == (want is not None), (name, size, report.problems)
+        if want is None:
+            assert {p.layer_type for p in report.problems} == {"Gather"}, report.problems
+            continue
+        (output,) = model.graph.output
+        assert report.outputs[output.name][0] == dm.PartialShape(list(want)), (name, size)
+
+
+def test_a_gather_of_a_shape_stays_a_shape_subgraph_s(tmp_path: Path) -> None:
+    # Shape -> Gather(-1) -> Unsqueeze -> Slice's end: the Gather's value is x.shape[1], it is
+    # opaque in the counts (a shape subgraph's node), and an index out of the shape's range is
+    # a note, as before; the Slice is checked on the value
+    init = [onnx.numpy_helper.from_array(np.asarray(v, np.int64), n) for n, v in
+            [("k", -1), ("far", 5), ("zero", [0]), ("ax", [0])]]  # fmt: skip
+    nodes = [
+        helper.make_node("Shape", ["x"], ["s"]),
+        helper.make_node("Gather", ["s", "k"], ["n"], name="last"),
+        helper.make_node("Gather", ["s", "far"], ["m"], name="far"),
+        helper.make_node("Unsqueeze", ["n", "ax"], ["e"]),
+        helper.make_node("Slice", ["x", "zero", "e", "zero"], ["y"], name="cut"),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, ["a", "b"])],
+        [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, None)],
+        init,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    report = ir.read_onnx(onnx_graphs.save(model, tmp_path)).check({"x": [6, 4]})
+    assert report.ok
+    assert report.checked == {"Slice": 1}
+    assert report.opaque == {"Shape": 1, "Gather": 2, "Unsqueeze": 1}
+    assert report.outputs["y"][0] == dm.PartialShape([4, 4])  # x[:x.shape[1]]
+    (note,) = report.notes
+    assert (note.kind, note.layer_name) == ("shape-subgraph", "far")
