@@ -275,6 +275,40 @@ def test_exported_idioms_check_and_explain_as_onnxruntime_runs_them(
                 np.testing.assert_array_equal(e, values[out], err_msg=f"{size} {info}")
 
 
+@pytest.mark.parametrize(
+    ("fn", "size", "noted"),
+    [(lambda x: x[:, -1], (3, 0), True), (lambda x: x[:, 2], (3, 2), False)],
+    ids=["x[:, -1] of no columns", "x[:, 2] of 2 columns"],
+)
+def test_a_converted_index_out_of_range_is_zeros_by_gather_8(
+    tmp_path: Path, fn: Any, size: tuple[int, int], noted: bool
+) -> None:
+    # PyTorch raises an IndexError, and onnxruntime refuses the ONNX export (a Gather problem:
+    # tests/test_onnx_gather.py); convert_model makes a Gather-8, which fills an index out of
+    # range with zeros by its spec (gather-8.rst, Example 7): the IR's check is OK, its Gather
+    # opaque, and datamove's run does not compute it. The CPU plugin gives the zeros, but on an
+    # axis of size 0, where it leaves the output unwritten: a note (IR-38, docs/semantics.md)
+    with pytest.raises(IndexError):
+        fn(torch.zeros(size))
+    onnx_graphs.torch_export(torch_models.Fn(fn), (2, 6), tmp_path / "m.onnx")
+    (problem,) = ir.read_onnx(tmp_path / "m.onnx").check({"x": list(size)}).problems
+    assert problem.layer_type == "Gather"
+    xml = torch_models.convert_fn(fn, (2, 6), [-1, -1], tmp_path)
+    model = ir.read_model(xml)
+    report = model.check({"x": list(size)})
+    assert report.ok
+    assert report.opaque == {"Gather": 1}
+    said = [n.message.split(":")[0] for n in report.notes]
+    assert said == ["divergence IR-38 (docs/semantics.md)"] * noted
+    with pytest.raises(ir.UnsupportedOperatorError, match="Gather"):
+        model.run({"x": _arange(size)})
+    (want,) = openvino_oracle.evaluate_ir(xml, {"x": _arange(size) + 1})
+    np.testing.assert_array_equal(want, np.zeros(size[:1], np.float32))
+    if not noted:
+        ((_, got),) = openvino_oracle.run_ir(xml, {"x": _arange(size) + 1})
+        np.testing.assert_array_equal(got, want)
+
+
 def test_openvino_cpu_refuses_a_narrow_by_a_dim_less_a_constant(tmp_path: Path) -> None:
     # IR-18 (docs/semantics.md), a hunt's find: a narrow whose length is a dim less a
     # constant, converted on [?,?]. The file's stop is [1] (a scalar Gather of the shape plus

@@ -7,7 +7,7 @@ OpenVINO 2026.4.1's CPU plugin runs otherwise than its specification and its ref
 layer (its masks, its constant index values, the bounds datamove infers for run-time ones) and
 what the plugin does there. A layer is noted only where its configuration is the documented
 one; `cpu_notes` is the one entry. A layer datamove takes as the file declares it (a Gather:
-IR-27) is seen with its declared output.
+IR-27, IR-38) is seen with its declared output.
 
 A *constant* index input is one a Const layer feeds; a *run-time* one is one whose value
 datamove does not know (it depends on the model's inputs, so OpenVINO cannot fold it either).
@@ -600,6 +600,32 @@ def _gather_batch_of_one(seen: Seen) -> dict[str, Any] | None:
     return {"batch": batch, "axis": at, "data": data, "after": after}
 
 
+def _gather_of_an_empty_axis(seen: Seen) -> dict[str, Any] | None:
+    """IR-38: a Gather-8 of ``batch_dims`` 0 on a data axis of size 0, of indices not empty.
+
+    Every index is out of range there, which Gather-8's spec fills with zeros; the CPU plugin
+    writes nothing. The axis known (a Const) and of size 0 in every run (its dim's upper
+    bound 0), each indices dim at least 1 in every run; constant or run-time indices. Not
+    where another data dim is 0 in every run (no element to write), nor Gather-1 and -7,
+    which leave an index out of range undefined. The output's shape is the spec's (a Gather is
+    taken as declared: `Seen.out` may say less).
+    """
+    if opset_number(seen.layer) < 8 or len(seen.ins) != 3 or batch_dims(seen.layer) != 0:
+        return None
+    data, indices, axis = seen.ins[0].shape, seen.ins[1].shape, _known(seen.ins[2])
+    if data.rank is None or indices.rank is None or axis is None or len(axis) != 1:
+        return None
+    if not -data.rank <= axis[0] < data.rank:
+        return None
+    at = axis[0] % data.rank
+    if data[at].max != 0 or any(d.min == 0 for d in indices.dims):
+        return None
+    if any(d.max == 0 for k, d in enumerate(data.dims) if k != at):
+        return None
+    shape = PartialShape([*data.dims[:at], *indices.dims, *data.dims[at + 1 :]])
+    return {"axis": at, "data": data, "shape": shape}
+
+
 def _lengths_of_unknown_length(seen: Seen) -> dict[str, Any] | None:
     """IR-15: a VariadicSplit whose split_lengths OpenVINO reads as of unknown length.
 
@@ -774,6 +800,14 @@ RULES: Final = (
         "batch_dims {batch} on axis {axis} of static data {data}, every dim before it 1, "
         "{after} element(s) after it: OpenVINO's CPU plugin kills the process (SIGSEGV) or "
         "gives garbage values; the spec and evaluate give {out}",
+    ),
+    Rule(
+        "IR-38",
+        "Gather",
+        _gather_of_an_empty_axis,
+        "a Gather-8 on axis {axis} of size 0 of data {data}, where every index is out of range: "
+        "OpenVINO's CPU plugin leaves its output unwritten (garbage values, run to run); the "
+        "spec and evaluate give {shape} of zeros",
     ),
     Rule(
         "IR-15",
