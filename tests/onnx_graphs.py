@@ -8,6 +8,7 @@ Each builder takes the input shape (ints, or names for symbolic dims) and return
 
 from __future__ import annotations
 
+import itertools
 import subprocess
 import sys
 import warnings
@@ -239,6 +240,81 @@ def run_onnxruntime(model: Any, x: np.ndarray) -> dict[str, np.ndarray]:
     session = ort.InferenceSession(copy.SerializeToString(), so, providers=["CPUExecutionProvider"])
     names = [o.name for o in session.get_outputs()]
     return dict(zip(names, session.run(None, {"x": x}), strict=True))
+
+
+def ort_shapes(model: Any, shapes: list[tuple[int, ...]]) -> list[tuple[int, ...] | None]:
+    """The first output's shape as onnxruntime gives it for ``x`` of zeros of each of
+    ``shapes``; ``None`` where it refuses (the model, at load; or that input, at run time)."""
+    ort = pytest.importorskip("onnxruntime")
+    options = ort.SessionOptions()
+    options.log_severity_level = 4  # its refusals are expected here: no log lines
+    try:
+        session = ort.InferenceSession(
+            model.SerializeToString(), options, providers=["CPUExecutionProvider"]
+        )
+    except Exception:  # noqa: BLE001 - onnxruntime's Fail
+        return [None] * len(shapes)
+    found: list[tuple[int, ...] | None] = []
+    for shape in shapes:
+        try:
+            found.append(tuple(session.run(None, {"x": np.zeros(shape, np.float32)})[0].shape))
+        except Exception:  # noqa: BLE001 - onnxruntime's Fail, InvalidArgument
+            found.append(None)
+    return found
+
+
+def check_as_onnxruntime(
+    model: Any, shape: list[int], directory: Path, says: str | tuple[str, ...], repro: str
+) -> tuple[Any, tuple[int, ...] | None]:
+    """``check`` of a model of one node (output ``y``) at input ``x`` of ``shape``, held to
+    onnxruntime: the node checked, a problem there exactly where onnxruntime refuses (its
+    message starting with ``says``), else ``y``'s shape its. The report, and onnxruntime's
+    shape (``None``: refused)."""
+    import datamove as dm
+
+    path = directory / "m.onnx"
+    onnx.save(model, path)
+    report = dm.ir.read_onnx(path).check({"x": shape})
+    (want,) = ort_shapes(model, [tuple(shape)])
+    repro += f": {report.problems}"
+    assert report.checked == {model.graph.node[-1].op_type: 1}, repro
+    assert report.ok == (want is not None), repro
+    if want is None:
+        (problem,) = report.problems
+        name = model.graph.node[-1].name
+        assert (problem.layer_id, problem.layer_name, problem.kind) == ("0", name, "operator")
+        assert problem.message.startswith(says), problem.message
+    else:
+        assert report.outputs["y"][0] == dm.PartialShape(list(want)), repro
+    return report, want
+
+
+def check_box(
+    model: Any, box: list[tuple[int, int]], directory: Path
+) -> tuple[Any, str, dict[tuple[int, ...], tuple[int, ...] | None]]:
+    """``check`` of ``model`` at ``x`` of the interval dims ``box`` (each ``(low, width)``), its
+    text, and onnxruntime's output shape at each size in the box (`ort_shapes`)."""
+    import datamove as dm
+
+    path = directory / "m.onnx"
+    onnx.save(model, path)
+    text = "[" + ",".join(f"{lo}..{lo + width}" for lo, width in box) + "]"
+    report = dm.ir.read_onnx(path).check({"x": text})
+    sizes = list(itertools.product(*(range(lo, lo + width + 1) for lo, width in box)))
+    return report, text, dict(zip(sizes, ort_shapes(model, sizes), strict=True))
+
+
+def reference_shape(model: Any, shape: tuple[int, ...]) -> tuple[int, ...] | None:
+    """The first output's shape as onnx.reference gives it for ``x`` of zeros of ``shape``;
+    ``None`` where it raises."""
+    from onnx.reference import ReferenceEvaluator
+
+    try:
+        return tuple(
+            ReferenceEvaluator(model).run(None, {"x": np.zeros(shape, np.float32)})[0].shape
+        )
+    except Exception:  # noqa: BLE001 - NumPy's ValueError, IndexError, AxisError
+        return None
 
 
 def torch_export(module: Any, shape: tuple[int, ...], path: Path, dynamic: bool = True) -> Any:

@@ -9,7 +9,6 @@ no size in the box runs. A Gather of a shape (``Shape -> Gather``) stays a shape
 
 from __future__ import annotations
 
-import itertools
 from pathlib import Path
 from typing import Any
 
@@ -46,37 +45,6 @@ def _model(indices: Any, axis: int, rank: int, opset: int) -> Any:
     return model
 
 
-def _ort_shapes(model: Any, shapes: list[tuple[int, ...]]) -> list[tuple[int, ...] | None]:
-    """The output's shape at each input shape as onnxruntime gives it, ``None`` where it
-    refuses (the model, at load: an axis out of range; or that input: an index)."""
-    options = ort.SessionOptions()
-    options.log_severity_level = 4
-    try:
-        session = ort.InferenceSession(
-            model.SerializeToString(), options, providers=["CPUExecutionProvider"]
-        )
-    except Exception:  # noqa: BLE001 - onnxruntime's Fail
-        return [None] * len(shapes)
-    found: list[tuple[int, ...] | None] = []
-    for shape in shapes:
-        try:
-            found.append(tuple(session.run(None, {"x": np.zeros(shape, np.float32)})[0].shape))
-        except Exception:  # noqa: BLE001 - onnxruntime's InvalidArgument
-            found.append(None)
-    return found
-
-
-def _reference_shape(model: Any, shape: tuple[int, ...]) -> tuple[int, ...] | None:
-    from onnx.reference import ReferenceEvaluator
-
-    try:
-        return tuple(
-            ReferenceEvaluator(model).run(None, {"x": np.zeros(shape, np.float32)})[0].shape
-        )
-    except Exception:  # noqa: BLE001 - NumPy's IndexError, AxisError
-        return None
-
-
 _shapes = st.lists(st.integers(0, 4), min_size=1, max_size=3)
 _indices = st.one_of(
     st.integers(-5, 5),  # a scalar: x[:, i]
@@ -91,21 +59,12 @@ def test_a_gather_is_a_problem_where_onnxruntime_refuses_it(
     tmp_path_factory: Any, shape: list[int], indices: Any, axis: int, opset: int
 ) -> None:
     model = _model(indices, axis, len(shape), opset)
-    path = tmp_path_factory.mktemp("gather") / "m.onnx"
-    onnx.save(model, path)
-    report = ir.read_onnx(path).check({"x": shape})
-    (want,) = _ort_shapes(model, [tuple(shape)])
-    repro = f"Gather({shape}, {indices}, axis={axis}) opset {opset}: {report.problems}"
-    assert report.checked == {"Gather": 1}, repro
-    assert report.ok == (want is not None), repro
-    if want is None:
-        (problem,) = report.problems
-        assert (problem.layer_id, problem.layer_name, problem.kind) == ("0", "take", "operator")
-        assert problem.message.startswith(("Gather: indices=", "Gather: axis=")), problem.message
-    else:
-        assert report.outputs["y"][0] == dm.PartialShape(list(want)), repro
+    repro = f"Gather({shape}, {indices}, axis={axis}) opset {opset}"
+    says = ("Gather: indices=", "Gather: axis=")
+    directory = tmp_path_factory.mktemp("gather")
+    report, want = onnx_graphs.check_as_onnxruntime(model, shape, directory, says, repro)
     # onnx.reference agrees, but where NumPy's take has no element to take (another dim 0)
-    reference = _reference_shape(model, tuple(shape))
+    reference = onnx_graphs.reference_shape(model, tuple(shape))
     if want is None and reference is not None:
         assert 0 in reference, repro
         assert report.problems[0].message.startswith("Gather: indices="), repro
@@ -120,8 +79,8 @@ def test_onnx_reference_runs_an_index_out_of_range_where_the_output_is_empty(
     # onnx.reference gives [0]; onnxruntime refuses it, as the spec says ("It is an error if
     # any of the index values are out of bounds"), and datamove with it
     model = _model(7, 1, 2, 13)
-    assert _reference_shape(model, (0, 4)) == (0,)
-    assert _ort_shapes(model, [(0, 4), (1, 8)]) == [None, (1,)]
+    assert onnx_graphs.reference_shape(model, (0, 4)) == (0,)
+    assert onnx_graphs.ort_shapes(model, [(0, 4), (1, 8)]) == [None, (1,)]
     (problem,) = ir.read_onnx(onnx_graphs.save(model, tmp_path)).check({"x": [0, 4]}).problems
     assert problem.message == (
         "Gather: indices=7 holds 7, out of range [-4, 3] of data.shape[1] = 4: onnxruntime "
@@ -138,12 +97,7 @@ def test_a_gather_on_interval_dims_is_a_problem_only_where_no_size_runs(
     tmp_path_factory: Any, box: list[tuple[int, int]], indices: Any, axis: int
 ) -> None:
     model = _model(indices, axis, len(box), 13)
-    path = tmp_path_factory.mktemp("gather") / "m.onnx"
-    onnx.save(model, path)
-    text = "[" + ",".join(f"{lo}..{lo + width}" for lo, width in box) + "]"
-    report = ir.read_onnx(path).check({"x": text})
-    sizes = list(itertools.product(*(range(lo, lo + width + 1) for lo, width in box)))
-    runs = dict(zip(sizes, _ort_shapes(model, sizes), strict=True))
+    report, text, runs = onnx_graphs.check_box(model, box, tmp_path_factory.mktemp("gather"))
     repro = f"Gather({text}, {indices}, axis={axis}): {report.problems}"
     assert report.ok == any(got is not None for got in runs.values()), repro
     inferred = report.outputs["y"][0]
@@ -194,7 +148,7 @@ def test_exported_torch_indexing_is_a_problem_where_onnxruntime_refuses_it(
     assert read.check().ok
     assert "Gather" in read.check().checked
     sizes = [s + example[2:] for s in _SIZES]
-    for size, want in zip(sizes, _ort_shapes(model, sizes), strict=True):
+    for size, want in zip(sizes, onnx_graphs.ort_shapes(model, sizes), strict=True):
         report = read.check({"x": list(size)})
         try:  # PyTorch refuses where onnxruntime does (an IndexError)
             eager: tuple[int, ...] | None = tuple(fn(torch.zeros(size)).shape)

@@ -1188,20 +1188,6 @@ def test_check_notes_a_static_gather_of_a_batch_of_one(tmp_path: Path, name: str
         openvino_oracle.skip_where_right(all(_same(r, want) for r in runs), "IR-27", why)
 
 
-def test_the_gather_note_names_the_layer_and_run_refuses_it(tmp_path: Path) -> None:
-    xml, inputs = _gather_model(tmp_path, GatherCase((1, 5, 3), [[3]]))
-    (note,) = _cpu_notes(xml)
-    assert note.layer_type == "Gather"
-    assert note.message == (
-        "divergence IR-27 (docs/semantics.md): batch_dims 1 on axis 1 of static data [1,5,3], "
-        "every dim before it 1, 3 element(s) after it: OpenVINO's CPU plugin kills the process "
-        "(SIGSEGV) or gives garbage values; the spec and evaluate give [1,1,3]"
-    )
-    assert ir.read_model(xml).check().ok  # a note is not a problem
-    with pytest.raises(ir.UnsupportedOperatorError, match="does not compute Gather layers"):
-        ir.read_model(xml).run(inputs)
-
-
 # IR-38: name -> (a Gather of batch_dims 0, the shapes check is given, whether it notes it).
 # Noted: every index is out of range of an axis of size 0, which Gather-8 fills with zeros, and
 # the CPU plugin leaves the output unwritten (garbage, run to run: the worker's memory).
@@ -1265,17 +1251,39 @@ def test_check_notes_a_gather_of_an_axis_of_size_0(tmp_path: Path, name: str) ->
     openvino_oracle.skip_where_right(all(_same(r, want) for r in runs), "IR-38", why)
 
 
-def test_the_note_of_a_gather_of_an_axis_of_size_0_names_its_shapes(tmp_path: Path) -> None:
-    xml, _ = _gather_model(tmp_path, GatherCase((3, 0), -1, batch_dims=0))
+@pytest.mark.parametrize(
+    ("case", "message"),
+    [
+        (
+            GatherCase((1, 5, 3), [[3]]),
+            (
+                "divergence IR-27 (docs/semantics.md): batch_dims 1 on axis 1 of static data "
+                "[1,5,3], every dim before it 1, 3 element(s) after it: OpenVINO's CPU plugin "
+                "kills the process (SIGSEGV) or gives garbage values; the spec and evaluate give "
+                "[1,1,3]"
+            ),
+        ),
+        (
+            GatherCase((3, 0), -1, batch_dims=0),
+            (
+                "divergence IR-38 (docs/semantics.md): a Gather-8 on axis 1 of size 0 of data "
+                "[3,0], where every index is out of range: OpenVINO's CPU plugin leaves its output "
+                "unwritten (garbage values, run to run); the spec and evaluate give [3] of zeros"
+            ),
+        ),
+    ],
+    ids=["IR-27", "IR-38"],
+)
+def test_the_gather_note_names_the_layer_and_run_refuses_it(
+    tmp_path: Path, case: GatherCase, message: str
+) -> None:
+    xml, inputs = _gather_model(tmp_path, case)
     (note,) = _cpu_notes(xml)
     assert note.layer_type == "Gather"
-    assert note.message == (
-        "divergence IR-38 (docs/semantics.md): a Gather-8 on axis 1 of size 0 of data [3,0], "
-        "where every index is out of range: OpenVINO's CPU plugin leaves its output unwritten "
-        "(garbage values, run to run); the spec and evaluate give [3] of zeros"
-    )
+    assert note.message == message
+    assert ir.read_model(xml).check().ok  # a note is not a problem
     with pytest.raises(ir.UnsupportedOperatorError, match="Gather"):
-        ir.read_model(xml).run({"x": np.zeros((3, 0), np.float32)})
+        ir.read_model(xml).run(inputs)
 
 
 def _spelled(xml: Path, key: str, old: str, new: str) -> None:
