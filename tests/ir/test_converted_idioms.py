@@ -309,6 +309,24 @@ def test_a_converted_index_out_of_range_is_zeros_by_gather_8(
         np.testing.assert_array_equal(got, want)
 
 
+def test_a_converted_index_of_no_rows_reshaped_static_kills_the_cpu_plugin(
+    tmp_path: Path,
+) -> None:
+    # IR-39 (docs/semantics.md): x[:, 1] converted on [?,?] runs at [0,3] (its output [0]);
+    # reshaped to a static [0,3], as check(input_shapes) reads it, the CPU plugin dies (SIGFPE)
+    fn = lambda x: x[:, 1]  # noqa: E731
+    xml = torch_models.convert_fn(fn, (2, 6), [-1, -1], tmp_path)
+    x = np.zeros((0, 3), np.float32)
+    assert openvino_oracle.run_ir_one(xml, {"x": x}).shape == (0,)
+    assert ir.read_model(xml).check().notes == ()
+    (note,) = ir.read_model(xml).check({"x": [0, 3]}).notes
+    assert note.message.startswith("divergence IR-39 (docs/semantics.md): ")
+    static = ov.Core().read_model(xml)
+    static.reshape({"x": [0, 3]})
+    ov.save_model(static, tmp_path / "static.xml", compress_to_fp16=False)
+    assert "SIGFPE" in openvino_oracle.run_ir_one(tmp_path / "static.xml", {"x": x})
+
+
 def test_openvino_cpu_refuses_a_narrow_by_a_dim_less_a_constant(tmp_path: Path) -> None:
     # IR-18 (docs/semantics.md), a hunt's find: a narrow whose length is a dim less a
     # constant, converted on [?,?]. The file's stop is [1] (a scalar Gather of the shape plus

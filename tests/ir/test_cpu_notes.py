@@ -1106,11 +1106,13 @@ def _gather_model(tmp_path: Path, case: GatherCase) -> tuple[Path, dict[str, np.
     size = int(np.prod(case.shape))
     inputs = {"x": (np.arange(size) % 100 + 1).astype(case.dtype).reshape(case.shape)}
     indices = np.array(case.indices, np.int32 if case.i32 else np.int64)
-    params, at = [x], _c(indices, indices.dtype)
+    params = [x]
     if case.run_time or case.dynamic:
         at = o13.parameter(dims(indices.shape), indices.dtype, name="i")
         params.append(at)
         inputs["i"] = indices
+    else:
+        at = _c(indices, indices.dtype)
     out = case.version.gather(x, at, _c(case.axis), case.batch_dims)
     return _save(tmp_path, Built([out], params, inputs), "g"), inputs
 
@@ -1251,6 +1253,47 @@ def test_check_notes_a_gather_of_an_axis_of_size_0(tmp_path: Path, name: str) ->
     openvino_oracle.skip_where_right(all(_same(r, want) for r in runs), "IR-38", why)
 
 
+# IR-39: name -> (a Gather of static shapes whose output is empty, whether check notes it).
+# Noted: the CPU plugin kills the process (SIGFPE). Near misses: it agrees with evaluate.
+GATHERS_TO_NOTHING: dict[str, tuple[GatherCase, bool]] = {
+    "[0,3] at 1 on axis 1 (x[:, 1] of no rows)": (GatherCase((0, 3), 1, batch_dims=0), True),
+    "[0,0] at -1 on axis 1": (GatherCase((0, 0), -1, batch_dims=0), True),
+    "[3,2,0] at 1 on axis 1": (GatherCase((3, 2, 0), 1, batch_dims=0), True),
+    "[3,0] at [1, 2] on axis 0": (GatherCase((3, 0), [1, 2], axis=0, batch_dims=0), True),
+    "[3,0] at [5] on axis 0, out of range": (GatherCase((3, 0), [5], 0, 0), True),
+    "[3,0] at run-time [1] on axis 0": (GatherCase((3, 0), [1], 0, 0, run_time=True), True),
+    "[2,3] at run-time indices of no element": (
+        GatherCase((2, 3), [], batch_dims=0, run_time=True),
+        True,
+    ),
+    "Gather-7": (GatherCase((0, 3), 1, batch_dims=0, version=o7), True),
+    # near misses
+    "[3,0] at 1 on axis 0, one index in range (agrees)": (GatherCase((3, 0), 1, 0, 0), False),
+    "[1,2,0] at -1 on axis 1, every dim before it 1 (agrees)": (
+        GatherCase((1, 2, 0), -1, batch_dims=0),
+        False,
+    ),
+    "[0,3] at 1 on axis 1, dynamic shapes (agrees)": (
+        GatherCase((0, 3), [1], batch_dims=0, dynamic=True),
+        False,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(GATHERS_TO_NOTHING))
+def test_check_notes_a_static_gather_of_an_empty_output(tmp_path: Path, name: str) -> None:
+    # IR-39 (docs/semantics.md): a Gather of static shapes whose output has no element kills
+    # the CPU plugin (SIGFPE, x86's integer division trap); evaluate gives the empty output
+    case, noted = GATHERS_TO_NOTHING[name]
+    xml, inputs = _gather_model(tmp_path, case)
+    notes = [n.message.split(":")[0] for n in _cpu_notes(xml)]
+    assert notes == ["divergence IR-39 (docs/semantics.md)"] * noted
+    (want,) = openvino_oracle.evaluate_ir(xml, inputs)
+    assert want.size == 0
+    got = _cpu(xml, inputs)
+    assert "SIGFPE" in got if noted else _same(got, want), got
+
+
 @pytest.mark.parametrize(
     ("case", "message"),
     [
@@ -1264,6 +1307,14 @@ def test_check_notes_a_gather_of_an_axis_of_size_0(tmp_path: Path, name: str) ->
             ),
         ),
         (
+            GatherCase((0, 3), 1, batch_dims=0),
+            (
+                "divergence IR-39 (docs/semantics.md): a Gather of static shapes whose output "
+                "[0] is empty: OpenVINO's CPU plugin kills the process (SIGFPE); the spec and "
+                "evaluate give [0], no element"
+            ),
+        ),
+        (
             GatherCase((3, 0), -1, batch_dims=0),
             (
                 "divergence IR-38 (docs/semantics.md): a Gather-8 on axis 1 of size 0 of data "
@@ -1272,7 +1323,7 @@ def test_check_notes_a_gather_of_an_axis_of_size_0(tmp_path: Path, name: str) ->
             ),
         ),
     ],
-    ids=["IR-27", "IR-38"],
+    ids=["IR-27", "IR-39", "IR-38"],
 )
 def test_the_gather_note_names_the_layer_and_run_refuses_it(
     tmp_path: Path, case: GatherCase, message: str

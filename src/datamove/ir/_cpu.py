@@ -600,6 +600,15 @@ def _gather_batch_of_one(seen: Seen) -> dict[str, Any] | None:
     return {"batch": batch, "axis": at, "data": data, "after": after}
 
 
+def _gathers_data(seen: Seen) -> bool:
+    """A Gather of 3 inputs and ``batch_dims`` 0 whose data's value is not known.
+
+    One whose data is known OpenVINO folds (a shape subgraph's, of static shapes): the plugin
+    never runs it.
+    """
+    return len(seen.ins) == 3 and batch_dims(seen.layer) == 0 and seen.ins[0].value is None
+
+
 def _gather_of_an_empty_axis(seen: Seen) -> dict[str, Any] | None:
     """IR-38: a Gather-8 of ``batch_dims`` 0 on a data axis of size 0, of indices not empty.
 
@@ -610,7 +619,7 @@ def _gather_of_an_empty_axis(seen: Seen) -> dict[str, Any] | None:
     which leave an index out of range undefined. The output's shape is the spec's (a Gather is
     taken as declared: `Seen.out` may say less).
     """
-    if opset_number(seen.layer) < 8 or len(seen.ins) != 3 or batch_dims(seen.layer) != 0:
+    if opset_number(seen.layer) < 8 or not _gathers_data(seen):
         return None
     data, indices, axis = seen.ins[0].shape, seen.ins[1].shape, _known(seen.ins[2])
     if data.rank is None or indices.rank is None or axis is None or len(axis) != 1:
@@ -624,6 +633,32 @@ def _gather_of_an_empty_axis(seen: Seen) -> dict[str, Any] | None:
         return None
     shape = PartialShape([*data.dims[:at], *indices.dims, *data.dims[at + 1 :]])
     return {"axis": at, "data": data, "shape": shape}
+
+
+def _gather_to_nothing(seen: Seen) -> dict[str, Any] | None:
+    """IR-39: a Gather (1, 7 or 8) of static data and indices whose output is empty.
+
+    A data dim other than the axis 0, or an indices dim 0, with a known axis. But for constant
+    indices of one element in range of the axis, every data dim before it 1: that Gather runs
+    (the plugin takes it as a slice, it seems). ``batch_dims`` 0 alone (others: not surveyed).
+    """
+    if not _gathers_data(seen):
+        return None
+    data, indices, axis = seen.ins[0].shape, seen.ins[1].shape, _known(seen.ins[2])
+    if not (data.is_static and indices.is_static) or axis is None or len(axis) != 1:
+        return None
+    dims = data.to_shape()
+    if not -len(dims) <= axis[0] < len(dims):
+        return None
+    at = axis[0] % len(dims)
+    shape = (*dims[:at], *indices.to_shape(), *dims[at + 1 :])
+    if 0 not in shape:
+        return None
+    index = _known(seen.ins[1]) if seen.const(1) else None
+    sliced = index is not None and len(index) == 1 and -dims[at] <= index[0] < dims[at]
+    if sliced and all(d == 1 for d in dims[:at]):
+        return None
+    return {"shape": PartialShape(list(shape))}
 
 
 def _lengths_of_unknown_length(seen: Seen) -> dict[str, Any] | None:
@@ -810,6 +845,14 @@ RULES: Final = (
         "spec and evaluate give {shape} of zeros",
     ),
     Rule(
+        "IR-39",
+        "Gather",
+        _gather_to_nothing,
+        "a Gather of static shapes whose output {shape} is empty: OpenVINO's CPU plugin kills "
+        "the process (SIGFPE); the spec and evaluate give {shape}, no element",
+        empty=True,
+    ),
+    Rule(
         "IR-15",
         "VariadicSplit",
         _lengths_of_unknown_length,
@@ -852,8 +895,8 @@ for _rule in RULES:
 def cpu_notes(seen: Seen) -> list[str]:
     """The message of each rule of `RULES` this layer meets (one line each), in table order.
 
-    Where the output is known to be empty, only those of `Rule.empty` (#10): of the others, no
-    element can come out wrong.
+    Where the output is known to be empty, only those of `Rule.empty` (#10, IR-39): of the
+    others, no element can come out wrong.
     """
     found: list[str] = []
     empty = seen.out.rank is not None and any(d.max == 0 for d in seen.out.dims)
