@@ -192,3 +192,40 @@ def test_a_gather_of_a_shape_stays_a_shape_subgraph_s(tmp_path: Path) -> None:
     assert report.outputs["y"][0] == dm.PartialShape([4, 4])  # x[:x.shape[1]]
     (note,) = report.notes
     assert (note.kind, note.layer_name) == ("shape-subgraph", "far")
+
+
+def test_a_gather_in_a_branch_is_checked_there(tmp_path: Path) -> None:
+    # If(c) then Gather(x, -1, axis 1) of the outer x, else x: at [3,0] the branch's Gather is
+    # a problem of the If, counted checked in the branch's nodes (as at [3,4], where it is OK)
+    f32 = onnx.TensorProto.FLOAT
+    k = onnx.numpy_helper.from_array(np.asarray(-1, np.int64), "k")
+    take = helper.make_node("Gather", ["x", "k"], ["w"], name="take", axis=1)
+    out = [helper.make_tensor_value_info("w", f32, None)]
+    then = helper.make_graph([take], "t", [], out, [k])
+    other = helper.make_graph([helper.make_node("Identity", ["x"], ["w"])], "e", [], out)
+    branch = helper.make_node("If", ["c"], ["y"], name="if", then_branch=then, else_branch=other)
+    inputs = [
+        helper.make_tensor_value_info("x", f32, ["a", "b"]),
+        helper.make_tensor_value_info("c", onnx.TensorProto.BOOL, []),
+    ]
+    graph = helper.make_graph(
+        [branch], "g", inputs, [helper.make_tensor_value_info("y", f32, None)]
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    read = ir.read_onnx(onnx_graphs.save(model, tmp_path))
+    assert read.check({"x": [3, 4]}).ok
+    report = read.check({"x": [3, 0]})
+    assert report.inner == {"Gather": 1}
+    (problem,) = report.problems
+    assert problem.layer_name == "if"
+    assert problem.message == (
+        "its then_branch's node 'take' (Gather): Gather: indices=-1 holds -1, out of range "
+        "[0, -1] of data.shape[1] = 0: onnxruntime refuses it at run time"
+    )
+    c = np.asarray(True)
+    assert onnx_graphs.ort_error(model) is None
+    with pytest.raises(Exception, match="indices element out of data bounds"):
+        ort.InferenceSession(model.SerializeToString()).run(
+            None, {"x": np.zeros((3, 0), np.float32), "c": c}
+        )

@@ -761,7 +761,7 @@ class ONNXModel:
                 elif kind in CHECKED:
                     found.checked[kind] += 1
                     outs = [*self._infer(inner, kind, ins, opset)]
-                elif kind in _ONE_OUTPUT:
+                elif kind in _ONE_OUTPUT:  # checked where read (a rule broken too: below)
                     outs = [_ONE_OUTPUT[kind](inner, ins, opset or 0)]
                     found.checked.update([kind] if outs[0] else [])
                 elif kind in VIEWS and (shape := ins[0].shape).rank is not None:
@@ -771,6 +771,7 @@ class ONNXModel:
                         found.faults.append(("operator", f"{where}: ONNX {kind}: {view}"))
             except ValidationError as exc:
                 found.faults.append((getattr(exc, "kind", "operator"), f"{where}: {exc}"))
+                found.checked.update([kind] if kind in _ONE_OUTPUT else [])
             for k, out in enumerate(inner.output):
                 got = outs[k] if k < len(outs) else None
                 said = _shape_of(types[out]) if out in types else None
