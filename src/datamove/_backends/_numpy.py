@@ -7,7 +7,8 @@ over the input, on every core), and memory overlap is decided exactly by
 
 Subclasses of ``ndarray`` are indexed as themselves (a masked array keeps its mask), except
 where their indexing or copying changes the shape NumPy's basic indexing gives: ``np.matrix``
-keeps results 2-D, so they would not have the shape inference promises. There datamove indexes
+keeps results 2-D, so they would not have the shape inference promises, and its ``m[None]`` is
+a 3-D matrix that any view or copy of makes 2-D again (`keeps_shape`). There datamove indexes
 (or copies) the base ``ndarray`` (``np.asarray(data)``) and returns plain arrays.
 """
 
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
 
     from datamove._plan import Plan
 
-__all__ = ["NumpyBackend"]
+__all__ = ["NumpyBackend", "keeps_shape", "subclass_result"]
 
 
 class NumpyBackend(Backend):
@@ -104,13 +105,31 @@ class NumpyBackend(Backend):
                 raise out_overlaps_input(op, 0)
 
 
+def keeps_shape(result: Any, shape: tuple[int, ...]) -> bool:
+    """Whether a subclass's ``result`` has NumPy's ``shape`` and keeps it as its own type.
+
+    ``np.matrix`` indexes a 2-D matrix to 2-D results where NumPy's are 1-D, and ``m[None]`` to a
+    3-D matrix (NumPy's ``__getitem__`` lets that one through) that every view or copy of it
+    turns 2-D again ("shape too large to be a matrix" where it cannot): a view of ``result`` as
+    its own type tells, without copying.
+    """
+    if np.shape(result) != shape:
+        return False
+    if not isinstance(result, np.ndarray):
+        return True
+    try:
+        return bool(result.view(type(result)).shape == shape)
+    except ValueError:
+        return False
+
+
 def subclass_result(data: np.ndarray, take: Callable[[np.ndarray], Any]) -> Any:
     """``take(data)`` of a subclass, where that has the shape the base array's result has.
 
     A masked array keeps its mask; ``np.matrix``, which stays 2-D, gives the base's result.
     """
     mine, plain = take(data), take(data.view(np.ndarray))
-    return mine if np.shape(mine) == plain.shape else plain
+    return mine if keeps_shape(mine, plain.shape) else plain
 
 
 def _subclass_views(data: np.ndarray, plan: Plan) -> list[np.ndarray]:
@@ -120,7 +139,7 @@ def _subclass_views(data: np.ndarray, plan: Plan) -> list[np.ndarray]:
     for index in plan.indices:
         plain = base[index]
         mine = data[index]
-        if np.shape(mine) != plain.shape:  # np.matrix stays 2-D: use the base array's result
+        if not keeps_shape(mine, plain.shape):  # np.matrix stays 2-D: the base array's result
             return [base[index] for index in plan.indices]
         views.append(mine)
     return views
