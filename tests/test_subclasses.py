@@ -1,7 +1,11 @@
 """NumPy subclasses through the operators: masked arrays keep their masks, np.matrix stays 2-D.
 
 The rule (docs/backends.md, "NumPy subclasses"): a result is of the input's subclass where that
-type holds NumPy's shape for it, else a plain array of the base's values. NumPy is the oracle.
+type holds NumPy's shape for it, else a plain array of the base's values. ``dm.concat`` joins a
+masked array's mask with its data, as ``np.ma.concatenate`` does (``np.concatenate`` drops the
+mask, turning masked elements into data), and other subclasses as ``np.concatenate`` joins them.
+NumPy is the oracle throughout; a test of the IR's Concat on a masked input is in
+``tests/ir/test_run_inputs.py``.
 """
 
 from __future__ import annotations
@@ -10,13 +14,204 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, note
+from hypothesis import strategies as st
 
 import datamove as dm
+from strategies import fixed_settings
 
 pytestmark = pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")  # np.matrix's
 
 
+class _Tagged(np.ma.MaskedArray):  # a masked subclass: np.ma.concatenate keeps the youngest
+    pass
+
+
+def _assert_masked_equal(got: Any, want: Any) -> None:
+    """The same type, data, mask, and ``nomask`` where np.ma's has none."""
+    assert type(got) is type(want)
+    assert got.shape == want.shape
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(np.ma.getdata(got), np.ma.getdata(want), strict=True)
+    np.testing.assert_array_equal(np.ma.getmaskarray(got), np.ma.getmaskarray(want), strict=True)
+    assert (np.ma.getmask(got) is np.ma.nomask) == (np.ma.getmask(want) is np.ma.nomask)
+
+
+@st.composite
+def masked_joins(draw: st.DrawFn) -> tuple[list[Any], int]:
+    """1 to 4 inputs of one rank (1 to 3) joinable along an axis: plain, masked (no mask, an
+    all-False mask, a drawn mask) or a masked subclass, of int16 or float32."""
+    rank = draw(st.integers(1, 3))
+    axis = draw(st.integers(-rank, rank - 1))
+    dims = draw(st.lists(st.integers(0, 3), min_size=rank, max_size=rank))
+    dtype = draw(st.sampled_from([np.int16, np.float32]))
+    arrays = []
+    for k in range(draw(st.integers(1, 4))):
+        shape = list(dims)
+        shape[axis] = draw(st.integers(0, 3))
+        data = (np.arange(int(np.prod(shape))) + 100 * k).astype(dtype).reshape(shape)
+        kind = draw(st.sampled_from(["plain", "nomask", "false", "drawn", "tagged"]))
+        if kind == "plain":
+            arrays.append(data)
+            continue
+        cls = _Tagged if kind == "tagged" else np.ma.MaskedArray
+        if kind == "nomask":
+            arrays.append(cls(data))
+            continue
+        bits = draw(st.lists(st.booleans(), min_size=data.size, max_size=data.size))
+        mask = np.array(bits, bool).reshape(shape) if kind != "false" else np.zeros(shape, bool)
+        arrays.append(cls(data, mask=mask))
+    return arrays, axis
+
+
+@fixed_settings(300)
+@given(case=masked_joins())
+def test_concat_joins_masks_as_np_ma_concatenate(case: tuple[list[Any], int]) -> None:
+    # Fixed: dm.concat gave a plain array of the data alone (the masked elements became data),
+    # where np.ma.concatenate keeps the mask.
+    arrays, axis = case
+    note(f"dm.concat({arrays!r}, {axis})")
+    before = [(np.ma.getdata(a).copy(), np.ma.getmaskarray(a).copy()) for a in arrays]
+    want = np.ma.concatenate(arrays, axis)
+    got = dm.concat(arrays, axis)
+    if not any(isinstance(a, np.ma.MaskedArray) for a in arrays):
+        assert type(got) is np.ndarray
+        np.testing.assert_array_equal(got, np.concatenate(arrays, axis), strict=True)
+        return
+    _assert_masked_equal(got, want)
+    for a, (data, mask) in zip(arrays, before, strict=True):  # inputs never changed or shared
+        np.testing.assert_array_equal(np.ma.getdata(a), data, strict=True)
+        np.testing.assert_array_equal(np.ma.getmaskarray(a), mask, strict=True)
+        assert not np.shares_memory(np.ma.getdata(got), np.ma.getdata(a))
+        if np.ma.getmask(got) is not np.ma.nomask:
+            assert not np.shares_memory(np.ma.getmask(got), np.ma.getmask(a))
+
+
+@fixed_settings(150)
+@given(case=masked_joins(), old=st.sampled_from(["nomask", "masked", "hard"]))
+def test_concat_into_a_masked_out_writes_data_and_mask(
+    case: tuple[list[Any], int], old: str
+) -> None:
+    # out= takes what the fresh join gives, its mask written whole: a stale mask (all True
+    # here, a hard one too) is overwritten, a missing one is made.
+    arrays, axis = case
+    want = np.ma.concatenate(arrays, axis)
+    data = np.full(want.shape, 7, want.dtype)
+    if old == "nomask":
+        out = np.ma.MaskedArray(data)
+    else:
+        out = np.ma.MaskedArray(data, mask=True, hard_mask=old == "hard")
+    assert dm.concat(arrays, axis, out=out) is out
+    np.testing.assert_array_equal(out.data, np.ma.getdata(want), strict=True)
+    np.testing.assert_array_equal(np.ma.getmaskarray(out), np.ma.getmaskarray(want), strict=True)
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+def test_a_large_masked_join_into_a_view_of_a_masked_out(axis: int) -> None:
+    # 4 MiB inputs: the copy engine (threads, compiled loops) writes data and mask pairs of
+    # two item sizes in one pass; out a view of a bigger masked array, whose mask it writes.
+    rng = np.random.default_rng(0)
+    arrays = [
+        np.ma.masked_array(rng.random((512, 1024)), mask=rng.random((512, 1024)) < p)
+        for p in (0.3, 0.6)
+    ]
+    want = np.ma.concatenate(arrays, axis)
+    _assert_masked_equal(dm.concat(arrays, axis), want)
+    whole = np.ma.masked_array(np.zeros((2, *want.shape)), mask=True)
+    out = whole[1]
+    assert dm.concat(arrays, axis, out=out) is out
+    np.testing.assert_array_equal(whole.data[1], want.data, strict=True)
+    np.testing.assert_array_equal(whole.mask[1], want.mask, strict=True)
+    assert whole.mask[0].all()
+
+
+def test_a_masked_input_needs_a_masked_out() -> None:
+    # The mask has nowhere to go in a plain out: refused before anything is written.
+    a = np.ma.masked_array([[1, 2], [3, 4]], mask=[[0, 1], [0, 0]])
+    out = np.zeros((2, 4), a.dtype)
+    message = (
+        r"^Concat: out='<ndarray of shape \[2, 4\]>' is not a masked array, but arrays\[1\] is "
+        r"one: its mask would be lost \(hint: pass a masked array as out, or join the data "
+        r"alone \(np\.ma\.getdata\)\)$"
+    )
+    with pytest.raises(dm.DTypeError, match=message):
+        dm.concat([a.data, a], 1, out=out)
+    assert not out.any()
+    with pytest.raises(dm.DTypeError, match=r"out='<matrix of shape \[2, 4\]>' is not a masked"):
+        dm.concat([a, a], 1, out=np.asmatrix(out))
+    assert dm.concat([np.ma.getdata(a)] * 2, 1, out=out) is out  # the hint's way
+    assert out.tolist() == [[1, 2, 1, 2], [3, 4, 3, 4]]
+
+
+def test_a_masked_out_is_checked_as_a_plain_one_and_its_mask_too() -> None:
+    a = np.ma.masked_array(np.arange(4.0), mask=[0, 1, 0, 0])
+    with pytest.raises(dm.ValidationError, match=r"^Concat: out=.* has shape \[4\], but the"):
+        dm.concat([a, a], 0, out=np.ma.masked_array(np.zeros(4)))
+    with pytest.raises(dm.DTypeError, match=r"^Concat: out=.* has dtype float32, but the output"):
+        dm.concat([a, a], 0, out=np.ma.masked_array(np.zeros(8, np.float32)))
+    # Data apart, but the mask is a's own mask: writing it would change an input.
+    shared = np.ma.MaskedArray(np.zeros(4), mask=a.mask, copy=False)
+    assert np.shares_memory(shared.mask, a.mask)
+    with pytest.raises(dm.ValidationError, match=r"^Concat: out\.mask=.* overlaps an input"):
+        dm.concat([a], 0, out=shared)
+    assert a.mask.tolist() == [False, True, False, False]
+    assert not shared.data.any()
+    # A masked out over an input's data is refused as a plain one is.
+    buf = np.ma.masked_array(np.zeros(8), mask=np.zeros(8, bool))
+    with pytest.raises(dm.ValidationError, match=r"^Concat: out=.* overlaps an input"):
+        dm.concat([a, buf[4:]], 0, out=buf)
+
+
+def test_a_plain_join_into_a_masked_out_unmasks_it() -> None:
+    x = np.arange(6).reshape(2, 3)
+    out = np.ma.masked_array(np.zeros((4, 3), x.dtype), mask=True)
+    assert dm.concat([x, x], 0, out=out) is out
+    _assert_masked_equal(out, np.ma.masked_array(np.concatenate([x, x]), mask=np.zeros((4, 3))))
+
+
+def test_the_operators_views_and_copies_of_a_masked_array_agree_with_concat() -> None:
+    # Split is Concat's inverse on masked arrays too: each part keeps its part of the mask.
+    x = np.ma.masked_array(np.arange(12).reshape(3, 4), mask=np.arange(12).reshape(3, 4) % 5 == 1)
+    for copy in (None, True):
+        parts = dm.variadic_split(x, 1, [1, -1], copy=copy)
+        _assert_masked_equal(dm.concat(parts, 1), np.ma.concatenate(parts, 1))
+        _assert_masked_equal(dm.concat(parts, 1), x)
+
+
 # -- np.matrix ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("axis", [0, 1, -1])
+@pytest.mark.parametrize("kinds", ["matrix, matrix", "matrix, plain", "plain, matrix"])
+def test_concat_of_np_matrix_is_numpy_s_join(axis: int, kinds: str) -> None:
+    # Fixed: dm.concat of matrices gave a plain array; np.concatenate gives a matrix.
+    a = np.arange(6).reshape(2, 3)
+    arrays = [
+        np.asmatrix(a + 10 * k) if kind == "matrix" else a + 10 * k
+        for k, kind in enumerate(kinds.split(", "))
+    ]
+    want = np.concatenate(arrays, axis)
+    got = dm.concat(arrays, axis)
+    assert type(got) is type(want) is np.matrix
+    np.testing.assert_array_equal(got, want, strict=True)
+    out = np.asmatrix(np.zeros(want.shape, want.dtype))
+    assert dm.concat(arrays, axis, out=out) is out
+    np.testing.assert_array_equal(out, want, strict=True)
+
+
+def test_concat_of_3d_matrices_is_the_base_arrays_join() -> None:
+    # m[None] is a 3-D np.matrix (NumPy's __getitem__ lets it through); np.concatenate of two
+    # turns the result 2-D, or fails: "shape too large to be a matrix".
+    m = np.asmatrix(np.arange(6).reshape(2, 3))
+    for arrays, shape in (([m[None], m[None]], (2, 2, 3)), ([m[:1][None]] * 2, (2, 1, 3))):
+        plain = [np.asarray(x) for x in arrays]
+        got = dm.concat(arrays, 0)
+        assert type(got) is np.ndarray
+        assert got.shape == shape
+        np.testing.assert_array_equal(got, np.concatenate(plain, 0), strict=True)
+    with pytest.raises(ValueError, match="shape too large to be a matrix"):
+        np.concatenate([m[None], m[None]], 0)
+    assert np.concatenate([m[:1][None]] * 2, 0).shape == (2, 3)
+
+
 @pytest.mark.parametrize(
     ("index", "args"),
     [

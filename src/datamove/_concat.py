@@ -19,6 +19,7 @@ import numpy as np
 from datamove import _backends, _plan
 from datamove._backends import _copy
 from datamove._backends._copy import compiled_loops, copy_pairs
+from datamove._backends._numpy import keeps_shape
 from datamove._errors import DTypeError, ValidationError, a_kind
 from datamove._shape import INT64_MAX, MAX_LENGTH, Dimension, PartialShape, as_partial_shape
 from datamove._validation import as_int, normalize_axis
@@ -148,12 +149,15 @@ def concat(arrays: Any, axis: Any, *, out: Any = None) -> Any:
         The axis to join along, in ``[-rank, rank - 1]``.
     out : array, optional
         A preallocated array of the output's shape and dtype to write into. It must not share
-        memory with any input.
+        memory with any input. Where an input is a NumPy masked array, ``out`` must be one too,
+        and gets the joined mask as well.
 
     Returns
     -------
     array
-        The joined array (``out`` itself when given).
+        The joined array (``out`` itself when given). NumPy subclasses join as NumPy joins
+        them: masked arrays as ``np.ma.concatenate`` (the masks joined with the data), others
+        as ``np.concatenate`` (``np.matrix``), where that keeps the output's shape.
 
     Raises
     ------
@@ -169,6 +173,11 @@ def concat(arrays: Any, axis: Any, *, out: Any = None) -> Any:
     >>> x = np.arange(12).reshape(3, 4)
     >>> np.array_equal(concat(dm.variadic_split(x, 1, [1, -1]), 1), x)
     True
+    >>> m = np.ma.masked_array([1, 2], mask=[False, True])
+    >>> concat([m, np.array([3])], 0)
+    masked_array(data=[1, --, 3],
+                 mask=[False,  True, False],
+           fill_value=999999)
     """
     _count("arrays", arrays)
     prepared = [_prepare(k, a) for k, a in enumerate(arrays)]
@@ -244,6 +253,10 @@ def _numpy_concat(parts: list[np.ndarray], plan: _plan.Plan, out: Any) -> np.nda
     axis = plan.axis
     first = parts[0].shape
     shape = (*first[:axis], plan.indices[-1][axis].stop, *first[axis + 1 :])
+    if not all(type(p) is np.ndarray for p in parts) or (
+        type(out) is not np.ndarray and isinstance(out, np.ndarray)
+    ):
+        return _subclass_concat(parts, plan, shape, out)
     if out is None:
         try:
             if _by_numpy(parts, shape, axis):
@@ -265,13 +278,86 @@ def _numpy_concat(parts: list[np.ndarray], plan: _plan.Plan, out: Any) -> np.nda
 
 
 def _by_numpy(parts: list[np.ndarray], shape: tuple[int, ...], axis: int) -> bool:
-    """Whether a fresh output is ``np.concatenate``'s rather than the copy engine's.
+    """Whether a fresh output (of exact ndarrays) is ``np.concatenate``'s, not the engine's.
 
-    Small ones of exact ndarrays (a subclass takes the engine), and blocks of a C-contiguous
-    output where the compiled loops were not built.
+    Small ones, and blocks of a C-contiguous output where the compiled loops were not built.
     """
-    small = math.prod(shape) * parts[0].itemsize < _copy.SMALL_BYTES
-    if small and all(type(p) is np.ndarray for p in parts):
+    if math.prod(shape) * parts[0].itemsize < _copy.SMALL_BYTES:
         return True
     blocks = all(n == 1 for n in shape[:axis]) and all(p.flags.c_contiguous for p in parts)
     return blocks and compiled_loops() is None
+
+
+def _subclass_concat(
+    parts: list[np.ndarray], plan: _plan.Plan, shape: tuple[int, ...], out: Any
+) -> np.ndarray:
+    """A join where an input or ``out`` is a NumPy subclass, as NumPy's own join gives it.
+
+    Where an input is a masked array, the masks are joined with the data, as
+    ``np.ma.concatenate`` joins them (``np.concatenate`` drops them: masked elements would
+    become data); `_masked_concat`. Any other subclass comes out as ``np.concatenate`` gives it
+    (``np.matrix`` 2-D), where that keeps the output's shape as its own type
+    (`_numpy.keeps_shape`), else as the base arrays' join: a 3-D ``np.matrix`` (``m[None]``)
+    joins to a plain array. ``out`` of a subclass takes the joined values, written as into a
+    plain one.
+    """
+    if isinstance(out, np.ma.MaskedArray) or any(isinstance(p, np.ma.MaskedArray) for p in parts):
+        return _masked_concat(parts, plan, shape, out)
+    bases = [p.view(np.ndarray) for p in parts]
+    if out is not None:
+        _numpy_concat(bases, plan, out.view(np.ndarray))
+        return out  # type: ignore[no-any-return]
+    try:
+        joined = np.concatenate(parts, axis=plan.axis)
+    except (ValueError, MemoryError):  # a 3-D np.matrix: "shape too large to be a matrix"
+        return _numpy_concat(bases, plan, None)
+    return joined if keeps_shape(joined, shape) else _numpy_concat(bases, plan, None)
+
+
+def _masked_concat(
+    parts: list[np.ndarray], plan: _plan.Plan, shape: tuple[int, ...], out: Any
+) -> np.ndarray:
+    """The join of the data and of the masks, as ``np.ma.concatenate`` gives it, or into ``out``.
+
+    A fresh result is of the youngest masked subclass among the inputs, its mask ``nomask`` where
+    no element is masked, as ``np.ma.concatenate``'s. ``out`` must be a masked array where an
+    input is one (else the joined mask would be lost): its data and its whole mask are written
+    (a hard mask too), its mask allocated first where it had none.
+    """
+    bases = [p.view(np.ndarray) for p in parts]
+    masks = [np.ma.getmaskarray(p) for p in parts]
+    if out is None:
+        kind: type[np.ndarray] = np.ma.MaskedArray
+        for p in parts:
+            if issubclass(type(p), kind):
+                kind = type(p)
+        result: Any = _numpy_concat(bases, plan, None).view(kind)
+        if any(np.ma.getmask(p) is not np.ma.nomask for p in parts):
+            result.mask = _numpy_concat(masks, plan, None)
+            result.shrink_mask()
+        return result  # type: ignore[no-any-return]
+    if not isinstance(out, np.ma.MaskedArray):
+        _backends.NUMPY.check_out_array(OP, out, shape, parts[0].dtype, bases)  # as for plain
+        k = next(k for k, p in enumerate(parts) if isinstance(p, np.ma.MaskedArray))
+        raise DTypeError(
+            OP,
+            "out",
+            f"<{type(out).__name__} of shape {list(out.shape)}>",
+            f"is not a masked array, but arrays[{k}] is one: its mask would be lost",
+            hint="pass a masked array as out, or join the data alone (np.ma.getdata)",
+        )
+    data = out.view(np.ndarray)
+    _backends.NUMPY.check_out_array(OP, data, shape, parts[0].dtype, bases)
+    mask: Any = np.ma.getmask(out)
+    if mask is not np.ma.nomask:
+        full = [m for p, m in zip(parts, masks, strict=True) if m is np.ma.getmask(p)]
+        try:
+            _backends.NUMPY.check_out_array(OP, mask, shape, mask.dtype, full)
+        except ValidationError as exc:
+            raise type(exc)(OP, "out.mask", exc.value, exc.rule, hint=exc.hint) from None
+    else:
+        out.mask = False  # a mask of its own to write into
+        mask = np.ma.getmask(out)
+    pairs = zip(plan.indices, bases, masks, strict=True)
+    copy_pairs([pair for i, b, m in pairs for pair in ((data[i], b), (mask[i], m))])
+    return out

@@ -392,6 +392,29 @@ def test_a_constant_joined_to_another_library_s_input_is_that_library_s(
     np.testing.assert_array_equal(xp.to_numpy(out), np.concatenate([X, c], axis=1))
 
 
+@pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")  # NumPy's, on np.matrix
+@pytest.mark.parametrize("axis", [0, 1])
+def test_a_masked_input_keeps_its_mask_through_a_concat(tmp_path: Path, axis: int) -> None:
+    # Fixed: Concat(x, c) of a masked x gave a plain array, the masked elements made data;
+    # now the mask is joined with the data, as np.ma.concatenate joins them (and np.matrix
+    # comes out as np.concatenate gives it).
+    from test_run_refuses import _one_op, _write
+
+    c = np.arange(100, 112, dtype=np.float32).reshape(2, 6)
+    shape = [[4, 6], [2, 12]][axis]
+    consts = [("f32", [2, 6], c.ravel().tolist())]
+    model = ir.read_model(_write(tmp_path, *_one_op("Concat", consts, f'axis="{axis}"', [shape])))
+    x = np.ma.masked_array(X, mask=X % 5 == 1)
+    (got,) = model.run({"x": x}).values()
+    want = np.ma.concatenate([x, c], axis)
+    assert type(got) is np.ma.MaskedArray
+    np.testing.assert_array_equal(got.data, want.data, strict=True)
+    np.testing.assert_array_equal(got.mask, want.mask, strict=True)
+    (got,) = model.run({"x": np.asmatrix(X)}).values()
+    assert type(got) is np.matrix
+    np.testing.assert_array_equal(got, np.concatenate([np.asmatrix(X), c], axis), strict=True)
+
+
 def test_a_constant_joined_to_an_input_goes_to_the_input_s_device(tmp_path: Path) -> None:
     # The Const was made a CPU tensor whatever the input's device, so Concat(x, c) of a tensor
     # on another device (CUDA; the meta device here) failed with PyTorch's RuntimeError.

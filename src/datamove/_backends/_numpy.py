@@ -9,7 +9,8 @@ Subclasses of ``ndarray`` are indexed as themselves (a masked array keeps its ma
 where their indexing or copying changes the shape NumPy's basic indexing gives: ``np.matrix``
 keeps results 2-D, so they would not have the shape inference promises, and its ``m[None]`` is
 a 3-D matrix that any view or copy of makes 2-D again (`keeps_shape`). There datamove indexes
-(or copies) the base ``ndarray`` (``np.asarray(data)``) and returns plain arrays.
+(or copies) the base ``ndarray`` (``np.asarray(data)``) and returns plain arrays. ``dm.concat``
+of subclasses follows the same rule (`datamove._concat`).
 """
 
 from __future__ import annotations
