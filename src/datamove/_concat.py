@@ -253,9 +253,10 @@ def _numpy_concat(parts: list[np.ndarray], plan: _plan.Plan, out: Any) -> np.nda
     axis = plan.axis
     first = parts[0].shape
     shape = (*first[:axis], plan.indices[-1][axis].stop, *first[axis + 1 :])
-    if not all(type(p) is np.ndarray for p in parts) or (
-        type(out) is not np.ndarray and isinstance(out, np.ndarray)
-    ):
+    for p in parts:  # a loop: a third of the cost of all() over a generator (0.2 us, 2 inputs)
+        if type(p) is not np.ndarray:
+            return _subclass_concat(parts, plan, shape, out)
+    if type(out) is not np.ndarray and isinstance(out, np.ndarray):
         return _subclass_concat(parts, plan, shape, out)
     if out is None:
         try:
