@@ -1013,6 +1013,28 @@ def test_a_start_of_int64_min_on_unbounded_sizes() -> None:
     ]
 
 
+@settings(max_examples=examples(100), deadline=None)
+@given(
+    start=st.integers(INT64_MIN, INT64_MIN + 3),
+    stop=st.one_of(st.none(), st.integers(-9, 9)),
+    step=st.integers(-3, -1),
+    lo=st.integers(0, 9),
+)
+# Its edge, -start, is INT64_MAX: no unbounded size reaches it (infer built Dimension(INT64_MAX)
+# with no max, and failed with that Dimension's error)
+@example(start=INT64_MIN + 1, stop=-9, step=-1, lo=0)
+def test_infer_of_a_start_near_int64_min_on_unbounded_sizes(
+    start: int, stop: int | None, step: int, lo: int
+) -> None:
+    s = dm.Slicing.from_numpy((slice(start, stop, step),))
+    (dim,) = s.infer(f"[{lo}..]").dims
+    # range slices as NumPy does, on every size an unbounded dimension holds (below INT64_MAX)
+    for d in (*range(lo, lo + 12), INT64_MAX - 3, INT64_MAX - 2, INT64_MAX - 1):
+        n = len(range(d)[start:stop:step])
+        assert dim.min <= n, (s, lo, d)
+        assert dim.max is None or n <= dim.max, (s, lo, d)
+
+
 def test_to_tf_writes_at_most_31_positions() -> None:
     # TensorFlow refuses 32 values of begin and more (its masks are 32-bit): in TensorFlow,
     # tests/test_dialects_tensorflow.py::test_tensorflow_takes_at_most_31_positions

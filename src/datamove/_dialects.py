@@ -1081,14 +1081,15 @@ class Slicing:
     def _numpy_length(x: Cut, dim: Dimension) -> Dimension:
         """NumPy's lengths: OpenVINO's on sizes ``>= -start``, none on the smaller ones.
 
-        A start of ``INT64_MIN`` lies before every size: no size reaches its edge, 2**63.
+        A start of ``INT64_MIN`` lies before every size: no size reaches its edge, 2**63; nor
+        does an unbounded size reach ``INT64_MAX``, ``INT64_MIN + 1``'s edge.
         """
         assert x.start is not None
         edge = -x.start
         hull: Dimension | None = None
         if dim.min < edge:
             hull = Dimension(0)
-        if edge <= INT64_MAX and (dim.max is None or dim.max >= edge):
+        if edge <= (INT64_MAX - 1 if dim.max is None else dim.max):
             rest = range_length(
                 Dimension(max(dim.min, edge), dim.max),
                 x.start,
