@@ -842,6 +842,35 @@ def test_torch_bounds_below_its_truncation_limit() -> None:
         assert u(np.arange(4)).tolist() == []
 
 
+@settings(max_examples=examples(100), deadline=None)
+@given(
+    start=st.one_of(st.none(), st.integers(-9, 9), st.integers(INT64_MIN, INT64_MIN + 4)),
+    stop=st.one_of(st.none(), st.integers(-9, 9), st.integers(INT64_MIN, INT64_MIN + 4)),
+    step=st.sampled_from([1, 2, -1, -3]),
+    lo=st.integers(0, 9),
+)
+# The stop's bound -(INT64_MIN + 2) is INT64_MAX - 1, the largest size an unbounded axis holds:
+# the stop is at or before the first element on every allowed size (it was refused, with the
+# witness (INT64_MAX,), a size no unbounded axis holds)
+@example(start=None, stop=INT64_MIN + 2, step=1, lo=0)
+def test_torch_bounds_near_int64_min_on_unbounded_sizes(
+    start: int | None, stop: int | None, step: int, lo: int
+) -> None:
+    s = dm.Slicing.from_numpy((slice(start, stop, step),))
+    try:
+        ops = s.to_torch(f"[{lo}..]")
+    except dm.NotExpressible as exc:
+        witness = exc.witness
+        ops = None
+    if ops is None:
+        assert witness is not None
+        (w,) = witness
+        assert lo <= w <= INT64_MAX - 1, (s, lo, w)
+        return
+    for d in range(lo, lo + 6):
+        assert same(run_torch(np.arange(d), ops), s(np.arange(d))), (s, d, ops)
+
+
 def test_torch_steps_past_its_overflow_limit() -> None:
     # PyTorch computes a slice's length as (len + step - 1) / step and its stride as stride *
     # step, in int64: a step within the length of INT64_MAX overflows, and the CPU gives nothing

@@ -1301,8 +1301,7 @@ class Slicing:
         """A bound PyTorch takes as given (it truncates those below ``-2**62``)."""
         if v is None or v >= _TORCH_MIN:
             return v
-        top = INT64_MAX if dim.max is None else dim.max
-        if top <= -v:  # before the first element on every allowed size
+        if largest(dim) <= -v:  # before the first element on every allowed size
             return None if first else 0
         why = (
             f"allows sizes past {-v} on axis {axis}, where the bound {v} is inside the axis; "
