@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 import datamove as dm
@@ -231,3 +231,36 @@ def test_numpy_form_and_equivalence_hold_at_sizes_too_big_to_allocate(
         if index is not None and want is not None:
             got = x[index]
             assert view_key(got, x) == view_key(want, x), (s, shape, w, s.to_numpy(shape))
+
+
+@fixed_settings(200)
+@given(
+    start=st.one_of(
+        st.none(),
+        st.integers(-3, 3),
+        st.integers(INT64_MIN, INT64_MIN + 3),
+        st.integers(INT64_MAX - 3, INT64_MAX),
+    ),
+    stop=st.one_of(
+        st.none(),
+        st.integers(-3, 3),
+        st.integers(INT64_MIN, INT64_MIN + 3),
+        st.integers(INT64_MAX - 3, INT64_MAX),
+    ),
+    step=st.sampled_from([1, 2, -1, -2]),
+)
+# The stop INT64_MIN + 2 counts back to index 0 on the largest size an unbounded axis holds,
+# INT64_MAX - 1, so x[:INT64_MIN + 2:-1] leaves element 0 out there (it was read as x[::-1])
+@example(start=None, stop=INT64_MIN + 2, step=-1)
+def test_bounds_near_the_int64_ends_at_every_size_an_axis_holds(
+    start: int | None, stop: int | None, step: int
+) -> None:
+    s = dm.Slicing.from_numpy((slice(start, stop, step),))
+    for d in (*range(6), INT64_MAX - 3, INT64_MAX - 2, INT64_MAX - 1):
+        x = hollow((d,))
+        want = view_key(x[start:stop:step], x)
+        got = view_key(s(x), x)  # keys, not views: a failing assert must never print x
+        assert got == want, (s, d)
+        for shape in (None, "[?]", [d]):
+            got = view_key(x[index_of(s.to_numpy(shape))], x)
+            assert got == want, (s, d, shape)

@@ -190,7 +190,9 @@ def _normal(
         stop = None if stop is not None and stop >= big else stop
     else:
         start = None if start is not None and (start == -1 or start >= big) else start
-        stop = None if stop is not None and stop <= -big else stop
+        # past the first element on every size: INT64_MIN + 2 counts back to index 0 on
+        # INT64_MAX - 1, the largest size an unbounded axis holds
+        stop = None if stop is not None and stop < -big else stop
     if step > 0 or start is None or start >= -1 or (stop is not None and stop >= -1):
         return start, stop, step, SAME
     return start, stop, step, CLAMP if rule == SAME else rule
