@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 import datamove as dm
 from datamove._dialects import CLAMP, NUMPY, Cut, addressed
-from strategies import examples, interval_dims, partial_shapes, shape_text
+from strategies import examples, hollow, interval_dims, partial_shapes, shape_text
 from strategies import numpy_indices as index_strategy
 
 INT64_MAX = 2**63 - 1
@@ -869,6 +869,25 @@ def test_torch_bounds_near_int64_min_on_unbounded_sizes(
         return
     for d in range(lo, lo + 6):
         assert same(run_torch(np.arange(d), ops), s(np.arange(d))), (s, d, ops)
+
+
+@pytest.mark.parametrize("size", [2**62 + 5, INT64_MAX - 1])
+def test_torch_refuses_two_elements_a_step_from_2_62_apart_on_a_static_axis(size: int) -> None:
+    # On a static axis too, a getitem taking two elements with a step from 2**62 overflows
+    # PyTorch's length, (len + step - 1) / step in int64: no call says x[3::2**62] on [2**62+5]
+    # (it wrote getitem(3, 2**62 + 4, 2**62), which PyTorch refuses on an expanded tensor)
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError, match="overflow"):
+        torch.zeros(1).expand(size)[3 : 2**62 + 4 : 2**62]
+    for text in ("x[3::4611686018427387904]", "x[-1::-4611686018427387904]"):
+        s = dm.Slicing.from_numpy(text)
+        with pytest.raises(dm.NotExpressible, match="overflows") as info:
+            s.to_torch([size])
+        assert info.value.witness == (size,)
+        assert len(s(hollow((size,)))) == 2  # and it takes two there
+    # One element at most, it is written (narrow)
+    one = dm.Slicing.from_numpy("x[3::4611686018427387904]").to_torch([2**62 + 3])
+    assert one == [("narrow", {"dim": 0, "start": 3, "length": 1})]
 
 
 def test_torch_steps_past_its_overflow_limit() -> None:

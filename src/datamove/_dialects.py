@@ -1248,7 +1248,16 @@ class Slicing:
             assert axis is not None
             dim = dim_at(ps, axis)
             if dim.is_static:
-                ops.extend(_torch_static(x.range(dim.min), axis, dim.min))
+                r = x.range(dim.min)
+                if len(r) > 1 and abs(r.step) >= -_TORCH_MIN:
+                    why = (
+                        f"has size {dim.min} on axis {axis}, where {r.start}::{r.step} takes two "
+                        "elements; PyTorch computes a slice's length as (len + step - 1) / step "
+                        f"in int64, which overflows for steps from {-_TORCH_MIN}"
+                    )
+                    witness = witness_of(self, ps, {axis: dim.min})
+                    raise NotExpressible(dialect, "shape", shape, why, witness=witness)
+                ops.extend(_torch_static(r, axis, dim.min))
                 continue
             y = x
             if x.step < 0:  # flipped, index i is -1 - i; NumPy's clamping becomes step > 0's
