@@ -871,6 +871,19 @@ def test_torch_bounds_near_int64_min_on_unbounded_sizes(
         assert same(run_torch(np.arange(d), ops), s(np.arange(d))), (s, d, ops)
 
 
+def test_torch_bound_past_its_truncation_limit_names_an_allowed_size() -> None:
+    # x[-2**62 - 3:1:2] on [INT64_MAX - 1..]: its start is inside the axis on every allowed size,
+    # and PyTorch truncates it; the witness was (2**62 + 4,), a size the shape does not allow
+    s = dm.Slicing.from_numpy(np.s_[-(2**62) - 3 : 1 : 2])
+    for lo in (2**62 + 4, 2**62 + 9, INT64_MAX - 1):
+        with pytest.raises(dm.NotExpressible, match="truncates") as info:
+            s.to_torch(f"[{lo}..]")
+        assert info.value.witness == (lo,)
+    with pytest.raises(dm.NotExpressible, match="truncates") as info:
+        s.to_torch("[3..]")
+    assert info.value.witness == (2**62 + 4,)
+
+
 @pytest.mark.parametrize("size", [2**62 + 5, INT64_MAX - 1])
 def test_torch_refuses_two_elements_a_step_from_2_62_apart_on_a_static_axis(size: int) -> None:
     # On a static axis too, a getitem taking two elements with a step from 2**62 overflows

@@ -1318,7 +1318,7 @@ class Slicing:
             f"allows sizes past {-v} on axis {axis}, where the bound {v} is inside the axis; "
             f"PyTorch truncates slice bounds below {_TORCH_MIN}"
         )
-        raise self._unsayable("PyTorch", shape, ps, axis, -v + 1, why)
+        raise self._unsayable("PyTorch", shape, ps, axis, max(-v + 1, dim.min), why)
 
     def _torch_step(
         self, x: Cut, y: Cut, dim: Dimension, axis: int, ps: PartialShape, shape: Any
