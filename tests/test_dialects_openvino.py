@@ -319,6 +319,28 @@ def test_cpu_plugin_gives_an_empty_slice_then_unsqueeze_the_wrong_shape() -> Non
     assert [r.shape for r in reference] == [(0, 1, 4), (0, 1, 4)]
 
 
+def test_cpu_plugin_gives_an_empty_slice_then_squeeze_the_wrong_shape() -> None:
+    """Divergence 24, with an index: ``to_slice``'s chain for ``x[:0, 0]`` (Slice to an empty
+    result, then Squeeze) gives ``[0, 0]`` on the CPU plugin for an input of ``[2, 6, 5]`` in a
+    model of dynamic input shape, where ``evaluate``, StridedSlice's form and datamove give
+    ``[0, 5]`` (found by running every size of random interval shapes: ``x[9:6, 0]`` on
+    ``[?,6,4..6]`` too). A static input shape runs right."""
+    s = dm.Slicing.from_numpy("x[:0, 0]")
+    x = np.arange(60, dtype=np.int64).reshape(2, 6, 5)
+    assert s(x).shape == (0, 5)
+    for text, right in (("[?,?,?]", False), ("[?,6,4..6]", False), ("[2,6,5]", True)):
+        shape = dm.PartialShape.parse(text)
+        assert [name for name, _ in s.to_slice(shape)] == ["Slice", "Squeeze"]
+        with tempfile.TemporaryDirectory() as tmp:
+            xml = Path(tmp) / "emitted.xml"
+            ov.save_model(_model(shape, s), str(xml))
+            (_, chain), (_, strided) = openvino_oracle.run_ir(xml, {"x": x})
+            reference = openvino_oracle.evaluate_ir(xml, {"x": x})
+        assert chain.shape == ((0, 5) if right else (0, 0)), text  # the bug; fixed: update docs
+        assert strided.shape == (0, 5)
+        assert [r.shape for r in reference] == [(0, 5), (0, 5)]
+
+
 INT32_MIN, INT64_MIN, INT64_MAX = -(2**31), -(2**63), 2**63 - 1
 
 
