@@ -299,46 +299,43 @@ def test_evaluate_of_an_empty_strided_slice_on_a_scalar_is_not_run() -> None:
     assert same(openvino_oracle.run_cpu(node, x)[0], x)
 
 
-def test_cpu_plugin_gives_an_empty_slice_then_unsqueeze_the_wrong_shape() -> None:
+@pytest.mark.parametrize(
+    ("text", "given", "size", "names", "chain_shape", "want"),
+    [
+        ("x[:0, None]", "[?,?]", (3, 4), ["Slice", "Unsqueeze"], (0, 1, 0), (0, 1, 4)),
+        # with an index, a Squeeze after the Slice (found by running every size of random
+        # interval shapes: x[9:6, 0] on [?,6,4..6] too); a static input shape runs right
+        ("x[:0, 0]", "[?,?,?]", (2, 6, 5), ["Slice", "Squeeze"], (0, 0), (0, 5)),
+        ("x[:0, 0]", "[?,6,4..6]", (2, 6, 5), ["Slice", "Squeeze"], (0, 0), (0, 5)),
+        ("x[:0, 0]", "[2,6,5]", (2, 6, 5), ["Slice", "Squeeze"], (0, 5), (0, 5)),
+    ],
+)
+def test_cpu_plugin_gives_an_empty_slice_then_unsqueeze_the_wrong_shape(
+    text: str,
+    given: str,
+    size: tuple[int, ...],
+    names: list[str],
+    chain_shape: tuple[int, ...],
+    want: tuple[int, ...],
+) -> None:
     """Divergence 24: in a model of dynamic input shape, ``to_slice``'s chain for ``x[:0, None]``
     (Slice to an empty result, then Unsqueeze) gives ``[0, 1, 0]`` on the CPU plugin for an input
-    of ``[3, 4]``, where ``evaluate`` and datamove give ``[0, 1, 4]``. Only the shape of an empty
-    result is wrong; StridedSlice's form of the same slicing is right."""
-    s = dm.Slicing.from_numpy("x[:0, None]")
-    shape = dm.PartialShape.parse("[?,?]")
-    x = np.arange(12, dtype=np.int64).reshape(3, 4)
-    assert s(x).shape == (0, 1, 4)
-    assert [name for name, _ in s.to_slice(shape)] == ["Slice", "Unsqueeze"]
+    of ``[3, 4]``, where ``evaluate`` and datamove give ``[0, 1, 4]``; for ``x[:0, 0]`` (then
+    Squeeze) ``[0, 0]``, not ``[0, 5]``. Only the shape of an empty result is wrong;
+    StridedSlice's form of the same slicing is right."""
+    s = dm.Slicing.from_numpy(text)
+    shape = dm.PartialShape.parse(given)
+    x = np.arange(int(np.prod(size)), dtype=np.int64).reshape(size)
+    assert s(x).shape == want
+    assert [name for name, _ in s.to_slice(shape)] == names
     with tempfile.TemporaryDirectory() as tmp:
         xml = Path(tmp) / "emitted.xml"
         ov.save_model(_model(shape, s), str(xml))
         (_, chain), (_, strided) = openvino_oracle.run_ir(xml, {"x": x})
         reference = openvino_oracle.evaluate_ir(xml, {"x": x})
-    assert chain.shape == (0, 1, 0)  # the bug; fixed: update docs/semantics.md
-    assert strided.shape == (0, 1, 4)
-    assert [r.shape for r in reference] == [(0, 1, 4), (0, 1, 4)]
-
-
-def test_cpu_plugin_gives_an_empty_slice_then_squeeze_the_wrong_shape() -> None:
-    """Divergence 24, with an index: ``to_slice``'s chain for ``x[:0, 0]`` (Slice to an empty
-    result, then Squeeze) gives ``[0, 0]`` on the CPU plugin for an input of ``[2, 6, 5]`` in a
-    model of dynamic input shape, where ``evaluate``, StridedSlice's form and datamove give
-    ``[0, 5]`` (found by running every size of random interval shapes: ``x[9:6, 0]`` on
-    ``[?,6,4..6]`` too). A static input shape runs right."""
-    s = dm.Slicing.from_numpy("x[:0, 0]")
-    x = np.arange(60, dtype=np.int64).reshape(2, 6, 5)
-    assert s(x).shape == (0, 5)
-    for text, right in (("[?,?,?]", False), ("[?,6,4..6]", False), ("[2,6,5]", True)):
-        shape = dm.PartialShape.parse(text)
-        assert [name for name, _ in s.to_slice(shape)] == ["Slice", "Squeeze"]
-        with tempfile.TemporaryDirectory() as tmp:
-            xml = Path(tmp) / "emitted.xml"
-            ov.save_model(_model(shape, s), str(xml))
-            (_, chain), (_, strided) = openvino_oracle.run_ir(xml, {"x": x})
-            reference = openvino_oracle.evaluate_ir(xml, {"x": x})
-        assert chain.shape == ((0, 5) if right else (0, 0)), text  # the bug; fixed: update docs
-        assert strided.shape == (0, 5)
-        assert [r.shape for r in reference] == [(0, 5), (0, 5)]
+    assert chain.shape == chain_shape  # the bug; fixed: update docs/semantics.md
+    assert strided.shape == want
+    assert [r.shape for r in reference] == [want, want]
 
 
 @pytest.mark.parametrize(
