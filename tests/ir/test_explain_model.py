@@ -1418,7 +1418,8 @@ def test_explain_convert_and_a_model_give_one_numpy_answer(
 
 
 def test_the_three_commands_answer_slice_100_200_alike(tmp_path: Path) -> None:
-    # convert said x[0:1], explain slice nothing, explain MODEL "no one NumPy index"
+    # convert said x[0:1], explain slice nothing, explain MODEL "no one NumPy index"; every
+    # explain now writes the canonical form's x[:1] (docs/cli.md), convert its own exact x[0:1]
     x = o8.parameter([-1], np.float32, name="x")
     c = lambda v: o8.constant(np.array(v, np.int64))  # noqa: E731
     xml = _save(tmp_path, o8.slice(x, c([-100]), c([-200]), c([-1])), x)
@@ -1426,10 +1427,10 @@ def test_the_three_commands_answer_slice_100_200_alike(tmp_path: Path) -> None:
     convert = ["convert", "--from", "slice", *numbers, "--to", "numpy", "--shape", "[1..50]"]
     assert _printed(convert) == (0, "x[0:1]\n")
     code, out = _printed(["explain", "slice", "--shape", "[1..50]", *numbers])
-    assert (code, out.splitlines()[-1]) == (0, "NumPy:        x[0:1]")
+    assert (code, out.splitlines()[-1]) == (0, "NumPy:        x[:1]")
     code, out = _printed(["explain", str(xml), "--input-shape", "x=[1..50]"])
-    assert (code, out.splitlines()[1:]) == (0, ["  x[0:1]"])
+    assert (code, out.splitlines()[1:]) == (0, ["  x[:1]"])
     # and ONNX explain of the same Slice-13 said x[:1], a writer of its own
     onnx_path = onnx_graphs.save(onnx_graphs.one_slice(["N"], [-100], [-200], [0], [-1]), tmp_path)
     code, out = _printed(["explain", str(onnx_path), "--input-shape", "x=[1..50]"])
-    assert (code, out.splitlines()[1:]) == (0, ["  x[0:1]"])
+    assert (code, out.splitlines()[1:]) == (0, ["  x[:1]"])

@@ -1,15 +1,16 @@
 """``datamove explain``: what an operator does to a shape, in words and pictures.
 
 For StridedSlice and Slice it prints the output shape, the equivalent NumPy index (``x[1:, :, :2]``,
-`datamove.ir._explain.numpy_answer`'s on every shape: convert's index for every size allowed,
-shortened where a size is static, or its reason for none; the one text explain prints for a
-slice, ``--as numpy`` and a model's layer included) and, for static inputs of rank at most 3, a
-picture of which elements the operator's own plan takes (`datamove._strided_slice.numpy_index`,
-`datamove._slice.plan_slice`); for Slice also Python's reading of the same numbers where it
-takes other elements. For the splits it prints every chunk's shape and its NumPy index, for Concat
-where each input goes in the output, each with a picture labelling each element with its chunk
-or input. ``--as onnx,tf,...`` (slices, splits and a model's layers) adds the same operation in
-each dialect listed (`datamove.cli._dialect_text`).
+`datamove.ir._explain.numpy_answer`'s on every shape: convert's index of its canonical form for
+every size allowed, shortened where a size is static, or its reason for none; the one text
+explain prints for a slice, ``--as numpy`` and a model's layer included) and, for static inputs
+of rank at most 3, a picture of which elements the operator's own plan takes
+(`datamove._strided_slice.numpy_index`, `datamove._slice.plan_slice`); for Slice also Python's
+reading of the same numbers where it takes other elements. For the splits it prints every
+chunk's shape and its NumPy index, for Concat where each input goes in the output, each with a
+picture labelling each element with its chunk or input. ``--as onnx,tf,...`` (slices, splits
+and a model's layers) adds the same operation in each dialect listed
+(`datamove.cli._dialect_text`).
 """
 
 # ruff: noqa: T201 - a command-line module: printing is its output
@@ -137,7 +138,7 @@ def explain_numpy(shape: PartialShape, expr: str) -> dict[str, Any]:
     index = None
     if shape.is_static:  # the StridedSlice it is on this shape: the elements it takes
         index = functools.partial(numpy_index, **slicing.to_strided_slice(shape))
-    return _slicing_info(shape, out, lambda: slicing, index, slicing.canonical(shape))[0]
+    return _slicing_info(shape, out, lambda: slicing, index)[0]
 
 
 def _slicing_info(
@@ -145,12 +146,11 @@ def _slicing_info(
     out: PartialShape,
     slicing: Callable[[], Slicing],
     index: Callable[[tuple[int, ...]], Any] | None = None,
-    form: Slicing | None = None,
     **keys: Any,
 ) -> tuple[dict[str, Any], Any]:
     """What ``explain`` prints of a slicing, and its NumPy index (``None`` where it has none).
 
-    The ``NumPy:`` line is `numpy_answer`'s, of ``form`` (default: ``slicing()``), or
+    The ``NumPy:`` line is `numpy_answer`'s (of the canonical form), or
     ``numpy_unavailable``, why there is none. On a static shape, ``index(dims)`` gives the
     operator's own index: the elements it takes, pictured for small inputs. ``keys`` (and
     their order) come before the picture.
@@ -158,7 +158,7 @@ def _slicing_info(
     info: dict[str, Any] = {"input_shape": str(shape), "output_shape": str(out), "numpy": None}
     info |= {**keys, "picture": []}
     add_algebra(info, slicing, shape)
-    info["numpy"], none = numpy_answer(form or slicing(), shape)
+    info["numpy"], none = numpy_answer(slicing(), shape)
     if none is not None:
         info["numpy_unavailable"] = none
     if index is None or info["numpy"] is None or not shape.is_static:

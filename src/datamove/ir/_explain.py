@@ -4,11 +4,11 @@
 Squeeze layers (each output a basic index of ``x``) and its Concat layers (`concat_parts`: where
 each input lands in the output) with the shapes and values `Model.check` infers. With every
 index input known, a slice's expression is `numpy_answer`'s, the one text ``datamove explain``
-prints for a slice: the index ``datamove convert --to numpy`` writes, which takes what the
-operator takes for *every* size the shape allows (``Slicing.to_numpy``), with the bounds a
-static size makes redundant left out; where none does, the expression is ``None`` and the note
-is convert's reason, with its witness. A split's parts on a static shape are the operator's
-own plan (`datamove.ir._ops.shape_planner`) written out. An index input
+prints for a slice: the index ``datamove convert --to numpy`` writes of its canonical form,
+which takes what the operator takes for *every* size the shape allows (``Slicing.to_numpy``),
+with the bounds a static size makes redundant left out; where none does, the expression is
+``None`` and the note is convert's reason, with its witness. A split's parts on a static shape
+are the operator's own plan (`datamove.ir._ops.shape_planner`) written out. An index input
 known only at run time is written as a name after the layer that makes it (``x[:, :n]``),
 listed in ``runtime``; never guessed.
 """
@@ -432,24 +432,29 @@ def numpy_answer(slicing: Slicing, shape: PartialShape) -> tuple[str | None, str
     """The NumPy index taking what ``slicing`` takes on every shape ``shape`` allows, or why none.
 
     The one writer of every NumPy index ``datamove explain`` prints for a slice: its ``NumPy:``
-    line and its ``--as numpy`` entry, of an operator, a NumPy index (its canonical form), a
-    model's layer and an ONNX node, on static and dynamic shapes alike. The entries are those
-    ``slicing.to_numpy(shape)`` writes (``datamove convert --to numpy --shape``: exact on every
-    size allowed), but on a static axis, where it writes in-range numbers, a cut is written from
-    the elements it takes alone (one text for every equivalent cut): its first, its step and the
-    place of the next (``1:5:2`` on 8, where convert writes ``1:4:2``), one element or none with
-    step 1 (``0::-1`` of the operator is ``:1``), each bound the size makes redundant left out
-    (``7::-1`` on 8 is ``::-1``), and an index as the element it takes (``-1`` on 4 is ``3``; on
-    an axis that is not static a negative index stays, the one text for every size). On a
-    known rank, as in the canonical form, an ellipsis is the whole axes it stands for
-    (``x[..., ::-1]`` on ``[3,4]`` is ``x[:, ::-1]``) and trailing whole axes are dropped
-    (``x[1:, :]`` is ``x[1:]``). Where no index is exact, ``(None, reason)`` in convert's
-    words, with its witness.
+    line and its ``--as numpy`` entry, of an operator, a NumPy index, a model's layer and an
+    ONNX node, on static and dynamic shapes alike. It writes the canonical form
+    (``slicing.canonical(shape)``), so that equivalent slicings get one text: on an axis that
+    is not static a cut is the canonical form's, the simplest found that takes the same
+    elements on every size (``5:7:3`` on ``[?]`` is ``5:6``, ``-1:-100:-1`` on ``[2..10]`` is
+    ``::-1``), and an index stays as given (``-1``, the one text for every size). The entries
+    are those the form's ``to_numpy(shape)`` writes (``datamove convert --to numpy --shape``:
+    exact on every size allowed), but on a static axis, where it writes in-range numbers, a cut
+    is written from the elements it takes alone (one text for every equivalent cut): its
+    first, its step and the place of the next (``1:5:2`` on 8, where convert writes
+    ``1:4:2``), one element or none with step 1 (``0::-1`` of the operator is ``:1``), each
+    bound the size makes redundant left out (``7::-1`` on 8 is ``::-1``), and an index as the
+    element it takes (``-1`` on 4 is ``3``). On a known rank an ellipsis is the whole axes it
+    stands for (``x[..., ::-1]`` on ``[3,4]`` is ``x[:, ::-1]``) and trailing whole axes are
+    dropped (``x[1:, :]`` is ``x[1:]``). Where no index is exact, ``(None, reason)`` in
+    convert's words on the parameters as given, with its witness.
 
     Examples
     --------
     >>> numpy_answer(Slicing.from_slice([-100], [-200], [-1]), PartialShape.parse("[1..50]"))
-    ('x[0:1]', None)
+    ('x[:1]', None)
+    >>> numpy_answer(Slicing.from_slice([5], [7], [3]), PartialShape.parse("[2..10]"))
+    ('x[5:6]', None)
     >>> numpy_answer(Slicing.from_slice([0, 0], [2**63 - 1, -2**63], [1, -1]), PartialShape([4, 6]))
     ('x[:, :1]', None)
     >>> numpy_answer(Slicing.from_numpy("x[-1, -2]"), PartialShape.parse("[?,5]"))
@@ -460,11 +465,22 @@ def numpy_answer(slicing: Slicing, shape: PartialShape) -> tuple[str | None, str
     """
     if shape.rank is not None and shape.rank > NUMPY_MAXDIMS:
         return None, f"has rank {shape.rank}, {PAST_NUMPY_RANK}"
-    try:
-        _, entries = slicing._cuts(shape, "NumPy", NUMPY)
-    except NotExpressible as exc:
-        seen = "" if exc.witness is None else f" (witness: shape {PartialShape(list(exc.witness))})"
-        return None, f"shape {shape} {exc.rule}{seen}"
+    form = slicing
+    with contextlib.suppress(ValidationError):  # where it cannot run, _cuts below says why
+        form = slicing.canonical(shape)
+    entries: list[Any] | None = None
+    with contextlib.suppress(NotExpressible):
+        entries = form._cuts(shape, "NumPy", NUMPY)[1]
+    if entries is None:  # the refusal in the numbers as given (or their index, where they have one)
+        try:
+            entries = slicing._cuts(shape, "NumPy", NUMPY)[1]
+        except NotExpressible as exc:
+            seen = (
+                ""
+                if exc.witness is None
+                else f" (witness: shape {PartialShape(list(exc.witness))})"
+            )
+            return None, f"shape {shape} {exc.rule}{seen}"
     if shape.rank is None or not entries:
         return entries_text(entries), None
     if Ellipsis in entries:  # the axes it stands for, spelled out as the canonical form is
