@@ -123,6 +123,12 @@ def test_explain_lists_a_function_s_nodes_once_per_distinct_call(
         "a": "[4,6]", "s": "[1]", "e": "[1]", "ax": "[1]", "st": "[1]"
     }  # fmt: skip
     assert layers[4]["call_inputs"]["a"] == "[6,7]"
+    assert layers[4]["call_values"] == {
+        "s": "[-1]",
+        "e": "[-9223372036854775808]",
+        "ax": "[1]",
+        "st": "[-2]",
+    }
     assert [i["numpy"] for i in layers[:3]] == ["x[:, ::-2]", ["x[:2]", "x[2:]"], "x[:, None]"]
     assert layers[4]["numpy"] == "x[:, ::-2]"
     inlined = inliner.inline_local_functions(model)
@@ -138,7 +144,8 @@ def test_explain_lists_a_function_s_nodes_once_per_distinct_call(
     out = capsys.readouterr().out
     assert (
         f"node 2 'call2' (local.F): {at} 'cut' (Slice): x [6,7] -> [6,4]\n"
-        "  called with a [6,7], s [1], e [1], ax [1], st [1]\n"
+        "  called with a [6,7], s [1] = [-1], e [1] = [-9223372036854775808], ax [1] = [1], "
+        "st [1] = [-2]\n"
         "  x[:, ::-2]\n"
     ) in out
     assert main(["explain", str(path), "--json", "--layer", "halves"]) == 0
@@ -297,3 +304,68 @@ def test_explain_lists_a_loop_s_body_nodes(tmp_path: Path) -> None:
     x = np.arange(12, dtype=np.float32).reshape(3, 4)
     ys = _run(model, {"x": x, "c": np.asarray(True)})["ys"]
     np.testing.assert_array_equal(eval(info["numpy"], {"x": x})[None], ys)  # noqa: S307
+
+
+def _starts_model(starts: list[Any]) -> Any:
+    """z [3,4] through local.F(a, s) = a[:, s:] once per ``starts``: graph values the calls
+    pass as s, ``x.shape[0]`` (sx), ``min(y.shape[0], 2)`` (sy2) or an initializer (s1, s3)."""
+    body = [
+        helper.make_node("Constant", [], ["ax"], value=_ints("ax", [1])),
+        helper.make_node("Constant", [], ["e"], value=_ints("e", [2**62])),
+        helper.make_node("Slice", ["a", "s", "e", "ax"], ["t"], name="cut"),
+    ]
+    opsets = [helper.make_opsetid(*i) for i in _OPSETS]
+    func = helper.make_function("local", "F", ["a", "s"], ["t"], body, opsets)
+    shapes = [
+        helper.make_node("Shape", ["x"], ["sx"], start=0, end=1),
+        helper.make_node("Shape", ["y"], ["sy"], start=0, end=1),
+        helper.make_node("Min", ["sy", "two"], ["sy2"]),
+    ]
+    calls = [
+        helper.make_node("F", ["z", s], [f"t{k}"], domain="local", name=f"call{k}")
+        for k, s in enumerate(starts)
+    ]
+    inits = [_ints("two", [2]), _ints("s1", [1]), _ints("s3", [3])]
+    inputs = [_tensor("x", ["N", 4]), _tensor("y", ["M", 4]), _tensor("z", [3, 4])]
+    outputs = [_tensor(f"t{k}", [None, None]) for k in range(len(starts))]
+    graph = helper.make_graph([*shapes, *calls], "g", inputs, outputs, initializer=inits)
+    model = helper.make_model(graph, opset_imports=opsets, functions=[func])
+    model.ir_version = 10
+    return model
+
+
+def test_calls_passing_other_values_of_one_shape_are_listed_apart(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Four calls of local.F on z [3,4], each passing s of shape [1]: x.shape[0], then
+    min(y.shape[0], 2), then the constants 1 and 3. Each is listed, with the values it passes
+    (``call_values``), its index what onnxruntime computes of the model inlined (fixed: the
+    second call, equal to the first in shape, type and constant value, was not listed, nor
+    counted, its bounds and expressions not read: x[:, _x.shape[0]:] stood for both)."""
+    model = _starts_model(["sx", "sy2", "s1", "s3"])
+    assert onnx_graphs.checker_error(model) is None
+    path = onnx_graphs.save(model, tmp_path)
+    read = ir.read_onnx(path)
+    layers = read.explain()
+    assert [(i["layer_id"], i["output_shapes"], i["numpy"]) for i in layers] == [
+        ("3", ["[3,..4]"], "x[:, _x.shape[0]:]"),
+        ("4", ["[3,2..4]"], "x[:, min(y.shape[0], 2):]"),
+        ("5", ["[3,3]"], "x[:, 1:]"),
+        ("6", ["[3,1]"], "x[:, 3:]"),
+    ]
+    assert [i["call_values"] for i in layers] == [
+        {"s": "[_x.shape[0]]"}, {"s": "[min(y.shape[0], 2)]"}, {"s": "[1]"}, {"s": "[3]"}
+    ]  # fmt: skip
+    assert read.check().inner == {"Slice": 4}
+    inlined = inliner.inline_local_functions(model)
+    ort = pytest.importorskip("onnxruntime")
+    session = ort.InferenceSession(inlined.SerializeToString(), providers=["CPUExecutionProvider"])
+    rng = np.random.default_rng(0)
+    z = rng.standard_normal((3, 4)).astype(np.float32)
+    for n, m in ((0, 1), (2, 5), (4, 3)):
+        x, y = np.zeros((n, 4), np.float32), np.zeros((m, 4), np.float32)
+        got = session.run(None, {"x": x, "y": y, "z": z})
+        for info, value in zip(layers, got, strict=True):
+            np.testing.assert_array_equal(eval(info["numpy"], {"x": z, "_x": x, "y": y}), value)  # noqa: S307
+    assert main(["explain", str(path), "--layer", "4"]) == 0
+    assert "  called with a [3,4], s [1] = [min(y.shape[0], 2)]\n" in capsys.readouterr().out

@@ -534,7 +534,11 @@ def _print_model(args: argparse.Namespace) -> int:
         )
         print(f"{place}: {ins} -> {outs}")
         if "call_inputs" in info:
-            passed = ", ".join(f"{name} {shape}" for name, shape in info["call_inputs"].items())
+            values = info.get("call_values", {})
+            passed = ", ".join(
+                f"{name} {shape}" + (f" = {values[name]}" if name in values else "")
+                for name, shape in info["call_inputs"].items()
+            )
             print(f"  called with {passed}")
         numpy = info["numpy"]
         if isinstance(numpy, list):

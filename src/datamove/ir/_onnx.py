@@ -179,6 +179,34 @@ def _bytes(value: np.ndarray[Any, Any] | None) -> tuple[str, tuple[int, ...], by
     return None if value is None else (value.dtype.str, value.shape, value.tobytes())
 
 
+def _call_key(v: _Value) -> tuple[Any, ...]:
+    """What a function's walk reads of an input a call passes: a key of `ONNXModel._call`.
+
+    Its shape, type and value, else a shape subgraph's bounds, reach and terms, and then its
+    maker (explain names it): two calls passing ``x.shape[0]`` and ``min(y.shape[0], 2)`` are
+    walked apart. Not a data value's maker: calls on other tensors of one shape are walked once.
+    """
+    reach = None if v.reach is None else tuple(repr(r.tolist()) for r in v.reach)
+    computed = v.value is None and (v.lower is not None or v.terms is not None)
+    key = (v.shape, v.etype, _bytes(v.value), _bytes(v.lower), _bytes(v.upper), reach, v.terms)
+    return (*key, v.maker if computed else None)
+
+
+def _call_value(v: _Value) -> str | None:
+    """An input's value as a call passes it, for explain: ``[3]``, ``[x.shape[0]]``; else ``None``.
+
+    A constant's values (`show`, so a long one cut short), a shape subgraph's as the expressions
+    of dims it is, each tensor named as explain's ``runtime`` names it (``_x`` for ``'x'``);
+    ``None`` where neither is known.
+    """
+    if v.value is not None:
+        return show(v.value.tolist())
+    if v.terms is None:
+        return None
+    texts = [render(t, "", lambda tensor: runtime_name(tensor, "value")) for t in v.terms]
+    return texts[0] if v.shape.rank == 0 and len(texts) == 1 else "[" + ", ".join(texts) + "]"
+
+
 def _shape_of(type_proto: Any) -> tuple[PartialShape, str | None] | None:
     """A tensor type's shape and element type; ``None`` for other types (sequences, maps)."""
     if type_proto.WhichOneof("value") != "tensor_type":
@@ -211,7 +239,8 @@ class _Node:
 
     A node of a subgraph or of a function the graph's node ``index`` calls has its ``place``,
     as check names it (``node 0 'if' (If): its then_branch's node 'cut' (Slice)``), and the
-    shapes the call passes its function (``call``: each input's name -> its shape).
+    shapes the call passes its function (``call``: each input's name -> its shape), and the
+    values where known (``passed``: name -> `_call_value`).
     """
 
     index: int
@@ -221,6 +250,7 @@ class _Node:
     outs: list[PartialShape]
     place: str | None = None
     call: dict[str, str] | None = None
+    passed: dict[str, str] | None = None  # the values the call passes, where known
 
 
 @dataclass(slots=True)
@@ -712,15 +742,17 @@ class ONNXModel:
         func = self._functions.get((node.domain, node.op_type, node.overload))
         if func is None:
             return None
-        key = (id(func), *((v.shape, v.etype, _bytes(v.value)) for v in ins))
+        key = (id(func), *(_call_key(v) for v in ins))
         if key not in self._calls:
             scope = dict(zip(func.input, ins, strict=False))  # inputs left out: unknown
             call = {name: str(v.shape) for name, v in scope.items()}
+            passed = {name: got for name, v in scope.items() if (got := _call_value(v))}
             opset = next((o.version for o in func.opset_import if o.domain == ""), self.opset)
             at = f"its function {_kind(node)}'s"
             walk = self._inner_nodes(func.node, at, scope, {}, opset, set())
             for n in walk.nodes:  # (a node of a function it calls has that call's)
-                n.call = n.call or call
+                if n.call is None:
+                    n.call, n.passed = call, passed
             self._calls[key] = walk
         return self._calls[key]
 
@@ -817,7 +849,8 @@ class ONNXModel:
         A node of an If's, Loop's or Scan's subgraph or of a model-local function a node
         calls (at any depth) is listed after that node, with its ``place`` as check's problems
         name it (``node 0 'if' (If): its then_branch's node 'cut' (Slice)``) and, in a
-        function, the shapes the call passes (``call_inputs``), once per distinct ones; its id
+        function, the shapes the call passes (``call_inputs``) and the values where known
+        (``call_values``: ``[3]``, ``[x.shape[0]]``), once per distinct ones; its id
         is that node's. A node onnx.checker refuses (its operator, or its schema:
         `_schema_fault`) is not read, so not listed. ``layer`` picks them by index (a holding
         or calling node's picks its inner ones) or name; `ValidationError` if none matches
@@ -854,6 +887,8 @@ class ONNXModel:
                 info["place"] = node.place
             if node.call is not None:
                 info["call_inputs"] = node.call
+            if node.passed:
+                info["call_values"] = node.passed
             if layer is None or layer in (str(node.index), name):
                 found.append(info)
         if layer is not None and not found:
