@@ -369,3 +369,54 @@ def test_calls_passing_other_values_of_one_shape_are_listed_apart(
             np.testing.assert_array_equal(eval(info["numpy"], {"x": z, "_x": x, "y": y}), value)  # noqa: S307
     assert main(["explain", str(path), "--layer", "4"]) == 0
     assert "  called with a [3,4], s [1] = [min(y.shape[0], 2)]\n" in capsys.readouterr().out
+
+
+def _views_model(axis: int) -> Any:
+    """y = local.F(x), x [2,3]: F lifts a (Unsqueeze axis 0), drops that axis again (Squeeze),
+    then slices the first element of ``axis``."""
+    body = [
+        helper.make_node("Constant", [], ["zero"], value=_ints("zero", [0])),
+        helper.make_node("Constant", [], ["one"], value=_ints("one", [1])),
+        helper.make_node("Constant", [], ["ax"], value=_ints("ax", [axis])),
+        helper.make_node("Unsqueeze", ["a", "zero"], ["u"], name="lift"),
+        helper.make_node("Squeeze", ["u", "zero"], ["v"], name="drop"),
+        helper.make_node("Slice", ["v", "zero", "one", "ax"], ["t"], name="cut"),
+    ]
+    opsets = [helper.make_opsetid(*i) for i in _OPSETS]
+    func = helper.make_function("local", "F", ["a"], ["u", "v", "t"], body, opsets)
+    call = helper.make_node("F", ["x"], ["u", "v", "t"], domain="local", name="call")
+    outputs = [_tensor(o, None) for o in "uvt"]
+    graph = helper.make_graph([call], "g", [_tensor("x", [2, 3])], outputs)
+    model = helper.make_model(graph, opset_imports=opsets, functions=[func])
+    model.ir_version = 10
+    return model
+
+
+def test_a_function_s_unsqueeze_and_squeeze_give_their_output_shapes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An Unsqueeze and a Squeeze in a function: explain gives their output shapes, those
+    onnxruntime's values have, and a Slice of their output is checked on its rank (fixed: both
+    printed `-> [...]`, the Squeeze `x [...]` with no index, and a Slice of axis 2 of the rank-2
+    output, which onnxruntime refuses, was refused in ONNX's inference's words alone)."""
+    model = _views_model(1)
+    path = onnx_graphs.save(model, tmp_path)
+    layers = ir.read_onnx(path).explain()
+    assert [(i["name"], i["input_shape"], i["output_shapes"], i["numpy"]) for i in layers] == [
+        ("lift", "[2,3]", ["[1,2,3]"], "x[None]"),
+        ("drop", "[1,2,3]", ["[2,3]"], "x[0]"),
+        ("cut", "[2,3]", ["[2,1]"], "x[:, :1]"),
+    ]
+    values = _run(model, {"x": np.arange(6, dtype=np.float32).reshape(2, 3)})
+    for info, (data, out) in zip(layers, [("x", "u"), ("u", "v"), ("v", "t")], strict=True):
+        assert info["output_shapes"] == [str(list(values[out].shape)).replace(" ", "")]
+        np.testing.assert_array_equal(eval(info["numpy"], {"x": values[data]}), values[out])  # noqa: S307
+    assert main(["explain", str(path), "--layer", "drop"]) == 0
+    assert "(Squeeze): x [1,2,3] -> [2,3]\n" in capsys.readouterr().out
+    broken = _views_model(2)
+    assert "Unexpected axis value: 2" in str(onnx_graphs.ort_error(broken))
+    (problem,) = ir.read_onnx(onnx_graphs.save(broken, tmp_path)).check().problems
+    assert str(problem) == (
+        "node 0 'call' (local.F): its function local.F's node 'cut' (Slice): "
+        "ONNX Slice: axes=[2] holds 2, out of range for rank 2"
+    )

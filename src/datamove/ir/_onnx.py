@@ -99,6 +99,7 @@ from datamove.ir._onnx_shapes import (
     shape_terms,
     shape_values,
     value_terms,
+    view_shape,
 )
 from datamove.ir._ops import (
     SMALL,
@@ -771,7 +772,8 @@ class ONNXModel:
 
         The nodes of a subgraph or a function, named ``at`` (``its then_branch's``), ``scope``
         their values so far. A checked node (`CHECKED`) is inferred as in the graph, an
-        Unsqueeze's or Squeeze's axes checked (`_view_shape`), and the others' outputs are
+        Unsqueeze's or Squeeze's axes checked (`_view_shape`) and its output's shape inferred
+        where its axes are known (`view_shape`), and the others' outputs are
         ``types``' (else unknown); each node's subgraphs and the function it calls, in turn
         (its nodes listed once per distinct inputs: ``seen``, the calls walked). A function's
         node with an attribute its call sets (``ref_attr_name``) is not checked, nor listed.
@@ -801,6 +803,9 @@ class ONNXModel:
                     view = shape if isinstance(axes, str) else _view_shape(kind, axes, shape)
                     if isinstance(view, str):
                         found.faults.append(("operator", f"{where}: ONNX {kind}: {view}"))
+                    elif axes is not None and not isinstance(axes, str):  # its output's shape
+                        moved = view_shape(kind, _Value(view, ins[0].etype).info(), axes)
+                        outs = [_Value(moved.shape, ins[0].etype)] if moved is not None else []
             except ValidationError as exc:
                 found.faults.append((getattr(exc, "kind", "operator"), f"{where}: {exc}"))
                 found.checked.update([kind] if kind in _ONE_OUTPUT else [])

@@ -203,6 +203,15 @@ def gather_shape(data: Info, indices: Info, axis: int) -> Info | None:
     return moved(gather_layer(), [data, indices, _const(axis)])
 
 
+def view_shape(kind: str, data: Info, axes: list[int]) -> Info | None:
+    """A data Unsqueeze's or Squeeze's output shape, the IR's rule (`moved`); ``None`` where not.
+
+    ``axes`` are distinct axes of the output's rank (an Unsqueeze's) or the data's; a Squeeze's
+    dims listed must be 1 in ``data`` (ONNX's: one of unknown size is 1 wherever it runs).
+    """
+    return moved(_layer(kind, 1), [data, _const(axes)])
+
+
 def _gather(node: Any, ins: Sequence[Info], _opset: int) -> Info | None:
     axis = node_attr(node, "axis", 0)
     data = bounds_of(ins[0])
