@@ -777,11 +777,14 @@ class ONNXModel:
         ``types``' (else unknown); each node's subgraphs and the function it calls, in turn
         (its nodes listed once per distinct inputs: ``seen``, the calls walked). A function's
         node with an attribute its call sets (``ref_attr_name``) is not checked, nor listed.
-        The Slice, Split, Concat, Unsqueeze and Squeeze nodes are listed as the graph's are
-        (not SplitToSequence and SequenceAt, which are not read here). ``taken``: `_bodies`'.
+        SplitToSequence and SequenceAt are read as in the graph (`_sequence`), of the
+        sequences made in ``nodes`` (one of an outer graph's is not read). The Slice, Split,
+        Concat, Unsqueeze, Squeeze and sequence nodes are listed as the graph's are.
+        ``taken``: `_bodies`'.
         """
         unknown = _Value(PartialShape(None), None)
         found = _Inner()
+        sequences: dict[str, list[_Value]] = {}  # a SplitToSequence's output -> its parts
         for inner in nodes:
             kind, where = _kind(inner), f"{at} node {node_name(inner)!r} ({_kind(inner)})"
             ins = [scope.get(name, unknown) for name in inner.input]
@@ -798,6 +801,10 @@ class ONNXModel:
                 elif kind in _ONE_OUTPUT:  # checked where read (a rule broken too: below)
                     outs = [_ONE_OUTPUT[kind](inner, ins, opset or 0)]
                     found.checked.update([kind] if outs[0] else [])
+                elif kind in SEQUENCE_NODES:  # read as in the graph
+                    read: list[str] = []
+                    outs = [*(self._sequence(inner, kind, ins, sequences, read) or [])]
+                    found.checked.update(read)
                 elif kind in VIEWS and (shape := ins[0].shape).rank is not None:
                     axes = _view_axes(inner, ins, opset or 0)
                     view = shape if isinstance(axes, str) else _view_shape(kind, axes, shape)
@@ -808,13 +815,13 @@ class ONNXModel:
                         outs = [_Value(moved.shape, ins[0].etype)] if moved is not None else []
             except ValidationError as exc:
                 found.faults.append((getattr(exc, "kind", "operator"), f"{where}: {exc}"))
-                found.checked.update([kind] if kind in _ONE_OUTPUT else [])
+                found.checked.update([kind] if kind in (*_ONE_OUTPUT, *SEQUENCE_NODES) else [])
             for k, out in enumerate(inner.output):
                 got = outs[k] if k < len(outs) else None
                 said = _shape_of(types[out]) if out in types else None
                 scope[out] = got or (_Value(*said) if said else unknown)
             if not by_call and (
-                kind in ("Slice", "Split")
+                kind in ("Slice", "Split", *SEQUENCE_NODES)
                 or (kind in _JOINS_AND_VIEWS and _moves_data(kind, ins, scope, inner.output))
             ):
                 found.nodes.append(_Node(-1, inner, opset or 0, ins, _outs(inner, scope), where))
@@ -873,15 +880,19 @@ class ONNXModel:
         """
         walked = self._walk(self._overrides(input_shapes), compare=False)[4]
         found = []
-        sequences: dict[str, tuple[str, dict[str, Any]]] = {}  # a sequence -> its maker's
+        # (its graph, named as place names it; a sequence) -> its maker's name and entry
+        sequences: dict[tuple[str | None, str], tuple[str, dict[str, Any]]] = {}
         for node in walked:
             name = node_name(node.proto)
+            graph = None  # the graph's; else a body's or function's (its nodes' place, cut)
+            if node.place is not None:
+                graph = node.place.removesuffix(f" node {name!r} ({_kind(node.proto)})")
             if node.proto.op_type == "SplitToSequence":
                 info = _explain_split_to_sequence(node)
-                maker = f"node {node.index} {name!r} (SplitToSequence)"
-                sequences |= {o: (maker, info) for o in node.proto.output[:1] if o}
+                maker = node.place or f"node {node.index} {name!r} (SplitToSequence)"
+                sequences |= {(graph, o): (maker, info) for o in node.proto.output[:1] if o}
             elif node.proto.op_type == "SequenceAt":
-                info = _explain_sequence_at(node, sequences)
+                info = _explain_sequence_at(node, sequences.get((graph, node.proto.input[0])))
             elif node.proto.op_type == "Concat":
                 info = _explain_concat(node)
             elif node.proto.op_type in VIEWS:
@@ -2078,17 +2089,21 @@ def _explain_split_to_sequence(node: _Node) -> dict[str, Any]:
 
 
 def _explain_sequence_at(
-    node: _Node, sequences: dict[str, tuple[str, dict[str, Any]]]
+    node: _Node, sequence: tuple[str, dict[str, Any]] | None
 ) -> dict[str, Any]:
-    """A SequenceAt of a SplitToSequence's output: that part, on the SplitToSequence's ``x``."""
+    """A SequenceAt of a SplitToSequence's output: that part, on the SplitToSequence's ``x``.
+
+    ``sequence``: that node's name and entry, where one of the SequenceAt's graph makes it.
+    """
     proto = node.proto
-    maker, made = sequences.get(proto.input[0], (None, None))
+    maker, made = sequence or (None, None)
     shape = "[...]" if made is None else made["input_shape"]
     info = entry(str(node.index), "SequenceAt", node_name(proto), shape, node.outs, False)
     info |= {"dialect": "onnx", "opset": node.version}
     position = node.ins[1].value
     if made is None or maker is None:
-        info["note"] = "it reads a sequence no SplitToSequence node makes"
+        graph = "" if node.place is None else " of its subgraph or function"
+        info["note"] = f"it reads a sequence no SplitToSequence node{graph} makes"
         return info
     info["sequence"] = maker
     if position is None or position.size != 1 or position.dtype.kind not in "iu":
