@@ -454,6 +454,74 @@ def test_a_function_is_checked_on_the_input_shapes_given(tmp_path: Path) -> None
     assert "Mismatch between the sum of 'split' (3)" in str(ort_error)
 
 
+_SPLIT_3 = (
+    "Splitting: size=3 cannot be split by the 'lengths' rule with (1, 1): they sum to 2, not 3"
+)
+
+
+def _also(calls: list[int], more: int = 0) -> str:
+    """The words a function's fault ends with, naming the other calls with it."""
+    named = ", ".join(f"node {k} 'call{k}' (local.F)" for k in calls)
+    n = len(calls) + more
+    return f"; the same fault in {n} other call{'s' * (n > 1)}: {named}" + (
+        f" and {more} more" if more else ""
+    )
+
+
+_SPLIT_5 = _SPLIT_3.replace("3", "5")
+
+
+@pytest.mark.parametrize(
+    ("shapes", "found"),
+    [
+        # one fault in four calls: the first's problem names the other three
+        ([[2, 3]] * 4, [(0, f"{_IN_F}(Split): {_SPLIT_3}{_also([1, 2, 3])}")]),
+        # other shapes, other words: a fault of its own
+        ([[2, 3], [2, 5], [2, 3]],
+         [(0, f"{_IN_F}(Split): {_SPLIT_3}{_also([2])}"), (1, f"{_IN_F}(Split): {_SPLIT_5}")]),
+        ([[2, 3]] * 9, [(0, f"{_IN_F}(Split): {_SPLIT_3}{_also([1, 2, 3, 4, 5], 3)}")]),
+    ],
+    ids=["four calls", "two shapes", "nine calls"],
+)  # fmt: skip
+def test_a_function_s_fault_is_one_problem_naming_every_call(
+    tmp_path: Path, shapes: list[list[Any]], found: list[tuple[int, str]]
+) -> None:
+    """A function whose Split breaks, called several times: one problem per distinct fault,
+    on the first call, naming the other calls with that fault (fixed: one problem per call,
+    each in the same words). onnxruntime refuses the model (at the first: one is enough)."""
+    model = _function_model("Split", ["split11"], shapes)
+    assert "Mismatch between the sum of 'split' (2)" in str(onnx_graphs.ort_error(model))
+    got = ir.read_onnx(onnx_graphs.save(model, tmp_path)).check().problems
+    assert [(p.layer_name, p.message) for p in got] == [(f"call{k}", m) for k, m in found]
+
+
+def test_a_fault_onnx_checker_finds_in_a_function_is_one_problem_for_every_call(
+    tmp_path: Path,
+) -> None:
+    """A function of a node in no opset, called three times: onnx.checker and onnxruntime
+    refuse the model; datamove gives one problem, on the first call, naming the others (fixed:
+    one per call), and a call's own fault (more inputs than the function takes) its own."""
+    model = _calling([helper.make_node("Foo", ["a"], ["t"], name="foo")], [("", 17)])
+    for k in (1, 2):
+        model.graph.node.append(
+            helper.make_node("F", ["x"], [f"y{k}"], domain="local", name=f"call{k}")
+        )
+        model.graph.output.append(_tensor(f"y{k}", [4]))
+    model.graph.node.append(helper.make_node("F", ["x", "x"], ["y3"], domain="local", name="two"))
+    model.graph.output.append(_tensor("y3", [4]))
+    assert onnx_graphs.checker_error(model) is not None
+    assert onnx_graphs.ort_error(model) is not None
+    got = ir.read_onnx(onnx_graphs.save(model, tmp_path)).check().problems
+    assert [p.layer_name for p in got] == ["call", "two"]
+    assert got[0].message.startswith("its function local.F's node 'foo' (Foo): 'Foo' is in no")
+    assert got[0].message.endswith(
+        "; the same fault in 2 other calls: node 1 'call1' (local.F), node 2 'call2' (local.F)"
+    )
+    assert (
+        got[1].message == "has 2 inputs, but its function local.F takes 1: onnxruntime refuses more"
+    )
+
+
 def _if_model(op: str, inputs: list[str], loop: bool = False) -> Any:
     """An If (or a Loop, in an If with ``loop``) whose then branch is an ``op`` of x [2,3]
     (``inputs``: x and initializers named for their numbers), outer-scope initializers, which

@@ -24,7 +24,8 @@ Otherwise a node of the default domain is one of:
 - **opaque** (every other, and every node of another domain): its outputs as the file declares
   them, else as ONNX's own shape inference gives them. Its subgraphs' checked nodes, and
   those of the model-local function it calls, are checked (`ONNXModel._bodies`,
-  `ONNXModel._call`), their faults the node's problems.
+  `ONNXModel._call`), their faults the node's problems (a function's fault once, on the first
+  call with it, naming the others: `_once_per_fault`).
 
 `ONNXModel.explain` writes each Slice, Split, Unsqueeze, Squeeze, SplitToSequence and SequenceAt
 node as NumPy on its data input ``x``, and each Concat node as where each input lands in its
@@ -487,6 +488,7 @@ class ONNXModel:
         opaque.update(kinds[i] for i in self._refused | self._faults.keys())
         opaque.subtract(read)
         notes[:0] = _newer_opsets(self._imports)
+        problems = _once_per_fault(problems)
         checked, opaque = +checked, +opaque  # no kind counted 0 times
         inputs = {n: (values[n].shape, values[n].etype) for n in self.inputs}
         none = _Value(PartialShape(None), None)
@@ -933,6 +935,39 @@ class ONNXModel:
 _INTEGER_CODES: Final = frozenset(
     code for code, name in ETYPES.items() if name[0] in "iu" and name[1:].isdigit()
 )
+
+
+_NAMED_CALLS: Final = 5  # the other calls a function's fault names, at most
+
+
+def _once_per_fault(problems: list[Problem]) -> list[Problem]:
+    """``problems``, a fault within a function (``its function local.F's ...``) once.
+
+    Its calls are walked once per distinct inputs and onnx.checker reads a function once, so
+    each call has its fault: the first call's problem stands for all of them, naming the other
+    calls with the same kind and words (``; the same fault in 2 other calls: node 1 'call1'
+    (local.F), ...``). A fault of the call itself (its inputs: ``has 2 inputs, but ...``), or
+    in its function with other words (a Split on other shapes), stays a problem of its own.
+    """
+    first: dict[tuple[str, str], int] = {}  # (kind, message) -> its problem's index in kept
+    others: dict[int, list[str]] = collections.defaultdict(list)
+    kept: list[Problem] = []
+    for p in problems:
+        if p.message.startswith("its function ") and p.layer_id is not None:
+            key = (p.kind, p.message)
+            if key in first:
+                place = place_of(p.layer_id, p.layer_name, p.layer_type, None, "node")
+                others[first[key]].append(place)
+                continue
+            first[key] = len(kept)
+        kept.append(p)
+    for k, places in others.items():
+        named = ", ".join(places[:_NAMED_CALLS])
+        more = len(places) - _NAMED_CALLS
+        named += f" and {more} more" if more > 0 else ""
+        tail = f"; the same fault in {plural(len(places), 'other call')}: {named}"
+        kept[k] = dataclasses.replace(kept[k], message=kept[k].message + tail)
+    return kept
 
 
 def _bare_copy(model: Any, left: AbstractSet[int]) -> Any:
