@@ -35,6 +35,21 @@ def _ints(name: str, values: list[int] | int) -> Any:
     return onnx.numpy_helper.from_array(np.asarray(values, np.int64), name)
 
 
+def _local_model(
+    nodes: list[Any],
+    inputs: list[Any],
+    outputs: list[Any],
+    functions: list[Any],
+    initializer: list[Any] | None = None,
+) -> Any:
+    """A model of graph ``nodes``, importing the default domain and local, and ``functions``."""
+    graph = helper.make_graph(nodes, "g", inputs, outputs, initializer=initializer or [])
+    opsets = [helper.make_opsetid(*i) for i in _OPSETS]
+    model = helper.make_model(graph, opset_imports=opsets, functions=functions)
+    model.ir_version = 10
+    return model
+
+
 def _function() -> Any:
     """local.F(a, s, e, ax, st): a slice of ``a``, halved on axis 0, a half lifted, the halves
     joined in reverse."""
@@ -328,10 +343,7 @@ def _starts_model(starts: list[Any]) -> Any:
     inits = [_ints("two", [2]), _ints("s1", [1]), _ints("s3", [3])]
     inputs = [_tensor("x", ["N", 4]), _tensor("y", ["M", 4]), _tensor("z", [3, 4])]
     outputs = [_tensor(f"t{k}", [None, None]) for k in range(len(starts))]
-    graph = helper.make_graph([*shapes, *calls], "g", inputs, outputs, initializer=inits)
-    model = helper.make_model(graph, opset_imports=opsets, functions=[func])
-    model.ir_version = 10
-    return model
+    return _local_model([*shapes, *calls], inputs, outputs, [func], inits)
 
 
 def test_calls_passing_other_values_of_one_shape_are_listed_apart(
@@ -386,10 +398,7 @@ def _views_model(axis: int) -> Any:
     func = helper.make_function("local", "F", ["a"], ["u", "v", "t"], body, opsets)
     call = helper.make_node("F", ["x"], ["u", "v", "t"], domain="local", name="call")
     outputs = [_tensor(o, None) for o in "uvt"]
-    graph = helper.make_graph([call], "g", [_tensor("x", [2, 3])], outputs)
-    model = helper.make_model(graph, opset_imports=opsets, functions=[func])
-    model.ir_version = 10
-    return model
+    return _local_model([call], [_tensor("x", [2, 3])], outputs, [func])
 
 
 def test_a_function_s_unsqueeze_and_squeeze_give_their_output_shapes(
@@ -447,10 +456,7 @@ def _sequence_nodes(where: str, split: list[int], position: int) -> Any:
         )
         top = helper.make_node("If", ["c"], ["y"], name="if", then_branch=then, else_branch=other)
         inputs.append(_tensor("c", [], TensorProto.BOOL))
-    graph = helper.make_graph([top], "g", inputs, [_tensor("y", None)])
-    model = helper.make_model(graph, opset_imports=opsets, functions=functions)
-    model.ir_version = 10
-    return model
+    return _local_model([top], inputs, [_tensor("y", None)], functions)
 
 
 @pytest.mark.parametrize("where", ["function", "if"])
