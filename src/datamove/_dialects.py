@@ -25,6 +25,8 @@ allowed size, or raise :class:`~datamove.NotExpressible` with a witness shape. A
 range on every size the shape allows (``x[5]`` on ``[1]`` or ``[..3]``) is refused, as NumPy
 refuses it, with a ``ValidationError`` naming the dialect (an unbounded size holds those below
 ``INT64_MAX``); where some allowed size may hold it, the index is written and the runtime decides.
+The normal form holds for the sizes below ``INT64_MAX`` (``x[-(2**63 - 2):]`` is ``x[:]``), so a
+shape or array that allows a size of ``INT64_MAX`` is refused (``shape_dims``).
 """
 
 from __future__ import annotations
@@ -500,8 +502,29 @@ def _tf_mask(op: str, name: str, value: Any) -> int:
 ALGEBRA: dict[str, Callable[..., Any]] = {}
 
 
+# A normal form's bounds stand for the sizes below INT64_MAX, those an unbounded axis holds
+# (``x[-(2**63 - 2):]`` is ``x[:]``, which takes one element more on INT64_MAX elements), and
+# OpenVINO reads a size of INT64_MAX as unbounded (docs/semantics.md, divergence 20).
+BELOW_INT64_MAX: Final = "a Slicing's normal form holds for sizes below INT64_MAX"
+AT_INT64_MAX: Final = (
+    "dm.strided_slice and dm.slice keep the numbers and run on an axis of INT64_MAX elements"
+)
+
+
 def shape_dims(shape: ShapeLike | None, op: str) -> PartialShape:
-    return PartialShape(None) if shape is None else as_partial_shape(shape, op, "shape")
+    """``shape`` read as a shape (any shape where None), refused where it allows ``INT64_MAX``.
+
+    Every entry of the slice algebra that takes a shape or an array reads it here.
+    """
+    if shape is None:
+        return PartialShape(None)
+    ps = as_partial_shape(shape, op, "shape")
+    if ps.rank is not None:
+        axis = next((k for k, d in enumerate(ps.dims) if d.max == INT64_MAX), None)
+        if axis is not None:
+            rule = f"allows size {INT64_MAX} on axis {axis}, but {BELOW_INT64_MAX}"
+            raise ValidationError(op, "shape", shape, rule, hint=AT_INT64_MAX)
+    return ps
 
 
 class Slicing:
@@ -1039,18 +1062,26 @@ class Slicing:
 
     # -- execution and inference -----------------------------------------------------------
     def __call__(self, x: Any) -> Any:
-        """Apply the slicing to an array (through ``dm.strided_slice``)."""
+        """Apply the slicing to an array (through ``dm.strided_slice``).
+
+        An axis of ``INT64_MAX`` elements is a ``ValidationError``: the normal form holds for
+        the sizes below it (``dm.strided_slice`` itself runs there).
+        """
         _, _, shape = _backends.prepare("Slicing", x)
         try:
             params = self.to_strided_slice(shape)
         except ValidationError as exc:  # the rank of x, not a shape the caller gave
             if exc.argument != "shape" or exc.value is not shape:
                 raise
-            raise ValidationError("Slicing", "data.shape", list(shape), exc.rule) from None
+            raise ValidationError(
+                "Slicing", "data.shape", list(shape), exc.rule, hint=exc.hint
+            ) from None
         return strided_slice(x, **params)
 
     def infer(self, shape: ShapeLike) -> PartialShape:
         """The output shape on a static or interval shape (through ``dm.infer_strided_slice``).
+
+        A shape that allows a size of ``INT64_MAX`` is a ``ValidationError``, as in ``s(x)``.
 
         Examples
         --------

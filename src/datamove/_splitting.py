@@ -768,7 +768,15 @@ class Splitting:
     def __call__(self, x: Any) -> list[Any]:
         """The parts of ``x`` (views where its library gives them)."""
         shape = tuple(x.shape)
-        self.lengths(self._dim(shape, "Splitting").min)
+        try:
+            dim = self._dim(shape, "Splitting")
+        except ValidationError as exc:  # x's shape, not a shape the caller gave (INT64_MAX)
+            if exc.argument != "shape" or exc.value is not shape:
+                raise
+            raise ValidationError(
+                "Splitting", "data.shape", list(shape), exc.rule, hint=exc.hint
+            ) from None
+        self.lengths(dim.min)
         return [s(x) for s in self.as_slicings(shape)]
 
     # -- emitters --------------------------------------------------------------------------
