@@ -1498,20 +1498,14 @@ def test_every_entry_of_the_algebra_refuses_a_size_of_int64_max(
 def test_an_array_of_int64_max_elements_is_refused_by_slicing_and_splitting() -> None:
     assert dm.Slicing.from_numpy("x[-9223372036854775806:]") == dm.Slicing.from_numpy("x[:]")
     x = hollow((INT64_MAX,))
-    with pytest.raises(dm.ValidationError, match="normal form holds for sizes below") as info:
-        _S(x)
-    assert (info.value.op, info.value.argument, info.value.value) == (
-        "Slicing",
-        "data.shape",
-        [INT64_MAX],
-    )
-    with pytest.raises(dm.ValidationError, match="normal form holds for sizes below") as info:
-        _SPLIT(x)
-    assert (info.value.op, info.value.argument, info.value.value) == (
-        "Splitting",
-        "data.shape",
-        [INT64_MAX],
-    )
+    for call, op in ((_S, "Slicing"), (_SPLIT, "Splitting")):
+        with pytest.raises(dm.ValidationError, match="normal form holds for sizes below") as info:
+            call(x)
+        assert (info.value.op, info.value.argument, info.value.value) == (
+            op,
+            "data.shape",
+            [INT64_MAX],
+        )
     # the operators and the lengths keep the numbers: exact there
     assert _SPLIT.lengths(INT64_MAX) == (INT64_MAX - 1, 1)
     assert dm.strided_slice(x, [-(2**63 - 2)], [0], end_mask=[1]).shape == (INT64_MAX - 1,)
