@@ -178,13 +178,29 @@ def checker_error(model: Any) -> str | None:
     return None
 
 
-def ort_error(model: Any) -> str | None:
-    """What onnxruntime's ``InferenceSession`` (CPU) says of ``model``, or ``None``."""
+def ort_session(model: Any, *, optimized: bool = False, log_severity_level: int = 4) -> Any:
+    """onnxruntime's ``InferenceSession`` (CPU) of ``model``: the oracle of every ONNX test.
+
+    Its graph optimizations are off unless ``optimized``: they can run a model the spec refuses
+    (ReshapeFusion, even at ``ORT_ENABLE_BASIC``, folds ``Concat(Shape(y)[0:1], [4])`` into
+    ``[-1, 4]`` and so reshapes a ``[3,4]`` whatever ``y``; docs/ir.md, pinned by
+    tests/test_onnx_reshape.py), so a verdict, "runs" or "refuses", is taken unoptimized.
+    ``log_severity_level`` 4 (fatal only): its refusals are expected here, no log lines.
+    """
     ort = pytest.importorskip("onnxruntime")
     options = ort.SessionOptions()
-    options.log_severity_level = 4  # its refusals are expected here: no log lines
+    options.log_severity_level = log_severity_level
+    if not optimized:
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    return ort.InferenceSession(
+        model.SerializeToString(), options, providers=["CPUExecutionProvider"]
+    )
+
+
+def ort_error(model: Any) -> str | None:
+    """What onnxruntime (`ort_session`) says of ``model``, or ``None``."""
     try:
-        ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+        ort_session(model)
     except Exception as exc:  # noqa: BLE001 - onnxruntime's errors have no common base
         return str(exc)
     return None
@@ -233,11 +249,7 @@ def with_every_value_as_output(model: Any) -> Any:
 
 def run_onnxruntime(model: Any, x: np.ndarray) -> dict[str, np.ndarray]:
     """Every node output's value, as onnxruntime computes it."""
-    ort = pytest.importorskip("onnxruntime")
-    copy = with_every_value_as_output(model)
-    so = ort.SessionOptions()
-    so.log_severity_level = 3
-    session = ort.InferenceSession(copy.SerializeToString(), so, providers=["CPUExecutionProvider"])
+    session = ort_session(with_every_value_as_output(model), log_severity_level=3)
     names = [o.name for o in session.get_outputs()]
     return dict(zip(names, session.run(None, {"x": x}), strict=True))
 
@@ -245,13 +257,8 @@ def run_onnxruntime(model: Any, x: np.ndarray) -> dict[str, np.ndarray]:
 def ort_shapes(model: Any, shapes: list[tuple[int, ...]]) -> list[tuple[int, ...] | None]:
     """The first output's shape as onnxruntime gives it for ``x`` of zeros of each of
     ``shapes``; ``None`` where it refuses (the model, at load; or that input, at run time)."""
-    ort = pytest.importorskip("onnxruntime")
-    options = ort.SessionOptions()
-    options.log_severity_level = 4  # its refusals are expected here: no log lines
     try:
-        session = ort.InferenceSession(
-            model.SerializeToString(), options, providers=["CPUExecutionProvider"]
-        )
+        session = ort_session(model)
     except Exception:  # noqa: BLE001 - onnxruntime's Fail
         return [None] * len(shapes)
     found: list[tuple[int, ...] | None] = []

@@ -38,6 +38,8 @@ ort = pytest.importorskip("onnxruntime", reason="onnxruntime (the test extra) is
 from onnx import TensorProto, helper  # noqa: E402 - after the skip
 from onnx.reference import ReferenceEvaluator  # noqa: E402
 
+import onnx_graphs  # noqa: E402 - needs onnx
+
 INT64_MAX, INT64_MIN = 2**63 - 1, -(2**63)
 INT32_MAX, INT32_MIN = 2**31 - 1, -(2**31)
 
@@ -71,11 +73,7 @@ class Runtimes:
 
     def __init__(self, ops: list[tuple[str, dict[str, Any]]]) -> None:
         model = onnx_model(ops)
-        options = ort.SessionOptions()
-        options.log_severity_level = 3
-        self.session = ort.InferenceSession(
-            model.SerializeToString(), options, providers=["CPUExecutionProvider"]
-        )
+        self.session = onnx_graphs.ort_session(model, log_severity_level=3)
         self.reference = ReferenceEvaluator(model)
 
     def ort(self, x: np.ndarray) -> np.ndarray:
@@ -315,11 +313,7 @@ class RawSlice:
             [helper.make_tensor_value_info("y", dtype, None)],
         )
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
-        options = ort.SessionOptions()
-        options.log_severity_level = 3
-        self.session = ort.InferenceSession(
-            model.SerializeToString(), options, providers=["CPUExecutionProvider"]
-        )
+        self.session = onnx_graphs.ort_session(model, log_severity_level=3)
         self.reference = ReferenceEvaluator(model)
 
     @staticmethod

@@ -92,9 +92,7 @@ def _calls(shapes: list[list[Any]]) -> Any:
 
 def _run(model: Any, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """Every node output's value (and the feeds), as onnxruntime computes them."""
-    ort = pytest.importorskip("onnxruntime")
-    copy = onnx_graphs.with_every_value_as_output(model)
-    session = ort.InferenceSession(copy.SerializeToString(), providers=["CPUExecutionProvider"])
+    session = onnx_graphs.ort_session(onnx_graphs.with_every_value_as_output(model))
     names = [o.name for o in session.get_outputs()]
     return feeds | dict(zip(names, session.run(None, feeds), strict=True))
 
@@ -370,8 +368,7 @@ def test_calls_passing_other_values_of_one_shape_are_listed_apart(
     ]  # fmt: skip
     assert read.check().inner == {"Slice": 4}
     inlined = inliner.inline_local_functions(model)
-    ort = pytest.importorskip("onnxruntime")
-    session = ort.InferenceSession(inlined.SerializeToString(), providers=["CPUExecutionProvider"])
+    session = onnx_graphs.ort_session(inlined)
     rng = np.random.default_rng(0)
     z = rng.standard_normal((3, 4)).astype(np.float32)
     for n, m in ((0, 1), (2, 5), (4, 3)):
@@ -493,12 +490,8 @@ def test_sequence_nodes_of_functions_and_bodies_are_read_as_the_graph_s(
     assert report.inner == {"SplitToSequence": 1} | ({} if broken else {"SequenceAt": 1})
     x = np.arange(10, dtype=np.float32).reshape(2, 5)
     feeds = {"x": x} | ({"c": np.asarray(True)} if where == "if" else {})
-    ort = pytest.importorskip("onnxruntime")
     try:
-        session = ort.InferenceSession(
-            model.SerializeToString(), providers=["CPUExecutionProvider"]
-        )
-        y = session.run(None, feeds)[0]
+        y = onnx_graphs.ort_session(model).run(None, feeds)[0]
     except Exception:  # noqa: BLE001 - onnxruntime's errors have no common base
         y = None
     if y is None:  # onnxruntime refuses to run it

@@ -80,12 +80,8 @@ def _run(model: Any, x: np.ndarray) -> dict[str, np.ndarray] | None:
     or would die of it (`_divides_int64_min_by_minus_one`)."""
     if _divides_int64_min_by_minus_one(model, x):
         return None
-    so = ort.SessionOptions()
-    so.log_severity_level = 4
     try:
-        session = ort.InferenceSession(
-            model.SerializeToString(), so, providers=["CPUExecutionProvider"]
-        )
+        session = onnx_graphs.ort_session(model)
         names = [o.name for o in session.get_outputs()]
         return dict(zip(names, session.run(None, {"x": x}), strict=True))
     except Exception:  # noqa: BLE001 - onnxruntime's own errors: a refused model or size

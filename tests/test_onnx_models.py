@@ -1252,8 +1252,7 @@ def test_constant_nodes_and_folded_concats_are_known_values(
     model = _graph(nodes, [3, 6], [_i64("zero", [0])], ["y"], 13)
     (info,) = _explained(onnx_graphs.save(model, tmp_path), capsys)
     assert info["numpy"] == "x[1:2, 1:5]"  # 1:5:2 takes row 1 alone of 3
-    ort = pytest.importorskip("onnxruntime")
-    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    session = onnx_graphs.ort_session(model)
     x = _arange((3, 6))
     np.testing.assert_array_equal(session.run(["y"], {"x": x})[0], x[1:2, 1:5])
     assert info["values"] == {"starts": [1, 1], "ends": [5, 5], "steps": [2, 1]}
@@ -1481,14 +1480,8 @@ def _slice_of_run_time_parameters(
 
 
 def _onnxruntime_runs(model: Any, feeds: dict[str, np.ndarray]) -> bool:
-    ort = pytest.importorskip("onnxruntime")
-    so = ort.SessionOptions()
-    so.log_severity_level = 4  # its refusals are expected here
     try:
-        session = ort.InferenceSession(
-            model.SerializeToString(), so, providers=["CPUExecutionProvider"]
-        )
-        session.run(None, feeds)
+        onnx_graphs.ort_session(model).run(None, feeds)
     except Exception:  # noqa: BLE001 - onnxruntime's errors have no common base to import
         return False
     return True
@@ -1669,15 +1662,11 @@ def test_explain_notes_why_a_view_node_has_no_expression(
     (info,) = _explained(onnx_graphs.save(model, tmp_path), capsys)
     assert (info["name"], info["numpy"]) == ("view", None)
     assert note in info["note"]
-    ort = pytest.importorskip("onnxruntime")
     feeds = {"x": _arange(tuple(node[2] or (1, 3)))}  # any rank: a dim of 1 to squeeze
     if node[3] == "input":
         feeds["axes"] = np.array([1], np.int64)
     try:
-        session = ort.InferenceSession(
-            model.SerializeToString(), providers=["CPUExecutionProvider"]
-        )
-        session.run(None, feeds)
+        onnx_graphs.ort_session(model).run(None, feeds)
     except Exception:  # noqa: BLE001 - any refusal, at load or at run
         assert refused
     else:

@@ -62,9 +62,7 @@ def _model(
 
 
 def _session(model: Any) -> Any:
-    so = ort.SessionOptions()
-    so.log_severity_level = 4
-    return ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
+    return onnx_graphs.ort_session(model)
 
 
 def _walked(model: Any, tmp_path: Path, shapes: dict[str, str] | None = None) -> dict[str, Any]:

@@ -112,12 +112,7 @@ def _with_layer_ports(xml: Path, names: list[str], tmp_path: Path) -> tuple[Path
 
 
 def _session(model: Any) -> Any:
-    ort = pytest.importorskip("onnxruntime")
-    options = ort.SessionOptions()
-    options.log_severity_level = 3
-    return ort.InferenceSession(
-        model.SerializeToString(), options, providers=["CPUExecutionProvider"]
-    )
+    return onnx_graphs.ort_session(model, log_severity_level=3)
 
 
 def test_an_if_s_branch_not_taken_at_the_given_shapes_is_not_checked(tmp_path: Path) -> None:
