@@ -8,13 +8,16 @@ they give; on interval shapes, a problem only where no size in the box runs.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import datamove as dm
+from datamove import ir
 from strategies import examples
 
 onnx = pytest.importorskip("onnx")
@@ -79,3 +82,58 @@ def test_a_reshape_on_interval_dims_is_a_problem_only_where_no_size_runs(
         assert inferred.rank is None or all(
             g in d for g, d in zip(got, inferred.dims, strict=True)
         ), repro
+
+
+def _reshape_by_a_dim_of_another_tensor() -> Any:
+    """``t = Reshape(z, Concat(Shape(y)[0:1], [4]))`` of ``z`` ``[3,4]``: valid only where ``y``
+    has 3 rows (Shape-15's ``start`` and ``end``)."""
+    nodes = [
+        helper.make_node("Shape", ["y"], ["rows"], start=0, end=1),
+        helper.make_node("Concat", ["rows", "four"], ["s"], axis=0),
+        helper.make_node("Reshape", ["z", "s"], ["t"]),
+    ]
+    f32 = onnx.TensorProto.FLOAT
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [
+            helper.make_tensor_value_info("y", f32, ["m", 4]),
+            helper.make_tensor_value_info("z", f32, [3, 4]),
+        ],
+        [helper.make_tensor_value_info("t", f32, None)],
+        [helper.make_tensor("four", onnx.TensorProto.INT64, [1], [4])],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)], ir_version=10)
+
+
+def test_onnxruntime_s_default_optimizations_run_a_reshape_the_spec_refuses(
+    tmp_path: Path,
+) -> None:
+    # onnxruntime 1.32's ReshapeFusion (ORT_ENABLE_BASIC on, so by default) folds
+    # Concat(Shape(y)[0:1], [4]) into the constant [-1, 4], as if the one dim it cannot know
+    # were the one the element count gives: z [3,4] comes out [3,4] whatever y's rows. Without
+    # optimizations it refuses a y of 1 row, as onnx.reference and the spec do, and so does
+    # datamove. The tests' oracle (onnx_graphs.ort_session) runs onnxruntime unoptimized.
+    from onnx.reference import ReferenceEvaluator
+
+    model = _reshape_by_a_dim_of_another_tensor()
+    path = onnx_graphs.save(model, tmp_path)
+    z = np.arange(12, dtype=np.float32).reshape(3, 4)
+    ok = {"y": np.zeros((3, 4), np.float32), "z": z}
+    for session in (onnx_graphs.ort_session(model), onnx_graphs.ort_session(model, optimized=True)):
+        assert session.run(None, ok)[0].shape == (3, 4)
+    assert ir.read_onnx(path).check({"y": [3, 4]}).ok
+
+    bad = {"y": np.zeros((1, 4), np.float32), "z": z}
+    with pytest.raises(Exception, match="cannot be reshaped to the requested shape"):
+        onnx_graphs.ort_session(model).run(None, bad)
+    with pytest.raises(ValueError, match="cannot reshape array of size 12"):
+        ReferenceEvaluator(model).run(None, bad)
+    (problem,) = ir.read_onnx(path).check({"y": [1, 4]}).problems
+    assert problem.kind == "operator"
+    assert problem.message.startswith("Reshape: shape=[1, 4] gives [1, 4] (4 elements)")
+    try:
+        (t,) = onnx_graphs.ort_session(model, optimized=True).run(None, bad)
+    except Exception as exc:  # noqa: BLE001 - onnxruntime's errors have no common base
+        pytest.skip(f"onnxruntime {ort.__version__} optimized refuses it too, fixed: {exc}")
+    np.testing.assert_array_equal(t, z)
