@@ -20,7 +20,7 @@ Otherwise a node of the default domain is one of:
 - of a **shape subgraph** (`datamove.ir._onnx_shapes`): translated into the IR layer that
   computes the same and evaluated by `datamove.ir._bounds.bound_layer`, exactly or as interval
   bounds, which the checked nodes carry through; one that fails at run time whatever its input
-  sizes is a note (`SHAPE_NOTE`);
+  sizes is a note (`SHAPE_NOTE`). So in a subgraph and a function too (`_shape_node`);
 - **opaque** (every other, and every node of another domain): its outputs as the file declares
   them, else as ONNX's own shape inference gives them. Its subgraphs' checked nodes, and
   those of the model-local function it calls, are checked (`ONNXModel._bodies`,
@@ -176,6 +176,28 @@ class _Value:
         return dataclasses.replace(self, source=source, maker=maker)
 
 
+def _shape_node(
+    node: Any, ins: list[_Value], opset: int | None, *, read: bool = True
+) -> tuple[list[_Value | None], str | None]:
+    """A shape-subgraph node's value or bounds for each output, with its terms, and a note.
+
+    `shape_values` and `shape_terms` of a node of `SHAPE_NODES` (``None`` for an output where
+    neither is known, for every output of another node or one not ``read``); the note where it
+    fails at run time whatever its inputs. The graph's walk and a body's or function's read
+    it alike (`ONNXModel._walk`, `ONNXModel._inner_nodes`), ``opset`` that graph's.
+    """
+    shaped: list[_Value | None] = [None] * len(node.output)
+    if node.op_type not in SHAPE_NODES or node.domain or not read:
+        return shaped, None
+    infos = [v.info() for v in ins]
+    got_infos, note = shape_values(node, infos, opset or 0)
+    for k, g in enumerate(got_infos):
+        if g is not None:  # a folded or bounded Info, as the walk holds it
+            said = shape_terms(node, infos, [v.terms for v in ins], g, k, opset or 0)
+            shaped[k] = _Value.of(g, g.etype.name if g.etype else None, said)
+    return shaped, note
+
+
 def _bytes(value: np.ndarray[Any, Any] | None) -> tuple[str, tuple[int, ...], bytes] | None:
     """A constant value as a key: its type, shape and bytes."""
     return None if value is None else (value.dtype.str, value.shape, value.tobytes())
@@ -257,16 +279,21 @@ class _Node:
 
 @dataclass(slots=True)
 class _Inner:
-    """A walk of a subgraph's or a function's nodes: each fault (kind, rule), each node listed."""
+    """A walk of a subgraph's or a function's nodes: each fault (kind, rule), each node listed.
+
+    And each note of a shape-subgraph node there that fails at run time (`SHAPE_NOTE`).
+    """
 
     faults: list[tuple[str, str]] = dataclasses.field(default_factory=list)
+    notes: list[str] = dataclasses.field(default_factory=list)
     nodes: list[_Node] = dataclasses.field(default_factory=list)
     checked: Counter[str] = dataclasses.field(default_factory=Counter)  # kind -> nodes checked
 
     def add(self, where: str, other: _Inner, nodes: bool = True) -> None:
-        """``other``'s faults (and ``nodes``, and their count) within the node named ``where``."""
+        """``other``'s faults (and ``nodes``, their count and notes) within the node ``where``."""
         self.faults += [(kind, f"{where}: {rule}") for kind, rule in other.faults]
         if nodes:
+            self.notes += [f"{where}: {note}" for note in other.notes]
             self.nodes += [dataclasses.replace(n, place=f"{where}: {n.place}") for n in other.nodes]
             self.checked.update(other.checked)
 
@@ -554,21 +581,12 @@ class ONNXModel:
                     )
                 ins.append(values[name])
             outs: list[_Value] | None = None
-            # a shape subgraph node's value or bounds, for each output
-            shaped: list[_Value | None] = [None] * len(node.output)
             refused = self._refused.get(i)  # ONNX has no such operator: the node is opaque
             fault = self._faults.get(i)  # its schema refuses the node: it is not read
-            if kind in SHAPE_NODES and fault is None and refused is None:
-                infos = [v.info() for v in ins]
-                got_infos, note = shape_values(node, infos, self.opset or 0)
-                for k, g in enumerate(got_infos):
-                    if g is None:
-                        continue
-                    # a folded or bounded Info, as the walk holds it
-                    said = shape_terms(node, infos, [v.terms for v in ins], g, k, self.opset or 0)
-                    shaped[k] = _Value.of(g, g.etype.name if g.etype else None, said)
-                if note is not None:
-                    notes.append(Problem(SHAPE_NOTE, note, *where))
+            # a shape subgraph node's value or bounds, for each output
+            shaped, note = _shape_node(node, ins, self.opset, read=not (fault or refused))
+            if note is not None:
+                notes.append(Problem(SHAPE_NOTE, note, *where))
             if refused is not None:
                 problems.append(Problem("unsupported", refused, *where))
             elif kind == "Constant":
@@ -655,6 +673,7 @@ class ONNXModel:
             for walk in inner:
                 top = place_of(*where, None, "node")  # as check's problems name it
                 problems.extend(Problem(kind, rule, *where) for kind, rule in walk.faults)
+                notes.extend(Problem(SHAPE_NOTE, note, *where) for note in walk.notes)
                 walked += [
                     dataclasses.replace(n, index=i, place=f"{top}: {n.place}") for n in walk.nodes
                 ]
@@ -728,6 +747,7 @@ class ONNXModel:
             at = f"its {attr}'s"
             walk = self._inner_nodes(graph.node, at, scope, types, self.opset, seen, taken=taken)
             found.faults += walk.faults
+            found.notes += walk.notes
             found.nodes += walk.nodes
             found.checked.update(walk.checked)
         return found
@@ -773,12 +793,14 @@ class ONNXModel:
         """Each fault (kind, rule) of a checked node of ``nodes``, and the nodes explain lists.
 
         The nodes of a subgraph or a function, named ``at`` (``its then_branch's``), ``scope``
-        their values so far. A checked node (`CHECKED`) is inferred as in the graph, an
+        their values so far. A checked node (`CHECKED`) is inferred as in the graph, a shape
+        subgraph's node evaluated as there (`_shape_node`; its note one of ``notes``), an
         Unsqueeze's or Squeeze's axes checked (`_view_shape`) and its output's shape inferred
-        where its axes are known (`view_shape`), and the others' outputs are
-        ``types``' (else unknown); each node's subgraphs and the function it calls, in turn
-        (its nodes listed once per distinct inputs: ``seen``, the calls walked). A function's
-        node with an attribute its call sets (``ref_attr_name``) is not checked, nor listed.
+        where its axes are known (`view_shape`; a Squeeze of none, `_squeezed`), and the
+        others' outputs are ``types``' (else unknown); each node's subgraphs and the function
+        it calls, in turn (its nodes listed once per distinct inputs: ``seen``, the calls
+        walked). A function's node with an attribute its call sets (``ref_attr_name``) is not
+        checked, nor evaluated, nor listed.
         SplitToSequence and SequenceAt are read as in the graph (`_sequence`), of the
         sequences made in ``nodes`` (one of an outer graph's is not read). The Slice, Split,
         Concat, Unsqueeze, Squeeze and sequence nodes are listed as the graph's are.
@@ -794,6 +816,9 @@ class ONNXModel:
             if kind == "Constant":
                 outs = [self._constant_node(inner)]
             by_call = any(a.ref_attr_name for a in inner.attribute)  # its attribute is the call's
+            shaped, note = _shape_node(inner, ins, opset, read=not by_call)  # as in the graph
+            if note is not None:
+                found.notes.append(f"{where}: {note}")
             try:
                 if by_call:
                     pass
@@ -815,13 +840,17 @@ class ONNXModel:
                     elif axes is not None and not isinstance(axes, str):  # its output's shape
                         moved = view_shape(kind, _Value(view, ins[0].etype).info(), axes)
                         outs = [_Value(moved.shape, ins[0].etype)] if moved is not None else []
+                    elif axes is None and shape.is_static:  # a Squeeze of no axes (`_squeezed`)
+                        outs = [_Value(_squeezed(shape), ins[0].etype)]
             except ValidationError as exc:
                 found.faults.append((getattr(exc, "kind", "operator"), f"{where}: {exc}"))
                 found.checked.update([kind] if kind in (*_ONE_OUTPUT, *SEQUENCE_NODES) else [])
             for k, out in enumerate(inner.output):
                 got = outs[k] if k < len(outs) else None
                 said = _shape_of(types[out]) if out in types else None
-                scope[out] = got or (_Value(*said) if said else unknown)
+                got = got or (_Value(*said) if said else unknown)
+                fold = shaped[k] if k < len(shaped) else None
+                scope[out] = fold if fold is not None and _fits(fold, got.shape, got.etype) else got
             if not by_call and (
                 kind in ("Slice", "Split", *SEQUENCE_NODES)
                 or (kind in _JOINS_AND_VIEWS and _moves_data(kind, ins, scope, inner.output))
@@ -1962,6 +1991,17 @@ def _view_shape(kind: str, axes: list[int] | None, shape: PartialShape) -> Parti
             return f"dim {a} of {shape} is not 1: onnxruntime refuses the node"
         dims[a] = Dimension(1)
     return PartialShape(dims)
+
+
+def _squeezed(shape: PartialShape) -> PartialShape:
+    """A Squeeze of no axes (input 1 left out, or no ``axes`` attribute before opset 13).
+
+    Every dim of 1 dropped, on a static ``shape``: where a dim is not static, ONNX's inference
+    gives no shape, and a graph's Squeeze is as it infers it (opaque), so one of a function's is
+    unknown too.
+    """
+    assert shape.is_static
+    return PartialShape([d for d in shape.dims if d.get_length() != 1])
 
 
 def _note_runtime(node: _Node, info: dict[str, Any], k: int, argument: str) -> list[str] | None:
