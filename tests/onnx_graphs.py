@@ -152,6 +152,23 @@ def one_slice(
     return _model([node], shape, ["y"], inits, 13)
 
 
+def gather(indices: Any, axis: int, rank: int, opset: int) -> Any:
+    """``x`` of ``rank`` symbolic dims -> Gather(x, i, axis) -> y, ``i`` an int64 initializer."""
+    value = np.asarray(indices, np.int64)
+    dims = [f"d{k}" for k in range(rank)]
+    node = helper.make_node("Gather", ["x", "i"], ["y"], name="take", axis=axis)
+    graph = helper.make_graph(
+        [node],
+        "g",
+        [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, dims)],
+        [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, None)],
+        [onnx.numpy_helper.from_array(value, "i")],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 8
+    return model
+
+
 def save(model: Any, directory: Path, name: str = "model") -> Path:
     path = directory / f"{name}.onnx"
     onnx.save_model(model, path)

@@ -28,23 +28,6 @@ helper = onnx.helper
 _OPSETS = (1, 11, 13)  # Gather-1, -11, -13
 
 
-def _model(indices: Any, axis: int, rank: int, opset: int) -> Any:
-    """``x`` of ``rank`` symbolic dims -> Gather(x, i, axis) -> y, ``i`` an int64 initializer."""
-    value = np.asarray(indices, np.int64)
-    dims = [f"d{k}" for k in range(rank)]
-    node = helper.make_node("Gather", ["x", "i"], ["y"], name="take", axis=axis)
-    graph = helper.make_graph(
-        [node],
-        "g",
-        [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, dims)],
-        [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, None)],
-        [onnx.numpy_helper.from_array(value, "i")],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    model.ir_version = 8
-    return model
-
-
 _shapes = st.lists(st.integers(0, 4), min_size=1, max_size=3)
 _indices = st.one_of(
     st.integers(-5, 5),  # a scalar: x[:, i]
@@ -58,7 +41,7 @@ _indices = st.one_of(
 def test_a_gather_is_a_problem_where_onnxruntime_refuses_it(
     tmp_path_factory: Any, shape: list[int], indices: Any, axis: int, opset: int
 ) -> None:
-    model = _model(indices, axis, len(shape), opset)
+    model = onnx_graphs.gather(indices, axis, len(shape), opset)
     repro = f"Gather({shape}, {indices}, axis={axis}) opset {opset}"
     says = ("Gather: indices=", "Gather: axis=")
     directory = tmp_path_factory.mktemp("gather")
@@ -78,7 +61,7 @@ def test_onnx_reference_runs_an_index_out_of_range_where_the_output_is_empty(
     # x[:, 7] of [0,4]: NumPy's take checks no index where it takes no element, so
     # onnx.reference gives [0]; onnxruntime refuses it, as the spec says ("It is an error if
     # any of the index values are out of bounds"), and datamove with it
-    model = _model(7, 1, 2, 13)
+    model = onnx_graphs.gather(7, 1, 2, 13)
     assert onnx_graphs.reference_shape(model, (0, 4)) == (0,)
     assert onnx_graphs.ort_shapes(model, [(0, 4), (1, 8)]) == [None, (1,)]
     (problem,) = ir.read_onnx(onnx_graphs.save(model, tmp_path)).check({"x": [0, 4]}).problems
@@ -96,7 +79,7 @@ _boxes = st.lists(st.tuples(st.integers(0, 4), st.integers(0, 2)), min_size=1, m
 def test_a_gather_on_interval_dims_is_a_problem_only_where_no_size_runs(
     tmp_path_factory: Any, box: list[tuple[int, int]], indices: Any, axis: int
 ) -> None:
-    model = _model(indices, axis, len(box), 13)
+    model = onnx_graphs.gather(indices, axis, len(box), 13)
     report, text, runs = onnx_graphs.check_box(model, box, tmp_path_factory.mktemp("gather"))
     repro = f"Gather({text}, {indices}, axis={axis}): {report.problems}"
     assert report.ok == any(got is not None for got in runs.values()), repro
@@ -108,7 +91,7 @@ def test_a_gather_on_interval_dims_is_a_problem_only_where_no_size_runs(
 
 def test_a_gather_on_an_unbounded_dim_is_checked_but_no_problem(tmp_path: Path) -> None:
     # x[:, 7] of [3,?]: some size runs it; the output's dims are the data's around the index
-    path = onnx_graphs.save(_model(7, 1, 2, 13), tmp_path)
+    path = onnx_graphs.save(onnx_graphs.gather(7, 1, 2, 13), tmp_path)
     report = ir.read_onnx(path).check({"x": "[3,?]"})
     assert report.ok
     assert report.checked == {"Gather": 1}

@@ -1089,7 +1089,7 @@ def test_explain_layer_picks_a_node_by_index_or_name(
     assert main(["explain", str(path), "--layer", "0"]) == 0
     assert capsys.readouterr().out == out
     assert main(["explain", str(path), "--layer", "relu"]) == 1
-    assert "names no Slice, Split, Concat, Unsqueeze, Squeeze, SplitToSequence or" in (
+    assert "names no Slice, Split, Concat, Unsqueeze, Squeeze, SplitToSequence, SequenceAt or" in (
         capsys.readouterr().err
     )
 
@@ -1104,7 +1104,7 @@ def test_explain_of_a_model_with_nothing_to_list_names_the_onnx_node_types(
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)])
     assert main(["explain", str(onnx_graphs.save(model, tmp_path))]) == 0
     assert capsys.readouterr().out == (
-        "no Slice, Split, Concat, Unsqueeze, Squeeze, SplitToSequence or SequenceAt nodes\n"
+        "no Slice, Split, Concat, Unsqueeze, Squeeze, SplitToSequence, SequenceAt or Gather nodes\n"
     )
 
 

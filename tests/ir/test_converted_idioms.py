@@ -38,6 +38,9 @@ IDIOMS: dict[str, tuple[Any, tuple[int, ...]]] = {
     "x[:, 4:2]": (lambda x: x[:, 4:2], (2, 6)),
     "x[:, -1]": (lambda x: x[:, -1], (2, 6)),
     "x[:, x.shape[1] - 1]": (lambda x: x[:, x.shape[1] - 1], (2, 6)),
+    "x[0]": (lambda x: x[0], (2, 6)),
+    "x[..., 2]": (lambda x: x[..., 2], (2, 6)),
+    "x[:, [0, 2, 4]]": (lambda x: x[:, [0, 2, 4]], (2, 6)),
     "x[1:, ..., :1]": (lambda x: x[1:, ..., :1], (3, 2, 6)),
     "x[None, :, None]": (lambda x: x[None, :, None], (2, 6)),
     "flip(x, [0, 1])[:, 1:]": (lambda x: torch.flip(x, [0, 1])[:, 1:], (2, 6)),
@@ -202,6 +205,8 @@ def test_converted_idioms_check_run_and_explain_as_openvino_s_cpu_plugin(
             np.testing.assert_array_equal(w, e)
         # each layer's NumPy index on its input as the plugin computes it: its output
         infos = [i for i in model.explain(input_shapes={"x": list(size)}) if not i["runtime"]]
+        # a Gather-8 of an index out of range (x[:, -1] of no columns) gives zeros: a note
+        infos = [i for i in infos if i["numpy"] is not None or not i["note"]]
         ports, where = _with_layer_ports(xml, [i["name"] for i in infos], tmp_path)
         values = [a for _, a in openvino_oracle.run_ir(ports, {"x": x})]
         for info, (ins, outs) in zip(infos, where, strict=True):

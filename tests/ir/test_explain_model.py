@@ -425,8 +425,8 @@ def test_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     err = capsys.readouterr().err
     assert err.count("\n") == 1
     assert (
-        "--layer='nope' names no Slice, StridedSlice, Split, VariadicSplit, Concat, Unsqueeze "
-        "or Squeeze layer"
+        "--layer='nope' names no Slice, StridedSlice, Split, VariadicSplit, Concat, Unsqueeze, "
+        "Squeeze or Gather layer"
     ) in err
     bad = tmp_path / "bad.xml"
     bad.write_text("<net")

@@ -553,6 +553,8 @@ def _print_model(args: argparse.Namespace) -> int:
             print(f"  x{k} from {source}" + (f": {part}" if part else ""))
         if info["note"]:
             print(f"  no NumPy index: {info['note']}")
+        if "out_of_range" in info:  # an IR Gather's index out of range of some sizes
+            print(f"  but {info['out_of_range']}, where NumPy raises")
         if "algebra" in info:
             print(f"  {info['algebra']}")
         for name, what in info["runtime"].items():
@@ -601,8 +603,13 @@ def _layer_op(info: dict[str, Any]) -> Slicing | Splitting:
     if kind == "Concat":
         rule = "joins its inputs; datamove writes slicings and splits in other dialects"
         raise ValidationError("Concat", "layer", info["layer_id"], rule)
-    if kind in VIEWS:
-        return Slicing.from_numpy(info["numpy"])
+    if kind in VIEWS or (kind == "Gather" and info["numpy"].startswith("x[")):
+        return Slicing.from_numpy(info["numpy"])  # a Gather's basic index: in range, alike
+    if kind == "Gather":
+        rule = (
+            "takes its indices by np.take, no slicing; datamove writes slicings in other dialects"
+        )
+        raise ValidationError("Gather", "layer", info["layer_id"], rule)
     if info.get("dialect") == "onnx" and kind == "Slice":
         return Slicing.from_onnx(
             values["starts"], values["ends"], values.get("axes"), values.get("steps")
@@ -625,7 +632,7 @@ def _layer_dialects(info: dict[str, Any], names: list[str]) -> dict[str, dict[st
     elif info["runtime"]:
         why = "its parameters are known only at run time"
     elif (
-        (info["layer_type"] in VIEWS and info["numpy"] is None)  # its note says why
+        (info["layer_type"] in (*VIEWS, "Gather") and info["numpy"] is None)  # its note: why
         or (not info["values"] and info["layer_type"] not in ("Concat", *VIEWS))  # check()'s
         or (info["layer_type"] in ("SplitToSequence", "SequenceAt") and info["note"])
     ):
@@ -667,8 +674,9 @@ def _show_layer(info: dict[str, Any]) -> None:
     kind, values, attributes = info["layer_type"], info["values"], info["attributes"]
     if info["runtime"] or info["input_shape"] == "[...]" or info["note"]:
         return  # its parameters are known only at run time (or broken): nothing more to show
-    if kind == "SequenceAt":
-        return  # one part of its sequence: the SplitToSequence's layer shows them
+    if kind in ("SequenceAt", "Gather"):
+        return  # one part of its sequence (the SplitToSequence's layer shows them); a Gather's
+        # expression says all
     if kind == "SplitToSequence" and "split" not in values and attributes.get("keepdims") == 0:
         return  # parts of one element, the axis removed: no split's picture
     print()

@@ -10,7 +10,8 @@ with the bounds a static size makes redundant left out; where none does, the exp
 ``None`` and the note is convert's reason, with its witness. A split's parts on a static shape
 are the operator's own plan (`datamove.ir._ops.shape_planner`) written out. An index input
 known only at run time is written as a name after the layer that makes it (``x[:, :n]``),
-listed in ``runtime``; never guessed.
+listed in ``runtime``; never guessed. A Gather of constant indices on data is listed too
+(`gather_expression`): a basic index, a slice where exact, else ``np.take``.
 """
 
 from __future__ import annotations
@@ -39,7 +40,9 @@ from datamove._strided_slice import (
     axis_walk,
     checked_params,
 )
+from datamove._validation import normalize_axis
 from datamove.ir._errors import where
+from datamove.ir._fold import batch_dims, opset_number
 from datamove.ir._ops import Info, bounds_of, shape_planner
 from datamove.ir._sizes import diagonal_shapes
 
@@ -60,6 +63,7 @@ __all__ = [
     "concat_parts",
     "entry",
     "explain_layers",
+    "gather_expression",
     "index_expression",
     "layer_slicing",
     "numpy_answer",
@@ -75,7 +79,8 @@ __all__ = [
 
 SLICING: Final = ("Slice", "StridedSlice", "Split", "VariadicSplit")
 VIEWS: Final = ("Unsqueeze", "Squeeze")  # a basic index of the data: x[None], x[:, 0]
-EXPLAINED: Final = (*SLICING, "Concat", *VIEWS)  # the layer types explain_layers lists
+# the layer types explain_layers lists (a Gather where its indices are constant)
+EXPLAINED: Final = (*SLICING, "Concat", *VIEWS, "Gather")
 _INPUTS: Final = {
     "Slice": ("data", "start", "stop", "step", "axes"),
     "StridedSlice": ("data", "begin", "end", "stride"),
@@ -565,6 +570,99 @@ def _view_index(index: tuple[Any, ...]) -> tuple[Any, ...]:
     return trim(items)
 
 
+def gather_expression(
+    indices: Any, axis: int, shape: PartialShape, *, version: int | None = None
+) -> tuple[str | None, str | None, str | None]:
+    """A Gather of constant ``indices`` on ``axis`` of ``shape`` as NumPy: text, note, range.
+
+    The one writer of a Gather's expression, for an IR's layers and an ONNX model's nodes. A
+    scalar index is the basic index ``x[:, i]``, written as `numpy_answer` writes a shrunk index
+    (the position it takes on a static axis: ``x[:, 3]`` for ``-1`` on 4; as given on a
+    dynamic one). A 1-D index of an arithmetic progression is the slice taking those elements
+    where that is exact: on a static axis; on a dynamic one where every index is in range of
+    every size and of one sign (``x[:, 1:3]``, ``x[..., -2:]``). Any other is
+    ``np.take(x, [...], axis=a)``, which, as a Gather, copies and raises on an index out of
+    range. The third item, for an IR's Gather (``version``: its opset), says where an index is
+    out of range of a size the shape allows: there Gather-8 gives zeros (Gather-1 and -7 leave
+    it undefined), where NumPy raises; on a static axis that is the note, with no text. ONNX's
+    Gather (``version`` ``None``) refuses an index out of range, as NumPy does.
+
+    Examples
+    --------
+    >>> gather_expression(np.array(-1), 1, PartialShape([2, 4]))
+    ('x[:, 3]', None, None)
+    >>> gather_expression(np.array([0, 2]), -1, PartialShape.parse("[?,5]"))
+    ('x[:, :4:2]', None, None)
+    >>> gather_expression(np.array([2, 0]), 0, PartialShape.parse("[?]"))
+    ('np.take(x, [2, 0], axis=0)', None, None)
+    >>> gather_expression(np.array(-1), 1, PartialShape.parse("[?,?]"), version=8)[::2]
+    ('x[:, -1]', 'index -1 is out of range of x.shape[1] of size 0: Gather-8 gives zeros there')
+    """
+    rank = shape.rank
+    if rank is None:
+        return None, "the data's rank is unknown", None
+    a = normalize_axis("Gather", "axis", axis, axis, rank)
+    dim = shape.dims[a]
+    flat = [int(v) for v in np.asarray(indices).reshape(-1)]
+    if version is not None and version < 8 and any(i < 0 for i in flat):
+        why = (
+            f"Gather-{version} leaves a negative index undefined (Gather-8 counts it from the end)"
+        )
+        return None, why, None
+    out_of_range = None
+    # the index out of range of the most sizes: i of sizes up to i, -i of sizes below i
+    worst = max(flat, key=lambda i: i + 1 if i >= 0 else -i, default=None)
+    below = 0 if worst is None else worst + 1 if worst >= 0 else -worst
+    if below > dim.min:
+        top = min(below - 1, largest(dim))
+        sizes = f"size {dim.min}" if top == dim.min else f"sizes {dim.min}..{top}"
+        said = f"index {worst} is out of range of x.shape[{a}] of {sizes}"
+        gives = "the Gather fails there, as NumPy does"
+        if version is not None:
+            gives = f"Gather-{version} " + (
+                "gives zeros there" if version >= 8 else "leaves the output undefined there"
+            )
+        if dim.is_static:
+            return None, f"{said}: {gives}", None
+        out_of_range = f"{said}: {gives}" if version is not None else None
+    dims = [d.get_length() if d.is_static else None for d in shape.dims]
+    lead: list[Any] = [slice(None)] * a
+    if np.ndim(indices) == 0:
+        (i,) = flat
+        pos = i + dim.get_length() if i < 0 and dim.is_static else i
+        return index_expression(trim([*lead, pos]), dims), None, out_of_range
+    in_range = below <= dim.min  # a slice clamps where a Gather does not: in range only
+    cut = _progression(flat, dim) if np.ndim(indices) == 1 and in_range else None
+    if cut is not None:
+        return index_expression(trim([*lead, cut]), dims), None, out_of_range
+    return f"np.take(x, {np.asarray(indices).tolist()}, axis={a})", None, out_of_range
+
+
+def _progression(flat: list[int], dim: Dimension) -> slice | None:
+    """The slice taking the elements ``flat`` indexes, in order, on every size of ``dim``.
+
+    Every index is in range of every size ``dim`` allows (the caller checked).
+    """
+    if not flat:
+        return slice(0, 0, 1)
+    if dim.is_static:
+        d = dim.get_length()
+        flat = [i + d if i < 0 else i for i in flat]
+    elif not (all(i >= 0 for i in flat) or all(i < 0 for i in flat)):
+        return None  # of both signs: their order depends on the size
+    step = flat[1] - flat[0] if len(flat) > 1 else 1
+    if step == 0 or any(c - b != step for b, c in itertools.pairwise(flat)):
+        return None
+    stop: int | None = flat[-1] + step
+    if (flat[0] >= 0 and stop is not None and stop < 0) or (flat[0] < 0 and stop == 0):
+        stop = None  # past the first element (x[2::-1]), or to the end (x[-2:])
+    cut = slice(flat[0], stop, step)
+    for d in {dim.min, dim.min + 1, dim.min + 7, largest(dim) if dim.max is not None else 0}:
+        if d > 0 and list(range(d)[cut]) != [i + d if i < 0 else i for i in flat]:
+            return None
+    return cut
+
+
 def concat_parts(
     shapes: Sequence[PartialShape], axis: int, argument: str = "shapes"
 ) -> dict[str, Any]:
@@ -844,6 +942,59 @@ def _algebra(info: dict[str, Any]) -> None:
         add_algebra(info, lambda: layer_slicing(info), PartialShape.parse(info["input_shape"]))
 
 
+def outs_of(infos: Mapping[Any, Info], idx: int, layer: Layer) -> list[PartialShape]:
+    """The shapes of ``layer``'s outputs, as check infers them."""
+    return [infos[(idx, k)].shape for k in range(len(layer.outputs))]
+
+
+def gathers(ins: Sequence[Info]) -> bool:
+    """Whether a Gather's inputs are data and constant integer indices: a Gather explain lists."""
+    indices = ins[1].value if len(ins) > 1 else None
+    return (
+        indices is not None
+        and indices.dtype.kind in "iu"
+        and ins[0].value is None
+        and bounds_of(ins[0]) is None
+    )
+
+
+def _explain_gather(layer: Layer, ins: list[Info], outs: list[PartialShape]) -> dict[str, Any]:
+    """A Gather layer of constant indices (`gather_expression`), its ``batch_dims`` 0.
+
+    One of ``batch_dims`` not 0 (Gather-7, -8) takes a different element per batch: no NumPy
+    index, a note. Its range line (``out_of_range``) says where Gather-8 gives zeros.
+    """
+    shape = ins[0].shape
+    info = entry(layer.id, "Gather", layer.name, str(shape), outs, False)
+    indices = ins[1].value
+    assert indices is not None  # (gathers)
+    info["values"]["indices"] = indices.tolist()
+    given = ins[2].value if len(ins) > 2 else None
+    batch = batch_dims(layer)
+    info["attributes"]["batch_dims"] = batch
+    if given is None or given.size != 1 or given.dtype.kind not in "iu":
+        info["note"] = "its axis is known only at run time"
+        return info
+    axis = info["values"]["axis"] = int(given.reshape(-1)[0])
+    if batch != 0:
+        info["note"] = (
+            f"batch_dims={batch} takes the indices of each batch from that batch: "
+            "no NumPy basic index (np.take_along_axis's, broadcast)"
+        )
+        return info
+    try:
+        n = opset_number(layer)  # opset8 and later hold Gather-8; opset7 Gather-7
+        version = 8 if n >= 8 else 7 if n == 7 else 1
+        text, note, wide = gather_expression(indices, axis, shape, version=version)
+    except ValidationError as exc:  # an axis out of range: check() reports it
+        info["note"] = str(exc)
+        return info
+    info["numpy"], info["note"] = text, note
+    if wide is not None:
+        info["out_of_range"] = wide
+    return info
+
+
 def explain_layers(
     model: Model, layer: str | None = None, overrides: Mapping[int, PartialShape] | None = None
 ) -> list[dict[str, Any]]:
@@ -865,10 +1016,14 @@ def explain_layers(
         node = graph.layers[idx]
         if node.type not in EXPLAINED or (layer is not None and layer not in (node.id, node.name)):
             continue
-        if node.type in ("Concat", *VIEWS) and bounds_of(infos[(idx, 0)]) is not None:
+        if node.type in ("Concat", *VIEWS, "Gather") and bounds_of(infos[(idx, 0)]) is not None:
             continue  # a shape subgraph's (split lengths, a Reshape's shape): no data moved
         ins = [infos[s] for s in node.sources]
-        outs = [infos[(idx, k)].shape for k in range(len(node.outputs))]
+        if node.type == "Gather":
+            if gathers(ins):
+                found.append(_explain_gather(node, ins, outs_of(infos, idx, node)))
+            continue
+        outs = outs_of(infos, idx, node)
         # a constant index input not of integers (f32 [1.0]) is not one known at run time:
         # the note is check's rule (its element type, or the operator's on its floats)
         floats = any(i.value is not None and i.value.dtype.kind not in "iu" for i in ins[1:])

@@ -28,8 +28,9 @@ Otherwise a node of the default domain is one of:
   call with it, naming the others: `_once_per_fault`).
 
 `ONNXModel.explain` writes each Slice, Split, Unsqueeze, Squeeze, SplitToSequence and SequenceAt
-node as NumPy on its data input ``x``, and each Concat node as where each input lands in its
-output, in the form `datamove.ir._explain.explain_layers` gives IR layers; a parameter a shape
+node, and each data Gather of constant indices, as NumPy on its data input ``x``, and each
+Concat node as where each input lands in its output, in the form
+`datamove.ir._explain.explain_layers` gives IR layers; a parameter a shape
 subgraph computes as the expression of dims it is (``x[:, :x.shape[1]//2]``). Those of the
 subgraphs and functions check walks are listed after the node that holds or calls them, named
 as check's problems name them (``place``), a function's once per distinct inputs its calls pass.
@@ -74,6 +75,8 @@ from datamove.ir._explain import (
     clamped_starts,
     concat_entry,
     entry,
+    gather_expression,
+    gathers,
     index_expression,
     numpy_answer,
     part_texts,
@@ -126,7 +129,8 @@ _JOINS_AND_VIEWS: Final = ("Concat", *VIEWS)  # listed by explain where their ou
 # Read where they make parts datamove knows: SplitToSequence, then SequenceAt of a constant
 # position (torch's tensor_split export); any other use of a sequence is opaque.
 SEQUENCE_NODES: Final = ("SplitToSequence", "SequenceAt")
-EXPLAINED_NODES: Final = (*CHECKED, *VIEWS, *SEQUENCE_NODES)  # the node types explain lists
+# the node types explain lists (a Gather where its indices are constant)
+EXPLAINED_NODES: Final = (*CHECKED, *VIEWS, *SEQUENCE_NODES, "Gather")
 SHAPE_NOTE: Final = "shape-subgraph"  # a note: a shape subgraph's node fails at run time
 # The domains whose operators onnx.checker requires to be in ONNX's registry (checker.cc)
 _CHECKER_DOMAINS: Final = ("", "ai.onnx.ml", "ai.onnx.training")
@@ -655,8 +659,10 @@ class ONNXModel:
                 ports[(lid, k)] = got.shape
             if refused is not None or fault is not None:  # not read, so not explained
                 continue
-            if kind in ("Slice", "Split", *SEQUENCE_NODES) or (
-                kind in _JOINS_AND_VIEWS and _moves_data(kind, ins, values, node.output)
+            if (
+                kind in ("Slice", "Split", *SEQUENCE_NODES)
+                or (kind in _JOINS_AND_VIEWS and _moves_data(kind, ins, values, node.output))
+                or (kind == "Gather" and _gathers(ins, values, node.output))
             ):
                 walked.append(_Node(i, node, self.opset or 0, ins, _outs(node, values)))
             inner: list[_Inner] = []  # its subgraphs' nodes, its function's
@@ -880,7 +886,10 @@ class ONNXModel:
     def explain(
         self, layer: str | None = None, input_shapes: Mapping[str, Any] | None = None
     ) -> list[dict[str, Any]]:
-        """Each Slice, Split, Concat, Unsqueeze, Squeeze, SplitToSequence and SequenceAt node.
+        """Each Slice, Split, Concat, Unsqueeze, Squeeze, SplitToSequence, SequenceAt and Gather.
+
+        (A Gather where its indices are constant and its data is not a shape subgraph's:
+        `datamove.ir._explain.gather_expression`.)
 
         Its id (index), name, shapes, NumPy expression, and a note where it has none. A
         Concat's entry is an IR Concat layer's (`datamove.ir._explain.concat_entry`), each
@@ -928,6 +937,8 @@ class ONNXModel:
                 info = _explain_concat(node)
             elif node.proto.op_type in VIEWS:
                 info = _explain_view(node)
+            elif node.proto.op_type == "Gather":
+                info = _explain_gather(node)
             else:
                 info = _explain(node)
             if node.place is not None:
@@ -1907,6 +1918,32 @@ def _moves_data(kind: str, ins: list[_Value], values: Mapping[str, _Value], outs
     out = values.get(outs[0])
     unbounded = [v for v in data if bounds_of(v.info()) is None]
     return bool(unbounded) and (out is None or bounds_of(out.info()) is None)
+
+
+def _gathers(ins: list[_Value], values: Mapping[str, _Value], outs: Any) -> bool:
+    """Whether a Gather takes data by constant integer indices (`gathers`): explain lists it."""
+    return (
+        len(ins) == 2
+        and gathers([v.info() for v in ins])
+        and _moves_data("Gather", ins, values, outs)
+    )
+
+
+def _explain_gather(node: _Node) -> dict[str, Any]:
+    """A data Gather of constant indices as NumPy (`gather_expression`): ``x[:, 3]``."""
+    proto = node.proto
+    shape = node.ins[0].shape
+    info = entry(str(node.index), "Gather", node_name(proto), str(shape), node.outs, False)
+    info |= {"dialect": "onnx", "opset": node.version}
+    indices = node.ins[1].value
+    assert indices is not None  # (_gathers)
+    axis = node_attr(proto, "axis", 0)
+    info["values"] = {"indices": indices.tolist(), "axis": axis}
+    try:
+        info["numpy"], info["note"], _ = gather_expression(indices, axis, shape)
+    except ValidationError as exc:  # a broken node: check() reports it
+        info["note"] = str(exc)
+    return info
 
 
 def _explain_concat(node: _Node) -> dict[str, Any]:
