@@ -499,11 +499,23 @@ def test_slice_and_onnx_emitters_of_no_shape_read_back_and_run(
     assert len(nodes) == (addressed(s.entries) > 0) or (unsqueezed and not nodes)
     for p in nodes:
         same_node = dict(zip(("starts", "ends", "steps", "axes"), p.values(), strict=True))
-        if onnx is not None and onnx != same_node:  # but for ends onnxruntime misreads
-            assert onnx == {**same_node, "ends": onnx["ends"]}
-            changed = [e for e, f in zip(p["stop"], onnx["ends"], strict=True) if e != f]
+        if onnx is not None and onnx != same_node:
+            # but for ends onnxruntime misreads, and cuts empty on every size, which to_slice
+            # writes 0:0:1 (the CPU plugin refuses some of big numbers: divergence 24)
+            assert onnx["axes"] == same_node["axes"]
+            rows = zip(*(same_node[k] for k in ("starts", "ends", "steps")), strict=True)
+            theirs = zip(*(onnx[k] for k in ("starts", "ends", "steps")), strict=True)
+            changed = [
+                (mine, other) for mine, other in zip(rows, theirs, strict=True) if mine != other
+            ]
             assert changed
-            assert set(changed) <= {2**31 - 1, INT64_MAX}
+            for (a, e, c), (a2, f, c2) in changed:
+                if (a, e, c) == (0, 0, 1):
+                    empty = dm.Slicing.from_onnx([a2], [f], [0], [c2])
+                    assert empty.is_empty("[?]"), (s, p, onnx)
+                else:
+                    assert (a, c) == (a2, c2)
+                    assert e in {2**31 - 1, INT64_MAX}
             back = dm.Slicing.from_onnx(onnx["starts"], onnx["ends"], onnx["axes"], onnx["steps"])
             assert back.equivalent(slice_part(s))
         back = read_slice(p)
@@ -1069,8 +1081,11 @@ def test_a_start_of_int64_min_on_unbounded_sizes() -> None:
     assert s.to_slice("[?]") == [("Slice", {"start": [0], "stop": [0], "step": [1], "axes": [0]})]
     assert s.to_onnx("[?]") == [("Slice", {"starts": [0], "ends": [0], "steps": [1], "axes": [0]})]
     assert dm.Slicing.from_strided_slice(**s.to_strided_slice("[?]")).to_numpy() == "x[:0]"
-    assert s.to_slice("[4..]") == [
-        ("Slice", {"start": [INT64_MIN], "stop": [-4], "step": [-2], "axes": [0]})
+    # On [4..] both readings are empty on every size: to_slice writes 0:0:1 (divergence 24),
+    # to_onnx the numbers
+    assert s.to_slice("[4..]") == s.to_slice("[?]")
+    assert s.to_onnx("[4..]") == [
+        ("Slice", {"starts": [INT64_MIN], "ends": [-4], "steps": [-2], "axes": [0]})
     ]
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, event, example, given, settings
+from hypothesis import HealthCheck, assume, event, example, given, settings
 from hypothesis import strategies as st
 
 import datamove as dm
@@ -34,6 +34,22 @@ def _const(values: list[int]) -> Any:
     return ops1.constant(np.array(values, dtype=np.int64).reshape(-1))
 
 
+def _chain(x: Any, chain: list[tuple[str, dict[str, Any]]]) -> Any:
+    """The nodes of a ``to_slice`` chain (or ``to_onnx``'s, its numbers as given) on ``x``."""
+    node: Any = x
+    for name, p in chain:
+        if name == "Slice":
+            bounds = [p[k] for k in ("start", "stop", "step") if k in p]
+            bounds = bounds or [p["starts"], p["ends"], p["steps"]]
+            node = ops8.slice(node, *(_const(v) for v in (*bounds, p["axes"])))
+        elif name == "Unsqueeze":
+            node = ops1.unsqueeze(node, _const(p["axes"]))
+        else:
+            assert name == "Squeeze"
+            node = ops1.squeeze(node, _const(p["axes"]))
+    return ops1.convert(node, "i64")  # a Result never reads the Parameter directly
+
+
 def _model(shape: Any, s: dm.Slicing, given: Any = "shape", only: int | None = None) -> Any:
     """One Parameter ``x`` of ``shape`` (static, or an OpenVINO partial shape); output 0 is
     ``to_slice``'s chain, output 1 ``to_strided_slice``, both emitted for ``given`` (by default
@@ -46,23 +62,7 @@ def _model(shape: Any, s: dm.Slicing, given: Any = "shape", only: int | None = N
     )
     results = []
     if only != 1:
-        node: Any = x
-        for name, p in s.to_slice(given):
-            if name == "Slice":
-                node = ops8.slice(
-                    node,
-                    _const(p["start"]),
-                    _const(p["stop"]),
-                    _const(p["step"]),
-                    _const(p["axes"]),
-                )
-            elif name == "Unsqueeze":
-                node = ops1.unsqueeze(node, _const(p["axes"]))
-            else:
-                assert name == "Squeeze"
-                node = ops1.squeeze(node, _const(p["axes"]))
-        identity = ops1.convert(node, "i64")  # a Result never reads the Parameter directly
-        results.append(ops1.result(identity))
+        results.append(ops1.result(_chain(x, s.to_slice(given))))
     if only != 0:
         p = s.to_strided_slice(given)
         strided = ops1.strided_slice(
@@ -350,13 +350,14 @@ def test_cpu_plugin_gives_an_empty_slice_then_unsqueeze_the_wrong_shape(
 def test_cpu_plugin_refuses_an_empty_slice_of_big_bounds_beside_an_unsqueeze_or_squeeze(
     index: tuple[Any, ...], text: str, want: tuple[int, ...]
 ) -> None:
-    """Divergence 24, compiling: ``to_slice``'s chain for ``x[:, None, b:b]`` with ``|b|`` from
-    ``2**31`` on ``[?,?]`` (a Slice declared ``[?,0]``, then an Unsqueeze), or for an index beside
-    such an empty cut (a Squeeze after it), is refused by the CPU plugin ("product.get_static_in()
-    == 0", its Reshape shape inference), where ``evaluate`` runs it right and small bounds
-    (``x[:, None, 5:5]``) compile (found by running the emitters' chains over random interval
-    shapes with wide bounds: ``x[2**63 - 2:6:2**32, 0]`` on ``[?,6,4..6]``). The Slice alone
-    compiles, and so does StridedSlice's form."""
+    """Divergence 24, compiling: the chain for ``x[:, None, b:b]`` with ``|b|`` from ``2**31`` on
+    ``[?,?]``, its numbers as given (a Slice declared ``[?,0]``, then an Unsqueeze; ``to_onnx``
+    writes them so), or for an index beside such an empty cut (a Squeeze after it), is refused by
+    the CPU plugin ("product.get_static_in() == 0", its Reshape shape inference), where
+    ``evaluate`` runs it right and small bounds (``x[:, None, 5:5]``) compile (found by running
+    the emitters' chains over random interval shapes with wide bounds: ``x[2**63 - 2:6:2**32, 0]``
+    on ``[?,6,4..6]``). The Slice alone compiles, and so does StridedSlice's form; ``to_slice``
+    writes such a cut, empty on every allowed size, as ``0:0:1``, which the plugin compiles."""
     s = dm.Slicing.from_numpy(index)
     shape = dm.PartialShape.parse(text)
     x = (
@@ -365,17 +366,106 @@ def test_cpu_plugin_refuses_an_empty_slice_of_big_bounds_beside_an_unsqueeze_or_
         else np.zeros((2, 6, 5), np.int64)
     )
     assert s(x).shape == want
-    assert s.to_slice(shape)[0][0] == "Slice"
+    given = s.to_onnx(shape)
+    assert given[0][0] == "Slice"
+    assert max(abs(v) for v in given[0][1]["starts"]) >= 2**31  # the numbers as given
+    param = ops1.parameter(ov.PartialShape(text), np.int64, name="x")
+    raw = ov.Model([ops1.result(_chain(param, given))], [param], "given")
     core = ov.Core()
     with pytest.raises(RuntimeError, match=r"product\.get_static_in\(\) == 0"):
-        core.compile_model(_model(shape, s, only=0), "CPU")  # the bug; fixed: update the docs
-    strided = core.compile_model(_model(shape, s, only=1), "CPU")({0: x})[0]
-    assert strided.shape == want
+        core.compile_model(raw, "CPU")  # the bug; fixed: update the docs
+    assert s.to_slice(shape)[0][1]["start"][:1] == [0]  # the empty cut, as to_slice writes it
+    emitted = core.compile_model(_model(shape, s), "CPU")({0: x})
+    assert [emitted[k].size for k in (0, 1)] == [0, 0]
+    assert emitted[1].shape == want
     with tempfile.TemporaryDirectory() as tmp:
-        xml = Path(tmp) / "emitted.xml"
-        ov.save_model(_model(shape, s), str(xml))
+        xml = Path(tmp) / "given.xml"
+        ov.save_model(raw, str(xml))
         reference = openvino_oracle.evaluate_ir(xml, {"x": x})
-    assert [r.shape for r in reference] == [want, want]
+    assert [r.shape for r in reference] == [want]
+
+
+_EMPTY_BOUNDS = st.one_of(
+    st.integers(-7, 7),
+    st.sampled_from([2**31, -(2**31), 2**32, -(2**32), 2**62, -(2**62), 2**63 - 2, -(2**63)]),
+)
+
+
+@settings(
+    max_examples=examples(40),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.filter_too_much],
+)
+@given(
+    start=_EMPTY_BOUNDS,
+    stop=_EMPTY_BOUNDS,
+    step=st.sampled_from([1, 2, -1, -3, 2**32, -(2**32)]),
+    cut_dim=st.tuples(st.integers(0, 3), st.sampled_from([None, 1, 4])),
+    other=st.sampled_from(["?", "1..", "1..2"]),
+    around=st.lists(st.sampled_from(["new", "index"]), max_size=2),
+    at=st.integers(0, 2),
+)
+@example(start=2**31, stop=2**31, step=1, cut_dim=(0, None), other="?", around=["new"], at=1)
+@example(start=2**63 - 2, stop=6, step=2**32, cut_dim=(0, None), other="?", around=["index"], at=0)
+def test_to_slice_writes_an_always_empty_cut_the_cpu_plugin_compiles_and_runs(
+    tmp_path: Path,
+    start: int,
+    stop: int,
+    step: int,
+    cut_dim: tuple[int, int | None],
+    other: str,
+    around: list[str],
+    at: int,
+) -> None:
+    """Divergence 24: a cut empty on every size its interval allows, of big or small bounds,
+    with new axes and indices (Unsqueeze, Squeeze; their axes of ``other`` size, 1 or more)
+    around it and a whole axis of ``other`` size after them: ``to_slice``'s chain and
+    ``to_strided_slice``, compiled once on the CPU plugin with a dynamic input, give an empty
+    result of the slicing's size at every allowed size up to two past the least (its shape:
+    ``evaluate`` and StridedSlice's form; the chain's empty shape is the plugin's bug), and the
+    chain cuts that axis ``0:0:1``. main's chains wrote the numbers as given, which the plugin
+    refused to compile (the examples)."""
+    lo, hi = cut_dim[0], None if cut_dim[1] is None else max(cut_dim)
+    cut = slice(start, stop, step)
+    dim = dm.Dimension(lo, hi)
+    assume(dm.Slicing.from_numpy((cut,)).is_empty(dm.PartialShape([dim])))
+    entries: list[Any] = [None if a == "new" else 0 for a in around]
+    entries.insert(min(at, len(entries)), cut)
+    held = dm.Dimension.parse("1.." if other == "?" else other)  # an index's axis holds it
+    dims = [dim if x is cut else held for x in entries if x is not None]
+    shape = dm.PartialShape([*dims, dm.Dimension.parse(other)])
+    s = dm.Slicing.from_numpy(tuple(entries))
+    try:
+        chain = s.to_slice(shape)
+    except dm.NotExpressible:  # OpenVINO's clamping takes an element on some size
+        event("not expressible")
+        return
+    xml = tmp_path / "emitted.xml"
+    ov.save_model(_model(shape, s), str(xml))
+    inputs, wants = [], []
+    sizes = (range(d.min, (d.min + 2 if d.max is None else d.max) + 1) for d in shape.dims)
+    for size in itertools.product(*sizes):
+        x = np.arange(int(np.prod(size)), dtype=np.int64).reshape(size)
+        inputs.append({"x": x})
+        wants.append(s(x))
+    runs = zip(
+        inputs,
+        wants,
+        openvino_oracle.run_ir_each(xml, inputs),  # main's chains: "product.get_static_in() == 0"
+        openvino_oracle.evaluate_ir_each(xml, inputs),
+        strict=True,
+    )
+    for feed, want, outputs, evaluated in runs:
+        size = feed["x"].shape
+        assert want.size == 0, (s, shape, size)
+        (_, chained), (_, strided) = outputs
+        assert chained.size == 0, (s, shape, size)
+        assert strided.shape == want.shape, (s, shape, size)
+        assert [r.shape for r in evaluated] == [want.shape, want.shape], (s, shape, size)
+    k = [x for x in entries if x is not None].index(cut)  # the cut's input axis
+    cuts = chain[0][1]
+    row = cuts["axes"].index(k)
+    assert (cuts["start"][row], cuts["stop"][row], cuts["step"][row]) == (0, 0, 1)
 
 
 INT32_MIN, INT64_MIN, INT64_MAX = -(2**31), -(2**63), 2**63 - 1

@@ -882,7 +882,13 @@ class Slicing:
             assert axis is not None
             try:
                 y = self._cut_for(x, ps, axis, dialect, rule, shape)
-                if dialect in _OPENVINO and not dim_at(ps, axis).is_static:
+                dim = dim_at(ps, axis)
+                if dialect in _OPENVINO and not dim.is_static:
+                    if _empty_on(y, dim):
+                        # 0:0:1, as on a static size: the CPU plugin refuses an empty Slice of
+                        # bounds from 2**31 beside an Unsqueeze or Squeeze (divergence 24)
+                        out.append(Cut(0, 0, 1, SAME))
+                        continue
                     if y.step <= _OV_MIN_STEP:
                         y = self._openvino_step(y, ps, axis, dialect, shape)
                     y = self._openvino_declares(y, ps, axis, dialect, shape)
@@ -1167,7 +1173,7 @@ class Slicing:
         wrong, reading past its input, unless those axes are addressed (``docs/semantics.md``,
         divergence 23). No stride at or below ``INT32_MIN`` is written on an axis of dynamic
         size, and no cut whose length OpenVINO's shape inference declares wrong there, as
-        :meth:`to_slice` writes none.
+        :meth:`to_slice` writes none; a cut empty on every allowed size is ``0:0:1``, as there.
         """
         _, entries = self._cuts(shape, "StridedSlice", CLAMP)  # a new list, ours to extend
         if (
@@ -1531,6 +1537,9 @@ class Slicing:
         inference declares the lengths at the interval's ends alone (``docs/semantics.md``,
         S-6 and IR-6): no cut is written whose length on an allowed size lies outside what it
         declares (one that selects alike, or :class:`~datamove.NotExpressible` with the size).
+        A cut empty on every size the shape allows is written ``0:0:1``, as on a static size: the
+        CPU plugin refuses an empty Slice of numbers from ``2**31`` beside an Unsqueeze or
+        Squeeze (``docs/semantics.md``, divergence 24).
         An index out of range on every size ``shape`` allows raises ``ValidationError``, as
         NumPy's ``IndexError``; where some allowed size may hold it, it is written (a Slice of
         one element, then Squeeze) and the runtime decides.
@@ -1803,6 +1812,15 @@ def _whole_on(x: Cut, dim: Dimension) -> bool:
     return (
         dim.is_static or decide(lambda d: x.range(d) == range(d), dim, (x.start, x.stop), 1) is None
     )
+
+
+def _empty_on(x: Cut, dim: Dimension) -> bool:
+    """Whether ``x`` selects nothing on every size ``dim`` allows.
+
+    Emptiness compares the clamped start and stop, affine in the size between the breakpoints:
+    no period to cover, whatever the step.
+    """
+    return decide(lambda d: not x.range(d), dim, (x.start, x.stop), 1) is None
 
 
 def _distance(x: Cut, d: int) -> int:
