@@ -8,12 +8,13 @@ they give; on interval shapes, a problem only where no size in the box runs.
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import datamove as dm
@@ -137,3 +138,153 @@ def test_onnxruntime_s_default_optimizations_run_a_reshape_the_spec_refuses(
     except Exception as exc:  # noqa: BLE001 - onnxruntime's errors have no common base
         pytest.skip(f"onnxruntime {ort.__version__} optimized refuses it too, fixed: {exc}")
     np.testing.assert_array_equal(t, z)
+
+
+def _reshape_by_dims_of_y(z: list[int], entries: list[int | str], allowzero: int) -> Any:
+    """``Reshape(z, Concat(...))`` of ``z`` of static shape, each entry a constant or ``"y<i>"``
+    (``Shape(y)[i:i+1]``, ``y`` of 3 dynamic dims)."""
+    nodes, names, inits = [], [], []
+    for k, e in enumerate(entries):
+        names.append(f"e{k}")
+        if isinstance(e, str):
+            i = int(e[1:])
+            nodes.append(helper.make_node("Shape", ["y"], [f"e{k}"], start=i, end=i + 1))
+        else:
+            inits.append(helper.make_tensor(f"e{k}", onnx.TensorProto.INT64, [1], [e]))
+    nodes += [
+        helper.make_node("Concat", names, ["s"], axis=0),
+        helper.make_node("Reshape", ["z", "s"], ["t"], allowzero=allowzero),
+    ]
+    f32 = onnx.TensorProto.FLOAT
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [
+            helper.make_tensor_value_info("y", f32, ["a", "b", "c"]),
+            helper.make_tensor_value_info("z", f32, z),
+        ],
+        [helper.make_tensor_value_info("t", f32, None)],
+        inits,
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)], ir_version=10)
+
+
+def _runs(run: Any, y: tuple[int, ...], z: list[int]) -> bool:
+    try:
+        run({"y": np.zeros(y, np.float32), "z": np.zeros(z, np.float32)})
+    except Exception:  # noqa: BLE001 - onnxruntime's and NumPy's errors have no common base
+        return False
+    return True
+
+
+def test_a_reshape_no_size_of_its_bounded_shape_runs_is_a_problem(tmp_path: Path) -> None:
+    # z [3,5] by [y.shape[0], 4]: 4N is never 15, and a 0 copies z's 3 (12 elements); on main
+    # check was OK. onnxruntime (unoptimized) and onnx.reference refuse it at every N.
+    from onnx.reference import ReferenceEvaluator
+
+    model = _reshape_by_dims_of_y([3, 5], ["y0", 4], 0)
+    path = onnx_graphs.save(model, tmp_path)
+    session, reference = onnx_graphs.ort_session(model), ReferenceEvaluator(model)
+    for n in range(8):
+        assert not _runs(lambda feeds: session.run(None, feeds), (n, 1, 1), [3, 5]), n
+        assert not _runs(lambda feeds: reference.run(None, feeds), (n, 1, 1), [3, 5]), n
+    (problem,) = ir.read_onnx(path).check().problems
+    assert problem.kind == "operator"
+    assert problem.message.startswith(
+        "Reshape: shape='[0.., 4]' keeps the element count of the data's [3,5] at no size of its"
+    )
+    # z [3,4] runs at N = 3 (and a 0 copies 3): not a problem
+    path = onnx_graphs.save(_reshape_by_dims_of_y([3, 4], ["y0", 4], 0), tmp_path, "ok")
+    assert ir.read_onnx(path).check().ok
+
+
+def test_an_exported_torch_view_by_another_tensor_s_dim_that_never_fits_is_a_problem(
+    tmp_path: Path,
+) -> None:
+    torch = pytest.importorskip("torch")
+    import warnings
+
+    class View(torch.nn.Module):
+        def forward(self, y: Any, z: Any) -> Any:
+            return z.view(y.shape[0], 4)
+
+    path = tmp_path / "view.onnx"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(
+            View(),
+            (torch.zeros(3, 4), torch.zeros(3, 4)),
+            str(path),
+            input_names=["y", "z"],
+            dynamic_axes={"y": {0: "n"}},
+            dynamo=False,
+            opset_version=17,
+        )
+    model = onnx.load(str(path))
+    z = model.graph.input[1].type.tensor_type.shape.dim
+    z[1].dim_value = 5  # z [3,5]: exported at [3,4], where it ran
+    onnx.save(model, path)
+    session = onnx_graphs.ort_session(model)
+    for n in range(1, 6):
+        assert not _runs(lambda feeds: session.run(None, feeds)[0], (n, 4), [3, 5]), n
+    problems = ir.read_onnx(path).check().problems
+    assert [p.kind for p in problems] == ["operator"], problems
+    assert "and no value within these bounds" in problems[0].message
+
+
+@pytest.mark.parametrize(
+    ("box", "target", "runs"),
+    [
+        pytest.param([(1, 1), (3, 0)], [4], False, id="[1..2,3] by [4]"),
+        pytest.param([(1, 1), (3, 0)], [-1, 4], False, id="[1..2,3] by [-1, 4]"),
+        pytest.param([(2, 1), (4, 0)], [-1, 5], False, id="[2..3,4] by [-1, 5]"),
+        pytest.param([(1, 2), (4, 0)], [3, 4], True, id="[1..3,4] by [3, 4]"),
+        pytest.param([(0, 2), (5, 0)], [-1, 4], True, id="[0..2,5] by [-1, 4]"),
+    ],
+)
+def test_a_known_reshape_no_size_of_the_data_runs_is_a_problem(
+    tmp_path: Path, box: list[tuple[int, int]], target: list[int], runs: bool
+) -> None:
+    # the element count over an interval box (on main: OK whatever the sizes)
+    model = _model(target, 0, len(box), 14)
+    report, text, shapes = onnx_graphs.check_box(model, box, tmp_path)
+    assert any(shapes.values()) == runs == report.ok, (text, report.problems)
+    if not runs:
+        (problem,) = report.problems
+        assert problem.message.startswith(f"Reshape: shape={target} keeps the element count")
+
+
+_entries = st.lists(
+    st.sampled_from([-1, 0, 1, 2, 3, 4, 6, "y0", "y1", "y2"]), min_size=1, max_size=3, unique=True
+)
+_y_box = st.lists(st.tuples(st.integers(0, 4), st.integers(0, 2)), min_size=3, max_size=3)
+
+
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.integers(0, 4), min_size=1, max_size=3), _entries, _y_box, st.integers(0, 1))
+def test_a_reshape_by_bounded_dims_is_a_problem_exactly_where_no_size_runs(
+    tmp_path_factory: Any,
+    z: list[int],
+    entries: list[int | str],
+    box: list[tuple[int, int]],
+    allowzero: int,
+) -> None:
+    # each of y's dims at most once (unique entries), z static: the bounds are exact, so check's
+    # verdict is onnxruntime's over the whole box, and onnx.reference's. Not a -1 of allowzero=1:
+    # beside a 0 computed at run time onnxruntime runs it (it refuses a constant one at load),
+    # which the spec calls invalid and datamove refuses
+    from onnx.reference import ReferenceEvaluator
+
+    assume(not (allowzero and -1 in entries))
+
+    model = _reshape_by_dims_of_y(z, entries, allowzero)
+    path = onnx_graphs.save(model, tmp_path_factory.mktemp("reshape"))
+    text = "[" + ",".join(f"{lo}..{lo + width}" for lo, width in box) + "]"
+    report = ir.read_onnx(path).check({"y": text})
+    session, reference = onnx_graphs.ort_session(model), ReferenceEvaluator(model)
+    sizes = list(itertools.product(*(range(lo, lo + w + 1) for lo, w in box)))
+    ort_runs = [_runs(lambda feeds: session.run(None, feeds), y, z) for y in sizes]
+    repro = f"Reshape({z}, {entries}, allowzero={allowzero}) y {text}: {report.problems}"
+    assert report.ok == any(ort_runs), repro
+    ref_runs = [_runs(lambda feeds: reference.run(None, feeds), y, z) for y in sizes]
+    assert ref_runs == ort_runs, repro
