@@ -288,3 +288,32 @@ def test_a_reshape_by_bounded_dims_is_a_problem_exactly_where_no_size_runs(
     assert report.ok == any(ort_runs), repro
     ref_runs = [_runs(lambda feeds: reference.run(None, feeds), y, z) for y in sizes]
     assert ref_runs == ort_runs, repro
+
+
+@pytest.mark.parametrize(("z", "runs"), [([3, 5], False), ([3, 4], True)])
+def test_an_ir_reshape_by_another_tensor_s_dim_that_never_fits_is_a_problem(
+    tmp_path: Path, z: list[int], runs: bool
+) -> None:
+    # IR's ShapeOf(y) -> Gather -> Concat(., [4]) -> Reshape(z, ., special_zero): OpenVINO's
+    # CPU plugin folds the shape into [-1, 4] (as openvino.convert_model does: its IR holds the
+    # constant) and refuses z [3,5] at compile; on main check was OK
+    ov = pytest.importorskip("openvino")
+    ops = pytest.importorskip("openvino.opset13")
+    y = ops.parameter([-1, 4], np.float32, name="y")
+    data = ops.parameter(z, np.float32, name="z")
+    first = ops.constant(np.array([0], np.int64))
+    rows = ops.gather(ops.shape_of(y), first, ops.constant(np.int64(0)))
+    shape = ops.concat([rows, ops.constant(np.array([4], np.int64))], 0)
+    model = ov.Model([ops.reshape(data, shape, special_zero=True)], [y, data])
+    ov.save_model(model, tmp_path / "m.xml", compress_to_fp16=False)
+    report = ir.read_model(tmp_path / "m.xml").check()
+    assert report.ok == runs, report.problems
+    if not runs:
+        (problem,) = report.problems
+        assert problem.message.startswith("Reshape: shape='[0.., 4]' keeps the element count")
+        with pytest.raises(Exception, match="do not evenly divide"):
+            ov.Core().compile_model(model, "CPU")
+    else:
+        compiled = ov.Core().compile_model(model, "CPU")
+        feeds = {"y": np.zeros((3, 4), np.float32), "z": np.zeros(z, np.float32)}
+        assert compiled(feeds)[0].shape == (3, 4)

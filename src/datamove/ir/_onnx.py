@@ -65,7 +65,7 @@ from datamove._files import read_regular
 from datamove._shape import Dimension, PartialShape, as_partial_shape
 from datamove._splitting import Splitting, onnx_split_version
 from datamove._validation import normalize_axis
-from datamove.ir._bounds import onnx_reshape_runs, reshaped, wide_bounds
+from datamove.ir._bounds import reshaped, wide_bounds
 from datamove.ir._errors import ONNXError
 from datamove.ir._errors import where as place_of
 from datamove.ir._explain import (
@@ -118,6 +118,7 @@ from datamove.ir._ops import (
     unsqueeze_index,
     with_bounds,
 )
+from datamove.ir._reshape_count import check_reshape_count
 from datamove.ir._types import ELEMENT_TYPES
 
 __all__ = ["ONNXModel", "read_onnx"]
@@ -1628,23 +1629,9 @@ def _reshape_value(node: Any, ins: list[_Value], opset: int) -> _Value | None:
     bounds = wide_bounds(target.info())
     if bounds is not None and bounds[0].ndim == 1:
         entries = list(zip(bounds[0].tolist(), bounds[1].tolist(), strict=True))
-        if not onnx_reshape_runs(data.shape.dims, entries, not special):
-            text = "[" + ", ".join(_span_text(lo, hi) for lo, hi in entries) + "]"
-            known = all(lo == hi for lo, hi in entries)
-            rule = f"keeps the element count of the data's {data.shape} at no size of its dims"
-            rule += "" if known else " and no value within these bounds"
-            rule += " (each -1, 0 or positive, a -1 an exact quotient): it never runs"
-            shown = [lo for lo, _ in entries] if known else text
-            raise ValidationError("Reshape", "shape", shown, rule)
+        check_reshape_count(data.shape, entries, not special, onnx=True)
     got = reshaped(layer, [data.info(), target.info()])
     return None if got is None else _Value(got.shape, data.etype)
-
-
-def _span_text(lo: Any, hi: Any) -> str:
-    """A value's bounds as OpenVINO writes a dim's (``4``, ``0..``, ``..3``, ``2..7``)."""
-    if lo == hi:
-        return str(lo)
-    return f"{'' if lo == -math.inf else lo}..{'' if hi == math.inf else hi}"
 
 
 def _gather_value(node: Any, ins: list[_Value], _opset: int) -> _Value | None:

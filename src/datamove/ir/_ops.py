@@ -55,6 +55,7 @@ from datamove._strided_slice import (
 from datamove._validation import check_length
 from datamove.ir._graph import Layer, parse_shape_attr
 from datamove.ir._opsets import held, version_rule
+from datamove.ir._reshape_count import check_reshape_count
 from datamove.ir._types import ELEMENT_TYPES, ElementType
 
 __all__ = [
@@ -1067,11 +1068,14 @@ def _reshape_infer(layer: Layer, ins: list[Info], context: Context) -> list[Info
     rank = ins[0].shape.rank
     target = None if ins[1].value is None else _ints(ins[1].value)
     if target is None:  # one output dim per entry, each any size (OpenVINO's own rule)
+        _check_reshape_bounds(ins, special)
         length = ins[1].shape[0] if ins[1].shape.rank == 1 else None  # a target of any rank
         unknown = PartialShape.dynamic(length.min) if length and length.is_static else None
         return [_view_info(layer, ins, context, None, unknown)]
-    if rank is not None:  # the rules the sizes do not decide
+    if rank is not None:  # the rules the sizes do not decide, and the count over the sizes
         reshape_values(target, rank, special)
+        if not ins[0].shape.is_static:  # static: `reshape_shape` says which count (`dims_of`)
+            _check_reshape_bounds(ins, special)
     etype = ins[0].etype
 
     def dims_of(shape: tuple[int, ...]) -> tuple[int, ...]:
@@ -1083,6 +1087,22 @@ def _reshape_infer(layer: Layer, ins: list[Info], context: Context) -> list[Info
         return dims
 
     return [_view_info(layer, ins, context, dims_of)]
+
+
+def _check_reshape_bounds(ins: list[Info], special: bool) -> None:
+    """The element count over the data's sizes and the target's bounds (`check_reshape_count`).
+
+    A bound at its type's extreme is read as unbounded.
+    """
+    got = bounds_of(ins[1])
+    if got is None or got[0].ndim != 1 or got[0].size > SMALL or ins[1].etype is None:
+        return
+    info = np.iinfo(ins[1].etype.dtype)
+    entries = [
+        (-math.inf if lo <= info.min else int(lo), math.inf if hi >= info.max else int(hi))
+        for lo, hi in zip(got[0].tolist(), got[1].tolist(), strict=True)
+    ]
+    check_reshape_count(ins[0].shape, entries, not special, onnx=False)
 
 
 def _transpose_infer(layer: Layer, ins: list[Info], context: Context) -> list[Info]:
