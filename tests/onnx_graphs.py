@@ -169,6 +169,38 @@ def gather(indices: Any, axis: int, rank: int, opset: int) -> Any:
     return model
 
 
+def computed_gather(terms: Any, axis: int, rank: int) -> Any:
+    """``x`` of ``rank`` symbolic dims -> Gather(x, i, axis) -> y, each index computed from a
+    dim: ``terms`` one ``(dim, op, c)`` (a scalar index) or a list of them (1-D), each
+    ``Shape(x)[dim] op c`` (op ``Add``, ``Sub``, ``Mul``, ``Div``), as torch exports
+    ``x[:, x.shape[1] - 1]``."""
+    scalar = isinstance(terms, tuple)
+    nodes = [helper.make_node("Shape", ["x"], ["s"])]
+    inits = []
+    for k, (dim, op, c) in enumerate([terms] if scalar else terms):
+        for name, v in ((f"d{k}", dim), (f"c{k}", c)):  # 0-D: scalars
+            inits.append(numpy_helper.from_array(np.asarray(v, np.int64), name))
+        nodes.append(helper.make_node("Gather", ["s", f"d{k}"], [f"n{k}"], axis=0))
+        nodes.append(helper.make_node(op, [f"n{k}", f"c{k}"], [f"t{k}"]))
+        if not scalar:
+            inits.append(_ints(f"a{k}", [0]))
+            nodes.append(helper.make_node("Unsqueeze", [f"t{k}", f"a{k}"], [f"u{k}"]))
+    parts = ["t0"] if scalar else [f"u{k}" for k in range(len(terms))]
+    if not scalar:
+        nodes.append(helper.make_node("Concat", parts, ["i"], axis=0))
+    take = helper.make_node("Gather", ["x", parts[0] if scalar else "i"], ["y"], axis=axis)
+    take.name = "take"
+    nodes.append(take)
+    dims = [f"d{k}" for k in range(rank)]
+    inputs = [helper.make_tensor_value_info("x", F32, dims)]
+    graph = helper.make_graph(
+        nodes, "g", inputs, [helper.make_tensor_value_info("y", F32, None)], inits
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    return model
+
+
 def save(model: Any, directory: Path, name: str = "model") -> Path:
     path = directory / f"{name}.onnx"
     onnx.save_model(model, path)

@@ -4,7 +4,9 @@ PyTorch exports ``x[:, -1]``, ``x[..., 2]`` and ``x[0]`` as a Gather of a consta
 check's verdict at each input shape is whether onnxruntime runs the model (it refuses an index
 out of ``[-d, d - 1]`` at run time, an ``axis`` out of range at load; onnx.reference, NumPy's
 ``take``, alike), its output shape the one they give; on interval shapes, a problem only where
-no size in the box runs. A Gather of a shape (``Shape -> Gather``) stays a shape subgraph's.
+no size in the box runs. So too where the indices are computed from the shape (torch's
+``x[:, x.shape[1] - 1]``), sound: a problem only where no size runs, silent where the bounds
+cannot tell. A Gather of a shape (``Shape -> Gather``) stays a shape subgraph's.
 """
 
 from __future__ import annotations
@@ -104,13 +106,17 @@ def test_a_gather_on_an_unbounded_dim_is_checked_but_no_problem(tmp_path: Path) 
 
 
 # PyTorch's indexing idioms exported (dynamo=False, every axis dynamic): a Gather of a constant
-# index; the sizes at which onnxruntime refuses it (no columns; x[0] of no rows)
+# index, or of one computed from the shape (Shape -> Gather -> Sub); the sizes at which
+# onnxruntime refuses it (no columns; x[0] of no rows)
 TORCH_INDEXING = {
     "x[:, -1]": (lambda x: x[:, -1], (2, 6)),
     "x[..., 2]": (lambda x: x[..., 2], (2, 6)),
     "x[0]": (lambda x: x[0], (2, 6)),
     "x[:, -2]": (lambda x: x[:, -2], (2, 6)),
     "x[1, :, 0]": (lambda x: x[1, :, 0], (2, 3, 4)),
+    "x[:, x.shape[1] - 1]": (lambda x: x[:, x.shape[1] - 1], (2, 6)),
+    "x[:, x.size(1) // 2]": (lambda x: x[:, x.size(1) // 2], (2, 6)),
+    "x[x.shape[0] - 2, :, 1]": (lambda x: x[x.shape[0] - 2, :, 1], (2, 3, 4)),
 }
 _SIZES = [(2, 6), (3, 0), (0, 4), (4, 1), (1, 3)]
 
@@ -210,3 +216,110 @@ def test_a_gather_in_a_branch_is_checked_there(tmp_path: Path) -> None:
     assert onnx_graphs.ort_error(model) is None
     with pytest.raises(Exception, match="indices element out of data bounds"):
         onnx_graphs.ort_session(model).run(None, {"x": np.zeros((3, 0), np.float32), "c": c})
+
+
+# An index a shape subgraph computes, Shape(x)[dim] op c: torch's x[:, x.shape[1] - 1]
+_OFFSETS = {"Add": st.integers(-4, 4), "Sub": st.integers(-4, 4), "Mul": st.integers(-2, 2)}
+_OFFSETS["Div"] = st.sampled_from([-3, -2, -1, 1, 2, 3])  # (by 0 it fails: no value, a note)
+_terms = st.sampled_from(sorted(_OFFSETS)).flatmap(
+    lambda op: st.tuples(st.integers(0, 2), st.just(op), _OFFSETS[op])
+)
+
+
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_boxes, st.one_of(_terms, st.lists(_terms, min_size=1, max_size=2)), st.integers(-3, 2))
+def test_a_gather_of_computed_indices_is_a_problem_only_where_no_size_runs(
+    tmp_path_factory: Any, box: list[tuple[int, int]], terms: Any, axis: int
+) -> None:
+    rank = len(box)
+    axis = axis % rank if -rank <= axis < rank else axis
+    terms = (terms[0] % rank, *terms[1:]) if isinstance(terms, tuple) else terms
+    terms = terms if isinstance(terms, tuple) else [(d % rank, op, c) for d, op, c in terms]
+    model = onnx_graphs.computed_gather(terms, axis, rank)
+    report, text, runs = onnx_graphs.check_box(model, box, tmp_path_factory.mktemp("gather"))
+    repro = f"computed_gather({terms}, {axis}, {rank}) on {text}: {report.problems}"
+    runs_some = any(got is not None for got in runs.values())
+    assert runs_some <= report.ok, repro  # sound: a problem only where no size runs
+    # exact where the index's bounds say all: a scalar of another dim than the axis's (its
+    # values, a monotone function of that dim, reach each end), or the axis's own dim plus c
+    if isinstance(terms, tuple) and (terms[0] != axis % rank or terms[1] in ("Add", "Sub")):
+        assert report.ok == runs_some, repro
+    if -rank <= axis < rank:
+        assert report.checked.get("Gather") == 1, repro  # not opaque
+    inferred = report.outputs["y"][0]
+    for size, got in runs.items():
+        if got is None:  # onnx.reference too, but where NumPy takes no element
+            reference = onnx_graphs.reference_shape(model, size)
+            assert reference is None or 0 in reference, repro
+            continue
+        assert onnx_graphs.reference_shape(model, size) == got, repro
+        assert inferred.rank is not None, repro
+        assert all(g in d for g, d in zip(got, inferred.dims, strict=True)), repro
+
+
+@pytest.mark.parametrize(
+    ("terms", "shape", "message"),
+    [
+        pytest.param(
+            (1, "Add", 0),
+            "[3,?]",
+            "Gather: indices='x.shape[1]' holds x.shape[1], out of range [-d, d - 1] of "
+            "data.shape[1] = d for every d in ?: onnxruntime refuses it at run time",
+            id="x[:, x.shape[1]]",
+        ),
+        pytest.param(
+            (1, "Sub", 5),
+            "[3,1..2]",
+            "Gather: indices='x.shape[1]-5' holds x.shape[1]-5, out of range [-d, d - 1] of "
+            "data.shape[1] = d for every d in 1..2: onnxruntime refuses it at run time",
+            id="x[:, x.shape[1] - 5] of 1..2",
+        ),
+        pytest.param(
+            (0, "Add", 2),
+            "[1..3,0..2]",
+            "Gather: indices='x.shape[0]+2' holds x.shape[0]+2, within 3..5, out of range "
+            "[-d, d - 1] of data.shape[1] = d for every d in ..2: onnxruntime refuses it at "
+            "run time",
+            id="x[:, x.shape[0] + 2] of 1..3,0..2",
+        ),
+    ],
+)
+def test_a_computed_index_no_size_runs_is_a_problem(
+    tmp_path: Path, terms: Any, shape: str, message: str
+) -> None:
+    model = onnx_graphs.computed_gather(terms, 1, 2)
+    (problem,) = ir.read_onnx(onnx_graphs.save(model, tmp_path)).check({"x": shape}).problems
+    assert (problem.kind, problem.layer_name, problem.message) == ("operator", "take", message)
+
+
+def test_a_computed_index_in_a_function_is_read_by_its_bounds_alone(tmp_path: Path) -> None:
+    # F(i, x) = Gather(x, i, axis=1), called with i = x.shape[1] of the caller's x and F's x the
+    # caller's z: the index's term names the caller's x, not F's, so it is not x.shape[1] of
+    # the data (which never runs): z of [2,5] takes column 3 of x of [2,3]
+    f32 = onnx.TensorProto.FLOAT
+    take = helper.make_node("Gather", ["x", "i"], ["y"], name="take", axis=1)
+    opsets = [helper.make_opsetid("", 13), helper.make_opsetid("local", 1)]
+    func = helper.make_function("local", "F", ["i", "x"], ["y"], [take], opsets[:1])
+    nodes = [
+        helper.make_node("Shape", ["x"], ["s"]),
+        helper.make_node("Gather", ["s", "one"], ["n"], axis=0),
+        helper.make_node("F", ["n", "z"], ["y"], domain="local", name="call"),
+    ]
+    one = onnx.numpy_helper.from_array(np.asarray(1, np.int64), "one")
+    inputs = [helper.make_tensor_value_info(n, f32, [2, None]) for n in "xz"]
+    out = [helper.make_tensor_value_info("y", f32, None)]
+    graph = helper.make_graph(nodes, "g", inputs, out, [one])
+    model = helper.make_model(graph, opset_imports=opsets, functions=[func])
+    model.ir_version = 8
+    feed = {"x": np.zeros((2, 3), np.float32), "z": np.zeros((2, 5), np.float32)}
+    assert onnx_graphs.ort_session(model).run(None, feed)[0].shape == (2,)
+    path = onnx_graphs.save(model, tmp_path)
+    report = ir.read_onnx(path).check({"x": "[2,1..4]", "z": "[2,1..6]"})
+    assert report.ok, report.problems
+    assert report.inner == {"Gather": 1}
+    (problem,) = ir.read_onnx(path).check({"x": "[2,3..4]", "z": "[2,1..3]"}).problems
+    assert problem.message == (
+        "its function local.F's node 'take' (Gather): Gather: indices='x.shape[1]' holds "
+        "x.shape[1], within 3..4, out of range [-d, d - 1] of data.shape[1] = d for every d in "
+        "1..3: onnxruntime refuses it at run time"
+    )

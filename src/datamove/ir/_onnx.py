@@ -13,9 +13,9 @@ Otherwise a node of the default domain is one of:
 
 - **checked** (`CHECKED`, SplitToSequence then SequenceAt of a constant position, read as a
   split: `SEQUENCE_NODES`, a Reshape whose shape is known or bounded and a data Gather of
-  constant indices: `_ONE_OUTPUT`): its outputs inferred by ONNX's rules (`Slicing.from_onnx`,
-  `Splitting.from_onnx`, `datamove.infer_concat`'s rule, `_reshape_value`, `_gather_value`)
-  and compared with the file's;
+  constant or bounded indices: `_ONE_OUTPUT`): its outputs inferred by ONNX's rules
+  (`Slicing.from_onnx`, `Splitting.from_onnx`, `datamove.infer_concat`'s rule,
+  `_reshape_value`, `_gather_value`) and compared with the file's;
 - a **constant** (an initializer, a ``Constant`` node): its values read where small;
 - of a **shape subgraph** (`datamove.ir._onnx_shapes`): translated into the IR layer that
   computes the same and evaluated by `datamove.ir._bounds.bound_layer`, exactly or as interval
@@ -610,7 +610,10 @@ class ONNXModel:
                     problems.append(Problem(getattr(exc, "kind", "operator"), str(exc), *where))
             elif kind in _ONE_OUTPUT and fault is None:  # checked where its parameter is known
                 try:
-                    view = _ONE_OUTPUT[kind](node, ins, self.opset or 0)
+                    rule = _ONE_OUTPUT[kind]
+                    if kind == "Gather":  # its index's terms name this graph's values
+                        rule = functools.partial(_gather_value, scope=values)
+                    view = rule(node, ins, self.opset or 0)
                     outs = [view] if view else None
                 except ValidationError as exc:
                     problems.append(Problem(getattr(exc, "kind", "operator"), str(exc), *where))
@@ -1634,21 +1637,29 @@ def _reshape_value(node: Any, ins: list[_Value], opset: int) -> _Value | None:
     return None if got is None else _Value(got.shape, data.etype)
 
 
-def _gather_value(node: Any, ins: list[_Value], _opset: int) -> _Value | None:
-    """A data Gather's output where its ``indices`` are known; else ``None`` (opaque).
+def _gather_value(
+    node: Any, ins: list[_Value], _opset: int, scope: Mapping[str, _Value] | None = None
+) -> _Value | None:
+    """A data Gather's output where its ``indices`` are known or bounded; else ``None`` (opaque).
 
     ONNX's rule (Gather-1, 11, 13, as onnxruntime and onnx.reference run it): ``axis`` an axis
     of the data's rank, each index in ``[-d, d - 1]`` of the data's dim ``d`` on it (on an
     interval dim, a problem only where no size fits it: `gather_index_fault`); the output is
-    ``data.shape[:axis] + indices.shape + data.shape[axis + 1:]`` (`gather_shape`). A Gather of
-    a shape subgraph's value (its data known or bounded) is that subgraph's
-    (`datamove.ir._onnx_shapes`), not read here. `ValidationError` for a rule broken.
+    ``data.shape[:axis] + indices.shape + data.shape[axis + 1:]`` (`gather_shape`). Indices a
+    shape subgraph computes (torch's ``x[:, x.shape[1] - 1]``), of static shape, are read by
+    their bounds and terms (`_computed_gather`; ``scope`` the values of the graph whose tensors
+    the terms name, ``None`` in a subgraph or function). A Gather of a shape subgraph's value
+    (its data known or bounded) is that subgraph's (`datamove.ir._onnx_shapes`), not read here.
+    `ValidationError` for a rule broken.
     """
     if len(ins) != 2 or ins[0].shape.rank is None or bounds_of(ins[0].info()) is not None:
         return None
     (data, indices), rank = ins, ins[0].shape.rank
     values = indices.value
-    if values is None or values.dtype.kind not in "iu" or values.size > SMALL:
+    if values is None:
+        own = scope is not None and scope.get(node.input[0]) is data
+        return _computed_gather(node, data, indices, rank, own=own)
+    if values.dtype.kind not in "iu" or values.size > SMALL:
         return None
     axis = node_attr(node, "axis", 0)
     axis = normalize_axis("Gather", "axis", axis, axis, rank)
@@ -1664,6 +1675,87 @@ def _gather_value(node: Any, ins: list[_Value], _opset: int) -> _Value | None:
         raise ValidationError("Gather", "indices", values.tolist(), rule)
     got = gather_shape(data.info(), indices.info(), axis)
     return None if got is None else _Value(got.shape, data.etype)
+
+
+def _computed_gather(
+    node: Any, data: _Value, indices: _Value, rank: int, *, own: bool
+) -> _Value | None:
+    """A data Gather whose indices a shape subgraph bounds (`_gather_value`); else ``None``.
+
+    Sound, as the Reshape's count (`check_reshape_count`): an index is a problem only where
+    no value within its bounds fits any size of the axis (`_index_never_fits`), or where its
+    term is ``x.shape[axis] + c`` of the data ``x`` itself and no size ``d`` of that axis has
+    ``d + c`` in ``[-d, d - 1]`` (``x[:, x.shape[1]]`` never runs): where ``own``, the terms
+    naming the graph's values (a function's inputs may bring terms of its caller's names).
+    Silent where it cannot tell.
+    """
+    bounds = wide_bounds(indices.info())
+    if bounds is None or indices.etype not in ("i32", "i64") or not indices.shape.is_static:
+        return None
+    axis = node_attr(node, "axis", 0)
+    axis = normalize_axis("Gather", "axis", axis, axis, rank)
+    dim = data.shape[axis]
+    lows, highs = bounds[0].reshape(-1).tolist(), bounds[1].reshape(-1).tolist()
+    terms = indices.terms if indices.terms and len(indices.terms) == len(lows) else None
+    texts = [_span(lo, hi) for lo, hi in zip(lows, highs, strict=True)]
+    if terms is not None:
+        texts = [render(t, "", str) for t in terms]
+    shown = texts[0] if indices.shape.rank == 0 else "[" + ", ".join(texts) + "]"
+    for k, (lo, hi) in enumerate(zip(lows, highs, strict=True)):
+        offset = _dim_offset(terms[k], node.input[0], axis) if terms and own else None
+        if offset is not None and _offset_never_fits(offset, dim):
+            rule = f"holds {texts[k]}, out of range [-d, d - 1] of data.shape[{axis}] = d for "
+            rule += f"every d in {dim}: onnxruntime refuses it at run time"
+            raise ValidationError("Gather", "indices", shown, rule)
+        if _index_never_fits(lo, hi, dim.max):
+            within = "" if terms is None else f", within {_span(lo, hi)},"
+            n = dim.min
+            of = f"[{-n}, {n - 1}] of data.shape[{axis}] = {n}"
+            if not dim.is_static:
+                of = f"[-d, d - 1] of data.shape[{axis}] = d for every d in {dim}"
+            rule = f"holds {texts[k]}{within} out of range {of}: onnxruntime refuses it at run time"
+            raise ValidationError("Gather", "indices", shown, rule)
+    got = gather_shape(data.info(), indices.info(), axis)
+    return None if got is None else _Value(got.shape, data.etype)
+
+
+def _span(lo: Any, hi: Any) -> str:
+    """A value's bounds as OpenVINO writes a dim's (``4``, ``0..``, ``..3``, ``2..7``)."""
+    if lo == hi:
+        return str(lo)
+    return f"{'' if lo == -math.inf else lo}..{'' if hi == math.inf else hi}"
+
+
+def _index_never_fits(lo: Any, hi: Any, most: int | None) -> bool:
+    """Whether no index in ``lo..hi`` is in range of any size up to ``most`` (`gather_index_fault`).
+
+    The index needing the least size is the one nearest ``-1`` or ``0`` (a size of 1).
+    """
+    if most is None:
+        return False
+    least = 1 if lo <= 0 and hi >= -1 else lo + 1 if lo > 0 else -hi
+    return bool(least > most)
+
+
+def _dim_offset(term: Term, data: str, axis: int) -> int | None:
+    """``c`` where ``term`` is ``data.shape[axis] + c`` (or ``- c``), else ``None``."""
+    parts = term[1]
+    if not parts or parts[0] != (data, axis):
+        return None
+    if len(parts) == 1:
+        return 0
+    sign, number = parts[1:] if len(parts) == 3 else (None, None)
+    if sign not in ("+", "-") or not isinstance(number, str) or not number.isdigit():
+        return None
+    return int(number) if sign == "+" else -int(number)
+
+
+def _offset_never_fits(offset: int, dim: Dimension) -> bool:
+    """Whether ``d + offset`` is out of ``[-d, d - 1]`` at every size ``d`` of ``dim``.
+
+    In range where ``offset <= -1`` and ``2 * d >= -offset``: the largest size decides.
+    """
+    return offset >= 0 or (dim.max is not None and 2 * dim.max < -offset)
 
 
 # The nodes of one output checked where a parameter is known (else opaque): their rule
