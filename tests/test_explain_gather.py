@@ -4,7 +4,8 @@ PyTorch exports ``x[:, -1]`` as an ONNX Gather of a scalar index, ``openvino.con
 a Gather-8. Explain writes a scalar index as a basic index, a 1-D progression as a slice where
 that is exact, any other as ``np.take``: evaluated with NumPy on the input, each gives
 onnxruntime's output (ONNX) and the CPU plugin's (IR), on the static shape and on the model's
-dynamic one (the text for every size), over drawn shapes, axes and indices.
+dynamic one (the text for every size), over drawn shapes, axes and indices. An ONNX index
+computed from the shape (``x[:, x.shape[1] - 1]``) is written as its expression.
 """
 
 from __future__ import annotations
@@ -128,3 +129,74 @@ def test_a_gather_of_a_shape_is_not_listed(tmp_path: Path) -> None:
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     assert ir.read_onnx(onnx_graphs.save(model, tmp_path)).explain() == []
+
+
+_OFFSETS = {"Add": st.integers(-4, 4), "Sub": st.integers(-4, 4), "Mul": st.integers(-2, 2)}
+_OFFSETS["Div"] = st.sampled_from([-2, 1, 2, 3])  # by a negative: truncated, not written
+_terms = st.sampled_from(sorted(_OFFSETS)).flatmap(
+    lambda op: st.tuples(st.integers(0, 2), st.just(op), _OFFSETS[op])
+)
+
+
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_shapes, st.one_of(_terms, st.lists(_terms, min_size=1, max_size=3)), st.integers(-3, 2))
+def test_a_computed_gather_s_numpy_is_what_onnxruntime_computes(
+    tmp_path_factory: Any, shape: list[int], terms: Any, axis: int
+) -> None:
+    # Gather(x, Shape(x)[dim] op c): explain writes the index as its expression on x, one text
+    # for every size; NumPy counts it from the end and raises out of range, as onnxruntime
+    rank = len(shape)
+    if not -rank <= axis < rank:
+        return  # (check's problem)
+    each = [terms] if isinstance(terms, tuple) else terms
+    each = [(d % rank, op, c) for d, op, c in each]
+    model = onnx_graphs.computed_gather(each[0] if isinstance(terms, tuple) else each, axis, rank)
+    repro = f"computed_gather({terms}, {axis}, {rank}) at {shape}"
+    read = ir.read_onnx(onnx_graphs.save(model, tmp_path_factory.mktemp("g")))
+    listed = [i for i in read.explain() if i["layer_type"] == "Gather"]
+    if all(c >= 0 or op != "Div" for _, op, c in each):  # each index an expression
+        assert len(listed) == 1, (repro, listed)
+    if not listed:
+        return
+    (info,) = listed
+    assert info["numpy"] is not None, (repro, info)
+    x = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+    session = onnx_graphs.ort_session(model)
+    try:
+        (want,) = session.run(None, {"x": x})
+    except Exception:  # noqa: BLE001 - onnxruntime refuses an index out of range
+        try:  # so does NumPy, but np.take where it takes no element (as onnx.reference)
+            got = _evaluated(info["numpy"], x)
+        except IndexError:
+            return
+        assert got.size == 0, (repro, info["numpy"])
+        assert not isinstance(terms, tuple), (repro, info["numpy"])  # np.take's, not x[:, i]
+        return
+    np.testing.assert_array_equal(_evaluated(info["numpy"], x), want, err_msg=repro)
+
+
+@pytest.mark.parametrize(
+    ("terms", "axis", "text"),
+    [
+        pytest.param((1, "Sub", 1), 1, "x[:, x.shape[1]-1]", id="x[:, x.shape[1] - 1]"),
+        pytest.param((1, "Div", 2), -1, "x[:, x.shape[1]//2]", id="x[..., x.shape[1] // 2]"),
+        pytest.param((1, "Sub", 2), 0, "x[x.shape[1]-2]", id="x[x.shape[1] - 2]"),
+        pytest.param(
+            [(0, "Add", 0), (1, "Sub", 1)],
+            1,
+            "np.take(x, [x.shape[0], x.shape[1]-1], axis=1)",
+            id="a 1-D index",
+        ),
+    ],
+)
+def test_explain_writes_a_computed_index_as_its_expression(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], terms: Any, axis: int, text: str
+) -> None:
+    path = onnx_graphs.save(onnx_graphs.computed_gather(terms, axis, 2), tmp_path)
+    assert main(["explain", str(path), "--json"]) == 0
+    (info,) = json.loads(capsys.readouterr().out)
+    assert (info["layer_type"], info["numpy"], info["note"]) == ("Gather", text, None)
+    assert info["values"] == {"axis": axis}
+    assert list(info["expressions"]) == ["indices"]
+    assert main(["explain", str(path), "--layer", "take"]) == 0
+    assert capsys.readouterr().out.splitlines()[1] == f"  {text}"

@@ -28,10 +28,10 @@ Otherwise a node of the default domain is one of:
   call with it, naming the others: `_once_per_fault`).
 
 `ONNXModel.explain` writes each Slice, Split, Unsqueeze, Squeeze, SplitToSequence and SequenceAt
-node, and each data Gather of constant indices, as NumPy on its data input ``x``, and each
-Concat node as where each input lands in its output, in the form
-`datamove.ir._explain.explain_layers` gives IR layers; a parameter a shape
-subgraph computes as the expression of dims it is (``x[:, :x.shape[1]//2]``). Those of the
+node, and each data Gather of constant or computed indices, as NumPy on its data input
+``x``, and each Concat node as where each input lands in its output, in the form
+`datamove.ir._explain.explain_layers` gives IR layers; a parameter a shape subgraph computes
+as the expression of dims it is (``x[:, :x.shape[1]//2]``, ``x[:, x.shape[1]-1]``). Those of the
 subgraphs and functions check walks are listed after the node that holds or calls them, named
 as check's problems name them (``place``), a function's once per distinct inputs its calls pass.
 
@@ -2018,26 +2018,58 @@ def _moves_data(kind: str, ins: list[_Value], values: Mapping[str, _Value], outs
 
 
 def _gathers(ins: list[_Value], values: Mapping[str, _Value], outs: Any) -> bool:
-    """Whether a Gather takes data by constant integer indices (`gathers`): explain lists it."""
+    """Whether a Gather takes data by constant or computed indices: explain lists it.
+
+    Constant integer indices (`gathers`), or indices a shape subgraph computes as expressions
+    of dims (`_computed`).
+    """
     return (
         len(ins) == 2
-        and gathers([v.info() for v in ins])
+        and (gathers([v.info() for v in ins]) or _computed(ins))
         and _moves_data("Gather", ins, values, outs)
     )
 
 
+def _computed(ins: list[_Value]) -> bool:
+    """Whether a Gather's indices are a shape subgraph's, each element a term, on data."""
+    data, indices = ins
+    return (
+        indices.value is None
+        and indices.terms is not None
+        and indices.shape.rank in (0, 1)
+        and data.value is None
+        and bounds_of(data.info()) is None
+    )
+
+
 def _explain_gather(node: _Node) -> dict[str, Any]:
-    """A data Gather of constant indices as NumPy (`gather_expression`): ``x[:, 3]``."""
+    """A data Gather as NumPy: ``x[:, 3]``, ``x[:, x.shape[1]-1]``.
+
+    Of constant indices, `gather_expression`'s; of indices a shape subgraph computes, their
+    expressions (a scalar's as a basic index, else ``np.take(x, [...], axis=1)``), which NumPy
+    counts from the end where negative and refuses out of range, as ONNX does.
+    """
     proto = node.proto
     shape = node.ins[0].shape
     info = entry(str(node.index), "Gather", node_name(proto), str(shape), node.outs, False)
     info |= {"dialect": "onnx", "opset": node.version}
     indices = node.ins[1].value
-    assert indices is not None  # (_gathers)
     axis = node_attr(proto, "axis", 0)
-    info["values"] = {"indices": indices.tolist(), "axis": axis}
+    given = {} if indices is None else {"indices": indices.tolist()}
+    info["values"] = given | {"axis": axis}
     try:
-        info["numpy"], info["note"], _ = gather_expression(indices, axis, shape)
+        if indices is not None:
+            info["numpy"], info["note"], _ = gather_expression(indices, axis, shape)
+            return info
+        texts = _note_runtime(node, info, 1, "indices")
+        assert texts is not None  # (_computed)
+        if shape.rank is None:
+            info["note"] = "the data's rank is unknown"
+            return info
+        a = normalize_axis("Gather", "axis", axis, axis, shape.rank)
+        scalar = node.ins[1].shape.rank == 0
+        text = f"x[{', '.join([':'] * a + texts)}]"
+        info["numpy"] = text if scalar else f"np.take(x, [{', '.join(texts)}], axis={a})"
     except ValidationError as exc:  # a broken node: check() reports it
         info["note"] = str(exc)
     return info
