@@ -283,6 +283,11 @@ _NEVER_RUNS = {
             "data.shape[1] = d for every d in ..2"
         ),
     ),
+    "x[:, x.shape[0] / -1] of 1..3,0": (  # truncated: no expression, its bounds alone
+        (0, "Div", -1),
+        "[1..3,0]",
+        ("indices='-3..-1' holds a value within -3..-1, out of range [0, -1] of data.shape[1] = 0"),
+    ),
 }
 
 
@@ -293,6 +298,8 @@ def test_a_computed_index_no_size_runs_is_a_problem(tmp_path: Path, name: str) -
     (problem,) = ir.read_onnx(onnx_graphs.save(model, tmp_path)).check({"x": shape}).problems
     assert (problem.kind, problem.layer_name) == ("operator", "take")
     assert problem.message == f"Gather: {message}: onnxruntime refuses it at run time"
+    smallest = tuple(d.min for d in dm.PartialShape.parse(shape).dims)  # onnxruntime refuses
+    assert onnx_graphs.ort_shapes(model, [smallest]) == [None]
 
 
 def test_a_computed_index_in_a_function_is_read_by_its_bounds_alone(tmp_path: Path) -> None:

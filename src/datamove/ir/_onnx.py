@@ -1708,12 +1708,14 @@ def _computed_gather(
             rule += f"every d in {dim}: onnxruntime refuses it at run time"
             raise ValidationError("Gather", "indices", shown, rule)
         if _index_never_fits(lo, hi, dim.max):
-            within = "" if terms is None else f", within {_span(lo, hi)},"
+            what = f"a value within {texts[k]}" if lo != hi else texts[k]
+            if terms is not None:  # its expression, and where it lies
+                what = texts[k] + (f", within {_span(lo, hi)}" if lo != hi else f" = {lo}")
             n = dim.min
             of = f"[{-n}, {n - 1}] of data.shape[{axis}] = {n}"
             if not dim.is_static:
                 of = f"[-d, d - 1] of data.shape[{axis}] = d for every d in {dim}"
-            rule = f"holds {texts[k]}{within} out of range {of}: onnxruntime refuses it at run time"
+            rule = f"holds {what}, out of range {of}: onnxruntime refuses it at run time"
             raise ValidationError("Gather", "indices", shown, rule)
     got = gather_shape(data.info(), indices.info(), axis)
     return None if got is None else _Value(got.shape, data.etype)
