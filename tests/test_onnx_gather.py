@@ -241,8 +241,10 @@ def test_a_gather_of_computed_indices_is_a_problem_only_where_no_size_runs(
     runs_some = any(got is not None for got in runs.values())
     assert runs_some <= report.ok, repro  # sound: a problem only where no size runs
     # exact where the index's bounds say all: a scalar of another dim than the axis's (its
-    # values, a monotone function of that dim, reach each end), or the axis's own dim plus c
-    if isinstance(terms, tuple) and (terms[0] != axis % rank or terms[1] in ("Add", "Sub")):
+    # values, a monotone function of that dim, reach each end), or the axis's own dim times a
+    # k of 0 or more plus c (x.shape[1]*2 never runs)
+    own = isinstance(terms, tuple) and terms[0] == axis % rank
+    if isinstance(terms, tuple) and (not own or terms[1] in ("Add", "Sub") or terms[2] >= 0):
         assert report.ok == runs_some, repro
     if -rank <= axis < rank:
         assert report.checked.get("Gather") == 1, repro  # not opaque
@@ -281,6 +283,14 @@ _NEVER_RUNS = {
         (
             "indices='x.shape[0]+2' holds x.shape[0]+2, within 3..5, out of range [-d, d - 1] of "
             "data.shape[1] = d for every d in ..2"
+        ),
+    ),
+    "x[:, x.shape[1] * 2]": (
+        (1, "Mul", 2),
+        "[3,?]",
+        (
+            "indices='x.shape[1]*2' holds x.shape[1]*2, out of range [-d, d - 1] of "
+            "data.shape[1] = d for every d in ?"
         ),
     ),
     "x[:, x.shape[0] / -1] of 1..3,0": (  # truncated: no expression, its bounds alone
@@ -332,4 +342,32 @@ def test_a_computed_index_in_a_function_is_read_by_its_bounds_alone(tmp_path: Pa
         "its function local.F's node 'take' (Gather): Gather: indices='x.shape[1]' holds "
         "x.shape[1], within 3..4, out of range [-d, d - 1] of data.shape[1] = d for every d in "
         "1..3: onnxruntime refuses it at run time"
+    )
+
+
+def test_a_linear_computed_index_runs_on_a_run_of_sizes_alone(tmp_path: Path) -> None:
+    # x[:, 2 * x.shape[1] - 3] is in [-d, d - 1] at d of 1 and 2 alone: a problem from 3 on
+    consts = {"one": 1, "two": 2, "three": 3}
+    nodes = [
+        helper.make_node("Shape", ["x"], ["s"]),
+        helper.make_node("Gather", ["s", "one"], ["n"], axis=0),
+        helper.make_node("Mul", ["n", "two"], ["m"]),
+        helper.make_node("Sub", ["m", "three"], ["i"]),
+        helper.make_node("Gather", ["x", "i"], ["y"], axis=1, name="take"),
+    ]
+    inits = [onnx.numpy_helper.from_array(np.asarray(v, np.int64), n) for n, v in consts.items()]
+    model = onnx_graphs.gather(0, 1, 2, 13)
+    model.graph.ClearField("node")
+    model.graph.ClearField("initializer")
+    model.graph.node.extend(nodes)
+    model.graph.initializer.extend(inits)
+    sizes = [(2, d) for d in range(6)]
+    assert onnx_graphs.ort_shapes(model, sizes) == [None, (2,), (2,), None, None, None]
+    read = ir.read_onnx(onnx_graphs.save(model, tmp_path))
+    assert read.check({"x": "[2,?]"}).ok
+    assert read.check({"x": "[2,2..]"}).ok
+    (problem,) = read.check({"x": "[2,3..]"}).problems
+    assert problem.message == (
+        "Gather: indices='x.shape[1]*2-3' holds x.shape[1]*2-3, out of range [-d, d - 1] of "
+        "data.shape[1] = d for every d in 3..: onnxruntime refuses it at run time"
     )

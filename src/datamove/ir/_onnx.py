@@ -1684,10 +1684,10 @@ def _computed_gather(
 
     Sound, as the Reshape's count (`check_reshape_count`): an index is a problem only where
     no value within its bounds fits any size of the axis (`_index_never_fits`), or where its
-    term is ``x.shape[axis] + c`` of the data ``x`` itself and no size ``d`` of that axis has
-    ``d + c`` in ``[-d, d - 1]`` (``x[:, x.shape[1]]`` never runs): where ``own``, the terms
-    naming the graph's values (a function's inputs may bring terms of its caller's names).
-    Silent where it cannot tell.
+    term is ``x.shape[axis]*k + c`` of the data ``x`` itself (`_dim_linear`) and no size ``d``
+    of that axis has ``k*d + c`` in ``[-d, d - 1]`` (`_linear_never_fits`: ``x[:, x.shape[1]]``
+    never runs): where ``own``, the terms naming the graph's values (a function's inputs may
+    bring terms of its caller's names). Silent where it cannot tell.
     """
     bounds = wide_bounds(indices.info())
     if bounds is None or indices.etype not in ("i32", "i64") or not indices.shape.is_static:
@@ -1702,8 +1702,8 @@ def _computed_gather(
         texts = [render(t, "", str) for t in terms]
     shown = texts[0] if indices.shape.rank == 0 else "[" + ", ".join(texts) + "]"
     for k, (lo, hi) in enumerate(zip(lows, highs, strict=True)):
-        offset = _dim_offset(terms[k], node.input[0], axis) if terms and own else None
-        if offset is not None and _offset_never_fits(offset, dim):
+        linear = _dim_linear(terms[k], node.input[0], axis) if terms and own else None
+        if linear is not None and _linear_never_fits(*linear, dim):
             rule = f"holds {texts[k]}, out of range [-d, d - 1] of data.shape[{axis}] = d for "
             rule += f"every d in {dim}: onnxruntime refuses it at run time"
             raise ValidationError("Gather", "indices", shown, rule)
@@ -1739,25 +1739,36 @@ def _index_never_fits(lo: Any, hi: Any, most: int | None) -> bool:
     return bool(least > most)
 
 
-def _dim_offset(term: Term, data: str, axis: int) -> int | None:
-    """``c`` where ``term`` is ``data.shape[axis] + c`` (or ``- c``), else ``None``."""
-    parts = term[1]
+def _dim_linear(term: Term, data: str, axis: int) -> tuple[int, int] | None:
+    """``(k, c)`` where ``term`` is ``data.shape[axis]*k + c`` (or ``- c``), else ``None``.
+
+    ``k`` and ``c`` written as numbers, ``k`` positive (1 where not written).
+    """
+    parts = list(term[1])
     if not parts or parts[0] != (data, axis):
         return None
-    if len(parts) == 1:
-        return 0
-    sign, number = parts[1:] if len(parts) == 3 else (None, None)
-    if sign not in ("+", "-") or not isinstance(number, str) or not number.isdigit():
+    k, rest = 1, parts[1:]
+    if rest[:1] == ["*"] and len(rest) > 1 and isinstance(rest[1], str) and rest[1].isdigit():
+        k, rest = int(rest[1]), rest[2:]
+    if not rest:
+        return (k, 0) if k > 0 else None
+    sign, number = rest if len(rest) == 2 else (None, None)
+    if k < 1 or sign not in ("+", "-") or not isinstance(number, str) or not number.isdigit():
         return None
-    return int(number) if sign == "+" else -int(number)
+    return k, int(number) if sign == "+" else -int(number)
 
 
-def _offset_never_fits(offset: int, dim: Dimension) -> bool:
-    """Whether ``d + offset`` is out of ``[-d, d - 1]`` at every size ``d`` of ``dim``.
+def _linear_never_fits(k: int, c: int, dim: Dimension) -> bool:
+    """Whether ``k*d + c`` (``k`` 1 or more) is out of ``[-d, d - 1]`` at every size of ``dim``.
 
-    In range where ``offset <= -1`` and ``2 * d >= -offset``: the largest size decides.
+    In range where ``(k + 1)*d >= -c`` and ``(k - 1)*d <= -1 - c``: of ``k`` 1, where ``c`` is
+    -1 or less and ``d`` large enough; of a larger ``k``, on a bounded run of sizes alone.
     """
-    return offset >= 0 or (dim.max is not None and 2 * dim.max < -offset)
+    low = max(dim.min, -(c // (k + 1)))  # the least d with (k + 1)*d >= -c
+    if k == 1:
+        return c >= 0 or (dim.max is not None and dim.max < low)
+    high = (-1 - c) // (k - 1)  # the largest d with (k - 1)*d <= -1 - c
+    return low > (high if dim.max is None else min(high, dim.max))
 
 
 # The nodes of one output checked where a parameter is known (else opaque): their rule
