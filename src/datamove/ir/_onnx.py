@@ -401,10 +401,10 @@ class ONNXModel:
         (`_unknown_operator`, `_schema_fault`: ONNX's inference may end the process on one, a
         segmentation fault in onnx 1.23, or hide the other nodes' faults after it), and without
         the data of the initializers but small integer ones (`_bare_copy`: 200 MB of weights
-        are not copied). Without data propagation where an integer tensor may have more than
-        `_MAX_VALUES` elements (`_many_integers`): it allocates for each element a Gather's
-        indices claim, 600 MB for a 330-byte file whose indices claim 4 million, whether or not
-        the file holds them.
+        are not copied). Without data propagation where an integer or a 1-D tensor may have
+        more than `_MAX_VALUES` elements (`_many_values`): it allocates for each element a
+        Gather's indices claim, 600 MB for a 330-byte file whose indices claim 4 million,
+        whether or not the file holds them, and for each of a 1-D x that a Slice reads.
         """
         onnx = _onnx()
         left = self._refused.keys() | self._faults.keys()
@@ -448,7 +448,7 @@ class ONNXModel:
             return {}, dict, faults, {}
         kept = (i for i in range(len(self._proto.graph.node)) if i not in left)
         nodes = {i: n for i, n in zip(kept, plain.graph.node, strict=True) if _subgraphs(n)}
-        if _many_integers(copy.graph, plain.graph):
+        if _many_values(copy.graph, plain.graph):
             return types(plain), lambda: types(plain), faults, nodes
         propagated = functools.cache(lambda: types(infer(propagate=True) or plain))
         return types(plain), propagated, faults, nodes
@@ -1061,12 +1061,15 @@ def _copy_fields(source: Any, target: Any, skip: str | tuple[str, ...]) -> None:
             setattr(target, field.name, value)
 
 
-def _many_integers(graph: Any, inferred: Any) -> bool:
-    """Whether an integer tensor of ``graph`` may have more than `_MAX_VALUES` elements.
+def _many_values(graph: Any, inferred: Any) -> bool:
+    """Whether an integer or a 1-D tensor of ``graph`` may have more than `_MAX_VALUES` elements.
 
     By the dims it declares or ONNX infers for it (``inferred``, without data propagation): a
-    graph input or output, a value, an initializer, a ``Constant`` node's tensor. ONNX's data
-    propagation allocates for each element of such a tensor where a Gather reads it as indices.
+    graph input or output, a value, an initializer, a ``Constant`` node's tensor (1-D of any
+    element type: not an initializer's or a Constant's, whose data is in the file). ONNX's data
+    propagation allocates for each element of an integer tensor where a Gather reads it as
+    indices, and of a 1-D one that a Slice, Concat, Gather, Squeeze or Unsqueeze reads (onnx
+    1.23: a float x of ``[INT64_MAX]`` ends the process).
     """
 
     def many(dims: Iterable[int]) -> bool:
@@ -1074,10 +1077,11 @@ def _many_integers(graph: Any, inferred: Any) -> bool:
 
     for v in (*inferred.input, *inferred.value_info, *inferred.output):
         found = v.type.tensor_type if v.type.HasField("tensor_type") else None
-        if (
-            found is not None
-            and found.elem_type in _INTEGER_CODES
-            and many(d.dim_value for d in found.shape.dim if d.HasField("dim_value"))
+        if found is None:
+            continue
+        dims = found.shape.dim
+        if (found.elem_type in _INTEGER_CODES or len(dims) == 1) and many(
+            d.dim_value for d in dims if d.HasField("dim_value")
         ):
             return True
     tensors = [*graph.initializer]
