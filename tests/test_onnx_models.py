@@ -908,6 +908,41 @@ def test_a_1_d_tensor_of_many_elements_is_inferred_without_data_propagation(
         assert any(asked) is propagated
 
 
+INT64_MAX = 2**63 - 1
+
+
+@pytest.mark.parametrize(
+    ("starts", "ends", "steps"),
+    [
+        (0, 5, 1),
+        (1, INT64_MAX, 1),
+        (-3, INT64_MAX, 1),
+        (5, -5, 1),
+        (0, INT64_MAX, 2),
+        (INT64_MAX, 0, -1),
+        (-1, -(2**63), -1),
+        (INT64_MAX, -(2**63), -(2**62)),
+        (3, 2, 1),
+    ],
+)
+@pytest.mark.parametrize("rank", [1, 2])
+def test_a_slice_of_a_dim_of_int64_max_is_the_spec_s_length(
+    tmp_path: Path, starts: int, ends: int, steps: int, rank: int
+) -> None:
+    # A dim of INT64_MAX is legal ONNX (onnxruntime loads it): no problem, and the output is
+    # the spec's length, Python's on a range of that size (the spec clamps as Python does for
+    # int64 values). ONNX's own inference gives [2,0] for x[1:INT64_MAX] (its arithmetic
+    # overflows), and the slice algebra refuses the size: check's rule is the operator's.
+    dims = [INT64_MAX] if rank == 1 else [2, INT64_MAX]
+    model = _slice_of(dims, starts, ends, steps, rank - 1)
+    if rank == 2:  # (rank 1: its inference's data propagation would take INT64_MAX elements)
+        assert onnx_graphs.ort_error(model) is None
+    report = ir.read_onnx(onnx_graphs.save(model, tmp_path)).check()
+    assert report.problems == ()
+    length = len(range(INT64_MAX)[starts:ends:steps])
+    assert report.outputs["y"][0] == PartialShape([*dims[:-1], length])
+
+
 def _negative_dim_model(where: str) -> Any:
     """A Slice (and an opaque Add) of x; a dim of -5 in x's declared shape or in a tensor."""
     inits = [_i64("s", [0]), _i64("e", [2]), _i64("a", [1])]

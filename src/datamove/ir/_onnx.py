@@ -62,7 +62,8 @@ from datamove._dialects import Slicing
 from datamove._dml_webnn import check_lengths
 from datamove._errors import ValidationError, plural, show
 from datamove._files import read_regular
-from datamove._shape import Dimension, PartialShape, as_partial_shape
+from datamove._shape import INT64_MAX, Dimension, PartialShape, as_partial_shape
+from datamove._slice import infer_slice
 from datamove._splitting import Splitting, onnx_split_version
 from datamove._validation import normalize_axis
 from datamove.ir._bounds import reshaped, wide_bounds
@@ -1565,6 +1566,12 @@ def _slice_value(node: Any, ins: list[_Value], opset: int) -> _Value:
     params = (starts, ends, axes, steps)
     if not any(isinstance(p, str) for p in params):
         s = _slicing(starts, ends, axes, steps, shape.rank)
+        if shape.rank is not None and any(d.max == INT64_MAX for d in shape.dims):
+            # Legal ONNX that the algebra's normal form refuses (it holds below INT64_MAX):
+            # the operator's rule, the spec's clamping, stays exact at that size.
+            step = [1] * len(starts) if steps is None else steps
+            normal = None if axes is None else _normal_axes(axes, shape.rank, "ONNX Slice")
+            return _Value(infer_slice(shape, starts, ends, step, normal), data.etype)
         out = _Value(s.infer(shape), data.etype)
         got = bounds_of(data.info())
         if got is None or got[0].ndim == 0:
