@@ -690,10 +690,16 @@ def test_a_slice_whose_end_a_shape_makes_in_a_function_or_body_is_explained(
         np.testing.assert_array_equal(eval(info["numpy"], {"x": a, "y": y}), t)  # noqa: S307
 
 
-def _squeeze_model(where: str, shape: list[Any], opset: int, axis: int | None) -> Any:
-    """y = Squeeze(x) of no axes (opset 11: no attribute; 13: no input), then, with ``axis``,
-    its first element on that axis (a Slice): in a function local.F, or the graph's own."""
+def _squeeze_model(
+    where: str, shape: list[Any], opset: int, axis: int | None, *, empty: bool = False
+) -> Any:
+    """y = Squeeze(x) of no axes (opset 11: no attribute; 13: no input, or with ``empty`` an
+    input of none, a Constant's), then, with ``axis``, its first element on that axis (a
+    Slice): in a function local.F, or the graph's own."""
     body = [helper.make_node("Squeeze", ["x"], ["s"], name="drop")]
+    if empty:
+        body.insert(0, helper.make_node("Constant", [], ["none"], value=_ints("none", [])))
+        body[-1].input.append("none")
     out = "s"
     if axis is not None:
         body += _numbers(zero=[0], one=[1], ax=[axis])
@@ -734,6 +740,39 @@ def test_a_function_s_squeeze_of_no_axes_is_the_graph_s(
         assert shapes[1] == [str(list(runs[0].shape)).replace(" ", "")]
     else:
         assert shapes[1] == ["[...]"]
+
+
+@pytest.mark.parametrize(
+    "shape", [[1, 3, 1, 2], [1, 1], [2, 3], [1, "N", 1], ["N", 3]], ids=str
+)  # fmt: skip
+def test_a_function_s_squeeze_of_an_empty_axes_input_is_the_graph_s(
+    tmp_path: Path, shape: list[Any]
+) -> None:
+    """A Squeeze-13 whose axes input is empty, in a function: its output shape and index are
+    the graph's own Squeeze's (fixed: `[...]`, unknown). The spec's reading, onnx.reference's and
+    ONNX's inference's: it squeezes no dim, so its output is its input (`x[...]`); onnxruntime
+    drops every dim of 1, as without axes: where a dim may be 1, no index, a note says so."""
+    infos = []
+    for where in ("graph", "function"):
+        model = _squeeze_model(where, shape, 13, None, empty=True)
+        (info,) = ir.read_onnx(onnx_graphs.save(model, tmp_path, where)).explain()
+        infos.append({k: info[k] for k in ("input_shape", "output_shapes", "numpy", "note")})
+    assert infos[0] == infos[1]
+    assert infos[1]["output_shapes"] == [infos[1]["input_shape"]]
+    ones = any(d == 1 or isinstance(d, str) for d in shape)
+    assert infos[1]["numpy"] == (None if ones else "x[...]")
+    assert (infos[1]["note"] is None) is not ones
+    if ones:
+        assert "onnxruntime drops every dim of 1" in infos[1]["note"]
+    if all(isinstance(d, int) for d in shape):
+        feeds = {"x": np.zeros(shape, np.float32)}
+        spec = _reference_or_refuse(model, feeds)
+        runs = _run_or_refuse(model, feeds)
+        assert spec is not None
+        assert runs is not None
+        assert infos[1]["output_shapes"] == [str(list(spec[0].shape)).replace(" ", "")]
+        squeezed = [d for d in shape if d != 1]
+        assert list(runs[0].shape) == (squeezed if ones else shape)
 
 
 @pytest.mark.parametrize("opset", [11, 13])

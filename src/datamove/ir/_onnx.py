@@ -848,6 +848,8 @@ class ONNXModel:
                     view = shape if isinstance(axes, str) else _view_shape(kind, axes, shape)
                     if isinstance(view, str):
                         found.faults.append(("operator", f"{where}: ONNX {kind}: {view}"))
+                    elif _empty_squeeze(kind, axes, opset or 0):  # its input, as in the graph
+                        outs = [_Value(shape, ins[0].etype)]
                     elif axes is not None and not isinstance(axes, str):  # its output's shape
                         moved = view_shape(kind, _Value(view, ins[0].etype).info(), axes)
                         outs = [_Value(moved.shape, ins[0].etype)] if moved is not None else []
@@ -2145,6 +2147,12 @@ def _explain_view(node: _Node) -> dict[str, Any]:
     if isinstance(got, str):
         info["note"] = got
         return info
+    if _empty_squeeze(kind, axes, node.version):
+        if any(1 in d for d in shape.dims):
+            info["note"] = _EMPTY_SQUEEZE
+        else:
+            info["numpy"] = "x[...]"
+        return info
     shape = got
     if kind == "Unsqueeze":
         assert axes is not None  # Unsqueeze's schema requires them (_schema_fault)
@@ -2153,6 +2161,21 @@ def _explain_view(node: _Node) -> dict[str, Any]:
         planner = lambda dims: (squeeze_index(dims, axes),)  # noqa: E731
     info["numpy"], info["note"] = view_expression(planner, shape, axes or [])
     return info
+
+
+_EMPTY_SQUEEZE: Final = (
+    "its axes input is empty: onnx.reference and ONNX's inference squeeze no dim, as the spec "
+    "reads it and datamove does; onnxruntime drops every dim of 1, as without axes"
+)
+
+
+def _empty_squeeze(kind: str, axes: list[int] | str | None, opset: int) -> bool:
+    """Whether a Squeeze-13 (or later) has an axes input of no values: it squeezes no dim.
+
+    So the spec reads it, and onnx.reference and ONNX's inference: its output is its input.
+    onnxruntime drops every dim of 1, as without axes (`_EMPTY_SQUEEZE`, explain's note).
+    """
+    return kind == "Squeeze" and opset >= 13 and axes == []
 
 
 def _view_axes(node: Any, ins: list[_Value], opset: int) -> list[int] | str | None:
