@@ -154,8 +154,8 @@ def test_an_empty_computed_split_is_refused_where_onnxruntime_runs_it(tmp_path: 
     # Divergence table of docs/semantics.md, "ONNX Split": ONNX's shape inference refuses an
     # empty split ("Input 'split' can not be empty"); onnxruntime's kernel, given the value at
     # run time, splits as if no split were given (parts of one element), x declared [2,n] or
-    # [2,3]; only its optimizations' ConstantFolding, where x is declared [2,3], makes the value
-    # known at load, and then its inference refuses it. onnx.reference gives no parts at all.
+    # [2,3]; onnx.reference gives no parts at all. (Its optimizations' ConstantFolding, where x
+    # is declared [2,3], makes the value known at load: the next test.)
     from onnx.reference import ReferenceEvaluator
 
     x = np.zeros((2, 3), np.float32)
@@ -164,8 +164,6 @@ def test_an_empty_computed_split_is_refused_where_onnxruntime_runs_it(tmp_path: 
         got = run_ort(model, x)
         assert got is not None
         assert [y.shape for y in got] == [(2, 1), (2, 1)]  # at2: three parts
-    with pytest.raises(Exception, match="Input 'split' can not be empty"):
-        onnx_graphs.ort_session(static, optimized=True)
     with pytest.raises(IndexError):  # its empty sequence has no part 0
         ReferenceEvaluator(dynamic).run(None, {"x": x})
     for model in (dynamic, static):
@@ -175,6 +173,25 @@ def test_an_empty_computed_split_is_refused_where_onnxruntime_runs_it(tmp_path: 
         (problem,) = report.problems
         assert (problem.kind, problem.layer_name) == ("operator", "parts")
         assert problem.message == "ONNX SplitToSequence: split=[] is empty"
+
+
+def test_onnxruntime_s_constant_folding_makes_an_empty_computed_split_known_at_load() -> None:
+    # Context for the test above (docs/semantics.md, "ONNX Split"), not datamove's verdict:
+    # onnxruntime's graph optimizations (1.32) fold Shape(x, start=2) of an x declared [2,3]
+    # into [] and then refuse it as ONNX's inference does; unoptimized (the verdict's session)
+    # it runs. A later onnxruntime may fold otherwise: then this skips, saying so.
+    static = _empty_computed_split([2, 3])
+    try:
+        onnx_graphs.ort_session(static, optimized=True)
+        said = None
+    except Exception as exc:  # noqa: BLE001 - onnxruntime's errors have no common base
+        said = str(exc)
+    if said is None or "Input 'split' can not be empty" not in said:
+        pytest.skip(
+            f"onnxruntime {ort.__version__}'s optimized session no longer refuses the empty "
+            f"computed split in ONNX's words ({said!r}): docs/semantics.md's context on its "
+            "ConstantFolding is out of date"
+        )
 
 
 def test_torch_s_tensor_split_export_is_checked_part_by_part(tmp_path: Path) -> None:
