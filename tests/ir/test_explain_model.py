@@ -1081,6 +1081,64 @@ def test_an_onnx_node_of_another_type_is_named_as_such(
         assert "(by index or name) (it names node 0 'relu', a Relu) (hint: " in err
 
 
+def test_a_gather_of_run_time_indices_is_named_as_such(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # --layer of a Gather whose indices are computed at run time said "names no ... or Gather
+    # layer of the model (by id or name) (it names layer 3 'g', a Gather)"; OpenVINO and
+    # onnxruntime run it (at one indices value)
+    x = o8.parameter([4, 5], np.float32, name="x")
+    i = o8.parameter([2], np.int64, name="i")
+    g = o8.gather(x, i, o8.constant(np.int64(0)))
+    g.set_friendly_name("g")
+    ov_model = ov.Model([g], [x, i], "m")
+    xml = ov_models.save(ov_model, tmp_path)
+    a, idx = np.arange(20, dtype=np.float32).reshape(4, 5), np.array([3, 1])
+    got = ov.Core().compile_model(ov_model, "CPU")([a, idx])
+    np.testing.assert_array_equal(got[0], a[idx])
+    onnx = onnx_graphs.onnx
+    h = onnx.helper
+    graph = h.make_graph(
+        [h.make_node("Gather", ["x", "i"], ["y"], name="g", axis=0)],
+        "m",
+        [
+            h.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [4, 5]),
+            h.make_tensor_value_info("i", onnx.TensorProto.INT64, [2]),
+        ],
+        [h.make_tensor_value_info("y", onnx.TensorProto.FLOAT, None)],
+    )
+    model = h.make_model(graph, opset_imports=[h.make_opsetid("", 13)], ir_version=8)
+    (ran,) = onnx_graphs.ort_session(model).run(None, {"x": a, "i": idx})
+    np.testing.assert_array_equal(ran, a[idx])
+    path = onnx_graphs.save(model, tmp_path)
+    rule = "whose indices are computed at run time: there is no NumPy index to print"
+    for where, ids, word in ((xml, ("g", "3"), "layer"), (path, ("g", "0"), "node")):
+        for layer in ids:
+            assert main(["explain", str(where), "--layer", layer]) == 1
+            err = capsys.readouterr().err
+            number = ids[1]
+            assert f"--layer={layer!r} names {word} {number} 'g', a Gather {rule}" in err, err
+            assert "names no " not in err
+    # a Gather and a Concat of a shape subgraph's values ([x.shape[0], -1]: a Reshape's shape)
+    ints = [
+        onnx.numpy_helper.from_array(np.array([v], np.int64), n) for n, v in (("k", 0), ("m", -1))
+    ]
+    nodes = [
+        h.make_node("Shape", ["x"], ["s"]),
+        h.make_node("Gather", ["s", "k"], ["d"], name="pick", axis=0),
+        h.make_node("Concat", ["d", "m"], ["d2"], name="cat", axis=0),
+        h.make_node("Reshape", ["x", "d2"], ["y"]),
+    ]
+    graph = h.make_graph(nodes, "m", graph.input[:1], graph.output, initializer=ints)
+    model = h.make_model(graph, opset_imports=[h.make_opsetid("", 13)], ir_version=8)
+    assert onnx_graphs.ort_session(model).run(None, {"x": a})[0].shape == (4, 5)
+    path = onnx_graphs.save(model, tmp_path)
+    for layer, kind in (("pick", "Gather"), ("cat", "Concat")):
+        assert main(["explain", str(path), "--layer", layer]) == 1
+        err = capsys.readouterr().err
+        assert f"'{layer}', a {kind} of a shape subgraph's values: it moves no data" in err, err
+
+
 # -- Concat, Unsqueeze, Squeeze ------------------------------------------------------------------
 def _concat_model(tmp_path: Path, shapes: list[list[int]], axis: int) -> Path:
     params = [o8.parameter(s, np.float32, name=f"in{k}") for k, s in enumerate(shapes)]

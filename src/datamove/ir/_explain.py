@@ -958,6 +958,28 @@ def gathers(ins: Sequence[Info]) -> bool:
     )
 
 
+def unlisted(kind: str, ins: Sequence[Info], out: Info | None) -> str | None:
+    """Why explain lists no entry for a layer of ``kind``, as ``--layer``'s error says it.
+
+    Of these inputs and first output: a Concat, Unsqueeze, Squeeze or Gather of a shape
+    subgraph's values, or a Gather whose indices are computed at run time (the IR's and ONNX's
+    alike). ``None`` where it would list one, or where the reason is not one of these.
+    """
+    shapes = "of a shape subgraph's values: it moves no data, and explain lists data's moves"
+    if kind in ("Concat", *VIEWS) and out is not None and bounds_of(out) is not None:
+        return shapes
+    if kind != "Gather" or len(ins) < 2:  # (an IR's third input: its axis)
+        return None
+    if ins[0].value is not None or bounds_of(ins[0]) is not None:
+        return shapes
+    if ins[1].value is None:
+        return (
+            "whose indices are computed at run time: there is no NumPy index to print (explain "
+            "lists a Gather of constant indices)"
+        )
+    return None
+
+
 def _explain_gather(layer: Layer, ins: list[Info], outs: list[PartialShape]) -> dict[str, Any]:
     """A Gather layer of constant indices (`gather_expression`), its ``batch_dims`` 0.
 
@@ -1046,12 +1068,22 @@ def explain_layers(
         what = (
             "" if other is None else f" (it names layer {other.id} {other.name!r}, a {other.type})"
         )
+        rule = (
+            f"names no {', '.join(EXPLAINED[:-1])} or {EXPLAINED[-1]} layer of the model (by id "
+            f"or name){what}"
+        )
+        why = None
+        if other is not None:
+            idx = graph.layers.index(other)
+            out = infos.get((idx, 0)) if other.outputs else None
+            why = unlisted(other.type, [infos[s] for s in other.sources], out)
+        if other is not None and why is not None:
+            rule = f"names layer {other.id} {other.name!r}, a {other.type} {why}"
         raise ValidationError(
             "explain",
             "--layer",
             layer,
-            f"names no {', '.join(EXPLAINED[:-1])} or {EXPLAINED[-1]} layer of the model (by id "
-            f"or name){what}",
+            rule,
             hint="datamove explain MODEL lists the layers it explains, with their ids",
         )
     return found

@@ -86,6 +86,7 @@ from datamove.ir._explain import (
     split_chunks,
     tidy,
     trim,
+    unlisted,
     view_expression,
 )
 from datamove.ir._model import CheckReport, Problem, given_shapes
@@ -925,7 +926,7 @@ class ONNXModel:
         [('cut', 'x[:, ::-2]'), ('parts', ['x[:, :2]', 'x[:, 2:]']),
          ('join', 'np.concatenate([x0, x1], axis=1)')]
         """
-        walked = self._walk(self._overrides(input_shapes), compare=False)[4]
+        values, _, _, _, walked, _, _ = self._walk(self._overrides(input_shapes), compare=False)
         found = []
         # (its graph, named as place names it; a sequence) -> its maker's name and entry
         sequences: dict[tuple[str | None, str], tuple[str, dict[str, Any]]] = {}
@@ -960,6 +961,7 @@ class ONNXModel:
             nodes = enumerate(self._proto.graph.node)
             other = next(((i, n) for i, n in nodes if layer in (str(i), node_name(n))), None)
             what = ""
+            rule = None
             if other is not None:
                 i, n = other
                 why = f", a {n.op_type}"
@@ -967,13 +969,20 @@ class ONNXModel:
                     why = f": {self._refused[i]}"
                 elif i in self._faults:
                     why += f" onnx.checker refuses: {self._faults[i][1]}"
+                else:  # a kind it explains, not listed: why not
+                    ins = [values[v].info() for v in n.input if v in values]
+                    made = values.get(n.output[0]) if n.output else None
+                    reason = unlisted(_kind(n), ins, None if made is None else made.info())
+                    if reason is not None:
+                        rule = f"names node {i} {node_name(n)!r}, a {n.op_type} {reason}"
                 what = f" (it names node {i} {node_name(n)!r}{why})"
             raise ValidationError(
                 "explain",
                 "--layer",
                 layer,
-                f"names no {', '.join(EXPLAINED_NODES[:-1])} or {EXPLAINED_NODES[-1]} node of "
-                f"the model (by index or name){what}",
+                rule
+                or f"names no {', '.join(EXPLAINED_NODES[:-1])} or {EXPLAINED_NODES[-1]} node "
+                f"of the model (by index or name){what}",
                 hint="datamove explain MODEL lists the nodes it explains, with their indices",
             )
         return found
