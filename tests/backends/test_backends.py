@@ -225,6 +225,30 @@ def test_torch_copies_of_dtypes_without_a_copy_kernel() -> None:
         assert tail.view(torch.uint8).tolist() == [[2, 1], [5, 4]]
 
 
+def test_torch_joins_of_dtypes_without_a_cat_kernel() -> None:
+    """torch.cat has no kernel for uint1..7, int1..7 ("copy_kernel") or float4_e2m1fn_x2
+    ("cat_serial_kernel") but along the first axis: ``dm.concat`` raised PyTorch's
+    NotImplementedError along any other; they join as bytes, as they copy."""
+    torch = pytest.importorskip("torch")
+    values = np.arange(24, dtype=np.uint8).reshape(4, 6)
+    for name in ("uint1", "uint4", "int2", "int7", "float4_e2m1fn_x2"):
+        dtype = getattr(torch, name, None)
+        if dtype is None:  # pragma: no cover - an older PyTorch
+            continue
+        t = torch.from_numpy(values.copy()).view(dtype)
+        transposed = torch.from_numpy(values[:, 2:].T.copy()).view(dtype).T
+        columns = [t[:, :2], transposed]  # neither contiguous
+        rows = [t[:1], t[1:, :]]
+        for parts, axis in ((columns, 1), (columns, -1), (rows, 0)):
+            joined = dm.concat(parts, axis)
+            assert joined.dtype == dtype, name
+            assert joined.view(torch.uint8).numpy().tolist() == values.tolist(), (name, axis)
+        out = torch.zeros(4, 6, dtype=torch.uint8).view(dtype)
+        assert dm.concat(columns, 1, out=out) is out
+        assert out.view(torch.uint8).numpy().tolist() == values.tolist(), name
+        np.testing.assert_array_equal(t.view(torch.uint8).numpy(), values)  # never mutated
+
+
 @pytest.mark.filterwarnings("ignore:ComplexHalf support is experimental")
 def test_torch_negative_steps_on_conjugate_and_negative_views() -> None:
     """complex32 flips as int32 bits; a conjugate (or negative) view could not be viewed so.

@@ -104,11 +104,15 @@ class Backend:
     def concat(self, op: str, parts: Sequence[Any], axis: int, out: Any) -> Any:
         """The inputs, all on one device, joined along ``axis`` (``xp.concat``), or into ``out``."""
         self.one_device(op, parts)
-        result = self.xp.concat(list(parts), axis=axis)
+        result = self.join(parts, axis)
         if out is None:
             return result
         (written,) = self.write(op, parts, [result], [out])
         return written
+
+    def join(self, parts: Sequence[Any], axis: int) -> Any:
+        """``xp.concat`` of arrays that :meth:`concat` checked."""
+        return self.xp.concat(list(parts), axis=axis)
 
     def device(self, a: Any) -> Any:
         """The device ``a`` is on (``array_api_compat.device``)."""

@@ -193,6 +193,19 @@ class TorchBackend(Backend):
             return tuple([self._apply(op, data, form, None)[0] for form in forms])
         return super().take(op, plan, data, copy, out)
 
+    def join(self, parts: Sequence[Any], axis: int) -> Any:
+        """``torch.cat``; the types it has no kernel for join as their bytes.
+
+        The bit types uint1..7 and int1..7 ("copy_kernel") and float4_e2m1fn_x2
+        ("cat_serial_kernel") have none on CPU but along the first axis.
+        """
+        import torch  # noqa: PLC0415 - only when a tensor arrives
+
+        try:
+            return torch.cat(list(parts), dim=axis)
+        except NotImplementedError:  # raised before anything is written
+            return torch.cat([_as_ints(p) for p in parts], dim=axis).view(parts[0].dtype)
+
     def device(self, a: Any) -> Any:
         """``a.device`` (a tenth of the cost of ``array_api_compat.device``)."""
         return a.device
@@ -301,7 +314,8 @@ def _chunk_sizes(plan: Plan) -> list[int]:
 
 # Integer types of each width, to move the types PyTorch has no kernel for as their bits: flip
 # on CPU lacks uint16/32/64, float8 and complex32 ("flip_cpu" not implemented); the bit types
-# uint1..7 and int1..7 have no copy either ("copy_kernel" not implemented).
+# uint1..7 and int1..7 have no copy either ("copy_kernel" not implemented), and cat lacks them
+# and float4_e2m1fn_x2 but along the first axis.
 _TORCH_BITS: Final = {1: "int8", 2: "int16", 4: "int32", 8: "int64"}
 
 
