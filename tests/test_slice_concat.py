@@ -947,6 +947,40 @@ def test_concat_of_non_contiguous_inputs_and_into_views():
     assert not wide[:, :, :7].any()
 
 
+KEPT_DTYPES = [
+    np.dtype(">i4"),
+    np.dtype(">f2"),
+    np.dtype(">c8"),
+    np.dtype(">U3"),
+    np.dtype(">M8[s]"),
+    np.dtype([("a", ">i2"), ("b", "<f4")]),
+    np.dtype({"names": ["a", "b"], "formats": ["u1", "<f4"], "offsets": [0, 8], "itemsize": 16}),
+]
+
+
+@pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")  # np.matrix's
+@pytest.mark.parametrize("dtype", KEPT_DTYPES, ids=str)
+@pytest.mark.parametrize("rows", [2, 1 << 16], ids=["small", "large"])
+def test_concat_keeps_the_inputs_dtype_at_every_size(dtype, rows):
+    """``np.concatenate`` gives the native byte order and packs a padded record; small joins
+    were its own, large ones the copy engine's into ``np.empty`` of the inputs' dtype, so
+    ``dm.concat`` of ``>i4`` arrays was ``<i4`` below 1 MiB and ``>i4`` above it (and ``out=``
+    demands ``>i4`` at every size). The join never converts: the inputs' dtype, always."""
+    a = (np.arange(rows * 4) % 250).reshape(rows, 4).astype(dtype)
+    parts = [a[:1], a[1:]]
+    for join in (
+        dm.concat(parts, 0),
+        dm.concat([a[:, :1], a[:, 1:]], 1),
+        dm.concat([np.ma.masked_array(p, mask=np.zeros(p.shape, bool)) for p in parts], 0),
+        dm.concat([np.matrix(p) for p in parts], 0) if dtype.names is None else a,
+    ):
+        assert join.dtype == dtype
+        np.testing.assert_array_equal(join, a, strict=False)
+    out = np.empty_like(a)
+    assert dm.concat(parts, 0, out=out) is out
+    np.testing.assert_array_equal(out, a)
+
+
 @pytest.mark.parametrize("axis", [0, 1, -1])
 def test_concat_is_the_inverse_of_every_split(axis):
     x = np.arange(2 * 6 * 4).reshape(2, 6, 4)

@@ -260,8 +260,8 @@ def _numpy_concat(parts: list[np.ndarray], plan: _plan.Plan, out: Any) -> np.nda
         return _subclass_concat(parts, plan, shape, out)
     if out is None:
         try:
-            if _by_numpy(parts, shape, axis):
-                return np.concatenate(parts, axis=axis)
+            if _by_numpy(parts, shape, axis):  # its dtype: its own is native and packed
+                return np.concatenate(parts, axis=axis, dtype=parts[0].dtype)
             result = np.empty(shape, parts[0].dtype)
         except (ValueError, MemoryError) as exc:  # more than NumPy can hold: say so
             raise ValidationError(
@@ -309,7 +309,7 @@ def _subclass_concat(
         _numpy_concat(bases, plan, out.view(np.ndarray))
         return out  # type: ignore[no-any-return]
     try:
-        joined = np.concatenate(parts, axis=plan.axis)
+        joined = np.concatenate(parts, axis=plan.axis, dtype=parts[0].dtype)
     except (ValueError, MemoryError):  # a 3-D np.matrix: "shape too large to be a matrix"
         return _numpy_concat(bases, plan, None)
     return joined if keeps_shape(joined, shape) else _numpy_concat(bases, plan, None)
