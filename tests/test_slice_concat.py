@@ -1068,6 +1068,23 @@ def test_concat_on_every_library(xp: Lib, axis, with_out):
         np.testing.assert_array_equal(xp.to_numpy(x), a)  # never mutated
 
 
+def test_a_join_of_one_array_is_a_copy_on_every_library(xp: Lib):
+    """``jnp.concat`` and ``da.concatenate`` of one array return that array itself: writing
+    into ``dm.concat([x], 0)`` changed ``x`` on Dask, and deleting a JAX ``x`` deleted the
+    join (``dml.join`` alike). One input gives a copy of it, as on NumPy and PyTorch."""
+    a = np.arange(6.0).reshape(2, 3)
+    for join in (lambda x: dm.concat([x], 0), lambda x: dml.join([x], 1)):
+        x = xp.asarray(a)
+        got = join(x)
+        assert got is not x
+        if xp.name == "jax":
+            x.delete()  # its buffer: the join must not be it
+        else:
+            got[0, ...] = 99
+            np.testing.assert_array_equal(xp.to_numpy(x), a)
+        assert xp.to_numpy(got)[1].tolist() == [3.0, 4.0, 5.0]
+
+
 def test_concat_out_must_not_overlap_any_input(xp: Lib):
     # out over arrays[1] (not arrays[0]): NumPy refused it, PyTorch and array-api-strict wrote
     # it (the check of the other libraries looked at arrays[0] alone).

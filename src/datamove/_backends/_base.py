@@ -111,8 +111,13 @@ class Backend:
         return written
 
     def join(self, parts: Sequence[Any], axis: int) -> Any:
-        """``xp.concat`` of arrays that :meth:`concat` checked."""
-        return self.xp.concat(list(parts), axis=axis)
+        """``xp.concat`` of arrays that :meth:`concat` checked: a new array.
+
+        JAX's and Dask's ``concat`` of one array return that array itself; a copy of it then
+        (a Dask result can be written into with ``__setitem__``, a JAX input deleted).
+        """
+        result = self.xp.concat(list(parts), axis=axis)
+        return self.copy(result) if any(result is p for p in parts) else result
 
     def device(self, a: Any) -> Any:
         """The device ``a`` is on (``array_api_compat.device``)."""

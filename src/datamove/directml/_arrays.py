@@ -302,7 +302,7 @@ def join(arrays: Sequence[Any], axis: int, *, data_type: TensorDataType | str | 
     desc.validate(None)
     if library is not None:  # the same whole, put together by the arrays' own library
         _own_type_only(sources[0], data_type, "arrays[0]")
-        return library.xp.concat(list(arrays), axis=axis)
+        return library.join(arrays, axis)
     arrays_in = cast("list[np.ndarray[Any, Any]]", sources)  # no library: all NumPy arrays
     buffer = run_join(
         desc,
