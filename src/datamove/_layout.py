@@ -156,19 +156,21 @@ def layouts_overlap(a: Layout, b: Layout) -> bool:
     return shares_memory(np.asarray(_Bytes(*a)), np.asarray(_Bytes(*b)))
 
 
-def shared_outputs(op: str, j: int, k: int) -> ValidationError:
-    """The error for ``out[j]`` and ``out[k]`` sharing memory."""
+def shared_outputs(op: str, j: int, k: int, part: str = "") -> ValidationError:
+    """The error for ``out[j]`` and ``out[k]`` sharing memory (or their ``part``: ``.mask``)."""
     first, second = sorted((j, k))
     return ValidationError(
         op,
-        f"out[{second}]",
+        f"out[{second}]{part}",
         "<array>",
-        f"shares memory with out[{first}]; each output needs memory of its own",
+        f"shares memory with out[{first}]{part}; each output needs memory of its own",
     )
 
 
-def outs_apart(op: str, layouts: Sequence[Layout | None]) -> None:
+def outs_apart(op: str, layouts: Sequence[Layout | None], part: str = "") -> None:
     """No two of these layouts share a byte (``None``: not known, not checked); exact.
+
+    The error names the two outputs (their ``part``, ``.mask``, where the layouts are of it).
 
     Outputs are the columns of one buffer as often as separate arrays, and the address ranges
     of columns all meet, so comparing ranges alone would test every pair. Instead each layout
@@ -199,7 +201,7 @@ def outs_apart(op: str, layouts: Sequence[Layout | None]) -> None:
         end, last = -1, -1
         for a, run, k in members:
             if a < end:
-                raise shared_outputs(op, last, k)
+                raise shared_outputs(op, last, k, part)
             if a + run > end:
                 end, last = a + run, k
         windows.append(((lo, (*sizes, width), (*steps, 1), 1), rows))
@@ -213,18 +215,18 @@ def outs_apart(op: str, layouts: Sequence[Layout | None]) -> None:
         for _, j in open_:
             first, second = windows[j][1], windows[k][1]
             if not layouts_overlap(windows[j][0], windows[k][0]) or (
-                len(first) * len(second) > _PAIRS_MAX and _mapped_apart(op, first, second)
+                len(first) * len(second) > _PAIRS_MAX and _mapped_apart(op, first, second, part)
             ):
                 continue
             for one, m in first:
                 for other, n in second:
                     if layouts_overlap(one, other):
-                        raise shared_outputs(op, m, n)
+                        raise shared_outputs(op, m, n, part)
         open_.append((hi, k))
 
 
 def _mapped_apart(
-    op: str, first: list[tuple[Layout, int]], second: list[tuple[Layout, int]]
+    op: str, first: list[tuple[Layout, int]], second: list[tuple[Layout, int]], part: str
 ) -> bool:
     """Whether no output of ``first`` shares a byte with one of ``second``, by a map of bytes.
 
@@ -249,7 +251,7 @@ def _mapped_apart(
     for layout, k in second:
         if cover(layout).any():
             j = next(j for a, j in first if layouts_overlap(a, layout))
-            raise shared_outputs(op, j, k)
+            raise shared_outputs(op, j, k, part)
     return True
 
 

@@ -172,7 +172,11 @@ def take_single(op: str, backend: Backend, plan: Any, data: Any, copy: Any, out:
 
 
 def single_out(exc: ValidationError) -> ValidationError:
-    """``exc`` naming ``out`` where it names ``out[0]``, the one out array of one output."""
-    if exc.argument != "out[0]":
+    """``exc`` naming ``out`` where it names ``out[0]``, the one out array of one output.
+
+    ``out[0].mask`` (a masked array's) becomes ``out.mask``.
+    """
+    argument = exc.argument or ""
+    if argument != "out[0]" and not argument.startswith("out[0]."):
         return exc
-    return type(exc)(exc.op, "out", exc.value, exc.rule, hint=exc.hint)
+    return type(exc)(exc.op, "out" + argument[6:], exc.value, exc.rule, hint=exc.hint)

@@ -21,7 +21,7 @@ import numpy as np
 
 from datamove import _layout
 from datamove._backends._base import Backend, out_count
-from datamove._backends._copy import SMALL_BYTES, copy_pairs
+from datamove._backends._copy import SMALL_BYTES, Pair, copy_pairs
 from datamove._errors import DTypeError, ValidationError
 from datamove._validation import check_out, out_overlaps_input, out_overlaps_itself
 
@@ -84,8 +84,52 @@ class NumpyBackend(Backend):
                 if np.may_share_memory(dst, data) and _layout.shares_memory(dst, data):
                     raise out_overlaps_input(op, k)
         _outs_apart(op, out)
-        copy_pairs(list(zip(out, results, strict=True)))
+        pairs = list(zip(out, results, strict=True))
+        if any(isinstance(a, np.ma.MaskedArray) for a in (*inputs, *out)):
+            pairs = self._masked_pairs(op, inputs[0], pairs)
+        copy_pairs(pairs)
         return tuple(out)
+
+    def _masked_pairs(self, op: str, data: Any, pairs: list[Pair]) -> list[Pair]:
+        """The pairs of data and of masks to copy where ``data`` or an ``out`` is masked.
+
+        As ``dm.concat`` writes a join: a masked ``data`` needs masked ``out`` arrays (its mask
+        would be lost); a masked ``out`` gets its data and its whole mask written (a hard mask
+        too, a mask made where it had none, all False from plain ``data``). Its mask is
+        checked as its data is, before anything is written.
+        """
+        own = np.ma.getmask(data)
+        layouts: list[_layout.Layout | None] = []
+        for k, (dst, _) in enumerate(pairs):
+            if not isinstance(dst, np.ma.MaskedArray) and isinstance(data, np.ma.MaskedArray):
+                raise DTypeError(
+                    op,
+                    f"out[{k}]",
+                    f"<{type(dst).__name__} of shape {list(dst.shape)}>",
+                    "is not a masked array, but data is one: its mask would be lost",
+                    hint="pass masked arrays as out, or take the data alone (np.ma.getdata)",
+                )
+            mask: Any = np.ma.getmask(dst)
+            if mask is np.ma.nomask:
+                layouts.append(None)
+                continue
+            try:
+                inputs = [] if own is np.ma.nomask else [own]
+                self.check_out_array(op, mask, dst.shape, mask.dtype, inputs)
+            except ValidationError as exc:
+                raise type(exc)(op, f"out[{k}].mask", exc.value, exc.rule, hint=exc.hint) from None
+            layouts.append((mask.ctypes.data, mask.shape, mask.strides, mask.itemsize))
+        _layout.outs_apart(op, layouts, ".mask")
+        written: list[Pair] = []
+        for dst, src in pairs:
+            if not isinstance(dst, np.ma.MaskedArray):
+                written.append((dst, src))
+                continue
+            if np.ma.getmask(dst) is np.ma.nomask:
+                dst.mask = False  # a mask of its own to write into
+            written.append((dst.view(np.ndarray), src.view(np.ndarray)))
+            written.append((np.ma.getmaskarray(dst), np.ma.getmaskarray(src)))
+        return written
 
     def check_out_array(
         self, op: str, out: Any, shape: tuple[int, ...], dtype: Any, inputs: Sequence[Any]
