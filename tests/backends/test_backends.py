@@ -278,6 +278,25 @@ def test_torch_copy_true_of_a_flip_is_c_contiguous() -> None:
     assert r.tolist() == t.numpy()[::-1].tolist()
 
 
+def test_torch_out_inside_vmap_is_written() -> None:
+    """Inside ``torch.vmap`` a tensor has no storage ("Cannot access data pointer of Tensor that
+    doesn't have storage", PyTorch's RuntimeError, came from the overlap check): its layout is
+    not known, as on the meta device, and ``copy_`` writes each batch's out."""
+    torch = pytest.importorskip("torch")
+    x = torch.arange(24.0).reshape(2, 3, 4)
+
+    def take(t: Any, a: Any, b: Any, c: Any) -> Any:
+        dm.variadic_split(t, 0, [1, 2], out=[b, a[1:]])  # a[1:]: a view of an out
+        dm.strided_slice(t, [-1], [-2], [-1], out=a[:1])  # a negative step: a flip
+        return dm.concat([t, t], 1, out=c)
+
+    outs = (torch.zeros(2, 3, 4), torch.zeros(2, 1, 4), torch.zeros(2, 3, 8))
+    assert torch.vmap(take)(x, *outs).tolist() == torch.cat([x, x], 2).tolist()
+    assert outs[0].tolist() == x[:, [2, 1, 2]].tolist()
+    assert outs[1].tolist() == x[:, :1].tolist()
+    assert outs[2].tolist() == torch.cat([x, x], 2).tolist()
+
+
 def test_torch_autograd_flows_through_every_result() -> None:
     """Views, flips, clones, joins and out= (written by copy_) keep the graph: no detach."""
     torch = pytest.importorskip("torch")

@@ -222,12 +222,18 @@ class TorchBackend(Backend):
     def layout(self, dst: Any) -> Layout | None:
         """``data_ptr()`` is element 0's address; PyTorch counts strides in elements.
 
-        ``None`` for tensors without memory (the meta device).
+        ``None`` for tensors without memory (the meta device) or without storage of their own
+        (inside ``torch.vmap``: "Cannot access data pointer of Tensor that doesn't have
+        storage").
         """
         if dst.device.type == "meta":
             return None
+        try:
+            address = dst.data_ptr()
+        except RuntimeError:
+            return None
         size = dst.element_size()
-        return dst.data_ptr(), tuple(dst.shape), tuple(s * size for s in dst.stride()), size
+        return address, tuple(dst.shape), tuple(s * size for s in dst.stride()), size
 
     def check_out(self, op: str, results: Sequence[Any], out: Any) -> None:
         """As any backend, and tensors PyTorch refuses to write in place (before any is written).
