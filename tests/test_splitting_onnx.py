@@ -13,12 +13,12 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import datamove as dm
 from strategies import examples
-from test_splitting import build, run, same_parts, splittings
+from test_splitting import any_rule, build, run, same_parts, splittings
 
 onnx = pytest.importorskip("onnx")
 ort = pytest.importorskip("onnxruntime")
@@ -183,6 +183,47 @@ def test_on_interval_sizes_onnx_split_is_exact_for_every_size_or_raises_with_a_w
         x = np.arange(2 * d, dtype=np.int64).reshape(2, d)
         model = split_model((2, d), 1, p["outputs"], opset=opset, **_optional(p))
         assert same_parts(run_ort(model, x), run(lib, fn, arg, 1, x)), (s, d, p)
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(
+    s=any_rule(),
+    bounds=st.tuples(st.integers(0, 10), st.integers(0, 10)),
+    opset=st.sampled_from([13, 18]),
+)
+@example(  # torch.chunk(x, 4) is 3 parts on 5..6: num_outputs=3 (it was refused)
+    s=dm.Splitting.from_torch(4, 1, function="chunk"), bounds=(5, 6), opset=18
+)
+@example(  # torch.split(x, 3) is 4 parts on 11..12: num_outputs=4 (it was refused)
+    s=dm.Splitting.from_torch(3, 1), bounds=(11, 12), opset=18
+)
+@example(  # numpy.split(x, 2) runs on 4 alone: split=[2, 2], refused on 5 (it was refused)
+    s=dm.Splitting.from_numpy(2, 1), bounds=(4, 5), opset=18
+)
+def test_on_interval_sizes_an_onnx_refusal_has_no_split_node_that_splits_alike(
+    s: dm.Splitting, bounds: tuple[int, int], opset: int
+) -> None:
+    lo, hi = min(bounds), max(bounds)
+    try:
+        s.to_onnx(dm.PartialShape([2, dm.Dimension(lo, hi)]), opset=opset)
+    except dm.NotExpressible:
+        pass
+    except dm.ValidationError:  # the split runs on no allowed size
+        return
+    else:
+        return  # what is written is run in onnxruntime at every size by the test above
+    xs = [np.arange(2 * d, dtype=np.int64).reshape(2, d) for d in range(lo, hi + 1)]
+    want = [splits(s, x) for x in xs]
+    first = next(p for p in want if p is not None)
+    # every count up to hi + 2, and the lengths on the smallest size the split runs on
+    nodes: list[tuple[int, dict[str, Any]]] = [
+        (n, {"num_outputs": n} if opset == 18 else {}) for n in range(1, hi + 3)
+    ]
+    nodes.append((len(first), {"split": [p.shape[1] for p in first]}))
+    for outputs, params in nodes:
+        model = split_model((2, None), 1, outputs, opset=opset, **params)  # type: ignore[arg-type]
+        runs = [run_ort(model, x) for x in xs]
+        assert not all(map(same_parts, runs, want)), (s, lo, hi, opset, params)
 
 
 def test_split_18_num_outputs_on_an_uneven_dim_has_four_answers() -> None:

@@ -839,12 +839,18 @@ class Splitting:
         static: Callable[[tuple[int, ...]], tuple[str, dict[str, Any]]],
         rest: Callable[[tuple[int, ...]], tuple[str, dict[str, Any]]] | None = None,
         below: str = "",
+        sums: bool = True,
+        also: tuple[str, Callable[[int], tuple[str, dict[str, Any]]]] | None = None,
     ) -> tuple[str, dict[str, Any]]:
         """One call of a library that splits as this one on every size ``shape`` allows.
 
         Its count call (``count``, splitting by ``count_rule``) or a call for the rules in
         ``same``; else, on a static size, the lengths (``static``); else the closest count
-        where it splits alike on every allowed size; else, where the library says lengths with
+        where it splits alike on every allowed size, or the library's other count call
+        (``also``: its rule and call), or for ``chunk`` and ``size`` the count of their parts on
+        the smallest allowed size; else, where the split runs on one allowed size alone and
+        the library's lengths refuse every other size (``sums``; NumPy's indices do not), its
+        lengths there (``static``); else, where the library says lengths with
         one ``-1`` for the rest (``rest``) and such lengths split alike on every allowed size
         (the split's own, or ``_rest_lengths``), those. Where the library
         does not refuse a size below the other lengths' sum, ``below`` says what it does
@@ -874,6 +880,21 @@ class Splitting:
         w = self._witness(dim, rule, value)
         if w is None:  # the closest call splits alike on every allowed size
             return call
+        # the library's other count call, and the count of chunk's and size's parts on the
+        # smallest allowed size (their count moves with the size), where they split alike
+        calls = [(rule, count)] + ([] if also is None else [also])
+        smallest = _runs(self.rule, self.value, dim.min) if self.rule in ("chunk", "size") else None
+        for n in dict.fromkeys((value, sum(c for _, c in smallest or ()) or value)):
+            for other, make in calls:
+                if (other, n) != (rule, value) and self._witness(dim, other, n) is None:
+                    return make(n)
+        first = self._smallest_run(dim)
+        assert first is not None  # _check_runs: the split runs on an allowed size
+        if sums and (
+            first == largest(dim) or self._smallest_run(Dimension(first + 1, dim.max)) is None
+        ):
+            # it runs on one allowed size alone: its lengths there, which refuse every other
+            return static(self.lengths(first))
         unrun = ""  # lengths with a -1 that split alike, but do not run on every allowed size
         if found is not None:
             assert rest is not None
@@ -952,6 +973,8 @@ class Splitting:
             lambda lengths: call("split", list(itertools.accumulate(lengths[:-1]))),
             rest=lambda lengths: call("split", rest_indices(lengths)),
             below="numpy.split's indices split it, where this split refuses it",
+            sums=False,
+            also=("even", lambda n: call("split", n)),
         )
 
     def to_torch(self, shape: ShapeLike | None = None) -> tuple[str, dict[str, Any]]:
@@ -986,6 +1009,7 @@ class Splitting:
             lambda p: split(list(p)),
             rest=lambda p: tensor_split(rest_indices(p)),
             below="torch.tensor_split's indices split it, where this split refuses it",
+            also=("chunk", lambda n: ("chunk", {"chunks": n, "dim": ax})),
         )
 
     def to_tf(self, shape: ShapeLike | None = None) -> tuple[str, dict[str, Any]]:
@@ -995,7 +1019,8 @@ class Splitting:
         alone, which TensorFlow refuses, as the count 1), on any shape; on a static axis every
         split is written by its lengths. On an interval of sizes a rule TensorFlow lacks is
         written where the count of as many parts, or the sizes with one ``-1`` (read on the
-        two smallest sizes the split runs on), splits alike on every allowed size; else
+        two smallest sizes the split runs on), splits alike on every allowed size, or by its
+        sizes on the one allowed size it runs on, where it runs on one alone; else
         :class:`~datamove.NotExpressible` names the count and its witness. The sizes are a
         list, or an int64 NumPy array where the axis may pass ``INT32_MAX`` (a ``-1`` on an
         axis of no such bound, sizes summing past it): TensorFlow reads a list of small ints as
