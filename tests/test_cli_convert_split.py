@@ -292,6 +292,29 @@ def test_a_call_that_cannot_be_read_is_one_line_exit_1(expr: str, message: str |
     assert (message or "datamove: error: Slicing.from_numpy: index=") in err
 
 
+@pytest.mark.parametrize(
+    "expr",
+    [
+        "torch.tensor_split(x, indices=3)",
+        "torch.tensor_split(x, sections=[2], dim=0)",
+        "x.tensor_split(sections=(1, 4))",
+        "x.tensor_split(indices=2, dim=1)",
+    ],
+)
+def test_tensor_split_keywords_of_the_other_form_are_refused_as_pytorch_refuses_them(
+    expr: str,
+) -> None:
+    # PyTorch's tensor_split takes sections= as a count and indices= as a list only: given the
+    # other it raises a TypeError. The call was read as if the keyword were right
+    # (indices=3 as array_split(x, 3)), so convert wrote a split PyTorch never ran.
+    with pytest.raises(TypeError, match="invalid combination of arguments"):
+        eval(expr, {"torch": torch, "x": torch.zeros(2, 6)})  # noqa: S307 - our texts
+    code, out, err = convert([expr, "--to", "numpy"])
+    assert (code, out) == (1, "")
+    assert err.count("\n") == 1
+    assert "torch.tensor_split's " in err, err
+
+
 def test_a_call_is_parsed_never_evaluated(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     expr = "torch.chunk(x, open('made', 'w').write('1'))"

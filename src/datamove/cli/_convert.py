@@ -213,6 +213,11 @@ def split_call(text: str) -> Splitting | None:
         if name in keywords:
             raise refuse(f"passes {name} twice")
         keywords[name] = literal(k.value)
+        if name != k.arg and isinstance(keywords[name], (list, tuple)) != (k.arg == "indices"):
+            form = "a list of indices" if k.arg == "indices" else "an int, the count of parts"
+            other = "sections" if k.arg == "indices" else "indices"
+            rule = f"passes {k.arg}={keywords[name]!r}; torch.tensor_split's {k.arg}= is {form}"
+            raise refuse(f"{rule} (PyTorch refuses another), {other}= the other form")
     try:
         bound = signature.bind(*map(literal, args), **keywords)
     except TypeError as exc:
