@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import importlib
+import re
 from pathlib import Path
 
 import numpy as np
@@ -219,3 +221,43 @@ def test_every_example_count_scales_with_datamove_examples():
         and isinstance(node.value, ast.Constant)
     ]
     assert bare == [], "use max_examples=strategies.examples(N)"
+
+
+def _error_tree() -> dict[str, tuple[str, set[str]]]:
+    """The tree in _errors.py's docstring: each class -> (its parent, its ``(+Other)`` bases)."""
+    from datamove import _errors
+
+    text = (_errors.__doc__ or "").split("::", 1)[1].split("\n\n", 2)[1]
+    tree: dict[str, tuple[str, set[str]]] = {}
+    stack: list[tuple[int, str]] = []
+    for line in text.splitlines():
+        found = re.search(r"(\w+)((?: \(\+\w+\))*)", line)
+        assert found, line
+        column = found.start()
+        while stack and stack[-1][0] >= column:
+            stack.pop()
+        if stack:
+            tree[found.group(1)] = (stack[-1][1], set(re.findall(r"\+(\w+)", found.group(2))))
+        stack.append((column, found.group(1)))
+    return tree
+
+
+def test_the_error_tree_in_the_docstring_is_the_hierarchy() -> None:
+    # docs/architecture.md and CONTRIBUTING.md send readers to this tree: each public error
+    # class of every module is in it, under its first base, with its other bases as (+Name).
+    modules = [importlib.import_module(name) for name in _modules()]
+    classes = {
+        obj
+        for module in modules
+        for name, obj in vars(module).items()
+        if isinstance(obj, type)
+        and issubclass(obj, dm.ValidationError)
+        and not name.startswith("_")
+        and obj.__module__.startswith("datamove")
+    }
+    tree = _error_tree()
+    assert len(classes) > 10
+    assert {c.__name__ for c in classes} == set(tree)
+    for c in classes:
+        first, *others = c.__bases__
+        assert tree[c.__name__] == (first.__name__, {b.__name__ for b in others}), c.__name__

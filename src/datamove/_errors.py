@@ -9,8 +9,9 @@
           ├── ViewError                   copy=False, but the result cannot be a view
           ├── BackendError                an array library that cannot do what was asked
           ├── NotExpressible              a slicing a dialect cannot say for every shape allowed
-          ├── IRError                     an OpenVINO IR file that cannot be read      (datamove.ir)
+          ├── IRError                     an IR file that cannot be read, or run     (datamove.ir)
           │    ├── UnsupportedOperatorError  a layer type datamove does not implement
+          │    ├── MissingInputError      no array for an input the outputs Model.run computes need
           │    └── InputTypeError (+DTypeError)  a Model.run input that is not an array of its type
           ├── ONNXError                   an ONNX file that cannot be read            (datamove.ir)
           └── DirectMLValidationError     a DirectML descriptor breaks its rules (datamove.directml)
