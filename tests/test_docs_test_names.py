@@ -238,3 +238,16 @@ def test_every_link_between_docs_leads_somewhere(doc: str) -> None:
         if not target.exists() or (anchor and anchor not in _anchors(target)):
             broken.append(link)
     assert broken == []
+
+
+def test_directml_md_lists_exactly_the_public_names_of_datamove_directml() -> None:
+    # docs/api.md leaves datamove.directml to directml.md's "Public API" (test_core holds
+    # api.md's own tables to datamove and datamove.ir): each bullet names public names before
+    # its colon, and together they are directml.__all__.
+    import datamove.directml
+
+    text = (ROOT / "docs/directml.md").read_text(encoding="utf-8")
+    section = text.split("\n## Public API\n", 1)[1].split("\n## ", 1)[0]
+    heads = [line[2:].split(": ", 1)[0] for line in section.splitlines() if line.startswith("- ")]
+    named = [name for head in heads for name in re.findall(r"`(\w+)`", head)]
+    assert sorted(named) == sorted(datamove.directml.__all__)
