@@ -14,12 +14,15 @@ Supported layer types: ``Parameter``, ``Const``, ``Result``, ``Split``, ``Variad
 version 1, as written by opset1 to opset16; Squeeze-15 too), and ``Slice`` (version 8, as
 written by opset8 to opset16). A model with other layers is read; `Model.check` takes them as
 declared (opaque) and checks the layers around them, and `Model.run` refuses to run the ones an
-output needs. `Model.explain` writes its slicing, split and Concat layers as NumPy.
+output needs. `Model.explain` writes its slicing, split, Concat, Unsqueeze and Squeeze layers,
+and each Gather of constant indices on data, as NumPy.
 
 ONNX files (``.onnx``, with the optional ``onnx`` package) are read by ``read_onnx`` to check
-their Slice, Split and Concat nodes (and the parts of a SplitToSequence that a SequenceAt takes)
-with ONNX's semantics (``ONNXModel.check`` returns the same ``CheckReport``) and explain the
-slicing ones (``ONNXModel.explain``); other nodes are opaque.
+their Slice, Split and Concat nodes (and each Reshape of a known or bounded shape, each data
+Gather of constant or bounded indices, and the parts of a SplitToSequence that a SequenceAt
+takes) with ONNX's semantics (``ONNXModel.check`` returns the same ``CheckReport``), and to
+explain their slicing, sequence, Concat, Unsqueeze, Squeeze and data Gather nodes
+(``ONNXModel.explain``); other nodes are opaque.
 """
 
 from datamove.ir._errors import (

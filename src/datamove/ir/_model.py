@@ -1422,7 +1422,10 @@ class Model:
     def explain(
         self, layer: str | None = None, input_shapes: Mapping[str, Any] | None = None
     ) -> list[dict[str, Any]]:
-        """Each slicing, split, Concat, Unsqueeze and Squeeze layer as NumPy (``datamove explain``).
+        """Each slicing, split, Concat, Unsqueeze, Squeeze and data Gather layer as NumPy.
+
+        What ``datamove explain MODEL.xml`` prints; a Gather is listed where its indices are
+        constant.
 
         The entries of `datamove.ir._explain.explain_layers`, as `ONNXModel.explain` gives a
         node's; ``layer`` picks one by id or name (``ValidationError`` if none matches).
