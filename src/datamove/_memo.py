@@ -6,8 +6,9 @@ is tagged with its type): a call that would be rejected never reuses an accepted
 Arguments that cannot be keyed cheaply (arrays, odd types) bypass the memo.
 
 The memo is bounded by what it holds, by estimate (``_ITEM_BYTES`` per value of the key and per
-dimension of the result): at most ``_MAX_BYTES`` in all, and a call whose key and result would
-take more than ``_MAX_ENTRY_BYTES`` (a split into a million outputs) is not kept.
+dimension of the result): at most ``_MAX_BYTES`` in all and ``_MAX_ENTRIES`` results, cleared
+whole when either is reached, and a call whose key and result would take more than
+``_MAX_ENTRY_BYTES`` (a split into a million outputs) is not kept.
 
 `keep` is the store of the other bounded caches (the slicing memos, the IR's dims, shapes and
 shape plans, DirectML's feature-level texts): one entry more, and all dropped when full.
