@@ -2,7 +2,9 @@
 
 Build DirectML descriptors, validate them against DirectML's rules at any feature level (every
 violation at once, each with its checklist id and field path), and run them on byte buffers laid
-out exactly as the descriptors say, with NumPy. See ``docs/directml.md``.
+out exactly as the descriptors say, with NumPy. `split` and `join` build the descriptors for
+an array of any library the backends take; OpenVINO's splits become descriptors (or say why
+not), and descriptors read and write DxDispatch's JSON. See ``docs/directml.md``.
 """
 
 from __future__ import annotations
