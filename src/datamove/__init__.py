@@ -7,7 +7,8 @@ shape inference on static or dynamic shapes (``infer_split``, ``infer_variadic_s
 translate one slicing or split exactly between NumPy, OpenVINO, ONNX, TensorFlow, PyTorch,
 DirectML and WebNN; ``compose``, ``group_into_split`` and ``group_into_split_with_gaps`` are the
 slice algebra (docs/dialects.md, docs/algebra.md). DirectML's split and join live in
-:mod:`datamove.directml`; OpenVINO IR files (and ONNX files to check) in :mod:`datamove.ir`.
+:mod:`datamove.directml`; OpenVINO IR files (and ONNX files to check and explain) in
+:mod:`datamove.ir`.
 
 >>> import numpy as np, datamove as dm
 >>> x = np.arange(24).reshape(2, 3, 4)
