@@ -9,8 +9,10 @@ A parameter id is looked for in the test file's text (ids are written there as s
 The other files of the repository a doc names (``src/...``, ``csrc/...``, ``bench/...``) must
 exist too, and so must the code it names by module (``_plan.PLANS``, ``ir._ops.LAYER_OPS``,
 ``dm.cache_info``). bench/HISTORY.md is a record of the past and is not read. The other way
-round, every module of ``src/`` has its place in docs/architecture.md's table of layers. And
-every link from one doc to another leads to a file and a heading that exist.
+round, every module of ``src/`` has its place in docs/architecture.md's table of layers, and
+every private name that table gives bare (``_sizes``, ``_split_dim``) exists. And every link
+from one doc to another leads to a file and a heading that exist; docs/directml.md lists
+``datamove.directml``'s public names.
 """
 
 from __future__ import annotations
@@ -251,3 +253,35 @@ def test_directml_md_lists_exactly_the_public_names_of_datamove_directml() -> No
     heads = [line[2:].split(": ", 1)[0] for line in section.splitlines() if line.startswith("- ")]
     named = [name for head in heads for name in re.findall(r"`(\w+)`", head)]
     assert sorted(named) == sorted(datamove.directml.__all__)
+
+
+PRIVATE = re.compile(r"(?:(\w+)/)?(_(?!_)\w+)(?:\.py)?")  # not `__init__.py`, `__all__`
+FILE = re.compile(r"(?:(\w+)/)?(\w+)\.pyi?")
+
+
+def test_every_private_name_in_the_map_exists() -> None:
+    # The reverse of test_the_map_names_every_module: a bare `_sizes` or `_build_split` in a row
+    # of the table of layers (the dotted names are checked above) is a module of the row's
+    # package, or a name defined in a module the row names. A module renamed or a function
+    # removed leaves the map pointing at nothing.
+    found = {
+        info.name.removeprefix("datamove."): importlib.import_module(info.name)
+        for info in pkgutil.walk_packages(datamove.__path__, "datamove.")
+    }
+    missing = []
+    for spans in _layer_rows():
+        packages = {s.split("/")[0] for s in spans if re.match(r"\w+/", s)}
+        named = [found.get(p) for p in packages]
+        for s in spans:
+            if file := FILE.fullmatch(s):
+                name = file.group(2) if file.group(2) != "__init__" else ""
+                named.append(found.get(".".join(p for p in (file.group(1), name) if p)))
+        for s in spans:
+            private = PRIVATE.fullmatch(s)
+            if not private:
+                continue
+            package, name = private.groups()
+            modules = {name} | {f"{p}.{name}" for p in ([package] if package else packages)}
+            if not modules & set(found) and not any(hasattr(m, name) for m in named if m):
+                missing.append(s)
+    assert missing == []
