@@ -341,8 +341,10 @@ def register(subparsers: Any) -> None:
         "every port's shape from its inputs, compare with the dims the file declares, and report "
         "every problem with the layer's id, name, type and port. Layers of types datamove does "
         "not model (MatMul, Add...) are opaque: taken as the file declares them, counted, and "
-        "checked around. ONNX models: Slice, Split and Concat nodes are checked with ONNX's "
-        "semantics; a node's id is its index in the graph.",
+        "checked around. ONNX models: Slice, Split and Concat nodes (and each Reshape of a "
+        "known or computed shape, each data Gather of constant or computed indices, and the "
+        "SplitToSequence parts SequenceAt takes) are checked with ONNX's semantics; a node's id "
+        "is its index in the graph.",
         epilog=_CHECK_EPILOG,
         formatter_class=fmt,
     )
