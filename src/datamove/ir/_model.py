@@ -188,8 +188,9 @@ class CheckReport:
         Transpose), in the order met in the file.
         Parameter, Const and Result are in neither mapping.
     inner : dict of str to int
-        Node type -> how many Slice, Split and Concat nodes of an ONNX model's If, Loop and
-        Scan bodies and model-local functions datamove checked, a function's once per distinct
+        Node type -> how many nodes of an ONNX model's If, Loop and Scan bodies and
+        model-local functions datamove checked (Slice, Split and Concat, and the Reshape, Gather
+        and sequence nodes it reads as in the graph), a function's once per distinct
         inputs a call passes (as ``explain`` lists them); in neither count above. Empty for an
         IR.
     opaque : dict of str to int
