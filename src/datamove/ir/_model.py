@@ -127,8 +127,9 @@ class Problem:
     found over the model's inputs instead: ``model_inputs`` holds their shapes (name -> shape),
     at which the layer's data input has ``witness[0]`` and the port ``witness[1]``.
     A *note* (`CheckReport.notes`) has kind ``"looser"``, ``"openvino-cpu"``, ``"extension"`` or
-    ``"unread"`` (and, of an ONNX model, ``"shape-subgraph"`` or ``"opset"``). ``unit`` is
-    what its text calls the place: ``"node"`` in an ONNX model (``node 1 'cut' (Slice): ...``).
+    ``"unread"`` (and, of an ONNX model, ``"shape-subgraph"``, ``"opset"`` or ``"onnxruntime"``).
+    ``unit`` is what its text calls the place: ``"node"`` in an ONNX model (``node 1 'cut'
+    (Slice): ...``).
     """
 
     kind: str
