@@ -317,3 +317,68 @@ def test_an_ir_reshape_by_another_tensor_s_dim_that_never_fits_is_a_problem(
         compiled = ov.Core().compile_model(model, "CPU")
         feeds = {"y": np.zeros((3, 4), np.float32), "z": np.zeros(z, np.float32)}
         assert compiled(feeds)[0].shape == (3, 4)
+
+
+_INT64_MAX = 2**63 - 1
+
+
+@pytest.mark.parametrize(
+    ("shape", "target", "want"),
+    [
+        pytest.param([_INT64_MAX], [-1], [_INT64_MAX], id="[INT64_MAX] -> [-1]"),
+        pytest.param([_INT64_MAX, 1], [1, _INT64_MAX], [1, _INT64_MAX], id="[INT64_MAX,1]"),
+        pytest.param([_INT64_MAX], [7, -1], [7, _INT64_MAX // 7], id="[INT64_MAX] -> [7,-1]"),
+        pytest.param([2**31, 2**31], [-1], [2**62], id="[2**31,2**31] -> [-1]"),
+        pytest.param([2**62, 2], [-1], None, id="[2**62,2] -> [-1]"),
+        pytest.param([2**62, 2], [2, 2**62], None, id="[2**62,2] -> [2,2**62]"),
+        pytest.param([2, _INT64_MAX], [0, 0], None, id="[2,INT64_MAX] -> [0,0]"),
+        pytest.param([2**32, 2**32], [-1, 1], None, id="[2**32,2**32] -> [-1,1]"),
+    ],
+)
+@pytest.mark.parametrize("given", [False, True], ids=["declared", "input_shapes"])
+def test_a_reshape_of_data_of_more_than_int64_max_elements_is_a_problem(
+    tmp_path: Path, shape: list[int], target: list[int], want: list[int] | None, given: bool
+) -> None:
+    # Its element count, which the node keeps, has no int64 value: onnxruntime refuses the node
+    # at load ("Dimension product overflow in Reshape"). check said so only in ONNX's words on
+    # the declared shapes, not with input_shapes, and for a -1 it leaked a Dimension's error
+    # ("Dimension: min=9223372036854775808 must be in [0, 9223372036854775807]"). A count up
+    # to INT64_MAX is exact.
+    model = _model(target, 0, len(shape), 13)
+    for d, n in zip(model.graph.input[0].type.tensor_type.shape.dim, shape, strict=True):
+        d.dim_value = n
+    refused = onnx_graphs.ort_error(model)
+    assert (refused is None) == (want is not None), refused
+    path = onnx_graphs.save(model, tmp_path)
+    report = ir.read_onnx(path).check({"x": str(dm.PartialShape(shape))} if given else None)
+    if want is not None:
+        assert report.problems == ()
+        assert report.outputs["y"][0] == dm.PartialShape(want)
+        return
+    assert "Dimension product overflow in Reshape" in str(refused)
+    (problem,) = report.problems
+    count = shape[0] * shape[1]
+    assert (problem.layer_id, problem.kind) == ("0", "operator")
+    assert problem.message == (
+        f"Reshape: data={shape!r} has {count} elements, more than INT64_MAX: the count the node "
+        "keeps has no int64 value, and onnxruntime refuses the node"
+    )
+
+
+@pytest.mark.parametrize(
+    ("box", "refused"),
+    [("[4611686018427387904,2..3]", True), ("[4611686018427387904,1..2]", False)],
+)
+def test_a_reshape_of_more_than_int64_max_elements_at_every_size_is_a_problem(
+    tmp_path: Path, box: str, refused: bool
+) -> None:
+    # At every size of [2**62,2..3] the count passes INT64_MAX (as at [2**62,2], which
+    # onnxruntime refuses: above); [2**62,1..2] holds [2**62,1], whose count is 2**62
+    path = onnx_graphs.save(_model([-1], 0, 2, 13), tmp_path)
+    report = ir.read_onnx(path).check({"x": box})
+    said = (
+        f"Reshape: data={box!r} has at least 9223372036854775808 elements, more than INT64_MAX: "
+        "the count the node keeps has no int64 value, and onnxruntime refuses the node"
+    )
+    assert [p.message for p in report.problems] == ([said] if refused else [])
+    assert refused or 2**62 in report.outputs["y"][0].dims[0]

@@ -62,7 +62,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from datamove._shape import Dimension, PartialShape
+from datamove._shape import INT64_MAX, Dimension, PartialShape
 from datamove.ir._fold import (
     FOLDERS,
     attribute_type,
@@ -734,8 +734,8 @@ def reshaped(layer: Layer, ins: Sequence[Info]) -> Info | None:
         # a quotient rounded down: exact only where a copied dim of 0 lets the count through
         floor = any(data.shape[k].min == 0 for k in copied)
         low = 0 if not largest else (least // largest if floor else -(-least // largest))
-        high = None if most is None or not fewest else most // fewest
-        if high is not None and high < low:
+        high = None if most is None or not fewest else min(most // fewest, INT64_MAX)
+        if low > INT64_MAX or (high is not None and high < low):
             return None  # no size runs: the layer keeps its declared shape
         dims[dims.index(None)] = Dimension(low, high)
     return Info(PartialShape([d for d in dims if d is not None]), data.etype)

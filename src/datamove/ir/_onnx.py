@@ -1674,6 +1674,15 @@ def _reshape_value(node: Any, ins: list[_Value], opset: int) -> _Value | None:
     if layer is None or len(ins) != 2 or ins[0].shape.rank is None:
         return None
     (data, target), rank = ins, ins[0].shape.rank
+    count = math.prod(d.min for d in data.shape.dims)  # the fewest elements at any size
+    if count > INT64_MAX:  # (as onnxruntime: "Dimension product overflow in Reshape")
+        static = data.shape.is_static
+        rule = (
+            f"has {'' if static else 'at least '}{count} elements, more than INT64_MAX: the "
+            "count the node keeps has no int64 value, and onnxruntime refuses the node"
+        )
+        value = list(data.shape.to_shape()) if static else str(data.shape)
+        raise ValidationError("Reshape", "data", value, rule)
     special = layer.data["special_zero"] == "true"
     if target.value is not None and target.value.ndim == 1 and target.value.size <= SMALL:
         values = [int(v) for v in target.value]
