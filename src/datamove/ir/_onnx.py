@@ -572,6 +572,7 @@ class ONNXModel:
         for name, (shape, etype) in self.inputs.items():
             values[name] = _Value(overrides.get(name, shape), etype, None, name, f"input {name!r}")
         inferred: _Inferred | None = None
+        misread: set[str] = set()  # the values ONNX infers from an input it misreads
         seen: set[int] = set()  # the function calls walked (by their `_call`), listed once
         for i, node in enumerate(graph.node):
             where = lid, lname, kind = str(i), node_name(node), _kind(node)
@@ -639,11 +640,15 @@ class ONNXModel:
                     if inferred is None and (ask or compare):
                         inferred = self._onnx_inferred(overrides)
                     plain, propagated, _, _ = inferred or ({}, dict, [], {})
-                    said = plain.get(out)  # (most often as declared: then no clash)
+                    wrong = _misread(node, values, plain, misread)
+                    said = None if wrong else plain.get(out)  # (most often as declared)
                     if compare and declared is not None and said not in (None, self._types[out]):
                         _clash(problems, where, k, declared, _shape_of(said))
                     type_proto = propagated().get(out) if ask else None
                     found = None if type_proto is None else _shape_of(type_proto)
+                    if wrong:  # its element type, not its shape
+                        misread.add(out)
+                        found = None if found is None else (PartialShape(None), found[1])
                     shape, etype = found or declared or (PartialShape(None), None)
                     got = _Value(shape, etype)
                     fold = shaped[k] if k < len(shaped) else None
@@ -1205,6 +1210,25 @@ def _truncated_split(graph: Any, layer_id: str | None, values: Mapping[str, _Val
     n = dim.get_length()
     read = (n + 2**31) % 2**32 - 2**31
     return f"ONNX's Split inference reads the dim {n} on axis {axis} in 32 bits, as {read}"
+
+
+def _misread(
+    node: Any, values: Mapping[str, _Value], plain: _Types, misread: AbstractSet[str]
+) -> bool:
+    """Whether ONNX's inference of an opaque ``node`` read an input otherwise than check has it.
+
+    One whose shape it infers incompatible with check's (its Slice arithmetic overflows on a dim
+    of ``INT64_MAX``, its Split reads a dim in 32 bits: both give ``[2,0]``), or one it infers
+    from such an input (``misread``): what it infers of ``node`` is then not taken.
+    """
+    for name in node.input:
+        if name in misread:
+            return True
+        said = plain.get(name)
+        got = None if said is None or name not in values else _shape_of(said)
+        if got is not None and not got[0].compatible(values[name].shape):
+            return True
+    return False
 
 
 def _clash(
