@@ -454,3 +454,39 @@ def test_sequence_nodes_before_opset_11_are_refused_and_not_explained(
     assert report.opaque == {"SplitToSequence": 1, "SequenceAt": 1}
     assert main(["explain", str(path), "--layer", "0"]) == 1
     assert f"(it names node 0 'parts': {rule}, so onnx.checker refuses" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("dim", "split", "keepdims", "part"),
+    [
+        pytest.param(2**63 - 1, None, None, None, id="INT64_MAX parts of 1"),
+        pytest.param(2**63 - 1, 1, None, None, id="INT64_MAX parts of split=1"),
+        pytest.param(2**63 - 1, None, 0, None, id="INT64_MAX parts, keepdims=0"),
+        pytest.param(65_537, None, None, None, id="65,537 parts of 1"),
+        pytest.param(2 * 65_536 + 1, 2, None, None, id="65,537 parts of split=2"),
+        pytest.param(65_536, None, None, [2, 1], id="65,536 parts of 1"),
+        pytest.param(2 * 65_536, 2, None, [2, 2], id="65,536 parts of split=2"),
+    ],
+)
+def test_a_sequence_of_more_parts_than_check_reads_is_opaque(
+    tmp_path: Path, dim: int, split: Any, keepdims: int | None, part: list[int] | None
+) -> None:
+    # Each part is a shape check keeps: one per element of a dim of INT64_MAX ended check in a
+    # MemoryError, and a scalar split of 1 there ran without end. More than 65,536 parts: the
+    # nodes are opaque, as where their parts are not known; onnxruntime loads them.
+    model = sequence_model([2, dim], 1, split, keepdims, [0])
+    path = onnx_graphs.save(model, tmp_path)
+    report = ir.read_onnx(path).check()
+    assert report.problems == ()
+    assert onnx_graphs.ort_error(model) is None
+    if part is None:
+        assert report.opaque == {"SplitToSequence": 1, "SequenceAt": 1}
+        parts, at = ir.read_onnx(path).explain()
+        count = -(-dim // (split or 1))
+        note = f"it makes {count} parts, more than datamove reads (65536)"
+        assert (parts["numpy"], parts["note"], at["numpy"]) == ([], note, None)
+        return
+    assert report.checked == {"SplitToSequence": 1, "SequenceAt": 1}
+    (got,) = run_ort(model, np.zeros((2, dim), np.float32)) or [None]
+    assert got is not None
+    assert report.outputs["y0"][0] == PartialShape(part) == PartialShape(list(got.shape))

@@ -127,6 +127,7 @@ __all__ = ["ONNXModel", "read_onnx"]
 
 _MAX_BYTES: Final = 2**31 - 1  # protobuf's limit on one message: no .onnx file is larger
 _MAX_VALUES: Final = 1 << 16  # constants read as parameters at most this many values
+_MAX_PARTS: Final = 1 << 16  # a SplitToSequence read where it makes at most this many parts
 CHECKED: Final = ("Slice", "Split", "Concat")
 _JOINS_AND_VIEWS: Final = ("Concat", *VIEWS)  # listed by explain where their output is data
 # Read where they make parts datamove knows: SplitToSequence, then SequenceAt of a constant
@@ -1994,7 +1995,8 @@ def _sequence_parts(node: Any, ins: list[_Value]) -> list[PartialShape] | None:
     ONNX's rules, onnxruntime's: without ``split``, parts of one element (with ``keepdims=0``
     the axis removed); a scalar ``split`` ``k >= 1``, parts of ``k``, the last shorter (none on
     size 0); a 1-D ``split``, not empty, of lengths at least 0 summing to the axis (bounds
-    where a shape subgraph computes it). The spec ignores ``keepdims`` where ``split`` is given,
+    where a shape subgraph computes it). More than `_MAX_PARTS` parts (each a shape kept) are
+    not read. The spec ignores ``keepdims`` where ``split`` is given,
     and so does onnxruntime for a 1-D one; for a scalar one it removes the axis (size 1) or
     fails: that node stays opaque.
     """
@@ -2010,7 +2012,7 @@ def _sequence_parts(node: Any, ins: list[_Value]) -> list[PartialShape] | None:
     given = ins[1] if len(ins) > 1 and node.input[1] else None
     lengths: list[Dimension]
     if given is None:  # parts of one element
-        if not dim.is_static:
+        if not dim.is_static or dim.get_length() > _MAX_PARTS:
             return None
         if keepdims == 0:
             return [PartialShape([*shape.dims[:a], *shape.dims[a + 1 :]])] * dim.get_length()
@@ -2027,7 +2029,7 @@ def _sequence_parts(node: Any, ins: list[_Value]) -> list[PartialShape] | None:
         k = int(given.value)
         if k < 1:
             raise ValidationError(op, "split", k, "is a scalar below 1; it must be at least 1")
-        if keepdims == 0 or not dim.is_static:
+        if keepdims == 0 or not dim.is_static or -(-dim.get_length() // k) > _MAX_PARTS:
             return None
         d = dim.get_length()
         lengths = [Dimension(min(k, d - i)) for i in range(0, d, k)]
@@ -2045,6 +2047,22 @@ def _sequence_parts(node: Any, ins: list[_Value]) -> list[PartialShape] | None:
         rule = f"is {given.value.ndim}-D; it must be a scalar or 1-D"
         raise ValidationError(op, "split", given.value.tolist(), rule)
     return [PartialShape([*shape.dims[:a], n, *shape.dims[a + 1 :]]) for n in lengths]
+
+
+def _many_parts(node: Any, ins: list[_Value]) -> int | None:
+    """The number of parts a SplitToSequence makes, where more than `_MAX_PARTS` (not read)."""
+    shape, axis = ins[0].shape, node_attr(node, "axis", 0)
+    if shape.rank is None or not -shape.rank <= axis < shape.rank:
+        return None
+    dim = shape.dims[axis]
+    given = ins[1] if len(ins) > 1 and node.input[1] else None
+    k = 1 if given is None else given.value
+    if not dim.is_static or k is None or np.ndim(k) != 0 or int(k) < 1:
+        return None
+    if given is not None and node_attr(node, "keepdims", 1) == 0:  # not read in any case
+        return None
+    n = -(-dim.get_length() // int(k))
+    return n if n > _MAX_PARTS else None
 
 
 def _sequence_at(ins: list[_Value], parts: list[_Value]) -> _Value | None:
@@ -2435,8 +2453,11 @@ def _explain_split_to_sequence(node: _Node) -> dict[str, Any]:
     elif given is not None:
         written = _note_runtime(node, info, 1, "split")
     if parts is None:
+        many = _many_parts(proto, node.ins)
         if note is None and shape.rank is None:
             note = "the data's rank is unknown"
+        elif note is None and many is not None:
+            note = f"it makes {many} parts, more than datamove reads ({_MAX_PARTS})"
         elif note is None and given is not None and given.value is not None:
             scalar = given.value.ndim == 0
             note = (
