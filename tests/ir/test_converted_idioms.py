@@ -327,6 +327,42 @@ def test_a_converted_index_of_no_rows_reshaped_static_kills_the_cpu_plugin(
     assert "SIGFPE" in openvino_oracle.run_ir_one(tmp_path / "static.xml", {"x": x})
 
 
+@pytest.mark.parametrize(
+    ("fn", "size", "noted"),
+    [
+        (lambda x: x[x.shape[0] - 1], (1, 0), False),
+        (lambda x: x[x.shape[0] - 1], (2, 0), False),
+        (lambda x: x[:, x.shape[1] - 1], (0, 3), True),
+        (lambda x: x[:, x.shape[1] // 2], (0, 3), True),
+    ],
+    ids=[
+        "x[x.shape[0] - 1] of 1 row",
+        "x[x.shape[0] - 1] of 2 rows",
+        "x[:, x.shape[1] - 1]",
+        "x[:, x.shape[1] // 2]",
+    ],
+)
+def test_a_computed_index_of_no_element_reshaped_static_is_noted_as_a_constant_one(
+    tmp_path: Path, fn: Any, size: tuple[int, int], noted: bool
+) -> None:
+    # IR-39 (docs/semantics.md): reshaped to a static shape, OpenVINO folds the shape subgraph
+    # ShapeOf -> Gather -> Add into the Gather's index, so a computed index of one element in
+    # range on an axis with every dim before it 1 runs as a constant one does (x[x.shape[0]-1]
+    # of no columns: [0]; fixed: it was noted); on [0,3] the plugin dies whatever the index
+    xml = torch_models.convert_fn(fn, (2, 6), [-1, -1], tmp_path)
+    notes = [n.message.split(":")[0] for n in ir.read_model(xml).check({"x": list(size)}).notes]
+    assert notes == ["divergence IR-39 (docs/semantics.md)"] * noted
+    static = ov.Core().read_model(xml)
+    static.reshape({"x": list(size)})
+    ov.save_model(static, tmp_path / "static.xml", compress_to_fp16=False)
+    x = np.zeros(size, np.float32)
+    got = openvino_oracle.run_ir_one(tmp_path / "static.xml", {"x": x})
+    if noted:
+        assert "SIGFPE" in got, got
+    else:
+        np.testing.assert_array_equal(got, fn(torch.from_numpy(x)).numpy())
+
+
 def test_openvino_cpu_refuses_a_narrow_by_a_dim_less_a_constant(tmp_path: Path) -> None:
     # IR-18 (docs/semantics.md), a hunt's find: a narrow whose length is a dim less a
     # constant, converted on [?,?]. The file's stop is [1] (a scalar Gather of the shape plus

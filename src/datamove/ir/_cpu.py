@@ -638,9 +638,11 @@ def _gather_of_an_empty_axis(seen: Seen) -> dict[str, Any] | None:
 def _gather_to_nothing(seen: Seen) -> dict[str, Any] | None:
     """IR-39: a Gather (1, 7 or 8) of static data and indices whose output is empty.
 
-    A data dim other than the axis 0, or an indices dim 0, with a known axis. But for constant
+    A data dim other than the axis 0, or an indices dim 0, with a known axis. But for known
     indices of one element in range of the axis, every data dim before it 1: that Gather runs
-    (the plugin takes it as a slice, it seems). ``batch_dims`` 0 alone (others: not surveyed).
+    (the plugin takes it as a slice, it seems). Known: a Const, or a shape subgraph's value
+    (``x[x.shape[0] - 1]``), which OpenVINO folds on static shapes. ``batch_dims`` 0 alone
+    (others: not surveyed).
     """
     if not _gathers_data(seen):
         return None
@@ -654,7 +656,7 @@ def _gather_to_nothing(seen: Seen) -> dict[str, Any] | None:
     shape = (*dims[:at], *indices.to_shape(), *dims[at + 1 :])
     if 0 not in shape:
         return None
-    index = _known(seen.ins[1]) if seen.const(1) else None
+    index = _known(seen.ins[1])
     sliced = index is not None and len(index) == 1 and -dims[at] <= index[0] < dims[at]
     if sliced and all(d == 1 for d in dims[:at]):
         return None
