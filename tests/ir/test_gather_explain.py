@@ -93,3 +93,102 @@ def test_an_index_out_of_range_of_a_dynamic_axis_names_the_sizes(tmp_path: Path)
     assert info["out_of_range"] == (
         "index -1 is out of range of x.shape[1] of size 0: Gather-8 gives zeros there"
     )
+
+
+# a shape subgraph's index of d = x.shape[k]: name -> the layers after ShapeOf -> Gather
+COMPUTED: dict[str, Any] = {
+    "d - c": lambda d, c: o8.add(d, o8.constant(np.int64(-c))),
+    "d // c": lambda d, c: o8.divide(d, o8.constant(np.int64(max(c, 1)))),
+    "d * c": lambda d, c: o8.multiply(d, o8.constant(np.int64(c))),
+    "d - c - d": lambda d, c: o8.subtract(o8.add(d, o8.constant(np.int64(-c))), d),
+}
+
+
+def _computed(dims: list[Any], k: int, op: str, c: int, axis: int, one_d: bool, tmp: Path) -> Path:
+    """``x`` of ``dims`` (-1 dynamic, a pair an interval) at ``COMPUTED[op]`` of ``x.shape[k]``
+    on ``axis`` by a Gather-8 (a scalar index, or ``[1]``), the index a second output."""
+    x = o8.parameter(
+        ov.PartialShape([ov.Dimension(*d) if isinstance(d, tuple) else d for d in dims]),
+        np.float32,
+        name="x",
+    )
+    d = o8.gather(o8.shape_of(x), o8.constant(np.int64(k)), o8.constant(np.int64(0)))
+    index = COMPUTED[op](d, c)
+    if one_d:
+        index = o8.unsqueeze(index, o8.constant(np.int64(0)))
+    index.set_friendly_name("n")
+    out = o8.gather(x, index, o8.constant(np.int64(axis)), 0)
+    out.set_friendly_name("take")
+    return ov_models.save(ov.Model([out, index], [x], "m"), tmp)
+
+
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.one_of(st.just(-1), st.tuples(st.integers(0, 3), st.integers(3, 6))),
+        min_size=1,
+        max_size=3,
+    ),
+    st.data(),
+)
+def test_a_computed_gather_s_numpy_is_what_the_cpu_plugin_computes(
+    tmp_path_factory: Any, dims: list[Any], data: Any
+) -> None:
+    # x[:, x.shape[1] - 1] as convert_model makes it on dynamic axes: a Gather-8 of indices
+    # ShapeOf -> Gather -> Add computes. Explain writes x[:, n], n named after its layer; with
+    # n the plugin's, NumPy gives the plugin's output at every size where the index is in range
+    # of the axis; where the bounds do not rule out one out of range, out_of_range says so
+    rank = len(dims)
+    k, axis = data.draw(st.integers(0, rank - 1)), data.draw(st.integers(-rank, rank - 1))
+    op, c = data.draw(st.sampled_from(list(COMPUTED))), data.draw(st.integers(-2, 3))
+    one_d = data.draw(st.booleans())
+    xml = _computed(dims, k, op, c, axis, one_d, tmp_path_factory.mktemp("g"))
+    info = _explained(ir.read_model(xml))
+    repro = f"{dims} {op} of x.shape[{k}], c={c}, axis={axis}, 1-D={one_d}"
+    a = axis % rank
+    known = "indices" in info["values"]  # (d * 0, a static d: a constant, written as one)
+    if not known:
+        assert list(info["runtime"]) == ["n"], repro
+        want = f"np.take(x, n, axis={a})" if one_d else "x[" + ", ".join([":"] * a + ["n"]) + "]"
+        assert info["numpy"] == want, (repro, info)
+    sizes = [
+        tuple(data.draw(st.integers(*(d if isinstance(d, tuple) else (0, 5)))) for d in dims)
+        for _ in range(4)
+    ]
+    runs = openvino_oracle.run_ir_each(xml, [{"x": _arange(s)} for s in sizes])
+    for size, ((_, got), (_, n)) in zip(sizes, runs, strict=True):
+        if not all(-size[a] <= i < size[a] for i in np.asarray(n).reshape(-1).tolist()):
+            # zeros by Gather-8, where NumPy raises: said (a constant's on a static axis: a note)
+            assert "out_of_range" in info or info["numpy"] is None, (repro, size, info)
+            continue
+        x = _arange(size)
+        text = eval(info["numpy"], {"np": np, "x": x, "n": n})  # noqa: S307 - under test
+        np.testing.assert_array_equal(text, got, err_msg=f"{repro} at {size}")
+
+
+def _arange(shape: tuple[int, ...]) -> np.ndarray:
+    return np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+
+
+def test_a_computed_index_is_named_with_its_bounds(tmp_path: Path) -> None:
+    # PyTorch's x[:, x.shape[1] - 1] converted on [?,?] and on [1..4,2..8]
+    pytest.importorskip("torch")
+    torch_models = pytest.importorskip("torch_models")
+    fn = lambda x: x[:, x.shape[1] - 1]  # noqa: E731
+    dynamic = _explained(ir.read_model(torch_models.convert_fn(fn, (3, 6), [-1, -1], tmp_path)))
+    assert dynamic["numpy"] == "x[:, aten_sub_Subtract]"
+    assert dynamic["runtime"] == {
+        "aten_sub_Subtract": "indices: layer 6 'aten::sub/Subtract' (Add)"
+    }
+    assert dynamic["values"] == {"axis": 1}
+    assert dynamic["out_of_range"] == (
+        "aten_sub_Subtract is within -1.., which may be out of range of x.shape[1] of sizes "
+        "0..: Gather-8 gives zeros there"
+    )
+    dims = [ov.Dimension(1, 4), ov.Dimension(2, 8)]
+    (tmp_path / "b").mkdir()
+    bounded = torch_models.convert_fn(fn, (3, 6), dims, tmp_path / "b")
+    assert _explained(ir.read_model(bounded))["out_of_range"] == (
+        "aten_sub_Subtract is within 1..7, which may be out of range of x.shape[1] of sizes "
+        "2..7: Gather-8 gives zeros there"
+    )

@@ -11,7 +11,9 @@ with the bounds a static size makes redundant left out; where none does, the exp
 are the operator's own plan (`datamove.ir._ops.shape_planner`) written out. An index input
 known only at run time is written as a name after the layer that makes it (``x[:, :n]``),
 listed in ``runtime``; never guessed. A Gather of constant indices on data is listed too
-(`gather_expression`): a basic index, a slice where exact, else ``np.take``.
+(`gather_expression`): a basic index, a slice where exact, else ``np.take``; one of indices a
+shape subgraph computes (``x[:, x.shape[1] - 1]`` converted on dynamic axes) with its indices
+named so (`computed_gathers`).
 """
 
 from __future__ import annotations
@@ -79,7 +81,7 @@ __all__ = [
 
 SLICING: Final = ("Slice", "StridedSlice", "Split", "VariadicSplit")
 VIEWS: Final = ("Unsqueeze", "Squeeze")  # a basic index of the data: x[None], x[:, 0]
-# the layer types explain_layers lists (a Gather where its indices are constant)
+# the layer types explain_layers lists (a Gather where its indices are constant or computed)
 EXPLAINED: Final = (*SLICING, "Concat", *VIEWS, "Gather")
 _INPUTS: Final = {
     "Slice": ("data", "start", "stop", "step", "axes"),
@@ -638,6 +640,45 @@ def gather_expression(
     return f"np.take(x, {np.asarray(indices).tolist()}, axis={a})", None, out_of_range
 
 
+def _computed_gather(
+    name: str, indices: Info, axis: int, shape: PartialShape, version: int
+) -> tuple[str | None, str | None, str | None]:
+    """A Gather of indices ``name`` a shape subgraph computes, as NumPy: text, note, range.
+
+    A scalar is the basic index ``x[:, name]``, a 1-D index ``np.take(x, name, axis=a)``;
+    NumPy counts a negative index from the end, as Gather-8 does. Where the indices' bounds
+    do not put every index in range of every size of the axis (``x.shape[1] - 1`` of
+    ``[?,?]`` is within ``-1..``: the bounds do not tie it to the axis), the range line says
+    an index may be out of range there, where Gather-8 gives zeros and NumPy raises. A
+    Gather-1 or -7 of an index that may be negative (undefined) has a note, no text.
+    """
+    rank = shape.rank
+    if rank is None:
+        return None, "the data's rank is unknown", None
+    a = normalize_axis("Gather", "axis", axis, axis, rank)
+    bounds = bounds_of(indices)
+    assert bounds is not None  # (computed_gathers)
+    low, high = (int(np.min(b)) if k == 0 else int(np.max(b)) for k, b in enumerate(bounds))
+    within = f"{low}..{high}" if high < np.iinfo(np.int64).max else f"{low}.."
+    if version < 8 and low < 0:
+        why = f"Gather-{version} leaves a negative index undefined"
+        return None, f"{name} is within {within}: {why} (Gather-8 counts it from the end)", None
+    dim = shape.dims[a]
+    wide = None
+    top = min(max(high, -low - 1), largest(dim))  # a size d may not hold it: d <= this
+    if top >= dim.min:
+        sizes = f"size {top}" if top == dim.min else f"sizes {Dimension(dim.min, top)}"
+        sizes = f"sizes {dim.min}.." if top >= largest(Dimension(0, None)) else sizes
+        gives = "gives zeros there" if version >= 8 else "leaves the output undefined there"
+        wide = (
+            f"{name} is within {within}, which may be out of range of x.shape[{a}] of "
+            f"{sizes}: Gather-{version} {gives}"
+        )
+    scalar = indices.shape.rank == 0
+    text = f"x[{', '.join([':'] * a + [name])}]" if scalar else f"np.take(x, {name}, axis={a})"
+    return text, None, wide
+
+
 def _progression(flat: list[int], dim: Dimension) -> slice | None:
     """The slice taking the elements ``flat`` indexes, in order, on every size of ``dim``.
 
@@ -958,6 +999,24 @@ def gathers(ins: Sequence[Info]) -> bool:
     )
 
 
+def computed_gathers(ins: Sequence[Info]) -> bool:
+    """Whether a Gather's inputs are data and indices a shape subgraph computes: explain lists it.
+
+    The indices bounded (every path back from them ends at a ShapeOf or a Const: `bounds_of`)
+    but not known, a scalar or 1-D of a static length: ``x[:, x.shape[1] - 1]`` on ``[?,?]``.
+    """
+    indices = ins[1] if len(ins) > 1 else None
+    return (
+        indices is not None
+        and indices.value is None
+        and bounds_of(indices) is not None
+        and indices.shape.rank in (0, 1)
+        and indices.shape.is_static
+        and ins[0].value is None
+        and bounds_of(ins[0]) is None
+    )
+
+
 def unlisted(kind: str, ins: Sequence[Info], out: Info | None) -> str | None:
     """Why explain lists no entry for a layer of ``kind``, as ``--layer``'s error says it.
 
@@ -980,17 +1039,26 @@ def unlisted(kind: str, ins: Sequence[Info], out: Info | None) -> str | None:
     return None
 
 
-def _explain_gather(layer: Layer, ins: list[Info], outs: list[PartialShape]) -> dict[str, Any]:
-    """A Gather layer of constant indices (`gather_expression`), its ``batch_dims`` 0.
+def _explain_gather(
+    model: Model, layer: Layer, ins: list[Info], outs: list[PartialShape]
+) -> dict[str, Any]:
+    """A Gather layer of constant (`gather_expression`) or computed indices, ``batch_dims`` 0.
 
-    One of ``batch_dims`` not 0 (Gather-7, -8) takes a different element per batch: no NumPy
-    index, a note. Its range line (``out_of_range``) says where Gather-8 gives zeros.
+    Computed indices (`computed_gathers`) are named after the layer that makes them, as a
+    slice's run-time bound is (`_computed_gather`). One of ``batch_dims`` not 0 (Gather-7, -8)
+    takes a different element per batch: no NumPy index, a note. Its range line
+    (``out_of_range``) says where Gather-8 gives zeros.
     """
     shape = ins[0].shape
     info = entry(layer.id, "Gather", layer.name, str(shape), outs, False)
     indices = ins[1].value
-    assert indices is not None  # (gathers)
-    info["values"]["indices"] = indices.tolist()
+    name = None
+    if indices is not None:
+        info["values"]["indices"] = indices.tolist()
+    else:  # (computed_gathers)
+        src = model._graph.layers[layer.sources[1][0]]
+        name = runtime_name(src.name, f"layer{src.id}")
+        info["runtime"][name] = f"indices: layer {src.id} {src.name!r} ({src.type})"
     given = ins[2].value if len(ins) > 2 else None
     batch = batch_dims(layer)
     info["attributes"]["batch_dims"] = batch
@@ -1007,7 +1075,10 @@ def _explain_gather(layer: Layer, ins: list[Info], outs: list[PartialShape]) -> 
     try:
         n = opset_number(layer)  # opset8 and later hold Gather-8; opset7 Gather-7
         version = 8 if n >= 8 else 7 if n == 7 else 1
-        text, note, wide = gather_expression(indices, axis, shape, version=version)
+        if name is not None:
+            text, note, wide = _computed_gather(name, ins[1], axis, shape, version)
+        else:
+            text, note, wide = gather_expression(indices, axis, shape, version=version)
     except ValidationError as exc:  # an axis out of range: check() reports it
         info["note"] = str(exc)
         return info
@@ -1042,8 +1113,8 @@ def explain_layers(
             continue  # a shape subgraph's (split lengths, a Reshape's shape): no data moved
         ins = [infos[s] for s in node.sources]
         if node.type == "Gather":
-            if gathers(ins):
-                found.append(_explain_gather(node, ins, outs_of(infos, idx, node)))
+            if gathers(ins) or computed_gathers(ins):
+                found.append(_explain_gather(model, node, ins, outs_of(infos, idx, node)))
             continue
         outs = outs_of(infos, idx, node)
         # a constant index input not of integers (f32 [1.0]) is not one known at run time:
