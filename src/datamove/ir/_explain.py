@@ -13,7 +13,8 @@ known only at run time is written as a name after the layer that makes it (``x[:
 listed in ``runtime``; never guessed. A Gather of constant indices on data is listed too
 (`gather_expression`): a basic index, a slice where exact, else ``np.take``; one of indices a
 shape subgraph computes (``x[:, x.shape[1] - 1]`` converted on dynamic axes) with its indices
-named so (`computed_gathers`).
+named so (`computed_gathers`), where they are out of range said exactly for the axis's own dim
+plus a constant (`own_dim_offset`), else by their bounds.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ from datamove.ir._ops import Info, bounds_of, shape_planner
 from datamove.ir._sizes import diagonal_shapes
 
 if TYPE_CHECKING:
-    from datamove.ir._graph import Layer
+    from datamove.ir._graph import Graph, Layer
     from datamove.ir._model import Model
 
 __all__ = [
@@ -641,16 +642,18 @@ def gather_expression(
 
 
 def _computed_gather(
-    name: str, indices: Info, axis: int, shape: PartialShape, version: int
+    name: str, indices: Info, axis: int, shape: PartialShape, version: int, own: int | None
 ) -> tuple[str | None, str | None, str | None]:
     """A Gather of indices ``name`` a shape subgraph computes, as NumPy: text, note, range.
 
     A scalar is the basic index ``x[:, name]``, a 1-D index ``np.take(x, name, axis=a)``;
-    NumPy counts a negative index from the end, as Gather-8 does. Where the indices' bounds
-    do not put every index in range of every size of the axis (``x.shape[1] - 1`` of
-    ``[?,?]`` is within ``-1..``: the bounds do not tie it to the axis), the range line says
-    an index may be out of range there, where Gather-8 gives zeros and NumPy raises. A
-    Gather-1 or -7 of an index that may be negative (undefined) has a note, no text.
+    NumPy counts a negative index from the end, as Gather-8 does. An index that is the axis's
+    own dim plus ``own`` (`own_dim_offset`: ``x.shape[1] - 1``) is in range of size ``d``
+    exactly where ``-d <= d + own <= d - 1``: the range line names the sizes where it is not,
+    and one of no such size (``own`` 0 or more) is a note, no text. Else, where the indices'
+    bounds do not put every index in range of every size of the axis, the range line says an
+    index may be out of range there. There Gather-8 gives zeros, NumPy raises. A Gather-1 or
+    -7 of an index that may be negative (undefined) has a note, no text.
     """
     rank = shape.rank
     if rank is None:
@@ -665,18 +668,83 @@ def _computed_gather(
         return None, f"{name} is within {within}: {why} (Gather-8 counts it from the end)", None
     dim = shape.dims[a]
     wide = None
+    gives = "gives zeros there" if version >= 8 else "leaves the output undefined there"
+    scalar = indices.shape.rank == 0
+    text = f"x[{', '.join([':'] * a + [name])}]" if scalar else f"np.take(x, {name}, axis={a})"
+    if own is not None:
+        term = f"x.shape[{a}]{own:+d}" if own else f"x.shape[{a}]"
+        if own >= 0:
+            return (
+                None,
+                (
+                    f"{name} is {term}, out of range of x.shape[{a}] of every size: "
+                    f"Gather-{version} {gives}"
+                ),
+                None,
+            )
+        top = min((-own - 1) // 2, largest(dim))  # d + own < -d below ceil(-own / 2)
+        if top >= dim.min:
+            sizes = f"size {top}" if top == dim.min else f"sizes {dim.min}..{top}"
+            wide = (
+                f"{name} is {term}, out of range of x.shape[{a}] of {sizes}: "
+                f"Gather-{version} {gives}"
+            )
+        return text, None, wide
     top = min(max(high, -low - 1), largest(dim))  # a size d may not hold it: d <= this
     if top >= dim.min:
-        sizes = f"size {top}" if top == dim.min else f"sizes {Dimension(dim.min, top)}"
+        sizes = f"size {top}" if top == dim.min else f"sizes {dim.min}..{top}"
         sizes = f"sizes {dim.min}.." if top >= largest(Dimension(0, None)) else sizes
-        gives = "gives zeros there" if version >= 8 else "leaves the output undefined there"
         wide = (
             f"{name} is within {within}, which may be out of range of x.shape[{a}] of "
             f"{sizes}: Gather-{version} {gives}"
         )
-    scalar = indices.shape.rank == 0
-    text = f"x[{', '.join([':'] * a + [name])}]" if scalar else f"np.take(x, {name}, axis={a})"
     return text, None, wide
+
+
+# layers that pass a one-element value on as it is
+_PASSED: Final = ("Convert", "Unsqueeze", "Squeeze", "Reshape")
+
+
+def _one(info: Info) -> int | None:
+    """A port's one integer, where its value is known and of one element."""
+    value = info.value
+    return int(value.reshape(-1)[0]) if value is not None and value.size == 1 else None
+
+
+def own_dim_offset(
+    graph: Graph, infos: Mapping[tuple[int, int], Info], layer: Layer, axis: int
+) -> int | None:
+    """``c`` where a Gather's one index is its data's own dim on ``axis`` plus ``c``.
+
+    ``x.shape[1] - 1`` as ``convert_model`` makes it: ``Gather(ShapeOf(x), 1, 0)``, then Add
+    or Subtract of a constant, through layers that pass one element on (Convert, Unsqueeze,
+    Squeeze, Reshape). ``None`` otherwise.
+    """
+    data, port, c = layer.sources[0], layer.sources[1], 0
+    for _ in range(len(graph.layers)):  # a chain back, never a loop
+        src = graph.layers[port[0]]
+        ins = [infos[s] for s in src.sources]
+        if src.type in _PASSED and ins:
+            port = src.sources[0]
+        elif src.type in ("Add", "Subtract") and len(ins) == 2:
+            k = 1 if _one(ins[1]) is not None else 0 if src.type == "Add" else None
+            value = None if k is None else _one(ins[k])
+            if k is None or value is None:
+                return None
+            c += value if src.type == "Add" else -value
+            port = src.sources[1 - k]
+        else:
+            rank = infos[data].shape.rank
+            if src.type != "Gather" or len(ins) != 3 or rank is None:
+                return None
+            shape_of = graph.layers[src.sources[0][0]]
+            k = _one(ins[1])
+            if shape_of.type != "ShapeOf" or shape_of.sources[:1] != [data] or _one(ins[2]) != 0:
+                return None
+            if k is None:
+                return None
+            return c if batch_dims(src) == 0 and -rank <= k < rank and k % rank == axis else None
+    return None
 
 
 def _progression(flat: list[int], dim: Dimension) -> slice | None:
@@ -1040,7 +1108,7 @@ def unlisted(kind: str, ins: Sequence[Info], out: Info | None) -> str | None:
 
 
 def _explain_gather(
-    model: Model, layer: Layer, ins: list[Info], outs: list[PartialShape]
+    model: Model, layer: Layer, infos: Mapping[tuple[int, int], Info], outs: list[PartialShape]
 ) -> dict[str, Any]:
     """A Gather layer of constant (`gather_expression`) or computed indices, ``batch_dims`` 0.
 
@@ -1049,6 +1117,7 @@ def _explain_gather(
     takes a different element per batch: no NumPy index, a note. Its range line
     (``out_of_range``) says where Gather-8 gives zeros.
     """
+    ins = [infos[s] for s in layer.sources]
     shape = ins[0].shape
     info = entry(layer.id, "Gather", layer.name, str(shape), outs, False)
     indices = ins[1].value
@@ -1076,7 +1145,9 @@ def _explain_gather(
         n = opset_number(layer)  # opset8 and later hold Gather-8; opset7 Gather-7
         version = 8 if n >= 8 else 7 if n == 7 else 1
         if name is not None:
-            text, note, wide = _computed_gather(name, ins[1], axis, shape, version)
+            a = normalize_axis("Gather", "axis", axis, axis, shape.rank) if shape.rank else None
+            own = None if a is None else own_dim_offset(model._graph, infos, layer, a)
+            text, note, wide = _computed_gather(name, ins[1], axis, shape, version, own)
         else:
             text, note, wide = gather_expression(indices, axis, shape, version=version)
     except ValidationError as exc:  # an axis out of range: check() reports it
@@ -1114,7 +1185,7 @@ def explain_layers(
         ins = [infos[s] for s in node.sources]
         if node.type == "Gather":
             if gathers(ins) or computed_gathers(ins):
-                found.append(_explain_gather(model, node, ins, outs_of(infos, idx, node)))
+                found.append(_explain_gather(model, node, infos, outs_of(infos, idx, node)))
             continue
         outs = outs_of(infos, idx, node)
         # a constant index input not of integers (f32 [1.0]) is not one known at run time:
