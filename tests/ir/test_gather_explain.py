@@ -101,6 +101,8 @@ COMPUTED: dict[str, Any] = {
     "d // c": lambda d, c: o8.divide(d, o8.constant(np.int64(max(c, 1)))),
     "d * c": lambda d, c: o8.multiply(d, o8.constant(np.int64(c))),
     "d - c - d": lambda d, c: o8.subtract(o8.add(d, o8.constant(np.int64(-c))), d),
+    "d // 2 - c": lambda d, c: o8.add(o8.divide(d, o8.constant(np.int64(2))), o8.constant(-c)),
+    "(d - c) // 2": lambda d, c: o8.divide(o8.add(d, o8.constant(np.int64(-c))), o8.constant(2)),
 }
 
 
@@ -173,7 +175,8 @@ def _arange(shape: tuple[int, ...]) -> np.ndarray:
 
 def test_a_computed_index_is_named_with_its_bounds(tmp_path: Path) -> None:
     # PyTorch's x[:, x.shape[1] - 1] converted on [?,?] and on [1..4,2..8]: the axis's own dim
-    # less 1, out of range of no column alone; x[:, x.size(1) // 2]: by its bounds alone
+    # less 1, out of range of no column alone, x[:, x.size(1) // 2] alike; x[:, x.shape[0]]
+    # (another axis's dim): by its bounds alone
     pytest.importorskip("torch")
     torch_models = pytest.importorskip("torch_models")
     fn = lambda x: x[:, x.shape[1] - 1]  # noqa: E731
@@ -196,34 +199,55 @@ def test_a_computed_index_is_named_with_its_bounds(tmp_path: Path) -> None:
     (tmp_path / "h").mkdir()
     halved = _explained(ir.read_model(torch_models.convert_fn(half, (3, 6), dims, tmp_path / "h")))
     assert halved["numpy"] == "x[:, aten_floor_divide_Floor]"
-    assert halved["out_of_range"] == (
-        "aten_floor_divide_Floor is within 1..4, which may be out of range of x.shape[1] of "
-        "sizes 2..4: Gather-8 gives zeros there"
+    assert "out_of_range" not in halved
+    other = lambda x: x[:, x.shape[0]]  # noqa: E731
+    (tmp_path / "o").mkdir()
+    rows = _explained(ir.read_model(torch_models.convert_fn(other, (3, 6), dims, tmp_path / "o")))
+    assert rows["numpy"] == "x[:, aten_size_Gather]"
+    assert rows["out_of_range"] == (
+        "aten_size_Gather is within 1..4, which may be out of range of x.shape[1] of sizes 2..4: "
+        "Gather-8 gives zeros there"
     )
 
 
 @pytest.mark.parametrize(
-    ("c", "dims", "out"),
+    ("op", "c", "dims", "out"),
     [
-        (-1, [-1, -1], [0]),
-        (-3, [-1, -1], [0, 1]),
-        (-2, [-1, -1], [0]),
-        (-1, [2, (2, 8)], []),
-        (-5, [2, (1, 8)], [1, 2]),
-        (0, [-1, (0, 8)], list(range(9))),
+        ("d - c", -1, [-1, -1], [0]),
+        ("d - c", -3, [-1, -1], [0, 1]),
+        ("d - c", -2, [-1, -1], [0]),
+        ("d - c", -1, [2, (2, 8)], []),
+        ("d - c", -5, [2, (1, 8)], [1, 2]),
+        ("d - c", 0, [-1, (0, 8)], list(range(9))),
+        ("d // 2 - c", 0, [-1, -1], [0]),
+        ("d // 2 - c", 1, [-1, -1], [0, 1, 2]),
+        ("d // 2 - c", -4, [-1, -1], [0, 1, 2]),
+        ("d // 2 - c", 0, [2, (1, 8)], []),
     ],
-    ids=["x.shape[1]-1", "x.shape[1]-3", "x.shape[1]-2", "-1 of 2..8", "-5 of 1..8", "x.shape[1]"],
+    ids=[
+        "x.shape[1]-1",
+        "x.shape[1]-3",
+        "x.shape[1]-2",
+        "-1 of 2..8",
+        "-5 of 1..8",
+        "x.shape[1]",
+        "x.shape[1]//2",
+        "x.shape[1]//2+1",
+        "x.shape[1]//2-4",
+        "x.shape[1]//2 of 1..8",
+    ],
 )
 def test_an_index_of_the_axis_s_own_dim_is_out_of_range_exactly_where_it_is(
-    tmp_path: Path, c: int, dims: list[Any], out: list[int]
+    tmp_path: Path, op: str, c: int, dims: list[Any], out: list[int]
 ) -> None:
     # x.shape[1] + c on axis 1 is in range of size d exactly where -d <= d + c <= d - 1, which
     # the index's bounds alone do not say (-1.. for x.shape[1] - 1): the range line names the
-    # sizes where it is not, as for the constant x[:, -1]; there the CPU plugin gives zeros
-    xml = _computed(dims, 1, "d - c", -c, 1, False, tmp_path)
+    # sizes where it is not, as for the constant x[:, -1]; there the CPU plugin gives zeros.
+    # So for x.shape[1] // 2 + c (x.size(1) // 2: of no column alone)
+    xml = _computed(dims, 1, op, -c, 1, False, tmp_path)
     info = _explained(ir.read_model(xml))
     low, high = dims[1] if isinstance(dims[1], tuple) else (0, 12)
-    term = f"x.shape[1]{c:+d}" if c else "x.shape[1]"
+    term = "x.shape[1]" + ("//2" if "//" in op else "") + (f"{c:+d}" if c else "")
     if out == list(range(low, high + 1)):  # every size: no NumPy index
         assert info["numpy"] is None
         every = f"n is {term}, out of range of x.shape[1] of every size: Gather-8 gives zeros there"

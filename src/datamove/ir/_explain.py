@@ -14,7 +14,7 @@ listed in ``runtime``; never guessed. A Gather of constant indices on data is li
 (`gather_expression`): a basic index, a slice where exact, else ``np.take``; one of indices a
 shape subgraph computes (``x[:, x.shape[1] - 1]`` converted on dynamic axes) with its indices
 named so (`computed_gathers`), where they are out of range said exactly for the axis's own dim
-plus a constant (`own_dim_offset`), else by their bounds.
+(`own_dim_term`: ``x.shape[1] - 1``, ``x.size(1) // 2``), else by their bounds.
 """
 
 from __future__ import annotations
@@ -642,15 +642,21 @@ def gather_expression(
 
 
 def _computed_gather(
-    name: str, indices: Info, axis: int, shape: PartialShape, version: int, own: int | None
+    name: str,
+    indices: Info,
+    axis: int,
+    shape: PartialShape,
+    version: int,
+    own: tuple[int, int] | None,
 ) -> tuple[str | None, str | None, str | None]:
     """A Gather of indices ``name`` a shape subgraph computes, as NumPy: text, note, range.
 
     A scalar is the basic index ``x[:, name]``, a 1-D index ``np.take(x, name, axis=a)``;
-    NumPy counts a negative index from the end, as Gather-8 does. An index that is the axis's
-    own dim plus ``own`` (`own_dim_offset`: ``x.shape[1] - 1``) is in range of size ``d``
-    exactly where ``-d <= d + own <= d - 1``: the range line names the sizes where it is not,
-    and one of no such size (``own`` 0 or more) is a note, no text. Else, where the indices'
+    NumPy counts a negative index from the end, as Gather-8 does. An index of the axis's own
+    dim ``d // m + c`` (``own``: `own_dim_term`; ``x.shape[1] - 1``, ``x.size(1) // 2``) is
+    in range exactly of the sizes from `_out_of_range_below`'s: the range line names those
+    below it, and one of no such size (``x.shape[1] + c``, ``c`` 0 or more) is a note, no
+    text. Else, where the indices'
     bounds do not put every index in range of every size of the axis, the range line says an
     index may be out of range there. There Gather-8 gives zeros, NumPy raises. A Gather-1 or
     -7 of an index that may be negative (undefined) has a note, no text.
@@ -672,8 +678,10 @@ def _computed_gather(
     scalar = indices.shape.rank == 0
     text = f"x[{', '.join([':'] * a + [name])}]" if scalar else f"np.take(x, {name}, axis={a})"
     if own is not None:
-        term = f"x.shape[{a}]{own:+d}" if own else f"x.shape[{a}]"
-        if own >= 0:
+        m, c = own
+        term = f"x.shape[{a}]" + (f"//{m}" if m > 1 else "") + (f"{c:+d}" if c else "")
+        least = _out_of_range_below(m, c)
+        if least is None:
             return (
                 None,
                 (
@@ -682,7 +690,7 @@ def _computed_gather(
                 ),
                 None,
             )
-        top = min((-own - 1) // 2, largest(dim))  # d + own < -d below ceil(-own / 2)
+        top = min(least - 1, largest(dim))
         if top >= dim.min:
             sizes = f"size {top}" if top == dim.min else f"sizes {dim.min}..{top}"
             wide = (
@@ -711,40 +719,58 @@ def _one(info: Info) -> int | None:
     return int(value.reshape(-1)[0]) if value is not None and value.size == 1 else None
 
 
-def own_dim_offset(
+def own_dim_term(
     graph: Graph, infos: Mapping[tuple[int, int], Info], layer: Layer, axis: int
-) -> int | None:
-    """``c`` where a Gather's one index is its data's own dim on ``axis`` plus ``c``.
+) -> tuple[int, int] | None:
+    """``(m, c)`` where a Gather's one index is its data's own dim on ``axis``, ``d // m + c``.
 
-    ``x.shape[1] - 1`` as ``convert_model`` makes it: ``Gather(ShapeOf(x), 1, 0)``, then Add
-    or Subtract of a constant, through layers that pass one element on (Convert, Unsqueeze,
-    Squeeze, Reshape). ``None`` otherwise.
+    ``x.shape[1] - 1`` and ``x.size(1) // 2`` as ``convert_model`` makes them:
+    ``Gather(ShapeOf(x), 1, 0)``, an integer Divide by a constant ``m`` of 1 or more (a Floor
+    of integers after it), then Add or Subtract of constants, through layers that pass one
+    element on (Convert, Unsqueeze, Squeeze, Reshape). ``None`` otherwise, and for a constant
+    past ``2**20`` (`_out_of_range_below` counts sizes up to it).
     """
-    data, port, c = layer.sources[0], layer.sources[1], 0
+    data, port, m, c = layer.sources[0], layer.sources[1], 1, 0
     for _ in range(len(graph.layers)):  # a chain back, never a loop
         src = graph.layers[port[0]]
         ins = [infos[s] for s in src.sources]
-        if src.type in _PASSED and ins:
+        integer = bool(ins) and ins[0].etype is not None and ins[0].etype.dtype.kind in "iu"
+        if (src.type in _PASSED or (src.type == "Floor" and integer)) and ins:
             port = src.sources[0]
-        elif src.type in ("Add", "Subtract") and len(ins) == 2:
+        elif src.type in ("Add", "Subtract") and len(ins) == 2 and m == 1:
             k = 1 if _one(ins[1]) is not None else 0 if src.type == "Add" else None
             value = None if k is None else _one(ins[k])
             if k is None or value is None:
                 return None
             c += value if src.type == "Add" else -value
             port = src.sources[1 - k]
+        elif src.type == "Divide" and len(ins) == 2 and integer and m == 1:
+            m = _one(ins[1]) or 0
+            if m < 1:
+                return None
+            port = src.sources[0]
         else:
             rank = infos[data].shape.rank
-            if src.type != "Gather" or len(ins) != 3 or rank is None:
+            if src.type != "Gather" or len(ins) != 3 or rank is None or abs(c) > 2**20:
                 return None
             shape_of = graph.layers[src.sources[0][0]]
             k = _one(ins[1])
             if shape_of.type != "ShapeOf" or shape_of.sources[:1] != [data] or _one(ins[2]) != 0:
                 return None
-            if k is None:
+            if k is None or batch_dims(src) != 0 or not -rank <= k < rank or k % rank != axis:
                 return None
-            return c if batch_dims(src) == 0 and -rank <= k < rank and k % rank == axis else None
+            return m, c
     return None
+
+
+def _out_of_range_below(m: int, c: int) -> int | None:
+    """The least size ``d`` of which ``d // m + c`` is in range, ``None`` where no size has it.
+
+    In range: ``-d`` to ``d - 1``; so of every size past it too (both ends grow with ``d``).
+    """
+    if m == 1 and c >= 0:
+        return None
+    return next(d for d in range(2 * abs(c) + 3) if -d <= d // m + c <= d - 1)
 
 
 def _progression(flat: list[int], dim: Dimension) -> slice | None:
@@ -1146,7 +1172,7 @@ def _explain_gather(
         version = 8 if n >= 8 else 7 if n == 7 else 1
         if name is not None:
             a = normalize_axis("Gather", "axis", axis, axis, shape.rank) if shape.rank else None
-            own = None if a is None else own_dim_offset(model._graph, infos, layer, a)
+            own = None if a is None else own_dim_term(model._graph, infos, layer, a)
             text, note, wide = _computed_gather(name, ins[1], axis, shape, version, own)
         else:
             text, note, wide = gather_expression(indices, axis, shape, version=version)
