@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from datamove import ir
+from datamove import PartialShape, ir
 from datamove.cli import main
 
 onnx_graphs = pytest.importorskip("onnx_graphs")
@@ -531,13 +531,15 @@ def _reference_or_refuse(model: Any, feeds: dict[str, np.ndarray]) -> list[np.nd
         return None
 
 
-def _placed(where: str, body: list[Any], reads: list[str], out: str, inputs: list[Any]) -> Any:
-    """A model whose output ``out`` is ``body``'s ``out`` (of the rank of ``reads[0]``): ``body`` in
-    a function local.F of the graph inputs ``reads``, an If's then branch (input ``c``; the
-    else branch copies ``reads[0]``), or the body of a Loop of one trip (its scan output,
-    ``[1, ...]``)."""
+def _placed(
+    where: str, body: list[Any], reads: list[str], out: str, inputs: list[Any], etype: int = F32
+) -> Any:
+    """A model whose output ``out`` is ``body``'s ``out`` (of the rank of ``reads[0]``, element
+    type ``etype``): ``body`` in a function local.F of the graph inputs ``reads``, an If's then
+    branch (input ``c``; the else branch copies ``reads[0]``), or the body of a Loop of one trip
+    (its scan output, ``[1, ...]``)."""
     rank = len(inputs[0].type.tensor_type.shape.dim)
-    result = _tensor("out", [None] * (rank + (where == "loop")))
+    result = _tensor("out", [None] * (rank + (where == "loop")), etype)
     if where == "function":
         opsets = [helper.make_opsetid(*i) for i in _OPSETS]
         func = helper.make_function("local", "F", reads, [out], body, opsets)
@@ -545,14 +547,14 @@ def _placed(where: str, body: list[Any], reads: list[str], out: str, inputs: lis
         return _local_model([call], inputs, [result], [func])
     flag = _tensor("c", [], TensorProto.BOOL)
     if where == "if":
-        then = helper.make_graph(body, "b", [], [_tensor(out, [None] * rank)])
+        then = helper.make_graph(body, "b", [], [_tensor(out, [None] * rank, etype)])
         copy = helper.make_node("Identity", [reads[0]], ["w"])
-        other = helper.make_graph([copy], "o", [], [_tensor("w", [None] * rank)])
+        other = helper.make_graph([copy], "o", [], [_tensor("w", [None] * rank, etype)])
         top = helper.make_node("If", ["c"], ["out"], name="if", then_branch=then, else_branch=other)
         return _local_model([top], [*inputs, flag], [result], [])
     relay = helper.make_node("Identity", ["cin"], ["cout"])
     trip = [_tensor("i", [], TensorProto.INT64), _tensor("cin", [], TensorProto.BOOL)]
-    outs = [_tensor("cout", [], TensorProto.BOOL), _tensor(out, [None] * rank)]
+    outs = [_tensor("cout", [], TensorProto.BOOL), _tensor(out, [None] * rank, etype)]
     loop_body = helper.make_graph([*body, relay], "l", trip, outs)
     loop = helper.make_node("Loop", ["trips", "c"], ["out"], name="loop", body=loop_body)
     return _local_model([loop], [*inputs, flag], [result], [], [_ints("trips", 1)])
@@ -824,4 +826,148 @@ def test_a_shape_node_of_a_function_or_body_that_fails_at_run_time_is_a_note(
     assert note.message == (
         f"{top[where]} node 'pick' (Gather): indices holds 5, out of range for an axis of 2 "
         "values: onnxruntime fails at run time"
+    )
+
+
+_INT64_MAX = 2**63 - 1
+
+
+@pytest.mark.parametrize("where", ["function", "if", "loop"])
+@pytest.mark.parametrize(
+    ("dim", "split", "parts"),
+    [
+        pytest.param(_INT64_MAX, [1, _INT64_MAX - 1], 2, id="[1, INT64_MAX-1] of INT64_MAX"),
+        pytest.param(2**32, [2**31, 2**31], 2, id="[2**31, 2**31] of 2**32"),
+        pytest.param(2**32, None, 2, id="2 of 2**32 (num_outputs)"),
+        pytest.param(_INT64_MAX, None, 3, id="3 of INT64_MAX (num_outputs)"),
+    ],
+)
+def test_a_split_past_int32_in_a_function_or_body_is_the_spec_s(
+    tmp_path: Path, where: str, dim: int, split: list[int] | None, parts: int
+) -> None:
+    """ONNX's Split inference reads a dim past INT32_MAX in 32 bits (docs/ir.md, Split), in a
+    function, an If's branch or a Loop's body too: it refuses split=[1, INT64_MAX - 1] and
+    [2**31, 2**31] of 2**32 ("Mismatch between the sum of 'split'"), so onnxruntime refuses
+    the model at load, and gives parts of 0 for 2 of 2**32. onnx.reference runs each (an int8
+    x of [0, dim]: no elements). As in the graph: no problem (fixed: one on the node holding
+    or calling it, ONNX's words), a note of kind onnxruntime exactly where onnxruntime
+    refuses, the Split's parts the spec's, the Concat after the opaque Neg of a part checked on
+    none of ONNX's misread shapes (fixed: a problem of [0,0] against [0,2**31]), the node's
+    output as declared and the Neg after it unknown, not ONNX's (fixed: [?,0,0] after a
+    Loop, [0,0] after a call)."""
+    names = [f"p{k}" for k in range(parts)]
+    cut = helper.make_node("Split", ["a", "lens"], names, name="cut", axis=1)
+    if split is None:
+        cut = helper.make_node("Split", ["a"], names, name="cut", axis=1, num_outputs=parts)
+    body = [
+        *(_numbers(lens=split) if split is not None else []),
+        cut,
+        helper.make_node("Neg", [names[-1]], ["n"], name="neg"),
+        helper.make_node("Concat", ["n", names[-1]], ["j"], name="join", axis=0),
+    ]
+    inputs = [_tensor("a", [0, dim], TensorProto.INT8)]
+    model = _placed(where, body, ["a"], "j", inputs, TensorProto.INT8)
+    model.graph.node.append(helper.make_node("Neg", ["out"], ["r"], name="after"))
+    model.graph.output.append(_tensor("r", None, TensorProto.INT8))  # r: not declared
+    report = ir.read_onnx(onnx_graphs.save(model, tmp_path)).check()
+    refused = onnx_graphs.ort_error(model)  # at load
+    feeds = {"a": np.zeros((0, dim), np.int8)} | ({} if where == "function" else {"c": True})
+    feeds = {k: np.asarray(v) for k, v in feeds.items()}
+    reference, _ = _reference_or_refuse(model, feeds) or [None, None]
+    assert reference is not None
+    assert report.problems == (), report.problems
+    notes = [n for n in report.notes if n.kind == "onnxruntime"]
+    assert len(notes) == (refused is not None) == (split is not None), (notes, refused)
+    top = {"function": "its function local.F's", "if": "its then_branch's", "loop": "its body's"}
+    if refused is not None:
+        assert onnx_graphs.checker_error(model) is not None
+        (note,) = notes
+        assert (note.layer_id, note.layer_name) == ("0", {"function": "call"}.get(where, where))
+        assert note.message.startswith(
+            f"{top[where]} node 'cut' (Split): ONNX's Split inference reads the dim {dim} on "
+            "axis 1 in 32 bits"
+        ), note.message
+        said = refused.splitlines()[0].split("[ShapeInferenceError] ")[-1].strip()
+        assert f"in 32 bits, as {(dim + 2**31) % 2**32 - 2**31}, and refuses it: {said};" in (
+            note.message
+        )
+    size = -(-dim // parts)
+    want = split or [size] * (parts - 1) + [dim - size * (parts - 1)]
+    listed = {e["name"]: e for e in ir.read_onnx(onnx_graphs.save(model, tmp_path)).explain()}
+    assert listed["cut"]["output_shapes"] == [f"[0,{n}]" for n in want]
+    assert listed["join"]["place"].endswith(f"{top[where]} node 'join' (Concat)")
+    assert PartialShape(list(reference.shape[-2:])) == PartialShape([0, want[-1]])
+    joined = PartialShape(listed["join"]["output_shapes"][0])
+    assert joined.compatible(PartialShape(list(reference.shape[-2:])))
+    declared = [None] * (2 + (where == "loop"))  # (a Loop's: its scan output, [1,0,...])
+    assert report.outputs["out"] == (PartialShape(declared), "i8")
+    assert report.outputs["r"] == (PartialShape(None), "i8")  # not ONNX's, from misread parts
+
+
+def test_each_split_past_int32_of_a_branch_in_a_loop_is_a_note(tmp_path: Path) -> None:
+    """Three Splits of [0, 2**32] by [1, 2**32 - 1] in an If's branch in a Loop's body, one
+    nameless: onnx names the first under the Loop and the If, the others bare, after it; each
+    is a note of kind onnxruntime on the Loop naming its place, none a problem (fixed: a
+    problem of the Loop, and one per other Split, "a Split node 'cut2'"); onnxruntime refuses
+    the model at load, onnx.reference runs it."""
+    dim = 2**32
+    cuts = [
+        helper.make_node("Split", ["a", "lens"], [f"h{k}", f"t{k}"], name=name, axis=1)
+        for k, name in enumerate(["cut", "cut2", ""])
+    ]
+    body = [*_numbers(lens=[1, dim - 1]), *cuts, helper.make_node("Neg", ["t0"], ["n"])]
+    inputs = [_tensor("a", [0, dim], TensorProto.INT8)]
+    model = _placed("if", body, ["a"], "n", inputs, TensorProto.INT8)
+    branch = model.graph.node[0]
+    branch.output[0] = "z"
+    trip = [_tensor("i", [], TensorProto.INT64), _tensor("cin", [], TensorProto.BOOL)]
+    outs = [_tensor("cout", [], TensorProto.BOOL), _tensor("z", [None, None], TensorProto.INT8)]
+    relay = helper.make_node("Identity", ["cin"], ["cout"])
+    loop_body = helper.make_graph([branch, relay], "l", trip, outs)
+    loop = helper.make_node("Loop", ["trips", "c"], ["out"], name="loop", body=loop_body)
+    model.graph.ClearField("node")
+    model.graph.node.append(loop)
+    model.graph.initializer.append(_ints("trips", 1))
+    model.graph.output[0].CopyFrom(_tensor("out", [None] * 3, TensorProto.INT8))
+    report = ir.read_onnx(onnx_graphs.save(model, tmp_path)).check()
+    assert report.problems == ()
+    assert onnx_graphs.ort_error(model) is not None
+    feeds = {"a": np.zeros((0, dim), np.int8), "c": np.asarray(True)}
+    assert _reference_or_refuse(model, feeds) is not None
+    place = "its body's node 'if' (If): its then_branch's node"
+    assert [(n.kind, n.layer_id, n.message.split(": ONNX's")[0]) for n in report.notes] == [
+        ("onnxruntime", "0", f"{place} {name!r} (Split)") for name in ("cut", "cut2", "h2")
+    ]
+
+
+@pytest.mark.parametrize("split", [None, [1, 2**32 - 1]], ids=["num_outputs", "split"])
+def test_each_call_of_a_function_splitting_past_int32_is_as_the_first(
+    tmp_path: Path, split: list[int] | None
+) -> None:
+    """Two calls of local.F (a Split of [0,2**32] in two, a Neg of the second part) on the
+    same shapes, walked once: each call is as the first, a Neg after it unknown (fixed:
+    [0,0], ONNX's from parts of 0) and, where ONNX refuses the Split, a note on each call, as
+    onnxruntime refuses the model at load; onnx.reference runs it."""
+    dim = 2**32
+    cut = helper.make_node("Split", ["a"], ["p", "q"], name="cut", axis=1, num_outputs=2)
+    if split is not None:
+        cut = helper.make_node("Split", ["a", "lens"], ["p", "q"], name="cut", axis=1)
+    body = [*(_numbers(lens=split) if split else []), cut, helper.make_node("Neg", ["q"], ["n"])]
+    opsets = [helper.make_opsetid(*i) for i in _OPSETS]
+    func = helper.make_function("local", "F", ["a"], ["n"], body, opsets)
+    calls = [helper.make_node("F", ["x"], [f"y{k}"], domain="local", name=f"c{k}") for k in (0, 1)]
+    after = [helper.make_node("Neg", [f"y{k}"], [f"r{k}"]) for k in (0, 1)]
+    outputs = [_tensor(f"r{k}", None, TensorProto.INT8) for k in (0, 1)]
+    inputs = [_tensor("x", [0, dim], TensorProto.INT8)]
+    model = _local_model([*calls, *after], inputs, outputs, [func])
+    report = ir.read_onnx(onnx_graphs.save(model, tmp_path)).check()
+    runs = _reference_or_refuse(model, {"x": np.zeros((0, dim), np.int8)})
+    assert runs is not None
+    assert [r.shape for r in runs] == [(0, 2**31 if split is None else dim - 1)] * 2
+    assert report.problems == ()
+    assert report.outputs == {f"r{k}": (PartialShape(None), "i8") for k in (0, 1)}
+    refused = onnx_graphs.ort_error(model)
+    assert (refused is not None) == (split is not None)
+    assert [(n.kind, n.layer_name) for n in report.notes] == (
+        [("onnxruntime", "c0"), ("onnxruntime", "c1")] if refused else []
     )

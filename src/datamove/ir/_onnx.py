@@ -255,6 +255,9 @@ def _shape_of(type_proto: Any) -> tuple[PartialShape, str | None] | None:
 
 
 _Types = dict[str, Any]  # a value's name -> its TypeProto
+# the nodes ONNX's fault names down to a node inside a subgraph or function, (op_type, name)
+# each -> its place, as check names it, and why
+_Chains = dict[tuple[tuple[str, str], ...], str]
 # ONNX's inference: types, with data propagation (called when needed), faults, subgraph nodes
 _Inferred = tuple[_Types, Callable[[], _Types], list[Problem], dict[int, Any]]
 # a model-local function's (domain, name, overload) -> its fault, the inputs its nodes need
@@ -290,17 +293,29 @@ class _Node:
 class _Inner:
     """A walk of a subgraph's or a function's nodes: each fault (kind, rule), each node listed.
 
-    And each note of a shape-subgraph node there that fails at run time (`SHAPE_NOTE`).
+    And each note of a shape-subgraph node there that fails at run time (`SHAPE_NOTE`); each
+    Split there ONNX's inference reads in 32 bits (`_truncated_split`), under the nodes ONNX's
+    faults name down to it, ``(op_type, name)`` each (``(("If", "if"), ("Split", "cut"))``:
+    its place and why); and the outputs of the node holding or calling it that ONNX infers from
+    a value it misreads there (`_misread`), by index.
     """
 
     faults: list[tuple[str, str]] = dataclasses.field(default_factory=list)
     notes: list[str] = dataclasses.field(default_factory=list)
     nodes: list[_Node] = dataclasses.field(default_factory=list)
     checked: Counter[str] = dataclasses.field(default_factory=Counter)  # kind -> nodes checked
+    truncated: _Chains = dataclasses.field(default_factory=dict)
+    misread: set[int] = dataclasses.field(default_factory=set)
 
-    def add(self, where: str, other: _Inner, nodes: bool = True) -> None:
-        """``other``'s faults (and ``nodes``, their count and notes) within the node ``where``."""
+    def add(self, where: str, other: _Inner, nodes: bool = True, node: Any = None) -> None:
+        """``other``'s faults (and ``nodes``, their count and notes) within the node ``where``.
+
+        And its truncated Splits, under ``node`` (the node of ``where``).
+        """
         self.faults += [(kind, f"{where}: {rule}") for kind, rule in other.faults]
+        step = () if node is None else ((node.op_type, node.name),)
+        for chain, why in other.truncated.items():
+            self.truncated[(*step, *chain)] = f"{where}: {why}"
         if nodes:
             self.notes += [f"{where}: {note}" for note in other.notes]
             self.nodes += [dataclasses.replace(n, place=f"{where}: {n.place}") for n in other.nodes]
@@ -574,6 +589,7 @@ class ONNXModel:
             values[name] = _Value(overrides.get(name, shape), etype, None, name, f"input {name!r}")
         inferred: _Inferred | None = None
         misread: set[str] = set()  # the values ONNX infers from an input it misreads
+        truncated: dict[int, _Chains] = {}  # a node's truncated Splits inside (`_Inner`)
         seen: set[int] = set()  # the function calls walked (by their `_call`), listed once
         for i, node in enumerate(graph.node):
             where = lid, lname, kind = str(i), node_name(node), _kind(node)
@@ -627,6 +643,26 @@ class ONNXModel:
             if fault is not None:
                 problems.append(Problem(*fault, *where))
                 outs = None
+            inner: list[_Inner] = []  # its subgraphs' nodes, its function's
+            if refused is None and fault is None and _subgraphs(node):  # as ONNX infers them
+                inferred = inferred or self._onnx_inferred(overrides)
+                body, taken = inferred[3].get(i, node), bool(overrides)
+                types = inferred[0]
+                inner.append(
+                    self._bodies(
+                        body, values, seen, taken=taken, source=node, said=types, misread=misread
+                    )
+                )
+            called = None if refused or fault else self._call(node, ins)
+            if called is not None:  # nodes listed once per inputs
+                if id(called) not in seen:
+                    inner.append(called)
+                    seen.add(id(called))
+                else:
+                    inner.append(  # (its nodes listed once)
+                        _Inner(called.faults, truncated=called.truncated, misread=called.misread)
+                    )
+            wrongs = {k for walk in inner for k in walk.misread}  # ONNX misreads a value there
             for k, out in enumerate(node.output):
                 declared = self._declared.get(out)
                 if outs is not None and k < len(outs):
@@ -641,7 +677,7 @@ class ONNXModel:
                     if inferred is None and (ask or compare):
                         inferred = self._onnx_inferred(overrides)
                     plain, propagated, _, _ = inferred or ({}, dict, [], {})
-                    wrong = _misread(node, values, plain, misread)
+                    wrong = k in wrongs or _misread(node.input, values, plain, misread)
                     said = None if wrong else plain.get(out)  # (most often as declared)
                     if compare and declared is not None and said not in (None, self._types[out]):
                         _clash(problems, where, k, declared, _shape_of(said))
@@ -678,17 +714,6 @@ class ONNXModel:
                 or (kind == "Gather" and _gathers(ins, values, node.output))
             ):
                 walked.append(_Node(i, node, self.opset or 0, ins, _outs(node, values)))
-            inner: list[_Inner] = []  # its subgraphs' nodes, its function's
-            if _subgraphs(node):  # with the types ONNX infers there
-                inferred = inferred or self._onnx_inferred(overrides)
-                body = inferred[3].get(i, node)
-                inner.append(self._bodies(body, values, seen, taken=bool(overrides)))
-            if (called := self._call(node, ins)) is not None:  # nodes listed once per inputs
-                if id(called) not in seen:
-                    inner.append(called)
-                    seen.add(id(called))
-                elif called.faults:
-                    inner.append(_Inner(called.faults))
             for walk in inner:
                 top = place_of(*where, None, "node")  # as check's problems name it
                 problems.extend(Problem(kind, rule, *where) for kind, rule in walk.faults)
@@ -697,19 +722,22 @@ class ONNXModel:
                     dataclasses.replace(n, index=i, place=f"{top}: {n.place}") for n in walk.nodes
                 ]
                 inner_checked.update(walk.checked)
+                truncated.setdefault(i, {}).update(walk.truncated)
         if compare:  # the nodes ONNX's strict inference refuses, as onnx.checker does
             named = {p.layer_id for p in problems}  # (datamove's own words first)
             faults = (inferred or self._onnx_inferred(overrides))[2]
+            within: _Within | None = None  # the nodes the last fault is inside
             for p in faults:
                 if p.layer_id is not None and p.layer_id in named:
                     continue
-                truncated = _truncated_split(graph, p.layer_id, values)
-                if truncated is None:
+                at, why, within = _split_fault(graph, p, values, truncated, within)
+                if not why:
                     problems.append(p)
                 else:  # ONNX's Split rule is wrong there: the spec's (datamove's) decides
-                    why = p.message.removeprefix("ONNX's shape inference refuses it: ")
-                    said = f"{truncated}, and refuses it: {why}; {_RUNS_ONNX_INFERENCE}"
-                    notes.append(dataclasses.replace(p, kind="onnxruntime", message=said))
+                    node, said = graph.node[at], f"{why}; {_RUNS_ONNX_INFERENCE}"
+                    notes.append(
+                        Problem("onnxruntime", said, str(at), node_name(node), _kind(node))
+                    )
         return values, problems, notes, ports, walked, read, inner_checked
 
     def _sequence(
@@ -741,13 +769,26 @@ class ONNXModel:
         return [got]
 
     def _bodies(
-        self, node: Any, outer: MutableMapping[str, _Value], seen: set[int], *, taken: bool = False
+        self,
+        node: Any,
+        outer: MutableMapping[str, _Value],
+        seen: set[int],
+        *,
+        taken: bool = False,
+        source: Any = None,
+        said: MutableMapping[str, Any] | None = None,
+        misread: AbstractSet[str] = frozenset(),
     ) -> _Inner:
         """The faults of the checked nodes in ``node``'s subgraphs, and the nodes explain lists.
 
         An If's branches, a Loop's or Scan's body, at any depth (each walked once), their
         values of ``outer`` scopes seen, walked by `_inner_nodes`; the outputs of nodes it does
-        not check are as ONNX's inference gives them (``value_info`` of the subgraph). With
+        not check are as ONNX's inference gives them (``value_info`` of the subgraph), but
+        after a value ONNX misreads (`_misread`; ``said``: ONNX's types of the outer scopes,
+        ``misread`` their values it misreads), as the file declares them (``source``: ``node``
+        as the file holds it), else unknown. ``node``'s outputs ONNX infers from such a value
+        are the walk's ``misread``: an If's of either branch, a Loop's of its body's outputs
+        after the condition, a Scan's of its body's. With
         ``taken`` (new input shapes: where it runs, not as declared), an If of the graph whose
         condition is known there (``x.shape[1] == 1``) but not on the file's shapes runs one
         branch, the other is not walked: torch's ``squeeze(1)`` squeezes in the branch it
@@ -763,7 +804,8 @@ class ONNXModel:
             declared = self._as_declared.get(node.input[0])
             if declared is not None and declared.value is None:
                 skip = "else_branch" if cond.value.item() else "then_branch"
-        for attr, graph in _subgraphs(node):
+        sources = _subgraphs(node if source is None else source)
+        for (attr, graph), (_, held) in zip(_subgraphs(node), sources, strict=True):
             if attr == skip:
                 continue
             scope = collections.ChainMap({}, outer)
@@ -771,13 +813,29 @@ class ONNXModel:
                 scope[v.name] = _Value(*(_shape_of(v.type) or (PartialShape(None), None)))
             for t in graph.initializer:
                 scope[t.name] = self._constant(t)
-            types = {v.name: v.type for v in (*graph.value_info, *graph.output)}
+            types: MutableMapping[str, Any] = {
+                v.name: v.type for v in (*graph.value_info, *graph.output)
+            }
+            types = types if said is None else collections.ChainMap(types, said)
             at = f"its {attr}'s"
-            walk = self._inner_nodes(graph.node, at, scope, types, self.opset, seen, taken=taken)
+            walk = self._inner_nodes(
+                graph.node,
+                at,
+                scope,
+                types,
+                self.opset,
+                seen,
+                taken=taken,
+                source=held,
+                misread=set(misread),
+            )
             found.faults += walk.faults
             found.notes += walk.notes
             found.nodes += walk.nodes
             found.checked.update(walk.checked)
+            found.truncated |= walk.truncated
+            lead = 1 if _kind(node) == "Loop" else 0  # a Loop's body outputs its condition first
+            found.misread |= {k - lead for k in walk.misread if k >= lead}
         return found
 
     def _call(self, node: Any, ins: list[_Value]) -> _Inner | None:
@@ -800,7 +858,7 @@ class ONNXModel:
             passed = {name: got for name, v in scope.items() if (got := _call_value(v))}
             opset = next((o.version for o in func.opset_import if o.domain == ""), self.opset)
             at = f"its function {_kind(node)}'s"
-            walk = self._inner_nodes(func.node, at, scope, {}, opset, set())
+            walk = self._inner_nodes(func.node, at, scope, {}, opset, set(), source=func)
             for n in walk.nodes:  # (a node of a function it calls has that call's)
                 if n.call is None:
                     n.call, n.passed = call, passed
@@ -812,11 +870,13 @@ class ONNXModel:
         nodes: Iterable[Any],
         at: str,
         scope: MutableMapping[str, _Value],
-        types: Mapping[str, Any],
+        types: MutableMapping[str, Any],
         opset: int | None,
         seen: set[int],
         *,
         taken: bool = False,
+        source: Any,
+        misread: set[str] | None = None,
     ) -> _Inner:
         """Each fault (kind, rule) of a checked node of ``nodes``, and the nodes explain lists.
 
@@ -832,12 +892,21 @@ class ONNXModel:
         SplitToSequence and SequenceAt are read as in the graph (`_sequence`), of the
         sequences made in ``nodes`` (one of an outer graph's is not read). The Slice, Split,
         Concat, Unsqueeze, Squeeze and sequence nodes are listed as the graph's are.
-        ``taken``: `_bodies`'.
+        ``taken``: `_bodies`'. ``source``: the subgraph or function as the file holds it.
+
+        A Split there ONNX's inference reads in 32 bits (`_truncated_split`) is ``truncated``,
+        and the values it infers from one it misreads so are ``misread`` (those of the outer
+        scopes so given): an opaque node's outputs after one are as the file declares them
+        (not ONNX's ``types``), else unknown, and the walk's ``misread`` holds the outputs of
+        ``source`` among them.
         """
         unknown = _Value(PartialShape(None), None)
         found = _Inner()
         sequences: dict[str, list[_Value]] = {}  # a SplitToSequence's output -> its parts
-        for inner in nodes:
+        misread = set() if misread is None else misread
+        function = isinstance(source, _onnx().FunctionProto)  # its outputs are names
+        declared = {} if function else _typed((*source.value_info, *source.output))
+        for inner, held in zip(nodes, source.node, strict=True):
             kind, where = _kind(inner), f"{at} node {node_name(inner)!r} ({_kind(inner)})"
             ins = [scope.get(name, unknown) for name in inner.input]
             outs: list[_Value | None] = []
@@ -875,9 +944,22 @@ class ONNXModel:
             except ValidationError as exc:
                 found.faults.append((getattr(exc, "kind", "operator"), f"{where}: {exc}"))
                 found.checked.update([kind] if kind in (*_ONE_OUTPUT, *SEQUENCE_NODES) else [])
+            truncated = None if by_call else _truncated_split(inner, scope)
+            if truncated is not None:
+                found.truncated[((inner.op_type, inner.name),)] = f"{where}: {truncated}"
+            wrong = truncated is not None or _misread(inner.input, scope, types, misread)
+            bodies = self._bodies(
+                inner, scope, seen, taken=taken, source=held, said=types, misread=misread
+            )
+            called = self._call(inner, ins)
+            wrongs = bodies.misread | (called.misread if called is not None else set())
             for k, out in enumerate(inner.output):
                 got = outs[k] if k < len(outs) else None
                 said = _shape_of(types[out]) if out in types else None
+                if (wrong or k in wrongs) and out:  # ONNX's shape of it is not taken
+                    misread.add(out)
+                    etype = None if said is None else said[1]
+                    said = declared.get(out) or (PartialShape(None), etype)
                 got = got or (_Value(*said) if said else unknown)
                 fold = shaped[k] if k < len(shaped) else None
                 scope[out] = fold if fold is not None and _fits(fold, got.shape, got.etype) else got
@@ -886,10 +968,12 @@ class ONNXModel:
                 or (kind in _JOINS_AND_VIEWS and _moves_data(kind, ins, scope, inner.output))
             ):
                 found.nodes.append(_Node(-1, inner, opset or 0, ins, _outs(inner, scope), where))
-            found.add(where, self._bodies(inner, scope, seen, taken=taken))
-            if (called := self._call(inner, ins)) is not None:
-                found.add(where, called, id(called) not in seen)
+            found.add(where, bodies, node=inner)
+            if called is not None:
+                found.add(where, called, id(called) not in seen, node=inner)
                 seen.add(id(called))
+        outputs = [o if function else o.name for o in source.output]
+        found.misread = {k for k, o in enumerate(outputs) if _misread([o], scope, types, misread)}
         return found
 
     def _infer(self, node: Any, kind: str, ins: list[_Value], opset: int | None) -> list[_Value]:
@@ -1187,8 +1271,8 @@ _RUNS_ONNX_INFERENCE: Final = (
 )
 
 
-def _truncated_split(graph: Any, layer_id: str | None, values: Mapping[str, _Value]) -> str | None:
-    """Why ONNX's inference of a Split node of the graph misreads its data, or ``None``.
+def _truncated_split(node: Any, values: Mapping[str, _Value]) -> str | None:
+    """Why ONNX's inference of a Split ``node`` misreads its data, or ``None``.
 
     ONNX's Split rule (onnx 1.23, Split-2, 11, 13, 18) reads the dim on the axis as a C ``int``, 32
     bits: ``INT64_MAX`` as -1, ``2**32`` as 0. On a dim past ``INT32_MAX`` it refuses a legal
@@ -1196,9 +1280,6 @@ def _truncated_split(graph: Any, layer_id: str | None, values: Mapping[str, _Val
     ``INT64_MAX``: "not evenly splittable") or gives parts of the wrong size, never checked
     here: the spec's rule (`_split_shapes`) gives its outputs.
     """
-    if layer_id is None:
-        return None
-    node = graph.node[int(layer_id)]
     if _kind(node) != "Split" or not node.input or node.input[0] not in values:
         return None
     shape = values[node.input[0]].shape
@@ -1213,16 +1294,65 @@ def _truncated_split(graph: Any, layer_id: str | None, values: Mapping[str, _Val
     return f"ONNX's Split inference reads the dim {n} on axis {axis} in 32 bits, as {read}"
 
 
+# onnx's words of a fault inside a node's subgraph or function: the node inside it names
+_INNER_FAULT = re.compile(r"Inference error\(s\): \(op_type:([^,)]*)(?:, node name: ([^)]*))?\): ")
+_Within = tuple[int, tuple[tuple[str, str], ...]]  # a node of the graph, the nodes inside it
+
+
+def _inside(why: str) -> tuple[tuple[tuple[str, str], ...], str]:
+    """The nodes inside a node onnx's fault ``why`` names, ``(op_type, name)`` each, and why."""
+    chain: list[tuple[str, str]] = []
+    while (match := _INNER_FAULT.match(why)) is not None:
+        chain.append((match[1], match[2] or ""))
+        why = re.sub(r"^\[\w+\] ", "", why[match.end() :])
+    return tuple(chain), why
+
+
+def _split_fault(
+    graph: Any,
+    fault: Problem,
+    values: Mapping[str, _Value],
+    truncated: Mapping[int, _Chains],
+    within: _Within | None,
+) -> tuple[int, str, _Within | None]:
+    """Where and why ONNX's strict inference's ``fault`` is its Split rule's 32 bits, else why not.
+
+    Of a Split of the graph (`_truncated_split`) or inside a node's subgraphs or function
+    (``truncated``, a node's by the nodes onnx names down to it). onnx lists the other faults
+    of a graph inside, after the first, without the nodes holding it (``within``, the last
+    fault's, else ``None``). The node of the graph, its place and why (empty: a fault of its
+    own, not the Split rule's), and the nodes the next fault is inside.
+    """
+    if fault.layer_id is None:  # (one inside the node of the fault before it, or the graph's)
+        op, name = fault.layer_type or "", fault.layer_name or ""
+        rule = f"ONNX's shape inference refuses a {op} node {name!r}: "
+        if within is None or not fault.message.startswith(rule):
+            return -1, "", within
+        i, chain = within[0], (*within[1][:-1], (op, name))
+        why = fault.message.removeprefix(rule)
+    else:
+        i = int(fault.layer_id)
+        chain, why = _inside(fault.message.removeprefix("ONNX's shape inference refuses it: "))
+        if not chain:
+            place = _truncated_split(graph.node[i], values)
+            return i, "" if place is None else f"{place}, and refuses it: {why}", None
+    place = truncated.get(i, {}).get(chain)
+    return i, "" if place is None else f"{place}, and refuses it: {why}", (i, chain)
+
+
 def _misread(
-    node: Any, values: Mapping[str, _Value], plain: _Types, misread: AbstractSet[str]
+    names: Iterable[str],
+    values: Mapping[str, _Value],
+    plain: Mapping[str, Any],
+    misread: AbstractSet[str],
 ) -> bool:
-    """Whether ONNX's inference of an opaque ``node`` read an input otherwise than check has it.
+    """Whether ONNX's inference reads one of the values ``names`` otherwise than check has it.
 
     One whose shape it infers incompatible with check's (its Slice arithmetic overflows on a dim
     of ``INT64_MAX``, its Split reads a dim in 32 bits: both give ``[2,0]``), or one it infers
-    from such an input (``misread``): what it infers of ``node`` is then not taken.
+    from such a value (``misread``): what it infers of a node reading it is then not taken.
     """
-    for name in node.input:
+    for name in names:
         if name in misread:
             return True
         said = plain.get(name)
