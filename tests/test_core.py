@@ -26,7 +26,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import datamove as dm
-from datamove import _plan
+from datamove import _memo, _plan
 from datamove._shape import MAX_LENGTH
 from datamove.cli import main
 from datamove.cli._examples import EXAMPLES
@@ -1462,6 +1462,35 @@ def test_inference_memo_is_bounded_by_what_it_holds():
     # infer_variadic_split with 2**20 lengths kept ~160 MB per call (issue 23).
     lengths = [1] * 2**20
     assert _blocks_held_after(lambda: dm.infer_variadic_split([2**20], 0, lengths)) < 10_000
+
+
+def test_inference_memo_counts_its_bytes_exactly_under_threads():
+    # Threads missing the same keys at once each stored and counted them: the byte count drifted
+    # above what was held (and a store racing a clear could leave it below, past the bound).
+    infer = dm.infer_slice
+    cells = dict(zip(infer.__code__.co_freevars, infer.__closure__, strict=True))
+
+    def run(_: int) -> None:
+        for i in range(1, 1001):
+            infer([i], [0], [1], [1])
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        for _ in range(3):
+            _memo.clear()
+            with ThreadPoolExecutor(8) as pool:
+                list(pool.map(run, range(8)))
+            held = cells["held"].cell_contents
+            sizes = [
+                _memo._ITEM_BYTES * (_memo._items(k) + _memo._items(v))
+                for k, v in infer.cache.items()
+            ]
+            assert len(sizes) == 1000
+            assert held == sum(sizes) <= _memo._MAX_BYTES
+    finally:
+        sys.setswitchinterval(interval)
+        _memo.clear()
 
 
 _X = np.arange(24).reshape(2, 3, 4)

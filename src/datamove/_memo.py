@@ -8,7 +8,9 @@ Arguments that cannot be keyed cheaply (arrays, odd types) bypass the memo.
 The memo is bounded by what it holds, by estimate (``_ITEM_BYTES`` per value of the key and per
 dimension of the result): at most ``_MAX_BYTES`` in all and ``_MAX_ENTRIES`` results, cleared
 whole when either is reached, and a call whose key and result would take more than
-``_MAX_ENTRY_BYTES`` (a split into a million outputs) is not kept.
+``_MAX_ENTRY_BYTES`` (a split into a million outputs) is not kept. A store (a miss) changes the
+dict and its byte count together under the memo's lock, so threads cannot make the count drift;
+a hit reads the dict alone, without the lock.
 
 `keep` is the store of the other bounded caches (the slicing memos, the IR's dims, shapes and
 shape plans, DirectML's feature-level texts): one entry more, and all dropped when full.
@@ -17,6 +19,7 @@ shape plans, DirectML's feature-level texts): one entry more, and all dropped wh
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Callable
 from typing import Any, Final, TypeVar
 
@@ -77,12 +80,14 @@ def _items(value: Any) -> int:
 def memoize(fn: F) -> F:
     """Memoize a pure function of shapes and parameters (bounded; cleared whole when full)."""
     cache: dict[Any, Any] = {}
-    held = 0
+    held = 0  # bytes of what ``cache`` holds, by estimate: changed with it, under ``lock``
+    lock = threading.Lock()
 
     def clear_one() -> None:
         nonlocal held
-        cache.clear()
-        held = 0
+        with lock:
+            cache.clear()
+            held = 0
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -98,10 +103,14 @@ def memoize(fn: F) -> F:
         size = _ITEM_BYTES * (_items(key) + _items(result))
         if size > _MAX_ENTRY_BYTES:
             return result
-        if len(cache) >= _MAX_ENTRIES or held + size > _MAX_BYTES:
-            clear_one()
-        cache[key] = result
-        held += size
+        with lock:  # the miss path only: a hit reads the dict alone
+            if key in cache:  # stored by another thread meanwhile: counted once
+                return cache[key]
+            if len(cache) >= _MAX_ENTRIES or held + size > _MAX_BYTES:
+                cache.clear()
+                held = 0
+            cache[key] = result
+            held += size
         return result
 
     _CLEARS.append(clear_one)
