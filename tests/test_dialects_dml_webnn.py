@@ -381,10 +381,14 @@ def test_from_dml_reads_a_shorter_output_and_a_backward_window() -> None:
 @st.composite
 def splittings(draw: Any) -> dm.Splitting:
     axis = draw(st.integers(-2, 1))
-    kind = draw(st.sampled_from(["split", "variadic", "array_split", "indices", "chunk", "torch"]))
+    kind = draw(
+        st.sampled_from(["split", "variadic", "array_split", "indices", "chunk", "torch", "onnx"])
+    )
     count = st.integers(1, 5)
     if kind == "split":
         return dm.Splitting.from_split(axis, draw(count))
+    if kind == "onnx":
+        return dm.Splitting.from_onnx(axis, num_outputs=draw(count))
     if kind == "variadic":
         lengths = draw(st.lists(st.integers(0, 4), min_size=1, max_size=4))
         if draw(st.booleans()):
@@ -467,6 +471,74 @@ def test_webnn_split_on_shapes_that_are_not_static() -> None:
     assert chunk.to_webnn("[6]") == ("split", {"splits": 3, "axis": 0})
     with pytest.raises(dm.NotExpressible, match="fixes every size"):
         chunk.to_dml("[3..10]")
+
+
+def _runs(sp: dm.Splitting, shape: tuple[int, ...]) -> bool:
+    try:
+        sp(np.zeros(shape))
+    except dm.ValidationError:
+        return False
+    return True
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(sp=splittings(), bounds=st.tuples(st.integers(0, 9), st.integers(0, 9)))
+def test_dml_and_webnn_splits_on_an_interval_are_written_for_or_name_sizes_it_runs_on(
+    sp: dm.Splitting, bounds: tuple[int, int]
+) -> None:
+    # VariadicSplit [2, 3] on [4..6] runs on 5 alone; the 'onnx' rule with 4 on [5..8] refuses 5:
+    # to_dml said "the numbers written for (4,) do not describe (5,)" and "(5,) ... (6,)",
+    # naming sizes the split refuses. The sizes named are sizes it runs on, and an axis it runs
+    # on at one size alone is as good as static (as an index's, x[5] on [5..6]).
+    lo, hi = sorted(bounds)
+    shape = dm.PartialShape([2, dm.Dimension(lo, hi)])
+    runs = [d for d in range(lo, hi + 1) if _runs(sp, (2, d))]
+    for emit in (sp.to_dml, sp.to_webnn):
+        written: Any = None
+        try:
+            written = emit(shape)
+        except dm.ValidationError as exc:
+            written = exc
+        if isinstance(written, tuple):
+            assert runs
+            if len(runs) == 1:
+                assert written == emit((2, runs[0]))
+            continue
+        if not runs:
+            continue
+        assert isinstance(written, dm.NotExpressible), (sp, emit, written)
+        witness = written.witness
+        assert witness is not None
+        w = list(witness) if len(witness) == 2 else [2, hi]  # or the axis' size alone
+        if len(witness) == 1:
+            w[sp.axis] = witness[0]
+        assert tuple(w) in shape
+        assert _runs(sp, tuple(w)), (sp, emit, str(written))
+        if len(runs) == 1:  # refused where it runs, not for the sizes it refuses
+            assert tuple(w) == (2, runs[0]), (sp, emit, str(written))
+
+
+def test_a_dml_split_on_an_interval_names_sizes_it_runs_on() -> None:
+    onnx = dm.Splitting.from_onnx(0, num_outputs=4)  # parts of ceil(d / 4): refuses 5
+    with pytest.raises(dm.NotExpressible, match=r"written for \(6,\) do not describe \(7,\)"):
+        onnx.to_dml("[5..8]")
+    with pytest.raises(dm.NotExpressible, match=r"\(2, 2, 2, 0\) on size 6, not on 7"):
+        onnx.to_webnn("[5..8]")
+    for emit in (onnx.to_dml, onnx.to_webnn):
+        with pytest.raises(
+            dm.NotExpressible,
+            match=r"runs on size 6 alone, where part 3 of \[2, 2, 2, 0\] is empty",
+        ) as info:
+            emit("[5..6]")
+        assert info.value.witness == (6,)
+    with pytest.raises(dm.NotExpressible, match=r"written for \(4,\) do not describe \(8,\)"):
+        dm.Splitting.from_split(0, 4).to_dml("[4..9]")
+    five = dm.Splitting.from_variadic_split(0, [2, 3])  # runs on 5 alone, as a static 5
+    assert five.to_dml("[4..6]") == (
+        "SPLIT",
+        {"Axis": 0, "InputSizes": [5], "OutputSizes": [[2], [3]]},
+    )
+    assert five.to_webnn("[4..6]") == ("split", {"splits": [2, 3], "axis": 0})
 
 
 def test_dml_split_witness_lies_inside_the_shape() -> None:

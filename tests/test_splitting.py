@@ -468,9 +468,11 @@ def test_an_emitter_compares_rules_without_making_every_part(
     monkeypatch.setattr(_splitting, "_lengths", counted)
     s = dm.Splitting.from_onnx(0, num_outputs=N, reading="reference")
     if emit is None:  # VariadicSplit of N lengths: sizes below N refused
-        for lengths_ in ([1] * N, [1] * (N - 1) + [-1]):
-            with pytest.raises(dm.NotExpressible, match="parts move with the size"):
-                dm.Splitting.from_variadic_split(0, lengths_).to_webnn("[0..]")
+        # N ones run on N alone, as good as static there: N outputs, past WebNN's cap
+        with pytest.raises(dm.NotExpressible, match="at most 8192"):
+            dm.Splitting.from_variadic_split(0, [1] * N).to_webnn("[0..]")
+        with pytest.raises(dm.NotExpressible, match="parts move with the size"):
+            dm.Splitting.from_variadic_split(0, [1] * (N - 1) + [-1]).to_webnn("[0..]")
         return
     if isinstance(want, tuple) and isinstance(want[0], str):
         assert emit(s) == want

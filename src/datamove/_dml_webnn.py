@@ -120,12 +120,14 @@ def static_sizes(
     dialect: str,
     base: Callable[[], tuple[int, ...]],
     fixed: Container[int] = (),
+    others: dict[int, int] | None = None,
 ) -> tuple[int, ...]:
     """The sizes of a static shape; else NotExpressible, with a shape the numbers would miss.
 
     ``base()`` is the allowed static shape the numbers would be written for; the witness differs
-    from it on the first axis that is not static. The axes in ``fixed`` run on one size only,
-    the one ``base()`` holds (index 5 on ``[5..6]``), as a static axis.
+    from it on the first axis that is not static, by one or, on an axis in ``others``, at the
+    size given there (a split's next size it runs on). The axes in ``fixed`` run on one size
+    only, the one ``base()`` holds (index 5 on ``[5..6]``), as a static axis.
     """
     why = "fixes every size when the operator (the graph) is built"
     if ps.rank is None:
@@ -140,7 +142,10 @@ def static_sizes(
         if d.min == largest(d) or k in fixed:  # static, or [9223372036854775806..]: one size
             continue
         first = base()
-        other = first[k] + 1 if first[k] < largest(d) else first[k] - 1
+        if others is not None and k in others:
+            other = others[k]
+        else:
+            other = first[k] + 1 if first[k] < largest(d) else first[k] - 1
         w = (*first[:k], other, *first[k + 1 :])
         raise NotExpressible(
             dialect,
@@ -340,14 +345,20 @@ def check_tiling(
     value: Any,
     *,
     empty: bool = False,
+    where: str | None = None,
 ) -> None:
-    """Parts that tile the axis, at least 1 long unless ``empty``; else NotExpressible (at d)."""
+    """Parts that tile the axis, at least 1 long unless ``empty``; else NotExpressible (at d).
+
+    ``where`` says where the size ``d`` comes from (by default: the shape has it).
+    """
+    if where is None:
+        where = f"has size {d} on axis {axis}"
     if sum(lengths) != d:
         raise NotExpressible(
             dialect,
             "shape",
             shape,
-            f"has size {d} on axis {axis}, where the indices {list(value)} give overlapping "
+            f"{where}, where the indices {list(value)} give overlapping "
             f"parts of lengths {list(lengths)}; {dialect}'s parts tile the axis",
             hint="sort the indices",
             witness=(d,),
@@ -357,7 +368,7 @@ def check_tiling(
             dialect,
             "shape",
             shape,
-            f"has size {d} on axis {axis}, where part {lengths.index(0)} of {list(lengths)} "
+            f"{where}, where part {lengths.index(0)} of {list(lengths)} "
             f"is empty; {dialect}'s parts are at least 1 long",
             hint="leave the empty parts out of the operator and make them outside it",
             witness=(d,),

@@ -1064,7 +1064,8 @@ class Splitting:
         ``Axis`` counted from the front (DirectML's is unsigned), ``OutputSizes`` each output's
         ``Sizes``. DirectML fixes every size when the operator is built and has no empty
         parts or size-0 tensors: another shape, an empty part, or parts that overlap raise
-        :class:`~datamove.NotExpressible`.
+        :class:`~datamove.NotExpressible`, naming sizes the split runs on. An axis the split
+        runs on at one size alone is as good as static (``[2, 3]`` on ``[4..6]``: ``[5]``).
 
         Examples
         --------
@@ -1072,15 +1073,27 @@ class Splitting:
         >>> dm.Splitting.from_torch(2, -1, function="split").to_dml([2, 5])
         ('SPLIT', {'Axis': 1, 'InputSizes': [2, 5], 'OutputSizes': [[2, 2], [2, 2], [2, 1]]})
         """
-        self._check_runs(shape, DML_SPLIT)
+        dim = self._check_runs(shape, DML_SPLIT)
         ps = shape_dims(shape, DML_SPLIT)
-        # written for sizes of 1 at least (DirectML has no size 0), where the shape allows them
-        dims = static_sizes(
-            ps, shape, DML_SPLIT, lambda: tuple(0 if d.max == 0 else max(d.min, 1) for d in ps.dims)
+        at, other = self._fixed_sizes(dim)
+        axis = -1 if ps.rank is None else self._front_axis(ps.rank, DML_SPLIT)
+
+        def base() -> tuple[int, ...]:
+            # written for sizes of 1 at least (DirectML has no size 0), where the shape allows
+            # them, and on the axis for a size the split runs on
+            return tuple(
+                at if k == axis else 0 if d.max == 0 else max(d.min, 1)
+                for k, d in enumerate(ps.dims)
+            )
+
+        if other is None:  # static, or the split runs on one size alone: as good as static
+            dims = static_sizes(ps, shape, DML_SPLIT, base, {axis})
+        else:
+            dims = static_sizes(ps, shape, DML_SPLIT, base, others={axis: other})
+        lengths = self.lengths(at)
+        check_tiling(
+            lengths, at, self.axis, DML_SPLIT, shape, self.value, where=self._alone(dim, at)
         )
-        axis = self._front_axis(len(dims), DML_SPLIT)
-        lengths = self.lengths(dims[axis])
-        check_tiling(lengths, dims[axis], self.axis, DML_SPLIT, shape, self.value)
         return dml_split_call(dims, axis, lengths, shape)
 
     def to_webnn(self, shape: ShapeLike | None = None) -> tuple[str, dict[str, Any]]:
@@ -1088,7 +1101,8 @@ class Splitting:
 
         The ``"even"`` rule is WebNN's count on any size (an unknown rank needs an axis
         counted from the front); equal parts are written as a count too (the sizes form is not
-        in every implementation, webnn#392). Other rules need a static size on the axis, parts
+        in every implementation, webnn#392). Other rules need a static size on the axis (or
+        one size the split runs on alone, as :meth:`to_dml`), parts
         of at least 1 that tile it, and at most 8192 of them, else
         :class:`~datamove.NotExpressible`.
 
@@ -1131,28 +1145,57 @@ class Splitting:
         if self.rule == "even":  # WebNN's count is the same rule (it must divide) on every size
             check_part_count(int(self.value))
             return ("split", {"splits": int(self.value), "axis": axis})
-        if not dim.is_static:
-            # Sizes that tile one size tile no other: the next size (or, where the smallest is
-            # refused, the first the split runs on) shows it.
-            first = _runs(self.rule, self.value, dim.min)
-            w = dim.min + 1 if first is not None else self._smallest_run(dim)
-            assert w is not None  # _check_runs: the split runs on an allowed size
+        at, w = self._fixed_sizes(dim)
+        if w is not None:
+            # Sizes that tile one size tile no other: another size the split runs on shows it.
             raise NotExpressible(
                 WEBNN_SPLIT,
                 "shape",
                 shape,
                 f"allows {sizes_text(dim)} on axis {self.axis}; WebNN's sizes are fixed when the "
                 f"graph is built, and the {self.rule!r} rule's parts move with the size "
-                f"({_runs_text(first)} on size {dim.min}, not on {w})",
+                f"({_runs_text(_runs(self.rule, self.value, at))} on size {at}, not on {w})",
                 hint="pass the static shape",
                 witness=(w,),
             )
-        lengths = self.lengths(dim.min)
-        check_tiling(lengths, dim.min, self.axis, WEBNN_SPLIT, shape, self.value)
+        lengths = self.lengths(at)
+        check_tiling(
+            lengths, at, self.axis, WEBNN_SPLIT, shape, self.value, where=self._alone(dim, at)
+        )
         check_part_count(len(lengths))
         if len(set(lengths)) == 1:  # the count form: the sizes form is not everywhere (webnn#392)
             return ("split", {"splits": len(lengths), "axis": axis})
         return ("split", {"splits": list(lengths), "axis": axis})
+
+    def _fixed_sizes(self, dim: Dimension) -> tuple[int, int | None]:
+        """The size DirectML's or WebNN's numbers are written for, and another they would miss.
+
+        Both are sizes ``dim`` allows that the split runs on: the smallest of 1 at least (neither
+        has a size 0; 0 where the split runs on 0 alone), and the next it runs on, else 0.
+        ``None`` for the other where it runs on that size alone: the axis is then as good as
+        static (the numbers refuse every other size, as the split does).
+        """
+
+        def next_run(d: int) -> int | None:
+            return None if d >= largest(dim) else self._smallest_run(Dimension(d + 1, dim.max))
+
+        first = self._smallest_run(dim)
+        assert first is not None  # _check_runs: the split runs on an allowed size
+        if first > 0:
+            return first, next_run(first)
+        one = next_run(0)
+        if one is None:
+            return 0, None
+        after = next_run(one)
+        return one, 0 if after is None else after
+
+    def _alone(self, dim: Dimension, at: int) -> str | None:
+        """Where an interval axis is written for the one size ``at`` the split runs on, says so."""
+        if dim.is_static:
+            return None
+        return (
+            f"allows {sizes_text(dim)} on axis {self.axis}, and the split runs on size {at} alone"
+        )
 
     def _front_axis(self, rank: int, op: str) -> int:
         """The axis counted from the front (DirectML's and WebNN's are unsigned)."""
