@@ -431,7 +431,8 @@ def cache_clear() -> None:
     What they hold is bounded (the plan cache at :data:`MAX_BYTES`, the others alike; see
     docs/architecture.md); clearing frees it at once, and the next calls build afresh. A
     model's and a DirectML desc's own caches go with them; the IR reader's dims and shapes (by
-    their text) and DirectML's feature-level texts stay.
+    their text), ONNX's operator schemas, DirectML's feature-level texts and table rows, and
+    the backend found for each array type stay (each bounded, or one per type or table).
     """
     clear()
     _inference_memo.clear()
