@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+import datamove as dm
 import datamove.directml as dml
 from datamove.directml import FeatureLevel, JoinDesc, SplitDesc, TensorDataType, TensorDesc
 
@@ -85,6 +86,23 @@ def test_tensor_support_rows(level):
             ranks[-1],
             types,
         )
+
+
+@pytest.mark.parametrize(
+    ("value", "error"),
+    [
+        pytest.param("bogus", dm.ValidationError, id="a str"),
+        pytest.param("History", dm.ValidationError, id="case"),
+        pytest.param(None, dm.DTypeError, id="None"),
+    ],
+)
+def test_tensor_support_refuses_a_join_reading_it_does_not_know(value, error):
+    # Any text was taken (as "table") and kept by table_row's cache, one row per text.
+    with pytest.raises(error) as info:
+        dml.tensor_support("JOIN", "3_1", join_rank_at_3_1=value)
+    assert str(info.value) == (
+        f'tensor_support: join_rank_at_3_1={value!r} must be "table" or "history"'
+    )
 
 
 def test_four_bit_types_are_never_in_the_tables():

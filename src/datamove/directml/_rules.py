@@ -68,6 +68,23 @@ _JOIN_HISTORY_ROW = TensorSupport(_FL.LEVEL_3_1, 4, 8, _B)
 VERDICTS_MAX = 64
 
 
+_CHOICES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "join_rank_at_3_1": ('"table" or "history"', ("table", "history")),
+    "element_limit": (
+        '"both", "last_element" or "total_size"',
+        ("both", "last_element", "total_size"),
+    ),
+}
+
+
+def check_choice(op: str, name: str, value: object) -> None:
+    """A switch's value: a str among its choices (``_CHOICES[name]``), else the error."""
+    words, allowed = _CHOICES[name]
+    if not isinstance(value, str) or value not in allowed:
+        error = ValidationError if isinstance(value, str) else DTypeError
+        raise error(op, name, value, f"must be {words}")
+
+
 @dataclass(frozen=True, slots=True)
 class ValidationOptions:
     """The switches for the places where DirectML's documents disagree or say nothing.
@@ -99,18 +116,8 @@ class ValidationOptions:
 
     def __post_init__(self) -> None:
         """Check the switch values: each a str of its choices or a bool, nothing else."""
-        choices = {
-            "join_rank_at_3_1": ('"table" or "history"', ("table", "history")),
-            "element_limit": (
-                '"both", "last_element" or "total_size"',
-                ("both", "last_element", "total_size"),
-            ),
-        }
-        for name, (words, allowed) in choices.items():
-            value = getattr(self, name)
-            if not isinstance(value, str) or value not in allowed:
-                error = ValidationError if isinstance(value, str) else DTypeError
-                raise error("ValidationOptions", name, value, f"must be {words}")
+        for name in _CHOICES:
+            check_choice("ValidationOptions", name, getattr(self, name))
         for name in ("dword_aligned_total_size", "reject_output_aliasing"):
             value = getattr(self, name)
             if not isinstance(value, bool | np.bool_):  # "no" would count as True
@@ -150,6 +157,7 @@ def tensor_support(
     >>> tensor_support("JOIN", "3_1", join_rank_at_3_1="history").max_rank
     8
     """
+    check_choice("tensor_support", "join_rank_at_3_1", join_rank_at_3_1)
     return table_row(
         OperatorType.parse(operator), FeatureLevel.parse(feature_level), join_rank_at_3_1
     )
