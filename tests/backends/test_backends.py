@@ -297,6 +297,40 @@ def test_torch_out_inside_vmap_is_written() -> None:
     assert outs[2].tolist() == torch.cat([x, x], 2).tolist()
 
 
+def test_torch_out_inside_vmap_that_vmap_does_not_batch_is_refused_before_any_write() -> None:
+    """An out vmap does not batch cannot take a batched result: PyTorch's RuntimeError ("vmap:
+    inplace arithmetic(self, *extra_args) is not possible") came at the first copy_, after the
+    outs before it were written. Every out is tried first by a write of no elements."""
+    torch = pytest.importorskip("torch")
+    x = torch.arange(6.0).reshape(2, 3)
+    b, c = torch.zeros(1), torch.zeros(1)  # closed over: not batched
+
+    def split(t: Any, a: Any) -> Any:
+        return dm.split(t, 0, 3, out=[a, b, c])
+
+    a = torch.zeros(2, 1)
+    with pytest.raises(dm.ValidationError) as info:
+        torch.vmap(split)(x, a)
+    assert str(info.value).startswith(
+        "Split: out[1]='<Tensor of shape [1]>' is not batched by torch.vmap, but the result "
+        "written into it is"
+    )
+    assert a.tolist() == [[0.0], [0.0]]  # nothing written
+    assert b.tolist() == c.tolist() == [0.0]
+    with pytest.raises(dm.ValidationError, match=r"^Concat: out='<Tensor of shape \[6\]>' is not"):
+        torch.vmap(lambda t: dm.concat([t, t], 0, out=torch.zeros(6)))(x)
+    # unbatched data into batched outs, and transforms that write (torch.func.grad), still do
+    torch.vmap(lambda o: dm.split(torch.ones(3), 0, 3, out=[o, b, c]))(a)
+    assert a.tolist() == [[1.0], [1.0]]
+    assert b.tolist() == [1.0]
+
+    def loss(t: Any) -> Any:
+        (got,) = dm.split(t, 0, 1, out=[torch.zeros(3)])
+        return (got * t).sum()
+
+    assert torch.func.grad(loss)(torch.ones(3)).tolist() == [2.0, 2.0, 2.0]  # of t * t
+
+
 def test_torch_autograd_flows_through_every_result() -> None:
     """Views, flips, clones, joins and out= (written by copy_) keep the graph: no detach."""
     torch = pytest.importorskip("torch")

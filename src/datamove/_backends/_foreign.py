@@ -270,6 +270,9 @@ class TorchBackend(Backend):
                     "torch.inference_mode()",
                     hint="call inside torch.inference_mode(), or pass ordinary tensors",
                 )
+        # inside a torch.func transform (the results are views of one tensor, or one join)
+        if results and _no_storage(results[0]):
+            _try_writes(op, results, out)
 
     def assign(self, dst: Any, src: Any) -> None:
         """``copy_``: one multi-threaded kernel, no temporary (bit types: their bytes)."""
@@ -277,6 +280,43 @@ class TorchBackend(Backend):
             dst.copy_(src)
         except NotImplementedError:  # raised before anything is written
             _as_ints(dst).copy_(_as_ints(src))
+
+
+def _no_storage(t: Any) -> bool:
+    """Whether ``t`` has no storage of its own (inside ``torch.vmap``, ``torch.func.grad``)."""
+    if t.device.type == "meta":
+        return False
+    try:
+        t.data_ptr()
+    except RuntimeError:
+        return True
+    return False
+
+
+def _try_writes(op: str, results: Sequence[Any], out: Any) -> None:
+    """Each out written with none of its elements: what PyTorch refuses, before any is written.
+
+    Inside ``torch.vmap`` PyTorch does not write a batched result into a tensor it does not
+    batch (one closed over, not an argument): its RuntimeError ("vmap: inplace
+    arithmetic(self, *extra_args) is not possible") came at that out's ``copy_``, after the
+    outs before it were written. A ``copy_`` of no elements meets the same check and writes
+    nothing (torch.func's "Mutation: in-place PyTorch operations" limitation,
+    https://pytorch.org/docs/stable/func.ux_limitations.html).
+    """
+    for k, (dst, src) in enumerate(zip(out, results, strict=True)):
+        try:
+            dst.reshape(-1)[:0].copy_(src.reshape(-1)[:0])
+        except RuntimeError as exc:
+            shown = f"<Tensor of shape {list(dst.shape)}>"
+            if "vmap" in str(exc):
+                rule = (
+                    "is not batched by torch.vmap, but the result written into it is: PyTorch "
+                    "writes no batched result into it in place"
+                )
+                hint = "pass the out tensors as arguments vmap batches, or leave out= out"
+                raise ValidationError(op, f"out[{k}]", shown, rule, hint=hint) from None
+            rule = f"cannot be written in place here: PyTorch refuses it ({exc})"
+            raise ValidationError(op, f"out[{k}]", shown, rule) from None
 
 
 def _dense(op: str, argument: str, t: Any) -> None:
