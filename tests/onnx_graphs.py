@@ -169,6 +169,32 @@ def gather(indices: Any, axis: int, rank: int, opset: int) -> Any:
     return model
 
 
+def range_gather(ends: Any, axis: int, rank: int) -> Any:
+    """``x`` of ``rank`` symbolic dims -> Gather(x, Range(start, limit, delta), axis) -> y, as
+    torch exports ``x[:, torch.arange(x.shape[1] - 2)]``: ``ends`` the three, each an int (an
+    int64 constant) or ``(dim, op, c)``, ``Shape(x)[dim] op c`` (`computed_gather`'s)."""
+    nodes = [helper.make_node("Shape", ["x"], ["s"])]
+    inits = []
+    for k, end in enumerate(ends):
+        if isinstance(end, int):
+            inits.append(numpy_helper.from_array(np.asarray(end, np.int64), f"t{k}"))
+            continue
+        dim, op, c = end
+        for name, v in ((f"d{k}", dim), (f"c{k}", c)):
+            inits.append(numpy_helper.from_array(np.asarray(v, np.int64), name))
+        nodes.append(helper.make_node("Gather", ["s", f"d{k}"], [f"n{k}"], axis=0))
+        nodes.append(helper.make_node(op, [f"n{k}", f"c{k}"], [f"t{k}"]))
+    nodes.append(helper.make_node("Range", ["t0", "t1", "t2"], ["i"]))
+    nodes.append(helper.make_node("Gather", ["x", "i"], ["y"], axis=axis, name="take"))
+    inputs = [helper.make_tensor_value_info("x", F32, [f"d{k}" for k in range(rank)])]
+    graph = helper.make_graph(
+        nodes, "g", inputs, [helper.make_tensor_value_info("y", F32, None)], inits
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    return model
+
+
 def computed_gather(terms: Any, axis: int, rank: int) -> Any:
     """``x`` of ``rank`` symbolic dims -> Gather(x, i, axis) -> y, each index computed from a
     dim: ``terms`` one ``(dim, op, c)`` (a scalar index) or a list of them (1-D), each

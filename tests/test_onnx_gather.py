@@ -371,3 +371,70 @@ def test_a_linear_computed_index_runs_on_a_run_of_sizes_alone(tmp_path: Path) ->
         "Gather: indices='x.shape[1]*2-3' holds x.shape[1]*2-3, out of range [-d, d - 1] of "
         "data.shape[1] = d for every d in 3..: onnxruntime refuses it at run time"
     )
+
+
+# Range(start, limit, delta) of ends computed from dims: torch's x[:, torch.arange(n - 2)]
+_ends = st.one_of(st.integers(-4, 4), _terms.filter(lambda t: t[1] != "Div"))
+_deltas = st.one_of(st.sampled_from([-2, -1, 1, 2, 3]), _terms.filter(lambda t: t[1] == "Add"))
+
+
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_boxes, _ends, _ends, _deltas, st.integers(-2, 2))
+def test_a_gather_of_a_range_of_unknown_length_is_a_problem_only_where_no_size_runs(
+    tmp_path_factory: Any, box: list[tuple[int, int]], start: Any, limit: Any, delta: Any, axis: int
+) -> None:
+    rank = len(box)
+    axis %= rank
+    ends = [e if isinstance(e, int) else (e[0] % rank, *e[1:]) for e in (start, limit, delta)]
+    model = onnx_graphs.range_gather(ends, axis, rank)
+    report, text, runs = onnx_graphs.check_box(model, box, tmp_path_factory.mktemp("range"))
+    repro = f"range_gather({ends}, {axis}, {rank}) on {text}: {report.problems}"
+    runs_some = any(got is not None for got in runs.values())
+    assert runs_some <= report.ok, repro  # sound: a problem only where no size runs
+    if not report.ok:
+        assert {p.layer_type for p in report.problems} == {"Gather"}, repro
+    inferred = report.outputs["y"][0]
+    for got in filter(None, runs.values()):
+        assert inferred.rank is not None, repro
+        assert all(g in d for g, d in zip(got, inferred.dims, strict=True)), repro
+    computed = [e for e in ends if not isinstance(e, int)]
+    if all(runs.values()) and isinstance(ends[2], int) and len(computed) <= 1:
+        # one end computed (a monotone function of one dim, reaching each of its bounds),
+        # delta known: the inferred length is exactly the least and greatest of the runs'
+        lengths = [got[axis] for got in runs.values() if got is not None]
+        assert inferred.dims[axis] == dm.Dimension(min(lengths), max(lengths)), repro
+
+
+def test_exported_torch_arange_indexing_is_read_by_the_range_s_bounds(tmp_path: Path) -> None:
+    # x[:, torch.arange(x.shape[1] - 2)] exported on dynamic axes: Shape -> Gather -> Sub ->
+    # Cast -> Range -> Gather; its output's dim the Range's length, max(x.shape[1] - 2, 0)
+    torch = pytest.importorskip("torch")
+
+    class Fn(torch.nn.Module):
+        def forward(self, x: Any) -> Any:
+            return x[:, torch.arange(x.shape[1] - 2)]
+
+    model = onnx_graphs.torch_export(Fn(), (2, 6), tmp_path / "m.onnx")
+    read = ir.read_onnx(tmp_path / "m.onnx")
+    sizes = [(2, d) for d in range(3, 6)]
+    assert onnx_graphs.ort_shapes(model, sizes) == [(2, 1), (2, 2), (2, 3)]
+    report = read.check({"x": "[2,3..5]"})
+    assert report.checked == {"Gather": 1}
+    (output,) = model.graph.output
+    assert report.outputs[output.name][0] == dm.PartialShape("[2,1..3]")
+    assert read.check({"x": "[2,0..2]"}).outputs[output.name][0] == dm.PartialShape([2, 0])
+
+
+def test_a_range_never_empty_and_out_of_range_is_a_problem(tmp_path: Path) -> None:
+    # x[:, arange(5, x.shape[0] + 9)] of x of [1..3,1..4]: never empty, its first value 5 out
+    # of range of every size of the axis; of [1..3,6] it runs
+    model = onnx_graphs.range_gather([5, (0, "Add", 9), 1], 1, 2)
+    read = ir.read_onnx(onnx_graphs.save(model, tmp_path))
+    (problem,) = read.check({"x": "[1..3,1..4]"}).problems
+    assert (problem.kind, problem.layer_name) == ("operator", "take")
+    assert problem.message == (
+        "Gather: indices='Range(5, x.shape[0]+9, 1)' holds its first value 5, of 5..7 values, "
+        "out of range [-d, d - 1] of data.shape[1] = d for every d in 1..4: onnxruntime refuses it"
+    )
+    assert onnx_graphs.ort_shapes(model, [(1, 4), (3, 1)]) == [None, None]
+    assert read.check({"x": "[1..3,6..20]"}).ok

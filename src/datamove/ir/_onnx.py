@@ -168,6 +168,8 @@ class _Value:
     upper: np.ndarray[Any, Any] | None = None
     terms: tuple[Term, ...] | None = None  # its elements as expressions of dims (explain)
     reach: tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]] | None = None  # (Info.reach)
+    # A Range of unknown length (`_range_span`): its start, limit and delta, bounded scalars
+    span: tuple[_Value, _Value, _Value] | None = None
 
     def info(self) -> Info:
         """As the IR's machinery reads a port (`datamove.ir._ops.Info`)."""
@@ -204,7 +206,40 @@ def _shape_node(
         if g is not None:  # a folded or bounded Info, as the walk holds it
             said = shape_terms(node, infos, [v.terms for v in ins], g, k, opset or 0)
             shaped[k] = _Value.of(g, g.etype.name if g.etype else None, said)
+    if node.op_type == "Range" and shaped[0] is None and note is None:
+        shaped[0] = _range_span(ins)
     return shaped, note
+
+
+def _range_span(ins: list[_Value]) -> _Value | None:
+    """A Range of unknown length of bounded ends (``torch.arange(x.shape[1] - 2)``); else ``None``.
+
+    Its scalar ``start``, ``limit`` and ``delta`` a shape subgraph bounds.
+
+    Its length is ``max(ceil((limit - start) / delta), 0)``: over the box of its ends' bounds,
+    of a ``delta`` of one sign, least and greatest at the box's corners (exact where one end
+    varies; sound where they move together). Integer (int32, int64) ends of one type alone.
+    The ends travel with the value (``span``), so a data Gather of it is read (`_range_gather`).
+    """
+    bounds = [wide_bounds(v.info()) if v.shape.rank == 0 else None for v in ins]
+    etype = ins[0].etype if len(ins) == 3 else None
+    if etype not in ("i32", "i64") or any(v.etype != etype for v in ins) or None in bounds:
+        return None
+    (s_lo, s_hi), (l_lo, l_hi), (d_lo, d_hi) = [(b[0].item(), b[1].item()) for b in bounds if b]
+    if not (0 < d_lo <= d_hi < math.inf or -math.inf < d_lo <= d_hi < 0):
+        return None
+    ends = [(l_lo - s_hi, d) for d in (d_lo, d_hi)] + [(l_hi - s_lo, d) for d in (d_lo, d_hi)]
+    counts = [_ceil_div(n, d) for n, d in ends]
+    least, most = max(min(counts), 0), max(*counts, 0)
+    length = Dimension(int(least), None if most == math.inf else int(most))
+    return _Value(PartialShape([length]), etype, span=(ins[0], ins[1], ins[2]))
+
+
+def _ceil_div(n: Any, d: int) -> Any:
+    """``ceil(n / d)`` of an int or an infinite ``n`` and a non-zero int ``d``."""
+    if n in (math.inf, -math.inf):
+        return n if d > 0 else -n
+    return -(-n // d)
 
 
 def _bytes(value: np.ndarray[Any, Any] | None) -> tuple[str, tuple[int, ...], bytes] | None:
@@ -222,7 +257,8 @@ def _call_key(v: _Value) -> tuple[Any, ...]:
     reach = None if v.reach is None else tuple(repr(r.tolist()) for r in v.reach)
     computed = v.value is None and (v.lower is not None or v.terms is not None)
     key = (v.shape, v.etype, _bytes(v.value), _bytes(v.lower), _bytes(v.upper), reach, v.terms)
-    return (*key, v.maker if computed else None)
+    span = None if v.span is None else tuple(_call_key(end) for end in v.span)
+    return (*key, span, v.maker if computed or span else None)
 
 
 def _call_value(v: _Value) -> str | None:
@@ -1884,6 +1920,8 @@ def _gather_value(
         return None
     (data, indices), rank = ins, ins[0].shape.rank
     values = indices.value
+    if values is None and indices.span is not None:
+        return _range_gather(node, data, indices, rank)
     if values is None:
         own = scope is not None and scope.get(node.input[0]) is data
         return _computed_gather(node, data, indices, rank, own=own)
@@ -1947,6 +1985,45 @@ def _computed_gather(
             raise ValidationError("Gather", "indices", shown, rule)
     got = gather_shape(data.info(), indices.info(), axis)
     return None if got is None else _Value(got.shape, data.etype)
+
+
+def _range_gather(node: Any, data: _Value, indices: _Value, rank: int) -> _Value | None:
+    """A data Gather of a Range of unknown length (`_range_span`): ``x[:, torch.arange(n)]``.
+
+    Its output is the data's around the Range's length. Sound, by the ends' bounds alone: a
+    problem only where the Range is never empty (its least length 1 or more) and its first
+    value (``start``) or its last one never fits a size of the axis (`_index_never_fits`); the
+    last lies in ``[max(start, limit - delta), limit - 1]`` of a positive ``delta``, in
+    ``[limit + 1, min(start, limit - delta)]`` of a negative one. Silent where it cannot tell.
+    """
+    assert indices.span is not None  # (the caller's test)
+    axis = node_attr(node, "axis", 0)
+    axis = normalize_axis("Gather", "axis", axis, axis, rank)
+    dim, length = data.shape[axis], indices.shape[0]
+    pairs = [wide_bounds(v.info()) for v in indices.span]
+    (s_lo, s_hi), (l_lo, l_hi), (d_lo, d_hi) = [(b[0].item(), b[1].item()) for b in pairs if b]
+    rising = d_lo > 0
+    last = (max(s_lo, l_lo - d_hi), l_hi - 1) if rising else (l_lo + 1, min(s_hi, l_hi - d_lo))
+    texts = [_expression(v, b) for v, b in zip(indices.span, pairs, strict=True)]
+    shown = f"Range({', '.join(texts)})"
+    for what, (lo, hi) in (("its first value", (s_lo, s_hi)), ("its last value", last)):
+        if length.min >= 1 and _index_never_fits(lo, hi, dim.max):
+            n = dim.min
+            of = f"[{-n}, {n - 1}] of data.shape[{axis}] = {n}"
+            if not dim.is_static:
+                of = f"[-d, d - 1] of data.shape[{axis}] = d for every d in {dim}"
+            where = f" within {_span(lo, hi)}" if lo != hi else f" {lo}"
+            rule = f"holds {what}{where}, of {length} values, out of range {of}"
+            raise ValidationError("Gather", "indices", shown, f"{rule}: onnxruntime refuses it")
+    dims = [*data.shape.dims[:axis], length, *data.shape.dims[axis + 1 :]]
+    return _Value(PartialShape(dims), data.etype)
+
+
+def _expression(v: _Value, bounds: Any) -> str:
+    """A scalar's expression of dims (``x.shape[1]-2``), else its bounds (``0``, ``2..7``)."""
+    if v.terms is not None and len(v.terms) == 1:
+        return render(v.terms[0], "", str)
+    return _span(bounds[0].item(), bounds[1].item())
 
 
 def _span(lo: Any, hi: Any) -> str:
