@@ -315,6 +315,28 @@ def test_tensor_split_keywords_of_the_other_form_are_refused_as_pytorch_refuses_
     assert "torch.tensor_split's " in err, err
 
 
+@pytest.mark.parametrize(
+    "expr",
+    [
+        "torch.tensor_split(x, indices_or_sections=3)",
+        "torch.tensor_split(x, indices_or_sections=[1, 4], dim=1)",
+        "x.tensor_split(indices_or_sections=(2,))",
+    ],
+)
+def test_tensor_split_s_indices_or_sections_keyword_is_refused_as_pytorch_refuses_it(
+    expr: str,
+) -> None:
+    # indices_or_sections is the name torch.tensor_split's docs give its argument, but no
+    # keyword PyTorch takes (a TypeError, "invalid combination of arguments"): convert read it
+    # as NumPy's, so it wrote array_split(x, 3) of a call PyTorch never runs
+    with pytest.raises(TypeError, match="invalid combination of arguments"):
+        eval(expr, {"torch": torch, "x": torch.zeros(2, 6)})  # noqa: S307 - our texts
+    code, out, err = convert([expr, "--to", "numpy"])
+    assert (code, out) == (1, "")
+    assert err.count("\n") == 1
+    assert "a keyword torch.tensor_split does not take (PyTorch refuses it)" in err, err
+
+
 def test_a_call_is_parsed_never_evaluated(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     expr = "torch.chunk(x, open('made', 'w').write('1'))"

@@ -209,6 +209,10 @@ def split_call(text: str) -> Splitting | None:
     for k in node.keywords:
         if k.arg is None:
             raise refuse("unpacks arguments (* or **); write each one")
+        if full == "torch.tensor_split" and k.arg == "indices_or_sections":  # its docs' name
+            rule = f"passes indices_or_sections={literal(k.value)!r}, a keyword torch.tensor_split"
+            rule += " does not take (PyTorch refuses it): pass it by position, or as sections= "
+            raise refuse(rule + "(an int) or indices= (a list)")
         name = _TORCH_KEYWORDS.get(k.arg, k.arg) if full == "torch.tensor_split" else k.arg
         if name in keywords:
             raise refuse(f"passes {name} twice")
