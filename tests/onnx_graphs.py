@@ -169,6 +169,31 @@ def gather(indices: Any, axis: int, rank: int, opset: int) -> Any:
     return model
 
 
+def linear_gather(k: int, c: int, form: str, axis: int, rank: int) -> Any:
+    """``x`` of ``rank`` symbolic dims -> Gather(x, i, axis) -> y, ``i`` linear in the axis's own
+    dim ``d = Shape(x)[axis]``, as a shape subgraph writes it: ``form`` ``"d*k+c"``
+    (Mul(d, k), Add), ``"k*d+c"`` (Mul(k, d), Add) or ``"c-k*d"`` (Mul(k, d), Sub(c, .))."""
+    consts = {"a": axis, "k": k, "c": c}
+    inits = [numpy_helper.from_array(np.asarray(v, np.int64), n) for n, v in consts.items()]
+    times = ["n", "k"] if form == "d*k+c" else ["k", "n"]
+    nodes = [
+        helper.make_node("Shape", ["x"], ["s"]),
+        helper.make_node("Gather", ["s", "a"], ["n"], axis=0),
+        helper.make_node("Mul", times, ["m"]),
+        helper.make_node("Sub", ["c", "m"], ["i"])
+        if form == "c-k*d"
+        else helper.make_node("Add", ["m", "c"], ["i"]),
+        helper.make_node("Gather", ["x", "i"], ["y"], axis=axis, name="take"),
+    ]
+    inputs = [helper.make_tensor_value_info("x", F32, [f"d{k}" for k in range(rank)])]
+    graph = helper.make_graph(
+        nodes, "g", inputs, [helper.make_tensor_value_info("y", F32, None)], inits
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    return model
+
+
 def range_gather(ends: Any, axis: int, rank: int) -> Any:
     """``x`` of ``rank`` symbolic dims -> Gather(x, Range(start, limit, delta), axis) -> y, as
     torch exports ``x[:, torch.arange(x.shape[1] - 2)]``: ``ends`` the three, each an int (an

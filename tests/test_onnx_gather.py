@@ -242,9 +242,9 @@ def test_a_gather_of_computed_indices_is_a_problem_only_where_no_size_runs(
     assert runs_some <= report.ok, repro  # sound: a problem only where no size runs
     # exact where the index's bounds say all: a scalar of another dim than the axis's (its
     # values, a monotone function of that dim, reach each end), or the axis's own dim times a
-    # k of 0 or more plus c (x.shape[1]*2 never runs)
+    # k plus c (x.shape[1]*2 never runs), but divided (no linear expression)
     own = isinstance(terms, tuple) and terms[0] == axis % rank
-    if isinstance(terms, tuple) and (not own or terms[1] in ("Add", "Sub") or terms[2] >= 0):
+    if isinstance(terms, tuple) and (not own or terms[1] != "Div"):
         assert report.ok == runs_some, repro
     if -rank <= axis < rank:
         assert report.checked.get("Gather") == 1, repro  # not opaque
@@ -290,6 +290,14 @@ _NEVER_RUNS = {
         "[3,?]",
         (
             "indices='x.shape[1]*2' holds x.shape[1]*2, out of range [-d, d - 1] of "
+            "data.shape[1] = d for every d in ?"
+        ),
+    ),
+    "x[:, x.shape[1] * -2]": (
+        (1, "Mul", -2),
+        "[3,?]",
+        (
+            "indices='x.shape[1]*(-2)' holds x.shape[1]*(-2), out of range [-d, d - 1] of "
             "data.shape[1] = d for every d in ?"
         ),
     ),
@@ -371,6 +379,27 @@ def test_a_linear_computed_index_runs_on_a_run_of_sizes_alone(tmp_path: Path) ->
         "Gather: indices='x.shape[1]*2-3' holds x.shape[1]*2-3, out of range [-d, d - 1] of "
         "data.shape[1] = d for every d in 3..: onnxruntime refuses it at run time"
     )
+
+
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    _boxes,
+    st.integers(-3, 3),
+    st.integers(-5, 5),
+    st.sampled_from(["d*k+c", "k*d+c", "c-k*d"]),
+    st.integers(0, 2),
+)
+def test_a_computed_index_linear_in_the_axis_s_own_dim_is_weighed_exactly(
+    tmp_path_factory: Any, box: list[tuple[int, int]], k: int, c: int, form: str, axis: int
+) -> None:
+    # x[:, 2 * x.shape[1] - 3], x[:, x.shape[1] * -2], x[:, 1 - x.shape[1]]: a multiplier of
+    # any sign, written first or second, the dim subtracted: a problem exactly where no size
+    # of the box runs it
+    axis %= len(box)
+    model = onnx_graphs.linear_gather(k, c, form, axis, len(box))
+    report, text, runs = onnx_graphs.check_box(model, box, tmp_path_factory.mktemp("linear"))
+    repro = f"linear_gather({k}, {c}, {form!r}, {axis}, {len(box)}) on {text}: {report.problems}"
+    assert report.ok == any(got is not None for got in runs.values()), repro
 
 
 # Range(start, limit, delta) of ends computed from dims: torch's x[:, torch.arange(n - 2)]

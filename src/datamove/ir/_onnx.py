@@ -1950,7 +1950,7 @@ def _computed_gather(
 
     Sound, as the Reshape's count (`check_reshape_count`): an index is a problem only where
     no value within its bounds fits any size of the axis (`_index_never_fits`), or where its
-    term is ``x.shape[axis]*k + c`` of the data ``x`` itself (`_dim_linear`) and no size ``d``
+    term is ``k*x.shape[axis] + c`` of the data ``x`` itself (`_dim_linear`) and no size ``d``
     of that axis has ``k*d + c`` in ``[-d, d - 1]`` (`_linear_never_fits`: ``x[:, x.shape[1]]``
     never runs): where ``own``, the terms naming the graph's values (a function's inputs may
     bring terms of its caller's names). Silent where it cannot tell.
@@ -2045,35 +2045,74 @@ def _index_never_fits(lo: Any, hi: Any, most: int | None) -> bool:
 
 
 def _dim_linear(term: Term, data: str, axis: int) -> tuple[int, int] | None:
-    """``(k, c)`` where ``term`` is ``data.shape[axis]*k + c`` (or ``- c``), else ``None``.
+    """``(k, c)`` where ``term`` is ``k*data.shape[axis] + c``, else ``None``.
 
-    ``k`` and ``c`` written as numbers, ``k`` positive (1 where not written).
+    Read as Python reads its text (`render`): numbers, that dim, ``+``, ``-``, ``*`` and
+    parentheses, any ``k`` (``2*x.shape[1] - 3``, ``x.shape[1]*(-2)``, ``1 - x.shape[1]``);
+    ``None`` for anything else (``//``, ``min``, another dim, a product of that dim by itself).
     """
-    parts = list(term[1])
-    if not parts or parts[0] != (data, axis):
+    parts = term[1]
+    at = 0
+
+    def read() -> Any:
+        return parts[at] if at < len(parts) else None
+
+    def expr() -> tuple[int, int] | None:
+        nonlocal at
+        got = product()
+        while got is not None and read() in ("+", "-"):
+            sign = 1 if parts[at] == "+" else -1
+            at += 1
+            more = product()
+            got = None if more is None else (got[0] + sign * more[0], got[1] + sign * more[1])
+        return got
+
+    def product() -> tuple[int, int] | None:
+        nonlocal at
+        got = factor()
+        while got is not None and read() == "*":
+            at += 1
+            more = factor()
+            if more is None or (got[0] and more[0]):  # not linear
+                return None
+            got = (got[0] * more[1] + more[0] * got[1], got[1] * more[1])
+        return got
+
+    def factor() -> tuple[int, int] | None:
+        nonlocal at
+        part = read()
+        at += 1
+        if part == (data, axis):
+            return 1, 0
+        if part == "(":
+            got = expr()
+            ok = read() == ")"
+            at += 1
+            return got if ok else None
+        if isinstance(part, str) and part.lstrip("-").isdigit():
+            return 0, int(part)
         return None
-    k, rest = 1, parts[1:]
-    if rest[:1] == ["*"] and len(rest) > 1 and isinstance(rest[1], str) and rest[1].isdigit():
-        k, rest = int(rest[1]), rest[2:]
-    if not rest:
-        return (k, 0) if k > 0 else None
-    sign, number = rest if len(rest) == 2 else (None, None)
-    if k < 1 or sign not in ("+", "-") or not isinstance(number, str) or not number.isdigit():
-        return None
-    return k, int(number) if sign == "+" else -int(number)
+
+    got = expr()
+    return got if got is not None and at == len(parts) and got[0] != 0 else None
 
 
 def _linear_never_fits(k: int, c: int, dim: Dimension) -> bool:
-    """Whether ``k*d + c`` (``k`` 1 or more) is out of ``[-d, d - 1]`` at every size of ``dim``.
+    """Whether ``k*d + c`` is out of ``[-d, d - 1]`` at every size ``d`` of ``dim``.
 
-    In range where ``(k + 1)*d >= -c`` and ``(k - 1)*d <= -1 - c``: of ``k`` 1, where ``c`` is
-    -1 or less and ``d`` large enough; of a larger ``k``, on a bounded run of sizes alone.
+    In range where ``(k + 1)*d >= -c`` and ``(1 - k)*d >= 1 + c``: each a run of sizes from
+    one on, up to one, all or none, so the sizes that take it are one run (of ``k`` 1, those
+    from ``-c/2`` on where ``c`` is -1 or less; of a larger ``k``, a bounded run).
     """
-    low = max(dim.min, -(c // (k + 1)))  # the least d with (k + 1)*d >= -c
-    if k == 1:
-        return c >= 0 or (dim.max is not None and dim.max < low)
-    high = (-1 - c) // (k - 1)  # the largest d with (k - 1)*d <= -1 - c
-    return low > (high if dim.max is None else min(high, dim.max))
+    low, high = dim.min, dim.max  # the run so far (high None: unbounded)
+    for a, b in ((k + 1, -c), (1 - k, 1 + c)):  # a*d >= b
+        if a > 0:
+            low = max(low, -(-b // a))  # ceil(b / a)
+        elif a < 0:
+            high = b // a if high is None else min(high, b // a)  # floor(b / a)
+        elif b > 0:
+            return True
+    return high is not None and low > high
 
 
 # The nodes of one output checked where a parameter is known (else opaque): their rule
