@@ -169,22 +169,32 @@ def gather(indices: Any, axis: int, rank: int, opset: int) -> Any:
     return model
 
 
-def linear_gather(k: int, c: int, form: str, axis: int, rank: int) -> Any:
+def linear_gather(elements: Any, axis: int, rank: int) -> Any:
     """``x`` of ``rank`` symbolic dims -> Gather(x, i, axis) -> y, ``i`` linear in the axis's own
-    dim ``d = Shape(x)[axis]``, as a shape subgraph writes it: ``form`` ``"d*k+c"``
-    (Mul(d, k), Add), ``"k*d+c"`` (Mul(k, d), Add) or ``"c-k*d"`` (Mul(k, d), Sub(c, .))."""
-    consts = {"a": axis, "k": k, "c": c}
-    inits = [numpy_helper.from_array(np.asarray(v, np.int64), n) for n, v in consts.items()]
-    times = ["n", "k"] if form == "d*k+c" else ["k", "n"]
+    dim ``d = Shape(x)[axis]``, as a shape subgraph writes it: ``elements`` one ``(k, c, form)``
+    (a scalar index) or a list of them (1-D), ``form`` ``"d*k+c"`` (Mul(d, k), Add),
+    ``"k*d+c"`` (Mul(k, d), Add) or ``"c-k*d"`` (Mul(k, d), Sub(c, .))."""
+    scalar = isinstance(elements, tuple)
     nodes = [
         helper.make_node("Shape", ["x"], ["s"]),
         helper.make_node("Gather", ["s", "a"], ["n"], axis=0),
-        helper.make_node("Mul", times, ["m"]),
-        helper.make_node("Sub", ["c", "m"], ["i"])
-        if form == "c-k*d"
-        else helper.make_node("Add", ["m", "c"], ["i"]),
-        helper.make_node("Gather", ["x", "i"], ["y"], axis=axis, name="take"),
     ]
+    inits = [numpy_helper.from_array(np.asarray(axis, np.int64), "a"), _ints("z", [0])]
+    for e, (k, c, form) in enumerate([elements] if scalar else elements):
+        for name, v in ((f"k{e}", k), (f"c{e}", c)):
+            inits.append(numpy_helper.from_array(np.asarray(v, np.int64), name))
+        times = ["n", f"k{e}"] if form == "d*k+c" else [f"k{e}", "n"]
+        nodes.append(helper.make_node("Mul", times, [f"m{e}"]))
+        if form == "c-k*d":
+            nodes.append(helper.make_node("Sub", [f"c{e}", f"m{e}"], [f"t{e}"]))
+        else:
+            nodes.append(helper.make_node("Add", [f"m{e}", f"c{e}"], [f"t{e}"]))
+        nodes.append(helper.make_node("Unsqueeze", [f"t{e}", "z"], [f"u{e}"]))
+    count = 1 if scalar else len(elements)
+    if not scalar:
+        nodes.append(helper.make_node("Concat", [f"u{e}" for e in range(count)], ["i"], axis=0))
+    index = "t0" if scalar else "i"
+    nodes.append(helper.make_node("Gather", ["x", index], ["y"], axis=axis, name="take"))
     inputs = [helper.make_tensor_value_info("x", F32, [f"d{k}" for k in range(rank)])]
     graph = helper.make_graph(
         nodes, "g", inputs, [helper.make_tensor_value_info("y", F32, None)], inits

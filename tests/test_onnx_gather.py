@@ -396,10 +396,49 @@ def test_a_computed_index_linear_in_the_axis_s_own_dim_is_weighed_exactly(
     # any sign, written first or second, the dim subtracted: a problem exactly where no size
     # of the box runs it
     axis %= len(box)
-    model = onnx_graphs.linear_gather(k, c, form, axis, len(box))
+    model = onnx_graphs.linear_gather((k, c, form), axis, len(box))
     report, text, runs = onnx_graphs.check_box(model, box, tmp_path_factory.mktemp("linear"))
     repro = f"linear_gather({k}, {c}, {form!r}, {axis}, {len(box)}) on {text}: {report.problems}"
     assert report.ok == any(got is not None for got in runs.values()), repro
+
+
+_linear = st.tuples(
+    st.integers(-3, 3), st.integers(-5, 5), st.sampled_from(["d*k+c", "k*d+c", "c-k*d"])
+)
+
+
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_boxes, st.lists(_linear, min_size=1, max_size=3), st.integers(0, 2))
+def test_a_1d_computed_index_whose_elements_fit_apart_is_weighed_at_one_size(
+    tmp_path_factory: Any, box: list[tuple[int, int]], elements: Any, axis: int
+) -> None:
+    # x[:, [2 * x.shape[1] - 3, x.shape[1] - 5]]: each element fits some sizes (1..2; 3..),
+    # but no size takes both: a problem exactly where no size of the box runs it
+    axis %= len(box)
+    model = onnx_graphs.linear_gather(elements, axis, len(box))
+    report, text, runs = onnx_graphs.check_box(model, box, tmp_path_factory.mktemp("linear"))
+    repro = f"linear_gather({elements}, {axis}, {len(box)}) on {text}: {report.problems}"
+    assert report.ok == any(got is not None for got in runs.values()), repro
+
+
+def test_elements_that_fit_apart_but_at_no_one_size_are_a_problem(tmp_path: Path) -> None:
+    # 2*d - 3 is in [-d, d - 1] at d of 1 and 2, d - 5 from 3 on, 7 from 8 on: apart each
+    # runs, together none does
+    elements = [(2, -3, "k*d+c"), (1, -5, "d*k+c")]
+    model = onnx_graphs.linear_gather(elements, 1, 2)
+    sizes = [(2, d) for d in range(8)]
+    assert onnx_graphs.ort_shapes(model, sizes) == [None] * 8
+    read = ir.read_onnx(onnx_graphs.save(model, tmp_path))
+    (problem,) = read.check({"x": "[2,?]"}).problems
+    assert problem.message == (
+        "Gather: indices='[2*x.shape[1]-3, x.shape[1]-5]' holds elements each in range "
+        "[-d, d - 1] of data.shape[1] = d at some d in ?, but at no one d (1..2, 3..): "
+        "onnxruntime refuses it at run time"
+    )
+    assert onnx_graphs.ort_shapes(onnx_graphs.linear_gather(elements[:1], 1, 2), sizes[1:3]) == [
+        (2, 1),
+        (2, 1),
+    ]
 
 
 # Range(start, limit, delta) of ends computed from dims: torch's x[:, torch.arange(n - 2)]

@@ -1953,7 +1953,9 @@ def _computed_gather(
     term is ``k*x.shape[axis] + c`` of the data ``x`` itself (`_dim_linear`) and no size ``d``
     of that axis has ``k*d + c`` in ``[-d, d - 1]`` (`_linear_never_fits`: ``x[:, x.shape[1]]``
     never runs): where ``own``, the terms naming the graph's values (a function's inputs may
-    bring terms of its caller's names). Silent where it cannot tell.
+    bring terms of its caller's names). A 1-D index too where no one size takes all its
+    elements: each fits a run of sizes (`_linear_sizes`, or from the least its bounds need
+    on: `_least_size`), and they share none. Silent where it cannot tell.
     """
     bounds = wide_bounds(indices.info())
     if bounds is None or indices.etype not in ("i32", "i64") or not indices.shape.is_static:
@@ -1967,8 +1969,10 @@ def _computed_gather(
     if terms is not None:
         texts = [render(t, "", str) for t in terms]
     shown = texts[0] if indices.shape.rank == 0 else "[" + ", ".join(texts) + "]"
+    runs: list[tuple[Any, int | None]] = []  # the sizes of the axis each element may fit
     for k, (lo, hi) in enumerate(zip(lows, highs, strict=True)):
         linear = _dim_linear(terms[k], node.input[0], axis) if terms and own else None
+        runs.append(_linear_sizes(*linear, dim) if linear else (_least_size(lo, hi), None))
         if linear is not None and _linear_never_fits(*linear, dim):
             rule = f"holds {texts[k]}, out of range [-d, d - 1] of data.shape[{axis}] = d for "
             rule += f"every d in {dim}: onnxruntime refuses it at run time"
@@ -1983,6 +1987,13 @@ def _computed_gather(
                 of = f"[-d, d - 1] of data.shape[{axis}] = d for every d in {dim}"
             rule = f"holds {what}, out of range {of}: onnxruntime refuses it at run time"
             raise ValidationError("Gather", "indices", shown, rule)
+    low = max([dim.min, *(r[0] for r in runs)])
+    high = min([h for h in (dim.max, *(r[1] for r in runs)) if h is not None], default=None)
+    if high is not None and low > high:  # each fits some size, but none all at once
+        apart = ", ".join(_span(max(a, dim.min), math.inf if b is None else b) for a, b in runs)
+        rule = f"holds elements each in range [-d, d - 1] of data.shape[{axis}] = d at some d "
+        rule += f"in {dim}, but at no one d ({apart}): onnxruntime refuses it at run time"
+        raise ValidationError("Gather", "indices", shown, rule)
     got = gather_shape(data.info(), indices.info(), axis)
     return None if got is None else _Value(got.shape, data.etype)
 
@@ -2038,10 +2049,12 @@ def _index_never_fits(lo: Any, hi: Any, most: int | None) -> bool:
 
     The index needing the least size is the one nearest ``-1`` or ``0`` (a size of 1).
     """
-    if most is None:
-        return False
-    least = 1 if lo <= 0 and hi >= -1 else lo + 1 if lo > 0 else -hi
-    return bool(least > most)
+    return most is not None and _least_size(lo, hi) > most
+
+
+def _least_size(lo: Any, hi: Any) -> Any:
+    """The least size of an axis some index in ``lo..hi`` is in range of: each larger one too."""
+    return 1 if lo <= 0 and hi >= -1 else lo + 1 if lo > 0 else -hi
 
 
 def _dim_linear(term: Term, data: str, axis: int) -> tuple[int, int] | None:
@@ -2098,11 +2111,18 @@ def _dim_linear(term: Term, data: str, axis: int) -> tuple[int, int] | None:
 
 
 def _linear_never_fits(k: int, c: int, dim: Dimension) -> bool:
-    """Whether ``k*d + c`` is out of ``[-d, d - 1]`` at every size ``d`` of ``dim``.
+    """Whether ``k*d + c`` is out of ``[-d, d - 1]`` at every size ``d`` of ``dim``."""
+    low, high = _linear_sizes(k, c, dim)
+    return high is not None and low > high
 
-    In range where ``(k + 1)*d >= -c`` and ``(1 - k)*d >= 1 + c``: each a run of sizes from
-    one on, up to one, all or none, so the sizes that take it are one run (of ``k`` 1, those
-    from ``-c/2`` on where ``c`` is -1 or less; of a larger ``k``, a bounded run).
+
+def _linear_sizes(k: int, c: int, dim: Dimension) -> tuple[int, int | None]:
+    """The run ``low..high`` of sizes ``d`` of ``dim`` with ``k*d + c`` in ``[-d, d - 1]``.
+
+    ``high`` ``None``: unbounded; ``low > high``: none. In range where ``(k + 1)*d >= -c`` and
+    ``(1 - k)*d >= 1 + c``: each a run of sizes from one on, up to one, all or none, so the
+    sizes that take it are one run (of ``k`` 1, those from ``-c/2`` on where ``c`` is -1 or
+    less; of a larger ``k``, a bounded run).
     """
     low, high = dim.min, dim.max  # the run so far (high None: unbounded)
     for a, b in ((k + 1, -c), (1 - k, 1 + c)):  # a*d >= b
@@ -2111,8 +2131,8 @@ def _linear_never_fits(k: int, c: int, dim: Dimension) -> bool:
         elif a < 0:
             high = b // a if high is None else min(high, b // a)  # floor(b / a)
         elif b > 0:
-            return True
-    return high is not None and low > high
+            return low, low - 1
+    return low, high
 
 
 # The nodes of one output checked where a parameter is known (else opaque): their rule
