@@ -465,6 +465,8 @@ def test_a_gather_of_a_range_of_unknown_length_is_a_problem_only_where_no_size_r
     for got in filter(None, runs.values()):
         assert inferred.rank is not None, repro
         assert all(g in d for g, d in zip(got, inferred.dims, strict=True)), repro
+    if ends[2] in (1, -1) and all(isinstance(e, int) or e[0] == axis for e in ends[:2]):
+        assert report.ok == runs_some, repro  # exact: the ends linear in the axis's own dim
     computed = [e for e in ends if not isinstance(e, int)]
     if all(runs.values()) and isinstance(ends[2], int) and len(computed) <= 1:
         # one end computed (a monotone function of one dim, reaching each of its bounds),
@@ -506,3 +508,39 @@ def test_a_range_never_empty_and_out_of_range_is_a_problem(tmp_path: Path) -> No
     )
     assert onnx_graphs.ort_shapes(model, [(1, 4), (3, 1)]) == [None, None]
     assert read.check({"x": "[1..3,6..20]"}).ok
+
+
+def test_a_range_of_the_axis_s_own_dim_is_weighed_exactly(tmp_path: Path) -> None:
+    # torch.arange(x.shape[1] + 1) and arange(x.shape[1], -1, -1) take column x.shape[1] at
+    # every size (PyTorch cannot trace them: no size runs); arange(x.shape[1] - 1, -1, -1), the
+    # columns reversed, runs at every size
+    torch = pytest.importorskip("torch")
+    never = {
+        "torch.arange(x.shape[1] + 1)": ([0, (1, "Add", 1), 1], "Range(0, x.shape[1]+1, 1)"),
+        "torch.arange(x.shape[1], -1, -1)": (
+            [(1, "Add", 0), -1, -1],
+            "Range(x.shape[1], -1, -1)",
+        ),
+    }
+    sizes = [(2, d) for d in range(6)]
+    for name, (ends, shown) in never.items():
+        with pytest.raises(IndexError):
+            torch.zeros(2, 3)[:, eval(name, {"torch": torch, "x": torch.zeros(2, 3)})]  # noqa: S307
+        model = onnx_graphs.range_gather(ends, 1, 2)
+        assert onnx_graphs.ort_shapes(model, sizes) == [None] * 6, name
+        (problem,) = ir.read_onnx(onnx_graphs.save(model, tmp_path)).check({"x": "[2,?]"}).problems
+        assert problem.message == (
+            f"Gather: indices={shown!r} is not empty and holds a value out of range [-d, d - 1] "
+            "of data.shape[1] = d for every d in ?: onnxruntime refuses it at run time"
+        )
+
+    class Flip(torch.nn.Module):
+        def forward(self, x: Any) -> Any:
+            return x[:, torch.arange(x.shape[1] - 1, -1, -1)]
+
+    model = onnx_graphs.torch_export(Flip(), (2, 3), tmp_path / "flip.onnx")
+    assert onnx_graphs.ort_shapes(model, sizes) == sizes
+    report = ir.read_onnx(tmp_path / "flip.onnx").check({"x": "[2,1..5]"})
+    assert report.ok, report.problems
+    (output,) = model.graph.output
+    assert report.outputs[output.name][0] == dm.PartialShape("[2,1..5]")

@@ -1921,7 +1921,8 @@ def _gather_value(
     (data, indices), rank = ins, ins[0].shape.rank
     values = indices.value
     if values is None and indices.span is not None:
-        return _range_gather(node, data, indices, rank)
+        own = scope is not None and scope.get(node.input[0]) is data
+        return _range_gather(node, data, indices, rank, own=own)
     if values is None:
         own = scope is not None and scope.get(node.input[0]) is data
         return _computed_gather(node, data, indices, rank, own=own)
@@ -1998,14 +1999,19 @@ def _computed_gather(
     return None if got is None else _Value(got.shape, data.etype)
 
 
-def _range_gather(node: Any, data: _Value, indices: _Value, rank: int) -> _Value | None:
+def _range_gather(
+    node: Any, data: _Value, indices: _Value, rank: int, *, own: bool
+) -> _Value | None:
     """A data Gather of a Range of unknown length (`_range_span`): ``x[:, torch.arange(n)]``.
 
     Its output is the data's around the Range's length. Sound, by the ends' bounds alone: a
     problem only where the Range is never empty (its least length 1 or more) and its first
     value (``start``) or its last one never fits a size of the axis (`_index_never_fits`); the
     last lies in ``[max(start, limit - delta), limit - 1]`` of a positive ``delta``, in
-    ``[limit + 1, min(start, limit - delta)]`` of a negative one. Silent where it cannot tell.
+    ``[limit + 1, min(start, limit - delta)]`` of a negative one. Exact of a ``delta`` of 1 or
+    -1 whose ends are numbers or linear in the axis's own dim (where ``own``, as
+    `_computed_gather`'s): ``torch.arange(x.shape[1] + 1)`` never runs (`_range_never_runs`).
+    Silent where it cannot tell.
     """
     assert indices.span is not None  # (the caller's test)
     axis = node_attr(node, "axis", 0)
@@ -2017,6 +2023,13 @@ def _range_gather(node: Any, data: _Value, indices: _Value, rank: int) -> _Value
     last = (max(s_lo, l_lo - d_hi), l_hi - 1) if rising else (l_lo + 1, min(s_hi, l_hi - d_lo))
     texts = [_expression(v, b) for v, b in zip(indices.span, pairs, strict=True)]
     shown = f"Range({', '.join(texts)})"
+    ends = [_linear_end(v, node.input[0], axis) if own else None for v in indices.span[:2]]
+    if d_lo == d_hi and abs(d_lo) == 1 and None not in ends:
+        start, limit = (e for e in ends if e)
+        if _range_never_runs(start, limit, int(d_lo), dim):
+            rule = f"is not empty and holds a value out of range [-d, d - 1] of data.shape[{axis}]"
+            rule += f" = d for every d in {dim}: onnxruntime refuses it at run time"
+            raise ValidationError("Gather", "indices", shown, rule)
     for what, (lo, hi) in (("its first value", (s_lo, s_hi)), ("its last value", last)):
         if length.min >= 1 and _index_never_fits(lo, hi, dim.max):
             n = dim.min
@@ -2028,6 +2041,45 @@ def _range_gather(node: Any, data: _Value, indices: _Value, rank: int) -> _Value
             raise ValidationError("Gather", "indices", shown, f"{rule}: onnxruntime refuses it")
     dims = [*data.shape.dims[:axis], length, *data.shape.dims[axis + 1 :]]
     return _Value(PartialShape(dims), data.etype)
+
+
+def _linear_end(v: _Value, data: str, axis: int) -> tuple[int, int] | None:
+    """A Range's end as ``(k, c)``, ``k*data.shape[axis] + c`` (`_dim_linear`; a number: k 0)."""
+    bounds = wide_bounds(v.info())
+    if bounds is not None and bounds[0].size == 1 and bounds[0].item() == bounds[1].item():
+        return 0, int(bounds[0].item())  # known: a number
+    return _dim_linear(v.terms[0], data, axis) if v.terms and len(v.terms) == 1 else None
+
+
+def _range_never_runs(
+    start: tuple[int, int], limit: tuple[int, int], delta: int, dim: Dimension
+) -> bool:
+    """Whether no size ``d`` of ``dim`` runs ``Range(start, limit, delta)`` as indices.
+
+    ``delta`` 1 or -1, the ends linear in ``d``; it runs where it is empty or each value is in
+    ``[-d, d - 1]``. Its values run one by one from ``start`` to ``limit - delta``: all in
+    range where both ends are (`_linear_sizes`); empty where ``delta*(start - limit) >= 0``,
+    a run of sizes too.
+    """
+    (ks, cs), (kl, cl) = start, limit
+    first = _linear_sizes(ks, cs, dim)
+    last = _linear_sizes(kl, cl - delta, dim)
+    low, high = max(first[0], last[0]), _least_of(first[1], last[1])
+    if high is None or low <= high:  # some size takes both ends
+        return False
+    # empty where delta*(ks - kl)*d >= delta*(cl - cs): all sizes, none, or a run
+    a, b = delta * (ks - kl), delta * (cl - cs)
+    empty = (dim.min, dim.max) if a == 0 and b <= 0 else None
+    if a > 0:
+        empty = (max(dim.min, -(-b // a)), dim.max)
+    elif a < 0:
+        empty = (dim.min, _least_of(dim.max, b // a))
+    return empty is None or (empty[1] is not None and empty[0] > empty[1])
+
+
+def _least_of(a: int | None, b: int | None) -> int | None:
+    """The smaller of two upper bounds, ``None`` unbounded."""
+    return b if a is None else a if b is None else min(a, b)
 
 
 def _expression(v: _Value, bounds: Any) -> str:
