@@ -292,49 +292,35 @@ def test_a_call_that_cannot_be_read_is_one_line_exit_1(expr: str, message: str |
     assert (message or "datamove: error: Slicing.from_numpy: index=") in err
 
 
+_ITS_FORM = "torch.tensor_split's "  # sections=/indices= of the other form
+_NO_KEYWORD = "a keyword torch.tensor_split does not take (PyTorch refuses it)"
+
+
 @pytest.mark.parametrize(
-    "expr",
+    ("expr", "says"),
     [
-        "torch.tensor_split(x, indices=3)",
-        "torch.tensor_split(x, sections=[2], dim=0)",
-        "x.tensor_split(sections=(1, 4))",
-        "x.tensor_split(indices=2, dim=1)",
+        ("torch.tensor_split(x, indices=3)", _ITS_FORM),
+        ("torch.tensor_split(x, sections=[2], dim=0)", _ITS_FORM),
+        ("x.tensor_split(sections=(1, 4))", _ITS_FORM),
+        ("x.tensor_split(indices=2, dim=1)", _ITS_FORM),
+        ("torch.tensor_split(x, indices_or_sections=3)", _NO_KEYWORD),
+        ("torch.tensor_split(x, indices_or_sections=[1, 4], dim=1)", _NO_KEYWORD),
+        ("x.tensor_split(indices_or_sections=(2,))", _NO_KEYWORD),
     ],
 )
 def test_tensor_split_keywords_of_the_other_form_are_refused_as_pytorch_refuses_them(
-    expr: str,
+    expr: str, says: str
 ) -> None:
     # PyTorch's tensor_split takes sections= as a count and indices= as a list only: given the
     # other it raises a TypeError. The call was read as if the keyword were right
-    # (indices=3 as array_split(x, 3)), so convert wrote a split PyTorch never ran.
+    # (indices=3 as array_split(x, 3)), so convert wrote a split PyTorch never ran. So too of
+    # indices_or_sections=, the name its docs give the argument but no keyword PyTorch takes
     with pytest.raises(TypeError, match="invalid combination of arguments"):
         eval(expr, {"torch": torch, "x": torch.zeros(2, 6)})  # noqa: S307 - our texts
     code, out, err = convert([expr, "--to", "numpy"])
     assert (code, out) == (1, "")
     assert err.count("\n") == 1
-    assert "torch.tensor_split's " in err, err
-
-
-@pytest.mark.parametrize(
-    "expr",
-    [
-        "torch.tensor_split(x, indices_or_sections=3)",
-        "torch.tensor_split(x, indices_or_sections=[1, 4], dim=1)",
-        "x.tensor_split(indices_or_sections=(2,))",
-    ],
-)
-def test_tensor_split_s_indices_or_sections_keyword_is_refused_as_pytorch_refuses_it(
-    expr: str,
-) -> None:
-    # indices_or_sections is the name torch.tensor_split's docs give its argument, but no
-    # keyword PyTorch takes (a TypeError, "invalid combination of arguments"): convert read it
-    # as NumPy's, so it wrote array_split(x, 3) of a call PyTorch never runs
-    with pytest.raises(TypeError, match="invalid combination of arguments"):
-        eval(expr, {"torch": torch, "x": torch.zeros(2, 6)})  # noqa: S307 - our texts
-    code, out, err = convert([expr, "--to", "numpy"])
-    assert (code, out) == (1, "")
-    assert err.count("\n") == 1
-    assert "a keyword torch.tensor_split does not take (PyTorch refuses it)" in err, err
+    assert says in err, err
 
 
 def test_a_call_is_parsed_never_evaluated(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
