@@ -193,7 +193,12 @@ def linear_gather(elements: Any, axis: int, rank: int) -> Any:
     count = 1 if scalar else len(elements)
     if not scalar:
         nodes.append(helper.make_node("Concat", [f"u{e}" for e in range(count)], ["i"], axis=0))
-    index = "t0" if scalar else "i"
+    return _taking(nodes, inits, "t0" if scalar else "i", axis, rank)
+
+
+def _taking(nodes: list[Any], inits: list[Any], index: str, axis: int, rank: int) -> Any:
+    """The model of ``nodes`` (computing ``index`` from ``x``) then Gather(x, index, axis) -> y,
+    ``x`` of ``rank`` symbolic dims, at opset 13."""
     nodes.append(helper.make_node("Gather", ["x", index], ["y"], axis=axis, name="take"))
     inputs = [helper.make_tensor_value_info("x", F32, [f"d{k}" for k in range(rank)])]
     graph = helper.make_graph(
@@ -220,14 +225,7 @@ def range_gather(ends: Any, axis: int, rank: int) -> Any:
         nodes.append(helper.make_node("Gather", ["s", f"d{k}"], [f"n{k}"], axis=0))
         nodes.append(helper.make_node(op, [f"n{k}", f"c{k}"], [f"t{k}"]))
     nodes.append(helper.make_node("Range", ["t0", "t1", "t2"], ["i"]))
-    nodes.append(helper.make_node("Gather", ["x", "i"], ["y"], axis=axis, name="take"))
-    inputs = [helper.make_tensor_value_info("x", F32, [f"d{k}" for k in range(rank)])]
-    graph = helper.make_graph(
-        nodes, "g", inputs, [helper.make_tensor_value_info("y", F32, None)], inits
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    model.ir_version = 8
-    return model
+    return _taking(nodes, inits, "i", axis, rank)
 
 
 def computed_gather(terms: Any, axis: int, rank: int) -> Any:
