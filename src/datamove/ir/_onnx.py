@@ -107,9 +107,9 @@ from datamove.ir._onnx_shapes import (
     value_terms,
     view_shape,
 )
+from datamove.ir._onnx_value import Node, Value
 from datamove.ir._ops import (
     SMALL,
-    Info,
     bounds_of,
     interval_chunks,
     over_corners,
@@ -121,7 +121,6 @@ from datamove.ir._ops import (
     with_bounds,
 )
 from datamove.ir._reshape_count import check_reshape_count
-from datamove.ir._types import ELEMENT_TYPES
 
 __all__ = ["ONNXModel", "read_onnx"]
 
@@ -154,42 +153,9 @@ def _onnx() -> Any:
     return onnx
 
 
-@dataclass(frozen=True, slots=True)
-class _Value:
-    """What the walk knows of one value: shape, element type, its numbers if constant."""
-
-    shape: PartialShape
-    etype: str | None
-    value: np.ndarray[Any, Any] | None = None
-    source: str | None = None  # the node (or input) that makes it, named for explain
-    maker: str | None = None  # that node (or input), described: "node 3 'shape_of' (Shape)"
-    # Where the value is not known: per-element bounds from a shape subgraph (_onnx_shapes)
-    lower: np.ndarray[Any, Any] | None = None
-    upper: np.ndarray[Any, Any] | None = None
-    terms: tuple[Term, ...] | None = None  # its elements as expressions of dims (explain)
-    reach: tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]] | None = None  # (Info.reach)
-    # A Range of unknown length (`_range_span`): its start, limit and delta, bounded scalars
-    span: tuple[_Value, _Value, _Value] | None = None
-
-    def info(self) -> Info:
-        """As the IR's machinery reads a port (`datamove.ir._ops.Info`)."""
-        etype = ELEMENT_TYPES.get(self.etype or "")
-        return Info(self.shape, etype, self.value, self.lower, self.upper, self.reach)
-
-    @classmethod
-    def of(cls, info: Info, etype: str | None, terms: tuple[Term, ...] | None) -> _Value:
-        """A shape subgraph's value or bounds (`Info`) as the walk holds it, with its terms."""
-        lower, upper, reach = info.lower, info.upper, info.reach
-        return cls(info.shape, etype, info.value, None, None, lower, upper, terms, reach)
-
-    def named(self, source: str | None, maker: str | None) -> _Value:
-        """The same value, made by ``maker`` (named ``source`` for explain)."""
-        return dataclasses.replace(self, source=source, maker=maker)
-
-
 def _shape_node(
-    node: Any, ins: list[_Value], opset: int | None, *, read: bool = True
-) -> tuple[list[_Value | None], str | None]:
+    node: Any, ins: list[Value], opset: int | None, *, read: bool = True
+) -> tuple[list[Value | None], str | None]:
     """A shape-subgraph node's value or bounds for each output, with its terms, and a note.
 
     `shape_values` and `shape_terms` of a node of `SHAPE_NODES` (``None`` for an output where
@@ -197,7 +163,7 @@ def _shape_node(
     fails at run time whatever its inputs. The graph's walk and a body's or function's read
     it alike (`ONNXModel._walk`, `ONNXModel._inner_nodes`), ``opset`` that graph's.
     """
-    shaped: list[_Value | None] = [None] * len(node.output)
+    shaped: list[Value | None] = [None] * len(node.output)
     if node.op_type not in SHAPE_NODES or node.domain or not read:
         return shaped, None
     infos = [v.info() for v in ins]
@@ -205,13 +171,13 @@ def _shape_node(
     for k, g in enumerate(got_infos):
         if g is not None:  # a folded or bounded Info, as the walk holds it
             said = shape_terms(node, infos, [v.terms for v in ins], g, k, opset or 0)
-            shaped[k] = _Value.of(g, g.etype.name if g.etype else None, said)
+            shaped[k] = Value.of(g, g.etype.name if g.etype else None, said)
     if node.op_type == "Range" and shaped[0] is None and note is None:
         shaped[0] = _range_span(ins)
     return shaped, note
 
 
-def _range_span(ins: list[_Value]) -> _Value | None:
+def _range_span(ins: list[Value]) -> Value | None:
     """A Range of unknown length of bounded ends (``torch.arange(x.shape[1] - 2)``); else ``None``.
 
     Its scalar ``start``, ``limit`` and ``delta`` a shape subgraph bounds.
@@ -232,7 +198,7 @@ def _range_span(ins: list[_Value]) -> _Value | None:
     counts = [_ceil_div(n, d) for n, d in ends]
     least, most = max(min(counts), 0), max(*counts, 0)
     length = Dimension(int(least), None if most == math.inf else int(most))
-    return _Value(PartialShape([length]), etype, span=(ins[0], ins[1], ins[2]))
+    return Value(PartialShape([length]), etype, span=(ins[0], ins[1], ins[2]))
 
 
 def _ceil_div(n: Any, d: int) -> Any:
@@ -247,7 +213,7 @@ def _bytes(value: np.ndarray[Any, Any] | None) -> tuple[str, tuple[int, ...], by
     return None if value is None else (value.dtype.str, value.shape, value.tobytes())
 
 
-def _call_key(v: _Value) -> tuple[Any, ...]:
+def _call_key(v: Value) -> tuple[Any, ...]:
     """What a function's walk reads of an input a call passes: a key of `ONNXModel._call`.
 
     Its shape, type and value, else a shape subgraph's bounds, reach and terms, and then its
@@ -261,7 +227,7 @@ def _call_key(v: _Value) -> tuple[Any, ...]:
     return (*key, span, v.maker if computed or span else None)
 
 
-def _call_value(v: _Value) -> str | None:
+def _call_value(v: Value) -> str | None:
     """An input's value as a call passes it, for explain: ``[3]``, ``[x.shape[0]]``; else ``None``.
 
     A constant's values (`show`, so a long one cut short), a shape subgraph's as the expressions
@@ -306,26 +272,6 @@ def _typed(values: Iterable[Any]) -> dict[str, tuple[PartialShape, str | None]]:
 
 
 @dataclass(slots=True)
-class _Node:
-    """One node as the walk saw it: for explain.
-
-    A node of a subgraph or of a function the graph's node ``index`` calls has its ``place``,
-    as check names it (``node 0 'if' (If): its then_branch's node 'cut' (Slice)``), and the
-    shapes the call passes its function (``call``: each input's name -> its shape), and the
-    values where known (``passed``: name -> `_call_value`).
-    """
-
-    index: int
-    proto: Any
-    version: int
-    ins: list[_Value]
-    outs: list[PartialShape]
-    place: str | None = None
-    call: dict[str, str] | None = None
-    passed: dict[str, str] | None = None  # the values the call passes, where known
-
-
-@dataclass(slots=True)
 class _Inner:
     """A walk of a subgraph's or a function's nodes: each fault (kind, rule), each node listed.
 
@@ -338,7 +284,7 @@ class _Inner:
 
     faults: list[tuple[str, str]] = dataclasses.field(default_factory=list)
     notes: list[str] = dataclasses.field(default_factory=list)
-    nodes: list[_Node] = dataclasses.field(default_factory=list)
+    nodes: list[Node] = dataclasses.field(default_factory=list)
     checked: Counter[str] = dataclasses.field(default_factory=Counter)  # kind -> nodes checked
     truncated: _Chains = dataclasses.field(default_factory=dict)
     misread: set[int] = dataclasses.field(default_factory=set)
@@ -393,7 +339,7 @@ class ONNXModel:
         functions = {(f.domain, f.name, f.overload): f for f in proto.functions}
         self._functions = functions
         self._calls: dict[Any, _Inner] = {}  # (function, inputs) -> its walk
-        self._as_declared: dict[str, _Value] | None = None  # the values on the file's shapes
+        self._as_declared: dict[str, Value] | None = None  # the values on the file's shapes
         known: _Known = {}  # each function's fault, and the inputs its nodes need
         self._faults = {  # node index -> (kind, rule) of a fault its schema (or a subgraph) has
             i: fault
@@ -508,7 +454,7 @@ class ONNXModel:
         propagated = functools.cache(lambda: types(infer(propagate=True) or plain))
         return types(plain), propagated, faults, nodes
 
-    def _constant(self, tensor: Any) -> _Value:
+    def _constant(self, tensor: Any) -> Value:
         """An initializer or a Constant's tensor: its shape, type and (small) numbers."""
         onnx = _onnx()
         shape = PartialShape(list(tensor.dims))
@@ -517,29 +463,29 @@ class ONNXModel:
         external = tensor.data_location == onnx.TensorProto.EXTERNAL
         limit = _MAX_VALUES if etype in _INDICES else SMALL  # index inputs can be long
         if external or size > limit or etype not in _READ:
-            return _Value(shape, etype, None, tensor.name)
+            return Value(shape, etype, None, tensor.name)
         try:
             value = onnx.numpy_helper.to_array(tensor)
         except Exception:  # noqa: BLE001 - a tensor whose data does not match its dims
-            return _Value(PartialShape(None), etype, None, tensor.name)  # neither is known
-        return _Value(shape, etype, np.asarray(value), tensor.name)
+            return Value(PartialShape(None), etype, None, tensor.name)  # neither is known
+        return Value(shape, etype, np.asarray(value), tensor.name)
 
-    def _constant_node(self, node: Any) -> _Value | None:
+    def _constant_node(self, node: Any) -> Value | None:
         onnx = _onnx()
         for attr in node.attribute:
             if attr.name == "value" and attr.type == onnx.AttributeProto.TENSOR:
                 return self._constant(attr.t)
             if attr.name == "value_int":
-                return _Value(PartialShape([]), "i64", np.asarray(attr.i, dtype=np.int64))
+                return Value(PartialShape([]), "i64", np.asarray(attr.i, dtype=np.int64))
             if attr.name == "value_ints":
                 ints = np.asarray(list(attr.ints), dtype=np.int64)
-                return _Value(PartialShape([len(ints)]), "i64", ints)
+                return Value(PartialShape([len(ints)]), "i64", ints)
             if attr.name == "value_float":
-                return _Value(PartialShape([]), "f32", np.asarray(attr.f, dtype=np.float32))
+                return Value(PartialShape([]), "f32", np.asarray(attr.f, dtype=np.float32))
             if attr.name == "value_floats":
                 count = len(attr.floats)
                 floats = np.asarray(attr.floats, dtype=np.float32) if count <= SMALL else None
-                return _Value(PartialShape([count]), "f32", floats)
+                return Value(PartialShape([count]), "f32", floats)
         return None
 
     # -- check -----------------------------------------------------------------------------
@@ -578,7 +524,7 @@ class ONNXModel:
         problems = _once_per_fault(problems)
         checked, opaque = +checked, +opaque  # no kind counted 0 times
         inputs = {n: (values[n].shape, values[n].etype) for n in self.inputs}
-        none = _Value(PartialShape(None), None)
+        none = Value(PartialShape(None), None)
         outputs = {n: (values.get(n, none).shape, values.get(n, none).etype) for n in self.outputs}
         return CheckReport(
             self.name,
@@ -597,11 +543,11 @@ class ONNXModel:
     def _walk(
         self, overrides: Mapping[str, PartialShape], *, compare: bool
     ) -> tuple[
-        dict[str, _Value],
+        dict[str, Value],
         list[Problem],
         list[Problem],
         dict[tuple[str, int], PartialShape],
-        list[_Node],
+        list[Node],
         list[str],
         Counter[str],
     ]:
@@ -610,29 +556,29 @@ class ONNXModel:
         And the kinds of the sequence nodes read, one per node.
         """
         graph = self._proto.graph
-        values: dict[str, _Value] = {}
+        values: dict[str, Value] = {}
         problems: list[Problem] = []
         notes: list[Problem] = []
         ports: dict[tuple[str, int], PartialShape] = {}
-        walked: list[_Node] = []
-        sequences: dict[str, list[_Value]] = {}  # a SplitToSequence's output -> its parts
+        walked: list[Node] = []
+        sequences: dict[str, list[Value]] = {}  # a SplitToSequence's output -> its parts
         read: list[str] = []  # the kinds of the sequence nodes read
         inner_checked: Counter[str] = Counter()  # the checked nodes of bodies and functions
         for name, tensor in self._inits.items():
             v = self._constant(tensor)
-            values[name] = _Value(v.shape, v.etype, v.value, name, f"initializer {name!r}")
+            values[name] = Value(v.shape, v.etype, v.value, name, f"initializer {name!r}")
         for name, (shape, etype) in self.inputs.items():
-            values[name] = _Value(overrides.get(name, shape), etype, None, name, f"input {name!r}")
+            values[name] = Value(overrides.get(name, shape), etype, None, name, f"input {name!r}")
         inferred: _Inferred | None = None
         misread: set[str] = set()  # the values ONNX infers from an input it misreads
         truncated: dict[int, _Chains] = {}  # a node's truncated Splits inside (`_Inner`)
         seen: set[int] = set()  # the function calls walked (by their `_call`), listed once
         for i, node in enumerate(graph.node):
             where = lid, lname, kind = str(i), node_name(node), _kind(node)
-            ins: list[_Value] = []
+            ins: list[Value] = []
             for k, name in enumerate(node.input):
                 if not name:  # an optional input left out
-                    ins.append(_Value(PartialShape(None), None, None, None))
+                    ins.append(Value(PartialShape(None), None, None, None))
                     continue
                 if name not in values:
                     raise ONNXError(
@@ -642,7 +588,7 @@ class ONNXModel:
                         "an output of an earlier node); the graph is not a valid ONNX graph",
                     )
                 ins.append(values[name])
-            outs: list[_Value] | None = None
+            outs: list[Value] | None = None
             refused = self._refused.get(i)  # ONNX has no such operator: the node is opaque
             fault = self._faults.get(i)  # its schema refuses the node: it is not read
             # a shape subgraph node's value or bounds, for each output
@@ -723,7 +669,7 @@ class ONNXModel:
                         misread.add(out)
                         found = None if found is None else (PartialShape(None), found[1])
                     shape, etype = found or declared or (PartialShape(None), None)
-                    got = _Value(shape, etype)
+                    got = Value(shape, etype)
                     fold = shaped[k] if k < len(shaped) else None
                     if fold is not None and _fits(fold, shape, etype):
                         got = fold  # a shape subgraph's value or bounds
@@ -749,7 +695,7 @@ class ONNXModel:
                 or (kind in _JOINS_AND_VIEWS and _moves_data(kind, ins, values, node.output))
                 or (kind == "Gather" and _gathers(ins, values, node.output))
             ):
-                walked.append(_Node(i, node, self.opset or 0, ins, _outs(node, values)))
+                walked.append(Node(i, node, self.opset or 0, ins, _outs(node, values)))
             for walk in inner:
                 top = place_of(*where, None, "node")  # as check's problems name it
                 problems.extend(Problem(kind, rule, *where) for kind, rule in walk.faults)
@@ -780,10 +726,10 @@ class ONNXModel:
         self,
         node: Any,
         kind: str,
-        ins: list[_Value],
-        sequences: dict[str, list[_Value]],
+        ins: list[Value],
+        sequences: dict[str, list[Value]],
         read: list[str],
-    ) -> list[_Value] | None:
+    ) -> list[Value] | None:
         """A SequenceAt's part (its output), where its sequence's parts are known.
 
         A SplitToSequence's parts are kept under its output's name (``None``: the node is
@@ -794,7 +740,7 @@ class ONNXModel:
             if parts is not None:
                 read.append(kind)
                 if node.output and node.output[0]:
-                    sequences[node.output[0]] = [_Value(p, ins[0].etype) for p in parts]
+                    sequences[node.output[0]] = [Value(p, ins[0].etype) for p in parts]
             return None
         if node.input[0] not in sequences:
             return None
@@ -807,7 +753,7 @@ class ONNXModel:
     def _bodies(
         self,
         node: Any,
-        outer: MutableMapping[str, _Value],
+        outer: MutableMapping[str, Value],
         seen: set[int],
         *,
         taken: bool = False,
@@ -846,7 +792,7 @@ class ONNXModel:
                 continue
             scope = collections.ChainMap({}, outer)
             for v in graph.input:
-                scope[v.name] = _Value(*(_shape_of(v.type) or (PartialShape(None), None)))
+                scope[v.name] = Value(*(_shape_of(v.type) or (PartialShape(None), None)))
             for t in graph.initializer:
                 scope[t.name] = self._constant(t)
             types: MutableMapping[str, Any] = {
@@ -874,7 +820,7 @@ class ONNXModel:
             found.misread |= {k - lead for k in walk.misread if k >= lead}
         return found
 
-    def _call(self, node: Any, ins: list[_Value]) -> _Inner | None:
+    def _call(self, node: Any, ins: list[Value]) -> _Inner | None:
         """The walk of the model-local function ``node`` calls (``None``: it calls none).
 
         On the values ``ins`` it passes, walked by `_inner_nodes` once per function and
@@ -905,7 +851,7 @@ class ONNXModel:
         self,
         nodes: Iterable[Any],
         at: str,
-        scope: MutableMapping[str, _Value],
+        scope: MutableMapping[str, Value],
         types: MutableMapping[str, Any],
         opset: int | None,
         seen: set[int],
@@ -936,16 +882,16 @@ class ONNXModel:
         (not ONNX's ``types``), else unknown, and the walk's ``misread`` holds the outputs of
         ``source`` among them.
         """
-        unknown = _Value(PartialShape(None), None)
+        unknown = Value(PartialShape(None), None)
         found = _Inner()
-        sequences: dict[str, list[_Value]] = {}  # a SplitToSequence's output -> its parts
+        sequences: dict[str, list[Value]] = {}  # a SplitToSequence's output -> its parts
         misread = set() if misread is None else misread
         function = isinstance(source, _onnx().FunctionProto)  # its outputs are names
         declared = {} if function else _typed((*source.value_info, *source.output))
         for inner, held in zip(nodes, source.node, strict=True):
             kind, where = _kind(inner), f"{at} node {node_name(inner)!r} ({_kind(inner)})"
             ins = [scope.get(name, unknown) for name in inner.input]
-            outs: list[_Value | None] = []
+            outs: list[Value | None] = []
             if kind == "Constant":
                 outs = [self._constant_node(inner)]
             by_call = any(a.ref_attr_name for a in inner.attribute)  # its attribute is the call's
@@ -971,12 +917,12 @@ class ONNXModel:
                     if isinstance(view, str):
                         found.faults.append(("operator", f"{where}: ONNX {kind}: {view}"))
                     elif _empty_squeeze(kind, axes, opset or 0):  # its input, as in the graph
-                        outs = [_Value(shape, ins[0].etype)]
+                        outs = [Value(shape, ins[0].etype)]
                     elif axes is not None and not isinstance(axes, str):  # its output's shape
-                        moved = view_shape(kind, _Value(view, ins[0].etype).info(), axes)
-                        outs = [_Value(moved.shape, ins[0].etype)] if moved is not None else []
+                        moved = view_shape(kind, Value(view, ins[0].etype).info(), axes)
+                        outs = [Value(moved.shape, ins[0].etype)] if moved is not None else []
                     elif axes is None and shape.is_static:  # a Squeeze of no axes (`_squeezed`)
-                        outs = [_Value(_squeezed(shape), ins[0].etype)]
+                        outs = [Value(_squeezed(shape), ins[0].etype)]
             except ValidationError as exc:
                 found.faults.append((getattr(exc, "kind", "operator"), f"{where}: {exc}"))
                 found.checked.update([kind] if kind in (*_ONE_OUTPUT, *SEQUENCE_NODES) else [])
@@ -996,14 +942,14 @@ class ONNXModel:
                     misread.add(out)
                     etype = None if said is None else said[1]
                     said = declared.get(out) or (PartialShape(None), etype)
-                got = got or (_Value(*said) if said else unknown)
+                got = got or (Value(*said) if said else unknown)
                 fold = shaped[k] if k < len(shaped) else None
                 scope[out] = fold if fold is not None and _fits(fold, got.shape, got.etype) else got
             if not by_call and (
                 kind in ("Slice", "Split", *SEQUENCE_NODES)
                 or (kind in _JOINS_AND_VIEWS and _moves_data(kind, ins, scope, inner.output))
             ):
-                found.nodes.append(_Node(-1, inner, opset or 0, ins, _outs(inner, scope), where))
+                found.nodes.append(Node(-1, inner, opset or 0, ins, _outs(inner, scope), where))
             found.add(where, bodies, node=inner)
             if called is not None:
                 found.add(where, called, id(called) not in seen, node=inner)
@@ -1012,14 +958,14 @@ class ONNXModel:
         found.misread = {k for k, o in enumerate(outputs) if _misread([o], scope, types, misread)}
         return found
 
-    def _infer(self, node: Any, kind: str, ins: list[_Value], opset: int | None) -> list[_Value]:
+    def _infer(self, node: Any, kind: str, ins: list[Value], opset: int | None) -> list[Value]:
         """A checked node's outputs; `ValidationError` (with ``kind``) for a broken rule."""
         opset = opset or 0
         if kind == "Concat":
             return [_concat(node, ins)]
         if kind == "Slice":
             return [_slice_value(node, ins, opset)]
-        return [_Value(s, ins[0].etype) for s in _split_shapes(node, ins, opset)]
+        return [Value(s, ins[0].etype) for s in _split_shapes(node, ins, opset)]
 
     # -- explain ---------------------------------------------------------------------------
     def _overrides(self, input_shapes: Any) -> dict[str, PartialShape]:
@@ -1255,7 +1201,7 @@ def node_name(node: Any) -> str:
     return node.name or (node.output[0] if node.output else "")
 
 
-def _fits(got: _Value, shape: PartialShape, etype: str | None) -> bool:
+def _fits(got: Value, shape: PartialShape, etype: str | None) -> bool:
     """Whether a folded value agrees with the shape and element type the file gives its port."""
     return shape.compatible(got.shape) and etype in (None, got.etype)
 
@@ -1307,7 +1253,7 @@ _RUNS_ONNX_INFERENCE: Final = (
 )
 
 
-def _truncated_split(node: Any, values: Mapping[str, _Value]) -> str | None:
+def _truncated_split(node: Any, values: Mapping[str, Value]) -> str | None:
     """Why ONNX's inference of a Split ``node`` misreads its data, or ``None``.
 
     ONNX's Split rule (onnx 1.23, Split-2, 11, 13, 18) reads the dim on the axis as a C ``int``, 32
@@ -1347,7 +1293,7 @@ def _inside(why: str) -> tuple[tuple[tuple[str, str], ...], str]:
 def _split_fault(
     graph: Any,
     fault: Problem,
-    values: Mapping[str, _Value],
+    values: Mapping[str, Value],
     truncated: Mapping[int, _Chains],
     within: _Within | None,
 ) -> tuple[int, str, _Within | None]:
@@ -1378,7 +1324,7 @@ def _split_fault(
 
 def _misread(
     names: Iterable[str],
-    values: Mapping[str, _Value],
+    values: Mapping[str, Value],
     plain: Mapping[str, Any],
     misread: AbstractSet[str],
 ) -> bool:
@@ -1427,7 +1373,7 @@ def _compare(
     where: tuple[str, str, str],
     port: int,
     declared: tuple[PartialShape, str | None],
-    got: _Value,
+    got: Value,
 ) -> None:
     """The problems (and note) of a node's output ``port`` declared ``declared``."""
     shape, etype = declared
@@ -1700,7 +1646,7 @@ def _schema_fault(node: Any, imports: Mapping[str, int]) -> tuple[str, str] | No
 _UNCHECKED_ATTRIBUTES: Final = {("", "LayerNormalization")}
 
 
-def _ints(node: Any, ins: list[_Value], k: int, name: str) -> list[int] | str | None:
+def _ints(node: Any, ins: list[Value], k: int, name: str) -> list[int] | str | None:
     """Input ``k``'s numbers (a 1-D integer tensor), its run-time name, or ``None`` if absent."""
     if k >= len(node.input) or not node.input[k]:
         return None
@@ -1720,7 +1666,7 @@ def _ints(node: Any, ins: list[_Value], k: int, name: str) -> list[int] | str | 
 _SLICE_PARAMS: Final = ("starts", "ends", "axes", "steps")
 
 
-def _slice_params(node: Any, ins: list[_Value], opset: int) -> tuple[Any, Any, Any, Any]:
+def _slice_params(node: Any, ins: list[Value], opset: int) -> tuple[Any, Any, Any, Any]:
     """starts, ends, axes, steps: each a list of ints, a run-time name, or ``None`` (absent)."""
     if opset < 10:  # Slice-1: attributes
         starts, ends, axes = (node_attr(node, k) for k in ("starts", "ends", "axes"))
@@ -1738,7 +1684,7 @@ def _slice_params(node: Any, ins: list[_Value], opset: int) -> tuple[Any, Any, A
     return starts, ends, axes, steps
 
 
-def _check_run_time_lengths(params: list[tuple[str, Any]], ins: list[_Value], tail: str) -> None:
+def _check_run_time_lengths(params: list[tuple[str, Any]], ins: list[Value], tail: str) -> None:
     """What onnxruntime refuses of a Slice with a parameter known at run time, whatever it is.
 
     A run-time parameter's length is its input's static shape, where it has one: the lengths
@@ -1802,7 +1748,7 @@ def _slicing(starts: Any, ends: Any, axes: Any, steps: Any, rank: int | None) ->
     return Slicing.from_onnx(starts, ends, axes, steps)
 
 
-def _slice_value(node: Any, ins: list[_Value], opset: int) -> _Value:
+def _slice_value(node: Any, ins: list[Value], opset: int) -> Value:
     """A Slice's output: its shape, and its value or bounds where its data is a shape's."""
     data = ins[0]
     shape = data.shape
@@ -1815,8 +1761,8 @@ def _slice_value(node: Any, ins: list[_Value], opset: int) -> _Value:
             # the operator's rule, the spec's clamping, stays exact at that size.
             step = [1] * len(starts) if steps is None else steps
             normal = None if axes is None else _normal_axes(axes, shape.rank, "ONNX Slice")
-            return _Value(infer_slice(shape, starts, ends, step, normal), data.etype)
-        out = _Value(s.infer(shape), data.etype)
+            return Value(infer_slice(shape, starts, ends, step, normal), data.etype)
+        out = Value(s.infer(shape), data.etype)
         got = bounds_of(data.info())
         if got is None or got[0].ndim == 0:
             return out
@@ -1827,20 +1773,20 @@ def _slice_value(node: Any, ins: list[_Value], opset: int) -> _Value:
         terms = value_terms(data.terms, data.info())
         if terms is not None and bounded.value is None and got[0].ndim == 1:
             terms = tuple(terms[k] for k in np.asarray(s(np.arange(len(terms)))).tolist())
-        return _Value.of(bounded, data.etype, terms)
+        return Value.of(bounded, data.etype, terms)
     if shape.rank is None:
-        return _Value(shape, data.etype)
+        return Value(shape, data.etype)
     if not isinstance(axes, str):
         hull = _slice_hull(node, ins, axes, shape)
         if hull is not None:
-            return _Value(hull, data.etype)
+            return Value(hull, data.etype)
     listed = None
     if isinstance(axes, list):
         listed = set(_normal_axes(axes, shape.rank, "ONNX Slice"))
     elif axes is None:
         n = next((len(p) for p in params if isinstance(p, list)), None)
         listed = set(range(n)) if n is not None else None
-    return _Value(
+    return Value(
         PartialShape(
             [
                 d if listed is not None and a not in listed else Dimension(0, d.max)
@@ -1851,7 +1797,7 @@ def _slice_value(node: Any, ins: list[_Value], opset: int) -> _Value:
     )
 
 
-def _reshape_value(node: Any, ins: list[_Value], opset: int) -> _Value | None:
+def _reshape_value(node: Any, ins: list[Value], opset: int) -> Value | None:
     """A data Reshape's output where its ``shape`` is known or bounded; else ``None`` (opaque).
 
     ONNX's rule (Reshape-5 to 21, as onnxruntime and onnx.reference run it) is `reshape_shape`'s
@@ -1892,18 +1838,18 @@ def _reshape_value(node: Any, ins: list[_Value], opset: int) -> _Value | None:
             raise ValidationError("Reshape", "shape", values, rule)
         if data.shape.is_static:
             dims = reshape_shape(data.shape.to_shape(), values, special)
-            return _Value(PartialShape(list(dims)), data.etype)
+            return Value(PartialShape(list(dims)), data.etype)
     bounds = wide_bounds(target.info())
     if bounds is not None and bounds[0].ndim == 1:
         entries = list(zip(bounds[0].tolist(), bounds[1].tolist(), strict=True))
         check_reshape_count(data.shape, entries, not special, onnx=True)
     got = reshaped(layer, [data.info(), target.info()])
-    return None if got is None else _Value(got.shape, data.etype)
+    return None if got is None else Value(got.shape, data.etype)
 
 
 def _gather_value(
-    node: Any, ins: list[_Value], _opset: int, scope: Mapping[str, _Value] | None = None
-) -> _Value | None:
+    node: Any, ins: list[Value], _opset: int, scope: Mapping[str, Value] | None = None
+) -> Value | None:
     """A data Gather's output where its ``indices`` are known or bounded; else ``None`` (opaque).
 
     ONNX's rule (Gather-1, 11, 13, as onnxruntime and onnx.reference run it): ``axis`` an axis
@@ -1941,12 +1887,12 @@ def _gather_value(
         rule += ": onnxruntime refuses it at run time"
         raise ValidationError("Gather", "indices", values.tolist(), rule)
     got = gather_shape(data.info(), indices.info(), axis)
-    return None if got is None else _Value(got.shape, data.etype)
+    return None if got is None else Value(got.shape, data.etype)
 
 
 def _computed_gather(
-    node: Any, data: _Value, indices: _Value, rank: int, *, own: bool
-) -> _Value | None:
+    node: Any, data: Value, indices: Value, rank: int, *, own: bool
+) -> Value | None:
     """A data Gather whose indices a shape subgraph bounds (`_gather_value`); else ``None``.
 
     Sound, as the Reshape's count (`check_reshape_count`): an index is a problem only where
@@ -1996,12 +1942,10 @@ def _computed_gather(
         rule += f"in {dim}, but at no one d ({apart}): onnxruntime refuses it at run time"
         raise ValidationError("Gather", "indices", shown, rule)
     got = gather_shape(data.info(), indices.info(), axis)
-    return None if got is None else _Value(got.shape, data.etype)
+    return None if got is None else Value(got.shape, data.etype)
 
 
-def _range_gather(
-    node: Any, data: _Value, indices: _Value, rank: int, *, own: bool
-) -> _Value | None:
+def _range_gather(node: Any, data: Value, indices: Value, rank: int, *, own: bool) -> Value | None:
     """A data Gather of a Range of unknown length (`_range_span`): ``x[:, torch.arange(n)]``.
 
     Its output is the data's around the Range's length. Sound, by the ends' bounds alone: a
@@ -2040,10 +1984,10 @@ def _range_gather(
             rule = f"holds {what}{where}, of {length} values, out of range {of}"
             raise ValidationError("Gather", "indices", shown, f"{rule}: onnxruntime refuses it")
     dims = [*data.shape.dims[:axis], length, *data.shape.dims[axis + 1 :]]
-    return _Value(PartialShape(dims), data.etype)
+    return Value(PartialShape(dims), data.etype)
 
 
-def _linear_end(v: _Value, data: str, axis: int) -> tuple[int, int] | None:
+def _linear_end(v: Value, data: str, axis: int) -> tuple[int, int] | None:
     """A Range's end as ``(k, c)``, ``k*data.shape[axis] + c`` (`_dim_linear`; a number: k 0)."""
     bounds = wide_bounds(v.info())
     if bounds is not None and bounds[0].size == 1 and bounds[0].item() == bounds[1].item():
@@ -2082,7 +2026,7 @@ def _least_of(a: int | None, b: int | None) -> int | None:
     return b if a is None else a if b is None else min(a, b)
 
 
-def _expression(v: _Value, bounds: Any) -> str:
+def _expression(v: Value, bounds: Any) -> str:
     """A scalar's expression of dims (``x.shape[1]-2``), else its bounds (``0``, ``2..7``)."""
     if v.terms is not None and len(v.terms) == 1:
         return render(v.terms[0], "", str)
@@ -2188,14 +2132,14 @@ def _linear_sizes(k: int, c: int, dim: Dimension) -> tuple[int, int | None]:
 
 
 # The nodes of one output checked where a parameter is known (else opaque): their rule
-_ONE_OUTPUT: Final[dict[str, Callable[[Any, list[_Value], int], _Value | None]]] = {
+_ONE_OUTPUT: Final[dict[str, Callable[[Any, list[Value], int], Value | None]]] = {
     "Reshape": _reshape_value,
     "Gather": _gather_value,
 }
 
 
 def _slice_hull(
-    node: Any, ins: list[_Value], axes: list[int] | None, shape: PartialShape
+    node: Any, ins: list[Value], axes: list[int] | None, shape: PartialShape
 ) -> PartialShape | None:
     """The output's shape where each run-time parameter is bounded (a shape subgraph's).
 
@@ -2217,7 +2161,7 @@ class _Unsupported(ValidationError):  # noqa: N818 - a problem to report, not ra
     kind = "unsupported"
 
 
-def _splitting(node: Any, ins: list[_Value], opset: int) -> tuple[Splitting | None, Any]:
+def _splitting(node: Any, ins: list[Value], opset: int) -> tuple[Splitting | None, Any]:
     """The Split as a `Splitting` (``None`` where ``split`` is known only at run time)."""
     if opset < 2:
         raise _Unsupported(
@@ -2242,7 +2186,7 @@ def _splitting(node: Any, ins: list[_Value], opset: int) -> tuple[Splitting | No
     return s, axis
 
 
-def _split_shapes(node: Any, ins: list[_Value], opset: int) -> list[PartialShape]:
+def _split_shapes(node: Any, ins: list[Value], opset: int) -> list[PartialShape]:
     shape = ins[0].shape
     s, axis = _splitting(node, ins, opset)
     count = len(node.output)
@@ -2267,7 +2211,7 @@ def _split_shapes(node: Any, ins: list[_Value], opset: int) -> list[PartialShape
     return [PartialShape([*shape.dims[:a], p, *shape.dims[a + 1 :]]) for p in parts]
 
 
-def _bounded_parts(ins: list[_Value], dim: Dimension, count: int) -> list[Dimension] | None:
+def _bounded_parts(ins: list[Value], dim: Dimension, count: int) -> list[Dimension] | None:
     """Each part's length where ``split`` is bounded (a shape subgraph's), or ``None``.
 
     As the IR's VariadicSplit bounds its chunks (`datamove.ir._ops`), but ONNX's lengths are
@@ -2307,7 +2251,7 @@ def _dynamic_parts(s: Splitting, dim: Dimension, count: int) -> list[Dimension]:
     return [Dimension(-(-lo // n), top)] * (count - 1) + [Dimension(0, top)]
 
 
-def _sequence_parts(node: Any, ins: list[_Value]) -> list[PartialShape] | None:
+def _sequence_parts(node: Any, ins: list[Value]) -> list[PartialShape] | None:
     """SplitToSequence-11's parts, in order; ``None`` where their number is not known.
 
     ONNX's rules, onnxruntime's: without ``split``, parts of one element (with ``keepdims=0``
@@ -2367,7 +2311,7 @@ def _sequence_parts(node: Any, ins: list[_Value]) -> list[PartialShape] | None:
     return [PartialShape([*shape.dims[:a], n, *shape.dims[a + 1 :]]) for n in lengths]
 
 
-def _many_parts(node: Any, ins: list[_Value]) -> int | None:
+def _many_parts(node: Any, ins: list[Value]) -> int | None:
     """The number of parts a SplitToSequence makes, where more than `_MAX_PARTS` (not read)."""
     shape, axis = ins[0].shape, node_attr(node, "axis", 0)
     if shape.rank is None or not -shape.rank <= axis < shape.rank:
@@ -2383,7 +2327,7 @@ def _many_parts(node: Any, ins: list[_Value]) -> int | None:
     return n if n > _MAX_PARTS else None
 
 
-def _sequence_at(ins: list[_Value], parts: list[_Value]) -> _Value | None:
+def _sequence_at(ins: list[Value], parts: list[Value]) -> Value | None:
     """SequenceAt's tensor: part ``position`` (from the back where negative), where constant."""
     position = ins[1].value
     if position is None or position.size != 1 or position.dtype.kind not in "iu":
@@ -2400,7 +2344,7 @@ def _position_error(k: int, n: int) -> ValidationError:
     return ValidationError("ONNX SequenceAt", "position", k, rule)
 
 
-def _concat(node: Any, ins: list[_Value]) -> _Value:
+def _concat(node: Any, ins: list[Value]) -> Value:
     axis = node_attr(node, "axis", 1)  # required from Concat-4 on
     etypes = {v.etype for v in ins if v.etype is not None}
     if len(etypes) > 1:
@@ -2411,9 +2355,9 @@ def _concat(node: Any, ins: list[_Value]) -> _Value:
     etype = etypes.pop() if etypes else None
     got = [bounds_of(v.info()) for v in ins]
     if not shape.is_static or any(b is None or b[0].ndim == 0 for b in got):
-        return _Value(shape, etype)
+        return Value(shape, etype)
     if math.prod(shape.to_shape()) > SMALL:
-        return _Value(shape, etype)
+        return Value(shape, etype)
     # a shape subgraph's value, or its bounds
     lower = np.concatenate([b[0] for b in got if b is not None], axis)
     upper = np.concatenate([b[1] for b in got if b is not None], axis)
@@ -2426,11 +2370,11 @@ def _concat(node: Any, ins: list[_Value]) -> _Value:
     terms = None
     if joined.value is None and lower.ndim == 1 and all(p is not None for p in parts):
         terms = tuple(t for p in parts if p is not None for t in p)
-    return _Value.of(joined, etype, terms)
+    return Value.of(joined, etype, terms)
 
 
 # -- explain -------------------------------------------------------------------------------------
-def _explain(node: _Node) -> dict[str, Any]:
+def _explain(node: Node) -> dict[str, Any]:
     proto = node.proto
     kind = proto.op_type
     shape = node.ins[0].shape
@@ -2446,12 +2390,12 @@ def _explain(node: _Node) -> dict[str, Any]:
     return info
 
 
-def _outs(node: Any, values: Mapping[str, _Value]) -> list[PartialShape]:
+def _outs(node: Any, values: Mapping[str, Value]) -> list[PartialShape]:
     """The shapes of ``node``'s outputs, as ``values`` holds them (else unknown)."""
     return [values[o].shape if o in values else PartialShape(None) for o in node.output]
 
 
-def _moves_data(kind: str, ins: list[_Value], values: Mapping[str, _Value], outs: Any) -> bool:
+def _moves_data(kind: str, ins: list[Value], values: Mapping[str, Value], outs: Any) -> bool:
     """Whether a Concat, Unsqueeze or Squeeze moves data, not a shape subgraph's values.
 
     Its output is neither known nor bounded, nor are its data inputs (a view's first, every
@@ -2463,7 +2407,7 @@ def _moves_data(kind: str, ins: list[_Value], values: Mapping[str, _Value], outs
     return bool(unbounded) and (out is None or bounds_of(out.info()) is None)
 
 
-def _gathers(ins: list[_Value], values: Mapping[str, _Value], outs: Any) -> bool:
+def _gathers(ins: list[Value], values: Mapping[str, Value], outs: Any) -> bool:
     """Whether a Gather takes data by constant or computed indices: explain lists it.
 
     Constant integer indices (`gathers`), or indices a shape subgraph computes as expressions
@@ -2476,7 +2420,7 @@ def _gathers(ins: list[_Value], values: Mapping[str, _Value], outs: Any) -> bool
     )
 
 
-def _computed(ins: list[_Value]) -> bool:
+def _computed(ins: list[Value]) -> bool:
     """Whether a Gather's indices are a shape subgraph's, each element a term, on data."""
     data, indices = ins
     return (
@@ -2488,7 +2432,7 @@ def _computed(ins: list[_Value]) -> bool:
     )
 
 
-def _explain_gather(node: _Node) -> dict[str, Any]:
+def _explain_gather(node: Node) -> dict[str, Any]:
     """A data Gather as NumPy: ``x[:, 3]``, ``x[:, x.shape[1]-1]``.
 
     Of constant indices, `gather_expression`'s; of indices a shape subgraph computes, their
@@ -2521,7 +2465,7 @@ def _explain_gather(node: _Node) -> dict[str, Any]:
     return info
 
 
-def _explain_concat(node: _Node) -> dict[str, Any]:
+def _explain_concat(node: Node) -> dict[str, Any]:
     """A Concat node as an IR's Concat layer (`concat_entry`), each input named by its maker."""
     proto = node.proto
     sources = [v.maker or repr(n) for v, n in zip(node.ins, proto.input, strict=True)]
@@ -2537,7 +2481,7 @@ def _explain_concat(node: _Node) -> dict[str, Any]:
     return info | {"dialect": "onnx", "opset": node.version}
 
 
-def _explain_view(node: _Node) -> dict[str, Any]:
+def _explain_view(node: Node) -> dict[str, Any]:
     """An Unsqueeze or Squeeze node as an IR's layer (`view_expression`): ``x[None]``, ``x[:, 0]``.
 
     Its axes are an attribute before opset 13, input 1 from it. ONNX refuses what OpenVINO
@@ -2598,7 +2542,7 @@ def _empty_squeeze(kind: str, axes: list[int] | str | None, opset: int) -> bool:
     return kind == "Squeeze" and opset >= 13 and axes == []
 
 
-def _view_axes(node: Any, ins: list[_Value], opset: int) -> list[int] | str | None:
+def _view_axes(node: Any, ins: list[Value], opset: int) -> list[int] | str | None:
     """An Unsqueeze's or Squeeze's axes: an attribute before opset 13, input 1 from it (`_ints`)."""
     return node_attr(node, "axes") if opset < 13 else _ints(node, ins, 1, "axes")
 
@@ -2637,7 +2581,7 @@ def _squeezed(shape: PartialShape) -> PartialShape:
     return PartialShape([d for d in shape.dims if d.get_length() != 1])
 
 
-def _note_runtime(node: _Node, info: dict[str, Any], k: int, argument: str) -> list[str] | None:
+def _note_runtime(node: Node, info: dict[str, Any], k: int, argument: str) -> list[str] | None:
     """Name input ``k``, known at run time, in ``runtime``; its expressions where it has them.
 
     A shape subgraph's value is written as expressions of dims (``x.shape[1]//2``, the node's
@@ -2663,7 +2607,7 @@ def _note_runtime(node: _Node, info: dict[str, Any], k: int, argument: str) -> l
     return texts
 
 
-def _explain_slice(node: _Node, info: dict[str, Any], shape: PartialShape) -> None:
+def _explain_slice(node: Node, info: dict[str, Any], shape: PartialShape) -> None:
     starts, ends, axes, steps = _slice_params(node.proto, node.ins, node.version)
     params = {"starts": starts, "ends": ends, "axes": axes, "steps": steps}
     written: dict[str, Any] = {}  # each run-time parameter's expressions, where it has them
@@ -2708,7 +2652,7 @@ def _explain_slice(node: _Node, info: dict[str, Any], shape: PartialShape) -> No
     info["numpy"] = index_expression(clamped_starts(tidy(trim(raw)), dims, least), dims)
 
 
-def _least(v: _Value, k: int) -> float | None:
+def _least(v: Value, k: int) -> float | None:
     """Element ``k``'s least value, where a shape subgraph bounds it (one element: every k)."""
     got = bounds_of(v.info())
     if got is None or got[0].ndim != 1 or not len(got[0]):
@@ -2716,7 +2660,7 @@ def _least(v: _Value, k: int) -> float | None:
     return float(got[0][k % len(got[0])])
 
 
-def _explain_split(node: _Node, info: dict[str, Any], shape: PartialShape) -> None:
+def _explain_split(node: Node, info: dict[str, Any], shape: PartialShape) -> None:
     s, axis = _splitting(node.proto, node.ins, node.version)
     count = len(node.outs)
     info["values"]["axis"] = axis
@@ -2746,7 +2690,7 @@ def _explain_split(node: _Node, info: dict[str, Any], shape: PartialShape) -> No
         info["numpy"] = split_chunks(a, num_splits=int(s.value), ceil=s.rule != "even")
 
 
-def _explain_split_to_sequence(node: _Node) -> dict[str, Any]:
+def _explain_split_to_sequence(node: Node) -> dict[str, Any]:
     """A SplitToSequence: its parts (`_sequence_parts`), each as NumPy on its data ``x``."""
     proto = node.proto
     shape = node.ins[0].shape
@@ -2799,9 +2743,7 @@ def _explain_split_to_sequence(node: _Node) -> dict[str, Any]:
     return info
 
 
-def _explain_sequence_at(
-    node: _Node, sequence: tuple[str, dict[str, Any]] | None
-) -> dict[str, Any]:
+def _explain_sequence_at(node: Node, sequence: tuple[str, dict[str, Any]] | None) -> dict[str, Any]:
     """A SequenceAt of a SplitToSequence's output: that part, on the SplitToSequence's ``x``.
 
     ``sequence``: that node's name and entry, where one of the SequenceAt's graph makes it.
