@@ -1,7 +1,7 @@
 """What the ONNX walk (`datamove.ir._onnx`) knows of one value and lists of one node.
 
 `Value`: a value's shape, element type, its numbers where constant, else a shape subgraph's
-bounds and terms (`datamove.ir._onnx_shapes`), and a Range's ends (`_onnx._range_span`).
+bounds and terms (`datamove.ir._onnx_shapes`), and a Range's ends (`_onnx_gather.range_span`).
 `Node`: one node as the walk saw it, for explain (`ONNXModel.explain`).
 """
 
@@ -35,7 +35,7 @@ class Value:
     upper: np.ndarray[Any, Any] | None = None
     terms: tuple[Term, ...] | None = None  # its elements as expressions of dims (explain)
     reach: tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]] | None = None  # (Info.reach)
-    # A Range of unknown length (`_range_span`): its start, limit and delta, bounded scalars
+    # A Range of unknown length (`range_span`): its start, limit and delta, bounded scalars
     span: tuple[Value, Value, Value] | None = None
 
     def info(self) -> Info:
