@@ -86,10 +86,11 @@ from datamove.ir._explain import (
 from datamove.ir._model import CheckReport, Problem, given_shapes
 from datamove.ir._onnx_gather import gather_value, range_span
 from datamove.ir._onnx_rules import (
+    EMPTY_SQUEEZE,
     MAX_PARTS,
     ONE_OUTPUT,
     concat,
-    ints,
+    empty_squeeze,
     many_parts,
     normal_axes,
     position_error,
@@ -100,11 +101,13 @@ from datamove.ir._onnx_rules import (
     slicing,
     split_shapes,
     splitting,
+    squeezed,
+    view_axes,
+    view_data_shape,
 )
 from datamove.ir._onnx_shapes import (
     ETYPES,
     SHAPE_NODES,
-    axes_fault,
     etype_name,
     node_attr,
     onnx_type,
@@ -832,8 +835,8 @@ class ONNXModel:
         The nodes of a subgraph or a function, named ``at`` (``its then_branch's``), ``scope``
         their values so far. A checked node (`CHECKED`) is inferred as in the graph, a shape
         subgraph's node evaluated as there (`_shape_node`; its note one of ``notes``), an
-        Unsqueeze's or Squeeze's axes checked (`_view_shape`) and its output's shape inferred
-        where its axes are known (`view_shape`; a Squeeze of none, `_squeezed`), and the
+        Unsqueeze's or Squeeze's axes checked (`view_data_shape`) and its output's shape inferred
+        where its axes are known (`view_shape`; a Squeeze of none, `squeezed`), and the
         others' outputs are ``types``' (else unknown); each node's subgraphs and the function
         it calls, in turn (its nodes listed once per distinct inputs: ``seen``, the calls
         walked). A function's node with an attribute its call sets (``ref_attr_name``) is not
@@ -879,17 +882,17 @@ class ONNXModel:
                     outs = [*(self._sequence(inner, kind, ins, sequences, read) or [])]
                     found.checked.update(read)
                 elif kind in VIEWS and (shape := ins[0].shape).rank is not None:
-                    axes = _view_axes(inner, ins, opset or 0)
-                    view = shape if isinstance(axes, str) else _view_shape(kind, axes, shape)
+                    axes = view_axes(inner, ins, opset or 0)
+                    view = shape if isinstance(axes, str) else view_data_shape(kind, axes, shape)
                     if isinstance(view, str):
                         found.faults.append(("operator", f"{where}: ONNX {kind}: {view}"))
-                    elif _empty_squeeze(kind, axes, opset or 0):  # its input, as in the graph
+                    elif empty_squeeze(kind, axes, opset or 0):  # its input, as in the graph
                         outs = [Value(shape, ins[0].etype)]
                     elif axes is not None and not isinstance(axes, str):  # its output's shape
                         moved = view_shape(kind, Value(view, ins[0].etype).info(), axes)
                         outs = [Value(moved.shape, ins[0].etype)] if moved is not None else []
-                    elif axes is None and shape.is_static:  # a Squeeze of no axes (`_squeezed`)
-                        outs = [Value(_squeezed(shape), ins[0].etype)]
+                    elif axes is None and shape.is_static:  # a Squeeze of no axes (`squeezed`)
+                        outs = [Value(squeezed(shape), ins[0].etype)]
             except ValidationError as exc:
                 found.faults.append((getattr(exc, "kind", "operator"), f"{where}: {exc}"))
                 found.checked.update([kind] if kind in (*ONE_OUTPUT, *SEQUENCE_NODES) else [])
@@ -1734,7 +1737,7 @@ def _explain_view(node: Node) -> dict[str, Any]:
     info = entry(str(node.index), kind, node_name(proto), str(shape), node.outs, False)
     info |= {"dialect": "onnx", "opset": node.version}
     try:
-        axes = _view_axes(proto, node.ins, node.version)
+        axes = view_axes(proto, node.ins, node.version)
     except ValidationError as exc:  # a broken node
         info["note"] = str(exc)
         return info
@@ -1747,13 +1750,13 @@ def _explain_view(node: Node) -> dict[str, Any]:
     if shape.rank is None:
         info["note"] = "the data's rank is unknown"
         return info
-    got = _view_shape(kind, axes, shape)
+    got = view_data_shape(kind, axes, shape)
     if isinstance(got, str):
         info["note"] = got
         return info
-    if _empty_squeeze(kind, axes, node.version):
+    if empty_squeeze(kind, axes, node.version):
         if any(1 in d for d in shape.dims):
-            info["note"] = _EMPTY_SQUEEZE
+            info["note"] = EMPTY_SQUEEZE
         else:
             info["numpy"] = "x[...]"
         return info
@@ -1765,60 +1768,6 @@ def _explain_view(node: Node) -> dict[str, Any]:
         planner = lambda dims: (squeeze_index(dims, axes),)  # noqa: E731
     info["numpy"], info["note"] = view_expression(planner, shape, axes or [])
     return info
-
-
-_EMPTY_SQUEEZE: Final = (
-    "its axes input is empty: onnx.reference and ONNX's inference squeeze no dim, as the spec "
-    "reads it and datamove does; onnxruntime drops every dim of 1, as without axes"
-)
-
-
-def _empty_squeeze(kind: str, axes: list[int] | str | None, opset: int) -> bool:
-    """Whether a Squeeze-13 (or later) has an axes input of no values: it squeezes no dim.
-
-    So the spec reads it, and onnx.reference and ONNX's inference: its output is its input.
-    onnxruntime drops every dim of 1, as without axes (`_EMPTY_SQUEEZE`, explain's note).
-    """
-    return kind == "Squeeze" and opset >= 13 and axes == []
-
-
-def _view_axes(node: Any, ins: list[Value], opset: int) -> list[int] | str | None:
-    """An Unsqueeze's or Squeeze's axes: an attribute before opset 13, input 1 from it (`ints`)."""
-    return node_attr(node, "axes") if opset < 13 else ints(node, ins, 1, "axes")
-
-
-def _view_shape(kind: str, axes: list[int] | None, shape: PartialShape) -> PartialShape | str:
-    """The data's ``shape`` (of known rank), a Squeeze's dims listed 1; else why ONNX refuses it.
-
-    ONNX refuses what OpenVINO reads otherwise: an Unsqueeze's axes must be distinct axes of
-    its output, and a Squeeze's dims listed must be 1 (OpenVINO keeps one that is not).
-    """
-    assert shape.rank is not None
-    extent = shape.rank + len(axes or []) if kind == "Unsqueeze" else shape.rank
-    of = "output rank" if kind == "Unsqueeze" else "rank"
-    fault = None if axes is None else axes_fault(axes, extent, of)
-    if fault is not None:
-        return fault
-    normal = sorted({a % extent for a in axes or []})
-    if kind == "Unsqueeze":
-        return shape
-    dims = list(shape.dims)
-    for a in normal:
-        if dims[a].is_static and dims[a].get_length() != 1:
-            return f"dim {a} of {shape} is not 1: onnxruntime refuses the node"
-        dims[a] = Dimension(1)
-    return PartialShape(dims)
-
-
-def _squeezed(shape: PartialShape) -> PartialShape:
-    """A Squeeze of no axes (input 1 left out, or no ``axes`` attribute before opset 13).
-
-    Every dim of 1 dropped, on a static ``shape``: where a dim is not static, ONNX's inference
-    gives no shape, and a graph's Squeeze is as it infers it (opaque), so one of a function's is
-    unknown too.
-    """
-    assert shape.is_static
-    return PartialShape([d for d in shape.dims if d.get_length() != 1])
 
 
 def _note_runtime(node: Node, info: dict[str, Any], k: int, argument: str) -> list[str] | None:

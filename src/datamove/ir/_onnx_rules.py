@@ -5,6 +5,8 @@ run it: Slice (`slice_value`, by `Slicing.from_onnx`; its parameters known, else
 hull over their corners), Split (`split_shapes`, by `Splitting.from_onnx`), Concat (`concat`),
 SplitToSequence then SequenceAt of a constant position (`sequence_parts`, `sequence_at`), and
 the nodes of one output (`ONE_OUTPUT`: a Reshape, a data Gather: `datamove.ir._onnx_gather`).
+An Unsqueeze's or Squeeze's axes (`view_axes`) checked (`view_data_shape`; a Squeeze of none:
+`squeezed`, of an empty axes input: `empty_squeeze`).
 A rule broken is a `ValidationError`, which the walk reports as the node's problem.
 """
 
@@ -26,7 +28,7 @@ from datamove._splitting import Splitting, onnx_split_version
 from datamove.ir._bounds import reshaped, wide_bounds
 from datamove.ir._explain import runtime_name
 from datamove.ir._onnx_gather import gather_value
-from datamove.ir._onnx_shapes import node_attr, reshape_layer, value_terms
+from datamove.ir._onnx_shapes import axes_fault, node_attr, reshape_layer, value_terms
 from datamove.ir._onnx_value import Value
 from datamove.ir._ops import (
     SMALL,
@@ -41,9 +43,11 @@ from datamove.ir._ops import (
 from datamove.ir._reshape_count import check_reshape_count
 
 __all__ = [
+    "EMPTY_SQUEEZE",
     "MAX_PARTS",
     "ONE_OUTPUT",
     "concat",
+    "empty_squeeze",
     "ints",
     "many_parts",
     "normal_axes",
@@ -55,6 +59,9 @@ __all__ = [
     "slicing",
     "split_shapes",
     "splitting",
+    "squeezed",
+    "view_axes",
+    "view_data_shape",
 ]
 
 MAX_PARTS: Final = 1 << 16  # a SplitToSequence read where it makes at most this many parts
@@ -501,3 +508,57 @@ def concat(node: Any, ins: list[Value]) -> Value:
     if joined.value is None and lower.ndim == 1 and all(p is not None for p in parts):
         terms = tuple(t for p in parts if p is not None for t in p)
     return Value.of(joined, etype, terms)
+
+
+EMPTY_SQUEEZE: Final = (
+    "its axes input is empty: onnx.reference and ONNX's inference squeeze no dim, as the spec "
+    "reads it and datamove does; onnxruntime drops every dim of 1, as without axes"
+)
+
+
+def empty_squeeze(kind: str, axes: list[int] | str | None, opset: int) -> bool:
+    """Whether a Squeeze-13 (or later) has an axes input of no values: it squeezes no dim.
+
+    So the spec reads it, and onnx.reference and ONNX's inference: its output is its input.
+    onnxruntime drops every dim of 1, as without axes (`EMPTY_SQUEEZE`, explain's note).
+    """
+    return kind == "Squeeze" and opset >= 13 and axes == []
+
+
+def view_axes(node: Any, ins: list[Value], opset: int) -> list[int] | str | None:
+    """An Unsqueeze's or Squeeze's axes: an attribute before opset 13, input 1 from it (`ints`)."""
+    return node_attr(node, "axes") if opset < 13 else ints(node, ins, 1, "axes")
+
+
+def view_data_shape(kind: str, axes: list[int] | None, shape: PartialShape) -> PartialShape | str:
+    """The data's ``shape`` (of known rank), a Squeeze's dims listed 1; else why ONNX refuses it.
+
+    ONNX refuses what OpenVINO reads otherwise: an Unsqueeze's axes must be distinct axes of
+    its output, and a Squeeze's dims listed must be 1 (OpenVINO keeps one that is not).
+    """
+    assert shape.rank is not None
+    extent = shape.rank + len(axes or []) if kind == "Unsqueeze" else shape.rank
+    of = "output rank" if kind == "Unsqueeze" else "rank"
+    fault = None if axes is None else axes_fault(axes, extent, of)
+    if fault is not None:
+        return fault
+    normal = sorted({a % extent for a in axes or []})
+    if kind == "Unsqueeze":
+        return shape
+    dims = list(shape.dims)
+    for a in normal:
+        if dims[a].is_static and dims[a].get_length() != 1:
+            return f"dim {a} of {shape} is not 1: onnxruntime refuses the node"
+        dims[a] = Dimension(1)
+    return PartialShape(dims)
+
+
+def squeezed(shape: PartialShape) -> PartialShape:
+    """A Squeeze of no axes (input 1 left out, or no ``axes`` attribute before opset 13).
+
+    Every dim of 1 dropped, on a static ``shape``: where a dim is not static, ONNX's inference
+    gives no shape, and a graph's Squeeze is as it infers it (opaque), so one of a function's is
+    unknown too.
+    """
+    assert shape.is_static
+    return PartialShape([d for d in shape.dims if d.get_length() != 1])
