@@ -25,7 +25,8 @@ from datamove.cli._exit import EXIT_INVALID, EXIT_OK
 from datamove.cli._npy import load_npy
 from datamove.ir._errors import IRError, MissingInputError, UnsupportedOperatorError, where
 from datamove.ir._model import Model, input_list, read_model
-from datamove.ir._onnx import node_name, read_onnx
+from datamove.ir._onnx import read_onnx
+from datamove.ir._onnx_value import node_name
 from datamove.ir._types import ELEMENT_TYPES
 
 __all__ = ["add_input_shape", "input_shape_words", "input_shapes", "is_onnx", "read", "register"]

@@ -34,6 +34,7 @@ node, and each data Gather of constant or computed indices, as NumPy on its data
 as the expression of dims it is (``x[:, :x.shape[1]//2]``, ``x[:, x.shape[1]-1]``). Those of the
 subgraphs and functions check walks are listed after the node that holds or calls them, named
 as check's problems name them (``place``), a function's once per distinct inputs its calls pass.
+Each node's entry is written by `datamove.ir._onnx_explain`.
 
 docs/ir.md ("ONNX files") gives the rules node by node: the versions read, the problem kinds, the
 limits, and where onnxruntime and ``onnx.reference`` differ.
@@ -60,47 +61,32 @@ import numpy as np
 from datamove._errors import ValidationError, plural, show
 from datamove._files import read_regular
 from datamove._shape import Dimension, PartialShape, as_partial_shape
-from datamove._validation import normalize_axis
 from datamove.ir._errors import ONNXError
 from datamove.ir._errors import where as place_of
 from datamove.ir._explain import (
     VIEWS,
-    around,
-    at,
-    clamped_starts,
-    concat_entry,
-    entry,
-    gather_expression,
     gathers,
-    index_expression,
-    numpy_answer,
-    part_texts,
-    runtime_chunks,
     runtime_name,
-    split_chunks,
-    tidy,
-    trim,
     unlisted,
-    view_expression,
 )
 from datamove.ir._model import CheckReport, Problem, given_shapes
+from datamove.ir._onnx_explain import (
+    explain_concat,
+    explain_cut,
+    explain_gather,
+    explain_sequence_at,
+    explain_split_to_sequence,
+    explain_view,
+)
 from datamove.ir._onnx_gather import gather_value, range_span
 from datamove.ir._onnx_rules import (
-    EMPTY_SQUEEZE,
-    MAX_PARTS,
     ONE_OUTPUT,
     concat,
     empty_squeeze,
-    many_parts,
-    normal_axes,
-    position_error,
     sequence_at,
     sequence_parts,
-    slice_params,
     slice_value,
-    slicing,
     split_shapes,
-    splitting,
     squeezed,
     view_axes,
     view_data_shape,
@@ -116,12 +102,10 @@ from datamove.ir._onnx_shapes import (
     shape_values,
     view_shape,
 )
-from datamove.ir._onnx_value import Node, Value
+from datamove.ir._onnx_value import Node, Value, node_name
 from datamove.ir._ops import (
     SMALL,
     bounds_of,
-    squeeze_index,
-    unsqueeze_index,
 )
 
 __all__ = ["ONNXModel", "read_onnx"]
@@ -988,19 +972,19 @@ class ONNXModel:
             if node.place is not None:
                 graph = node.place.removesuffix(f" node {name!r} ({_kind(node.proto)})")
             if node.proto.op_type == "SplitToSequence":
-                info = _explain_split_to_sequence(node)
+                info = explain_split_to_sequence(node)
                 maker = node.place or f"node {node.index} {name!r} (SplitToSequence)"
                 sequences |= {(graph, o): (maker, info) for o in node.proto.output[:1] if o}
             elif node.proto.op_type == "SequenceAt":
-                info = _explain_sequence_at(node, sequences.get((graph, node.proto.input[0])))
+                info = explain_sequence_at(node, sequences.get((graph, node.proto.input[0])))
             elif node.proto.op_type == "Concat":
-                info = _explain_concat(node)
+                info = explain_concat(node)
             elif node.proto.op_type in VIEWS:
-                info = _explain_view(node)
+                info = explain_view(node)
             elif node.proto.op_type == "Gather":
-                info = _explain_gather(node)
+                info = explain_gather(node)
             else:
-                info = _explain(node)
+                info = explain_cut(node)
             if node.place is not None:
                 info["place"] = node.place
             if node.call is not None:
@@ -1164,11 +1148,6 @@ def _subgraphs(node: Any) -> list[tuple[str, Any]]:
 
 def _kind(node: Any) -> str:
     return f"{node.domain}.{node.op_type}" if node.domain else node.op_type
-
-
-def node_name(node: Any) -> str:
-    """A node's name; a nameless one is named after its first output."""
-    return node.name or (node.output[0] if node.output else "")
 
 
 def _fits(got: Value, shape: PartialShape, etype: str | None) -> bool:
@@ -1617,22 +1596,6 @@ _UNCHECKED_ATTRIBUTES: Final = {("", "LayerNormalization")}
 
 
 # -- explain -------------------------------------------------------------------------------------
-def _explain(node: Node) -> dict[str, Any]:
-    proto = node.proto
-    kind = proto.op_type
-    shape = node.ins[0].shape
-    info = entry(str(node.index), kind, node_name(proto), str(shape), node.outs, kind == "Split")
-    info |= {"dialect": "onnx", "opset": node.version}
-    try:
-        if kind == "Slice":
-            _explain_slice(node, info, shape)
-        else:
-            _explain_split(node, info, shape)
-    except ValidationError as exc:  # a broken node: check() reports it
-        info["note"] = str(exc)
-    return info
-
-
 def _outs(node: Any, values: Mapping[str, Value]) -> list[PartialShape]:
     """The shapes of ``node``'s outputs, as ``values`` holds them (else unknown)."""
     return [values[o].shape if o in values else PartialShape(None) for o in node.output]
@@ -1673,294 +1636,6 @@ def _computed(ins: list[Value]) -> bool:
         and data.value is None
         and bounds_of(data.info()) is None
     )
-
-
-def _explain_gather(node: Node) -> dict[str, Any]:
-    """A data Gather as NumPy: ``x[:, 3]``, ``x[:, x.shape[1]-1]``.
-
-    Of constant indices, `gather_expression`'s; of indices a shape subgraph computes, their
-    expressions (a scalar's as a basic index, else ``np.take(x, [...], axis=1)``), which NumPy
-    counts from the end where negative and refuses out of range, as ONNX does.
-    """
-    proto = node.proto
-    shape = node.ins[0].shape
-    info = entry(str(node.index), "Gather", node_name(proto), str(shape), node.outs, False)
-    info |= {"dialect": "onnx", "opset": node.version}
-    indices = node.ins[1].value
-    axis = node_attr(proto, "axis", 0)
-    given = {} if indices is None else {"indices": indices.tolist()}
-    info["values"] = given | {"axis": axis}
-    try:
-        if indices is not None:
-            info["numpy"], info["note"], _ = gather_expression(indices, axis, shape)
-            return info
-        texts = _note_runtime(node, info, 1, "indices")
-        assert texts is not None  # (_computed)
-        if shape.rank is None:
-            info["note"] = "the data's rank is unknown"
-            return info
-        a = normalize_axis("Gather", "axis", axis, axis, shape.rank)
-        scalar = node.ins[1].shape.rank == 0
-        text = f"x[{', '.join([':'] * a + texts)}]"
-        info["numpy"] = text if scalar else f"np.take(x, [{', '.join(texts)}], axis={a})"
-    except ValidationError as exc:  # a broken node: check() reports it
-        info["note"] = str(exc)
-    return info
-
-
-def _explain_concat(node: Node) -> dict[str, Any]:
-    """A Concat node as an IR's Concat layer (`concat_entry`), each input named by its maker."""
-    proto = node.proto
-    sources = [v.maker or repr(n) for v, n in zip(node.ins, proto.input, strict=True)]
-    shapes = [v.shape for v in node.ins]
-    name = node_name(proto)
-    try:
-        axis = node_attr(proto, "axis", 1)  # required from Concat-4 on
-        info = concat_entry(str(node.index), name, shapes, axis, sources, node.outs)
-    except ValidationError as exc:  # a broken node: check() reports it
-        info = entry(str(node.index), "Concat", name, "", node.outs, False)
-        info |= {"input_shape": None, "input_shapes": [str(s) for s in shapes]}
-        info["note"] = str(exc)
-    return info | {"dialect": "onnx", "opset": node.version}
-
-
-def _explain_view(node: Node) -> dict[str, Any]:
-    """An Unsqueeze or Squeeze node as an IR's layer (`view_expression`): ``x[None]``, ``x[:, 0]``.
-
-    Its axes are an attribute before opset 13, input 1 from it. ONNX refuses what OpenVINO
-    reads otherwise: an Unsqueeze's axes must be distinct axes of its output, and a Squeeze's
-    dims listed must be 1 (OpenVINO keeps one that is not); so a listed dim of unknown size is
-    1 wherever the node runs.
-    """
-    proto, kind = node.proto, node.proto.op_type
-    shape = node.ins[0].shape
-    info = entry(str(node.index), kind, node_name(proto), str(shape), node.outs, False)
-    info |= {"dialect": "onnx", "opset": node.version}
-    try:
-        axes = view_axes(proto, node.ins, node.version)
-    except ValidationError as exc:  # a broken node
-        info["note"] = str(exc)
-        return info
-    if isinstance(axes, str):
-        _note_runtime(node, info, 1, "axes")
-        info["note"] = "its axes are known only at run time"
-        return info
-    if axes is not None:
-        info["values"]["axes"] = axes
-    if shape.rank is None:
-        info["note"] = "the data's rank is unknown"
-        return info
-    got = view_data_shape(kind, axes, shape)
-    if isinstance(got, str):
-        info["note"] = got
-        return info
-    if empty_squeeze(kind, axes, node.version):
-        if any(1 in d for d in shape.dims):
-            info["note"] = EMPTY_SQUEEZE
-        else:
-            info["numpy"] = "x[...]"
-        return info
-    shape = got
-    if kind == "Unsqueeze":
-        assert axes is not None  # Unsqueeze's schema requires them (_schema_fault)
-        planner: Any = lambda dims: (unsqueeze_index(dims, axes),)  # noqa: E731
-    else:
-        planner = lambda dims: (squeeze_index(dims, axes),)  # noqa: E731
-    info["numpy"], info["note"] = view_expression(planner, shape, axes or [])
-    return info
-
-
-def _note_runtime(node: Node, info: dict[str, Any], k: int, argument: str) -> list[str] | None:
-    """Name input ``k``, known at run time, in ``runtime``; its expressions where it has them.
-
-    A shape subgraph's value is written as expressions of dims (``x.shape[1]//2``, the node's
-    data ``x``), listed under ``expressions`` too.
-    """
-    v = node.ins[k]
-    name = runtime_name(v.source or node.proto.input[k], "value")
-    what = f"{argument}: {v.maker or repr(node.proto.input[k])}"
-    texts = None
-    others: dict[str, str] = {}  # another tensor whose dims the expressions read
-    if v.terms is not None:
-        data = node.proto.input[0]
-
-        def named(tensor: str) -> str:
-            others[runtime_name(tensor, "value")] = f"the tensor {tensor!r}, whose dims it reads"
-            return runtime_name(tensor, "value")
-
-        texts = [render(t, data, named) for t in v.terms]
-        info.setdefault("expressions", {})[argument] = texts
-        what += " = " + (texts[0] if v.shape.rank == 0 else "[" + ", ".join(texts) + "]")
-    info["runtime"][name] = what
-    info["runtime"] |= others
-    return texts
-
-
-def _explain_slice(node: Node, info: dict[str, Any], shape: PartialShape) -> None:
-    starts, ends, axes, steps = slice_params(node.proto, node.ins, node.version)
-    params = {"starts": starts, "ends": ends, "axes": axes, "steps": steps}
-    written: dict[str, Any] = {}  # each run-time parameter's expressions, where it has them
-    for k, (argument, v) in enumerate(params.items(), 1):
-        if isinstance(v, list):
-            info["values"][argument] = v
-        elif isinstance(v, str):
-            texts = _note_runtime(node, info, k, argument)
-            if texts is not None and argument != "axes":
-                written[argument] = texts
-    known = [v for v in (*params.values(), *written.values()) if isinstance(v, list)]
-    if len({len(v) for v in known}) > 1:  # lengths that differ: the names, not the expressions
-        written = {}
-    starts, ends, steps = (written.get(a, params[a]) for a in ("starts", "ends", "steps"))
-    rank = shape.rank
-    if not info["runtime"]:  # on an unknown rank too: x[..., 1:3] is every rank's
-        s = slicing(starts, ends, axes, steps, rank)
-        if axes is not None:
-            info["values"]["axes"] = normal_axes(axes, rank, "ONNX Slice")
-        info["numpy"], info["note"] = numpy_answer(s, shape)  # an IR layer's, explain slice's
-        return
-    if rank is None:
-        info["note"] = "the data's rank is unknown"
-        return
-    if isinstance(axes, str):
-        info["note"] = "the axes it slices are known only at run time"
-        return
-    n = next((len(p) for p in params.values() if isinstance(p, list)), 1)
-    if axes is None and n > rank:  # more parameters than axes: onnxruntime refuses the node
-        info["note"] = (
-            f"its parameters address {plural(n, 'axis', 'axes')}, but the data has rank {rank}"
-        )
-        return
-    listed = list(range(n)) if axes is None else normal_axes(axes, rank, "ONNX Slice")
-    raw: list[Any] = [slice(None)] * rank
-    least: list[tuple[float | None, float | None]] = [(None, None)] * rank
-    for k, a in enumerate(listed):
-        step = 1 if steps is None else at(steps, k, n)
-        raw[a] = slice(at(starts, k, n), at(ends, k, n), step)
-        least[a] = (_least(node.ins[1], k), _least(node.ins[4], k) if len(node.ins) > 4 else None)
-    dims = [d.get_length() if d.is_static else None for d in shape.dims]
-    info["numpy"] = index_expression(clamped_starts(tidy(trim(raw)), dims, least), dims)
-
-
-def _least(v: Value, k: int) -> float | None:
-    """Element ``k``'s least value, where a shape subgraph bounds it (one element: every k)."""
-    got = bounds_of(v.info())
-    if got is None or got[0].ndim != 1 or not len(got[0]):
-        return None
-    return float(got[0][k % len(got[0])])
-
-
-def _explain_split(node: Node, info: dict[str, Any], shape: PartialShape) -> None:
-    s, axis = splitting(node.proto, node.ins, node.version)
-    count = len(node.outs)
-    info["values"]["axis"] = axis
-    num = node_attr(node.proto, "num_outputs")
-    if num is not None:
-        info["attributes"]["num_outputs"] = num
-    rank = shape.rank
-    written = None
-    if s is None:
-        written = _note_runtime(node, info, 1, "split")
-    elif s.rule == "lengths":
-        info["values"]["split"] = list(s.value)
-    if rank is not None and not -rank <= axis < rank:
-        info["note"] = f"axis {axis} is out of range for rank {rank}"
-        return
-    a = axis + rank if axis < 0 and rank is not None else axis  # from the back: unknown rank
-    dim = Dimension() if rank is None else shape.dims[a]
-    if s is None:
-        info["numpy"] = runtime_chunks(next(iter(info["runtime"])), count, a, written)
-        return
-    # The parts are written as datamove explain and an IR model's Split write them.
-    if dim.is_static:
-        info["numpy"] = part_texts(a, s.lengths(dim.get_length()))
-    elif s.rule == "lengths":  # the same cuts at every size (and rank)
-        info["numpy"] = split_chunks(a, lengths=s.value)
-    else:
-        info["numpy"] = split_chunks(a, num_splits=int(s.value), ceil=s.rule != "even")
-
-
-def _explain_split_to_sequence(node: Node) -> dict[str, Any]:
-    """A SplitToSequence: its parts (`sequence_parts`), each as NumPy on its data ``x``."""
-    proto = node.proto
-    shape = node.ins[0].shape
-    note = None
-    try:
-        parts = sequence_parts(proto, node.ins)
-    except ValidationError as exc:  # a broken node: check() reports it
-        parts, note = None, str(exc)
-    info = entry(str(node.index), "SplitToSequence", node_name(proto), str(shape), [], True)
-    info |= {"dialect": "onnx", "opset": node.version}
-    info["output_shapes"] = [str(p) for p in parts or []]
-    info["numpy"] = [None] * len(parts or [])
-    axis = node_attr(proto, "axis", 0)
-    keepdims = node_attr(proto, "keepdims")
-    info["values"]["axis"] = axis
-    if keepdims is not None:
-        info["attributes"]["keepdims"] = keepdims
-    given = node.ins[1] if len(node.ins) > 1 and proto.input[1] else None
-    written = None
-    if given is not None and given.value is not None:
-        info["values"]["split"] = given.value.tolist()
-    elif given is not None:
-        written = _note_runtime(node, info, 1, "split")
-    if parts is None:
-        many = many_parts(proto, node.ins)
-        if note is None and shape.rank is None:
-            note = "the data's rank is unknown"
-        elif note is None and many is not None:
-            note = f"it makes {many} parts, more than datamove reads ({MAX_PARTS})"
-        elif note is None and given is not None and given.value is not None:
-            scalar = given.value.ndim == 0
-            note = (
-                "a scalar split with keepdims=0, which the spec ignores and onnxruntime does "
-                "not (it removes the axis)"
-                if scalar and keepdims == 0
-                else "its number of parts is known only at run time"
-            )
-        info["note"] = note or "its number of parts is known only at run time"
-        return info
-    rank = shape.rank
-    assert rank is not None  # parts are known on a known rank only
-    a = axis % rank
-    prefix, suffix = around(a)
-    if given is None and keepdims == 0:  # one element each, the axis removed
-        info["numpy"] = [f"{prefix}{k}{suffix}" for k in range(len(parts))]
-    elif all(p.dims[a].is_static for p in parts):
-        info["numpy"] = part_texts(a, [p.dims[a].get_length() for p in parts])
-    else:  # a 1-D split known at run time, bounded by a shape subgraph
-        info["numpy"] = runtime_chunks(next(iter(info["runtime"])), len(parts), a, written)
-    return info
-
-
-def _explain_sequence_at(node: Node, sequence: tuple[str, dict[str, Any]] | None) -> dict[str, Any]:
-    """A SequenceAt of a SplitToSequence's output: that part, on the SplitToSequence's ``x``.
-
-    ``sequence``: that node's name and entry, where one of the SequenceAt's graph makes it.
-    """
-    proto = node.proto
-    maker, made = sequence or (None, None)
-    shape = "[...]" if made is None else made["input_shape"]
-    info = entry(str(node.index), "SequenceAt", node_name(proto), shape, node.outs, False)
-    info |= {"dialect": "onnx", "opset": node.version}
-    position = node.ins[1].value
-    if made is None or maker is None:
-        graph = "" if node.place is None else " of its subgraph or function"
-        info["note"] = f"it reads a sequence no SplitToSequence node{graph} makes"
-        return info
-    info["sequence"] = maker
-    if position is None or position.size != 1 or position.dtype.kind not in "iu":
-        info["note"] = "its position is known only at run time"
-        return info
-    k = int(position.reshape(-1)[0])
-    info["values"]["position"] = k
-    parts = made["numpy"]
-    if made["note"] is not None or None in parts:
-        info["note"] = f"{maker} has no NumPy index for its parts"
-    elif not -len(parts) <= k < len(parts):
-        info["note"] = str(position_error(k, len(parts)))
-    else:
-        info["numpy"] = parts[k]
-    return info
 
 
 def _texts(proto: Any) -> Iterator[Any]:

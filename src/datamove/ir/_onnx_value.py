@@ -2,7 +2,8 @@
 
 `Value`: a value's shape, element type, its numbers where constant, else a shape subgraph's
 bounds and terms (`datamove.ir._onnx_shapes`), and a Range's ends (`_onnx_gather.range_span`).
-`Node`: one node as the walk saw it, for explain (`ONNXModel.explain`).
+`Node`: one node as the walk saw it, for explain (`ONNXModel.explain`); `node_name`: how
+check and explain name a node.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from datamove.ir._onnx_shapes import Term
 from datamove.ir._ops import Info
 from datamove.ir._types import ELEMENT_TYPES
 
-__all__ = ["Node", "Value"]
+__all__ = ["Node", "Value", "node_name"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,3 +73,8 @@ class Node:
     place: str | None = None
     call: dict[str, str] | None = None
     passed: dict[str, str] | None = None  # the values the call passes, where known
+
+
+def node_name(node: Any) -> str:
+    """A node's name; a nameless one is named after its first output."""
+    return node.name or (node.output[0] if node.output else "")
