@@ -995,12 +995,84 @@ def test_a_split_of_a_dim_past_int32_is_the_spec_s_where_onnx_truncates_it(
     assert report.problems == (), report.problems
     got = [report.outputs[f"y{k}"][0] for k in range(len(lengths))]
     assert got == [PartialShape([2, n]) for n in lengths]
-    assert len(notes) == (refused is not None), (notes, refused)
+    # one note: onnxruntime refuses the model at load, else its kernel cannot run the node
+    # (the dim on the last axis past INT32_MAX: `test_a_split_onnxruntime_loads_past_int32...`)
+    (note,) = notes
+    assert (note.layer_id, note.layer_type) == ("0", "Split")
+    assert ("narrowing_error" in note.message) == (refused is None), (note, refused)
     if refused is not None:
         assert onnx_graphs.checker_error(model) is not None
-        (note,) = notes
-        assert (note.layer_id, note.layer_type) == ("0", "Split")
         assert refused.split("[ShapeInferenceError] ")[-1].strip() in note.message
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(
+    dim=_WIDE_DIMS,
+    others=st.lists(st.sampled_from([0, 0, 1, 3]), min_size=1, max_size=2),
+    axis=st.integers(0, 2),
+    rule=st.sampled_from(["even", "num_outputs", "split"]),
+    parts=st.integers(1, 8),
+)
+@example(dim=2**32, others=[0], axis=1, rule="even", parts=2)
+@example(dim=2**32, others=[0], axis=0, rule="even", parts=4)
+@example(dim=2**32, others=[0], axis=0, rule="even", parts=2)
+@example(dim=2**32, others=[0, 3], axis=1, rule="num_outputs", parts=4)
+@example(dim=2**32, others=[0], axis=1, rule="split", parts=2)
+def test_a_split_onnxruntime_loads_past_int32_fails_at_run_where_noted(
+    tmp_path_factory: pytest.TempPathFactory,
+    dim: int,
+    others: list[int],
+    axis: int,
+    rule: str,
+    parts: int,
+) -> None:
+    # onnxruntime's Split kernel (CPU) takes each part's length and the count of elements from
+    # the axis on as a C int: past INT32_MAX it fails at run time ("narrowing_error"), even on
+    # an empty tensor (an int8 x with a dim of 0), where it loads the model. A note of kind
+    # onnxruntime exactly where it so fails; none where it refuses the model at load (that
+    # note stays), and none where it runs ([2**32, 0] on axis 0 in 4 parts of 2**30).
+    assume(0 in others)
+    assume(dim * max([1, *others]) ** 2 <= INT64_MAX)  # (NumPy makes no array larger)
+    axis = min(axis, len(others))
+    shape = [*others[:axis], dim, *others[axis:]]
+    x = helper.make_tensor_value_info("x", TensorProto.INT8, shape)
+    names = [f"y{k}" for k in range(parts)]
+    ys = [helper.make_tensor_value_info(n, TensorProto.INT8, None) for n in names]
+    inputs, inits, attrs, opset = ["x"], [], {"axis": axis}, 13
+    if rule == "num_outputs":
+        attrs["num_outputs"], opset = parts, 18
+    elif rule == "split":
+        size = dim // parts
+        lengths = [size] * (parts - 1) + [dim - size * (parts - 1)]
+        inits.append(helper.make_tensor("split", TensorProto.INT64, [parts], lengths))
+        inputs.append("split")
+    else:
+        assume(dim % parts == 0)
+    node = helper.make_node("Split", inputs, names, **attrs)
+    graph = helper.make_graph([node], "g", [x], ys, inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    report = ir.read_onnx(onnx_graphs.save(model, tmp_path_factory.mktemp("split"))).check()
+    assert report.problems == (), report.problems
+    notes = [n for n in report.notes if n.kind == "onnxruntime"]
+    assert [(n.layer_id, n.layer_type) for n in notes] in ([], [("0", "Split")])
+    refused = onnx_graphs.ort_error(model)
+    if refused is not None:  # at load: its note, as before
+        (note,) = notes
+        assert "narrowing_error" not in note.message, note
+        return
+    try:
+        onnx_graphs.ort_session(model).run(None, {"x": np.zeros(shape, np.int8)})
+    except Exception as exc:  # noqa: BLE001 - onnxruntime's errors have no common base
+        failed: str | None = str(exc)
+    else:
+        failed = None
+    assert len(notes) == (failed is not None), (notes, failed)
+    if failed is not None:
+        assert "narrowing_error" in failed
+        assert notes[0].message.startswith(f"its dim {dim} on axis {axis}: "), notes
+        assert 'as a C int, 32 bits ("narrowing_error"); onnxruntime, where it loads' in (
+            notes[0].message
+        )
 
 
 @pytest.mark.parametrize("declared", [False, True], ids=["inferred", "declared"])

@@ -140,7 +140,7 @@ _NOTE_HEADINGS: Final = {
     "shape-subgraph": "ONNX shape-subgraph nodes that fail at run time",
     "extension": "layers OpenVINO reads only with an extension",
     "opset": "ONNX opsets newer than the installed onnx knows",
-    "onnxruntime": "ONNX nodes onnxruntime refuses, where ONNX's own inference is wrong",
+    "onnxruntime": "ONNX nodes onnxruntime refuses or cannot run, legal by the spec",
     "unread": "problems of layers OpenVINO does not read: no output needs them",
 }
 

@@ -232,7 +232,8 @@ class _Inner:
     And each note of a shape-subgraph node there that fails at run time (`SHAPE_NOTE`); each
     Split there ONNX's inference reads in 32 bits (`_truncated_split`), under the nodes ONNX's
     faults name down to it, ``(op_type, name)`` each (``(("If", "if"), ("Split", "cut"))``:
-    its place and why); and the outputs of the node holding or calling it that ONNX infers from
+    its place and why); each Split there onnxruntime's kernel cannot run (`_narrowed_split`),
+    its place and why; and the outputs of the node holding or calling it that ONNX infers from
     a value it misreads there (`_misread`), by index.
     """
 
@@ -242,13 +243,15 @@ class _Inner:
     checked: Counter[str] = dataclasses.field(default_factory=Counter)  # kind -> nodes checked
     truncated: _Chains = dataclasses.field(default_factory=dict)
     misread: set[int] = dataclasses.field(default_factory=set)
+    narrowed: list[str] = dataclasses.field(default_factory=list)
 
     def add(self, where: str, other: _Inner, nodes: bool = True, node: Any = None) -> None:
         """``other``'s faults (and ``nodes``, their count and notes) within the node ``where``.
 
-        And its truncated Splits, under ``node`` (the node of ``where``).
+        And its truncated Splits, under ``node`` (the node of ``where``), and those it cannot run.
         """
         self.faults += [(kind, f"{where}: {rule}") for kind, rule in other.faults]
+        self.narrowed += [f"{where}: {why}" for why in other.narrowed]
         step = () if node is None else ((node.op_type, node.name),)
         for chain, why in other.truncated.items():
             self.truncated[(*step, *chain)] = f"{where}: {why}"
@@ -526,6 +529,7 @@ class ONNXModel:
         inferred: _Inferred | None = None
         misread: set[str] = set()  # the values ONNX infers from an input it misreads
         truncated: dict[int, _Chains] = {}  # a node's truncated Splits inside (`_Inner`)
+        narrowed: dict[int, list[str]] = {}  # the Splits onnxruntime cannot run, by node
         seen: set[int] = set()  # the function calls walked (by their `_call`), listed once
         for i, node in enumerate(graph.node):
             where = lid, lname, kind = str(i), node_name(node), _kind(node)
@@ -596,7 +600,12 @@ class ONNXModel:
                     seen.add(id(called))
                 else:
                     inner.append(  # (its nodes listed once)
-                        _Inner(called.faults, truncated=called.truncated, misread=called.misread)
+                        _Inner(
+                            called.faults,
+                            truncated=called.truncated,
+                            misread=called.misread,
+                            narrowed=called.narrowed,
+                        )
                     )
             wrongs = {k for walk in inner for k in walk.misread}  # ONNX misreads a value there
             for k, out in enumerate(node.output):
@@ -659,6 +668,9 @@ class ONNXModel:
                 ]
                 inner_checked.update(walk.checked)
                 truncated.setdefault(i, {}).update(walk.truncated)
+                narrowed.setdefault(i, []).extend(walk.narrowed)
+            if kind == "Split" and (why := _narrowed_split(node, values)) is not None:
+                narrowed.setdefault(i, []).append(why)
         if compare:  # the nodes ONNX's strict inference refuses, as onnx.checker does
             named = {p.layer_id for p in problems}  # (datamove's own words first)
             faults = (inferred or self._onnx_inferred(overrides))[2]
@@ -674,6 +686,13 @@ class ONNXModel:
                     notes.append(
                         Problem("onnxruntime", said, str(at), node_name(node), _kind(node))
                     )
+            if not any(n.kind == "onnxruntime" for n in notes):  # onnxruntime loads the model
+                for i, whys in narrowed.items():
+                    if whys:
+                        node, said = graph.node[i], f"{'; '.join(whys)}; {_LOADS_NOT_RUNS}"
+                        notes.append(
+                            Problem("onnxruntime", said, str(i), node_name(node), _kind(node))
+                        )
         return values, problems, notes, ports, walked, read, inner_checked
 
     def _sequence(
@@ -770,6 +789,7 @@ class ONNXModel:
             found.nodes += walk.nodes
             found.checked.update(walk.checked)
             found.truncated |= walk.truncated
+            found.narrowed += walk.narrowed
             lead = 1 if _kind(node) == "Loop" else 0  # a Loop's body outputs its condition first
             found.misread |= {k - lead for k in walk.misread if k >= lead}
         return found
@@ -904,6 +924,8 @@ class ONNXModel:
                 or (kind in _JOINS_AND_VIEWS and _moves_data(kind, ins, scope, inner.output))
             ):
                 found.nodes.append(Node(-1, inner, opset or 0, ins, _outs(inner, scope), where))
+            if kind == "Split" and not by_call and (why := _narrowed_split(inner, scope)):
+                found.narrowed.append(f"{where}: {why}")
             found.add(where, bodies, node=inner)
             if called is not None:
                 found.add(where, called, id(called) not in seen, node=inner)
@@ -1223,6 +1245,50 @@ def _truncated_split(node: Any, values: Mapping[str, Value]) -> str | None:
     n = dim.get_length()
     read = (n + 2**31) % 2**32 - 2**31
     return f"ONNX's Split inference reads the dim {n} on axis {axis} in 32 bits, as {read}"
+
+
+_LOADS_NOT_RUNS: Final = (
+    "onnxruntime, where it loads the model, fails on the node at run time, even on an empty "
+    "tensor; datamove reads the spec"
+)
+
+
+def _narrowed_split(node: Any, values: Mapping[str, Value]) -> str | None:
+    """Why onnxruntime's Split kernel cannot run a Split ``node`` on a dim past INT32_MAX.
+
+    Its kernel (onnxruntime 1.32, CPU) takes each part's length on the axis, and the count of
+    elements from the axis on, as a C ``int``, 32 bits: past ``INT32_MAX`` it fails,
+    ``narrowing_error``, even on an empty tensor. ``None`` where the dim on the axis is not
+    static past ``INT32_MAX``, a part's length is not known, or neither is certainly past it
+    (a dim after the axis 0 or unknown: [2**32, 0] runs in 4 parts of 2**30).
+    """
+    if not node.input or node.input[0] not in values:
+        return None
+    shape = values[node.input[0]].shape
+    axis = node_attr(node, "axis", 0)
+    if shape.rank is None or not -shape.rank <= axis < shape.rank:
+        return None
+    axis %= shape.rank
+    dim = shape.dims[axis]
+    if not dim.is_static or dim.get_length() <= _INT32_MAX:
+        return None
+    parts = [values[o].shape if o in values else PartialShape(None) for o in node.output]
+    if not parts or any(p.rank != shape.rank or not p.dims[axis].is_static for p in parts):
+        return None
+    lengths = [p.dims[axis].get_length() for p in parts]
+    after = shape.dims[axis + 1 :]
+    n = dim.get_length()
+    if max(lengths) > _INT32_MAX:
+        said = f"a part of {max(lengths)}"
+    elif all(d.is_static and d.get_length() > 0 for d in after):
+        count = math.prod([n, *(d.get_length() for d in after)])
+        said = f"the {count} elements from axis {axis} on"
+    else:
+        return None
+    return (
+        f"its dim {n} on axis {axis}: onnxruntime's Split kernel takes {said} as a C int, "
+        '32 bits ("narrowing_error")'
+    )
 
 
 # onnx's words of a fault inside a node's subgraph or function: the node inside it names
