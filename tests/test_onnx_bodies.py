@@ -851,11 +851,12 @@ def test_a_split_past_int32_in_a_function_or_body_is_the_spec_s(
     the model at load, and gives parts of 0 for 2 of 2**32. onnx.reference runs each (an int8
     x of [0, dim]: no elements). As in the graph: no problem (fixed: one on the node holding
     or calling it, ONNX's words), a note of kind onnxruntime exactly where onnxruntime
-    refuses, and where it loads the model, as its kernel fails at run time on parts past
-    INT32_MAX ("narrowing_error"), the Split's parts the spec's, the Concat after the opaque
-    Neg of a part checked on none of ONNX's misread shapes (fixed: a problem of [0,0]
-    against [0,2**31]), the node's output as declared and the Neg after it unknown, not
-    ONNX's (fixed: [?,0,0] after a Loop, [0,0] after a call)."""
+    refuses, and where it loads the model, as its kernel fails at run time on the count of
+    elements from the axis on past INT32_MAX ("narrowing_error"), the Split's parts the
+    spec's, the Concat after the opaque Neg of a part checked on none of ONNX's misread
+    shapes (fixed: a problem of [0,0] against [0,2**31]), the node's output as declared and
+    the Neg after it unknown, not ONNX's (fixed: [?,0,0] after a Loop, [0,0] after a
+    call)."""
     names = [f"p{k}" for k in range(parts)]
     cut = helper.make_node("Split", ["a", "lens"], names, name="cut", axis=1)
     if split is None:
@@ -882,12 +883,12 @@ def test_a_split_past_int32_in_a_function_or_body_is_the_spec_s(
     top = {"function": "its function local.F's", "if": "its then_branch's", "loop": "its body's"}
     (note,) = notes  # onnxruntime refuses the model at load, else fails at run time
     assert (note.layer_id, note.layer_name) == ("0", {"function": "call"}.get(where, where))
-    if refused is None:  # its kernel takes a part past INT32_MAX as a C int
+    if refused is None:  # its kernel takes the elements from the axis on as a C int
         with pytest.raises(Exception, match="narrowing_error"):
             onnx_graphs.ort_session(model).run(None, feeds)
         assert note.message.startswith(
-            f"{top[where]} node 'cut' (Split): its dim {dim} on axis 1: onnxruntime's Split "
-            f"kernel takes a part of {-(-dim // parts)} as a C int"
+            f"{top[where]} node 'cut' (Split): its input [0,{dim}] on axis 1: onnxruntime's "
+            f"Split kernel takes the {dim} elements from axis 1 on as a C int"
         ), note.message
     else:
         assert onnx_graphs.checker_error(model) is not None
@@ -955,8 +956,8 @@ def test_each_call_of_a_function_splitting_past_int32_is_as_the_first(
     """Two calls of local.F (a Split of [0,2**32] in two, a Neg of the second part) on the
     same shapes, walked once: each call is as the first, a Neg after it unknown (fixed:
     [0,0], ONNX's from parts of 0) and a note on each call: where ONNX refuses the Split, as
-    onnxruntime refuses the model at load, else as its kernel fails at run time (parts of
-    2**31: "narrowing_error"); onnx.reference runs it."""
+    onnxruntime refuses the model at load, else as its kernel fails at run time (the 2**32
+    elements from the axis on: "narrowing_error"); onnx.reference runs it."""
     dim = 2**32
     cut = helper.make_node("Split", ["a"], ["p", "q"], name="cut", axis=1, num_outputs=2)
     if split is not None:
@@ -981,6 +982,6 @@ def test_each_call_of_a_function_splitting_past_int32_is_as_the_first(
         [("onnxruntime", "c0"), ("onnxruntime", "c1")]
     )
     assert all(("narrowing_error" in n.message) == (refused is None) for n in report.notes)
-    if refused is None:  # onnxruntime loads it, its kernel takes a part of 2**31 as a C int
+    if refused is None:  # onnxruntime loads it, its kernel takes 2**32 elements as a C int
         with pytest.raises(Exception, match="narrowing_error"):
             onnx_graphs.ort_session(model).run(None, {"x": np.zeros((0, dim), np.int8)})

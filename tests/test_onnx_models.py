@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
+import math
 import re
 import subprocess
 import sys
@@ -910,6 +911,7 @@ def test_a_1_d_tensor_of_many_elements_is_inferred_without_data_propagation(
 
 
 INT64_MAX = 2**63 - 1
+INT32_MAX = onnx_graphs.INT32_MAX
 
 
 @pytest.mark.parametrize(
@@ -1005,41 +1007,65 @@ def test_a_split_of_a_dim_past_int32_is_the_spec_s_where_onnx_truncates_it(
         assert refused.split("[ShapeInferenceError] ")[-1].strip() in note.message
 
 
-@settings(max_examples=examples(40), deadline=None)
+# dims about INT32_MAX and its square root (46341**2 is past it, 46340**2 is not)
+_NARROW_DIMS = st.sampled_from(
+    [0, 1, 2, 3, 46340, 46341, 2**15, 2**16, 2**30, INT32_MAX, INT32_MAX + 1, 2**32]
+) | st.integers(2, 2**34)
+
+
+@settings(max_examples=examples(80), deadline=None)
 @given(
-    dim=_WIDE_DIMS,
-    others=st.lists(st.sampled_from([0, 0, 1, 3]), min_size=1, max_size=2),
-    axis=st.integers(0, 2),
+    dims=st.lists(_NARROW_DIMS | _WIDE_DIMS, min_size=1, max_size=3),
+    zero=st.integers(0, 3),
+    axis=st.integers(0, 3),
     rule=st.sampled_from(["even", "num_outputs", "split"]),
     parts=st.integers(1, 8),
+    given_shapes=st.booleans(),
 )
-@example(dim=2**32, others=[0], axis=1, rule="even", parts=2)
-@example(dim=2**32, others=[0], axis=0, rule="even", parts=4)
-@example(dim=2**32, others=[0], axis=0, rule="even", parts=2)
-@example(dim=2**32, others=[0, 3], axis=1, rule="num_outputs", parts=4)
-@example(dim=2**32, others=[0], axis=1, rule="split", parts=2)
+@example(dims=[2**32], zero=0, axis=0, rule="even", parts=2, given_shapes=False)
+@example(dims=[2**32], zero=0, axis=0, rule="even", parts=1, given_shapes=True)
+@example(dims=[INT32_MAX], zero=0, axis=0, rule="even", parts=1, given_shapes=False)
+@example(dims=[INT32_MAX + 1], zero=0, axis=0, rule="even", parts=1, given_shapes=False)
+@example(dims=[65536, 65536], zero=0, axis=1, rule="even", parts=2, given_shapes=False)
+@example(dims=[65536, 32768], zero=0, axis=1, rule="split", parts=2, given_shapes=True)
+@example(dims=[46340, 46340], zero=0, axis=1, rule="even", parts=1, given_shapes=False)
+@example(dims=[46341, 46341], zero=0, axis=1, rule="even", parts=1, given_shapes=False)
+@example(dims=[2, 2**30], zero=2, axis=2, rule="even", parts=1, given_shapes=False)
+@example(dims=[2, 2**30 - 1], zero=2, axis=2, rule="even", parts=1, given_shapes=False)
+@example(dims=[2**32], zero=1, axis=1, rule="even", parts=1, given_shapes=False)
+@example(dims=[2**32], zero=1, axis=0, rule="even", parts=4, given_shapes=False)
+@example(dims=[2**32], zero=1, axis=0, rule="even", parts=2, given_shapes=True)
+@example(dims=[2**32, 3], zero=0, axis=2, rule="num_outputs", parts=4, given_shapes=False)
+@example(dims=[2**32], zero=0, axis=1, rule="split", parts=2, given_shapes=False)
+@example(dims=[2**32], zero=0, axis=1, rule="split", parts=2, given_shapes=True)
 def test_a_split_onnxruntime_loads_past_int32_fails_at_run_where_noted(
     tmp_path_factory: pytest.TempPathFactory,
-    dim: int,
-    others: list[int],
+    dims: list[int],
+    zero: int,
     axis: int,
     rule: str,
     parts: int,
+    given_shapes: bool,
 ) -> None:
-    # onnxruntime's Split kernel (CPU) takes each part's length and the count of elements from
-    # the axis on as a C int: past INT32_MAX it fails at run time ("narrowing_error"), even on
-    # an empty tensor (an int8 x with a dim of 0), where it loads the model. A note of kind
-    # onnxruntime exactly where it so fails; none where it refuses the model at load (that
-    # note stays), and none where it runs ([2**32, 0] on axis 0 in 4 parts of 2**30).
-    assume(0 in others)
-    assume(dim * max([1, *others]) ** 2 <= INT64_MAX)  # (NumPy makes no array larger)
-    axis = min(axis, len(others))
-    shape = [*others[:axis], dim, *others[axis:]]
-    x = helper.make_tensor_value_info("x", TensorProto.INT8, shape)
+    # onnxruntime's Split kernel (CPU) takes the count of elements before the axis, from the
+    # axis on and after it, and each part's length, as a C int: past INT32_MAX it fails at run
+    # time ("narrowing_error"), even on an empty tensor (an int8 x with a dim of 0), where it
+    # loads the model, on whichever axis the large dims lie ([0,2**32] on axis 0). A note of
+    # kind onnxruntime exactly where it so fails, naming the first count past INT32_MAX; none
+    # where it refuses the model at load (that note stays), none where it runs ([2**32,0] on
+    # axis 0 in 4 parts of 2**30). With input_shapes (the file declares dims by name), on the
+    # shapes given: where the sizes become known.
+    shape = [*dims[:zero], 0, *dims[zero:]]
+    axis = min(axis, len(shape) - 1)
+    assume(math.prod(d for d in shape if d) <= INT64_MAX)  # (NumPy makes no array larger)
+    dim = shape[axis]
+    declared: list[Any] = [f"d{k}" for k in range(len(shape))] if given_shapes else shape
+    x = helper.make_tensor_value_info("x", TensorProto.INT8, declared)
     names = [f"y{k}" for k in range(parts)]
     ys = [helper.make_tensor_value_info(n, TensorProto.INT8, None) for n in names]
     inputs, inits, attrs, opset = ["x"], [], {"axis": axis}, 13
-    if rule == "num_outputs":
+    if rule == "num_outputs":  # (the spec's last part of ceil(dim / parts) each: not < 0)
+        assume(dim - -(-dim // parts) * (parts - 1) >= 0)
         attrs["num_outputs"], opset = parts, 18
     elif rule == "split":
         size = dim // parts
@@ -1051,12 +1077,14 @@ def test_a_split_onnxruntime_loads_past_int32_fails_at_run_where_noted(
     node = helper.make_node("Split", inputs, names, **attrs)
     graph = helper.make_graph([node], "g", [x], ys, inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    report = ir.read_onnx(onnx_graphs.save(model, tmp_path_factory.mktemp("split"))).check()
+    read = ir.read_onnx(onnx_graphs.save(model, tmp_path_factory.mktemp("split")))
+    report = read.check({"x": PartialShape(shape)} if given_shapes else None)
     assert report.problems == (), report.problems
     notes = [n for n in report.notes if n.kind == "onnxruntime"]
     assert [(n.layer_id, n.layer_type) for n in notes] in ([], [("0", "Split")])
     refused = onnx_graphs.ort_error(model)
     if refused is not None:  # at load: its note, as before
+        assert not given_shapes
         (note,) = notes
         assert "narrowing_error" not in note.message, note
         return
@@ -1069,7 +1097,17 @@ def test_a_split_onnxruntime_loads_past_int32_fails_at_run_where_noted(
     assert len(notes) == (failed is not None), (notes, failed)
     if failed is not None:
         assert "narrowing_error" in failed
-        assert notes[0].message.startswith(f"its dim {dim} on axis {axis}: "), notes
+        counts = {
+            f"before axis {axis}": math.prod(shape[:axis]),
+            f"from axis {axis} on": math.prod(shape[axis:]),
+            f"after axis {axis}": math.prod(shape[axis + 1 :]),
+        }
+        past = [f"the {n} elements {what}" for what, n in counts.items() if n > INT32_MAX]
+        said = past[0] if past else "a part of "
+        assert notes[0].message.startswith(
+            f"its input {PartialShape(shape)} on axis {axis}: onnxruntime's Split kernel takes "
+            f"{said}"
+        ), notes
         assert 'as a C int, 32 bits ("narrowing_error"); onnxruntime, where it loads' in (
             notes[0].message
         )

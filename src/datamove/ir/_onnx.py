@@ -297,6 +297,7 @@ class ONNXModel:
         self._functions = functions
         self._calls: dict[Any, _Inner] = {}  # (function, inputs) -> its walk
         self._as_declared: dict[str, Value] | None = None  # the values on the file's shapes
+        self._refused_at_load: bool | None = None  # `_unloaded`, once known
         known: _Known = {}  # each function's fault, and the inputs its nodes need
         self._faults = {  # node index -> (kind, rule) of a fault its schema (or a subgraph) has
             i: fault
@@ -686,14 +687,25 @@ class ONNXModel:
                     notes.append(
                         Problem("onnxruntime", said, str(at), node_name(node), _kind(node))
                     )
-            if not any(n.kind == "onnxruntime" for n in notes):  # onnxruntime loads the model
-                for i, whys in narrowed.items():
-                    if whys:
-                        node, said = graph.node[i], f"{'; '.join(whys)}; {_LOADS_NOT_RUNS}"
-                        notes.append(
-                            Problem("onnxruntime", said, str(i), node_name(node), _kind(node))
-                        )
+            self._refused_at_load = any(n.kind == "onnxruntime" for n in notes)
+        # a Split onnxruntime cannot run on these shapes (new input shapes too: where it runs,
+        # the sizes known), where it loads the file
+        if any(narrowed.values()) and (compare or overrides) and not self._unloaded():
+            for i, whys in narrowed.items():
+                if whys:
+                    node, said = graph.node[i], f"{'; '.join(whys)}; {_LOADS_NOT_RUNS}"
+                    notes.append(Problem("onnxruntime", said, str(i), node_name(node), _kind(node)))
         return values, problems, notes, ports, walked, read, inner_checked
+
+    def _unloaded(self) -> bool:
+        """Whether onnxruntime refuses the file at load: ONNX's inference refuses a Split.
+
+        As the walk on the file's shapes finds (`_split_fault`), whatever the shapes it then
+        runs on (``input_shapes``): onnxruntime loads the file as it declares them.
+        """
+        if self._refused_at_load is None:
+            self._walk({}, compare=True)
+        return bool(self._refused_at_load)
 
     def _sequence(
         self,
@@ -1254,13 +1266,13 @@ _LOADS_NOT_RUNS: Final = (
 
 
 def _narrowed_split(node: Any, values: Mapping[str, Value]) -> str | None:
-    """Why onnxruntime's Split kernel cannot run a Split ``node`` on a dim past INT32_MAX.
+    """Why onnxruntime's Split kernel cannot run a Split ``node``: a count past INT32_MAX.
 
-    Its kernel (onnxruntime 1.32, CPU) takes each part's length on the axis, and the count of
-    elements from the axis on, as a C ``int``, 32 bits: past ``INT32_MAX`` it fails,
-    ``narrowing_error``, even on an empty tensor. ``None`` where the dim on the axis is not
-    static past ``INT32_MAX``, a part's length is not known, or neither is certainly past it
-    (a dim after the axis 0 or unknown: [2**32, 0] runs in 4 parts of 2**30).
+    Its kernel (onnxruntime 1.32, CPU) takes the count of elements before the axis, from the
+    axis on and after it, then each part's length on the axis, as a C ``int``, 32 bits: past
+    ``INT32_MAX`` it fails, ``narrowing_error``, even on an empty tensor, whatever the axis
+    (``[0,2**32]`` on axis 0: ``2**32`` elements after it). The first one past it, by the dims'
+    least sizes (a dynamic dim may be 0: ``[65536,65536,?]`` on axis 0 may run), else ``None``.
     """
     if not node.input or node.input[0] not in values:
         return None
@@ -1269,25 +1281,26 @@ def _narrowed_split(node: Any, values: Mapping[str, Value]) -> str | None:
     if shape.rank is None or not -shape.rank <= axis < shape.rank:
         return None
     axis %= shape.rank
-    dim = shape.dims[axis]
-    if not dim.is_static or dim.get_length() <= _INT32_MAX:
-        return None
-    parts = [values[o].shape if o in values else PartialShape(None) for o in node.output]
-    if not parts or any(p.rank != shape.rank or not p.dims[axis].is_static for p in parts):
-        return None
-    lengths = [p.dims[axis].get_length() for p in parts]
-    after = shape.dims[axis + 1 :]
-    n = dim.get_length()
-    if max(lengths) > _INT32_MAX:
-        said = f"a part of {max(lengths)}"
-    elif all(d.is_static and d.get_length() > 0 for d in after):
-        count = math.prod([n, *(d.get_length() for d in after)])
-        said = f"the {count} elements from axis {axis} on"
-    else:
+    least = [d.min for d in shape.dims]
+    counts = {
+        f"the {{}} elements before axis {axis}": math.prod(least[:axis]),
+        f"the {{}} elements from axis {axis} on": math.prod(least[axis:]),
+        f"the {{}} elements after axis {axis}": math.prod(least[axis + 1 :]),
+        "a part of {}": max(
+            (
+                v.shape.dims[axis].min
+                for o in node.output
+                if (v := values.get(o)) is not None and v.shape.rank == shape.rank
+            ),
+            default=0,
+        ),
+    }
+    said = next((what.format(n) for what, n in counts.items() if n > _INT32_MAX), None)
+    if said is None:
         return None
     return (
-        f"its dim {n} on axis {axis}: onnxruntime's Split kernel takes {said} as a C int, "
-        '32 bits ("narrowing_error")'
+        f"its input {shape} on axis {axis}: onnxruntime's Split kernel takes {said} as a C "
+        'int, 32 bits ("narrowing_error")'
     )
 
 
