@@ -985,3 +985,45 @@ def test_each_call_of_a_function_splitting_past_int32_is_as_the_first(
     if refused is None:  # onnxruntime loads it, its kernel takes 2**32 elements as a C int
         with pytest.raises(Exception, match="narrowing_error"):
             onnx_graphs.ort_session(model).run(None, {"x": np.zeros((0, dim), np.int8)})
+
+
+@pytest.mark.parametrize("declared", [False, True], ids=["inferred", "declared"])
+@pytest.mark.parametrize("where", ["graph", "function", "if", "loop"])
+def test_a_slice_onnx_overflows_at_int64_max_is_misread_in_a_function_too(
+    tmp_path: Path, where: str, declared: bool
+) -> None:
+    """n = Neg(a[:, 1:]) of a [2,INT64_MAX], in the graph, a function local.F, an If's branch
+    or a Loop's body, and r = Neg(n) after it. ONNX's Slice arithmetic overflows there: its
+    inference gives [2,0], check the spec's [2,INT64_MAX-1]. In the graph, an opaque node after
+    such a value is not taken as ONNX infers it: r unknown, or as declared with no problem. In
+    a function ONNX types none of the nodes, so the misreading was not seen and the call's
+    output was ONNX's: r [2,0], and declaring it [2,INT64_MAX-1] a problem ("declares ...,
+    but ONNX's shape inference gives [2,0]"), where onnxruntime loads it. Now each placement
+    gives the graph's answer."""
+    body = [
+        *_numbers(s=[1], e=[_INT64_MAX], ax=[1]),
+        helper.make_node("Slice", ["a", "s", "e", "ax"], ["y"], name="cut"),
+        helper.make_node("Neg", ["y"], ["n"], name="neg"),
+    ]
+    inputs = [_tensor("a", [2, _INT64_MAX])]
+    if where == "graph":
+        outputs = [_tensor("out", [None, None])]
+        relay = helper.make_node("Identity", ["n"], ["out"])
+        model = _local_model([*body, relay], inputs, outputs, [])
+    else:
+        model = _placed(where, body, ["a"], "n", inputs)
+    model.graph.node.append(helper.make_node("Neg", ["out"], ["r"], name="after"))
+    lead = [1] if where == "loop" else []  # the Loop's scan output: [1, ...]
+    dims = [*lead, 2, _INT64_MAX - 1]
+    model.graph.output.append(_tensor("r", dims if declared else None))
+    if not declared:  # ONNX's own: [..,2,0] (an If's [2,?]: merged with the else branch's)
+        said = onnx.shape_inference.infer_shapes(model).graph.output[-1].type.tensor_type
+        last = said.shape.dim[-1]
+        assert (last.dim_value if last.HasField("dim_value") else None) == (
+            None if where == "if" else 0
+        )
+    assert onnx_graphs.ort_error(model) is None  # onnxruntime loads it, declared or not
+    report = ir.read_onnx(onnx_graphs.save(model, tmp_path)).check()
+    assert report.problems == (), report.problems
+    assert report.notes == ()
+    assert report.outputs["r"] == (PartialShape(dims if declared else None), "f32")

@@ -862,11 +862,12 @@ class ONNXModel:
         Concat, Unsqueeze, Squeeze and sequence nodes are listed as the graph's are.
         ``taken``: `_bodies`'. ``source``: the subgraph or function as the file holds it.
 
-        A Split there ONNX's inference reads in 32 bits (`_truncated_split`) is ``truncated``,
-        and the values it infers from one it misreads so are ``misread`` (those of the outer
-        scopes so given): an opaque node's outputs after one are as the file declares them
-        (not ONNX's ``types``), else unknown, and the walk's ``misread`` holds the outputs of
-        ``source`` among them.
+        A Split there ONNX's inference reads in 32 bits (`_truncated_split`) is ``truncated``;
+        its parts, a Slice's output ONNX infers otherwise where ``types`` has none of it
+        (`_slice_misread`: a function's), and the values ONNX infers from one it misreads are
+        ``misread`` (those of the outer scopes so given): an opaque node's outputs after one
+        are as the file declares them (not ONNX's ``types``), else unknown, and the walk's
+        ``misread`` holds the outputs of ``source`` among them.
         """
         unknown = Value(PartialShape(None), None)
         found = _Inner()
@@ -915,7 +916,11 @@ class ONNXModel:
             truncated = None if by_call else _truncated_split(inner, scope)
             if truncated is not None:
                 found.truncated[((inner.op_type, inner.name),)] = f"{where}: {truncated}"
-            wrong = truncated is not None or _misread(inner.input, scope, types, misread)
+            wrong = (
+                truncated is not None
+                or _misread(inner.input, scope, types, misread)
+                or (not by_call and _slice_misread(inner, ins, outs, types, opset))
+            )
             bodies = self._bodies(
                 inner, scope, seen, taken=taken, source=held, said=types, misread=misread
             )
@@ -1370,6 +1375,47 @@ def _misread(
         if got is not None and not got[0].compatible(values[name].shape):
             return True
     return False
+
+
+def _slice_misread(
+    node: Any,
+    ins: list[Value],
+    outs: list[Value | None],
+    types: Mapping[str, Any],
+    opset: int | None,
+) -> bool:
+    """Whether ONNX's inference gives a Slice ``node``'s output otherwise than check, ``outs``.
+
+    Where ONNX's type of it is not at hand (``types``: a function's node, whose values ONNX
+    infers only for its call), on data of a dim past ``INT32_MAX``: ONNX's Slice arithmetic
+    overflows on a dim of ``INT64_MAX`` (``[2,0]`` for ``x[:, 1:]`` of ``[2,INT64_MAX]``).
+    ONNX's rule for that node alone (``infer_node_outputs``) on check's inputs and constant
+    values, as `_misread` weighs the graph's values: the call's outputs are then not ONNX's.
+    """
+    got = outs[0] if outs else None
+    if _kind(node) != "Slice" or got is None or node.output[0] in types or not ins:
+        return False
+    data = ins[0].shape
+    if data.rank is None or not any(d.is_static and d.min > _INT32_MAX for d in data.dims):
+        return False
+    onnx = _onnx()
+    codes = {name: code for code, name in ETYPES.items()}
+    given, values = {}, {}
+    for name, v in zip(node.input, ins, strict=False):
+        if not name or v.shape.rank is None:
+            continue
+        dims = [d.get_length() if d.is_static else None for d in v.shape.dims]
+        code = codes.get(v.etype or "", onnx.TensorProto.FLOAT)
+        given[name] = onnx.helper.make_tensor_type_proto(code, dims)
+        if v.value is not None:
+            values[name] = onnx.numpy_helper.from_array(np.asarray(v.value), name)
+    try:
+        schema = onnx.defs.get_schema("Slice", opset or onnx.defs.onnx_opset_version())
+        said = onnx.shape_inference.infer_node_outputs(schema, node, given, values)
+    except Exception:  # noqa: BLE001 - onnx's inference errors: no misreading to weigh
+        return False
+    found = _shape_of(said[node.output[0]]) if node.output[0] in said else None
+    return found is not None and not found[0].compatible(got.shape)
 
 
 def _clash(
