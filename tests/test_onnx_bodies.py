@@ -1027,3 +1027,40 @@ def test_a_slice_onnx_overflows_at_int64_max_is_misread_in_a_function_too(
     assert report.problems == (), report.problems
     assert report.notes == ()
     assert report.outputs["r"] == (PartialShape(dims if declared else None), "f32")
+
+
+@pytest.mark.parametrize("dim", [2**31 - 1, 2**31, 2**32])
+def test_a_function_s_split_onnxruntime_cannot_run_on_the_input_shapes_given_is_a_note(
+    tmp_path: Path, dim: int
+) -> None:
+    """local.F halves a on axis 0 (Split-18); the graph calls it on x declared [d0,d1]. Its
+    kernel takes the count of elements after the axis as a C int (docs/ir.md, Split): given
+    [0,dim], onnxruntime runs the call at 2**31-1 and fails past it ("narrowing_error").
+    check on the file's shapes notes nothing (the sizes are unknown there); with input_shapes
+    a note on the call exactly where onnxruntime fails, naming the Split in the function."""
+    cut = helper.make_node("Split", ["a"], ["p", "q"], name="cut", axis=0, num_outputs=2)
+    opsets = [helper.make_opsetid(*i) for i in _OPSETS]
+    func = helper.make_function("local", "F", ["a"], ["q"], [cut], opsets)
+    call = helper.make_node("F", ["x"], ["y"], domain="local", name="call")
+    inputs = [_tensor("x", ["d0", "d1"], TensorProto.INT8)]
+    model = _local_model([call], inputs, [_tensor("y", None, TensorProto.INT8)], [func])
+    read = ir.read_onnx(onnx_graphs.save(model, tmp_path))
+    assert read.check().notes == ()
+    report = read.check({"x": PartialShape([0, dim])})
+    assert report.problems == ()
+    try:
+        onnx_graphs.ort_session(model).run(None, {"x": np.zeros((0, dim), np.int8)})
+    except Exception as exc:  # noqa: BLE001 - onnxruntime's errors have no common base
+        failed: str | None = str(exc)
+    else:
+        failed = None
+    assert (failed is not None) == (dim > 2**31 - 1)
+    assert [(n.kind, n.layer_name) for n in report.notes] == (
+        [("onnxruntime", "call")] if failed else []
+    )
+    if failed is not None:
+        assert "narrowing_error" in failed
+        assert report.notes[0].message.startswith(
+            f"its function local.F's node 'cut' (Split): its input [0,{dim}] on axis 0: "
+            f"onnxruntime's Split kernel takes the {dim} elements after axis 0 as a C int"
+        )
