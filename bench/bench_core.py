@@ -124,7 +124,7 @@ def _run(*, quick: bool) -> int:
     x = np.zeros((6, 12, 10, 24), np.float32)
     y = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
     b, e, bm, em = [1, 0, 0], [0, 0, 2], [0, 1, 1], [1, 1, 0]
-    ba, ea = np.array(b), np.array(e)
+    begin_a, end_a = np.array(b), np.array(e)
     rows: list[tuple[str, float, str, float, float, str]] = []
 
     def row(
@@ -156,14 +156,14 @@ def _run(*, quick: bool) -> int:
     )
     row(
         "dm.strided_slice(arrays)",
-        lambda: dm.strided_slice(y, ba, ea, begin_mask=bm, end_mask=em),
+        lambda: dm.strided_slice(y, begin_a, end_a, begin_mask=bm, end_mask=em),
         "y[1:, :, :2]",
         lambda: y[1:, :, :2],
         "<= 6",
     )
     # Slice-8: y[1:, :, :2] (axes unordered below), and a reversal, y[:, :, ::-1]
     start, stop, step, axes = [0, 1], [2, 2**63 - 1], [1, 1], [2, 0]
-    sa, ea, pa, aa = (np.array(v) for v in (start, stop, step, axes))
+    start_a, stop_a, step_a, axes_a = (np.array(v) for v in (start, stop, step, axes))
     row(
         "dm.slice(lists)",
         lambda: dm.slice(y, start, stop, step, axes),
@@ -173,7 +173,7 @@ def _run(*, quick: bool) -> int:
     )
     row(
         "dm.slice(arrays)",
-        lambda: dm.slice(y, sa, ea, pa, aa),
+        lambda: dm.slice(y, start_a, stop_a, step_a, axes_a),
         "y[1:, :, :2]",
         lambda: y[1:, :, :2],
         "<= 6 (aim 3)",
