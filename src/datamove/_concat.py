@@ -22,7 +22,7 @@ from datamove._backends._copy import compiled_loops, copy_pairs
 from datamove._backends._numpy import keeps_shape
 from datamove._errors import DTypeError, ValidationError, a_kind
 from datamove._shape import INT64_MAX, MAX_LENGTH, Dimension, PartialShape, as_partial_shape
-from datamove._validation import as_int, normalize_axis
+from datamove._validation import as_int, normalize_axis, out_loses_mask
 
 __all__ = ["concat", "concat_shape", "infer_concat"]
 
@@ -340,13 +340,8 @@ def _masked_concat(
     if not isinstance(out, np.ma.MaskedArray):
         _backends.NUMPY.check_out_array(OP, out, shape, parts[0].dtype, bases)  # as for plain
         k = next(k for k, p in enumerate(parts) if isinstance(p, np.ma.MaskedArray))
-        raise DTypeError(
-            OP,
-            "out",
-            f"<{type(out).__name__} of shape {list(out.shape)}>",
-            f"is not a masked array, but arrays[{k}] is one: its mask would be lost",
-            hint="pass a masked array as out, or join the data alone (np.ma.getdata)",
-        )
+        hint = "pass a masked array as out, or join the data alone (np.ma.getdata)"
+        raise out_loses_mask(OP, "out", out, f"arrays[{k}]", hint)
     data = out.view(np.ndarray)
     _backends.NUMPY.check_out_array(OP, data, shape, parts[0].dtype, bases)
     mask: Any = np.ma.getmask(out)

@@ -36,6 +36,7 @@ __all__ = [
     "describe",
     "index_vector",
     "normalize_axis",
+    "out_loses_mask",
     "out_overlaps_input",
     "out_overlaps_itself",
     "out_source",
@@ -346,6 +347,21 @@ def out_source(op: str) -> str:
     input shares.
     """
     return "arrays[0]" if op == "Concat" else "data"
+
+
+def out_loses_mask(op: str, argument: str, out: Any, masked: str, hint: str) -> DTypeError:
+    """The error for a plain ``out`` (named ``argument``) where the input ``masked`` is masked.
+
+    Writing into it would lose the mask; ``hint`` says what to pass instead, in the caller's
+    words (`datamove.concat` joins, the other operators take).
+    """
+    return DTypeError(
+        op,
+        argument,
+        f"<{type(out).__name__} of shape {list(out.shape)}>",
+        f"is not a masked array, but {masked} is one: its mask would be lost",
+        hint=hint,
+    )
 
 
 def out_overlaps_input(op: str, k: int) -> ValidationError:

@@ -23,7 +23,12 @@ from datamove import _layout
 from datamove._backends._base import Backend, out_count
 from datamove._backends._copy import SMALL_BYTES, Pair, copy_pairs
 from datamove._errors import DTypeError, ValidationError
-from datamove._validation import check_out, out_overlaps_input, out_overlaps_itself
+from datamove._validation import (
+    check_out,
+    out_loses_mask,
+    out_overlaps_input,
+    out_overlaps_itself,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -102,13 +107,8 @@ class NumpyBackend(Backend):
         layouts: list[_layout.Layout | None] = []
         for k, (dst, _) in enumerate(pairs):
             if not isinstance(dst, np.ma.MaskedArray) and isinstance(data, np.ma.MaskedArray):
-                raise DTypeError(
-                    op,
-                    f"out[{k}]",
-                    f"<{type(dst).__name__} of shape {list(dst.shape)}>",
-                    "is not a masked array, but data is one: its mask would be lost",
-                    hint="pass masked arrays as out, or take the data alone (np.ma.getdata)",
-                )
+                hint = "pass masked arrays as out, or take the data alone (np.ma.getdata)"
+                raise out_loses_mask(op, f"out[{k}]", dst, "data", hint)
             mask: Any = np.ma.getmask(dst)
             if mask is np.ma.nomask:
                 layouts.append(None)
