@@ -17,6 +17,7 @@ import re
 import subprocess
 import sys
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -26,7 +27,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import datamove as dm
-from datamove import _memo, _plan
+from datamove import _dialect_memo, _memo, _plan
 from datamove._shape import MAX_LENGTH
 from datamove.cli import main
 from datamove.cli._examples import EXAMPLES
@@ -1491,6 +1492,75 @@ def test_inference_memo_counts_its_bytes_exactly_under_threads():
     finally:
         sys.setswitchinterval(interval)
         _memo.clear()
+
+
+def _at_once(work: Any, threads: int = 8) -> None:
+    """``work(t)`` in ``threads`` threads let go together, switching as often as Python can."""
+    barrier = threading.Barrier(threads)
+
+    def run(t: int) -> None:
+        barrier.wait()
+        work(t)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        with ThreadPoolExecutor(threads) as pool:
+            list(pool.map(run, range(threads)))
+    finally:
+        sys.setswitchinterval(interval)
+
+
+def test_cache_bounds_hold_under_threads_missing_distinct_calls(plan_path, monkeypatch):
+    # Threads storing at once could each see room for one more (the memo of the Python key's
+    # answers and every keep() store checked the count, then stored): a few entries past the
+    # bound. Small bounds here, so the threads wrap round them often.
+    monkeypatch.setattr(_plan, "MAX_PLANS", 8)
+    monkeypatch.setattr(_plan, "_MEMO_MAX", 8)
+    monkeypatch.setattr(_dialect_memo, "_MAX_ENTRIES", 8)
+    x = np.arange(64)
+    plans: list[int] = []
+    memo: list[int] = []
+    slicings: list[int] = []
+
+    def work(t: int) -> None:
+        for k in range(300):  # each (thread, k) a call of its own
+            dm.strided_slice(x, [t], [t + k + 1])
+            dm.Slicing.from_numpy(f"x[{t}:{t + k + 1}]")
+            plans.append(dm.cache_info().plans)
+            memo.append(len(_plan._MEMO))  # no public count: the memo is the Python path's
+            slicings.append(max(map(len, _dialect_memo._MEMOS)))
+
+    _dialect_memo.clear()
+    _at_once(work)
+    assert max(plans) <= dm.cache_info().max_plans == 8
+    assert max(memo) <= 8
+    assert max(slicings) <= 8
+    assert dm.cache_info().stored == 8 * 300  # every call missed, and was kept
+    _dialect_memo.clear()
+
+
+class _SlowKey(int):
+    """A key whose hashing lets other threads run: between keep()'s check and its store."""
+
+    def __hash__(self) -> int:
+        time.sleep(0)
+        return int(self)
+
+
+def test_keep_never_passes_its_limit_under_threads():
+    # In CPython 3.11 no thread switches between keep()'s count and its store unless the key's
+    # hash runs Python code: this one gives the other threads their turn just there.
+    cache: dict[_SlowKey, int] = {}
+    held: list[int] = []
+
+    def work(t: int) -> None:
+        for k in range(200):
+            _memo.keep(cache, _SlowKey(1000 * t + k), k, limit=4)
+            held.append(len(cache))
+
+    _at_once(work)
+    assert max(held) <= 4
 
 
 _X = np.arange(24).reshape(2, 3, 4)

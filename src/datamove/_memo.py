@@ -13,7 +13,9 @@ dict and its byte count together under the memo's lock, so threads cannot make t
 a hit reads the dict alone, without the lock.
 
 `keep` is the store of the other bounded caches (the slicing memos, the IR's dims, shapes and
-shape plans, DirectML's feature-level texts): one entry more, and all dropped when full.
+shape plans, DirectML's feature-level texts, the Python plan key's memo): one entry more, and
+all dropped when full. It counts and stores under one lock, so no bound is passed however many
+threads store at once; their hits read the dicts alone.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ _MAX_BYTES: Final = 16 << 20
 _MAX_ENTRY_BYTES: Final = 256 << 10
 _ATOMS: Final = frozenset({int, str, type(None), PartialShape, Unknown, Dimension})
 _CLEARS: Final[list[Callable[[], None]]] = []  # each memo's own clear
+_KEEP_LOCK = threading.Lock()  # every keep() store
 
 
 def clear() -> None:
@@ -46,13 +49,16 @@ def clear() -> None:
 
 
 def keep(cache: dict[K, V], key: K, value: V, limit: int = _MAX_ENTRIES) -> None:
-    """Store ``value`` under ``key``, dropping them all when ``limit`` are held.
+    """Store ``value`` under ``key``, dropping them all first when ``limit`` others are held.
 
     A bound: a file of endless distinct dims, or endless input shapes, cannot grow a cache.
+    The count is checked and the entry stored under one lock, so threads storing at once
+    cannot each find room for one more; only stores take it (a store follows a miss).
     """
-    if len(cache) >= limit:
-        cache.clear()
-    cache[key] = value
+    with _KEEP_LOCK:
+        if len(cache) >= limit and key not in cache:
+            cache.clear()
+        cache[key] = value
 
 
 def _freeze(value: Any) -> Any:

@@ -232,7 +232,7 @@ def python_hit(plans: dict[bytes, Plan], ndarray: type, op: int, data: Any, *par
 # for the call whose buffers were 1-D arrays of the dtypes it lists, read from the marshalled
 # bytes, and a hit whose parameters there are not such arrays asks python_key itself. Only
 # python_key decides; the memo saves rebuilding its bytes. Calls past _MEMO_BYTES skip it,
-# which bounds what it holds.
+# which bounds what it holds; the others are stored by _memo.keep, under its lock.
 _MEMO_BYTES: Final = 2048
 
 
@@ -293,9 +293,7 @@ def _memo(m: bytes, live: tuple[Any, ...]) -> bytes | _Arrays | None:
     else:
         k = python_key(_NDARRAY, op, shape, *params)
     if len(m) <= _MEMO_BYTES:
-        if len(_MEMO) >= _MEMO_MAX:
-            _MEMO.clear()
-        _MEMO[m] = k
+        _inference_memo.keep(_MEMO, m, k, _MEMO_MAX)
     return k
 
 

@@ -1550,7 +1550,8 @@ class Model:
         if key is not None and plan.planners is not None:  # valid inputs, NumPy arrays only
             if key in plans:  # the second run of these shapes: plan them
                 slots = key if outputs is None else key[1]
-                plans[key] = self._shape_plan(plan, plan.planners, slots, values)
+                planned = self._shape_plan(plan, plan.planners, slots, values)
+                keep(plans, key, planned, _SHAPE_PLANS_MAX)
             else:  # a shape run once is not planned: that would triple its cost
                 keep(plans, key, None, _SHAPE_PLANS_MAX)
         return {name: values[s] for name, s in plan.results}
