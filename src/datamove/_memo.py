@@ -15,12 +15,15 @@ a hit reads the dict alone, without the lock.
 `keep` is the store of the other bounded caches (the slicing memos, the IR's dims, shapes and
 shape plans, DirectML's feature-level texts, the Python plan key's memo): one entry more, and
 all dropped when full. It counts and stores under one lock, so no bound is passed however many
-threads store at once; their hits read the dicts alone.
+threads store at once; their hits read the dicts alone. A forked child gets fresh locks
+(a parent's thread may have held one as it forked), as `datamove._plan`'s cache and the copy
+engine's pool do.
 """
 
 from __future__ import annotations
 
 import functools
+import os
 import threading
 from collections.abc import Callable
 from typing import Any, Final, TypeVar
@@ -39,13 +42,31 @@ _MAX_BYTES: Final = 16 << 20
 _MAX_ENTRY_BYTES: Final = 256 << 10
 _ATOMS: Final = frozenset({int, str, type(None), PartialShape, Unknown, Dimension})
 _CLEARS: Final[list[Callable[[], None]]] = []  # each memo's own clear
-_KEEP_LOCK = threading.Lock()  # every keep() store
+_AFTER_FORK: Final[list[Callable[[], None]]] = []  # each memo's own reset in a forked child
+_KEEP_LOCK = threading.Lock()  # every keep() store (a new one in a forked child)
 
 
 def clear() -> None:
     """Empty every memo."""
     for clear_one in _CLEARS:
         clear_one()
+
+
+def _after_fork_in_child() -> None:
+    """Fresh locks in a forked child: a parent's thread may have held one as it forked.
+
+    That thread does not exist in the child, so its lock would never be let go, and the
+    child's first store would wait forever. Each memo counts again what it holds, which a
+    store cut short by the fork may have left apart from its count.
+    """
+    global _KEEP_LOCK  # noqa: PLW0603
+    _KEEP_LOCK = threading.Lock()
+    for after_fork in _AFTER_FORK:
+        after_fork()
+
+
+if hasattr(os, "register_at_fork"):  # not on Windows, which has no fork
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def keep(cache: dict[K, V], key: K, value: V, limit: int = _MAX_ENTRIES) -> None:
@@ -95,6 +116,11 @@ def memoize(fn: F) -> F:
             cache.clear()
             held = 0
 
+    def after_fork() -> None:
+        nonlocal lock, held
+        lock = threading.Lock()
+        held = sum(_ITEM_BYTES * (_items(k) + _items(v)) for k, v in cache.items())
+
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
@@ -120,5 +146,6 @@ def memoize(fn: F) -> F:
         return result
 
     _CLEARS.append(clear_one)
+    _AFTER_FORK.append(after_fork)
     wrapper.cache = cache  # type: ignore[attr-defined]
     return wrapper  # type: ignore[return-value]

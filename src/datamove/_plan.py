@@ -33,6 +33,7 @@ from __future__ import annotations
 import itertools
 import marshal
 import operator
+import os
 import threading
 from array import array
 from contextlib import contextmanager
@@ -352,7 +353,7 @@ MAX_PLANS: Final = 4096
 MAX_BYTES: Final = 64 << 20
 MAX_PLAN_BYTES: Final = 1 << 20
 PLANS: Final[dict[bytes, Plan]] = {}  # key -> validated plan, oldest first
-_LOCK: Final = threading.Lock()
+_LOCK = threading.Lock()  # every change to PLANS and its counts (a new one in a forked child)
 _held = 0  # bytes held by PLANS, by the plans' estimates
 _stored = 0  # plans stored since the cache was last cleared
 
@@ -378,6 +379,22 @@ def _store(k: bytes, plan: Plan) -> Plan:
         _held += size
         _stored += 1
     return plan
+
+
+def _after_fork_in_child() -> None:
+    """A fresh lock in a forked child (as `datamove._memo`'s), and the bytes held counted again.
+
+    A thread of the parent that held the lock as the process forked does not exist in the
+    child, which would wait forever on its first store; a store cut short by the fork may have
+    changed PLANS without its count.
+    """
+    global _LOCK, _held  # noqa: PLW0603
+    _LOCK = threading.Lock()
+    _held = sum(_size(k, plan) for k, plan in PLANS.items())
+
+
+if hasattr(os, "register_at_fork"):  # not on Windows, which has no fork
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def clear() -> None:

@@ -19,7 +19,8 @@ machine (``bench/HISTORY.md``, "Copy path"; current figures in ``bench/RESULTS.m
   outputs. Steps of 1 MiB (to stay in L2) cost more in ``np.copyto`` calls than they saved:
   a last-axis split into 16 ran at 13-17 GB/s with them and 19-21 GB/s with 8 MiB.
 
-Small copies (under ``PARALLEL_MIN_BYTES`` in all) run inline: no pool, no cutting.
+Small copies (under ``PARALLEL_MIN_BYTES`` in all) run inline: no pool, no cutting. A forked
+child makes its own pool: the parent's threads are not in it.
 
 **The compiled row loop.** Where the C extension ``datamove._kernels`` was built (it is optional,
 see ``setup.py``), a copy whose every pair is a run of bytes repeated over the same number of
@@ -85,6 +86,20 @@ def compiled_loops() -> ModuleType | None:
 _pool: ThreadPoolExecutor | None = None
 _pool_size = 0
 _pool_lock = threading.Lock()
+
+
+def _after_fork_in_child() -> None:
+    """A forked child makes its own pool, under a lock of its own.
+
+    The parent's pool threads do not exist in the child: a copy handed to them would wait
+    forever, and so would one waiting on a lock a parent's thread held as it forked.
+    """
+    global _pool, _pool_size, _pool_lock
+    _pool, _pool_size, _pool_lock = None, 0, threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):  # not on Windows, which has no fork
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def num_threads() -> int:
