@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import pickle
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
 import datamove
 import datamove.directml as dml
-from datamove.directml import FeatureLevel, TensorDataType, TensorFlags
+from datamove.directml import FeatureLevel, TensorDataType, TensorFlags, _enums
 
 DATA_TYPE_VALUES = {
     "UNKNOWN": 0, "FLOAT32": 1, "FLOAT16": 2, "UINT32": 3, "UINT16": 4, "UINT8": 5, "INT32": 6,
@@ -51,6 +55,36 @@ def test_feature_levels_parse_and_compare(text, value):
     assert FeatureLevel.parse(text.replace("_", ".")) is level
     assert str(level) == text
     assert level.dml_name == f"DML_FEATURE_LEVEL_{text}"
+
+
+class _SlowText(str):
+    """A text whose hashing lets other threads run (a dict lookup of it can be cut short)."""
+
+    __slots__ = ()
+
+    def __hash__(self) -> int:
+        time.sleep(0)
+        return str.__hash__(self)
+
+
+def test_feature_level_texts_parse_while_other_threads_clear_their_cache(monkeypatch):
+    # parse stored a text, then read it back from the cache: another thread's store into a
+    # full cache could clear it in between, and the read raised KeyError.
+    monkeypatch.setattr(_enums, "_LEVEL_CACHE_MAX", 2)
+    barrier = threading.Barrier(8)
+
+    def run(t: int) -> set[FeatureLevel]:
+        barrier.wait()
+        return {FeatureLevel.parse(_SlowText(" " * k + "4_1" + " " * t)) for k in range(100)}
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        with ThreadPoolExecutor(8) as pool:
+            assert set().union(*pool.map(run, range(8))) == {FeatureLevel.LEVEL_4_1}
+    finally:
+        sys.setswitchinterval(interval)
+        _enums._LEVEL_CACHE.clear()
 
 
 def test_feature_levels_are_ordered():

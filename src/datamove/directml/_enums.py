@@ -273,9 +273,11 @@ class FeatureLevel(_CEnum, prefix="DML_FEATURE_"):
         if type(value) is cls:
             return value
         if isinstance(value, str):
-            if value not in _LEVEL_CACHE:
-                keep(_LEVEL_CACHE, value, cls._parse_text(value).value, _LEVEL_CACHE_MAX)
-            return cls(_LEVEL_CACHE[value])
+            level = _LEVEL_CACHE.get(value)  # read once: another thread may clear it
+            if level is None:
+                level = cls._parse_text(value).value
+                keep(_LEVEL_CACHE, value, level, _LEVEL_CACHE_MAX)
+            return cls(level)
         return _parse_member(cls, value, "LEVEL_", "feature_level")
 
     @classmethod
