@@ -1460,6 +1460,27 @@ def test_plan_cache_is_bounded_by_the_bytes_it_holds(plan_path):
     assert info.bytes == one * info.max_plans
 
 
+def test_plan_cache_bytes_count_backends_forms_within_the_bound(plan_path, monkeypatch):
+    # A plan's torch form was added to the bytes held without making room: NumPy calls filled
+    # the cache to its bound, then torch calls of the same plans took it 2.3 MB past 64 MiB.
+    torch = pytest.importorskip("torch")
+    monkeypatch.setattr(_plan, "MAX_BYTES", 4 << 20)
+    a = np.empty((3000, 1), np.uint8)
+    for n in range(1000, 1040):
+        dm.split(np.broadcast_to(a, (3000, n)), 0, 1000)
+    full = dm.cache_info()
+    assert full.max_bytes - full.bytes < 200_000  # room for no plan more
+    t = torch.from_numpy(a)
+    for n in range(1020, 1040):  # cached: each a hit, lowered to its torch form once
+        dm.split(t.expand(3000, n), 0, 1000)
+        assert dm.cache_info().bytes <= dm.cache_info().max_bytes
+    after = dm.cache_info()
+    assert after.stored == full.stored
+    assert after.plans < full.plans  # the oldest went to make room
+    dm.split(np.broadcast_to(a, (3000, 1039)), 0, 1000)  # the newest is still held
+    assert dm.cache_info().stored == full.stored
+
+
 def test_inference_memo_is_bounded_by_what_it_holds():
     # infer_variadic_split with 2**20 lengths kept ~160 MB per call (issue 23).
     lengths = [1] * 2**20

@@ -372,13 +372,24 @@ def _store(k: bytes, plan: Plan) -> Plan:
         there = PLANS.get(k)
         if there is not None:
             return there
-        while PLANS and (len(PLANS) >= MAX_PLANS or _held + size > MAX_BYTES):
-            old_key = next(iter(PLANS))
-            _held -= _size(old_key, PLANS.pop(old_key))
+        _drop_oldest(1, size)
         PLANS[k] = plan
         _held += size
         _stored += 1
     return plan
+
+
+def _drop_oldest(plans: int, size: int, spare: bytes | None = None) -> None:
+    """Under ``_LOCK``: drop the oldest plans but ``spare`` till ``plans`` and ``size`` more fit."""
+    global _held  # noqa: PLW0603
+    while len(PLANS) + plans > MAX_PLANS or _held + size > MAX_BYTES:
+        keys = iter(PLANS)
+        old_key = next(keys, None)
+        if old_key is not None and old_key == spare:
+            old_key = next(keys, None)
+        if old_key is None:
+            return
+        _held -= _size(old_key, PLANS.pop(old_key))
 
 
 def _after_fork_in_child() -> None:
@@ -458,7 +469,8 @@ def lowered(plan: Plan, name: str, lower: Callable[[Plan], Any], cost: int) -> A
     """A backend's own form of ``plan`` (a list of ``narrow`` calls, a jitted function).
 
     Made once per plan and kept with it while the plan is cached (``cost`` bytes, counted in the
-    cache's bound); a plan that is not cached lowers afresh each call.
+    cache's bound: the oldest other plans go to make room); a plan that is not cached lowers
+    afresh each call.
     """
     global _held  # noqa: PLW0603
     got = plan.lowered.get(name)
@@ -468,8 +480,10 @@ def lowered(plan: Plan, name: str, lower: Callable[[Plan], Any], cost: int) -> A
     if plan.key is not None:
         with _LOCK:
             if PLANS.get(plan.key) is plan and name not in plan.lowered:
-                plan.lowered[name] = (form, cost)
-                _held += cost
+                _drop_oldest(0, cost, spare=plan.key)
+                if _held + cost <= MAX_BYTES:
+                    plan.lowered[name] = (form, cost)
+                    _held += cost
     return form
 
 
