@@ -12,7 +12,9 @@ behaves the same way:
 - A file read whole (`read_regular`) is read up to a bound that no real file of its kind reaches,
   so memory follows the bound, never the file.
 - Data is read with ordinary reads, never memory-mapped: a file cut short while datamove reads it
-  is an error (`read_exactly`), where a read from a memory map would die of ``SIGBUS``.
+  is an error (`read_exactly`), where a read from a memory map would die of ``SIGBUS``. Each
+  read names its offset (``preadv``), so processes forked after a file was opened (a model's
+  ``.bin``) never move each other's reads by sharing its position.
 
 Every file datamove writes is first written under a temporary name beside it
 (`temporary_beside`) and renamed onto its name when whole, so a failure leaves no partial file;
@@ -191,6 +193,9 @@ def read_regular(path: object, error: ErrorFactory, *, max_bytes: int, what: str
     return b"".join(chunks)
 
 
+_preadv: Callable[[int, list[memoryview], int], int] | None = getattr(os, "preadv", None)
+
+
 def read_exactly(f: io.FileIO, into: memoryview, offset: int, error: ErrorFactory) -> None:
     """Fill ``into`` with the bytes of ``f`` from ``offset`` on, with ordinary reads.
 
@@ -200,9 +205,13 @@ def read_exactly(f: io.FileIO, into: memoryview, offset: int, error: ErrorFactor
     """
     done = 0
     try:
-        f.seek(offset)
+        if _preadv is None:  # pragma: no cover - Windows: no fork shares the file position
+            f.seek(offset)
         while done < len(into):
-            n = f.readinto(into[done:])
+            if _preadv is None:  # pragma: no cover
+                n = f.readinto(into[done:])
+            else:  # at its offset: a forked child shares the file position of f with its parent
+                n = _preadv(f.fileno(), [into[done:]], offset + done)
             if not n:
                 raise error(
                     f"was cut short while it was being read: it is {os.fstat(f.fileno()).st_size}"
