@@ -523,7 +523,8 @@ class _BinFile:
     def __init__(self, path: Path, *, now: bool = False) -> None:
         self.path = path
         self._file: io.FileIO | None = None
-        self._lock = threading.Lock()  # one file position: one read at a time
+        self._lock = threading.Lock()  # one read at a time (a new one in a forked child)
+        _BIN_FILES.add(self)
         if now:
             try:
                 self._file, _ = open_regular(path, lambda rule: IRError("bin_path", None, rule))
@@ -549,6 +550,22 @@ class _BinFile:
                 weakref.finalize(self, self._file.close)
             read_exactly(self._file, data.data, start, error)
         return data
+
+
+_BIN_FILES: Final[weakref.WeakSet[_BinFile]] = weakref.WeakSet()  # each model's, while it lives
+
+
+def _after_fork_in_child() -> None:
+    """Fresh ``.bin`` locks in a forked child: a parent's thread may have held one mid-read.
+
+    That thread does not exist in the child, whose next read of the file would wait forever.
+    """
+    for bin_file in _BIN_FILES:
+        bin_file._lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):  # not on Windows, which has no fork
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 class Model:
