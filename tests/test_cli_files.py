@@ -25,6 +25,7 @@ from datamove.cli._dml import MAX_JSON_BYTES
 from datamove.cli._split_file import split_file
 from datamove.ir._examples import write_example
 from datamove.ir._graph import MAX_XML_BYTES
+from forking import fork_holding
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -334,6 +335,7 @@ print(wrong, os.waitstatus_to_exitcode(status))
 """
 
 
+@posix_only
 def test_processes_forked_after_a_file_was_opened_read_their_own_offsets(tmp_path: Path) -> None:
     # A model's .bin stays open; a forked child shares its file position with the parent. Reads
     # that sought, then read, took each other's offsets now and then: wrong weights, silently
@@ -350,47 +352,18 @@ def test_processes_forked_after_a_file_was_opened_read_their_own_offsets(tmp_pat
     assert run.stdout.split() == ["0", "0"]  # wrong reads: the parent's, the child's
 
 
-_RUN_AFTER_FORK_MID_READ = """
-import os, sys, threading, time
-import numpy as np
-from datamove import ir
-
-model = ir.read_model(sys.argv[1])  # its Consts are read on the first run
-held, done = threading.Event(), threading.Event()
-
-def hold():  # a thread reading the .bin as the process forks
-    with model._bin._lock:
-        held.set()
-        done.wait()
-
-thread = threading.Thread(target=hold)
-thread.start()
-held.wait()
-pid = os.fork()
-if pid == 0:
-    out = model.run({"x": np.arange(12, dtype=np.float32).reshape(2, 6)})
-    os._exit(0 if out["parts_a"].tolist() == [[0.0, 1.0], [6.0, 7.0]] else 2)
-done.set()
-thread.join()
-for _ in range(200):  # 10 s, within no_hang's 20
-    got, status = os.waitpid(pid, os.WNOHANG)
-    if got:
-        sys.exit(os.waitstatus_to_exitcode(status))
-    time.sleep(0.05)
-os.kill(pid, 9)
-os.waitpid(pid, 0)
-sys.exit("the forked child hung on the .bin's lock")
-"""
-
-
 def test_a_child_forked_mid_read_of_a_bin_reads_it_too(tmp_path: Path) -> None:
     # The .bin's lock, held by a parent's thread as the process forked, stayed held in the
     # child: its first read of a weight waited forever. The child gets a fresh lock.
-    run = subprocess.run(
-        [sys.executable, "-c", _RUN_AFTER_FORK_MID_READ, str(write_example(tmp_path))],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    setup = """
+        import numpy as np
+        from datamove import ir
+
+        model = ir.read_model(sys.argv[1])  # its Consts are read on the first run
+    """
+    child = """
+        out = model.run({"x": np.arange(12, dtype=np.float32).reshape(2, 6)})
+        assert out["parts_a"].tolist() == [[0.0, 1.0], [6.0, 7.0]]
+    """
+    run = fork_holding(setup, "[model._bin._lock]", child, str(write_example(tmp_path)))
     assert run.returncode == 0, run.stderr

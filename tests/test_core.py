@@ -32,6 +32,7 @@ from datamove import _dialect_memo, _memo, _plan
 from datamove._shape import MAX_LENGTH
 from datamove.cli import main
 from datamove.cli._examples import EXAMPLES
+from forking import fork_holding
 from strategies import examples
 
 try:
@@ -1585,36 +1586,24 @@ def test_keep_never_passes_its_limit_under_threads():
     assert max(held) <= 4
 
 
-_FORK_WHILE_LOCKED = """
-import os, sys, threading, time, traceback
-import numpy as np
-import datamove as dm
-from datamove import _memo, _plan
-from datamove._backends import _copy
+def test_a_child_forked_while_a_thread_holds_the_cache_locks_can_miss():
+    # A lock held by another thread as the process forks stays held in the child, where that
+    # thread does not exist: its first miss waited forever (and so did its first big copy, on a
+    # pool whose threads stayed in the parent). The child gets fresh locks and a fresh pool.
+    setup = """
+        import numpy as np
+        import datamove as dm
+        from datamove import _memo, _plan
+        from datamove._backends import _copy
 
-big = np.zeros(8 << 20, np.float32)  # 32 MiB: the copy engine's pool
-dm.split(big, 0, 2, copy=True)
-x = np.arange(10)
-dm.strided_slice(x, [1], [3])
-infer = dm.infer_slice
-cells = dict(zip(infer.__code__.co_freevars, infer.__closure__))
-locks = [_plan._LOCK, _memo._KEEP_LOCK, cells["lock"].cell_contents, _copy._pool_lock]
-held, done = threading.Event(), threading.Event()
-
-def hold():  # a thread inside every cache's store as the process forks
-    for lock in locks:
-        lock.acquire()
-    held.set()
-    done.wait()
-    for lock in locks:
-        lock.release()
-
-thread = threading.Thread(target=hold)
-thread.start()
-held.wait()
-pid = os.fork()
-if pid == 0:
-    try:
+        big = np.zeros(8 << 20, np.float32)  # 32 MiB: the copy engine's pool
+        dm.split(big, 0, 2, copy=True)
+        x = np.arange(10)
+        dm.strided_slice(x, [1], [3])
+        infer = dm.infer_slice
+        memo = dict(zip(infer.__code__.co_freevars, infer.__closure__))["lock"].cell_contents
+    """
+    child = """
         before = dm.cache_info()
         dm.strided_slice(x, [1], [3])  # the parent's plan: a hit
         assert dm.cache_info() == before, (dm.cache_info(), before)
@@ -1625,39 +1614,10 @@ if pid == 0:
         with _plan.plan_path("python"):
             dm.strided_slice(x, [3], [4])  # the Python key's memo
         assert [p.shape for p in dm.split(big, 0, 2, copy=True)] == [(4 << 20,)] * 2
-        code = 0
-    except BaseException:
-        traceback.print_exc()
-        code = 2
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)
-done.set()
-thread.join()
-for _ in range(600):  # 30 s
-    got, status = os.waitpid(pid, os.WNOHANG)
-    if got:
-        sys.exit(os.waitstatus_to_exitcode(status))
-    time.sleep(0.05)
-os.kill(pid, 9)
-os.waitpid(pid, 0)
-sys.exit("the forked child hung: a lock held at the fork was never let go")
-"""
-
-
-def test_a_child_forked_while_a_thread_holds_the_cache_locks_can_miss():
-    # A lock held by another thread as the process forks stays held in the child, where that
-    # thread does not exist: its first miss waited forever (and so did its first big copy, on a
-    # pool whose threads stayed in the parent). The child gets fresh locks and a fresh pool.
+    """
+    locks = "[_plan._LOCK, _memo._KEEP_LOCK, memo, _copy._pool_lock]"
     env = {**os.environ, "DATAMOVE_NUM_THREADS": "2"}
-    run = subprocess.run(
-        [sys.executable, "-c", _FORK_WHILE_LOCKED],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        check=False,
-    )
+    run = fork_holding(setup, locks, child, seconds=30, env=env)
     assert run.returncode == 0, run.stderr
 
 
