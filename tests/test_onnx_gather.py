@@ -544,3 +544,125 @@ def test_a_range_of_the_axis_s_own_dim_is_weighed_exactly(tmp_path: Path) -> Non
     assert report.ok, report.problems
     (output,) = model.graph.output
     assert report.outputs[output.name][0] == dm.PartialShape("[2,1..5]")
+
+
+def _gather_nd(indices: Any, rank: int, batch_dims: int | None, perm: Any = False) -> Any:
+    """``x`` of ``rank`` symbolic dims -> GatherND(x, i) -> y; ``perm`` other than ``False``: a
+    Transpose of that ``perm`` (``None``: none given) before it, the dynamo exporter's form of
+    ``x[:, [0, 2]]``."""
+    value = np.asarray(indices, np.int64)
+    attrs = {} if batch_dims is None else {"batch_dims": batch_dims}
+    nodes = [helper.make_node("GatherND", ["t" if perm is not False else "x", "i"], ["y"],
+                              name="take", **attrs)]  # fmt: skip
+    if perm is not False:
+        attrs = {} if perm is None else {"perm": perm}
+        nodes.insert(0, helper.make_node("Transpose", ["x"], ["t"], name="turn", **attrs))
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [
+            helper.make_tensor_value_info(
+                "x", onnx.TensorProto.FLOAT, [f"d{k}" for k in range(rank)]
+            )
+        ],
+        [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, None)],
+        [onnx.numpy_helper.from_array(value, "i")],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    return model
+
+
+_ND_SIZES = [(0, 3), (1, 3), (2, 0), (3, 2), (4, 4)]
+
+
+@pytest.mark.parametrize(
+    ("indices", "perm"),
+    [
+        ([[0], [2]], [1, 0]),  # x[:, [0, 2]] as torch.onnx.export(dynamo=True) writes it
+        ([[1], [0]], False),  # x[[1, 0]]
+        ([[-1]], None),  # x[:, [-1]], Transpose's default perm
+        ([[[0]], [[-2]]], False),  # 3-D indices
+        ([3], False),  # 1-D: a scalar index, the axis removed
+        (np.zeros((0, 1), np.int64), False),  # no index: empty
+    ],
+    ids=str,
+)
+def test_a_gather_nd_that_is_a_gather_on_axis_0_is_checked_as_onnxruntime_runs_it(
+    tmp_path: Path, indices: Any, perm: Any
+) -> None:
+    # GatherND of batch_dims 0 and indices [..., 1] takes data[i] for each i, a Gather on axis
+    # 0: a problem exactly where onnxruntime refuses it (an index out of range), else its
+    # shape; the Transpose before it read by its perm (fixed: both were opaque). onnx.reference
+    # agrees, but where each slice data[i] is empty: there onnxruntime checks no index (pinned
+    # by the test below)
+    model = _gather_nd(indices, 2, 0, perm)
+    read = ir.read_onnx(onnx_graphs.save(model, tmp_path))
+    assert read.check().checked == {"GatherND": 1} | ({"Transpose": 1} if perm is not False else {})
+    for size, want in zip(_ND_SIZES, onnx_graphs.ort_shapes(model, _ND_SIZES), strict=True):
+        report = read.check({"x": list(size)})
+        reference = onnx_graphs.reference_shape(model, size)
+        assert reference == want or (reference is None and want and 0 in want), (size, want)
+        assert report.ok == (want is not None), (size, report.problems)
+        if want is None:
+            (problem,) = report.problems
+            assert (problem.layer_type, problem.layer_name) == ("GatherND", "take")
+            assert problem.message.startswith(f"GatherND: indices={np.asarray(indices).tolist()}")
+            continue
+        assert report.outputs["y"][0] == dm.PartialShape(list(want)), size
+        (info,) = [i for i in read.explain(input_shapes={"x": list(size)}) if i["name"] == "take"]
+        if info["numpy"] is None:  # an index out of range of empty slices: NumPy refuses it
+            assert info["note"], info
+            assert 0 in want, size
+            continue
+        data = np.arange(int(np.prod(size)), dtype=np.float32).reshape(size)
+        data = data if perm is False else np.transpose(data, perm)
+        (got,) = onnx_graphs.ort_session(model).run(None, {"x": np.arange(data.size,
+            dtype=np.float32).reshape(size)})  # fmt: skip
+        np.testing.assert_array_equal(eval(info["numpy"], {"np": np, "x": data}), got)  # noqa: S307
+
+
+def test_a_gather_nd_out_of_range_names_its_indices(tmp_path: Path) -> None:
+    model = _gather_nd([[0], [2]], 2, None, [1, 0])
+    (problem,) = ir.read_onnx(onnx_graphs.save(model, tmp_path)).check({"x": [3, 2]}).problems
+    assert problem.message == (
+        "GatherND: indices=[[0], [2]] holds 2, out of range [-2, 1] of data.shape[0] = 2: "
+        "onnxruntime refuses it at run time"
+    )
+    assert onnx_graphs.ort_shapes(model, [(3, 2), (3, 3)]) == [None, (2, 3)]
+
+
+@pytest.mark.parametrize(
+    ("indices", "batch_dims"),
+    [([[0, 1]], 0), ([[0], [1]], 1), ([0, 0], 0)],
+    ids=["indices of 2 per row", "batch_dims 1", "1-D of 2"],
+)
+def test_any_other_gather_nd_is_opaque(tmp_path: Path, indices: Any, batch_dims: int) -> None:
+    # a row of indices naming more than one axis, or batch dims: not one Gather; opaque, its
+    # output as ONNX infers it, and no problem where onnxruntime refuses it
+    model = _gather_nd(indices, 2, batch_dims)
+    report = ir.read_onnx(onnx_graphs.save(model, tmp_path)).check({"x": [2, 2]})
+    assert report.opaque == {"GatherND": 1}
+    assert report.ok
+
+
+def test_onnxruntime_runs_a_gather_nd_out_of_range_of_empty_slices(tmp_path: Path) -> None:
+    # x[:, [0, 2]] of x [0,2] as the dynamo exporter writes it: GatherND(x.T, [[0], [2]]) of
+    # data [2,0]. onnxruntime 1.32 checks no index where each slice data[i] is empty and gives
+    # [2,0], as PyTorch gives [0,2] (its Gather checks every index: a problem where the output
+    # is empty too); the spec ("It is an error if any of the index values are out of bounds")
+    # and onnx.reference refuse index 2 of 2 rows. datamove says OK, as onnxruntime runs it;
+    # with a row, where onnxruntime refuses it, a problem
+    torch = pytest.importorskip("torch")
+    model = _gather_nd([[0], [2]], 2, 0, [1, 0])
+    assert onnx_graphs.ort_shapes(model, [(0, 2), (1, 2)]) == [(2, 0), None]
+    assert onnx_graphs.reference_shape(model, (0, 2)) is None
+    assert tuple(torch.zeros(0, 2)[:, [0, 2]].shape) == (0, 2)
+    read = ir.read_onnx(onnx_graphs.save(model, tmp_path))
+    assert read.check({"x": [0, 2]}).outputs["y"][0] == dm.PartialShape([2, 0])
+    assert read.check({"x": "[0..1,2]"}).ok  # (0 rows run it)
+    (problem,) = read.check({"x": [1, 2]}).problems
+    assert problem.message == (
+        "GatherND: indices=[[0], [2]] holds 2, out of range [-2, 1] of data.shape[0] = 2: "
+        "onnxruntime refuses it at run time"
+    )

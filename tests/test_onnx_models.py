@@ -678,8 +678,8 @@ def test_a_declared_element_type_that_differs_is_an_element_type_problem(tmp_pat
 
 
 def _declared_opaque(etype: int, dims: list[int | None], where: str) -> Any:
-    """x [2,3] -> Transpose to [3,2] (opaque) -> Relu; its output declared ``etype``, ``dims``."""
-    nodes = [helper.make_node("Transpose", ["x"], ["r"], name="rs")]
+    """x [3,2] -> Sigmoid (opaque) -> Relu; its output declared ``etype``, ``dims``."""
+    nodes = [helper.make_node("Sigmoid", ["x"], ["r"], name="rs")]
     declared = helper.make_tensor_value_info("r", etype, dims)
     outs, infos = [declared], []
     if where == "value_info":
@@ -688,7 +688,7 @@ def _declared_opaque(etype: int, dims: list[int | None], where: str) -> Any:
     graph = helper.make_graph(
         nodes,
         "g",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 2])],
         outs,
         [],
         value_info=infos,
@@ -734,7 +734,7 @@ def test_an_opaque_node_s_output_declared_other_than_onnx_infers_it_is_a_problem
     kind = "element-type" if etype == TensorProto.BOOL else "shape"
     assert found == ([] if problem is None else [(kind, problem, "rs", 0)])
     assert (onnx_graphs.checker_error(model) is None) == (problem is None)
-    ran = run_ort(model, _arange((2, 3)))
+    ran = run_ort(model, _arange((3, 2)))
     assert (ran is None) == (etype == TensorProto.BOOL)
 
 
@@ -1371,8 +1371,9 @@ def test_explain_layer_picks_a_node_by_index_or_name(
     assert main(["explain", str(path), "--layer", "0"]) == 0
     assert capsys.readouterr().out == out
     assert main(["explain", str(path), "--layer", "relu"]) == 1
-    assert "names no Slice, Split, Concat, Unsqueeze, Squeeze, SplitToSequence, SequenceAt or" in (
-        capsys.readouterr().err
+    assert (
+        "names no Slice, Split, Concat, Unsqueeze, Squeeze, SplitToSequence, SequenceAt, Gather"
+        in (capsys.readouterr().err)
     )
 
 
@@ -1386,7 +1387,8 @@ def test_explain_of_a_model_with_nothing_to_list_names_the_onnx_node_types(
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)])
     assert main(["explain", str(onnx_graphs.save(model, tmp_path))]) == 0
     assert capsys.readouterr().out == (
-        "no Slice, Split, Concat, Unsqueeze, Squeeze, SplitToSequence, SequenceAt or Gather nodes\n"
+        "no Slice, Split, Concat, Unsqueeze, Squeeze, SplitToSequence, SequenceAt, Gather or "
+        "GatherND nodes\n"
     )
 
 

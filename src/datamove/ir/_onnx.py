@@ -12,8 +12,9 @@ attributes that operator's schema refuses (`_schema_fault`), is a problem and op
 Otherwise a node of the default domain is one of:
 
 - **checked** (`CHECKED`, SplitToSequence then SequenceAt of a constant position, read as a
-  split: `SEQUENCE_NODES`, a Reshape whose shape is known or bounded and a data Gather of
-  constant or bounded indices: `ONE_OUTPUT`): its outputs inferred by ONNX's rules
+  split: `SEQUENCE_NODES`, a Reshape whose shape is known or bounded, a Transpose, a data
+  Gather of constant or bounded indices and a GatherND that is one: `ONE_OUTPUT`): its outputs
+  inferred by ONNX's rules
   (`Slicing.from_onnx`, `Splitting.from_onnx`, `datamove.infer_concat`'s rule,
   `datamove.ir._onnx_rules`, `datamove.ir._onnx_gather`) and compared with the file's;
 - a **constant** (an initializer, a ``Constant`` node): its values read where small;
@@ -28,7 +29,8 @@ Otherwise a node of the default domain is one of:
   call with it, naming the others: `_once_per_fault`).
 
 `ONNXModel.explain` writes each Slice, Split, Unsqueeze, Squeeze, SplitToSequence and SequenceAt
-node, and each data Gather of constant or computed indices, as NumPy on its data input
+node, and each data Gather of constant or computed indices (a GatherND that is one too:
+`nd_as_gather`), as NumPy on its data input
 ``x``, and each Concat node as where each input lands in its output, in the form
 `datamove.ir._explain.explain_layers` gives IR layers; a parameter a shape subgraph computes
 as the expression of dims it is (``x[:, :x.shape[1]//2]``, ``x[:, x.shape[1]-1]``). Those of the
@@ -78,7 +80,13 @@ from datamove.ir._onnx_explain import (
     explain_split_to_sequence,
     explain_view,
 )
-from datamove.ir._onnx_gather import gather_value, range_span
+from datamove.ir._onnx_gather import (
+    gather_nd_value,
+    gather_value,
+    nd_as_gather,
+    range_span,
+    unsqueezed_span,
+)
 from datamove.ir._onnx_rules import (
     ONE_OUTPUT,
     concat,
@@ -117,8 +125,9 @@ _JOINS_AND_VIEWS: Final = ("Concat", *VIEWS)  # listed by explain where their ou
 # Read where they make parts datamove knows: SplitToSequence, then SequenceAt of a constant
 # position (torch's tensor_split export); any other use of a sequence is opaque.
 SEQUENCE_NODES: Final = ("SplitToSequence", "SequenceAt")
-# the node types explain lists (a Gather where its indices are constant)
-EXPLAINED_NODES: Final = (*CHECKED, *VIEWS, *SEQUENCE_NODES, "Gather")
+# the node types explain lists (a Gather where its indices are constant, a GatherND that is
+# such a Gather: `nd_as_gather`)
+EXPLAINED_NODES: Final = (*CHECKED, *VIEWS, *SEQUENCE_NODES, "Gather", "GatherND")
 SHAPE_NOTE: Final = "shape-subgraph"  # a note: a shape subgraph's node fails at run time
 _INT32_MAX: Final = 2**31 - 1  # ONNX's Split inference reads a dim past it wrong (C int)
 # The domains whose operators onnx.checker requires to be in ONNX's registry (checker.cc)
@@ -159,6 +168,8 @@ def _shape_node(
             shaped[k] = Value.of(g, g.etype.name if g.etype else None, said)
     if node.op_type == "Range" and shaped[0] is None and note is None:
         shaped[0] = range_span(ins)
+    if node.op_type == "Unsqueeze" and shaped[0] is None and note is None:
+        shaped[0] = unsqueezed_span(node, ins, opset or 0)
     return shaped, note
 
 
@@ -573,8 +584,9 @@ class ONNXModel:
             elif kind in ONE_OUTPUT and fault is None:  # checked where its parameter is known
                 try:
                     rule = ONE_OUTPUT[kind]
-                    if kind == "Gather":  # its index's terms name this graph's values
-                        rule = functools.partial(gather_value, scope=values)
+                    if kind in ("Gather", "GatherND"):  # its index's terms name this graph's
+                        read_by = gather_value if kind == "Gather" else gather_nd_value
+                        rule = functools.partial(read_by, scope=values)
                     view = rule(node, ins, self.opset or 0)
                     outs = [view] if view else None
                 except ValidationError as exc:
@@ -660,6 +672,12 @@ class ONNXModel:
                 or (kind == "Gather" and _gathers(ins, values, node.output))
             ):
                 walked.append(Node(i, node, self.opset or 0, ins, _outs(node, values)))
+            elif (
+                kind == "GatherND"
+                and (as_gather := nd_as_gather(node, ins))  # listed as the Gather it is
+                and _gathers(as_gather, values, node.output)
+            ):
+                walked.append(Node(i, node, self.opset or 0, as_gather, _outs(node, values)))
             for walk in inner:
                 top = place_of(*where, None, "node")  # as check's problems name it
                 problems.extend(Problem(kind, rule, *where) for kind, rule in walk.faults)
@@ -1020,7 +1038,7 @@ class ONNXModel:
                 info = explain_concat(node)
             elif node.proto.op_type in VIEWS:
                 info = explain_view(node)
-            elif node.proto.op_type == "Gather":
+            elif node.proto.op_type in ("Gather", "GatherND"):
                 info = explain_gather(node)
             else:
                 info = explain_cut(node)

@@ -77,20 +77,22 @@ def explain_cut(node: Node) -> dict[str, Any]:
 
 
 def explain_gather(node: Node) -> dict[str, Any]:
-    """A data Gather as NumPy: ``x[:, 3]``, ``x[:, x.shape[1]-1]``.
+    """A data Gather as NumPy: ``x[:, 3]``, ``x[:, x.shape[1]-1]``; a GatherND that is one.
 
     Of constant indices, `gather_expression`'s; of indices a shape subgraph computes, their
     expressions (a scalar's as a basic index, else ``np.take(x, [...], axis=1)``), which NumPy
     counts from the end where negative and refuses out of range, as ONNX does.
     """
-    proto = node.proto
+    proto, kind = node.proto, node.proto.op_type
     shape = node.ins[0].shape
-    info = entry(str(node.index), "Gather", node_name(proto), str(shape), node.outs, False)
+    info = entry(str(node.index), kind, node_name(proto), str(shape), node.outs, False)
     info |= {"dialect": "onnx", "opset": node.version}
     indices = node.ins[1].value
-    axis = node_attr(proto, "axis", 0)
+    axis = node_attr(proto, "axis", 0)  # (a GatherND's ins are its Gather's: `nd_as_gather`)
     given = {} if indices is None else {"indices": indices.tolist()}
-    info["values"] = given | {"axis": axis}
+    if kind == "GatherND" and indices is not None:  # its indices, as the node has them
+        given = {"indices": indices[..., None].tolist()}
+    info["values"] = given | ({"axis": axis} if kind == "Gather" else {"batch_dims": 0})
     try:
         if indices is not None:
             info["numpy"], info["note"], _ = gather_expression(indices, axis, shape)

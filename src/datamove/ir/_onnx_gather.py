@@ -5,7 +5,9 @@ indices, each checked in range; of indices a shape subgraph computes, by their b
 exactly where an index is ``k*x.shape[axis] + c`` of the data ``x`` itself (`_computed_gather`,
 `_dim_linear`); of a Range of unknown length (`range_span`, made where the walk reads a Range),
 by its ends (`_range_gather`). Sound: an index is a problem only where no size of the axis
-runs it (`_index_never_fits`, `_linear_never_fits`, `_range_never_runs`).
+runs it (`_index_never_fits`, `_linear_never_fits`, `_range_never_runs`). A GatherND that is
+such a Gather on axis 0 (`nd_as_gather`: PyTorch's dynamo exporter writes ``x[[1, 0]]`` so, and
+``x[:, [0, 2]]`` between two Transposes) is read as that Gather (`gather_nd_value`).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from datamove.ir._onnx_shapes import Term, gather_index_fault, gather_shape, nod
 from datamove.ir._onnx_value import Value
 from datamove.ir._ops import SMALL, bounds_of
 
-__all__ = ["gather_value", "range_span"]
+__all__ = ["gather_nd_value", "gather_value", "nd_as_gather", "range_span", "unsqueezed_span"]
 
 
 def range_span(ins: list[Value]) -> Value | None:
@@ -97,6 +99,71 @@ def gather_value(
         raise ValidationError("Gather", "indices", values.tolist(), rule)
     got = gather_shape(data.info(), indices.info(), axis)
     return None if got is None else Value(got.shape, data.etype)
+
+
+def nd_as_gather(node: Any, ins: list[Value]) -> list[Value] | None:
+    """A GatherND's data and indices as a Gather's on axis 0, where it is one; else ``None``.
+
+    Of ``batch_dims`` 0 (its default) and indices whose last dim is 1, known or a Range of
+    unknown length (`range_span`) unsqueezed on its last axis (`unsqueezed_span`): each row of
+    indices then takes one slice ``data[i]`` of the data, as ``Gather(data, indices[..., 0],
+    axis=0)`` does, and the spec's range ``[-d, d - 1]`` of each index is Gather's.
+    """
+    if len(ins) != 2 or node_attr(node, "batch_dims", 0) != 0:
+        return None
+    data, indices = ins
+    rank = indices.shape.rank
+    if not rank or indices.shape[rank - 1] != Dimension(1) or data.shape.rank == 0:
+        return None
+    if indices.value is not None:
+        taken = indices.value[..., 0]
+        return [data, Value(PartialShape(list(taken.shape)), indices.etype, taken)]
+    if indices.span is not None and rank == 2:
+        dims = [indices.shape[0]]
+        return [data, Value(PartialShape(dims), indices.etype, span=indices.span)]
+    return None
+
+
+def unsqueezed_span(node: Any, ins: list[Value], opset: int) -> Value | None:
+    """A Range of unknown length (`range_span`) unsqueezed on its last axis, its ends kept.
+
+    ``Unsqueeze(arange, [-1])`` (or ``[1]``), the dynamo exporter's indices of a GatherND;
+    ``None`` for any other Unsqueeze.
+    """
+    if not ins or ins[0].span is None or ins[0].shape.rank != 1:
+        return None
+    given = ins[1].value if len(ins) == 2 else None
+    axes = node_attr(node, "axes", []) if opset < 13 else None  # an input from opset 13
+    if given is not None and opset >= 13:
+        axes = given.reshape(-1).tolist()
+    if axes not in ([-1], [1]):
+        return None
+    return Value(PartialShape([ins[0].shape[0], 1]), ins[0].etype, span=ins[0].span)
+
+
+def gather_nd_value(
+    node: Any, ins: list[Value], opset: int, scope: Mapping[str, Value] | None = None
+) -> Value | None:
+    """A GatherND's output where it is a Gather on axis 0 (`nd_as_gather`); else ``None``.
+
+    Read by `gather_value`'s rules; a rule broken is a `ValidationError` of GatherND, its
+    indices as the node has them. But where each slice ``data[i]`` may be empty (a dim of the
+    data after the first may be 0) no index is checked: onnxruntime checks none there and
+    runs it, as PyTorch runs the ``x[:, [0, 2]]`` of no rows it comes from, where the spec and
+    ``onnx.reference`` refuse an index out of range (docs/ir.md).
+    """
+    taken = nd_as_gather(node, ins)
+    if taken is None:
+        return None
+    data = taken[0]
+    if data.shape.rank is not None and any(d.min == 0 for d in data.shape.dims[1:]):
+        dims = [*taken[1].shape.dims, *data.shape.dims[1:]]
+        return Value(PartialShape(dims), data.etype)
+    try:
+        return gather_value(node, taken, opset, scope)
+    except ValidationError as exc:
+        value = ins[1].value.tolist() if ins[1].value is not None else exc.value
+        raise ValidationError("GatherND", "indices", value, exc.rule) from None
 
 
 def _computed_gather(

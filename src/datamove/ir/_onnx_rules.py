@@ -4,7 +4,8 @@ Each infers a node's outputs from its inputs' `Value` as onnxruntime and ``onnx.
 run it: Slice (`slice_value`, by `Slicing.from_onnx`; its parameters known, else bounded: the
 hull over their corners), Split (`split_shapes`, by `Splitting.from_onnx`), Concat (`concat`),
 SplitToSequence then SequenceAt of a constant position (`sequence_parts`, `sequence_at`), and
-the nodes of one output (`ONE_OUTPUT`: a Reshape, a data Gather: `datamove.ir._onnx_gather`).
+the nodes of one output (`ONE_OUTPUT`: a Reshape, a Transpose, a data Gather or a GatherND that
+is one: `datamove.ir._onnx_gather`).
 An Unsqueeze's or Squeeze's axes (`view_axes`) checked (`view_data_shape`; a Squeeze of none:
 `squeezed`, of an empty axes input: `empty_squeeze`).
 A rule broken is a `ValidationError`, which the walk reports as the node's problem.
@@ -27,7 +28,7 @@ from datamove._slice import infer_slice
 from datamove._splitting import Splitting, onnx_split_version
 from datamove.ir._bounds import reshaped, wide_bounds
 from datamove.ir._explain import runtime_name
-from datamove.ir._onnx_gather import gather_value
+from datamove.ir._onnx_gather import gather_nd_value, gather_value
 from datamove.ir._onnx_shapes import axes_fault, node_attr, reshape_layer, value_terms
 from datamove.ir._onnx_value import Value
 from datamove.ir._ops import (
@@ -268,10 +269,29 @@ def _reshape_value(node: Any, ins: list[Value], opset: int) -> Value | None:
     return None if got is None else Value(got.shape, data.etype)
 
 
+def _transpose_value(node: Any, ins: list[Value], _opset: int) -> Value | None:
+    """A Transpose's output: its data's dims in the order of ``perm`` (reversed by default).
+
+    ``None`` (opaque: ONNX's own inference, which refuses a ``perm`` that is not a permutation
+    of the data's axes, as onnxruntime does at load, reads it) where the data's rank is not
+    known or ``perm`` is not such a permutation. Its data's known dims pass through it (the
+    dynamo exporter's ``x[:, torch.arange(...)]`` is ``Transpose -> GatherND -> Transpose``).
+    """
+    if len(ins) != 1 or ins[0].shape.rank is None or bounds_of(ins[0].info()) is not None:
+        return None
+    dims = ins[0].shape.dims
+    perm = list(node_attr(node, "perm", range(len(dims) - 1, -1, -1)))
+    if sorted(perm) != list(range(len(dims))):
+        return None
+    return Value(PartialShape([dims[p] for p in perm]), ins[0].etype)
+
+
 # The nodes of one output checked where a parameter is known (else opaque): their rule
 ONE_OUTPUT: Final[dict[str, Callable[[Any, list[Value], int], Value | None]]] = {
     "Reshape": _reshape_value,
     "Gather": gather_value,
+    "GatherND": gather_nd_value,
+    "Transpose": _transpose_value,
 }
 
 
