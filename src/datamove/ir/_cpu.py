@@ -600,26 +600,34 @@ def _gather_batch_of_one(seen: Seen) -> dict[str, Any] | None:
     return {"batch": batch, "axis": at, "data": data, "after": after}
 
 
-def _gathers_data(seen: Seen) -> bool:
-    """A Gather of 3 inputs and ``batch_dims`` 0 whose data's value is not known.
+def _gathers_data(seen: Seen) -> int | None:
+    """A Gather of 3 inputs whose data's value is not known: its ``batch_dims``, normalised.
 
     One whose data is known OpenVINO folds (a shape subgraph's, of static shapes): the plugin
-    never runs it.
+    never runs it. A negative ``batch_dims`` counts from the indices' rank; ``None`` where
+    that is not known or the Gather is not one such.
     """
-    return len(seen.ins) == 3 and batch_dims(seen.layer) == 0 and seen.ins[0].value is None
+    if len(seen.ins) != 3 or seen.ins[0].value is not None:
+        return None
+    batch, rank = batch_dims(seen.layer), seen.ins[1].shape.rank
+    if batch is None or (batch < 0 and rank is None):
+        return None
+    return batch + rank if batch < 0 and rank is not None else batch
 
 
 def _gather_of_an_empty_axis(seen: Seen) -> dict[str, Any] | None:
-    """IR-38: a Gather-8 of ``batch_dims`` 0 on a data axis of size 0, of indices not empty.
+    """IR-38: a Gather-8 on a data axis of size 0, of indices not empty.
 
     Every index is out of range there, which Gather-8's spec fills with zeros; the CPU plugin
     writes nothing. The axis known (a Const) and of size 0 in every run (its dim's upper
-    bound 0), each indices dim at least 1 in every run; constant or run-time indices. Not
-    where another data dim is 0 in every run (no element to write), nor Gather-1 and -7,
-    which leave an index out of range undefined. The output's shape is the spec's (a Gather is
-    taken as declared: `Seen.out` may say less).
+    bound 0), each indices dim at least 1 in every run; constant or run-time indices, any
+    ``batch_dims`` (surveyed 0, 1, 2 and -1: alike). Not where another data dim is 0 in every
+    run (no element to write), nor Gather-1 and -7, which leave an index out of range
+    undefined. The output's shape is the spec's (a Gather is taken as declared: `Seen.out`
+    may say less).
     """
-    if opset_number(seen.layer) < 8 or not _gathers_data(seen):
+    batch = _gathers_data(seen)
+    if opset_number(seen.layer) < 8 or batch is None:
         return None
     data, indices, axis = seen.ins[0].shape, seen.ins[1].shape, _known(seen.ins[2])
     if data.rank is None or indices.rank is None or axis is None or len(axis) != 1:
@@ -627,40 +635,56 @@ def _gather_of_an_empty_axis(seen: Seen) -> dict[str, Any] | None:
     if not -data.rank <= axis[0] < data.rank:
         return None
     at = axis[0] % data.rank
-    if data[at].max != 0 or any(d.min == 0 for d in indices.dims):
+    if not 0 <= batch <= min(at, indices.rank) or data[at].max != 0:
+        return None
+    if any(d.min == 0 for d in indices.dims):
         return None
     if any(d.max == 0 for k, d in enumerate(data.dims) if k != at):
         return None
-    shape = PartialShape([*data.dims[:at], *indices.dims, *data.dims[at + 1 :]])
+    shape = PartialShape([*data.dims[:at], *indices.dims[batch:], *data.dims[at + 1 :]])
     return {"axis": at, "data": data, "shape": shape}
 
 
 def _gather_to_nothing(seen: Seen) -> dict[str, Any] | None:
     """IR-39: a Gather (1, 7 or 8) of static data and indices whose output is empty.
 
-    A data dim other than the axis 0, or an indices dim 0, with a known axis. But for known
-    indices of one element in range of the axis, every data dim before it 1: that Gather runs
-    (the plugin takes it as a slice, it seems). Known: a Const, or a shape subgraph's value
-    (``x[x.shape[0] - 1]``), which OpenVINO folds on static shapes. ``batch_dims`` 0 alone
-    (others: not surveyed).
+    Where a dim the plugin's kernel divides by is 0: past the ``batch_dims`` (negative:
+    counted from the indices' rank), a data dim other than the axis or an indices dim; with
+    a known axis. Not where only a batch dim is 0 (the kernel has no work). But for known
+    indices (a Const, or a shape subgraph's value, which OpenVINO folds on static shapes:
+    ``x[x.shape[0] - 1]``) of one element in range of the axis, every data dim before it 1,
+    ``batch_dims`` 0: that Gather runs (the plugin takes it as a slice, it seems). And a
+    Gather of ``batch_dims`` 1 on an axis of size 1 of known indices of no dims past the
+    batch, whose first value OpenVINO reads: 0, it makes the Gather a Squeeze, which runs
+    (``[2,1,0]`` at ``[0, 1]``); none (a batch dim 0), the process dies (SIGSEGV).
     """
-    if not _gathers_data(seen):
+    batch = _gathers_data(seen)
+    if batch is None:
         return None
     data, indices, axis = seen.ins[0].shape, seen.ins[1].shape, _known(seen.ins[2])
     if not (data.is_static and indices.is_static) or axis is None or len(axis) != 1:
         return None
-    dims = data.to_shape()
+    dims, taken = data.to_shape(), indices.to_shape()
     if not -len(dims) <= axis[0] < len(dims):
         return None
     at = axis[0] % len(dims)
-    shape = (*dims[:at], *indices.to_shape(), *dims[at + 1 :])
+    if not 0 <= batch <= min(at, len(taken)):
+        return None
+    shape = (*dims[:at], *taken[batch:], *dims[at + 1 :])
     if 0 not in shape:
         return None
     index = _known(seen.ins[1])
-    sliced = index is not None and len(index) == 1 and -dims[at] <= index[0] < dims[at]
-    if sliced and all(d == 1 for d in dims[:at]):
+    if batch == 1 and len(taken) == 1 and dims[at] == 1 and index is not None:
+        if not index:  # (it reads the first index of none)
+            return {"shape": PartialShape(list(shape)), "signal": "SIGSEGV"}
+        if index[0] == 0:
+            return None  # (OpenVINO makes it a Squeeze)
+    if 0 not in (*dims[batch:at], *taken[batch:], *dims[at + 1 :]):
         return None
-    return {"shape": PartialShape(list(shape))}
+    sliced = index is not None and len(index) == 1 and -dims[at] <= index[0] < dims[at]
+    if batch == 0 and sliced and all(d == 1 for d in dims[:at]):
+        return None
+    return {"shape": PartialShape(list(shape)), "signal": "SIGFPE"}
 
 
 def _lengths_of_unknown_length(seen: Seen) -> dict[str, Any] | None:
@@ -851,7 +875,7 @@ RULES: Final = (
         "Gather",
         _gather_to_nothing,
         "a Gather of static shapes whose output {shape} is empty: OpenVINO's CPU plugin kills "
-        "the process (SIGFPE); the spec and evaluate give {shape}, no element",
+        "the process ({signal}); the spec and evaluate give {shape}, no element",
         empty=True,
     ),
     Rule(
