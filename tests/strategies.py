@@ -11,17 +11,20 @@ run, so CI is reproducible) unless ``DATAMOVE_RANDOM=1``.
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, assume, settings
 from hypothesis import strategies as st
 
+import datamove as dm
+
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterator, Sequence
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
@@ -305,3 +308,128 @@ def iota(shape: Sequence[int], dtype: Any = np.float32) -> np.ndarray:
     elif dtype == np.float16:
         values = values % 2048
     return values.astype(dtype).reshape(tuple(shape))
+
+
+# -- slicings that tile one axis, and the splits that are them (group_into_split's brute force) --
+
+SPLIT_COUNT_RULES = ("even", "array_split", "chunk", "size", "onnx", "onnx_reference")
+
+
+def _parts(s: slice, d: int) -> tuple[int, ...]:
+    return tuple(range(*s.indices(d)))
+
+
+Form = tuple[tuple[tuple[int, int], ...], tuple[int | None, int | None]]  # ends by size, bounds
+
+
+def slice_forms(lo: int, hi: int) -> list[Form]:
+    """Step-1 slices of an axis of ``lo..hi`` elements, with where each starts and stops on each
+    size. Of the slices that select alike on every size, two: the one with the smallest bounds
+    and the one with the largest (bounds are None or in ``-(hi + 1)..hi + 1``; past them they
+    clamp alike)."""
+    bounds = [None, *range(-hi - 1, hi + 2)]
+    classes: dict[tuple[tuple[int, int], ...], list[tuple[int | None, int | None]]] = {}
+    for a in bounds:
+        for b in bounds:
+            ends = tuple((e[0], e[1]) for e in (slice(a, b).indices(d) for d in range(lo, hi + 1)))
+            classes.setdefault(ends, []).append((a, b))
+
+    def weight(ab: tuple[int | None, int | None]) -> int:
+        return sum(0 if v is None else abs(v) + 1 for v in ab)
+
+    return [
+        (ends, ab)
+        for ends, members in classes.items()
+        for ab in dict.fromkeys((min(members, key=weight), max(members, key=weight)))
+    ]
+
+
+def next_parts(forms: list[Form], at: tuple[int, ...]) -> list[tuple[Form, tuple[int, ...]]]:
+    """The slices that can follow parts ending at ``at`` (one end per size): each starts there
+    or is empty (an empty part may stand anywhere), with where the parts then end."""
+    out = []
+    for form in forms:
+        ends = form[0]
+        if all(s == p or e <= s for (s, e), p in zip(ends, at, strict=True)):
+            out.append((form, tuple(e if e > s else p for (s, e), p in zip(ends, at, strict=True))))
+    return out
+
+
+def tilings(lo: int, hi: int, most: int) -> Iterator[tuple[slice, ...]]:
+    """Every list of up to ``most`` of ``slice_forms`` that tile an axis, in order, on every
+    size in ``lo..hi``."""
+    forms = slice_forms(lo, hi)
+    full = tuple(range(lo, hi + 1))
+
+    def grow(done: tuple[slice, ...], at: tuple[int, ...]) -> Iterator[tuple[slice, ...]]:
+        if at == full and done:
+            yield done
+        if len(done) < most:
+            for (_, (a, b)), after in next_parts(forms, at):
+                yield from grow((*done, slice(a, b)), after)
+
+    yield from grow((), (0,) * len(full))
+
+
+@st.composite
+def drawn_tilings(draw: st.DrawFn, most: int = 4, top: int = 5) -> tuple[int, int, list[slice]]:
+    """An interval ``lo..hi`` and one of its ``tilings`` of up to ``most`` slices."""
+    lo = draw(st.integers(0, top))
+    hi = draw(st.integers(lo, top))
+    forms = slice_forms(lo, hi)
+    full = tuple(range(lo, hi + 1))
+    at, done = (0,) * len(full), []
+    while True:
+        choices = next_parts(forms, at) if len(done) < most else []
+        if at == full and done and (not choices or draw(st.booleans())):
+            return lo, hi, done
+        # only steps from which the tiling can still end within `most` parts
+        left = most - len(done) - 1
+        choices = [c for c in choices if c[1] == full or left > 0]
+        assume(choices)
+        (_, (a, b)), at = draw(st.sampled_from(choices))
+        done.append(slice(a, b))
+
+
+def split_parts(rule: str, value: Any, d: int) -> tuple[tuple[int, ...], ...] | None:
+    """The parts (indices each takes) of a split on size ``d``; None where it refuses ``d``."""
+    if rule == "indices":
+        points = [None, *value, None]
+        return tuple(_parts(slice(a, b), d) for a, b in itertools.pairwise(points))
+    try:
+        lengths = dm.Splitting(0, rule, value).lengths(d)
+    except dm.ValidationError:
+        return None
+    at = [0, *itertools.accumulate(lengths)]
+    return tuple(tuple(range(a, b)) for a, b in itertools.pairwise(at))
+
+
+def some_split(slices: Sequence[slice], lo: int, hi: int) -> tuple[str, Any] | None:
+    """A split whose parts are ``slices`` on every size in ``lo..hi``, by every rule, searched
+    whole: counts up to every part's and size's, lengths read on ``lo`` (a ``-1`` anywhere, or
+    none where ``lo == hi``), indices in ``-(hi + 1)..hi + 1`` part by part. None where none is."""
+    sizes = range(lo, hi + 1)
+    want = {d: tuple(_parts(s, d) for s in slices) for d in sizes}
+    n = len(slices)
+    candidates: list[tuple[str, Any]] = [
+        (rule, k) for rule in SPLIT_COUNT_RULES for k in range(1, n + hi + 2)
+    ]
+    at_lo = tuple(len(p) for p in want[lo])
+    candidates += [("lengths", (*at_lo[:m], -1, *at_lo[m + 1 :])) for m in range(n)]
+    if lo == hi:
+        candidates.append(("lengths", at_lo))
+    for rule, value in candidates:
+        if all(split_parts(rule, value, d) == want[d] for d in sizes):
+            return rule, value
+    # indices: the points that give each part, given the point before it
+    points = range(-hi - 1, hi + 2)
+    reach: dict[Any, tuple[int, ...]] = {None: ()}  # last point: the points so far
+    for i, s in enumerate(slices):
+        last = i == n - 1
+        nxt: dict[Any, tuple[int, ...]] = {}
+        for q, so_far in reach.items():
+            for r in [None] if last else points:
+                if r not in nxt and all(_parts(slice(q, r), d) == _parts(s, d) for d in sizes):
+                    nxt[r] = so_far if r is None else (*so_far, r)
+        reach = nxt
+    return ("indices", reach[None]) if None in reach else None

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import math
+import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -20,7 +21,18 @@ from hypothesis import strategies as st
 
 import datamove as dm
 from datamove._dialects import CLAMP, Cut, addressed
-from strategies import Interval, fixed_settings, hollow, iota, shape_text, view_key, wide_shapes
+from strategies import (
+    Interval,
+    drawn_tilings,
+    fixed_settings,
+    hollow,
+    iota,
+    shape_text,
+    some_split,
+    tilings,
+    view_key,
+    wide_shapes,
+)
 from test_compose import numbers, on_hollow
 
 INT64_MAX = 2**63 - 1
@@ -673,13 +685,16 @@ def test_group_into_split_cases() -> None:
         1, "even", 3
     )
     assert dm.group_into_split(parts, "[2,8..]") == dm.Splitting(1, "lengths", (4, 4, -1))
-    assert dm.group_into_split(parts, "[2,7..]") is None  # VariadicSplit refuses size 7
-    assert dm.group_into_split(parts, None) is None
+    # VariadicSplit refuses size 7, where the slicings run: NumPy's indices
+    assert dm.group_into_split(parts, "[2,7..]") == dm.Splitting(1, "indices", (4, 8))
+    assert dm.group_into_split(parts, None) == dm.Splitting(1, "indices", (4, 8))
     assert dm.group_into_split(parts[::-1], [2, 12]) is None  # not in order
     assert dm.group_into_split([S("x[..., :2]"), S("x[..., 2:]")], "[3,?,2..]") == dm.Splitting(
         2, "lengths", (2, -1)
     )
-    assert dm.group_into_split([S("x[..., :-2]"), S("x[..., -2:]")], "[...]") is None
+    assert dm.group_into_split([S("x[..., :-2]"), S("x[..., -2:]")], "[...]") == dm.Splitting(
+        -1, "indices", (-2,)
+    )
     assert dm.group_into_split([S("x[...]")], None) is None  # a scalar cannot be split
     assert dm.group_into_split([S("x[...]")], "[]") is None  # nor a shape of rank 0
     assert dm.group_into_split([S("x[None]")], "[3]") is None  # a new axis is not a part
@@ -692,12 +707,79 @@ def test_group_into_split_cases() -> None:
         dm.Splitting(0, "lengths", (1, 2, 2, -1, 2)),
         (1, 3),
     )
-    with pytest.raises(dm.ValidationError, match="do not tile one axis in order"):
+    with pytest.raises(dm.ValidationError, match="are the parts of no split"):
         dm.Splitting.from_slicings([S("x[1:]")], [4])
     with pytest.raises(dm.ValidationError, match=r"slicings\[1\]=5 is not a dm\.Slicing"):
         dm.group_into_split([S("x[:1]"), 5], [4])  # type: ignore[list-item]
     with pytest.raises(dm.ValidationError, match="is empty"):
         dm.group_into_split([], [4])
+
+
+def slice_text(s: slice) -> str:
+    return f"x[{'' if s.start is None else s.start}:{'' if s.stop is None else s.stop}]"
+
+
+def check_grouping(slices: Sequence[slice], lo: int, hi: int) -> dm.Splitting | None:
+    """group_into_split of step-1 slices on ``lo..hi`` against the brute force: a split (of any
+    rule) whose parts are the slices on every size exists if and only if it finds one, which
+    then runs as the slices on every size; where none does, ``from_slicings`` names a shape."""
+    texts = [slice_text(s) for s in slices]
+    shape = f"[{lo}..{hi}]"
+    found = dm.group_into_split(texts, shape)
+    brute = some_split(slices, lo, hi)
+    if brute is None:
+        assert found is None, (texts, shape, found)
+        with pytest.raises(dm.ValidationError, match="are the parts of no split") as info:
+            dm.Splitting.from_slicings(texts, shape)
+        named = [int(w) for w in re.findall(r"on shape \((\d+),\)", str(info.value))]
+        assert named, str(info.value)
+        assert all(lo <= w <= hi for w in named), str(info.value)
+        return None
+    assert found is not None, (texts, shape, brute)
+    assert dm.Splitting.from_slicings(texts, shape) == found
+    for d in range(lo, hi + 1):
+        x = iota((d,))
+        got = found(x)
+        assert len(got) == len(slices)
+        assert all(same(g, x[s]) for g, s in zip(got, slices, strict=True)), (texts, found, d)
+    return found
+
+
+def test_group_into_split_finds_every_split_of_small_tilings() -> None:
+    # Every interval up to 3 and every tiling of up to 3 slices (two writings of each
+    # selection); 4 slices and sizes up to 5: test_group_into_split_agrees_with_the_brute_force.
+    rules = set()
+    for lo in range(4):
+        for hi in range(lo, 4):
+            for slices in tilings(lo, hi, 3):
+                found = check_grouping(slices, lo, hi)
+                rules.add(None if found is None else found.rule)
+    assert rules == {None, "even", "lengths", "indices"}
+
+
+@fixed_settings(400)
+@given(case=drawn_tilings(4, 5))
+def test_group_into_split_agrees_with_the_brute_force(case: tuple[int, int, list[slice]]) -> None:
+    check_grouping(*(case[2], case[0], case[1]))
+
+
+def test_group_into_split_finds_splits_by_indices() -> None:
+    # Where VariadicSplit refuses a size the slicings run on, numpy.split's indices say them
+    parts = ["x[:, :2]", "x[:, 2:5]", "x[:, 5:]"]
+    assert dm.group_into_split(parts, "[?,5..9]") == dm.Splitting(1, "lengths", (2, 3, -1))
+    for shape in ("[?,3..9]", "[?,0..9]", "[?,?]", None):
+        assert dm.group_into_split(parts, shape) == dm.Splitting(1, "indices", (2, 5))
+    # points from the front and the back, crossing on small sizes as NumPy's do
+    assert dm.group_into_split(["x[:3]", "x[3:-3]", "x[-3:]"], "[0..4]") == dm.Splitting(
+        0, "indices", (3, -3)
+    )
+    assert dm.group_into_split(["x[:-1]", "x[-1:3]", "x[3:]"], "[0..4]") == dm.Splitting(
+        0, "indices", (-1, 3)
+    )
+    with pytest.raises(dm.ValidationError, match=r"leave a hole, 'x\[3:5\]', .* shape \(4,\)"):
+        dm.Splitting.from_slicings(["x[:3]", "x[5:]"], "[?]")
+    with pytest.raises(dm.ValidationError, match=r"differs from 'x\[:\]', the closest"):
+        dm.Splitting.from_slicings(["x[::-1]"], "[2..3]")
 
 
 def test_as_slicings_on_sizes_that_are_not_static() -> None:
@@ -792,7 +874,11 @@ def test_group_into_split_probes_sizes_below_int64_max() -> None:
     parts = [S(f"x[-{big}:-{big}]"), S("x[:]")]  # the first is empty on every size
     assert dm.group_into_split(parts, "[1..]") == dm.Splitting(0, "lengths", (0, -1))
     assert dm.group_into_split([S(f"x[-{big}:-{big}]"), S(f"x[{big}:]")], "[1..]") is None
-    assert dm.group_into_split_with_gaps([S(f"x[:{big}]"), S(f"x[{big}:-{big}]")], "?") is None
+    # VariadicSplit [big, -1, big] refuses the sizes below 2 * big; NumPy's indices do not
+    found = dm.group_into_split_with_gaps([S(f"x[:{big}]"), S(f"x[{big}:-{big}]")], "?")
+    assert found == (dm.Splitting(0, "indices", (big, -big)), (0, 1))
+    x = iota((5,))
+    assert [p.tolist() for p in found[0](x)] == [x.tolist(), [], x.tolist()]
 
 
 def test_is_identity_needs_no_count_where_a_length_already_differs() -> None:

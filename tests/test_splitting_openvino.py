@@ -14,9 +14,11 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import event, given, note
 
 import datamove as dm
 import openvino_oracle as oracle
+from strategies import drawn_tilings, fixed_settings
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("openvino", reason="openvino (the test extra) is not installed")
@@ -191,3 +193,35 @@ def test_indices_are_a_rest_length_past_4096_sizes(
     xs = [np.arange(d, dtype=np.float32) for d in sizes]
     for x, ran in zip(xs, oracle.run_cpu_each(node, xs), strict=True):
         assert [a.tolist() for a in ran] == [a.tolist() for a in ref(x)], len(x)
+
+
+@fixed_settings(150)
+@given(case=drawn_tilings(4, 5))
+def test_grouped_slicings_run_as_openvino_splits(case: tuple[int, int, list[slice]]) -> None:
+    # A grouping that is an OpenVINO Split or VariadicSplit (dm.group_into_split's "even" and
+    # "lengths"), written by to_openvino for the interval and run by OpenVINO's reference on
+    # every size of it, gives the slices' parts. The brute force over every rule is
+    # tests/test_canonical.py::test_group_into_split_agrees_with_the_brute_force.
+    lo, hi, slices = case
+    shape = f"[{lo}..{hi}]"
+    texts = [
+        f"x[{s.start if s.start is not None else ''}:{s.stop if s.stop is not None else ''}]"
+        for s in slices
+    ]
+    note(f"dm.group_into_split({texts!r}, {shape!r})")
+    found = dm.group_into_split(texts, shape)
+    event(f"rule {None if found is None else found.rule}")
+    if found is None or found.rule not in ("even", "lengths"):
+        return
+    name, params = found.to_openvino(shape)
+    xs = [np.arange(d, dtype=np.float32) for d in range(lo, hi + 1)]
+    nodes = [
+        oracle.split([len(x)], 0, params["num_splits"])
+        if name == "Split"
+        else oracle.variadic_split([len(x)], 0, np.array(params["split_lengths"], np.int64))
+        for x in xs
+    ]
+    answers = oracle.evaluate_all([(node, x, ()) for node, x in zip(nodes, xs, strict=True)])
+    for x, ran in zip(xs, answers, strict=True):
+        assert not isinstance(ran, Exception), (name, params, len(x), ran)
+        assert [a.tolist() for a in ran] == [x[s].tolist() for s in slices], (name, params, len(x))

@@ -24,6 +24,7 @@ the search for a witness exact.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Final
@@ -41,6 +42,7 @@ from datamove._dialects import (
     axes_of,
     bisect_first,
     decide,
+    entries_text,
     expand,
     index_at,
     index_need,
@@ -404,10 +406,12 @@ def group_into_split_with_gaps(
     them (before the first, between two, after the last), in axis order, and ``parts[i]`` is
     the part that ``slicings[i]`` is; the other parts are the holes, for the caller to drop.
     ``None`` where the slicings are not, on every shape ``shape`` allows, parts of one split:
-    each keeps every axis but one whole, takes one contiguous run of it in increasing order
-    (step 1, or at most one element), the runs follow each other in the given order, and
-    on a size that is not static at most one part (a slicing or a hole) grows with the size,
-    VariadicSplit's ``-1``, which must fit the smallest allowed size.
+    each keeps every axis but one whole and takes one run of it in increasing order (step 1,
+    or at most one element), in the given order. The split is a Split or VariadicSplit where
+    one is (on a size that is not static one part grows with the size, VariadicSplit's
+    ``-1``, which must fit the smallest allowed size), else a list of indices
+    (``numpy.split``'s ``"indices"``), each run's start and stop a point from the front or
+    the back (on sizes where such points cross, a hole part is what NumPy gives there).
 
     Examples
     --------
@@ -415,6 +419,8 @@ def group_into_split_with_gaps(
     >>> parts = [dm.Slicing.from_numpy(t) for t in ("x[1:3]", "x[5:-2]")]
     >>> dm.group_into_split_with_gaps(parts, "[7..]")
     (Splitting(axis=0, rule='lengths', value=(1, 2, 2, -1, 2)), (1, 3))
+    >>> dm.group_into_split_with_gaps(parts, "[?]")
+    (Splitting(axis=0, rule='indices', value=(1, 3, 5, -2)), (1, 3))
     >>> dm.group_into_split(parts, "[7..]") is None
     True
     """
@@ -424,43 +430,85 @@ def group_into_split_with_gaps(
 def _with_gaps(
     slicings: Iterable[Slicing | str], shape: ShapeLike | None, op: str
 ) -> tuple[Splitting, tuple[int, ...]] | None:
+    found = _search(slicings, shape, op, holes=True)
+    return None if isinstance(found, str) else found
+
+
+# A point that stands for the end of the axis on every size below INT64_MAX (rest_indices' end).
+_END: Final = INT64_MAX
+
+
+def _search(
+    slicings: Iterable[Slicing | str], shape: ShapeLike | None, op: str, *, holes: bool
+) -> tuple[Splitting, tuple[int, ...]] | str:
+    """The split and where each slicing is, or why there is none, naming a shape that shows it.
+
+    The lengths (Split, VariadicSplit) first, read on two sizes; else a list of indices
+    (``numpy.split``'s), which says any run whose two ends are each a point counted from the
+    front or the back. Each is proved by ``Slicing.equivalent`` on every allowed shape.
+    ``holes=False``: only a split whose parts are the slicings alone.
+    """
     items = [as_slicing(op, f"slicings[{i}]", t) for i, t in enumerate(slicings)]
     if not items:
         raise ValidationError(op, "slicings", items, "is empty; a split has one part at least")
     ps = shape_dims(shape, op)
     rank = max(addressed(t.entries) for t in items) if ps.rank is None else ps.rank
     probe = PartialShape.dynamic(rank) if ps.rank is None else ps
-    layouts = [expand(t, rank) for t in items]
     if rank == 0:
-        return None
+        return "are slicings of a scalar (rank 0), which has no axis to split"
     cut_layouts: list[list[Cut]] = []
-    for ex in layouts:
+    for i, t in enumerate(items):
+        ex = expand(t, rank)
         if ex is None or any(kind != "cut" for kind, _, _ in ex):
-            return None
+            why = "does not run on rank" if ex is None else "drops or adds an axis on rank"
+            return f"hold slicings[{i}]={entries_text(t.entries)!r}, which {why} {rank}"
         cut_layouts.append([x for _, x, _ in ex])
-    moving = {
-        a for cuts in cut_layouts for a, x in enumerate(cuts) if not _agree(x, WHOLE, probe.dims[a])
-    }
+    moving = sorted(
+        {
+            a
+            for cuts in cut_layouts
+            for a, x in enumerate(cuts)
+            if not _agree(x, WHOLE, probe.dims[a])
+        }
+    )
     if len(moving) > 1:
-        return None
+        return f"cut axes {moving[0]} and {moving[1]}; the parts of a split cut one axis"
     if moving:
         (axis,) = moving
     else:
         axis = next((a for a, d in enumerate(probe.dims) if d.max == 0), 0) if len(items) > 1 else 0
+    named = axis
+    if ps.rank is None:  # the axis as the slicings address it: from the front or the back
+        # one addresses it: the one that cuts it, or else one that addresses all `rank` axes
+        t = next(t for t in items if axis in axes_of(t, rank))
+        found_axis = axes_of(t, None)[axes_of(t, rank).index(axis)]
+        assert found_axis is not None
+        named = found_axis
     dim = probe.dims[axis]
     cuts = [c[axis] for c in cut_layouts]
+    by_lengths = _by_lengths(items, cuts, dim, named, shape)
+    if by_lengths is not None and (holes or _no_holes(by_lengths)):
+        return by_lengths
+    return _by_indices(items, cuts, dim, named, shape, holes)
+
+
+def _no_holes(found: tuple[Splitting, tuple[int, ...]]) -> bool:
+    splitting, parts = found
+    n = int(splitting.value) if splitting.rule == "even" else len(splitting.value)
+    return parts == tuple(range(n))
+
+
+def _by_lengths(
+    items: list[Slicing], cuts: list[Cut], dim: Dimension, axis: int, shape: ShapeLike | None
+) -> tuple[Splitting, tuple[int, ...]] | None:
+    """The Split or VariadicSplit (one ``-1``, which fits the smallest size) of the slicings."""
     if dim.is_static:
         found = _slots(cuts, dim.min)
         if found is None:
             return None
         slots, var = found, None
     else:
-        # Past every bound where the interval reaches that far; else its two largest sizes
-        # (below INT64_MAX where it is unbounded, so that every length is a Python length).
-        extra = 2 + sum(abs(v) for c in cuts for v in (c.start, c.stop) if v is not None)
-        top = largest(dim)
-        p = min(dim.min + extra, top - 1)
-        s0, s1 = _slots(cuts, p), _slots(cuts, p + 1)
+        s0, s1 = (_slots(cuts, p) for p in _probes(cuts, dim))
         if s0 is None or s1 is None:
             return None
         grown = [k for k, (a, b) in enumerate(zip(s0, s1, strict=True)) if a != b]
@@ -478,33 +526,179 @@ def _with_gaps(
         splitting = Splitting(axis, "lengths", tuple(lengths))
         if var is not None and sum(lengths) + 1 > dim.min:
             return None  # VariadicSplit refuses the smallest sizes, where the slicings run
-    if ps.rank is None:  # the axis as the slicings address it: from the front or the back
-        # one addresses it: the one that cuts it, or else one that addresses all `rank` axes
-        t = next(t for t in items if axis in axes_of(t, rank))
-        named = axes_of(t, None)[axes_of(t, rank).index(axis)]
-        assert named is not None
-        splitting = Splitting(named, splitting.rule, splitting.value)
-    expected = [part_slicing(splitting.axis, c) for c in cuts_of_lengths(lengths)]
+    expected = [part_slicing(axis, c) for c in cuts_of_lengths(lengths)]
     # Never refused as undecided: equivalent decides a cut against one of another step (here 1)
     if not all(t.equivalent(expected[k], shape) for t, k in zip(items, parts, strict=True)):
         return None
     return splitting, parts
 
 
+def _probes(cuts: Sequence[Cut], dim: Dimension) -> tuple[int, int]:
+    """Two sizes read to see which part grows.
+
+    Past every bound where the interval reaches that far; else its two largest (below
+    INT64_MAX where it is unbounded, so that every length is a Python length).
+    """
+    extra = 2 + sum(abs(v) for c in cuts for v in (c.start, c.stop) if v is not None)
+    p = min(dim.min + extra, largest(dim) - 1)
+    return p, p + 1
+
+
+def _point(q: int, dim: Dimension) -> int:
+    """One form of a split index on ``dim``: indices that clamp alike on every size are equal.
+
+    At or past the largest size: ``_END``; back past it: 0; on a static size, from the front.
+    """
+    top = largest(dim)
+    if q < 0:
+        q = 0 if -q >= top else top + q if dim.is_static else q
+    return _END if q >= top else q
+
+
+def _probe_points(cuts: list[Cut], dim: Dimension) -> list[tuple[int, int]] | None:
+    """Each slicing's start and stop as points, read where the slicings tile the axis apart.
+
+    On a static size its positions; else on the two probe sizes a position that stays is a
+    point from the front, one that moves with the size one from the back.
+    """
+    sizes = (dim.min,) if dim.is_static else _probes(cuts, dim)
+    ends: list[list[int]] = []
+    for d in sizes:
+        slots = _slots(cuts, d)
+        if slots is None:
+            return None
+        at = list(itertools.accumulate(slots))  # at[2i]: slicing i's start, at[2i+1]: its stop
+        ends.append(at[:-1])
+    if len(ends) == 1:
+        at = ends[0]
+        return [(_point(at[k], dim), _point(at[k + 1], dim)) for k in range(0, len(at), 2)]
+    p = sizes[0]
+    points = []
+    for u, v in zip(*ends, strict=True):
+        if v == u:
+            points.append(_point(u, dim))
+        elif v == u + 1:
+            points.append(_END if u == p else _point(u - p, dim))
+        else:
+            return None
+    return [(points[k], points[k + 1]) for k in range(0, len(points), 2)]
+
+
+def _by_indices(
+    items: list[Slicing],
+    cuts: list[Cut],
+    dim: Dimension,
+    axis: int,
+    shape: ShapeLike | None,
+    holes: bool,
+) -> tuple[Splitting, tuple[int, ...]] | str:
+    """The list of indices whose parts are the slicings, the fewest holes between them.
+
+    Each slicing's start and stop are tried as the points its own bounds (step 1), its
+    neighbours' and the probe sizes say, each pair proved by ``Slicing.equivalent``; then the
+    pairs chosen that leave the fewest holes.
+    """
+    n = len(items)
+    own: list[tuple[set[int], set[int]]] = []
+    for c in cuts:
+        starts, stops = set(), set()
+        if c.step > 0:
+            starts.add(_point(0 if c.start is None else c.start, dim))
+            stops.add(_END if c.stop is None else _point(c.stop, dim))
+        own.append((starts, stops))
+    probed = _probe_points(cuts, dim)
+    if probed is not None:
+        for (starts, stops), (a, b) in zip(own, probed, strict=True):
+            starts.add(a)
+            stops.add(b)
+    own[0][0].add(0)
+    own[-1][1].add(_END)
+    pairs: list[list[tuple[int, int]]] = []
+    for i, t in enumerate(items):
+        starts = own[i][0] | (own[i - 1][1] if i else set())
+        stops = own[i][1] | (own[i + 1][0] if i + 1 < n else set())
+        ok = [
+            (a, b)
+            for a in sorted(starts)
+            for b in sorted(stops)
+            if t.equivalent(_indices_part(axis, a, b), shape)
+        ]
+        if not ok:
+            a = min(starts, default=0)
+            b = max(stops, default=_END)
+            closest = _indices_part(axis, a, b)
+            w = t.difference(closest, shape)
+            return (
+                f"hold slicings[{i}]={entries_text(t.entries)!r}, which is no run of axis {axis} "
+                f"between two split indices: on shape {w} it differs from "
+                f"{closest.to_numpy()!r}, the closest"
+            )
+        pairs.append(ok)
+    # the fewest holes: a hole before slicing i where its start is not the stop before it
+    best: dict[int, tuple[int, list[tuple[int, int]]]] = {}  # stop: (holes, pairs so far)
+    for a, b in pairs[0]:
+        cost = int(a != 0)
+        if b not in best or cost < best[b][0]:
+            best[b] = (cost, [(a, b)])
+    for ok in pairs[1:]:
+        nxt: dict[int, tuple[int, list[tuple[int, int]]]] = {}
+        for a, b in ok:
+            cost, chosen = min(
+                ((c + int(a != stop), ch) for stop, (c, ch) in best.items()), key=lambda e: e[0]
+            )
+            if b not in nxt or cost < nxt[b][0]:
+                nxt[b] = (cost, [*chosen, (a, b)])
+        best = nxt
+    cost, chosen = min(
+        ((c + int(stop != _END), ch) for stop, (c, ch) in best.items()), key=lambda e: e[0]
+    )
+    points: list[int] = []
+    parts: list[int] = []
+    for i, (a, b) in enumerate(chosen):
+        if a != (chosen[i - 1][1] if i else 0):
+            points.append(a)  # the hole before slicing i ends here
+        parts.append(len(points))
+        points.append(b)
+    if points[-1] == _END:
+        points.pop()  # the last slicing runs to the end: no hole after it
+    if cost and not holes:
+        k = next(k for k in range(len(points) + 1) if k not in parts)
+        lo = points[k - 1] if k else 0
+        hi = points[k] if k < len(points) else _END
+        hole = _indices_part(axis, lo, hi)
+        w = hole.empty_witness(shape)
+        return (
+            f"leave a hole, {hole.to_numpy()!r}"
+            + ("" if w is None else f", which takes elements on shape {w}")
+            + "; dm.group_into_split_with_gaps keeps holes as parts"
+        )
+    if not points:
+        return Splitting(axis, "even", 1), (0,)
+    return Splitting(axis, "indices", tuple(points)), tuple(parts)
+
+
+def _indices_part(axis: int, a: int, b: int) -> Slicing:
+    """The part ``x[a:b]`` of a list of indices on ``axis``, as ``as_slicings`` writes it."""
+    return part_slicing(axis, Cut.make(a or None, None if b == _END else b, 1, SAME))
+
+
 def group_into_split(
     slicings: Iterable[Slicing | str], shape: ShapeLike | None = None
 ) -> Splitting | None:
-    """Slicings that tile one axis in order, with no hole, as one Split or VariadicSplit.
+    """Slicings that tile one axis in order, with no hole, as one split.
 
     ``slicings`` are ``dm.Slicing`` values or NumPy expressions (``"x[:, :4]"``).
 
-    The split's parts are the slicings, in order, on every shape ``shape`` allows (a
-    ``"even"`` Split where the parts have one static length, else a VariadicSplit, whose one
-    ``-1`` is the part that grows with a size that is not static); ``None`` where they are not
-    (holes included: :func:`group_into_split_with_gaps` keeps them as parts). With
-    ``shape=None`` every size is allowed, so ``x[:3], x[3:]`` is not a split (VariadicSplit
-    ``[3, -1]`` refuses sizes below 3, where the slicings run): pass the shape.
-    ``Splitting.as_slicings`` goes the other way.
+    The split's parts are the slicings, in order, on every shape ``shape`` allows: a
+    ``"even"`` Split where the parts have one static length, else a VariadicSplit
+    (``"lengths"``, whose one ``-1`` is the part that grows with a size that is not static),
+    else a list of indices (``"indices"``, ``numpy.split(x, [2, 5])``: each part runs from a
+    point to the next, each point counted from the front or the back). ``None`` where no
+    split's parts are the slicings (holes included: :func:`group_into_split_with_gaps` keeps
+    them as parts); :meth:`Splitting.from_slicings` says why, naming a shape. A VariadicSplit
+    refuses the sizes below its lengths' sum, where the slicings run: with ``shape=None``
+    (every size) ``x[:3], x[3:]`` is the indices ``[3]``, and so is it on ``[2..]``; on
+    ``[3..]`` it is VariadicSplit ``[3, -1]``. ``Splitting.as_slicings`` goes the other way.
 
     Examples
     --------
@@ -514,21 +708,19 @@ def group_into_split(
     Splitting(axis=1, rule='even', value=3)
     >>> dm.group_into_split(parts, "[2,8..]")
     Splitting(axis=1, rule='lengths', value=(4, 4, -1))
-    >>> dm.group_into_split(parts, None) is None, dm.group_into_split(parts[::-1], [2, 12])
-    (True, None)
+    >>> dm.group_into_split(parts, None), dm.group_into_split(parts[::-1], [2, 12])
+    (Splitting(axis=1, rule='indices', value=(4, 8)), None)
     """
-    return _grouped(slicings, shape, "group_into_split")
+    found = _grouped(slicings, shape, "group_into_split")
+    return None if isinstance(found, str) else found
 
 
 def _grouped(
     slicings: Iterable[Slicing | str], shape: ShapeLike | None, op: str
-) -> Splitting | None:
-    found = _with_gaps(slicings, shape, op)
-    if found is None:
-        return None
-    splitting, parts = found
-    n = int(splitting.value) if splitting.rule == "even" else len(splitting.value)
-    return splitting if parts == tuple(range(n)) else None
+) -> Splitting | str:
+    """The split of the slicings, or why there is none (``Splitting.from_slicings`` says it)."""
+    found = _search(slicings, shape, op, holes=False)
+    return found if isinstance(found, str) else found[0]
 
 
 ALGEBRA.update(

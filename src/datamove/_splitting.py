@@ -631,8 +631,8 @@ class Splitting:
     def from_slicings(cls, slicings: Any, shape: ShapeLike | None = None) -> Splitting:
         """The split whose parts are these slicings, in order (``dm.group_into_split``).
 
-        Raises :class:`~datamove.ValidationError` where they do not tile one axis in order, with
-        no hole, on every shape ``shape`` allows.
+        Raises :class:`~datamove.ValidationError` where no split's parts are the slicings on
+        every shape ``shape`` allows, saying why, with a shape that shows it where one does.
 
         Examples
         --------
@@ -640,20 +640,25 @@ class Splitting:
         >>> parts = [dm.Slicing.from_numpy(t) for t in ("x[:, :2]", "x[:, 2:-3]", "x[:, -3:]")]
         >>> dm.Splitting.from_slicings(parts, "[?,5..]").to_openvino("[?,5..]")
         ('VariadicSplit', {'axis': 1, 'split_lengths': [2, -1, 3]})
+        >>> dm.Splitting.from_slicings(parts, "[?,?]")
+        Splitting(axis=1, rule='indices', value=(2, -3))
+        >>> dm.Splitting.from_slicings(["x[:2]", "x[3:]"], "[?]")
+        Traceback (most recent call last):
+        ...
+        datamove._errors.ValidationError: Splitting.from_slicings: ... they leave a hole, ...
         """
         items = list(slicings)
-        found: Splitting | None = ALGEBRA["group_into_split"](
+        found: Splitting | str = ALGEBRA["group_into_split"](
             items, shape, "Splitting.from_slicings"
         )
-        if found is None:
+        if isinstance(found, str):
             raise ValidationError(
                 "Splitting.from_slicings",
                 "slicings",
                 [entries_text(s.entries) if isinstance(s, Slicing) else s for s in items],
-                "do not tile one axis in order, with no hole, on every shape "
-                f"{'of any rank' if shape is None else str(shape)} allows",
-                hint="dm.group_into_split_with_gaps allows holes"
-                + ("; pass the shape" if shape is None else ""),
+                f"are the parts of no split on every shape "
+                f"{'of any rank' if shape is None else str(shape)} allows: they {found}",
+                hint=None if shape is not None else "pass the shape",
             )
         return found
 
