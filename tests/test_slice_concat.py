@@ -912,6 +912,20 @@ def test_infer_concat(shapes, axis, expected):
     assert str(dm.infer_concat(shapes, axis)) == expected
 
 
+def test_an_unbounded_size_on_the_axis_leaves_the_sum_unbounded():
+    # docs/semantics.md, Concat-1: as OpenVINO. `?` holds the sizes below INT64_MAX, so `[?]` and
+    # `[1]` reach INT64_MAX itself, which `[1..]` leaves out: kept so, on purpose. Exact, a KV
+    # cache's Concat would read [1,32,1..9223372036854775807,128], and the slice algebra (which
+    # holds below INT64_MAX) would refuse the x[:, :, 1:] that follows it.
+    kv = dm.infer_concat(["[1,32,?,128]", "[1,32,1,128]"], 2)
+    assert str(kv) == "[1,32,1..,128]"
+    assert str(dm.infer_concat(["[?]", "[1]"], 0)) == "[1..]"
+    assert str(dm.infer_concat(["[2..4611686018427387904]", "[2..]"], 0)) == "[4..]"
+    drop_first = dm.Slicing.from_numpy("x[:, :, 1:]")
+    assert drop_first.to_numpy(kv) == "x[0:1, 0:32, 1:]"
+    assert str(drop_first.infer(kv)) == "[1,32,?,128]"
+
+
 def test_every_element_type_is_moved_as_it_is():
     ml_dtypes = pytest.importorskip("ml_dtypes")
     kinds = [np.bool_, np.int8, np.uint64, np.float16, np.complex128, ml_dtypes.bfloat16]
