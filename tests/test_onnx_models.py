@@ -2052,3 +2052,108 @@ def test_an_onnx_model_s_outputs_call_its_nodes_nodes(
     out = capsys.readouterr().out
     assert "layers\n" in out
     assert "node" not in out
+
+
+def _inputs_model(declared: dict[str, Any]) -> Any:
+    """Each input of ``declared`` (name -> dims, ``None``: no shape) through an Identity."""
+    graph = helper.make_graph(
+        [helper.make_node("Identity", [n], [f"{n}_out"], name=f"pass_{n}") for n in declared],
+        "g",
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, d) for n, d in declared.items()],
+        [helper.make_tensor_value_info(f"{n}_out", TensorProto.FLOAT, None) for n in declared],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    return model
+
+
+_DECLARED = {"x": ["b", 8], "y": [3, None], "s": [], "z": ["n"], "w": ["n"], "any": None}
+_FITS = {"x": (2, 8), "y": (3, 5), "s": (), "z": (3,), "w": (3,), "any": (1, 2, 3)}
+
+
+@pytest.mark.parametrize(
+    ("name", "shape"),
+    [
+        ("x", (3, 7)),  # a static dim given another size
+        ("x", (0, 8)),
+        ("x", (3, 8, 1)),  # another rank
+        ("x", (8,)),
+        ("y", (2, 0)),
+        ("y", (3, 0)),  # an unnamed dim: any size
+        ("y", (4, 9)),  # both axes named
+        ("s", (4,)),  # declared a scalar: onnxruntime checks no rank below 1
+        ("s", (2, 3)),
+        ("z", (4,)),  # "n" given 4 for z, 3 for w: each dim on its own
+        ("w", (7,)),
+        ("z", (3, 1)),
+        ("any", (0,)),  # no shape declared
+    ],
+    ids=str,
+)
+def test_input_shapes_against_declared_dims_are_refused_as_onnxruntime_refuses_them(
+    tmp_path: Path, name: str, shape: tuple[int, ...]
+) -> None:
+    # onnxruntime never reshapes a model's inputs: at run time it refuses one of another rank
+    # or another size on a static declared dim, as check (input_shapes) now says (fixed: the
+    # given shape replaced the declared one, OK); a symbolic or unnamed dim takes any size,
+    # a name shared by two inputs ties nothing, and a declared rank 0 takes any shape
+    model = _inputs_model(_DECLARED)
+    given = dict(_FITS) | {name: shape}
+    session = onnx_graphs.ort_session(model)
+    feed = {n: np.zeros(s, np.float32) for n, s in given.items()}
+    try:
+        session.run(None, feed)
+        refused = None
+    except Exception as exc:  # noqa: BLE001 - onnxruntime's InvalidArgument
+        refused = str(exc)
+    from onnx.reference import ReferenceEvaluator
+
+    ReferenceEvaluator(model).run(None, feed)  # it checks no input's shape (docs/ir.md)
+    read = ir.read_onnx(onnx_graphs.save(model, tmp_path))
+    report = read.check({n: list(s) for n, s in given.items()})
+    assert report.ok == (refused is None), (refused, report.problems)
+    assert report.inputs[name][0] == PartialShape(list(shape))
+    if refused is None:
+        return
+    (problem,) = report.problems
+    assert (problem.kind, problem.layer_id) == ("shape", None)
+    declared = read.inputs[name][0]
+    if len(shape) != declared.rank:
+        assert f"Invalid rank for input: {name} Got: {len(shape)}" in refused
+        assert problem.message == (
+            f"input {name!r} is declared {declared}, of rank {declared.rank}; the shape given, "
+            f"{PartialShape(list(shape))}, is of rank {len(shape)}: onnxruntime refuses such an "
+            f'input ("Invalid rank for input: {name} Got: {len(shape)} Expected: '
+            f'{declared.rank}")'
+        )
+        return
+    assert f"Got invalid dimensions for input: {name}" in refused
+    for axis, (want, got) in enumerate(zip(declared.dims, shape, strict=True)):
+        if want.is_static and want.get_length() != got:
+            assert f"index: {axis} Got: {got} Expected: {want.get_length()}" in refused
+            assert f"{got} on axis {axis}, not {want.get_length()}" in problem.message
+    assert str(problem).startswith(f"model: input {name!r} is declared {declared}; ")
+
+
+def test_input_shapes_of_intervals_are_held_to_the_declared_dims(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a given interval that holds the declared size is that size (only it runs); one that
+    # does not is refused at every size in it; a dynamic rank is the declared shape
+    path = onnx_graphs.save(_inputs_model({"x": ["b", 8]}), tmp_path)
+    read = ir.read_onnx(path)
+    for shape, inferred in (("[?,?]", "[?,8]"), ("[2,7..9]", "[2,8]"), ("[...]", "[?,8]")):
+        report = read.check({"x": shape})
+        assert report.ok, (shape, report.problems)
+        assert report.inputs["x"][0] == PartialShape(inferred), shape
+        assert report.outputs["x_out"][0] == PartialShape(inferred), shape
+    (problem,) = read.check({"x": "[?,2..5]"}).problems
+    assert problem.message == (
+        "input 'x' is declared [?,8]; the shape given, [?,2..5], has 2..5 on axis 1, never 8: "
+        'onnxruntime refuses such an input ("Got invalid dimensions for input: x")'
+    )
+    assert main(["check", str(path), "--input-shape", "x=[3,7]"]) == 1
+    assert (
+        "  model: input 'x' is declared [?,8]; the shape given, [3,7], has 7 on axis 1, not 8: "
+        'onnxruntime refuses such an input ("Got invalid dimensions for input: x")'
+    ) in capsys.readouterr().out.splitlines()

@@ -463,6 +463,9 @@ class ONNXModel:
 
         ``input_shapes`` gives new shapes for some inputs (``{"x": "[?,3,224,224]"}``); then the
         shapes the file declares elsewhere are not compared, as `datamove.ir.Model.check` does.
+        Unlike an IR's, they are held to the inputs' declared shapes, as onnxruntime holds its
+        inputs (`_accepted`): another rank, or another size on a static declared dim, is a
+        problem of the model (kind ``shape``); a ``?`` on a static declared dim is that dim.
 
         Examples
         --------
@@ -478,9 +481,11 @@ class ONNXModel:
         checked 3 nodes (Slice 1, Split 1, Concat 1); 1 opaque (Relu 1)
         OK: no problems found
         """
-        overrides = self._overrides(input_shapes)
+        given = self._given(input_shapes)
+        overrides = {n: shape for n, (shape, _) in given.items()}
         walk = self._walk(overrides, compare=not overrides)
         values, problems, notes, ports, _, read, inner = walk
+        problems[:0] = [p for _, p in given.values() if p is not None]
         kinds = [_kind(node) for node in self._proto.graph.node]
         known = [k for i, k in enumerate(kinds) if i not in self._refused | self._faults.keys()]
         split_1 = (self.opset or 0) < 2  # unsupported, not checked
@@ -980,9 +985,20 @@ class ONNXModel:
 
     # -- explain ---------------------------------------------------------------------------
     def _overrides(self, input_shapes: Any) -> dict[str, PartialShape]:
-        """``input_shapes`` of `check` or `explain`: each named input -> its shape."""
+        """``input_shapes`` of `check` or `explain`: each named input -> its shape.
+
+        As `_accepted` holds it to the file's declared shape (a refused shape as given).
+        """
+        return {n: shape for n, (shape, _) in self._given(input_shapes).items()}
+
+    def _given(self, input_shapes: Any) -> dict[str, tuple[PartialShape, Problem | None]]:
+        """Each named input -> its shape (`_accepted`) and the problem of a refused one."""
         given = given_shapes(input_shapes, self.inputs, self.inputs, ONNXError)
-        return {n: as_partial_shape(s, "ONNX", f"input_shapes[{n!r}]") for n, s in given}
+        found = {}
+        for n, s in given:
+            shape = as_partial_shape(s, "ONNX", f"input_shapes[{n!r}]")
+            found[n] = _accepted(n, self.inputs[n][0], shape)
+        return found
 
     def explain(
         self, layer: str | None = None, input_shapes: Mapping[str, Any] | None = None
@@ -1087,6 +1103,53 @@ _INTEGER_CODES: Final = frozenset(
 
 
 _NAMED_CALLS: Final = 5  # the other calls a function's fault names, at most
+
+
+def _accepted(
+    name: str, declared: PartialShape, given: PartialShape
+) -> tuple[PartialShape, Problem | None]:
+    """The shape input ``name`` takes where ``given``, and a problem where onnxruntime refuses it.
+
+    ``declared`` is the shape the file declares for it.
+
+    onnxruntime (unlike OpenVINO's ``reshape``) never changes a model's input shapes: at run
+    time it refuses an input of another rank than declared ("Invalid rank for input") or
+    whose size on an axis of a static declared dim is another ("Got invalid dimensions for
+    input"). A symbolic or unnamed dim takes any size, each on its own (a name shared by
+    two inputs ties nothing), and a declared rank 0 any shape: it checks the rank only of
+    inputs of rank 1 or more. A given dim that holds the declared size (``?``, ``2..10`` on
+    a declared 8) is that size; a given shape of dynamic rank is the declared one.
+    """
+    if declared.rank is None or declared.rank == 0:
+        return given, None
+    if given.rank is None:
+        return declared, None
+    if given.rank != declared.rank:
+        rule = (
+            f"input {name!r} is declared {declared}, of rank {declared.rank}; the shape given, "
+            f"{given}, is of rank {given.rank}: onnxruntime refuses such an input "
+            f'("Invalid rank for input: {name} Got: {given.rank} Expected: {declared.rank}")'
+        )
+        return given, Problem("shape", rule)
+    dims: list[Dimension] = []
+    refused: list[str] = []
+    for axis, (want, got) in enumerate(zip(declared.dims, given.dims, strict=True)):
+        if not want.is_static:
+            dims.append(got)
+        elif want.get_length() in got:
+            dims.append(want)
+        else:
+            dims.append(got)
+            word = "not" if got.is_static else "never"
+            refused.append(f"{got} on axis {axis}, {word} {want.get_length()}")
+    if not refused:
+        return PartialShape(dims), None
+    rule = (
+        f"input {name!r} is declared {declared}; the shape given, {given}, has "
+        f"{', '.join(refused)}: onnxruntime refuses such an input "
+        f'("Got invalid dimensions for input: {name}")'
+    )
+    return given, Problem("shape", rule)
 
 
 def _once_per_fault(problems: list[Problem]) -> list[Problem]:
