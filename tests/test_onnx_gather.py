@@ -666,3 +666,47 @@ def test_onnxruntime_runs_a_gather_nd_out_of_range_of_empty_slices(tmp_path: Pat
         "GatherND: indices=[[0], [2]] holds 2, out of range [-2, 1] of data.shape[0] = 2: "
         "onnxruntime refuses it at run time"
     )
+
+
+@pytest.mark.parametrize(
+    ("ends", "axis", "text"),
+    [
+        ([0, (1, "Sub", 2), 1], 1, "x[:, :max(x.shape[1]-2, 0)]"),  # torch.arange(n - 2)
+        ([0, (1, "Add", 0), 2], 1, "x[:, :x.shape[1]:2]"),  # torch.arange(0, n, 2)
+        ([1, (0, "Mul", 2), 1], 1, "x[:, 1:x.shape[0]*2]"),
+        ([(0, "Add", 0), 0, -1], 1, "x[:, x.shape[0]:0:-1]"),
+        ([(0, "Add", 0), -1, -1], 1, "x[:, x.shape[0]::-1]"),
+        ([(1, "Sub", 3), -1, -1], 1, "np.take(x, np.arange(x.shape[1]-3, -1, -1), axis=1)"),
+        ([(1, "Sub", 1), -1, -1], 1, "np.take(x, np.arange(x.shape[1]-1, -1, -1), axis=1)"),
+        ([(1, "Div", 2), 4, 1], 0, "x[x.shape[1]//2:4]"),
+        ([-2, (1, "Sub", 1), 1], 1, "np.take(x, np.arange(-2, x.shape[1]-1, 1), axis=1)"),
+    ],
+    ids=str,
+)
+def test_a_gather_of_a_range_of_unknown_length_is_explained_as_onnxruntime_runs_it(
+    tmp_path: Path, ends: Any, axis: int, text: str
+) -> None:
+    # torch's x[:, torch.arange(x.shape[1] - 2)] exported with dynamo=False: Gather(x,
+    # Range(...)) of unknown length; explain lists it (fixed: not listed), a slice where the
+    # Range is one at every size (a known delta, a start never negative, a limit never negative
+    # or -1 going down), else np.take of np.arange; its text gives onnxruntime's output at
+    # every size it runs
+    model = onnx_graphs.range_gather(ends, axis, 2)
+    read = ir.read_onnx(onnx_graphs.save(model, tmp_path))
+    (info,) = [i for i in read.explain() if i["name"] == "take"]
+    assert (info["numpy"], info["note"]) == (text, None), info
+    assert "Range(" in next(iter(info["runtime"].values()))
+    session = onnx_graphs.ort_session(model)
+    ran = 0
+    for size in [(a, b) for a in range(5) for b in range(6)]:
+        x = np.arange(int(np.prod(size)), dtype=np.float32).reshape(size)
+        try:
+            (want,) = session.run(None, {"x": x})
+        except Exception:  # noqa: BLE001 - onnxruntime's Fail: an index out of range
+            want = None
+        if want is None:
+            continue
+        ran += 1
+        got = eval(text, {"np": np, "x": x})  # noqa: S307 - explain's own text
+        np.testing.assert_array_equal(got, want, err_msg=f"{text} at {size}")
+    assert ran >= 5, ran  # (sizes that run: a Range of values in range)

@@ -1005,8 +1005,8 @@ class ONNXModel:
     ) -> list[dict[str, Any]]:
         """Each Slice, Split, Concat, Unsqueeze, Squeeze, SplitToSequence, SequenceAt and Gather.
 
-        (A Gather where its indices are constant and its data is not a shape subgraph's:
-        `datamove.ir._explain.gather_expression`.)
+        (A Gather where its indices are constant, computed from dims or a Range, and its data
+        is not a shape subgraph's: `datamove.ir._explain.gather_expression`.)
 
         Its id (index), name, shapes, NumPy expression, and a note where it has none. A
         Concat's entry is an IR Concat layer's (`datamove.ir._explain.concat_entry`), each
@@ -1822,14 +1822,20 @@ def _moves_data(kind: str, ins: list[Value], values: Mapping[str, Value], outs: 
 def _gathers(ins: list[Value], values: Mapping[str, Value], outs: Any) -> bool:
     """Whether a Gather takes data by constant or computed indices: explain lists it.
 
-    Constant integer indices (`gathers`), or indices a shape subgraph computes as expressions
-    of dims (`_computed`).
+    Constant integer indices (`gathers`), indices a shape subgraph computes as expressions
+    of dims (`_computed`), or a Range of unknown length (`range_span`).
     """
     return (
         len(ins) == 2
-        and (gathers([v.info() for v in ins]) or _computed(ins))
+        and (gathers([v.info() for v in ins]) or _computed(ins) or _ranged(ins))
         and _moves_data("Gather", ins, values, outs)
     )
+
+
+def _ranged(ins: list[Value]) -> bool:
+    """Whether a Gather's indices are a Range of unknown length (`range_span`), on data."""
+    data, indices = ins
+    return indices.span is not None and data.value is None and bounds_of(data.info()) is None
 
 
 def _computed(ins: list[Value]) -> bool:

@@ -15,6 +15,7 @@ from typing import Any
 from datamove._errors import ValidationError, plural
 from datamove._shape import Dimension, PartialShape
 from datamove._validation import normalize_axis
+from datamove.ir._bounds import wide_bounds
 from datamove.ir._explain import (
     around,
     at,
@@ -81,7 +82,8 @@ def explain_gather(node: Node) -> dict[str, Any]:
 
     Of constant indices, `gather_expression`'s; of indices a shape subgraph computes, their
     expressions (a scalar's as a basic index, else ``np.take(x, [...], axis=1)``), which NumPy
-    counts from the end where negative and refuses out of range, as ONNX does.
+    counts from the end where negative and refuses out of range, as ONNX does; of a Range of
+    unknown length, a slice or ``np.take`` of ``np.arange`` (`_explain_range`).
     """
     proto, kind = node.proto, node.proto.op_type
     shape = node.ins[0].shape
@@ -97,18 +99,74 @@ def explain_gather(node: Node) -> dict[str, Any]:
         if indices is not None:
             info["numpy"], info["note"], _ = gather_expression(indices, axis, shape)
             return info
-        texts = _note_runtime(node, info, 1, "indices")
-        assert texts is not None  # (_computed)
         if shape.rank is None:
+            _note_runtime(node, info, 1, "indices")
             info["note"] = "the data's rank is unknown"
             return info
         a = normalize_axis("Gather", "axis", axis, axis, shape.rank)
+        if node.ins[1].span is not None:  # a Range of unknown length (`range_span`)
+            _explain_range(node, info, a)
+            return info
+        texts = _note_runtime(node, info, 1, "indices")
+        assert texts is not None  # (_computed)
         scalar = node.ins[1].shape.rank == 0
         text = f"x[{', '.join([':'] * a + texts)}]"
         info["numpy"] = text if scalar else f"np.take(x, [{', '.join(texts)}], axis={a})"
     except ValidationError as exc:  # a broken node: check() reports it
         info["note"] = str(exc)
     return info
+
+
+def _explain_range(node: Node, info: dict[str, Any], axis: int) -> None:
+    """A data Gather of a Range of unknown length (``x[:, torch.arange(x.shape[1] - 2)]``).
+
+    A slice where it is one at every size: a known ``delta``, a ``start`` never negative (a
+    negative index counts from the end, a slice's start otherwise), and a ``limit`` never
+    negative (``max(limit, 0)`` where it may be: Range is then empty, as the slice from a
+    ``start`` of 0 or more) or, of a negative ``delta``, -1 ("to the start": ``x[:, 3::-1]``);
+    the Range's values are then the slice's where each is in range, and onnxruntime refuses
+    one that is not. Else ``np.take`` of ``np.arange``, which is ONNX's Range on integers.
+    An end neither known nor an expression of dims leaves the node a note.
+    """
+    v = node.ins[1]
+    assert v.span is not None  # (the caller's test)
+    name = runtime_name(v.source or node.proto.input[1], "value")
+    others: dict[str, str] = {}  # another tensor whose dims the ends read
+
+    def named(tensor: str) -> str:
+        others[runtime_name(tensor, "value")] = f"the tensor {tensor!r}, whose dims it reads"
+        return runtime_name(tensor, "value")
+
+    ends: list[tuple[str, float, float] | None] = []  # each end's text and bounds
+    for end in v.span:
+        bounds = wide_bounds(end.info())
+        if bounds is None or bounds[0].size != 1:
+            ends.append(None)
+            continue
+        lo, hi = bounds[0].item(), bounds[1].item()
+        if lo == hi:
+            ends.append((str(int(lo)), lo, hi))
+        elif end.terms is not None and len(end.terms) == 1:
+            ends.append((render(end.terms[0], node.proto.input[0], named), lo, hi))
+        else:
+            ends.append(None)
+    shown = ", ".join("?" if e is None else e[0] for e in ends)
+    info["runtime"][name] = f"indices: {v.maker or repr(node.proto.input[1])} = Range({shown})"
+    info["runtime"] |= others
+    if None in ends:
+        info["note"] = "its indices are a Range whose ends are known only at run time"
+        return
+    (start, s_lo, _), (limit, l_lo, l_hi), (delta, d_lo, d_hi) = ends  # type: ignore[misc]
+    prefix, suffix = around(axis)
+    if d_lo == d_hi and s_lo >= 0 and d_lo > 0:
+        stop = limit if l_lo >= 0 else f"max({limit}, 0)"
+        step = "" if d_lo == 1 else f":{delta}"
+        info["numpy"] = f"{prefix}{'' if start == '0' else start}:{stop}{step}{suffix}"
+    elif d_lo == d_hi and s_lo >= 0 and (l_lo >= 0 or l_lo == l_hi == -1):
+        stop = "" if l_lo == -1 else limit
+        info["numpy"] = f"{prefix}{start}:{stop}:{delta}{suffix}"
+    else:
+        info["numpy"] = f"np.take(x, np.arange({start}, {limit}, {delta}), axis={axis})"
 
 
 def explain_concat(node: Node) -> dict[str, Any]:
