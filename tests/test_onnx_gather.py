@@ -710,3 +710,59 @@ def test_a_gather_of_a_range_of_unknown_length_is_explained_as_onnxruntime_runs_
         got = eval(text, {"np": np, "x": x})  # noqa: S307 - explain's own text
         np.testing.assert_array_equal(got, want, err_msg=f"{text} at {size}")
     assert ran >= 5, ran  # (sizes that run: a Range of values in range)
+
+
+def _arange_gather_nd(*, index_output: bool = False) -> Any:
+    """``x[:, torch.arange(x.shape[1] - 2)]`` as the dynamo exporter writes it: Range ->
+    Unsqueeze(-1) -> GatherND of ``x`` transposed -> Transpose; ``index_output``: the
+    Unsqueeze's output an output of the graph too."""
+    ints = [
+        onnx.numpy_helper.from_array(np.asarray(v, np.int64), n)
+        for n, v in (("one", 1), ("two", 2), ("zero", 0), ("last", [-1]))
+    ]
+    nodes = [
+        helper.make_node("Shape", ["x"], ["s"]),
+        helper.make_node("Gather", ["s", "one"], ["n"], axis=0),
+        helper.make_node("Sub", ["n", "two"], ["m"]),
+        helper.make_node("Range", ["zero", "m", "one"], ["r"]),
+        helper.make_node("Unsqueeze", ["r", "last"], ["u"], name="lift"),
+        helper.make_node("Transpose", ["x"], ["t"], perm=[1, 0], name="turn"),
+        helper.make_node("GatherND", ["t", "u"], ["g"], name="take"),
+        helper.make_node("Transpose", ["g"], ["y"], perm=[1, 0], name="back"),
+    ]
+    outputs = [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, None)]
+    if index_output:
+        outputs.append(helper.make_tensor_value_info("u", onnx.TensorProto.INT64, None))
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, ["b", "w"])],
+        outputs,
+        ints,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    return model
+
+
+def test_an_unsqueeze_of_a_range_that_only_indices_read_is_not_listed(tmp_path: Path) -> None:
+    # the dynamo exporter's Unsqueeze(Range(...), [-1]) feeding a GatherND's indices computes
+    # indices and moves no data: explain lists the GatherND (on the transposed x, named _x's
+    # dims) and not the Unsqueeze (fixed: listed as a data Unsqueeze, x[:, None]); where the
+    # Unsqueeze's output is an output of the graph too, it is listed
+    model = _arange_gather_nd()
+    read = ir.read_onnx(onnx_graphs.save(model, tmp_path))
+    listed = {i["name"]: i for i in read.explain()}
+    assert set(listed) == {"take"}, listed
+    text = listed["take"]["numpy"]
+    assert text == "x[:max(_x.shape[1]-2, 0)]"
+    values = onnx_graphs.with_every_value_as_output(onnx.shape_inference.infer_shapes(model))
+    session = onnx_graphs.ort_session(values)
+    names = [o.name for o in session.get_outputs()]
+    for size in [(2, w) for w in range(5)] + [(0, 3), (3, 1)]:
+        x = np.arange(int(np.prod(size)), dtype=np.float32).reshape(size)
+        got = dict(zip(names, session.run(None, {"x": x}), strict=True))
+        evaluated = eval(text, {"x": got["t"], "_x": x})  # noqa: S307 - explain's own text
+        np.testing.assert_array_equal(evaluated, got["g"], err_msg=str(size))
+    shown = ir.read_onnx(onnx_graphs.save(_arange_gather_nd(index_output=True), tmp_path, "o"))
+    assert {i["name"] for i in shown.explain()} == {"lift", "take"}

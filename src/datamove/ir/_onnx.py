@@ -548,6 +548,7 @@ class ONNXModel:
         truncated: dict[int, _Chains] = {}  # a node's truncated Splits inside (`_Inner`)
         narrowed: dict[int, list[str]] = {}  # the Splits onnxruntime cannot run, by node
         seen: set[int] = set()  # the function calls walked (by their `_call`), listed once
+        indices = _index_only(graph)  # a view or join of these is no data movement
         for i, node in enumerate(graph.node):
             where = lid, lname, kind = str(i), node_name(node), _kind(node)
             ins: list[Value] = []
@@ -673,7 +674,11 @@ class ONNXModel:
                 continue
             if (
                 kind in ("Slice", "Split", *SEQUENCE_NODES)
-                or (kind in _JOINS_AND_VIEWS and _moves_data(kind, ins, values, node.output))
+                or (
+                    kind in _JOINS_AND_VIEWS
+                    and _moves_data(kind, ins, values, node.output)
+                    and not set(node.output) <= indices
+                )
                 or (kind == "Gather" and _gathers(ins, values, node.output))
             ):
                 walked.append(Node(i, node, self.opset or 0, ins, _outs(node, values)))
@@ -1006,7 +1011,8 @@ class ONNXModel:
         """Each Slice, Split, Concat, Unsqueeze, Squeeze, SplitToSequence, SequenceAt and Gather.
 
         (A Gather where its indices are constant, computed from dims or a Range, and its data
-        is not a shape subgraph's: `datamove.ir._explain.gather_expression`.)
+        is not a shape subgraph's: `datamove.ir._explain.gather_expression`. An Unsqueeze,
+        Squeeze or Concat whose outputs only indices read is not listed: `_index_only`.)
 
         Its id (index), name, shapes, NumPy expression, and a note where it has none. A
         Concat's entry is an IR Concat layer's (`datamove.ir._explain.concat_entry`), each
@@ -1830,6 +1836,45 @@ def _gathers(ins: list[Value], values: Mapping[str, Value], outs: Any) -> bool:
         and (gathers([v.info() for v in ins]) or _computed(ins) or _ranged(ins))
         and _moves_data("Gather", ins, values, outs)
     )
+
+
+def _index_only(graph: Any) -> set[str]:
+    """The values of ``graph`` that only a Gather's or GatherND's indices read, at last.
+
+    Each read as indices (input 1), or by a Concat, Unsqueeze, Squeeze, Reshape or Cast whose
+    every output is such a value: the dynamo exporter's ``Unsqueeze(Range(...), [-1])`` for a
+    GatherND computes indices, moving no data. A graph output, or a value a subgraph reads, is
+    not one.
+    """
+    uses: dict[str, list[tuple[Any, int]]] = collections.defaultdict(list)
+    for node in graph.node:
+        for k, name in enumerate(node.input):
+            uses[name].append((node, k))
+    read = {o.name for o in graph.output}
+    read.update(n for node in graph.node for _, g in _subgraphs(node) for n in _reads(g))
+    only: set[str] = set()
+
+    def as_indices(user: Any, k: int) -> bool:
+        if user.domain not in ("", "ai.onnx"):  # another domain's node: what it reads is unknown
+            return False
+        if user.op_type in ("Gather", "GatherND"):
+            return k == 1
+        passing = user.op_type in (*_JOINS_AND_VIEWS, "Reshape", "Cast")
+        return passing and all(o in only for o in user.output)
+
+    for node in reversed(graph.node):  # each value's readers come after its maker
+        for out in node.output:
+            if out and out not in read and uses[out] and all(as_indices(*u) for u in uses[out]):
+                only.add(out)
+    return only
+
+
+def _reads(graph: Any) -> Iterator[str]:
+    """Every value name a graph's nodes read, in its subgraphs too."""
+    for node in graph.node:
+        yield from node.input
+        for _, g in _subgraphs(node):
+            yield from _reads(g)
 
 
 def _ranged(ins: list[Value]) -> bool:
