@@ -110,7 +110,15 @@ from datamove.ir._onnx_shapes import (
     shape_values,
     view_shape,
 )
-from datamove.ir._onnx_value import Node, Value, node_name
+from datamove.ir._onnx_value import (
+    Node,
+    Value,
+    node_kind,
+    node_name,
+    onnx_package,
+    shape_of,
+    subgraphs,
+)
 from datamove.ir._ops import (
     SMALL,
     bounds_of,
@@ -136,15 +144,6 @@ _CHECKER_DOMAINS: Final = ("", "ai.onnx.ml", "ai.onnx.training")
 # the others' (floats, booleans) only where small.
 _INDICES: Final = frozenset({"i64", "i32", "i16", "i8", "u8"})
 _READ: Final = _INDICES | {"u64", "u32", "u16", "boolean", "f32", "f64"}
-
-
-def _onnx() -> Any:
-    try:
-        import onnx  # noqa: PLC0415 - the optional 'onnx' extra
-    except ImportError:
-        rule = "reading .onnx files needs the optional 'onnx' package: pip install 'datamove[onnx]'"
-        raise ONNXError(None, None, rule, op="") from None
-    return onnx
 
 
 def _shape_node(
@@ -207,20 +206,6 @@ def _call_value(v: Value) -> str | None:
     return texts[0] if v.shape.rank == 0 and len(texts) == 1 else "[" + ", ".join(texts) + "]"
 
 
-def _shape_of(type_proto: Any) -> tuple[PartialShape, str | None] | None:
-    """A tensor type's shape and element type; ``None`` for other types (sequences, maps)."""
-    if type_proto.WhichOneof("value") != "tensor_type":
-        return None
-    tensor = type_proto.tensor_type
-    if not tensor.HasField("shape"):
-        return PartialShape(None), etype_name(tensor.elem_type)
-    dims = [
-        Dimension(d.dim_value) if d.HasField("dim_value") and d.dim_value >= 0 else Dimension()
-        for d in tensor.shape.dim
-    ]
-    return PartialShape(dims), etype_name(tensor.elem_type)
-
-
 _Types = dict[str, Any]  # a value's name -> its TypeProto
 # the nodes ONNX's fault names down to a node inside a subgraph or function, (op_type, name)
 # each -> its place, as check names it, and why
@@ -233,7 +218,7 @@ _Known = dict[tuple[str, str, str], tuple[tuple[str, str] | None, dict[str, str]
 
 def _typed(values: Iterable[Any]) -> dict[str, tuple[PartialShape, str | None]]:
     """Name -> shape and element type, of the values of a tensor type."""
-    return {v.name: found for v in values if (found := _shape_of(v.type)) is not None}
+    return {v.name: found for v in values if (found := shape_of(v.type)) is not None}
 
 
 @dataclass(slots=True)
@@ -324,7 +309,7 @@ class ONNXModel:
         for v in graph.input:
             if v.name in self._inits:
                 continue
-            found = _shape_of(v.type)
+            found = shape_of(v.type)
             if found is not None and found[1] is None:  # the checker and onnxruntime refuse it
                 rule = "is UNDEFINED, no element type; the graph is not a valid ONNX graph"
                 raise ONNXError(f"input {v.name!r} elem_type", 0, rule)
@@ -376,12 +361,12 @@ class ONNXModel:
         Gather's indices claim, 600 MB for a 330-byte file whose indices claim 4 million,
         whether or not the file holds them, and for each of a 1-D x that a Slice reads.
         """
-        onnx = _onnx()
+        onnx = onnx_package()
         left = self._refused.keys() | self._faults.keys()
         copy = _bare_copy(self._proto, left)
         for v in copy.graph.input:
             for d in v.type.tensor_type.shape.dim if v.type.HasField("tensor_type") else ():
-                if d.HasField("dim_value") and d.dim_value < 0:  # unknown, as _shape_of reads it
+                if d.HasField("dim_value") and d.dim_value < 0:  # unknown, as shape_of reads it
                     d.ClearField("dim_value")  # (ONNX's Slice inference aborts on it)
             shape = overrides.get(v.name)
             if shape is not None and v.type.HasField("tensor_type"):
@@ -417,7 +402,7 @@ class ONNXModel:
         if plain is None:
             return {}, dict, faults, {}
         kept = (i for i in range(len(self._proto.graph.node)) if i not in left)
-        nodes = {i: n for i, n in zip(kept, plain.graph.node, strict=True) if _subgraphs(n)}
+        nodes = {i: n for i, n in zip(kept, plain.graph.node, strict=True) if subgraphs(n)}
         if _many_values(copy.graph, plain.graph):
             return types(plain), lambda: types(plain), faults, nodes
         propagated = functools.cache(lambda: types(infer(propagate=True) or plain))
@@ -425,7 +410,7 @@ class ONNXModel:
 
     def _constant(self, tensor: Any) -> Value:
         """An initializer or a Constant's tensor: its shape, type and (small) numbers."""
-        onnx = _onnx()
+        onnx = onnx_package()
         shape = PartialShape(list(tensor.dims))
         etype = etype_name(tensor.data_type)
         size = int(np.prod(tensor.dims, dtype=np.int64)) if len(tensor.dims) else 1
@@ -440,7 +425,7 @@ class ONNXModel:
         return Value(shape, etype, np.asarray(value), tensor.name)
 
     def _constant_node(self, node: Any) -> Value | None:
-        onnx = _onnx()
+        onnx = onnx_package()
         for attr in node.attribute:
             if attr.name == "value" and attr.type == onnx.AttributeProto.TENSOR:
                 return self._constant(attr.t)
@@ -486,7 +471,7 @@ class ONNXModel:
         walk = self._walk(overrides, compare=not overrides)
         values, problems, notes, ports, _, read, inner = walk
         problems[:0] = [p for _, p in given.values() if p is not None]
-        kinds = [_kind(node) for node in self._proto.graph.node]
+        kinds = [node_kind(node) for node in self._proto.graph.node]
         known = [k for i, k in enumerate(kinds) if i not in self._refused | self._faults.keys()]
         split_1 = (self.opset or 0) < 2  # unsupported, not checked
         checked = Counter(k for k in known if k in CHECKED and not (k == "Split" and split_1))
@@ -550,7 +535,7 @@ class ONNXModel:
         seen: set[int] = set()  # the function calls walked (by their `_call`), listed once
         indices = _index_only(graph)  # a view or join of these is no data movement
         for i, node in enumerate(graph.node):
-            where = lid, lname, kind = str(i), node_name(node), _kind(node)
+            where = lid, lname, kind = str(i), node_name(node), node_kind(node)
             ins: list[Value] = []
             for k, name in enumerate(node.input):
                 if not name:  # an optional input left out
@@ -603,7 +588,7 @@ class ONNXModel:
                 problems.append(Problem(*fault, *where))
                 outs = None
             inner: list[_Inner] = []  # its subgraphs' nodes, its function's
-            if refused is None and fault is None and _subgraphs(node):  # as ONNX infers them
+            if refused is None and fault is None and subgraphs(node):  # as ONNX infers them
                 inferred = inferred or self._onnx_inferred(overrides)
                 body, taken = inferred[3].get(i, node), bool(overrides)
                 types = inferred[0]
@@ -644,9 +629,9 @@ class ONNXModel:
                     wrong = k in wrongs or _misread(node.input, values, plain, misread)
                     said = None if wrong else plain.get(out)  # (most often as declared)
                     if compare and declared is not None and said not in (None, self._types[out]):
-                        _clash(problems, where, k, declared, _shape_of(said))
+                        _clash(problems, where, k, declared, shape_of(said))
                     type_proto = propagated().get(out) if ask else None
-                    found = None if type_proto is None else _shape_of(type_proto)
+                    found = None if type_proto is None else shape_of(type_proto)
                     if wrong:  # its element type, not its shape
                         misread.add(out)
                         found = None if found is None else (PartialShape(None), found[1])
@@ -713,7 +698,7 @@ class ONNXModel:
                 else:  # ONNX's Split rule is wrong there: the spec's (datamove's) decides
                     node, said = graph.node[at], f"{why}; {_RUNS_ONNX_INFERENCE}"
                     notes.append(
-                        Problem("onnxruntime", said, str(at), node_name(node), _kind(node))
+                        Problem("onnxruntime", said, str(at), node_name(node), node_kind(node))
                     )
             self._refused_at_load = any(n.kind == "onnxruntime" for n in notes)
         # a Split onnxruntime cannot run on these shapes (new input shapes too: where it runs,
@@ -722,7 +707,9 @@ class ONNXModel:
             for i, whys in narrowed.items():
                 if whys:
                     node, said = graph.node[i], f"{'; '.join(whys)}; {_LOADS_NOT_RUNS}"
-                    notes.append(Problem("onnxruntime", said, str(i), node_name(node), _kind(node)))
+                    notes.append(
+                        Problem("onnxruntime", said, str(i), node_name(node), node_kind(node))
+                    )
         return values, problems, notes, ports, walked, read, inner_checked
 
     def _unloaded(self) -> bool:
@@ -791,7 +778,9 @@ class ONNXModel:
         branches, as onnxruntime infers both when it reads the model.)
         """
         found = _Inner()
-        cond = outer.get(node.input[0]) if taken and _kind(node) == "If" and node.input else None
+        cond = (
+            outer.get(node.input[0]) if taken and node_kind(node) == "If" and node.input else None
+        )
         skip = None
         if cond is not None and cond.value is not None and cond.value.size == 1:
             if self._as_declared is None:
@@ -799,13 +788,13 @@ class ONNXModel:
             declared = self._as_declared.get(node.input[0])
             if declared is not None and declared.value is None:
                 skip = "else_branch" if cond.value.item() else "then_branch"
-        sources = _subgraphs(node if source is None else source)
-        for (attr, graph), (_, held) in zip(_subgraphs(node), sources, strict=True):
+        sources = subgraphs(node if source is None else source)
+        for (attr, graph), (_, held) in zip(subgraphs(node), sources, strict=True):
             if attr == skip:
                 continue
             scope = collections.ChainMap({}, outer)
             for v in graph.input:
-                scope[v.name] = Value(*(_shape_of(v.type) or (PartialShape(None), None)))
+                scope[v.name] = Value(*(shape_of(v.type) or (PartialShape(None), None)))
             for t in graph.initializer:
                 scope[t.name] = self._constant(t)
             types: MutableMapping[str, Any] = {
@@ -830,7 +819,8 @@ class ONNXModel:
             found.checked.update(walk.checked)
             found.truncated |= walk.truncated
             found.narrowed += walk.narrowed
-            lead = 1 if _kind(node) == "Loop" else 0  # a Loop's body outputs its condition first
+            # a Loop's body outputs its condition first
+            lead = 1 if node_kind(node) == "Loop" else 0
             found.misread |= {k - lead for k in walk.misread if k >= lead}
         return found
 
@@ -853,7 +843,7 @@ class ONNXModel:
             call = {name: str(v.shape) for name, v in scope.items()}
             passed = {name: got for name, v in scope.items() if (got := _call_value(v))}
             opset = next((o.version for o in func.opset_import if o.domain == ""), self.opset)
-            at = f"its function {_kind(node)}'s"
+            at = f"its function {node_kind(node)}'s"
             walk = self._inner_nodes(func.node, at, scope, {}, opset, set(), source=func)
             for n in walk.nodes:  # (a node of a function it calls has that call's)
                 if n.call is None:
@@ -901,10 +891,10 @@ class ONNXModel:
         found = _Inner()
         sequences: dict[str, list[Value]] = {}  # a SplitToSequence's output -> its parts
         misread = set() if misread is None else misread
-        function = isinstance(source, _onnx().FunctionProto)  # its outputs are names
+        function = isinstance(source, onnx_package().FunctionProto)  # its outputs are names
         declared = {} if function else _typed((*source.value_info, *source.output))
         for inner, held in zip(nodes, source.node, strict=True):
-            kind, where = _kind(inner), f"{at} node {node_name(inner)!r} ({_kind(inner)})"
+            kind, where = node_kind(inner), f"{at} node {node_name(inner)!r} ({node_kind(inner)})"
             ins = [scope.get(name, unknown) for name in inner.input]
             outs: list[Value | None] = []
             if kind == "Constant":
@@ -956,7 +946,7 @@ class ONNXModel:
             wrongs = bodies.misread | (called.misread if called is not None else set())
             for k, out in enumerate(inner.output):
                 got = outs[k] if k < len(outs) else None
-                said = _shape_of(types[out]) if out in types else None
+                said = shape_of(types[out]) if out in types else None
                 if (wrong or k in wrongs) and out:  # ONNX's shape of it is not taken
                     misread.add(out)
                     etype = None if said is None else said[1]
@@ -1049,7 +1039,7 @@ class ONNXModel:
             name = node_name(node.proto)
             graph = None  # the graph's; else a body's or function's (its nodes' place, cut)
             if node.place is not None:
-                graph = node.place.removesuffix(f" node {name!r} ({_kind(node.proto)})")
+                graph = node.place.removesuffix(f" node {name!r} ({node_kind(node.proto)})")
             if node.proto.op_type == "SplitToSequence":
                 info = explain_split_to_sequence(node)
                 maker = node.place or f"node {node.index} {name!r} (SplitToSequence)"
@@ -1087,7 +1077,7 @@ class ONNXModel:
                 else:  # a kind it explains, not listed: why not
                     ins = [values[v].info() for v in n.input if v in values]
                     made = values.get(n.output[0]) if n.output else None
-                    reason = unlisted(_kind(n), ins, None if made is None else made.info())
+                    reason = unlisted(node_kind(n), ins, None if made is None else made.info())
                     if reason is not None:
                         rule = f"names node {i} {node_name(n)!r}, a {n.op_type} {reason}"
                 what = f" (it names node {i} {node_name(n)!r}{why})"
@@ -1206,7 +1196,7 @@ def _bare_copy(model: Any, left: AbstractSet[int]) -> Any:
     copy.graph.node.extend(n for i, n in enumerate(nodes) if i not in left)
     inits = {t.name for t in graph.initializer}
     copy.graph.value_info.extend(v for v in graph.value_info if v.name in inits)
-    copy.graph.input.extend(v for v in declared.values() if (t := _shape_of(v.type)) and t[1])
+    copy.graph.input.extend(v for v in declared.values() if (t := shape_of(v.type)) and t[1])
     inputs = {v.name for v in copy.graph.input}
     for v in copy.graph.output:
         # No type, never an empty one: that overrides an input's, and a node reading the
@@ -1263,19 +1253,6 @@ def _many_values(graph: Any, inferred: Any) -> bool:
     return any(t.data_type in _INTEGER_CODES and many(t.dims) for t in tensors)
 
 
-def _subgraphs(node: Any) -> list[tuple[str, Any]]:
-    """A node's subgraphs (an If's branches, a Loop's body), each with its attribute's name."""
-    return [
-        (a.name, g)
-        for a in node.attribute
-        for g in ((a.g, *a.graphs) if a.HasField("g") else a.graphs)
-    ]
-
-
-def _kind(node: Any) -> str:
-    return f"{node.domain}.{node.op_type}" if node.domain else node.op_type
-
-
 def _fits(got: Value, shape: PartialShape, etype: str | None) -> bool:
     """Whether a folded value agrees with the shape and element type the file gives its port."""
     return shape.compatible(got.shape) and etype in (None, got.etype)
@@ -1313,7 +1290,7 @@ def _inference_faults(graph: Any, message: str, left: bool) -> list[Problem]:
         where: tuple[str | None, str | None, str]
         if len(nodes) == 1:
             node = graph.node[nodes[0]]
-            rule, where = "it", (str(nodes[0]), node_name(node), _kind(node))
+            rule, where = "it", (str(nodes[0]), node_name(node), node_kind(node))
         else:  # nameless nodes of one type (one problem for them), or a subgraph's node
             rule, where = f"a {op} node {name!r}", (None, name or None, op)
         found[(op, name)] = Problem(
@@ -1337,7 +1314,7 @@ def _truncated_split(node: Any, values: Mapping[str, Value]) -> str | None:
     ``INT64_MAX``: "not evenly splittable") or gives parts of the wrong size, never checked
     here: the spec's rule (`split_shapes`) gives its outputs.
     """
-    if _kind(node) != "Split" or not node.input or node.input[0] not in values:
+    if node_kind(node) != "Split" or not node.input or node.input[0] not in values:
         return None
     shape = values[node.input[0]].shape
     axis = node_attr(node, "axis", 0)
@@ -1458,7 +1435,7 @@ def _misread(
         if name in misread:
             return True
         said = plain.get(name)
-        got = None if said is None or name not in values else _shape_of(said)
+        got = None if said is None or name not in values else shape_of(said)
         if got is not None and not got[0].compatible(values[name].shape):
             return True
     return False
@@ -1480,12 +1457,12 @@ def _slice_misread(
     values, as `_misread` weighs the graph's values: the call's outputs are then not ONNX's.
     """
     got = outs[0] if outs else None
-    if _kind(node) != "Slice" or got is None or node.output[0] in types or not ins:
+    if node_kind(node) != "Slice" or got is None or node.output[0] in types or not ins:
         return False
     data = ins[0].shape
     if data.rank is None or not any(d.is_static and d.min > _INT32_MAX for d in data.dims):
         return False
-    onnx = _onnx()
+    onnx = onnx_package()
     codes = {name: code for code, name in ETYPES.items()}
     given, values = {}, {}
     for name, v in zip(node.input, ins, strict=False):
@@ -1501,7 +1478,7 @@ def _slice_misread(
         said = onnx.shape_inference.infer_node_outputs(schema, node, given, values)
     except Exception:  # noqa: BLE001 - onnx's inference errors: no misreading to weigh
         return False
-    found = _shape_of(said[node.output[0]]) if node.output[0] in said else None
+    found = shape_of(said[node.output[0]]) if node.output[0] in said else None
     return found is not None and not found[0].compatible(got.shape)
 
 
@@ -1558,7 +1535,7 @@ def _compare(
 def _schemas() -> dict[tuple[str, str], list[Any]]:
     """ONNX's operator schemas, (domain, name) -> every version's, oldest first."""
     found: dict[tuple[str, str], list[Any]] = {}
-    for schema in _onnx().defs.get_all_schemas_with_history():
+    for schema in onnx_package().defs.get_all_schemas_with_history():
         found.setdefault((schema.domain, schema.name), []).append(schema)
     for versions in found.values():
         versions.sort(key=lambda s: s.since_version)
@@ -1596,7 +1573,10 @@ def _unknown_operator(node: Any, imports: Mapping[str, int]) -> str | None:
     if versions is None:
         alike = sorted(n for d, n in schemas if d == domain and n.lower() == op.lower())
         hint = f" (names are case-sensitive: {alike[0]})" if alike else ""
-        rule = f"is in no opset of {_domain(domain)} that onnx {_onnx().__version__} knows{hint}"
+        rule = (
+            f"is in no opset of {_domain(domain)} that onnx {onnx_package().__version__} "
+            f"knows{hint}"
+        )
     elif version < versions[0].since_version:
         first = versions[0].since_version
         rule = f"is not in opset {version} of {_domain(domain)}: it is in opset {first} on"
@@ -1616,9 +1596,9 @@ def _newer_opsets(imports: Mapping[str, int]) -> list[Problem]:
         if known and version > max(known):
             rule = (
                 f"the model imports opset {version} of {_domain(domain)}, newer than onnx "
-                f"{_onnx().__version__} knows ({max(known)}): its nodes are read as of opset "
-                f"{max(known)}, as onnx.checker reads them; onnxruntime refuses an opset newer "
-                "than it knows"
+                f"{onnx_package().__version__} knows ({max(known)}): its nodes are read as of "
+                f"opset {max(known)}, as onnx.checker reads them; onnxruntime refuses an opset "
+                "newer than it knows"
             )
             notes.append(Problem("opset", rule))
     return notes
@@ -1640,7 +1620,7 @@ def _inner_fault(
     inference of the If or the call may end the process on it), or a call of a function from
     within itself.
     """
-    for attr, graph in _subgraphs(node):
+    for attr, graph in subgraphs(node):
         found = _fault_in(graph.node, f"{attr}'s", imports, functions, known, seen)
         if found is not None:
             return found
@@ -1649,11 +1629,11 @@ def _inner_fault(
         return None
     if key in seen:  # a cycle of calls, entered once
         rule = "must not be recursive, so onnx.checker and onnxruntime refuse the model"
-        return "unsupported", f"a call of {_kind(node)} within it: model-local functions {rule}"
+        return "unsupported", f"a call of {node_kind(node)} within it: model-local functions {rule}"
     func = functions[key]
     if key not in known:
         own = {**imports, **{o.domain: int(o.version) for o in func.opset_import}}
-        scope = f"function {_kind(node)}'s"
+        scope = f"function {node_kind(node)}'s"
         inputs = set(func.input)
         fault = _fault_in(func.node, scope, own, functions, known, seen | {key}, inputs)
         made = {o for n in func.node for o in n.output}
@@ -1669,11 +1649,14 @@ def _inner_fault(
     ):
         if len(names) > len(formal):
             verb = "takes" if what == "input" else "gives"
-            rule = f"its function {_kind(node)} {verb} {len(formal)}: onnxruntime refuses more"
+            rule = f"its function {node_kind(node)} {verb} {len(formal)}: onnxruntime refuses more"
             return "ports", f"has {plural(len(names), what)}, but {rule}"
     for k, name in enumerate(func.input):
         if (k >= len(node.input) or not node.input[k]) and name in required:
-            return "ports", f"leaves input {k} ({name!r}) of {_kind(node)} out, {required[name]}"
+            return (
+                "ports",
+                f"leaves input {k} ({name!r}) of {node_kind(node)} out, {required[name]}",
+            )
     return fault
 
 
@@ -1684,7 +1667,7 @@ def _required_reads(func: Any, imports: Mapping[str, int]) -> dict[str, str]:
     trailing inputs of an operator may be, ONNX IR) is refused by onnxruntime ("input 1 is
     marked single but has an empty string").
     """
-    single = _onnx().defs.OpSchema.FormalParameterOption.Single
+    single = onnx_package().defs.OpSchema.FormalParameterOption.Single
     found: dict[str, str] = {}
     for inner in func.node:
         schema = _schema_at(inner, imports)
@@ -1692,7 +1675,7 @@ def _required_reads(func: Any, imports: Mapping[str, int]) -> dict[str, str]:
             formal = schema.inputs[k] if k < len(schema.inputs) else None
             if name in func.input and name not in found and formal and formal.option == single:
                 found[name] = (
-                    f"which its node {node_name(inner)!r} ({_kind(inner)}) reads as input {k} "
+                    f"which its node {node_name(inner)!r} ({node_kind(inner)}) reads as input {k} "
                     f"({formal.name}), which {inner.op_type}-{schema.since_version} requires"
                 )
     return found
@@ -1726,7 +1709,10 @@ def _fault_in(
         if made is not None:
             made.update(inner.output)
         if fault is not None:
-            return fault[0], f"its {scope} node {node_name(inner)!r} ({_kind(inner)}): {fault[1]}"
+            return (
+                fault[0],
+                f"its {scope} node {node_name(inner)!r} ({node_kind(inner)}): {fault[1]}",
+            )
     return None
 
 
@@ -1759,7 +1745,7 @@ def _schema_fault(node: Any, imports: Mapping[str, int]) -> tuple[str, str] | No
         return None
     domain, version = node.domain, imports.get(node.domain)
     named = f"{node.op_type}-{schema.since_version}"
-    single = _onnx().defs.OpSchema.FormalParameterOption.Single
+    single = onnx_package().defs.OpSchema.FormalParameterOption.Single
     for what, names, low, high, formal in (
         ("input", node.input, schema.min_input, schema.max_input, schema.inputs),
         ("output", node.output, schema.min_output, schema.max_output, schema.outputs),
@@ -1791,8 +1777,8 @@ def _schema_fault(node: Any, imports: Mapping[str, int]) -> tuple[str, str] | No
             return "attribute", rule
         if expected is None:
             continue
-        want = _onnx().AttributeProto.AttributeType.Name(int(expected.type))
-        got = _onnx().AttributeProto.AttributeType.Name(a.type)
+        want = onnx_package().AttributeProto.AttributeType.Name(int(expected.type))
+        got = onnx_package().AttributeProto.AttributeType.Name(a.type)
         if got != want:
             return "attribute", f"attribute {a.name!r} is of type {got}, but {named} takes {want}"
     given = {a.name for a in node.attribute}
@@ -1851,7 +1837,7 @@ def _index_only(graph: Any) -> set[str]:
         for k, name in enumerate(node.input):
             uses[name].append((node, k))
     read = {o.name for o in graph.output}
-    read.update(n for node in graph.node for _, g in _subgraphs(node) for n in _reads(g))
+    read.update(n for node in graph.node for _, g in subgraphs(node) for n in _reads(g))
     only: set[str] = set()
 
     def as_indices(user: Any, k: int) -> bool:
@@ -1873,7 +1859,7 @@ def _reads(graph: Any) -> Iterator[str]:
     """Every value name a graph's nodes read, in its subgraphs too."""
     for node in graph.node:
         yield from node.input
-        for _, g in _subgraphs(node):
+        for _, g in subgraphs(node):
             yield from _reads(g)
 
 
@@ -1928,7 +1914,7 @@ def read_onnx(path: str | os.PathLike[str]) -> ONNXModel:
         regular file, larger than 2 GiB, not a ModelProto, no graph, a node reading a value
         defined nowhere before it, a tensor with a negative dim).
     """
-    onnx = _onnx()
+    onnx = onnx_package()
     name = os.fspath(path) if isinstance(path, str | os.PathLike) else path
 
     def error(rule: str) -> ONNXError:

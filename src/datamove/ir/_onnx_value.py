@@ -3,7 +3,9 @@
 `Value`: a value's shape, element type, its numbers where constant, else a shape subgraph's
 bounds and terms (`datamove.ir._onnx_shapes`), and a Range's ends (`_onnx_gather.range_span`).
 `Node`: one node as the walk saw it, for explain (`ONNXModel.explain`); `node_name`: how
-check and explain name a node.
+check and explain name a node, `node_kind` its operator, `subgraphs` its subgraphs; `shape_of`: a
+value's type as the file declares it. `onnx_package`: the optional ``onnx`` package, imported
+where first needed, which every module of the walk reads through it.
 """
 
 from __future__ import annotations
@@ -14,12 +16,13 @@ from typing import Any
 
 import numpy as np
 
-from datamove._shape import PartialShape
-from datamove.ir._onnx_shapes import Term
+from datamove._shape import Dimension, PartialShape
+from datamove.ir._errors import ONNXError
+from datamove.ir._onnx_shapes import Term, etype_name
 from datamove.ir._ops import Info
 from datamove.ir._types import ELEMENT_TYPES
 
-__all__ = ["Node", "Value", "node_name"]
+__all__ = ["Node", "Value", "node_kind", "node_name", "onnx_package", "shape_of", "subgraphs"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,3 +81,39 @@ class Node:
 def node_name(node: Any) -> str:
     """A node's name; a nameless one is named after its first output."""
     return node.name or (node.output[0] if node.output else "")
+
+
+def onnx_package() -> Any:
+    try:
+        import onnx  # noqa: PLC0415 - the optional 'onnx' extra
+    except ImportError:
+        rule = "reading .onnx files needs the optional 'onnx' package: pip install 'datamove[onnx]'"
+        raise ONNXError(None, None, rule, op="") from None
+    return onnx
+
+
+def shape_of(type_proto: Any) -> tuple[PartialShape, str | None] | None:
+    """A tensor type's shape and element type; ``None`` for other types (sequences, maps)."""
+    if type_proto.WhichOneof("value") != "tensor_type":
+        return None
+    tensor = type_proto.tensor_type
+    if not tensor.HasField("shape"):
+        return PartialShape(None), etype_name(tensor.elem_type)
+    dims = [
+        Dimension(d.dim_value) if d.HasField("dim_value") and d.dim_value >= 0 else Dimension()
+        for d in tensor.shape.dim
+    ]
+    return PartialShape(dims), etype_name(tensor.elem_type)
+
+
+def subgraphs(node: Any) -> list[tuple[str, Any]]:
+    """A node's subgraphs (an If's branches, a Loop's body), each with its attribute's name."""
+    return [
+        (a.name, g)
+        for a in node.attribute
+        for g in ((a.g, *a.graphs) if a.HasField("g") else a.graphs)
+    ]
+
+
+def node_kind(node: Any) -> str:
+    return f"{node.domain}.{node.op_type}" if node.domain else node.op_type
