@@ -7,8 +7,9 @@ taken as values known only at run time.
 
 `ONNXModel.check` walks the graph in its order, as `datamove.ir.Model.check` walks an IR, and
 returns the same `CheckReport`. A node whose operator the model's opsets do not hold, as
-onnx.checker looks it up in ONNX's registry (`_unknown_operator`), or whose inputs, outputs or
-attributes that operator's schema refuses (`_schema_fault`), is a problem and opaque.
+onnx.checker looks it up in ONNX's registry (`unknown_operator`), or whose inputs, outputs or
+attributes that operator's schema refuses (`schema_fault`), is a problem and opaque (these
+faults, and ONNX's inference's, are read by `datamove.ir._onnx_faults`).
 Otherwise a node of the default domain is one of:
 
 - **checked** (`CHECKED`, SplitToSequence then SequenceAt of a constant position, read as a
@@ -26,7 +27,7 @@ Otherwise a node of the default domain is one of:
   them, else as ONNX's own shape inference gives them. Its subgraphs' checked nodes, and
   those of the model-local function it calls, are checked (`ONNXModel._bodies`,
   `ONNXModel._call`), their faults the node's problems (a function's fault once, on the first
-  call with it, naming the others: `_once_per_fault`).
+  call with it, naming the others: `once_per_fault`).
 
 `ONNXModel.explain` writes each Slice, Split, Unsqueeze, Squeeze, SplitToSequence and SequenceAt
 node, and each data Gather of constant or computed indices (a GatherND that is one too:
@@ -49,7 +50,6 @@ import dataclasses
 import functools
 import math
 import os
-import re
 import warnings
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping
@@ -60,7 +60,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from datamove._errors import ValidationError, plural, show
+from datamove._errors import ValidationError, show
 from datamove._files import read_regular
 from datamove._shape import Dimension, PartialShape, as_partial_shape
 from datamove.ir._errors import ONNXError
@@ -79,6 +79,25 @@ from datamove.ir._onnx_explain import (
     explain_sequence_at,
     explain_split_to_sequence,
     explain_view,
+)
+from datamove.ir._onnx_faults import (
+    LOADS_NOT_RUNS,
+    RUNS_ONNX_INFERENCE,
+    Chains,
+    Known,
+    Within,
+    any_misread,
+    clash,
+    inference_faults,
+    inner_fault,
+    narrowed_split,
+    newer_opsets,
+    once_per_fault,
+    schema_fault,
+    slice_misread,
+    split_fault,
+    truncated_split,
+    unknown_operator,
 )
 from datamove.ir._onnx_gather import (
     gather_nd_value,
@@ -103,8 +122,6 @@ from datamove.ir._onnx_shapes import (
     ETYPES,
     SHAPE_NODES,
     etype_name,
-    node_attr,
-    onnx_type,
     render,
     shape_terms,
     shape_values,
@@ -137,9 +154,6 @@ SEQUENCE_NODES: Final = ("SplitToSequence", "SequenceAt")
 # such a Gather: `nd_as_gather`)
 EXPLAINED_NODES: Final = (*CHECKED, *VIEWS, *SEQUENCE_NODES, "Gather", "GatherND")
 SHAPE_NOTE: Final = "shape-subgraph"  # a note: a shape subgraph's node fails at run time
-_INT32_MAX: Final = 2**31 - 1  # ONNX's Split inference reads a dim past it wrong (C int)
-# The domains whose operators onnx.checker requires to be in ONNX's registry (checker.cc)
-_CHECKER_DOMAINS: Final = ("", "ai.onnx.ml", "ai.onnx.training")
 # The element types whose constants are read: those a shape subgraph folds (datamove.ir._fold),
 # the others' (floats, booleans) only where small.
 _INDICES: Final = frozenset({"i64", "i32", "i16", "i8", "u8"})
@@ -207,13 +221,8 @@ def _call_value(v: Value) -> str | None:
 
 
 _Types = dict[str, Any]  # a value's name -> its TypeProto
-# the nodes ONNX's fault names down to a node inside a subgraph or function, (op_type, name)
-# each -> its place, as check names it, and why
-_Chains = dict[tuple[tuple[str, str], ...], str]
 # ONNX's inference: types, with data propagation (called when needed), faults, subgraph nodes
 _Inferred = tuple[_Types, Callable[[], _Types], list[Problem], dict[int, Any]]
-# a model-local function's (domain, name, overload) -> its fault, the inputs its nodes need
-_Known = dict[tuple[str, str, str], tuple[tuple[str, str] | None, dict[str, str]]]
 
 
 def _typed(values: Iterable[Any]) -> dict[str, tuple[PartialShape, str | None]]:
@@ -226,18 +235,18 @@ class _Inner:
     """A walk of a subgraph's or a function's nodes: each fault (kind, rule), each node listed.
 
     And each note of a shape-subgraph node there that fails at run time (`SHAPE_NOTE`); each
-    Split there ONNX's inference reads in 32 bits (`_truncated_split`), under the nodes ONNX's
+    Split there ONNX's inference reads in 32 bits (`truncated_split`), under the nodes ONNX's
     faults name down to it, ``(op_type, name)`` each (``(("If", "if"), ("Split", "cut"))``:
-    its place and why); each Split there onnxruntime's kernel cannot run (`_narrowed_split`),
+    its place and why); each Split there onnxruntime's kernel cannot run (`narrowed_split`),
     its place and why; and the outputs of the node holding or calling it that ONNX infers from
-    a value it misreads there (`_misread`), by index.
+    a value it misreads there (`any_misread`), by index.
     """
 
     faults: list[tuple[str, str]] = dataclasses.field(default_factory=list)
     notes: list[str] = dataclasses.field(default_factory=list)
     nodes: list[Node] = dataclasses.field(default_factory=list)
     checked: Counter[str] = dataclasses.field(default_factory=Counter)  # kind -> nodes checked
-    truncated: _Chains = dataclasses.field(default_factory=dict)
+    truncated: Chains = dataclasses.field(default_factory=dict)
     misread: set[int] = dataclasses.field(default_factory=set)
     narrowed: list[str] = dataclasses.field(default_factory=list)
 
@@ -279,7 +288,7 @@ class ONNXModel:
         self.name = graph.name or Path(path).name
         # The last import of a domain wins, as in onnx.checker and onnxruntime; "ai.onnx" is
         # the default domain "" where none imports "", as onnx.checker reads it (onnxruntime:
-        # the last of either); a node of domain "ai.onnx": `_unknown_operator`
+        # the last of either); a node of domain "ai.onnx": `unknown_operator`
         self._imports = {o.domain: int(o.version) for o in proto.opset_import}
         if (aliased := self._imports.pop("ai.onnx", None)) is not None:
             self._imports.setdefault("", aliased)
@@ -287,21 +296,21 @@ class ONNXModel:
         self._refused = {  # node index -> why ONNX has no such operator
             i: why
             for i, node in enumerate(graph.node)
-            if (why := _unknown_operator(node, self._imports)) is not None
+            if (why := unknown_operator(node, self._imports)) is not None
         }
         functions = {(f.domain, f.name, f.overload): f for f in proto.functions}
         self._functions = functions
         self._calls: dict[Any, _Inner] = {}  # (function, inputs) -> its walk
         self._as_declared: dict[str, Value] | None = None  # the values on the file's shapes
         self._refused_at_load: bool | None = None  # `_unloaded`, once known
-        known: _Known = {}  # each function's fault, and the inputs its nodes need
+        known: Known = {}  # each function's fault, and the inputs its nodes need
         self._faults = {  # node index -> (kind, rule) of a fault its schema (or a subgraph) has
             i: fault
             for i, node in enumerate(graph.node)
             if i not in self._refused
             and (
-                fault := _schema_fault(node, self._imports)
-                or _inner_fault(node, self._imports, functions, known)
+                fault := schema_fault(node, self._imports)
+                or inner_fault(node, self._imports, functions, known)
             )
         }
         self._inits = {t.name: t for t in graph.initializer}
@@ -349,11 +358,11 @@ class ONNXModel:
         an undeclared output needs it) with: a Reshape or Expand by a shape computed from
         static dims gets a static output, as the checked nodes after it need. Without new input
         shapes (``overrides``) it runs strict and checking types first, as onnx.checker runs
-        it: each node it refuses is a problem (`_inference_faults`); then again, lenient.
+        it: each node it refuses is a problem (`inference_faults`); then again, lenient.
 
         Run on a copy without the declared ``value_info`` and output types, so that what it
         infers is its own, never an echo of the file, without the nodes onnx.checker refuses
-        (`_unknown_operator`, `_schema_fault`: ONNX's inference may end the process on one, a
+        (`unknown_operator`, `schema_fault`: ONNX's inference may end the process on one, a
         segmentation fault in onnx 1.23, or hide the other nodes' faults after it), and without
         the data of the initializers but small integer ones (`_bare_copy`: 200 MB of weights
         are not copied). Without data propagation where an integer or a 1-D tensor may have
@@ -390,7 +399,7 @@ class ONNXModel:
                     )
             except Exception as exc:  # noqa: BLE001 - onnx raises many kinds; nothing is inferred
                 if strict and isinstance(exc, onnx.shape_inference.InferenceError):
-                    faults.extend(_inference_faults(self._proto.graph, str(exc), bool(left)))
+                    faults.extend(inference_faults(self._proto.graph, str(exc), bool(left)))
                 return None
 
         def types(model: Any) -> _Types:
@@ -479,8 +488,8 @@ class ONNXModel:
         opaque = Counter(k for k in known if k not in CHECKED and k != "Constant")
         opaque.update(kinds[i] for i in self._refused | self._faults.keys())
         opaque.subtract(read)
-        notes[:0] = _newer_opsets(self._imports)
-        problems = _once_per_fault(problems)
+        notes[:0] = newer_opsets(self._imports)
+        problems = once_per_fault(problems)
         checked, opaque = +checked, +opaque  # no kind counted 0 times
         inputs = {n: (values[n].shape, values[n].etype) for n in self.inputs}
         none = Value(PartialShape(None), None)
@@ -530,7 +539,7 @@ class ONNXModel:
             values[name] = Value(overrides.get(name, shape), etype, None, name, f"input {name!r}")
         inferred: _Inferred | None = None
         misread: set[str] = set()  # the values ONNX infers from an input it misreads
-        truncated: dict[int, _Chains] = {}  # a node's truncated Splits inside (`_Inner`)
+        truncated: dict[int, Chains] = {}  # a node's truncated Splits inside (`_Inner`)
         narrowed: dict[int, list[str]] = {}  # the Splits onnxruntime cannot run, by node
         seen: set[int] = set()  # the function calls walked (by their `_call`), listed once
         indices = _index_only(graph)  # a view or join of these is no data movement
@@ -626,10 +635,10 @@ class ONNXModel:
                     if inferred is None and (ask or compare):
                         inferred = self._onnx_inferred(overrides)
                     plain, propagated, _, _ = inferred or ({}, dict, [], {})
-                    wrong = k in wrongs or _misread(node.input, values, plain, misread)
+                    wrong = k in wrongs or any_misread(node.input, values, plain, misread)
                     said = None if wrong else plain.get(out)  # (most often as declared)
                     if compare and declared is not None and said not in (None, self._types[out]):
-                        _clash(problems, where, k, declared, shape_of(said))
+                        clash(problems, where, k, declared, shape_of(said))
                     type_proto = propagated().get(out) if ask else None
                     found = None if type_proto is None else shape_of(type_proto)
                     if wrong:  # its element type, not its shape
@@ -683,20 +692,20 @@ class ONNXModel:
                 inner_checked.update(walk.checked)
                 truncated.setdefault(i, {}).update(walk.truncated)
                 narrowed.setdefault(i, []).extend(walk.narrowed)
-            if kind == "Split" and (why := _narrowed_split(node, values)) is not None:
+            if kind == "Split" and (why := narrowed_split(node, values)) is not None:
                 narrowed.setdefault(i, []).append(why)
         if compare:  # the nodes ONNX's strict inference refuses, as onnx.checker does
             named = {p.layer_id for p in problems}  # (datamove's own words first)
             faults = (inferred or self._onnx_inferred(overrides))[2]
-            within: _Within | None = None  # the nodes the last fault is inside
+            within: Within | None = None  # the nodes the last fault is inside
             for p in faults:
                 if p.layer_id is not None and p.layer_id in named:
                     continue
-                at, why, within = _split_fault(graph, p, values, truncated, within)
+                at, why, within = split_fault(graph, p, values, truncated, within)
                 if not why:
                     problems.append(p)
                 else:  # ONNX's Split rule is wrong there: the spec's (datamove's) decides
-                    node, said = graph.node[at], f"{why}; {_RUNS_ONNX_INFERENCE}"
+                    node, said = graph.node[at], f"{why}; {RUNS_ONNX_INFERENCE}"
                     notes.append(
                         Problem("onnxruntime", said, str(at), node_name(node), node_kind(node))
                     )
@@ -706,7 +715,7 @@ class ONNXModel:
         if any(narrowed.values()) and (compare or overrides) and not self._unloaded():
             for i, whys in narrowed.items():
                 if whys:
-                    node, said = graph.node[i], f"{'; '.join(whys)}; {_LOADS_NOT_RUNS}"
+                    node, said = graph.node[i], f"{'; '.join(whys)}; {LOADS_NOT_RUNS}"
                     notes.append(
                         Problem("onnxruntime", said, str(i), node_name(node), node_kind(node))
                     )
@@ -715,7 +724,7 @@ class ONNXModel:
     def _unloaded(self) -> bool:
         """Whether onnxruntime refuses the file at load: ONNX's inference refuses a Split.
 
-        As the walk on the file's shapes finds (`_split_fault`), whatever the shapes it then
+        As the walk on the file's shapes finds (`split_fault`), whatever the shapes it then
         runs on (``input_shapes``): onnxruntime loads the file as it declares them.
         """
         if self._refused_at_load is None:
@@ -766,7 +775,7 @@ class ONNXModel:
         An If's branches, a Loop's or Scan's body, at any depth (each walked once), their
         values of ``outer`` scopes seen, walked by `_inner_nodes`; the outputs of nodes it does
         not check are as ONNX's inference gives them (``value_info`` of the subgraph), but
-        after a value ONNX misreads (`_misread`; ``said``: ONNX's types of the outer scopes,
+        after a value ONNX misreads (`any_misread`; ``said``: ONNX's types of the outer scopes,
         ``misread`` their values it misreads), as the file declares them (``source``: ``node``
         as the file holds it), else unknown. ``node``'s outputs ONNX infers from such a value
         are the walk's ``misread``: an If's of either branch, a Loop's of its body's outputs
@@ -880,9 +889,9 @@ class ONNXModel:
         Concat, Unsqueeze, Squeeze and sequence nodes are listed as the graph's are.
         ``taken``: `_bodies`'. ``source``: the subgraph or function as the file holds it.
 
-        A Split there ONNX's inference reads in 32 bits (`_truncated_split`) is ``truncated``;
+        A Split there ONNX's inference reads in 32 bits (`truncated_split`) is ``truncated``;
         its parts, a Slice's output ONNX infers otherwise where ``types`` has none of it
-        (`_slice_misread`: a function's), and the values ONNX infers from one it misreads are
+        (`slice_misread`: a function's), and the values ONNX infers from one it misreads are
         ``misread`` (those of the outer scopes so given): an opaque node's outputs after one
         are as the file declares them (not ONNX's ``types``), else unknown, and the walk's
         ``misread`` holds the outputs of ``source`` among them.
@@ -931,13 +940,13 @@ class ONNXModel:
             except ValidationError as exc:
                 found.faults.append((getattr(exc, "kind", "operator"), f"{where}: {exc}"))
                 found.checked.update([kind] if kind in (*ONE_OUTPUT, *SEQUENCE_NODES) else [])
-            truncated = None if by_call else _truncated_split(inner, scope)
+            truncated = None if by_call else truncated_split(inner, scope)
             if truncated is not None:
                 found.truncated[((inner.op_type, inner.name),)] = f"{where}: {truncated}"
             wrong = (
                 truncated is not None
-                or _misread(inner.input, scope, types, misread)
-                or (not by_call and _slice_misread(inner, ins, outs, types, opset))
+                or any_misread(inner.input, scope, types, misread)
+                or (not by_call and slice_misread(inner, ins, outs, types, opset))
             )
             bodies = self._bodies(
                 inner, scope, seen, taken=taken, source=held, said=types, misread=misread
@@ -959,14 +968,16 @@ class ONNXModel:
                 or (kind in _JOINS_AND_VIEWS and _moves_data(kind, ins, scope, inner.output))
             ):
                 found.nodes.append(Node(-1, inner, opset or 0, ins, _outs(inner, scope), where))
-            if kind == "Split" and not by_call and (why := _narrowed_split(inner, scope)):
+            if kind == "Split" and not by_call and (why := narrowed_split(inner, scope)):
                 found.narrowed.append(f"{where}: {why}")
             found.add(where, bodies, node=inner)
             if called is not None:
                 found.add(where, called, id(called) not in seen, node=inner)
                 seen.add(id(called))
         outputs = [o if function else o.name for o in source.output]
-        found.misread = {k for k, o in enumerate(outputs) if _misread([o], scope, types, misread)}
+        found.misread = {
+            k for k, o in enumerate(outputs) if any_misread([o], scope, types, misread)
+        }
         return found
 
     def _infer(self, node: Any, kind: str, ins: list[Value], opset: int | None) -> list[Value]:
@@ -1017,7 +1028,7 @@ class ONNXModel:
         function, the shapes the call passes (``call_inputs``) and the values where known
         (``call_values``: ``[3]``, ``[x.shape[0]]``), once per distinct ones; its id
         is that node's. A node onnx.checker refuses (its operator, or its schema:
-        `_schema_fault`) is not read, so not listed. ``layer`` picks them by index (a holding
+        `schema_fault`) is not read, so not listed. ``layer`` picks them by index (a holding
         or calling node's picks its inner ones) or name; `ValidationError` if none matches
         (saying why, where it names a node not listed). ``input_shapes`` gives new shapes for
         some inputs, as `check` takes them: the nodes are explained on the shapes inferred.
@@ -1098,9 +1109,6 @@ _INTEGER_CODES: Final = frozenset(
 )
 
 
-_NAMED_CALLS: Final = 5  # the other calls a function's fault names, at most
-
-
 def _accepted(
     name: str, declared: PartialShape, given: PartialShape
 ) -> tuple[PartialShape, Problem | None]:
@@ -1146,36 +1154,6 @@ def _accepted(
         f'("Got invalid dimensions for input: {name}")'
     )
     return given, Problem("shape", rule)
-
-
-def _once_per_fault(problems: list[Problem]) -> list[Problem]:
-    """``problems``, a fault within a function (``its function local.F's ...``) once.
-
-    Its calls are walked once per distinct inputs and onnx.checker reads a function once, so
-    each call has its fault: the first call's problem stands for all of them, naming the other
-    calls with the same kind and words (``; the same fault in 2 other calls: node 1 'call1'
-    (local.F), ...``). A fault of the call itself (its inputs: ``has 2 inputs, but ...``), or
-    in its function with other words (a Split on other shapes), stays a problem of its own.
-    """
-    first: dict[tuple[str, str], int] = {}  # (kind, message) -> its problem's index in kept
-    others: dict[int, list[str]] = collections.defaultdict(list)
-    kept: list[Problem] = []
-    for p in problems:
-        if p.message.startswith("its function ") and p.layer_id is not None:
-            key = (p.kind, p.message)
-            if key in first:
-                place = place_of(p.layer_id, p.layer_name, p.layer_type, None, "node")
-                others[first[key]].append(place)
-                continue
-            first[key] = len(kept)
-        kept.append(p)
-    for k, places in others.items():
-        named = ", ".join(places[:_NAMED_CALLS])
-        more = len(places) - _NAMED_CALLS
-        named += f" and {more} more" if more > 0 else ""
-        tail = f"; the same fault in {plural(len(places), 'other call')}: {named}"
-        kept[k] = dataclasses.replace(kept[k], message=kept[k].message + tail)
-    return kept
 
 
 def _bare_copy(model: Any, left: AbstractSet[int]) -> Any:
@@ -1258,253 +1236,6 @@ def _fits(got: Value, shape: PartialShape, etype: str | None) -> bool:
     return shape.compatible(got.shape) and etype in (None, got.etype)
 
 
-_INFERENCE_FAULT = re.compile(r"\(op_type:([^,)]*)(?:, node name: ([^)]*))?\): (?:\[\w+\] )?(.*)")
-# onnx's "Inferred elem type differs from existing elem type: (1) vs (7)", its types by number
-_ELEM_TYPES = re.compile(r"(elem type[^:()]*: )\((\d+)\) vs \((\d+)\)")
-
-
-def _inference_faults(graph: Any, message: str, left: bool) -> list[Problem]:
-    """The problems of ONNX's strict inference's error ``message``: one per node it names.
-
-    onnx gives each node's fault as ``(op_type:MatMul, node name: mm): ...`` (no name for a
-    nameless node); the first one of a node is kept, of a node of the graph where its type and
-    name tell it (else the model's, naming the type and name). A node whose input ONNX left
-    untyped after a fault before it, or where nodes were ``left`` out (`_bare_copy`), is not
-    refused for itself ("Input 0 expected to have type but instead is null", "Input type for
-    input at index 0 is null").
-    """
-    message = _ELEM_TYPES.sub(
-        lambda m: f"{m[1]}({onnx_type(int(m[2]))}) vs ({onnx_type(int(m[3]))})", message
-    )
-    matches = list(_INFERENCE_FAULT.finditer(message))
-    if not matches:  # the graph's own: an initializer's type other than an input's declares
-        kind = "element-type" if message.startswith("[TypeInferenceError]") else "shape"
-        why = re.sub(r"^\[\w+\] ", "", message.strip())
-        return [Problem(kind, f"ONNX's shape inference refuses the model: {why}")]
-    found: dict[tuple[str, str], Problem] = {}
-    for match in matches:
-        op, name, why = match[1], match[2] or "", match[3].strip()
-        if (op, name) in found or ((found or left) and " is null" in why):
-            continue
-        nodes = [i for i, n in enumerate(graph.node) if (n.op_type, n.name) == (op, name)]
-        where: tuple[str | None, str | None, str]
-        if len(nodes) == 1:
-            node = graph.node[nodes[0]]
-            rule, where = "it", (str(nodes[0]), node_name(node), node_kind(node))
-        else:  # nameless nodes of one type (one problem for them), or a subgraph's node
-            rule, where = f"a {op} node {name!r}", (None, name or None, op)
-        found[(op, name)] = Problem(
-            "operator", f"ONNX's shape inference refuses {rule}: {why}", *where
-        )
-    return list(found.values())
-
-
-_RUNS_ONNX_INFERENCE: Final = (
-    "onnx.checker and onnxruntime, which run it when they read the model, refuse the model; "
-    "datamove reads the spec"
-)
-
-
-def _truncated_split(node: Any, values: Mapping[str, Value]) -> str | None:
-    """Why ONNX's inference of a Split ``node`` misreads its data, or ``None``.
-
-    ONNX's Split rule (onnx 1.23, Split-2, 11, 13, 18) reads the dim on the axis as a C ``int``, 32
-    bits: ``INT64_MAX`` as -1, ``2**32`` as 0. On a dim past ``INT32_MAX`` it refuses a legal
-    node (``split=[1, INT64_MAX - 1]``: "Mismatch between the sum of 'split'"; 7 equal parts of
-    ``INT64_MAX``: "not evenly splittable") or gives parts of the wrong size, never checked
-    here: the spec's rule (`split_shapes`) gives its outputs.
-    """
-    if node_kind(node) != "Split" or not node.input or node.input[0] not in values:
-        return None
-    shape = values[node.input[0]].shape
-    axis = node_attr(node, "axis", 0)
-    if shape.rank is None or not -shape.rank <= axis < shape.rank:
-        return None
-    dim = shape.dims[axis]
-    if not dim.is_static or dim.get_length() <= _INT32_MAX:
-        return None
-    n = dim.get_length()
-    read = (n + 2**31) % 2**32 - 2**31
-    return f"ONNX's Split inference reads the dim {n} on axis {axis} in 32 bits, as {read}"
-
-
-_LOADS_NOT_RUNS: Final = (
-    "onnxruntime, where it loads the model, fails on the node at run time, even on an empty "
-    "tensor; datamove reads the spec"
-)
-
-
-def _narrowed_split(node: Any, values: Mapping[str, Value]) -> str | None:
-    """Why onnxruntime's Split kernel cannot run a Split ``node``: a count past INT32_MAX.
-
-    Its kernel (onnxruntime 1.32, CPU) takes the count of elements before the axis, from the
-    axis on and after it, then each part's length on the axis, as a C ``int``, 32 bits: past
-    ``INT32_MAX`` it fails, ``narrowing_error``, even on an empty tensor, whatever the axis
-    (``[0,2**32]`` on axis 0: ``2**32`` elements after it). The first one past it, by the dims'
-    least sizes (a dynamic dim may be 0: ``[65536,65536,?]`` on axis 0 may run), else ``None``.
-    """
-    if not node.input or node.input[0] not in values:
-        return None
-    shape = values[node.input[0]].shape
-    axis = node_attr(node, "axis", 0)
-    if shape.rank is None or not -shape.rank <= axis < shape.rank:
-        return None
-    axis %= shape.rank
-    least = [d.min for d in shape.dims]
-    counts = {
-        f"the {{}} elements before axis {axis}": math.prod(least[:axis]),
-        f"the {{}} elements from axis {axis} on": math.prod(least[axis:]),
-        f"the {{}} elements after axis {axis}": math.prod(least[axis + 1 :]),
-        "a part of {}": max(
-            (
-                v.shape.dims[axis].min
-                for o in node.output
-                if (v := values.get(o)) is not None and v.shape.rank == shape.rank
-            ),
-            default=0,
-        ),
-    }
-    said = next((what.format(n) for what, n in counts.items() if n > _INT32_MAX), None)
-    if said is None:
-        return None
-    return (
-        f"its input {shape} on axis {axis}: onnxruntime's Split kernel takes {said} as a C "
-        'int, 32 bits ("narrowing_error")'
-    )
-
-
-# onnx's words of a fault inside a node's subgraph or function: the node inside it names
-_INNER_FAULT = re.compile(r"Inference error\(s\): \(op_type:([^,)]*)(?:, node name: ([^)]*))?\): ")
-_Within = tuple[int, tuple[tuple[str, str], ...]]  # a node of the graph, the nodes inside it
-
-
-def _inside(why: str) -> tuple[tuple[tuple[str, str], ...], str]:
-    """The nodes inside a node onnx's fault ``why`` names, ``(op_type, name)`` each, and why."""
-    chain: list[tuple[str, str]] = []
-    while (match := _INNER_FAULT.match(why)) is not None:
-        chain.append((match[1], match[2] or ""))
-        why = re.sub(r"^\[\w+\] ", "", why[match.end() :])
-    return tuple(chain), why
-
-
-def _split_fault(
-    graph: Any,
-    fault: Problem,
-    values: Mapping[str, Value],
-    truncated: Mapping[int, _Chains],
-    within: _Within | None,
-) -> tuple[int, str, _Within | None]:
-    """Where and why ONNX's strict inference's ``fault`` is its Split rule's 32 bits, else why not.
-
-    Of a Split of the graph (`_truncated_split`) or inside a node's subgraphs or function
-    (``truncated``, a node's by the nodes onnx names down to it). onnx lists the other faults
-    of a graph inside, after the first, without the nodes holding it (``within``, the last
-    fault's, else ``None``). The node of the graph, its place and why (empty: a fault of its
-    own, not the Split rule's), and the nodes the next fault is inside.
-    """
-    if fault.layer_id is None:  # (one inside the node of the fault before it, or the graph's)
-        op, name = fault.layer_type or "", fault.layer_name or ""
-        rule = f"ONNX's shape inference refuses a {op} node {name!r}: "
-        if within is None or not fault.message.startswith(rule):
-            return -1, "", within
-        i, chain = within[0], (*within[1][:-1], (op, name))
-        why = fault.message.removeprefix(rule)
-    else:
-        i = int(fault.layer_id)
-        chain, why = _inside(fault.message.removeprefix("ONNX's shape inference refuses it: "))
-        if not chain:
-            place = _truncated_split(graph.node[i], values)
-            return i, "" if place is None else f"{place}, and refuses it: {why}", None
-    place = truncated.get(i, {}).get(chain)
-    return i, "" if place is None else f"{place}, and refuses it: {why}", (i, chain)
-
-
-def _misread(
-    names: Iterable[str],
-    values: Mapping[str, Value],
-    plain: Mapping[str, Any],
-    misread: AbstractSet[str],
-) -> bool:
-    """Whether ONNX's inference reads one of the values ``names`` otherwise than check has it.
-
-    One whose shape it infers incompatible with check's (its Slice arithmetic overflows on a dim
-    of ``INT64_MAX``, its Split reads a dim in 32 bits: both give ``[2,0]``), or one it infers
-    from such a value (``misread``): what it infers of a node reading it is then not taken.
-    """
-    for name in names:
-        if name in misread:
-            return True
-        said = plain.get(name)
-        got = None if said is None or name not in values else shape_of(said)
-        if got is not None and not got[0].compatible(values[name].shape):
-            return True
-    return False
-
-
-def _slice_misread(
-    node: Any,
-    ins: list[Value],
-    outs: list[Value | None],
-    types: Mapping[str, Any],
-    opset: int | None,
-) -> bool:
-    """Whether ONNX's inference gives a Slice ``node``'s output otherwise than check, ``outs``.
-
-    Where ONNX's type of it is not at hand (``types``: a function's node, whose values ONNX
-    infers only for its call), on data of a dim past ``INT32_MAX``: ONNX's Slice arithmetic
-    overflows on a dim of ``INT64_MAX`` (``[2,0]`` for ``x[:, 1:]`` of ``[2,INT64_MAX]``).
-    ONNX's rule for that node alone (``infer_node_outputs``) on check's inputs and constant
-    values, as `_misread` weighs the graph's values: the call's outputs are then not ONNX's.
-    """
-    got = outs[0] if outs else None
-    if node_kind(node) != "Slice" or got is None or node.output[0] in types or not ins:
-        return False
-    data = ins[0].shape
-    if data.rank is None or not any(d.is_static and d.min > _INT32_MAX for d in data.dims):
-        return False
-    onnx = onnx_package()
-    codes = {name: code for code, name in ETYPES.items()}
-    given, values = {}, {}
-    for name, v in zip(node.input, ins, strict=False):
-        if not name or v.shape.rank is None:
-            continue
-        dims = [d.get_length() if d.is_static else None for d in v.shape.dims]
-        code = codes.get(v.etype or "", onnx.TensorProto.FLOAT)
-        given[name] = onnx.helper.make_tensor_type_proto(code, dims)
-        if v.value is not None:
-            values[name] = onnx.numpy_helper.from_array(np.asarray(v.value), name)
-    try:
-        schema = onnx.defs.get_schema("Slice", opset or onnx.defs.onnx_opset_version())
-        said = onnx.shape_inference.infer_node_outputs(schema, node, given, values)
-    except Exception:  # noqa: BLE001 - onnx's inference errors: no misreading to weigh
-        return False
-    found = shape_of(said[node.output[0]]) if node.output[0] in said else None
-    return found is not None and not found[0].compatible(got.shape)
-
-
-def _clash(
-    problems: list[Problem],
-    where: tuple[str, str, str],
-    port: int,
-    declared: tuple[PartialShape, str | None],
-    inferred: tuple[PartialShape, str | None] | None,
-) -> None:
-    """The problems of an opaque node's output ``port`` declared other than ONNX infers it.
-
-    As ``onnx.checker.check_model(full_check=True)`` refuses them (onnxruntime refuses an
-    element type too): a rank or a static dim that differs, an element type that differs.
-    """
-    if inferred is None:
-        return
-    (shape, etype), (got, got_etype) = declared, inferred
-    if not shape.compatible(got):
-        rule = f"declares {shape}, but ONNX's shape inference gives {got}"
-        problems.append(Problem("shape", rule, *where, port))
-    if etype is not None and got_etype is not None and etype != got_etype:
-        rule = f"declares element type {etype}, but ONNX's type inference gives {got_etype}"
-        problems.append(Problem("element-type", rule, *where, port))
-
-
 def _compare(
     problems: list[Problem],
     notes: list[Problem],
@@ -1529,268 +1260,6 @@ def _compare(
     if etype is not None and got.etype is not None and etype != got.etype:
         rule = f"declares element type {etype}, but the element type is {got.etype}"
         problems.append(Problem("element-type", rule, *where, port))
-
-
-@functools.cache
-def _schemas() -> dict[tuple[str, str], list[Any]]:
-    """ONNX's operator schemas, (domain, name) -> every version's, oldest first."""
-    found: dict[tuple[str, str], list[Any]] = {}
-    for schema in onnx_package().defs.get_all_schemas_with_history():
-        found.setdefault((schema.domain, schema.name), []).append(schema)
-    for versions in found.values():
-        versions.sort(key=lambda s: s.since_version)
-    return found
-
-
-def _domain(domain: str) -> str:
-    return f"domain {domain!r}" if domain else "the default domain"
-
-
-def _unknown_operator(node: Any, imports: Mapping[str, int]) -> str | None:
-    """Why onnx.checker refuses a node's operator at the version the model imports, or ``None``.
-
-    Where the model imports (``imports``: domain -> version, ``""`` the default) no opset of
-    the node's domain; or where the domain is one whose operators onnx.checker looks up in
-    ONNX's registry (`_CHECKER_DOMAINS`) and its opset at that version has no such operator, or
-    one deprecated there. Operators of other domains (onnxruntime's ``com.microsoft``, custom
-    ones) are not known here: ``None``. A node of domain ``ai.onnx`` is refused: for
-    onnx.checker and OpenVINO that names the default domain in an import, not in a node
-    (onnxruntime reads it as ``""``).
-    """
-    if node.domain == "ai.onnx":
-        return (
-            "its domain 'ai.onnx' names the default domain in an opset import, not in a node "
-            "(write ''), so onnx.checker and OpenVINO refuse it"
-        )
-    domain, op = node.domain, node.op_type
-    version = imports.get(domain)
-    if version is None:
-        return f"the model imports no opset of {_domain(domain)}, so onnx.checker refuses it"
-    if domain not in _CHECKER_DOMAINS:
-        return None  # onnx.checker takes any operator of another domain
-    schemas = _schemas()
-    versions = schemas.get((domain, op))
-    if versions is None:
-        alike = sorted(n for d, n in schemas if d == domain and n.lower() == op.lower())
-        hint = f" (names are case-sensitive: {alike[0]})" if alike else ""
-        rule = (
-            f"is in no opset of {_domain(domain)} that onnx {onnx_package().__version__} "
-            f"knows{hint}"
-        )
-    elif version < versions[0].since_version:
-        first = versions[0].since_version
-        rule = f"is not in opset {version} of {_domain(domain)}: it is in opset {first} on"
-    elif (at := [s for s in versions if s.since_version <= version][-1]).deprecated:
-        since = at.since_version
-        rule = f"is deprecated in opset {version} of {_domain(domain)} (since opset {since})"
-    else:
-        return None
-    return f"{op!r} {rule}, so onnx.checker refuses the model"
-
-
-def _newer_opsets(imports: Mapping[str, int]) -> list[Problem]:
-    """Notes (kind ``opset``) of each imported opset newer than the installed onnx knows."""
-    notes = []
-    for domain, version in imports.items():
-        known = [s.since_version for (d, _), v in _schemas().items() if d == domain for s in v]
-        if known and version > max(known):
-            rule = (
-                f"the model imports opset {version} of {_domain(domain)}, newer than onnx "
-                f"{onnx_package().__version__} knows ({max(known)}): its nodes are read as of "
-                f"opset {max(known)}, as onnx.checker reads them; onnxruntime refuses an opset "
-                "newer than it knows"
-            )
-            notes.append(Problem("opset", rule))
-    return notes
-
-
-def _inner_fault(
-    node: Any,
-    imports: Mapping[str, int],
-    functions: Mapping[tuple[str, str, str], Any],
-    known: _Known,
-    seen: AbstractSet[tuple[str, str, str]] = frozenset(),
-) -> tuple[str, str] | None:
-    """The first fault onnx.checker finds in a node of ``node``'s subgraphs, or ``None``.
-
-    An If's branches, a Loop's body, the nodes of the model-local function it calls (of
-    ``functions``, by domain, name and overload; read with the function's imports, once:
-    ``known`` keeps each function's fault, as a model calls one thousands of times), at any
-    depth: an operator `_unknown_operator` refuses, a node `_schema_fault` refuses (ONNX's
-    inference of the If or the call may end the process on it), or a call of a function from
-    within itself.
-    """
-    for attr, graph in subgraphs(node):
-        found = _fault_in(graph.node, f"{attr}'s", imports, functions, known, seen)
-        if found is not None:
-            return found
-    key = (node.domain, node.op_type, node.overload) if functions else None
-    if key is None or key not in functions:
-        return None
-    if key in seen:  # a cycle of calls, entered once
-        rule = "must not be recursive, so onnx.checker and onnxruntime refuse the model"
-        return "unsupported", f"a call of {node_kind(node)} within it: model-local functions {rule}"
-    func = functions[key]
-    if key not in known:
-        own = {**imports, **{o.domain: int(o.version) for o in func.opset_import}}
-        scope = f"function {node_kind(node)}'s"
-        inputs = set(func.input)
-        fault = _fault_in(func.node, scope, own, functions, known, seen | {key}, inputs)
-        made = {o for n in func.node for o in n.output}
-        lost = next((o for o in func.output if o not in made), None)
-        if fault is None and lost is not None:  # onnxruntime: "!(it.GetName().empty())"
-            rule = "is made by none of its nodes (a function's input is not), so onnxruntime"
-            fault = "ports", f"its {scope} output {lost!r} {rule} refuses the model"
-        known[key] = fault, _required_reads(func, own)
-    fault, required = known[key]
-    for what, names, formal in (
-        ("input", node.input, func.input),
-        ("output", node.output, func.output),
-    ):
-        if len(names) > len(formal):
-            verb = "takes" if what == "input" else "gives"
-            rule = f"its function {node_kind(node)} {verb} {len(formal)}: onnxruntime refuses more"
-            return "ports", f"has {plural(len(names), what)}, but {rule}"
-    for k, name in enumerate(func.input):
-        if (k >= len(node.input) or not node.input[k]) and name in required:
-            return (
-                "ports",
-                f"leaves input {k} ({name!r}) of {node_kind(node)} out, {required[name]}",
-            )
-    return fault
-
-
-def _required_reads(func: Any, imports: Mapping[str, int]) -> dict[str, str]:
-    """Each input of a function a node of it reads where its schema requires an input.
-
-    Input name -> why: a call leaving that input out (fewer inputs, or ``''``: absent, as
-    trailing inputs of an operator may be, ONNX IR) is refused by onnxruntime ("input 1 is
-    marked single but has an empty string").
-    """
-    single = onnx_package().defs.OpSchema.FormalParameterOption.Single
-    found: dict[str, str] = {}
-    for inner in func.node:
-        schema = _schema_at(inner, imports)
-        for k, name in enumerate(inner.input if schema is not None else ()):
-            formal = schema.inputs[k] if k < len(schema.inputs) else None
-            if name in func.input and name not in found and formal and formal.option == single:
-                found[name] = (
-                    f"which its node {node_name(inner)!r} ({node_kind(inner)}) reads as input {k} "
-                    f"({formal.name}), which {inner.op_type}-{schema.since_version} requires"
-                )
-    return found
-
-
-def _fault_in(
-    nodes: Iterable[Any],
-    scope: str,
-    imports: Mapping[str, int],
-    functions: Mapping[tuple[str, str, str], Any],
-    known: _Known,
-    seen: AbstractSet[tuple[str, str, str]],
-    made: set[str] | None = None,
-) -> tuple[str, str] | None:
-    """The first fault onnx.checker finds in ``nodes`` (in ``scope``: ``then_branch's``).
-
-    With ``made`` (a function's inputs: its nodes read no other scope), a node reading a value
-    none makes before it is one too.
-    """
-    for inner in nodes:
-        lost = None if made is None else next((v for v in inner.input if v and v not in made), None)
-        why = _unknown_operator(inner, imports)
-        fault = (
-            ("ports", f"reads {lost!r}, which no input of the function or node before it makes")
-            if lost
-            else ("unsupported", why)
-            if why
-            else _schema_fault(inner, imports)
-            or _inner_fault(inner, imports, functions, known, seen)
-        )
-        if made is not None:
-            made.update(inner.output)
-        if fault is not None:
-            return (
-                fault[0],
-                f"its {scope} node {node_name(inner)!r} ({node_kind(inner)}): {fault[1]}",
-            )
-    return None
-
-
-def _schema_at(node: Any, imports: Mapping[str, int]) -> Any:
-    """ONNX's schema of a node's operator at the version the model imports, or ``None``.
-
-    Of the domains onnx.checker looks up (`_CHECKER_DOMAINS`).
-    """
-    domain = node.domain
-    versions = _schemas().get((domain, node.op_type)) if domain in _CHECKER_DOMAINS else None
-    version = imports.get(domain)
-    at = [s for s in versions or () if version is not None and s.since_version <= version]
-    return at[-1] if at else None
-
-
-def _schema_fault(node: Any, imports: Mapping[str, int]) -> tuple[str, str] | None:
-    """The kind and rule of the first fault onnx.checker finds in a node by its schema, or ``None``.
-
-    The schema is ONNX's for the node's operator at the version the model imports, in the
-    domains onnx.checker looks up (`_CHECKER_DOMAINS`); a node `_unknown_operator` refuses has
-    none. As ``OpSchema::Verify`` checks a node, in its order: the number of inputs and outputs
-    (kind ``ports``), a required input or output left out (an empty name), then each attribute
-    the version lacks (but a name of two underscores first, onnx's internal one) or of another
-    type (its value is not looked at), and a required one missing (kind ``attribute``).
-    Shape-13 has no ``start``, RotaryEmbedding-23 takes 3 or 4 inputs, Cast needs ``to``.
-    onnxruntime refuses every such node too.
-    """
-    schema = _schema_at(node, imports)
-    if schema is None:
-        return None
-    domain, version = node.domain, imports.get(node.domain)
-    named = f"{node.op_type}-{schema.since_version}"
-    single = onnx_package().defs.OpSchema.FormalParameterOption.Single
-    for what, names, low, high, formal in (
-        ("input", node.input, schema.min_input, schema.max_input, schema.inputs),
-        ("output", node.output, schema.min_output, schema.max_output, schema.outputs),
-    ):
-        if not low <= len(names) <= high:
-            takes = (
-                f"at least {low}"
-                if high == 2**31 - 1  # variadic
-                else f"{low}"
-                if low == high
-                else f"{low} or {high}"
-                if high == low + 1
-                else f"{low} to {high}"
-            )
-            verb = "takes" if what == "input" else "gives"
-            return "ports", f"has {plural(len(names), what)}, but {named} {verb} {takes}"
-        for k, name in enumerate(names):
-            if not name and k < len(formal) and formal[k].option == single:
-                rule = f"leaves {what} {k} ({formal[k].name}) out (''), which {named} requires"
-                return "ports", rule
-    for a in node.attribute:
-        expected = schema.attributes.get(a.name)
-        if expected is None and a.name.startswith("__"):  # onnx's internal names: on any node
-            continue
-        if expected is None and (domain, node.op_type) not in _UNCHECKED_ATTRIBUTES:
-            rule = f"{named} has no attribute {a.name!r} (the model imports opset {version})"
-            if any(i.name == a.name for i in schema.inputs):
-                rule += f": {a.name} is an input of {named}"
-            return "attribute", rule
-        if expected is None:
-            continue
-        want = onnx_package().AttributeProto.AttributeType.Name(int(expected.type))
-        got = onnx_package().AttributeProto.AttributeType.Name(a.type)
-        if got != want:
-            return "attribute", f"attribute {a.name!r} is of type {got}, but {named} takes {want}"
-    given = {a.name for a in node.attribute}
-    missing = [n for n, a in schema.attributes.items() if a.required and n not in given]
-    if missing:
-        return "attribute", f"{named} needs the attribute {missing[0]!r}"
-    return None
-
-
-# Operators whose schema takes attributes it does not list (onnx's AllowUncheckedAttributes,
-# which onnx.defs does not show): LayerNormalization-17 (onnx/defs/nn/defs.cc)
-_UNCHECKED_ATTRIBUTES: Final = {("", "LayerNormalization")}
 
 
 # -- explain -------------------------------------------------------------------------------------

@@ -223,7 +223,7 @@ def explain_view(node: Node) -> dict[str, Any]:
         return info
     shape = got
     if kind == "Unsqueeze":
-        assert axes is not None  # Unsqueeze's schema requires them (_schema_fault)
+        assert axes is not None  # Unsqueeze's schema requires them (schema_fault)
         planner: Any = lambda dims: (unsqueeze_index(dims, axes),)  # noqa: E731
     else:
         planner = lambda dims: (squeeze_index(dims, axes),)  # noqa: E731

@@ -13,8 +13,8 @@ at run time whatever its inputs (an integer division by zero) gives no value, an
 
 Anything else (another node type, a legacy broadcast, more than `datamove.ir._ops.SMALL`
 elements, an arithmetic overflow) gives no value: never a guess. A node its operator's schema
-refuses (its inputs, outputs, attributes: `datamove.ir._onnx._schema_fault`) is never translated,
-so a translation takes their number and types as the schema gives them.
+refuses (its inputs, outputs, attributes: `datamove.ir._onnx_faults.schema_fault`) is never
+translated, so a translation takes their number and types as the schema gives them.
 """
 
 from __future__ import annotations
@@ -109,8 +109,8 @@ class _Refused(Exception):  # noqa: N818 - internal: the node gives no value
 def node_attr(node: Any, name: str, default: Any = None) -> Any:
     """An int or ints attribute's value (a list of ints), or ``default`` where the node has none.
 
-    Of the type the operator's schema gives it: a node of another is not read (`_schema_fault`
-    in `datamove.ir._onnx`).
+    Of the type the operator's schema gives it: a node of another is not read (`schema_fault`
+    in `datamove.ir._onnx_faults`).
     """
     for a in node.attribute:
         if a.name == name:
