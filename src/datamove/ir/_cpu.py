@@ -574,7 +574,9 @@ def _gather_batch_of_one(seen: Seen) -> dict[str, Any] | None:
     than 8 indices past the batch dims, or 2 to 8 elements of `_GATHER_4_BYTES`: the plugin's
     vector kernel, which then reads and writes out of place. Whatever the indices' values and
     type, constant or run-time; but for indices ``[0]`` (``batch_dims`` 1, known) on an axis
-    of size 1 (OpenVINO makes that Gather a Squeeze, which runs right).
+    of size 1 (OpenVINO makes that Gather a Squeeze, which runs right), and an axis of size 0:
+    there the plugin neither dies nor writes (IR-38's note, of Gather-8; Gather-7's spec leaves
+    that output undefined).
     """
     if opset_number(seen.layer) < 7 or len(seen.ins) != 3:
         return None
@@ -587,7 +589,7 @@ def _gather_batch_of_one(seen: Seen) -> dict[str, Any] | None:
     dims, rank = [d.get_length() for d in data.dims], len(data.dims)
     batch += len(indices.dims) if batch < 0 else 0
     at = axis[0] + rank if axis[0] < 0 else axis[0]
-    if not 1 <= batch <= at < rank or any(d != 1 for d in dims[:at]):
+    if not 1 <= batch <= at < rank or any(d != 1 for d in dims[:at]) or dims[at] == 0:
         return None
     after, taken = math.prod(dims[at + 1 :]), [d.get_length() for d in indices.dims[batch:]]
     etype = seen.ins[0].etype
