@@ -1727,3 +1727,56 @@ def test_every_note_on_random_reversals_of_empty_data_is_a_real_divergence(
         assert bool(notes) is (cpu.shape != got.shape), (index, stride, masks, cpu.shape)
         noted += bool(notes)
     assert 0 < noted < 60  # both kinds drawn (7 noted)
+
+
+def _x2_flipped(x: Any) -> Any:
+    return _flip(ops.concat([x, x], 0))
+
+
+# #10 under check(input_shapes): name -> (x's declared shape, the output of x, the shapes
+# check is given, whether it notes it). OpenVINO's reshape infers the model again, so the
+# given shapes decide whether it declares the Concat static and empty (and folds it), not the
+# file's: noted exactly where the plugin, after model.reshape, gives a row of garbage.
+REVERSED_RESHAPED: dict[str, tuple[Any, Callable[..., Any], str, bool]] = {
+    "x2[::-1], x [?,2] given [0,2]": ([-1, 2], _x2_flipped, "[0,2]", True),
+    "x2[::-1], x [?,2] given [0,5]": ([-1, 2], _x2_flipped, "[0,5]", True),
+    "x2[::-1], x [0,2] given [3,2]": ([0, 2], _x2_flipped, "[3,2]", False),
+    "x[0:-1:-1] joined, reversed; x [0,2] given [?,2] (OpenVINO: [?,2])": (
+        [0, 2],
+        lambda x: _flip(ops.concat([_cut(x, 0, -1, -1)] * 2, 0)),
+        "[?,2]",
+        False,
+    ),
+    "x[0:-1:-1] joined, reversed; x [?,2] given [3,2]": (
+        [-1, 2],
+        lambda x: _flip(ops.concat([_cut(x, 0, -1, -1)] * 2, 0)),
+        "[3,2]",
+        True,
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", list(REVERSED_RESHAPED))
+def test_a_reversed_empty_concat_is_noted_at_the_shapes_check_is_given(
+    tmp_path: Path, name: str
+) -> None:
+    # #10 (docs/semantics.md): check(input_shapes) reads the Concat at the given shapes, as
+    # OpenVINO's reshape does (where they are all static), not as the file declares it
+    declared, make, given, noted = REVERSED_RESHAPED[name]
+    x = ops.parameter(declared, np.float32, name="x")
+    xml = _save(tmp_path, Built([make(x)], [x], {}), "m")
+    notes = [
+        n.message.split(":")[0]
+        for n in ir.read_model(xml).check({"x": given}).notes
+        if n.kind == "openvino-cpu"
+    ]
+    assert notes == ["divergence 10 (docs/semantics.md)"] * noted
+    model = ov.Core().read_model(xml)
+    model.reshape({"x": ov.PartialShape(given)})
+    ov.save_model(model, tmp_path / "reshaped.xml", compress_to_fp16=False)
+    size = [3 if d == "?" else int(d) for d in given.strip("[]").split(",")]
+    inputs = {"x": _data(tuple(size))}
+    ((_, want),) = ir.read_model(tmp_path / "reshaped.xml").run(inputs).items()
+    got = _cpu(tmp_path / "reshaped.xml", inputs)
+    assert not isinstance(got, str), got
+    assert (got.shape != want.shape) is noted, (got.shape, want.shape)

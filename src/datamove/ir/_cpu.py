@@ -48,6 +48,11 @@ class Seen(NamedTuple):
     # (any layer, one of its inputs) -> the layer feeding that input, and what it feeds there
     feeder: Callable[[Layer, int], tuple[Layer, Info]]
     assigned: frozenset[str | None] = frozenset()  # the variable_id of each Assign
+    # The model's input shapes: "declared", the file's own (its ports declare OpenVINO's
+    # inference of them); "static", check's new ones (input_shapes), each input static, which
+    # OpenVINO's reshape infers as datamove does; "dynamic", new ones not all static, whose
+    # ports OpenVINO's reshape may infer otherwise (its intervals: `[?,2]` for `x[0:-1:-1]`)
+    inputs: str = "declared"
 
     def const(self, k: int) -> bool:
         """Whether a Const layer feeds input ``k``."""
@@ -177,9 +182,11 @@ _FOLDED_THROUGH: Final = frozenset(
 def _folded(seen: Seen, layer: Layer, info: Info) -> bool:
     """#10: whether OpenVINO folds ``layer``'s output ``info`` into a constant.
 
-    A Const; a Concat of 2 inputs or more, its output static and empty as datamove infers it
-    and as the file declares it (OpenVINO's declaration: it then makes it an empty constant);
-    a layer of `_FOLDED_THROUGH` whose every input it folds.
+    A Const; a Concat of 2 inputs or more whose output OpenVINO declares static and empty (it
+    then makes it an empty constant): static and empty as datamove infers it, and as the file
+    declares it, or under new input shapes (`Seen.inputs`) as datamove infers it alone, where
+    they are all static (OpenVINO's ``reshape`` infers it again; not where one is not: not
+    known); a layer of `_FOLDED_THROUGH` whose every input it folds.
     """
     todo, done = [(layer, info)], set()
     while todo:
@@ -188,8 +195,9 @@ def _folded(seen: Seen, layer: Layer, info: Info) -> bool:
             continue
         done.add(x.index)
         port = x.outputs[0] if x.type == "Concat" and len(x.sources) > 1 else None
-        static = port is not None and port.has_dims and port.shape.is_static
-        if static and out.shape.is_static and 0 in out.shape.to_shape():
+        declared = port is not None and port.has_dims and port.shape.is_static
+        static = seen.inputs == "static" or (seen.inputs == "declared" and declared)
+        if port is not None and static and out.shape.is_static and 0 in out.shape.to_shape():
             continue
         if x.type not in _FOLDED_THROUGH:
             return False

@@ -904,6 +904,13 @@ class Model:
         new_shapes = any(
             shape != _declared(graph.layers[idx].outputs[0]) for idx, shape in overrides.items()
         )
+        inputs_seen = "declared"  # the model's input shapes, as the CPU notes see them
+        if new_shapes:
+            now = [
+                overrides.get(p.index, _declared(p.outputs[0]) if p.outputs else PartialShape(None))
+                for p in self._params
+            ]
+            inputs_seen = "static" if all(shape.is_static for shape in now) else "dynamic"
 
         for idx in graph.order:
             layer = graph.layers[idx]
@@ -942,7 +949,7 @@ class Model:
             if notes is not None and reason is None and (needs := extension_note(layer)):
                 notes.append(_problem(layer, "extension", needs))
             if notes is not None and seen_out is not None:  # where the CPU plugin runs it wrong
-                seen = Seen(layer, ins, seen_out, feeder, self._assigned)
+                seen = Seen(layer, ins, seen_out, feeder, self._assigned, inputs_seen)
                 notes += [_problem(layer, CPU_NOTE, text) for text in cpu_notes(seen)]
             if count is not None and count != len(layer.outputs):
                 rule = f"declares {len(layer.outputs)} output port(s), but the operator has {count}"
