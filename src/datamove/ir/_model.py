@@ -10,7 +10,15 @@ import os
 import threading
 import weakref
 from collections import Counter
-from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
+from collections.abc import (
+    Callable,
+    Container,
+    Hashable,
+    Iterable,
+    Iterator,
+    Mapping,
+    Sequence,
+)
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import CodeType, FunctionType
@@ -61,6 +69,8 @@ from datamove.ir._graph import (
     parse_shape_attr,
     split_names,
 )
+from datamove.ir._offsets import KINDS as LINKED
+from datamove.ir._offsets import Link, link_of, linked
 from datamove.ir._ops import (
     LAYER_OPS,
     SMALL,
@@ -83,6 +93,8 @@ from datamove.ir._ops import (
 from datamove.ir._opsets import most_outputs
 from datamove.ir._sizes import witness_shapes
 from datamove.ir._types import ELEMENT_TYPES, PRECISIONS, ElementType, decode
+
+INT64: Final = ELEMENT_TYPES["i64"]
 
 __all__ = ["CheckReport", "Model", "Problem", "ShapePlanInfo", "given_shapes", "read_model"]
 
@@ -362,6 +374,17 @@ def _attribute_text(exc: IRError) -> str:
 def _moved_or_bound(layer: Layer, ins: list[Info]) -> Info | None:
     """A view layer's value or bounds (`bound_layer`), else its shape (`reshaped`, `moved`)."""
     return bound_layer(layer, ins) or reshaped(layer, ins) or moved(layer, ins)
+
+
+def _sum_i64(kind: str, out: Info) -> bool:
+    """Whether an Add or Subtract gives i64 (of one element where its inputs are each one)."""
+    return kind in ("Add", "Subtract") and out.etype == INT64
+
+
+def _one_i64(info: Info) -> bool:
+    """Whether a port is one i64 element (`datamove.ir._offsets` links those)."""
+    shape = info.shape
+    return info.etype == INT64 and shape.is_static and math.prod(shape.to_shape()) == 1
 
 
 def _declared(port: Port) -> PartialShape:
@@ -882,6 +905,7 @@ class Model:
         infos: dict[tuple[int, int], Info] = {}
         problems: list[Problem] = []
         ports: dict[tuple[str, int], PartialShape] = {}
+        links: dict[Hashable, Link] = {}  # one-element values that are another's plus c
 
         def report(
             layer: Layer, kind: str, rule: str, port: int | None = None, **found: Any
@@ -930,7 +954,13 @@ class Model:
                     count = op.output_count(layer, ins) if op.output_count else None
                     if count in (None, len(layer.outputs)):  # never infer 10**8 num_splits
                         context = Context(
-                            overrides.get(idx), self._const, new_shapes, _moved_or_bound
+                            overrides.get(idx),
+                            self._const,
+                            new_shapes,
+                            _moved_or_bound,
+                            tuple(link_of(links, s) for s in layer.sources)
+                            if layer.type == "Slice"
+                            else (),
                         )
                         outs = op.infer(layer, ins, context)
                         count = len(outs)
@@ -1007,6 +1037,17 @@ class Model:
                 clash = _precision_clash(port, info.etype)
                 if clash:
                     report(layer, "element-type", clash, port.id)
+            out = infos.get((idx, 0)) if layer.type in LINKED and reason is None else None
+            if out is not None and len(layer.outputs) == 1 and out.value is None:
+                link = linked(
+                    layer.type,
+                    layer.sources,
+                    [i.value for i in ins],
+                    [_one_i64(i) or s in links for i, s in zip(ins, layer.sources, strict=True)],
+                    links,
+                )
+                if link is not None and (_one_i64(out) or _sum_i64(layer.type, out)):
+                    links[(idx, 0)] = link
             witnessed = {} if (idx, 0) in related else _witnesses(layer, ins, narrow)
             for k, (given, got) in witnessed.items():
                 port = layer.outputs[k]

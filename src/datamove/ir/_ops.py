@@ -54,6 +54,7 @@ from datamove._strided_slice import (
 )
 from datamove._validation import check_length
 from datamove.ir._graph import Layer, parse_shape_attr
+from datamove.ir._offsets import Link, length_bound, narrowed, one_element
 from datamove.ir._opsets import held, version_rule
 from datamove.ir._reshape_count import check_reshape_count
 from datamove.ir._types import ELEMENT_TYPES, ElementType
@@ -172,6 +173,8 @@ class Context(NamedTuple):
     # check's shape-subgraph rules for a one-output layer (datamove.ir._bounds, which imports
     # this module): its value or bounds, else its output shape from its input's dims, or None
     moved: Callable[[Layer, list[Info]], Info | None] | None = None
+    # A Slice's: each input's link (`datamove.ir._offsets`), a stop = start + c among them
+    links: tuple[Link, ...] = ()
 
 
 Fixed = list[list[int] | None]  # each input's values when a small constant, else None
@@ -678,7 +681,7 @@ def _strided_slice_plan(layer: Layer, fixed: Fixed) -> Planner | None:
 _SLICE_INPUTS: Final = ("start", "stop", "step", "axes")
 
 
-def _slice_infer(layer: Layer, ins: list[Info], _context: Context) -> list[Info]:
+def _slice_infer(layer: Layer, ins: list[Info], context: Context) -> list[Info]:
     op, names = "Slice", _SLICE_INPUTS[: len(ins) - 1]
     for info, name in zip(ins[1:], names, strict=True):
         _check_rank(info, op, name, (1,), "must be a 1-D tensor")
@@ -693,7 +696,25 @@ def _slice_infer(layer: Layer, ins: list[Info], _context: Context) -> list[Info]
                 ins, (1, 2, 3), lambda v: infer_slice(data, v[0], v[1], v[2], axis_list)
             )
             shape = shape if hull is None else hull
-    return _outputs(layer, ins, (shape,))
+    return _outputs(layer, ins, (_linked_slice(shape, ins, context.links),))
+
+
+def _linked_slice(shape: PartialShape, ins: list[Info], links: tuple[Link, ...]) -> PartialShape:
+    """``shape`` with the sliced dim at most as long as a stop = start + c allows.
+
+    One axis, a known step, and a start and stop of one run-time value (`datamove.ir._offsets`).
+    """
+    rank = shape.rank
+    if len(links) < 4 or rank is None or ins[1].value is not None:
+        return shape
+    if any(not (i.shape.is_static and i.shape.to_shape() == (1,)) for i in ins[1:3]):
+        return shape
+    step = one_element(ins[3].value)
+    axis = one_element(ins[4].value) if len(ins) == 5 else 0
+    if step is None or axis is None or not -rank <= axis < rank:
+        return shape
+    most = length_bound(links[1], links[2], step)
+    return shape if most is None else narrowed(shape, axis % rank, most)
 
 
 def _slice_run(layer: Layer, fixed: Fixed) -> Runner:
