@@ -12,8 +12,8 @@ The rules, on one-element i64 values only (an i32 value wraps where a dim of mor
 elements could still be sliced):
 
 - Add of a constant (either input) adds it; Subtract of a constant (input 1) subtracts it.
-- Unsqueeze, Squeeze, Reshape (ONNX: Identity too) keep their input's link; Convert to i64 of
-  an i64 value too.
+- Unsqueeze, Squeeze, Reshape (ONNX: Identity too) keep their input's link; Convert (ONNX:
+  Cast) to i64 of an i64 value too, and Gather of index 0 or -1.
 - An offset past ``2**32`` in size ends the link (the value is its own root again).
 
 Where a slice's start and stop are links of one root, `length_bound` gives the most elements it
@@ -42,15 +42,24 @@ import numpy as np
 
 from datamove._shape import Dimension, PartialShape
 
-__all__ = ["KINDS", "REACH", "Link", "length_bound", "link_of", "linked", "narrowed", "one_element"]
+__all__ = [
+    "KINDS",
+    "REACH",
+    "Link",
+    "bounded_slice",
+    "length_bound",
+    "link_of",
+    "linked",
+    "one_element",
+]
 
 REACH: Final = 2**32  # the largest offset kept
-_VIEWS: Final = ("Unsqueeze", "Squeeze", "Reshape", "Identity", "Convert")
-KINDS: Final = frozenset((*_VIEWS, "Add", "Subtract", "Sub"))  # the node types with a rule
+_VIEWS: Final = ("Unsqueeze", "Squeeze", "Reshape", "Identity", "Convert", "Cast")
+KINDS: Final = frozenset((*_VIEWS, "Gather", "Add", "Subtract", "Sub"))  # the types with a rule
 Link = tuple[Hashable, int]  # (root, offset)
 
 
-def link_of(links: Mapping[Hashable, Link], key: Hashable) -> Link:
+def link_of(links: Mapping[Any, Link], key: Hashable) -> Link:
     """The link of the value ``key``: its own root, offset 0, where no rule gave one."""
     return links.get(key, (key, 0))
 
@@ -67,7 +76,7 @@ def linked(
     sources: Sequence[Hashable],
     values: Sequence[Any],
     int64: Sequence[bool],
-    links: Mapping[Hashable, Link],
+    links: Mapping[Any, Link],
 ) -> Link | None:
     """The link of a one-element i64 output of ``op`` by the rules above, or ``None``.
 
@@ -75,10 +84,11 @@ def linked(
     known); ``int64`` says which inputs are one-element i64 values (the caller checks the
     output).
     """
-    if op in _VIEWS:
+    if op in _VIEWS or op == "Gather":
         if not sources or not int64[0] or values[0] is not None:
             return None
-        return link_of(links, sources[0])
+        index = one_element(values[1]) if len(values) > 1 else None
+        return link_of(links, sources[0]) if op != "Gather" or index in (0, -1) else None
     if op not in ("Add", "Subtract", "Sub") or len(sources) != 2 or not all(int64):
         return None
     consts = [one_element(v) for v in values]
@@ -106,7 +116,28 @@ def length_bound(start: Link, stop: Link, step: int) -> int | None:
     return -(-abs(span) // abs(step))
 
 
-def narrowed(shape: PartialShape, axis: int, most: int) -> PartialShape:
+def bounded_slice(
+    shape: PartialShape,
+    ends: tuple[PartialShape, PartialShape],
+    links: tuple[Link, Link],
+    step: int | None,
+    axis: int | None,
+) -> PartialShape:
+    """A Slice's output ``shape``, its sliced dim at most as long as a stop = start + c allows.
+
+    ``ends``: the start's and stop's shapes (one element each, else unchanged); ``links``:
+    theirs; ``step`` and ``axis``: the one step and axis where known.
+    """
+    rank = shape.rank
+    if rank is None or step is None or axis is None or not -rank <= axis < rank:
+        return shape
+    if any(not (e.is_static and e.to_shape() == (1,)) for e in ends):
+        return shape
+    most = length_bound(links[0], links[1], step)
+    return shape if most is None else _narrowed(shape, axis % rank, most)
+
+
+def _narrowed(shape: PartialShape, axis: int, most: int) -> PartialShape:
     """``shape`` with dim ``axis`` (counted from the front, in range) at most ``most`` long."""
     dims = list(shape.dims)
     dim = dims[axis]

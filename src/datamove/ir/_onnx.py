@@ -72,6 +72,7 @@ from datamove.ir._explain import (
     unlisted,
 )
 from datamove.ir._model import CheckReport, Problem, given_shapes
+from datamove.ir._offsets import Link
 from datamove.ir._onnx_explain import (
     explain_concat,
     explain_cut,
@@ -110,6 +111,8 @@ from datamove.ir._onnx_rules import (
     ONE_OUTPUT,
     concat,
     empty_squeeze,
+    link_value,
+    linked_slice,
     sequence_at,
     sequence_parts,
     slice_value,
@@ -532,6 +535,7 @@ class ONNXModel:
         sequences: dict[str, list[Value]] = {}  # a SplitToSequence's output -> its parts
         read: list[str] = []  # the kinds of the sequence nodes read
         inner_checked: Counter[str] = Counter()  # the checked nodes of bodies and functions
+        links: dict[str, Link] = {}  # one-element values that are another's plus c (_offsets)
         for name, tensor in self._inits.items():
             v = self._constant(tensor)
             values[name] = Value(v.shape, v.etype, v.value, name, f"initializer {name!r}")
@@ -579,6 +583,8 @@ class ONNXModel:
             elif kind in CHECKED and fault is None:
                 try:
                     outs = self._infer(node, kind, ins, self.opset)
+                    if kind == "Slice":  # ends of one value plus constants: bounded
+                        outs = [linked_slice(node, ins, outs[0], links)]
                 except ValidationError as exc:
                     problems.append(Problem(getattr(exc, "kind", "operator"), str(exc), *where))
             elif kind in ONE_OUTPUT and fault is None:  # checked where its parameter is known
@@ -666,6 +672,8 @@ class ONNXModel:
                 ports[(lid, k)] = got.shape
             if refused is not None or fault is not None:  # not read, so not explained
                 continue
+            if node.output and node.output[0] in values:
+                link_value(node, ins, values[node.output[0]], links)
             if (
                 kind in ("Slice", "Split", *SEQUENCE_NODES)
                 or (

@@ -6,6 +6,8 @@ hull over their corners), Split (`split_shapes`, by `Splitting.from_onnx`), Conc
 SplitToSequence then SequenceAt of a constant position (`sequence_parts`, `sequence_at`), and
 the nodes of one output (`ONE_OUTPUT`: a Reshape, a Transpose, a data Gather or a GatherND that
 is one: `datamove.ir._onnx_gather`).
+A Slice whose ends are one run-time value plus ``a`` and plus ``b`` (`linked_slice`: the links
+`link_value` keeps, `datamove.ir._offsets`) is at most ``ceil((b - a) / step)`` long.
 An Unsqueeze's or Squeeze's axes (`view_axes`) checked (`view_data_shape`; a Squeeze of none:
 `squeezed`, of an empty axes input: `empty_squeeze`).
 A rule broken is a `ValidationError`, which the walk reports as the node's problem.
@@ -13,8 +15,9 @@ A rule broken is a `ValidationError`, which the walk reports as the node's probl
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, MutableMapping
 from typing import Any, Final
 
 import numpy as np
@@ -28,6 +31,7 @@ from datamove._slice import infer_slice
 from datamove._splitting import Splitting, onnx_split_version
 from datamove.ir._bounds import reshaped, wide_bounds
 from datamove.ir._explain import runtime_name
+from datamove.ir._offsets import KINDS, Link, bounded_slice, link_of, linked, one_element
 from datamove.ir._onnx_gather import gather_nd_value, gather_value
 from datamove.ir._onnx_shapes import axes_fault, node_attr, reshape_layer, value_terms
 from datamove.ir._onnx_value import Value
@@ -50,6 +54,8 @@ __all__ = [
     "concat",
     "empty_squeeze",
     "ints",
+    "link_value",
+    "linked_slice",
     "many_parts",
     "normal_axes",
     "position_error",
@@ -217,6 +223,52 @@ def slice_value(node: Any, ins: list[Value], opset: int) -> Value:
         ),
         data.etype,
     )
+
+
+def _one_i64(name: str, v: Value, links: Mapping[str, Link]) -> bool:
+    """Whether a value is one i64 element (`datamove.ir._offsets` links those)."""
+    shape = v.shape
+    if name in links:
+        return True
+    return v.etype == "i64" and shape.is_static and math.prod(shape.to_shape()) == 1
+
+
+def link_value(node: Any, ins: list[Value], out: Value, links: MutableMapping[str, Link]) -> None:
+    """Keep the link of a node's one output where `datamove.ir._offsets` has a rule for it."""
+    kind = node.op_type
+    if kind not in KINDS or node.domain not in ("", "ai.onnx") or len(node.output) != 1:
+        return
+    if out.value is not None or out.etype != "i64" or not node.output[0]:
+        return
+    names = list(node.input)
+    link = linked(
+        kind,
+        names,
+        [v.value for v in ins],
+        [_one_i64(n, v, links) for n, v in zip(names, ins, strict=True)],
+        links,
+    )  # (an Add or Sub of one element and one is one element, whatever ONNX infers)
+    if link is not None and (_one_i64("", out, links) or kind in ("Add", "Sub")):
+        links[node.output[0]] = link
+
+
+def linked_slice(node: Any, ins: list[Value], out: Value, links: Mapping[str, Link]) -> Value:
+    """A Slice's output bounded where its ends are one value plus constants (positive steps).
+
+    A negative step is left as it is: onnxruntime reads an end of exactly INT32_MAX or
+    INT64_MAX as "to the first" (docs/dialects.md), so ``ends = starts - 4`` of
+    ``starts = INT32_MAX + 4`` takes the whole axis there, where the spec takes nothing.
+    """
+    given = [k < len(node.input) and bool(node.input[k]) for k in range(5)]
+    if not (given[1] and given[2]) or out.shape.rank is None:
+        return out
+    axis = one_element(ins[3].value) if given[3] else 0
+    step = one_element(ins[4].value) if given[4] else 1
+    if step is None or step < 0:
+        return out
+    pair = (link_of(links, node.input[1]), link_of(links, node.input[2]))
+    shape = bounded_slice(out.shape, (ins[1].shape, ins[2].shape), pair, step, axis)
+    return out if shape == out.shape else dataclasses.replace(out, shape=shape)
 
 
 def _reshape_value(node: Any, ins: list[Value], opset: int) -> Value | None:

@@ -54,7 +54,7 @@ from datamove._strided_slice import (
 )
 from datamove._validation import check_length
 from datamove.ir._graph import Layer, parse_shape_attr
-from datamove.ir._offsets import Link, length_bound, narrowed, one_element
+from datamove.ir._offsets import Link, bounded_slice, one_element
 from datamove.ir._opsets import held, version_rule
 from datamove.ir._reshape_count import check_reshape_count
 from datamove.ir._types import ELEMENT_TYPES, ElementType
@@ -700,21 +700,12 @@ def _slice_infer(layer: Layer, ins: list[Info], context: Context) -> list[Info]:
 
 
 def _linked_slice(shape: PartialShape, ins: list[Info], links: tuple[Link, ...]) -> PartialShape:
-    """``shape`` with the sliced dim at most as long as a stop = start + c allows.
-
-    One axis, a known step, and a start and stop of one run-time value (`datamove.ir._offsets`).
-    """
-    rank = shape.rank
-    if len(links) < 4 or rank is None or ins[1].value is not None:
+    """``shape`` bounded where its stop is its start plus a constant (`datamove.ir._offsets`)."""
+    if len(links) < 4 or ins[1].value is not None:
         return shape
-    if any(not (i.shape.is_static and i.shape.to_shape() == (1,)) for i in ins[1:3]):
-        return shape
-    step = one_element(ins[3].value)
     axis = one_element(ins[4].value) if len(ins) == 5 else 0
-    if step is None or axis is None or not -rank <= axis < rank:
-        return shape
-    most = length_bound(links[1], links[2], step)
-    return shape if most is None else narrowed(shape, axis % rank, most)
+    ends = (ins[1].shape, ins[2].shape)
+    return bounded_slice(shape, ends, (links[1], links[2]), one_element(ins[3].value), axis)
 
 
 def _slice_run(layer: Layer, fixed: Fixed) -> Runner:
