@@ -183,3 +183,31 @@ def test_converted_torch_dynamic_slices_are_at_most_4_long(tmp_path: Path, modul
         compiled = ov.Core().compile_model(str(xml), "CPU")
         (out,) = compiled({"x": x.numpy(), "s": np.array(start, np.int64)}).values()
         assert out.shape[1] == want, (size, start)
+
+
+@pytest.mark.parametrize(
+    ("masks", "most"),
+    [
+        pytest.param({}, 4, id="masks 0"),
+        pytest.param({"begin_mask": [1]}, None, id="begin ignored"),
+        pytest.param({"end_mask": [1]}, None, id="end ignored"),
+    ],
+)
+def test_a_strided_slice_of_end_begin_plus_c_is_bounded_where_both_are_read(
+    tmp_path: Path, masks: dict[str, list[int]], most: int | None
+) -> None:
+    # StridedSlice on x transposed to put the sliced axis first: [?,2] -> axis 0
+    x = ops.parameter([2, -1], np.float32, name="x")
+    s = ops.parameter([], np.int64, name="s")
+    begin = ops.unsqueeze(s, ops.constant(np.int64(0)))
+    end = ops.add(begin, _c(4))
+    data = ops.transpose(x, ops.constant(np.array([1, 0], np.int64)))
+    given = {"begin_mask": [0], "end_mask": [0], **masks}
+    y = ops.strided_slice(data, begin, end, _c(1), given["begin_mask"], given["end_mask"])
+    y = ops.transpose(y, ops.constant(np.array([1, 0], np.int64)))
+    xml = _saved(y, [x, s], tmp_path)
+    dim = _sliced_dim(xml)
+    assert dim.max == most
+    got = _lengths(xml)
+    assert all(n in dim for n in got), sorted(got)
+    assert max(got) == (4 if most is not None else max(SIZES))

@@ -959,7 +959,7 @@ class Model:
                             new_shapes,
                             _moved_or_bound,
                             tuple(link_of(links, s) for s in layer.sources)
-                            if layer.type == "Slice"
+                            if layer.type in ("Slice", "StridedSlice")
                             else (),
                         )
                         outs = op.infer(layer, ins, context)

@@ -173,7 +173,7 @@ class Context(NamedTuple):
     # check's shape-subgraph rules for a one-output layer (datamove.ir._bounds, which imports
     # this module): its value or bounds, else its output shape from its input's dims, or None
     moved: Callable[[Layer, list[Info]], Info | None] | None = None
-    # A Slice's: each input's link (`datamove.ir._offsets`), a stop = start + c among them
+    # A Slice's or StridedSlice's: each input's link (`datamove.ir._offsets`): stop = start + c
     links: tuple[Link, ...] = ()
 
 
@@ -637,7 +637,7 @@ def _variadic_split_plan(_layer: Layer, fixed: Fixed) -> Planner | None:
 
 
 # -- StridedSlice-1 ----------------------------------------------------------------------------
-def _strided_slice_infer(layer: Layer, ins: list[Info], _context: Context) -> list[Info]:
+def _strided_slice_infer(layer: Layer, ins: list[Info], context: Context) -> list[Info]:
     op, names = "StridedSlice", ("begin", "end", "stride")
     for info, name in zip(ins[1:], names, strict=False):
         _check_rank(info, op, name, (1,), "must be a 1-D tensor")
@@ -653,6 +653,11 @@ def _strided_slice_infer(layer: Layer, ins: list[Info], _context: Context) -> li
             lambda v: infer_strided_slice(data, v[0], v[1], v[2] if len(v) > 2 else None, **masks),
         )
         shape = shape if hull is None else hull
+    if len(context.links) >= 3 and all(not m or m[0] == 0 for m in masks.values()):
+        # one axis, its begin and end read (masks 0): bounded where end = begin + c
+        step = one_element(ins[3].value) if len(ins) == 4 else 1
+        ends = (ins[1].shape, ins[2].shape)
+        shape = bounded_slice(shape, ends, (context.links[1], context.links[2]), step, 0)
     return _outputs(layer, ins, (shape,))
 
 
