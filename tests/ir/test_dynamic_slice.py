@@ -20,6 +20,7 @@ from datamove import Dimension, ir
 
 ov_models = pytest.importorskip("ov_models")
 torch = pytest.importorskip("torch")
+dynamic_slices = pytest.importorskip("dynamic_slices")
 ov = ov_models.ov
 ops = ov_models.ops8
 
@@ -153,17 +154,11 @@ def _convert(module: Any, tmp_path: Path) -> Path:
     return ov_models.save(converted, tmp_path)
 
 
-class Narrow(torch.nn.Module):
-    def forward(self, x: Any, s: Any) -> Any:
-        return x.narrow(1, s, 4)
-
-
-class Sliced(torch.nn.Module):
-    def forward(self, x: Any, s: Any) -> Any:
-        return x[:, s : s + 4]
-
-
-@pytest.mark.parametrize("module", [Narrow, Sliced], ids=["x.narrow(1, s, 4)", "x[:, s:s+4]"])
+@pytest.mark.parametrize(
+    "module",
+    [dynamic_slices.Narrow, dynamic_slices.Sliced],
+    ids=["x.narrow(1, s, 4)", "x[:, s:s+4]"],
+)
 def test_converted_torch_dynamic_slices_are_at_most_4_long(tmp_path: Path, module: Any) -> None:
     xml = _convert(module(), tmp_path)
     text = xml.read_text()
@@ -176,7 +171,7 @@ def test_converted_torch_dynamic_slices_are_at_most_4_long(tmp_path: Path, modul
     assert all(n in dim for n in got), sorted(got)
     assert max(got) == 4
     for size, start in itertools.product(SIZES, [-6, -2, 0, 1, 7]):  # as torch slices it
-        if module is Narrow and not 0 <= start % max(size, 1) <= size - 4:
+        if module is dynamic_slices.Narrow and not 0 <= start % max(size, 1) <= size - 4:
             continue  # narrow refuses a start past the dim
         x = torch.zeros(2, size)
         want = module()(x, torch.tensor(start)).shape[1]
