@@ -9,7 +9,8 @@ result is an :class:`Inferred`: the inferred output shapes in OpenVINO's notatio
 normalised error. ``Inferred.evaluate`` runs the node's reference ``Node.evaluate`` (the code the
 TEMPLATE plugin and constant folding use); :func:`run_cpu` compiles the same graph for the CPU
 plugin, which has known bugs (``research/openvino-semantics.md`` section 2.4) and is therefore used
-only where it agrees with the reference; :func:`run_ir` compiles and runs an IR file, and
+only where it agrees with the reference; :func:`run_ir` compiles and runs an IR file (its
+outputs preset to a sentinel where asked, to show what the plugin leaves unwritten), and
 :func:`evaluate_ir` runs one with the reference implementation (:func:`run_ir_each` and
 :func:`evaluate_ir_each`: one file on many inputs, compiled or read once). :func:`evaluate_all` and
 :func:`run_cpu_all` run many nodes in one call to the worker (the CPU plugin: one compiled model
@@ -550,14 +551,24 @@ def _run_all(kind: str, items: list[Any]) -> list[list[np.ndarray] | Exception]:
     return [value if status == "ok" else OpenVINOError(value) for status, value in replies]
 
 
-def run_ir(xml: str | os.PathLike[str], inputs: dict[str, np.ndarray]) -> list[tuple[Any, Any]]:
+def run_ir(
+    xml: str | os.PathLike[str], inputs: dict[str, np.ndarray], *, sentinel: float | None = None
+) -> list[tuple[Any, Any]]:
     """Compile an IR file for the CPU plugin and run it on ``inputs``, in the worker.
 
     Returns ``(name, array)`` per output, in OpenVINO's order; ``name`` is the output's
     ``get_any_name()``, or None where it has no name. Raises :class:`OpenVINOError` where OpenVINO
     refuses the file or the inputs, :class:`OpenVINOCrashError` where it crashes.
+
+    With a ``sentinel``, each output is a tensor of that value, set on the infer request before
+    it runs: an element the plugin leaves unwritten comes back as the sentinel (IR-38), where
+    any other run gives whatever the plugin's memory held. The plugin writes into that tensor
+    only where the output is of static shape (it computes a dynamic one in a buffer of its own
+    and copies that over the tensor), so an output of dynamic shape raises ValueError; and a
+    type the plugin runs as another (i64 data as i32, f16 as f32) it converts into the tensor
+    from a buffer of its own too.
     """
-    return _call("run_ir", os.fspath(xml), inputs)  # type: ignore[no-any-return]
+    return _call("run_ir", os.fspath(xml), inputs, sentinel)  # type: ignore[no-any-return]
 
 
 def run_ir_each(
@@ -571,11 +582,14 @@ def run_ir_each(
     return _call("run_ir_each", os.fspath(xml), list(inputs))  # type: ignore[no-any-return]
 
 
-def run_ir_one(xml: str | os.PathLike[str], inputs: dict[str, np.ndarray]) -> np.ndarray | str:
-    """:func:`run_ir` of a model of one output: that output, or why the CPU plugin gave none
-    (the error, or the crash of its process), as text."""
+def run_ir_one(
+    xml: str | os.PathLike[str], inputs: dict[str, np.ndarray], *, sentinel: float | None = None
+) -> np.ndarray | str:
+    """:func:`run_ir` of a model of one output (its output preset to ``sentinel`` where one is
+    given): that output, or why the CPU plugin gave none (the error, or the crash of its
+    process), as text."""
     try:
-        ((_, out),) = run_ir(xml, inputs)
+        ((_, out),) = run_ir(xml, inputs, sentinel=sentinel)
     except (OpenVINOError, OpenVINOCrashError) as exc:
         return f"{type(exc).__name__}: {exc}"
     return np.asarray(out)
@@ -825,8 +839,26 @@ def _run_cpu_all(items: Sequence[Any]) -> list[tuple[str, Any]]:
     return [("ok", arrays[a:z]) for a, z in itertools.pairwise(at)]
 
 
-def _run_ir(xml: str, inputs: dict[str, np.ndarray]) -> list[tuple[Any, Any]]:
-    return _run_compiled(_core().compile_model(xml, "CPU"), inputs)
+def _run_ir(
+    xml: str, inputs: dict[str, np.ndarray], sentinel: float | None = None
+) -> list[tuple[Any, Any]]:
+    compiled = _core().compile_model(xml, "CPU")
+    if sentinel is None:
+        return _run_compiled(compiled, inputs)
+    ov = _ov()
+    request = compiled.create_infer_request()
+    for i, output in enumerate(compiled.outputs):
+        shape = output.get_partial_shape()
+        if shape.is_dynamic:
+            raise ValueError(
+                f"run_ir: sentinel={sentinel!r} cannot reach output {i} of dynamic shape "
+                f"{shape}: the CPU plugin copies its own buffer over it"
+            )
+        dtype = output.get_element_type().to_dtype()
+        request.set_output_tensor(i, ov.Tensor(np.full(list(shape.to_shape()), sentinel, dtype)))
+    request.infer(inputs)
+    arrays = [request.get_output_tensor(i).data for i in range(len(compiled.outputs))]
+    return _named(compiled, arrays)
 
 
 def _run_ir_each(xml: str, inputs: Sequence[dict[str, np.ndarray]]) -> list[Any]:
@@ -836,13 +868,18 @@ def _run_ir_each(xml: str, inputs: Sequence[dict[str, np.ndarray]]) -> list[Any]
 
 def _run_compiled(compiled: Any, inputs: dict[str, np.ndarray]) -> list[tuple[Any, Any]]:
     results = compiled(inputs)
+    return _named(compiled, [results[output] for output in compiled.outputs])
+
+
+def _named(compiled: Any, arrays: Sequence[Any]) -> list[tuple[Any, Any]]:
+    """Each output's name (None where it has none) and a copy of its array."""
     named = []
-    for output in compiled.outputs:
+    for output, array in zip(compiled.outputs, arrays, strict=True):
         try:
             name = output.get_any_name()
         except RuntimeError:  # an output without a name
             name = None
-        named.append((name, np.array(results[output], copy=True)))
+        named.append((name, np.array(array, copy=True)))
     return named
 
 
