@@ -12,6 +12,11 @@ Each call is ``build -> Plan -> one cache -> backend.take(plan)``:
    a snapshot is re-raised naming the caller's own value.
 3. The backend of the array's library applies the plan (:mod:`datamove._backends`).
 
+While PyTorch's dynamo traces a call (``torch.compile``, strict ``torch.export``), which it
+cannot do through the compiled key and hit or the cache's lock, :func:`plan_for` builds the
+plan with the same builder and stores nothing (:data:`compiling`); the operators call the hit
+only for NumPy arrays, so dynamo never meets it on a tensor (docs/backends.md).
+
 **One key rule.** :func:`key` is ``plan_key`` in C where it was built, else
 :func:`python_key`; a property test holds the two byte-equal on any input. The key holds the
 operator's code, the shape, and each parameter's kind and values: only exact ints within int64,
@@ -34,6 +39,7 @@ import itertools
 import marshal
 import operator
 import os
+import sys
 import threading
 from array import array
 from contextlib import contextmanager
@@ -67,6 +73,7 @@ __all__ = [
     "cache_info",
     "chunks",
     "clear",
+    "compiling",
     "hit",
     "key",
     "lowered",
@@ -487,6 +494,26 @@ def lowered(plan: Plan, name: str, lower: Callable[[Plan], Any], cost: int) -> A
     return form
 
 
+def _compiling_unknown() -> bool:
+    """Whether dynamo traces the call (``torch.compile``, strict ``torch.export``).
+
+    Until torch is imported nothing can trace, and this asks again; from then on
+    :data:`compiling` is ``torch.compiler.is_dynamo_compiling``, which returns ``False`` (35 ns)
+    and which dynamo answers ``True``, without a guard, while it traces. Dynamo cannot trace the
+    compiled key, the cache's lock or its stores; a non-strict export runs the code itself, so
+    it keys and caches as an eager call does.
+    """
+    global compiling  # noqa: PLW0603
+    torch = sys.modules.get("torch")  # never imported here
+    if torch is None:
+        return False
+    compiling = torch.compiler.is_dynamo_compiling
+    return compiling()
+
+
+compiling: Callable[[], bool] = _compiling_unknown
+
+
 def plan_for(op: int, shape: Any, params: tuple[Any, ...], build: Callable[..., Plan]) -> Plan:
     """The plan of an operator call: from the cache, or built (and stored when it has a key).
 
@@ -495,6 +522,8 @@ def plan_for(op: int, shape: Any, params: tuple[Any, ...], build: Callable[..., 
     own values are checked again, so the error names them and what they are (a list, an array),
     as the shape inference of the same values does.
     """
+    if compiling():  # dynamo traces: the plan, built from the static shape, uncached
+        return build(shape, *params)
     k = key(_NDARRAY, op, shape, *params) if key is not python_key else _memo_key(op, shape, params)
     if k is not None:
         plan = PLANS.get(k)

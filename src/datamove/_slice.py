@@ -251,7 +251,8 @@ def slice(  # noqa: A001 - the spec's name; datamove.slice, as dm.split
     >>> slice(np.arange(1), [-3], [-6], [-3]).tolist()   # Python's x[-3:-6:-3] is empty
     [0]
     """
-    if copy is None and out is None:  # a NumPy call whose plan an earlier call stored
+    if type(data) is _NDARRAY and copy is None and out is None:  # a stored NumPy plan; never
+        # asked for a tensor, which dynamo would meet under torch.compile and cannot trace
         result = _plan.hit(_plan.PLANS, _NDARRAY, _CODE, data, start, stop, step, axes)
         if result is not None:
             return result

@@ -467,7 +467,8 @@ def split(
     ...
     datamove._errors.ValidationError: Split: num_splits=4 must divide data.shape[0]=6 evenly
     """
-    if copy is None and out is None:  # a NumPy call whose plan an earlier call stored
+    if type(data) is _NDARRAY and copy is None and out is None:  # a stored NumPy plan; never
+        # asked for a tensor, which dynamo would meet under torch.compile and cannot trace
         chunks = _plan.hit(_plan.PLANS, _NDARRAY, _SPLIT, data, axis, num_splits)
         if chunks is not None:
             return chunks
@@ -515,7 +516,8 @@ def variadic_split(
     ...
     datamove._errors.ValidationError: VariadicSplit: split_lengths=[1, 2] sum to 3, but ...
     """
-    if copy is None and out is None:  # a NumPy call whose plan an earlier call stored
+    if type(data) is _NDARRAY and copy is None and out is None:  # a stored NumPy plan; never
+        # asked for a tensor, which dynamo would meet under torch.compile and cannot trace
         chunks = _plan.hit(_plan.PLANS, _NDARRAY, _VARIADIC, data, axis, split_lengths)
         if chunks is not None:
             return chunks

@@ -655,7 +655,8 @@ def strided_slice(
     >>> strided_slice(x, [0, 1], [0, 0], shrink_axis_mask=[0, 1], new_axis_mask=[1, 0]).shape
     (1, 3, 4)
     """
-    if copy is None and out is None:  # a NumPy call whose plan an earlier call stored
+    if type(data) is _NDARRAY and copy is None and out is None:  # a stored NumPy plan; never
+        # asked for a tensor, which dynamo would meet under torch.compile and cannot trace
         result = _plan.hit(
             _plan.PLANS,
             _NDARRAY,

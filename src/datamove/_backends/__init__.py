@@ -17,6 +17,7 @@ from typing import Any, Final
 
 import numpy as np
 
+from datamove import _plan
 from datamove._backends._base import Backend
 from datamove._backends._numpy import NumpyBackend
 from datamove._errors import BackendError, DTypeError, ValidationError, a_kind
@@ -80,6 +81,12 @@ def _new_backend(op: str, data: Any) -> Backend:
     from datamove._backends import _foreign  # noqa: PLC0415 - only for foreign arrays
 
     kind = type(data)
+    if _plan.compiling():  # dynamo warns on array_api_compat's lru_caches: a tensor, by type
+        torch = sys.modules["torch"]
+        if isinstance(data, torch.Tensor):
+            from array_api_compat import torch as xp  # noqa: PLC0415 - only for tensors
+
+            return _foreign.TorchBackend(xp)
     if not compat.is_array_api_obj(data):
         raise DTypeError(op, "data", data, f"must be an array, not {a_kind(data)}")
     try:
