@@ -1064,3 +1064,88 @@ def test_a_function_s_split_onnxruntime_cannot_run_on_the_input_shapes_given_is_
             f"its function local.F's node 'cut' (Split): its input [0,{dim}] on axis 0: "
             f"onnxruntime's Split kernel takes the {dim} elements after axis 0 as a C int"
         )
+
+
+def _gather_body(case: str) -> tuple[list[Any], str]:
+    """A data Gather of x [a,b] named 'take' (its output g): of constant indices, a computed
+    index unsqueezed ('lift'), a Range of unknown length, or the dynamo exporter's GatherND
+    of a Range unsqueezed ('lift') on x transposed ('turn'); and its NumPy text."""
+    nodes = [
+        *_numbers(last=[-1], k=[2, 0]),
+        *(helper.make_node("Constant", [], [n], value=_ints(n, v))
+          for n, v in (("zero", 0), ("one", 1), ("two", 2))),
+        helper.make_node("Shape", ["x"], ["s"]),
+        helper.make_node("Gather", ["s", "one"], ["n1"], axis=0),
+        helper.make_node("Sub", ["n1", "two"], ["m"]),
+        helper.make_node("Sub", ["n1", "one"], ["end"]),
+    ]  # fmt: skip
+    if case == "constant":
+        nodes.append(helper.make_node("Gather", ["x", "k"], ["g"], name="take", axis=1))
+        return nodes, "np.take(x, [2, 0], axis=1)"
+    if case == "computed":  # its Unsqueeze only indices read: not listed
+        nodes.append(helper.make_node("Unsqueeze", ["end", "last"], ["ends"], name="lift"))
+        nodes.append(helper.make_node("Gather", ["x", "ends"], ["g"], name="take", axis=1))
+        return nodes, "np.take(x, [x.shape[1]-1], axis=1)"
+    nodes.append(helper.make_node("Range", ["zero", "m", "one"], ["r"]))
+    if case != "nd":
+        nodes.append(helper.make_node("Gather", ["x", "r"], ["g"], name="take", axis=1))
+        return nodes, "x[:, :max(x.shape[1]-2, 0)]"
+    nodes += [
+        helper.make_node("Unsqueeze", ["r", "last"], ["u"], name="lift"),
+        helper.make_node("Transpose", ["x"], ["t"], perm=[1, 0], name="turn"),
+        helper.make_node("GatherND", ["t", "u"], ["g"], name="take"),
+    ]
+    return nodes, "x[:max(_x.shape[1]-2, 0)]"
+
+
+@pytest.mark.parametrize("where", ["function", "if", "loop"])
+@pytest.mark.parametrize("case", ["constant", "computed", "range", "nd"])
+def test_a_data_gather_of_a_function_or_body_is_explained_as_onnxruntime_runs_it(
+    tmp_path: Path, where: str, case: str
+) -> None:
+    """A data Gather in a function, an If's branch or a Loop's body is listed as the graph's
+    is, named by its place, with the graph's NumPy text; the dynamo exporter's GatherND of
+    x[:, torch.arange(x.shape[1] - 2)] as that Gather; an Unsqueeze that only indices read
+    (the GatherND's, a computed index's) not listed. Each text, on x (the GatherND's on x
+    transposed, _x its x), gives the body's output onnxruntime computes at every size it runs
+    (fixed: none was listed, and the Unsqueeze listed as a data Unsqueeze, x[:, None])."""
+    body, text = _gather_body(case)
+    model = _placed(where, body, ["x"], "g", [_tensor("x", ["a", "b"])])
+    assert onnx_graphs.checker_error(model) is None
+    (info,) = ir.read_onnx(onnx_graphs.save(model, tmp_path)).explain()
+    top = {
+        "function": "node 0 'call' (local.F): its function local.F's",
+        "if": "node 0 'if' (If): its then_branch's",
+        "loop": "node 0 'loop' (Loop): its body's",
+    }
+    kind = "GatherND" if case == "nd" else "Gather"
+    place = f"{top[where]} node 'take' ({kind})"
+    assert (info["place"], info["numpy"], info["note"]) == (place, text, None), info
+    flag = {} if where == "function" else {"c": np.asarray(True)}
+    ran = 0
+    for size in [(a, b) for a in range(4) for b in range(6)]:
+        x = np.arange(int(np.prod(size)), dtype=np.float32).reshape(size)
+        runs = _run_or_refuse(model, {"x": x} | flag)
+        if runs is None:  # an index out of range: onnxruntime refuses the run
+            continue
+        ran += 1
+        got = runs[0][0] if where == "loop" else runs[0]
+        scope = {"np": np, "x": x.T, "_x": x} if case == "nd" else {"np": np, "x": x}
+        np.testing.assert_array_equal(eval(text, scope), got, err_msg=f"at {size}")  # noqa: S307
+    assert ran >= 6, ran
+
+
+def test_an_unsqueeze_of_indices_a_function_outputs_too_is_listed(tmp_path: Path) -> None:
+    """The dynamo exporter's GatherND in a function whose Unsqueeze's output is an output of
+    the function too: that Unsqueeze is listed, as the graph's is where the graph outputs it."""
+    body, _ = _gather_body("nd")
+    opsets = [helper.make_opsetid(*i) for i in _OPSETS]
+    func = helper.make_function("local", "F", ["x"], ["g", "u"], body, opsets)
+    call = helper.make_node("F", ["x"], ["g", "u"], domain="local", name="call")
+    outputs = [_tensor("g", [None, None]), _tensor("u", [None, 1], TensorProto.INT64)]
+    model = _local_model([call], [_tensor("x", ["a", "b"])], outputs, [func])
+    assert onnx_graphs.checker_error(model) is None
+    layers = ir.read_onnx(onnx_graphs.save(model, tmp_path)).explain()
+    assert [(i["name"], i["numpy"]) for i in layers] == [
+        ("lift", "x[:, None]"), ("take", "x[:max(_x.shape[1]-2, 0)]")
+    ]  # fmt: skip

@@ -546,7 +546,8 @@ class ONNXModel:
         truncated: dict[int, Chains] = {}  # a node's truncated Splits inside (`_Inner`)
         narrowed: dict[int, list[str]] = {}  # the Splits onnxruntime cannot run, by node
         seen: set[int] = set()  # the function calls walked (by their `_call`), listed once
-        indices = _index_only(graph)  # a view or join of these is no data movement
+        # a view or join of these is no data movement
+        indices = _index_only(graph.node, [o.name for o in graph.output])
         for i, node in enumerate(graph.node):
             where = lid, lname, kind = str(i), node_name(node), node_kind(node)
             ins: list[Value] = []
@@ -674,22 +675,8 @@ class ONNXModel:
                 continue
             if node.output and node.output[0] in values:
                 link_value(node, ins, values[node.output[0]], links)
-            if (
-                kind in ("Slice", "Split", *SEQUENCE_NODES)
-                or (
-                    kind in _JOINS_AND_VIEWS
-                    and _moves_data(kind, ins, values, node.output)
-                    and not set(node.output) <= indices
-                )
-                or (kind == "Gather" and _gathers(ins, values, node.output))
-            ):
-                walked.append(Node(i, node, self.opset or 0, ins, _outs(node, values)))
-            elif (
-                kind == "GatherND"
-                and (as_gather := nd_as_gather(node, ins))  # listed as the Gather it is
-                and _gathers(as_gather, values, node.output)
-            ):
-                walked.append(Node(i, node, self.opset or 0, as_gather, _outs(node, values)))
+            if (on := _listed(node, kind, ins, values, indices)) is not None:
+                walked.append(Node(i, node, self.opset or 0, on, _outs(node, values)))
             for walk in inner:
                 top = place_of(*where, None, "node")  # as check's problems name it
                 problems.extend(Problem(kind, rule, *where) for kind, rule in walk.faults)
@@ -893,8 +880,9 @@ class ONNXModel:
         walked). A function's node with an attribute its call sets (``ref_attr_name``) is not
         checked, nor evaluated, nor listed.
         SplitToSequence and SequenceAt are read as in the graph (`_sequence`), of the
-        sequences made in ``nodes`` (one of an outer graph's is not read). The Slice, Split,
-        Concat, Unsqueeze, Squeeze and sequence nodes are listed as the graph's are.
+        sequences made in ``nodes`` (one of an outer graph's is not read). The nodes explain
+        lists are listed as the graph's are (`_listed`, an Unsqueeze, Squeeze or Concat whose
+        outputs only indices read there left out: `_index_only`).
         ``taken``: `_bodies`'. ``source``: the subgraph or function as the file holds it.
 
         A Split there ONNX's inference reads in 32 bits (`truncated_split`) is ``truncated``;
@@ -910,6 +898,8 @@ class ONNXModel:
         misread = set() if misread is None else misread
         function = isinstance(source, onnx_package().FunctionProto)  # its outputs are names
         declared = {} if function else _typed((*source.value_info, *source.output))
+        outputs = [o if function else o.name for o in source.output]
+        indices = _index_only(source.node, outputs)  # as in the graph
         for inner, held in zip(nodes, source.node, strict=True):
             kind, where = node_kind(inner), f"{at} node {node_name(inner)!r} ({node_kind(inner)})"
             ins = [scope.get(name, unknown) for name in inner.input]
@@ -971,18 +961,14 @@ class ONNXModel:
                 got = got or (Value(*said) if said else unknown)
                 fold = shaped[k] if k < len(shaped) else None
                 scope[out] = fold if fold is not None and _fits(fold, got.shape, got.etype) else got
-            if not by_call and (
-                kind in ("Slice", "Split", *SEQUENCE_NODES)
-                or (kind in _JOINS_AND_VIEWS and _moves_data(kind, ins, scope, inner.output))
-            ):
-                found.nodes.append(Node(-1, inner, opset or 0, ins, _outs(inner, scope), where))
+            if not by_call and (on := _listed(inner, kind, ins, scope, indices)) is not None:
+                found.nodes.append(Node(-1, inner, opset or 0, on, _outs(inner, scope), where))
             if kind == "Split" and not by_call and (why := narrowed_split(inner, scope)):
                 found.narrowed.append(f"{where}: {why}")
             found.add(where, bodies, node=inner)
             if called is not None:
                 found.add(where, called, id(called) not in seen, node=inner)
                 seen.add(id(called))
-        outputs = [o if function else o.name for o in source.output]
         found.misread = {
             k for k, o in enumerate(outputs) if any_misread([o], scope, types, misread)
         }
@@ -1301,20 +1287,40 @@ def _gathers(ins: list[Value], values: Mapping[str, Value], outs: Any) -> bool:
     )
 
 
-def _index_only(graph: Any) -> set[str]:
-    """The values of ``graph`` that only a Gather's or GatherND's indices read, at last.
+def _listed(
+    node: Any, kind: str, ins: list[Value], values: Mapping[str, Value], indices: AbstractSet[str]
+) -> list[Value] | None:
+    """The inputs explain writes ``node`` on, where it lists the node; else ``None``.
+
+    A Slice, Split or sequence node; a Concat, Unsqueeze or Squeeze that moves data
+    (`_moves_data`), unless only indices read its outputs (``indices``: `_index_only`); a data
+    Gather (`_gathers`); a GatherND that is one, on that Gather's inputs (`nd_as_gather`). The
+    graph's nodes and a body's or function's alike, ``values`` those of their scope.
+    """
+    if kind in ("Slice", "Split", *SEQUENCE_NODES):
+        return ins
+    if kind in _JOINS_AND_VIEWS:
+        moves = _moves_data(kind, ins, values, node.output) and not set(node.output) <= indices
+        return ins if moves else None
+    taken = ins if kind == "Gather" else nd_as_gather(node, ins) if kind == "GatherND" else None
+    return taken if taken and _gathers(taken, values, node.output) else None
+
+
+def _index_only(nodes: Iterable[Any], outputs: Iterable[str]) -> set[str]:
+    """The values of ``nodes`` that only a Gather's or GatherND's indices read, at last.
 
     Each read as indices (input 1), or by a Concat, Unsqueeze, Squeeze, Reshape or Cast whose
     every output is such a value: the dynamo exporter's ``Unsqueeze(Range(...), [-1])`` for a
-    GatherND computes indices, moving no data. A graph output, or a value a subgraph reads, is
-    not one.
+    GatherND computes indices, moving no data. One of ``outputs`` (the graph's, a body's or a
+    function's), or a value a subgraph reads, is not one.
     """
+    nodes = list(nodes)
     uses: dict[str, list[tuple[Any, int]]] = collections.defaultdict(list)
-    for node in graph.node:
+    for node in nodes:
         for k, name in enumerate(node.input):
             uses[name].append((node, k))
-    read = {o.name for o in graph.output}
-    read.update(n for node in graph.node for _, g in subgraphs(node) for n in _reads(g))
+    read = set(outputs)
+    read.update(n for node in nodes for _, g in subgraphs(node) for n in _reads(g))
     only: set[str] = set()
 
     def as_indices(user: Any, k: int) -> bool:
@@ -1325,7 +1331,7 @@ def _index_only(graph: Any) -> set[str]:
         passing = user.op_type in (*_JOINS_AND_VIEWS, "Reshape", "Cast")
         return passing and all(o in only for o in user.output)
 
-    for node in reversed(graph.node):  # each value's readers come after its maker
+    for node in reversed(nodes):  # each value's readers come after its maker
         for out in node.output:
             if out and out not in read and uses[out] and all(as_indices(*u) for u in uses[out]):
                 only.add(out)
