@@ -1068,16 +1068,20 @@ def test_a_function_s_split_onnxruntime_cannot_run_on_the_input_shapes_given_is_
 
 def _gather_body(case: str) -> tuple[list[Any], str]:
     """A data Gather of x [a,b] named 'take' (its output g): of constant indices, a computed
-    index unsqueezed ('lift'), a Range of unknown length, or the dynamo exporter's GatherND
-    of a Range unsqueezed ('lift') on x transposed ('turn'); and its NumPy text."""
+    index unsqueezed ('lift'), a Range of unknown length (of a delta computed from dims too),
+    or the dynamo exporter's GatherND of a Range unsqueezed ('lift') on x transposed ('turn');
+    and its NumPy text."""
+    ends = {"range": ("zero", "m", "one"), "delta": ("zero", "three", "step")}
     nodes = [
         *_numbers(last=[-1], k=[2, 0]),
         *(helper.make_node("Constant", [], [n], value=_ints(n, v))
-          for n, v in (("zero", 0), ("one", 1), ("two", 2))),
+          for n, v in (("zero", 0), ("one", 1), ("two", 2), ("three", 3))),
         helper.make_node("Shape", ["x"], ["s"]),
+        helper.make_node("Gather", ["s", "zero"], ["n0"], axis=0),
         helper.make_node("Gather", ["s", "one"], ["n1"], axis=0),
         helper.make_node("Sub", ["n1", "two"], ["m"]),
         helper.make_node("Sub", ["n1", "one"], ["end"]),
+        helper.make_node("Add", ["n0", "one"], ["step"]),
     ]  # fmt: skip
     if case == "constant":
         nodes.append(helper.make_node("Gather", ["x", "k"], ["g"], name="take", axis=1))
@@ -1086,10 +1090,10 @@ def _gather_body(case: str) -> tuple[list[Any], str]:
         nodes.append(helper.make_node("Unsqueeze", ["end", "last"], ["ends"], name="lift"))
         nodes.append(helper.make_node("Gather", ["x", "ends"], ["g"], name="take", axis=1))
         return nodes, "np.take(x, [x.shape[1]-1], axis=1)"
-    nodes.append(helper.make_node("Range", ["zero", "m", "one"], ["r"]))
+    nodes.append(helper.make_node("Range", list(ends.get(case, ends["range"])), ["r"]))
     if case != "nd":
         nodes.append(helper.make_node("Gather", ["x", "r"], ["g"], name="take", axis=1))
-        return nodes, "x[:, :max(x.shape[1]-2, 0)]"
+        return nodes, "x[:, :3:x.shape[0]+1]" if case == "delta" else "x[:, :max(x.shape[1]-2, 0)]"
     nodes += [
         helper.make_node("Unsqueeze", ["r", "last"], ["u"], name="lift"),
         helper.make_node("Transpose", ["x"], ["t"], perm=[1, 0], name="turn"),
@@ -1099,7 +1103,7 @@ def _gather_body(case: str) -> tuple[list[Any], str]:
 
 
 @pytest.mark.parametrize("where", ["function", "if", "loop"])
-@pytest.mark.parametrize("case", ["constant", "computed", "range", "nd"])
+@pytest.mark.parametrize("case", ["constant", "computed", "range", "delta", "nd"])
 def test_a_data_gather_of_a_function_or_body_is_explained_as_onnxruntime_runs_it(
     tmp_path: Path, where: str, case: str
 ) -> None:

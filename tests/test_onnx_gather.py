@@ -680,6 +680,9 @@ def test_onnxruntime_runs_a_gather_nd_out_of_range_of_empty_slices(tmp_path: Pat
         ([(1, "Sub", 1), -1, -1], 1, "np.take(x, np.arange(x.shape[1]-1, -1, -1), axis=1)"),
         ([(1, "Div", 2), 4, 1], 0, "x[x.shape[1]//2:4]"),
         ([-2, (1, "Sub", 1), 1], 1, "np.take(x, np.arange(-2, x.shape[1]-1, 1), axis=1)"),
+        ([0, 3, (0, "Add", 1)], 1, "x[:, :3:x.shape[0]+1]"),  # a delta of 1..
+        ([1, (1, "Add", 0), (0, "Add", 2)], 1, "x[:, 1:x.shape[1]:x.shape[0]+2]"),
+        ([-1, 3, (0, "Add", 1)], 1, "np.take(x, np.arange(-1, 3, x.shape[0]+1), axis=1)"),
     ],
     ids=str,
 )
@@ -687,10 +690,10 @@ def test_a_gather_of_a_range_of_unknown_length_is_explained_as_onnxruntime_runs_
     tmp_path: Path, ends: Any, axis: int, text: str
 ) -> None:
     # torch's x[:, torch.arange(x.shape[1] - 2)] exported with dynamo=False: Gather(x,
-    # Range(...)) of unknown length; explain lists it (fixed: not listed), a slice where the
-    # Range is one at every size (a known delta, a start never negative, a limit never negative
-    # or -1 going down), else np.take of np.arange; its text gives onnxruntime's output at
-    # every size it runs
+    # Range(...)) of unknown length; explain lists it (fixed: not listed; one of a delta
+    # computed from dims, unbounded, neither), a slice where the Range is one at every size (a
+    # delta of one sign, a start never negative, a limit never negative or -1 going down),
+    # else np.take of np.arange; its text gives onnxruntime's output at every size it runs
     model = onnx_graphs.range_gather(ends, axis, 2)
     read = ir.read_onnx(onnx_graphs.save(model, tmp_path))
     (info,) = [i for i in read.explain() if i["name"] == "take"]
@@ -766,3 +769,23 @@ def test_an_unsqueeze_of_a_range_that_only_indices_read_is_not_listed(tmp_path: 
         np.testing.assert_array_equal(evaluated, got["g"], err_msg=str(size))
     shown = ir.read_onnx(onnx_graphs.save(_arange_gather_nd(index_output=True), tmp_path, "o"))
     assert {i["name"] for i in shown.explain()} == {"lift", "take"}
+
+
+def test_a_range_of_a_delta_unbounded_above_is_read_by_its_bounds(tmp_path: Path) -> None:
+    # x[:, torch.arange(0, 3, x.shape[0] + 1)]: a delta of 1.. takes 3, 2 or 1 columns, one
+    # from a delta of 3 on (fixed: the Range's length unread, the Gather opaque, since the
+    # delta is unbounded); on rows of 2.. it takes column 0 alone, so x of 1 column runs it
+    # there, and never on rows of 0..1
+    model = onnx_graphs.range_gather([0, 3, (0, "Add", 1)], 1, 2)
+    read = ir.read_onnx(onnx_graphs.save(model, tmp_path))
+    report = read.check()
+    assert report.checked == {"Gather": 1}
+    assert report.outputs["y"][0] == dm.PartialShape("[?,1..3]")
+    assert read.check({"x": "[2..,1..]"}).outputs["y"][0] == dm.PartialShape("[2..,1]")
+    sizes = [(a, 3) for a in range(5)]
+    assert onnx_graphs.ort_shapes(model, sizes) == [(0, 3), (1, 2), (2, 1), (3, 1), (4, 1)]
+    sizes = [(a, 1) for a in range(4)]
+    assert onnx_graphs.ort_shapes(model, sizes) == [None, None, (2, 1), (3, 1)]
+    assert read.check({"x": "[?,1]"}).ok
+    (problem,) = read.check({"x": "[0..1,1]"}).problems
+    assert problem.message.startswith("Gather: indices='Range(0, 3, x.shape[0]+1)' holds")

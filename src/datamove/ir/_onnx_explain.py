@@ -120,12 +120,13 @@ def explain_gather(node: Node) -> dict[str, Any]:
 def _explain_range(node: Node, info: dict[str, Any], axis: int) -> None:
     """A data Gather of a Range of unknown length (``x[:, torch.arange(x.shape[1] - 2)]``).
 
-    A slice where it is one at every size: a known ``delta``, a ``start`` never negative (a
-    negative index counts from the end, a slice's start otherwise), and a ``limit`` never
-    negative (``max(limit, 0)`` where it may be: Range is then empty, as the slice from a
-    ``start`` of 0 or more) or, of a negative ``delta``, -1 ("to the start": ``x[:, 3::-1]``);
-    the Range's values are then the slice's where each is in range, and onnxruntime refuses
-    one that is not. Else ``np.take`` of ``np.arange``, which is ONNX's Range on integers.
+    A slice where it is one at every size: a ``delta`` known or an expression of dims (of one
+    sign: `range_span`), a ``start`` never negative (a negative index counts from the end, a
+    slice's start otherwise), and a ``limit`` never negative (``max(limit, 0)`` where it may
+    be: Range is then empty, as the slice from a ``start`` of 0 or more) or, of a negative
+    ``delta``, -1 ("to the start": ``x[:, 3::-1]``); the Range's values are then the slice's
+    where each is in range, and onnxruntime refuses one that is not. Else ``np.take`` of
+    ``np.arange``, which is ONNX's Range on integers.
     An end neither known nor an expression of dims leaves the node a note.
     """
     v = node.ins[1]
@@ -158,11 +159,11 @@ def _explain_range(node: Node, info: dict[str, Any], axis: int) -> None:
         return
     (start, s_lo, _), (limit, l_lo, l_hi), (delta, d_lo, d_hi) = ends  # type: ignore[misc]
     prefix, suffix = around(axis)
-    if d_lo == d_hi and s_lo >= 0 and d_lo > 0:
+    if s_lo >= 0 and d_lo > 0:
         stop = limit if l_lo >= 0 else f"max({limit}, 0)"
-        step = "" if d_lo == 1 else f":{delta}"
+        step = "" if d_lo == d_hi == 1 else f":{delta}"
         info["numpy"] = f"{prefix}{'' if start == '0' else start}:{stop}{step}{suffix}"
-    elif d_lo == d_hi and s_lo >= 0 and (l_lo >= 0 or l_lo == l_hi == -1):
+    elif s_lo >= 0 and (l_lo >= 0 or l_lo == l_hi == -1):  # (`range_span`: delta < 0)
         stop = "" if l_lo == -1 else limit
         info["numpy"] = f"{prefix}{start}:{stop}:{delta}{suffix}"
     else:

@@ -34,7 +34,9 @@ def range_span(ins: list[Value]) -> Value | None:
 
     Its length is ``max(ceil((limit - start) / delta), 0)``: over the box of its ends' bounds,
     of a ``delta`` of one sign, least and greatest at the box's corners (exact where one end
-    varies; sound where they move together). Integer (int32, int64) ends of one type alone.
+    varies; sound where they move together); a ``delta`` unbounded away from 0
+    (``x.shape[0] + 1``) is, at its far corner, larger than any span, one value or none.
+    Integer (int32, int64) ends of one type alone.
     The ends travel with the value (``span``), so a data Gather of it is read (`_range_gather`).
     """
     bounds = [wide_bounds(v.info()) if v.shape.rank == 0 else None for v in ins]
@@ -42,7 +44,7 @@ def range_span(ins: list[Value]) -> Value | None:
     if etype not in ("i32", "i64") or any(v.etype != etype for v in ins) or None in bounds:
         return None
     (s_lo, s_hi), (l_lo, l_hi), (d_lo, d_hi) = [(b[0].item(), b[1].item()) for b in bounds if b]
-    if not (0 < d_lo <= d_hi < math.inf or -math.inf < d_lo <= d_hi < 0):
+    if not (0 < d_lo <= d_hi or d_lo <= d_hi < 0):
         return None
     ends = [(l_lo - s_hi, d) for d in (d_lo, d_hi)] + [(l_hi - s_lo, d) for d in (d_lo, d_hi)]
     counts = [_ceil_div(n, d) for n, d in ends]
@@ -51,8 +53,14 @@ def range_span(ins: list[Value]) -> Value | None:
     return Value(PartialShape([length]), etype, span=(ins[0], ins[1], ins[2]))
 
 
-def _ceil_div(n: Any, d: int) -> Any:
-    """``ceil(n / d)`` of an int or an infinite ``n`` and a non-zero int ``d``."""
+def _ceil_div(n: Any, d: Any) -> Any:
+    """``ceil(n / d)`` of an int or an infinite ``n`` and a non-zero int or infinite ``d``.
+
+    Of an infinite ``d``, its least over the ``d`` of that sign: 1 where ``n`` has its sign
+    (a ``d`` past ``n`` takes one step), else 0.
+    """
+    if d in (math.inf, -math.inf):
+        return 1 if n * d > 0 else 0
     if n in (math.inf, -math.inf):
         return n if d > 0 else -n
     return -(-n // d)
