@@ -1153,3 +1153,51 @@ def test_an_unsqueeze_of_indices_a_function_outputs_too_is_listed(tmp_path: Path
     assert [(i["name"], i["numpy"]) for i in layers] == [
         ("lift", "x[:, None]"), ("take", "x[:max(_x.shape[1]-2, 0)]")
     ]  # fmt: skip
+
+
+def _namesake_model(kind: str) -> Any:
+    """local.F(x, i) of the graph's z and x.shape[0] (its x): a Gather of column i of F's x, or
+    the Slice F's x[:, i:]; F's data is named x, as the graph's x whose dims i reads."""
+    nodes = [helper.make_node("Shape", ["x"], ["sx"], start=0, end=1)]
+    if kind == "Gather":
+        body = [helper.make_node("Gather", ["x", "i"], ["t"], name="take", axis=1)]
+        nodes.append(helper.make_node("Squeeze", ["sx"], ["n"]))
+    else:
+        body = [
+            *_numbers(ax=[1], e=[2**62]),
+            helper.make_node("Slice", ["x", "i", "e", "ax"], ["t"], name="take"),
+        ]
+    opsets = [helper.make_opsetid(*i) for i in _OPSETS]
+    func = helper.make_function("local", "F", ["x", "i"], ["t"], body, opsets)
+    passed = "n" if kind == "Gather" else "sx"
+    nodes.append(helper.make_node("F", ["z", passed], ["t"], domain="local", name="call"))
+    inputs = [_tensor("x", ["N", 4]), _tensor("z", [3, 9])]
+    return _local_model(
+        nodes, inputs, [_tensor("t", [3, None] if kind == "Slice" else [3])], [func]
+    )
+
+
+@pytest.mark.parametrize("kind", ["Gather", "Slice"])
+def test_a_caller_s_dims_a_function_s_namesake_hides_are_not_written(
+    tmp_path: Path, kind: str
+) -> None:
+    """x.shape[0] of the graph's x passed to a function whose data input is named x too: the
+    expression would read as that data's dims, so explain writes none (fixed: the Slice was
+    x[:, x.shape[0]:], z's own rows; the Gather, now listed, x[:, x.shape[0]]): the Slice on
+    its run-time start, the Gather a note; what onnxruntime computes is z's columns from
+    the graph's x.shape[0] on."""
+    model = _namesake_model(kind)
+    assert onnx_graphs.checker_error(model) is None
+    (info,) = ir.read_onnx(onnx_graphs.save(model, tmp_path)).explain()
+    assert info["call_values"] == {"i": "_x.shape[0]" if kind == "Gather" else "[_x.shape[0]]"}
+    if kind == "Slice":
+        assert (info["numpy"], info["note"]) == ("x[:, sx:]", None)
+    else:
+        assert info["numpy"] is None
+        assert info["note"] == (
+            "its indices are expressions of the dims of the calling graph's 'x', which the "
+            "function names too: not written"
+        )
+    z = np.arange(27, dtype=np.float32).reshape(3, 9)
+    (t,) = _run_or_refuse(model, {"x": np.zeros((2, 4), np.float32), "z": z}) or [None]
+    np.testing.assert_array_equal(t, z[:, 2] if kind == "Gather" else z[:, 2:])

@@ -208,6 +208,15 @@ def _call_key(v: Value) -> tuple[Any, ...]:
     return (*key, span, v.maker if computed or span else None)
 
 
+def _dims_read(values: Iterable[Value]) -> set[str]:
+    """The tensors whose dims the terms of ``values`` read (a Range's ends' too)."""
+    found: set[str] = set()
+    for v in values:
+        for t in (*(v.terms or ()), *(t for end in v.span or () for t in end.terms or ())):
+            found.update(p[0] for p in t[1] if not isinstance(p, str))
+    return found
+
+
 def _call_value(v: Value) -> str | None:
     """An input's value as a call passes it, for explain: ``[3]``, ``[x.shape[0]]``; else ``None``.
 
@@ -849,9 +858,12 @@ class ONNXModel:
             opset = next((o.version for o in func.opset_import if o.domain == ""), self.opset)
             at = f"its function {node_kind(node)}'s"
             walk = self._inner_nodes(func.node, at, scope, {}, opset, set(), source=func)
+            # the caller's tensors whose dims the values passed read, named in the function too
+            local = {*func.input, *(o for n in func.node for o in n.output)}
+            clash = frozenset(_dims_read(ins) & local)
             for n in walk.nodes:  # (a node of a function it calls has that call's)
                 if n.call is None:
-                    n.call, n.passed = call, passed
+                    n.call, n.passed, n.clash = call, passed, clash
             self._calls[key] = walk
         return self._calls[key]
 

@@ -108,7 +108,9 @@ def explain_gather(node: Node) -> dict[str, Any]:
             _explain_range(node, info, a)
             return info
         texts = _note_runtime(node, info, 1, "indices")
-        assert texts is not None  # (_computed)
+        if texts is None:  # (_computed: terms of a tensor the function names too)
+            info["note"] = _clash_note(node, "indices")
+            return info
         scalar = node.ins[1].shape.rank == 0
         text = f"x[{', '.join([':'] * a + texts)}]"
         info["numpy"] = text if scalar else f"np.take(x, [{', '.join(texts)}], axis={a})"
@@ -147,7 +149,7 @@ def _explain_range(node: Node, info: dict[str, Any], axis: int) -> None:
         lo, hi = bounds[0].item(), bounds[1].item()
         if lo == hi:
             ends.append((str(int(lo)), lo, hi))
-        elif end.terms is not None and len(end.terms) == 1:
+        elif end.terms is not None and len(end.terms) == 1 and not _clashes(node, end.terms):
             ends.append((render(end.terms[0], node.proto.input[0], named), lo, hi))
         else:
             ends.append(None)
@@ -156,6 +158,8 @@ def _explain_range(node: Node, info: dict[str, Any], axis: int) -> None:
     info["runtime"] |= others
     if None in ends:
         info["note"] = "its indices are a Range whose ends are known only at run time"
+        if any(_clashes(node, end.terms) for end in v.span):
+            info["note"] = _clash_note(node, "indices")
         return
     (start, s_lo, _), (limit, l_lo, l_hi), (delta, d_lo, d_hi) = ends  # type: ignore[misc]
     prefix, suffix = around(axis)
@@ -243,7 +247,7 @@ def _note_runtime(node: Node, info: dict[str, Any], k: int, argument: str) -> li
     what = f"{argument}: {v.maker or repr(node.proto.input[k])}"
     texts = None
     others: dict[str, str] = {}  # another tensor whose dims the expressions read
-    if v.terms is not None:
+    if v.terms is not None and not _clashes(node, v.terms):
         data = node.proto.input[0]
 
         def named(tensor: str) -> str:
@@ -256,6 +260,23 @@ def _note_runtime(node: Node, info: dict[str, Any], k: int, argument: str) -> li
     info["runtime"][name] = what
     info["runtime"] |= others
     return texts
+
+
+def _clashes(node: Node, terms: Any) -> bool:
+    """Whether ``terms`` read a tensor of the caller's that the function names too.
+
+    (`Node.clash`: ``x.shape[0]`` of the caller's ``x`` passed to a function whose data input
+    is named ``x`` would read as the data's dims.) Not written.
+    """
+    return any(not isinstance(p, str) and p[0] in node.clash for t in terms or () for p in t[1])
+
+
+def _clash_note(node: Node, argument: str) -> str:
+    names = ", ".join(repr(n) for n in sorted(node.clash))
+    return (
+        f"its {argument} are expressions of the dims of the calling graph's {names}, which "
+        "the function names too: not written"
+    )
 
 
 def _explain_slice(node: Node, info: dict[str, Any], shape: PartialShape) -> None:

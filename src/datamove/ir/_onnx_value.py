@@ -65,7 +65,9 @@ class Node:
     A node of a subgraph or of a function the graph's node ``index`` calls has its ``place``,
     as check names it (``node 0 'if' (If): its then_branch's node 'cut' (Slice)``), and the
     shapes the call passes its function (``call``: each input's name -> its shape), and the
-    values where known (``passed``: name -> `_onnx._call_value`).
+    values where known (``passed``: name -> `_onnx._call_value`); ``clash``: the tensors
+    whose dims the values it passes read that have a namesake in the function, where a
+    term's tensor is ambiguous (explain writes no such term).
     """
 
     index: int
@@ -76,6 +78,7 @@ class Node:
     place: str | None = None
     call: dict[str, str] | None = None
     passed: dict[str, str] | None = None  # the values the call passes, where known
+    clash: frozenset[str] = frozenset()  # the caller's tensors the function names too
 
 
 def node_name(node: Any) -> str:
