@@ -69,7 +69,7 @@ from datamove.ir._graph import (
     parse_shape_attr,
     split_names,
 )
-from datamove.ir._offsets import KINDS as LINKED
+from datamove.ir._offsets import IR_KINDS as LINKED
 from datamove.ir._offsets import Link, link_of, linked
 from datamove.ir._ops import (
     LAYER_OPS,

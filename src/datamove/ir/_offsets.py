@@ -43,7 +43,8 @@ import numpy as np
 from datamove._shape import Dimension, PartialShape
 
 __all__ = [
-    "KINDS",
+    "IR_KINDS",
+    "ONNX_KINDS",
     "REACH",
     "Link",
     "bounded_slice",
@@ -55,7 +56,13 @@ __all__ = [
 
 REACH: Final = 2**32  # the largest offset kept
 _VIEWS: Final = ("Unsqueeze", "Squeeze", "Reshape", "Identity", "Convert", "Cast")
-KINDS: Final = frozenset((*_VIEWS, "Gather", "Add", "Subtract", "Sub"))  # the types with a rule
+# the types with a rule, each walk's own names (the IR reader knows no ONNX-only name)
+IR_KINDS: Final = frozenset(
+    ("Unsqueeze", "Squeeze", "Reshape", "Convert", "Gather", "Add", "Subtract")
+)
+ONNX_KINDS: Final = frozenset(
+    ("Unsqueeze", "Squeeze", "Reshape", "Identity", "Cast", "Gather", "Add", "Sub")
+)
 Link = tuple[Hashable, int]  # (root, offset)
 
 

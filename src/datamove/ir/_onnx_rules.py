@@ -31,7 +31,7 @@ from datamove._slice import infer_slice
 from datamove._splitting import Splitting, onnx_split_version
 from datamove.ir._bounds import reshaped, wide_bounds
 from datamove.ir._explain import runtime_name
-from datamove.ir._offsets import KINDS, Link, bounded_slice, link_of, linked, one_element
+from datamove.ir._offsets import ONNX_KINDS, Link, bounded_slice, link_of, linked, one_element
 from datamove.ir._onnx_gather import gather_nd_value, gather_value
 from datamove.ir._onnx_shapes import axes_fault, node_attr, reshape_layer, value_terms
 from datamove.ir._onnx_value import Value
@@ -236,7 +236,7 @@ def _one_i64(name: str, v: Value, links: Mapping[str, Link]) -> bool:
 def link_value(node: Any, ins: list[Value], out: Value, links: MutableMapping[str, Link]) -> None:
     """Keep the link of a node's one output where `datamove.ir._offsets` has a rule for it."""
     kind = node.op_type
-    if kind not in KINDS or node.domain not in ("", "ai.onnx") or len(node.output) != 1:
+    if kind not in ONNX_KINDS or node.domain not in ("", "ai.onnx") or len(node.output) != 1:
         return
     if out.value is not None or out.etype != "i64" or not node.output[0]:
         return
