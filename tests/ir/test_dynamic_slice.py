@@ -206,3 +206,100 @@ def test_a_strided_slice_of_end_begin_plus_c_is_bounded_where_both_are_read(
     got = _lengths(xml)
     assert all(n in dim for n in got), sorted(got)
     assert max(got) == (4 if most is not None else max(SIZES))
+
+
+# the CPU plugin runs a run-time i64 start as 32 bits (docs/semantics.md, #9): starts in i32
+STARTS_32 = [s for s in STARTS if abs(s) < 2**31] + [2**31 - 9, -(2**31)]
+
+
+def _explained(xml: Path) -> tuple[str, dict[str, str]]:
+    """The slice's NumPy text and its run-time names, as explain gives them."""
+    entries = ir.read_model(xml).explain()
+    (info,) = (e for e in entries if e["layer_type"] in ("Slice", "StridedSlice"))
+    return info["numpy"], info["runtime"]
+
+
+def _runs_as_the_cpu_plugin(
+    xml: Path, text: str, name: str, *, shift: int = 0, transposed: bool = False
+) -> None:
+    """``text`` evaluated with NumPy (``name``: ``s + shift``) equals the CPU plugin's output."""
+    compiled = ov.Core().compile_model(str(xml), "CPU")
+    for size, start in itertools.product(SIZES, STARTS_32):
+        x = np.arange(2 * size, dtype=np.float32).reshape(2, size)
+        (out,) = compiled({"x": x, "s": np.array(start, np.int64)}).values()
+        data = x.T if transposed else x
+        want = eval(text, {"x": data, name: start + shift})  # noqa: S307 - explain's own text
+        want = want.T if transposed else want
+        np.testing.assert_array_equal(want, out, err_msg=f"{size=} {start=}")
+
+
+@pytest.mark.parametrize(
+    ("make_stop", "step", "start_of", "written"),
+    [
+        pytest.param(lambda s: ops.add(s, _c(4)), 1, None, "{s}:{s}+4", id="stop=start+4"),
+        pytest.param(lambda s: ops.add(_c(4), s), 1, None, "{s}:{s}+4", id="stop=4+start"),
+        pytest.param(lambda s: ops.add(s, _c(5)), 2, None, "{s}:{s}+5:2", id="step=2"),
+        pytest.param(
+            lambda s: ops.subtract(ops.add(s, _c(7)), _c(3)), 1, None, "{s}:{s}+4", id="(s+7)-3"
+        ),
+        pytest.param(
+            lambda s: s, 1, lambda s: ops.subtract(s, _c(4)), "{s}:{s}+4", id="start=stop-4"
+        ),
+        # s - 3 past INT64_MIN wraps to a stop past the end, NumPy's is before the start; a
+        # stop of the start plus 0 is left alone too
+        pytest.param(lambda s: ops.subtract(s, _c(3)), -1, None, None, id="stop=start-3,-1"),
+        pytest.param(lambda s: ops.add(s, _c(-2)), 1, None, None, id="stop=start-2"),
+        pytest.param(lambda s: ops.add(s, _c(0)), 1, None, None, id="stop=start+0"),
+    ],
+)
+def test_explain_writes_a_stop_of_start_plus_c_as_the_cpu_plugin_runs_it(
+    tmp_path: Path, make_stop: Any, step: int, start_of: Any, written: str | None
+) -> None:
+    xml = _slice_model(tmp_path, make_stop, step, start_of=start_of)
+    text, runtime = _explained(xml)
+    if written is None:
+        assert len(runtime) == 2, text  # the stop keeps its own name
+        return
+    (name,) = runtime
+    assert text == f"x[:, {written.format(s=name)}]"
+    _runs_as_the_cpu_plugin(xml, text, name, shift=0 if start_of is None else -4)
+
+
+@pytest.mark.parametrize(
+    ("masks", "written"),
+    [
+        pytest.param({}, True, id="masks 0"),
+        pytest.param({"end_mask": [1]}, False, id="end ignored"),
+    ],
+)
+def test_explain_writes_a_strided_slice_end_of_begin_plus_c_where_both_are_read(
+    tmp_path: Path, masks: dict[str, list[int]], written: bool
+) -> None:
+    x = ops.parameter([2, -1], np.float32, name="x")
+    s = ops.parameter([], np.int64, name="s")
+    begin = ops.unsqueeze(s, ops.constant(np.int64(0)))
+    data = ops.transpose(x, ops.constant(np.array([1, 0], np.int64)))
+    given = {"begin_mask": [0], "end_mask": [0], **masks}
+    y = ops.strided_slice(
+        data, begin, ops.add(begin, _c(4)), _c(1), given["begin_mask"], given["end_mask"]
+    )
+    xml = _saved(ops.transpose(y, ops.constant(np.array([1, 0], np.int64))), [x, s], tmp_path)
+    text, runtime = _explained(xml)
+    (name,) = (n for n, what in runtime.items() if what.startswith("begin:"))
+    assert text == (f"x[{name}:{name}+4]" if written else f"x[{name}:]")
+    _runs_as_the_cpu_plugin(xml, text, name, transposed=True)
+
+
+@pytest.mark.parametrize(
+    "module",
+    [dynamic_slices.Narrow, dynamic_slices.Sliced],
+    ids=["x.narrow(1, s, 4)", "x[:, s:s+4]"],
+)
+def test_explain_writes_converted_torch_dynamic_slices_as_s_plus_4(
+    tmp_path: Path, module: Any
+) -> None:
+    xml = _convert(module(), tmp_path)
+    text, runtime = _explained(xml)
+    (name,) = runtime
+    assert text == f"x[:, {name}:{name}+4]"
+    _runs_as_the_cpu_plugin(xml, text, name)

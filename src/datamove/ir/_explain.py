@@ -10,11 +10,13 @@ with the bounds a static size makes redundant left out; where none does, the exp
 ``None`` and the note is convert's reason, with its witness. A split's parts on a static shape
 are the operator's own plan (`datamove.ir._ops.shape_planner`) written out. An index input
 known only at run time is written as a name after the layer that makes it (``x[:, :n]``),
-listed in ``runtime``; never guessed. A Gather of constant indices on data is listed too
-(`gather_expression`): a basic index, a slice where exact, else ``np.take``; one of indices a
-shape subgraph computes (``x[:, x.shape[1] - 1]`` converted on dynamic axes) with its indices
-named so (`computed_gathers`), where they are out of range said exactly for the axis's own dim
-(`own_dim_term`: ``x.shape[1] - 1``, ``x.size(1) // 2``), else by their bounds.
+listed in ``runtime``; never guessed; a stop that is its start plus a constant, as the start's
+name plus it where that is exact (`linked_stop`: ``x[:, s:s+4]``). A Gather of constant
+indices on data is listed too (`gather_expression`): a basic index, a slice where exact, else
+``np.take``; one of indices a shape subgraph computes (``x[:, x.shape[1] - 1]`` converted on
+dynamic axes) with its indices named so (`computed_gathers`), where they are out of range said
+exactly for the axis's own dim (`own_dim_term`: ``x.shape[1] - 1``, ``x.size(1) // 2``), else
+by their bounds.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ from datamove._strided_slice import (
 from datamove._validation import normalize_axis
 from datamove.ir._errors import where
 from datamove.ir._fold import batch_dims, opset_number
+from datamove.ir._offsets import Link, link_of
 from datamove.ir._ops import Info, bounds_of, shape_planner
 from datamove.ir._sizes import diagonal_shapes
 
@@ -69,6 +72,7 @@ __all__ = [
     "gather_expression",
     "index_expression",
     "layer_slicing",
+    "linked_stop",
     "numpy_answer",
     "part_texts",
     "runtime_chunks",
@@ -348,8 +352,41 @@ def entry(
     }
 
 
+def linked_stop(
+    layer: Layer, vals: list[Values], lengths: list[int | None], links: Mapping[Any, Link]
+) -> str | None:
+    """A run-time stop written as its start's name plus ``c`` (``s+4``), where that is exact.
+
+    Where the stop is the start plus a constant ``c > 0`` (`datamove.ir._offsets`), both one
+    element and read (a StridedSlice's masks 0), the step a known ``k > 0``: the Add wraps where
+    ``s + c`` passes INT64_MAX, but the start is past any dim there, and NumPy's ``x[s:s+c:k]``
+    (``s`` a Python int) is empty as the slice is. A ``c < 0`` or a negative step is not written
+    so: ``s - 2`` wrapping past INT64_MIN is a stop past the end, where NumPy's is before the
+    start. Else ``None``: the stop keeps its own name.
+    """
+    if layer.type not in ("Slice", "StridedSlice") or len(vals) < 3:
+        return None
+    step = vals[3] if len(vals) > 3 else [1]
+    if not (isinstance(vals[1], str) and isinstance(vals[2], str) and isinstance(step, list)):
+        return None
+    if len(step) != 1 or step[0] <= 0:
+        return None
+    if lengths[1:3] != [1, 1] or (
+        layer.type == "StridedSlice"
+        and any(list(layer.int_list_attr(k))[:1] not in ([], [0]) for k in MASKS)
+    ):
+        return None
+    start, stop = (link_of(links, layer.sources[k]) for k in (1, 2))
+    c = stop[1] - start[1]
+    return f"{vals[1]}+{c}" if start[0] == stop[0] and c > 0 else None
+
+
 def _explain(
-    model: Model, layer: Layer, ins: list[Info], outs: list[PartialShape]
+    model: Model,
+    layer: Layer,
+    ins: list[Info],
+    outs: list[PartialShape],
+    links: Mapping[Any, Link] | None = None,
 ) -> dict[str, Any]:
     graph = model._graph
     shape = ins[0].shape if ins else PartialShape(None)
@@ -376,6 +413,10 @@ def _explain(
         name = runtime_name(src.name, f"layer{src.id}")
         vals.append(name)
         info["runtime"][name] = f"{argument}: layer {src.id} {src.name!r} ({src.type})"
+    stop = linked_stop(layer, vals, lengths, links or {})
+    if stop is not None and vals[2] != vals[1]:
+        del info["runtime"][vals[2]]
+        vals[2] = stop
     rank = shape.rank
     if rank is None and layer.type in VIEWS:
         info["note"] = "the data's rank is unknown"
@@ -1199,7 +1240,8 @@ def explain_layers(
     new shapes of Parameters (by layer index), as `Model.check` infers with them.
     """
     graph = model._graph
-    infos, problems, _ = model._infer(overrides or {}, compare=False)
+    links: dict[Any, Link] = {}
+    infos, problems, _ = model._infer(overrides or {}, compare=False, offsets=links)
     refused = {p.layer_id: p.message for p in reversed(problems) if p.kind == "operator"}
     found = []
     for idx in graph.order:
@@ -1220,8 +1262,10 @@ def explain_layers(
         note = refused.get(node.id) if floats else None
         try:
             if note is None:
-                explain = _explain_concat if node.type == "Concat" else _explain
-                found.append(explain(model, node, ins, outs))
+                if node.type == "Concat":
+                    found.append(_explain_concat(model, node, ins, outs))
+                else:
+                    found.append(_explain(model, node, ins, outs, links))
                 _algebra(found[-1])
                 continue
         except ValidationError as exc:  # a broken attribute: check() reports it

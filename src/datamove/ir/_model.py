@@ -890,6 +890,7 @@ class Model:
         compare: bool,
         notes: list[Problem] | None = None,
         unresolved: list[tuple[int, int]] | None = None,
+        offsets: dict[Hashable, Link] | None = None,
     ) -> tuple[dict[tuple[int, int], Info], list[Problem], dict[tuple[str, int], PartialShape]]:
         """Infer every port from the Parameters; every problem found, in graph order.
 
@@ -900,12 +901,14 @@ class Model:
         ``unresolved`` (if given) the ``(layer index, output)`` of those whose declared dims
         exclude part of the inferred ones where the layer alone gives no witness (an index
         input known by its bounds only): `_model_witnesses` searches the model's inputs.
+        ``offsets`` (if given) gets the link of each one-element value that is another's plus a
+        constant, by port (`datamove.ir._offsets`): the ones a Slice's bound reads.
         """
         graph = self._graph
         infos: dict[tuple[int, int], Info] = {}
         problems: list[Problem] = []
         ports: dict[tuple[str, int], PartialShape] = {}
-        links: dict[Hashable, Link] = {}  # one-element values that are another's plus c
+        links = {} if offsets is None else offsets  # one-element values that are another's plus c
 
         def report(
             layer: Layer, kind: str, rule: str, port: int | None = None, **found: Any
