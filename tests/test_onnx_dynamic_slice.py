@@ -117,7 +117,8 @@ def test_ends_behind_the_starts_are_not_bounded(tmp_path: Path) -> None:
     assert max(_lengths(model)) > 4
 
 
-@pytest.mark.parametrize(
+# the torch forms tests/dynamic_slices.py has, each exporter
+EXPORTS = pytest.mark.parametrize(
     ("module", "dynamo"),
     [
         pytest.param("Narrow", False, id="x.narrow(1, s, 4)"),
@@ -125,9 +126,21 @@ def test_ends_behind_the_starts_are_not_bounded(tmp_path: Path) -> None:
         pytest.param("Sliced", True, id="x[:, s:s+4],dynamo"),
     ],
 )
+
+
+@EXPORTS
 def test_exported_torch_dynamic_slices_are_at_most_4_long(
     tmp_path: Path, module: str, dynamo: bool
 ) -> None:
+    model = _export(module, dynamo, tmp_path)
+    assert "Add" in [n.op_type for n in model.graph.node]
+    assert _dim(model, tmp_path) == Dimension(0, 4)
+    got = _lengths(model)
+    assert max(got) == 4
+    assert all(n <= 4 for n in got)
+
+
+def _export(module: str, dynamo: bool, tmp_path: Path) -> Any:
     # (torch.export refuses x.narrow of a tensor start: "dynamo=True" exports only the slice)
     torch = pytest.importorskip("torch")
     dynamic_slices = pytest.importorskip("dynamic_slices")
@@ -147,9 +160,77 @@ def test_exported_torch_dynamic_slices_are_at_most_4_long(
             dynamic_axes=None if dynamo else {"x": {1: "n"}},
             verbose=False,
         )
-    model = onnx.load(path)
-    assert "Add" in [n.op_type for n in model.graph.node]
-    assert _dim(model, tmp_path) == Dimension(0, 4)
-    got = _lengths(model)
-    assert max(got) == 4
-    assert all(n <= 4 for n in got)
+    return onnx.load(path)
+
+
+# around each end of i64 and i32, where the Add wraps or onnxruntime reads an i32 sentinel
+EDGES = [
+    *range(-20, 20),
+    *(I64_MAX - k for k in range(10)),
+    *(I64_MIN + k for k in range(10)),
+    *(I32_MAX + k for k in range(-9, 9)),
+    *(-I32_MAX + k for k in range(-9, 9)),
+]
+
+
+def _explained(model: Any, tmp_path: Path) -> tuple[str, dict[str, str]]:
+    """The Slice's NumPy text and its run-time names, as explain gives them."""
+    entries = ir.read_onnx(onnx_graphs.save(model, tmp_path)).explain()
+    (info,) = (e for e in entries if e["layer_type"] == "Slice")
+    return info["numpy"], info["runtime"]
+
+
+def _runs_as_onnxruntime(model: Any, text: str, name: str) -> None:
+    """``text`` evaluated with NumPy (``name`` the starts' element) equals onnxruntime's output."""
+    session = onnx_graphs.ort_session(model)
+    s_rank = len(model.graph.input[1].type.tensor_type.shape.dim)
+    for size, start in itertools.product(range(12), EDGES):
+        x = np.arange(2 * size, dtype=np.float32).reshape(2, size)
+        (y,) = session.run(None, {"x": x, "s": np.array([start] if s_rank else start, np.int64)})
+        want = eval(text, {"x": x, name: start})  # noqa: S307 - explain's own text
+        np.testing.assert_array_equal(want, y, err_msg=f"{size=} {start=}")
+
+
+@pytest.mark.parametrize(
+    ("nodes", "c", "step", "written"),
+    [
+        pytest.param([helper.make_node("Add", ["s", "c"], ["e"])], 4, 1, "s:s+4", id="s+4"),
+        pytest.param([helper.make_node("Add", ["c", "s"], ["e"])], 4, 1, "s:s+4", id="4+s"),
+        pytest.param([helper.make_node("Add", ["s", "c"], ["e"])], 4, 3, "s:s+4:3", id="step=3"),
+        pytest.param([helper.make_node("Sub", ["s", "c"], ["e"])], -4, 1, "s:s+4", id="s-(-4)"),
+        pytest.param(
+            [
+                helper.make_node("Identity", ["s"], ["t"]),
+                helper.make_node("Add", ["t", "c"], ["e"]),
+            ],
+            4,
+            1,
+            "s:s+4",
+            id="Identity(s)+4",
+        ),
+        # s - 2 past INT64_MIN wraps to an end past the dim; a negative step: INT32_MAX's quirk
+        pytest.param([helper.make_node("Add", ["s", "c"], ["e"])], -2, 1, None, id="s-2"),
+        pytest.param([helper.make_node("Sub", ["s", "c"], ["e"])], 4, -1, None, id="s-4,step=-1"),
+    ],
+)
+def test_explain_writes_ends_of_starts_plus_c_as_onnxruntime_runs_them(
+    tmp_path: Path, nodes: list[Any], c: int, step: int, written: str | None
+) -> None:
+    model = _model(_slice(nodes, step), {"c": [c], "axis": [1], "step": [step]}, [1])
+    text, runtime = _explained(model, tmp_path)
+    if written is None:
+        assert sorted(runtime) == ["e", "s"], text  # the ends keep their own name
+        return
+    assert (text, list(runtime)) == (f"x[:, {written}]", ["s"])
+    _runs_as_onnxruntime(model, text, "s")
+
+
+@EXPORTS
+def test_explain_writes_exported_torch_dynamic_slices_as_s_plus_4(
+    tmp_path: Path, module: str, dynamo: bool
+) -> None:
+    model = _export(module, dynamo, tmp_path)
+    text, runtime = _explained(model, tmp_path)
+    (name,) = runtime
+    assert text == f"x[:, {name}:{name}+4]"
+    _runs_as_onnxruntime(model, text, name)

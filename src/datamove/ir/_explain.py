@@ -75,6 +75,7 @@ __all__ = [
     "linked_stop",
     "numpy_answer",
     "part_texts",
+    "plus_text",
     "runtime_chunks",
     "runtime_name",
     "slice_slicing",
@@ -376,9 +377,19 @@ def linked_stop(
         and any(list(layer.int_list_attr(k))[:1] not in ([], [0]) for k in MASKS)
     ):
         return None
-    start, stop = (link_of(links, layer.sources[k]) for k in (1, 2))
-    c = stop[1] - start[1]
-    return f"{vals[1]}+{c}" if start[0] == stop[0] and c > 0 else None
+    pair = (link_of(links, layer.sources[1]), link_of(links, layer.sources[2]))
+    return plus_text(vals[1], pair, step[0])
+
+
+def plus_text(start: str, links: tuple[Link, Link], step: int | None) -> str | None:
+    """``start+c`` where the stop's link is the start's plus ``c > 0`` and ``step > 0``.
+
+    The one rule of `linked_stop` (IR) and an ONNX Slice's (`datamove.ir._onnx_explain`).
+    """
+    (root, a), (other, b) = links
+    c = b - a
+    exact = step is not None and step > 0 and root == other and c > 0
+    return f"{start}+{c}" if exact else None
 
 
 def _explain(

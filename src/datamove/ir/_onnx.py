@@ -72,7 +72,7 @@ from datamove.ir._explain import (
     unlisted,
 )
 from datamove.ir._model import CheckReport, Problem, given_shapes
-from datamove.ir._offsets import Link
+from datamove.ir._offsets import Link, link_of
 from datamove.ir._onnx_explain import (
     explain_concat,
     explain_cut,
@@ -685,7 +685,8 @@ class ONNXModel:
             if node.output and node.output[0] in values:
                 link_value(node, ins, values[node.output[0]], links)
             if (on := _listed(node, kind, ins, values, indices)) is not None:
-                walked.append(Node(i, node, self.opset or 0, on, _outs(node, values)))
+                tied = tuple(link_of(links, n) for n in node.input) if kind == "Slice" else ()
+                walked.append(Node(i, node, self.opset or 0, on, _outs(node, values), links=tied))
             for walk in inner:
                 top = place_of(*where, None, "node")  # as check's problems name it
                 problems.extend(Problem(kind, rule, *where) for kind, rule in walk.faults)

@@ -26,6 +26,7 @@ from datamove.ir._explain import (
     index_expression,
     numpy_answer,
     part_texts,
+    plus_text,
     runtime_chunks,
     runtime_name,
     split_chunks,
@@ -294,6 +295,11 @@ def _explain_slice(node: Node, info: dict[str, Any], shape: PartialShape) -> Non
     if len({len(v) for v in known}) > 1:  # lengths that differ: the names, not the expressions
         written = {}
     starts, ends, steps = (written.get(a, params[a]) for a in ("starts", "ends", "steps"))
+    plus = _linked_ends(node, starts, ends, steps)
+    if plus is not None:  # the ends: the starts' name plus c
+        assert isinstance(ends, str)
+        del info["runtime"][ends]
+        ends = plus
     rank = shape.rank
     if not info["runtime"]:  # on an unknown rank too: x[..., 1:3] is every rank's
         s = slicing(starts, ends, axes, steps, rank)
@@ -322,6 +328,20 @@ def _explain_slice(node: Node, info: dict[str, Any], shape: PartialShape) -> Non
         least[a] = (_least(node.ins[1], k), _least(node.ins[4], k) if len(node.ins) > 4 else None)
     dims = [d.get_length() if d.is_static else None for d in shape.dims]
     info["numpy"] = index_expression(clamped_starts(tidy(trim(raw)), dims, least), dims)
+
+
+def _linked_ends(node: Node, starts: Any, ends: Any, steps: Any) -> str | None:
+    """The ends as the starts' name plus ``c`` (``s+4``), where `plus_text` finds it exact.
+
+    Both of one element and run-time names (no expressions), the step a known one: onnxruntime
+    computes the Add as OpenVINO does (`datamove.ir._explain.linked_stop`).
+    """
+    if len(node.links) < 3 or not (isinstance(starts, str) and isinstance(ends, str)):
+        return None
+    if starts == ends or any(v.shape != PartialShape([1]) for v in node.ins[1:3]):
+        return None
+    step = steps[0] if isinstance(steps, list) and len(steps) == 1 else None
+    return plus_text(starts, (node.links[1], node.links[2]), 1 if steps is None else step)
 
 
 def _least(v: Value, k: int) -> float | None:

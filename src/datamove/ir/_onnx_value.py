@@ -18,6 +18,7 @@ import numpy as np
 
 from datamove._shape import Dimension, PartialShape
 from datamove.ir._errors import ONNXError
+from datamove.ir._offsets import Link
 from datamove.ir._onnx_shapes import Term, etype_name
 from datamove.ir._ops import Info
 from datamove.ir._types import ELEMENT_TYPES
@@ -79,6 +80,7 @@ class Node:
     call: dict[str, str] | None = None
     passed: dict[str, str] | None = None  # the values the call passes, where known
     clash: frozenset[str] = frozenset()  # the caller's tensors the function names too
+    links: tuple[Link, ...] = ()  # a Slice's: each input's link (`datamove.ir._offsets`)
 
 
 def node_name(node: Any) -> str:
